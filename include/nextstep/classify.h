@@ -1,0 +1,50 @@
+/* The classifier: a profile into a verdict by max-with-priority. Knows nothing of input or output. */
+#ifndef NEXTSTEP_CLASSIFY_H
+#define NEXTSTEP_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "nextstep/error.h"
+#include "nextstep/profile.h"
+#include "nextstep/regime.h"
+
+#define CLASSIFY_HIGH_DEFAULT 0.20
+#define CLASSIFY_MODERATE_DEFAULT 0.05
+
+typedef struct {
+	ns_regime priority[REGIME_COUNT]; /* earlier wins a tie */
+	double tie;                       /* shares within this of the maximum count as tied */
+	double high;                      /* secondary finding grades */
+	double moderate;
+} classify_options;
+
+typedef enum { GRADE_NONE, GRADE_MODERATE, GRADE_HIGH } ns_grade;
+
+typedef struct {
+	ns_regime regime;
+	double share;
+	ns_grade grade;
+} ns_finding;
+
+typedef struct {
+	ns_regime regime;        /* dominant */
+	double share;
+	ns_regime runner_up;     /* next in the ranking */
+	double runner_up_share;
+	double margin;           /* share - runner_up_share (>= 0 unless priority decided within --tie) */
+	bool by_priority;        /* the tie rule, not the numbers, decided */
+	ns_regime ranked[REGIME_COUNT]; /* every regime, dominant first, by share then priority */
+	double split[REGIME_COUNT];     /* the profile's shares */
+	double unattributed;            /* 1 - sum, never negative */
+	ns_finding findings[REGIME_COUNT]; /* graded non-dominant buckets, in ranked order */
+	size_t nfindings;
+} ns_verdict;
+
+void classify_options_default(classify_options *o);
+/* "compute,memory,..." must be a permutation of all regimes. */
+ns_status classify_parse_priority(const char *list, ns_regime out[REGIME_COUNT], ns_error *err);
+void classify_profile(const ns_profile *p, const classify_options *o, ns_verdict *v);
+const char *grade_name(ns_grade g);
+
+#endif

@@ -1,0 +1,36 @@
+/* The formatter: a verdict into the one-line text form, the -v explanation, or a JSON object. */
+#ifndef NEXTSTEP_FORMAT_H
+#define NEXTSTEP_FORMAT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cJSON.h>
+
+#include "nextstep/classify.h"
+#include "nextstep/routes.h"
+
+typedef enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_QUIET } format_kind;
+
+typedef struct {
+	format_kind kind;
+	bool verbose;
+	bool color;
+} format_options;
+
+/* "compute-bound (72%) -> fix (Module)", prefixed by "label: " when label is non-empty. */
+void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                         const format_options *o);
+/* The -v block that follows the line: ranked bars, runner-up, tie note, findings, next check. */
+void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, const format_options *o);
+/* The JSON verdict object (the script contract). Caller owns the result: cJSON_Delete(). NULL on OOM.
+ * label may be NULL or "" (then "label" is null). Other modules add their own fields to it. */
+cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r);
+/* Prints one verdict in the chosen kind (line [+ explain], JSON line, or quiet name) and flushes. */
+void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r, const format_options *o);
+/* {"error": msg, "line": N} for a bad record in a JSON stream. */
+void format_error_json(FILE *out, const ns_error *err);
+/* Prints compact JSON followed by a newline; frees nothing. */
+void format_print_json(FILE *out, const cJSON *obj);
+
+#endif

@@ -1,0 +1,44 @@
+/* An input source: a file or stdin ("-"), read with read(2) so a pipe hands over data as soon as it arrives
+ * (NDJSON behind `tail -f`). The first bytes are kept in a read-ahead buffer so the content can be sniffed
+ * (profile JSON, a plain trace, gzip) before a reader is chosen; readers then consume them first. */
+#ifndef NEXTSTEP_INPUT_H
+#define NEXTSTEP_INPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "nextstep/error.h"
+
+#define INPUT_HEAD_MAX 4096
+
+typedef enum {
+	INPUT_EMPTY,   /* no bytes at all */
+	INPUT_GZIP,    /* gzip magic 1f 8b: a compressed trace */
+	INPUT_TRACE,   /* a JSON object whose first key is a Chrome/Kineto trace key (traceEvents, schemaVersion, ...) */
+	INPUT_PROFILE  /* anything else: profile JSON / NDJSON (the profile parser reports what is wrong with it) */
+} input_kind;
+
+typedef struct {
+	int fd;
+	bool owns_fd;
+	const char *name;               /* as given; "-" for stdin */
+	unsigned char head[INPUT_HEAD_MAX];
+	size_t head_len;                /* bytes read ahead */
+	size_t head_pos;                /* bytes of head already handed out */
+	bool eof;
+	int read_errno;                 /* 0 unless a read failed */
+} ns_input;
+
+/* Opens path ("-" = stdin). Reads nothing yet. Close with input_close(). */
+ns_status input_open(ns_input *in, const char *path, ns_error *err);
+/* Reads ahead (blocking only until the bytes that decide arrive) and tells what the input holds. */
+input_kind input_sniff(ns_input *in);
+/* Like read(2), but hands out the read-ahead bytes first. Returns 0 at EOF, -1 on error (see read_errno).
+ * May return fewer than n bytes whenever that is what a pipe has. */
+ssize_t input_read(ns_input *in, void *buf, size_t n);
+/* The name to show in messages: the path, or "<stdin>". */
+const char *input_display_name(const ns_input *in);
+void input_close(ns_input *in);
+
+#endif

@@ -1,0 +1,29 @@
+/* A profile: the split of step time into regimes plus an optional label.
+ * Where it came from (flags, JSON, a trace) is not recorded: classify and format must not care. */
+#ifndef NEXTSTEP_PROFILE_H
+#define NEXTSTEP_PROFILE_H
+
+#include <stdbool.h>
+
+#include "nextstep/error.h"
+#include "nextstep/regime.h"
+
+#define PROFILE_LABEL_MAX 256
+/* Shares may sum to at most 1 + this before they are rejected (or rescaled with --normalize). */
+#define PROFILE_SUM_TOLERANCE 0.01
+
+typedef struct {
+	double share[REGIME_COUNT];  /* fractions of step time, each in [0,1] */
+	bool present[REGIME_COUNT];  /* the input named this bucket */
+	char label[PROFILE_LABEL_MAX]; /* "" when none */
+} ns_profile;
+
+void profile_init(ns_profile *p);
+double profile_sum(const ns_profile *p);
+/* Checks the sum rule; with normalize, rescales a sum above 1 to exactly 1 instead of failing. */
+ns_status profile_validate(ns_profile *p, bool normalize, ns_error *err);
+/* Parses "0.72" or "72%" into a fraction in [0,1]; rejects NaN, Inf, negatives, bare numbers above 1. */
+ns_status profile_parse_share(const char *text, double *out, ns_error *err);
+void profile_set_label(ns_profile *p, const char *label);
+
+#endif

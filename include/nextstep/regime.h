@@ -1,0 +1,25 @@
+/* The regimes (buckets of step time) every module speaks about, and their names. */
+#ifndef NEXTSTEP_REGIME_H
+#define NEXTSTEP_REGIME_H
+
+#include <stdbool.h>
+
+/* Enum order is the default priority order (earlier wins a tie). */
+typedef enum {
+	REGIME_COMPUTE,
+	REGIME_MEMORY,
+	REGIME_COMM,
+	REGIME_DATALOADER,
+	REGIME_OVERHEAD,
+	REGIME_IDLE,
+	REGIME_COUNT
+} ns_regime;
+
+/* "compute", "memory", ... ; NULL for an out-of-range value. */
+const char *regime_name(ns_regime r);
+/* The verdict word: "compute-bound", "idle", "dataloader-bound", ... */
+const char *regime_bound_word(ns_regime r);
+/* Exact, case-sensitive match of a bucket name; false when unknown. */
+bool regime_from_name(const char *name, ns_regime *out);
+
+#endif

@@ -1,0 +1,26 @@
+/* The routing table: regime -> course module, fix, and the measurement that confirms the fix.
+ * Built-in routes are data in routes.c; a playbook (JSON) replaces or extends them. */
+#ifndef NEXTSTEP_ROUTES_H
+#define NEXTSTEP_ROUTES_H
+
+#include "nextstep/error.h"
+#include "nextstep/regime.h"
+
+typedef struct {
+	char *module;
+	char *fix;
+	char *next_check;
+} ns_route;
+
+/* Owns its strings; release with routes_free(). */
+typedef struct {
+	ns_route route[REGIME_COUNT];
+} ns_routes;
+
+ns_status routes_init_default(ns_routes *r, ns_error *err);
+/* Overlays a playbook file on r: {"routes": {"compute": {"module":..., "fix":..., "next_check":...}, ...},
+ * "replace": false}. On error r is unchanged. */
+ns_status routes_load_playbook(ns_routes *r, const char *path, ns_error *err);
+void routes_free(ns_routes *r);
+
+#endif

@@ -1,0 +1,85 @@
+/* The trace reader: one streaming pass over a Chrome-trace/Kineto JSON document (plain or gzip), handing
+ * each element of traceEvents to a callback as a small flat record. No DOM, no per-event allocation:
+ * string fields point into the reader's buffer and are valid only during the callback. */
+#ifndef NEXTSTEP_TRACE_READ_H
+#define NEXTSTEP_TRACE_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nextstep/error.h"
+#include "nextstep/input.h"
+
+/* Named limits on untrusted input. */
+#define TRACE_MAX_DEPTH 64               /* nesting of objects/arrays */
+#define TRACE_MAX_STRING (16u << 20)     /* one string token, bytes */
+#define TRACE_MAX_DEVICES 64
+#define TRACE_DEVICE_NAME_MAX 128
+
+typedef struct {
+	const char *ptr; /* not NUL-terminated; JSON escapes left as written */
+	size_t len;
+} ns_str;
+
+/* Both spellings map to one value: cpu_op/Operator, cuda_runtime/Runtime (also cuda_driver), kernel/Kernel,
+ * gpu_memcpy/Memcpy, gpu_memset/Memset. */
+typedef enum {
+	TCAT_OTHER,
+	TCAT_CPU_OP,
+	TCAT_USER_ANNOTATION,
+	TCAT_GPU_USER_ANNOTATION,
+	TCAT_RUNTIME,
+	TCAT_KERNEL,
+	TCAT_MEMCPY,
+	TCAT_MEMSET,
+	TCAT_FLOW,        /* ac2g and other flow categories */
+	TCAT_PYTHON,      /* python_function */
+	TCAT_COUNT
+} trace_category;
+
+typedef struct {
+	long index;            /* position in traceEvents, 0-based */
+	long long offset;      /* byte offset of the event's '{' in the decompressed document */
+	trace_category cat;
+	ns_str cat_raw;        /* the category as written */
+	char ph;               /* 'X', 'B', 'E', 'i', 's', 'f', 'M', ... ; 0 when absent */
+	ns_str name;
+	int64_t pid, tid;      /* numeric as given; a string id is mapped to a stable hash with bit 62 set */
+	bool has_ts, has_dur;
+	int64_t ts_ns;         /* µs in the file, exact to the nanosecond (three decimals kept) */
+	int64_t dur_ns;
+	/* args, -1 / <0 / empty when absent */
+	int64_t device;
+	int64_t stream;
+	int64_t correlation;
+	int64_t external_id;
+	double flops;
+	ns_str input_dims;     /* raw JSON text of args."Input Dims" */
+} trace_event;
+
+typedef struct {
+	int64_t id;
+	char name[TRACE_DEVICE_NAME_MAX];
+} trace_device;
+
+/* Top-level facts outside traceEvents (they may come before or after it in the file). */
+typedef struct {
+	bool has_rank;
+	int64_t rank, world_size;
+	trace_device devices[TRACE_MAX_DEVICES];
+	size_t ndevices;
+	long events;            /* elements seen in traceEvents */
+	long long bytes;        /* decompressed bytes read */
+	bool compressed;
+} trace_meta;
+
+/* Return NS_OK to go on; anything else stops the read and is returned (set err yourself). */
+typedef ns_status (*trace_event_fn)(const trace_event *ev, void *ctx, ns_error *err);
+
+/* Reads the whole document from in (gzip detected by magic bytes), calling fn for each traceEvents element.
+ * Malformed input, a missing traceEvents, truncation and limit breaches are errors with err->offset set
+ * (and err->index when inside an event). */
+ns_status trace_read(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err);
+
+#endif
