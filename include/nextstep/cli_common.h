@@ -20,7 +20,6 @@ enum {
 	OPT_MODERATE,
 	OPT_PLAYBOOK,
 	OPT_FORMAT,
-	OPT_COLOR,
 	OPT_NO_COLOR,
 	OPT_COMMON_LAST
 };
@@ -41,6 +40,10 @@ ns_status router_config_init(router_config *cfg, ns_error *err);
 void router_config_free(router_config *cfg);
 /* Handles one shared option. Returns true when opt was one (err set on a bad value), false otherwise. */
 bool cli_common_handle(int opt, const char *arg, router_config *cfg, ns_error *err, ns_status *status);
+/* Prints "nextstep: WHERE:LINE: msg" (or ": item N:", ": byte N:") to stderr; where may be NULL. */
+void cli_report_error(const char *where, const ns_error *err);
+/* Prints "nextstep: msg" and the --help pointer to stderr; returns EXIT_USAGE. */
+int cli_usage_error(const char *prog, const char *msg);
 /* Builds a getopt_long table: own entries (zero-terminated) followed by the shared ones. Caller frees. */
 struct option *cli_options_merge(const struct option *own);
 

@@ -1,0 +1,71 @@
+/* The device table: datasheet peaks per dtype (dense, not sparse) and memory bandwidth, loaded from
+ * data/devices.json and optional --device-file overlays. */
+#ifndef NEXTSTEP_DEVICES_H
+#define NEXTSTEP_DEVICES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "nextstep/error.h"
+
+/* Element types a roof can be drawn for; enum order is the order tables and plots list them in. */
+typedef enum {
+	DTYPE_FP64,
+	DTYPE_FP32,
+	DTYPE_TF32,
+	DTYPE_BF16,
+	DTYPE_FP16,
+	DTYPE_FP8,
+	DTYPE_INT8,
+	DTYPE_FP4,
+	DTYPE_COUNT
+} ns_dtype;
+
+/* Limits on a device file (untrusted input). */
+#define DEVICES_MAX 256
+#define DEVICE_ALIASES_MAX 32
+#define DEVICE_TEXT_MAX 512
+
+/* "fp64", "bf16", ... */
+const char *dtype_name(ns_dtype d);
+/* Case-insensitive; also float32/f32/float/half/float16/bfloat16/e4m3/e5m2/nvfp4/mxfp4. */
+bool dtype_from_name(const char *name, ns_dtype *out);
+/* Bytes per element as stored in memory (tf32 is stored as fp32: 4; fp4 packs two per byte: 0.5). */
+double dtype_bytes(ns_dtype d);
+
+typedef struct {
+	char *name;                     /* display name: "H100 SXM" */
+	char *vendor;
+	char **aliases;                 /* other spellings, trace deviceProperties names among them */
+	size_t naliases;
+	double peak[DTYPE_COUNT];       /* dense FLOP/s (OP/s for int8); 0 when the datasheet lists none */
+	double mem_bw;                  /* bytes/s */
+	double mem_bytes;               /* memory size, bytes (as the datasheet states it, decimal GB) */
+	int sms;                        /* SMs (NVIDIA) or compute units (AMD); 0 when unknown */
+	char *source;                   /* the datasheet the numbers come from */
+	char *notes;                    /* may be NULL */
+} ns_device;
+
+/* Owns its devices; release with devices_free(). */
+typedef struct {
+	ns_device *dev;
+	size_t n, cap;
+} ns_device_table;
+
+void devices_init(ns_device_table *t);
+void devices_free(ns_device_table *t);
+/* Where the built-in table is: $NEXTSTEP_DATADIR/devices.json, else NS_DATADIR, else the source tree's data/.
+ * Writes the first that exists into buf (or the NS_DATADIR path when none does). */
+void devices_default_path(char *buf, size_t size);
+/* Adds the devices of a JSON file; a device whose name (or an alias) matches one already loaded replaces it.
+ * On error the table is unchanged and err->line is set for syntax errors. */
+ns_status devices_load_file(ns_device_table *t, const char *path, ns_error *err);
+/* Name or alias, ignoring case, spaces, '-' and '_'. NULL when unknown. */
+const ns_device *devices_find(const ns_device_table *t, const char *name);
+/* The device a trace's deviceProperties "name" stands for ("NVIDIA H100 80GB HBM3"): an exact alias match
+ * first, then the same with the vendor words (NVIDIA, Tesla, AMD, Instinct) removed. NULL rather than a guess. */
+const ns_device *devices_match_trace_name(const ns_device_table *t, const char *trace_name);
+/* FLOP/B where the memory roof meets the compute roof for d; 0 when the dtype has no peak. */
+double device_ridge(const ns_device *dev, ns_dtype d);
+
+#endif

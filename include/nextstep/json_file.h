@@ -1,0 +1,23 @@
+/* Small JSON documents read whole with cJSON: playbooks, kernel rules, device files.
+ * (Traces are never read this way: see trace_read.h.) */
+#ifndef NEXTSTEP_JSON_FILE_H
+#define NEXTSTEP_JSON_FILE_H
+
+#include <stddef.h>
+
+#include <cJSON.h>
+
+#include "nextstep/error.h"
+
+/* Largest small document accepted; a larger one is an NS_ERR_LIMIT error, not an OOM. */
+#define JSON_FILE_MAX (16u << 20)
+
+/* Reads and parses path. On success *out is owned by the caller (cJSON_Delete). A syntax error sets
+ * err->line to the line of the offending byte. */
+ns_status json_parse_file(const char *path, cJSON **out, ns_error *err);
+/* 1-based line of position pos in text. */
+long json_line_of(const char *text, size_t pos);
+/* Names an object key unknown to the caller: fails when key is not in allowed (NULL-terminated). */
+ns_status json_check_keys(const cJSON *obj, const char *const *allowed, const char *what, ns_error *err);
+
+#endif

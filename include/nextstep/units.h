@@ -1,0 +1,33 @@
+/* Numbers as people write them on a command line: 2.1T, 64GiB, 7B, 1.3ms, 850us; and back to short text. */
+#ifndef NEXTSTEP_UNITS_H
+#define NEXTSTEP_UNITS_H
+
+#include <stddef.h>
+
+#include "nextstep/error.h"
+
+/* What a quantity counts; it decides which unit words are accepted after the number. */
+typedef enum {
+	UNIT_COUNT, /* plain count (elements, parameters): also "B" for billion, as in 7B parameters */
+	UNIT_FLOP,  /* optional "FLOP", "FLOPs" or "FLOPS" after the prefix */
+	UNIT_BYTE   /* optional "B" after the prefix; "B" alone means bytes */
+} units_kind;
+
+/* Parses a non-negative finite number with an optional decimal (k M G T P E, case-insensitive) or binary
+ * (Ki Mi Gi Ti Pi Ei) prefix and the unit word allowed by kind. Rejects negatives, NaN, Inf, empty text and
+ * trailing junk. what names the option in the message ("--bytes"). */
+ns_status units_parse(const char *text, units_kind kind, const char *what, double *out, ns_error *err);
+/* Parses a duration into seconds. A unit is required: s, ms, us (or µs), ns. */
+ns_status units_parse_time(const char *text, const char *what, double *seconds, ns_error *err);
+/* Parses a positive whole number with an optional decimal/binary prefix (no fractions after scaling). */
+ns_status units_parse_whole(const char *text, units_kind kind, const char *what, double *out, ns_error *err);
+
+/* value in three significant digits with a decimal prefix and unit: "989 TFLOP/s", "3.35 TB/s", "403 MB".
+ * Returns buf. */
+char *units_format_si(double value, const char *unit, char *buf, size_t size);
+/* Seconds as "1.30 ms", "850 us", "2.00 s". Returns buf. */
+char *units_format_time(double seconds, char *buf, size_t size);
+/* A plain number without exponent, three significant digits or more: 2731, 295, 12.5, 0.0833. */
+char *units_format_plain(double value, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,45 @@
+#include "nextstep/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void ns_error_clear(ns_error *err)
+{
+	err->status = NS_OK;
+	err->line = -1;
+	err->offset = -1;
+	err->index = -1;
+	err->msg[0] = '\0';
+}
+
+ns_status ns_error_set(ns_error *err, ns_status status, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return status;
+	err->status = status;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+static const char *const status_text[] = {
+	[NS_OK] = "success",
+	[NS_ERR_USAGE] = "usage error",
+	[NS_ERR_IO] = "input/output error",
+	[NS_ERR_SYNTAX] = "syntax error",
+	[NS_ERR_VALUE] = "invalid value",
+	[NS_ERR_KEY] = "invalid key",
+	[NS_ERR_LIMIT] = "limit exceeded",
+	[NS_ERR_NOMEM] = "out of memory",
+	[NS_ERR_INTERNAL] = "internal error",
+};
+
+const char *ns_strerror(ns_status status)
+{
+	if ((unsigned)status >= sizeof(status_text) / sizeof(status_text[0]))
+		return "unknown error";
+	return status_text[status];
+}

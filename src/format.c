@@ -1,0 +1,196 @@
+#include "nextstep/format.h"
+
+#include <math.h>
+#include <string.h>
+
+#define BAR_WIDTH 40
+
+/* ANSI styles used only when format_options.color is set. */
+#define STYLE_VERDICT "\033[1;33m"
+#define STYLE_DIM "\033[2m"
+#define STYLE_RESET "\033[0m"
+
+static const char *style(const format_options *o, const char *code)
+{
+	return o->color ? code : "";
+}
+
+/* printf's %.0f rounds the exact binary value half-to-even, as Python's "{:.0%}" does, so the lesson's lines
+ * come out the same. */
+static void print_percent(FILE *out, double share)
+{
+	fprintf(out, "%.0f%%", share * 100.0);
+}
+
+void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                         const format_options *o)
+{
+	const ns_route *route = &r->route[v->regime];
+
+	if (label != NULL && label[0] != '\0')
+		fprintf(out, "%s: ", label);
+	fprintf(out, "%s%s%s (", style(o, STYLE_VERDICT), regime_bound_word(v->regime), style(o, STYLE_RESET));
+	print_percent(out, v->share);
+	fprintf(out, ") -> %s (%s)\n", route->fix, route->module);
+}
+
+static void print_bar(FILE *out, const char *name, double share, const format_options *o)
+{
+	int width = (int)lround(share * BAR_WIDTH);
+
+	fprintf(out, "  %-12s %4.0f%%", name, share * 100.0);
+	if (width > 0)
+		fprintf(out, "  %s", style(o, STYLE_VERDICT));
+	for (int i = 0; i < width; i++)
+		fputc('#', out);
+	fprintf(out, "%s\n", width > 0 ? style(o, STYLE_RESET) : "");
+}
+
+static void print_tie_note(FILE *out, const ns_verdict *v)
+{
+	fprintf(out, "tie: %s and %s are tied", regime_name(v->regime), regime_name(v->runner_up));
+	if (v->margin != 0.0)
+		fprintf(out, " within --tie (margin %+.1f points)", v->margin * 100.0);
+	fprintf(out, "; the priority order, not the numbers, decided\n");
+}
+
+void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, const format_options *o)
+{
+	const char *next = r->route[v->regime].next_check;
+
+	fprintf(out, "%ssplit, largest first:%s\n", style(o, STYLE_DIM), style(o, STYLE_RESET));
+	for (int i = 0; i < REGIME_COUNT; i++)
+		print_bar(out, regime_name(v->ranked[i]), v->split[v->ranked[i]], o);
+	if (v->unattributed > 0.0005)
+		print_bar(out, "unattributed", v->unattributed, o);
+	fprintf(out, "runner-up: %s (", regime_name(v->runner_up));
+	print_percent(out, v->runner_up_share);
+	fprintf(out, "), margin %.1f points\n", v->margin * 100.0);
+	if (v->by_priority)
+		print_tie_note(out, v);
+	if (v->nfindings == 0)
+		fprintf(out, "findings: none above the moderate threshold\n");
+	for (size_t i = 0; i < v->nfindings; i++) {
+		fprintf(out, "finding: %s ", regime_name(v->findings[i].regime));
+		print_percent(out, v->findings[i].share);
+		fprintf(out, " (%s) -> %s (%s)\n", grade_name(v->findings[i].grade),
+		        r->route[v->findings[i].regime].fix, r->route[v->findings[i].regime].module);
+	}
+	if (next != NULL)
+		fprintf(out, "next check: %s\n", next);
+}
+
+void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r, const format_options *o)
+{
+	cJSON *obj;
+
+	switch (o->kind) {
+	case FORMAT_QUIET:
+		fprintf(out, "%s\n", regime_name(v->regime));
+		break;
+	case FORMAT_JSON:
+		obj = format_verdict_json(label, v, r);
+		if (obj != NULL)
+			format_print_json(out, obj);
+		cJSON_Delete(obj);
+		break;
+	case FORMAT_TEXT:
+		format_verdict_line(out, label, v, r, o);
+		if (o->verbose)
+			format_verdict_explain(out, v, r, o);
+		break;
+	}
+	fflush(out);
+}
+
+/* Derived numbers (margins, remainders) are rounded so scripts do not see 0.5700000000000001. */
+static double tidy(double x)
+{
+	return round(x * 1e9) / 1e9;
+}
+
+static cJSON *add_string_or_null(cJSON *obj, const char *key, const char *value)
+{
+	return value != NULL ? cJSON_AddStringToObject(obj, key, value) : cJSON_AddNullToObject(obj, key);
+}
+
+static bool add_findings(cJSON *obj, const ns_verdict *v)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, "findings");
+
+	if (arr == NULL)
+		return false;
+	for (size_t i = 0; i < v->nfindings; i++) {
+		cJSON *f = cJSON_CreateObject();
+		if (f == NULL || !cJSON_AddItemToArray(arr, f))
+			return false;
+		if (!cJSON_AddStringToObject(f, "regime", regime_name(v->findings[i].regime)) ||
+		    !cJSON_AddNumberToObject(f, "share", v->findings[i].share) ||
+		    !cJSON_AddStringToObject(f, "grade", grade_name(v->findings[i].grade)))
+			return false;
+	}
+	return true;
+}
+
+static bool add_split(cJSON *obj, const ns_verdict *v)
+{
+	cJSON *split = cJSON_AddObjectToObject(obj, "split");
+
+	if (split == NULL)
+		return false;
+	for (int r = 0; r < REGIME_COUNT; r++)
+		if (!cJSON_AddNumberToObject(split, regime_name((ns_regime)r), v->split[r]))
+			return false;
+	return true;
+}
+
+cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r)
+{
+	const ns_route *route = &r->route[v->regime];
+	cJSON *obj = cJSON_CreateObject();
+	bool ok = obj != NULL;
+
+	ok = ok && cJSON_AddStringToObject(obj, "regime", regime_name(v->regime));
+	ok = ok && cJSON_AddStringToObject(obj, "verdict", regime_bound_word(v->regime));
+	ok = ok && cJSON_AddNumberToObject(obj, "share", v->share);
+	ok = ok && add_string_or_null(obj, "label", label != NULL && label[0] != '\0' ? label : NULL);
+	ok = ok && add_string_or_null(obj, "module", route->module);
+	ok = ok && add_string_or_null(obj, "fix", route->fix);
+	ok = ok && add_string_or_null(obj, "next_check", route->next_check);
+	ok = ok && cJSON_AddStringToObject(obj, "runner_up", regime_name(v->runner_up));
+	ok = ok && cJSON_AddNumberToObject(obj, "runner_up_share", v->runner_up_share);
+	ok = ok && cJSON_AddNumberToObject(obj, "margin", tidy(v->margin));
+	ok = ok && cJSON_AddStringToObject(obj, "decided_by", v->by_priority ? "priority" : "share");
+	ok = ok && add_findings(obj, v);
+	ok = ok && add_split(obj, v);
+	ok = ok && cJSON_AddNumberToObject(obj, "unattributed", tidy(v->unattributed));
+	if (!ok) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+void format_print_json(FILE *out, const cJSON *obj)
+{
+	char *text = cJSON_PrintUnformatted(obj);
+
+	if (text == NULL) {
+		fputs("{\"error\":\"out of memory\"}\n", out);
+		return;
+	}
+	fputs(text, out);
+	fputc('\n', out);
+	cJSON_free(text);
+}
+
+void format_error_json(FILE *out, const ns_error *err)
+{
+	cJSON *obj = cJSON_CreateObject();
+
+	if (obj != NULL && cJSON_AddStringToObject(obj, "error", err->msg) &&
+	    (err->line < 0 ? cJSON_AddNullToObject(obj, "line") : cJSON_AddNumberToObject(obj, "line", (double)err->line)))
+		format_print_json(out, obj);
+	cJSON_Delete(obj);
+	fflush(out);
+}

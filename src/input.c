@@ -1,0 +1,139 @@
+#define _POSIX_C_SOURCE 200809L
+#include "nextstep/input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Top-level keys that only a Chrome/Kineto trace starts with. */
+static const char *const trace_keys[] = {
+	"traceEvents", "schemaVersion", "deviceProperties", "distributedInfo",
+	"displayTimeUnit", "baseTimeNanoseconds", "traceName", "otherData",
+};
+
+ns_status input_open(ns_input *in, const char *path, ns_error *err)
+{
+	memset(in, 0, sizeof(*in));
+	in->name = path;
+	if (strcmp(path, "-") == 0) {
+		in->fd = STDIN_FILENO;
+		return NS_OK;
+	}
+	in->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in->fd < 0)
+		return ns_error_set(err, NS_ERR_IO, "cannot open: %s", strerror(errno));
+	in->owns_fd = true;
+	return NS_OK;
+}
+
+static ssize_t read_some(ns_input *in, void *buf, size_t n)
+{
+	ssize_t got;
+
+	do
+		got = read(in->fd, buf, n);
+	while (got < 0 && errno == EINTR);
+	if (got < 0)
+		in->read_errno = errno;
+	else if (got == 0)
+		in->eof = true;
+	return got;
+}
+
+/* Reads ahead until the head holds at least want bytes, or EOF, or an error. */
+static void fill_head(ns_input *in, size_t want)
+{
+	if (want > INPUT_HEAD_MAX)
+		want = INPUT_HEAD_MAX;
+	while (in->head_len < want && !in->eof && in->read_errno == 0) {
+		ssize_t got = read_some(in, in->head + in->head_len, INPUT_HEAD_MAX - in->head_len);
+		if (got > 0)
+			in->head_len += (size_t)got;
+	}
+}
+
+static size_t skip_space(const ns_input *in, size_t i)
+{
+	while (i < in->head_len && strchr(" \t\r\n", in->head[i]) != NULL && in->head[i] != '\0')
+		i++;
+	return i;
+}
+
+/* Finds the first key of a top-level object, reading ahead only as far as that key needs. */
+static input_kind sniff_first_key(ns_input *in, size_t i)
+{
+	size_t start, end;
+
+	i = skip_space(in, i + 1);
+	while (i >= in->head_len && !in->eof && in->read_errno == 0 && in->head_len < INPUT_HEAD_MAX) {
+		fill_head(in, in->head_len + 1);
+		i = skip_space(in, i);
+	}
+	if (i >= in->head_len || in->head[i] != '"')
+		return INPUT_PROFILE;
+	start = i + 1;
+	for (end = start;; end++) {
+		if (end >= in->head_len) {
+			if (in->eof || in->read_errno != 0 || in->head_len == INPUT_HEAD_MAX)
+				return INPUT_PROFILE;
+			fill_head(in, in->head_len + 1);
+		}
+		if (end < in->head_len && in->head[end] == '"')
+			break;
+	}
+	for (size_t k = 0; k < sizeof(trace_keys) / sizeof(trace_keys[0]); k++) {
+		size_t len = strlen(trace_keys[k]);
+		if (end - start == len && memcmp(in->head + start, trace_keys[k], len) == 0)
+			return INPUT_TRACE;
+	}
+	return INPUT_PROFILE;
+}
+
+input_kind input_sniff(ns_input *in)
+{
+	size_t i;
+
+	fill_head(in, 2);
+	if (in->head_len == 0)
+		return INPUT_EMPTY;
+	if (in->head_len >= 2 && in->head[0] == 0x1f && in->head[1] == 0x8b)
+		return INPUT_GZIP;
+	i = skip_space(in, 0);
+	while (i >= in->head_len && !in->eof && in->read_errno == 0 && in->head_len < INPUT_HEAD_MAX) {
+		fill_head(in, in->head_len + 1);
+		i = skip_space(in, i);
+	}
+	if (i >= in->head_len)
+		return INPUT_PROFILE;
+	if (in->head[i] != '{')
+		return INPUT_PROFILE;
+	return sniff_first_key(in, i);
+}
+
+ssize_t input_read(ns_input *in, void *buf, size_t n)
+{
+	if (in->head_pos < in->head_len) {
+		size_t avail = in->head_len - in->head_pos;
+		size_t take = avail < n ? avail : n;
+		memcpy(buf, in->head + in->head_pos, take);
+		in->head_pos += take;
+		return (ssize_t)take;
+	}
+	if (in->eof)
+		return 0;
+	return read_some(in, buf, n);
+}
+
+const char *input_display_name(const ns_input *in)
+{
+	return strcmp(in->name, "-") == 0 ? "<stdin>" : in->name;
+}
+
+void input_close(ns_input *in)
+{
+	if (in->owns_fd && in->fd >= 0)
+		close(in->fd);
+	in->fd = -1;
+	in->owns_fd = false;
+}

@@ -1,0 +1,507 @@
+#define _POSIX_C_SOURCE 200809L
+#include "nextstep/parse_json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstep/json_file.h"
+
+#define READ_CHUNK 65536
+
+/* ---- one object ---------------------------------------------------------------------------------- */
+
+/* "compute" or "compute_pct" -> REGIME_COMPUTE. */
+static bool bucket_from_key(const char *key, ns_regime *r)
+{
+	char name[32];
+	size_t n = strlen(key);
+
+	if (n > 4 && strcmp(key + n - 4, "_pct") == 0)
+		n -= 4;
+	if (n >= sizeof(name))
+		return false;
+	memcpy(name, key, n);
+	name[n] = '\0';
+	return regime_from_name(name, r);
+}
+
+static ns_status read_share(const cJSON *item, double *out, ns_error *err)
+{
+	ns_status st;
+
+	if (cJSON_IsNumber(item)) {
+		st = profile_check_share(item->valuedouble, err);
+		*out = item->valuedouble;
+	} else if (cJSON_IsString(item)) {
+		st = profile_parse_share(item->valuestring, out, err);
+	} else {
+		st = ns_error_set(err, NS_ERR_VALUE, "must be a number or a string like \"72%%\"");
+	}
+	if (st != NS_OK) {
+		char why[sizeof(err->msg)];
+		snprintf(why, sizeof(why), "%s", err->msg);
+		return ns_error_set(err, st, "\"%s\": %s", item->string, why);
+	}
+	return NS_OK;
+}
+
+static ns_status read_label(const cJSON *item, ns_profile *p, bool *seen, ns_error *err)
+{
+	if (*seen)
+		return ns_error_set(err, NS_ERR_KEY, "duplicate label (\"label\" and \"name\" both given)");
+	*seen = true;
+	if (cJSON_IsNull(item))
+		return NS_OK;
+	if (!cJSON_IsString(item))
+		return ns_error_set(err, NS_ERR_VALUE, "\"%s\" must be a string", item->string);
+	profile_set_label(p, item->valuestring);
+	return NS_OK;
+}
+
+static void note_unknown(char warning[PARSE_WARNING_MAX], const char *key)
+{
+	size_t used = strlen(warning);
+
+	if (used == 0)
+		snprintf(warning, PARSE_WARNING_MAX, "unknown key \"%s\" ignored", key);
+	else if (used + strlen(key) + 8 < PARSE_WARNING_MAX)
+		snprintf(warning + used, PARSE_WARNING_MAX - used, ", \"%s\"", key);
+}
+
+static ns_status read_bucket(const cJSON *item, ns_regime r, ns_profile *p, ns_error *err)
+{
+	if (p->present[r])
+		return ns_error_set(err, NS_ERR_KEY, "duplicate key \"%s\" (bucket %s given twice)", item->string,
+		                    regime_name(r));
+	p->present[r] = true;
+	return read_share(item, &p->share[r], err);
+}
+
+/* A verdict printed by nextstep: the shares are in "split"; the rest is our own output and is ignored. */
+static ns_status read_verdict(const cJSON *obj, const cJSON *split, ns_profile *p, ns_error *err)
+{
+	const cJSON *item;
+	bool label_seen = false;
+
+	cJSON_ArrayForEach(item, split)
+	{
+		ns_regime r;
+		if (!regime_from_name(item->string, &r))
+			return ns_error_set(err, NS_ERR_KEY, "split: unknown bucket \"%s\"", item->string);
+		if (read_bucket(item, r, p, err) != NS_OK)
+			return err->status;
+	}
+	item = cJSON_GetObjectItemCaseSensitive(obj, "label");
+	return item != NULL ? read_label(item, p, &label_seen, err) : NS_OK;
+}
+
+ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, char warning[PARSE_WARNING_MAX],
+                             ns_error *err)
+{
+	const cJSON *item, *split;
+	bool label_seen = false;
+
+	profile_init(p);
+	warning[0] = '\0';
+	if (!cJSON_IsObject(obj))
+		return ns_error_set(err, NS_ERR_VALUE, "expected a JSON object with bucket shares");
+	split = cJSON_GetObjectItemCaseSensitive(obj, "split");
+	if (cJSON_IsObject(split))
+		return read_verdict(obj, split, p, err);
+	cJSON_ArrayForEach(item, obj)
+	{
+		ns_regime r;
+		if (bucket_from_key(item->string, &r)) {
+			if (read_bucket(item, r, p, err) != NS_OK)
+				return err->status;
+		} else if (strcmp(item->string, "label") == 0 || strcmp(item->string, "name") == 0) {
+			if (read_label(item, p, &label_seen, err) != NS_OK)
+				return err->status;
+		} else if (strict) {
+			return ns_error_set(err, NS_ERR_KEY, "unknown key \"%s\" (--strict)", item->string);
+		} else {
+			note_unknown(warning, item->string);
+		}
+	}
+	return NS_OK;
+}
+
+/* ---- the stream ---------------------------------------------------------------------------------- */
+
+typedef enum { MODE_START, MODE_NDJSON, MODE_DOCUMENT, MODE_ARRAY, MODE_DONE } reader_mode;
+
+typedef enum { LINE_OK, LINE_TOO_LONG, LINE_EOF } line_status;
+
+/* Tracks brace depth across lines, string-aware, to know where a multi-line object ends. */
+typedef struct {
+	int depth;
+	bool in_string, escaped, started;
+} depth_scan;
+
+struct profile_reader {
+	ns_input *in;
+	bool strict;
+	reader_mode mode;
+	char *buf; /* raw bytes read; buf[pos..len) not yet consumed */
+	size_t len, pos, cap;
+	bool eof, skipping;
+	long line; /* number of the last line handed out */
+	char *rec; /* a multi-line object or the whole array being gathered */
+	size_t rec_len, rec_cap;
+	long rec_line;
+	cJSON *array;
+	const cJSON *array_next;
+	long array_index;
+};
+
+profile_reader *profile_reader_new(ns_input *in, bool strict)
+{
+	profile_reader *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->in = in;
+	r->strict = strict;
+	r->cap = READ_CHUNK;
+	r->buf = malloc(r->cap);
+	if (r->buf == NULL) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void profile_reader_free(profile_reader *r)
+{
+	if (r == NULL)
+		return;
+	cJSON_Delete(r->array);
+	free(r->rec);
+	free(r->buf);
+	free(r);
+}
+
+static bool grow_buffer(profile_reader *r)
+{
+	size_t want = r->cap * 2;
+	char *grown;
+
+	if (want > PROFILE_LINE_MAX + READ_CHUNK)
+		want = PROFILE_LINE_MAX + READ_CHUNK;
+	if (want <= r->cap)
+		return false;
+	grown = realloc(r->buf, want);
+	if (grown == NULL)
+		return false;
+	r->buf = grown;
+	r->cap = want;
+	return true;
+}
+
+/* Pulls more bytes, as many as the pipe has; an over-long line is dropped while its end is sought. */
+static void fill_buffer(profile_reader *r)
+{
+	ssize_t got;
+
+	if (r->skipping || r->len - r->pos >= PROFILE_LINE_MAX) {
+		r->skipping = true;
+		r->pos = r->len = 0;
+	}
+	memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+	r->len -= r->pos;
+	r->pos = 0;
+	if (r->cap - r->len < READ_CHUNK / 2 && !grow_buffer(r) && r->len == r->cap) {
+		r->skipping = true;
+		r->len = 0;
+	}
+	got = input_read(r->in, r->buf + r->len, r->cap - r->len);
+	if (got <= 0)
+		r->eof = true;
+	else
+		r->len += (size_t)got;
+}
+
+static line_status take_line(profile_reader *r, const char **s, size_t *n)
+{
+	for (;;) {
+		char *start = r->buf + r->pos;
+		char *nl = memchr(start, '\n', r->len - r->pos);
+		if (nl != NULL || (r->eof && (r->pos < r->len || r->skipping))) {
+			bool too_long = r->skipping;
+			*s = start;
+			*n = nl != NULL ? (size_t)(nl - start) : r->len - r->pos;
+			r->pos = nl != NULL ? (size_t)(nl + 1 - r->buf) : r->len;
+			r->line++;
+			r->skipping = false;
+			if (*n > 0 && (*s)[*n - 1] == '\r')
+				(*n)--;
+			return too_long ? LINE_TOO_LONG : LINE_OK;
+		}
+		if (r->eof)
+			return LINE_EOF;
+		fill_buffer(r);
+	}
+}
+
+static bool is_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r' && s[i] != '\n')
+			return false;
+	return true;
+}
+
+static char first_char(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t')
+			return s[i];
+	return '\0';
+}
+
+static void scan_depth(depth_scan *d, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (d->in_string) {
+			if (d->escaped)
+				d->escaped = false;
+			else if (c == '\\')
+				d->escaped = true;
+			else if (c == '"')
+				d->in_string = false;
+		} else if (c == '"') {
+			d->in_string = true;
+		} else if (c == '{' || c == '[') {
+			d->depth++;
+			d->started = true;
+		} else if (c == '}' || c == ']') {
+			d->depth--;
+		}
+	}
+}
+
+static bool rec_append(profile_reader *r, const char *s, size_t n)
+{
+	if (r->rec_len + n + 2 > r->rec_cap) {
+		size_t cap = r->rec_cap == 0 ? READ_CHUNK : r->rec_cap;
+		char *grown;
+		while (cap < r->rec_len + n + 2)
+			cap *= 2;
+		grown = realloc(r->rec, cap);
+		if (grown == NULL)
+			return false;
+		r->rec = grown;
+		r->rec_cap = cap;
+	}
+	memcpy(r->rec + r->rec_len, s, n);
+	r->rec_len += n;
+	r->rec[r->rec_len++] = '\n';
+	r->rec[r->rec_len] = '\0';
+	return true;
+}
+
+static profile_read_result bad(ns_error *err, long line, ns_status st, const char *msg)
+{
+	err->line = line;
+	ns_error_set(err, st, "%s", msg);
+	return PROFILE_READ_BAD;
+}
+
+/* Parses one complete record that starts at line first_line. */
+static profile_read_result parse_record(profile_reader *r, const char *s, size_t n, long first_line, ns_profile *p,
+                                        char warning[PARSE_WARNING_MAX], ns_error *err)
+{
+	const char *end = NULL;
+	cJSON *obj = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	ns_status st;
+
+	err->line = first_line;
+
+	if (obj == NULL) {
+		size_t at = end != NULL && end >= s ? (size_t)(end - s) : 0;
+		long line = first_line;
+		for (size_t i = 0; i < at && i < n; i++)
+			line += s[i] == '\n';
+		return bad(err, line, NS_ERR_SYNTAX, "malformed JSON");
+	}
+	if (end != NULL && !is_blank(end, n - (size_t)(end - s))) {
+		cJSON_Delete(obj);
+		return bad(err, first_line, NS_ERR_SYNTAX, "unexpected text after the JSON object");
+	}
+	st = parse_profile_json(obj, p, r->strict, warning, err);
+	cJSON_Delete(obj);
+	if (st != NS_OK) {
+		err->line = first_line;
+		return PROFILE_READ_BAD;
+	}
+	return PROFILE_READ_OK;
+}
+
+static profile_read_result next_ndjson(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX],
+                                       ns_error *err)
+{
+	const char *s;
+	size_t n;
+
+	for (;;) {
+		line_status ls = take_line(r, &s, &n);
+		if (ls == LINE_EOF)
+			return PROFILE_READ_END;
+		if (ls == LINE_TOO_LONG)
+			return bad(err, r->line, NS_ERR_LIMIT, "line longer than 1 MiB");
+		if (!is_blank(s, n))
+			return parse_record(r, s, n, r->line, p, warning, err);
+	}
+}
+
+/* Pretty-printed objects, one after another: gather lines until the braces balance. d carries the state of
+ * a record already begun in r->rec. */
+static profile_read_result gather_document(profile_reader *r, depth_scan *d, ns_profile *p,
+                                           char warning[PARSE_WARNING_MAX], ns_error *err)
+{
+	const char *s;
+	size_t n, len;
+
+	while (!(d->started && d->depth <= 0)) {
+		line_status ls = take_line(r, &s, &n);
+		if (ls == LINE_EOF) {
+			if (r->rec_len == 0)
+				return PROFILE_READ_END;
+			r->rec_len = 0;
+			return bad(err, r->rec_line, NS_ERR_SYNTAX, "truncated JSON object (no closing brace)");
+		}
+		if (ls == LINE_TOO_LONG) {
+			r->rec_len = 0;
+			return bad(err, r->line, NS_ERR_LIMIT, "line longer than 1 MiB");
+		}
+		if (r->rec_len == 0) {
+			if (is_blank(s, n))
+				continue;
+			r->rec_line = r->line;
+			if (first_char(s, n) != '{')
+				return bad(err, r->line, NS_ERR_SYNTAX, "expected a JSON object");
+		}
+		if (r->rec_len + n > PROFILE_LINE_MAX) {
+			r->mode = MODE_DONE;
+			return bad(err, r->rec_line, NS_ERR_LIMIT, "JSON object longer than 1 MiB");
+		}
+		if (!rec_append(r, s, n))
+			return bad(err, r->line, NS_ERR_NOMEM, "out of memory");
+		scan_depth(d, s, n);
+	}
+	len = r->rec_len;
+	r->rec_len = 0;
+	return parse_record(r, r->rec, len, r->rec_line, p, warning, err);
+}
+
+static profile_read_result next_document(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX],
+                                         ns_error *err)
+{
+	depth_scan d = {0, false, false, false};
+
+	r->rec_len = 0;
+	return gather_document(r, &d, p, warning, err);
+}
+
+static profile_read_result load_array(profile_reader *r, ns_error *err)
+{
+	const char *s;
+	size_t n;
+	const char *end = NULL;
+	line_status ls;
+
+	while ((ls = take_line(r, &s, &n)) != LINE_EOF) {
+		if (ls == LINE_TOO_LONG || r->rec_len + n > PROFILE_ARRAY_MAX) {
+			r->mode = MODE_DONE;
+			return bad(err, r->line, NS_ERR_LIMIT, "array input larger than 16 MiB (use NDJSON for streams)");
+		}
+		if (!rec_append(r, s, n))
+			return bad(err, r->line, NS_ERR_NOMEM, "out of memory");
+	}
+	r->array = cJSON_ParseWithLengthOpts(r->rec, r->rec_len, &end, 0);
+	if (r->array == NULL || !is_blank(end, r->rec_len - (size_t)(end - r->rec))) {
+		size_t at = end != NULL && end >= r->rec ? (size_t)(end - r->rec) : 0;
+		r->mode = MODE_DONE;
+		return bad(err, r->rec_line + json_line_of(r->rec, at) - 1, NS_ERR_SYNTAX, "malformed JSON array");
+	}
+	r->array_next = r->array->child;
+	return PROFILE_READ_OK;
+}
+
+static profile_read_result next_array_item(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX],
+                                           ns_error *err)
+{
+	const cJSON *item = r->array_next;
+
+	if (item == NULL) {
+		r->mode = MODE_DONE;
+		return PROFILE_READ_END;
+	}
+	r->array_next = item->next;
+	err->index = ++r->array_index;
+	if (parse_profile_json(item, p, r->strict, warning, err) != NS_OK)
+		return PROFILE_READ_BAD;
+	return PROFILE_READ_OK;
+}
+
+/* The first non-blank line decides: '[' an array, a one-line object NDJSON, a longer object a document. */
+static profile_read_result start(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX], ns_error *err)
+{
+	const char *s;
+	size_t n;
+	line_status ls;
+	depth_scan d = {0, false, false, false};
+
+	do
+		ls = take_line(r, &s, &n);
+	while (ls == LINE_OK && is_blank(s, n));
+	if (ls == LINE_EOF) {
+		r->mode = MODE_DONE;
+		return bad(err, -1, NS_ERR_SYNTAX, "no input (expected a JSON object, an array of objects, or NDJSON)");
+	}
+	r->mode = MODE_NDJSON;
+	if (ls == LINE_TOO_LONG)
+		return bad(err, r->line, NS_ERR_LIMIT, "line longer than 1 MiB");
+	if (first_char(s, n) == '[') {
+		r->mode = MODE_ARRAY;
+		r->rec_line = r->line;
+		if (!rec_append(r, s, n))
+			return bad(err, r->line, NS_ERR_NOMEM, "out of memory");
+		if (load_array(r, err) != PROFILE_READ_OK)
+			return PROFILE_READ_BAD;
+		return next_array_item(r, p, warning, err);
+	}
+	scan_depth(&d, s, n);
+	if (first_char(s, n) == '{' && d.depth > 0) {
+		r->mode = MODE_DOCUMENT;
+		r->rec_len = 0;
+		r->rec_line = r->line;
+		if (!rec_append(r, s, n))
+			return bad(err, r->line, NS_ERR_NOMEM, "out of memory");
+		return gather_document(r, &d, p, warning, err);
+	}
+	return parse_record(r, s, n, r->line, p, warning, err);
+}
+
+profile_read_result profile_reader_next(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX],
+                                        ns_error *err)
+{
+	warning[0] = '\0';
+	ns_error_clear(err);
+	switch (r->mode) {
+	case MODE_START:
+		return start(r, p, warning, err);
+	case MODE_NDJSON:
+		return next_ndjson(r, p, warning, err);
+	case MODE_DOCUMENT:
+		return next_document(r, p, warning, err);
+	case MODE_ARRAY:
+		return next_array_item(r, p, warning, err);
+	case MODE_DONE:
+		break;
+	}
+	return PROFILE_READ_END;
+}

@@ -1,0 +1,114 @@
+#include "nextstep/profile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void profile_init(ns_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+double profile_sum(const ns_profile *p)
+{
+	double sum = 0.0;
+
+	for (int r = 0; r < REGIME_COUNT; r++)
+		sum += p->share[r];
+	return sum;
+}
+
+void profile_set_label(ns_profile *p, const char *label)
+{
+	size_t n = strlen(label);
+
+	if (n >= sizeof(p->label))
+		n = sizeof(p->label) - 1;
+	memcpy(p->label, label, n);
+	p->label[n] = '\0';
+}
+
+ns_status profile_validate(ns_profile *p, bool normalize, ns_error *err)
+{
+	double sum = profile_sum(p);
+	bool any = false;
+
+	for (int r = 0; r < REGIME_COUNT; r++)
+		any = any || p->present[r];
+	if (!any)
+		return ns_error_set(err, NS_ERR_VALUE, "no bucket given (expected at least one of compute, memory, "
+		                                       "comm, dataloader, overhead, idle)");
+	if (sum <= 0.0)
+		return ns_error_set(err, NS_ERR_VALUE, "every share is 0: nothing to route");
+	if (normalize) {
+		if (sum > 1.0)
+			for (int r = 0; r < REGIME_COUNT; r++)
+				p->share[r] /= sum;
+		return NS_OK;
+	}
+	if (sum > 1.0 + PROFILE_SUM_TOLERANCE)
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "shares sum to %.4g, above 1 (did two buckets count the same time? "
+		                    "--normalize rescales)",
+		                    sum);
+	return NS_OK;
+}
+
+/* strtod also takes "inf", "nan" and hex floats; a share is only ever written in decimal. */
+static bool looks_decimal(const char *s, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (strchr("0123456789.eE+-", s[i]) == NULL || s[i] == '\0')
+			return false;
+	return true;
+}
+
+ns_status profile_check_share(double v, ns_error *err)
+{
+	if (!isfinite(v))
+		return ns_error_set(err, NS_ERR_VALUE, "share is not a finite number");
+	if (v < 0)
+		return ns_error_set(err, NS_ERR_VALUE, "share %g is negative", v);
+	if (v > 1.0)
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "share %g is above 1 (shares are fractions of step time; for a percentage write "
+		                    "%g%%)",
+		                    v, v);
+	return NS_OK;
+}
+
+ns_status profile_parse_share(const char *text, double *out, ns_error *err)
+{
+	size_t n = strlen(text);
+	bool percent = n > 0 && text[n - 1] == '%';
+	char buf[64];
+	char *end;
+	double v;
+
+	if (percent)
+		n--;
+	if (n >= sizeof(buf) || !looks_decimal(text, n))
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "'%.40s' is not a number (expected a fraction like 0.72 or a percentage like 72%%)",
+		                    text);
+	memcpy(buf, text, n);
+	buf[n] = '\0';
+	errno = 0;
+	v = strtod(buf, &end);
+	if (*end != '\0')
+		return ns_error_set(err, NS_ERR_VALUE, "'%s' is not a number", text);
+	if (!isfinite(v) || errno == ERANGE)
+		return ns_error_set(err, NS_ERR_VALUE, "'%s' is not a finite number", text);
+	if (percent) {
+		if (v < 0 || v > 100.0)
+			return ns_error_set(err, NS_ERR_VALUE, "share %s is outside 0%%..100%%", text);
+		v /= 100.0;
+	} else if (profile_check_share(v, err) != NS_OK) {
+		return err->status;
+	}
+	*out = v;
+	return NS_OK;
+}

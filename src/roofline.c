@@ -1,0 +1,332 @@
+#define _POSIX_C_SOURCE 200809L
+#include "nextstep/roofline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cJSON.h>
+
+/* Shapes with more dimensions than this are not a matmul anyone profiles. */
+#define OP_MAX_DIMS 8
+
+ns_regime roofline_bound(double intensity, double ridge)
+{
+	return intensity >= ridge ? REGIME_COMPUTE : REGIME_MEMORY;
+}
+
+static bool positive_finite(double x)
+{
+	return isfinite(x) && x > 0.0;
+}
+
+ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (!positive_finite(in->flops))
+		return ns_error_set(err, NS_ERR_USAGE, "the FLOP count must be a positive number");
+	if (!positive_finite(in->bytes))
+		return ns_error_set(err, NS_ERR_USAGE, "the byte count must be a positive number");
+	if (!positive_finite(in->peak) || !positive_finite(in->bandwidth))
+		return ns_error_set(err, NS_ERR_VALUE, "the device needs a positive peak and memory bandwidth");
+	out->intensity = in->flops / in->bytes;
+	out->ridge = in->peak / in->bandwidth;
+	out->attainable = fmin(in->peak, out->intensity * in->bandwidth);
+	out->regime = roofline_bound(out->intensity, out->ridge);
+	if (in->seconds <= 0.0)
+		return NS_OK;
+	out->timed = true;
+	out->achieved_flops = in->flops / in->seconds;
+	out->achieved_bytes_per_s = in->bytes / in->seconds;
+	out->fraction_of_roof = out->achieved_flops / out->attainable;
+	out->fraction_compute = out->achieved_flops / in->peak;
+	out->fraction_memory = out->achieved_bytes_per_s / in->bandwidth;
+	out->above_roof = out->fraction_of_roof > ROOFLINE_ABOVE_ROOF_SLACK;
+	if (out->fraction_compute < in->overhead_threshold && out->fraction_memory < in->overhead_threshold)
+		out->regime = REGIME_OVERHEAD;
+	return NS_OK;
+}
+
+static ns_status check_dtype(ns_dtype dt, ns_error *err)
+{
+	if (dtype_bytes(dt) <= 0.0)
+		return ns_error_set(err, NS_ERR_INTERNAL, "unknown dtype %d", (int)dt);
+	return NS_OK;
+}
+
+ns_status roofline_matmul(double m, double n, double k, double batch, ns_dtype dt, roofline_work *w,
+                          ns_error *err)
+{
+	double size = dtype_bytes(dt);
+
+	memset(w, 0, sizeof(*w));
+	if (check_dtype(dt, err) != NS_OK)
+		return err->status;
+	if (!positive_finite(m) || !positive_finite(n) || !positive_finite(k) || !positive_finite(batch))
+		return ns_error_set(err, NS_ERR_USAGE, "matmul sizes and batch must be positive");
+	w->flops = 2.0 * batch * m * n * k;
+	w->bytes = batch * (m * k + k * n + m * n) * size;
+	snprintf(w->formula, sizeof(w->formula), "%s2*M*N*K FLOP; %s(M*K + K*N + M*N) * %g B",
+	         batch > 1.0 ? "batch*" : "", batch > 1.0 ? "batch*" : "", size);
+	return NS_OK;
+}
+
+ns_status roofline_elementwise(double n, double inputs, double outputs, double flops_per_element, ns_dtype dt,
+                               roofline_work *w, ns_error *err)
+{
+	double size = dtype_bytes(dt);
+
+	memset(w, 0, sizeof(*w));
+	if (check_dtype(dt, err) != NS_OK)
+		return err->status;
+	if (!positive_finite(n) || !positive_finite(inputs) || !positive_finite(outputs) ||
+	    !positive_finite(flops_per_element))
+		return ns_error_set(err, NS_ERR_USAGE, "elementwise sizes and counts must be positive");
+	w->flops = n * flops_per_element;
+	w->bytes = n * (inputs + outputs) * size;
+	snprintf(w->formula, sizeof(w->formula), "N*%g FLOP; N*(%g in + %g out) * %g B", flops_per_element, inputs,
+	         outputs, size);
+	return NS_OK;
+}
+
+/* Per-sequence costs that grow with the batch, and the shared weight read that does not. The step reaches
+ * the ridge when (2P + a) B / (W + k B) >= ridge, i.e. B >= ridge W / (2P + a - ridge k). */
+static double crossing_batch(double params, double attn_per_seq, double weight_bytes, double kv_per_seq,
+                             double ridge)
+{
+	double denom = 2.0 * params + attn_per_seq - ridge * kv_per_seq;
+
+	if (!(ridge > 0.0) || denom <= 0.0)
+		return 0.0;
+	return fmax(1.0, ceil(ridge * weight_bytes / denom * (1.0 - 1e-12)));
+}
+
+ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, double ridge, roofline_decode *out,
+                               ns_error *err)
+{
+	double size = dtype_bytes(dt);
+	double heads = s->heads > 0.0 ? s->heads : s->kv_heads;
+	double kv_per_seq = 0.0, attn_per_seq = 0.0;
+
+	memset(out, 0, sizeof(*out));
+	if (check_dtype(dt, err) != NS_OK)
+		return err->status;
+	if (!positive_finite(s->params))
+		return ns_error_set(err, NS_ERR_USAGE, "--decode needs --params, a positive parameter count");
+	if (!positive_finite(s->batch))
+		return ns_error_set(err, NS_ERR_USAGE, "--batch must be positive");
+	if (s->context > 0.0) {
+		if (!positive_finite(s->layers) || !positive_finite(s->kv_heads) || !positive_finite(s->head_dim))
+			return ns_error_set(err, NS_ERR_USAGE,
+			                    "--context needs --layers, --kv-heads and --head-dim to size the KV cache");
+		kv_per_seq = 2.0 * s->layers * s->kv_heads * s->head_dim * s->context * size;
+		attn_per_seq = 4.0 * s->layers * heads * s->head_dim * s->context;
+	}
+	out->weight_bytes = s->params * size;
+	out->kv_bytes = kv_per_seq * s->batch;
+	out->matmul_flops = 2.0 * s->params * s->batch;
+	out->attention_flops = attn_per_seq * s->batch;
+	out->work.flops = out->matmul_flops + out->attention_flops;
+	out->work.bytes = out->weight_bytes + out->kv_bytes;
+	snprintf(out->work.formula, sizeof(out->work.formula), "%s; %s",
+	         s->context > 0.0 ? "2*P*batch + 4*layers*heads*head_dim*context*batch FLOP" : "2*P*batch FLOP",
+	         s->context > 0.0 ? "P*size + 2*layers*kv_heads*head_dim*context*batch*size B" : "P*size B");
+	out->crossing_batch = crossing_batch(s->params, attn_per_seq, out->weight_bytes, kv_per_seq, ridge);
+	return NS_OK;
+}
+
+ns_status roofline_scaling(double t1, double t2, double overhead_below, double work_above, scaling_result *out,
+                           ns_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (!positive_finite(t1) || !positive_finite(t2))
+		return ns_error_set(err, NS_ERR_USAGE, "both times must be positive");
+	if (!(overhead_below > 0.0) || !(work_above >= overhead_below))
+		return ns_error_set(err, NS_ERR_USAGE, "the scaling thresholds must satisfy 0 < overhead <= work");
+	out->ratio = t2 / t1;
+	out->fixed_share = fmin(1.0, fmax(0.0, 2.0 - out->ratio));
+	out->faster = out->ratio < 1.0;
+	if (out->ratio < overhead_below)
+		out->kind = SCALING_OVERHEAD;
+	else if (out->ratio < work_above)
+		out->kind = SCALING_PARTLY_OVERHEAD;
+	else
+		out->kind = SCALING_WORK;
+	return NS_OK;
+}
+
+const char *scaling_kind_word(scaling_kind k)
+{
+	switch (k) {
+	case SCALING_OVERHEAD:
+		return "overhead-bound";
+	case SCALING_PARTLY_OVERHEAD:
+		return "partly overhead-bound";
+	case SCALING_WORK:
+		return "work-bound";
+	}
+	return "unknown";
+}
+
+/* ---- per-op placement from a trace ---- */
+
+typedef struct {
+	int n;
+	double d[OP_MAX_DIMS];
+} shape;
+
+typedef enum { OPK_NONE, OPK_MATMUL, OPK_ADDMM, OPK_LINEAR, OPK_BADDBMM } op_kind;
+
+static op_kind op_kind_of(const char *name)
+{
+	static const struct {
+		const char *name;
+		op_kind kind;
+	} ops[] = {
+		{"aten::mm", OPK_MATMUL},       {"aten::matmul", OPK_MATMUL}, {"aten::bmm", OPK_MATMUL},
+		{"aten::addmm", OPK_ADDMM},     {"aten::linear", OPK_LINEAR}, {"aten::baddbmm", OPK_BADDBMM},
+	};
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strcmp(name, ops[i].name) == 0)
+			return ops[i].kind;
+	return OPK_NONE;
+}
+
+static bool read_shape(const cJSON *arr, shape *s)
+{
+	const cJSON *item;
+
+	s->n = 0;
+	if (!cJSON_IsArray(arr))
+		return false;
+	cJSON_ArrayForEach(item, arr)
+	{
+		if (s->n == OP_MAX_DIMS || !cJSON_IsNumber(item) || item->valuedouble < 0 ||
+		    item->valuedouble != floor(item->valuedouble))
+			return false;
+		s->d[s->n++] = item->valuedouble;
+	}
+	return true;
+}
+
+static double elements(const shape *s)
+{
+	double e = 1.0;
+
+	for (int i = 0; i < s->n; i++)
+		e *= s->d[i];
+	return e;
+}
+
+/* A (..., M, K) times B (..., K, N) with broadcast batch dims, as torch.matmul defines it; 1-D operands are a
+ * row or a column. */
+static bool matmul_dims(shape a, shape b, roofline_op *op, ns_error *why)
+{
+	double batch = 1.0;
+
+	if (a.n == 0 || b.n == 0)
+		return ns_error_set(why, NS_ERR_VALUE, "an operand has no shape") == NS_OK;
+	if (a.n == 1) {
+		a.d[1] = a.d[0];
+		a.d[0] = 1.0;
+		a.n = 2;
+	}
+	if (b.n == 1) {
+		b.d[1] = 1.0;
+		b.n = 2;
+	}
+	if (a.d[a.n - 1] != b.d[b.n - 2])
+		return ns_error_set(why, NS_ERR_VALUE, "inner dimensions differ") == NS_OK;
+	for (int i = 3; i <= a.n || i <= b.n; i++) {
+		double da = i <= a.n ? a.d[a.n - i] : 1.0, db = i <= b.n ? b.d[b.n - i] : 1.0;
+		if (da != db && da != 1.0 && db != 1.0)
+			return ns_error_set(why, NS_ERR_VALUE, "batch dimensions do not broadcast") == NS_OK;
+		batch *= fmax(da, db);
+	}
+	op->m = a.d[a.n - 2];
+	op->k = a.d[a.n - 1];
+	op->n = b.d[b.n - 1];
+	op->batch = batch;
+	return true;
+}
+
+/* Splits "Input Dims" into the operands of the matmul and any extra tensor read (bias, added input). */
+static bool op_operands(op_kind kind, const cJSON *dims, shape *a, shape *b, shape *extra, ns_error *why)
+{
+	int count = cJSON_GetArraySize(dims);
+	int ia = 0, ib = 1, ie = -1;
+
+	extra->n = 0;
+	switch (kind) {
+	case OPK_ADDMM:
+	case OPK_BADDBMM:
+		ie = 0, ia = 1, ib = 2;
+		break;
+	case OPK_LINEAR:
+		ie = 2;
+		break;
+	case OPK_MATMUL:
+	case OPK_NONE:
+		break;
+	}
+	if (count <= ib)
+		return ns_error_set(why, NS_ERR_VALUE, "Input Dims has too few operands") == NS_OK;
+	if (!read_shape(cJSON_GetArrayItem(dims, ia), a) || !read_shape(cJSON_GetArrayItem(dims, ib), b))
+		return ns_error_set(why, NS_ERR_VALUE, "Input Dims is not a list of shapes") == NS_OK;
+	if (ie >= 0 && ie < count && !read_shape(cJSON_GetArrayItem(dims, ie), extra))
+		return ns_error_set(why, NS_ERR_VALUE, "Input Dims is not a list of shapes") == NS_OK;
+	if (kind == OPK_LINEAR) {
+		/* linear(x, W) computes x W^T with W stored (out, in). */
+		if (b.n != 2)
+			return ns_error_set(why, NS_ERR_VALUE, "linear weight is not 2-D") == NS_OK;
+		double out_features = b->d[0];
+		b->d[0] = b->d[1];
+		b->d[1] = out_features;
+	}
+	return true;
+}
+
+static void not_placed(roofline_op *out, const char *why)
+{
+	out->placed = false;
+	snprintf(out->why, sizeof(out->why), "not enough information: %s", why);
+}
+
+void roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops, int64_t gpu_ns,
+                       ns_dtype dt, const ns_device *dev, double overhead_threshold, roofline_op *out)
+{
+	op_kind kind = op_kind_of(op_name);
+	ns_error why;
+	shape a, b, extra;
+	cJSON *dims;
+	bool ok;
+
+	memset(out, 0, sizeof(*out));
+	ns_error_clear(&why);
+	if (kind == OPK_NONE)
+		return not_placed(out, "not a matmul op");
+	if (gpu_ns <= 0)
+		return not_placed(out, "no GPU time");
+	if (dev == NULL || dev->peak[dt] <= 0.0)
+		return not_placed(out, "no peak for this device and dtype");
+	if (input_dims == NULL || len == 0)
+		return not_placed(out, "no Input Dims");
+	if ((dims = cJSON_ParseWithLength(input_dims, len)) == NULL || !cJSON_IsArray(dims)) {
+		cJSON_Delete(dims);
+		return not_placed(out, "Input Dims is not a JSON array");
+	}
+	ok = op_operands(kind, dims, &a, &b, &extra, &why) && matmul_dims(a, b, out, &why);
+	cJSON_Delete(dims);
+	if (!ok)
+		return not_placed(out, why.msg);
+	out->flops = flops >= 0.0 ? flops : 2.0 * out->batch * out->m * out->n * out->k;
+	out->bytes = (elements(&a) + elements(&b) + elements(&extra) + out->batch * out->m * out->n) * dtype_bytes(dt);
+	out->seconds = (double)gpu_ns * 1e-9;
+	if (!(out->flops > 0.0) || !(out->bytes > 0.0))
+		return not_placed(out, "an empty matmul");
+	roofline_input in = {out->flops, out->bytes, dev->peak[dt], dev->mem_bw, out->seconds, overhead_threshold};
+	if (roofline_place(&in, &out->roof, &why) != NS_OK)
+		return not_placed(out, why.msg);
+	out->placed = true;
+}

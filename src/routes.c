@@ -1,0 +1,173 @@
+#define _POSIX_C_SOURCE 200809L
+#include "nextstep/routes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstep/json_file.h"
+
+typedef struct {
+	const char *module;
+	const char *fix;
+	const char *next_check;
+} route_text;
+
+/* The built-in playbook. The module numbers are the course's; keep them in step with it. */
+static const route_text default_routes[REGIME_COUNT] = {
+	[REGIME_COMPUTE] = {"Module 4/5", "write/use a fused kernel or lower precision",
+	                    "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak "
+	                    "(nextstep roofline --time)"},
+	[REGIME_MEMORY] = {"Module 4/5", "fuse ops, cut activation memory, or shrink dtype",
+	                   "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
+	                   "GB/s should approach peak bandwidth"},
+	[REGIME_COMM] = {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology",
+	                 "the exposed-communication share after enabling overlap (nextstep trace -v shows exposed "
+	                 "vs hidden comm)"},
+	[REGIME_DATALOADER] = {"Module 3",
+	                       "the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
+	                       "prefetching, persistent workers",
+	                       "the dataloader share after raising num_workers: it should drop below 5% of the step "
+	                       "and the step time with it"},
+	[REGIME_OVERHEAD] = {"Lesson 02.11, launch overhead",
+	                     "launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer tiny kernels",
+	                     "the batch-doubling test (nextstep scaling): after the fix, doubling the work should "
+	                     "nearly double the step time"},
+	[REGIME_IDLE] = {"Module 3", "data-loader stall or host-device sync gap, check the trace timeline",
+	                 "the idle share on the trace timeline after removing the stall or the sync"},
+};
+
+static const char *const playbook_keys[] = {"routes", "replace", "name", "description", NULL};
+static const char *const route_keys[] = {"module", "fix", "next_check", NULL};
+
+void routes_free(ns_routes *r)
+{
+	for (int i = 0; i < REGIME_COUNT; i++) {
+		free(r->route[i].module);
+		free(r->route[i].fix);
+		free(r->route[i].next_check);
+		memset(&r->route[i], 0, sizeof(r->route[i]));
+	}
+}
+
+static ns_status set_string(char **slot, const char *value, ns_error *err)
+{
+	char *copy = strdup(value);
+
+	if (copy == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	free(*slot);
+	*slot = copy;
+	return NS_OK;
+}
+
+ns_status routes_init_default(ns_routes *r, ns_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < REGIME_COUNT; i++) {
+		if (set_string(&r->route[i].module, default_routes[i].module, err) != NS_OK ||
+		    set_string(&r->route[i].fix, default_routes[i].fix, err) != NS_OK ||
+		    set_string(&r->route[i].next_check, default_routes[i].next_check, err) != NS_OK) {
+			routes_free(r);
+			return err->status;
+		}
+	}
+	return NS_OK;
+}
+
+static ns_status apply_route(ns_route *dst, const char *regime, const cJSON *spec, ns_error *err)
+{
+	const char *field[] = {"module", "fix", "next_check"};
+	char **slot[] = {&dst->module, &dst->fix, &dst->next_check};
+	char what[64];
+
+	snprintf(what, sizeof(what), "routes.%s", regime);
+	if (!cJSON_IsObject(spec))
+		return ns_error_set(err, NS_ERR_VALUE, "%s must be an object with module, fix, next_check", what);
+	if (json_check_keys(spec, route_keys, what, err) != NS_OK)
+		return err->status;
+	for (size_t i = 0; i < sizeof(field) / sizeof(field[0]); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(spec, field[i]);
+		if (v == NULL)
+			continue;
+		if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
+			return ns_error_set(err, NS_ERR_VALUE, "%s.%s must be a non-empty string", what, field[i]);
+		if (set_string(slot[i], v->valuestring, err) != NS_OK)
+			return err->status;
+	}
+	if (dst->fix == NULL || dst->module == NULL)
+		return ns_error_set(err, NS_ERR_VALUE, "%s needs at least \"fix\" and \"module\"", what);
+	return NS_OK;
+}
+
+static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
+{
+	const cJSON *routes, *replace, *item;
+	bool given[REGIME_COUNT] = {false};
+
+	if (!cJSON_IsObject(doc))
+		return ns_error_set(err, NS_ERR_VALUE, "a playbook is a JSON object with a \"routes\" object");
+	if (json_check_keys(doc, playbook_keys, "playbook", err) != NS_OK)
+		return err->status;
+	routes = cJSON_GetObjectItemCaseSensitive(doc, "routes");
+	replace = cJSON_GetObjectItemCaseSensitive(doc, "replace");
+	if (!cJSON_IsObject(routes))
+		return ns_error_set(err, NS_ERR_VALUE, "playbook: \"routes\" must be an object keyed by regime");
+	if (replace != NULL && !cJSON_IsBool(replace))
+		return ns_error_set(err, NS_ERR_VALUE, "playbook: \"replace\" must be true or false");
+	if (cJSON_IsTrue(replace))
+		routes_free(r);
+	cJSON_ArrayForEach(item, routes)
+	{
+		ns_regime regime;
+		if (!regime_from_name(item->string, &regime))
+			return ns_error_set(err, NS_ERR_KEY, "playbook: unknown regime \"%s\"", item->string);
+		if (given[regime])
+			return ns_error_set(err, NS_ERR_KEY, "playbook: regime \"%s\" given twice", item->string);
+		given[regime] = true;
+		if (apply_route(&r->route[regime], item->string, item, err) != NS_OK)
+			return err->status;
+	}
+	for (int i = 0; i < REGIME_COUNT; i++)
+		if (r->route[i].fix == NULL)
+			return ns_error_set(err, NS_ERR_VALUE,
+			                    "playbook: \"replace\": true but no route for \"%s\"",
+			                    regime_name((ns_regime)i));
+	return NS_OK;
+}
+
+static ns_status copy_routes(ns_routes *dst, const ns_routes *src, ns_error *err)
+{
+	for (int i = 0; i < REGIME_COUNT; i++) {
+		const ns_route *from = &src->route[i];
+		ns_route *to = &dst->route[i];
+		if ((from->module && set_string(&to->module, from->module, err) != NS_OK) ||
+		    (from->fix && set_string(&to->fix, from->fix, err) != NS_OK) ||
+		    (from->next_check && set_string(&to->next_check, from->next_check, err) != NS_OK))
+			return NS_ERR_NOMEM;
+	}
+	return NS_OK;
+}
+
+/* Works on a copy so a bad playbook leaves the caller's routes untouched. */
+ns_status routes_load_playbook(ns_routes *r, const char *path, ns_error *err)
+{
+	cJSON *doc = NULL;
+	ns_routes work;
+	ns_status st;
+
+	if (json_parse_file(path, &doc, err) != NS_OK)
+		return err->status;
+	memset(&work, 0, sizeof(work));
+	st = copy_routes(&work, r, err);
+	if (st == NS_OK)
+		st = apply_playbook(&work, doc, err);
+	cJSON_Delete(doc);
+	if (st != NS_OK) {
+		routes_free(&work);
+		return st;
+	}
+	routes_free(r);
+	*r = work;
+	return NS_OK;
+}

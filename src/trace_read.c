@@ -1,0 +1,973 @@
+#define _POSIX_C_SOURCE 200809L
+#include "nextstep/trace_read.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "trace_gunzip.h"
+
+/* The scanner works on a sliding window of the document. Every token, and every whole event, must be in
+ * the window while it is parsed (string slices handed to the callback point into it), so a step that runs
+ * off the end of the window returns SCAN_MORE and is restarted from its first byte after a refill. */
+#define CHUNK_BYTES ((size_t)1 << 20)
+/* Zero sentinel after the data, plus slack so 16-byte loads near the end stay inside the allocation. */
+#define BUF_PAD 32
+/* The window never needs to hold more than one event (or one top-level value other than traceEvents). */
+#define UNIT_MAX ((size_t)2 * TRACE_MAX_STRING + CHUNK_BYTES)
+
+typedef enum { SCAN_OK, SCAN_MORE, SCAN_FAIL } scan_rc;
+
+typedef enum {
+	ST_START,
+	ST_FIRST_KEY,
+	ST_KEY,
+	ST_AFTER_MEMBER,
+	ST_FIRST_EVENT,
+	ST_EVENT,
+	ST_AFTER_EVENT,
+	ST_TRAILER,
+} read_state;
+
+typedef struct {
+	unsigned char *buf;
+	size_t cap, len, pos;     /* window capacity, bytes held, committed parse position */
+	const unsigned char *end; /* buf + len, where the zero sentinel sits */
+	long long base;           /* document offset of buf[0] */
+	bool eof;
+	trace_source *src;
+	read_state state;
+	bool seen_events;
+	long index; /* event being parsed, or -1 */
+	trace_meta *meta;
+	trace_event_fn fn;
+	void *ctx;
+	ns_error *err;
+	ns_status status;
+} reader;
+
+typedef scan_rc (*member_fn)(reader *r, const unsigned char *key, size_t klen, const unsigned char *val,
+                             int depth, const unsigned char **endp, void *obj);
+
+typedef struct {
+	const char *name;
+	size_t len;
+	int id;
+} name_entry;
+
+#define ENTRY(s, v)                                                                                           \
+	{                                                                                                     \
+		s, sizeof(s) - 1, v                                                                           \
+	}
+
+static const name_entry categories[] = {
+	ENTRY("kernel", TCAT_KERNEL),
+	ENTRY("cpu_op", TCAT_CPU_OP),
+	ENTRY("cuda_runtime", TCAT_RUNTIME),
+	ENTRY("ac2g", TCAT_FLOW),
+	ENTRY("user_annotation", TCAT_USER_ANNOTATION),
+	ENTRY("gpu_user_annotation", TCAT_GPU_USER_ANNOTATION),
+	ENTRY("gpu_memcpy", TCAT_MEMCPY),
+	ENTRY("gpu_memset", TCAT_MEMSET),
+	ENTRY("cuda_driver", TCAT_RUNTIME),
+	ENTRY("python_function", TCAT_PYTHON),
+	ENTRY("fwdbwd", TCAT_FLOW),
+	ENTRY("Kernel", TCAT_KERNEL),
+	ENTRY("Operator", TCAT_CPU_OP),
+	ENTRY("Runtime", TCAT_RUNTIME),
+	ENTRY("Memcpy", TCAT_MEMCPY),
+	ENTRY("Memset", TCAT_MEMSET),
+	ENTRY("async", TCAT_FLOW), /* the older profiler's launch flows (ph s/f) */
+};
+
+enum { EK_PH, EK_CAT, EK_NAME, EK_PID, EK_TID, EK_TS, EK_DUR, EK_ARGS };
+static const name_entry event_keys[] = {
+	ENTRY("ph", EK_PH), ENTRY("cat", EK_CAT), ENTRY("name", EK_NAME), ENTRY("pid", EK_PID),
+	ENTRY("tid", EK_TID), ENTRY("ts", EK_TS), ENTRY("dur", EK_DUR), ENTRY("args", EK_ARGS),
+};
+
+enum { AK_DEVICE, AK_STREAM, AK_CORRELATION, AK_EXTERNAL_ID, AK_FLOPS, AK_INPUT_DIMS };
+static const name_entry arg_keys[] = {
+	ENTRY("External id", AK_EXTERNAL_ID), ENTRY("correlation", AK_CORRELATION),
+	ENTRY("device", AK_DEVICE),           ENTRY("stream", AK_STREAM),
+	ENTRY("external id", AK_EXTERNAL_ID), /* older profiler spelling */
+	ENTRY("flops", AK_FLOPS),             ENTRY("Input Dims", AK_INPUT_DIMS),
+};
+
+enum { TK_TRACE_EVENTS, TK_DEVICES, TK_DISTRIBUTED };
+static const name_entry top_keys[] = {
+	ENTRY("traceEvents", TK_TRACE_EVENTS),
+	ENTRY("deviceProperties", TK_DEVICES),
+	ENTRY("distributedInfo", TK_DISTRIBUTED),
+};
+
+enum { DK_ID, DK_NAME, DK_RANK, DK_WORLD_SIZE };
+static const name_entry device_keys[] = {ENTRY("id", DK_ID), ENTRY("name", DK_NAME)};
+static const name_entry distributed_keys[] = {ENTRY("rank", DK_RANK), ENTRY("world_size", DK_WORLD_SIZE)};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static scan_rc fail(reader *r, const unsigned char *at, ns_status status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static scan_rc fail(reader *r, const unsigned char *at, ns_status status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err->msg, sizeof(r->err->msg), fmt, ap);
+	va_end(ap);
+	r->err->status = status;
+	r->err->offset = r->base + (at - r->buf);
+	r->err->index = r->index;
+	r->status = status;
+	return SCAN_FAIL;
+}
+
+/* At the sentinel the token may simply continue in the next chunk; anywhere else the byte is wrong. */
+static scan_rc more_or_fail(reader *r, const unsigned char *at, const char *what)
+{
+	if (at >= r->end)
+		return SCAN_MORE;
+	return fail(r, at, NS_ERR_SYNTAX, "%s", what);
+}
+
+static inline bool is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline const unsigned char *skip_ws(const unsigned char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Finds the next '"', '\\' or control byte (the zero sentinel is one). */
+static inline const unsigned char *find_string_stop(const unsigned char *p)
+{
+#if defined(__SSE2__)
+	const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+		                           _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+		int mask = _mm_movemask_epi8(hit);
+		if (mask != 0)
+			return p + __builtin_ctz((unsigned)mask);
+		p += 16;
+	}
+#else
+	while (*p >= 0x20 && *p != '"' && *p != '\\')
+		p++;
+	return p;
+#endif
+}
+
+static scan_rc check_escape(reader *r, const unsigned char *p)
+{
+	size_t avail = (size_t)(r->end - p);
+
+	if (avail < 2)
+		return SCAN_MORE;
+	switch (p[1]) {
+	case '"':
+	case '\\':
+	case '/':
+	case 'b':
+	case 'f':
+	case 'n':
+	case 'r':
+	case 't':
+		return SCAN_OK;
+	case 'u':
+		for (size_t i = 2; i < 6; i++) {
+			unsigned char c = p[i];
+			if (i >= avail)
+				return SCAN_MORE;
+			if (!is_digit(c) && !((c | 0x20) >= 'a' && (c | 0x20) <= 'f'))
+				return fail(r, p, NS_ERR_SYNTAX, "invalid \\u escape in string");
+		}
+		return SCAN_OK;
+	default:
+		return fail(r, p, NS_ERR_SYNTAX, "invalid escape in string");
+	}
+}
+
+static scan_rc string_too_long(reader *r, const unsigned char *start)
+{
+	return fail(r, start - 1, NS_ERR_LIMIT, "string longer than %u bytes", TRACE_MAX_STRING);
+}
+
+/* p is just past the opening quote; on success *endp is just past the closing quote. */
+static scan_rc scan_string(reader *r, const unsigned char *p, const unsigned char **endp)
+{
+	const unsigned char *start = p;
+
+	for (;;) {
+		p = find_string_stop(p);
+		if (*p == '"')
+			break;
+		if (*p == '\\') {
+			scan_rc rc = check_escape(r, p);
+			if (rc == SCAN_OK) {
+				p += p[1] == 'u' ? 6 : 2;
+				continue;
+			}
+			if (rc == SCAN_MORE && (size_t)(p - start) > TRACE_MAX_STRING)
+				return string_too_long(r, start);
+			return rc;
+		}
+		if (p >= r->end)
+			return (size_t)(p - start) > TRACE_MAX_STRING ? string_too_long(r, start) : SCAN_MORE;
+		return fail(r, p, NS_ERR_SYNTAX, "control character in string");
+	}
+	if ((size_t)(p - start) > TRACE_MAX_STRING)
+		return string_too_long(r, start);
+	*endp = p + 1;
+	return SCAN_OK;
+}
+
+static scan_rc scan_digits(reader *r, const unsigned char **pp)
+{
+	const unsigned char *p = *pp;
+
+	if (!is_digit(*p))
+		return more_or_fail(r, p, "invalid number");
+	while (is_digit(*p))
+		p++;
+	*pp = p;
+	return SCAN_OK;
+}
+
+/* Validates a JSON number; a number that reaches the sentinel may go on in the next chunk. */
+static scan_rc scan_number(reader *r, const unsigned char *p, const unsigned char **endp)
+{
+	scan_rc rc;
+
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if ((rc = scan_digits(r, &p)) != SCAN_OK)
+		return rc;
+	if (*p == '.') {
+		p++;
+		if ((rc = scan_digits(r, &p)) != SCAN_OK)
+			return rc;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if ((rc = scan_digits(r, &p)) != SCAN_OK)
+			return rc;
+	}
+	if (p >= r->end)
+		return SCAN_MORE;
+	if (is_digit(*p) || *p == '.' || *p == '-' || *p == '+' || *p == 'e' || *p == 'E')
+		return fail(r, p, NS_ERR_SYNTAX, "invalid number");
+	*endp = p;
+	return SCAN_OK;
+}
+
+static scan_rc scan_literal(reader *r, const unsigned char *p, const char *word, const unsigned char **endp)
+{
+	size_t n = strlen(word);
+
+	for (size_t i = 0; i < n; i++) {
+		if (p + i >= r->end)
+			return SCAN_MORE;
+		if (p[i] != (unsigned char)word[i])
+			return fail(r, p, NS_ERR_SYNTAX, "invalid literal");
+	}
+	*endp = p + n;
+	return SCAN_OK;
+}
+
+static scan_rc skip_value(reader *r, const unsigned char *p, int depth, const unsigned char **endp);
+
+static scan_rc too_deep(reader *r, const unsigned char *p)
+{
+	return fail(r, p, NS_ERR_LIMIT, "nesting deeper than %d", TRACE_MAX_DEPTH);
+}
+
+/* Walks the members of the object at p ('{'), handing each value to fn (or skipping it when fn is NULL
+ * or says nothing about it). depth is the nesting level of this object. */
+static inline scan_rc scan_object(reader *r, const unsigned char *p, int depth, member_fn fn, void *obj,
+                                  const unsigned char **endp)
+{
+	scan_rc rc;
+
+	if (depth > TRACE_MAX_DEPTH)
+		return too_deep(r, p);
+	p = skip_ws(p + 1);
+	if (*p == '}') {
+		*endp = p + 1;
+		return SCAN_OK;
+	}
+	for (;;) {
+		const unsigned char *key = p + 1, *kend;
+		if (*p != '"')
+			return more_or_fail(r, p, "expected a string key");
+		if ((rc = scan_string(r, key, &kend)) != SCAN_OK)
+			return rc;
+		p = skip_ws(kend);
+		if (*p != ':')
+			return more_or_fail(r, p, "expected ':' after a key");
+		p = skip_ws(p + 1);
+		rc = fn != NULL ? fn(r, key, (size_t)(kend - 1 - key), p, depth, &p, obj)
+		                : skip_value(r, p, depth, &p);
+		if (rc != SCAN_OK)
+			return rc;
+		p = skip_ws(p);
+		if (*p == ',') {
+			p = skip_ws(p + 1);
+			continue;
+		}
+		if (*p == '}') {
+			*endp = p + 1;
+			return SCAN_OK;
+		}
+		return more_or_fail(r, p, "expected ',' or '}' in an object");
+	}
+}
+
+static scan_rc skip_array(reader *r, const unsigned char *p, int depth, const unsigned char **endp)
+{
+	scan_rc rc;
+
+	if (depth > TRACE_MAX_DEPTH)
+		return too_deep(r, p);
+	p = skip_ws(p + 1);
+	if (*p == ']') {
+		*endp = p + 1;
+		return SCAN_OK;
+	}
+	for (;;) {
+		if ((rc = skip_value(r, p, depth, &p)) != SCAN_OK)
+			return rc;
+		p = skip_ws(p);
+		if (*p == ',') {
+			p = skip_ws(p + 1);
+			continue;
+		}
+		if (*p == ']') {
+			*endp = p + 1;
+			return SCAN_OK;
+		}
+		return more_or_fail(r, p, "expected ',' or ']' in an array");
+	}
+}
+
+/* depth is the nesting level of the container holding the value. */
+static scan_rc skip_value(reader *r, const unsigned char *p, int depth, const unsigned char **endp)
+{
+	switch (*p) {
+	case '"':
+		return scan_string(r, p + 1, endp);
+	case '{':
+		return scan_object(r, p, depth + 1, NULL, NULL, endp);
+	case '[':
+		return skip_array(r, p, depth + 1, endp);
+	case 't':
+		return scan_literal(r, p, "true", endp);
+	case 'f':
+		return scan_literal(r, p, "false", endp);
+	case 'n':
+		return scan_literal(r, p, "null", endp);
+	default:
+		if (*p == '-' || is_digit(*p))
+			return scan_number(r, p, endp);
+		return more_or_fail(r, p, "expected a JSON value");
+	}
+}
+
+/* Converts a validated number token to an integer count of 10^-scale units, working on the decimal digits
+ * (never through double) so "321456789012.345" µs is exactly 321456789012345 ns. Digits beyond the scale
+ * round half away from zero. Returns false when the result does not fit in int64. */
+static bool decimal_scaled(const unsigned char *s, const unsigned char *e, int scale, int64_t *out)
+{
+	const unsigned char *ip, *fp = s;
+	long nint, nfrac = 0, exp = 0, keep, n;
+	uint64_t acc = 0;
+	bool neg = *s == '-';
+
+	if (neg)
+		s++;
+	ip = s;
+	while (s < e && is_digit(*s))
+		s++;
+	nint = s - ip;
+	if (s < e && *s == '.') {
+		fp = ++s;
+		while (s < e && is_digit(*s))
+			s++;
+		nfrac = s - fp;
+	}
+	if (s < e) {
+		bool eneg = false;
+		s++;
+		if (*s == '+' || *s == '-')
+			eneg = *s++ == '-';
+		for (; s < e; s++)
+			if (exp < 1000000)
+				exp = exp * 10 + (*s - '0');
+		if (eneg)
+			exp = -exp;
+	}
+	n = nint + nfrac;
+	keep = nint + exp + scale; /* how many leading digits land before the result's decimal point */
+	for (long i = 0; i < n && i < keep; i++) {
+		unsigned d = (unsigned)((i < nint ? ip[i] : fp[i - nint]) - '0');
+		if (acc > ((uint64_t)INT64_MAX - d) / 10)
+			return false;
+		acc = acc * 10 + d;
+	}
+	for (long i = n; i < keep && acc != 0; i++) {
+		if (acc > (uint64_t)INT64_MAX / 10)
+			return false;
+		acc *= 10;
+	}
+	if (keep >= 0 && keep < n && (keep < nint ? ip[keep] : fp[keep - nint]) >= '5') {
+		if (acc == (uint64_t)INT64_MAX)
+			return false;
+		acc++;
+	}
+	*out = neg ? -(int64_t)acc : (int64_t)acc;
+	return true;
+}
+
+static const name_entry *find_name(const name_entry *tab, size_t n, const unsigned char *s, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tab[i].len == len && memcmp(tab[i].name, s, len) == 0)
+			return &tab[i];
+	return NULL;
+}
+
+/* FNV-1a over the id as written, with bit 62 set (and 63 clear) so it cannot meet a real small id. */
+static int64_t string_id(const unsigned char *s, size_t n)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 1099511628211ull;
+	}
+	return (int64_t)((h & ~(3ull << 62)) | (1ull << 62));
+}
+
+static inline bool starts_number(unsigned char c)
+{
+	return c == '-' || is_digit(c);
+}
+
+static scan_rc number_value(reader *r, const unsigned char *p, int scale, const char *what, int64_t *out,
+                            const unsigned char **endp)
+{
+	const unsigned char *e;
+	scan_rc rc = scan_number(r, p, &e);
+
+	if (rc != SCAN_OK)
+		return rc;
+	if (!decimal_scaled(p, e, scale, out))
+		return fail(r, p, NS_ERR_VALUE, "%s out of range", what);
+	*endp = e;
+	return SCAN_OK;
+}
+
+static scan_rc string_value(reader *r, const unsigned char *p, ns_str *out, const unsigned char **endp)
+{
+	scan_rc rc = scan_string(r, p + 1, endp);
+
+	if (rc == SCAN_OK) {
+		out->ptr = (const char *)p + 1;
+		out->len = (size_t)(*endp - p - 2);
+	}
+	return rc;
+}
+
+/* pid/tid: a number as given, a string as its hash; any other value leaves the id absent (-1). */
+static scan_rc id_value(reader *r, const unsigned char *p, int depth, const char *what, int64_t *out,
+                        const unsigned char **endp)
+{
+	if (*p == '"') {
+		ns_str s;
+		scan_rc rc = string_value(r, p, &s, endp);
+		if (rc == SCAN_OK)
+			*out = string_id((const unsigned char *)s.ptr, s.len);
+		return rc;
+	}
+	if (starts_number(*p))
+		return number_value(r, p, 0, what, out, endp);
+	return skip_value(r, p, depth, endp);
+}
+
+static scan_rc time_value(reader *r, const unsigned char *p, const char *what, int64_t *out, bool *has,
+                          const unsigned char **endp)
+{
+	scan_rc rc;
+
+	if (!starts_number(*p)) {
+		if (p >= r->end)
+			return SCAN_MORE;
+		return fail(r, p, NS_ERR_VALUE, "%s is not a number", what);
+	}
+	rc = number_value(r, p, 3, what, out, endp);
+	if (rc == SCAN_OK)
+		*has = true;
+	return rc;
+}
+
+static scan_rc flops_value(reader *r, const unsigned char *p, double *out, const unsigned char **endp)
+{
+	char text[64];
+	scan_rc rc = scan_number(r, p, endp);
+	size_t n = (size_t)(*endp - p);
+
+	if (rc != SCAN_OK)
+		return rc;
+	/* A number this long carries no more precision than a double holds; leave flops absent. */
+	if (n < sizeof(text)) {
+		memcpy(text, p, n);
+		text[n] = '\0';
+		*out = strtod(text, NULL);
+	}
+	return SCAN_OK;
+}
+
+static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p, int depth,
+                          const unsigned char **endp, void *obj)
+{
+	trace_event *ev = obj;
+	const name_entry *k = find_name(arg_keys, COUNT(arg_keys), key, klen);
+	int64_t *slot;
+	scan_rc rc;
+
+	if (k == NULL)
+		return skip_value(r, p, depth, endp);
+	switch (k->id) {
+	case AK_DEVICE:
+		slot = &ev->device;
+		break;
+	case AK_STREAM:
+		slot = &ev->stream;
+		break;
+	case AK_CORRELATION:
+		slot = &ev->correlation;
+		break;
+	case AK_EXTERNAL_ID:
+		slot = &ev->external_id;
+		break;
+	case AK_FLOPS:
+		if (starts_number(*p))
+			return flops_value(r, p, &ev->flops, endp);
+		return skip_value(r, p, depth, endp);
+	default: /* AK_INPUT_DIMS */
+		rc = skip_value(r, p, depth, endp);
+		if (rc == SCAN_OK) {
+			ev->input_dims.ptr = (const char *)p;
+			ev->input_dims.len = (size_t)(*endp - p);
+		}
+		return rc;
+	}
+	if (starts_number(*p))
+		return number_value(r, p, 0, k->name, slot, endp);
+	return skip_value(r, p, depth, endp);
+}
+
+static scan_rc event_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
+                            int depth, const unsigned char **endp, void *obj)
+{
+	trace_event *ev = obj;
+	const name_entry *k = find_name(event_keys, COUNT(event_keys), key, klen);
+	ns_str s;
+	scan_rc rc;
+
+	if (k == NULL)
+		return skip_value(r, p, depth, endp);
+	switch (k->id) {
+	case EK_PH:
+	case EK_CAT:
+	case EK_NAME:
+		if (*p != '"')
+			return skip_value(r, p, depth, endp);
+		if ((rc = string_value(r, p, &s, endp)) != SCAN_OK)
+			return rc;
+		if (k->id == EK_PH) {
+			ev->ph = s.len > 0 ? s.ptr[0] : 0;
+		} else if (k->id == EK_CAT) {
+			const name_entry *c = find_name(categories, COUNT(categories),
+			                                (const unsigned char *)s.ptr, s.len);
+			ev->cat_raw = s;
+			ev->cat = c != NULL ? (trace_category)c->id : TCAT_OTHER;
+		} else {
+			ev->name = s;
+		}
+		return SCAN_OK;
+	case EK_PID:
+		return id_value(r, p, depth, "pid", &ev->pid, endp);
+	case EK_TID:
+		return id_value(r, p, depth, "tid", &ev->tid, endp);
+	case EK_TS:
+		return time_value(r, p, "ts", &ev->ts_ns, &ev->has_ts, endp);
+	case EK_DUR:
+		rc = time_value(r, p, "dur", &ev->dur_ns, &ev->has_dur, endp);
+		if (rc == SCAN_OK && ev->dur_ns < 0)
+			return fail(r, p, NS_ERR_VALUE, "negative dur");
+		return rc;
+	default: /* EK_ARGS */
+		if (*p == '{')
+			return scan_object(r, p, depth + 1, arg_member, ev, endp);
+		return skip_value(r, p, depth, endp);
+	}
+}
+
+static void event_init(trace_event *ev, long index, long long offset)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->index = index;
+	ev->offset = offset;
+	ev->pid = ev->tid = -1;
+	ev->device = ev->stream = ev->correlation = ev->external_id = -1;
+	ev->flops = -1;
+}
+
+/* Depth 1 is the top-level object, 2 traceEvents, 3 an event, 4 its args. */
+static scan_rc read_event(reader *r, const unsigned char *p, const unsigned char **endp)
+{
+	trace_event ev;
+	ns_status st;
+	scan_rc rc;
+
+	if (*p != '{')
+		return fail(r, p, NS_ERR_VALUE, "event is not an object");
+	event_init(&ev, r->index, r->base + (p - r->buf));
+	rc = scan_object(r, p, 3, event_member, &ev, endp);
+	if (rc != SCAN_OK)
+		return rc;
+	r->meta->events++;
+	if (r->fn != NULL && (st = r->fn(&ev, r->ctx, r->err)) != NS_OK) {
+		r->status = st;
+		return SCAN_FAIL;
+	}
+	return SCAN_OK;
+}
+
+static scan_rc device_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
+                             int depth, const unsigned char **endp, void *obj)
+{
+	trace_device *dev = obj;
+	const name_entry *k = find_name(device_keys, COUNT(device_keys), key, klen);
+
+	if (k != NULL && k->id == DK_ID && starts_number(*p))
+		return number_value(r, p, 0, "device id", &dev->id, endp);
+	if (k != NULL && k->id == DK_NAME && *p == '"') {
+		ns_str s;
+		scan_rc rc = string_value(r, p, &s, endp);
+		size_t n = s.len < sizeof(dev->name) - 1 ? s.len : sizeof(dev->name) - 1;
+		if (rc != SCAN_OK)
+			return rc;
+		memcpy(dev->name, s.ptr, n);
+		dev->name[n] = '\0';
+		return SCAN_OK;
+	}
+	return skip_value(r, p, depth, endp);
+}
+
+/* deviceProperties: an array of {"id", "name", ...}; anything else is skipped (but must be valid JSON). */
+static scan_rc read_devices(reader *r, const unsigned char *p, const unsigned char **endp)
+{
+	trace_meta *m = r->meta;
+	scan_rc rc;
+
+	m->ndevices = 0;
+	if (*p != '[')
+		return skip_value(r, p, 1, endp);
+	p = skip_ws(p + 1);
+	if (*p == ']') {
+		*endp = p + 1;
+		return SCAN_OK;
+	}
+	for (;;) {
+		if (*p == '{') {
+			trace_device dev = {.id = -1};
+			rc = scan_object(r, p, 3, device_member, &dev, &p);
+			if (rc == SCAN_OK && m->ndevices < TRACE_MAX_DEVICES)
+				m->devices[m->ndevices++] = dev;
+		} else {
+			rc = skip_value(r, p, 2, &p);
+		}
+		if (rc != SCAN_OK)
+			return rc;
+		p = skip_ws(p);
+		if (*p == ',') {
+			p = skip_ws(p + 1);
+			continue;
+		}
+		if (*p == ']') {
+			*endp = p + 1;
+			return SCAN_OK;
+		}
+		return more_or_fail(r, p, "expected ',' or ']' in an array");
+	}
+}
+
+static scan_rc distributed_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
+                                  int depth, const unsigned char **endp, void *obj)
+{
+	trace_meta *m = obj;
+	const name_entry *k = find_name(distributed_keys, COUNT(distributed_keys), key, klen);
+	int64_t v;
+	scan_rc rc;
+
+	if (k == NULL || !starts_number(*p))
+		return skip_value(r, p, depth, endp);
+	if ((rc = number_value(r, p, 0, k->name, &v, endp)) != SCAN_OK)
+		return rc;
+	if (k->id == DK_RANK) {
+		m->rank = v;
+		m->has_rank = true;
+	} else {
+		m->world_size = v;
+	}
+	return SCAN_OK;
+}
+
+static scan_rc read_distributed(reader *r, const unsigned char *p, const unsigned char **endp)
+{
+	if (*p == '{')
+		return scan_object(r, p, 2, distributed_member, r->meta, endp);
+	return skip_value(r, p, 1, endp);
+}
+
+/* One top-level member; for traceEvents only up to its '[' (the events are read one step each). */
+static scan_rc read_member(reader *r, const unsigned char *p, const unsigned char **endp)
+{
+	const unsigned char *key = p + 1, *kend;
+	const name_entry *k;
+	scan_rc rc;
+
+	if (*p != '"')
+		return fail(r, p, NS_ERR_SYNTAX, "expected a string key in the top-level object");
+	if ((rc = scan_string(r, key, &kend)) != SCAN_OK)
+		return rc;
+	p = skip_ws(kend);
+	if (*p != ':')
+		return more_or_fail(r, p, "expected ':' after a key");
+	p = skip_ws(p + 1);
+	k = find_name(top_keys, COUNT(top_keys), key, (size_t)(kend - 1 - key));
+	switch (k != NULL ? k->id : -1) {
+	case TK_TRACE_EVENTS:
+		if (r->seen_events)
+			return fail(r, key - 1, NS_ERR_KEY, "duplicate traceEvents");
+		if (*p != '[') {
+			if (p >= r->end)
+				return SCAN_MORE;
+			return fail(r, p, NS_ERR_VALUE, "traceEvents is not an array");
+		}
+		r->seen_events = true;
+		r->state = ST_FIRST_EVENT;
+		*endp = p + 1;
+		return SCAN_OK;
+	case TK_DEVICES:
+		rc = read_devices(r, p, endp);
+		break;
+	case TK_DISTRIBUTED:
+		rc = read_distributed(r, p, endp);
+		break;
+	default:
+		rc = skip_value(r, p, 1, endp);
+		break;
+	}
+	if (rc == SCAN_OK)
+		r->state = ST_AFTER_MEMBER;
+	return rc;
+}
+
+static scan_rc close_document(reader *r, const unsigned char *p, const unsigned char **endp)
+{
+	if (!r->seen_events)
+		return fail(r, p, NS_ERR_SYNTAX, "not a trace: no traceEvents");
+	r->state = ST_TRAILER;
+	*endp = p + 1;
+	return SCAN_OK;
+}
+
+static scan_rc goto_state(reader *r, read_state next, const unsigned char *p, const unsigned char **endp)
+{
+	r->state = next;
+	*endp = p + 1;
+	return SCAN_OK;
+}
+
+/* One restartable step of the top-level grammar; p is at a non-blank byte before the window's end. */
+static scan_rc step(reader *r, const unsigned char *p, const unsigned char **endp)
+{
+	scan_rc rc;
+
+	switch (r->state) {
+	case ST_START:
+		if (*p != '{')
+			return fail(r, p, NS_ERR_SYNTAX, "not a trace: the top level is not a JSON object");
+		return goto_state(r, ST_FIRST_KEY, p, endp);
+	case ST_FIRST_KEY:
+		if (*p == '}')
+			return close_document(r, p, endp);
+		return read_member(r, p, endp);
+	case ST_KEY:
+		return read_member(r, p, endp);
+	case ST_AFTER_MEMBER:
+		if (*p == ',')
+			return goto_state(r, ST_KEY, p, endp);
+		if (*p == '}')
+			return close_document(r, p, endp);
+		return fail(r, p, NS_ERR_SYNTAX, "expected ',' or '}' after a top-level member");
+	case ST_FIRST_EVENT:
+	case ST_EVENT:
+		if (r->state == ST_FIRST_EVENT && *p == ']')
+			return goto_state(r, ST_AFTER_MEMBER, p, endp);
+		r->index = r->meta->events;
+		if ((rc = read_event(r, p, endp)) != SCAN_OK)
+			return rc;
+		r->index = -1;
+		r->state = ST_AFTER_EVENT;
+		return SCAN_OK;
+	case ST_AFTER_EVENT:
+		if (*p == ',')
+			return goto_state(r, ST_EVENT, p, endp);
+		if (*p == ']')
+			return goto_state(r, ST_AFTER_MEMBER, p, endp);
+		return fail(r, p, NS_ERR_SYNTAX, "expected ',' or ']' after an event");
+	default: /* ST_TRAILER */
+		return fail(r, p, NS_ERR_SYNTAX, "garbage after the top-level object");
+	}
+}
+
+/* Drops the committed bytes, grows the window when one unit fills half of it, and reads more: at least
+ * as much again as is kept, so a long unit through a slow pipe is restarted only a few times. */
+static scan_rc refill(reader *r)
+{
+	size_t keep = r->len - r->pos, want, got_total = 0;
+
+	if (r->pos > 0) {
+		memmove(r->buf, r->buf + r->pos, keep);
+		r->base += (long long)r->pos;
+		r->len = keep;
+		r->pos = 0;
+	}
+	if (keep > r->cap / 2) {
+		unsigned char *bigger = realloc(r->buf, 2 * r->cap + BUF_PAD);
+		if (bigger == NULL)
+			return fail(r, r->buf, NS_ERR_NOMEM, "out of memory");
+		r->buf = bigger;
+		r->cap *= 2;
+	}
+	want = keep < r->cap - r->len ? keep : r->cap - r->len;
+	if (want == 0)
+		want = 1;
+	while (got_total < want) {
+		long got = trace_source_read(r->src, r->buf + r->len, r->cap - r->len, r->err);
+		if (got < 0) {
+			if (r->err->offset < 0)
+				r->err->offset = r->base + (long long)r->len;
+			r->err->index = r->index;
+			r->status = r->err->status;
+			return SCAN_FAIL;
+		}
+		if (got == 0) {
+			r->eof = true;
+			break;
+		}
+		r->len += (size_t)got;
+		got_total += (size_t)got;
+	}
+	r->end = r->buf + r->len;
+	r->buf[r->len] = '\0';
+	return SCAN_OK;
+}
+
+static void finish_at_eof(reader *r)
+{
+	if (r->state == ST_TRAILER)
+		return;
+	if (r->state == ST_START)
+		fail(r, r->end, NS_ERR_SYNTAX, "not a trace: empty input");
+	else
+		fail(r, r->end, NS_ERR_SYNTAX, "unexpected end of input");
+}
+
+static void run(reader *r)
+{
+	for (;;) {
+		const unsigned char *p = skip_ws(r->buf + r->pos), *next;
+		scan_rc rc;
+
+		r->pos = (size_t)(p - r->buf);
+		if (p >= r->end) {
+			if (r->eof) {
+				finish_at_eof(r);
+				return;
+			}
+			if (refill(r) != SCAN_OK)
+				return;
+			continue;
+		}
+		rc = step(r, p, &next);
+		if (rc == SCAN_OK) {
+			r->pos = (size_t)(next - r->buf);
+			continue;
+		}
+		if (rc == SCAN_FAIL)
+			return;
+		if (r->eof) {
+			fail(r, r->end, NS_ERR_SYNTAX, "unexpected end of input");
+			return;
+		}
+		if (r->len - r->pos >= UNIT_MAX) {
+			fail(r, p, NS_ERR_LIMIT, "one event or top-level value is larger than %zu bytes", UNIT_MAX);
+			return;
+		}
+		if (refill(r) != SCAN_OK)
+			return;
+	}
+}
+
+ns_status trace_read(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err)
+{
+	reader r;
+
+	ns_error_clear(err);
+	memset(meta, 0, sizeof(*meta));
+	meta->rank = -1;
+	memset(&r, 0, sizeof(r));
+	r.meta = meta;
+	r.fn = fn;
+	r.ctx = ctx;
+	r.err = err;
+	r.index = -1;
+	r.state = ST_START;
+	r.status = trace_source_open(&r.src, in, err);
+	if (r.status != NS_OK)
+		return r.status;
+	meta->compressed = trace_source_compressed(r.src);
+	r.cap = CHUNK_BYTES;
+	r.buf = malloc(r.cap + BUF_PAD);
+	if (r.buf == NULL) {
+		trace_source_close(r.src);
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	}
+	r.buf[0] = '\0';
+	r.end = r.buf;
+	run(&r);
+	meta->bytes = r.base + (long long)r.len;
+	free(r.buf);
+	trace_source_close(r.src);
+	return r.status;
+}
