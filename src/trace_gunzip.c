@@ -10,7 +10,7 @@
 /* Four 256 KiB slots keep the inflater a little ahead of the parser without holding much memory. */
 #define RING_SLOTS 4
 #define SLOT_BYTES (256u << 10)
-#define ZIN_BYTES (128u << 10)
+#define ZIN_BYTES  (128u << 10)
 
 typedef struct {
 	unsigned char *data;
@@ -123,7 +123,8 @@ static bool inflate_slot(trace_source *src, ring_slot *slot, bool *member_done)
 			producer_fail(src, NS_ERR_NOMEM, "out of memory inflating gzip data", NULL);
 			return false;
 		} else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-			producer_fail(src, NS_ERR_SYNTAX, "bad gzip data", src->zs.msg ? src->zs.msg : "corrupt stream");
+			producer_fail(src, NS_ERR_SYNTAX, "bad gzip data",
+			              src->zs.msg ? src->zs.msg : "corrupt stream");
 			return false;
 		}
 	}

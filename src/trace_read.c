@@ -59,50 +59,53 @@ typedef struct {
 	int id;
 } name_entry;
 
-#define ENTRY(s, v)                                                                                           \
-	{                                                                                                     \
-		s, sizeof(s) - 1, v                                                                           \
+#define ENTRY(s, v)                                                                                          \
+	{                                                                                                    \
+		s, sizeof(s) - 1, v                                                                          \
 	}
 
 static const name_entry categories[] = {
-	ENTRY("kernel", TCAT_KERNEL),
-	ENTRY("cpu_op", TCAT_CPU_OP),
-	ENTRY("cuda_runtime", TCAT_RUNTIME),
-	ENTRY("ac2g", TCAT_FLOW),
-	ENTRY("user_annotation", TCAT_USER_ANNOTATION),
-	ENTRY("gpu_user_annotation", TCAT_GPU_USER_ANNOTATION),
-	ENTRY("gpu_memcpy", TCAT_MEMCPY),
-	ENTRY("gpu_memset", TCAT_MEMSET),
-	ENTRY("cuda_driver", TCAT_RUNTIME),
-	ENTRY("python_function", TCAT_PYTHON),
-	ENTRY("fwdbwd", TCAT_FLOW),
-	ENTRY("Kernel", TCAT_KERNEL),
-	ENTRY("Operator", TCAT_CPU_OP),
-	ENTRY("Runtime", TCAT_RUNTIME),
-	ENTRY("Memcpy", TCAT_MEMCPY),
-	ENTRY("Memset", TCAT_MEMSET),
-	ENTRY("async", TCAT_FLOW), /* the older profiler's launch flows (ph s/f) */
+    ENTRY("kernel", TCAT_KERNEL),
+    ENTRY("cpu_op", TCAT_CPU_OP),
+    ENTRY("cuda_runtime", TCAT_RUNTIME),
+    ENTRY("ac2g", TCAT_FLOW),
+    ENTRY("user_annotation", TCAT_USER_ANNOTATION),
+    ENTRY("gpu_user_annotation", TCAT_GPU_USER_ANNOTATION),
+    ENTRY("gpu_memcpy", TCAT_MEMCPY),
+    ENTRY("gpu_memset", TCAT_MEMSET),
+    ENTRY("cuda_driver", TCAT_RUNTIME),
+    ENTRY("python_function", TCAT_PYTHON),
+    ENTRY("fwdbwd", TCAT_FLOW),
+    ENTRY("Kernel", TCAT_KERNEL),
+    ENTRY("Operator", TCAT_CPU_OP),
+    ENTRY("Runtime", TCAT_RUNTIME),
+    ENTRY("Memcpy", TCAT_MEMCPY),
+    ENTRY("Memset", TCAT_MEMSET),
+    ENTRY("async", TCAT_FLOW), /* the older profiler's launch flows (ph s/f) */
 };
 
 enum { EK_PH, EK_CAT, EK_NAME, EK_PID, EK_TID, EK_TS, EK_DUR, EK_ARGS };
 static const name_entry event_keys[] = {
-	ENTRY("ph", EK_PH), ENTRY("cat", EK_CAT), ENTRY("name", EK_NAME), ENTRY("pid", EK_PID),
-	ENTRY("tid", EK_TID), ENTRY("ts", EK_TS), ENTRY("dur", EK_DUR), ENTRY("args", EK_ARGS),
+    ENTRY("ph", EK_PH),   ENTRY("cat", EK_CAT), ENTRY("name", EK_NAME), ENTRY("pid", EK_PID),
+    ENTRY("tid", EK_TID), ENTRY("ts", EK_TS),   ENTRY("dur", EK_DUR),   ENTRY("args", EK_ARGS),
 };
 
 enum { AK_DEVICE, AK_STREAM, AK_CORRELATION, AK_EXTERNAL_ID, AK_FLOPS, AK_INPUT_DIMS };
 static const name_entry arg_keys[] = {
-	ENTRY("External id", AK_EXTERNAL_ID), ENTRY("correlation", AK_CORRELATION),
-	ENTRY("device", AK_DEVICE),           ENTRY("stream", AK_STREAM),
-	ENTRY("external id", AK_EXTERNAL_ID), /* older profiler spelling */
-	ENTRY("flops", AK_FLOPS),             ENTRY("Input Dims", AK_INPUT_DIMS),
+    ENTRY("External id", AK_EXTERNAL_ID),
+    ENTRY("correlation", AK_CORRELATION),
+    ENTRY("device", AK_DEVICE),
+    ENTRY("stream", AK_STREAM),
+    ENTRY("external id", AK_EXTERNAL_ID), /* older profiler spelling */
+    ENTRY("flops", AK_FLOPS),
+    ENTRY("Input Dims", AK_INPUT_DIMS),
 };
 
 enum { TK_TRACE_EVENTS, TK_DEVICES, TK_DISTRIBUTED };
 static const name_entry top_keys[] = {
-	ENTRY("traceEvents", TK_TRACE_EVENTS),
-	ENTRY("deviceProperties", TK_DEVICES),
-	ENTRY("distributedInfo", TK_DISTRIBUTED),
+    ENTRY("traceEvents", TK_TRACE_EVENTS),
+    ENTRY("deviceProperties", TK_DEVICES),
+    ENTRY("distributedInfo", TK_DISTRIBUTED),
 };
 
 enum { DK_ID, DK_NAME, DK_RANK, DK_WORLD_SIZE };
@@ -112,7 +115,7 @@ static const name_entry distributed_keys[] = {ENTRY("rank", DK_RANK), ENTRY("wor
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static scan_rc fail(reader *r, const unsigned char *at, ns_status status, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static scan_rc fail(reader *r, const unsigned char *at, ns_status status, const char *fmt, ...)
 {
@@ -155,8 +158,9 @@ static inline const unsigned char *find_string_stop(const unsigned char *p)
 	const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1f);
 	for (;;) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-		                           _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
+		__m128i hit =
+		    _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+		                 _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));
 		int mask = _mm_movemask_epi8(hit);
 		if (mask != 0)
 			return p + __builtin_ctz((unsigned)mask);
@@ -603,8 +607,8 @@ static scan_rc event_member(reader *r, const unsigned char *key, size_t klen, co
 		if (k->id == EK_PH) {
 			ev->ph = s.len > 0 ? s.ptr[0] : 0;
 		} else if (k->id == EK_CAT) {
-			const name_entry *c = find_name(categories, COUNT(categories),
-			                                (const unsigned char *)s.ptr, s.len);
+			const name_entry *c =
+			    find_name(categories, COUNT(categories), (const unsigned char *)s.ptr, s.len);
 			ev->cat_raw = s;
 			ev->cat = c != NULL ? (trace_category)c->id : TCAT_OTHER;
 		} else {
@@ -931,7 +935,8 @@ static void run(reader *r)
 			return;
 		}
 		if (r->len - r->pos >= UNIT_MAX) {
-			fail(r, p, NS_ERR_LIMIT, "one event or top-level value is larger than %zu bytes", UNIT_MAX);
+			fail(r, p, NS_ERR_LIMIT, "one event or top-level value is larger than %zu bytes",
+			     UNIT_MAX);
 			return;
 		}
 		if (refill(r) != SCAN_OK)

@@ -79,7 +79,13 @@ typedef ns_status (*trace_event_fn)(const trace_event *ev, void *ctx, ns_error *
 
 /* Reads the whole document from in (gzip detected by magic bytes), calling fn for each traceEvents element.
  * Malformed input, a missing traceEvents, truncation and limit breaches are errors with err->offset set
- * (and err->index when inside an event). */
+ * (and err->index when inside an event).
+ * The reader does not judge meaning: an event without ts (normal for ph "M") has has_ts=false, an X event
+ * without dur has has_dur=false, and the consumer decides. ts/dur that are not numbers, and a negative dur,
+ * are errors. Absent pid/tid are -1. Unknown keys and values are skipped, but must be valid JSON.
+ * Device names are copied as written (escapes kept), truncated to fit; meta->world_size is 0 when absent.
+ * One event (or one top-level value other than traceEvents) must fit in 2 * TRACE_MAX_STRING + 1 MiB; the
+ * window grows to that only for such an event, otherwise memory stays at a few MiB whatever the file size. */
 ns_status trace_read(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err);
 
 #endif
