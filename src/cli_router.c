@@ -12,7 +12,7 @@
 
 /* Router-only option ids; the bucket flags are numbered by regime so one case handles them all. */
 enum {
-	OPT_BUCKET_FIRST = 100,
+	OPT_BUCKET_FIRST = 1200, /* clear of the short options and of the shared ids */
 	OPT_BUCKET_LAST = OPT_BUCKET_FIRST + REGIME_COUNT - 1,
 	OPT_LABEL,
 	OPT_NORMALIZE,
@@ -182,7 +182,7 @@ static int route_flags(router_run *run)
 }
 
 /* Returns -1 to go on, or an exit status. */
-static int handle_option(router_run *run, int opt, const char *prog)
+static int handle_option(router_run *run, int opt, const char *prog, const char *argv_at_error)
 {
 	ns_error err;
 	ns_status st = NS_OK;
@@ -204,10 +204,13 @@ static int handle_option(router_run *run, int opt, const char *prog)
 	} else if (opt == 'V') {
 		printf("nextstep %s\n", NS_VERSION);
 		return EXIT_ROUTED;
+	} else if (opt == '?' || opt == ':') {
+		char msg[160];
+		snprintf(msg, sizeof(msg), opt == ':' ? "option '%s' needs a value" : "unknown option '%s'",
+		         argv_at_error);
+		return cli_usage_error(prog, msg);
 	} else if (!cli_common_handle(opt, optarg, &run->cfg, &err, &st)) {
-		fputs(usage_text, stderr);
-		fputs("Try 'nextstep --help'.\n", stderr);
-		return EXIT_USAGE;
+		return cli_usage_error(prog, "option not handled");
 	}
 	if (st == NS_OK)
 		return -1;
@@ -261,8 +264,9 @@ int cli_router_main(int argc, char **argv)
 		fprintf(stderr, "nextstep: out of memory\n");
 		return EXIT_BAD_INPUT;
 	}
-	while (rc < 0 && (opt = getopt_long(argc, argv, "hV" CLI_COMMON_SHORT, options, NULL)) != -1)
-		rc = handle_option(&run, opt, argv[0]);
+	opterr = 0;
+	while (rc < 0 && (opt = getopt_long(argc, argv, ":hV" CLI_COMMON_SHORT, options, NULL)) != -1)
+		rc = handle_option(&run, opt, argv[0], argv[optind - 1]);
 	if (rc < 0)
 		rc = run_router(&run, argc, argv);
 	free(options);

@@ -58,7 +58,7 @@ void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, 
 {
 	const char *next = r->route[v->regime].next_check;
 
-	fprintf(out, "%ssplit, largest first:%s\n", style(o, STYLE_DIM), style(o, STYLE_RESET));
+	fprintf(out, "%ssplit, verdict first, then by share:%s\n", style(o, STYLE_DIM), style(o, STYLE_RESET));
 	for (int i = 0; i < REGIME_COUNT; i++)
 		print_bar(out, regime_name(v->ranked[i]), v->split[v->ranked[i]], o);
 	if (v->unattributed > 0.0005)

@@ -1,0 +1,277 @@
+/* Formatter and routes: the exact one-line form, labels, quiet, JSON fields, explanations and playbooks. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nextstep/format.h"
+
+typedef struct {
+	double share[REGIME_COUNT];
+	const char *label;
+	const char *want;
+} line_case;
+
+/* The lesson's four profiles and the lines its Python prints, plus the two new regimes' word forms. */
+static const line_case line_cases[] = {
+	{{0.72, 0.15, 0.05, 0, 0, 0.08}, NULL,
+	 "compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)\n"},
+	{{0.20, 0.55, 0.10, 0, 0, 0.15}, NULL,
+	 "memory-bound (55%) -> fuse ops, cut activation memory, or shrink dtype (Module 4/5)\n"},
+	{{0.30, 0.10, 0.50, 0, 0, 0.10}, NULL,
+	 "comm-bound (50%) -> overlap all-reduce, bucket gradients, or check topology (Module 6/8)\n"},
+	{{0.35, 0.15, 0.10, 0, 0, 0.40}, NULL,
+	 "idle (40%) -> data-loader stall or host-device sync gap, check the trace timeline (Module 3)\n"},
+	{{0.72, 0.15, 0.05, 0, 0, 0.08}, "resnet50",
+	 "resnet50: compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)\n"},
+	{{0.2, 0, 0, 0.334, 0, 0.3}, NULL,
+	 "dataloader-bound (33%) -> the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
+	 "prefetching, persistent workers (Module 3)\n"},
+	{{0.2, 0, 0, 0, 0.615, 0.1}, NULL,
+	 "overhead-bound (62%) -> launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer tiny "
+	 "kernels (Lesson 02.11, launch overhead)\n"},
+	/* Half-way values round to even, as Python's {:.0%} does. */
+	{{0.125, 0.005, 0, 0, 0, 0}, NULL,
+	 "compute-bound (12%) -> write/use a fused kernel or lower precision (Module 4/5)\n"},
+};
+
+static ns_routes routes;
+static classify_options copts;
+
+static void setup(void)
+{
+	ns_error err;
+
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	classify_options_default(&copts);
+}
+
+static void teardown(void)
+{
+	routes_free(&routes);
+}
+
+static ns_verdict verdict_of(const double *share)
+{
+	ns_profile p;
+	ns_verdict v;
+
+	profile_init(&p);
+	for (int r = 0; r < REGIME_COUNT; r++)
+		p.share[r] = share[r];
+	classify_profile(&p, &copts, &v);
+	return v;
+}
+
+/* Runs one format call into a string the caller frees. */
+static char *render(const char *label, const ns_verdict *v, const format_options *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	format_verdict(out, label, v, &routes, o);
+	fclose(out);
+	return buf;
+}
+
+START_TEST(text_line_matches_the_lesson_exactly)
+{
+	const line_case *c = &line_cases[_i];
+	format_options o = {FORMAT_TEXT, false, false};
+	ns_verdict v = verdict_of(c->share);
+	char *got = render(c->label, &v, &o);
+
+	ck_assert_str_eq(got, c->want);
+	free(got);
+}
+END_TEST
+
+START_TEST(quiet_prints_only_the_regime_name)
+{
+	double share[REGIME_COUNT] = {0.1, 0, 0, 0.5, 0, 0.4};
+	format_options o = {FORMAT_QUIET, false, false};
+	ns_verdict v = verdict_of(share);
+	char *got = render("label", &v, &o);
+
+	ck_assert_str_eq(got, "dataloader\n");
+	free(got);
+}
+END_TEST
+
+START_TEST(color_wraps_the_verdict_word_only_when_asked)
+{
+	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
+	format_options plain = {FORMAT_TEXT, false, false};
+	format_options color = {FORMAT_TEXT, false, true};
+	ns_verdict v = verdict_of(share);
+	char *a = render(NULL, &v, &plain);
+	char *b = render(NULL, &v, &color);
+
+	ck_assert_ptr_null(strchr(a, '\033'));
+	ck_assert_ptr_nonnull(strstr(b, "\033[1;33mcompute-bound\033[0m (72%)"));
+	free(a);
+	free(b);
+}
+END_TEST
+
+START_TEST(explain_shows_bars_runner_up_tie_note_findings_and_next_check)
+{
+	double share[REGIME_COUNT] = {0.1, 0.1, 0, 0.4, 0, 0.4};
+	format_options o = {FORMAT_TEXT, true, false};
+	ns_verdict v = verdict_of(share);
+	char *got = render(NULL, &v, &o);
+
+	ck_assert_ptr_nonnull(strstr(got, "\n  dataloader     40%  ################\n"));
+	ck_assert_ptr_nonnull(strstr(got, "runner-up: idle (40%), margin 0.0 points\n"));
+	ck_assert_ptr_nonnull(strstr(got, "tie: dataloader and idle are tied; the priority order, not the numbers, "
+	                                  "decided\n"));
+	ck_assert_ptr_nonnull(strstr(got, "finding: idle 40% (high)"));
+	ck_assert_ptr_nonnull(strstr(got, "finding: compute 10% (moderate)"));
+	ck_assert_ptr_nonnull(strstr(got, "next check: the dataloader share after raising num_workers"));
+	free(got);
+}
+END_TEST
+
+START_TEST(json_object_carries_the_contract_fields)
+{
+	double share[REGIME_COUNT] = {0.39, 0.17, 0, 0.33, 0.04, 0.07};
+	ns_verdict v = verdict_of(share);
+	cJSON *obj = format_verdict_json("run", &v, &routes);
+	const char *keys[] = {"regime", "share", "label", "module", "fix", "next_check", "runner_up", "margin",
+	                      "decided_by", "findings", "split", "unattributed"};
+	const cJSON *findings;
+
+	ck_assert_ptr_nonnull(obj);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		ck_assert_msg(cJSON_HasObjectItem(obj, keys[i]), "missing %s", keys[i]);
+	ck_assert_str_eq(cJSON_GetObjectItem(obj, "regime")->valuestring, "compute");
+	ck_assert_str_eq(cJSON_GetObjectItem(obj, "runner_up")->valuestring, "dataloader");
+	ck_assert_str_eq(cJSON_GetObjectItem(obj, "decided_by")->valuestring, "share");
+	ck_assert_double_eq_tol(cJSON_GetObjectItem(obj, "margin")->valuedouble, 0.06, 1e-9);
+	findings = cJSON_GetObjectItem(obj, "findings");
+	ck_assert_int_eq(cJSON_GetArraySize(findings), 3);
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(findings, 0), "grade")->valuestring, "high");
+	ck_assert_double_eq_tol(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "split"), "dataloader")->valuedouble,
+	                        0.33, 1e-12);
+	cJSON_Delete(obj);
+}
+END_TEST
+
+START_TEST(json_label_is_null_when_absent)
+{
+	double share[REGIME_COUNT] = {0.5, 0, 0, 0, 0, 0};
+	ns_verdict v = verdict_of(share);
+	cJSON *obj = format_verdict_json("", &v, &routes);
+
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(obj, "label")));
+	cJSON_Delete(obj);
+}
+END_TEST
+
+static char *write_temp(const char *text)
+{
+	char *path = strdup("/tmp/nextstep-playbook-XXXXXX");
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+START_TEST(playbook_extends_the_built_in_routes)
+{
+	char *path = write_temp("{\"routes\": {\"compute\": {\"module\": \"Unit 9\", \"fix\": \"use cuBLASLt\"}}}");
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(routes_load_playbook(&routes, path, &err), NS_OK);
+	ck_assert_str_eq(routes.route[REGIME_COMPUTE].module, "Unit 9");
+	ck_assert_str_eq(routes.route[REGIME_COMPUTE].fix, "use cuBLASLt");
+	/* fields and regimes the playbook does not name stay built in */
+	ck_assert_ptr_nonnull(strstr(routes.route[REGIME_COMPUTE].next_check, "TFLOP/s"));
+	ck_assert_str_eq(routes.route[REGIME_MEMORY].module, "Module 4/5");
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+typedef struct {
+	const char *text;
+	ns_status want;
+	const char *says;
+} playbook_case;
+
+static const playbook_case bad_playbooks[] = {
+	{"{\"routes\": {\"gpu\": {\"fix\": \"x\", \"module\": \"y\"}}}", NS_ERR_KEY, "unknown regime \"gpu\""},
+	{"{\"routes\": {\"compute\": {\"fix\": 3}}}", NS_ERR_VALUE, "routes.compute.fix must be a non-empty string"},
+	{"{\"routes\": {\"compute\": {\"fixx\": \"a\"}}}", NS_ERR_KEY, "unknown key \"fixx\""},
+	{"{\"routes\": {\"compute\": \"a\"}}", NS_ERR_VALUE, "must be an object"},
+	{"{\"routes\": []}", NS_ERR_VALUE, "\"routes\" must be an object"},
+	{"{\"replace\": true, \"routes\": {\"compute\": {\"fix\": \"a\", \"module\": \"b\"}}}", NS_ERR_VALUE,
+	 "no route for \"memory\""},
+	{"{\"routes\": {\"compute\": {\"fix\": \"a\", \"module\": \"b\"},\n \"compute\": {\"fix\": \"a\", "
+	 "\"module\": \"b\"}}}",
+	 NS_ERR_KEY, "given twice"},
+	{"{\"routes\": {\n", NS_ERR_SYNTAX, "malformed JSON"},
+	{"[]", NS_ERR_VALUE, "JSON object"},
+	{"{\"route\": {}}", NS_ERR_KEY, "unknown key \"route\""},
+};
+
+START_TEST(bad_playbook_is_a_clear_error_and_changes_nothing)
+{
+	const playbook_case *c = &bad_playbooks[_i];
+	char *path = write_temp(c->text);
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(routes_load_playbook(&routes, path, &err), c->want);
+	ck_assert_msg(strstr(err.msg, c->says) != NULL, "got '%s', want '%s'", err.msg, c->says);
+	ck_assert_str_eq(routes.route[REGIME_COMPUTE].module, "Module 4/5");
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+START_TEST(missing_playbook_is_an_io_error)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(routes_load_playbook(&routes, "/nonexistent/playbook.json", &err), NS_ERR_IO);
+}
+END_TEST
+
+static Suite *format_suite(void)
+{
+	Suite *s = suite_create("format");
+	TCase *tc = tcase_create("format");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, text_line_matches_the_lesson_exactly, 0, sizeof(line_cases) / sizeof(line_cases[0]));
+	tcase_add_test(tc, quiet_prints_only_the_regime_name);
+	tcase_add_test(tc, color_wraps_the_verdict_word_only_when_asked);
+	tcase_add_test(tc, explain_shows_bars_runner_up_tie_note_findings_and_next_check);
+	tcase_add_test(tc, json_object_carries_the_contract_fields);
+	tcase_add_test(tc, json_label_is_null_when_absent);
+	tcase_add_test(tc, playbook_extends_the_built_in_routes);
+	tcase_add_loop_test(tc, bad_playbook_is_a_clear_error_and_changes_nothing, 0,
+	                    sizeof(bad_playbooks) / sizeof(bad_playbooks[0]));
+	tcase_add_test(tc, missing_playbook_is_an_io_error);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(format_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

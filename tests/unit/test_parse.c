@@ -1,0 +1,298 @@
+/* Profile JSON: keys and values of one object, and the stream reader (object, array, NDJSON, documents). */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nextstep/parse_flags.h"
+#include "nextstep/parse_json.h"
+
+typedef struct {
+	const char *json;
+	ns_status want;
+	double compute;      /* expected compute share when OK */
+	const char *label;   /* expected label when OK */
+	const char *says;    /* part of the error message, or of the warning when OK */
+} object_case;
+
+static const object_case object_cases[] = {
+	{"{\"compute\": 0.72, \"memory\": 0.15}", NS_OK, 0.72, "", ""},
+	{"{\"compute_pct\": 0.72, \"idle_pct\": 0.08}", NS_OK, 0.72, "", ""},
+	{"{\"compute\": \"72%\"}", NS_OK, 0.72, "", ""},
+	{"{\"compute\": \"0.5\", \"label\": \"run 1\"}", NS_OK, 0.5, "run 1", ""},
+	{"{\"compute\": 0.5, \"name\": \"resnet\"}", NS_OK, 0.5, "resnet", ""},
+	{"{\"compute\": 0.5, \"gpu\": 1, \"step\": 3}", NS_OK, 0.5, "", "unknown key \"gpu\" ignored, \"step\""},
+	{"{\"regime\": \"x\", \"split\": {\"compute\": 0.4, \"idle\": 0.6}, \"label\": \"v\", \"kernels\": 9}", NS_OK,
+	 0.4, "v", ""},
+	{"{\"compute\": 0.5, \"compute\": 0.2}", NS_ERR_KEY, 0, NULL, "duplicate key \"compute\""},
+	{"{\"compute\": 0.5, \"compute_pct\": 0.2}", NS_ERR_KEY, 0, NULL, "bucket compute given twice"},
+	{"{\"compute\": 0.5, \"label\": \"a\", \"name\": \"b\"}", NS_ERR_KEY, 0, NULL, "both given"},
+	{"{\"compute\": -0.1}", NS_ERR_VALUE, 0, NULL, "negative"},
+	{"{\"compute\": 72}", NS_ERR_VALUE, 0, NULL, "72%"},
+	{"{\"compute\": 1e999}", NS_ERR_VALUE, 0, NULL, "finite"},
+	{"{\"compute\": true}", NS_ERR_VALUE, 0, NULL, "must be a number"},
+	{"{\"compute\": null}", NS_ERR_VALUE, 0, NULL, "must be a number"},
+	{"{\"compute\": \"lots\"}", NS_ERR_VALUE, 0, NULL, "not a number"},
+	{"{\"compute\": \"NaN\"}", NS_ERR_VALUE, 0, NULL, "not a number"},
+	{"{\"label\": 3, \"compute\": 0.1}", NS_ERR_VALUE, 0, NULL, "must be a string"},
+	{"[1]", NS_ERR_VALUE, 0, NULL, "expected a JSON object"},
+	{"{\"split\": {\"gpu\": 0.1}}", NS_ERR_KEY, 0, NULL, "unknown bucket"},
+};
+
+START_TEST(object_keys_and_values)
+{
+	const object_case *c = &object_cases[_i];
+	cJSON *obj = cJSON_Parse(c->json);
+	char warning[PARSE_WARNING_MAX];
+	ns_profile p;
+	ns_error err;
+	ns_status st;
+
+	ck_assert_ptr_nonnull(obj);
+	ns_error_clear(&err);
+	st = parse_profile_json(obj, &p, false, warning, &err);
+	cJSON_Delete(obj);
+	ck_assert_msg(st == c->want, "%s: status %d (%s)", c->json, st, err.msg);
+	if (st == NS_OK) {
+		ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], c->compute, 1e-12);
+		ck_assert_str_eq(p.label, c->label);
+		ck_assert_msg(strstr(warning, c->says) != NULL && (c->says[0] != '\0' || warning[0] == '\0'),
+		              "%s: warning '%s'", c->json, warning);
+	} else {
+		ck_assert_msg(strstr(err.msg, c->says) != NULL, "%s: message '%s'", c->json, err.msg);
+	}
+}
+END_TEST
+
+START_TEST(strict_turns_unknown_keys_into_errors)
+{
+	cJSON *obj = cJSON_Parse("{\"compute\": 0.5, \"gpu\": 1}");
+	char warning[PARSE_WARNING_MAX];
+	ns_profile p;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(parse_profile_json(obj, &p, true, warning, &err), NS_ERR_KEY);
+	ck_assert_ptr_nonnull(strstr(err.msg, "\"gpu\""));
+	cJSON_Delete(obj);
+}
+END_TEST
+
+START_TEST(flag_given_twice_is_a_usage_error)
+{
+	ns_profile p;
+	ns_error err;
+
+	profile_init(&p);
+	ns_error_clear(&err);
+	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_IDLE, "8%", &err), NS_OK);
+	ck_assert_double_eq_tol(p.share[REGIME_IDLE], 0.08, 1e-12);
+	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_IDLE, "0.1", &err), NS_ERR_USAGE);
+	ck_assert_str_eq(err.msg, "--idle given twice");
+}
+END_TEST
+
+/* ---- stream ---- */
+
+/* Expected record outcomes: 'c','m','i',... the dominant bucket's first letter is too loose, so each record
+ * is summarised as "ok:<compute share>" or "bad:<line or item>". */
+typedef struct {
+	const char *name;
+	const char *text;
+	const char *want; /* space-separated outcomes */
+} stream_case;
+
+static const stream_case stream_cases[] = {
+	{"one_object", "{\"compute\": 0.7}\n", "ok:0.70"},
+	{"one_object_without_newline", "{\"compute\": 0.7}", "ok:0.70"},
+	{"ndjson_skips_blank_lines", "{\"compute\": 0.1}\n\n  \n{\"compute\": 0.2}\r\n", "ok:0.10 ok:0.20"},
+	{"ndjson_bad_lines_keep_their_place",
+	 "{\"compute\": 0.1}\n{\"compute\": 2}\nnot json\n{\"compute\": 0.4}\n{\"compute\": 0.5} x\n",
+	 "ok:0.10 bad:2 bad:3 ok:0.40 bad:5"},
+	{"array_of_objects", "[{\"compute\": 0.1},\n {\"compute\": 0.2}]\n", "ok:0.10 ok:0.20"},
+	{"array_bad_item_is_reported_by_index", "[{\"compute\": 0.1}, 3, {\"compute\": 0.3}]",
+	 "ok:0.10 bad:#2 ok:0.30"},
+	{"malformed_array_is_one_error", "[{\"compute\": 0.1},\n {\"compute\": ]", "bad:2"},
+	{"pretty_printed_objects_one_after_another",
+	 "{\n  \"compute\": 0.3,\n  \"label\": \"a { b\"\n}\n{\n  \"compute\": 0.6\n}\n", "ok:0.30 ok:0.60"},
+	{"truncated_pretty_object", "{\n  \"compute\": 0.3,\n", "bad:1"},
+	{"empty_input", "", "bad:-1"},
+	{"only_blank_lines", "\n\n\n", "bad:-1"},
+	{"first_line_garbage_then_ndjson", "hello\n{\"compute\": 0.2}\n", "bad:1 ok:0.20"},
+};
+
+/* Feeds text through a pipe so the reader sees what a shell pipe would show it. */
+static ns_input *pipe_input(const char *text)
+{
+	static ns_input in;
+	int fds[2];
+	ns_error err;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(write(fds[1], text, strlen(text)), (ssize_t)strlen(text));
+	close(fds[1]);
+	ck_assert_int_eq(input_open(&in, "-", &err), NS_OK);
+	in.fd = fds[0];
+	in.owns_fd = true;
+	return &in;
+}
+
+START_TEST(stream_records_in_order)
+{
+	const stream_case *c = &stream_cases[_i];
+	ns_input *in = pipe_input(c->text);
+	profile_reader *r = profile_reader_new(in, false);
+	char got[512] = "", warning[PARSE_WARNING_MAX];
+	ns_profile p;
+	ns_error err;
+	profile_read_result res;
+
+	while ((res = profile_reader_next(r, &p, warning, &err)) != PROFILE_READ_END) {
+		size_t used = strlen(got);
+		const char *sep = used > 0 ? " " : "";
+		if (res == PROFILE_READ_OK && profile_validate(&p, false, &err) == NS_OK)
+			snprintf(got + used, sizeof(got) - used, "%sok:%.2f", sep, p.share[REGIME_COMPUTE]);
+		else if (err.line < 0 && err.index > 0)
+			snprintf(got + used, sizeof(got) - used, "%sbad:#%ld", sep, err.index);
+		else
+			snprintf(got + used, sizeof(got) - used, "%sbad:%ld", sep, err.line);
+	}
+	ck_assert_msg(strcmp(got, c->want) == 0, "%s: got '%s', want '%s'", c->name, got, c->want);
+	profile_reader_free(r);
+	input_close(in);
+}
+END_TEST
+
+/* A record must come out while the writer still holds the pipe open: NDJSON behind `tail -f`. */
+START_TEST(ndjson_record_is_returned_before_the_stream_ends)
+{
+	int fds[2];
+	ns_input in;
+	ns_error err;
+	ns_profile p;
+	char warning[PARSE_WARNING_MAX];
+	profile_reader *r;
+	const char *first = "{\"compute\": 0.25}\n";
+	const char *second = "{\"compute\": 0.75}\n";
+
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(input_open(&in, "-", &err), NS_OK);
+	in.fd = fds[0];
+	in.owns_fd = true;
+	ck_assert_int_eq(write(fds[1], first, strlen(first)), (ssize_t)strlen(first));
+	ck_assert_int_eq(input_sniff(&in), INPUT_PROFILE);
+	r = profile_reader_new(&in, false);
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_OK);
+	ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], 0.25, 1e-12);
+	ck_assert_int_eq(write(fds[1], second, strlen(second)), (ssize_t)strlen(second));
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_OK);
+	ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], 0.75, 1e-12);
+	close(fds[1]);
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_END);
+	profile_reader_free(r);
+	input_close(&in);
+}
+END_TEST
+
+START_TEST(overlong_line_is_one_error_and_the_stream_goes_on)
+{
+	size_t big = PROFILE_LINE_MAX + 100;
+	char *text = malloc(big + 64);
+	char path[] = "/tmp/nextstep-long-XXXXXX";
+	int fd = mkstemp(path);
+	ns_input in;
+	ns_error err;
+	ns_profile p;
+	char warning[PARSE_WARNING_MAX];
+	profile_reader *r;
+
+	memset(text, ' ', big);
+	text[0] = '{';
+	strcpy(text + big, "}\n{\"memory\": 0.5}\n");
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
+	r = profile_reader_new(&in, false);
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_BAD);
+	ck_assert_int_eq(err.line, 1);
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_OK);
+	ck_assert_double_eq_tol(p.share[REGIME_MEMORY], 0.5, 1e-12);
+	ck_assert_int_eq(err.line, 2);
+	profile_reader_free(r);
+	input_close(&in);
+	unlink(path);
+	free(text);
+}
+END_TEST
+
+typedef struct {
+	const char *text;
+	input_kind want;
+} sniff_case;
+
+static const sniff_case sniff_cases[] = {
+	{"{\"compute\": 0.5}", INPUT_PROFILE},
+	{"  \n {\n  \"schemaVersion\": 1, \"traceEvents\": []}", INPUT_TRACE},
+	{"{\"traceEvents\": []}", INPUT_TRACE},
+	{"{\"deviceProperties\": []}", INPUT_TRACE},
+	{"\x1f\x8b\x08", INPUT_GZIP},
+	{"[{\"compute\": 0.5}]", INPUT_PROFILE},
+	{"", INPUT_EMPTY},
+	{"{", INPUT_PROFILE},
+	{"{\"traceEv", INPUT_PROFILE},
+};
+
+START_TEST(sniff_tells_traces_from_profiles_by_content)
+{
+	ns_input *in = pipe_input(sniff_cases[_i].text);
+
+	ck_assert_int_eq(input_sniff(in), sniff_cases[_i].want);
+	input_close(in);
+}
+END_TEST
+
+START_TEST(sniffed_bytes_are_still_read)
+{
+	ns_input *in = pipe_input("{\"traceEvents\": []}");
+	char buf[64];
+	ssize_t n;
+
+	ck_assert_int_eq(input_sniff(in), INPUT_TRACE);
+	n = input_read(in, buf, sizeof(buf));
+	ck_assert_int_eq(n, 19);
+	ck_assert_int_eq(memcmp(buf, "{\"traceEvents\": []}", 19), 0);
+	ck_assert_int_eq(input_read(in, buf, sizeof(buf)), 0);
+	input_close(in);
+}
+END_TEST
+
+static Suite *parse_suite(void)
+{
+	Suite *s = suite_create("parse");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_loop_test(tc, object_keys_and_values, 0, sizeof(object_cases) / sizeof(object_cases[0]));
+	tcase_add_test(tc, strict_turns_unknown_keys_into_errors);
+	tcase_add_test(tc, flag_given_twice_is_a_usage_error);
+	tcase_add_loop_test(tc, stream_records_in_order, 0, sizeof(stream_cases) / sizeof(stream_cases[0]));
+	tcase_add_test(tc, ndjson_record_is_returned_before_the_stream_ends);
+	tcase_add_test(tc, overlong_line_is_one_error_and_the_stream_goes_on);
+	tcase_add_loop_test(tc, sniff_tells_traces_from_profiles_by_content, 0,
+	                    sizeof(sniff_cases) / sizeof(sniff_cases[0]));
+	tcase_add_test(tc, sniffed_bytes_are_still_read);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(parse_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
