@@ -19,27 +19,28 @@ typedef struct {
 } dtype_info;
 
 static const dtype_info dtypes[DTYPE_COUNT] = {
-	{DTYPE_FP64, "fp64", 8.0}, {DTYPE_FP32, "fp32", 4.0}, {DTYPE_TF32, "tf32", 4.0},
-	{DTYPE_BF16, "bf16", 2.0}, {DTYPE_FP16, "fp16", 2.0}, {DTYPE_FP8, "fp8", 1.0},
-	{DTYPE_INT8, "int8", 1.0}, {DTYPE_FP4, "fp4", 0.5},
+    {DTYPE_FP64, "fp64", 8.0}, {DTYPE_FP32, "fp32", 4.0}, {DTYPE_TF32, "tf32", 4.0},
+    {DTYPE_BF16, "bf16", 2.0}, {DTYPE_FP16, "fp16", 2.0}, {DTYPE_FP8, "fp8", 1.0},
+    {DTYPE_INT8, "int8", 1.0}, {DTYPE_FP4, "fp4", 0.5},
 };
 
 static const struct {
 	const char *alias;
 	ns_dtype dtype;
 } dtype_aliases[] = {
-	{"float64", DTYPE_FP64}, {"double", DTYPE_FP64}, {"f64", DTYPE_FP64},     {"float32", DTYPE_FP32},
-	{"float", DTYPE_FP32},   {"f32", DTYPE_FP32},    {"bfloat16", DTYPE_BF16}, {"float16", DTYPE_FP16},
-	{"half", DTYPE_FP16},    {"f16", DTYPE_FP16},    {"e4m3", DTYPE_FP8},      {"e5m2", DTYPE_FP8},
-	{"float8", DTYPE_FP8},   {"nvfp4", DTYPE_FP4},   {"mxfp4", DTYPE_FP4},
+    {"float64", DTYPE_FP64}, {"double", DTYPE_FP64}, {"f64", DTYPE_FP64},      {"float32", DTYPE_FP32},
+    {"float", DTYPE_FP32},   {"f32", DTYPE_FP32},    {"bfloat16", DTYPE_BF16}, {"float16", DTYPE_FP16},
+    {"half", DTYPE_FP16},    {"f16", DTYPE_FP16},    {"e4m3", DTYPE_FP8},      {"e5m2", DTYPE_FP8},
+    {"float8", DTYPE_FP8},   {"nvfp4", DTYPE_FP4},   {"mxfp4", DTYPE_FP4},
 };
 
 /* Vendor words a trace puts before the model name; dropped for the second, looser match. */
 static const char *const vendor_words[] = {"nvidia", "tesla", "amd", "instinct", "geforce", "radeon"};
 
 static const char *const file_keys[] = {"schema", "about", "devices", NULL};
-static const char *const device_keys[] = {"name",     "vendor", "aliases", "peak_tflops", "memory_bandwidth_gbs",
-                                          "memory_gb", "sms",   "source",  "notes",       NULL};
+static const char *const device_keys[] = {
+    "name",      "vendor", "aliases", "peak_tflops", "memory_bandwidth_gbs",
+    "memory_gb", "sms",    "source",  "notes",       NULL};
 
 const char *dtype_name(ns_dtype d)
 {
@@ -198,7 +199,8 @@ static ns_status copy_text(const cJSON *v, const char *what, bool required, char
 	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
 		return ns_error_set(err, NS_ERR_VALUE, "%s must be a non-empty string", what);
 	if (strlen(v->valuestring) >= DEVICE_TEXT_MAX)
-		return ns_error_set(err, NS_ERR_LIMIT, "%s is longer than %d bytes", what, DEVICE_TEXT_MAX - 1);
+		return ns_error_set(err, NS_ERR_LIMIT, "%s is longer than %d bytes", what,
+		                    DEVICE_TEXT_MAX - 1);
 	if ((*out = strdup(v->valuestring)) == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	return NS_OK;
@@ -236,7 +238,7 @@ static ns_status read_aliases(const cJSON *v, const char *who, ns_device *d, ns_
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	cJSON_ArrayForEach(item, v)
 	{
-		char what[DEVICE_TEXT_MAX + 32];
+		char what[320];
 		snprintf(what, sizeof(what), "%s: alias %zu", who, d->naliases + 1);
 		if (copy_text(item, what, true, &d->aliases[d->naliases], err) != NS_OK)
 			return err->status;
@@ -251,16 +253,18 @@ static ns_status read_peaks(const cJSON *v, const char *who, ns_device *d, ns_er
 	size_t count = 0;
 
 	if (!cJSON_IsObject(v))
-		return ns_error_set(err, NS_ERR_VALUE, "%s: peak_tflops must be an object of dtype: dense TFLOP/s",
-		                    who);
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "%s: peak_tflops must be an object of dtype: dense TFLOP/s", who);
 	cJSON_ArrayForEach(item, v)
 	{
 		ns_dtype dt;
-		char what[DEVICE_TEXT_MAX + 64];
+		char what[320];
 		if (!dtype_from_name(item->string, &dt) || strcasecmp(item->string, dtype_name(dt)) != 0)
-			return ns_error_set(err, NS_ERR_KEY, "%s: peak_tflops: unknown dtype \"%s\"", who, item->string);
+			return ns_error_set(err, NS_ERR_KEY, "%s: peak_tflops: unknown dtype \"%s\"", who,
+			                    item->string);
 		if (d->peak[dt] > 0.0)
-			return ns_error_set(err, NS_ERR_KEY, "%s: peak_tflops: \"%s\" given twice", who, item->string);
+			return ns_error_set(err, NS_ERR_KEY, "%s: peak_tflops: \"%s\" given twice", who,
+			                    item->string);
 		snprintf(what, sizeof(what), "%s: peak_tflops.%s", who, item->string);
 		if (read_positive(item, what, true, &d->peak[dt], err) != NS_OK)
 			return err->status;
@@ -286,7 +290,7 @@ static ns_status read_sms(const cJSON *v, const char *who, int *out, ns_error *e
 
 static ns_status read_device(const cJSON *obj, size_t index, ns_device *d, ns_error *err)
 {
-	char who[DEVICE_TEXT_MAX + 32];
+	char who[256];
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(obj, "name");
 	double bw_gbs = 0.0, mem_gb = 0.0;
 
@@ -294,26 +298,30 @@ static ns_status read_device(const cJSON *obj, size_t index, ns_device *d, ns_er
 	if (!cJSON_IsObject(obj))
 		return ns_error_set(err, NS_ERR_VALUE, "device %zu must be an object", index + 1);
 	snprintf(who, sizeof(who), "device %zu", index + 1);
-	if (copy_text(name, "device name", true, &d->name, err) != NS_OK) {
-		snprintf(err->msg, sizeof(err->msg), "%s: \"name\" must be a non-empty string", who);
+	if (!cJSON_IsString(name) || name->valuestring[0] == '\0')
+		return ns_error_set(err, NS_ERR_VALUE, "%s: \"name\" must be a non-empty string", who);
+	if (copy_text(name, who, true, &d->name, err) != NS_OK)
 		return err->status;
-	}
-	snprintf(who, sizeof(who), "device \"%s\"", d->name);
+	snprintf(who, sizeof(who), "device \"%.200s\"", d->name);
 	if (json_check_keys(obj, device_keys, who, err) != NS_OK ||
-	    copy_text(cJSON_GetObjectItemCaseSensitive(obj, "vendor"), "vendor", false, &d->vendor, err) != NS_OK ||
-	    copy_text(cJSON_GetObjectItemCaseSensitive(obj, "source"), "source", false, &d->source, err) != NS_OK ||
-	    copy_text(cJSON_GetObjectItemCaseSensitive(obj, "notes"), "notes", false, &d->notes, err) != NS_OK ||
+	    copy_text(cJSON_GetObjectItemCaseSensitive(obj, "vendor"), "vendor", false, &d->vendor, err) !=
+	        NS_OK ||
+	    copy_text(cJSON_GetObjectItemCaseSensitive(obj, "source"), "source", false, &d->source, err) !=
+	        NS_OK ||
+	    copy_text(cJSON_GetObjectItemCaseSensitive(obj, "notes"), "notes", false, &d->notes, err) !=
+	        NS_OK ||
 	    read_aliases(cJSON_GetObjectItemCaseSensitive(obj, "aliases"), who, d, err) != NS_OK ||
 	    read_peaks(cJSON_GetObjectItemCaseSensitive(obj, "peak_tflops"), who, d, err) != NS_OK ||
 	    read_sms(cJSON_GetObjectItemCaseSensitive(obj, "sms"), who, &d->sms, err) != NS_OK)
 		return err->status;
-	char what[DEVICE_TEXT_MAX + 64];
+	char what[320];
 	snprintf(what, sizeof(what), "%s: memory_bandwidth_gbs", who);
-	if (read_positive(cJSON_GetObjectItemCaseSensitive(obj, "memory_bandwidth_gbs"), what, true, &bw_gbs, err) !=
-	    NS_OK)
+	if (read_positive(cJSON_GetObjectItemCaseSensitive(obj, "memory_bandwidth_gbs"), what, true, &bw_gbs,
+	                  err) != NS_OK)
 		return err->status;
 	snprintf(what, sizeof(what), "%s: memory_gb", who);
-	if (read_positive(cJSON_GetObjectItemCaseSensitive(obj, "memory_gb"), what, false, &mem_gb, err) != NS_OK)
+	if (read_positive(cJSON_GetObjectItemCaseSensitive(obj, "memory_gb"), what, false, &mem_gb, err) !=
+	    NS_OK)
 		return err->status;
 	d->mem_bw = bw_gbs * 1e9;
 	d->mem_bytes = mem_gb * 1e9;
@@ -328,7 +336,8 @@ static ns_status read_devices(const cJSON *doc, ns_device **out, size_t *count, 
 	int size;
 
 	if (!cJSON_IsObject(doc))
-		return ns_error_set(err, NS_ERR_VALUE, "a device file is a JSON object with a \"devices\" array");
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "a device file is a JSON object with a \"devices\" array");
 	if (json_check_keys(doc, file_keys, "device file", err) != NS_OK)
 		return err->status;
 	list = cJSON_GetObjectItemCaseSensitive(doc, "devices");
@@ -364,6 +373,27 @@ fail:
 	return err->status;
 }
 
+/* An overlay stands for the same part, so every spelling that found the old entry still finds the new one.
+ * The old strings move over; old keeps only what is left to free. */
+static ns_status reserve_aliases(ns_device *d, size_t extra, ns_error *err)
+{
+	char **grown = realloc(d->aliases, (d->naliases + extra) * sizeof(*grown));
+
+	if (grown == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	d->aliases = grown;
+	return NS_OK;
+}
+
+static void inherit_names(ns_device *d, ns_device *old)
+{
+	d->aliases[d->naliases++] = old->name;
+	old->name = NULL;
+	for (size_t i = 0; i < old->naliases; i++)
+		d->aliases[d->naliases++] = old->aliases[i];
+	old->naliases = 0;
+}
+
 static ns_status merge_devices(ns_device_table *t, ns_device *add, size_t n, ns_error *err)
 {
 	size_t appended = 0;
@@ -375,6 +405,14 @@ static ns_status merge_devices(ns_device_table *t, ns_device *add, size_t n, ns_
 	}
 	if (t->n + appended > DEVICES_MAX)
 		return ns_error_set(err, NS_ERR_LIMIT, "more than %d devices in all", DEVICES_MAX);
+	for (size_t i = 0; i < n; i++) {
+		char key[DEVICE_TEXT_MAX];
+		const ns_device *old;
+		normalize(add[i].name, key, sizeof(key));
+		old = find_by_key(t->dev, t->n, key);
+		if (old != NULL && reserve_aliases(&add[i], old->naliases + 1, err) != NS_OK)
+			return err->status;
+	}
 	if (t->n + appended > t->cap) {
 		ns_device *grown = realloc(t->dev, (t->n + appended) * sizeof(*grown));
 		if (grown == NULL)
@@ -388,6 +426,7 @@ static ns_status merge_devices(ns_device_table *t, ns_device *add, size_t n, ns_
 		normalize(add[i].name, key, sizeof(key));
 		old = find_by_key(t->dev, t->n, key);
 		if (old != NULL) {
+			inherit_names(&add[i], old);
 			device_free(old);
 			*old = add[i];
 		} else {

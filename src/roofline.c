@@ -28,7 +28,8 @@ ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_erro
 	if (!positive_finite(in->bytes))
 		return ns_error_set(err, NS_ERR_USAGE, "the byte count must be a positive number");
 	if (!positive_finite(in->peak) || !positive_finite(in->bandwidth))
-		return ns_error_set(err, NS_ERR_VALUE, "the device needs a positive peak and memory bandwidth");
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "the device needs a positive peak and memory bandwidth");
 	out->intensity = in->flops / in->bytes;
 	out->ridge = in->peak / in->bandwidth;
 	out->attainable = fmin(in->peak, out->intensity * in->bandwidth);
@@ -84,8 +85,8 @@ ns_status roofline_elementwise(double n, double inputs, double outputs, double f
 		return ns_error_set(err, NS_ERR_USAGE, "elementwise sizes and counts must be positive");
 	w->flops = n * flops_per_element;
 	w->bytes = n * (inputs + outputs) * size;
-	snprintf(w->formula, sizeof(w->formula), "N*%g FLOP; N*(%g in + %g out) * %g B", flops_per_element, inputs,
-	         outputs, size);
+	snprintf(w->formula, sizeof(w->formula), "N*%g FLOP; N*(%g in + %g out) * %g B", flops_per_element,
+	         inputs, outputs, size);
 	return NS_OK;
 }
 
@@ -116,9 +117,11 @@ ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, doubl
 	if (!positive_finite(s->batch))
 		return ns_error_set(err, NS_ERR_USAGE, "--batch must be positive");
 	if (s->context > 0.0) {
-		if (!positive_finite(s->layers) || !positive_finite(s->kv_heads) || !positive_finite(s->head_dim))
-			return ns_error_set(err, NS_ERR_USAGE,
-			                    "--context needs --layers, --kv-heads and --head-dim to size the KV cache");
+		if (!positive_finite(s->layers) || !positive_finite(s->kv_heads) ||
+		    !positive_finite(s->head_dim))
+			return ns_error_set(
+			    err, NS_ERR_USAGE,
+			    "--context needs --layers, --kv-heads and --head-dim to size the KV cache");
 		kv_per_seq = 2.0 * s->layers * s->kv_heads * s->head_dim * s->context * size;
 		attn_per_seq = 4.0 * s->layers * heads * s->head_dim * s->context;
 	}
@@ -129,20 +132,22 @@ ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, doubl
 	out->work.flops = out->matmul_flops + out->attention_flops;
 	out->work.bytes = out->weight_bytes + out->kv_bytes;
 	snprintf(out->work.formula, sizeof(out->work.formula), "%s; %s",
-	         s->context > 0.0 ? "2*P*batch + 4*layers*heads*head_dim*context*batch FLOP" : "2*P*batch FLOP",
+	         s->context > 0.0 ? "2*P*batch + 4*layers*heads*head_dim*context*batch FLOP"
+	                          : "2*P*batch FLOP",
 	         s->context > 0.0 ? "P*size + 2*layers*kv_heads*head_dim*context*batch*size B" : "P*size B");
 	out->crossing_batch = crossing_batch(s->params, attn_per_seq, out->weight_bytes, kv_per_seq, ridge);
 	return NS_OK;
 }
 
-ns_status roofline_scaling(double t1, double t2, double overhead_below, double work_above, scaling_result *out,
-                           ns_error *err)
+ns_status roofline_scaling(double t1, double t2, double overhead_below, double work_above,
+                           scaling_result *out, ns_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (!positive_finite(t1) || !positive_finite(t2))
 		return ns_error_set(err, NS_ERR_USAGE, "both times must be positive");
 	if (!(overhead_below > 0.0) || !(work_above >= overhead_below))
-		return ns_error_set(err, NS_ERR_USAGE, "the scaling thresholds must satisfy 0 < overhead <= work");
+		return ns_error_set(err, NS_ERR_USAGE,
+		                    "the scaling thresholds must satisfy 0 < overhead <= work");
 	out->ratio = t2 / t1;
 	out->fixed_share = fmin(1.0, fmax(0.0, 2.0 - out->ratio));
 	out->faster = out->ratio < 1.0;
@@ -183,8 +188,8 @@ static op_kind op_kind_of(const char *name)
 		const char *name;
 		op_kind kind;
 	} ops[] = {
-		{"aten::mm", OPK_MATMUL},       {"aten::matmul", OPK_MATMUL}, {"aten::bmm", OPK_MATMUL},
-		{"aten::addmm", OPK_ADDMM},     {"aten::linear", OPK_LINEAR}, {"aten::baddbmm", OPK_BADDBMM},
+	    {"aten::mm", OPK_MATMUL},   {"aten::matmul", OPK_MATMUL}, {"aten::bmm", OPK_MATMUL},
+	    {"aten::addmm", OPK_ADDMM}, {"aten::linear", OPK_LINEAR}, {"aten::baddbmm", OPK_BADDBMM},
 	};
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
@@ -220,13 +225,13 @@ static double elements(const shape *s)
 }
 
 /* A (..., M, K) times B (..., K, N) with broadcast batch dims, as torch.matmul defines it; 1-D operands are a
- * row or a column. */
-static bool matmul_dims(shape a, shape b, roofline_op *op, ns_error *why)
+ * row or a column. Returns NULL on success, else why the dims do not describe a matmul. */
+static const char *matmul_dims(shape a, shape b, roofline_op *op)
 {
 	double batch = 1.0;
 
 	if (a.n == 0 || b.n == 0)
-		return ns_error_set(why, NS_ERR_VALUE, "an operand has no shape") == NS_OK;
+		return "an operand has no shape";
 	if (a.n == 1) {
 		a.d[1] = a.d[0];
 		a.d[0] = 1.0;
@@ -237,22 +242,22 @@ static bool matmul_dims(shape a, shape b, roofline_op *op, ns_error *why)
 		b.n = 2;
 	}
 	if (a.d[a.n - 1] != b.d[b.n - 2])
-		return ns_error_set(why, NS_ERR_VALUE, "inner dimensions differ") == NS_OK;
+		return "inner dimensions differ";
 	for (int i = 3; i <= a.n || i <= b.n; i++) {
 		double da = i <= a.n ? a.d[a.n - i] : 1.0, db = i <= b.n ? b.d[b.n - i] : 1.0;
 		if (da != db && da != 1.0 && db != 1.0)
-			return ns_error_set(why, NS_ERR_VALUE, "batch dimensions do not broadcast") == NS_OK;
+			return "batch dimensions do not broadcast";
 		batch *= fmax(da, db);
 	}
 	op->m = a.d[a.n - 2];
 	op->k = a.d[a.n - 1];
 	op->n = b.d[b.n - 1];
 	op->batch = batch;
-	return true;
+	return NULL;
 }
 
 /* Splits "Input Dims" into the operands of the matmul and any extra tensor read (bias, added input). */
-static bool op_operands(op_kind kind, const cJSON *dims, shape *a, shape *b, shape *extra, ns_error *why)
+static const char *op_operands(op_kind kind, const cJSON *dims, shape *a, shape *b, shape *extra)
 {
 	int count = cJSON_GetArraySize(dims);
 	int ia = 0, ib = 1, ie = -1;
@@ -271,62 +276,76 @@ static bool op_operands(op_kind kind, const cJSON *dims, shape *a, shape *b, sha
 		break;
 	}
 	if (count <= ib)
-		return ns_error_set(why, NS_ERR_VALUE, "Input Dims has too few operands") == NS_OK;
-	if (!read_shape(cJSON_GetArrayItem(dims, ia), a) || !read_shape(cJSON_GetArrayItem(dims, ib), b))
-		return ns_error_set(why, NS_ERR_VALUE, "Input Dims is not a list of shapes") == NS_OK;
-	if (ie >= 0 && ie < count && !read_shape(cJSON_GetArrayItem(dims, ie), extra))
-		return ns_error_set(why, NS_ERR_VALUE, "Input Dims is not a list of shapes") == NS_OK;
+		return "Input Dims has too few operands";
+	if (!read_shape(cJSON_GetArrayItem(dims, ia), a) || !read_shape(cJSON_GetArrayItem(dims, ib), b) ||
+	    (ie >= 0 && ie < count && !read_shape(cJSON_GetArrayItem(dims, ie), extra)))
+		return "Input Dims is not a list of shapes";
 	if (kind == OPK_LINEAR) {
 		/* linear(x, W) computes x W^T with W stored (out, in). */
-		if (b.n != 2)
-			return ns_error_set(why, NS_ERR_VALUE, "linear weight is not 2-D") == NS_OK;
+		if (b->n != 2)
+			return "linear weight is not 2-D";
 		double out_features = b->d[0];
 		b->d[0] = b->d[1];
 		b->d[1] = out_features;
 	}
-	return true;
+	return NULL;
 }
 
-static void not_placed(roofline_op *out, const char *why)
+static const char *count_op(const char *op_name, const char *input_dims, size_t len, double flops,
+                            ns_dtype dt, roofline_op *out)
 {
-	out->placed = false;
-	snprintf(out->why, sizeof(out->why), "not enough information: %s", why);
+	op_kind kind = op_kind_of(op_name);
+	shape a, b, extra;
+	const char *why;
+	cJSON *dims;
+
+	if (kind == OPK_NONE)
+		return "not a matmul op";
+	if (input_dims == NULL || len == 0)
+		return "no Input Dims";
+	if ((dims = cJSON_ParseWithLength(input_dims, len)) == NULL || !cJSON_IsArray(dims)) {
+		cJSON_Delete(dims);
+		return "Input Dims is not a JSON array";
+	}
+	why = op_operands(kind, dims, &a, &b, &extra);
+	if (why == NULL)
+		why = matmul_dims(a, b, out);
+	cJSON_Delete(dims);
+	if (why != NULL)
+		return why;
+	out->flops = flops >= 0.0 ? flops : 2.0 * out->batch * out->m * out->n * out->k;
+	/* An absent bias is written as [] in Input Dims; it reads nothing. */
+	double extra_elements = extra.n > 0 ? elements(&extra) : 0.0;
+	out->bytes =
+	    (elements(&a) + elements(&b) + extra_elements + out->batch * out->m * out->n) * dtype_bytes(dt);
+	if (!(out->flops > 0.0) || !(out->bytes > 0.0))
+		return "an empty matmul";
+	return NULL;
 }
 
 void roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops, int64_t gpu_ns,
                        ns_dtype dt, const ns_device *dev, double overhead_threshold, roofline_op *out)
 {
-	op_kind kind = op_kind_of(op_name);
-	ns_error why;
-	shape a, b, extra;
-	cJSON *dims;
-	bool ok;
+	const char *why = NULL;
+	ns_error err;
 
 	memset(out, 0, sizeof(*out));
-	ns_error_clear(&why);
-	if (kind == OPK_NONE)
-		return not_placed(out, "not a matmul op");
+	ns_error_clear(&err);
 	if (gpu_ns <= 0)
-		return not_placed(out, "no GPU time");
-	if (dev == NULL || dev->peak[dt] <= 0.0)
-		return not_placed(out, "no peak for this device and dtype");
-	if (input_dims == NULL || len == 0)
-		return not_placed(out, "no Input Dims");
-	if ((dims = cJSON_ParseWithLength(input_dims, len)) == NULL || !cJSON_IsArray(dims)) {
-		cJSON_Delete(dims);
-		return not_placed(out, "Input Dims is not a JSON array");
+		why = "no GPU time";
+	else if (dev == NULL || dtype_bytes(dt) <= 0.0 || dev->peak[dt] <= 0.0)
+		why = "no peak for this device and dtype";
+	else
+		why = count_op(op_name, input_dims, len, flops, dt, out);
+	if (why == NULL) {
+		roofline_input in = {
+		    out->flops,        out->bytes, dev->peak[dt], dev->mem_bw, (double)gpu_ns * 1e-9,
+		    overhead_threshold};
+		out->seconds = in.seconds;
+		if (roofline_place(&in, &out->roof, &err) != NS_OK)
+			why = err.msg;
 	}
-	ok = op_operands(kind, dims, &a, &b, &extra, &why) && matmul_dims(a, b, out, &why);
-	cJSON_Delete(dims);
-	if (!ok)
-		return not_placed(out, why.msg);
-	out->flops = flops >= 0.0 ? flops : 2.0 * out->batch * out->m * out->n * out->k;
-	out->bytes = (elements(&a) + elements(&b) + elements(&extra) + out->batch * out->m * out->n) * dtype_bytes(dt);
-	out->seconds = (double)gpu_ns * 1e-9;
-	if (!(out->flops > 0.0) || !(out->bytes > 0.0))
-		return not_placed(out, "an empty matmul");
-	roofline_input in = {out->flops, out->bytes, dev->peak[dt], dev->mem_bw, out->seconds, overhead_threshold};
-	if (roofline_place(&in, &out->roof, &why) != NS_OK)
-		return not_placed(out, why.msg);
-	out->placed = true;
+	out->placed = why == NULL;
+	if (why != NULL)
+		snprintf(out->why, sizeof(out->why), "not enough information: %.100s", why);
 }

@@ -16,12 +16,8 @@ typedef struct {
 } unit_prefix;
 
 static const unit_prefix prefixes[] = {
-	{'k', 1e3, 1024.0},
-	{'m', 1e6, 1048576.0},
-	{'g', 1e9, 1073741824.0},
-	{'t', 1e12, 1099511627776.0},
-	{'p', 1e15, 1125899906842624.0},
-	{'e', 1e18, 1152921504606846976.0},
+    {'k', 1e3, 1024.0},           {'m', 1e6, 1048576.0},           {'g', 1e9, 1073741824.0},
+    {'t', 1e12, 1099511627776.0}, {'p', 1e15, 1125899906842624.0}, {'e', 1e18, 1152921504606846976.0},
 };
 
 typedef struct {
@@ -31,8 +27,8 @@ typedef struct {
 
 /* Longest spellings first is not needed: a unit must match the whole remaining text. */
 static const time_unit time_units[] = {
-	{"s", 1.0},     {"sec", 1.0},     {"ms", 1e-3},   {"us", 1e-6},
-	{"\xc2\xb5s", 1e-6}, {"\xce\xbcs", 1e-6}, {"ns", 1e-9},
+    {"s", 1.0},          {"sec", 1.0},        {"ms", 1e-3}, {"us", 1e-6},
+    {"\xc2\xb5s", 1e-6}, {"\xce\xbcs", 1e-6}, {"ns", 1e-9},
 };
 
 /* Accepts only what a person means by a plain decimal: digits, one point, an optional exponent. strtod alone
@@ -101,7 +97,8 @@ ns_status units_parse(const char *text, units_kind kind, const char *what, doubl
 	double value, scale;
 
 	if (text == NULL || !parse_mantissa(text, &value, &rest))
-		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' is not %s", what, text ? text : "", kind_hint(kind));
+		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' is not %s", what, text ? text : "",
+		                    kind_hint(kind));
 	/* "7B" is seven billion parameters but seven bytes: the count form reads B as a prefix. */
 	if (kind == UNIT_COUNT && (rest[0] == 'B' || rest[0] == 'b') && rest[1] == '\0') {
 		scale = 1e9;
@@ -127,7 +124,8 @@ ns_status units_parse_whole(const char *text, units_kind kind, const char *what,
 	if (units_parse(text, kind, what, &v, err) != NS_OK)
 		return err->status;
 	if (v < 1.0 || v != floor(v) || v > 9007199254740992.0)
-		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' must be a positive whole number", what, text);
+		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' must be a positive whole number", what,
+		                    text);
 	*out = v;
 	return NS_OK;
 }
@@ -138,19 +136,21 @@ ns_status units_parse_time(const char *text, const char *what, double *seconds, 
 	double value;
 
 	if (text == NULL || !parse_mantissa(text, &value, &rest))
-		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' is not a duration like 1.3ms, 850us or 2s", what,
-		                    text ? text : "");
+		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' is not a duration like 1.3ms, 850us or 2s",
+		                    what, text ? text : "");
 	if (rest[0] == '\0')
 		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' needs a unit (s, ms, us or ns)", what, text);
 	for (size_t i = 0; i < sizeof(time_units) / sizeof(time_units[0]); i++) {
 		if (strcmp(rest, time_units[i].word) != 0)
 			continue;
 		if (value <= 0.0)
-			return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' must be longer than zero", what, text);
+			return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' must be longer than zero", what,
+			                    text);
 		*seconds = value * time_units[i].seconds;
 		return NS_OK;
 	}
-	return ns_error_set(err, NS_ERR_USAGE, "%s: unknown time unit in '%s' (use s, ms, us or ns)", what, text);
+	return ns_error_set(err, NS_ERR_USAGE, "%s: unknown time unit in '%s' (use s, ms, us or ns)", what,
+	                    text);
 }
 
 /* Digits after the point that keep three significant digits for a mantissa in [1, 1000). */

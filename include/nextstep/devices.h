@@ -22,9 +22,9 @@ typedef enum {
 } ns_dtype;
 
 /* Limits on a device file (untrusted input). */
-#define DEVICES_MAX 256
+#define DEVICES_MAX        256
 #define DEVICE_ALIASES_MAX 32
-#define DEVICE_TEXT_MAX 512
+#define DEVICE_TEXT_MAX    512
 
 /* "fp64", "bf16", ... */
 const char *dtype_name(ns_dtype d);
@@ -34,16 +34,16 @@ bool dtype_from_name(const char *name, ns_dtype *out);
 double dtype_bytes(ns_dtype d);
 
 typedef struct {
-	char *name;                     /* display name: "H100 SXM" */
+	char *name; /* display name: "H100 SXM" */
 	char *vendor;
-	char **aliases;                 /* other spellings, trace deviceProperties names among them */
+	char **aliases; /* other spellings, trace deviceProperties names among them */
 	size_t naliases;
-	double peak[DTYPE_COUNT];       /* dense FLOP/s (OP/s for int8); 0 when the datasheet lists none */
-	double mem_bw;                  /* bytes/s */
-	double mem_bytes;               /* memory size, bytes (as the datasheet states it, decimal GB) */
-	int sms;                        /* SMs (NVIDIA) or compute units (AMD); 0 when unknown */
-	char *source;                   /* the datasheet the numbers come from */
-	char *notes;                    /* may be NULL */
+	double peak[DTYPE_COUNT]; /* dense FLOP/s (OP/s for int8); 0 when the datasheet lists none */
+	double mem_bw;            /* bytes/s */
+	double mem_bytes;         /* memory size, bytes (as the datasheet states it, decimal GB) */
+	int sms;                  /* SMs (NVIDIA) or compute units (AMD); 0 when unknown */
+	char *source;             /* the datasheet the numbers come from */
+	char *notes;              /* may be NULL */
 } ns_device;
 
 /* Owns its devices; release with devices_free(). */
@@ -63,7 +63,8 @@ ns_status devices_load_file(ns_device_table *t, const char *path, ns_error *err)
 /* Name or alias, ignoring case, spaces, '-' and '_'. NULL when unknown. */
 const ns_device *devices_find(const ns_device_table *t, const char *name);
 /* The device a trace's deviceProperties "name" stands for ("NVIDIA H100 80GB HBM3"): an exact alias match
- * first, then the same with the vendor words (NVIDIA, Tesla, AMD, Instinct) removed. NULL rather than a guess. */
+ * first, then the same with the vendor words (NVIDIA, Tesla, AMD, Instinct) removed. NULL rather than a
+ * guess. */
 const ns_device *devices_match_trace_name(const ns_device_table *t, const char *trace_name);
 /* FLOP/B where the memory roof meets the compute roof for d; 0 when the dtype has no peak. */
 double device_ridge(const ns_device *dev, ns_dtype d);

@@ -18,24 +18,24 @@
 #define ROOFLINE_ABOVE_ROOF_SLACK 1.02
 
 typedef struct {
-	double flops, bytes;      /* the work; both > 0 */
-	double peak, bandwidth;   /* the roofs: FLOP/s for the dtype, bytes/s */
-	double seconds;           /* measured time; <= 0 when not measured */
+	double flops, bytes;    /* the work; both > 0 */
+	double peak, bandwidth; /* the roofs: FLOP/s for the dtype, bytes/s */
+	double seconds;         /* measured time; <= 0 when not measured */
 	double overhead_threshold;
 } roofline_input;
 
 typedef struct {
-	double intensity;         /* FLOP/B */
-	double ridge;             /* FLOP/B where the roofs meet */
-	double attainable;        /* FLOP/s: min(peak, intensity * bandwidth) */
-	ns_regime regime;         /* REGIME_COMPUTE (at or above the ridge), REGIME_MEMORY, or REGIME_OVERHEAD */
+	double intensity;  /* FLOP/B */
+	double ridge;      /* FLOP/B where the roofs meet */
+	double attainable; /* FLOP/s: min(peak, intensity * bandwidth) */
+	ns_regime regime;  /* REGIME_COMPUTE (at or above the ridge), REGIME_MEMORY, or REGIME_OVERHEAD */
 	bool timed;
-	double achieved_flops;    /* FLOP/s, when timed */
+	double achieved_flops; /* FLOP/s, when timed */
 	double achieved_bytes_per_s;
-	double fraction_of_roof;  /* achieved / attainable */
-	double fraction_compute;  /* achieved FLOP/s / peak */
-	double fraction_memory;   /* achieved B/s / bandwidth */
-	bool above_roof;          /* achieved exceeds the roof: check the inputs */
+	double fraction_of_roof; /* achieved / attainable */
+	double fraction_compute; /* achieved FLOP/s / peak */
+	double fraction_memory;  /* achieved B/s / bandwidth */
+	bool above_roof;         /* achieved exceeds the roof: check the inputs */
 } roofline_result;
 
 ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_error *err);
@@ -59,20 +59,20 @@ ns_status roofline_elementwise(double n, double inputs, double outputs, double f
 
 /* One decode step of a transformer (one new token for each of `batch` sequences). */
 typedef struct {
-	double params;   /* parameter count */
-	double batch;    /* sequences decoded together, >= 1 */
-	double context;  /* tokens already in each sequence's KV cache; 0 = ignore the cache */
+	double params;  /* parameter count */
+	double batch;   /* sequences decoded together, >= 1 */
+	double context; /* tokens already in each sequence's KV cache; 0 = ignore the cache */
 	double layers, kv_heads, head_dim; /* needed when context > 0 */
-	double heads;    /* query heads; 0 = same as kv_heads (no grouped-query attention) */
+	double heads; /* query heads; 0 = same as kv_heads (no grouped-query attention) */
 } roofline_decode_spec;
 
 typedef struct {
 	roofline_work work;
-	double weight_bytes;     /* params * size: every weight is read once per step, whatever the batch */
-	double kv_bytes;         /* 2 (K and V) * layers * kv_heads * head_dim * context * batch * size */
-	double matmul_flops;     /* 2 * params * batch */
-	double attention_flops;  /* 4 * layers * heads * head_dim * context * batch (QK^T and AV) */
-	double crossing_batch;   /* smallest batch whose step reaches the ridge; 0 when no batch does */
+	double weight_bytes;    /* params * size: every weight is read once per step, whatever the batch */
+	double kv_bytes;        /* 2 (K and V) * layers * kv_heads * head_dim * context * batch * size */
+	double matmul_flops;    /* 2 * params * batch */
+	double attention_flops; /* 4 * layers * heads * head_dim * context * batch (QK^T and AV) */
+	double crossing_batch;  /* smallest batch whose step reaches the ridge; 0 when no batch does */
 } roofline_decode;
 
 ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, double ridge, roofline_decode *out,
@@ -80,7 +80,7 @@ ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, doubl
 
 /* The batch-doubling test: t1 for the work, t2 for twice the work. */
 #define SCALING_OVERHEAD_BELOW 1.25 /* ratio below this: at least 75% of the step is fixed cost */
-#define SCALING_WORK_ABOVE 1.75     /* ratio at or above this: at most 25% is fixed cost */
+#define SCALING_WORK_ABOVE     1.75 /* ratio at or above this: at most 25% is fixed cost */
 
 typedef enum { SCALING_OVERHEAD, SCALING_PARTLY_OVERHEAD, SCALING_WORK } scaling_kind;
 
@@ -88,11 +88,11 @@ typedef struct {
 	double ratio;       /* t2 / t1 */
 	double fixed_share; /* 2 - ratio, clamped to [0,1]: t1 = fixed + work, t2 = fixed + 2*work */
 	scaling_kind kind;
-	bool faster;        /* the doubled run was faster: noise or warm-up, measure again */
+	bool faster; /* the doubled run was faster: noise or warm-up, measure again */
 } scaling_result;
 
-ns_status roofline_scaling(double t1, double t2, double overhead_below, double work_above, scaling_result *out,
-                           ns_error *err);
+ns_status roofline_scaling(double t1, double t2, double overhead_below, double work_above,
+                           scaling_result *out, ns_error *err);
 const char *scaling_kind_word(scaling_kind k);
 
 /* Per-op placement for the trace module. op_name: "aten::mm", "aten::addmm", "aten::matmul", "aten::linear",
@@ -104,7 +104,7 @@ typedef struct {
 	char why[128];
 	double m, n, k, batch;
 	double flops, bytes, seconds;
-	roofline_result roof;      /* intensity, achieved, fraction_of_roof, regime */
+	roofline_result roof; /* intensity, achieved, fraction_of_roof, regime */
 } roofline_op;
 
 void roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops, int64_t gpu_ns,

@@ -1,0 +1,290 @@
+/* The device table: the shipped data/devices.json, name and trace-name matching, overlays, bad files. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nextstep/devices.h"
+
+static ns_device_table table;
+
+/* Tests run from the repository root (CTest sets the working directory). */
+static void load_shipped(void)
+{
+	ns_error err;
+
+	devices_init(&table);
+	ns_error_clear(&err);
+	ck_assert_msg(devices_load_file(&table, "data/devices.json", &err) == NS_OK, "%s (line %ld)", err.msg,
+	              err.line);
+}
+
+static void unload(void)
+{
+	devices_free(&table);
+}
+
+static const char *const required[] = {"V100 SXM2", "A100 SXM 40GB", "A100 SXM 80GB", "A100 PCIe 80GB",
+                                       "H100 SXM",  "H100 PCIe",     "H200 SXM",      "B200",
+                                       "L4",        "L40S",          "RTX 4090",      "MI250X",
+                                       "MI300X"};
+
+START_TEST(shipped_table_has_every_required_device_with_a_source)
+{
+	const ns_device *d = devices_find(&table, required[_i]);
+
+	ck_assert_msg(d != NULL, "%s missing", required[_i]);
+	ck_assert_ptr_nonnull(d->source);
+	ck_assert_msg(strstr(d->source, "http") != NULL, "%s: source has no address", d->name);
+	ck_assert(d->mem_bw > 0.0);
+	ck_assert(d->mem_bytes > 0.0);
+	ck_assert(d->sms > 0);
+	ck_assert(d->peak[DTYPE_FP32] > 0.0 || d->peak[DTYPE_FP16] > 0.0);
+}
+END_TEST
+
+/* Dense datasheet numbers, hand-copied: a sparse figure (twice these) would fail here. */
+static const struct {
+	const char *device;
+	ns_dtype dt;
+	double tflops, bw_gbs;
+} peak_rows[] = {
+    {"H100 SXM", DTYPE_BF16, 989.5, 3350},    {"H100 SXM", DTYPE_FP8, 1979, 3350},
+    {"H100 PCIe", DTYPE_BF16, 756.5, 2000},   {"H200 SXM", DTYPE_BF16, 989.5, 4800},
+    {"A100 SXM 80GB", DTYPE_BF16, 312, 2039}, {"A100 SXM 40GB", DTYPE_TF32, 156, 1555},
+    {"V100 SXM2", DTYPE_FP16, 125, 900},      {"B200", DTYPE_BF16, 2250, 7700},
+    {"B200", DTYPE_FP4, 9000, 7700},          {"L4", DTYPE_FP8, 242.5, 300},
+    {"L40S", DTYPE_BF16, 362.05, 864},        {"RTX 4090", DTYPE_BF16, 165.2, 1008},
+    {"MI300X", DTYPE_BF16, 1307.4, 5300},     {"MI250X", DTYPE_FP16, 383, 3276.8},
+};
+
+START_TEST(shipped_peaks_are_the_dense_datasheet_numbers)
+{
+	const ns_device *d = devices_find(&table, peak_rows[_i].device);
+
+	ck_assert_ptr_nonnull(d);
+	ck_assert_msg(fabs(d->peak[peak_rows[_i].dt] - peak_rows[_i].tflops * 1e12) < 1e6, "%s %s: %g",
+	              peak_rows[_i].device, dtype_name(peak_rows[_i].dt), d->peak[peak_rows[_i].dt]);
+	ck_assert(fabs(d->mem_bw - peak_rows[_i].bw_gbs * 1e9) < 1e3);
+}
+END_TEST
+
+START_TEST(ridge_is_peak_over_bandwidth)
+{
+	const ns_device *h100 = devices_find(&table, "H100 SXM");
+
+	ck_assert(fabs(device_ridge(h100, DTYPE_BF16) - 989.5 / 3.35) < 1e-9);
+	ck_assert_double_eq(device_ridge(devices_find(&table, "V100 SXM2"), DTYPE_BF16),
+	                    0.0); /* no bf16 on Volta */
+}
+END_TEST
+
+static const struct {
+	const char *asked, *want;
+} name_rows[] = {
+    {"h100", "H100 SXM"},           {"H100-SXM", "H100 SXM"},
+    {"h100 sxm", "H100 SXM"},       {"H100_SXM5", "H100 SXM"},
+    {"a100", "A100 SXM 80GB"},      {"A100-PCIe", "A100 PCIe 80GB"},
+    {"a100-40gb", "A100 SXM 40GB"}, {"rtx4090", "RTX 4090"},
+    {"MI300X", "MI300X"},           {"NVIDIA H100 80GB HBM3", "H100 SXM"},
+};
+
+START_TEST(devices_find_ignores_case_spaces_and_dashes)
+{
+	const ns_device *d = devices_find(&table, name_rows[_i].asked);
+
+	ck_assert_msg(d != NULL, "%s not found", name_rows[_i].asked);
+	ck_assert_str_eq(d->name, name_rows[_i].want);
+}
+END_TEST
+
+static const struct {
+	const char *trace_name, *want; /* want NULL: no match, never a guess */
+} trace_rows[] = {
+    {"NVIDIA H100 80GB HBM3", "H100 SXM"},
+    {"NVIDIA H100 PCIe", "H100 PCIe"},
+    {"NVIDIA A100-SXM4-80GB", "A100 SXM 80GB"},
+    {"NVIDIA A100-SXM4-40GB", "A100 SXM 40GB"},
+    {"NVIDIA A100-PG509-200", "A100 SXM 40GB"}, /* HTA's test traces */
+    {"Tesla V100-DGXS-32GB", "V100 SXM2"},      /* the kineto tb_plugin sample */
+    {"Tesla V100-SXM2-16GB", "V100 SXM2"},
+    {"NVIDIA L4", "L4"},
+    {"NVIDIA L40S", "L40S"},
+    {"NVIDIA GeForce RTX 4090", "RTX 4090"},
+    {"NVIDIA H200", "H200 SXM"},
+    {"NVIDIA B200", "B200"},
+    {"AMD Instinct MI300X", "MI300X"},
+    {"AMD Radeon Graphics", NULL},
+    {"NVIDIA H100 NVL", NULL},
+    {"NVIDIA A10", NULL},
+    {"", NULL},
+};
+
+START_TEST(trace_device_names_match_exactly_or_not_at_all)
+{
+	const ns_device *d = devices_match_trace_name(&table, trace_rows[_i].trace_name);
+
+	if (trace_rows[_i].want == NULL) {
+		ck_assert_msg(d == NULL, "'%s' matched %s", trace_rows[_i].trace_name, d ? d->name : "");
+		return;
+	}
+	ck_assert_msg(d != NULL, "'%s' not matched", trace_rows[_i].trace_name);
+	ck_assert_str_eq(d->name, trace_rows[_i].want);
+}
+END_TEST
+
+static char *write_temp(const char *text)
+{
+	static char path[64];
+	FILE *fp;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/ns-devices-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	fp = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(text, fp);
+	fclose(fp);
+	return path;
+}
+
+START_TEST(device_file_overrides_by_name_and_adds_new_devices)
+{
+	size_t before = table.n;
+	char *path = write_temp(
+	    "{\"devices\": [\n"
+	    " {\"name\": \"h100-sxm\", \"peak_tflops\": {\"bf16\": 500}, \"memory_bandwidth_gbs\": 1000},\n"
+	    " {\"name\": \"Lab GPU\", \"aliases\": [\"lab\"], \"peak_tflops\": {\"fp32\": 10}, "
+	    "\"memory_bandwidth_gbs\": 100, \"sms\": 4}\n]}\n");
+	ns_error err;
+	const ns_device *d;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(devices_load_file(&table, path, &err), NS_OK);
+	unlink(path);
+	ck_assert_uint_eq(table.n, before + 1);
+	d = devices_find(&table, "h100");
+	ck_assert_ptr_nonnull(d); /* the old aliases went with the old entry; the new name still matches */
+	d = devices_find(&table, "H100 SXM");
+	ck_assert_ptr_nonnull(d);
+	ck_assert_double_eq(d->peak[DTYPE_BF16], 500e12);
+	ck_assert_double_eq(d->peak[DTYPE_FP8], 0.0);
+	d = devices_find(&table, "LAB");
+	ck_assert_ptr_nonnull(d);
+	ck_assert_str_eq(d->name, "Lab GPU");
+	ck_assert_double_eq(device_ridge(d, DTYPE_FP32), 100.0);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	ns_status want;
+	long line;
+	const char *msg_part;
+} bad_files[] = {
+    {"{\"devices\": [\n  {\"name\": \"x\",,}\n]}", NS_ERR_SYNTAX, 2, "malformed JSON"},
+    {"[]", NS_ERR_VALUE, -1, "\"devices\" array"},
+    {"{\"devices\": {}}", NS_ERR_VALUE, -1, "must be an array"},
+    {"{\"devices\": [], \"extra\": 1}", NS_ERR_KEY, -1, "unknown key \"extra\""},
+    {"{\"devices\": [{\"peak_tflops\": {\"bf16\": 1}, \"memory_bandwidth_gbs\": 1}]}", NS_ERR_VALUE, -1,
+     "device 1: \"name\""},
+    {"{\"devices\": [{\"name\": \"x\", \"peak_tflops\": {\"bf16\": 1}}]}", NS_ERR_VALUE, -1,
+     "memory_bandwidth_gbs is missing"},
+    {"{\"devices\": [{\"name\": \"x\", \"peak_tflops\": {\"bf17\": 1}, \"memory_bandwidth_gbs\": 1}]}",
+     NS_ERR_KEY, -1, "unknown dtype \"bf17\""},
+    {"{\"devices\": [{\"name\": \"x\", \"peak_tflops\": {\"bf16\": -1}, \"memory_bandwidth_gbs\": 1}]}",
+     NS_ERR_VALUE, -1, "peak_tflops.bf16 must be a positive number"},
+    {"{\"devices\": [{\"name\": \"x\", \"peak_tflops\": {}, \"memory_bandwidth_gbs\": 1}]}", NS_ERR_VALUE, -1,
+     "lists no dtype"},
+    {"{\"devices\": [{\"name\": \"x\", \"peak_tflops\": {\"bf16\": 1}, \"memory_bandwidth_gbs\": 1, \"tdp\": "
+     "1}]}",
+     NS_ERR_KEY, -1, "unknown key \"tdp\""},
+    {"{\"devices\": [{\"name\": \"x\", \"peak_tflops\": {\"bf16\": 1}, \"memory_bandwidth_gbs\": 1},"
+     " {\"name\": \"X\", \"peak_tflops\": {\"bf16\": 1}, \"memory_bandwidth_gbs\": 1}]}",
+     NS_ERR_KEY, -1, "listed twice"},
+    {"{\"devices\": [{\"name\": \"x\", \"peak_tflops\": {\"bf16\": 1}, \"memory_bandwidth_gbs\": 1, \"sms\": "
+     "1.5}]}",
+     NS_ERR_VALUE, -1, "sms must be"},
+};
+
+START_TEST(malformed_device_files_fail_and_leave_the_table_alone)
+{
+	size_t before = table.n;
+	char *path = write_temp(bad_files[_i].text);
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(devices_load_file(&table, path, &err), bad_files[_i].want);
+	unlink(path);
+	ck_assert_msg(strstr(err.msg, bad_files[_i].msg_part) != NULL, "message: %s", err.msg);
+	if (bad_files[_i].line > 0)
+		ck_assert_int_eq(err.line, bad_files[_i].line);
+	ck_assert_uint_eq(table.n, before);
+	ck_assert(fabs(devices_find(&table, "H100 SXM")->peak[DTYPE_BF16] - 989.5e12) < 1e6);
+}
+END_TEST
+
+START_TEST(missing_device_file_is_an_io_error)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(devices_load_file(&table, "/nonexistent/devices.json", &err), NS_ERR_IO);
+}
+END_TEST
+
+START_TEST(default_path_prefers_the_environment)
+{
+	char buf[4096];
+
+	setenv("NEXTSTEP_DATADIR", "data", 1);
+	devices_default_path(buf, sizeof(buf));
+	ck_assert_str_eq(buf, "data/devices.json");
+	setenv("NEXTSTEP_DATADIR", "/nonexistent", 1);
+	devices_default_path(buf, sizeof(buf));
+	ck_assert_str_ne(buf, "/nonexistent/devices.json");
+	unsetenv("NEXTSTEP_DATADIR");
+}
+END_TEST
+
+static Suite *devices_suite(void)
+{
+	Suite *s = suite_create("devices");
+	TCase *shipped = tcase_create("shipped");
+	TCase *files = tcase_create("files");
+
+	tcase_add_checked_fixture(shipped, load_shipped, unload);
+	tcase_add_checked_fixture(files, load_shipped, unload);
+	tcase_add_loop_test(shipped, shipped_table_has_every_required_device_with_a_source, 0,
+	                    sizeof(required) / sizeof(required[0]));
+	tcase_add_loop_test(shipped, shipped_peaks_are_the_dense_datasheet_numbers, 0,
+	                    sizeof(peak_rows) / sizeof(peak_rows[0]));
+	tcase_add_test(shipped, ridge_is_peak_over_bandwidth);
+	tcase_add_loop_test(shipped, devices_find_ignores_case_spaces_and_dashes, 0,
+	                    sizeof(name_rows) / sizeof(name_rows[0]));
+	tcase_add_loop_test(shipped, trace_device_names_match_exactly_or_not_at_all, 0,
+	                    sizeof(trace_rows) / sizeof(trace_rows[0]));
+	tcase_add_test(files, device_file_overrides_by_name_and_adds_new_devices);
+	tcase_add_loop_test(files, malformed_device_files_fail_and_leave_the_table_alone, 0,
+	                    sizeof(bad_files) / sizeof(bad_files[0]));
+	tcase_add_test(files, missing_device_file_is_an_io_error);
+	tcase_add_test(files, default_path_prefers_the_environment);
+	suite_add_tcase(s, shipped);
+	suite_add_tcase(s, files);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(devices_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -1,0 +1,394 @@
+/* The roofline formulas against hand-computed values: ridge, attainable, regimes, the overhead threshold,
+ * the workload shorthands, the decode crossing batch, the batch-doubling test and per-op placement. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstep/roofline.h"
+
+#define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * fmax(1.0, fabs(b)))
+
+/* A toy device: peak 1000 FLOP/s, 10 B/s, so the ridge is at 100 FLOP/B. */
+static const struct {
+	double flops, bytes, seconds, threshold;
+	double intensity, attainable;
+	ns_regime regime;
+	double fraction;
+	bool above;
+} place_rows[] = {
+    /* untimed: at, below and above the ridge */
+    {1000, 10, 0, 0.10, 100, 1000, REGIME_COMPUTE, 0, false},
+    {100, 10, 0, 0.10, 10, 100, REGIME_MEMORY, 0, false},
+    {10000, 10, 0, 0.10, 1000, 1000, REGIME_COMPUTE, 0, false},
+    {999, 10, 0, 0.10, 99.9, 999, REGIME_MEMORY, 0, false},
+    /* timed: half the memory roof; then 5% of it (overhead); exactly at the threshold is not overhead */
+    {100, 10, 2, 0.10, 10, 100, REGIME_MEMORY, 0.5, false},
+    {100, 10, 20, 0.10, 10, 100, REGIME_OVERHEAD, 0.05, false},
+    {100, 10, 10, 0.10, 10, 100, REGIME_MEMORY, 0.1, false},
+    {100, 10, 10, 0.20, 10, 100, REGIME_OVERHEAD, 0.1, false},
+    /* compute side: 1% of the compute roof is overhead; 80% is compute */
+    {10000, 10, 1000, 0.10, 1000, 1000, REGIME_OVERHEAD, 0.01, false},
+    {10000, 10, 12.5, 0.10, 1000, 1000, REGIME_COMPUTE, 0.8, false},
+    /* faster than the roof allows */
+    {100, 10, 0.5, 0.10, 10, 100, REGIME_MEMORY, 2.0, true},
+};
+
+START_TEST(roofline_place_matches_hand_computed_rows)
+{
+	roofline_input in = {place_rows[_i].flops,   place_rows[_i].bytes,    1000.0, 10.0,
+	                     place_rows[_i].seconds, place_rows[_i].threshold};
+	roofline_result r;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_OK);
+	ck_assert_msg(NEAR(r.ridge, 100.0), "ridge %g", r.ridge);
+	ck_assert_msg(NEAR(r.intensity, place_rows[_i].intensity), "intensity %g", r.intensity);
+	ck_assert_msg(NEAR(r.attainable, place_rows[_i].attainable), "attainable %g", r.attainable);
+	ck_assert_int_eq(r.regime, place_rows[_i].regime);
+	ck_assert_int_eq(r.timed, place_rows[_i].seconds > 0);
+	ck_assert_msg(NEAR(r.fraction_of_roof, place_rows[_i].fraction), "fraction %g", r.fraction_of_roof);
+	ck_assert_int_eq(r.above_roof, place_rows[_i].above);
+}
+END_TEST
+
+START_TEST(roofline_place_reports_achieved_rates_and_both_fractions)
+{
+	roofline_input in = {100, 10, 1000.0, 10.0, 20.0, ROOFLINE_OVERHEAD_DEFAULT};
+	roofline_result r;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_OK);
+	ck_assert(NEAR(r.achieved_flops, 5.0));
+	ck_assert(NEAR(r.achieved_bytes_per_s, 0.5));
+	ck_assert(NEAR(r.fraction_compute, 0.005));
+	ck_assert(NEAR(r.fraction_memory, 0.05));
+}
+END_TEST
+
+START_TEST(roofline_place_rejects_zero_and_negative_counts)
+{
+	const double bad[][2] = {{0, 10}, {100, 0}, {-1, 10}, {100, -5}, {NAN, 10}, {100, INFINITY}};
+	roofline_result r;
+	ns_error err;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		roofline_input in = {bad[i][0], bad[i][1], 1000.0, 10.0, 0, 0.1};
+		ns_error_clear(&err);
+		ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_USAGE);
+	}
+}
+END_TEST
+
+static const struct {
+	ns_dtype dt;
+	const char *name;
+	double bytes;
+} dtype_rows[] = {
+    {DTYPE_FP64, "fp64", 8}, {DTYPE_FP32, "fp32", 4}, {DTYPE_TF32, "tf32", 4}, {DTYPE_BF16, "bf16", 2},
+    {DTYPE_FP16, "fp16", 2}, {DTYPE_FP8, "fp8", 1},   {DTYPE_INT8, "int8", 1}, {DTYPE_FP4, "fp4", 0.5},
+};
+
+START_TEST(dtype_sizes_and_names_round_trip)
+{
+	ns_dtype got;
+
+	ck_assert_str_eq(dtype_name(dtype_rows[_i].dt), dtype_rows[_i].name);
+	ck_assert_double_eq(dtype_bytes(dtype_rows[_i].dt), dtype_rows[_i].bytes);
+	ck_assert(dtype_from_name(dtype_rows[_i].name, &got));
+	ck_assert_int_eq(got, dtype_rows[_i].dt);
+}
+END_TEST
+
+START_TEST(dtype_from_name_takes_common_spellings_and_refuses_others)
+{
+	const struct {
+		const char *name;
+		ns_dtype dt;
+	} rows[] = {{"BF16", DTYPE_BF16},    {"bfloat16", DTYPE_BF16}, {"half", DTYPE_FP16},
+	            {"float16", DTYPE_FP16}, {"float32", DTYPE_FP32},  {"double", DTYPE_FP64},
+	            {"e4m3", DTYPE_FP8},     {"NVFP4", DTYPE_FP4}};
+	ns_dtype got;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_msg(dtype_from_name(rows[i].name, &got), "%s", rows[i].name);
+		ck_assert_int_eq(got, rows[i].dt);
+	}
+	ck_assert(!dtype_from_name("fp12", &got));
+	ck_assert(!dtype_from_name("", &got));
+}
+END_TEST
+
+START_TEST(matmul_counts_two_mnk_flops_and_ideal_reuse_bytes)
+{
+	roofline_work w;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_matmul(8192, 8192, 8192, 1, DTYPE_BF16, &w, &err), NS_OK);
+	ck_assert_double_eq(w.flops, 1099511627776.0);    /* 2 * 8192^3 */
+	ck_assert_double_eq(w.bytes, 402653184.0);        /* 3 * 8192^2 * 2 */
+	ck_assert(NEAR(w.flops / w.bytes, 8192.0 / 3.0)); /* 2730.67 FLOP/B */
+	ck_assert_int_eq(roofline_matmul(64, 128, 256, 4, DTYPE_FP32, &w, &err), NS_OK);
+	ck_assert_double_eq(w.flops, 16777216.0); /* 2*4*64*128*256 */
+	ck_assert_double_eq(w.bytes, 917504.0);   /* 4*(64*256 + 256*128 + 64*128)*4 */
+	ck_assert_int_eq(roofline_matmul(0, 1, 1, 1, DTYPE_FP32, &w, &err), NS_ERR_USAGE);
+}
+END_TEST
+
+START_TEST(elementwise_counts_reads_and_writes_per_element)
+{
+	roofline_work w;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_elementwise(1e6, 2, 1, 1, DTYPE_FP32, &w, &err), NS_OK);
+	ck_assert_double_eq(w.flops, 1e6);
+	ck_assert_double_eq(w.bytes, 12e6);
+	ck_assert_int_eq(roofline_elementwise(1000, 1, 1, 3, DTYPE_BF16, &w, &err), NS_OK);
+	ck_assert_double_eq(w.flops, 3000.0);
+	ck_assert_double_eq(w.bytes, 4000.0);
+	ck_assert_int_eq(roofline_elementwise(1000, 0, 1, 1, DTYPE_BF16, &w, &err), NS_ERR_USAGE);
+}
+END_TEST
+
+START_TEST(decode_of_seven_b_in_bf16_reads_every_weight_once)
+{
+	roofline_decode_spec s = {.params = 7e9, .batch = 1};
+	roofline_decode d;
+	ns_error err;
+	double ridge = 989.5e12 / 3.35e12; /* H100 SXM bf16: 295.37 FLOP/B */
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_BF16, ridge, &d, &err), NS_OK);
+	ck_assert_double_eq(d.weight_bytes, 14e9);
+	ck_assert_double_eq(d.work.flops, 14e9);
+	ck_assert_double_eq(d.work.bytes, 14e9);
+	ck_assert_double_eq(d.kv_bytes, 0.0);
+	ck_assert_double_eq(d.crossing_batch, 296.0); /* ceil(295.37 * 14e9 / (2 * 7e9)) */
+}
+END_TEST
+
+/* Toy numbers, ridge 100: P = 1000 bf16 -> W = 2000 B; one layer, one head, head_dim 1. */
+START_TEST(decode_crossing_batch_accounts_for_the_kv_cache)
+{
+	roofline_decode_spec s = {
+	    .params = 1000, .batch = 1, .context = 2, .layers = 1, .kv_heads = 1, .head_dim = 1};
+	roofline_decode d;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_BF16, 100.0, &d, &err), NS_OK);
+	ck_assert_double_eq(d.kv_bytes, 8.0);        /* 2 * 1 * 1 * 1 * 2 * 2 */
+	ck_assert_double_eq(d.attention_flops, 8.0); /* 4 * 1 * 1 * 1 * 2 */
+	ck_assert_double_eq(d.work.flops, 2008.0);
+	ck_assert_double_eq(d.work.bytes, 2008.0);
+	/* B >= 100 * 2000 / (2000 + 8 - 100 * 8) = 165.56 */
+	ck_assert_double_eq(d.crossing_batch, 166.0);
+	s.batch = 166;
+	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_BF16, 100.0, &d, &err), NS_OK);
+	ck_assert(d.work.flops / d.work.bytes >= 100.0);
+	s.batch = 165;
+	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_BF16, 100.0, &d, &err), NS_OK);
+	ck_assert(d.work.flops / d.work.bytes < 100.0);
+}
+END_TEST
+
+START_TEST(decode_with_a_long_context_never_crosses)
+{
+	roofline_decode_spec s = {
+	    .params = 1000, .batch = 1, .context = 10, .layers = 1, .kv_heads = 1, .head_dim = 1};
+	roofline_decode d;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_BF16, 100.0, &d, &err), NS_OK);
+	ck_assert_double_eq(d.crossing_batch, 0.0); /* 2000 + 40 - 100 * 40 < 0 */
+}
+END_TEST
+
+START_TEST(decode_grouped_query_heads_scale_attention_flops_not_cache)
+{
+	roofline_decode_spec s = {
+	    .params = 1000, .batch = 2, .context = 4, .layers = 2, .kv_heads = 2, .head_dim = 8, .heads = 8};
+	roofline_decode d;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_FP16, 100.0, &d, &err), NS_OK);
+	ck_assert_double_eq(d.kv_bytes, 2.0 * 2 * 2 * 8 * 4 * 2 * 2);    /* 1024 */
+	ck_assert_double_eq(d.attention_flops, 4.0 * 2 * 8 * 8 * 4 * 2); /* 4096 */
+	s.layers = 0;
+	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_FP16, 100.0, &d, &err), NS_ERR_USAGE);
+}
+END_TEST
+
+static const struct {
+	double t1, t2;
+	scaling_kind kind;
+	double fixed;
+	bool faster;
+} scaling_rows[] = {
+    {10, 10.5, SCALING_OVERHEAD, 0.95, false},
+    {10, 12.4, SCALING_OVERHEAD, 0.76, false},
+    {10, 12.5, SCALING_PARTLY_OVERHEAD, 0.75, false},
+    {10, 15, SCALING_PARTLY_OVERHEAD, 0.5, false},
+    {10, 17.5, SCALING_WORK, 0.25, false},
+    {10, 19.6, SCALING_WORK, 0.04, false},
+    {10, 25, SCALING_WORK, 0.0, false},
+    {10, 9, SCALING_OVERHEAD, 1.0, true},
+};
+
+START_TEST(scaling_ratio_and_fixed_share_follow_the_doubling_model)
+{
+	scaling_result r;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_scaling(scaling_rows[_i].t1, scaling_rows[_i].t2, SCALING_OVERHEAD_BELOW,
+	                                  SCALING_WORK_ABOVE, &r, &err),
+	                 NS_OK);
+	ck_assert(NEAR(r.ratio, scaling_rows[_i].t2 / scaling_rows[_i].t1));
+	ck_assert_int_eq(r.kind, scaling_rows[_i].kind);
+	ck_assert_msg(NEAR(r.fixed_share, scaling_rows[_i].fixed), "fixed %g", r.fixed_share);
+	ck_assert_int_eq(r.faster, scaling_rows[_i].faster);
+}
+END_TEST
+
+START_TEST(scaling_rejects_nonpositive_times_and_crossed_thresholds)
+{
+	scaling_result r;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_scaling(0, 1, 1.25, 1.75, &r, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_scaling(1, -1, 1.25, 1.75, &r, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_scaling(1, 2, 1.8, 1.5, &r, &err), NS_ERR_USAGE);
+	ck_assert_str_eq(scaling_kind_word(SCALING_OVERHEAD), "overhead-bound");
+}
+END_TEST
+
+/* A device with round numbers: bf16 peak 1e12 FLOP/s, 1e10 B/s (ridge 100). */
+static ns_device toy_device(void)
+{
+	ns_device d;
+
+	memset(&d, 0, sizeof(d));
+	d.name = "toy";
+	d.peak[DTYPE_BF16] = 1e12;
+	d.mem_bw = 1e10;
+	return d;
+}
+
+static const struct {
+	const char *op, *dims;
+	double flops;
+	double m, n, k, batch, want_flops, want_bytes;
+} op_rows[] = {
+    {"aten::mm", "[[64, 128], [128, 256]]", -1, 64, 256, 128, 1, 4194304, 114688},
+    {"aten::addmm", "[[256], [64, 128], [128, 256], [], []]", -1, 64, 256, 128, 1, 4194304, 115200},
+    {"aten::linear", "[[8, 64, 128], [256, 128], [256]]", -1, 64, 256, 128, 8, 33554432,
+     (8 * 64 * 128 + 256 * 128 + 256 + 512 * 256) * 2.0},
+    {"aten::bmm", "[[4, 64, 128], [4, 128, 256]]", -1, 64, 256, 128, 4, 16777216, 4 * 57344 * 2.0},
+    {"aten::baddbmm", "[[4, 64, 256], [4, 64, 128], [4, 128, 256], [], []]", -1, 64, 256, 128, 4, 16777216,
+     (4 * 64 * 256 + 4 * 57344) * 2.0},
+    {"aten::matmul", "[[2, 3, 64, 128], [128, 256]]", -1, 64, 256, 128, 6, 6 * 4194304.0,
+     (6 * 64 * 128 + 128 * 256 + 6 * 64 * 256) * 2.0},
+    {"aten::matmul", "[[128], [128, 256]]", -1, 1, 256, 128, 1, 65536, (128 + 128 * 256 + 256) * 2.0},
+    {"aten::mm", "[[64, 128], [128, 256]]", 5000000, 64, 256, 128, 1, 5000000, 114688},
+};
+
+START_TEST(place_op_counts_matmul_family_from_input_dims)
+{
+	ns_device dev = toy_device();
+	roofline_op op;
+
+	roofline_place_op(op_rows[_i].op, op_rows[_i].dims, strlen(op_rows[_i].dims), op_rows[_i].flops, 1000,
+	                  DTYPE_BF16, &dev, ROOFLINE_OVERHEAD_DEFAULT, &op);
+	ck_assert_msg(op.placed, "%s %s: %s", op_rows[_i].op, op_rows[_i].dims, op.why);
+	ck_assert_double_eq(op.m, op_rows[_i].m);
+	ck_assert_double_eq(op.n, op_rows[_i].n);
+	ck_assert_double_eq(op.k, op_rows[_i].k);
+	ck_assert_double_eq(op.batch, op_rows[_i].batch);
+	ck_assert_double_eq(op.flops, op_rows[_i].want_flops);
+	ck_assert_double_eq(op.bytes, op_rows[_i].want_bytes);
+	ck_assert(NEAR(op.roof.intensity, op.flops / op.bytes));
+	ck_assert(NEAR(op.roof.achieved_flops, op.flops / 1e-6));
+}
+END_TEST
+
+START_TEST(place_op_says_not_enough_information_instead_of_guessing)
+{
+	const struct {
+		const char *op, *dims;
+		long long ns;
+	} rows[] = {
+	    {"aten::add", "[[4], [4]]", 1000},
+	    {"aten::mm", "[[64, 128], [64, 256]]", 1000},
+	    {"aten::mm", "", 1000},
+	    {"aten::mm", "[[64, 128], [128, 256]]", 0},
+	    {"aten::mm", "not json", 1000},
+	    {"aten::bmm", "[[4, 64, 128], [3, 128, 256]]", 1000},
+	    {"aten::mm", "[[64, 128]]", 1000},
+	    {"aten::linear", "[[8, 128], [128]]", 1000},
+	    {"aten::mm", "[[64, \"a\"], [128, 256]]", 1000},
+	};
+	ns_device dev = toy_device();
+	roofline_op op;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		roofline_place_op(rows[i].op, rows[i].dims, strlen(rows[i].dims), -1, rows[i].ns, DTYPE_BF16,
+		                  &dev, ROOFLINE_OVERHEAD_DEFAULT, &op);
+		ck_assert_msg(!op.placed, "row %zu placed", i);
+		ck_assert_msg(strncmp(op.why, "not enough information: ", 24) == 0, "%s", op.why);
+	}
+	roofline_place_op("aten::mm", "[[64, 128], [128, 256]]", 23, -1, 1000, DTYPE_FP8, &dev,
+	                  ROOFLINE_OVERHEAD_DEFAULT, &op);
+	ck_assert(!op.placed); /* the toy device has no fp8 peak */
+}
+END_TEST
+
+static Suite *roofline_suite(void)
+{
+	Suite *s = suite_create("roofline");
+	TCase *math = tcase_create("math");
+	TCase *work = tcase_create("workloads");
+	TCase *ops = tcase_create("ops");
+
+	tcase_add_loop_test(math, roofline_place_matches_hand_computed_rows, 0,
+	                    sizeof(place_rows) / sizeof(place_rows[0]));
+	tcase_add_test(math, roofline_place_reports_achieved_rates_and_both_fractions);
+	tcase_add_test(math, roofline_place_rejects_zero_and_negative_counts);
+	tcase_add_loop_test(math, dtype_sizes_and_names_round_trip, 0,
+	                    sizeof(dtype_rows) / sizeof(dtype_rows[0]));
+	tcase_add_test(math, dtype_from_name_takes_common_spellings_and_refuses_others);
+	tcase_add_loop_test(math, scaling_ratio_and_fixed_share_follow_the_doubling_model, 0,
+	                    sizeof(scaling_rows) / sizeof(scaling_rows[0]));
+	tcase_add_test(math, scaling_rejects_nonpositive_times_and_crossed_thresholds);
+	tcase_add_test(work, matmul_counts_two_mnk_flops_and_ideal_reuse_bytes);
+	tcase_add_test(work, elementwise_counts_reads_and_writes_per_element);
+	tcase_add_test(work, decode_of_seven_b_in_bf16_reads_every_weight_once);
+	tcase_add_test(work, decode_crossing_batch_accounts_for_the_kv_cache);
+	tcase_add_test(work, decode_with_a_long_context_never_crosses);
+	tcase_add_test(work, decode_grouped_query_heads_scale_attention_flops_not_cache);
+	tcase_add_loop_test(ops, place_op_counts_matmul_family_from_input_dims, 0,
+	                    sizeof(op_rows) / sizeof(op_rows[0]));
+	tcase_add_test(ops, place_op_says_not_enough_information_instead_of_guessing);
+	suite_add_tcase(s, math);
+	suite_add_tcase(s, work);
+	suite_add_tcase(s, ops);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(roofline_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
