@@ -3,15 +3,6 @@
 
 #include "nextstep/cli.h"
 
-int cli_trace_main(int argc, char **argv, ns_input *in)
-{
-	(void)argc;
-	(void)argv;
-	(void)in;
-	fprintf(stderr, "nextstep: trace reading is not built yet\n");
-	return EXIT_USAGE;
-}
-
 int cli_roofline_main(int argc, char **argv)
 {
 	(void)argc;

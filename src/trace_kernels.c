@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,9 +12,9 @@
 #include "nextstep/json_file.h"
 
 static const char *const class_names[KCLASS_COUNT] = {
-	[KCLASS_COMPUTE] = "compute",
-	[KCLASS_MEMORY] = "memory",
-	[KCLASS_COMM] = "comm",
+    [KCLASS_COMPUTE] = "compute",
+    [KCLASS_MEMORY] = "memory",
+    [KCLASS_COMM] = "comm",
 };
 
 const char *kernel_class_name(kernel_class c)
@@ -41,40 +42,40 @@ typedef struct {
 } rule_spec;
 
 static const rule_spec default_rules[] = {
-	/* Collectives. ROCm's hip* kernels are not communication. */
-	{"nccl|rccl|msccl", true, KCLASS_COMM},
-	/* Inductor pointwise, reduction and persistent-reduction kernels, whatever ops they fused. */
-	{"^triton_(poi|red|per)_", true, KCLASS_MEMORY},
-	/* Matrix-vector products and GEMM helpers (split-K reductions, epilogues, offset tables) move data. */
-	{"gemv", false, KCLASS_MEMORY},
-	{"splitkreduce", false, KCLASS_MEMORY},
-	{"reducesplitk", false, KCLASS_MEMORY},
-	{"epilogue::impl::", false, KCLASS_MEMORY},
-	{"compute[a-z]*offsetskernel", true, KCLASS_MEMORY},
-	{"reduce_wgrad", false, KCLASS_MEMORY},
-	/* GEMM and convolution, with their library spellings. */
-	{"gemm", false, KCLASS_COMPUTE},
-	{"matmul", false, KCLASS_COMPUTE},
-	{"conv([^e]|e[^r]|er[^t]|$)", true, KCLASS_COMPUTE},
-	{"scudnn", false, KCLASS_COMPUTE},
-	{"[hsi][0-9]{3,5}cudnn", true, KCLASS_COMPUTE},
-	{"winograd", false, KCLASS_COMPUTE},
-	{"xmma", false, KCLASS_COMPUTE},
-	{"cutlass", false, KCLASS_COMPUTE},
-	{"wgrad", false, KCLASS_COMPUTE},
-	{"dgrad", false, KCLASS_COMPUTE},
-	{"fprop", false, KCLASS_COMPUTE},
-	{"hmma|wmma|imma|gmma", true, KCLASS_COMPUTE},
-	{"(^|[^a-z])cijk_", true, KCLASS_COMPUTE},
-	{"^nvjet_", true, KCLASS_COMPUTE},
-	{"(^|[ :])fft[0-9]d_[rc]2[rc]", true, KCLASS_COMPUTE},
-	/* Attention. */
-	{"flash", false, KCLASS_COMPUTE},
-	{"fmha", false, KCLASS_COMPUTE},
-	{"attention", false, KCLASS_COMPUTE},
-	{"sdpa", false, KCLASS_COMPUTE},
-	/* Inductor/Triton templates are matmul (or convolution) templates. */
-	{"^triton_tem_", true, KCLASS_COMPUTE},
+    /* Collectives. ROCm's hip* kernels are not communication. */
+    {"nccl|rccl|msccl", true, KCLASS_COMM},
+    /* Inductor pointwise, reduction and persistent-reduction kernels, whatever ops they fused. */
+    {"^triton_(poi|red|per)_", true, KCLASS_MEMORY},
+    /* Matrix-vector products and GEMM helpers (split-K reductions, epilogues, offset tables) move data. */
+    {"gemv", false, KCLASS_MEMORY},
+    {"splitkreduce", false, KCLASS_MEMORY},
+    {"reducesplitk", false, KCLASS_MEMORY},
+    {"epilogue::impl::", false, KCLASS_MEMORY},
+    {"compute[a-z]*offsetskernel", true, KCLASS_MEMORY},
+    {"reduce_wgrad", false, KCLASS_MEMORY},
+    /* GEMM and convolution, with their library spellings. */
+    {"gemm", false, KCLASS_COMPUTE},
+    {"matmul", false, KCLASS_COMPUTE},
+    {"conv([^e]|e[^r]|er[^t]|$)", true, KCLASS_COMPUTE},
+    {"scudnn", false, KCLASS_COMPUTE},
+    {"[hsi][0-9]{3,5}cudnn", true, KCLASS_COMPUTE},
+    {"winograd", false, KCLASS_COMPUTE},
+    {"xmma", false, KCLASS_COMPUTE},
+    {"cutlass", false, KCLASS_COMPUTE},
+    {"wgrad", false, KCLASS_COMPUTE},
+    {"dgrad", false, KCLASS_COMPUTE},
+    {"fprop", false, KCLASS_COMPUTE},
+    {"hmma|wmma|imma|gmma", true, KCLASS_COMPUTE},
+    {"(^|[^a-z])cijk_", true, KCLASS_COMPUTE},
+    {"^nvjet_", true, KCLASS_COMPUTE},
+    {"(^|[ :])fft[0-9]d_[rc]2[rc]", true, KCLASS_COMPUTE},
+    /* Attention. */
+    {"flash", false, KCLASS_COMPUTE},
+    {"fmha", false, KCLASS_COMPUTE},
+    {"attention", false, KCLASS_COMPUTE},
+    {"sdpa", false, KCLASS_COMPUTE},
+    /* Inductor/Triton templates are matmul (or convolution) templates. */
+    {"^triton_tem_", true, KCLASS_COMPUTE},
 };
 
 typedef struct {
@@ -128,7 +129,8 @@ static ns_status add_rule(kernel_rules *r, const char *match, bool regex, kernel
 		char why[256];
 		regerror(rc, &k->re, why, sizeof(why));
 		free(k->text);
-		return ns_error_set(err, NS_ERR_VALUE, "rule %zu: bad regex \"%s\": %s", r->n + 1, match, why);
+		return ns_error_set(err, NS_ERR_VALUE, "rule %zu: bad regex \"%s\": %s", r->n + 1, match,
+		                    why);
 	}
 	r->n++;
 	return NS_OK;
@@ -156,7 +158,8 @@ ns_status kernel_rules_default(kernel_rules **out, ns_error *err)
 	if (r == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		ns_status st = add_rule(r, default_rules[i].match, default_rules[i].regex, default_rules[i].cls, err);
+		ns_status st =
+		    add_rule(r, default_rules[i].match, default_rules[i].regex, default_rules[i].cls, err);
 		if (st != NS_OK) {
 			kernel_rules_free(r);
 			return st;
@@ -191,8 +194,8 @@ static ns_status rule_from_json(kernel_rules *r, const cJSON *item, ns_error *er
 	if (regex != NULL && !cJSON_IsBool(regex))
 		return ns_error_set(err, NS_ERR_VALUE, "rule %zu: \"regex\" must be true or false", no);
 	if (!cJSON_IsString(cls) || !kernel_class_from_name(cls->valuestring, &k))
-		return ns_error_set(err, NS_ERR_VALUE, "rule %zu: \"class\" must be \"compute\", \"memory\" or \"comm\"",
-		                    no);
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "rule %zu: \"class\" must be \"compute\", \"memory\" or \"comm\"", no);
 	return add_rule(r, match->valuestring, cJSON_IsTrue(regex), k, err);
 }
 
@@ -379,7 +382,8 @@ static ns_status add_name(kernel_names *t, const char *name, size_t len, uint64_
 	name_entry *e;
 
 	if (t->n >= KERNEL_NAMES_MAX)
-		return ns_error_set(err, NS_ERR_LIMIT, "more than %u distinct kernel names", KERNEL_NAMES_MAX);
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %u distinct kernel names",
+		                    KERNEL_NAMES_MAX);
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
 		name_entry *grown = realloc(t->entry, cap * sizeof(*grown));

@@ -1,7 +1,7 @@
-/* Kernel-name classes for the trace split: which GPU kernels are compute (GEMM, convolution, attention), which
- * are communication (NCCL/RCCL) and which are memory-class (everything else). The built-in patterns are a data
- * table in trace_kernels.c; a rules file replaces them. Names are interned so each distinct one is classified
- * once and time can be summed per name without storing names per event. */
+/* Kernel-name classes for the trace split: which GPU kernels are compute (GEMM, convolution, attention),
+ * which are communication (NCCL/RCCL) and which are memory-class (everything else). The built-in patterns are
+ * a data table in trace_kernels.c; a rules file replaces them. Names are interned so each distinct one is
+ * classified once and time can be summed per name without storing names per event. */
 #ifndef NEXTSTEP_TRACE_KERNELS_H
 #define NEXTSTEP_TRACE_KERNELS_H
 
@@ -12,9 +12,9 @@
 #include "nextstep/error.h"
 
 /* Named limits on a rules file and on the name table. */
-#define KERNEL_RULES_MAX 1024           /* rules in one file */
-#define KERNEL_RULE_PATTERN_MAX 4096    /* bytes of one "match" string */
-#define KERNEL_NAMES_MAX (1u << 22)     /* distinct kernel/memcpy names in one trace */
+#define KERNEL_RULES_MAX        1024       /* rules in one file */
+#define KERNEL_RULE_PATTERN_MAX 4096       /* bytes of one "match" string */
+#define KERNEL_NAMES_MAX        (1u << 22) /* distinct kernel/memcpy names in one trace */
 
 typedef enum { KCLASS_COMPUTE, KCLASS_MEMORY, KCLASS_COMM, KCLASS_COUNT } kernel_class;
 

@@ -1,8 +1,8 @@
 /* The trace split: trace events in, per-step and per-device bucket times out.
  *
  * Feed every traceEvents element to trace_split_event() (it is a trace_event_fn), then call
- * trace_split_finish(). Only compact records are kept while reading (GPU activity, launches, merged host spans),
- * a few dozen bytes per GPU event; names are interned. The rules are documented in docs/trace.md. */
+ * trace_split_finish(). Only compact records are kept while reading (GPU activity, launches, merged host
+ * spans), a few dozen bytes per GPU event; names are interned. The rules are documented in docs/trace.md. */
 #ifndef NEXTSTEP_TRACE_SPLIT_H
 #define NEXTSTEP_TRACE_SPLIT_H
 
@@ -23,9 +23,9 @@
 
 /* One window: a step (or the whole trace) on one device. Times are exact integer nanoseconds. */
 typedef struct {
-	int64_t step;      /* ProfilerStep number; -1 for the whole-trace window and for "overall" */
-	int64_t start_ns;  /* window start (overall: start of the first window) */
-	int64_t dur_ns;    /* window length (overall: sum of the windows) */
+	int64_t step;     /* ProfilerStep number; -1 for the whole-trace window and for "overall" */
+	int64_t start_ns; /* window start (overall: start of the first window) */
+	int64_t dur_ns;   /* window length (overall: sum of the windows) */
 	int64_t bucket_ns[REGIME_COUNT]; /* sums to dur_ns */
 	int64_t memory_kernels_ns;       /* memory = memory_kernels + memory_transfer */
 	int64_t memory_transfer_ns;      /* memcpy/memset with no memory kernel running */
@@ -42,27 +42,27 @@ typedef struct {
 } split_kernel_time;
 
 typedef struct {
-	int64_t id;                         /* args.device (else the GPU pid); -1 for the host-only split */
-	char name[TRACE_DEVICE_NAME_MAX];   /* from deviceProperties, "" when unknown */
-	split_window *steps;                /* nsteps windows, in time order */
+	int64_t id;                       /* args.device (else the GPU pid); -1 for the host-only split */
+	char name[TRACE_DEVICE_NAME_MAX]; /* from deviceProperties, "" when unknown */
+	split_window *steps;              /* nsteps windows, in time order */
 	size_t nsteps;
-	split_window overall;               /* sum over the windows */
-	split_kernel_time *kernel_time;     /* per (name, class) with time > 0, largest first */
+	split_window overall;           /* sum over the windows */
+	split_kernel_time *kernel_time; /* per (name, class) with time > 0, largest first */
 	size_t nkernel_time;
-	int64_t class_ns[KCLASS_COUNT];     /* summed kernel time per class inside the windows */
+	int64_t class_ns[KCLASS_COUNT]; /* summed kernel time per class inside the windows */
 } split_device;
 
 /* The result. Owns everything; free with split_result_free(). */
 typedef struct {
 	split_device *device;
 	size_t ndevices;
-	bool gpu_activity;    /* false: device[0] is the host-only split (or ndevices is 0: nothing to split) */
-	bool has_steps;       /* ProfilerStep# markers were found */
-	size_t step_markers;  /* ProfilerStep# spans on the main thread */
+	bool gpu_activity; /* false: device[0] is the host-only split (or ndevices is 0: nothing to split) */
+	bool has_steps;    /* ProfilerStep# markers were found */
+	size_t step_markers; /* ProfilerStep# spans on the main thread */
 	bool has_rank;
 	int64_t rank;
-	long events;          /* trace events seen */
-	kernel_names *names;  /* owned */
+	long events;         /* trace events seen */
+	kernel_names *names; /* owned */
 } split_result;
 
 typedef struct trace_split trace_split;

@@ -1,0 +1,399 @@
+#define _POSIX_C_SOURCE 200809L
+#include "nextstep/trace_report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Transfers above this fraction of memory time make the memory verdict a copy problem. */
+#define TRANSFER_MAJORITY 0.5
+
+static const char TRANSFER_ADVICE[] = "pinned memory, non_blocking copies, fewer host syncs";
+
+void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size)
+{
+	if (d->id < 0)
+		snprintf(buf, size, "host");
+	else if (res->has_rank)
+		snprintf(buf, size, "rank %" PRId64 " dev %" PRId64, res->rank, d->id);
+	else if (d->name[0] != '\0')
+		snprintf(buf, size, "device %" PRId64 " (%s)", d->id, d->name);
+	else
+		snprintf(buf, size, "device %" PRId64, d->id);
+}
+
+void report_short_name(const char *name, char *buf, size_t max)
+{
+	size_t n;
+	const char *paren;
+
+	if (strncmp(name, "void ", 5) == 0)
+		name += 5;
+	paren = strchr(name, '(');
+	n = paren != NULL && paren != name ? (size_t)(paren - name) : strlen(name);
+	if (n + 1 > max) {
+		n = max > 4 ? max - 4 : 0;
+		memcpy(buf, name, n);
+		memcpy(buf + n, "...", 4);
+		return;
+	}
+	memcpy(buf, name, n);
+	buf[n] = '\0';
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static void route_window(const split_window *w, const report_options *o, ns_verdict *v)
+{
+	ns_profile p;
+
+	split_window_profile(w, &p);
+	classify_profile(&p, o->classify, v);
+}
+
+/* "compute 52.1%, memory 20.3% (transfers 3.1%), comm 10.0% exposed + 5.2% hidden, ..." */
+static void print_split(FILE *out, const split_window *w)
+{
+	int64_t d = w->dur_ns;
+
+	fprintf(out, "compute %.1f%%, memory %.1f%%", pct(w->bucket_ns[REGIME_COMPUTE], d),
+	        pct(w->bucket_ns[REGIME_MEMORY], d));
+	if (w->memory_transfer_ns > 0)
+		fprintf(out, " (transfers %.1f%%)", pct(w->memory_transfer_ns, d));
+	fprintf(out, ", comm %.1f%%", pct(w->bucket_ns[REGIME_COMM], d));
+	if (w->comm_overlapped_ns > 0)
+		fprintf(out, " exposed + %.1f%% hidden", pct(w->comm_overlapped_ns, d));
+	fprintf(out, ", dataloader %.1f%%, overhead %.1f%%, idle %.1f%%",
+	        pct(w->bucket_ns[REGIME_DATALOADER], d), pct(w->bucket_ns[REGIME_OVERHEAD], d),
+	        pct(w->bucket_ns[REGIME_IDLE], d));
+}
+
+static void print_summary(FILE *out, const split_result *res, const split_device *d)
+{
+	const split_window *o = &d->overall;
+
+	if (res->has_steps)
+		fprintf(out, "  %zu step%s, %.3f ms per step: ", d->nsteps, d->nsteps == 1 ? "" : "s",
+		        ms(o->dur_ns) / (double)d->nsteps);
+	else
+		fprintf(out, "  whole trace (no ProfilerStep# markers), %.3f ms: ", ms(o->dur_ns));
+	print_split(out, o);
+	if (res->gpu_activity)
+		fprintf(out, "; %ld kernel%s", o->kernels, o->kernels == 1 ? "" : "s");
+	fputc('\n', out);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* How the steps vary: min / median / max time, and whether the verdict holds for every step. */
+static void print_variation(FILE *out, const split_device *d, const report_options *o)
+{
+	int64_t *dur = malloc(d->nsteps * sizeof(*dur));
+	size_t count[REGIME_COUNT] = {0};
+	size_t kinds = 0;
+	ns_verdict v;
+
+	if (dur == NULL)
+		return;
+	for (size_t i = 0; i < d->nsteps; i++) {
+		dur[i] = d->steps[i].dur_ns;
+		route_window(&d->steps[i], o, &v);
+		kinds += count[v.regime]++ == 0;
+	}
+	qsort(dur, d->nsteps, sizeof(*dur), cmp_i64);
+	fprintf(out, "  step time min %.3f / median %.3f / max %.3f ms; ", ms(dur[0]),
+	        d->nsteps % 2 ? ms(dur[d->nsteps / 2])
+	                      : (ms(dur[d->nsteps / 2 - 1]) + ms(dur[d->nsteps / 2])) / 2,
+	        ms(dur[d->nsteps - 1]));
+	free(dur);
+	if (kinds == 1) {
+		fprintf(out, "every step %s\n", regime_bound_word(v.regime));
+		return;
+	}
+	fputs("verdicts vary:", out);
+	for (int r = 0, first = 1; r < REGIME_COUNT; r++) {
+		if (count[r] == 0)
+			continue;
+		fprintf(out, "%s %zu %s", first ? "" : ",", count[r], regime_bound_word((ns_regime)r));
+		first = 0;
+	}
+	fputc('\n', out);
+}
+
+static void print_step(FILE *out, const split_window *w, const report_options *o)
+{
+	ns_verdict v;
+
+	route_window(w, o, &v);
+	if (w->step >= 0)
+		fprintf(out, "  step %" PRId64 ": ", w->step);
+	else
+		fputs("  window: ", out);
+	fprintf(out, "%.3f ms, %s (%.0f%%): ", ms(w->dur_ns), regime_bound_word(v.regime), v.share * 100.0);
+	print_split(out, w);
+	fprintf(out, "; %ld kernel%s\n", w->kernels, w->kernels == 1 ? "" : "s");
+}
+
+static void print_comm(FILE *out, const split_window *w)
+{
+	if (w->bucket_ns[REGIME_COMM] == 0 && w->comm_overlapped_ns == 0)
+		return;
+	fprintf(out, "comm: %.1f%% exposed (%.3f ms), %.1f%% hidden under compute/memory (%.3f ms)\n",
+	        pct(w->bucket_ns[REGIME_COMM], w->dur_ns), ms(w->bucket_ns[REGIME_COMM]),
+	        pct(w->comm_overlapped_ns, w->dur_ns), ms(w->comm_overlapped_ns));
+}
+
+static bool class_of_regime(ns_regime r, kernel_class *c)
+{
+	switch (r) {
+	case REGIME_COMPUTE:
+		*c = KCLASS_COMPUTE;
+		return true;
+	case REGIME_MEMORY:
+		*c = KCLASS_MEMORY;
+		return true;
+	case REGIME_COMM:
+		*c = KCLASS_COMM;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void print_top_kernels(FILE *out, const split_result *res, const split_device *d, ns_regime r,
+                              const report_options *o)
+{
+	kernel_class c;
+	size_t shown = 0;
+	char name[REPORT_NAME_MAX + 1];
+
+	if (!class_of_regime(r, &c) || d->class_ns[c] == 0 || o->top == 0)
+		return;
+	fprintf(out, "top %s kernels (of %.3f ms of %s-class kernel time):\n", kernel_class_name(c),
+	        ms(d->class_ns[c]), kernel_class_name(c));
+	for (size_t i = 0; i < d->nkernel_time && shown < o->top; i++) {
+		const split_kernel_time *k = &d->kernel_time[i];
+		if (k->cls != c)
+			continue;
+		report_short_name(kernel_names_get(res->names, k->name_id), name, sizeof(name));
+		fprintf(out, "  %5.1f%% %10.3f ms %7ldx  %s\n", pct(k->ns, d->class_ns[c]), ms(k->ns),
+		        k->count, name);
+		shown++;
+	}
+}
+
+static void print_device_text(FILE *out, const split_result *res, const split_device *d,
+                              const report_options *o)
+{
+	char label[TRACE_DEVICE_NAME_MAX + 64];
+	const split_window *w = &d->overall;
+	ns_verdict v;
+
+	report_device_label(res, d, label, sizeof(label));
+	route_window(w, o, &v);
+	format_verdict_line(out, label, &v, o->routes, o->format);
+	print_summary(out, res, d);
+	if (v.regime == REGIME_MEMORY && w->bucket_ns[REGIME_MEMORY] > 0 &&
+	    (double)w->memory_transfer_ns > TRANSFER_MAJORITY * (double)w->bucket_ns[REGIME_MEMORY])
+		fprintf(out, "  memory time is mostly transfers (%.0f%% of it): %s\n",
+		        pct(w->memory_transfer_ns, w->bucket_ns[REGIME_MEMORY]), TRANSFER_ADVICE);
+	if (d->nsteps > 1)
+		print_variation(out, d, o);
+	for (size_t i = 0; o->steps && i < d->nsteps; i++)
+		print_step(out, &d->steps[i], o);
+	if (o->format->verbose) {
+		format_verdict_explain(out, &v, o->routes, o->format);
+		print_comm(out, w);
+		print_top_kernels(out, res, d, v.regime, o);
+	}
+}
+
+static void print_text(FILE *out, const split_result *res, const report_options *o)
+{
+	if (!res->gpu_activity)
+		fputs("no GPU activity in this trace\n", out);
+	if (res->ndevices == 0)
+		fputs("no host activity to split either\n", out);
+	for (size_t i = 0; i < res->ndevices; i++)
+		print_device_text(out, res, &res->device[i], o);
+}
+
+static void print_quiet(FILE *out, const split_result *res, const report_options *o)
+{
+	for (size_t i = 0; i < res->ndevices; i++) {
+		ns_verdict v;
+		route_window(&res->device[i].overall, o, &v);
+		fprintf(out, "%s\n", regime_name(v.regime));
+	}
+}
+
+static double us(int64_t ns)
+{
+	return (double)ns / 1e3;
+}
+
+static bool add_buckets(cJSON *obj, const split_window *w)
+{
+	cJSON *b = cJSON_AddObjectToObject(obj, "buckets_us");
+
+	if (b == NULL)
+		return false;
+	for (int r = 0; r < REGIME_COUNT; r++)
+		if (cJSON_AddNumberToObject(b, regime_name((ns_regime)r), us(w->bucket_ns[r])) == NULL)
+			return false;
+	return true;
+}
+
+/* A verdict object plus the window's numbers. with_step: add "step" (null for a whole-trace window). */
+static cJSON *window_json(const char *label, const split_window *w, bool with_step, const report_options *o)
+{
+	ns_verdict v;
+	cJSON *obj;
+	bool ok;
+
+	route_window(w, o, &v);
+	obj = format_verdict_json(label, &v, o->routes);
+	ok = obj != NULL;
+	if (ok && with_step)
+		ok = (w->step >= 0 ? cJSON_AddNumberToObject(obj, "step", (double)w->step)
+		                   : cJSON_AddNullToObject(obj, "step")) != NULL;
+	ok = ok && cJSON_AddNumberToObject(obj, "start_us", us(w->start_ns));
+	ok = ok && cJSON_AddNumberToObject(obj, "dur_us", us(w->dur_ns));
+	ok = ok && add_buckets(obj, w);
+	ok = ok && cJSON_AddNumberToObject(obj, "memory_kernels_us", us(w->memory_kernels_ns));
+	ok = ok && cJSON_AddNumberToObject(obj, "memory_transfer_us", us(w->memory_transfer_ns));
+	ok = ok && cJSON_AddNumberToObject(obj, "comm_overlapped_us", us(w->comm_overlapped_ns));
+	ok = ok && cJSON_AddNumberToObject(obj, "kernels", (double)w->kernels);
+	if (!ok) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+static bool add_top_kernels(cJSON *obj, const split_result *res, const split_device *d, size_t top)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, "top_kernels");
+
+	if (arr == NULL)
+		return false;
+	for (size_t i = 0; i < d->nkernel_time && i < top; i++) {
+		const split_kernel_time *k = &d->kernel_time[i];
+		cJSON *item = cJSON_CreateObject();
+		if (item == NULL || !cJSON_AddItemToArray(arr, item))
+			return false;
+		if (!cJSON_AddStringToObject(item, "name", kernel_names_get(res->names, k->name_id)) ||
+		    !cJSON_AddStringToObject(item, "class", kernel_class_name(k->cls)) ||
+		    !cJSON_AddNumberToObject(item, "us", us(k->ns)) ||
+		    !cJSON_AddNumberToObject(item, "count", (double)k->count))
+			return false;
+	}
+	return true;
+}
+
+static bool add_steps(cJSON *obj, const char *label, const split_device *d, const report_options *o)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, "steps");
+	char step_label[TRACE_DEVICE_NAME_MAX + 96];
+
+	if (arr == NULL)
+		return false;
+	for (size_t i = 0; i < d->nsteps; i++) {
+		const split_window *w = &d->steps[i];
+		cJSON *item;
+		if (w->step >= 0)
+			snprintf(step_label, sizeof(step_label), "%s step %" PRId64, label, w->step);
+		else
+			snprintf(step_label, sizeof(step_label), "%s", label);
+		item = window_json(step_label, w, true, o);
+		if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
+			cJSON_Delete(item);
+			return false;
+		}
+	}
+	return true;
+}
+
+static cJSON *device_json(const split_result *res, const split_device *d, const report_options *o)
+{
+	char label[TRACE_DEVICE_NAME_MAX + 64];
+	cJSON *obj = cJSON_CreateObject(), *overall;
+	bool ok = obj != NULL;
+
+	report_device_label(res, d, label, sizeof(label));
+	ok = ok && (d->id >= 0 ? cJSON_AddNumberToObject(obj, "device", (double)d->id)
+	                       : cJSON_AddNullToObject(obj, "device")) != NULL;
+	ok = ok && (d->name[0] != '\0' ? cJSON_AddStringToObject(obj, "name", d->name)
+	                               : cJSON_AddNullToObject(obj, "name")) != NULL;
+	if (ok && res->has_rank)
+		ok = cJSON_AddNumberToObject(obj, "rank", (double)res->rank) != NULL;
+	overall = ok ? window_json(label, &d->overall, false, o) : NULL;
+	ok = overall != NULL && cJSON_AddItemToObject(obj, "overall", overall);
+	if (!ok)
+		cJSON_Delete(overall);
+	ok = ok && add_steps(obj, label, d, o);
+	ok = ok && add_top_kernels(obj, res, d, o->top);
+	if (!ok) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+cJSON *report_json(const split_result *res, const report_options *o)
+{
+	cJSON *doc = cJSON_CreateObject(), *devices;
+	bool ok = doc != NULL;
+
+	ok = ok && cJSON_AddStringToObject(doc, "source", o->source != NULL ? o->source : "");
+	ok = ok && cJSON_AddBoolToObject(doc, "gpu_activity", res->gpu_activity);
+	ok = ok && cJSON_AddNumberToObject(doc, "step_markers", (double)res->step_markers);
+	devices = ok ? cJSON_AddArrayToObject(doc, "devices") : NULL;
+	ok = devices != NULL;
+	for (size_t i = 0; ok && i < res->ndevices; i++) {
+		cJSON *d = device_json(res, &res->device[i], o);
+		ok = d != NULL && cJSON_AddItemToArray(devices, d);
+		if (!ok)
+			cJSON_Delete(d);
+	}
+	if (!ok) {
+		cJSON_Delete(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+void report_print(FILE *out, const split_result *res, const report_options *o)
+{
+	cJSON *doc;
+
+	switch (o->format->kind) {
+	case FORMAT_JSON:
+		doc = report_json(res, o);
+		if (doc != NULL)
+			format_print_json(out, doc);
+		else
+			fputs("{\"error\":\"out of memory\"}\n", out);
+		cJSON_Delete(doc);
+		break;
+	case FORMAT_QUIET:
+		print_quiet(out, res, o);
+		break;
+	case FORMAT_TEXT:
+		print_text(out, res, o);
+		break;
+	}
+	fflush(out);
+}
