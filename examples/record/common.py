@@ -149,6 +149,8 @@ def report(path, workload, expected, rank=None):
     """Prints where the trace went and what to run next; record-all.sh reads the 'trace:' line."""
     size_kib = os.path.getsize(path) / 1024
     who = f" (rank {rank})" if rank is not None else ""
-    print(f"trace: {path}")
-    print(f"  workload {workload}{who}, expected {expected}, {size_kib:.0f} KiB")
-    print(f"  next: nextstep trace {path}")
+    # One write, so that the lines of ranks sharing a terminal or pipe do not interleave.
+    sys.stdout.write(f"trace: {path}\n"
+                     f"  workload {workload}{who}, expected {expected}, {size_kib:.0f} KiB\n"
+                     f"  next: nextstep trace {path}\n")
+    sys.stdout.flush()

@@ -48,13 +48,14 @@ record() {
 	shift 3
 	local log=$out/logs/$workload.log
 	echo "== $workload (expect: $expect)"
-	"$python" "$here/$script" --out "$out" --active "$active" "$@" 2>&1 | tee "$log"
+	"$python" "$here/$script" --out "$out" --active "$active" "$@" 2>&1 | tee "$log" ||
+		die "$script failed (log: $log)"
 	local n=0 path
 	while read -r path; do
 		[ -f "$path" ] || die "$script reported $path but it is not there"
 		printf '%s\t%s\t%s\t%s\n' "$(basename "$path")" "$workload" "$expect" "$script${*:+ $*}" >>"$manifest"
 		n=$((n + 1))
-	done < <(sed -n 's/^trace: //p' "$log")
+	done < <(sed -n 's/^trace: \([^ ]*\.pt\.trace\.json\.gz\)$/\1/p' "$log")
 	[ "$n" -gt 0 ] || die "$script wrote no trace (see $log)"
 }
 
