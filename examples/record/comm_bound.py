@@ -59,7 +59,7 @@ def main():
         run_rank(int(os.environ["RANK"]), args)
         return
     args.init_method = f"tcp://127.0.0.1:{args.port}"
-    torch, _ = common.require_cuda()
+    common.require_cuda()  # a clear message here, before any process is started
     import torch.multiprocessing as mp
 
     mp.spawn(run_rank, args=(args,), nprocs=args.world, join=True)
