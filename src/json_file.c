@@ -11,6 +11,8 @@ long json_line_of(const char *text, size_t pos)
 {
 	long line = 1;
 
+	if (text == NULL)
+		return line;
 	for (size_t i = 0; i < pos && text[i] != '\0'; i++)
 		line += text[i] == '\n';
 	return line;

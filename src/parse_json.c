@@ -448,7 +448,7 @@ static profile_read_result next_array_item(profile_reader *r, ns_profile *p, cha
 }
 
 /* The first non-blank line decides: '[' an array, a one-line object NDJSON, a longer object a document. */
-static profile_read_result start(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX], ns_error *err)
+static profile_read_result read_first_record(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX], ns_error *err)
 {
 	const char *s;
 	size_t n;
@@ -493,7 +493,7 @@ profile_read_result profile_reader_next(profile_reader *r, ns_profile *p, char w
 	ns_error_clear(err);
 	switch (r->mode) {
 	case MODE_START:
-		return start(r, p, warning, err);
+		return read_first_record(r, p, warning, err);
 	case MODE_NDJSON:
 		return next_ndjson(r, p, warning, err);
 	case MODE_DOCUMENT:
