@@ -79,6 +79,8 @@ typedef struct {
 	bool normalize;
 	bool strict;
 	const char *label;
+	ns_input first;         /* the first operand (or stdin), opened and sniffed before option parsing */
+	const char *first_path; /* its argv string, NULL when nothing was opened */
 } router_run;
 
 static void print_warning(const char *where, const ns_error *pos, const char *warning)
@@ -149,7 +151,10 @@ static int route_file(router_run *run, const char *path, int argc, char **argv)
 	int rc;
 
 	ns_error_clear(&err);
-	if (input_open(&in, path, &err) != NS_OK) {
+	if (path == run->first_path) {
+		in = run->first;
+		run->first_path = NULL;
+	} else if (input_open(&in, path, &err) != NS_OK) {
 		cli_report_error(path, &err);
 		return EXIT_BAD_INPUT;
 	}
@@ -234,7 +239,7 @@ static int run_router(router_run *run, int argc, char **argv)
 			fputs("Try 'nextstep --help'.\n", stderr);
 			return EXIT_USAGE;
 		}
-		return route_file(run, "-", argc, argv);
+		return route_file(run, run->first_path != NULL ? run->first_path : "-", argc, argv);
 	}
 	for (int i = optind; i < argc; i++) {
 		int one = route_file(run, argv[i], argc, argv);
@@ -242,6 +247,64 @@ static int run_router(router_run *run, int argc, char **argv)
 			rc = one;
 	}
 	return rc;
+}
+
+static const struct option *find_long(const struct option *options, const char *arg)
+{
+	size_t len = strcspn(arg, "=");
+
+	for (const struct option *o = options; o->name != NULL; o++)
+		if (strlen(o->name) == len && strncmp(o->name, arg, len) == 0)
+			return o;
+	return NULL;
+}
+
+/* The first FILE operand, "-" for stdin, or NULL when bucket flags, --help or --version are given (stdin must then stay untouched:
+ * the caller may be a shell loop reading it). Options unknown here (a trace option) are taken as switches. */
+static const char *first_operand(int argc, char **argv, const struct option *options)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct option *o;
+		if (strcmp(a, "--") == 0)
+			return i + 1 < argc ? argv[i + 1] : "-";
+		if (a[0] != '-' || a[1] == '\0')
+			return a;
+		if (a[1] != '-') {
+			if (strpbrk(a, "hV") != NULL)
+				return NULL;
+			continue;
+		}
+		o = find_long(options, a + 2);
+		if (o != NULL && ((o->val >= OPT_BUCKET_FIRST && o->val <= OPT_BUCKET_LAST) || o->val == 'h' ||
+		                  o->val == 'V'))
+			return NULL;
+		if (o != NULL && o->has_arg == required_argument && strchr(a, '=') == NULL)
+			i++;
+	}
+	return "-";
+}
+
+/* A trace given to the router form is handed whole to the trace mode, which parses its own options. */
+static bool open_first_operand(router_run *run, int argc, char **argv, const struct option *options)
+{
+	const char *path = first_operand(argc, argv, options);
+	ns_error err;
+
+	if (path == NULL || (strcmp(path, "-") == 0 && isatty(STDIN_FILENO)))
+		return false;
+	ns_error_clear(&err);
+	if (input_open(&run->first, path, &err) != NS_OK)
+		return false; /* reported when the operand is routed */
+	run->first_path = path;
+	return true;
+}
+
+static bool first_is_trace(router_run *run)
+{
+	input_kind kind = input_sniff(&run->first);
+
+	return kind == INPUT_TRACE || kind == INPUT_GZIP;
 }
 
 int cli_router_main(int argc, char **argv)
@@ -264,11 +327,20 @@ int cli_router_main(int argc, char **argv)
 		fprintf(stderr, "nextstep: out of memory\n");
 		return EXIT_BAD_INPUT;
 	}
+	if (open_first_operand(&run, argc, argv, options) && first_is_trace(&run)) {
+		rc = cli_trace_main(argc, argv, &run.first);
+		input_close(&run.first);
+		free(options);
+		router_config_free(&run.cfg);
+		return rc;
+	}
 	opterr = 0;
 	while (rc < 0 && (opt = getopt_long(argc, argv, ":hV" CLI_COMMON_SHORT, options, NULL)) != -1)
 		rc = handle_option(&run, opt, argv[0], argv[optind - 1]);
 	if (rc < 0)
 		rc = run_router(&run, argc, argv);
+	if (run.first_path != NULL)
+		input_close(&run.first);
 	free(options);
 	router_config_free(&run.cfg);
 	return rc;
