@@ -10,6 +10,7 @@
 #endif
 
 #include "trace_gunzip.h"
+#include "trace_read_private.h"
 
 /* The scanner works on a sliding window of the document. Every token, and every whole event, must be in
  * the window while it is parsed (string slices handed to the callback point into it), so a step that runs
@@ -39,6 +40,7 @@ typedef struct {
 	const unsigned char *end; /* buf + len, where the zero sentinel sits */
 	long long base;           /* document offset of buf[0] */
 	bool eof;
+	size_t max_read; /* 0, or a cap on each source read (for the fuzz harness) */
 	trace_source *src;
 	read_state state;
 	bool seen_events;
@@ -146,7 +148,9 @@ static inline bool is_digit(unsigned char c)
 
 static inline const unsigned char *skip_ws(const unsigned char *p)
 {
-	while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+	/* One compare and one bit test per byte; the zero sentinel is not in the mask. */
+	const uint64_t blanks = (1ull << ' ') | (1ull << '\n') | (1ull << '\r') | (1ull << '\t');
+	while (*p <= ' ' && ((blanks >> *p) & 1) != 0)
 		p++;
 	return p;
 }
@@ -191,9 +195,10 @@ static scan_rc check_escape(reader *r, const unsigned char *p)
 		return SCAN_OK;
 	case 'u':
 		for (size_t i = 2; i < 6; i++) {
-			unsigned char c = p[i];
+			unsigned char c;
 			if (i >= avail)
 				return SCAN_MORE;
+			c = p[i];
 			if (!is_digit(c) && !((c | 0x20) >= 'a' && (c | 0x20) <= 'f'))
 				return fail(r, p, NS_ERR_SYNTAX, "invalid \\u escape in string");
 		}
@@ -208,19 +213,17 @@ static scan_rc string_too_long(reader *r, const unsigned char *start)
 	return fail(r, start - 1, NS_ERR_LIMIT, "string longer than %u bytes", TRACE_MAX_STRING);
 }
 
-/* p is just past the opening quote; on success *endp is just past the closing quote. */
-static scan_rc scan_string(reader *r, const unsigned char *p, const unsigned char **endp)
+/* The rest of a string after its first stop byte q: escapes, the window's end, bad bytes, the limit. */
+static scan_rc scan_string_slow(reader *r, const unsigned char *start, const unsigned char *p,
+                                const unsigned char **endp)
 {
-	const unsigned char *start = p;
-
 	for (;;) {
-		p = find_string_stop(p);
 		if (*p == '"')
 			break;
 		if (*p == '\\') {
 			scan_rc rc = check_escape(r, p);
 			if (rc == SCAN_OK) {
-				p += p[1] == 'u' ? 6 : 2;
+				p = find_string_stop(p + (p[1] == 'u' ? 6 : 2));
 				continue;
 			}
 			if (rc == SCAN_MORE && (size_t)(p - start) > TRACE_MAX_STRING)
@@ -235,6 +238,19 @@ static scan_rc scan_string(reader *r, const unsigned char *p, const unsigned cha
 		return string_too_long(r, start);
 	*endp = p + 1;
 	return SCAN_OK;
+}
+
+/* p is just past the opening quote; on success *endp is just past the closing quote. Inline because most
+ * strings (keys above all) are short and plain. */
+static inline scan_rc scan_string(reader *r, const unsigned char *p, const unsigned char **endp)
+{
+	const unsigned char *q = find_string_stop(p);
+
+	if (*q == '"' && (size_t)(q - p) <= TRACE_MAX_STRING) {
+		*endp = q + 1;
+		return SCAN_OK;
+	}
+	return scan_string_slow(r, p, q, endp);
 }
 
 static scan_rc scan_digits(reader *r, const unsigned char **pp)
@@ -449,9 +465,16 @@ static bool decimal_scaled(const unsigned char *s, const unsigned char *e, int s
 
 static const name_entry *find_name(const name_entry *tab, size_t n, const unsigned char *s, size_t len)
 {
-	for (size_t i = 0; i < n; i++)
-		if (tab[i].len == len && memcmp(tab[i].name, s, len) == 0)
+	/* Keys are a few bytes long: an inline byte loop beats a call to memcmp for each one. */
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		if (tab[i].len != len)
+			continue;
+		while (j < len && (unsigned char)tab[i].name[j] == s[j])
+			j++;
+		if (j == len)
 			return &tab[i];
+	}
 	return NULL;
 }
 
@@ -472,11 +495,48 @@ static inline bool starts_number(unsigned char c)
 	return c == '-' || is_digit(c);
 }
 
+static const int64_t pow10_small[] = {1, 10, 100, 1000};
+
+/* The common shape, -?digits(.d{1,scale})? followed by a plain byte, in one pass; the result has at most
+ * 19 digits, so it cannot wrap in uint64. Returns false for anything else, which takes the general path. */
+static inline bool quick_number(const unsigned char *p, int scale, int64_t *out, const unsigned char **endp)
+{
+	const unsigned char *s = p + (*p == '-');
+	uint64_t acc = 0;
+	int ndig = 0, nfrac = 0;
+
+	if (*s == '0' && is_digit(s[1]))
+		return false;
+	while (is_digit(*s) && ndig < 19 - scale)
+		acc = acc * 10 + (uint64_t)(*s++ - '0'), ndig++;
+	if (ndig == 0)
+		return false;
+	if (*s == '.') {
+		s++;
+		while (is_digit(*s) && nfrac < scale)
+			acc = acc * 10 + (uint64_t)(*s++ - '0'), nfrac++;
+		if (nfrac == 0)
+			return false;
+	}
+	if (*s == '\0' || is_digit(*s) || *s == '.' || *s == 'e' || *s == 'E' || *s == '-' || *s == '+')
+		return false;
+	acc *= (uint64_t)pow10_small[scale - nfrac];
+	if (acc > (uint64_t)INT64_MAX)
+		return false;
+	*out = *p == '-' ? -(int64_t)acc : (int64_t)acc;
+	*endp = s;
+	return true;
+}
+
 static scan_rc number_value(reader *r, const unsigned char *p, int scale, const char *what, int64_t *out,
                             const unsigned char **endp)
 {
 	const unsigned char *e;
-	scan_rc rc = scan_number(r, p, &e);
+	scan_rc rc;
+
+	if (quick_number(p, scale, out, endp))
+		return SCAN_OK;
+	rc = scan_number(r, p, &e);
 
 	if (rc != SCAN_OK)
 		return rc;
@@ -877,7 +937,10 @@ static scan_rc refill(reader *r)
 	if (want == 0)
 		want = 1;
 	while (got_total < want) {
-		long got = trace_source_read(r->src, r->buf + r->len, r->cap - r->len, r->err);
+		size_t room = r->cap - r->len;
+		long got =
+		    trace_source_read(r->src, r->buf + r->len,
+		                      r->max_read > 0 && room > r->max_read ? r->max_read : room, r->err);
 		if (got < 0) {
 			if (r->err->offset < 0)
 				r->err->offset = r->base + (long long)r->len;
@@ -946,6 +1009,14 @@ static void run(reader *r)
 
 ns_status trace_read(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err)
 {
+	static const trace_read_knobs defaults = {0, 0};
+
+	return trace_read_tuned(in, fn, ctx, meta, err, &defaults);
+}
+
+ns_status trace_read_tuned(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err,
+                           const trace_read_knobs *knobs)
+{
 	reader r;
 
 	ns_error_clear(err);
@@ -957,12 +1028,13 @@ ns_status trace_read(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *met
 	r.ctx = ctx;
 	r.err = err;
 	r.index = -1;
+	r.max_read = knobs->max_read;
 	r.state = ST_START;
 	r.status = trace_source_open(&r.src, in, err);
 	if (r.status != NS_OK)
 		return r.status;
 	meta->compressed = trace_source_compressed(r.src);
-	r.cap = CHUNK_BYTES;
+	r.cap = knobs->window > 0 ? knobs->window : CHUNK_BYTES;
 	r.buf = malloc(r.cap + BUF_PAD);
 	if (r.buf == NULL) {
 		trace_source_close(r.src);

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -32,7 +33,8 @@ typedef struct {
 static void copy_text(char *dst, ns_str s)
 {
 	size_t n = s.len < TEXT_MAX - 1 ? s.len : TEXT_MAX - 1;
-	memcpy(dst, s.ptr, n);
+	if (n > 0) /* an absent slice has a NULL ptr */
+		memcpy(dst, s.ptr, n);
 	dst[n] = '\0';
 }
 
@@ -86,9 +88,12 @@ static void *trickle_writer(void *arg)
 		if (put <= 0)
 			break;
 		pos += (size_t)put;
-		while (pending > 0 && !atomic_load(&t->reader_done))
+		while (pending > 0 && !atomic_load(&t->reader_done)) {
 			if (ioctl(t->read_fd, FIONREAD, &pending) != 0)
 				break;
+			if (pending > 0)
+				sched_yield();
+		}
 	}
 	close(t->fd);
 	return NULL;
@@ -162,6 +167,13 @@ static const time_case time_cases[] = {
     {"2.5e+1", 25000},
     {"12345e-6", 12},
     {"9223372036854775", 9223372036854775000LL},
+    {"1695835542514261.999", 1695835542514261999LL}, /* 19 digits of nanoseconds */
+    {"9223372036854775.807", INT64_MAX},
+    {"0.000000000000000000000000001", 0},
+    {"100000000000000000000e-20", 1000}, /* 21 digits, scaled back into range */
+    {"100000000000000000000e-17", 1000000},
+    {"1e-4", 0},
+    {"5e-4", 1},
 };
 
 START_TEST(ts_converts_decimal_microseconds_exactly_to_nanoseconds)
@@ -439,6 +451,10 @@ static const bad_case bad_cases[] = {
     {"negative dur", "{\"traceEvents\":[{},{\"ts\":1,\"dur\":-2}]}", NS_ERR_VALUE, 1},
     {"ts does not fit in int64 ns", "{\"traceEvents\":[{\"ts\":9223372036854776}]}", NS_ERR_VALUE, 0},
     {"ts with a huge exponent", "{\"traceEvents\":[{\"ts\":1e400}]}", NS_ERR_VALUE, 0},
+    {"ts one past int64 ns", "{\"traceEvents\":[{\"ts\":9223372036854775.808}]}", NS_ERR_VALUE, 0},
+    {"ts with 17 integer digits", "{\"traceEvents\":[{\"ts\":12345678901234567}]}", NS_ERR_VALUE, 0},
+    {"an args id past int64", "{\"traceEvents\":[{\"args\":{\"correlation\":9223372036854775808}}]}",
+     NS_ERR_VALUE, 0},
     {"leading zero", "{\"traceEvents\":[{\"ts\":01}]}", NS_ERR_SYNTAX, 0},
     {"bare fraction", "{\"traceEvents\":[{\"ts\":.5}]}", NS_ERR_VALUE, 0},
     {"dot without digits", "{\"traceEvents\":[{\"ts\":1.}]}", NS_ERR_SYNTAX, 0},

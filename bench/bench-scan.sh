@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Throughput of the trace reader: median of 3 runs over a make-trace file, plain and gzip, next to the
+# baselines (cat and gzip -dc of the same file), with peak RSS.
+# Usage: bench/bench-scan.sh BUILD_DIR [TARGET_MB]   (BUILD_DIR holds libnextstep_core.a)
+set -euo pipefail
+build=${1:?usage: bench-scan.sh BUILD_DIR [TARGET_MB]}
+mb=${2:-200}
+src=$(cd "$(dirname "$0")/.." && pwd)
+work=${TMPDIR:-/tmp}/nextstep-bench-scan
+mkdir -p "$work"
+
+cc -std=c11 -O2 -I"$src/include" "$src/bench/scan_bench.c" "$build/libnextstep_core.a" \
+	-lz -lcjson -lpthread -lm -o "$work/scan_bench"
+trace=$work/trace-${mb}mb.json
+if [ ! -s "$trace" ]; then
+	"$src/../shared/tools/make-trace" --out "$trace" --target-mb "$mb" --steps 3 >/dev/null 2>&1
+	gzip -6 -c "$trace" >"$trace.gz"
+fi
+
+median() { sort -n | sed -n 2p; }
+bytes=$(stat -c %s "$trace")
+secs_of() { # command... -> wall seconds
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$@" >/dev/null
+	t1=$(date +%s.%N)
+	echo "$t1 - $t0" | bc -l
+}
+rate() { echo "scale=1; $bytes / $1 / 1000000" | bc -l; }
+
+for f in "$trace" "$trace.gz"; do
+	s=$(for i in 1 2 3; do "$work/scan_bench" "$f" | sed 's/.*secs=\([0-9.]*\).*/\1/'; done | median)
+	rss=$( { /usr/bin/time -f %M "$work/scan_bench" "$f" >/dev/null; } 2>&1)
+	echo "trace_read $(basename "$f"): $(rate "$s") MB/s of JSON (median of 3, $bytes bytes), peak RSS ${rss} KB"
+done
+s=$(for i in 1 2 3; do secs_of cat "$trace"; done | median)
+echo "baseline cat $(basename "$trace"): $(rate "$s") MB/s"
+s=$(for i in 1 2 3; do secs_of gzip -dc "$trace.gz"; done | median)
+echo "baseline gzip -dc $(basename "$trace").gz: $(rate "$s") MB/s of JSON"

@@ -1,0 +1,63 @@
+/* Feeds arbitrary bytes to trace_read(): the first byte picks how many bytes each read may return (so
+ * tokens straddle chunk boundaries) and the first window size (so it grows), the rest is the document, plain
+ * or gzip. Every outcome must be a status, never a crash, a hang or an out-of-bounds access; events must
+ * satisfy the reader's promises. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "trace_read_private.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static ns_status check_event(const trace_event *ev, void *ctx, ns_error *err)
+{
+	volatile unsigned char sink = 0;
+
+	(void)err;
+	/* Touch every byte of every slice so the address sanitizer sees an out-of-window pointer. */
+	for (size_t i = 0; i < ev->name.len; i++)
+		sink ^= (unsigned char)ev->name.ptr[i];
+	for (size_t i = 0; i < ev->cat_raw.len; i++)
+		sink ^= (unsigned char)ev->cat_raw.ptr[i];
+	for (size_t i = 0; i < ev->input_dims.len; i++)
+		sink ^= (unsigned char)ev->input_dims.ptr[i];
+	(void)sink;
+	if ((ev->has_dur && ev->dur_ns < 0) || ev->index != *(long *)ctx || (unsigned)ev->cat >= TCAT_COUNT)
+		abort();
+	(*(long *)ctx)++;
+	return NS_OK;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	ns_input in;
+	ns_error err;
+	trace_meta meta;
+	long seen = 0;
+	trace_read_knobs knobs = {0, 0};
+	int fd;
+	ns_status st;
+
+	if (size == 0)
+		return 0;
+	/* Low bits: read size 0 (whole) or 1..64 bytes; high bits: a 64..512 byte first window. */
+	knobs.max_read = (size_t)(data[0] % 9) * (data[0] % 9);
+	knobs.window = 64u << (data[0] >> 6);
+	fd = memfd_create("fuzz_trace_read", 0);
+	if (fd < 0 || write(fd, data + 1, size - 1) != (ssize_t)(size - 1) || lseek(fd, 0, SEEK_SET) != 0)
+		abort();
+	memset(&in, 0, sizeof(in));
+	in.fd = fd;
+	in.name = "fuzz";
+	st = trace_read_tuned(&in, check_event, &seen, &meta, &err, &knobs);
+	close(fd);
+	if (seen != meta.events || meta.bytes < 0 || meta.ndevices > TRACE_MAX_DEVICES)
+		abort();
+	if (st != NS_OK && (err.offset < 0 || err.offset > meta.bytes || err.msg[0] == '\0'))
+		abort();
+	return 0;
+}

@@ -1,0 +1,18 @@
+/* Private to the trace reader and its fuzz harness. */
+#ifndef NEXTSTEP_TRACE_READ_PRIVATE_H
+#define NEXTSTEP_TRACE_READ_PRIVATE_H
+
+#include "nextstep/trace_read.h"
+
+/* Knobs for the fuzz harness: with a small document in one file it can still drive every token across
+ * chunk boundaries (max_read) and the window through its growth path (window), without large allocations
+ * that make each run slow under the sanitizers. Zero means the default. */
+typedef struct {
+	size_t max_read; /* cap on each read from the source */
+	size_t window;   /* initial window capacity */
+} trace_read_knobs;
+
+ns_status trace_read_tuned(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err,
+                           const trace_read_knobs *knobs);
+
+#endif
