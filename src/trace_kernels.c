@@ -233,19 +233,31 @@ static ns_status rules_from_json(const cJSON *doc, kernel_rules **out, ns_error 
 	return NS_OK;
 }
 
+static long line_of(const char *text, size_t len, const char *at)
+{
+	long line = 1;
+
+	for (const char *c = text; c < at && c < text + len; c++)
+		line += *c == '\n';
+	return line;
+}
+
 ns_status kernel_rules_parse(const char *text, size_t len, kernel_rules **out, ns_error *err)
 {
 	const char *end = NULL;
-	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 1);
+	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
 	ns_status st;
 
 	if (doc == NULL) {
-		size_t pos = end != NULL && end >= text ? (size_t)(end - text) : 0;
-		long line = 1;
-		for (size_t i = 0; i < pos && i < len; i++)
-			line += text[i] == '\n';
-		err->line = line;
+		err->line = line_of(text, len, end != NULL && end >= text ? end : text);
 		return ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
+	}
+	while (end < text + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+		end++;
+	if (end < text + len) {
+		cJSON_Delete(doc);
+		err->line = line_of(text, len, end);
+		return ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON: text after the document");
 	}
 	st = rules_from_json(doc, out, err);
 	cJSON_Delete(doc);
@@ -281,7 +293,24 @@ static bool contains_icase(const char *hay, const char *needle)
 	return n == 0;
 }
 
-kernel_class kernel_rules_classify(const kernel_rules *r, const char *name)
+/* Where the trailing parameter list "(...)" of a demangled name starts, or len when there is none. Argument
+ * types (cudnnConvolutionStruct, kernel_conv_params) say nothing about what the kernel does. */
+static size_t parameters_start(const char *name, size_t len)
+{
+	int depth = 0;
+
+	if (len == 0 || name[len - 1] != ')')
+		return len;
+	for (size_t i = len; i-- > 0;) {
+		depth += name[i] == ')';
+		depth -= name[i] == '(';
+		if (depth == 0)
+			return i > 0 ? i : len;
+	}
+	return len;
+}
+
+static kernel_class first_match(const kernel_rules *r, const char *name)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const kernel_rule *k = &r->rule[i];
@@ -290,6 +319,19 @@ kernel_class kernel_rules_classify(const kernel_rules *r, const char *name)
 			return k->cls;
 	}
 	return KCLASS_MEMORY;
+}
+
+kernel_class kernel_rules_classify(const kernel_rules *r, const char *name)
+{
+	size_t len = strlen(name), cut = parameters_start(name, len);
+	char *head;
+	kernel_class c;
+
+	if (cut == len || (head = strndup(name, cut)) == NULL)
+		return first_match(r, name);
+	c = first_match(r, head);
+	free(head);
+	return c;
 }
 
 /* ---- interned names ---- */

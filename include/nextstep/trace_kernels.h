@@ -33,7 +33,7 @@ ns_status kernel_rules_load(const char *path, kernel_rules **out, ns_error *err)
 /* The same from text already in memory (tests, fuzzing). */
 ns_status kernel_rules_parse(const char *text, size_t len, kernel_rules **out, ns_error *err);
 size_t kernel_rules_count(const kernel_rules *r);
-/* The class of a NUL-terminated kernel name. */
+/* The class of a NUL-terminated kernel name; a trailing parameter list "(int, float*)" is not matched. */
 kernel_class kernel_rules_classify(const kernel_rules *r, const char *name);
 void kernel_rules_free(kernel_rules *r);
 

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Checks on `nextstep trace --format json --steps` output, for the tests/trace/*.sh scripts.
+
+usage: check_split.py sanity REPORT            buckets >= 0, sum to the window, overall = sum of steps
+       check_split.py expect REPORT EXPECT     every key in EXPECT (a subset of the report) has that value
+       check_split.py truth REPORT TRUTH       per-step windows/buckets equal make-trace's --truth file (1 ns)
+       check_split.py same REPORT REPORT       two reports are equal apart from "source"
+       check_split.py overall REPORT [N]       print device N's "overall" object (one line)
+Exit 0 when the check holds, 1 (with the differences on stdout) when it does not.
+"""
+import json
+import sys
+
+BUCKETS = ("compute", "memory", "comm", "dataloader", "overhead", "idle")
+NS = 0.0011  # one nanosecond, in us, with room for the decimal print
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def windows(dev):
+    return [("overall", dev["overall"])] + [("step %s" % w.get("step"), w) for w in dev["steps"]]
+
+
+def sanity(doc):
+    bad = []
+    for dev in doc["devices"]:
+        for where, w in windows(dev):
+            b = w["buckets_us"]
+            if any(b[k] < 0 for k in BUCKETS):
+                bad.append("%s %s: negative bucket %s" % (dev["device"], where, b))
+            if abs(sum(b[k] for k in BUCKETS) - w["dur_us"]) > NS * 6:
+                bad.append("%s %s: buckets sum %.3f != dur %.3f" % (dev["device"], where, sum(b.values()), w["dur_us"]))
+            if abs(w["memory_kernels_us"] + w["memory_transfer_us"] - b["memory"]) > NS * 2:
+                bad.append("%s %s: memory_kernels + memory_transfer != memory" % (dev["device"], where))
+            if w["comm_overlapped_us"] < 0 or w["dur_us"] < 0:
+                bad.append("%s %s: negative duration" % (dev["device"], where))
+        steps = dev["steps"]
+        total = sum(s["dur_us"] for s in steps)
+        if abs(total - dev["overall"]["dur_us"]) > NS * len(steps):
+            bad.append("%s: overall dur %.3f != sum of steps %.3f" % (dev["device"], dev["overall"]["dur_us"], total))
+        for k in BUCKETS:
+            total = sum(s["buckets_us"][k] for s in steps)
+            if abs(total - dev["overall"]["buckets_us"][k]) > NS * len(steps):
+                bad.append("%s: overall %s != sum of steps" % (dev["device"], k))
+        if sum(s["kernels"] for s in steps) != dev["overall"]["kernels"]:
+            bad.append("%s: overall kernels != sum of steps" % dev["device"])
+        for a, b in zip(steps, steps[1:]):
+            # Absolute times near 4.5e12 us are only exact to about a nanosecond as doubles.
+            if abs(a["start_us"] + a["dur_us"] - b["start_us"]) > max(NS, 4e-16 * abs(b["start_us"])) * 2:
+                bad.append("%s: step %s does not end where step %s starts" % (dev["device"], a["step"], b["step"]))
+    return bad
+
+
+def subset(got, want, where):
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            return ["%s: expected an object, got %r" % (where, got)]
+        return [d for k, v in want.items() for d in
+                (subset(got[k], v, "%s.%s" % (where, k)) if k in got else ["%s: missing key %s" % (where, k)])]
+    if isinstance(want, list):
+        if not isinstance(got, list) or len(got) != len(want):
+            return ["%s: expected %d items, got %r" % (where, len(want), got if not isinstance(got, list) else len(got))]
+        return [d for i, (g, w) in enumerate(zip(got, want)) for d in subset(g, w, "%s[%d]" % (where, i))]
+    if isinstance(want, (int, float)) and not isinstance(want, bool) and isinstance(got, (int, float)):
+        return [] if abs(got - want) <= NS else ["%s: %r != expected %r" % (where, got, want)]
+    return [] if got == want else ["%s: %r != expected %r" % (where, got, want)]
+
+
+def expect(doc, exp):
+    """EXPECT's devices carry "regime" for the overall verdict; the rest is a plain subset."""
+    exp = json.loads(json.dumps(exp))
+    bad = []
+    for i, dev in enumerate(exp.get("devices", [])):
+        regime = dev.pop("regime", None)
+        if regime is not None and i < len(doc["devices"]) and doc["devices"][i]["overall"]["regime"] != regime:
+            bad.append("devices[%d]: regime %s != expected %s" % (i, doc["devices"][i]["overall"]["regime"], regime))
+    return bad + subset(doc, exp, "report")
+
+
+def truth(doc, t):
+    bad = []
+    devs = doc["devices"]
+    if len(devs) != 1:
+        return ["expected one device, got %d" % len(devs)]
+    dev = devs[0]
+    if t.get("world_size", 1) > 1 and dev.get("rank") != t["rank"]:
+        bad.append("rank %r != truth %r" % (dev.get("rank"), t["rank"]))
+    got = {s["step"]: s for s in dev["steps"]}
+    if sorted(got) != [s["step"] for s in t["steps"]]:
+        return bad + ["steps %s != truth %s" % (sorted(got), [s["step"] for s in t["steps"]])]
+    for ts in t["steps"]:
+        g = got[ts["step"]]
+        pairs = [("start_us", g["start_us"], ts["start_us"]), ("dur_us", g["dur_us"], ts["dur_us"]),
+                 ("comm_overlapped_us", g["comm_overlapped_us"], ts["comm_overlapped_us"])]
+        pairs += [(k, g["buckets_us"][k], ts["buckets_us"][k]) for k in BUCKETS]
+        for name, a, b in pairs:
+            if abs(a - b) > NS:
+                bad.append("step %s %s: %.3f != truth %.3f" % (ts["step"], name, a, b))
+    for k in BUCKETS:
+        a, b = dev["overall"]["buckets_us"][k], t["overall"]["buckets_us"][k]
+        if abs(a - b) > NS * len(t["steps"]):
+            bad.append("overall %s: %.3f != truth %.3f" % (k, a, b))
+    shares = t["overall"]["fractions"]
+    top = max(shares[k] for k in BUCKETS)
+    if shares[dev["overall"]["regime"]] < top - 1e-9:
+        bad.append("overall verdict %s but truth's largest bucket is %s" %
+                   (dev["overall"]["regime"], [k for k in BUCKETS if shares[k] == top]))
+    return bad
+
+
+def same(a, b):
+    a.pop("source", None)
+    b.pop("source", None)
+    return [] if a == b else ["reports differ"]
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "overall":
+        dev = load(args[0])["devices"][int(args[1]) if len(args) > 1 else 0]
+        print(json.dumps(dev["overall"]))
+        return 0
+    checks = {"sanity": lambda: sanity(load(args[0])), "expect": lambda: expect(load(args[0]), load(args[1])),
+              "truth": lambda: truth(load(args[0]), load(args[1])), "same": lambda: same(load(args[0]), load(args[1]))}
+    bad = checks[cmd]()
+    for line in bad:
+        print("  " + line)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
