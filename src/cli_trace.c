@@ -85,8 +85,29 @@ static int parse_top(const char *arg, size_t *out)
 	return 0;
 }
 
-/* Returns -1 to go on, or an exit status. sniffed: the router already checked its own options. */
-static int handle_option(trace_run *run, int opt, bool sniffed)
+static int usage_error(const char *msg)
+{
+	fprintf(stderr, "nextstep: %s\nTry 'nextstep trace --help'.\n", msg);
+	return EXIT_USAGE;
+}
+
+/* getopt runs quietly (its messages would name argv[0]); this says what was wrong with argv[optind - 1]. */
+static int option_error(int opt, char **argv)
+{
+	char msg[256];
+	const char *word = optind > 0 ? argv[optind - 1] : "?";
+
+	if (opt == ':')
+		snprintf(msg, sizeof(msg), "option '%s' needs a value", word);
+	else if (optopt != 0)
+		snprintf(msg, sizeof(msg), "unknown option '-%c'", optopt);
+	else
+		snprintf(msg, sizeof(msg), "unknown option '%s'", word);
+	return usage_error(msg);
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int handle_option(trace_run *run, int opt, char **argv)
 {
 	ns_error err;
 	ns_status st = NS_OK;
@@ -108,23 +129,18 @@ static int handle_option(trace_run *run, int opt, bool sniffed)
 		if (parse_top(optarg, &run->top) != 0) {
 			snprintf(msg, sizeof(msg), "--top must be a whole number from 0 to %d, not '%s'",
 			         TOP_MAX, optarg);
-			return cli_usage_error("nextstep", msg);
+			return usage_error(msg);
 		}
 		return -1;
 	default:
 		break;
 	}
-	if (!cli_common_handle(opt, optarg, &run->cfg, &err, &st)) {
-		if (sniffed)
-			return -1;
-		fputs(usage_text, stderr);
-		fputs("Try 'nextstep trace --help'.\n", stderr);
-		return EXIT_USAGE;
-	}
+	if (!cli_common_handle(opt, optarg, &run->cfg, &err, &st))
+		return option_error(opt, argv);
 	if (st == NS_OK)
 		return -1;
 	if (st == NS_ERR_USAGE)
-		return cli_usage_error("nextstep", err.msg);
+		return usage_error(err.msg);
 	cli_report_error(NULL, &err);
 	return EXIT_BAD_INPUT;
 }
@@ -213,7 +229,7 @@ static int run_trace(trace_run *run, int argc, char **argv, ns_input *in)
 	if (in != NULL)
 		return split_input(run, in);
 	if (optind == argc)
-		return cli_usage_error("nextstep", "trace: give a trace FILE (or - for stdin)");
+		return usage_error("trace: give a trace FILE (or - for stdin)");
 	rc = EXIT_ROUTED;
 	for (int i = optind; i < argc; i++) {
 		int one = split_file(run, argv[i]);
@@ -244,9 +260,9 @@ int cli_trace_main(int argc, char **argv, ns_input *in)
 		return EXIT_BAD_INPUT;
 	}
 	optind = 0; /* the router may have scanned this argv already */
-	opterr = in == NULL;
-	while (rc < 0 && (opt = getopt_long(argc, argv, "h" CLI_COMMON_SHORT, options, NULL)) != -1)
-		rc = handle_option(&run, opt, in != NULL);
+	opterr = 0;
+	while (rc < 0 && (opt = getopt_long(argc, argv, ":h" CLI_COMMON_SHORT, options, NULL)) != -1)
+		rc = handle_option(&run, opt, argv);
 	opterr = 1;
 	if (rc < 0)
 		rc = run_trace(&run, argc, argv, in);

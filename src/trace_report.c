@@ -12,7 +12,9 @@ static const char TRANSFER_ADVICE[] = "pinned memory, non_blocking copies, fewer
 
 void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size)
 {
-	if (d->id < 0)
+	if (d->id < 0 && res->has_rank)
+		snprintf(buf, size, "rank %" PRId64 " host", res->rank);
+	else if (d->id < 0)
 		snprintf(buf, size, "host");
 	else if (res->has_rank)
 		snprintf(buf, size, "rank %" PRId64 " dev %" PRId64, res->rank, d->id);
@@ -132,7 +134,7 @@ static void print_variation(FILE *out, const split_device *d, const report_optio
 	fputc('\n', out);
 }
 
-static void print_step(FILE *out, const split_window *w, const report_options *o)
+static void print_step(FILE *out, const split_result *res, const split_window *w, const report_options *o)
 {
 	ns_verdict v;
 
@@ -143,7 +145,9 @@ static void print_step(FILE *out, const split_window *w, const report_options *o
 		fputs("  window: ", out);
 	fprintf(out, "%.3f ms, %s (%.0f%%): ", ms(w->dur_ns), regime_bound_word(v.regime), v.share * 100.0);
 	print_split(out, w);
-	fprintf(out, "; %ld kernel%s\n", w->kernels, w->kernels == 1 ? "" : "s");
+	if (res->gpu_activity)
+		fprintf(out, "; %ld kernel%s", w->kernels, w->kernels == 1 ? "" : "s");
+	fputc('\n', out);
 }
 
 static void print_comm(FILE *out, const split_window *w)
@@ -212,7 +216,7 @@ static void print_device_text(FILE *out, const split_result *res, const split_de
 	if (d->nsteps > 1)
 		print_variation(out, d, o);
 	for (size_t i = 0; o->steps && i < d->nsteps; i++)
-		print_step(out, &d->steps[i], o);
+		print_step(out, res, &d->steps[i], o);
 	if (o->format->verbose) {
 		format_verdict_explain(out, &v, o->routes, o->format);
 		print_comm(out, w);
