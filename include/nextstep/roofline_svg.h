@@ -1,0 +1,28 @@
+/* The roofline as a log-log SVG: a roof per dtype of the device, the ridge of the chosen dtype, the kernel's
+ * point on its roof and, when timed, its achieved point; every element labelled where it is drawn. */
+#ifndef NEXTSTEP_ROOFLINE_SVG_H
+#define NEXTSTEP_ROOFLINE_SVG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "nextstep/devices.h"
+#include "nextstep/error.h"
+
+typedef struct {
+	const ns_device *dev;
+	ns_dtype dtype;    /* the highlighted roof */
+	const char *label; /* the kernel's name on the plot ("matmul 8192x8192x8192") */
+	double intensity;  /* FLOP/B */
+	double attainable; /* FLOP/s on the roof at that intensity */
+	bool timed;
+	double achieved;         /* FLOP/s, when timed */
+	double fraction_of_roof; /* achieved / attainable, when timed */
+} roofline_plot;
+
+/* Writes the whole document to out. */
+void roofline_svg_write(FILE *out, const roofline_plot *p);
+/* Writes to path ("-" = stdout); NS_ERR_IO with the reason when it cannot. */
+ns_status roofline_svg_save(const char *path, const roofline_plot *p, ns_error *err);
+
+#endif
