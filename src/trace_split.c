@@ -528,6 +528,19 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* qsort and bsearch must not see a NULL base, even for zero elements. */
+static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static void *search(const void *key, const void *base, size_t n, size_t size,
+                    int (*cmp)(const void *, const void *))
+{
+	return n > 0 ? bsearch(key, base, n, size, cmp) : NULL;
+}
+
 static int cmp_launch(const void *a, const void *b)
 {
 	const launch_rec *x = a, *y = b;
@@ -606,7 +619,7 @@ static int64_t spans_union_length(span_list *l)
 
 	if (l->n == 0)
 		return 0;
-	qsort(l->v, l->n, sizeof(*l->v), cmp_span);
+	sort(l->v, l->n, sizeof(*l->v), cmp_span);
 	for (size_t i = 1; i < l->n; i++) {
 		if (l->v[i].start <= l->v[out].end) {
 			if (l->v[i].end > l->v[out].end)
@@ -629,7 +642,7 @@ static size_t main_steps(trace_split *s, uint32_t main_thread)
 	for (size_t i = 0; i < s->nsteps; i++)
 		if (s->steps[i].thread == main_thread)
 			s->steps[n++] = s->steps[i];
-	qsort(s->steps, n, sizeof(*s->steps), cmp_step);
+	sort(s->steps, n, sizeof(*s->steps), cmp_step);
 	s->nsteps = 0;
 	for (size_t i = 0; i < n; i++)
 		if (s->nsteps == 0 || s->steps[i].start != s->steps[s->nsteps - 1].start)
@@ -643,12 +656,12 @@ static const launch_rec *find_launch(const trace_split *s, int64_t corr)
 
 	if (corr < 0)
 		return NULL;
-	return bsearch(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
+	return search(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
 }
 
 static bool is_comm_ext(const trace_split *s, int64_t ext)
 {
-	return ext >= 0 && bsearch(&ext, s->comm_ext, s->ncomm_ext, sizeof(ext), cmp_i64) != NULL;
+	return ext >= 0 && search(&ext, s->comm_ext, s->ncomm_ext, sizeof(ext), cmp_i64) != NULL;
 }
 
 /* Whether (thread, ts) lies inside a merged comm-op span. */
@@ -671,9 +684,9 @@ static void prepare_links(trace_split *s)
 {
 	size_t out = 0;
 
-	qsort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
-	qsort(s->comm_ext, s->ncomm_ext, sizeof(*s->comm_ext), cmp_i64);
-	qsort(s->comm_span, s->ncomm_span, sizeof(*s->comm_span), cmp_thread_span);
+	sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
+	sort(s->comm_ext, s->ncomm_ext, sizeof(*s->comm_ext), cmp_i64);
+	sort(s->comm_span, s->ncomm_span, sizeof(*s->comm_span), cmp_thread_span);
 	for (size_t i = 0; i < s->ncomm_span; i++) {
 		thread_span *c = &s->comm_span[i];
 		if (out > 0 && s->comm_span[out - 1].thread == c->thread &&
@@ -811,7 +824,7 @@ static void sweep(sweep_point *p, size_t n, window_set *ws)
 	int64_t c[SW_COUNT] = {0};
 	size_t i = 0;
 
-	qsort(p, n, sizeof(*p), cmp_point);
+	sort(p, n, sizeof(*p), cmp_point);
 	while (i < n) {
 		int64_t t = p[i].t;
 		while (i < n && p[i].t == t) {
@@ -903,7 +916,7 @@ static ns_status tally_kernels(const trace_split *s, const gpu_rec *g, size_t n,
 			    (split_kernel_time){(uint32_t)(i / KCLASS_COUNT),
 			                        (kernel_class)(i % KCLASS_COUNT), t[i].ns, t[i].count};
 	}
-	qsort(d->kernel_time, d->nkernel_time, sizeof(*d->kernel_time), cmp_kernel_time);
+	sort(d->kernel_time, d->nkernel_time, sizeof(*d->kernel_time), cmp_kernel_time);
 	free(t);
 	return NS_OK;
 }
@@ -1016,7 +1029,7 @@ static ns_status split_devices(trace_split *s, const trace_meta *meta, const hos
 	res->device = calloc(ndev, sizeof(*res->device));
 	if (res->device == NULL)
 		return oom(err);
-	qsort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
+	sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
 	for (size_t d = 0; d < ndev; d++) {
 		split_device *dev = &res->device[d];
 		size_t last = first;
@@ -1074,7 +1087,7 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	res->names = s->names;
 	s->names_taken = true;
 	if (st == NS_OK)
-		qsort(res->device, res->ndevices, sizeof(*res->device), cmp_device);
+		sort(res->device, res->ndevices, sizeof(*res->device), cmp_device);
 	return st;
 }
 
