@@ -79,7 +79,11 @@ static int feed_input(trace_source *src)
 		src->magic_pos = src->magic_len;
 		return 1;
 	}
+	/* The only place the thread may be cancelled: a pipe that stays open must not keep close() waiting.
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 	got = input_read(src->in, src->zin, ZIN_BYTES);
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	if (got < 0) {
 		producer_fail(src, NS_ERR_IO, "read error", strerror(src->in->read_errno));
 		return -1;
@@ -98,7 +102,11 @@ static bool inflate_slot(trace_source *src, ring_slot *slot, bool *member_done)
 	while (src->zs.avail_out > 0) {
 		int rc;
 		if (src->zs.avail_in == 0) {
-			int fed = feed_input(src);
+			int fed;
+			/* Hand over what is inflated before a read that may block (a slow pipe). */
+			if (slot->len > 0)
+				return true;
+			fed = feed_input(src);
 			if (fed < 0)
 				return false;
 			if (fed == 0) {
@@ -135,6 +143,8 @@ static void *inflate_thread(void *arg)
 {
 	trace_source *src = arg;
 	bool member_done = false;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 
 	for (;;) {
 		ring_slot *slot;
@@ -292,6 +302,7 @@ void trace_source_close(trace_source *src)
 		src->stop = true;
 		pthread_cond_broadcast(&src->slot_free);
 		pthread_mutex_unlock(&src->mu);
+		pthread_cancel(src->thread);
 		pthread_join(src->thread, NULL);
 		inflateEnd(&src->zs);
 		pthread_mutex_destroy(&src->mu);

@@ -701,6 +701,43 @@ START_TEST(damaged_gzip_is_an_error)
 }
 END_TEST
 
+/* A gzip stream cut off mid-member (flushed, not finished) behind a pipe whose writer stays: the reader
+ * must see the bytes so far, fail on them, and return without waiting for the writer to close. */
+START_TEST(an_error_in_gzip_from_an_open_pipe_returns_without_waiting_for_eof)
+{
+	const char *doc = "[\"not a trace\"]";
+	unsigned char packed[256];
+	z_stream zs;
+	int fds[2];
+	ns_input in;
+	collected c;
+	trace_meta meta;
+	ns_error err;
+
+	memset(&zs, 0, sizeof(zs));
+	ck_assert_int_eq(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = (Bytef *)(uintptr_t)doc;
+	zs.avail_in = (uInt)strlen(doc);
+	zs.next_out = packed;
+	zs.avail_out = sizeof(packed);
+	ck_assert_int_eq(deflate(&zs, Z_SYNC_FLUSH), Z_OK);
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_int_eq(write(fds[1], packed, sizeof(packed) - zs.avail_out),
+	                 (ssize_t)(sizeof(packed) - zs.avail_out));
+	deflateEnd(&zs);
+	memset(&in, 0, sizeof(in));
+	in.fd = fds[0];
+	in.name = "pipe";
+	memset(&c, 0, sizeof(c));
+	c.stop_after = -1;
+	ck_assert_int_eq(trace_read(&in, collect, &c, &meta, &err), NS_ERR_SYNTAX);
+	ck_assert_int_eq(err.offset, 0);
+	ck_assert(meta.compressed);
+	close(fds[0]);
+	close(fds[1]);
+}
+END_TEST
+
 /* ---- a generated and a real trace (need ../shared) ---- */
 
 static bool have_shared(void)
@@ -825,6 +862,7 @@ static Suite *reader_suite(void)
 
 	tcase_add_loop_test(gzip, gzip_reads_like_the_plain_document, 0, 2);
 	tcase_add_loop_test(gzip, damaged_gzip_is_an_error, GZ_TRUNCATED, GZ_ONLY_MAGIC + 1);
+	tcase_add_test(gzip, an_error_in_gzip_from_an_open_pipe_returns_without_waiting_for_eof);
 	suite_add_tcase(s, gzip);
 	return s;
 }
