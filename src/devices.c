@@ -62,6 +62,31 @@ bool dtype_from_name(const char *name, ns_dtype *out)
 	return false;
 }
 
+bool dtype_from_torch_type(const char *name, ns_dtype *out)
+{
+	static const struct {
+		const char *torch;
+		ns_dtype dtype;
+	} types[] = {
+	    {"float", DTYPE_FP32},
+	    {"double", DTYPE_FP64},
+	    {"c10::Half", DTYPE_FP16},
+	    {"c10::BFloat16", DTYPE_BF16},
+	    {"c10::Float8_e4m3fn", DTYPE_FP8},
+	    {"c10::Float8_e5m2", DTYPE_FP8},
+	    {"c10::Float8_e4m3fnuz", DTYPE_FP8},
+	    {"c10::Float8_e5m2fnuz", DTYPE_FP8},
+	    {"signed char", DTYPE_INT8},
+	};
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(name, types[i].torch) == 0) {
+			*out = types[i].dtype;
+			return true;
+		}
+	return false;
+}
+
 double dtype_bytes(ns_dtype d)
 {
 	return (unsigned)d < DTYPE_COUNT ? dtypes[d].bytes : 0.0;
@@ -387,8 +412,14 @@ static ns_status reserve_aliases(ns_device *d, size_t extra, ns_error *err)
 
 static void inherit_names(ns_device *d, ns_device *old)
 {
-	d->aliases[d->naliases++] = old->name;
-	old->name = NULL;
+	char a[DEVICE_TEXT_MAX], b[DEVICE_TEXT_MAX];
+
+	normalize(d->name, a, sizeof(a));
+	normalize(old->name, b, sizeof(b));
+	if (strcmp(a, b) != 0) {
+		d->aliases[d->naliases++] = old->name;
+		old->name = NULL;
+	}
 	for (size_t i = 0; i < old->naliases; i++)
 		d->aliases[d->naliases++] = old->aliases[i];
 	old->naliases = 0;

@@ -30,6 +30,10 @@ typedef enum {
 const char *dtype_name(ns_dtype d);
 /* Case-insensitive; also float32/f32/float/half/float16/bfloat16/e4m3/e5m2/nvfp4/mxfp4. */
 bool dtype_from_name(const char *name, ns_dtype *out);
+/* The dtype of a PyTorch scalar type as a profiler trace's "Input type" writes it ("c10::BFloat16", "float",
+ * "c10::Half", "double", "c10::Float8_e4m3fn", "signed char"); false for anything else, never a guess. An
+ * fp32 matmul may have run as tf32: the trace does not say, so the caller decides. */
+bool dtype_from_torch_type(const char *name, ns_dtype *out);
 /* Bytes per element as stored in memory (tf32 is stored as fp32: 4; fp4 packs two per byte: 0.5). */
 double dtype_bytes(ns_dtype d);
 

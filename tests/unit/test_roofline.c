@@ -121,6 +121,27 @@ START_TEST(dtype_from_name_takes_common_spellings_and_refuses_others)
 }
 END_TEST
 
+START_TEST(dtype_from_torch_type_reads_trace_input_types_only)
+{
+	const struct {
+		const char *name;
+		ns_dtype dt;
+	} rows[] = {{"c10::BFloat16", DTYPE_BF16},     {"float", DTYPE_FP32},
+	            {"c10::Half", DTYPE_FP16},         {"double", DTYPE_FP64},
+	            {"c10::Float8_e4m3fn", DTYPE_FP8}, {"signed char", DTYPE_INT8}};
+	ns_dtype got;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_msg(dtype_from_torch_type(rows[i].name, &got), "%s", rows[i].name);
+		ck_assert_int_eq(got, rows[i].dt);
+	}
+	ck_assert(!dtype_from_torch_type("long int", &got));
+	ck_assert(!dtype_from_torch_type("Scalar", &got));
+	ck_assert(!dtype_from_torch_type("", &got));
+	ck_assert(!dtype_from_torch_type("bf16", &got)); /* a user's spelling, not a trace's */
+}
+END_TEST
+
 START_TEST(matmul_counts_two_mnk_flops_and_ideal_reuse_bytes)
 {
 	roofline_work w;
@@ -364,6 +385,7 @@ static Suite *roofline_suite(void)
 	tcase_add_loop_test(math, dtype_sizes_and_names_round_trip, 0,
 	                    sizeof(dtype_rows) / sizeof(dtype_rows[0]));
 	tcase_add_test(math, dtype_from_name_takes_common_spellings_and_refuses_others);
+	tcase_add_test(math, dtype_from_torch_type_reads_trace_input_types_only);
 	tcase_add_loop_test(math, scaling_ratio_and_fixed_share_follow_the_doubling_model, 0,
 	                    sizeof(scaling_rows) / sizeof(scaling_rows[0]));
 	tcase_add_test(math, scaling_rejects_nonpositive_times_and_crossed_thresholds);
