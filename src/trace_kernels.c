@@ -352,15 +352,21 @@ struct kernel_names {
 	size_t nslots;  /* power of two */
 };
 
+/* Eight bytes a step: names run to hundreds of bytes and one is hashed per GPU event. */
 static uint64_t hash_bytes(const char *p, size_t len)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)len, w = 0;
+	size_t i = 0;
 
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)p[i];
-		h *= 1099511628211ull;
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
 	}
-	return h;
+	w = 0;
+	memcpy(&w, p + i, len - i);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
 }
 
 kernel_names *kernel_names_new(void)

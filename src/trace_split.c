@@ -3,7 +3,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* What a GPU record is; the first three equal kernel_class so a kernel's class is its kind. */
 enum { GK_COMPUTE = KCLASS_COMPUTE, GK_MEMORY = KCLASS_MEMORY, GK_COMM = KCLASS_COMM, GK_TRANSFER, GK_COUNT };
@@ -254,20 +253,14 @@ static bool str_starts(ns_str s, const char *lit)
 static bool str_contains(ns_str s, const char *lit)
 {
 	size_t n = strlen(lit);
+	const char *p = s.ptr, *end = s.ptr + s.len;
 
-	for (size_t i = 0; i + n <= s.len; i++)
-		if (memcmp(s.ptr + i, lit, n) == 0)
+	while (n > 0 && (size_t)(end - p) >= n &&
+	       (p = memchr(p, lit[0], (size_t)(end - p) - n + 1)) != NULL) {
+		if (memcmp(p, lit, n) == 0)
 			return true;
-	return false;
-}
-
-static bool str_contains_icase(ns_str s, const char *lit)
-{
-	size_t n = strlen(lit);
-
-	for (size_t i = 0; i + n <= s.len; i++)
-		if (strncasecmp(s.ptr + i, lit, n) == 0)
-			return true;
+		p++;
+	}
 	return false;
 }
 
@@ -294,12 +287,12 @@ static bool is_comm_op(ns_str name)
 	return str_starts(name, "nccl:") || str_starts(name, "c10d::") || str_is(name, "record_param_comms");
 }
 
-/* Runtime calls that start GPU work: kernel and graph launches, async copies and sets. Only these are kept
- * for the correlation lookup, so event queries and attribute calls cost no memory. */
+/* Runtime calls that start GPU work: kernel and graph launches, copies and sets (cudaLaunchKernel,
+ * cuLaunchKernel, cudaGraphLaunch, hipExtLaunchKernel, cudaMemcpyAsync, hipMemsetAsync, ...). Only these are
+ * kept for the correlation lookup, so event queries and attribute calls cost no memory. */
 static bool is_launch(ns_str name)
 {
-	return str_contains_icase(name, "launch") || str_contains_icase(name, "memcpy") ||
-	       str_contains_icase(name, "memset");
+	return str_contains(name, "Launch") || str_contains(name, "Memcpy") || str_contains(name, "Memset");
 }
 
 static bool is_host_category(trace_category c)
@@ -528,10 +521,16 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* qsort and bsearch must not see a NULL base, even for zero elements. */
+/* qsort and bsearch must not see a NULL base, even for zero elements. Tables usually arrive in order
+ * (correlation ids grow, steps follow each other), so a sorted one is only checked. */
 static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
-	if (n > 1)
+	const char *b = base;
+	size_t i = 1;
+
+	while (i < n && cmp(b + (i - 1) * size, b + i * size) <= 0)
+		i++;
+	if (i < n)
 		qsort(base, n, size, cmp);
 }
 
@@ -650,13 +649,21 @@ static size_t main_steps(trace_split *s, uint32_t main_thread)
 	return s->nsteps;
 }
 
-static const launch_rec *find_launch(const trace_split *s, int64_t corr)
+/* hint: the index after the previous hit; GPU events mostly come in launch order. */
+static const launch_rec *find_launch(const trace_split *s, int64_t corr, size_t *hint)
 {
 	launch_rec key = {.corr = corr};
+	const launch_rec *l;
 
 	if (corr < 0)
 		return NULL;
-	return search(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
+	if (*hint < s->nlaunch && s->launch[*hint].corr == corr)
+		l = &s->launch[*hint];
+	else
+		l = search(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
+	if (l != NULL)
+		*hint = (size_t)(l - s->launch) + 1;
+	return l;
 }
 
 static bool is_comm_ext(const trace_split *s, int64_t ext)
@@ -702,9 +709,9 @@ static void prepare_links(trace_split *s)
 
 /* A memory-class kernel launched by a collective's CPU op is communication. Returns the launch time of g
  * through *launch_ts (or -1 when its launch is unknown). */
-static void link_kernel(const trace_split *s, gpu_rec *g, int64_t *launch_ts)
+static void link_kernel(const trace_split *s, gpu_rec *g, int64_t *launch_ts, size_t *hint)
 {
-	const launch_rec *l = find_launch(s, g->corr);
+	const launch_rec *l = find_launch(s, g->corr, hint);
 
 	*launch_ts = l != NULL ? l->ts : -1;
 	if (g->kind != GK_MEMORY)
@@ -723,12 +730,13 @@ typedef struct {
 static int64_t link_all(trace_split *s, const step_rec *last)
 {
 	int64_t end = last != NULL ? last->end : 0;
+	size_t hint = 0;
 
 	prepare_links(s);
 	for (size_t i = 0; i < s->ngpu; i++) {
 		gpu_rec *g = &s->gpu[i];
 		int64_t lts;
-		link_kernel(s, g, &lts);
+		link_kernel(s, g, &lts, &hint);
 		if (last == NULL)
 			continue;
 		int64_t at = lts >= 0 ? lts : g->start;
