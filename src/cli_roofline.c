@@ -280,10 +280,8 @@ static int load_devices(ns_device_table *t, const char *const *files, size_t nfi
 	char path[4096];
 	ns_error err;
 
-	devices_init(t);
-	devices_default_path(path, sizeof(path));
 	ns_error_clear(&err);
-	if (devices_load_file(t, path, &err) != NS_OK) {
+	if (devices_load_default(t, path, sizeof(path), &err) != NS_OK) {
 		cli_report_error(path, &err);
 		return EXIT_BAD_INPUT;
 	}
@@ -638,7 +636,7 @@ static void print_position_bar(const roofline_answer *a)
 
 static void print_roofline_explain(const roofline_run *r, const roofline_answer *a)
 {
-	char b1[48], b2[48], b3[48], b4[48];
+	char b1[48], b2[48], b3[48];
 	const ns_device *d = a->dev;
 
 	printf("workload: %s\n", a->description);
@@ -672,7 +670,6 @@ static void print_roofline_explain(const roofline_run *r, const roofline_answer 
 		fputs(" of both\n", stdout);
 	}
 	print_position_bar(a);
-	(void)b4;
 	if (r->cfg.routes.route[a->roof.regime].next_check != NULL)
 		printf("next check: %s\n", r->cfg.routes.route[a->roof.regime].next_check);
 }

@@ -487,3 +487,10 @@ ns_status devices_load_file(ns_device_table *t, const char *path, ns_error *err)
 	free(add);
 	return st;
 }
+
+ns_status devices_load_default(ns_device_table *t, char *path, size_t size, ns_error *err)
+{
+	devices_init(t);
+	devices_default_path(path, size);
+	return devices_load_file(t, path, err);
+}

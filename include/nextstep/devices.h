@@ -64,6 +64,9 @@ void devices_default_path(char *buf, size_t size);
 /* Adds the devices of a JSON file; a device whose name (or an alias) matches one already loaded replaces it.
  * On error the table is unchanged and err->line is set for syntax errors. */
 ns_status devices_load_file(ns_device_table *t, const char *path, ns_error *err);
+/* devices_init + the built-in table from devices_default_path(); the path tried is left in path for messages.
+ */
+ns_status devices_load_default(ns_device_table *t, char *path, size_t size, ns_error *err);
 /* Name or alias, ignoring case, spaces, '-' and '_'. NULL when unknown. */
 const ns_device *devices_find(const ns_device_table *t, const char *name);
 /* The device a trace's deviceProperties "name" stands for ("NVIDIA H100 80GB HBM3"): an exact alias match

@@ -244,6 +244,13 @@ START_TEST(default_path_prefers_the_environment)
 	setenv("NEXTSTEP_DATADIR", "data", 1);
 	devices_default_path(buf, sizeof(buf));
 	ck_assert_str_eq(buf, "data/devices.json");
+	ns_device_table t2;
+	ns_error err;
+	ns_error_clear(&err);
+	ck_assert_int_eq(devices_load_default(&t2, buf, sizeof(buf), &err), NS_OK);
+	ck_assert_str_eq(buf, "data/devices.json");
+	ck_assert_uint_eq(t2.n, table.n);
+	devices_free(&t2);
 	setenv("NEXTSTEP_DATADIR", "/nonexistent", 1);
 	devices_default_path(buf, sizeof(buf));
 	ck_assert_str_ne(buf, "/nonexistent/devices.json");
