@@ -15,22 +15,25 @@ mkdir -p "$work"
 
 median() { sort -n | sed -n 2p; }
 
-# One run: wall seconds and peak RSS (KB) from GNU time's verbose report.
-run_once() { # file -> "seconds rss_kb"
+# One run: wall seconds, CPU seconds (user + system) and peak RSS (KB) from GNU time's verbose report. On a
+# shared machine the CPU figure is the steadier one.
+run_once() { # file -> "wall cpu rss_kb"
 	/usr/bin/time -v "$bin" trace --format json "$1" 2>"$work/time.txt" >/dev/null
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s }
-	            /Maximum resident set size/ { r = $2 } END { print w, r }' "$work/time.txt"
+	            /User time/ { u = $2 } /System time/ { k = $2 }
+	            /Maximum resident set size/ { r = $2 } END { print w, u + k, r }' "$work/time.txt"
 }
 
 bench() { # label file [JSON bytes, when the file is compressed]
-	local bytes secs rss runs
+	local bytes wall cpu rss runs
 	bytes=${3:-$(stat -c %s "$2")}
 	runs=$(for _ in 1 2 3; do run_once "$2"; done)
-	secs=$(echo "$runs" | awk '{ print $1 }' | median)
-	rss=$(echo "$runs" | awk '{ print $2 }' | median)
-	awk -v l="$1" -v b="$bytes" -v s="$secs" -v r="$rss" 'BEGIN {
-		printf "%-30s %8.1f MB JSON  %6.2f s  %6.0f MB/s  peak RSS %7.1f MB (%.2f%% of the JSON)\n",
-		       l, b / 1e6, s, (s > 0 ? b / 1e6 / s : 0), r / 1024, 100 * r * 1024 / b }'
+	wall=$(echo "$runs" | awk '{ print $1 }' | median)
+	cpu=$(echo "$runs" | awk '{ print $2 }' | median)
+	rss=$(echo "$runs" | awk '{ print $3 }' | median)
+	awk -v l="$1" -v b="$bytes" -v w="$wall" -v c="$cpu" -v r="$rss" 'BEGIN {
+		printf "%-30s %7.1f MB JSON  wall %6.2f s %5.0f MB/s  cpu %6.2f s %5.0f MB/s  peak RSS %6.1f MB (%.2f%%)\n",
+		       l, b / 1e6, w, (w > 0 ? b / 1e6 / w : 0), c, (c > 0 ? b / 1e6 / c : 0), r / 1024, 100 * r * 1024 / b }'
 }
 
 if [ ! -x "$tools/make-trace" ]; then

@@ -29,13 +29,13 @@ static const struct option trace_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char usage_text[] = "usage: nextstep trace [options] FILE...\n";
+static const char usage_text[] = "usage: nextstep trace [options] FILE\n";
 
 static const char help_text[] =
     "\n"
     "Splits each step of a PyTorch-profiler (Kineto) trace, per device, into compute, memory, comm,\n"
     "dataloader, overhead and idle time, and routes the split like the router does. FILE is a JSON\n"
-    "trace, plain or gzip; '-' reads stdin.\n"
+    "trace, plain or gzip; '-' reads stdin; several FILEs are reported one after the other.\n"
     "\n"
     "Trace:\n"
     "  --steps            one line per step (text output)\n"

@@ -54,7 +54,7 @@ static const rule_spec default_rules[] = {
     {"compute[a-z]*offsetskernel", true, KCLASS_MEMORY},
     {"reduce_wgrad", false, KCLASS_MEMORY},
     /* GEMM and convolution, with their library spellings. */
-    {"gemm", false, KCLASS_COMPUTE},
+    {"(^|[^b]|[^f]b)gemm", true, KCLASS_COMPUTE}, /* fbgemm_gpu:: names embedding kernels, not GEMMs */
     {"matmul", false, KCLASS_COMPUTE},
     {"conv([^e]|e[^r]|er[^t]|$)", true, KCLASS_COMPUTE},
     {"scudnn", false, KCLASS_COMPUTE},

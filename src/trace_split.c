@@ -521,17 +521,120 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* qsort and bsearch must not see a NULL base, even for zero elements. Tables usually arrive in order
- * (correlation ids grow, steps follow each other), so a sorted one is only checked. */
-static void sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+typedef int (*cmp_fn)(const void *, const void *);
+
+/* Records sorted here are at most this big (the pivot is copied to the stack). */
+#define SORT_ELEM_MAX 64
+
+static void swap_elems(char *a, char *b, size_t size)
+{
+	char t[SORT_ELEM_MAX];
+
+	memcpy(t, a, size);
+	memcpy(a, b, size);
+	memcpy(b, t, size);
+}
+
+static void sift_down(char *b, size_t root, size_t n, size_t size, cmp_fn cmp)
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= n)
+			return;
+		if (child + 1 < n && cmp(b + child * size, b + (child + 1) * size) < 0)
+			child++;
+		if (cmp(b + root * size, b + child * size) >= 0)
+			return;
+		swap_elems(b + root * size, b + child * size, size);
+		root = child;
+	}
+}
+
+static void heap_sort(char *b, size_t n, size_t size, cmp_fn cmp)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(b, i, n, size, cmp);
+	for (size_t end = n; end-- > 1;) {
+		swap_elems(b, b + end * size, size);
+		sift_down(b, 0, end, size, cmp);
+	}
+}
+
+static void insertion_sort(char *b, size_t n, size_t size, cmp_fn cmp)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp(b + (j - 1) * size, b + j * size) > 0; j--)
+			swap_elems(b + (j - 1) * size, b + j * size, size);
+}
+
+/* Hoare partition around the median of the first, middle and last; returns the size of the left part. */
+static size_t partition(char *b, size_t n, size_t size, cmp_fn cmp)
+{
+	char pivot[SORT_ELEM_MAX];
+	char *lo = b, *mid = b + n / 2 * size, *hi = b + (n - 1) * size;
+	size_t i = 0, j = n - 1;
+
+	if (cmp(mid, lo) < 0)
+		swap_elems(mid, lo, size);
+	if (cmp(hi, mid) < 0)
+		swap_elems(hi, mid, size);
+	if (cmp(mid, lo) < 0)
+		swap_elems(mid, lo, size);
+	memcpy(pivot, mid, size);
+	for (;;) {
+		while (cmp(b + i * size, pivot) < 0)
+			i++;
+		while (cmp(pivot, b + j * size) < 0)
+			j--;
+		if (i >= j)
+			return j + 1;
+		swap_elems(b + i * size, b + j * size, size);
+		i++;
+		j--;
+	}
+}
+
+/* Introsort: quicksort, heapsort past a depth limit, insertion sort for short runs. In place, because
+ * glibc's qsort takes a second buffer as large as the table, which would double the peak memory. */
+static void intro_sort(char *b, size_t n, size_t size, cmp_fn cmp, int depth)
+{
+	while (n > 16) {
+		size_t left;
+		if (depth-- == 0) {
+			heap_sort(b, n, size, cmp);
+			return;
+		}
+		left = partition(b, n, size, cmp);
+		if (left < n - left) {
+			intro_sort(b, left, size, cmp, depth);
+			b += left * size;
+			n -= left;
+		} else {
+			intro_sort(b + left * size, n - left, size, cmp, depth);
+			n = left;
+		}
+	}
+	insertion_sort(b, n, size, cmp);
+}
+
+/* bsearch must not see a NULL base, even for zero elements. Tables usually arrive in order (correlation
+ * ids grow, steps follow each other), so a sorted one is only checked. */
+static void sort(void *base, size_t n, size_t size, cmp_fn cmp)
 {
 	const char *b = base;
 	size_t i = 1;
+	int depth = 0;
 
 	while (i < n && cmp(b + (i - 1) * size, b + i * size) <= 0)
 		i++;
-	if (i < n)
+	if (i >= n)
+		return;
+	for (size_t k = n; k > 1; k >>= 1)
+		depth += 2;
+	if (size > SORT_ELEM_MAX)
 		qsort(base, n, size, cmp);
+	else
+		intro_sort(base, n, size, cmp, depth);
 }
 
 static void *search(const void *key, const void *base, size_t n, size_t size,
@@ -776,18 +879,6 @@ static split_window *single_window(int64_t start, int64_t end, size_t *nwin)
 }
 
 typedef struct {
-	int64_t t;
-	int32_t kind;
-	int32_t delta;
-} sweep_point;
-
-static int cmp_point(const void *a, const void *b)
-{
-	const sweep_point *x = a, *y = b;
-	return (x->t > y->t) - (x->t < y->t);
-}
-
-typedef struct {
 	split_window *w;
 	size_t n;
 	size_t first; /* the first window that can still overlap the sweep position */
@@ -827,20 +918,70 @@ static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_C
 	}
 }
 
-static void sweep(sweep_point *p, size_t n, window_set *ws)
+/* The host spans of one kind as a sorted, disjoint list (idempotent). */
+static void host_union(span_list *l)
 {
-	int64_t c[SW_COUNT] = {0};
+	(void)spans_union_length(l);
+}
+
+/* Cursor over a sorted, disjoint span list. */
+typedef struct {
+	const span_list *l;
+	size_t i;
+} span_cursor;
+
+static bool cursor_active(span_cursor *c, int64_t t)
+{
+	while (c->i < c->l->n && c->l->v[c->i].end <= t)
+		c->i++;
+	return c->i < c->l->n && c->l->v[c->i].start <= t;
+}
+
+/* The next boundary of the list after t, or INT64_MAX. */
+static int64_t cursor_next(const span_cursor *c, int64_t t)
+{
+	if (c->i >= c->l->n)
+		return INT64_MAX;
+	return c->l->v[c->i].start > t ? c->l->v[c->i].start : c->l->v[c->i].end;
+}
+
+/* One pass in time order over the GPU records (sorted by start) and the host spans, without materialising
+ * boundary points: a GPU kind is busy at t exactly when the latest end among its records started by t lies
+ * beyond t. Every boundary is visited once, so the pass is linear after the sort. */
+static void sweep(const gpu_rec *g, size_t n, const span_list *cpu, const span_list *dl, window_set *ws)
+{
+	int64_t busy_until[GK_COUNT], c[SW_COUNT], t = INT64_MAX;
+	span_cursor hc = {cpu, 0}, hd = {dl, 0};
 	size_t i = 0;
 
-	sort(p, n, sizeof(*p), cmp_point);
-	while (i < n) {
-		int64_t t = p[i].t;
-		while (i < n && p[i].t == t) {
-			c[p[i].kind] += p[i].delta;
-			i++;
+	for (int k = 0; k < GK_COUNT; k++)
+		busy_until[k] = INT64_MIN;
+	if (n > 0)
+		t = g[0].start;
+	if (cpu->n > 0 && cpu->v[0].start < t)
+		t = cpu->v[0].start;
+	if (dl->n > 0 && dl->v[0].start < t)
+		t = dl->v[0].start;
+	while (t != INT64_MAX) {
+		int64_t next;
+		for (; i < n && g[i].start <= t; i++)
+			if (g[i].end > busy_until[g[i].kind])
+				busy_until[g[i].kind] = g[i].end;
+		c[SW_CPU] = cursor_active(&hc, t);
+		c[SW_DATALOADER] = cursor_active(&hd, t);
+		next = i < n ? g[i].start : INT64_MAX;
+		for (int k = 0; k < GK_COUNT; k++) {
+			c[k] = busy_until[k] > t;
+			if (c[k] && busy_until[k] < next)
+				next = busy_until[k];
 		}
-		if (i < n)
-			attribute(ws, t, p[i].t, c);
+		if (cursor_next(&hc, t) < next)
+			next = cursor_next(&hc, t);
+		if (cursor_next(&hd, t) < next)
+			next = cursor_next(&hd, t);
+		if (next != INT64_MAX)
+			attribute(ws, t, next, c);
+		t = next;
 	}
 	for (size_t k = 0; k < ws->n; k++) {
 		int64_t used = 0;
@@ -848,14 +989,6 @@ static void sweep(sweep_point *p, size_t n, window_set *ws)
 			used += b == REGIME_IDLE ? 0 : ws->w[k].bucket_ns[b];
 		ws->w[k].bucket_ns[REGIME_IDLE] = ws->w[k].dur_ns - used;
 	}
-}
-
-static void push_point(sweep_point *p, size_t *n, int64_t a, int64_t b, int kind)
-{
-	if (b <= a)
-		return;
-	p[(*n)++] = (sweep_point){a, kind, 1};
-	p[(*n)++] = (sweep_point){b, kind, -1};
 }
 
 /* Index of the window containing t, or n. */
@@ -952,22 +1085,12 @@ static void sum_overall(split_device *d)
 static ns_status split_one(const trace_split *s, const gpu_rec *g, size_t n, const host_thread *main_thread,
                            split_device *d, ns_error *err)
 {
-	size_t nhost = main_thread != NULL ? main_thread->cpu.n + main_thread->dl.n : 0, np = 0;
-	sweep_point *p = malloc((2 * (n + nhost) + 1) * sizeof(*p));
+	static const span_list none = {NULL, 0, 0};
 	window_set ws = {d->steps, d->nsteps, 0};
-
-	if (p == NULL)
-		return oom(err);
-	for (size_t i = 0; i < n; i++)
-		push_point(p, &np, g[i].start, g[i].end, g[i].kind);
-	for (size_t i = 0; main_thread != NULL && i < main_thread->cpu.n; i++)
-		push_point(p, &np, main_thread->cpu.v[i].start, main_thread->cpu.v[i].end, SW_CPU);
-	for (size_t i = 0; main_thread != NULL && i < main_thread->dl.n; i++)
-		push_point(p, &np, main_thread->dl.v[i].start, main_thread->dl.v[i].end, SW_DATALOADER);
 	ns_status st;
 
-	sweep(p, np, &ws);
-	free(p);
+	sweep(g, n, main_thread != NULL ? &main_thread->cpu : &none,
+	      main_thread != NULL ? &main_thread->dl : &none, &ws);
 	st = tally_kernels(s, g, n, d, err);
 	sum_overall(d);
 	return st;
@@ -1029,7 +1152,7 @@ static ns_status build_windows(trace_split *s, const host_thread *main_thread, s
 	return *w == NULL ? oom(err) : NS_OK;
 }
 
-static ns_status split_devices(trace_split *s, const trace_meta *meta, const host_thread *main_thread,
+static ns_status split_devices(trace_split *s, const trace_meta *meta, host_thread *main_thread,
                                const split_window *w, size_t nw, split_result *res, ns_error *err)
 {
 	size_t ndev = s->ngpu > 0 ? s->ndevices : 1, first = 0;
@@ -1037,6 +1160,10 @@ static ns_status split_devices(trace_split *s, const trace_meta *meta, const hos
 	res->device = calloc(ndev, sizeof(*res->device));
 	if (res->device == NULL)
 		return oom(err);
+	if (main_thread != NULL) {
+		host_union(&main_thread->cpu);
+		host_union(&main_thread->dl);
+	}
 	sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
 	for (size_t d = 0; d < ndev; d++) {
 		split_device *dev = &res->device[d];
@@ -1069,7 +1196,7 @@ static int cmp_device(const void *a, const void *b)
 ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_result *res, ns_error *err)
 {
 	uint32_t main_index = 0;
-	const host_thread *main_thread = NULL;
+	host_thread *main_thread = NULL;
 	split_window *w = NULL;
 	size_t nw = 0;
 	ns_status st;

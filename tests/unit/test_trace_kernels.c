@@ -154,8 +154,25 @@ static const name_case real_names[] = {
     {"void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::"
      "direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const>",
      KCLASS_MEMORY},
+    /* the parameter list names fbgemm_gpu::FixedDivisor: argument types are not matched */
     {"void split_embedding_codegen_forward_unweighted_kernel<c10::Half, c10::Half, float, false, long, 2ul, "
-     "32ul>",
+     "32ul>("
+     "at::GenericPackedTensorAccessor<c10::Half, 1ul, at::RestrictPtrTraits, long>, "
+     "at::GenericPackedTensorAccessor"
+     "<c10::Half, 1ul, at::RestrictPtrTraits, long>, at::GenericPackedTensorAccessor<c10::Half, 2ul, at::"
+     "RestrictPtrTraits, long>, at::GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, at::"
+     "GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>, "
+     "at::GenericPackedTensorAccessor<int, 1ul, "
+     "at::RestrictPtrTraits, int>, fbgemm_gpu::FixedDivisor, at::GenericPackedTensorAccessor<long, 1ul, at::"
+     "RestrictPtrTraits, int>, at::GenericPackedTensorAccessor<long, 1ul, at::RestrictPtrTraits, int>, long, "
+     "at::"
+     "GenericPackedTensorAccessor<int, 1ul, at::RestrictPtrTraits, int>, "
+     "at::GenericPackedTensorAccessor<float, 2ul, "
+     "at::RestrictPtrTraits, long>)",
+     KCLASS_MEMORY},
+    /* FBGEMM's GPU library is not a GEMM */
+    {"void fbgemm_gpu::permute_2D_data_kernel<false, int, int, decltype(nullptr)>(int, int, int, int const*, "
+     "decltype(nullptr) const*, int const*, int const*, int const*, int*, decltype(nullptr)*)",
      KCLASS_MEMORY},
     {"void cub::DeviceRadixSortOnesweepKernel<cub::DeviceRadixSortPolicy<long, int, int>::Policy800, false, "
      "long, "
