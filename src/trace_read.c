@@ -146,13 +146,37 @@ static inline bool is_digit(unsigned char c)
 	return c >= '0' && c <= '9';
 }
 
+static inline bool is_blank(unsigned char c)
+{
+	/* One compare and one bit test; the zero sentinel is not in the mask. */
+	const uint64_t blanks = (1ull << ' ') | (1ull << '\n') | (1ull << '\r') | (1ull << '\t');
+	return c <= ' ' && ((blanks >> c) & 1) != 0;
+}
+
+/* Most gaps are empty or one space; indentation in pretty-printed traces is skipped 16 bytes at a time. */
 static inline const unsigned char *skip_ws(const unsigned char *p)
 {
-	/* One compare and one bit test per byte; the zero sentinel is not in the mask. */
-	const uint64_t blanks = (1ull << ' ') | (1ull << '\n') | (1ull << '\r') | (1ull << '\t');
-	while (*p <= ' ' && ((blanks >> *p) & 1) != 0)
+	if (!is_blank(*p))
+		return p;
+	if (!is_blank(*++p))
+		return p;
+#if defined(__SSE2__)
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i blank = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
+		                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+		                             _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')),
+		                                          _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))));
+		unsigned other = ~(unsigned)_mm_movemask_epi8(blank) & 0xFFFFu;
+		if (other != 0)
+			return p + __builtin_ctz(other);
+		p += 16;
+	}
+#else
+	while (is_blank(*p))
 		p++;
 	return p;
+#endif
 }
 
 /* Finds the next '"', '\\' or control byte (the zero sentinel is one). */
