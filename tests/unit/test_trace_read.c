@@ -835,6 +835,64 @@ START_TEST(a_generated_trace_reads_alike_plain_gzipped_and_by_python)
 }
 END_TEST
 
+/* Writes what the reader hands over in the line format of tests/data/trace/dump_events.py. */
+static ns_status print_event(const trace_event *e, void *ctx, ns_error *err)
+{
+	(void)err;
+	fprintf((FILE *)ctx, "%ld|%c|%d|%.*s|%.*s|%lld|%lld|%d|%lld|%d|%lld|%lld|%lld|%lld|%lld\n", e->index,
+	        e->ph != 0 ? e->ph : '-', (int)e->cat, (int)e->cat_raw.len, e->cat_raw.ptr, (int)e->name.len,
+	        e->name.ptr, (long long)e->pid, (long long)e->tid, e->has_ts, (long long)e->ts_ns, e->has_dur,
+	        (long long)e->dur_ns, (long long)e->device, (long long)e->stream, (long long)e->correlation,
+	        (long long)e->external_id);
+	return NS_OK;
+}
+
+static const char *const python_checked_traces[] = {
+    "../shared/traces/hta/a100_nccl_3steps.json.gz",
+    "../shared/traces/tbp/resnet50_num_workers_0.pt.trace.json.gz",
+    "../shared/traces/hta/mi250_rocm_minitoy.json.gz",
+};
+
+/* Every field of every event, against python's json module reading the same file. */
+START_TEST(real_traces_match_python_json_field_by_field)
+{
+	const char *path = python_checked_traces[_i];
+	const char *mine = "/tmp/test_trace_read_c.txt", *theirs = "/tmp/test_trace_read_py.txt";
+	char cmd[512], a[4096], b[4096];
+	FILE *out = fopen(mine, "w"), *fa, *fb;
+	ns_input in;
+	trace_meta meta;
+	ns_error err;
+	long line = 0;
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
+	ck_assert_msg(trace_read(&in, print_event, out, &meta, &err) == NS_OK, "%s", err.msg);
+	input_close(&in);
+	fclose(out);
+	snprintf(cmd, sizeof(cmd), "python3 tests/data/trace/dump_events.py %s > %s", path, theirs);
+	ck_assert_msg(system(cmd) == 0, "%s", cmd);
+	fa = fopen(mine, "r");
+	fb = fopen(theirs, "r");
+	ck_assert(fa != NULL && fb != NULL);
+	for (;;) {
+		char *ga = fgets(a, sizeof(a), fa), *gb = fgets(b, sizeof(b), fb);
+		if (ga == NULL || gb == NULL) {
+			ck_assert_msg(ga == NULL && gb == NULL, "%s: line counts differ after %ld", path,
+			              line);
+			break;
+		}
+		line++;
+		ck_assert_msg(strcmp(a, b) == 0, "%s line %ld:\n reader %s python %s", path, line, a, b);
+	}
+	ck_assert_int_eq(line, meta.events);
+	fclose(fa);
+	fclose(fb);
+	unlink(mine);
+	unlink(theirs);
+}
+END_TEST
+
 #define ROWS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static Suite *reader_suite(void)
@@ -874,6 +932,8 @@ static Suite *shared_suite(void)
 
 	tcase_add_test(real, a_real_trace_reads_with_sane_kernels);
 	tcase_add_test(real, a_generated_trace_reads_alike_plain_gzipped_and_by_python);
+	tcase_add_loop_test(real, real_traces_match_python_json_field_by_field, 0,
+	                    ROWS(python_checked_traces));
 	tcase_set_timeout(real, 60);
 	suite_add_tcase(s, real);
 	return s;
