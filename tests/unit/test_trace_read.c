@@ -801,19 +801,19 @@ END_TEST
  * must agree with the reader. */
 START_TEST(a_generated_trace_reads_alike_plain_gzipped_and_by_python)
 {
-	const char *dir = "/tmp/test_trace_read_gen";
+	char dir[] = "/tmp/test_trace_read_gen.XXXXXX"; /* unique: two builds may run their tests at once */
 	char cmd[1024], count_text[64] = "";
 	collected plain, packed;
 	trace_meta pm, gm;
 	ns_error err;
 	FILE *f;
 
-	snprintf(
-	    cmd, sizeof(cmd),
-	    "rm -rf %s && mkdir -p %s && ../shared/tools/make-trace --out %s/t.json --steps 3 --style old "
-	    ">/dev/null 2>&1 && gzip -c %s/t.json > %s/t.json.gz && python3 -c 'import json,sys; "
-	    "print(len(json.load(open(sys.argv[1]))[\"traceEvents\"]))' %s/t.json > %s/count",
-	    dir, dir, dir, dir, dir, dir, dir);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+	         "../shared/tools/make-trace --out %s/t.json --steps 3 --style old >/dev/null 2>&1 && "
+	         "gzip -c %s/t.json > %s/t.json.gz && python3 -c 'import json,sys; "
+	         "print(len(json.load(open(sys.argv[1]))[\"traceEvents\"]))' %s/t.json > %s/count",
+	         dir, dir, dir, dir, dir);
 	ck_assert_msg(system(cmd) == 0, "%s", cmd);
 	snprintf(cmd, sizeof(cmd), "%s/count", dir);
 	f = fopen(cmd, "r");
@@ -857,14 +857,18 @@ static const char *const python_checked_traces[] = {
 START_TEST(real_traces_match_python_json_field_by_field)
 {
 	const char *path = python_checked_traces[_i];
-	const char *mine = "/tmp/test_trace_read_c.txt", *theirs = "/tmp/test_trace_read_py.txt";
+	char dir[] = "/tmp/test_trace_read_py.XXXXXX", mine[64], theirs[64];
 	char cmd[512], a[4096], b[4096];
-	FILE *out = fopen(mine, "w"), *fa, *fb;
+	FILE *out, *fa, *fb;
 	ns_input in;
 	trace_meta meta;
 	ns_error err;
 	long line = 0;
 
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(mine, sizeof(mine), "%s/reader.txt", dir);
+	snprintf(theirs, sizeof(theirs), "%s/python.txt", dir);
+	out = fopen(mine, "w");
 	ck_assert_ptr_nonnull(out);
 	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
 	ck_assert_msg(trace_read(&in, print_event, out, &meta, &err) == NS_OK, "%s", err.msg);
@@ -890,6 +894,7 @@ START_TEST(real_traces_match_python_json_field_by_field)
 	fclose(fb);
 	unlink(mine);
 	unlink(theirs);
+	rmdir(dir);
 }
 END_TEST
 
