@@ -742,6 +742,11 @@ static scan_rc read_event(reader *r, const unsigned char *p, const unsigned char
 		return rc;
 	r->meta->events++;
 	if (r->fn != NULL && (st = r->fn(&ev, r->ctx, r->err)) != NS_OK) {
+		/* The consumer's complaint is about this event unless it said otherwise. */
+		if (r->err->offset < 0)
+			r->err->offset = ev.offset;
+		if (r->err->index < 0)
+			r->err->index = ev.index;
 		r->status = st;
 		return SCAN_FAIL;
 	}

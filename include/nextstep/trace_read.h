@@ -74,7 +74,8 @@ typedef struct {
 	bool compressed;
 } trace_meta;
 
-/* Return NS_OK to go on; anything else stops the read and is returned (set err yourself). */
+/* Return NS_OK to go on; anything else stops the read and is returned (set err yourself; an offset and
+ * index left at -1 are filled with the event's). */
 typedef ns_status (*trace_event_fn)(const trace_event *ev, void *ctx, ns_error *err);
 
 /* Reads the whole document from in (gzip detected by magic bytes), calling fn for each traceEvents element.

@@ -555,6 +555,8 @@ START_TEST(callback_status_stops_the_read)
 	input_close(&in);
 	ck_assert_int_eq(c.n, 2);
 	ck_assert_str_eq(err.msg, "stopped by the callback");
+	ck_assert_int_eq(err.index, 1);
+	ck_assert_int_eq(err.offset, strstr(doc, "},{") - doc + 2);
 }
 END_TEST
 
