@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "nextstep/trace_split.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -440,6 +441,12 @@ static int64_t add_sat(int64_t a, int64_t b)
 	return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
+/* b - a for b >= a, saturating. */
+static int64_t sub_sat(int64_t b, int64_t a)
+{
+	return a < 0 && b > INT64_MAX + a ? INT64_MAX : b - a;
+}
+
 static ns_status begin_span(trace_split *s, const trace_event *ev, ns_error *err)
 {
 	uint32_t thread;
@@ -732,7 +739,7 @@ static int64_t spans_union_length(span_list *l)
 	}
 	l->n = out + 1;
 	for (size_t i = 0; i < l->n; i++)
-		total += l->v[i].end - l->v[i].start;
+		total = add_sat(total, sub_sat(l->v[i].end, l->v[i].start));
 	return total;
 }
 
@@ -1043,8 +1050,8 @@ static ns_status tally_kernels(const trace_split *s, const gpu_rec *g, size_t n,
 		name_time *e = &t[(size_t)g[i].name_id * KCLASS_COUNT + (size_t)cls];
 		used += e->count == 0;
 		e->count++;
-		e->ns += b > a ? b - a : 0;
-		d->class_ns[cls] += b > a ? b - a : 0;
+		e->ns = add_sat(e->ns, b > a ? b - a : 0);
+		d->class_ns[cls] = add_sat(d->class_ns[cls], b > a ? b - a : 0);
 	}
 	d->kernel_time = calloc(used + 1, sizeof(*d->kernel_time));
 	if (d->kernel_time == NULL) {
@@ -1125,13 +1132,24 @@ static bool host_range(const host_thread *t, window_range *r)
 	return any;
 }
 
+/* Window lengths, and every sum of times within them, must fit in int64 nanoseconds (292 years). */
+static ns_status check_span(int64_t start, int64_t end, ns_error *err)
+{
+	if (start < 0 && end > INT64_MAX + start)
+		return ns_error_set(err, NS_ERR_LIMIT, "the trace spans more than %" PRId64 " ns", INT64_MAX);
+	return NS_OK;
+}
+
 static ns_status build_windows(trace_split *s, const host_thread *main_thread, split_window **w, size_t *nw,
                                ns_error *err)
 {
 	window_range r = {0, 0};
+	ns_status st;
 
 	if (s->nsteps > 0) {
 		int64_t last_end = link_all(s, &s->steps[s->nsteps - 1]);
+		if ((st = check_span(s->steps[0].start, last_end, err)) != NS_OK)
+			return st;
 		*w = make_windows(s, last_end, nw);
 	} else {
 		link_all(s, NULL);
@@ -1147,6 +1165,8 @@ static ns_status build_windows(trace_split *s, const host_thread *main_thread, s
 			*nw = 0;
 			return NS_OK;
 		}
+		if ((st = check_span(r.start, r.end, err)) != NS_OK)
+			return st;
 		*w = single_window(r.start, r.end, nw);
 	}
 	return *w == NULL ? oom(err) : NS_OK;

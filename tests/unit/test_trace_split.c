@@ -385,6 +385,30 @@ START_TEST(nothing_to_split_gives_no_devices)
 }
 END_TEST
 
+START_TEST(a_trace_longer_than_int64_nanoseconds_is_a_limit_error)
+{
+	static const ev_spec ev[] = {STEP(1, -9000000000000000, 1), STEP(2, 9000000000000000, 1),
+	                             K(GEMM, 0, 10), END};
+	kernel_rules *rules = NULL;
+	trace_split *s;
+	split_result res;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	s = trace_split_new(rules);
+	for (long i = 0; ev[i].name != NULL; i++) {
+		trace_event e = make_event(&ev[i], i);
+		ck_assert_int_eq(trace_split_event(&e, s, &err), NS_OK);
+	}
+	ck_assert_int_eq(trace_split_finish(s, NULL, &res, &err), NS_ERR_LIMIT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "spans more than"));
+	trace_split_free(s);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
 START_TEST(window_profile_shares_are_bucket_over_duration)
 {
 	split_window w;
@@ -410,6 +434,7 @@ static Suite *split_suite(void)
 	tcase_add_test(tc, step_markers_count_the_main_threads_steps);
 	tcase_add_test(tc, top_kernels_sum_time_per_name_and_class_largest_first);
 	tcase_add_test(tc, nothing_to_split_gives_no_devices);
+	tcase_add_test(tc, a_trace_longer_than_int64_nanoseconds_is_a_limit_error);
 	tcase_add_test(tc, window_profile_shares_are_bucket_over_duration);
 	suite_add_tcase(s, tc);
 	return s;
