@@ -425,6 +425,147 @@ START_TEST(window_profile_shares_are_bucket_over_duration)
 }
 END_TEST
 
+/* ---- random traces against a slot-by-slot reference ---- */
+
+#define RANDOM_TRACES 300
+#define RANDOM_EVENTS 120
+#define HORIZON       200 /* us; steps at 0, 60 and 120, the last one ending at HORIZON */
+
+enum {
+	R_COMPUTE,
+	R_MEMORY,
+	R_COMM,
+	R_COPY,
+	R_CPU,
+	R_RUNTIME,
+	R_SYNC,
+	R_DL,
+	R_OTHER_THREAD,
+	R_ANNOTATION,
+	R_KINDS
+};
+
+static uint32_t next_random(uint32_t *state)
+{
+	*state = *state * 1664525u + 1013904223u;
+	return *state >> 8;
+}
+
+static void random_event(uint32_t *rng, ev_spec *e)
+{
+	static const ev_spec proto[R_KINDS] = {
+	    K(GEMM, 0, 0),
+	    K(ADD, 0, 0),
+	    K(NCCL, 0, 0),
+	    COPY(0, 0),
+	    CPU("aten::add", 0, 0),
+	    RT("cudaLaunchKernel", 0, 0, NONE),
+	    RT("cudaStreamSynchronize", 0, 0, NONE),
+	    DL(0, 0),
+	    {'X', TCAT_CPU_OP, "aten::mm", OTHER_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', TCAT_USER_ANNOTATION, "## forward ##", MAIN_TID, 0, 0, NONE, NONE, NONE},
+	};
+	*e = proto[next_random(rng) % R_KINDS];
+	e->ts = next_random(rng) % (HORIZON - 10);
+	e->dur = next_random(rng) % 30;
+	if (e->ts + e->dur > HORIZON)
+		e->dur = HORIZON - e->ts;
+}
+
+/* Is some event of this kind busy over the slot [t, t + 1)? */
+static bool busy(const ev_spec *ev, size_t n, int kind, const ev_spec *proto, int64_t t)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].cat == proto[kind].cat && ev[i].name == proto[kind].name &&
+		    ev[i].tid == proto[kind].tid && ev[i].ts <= t && ev[i].ts + ev[i].dur >= t + 1)
+			return true;
+	return false;
+}
+
+/* The rules written out once more, slot by slot, for a window [a, b). */
+static void reference_window(const ev_spec *ev, size_t n, const ev_spec *proto, int64_t a, int64_t b,
+                             int64_t bucket[REGIME_COUNT], int64_t *overlapped, int64_t *transfer)
+{
+	memset(bucket, 0, REGIME_COUNT * sizeof(*bucket));
+	*overlapped = *transfer = 0;
+	for (int64_t t = a; t < b; t++) {
+		bool c = busy(ev, n, R_COMPUTE, proto, t), mk = busy(ev, n, R_MEMORY, proto, t);
+		bool cp = busy(ev, n, R_COPY, proto, t), x = busy(ev, n, R_COMM, proto, t);
+		bool host = busy(ev, n, R_CPU, proto, t) || busy(ev, n, R_RUNTIME, proto, t);
+		int r = c                             ? REGIME_COMPUTE
+		        : mk || cp                    ? REGIME_MEMORY
+		        : x                           ? REGIME_COMM
+		        : busy(ev, n, R_DL, proto, t) ? REGIME_DATALOADER
+		        : host                        ? REGIME_OVERHEAD
+		                                      : REGIME_IDLE;
+		bucket[r]++;
+		*overlapped += x && (c || mk || cp);
+		*transfer += r == REGIME_MEMORY && !mk;
+	}
+}
+
+static void check_random_trace(int seed)
+{
+	static const ev_spec proto[R_KINDS] = {
+	    K(GEMM, 0, 0),
+	    K(ADD, 0, 0),
+	    K(NCCL, 0, 0),
+	    COPY(0, 0),
+	    CPU("aten::add", 0, 0),
+	    RT("cudaLaunchKernel", 0, 0, NONE),
+	    RT("cudaStreamSynchronize", 0, 0, NONE),
+	    DL(0, 0),
+	    {'X', TCAT_CPU_OP, "aten::mm", OTHER_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', TCAT_USER_ANNOTATION, "## forward ##", MAIN_TID, 0, 0, NONE, NONE, NONE},
+	};
+	static const int64_t edge[] = {0, 60, 120, HORIZON};
+	uint32_t rng = 12345u + (uint32_t)seed * 7919u;
+	ev_spec ev[RANDOM_EVENTS + 5];
+	size_t n = 0;
+	kernel_rules *rules = NULL;
+	split_result res;
+
+	ev[n++] = (ev_spec)STEP(1, 0, 50);
+	ev[n++] = (ev_spec)STEP(2, 60, 40);
+	ev[n++] = (ev_spec)STEP(3, 120, HORIZON - 120);
+	ev[n++] = (ev_spec)K(GEMM, 0, 1); /* a device exists in every trace */
+	while (n < RANDOM_EVENTS + 4) {
+		random_event(&rng, &ev[n]);
+		for (int k = 0; k < R_KINDS;
+		     k++) /* point names at the prototypes' so busy() can compare pointers */
+			if (ev[n].cat == proto[k].cat && strcmp(ev[n].name, proto[k].name) == 0 &&
+			    ev[n].tid == proto[k].tid)
+				ev[n].name = proto[k].name;
+		n++;
+	}
+	ev[n] = (ev_spec)END;
+	run_split(ev, &res, &rules);
+	ck_assert_uint_eq(res.ndevices, 1);
+	ck_assert_uint_eq(res.device[0].nsteps, 3);
+	for (size_t w = 0; w < 3; w++) {
+		const split_window *got = &res.device[0].steps[w];
+		int64_t want[REGIME_COUNT], overlapped, transfer;
+		reference_window(ev, n, proto, edge[w], edge[w + 1], want, &overlapped, &transfer);
+		ck_assert_int_eq(got->dur_ns, (edge[w + 1] - edge[w]) * 1000);
+		for (int b = 0; b < REGIME_COUNT; b++)
+			ck_assert_msg(got->bucket_ns[b] == want[b] * 1000,
+			              "trace %d window %zu: %s %lld ns, reference %lld us", seed, w,
+			              regime_name((ns_regime)b), (long long)got->bucket_ns[b],
+			              (long long)want[b]);
+		ck_assert_int_eq(got->comm_overlapped_ns, overlapped * 1000);
+		ck_assert_int_eq(got->memory_transfer_ns, transfer * 1000);
+	}
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+
+START_TEST(random_traces_match_a_slot_by_slot_reference)
+{
+	for (int seed = 0; seed < RANDOM_TRACES; seed++)
+		check_random_trace(seed);
+}
+END_TEST
+
 static Suite *split_suite(void)
 {
 	Suite *s = suite_create("trace_split");
@@ -435,6 +576,7 @@ static Suite *split_suite(void)
 	tcase_add_test(tc, top_kernels_sum_time_per_name_and_class_largest_first);
 	tcase_add_test(tc, nothing_to_split_gives_no_devices);
 	tcase_add_test(tc, a_trace_longer_than_int64_nanoseconds_is_a_limit_error);
+	tcase_add_test(tc, random_traces_match_a_slot_by_slot_reference);
 	tcase_add_test(tc, window_profile_shares_are_bucket_over_duration);
 	suite_add_tcase(s, tc);
 	return s;
