@@ -106,12 +106,19 @@ static int option_error(int opt, char **argv)
 	return usage_error(msg);
 }
 
+static int top_error(const char *arg)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "--top must be a whole number from 0 to %d, not '%s'", TOP_MAX, arg);
+	return usage_error(msg);
+}
+
 /* Returns -1 to go on, or an exit status. */
 static int handle_option(trace_run *run, int opt, char **argv)
 {
 	ns_error err;
 	ns_status st = NS_OK;
-	char msg[128];
 
 	ns_error_clear(&err);
 	switch (opt) {
@@ -126,12 +133,7 @@ static int handle_option(trace_run *run, int opt, char **argv)
 		run->steps = true;
 		return -1;
 	case OPT_TOP:
-		if (parse_top(optarg, &run->top) != 0) {
-			snprintf(msg, sizeof(msg), "--top must be a whole number from 0 to %d, not '%s'",
-			         TOP_MAX, optarg);
-			return usage_error(msg);
-		}
-		return -1;
+		return parse_top(optarg, &run->top) == 0 ? -1 : top_error(optarg);
 	default:
 		break;
 	}

@@ -449,7 +449,7 @@ static int64_t sub_sat(int64_t b, int64_t a)
 
 static ns_status begin_span(trace_split *s, const trace_event *ev, ns_error *err)
 {
-	uint32_t thread;
+	uint32_t thread = 0;
 	host_thread *t;
 	span_info si;
 	ns_status st = thread_find(s, ev->pid, ev->tid, &thread, err);
@@ -471,7 +471,7 @@ static ns_status begin_span(trace_split *s, const trace_event *ev, ns_error *err
 /* An E without a B is ignored, like viewers do. */
 static ns_status end_span(trace_split *s, const trace_event *ev, ns_error *err)
 {
-	uint32_t thread;
+	uint32_t thread = 0;
 	host_thread *t;
 	span_info si;
 	ns_status st = thread_find(s, ev->pid, ev->tid, &thread, err);
@@ -682,36 +682,43 @@ static int cmp_gpu(const void *a, const void *b)
 
 static int64_t spans_union_length(span_list *l);
 
+static bool thread_with_most_steps(const trace_split *s, uint32_t *main_thread)
+{
+	size_t *count = calloc(s->nthreads, sizeof(*count)), best = 0;
+
+	if (count == NULL)
+		return false;
+	for (size_t i = 0; i < s->nsteps; i++)
+		count[s->steps[i].thread]++;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		if (count[i] > best) {
+			best = count[i];
+			*main_thread = (uint32_t)i;
+		}
+	}
+	free(count);
+	return best > 0;
+}
+
+static bool thread_with_most_host_time(trace_split *s, uint32_t *main_thread)
+{
+	int64_t best = 0;
+
+	for (size_t i = 0; i < s->nthreads; i++) {
+		int64_t t = spans_union_length(&s->thread[i].cpu);
+		if (t > best) {
+			best = t;
+			*main_thread = (uint32_t)i;
+		}
+	}
+	return best > 0;
+}
+
 /* The thread that records the most ProfilerStep# spans; without any, the one with the most host-op time. */
 static bool pick_main_thread(trace_split *s, uint32_t *main_thread)
 {
-	size_t best = 0;
-	int64_t best_time = 0;
-	size_t *count;
-	bool found = false;
-
-	if (s->nsteps > 0 && (count = calloc(s->nthreads, sizeof(*count))) != NULL) {
-		for (size_t i = 0; i < s->nsteps; i++)
-			count[s->steps[i].thread]++;
-		for (size_t i = 0; i < s->nthreads; i++) {
-			if (count[i] > best) {
-				best = count[i];
-				*main_thread = (uint32_t)i;
-				found = true;
-			}
-		}
-		free(count);
-		return found;
-	}
-	for (size_t i = 0; i < s->nthreads; i++) {
-		int64_t t = spans_union_length(&s->thread[i].cpu);
-		if (t > best_time) {
-			best_time = t;
-			*main_thread = (uint32_t)i;
-			found = true;
-		}
-	}
-	return found;
+	return (s->nsteps > 0 && thread_with_most_steps(s, main_thread)) ||
+	       thread_with_most_host_time(s, main_thread);
 }
 
 static int cmp_span(const void *a, const void *b)
