@@ -36,7 +36,10 @@ for p in "${pins[@]}"; do
 		fail=$((fail + 1))
 		continue
 	fi
-	if python3 "$here/check_split.py" sanity "$tmp/r.json" && python3 - "$trace" "$tmp/r.json" "$want" <<'PY'
+	again=$(python3 "$here/check_split.py" overall "$tmp/r.json" | "$bin" - --format json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["regime"])')
+	[ "$again" = "$want" ] || echo "  overall piped into 'nextstep -' routes to '$again'"
+	if [ "$again" = "$want" ] && python3 "$here/check_split.py" sanity "$tmp/r.json" && python3 - "$trace" "$tmp/r.json" "$want" <<'PY'
 import gzip, json, sys
 trace, report, want = sys.argv[1:]
 doc = json.load(gzip.open(trace))
