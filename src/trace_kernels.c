@@ -364,7 +364,8 @@ static uint64_t hash_bytes(const char *p, size_t len)
 		h ^= h >> 32;
 	}
 	w = 0;
-	memcpy(&w, p + i, len - i);
+	if (len > i)
+		memcpy(&w, p + i, len - i);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 29);
 }
@@ -458,8 +459,13 @@ static ns_status add_name(kernel_names *t, const char *name, size_t len, uint64_
 
 ns_status kernel_names_intern(kernel_names *t, const char *name, size_t len, uint32_t *id, ns_error *err)
 {
-	uint64_t h = hash_bytes(name, len);
-	size_t s = h & (t->nslots - 1);
+	uint64_t h;
+	size_t s;
+
+	if (name == NULL) /* an event without a name */
+		name = "";
+	h = hash_bytes(name, len);
+	s = h & (t->nslots - 1);
 
 	for (; t->slot[s] != 0; s = (s + 1) & (t->nslots - 1)) {
 		const name_entry *e = &t->entry[t->slot[s] - 1];

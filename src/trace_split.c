@@ -254,10 +254,13 @@ static bool str_starts(ns_str s, const char *lit)
 static bool str_contains(ns_str s, const char *lit)
 {
 	size_t n = strlen(lit);
-	const char *p = s.ptr, *end = s.ptr + s.len;
+	const char *p, *end;
 
-	while (n > 0 && (size_t)(end - p) >= n &&
-	       (p = memchr(p, lit[0], (size_t)(end - p) - n + 1)) != NULL) {
+	if (n == 0 || s.len < n) /* also keeps an absent name (NULL, 0) out of the pointer arithmetic */
+		return false;
+	p = s.ptr;
+	end = s.ptr + s.len;
+	while ((size_t)(end - p) >= n && (p = memchr(p, lit[0], (size_t)(end - p) - n + 1)) != NULL) {
 		if (memcmp(p, lit, n) == 0)
 			return true;
 		p++;
@@ -407,12 +410,13 @@ static ns_status add_launch(trace_split *s, const span_info *si, uint32_t thread
 /* A complete span (an X event, or a B/E pair) of a host thread or a GPU. */
 static ns_status add_span(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
-	host_thread *t = &s->thread[thread];
+	host_thread *t;
 	ns_status st;
 
+	if (si->kind == SK_GPU)
+		return add_gpu(s, si, err); /* GPU events have no host thread (and there may be none yet) */
+	t = &s->thread[thread];
 	switch (si->kind) {
-	case SK_GPU:
-		return add_gpu(s, si, err);
 	case SK_STEP:
 		PUSH(s->steps, s->nsteps, s->capsteps, err);
 		s->steps[s->nsteps++] = (step_rec){si->start, si->end, si->step, thread};
@@ -429,6 +433,7 @@ static ns_status add_span(trace_split *s, const span_info *si, uint32_t thread, 
 		if (st == NS_OK && si->launches)
 			st = add_launch(s, si, thread, err);
 		return st;
+	case SK_GPU:
 	case SK_SYNC:
 	case SK_NONE:
 		break;
@@ -1206,7 +1211,7 @@ static ns_status split_devices(trace_split *s, const trace_meta *meta, host_thre
 			return oom(err);
 		memcpy(dev->steps, w, nw * sizeof(*w));
 		dev->nsteps = nw;
-		st = split_one(s, s->gpu + first, last - first, main_thread, dev, err);
+		st = split_one(s, s->ngpu > 0 ? s->gpu + first : NULL, last - first, main_thread, dev, err);
 		if (st != NS_OK)
 			return st;
 		first = last;

@@ -409,6 +409,36 @@ START_TEST(a_trace_longer_than_int64_nanoseconds_is_a_limit_error)
 }
 END_TEST
 
+START_TEST(events_without_a_name_are_split_by_their_category)
+{
+	static const trace_category cats[] = {TCAT_KERNEL, TCAT_RUNTIME, TCAT_CPU_OP, TCAT_USER_ANNOTATION};
+	kernel_rules *rules = NULL;
+	trace_split *s;
+	split_result res;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	s = trace_split_new(rules);
+	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++) {
+		ev_spec spec = K(GEMM, 10 * (int64_t)i, 5);
+		trace_event ev = make_event(&spec, (long)i);
+		ev.cat = cats[i];
+		ev.name.ptr = NULL; /* "name" absent */
+		ev.name.len = 0;
+		ev.pid = cats[i] == TCAT_KERNEL ? 0 : MAIN_PID;
+		ck_assert_int_eq(trace_split_event(&ev, s, &err), NS_OK);
+	}
+	ck_assert_int_eq(trace_split_finish(s, NULL, &res, &err), NS_OK);
+	ck_assert_uint_eq(res.ndevices, 1);
+	ck_assert_str_eq(kernel_names_get(res.names, 0), "");
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[REGIME_MEMORY], 5000);
+	trace_split_free(s);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
 START_TEST(window_profile_shares_are_bucket_over_duration)
 {
 	split_window w;
@@ -577,6 +607,7 @@ static Suite *split_suite(void)
 	tcase_add_test(tc, nothing_to_split_gives_no_devices);
 	tcase_add_test(tc, a_trace_longer_than_int64_nanoseconds_is_a_limit_error);
 	tcase_add_test(tc, random_traces_match_a_slot_by_slot_reference);
+	tcase_add_test(tc, events_without_a_name_are_split_by_their_category);
 	tcase_add_test(tc, window_profile_shares_are_bucket_over_duration);
 	suite_add_tcase(s, tc);
 	return s;
