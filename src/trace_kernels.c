@@ -11,6 +11,9 @@
 
 #include "nextstep/json_file.h"
 
+#define NS_STR_(x) #x
+#define NS_STR(x)  NS_STR_(x)
+
 static const char *const class_names[KCLASS_COUNT] = {
     [KCLASS_COMPUTE] = "compute",
     [KCLASS_MEMORY] = "memory",
@@ -108,9 +111,64 @@ size_t kernel_rules_count(const kernel_rules *r)
 	return r->n;
 }
 
+/* Skips a bracket expression starting at p ('['); returns the byte after its ']'. */
+static const char *skip_bracket(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	while (*p != '\0' && *p != ']') {
+		if (p[0] == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *close = strchr(p + 2, p[1]);
+			p = close != NULL && close[1] == ']' ? close + 2 : p + 1;
+		} else {
+			p++;
+		}
+	}
+	return *p == ']' ? p + 1 : p;
+}
+
+/* glibc compiles some regexes into automata of gigabytes ("a++++...", "(a{255}){255}"). A rules file is
+ * input too, so a regex may hold at most KERNEL_RULE_REPEATS_MAX repetitions, none right after another
+ * (POSIX leaves adjacent ones undefined anyway), and intervals up to KERNEL_RULE_INTERVAL_MAX. */
+static const char *regex_too_costly(const char *p)
+{
+	int repeats = 0;
+	bool after_repeat = false;
+
+	while (*p != '\0') {
+		bool repeat = *p == '*' || *p == '+' || *p == '?' || *p == '{';
+		if (repeat && after_repeat)
+			return "adjacent repetition operators";
+		if (repeat && ++repeats > KERNEL_RULE_REPEATS_MAX)
+			return "too many repetition operators";
+		if (*p == '{') {
+			char *end;
+			for (p++; *p != '\0' && *p != '}'; p = end) {
+				long bound = strtol(p, &end, 10);
+				if (bound > KERNEL_RULE_INTERVAL_MAX)
+					return "an interval bound above " NS_STR(KERNEL_RULE_INTERVAL_MAX);
+				if (end == p)
+					end++;
+			}
+		} else if (*p == '[') {
+			p = skip_bracket(p) - 1;
+		} else if (*p == '\\' && p[1] != '\0') {
+			p++;
+		}
+		after_repeat = repeat;
+		if (*p != '\0')
+			p++;
+	}
+	return NULL;
+}
+
 static ns_status add_rule(kernel_rules *r, const char *match, bool regex, kernel_class cls, ns_error *err)
 {
 	kernel_rule *k = &r->rule[r->n];
+	const char *costly;
 	int rc;
 
 	k->text = strdup(match);
@@ -123,6 +181,11 @@ static ns_status add_rule(kernel_rules *r, const char *match, bool regex, kernel
 			*c = (char)tolower((unsigned char)*c);
 		r->n++;
 		return NS_OK;
+	}
+	if ((costly = regex_too_costly(match)) != NULL) {
+		free(k->text);
+		return ns_error_set(err, NS_ERR_LIMIT, "rule %zu: regex \"%s\" has %s", r->n + 1, match,
+		                    costly);
 	}
 	rc = regcomp(&k->re, match, REG_EXTENDED | REG_ICASE | REG_NOSUB);
 	if (rc != 0) {

@@ -12,9 +12,11 @@
 #include "nextstep/error.h"
 
 /* Named limits on a rules file and on the name table. */
-#define KERNEL_RULES_MAX        1024       /* rules in one file */
-#define KERNEL_RULE_PATTERN_MAX 4096       /* bytes of one "match" string */
-#define KERNEL_NAMES_MAX        (1u << 22) /* distinct kernel/memcpy names in one trace */
+#define KERNEL_RULES_MAX         1024       /* rules in one file */
+#define KERNEL_RULE_PATTERN_MAX  4096       /* bytes of one "match" string */
+#define KERNEL_RULE_REPEATS_MAX  32         /* repetition operators (* + ? {m,n}) in one regex */
+#define KERNEL_RULE_INTERVAL_MAX 100        /* largest bound in a {m,n} interval */
+#define KERNEL_NAMES_MAX         (1u << 22) /* distinct kernel/memcpy names in one trace */
 
 typedef enum { KCLASS_COMPUTE, KCLASS_MEMORY, KCLASS_COMM, KCLASS_COUNT } kernel_class;
 

@@ -267,6 +267,15 @@ static const bad_rules_case bad_rules[] = {
     {"{\"patterns\": []}", NS_ERR_KEY, "patterns"},
     {"[1, 2]", NS_ERR_VALUE, "expected an object"},
     {"{\"rules\": [", NS_ERR_SYNTAX, "malformed"},
+    /* regexes that glibc would compile into huge automata */
+    {"{\"rules\": [{\"match\": \"cot++++\", \"regex\": true, \"class\": \"compute\"}]}", NS_ERR_LIMIT,
+     "adjacent repetition"},
+    {"{\"rules\": [{\"match\": \"(a{1,255}){2}\", \"regex\": true, \"class\": \"compute\"}]}", NS_ERR_LIMIT,
+     "interval bound above 100"},
+    {"{\"rules\": [{\"match\": \"a*b*c*d*e*f*g*h*i*j*k*l*m*n*o*p*q*r*s*t*u*v*w*x*y*z*a*b*c*d*e*f*g*\", "
+     "\"regex\": true, "
+     "\"class\": \"compute\"}]}",
+     NS_ERR_LIMIT, "too many repetition"},
 };
 
 START_TEST(bad_rules_file_is_a_clear_error)
