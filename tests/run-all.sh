@@ -76,5 +76,6 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 	fi
 fi
 
+[ -d ../shared ] || echo "run-all: ../shared not found: the tests over real and generated traces were skipped"
 echo "run-all: $passed passed, $failed failed"
 [ "$failed" = 0 ] && [ "$stage_failed" = 0 ] && [ "$passed" -gt 0 ]
