@@ -402,7 +402,8 @@ kernel_class kernel_rules_classify(const kernel_rules *r, const char *name)
 #define CLASS_UNKNOWN 0xff
 
 typedef struct {
-	char *name;
+	char *name; /* as written in the trace: the key */
+	char *text; /* with JSON escapes resolved: what is shown and classified (== name when it has none) */
 	size_t len;
 	uint64_t hash;
 	unsigned char cls; /* kernel_class, or CLASS_UNKNOWN until first asked */
@@ -452,8 +453,11 @@ void kernel_names_free(kernel_names *t)
 {
 	if (t == NULL)
 		return;
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
+		if (t->entry[i].text != t->entry[i].name)
+			free(t->entry[i].text);
 		free(t->entry[i].name);
+	}
 	free(t->entry);
 	free(t->slot);
 	free(t);
@@ -466,7 +470,7 @@ size_t kernel_names_count(const kernel_names *t)
 
 const char *kernel_names_get(const kernel_names *t, uint32_t id)
 {
-	return id < t->n ? t->entry[id].name : NULL;
+	return id < t->n ? t->entry[id].text : NULL;
 }
 
 static bool rehash(kernel_names *t)
@@ -486,6 +490,76 @@ static bool rehash(kernel_names *t)
 	t->slot = slot;
 	t->nslots = nslots;
 	return true;
+}
+
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	                              : -1;
+}
+
+/* A \uXXXX escape at in (after the 'u') as UTF-8 into out; returns the bytes written (at most 3, fewer than
+ * the 6 of the escape). Surrogates and NUL, which a C string cannot carry faithfully, become '?'. */
+static size_t put_code_point(const char *in, char *out)
+{
+	unsigned cp = 0;
+
+	for (int k = 0; k < 4; k++)
+		cp = cp << 4 | (unsigned)hex_digit(in[k]);
+	if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff)) {
+		out[0] = '?';
+		return 1;
+	}
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xc0 | cp >> 6);
+		out[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	out[0] = (char)(0xe0 | cp >> 12);
+	out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
+	out[2] = (char)(0x80 | (cp & 0x3f));
+	return 3;
+}
+
+static bool is_hex4(const char *p, size_t avail)
+{
+	if (avail < 4)
+		return false;
+	for (int k = 0; k < 4; k++)
+		if (hex_digit(p[k]) < 0)
+			return false;
+	return true;
+}
+
+/* The trace reader hands strings over with their JSON escapes as written; out has room for len + 1 bytes. */
+static void json_unescape(const char *in, size_t len, char *out)
+{
+	static const char plain[] = "bfnrt", meant[] = "\b\f\n\r\t";
+	size_t o = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		const char *p;
+		if (in[i] != '\\' || i + 1 >= len) {
+			out[o++] = in[i];
+			continue;
+		}
+		i++;
+		if (in[i] == 'u' && is_hex4(in + i + 1, len - i - 1)) {
+			o += put_code_point(in + i + 1, out + o);
+			i += 4;
+		} else if ((p = strchr(plain, in[i])) != NULL && in[i] != '\0') {
+			out[o++] = meant[p - plain];
+		} else {
+			out[o++] = in[i]; /* \" \\ \/ and anything unknown: the character itself */
+		}
+	}
+	out[o] = '\0';
 }
 
 static ns_status add_name(kernel_names *t, const char *name, size_t len, uint64_t h, size_t s, uint32_t *id,
@@ -510,6 +584,14 @@ static ns_status add_name(kernel_names *t, const char *name, size_t len, uint64_
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	memcpy(e->name, name, len);
 	e->name[len] = '\0';
+	e->text = e->name;
+	if (memchr(name, '\\', len) != NULL) {
+		if ((e->text = malloc(len + 1)) == NULL) {
+			free(e->name);
+			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		}
+		json_unescape(name, len, e->text);
+	}
 	e->len = len;
 	e->hash = h;
 	e->cls = CLASS_UNKNOWN;
@@ -545,6 +627,6 @@ kernel_class kernel_names_classify(kernel_names *t, uint32_t id, const kernel_ru
 	name_entry *e = &t->entry[id];
 
 	if (e->cls == CLASS_UNKNOWN)
-		e->cls = (unsigned char)kernel_rules_classify(rules, e->name);
+		e->cls = (unsigned char)kernel_rules_classify(rules, e->text);
 	return (kernel_class)e->cls;
 }

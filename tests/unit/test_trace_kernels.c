@@ -335,6 +335,26 @@ START_TEST(interned_names_get_one_id_each_and_classify_once)
 }
 END_TEST
 
+START_TEST(interned_names_resolve_json_escapes_for_display_and_classes)
+{
+	static const char raw[] = "k<\\\"x\\\"> \\u00e9\\n\\u0041\\/\\ud83d\\u0000_\\u0067emm";
+	kernel_names *t = kernel_names_new();
+	kernel_rules *r = NULL;
+	uint32_t a, b;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_rules_default(&r, &err), NS_OK);
+	ck_assert_int_eq(kernel_names_intern(t, raw, strlen(raw), &a, &err), NS_OK);
+	ck_assert_int_eq(kernel_names_intern(t, raw, strlen(raw), &b, &err), NS_OK);
+	ck_assert_uint_eq(a, b);
+	ck_assert_str_eq(kernel_names_get(t, a), "k<\"x\"> \xc3\xa9\nA/??_gemm");
+	ck_assert_int_eq(kernel_names_classify(t, a, r), KCLASS_COMPUTE);
+	kernel_rules_free(r);
+	kernel_names_free(t);
+}
+END_TEST
+
 START_TEST(class_names_round_trip)
 {
 	for (int c = 0; c < KCLASS_COUNT; c++) {
@@ -360,6 +380,7 @@ static Suite *kernels_suite(void)
 	                    (int)(sizeof(bad_rules) / sizeof(bad_rules[0])));
 	tcase_add_test(tc, rules_file_that_is_missing_is_an_io_error);
 	tcase_add_test(tc, interned_names_get_one_id_each_and_classify_once);
+	tcase_add_test(tc, interned_names_resolve_json_escapes_for_display_and_classes);
 	tcase_add_test(tc, class_names_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
