@@ -92,7 +92,7 @@ static const name_entry event_keys[] = {
     ENTRY("tid", EK_TID), ENTRY("ts", EK_TS),   ENTRY("dur", EK_DUR),   ENTRY("args", EK_ARGS),
 };
 
-enum { AK_DEVICE, AK_STREAM, AK_CORRELATION, AK_EXTERNAL_ID, AK_FLOPS, AK_INPUT_DIMS };
+enum { AK_DEVICE, AK_STREAM, AK_CORRELATION, AK_EXTERNAL_ID, AK_FLOPS, AK_INPUT_DIMS, AK_INPUT_TYPES };
 static const name_entry arg_keys[] = {
     ENTRY("External id", AK_EXTERNAL_ID),
     ENTRY("correlation", AK_CORRELATION),
@@ -101,6 +101,7 @@ static const name_entry arg_keys[] = {
     ENTRY("external id", AK_EXTERNAL_ID), /* older profiler spelling */
     ENTRY("flops", AK_FLOPS),
     ENTRY("Input Dims", AK_INPUT_DIMS),
+    ENTRY("Input type", AK_INPUT_TYPES),
 };
 
 enum { TK_TRACE_EVENTS, TK_DEVICES, TK_DISTRIBUTED };
@@ -657,11 +658,12 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
 		if (starts_number(*p))
 			return flops_value(r, p, &ev->flops, endp);
 		return skip_value(r, p, depth, endp);
-	default: /* AK_INPUT_DIMS */
+	default: /* AK_INPUT_DIMS, AK_INPUT_TYPES: kept as raw JSON text */
 		rc = skip_value(r, p, depth, endp);
 		if (rc == SCAN_OK) {
-			ev->input_dims.ptr = (const char *)p;
-			ev->input_dims.len = (size_t)(*endp - p);
+			ns_str *raw = k->id == AK_INPUT_DIMS ? &ev->input_dims : &ev->input_types;
+			raw->ptr = (const char *)p;
+			raw->len = (size_t)(*endp - p);
 		}
 		return rc;
 	}

@@ -56,6 +56,7 @@ typedef struct {
 	int64_t external_id;
 	double flops;
 	ns_str input_dims;     /* raw JSON text of args."Input Dims" */
+	ns_str input_types;    /* raw JSON text of args."Input type" */
 } trace_event;
 
 typedef struct {

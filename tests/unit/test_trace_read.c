@@ -25,7 +25,8 @@ static const char *const via_name[] = {"file", "tiny pipe"};
 typedef struct {
 	long n;
 	trace_event ev[MAX_KEPT];
-	char name[MAX_KEPT][TEXT_MAX], cat[MAX_KEPT][TEXT_MAX], dims[MAX_KEPT][TEXT_MAX];
+	char name[MAX_KEPT][TEXT_MAX], cat[MAX_KEPT][TEXT_MAX], dims[MAX_KEPT][TEXT_MAX],
+	    types[MAX_KEPT][TEXT_MAX];
 	unsigned long long digest; /* over every event, for comparing two reads of one document */
 	long stop_after;           /* return NS_ERR_VALUE from this event on (-1: never) */
 } collected;
@@ -58,6 +59,7 @@ static ns_status collect(const trace_event *ev, void *ctx, ns_error *err)
 		copy_text(c->name[c->n], ev->name);
 		copy_text(c->cat[c->n], ev->cat_raw);
 		copy_text(c->dims[c->n], ev->input_dims);
+		copy_text(c->types[c->n], ev->input_types);
 	}
 	c->n++;
 	if (c->stop_after >= 0 && ev->index >= c->stop_after)
@@ -258,6 +260,7 @@ typedef struct {
 	int64_t device, stream, correlation, external_id;
 	double flops;
 	const char *dims;
+	const char *types;
 } event_case;
 
 #define KERNEL_DOC                                                                                           \
@@ -266,11 +269,11 @@ typedef struct {
 	"\"dur\":2.5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":42,\"External "                     \
 	"id\":9,\"queued\":0}}]}"
 #define STRING_ID INT64_MIN
-#define NO_ARGS   -1, -1, -1, -1, -1.0, ""
+#define NO_ARGS   -1, -1, -1, -1, -1.0, "", ""
 
 static const event_case event_cases[] = {
     {"a kernel with every field", KERNEL_DOC, 1, 0, 'X', "sgemm", 0, 7, true, true, 10000, 2500, 0, 7, 42, 9,
-     -1.0, ""},
+     -1.0, "", ""},
     {"string tids hash with bit 62 set",
      "{\"traceEvents\":[{\"ph\":\"X\",\"pid\":\"Spans\",\"tid\":\"stream "
      "7\",\"ts\":1,\"dur\":2}]}",
@@ -286,15 +289,22 @@ static const event_case event_cases[] = {
      "{\"traceEvents\":[{\"x\":{\"a\":[1,2,{\"b\":null}],\"c\":true},\"ph\":\"X\",\"name\":\"n\",\"ts\":1,"
      "\"dur\":1,"
      "\"y\":[[],{}],\"z\":-1.5e-3,\"args\":{\"grid\":[1,1,1],\"Call stack\":\"f(1);g\",\"stream\":3}}]}",
-     1, 0, 'X', "n", -1, -1, true, true, 1000, 1000, -1, 3, -1, -1, -1.0, ""},
+     1, 0, 'X', "n", -1, -1, true, true, 1000, 1000, -1, 3, -1, -1, -1.0, "", ""},
     {"Input Dims keeps its raw JSON text",
      "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":1,\"args\":{"
      "\"Input Dims\": [[2, 3], [3, 4]],\"External id\":5,\"flops\":48}}]}",
-     1, 0, 'X', "aten::mm", -1, -1, true, true, 1000, 1000, -1, -1, -1, 5, 48.0, "[[2, 3], [3, 4]]"},
+     1, 0, 'X', "aten::mm", -1, -1, true, true, 1000, 1000, -1, -1, -1, 5, 48.0, "[[2, 3], [3, 4]]", ""},
+    {"Input type keeps its raw JSON text",
+     "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::addmm\",\"ts\":1,\"dur\":1,"
+     "\"args\":{\"Input type\": [\"c10::BFloat16\", \"c10::BFloat16\", \"\"],\"Input Dims\":[[4], [2, 3], "
+     "[3, "
+     "4]]}}]}",
+     1, 0, 'X', "aten::addmm", -1, -1, true, true, 1000, 1000, -1, -1, -1, -1, -1.0, "[[4], [2, 3], [3, 4]]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"\"]"},
     {"the older external id spelling is read",
      "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"Runtime\",\"ts\":1,\"dur\":1,\"args\":{\"external id\":537,"
      "\"correlation\":34417}}]}",
-     1, 0, 'X', "", -1, -1, true, true, 1000, 1000, -1, -1, 34417, 537, -1.0, ""},
+     1, 0, 'X', "", -1, -1, true, true, 1000, 1000, -1, -1, 34417, 537, -1.0, "", ""},
     {"an X event without dur reports it absent", "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}]}", 1, 0, 'X', "",
      -1, -1, true, false, 1000, 0, NO_ARGS},
     {"other phases pass through",
@@ -354,6 +364,7 @@ START_TEST(event_fields_are_read_as_written)
 		ck_assert_int_eq(ev->external_id, ec->external_id);
 		ck_assert_double_eq(ev->flops, ec->flops);
 		ck_assert_str_eq(c.dims[ec->at], ec->dims);
+		ck_assert_str_eq(c.types[ec->at], ec->types);
 		ck_assert_int_eq(ec->doc[ev->offset], '{');
 	}
 }
