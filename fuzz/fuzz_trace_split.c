@@ -1,0 +1,87 @@
+/* Feeds arbitrary bytes through the whole trace path: reader, split, and both report forms. A trace that
+ * reads must split into buckets that are never negative and sum exactly to each step, and print without a
+ * fault. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "nextstep/trace_read.h"
+#include "nextstep/trace_report.h"
+#include "nextstep/trace_split.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static kernel_rules *rules;
+static ns_routes routes;
+static FILE *sink;
+
+static void check_buckets(const split_result *res)
+{
+	for (size_t d = 0; d < res->ndevices; d++) {
+		for (size_t w = 0; w < res->device[d].nsteps; w++) {
+			const split_window *x = &res->device[d].steps[w];
+			int64_t sum = 0;
+			for (int b = 0; b < REGIME_COUNT; b++) {
+				if (x->bucket_ns[b] < 0)
+					abort();
+				sum += x->bucket_ns[b];
+			}
+			if (sum != x->dur_ns)
+				abort();
+		}
+	}
+}
+
+static void print_both_forms(const split_result *res)
+{
+	classify_options co;
+	format_options fo = {FORMAT_TEXT, true, false};
+	report_options o = {
+	    .classify = &co, .routes = &routes, .format = &fo, .source = "fuzz", .steps = true, .top = 5};
+
+	classify_options_default(&co);
+	report_print(sink, res, &o);
+	fo.kind = FORMAT_JSON;
+	report_print(sink, res, &o);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	ns_input in;
+	ns_error err;
+	trace_meta meta;
+	split_result res;
+	trace_split *split;
+	ns_status st;
+	int fd;
+
+	ns_error_clear(&err);
+	if (rules == NULL &&
+	    (kernel_rules_default(&rules, &err) != NS_OK || routes_init_default(&routes, &err) != NS_OK ||
+	     (sink = fopen("/dev/null", "w")) == NULL))
+		abort();
+	fd = memfd_create("fuzz_trace_split", 0);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
+		abort();
+	memset(&in, 0, sizeof(in));
+	in.fd = fd;
+	in.name = "fuzz";
+	memset(&meta, 0, sizeof(meta));
+	memset(&res, 0, sizeof(res));
+	split = trace_split_new(rules);
+	st = trace_read(&in, trace_split_event, split, &meta, &err);
+	if (st == NS_OK)
+		st = trace_split_finish(split, &meta, &res, &err);
+	trace_split_free(split);
+	close(fd);
+	if (st == NS_OK) {
+		check_buckets(&res);
+		print_both_forms(&res);
+	}
+	split_result_free(&res);
+	return 0;
+}
