@@ -12,7 +12,9 @@ _nextstep()
 		return
 		;;
 	--device)
-		COMPREPLY=($(compgen -W "$(nextstep devices --names 2>/dev/null)" -- "$cur"))
+		# the first alias of each device: short, lower-case, no spaces
+		COMPREPLY=($(compgen -W "$(nextstep devices --format json 2>/dev/null |
+			grep -oE '"aliases":\["[^"]*"' | sed 's/.*\["//; s/"$//')" -- "$cur"))
 		return
 		;;
 	esac
@@ -22,12 +24,14 @@ _nextstep()
 		return
 	fi
 	case ${words[1]} in
-	trace) COMPREPLY=($(compgen -W "$common --steps --kernel-rules --roofline" -- "$cur")) ;;
+	trace) COMPREPLY=($(compgen -W "$common --steps --top --kernel-rules --roofline --device --dtype" -- "$cur")) ;;
 	roofline)
 		COMPREPLY=($(compgen -W "$common --flops --bytes --device --dtype --time --matmul --batch --elementwise
-			--inputs --outputs --decode --params --context --layers --kv-heads --head-dim --svg --device-file" -- "$cur"))
+			--inputs --outputs --flops-per-element --decode --params --context --layers --kv-heads --head-dim --heads
+			--svg --device-file --overhead-threshold --label" -- "$cur"))
 		;;
-	scaling) COMPREPLY=($(compgen -W "--time --time-2x --format" -- "$cur")) ;;
+	scaling) COMPREPLY=($(compgen -W "--time --time-2x --overhead-below --work-above --label --format" -- "$cur")) ;;
+	devices) COMPREPLY=($(compgen -W "--device-file --format --verbose" -- "$cur")) ;;
 	*)
 		COMPREPLY=($(compgen -W "$common --compute --memory --comm --idle --dataloader --overhead --label
 			--normalize --strict --help --version" -- "$cur"))

@@ -1162,10 +1162,11 @@ int cli_devices_main(int argc, char **argv)
 	rc = parse_args(&m, devices_options, argc, argv, &d.cfg, devices_own_option, &d);
 	if (rc < 0 && argc - optind > 1)
 		rc = usage_error(&m, "devices takes at most one NAME");
-	if (rc < 0)
+	if (rc < 0) {
 		rc = load_devices(&table, d.device_files, d.ndevice_files);
-	if (rc == EXIT_ROUTED)
-		rc = -1;
+		if (rc == EXIT_ROUTED)
+			rc = -1; /* loaded: go on to list */
+	}
 	if (rc < 0 && optind < argc && (only = devices_find(&table, argv[optind])) == NULL) {
 		snprintf(msg, sizeof(msg), "unknown device '%.100s'", argv[optind]);
 		rc = usage_error(&m, msg);

@@ -19,11 +19,14 @@ if [ "$usage" != "$readme" ]; then
 	printf 'usage and README differ:\n  usage:  %s\n  README: %s\n' "$usage" "$readme"
 	status=1
 fi
-for opt in $("$bin" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
-	if ! sed 's/\\-/-/g' doc/nextstep.1 | grep -q -- "$opt"; then
-		echo "option $opt is in --help but not in the man page"
-		status=1
-	fi
+for mode in "" trace roofline scaling devices; do
+	# shellcheck disable=SC2086 # an empty mode is no word at all
+	for opt in $("$bin" $mode --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
+		if ! sed 's/\\-/-/g' doc/nextstep.1 | grep -q -- "$opt"; then
+			echo "option $opt is in '$mode --help' but not in the man page"
+			status=1
+		fi
+	done
 done
 [ $status = 0 ] && echo "synopsis: 1 passed, 0 failed"
 exit $status
