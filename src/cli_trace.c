@@ -10,6 +10,7 @@
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
+#include "nextstep/trace_roofline.h"
 #include "nextstep/trace_split.h"
 
 /* Largest --top accepted. */
@@ -21,9 +22,19 @@ enum {
 	OPT_TOP,
 };
 
+/* --roofline and its options (trace_roofline.c). */
+enum {
+	OPT_ROOFLINE = 300,
+	OPT_DEVICE,
+	OPT_DTYPE,
+};
+
 static const struct option trace_options[] = {
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"dtype", required_argument, NULL, OPT_DTYPE},
     {"help", no_argument, NULL, 'h'},
     {"kernel-rules", required_argument, NULL, OPT_KERNEL_RULES},
+    {"roofline", no_argument, NULL, OPT_ROOFLINE},
     {"steps", no_argument, NULL, OPT_STEPS},
     {"top", required_argument, NULL, OPT_TOP},
     {NULL, 0, NULL, 0},
@@ -44,6 +55,9 @@ static const char help_text[] =
     "                     kernel-name classes from a JSON rules file instead of the built-in table:\n"
     "                     {\"rules\": [{\"match\": \"gemm\", \"regex\": false, \"class\": \"compute\"}, "
     "...]}\n"
+    "  --roofline         place the matmul ops (mm, addmm, linear, bmm, ...) on the device's roofline\n"
+    "  --device NAME      the device for --roofline instead of the trace's (implies --roofline)\n"
+    "  --dtype T          the dtype for every op instead of its Input type (implies --roofline)\n"
     "Classification:\n"
     "  --priority LIST  --tie T  --high X  --moderate X  --playbook FILE   as for the router\n"
     "Output:\n"
@@ -61,6 +75,8 @@ typedef struct {
 	kernel_rules *rules;
 	bool steps;
 	size_t top;
+	bool roofline;
+	troof_options roof;
 } trace_run;
 
 /* "nextstep: FILE: byte N: msg", the position being the byte offset in the decompressed document. */
@@ -114,6 +130,25 @@ static int top_error(const char *arg)
 	return usage_error(msg);
 }
 
+static int handle_roofline_option(trace_run *run, int opt)
+{
+	ns_error err;
+	char msg[160];
+
+	ns_error_clear(&err);
+	run->roofline = true;
+	if (opt == OPT_DEVICE) {
+		run->roof.device = optarg;
+		return trace_roofline_check_device(optarg, &err) == NS_OK ? -1 : usage_error(err.msg);
+	}
+	if (opt == OPT_DTYPE && !dtype_from_name(optarg, &run->roof.dtype)) {
+		snprintf(msg, sizeof(msg), "--dtype: unknown dtype '%.100s'", optarg);
+		return usage_error(msg);
+	}
+	run->roof.has_dtype = run->roof.has_dtype || opt == OPT_DTYPE;
+	return -1;
+}
+
 /* Returns -1 to go on, or an exit status. */
 static int handle_option(trace_run *run, int opt, char **argv)
 {
@@ -134,6 +169,10 @@ static int handle_option(trace_run *run, int opt, char **argv)
 		return -1;
 	case OPT_TOP:
 		return parse_top(optarg, &run->top) == 0 ? -1 : top_error(optarg);
+	case OPT_ROOFLINE:
+	case OPT_DEVICE:
+	case OPT_DTYPE:
+		return handle_roofline_option(run, opt);
 	default:
 		break;
 	}
@@ -172,6 +211,9 @@ static int split_input(trace_run *run, ns_input *in)
 {
 	const char *where = input_display_name(in);
 	trace_split *split = trace_split_new(run->rules);
+	trace_roofline *roof = run->roofline ? trace_roofline_new() : NULL;
+	trace_roofline_tee tee = {trace_split_event, split, roof};
+	troof_report roof_report;
 	trace_meta meta;
 	split_result res;
 	ns_error err;
@@ -179,14 +221,18 @@ static int split_input(trace_run *run, ns_input *in)
 	report_options o = {&run->cfg.classify, &run->cfg.routes, &run->cfg.format, where,
 	                    run->steps,         run->top};
 
-	if (split == NULL) {
+	memset(&roof_report, 0, sizeof(roof_report));
+	if (split == NULL || (run->roofline && roof == NULL)) {
+		trace_split_free(split);
+		trace_roofline_free(roof);
 		fprintf(stderr, "nextstep: out of memory\n");
 		return EXIT_BAD_INPUT;
 	}
 	ns_error_clear(&err);
 	memset(&meta, 0, sizeof(meta));
 	memset(&res, 0, sizeof(res));
-	st = trace_read(in, trace_split_event, split, &meta, &err);
+	st = roof != NULL ? trace_read(in, trace_roofline_tee_event, &tee, &meta, &err)
+	                  : trace_read(in, trace_split_event, split, &meta, &err);
 	if (st == NS_OK && meta.events == 0) {
 		err.offset = -1;
 		st = ns_error_set(&err, NS_ERR_VALUE, "traceEvents is empty: nothing to split");
@@ -195,14 +241,22 @@ static int split_input(trace_run *run, ns_input *in)
 		err.offset = -1;
 		st = trace_split_finish(split, &meta, &res, &err);
 	}
+	if (st == NS_OK && roof != NULL)
+		st = trace_roofline_finish(roof, &meta, &run->roof, &roof_report, &err);
 	trace_split_free(split);
+	trace_roofline_free(roof);
 	if (st != NS_OK) {
 		report_trace_error(where, &err);
 		split_result_free(&res);
+		troof_report_free(&roof_report);
 		return EXIT_BAD_INPUT;
 	}
-	report_print(stdout, &res, &o);
+	if (roof != NULL)
+		troof_print_with_report(stdout, &res, &o, &roof_report);
+	else
+		report_print(stdout, &res, &o);
 	split_result_free(&res);
+	troof_report_free(&roof_report);
 	return EXIT_ROUTED;
 }
 

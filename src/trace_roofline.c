@@ -1,0 +1,607 @@
+#include "nextstep/trace_roofline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstep/format.h"
+#include "nextstep/regime.h"
+
+/* The ops roofline_place_op() counts (roofline.h); other ops are reported as unknown, never estimated. */
+static const char *const matmul_ops[] = {
+    "aten::mm", "aten::addmm", "aten::matmul", "aten::linear", "aten::bmm", "aten::baddbmm",
+};
+
+static const char *const reason_text[TROOF_REASON_COUNT] = {
+    [TROOF_NO_SHAPES] = "no shapes (record_shapes=True)",
+    [TROOF_NO_DTYPE] = "unknown dtype",
+    [TROOF_UNKNOWN_OP] = "unknown op",
+    [TROOF_NO_PEAK] = "no peak for the dtype on this device",
+    [TROOF_BAD_DIMS] = "Input Dims not a matmul",
+};
+
+static const char *const reason_key[TROOF_REASON_COUNT] = {
+    [TROOF_NO_SHAPES] = "no_shapes", [TROOF_NO_DTYPE] = "unknown_dtype", [TROOF_UNKNOWN_OP] = "unknown_op",
+    [TROOF_NO_PEAK] = "no_peak",     [TROOF_BAD_DIMS] = "bad_dims",
+};
+
+/* Text is kept as (offset, length) into one growing arena, so records stay small and flat. */
+typedef struct {
+	size_t off, len;
+} text_ref;
+
+typedef struct {
+	int64_t ext;
+	double flops;
+	text_ref name, dims, types; /* empty unless the op is a matmul op or carries flops */
+	bool matmul;
+} op_rec;
+
+typedef struct {
+	int64_t ext, ns, device;
+} kernel_rec;
+
+struct trace_roofline {
+	op_rec *ops;
+	size_t nops, cap_ops;
+	kernel_rec *kernels;
+	size_t nkernels, cap_kernels;
+	char *text;
+	size_t ntext, cap_text;
+};
+
+static bool grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap != 0 ? *cap : 256;
+	void *p;
+
+	if (need <= *cap)
+		return true;
+	while (n < need)
+		n *= 2;
+	if ((p = realloc(*arr, n * size)) == NULL)
+		return false;
+	*arr = p;
+	*cap = n;
+	return true;
+}
+
+trace_roofline *trace_roofline_new(void)
+{
+	return calloc(1, sizeof(trace_roofline));
+}
+
+void trace_roofline_free(trace_roofline *c)
+{
+	if (c == NULL)
+		return;
+	free(c->ops);
+	free(c->kernels);
+	free(c->text);
+	free(c);
+}
+
+static bool is_matmul_op(ns_str name)
+{
+	for (size_t i = 0; i < sizeof(matmul_ops) / sizeof(matmul_ops[0]); i++)
+		if (strlen(matmul_ops[i]) == name.len && memcmp(matmul_ops[i], name.ptr, name.len) == 0)
+			return true;
+	return false;
+}
+
+static bool keep_text(trace_roofline *c, ns_str s, text_ref *out)
+{
+	out->off = out->len = 0;
+	if (s.len == 0 || s.len > TROOF_MAX_TEXT)
+		return true;
+	if (!grow((void **)&c->text, &c->cap_text, c->ntext + s.len, 1))
+		return false;
+	memcpy(c->text + c->ntext, s.ptr, s.len);
+	out->off = c->ntext;
+	out->len = s.len;
+	c->ntext += s.len;
+	return true;
+}
+
+static ns_status add_op(trace_roofline *c, const trace_event *ev, ns_error *err)
+{
+	op_rec *op;
+
+	if (!grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof(op_rec)))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	op = &c->ops[c->nops++];
+	memset(op, 0, sizeof(*op));
+	op->ext = ev->external_id;
+	op->flops = ev->flops;
+	op->matmul = is_matmul_op(ev->name);
+	if ((op->matmul || ev->flops >= 0.0) &&
+	    (!keep_text(c, ev->name, &op->name) || !keep_text(c, ev->input_dims, &op->dims) ||
+	     !keep_text(c, ev->input_types, &op->types)))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	return NS_OK;
+}
+
+ns_status trace_roofline_event(const trace_event *ev, void *ctx, ns_error *err)
+{
+	trace_roofline *c = ctx;
+	kernel_rec *k;
+
+	if (ev->ph != 'X' || ev->external_id < 0)
+		return NS_OK;
+	if (ev->cat == TCAT_CPU_OP)
+		return add_op(c, ev, err);
+	if (ev->cat != TCAT_KERNEL || !ev->has_dur)
+		return NS_OK;
+	if (!grow((void **)&c->kernels, &c->cap_kernels, c->nkernels + 1, sizeof(kernel_rec)))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	k = &c->kernels[c->nkernels++];
+	k->ext = ev->external_id;
+	k->ns = ev->dur_ns;
+	k->device = ev->device;
+	return NS_OK;
+}
+
+ns_status trace_roofline_tee_event(const trace_event *ev, void *ctx, ns_error *err)
+{
+	trace_roofline_tee *t = ctx;
+	ns_status st = t->first(ev, t->first_ctx, err);
+
+	return st != NS_OK ? st : trace_roofline_event(ev, t->roof, err);
+}
+
+/* ---- finish: link kernels to ops, place, group ---- */
+
+static int cmp_i64(int64_t a, int64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static int cmp_kernel(const void *a, const void *b)
+{
+	return cmp_i64(((const kernel_rec *)a)->ext, ((const kernel_rec *)b)->ext);
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+	return cmp_i64(((const op_rec *)a)->ext, ((const op_rec *)b)->ext);
+}
+
+/* The deviceProperties name of the GPU that ran the most kernel time. */
+static void busiest_device(const trace_roofline *c, const trace_meta *meta, char *buf, size_t size)
+{
+	int64_t best_ns = -1;
+
+	buf[0] = '\0';
+	for (size_t d = 0; meta != NULL && d < meta->ndevices; d++) {
+		int64_t ns = 0;
+		for (size_t i = 0; i < c->nkernels; i++)
+			if (c->kernels[i].device == meta->devices[d].id)
+				ns += c->kernels[i].ns;
+		if (ns > best_ns && meta->devices[d].name[0] != '\0') {
+			best_ns = ns;
+			snprintf(buf, size, "%s", meta->devices[d].name);
+		}
+	}
+}
+
+/* The first non-empty string of the Input type list, as a dtype with a roof. */
+static bool dtype_of_types(const char *text, size_t len, ns_dtype *out)
+{
+	cJSON *types = len > 0 ? cJSON_ParseWithLength(text, len) : NULL;
+	const cJSON *t;
+	bool ok = false;
+
+	cJSON_ArrayForEach(t, types)
+	{
+		if (cJSON_IsString(t) && t->valuestring[0] != '\0') {
+			ok = dtype_from_torch_type(t->valuestring, out);
+			break;
+		}
+	}
+	cJSON_Delete(types);
+	return ok;
+}
+
+/* One op placed on its own, before grouping. */
+typedef struct {
+	const op_rec *op;
+	ns_dtype dtype;
+	int64_t ns;
+	roofline_op placed;
+} placed_op;
+
+typedef struct {
+	const trace_roofline *c;
+	const ns_device *dev;
+	const troof_options *o;
+	troof_report *r;
+	placed_op *placed;
+	size_t nplaced;
+} finish_state;
+
+static troof_reason place_one(finish_state *s, const op_rec *op, int64_t ns)
+{
+	const char *text = s->c->text;
+	char name[64];
+	placed_op *p = &s->placed[s->nplaced];
+
+	if (!op->matmul || op->name.len >= sizeof(name))
+		return TROOF_UNKNOWN_OP;
+	if (op->dims.len == 0)
+		return TROOF_NO_SHAPES;
+	p->dtype = s->o->dtype;
+	if (!s->o->has_dtype && !dtype_of_types(text + op->types.off, op->types.len, &p->dtype))
+		return TROOF_NO_DTYPE;
+	if (s->dev->peak[p->dtype] <= 0.0)
+		return TROOF_NO_PEAK;
+	memcpy(name, text + op->name.off, op->name.len);
+	name[op->name.len] = '\0';
+	roofline_place_op(name, text + op->dims.off, op->dims.len, op->flops, ns, p->dtype, s->dev,
+	                  ROOFLINE_OVERHEAD_DEFAULT, &p->placed);
+	if (!p->placed.placed)
+		return TROOF_BAD_DIMS;
+	p->op = op;
+	p->ns = ns;
+	s->nplaced++;
+	return TROOF_REASON_COUNT;
+}
+
+/* Each op with kernels of its own (ops are sorted by External id, kernels too). */
+static void place_ops(finish_state *s)
+{
+	const trace_roofline *c = s->c;
+	size_t k = 0;
+	troof_reason why;
+
+	for (size_t i = 0; i < c->nops; i++) {
+		int64_t ns = 0;
+		if (i > 0 && c->ops[i].ext == c->ops[i - 1].ext)
+			continue; /* a repeated id would count its kernels twice */
+		while (k < c->nkernels && c->kernels[k].ext < c->ops[i].ext)
+			k++;
+		for (; k < c->nkernels && c->kernels[k].ext == c->ops[i].ext; k++)
+			ns += c->kernels[k].ns;
+		if (ns <= 0)
+			continue;
+		s->r->ops++;
+		s->r->ops_ns += ns;
+		why = place_one(s, &c->ops[i], ns);
+		if (why != TROOF_REASON_COUNT) {
+			s->r->unplaced[why]++;
+			s->r->unplaced_ns[why] += ns;
+		}
+	}
+}
+
+static const char *sort_text; /* qsort has no context argument */
+
+static int cmp_text(text_ref a, text_ref b)
+{
+	size_t n = a.len < b.len ? a.len : b.len;
+	int d = memcmp(sort_text + a.off, sort_text + b.off, n);
+
+	return d != 0 ? d : cmp_i64((int64_t)a.len, (int64_t)b.len);
+}
+
+static int cmp_group(const void *a, const void *b)
+{
+	const placed_op *x = a, *y = b;
+	int d = cmp_text(x->op->name, y->op->name);
+
+	if (d == 0)
+		d = cmp_text(x->op->dims, y->op->dims);
+	return d != 0 ? d : (int)x->dtype - (int)y->dtype;
+}
+
+static int cmp_row_time(const void *a, const void *b)
+{
+	const troof_row *x = a, *y = b;
+
+	if (x->gpu_ns != y->gpu_ns)
+		return x->gpu_ns > y->gpu_ns ? -1 : 1;
+	return x->flops > y->flops ? -1 : x->flops < y->flops;
+}
+
+static char *text_dup(const char *text, text_ref t)
+{
+	char *s = malloc(t.len + 1);
+
+	if (s != NULL) {
+		memcpy(s, text + t.off, t.len);
+		s[t.len] = '\0';
+	}
+	return s;
+}
+
+static ns_status add_row(finish_state *s, const placed_op *first, size_t n, ns_error *err)
+{
+	troof_row *row = &s->r->rows[s->r->nrows];
+	roofline_input in;
+
+	memset(row, 0, sizeof(*row));
+	row->name = text_dup(s->c->text, first->op->name);
+	row->dims = text_dup(s->c->text, first->op->dims);
+	s->r->nrows++;
+	if (row->name == NULL || row->dims == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	row->dtype = first->dtype;
+	row->m = first->placed.m;
+	row->n = first->placed.n;
+	row->k = first->placed.k;
+	row->batch = first->placed.batch;
+	for (size_t i = 0; i < n; i++) {
+		row->count++;
+		row->gpu_ns += first[i].ns;
+		row->flops += first[i].placed.flops;
+		row->bytes += first[i].placed.bytes;
+	}
+	in = (roofline_input){row->flops,     row->bytes,         s->dev->peak[row->dtype],
+	                      s->dev->mem_bw, row->gpu_ns * 1e-9, ROOFLINE_OVERHEAD_DEFAULT};
+	return roofline_place(&in, &row->roof, err);
+}
+
+static ns_status group_rows(finish_state *s, ns_error *err)
+{
+	ns_status st = NS_OK;
+
+	if (s->nplaced == 0)
+		return NS_OK;
+	sort_text = s->c->text;
+	qsort(s->placed, s->nplaced, sizeof(placed_op), cmp_group);
+	if ((s->r->rows = calloc(s->nplaced, sizeof(troof_row))) == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0, j; st == NS_OK && i < s->nplaced; i = j) {
+		for (j = i + 1; j < s->nplaced && cmp_group(&s->placed[i], &s->placed[j]) == 0; j++)
+			;
+		st = add_row(s, &s->placed[i], j - i, err);
+	}
+	qsort(s->r->rows, s->r->nrows, sizeof(troof_row), cmp_row_time);
+	return st;
+}
+
+static const ns_device *find_device(const ns_device_table *t, const troof_options *o, troof_report *r)
+{
+	const ns_device *dev;
+
+	r->from_option = o->device != NULL;
+	dev = o->device != NULL
+	          ? devices_find(t, o->device)
+	          : (r->trace_device[0] != '\0' ? devices_match_trace_name(t, r->trace_device) : NULL);
+	if (dev != NULL) {
+		r->device_known = true;
+		snprintf(r->device, sizeof(r->device), "%s", dev->name);
+		r->has_tf32 = dev->peak[DTYPE_TF32] > 0.0;
+	}
+	return dev;
+}
+
+ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const troof_options *o,
+                                troof_report *out, ns_error *err)
+{
+	ns_device_table table;
+	char path[1024];
+	finish_state s = {c, NULL, o, out, NULL, 0};
+	ns_status st;
+
+	memset(out, 0, sizeof(*out));
+	busiest_device(c, meta, out->trace_device, sizeof(out->trace_device));
+	if ((st = devices_load_default(&table, path, sizeof(path), err)) != NS_OK)
+		return st;
+	s.dev = find_device(&table, o, out);
+	qsort(c->ops, c->nops, sizeof(op_rec), cmp_op);
+	qsort(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);
+	if (s.dev != NULL && c->nops > 0) {
+		if ((s.placed = calloc(c->nops, sizeof(placed_op))) == NULL)
+			st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		if (st == NS_OK) {
+			place_ops(&s);
+			st = group_rows(&s, err);
+		}
+	}
+	free(s.placed);
+	devices_free(&table);
+	return st;
+}
+
+void troof_report_free(troof_report *r)
+{
+	for (size_t i = 0; i < r->nrows; i++) {
+		free(r->rows[i].name);
+		free(r->rows[i].dims);
+	}
+	free(r->rows);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *troof_reason_text(troof_reason r)
+{
+	return (unsigned)r < TROOF_REASON_COUNT ? reason_text[r] : "?";
+}
+
+ns_status trace_roofline_check_device(const char *name, ns_error *err)
+{
+	ns_device_table table;
+	char path[1024];
+	ns_status st = devices_load_default(&table, path, sizeof(path), err);
+
+	if (st == NS_OK && devices_find(&table, name) == NULL)
+		st =
+		    ns_error_set(err, NS_ERR_USAGE, "unknown device '%.100s' (see 'nextstep devices')", name);
+	devices_free(&table);
+	return st;
+}
+
+/* ---- output ---- */
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static void shape_text(const troof_row *row, char *buf, size_t size)
+{
+	if (row->batch > 1.0)
+		snprintf(buf, size, "%.0fx%.0fx%.0fx%.0f", row->batch, row->m, row->n, row->k);
+	else
+		snprintf(buf, size, "%.0fx%.0fx%.0f", row->m, row->n, row->k);
+}
+
+static void print_unplaced(FILE *out, const troof_report *r)
+{
+	long n = 0;
+	int64_t ns = 0;
+	const char *sep = "";
+
+	for (int i = 0; i < TROOF_REASON_COUNT; i++) {
+		n += r->unplaced[i];
+		ns += r->unplaced_ns[i];
+	}
+	if (n == 0)
+		return;
+	fprintf(out, "  %ld op%s (%.3f ms of GPU time) could not be placed: ", n, n == 1 ? "" : "s", ms(ns));
+	for (int i = 0; i < TROOF_REASON_COUNT; i++) {
+		if (r->unplaced[i] == 0)
+			continue;
+		fprintf(out, "%s%ld %s", sep, r->unplaced[i], reason_text[i]);
+		sep = ", ";
+	}
+	fputc('\n', out);
+}
+
+static void print_device_line(FILE *out, const troof_report *r)
+{
+	if (r->from_option)
+		fprintf(out, "roofline: %s (--device)", r->device);
+	else
+		fprintf(out, "roofline: %s (trace: %s)", r->device, r->trace_device);
+	fprintf(out, ", %ld op%s with GPU time (%.3f ms), %zu shape%s placed\n", r->ops,
+	        r->ops == 1 ? "" : "s", ms(r->ops_ns), r->nrows, r->nrows == 1 ? "" : "s");
+}
+
+void troof_report_print(FILE *out, const troof_report *r, size_t top)
+{
+	bool fp32 = false, above = false;
+
+	if (!r->device_known) {
+		if (r->trace_device[0] != '\0')
+			fprintf(out,
+			        "roofline: device \"%s\" is not in the device table: give --device NAME\n",
+			        r->trace_device);
+		else
+			fputs("roofline: the trace names no device: give --device NAME\n", out);
+		return;
+	}
+	print_device_line(out, r);
+	if (r->nrows > 0 && top > 0)
+		fprintf(out, "  %-14s %-18s %-5s %6s %9s %7s %8s %5s  %s\n", "op", "MxNxK", "dtype", "count",
+		        "GPU ms", "FLOP/B", "TFLOP/s", "roof", "regime");
+	for (size_t i = 0; i < r->nrows && i < top; i++) {
+		const troof_row *row = &r->rows[i];
+		char shape[96];
+		shape_text(row, shape, sizeof(shape));
+		fprintf(out, "  %-14s %-18s %-5s %6ld %9.3f %7.1f %8.2f %4.0f%%  %s%s\n", row->name, shape,
+		        dtype_name(row->dtype), row->count, ms(row->gpu_ns), row->roof.intensity,
+		        row->roof.achieved_flops / 1e12, 100.0 * row->roof.fraction_of_roof,
+		        regime_name(row->roof.regime), row->roof.above_roof ? " (above the roof!)" : "");
+		fp32 = fp32 || row->dtype == DTYPE_FP32;
+		above = above || row->roof.above_roof;
+	}
+	if (r->nrows > top)
+		fprintf(out, "  ... %zu more (--top)\n", r->nrows - top);
+	print_unplaced(out, r);
+	if (above)
+		fputs("  above the roof means the dtype, the time or the device is wrong\n", out);
+	if (fp32 && r->has_tf32)
+		fputs("  fp32 ops are on the fp32 roof; if they ran as TF32, use --dtype tf32\n", out);
+}
+
+static cJSON *row_json(const troof_row *row)
+{
+	cJSON *o = cJSON_CreateObject();
+	bool ok = o != NULL;
+
+	ok = ok && cJSON_AddStringToObject(o, "name", row->name);
+	ok = ok && cJSON_AddStringToObject(o, "input_dims", row->dims);
+	ok = ok && cJSON_AddStringToObject(o, "dtype", dtype_name(row->dtype));
+	ok = ok && cJSON_AddNumberToObject(o, "m", row->m) && cJSON_AddNumberToObject(o, "n", row->n);
+	ok = ok && cJSON_AddNumberToObject(o, "k", row->k) && cJSON_AddNumberToObject(o, "batch", row->batch);
+	ok = ok && cJSON_AddNumberToObject(o, "count", (double)row->count);
+	ok = ok && cJSON_AddNumberToObject(o, "gpu_us", (double)row->gpu_ns / 1e3);
+	ok = ok && cJSON_AddNumberToObject(o, "flops", row->flops);
+	ok = ok && cJSON_AddNumberToObject(o, "bytes", row->bytes);
+	ok = ok && cJSON_AddNumberToObject(o, "intensity", row->roof.intensity);
+	ok = ok && cJSON_AddNumberToObject(o, "achieved_tflops", row->roof.achieved_flops / 1e12);
+	ok = ok && cJSON_AddNumberToObject(o, "fraction_of_roof", row->roof.fraction_of_roof);
+	ok = ok && cJSON_AddStringToObject(o, "regime", regime_name(row->roof.regime));
+	ok = ok && cJSON_AddBoolToObject(o, "above_roof", row->roof.above_roof);
+	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static bool add_unplaced(cJSON *obj, const troof_report *r)
+{
+	cJSON *u = cJSON_AddObjectToObject(obj, "unplaced");
+	bool ok = u != NULL;
+
+	for (int i = 0; ok && i < TROOF_REASON_COUNT; i++) {
+		cJSON *one = cJSON_AddObjectToObject(u, reason_key[i]);
+		ok = one != NULL && cJSON_AddNumberToObject(one, "ops", (double)r->unplaced[i]) &&
+		     cJSON_AddNumberToObject(one, "gpu_us", (double)r->unplaced_ns[i] / 1e3);
+	}
+	return ok;
+}
+
+cJSON *troof_report_json(const troof_report *r, size_t top)
+{
+	cJSON *o = cJSON_CreateObject(), *rows;
+	bool ok = o != NULL;
+
+	ok = ok && (r->device_known ? cJSON_AddStringToObject(o, "device", r->device)
+	                            : cJSON_AddNullToObject(o, "device")) != NULL;
+	ok = ok && (r->trace_device[0] != '\0' ? cJSON_AddStringToObject(o, "trace_device", r->trace_device)
+	                                       : cJSON_AddNullToObject(o, "trace_device")) != NULL;
+	ok = ok && cJSON_AddBoolToObject(o, "device_from_option", r->from_option);
+	ok = ok && cJSON_AddNumberToObject(o, "ops", (double)r->ops);
+	ok = ok && cJSON_AddNumberToObject(o, "ops_gpu_us", (double)r->ops_ns / 1e3);
+	ok = ok && cJSON_AddNumberToObject(o, "shapes", (double)r->nrows);
+	rows = ok ? cJSON_AddArrayToObject(o, "top") : NULL;
+	ok = rows != NULL;
+	for (size_t i = 0; ok && i < r->nrows && i < top; i++) {
+		cJSON *row = row_json(&r->rows[i]);
+		ok = row != NULL && cJSON_AddItemToArray(rows, row);
+		if (!ok)
+			cJSON_Delete(row);
+	}
+	ok = ok && add_unplaced(o, r);
+	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+void troof_print_with_report(FILE *out, const split_result *res, const report_options *o,
+                             const troof_report *r)
+{
+	cJSON *doc, *section;
+
+	if (o->format->kind != FORMAT_JSON) {
+		report_print(out, res, o);
+		if (o->format->kind == FORMAT_TEXT)
+			troof_report_print(out, r, o->top);
+		fflush(out);
+		return;
+	}
+	doc = report_json(res, o);
+	section = doc != NULL ? troof_report_json(r, o->top) : NULL;
+	if (section != NULL && cJSON_AddItemToObject(doc, "roofline", section))
+		format_print_json(out, doc);
+	else {
+		cJSON_Delete(section);
+		fputs("{\"error\":\"out of memory\"}\n", out);
+	}
+	cJSON_Delete(doc);
+	fflush(out);
+}
