@@ -1,0 +1,273 @@
+/* Unit tests for the trace roofline collector: kernels linked to the op that launched them, placements
+ * checked against counts made by hand, and ops without enough information counted, not guessed.
+ *
+ * Hand counts for tests/data/trace_roofline.json (H100 SXM: bf16 989.5 TFLOP/s, fp32 67 TFLOP/s, 3.35 TB/s,
+ * from data/devices.json):
+ *   aten::addmm, Input Dims [[4096], [256, 1024], [1024, 4096], [], []], bf16, twice (under aten::linear,
+ * whose own row must not appear), one 20 us GEMM kernel each: M=256 K=1024 N=4096; FLOPs per op
+ * 2*256*4096*1024 = 2 147 483 648 bytes per op (bias 4096 + A 256*1024 + B 1024*4096 + C 256*4096) * 2 B = 5
+ * 509 120 * 2 = 11 018 240 both: 4 294 967 296 FLOP, 22 036 480 B, 40 us; intensity 194.90 FLOP/B < ridge
+ * 989.5/3.35 = 295.4: memory-bound; achieved 4.295e9 / 40e-6 = 107.37 TFLOP/s of an attainable 194.90
+ * * 3.35e12 = 652.9 TFLOP/s: 16.4% of the roof. aten::mm, [[2048, 2048], [2048, 2048]], float, flops 17 179
+ * 869 184 in the trace (= 2*2048^3), 400 us: bytes 3 * 2048^2 * 4 = 50 331 648; intensity 341.33 >= fp32
+ * ridge 67/3.35 = 20: compute-bound; achieved 17.18e9 / 400e-6 = 42.95 TFLOP/s of 67: 64.1% of the roof. Not
+ * placed: aten::bmm without Input Dims (50 us), aten::matmul of c10::ComplexFloat (3 us), aten::add_ (5 us).
+ * Ops with GPU time: 2 addmm + mm + bmm + matmul + add_ = 6, 40 + 400 + 50 + 3 + 5 = 498 us. */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nextstep/input.h"
+#include "nextstep/trace_roofline.h"
+
+#define FIXTURE   "tests/data/trace_roofline.json"
+#define H100_BF16 989.5e12
+#define H100_FP32 67e12
+#define H100_BW   3.35e12
+
+static void read_path(const char *path, const troof_options *o, troof_report *r)
+{
+	trace_roofline *c = trace_roofline_new();
+	trace_meta meta;
+	ns_input in;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(c);
+	ns_error_clear(&err);
+	ck_assert_msg(input_open(&in, path, &err) == NS_OK, "%s: %s", path, err.msg);
+	ck_assert_msg(trace_read(&in, trace_roofline_event, c, &meta, &err) == NS_OK, "%s", err.msg);
+	input_close(&in);
+	ck_assert_msg(trace_roofline_finish(c, &meta, o, r, &err) == NS_OK, "%s", err.msg);
+	trace_roofline_free(c);
+}
+
+static void read_text(const char *doc, const troof_options *o, troof_report *r)
+{
+	char path[] = "/tmp/test_trace_roofline.XXXXXX";
+	int fd = mkstemp(path);
+	size_t len = strlen(doc);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, doc, len), (ssize_t)len);
+	close(fd);
+	read_path(path, o, r);
+	unlink(path);
+}
+
+static void assert_near(double got, double want, const char *what)
+{
+	ck_assert_msg(fabs(got - want) <= 1e-9 * fabs(want), "%s: got %.12g want %.12g", what, got, want);
+}
+
+static const troof_row *find_row(const troof_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		if (strcmp(r->rows[i].name, name) == 0)
+			return &r->rows[i];
+	return NULL;
+}
+
+/* ---- the fixture, against the hand counts above ---- */
+
+typedef struct {
+	const char *name;
+	ns_dtype dtype;
+	long count;
+	int64_t gpu_ns;
+	double m, n, k;
+	double flops, bytes; /* sums over count ops */
+	double peak;
+	ns_regime regime;
+} fixture_row;
+
+static const fixture_row fixture_rows[] = {
+    /* largest GPU time first */
+    {"aten::mm", DTYPE_FP32, 1, 400000, 2048, 2048, 2048, 17179869184.0, 3.0 * 2048 * 2048 * 4, H100_FP32,
+     REGIME_COMPUTE},
+    {"aten::addmm", DTYPE_BF16, 2, 40000, 256, 4096, 1024, 2 * (2.0 * 256 * 4096 * 1024),
+     2 * (4096.0 + 256 * 1024 + 1024 * 4096 + 256 * 4096) * 2, H100_BF16, REGIME_MEMORY},
+};
+
+START_TEST(fixture_placements_match_hand_counts)
+{
+	const fixture_row *want = &fixture_rows[_i];
+	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_report r;
+	const troof_row *row;
+	double intensity, achieved;
+
+	read_path(FIXTURE, &o, &r);
+	ck_assert(r.device_known);
+	ck_assert_str_eq(r.device, "H100 SXM");
+	ck_assert_int_eq(r.nrows, 2);
+	row = &r.rows[_i];
+	ck_assert_str_eq(row->name, want->name);
+	ck_assert_int_eq(row->dtype, want->dtype);
+	ck_assert_int_eq(row->count, want->count);
+	ck_assert_int_eq(row->gpu_ns, want->gpu_ns);
+	assert_near(row->m, want->m, "M");
+	assert_near(row->n, want->n, "N");
+	assert_near(row->k, want->k, "K");
+	assert_near(row->flops, want->flops, "FLOPs");
+	assert_near(row->bytes, want->bytes, "bytes");
+	intensity = want->flops / want->bytes;
+	achieved = want->flops / ((double)want->gpu_ns * 1e-9);
+	assert_near(row->roof.intensity, intensity, "intensity");
+	assert_near(row->roof.achieved_flops, achieved, "achieved");
+	assert_near(row->roof.fraction_of_roof, achieved / fmin(want->peak, intensity * H100_BW),
+	            "share of roof");
+	ck_assert_int_eq(row->roof.regime, want->regime);
+	troof_report_free(&r);
+}
+END_TEST
+
+START_TEST(fixture_counts_ops_it_cannot_place_by_reason)
+{
+	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_report r;
+
+	read_path(FIXTURE, &o, &r);
+	ck_assert_int_eq(r.ops, 6);
+	ck_assert_int_eq(r.ops_ns, 498000);
+	ck_assert_int_eq(r.unplaced[TROOF_NO_SHAPES], 1);
+	ck_assert_int_eq(r.unplaced_ns[TROOF_NO_SHAPES], 50000);
+	ck_assert_int_eq(r.unplaced[TROOF_NO_DTYPE], 1);
+	ck_assert_int_eq(r.unplaced_ns[TROOF_NO_DTYPE], 3000);
+	ck_assert_int_eq(r.unplaced[TROOF_UNKNOWN_OP], 1);
+	ck_assert_int_eq(r.unplaced_ns[TROOF_UNKNOWN_OP], 5000);
+	ck_assert_int_eq(r.unplaced[TROOF_NO_PEAK] + r.unplaced[TROOF_BAD_DIMS], 0);
+	ck_assert_ptr_null(find_row(&r, "aten::linear"));
+	troof_report_free(&r);
+}
+END_TEST
+
+START_TEST(dtype_option_replaces_every_input_type)
+{
+	troof_options o = {NULL, true, DTYPE_BF16};
+	troof_report r;
+	const troof_row *mm, *matmul;
+
+	read_path(FIXTURE, &o, &r);
+	ck_assert_int_eq(r.nrows, 3); /* the complex matmul now has a dtype */
+	ck_assert_int_eq(r.unplaced[TROOF_NO_DTYPE], 0);
+	mm = find_row(&r, "aten::mm");
+	ck_assert_ptr_nonnull(mm);
+	ck_assert_int_eq(mm->dtype, DTYPE_BF16);
+	assert_near(mm->bytes, 3.0 * 2048 * 2048 * 2, "bf16 mm bytes");
+	matmul = find_row(&r, "aten::matmul");
+	ck_assert_ptr_nonnull(matmul);
+	assert_near(matmul->flops, 2.0 * 8 * 8 * 64, "matmul FLOPs");
+	troof_report_free(&r);
+}
+END_TEST
+
+/* ---- linking kernels to ops ---- */
+
+#define OP(name, ext, args)                                                                                  \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name                                                  \
+	"\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":9,\"args\":{"                                               \
+	"\"External id\":" #ext args "}}"
+#define KERNEL(ext, dur)                                                                                     \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":2,\"dur\":" #dur      \
+	",\"args\":{\"device\":0,\"External id\":" #ext "}}"
+#define BF16_64 ",\"Input Dims\":[[64,64],[64,64]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]"
+#define H100_DOC(events)                                                                                     \
+	"{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\"}],\"traceEvents\":[" events "]" \
+	                                                                                                 "}"
+
+START_TEST(kernels_count_once_for_the_op_that_launched_them)
+{
+	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_report r;
+
+	read_text(H100_DOC(OP("aten::matmul", 1, BF16_64) "," OP("aten::mm", 2,
+	                                                         BF16_64) "," KERNEL(2, 3) "," KERNEL(2, 4)),
+	          &o, &r);
+	ck_assert_int_eq(r.ops, 1);
+	ck_assert_int_eq(r.nrows, 1);
+	ck_assert_str_eq(r.rows[0].name, "aten::mm");
+	ck_assert_int_eq(r.rows[0].gpu_ns, 7000);
+	assert_near(r.rows[0].flops, 2.0 * 64 * 64 * 64, "FLOPs");
+	troof_report_free(&r);
+}
+END_TEST
+
+START_TEST(the_older_external_id_spelling_links_too)
+{
+	const char *doc = H100_DOC(
+	    "{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::mm\",\"ts\":1,\"dur\":9,\"args\":{"
+	    "\"external id\":5" BF16_64
+	    "}},{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"gemm\",\"ts\":2,\"dur\":2,\"args\":{\"device\":0,"
+	    "\"external id\":5}}");
+	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_report r;
+
+	read_text(doc, &o, &r);
+	ck_assert_int_eq(r.nrows, 1);
+	ck_assert_int_eq(r.rows[0].gpu_ns, 2000);
+	troof_report_free(&r);
+}
+END_TEST
+
+START_TEST(an_unknown_trace_device_places_nothing)
+{
+	const char *doc =
+	    "{\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Radeon Graphics\"}],\"traceEvents\":[" OP(
+	        "aten::mm", 1, BF16_64) "," KERNEL(1, 2) "]}";
+	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_report r;
+
+	read_text(doc, &o, &r);
+	ck_assert(!r.device_known);
+	ck_assert_str_eq(r.trace_device, "AMD Radeon Graphics");
+	ck_assert_int_eq(r.nrows, 0);
+	troof_report_free(&r);
+}
+END_TEST
+
+START_TEST(device_option_overrides_the_trace)
+{
+	troof_options o = {"a100", false, DTYPE_FP32};
+	troof_report r;
+
+	read_text(H100_DOC(OP("aten::mm", 1, BF16_64) "," KERNEL(1, 2)), &o, &r);
+	ck_assert(r.device_known);
+	ck_assert(r.from_option);
+	ck_assert_str_eq(r.device, "A100 SXM 80GB");
+	ck_assert_int_eq(r.nrows, 1);
+	troof_report_free(&r);
+}
+END_TEST
+
+static Suite *trace_roofline_suite(void)
+{
+	Suite *s = suite_create("trace_roofline");
+	TCase *place = tcase_create("place"), *link = tcase_create("link");
+
+	tcase_add_loop_test(place, fixture_placements_match_hand_counts, 0,
+	                    (int)(sizeof(fixture_rows) / sizeof(fixture_rows[0])));
+	tcase_add_test(place, fixture_counts_ops_it_cannot_place_by_reason);
+	tcase_add_test(place, dtype_option_replaces_every_input_type);
+	tcase_add_test(link, kernels_count_once_for_the_op_that_launched_them);
+	tcase_add_test(link, the_older_external_id_spelling_links_too);
+	tcase_add_test(link, an_unknown_trace_device_places_nothing);
+	tcase_add_test(link, device_option_overrides_the_trace);
+	suite_add_tcase(s, place);
+	suite_add_tcase(s, link);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(trace_roofline_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
