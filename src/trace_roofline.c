@@ -40,9 +40,12 @@ typedef struct {
 	int64_t ext, ns, device;
 } kernel_rec;
 
+/* Ops that are neither matmuls nor carry flops can only be "unknown op": their External id is all we keep. */
 struct trace_roofline {
 	op_rec *ops;
 	size_t nops, cap_ops;
+	int64_t *other_ops;
+	size_t nother, cap_other;
 	kernel_rec *kernels;
 	size_t nkernels, cap_kernels;
 	char *text;
@@ -75,6 +78,7 @@ void trace_roofline_free(trace_roofline *c)
 	if (c == NULL)
 		return;
 	free(c->ops);
+	free(c->other_ops);
 	free(c->kernels);
 	free(c->text);
 	free(c);
@@ -104,18 +108,24 @@ static bool keep_text(trace_roofline *c, ns_str s, text_ref *out)
 
 static ns_status add_op(trace_roofline *c, const trace_event *ev, ns_error *err)
 {
+	bool matmul = is_matmul_op(ev->name);
 	op_rec *op;
 
+	if (!matmul && ev->flops < 0.0) {
+		if (!grow((void **)&c->other_ops, &c->cap_other, c->nother + 1, sizeof(int64_t)))
+			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		c->other_ops[c->nother++] = ev->external_id;
+		return NS_OK;
+	}
 	if (!grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof(op_rec)))
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	op = &c->ops[c->nops++];
 	memset(op, 0, sizeof(*op));
 	op->ext = ev->external_id;
 	op->flops = ev->flops;
-	op->matmul = is_matmul_op(ev->name);
-	if ((op->matmul || ev->flops >= 0.0) &&
-	    (!keep_text(c, ev->name, &op->name) || !keep_text(c, ev->input_dims, &op->dims) ||
-	     !keep_text(c, ev->input_types, &op->types)))
+	op->matmul = matmul;
+	if (!keep_text(c, ev->name, &op->name) || !keep_text(c, ev->input_dims, &op->dims) ||
+	    !keep_text(c, ev->input_types, &op->types))
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	return NS_OK;
 }
@@ -158,6 +168,11 @@ static int cmp_i64(int64_t a, int64_t b)
 static int cmp_kernel(const void *a, const void *b)
 {
 	return cmp_i64(((const kernel_rec *)a)->ext, ((const kernel_rec *)b)->ext);
+}
+
+static int cmp_ext(const void *a, const void *b)
+{
+	return cmp_i64(*(const int64_t *)a, *(const int64_t *)b);
 }
 
 static int cmp_op(const void *a, const void *b)
@@ -245,26 +260,39 @@ static troof_reason place_one(finish_state *s, const op_rec *op, int64_t ns)
 	return TROOF_REASON_COUNT;
 }
 
-/* Each op with kernels of its own (ops are sorted by External id, kernels too). */
+static int64_t kernel_ns(const trace_roofline *c, size_t *k, int64_t ext)
+{
+	int64_t ns = 0;
+
+	while (*k < c->nkernels && c->kernels[*k].ext < ext)
+		(*k)++;
+	for (; *k < c->nkernels && c->kernels[*k].ext == ext; (*k)++)
+		ns += c->kernels[*k].ns;
+	return ns;
+}
+
+/* Each op with kernels of its own: a merge of the two op lists and the kernels, all sorted by External id. An
+ * id seen twice counts once (the kept record first), so no kernel time is counted twice. */
 static void place_ops(finish_state *s)
 {
 	const trace_roofline *c = s->c;
-	size_t k = 0;
-	troof_reason why;
+	size_t i = 0, j = 0, k = 0;
+	int64_t last = -1; /* ids are >= 0 */
 
-	for (size_t i = 0; i < c->nops; i++) {
-		int64_t ns = 0;
-		if (i > 0 && c->ops[i].ext == c->ops[i - 1].ext)
-			continue; /* a repeated id would count its kernels twice */
-		while (k < c->nkernels && c->kernels[k].ext < c->ops[i].ext)
-			k++;
-		for (; k < c->nkernels && c->kernels[k].ext == c->ops[i].ext; k++)
-			ns += c->kernels[k].ns;
-		if (ns <= 0)
+	while (i < c->nops || j < c->nother) {
+		bool kept = j == c->nother || (i < c->nops && c->ops[i].ext <= c->other_ops[j]);
+		const op_rec *op = kept ? &c->ops[i++] : NULL;
+		int64_t ext = kept ? op->ext : c->other_ops[j++], ns;
+		troof_reason why;
+
+		if (ext == last)
+			continue;
+		last = ext;
+		if ((ns = kernel_ns(c, &k, ext)) <= 0)
 			continue;
 		s->r->ops++;
 		s->r->ops_ns += ns;
-		why = place_one(s, &c->ops[i], ns);
+		why = op != NULL ? place_one(s, op, ns) : TROOF_UNKNOWN_OP;
 		if (why != TROOF_REASON_COUNT) {
 			s->r->unplaced[why]++;
 			s->r->unplaced_ns[why] += ns;
@@ -388,9 +416,10 @@ ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const
 		return st;
 	s.dev = find_device(&table, o, out);
 	qsort(c->ops, c->nops, sizeof(op_rec), cmp_op);
+	qsort(c->other_ops, c->nother, sizeof(int64_t), cmp_ext);
 	qsort(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);
-	if (s.dev != NULL && c->nops > 0) {
-		if ((s.placed = calloc(c->nops, sizeof(placed_op))) == NULL)
+	if (s.dev != NULL && c->nops + c->nother > 0) {
+		if ((s.placed = calloc(c->nops + 1, sizeof(placed_op))) == NULL)
 			st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		if (st == NS_OK) {
 			place_ops(&s);
