@@ -177,7 +177,7 @@ END_TEST
 #define BF16_64 ",\"Input Dims\":[[64,64],[64,64]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]"
 #define H100_DOC(events)                                                                                     \
 	"{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\"}],\"traceEvents\":[" events "]" \
-	                                                                                                 "}"
+	"}"
 
 START_TEST(kernels_count_once_for_the_op_that_launched_them)
 {
@@ -192,6 +192,20 @@ START_TEST(kernels_count_once_for_the_op_that_launched_them)
 	ck_assert_str_eq(r.rows[0].name, "aten::mm");
 	ck_assert_int_eq(r.rows[0].gpu_ns, 7000);
 	assert_near(r.rows[0].flops, 2.0 * 64 * 64 * 64, "FLOPs");
+	troof_report_free(&r);
+}
+END_TEST
+
+START_TEST(a_trace_of_other_ops_only_counts_them_as_unknown)
+{
+	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_report r;
+
+	read_text(H100_DOC(OP("aten::add_", 3, "") "," KERNEL(3, 5) "," OP("aten::relu", 4, "")), &o, &r);
+	ck_assert_int_eq(r.ops, 1);
+	ck_assert_int_eq(r.nrows, 0);
+	ck_assert_int_eq(r.unplaced[TROOF_UNKNOWN_OP], 1);
+	ck_assert_int_eq(r.unplaced_ns[TROOF_UNKNOWN_OP], 5000);
 	troof_report_free(&r);
 }
 END_TEST
@@ -253,6 +267,7 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(place, fixture_counts_ops_it_cannot_place_by_reason);
 	tcase_add_test(place, dtype_option_replaces_every_input_type);
 	tcase_add_test(link, kernels_count_once_for_the_op_that_launched_them);
+	tcase_add_test(link, a_trace_of_other_ops_only_counts_them_as_unknown);
 	tcase_add_test(link, the_older_external_id_spelling_links_too);
 	tcase_add_test(link, an_unknown_trace_device_places_nothing);
 	tcase_add_test(link, device_option_overrides_the_trace);
