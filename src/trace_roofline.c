@@ -170,6 +170,13 @@ static int cmp_kernel(const void *a, const void *b)
 	return cmp_i64(((const kernel_rec *)a)->ext, ((const kernel_rec *)b)->ext);
 }
 
+/* An empty array may have a NULL base, which qsort must not be given. */
+static void sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 static int cmp_ext(const void *a, const void *b)
 {
 	return cmp_i64(*(const int64_t *)a, *(const int64_t *)b);
@@ -411,13 +418,14 @@ ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const
 	ns_status st;
 
 	memset(out, 0, sizeof(*out));
+	out->kernels = (long)c->nkernels;
 	busiest_device(c, meta, out->trace_device, sizeof(out->trace_device));
 	if ((st = devices_load_default(&table, path, sizeof(path), err)) != NS_OK)
 		return st;
 	s.dev = find_device(&table, o, out);
-	qsort(c->ops, c->nops, sizeof(op_rec), cmp_op);
-	qsort(c->other_ops, c->nother, sizeof(int64_t), cmp_ext);
-	qsort(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);
+	sort_array(c->ops, c->nops, sizeof(op_rec), cmp_op);
+	sort_array(c->other_ops, c->nother, sizeof(int64_t), cmp_ext);
+	sort_array(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);
 	if (s.dev != NULL && c->nops + c->nother > 0) {
 		if ((s.placed = calloc(c->nops + 1, sizeof(placed_op))) == NULL)
 			st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
@@ -510,6 +518,10 @@ void troof_report_print(FILE *out, const troof_report *r, size_t top)
 {
 	bool fp32 = false, above = false;
 
+	if (r->kernels == 0) {
+		fputs("roofline: no GPU kernels in this trace\n", out);
+		return;
+	}
 	if (!r->device_known) {
 		if (r->trace_device[0] != '\0')
 			fprintf(out,
@@ -592,6 +604,7 @@ cJSON *troof_report_json(const troof_report *r, size_t top)
 	ok = ok && (r->trace_device[0] != '\0' ? cJSON_AddStringToObject(o, "trace_device", r->trace_device)
 	                                       : cJSON_AddNullToObject(o, "trace_device")) != NULL;
 	ok = ok && cJSON_AddBoolToObject(o, "device_from_option", r->from_option);
+	ok = ok && cJSON_AddNumberToObject(o, "kernels", (double)r->kernels);
 	ok = ok && cJSON_AddNumberToObject(o, "ops", (double)r->ops);
 	ok = ok && cJSON_AddNumberToObject(o, "ops_gpu_us", (double)r->ops_ns / 1e3);
 	ok = ok && cJSON_AddNumberToObject(o, "shapes", (double)r->nrows);

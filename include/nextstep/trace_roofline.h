@@ -77,6 +77,7 @@ typedef struct {
 	bool has_tf32;                            /* the device has a tf32 roof (fp32 ops may have used it) */
 	troof_row *rows;                          /* largest GPU time first */
 	size_t nrows;
+	long kernels;   /* kernels carrying an External id */
 	long ops;       /* ops with GPU time of their own */
 	int64_t ops_ns; /* their GPU time */
 	long unplaced[TROOF_REASON_COUNT];
