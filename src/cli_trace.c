@@ -50,7 +50,7 @@ static const char help_text[] =
     "\n"
     "Trace:\n"
     "  --steps            one line per step (text output)\n"
-    "  --top N            kernels listed with -v and in JSON (default 5)\n"
+    "  --top N            kernels listed with -v and in JSON, and --roofline's ops (default 5)\n"
     "  --kernel-rules FILE\n"
     "                     kernel-name classes from a JSON rules file instead of the built-in table:\n"
     "                     {\"rules\": [{\"match\": \"gemm\", \"regex\": false, \"class\": \"compute\"}, "
