@@ -2,7 +2,7 @@
  *
  * Feed every traceEvents element to trace_split_event() (it is a trace_event_fn), then call
  * trace_split_finish(). Only compact records are kept while reading (GPU activity, launches, merged host
- * spans), a few dozen bytes per GPU event; names are interned. The rules are documented in docs/trace.md. */
+ * spans), a few dozen bytes per GPU event; names are interned. The rules are documented in the README. */
 #ifndef NEXTSTEP_TRACE_SPLIT_H
 #define NEXTSTEP_TRACE_SPLIT_H
 
