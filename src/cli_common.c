@@ -9,17 +9,17 @@
 #include "nextstep/cli.h"
 
 const struct option cli_common_options[] = {
-	{"explain", no_argument, NULL, 'v'},
-	{"format", required_argument, NULL, OPT_FORMAT},
-	{"high", required_argument, NULL, OPT_HIGH},
-	{"moderate", required_argument, NULL, OPT_MODERATE},
-	{"no-color", no_argument, NULL, OPT_NO_COLOR},
-	{"playbook", required_argument, NULL, OPT_PLAYBOOK},
-	{"priority", required_argument, NULL, OPT_PRIORITY},
-	{"quiet", no_argument, NULL, 'q'},
-	{"tie", required_argument, NULL, OPT_TIE},
-	{"verbose", no_argument, NULL, 'v'},
-	{NULL, 0, NULL, 0},
+    {"explain", no_argument, NULL, 'v'},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"high", required_argument, NULL, OPT_HIGH},
+    {"moderate", required_argument, NULL, OPT_MODERATE},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR},
+    {"playbook", required_argument, NULL, OPT_PLAYBOOK},
+    {"priority", required_argument, NULL, OPT_PRIORITY},
+    {"quiet", no_argument, NULL, 'q'},
+    {"tie", required_argument, NULL, OPT_TIE},
+    {"verbose", no_argument, NULL, 'v'},
+    {NULL, 0, NULL, 0},
 };
 const size_t cli_common_option_count = sizeof(cli_common_options) / sizeof(cli_common_options[0]) - 1;
 

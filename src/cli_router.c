@@ -20,57 +20,57 @@ enum {
 };
 
 static const struct option router_options[] = {
-	{"comm", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_COMM},
-	{"compute", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_COMPUTE},
-	{"dataloader", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_DATALOADER},
-	{"help", no_argument, NULL, 'h'},
-	{"idle", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_IDLE},
-	{"label", required_argument, NULL, OPT_LABEL},
-	{"memory", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_MEMORY},
-	{"normalize", no_argument, NULL, OPT_NORMALIZE},
-	{"overhead", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_OVERHEAD},
-	{"strict", no_argument, NULL, OPT_STRICT},
-	{"version", no_argument, NULL, 'V'},
-	{NULL, 0, NULL, 0},
+    {"comm", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_COMM},
+    {"compute", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_COMPUTE},
+    {"dataloader", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_DATALOADER},
+    {"help", no_argument, NULL, 'h'},
+    {"idle", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_IDLE},
+    {"label", required_argument, NULL, OPT_LABEL},
+    {"memory", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_MEMORY},
+    {"normalize", no_argument, NULL, OPT_NORMALIZE},
+    {"overhead", required_argument, NULL, OPT_BUCKET_FIRST + REGIME_OVERHEAD},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
 };
 
 static const char usage_text[] =
-	"usage: nextstep [--compute X] [--memory X] [--comm X] [--idle X] [--dataloader X] [--overhead X]\n"
-	"                [--label NAME] [options]\n"
-	"       nextstep [options] [FILE|-]\n"
-	"       nextstep trace [options] FILE\n"
-	"       nextstep roofline --device NAME (--flops F --bytes B | --matmul M,N,K | ...) [options]\n"
-	"       nextstep scaling --time T1 --time-2x T2\n"
-	"       nextstep devices\n";
+    "usage: nextstep [--compute X] [--memory X] [--comm X] [--idle X] [--dataloader X] [--overhead X]\n"
+    "                [--label NAME] [options]\n"
+    "       nextstep [options] [FILE|-]\n"
+    "       nextstep trace [options] FILE\n"
+    "       nextstep roofline --device NAME (--flops F --bytes B | --matmul M,N,K | ...) [options]\n"
+    "       nextstep scaling --time T1 --time-2x T2\n"
+    "       nextstep devices\n";
 
 static const char help_text[] =
-	"\n"
-	"Names the dominant bottleneck of a training or inference step and the one fix for it.\n"
-	"Shares are fractions of step time (0.72) or percentages (72%); missing buckets count as 0.\n"
-	"FILE holds a JSON object, an array of objects, or NDJSON (one object a line, streamed);\n"
-	"a PyTorch-profiler trace (plain or gzip) is read as by 'nextstep trace'. '-' or no FILE reads stdin.\n"
-	"\n"
-	"Profile:\n"
-	"  --compute X --memory X --comm X --idle X --dataloader X --overhead X\n"
-	"                     the split from flags\n"
-	"  --label NAME       prefix the verdict with NAME\n"
-	"  --normalize        rescale shares that sum above 1 instead of failing\n"
-	"  --strict           unknown JSON keys are errors (default: a warning)\n"
-	"Classification:\n"
-	"  --priority LIST    tie order, all six regimes (default\n"
-	"                     compute,memory,comm,dataloader,overhead,idle)\n"
-	"  --tie T            shares within T of the largest count as tied (default 0)\n"
-	"  --high X           grade secondary findings high at X or more (default 20%)\n"
-	"  --moderate X       grade them moderate at X or more (default 5%)\n"
-	"  --playbook FILE    routes from a JSON playbook, replacing or extending the built-in ones\n"
-	"Output:\n"
-	"  --format text|json one line per profile (default) or one JSON object per profile\n"
-	"  -v, --explain      add the ranked split, runner-up, findings and the check that confirms the fix\n"
-	"  -q, --quiet        print only the regime name\n"
-	"  --no-color         no colour even on a terminal (NO_COLOR is honoured too)\n"
-	"  -h, --help         this help;  -V, --version  the version\n"
-	"\n"
-	"Exit status: 0 every profile routed; 1 some input was bad; 2 usage error.\n";
+    "\n"
+    "Names the dominant bottleneck of a training or inference step and the one fix for it.\n"
+    "Shares are fractions of step time (0.72) or percentages (72%); missing buckets count as 0.\n"
+    "FILE holds a JSON object, an array of objects, or NDJSON (one object a line, streamed);\n"
+    "a PyTorch-profiler trace (plain or gzip) is read as by 'nextstep trace'. '-' or no FILE reads stdin.\n"
+    "\n"
+    "Profile:\n"
+    "  --compute X --memory X --comm X --idle X --dataloader X --overhead X\n"
+    "                     the split from flags\n"
+    "  --label NAME       prefix the verdict with NAME\n"
+    "  --normalize        rescale shares that sum above 1 instead of failing\n"
+    "  --strict           unknown JSON keys are errors (default: a warning)\n"
+    "Classification:\n"
+    "  --priority LIST    tie order, all six regimes (default\n"
+    "                     compute,memory,comm,dataloader,overhead,idle)\n"
+    "  --tie T            shares within T of the largest count as tied (default 0)\n"
+    "  --high X           grade secondary findings high at X or more (default 20%)\n"
+    "  --moderate X       grade them moderate at X or more (default 5%)\n"
+    "  --playbook FILE    routes from a JSON playbook, replacing or extending the built-in ones\n"
+    "Output:\n"
+    "  --format text|json one line per profile (default) or one JSON object per profile\n"
+    "  -v, --explain      add the ranked split, runner-up, findings and the check that confirms the fix\n"
+    "  -q, --quiet        print only the regime name\n"
+    "  --no-color         no colour even on a terminal (NO_COLOR is honoured too)\n"
+    "  -h, --help         this help;  -V, --version  the version\n"
+    "\n"
+    "Exit status: 0 every profile routed; 1 some input was bad; 2 usage error.\n";
 
 typedef struct {
 	router_config cfg;
@@ -259,8 +259,9 @@ static const struct option *find_long(const struct option *options, const char *
 	return NULL;
 }
 
-/* The first FILE operand, "-" for stdin, or NULL when bucket flags, --help or --version are given (stdin must then stay untouched:
- * the caller may be a shell loop reading it). Options unknown here (a trace option) are taken as switches. */
+/* The first FILE operand, "-" for stdin, or NULL when bucket flags, --help or --version are given (stdin must
+ * then stay untouched: the caller may be a shell loop reading it). Options unknown here (a trace option) are
+ * taken as switches. */
 static const char *first_operand(int argc, char **argv, const struct option *options)
 {
 	for (int i = 1; i < argc; i++) {
@@ -276,8 +277,8 @@ static const char *first_operand(int argc, char **argv, const struct option *opt
 			continue;
 		}
 		o = find_long(options, a + 2);
-		if (o != NULL && ((o->val >= OPT_BUCKET_FIRST && o->val <= OPT_BUCKET_LAST) || o->val == 'h' ||
-		                  o->val == 'V'))
+		if (o != NULL && ((o->val >= OPT_BUCKET_FIRST && o->val <= OPT_BUCKET_LAST) ||
+		                  o->val == 'h' || o->val == 'V'))
 			return NULL;
 		if (o != NULL && o->has_arg == required_argument && strchr(a, '=') == NULL)
 			i++;

@@ -26,15 +26,15 @@ ns_status ns_error_set(ns_error *err, ns_status status, const char *fmt, ...)
 }
 
 static const char *const status_text[] = {
-	[NS_OK] = "success",
-	[NS_ERR_USAGE] = "usage error",
-	[NS_ERR_IO] = "input/output error",
-	[NS_ERR_SYNTAX] = "syntax error",
-	[NS_ERR_VALUE] = "invalid value",
-	[NS_ERR_KEY] = "invalid key",
-	[NS_ERR_LIMIT] = "limit exceeded",
-	[NS_ERR_NOMEM] = "out of memory",
-	[NS_ERR_INTERNAL] = "internal error",
+    [NS_OK] = "success",
+    [NS_ERR_USAGE] = "usage error",
+    [NS_ERR_IO] = "input/output error",
+    [NS_ERR_SYNTAX] = "syntax error",
+    [NS_ERR_VALUE] = "invalid value",
+    [NS_ERR_KEY] = "invalid key",
+    [NS_ERR_LIMIT] = "limit exceeded",
+    [NS_ERR_NOMEM] = "out of memory",
+    [NS_ERR_INTERNAL] = "internal error",
 };
 
 const char *ns_strerror(ns_status status)

@@ -7,8 +7,8 @@
 
 /* ANSI styles used only when format_options.color is set. */
 #define STYLE_VERDICT "\033[1;33m"
-#define STYLE_DIM "\033[2m"
-#define STYLE_RESET "\033[0m"
+#define STYLE_DIM     "\033[2m"
+#define STYLE_RESET   "\033[0m"
 
 static const char *style(const format_options *o, const char *code)
 {
@@ -29,7 +29,8 @@ void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, cons
 
 	if (label != NULL && label[0] != '\0')
 		fprintf(out, "%s: ", label);
-	fprintf(out, "%s%s%s (", style(o, STYLE_VERDICT), regime_bound_word(v->regime), style(o, STYLE_RESET));
+	fprintf(out, "%s%s%s (", style(o, STYLE_VERDICT), regime_bound_word(v->regime),
+	        style(o, STYLE_RESET));
 	print_percent(out, v->share);
 	fprintf(out, ") -> %s (%s)\n", route->fix, route->module);
 }
@@ -58,7 +59,8 @@ void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, 
 {
 	const char *next = r->route[v->regime].next_check;
 
-	fprintf(out, "%ssplit, verdict first, then by share:%s\n", style(o, STYLE_DIM), style(o, STYLE_RESET));
+	fprintf(out, "%ssplit, verdict first, then by share:%s\n", style(o, STYLE_DIM),
+	        style(o, STYLE_RESET));
 	for (int i = 0; i < REGIME_COUNT; i++)
 		print_bar(out, regime_name(v->ranked[i]), v->split[v->ranked[i]], o);
 	if (v->unattributed > 0.0005)
@@ -80,7 +82,8 @@ void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, 
 		fprintf(out, "next check: %s\n", next);
 }
 
-void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r, const format_options *o)
+void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                    const format_options *o)
 {
 	cJSON *obj;
 
@@ -189,7 +192,8 @@ void format_error_json(FILE *out, const ns_error *err)
 	cJSON *obj = cJSON_CreateObject();
 
 	if (obj != NULL && cJSON_AddStringToObject(obj, "error", err->msg) &&
-	    (err->line < 0 ? cJSON_AddNullToObject(obj, "line") : cJSON_AddNumberToObject(obj, "line", (double)err->line)))
+	    (err->line < 0 ? cJSON_AddNullToObject(obj, "line")
+	                   : cJSON_AddNumberToObject(obj, "line", (double)err->line)))
 		format_print_json(out, obj);
 	cJSON_Delete(obj);
 	fflush(out);

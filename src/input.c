@@ -8,8 +8,8 @@
 
 /* Top-level keys that only a Chrome/Kineto trace starts with. */
 static const char *const trace_keys[] = {
-	"traceEvents", "schemaVersion", "deviceProperties", "distributedInfo",
-	"displayTimeUnit", "baseTimeNanoseconds", "traceName", "otherData",
+    "traceEvents",     "schemaVersion",       "deviceProperties", "distributedInfo",
+    "displayTimeUnit", "baseTimeNanoseconds", "traceName",        "otherData",
 };
 
 ns_status input_open(ns_input *in, const char *path, ns_error *err)

@@ -31,7 +31,8 @@ static ns_status read_small_file(const char *path, char **out, size_t *len, ns_e
 		if (n + 4096 + 1 > cap) {
 			char *grown;
 			if (cap >= JSON_FILE_MAX) {
-				st = ns_error_set(err, NS_ERR_LIMIT, "file is larger than %u bytes", JSON_FILE_MAX);
+				st = ns_error_set(err, NS_ERR_LIMIT, "file is larger than %u bytes",
+				                  JSON_FILE_MAX);
 				break;
 			}
 			cap = cap == 0 ? 8192 : cap * 2;

@@ -16,10 +16,10 @@ static int trace_mode(int argc, char **argv)
 }
 
 static const subcommand subcommands[] = {
-	{"devices", cli_devices_main},
-	{"roofline", cli_roofline_main},
-	{"scaling", cli_scaling_main},
-	{"trace", trace_mode},
+    {"devices", cli_devices_main},
+    {"roofline", cli_roofline_main},
+    {"scaling", cli_scaling_main},
+    {"trace", trace_mode},
 };
 
 /* A write error (a full disk, a closed pipe) must not pass as success. */

@@ -73,8 +73,8 @@ static void note_unknown(char warning[PARSE_WARNING_MAX], const char *key)
 static ns_status read_bucket(const cJSON *item, ns_regime r, ns_profile *p, ns_error *err)
 {
 	if (p->present[r])
-		return ns_error_set(err, NS_ERR_KEY, "duplicate key \"%s\" (bucket %s given twice)", item->string,
-		                    regime_name(r));
+		return ns_error_set(err, NS_ERR_KEY, "duplicate key \"%s\" (bucket %s given twice)",
+		                    item->string, regime_name(r));
 	p->present[r] = true;
 	return read_share(item, &p->share[r], err);
 }
@@ -311,8 +311,8 @@ static profile_read_result bad(ns_error *err, long line, ns_status st, const cha
 }
 
 /* Parses one complete record that starts at line first_line. */
-static profile_read_result parse_record(profile_reader *r, const char *s, size_t n, long first_line, ns_profile *p,
-                                        char warning[PARSE_WARNING_MAX], ns_error *err)
+static profile_read_result parse_record(profile_reader *r, const char *s, size_t n, long first_line,
+                                        ns_profile *p, char warning[PARSE_WARNING_MAX], ns_error *err)
 {
 	const char *end = NULL;
 	cJSON *obj = cJSON_ParseWithLengthOpts(s, n, &end, 0);
@@ -371,7 +371,8 @@ static profile_read_result gather_document(profile_reader *r, depth_scan *d, ns_
 			if (r->rec_len == 0)
 				return PROFILE_READ_END;
 			r->rec_len = 0;
-			return bad(err, r->rec_line, NS_ERR_SYNTAX, "truncated JSON object (no closing brace)");
+			return bad(err, r->rec_line, NS_ERR_SYNTAX,
+			           "truncated JSON object (no closing brace)");
 		}
 		if (ls == LINE_TOO_LONG) {
 			r->rec_len = 0;
@@ -416,7 +417,8 @@ static profile_read_result load_array(profile_reader *r, ns_error *err)
 	while ((ls = take_line(r, &s, &n)) != LINE_EOF) {
 		if (ls == LINE_TOO_LONG || r->rec_len + n > PROFILE_ARRAY_MAX) {
 			r->mode = MODE_DONE;
-			return bad(err, r->line, NS_ERR_LIMIT, "array input larger than 16 MiB (use NDJSON for streams)");
+			return bad(err, r->line, NS_ERR_LIMIT,
+			           "array input larger than 16 MiB (use NDJSON for streams)");
 		}
 		if (!rec_append(r, s, n))
 			return bad(err, r->line, NS_ERR_NOMEM, "out of memory");
@@ -425,7 +427,8 @@ static profile_read_result load_array(profile_reader *r, ns_error *err)
 	if (r->array == NULL || !is_blank(end, r->rec_len - (size_t)(end - r->rec))) {
 		size_t at = end != NULL && end >= r->rec ? (size_t)(end - r->rec) : 0;
 		r->mode = MODE_DONE;
-		return bad(err, r->rec_line + json_line_of(r->rec, at) - 1, NS_ERR_SYNTAX, "malformed JSON array");
+		return bad(err, r->rec_line + json_line_of(r->rec, at) - 1, NS_ERR_SYNTAX,
+		           "malformed JSON array");
 	}
 	r->array_next = r->array->child;
 	return PROFILE_READ_OK;
@@ -448,7 +451,8 @@ static profile_read_result next_array_item(profile_reader *r, ns_profile *p, cha
 }
 
 /* The first non-blank line decides: '[' an array, a one-line object NDJSON, a longer object a document. */
-static profile_read_result read_first_record(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX], ns_error *err)
+static profile_read_result read_first_record(profile_reader *r, ns_profile *p,
+                                             char warning[PARSE_WARNING_MAX], ns_error *err)
 {
 	const char *s;
 	size_t n;
@@ -460,7 +464,8 @@ static profile_read_result read_first_record(profile_reader *r, ns_profile *p, c
 	while (ls == LINE_OK && is_blank(s, n));
 	if (ls == LINE_EOF) {
 		r->mode = MODE_DONE;
-		return bad(err, -1, NS_ERR_SYNTAX, "no input (expected a JSON object, an array of objects, or NDJSON)");
+		return bad(err, -1, NS_ERR_SYNTAX,
+		           "no input (expected a JSON object, an array of objects, or NDJSON)");
 	}
 	r->mode = MODE_NDJSON;
 	if (ls == LINE_TOO_LONG)

@@ -37,8 +37,9 @@ ns_status profile_validate(ns_profile *p, bool normalize, ns_error *err)
 	for (int r = 0; r < REGIME_COUNT; r++)
 		any = any || p->present[r];
 	if (!any)
-		return ns_error_set(err, NS_ERR_VALUE, "no bucket given (expected at least one of compute, memory, "
-		                                       "comm, dataloader, overhead, idle)");
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "no bucket given (expected at least one of compute, memory, "
+		                    "comm, dataloader, overhead, idle)");
 	if (sum <= 0.0)
 		return ns_error_set(err, NS_ERR_VALUE, "every share is 0: nothing to route");
 	if (normalize) {
@@ -73,10 +74,11 @@ ns_status profile_check_share(double v, ns_error *err)
 	if (v < 0)
 		return ns_error_set(err, NS_ERR_VALUE, "share %g is negative", v);
 	if (v > 1.0)
-		return ns_error_set(err, NS_ERR_VALUE,
-		                    "share %g is above 1 (shares are fractions of step time; for a percentage write "
-		                    "%g%%)",
-		                    v, v);
+		return ns_error_set(
+		    err, NS_ERR_VALUE,
+		    "share %g is above 1 (shares are fractions of step time; for a percentage write "
+		    "%g%%)",
+		    v, v);
 	return NS_OK;
 }
 
@@ -91,9 +93,10 @@ ns_status profile_parse_share(const char *text, double *out, ns_error *err)
 	if (percent)
 		n--;
 	if (n >= sizeof(buf) || !looks_decimal(text, n))
-		return ns_error_set(err, NS_ERR_VALUE,
-		                    "'%.40s' is not a number (expected a fraction like 0.72 or a percentage like 72%%)",
-		                    text);
+		return ns_error_set(
+		    err, NS_ERR_VALUE,
+		    "'%.40s' is not a number (expected a fraction like 0.72 or a percentage like 72%%)",
+		    text);
 	memcpy(buf, text, n);
 	buf[n] = '\0';
 	errno = 0;

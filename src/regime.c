@@ -9,12 +9,12 @@ typedef struct {
 
 /* Generic idle is not a "bound": the GPU simply had nothing to do, so it reads "idle". */
 static const regime_names names[REGIME_COUNT] = {
-	[REGIME_COMPUTE] = {"compute", "compute-bound"},
-	[REGIME_MEMORY] = {"memory", "memory-bound"},
-	[REGIME_COMM] = {"comm", "comm-bound"},
-	[REGIME_DATALOADER] = {"dataloader", "dataloader-bound"},
-	[REGIME_OVERHEAD] = {"overhead", "overhead-bound"},
-	[REGIME_IDLE] = {"idle", "idle"},
+    [REGIME_COMPUTE] = {"compute", "compute-bound"},
+    [REGIME_MEMORY] = {"memory", "memory-bound"},
+    [REGIME_COMM] = {"comm", "comm-bound"},
+    [REGIME_DATALOADER] = {"dataloader", "dataloader-bound"},
+    [REGIME_OVERHEAD] = {"overhead", "overhead-bound"},
+    [REGIME_IDLE] = {"idle", "idle"},
 };
 
 const char *regime_name(ns_regime r)

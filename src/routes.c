@@ -15,26 +15,29 @@ typedef struct {
 
 /* The built-in playbook. The module numbers are the course's; keep them in step with it. */
 static const route_text default_routes[REGIME_COUNT] = {
-	[REGIME_COMPUTE] = {"Module 4/5", "write/use a fused kernel or lower precision",
-	                    "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak "
-	                    "(nextstep roofline --time)"},
-	[REGIME_MEMORY] = {"Module 4/5", "fuse ops, cut activation memory, or shrink dtype",
-	                   "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
-	                   "GB/s should approach peak bandwidth"},
-	[REGIME_COMM] = {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology",
-	                 "the exposed-communication share after enabling overlap (nextstep trace -v shows exposed "
-	                 "vs hidden comm)"},
-	[REGIME_DATALOADER] = {"Module 3",
-	                       "the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
-	                       "prefetching, persistent workers",
-	                       "the dataloader share after raising num_workers: it should drop below 5% of the step "
-	                       "and the step time with it"},
-	[REGIME_OVERHEAD] = {"Lesson 02.11, launch overhead",
-	                     "launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer tiny kernels",
-	                     "the batch-doubling test (nextstep scaling): after the fix, doubling the work should "
-	                     "nearly double the step time"},
-	[REGIME_IDLE] = {"Module 3", "data-loader stall or host-device sync gap, check the trace timeline",
-	                 "the idle share on the trace timeline after removing the stall or the sync"},
+    [REGIME_COMPUTE] = {"Module 4/5", "write/use a fused kernel or lower precision",
+                        "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak "
+                        "(nextstep roofline --time)"},
+    [REGIME_MEMORY] = {"Module 4/5", "fuse ops, cut activation memory, or shrink dtype",
+                       "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
+                       "GB/s should approach peak bandwidth"},
+    [REGIME_COMM] =
+        {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology",
+         "the exposed-communication share after enabling overlap (nextstep trace -v shows exposed "
+         "vs hidden comm)"},
+    [REGIME_DATALOADER] =
+        {"Module 3",
+         "the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
+         "prefetching, persistent workers",
+         "the dataloader share after raising num_workers: it should drop below 5% of the step "
+         "and the step time with it"},
+    [REGIME_OVERHEAD] =
+        {"Lesson 02.11, launch overhead",
+         "launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer tiny kernels",
+         "the batch-doubling test (nextstep scaling): after the fix, doubling the work should "
+         "nearly double the step time"},
+    [REGIME_IDLE] = {"Module 3", "data-loader stall or host-device sync gap, check the trace timeline",
+                     "the idle share on the trace timeline after removing the stall or the sync"},
 };
 
 static const char *const playbook_keys[] = {"routes", "replace", "name", "description", NULL};
@@ -83,7 +86,8 @@ static ns_status apply_route(ns_route *dst, const char *regime, const cJSON *spe
 
 	snprintf(what, sizeof(what), "routes.%s", regime);
 	if (!cJSON_IsObject(spec))
-		return ns_error_set(err, NS_ERR_VALUE, "%s must be an object with module, fix, next_check", what);
+		return ns_error_set(err, NS_ERR_VALUE, "%s must be an object with module, fix, next_check",
+		                    what);
 	if (json_check_keys(spec, route_keys, what, err) != NS_OK)
 		return err->status;
 	for (size_t i = 0; i < sizeof(field) / sizeof(field[0]); i++) {
@@ -91,7 +95,8 @@ static ns_status apply_route(ns_route *dst, const char *regime, const cJSON *spe
 		if (v == NULL)
 			continue;
 		if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
-			return ns_error_set(err, NS_ERR_VALUE, "%s.%s must be a non-empty string", what, field[i]);
+			return ns_error_set(err, NS_ERR_VALUE, "%s.%s must be a non-empty string", what,
+			                    field[i]);
 		if (set_string(slot[i], v->valuestring, err) != NS_OK)
 			return err->status;
 	}
@@ -106,13 +111,15 @@ static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 	bool given[REGIME_COUNT] = {false};
 
 	if (!cJSON_IsObject(doc))
-		return ns_error_set(err, NS_ERR_VALUE, "a playbook is a JSON object with a \"routes\" object");
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "a playbook is a JSON object with a \"routes\" object");
 	if (json_check_keys(doc, playbook_keys, "playbook", err) != NS_OK)
 		return err->status;
 	routes = cJSON_GetObjectItemCaseSensitive(doc, "routes");
 	replace = cJSON_GetObjectItemCaseSensitive(doc, "replace");
 	if (!cJSON_IsObject(routes))
-		return ns_error_set(err, NS_ERR_VALUE, "playbook: \"routes\" must be an object keyed by regime");
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "playbook: \"routes\" must be an object keyed by regime");
 	if (replace != NULL && !cJSON_IsBool(replace))
 		return ns_error_set(err, NS_ERR_VALUE, "playbook: \"replace\" must be true or false");
 	if (cJSON_IsTrue(replace))
@@ -123,7 +130,8 @@ static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 		if (!regime_from_name(item->string, &regime))
 			return ns_error_set(err, NS_ERR_KEY, "playbook: unknown regime \"%s\"", item->string);
 		if (given[regime])
-			return ns_error_set(err, NS_ERR_KEY, "playbook: regime \"%s\" given twice", item->string);
+			return ns_error_set(err, NS_ERR_KEY, "playbook: regime \"%s\" given twice",
+			                    item->string);
 		given[regime] = true;
 		if (apply_route(&r->route[regime], item->string, item, err) != NS_OK)
 			return err->status;

@@ -9,7 +9,7 @@
 #include "nextstep/profile.h"
 #include "nextstep/regime.h"
 
-#define CLASSIFY_HIGH_DEFAULT 0.20
+#define CLASSIFY_HIGH_DEFAULT     0.20
 #define CLASSIFY_MODERATE_DEFAULT 0.05
 
 typedef struct {
@@ -28,15 +28,15 @@ typedef struct {
 } ns_finding;
 
 typedef struct {
-	ns_regime regime;        /* dominant */
+	ns_regime regime; /* dominant */
 	double share;
-	ns_regime runner_up;     /* next in the ranking */
+	ns_regime runner_up; /* next in the ranking */
 	double runner_up_share;
-	double margin;           /* share - runner_up_share (>= 0 unless priority decided within --tie) */
-	bool by_priority;        /* the tie rule, not the numbers, decided */
-	ns_regime ranked[REGIME_COUNT]; /* every regime, dominant first, by share then priority */
-	double split[REGIME_COUNT];     /* the profile's shares */
-	double unattributed;            /* 1 - sum, never negative */
+	double margin;    /* share - runner_up_share (>= 0 unless priority decided within --tie) */
+	bool by_priority; /* the tie rule, not the numbers, decided */
+	ns_regime ranked[REGIME_COUNT];    /* every regime, dominant first, by share then priority */
+	double split[REGIME_COUNT];        /* the profile's shares */
+	double unattributed;               /* 1 - sum, never negative */
 	ns_finding findings[REGIME_COUNT]; /* graded non-dominant buckets, in ranked order */
 	size_t nfindings;
 } ns_verdict;

@@ -5,9 +5,9 @@
 #include "nextstep/input.h"
 
 typedef enum {
-	EXIT_ROUTED = 0,   /* every profile routed */
-	EXIT_BAD_INPUT = 1,/* some record or file was bad (the good ones still got their result) */
-	EXIT_USAGE = 2     /* bad command line */
+	EXIT_ROUTED = 0,    /* every profile routed */
+	EXIT_BAD_INPUT = 1, /* some record or file was bad (the good ones still got their result) */
+	EXIT_USAGE = 2      /* bad command line */
 } ns_exit;
 
 /* nextstep [options] [FILE|-] : the router over flags or profile JSON/NDJSON. */

@@ -31,7 +31,7 @@ extern const size_t cli_common_option_count; /* without the terminating zero ent
 
 typedef struct {
 	classify_options classify;
-	ns_routes routes;  /* owned; router_config_free() */
+	ns_routes routes; /* owned; router_config_free() */
 	format_options format;
 } router_config;
 

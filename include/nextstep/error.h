@@ -6,12 +6,12 @@
 
 typedef enum {
 	NS_OK = 0,
-	NS_ERR_USAGE,     /* bad option or option value: exit 2 */
-	NS_ERR_IO,        /* cannot open/read/write a file */
-	NS_ERR_SYNTAX,    /* malformed JSON or trace text */
-	NS_ERR_VALUE,     /* well-formed but invalid value (negative share, sum > 1, ...) */
-	NS_ERR_KEY,       /* unknown or duplicate key */
-	NS_ERR_LIMIT,     /* input exceeds a named limit (nesting, string length, ...) */
+	NS_ERR_USAGE,  /* bad option or option value: exit 2 */
+	NS_ERR_IO,     /* cannot open/read/write a file */
+	NS_ERR_SYNTAX, /* malformed JSON or trace text */
+	NS_ERR_VALUE,  /* well-formed but invalid value (negative share, sum > 1, ...) */
+	NS_ERR_KEY,    /* unknown or duplicate key */
+	NS_ERR_LIMIT,  /* input exceeds a named limit (nesting, string length, ...) */
 	NS_ERR_NOMEM,
 	NS_ERR_INTERNAL
 } ns_status;
@@ -28,7 +28,7 @@ typedef struct {
 void ns_error_clear(ns_error *err);
 /* Sets status and a printf-style message; returns status so callers can `return ns_error_set(...)`. */
 ns_status ns_error_set(ns_error *err, ns_status status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 const char *ns_strerror(ns_status status);
 
 #endif

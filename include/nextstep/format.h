@@ -27,7 +27,8 @@ void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, 
  * label may be NULL or "" (then "label" is null). Other modules add their own fields to it. */
 cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r);
 /* Prints one verdict in the chosen kind (line [+ explain], JSON line, or quiet name) and flushes. */
-void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r, const format_options *o);
+void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                    const format_options *o);
 /* {"error": msg, "line": N} for a bad record in a JSON stream. */
 void format_error_json(FILE *out, const ns_error *err);
 /* Prints compact JSON followed by a newline; frees nothing. */

@@ -13,21 +13,23 @@
 #define INPUT_HEAD_MAX 4096
 
 typedef enum {
-	INPUT_EMPTY,   /* no bytes at all */
-	INPUT_GZIP,    /* gzip magic 1f 8b: a compressed trace */
-	INPUT_TRACE,   /* a JSON object whose first key is a Chrome/Kineto trace key (traceEvents, schemaVersion, ...) */
-	INPUT_PROFILE  /* anything else: profile JSON / NDJSON (the profile parser reports what is wrong with it) */
+	INPUT_EMPTY,  /* no bytes at all */
+	INPUT_GZIP,   /* gzip magic 1f 8b: a compressed trace */
+	INPUT_TRACE,  /* a JSON object whose first key is a Chrome/Kineto trace key (traceEvents,
+	                 schemaVersion, ...) */
+	INPUT_PROFILE /* anything else: profile JSON / NDJSON (the profile parser reports what is wrong with
+	                 it) */
 } input_kind;
 
 typedef struct {
 	int fd;
 	bool owns_fd;
-	const char *name;               /* as given; "-" for stdin */
+	const char *name; /* as given; "-" for stdin */
 	unsigned char head[INPUT_HEAD_MAX];
-	size_t head_len;                /* bytes read ahead */
-	size_t head_pos;                /* bytes of head already handed out */
+	size_t head_len; /* bytes read ahead */
+	size_t head_pos; /* bytes of head already handed out */
 	bool eof;
-	int read_errno;                 /* 0 unless a read failed */
+	int read_errno; /* 0 unless a read failed */
 } ns_input;
 
 /* Opens path ("-" = stdin). Reads nothing yet. Close with input_close(). */

@@ -1,6 +1,7 @@
 /* Profiles from JSON: one object, an array of objects, concatenated objects, or NDJSON streamed line by line.
  * Keys: the bucket names with or without "_pct" (values are fractions or "72%" strings either way), plus
- * "label" or "name". A verdict object printed by nextstep (it has a "split" object) is read back as its split. */
+ * "label" or "name". A verdict object printed by nextstep (it has a "split" object) is read back as its
+ * split. */
 #ifndef NEXTSTEP_PARSE_JSON_H
 #define NEXTSTEP_PARSE_JSON_H
 
@@ -13,7 +14,7 @@
 #include "nextstep/input.h"
 #include "nextstep/profile.h"
 
-#define PROFILE_LINE_MAX (1u << 20)  /* one NDJSON line or one multi-line object, bytes */
+#define PROFILE_LINE_MAX  (1u << 20)  /* one NDJSON line or one multi-line object, bytes */
 #define PROFILE_ARRAY_MAX (16u << 20) /* a whole top-level array, bytes */
 #define PARSE_WARNING_MAX 256
 
@@ -22,7 +23,8 @@ ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, char 
                              ns_error *err);
 
 typedef enum {
-	PROFILE_READ_OK,  /* *p holds the next profile (warning may be set; err->line/index say where it was) */
+	PROFILE_READ_OK,  /* *p holds the next profile (warning may be set; err->line/index say where it was)
+	                   */
 	PROFILE_READ_BAD, /* this record was bad: err says why and where; call again for the next one */
 	PROFILE_READ_END  /* no more records */
 } profile_read_result;

@@ -13,8 +13,8 @@
 #define PROFILE_SUM_TOLERANCE 0.01
 
 typedef struct {
-	double share[REGIME_COUNT];  /* fractions of step time, each in [0,1] */
-	bool present[REGIME_COUNT];  /* the input named this bucket */
+	double share[REGIME_COUNT];    /* fractions of step time, each in [0,1] */
+	bool present[REGIME_COUNT];    /* the input named this bucket */
 	char label[PROFILE_LABEL_MAX]; /* "" when none */
 } ns_profile;
 

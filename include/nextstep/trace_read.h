@@ -12,9 +12,9 @@
 #include "nextstep/input.h"
 
 /* Named limits on untrusted input. */
-#define TRACE_MAX_DEPTH 64               /* nesting of objects/arrays */
-#define TRACE_MAX_STRING (16u << 20)     /* one string token, bytes */
-#define TRACE_MAX_DEVICES 64
+#define TRACE_MAX_DEPTH       64          /* nesting of objects/arrays */
+#define TRACE_MAX_STRING      (16u << 20) /* one string token, bytes */
+#define TRACE_MAX_DEVICES     64
 #define TRACE_DEVICE_NAME_MAX 128
 
 typedef struct {
@@ -33,21 +33,21 @@ typedef enum {
 	TCAT_KERNEL,
 	TCAT_MEMCPY,
 	TCAT_MEMSET,
-	TCAT_FLOW,        /* ac2g and other flow categories */
-	TCAT_PYTHON,      /* python_function */
+	TCAT_FLOW,   /* ac2g and other flow categories */
+	TCAT_PYTHON, /* python_function */
 	TCAT_COUNT
 } trace_category;
 
 typedef struct {
-	long index;            /* position in traceEvents, 0-based */
-	long long offset;      /* byte offset of the event's '{' in the decompressed document */
+	long index;       /* position in traceEvents, 0-based */
+	long long offset; /* byte offset of the event's '{' in the decompressed document */
 	trace_category cat;
-	ns_str cat_raw;        /* the category as written */
-	char ph;               /* 'X', 'B', 'E', 'i', 's', 'f', 'M', ... ; 0 when absent */
+	ns_str cat_raw; /* the category as written */
+	char ph;        /* 'X', 'B', 'E', 'i', 's', 'f', 'M', ... ; 0 when absent */
 	ns_str name;
-	int64_t pid, tid;      /* numeric as given; a string id is mapped to a stable hash with bit 62 set */
+	int64_t pid, tid; /* numeric as given; a string id is mapped to a stable hash with bit 62 set */
 	bool has_ts, has_dur;
-	int64_t ts_ns;         /* µs in the file, exact to the nanosecond (three decimals kept) */
+	int64_t ts_ns; /* µs in the file, exact to the nanosecond (three decimals kept) */
 	int64_t dur_ns;
 	/* args, -1 / <0 / empty when absent */
 	int64_t device;
@@ -55,8 +55,8 @@ typedef struct {
 	int64_t correlation;
 	int64_t external_id;
 	double flops;
-	ns_str input_dims;     /* raw JSON text of args."Input Dims" */
-	ns_str input_types;    /* raw JSON text of args."Input type" */
+	ns_str input_dims;  /* raw JSON text of args."Input Dims" */
+	ns_str input_types; /* raw JSON text of args."Input type" */
 } trace_event;
 
 typedef struct {
@@ -70,8 +70,8 @@ typedef struct {
 	int64_t rank, world_size;
 	trace_device devices[TRACE_MAX_DEVICES];
 	size_t ndevices;
-	long events;            /* elements seen in traceEvents */
-	long long bytes;        /* decompressed bytes read */
+	long events;     /* elements seen in traceEvents */
+	long long bytes; /* decompressed bytes read */
 	bool compressed;
 } trace_meta;
 

@@ -26,7 +26,8 @@ typedef struct {
 	size_t top;                   /* kernels listed per device with -v (text) and in JSON */
 } report_options;
 
-/* "rank 0 dev 0", "device 0 (NVIDIA A100-SXM4-40GB)", "device 0"; the host-only split is "rank 3 host" or "host". */
+/* "rank 0 dev 0", "device 0 (NVIDIA A100-SXM4-40GB)", "device 0"; the host-only split is "rank 3 host" or
+ * "host". */
 void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size);
 /* A kernel name cut to at most max bytes for a one-line listing: no "void ", no parameter list. */
 void report_short_name(const char *name, char *buf, size_t max);

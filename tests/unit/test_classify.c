@@ -9,34 +9,82 @@ typedef struct {
 	const char *name;
 	double share[REGIME_COUNT]; /* compute, memory, comm, dataloader, overhead, idle */
 	double tie;
-	const char *priority;       /* NULL: default */
+	const char *priority; /* NULL: default */
 	ns_regime want;
 	ns_regime want_runner_up;
 	int want_by_priority;
 } classify_case;
 
 static const classify_case cases[] = {
-	{"picks_the_largest_share", {0.72, 0.15, 0.05, 0, 0, 0.08}, 0, NULL, REGIME_COMPUTE, REGIME_MEMORY, 0},
-	{"lesson_memory_profile", {0.20, 0.55, 0.10, 0, 0, 0.15}, 0, NULL, REGIME_MEMORY, REGIME_COMPUTE, 0},
-	{"lesson_comm_profile", {0.30, 0.10, 0.50, 0, 0, 0.10}, 0, NULL, REGIME_COMM, REGIME_COMPUTE, 0},
-	{"lesson_idle_profile", {0.35, 0.15, 0.10, 0, 0, 0.40}, 0, NULL, REGIME_IDLE, REGIME_COMPUTE, 0},
-	{"prefers_dataloader_over_idle_on_tie", {0.1, 0.1, 0, 0.4, 0, 0.4}, 0, NULL, REGIME_DATALOADER, REGIME_IDLE, 1},
-	{"prefers_overhead_over_idle_on_tie", {0, 0, 0, 0, 0.5, 0.5}, 0, NULL, REGIME_OVERHEAD, REGIME_IDLE, 1},
-	{"prefers_compute_over_memory_on_tie", {0.4, 0.4, 0.2, 0, 0, 0}, 0, NULL, REGIME_COMPUTE, REGIME_MEMORY, 1},
-	{"prefers_comm_over_dataloader_on_tie", {0, 0, 0.3, 0.3, 0.2, 0.2}, 0, NULL, REGIME_COMM, REGIME_DATALOADER, 1},
-	{"larger_idle_beats_dataloader", {0, 0, 0, 0.39, 0, 0.41}, 0, NULL, REGIME_IDLE, REGIME_DATALOADER, 0},
-	{"tie_tolerance_lets_priority_pick_a_smaller_share",
-	 {0.38, 0.40, 0.1, 0, 0, 0.12}, 0.05, NULL, REGIME_COMPUTE, REGIME_MEMORY, 1},
-	{"tie_tolerance_too_small_keeps_the_maximum", {0.38, 0.40, 0.1, 0, 0, 0.12}, 0.01, NULL, REGIME_MEMORY,
-	 REGIME_COMPUTE, 0},
-	{"tie_tolerance_with_a_clear_maximum_is_not_a_priority_decision",
-	 {0.40, 0.38, 0.1, 0, 0, 0.12}, 0.05, NULL, REGIME_COMPUTE, REGIME_MEMORY, 0},
-	{"custom_priority_changes_the_tie_winner", {0, 0, 0, 0.4, 0, 0.4}, 0,
-	 "idle,compute,memory,comm,dataloader,overhead", REGIME_IDLE, REGIME_DATALOADER, 1},
-	{"custom_priority_does_not_override_a_larger_share", {0.5, 0.3, 0, 0, 0, 0.2}, 0,
-	 "idle,memory,comm,dataloader,overhead,compute", REGIME_COMPUTE, REGIME_MEMORY, 0},
-	{"all_six_tied_go_to_the_first_in_priority", {1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6}, 0,
-	 NULL, REGIME_COMPUTE, REGIME_MEMORY, 1},
+    {"picks_the_largest_share", {0.72, 0.15, 0.05, 0, 0, 0.08}, 0, NULL, REGIME_COMPUTE, REGIME_MEMORY, 0},
+    {"lesson_memory_profile", {0.20, 0.55, 0.10, 0, 0, 0.15}, 0, NULL, REGIME_MEMORY, REGIME_COMPUTE, 0},
+    {"lesson_comm_profile", {0.30, 0.10, 0.50, 0, 0, 0.10}, 0, NULL, REGIME_COMM, REGIME_COMPUTE, 0},
+    {"lesson_idle_profile", {0.35, 0.15, 0.10, 0, 0, 0.40}, 0, NULL, REGIME_IDLE, REGIME_COMPUTE, 0},
+    {"prefers_dataloader_over_idle_on_tie",
+     {0.1, 0.1, 0, 0.4, 0, 0.4},
+     0,
+     NULL,
+     REGIME_DATALOADER,
+     REGIME_IDLE,
+     1},
+    {"prefers_overhead_over_idle_on_tie", {0, 0, 0, 0, 0.5, 0.5}, 0, NULL, REGIME_OVERHEAD, REGIME_IDLE, 1},
+    {"prefers_compute_over_memory_on_tie",
+     {0.4, 0.4, 0.2, 0, 0, 0},
+     0,
+     NULL,
+     REGIME_COMPUTE,
+     REGIME_MEMORY,
+     1},
+    {"prefers_comm_over_dataloader_on_tie",
+     {0, 0, 0.3, 0.3, 0.2, 0.2},
+     0,
+     NULL,
+     REGIME_COMM,
+     REGIME_DATALOADER,
+     1},
+    {"larger_idle_beats_dataloader", {0, 0, 0, 0.39, 0, 0.41}, 0, NULL, REGIME_IDLE, REGIME_DATALOADER, 0},
+    {"tie_tolerance_lets_priority_pick_a_smaller_share",
+     {0.38, 0.40, 0.1, 0, 0, 0.12},
+     0.05,
+     NULL,
+     REGIME_COMPUTE,
+     REGIME_MEMORY,
+     1},
+    {"tie_tolerance_too_small_keeps_the_maximum",
+     {0.38, 0.40, 0.1, 0, 0, 0.12},
+     0.01,
+     NULL,
+     REGIME_MEMORY,
+     REGIME_COMPUTE,
+     0},
+    {"tie_tolerance_with_a_clear_maximum_is_not_a_priority_decision",
+     {0.40, 0.38, 0.1, 0, 0, 0.12},
+     0.05,
+     NULL,
+     REGIME_COMPUTE,
+     REGIME_MEMORY,
+     0},
+    {"custom_priority_changes_the_tie_winner",
+     {0, 0, 0, 0.4, 0, 0.4},
+     0,
+     "idle,compute,memory,comm,dataloader,overhead",
+     REGIME_IDLE,
+     REGIME_DATALOADER,
+     1},
+    {"custom_priority_does_not_override_a_larger_share",
+     {0.5, 0.3, 0, 0, 0, 0.2},
+     0,
+     "idle,memory,comm,dataloader,overhead,compute",
+     REGIME_COMPUTE,
+     REGIME_MEMORY,
+     0},
+    {"all_six_tied_go_to_the_first_in_priority",
+     {1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6},
+     0,
+     NULL,
+     REGIME_COMPUTE,
+     REGIME_MEMORY,
+     1},
 };
 
 START_TEST(classify_table)
@@ -58,7 +106,8 @@ START_TEST(classify_table)
 	}
 	classify_profile(&p, &o, &v);
 	ck_assert_msg(v.regime == c->want, "%s: got %s", c->name, regime_name(v.regime));
-	ck_assert_msg(v.runner_up == c->want_runner_up, "%s: runner-up %s", c->name, regime_name(v.runner_up));
+	ck_assert_msg(v.runner_up == c->want_runner_up, "%s: runner-up %s", c->name,
+	              regime_name(v.runner_up));
 	ck_assert_msg(v.by_priority == c->want_by_priority, "%s: by_priority %d", c->name, v.by_priority);
 	ck_assert_double_eq_tol(v.margin, c->share[c->want] - c->share[c->want_runner_up], 1e-12);
 }
@@ -140,14 +189,14 @@ typedef struct {
 } priority_case;
 
 static const priority_case priority_cases[] = {
-	{"compute,memory,comm,dataloader,overhead,idle", NS_OK},
-	{"idle, overhead, dataloader, comm, memory, compute", NS_OK},
-	{"compute,memory,comm,idle", NS_ERR_USAGE},                        /* not all six */
-	{"compute,memory,comm,dataloader,overhead,idle,compute", NS_ERR_USAGE}, /* repeated */
-	{"compute,memory,comm,dataloader,overhead,gpu", NS_ERR_USAGE},     /* unknown */
-	{"compute,memory,comm,dataloader,overhead,idle,", NS_ERR_USAGE},   /* trailing comma */
-	{"", NS_ERR_USAGE},
-	{",,,", NS_ERR_USAGE},
+    {"compute,memory,comm,dataloader,overhead,idle", NS_OK},
+    {"idle, overhead, dataloader, comm, memory, compute", NS_OK},
+    {"compute,memory,comm,idle", NS_ERR_USAGE},                             /* not all six */
+    {"compute,memory,comm,dataloader,overhead,idle,compute", NS_ERR_USAGE}, /* repeated */
+    {"compute,memory,comm,dataloader,overhead,gpu", NS_ERR_USAGE},          /* unknown */
+    {"compute,memory,comm,dataloader,overhead,idle,", NS_ERR_USAGE},        /* trailing comma */
+    {"", NS_ERR_USAGE},
+    {",,,", NS_ERR_USAGE},
 };
 
 START_TEST(priority_list_must_be_a_permutation)
@@ -156,7 +205,8 @@ START_TEST(priority_list_must_be_a_permutation)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_msg(classify_parse_priority(priority_cases[_i].list, order, &err) == priority_cases[_i].want,
+	ck_assert_msg(classify_parse_priority(priority_cases[_i].list, order, &err) ==
+	                  priority_cases[_i].want,
 	              "'%s': %s", priority_cases[_i].list, err.msg);
 }
 END_TEST

@@ -16,25 +16,35 @@ typedef struct {
 
 /* The lesson's four profiles and the lines its Python prints, plus the two new regimes' word forms. */
 static const line_case line_cases[] = {
-	{{0.72, 0.15, 0.05, 0, 0, 0.08}, NULL,
-	 "compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)\n"},
-	{{0.20, 0.55, 0.10, 0, 0, 0.15}, NULL,
-	 "memory-bound (55%) -> fuse ops, cut activation memory, or shrink dtype (Module 4/5)\n"},
-	{{0.30, 0.10, 0.50, 0, 0, 0.10}, NULL,
-	 "comm-bound (50%) -> overlap all-reduce, bucket gradients, or check topology (Module 6/8)\n"},
-	{{0.35, 0.15, 0.10, 0, 0, 0.40}, NULL,
-	 "idle (40%) -> data-loader stall or host-device sync gap, check the trace timeline (Module 3)\n"},
-	{{0.72, 0.15, 0.05, 0, 0, 0.08}, "resnet50",
-	 "resnet50: compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)\n"},
-	{{0.2, 0, 0, 0.334, 0, 0.3}, NULL,
-	 "dataloader-bound (33%) -> the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
-	 "prefetching, persistent workers (Module 3)\n"},
-	{{0.2, 0, 0, 0, 0.615, 0.1}, NULL,
-	 "overhead-bound (62%) -> launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer tiny "
-	 "kernels (Lesson 02.11, launch overhead)\n"},
-	/* Half-way values round to even, as Python's {:.0%} does. */
-	{{0.125, 0.005, 0, 0, 0, 0}, NULL,
-	 "compute-bound (12%) -> write/use a fused kernel or lower precision (Module 4/5)\n"},
+    {{0.72, 0.15, 0.05, 0, 0, 0.08},
+     NULL,
+     "compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)\n"},
+    {{0.20, 0.55, 0.10, 0, 0, 0.15},
+     NULL,
+     "memory-bound (55%) -> fuse ops, cut activation memory, or shrink dtype (Module 4/5)\n"},
+    {{0.30, 0.10, 0.50, 0, 0, 0.10},
+     NULL,
+     "comm-bound (50%) -> overlap all-reduce, bucket gradients, or check topology (Module 6/8)\n"},
+    {{0.35, 0.15, 0.10, 0, 0, 0.40},
+     NULL,
+     "idle (40%) -> data-loader stall or host-device sync gap, check the trace timeline (Module 3)\n"},
+    {{0.72, 0.15, 0.05, 0, 0, 0.08},
+     "resnet50",
+     "resnet50: compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)\n"},
+    {{0.2, 0, 0, 0.334, 0, 0.3},
+     NULL,
+     "dataloader-bound (33%) -> the input pipeline is the bottleneck: more DataLoader workers, pinned "
+     "memory, "
+     "prefetching, persistent workers (Module 3)\n"},
+    {{0.2, 0, 0, 0, 0.615, 0.1},
+     NULL,
+     "overhead-bound (62%) -> launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer "
+     "tiny "
+     "kernels (Lesson 02.11, launch overhead)\n"},
+    /* Half-way values round to even, as Python's {:.0%} does. */
+    {{0.125, 0.005, 0, 0, 0, 0},
+     NULL,
+     "compute-bound (12%) -> write/use a fused kernel or lower precision (Module 4/5)\n"},
 };
 
 static ns_routes routes;
@@ -126,8 +136,9 @@ START_TEST(explain_shows_bars_runner_up_tie_note_findings_and_next_check)
 
 	ck_assert_ptr_nonnull(strstr(got, "\n  dataloader     40%  ################\n"));
 	ck_assert_ptr_nonnull(strstr(got, "runner-up: idle (40%), margin 0.0 points\n"));
-	ck_assert_ptr_nonnull(strstr(got, "tie: dataloader and idle are tied; the priority order, not the numbers, "
-	                                  "decided\n"));
+	ck_assert_ptr_nonnull(
+	    strstr(got, "tie: dataloader and idle are tied; the priority order, not the numbers, "
+	                "decided\n"));
 	ck_assert_ptr_nonnull(strstr(got, "finding: idle 40% (high)"));
 	ck_assert_ptr_nonnull(strstr(got, "finding: compute 10% (moderate)"));
 	ck_assert_ptr_nonnull(strstr(got, "next check: the dataloader share after raising num_workers"));
@@ -140,8 +151,8 @@ START_TEST(json_object_carries_the_contract_fields)
 	double share[REGIME_COUNT] = {0.39, 0.17, 0, 0.33, 0.04, 0.07};
 	ns_verdict v = verdict_of(share);
 	cJSON *obj = format_verdict_json("run", &v, &routes);
-	const char *keys[] = {"regime", "share", "label", "module", "fix", "next_check", "runner_up", "margin",
-	                      "decided_by", "findings", "split", "unattributed"};
+	const char *keys[] = {"regime",    "share",  "label",      "module",   "fix",   "next_check",
+	                      "runner_up", "margin", "decided_by", "findings", "split", "unattributed"};
 	const cJSON *findings;
 
 	ck_assert_ptr_nonnull(obj);
@@ -154,8 +165,8 @@ START_TEST(json_object_carries_the_contract_fields)
 	findings = cJSON_GetObjectItem(obj, "findings");
 	ck_assert_int_eq(cJSON_GetArraySize(findings), 3);
 	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(findings, 0), "grade")->valuestring, "high");
-	ck_assert_double_eq_tol(cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "split"), "dataloader")->valuedouble,
-	                        0.33, 1e-12);
+	ck_assert_double_eq_tol(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "split"), "dataloader")->valuedouble, 0.33, 1e-12);
 	cJSON_Delete(obj);
 }
 END_TEST
@@ -184,7 +195,8 @@ static char *write_temp(const char *text)
 
 START_TEST(playbook_extends_the_built_in_routes)
 {
-	char *path = write_temp("{\"routes\": {\"compute\": {\"module\": \"Unit 9\", \"fix\": \"use cuBLASLt\"}}}");
+	char *path =
+	    write_temp("{\"routes\": {\"compute\": {\"module\": \"Unit 9\", \"fix\": \"use cuBLASLt\"}}}");
 	ns_error err;
 
 	ns_error_clear(&err);
@@ -206,19 +218,20 @@ typedef struct {
 } playbook_case;
 
 static const playbook_case bad_playbooks[] = {
-	{"{\"routes\": {\"gpu\": {\"fix\": \"x\", \"module\": \"y\"}}}", NS_ERR_KEY, "unknown regime \"gpu\""},
-	{"{\"routes\": {\"compute\": {\"fix\": 3}}}", NS_ERR_VALUE, "routes.compute.fix must be a non-empty string"},
-	{"{\"routes\": {\"compute\": {\"fixx\": \"a\"}}}", NS_ERR_KEY, "unknown key \"fixx\""},
-	{"{\"routes\": {\"compute\": \"a\"}}", NS_ERR_VALUE, "must be an object"},
-	{"{\"routes\": []}", NS_ERR_VALUE, "\"routes\" must be an object"},
-	{"{\"replace\": true, \"routes\": {\"compute\": {\"fix\": \"a\", \"module\": \"b\"}}}", NS_ERR_VALUE,
-	 "no route for \"memory\""},
-	{"{\"routes\": {\"compute\": {\"fix\": \"a\", \"module\": \"b\"},\n \"compute\": {\"fix\": \"a\", "
-	 "\"module\": \"b\"}}}",
-	 NS_ERR_KEY, "given twice"},
-	{"{\"routes\": {\n", NS_ERR_SYNTAX, "malformed JSON"},
-	{"[]", NS_ERR_VALUE, "JSON object"},
-	{"{\"route\": {}}", NS_ERR_KEY, "unknown key \"route\""},
+    {"{\"routes\": {\"gpu\": {\"fix\": \"x\", \"module\": \"y\"}}}", NS_ERR_KEY, "unknown regime \"gpu\""},
+    {"{\"routes\": {\"compute\": {\"fix\": 3}}}", NS_ERR_VALUE,
+     "routes.compute.fix must be a non-empty string"},
+    {"{\"routes\": {\"compute\": {\"fixx\": \"a\"}}}", NS_ERR_KEY, "unknown key \"fixx\""},
+    {"{\"routes\": {\"compute\": \"a\"}}", NS_ERR_VALUE, "must be an object"},
+    {"{\"routes\": []}", NS_ERR_VALUE, "\"routes\" must be an object"},
+    {"{\"replace\": true, \"routes\": {\"compute\": {\"fix\": \"a\", \"module\": \"b\"}}}", NS_ERR_VALUE,
+     "no route for \"memory\""},
+    {"{\"routes\": {\"compute\": {\"fix\": \"a\", \"module\": \"b\"},\n \"compute\": {\"fix\": \"a\", "
+     "\"module\": \"b\"}}}",
+     NS_ERR_KEY, "given twice"},
+    {"{\"routes\": {\n", NS_ERR_SYNTAX, "malformed JSON"},
+    {"[]", NS_ERR_VALUE, "JSON object"},
+    {"{\"route\": {}}", NS_ERR_KEY, "unknown key \"route\""},
 };
 
 START_TEST(bad_playbook_is_a_clear_error_and_changes_nothing)
@@ -251,7 +264,8 @@ static Suite *format_suite(void)
 	TCase *tc = tcase_create("format");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_loop_test(tc, text_line_matches_the_lesson_exactly, 0, sizeof(line_cases) / sizeof(line_cases[0]));
+	tcase_add_loop_test(tc, text_line_matches_the_lesson_exactly, 0,
+	                    sizeof(line_cases) / sizeof(line_cases[0]));
 	tcase_add_test(tc, quiet_prints_only_the_regime_name);
 	tcase_add_test(tc, color_wraps_the_verdict_word_only_when_asked);
 	tcase_add_test(tc, explain_shows_bars_runner_up_tie_note_findings_and_next_check);

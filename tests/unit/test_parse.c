@@ -12,33 +12,33 @@
 typedef struct {
 	const char *json;
 	ns_status want;
-	double compute;      /* expected compute share when OK */
-	const char *label;   /* expected label when OK */
-	const char *says;    /* part of the error message, or of the warning when OK */
+	double compute;    /* expected compute share when OK */
+	const char *label; /* expected label when OK */
+	const char *says;  /* part of the error message, or of the warning when OK */
 } object_case;
 
 static const object_case object_cases[] = {
-	{"{\"compute\": 0.72, \"memory\": 0.15}", NS_OK, 0.72, "", ""},
-	{"{\"compute_pct\": 0.72, \"idle_pct\": 0.08}", NS_OK, 0.72, "", ""},
-	{"{\"compute\": \"72%\"}", NS_OK, 0.72, "", ""},
-	{"{\"compute\": \"0.5\", \"label\": \"run 1\"}", NS_OK, 0.5, "run 1", ""},
-	{"{\"compute\": 0.5, \"name\": \"resnet\"}", NS_OK, 0.5, "resnet", ""},
-	{"{\"compute\": 0.5, \"gpu\": 1, \"step\": 3}", NS_OK, 0.5, "", "unknown key \"gpu\" ignored, \"step\""},
-	{"{\"regime\": \"x\", \"split\": {\"compute\": 0.4, \"idle\": 0.6}, \"label\": \"v\", \"kernels\": 9}", NS_OK,
-	 0.4, "v", ""},
-	{"{\"compute\": 0.5, \"compute\": 0.2}", NS_ERR_KEY, 0, NULL, "duplicate key \"compute\""},
-	{"{\"compute\": 0.5, \"compute_pct\": 0.2}", NS_ERR_KEY, 0, NULL, "bucket compute given twice"},
-	{"{\"compute\": 0.5, \"label\": \"a\", \"name\": \"b\"}", NS_ERR_KEY, 0, NULL, "both given"},
-	{"{\"compute\": -0.1}", NS_ERR_VALUE, 0, NULL, "negative"},
-	{"{\"compute\": 72}", NS_ERR_VALUE, 0, NULL, "72%"},
-	{"{\"compute\": 1e999}", NS_ERR_VALUE, 0, NULL, "finite"},
-	{"{\"compute\": true}", NS_ERR_VALUE, 0, NULL, "must be a number"},
-	{"{\"compute\": null}", NS_ERR_VALUE, 0, NULL, "must be a number"},
-	{"{\"compute\": \"lots\"}", NS_ERR_VALUE, 0, NULL, "not a number"},
-	{"{\"compute\": \"NaN\"}", NS_ERR_VALUE, 0, NULL, "not a number"},
-	{"{\"label\": 3, \"compute\": 0.1}", NS_ERR_VALUE, 0, NULL, "must be a string"},
-	{"[1]", NS_ERR_VALUE, 0, NULL, "expected a JSON object"},
-	{"{\"split\": {\"gpu\": 0.1}}", NS_ERR_KEY, 0, NULL, "unknown bucket"},
+    {"{\"compute\": 0.72, \"memory\": 0.15}", NS_OK, 0.72, "", ""},
+    {"{\"compute_pct\": 0.72, \"idle_pct\": 0.08}", NS_OK, 0.72, "", ""},
+    {"{\"compute\": \"72%\"}", NS_OK, 0.72, "", ""},
+    {"{\"compute\": \"0.5\", \"label\": \"run 1\"}", NS_OK, 0.5, "run 1", ""},
+    {"{\"compute\": 0.5, \"name\": \"resnet\"}", NS_OK, 0.5, "resnet", ""},
+    {"{\"compute\": 0.5, \"gpu\": 1, \"step\": 3}", NS_OK, 0.5, "", "unknown key \"gpu\" ignored, \"step\""},
+    {"{\"regime\": \"x\", \"split\": {\"compute\": 0.4, \"idle\": 0.6}, \"label\": \"v\", \"kernels\": 9}",
+     NS_OK, 0.4, "v", ""},
+    {"{\"compute\": 0.5, \"compute\": 0.2}", NS_ERR_KEY, 0, NULL, "duplicate key \"compute\""},
+    {"{\"compute\": 0.5, \"compute_pct\": 0.2}", NS_ERR_KEY, 0, NULL, "bucket compute given twice"},
+    {"{\"compute\": 0.5, \"label\": \"a\", \"name\": \"b\"}", NS_ERR_KEY, 0, NULL, "both given"},
+    {"{\"compute\": -0.1}", NS_ERR_VALUE, 0, NULL, "negative"},
+    {"{\"compute\": 72}", NS_ERR_VALUE, 0, NULL, "72%"},
+    {"{\"compute\": 1e999}", NS_ERR_VALUE, 0, NULL, "finite"},
+    {"{\"compute\": true}", NS_ERR_VALUE, 0, NULL, "must be a number"},
+    {"{\"compute\": null}", NS_ERR_VALUE, 0, NULL, "must be a number"},
+    {"{\"compute\": \"lots\"}", NS_ERR_VALUE, 0, NULL, "not a number"},
+    {"{\"compute\": \"NaN\"}", NS_ERR_VALUE, 0, NULL, "not a number"},
+    {"{\"label\": 3, \"compute\": 0.1}", NS_ERR_VALUE, 0, NULL, "must be a string"},
+    {"[1]", NS_ERR_VALUE, 0, NULL, "expected a JSON object"},
+    {"{\"split\": {\"gpu\": 0.1}}", NS_ERR_KEY, 0, NULL, "unknown bucket"},
 };
 
 START_TEST(object_keys_and_values)
@@ -105,22 +105,22 @@ typedef struct {
 } stream_case;
 
 static const stream_case stream_cases[] = {
-	{"one_object", "{\"compute\": 0.7}\n", "ok:0.70"},
-	{"one_object_without_newline", "{\"compute\": 0.7}", "ok:0.70"},
-	{"ndjson_skips_blank_lines", "{\"compute\": 0.1}\n\n  \n{\"compute\": 0.2}\r\n", "ok:0.10 ok:0.20"},
-	{"ndjson_bad_lines_keep_their_place",
-	 "{\"compute\": 0.1}\n{\"compute\": 2}\nnot json\n{\"compute\": 0.4}\n{\"compute\": 0.5} x\n",
-	 "ok:0.10 bad:2 bad:3 ok:0.40 bad:5"},
-	{"array_of_objects", "[{\"compute\": 0.1},\n {\"compute\": 0.2}]\n", "ok:0.10 ok:0.20"},
-	{"array_bad_item_is_reported_by_index", "[{\"compute\": 0.1}, 3, {\"compute\": 0.3}]",
-	 "ok:0.10 bad:#2 ok:0.30"},
-	{"malformed_array_is_one_error", "[{\"compute\": 0.1},\n {\"compute\": ]", "bad:2"},
-	{"pretty_printed_objects_one_after_another",
-	 "{\n  \"compute\": 0.3,\n  \"label\": \"a { b\"\n}\n{\n  \"compute\": 0.6\n}\n", "ok:0.30 ok:0.60"},
-	{"truncated_pretty_object", "{\n  \"compute\": 0.3,\n", "bad:1"},
-	{"empty_input", "", "bad:-1"},
-	{"only_blank_lines", "\n\n\n", "bad:-1"},
-	{"first_line_garbage_then_ndjson", "hello\n{\"compute\": 0.2}\n", "bad:1 ok:0.20"},
+    {"one_object", "{\"compute\": 0.7}\n", "ok:0.70"},
+    {"one_object_without_newline", "{\"compute\": 0.7}", "ok:0.70"},
+    {"ndjson_skips_blank_lines", "{\"compute\": 0.1}\n\n  \n{\"compute\": 0.2}\r\n", "ok:0.10 ok:0.20"},
+    {"ndjson_bad_lines_keep_their_place",
+     "{\"compute\": 0.1}\n{\"compute\": 2}\nnot json\n{\"compute\": 0.4}\n{\"compute\": 0.5} x\n",
+     "ok:0.10 bad:2 bad:3 ok:0.40 bad:5"},
+    {"array_of_objects", "[{\"compute\": 0.1},\n {\"compute\": 0.2}]\n", "ok:0.10 ok:0.20"},
+    {"array_bad_item_is_reported_by_index", "[{\"compute\": 0.1}, 3, {\"compute\": 0.3}]",
+     "ok:0.10 bad:#2 ok:0.30"},
+    {"malformed_array_is_one_error", "[{\"compute\": 0.1},\n {\"compute\": ]", "bad:2"},
+    {"pretty_printed_objects_one_after_another",
+     "{\n  \"compute\": 0.3,\n  \"label\": \"a { b\"\n}\n{\n  \"compute\": 0.6\n}\n", "ok:0.30 ok:0.60"},
+    {"truncated_pretty_object", "{\n  \"compute\": 0.3,\n", "bad:1"},
+    {"empty_input", "", "bad:-1"},
+    {"only_blank_lines", "\n\n\n", "bad:-1"},
+    {"first_line_garbage_then_ndjson", "hello\n{\"compute\": 0.2}\n", "bad:1 ok:0.20"},
 };
 
 /* Feeds text through a pipe so the reader sees what a shell pipe would show it. */
@@ -233,15 +233,15 @@ typedef struct {
 } sniff_case;
 
 static const sniff_case sniff_cases[] = {
-	{"{\"compute\": 0.5}", INPUT_PROFILE},
-	{"  \n {\n  \"schemaVersion\": 1, \"traceEvents\": []}", INPUT_TRACE},
-	{"{\"traceEvents\": []}", INPUT_TRACE},
-	{"{\"deviceProperties\": []}", INPUT_TRACE},
-	{"\x1f\x8b\x08", INPUT_GZIP},
-	{"[{\"compute\": 0.5}]", INPUT_PROFILE},
-	{"", INPUT_EMPTY},
-	{"{", INPUT_PROFILE},
-	{"{\"traceEv", INPUT_PROFILE},
+    {"{\"compute\": 0.5}", INPUT_PROFILE},
+    {"  \n {\n  \"schemaVersion\": 1, \"traceEvents\": []}", INPUT_TRACE},
+    {"{\"traceEvents\": []}", INPUT_TRACE},
+    {"{\"deviceProperties\": []}", INPUT_TRACE},
+    {"\x1f\x8b\x08", INPUT_GZIP},
+    {"[{\"compute\": 0.5}]", INPUT_PROFILE},
+    {"", INPUT_EMPTY},
+    {"{", INPUT_PROFILE},
+    {"{\"traceEv", INPUT_PROFILE},
 };
 
 START_TEST(sniff_tells_traces_from_profiles_by_content)

@@ -13,27 +13,14 @@ typedef struct {
 } share_case;
 
 static const share_case share_cases[] = {
-	{"0.72", NS_OK, 0.72},
-	{"72%", NS_OK, 0.72},
-	{".5", NS_OK, 0.5},
-	{"1", NS_OK, 1.0},
-	{"0", NS_OK, 0.0},
-	{"100%", NS_OK, 1.0},
-	{"7.5e-1", NS_OK, 0.75},
-	{"72", NS_ERR_VALUE, 0},     /* a bare number above 1: suggests 72% */
-	{"1.0001", NS_ERR_VALUE, 0},
-	{"101%", NS_ERR_VALUE, 0},
-	{"-0.1", NS_ERR_VALUE, 0},
-	{"-5%", NS_ERR_VALUE, 0},
-	{"nan", NS_ERR_VALUE, 0},
-	{"inf", NS_ERR_VALUE, 0},
-	{"0x1p-1", NS_ERR_VALUE, 0},
-	{"abc", NS_ERR_VALUE, 0},
-	{"", NS_ERR_VALUE, 0},
-	{"%", NS_ERR_VALUE, 0},
-	{"0.5 ", NS_ERR_VALUE, 0},
-	{"1e999", NS_ERR_VALUE, 0},
-	{"0.5%%", NS_ERR_VALUE, 0},
+    {"0.72", NS_OK, 0.72},       {"72%", NS_OK, 0.72},      {".5", NS_OK, 0.5},
+    {"1", NS_OK, 1.0},           {"0", NS_OK, 0.0},         {"100%", NS_OK, 1.0},
+    {"7.5e-1", NS_OK, 0.75},     {"72", NS_ERR_VALUE, 0}, /* a bare number above 1: suggests 72% */
+    {"1.0001", NS_ERR_VALUE, 0}, {"101%", NS_ERR_VALUE, 0}, {"-0.1", NS_ERR_VALUE, 0},
+    {"-5%", NS_ERR_VALUE, 0},    {"nan", NS_ERR_VALUE, 0},  {"inf", NS_ERR_VALUE, 0},
+    {"0x1p-1", NS_ERR_VALUE, 0}, {"abc", NS_ERR_VALUE, 0},  {"", NS_ERR_VALUE, 0},
+    {"%", NS_ERR_VALUE, 0},      {"0.5 ", NS_ERR_VALUE, 0}, {"1e999", NS_ERR_VALUE, 0},
+    {"0.5%%", NS_ERR_VALUE, 0},
 };
 
 START_TEST(parse_share_accepts_fractions_and_percentages_only)
