@@ -137,9 +137,24 @@ void cli_report_error(const char *where, const ns_error *err)
 	fprintf(stderr, "%s\n", err->msg);
 }
 
-int cli_usage_error(const char *prog, const char *msg)
+int cli_usage_error(const char *mode, const char *msg)
 {
-	(void)prog;
-	fprintf(stderr, "nextstep: %s\nTry 'nextstep --help'.\n", msg);
+	fprintf(stderr, "nextstep: %s\nTry 'nextstep %s%s--help'.\n", msg, mode != NULL ? mode : "",
+	        mode != NULL ? " " : "");
 	return EXIT_USAGE;
+}
+
+/* getopt's own messages would name argv[0]; ours name the option. */
+int cli_option_error(const char *mode, int opt, char **argv)
+{
+	char msg[256];
+	const char *word = optind > 0 ? argv[optind - 1] : "?";
+
+	if (opt == ':')
+		snprintf(msg, sizeof(msg), "option '%.100s' needs a value", word);
+	else if (optopt > ' ' && optopt < 127)
+		snprintf(msg, sizeof(msg), "unknown option '-%c'", optopt);
+	else
+		snprintf(msg, sizeof(msg), "unknown option '%.100s'", word);
+	return cli_usage_error(mode, msg);
 }

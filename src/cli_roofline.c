@@ -167,8 +167,7 @@ typedef struct {
 
 static int usage_error(const mode_text *m, const char *msg)
 {
-	fprintf(stderr, "nextstep: %s\nTry 'nextstep %s --help'.\n", msg, m->mode);
-	return EXIT_USAGE;
+	return cli_usage_error(m->mode, msg);
 }
 
 static int status_exit(const mode_text *m, const ns_error *err)
@@ -177,21 +176,6 @@ static int status_exit(const mode_text *m, const ns_error *err)
 		return usage_error(m, err->msg);
 	cli_report_error(NULL, err);
 	return EXIT_BAD_INPUT;
-}
-
-/* getopt's own messages would name "roofline" as the program; ours name the option. */
-static int bad_option(const mode_text *m, int opt, char **argv)
-{
-	char msg[256];
-	const char *word = optind > 0 ? argv[optind - 1] : "?";
-
-	if (opt == ':')
-		snprintf(msg, sizeof(msg), "option '%.100s' needs a value", word);
-	else if (optopt > ' ' && optopt < 127)
-		snprintf(msg, sizeof(msg), "unknown option '-%c'", optopt);
-	else
-		snprintf(msg, sizeof(msg), "unknown option '%.100s'", word);
-	return usage_error(m, msg);
 }
 
 static void print_help(const mode_text *m)
@@ -318,7 +302,7 @@ static int common_option(const mode_text *m, int opt, router_config *cfg, char *
 	}
 	ns_error_clear(&err);
 	if (!cli_common_handle(opt, optarg, cfg, &err, &st))
-		return bad_option(m, opt, argv);
+		return cli_option_error(m->mode, opt, argv);
 	return st == NS_OK ? -1 : status_exit(m, &err);
 }
 

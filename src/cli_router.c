@@ -187,7 +187,7 @@ static int route_flags(router_run *run)
 }
 
 /* Returns -1 to go on, or an exit status. */
-static int handle_option(router_run *run, int opt, const char *prog, const char *argv_at_error)
+static int handle_option(router_run *run, int opt, char **argv)
 {
 	ns_error err;
 	ns_status st = NS_OK;
@@ -210,17 +210,14 @@ static int handle_option(router_run *run, int opt, const char *prog, const char 
 		printf("nextstep %s\n", NS_VERSION);
 		return EXIT_ROUTED;
 	} else if (opt == '?' || opt == ':') {
-		char msg[160];
-		snprintf(msg, sizeof(msg), opt == ':' ? "option '%s' needs a value" : "unknown option '%s'",
-		         argv_at_error);
-		return cli_usage_error(prog, msg);
+		return cli_option_error(NULL, opt, argv);
 	} else if (!cli_common_handle(opt, optarg, &run->cfg, &err, &st)) {
-		return cli_usage_error(prog, "option not handled");
+		return cli_usage_error(NULL, "option not handled");
 	}
 	if (st == NS_OK)
 		return -1;
 	if (st == NS_ERR_USAGE)
-		return cli_usage_error(prog, err.msg);
+		return cli_usage_error(NULL, err.msg);
 	cli_report_error(NULL, &err);
 	return EXIT_BAD_INPUT;
 }
@@ -230,7 +227,7 @@ static int run_router(router_run *run, int argc, char **argv)
 	int rc = EXIT_ROUTED;
 
 	if (run->any_flag && optind < argc)
-		return cli_usage_error(argv[0], "give either bucket flags or a FILE, not both");
+		return cli_usage_error(NULL, "give either bucket flags or a FILE, not both");
 	if (run->any_flag)
 		return route_flags(run);
 	if (optind == argc) {
@@ -337,7 +334,7 @@ int cli_router_main(int argc, char **argv)
 	}
 	opterr = 0;
 	while (rc < 0 && (opt = getopt_long(argc, argv, ":hV" CLI_COMMON_SHORT, options, NULL)) != -1)
-		rc = handle_option(&run, opt, argv[0], argv[optind - 1]);
+		rc = handle_option(&run, opt, argv);
 	if (rc < 0)
 		rc = run_router(&run, argc, argv);
 	if (run.first_path != NULL)

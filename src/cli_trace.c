@@ -103,23 +103,7 @@ static int parse_top(const char *arg, size_t *out)
 
 static int usage_error(const char *msg)
 {
-	fprintf(stderr, "nextstep: %s\nTry 'nextstep trace --help'.\n", msg);
-	return EXIT_USAGE;
-}
-
-/* getopt runs quietly (its messages would name argv[0]); this says what was wrong with argv[optind - 1]. */
-static int option_error(int opt, char **argv)
-{
-	char msg[256];
-	const char *word = optind > 0 ? argv[optind - 1] : "?";
-
-	if (opt == ':')
-		snprintf(msg, sizeof(msg), "option '%s' needs a value", word);
-	else if (optopt != 0)
-		snprintf(msg, sizeof(msg), "unknown option '-%c'", optopt);
-	else
-		snprintf(msg, sizeof(msg), "unknown option '%s'", word);
-	return usage_error(msg);
+	return cli_usage_error("trace", msg);
 }
 
 static int top_error(const char *arg)
@@ -177,7 +161,7 @@ static int handle_option(trace_run *run, int opt, char **argv)
 		break;
 	}
 	if (!cli_common_handle(opt, optarg, &run->cfg, &err, &st))
-		return option_error(opt, argv);
+		return cli_option_error("trace", opt, argv);
 	if (st == NS_OK)
 		return -1;
 	if (st == NS_ERR_USAGE)

@@ -42,8 +42,12 @@ void router_config_free(router_config *cfg);
 bool cli_common_handle(int opt, const char *arg, router_config *cfg, ns_error *err, ns_status *status);
 /* Prints "nextstep: WHERE:LINE: msg" (or ": item N:", ": byte N:") to stderr; where may be NULL. */
 void cli_report_error(const char *where, const ns_error *err);
-/* Prints "nextstep: msg" and the --help pointer to stderr; returns EXIT_USAGE. */
-int cli_usage_error(const char *prog, const char *msg);
+/* Prints "nextstep: msg" and a pointer to "nextstep [MODE] --help" to stderr; mode is NULL for the router.
+ * Returns EXIT_USAGE. */
+int cli_usage_error(const char *mode, const char *msg);
+/* The usage error for getopt_long's ':' (missing value) or '?' (unknown option), run with opterr = 0 and an
+ * optstring starting with ':', naming argv[optind - 1] or the short option. */
+int cli_option_error(const char *mode, int opt, char **argv);
 /* Builds a getopt_long table: own entries (zero-terminated) followed by the shared ones. Caller frees. */
 struct option *cli_options_merge(const struct option *own);
 
