@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Throughput of the trace reader: median of 3 runs over a make-trace file, plain and gzip, next to the
 # baselines (cat and gzip -dc of the same file), with peak RSS.
-# Usage: bench/bench-scan.sh BUILD_DIR [TARGET_MB]   (BUILD_DIR holds libnextstep_core.a)
+# Usage: bench/bench-scan.sh BUILD_DIR [TARGET_MB]   (BUILD_DIR holds libnextstep.a)
 set -euo pipefail
 build=${1:?usage: bench-scan.sh BUILD_DIR [TARGET_MB]}
 mb=${2:-200}
@@ -9,7 +9,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 work=${TMPDIR:-/tmp}/nextstep-bench-scan
 mkdir -p "$work"
 
-cc -std=c11 -O2 -I"$src/include" "$src/bench/scan_bench.c" "$build/libnextstep_core.a" \
+cc -std=c11 -O2 -I"$src/include" "$src/bench/scan_bench.c" "$build/libnextstep.a" \
 	-lz -lcjson -lpthread -lm -o "$work/scan_bench"
 trace=$work/trace-${mb}mb.json
 if [ ! -s "$trace" ]; then

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nextstep/cli.h"
+#include "cli.h"
 
 typedef struct {
 	const char *name;

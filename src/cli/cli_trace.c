@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nextstep/cli.h"
-#include "nextstep/cli_common.h"
+#include "cli.h"
+#include "cli_common.h"
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "nextstep/cli.h"
-#include "nextstep/cli_common.h"
+#include "cli.h"
+#include "cli_common.h"
 #include "nextstep/parse_flags.h"
 #include "nextstep/parse_json.h"
 

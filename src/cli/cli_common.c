@@ -1,12 +1,12 @@
 #define _POSIX_C_SOURCE 200809L
-#include "nextstep/cli_common.h"
+#include "cli_common.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "nextstep/cli.h"
+#include "cli.h"
 
 const struct option cli_common_options[] = {
     {"explain", no_argument, NULL, 'v'},

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nextstep/cli.h"
-#include "nextstep/cli_common.h"
+#include "cli.h"
+#include "cli_common.h"
 #include "nextstep/devices.h"
 #include "nextstep/roofline.h"
 #include "nextstep/roofline_svg.h"
