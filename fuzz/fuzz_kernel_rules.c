@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "nextstep/trace_kernels.h"
+#include "nextstep/kernel_rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,6 +13,8 @@
 #include "nextstep/error.h"
 #include "nextstep/profile.h"
 #include "nextstep/regime.h"
+#include "nextstep/kernel_names.h"
+#include "nextstep/kernel_rules.h"
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_read.h"
 

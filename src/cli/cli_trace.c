@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "cli_common.h"
+#include "nextstep/kernel_rules.h"
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"

@@ -1,4 +1,4 @@
-/* Kernel-name classes: the built-in table over real kernel names, rules files, and name interning.
+/* Kernel-name classes: the built-in table over real kernel names.
  * The names are copied from the traces in ../shared/traces (TensorBoard plugin's ResNet-50 on a V100, HTA's
  * A100 NCCL, AlexNet, MI250 and sampled rank-0 traces), plus spellings the table must know that those traces
  * lack: NCCL 2.19+ device kernels, fused Adam, Inductor kernels, a dtype conversion. */
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nextstep/kernel_rules.h"
 #include "nextstep/trace_kernels.h"
 
 typedef struct {
@@ -202,159 +203,6 @@ START_TEST(builtin_table_classifies_real_kernel_names)
 }
 END_TEST
 
-static kernel_rules *parse_ok(const char *text)
-{
-	kernel_rules *r = NULL;
-	ns_error err;
-
-	ns_error_clear(&err);
-	ck_assert_msg(kernel_rules_parse(text, strlen(text), &r, &err) == NS_OK, "%s: %s", text, err.msg);
-	return r;
-}
-
-START_TEST(rules_file_first_match_wins_and_default_is_memory)
-{
-	kernel_rules *r =
-	    parse_ok("{\"rules\": [{\"match\": \"foo_gemm\", \"class\": \"memory\"},"
-	             " {\"match\": \"GEMM\", \"class\": \"compute\"},"
-	             " {\"match\": \"^all(reduce|gather)\", \"regex\": true, \"class\": \"comm\"}]}");
-
-	ck_assert_uint_eq(kernel_rules_count(r), 3);
-	ck_assert_int_eq(kernel_rules_classify(r, "my_foo_gemm_kernel"), KCLASS_MEMORY);
-	ck_assert_int_eq(kernel_rules_classify(r, "sgemm_128"), KCLASS_COMPUTE);
-	ck_assert_int_eq(kernel_rules_classify(r, "AllGather_ring"), KCLASS_COMM);
-	ck_assert_int_eq(kernel_rules_classify(r, "x_allgather"), KCLASS_MEMORY);
-	ck_assert_int_eq(kernel_rules_classify(r, "ncclDevKernel_AllReduce"), KCLASS_MEMORY);
-	kernel_rules_free(r);
-}
-END_TEST
-
-START_TEST(rules_file_substring_is_not_a_regex)
-{
-	kernel_rules *r =
-	    parse_ok("{\"rules\": [{\"match\": \"a.b\", \"regex\": false, \"class\": \"compute\"}]}");
-
-	ck_assert_int_eq(kernel_rules_classify(r, "xa.by"), KCLASS_COMPUTE);
-	ck_assert_int_eq(kernel_rules_classify(r, "xaxby"), KCLASS_MEMORY);
-	kernel_rules_free(r);
-}
-END_TEST
-
-START_TEST(empty_rules_file_makes_everything_memory)
-{
-	kernel_rules *r = parse_ok("{\"rules\": []}");
-
-	ck_assert_int_eq(kernel_rules_classify(r, "ampere_sgemm_32x128_nt"), KCLASS_MEMORY);
-	kernel_rules_free(r);
-}
-END_TEST
-
-typedef struct {
-	const char *text;
-	ns_status want;
-	const char *msg_part;
-} bad_rules_case;
-
-static const bad_rules_case bad_rules[] = {
-    {"{\"rules\": [{\"match\": \"(\", \"regex\": true, \"class\": \"compute\"}]}", NS_ERR_VALUE, "bad regex"},
-    {"{\"rules\": [{\"match\": \"gemm\", \"class\": \"fast\"}]}", NS_ERR_VALUE, "\"class\""},
-    {"{\"rules\": [{\"match\": \"\", \"class\": \"compute\"}]}", NS_ERR_VALUE, "non-empty"},
-    {"{\"rules\": [{\"match\": 3, \"class\": \"compute\"}]}", NS_ERR_VALUE, "\"match\""},
-    {"{\"rules\": [{\"match\": \"x\", \"regex\": \"yes\", \"class\": \"comm\"}]}", NS_ERR_VALUE, "\"regex\""},
-    {"{\"rules\": [{\"match\": \"x\", \"class\": \"comm\", \"colour\": 1}]}", NS_ERR_KEY, "colour"},
-    {"{\"rules\": [\"gemm\"]}", NS_ERR_VALUE, "not an object"},
-    {"{\"rules\": {}}", NS_ERR_VALUE, "must be an array"},
-    {"{\"patterns\": []}", NS_ERR_KEY, "patterns"},
-    {"[1, 2]", NS_ERR_VALUE, "expected an object"},
-    {"{\"rules\": [", NS_ERR_SYNTAX, "malformed"},
-    /* regexes that glibc would compile into huge automata */
-    {"{\"rules\": [{\"match\": \"cot++++\", \"regex\": true, \"class\": \"compute\"}]}", NS_ERR_LIMIT,
-     "adjacent repetition"},
-    {"{\"rules\": [{\"match\": \"(a{1,255}){2}\", \"regex\": true, \"class\": \"compute\"}]}", NS_ERR_LIMIT,
-     "interval bound above 100"},
-    {"{\"rules\": [{\"match\": \"a*b*c*d*e*f*g*h*i*j*k*l*m*n*o*p*q*r*s*t*u*v*w*x*y*z*a*b*c*d*e*f*g*\", "
-     "\"regex\": true, "
-     "\"class\": \"compute\"}]}",
-     NS_ERR_LIMIT, "too many repetition"},
-};
-
-START_TEST(bad_rules_file_is_a_clear_error)
-{
-	const bad_rules_case *c = &bad_rules[_i];
-	kernel_rules *r = NULL;
-	ns_error err;
-
-	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_parse(c->text, strlen(c->text), &r, &err), c->want);
-	ck_assert_ptr_null(r);
-	ck_assert_msg(strstr(err.msg, c->msg_part) != NULL, "%s: message '%s' lacks '%s'", c->text, err.msg,
-	              c->msg_part);
-}
-END_TEST
-
-START_TEST(rules_file_that_is_missing_is_an_io_error)
-{
-	kernel_rules *r = NULL;
-	ns_error err;
-
-	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_load("/nonexistent/rules.json", &r, &err), NS_ERR_IO);
-	ck_assert_ptr_null(r);
-}
-END_TEST
-
-START_TEST(interned_names_get_one_id_each_and_classify_once)
-{
-	kernel_names *t = kernel_names_new();
-	kernel_rules *r = NULL;
-	uint32_t a, b, c;
-	ns_error err;
-	char many[32];
-
-	ns_error_clear(&err);
-	ck_assert_ptr_nonnull(t);
-	ck_assert_int_eq(kernel_rules_default(&r, &err), NS_OK);
-	ck_assert_int_eq(kernel_names_intern(t, "volta_sgemm_64x64_nt_extra", 20, &a, &err), NS_OK);
-	ck_assert_int_eq(kernel_names_intern(t, "ncclKernel_AllReduce", 20, &b, &err), NS_OK);
-	ck_assert_int_eq(kernel_names_intern(t, "volta_sgemm_64x64_nt", 20, &c, &err), NS_OK);
-	ck_assert_uint_eq(a, c);
-	ck_assert_uint_ne(a, b);
-	ck_assert_str_eq(kernel_names_get(t, a), "volta_sgemm_64x64_nt");
-	ck_assert_int_eq(kernel_names_classify(t, a, r), KCLASS_COMPUTE);
-	ck_assert_int_eq(kernel_names_classify(t, b, r), KCLASS_COMM);
-	for (int i = 0; i < 1000; i++) { /* past several rehashes */
-		snprintf(many, sizeof(many), "kernel_%d", i);
-		ck_assert_int_eq(kernel_names_intern(t, many, strlen(many), &c, &err), NS_OK);
-		ck_assert_uint_eq(c, (uint32_t)i + 2);
-	}
-	ck_assert_int_eq(kernel_names_intern(t, "kernel_500", 10, &c, &err), NS_OK);
-	ck_assert_uint_eq(c, 502);
-	ck_assert_uint_eq(kernel_names_count(t), 1002);
-	kernel_rules_free(r);
-	kernel_names_free(t);
-}
-END_TEST
-
-START_TEST(interned_names_resolve_json_escapes_for_display_and_classes)
-{
-	static const char raw[] = "k<\\\"x\\\"> \\u00e9\\n\\u0041\\/\\ud83d\\u0000_\\u0067emm";
-	kernel_names *t = kernel_names_new();
-	kernel_rules *r = NULL;
-	uint32_t a, b;
-	ns_error err;
-
-	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_default(&r, &err), NS_OK);
-	ck_assert_int_eq(kernel_names_intern(t, raw, strlen(raw), &a, &err), NS_OK);
-	ck_assert_int_eq(kernel_names_intern(t, raw, strlen(raw), &b, &err), NS_OK);
-	ck_assert_uint_eq(a, b);
-	ck_assert_str_eq(kernel_names_get(t, a), "k<\"x\"> \xc3\xa9\nA/??_gemm");
-	ck_assert_int_eq(kernel_names_classify(t, a, r), KCLASS_COMPUTE);
-	kernel_rules_free(r);
-	kernel_names_free(t);
-}
-END_TEST
-
 START_TEST(class_names_round_trip)
 {
 	for (int c = 0; c < KCLASS_COUNT; c++) {
@@ -373,14 +221,6 @@ static Suite *kernels_suite(void)
 
 	tcase_add_loop_test(tc, builtin_table_classifies_real_kernel_names, 0,
 	                    (int)(sizeof(real_names) / sizeof(real_names[0])));
-	tcase_add_test(tc, rules_file_first_match_wins_and_default_is_memory);
-	tcase_add_test(tc, rules_file_substring_is_not_a_regex);
-	tcase_add_test(tc, empty_rules_file_makes_everything_memory);
-	tcase_add_loop_test(tc, bad_rules_file_is_a_clear_error, 0,
-	                    (int)(sizeof(bad_rules) / sizeof(bad_rules[0])));
-	tcase_add_test(tc, rules_file_that_is_missing_is_an_io_error);
-	tcase_add_test(tc, interned_names_get_one_id_each_and_classify_once);
-	tcase_add_test(tc, interned_names_resolve_json_escapes_for_display_and_classes);
 	tcase_add_test(tc, class_names_round_trip);
 	suite_add_tcase(s, tc);
 	return s;

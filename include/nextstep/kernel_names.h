@@ -1,0 +1,27 @@
+/* Interned kernel and memcpy names: each distinct name gets an id, is stored once, and is classified once,
+ * so time can be summed per name without storing names per event. */
+#ifndef NEXTSTEP_KERNEL_NAMES_H
+#define NEXTSTEP_KERNEL_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nextstep/error.h"
+#include "nextstep/kernel_rules.h"
+
+#define KERNEL_NAMES_MAX (1u << 22) /* distinct kernel/memcpy names in one trace */
+
+/* id -> owned NUL-terminated copy, with the class cached after the first lookup. */
+typedef struct kernel_names kernel_names;
+
+/* NULL on OOM. Free with kernel_names_free(). */
+kernel_names *kernel_names_new(void);
+/* The id of name[0..len) (not NUL-terminated), adding it when new. */
+ns_status kernel_names_intern(kernel_names *t, const char *name, size_t len, uint32_t *id, ns_error *err);
+size_t kernel_names_count(const kernel_names *t);
+const char *kernel_names_get(const kernel_names *t, uint32_t id);
+/* The class of name id under rules, computed once per name. */
+kernel_class kernel_names_classify(kernel_names *t, uint32_t id, const kernel_rules *rules);
+void kernel_names_free(kernel_names *t);
+
+#endif
