@@ -15,8 +15,6 @@
 /* Reads and parses path. On success *out is owned by the caller (cJSON_Delete). A syntax error sets
  * err->line to the line of the offending byte. */
 ns_status json_parse_file(const char *path, cJSON **out, ns_error *err);
-/* 1-based line of position pos in text. */
-long json_line_of(const char *text, size_t pos);
 /* Names an object key unknown to the caller: fails when key is not in allowed (NULL-terminated). */
 ns_status json_check_keys(const cJSON *obj, const char *const *allowed, const char *what, ns_error *err);
 

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/magic.h"
+
 /* Top-level keys that only a Chrome/Kineto trace starts with. */
 static const char *const trace_keys[] = {
     "traceEvents",     "schemaVersion",       "deviceProperties", "distributedInfo",
@@ -97,7 +99,7 @@ input_kind input_sniff(ns_input *in)
 	fill_head(in, 2);
 	if (in->head_len == 0)
 		return INPUT_EMPTY;
-	if (in->head_len >= 2 && in->head[0] == 0x1f && in->head[1] == 0x8b)
+	if (ns_is_gzip(in->head, in->head_len))
 		return INPUT_GZIP;
 	i = skip_space(in, 0);
 	while (i >= in->head_len && !in->eof && in->read_errno == 0 && in->head_len < INPUT_HEAD_MAX) {

@@ -7,16 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-long json_line_of(const char *text, size_t pos)
-{
-	long line = 1;
-
-	if (text == NULL)
-		return line;
-	for (size_t i = 0; i < pos && text[i] != '\0'; i++)
-		line += text[i] == '\n';
-	return line;
-}
+#include "util/text.h"
 
 static ns_status read_small_file(const char *path, char **out, size_t *len, ns_error *err)
 {
@@ -76,7 +67,7 @@ ns_status json_parse_file(const char *path, cJSON **out, ns_error *err)
 	*out = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1); /* the NUL is part of the buffer */
 	if (*out == NULL) {
 		size_t pos = end != NULL && end >= text ? (size_t)(end - text) : 0;
-		err->line = json_line_of(text, pos);
+		err->line = ns_line_of(text, len, pos);
 		st = ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
 	}
 	free(text);

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "nextstep/json_file.h"
+#include "util/text.h"
+#include "util/vec.h"
 
 #define READ_CHUNK 65536
 
@@ -285,17 +287,11 @@ static void scan_depth(depth_scan *d, const char *s, size_t n)
 
 static bool rec_append(profile_reader *r, const char *s, size_t n)
 {
-	if (r->rec_len + n + 2 > r->rec_cap) {
-		size_t cap = r->rec_cap == 0 ? READ_CHUNK : r->rec_cap;
-		char *grown;
-		while (cap < r->rec_len + n + 2)
-			cap *= 2;
-		grown = realloc(r->rec, cap);
-		if (grown == NULL)
-			return false;
-		r->rec = grown;
-		r->rec_cap = cap;
-	}
+	char *grown = ns_grow(r->rec, &r->rec_cap, r->rec_len + n + 2, 1);
+
+	if (grown == NULL)
+		return false;
+	r->rec = grown;
 	memcpy(r->rec + r->rec_len, s, n);
 	r->rec_len += n;
 	r->rec[r->rec_len++] = '\n';
@@ -322,10 +318,7 @@ static profile_read_result parse_record(profile_reader *r, const char *s, size_t
 
 	if (obj == NULL) {
 		size_t at = end != NULL && end >= s ? (size_t)(end - s) : 0;
-		long line = first_line;
-		for (size_t i = 0; i < at && i < n; i++)
-			line += s[i] == '\n';
-		return bad(err, line, NS_ERR_SYNTAX, "malformed JSON");
+		return bad(err, first_line + ns_line_of(s, n, at) - 1, NS_ERR_SYNTAX, "malformed JSON");
 	}
 	if (end != NULL && !is_blank(end, n - (size_t)(end - s))) {
 		cJSON_Delete(obj);
@@ -427,7 +420,7 @@ static profile_read_result load_array(profile_reader *r, ns_error *err)
 	if (r->array == NULL || !is_blank(end, r->rec_len - (size_t)(end - r->rec))) {
 		size_t at = end != NULL && end >= r->rec ? (size_t)(end - r->rec) : 0;
 		r->mode = MODE_DONE;
-		return bad(err, r->rec_line + json_line_of(r->rec, at) - 1, NS_ERR_SYNTAX,
+		return bad(err, r->rec_line + ns_line_of(r->rec, r->rec_len, at) - 1, NS_ERR_SYNTAX,
 		           "malformed JSON array");
 	}
 	r->array_next = r->array->child;
