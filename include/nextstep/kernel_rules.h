@@ -1,6 +1,6 @@
-/* The kernel-rules engine: an ordered list of substring or regex rules over kernel names, first match wins,
- * memory-class when nothing matches. It compiles the built-in table (trace_kernels.c) and rules files
- * (--kernel-rules), which replace that table. */
+/* The kernel-rules engine: an ordered list of substring or regex rules over kernel names, first match wins;
+ * when nothing matches, the built-in identity table (trace_kernels.c) if the rules extend it, else memory.
+ * Rules come from files (--kernel-rules extends the built-in table, --kernel-rules-only replaces it). */
 #ifndef NEXTSTEP_KERNEL_RULES_H
 #define NEXTSTEP_KERNEL_RULES_H
 
@@ -25,13 +25,19 @@ typedef struct {
 
 /* Compiles n specs in order. Caller frees with kernel_rules_free(). */
 ns_status kernel_rules_from_specs(const kernel_rule_spec *spec, size_t n, kernel_rules **out, ns_error *err);
-/* {"rules": [{"match": "...", "regex": true|false, "class": "compute|memory|comm"}, ...]} from a file; the
- * file replaces the built-in table. Matching is case-insensitive. Caller frees with kernel_rules_free(). */
+/* {"rules": [{"match": "...", "regex": true|false, "class": "compute|memory|comm"}, ...]} from a file, on its
+ * own (kernel_rules_then_builtin() puts the built-in table behind it). Matching is case-insensitive. Caller
+ * frees with kernel_rules_free(). */
 ns_status kernel_rules_load(const char *path, kernel_rules **out, ns_error *err);
 /* The same from text already in memory (tests, fuzzing). */
 ns_status kernel_rules_parse(const char *text, size_t len, kernel_rules **out, ns_error *err);
 size_t kernel_rules_count(const kernel_rules *r);
-/* The class of a NUL-terminated kernel name; a trailing parameter list "(int, float*)" is not matched. */
+/* After r's own rules, ask the built-in identity table (trace_kernels.h) instead of defaulting to memory: how
+ * a rules file extends the built-in table (--kernel-rules) rather than replacing it (--kernel-rules-only). */
+void kernel_rules_then_builtin(kernel_rules *r);
+/* The class of a NUL-terminated kernel name. The rules see the name as written, less a trailing parameter
+ * list
+ * "(int, float*)"; the built-in table, when consulted, sees the kernel's identity (kernel_identity.h). */
 kernel_class kernel_rules_classify(const kernel_rules *r, const char *name);
 void kernel_rules_free(kernel_rules *r);
 

@@ -1,11 +1,13 @@
 /* Kernel-name classes for the trace split: which GPU kernels are compute (GEMM, convolution, attention),
- * which are communication (NCCL/RCCL) and which are memory-class (everything else). The built-in patterns are
- * a data table in trace_kernels.c, compiled by the rules engine (kernel_rules.h); a rules file replaces them.
- */
+ * which are communication (collectives, expert-parallel dispatch/combine, custom all-reduce) and which are
+ * memory-class (everything else). The built-in table is data (trace_kernels.c, sources in docs/kernels.md)
+ * and is matched against a kernel's identity (kernel_identity.h), never against words in its template
+ * arguments or parameter types. Rules files go through the rules engine (kernel_rules.h). */
 #ifndef NEXTSTEP_TRACE_KERNELS_H
 #define NEXTSTEP_TRACE_KERNELS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "nextstep/error.h"
 
@@ -15,10 +17,32 @@ typedef enum { KCLASS_COMPUTE, KCLASS_MEMORY, KCLASS_COMM, KCLASS_COUNT } kernel
 const char *kernel_class_name(kernel_class c);
 bool kernel_class_from_name(const char *name, kernel_class *out);
 
+/* How a built-in row's pattern meets the identity: case-insensitive, on the function's own name or on the
+ * name with its namespaces ("deep_ep::internode::dispatch"). */
+typedef enum { KMATCH_PREFIX, KMATCH_CONTAINS, KMATCH_EXACT } kernel_match;
+typedef enum { KON_NAME, KON_QUALIFIED } kernel_match_on;
+
+typedef struct {
+	const char *pattern;
+	kernel_match how;
+	kernel_match_on on;
+	kernel_class cls;
+	const char *family; /* "gemm", "attention", "conv", "collective", "ep", "allreduce", "nvshmem", ... */
+	const char *source; /* where the spelling comes from */
+} kernel_pattern;
+
+/* The built-in table in match order (first match wins); *n gets its length. */
+const kernel_pattern *kernel_table(size_t *n);
+
+/* The class of a kernel name by its identity under the built-in table, memory when no row matches; *family
+ * (may be NULL) gets the matching row's family, NULL when none matched. For a comm kernel the family says
+ * which kind of communication it is. */
+kernel_class kernel_table_classify(const char *name, const char **family);
+
 /* Compiled rules; see kernel_rules.h. */
 typedef struct kernel_rules kernel_rules;
 
-/* The built-in table, compiled. Caller frees with kernel_rules_free(). */
+/* The built-in table alone (no file rules). Caller frees with kernel_rules_free(). */
 ns_status kernel_rules_default(kernel_rules **out, ns_error *err);
 
 #endif

@@ -46,13 +46,14 @@ static size_t parameters_start(const char *s, size_t len)
 	return len;
 }
 
-static size_t skip_return_type(const char *s, size_t len)
+/* s is NUL-terminated. */
+static size_t skip_return_type(const char *s)
 {
 	size_t i = 0;
 
-	while (i < len && isspace((unsigned char)s[i]))
+	while (isspace((unsigned char)s[i]))
 		i++;
-	if (len - i > 5 && memcmp(s + i, "void ", 5) == 0)
+	if (strncmp(s + i, "void ", 5) == 0)
 		i += 5;
 	return i;
 }
@@ -66,7 +67,7 @@ static size_t trim_end(const char *s, size_t start, size_t end)
 
 size_t kernel_display_span(const char *name, size_t *start)
 {
-	size_t len = strlen(name), b = skip_return_type(name, len), e = parameters_start(name, len);
+	size_t len = strlen(name), b = skip_return_type(name), e = parameters_start(name, len);
 
 	if (e < b)
 		e = len;

@@ -24,6 +24,7 @@ typedef struct {
 struct kernel_rules {
 	kernel_rule *rule;
 	size_t n;
+	bool builtin; /* when no rule matches, ask the built-in identity table rather than say memory */
 };
 
 void kernel_rules_free(kernel_rules *r)
@@ -42,6 +43,11 @@ void kernel_rules_free(kernel_rules *r)
 size_t kernel_rules_count(const kernel_rules *r)
 {
 	return r->n;
+}
+
+void kernel_rules_then_builtin(kernel_rules *r)
+{
+	r->builtin = true;
 }
 
 /* Skips a bracket expression starting at p ('['); returns the byte after its ']'. */
@@ -304,6 +310,7 @@ static size_t parameters_start(const char *name, size_t len)
 	return len;
 }
 
+/* KCLASS_COUNT when no rule matches. */
 static kernel_class first_match(const kernel_rules *r, const char *name)
 {
 	for (size_t i = 0; i < r->n; i++) {
@@ -312,10 +319,10 @@ static kernel_class first_match(const kernel_rules *r, const char *name)
 		if (hit)
 			return k->cls;
 	}
-	return KCLASS_MEMORY;
+	return KCLASS_COUNT;
 }
 
-kernel_class kernel_rules_classify(const kernel_rules *r, const char *name)
+static kernel_class rules_match(const kernel_rules *r, const char *name)
 {
 	size_t len = strlen(name), cut = parameters_start(name, len);
 	char *head;
@@ -326,4 +333,13 @@ kernel_class kernel_rules_classify(const kernel_rules *r, const char *name)
 	c = first_match(r, head);
 	free(head);
 	return c;
+}
+
+kernel_class kernel_rules_classify(const kernel_rules *r, const char *name)
+{
+	kernel_class c = r->n > 0 ? rules_match(r, name) : KCLASS_COUNT;
+
+	if (c != KCLASS_COUNT)
+		return c;
+	return r->builtin ? kernel_table_classify(name, NULL) : KCLASS_MEMORY;
 }

@@ -40,7 +40,8 @@ END_TEST
 
 START_TEST(interned_names_resolve_json_escapes_for_display_and_classes)
 {
-	static const char raw[] = "k<\\\"x\\\"> \\u00e9\\n\\u0041\\/\\ud83d\\u0000_\\u0067emm";
+	/* the escaped "g" is in the kernel's own name: the built-in table matches identities */
+	static const char raw[] = "k_\\u0067emm<\\\"x\\\"> \\u00e9\\n\\u0041\\/\\ud83d\\u0000";
 	kernel_names *t = kernel_names_new();
 	kernel_rules *r = NULL;
 	uint32_t a, b;
@@ -51,7 +52,7 @@ START_TEST(interned_names_resolve_json_escapes_for_display_and_classes)
 	ck_assert_int_eq(kernel_names_intern(t, raw, strlen(raw), &a, &err), NS_OK);
 	ck_assert_int_eq(kernel_names_intern(t, raw, strlen(raw), &b, &err), NS_OK);
 	ck_assert_uint_eq(a, b);
-	ck_assert_str_eq(kernel_names_get(t, a), "k<\"x\"> \xc3\xa9\nA/??_gemm");
+	ck_assert_str_eq(kernel_names_get(t, a), "k_gemm<\"x\"> \xc3\xa9\nA/??");
 	ck_assert_int_eq(kernel_names_classify(t, a, r), KCLASS_COMPUTE);
 	kernel_rules_free(r);
 	kernel_names_free(t);

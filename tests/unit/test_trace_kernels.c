@@ -1,7 +1,10 @@
 /* Kernel-name classes: the built-in table over real kernel names.
- * The names are copied from the traces in ../shared/traces (TensorBoard plugin's ResNet-50 on a V100, HTA's
+ * real_names are copied from the traces in ../shared/traces (TensorBoard plugin's ResNet-50 on a V100, HTA's
  * A100 NCCL, AlexNet, MI250 and sampled rank-0 traces), plus spellings the table must know that those traces
- * lack: NCCL 2.19+ device kernels, fused Adam, Inductor kernels, a dtype conversion. */
+ * lack: NCCL 2.19+ device kernels, fused Adam, Inductor kernels, a dtype conversion. modern_names are today's
+ * spellings (Hopper/Blackwell GEMMs, MoE GEMMs, attention, expert-parallel and custom all-reduce kernels),
+ * each with where it was seen; docs/kernels.md has the links. Some long names are shortened inside their
+ * template arguments or parameter lists, which the classes do not depend on. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +192,276 @@ static const name_case real_names[] = {
      KCLASS_MEMORY},
 };
 
+/* Today's spellings, each with where it was seen. The expected class is the kind of work the kernel does
+ * (a GEMM, attention, a collective or expert-parallel exchange), decided from its documented role, not from
+ * the table. */
+typedef struct {
+	const char *name;
+	kernel_class want;
+	const char *family;
+	const char *source;
+} modern_case;
+
+static const modern_case modern_names[] = {
+    /* cuBLAS / cuBLASLt on Ampere, Hopper, Blackwell */
+    {"sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
+     "kernel__"
+     "5x_cublas",
+     KCLASS_COMPUTE, "gemm", "NVIDIA/TensorRT-LLM issue #1541; triton-lang/triton PR #3668"},
+    {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
+     "kernel__5x_cublas",
+     KCLASS_COMPUTE, "gemm", "SGLang DeepSeek prefill trace (category list of a public analysis script)"},
+    {"nvjet_tst_64x8_64x16_4x1_v_bz_TNT", KCLASS_COMPUTE, "gemm", "vLLM/SGLang decode traces (cuBLAS 12.8+)"},
+    {"nvjet_sm100_tst_64x16_64x16_2x4_2cta_h_bz_splitK_TNT", KCLASS_COMPUTE, "gemm", "B200 decode trace"},
+    {"nvjet_sm120_tst_mma_64x64x128_3_32x32x128_tmaAB_alignCD4_bz_TNNN", KCLASS_COMPUTE, "gemm",
+     "RTX 5090 (sm_120) trace"},
+    {"void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8>("
+     "cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8::Params)",
+     KCLASS_COMPUTE, "gemm", "SGLang DeepSeek decode trace"},
+    {"cutlass3x_sm90_tensorop_h64x128x16gemm_f16_f16_f16_void_f16_128x128x64_1x1x1_0_nnn_align8",
+     KCLASS_COMPUTE, "gemm", "NVIDIA/cutlass issue #947 (CUTLASS 3 procedural names)"},
+    {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>, "
+     "cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<4, "
+     "cute::tuple<cute::C<2>, cute::C<1>, cute::C<1> >, cutlass::gemm::KernelTmaWarpSpecializedCooperative>, "
+     "float>, cutlass::epilogue::collective::DefaultEpilogue<int>, void, void> >(cutlass::gemm::kernel::"
+     "GemmUniversal<int>::Params)",
+     KCLASS_COMPUTE, "gemm", "CUTLASS 3.x device_kernel<GemmUniversal> (include/cutlass/device_kernel.h)"},
+    /* low-precision and batched GEMMs of MoE layers */
+    {"void deep_gemm::fp8_gemm_kernel<4096u, 7168u, 128u, 160u, 128u, 0u, 64u, 9u, 4u, 128u, 128u, 1u, true, "
+     "(deep_gemm::GemmType)1>(__nv_bfloat16*, float*, int*, unsigned int, CUtensorMap_st, CUtensorMap_st, "
+     "CUtensorMap_st, CUtensorMap_st)",
+     KCLASS_COMPUTE, "gemm", "SGLang DeepSeek prefill trace (DeepGEMM grouped FP8)"},
+    {"void dpsk::gemm::fp8_gemm_kernel<7168u, 16384u, 128u, 128u, 128u, 5u, 128u, 128u, 2u, "
+     "(dpsk::gemm::GemmType)0>(__nv_bfloat16*, float*, int*, unsigned int, unsigned int, CUtensorMap_st, "
+     "CUtensorMap_st, CUtensorMap_st, CUtensorMap_st)",
+     KCLASS_COMPUTE, "gemm", "deepseek-ai/profile-data prefill.json"},
+    {"void deep_gemm::sm90_fp8_gemm_1d2d_impl<(cute::UMMA::Major)0, 0u, 5120u, 17408u, 1u>(float*, int*, "
+     "unsigned int)",
+     KCLASS_COMPUTE, "gemm", "DeepGEMM sm90_fp8_gemm_1d2d_impl, seen in a vLLM trace"},
+    {"fused_moe_kernel", KCLASS_COMPUTE, "gemm", "vLLM/SGLang Triton fused MoE (vllm PR #4244)"},
+    {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x256x128x1", KCLASS_COMPUTE, "gemm",
+     "triton_kernels matmul_ogs, gpt-oss MXFP4 MoE on vLLM"},
+    {"_p_matmul_ogs_NNT_fp8e5xfp8e5xmxfp4_16x256x128x1", KCLASS_COMPUTE, "gemm",
+     "triton_kernels persistent matmul_ogs (Blackwell)"},
+    {"bmm_Bfloat16_E2m1E2m1_Fp32_bA16_bB16_bC16_t128x8x512u2_s3_et128x8_m128x8x64_cga1x1x1_16dp256b_TN_"
+     "transOut",
+     KCLASS_COMPUTE, "gemm", "FlashInfer trtllm-gen FP4 MoE down GEMM (B200 trace)"},
+    /* attention */
+    {"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, "
+     "cutlass::bfloat16_t, Flash_kernel_traits<128, 64, 128, 4, cutlass::bfloat16_t> >, false, true, false, "
+     "false, true, true, false>(PyTorch flash params)",
+     KCLASS_COMPUTE, "attention", "PyTorch SDPA flash backend"},
+    {"void cutlass::device_kernel<flash::enable_sm90_or_later<flash::FlashAttnFwdSm90<flash::"
+     "CollectiveMainloopFwdSm90<2, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> >, cutlass::bfloat16_t, "
+     "float, "
+     "cutlass::arch::Sm90, true>, flash::CollectiveEpilogueFwd<int>, "
+     "flash::VarlenDynamicPersistentTileScheduler"
+     "<128, 256, 32, false, false, true> > > >(flash::enable_sm90_or_later<int>::Params)",
+     KCLASS_COMPUTE, "attention", "SGLang DeepSeek traces (FlashAttention-3)"},
+    {"void cutlass::device_kernel<flash::FlashAttnFwdCombine<cute::tuple<cute::C<8>, cute::C<128> >, 6, 256, "
+     "1, "
+     "false, true, cutlass::bfloat16_t, float, cutlass::arch::Sm90> "
+     ">(flash::FlashAttnFwdCombine<int>::Params)",
+     KCLASS_MEMORY, "attention_helper", "SGLang DeepSeek decode trace: merges split-KV partial outputs"},
+    {"flash::prepare_varlen_num_blocks_kernel(int, int, int, int const*, int const*, int const*, int const*, "
+     "int const*, int const*, int, int, int, int, int, cutlass::FastDivmod, cutlass::FastDivmod, int*, int*, "
+     "bool)",
+     KCLASS_MEMORY, "attention_helper", "SGLang DeepSeek traces: FA3 scheduling metadata"},
+    {"void flash::flash_fwd_splitkv_mla_kernel<Flash_fwd_kernel_traits_mla<576, 64, 64, 8, "
+     "cutlass::bfloat16_t, "
+     "512, true, 0, cutlass::bfloat16_t, cutlass::bfloat16_t>, true, flash::SharedStorageMLA<int> >("
+     "Flash_fwd_mla_params)",
+     KCLASS_COMPUTE, "attention", "deepseek-ai/profile-data decode.json (FlashMLA)"},
+    {"void flash::flash_fwd_splitkv_mla_combine_kernel<cutlass::bfloat16_t, float, long, 512, 64>("
+     "Flash_fwd_mla_params)",
+     KCLASS_MEMORY, "attention_helper", "deepseek-ai/profile-data decode.json (FlashMLA combine)"},
+    {"void flash::compute_attn_ws<Flash_fwd_kernel_traits<192, 128, 128, 12, 2, false, 1, "
+     "cutlass::bfloat16_t, "
+     "128>, true, flash::SingleTileScheduler, flash::SeqLenTraits<true> >(flash::CollectiveMainloopFwd<int>::"
+     "Params)",
+     KCLASS_COMPUTE, "attention", "deepseek-ai/profile-data prefill.json (FlashAttention-3 beta)"},
+    {"kernel_cutlass_kernel_flash_attncuteflash_fwd_sm90FlashAttentionForwardSm90_object_at__tensor0000o2",
+     KCLASS_COMPUTE, "attention", "FlashAttention-4 (CuTe DSL) as emitted by flex attention's FLASH backend"},
+    {"kernel_cutlass_kernel_flash_attncuteflash_bwd_preprocessFlashAttentionBackwardPreprocess_object_at_",
+     KCLASS_MEMORY, "attention_helper", "FlashAttention-4 backward preprocess (dot(dO, O))"},
+    {"fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, "
+     "cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
+     KCLASS_COMPUTE, "attention", "PyTorch memory-efficient attention (xformers kernels)"},
+    {"cudnn_generated_fort_native_sdpa_sm90_flash_kernel", KCLASS_COMPUTE, "attention", "cuDNN SDPA backend"},
+    {"void flashinfer::BatchPrefillWithPagedKVCacheKernel<flashinfer::KernelTraits<int>, flashinfer::"
+     "PagedParams<int> >(flashinfer::PagedParams<int>)",
+     KCLASS_COMPUTE, "attention", "FlashInfer prefill (flashinfer issue #323)"},
+    {"void flashinfer::BatchDecodeWithPagedKVCacheKernel<false, 128u, 4u, 8u, 16u, 1u, 8u, "
+     "(flashinfer::PosEncodingMode)0, flashinfer::paged_kv_t<__nv_bfloat16, int> >(flashinfer::Params)",
+     KCLASS_COMPUTE, "attention", "FlashInfer decode (flashinfer issue #600)"},
+    {"void vllm::paged_attention_v2_kernel<__nv_bfloat16, __nv_bfloat16, 128, 16, 128, "
+     "(vllm::Fp8KVCacheDataType)0, false, 512>(float*, float*, __nv_bfloat16*, int)",
+     KCLASS_COMPUTE, "attention", "vLLM csrc/attention/paged_attention_v2.cu"},
+    {"void vllm::paged_attention_v2_reduce_kernel<__nv_bfloat16, 128, 128, 512>(__nv_bfloat16*, float "
+     "const*, "
+     "float const*, __nv_bfloat16 const*, int const*, int)",
+     KCLASS_MEMORY, "attention_helper", "vLLM csrc/attention/paged_attention_v2.cu: reduces partitions"},
+    {"paged_attention_ll4mi_QKV_mfma16_kernel", KCLASS_COMPUTE, "attention", "ROCm/aiter PR #1479"},
+    /* convolution */
+    {"sm80_xmma_fprop_implicit_gemm_bf16bf16_bf16f32_f32_nhwckrsc_nhwc_tilesize128x128x32_stage4_"
+     "warpsize2x2x1_"
+     "g1_tensor16x8x16_kernel",
+     KCLASS_COMPUTE, "gemm", "cuDNN v8/v9 convolution engine"},
+    {"naive_conv_fwd_nchw_float_double_float", KCLASS_COMPUTE, "conv", "MIOpen naive convolution solver"},
+    {"igemm_fwd_gtcx_nchw_fp32_bx0_ex1_bt128x128x16_wt32x32x2_ws1x1_wr2x2_ta1x8x1x1_1x2x4x32_tb1x8x2x1_"
+     "1x2x2x64",
+     KCLASS_COMPUTE, "gemm", "MIOpen implicit-GEMM convolution (igemm_gtc)"},
+    /* ROCm GEMMs */
+    {"Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT128x128x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1",
+     KCLASS_COMPUTE, "gemm", "hipBLASLt (Tensile-lite naming)"},
+    /* collectives and expert-parallel communication */
+    {"ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", KCLASS_COMM, "collective",
+     "NCCL 2.19+ (src/device/generate.py)"},
+    {"void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*, int*, int4 const*, "
+     "float const*, long const*, float const*, bool const*, int const*, int, int, int, int, int, int, int, "
+     "void**, int, int, int)",
+     KCLASS_COMM, "ep", "deepseek-ai/DeepEP csrc/kernels/intranode.cu"},
+    {"void deep_ep::internode::combine<false, 4, __nv_bfloat16, 16, 4, 4, 16, 24>(int4*, float*, bool "
+     "const*, "
+     "int4 const*, float const*, int const*, int const*, deep_ep::internode::SourceMeta const*, int const*, "
+     "int, "
+     "int, int, int, void*, int, int, void**, int, int, int, int)",
+     KCLASS_COMM, "ep", "SGLang DeepSeek prefill trace"},
+    {"void deep_ep::internode_ll::dispatch<true, 3, 10, 7168>(void*, float*, int*, long*, int*, void*, int*, "
+     "void*, void const*, long const*, int*, int*, int*, int, int, int, int, int, int, int, int)",
+     KCLASS_COMM, "ep", "SGLang DeepSeek decode trace (low-latency mode)"},
+    {"void deep_ep::internode::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, "
+     "int, "
+     "int, int)",
+     KCLASS_MEMORY, "ep_helper", "SGLang DeepSeek prefill trace: routing layout, computed locally"},
+    {"void dpsk::ep::internode::dispatch<false, 4, false, 4>(int4*, float*, long*, float*, "
+     "dpsk::ep::internode::SourceMeta*, int4 const*, float const*, int)",
+     KCLASS_COMM, "ep", "deepseek-ai/profile-data prefill.json"},
+    {"void dispatchKernel<10u, true, false>(int*, unsigned long, std::byte*, unsigned long)", KCLASS_COMM,
+     "ep", "ppl-ai/pplx-kernels csrc/all_to_all/internode_dispatch.cu"},
+    {"void mori::moe::EpDispatchIntraNodeKernel<__hip_bfloat16>(mori::moe::EpDispatchCombineArgs<"
+     "__hip_bfloat16>)",
+     KCLASS_COMM, "ep", "ROCm/mori src/ops/dispatch_combine (PR #285)"},
+    {"void vllm::cross_device_reduce_1stage<__nv_bfloat16, 8>(vllm::RankData*, vllm::RankSignals, "
+     "vllm::Signal*, "
+     "__nv_bfloat16*, int, int)",
+     KCLASS_COMM, "allreduce", "vLLM csrc/custom_all_reduce.cuh"},
+    {"void cross_device_reduce_2stage<__hip_bfloat16, 4>(RankData*, RankSignals, Signal*, __hip_bfloat16*, "
+     "int, "
+     "int)",
+     KCLASS_COMM, "allreduce", "SGLang custom all-reduce on ROCm (sglang issue #6067)"},
+    {"void flashinfer::trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport<(flashinfer::"
+     "trtllm_allreduce_fusion::AllReduceFusionPattern)1, __nv_bfloat16, 8, false, false>(flashinfer::"
+     "trtllm_allreduce_fusion::AllReduceFusionParams<__nv_bfloat16>)",
+     KCLASS_COMM, "allreduce", "SGLang traces on H200/B200"},
+    {"void flashinfer::trtllm_mnnvl_allreduce::twoshotAllreduceKernel<(unsigned char)2, __nv_bfloat16, true>("
+     "flashinfer::trtllm_mnnvl_allreduce::AllReduceFusionParams)",
+     KCLASS_COMM, "allreduce", "FlashInfer MNNVL all-reduce"},
+    {"void flashinfer::trtllm_mnnvl_allreduce::rmsNormLamport<__nv_bfloat16, 1>(flashinfer::"
+     "trtllm_mnnvl_allreduce::RMSNormParams)",
+     KCLASS_COMM, "allreduce",
+     "FlashInfer MNNVL all-reduce + RMSNorm tail (waits on peers' Lamport buffers)"},
+    {"void tensorrt_llm::kernels::twoShotAllReduceKernel<__nv_bfloat16, 8, true, false, false>(tensorrt_llm::"
+     "kernels::AllReduceParams)",
+     KCLASS_COMM, "allreduce", "TensorRT-LLM cpp/tensorrt_llm/kernels/customAllReduceKernels.cu"},
+    {"void c10d::symmetric_memory::multimem_all_reduce_kernel<c10::BFloat16, 16, 8>(c10::BFloat16*, unsigned "
+     "long, unsigned long, unsigned int**, unsigned long, unsigned long)",
+     KCLASS_COMM, "allreduce", "PyTorch symmetric memory CUDASymmetricMemoryOps.cu"},
+    {"two_shot_all_reduce_kernel", KCLASS_COMM, "allreduce",
+     "PyTorch torch/distributed/_symmetric_memory Triton kernel"},
+    {"void nvshmemi_barrier_all_on_stream_kernel<int>(int)", KCLASS_COMM, "nvshmem",
+     "NVSHMEM on-stream barrier"},
+    /* memory-class kernels that carry compute words where they must not count */
+    {"void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl<at::native::(anonymous "
+     "namespace)"
+     "::gemm_epilogue_functor<float> >(at::TensorIteratorBase&, "
+     "flash::cutlass::matmul_traits)::{lambda(int)#1}>"
+     "(int, flash::cutlass::matmul_traits)",
+     KCLASS_MEMORY, NULL, "compute words in template arguments and parameter types (issue 10, item 6)"},
+    {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+     "at::detail::Array<char*, "
+     "1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+     KCLASS_MEMORY, NULL, "SGLang DeepSeek decode trace"},
+    {"void flashinfer::activation::act_and_mul_kernel<__nv_bfloat16, &(silu(float const&))>(__nv_bfloat16*, "
+     "__nv_bfloat16 const*, int)",
+     KCLASS_MEMORY, NULL,
+     "SGLang DeepSeek prefill trace: 'flashinfer' is a namespace, the kernel is elementwise"},
+    {"void fbgemm_gpu::permute_2D_data_kernel<false, int, int, decltype(nullptr)>(int, int, int, int const*)",
+     KCLASS_MEMORY, NULL, "FBGEMM's GPU library: 'fbgemm' is a namespace"},
+};
+
+START_TEST(builtin_table_classifies_todays_kernel_names)
+{
+	const modern_case *c = &modern_names[_i];
+	const char *family = "unset";
+	kernel_class got = kernel_table_classify(c->name, &family);
+
+	ck_assert_msg(got == c->want, "%s (%s): got %s, want %s", c->name, c->source, kernel_class_name(got),
+	              kernel_class_name(c->want));
+	if (c->family == NULL)
+		ck_assert_msg(family == NULL, "%s: family %s, want none", c->name, family);
+	else
+		ck_assert_msg(family != NULL && strcmp(family, c->family) == 0, "%s: family %s, want %s",
+		              c->name, family != NULL ? family : "(none)", c->family);
+}
+END_TEST
+
+/* Every row's own pattern, used as a kernel name, gets that row's class: no earlier row of another class
+ * swallows it, so no row is dead. */
+START_TEST(every_table_row_is_reachable)
+{
+	size_t n;
+	const kernel_pattern *row = &kernel_table(&n)[_i];
+	char name[256];
+
+	ck_assert_uint_lt((size_t)_i, n);
+	ck_assert(row->pattern[0] != '\0' && row->family != NULL && row->source != NULL &&
+	          row->source[0] != '\0');
+	snprintf(name, sizeof(name), "%s%s", row->pattern, row->on == KON_QUALIFIED ? "k" : "");
+	ck_assert_msg(kernel_table_classify(name, NULL) == row->cls, "row %d (%s) is shadowed", _i,
+	              row->pattern);
+}
+END_TEST
+
+START_TEST(rules_file_extends_the_table_its_rules_first)
+{
+	static const char text[] = "{\"rules\": [{\"match\": \"sgemm_tiny\", \"class\": \"memory\"},"
+	                           " {\"match\": \"my_allreduce\", \"class\": \"compute\"}]}";
+	kernel_rules *r = NULL;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_rules_parse(text, strlen(text), &r, &err), NS_OK);
+	/* alone, the file knows only its own two names */
+	ck_assert_int_eq(kernel_rules_classify(r, "ampere_sgemm_32x128_nt"), KCLASS_MEMORY);
+	kernel_rules_then_builtin(r);
+	ck_assert_int_eq(kernel_rules_classify(r, "ampere_sgemm_tiny_kernel"), KCLASS_MEMORY);
+	ck_assert_int_eq(kernel_rules_classify(r, "my_allreduce_kernel"), KCLASS_COMPUTE);
+	ck_assert_int_eq(kernel_rules_classify(r, "ampere_sgemm_32x128_nt"), KCLASS_COMPUTE);
+	ck_assert_int_eq(kernel_rules_classify(r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"), KCLASS_COMM);
+	ck_assert_int_eq(kernel_rules_classify(r, "triton_poi_fused_add_0"), KCLASS_MEMORY);
+	kernel_rules_free(r);
+}
+END_TEST
+
+START_TEST(rules_file_rules_see_the_whole_name_the_table_only_the_identity)
+{
+	static const char text[] = "{\"rules\": [{\"match\": \"FillFunctor\", \"class\": \"comm\"}]}";
+	static const char name[] =
+	    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+	    "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>)";
+	kernel_rules *r = NULL;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_rules_parse(text, strlen(text), &r, &err), NS_OK);
+	kernel_rules_then_builtin(r);
+	ck_assert_int_eq(kernel_rules_classify(r, name), KCLASS_COMM);
+	ck_assert_int_eq(kernel_table_classify(name, NULL), KCLASS_MEMORY);
+	kernel_rules_free(r);
+}
+END_TEST
+
 START_TEST(builtin_table_classifies_real_kernel_names)
 {
 	const name_case *c = &real_names[_i];
@@ -214,6 +487,14 @@ START_TEST(class_names_round_trip)
 }
 END_TEST
 
+static size_t table_rows(void)
+{
+	size_t n;
+
+	kernel_table(&n);
+	return n;
+}
+
 static Suite *kernels_suite(void)
 {
 	Suite *s = suite_create("trace_kernels");
@@ -221,6 +502,11 @@ static Suite *kernels_suite(void)
 
 	tcase_add_loop_test(tc, builtin_table_classifies_real_kernel_names, 0,
 	                    (int)(sizeof(real_names) / sizeof(real_names[0])));
+	tcase_add_loop_test(tc, builtin_table_classifies_todays_kernel_names, 0,
+	                    (int)(sizeof(modern_names) / sizeof(modern_names[0])));
+	tcase_add_loop_test(tc, every_table_row_is_reachable, 0, (int)table_rows());
+	tcase_add_test(tc, rules_file_extends_the_table_its_rules_first);
+	tcase_add_test(tc, rules_file_rules_see_the_whole_name_the_table_only_the_identity);
 	tcase_add_test(tc, class_names_round_trip);
 	suite_add_tcase(s, tc);
 	return s;
