@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nextstep/kernel_identity.h"
+
 /* Transfers above this fraction of memory time make the memory verdict a copy problem. */
 #define TRANSFER_MAJORITY 0.5
 
@@ -24,15 +26,13 @@ void report_device_label(const split_result *res, const split_device *d, char *b
 		snprintf(buf, size, "device %" PRId64, d->id);
 }
 
+/* Namespaces, "(anonymous namespace)" included, and template arguments are kept; the return type and the
+ * parameter list go (kernel_identity.h). */
 void report_short_name(const char *name, char *buf, size_t max)
 {
-	size_t n;
-	const char *paren;
+	size_t start, n = kernel_display_span(name, &start);
 
-	if (strncmp(name, "void ", 5) == 0)
-		name += 5;
-	paren = strchr(name, '(');
-	n = paren != NULL && paren != name ? (size_t)(paren - name) : strlen(name);
+	name += start;
 	if (n + 1 > max) {
 		n = max > 4 ? max - 4 : 0;
 		memcpy(buf, name, n);

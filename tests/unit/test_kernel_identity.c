@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nextstep/kernel_identity.h"
+#include "nextstep/trace_report.h"
 
 typedef struct {
 	const char *name;
@@ -115,6 +116,21 @@ START_TEST(display_keeps_namespaces_and_drops_parameters)
 }
 END_TEST
 
+START_TEST(report_shows_the_namespace_of_a_kernel_in_an_anonymous_namespace)
+{
+	char buf[128], small[16];
+
+	report_short_name(
+	    "void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(float const*, "
+	    "long const*, int, float*)",
+	    buf, sizeof(buf));
+	ck_assert_str_eq(buf, "at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>");
+	report_short_name("void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(int)",
+	                  small, sizeof(small));
+	ck_assert_str_eq(small, "at::native::...");
+}
+END_TEST
+
 START_TEST(long_identities_are_cut_not_overrun)
 {
 	char name[3 * KERNEL_IDENTITY_MAX];
@@ -136,6 +152,7 @@ static Suite *identity_suite(void)
 	                    (int)(sizeof(identities) / sizeof(identities[0])));
 	tcase_add_loop_test(tc, display_keeps_namespaces_and_drops_parameters, 0,
 	                    (int)(sizeof(displays) / sizeof(displays[0])));
+	tcase_add_test(tc, report_shows_the_namespace_of_a_kernel_in_an_anonymous_namespace);
 	tcase_add_test(tc, long_identities_are_cut_not_overrun);
 	suite_add_tcase(s, tc);
 	return s;
