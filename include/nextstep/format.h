@@ -18,6 +18,18 @@ typedef struct {
 	bool color;
 } format_options;
 
+/* ANSI styles, used only when format_options.color is set (see format_style). */
+#define FORMAT_STYLE_VERDICT "\033[1;33m"
+#define FORMAT_STYLE_DIM     "\033[2m"
+#define FORMAT_STYLE_RESET   "\033[0m"
+
+/* code when o->color, else "". */
+const char *format_style(const format_options *o, const char *code);
+/* A share as a percentage: whole from 10% up, two significant digits below ("0.2%", not "0%"). */
+void format_percent(FILE *out, double share);
+/* Derived numbers rounded to 9 decimals, so scripts do not see 0.5700000000000001. */
+double format_tidy(double x);
+
 /* "compute-bound (72%) -> fix (Module)", prefixed by "label: " when label is non-empty. */
 void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
                          const format_options *o);
@@ -26,6 +38,11 @@ void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, 
 /* The JSON verdict object (the script contract). Caller owns the result: cJSON_Delete(). NULL on OOM.
  * label may be NULL or "" (then "label" is null). Other modules add their own fields to it. */
 cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r);
+/* The keys every routed verdict starts with, in the contract's order: regime and verdict (null when NULL),
+ * share (left out when negative), label (null when NULL or ""), module, fix, next_check (null without a
+ * route). Caller owns the result; NULL on OOM. */
+cJSON *format_route_json(const char *label, const char *regime, const char *verdict, double share,
+                         const ns_route *route);
 /* Prints one verdict in the chosen kind (line [+ explain], JSON line, or quiet name) and flushes. */
 void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
                     const format_options *o);

@@ -45,6 +45,8 @@ typedef struct {
 	const char *device; /* --device NAME, or NULL: the trace's deviceProperties name */
 	bool has_dtype;     /* --dtype given: every op uses it */
 	ns_dtype dtype;
+	const ns_device_table *devices; /* the table to place on (the caller's overlays included); NULL: the
+	                                   built-in table */
 } troof_options;
 
 /* Why an op with GPU time was not placed. */

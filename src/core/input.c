@@ -40,6 +40,11 @@ static ssize_t read_some(ns_input *in, void *buf, size_t n)
 		in->read_errno = errno;
 	else if (got == 0)
 		in->eof = true;
+	if (got > 0) {
+		in->bytes_read += (unsigned long long)got;
+		if (in->progress != NULL)
+			in->progress(in->progress_ctx, in->bytes_read);
+	}
 	return got;
 }
 

@@ -5,21 +5,26 @@
 
 #define BAR_WIDTH 40
 
-/* ANSI styles used only when format_options.color is set. */
-#define STYLE_VERDICT "\033[1;33m"
-#define STYLE_DIM     "\033[2m"
-#define STYLE_RESET   "\033[0m"
-
-static const char *style(const format_options *o, const char *code)
+const char *format_style(const format_options *o, const char *code)
 {
 	return o->color ? code : "";
 }
 
-/* printf's %.0f rounds the exact binary value half-to-even, as Python's "{:.0%}" does, so the lesson's lines
- * come out the same. */
-static void print_percent(FILE *out, double share)
+/* Whole percents from 10% up (printf rounds the exact binary value half-to-even, as Python's "{:.0%}" does,
+ * so the lesson's lines come out the same); two significant digits below, so 0.2% is not shown as 0%. */
+void format_percent(FILE *out, double share)
 {
-	fprintf(out, "%.0f%%", share * 100.0);
+	double pct = share * 100.0;
+
+	if (pct >= 9.95 || pct == 0.0)
+		fprintf(out, "%.0f%%", pct);
+	else
+		fprintf(out, "%.2g%%", pct);
+}
+
+double format_tidy(double x)
+{
+	return round(x * 1e9) / 1e9;
 }
 
 void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
@@ -29,9 +34,9 @@ void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, cons
 
 	if (label != NULL && label[0] != '\0')
 		fprintf(out, "%s: ", label);
-	fprintf(out, "%s%s%s (", style(o, STYLE_VERDICT), regime_bound_word(v->regime),
-	        style(o, STYLE_RESET));
-	print_percent(out, v->share);
+	fprintf(out, "%s%s%s (", format_style(o, FORMAT_STYLE_VERDICT), regime_bound_word(v->regime),
+	        format_style(o, FORMAT_STYLE_RESET));
+	format_percent(out, v->share);
 	fprintf(out, ") -> %s (%s)\n", route->fix, route->module);
 }
 
@@ -41,10 +46,10 @@ static void print_bar(FILE *out, const char *name, double share, const format_op
 
 	fprintf(out, "  %-12s %4.0f%%", name, share * 100.0);
 	if (width > 0)
-		fprintf(out, "  %s", style(o, STYLE_VERDICT));
+		fprintf(out, "  %s", format_style(o, FORMAT_STYLE_VERDICT));
 	for (int i = 0; i < width; i++)
 		fputc('#', out);
-	fprintf(out, "%s\n", width > 0 ? style(o, STYLE_RESET) : "");
+	fprintf(out, "%s\n", width > 0 ? format_style(o, FORMAT_STYLE_RESET) : "");
 }
 
 static void print_tie_note(FILE *out, const ns_verdict *v)
@@ -59,14 +64,14 @@ void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, 
 {
 	const char *next = r->route[v->regime].next_check;
 
-	fprintf(out, "%ssplit, verdict first, then by share:%s\n", style(o, STYLE_DIM),
-	        style(o, STYLE_RESET));
+	fprintf(out, "%ssplit, verdict first, then by share:%s\n", format_style(o, FORMAT_STYLE_DIM),
+	        format_style(o, FORMAT_STYLE_RESET));
 	for (int i = 0; i < REGIME_COUNT; i++)
 		print_bar(out, regime_name(v->ranked[i]), v->split[v->ranked[i]], o);
 	if (v->unattributed > 0.0005)
 		print_bar(out, "unattributed", v->unattributed, o);
 	fprintf(out, "runner-up: %s (", regime_name(v->runner_up));
-	print_percent(out, v->runner_up_share);
+	format_percent(out, v->runner_up_share);
 	fprintf(out, "), margin %.1f points\n", v->margin * 100.0);
 	if (v->by_priority)
 		print_tie_note(out, v);
@@ -74,7 +79,7 @@ void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, 
 		fprintf(out, "findings: none above the moderate threshold\n");
 	for (size_t i = 0; i < v->nfindings; i++) {
 		fprintf(out, "finding: %s ", regime_name(v->findings[i].regime));
-		print_percent(out, v->findings[i].share);
+		format_percent(out, v->findings[i].share);
 		fprintf(out, " (%s) -> %s (%s)\n", grade_name(v->findings[i].grade),
 		        r->route[v->findings[i].regime].fix, r->route[v->findings[i].regime].module);
 	}
@@ -104,12 +109,6 @@ void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_
 		break;
 	}
 	fflush(out);
-}
-
-/* Derived numbers (margins, remainders) are rounded so scripts do not see 0.5700000000000001. */
-static double tidy(double x)
-{
-	return round(x * 1e9) / 1e9;
 }
 
 static cJSON *add_string_or_null(cJSON *obj, const char *key, const char *value)
@@ -147,26 +146,39 @@ static bool add_split(cJSON *obj, const ns_verdict *v)
 	return true;
 }
 
-cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r)
+cJSON *format_route_json(const char *label, const char *regime, const char *verdict, double share,
+                         const ns_route *route)
 {
-	const ns_route *route = &r->route[v->regime];
 	cJSON *obj = cJSON_CreateObject();
 	bool ok = obj != NULL;
 
-	ok = ok && cJSON_AddStringToObject(obj, "regime", regime_name(v->regime));
-	ok = ok && cJSON_AddStringToObject(obj, "verdict", regime_bound_word(v->regime));
-	ok = ok && cJSON_AddNumberToObject(obj, "share", v->share);
+	ok = ok && add_string_or_null(obj, "regime", regime);
+	ok = ok && add_string_or_null(obj, "verdict", verdict);
+	ok = ok && (share < 0.0 || cJSON_AddNumberToObject(obj, "share", share));
 	ok = ok && add_string_or_null(obj, "label", label != NULL && label[0] != '\0' ? label : NULL);
-	ok = ok && add_string_or_null(obj, "module", route->module);
-	ok = ok && add_string_or_null(obj, "fix", route->fix);
-	ok = ok && add_string_or_null(obj, "next_check", route->next_check);
+	ok = ok && add_string_or_null(obj, "module", route != NULL ? route->module : NULL);
+	ok = ok && add_string_or_null(obj, "fix", route != NULL ? route->fix : NULL);
+	ok = ok && add_string_or_null(obj, "next_check", route != NULL ? route->next_check : NULL);
+	if (!ok) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r)
+{
+	cJSON *obj = format_route_json(label, regime_name(v->regime), regime_bound_word(v->regime), v->share,
+	                               &r->route[v->regime]);
+	bool ok = obj != NULL;
+
 	ok = ok && cJSON_AddStringToObject(obj, "runner_up", regime_name(v->runner_up));
 	ok = ok && cJSON_AddNumberToObject(obj, "runner_up_share", v->runner_up_share);
-	ok = ok && cJSON_AddNumberToObject(obj, "margin", tidy(v->margin));
+	ok = ok && cJSON_AddNumberToObject(obj, "margin", format_tidy(v->margin));
 	ok = ok && cJSON_AddStringToObject(obj, "decided_by", v->by_priority ? "priority" : "share");
 	ok = ok && add_findings(obj, v);
 	ok = ok && add_split(obj, v);
-	ok = ok && cJSON_AddNumberToObject(obj, "unattributed", tidy(v->unattributed));
+	ok = ok && cJSON_AddNumberToObject(obj, "unattributed", format_tidy(v->unattributed));
 	if (!ok) {
 		cJSON_Delete(obj);
 		return NULL;

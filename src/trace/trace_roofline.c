@@ -420,9 +420,10 @@ ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const
 	memset(out, 0, sizeof(*out));
 	out->kernels = (long)c->nkernels;
 	busiest_device(c, meta, out->trace_device, sizeof(out->trace_device));
-	if ((st = devices_load_default(&table, path, sizeof(path), err)) != NS_OK)
+	devices_init(&table);
+	if (o->devices == NULL && (st = devices_load_default(&table, path, sizeof(path), err)) != NS_OK)
 		return st;
-	s.dev = find_device(&table, o, out);
+	s.dev = find_device(o->devices != NULL ? o->devices : &table, o, out);
 	sort_array(c->ops, c->nops, sizeof(op_rec), cmp_op);
 	sort_array(c->other_ops, c->nother, sizeof(int64_t), cmp_ext);
 	sort_array(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);

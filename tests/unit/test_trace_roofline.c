@@ -95,7 +95,7 @@ static const fixture_row fixture_rows[] = {
 START_TEST(fixture_placements_match_hand_counts)
 {
 	const fixture_row *want = &fixture_rows[_i];
-	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
 	troof_report r;
 	const troof_row *row;
 	double intensity, achieved;
@@ -127,7 +127,7 @@ END_TEST
 
 START_TEST(fixture_counts_ops_it_cannot_place_by_reason)
 {
-	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
 	troof_report r;
 
 	read_path(FIXTURE, &o, &r);
@@ -147,7 +147,7 @@ END_TEST
 
 START_TEST(dtype_option_replaces_every_input_type)
 {
-	troof_options o = {NULL, true, DTYPE_BF16};
+	troof_options o = {NULL, true, DTYPE_BF16, NULL};
 	troof_report r;
 	const troof_row *mm, *matmul;
 
@@ -181,7 +181,7 @@ END_TEST
 
 START_TEST(kernels_count_once_for_the_op_that_launched_them)
 {
-	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
 	troof_report r;
 
 	read_text(H100_DOC(OP("aten::matmul", 1, BF16_64) "," OP("aten::mm", 2,
@@ -198,7 +198,7 @@ END_TEST
 
 START_TEST(a_trace_of_other_ops_only_counts_them_as_unknown)
 {
-	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
 	troof_report r;
 
 	read_text(H100_DOC(OP("aten::add_", 3, "") "," KERNEL(3, 5) "," OP("aten::relu", 4, "")), &o, &r);
@@ -217,7 +217,7 @@ START_TEST(the_older_external_id_spelling_links_too)
 	    "\"external id\":5" BF16_64
 	    "}},{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"gemm\",\"ts\":2,\"dur\":2,\"args\":{\"device\":0,"
 	    "\"external id\":5}}");
-	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
 	troof_report r;
 
 	read_text(doc, &o, &r);
@@ -232,7 +232,7 @@ START_TEST(an_unknown_trace_device_places_nothing)
 	const char *doc =
 	    "{\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Radeon Graphics\"}],\"traceEvents\":[" OP(
 	        "aten::mm", 1, BF16_64) "," KERNEL(1, 2) "]}";
-	troof_options o = {NULL, false, DTYPE_FP32};
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
 	troof_report r;
 
 	read_text(doc, &o, &r);
@@ -245,7 +245,7 @@ END_TEST
 
 START_TEST(device_option_overrides_the_trace)
 {
-	troof_options o = {"a100", false, DTYPE_FP32};
+	troof_options o = {"a100", false, DTYPE_FP32, NULL};
 	troof_report r;
 
 	read_text(H100_DOC(OP("aten::mm", 1, BF16_64) "," KERNEL(1, 2)), &o, &r);

@@ -1,0 +1,58 @@
+/* The roofline, scaling and device-table reports: results of roofline.h and devices.h printed as text
+ * (a verdict line routed like the router's, and the -v explanation), quiet, or one JSON object. Writes only
+ * to the FILE it is given; knows no command-line flag. */
+#ifndef NEXTSTEP_ROOFLINE_REPORT_H
+#define NEXTSTEP_ROOFLINE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cJSON.h>
+
+#include "nextstep/devices.h"
+#include "nextstep/format.h"
+#include "nextstep/roofline.h"
+#include "nextstep/routes.h"
+
+/* A workload placed on a device's roofline, with what the text needs to explain it. */
+typedef struct {
+	const char *label; /* NULL or "": none */
+	const ns_device *dev;
+	ns_dtype dtype;
+	char description[128];  /* the workload in words: "matmul 8192x8192x8192 bf16" */
+	const char *assumption; /* what the byte count assumes */
+	roofline_work work;
+	bool is_decode;
+	roofline_decode_spec decode_spec; /* when is_decode */
+	roofline_decode decode;
+	roofline_result roof;
+	double seconds;            /* measured time; 0 when none */
+	double overhead_threshold; /* as placed */
+} roofline_placement;
+
+/* The verdict line, the decode line for a decode step, and with o->verbose the explanation. */
+void roofline_report_text(FILE *out, const roofline_placement *p, const ns_routes *routes,
+                          const format_options *o);
+/* The verdict object with the numbers. Caller frees; NULL on OOM. */
+cJSON *roofline_report_json(const roofline_placement *p, const ns_routes *routes);
+/* In o->kind: text, quiet (the regime name) or JSON. NS_ERR_NOMEM when the JSON could not be built. */
+ns_status roofline_report_print(FILE *out, const roofline_placement *p, const ns_routes *routes,
+                                const format_options *o, ns_error *err);
+
+/* The batch-doubling test's result. */
+typedef struct {
+	const char *label;
+	double t1, t2;                     /* seconds: the step, and the step with twice the work */
+	double overhead_below, work_above; /* the thresholds used */
+	scaling_result res;
+} scaling_report;
+
+ns_status scaling_report_print(FILE *out, const scaling_report *s, const ns_routes *routes,
+                               const format_options *o, ns_error *err);
+
+/* The device table (or one device when only is non-NULL): text with o->verbose adding aliases, ridges and
+ * sources, or JSON {"devices": [...]}. */
+ns_status devices_report_print(FILE *out, const ns_device_table *t, const ns_device *only,
+                               const format_options *o, ns_error *err);
+
+#endif
