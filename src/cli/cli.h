@@ -1,8 +1,16 @@
-/* The command-line modes. main() only picks one; each returns an exit status (see ns_exit). */
+/* The command line, parsed once: the subcommands, the parsed configuration every mode receives, and the
+ * mode entry points. main() parses argv with cli_parse() and calls the chosen mode's run function. */
 #ifndef NEXTSTEP_CLI_H
 #define NEXTSTEP_CLI_H
 
-#include "nextstep/input.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "nextstep/classify.h"
+#include "nextstep/format.h"
+#include "nextstep/profile.h"
+#include "nextstep/roofline.h"
+#include "nextstep/routes.h"
 
 typedef enum {
 	EXIT_ROUTED = 0,    /* every profile routed */
@@ -10,14 +18,75 @@ typedef enum {
 	EXIT_USAGE = 2      /* bad command line */
 } ns_exit;
 
-/* nextstep [options] [FILE|-] : the router over flags or profile JSON/NDJSON. */
-int cli_router_main(int argc, char **argv);
-/* nextstep trace [options] FILE. When in is non-NULL the input is already open (main sniffed a trace given
- * to the router form); the FILE operand in argv is then ignored. */
-int cli_trace_main(int argc, char **argv, ns_input *in);
-/* nextstep roofline ... / nextstep scaling ... / nextstep devices */
-int cli_roofline_main(int argc, char **argv);
-int cli_scaling_main(int argc, char **argv);
-int cli_devices_main(int argc, char **argv);
+/* The modes; each option row says with a bit mask (1u << mode) which ones it applies to. */
+typedef enum { MODE_ROUTER, MODE_TRACE, MODE_ROOFLINE, MODE_SCALING, MODE_DEVICES, MODE_COUNT } cli_mode;
+
+typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } cli_color;
+typedef enum { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER } cli_progress;
+
+/* At most this many --device-file overlays, applied in order. */
+#define DEVICE_FILES_MAX 16
+/* Largest --top accepted. */
+#define TOP_MAX 1000
+
+/* What the roofline workload options describe. */
+typedef enum { WORK_NONE, WORK_COUNTS, WORK_MATMUL, WORK_ELEMENTWISE, WORK_DECODE } work_kind;
+
+typedef struct {
+	work_kind kind;
+	int nkinds; /* distinct workload kinds given: more than one is a usage error */
+	bool have_flops, have_bytes, have_batch, elementwise_opts, decode_opts;
+	double flops, bytes, mnk[3], batch;
+	double elements, inputs, outputs, flops_per_element;
+	roofline_decode_spec decode;
+	double overhead_threshold;
+	const char *svg_path;
+} cli_workload;
+
+/* Everything the command line said, parsed and checked; one struct for every mode. */
+typedef struct {
+	cli_mode mode;
+	/* shared */
+	classify_options classify;
+	ns_routes routes; /* owned: built-in routes plus --playbook (loaded after parsing) */
+	format_options format;
+	cli_color color;
+	const char *playbook;
+	const char *label;
+	bool high_given, moderate_given;
+	/* router */
+	ns_profile flags;
+	bool any_flag, normalize, strict;
+	/* trace */
+	const char *rules_path;
+	bool steps, roofline;
+	size_t top;
+	cli_progress progress;
+	/* trace --roofline and roofline */
+	const char *device, *dtype;
+	const char *device_files[DEVICE_FILES_MAX];
+	size_t ndevice_files;
+	/* roofline and scaling */
+	bool have_time, have_time_2x;
+	double time, time_2x, overhead_below, work_above;
+	cli_workload work;
+	/* the operands left after the options */
+	char **operands;
+	int noperands;
+} cli_config;
+
+/* Parses argv into cfg (options, subcommand, values). Returns -1 to run cfg->mode, or an exit status (a usage
+ * error was printed, or --help/--version were answered). cli_config_free() after either. */
+int cli_parse(int argc, char **argv, cli_config *cfg);
+void cli_config_free(cli_config *cfg);
+/* The run function of a mode. */
+int cli_run(cli_config *cfg);
+
+/* The modes. */
+int cli_router_run(cli_config *cfg);
+int cli_trace_run(cli_config *cfg);
+int cli_roofline_run(cli_config *cfg);
+int cli_scaling_run(cli_config *cfg);
+int cli_devices_run(cli_config *cfg);
 
 #endif

@@ -1,125 +1,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_common.h"
 
-#include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "cli.h"
-
-const struct option cli_common_options[] = {
-    {"explain", no_argument, NULL, 'v'},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"high", required_argument, NULL, OPT_HIGH},
-    {"moderate", required_argument, NULL, OPT_MODERATE},
-    {"no-color", no_argument, NULL, OPT_NO_COLOR},
-    {"playbook", required_argument, NULL, OPT_PLAYBOOK},
-    {"priority", required_argument, NULL, OPT_PRIORITY},
-    {"quiet", no_argument, NULL, 'q'},
-    {"tie", required_argument, NULL, OPT_TIE},
-    {"verbose", no_argument, NULL, 'v'},
-    {NULL, 0, NULL, 0},
-};
-const size_t cli_common_option_count = sizeof(cli_common_options) / sizeof(cli_common_options[0]) - 1;
-
-ns_status router_config_init(router_config *cfg, ns_error *err)
-{
-	memset(cfg, 0, sizeof(*cfg));
-	classify_options_default(&cfg->classify);
-	cfg->format.kind = FORMAT_TEXT;
-	cfg->format.color = isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL;
-	return routes_init_default(&cfg->routes, err);
-}
-
-void router_config_free(router_config *cfg)
-{
-	routes_free(&cfg->routes);
-}
-
-static ns_status parse_threshold(const char *opt, const char *arg, double *out, ns_error *err)
-{
-	if (profile_parse_share(arg, out, err) != NS_OK) {
-		char why[sizeof(err->msg)];
-		snprintf(why, sizeof(why), "%s", err->msg);
-		return ns_error_set(err, NS_ERR_USAGE, "--%s: %s", opt, why);
-	}
-	return NS_OK;
-}
-
-static ns_status parse_format(const char *arg, router_config *cfg, ns_error *err)
-{
-	if (strcmp(arg, "json") == 0)
-		cfg->format.kind = FORMAT_JSON;
-	else if (strcmp(arg, "text") == 0)
-		cfg->format.kind = FORMAT_TEXT;
-	else
-		return ns_error_set(err, NS_ERR_USAGE, "--format must be text or json, not '%s'", arg);
-	return NS_OK;
-}
-
-bool cli_common_handle(int opt, const char *arg, router_config *cfg, ns_error *err, ns_status *status)
-{
-	ns_status st = NS_OK;
-
-	switch (opt) {
-	case 'v':
-		cfg->format.verbose = true;
-		break;
-	case 'q':
-		cfg->format.kind = FORMAT_QUIET;
-		break;
-	case OPT_NO_COLOR:
-		cfg->format.color = false;
-		break;
-	case OPT_FORMAT:
-		st = parse_format(arg, cfg, err);
-		break;
-	case OPT_PRIORITY:
-		st = classify_parse_priority(arg, cfg->classify.priority, err);
-		break;
-	case OPT_TIE:
-		st = parse_threshold("tie", arg, &cfg->classify.tie, err);
-		break;
-	case OPT_HIGH:
-		st = parse_threshold("high", arg, &cfg->classify.high, err);
-		break;
-	case OPT_MODERATE:
-		st = parse_threshold("moderate", arg, &cfg->classify.moderate, err);
-		break;
-	case OPT_PLAYBOOK:
-		st = routes_load_playbook(&cfg->routes, arg, err);
-		if (st != NS_OK) {
-			char why[sizeof(err->msg)];
-			snprintf(why, sizeof(why), "%s", err->msg);
-			if (err->line > 0)
-				ns_error_set(err, st, "--playbook %s:%ld: %s", arg, err->line, why);
-			else
-				ns_error_set(err, st, "--playbook %s: %s", arg, why);
-			err->line = -1;
-		}
-		break;
-	default:
-		return false;
-	}
-	*status = st;
-	return true;
-}
-
-struct option *cli_options_merge(const struct option *own)
-{
-	size_t n = 0;
-	struct option *all;
-
-	while (own[n].name != NULL)
-		n++;
-	all = calloc(n + cli_common_option_count + 1, sizeof(*all));
-	if (all == NULL)
-		return NULL;
-	memcpy(all, own, n * sizeof(*all));
-	memcpy(all + n, cli_common_options, (cli_common_option_count + 1) * sizeof(*all));
-	return all;
-}
+#include "cli_options.h"
 
 void cli_report_error(const char *where, const ns_error *err)
 {
@@ -137,24 +23,72 @@ void cli_report_error(const char *where, const ns_error *err)
 	fprintf(stderr, "%s\n", err->msg);
 }
 
-int cli_usage_error(const char *mode, const char *msg)
+int cli_status_exit(cli_mode mode, const ns_error *err)
 {
-	fprintf(stderr, "nextstep: %s\nTry 'nextstep %s%s--help'.\n", msg, mode != NULL ? mode : "",
-	        mode != NULL ? " " : "");
-	return EXIT_USAGE;
+	if (err->status == NS_ERR_USAGE)
+		return cli_usage_error(mode, "%s", err->msg);
+	cli_report_error(NULL, err);
+	return EXIT_BAD_INPUT;
 }
 
-/* getopt's own messages would name argv[0]; ours name the option. */
-int cli_option_error(const char *mode, int opt, char **argv)
+int cli_load_devices(const cli_config *c, ns_device_table *t)
 {
-	char msg[256];
-	const char *word = optind > 0 ? argv[optind - 1] : "?";
+	char path[4096];
+	ns_error err;
 
-	if (opt == ':')
-		snprintf(msg, sizeof(msg), "option '%.100s' needs a value", word);
-	else if (optopt > ' ' && optopt < 127)
-		snprintf(msg, sizeof(msg), "unknown option '-%c'", optopt);
-	else
-		snprintf(msg, sizeof(msg), "unknown option '%.100s'", word);
-	return cli_usage_error(mode, msg);
+	ns_error_clear(&err);
+	if (devices_load_default(t, path, sizeof(path), &err) != NS_OK) {
+		cli_report_error(path, &err);
+		return EXIT_BAD_INPUT;
+	}
+	for (size_t i = 0; i < c->ndevice_files; i++) {
+		ns_error_clear(&err);
+		if (devices_load_file(t, c->device_files[i], &err) != NS_OK) {
+			cli_report_error(c->device_files[i], &err);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	return EXIT_ROUTED;
+}
+
+bool cli_output_ok(void)
+{
+	static bool reported;
+
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return true;
+	if (!reported)
+		fprintf(stderr, "nextstep: error writing output: %s\n", strerror(errno != 0 ? errno : EIO));
+	reported = true;
+	return false;
+}
+
+void cli_print_input_header(FILE *out, const char *name)
+{
+	fprintf(out, "==> %s <==\n", name);
+}
+
+int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
+{
+	static char *const stdin_operand[] = {"-"};
+	char *const *operands = c->noperands > 0 ? c->operands : stdin_operand;
+	int n = c->noperands > 0 ? c->noperands : 1;
+	int rc = EXIT_ROUTED;
+
+	for (int i = 0; i < n && cli_output_ok(); i++) {
+		ns_input in;
+		ns_error err;
+		int one;
+		ns_error_clear(&err);
+		if (input_open(&in, operands[i], &err) != NS_OK) {
+			cli_report_error(operands[i], &err);
+			rc = EXIT_BAD_INPUT;
+			continue;
+		}
+		one = fn(ctx, &in, n > 1);
+		input_close(&in);
+		if (one > rc)
+			rc = one;
+	}
+	return rc;
 }

@@ -1,54 +1,42 @@
-/* Options every routing mode shares (router, trace, roofline): how to classify, which routes, how to print.
- * Each mode appends cli_common_options to its own getopt_long table and passes unknown ids here. */
+/* What the modes share: the configuration steps cli_parse() runs, error printing, the device table as the
+ * options ask for it, and the checks that output still reaches its reader. */
 #ifndef NEXTSTEP_CLI_COMMON_H
 #define NEXTSTEP_CLI_COMMON_H
 
-#include <getopt.h>
 #include <stdbool.h>
-#include <stddef.h>
+#include <stdio.h>
 
-#include "nextstep/classify.h"
-#include "nextstep/format.h"
-#include "nextstep/routes.h"
+#include "cli.h"
+#include "nextstep/devices.h"
+#include "nextstep/error.h"
+#include "nextstep/input.h"
 
-/* getopt ids of the shared long options; modes number their own below 1000 or above 1100. */
-enum {
-	OPT_COMMON_FIRST = 1000,
-	OPT_PRIORITY,
-	OPT_TIE,
-	OPT_HIGH,
-	OPT_MODERATE,
-	OPT_PLAYBOOK,
-	OPT_FORMAT,
-	OPT_NO_COLOR,
-	OPT_COMMON_LAST
-};
+/* Defaults for mode. */
+void cli_config_init(cli_config *c, cli_mode mode);
+/* Stores one option's value. Returns -1 to go on, or an exit status (usage error printed, or --help). */
+int cli_config_set(cli_config *c, int opt, const char *arg);
+/* The roofline workload options (cli_roofline.c); -2 when opt is not one. */
+int cli_workload_option(cli_config *c, int opt, const char *arg);
+/* After the last option: colour, thresholds against each other, the routes and --playbook. -1 or an exit
+ * status. */
+int cli_config_finish(cli_config *c);
 
-/* Shared short options: -v (--explain/--verbose), -q (--quiet). */
-#define CLI_COMMON_SHORT "vq"
-extern const struct option cli_common_options[];
-extern const size_t cli_common_option_count; /* without the terminating zero entry */
-
-typedef struct {
-	classify_options classify;
-	ns_routes routes; /* owned; router_config_free() */
-	format_options format;
-} router_config;
-
-/* Defaults, built-in routes, colour only when stdout is a terminal and NO_COLOR is unset. */
-ns_status router_config_init(router_config *cfg, ns_error *err);
-void router_config_free(router_config *cfg);
-/* Handles one shared option. Returns true when opt was one (err set on a bad value), false otherwise. */
-bool cli_common_handle(int opt, const char *arg, router_config *cfg, ns_error *err, ns_status *status);
 /* Prints "nextstep: WHERE:LINE: msg" (or ": item N:", ": byte N:") to stderr; where may be NULL. */
 void cli_report_error(const char *where, const ns_error *err);
-/* Prints "nextstep: msg" and a pointer to "nextstep [MODE] --help" to stderr; mode is NULL for the router.
- * Returns EXIT_USAGE. */
-int cli_usage_error(const char *mode, const char *msg);
-/* The usage error for getopt_long's ':' (missing value) or '?' (unknown option), run with opterr = 0 and an
- * optstring starting with ':', naming argv[optind - 1] or the short option. */
-int cli_option_error(const char *mode, int opt, char **argv);
-/* Builds a getopt_long table: own entries (zero-terminated) followed by the shared ones. Caller frees. */
-struct option *cli_options_merge(const struct option *own);
+/* A usage error for NS_ERR_USAGE (exit 2), else the message and EXIT_BAD_INPUT. */
+int cli_status_exit(cli_mode mode, const ns_error *err);
+/* The built-in device table and the --device-file overlays; a bad file is reported. EXIT_ROUTED or
+ * EXIT_BAD_INPUT. */
+int cli_load_devices(const cli_config *c, ns_device_table *t);
+/* True while stdout takes what is written; false (after one message on stderr) once a write failed (a full
+ * disk, a closed pipe): a stream stops there. */
+bool cli_output_ok(void);
+/* Reads one opened input; labelled: several inputs, so its report names it. Returns an exit status. */
+typedef int (*cli_input_fn)(void *ctx, ns_input *in, bool labelled);
+/* Opens each operand (stdin "-" when there is none) and hands it to fn: a file that cannot be opened is
+ * reported and the others still run; stops early once output fails. Returns the worst exit status. */
+int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx);
+/* "==> NAME <==" before each input's text report when there are several inputs. */
+void cli_print_input_header(FILE *out, const char *name);
 
 #endif

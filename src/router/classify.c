@@ -102,7 +102,7 @@ static void grade_findings(ns_verdict *v, const classify_options *o)
 		ns_regime r = v->ranked[i];
 		double s = v->split[r];
 		ns_grade g = s >= o->high ? GRADE_HIGH : s >= o->moderate ? GRADE_MODERATE : GRADE_NONE;
-		if (r == v->regime || g == GRADE_NONE)
+		if (r == v->regime || g == GRADE_NONE || s <= 0.0) /* an empty bucket is never a finding */
 			continue;
 		v->findings[v->nfindings++] = (ns_finding){.regime = r, .share = s, .grade = g};
 	}

@@ -1,0 +1,299 @@
+/* Option values into the configuration: each option's value is parsed and checked here, once, whichever mode
+ * it is for; what needs every option (colour, the playbook, thresholds against each other) is settled in
+ * cli_config_finish(). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "cli_options.h"
+#include "nextstep/devices.h"
+#include "nextstep/parse_flags.h"
+#include "nextstep/units.h"
+
+void cli_config_init(cli_config *c, cli_mode mode)
+{
+	memset(c, 0, sizeof(*c));
+	c->mode = mode;
+	classify_options_default(&c->classify);
+	c->format.kind = FORMAT_TEXT;
+	profile_init(&c->flags);
+	c->top = 5;
+	c->work.batch = 1;
+	c->work.inputs = 1;
+	c->work.outputs = 1;
+	c->work.flops_per_element = 1;
+	c->work.overhead_threshold = ROOFLINE_OVERHEAD_DEFAULT;
+	c->overhead_below = SCALING_OVERHEAD_BELOW;
+	c->work_above = SCALING_WORK_ABOVE;
+}
+
+void cli_config_free(cli_config *c)
+{
+	routes_free(&c->routes);
+}
+
+/* A value error: the library's message, as a usage error of this mode. */
+static int value_error(const cli_config *c, const ns_error *err)
+{
+	return cli_usage_error(c->mode, "%s", err->msg);
+}
+
+static int share_option(cli_config *c, const char *flag, const char *arg, double *out)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	if (profile_parse_share(arg, out, &err) != NS_OK)
+		return cli_usage_error(c->mode, "%s: %s", flag, err.msg);
+	return -1;
+}
+
+static int parse_top(cli_config *c, const char *arg)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > TOP_MAX)
+		return cli_usage_error(c->mode, "--top must be a whole number from 0 to %d, not '%s'",
+		                       TOP_MAX, arg);
+	c->top = (size_t)v;
+	return -1;
+}
+
+static int enum_option(cli_config *c, const char *flag, const char *arg, const char *const words[3], int *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(arg, words[i]) == 0) {
+			*out = i;
+			return -1;
+		}
+	return cli_usage_error(c->mode, "%s must be %s, %s or %s, not '%s'", flag, words[0], words[1],
+	                       words[2], arg);
+}
+
+static int add_device_file(cli_config *c, const char *arg)
+{
+	if (c->ndevice_files == DEVICE_FILES_MAX)
+		return cli_usage_error(c->mode, "at most %d --device-file options", DEVICE_FILES_MAX);
+	c->device_files[c->ndevice_files++] = arg;
+	return -1;
+}
+
+/* The options every verdict mode shares. Returns -1 to go on, an exit status, or -2 when opt is not one. */
+static int shared_option(cli_config *c, int opt, const char *arg)
+{
+	static const char *const colors[3] = {"auto", "always", "never"};
+	ns_error err;
+	int v = 0;
+
+	ns_error_clear(&err);
+	switch (opt) {
+	case OPT_EXPLAIN:
+		c->format.verbose = true;
+		return -1;
+	case OPT_QUIET:
+		c->format.kind = FORMAT_QUIET;
+		return -1;
+	case OPT_FORMAT:
+		if (strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0)
+			return cli_usage_error(c->mode, "--format must be text or json, not '%s'", arg);
+		c->format.kind = arg[0] == 'j' ? FORMAT_JSON : FORMAT_TEXT;
+		return -1;
+	case OPT_COLOR:
+		if (enum_option(c, "--color", arg, colors, &v) >= 0)
+			return EXIT_USAGE;
+		c->color = (cli_color)v;
+		return -1;
+	case OPT_NO_COLOR:
+		c->color = COLOR_NEVER;
+		return -1;
+	case OPT_PRIORITY:
+		return classify_parse_priority(arg, c->classify.priority, &err) == NS_OK
+		           ? -1
+		           : value_error(c, &err);
+	case OPT_TIE:
+		return share_option(c, "--tie", arg, &c->classify.tie);
+	case OPT_HIGH:
+		c->high_given = true;
+		return share_option(c, "--high", arg, &c->classify.high);
+	case OPT_MODERATE:
+		c->moderate_given = true;
+		return share_option(c, "--moderate", arg, &c->classify.moderate);
+	case OPT_PLAYBOOK:
+		c->playbook = arg;
+		return -1;
+	case OPT_LABEL:
+		c->label = arg;
+		return -1;
+	default:
+		return -2;
+	}
+}
+
+static int trace_option(cli_config *c, int opt, const char *arg)
+{
+	ns_dtype dt;
+
+	switch (opt) {
+	case OPT_KERNEL_RULES:
+		c->rules_path = arg;
+		return -1;
+	case OPT_STEPS:
+		c->steps = true;
+		return -1;
+	case OPT_TOP:
+		return parse_top(c, arg);
+	case OPT_ROOFLINE:
+		c->roofline = true;
+		return -1;
+	case OPT_DEVICE:
+		c->roofline = c->mode != MODE_ROOFLINE;
+		c->device = arg;
+		return -1;
+	case OPT_DTYPE:
+		c->roofline = c->mode != MODE_ROOFLINE;
+		c->dtype = arg;
+		if (!dtype_from_name(arg, &dt))
+			return cli_usage_error(
+			    c->mode,
+			    "%sunknown dtype '%.100s' (fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4)",
+			    c->mode == MODE_ROOFLINE ? "" : "--dtype: ", arg);
+		return -1;
+	case OPT_DEVICE_FILE:
+		return add_device_file(c, arg);
+	case OPT_PROGRESS:
+		c->progress = PROGRESS_ALWAYS;
+		return -1;
+	case OPT_NO_PROGRESS:
+		c->progress = PROGRESS_NEVER;
+		return -1;
+	default:
+		return -2;
+	}
+}
+
+static int scaling_ratio(cli_config *c, const char *flag, const char *arg, double *out)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	if (units_parse(arg, UNIT_COUNT, flag, out, &err) != NS_OK)
+		return value_error(c, &err);
+	if (*out <= 1.0 || *out > 2.0)
+		return cli_usage_error(c->mode, "%s: '%s' must be a time ratio above 1 and at most 2", flag,
+		                       arg);
+	return -1;
+}
+
+static int time_option(cli_config *c, int opt, const char *arg)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	switch (opt) {
+	case OPT_TIME:
+		c->have_time = true;
+		return units_parse_time(arg, "--time", &c->time, &err) == NS_OK ? -1 : value_error(c, &err);
+	case OPT_TIME_2X:
+		c->have_time_2x = true;
+		return units_parse_time(arg, "--time-2x", &c->time_2x, &err) == NS_OK ? -1
+		                                                                      : value_error(c, &err);
+	case OPT_OVERHEAD_BELOW:
+		return scaling_ratio(c, "--overhead-below", arg, &c->overhead_below);
+	case OPT_WORK_ABOVE:
+		return scaling_ratio(c, "--work-above", arg, &c->work_above);
+	default:
+		return -2;
+	}
+}
+
+static int router_option(cli_config *c, int opt, const char *arg)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	if (opt >= OPT_BUCKET && opt <= OPT_BUCKET_LAST) {
+		c->any_flag = true;
+		if (parse_flag_bucket(&c->flags, (ns_regime)(opt - OPT_BUCKET), arg, &err) != NS_OK)
+			return value_error(c, &err);
+		return -1;
+	}
+	switch (opt) {
+	case OPT_NORMALIZE:
+		c->normalize = true;
+		return -1;
+	case OPT_STRICT:
+		c->strict = true;
+		return -1;
+	case OPT_HELP:
+		cli_print_help(stdout, c->mode);
+		return EXIT_ROUTED;
+	case OPT_VERSION:
+		printf("nextstep %s\n", NS_VERSION);
+		return EXIT_ROUTED;
+	default:
+		return -2;
+	}
+}
+
+int cli_config_set(cli_config *c, int opt, const char *arg)
+{
+	int rc = shared_option(c, opt, arg);
+
+	if (rc == -2)
+		rc = router_option(c, opt, arg);
+	if (rc == -2)
+		rc = trace_option(c, opt, arg);
+	if (rc == -2)
+		rc = time_option(c, opt, arg);
+	if (rc == -2)
+		rc = cli_workload_option(c, opt, arg);
+	if (rc == -2)
+		rc = cli_usage_error(c->mode, "option %d not handled", opt);
+	return rc;
+}
+
+/* NO_COLOR counts only when set and not empty (no-color.org). */
+static bool want_color(cli_color c)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	if (c != COLOR_AUTO)
+		return c == COLOR_ALWAYS;
+	return isatty(STDOUT_FILENO) && (no_color == NULL || no_color[0] == '\0');
+}
+
+static int load_routes(cli_config *c)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	if (routes_init_default(&c->routes, &err) != NS_OK) {
+		cli_report_error(NULL, &err);
+		return EXIT_BAD_INPUT;
+	}
+	if (c->playbook == NULL || routes_load_playbook(&c->routes, c->playbook, &err) == NS_OK)
+		return -1;
+	if (err.line > 0)
+		fprintf(stderr, "nextstep: --playbook %s:%ld: %s\n", c->playbook, err.line, err.msg);
+	else
+		fprintf(stderr, "nextstep: --playbook %s: %s\n", c->playbook, err.msg);
+	return err.status == NS_ERR_USAGE ? EXIT_USAGE : EXIT_BAD_INPUT;
+}
+
+int cli_config_finish(cli_config *c)
+{
+	c->format.color = want_color(c->color);
+	if (c->moderate_given || c->high_given) {
+		if (c->classify.moderate > c->classify.high)
+			return cli_usage_error(c->mode, "--moderate (%g) must not be above --high (%g)",
+			                       c->classify.moderate, c->classify.high);
+	}
+	return load_routes(c);
+}

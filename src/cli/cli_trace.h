@@ -1,0 +1,25 @@
+/* The trace mode's reader, shared with the router form (which hands it the inputs that are traces). */
+#ifndef NEXTSTEP_CLI_TRACE_H
+#define NEXTSTEP_CLI_TRACE_H
+
+#include <stdbool.h>
+
+#include "cli.h"
+#include "nextstep/input.h"
+
+/* What every trace of one invocation shares: the kernel rules and, for --roofline, the device table. */
+typedef struct cli_trace_session cli_trace_session;
+
+/* Loads the rules (and devices); reports a bad file. Returns -1 with *out set, or an exit status. */
+int cli_trace_session_open(cli_config *cfg, cli_trace_session **out);
+void cli_trace_session_free(cli_trace_session *s);
+/* Reads, splits and reports one trace (already opened and sniffed); labelled: name it in the report. */
+int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled);
+
+/* The progress line on stderr while in is read (cli_progress.c): installs in's progress hook. */
+typedef struct progress_line cli_progress_line;
+cli_progress_line *cli_progress_start(cli_progress mode, ns_input *in);
+/* Clears the line (if one was shown) and frees. NULL is fine. */
+void cli_progress_end(cli_progress_line *p);
+
+#endif
