@@ -22,6 +22,9 @@ size_t kernel_names_count(const kernel_names *t);
 const char *kernel_names_get(const kernel_names *t, uint32_t id);
 /* The class of name id under rules, computed once per name. */
 kernel_class kernel_names_classify(kernel_names *t, uint32_t id, const kernel_rules *rules);
+/* How many names a regex rule gave up on (reached its cost limit; see kernel_rules_classify_ex), and the
+ * first such rule's 1-based number in *first_rule (when not NULL). */
+size_t kernel_names_gave_up(const kernel_names *t, size_t *first_rule);
 void kernel_names_free(kernel_names *t);
 
 #endif

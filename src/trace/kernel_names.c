@@ -16,8 +16,10 @@ typedef struct {
 struct kernel_names {
 	name_entry *entry;
 	size_t n, cap;
-	uint32_t *slot; /* open addressing: entry index + 1, 0 = empty */
-	size_t nslots;  /* power of two */
+	uint32_t *slot;      /* open addressing: entry index + 1, 0 = empty */
+	size_t gave_up;      /* names on which a regex rule reached its cost limit */
+	size_t gave_up_rule; /* the first such rule, 1-based */
+	size_t nslots;       /* power of two */
 };
 
 /* Eight bytes a step: names run to hundreds of bytes and one is hashed per GPU event. */
@@ -230,7 +232,18 @@ kernel_class kernel_names_classify(kernel_names *t, uint32_t id, const kernel_ru
 {
 	name_entry *e = &t->entry[id];
 
-	if (e->cls == CLASS_UNKNOWN)
-		e->cls = (unsigned char)kernel_rules_classify(rules, e->text);
+	if (e->cls == CLASS_UNKNOWN) {
+		size_t rule = 0;
+		e->cls = (unsigned char)kernel_rules_classify_ex(rules, e->text, &rule);
+		if (rule != 0 && t->gave_up++ == 0)
+			t->gave_up_rule = rule;
+	}
 	return (kernel_class)e->cls;
+}
+
+size_t kernel_names_gave_up(const kernel_names *t, size_t *first_rule)
+{
+	if (first_rule != NULL)
+		*first_rule = t->gave_up_rule;
+	return t->gave_up;
 }

@@ -1,23 +1,31 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE           /* memmem */
+#define PCRE2_CODE_UNIT_WIDTH 8
 #include "nextstep/kernel_rules.h"
 
-#include <ctype.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cJSON.h>
+#include <pcre2.h>
 
 #include "nextstep/json_file.h"
 
-#define NS_STR_(x) #x
-#define NS_STR(x)  NS_STR_(x)
+/* Cost bounds of one regex over one name. The match limit counts PCRE2's backtracking steps (a linear scan of
+ * a KERNEL_CLASSIFY_MAX-byte name by an ordinary rule needs a few thousand); the depth and heap limits bound
+ * the memory of the interpreter, the JIT stack that of compiled code. */
+#define RULE_MATCH_LIMIT    100000u
+#define RULE_DEPTH_LIMIT    10000u
+#define RULE_HEAP_LIMIT_KIB 1024u
+#define RULE_JIT_STACK_MAX  (256u << 10)
+/* Largest single allocation the regex compiler may make: a compiled pattern bigger than this is refused. */
+#define RULE_ALLOC_MAX (1u << 20)
 
 typedef struct {
 	char *text; /* lowercased for substring rules, as given for regexes */
+	size_t len;
 	bool regex;
-	regex_t re;
+	pcre2_code *re;
 	kernel_class cls;
 } kernel_rule;
 
@@ -25,6 +33,10 @@ struct kernel_rules {
 	kernel_rule *rule;
 	size_t n;
 	bool builtin; /* when no rule matches, ask the built-in identity table rather than say memory */
+	pcre2_general_context *gctx;
+	pcre2_compile_context *cctx;
+	pcre2_match_context *mctx;
+	pcre2_jit_stack *jit_stack;
 };
 
 void kernel_rules_free(kernel_rules *r)
@@ -32,10 +44,13 @@ void kernel_rules_free(kernel_rules *r)
 	if (r == NULL)
 		return;
 	for (size_t i = 0; i < r->n; i++) {
-		if (r->rule[i].regex)
-			regfree(&r->rule[i].re);
+		pcre2_code_free(r->rule[i].re);
 		free(r->rule[i].text);
 	}
+	pcre2_jit_stack_free(r->jit_stack);
+	pcre2_match_context_free(r->mctx);
+	pcre2_compile_context_free(r->cctx);
+	pcre2_general_context_free(r->gctx);
 	free(r->rule);
 	free(r);
 }
@@ -50,8 +65,43 @@ void kernel_rules_then_builtin(kernel_rules *r)
 	r->builtin = true;
 }
 
-/* Skips a bracket expression starting at p ('['); returns the byte after its ']'. */
-static const char *skip_bracket(const char *p)
+static void *bounded_malloc(size_t size, void *unused)
+{
+	(void)unused;
+	return size <= RULE_ALLOC_MAX ? malloc(size) : NULL;
+}
+
+static void plain_free(void *p, void *unused)
+{
+	(void)unused;
+	free(p);
+}
+
+/* One general, compile and match context for all rules: the limits live there. */
+static bool contexts_init(kernel_rules *r)
+{
+	r->gctx = pcre2_general_context_create(bounded_malloc, plain_free, NULL);
+	if (r->gctx == NULL)
+		return false;
+	r->cctx = pcre2_compile_context_create(r->gctx);
+	r->mctx = pcre2_match_context_create(r->gctx);
+	if (r->cctx == NULL || r->mctx == NULL)
+		return false;
+	pcre2_set_max_pattern_length(r->cctx, KERNEL_RULE_PATTERN_MAX);
+	pcre2_set_match_limit(r->mctx, RULE_MATCH_LIMIT);
+	pcre2_set_depth_limit(r->mctx, RULE_DEPTH_LIMIT);
+	pcre2_set_heap_limit(r->mctx, RULE_HEAP_LIMIT_KIB);
+	/* A JIT stack of our own, or the JIT's 32 KiB default on the machine stack when it cannot be had. */
+	r->jit_stack = pcre2_jit_stack_create(32u << 10, RULE_JIT_STACK_MAX, r->gctx);
+	if (r->jit_stack != NULL)
+		pcre2_jit_stack_assign(r->mctx, NULL, r->jit_stack);
+	return true;
+}
+
+/* Skips a character class starting at p ('['), the way PCRE2 reads one: a leading ']' (after an optional
+ * '^') is literal, a backslash escapes the next byte, [:name:] is a POSIX class. Returns the byte after its
+ * closing ']', or the terminating NUL when there is none (the compiler then reports the error). */
+static const char *skip_class(const char *p)
 {
 	p++;
 	if (*p == '^')
@@ -59,9 +109,13 @@ static const char *skip_bracket(const char *p)
 	if (*p == ']')
 		p++;
 	while (*p != '\0' && *p != ']') {
-		if (p[0] == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
-			const char *close = strchr(p + 2, p[1]);
-			p = close != NULL && close[1] == ']' ? close + 2 : p + 1;
+		if (p[0] == '\\' && p[1] != '\0') {
+			p += 2;
+		} else if (p[0] == '[' && p[1] == ':') {
+			const char *q = p + 2 + (p[2] == '^');
+			while ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))
+				q++;
+			p = q[0] == ':' && q[1] == ']' ? q + 2 : p + 1;
 		} else {
 			p++;
 		}
@@ -69,47 +123,104 @@ static const char *skip_bracket(const char *p)
 	return *p == ']' ? p + 1 : p;
 }
 
-/* glibc compiles some regexes into automata of gigabytes ("a++++...", "(a{255}){255}"). A rules file is
- * input too, so a regex may hold at most KERNEL_RULE_REPEATS_MAX repetitions, none right after another
- * (POSIX leaves adjacent ones undefined anyway), and intervals up to KERNEL_RULE_INTERVAL_MAX. */
-static const char *regex_too_costly(const char *p)
+/* What is wrong with the escape at p ('\\'), or NULL. Backreferences make matching non-regular; \Q...\E
+ * would hide the rest of the pattern from this scan. */
+static const char *bad_escape(const char *p)
 {
-	int repeats = 0;
-	bool after_repeat = false;
+	char c = p[1];
 
-	while (*p != '\0') {
-		bool repeat = *p == '*' || *p == '+' || *p == '?' || *p == '{';
-		if (repeat && after_repeat)
-			return "adjacent repetition operators";
-		if (repeat && ++repeats > KERNEL_RULE_REPEATS_MAX)
-			return "too many repetition operators";
-		if (*p == '{') {
-			char *end;
-			for (p++; *p != '\0' && *p != '}'; p = end) {
-				long bound = strtol(p, &end, 10);
-				if (bound > KERNEL_RULE_INTERVAL_MAX)
-					return "an interval bound above " NS_STR(KERNEL_RULE_INTERVAL_MAX);
-				if (end == p)
-					end++;
-			}
-		} else if (*p == '[') {
-			p = skip_bracket(p) - 1;
-		} else if (*p == '\\' && p[1] != '\0') {
-			p++;
+	if ((c >= '1' && c <= '9') || c == 'g' || c == 'k')
+		return "a backreference";
+	if (c == 'Q' || c == 'E')
+		return "\\Q...\\E quoting";
+	if (c == 'C')
+		return "\\C";
+	return NULL;
+}
+
+/* What is wrong with the group opening at p ('('), or NULL: only plain (...) and (?:...) groups are
+ * regular; lookaround, recursion, conditionals, named groups, callouts and verbs are refused. */
+static const char *bad_group(const char *p)
+{
+	if (p[1] == '*')
+		return "a (*VERB)";
+	if (p[1] != '?' || p[2] == ':')
+		return NULL;
+	switch (p[2]) {
+	case '=':
+	case '!':
+		return "a lookahead";
+	case '<':
+		return p[3] == '=' || p[3] == '!' ? "a lookbehind" : "a named group";
+	case '(':
+		return "a conditional group";
+	case 'C':
+		return "a callout";
+	default:
+		return "a (?...) construct other than (?:...)";
+	}
+}
+
+/* Refuses what is not a regular expression, with the byte offset where it starts. */
+static const char *irregular_construct(const char *pattern, size_t *at)
+{
+	for (const char *p = pattern; *p != '\0';) {
+		const char *why = *p == '\\' ? bad_escape(p) : *p == '(' ? bad_group(p) : NULL;
+		if (why != NULL) {
+			*at = (size_t)(p - pattern);
+			return why;
 		}
-		after_repeat = repeat;
-		if (*p != '\0')
-			p++;
+		if (*p == '[')
+			p = skip_class(p);
+		else
+			p += *p == '\\' && p[1] != '\0' ? 2 : 1;
 	}
 	return NULL;
+}
+
+/* Options that make PCRE2 read a rule the way POSIX ERE did: bytes, case-insensitive, '$' only at the end;
+ * groups do not capture (nothing is extracted, and a backreference cannot name one). */
+#define RULE_REGEX_OPTIONS                                                                                   \
+	(PCRE2_CASELESS | PCRE2_DOLLAR_ENDONLY | PCRE2_NO_AUTO_CAPTURE | PCRE2_NEVER_UTF | PCRE2_NEVER_UCP | \
+	 PCRE2_NEVER_BACKSLASH_C)
+
+static ns_status compile_regex(kernel_rules *r, kernel_rule *k, ns_error *err)
+{
+	size_t no = r->n + 1, at = 0;
+	const char *why = irregular_construct(k->text, &at);
+	PCRE2_SIZE offset = 0;
+	uint32_t backrefs = 0;
+	int code = 0;
+
+	if (why != NULL)
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "rule %zu: regex \"%s\" at offset %zu: %s is not allowed", no, k->text,
+		                    at, why);
+	k->re = pcre2_compile((PCRE2_SPTR)k->text, k->len, RULE_REGEX_OPTIONS, &code, &offset, r->cctx);
+	if (k->re == NULL) {
+		PCRE2_UCHAR why_buf[160];
+		if (code == PCRE2_ERROR_NOMEMORY || code == PCRE2_ERROR_HEAP_FAILED)
+			return ns_error_set(err, NS_ERR_LIMIT, "rule %zu: regex \"%s\" compiles too large",
+			                    no, k->text);
+		pcre2_get_error_message(code, why_buf, sizeof(why_buf));
+		return ns_error_set(err, NS_ERR_VALUE, "rule %zu: bad regex \"%s\" at offset %zu: %s", no,
+		                    k->text, (size_t)offset, (const char *)why_buf);
+	}
+	/* The scan above should have caught any; the compiler's own count is the last word. */
+	if (pcre2_pattern_info(k->re, PCRE2_INFO_BACKREFMAX, &backrefs) != 0 || backrefs != 0)
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "rule %zu: regex \"%s\": a backreference is not allowed", no, k->text);
+	(void)pcre2_jit_compile(k->re,
+	                        PCRE2_JIT_COMPLETE); /* optional: the interpreter obeys the same limits */
+	return NS_OK;
 }
 
 static ns_status add_rule(kernel_rules *r, const char *match, bool regex, kernel_class cls, ns_error *err)
 {
 	kernel_rule *k = &r->rule[r->n];
-	const char *costly;
-	int rc;
+	ns_status st;
 
+	k->len = strlen(match);
 	k->text = strdup(match);
 	if (k->text == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
@@ -117,22 +228,16 @@ static ns_status add_rule(kernel_rules *r, const char *match, bool regex, kernel
 	k->cls = cls;
 	if (!regex) {
 		for (char *c = k->text; *c != '\0'; c++)
-			*c = (char)tolower((unsigned char)*c);
+			*c = (char)(*c >= 'A' && *c <= 'Z' ? *c - 'A' + 'a' : *c);
 		r->n++;
 		return NS_OK;
 	}
-	if ((costly = regex_too_costly(match)) != NULL) {
+	st = compile_regex(r, k, err);
+	if (st != NS_OK) {
+		pcre2_code_free(k->re);
+		k->re = NULL;
 		free(k->text);
-		return ns_error_set(err, NS_ERR_LIMIT, "rule %zu: regex \"%s\" has %s", r->n + 1, match,
-		                    costly);
-	}
-	rc = regcomp(&k->re, match, REG_EXTENDED | REG_ICASE | REG_NOSUB);
-	if (rc != 0) {
-		char why[256];
-		regerror(rc, &k->re, why, sizeof(why));
-		free(k->text);
-		return ns_error_set(err, NS_ERR_VALUE, "rule %zu: bad regex \"%s\": %s", r->n + 1, match,
-		                    why);
+		return st;
 	}
 	r->n++;
 	return NS_OK;
@@ -145,8 +250,8 @@ static kernel_rules *rules_alloc(size_t n)
 	if (r == NULL)
 		return NULL;
 	r->rule = calloc(n > 0 ? n : 1, sizeof(*r->rule));
-	if (r->rule == NULL) {
-		free(r);
+	if (r->rule == NULL || !contexts_init(r)) {
+		kernel_rules_free(r);
 		return NULL;
 	}
 	return r;
@@ -276,70 +381,83 @@ ns_status kernel_rules_load(const char *path, kernel_rules **out, ns_error *err)
 	return st;
 }
 
-/* needle is already lowercase. */
-static bool contains_icase(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; *hay != '\0'; hay++) {
-		size_t i = 0;
-		while (i < n && hay[i] != '\0' && tolower((unsigned char)hay[i]) == needle[i])
-			i++;
-		if (i == n)
-			return true;
-		if (hay[i] == '\0')
-			return false;
-	}
-	return n == 0;
-}
-
 /* Where the trailing parameter list "(...)" of a demangled name starts, or len when there is none. Argument
  * types (cudnnConvolutionStruct, kernel_conv_params) say nothing about what the kernel does. */
 static size_t parameters_start(const char *name, size_t len)
 {
-	int depth = 0;
+	size_t depth = 0;
 
 	if (len == 0 || name[len - 1] != ')')
 		return len;
 	for (size_t i = len; i-- > 0;) {
-		depth += name[i] == ')';
-		depth -= name[i] == '(';
-		if (depth == 0)
+		if (name[i] == ')')
+			depth++;
+		else if (name[i] == '(' && --depth == 0)
 			return i > 0 ? i : len;
 	}
 	return len;
 }
 
-/* KCLASS_COUNT when no rule matches. */
-static kernel_class first_match(const kernel_rules *r, const char *name)
+/* Whether rule k matches the lowercased head[0..len); *gave_up when its regex hit a cost limit (the rule
+ * then counts as not matching). */
+static bool rule_matches(const kernel_rules *r, const kernel_rule *k, const char *head, size_t len,
+                         pcre2_match_data *md, bool *gave_up)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		const kernel_rule *k = &r->rule[i];
-		bool hit = k->regex ? regexec(&k->re, name, 0, NULL, 0) == 0 : contains_icase(name, k->text);
-		if (hit)
-			return k->cls;
-	}
-	return KCLASS_COUNT;
+	int rc;
+
+	if (!k->regex)
+		return memmem(head, len, k->text, k->len) != NULL;
+	rc = pcre2_match(k->re, (PCRE2_SPTR)head, len, 0, 0, md, r->mctx);
+	if (rc >= 0)
+		return true;
+	if (rc != PCRE2_ERROR_NOMATCH)
+		*gave_up = true;
+	return false;
 }
 
-static kernel_class rules_match(const kernel_rules *r, const char *name)
+/* The first of r's rules to match name[0..len), KCLASS_COUNT when none does. */
+static kernel_class first_match(const kernel_rules *r, const char *name, size_t len, size_t *gave_up_rule)
 {
-	size_t len = strlen(name), cut = parameters_start(name, len);
-	char *head;
+	char head[KERNEL_CLASSIFY_MAX];
+	size_t n = parameters_start(name, len);
+	pcre2_match_data *md = pcre2_match_data_create(1, r->gctx);
+	kernel_class c = KCLASS_COUNT;
+
+	if (n > KERNEL_CLASSIFY_MAX)
+		n = KERNEL_CLASSIFY_MAX;
+	/* Lowercased once here, so substring rules are plain byte searches. */
+	for (size_t i = 0; i < n; i++)
+		head[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
+	for (size_t i = 0; i < r->n; i++) {
+		bool gave_up = false;
+		if (md == NULL && r->rule[i].regex) {
+			gave_up = true;
+		} else if (rule_matches(r, &r->rule[i], head, n, md, &gave_up)) {
+			c = r->rule[i].cls;
+			break;
+		}
+		if (gave_up && *gave_up_rule == 0)
+			*gave_up_rule = i + 1;
+	}
+	pcre2_match_data_free(md);
+	return c;
+}
+
+kernel_class kernel_rules_classify_ex(const kernel_rules *r, const char *name, size_t *gave_up_rule)
+{
+	size_t unused = 0;
 	kernel_class c;
 
-	if (cut == len || (head = strndup(name, cut)) == NULL)
-		return first_match(r, name);
-	c = first_match(r, head);
-	free(head);
-	return c;
+	if (gave_up_rule == NULL)
+		gave_up_rule = &unused;
+	*gave_up_rule = 0;
+	c = r->n > 0 ? first_match(r, name, strlen(name), gave_up_rule) : KCLASS_COUNT;
+	if (c != KCLASS_COUNT)
+		return c;
+	return r->builtin ? kernel_table_classify(name, NULL) : KCLASS_MEMORY;
 }
 
 kernel_class kernel_rules_classify(const kernel_rules *r, const char *name)
 {
-	kernel_class c = r->n > 0 ? rules_match(r, name) : KCLASS_COUNT;
-
-	if (c != KCLASS_COUNT)
-		return c;
-	return r->builtin ? kernel_table_classify(name, NULL) : KCLASS_MEMORY;
+	return kernel_rules_classify_ex(r, name, NULL);
 }
