@@ -22,7 +22,8 @@ typedef struct {
 	size_t len;
 } ns_str;
 
-/* Both spellings map to one value: cpu_op/Operator, cuda_runtime/Runtime (also cuda_driver), kernel/Kernel,
+/* Categories as written map to one value through the table in trace_categories.h: cpu_op/Operator,
+ * cuda_runtime/Runtime (also cuda_driver and other accelerators' runtimes), kernel/Kernel (also mtia_ccp_events),
  * gpu_memcpy/Memcpy, gpu_memset/Memset. */
 typedef enum {
 	TCAT_OTHER,

@@ -9,6 +9,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "nextstep/trace_categories.h"
+
 #include "trace_gunzip.h"
 #include "trace_read_private.h"
 
@@ -65,26 +67,6 @@ typedef struct {
 	{                                                                                                    \
 		s, sizeof(s) - 1, v                                                                          \
 	}
-
-static const name_entry categories[] = {
-    ENTRY("kernel", TCAT_KERNEL),
-    ENTRY("cpu_op", TCAT_CPU_OP),
-    ENTRY("cuda_runtime", TCAT_RUNTIME),
-    ENTRY("ac2g", TCAT_FLOW),
-    ENTRY("user_annotation", TCAT_USER_ANNOTATION),
-    ENTRY("gpu_user_annotation", TCAT_GPU_USER_ANNOTATION),
-    ENTRY("gpu_memcpy", TCAT_MEMCPY),
-    ENTRY("gpu_memset", TCAT_MEMSET),
-    ENTRY("cuda_driver", TCAT_RUNTIME),
-    ENTRY("python_function", TCAT_PYTHON),
-    ENTRY("fwdbwd", TCAT_FLOW),
-    ENTRY("Kernel", TCAT_KERNEL),
-    ENTRY("Operator", TCAT_CPU_OP),
-    ENTRY("Runtime", TCAT_RUNTIME),
-    ENTRY("Memcpy", TCAT_MEMCPY),
-    ENTRY("Memset", TCAT_MEMSET),
-    ENTRY("async", TCAT_FLOW), /* the older profiler's launch flows (ph s/f) */
-};
 
 enum { EK_PH, EK_CAT, EK_NAME, EK_PID, EK_TID, EK_TS, EK_DUR, EK_ARGS };
 static const name_entry event_keys[] = {
@@ -693,10 +675,9 @@ static scan_rc event_member(reader *r, const unsigned char *key, size_t klen, co
 		if (k->id == EK_PH) {
 			ev->ph = s.len > 0 ? s.ptr[0] : 0;
 		} else if (k->id == EK_CAT) {
-			const name_entry *c =
-			    find_name(categories, COUNT(categories), (const unsigned char *)s.ptr, s.len);
+			const trace_category_row *c = trace_category_find(s.ptr, s.len);
 			ev->cat_raw = s;
-			ev->cat = c != NULL ? (trace_category)c->id : TCAT_OTHER;
+			ev->cat = c != NULL ? c->cat : TCAT_OTHER;
 		} else {
 			ev->name = s;
 		}
