@@ -415,7 +415,7 @@ ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const
 	ns_device_table table;
 	char path[1024];
 	finish_state s = {c, NULL, o, out, NULL, 0};
-	ns_status st;
+	ns_status st = NS_OK;
 
 	memset(out, 0, sizeof(*out));
 	out->kernels = (long)c->nkernels;
