@@ -59,6 +59,7 @@ typedef struct {
 	bool any_flag, normalize, strict;
 	/* trace */
 	const char *rules_path;
+	bool rules_only; /* --kernel-rules-only: the file replaces the built-in table */
 	bool steps, roofline;
 	size_t top;
 	cli_progress progress;

@@ -142,7 +142,12 @@ static int trace_option(cli_config *c, int opt, const char *arg)
 
 	switch (opt) {
 	case OPT_KERNEL_RULES:
+	case OPT_KERNEL_RULES_ONLY:
+		if (c->rules_path != NULL)
+			return cli_usage_error(c->mode,
+			                       "one --kernel-rules or --kernel-rules-only file at most");
 		c->rules_path = arg;
+		c->rules_only = opt == OPT_KERNEL_RULES_ONLY;
 		return -1;
 	case OPT_STEPS:
 		c->steps = true;

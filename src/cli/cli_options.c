@@ -34,8 +34,10 @@ static const cli_option_row rows[] = {
     {"Trace", "top", required_argument, OPT_TOP, M_TRACES, "N",
      "kernels listed with -v and in JSON, and --roofline's ops (default 5)"},
     {"Trace", "kernel-rules", required_argument, OPT_KERNEL_RULES, M_TRACES, "FILE",
-     "kernel-name classes from a JSON rules file instead of the built-in table:\n"
+     "kernel-name classes from a JSON rules file, tried before the built-in table:\n"
      "{\"rules\": [{\"match\": \"gemm\", \"regex\": false, \"class\": \"compute\"}, ...]}"},
+    {"Trace", "kernel-rules-only", required_argument, OPT_KERNEL_RULES_ONLY, M_TRACES, "FILE",
+     "the same, instead of the built-in table"},
     {"Trace", "roofline", no_argument, OPT_ROOFLINE, M_TRACES, NULL,
      "place the matmul ops (mm, addmm, linear, bmm, ...) on the device's roofline"},
     {"Trace", "device", required_argument, OPT_DEVICE, M_TRACES, "NAME",

@@ -35,18 +35,22 @@ void cli_trace_session_free(cli_trace_session *s)
 static int load_rules(cli_trace_session *s)
 {
 	const char *path = s->cfg->rules_path;
+	const char *flag = s->cfg->rules_only ? "--kernel-rules-only" : "--kernel-rules";
 	ns_error err;
 
 	ns_error_clear(&err);
 	if ((path != NULL ? kernel_rules_load(path, &s->rules, &err)
-	                  : kernel_rules_default(&s->rules, &err)) == NS_OK)
+	                  : kernel_rules_default(&s->rules, &err)) == NS_OK) {
+		if (path != NULL && !s->cfg->rules_only)
+			kernel_rules_then_builtin(s->rules);
 		return -1;
+	}
 	if (path == NULL)
 		cli_report_error(NULL, &err);
 	else if (err.line > 0)
-		fprintf(stderr, "nextstep: --kernel-rules %s:%ld: %s\n", path, err.line, err.msg);
+		fprintf(stderr, "nextstep: %s %s:%ld: %s\n", flag, path, err.line, err.msg);
 	else
-		fprintf(stderr, "nextstep: --kernel-rules %s: %s\n", path, err.msg);
+		fprintf(stderr, "nextstep: %s %s: %s\n", flag, path, err.msg);
 	return EXIT_BAD_INPUT;
 }
 
