@@ -1,5 +1,6 @@
-/* The device table: datasheet peaks per dtype (dense, not sparse) and memory bandwidth, loaded from
- * data/devices.json and optional --device-file overlays. */
+/* The device table: datasheet peaks per dtype (dense, not sparse) and memory bandwidth, loaded from a
+ * devices.json the caller names (the shipped one is data/devices.json, installed as share/nextstep/) and
+ * optional overlay files. The library never looks for the file itself. */
 #ifndef NEXTSTEP_DEVICES_H
 #define NEXTSTEP_DEVICES_H
 
@@ -58,15 +59,13 @@ typedef struct {
 
 void devices_init(ns_device_table *t);
 void devices_free(ns_device_table *t);
-/* Where the built-in table is: $NEXTSTEP_DATADIR/devices.json, else NS_DATADIR, else the source tree's data/.
- * Writes the first that exists into buf (or the NS_DATADIR path when none does). */
-void devices_default_path(char *buf, size_t size);
+/* The table's file name inside a data directory. */
+#define DEVICES_FILE "devices.json"
 /* Adds the devices of a JSON file; a device whose name (or an alias) matches one already loaded replaces it.
  * On error the table is unchanged and err->line is set for syntax errors. */
 ns_status devices_load_file(ns_device_table *t, const char *path, ns_error *err);
-/* devices_init + the built-in table from devices_default_path(); the path tried is left in path for messages.
- */
-ns_status devices_load_default(ns_device_table *t, char *path, size_t size, ns_error *err);
+/* devices_load_file() of DIR/devices.json; the path read is written to path (for messages), cut to size. */
+ns_status devices_load_dir(ns_device_table *t, const char *dir, char *path, size_t size, ns_error *err);
 /* Name or alias, ignoring case, spaces, '-' and '_'. NULL when unknown. */
 const ns_device *devices_find(const ns_device_table *t, const char *name);
 /* The device a trace's deviceProperties "name" stands for ("NVIDIA H100 80GB HBM3"): an exact alias match

@@ -45,8 +45,8 @@ typedef struct {
 	const char *device; /* --device NAME, or NULL: the trace's deviceProperties name */
 	bool has_dtype;     /* --dtype given: every op uses it */
 	ns_dtype dtype;
-	const ns_device_table *devices; /* the table to place on (the caller's overlays included); NULL: the
-	                                   built-in table */
+	const ns_device_table *devices; /* the table to place on, loaded by the caller (overlays included);
+	                                   NULL: no table, every device is unknown */
 } troof_options;
 
 /* Why an op with GPU time was not placed. */
@@ -86,7 +86,7 @@ typedef struct {
 	int64_t unplaced_ns[TROOF_REASON_COUNT];
 } troof_report;
 
-/* Links kernels to ops and places them. Loads the device table; fails only on OOM or an unreadable table (an
+/* Links kernels to ops and places them on the devices of table (loaded by the caller). Fails only on OOM (an
  * unknown device is a report with device_known = false). meta may be NULL. The collector can only be freed
  * afterwards. */
 ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const troof_options *o,
@@ -106,6 +106,6 @@ void troof_print_with_report(FILE *out, const split_result *res, const report_op
                              const troof_report *r);
 
 /* NS_OK when NAME is in the device table (for checking --device before reading); NS_ERR_USAGE otherwise. */
-ns_status trace_roofline_check_device(const char *name, ns_error *err);
+ns_status trace_roofline_check_device(const ns_device_table *table, const char *name, ns_error *err);
 
 #endif

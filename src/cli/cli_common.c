@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_options.h"
+#include "datadir.h"
 
 void cli_report_error(const char *where, const ns_error *err)
 {
@@ -33,14 +34,10 @@ int cli_status_exit(cli_mode mode, const ns_error *err)
 
 int cli_load_devices(const cli_config *c, ns_device_table *t)
 {
-	char path[4096];
 	ns_error err;
 
-	ns_error_clear(&err);
-	if (devices_load_default(t, path, sizeof(path), &err) != NS_OK) {
-		cli_report_error(path, &err);
+	if (datadir_load_devices(t) != EXIT_ROUTED)
 		return EXIT_BAD_INPUT;
-	}
 	for (size_t i = 0; i < c->ndevice_files; i++) {
 		ns_error_clear(&err);
 		if (devices_load_file(t, c->device_files[i], &err) != NS_OK) {

@@ -172,8 +172,9 @@ static const cli_subcommand subcommands[] = {
     {"devices", MODE_DEVICES, cli_devices_run,
      "usage: nextstep devices [--device-file FILE] [--format json] [-v] [NAME]\n",
      "Lists the device table: dense datasheet peaks (TFLOP/s; TOPS for int8; no 2:4 sparsity), memory\n"
-     "bandwidth and size, SM or CU count. NAME shows one device. The table is devices.json from\n"
-     "$NEXTSTEP_DATADIR, the install, or the source tree.\n",
+     "bandwidth and size, SM or CU count. NAME shows one device. The table is devices.json in\n"
+     "$NEXTSTEP_DATADIR, else in ../share/nextstep beside the binary (installed), else in\n"
+     "share/nextstep beside it (a build tree).\n",
      "Exit status: 0 listed; 1 a bad device file; 2 usage error or unknown NAME.\n"},
 };
 #define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

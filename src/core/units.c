@@ -119,7 +119,7 @@ ns_status units_parse(const char *text, units_kind kind, const char *what, doubl
 
 ns_status units_parse_whole(const char *text, units_kind kind, const char *what, double *out, ns_error *err)
 {
-	double v;
+	double v = 0.0; /* GCC -O2 cannot see that units_parse sets it whenever it returns NS_OK */
 
 	if (units_parse(text, kind, what, &v, err) != NS_OK)
 		return err->status;

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <cJSON.h>
 
@@ -122,26 +121,6 @@ void devices_free(ns_device_table *t)
 		device_free(&t->dev[i]);
 	free(t->dev);
 	devices_init(t);
-}
-
-static bool file_exists(const char *path)
-{
-	return access(path, R_OK) == 0;
-}
-
-void devices_default_path(char *buf, size_t size)
-{
-	const char *env = getenv("NEXTSTEP_DATADIR");
-	const char *dirs[] = {env, NS_DATADIR, NS_SOURCE_DATADIR};
-
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		if (dirs[i] == NULL || dirs[i][0] == '\0')
-			continue;
-		snprintf(buf, size, "%s/devices.json", dirs[i]);
-		if (file_exists(buf))
-			return;
-	}
-	snprintf(buf, size, "%s/devices.json", NS_DATADIR);
 }
 
 /* Lower-case letters and digits only, so "H100-SXM", "h100 sxm" and "H100_SXM" are one key. */
@@ -277,6 +256,8 @@ static ns_status read_peaks(const cJSON *v, const char *who, ns_device *d, ns_er
 	const cJSON *item;
 	size_t count = 0;
 
+	if (v == NULL) /* a part whose vendor publishes no peak: only its memory roof is known */
+		return NS_OK;
 	if (!cJSON_IsObject(v))
 		return ns_error_set(err, NS_ERR_VALUE,
 		                    "%s: peak_tflops must be an object of dtype: dense TFLOP/s", who);
@@ -488,9 +469,12 @@ ns_status devices_load_file(ns_device_table *t, const char *path, ns_error *err)
 	return st;
 }
 
-ns_status devices_load_default(ns_device_table *t, char *path, size_t size, ns_error *err)
+ns_status devices_load_dir(ns_device_table *t, const char *dir, char *path, size_t size, ns_error *err)
 {
-	devices_init(t);
-	devices_default_path(path, size);
+	int n = snprintf(path, size, "%s/%s", dir, DEVICES_FILE);
+
+	if (n < 0 || (size_t)n >= size)
+		return ns_error_set(err, NS_ERR_LIMIT, "data directory path is longer than %zu bytes",
+		                    size - 1);
 	return devices_load_file(t, path, err);
 }

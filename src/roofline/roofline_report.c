@@ -326,8 +326,12 @@ static void print_peak_cell(FILE *out, double peak)
 
 static void print_device_row(FILE *out, const ns_device *d)
 {
-	fprintf(out, "%-15s %-6s %6.0f %7.0f %5d", d->name, d->vendor ? d->vendor : "-", d->mem_bytes / 1e9,
-	        d->mem_bw / 1e9, d->sms);
+	fprintf(out, "%-15s %-6s %6.0f %7.0f", d->name, d->vendor ? d->vendor : "-", d->mem_bytes / 1e9,
+	        d->mem_bw / 1e9);
+	if (d->sms > 0) /* 0: not published */
+		fprintf(out, " %5d", d->sms);
+	else
+		fprintf(out, " %5s", "-");
 	for (int i = 0; i < DTYPE_COUNT; i++)
 		print_peak_cell(out, d->peak[i]);
 	fputc('\n', out);

@@ -412,18 +412,14 @@ static const ns_device *find_device(const ns_device_table *t, const troof_option
 ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const troof_options *o,
                                 troof_report *out, ns_error *err)
 {
-	ns_device_table table;
-	char path[1024];
 	finish_state s = {c, NULL, o, out, NULL, 0};
 	ns_status st = NS_OK;
 
 	memset(out, 0, sizeof(*out));
 	out->kernels = (long)c->nkernels;
 	busiest_device(c, meta, out->trace_device, sizeof(out->trace_device));
-	devices_init(&table);
-	if (o->devices == NULL && (st = devices_load_default(&table, path, sizeof(path), err)) != NS_OK)
-		return st;
-	s.dev = find_device(o->devices != NULL ? o->devices : &table, o, out);
+	/* No table: every device is unknown, and the report says so. */
+	s.dev = o->devices != NULL ? find_device(o->devices, o, out) : NULL;
 	sort_array(c->ops, c->nops, sizeof(op_rec), cmp_op);
 	sort_array(c->other_ops, c->nother, sizeof(int64_t), cmp_ext);
 	sort_array(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);
@@ -436,7 +432,6 @@ ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const
 		}
 	}
 	free(s.placed);
-	devices_free(&table);
 	return st;
 }
 
@@ -455,17 +450,12 @@ const char *troof_reason_text(troof_reason r)
 	return (unsigned)r < TROOF_REASON_COUNT ? reason_text[r] : "?";
 }
 
-ns_status trace_roofline_check_device(const char *name, ns_error *err)
+ns_status trace_roofline_check_device(const ns_device_table *table, const char *name, ns_error *err)
 {
-	ns_device_table table;
-	char path[1024];
-	ns_status st = devices_load_default(&table, path, sizeof(path), err);
-
-	if (st == NS_OK && devices_find(&table, name) == NULL)
-		st =
-		    ns_error_set(err, NS_ERR_USAGE, "unknown device '%.100s' (see 'nextstep devices')", name);
-	devices_free(&table);
-	return st;
+	if (devices_find(table, name) == NULL)
+		return ns_error_set(err, NS_ERR_USAGE, "unknown device '%.100s' (see 'nextstep devices')",
+		                    name);
+	return NS_OK;
 }
 
 /* ---- output ---- */

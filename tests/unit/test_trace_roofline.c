@@ -29,8 +29,25 @@
 #define H100_FP32 67e12
 #define H100_BW   3.35e12
 
+/* The shipped device table, loaded once (tests run from the source root). */
+static const ns_device_table *shipped_devices(void)
+{
+	static ns_device_table table;
+	static bool loaded;
+	ns_error err;
+
+	if (!loaded) {
+		devices_init(&table);
+		ns_error_clear(&err);
+		ck_assert_msg(devices_load_file(&table, "data/devices.json", &err) == NS_OK, "%s", err.msg);
+		loaded = true;
+	}
+	return &table;
+}
+
 static void read_path(const char *path, const troof_options *o, troof_report *r)
 {
+	troof_options with_table = *o;
 	trace_roofline *c = trace_roofline_new();
 	trace_meta meta;
 	ns_input in;
@@ -41,7 +58,8 @@ static void read_path(const char *path, const troof_options *o, troof_report *r)
 	ck_assert_msg(input_open(&in, path, &err) == NS_OK, "%s: %s", path, err.msg);
 	ck_assert_msg(trace_read(&in, trace_roofline_event, c, &meta, &err) == NS_OK, "%s", err.msg);
 	input_close(&in);
-	ck_assert_msg(trace_roofline_finish(c, &meta, o, r, &err) == NS_OK, "%s", err.msg);
+	with_table.devices = shipped_devices();
+	ck_assert_msg(trace_roofline_finish(c, &meta, &with_table, r, &err) == NS_OK, "%s", err.msg);
 	trace_roofline_free(c);
 }
 

@@ -1,0 +1,25 @@
+/* Where the data files (the device table) are. The library never looks: the command line resolves the folder
+ * here and passes paths down. No path is compiled in except one relative to the binary, so an installed tree
+ * can move and two builds from different folders are identical. */
+#ifndef NEXTSTEP_CLI_DATADIR_H
+#define NEXTSTEP_CLI_DATADIR_H
+
+#include <stddef.h>
+
+#include "nextstep/devices.h"
+#include "nextstep/error.h"
+
+/* The variable that overrides the search. */
+#define DATADIR_ENV "NEXTSTEP_DATADIR"
+
+/* The data directory: $NEXTSTEP_DATADIR when it is set and not empty (then it is the only candidate: an
+ * override that silently fell back would hide a typo), else the first of EXE_DIR/../share/nextstep (the
+ * installed layout) and EXE_DIR/share/nextstep (the build tree) that holds devices.json. On failure err says
+ * which paths were tried. */
+ns_status datadir_find(char *dir, size_t size, ns_error *err);
+
+/* devices_init() + the table from datadir_find()'s folder. Errors are printed as "nextstep: FILE:LINE: what"
+ * (or "nextstep: what" when no folder was found); returns an ns_exit status. */
+int datadir_load_devices(ns_device_table *t);
+
+#endif
