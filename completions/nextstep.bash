@@ -1,41 +1,91 @@
-# bash completion for nextstep
+# bash completion for nextstep. Works with or without the bash-completion package: it uses only bash's own
+# compgen/complete. Subcommands and each mode's options are read from `nextstep --help` and
+# `nextstep MODE --help` when completing, so new options appear without editing this file; device names come
+# from `nextstep devices --format json`.
+
+# The subcommands, from the usage lines of `nextstep --help` ("nextstep trace [options] FILE", ...).
+_nextstep_modes()
+{
+	command nextstep --help 2>/dev/null | grep -oE '^ *(usage: )?nextstep [a-z]+' | awk '{print $NF}'
+}
+
+# The long options of a mode ("" for the router) as its --help lists them.
+_nextstep_options()
+{
+	command nextstep ${1:+"$1"} --help 2>/dev/null | grep -oE -- '(^|[ ,[(|])--[a-z][a-z0-9-]*' |
+		grep -oE -- '--[a-z][a-z0-9-]*' | sort -u
+}
+
+# Device aliases without spaces (the names a user types: h100, a100-pcie, mi300x, ...).
+_nextstep_devices()
+{
+	command nextstep devices --format json 2>/dev/null | grep -oE '"aliases":\[[^]]*\]' |
+		sed 's/^"aliases":\[//; s/\]$//' | tr ',' '\n' | sed 's/^"//; s/"$//' | grep -v ' '
+}
+
+_nextstep_files()
+{
+	compopt -o filenames 2>/dev/null
+	local IFS=$'\n'
+	COMPREPLY+=($(compgen -f -- "$1"))
+}
+
 _nextstep()
 {
-	local cur prev words cword
-	_init_completion || return
-	local common="--priority --tie --high --moderate --playbook --format --explain --verbose --quiet --no-color"
+	local cur=${COMP_WORDS[COMP_CWORD]} prev="" mode=""
+	local IFS=$' \t\n'
+	COMPREPLY=()
+	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
+	# --opt=value: complete the value of --opt (bash splits at '=' when COMP_WORDBREAKS holds it)
+	if [[ $cur == --*=* ]]; then
+		prev=${cur%%=*}
+		cur=${cur#*=}
+	elif [[ $cur == = ]]; then
+		cur=""
+	elif [[ $prev == = ]] && ((COMP_CWORD > 1)); then
+		prev=${COMP_WORDS[COMP_CWORD - 2]}
+	fi
+	if ((COMP_CWORD > 1)); then
+		case " $(_nextstep_modes | tr '\n' ' ') " in
+		*" ${COMP_WORDS[1]} "*) mode=${COMP_WORDS[1]} ;;
+		esac
+	fi
+
 	case $prev in
-	--format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
-	--playbook | --kernel-rules | --device-file | --svg) _filedir; return ;;
+	--format) COMPREPLY=($(compgen -W "text json" -- "$cur")) && return ;;
+	--color) COMPREPLY=($(compgen -W "always never auto" -- "$cur")) && return ;;
+	--dtype) COMPREPLY=($(compgen -W "fp64 fp32 tf32 bf16 fp16 fp8 int8 fp4" -- "$cur")) && return ;;
+	--device) COMPREPLY=($(compgen -W "$(_nextstep_devices)" -- "$cur")) && return ;;
 	--priority)
 		COMPREPLY=($(compgen -W "compute,memory,comm,dataloader,overhead,idle" -- "$cur"))
 		return
 		;;
-	--device)
-		# the first alias of each device: short, lower-case, no spaces
-		COMPREPLY=($(compgen -W "$(nextstep devices --format json 2>/dev/null |
-			grep -oE '"aliases":\["[^"]*"' | sed 's/.*\["//; s/"$//')" -- "$cur"))
+	--playbook | --kernel-rules | --device-file | --svg)
+		_nextstep_files "$cur"
 		return
 		;;
 	esac
-	if [[ $cword -eq 1 && $cur != -* ]]; then
-		COMPREPLY=($(compgen -W "trace roofline scaling devices" -- "$cur"))
-		_filedir
+	# An option that takes a value we cannot list (a number, a name): offer nothing rather than a guess.
+	case $prev in
+	--compute | --memory | --comm | --idle | --dataloader | --overhead | --label | --tie | --high | \
+		--moderate | --top | --flops | --bytes | --matmul | --batch | --elementwise | --inputs | \
+		--outputs | --flops-per-element | --params | --context | --layers | --kv-heads | --head-dim | \
+		--heads | --time | --time-2x | --overhead-threshold | --overhead-below | --work-above)
+		return
+		;;
+	esac
+
+	if [[ $cur == -* ]]; then
+		COMPREPLY=($(compgen -W "$(_nextstep_options "$mode")" -- "$cur"))
 		return
 	fi
-	case ${words[1]} in
-	trace) COMPREPLY=($(compgen -W "$common --steps --top --kernel-rules --roofline --device --dtype" -- "$cur")) ;;
-	roofline)
-		COMPREPLY=($(compgen -W "$common --flops --bytes --device --dtype --time --matmul --batch --elementwise
-			--inputs --outputs --flops-per-element --decode --params --context --layers --kv-heads --head-dim --heads
-			--svg --device-file --overhead-threshold --label" -- "$cur"))
-		;;
-	scaling) COMPREPLY=($(compgen -W "--time --time-2x --overhead-below --work-above --label --format" -- "$cur")) ;;
-	devices) COMPREPLY=($(compgen -W "--device-file --format --verbose" -- "$cur")) ;;
+	case $mode in
+	roofline | scaling) ;;
+	devices) COMPREPLY=($(compgen -W "$(_nextstep_devices)" -- "$cur")) ;;
+	trace) _nextstep_files "$cur" ;;
 	*)
-		COMPREPLY=($(compgen -W "$common --compute --memory --comm --idle --dataloader --overhead --label
-			--normalize --strict --help --version" -- "$cur"))
-		[[ $cur != -* ]] && _filedir
+		((COMP_CWORD == 1)) && COMPREPLY=($(compgen -W "$(_nextstep_modes)" -- "$cur"))
+		_nextstep_files "$cur"
 		;;
 	esac
 }

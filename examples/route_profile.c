@@ -1,0 +1,72 @@
+/* Routing a profile with libnextstep from another program: the split of one step, given as BUCKET=SHARE
+ * arguments, is checked, classified by max-with-priority and printed with its route, as `nextstep` would.
+ *
+ * Build against an installed libnextstep:
+ *   cc -o route_profile examples/route_profile.c $(pkg-config --cflags --libs nextstep)
+ *   ./route_profile compute=0.72 memory=0.15 comm=0.05 idle=0.08
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "nextstep/classify.h"
+#include "nextstep/error.h"
+#include "nextstep/format.h"
+#include "nextstep/parse_flags.h"
+#include "nextstep/profile.h"
+#include "nextstep/regime.h"
+#include "nextstep/routes.h"
+
+/* "compute=0.72" or "dataloader=33%" into the profile; 0 on success. */
+static int add_share(ns_profile *p, const char *arg, ns_error *err)
+{
+	char name[32];
+	const char *eq = strchr(arg, '=');
+	ns_regime r;
+
+	if (eq == NULL || (size_t)(eq - arg) >= sizeof(name)) {
+		ns_error_set(err, NS_ERR_USAGE, "'%s' is not BUCKET=SHARE", arg);
+		return -1;
+	}
+	memcpy(name, arg, (size_t)(eq - arg));
+	name[eq - arg] = '\0';
+	if (!regime_from_name(name, &r)) {
+		ns_error_set(err, NS_ERR_USAGE, "unknown bucket '%s'", name);
+		return -1;
+	}
+	return parse_flag_bucket(p, r, eq + 1, err) == NS_OK ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	ns_profile profile;
+	classify_options options;
+	ns_verdict verdict;
+	ns_routes routes;
+	ns_error err;
+	format_options text = {FORMAT_TEXT, false, false};
+
+	if (argc < 2) {
+		fprintf(
+		    stderr,
+		    "usage: %s BUCKET=SHARE ... (buckets: compute memory comm dataloader overhead idle)\n",
+		    argv[0]);
+		return 2;
+	}
+	ns_error_clear(&err);
+	profile_init(&profile);
+	for (int i = 1; i < argc; i++)
+		if (add_share(&profile, argv[i], &err) != 0) {
+			fprintf(stderr, "route_profile: %s\n", err.msg);
+			return 2;
+		}
+	if (profile_validate(&profile, false, &err) != NS_OK || routes_init_default(&routes, &err) != NS_OK) {
+		fprintf(stderr, "route_profile: %s\n", err.msg);
+		return 1;
+	}
+	classify_options_default(&options);
+	classify_profile(&profile, &options, &verdict);
+	format_verdict_line(stdout, "", &verdict, &routes, &text);
+	printf("runner-up: %s (%.0f%%)\n", regime_name(verdict.runner_up), verdict.runner_up_share * 100.0);
+	routes_free(&routes);
+	return 0;
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Installs nextstep as a user or a packager would, then removes the build tree and checks that what was
+# installed works on its own: the binary (routing, and the roofline with the installed device table), the
+# data directory override and its error, a moved prefix, every man page, the bash completion (without the
+# bash-completion package), and the library through pkg-config with examples/route_profile.c.
+# Usage: install.sh SOURCE_DIR        (CTest runs it; prints one line per check)
+set -u
+src=$(cd "${1:?usage: install.sh SOURCE_DIR}" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LC_ALL=C NO_COLOR=1
+pass=0 fail=0
+
+check() { # name expected-text actual-text
+	if [ "$2" = "$3" ]; then
+		pass=$((pass + 1))
+		echo "ok: $1"
+	else
+		fail=$((fail + 1))
+		printf 'FAIL: %s\n  want: %s\n  got:  %s\n' "$1" "$2" "$3"
+	fi
+}
+
+echo "== configure, build, install into $tmp/prefix, remove the build tree =="
+cmake -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF >"$tmp/log" 2>&1 &&
+	cmake --build "$tmp/build" -j"$(nproc 2>/dev/null || echo 2)" >>"$tmp/log" 2>&1 &&
+	cmake --install "$tmp/build" --prefix "$tmp/prefix" >>"$tmp/log" 2>&1
+status=$?
+if [ $status != 0 ]; then
+	tail -n 30 "$tmp/log"
+	echo "install: build or install failed"
+	exit 1
+fi
+rm -rf "$tmp/build"
+prefix=$tmp/prefix
+(cd "$prefix" && find . -type f -o -type l | sort | sed 's|^\./|  installed: |')
+bin=$prefix/bin/nextstep
+cd "$tmp" || exit 1 # nowhere near the source tree
+
+# The lesson's first profile: compute is the largest share (0.72), rounded to a whole percent.
+check "routes examples/compute.json" \
+	"compute: compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)" \
+	"$("$bin" "$src/examples/compute.json" 2>&1)"
+# 8192^3 bf16 matmul: 2*8192^3 FLOP over 3*8192^2*2 B = 2730.7 FLOP/B; H100 SXM ridge 989.5/3.35 = 295.4.
+want="compute-bound (AI 2731 FLOP/B, ridge 295 FLOP/B) -> write/use a fused kernel or lower precision (Module 4/5)"
+check "roofline reads the installed device table" "$want" \
+	"$("$bin" roofline --matmul 8192,8192,8192 --device h100 --dtype bf16 2>&1)"
+check "devices lists the installed table" "H100 SXM" "$("$bin" devices h100 2>&1 | sed -n 2p | cut -c1-8)"
+
+mkdir -p "$tmp/empty"
+out=$(NEXTSTEP_DATADIR=$tmp/empty "$bin" devices 2>&1 >/dev/null)
+check "NEXTSTEP_DATADIR without devices.json is an error naming it" \
+	"nextstep: no devices.json in NEXTSTEP_DATADIR=$tmp/empty; exit 1" "$out; exit $?"
+check "NEXTSTEP_DATADIR points at another table" "0" \
+	"$(NEXTSTEP_DATADIR=$src/data "$bin" devices >/dev/null 2>&1; echo $?)"
+
+mv "$prefix" "$tmp/moved"
+check "a moved prefix still finds its table" "$want" \
+	"$("$tmp/moved/bin/nextstep" roofline --matmul 8192,8192,8192 --device h100 --dtype bf16 2>&1)"
+mv "$tmp/moved/share/nextstep/devices.json" "$tmp/devices.json"
+check "a missing table names the folders tried" \
+	"nextstep: no devices.json in $tmp/moved/bin/../share/nextstep or $tmp/moved/bin/share/nextstep; set NEXTSTEP_DATADIR to the folder that holds it" \
+	"$("$tmp/moved/bin/nextstep" devices 2>&1)"
+mv "$tmp/devices.json" "$tmp/moved/share/nextstep/devices.json"
+mv "$tmp/moved" "$prefix"
+
+for page in nextstep nextstep-trace nextstep-roofline nextstep-scaling nextstep-devices; do
+	file=$prefix/share/man/man1/$page.1
+	if [ ! -f "$file" ]; then
+		check "man page $page(1) installed" "present" "missing"
+		continue
+	fi
+	# groff -ww warns about every questionable request; a clean page prints nothing on stderr.
+	warnings=$(groff -t -man -ww -z -Tutf8 "$file" 2>&1)
+	check "man page $page(1) renders without warnings" "" "$warnings"
+	if command -v man >/dev/null; then
+		check "man -l $page(1) shows its NAME" "yes" \
+			"$(MANWIDTH=80 man -l "$file" 2>/dev/null | grep -q "^NAME" && echo yes || echo no)"
+	fi
+done
+
+# The completion, loaded the way bash loads it, in a shell without the bash-completion package.
+completion=$prefix/share/bash-completion/completions/nextstep
+complete_words() { # words... ; the last one is completed
+	PATH="$prefix/bin:$PATH" bash --norc --noprofile -c '
+		source "$1"; shift
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_nextstep nextstep "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+		((${#COMPREPLY[@]})) && printf "%s\n" "${COMPREPLY[@]}" | sort | tr "\n" " "' _ "$completion" "$@"
+}
+check "completion: subcommands" "trace " "$(complete_words nextstep tr)"
+check "completion: options of the installed trace --help" "--roofline " "$(complete_words nextstep trace --roof)"
+check "completion: device names from the installed table" "h100 h100-pcie h100-pcie-80gb h100-sxm h100-sxm-80gb h100-sxm5 " \
+	"$(complete_words nextstep roofline --device h100)"
+
+# The library: the example program, built with pkg-config's flags against the installed prefix only.
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+check "pkg-config version" "$(sed -n 's/^project(nextstep VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" \
+	"$(pkg-config --modversion nextstep 2>&1)"
+# shellcheck disable=SC2046 # pkg-config's output is a list of flags
+if cc -o "$tmp/route_profile" "$src/examples/route_profile.c" $(pkg-config --cflags --libs nextstep) \
+	-Wl,-rpath,"$prefix/lib" 2>"$tmp/cc.log"; then
+	check "examples/route_profile.c against the installed library" \
+		"compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)|runner-up: memory (15%)" \
+		"$("$tmp/route_profile" compute=0.72 memory=0.15 comm=0.05 idle=0.08 | tr '\n' '|' | sed 's/|$//')"
+	check "the example links the shared library" "yes" \
+		"$(ldd "$tmp/route_profile" | grep -q "$prefix/lib/libnextstep.so" && echo yes || echo no)"
+else
+	cat "$tmp/cc.log"
+	check "examples/route_profile.c builds with pkg-config" "built" "failed"
+fi
+
+echo "install: $pass passed, $fail failed"
+[ "$fail" = 0 ]
