@@ -13,7 +13,7 @@
 #define INPUT_HEAD_MAX 4096
 
 typedef enum {
-	INPUT_EMPTY,  /* no bytes at all */
+	INPUT_EMPTY,  /* no bytes at all (or only a byte order mark) */
 	INPUT_GZIP,   /* gzip magic 1f 8b: a compressed trace */
 	INPUT_TRACE,  /* a JSON object whose first key is a Chrome/Kineto trace key (traceEvents,
 	                 schemaVersion, ...) */
@@ -39,7 +39,8 @@ typedef struct {
 
 /* Opens path ("-" = stdin). Reads nothing yet. Close with input_close(). */
 ns_status input_open(ns_input *in, const char *path, ns_error *err);
-/* Reads ahead (blocking only until the bytes that decide arrive) and tells what the input holds. */
+/* Reads ahead (blocking only until the bytes that decide arrive) and tells what the input holds. A UTF-8
+ * byte order mark at the start is dropped: input_read() hands out the bytes after it. */
 input_kind input_sniff(ns_input *in);
 /* Like read(2), but hands out the read-ahead bytes first. Returns 0 at EOF, -1 on error (see read_errno).
  * May return fewer than n bytes whenever that is what a pipe has. */

@@ -97,16 +97,26 @@ static input_kind sniff_first_key(ns_input *in, size_t i)
 	return INPUT_PROFILE;
 }
 
+/* A UTF-8 byte order mark at the very start (Windows editors write one) is not part of the JSON: readers
+ * never see it. Only one, and only there. */
+static void skip_bom(ns_input *in)
+{
+	fill_head(in, 3);
+	in->head_pos = ns_utf8_bom_len(in->head, in->head_len);
+}
+
 input_kind input_sniff(ns_input *in)
 {
 	size_t i;
 
-	fill_head(in, 2);
 	if (in->head_len == 0)
+		skip_bom(in);
+	fill_head(in, in->head_pos + 2);
+	if (in->head_len == in->head_pos)
 		return INPUT_EMPTY;
 	if (ns_is_gzip(in->head, in->head_len))
 		return INPUT_GZIP;
-	i = skip_space(in, 0);
+	i = skip_space(in, in->head_pos);
 	while (i >= in->head_len && !in->eof && in->read_errno == 0 && in->head_len < INPUT_HEAD_MAX) {
 		fill_head(in, in->head_len + 1);
 		i = skip_space(in, i);

@@ -134,7 +134,13 @@ ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, char 
 
 typedef enum { MODE_START, MODE_NDJSON, MODE_DOCUMENT, MODE_ARRAY, MODE_DONE } reader_mode;
 
-typedef enum { LINE_OK, LINE_TOO_LONG, LINE_EOF } line_status;
+typedef enum {
+	LINE_OK,
+	LINE_TOO_LONG, /* reported as soon as the line passes the limit; its rest is dropped as it arrives */
+	LINE_BINARY,   /* a NUL byte in the rest of an over-long line: not a text stream */
+	LINE_NOMEM,
+	LINE_EOF
+} line_status;
 
 /* Tracks brace depth across lines, string-aware, to know where a multi-line object ends. */
 typedef struct {
@@ -148,15 +154,20 @@ struct profile_reader {
 	reader_mode mode;
 	char *buf; /* raw bytes read; buf[pos..len) not yet consumed */
 	size_t len, pos, cap;
-	bool eof, skipping;
-	long line; /* number of the last line handed out */
-	char *rec; /* a multi-line object or the whole array being gathered */
+	bool eof;
+	bool skipping; /* dropping the rest of an over-long line, already reported */
+	bool binary;   /* a NUL byte was dropped with it */
+	long line;     /* number of the last line handed out */
+	char *rec;     /* a multi-line object or the whole array being gathered */
 	size_t rec_len, rec_cap;
 	long rec_line;
 	cJSON *array;
 	const cJSON *array_next;
 	long array_index;
 };
+
+/* The buffer holds one whole line of the largest size allowed (with its CR LF) and a read's worth more. */
+#define BUFFER_MAX (PROFILE_LINE_MAX + 2 + READ_CHUNK)
 
 profile_reader *profile_reader_new(ns_input *in, bool strict)
 {
@@ -185,65 +196,101 @@ void profile_reader_free(profile_reader *r)
 	free(r);
 }
 
-static bool grow_buffer(profile_reader *r)
+static void grow_buffer(profile_reader *r)
 {
-	size_t want = r->cap * 2;
+	size_t want = r->cap * 2 < BUFFER_MAX ? r->cap * 2 : BUFFER_MAX;
 	char *grown;
 
-	if (want > PROFILE_LINE_MAX + READ_CHUNK)
-		want = PROFILE_LINE_MAX + READ_CHUNK;
-	if (want <= r->cap)
-		return false;
-	grown = realloc(r->buf, want);
-	if (grown == NULL)
-		return false;
-	r->buf = grown;
-	r->cap = want;
-	return true;
+	if (want > r->cap && (grown = realloc(r->buf, want)) != NULL) {
+		r->buf = grown;
+		r->cap = want;
+	}
 }
 
-/* Pulls more bytes, as many as the pipe has; an over-long line is dropped while its end is sought. */
-static void fill_buffer(profile_reader *r)
+/* Pulls more bytes, as many as the pipe has. False when the buffer is full and cannot grow (OOM). */
+static bool fill_buffer(profile_reader *r)
 {
 	ssize_t got;
 
-	if (r->skipping || r->len - r->pos >= PROFILE_LINE_MAX) {
-		r->skipping = true;
-		r->pos = r->len = 0;
-	}
 	memmove(r->buf, r->buf + r->pos, r->len - r->pos);
 	r->len -= r->pos;
 	r->pos = 0;
-	if (r->cap - r->len < READ_CHUNK / 2 && !grow_buffer(r) && r->len == r->cap) {
-		r->skipping = true;
-		r->len = 0;
-	}
+	if (r->cap - r->len < READ_CHUNK / 2)
+		grow_buffer(r);
+	if (r->len == r->cap)
+		return false;
 	got = input_read(r->in, r->buf + r->len, r->cap - r->len);
 	if (got <= 0)
 		r->eof = true;
 	else
 		r->len += (size_t)got;
+	return true;
+}
+
+/* A line's length without the CR of a CR LF ending. */
+static size_t without_cr(const char *s, size_t n)
+{
+	return n > 0 && s[n - 1] == '\r' ? n - 1 : n;
+}
+
+/* Drops the rest of an over-long line, up to its newline when that has arrived. */
+static void skip_rest(profile_reader *r)
+{
+	char *start = r->buf + r->pos;
+	char *nl = memchr(start, '\n', r->len - r->pos);
+	size_t n = nl != NULL ? (size_t)(nl - start) : r->len - r->pos;
+
+	if (memchr(start, '\0', n) != NULL)
+		r->binary = true;
+	r->pos += n + (nl != NULL);
+	r->skipping = nl == NULL;
 }
 
 static line_status take_line(profile_reader *r, const char **s, size_t *n)
 {
 	for (;;) {
-		char *start = r->buf + r->pos;
-		char *nl = memchr(start, '\n', r->len - r->pos);
-		if (nl != NULL || (r->eof && (r->pos < r->len || r->skipping))) {
-			bool too_long = r->skipping;
-			*s = start;
-			*n = nl != NULL ? (size_t)(nl - start) : r->len - r->pos;
-			r->pos = nl != NULL ? (size_t)(nl + 1 - r->buf) : r->len;
-			r->line++;
-			r->skipping = false;
-			if (*n > 0 && (*s)[*n - 1] == '\r')
-				(*n)--;
-			return too_long ? LINE_TOO_LONG : LINE_OK;
+		if (r->skipping)
+			skip_rest(r);
+		if (r->binary)
+			return LINE_BINARY;
+		if (!r->skipping) {
+			char *start = r->buf + r->pos;
+			size_t avail = r->len - r->pos;
+			char *nl = memchr(start, '\n', avail);
+			size_t len = nl != NULL ? (size_t)(nl - start) : avail;
+			/* A line is too long as soon as its bytes so far pass the limit, newline or not. */
+			if (without_cr(start, len) > PROFILE_LINE_MAX) {
+				r->line++;
+				skip_rest(r);
+				return LINE_TOO_LONG;
+			}
+			if (nl != NULL || (r->eof && avail > 0)) {
+				*s = start;
+				*n = without_cr(start, len);
+				r->pos += len + (nl != NULL);
+				r->line++;
+				return LINE_OK;
+			}
 		}
 		if (r->eof)
 			return LINE_EOF;
-		fill_buffer(r);
+		if (!fill_buffer(r))
+			return LINE_NOMEM;
+	}
+}
+
+/* Skips blanks before the first record (counting its lines); returns the first other byte, or EOF. */
+static int first_nonblank(profile_reader *r)
+{
+	for (;;) {
+		for (; r->pos < r->len; r->pos++) {
+			char c = r->buf[r->pos];
+			if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
+				return (unsigned char)c;
+			r->line += c == '\n';
+		}
+		if (r->eof || !fill_buffer(r))
+			return EOF;
 	}
 }
 
@@ -285,18 +332,23 @@ static void scan_depth(depth_scan *d, const char *s, size_t n)
 	}
 }
 
+/* Appends n bytes to the record, keeping it NUL-terminated. */
 static bool rec_append(profile_reader *r, const char *s, size_t n)
 {
-	char *grown = ns_grow(r->rec, &r->rec_cap, r->rec_len + n + 2, 1);
+	char *grown = ns_grow(r->rec, &r->rec_cap, r->rec_len + n + 1, 1);
 
 	if (grown == NULL)
 		return false;
 	r->rec = grown;
 	memcpy(r->rec + r->rec_len, s, n);
 	r->rec_len += n;
-	r->rec[r->rec_len++] = '\n';
 	r->rec[r->rec_len] = '\0';
 	return true;
+}
+
+static bool rec_append_line(profile_reader *r, const char *s, size_t n)
+{
+	return rec_append(r, s, n) && rec_append(r, "\n", 1);
 }
 
 static profile_read_result bad(ns_error *err, long line, ns_status st, const char *msg)
@@ -306,16 +358,40 @@ static profile_read_result bad(ns_error *err, long line, ns_status st, const cha
 	return PROFILE_READ_BAD;
 }
 
+/* What a take_line status other than LINE_OK and LINE_EOF means for the record at r->line. */
+static profile_read_result line_problem(profile_reader *r, line_status ls, ns_error *err)
+{
+	switch (ls) {
+	case LINE_TOO_LONG:
+		return bad(err, r->line, NS_ERR_LIMIT, "line longer than 1 MiB");
+	case LINE_BINARY:
+		r->mode = MODE_DONE;
+		return bad(err, r->line, NS_ERR_SYNTAX,
+		           "NUL bytes in the input: not a text stream, stopped reading");
+	case LINE_NOMEM:
+		r->mode = MODE_DONE;
+		return bad(err, r->line + 1, NS_ERR_NOMEM, "out of memory");
+	case LINE_OK:
+	case LINE_EOF:
+		break;
+	}
+	return PROFILE_READ_END;
+}
+
 /* Parses one complete record that starts at line first_line. */
 static profile_read_result parse_record(profile_reader *r, const char *s, size_t n, long first_line,
                                         ns_profile *p, char warning[PARSE_WARNING_MAX], ns_error *err)
 {
-	const char *end = NULL;
-	cJSON *obj = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	const char *end = NULL, *nul = memchr(s, '\0', n);
+	cJSON *obj;
 	ns_status st;
 
 	err->line = first_line;
-
+	/* cJSON would stop at the NUL and take what came before it for the whole record. */
+	if (nul != NULL)
+		return bad(err, first_line + ns_line_of(s, n, (size_t)(nul - s)) - 1, NS_ERR_SYNTAX,
+		           "NUL byte in the JSON text");
+	obj = cJSON_ParseWithLengthOpts(s, n, &end, 0);
 	if (obj == NULL) {
 		size_t at = end != NULL && end >= s ? (size_t)(end - s) : 0;
 		return bad(err, first_line + ns_line_of(s, n, at) - 1, NS_ERR_SYNTAX, "malformed JSON");
@@ -343,8 +419,8 @@ static profile_read_result next_ndjson(profile_reader *r, ns_profile *p, char wa
 		line_status ls = take_line(r, &s, &n);
 		if (ls == LINE_EOF)
 			return PROFILE_READ_END;
-		if (ls == LINE_TOO_LONG)
-			return bad(err, r->line, NS_ERR_LIMIT, "line longer than 1 MiB");
+		if (ls != LINE_OK)
+			return line_problem(r, ls, err);
 		if (!is_blank(s, n))
 			return parse_record(r, s, n, r->line, p, warning, err);
 	}
@@ -367,9 +443,9 @@ static profile_read_result gather_document(profile_reader *r, depth_scan *d, ns_
 			return bad(err, r->rec_line, NS_ERR_SYNTAX,
 			           "truncated JSON object (no closing brace)");
 		}
-		if (ls == LINE_TOO_LONG) {
+		if (ls != LINE_OK) {
 			r->rec_len = 0;
-			return bad(err, r->line, NS_ERR_LIMIT, "line longer than 1 MiB");
+			return line_problem(r, ls, err);
 		}
 		if (r->rec_len == 0) {
 			if (is_blank(s, n))
@@ -382,7 +458,7 @@ static profile_read_result gather_document(profile_reader *r, depth_scan *d, ns_
 			r->mode = MODE_DONE;
 			return bad(err, r->rec_line, NS_ERR_LIMIT, "JSON object longer than 1 MiB");
 		}
-		if (!rec_append(r, s, n))
+		if (!rec_append_line(r, s, n))
 			return bad(err, r->line, NS_ERR_NOMEM, "out of memory");
 		scan_depth(d, s, n);
 	}
@@ -400,29 +476,37 @@ static profile_read_result next_document(profile_reader *r, ns_profile *p, char 
 	return gather_document(r, &d, p, warning, err);
 }
 
+/* An array is the whole input: its bytes are gathered as they come, whatever their lines, up to
+ * PROFILE_ARRAY_MAX, then parsed at once. */
 static profile_read_result load_array(profile_reader *r, ns_error *err)
 {
-	const char *s;
-	size_t n;
-	const char *end = NULL;
-	line_status ls;
+	const char *end = NULL, *nul;
 
-	while ((ls = take_line(r, &s, &n)) != LINE_EOF) {
-		if (ls == LINE_TOO_LONG || r->rec_len + n > PROFILE_ARRAY_MAX) {
-			r->mode = MODE_DONE;
-			return bad(err, r->line, NS_ERR_LIMIT,
+	r->mode = MODE_DONE; /* unless the array parses */
+	r->rec_len = 0;
+	for (;;) {
+		size_t avail = r->len - r->pos;
+		if (avail > PROFILE_ARRAY_MAX - r->rec_len)
+			return bad(err, r->rec_line, NS_ERR_LIMIT,
 			           "array input larger than 16 MiB (use NDJSON for streams)");
-		}
-		if (!rec_append(r, s, n))
-			return bad(err, r->line, NS_ERR_NOMEM, "out of memory");
+		if (!rec_append(r, r->buf + r->pos, avail))
+			return bad(err, r->rec_line, NS_ERR_NOMEM, "out of memory");
+		r->pos = r->len;
+		if (r->eof)
+			break;
+		if (!fill_buffer(r))
+			return bad(err, r->rec_line, NS_ERR_NOMEM, "out of memory");
 	}
+	if ((nul = memchr(r->rec, '\0', r->rec_len)) != NULL)
+		return bad(err, r->rec_line + ns_line_of(r->rec, r->rec_len, (size_t)(nul - r->rec)) - 1,
+		           NS_ERR_SYNTAX, "NUL byte in the JSON text");
 	r->array = cJSON_ParseWithLengthOpts(r->rec, r->rec_len, &end, 0);
 	if (r->array == NULL || !is_blank(end, r->rec_len - (size_t)(end - r->rec))) {
 		size_t at = end != NULL && end >= r->rec ? (size_t)(end - r->rec) : 0;
-		r->mode = MODE_DONE;
 		return bad(err, r->rec_line + ns_line_of(r->rec, r->rec_len, at) - 1, NS_ERR_SYNTAX,
 		           "malformed JSON array");
 	}
+	r->mode = MODE_ARRAY;
 	r->array_next = r->array->child;
 	return PROFILE_READ_OK;
 }
@@ -443,7 +527,8 @@ static profile_read_result next_array_item(profile_reader *r, ns_profile *p, cha
 	return PROFILE_READ_OK;
 }
 
-/* The first non-blank line decides: '[' an array, a one-line object NDJSON, a longer object a document. */
+/* The first non-blank byte decides: '[' an array; '{' on a line of its own object NDJSON, else the start of a
+ * pretty-printed object; a NUL byte binary data, which ends the stream at once (nextstep /dev/zero). */
 static profile_read_result read_first_record(profile_reader *r, ns_profile *p,
                                              char warning[PARSE_WARNING_MAX], ns_error *err)
 {
@@ -451,33 +536,31 @@ static profile_read_result read_first_record(profile_reader *r, ns_profile *p,
 	size_t n;
 	line_status ls;
 	depth_scan d = {0, false, false, false};
+	int first = first_nonblank(r);
 
-	do
-		ls = take_line(r, &s, &n);
-	while (ls == LINE_OK && is_blank(s, n));
-	if (ls == LINE_EOF) {
-		r->mode = MODE_DONE;
+	r->mode = MODE_DONE;
+	if (first == EOF)
 		return bad(err, -1, NS_ERR_SYNTAX,
 		           "no input (expected a JSON object, an array of objects, or NDJSON)");
-	}
-	r->mode = MODE_NDJSON;
-	if (ls == LINE_TOO_LONG)
-		return bad(err, r->line, NS_ERR_LIMIT, "line longer than 1 MiB");
-	if (first_char(s, n) == '[') {
-		r->mode = MODE_ARRAY;
-		r->rec_line = r->line;
-		if (!rec_append(r, s, n))
-			return bad(err, r->line, NS_ERR_NOMEM, "out of memory");
+	if (first == '\0')
+		return bad(err, r->line + 1, NS_ERR_SYNTAX,
+		           "binary data (a NUL byte) where JSON was expected; stopped reading");
+	if (first == '[') {
+		r->rec_line = r->line + 1;
 		if (load_array(r, err) != PROFILE_READ_OK)
 			return PROFILE_READ_BAD;
 		return next_array_item(r, p, warning, err);
 	}
+	r->mode = MODE_NDJSON;
+	ls = take_line(r, &s, &n);
+	if (ls != LINE_OK)
+		return line_problem(r, ls, err);
 	scan_depth(&d, s, n);
-	if (first_char(s, n) == '{' && d.depth > 0) {
+	if (first == '{' && d.depth > 0) {
 		r->mode = MODE_DOCUMENT;
 		r->rec_len = 0;
 		r->rec_line = r->line;
-		if (!rec_append(r, s, n))
+		if (!rec_append_line(r, s, n))
 			return bad(err, r->line, NS_ERR_NOMEM, "out of memory");
 		return gather_document(r, &d, p, warning, err);
 	}

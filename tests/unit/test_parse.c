@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "nextstep/parse_flags.h"
@@ -102,36 +103,53 @@ typedef struct {
 	const char *name;
 	const char *text;
 	const char *want; /* space-separated outcomes */
+	size_t len;       /* bytes of text when it holds NUL bytes; 0: strlen */
 } stream_case;
 
+/* A case whose text holds NUL bytes: its length is the literal's. */
+#define WITH_NUL(name, text, want)                                                                           \
+	{                                                                                                    \
+		name, text, want, sizeof(text) - 1                                                           \
+	}
+
 static const stream_case stream_cases[] = {
-    {"one_object", "{\"compute\": 0.7}\n", "ok:0.70"},
-    {"one_object_without_newline", "{\"compute\": 0.7}", "ok:0.70"},
-    {"ndjson_skips_blank_lines", "{\"compute\": 0.1}\n\n  \n{\"compute\": 0.2}\r\n", "ok:0.10 ok:0.20"},
+    {"one_object", "{\"compute\": 0.7}\n", "ok:0.70", 0},
+    {"one_object_without_newline", "{\"compute\": 0.7}", "ok:0.70", 0},
+    {"ndjson_skips_blank_lines", "{\"compute\": 0.1}\n\n  \n{\"compute\": 0.2}\r\n", "ok:0.10 ok:0.20", 0},
     {"ndjson_bad_lines_keep_their_place",
      "{\"compute\": 0.1}\n{\"compute\": 2}\nnot json\n{\"compute\": 0.4}\n{\"compute\": 0.5} x\n",
-     "ok:0.10 bad:2 bad:3 ok:0.40 bad:5"},
-    {"array_of_objects", "[{\"compute\": 0.1},\n {\"compute\": 0.2}]\n", "ok:0.10 ok:0.20"},
+     "ok:0.10 bad:2 bad:3 ok:0.40 bad:5", 0},
+    {"array_of_objects", "[{\"compute\": 0.1},\n {\"compute\": 0.2}]\n", "ok:0.10 ok:0.20", 0},
     {"array_bad_item_is_reported_by_index", "[{\"compute\": 0.1}, 3, {\"compute\": 0.3}]",
-     "ok:0.10 bad:#2 ok:0.30"},
-    {"malformed_array_is_one_error", "[{\"compute\": 0.1},\n {\"compute\": ]", "bad:2"},
+     "ok:0.10 bad:#2 ok:0.30", 0},
+    {"malformed_array_is_one_error", "[{\"compute\": 0.1},\n {\"compute\": ]", "bad:2", 0},
     {"pretty_printed_objects_one_after_another",
-     "{\n  \"compute\": 0.3,\n  \"label\": \"a { b\"\n}\n{\n  \"compute\": 0.6\n}\n", "ok:0.30 ok:0.60"},
-    {"truncated_pretty_object", "{\n  \"compute\": 0.3,\n", "bad:1"},
-    {"empty_input", "", "bad:-1"},
-    {"only_blank_lines", "\n\n\n", "bad:-1"},
-    {"first_line_garbage_then_ndjson", "hello\n{\"compute\": 0.2}\n", "bad:1 ok:0.20"},
+     "{\n  \"compute\": 0.3,\n  \"label\": \"a { b\"\n}\n{\n  \"compute\": 0.6\n}\n", "ok:0.30 ok:0.60", 0},
+    {"truncated_pretty_object", "{\n  \"compute\": 0.3,\n", "bad:1", 0},
+    {"empty_input", "", "bad:-1", 0},
+    {"only_blank_lines", "\n\n\n", "bad:-1", 0},
+    {"first_line_garbage_then_ndjson", "hello\n{\"compute\": 0.2}\n", "bad:1 ok:0.20", 0},
+    {"bom_before_a_pretty_printed_object_is_skipped", "\xef\xbb\xbf{\n  \"compute\": 0.3\n}\n", "ok:0.30", 0},
+    {"bom_before_ndjson_is_skipped", "\xef\xbb\xbf{\"compute\": 0.1}\n{\"compute\": 0.2}\n",
+     "ok:0.10 ok:0.20", 0},
+    WITH_NUL("nul_byte_inside_an_ndjson_object_is_an_error_for_that_record",
+             "{\"compute\": 0.1}\n{\"compute\": 0.2\0}\n{\"compute\": 0.3}\n", "ok:0.10 bad:2 ok:0.30"),
+    WITH_NUL("nul_byte_in_a_pretty_printed_object_names_its_line", "{\n  \"compute\": 0.3\n  \0\n}\n",
+             "bad:3"),
+    WITH_NUL("binary_input_is_one_error_and_the_end", "\0\0\0\n{\"compute\": 0.2}\n", "bad:1"),
+    WITH_NUL("binary_input_after_blank_lines_names_its_line", "\n\n \0", "bad:3"),
+    WITH_NUL("nul_byte_in_an_array_is_one_error", "[{\"compute\": 0.1},\n\0]", "bad:2"),
 };
 
-/* Feeds text through a pipe so the reader sees what a shell pipe would show it. */
-static ns_input *pipe_input(const char *text)
+/* Feeds n bytes of text through a pipe so the reader sees what a shell pipe would show it. */
+static ns_input *pipe_bytes(const char *text, size_t n)
 {
 	static ns_input in;
 	int fds[2];
 	ns_error err;
 
 	ck_assert_int_eq(pipe(fds), 0);
-	ck_assert_int_eq(write(fds[1], text, strlen(text)), (ssize_t)strlen(text));
+	ck_assert_int_eq(write(fds[1], text, n), (ssize_t)n);
 	close(fds[1]);
 	ck_assert_int_eq(input_open(&in, "-", &err), NS_OK);
 	in.fd = fds[0];
@@ -139,16 +157,23 @@ static ns_input *pipe_input(const char *text)
 	return &in;
 }
 
+static ns_input *pipe_input(const char *text)
+{
+	return pipe_bytes(text, strlen(text));
+}
+
 START_TEST(stream_records_in_order)
 {
 	const stream_case *c = &stream_cases[_i];
-	ns_input *in = pipe_input(c->text);
-	profile_reader *r = profile_reader_new(in, false);
+	ns_input *in = pipe_bytes(c->text, c->len != 0 ? c->len : strlen(c->text));
+	profile_reader *r;
 	char got[512] = "", warning[PARSE_WARNING_MAX];
 	ns_profile p;
 	ns_error err;
 	profile_read_result res;
 
+	input_sniff(in); /* as the CLI does: it drops a byte order mark */
+	r = profile_reader_new(in, false);
 	while ((res = profile_reader_next(r, &p, warning, &err)) != PROFILE_READ_END) {
 		size_t used = strlen(got);
 		const char *sep = used > 0 ? " " : "";
@@ -227,6 +252,174 @@ START_TEST(overlong_line_is_one_error_and_the_stream_goes_on)
 }
 END_TEST
 
+/* Writes text to a temporary file and opens it; the caller unlinks path. */
+static void file_input(ns_input *in, char path[32], const char *text, size_t n)
+{
+	ns_error err;
+	int fd;
+
+	strcpy(path, "/tmp/nextstep-parse-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, n), (ssize_t)n);
+	close(fd);
+	ck_assert_int_eq(input_open(in, path, &err), NS_OK);
+}
+
+/* A one-line NDJSON record of exactly n bytes: {"compute": 0.5 then blanks then }. */
+static char *record_of_length(size_t n, const char *after)
+{
+	char *text = malloc(n + strlen(after) + 1);
+
+	ck_assert_ptr_nonnull(text);
+	memset(text, ' ', n);
+	memcpy(text, "{\"compute\": 0.5", 15);
+	text[n - 1] = '}';
+	strcpy(text + n, after);
+	return text;
+}
+
+static const struct {
+	size_t len;
+	const char *ending;
+	profile_read_result want;
+} line_limit_cases[] = {
+    {PROFILE_LINE_MAX, "\n", PROFILE_READ_OK},      /* "more than 1 MiB" is the limit */
+    {PROFILE_LINE_MAX, "\r\n", PROFILE_READ_OK},    /* the CR of a CR LF is not part of the line */
+    {PROFILE_LINE_MAX, "", PROFILE_READ_OK},        /* nor is a missing final newline */
+    {PROFILE_LINE_MAX + 1, "\n", PROFILE_READ_BAD}, /* one byte more is too long */
+    {PROFILE_LINE_MAX + 1, "", PROFILE_READ_BAD},
+};
+
+START_TEST(line_of_exactly_one_mebibyte_is_accepted)
+{
+	char path[32];
+	char *text = record_of_length(line_limit_cases[_i].len, line_limit_cases[_i].ending);
+	ns_input in;
+	ns_error err;
+	ns_profile p;
+	char warning[PARSE_WARNING_MAX];
+	profile_reader *r;
+
+	file_input(&in, path, text, strlen(text));
+	r = profile_reader_new(&in, false);
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), line_limit_cases[_i].want);
+	if (line_limit_cases[_i].want == PROFILE_READ_BAD)
+		ck_assert_int_eq(err.status, NS_ERR_LIMIT);
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_END);
+	profile_reader_free(r);
+	input_close(&in);
+	unlink(path);
+	free(text);
+}
+END_TEST
+
+/* The writer sends more than 1 MiB of one line and then waits without ending it: the reader must say so
+ * now, not when the line (which may never end) is complete. */
+START_TEST(overlong_line_is_reported_before_it_ends)
+{
+	int data[2], done[2];
+	pid_t child;
+	ns_input in;
+	ns_error err;
+	ns_profile p;
+	char warning[PARSE_WARNING_MAX];
+	profile_reader *r;
+
+	ck_assert_int_eq(pipe(data), 0);
+	ck_assert_int_eq(pipe(done), 0);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		static char chunk[65536];
+		char c;
+		close(data[0]);
+		close(done[1]);
+		memset(chunk, ' ', sizeof(chunk));
+		chunk[0] = '{';
+		for (int i = 0; i < 20; i++) /* 1.25 MiB */
+			if (write(data[1], chunk, sizeof(chunk)) != (ssize_t)sizeof(chunk))
+				_exit(1);
+		(void)read(done[0], &c, 1); /* until the parent has its answer */
+		_exit(0);
+	}
+	close(data[1]);
+	close(done[0]);
+	ck_assert_int_eq(input_open(&in, "-", &err), NS_OK);
+	in.fd = data[0];
+	in.owns_fd = true;
+	r = profile_reader_new(&in, false);
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_BAD);
+	ck_assert_int_eq(err.status, NS_ERR_LIMIT);
+	ck_assert_int_eq(err.line, 1);
+	close(done[1]);
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_END);
+	profile_reader_free(r);
+	input_close(&in);
+	waitpid(child, NULL, 0);
+}
+END_TEST
+
+/* One line holding a whole array: 60,000 records is about 1.6 MiB, within the 16 MiB array limit. */
+START_TEST(one_line_array_over_one_mebibyte_is_read_whole)
+{
+	enum { N = 60000 };
+	const char *item = "{\"compute\": 0.25, \"label\": \"step\"},";
+	size_t ilen = strlen(item), n = 0;
+	char *text = malloc(N * ilen + 16), path[32];
+	ns_input in;
+	ns_error err;
+	ns_profile p;
+	char warning[PARSE_WARNING_MAX];
+	profile_reader *r;
+	profile_read_result res;
+	long ok = 0;
+
+	text[n++] = '[';
+	for (int i = 0; i < N; i++, n += ilen)
+		memcpy(text + n, item, ilen);
+	strcpy(text + n - 1, "]\n"); /* the last comma becomes the closing bracket */
+	ck_assert_uint_gt(strlen(text), PROFILE_LINE_MAX);
+	file_input(&in, path, text, strlen(text));
+	r = profile_reader_new(&in, false);
+	while ((res = profile_reader_next(r, &p, warning, &err)) == PROFILE_READ_OK)
+		ok++;
+	ck_assert_int_eq(res, PROFILE_READ_END);
+	ck_assert_int_eq(ok, N);
+	profile_reader_free(r);
+	input_close(&in);
+	unlink(path);
+	free(text);
+}
+END_TEST
+
+START_TEST(array_over_sixteen_mebibytes_is_one_limit_error)
+{
+	size_t n = PROFILE_ARRAY_MAX + 1;
+	char *text = malloc(n + 1), path[32];
+	ns_input in;
+	ns_error err;
+	ns_profile p;
+	char warning[PARSE_WARNING_MAX];
+	profile_reader *r;
+
+	memset(text, ' ', n);
+	text[0] = '[';
+	text[n - 1] = ']';
+	text[n] = '\0';
+	file_input(&in, path, text, n);
+	r = profile_reader_new(&in, false);
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_BAD);
+	ck_assert_int_eq(err.status, NS_ERR_LIMIT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "16 MiB"));
+	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_END);
+	profile_reader_free(r);
+	input_close(&in);
+	unlink(path);
+	free(text);
+}
+END_TEST
+
 typedef struct {
 	const char *text;
 	input_kind want;
@@ -242,6 +435,8 @@ static const sniff_case sniff_cases[] = {
     {"", INPUT_EMPTY},
     {"{", INPUT_PROFILE},
     {"{\"traceEv", INPUT_PROFILE},
+    {"\xef\xbb\xbf{\"traceEvents\": []}", INPUT_TRACE}, /* a byte order mark is not part of the JSON */
+    {"\xef\xbb\xbf", INPUT_EMPTY},
 };
 
 START_TEST(sniff_tells_traces_from_profiles_by_content)
@@ -279,6 +474,11 @@ static Suite *parse_suite(void)
 	tcase_add_loop_test(tc, stream_records_in_order, 0, sizeof(stream_cases) / sizeof(stream_cases[0]));
 	tcase_add_test(tc, ndjson_record_is_returned_before_the_stream_ends);
 	tcase_add_test(tc, overlong_line_is_one_error_and_the_stream_goes_on);
+	tcase_add_loop_test(tc, line_of_exactly_one_mebibyte_is_accepted, 0,
+	                    sizeof(line_limit_cases) / sizeof(line_limit_cases[0]));
+	tcase_add_test(tc, overlong_line_is_reported_before_it_ends);
+	tcase_add_test(tc, one_line_array_over_one_mebibyte_is_read_whole);
+	tcase_add_test(tc, array_over_sixteen_mebibytes_is_one_limit_error);
 	tcase_add_loop_test(tc, sniff_tells_traces_from_profiles_by_content, 0,
 	                    sizeof(sniff_cases) / sizeof(sniff_cases[0]));
 	tcase_add_test(tc, sniffed_bytes_are_still_read);
