@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text.h"
+
 void profile_init(ns_profile *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -19,14 +21,11 @@ double profile_sum(const ns_profile *p)
 	return sum;
 }
 
+/* Labels come from other people's files and are printed again, in JSON too: they are kept as well-formed
+ * UTF-8 (bad bytes become U+FFFD) and cut between characters. */
 void profile_set_label(ns_profile *p, const char *label)
 {
-	size_t n = strlen(label);
-
-	if (n >= sizeof(p->label))
-		n = sizeof(p->label) - 1;
-	memcpy(p->label, label, n);
-	p->label[n] = '\0';
+	ns_utf8_clean(label, strlen(label), p->label, sizeof(p->label));
 }
 
 ns_status profile_validate(ns_profile *p, bool normalize, ns_error *err)
@@ -69,16 +68,19 @@ static bool looks_decimal(const char *s, size_t n)
 
 ns_status profile_check_share(double v, ns_error *err)
 {
+	char text[32];
+
 	if (!isfinite(v))
 		return ns_error_set(err, NS_ERR_VALUE, "share is not a finite number");
+	ns_shortest_g(v, text, sizeof(text));
 	if (v < 0)
-		return ns_error_set(err, NS_ERR_VALUE, "share %g is negative", v);
+		return ns_error_set(err, NS_ERR_VALUE, "share %s is negative", text);
 	if (v > 1.0)
 		return ns_error_set(
 		    err, NS_ERR_VALUE,
-		    "share %g is above 1 (shares are fractions of step time; for a percentage write "
-		    "%g%%)",
-		    v, v);
+		    "share %s is above 1 (shares are fractions of step time; for a percentage write "
+		    "%s%%)",
+		    text, text);
 	return NS_OK;
 }
 
@@ -103,8 +105,12 @@ ns_status profile_parse_share(const char *text, double *out, ns_error *err)
 	v = strtod(buf, &end);
 	if (*end != '\0')
 		return ns_error_set(err, NS_ERR_VALUE, "'%s' is not a number", text);
-	if (!isfinite(v) || errno == ERANGE)
-		return ns_error_set(err, NS_ERR_VALUE, "'%s' is not a finite number", text);
+	/* Too small for a double (1e-400) is a share of 0; too large is no share at all. */
+	if (errno == ERANGE && fabs(v) < 1.0)
+		v = 0.0;
+	else if (!isfinite(v) || errno == ERANGE)
+		return ns_error_set(err, NS_ERR_VALUE, "'%s' is out of range (shares are fractions of 1)",
+		                    text);
 	if (percent) {
 		if (v < 0 || v > 100.0)
 			return ns_error_set(err, NS_ERR_VALUE, "share %s is outside 0%%..100%%", text);

@@ -1,5 +1,6 @@
 #include "util/text.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 size_t ns_count_newlines(const char *p, size_t n)
@@ -280,4 +281,16 @@ size_t ns_json_unescape(const char *in, size_t len, char *out)
 	}
 	out[o] = '\0';
 	return o;
+}
+
+/* ---- numbers ---- */
+
+char *ns_shortest_g(double v, char *out, size_t cap)
+{
+	for (int digits = 1; digits <= 17; digits++) {
+		snprintf(out, cap, "%.*g", digits, v);
+		if (strtod(out, NULL) == v)
+			break;
+	}
+	return out;
 }

@@ -41,6 +41,10 @@ size_t ns_text_escape(const char *in, size_t len, char *out, size_t cap);
 /* Writes the NUL-terminated s to out escaped as ns_text_escape does. False when a write failed. */
 bool ns_fput_text(FILE *out, const char *s);
 
+/* v in the fewest significant digits (%g style) that read back as exactly v, so a message about 1.0000001
+ * never says "1". Writes at most cap bytes with the NUL; returns out. */
+char *ns_shortest_g(double v, char *out, size_t cap);
+
 /* Resolves the JSON escapes of a string as written between its quotes (len bytes at in) into out, which has
  * room for len + 1 bytes. A \uXXXX surrogate pair becomes one character; a lone surrogate or \u0000 (which
  * a C string cannot hold) becomes U+FFFD; an unknown or cut-short escape leaves its character. Raw bytes
