@@ -30,7 +30,8 @@ void format_percent(FILE *out, double share);
 /* Derived numbers rounded to 9 decimals, so scripts do not see 0.5700000000000001. */
 double format_tidy(double x);
 
-/* "compute-bound (72%) -> fix (Module)", prefixed by "label: " when label is non-empty. */
+/* "compute-bound (72%) -> fix (Module)", prefixed by "label: " when label is non-empty (control characters
+ * in it escaped, see ns_text_escape in src/util/text.h). */
 void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
                          const format_options *o);
 /* The -v block that follows the line: ranked bars, runner-up, tie note, findings, next check. */
@@ -43,12 +44,14 @@ cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_rout
  * route). Caller owns the result; NULL on OOM. */
 cJSON *format_route_json(const char *label, const char *regime, const char *verdict, double share,
                          const ns_route *route);
-/* Prints one verdict in the chosen kind (line [+ explain], JSON line, or quiet name) and flushes. */
-void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                    const format_options *o);
-/* {"error": msg, "line": N} for a bad record in a JSON stream. */
-void format_error_json(FILE *out, const ns_error *err);
-/* Prints compact JSON followed by a newline; frees nothing. */
-void format_print_json(FILE *out, const cJSON *obj);
+/* Prints one verdict in the chosen kind (line [+ explain], JSON line, or quiet name) and flushes.
+ * NS_ERR_NOMEM when the JSON could not be built (nothing is printed then), NS_ERR_IO when out has failed. */
+ns_status format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                         const format_options *o);
+/* {"error": msg, "line": N} for a bad record in a JSON stream, flushed. Statuses as format_verdict. */
+ns_status format_error_json(FILE *out, const ns_error *err);
+/* Prints compact JSON followed by a newline; frees nothing. NS_ERR_NOMEM (nothing printed) when the text
+ * could not be built, NS_ERR_IO when out has failed. */
+ns_status format_print_json(FILE *out, const cJSON *obj);
 
 #endif

@@ -27,16 +27,18 @@ static void print_warning(const char *where, const ns_error *pos, const char *wa
 	cli_report_error(where, &w);
 }
 
-/* JSON results of several inputs say which input they came from. */
-static void print_json_labelled(cJSON *obj, const router_input *ri)
+/* JSON results of several inputs say which input they came from. False when out of memory (reported, and
+ * nothing printed on stdout). */
+static bool print_json_labelled(cJSON *obj, const router_input *ri)
 {
-	if (obj == NULL || (ri->labelled && cJSON_AddStringToObject(obj, "source", ri->where) == NULL)) {
+	bool ok = obj != NULL &&
+	          (!ri->labelled || cJSON_AddStringToObject(obj, "source", ri->where) != NULL) &&
+	          format_print_json(stdout, obj) != NS_ERR_NOMEM;
+
+	if (!ok)
 		fputs("nextstep: out of memory\n", stderr);
-		cJSON_Delete(obj);
-		return;
-	}
-	format_print_json(stdout, obj);
 	cJSON_Delete(obj);
+	return ok;
 }
 
 static void report_bad_record(const router_input *ri, const ns_error *err)
@@ -55,7 +57,7 @@ static void report_bad_record(const router_input *ri, const ns_error *err)
 		cJSON_Delete(obj);
 }
 
-static void route_profile(const router_input *ri, ns_profile *p)
+static bool route_profile(const router_input *ri, ns_profile *p)
 {
 	cli_config *c = ri->cfg;
 	ns_verdict v;
@@ -64,11 +66,12 @@ static void route_profile(const router_input *ri, ns_profile *p)
 		profile_set_label(p, c->label);
 	classify_profile(p, &c->classify, &v);
 	if (c->format.kind == FORMAT_JSON)
-		print_json_labelled(format_verdict_json(p->label, &v, &c->routes), ri);
-	else if (c->format.kind == FORMAT_QUIET && ri->labelled)
+		return print_json_labelled(format_verdict_json(p->label, &v, &c->routes), ri);
+	if (c->format.kind == FORMAT_QUIET && ri->labelled)
 		printf("%s: %s\n", ri->where, regime_name(v.regime));
 	else
 		format_verdict(stdout, p->label, &v, &c->routes, &c->format);
+	return true;
 }
 
 /* Routes every record of one input; a bad record is reported in its place and the stream goes on, until
@@ -91,7 +94,8 @@ static int route_stream(const router_input *ri, ns_input *in)
 		if (res == PROFILE_READ_OK && warning[0] != '\0')
 			print_warning(ri->where, &err, warning);
 		if (res == PROFILE_READ_OK && profile_validate(&p, ri->cfg->normalize, &err) == NS_OK) {
-			route_profile(ri, &p);
+			if (!route_profile(ri, &p))
+				rc = EXIT_BAD_INPUT;
 		} else {
 			report_bad_record(ri, &err);
 			rc = EXIT_BAD_INPUT;

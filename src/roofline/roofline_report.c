@@ -28,11 +28,13 @@ static bool add_text(cJSON *obj, const char *key, const char *v)
 
 static ns_status print_json(FILE *out, cJSON *obj, ns_error *err)
 {
+	ns_status st;
+
 	if (obj == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	format_print_json(out, obj);
+	st = format_print_json(out, obj);
 	cJSON_Delete(obj);
-	return NS_OK;
+	return st == NS_ERR_NOMEM ? ns_error_set(err, st, "out of memory") : NS_OK;
 }
 
 /* ---- roofline ---- */

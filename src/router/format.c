@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/text.h"
+
 #define BAR_WIDTH 40
 
 const char *format_style(const format_options *o, const char *code)
@@ -32,8 +34,11 @@ void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, cons
 {
 	const ns_route *route = &r->route[v->regime];
 
-	if (label != NULL && label[0] != '\0')
-		fprintf(out, "%s: ", label);
+	if (label != NULL && label[0] != '\0') {
+		ns_fput_text(
+		    out, label); /* a newline or ESC in a label must not split the record or reach the tty */
+		fputs(": ", out);
+	}
 	fprintf(out, "%s%s%s (", format_style(o, FORMAT_STYLE_VERDICT), regime_bound_word(v->regime),
 	        format_style(o, FORMAT_STYLE_RESET));
 	format_percent(out, v->share);
@@ -87,10 +92,17 @@ void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, 
 		fprintf(out, "next check: %s\n", next);
 }
 
-void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                    const format_options *o)
+/* Flushes out and tells whether everything written to it so far arrived. */
+static ns_status flush_status(FILE *out)
+{
+	return fflush(out) != 0 || ferror(out) ? NS_ERR_IO : NS_OK;
+}
+
+ns_status format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                         const format_options *o)
 {
 	cJSON *obj;
+	ns_status st = NS_OK;
 
 	switch (o->kind) {
 	case FORMAT_QUIET:
@@ -98,8 +110,7 @@ void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_
 		break;
 	case FORMAT_JSON:
 		obj = format_verdict_json(label, v, r);
-		if (obj != NULL)
-			format_print_json(out, obj);
+		st = obj != NULL ? format_print_json(out, obj) : NS_ERR_NOMEM;
 		cJSON_Delete(obj);
 		break;
 	case FORMAT_TEXT:
@@ -108,7 +119,7 @@ void format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_
 			format_verdict_explain(out, v, r, o);
 		break;
 	}
-	fflush(out);
+	return st != NS_OK ? st : flush_status(out);
 }
 
 static cJSON *add_string_or_null(cJSON *obj, const char *key, const char *value)
@@ -186,27 +197,28 @@ cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_rout
 	return obj;
 }
 
-void format_print_json(FILE *out, const cJSON *obj)
+ns_status format_print_json(FILE *out, const cJSON *obj)
 {
 	char *text = cJSON_PrintUnformatted(obj);
 
-	if (text == NULL) {
-		fputs("{\"error\":\"out of memory\"}\n", out);
-		return;
-	}
+	/* Nothing at all on out: a reader of the stream must not take a stand-in for a result. */
+	if (text == NULL)
+		return NS_ERR_NOMEM;
 	fputs(text, out);
 	fputc('\n', out);
 	cJSON_free(text);
+	return ferror(out) ? NS_ERR_IO : NS_OK;
 }
 
-void format_error_json(FILE *out, const ns_error *err)
+ns_status format_error_json(FILE *out, const ns_error *err)
 {
 	cJSON *obj = cJSON_CreateObject();
+	ns_status st = NS_ERR_NOMEM;
 
 	if (obj != NULL && cJSON_AddStringToObject(obj, "error", err->msg) &&
 	    (err->line < 0 ? cJSON_AddNullToObject(obj, "line")
 	                   : cJSON_AddNumberToObject(obj, "line", (double)err->line)))
-		format_print_json(out, obj);
+		st = format_print_json(out, obj);
 	cJSON_Delete(obj);
-	fflush(out);
+	return st != NS_OK ? st : flush_status(out);
 }

@@ -41,6 +41,11 @@ static const line_case line_cases[] = {
      "overhead-bound (62%) -> launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer "
      "tiny "
      "kernels (Lesson 02.11, launch overhead)\n"},
+    /* A label is one line of text on the terminal: its newline and escape sequence are shown, not obeyed. */
+    {{0.72, 0.15, 0.05, 0, 0, 0.08},
+     "two\nlines\x1b[2J",
+     "two\\nlines\\x1b[2J: compute-bound (72%) -> write/use a fused kernel or lower precision (Module "
+     "4/5)\n"},
     /* Half-way values round to even, as Python's {:.0%} does. */
     {{0.125, 0.005, 0, 0, 0, 0},
      NULL,
@@ -258,6 +263,75 @@ START_TEST(missing_playbook_is_an_io_error)
 }
 END_TEST
 
+/* cJSON allocates through hooks: this malloc fails from the fail_at-th call on. */
+static long allocs, fail_at;
+
+static void *failing_malloc(size_t n)
+{
+	return allocs++ >= fail_at ? NULL : malloc(n);
+}
+
+START_TEST(json_verdict_out_of_memory_is_an_error_and_prints_nothing)
+{
+	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
+	format_options o = {FORMAT_JSON, false, false};
+	ns_verdict v = verdict_of(share);
+	cJSON_Hooks hooks = {failing_malloc, free};
+	bool succeeded = false;
+
+	/* Every allocation in turn fails; until enough succeed there must be no output at all. */
+	for (fail_at = 0; fail_at < 1000 && !succeeded; fail_at++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+		ns_status st;
+
+		allocs = 0;
+		cJSON_InitHooks(&hooks);
+		st = format_verdict(out, "run", &v, &routes, &o);
+		cJSON_InitHooks(NULL);
+		fclose(out);
+		if (st == NS_OK) {
+			succeeded = true;
+			ck_assert_ptr_nonnull(strstr(buf, "\"regime\":\"compute\""));
+		} else {
+			ck_assert_int_eq(st, NS_ERR_NOMEM);
+			ck_assert_msg(len == 0, "failing allocation %ld: printed '%s'", fail_at, buf);
+		}
+		free(buf);
+	}
+	ck_assert(succeeded);
+	ck_assert_int_gt(fail_at, 1); /* the first failures really were failures */
+}
+END_TEST
+
+START_TEST(json_label_escapes_controls_and_stays_one_line)
+{
+	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
+	format_options o = {FORMAT_JSON, false, false};
+	ns_verdict v = verdict_of(share);
+	char *got = render("a\nb\x1b", &v, &o);
+
+	ck_assert_ptr_nonnull(strstr(got, "\"label\":\"a\\nb\\u001b\""));
+	ck_assert_ptr_eq(strchr(got, '\n'), got + strlen(got) - 1);
+	free(got);
+}
+END_TEST
+
+START_TEST(write_error_on_the_stream_is_reported)
+{
+	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
+	format_options o = {FORMAT_TEXT, false, false};
+	ns_verdict v = verdict_of(share);
+	FILE *full = fopen("/dev/full", "w");
+
+	if (full == NULL)
+		return; /* no /dev/full on this system */
+	ck_assert_int_eq(format_verdict(full, NULL, &v, &routes, &o), NS_ERR_IO);
+	fclose(full);
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
 	Suite *s = suite_create("format");
@@ -275,6 +349,9 @@ static Suite *format_suite(void)
 	tcase_add_loop_test(tc, bad_playbook_is_a_clear_error_and_changes_nothing, 0,
 	                    sizeof(bad_playbooks) / sizeof(bad_playbooks[0]));
 	tcase_add_test(tc, missing_playbook_is_an_io_error);
+	tcase_add_test(tc, json_verdict_out_of_memory_is_an_error_and_prints_nothing);
+	tcase_add_test(tc, json_label_escapes_controls_and_stays_one_line);
+	tcase_add_test(tc, write_error_on_the_stream_is_reported);
 	suite_add_tcase(s, tc);
 	return s;
 }
