@@ -1,11 +1,16 @@
 /* Ops on the roofline: the matmul ops of a trace, each placed against the device's roofs with the GPU time of
  * the kernels it launched.
  *
+ * A kernel belongs to the CPU op with its External id; when no op has it (kernels without one, or ids from
+ * another id space), to the op named by the External id of the runtime call with the kernel's correlation id,
+ * or else to the innermost CPU op enclosing that call in time on the same thread. Kernels linked to no op are
+ * counted with why.
+ *
  * Feed every traceEvents element to trace_roofline_event() (a trace_event_fn; trace_roofline_tee_event() runs
  * it after another callback, so the split and this share one pass), then trace_roofline_finish(). While
- * reading it keeps 24 bytes per kernel and 8 per CPU op (its External id); only the matmul ops
- * roofline_place_op() knows and ops that carry flops get a fuller record with their name, Input Dims and
- * Input type text. */
+ * reading it keeps 32 bytes per kernel, 48 per CPU op (its External id, thread and times) and 40 per runtime
+ * call with a correlation id; only the matmul ops roofline_place_op() knows and ops that carry flops get a
+ * fuller record with their name, Input Dims and Input type text. */
 #ifndef NEXTSTEP_TRACE_ROOFLINE_H
 #define NEXTSTEP_TRACE_ROOFLINE_H
 
@@ -59,6 +64,13 @@ typedef enum {
 	TROOF_REASON_COUNT
 } troof_reason;
 
+/* Why a kernel could not be linked to a CPU op when no op has its External id. */
+typedef enum {
+	TROOF_NO_LAUNCH,          /* no runtime call carries the kernel's correlation id */
+	TROOF_LAUNCH_OUTSIDE_OPS, /* its launch call is inside no CPU op on its thread */
+	TROOF_UNLINKED_COUNT
+} troof_unlinked;
+
 /* Identical ops (name, Input Dims, dtype) summed: FLOPs, bytes and GPU time over `count` ops. */
 typedef struct {
 	char *name, *dims; /* owned; dims is the raw Input Dims text */
@@ -79,11 +91,14 @@ typedef struct {
 	bool has_tf32;                            /* the device has a tf32 roof (fp32 ops may have used it) */
 	troof_row *rows;                          /* largest GPU time first */
 	size_t nrows;
-	long kernels;   /* kernels carrying an External id */
+	long kernels;   /* kernels carrying an External id or a correlation id */
 	long ops;       /* ops with GPU time of their own */
 	int64_t ops_ns; /* their GPU time */
 	long unplaced[TROOF_REASON_COUNT];
 	int64_t unplaced_ns[TROOF_REASON_COUNT];
+	long linked_by_launch; /* kernels whose op was found through their launch call */
+	long unlinked[TROOF_UNLINKED_COUNT];
+	int64_t unlinked_ns[TROOF_UNLINKED_COUNT];
 } troof_report;
 
 /* Links kernels to ops and places them on the devices of table (loaded by the caller). Fails only on OOM (an

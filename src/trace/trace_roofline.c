@@ -5,6 +5,7 @@
 
 #include "nextstep/format.h"
 #include "nextstep/regime.h"
+#include "util/satmath.h"
 
 /* The ops roofline_place_op() counts (roofline.h); other ops are reported as unknown, never estimated. */
 static const char *const matmul_ops[] = {
@@ -37,8 +38,18 @@ typedef struct {
 } op_rec;
 
 typedef struct {
-	int64_t ext, ns, device;
+	int64_t ext, corr, ns, device; /* ext -1 when absent or linked to nothing */
 } kernel_rec;
+
+/* Where and when a CPU op ran, to find the op that encloses a launch call. */
+typedef struct {
+	int64_t ext, pid, tid, start, end;
+} op_span;
+
+/* A runtime call that carries a correlation id: the call that launched the kernel with that id. */
+typedef struct {
+	int64_t corr, ext, pid, tid, ts;
+} launch_rec;
 
 /* Ops that are neither matmuls nor carry flops can only be "unknown op": their External id is all we keep. */
 struct trace_roofline {
@@ -48,6 +59,10 @@ struct trace_roofline {
 	size_t nother, cap_other;
 	kernel_rec *kernels;
 	size_t nkernels, cap_kernels;
+	op_span *spans;
+	size_t nspans, cap_spans;
+	launch_rec *launches;
+	size_t nlaunches, cap_launches;
 	char *text;
 	size_t ntext, cap_text;
 };
@@ -80,6 +95,8 @@ void trace_roofline_free(trace_roofline *c)
 	free(c->ops);
 	free(c->other_ops);
 	free(c->kernels);
+	free(c->spans);
+	free(c->launches);
 	free(c->text);
 	free(c);
 }
@@ -130,21 +147,46 @@ static ns_status add_op(trace_roofline *c, const trace_event *ev, ns_error *err)
 	return NS_OK;
 }
 
+static ns_status add_span(trace_roofline *c, const trace_event *ev, ns_error *err)
+{
+	if (!ev->has_ts || !ev->has_dur)
+		return NS_OK;
+	if (!grow((void **)&c->spans, &c->cap_spans, c->nspans + 1, sizeof(op_span)))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	c->spans[c->nspans++] =
+	    (op_span){ev->external_id, ev->pid, ev->tid, ev->ts_ns, ns_sat_add_i64(ev->ts_ns, ev->dur_ns)};
+	return NS_OK;
+}
+
+static ns_status add_launch(trace_roofline *c, const trace_event *ev, ns_error *err)
+{
+	if (!grow((void **)&c->launches, &c->cap_launches, c->nlaunches + 1, sizeof(launch_rec)))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	c->launches[c->nlaunches++] =
+	    (launch_rec){ev->correlation, ev->external_id, ev->pid, ev->tid, ev->ts_ns};
+	return NS_OK;
+}
+
 ns_status trace_roofline_event(const trace_event *ev, void *ctx, ns_error *err)
 {
 	trace_roofline *c = ctx;
 	kernel_rec *k;
 
-	if (ev->ph != 'X' || ev->external_id < 0)
+	if (ev->ph != 'X')
 		return NS_OK;
-	if (ev->cat == TCAT_CPU_OP)
-		return add_op(c, ev, err);
-	if (ev->cat != TCAT_KERNEL || !ev->has_dur)
+	if (ev->cat == TCAT_CPU_OP && ev->external_id >= 0) {
+		ns_status st = add_op(c, ev, err);
+		return st != NS_OK ? st : add_span(c, ev, err);
+	}
+	if (ev->cat == TCAT_RUNTIME && ev->correlation >= 0 && ev->has_ts)
+		return add_launch(c, ev, err);
+	if (ev->cat != TCAT_KERNEL || !ev->has_dur || (ev->external_id < 0 && ev->correlation < 0))
 		return NS_OK;
 	if (!grow((void **)&c->kernels, &c->cap_kernels, c->nkernels + 1, sizeof(kernel_rec)))
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	k = &c->kernels[c->nkernels++];
 	k->ext = ev->external_id;
+	k->corr = ev->correlation;
 	k->ns = ev->dur_ns;
 	k->device = ev->device;
 	return NS_OK;
@@ -265,6 +307,170 @@ static troof_reason place_one(finish_state *s, const op_rec *op, int64_t ns)
 	p->ns = ns;
 	s->nplaced++;
 	return TROOF_REASON_COUNT;
+}
+
+/* ---- kernels whose External id names no op: linked through their launch call ---- */
+
+static bool has_ext(const int64_t *ids, size_t n, int64_t ext)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ids[mid] < ext)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo] == ext;
+}
+
+static bool op_has_ext(const trace_roofline *c, int64_t ext)
+{
+	size_t lo = 0, hi = c->nops;
+
+	if (ext < 0)
+		return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->ops[mid].ext < ext)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo < c->nops && c->ops[lo].ext == ext) || has_ext(c->other_ops, c->nother, ext);
+}
+
+static int cmp_launch_corr(const void *a, const void *b)
+{
+	return cmp_i64(((const launch_rec *)a)->corr, ((const launch_rec *)b)->corr);
+}
+
+static const launch_rec *find_launch(const trace_roofline *c, int64_t corr)
+{
+	size_t lo = 0, hi = c->nlaunches;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->launches[mid].corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nlaunches && c->launches[lo].corr == corr ? &c->launches[lo] : NULL;
+}
+
+/* A kernel waiting for the op that encloses its launch call: the launch's thread and time. */
+typedef struct {
+	size_t kernel;
+	int64_t pid, tid, ts;
+} pending_link;
+
+static int cmp_thread_time(int64_t pa, int64_t ta, int64_t sa, int64_t pb, int64_t tb, int64_t sb)
+{
+	int d = cmp_i64(pa, pb);
+
+	if (d == 0)
+		d = cmp_i64(ta, tb);
+	return d != 0 ? d : cmp_i64(sa, sb);
+}
+
+/* By thread, then start; an enclosing op (same start, later end) before the ops it encloses. */
+static int cmp_span(const void *a, const void *b)
+{
+	const op_span *x = a, *y = b;
+	int d = cmp_thread_time(x->pid, x->tid, x->start, y->pid, y->tid, y->start);
+
+	return d != 0 ? d : cmp_i64(y->end, x->end);
+}
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const pending_link *x = a, *y = b;
+
+	return cmp_thread_time(x->pid, x->tid, x->ts, y->pid, y->tid, y->ts);
+}
+
+static bool same_thread(const op_span *s, const pending_link *p)
+{
+	return s->pid == p->pid && s->tid == p->tid;
+}
+
+/* One sweep over each thread's ops in start order with the stack of ops still open: at a launch, the top of
+ * the stack is the innermost op enclosing it. Kernels of launches outside every op keep ext -1. */
+static ns_status link_by_enclosing_op(trace_roofline *c, pending_link *p, size_t np, troof_report *r,
+                                      ns_error *err)
+{
+	const op_span **stack = calloc(c->nspans + 1, sizeof(*stack));
+	size_t depth = 0, s = 0;
+
+	if (stack == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	sort_array(c->spans, c->nspans, sizeof(op_span), cmp_span);
+	sort_array(p, np, sizeof(pending_link), cmp_pending);
+	for (size_t i = 0; i < np; i++) {
+		kernel_rec *k = &c->kernels[p[i].kernel];
+		if (i == 0 || p[i].pid != p[i - 1].pid || p[i].tid != p[i - 1].tid)
+			depth = 0;
+		while (s < c->nspans && cmp_thread_time(c->spans[s].pid, c->spans[s].tid, c->spans[s].start,
+		                                        p[i].pid, p[i].tid, p[i].ts) <= 0) {
+			if (same_thread(&c->spans[s], &p[i])) {
+				while (depth > 0 && stack[depth - 1]->end <= c->spans[s].start)
+					depth--;
+				stack[depth++] = &c->spans[s];
+			}
+			s++;
+		}
+		while (depth > 0 && stack[depth - 1]->end <= p[i].ts)
+			depth--;
+		if (depth > 0) {
+			k->ext = stack[depth - 1]->ext;
+			r->linked_by_launch++;
+		} else {
+			r->unlinked[TROOF_LAUNCH_OUTSIDE_OPS]++;
+			r->unlinked_ns[TROOF_LAUNCH_OUTSIDE_OPS] += k->ns;
+		}
+	}
+	free(stack);
+	return NS_OK;
+}
+
+static void unlinked(troof_report *r, kernel_rec *k, troof_unlinked why)
+{
+	k->ext = -1;
+	r->unlinked[why]++;
+	r->unlinked_ns[why] += k->ns;
+}
+
+/* Kernels whose External id names no CPU op: the runtime call with their correlation id names the op by its
+ * own External id, or else is enclosed in time by the op on its thread. Needs ops and other_ops sorted. */
+static ns_status link_through_launches(trace_roofline *c, troof_report *r, ns_error *err)
+{
+	pending_link *p = calloc(c->nkernels + 1, sizeof(*p));
+	size_t np = 0;
+	ns_status st;
+
+	if (p == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	sort_array(c->launches, c->nlaunches, sizeof(launch_rec), cmp_launch_corr);
+	for (size_t i = 0; i < c->nkernels; i++) {
+		kernel_rec *k = &c->kernels[i];
+		const launch_rec *l;
+		if (op_has_ext(c, k->ext))
+			continue;
+		if (k->corr < 0 || (l = find_launch(c, k->corr)) == NULL) {
+			unlinked(r, k, TROOF_NO_LAUNCH);
+		} else if (op_has_ext(c, l->ext)) {
+			k->ext = l->ext;
+			r->linked_by_launch++;
+		} else {
+			k->ext = -1;
+			p[np++] = (pending_link){i, l->pid, l->tid, l->ts};
+		}
+	}
+	st = link_by_enclosing_op(c, p, np, r, err);
+	free(p);
+	return st;
 }
 
 static int64_t kernel_ns(const trace_roofline *c, size_t *k, int64_t ext)
@@ -422,6 +628,8 @@ ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const
 	s.dev = o->devices != NULL ? find_device(o->devices, o, out) : NULL;
 	sort_array(c->ops, c->nops, sizeof(op_rec), cmp_op);
 	sort_array(c->other_ops, c->nother, sizeof(int64_t), cmp_ext);
+	if ((st = link_through_launches(c, out, err)) != NS_OK)
+		return st;
 	sort_array(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);
 	if (s.dev != NULL && c->nops + c->nother > 0) {
 		if ((s.placed = calloc(c->nops + 1, sizeof(placed_op))) == NULL)
@@ -495,6 +703,44 @@ static void print_unplaced(FILE *out, const troof_report *r)
 	fputc('\n', out);
 }
 
+static const char *const unlinked_text[TROOF_UNLINKED_COUNT] = {
+    [TROOF_NO_LAUNCH] = "no launch call with its correlation id",
+    [TROOF_LAUNCH_OUTSIDE_OPS] = "launched outside every CPU op",
+};
+
+static const char *const unlinked_key[TROOF_UNLINKED_COUNT] = {
+    [TROOF_NO_LAUNCH] = "no_launch",
+    [TROOF_LAUNCH_OUTSIDE_OPS] = "outside_ops",
+};
+
+/* Kernels linked through their launch call, and those no op could be found for, with why. */
+static void print_links(FILE *out, const troof_report *r)
+{
+	long n = 0;
+	int64_t ns = 0;
+	const char *sep = "";
+
+	if (r->linked_by_launch > 0)
+		fprintf(
+		    out, "  %ld kernel%s linked to the op around %s launch call (no op had %s External id)\n",
+		    r->linked_by_launch, r->linked_by_launch == 1 ? "" : "s",
+		    r->linked_by_launch == 1 ? "its" : "their", r->linked_by_launch == 1 ? "its" : "their");
+	for (int i = 0; i < TROOF_UNLINKED_COUNT; i++) {
+		n += r->unlinked[i];
+		ns += r->unlinked_ns[i];
+	}
+	if (n == 0)
+		return;
+	fprintf(out, "  %ld kernel%s (%.3f ms of GPU time) linked to no op: ", n, n == 1 ? "" : "s", ms(ns));
+	for (int i = 0; i < TROOF_UNLINKED_COUNT; i++) {
+		if (r->unlinked[i] == 0)
+			continue;
+		fprintf(out, "%s%ld %s", sep, r->unlinked[i], unlinked_text[i]);
+		sep = ", ";
+	}
+	fputc('\n', out);
+}
+
 static void print_device_line(FILE *out, const troof_report *r)
 {
 	if (r->from_option)
@@ -540,6 +786,7 @@ void troof_report_print(FILE *out, const troof_report *r, size_t top)
 	if (r->nrows > top)
 		fprintf(out, "  ... %zu more (--top)\n", r->nrows - top);
 	print_unplaced(out, r);
+	print_links(out, r);
 	if (above)
 		fputs("  above the roof means the dtype, the time or the device is wrong\n", out);
 	if (fp32 && r->has_tf32)
@@ -570,6 +817,21 @@ static cJSON *row_json(const troof_row *row)
 		return NULL;
 	}
 	return o;
+}
+
+static bool add_links(cJSON *obj, const troof_report *r)
+{
+	cJSON *u;
+	bool ok = cJSON_AddNumberToObject(obj, "linked_by_launch", (double)r->linked_by_launch) != NULL;
+
+	u = ok ? cJSON_AddObjectToObject(obj, "unlinked_kernels") : NULL;
+	ok = u != NULL;
+	for (int i = 0; ok && i < TROOF_UNLINKED_COUNT; i++) {
+		cJSON *one = cJSON_AddObjectToObject(u, unlinked_key[i]);
+		ok = one != NULL && cJSON_AddNumberToObject(one, "kernels", (double)r->unlinked[i]) &&
+		     cJSON_AddNumberToObject(one, "gpu_us", (double)r->unlinked_ns[i] / 1e3);
+	}
+	return ok;
 }
 
 static bool add_unplaced(cJSON *obj, const troof_report *r)
@@ -607,7 +869,7 @@ cJSON *troof_report_json(const troof_report *r, size_t top)
 		if (!ok)
 			cJSON_Delete(row);
 	}
-	ok = ok && add_unplaced(o, r);
+	ok = ok && add_unplaced(o, r) && add_links(o, r);
 	if (!ok) {
 		cJSON_Delete(o);
 		return NULL;

@@ -197,6 +197,68 @@ END_TEST
 	"{\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA H100 80GB HBM3\"}],\"traceEvents\":[" events "]" \
 	"}"
 
+/* tests/data/trace_roofline_launch.json, counted by hand: correlation 100's kernel (100 us) and launch carry
+ * no External id, the launch at 5 us is inside aten::mm [0, 50) on its thread: mm. 101's kernel says External
+ * id 999, which no op has; its launch says 20: the addmm [[256, 512], [512, 512]] (40 us). 104's launch at
+ * 320 us is inside aten::linear [300, 400) and aten::addmm [310, 390) (aten::t [312, 316) has ended): the
+ * innermost, the addmm [[128, 1024], [1024, 1024]] (20 us). Not linked: 102 has no launch call (10 us); 103's
+ * launch at 200 us is inside no op (5 us); 105's launch at 318 us is on another thread, which has no ops (2
+ * us). */
+START_TEST(kernels_without_a_matching_external_id_link_through_their_launch_call)
+{
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
+	troof_report r;
+	int64_t mm = -1, addmm_256 = -1, addmm_128 = -1;
+
+	read_path("tests/data/trace_roofline_launch.json", &o, &r);
+	ck_assert_int_eq(r.linked_by_launch, 3);
+	ck_assert_int_eq(r.unlinked[TROOF_NO_LAUNCH], 1);
+	ck_assert_int_eq(r.unlinked_ns[TROOF_NO_LAUNCH], 10000);
+	ck_assert_int_eq(r.unlinked[TROOF_LAUNCH_OUTSIDE_OPS], 2);
+	ck_assert_int_eq(r.unlinked_ns[TROOF_LAUNCH_OUTSIDE_OPS], 7000);
+	ck_assert_int_eq(r.ops, 3);
+	ck_assert_int_eq(r.ops_ns, 160000);
+	ck_assert_uint_eq(r.nrows, 3);
+	for (size_t i = 0; i < r.nrows; i++) {
+		if (strcmp(r.rows[i].name, "aten::mm") == 0)
+			mm = r.rows[i].gpu_ns;
+		else if (r.rows[i].m == 256)
+			addmm_256 = r.rows[i].gpu_ns;
+		else if (r.rows[i].m == 128)
+			addmm_128 = r.rows[i].gpu_ns;
+	}
+	ck_assert_int_eq(mm, 100000);
+	ck_assert_int_eq(addmm_256, 40000);
+	ck_assert_int_eq(addmm_128, 20000);
+	troof_report_free(&r);
+}
+END_TEST
+
+START_TEST(the_report_says_how_many_kernels_it_linked_through_launches_and_which_it_could_not)
+{
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
+	troof_report r;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(mem);
+	read_path("tests/data/trace_roofline_launch.json", &o, &r);
+	troof_report_print(mem, &r, 5);
+	fclose(mem);
+	ck_assert_msg(
+	    strstr(text, "  3 kernels linked to the op around their launch call (no op had their External "
+	                 "id)\n") != NULL,
+	    "%s", text);
+	ck_assert_msg(strstr(text,
+	                     "  3 kernels (0.017 ms of GPU time) linked to no op: 1 no launch call with its "
+	                     "correlation id, 2 launched outside every CPU op\n") != NULL,
+	              "%s", text);
+	free(text);
+	troof_report_free(&r);
+}
+END_TEST
+
 START_TEST(kernels_count_once_for_the_op_that_launched_them)
 {
 	troof_options o = {NULL, false, DTYPE_FP32, NULL};
@@ -285,6 +347,9 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(place, fixture_counts_ops_it_cannot_place_by_reason);
 	tcase_add_test(place, dtype_option_replaces_every_input_type);
 	tcase_add_test(link, kernels_count_once_for_the_op_that_launched_them);
+	tcase_add_test(link, kernels_without_a_matching_external_id_link_through_their_launch_call);
+	tcase_add_test(link,
+	               the_report_says_how_many_kernels_it_linked_through_launches_and_which_it_could_not);
 	tcase_add_test(link, a_trace_of_other_ops_only_counts_them_as_unknown);
 	tcase_add_test(link, the_older_external_id_spelling_links_too);
 	tcase_add_test(link, an_unknown_trace_device_places_nothing);
