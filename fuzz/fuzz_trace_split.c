@@ -43,10 +43,13 @@ static void print_both_forms(const split_result *res)
 	report_options o = {
 	    .classify = &co, .routes = &routes, .format = &fo, .source = "fuzz", .steps = true, .top = 5};
 
+	ns_error err;
+
 	classify_options_default(&co);
-	report_print(sink, res, &o);
+	ns_error_clear(&err);
+	(void)report_print(sink, res, &o, &err);
 	fo.kind = FORMAT_JSON;
-	report_print(sink, res, &o);
+	(void)report_print(sink, res, &o, &err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,4 +1,5 @@
-/* The trace report: a split_result routed and printed, per device, as text or as one JSON document. */
+/* The trace report: a split_result routed and printed, per device, as text or as one JSON document written
+ * step by step. */
 #ifndef NEXTSTEP_TRACE_REPORT_H
 #define NEXTSTEP_TRACE_REPORT_H
 
@@ -31,9 +32,13 @@ typedef struct {
 void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size);
 /* A kernel name cut to at most max bytes for a one-line listing: no "void ", no parameter list. */
 void report_short_name(const char *name, char *buf, size_t max);
-/* Prints the report in o->format->kind (text, quiet or JSON). */
-void report_print(FILE *out, const split_result *res, const report_options *o);
-/* The JSON document; caller frees with cJSON_Delete(). NULL on OOM. */
-cJSON *report_json(const split_result *res, const report_options *o);
+/* Prints the report in o->format->kind (text, quiet or JSON), streaming: memory does not grow with the number
+ * of steps or devices. NS_ERR_NOMEM when memory ran out part-way (the output is then incomplete), NS_ERR_IO
+ * when a write failed. */
+ns_status report_print(FILE *out, const split_result *res, const report_options *o, ns_error *err);
+/* The same, with one more member extra_key: extra (consumed, may be NULL) at the end of the JSON document;
+ * ignored in the other forms. */
+ns_status report_print_with(FILE *out, const split_result *res, const report_options *o,
+                            const char *extra_key, cJSON *extra, ns_error *err);
 
 #endif

@@ -116,9 +116,9 @@ void troof_report_print(FILE *out, const troof_report *r, size_t top);
 cJSON *troof_report_json(const troof_report *r, size_t top);
 
 /* The trace report with this section: text after the device reports, JSON as a "roofline" member of the
- * document; quiet output has no section. */
-void troof_print_with_report(FILE *out, const split_result *res, const report_options *o,
-                             const troof_report *r);
+ * document; quiet output has no section. Errors as report_print(). */
+ns_status troof_print_with_report(FILE *out, const split_result *res, const report_options *o,
+                                  const troof_report *r, ns_error *err);
 
 /* NS_OK when NAME is in the device table (for checking --device before reading); NS_ERR_USAGE otherwise. */
 ns_status trace_roofline_check_device(const ns_device_table *table, const char *name, ns_error *err);

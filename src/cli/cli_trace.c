@@ -128,32 +128,35 @@ static ns_status read_trace(cli_trace_session *s, ns_input *in, trace_split *spl
 	return st;
 }
 
-static void print_report(cli_trace_session *s, FILE *out, const split_result *res, const report_options *o,
-                         const troof_report *roof_report)
+static ns_status print_report(cli_trace_session *s, FILE *out, const split_result *res,
+                              const report_options *o, const troof_report *roof_report, ns_error *err)
 {
 	if (s->cfg->roofline)
-		troof_print_with_report(out, res, o, roof_report);
-	else
-		report_print(out, res, o);
+		return troof_print_with_report(out, res, o, roof_report, err);
+	return report_print(out, res, o, err);
 }
 
 /* -q with several inputs: each regime line is prefixed with the input's name. */
-static void print_quiet_labelled(cli_trace_session *s, const char *where, const split_result *res,
-                                 const report_options *o, const troof_report *roof_report)
+static ns_status print_quiet_labelled(cli_trace_session *s, const char *where, const split_result *res,
+                                      const report_options *o, const troof_report *roof_report, ns_error *err)
 {
 	char *text = NULL, *line, *save = NULL;
 	size_t size = 0;
 	FILE *mem = open_memstream(&text, &size);
+	ns_status st;
 
-	if (mem == NULL) {
-		fputs("nextstep: out of memory\n", stderr);
-		return;
-	}
-	print_report(s, mem, res, o, roof_report);
+	if (mem == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	st = print_report(s, mem, res, o, roof_report, err);
 	fclose(mem);
+	if (st != NS_OK) {
+		free(text);
+		return st;
+	}
 	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
 		printf("%s: %s\n", where, line);
 	free(text);
+	return NS_OK;
 }
 
 int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
@@ -177,14 +180,19 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 		ns_error_set(&err, NS_ERR_NOMEM, "out of memory");
 	trace_split_free(split);
 	trace_roofline_free(roof);
-	if (st != NS_OK)
+	if (st != NS_OK) {
 		report_trace_error(where, &err);
-	else if (labelled && c->format.kind == FORMAT_QUIET)
-		print_quiet_labelled(s, where, &res, &o, &roof_report);
-	else {
-		if (labelled && c->format.kind == FORMAT_TEXT)
-			cli_print_input_header(stdout, where);
-		print_report(s, stdout, &res, &o, &roof_report);
+	} else {
+		err.offset = -1;
+		if (labelled && c->format.kind == FORMAT_QUIET) {
+			st = print_quiet_labelled(s, where, &res, &o, &roof_report, &err);
+		} else {
+			if (labelled && c->format.kind == FORMAT_TEXT)
+				cli_print_input_header(stdout, where);
+			st = print_report(s, stdout, &res, &o, &roof_report, &err);
+		}
+		if (st != NS_OK) /* out of memory or a write error while printing: stdout is incomplete */
+			report_trace_error(where, &err);
 	}
 	split_result_free(&res);
 	troof_report_free(&roof_report);

@@ -100,7 +100,7 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* How the steps vary: min / median / max time, and whether the verdict holds for every step. */
-static void print_variation(FILE *out, const split_device *d, const report_options *o)
+static ns_status print_variation(FILE *out, const split_device *d, const report_options *o, ns_error *err)
 {
 	int64_t *dur = malloc(d->nsteps * sizeof(*dur));
 	size_t count[REGIME_COUNT] = {0};
@@ -108,7 +108,7 @@ static void print_variation(FILE *out, const split_device *d, const report_optio
 	ns_verdict v;
 
 	if (dur == NULL)
-		return;
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the report");
 	for (size_t i = 0; i < d->nsteps; i++) {
 		dur[i] = d->steps[i].dur_ns;
 		route_window(&d->steps[i], o, &v);
@@ -122,7 +122,7 @@ static void print_variation(FILE *out, const split_device *d, const report_optio
 	free(dur);
 	if (kinds == 1) {
 		fprintf(out, "every step %s\n", regime_bound_word(v.regime));
-		return;
+		return NS_OK;
 	}
 	fputs("verdicts vary:", out);
 	for (int r = 0, first = 1; r < REGIME_COUNT; r++) {
@@ -132,6 +132,7 @@ static void print_variation(FILE *out, const split_device *d, const report_optio
 		first = 0;
 	}
 	fputc('\n', out);
+	return NS_OK;
 }
 
 static void print_step(FILE *out, const split_result *res, const split_window *w, const report_options *o)
@@ -198,8 +199,8 @@ static void print_top_kernels(FILE *out, const split_result *res, const split_de
 	}
 }
 
-static void print_device_text(FILE *out, const split_result *res, const split_device *d,
-                              const report_options *o)
+static ns_status print_device_text(FILE *out, const split_result *res, const split_device *d,
+                                   const report_options *o, ns_error *err)
 {
 	char label[TRACE_DEVICE_NAME_MAX + 64];
 	const split_window *w = &d->overall;
@@ -213,8 +214,8 @@ static void print_device_text(FILE *out, const split_result *res, const split_de
 	    (double)w->memory_transfer_ns > TRANSFER_MAJORITY * (double)w->bucket_ns[REGIME_MEMORY])
 		fprintf(out, "  memory time is mostly transfers (%.0f%% of it): %s\n",
 		        pct(w->memory_transfer_ns, w->bucket_ns[REGIME_MEMORY]), TRANSFER_ADVICE);
-	if (d->nsteps > 1)
-		print_variation(out, d, o);
+	if (d->nsteps > 1 && print_variation(out, d, o, err) != NS_OK)
+		return err->status;
 	for (size_t i = 0; o->steps && i < d->nsteps; i++)
 		print_step(out, res, &d->steps[i], o);
 	if (o->format->verbose) {
@@ -222,16 +223,19 @@ static void print_device_text(FILE *out, const split_result *res, const split_de
 		print_comm(out, w);
 		print_top_kernels(out, res, d, v.regime, o);
 	}
+	return NS_OK;
 }
 
-static void print_text(FILE *out, const split_result *res, const report_options *o)
+static ns_status print_text(FILE *out, const split_result *res, const report_options *o, ns_error *err)
 {
 	if (!res->gpu_activity)
 		fputs("no GPU activity in this trace\n", out);
 	if (res->ndevices == 0)
 		fputs("no host activity to split either\n", out);
 	for (size_t i = 0; i < res->ndevices; i++)
-		print_device_text(out, res, &res->device[i], o);
+		if (print_device_text(out, res, &res->device[i], o, err) != NS_OK)
+			return err->status;
+	return NS_OK;
 }
 
 static void print_quiet(FILE *out, const split_result *res, const report_options *o)
@@ -287,117 +291,164 @@ static cJSON *window_json(const char *label, const split_window *w, bool with_st
 	return obj;
 }
 
-static bool add_top_kernels(cJSON *obj, const split_result *res, const split_device *d, size_t top)
+static bool add_kernel(cJSON *arr, const split_result *res, const split_kernel_time *k)
 {
-	cJSON *arr = cJSON_AddArrayToObject(obj, "top_kernels");
+	cJSON *item = cJSON_CreateObject();
 
-	if (arr == NULL)
+	if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
+		cJSON_Delete(item);
 		return false;
-	for (size_t i = 0; i < d->nkernel_time && i < top; i++) {
-		const split_kernel_time *k = &d->kernel_time[i];
-		cJSON *item = cJSON_CreateObject();
-		if (item == NULL || !cJSON_AddItemToArray(arr, item))
-			return false;
-		if (!cJSON_AddStringToObject(item, "name", kernel_names_get(res->names, k->name_id)) ||
-		    !cJSON_AddStringToObject(item, "class", kernel_class_name(k->cls)) ||
-		    !cJSON_AddNumberToObject(item, "us", us(k->ns)) ||
-		    !cJSON_AddNumberToObject(item, "count", (double)k->count))
-			return false;
 	}
+	return cJSON_AddStringToObject(item, "name", kernel_names_get(res->names, k->name_id)) &&
+	       cJSON_AddStringToObject(item, "class", kernel_class_name(k->cls)) &&
+	       cJSON_AddNumberToObject(item, "us", us(k->ns)) &&
+	       cJSON_AddNumberToObject(item, "count", (double)k->count);
+}
+
+static cJSON *top_kernels_json(const split_result *res, const split_device *d, size_t top)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; arr != NULL && i < d->nkernel_time && i < top; i++) {
+		if (!add_kernel(arr, res, &d->kernel_time[i])) {
+			cJSON_Delete(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+/* The JSON report is written as it is built, one step object at a time, so its memory does not grow with the
+ * number of steps or devices (a document of a million steps held as a cJSON tree took gigabytes). Each piece
+ * is printed by cJSON, so the bytes are those cJSON_PrintUnformatted gives for the whole document. */
+typedef struct {
+	FILE *out;
+	bool nomem;
+} json_stream;
+
+/* Writes item (consumed; NULL means it could not be built) as unformatted JSON, after prefix. */
+static bool put_json(json_stream *js, const char *prefix, cJSON *item)
+{
+	char *text = item != NULL ? cJSON_PrintUnformatted(item) : NULL;
+
+	cJSON_Delete(item);
+	if (text == NULL) {
+		js->nomem = true;
+		return false;
+	}
+	fputs(prefix, js->out);
+	fputs(text, js->out);
+	cJSON_free(text);
 	return true;
 }
 
-static bool add_steps(cJSON *obj, const char *label, const split_device *d, const report_options *o)
+static bool put_steps(json_stream *js, const char *label, const split_device *d, const report_options *o)
 {
-	cJSON *arr = cJSON_AddArrayToObject(obj, "steps");
 	char step_label[TRACE_DEVICE_NAME_MAX + 96];
 
-	if (arr == NULL)
-		return false;
+	fputs(",\"steps\":[", js->out);
 	for (size_t i = 0; i < d->nsteps; i++) {
 		const split_window *w = &d->steps[i];
-		cJSON *item;
 		if (w->step >= 0)
 			snprintf(step_label, sizeof(step_label), "%s step %" PRId64, label, w->step);
 		else
 			snprintf(step_label, sizeof(step_label), "%s", label);
-		item = window_json(step_label, w, true, o);
-		if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
-			cJSON_Delete(item);
+		if (!put_json(js, i > 0 ? "," : "", window_json(step_label, w, true, o)))
 			return false;
-		}
 	}
+	fputc(']', js->out);
 	return true;
 }
 
-static cJSON *device_json(const split_result *res, const split_device *d, const report_options *o)
+static bool put_device(json_stream *js, const split_result *res, const split_device *d,
+                       const report_options *o)
 {
 	char label[TRACE_DEVICE_NAME_MAX + 64];
-	cJSON *obj = cJSON_CreateObject(), *overall;
-	bool ok = obj != NULL;
+	bool ok;
 
 	report_device_label(res, d, label, sizeof(label));
-	ok = ok && (d->id >= 0 ? cJSON_AddNumberToObject(obj, "device", (double)d->id)
-	                       : cJSON_AddNullToObject(obj, "device")) != NULL;
-	ok = ok && (d->name[0] != '\0' ? cJSON_AddStringToObject(obj, "name", d->name)
-	                               : cJSON_AddNullToObject(obj, "name")) != NULL;
+	fputs("{\"device\":", js->out);
+	ok = put_json(js, "", d->id >= 0 ? cJSON_CreateNumber((double)d->id) : cJSON_CreateNull());
+	ok =
+	    ok &&
+	    put_json(js, ",\"name\":", d->name[0] != '\0' ? cJSON_CreateString(d->name) : cJSON_CreateNull());
 	if (ok && res->has_rank)
-		ok = cJSON_AddNumberToObject(obj, "rank", (double)res->rank) != NULL;
-	overall = ok ? window_json(label, &d->overall, false, o) : NULL;
-	ok = overall != NULL && cJSON_AddItemToObject(obj, "overall", overall);
-	if (!ok)
-		cJSON_Delete(overall);
-	ok = ok && add_steps(obj, label, d, o);
-	ok = ok && add_top_kernels(obj, res, d, o->top);
-	if (!ok) {
-		cJSON_Delete(obj);
-		return NULL;
-	}
-	return obj;
+		ok = put_json(js, ",\"rank\":", cJSON_CreateNumber((double)res->rank));
+	ok = ok && put_json(js, ",\"overall\":", window_json(label, &d->overall, false, o));
+	ok = ok && put_steps(js, label, d, o);
+	ok = ok && put_json(js, ",\"top_kernels\":", top_kernels_json(res, d, o->top));
+	if (ok)
+		fputc('}', js->out);
+	return ok;
 }
 
-cJSON *report_json(const split_result *res, const report_options *o)
+static ns_status print_json(FILE *out, const split_result *res, const report_options *o,
+                            const char *extra_key, cJSON *extra, ns_error *err)
 {
-	cJSON *doc = cJSON_CreateObject(), *devices;
-	bool ok = doc != NULL;
+	json_stream js = {out, false};
+	bool ok;
 
-	ok = ok && cJSON_AddStringToObject(doc, "source", o->source != NULL ? o->source : "");
-	ok = ok && cJSON_AddBoolToObject(doc, "gpu_activity", res->gpu_activity);
-	ok = ok && cJSON_AddNumberToObject(doc, "step_markers", (double)res->step_markers);
-	devices = ok ? cJSON_AddArrayToObject(doc, "devices") : NULL;
-	ok = devices != NULL;
+	ok = put_json(&js, "{\"source\":", cJSON_CreateString(o->source != NULL ? o->source : ""));
+	ok = ok && put_json(&js, ",\"gpu_activity\":", cJSON_CreateBool(res->gpu_activity));
+	ok = ok && put_json(&js, ",\"step_markers\":", cJSON_CreateNumber((double)res->step_markers));
+	if (ok)
+		fputs(",\"devices\":[", out);
 	for (size_t i = 0; ok && i < res->ndevices; i++) {
-		cJSON *d = device_json(res, &res->device[i], o);
-		ok = d != NULL && cJSON_AddItemToArray(devices, d);
-		if (!ok)
-			cJSON_Delete(d);
+		if (i > 0)
+			fputc(',', out);
+		ok = put_device(&js, res, &res->device[i], o);
 	}
-	if (!ok) {
-		cJSON_Delete(doc);
-		return NULL;
+	if (ok)
+		fputc(']', out);
+	if (ok && extra_key != NULL) {
+		fprintf(out, ",\"%s\":", extra_key);
+		ok = put_json(&js, "", extra);
+		extra = NULL;
 	}
-	return doc;
+	cJSON_Delete(extra);
+	if (ok)
+		fputs("}\n", out);
+	else
+		fputc('\n', out); /* end the partial line; the error says it is incomplete */
+	if (js.nomem)
+		return ns_error_set(err, NS_ERR_NOMEM,
+		                    "out of memory while writing the JSON report (incomplete)");
+	return NS_OK;
 }
 
-void report_print(FILE *out, const split_result *res, const report_options *o)
+/* Text and quiet output are printed step by step too; a failed write is found at the end (stdio keeps the
+ * error flag). */
+static ns_status finish_output(FILE *out, ns_status st, ns_error *err)
 {
-	cJSON *doc;
+	if (fflush(out) != 0 || ferror(out)) {
+		if (st == NS_OK)
+			st = ns_error_set(err, NS_ERR_IO, "write error");
+	}
+	return st;
+}
+
+ns_status report_print_with(FILE *out, const split_result *res, const report_options *o,
+                            const char *extra_key, cJSON *extra, ns_error *err)
+{
+	ns_status st = NS_OK;
 
 	switch (o->format->kind) {
 	case FORMAT_JSON:
-		doc = report_json(res, o);
-		if (doc != NULL)
-			format_print_json(out, doc);
-		else
-			fputs("{\"error\":\"out of memory\"}\n", out);
-		cJSON_Delete(doc);
+		st = print_json(out, res, o, extra_key, extra, err);
+		extra = NULL;
 		break;
 	case FORMAT_QUIET:
 		print_quiet(out, res, o);
 		break;
 	case FORMAT_TEXT:
-		print_text(out, res, o);
+		st = print_text(out, res, o, err);
 		break;
 	}
-	fflush(out);
+	cJSON_Delete(extra);
+	return finish_output(out, st, err);
+}
+
+ns_status report_print(FILE *out, const split_result *res, const report_options *o, ns_error *err)
+{
+	return report_print_with(out, res, o, NULL, NULL, err);
 }

@@ -239,7 +239,7 @@ static void busiest_device(const trace_roofline *c, const trace_meta *meta, char
 		int64_t ns = 0;
 		for (size_t i = 0; i < c->nkernels; i++)
 			if (c->kernels[i].device == meta->devices[d].id)
-				ns += c->kernels[i].ns;
+				ns = ns_sat_add_i64(ns, c->kernels[i].ns);
 		if (ns > best_ns && meta->devices[d].name[0] != '\0') {
 			best_ns = ns;
 			snprintf(buf, size, "%s", meta->devices[d].name);
@@ -480,7 +480,7 @@ static int64_t kernel_ns(const trace_roofline *c, size_t *k, int64_t ext)
 	while (*k < c->nkernels && c->kernels[*k].ext < ext)
 		(*k)++;
 	for (; *k < c->nkernels && c->kernels[*k].ext == ext; (*k)++)
-		ns += c->kernels[*k].ns;
+		ns = ns_sat_add_i64(ns, c->kernels[*k].ns);
 	return ns;
 }
 
@@ -504,11 +504,11 @@ static void place_ops(finish_state *s)
 		if ((ns = kernel_ns(c, &k, ext)) <= 0)
 			continue;
 		s->r->ops++;
-		s->r->ops_ns += ns;
+		s->r->ops_ns = ns_sat_add_i64(s->r->ops_ns, ns);
 		why = op != NULL ? place_one(s, op, ns) : TROOF_UNKNOWN_OP;
 		if (why != TROOF_REASON_COUNT) {
 			s->r->unplaced[why]++;
-			s->r->unplaced_ns[why] += ns;
+			s->r->unplaced_ns[why] = ns_sat_add_i64(s->r->unplaced_ns[why], ns);
 		}
 	}
 }
@@ -571,7 +571,7 @@ static ns_status add_row(finish_state *s, const placed_op *first, size_t n, ns_e
 	row->batch = first->placed.batch;
 	for (size_t i = 0; i < n; i++) {
 		row->count++;
-		row->gpu_ns += first[i].ns;
+		row->gpu_ns = ns_sat_add_i64(row->gpu_ns, first[i].ns);
 		row->flops += first[i].placed.flops;
 		row->bytes += first[i].placed.bytes;
 	}
@@ -689,7 +689,7 @@ static void print_unplaced(FILE *out, const troof_report *r)
 
 	for (int i = 0; i < TROOF_REASON_COUNT; i++) {
 		n += r->unplaced[i];
-		ns += r->unplaced_ns[i];
+		ns = ns_sat_add_i64(ns, r->unplaced_ns[i]);
 	}
 	if (n == 0)
 		return;
@@ -877,26 +877,23 @@ cJSON *troof_report_json(const troof_report *r, size_t top)
 	return o;
 }
 
-void troof_print_with_report(FILE *out, const split_result *res, const report_options *o,
-                             const troof_report *r)
+ns_status troof_print_with_report(FILE *out, const split_result *res, const report_options *o,
+                                  const troof_report *r, ns_error *err)
 {
-	cJSON *doc, *section;
+	cJSON *section;
+	ns_status st;
 
 	if (o->format->kind != FORMAT_JSON) {
-		report_print(out, res, o);
-		if (o->format->kind == FORMAT_TEXT)
+		st = report_print(out, res, o, err);
+		if (st == NS_OK && o->format->kind == FORMAT_TEXT) {
 			troof_report_print(out, r, o->top);
-		fflush(out);
-		return;
+			if (fflush(out) != 0 || ferror(out))
+				st = ns_error_set(err, NS_ERR_IO, "write error");
+		}
+		return st;
 	}
-	doc = report_json(res, o);
-	section = doc != NULL ? troof_report_json(r, o->top) : NULL;
-	if (section != NULL && cJSON_AddItemToObject(doc, "roofline", section))
-		format_print_json(out, doc);
-	else {
-		cJSON_Delete(section);
-		fputs("{\"error\":\"out of memory\"}\n", out);
-	}
-	cJSON_Delete(doc);
-	fflush(out);
+	section = troof_report_json(r, o->top);
+	if (section == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the JSON report");
+	return report_print_with(out, res, o, "roofline", section, err);
 }
