@@ -139,5 +139,31 @@ else
 	fail=$((fail + 1))
 fi
 
+# --roofline on AlexNet: its kernels' External ids are their correlation ids, which no cpu_op has (the older
+# profiler's numbering), so they can only reach their ops through their launch calls. Every such kernel, counted
+# here from the trace itself, is either linked that way or counted as unlinked; most are linked.
+"$bin" trace --format json --roofline "$traces/hta/alexnet_cuda_sync_nosteps.json.gz" >"$tmp/alex.json"
+if python3 - "$traces/hta/alexnet_cuda_sync_nosteps.json.gz" "$tmp/alex.json" <<'PY'
+import gzip, json, sys
+doc = json.load(gzip.open(sys.argv[1]))
+ev = doc["traceEvents"]
+ops = {e["args"]["External id"] for e in ev if e.get("cat") == "cpu_op" and "External id" in e.get("args", {})}
+orphans = sum(1 for e in ev if e.get("cat") == "kernel" and e.get("ph") == "X"
+              and e.get("args", {}).get("External id") not in ops)
+roof = json.load(open(sys.argv[2]))["roofline"]
+unlinked = sum(v["kernels"] for v in roof["unlinked_kernels"].values())
+ok = orphans > 0 and roof["linked_by_launch"] + unlinked == orphans and roof["linked_by_launch"] > orphans // 2
+if not ok:
+    print("  %d kernels without an op by External id; linked by launch %d, unlinked %d"
+          % (orphans, roof["linked_by_launch"], unlinked))
+sys.exit(0 if ok else 1)
+PY
+then
+	pass=$((pass + 1))
+else
+	echo "FAIL alexnet --roofline: kernels not linked through their launch calls"
+	fail=$((fail + 1))
+fi
+
 echo "trace real: $pass passed, $fail failed"
 [ $fail = 0 ] && [ $pass -gt 0 ]
