@@ -9,8 +9,10 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 work=${TMPDIR:-/tmp}/nextstep-bench-scan
 mkdir -p "$work"
 
+# libnextstep.a's own dependencies, as its pkg-config file names them (Requires.private, Libs.private)
+# shellcheck disable=SC2046 # a list of flags
 cc -std=c11 -O2 -I"$src/include" "$src/bench/scan_bench.c" "$build/libnextstep.a" \
-	-lz -lcjson -lpthread -lm -o "$work/scan_bench"
+	$(pkg-config --libs libcjson zlib libpcre2-8) -lpthread -lm -o "$work/scan_bench"
 trace=$work/trace-${mb}mb.json
 if [ ! -s "$trace" ]; then
 	"$src/../shared/tools/make-trace" --out "$trace" --target-mb "$mb" --steps 3 >/dev/null 2>&1
