@@ -23,6 +23,14 @@ _nextstep_devices()
 		sed 's/^"aliases":\[//; s/\]$//' | tr ',' '\n' | sed 's/^"//; s/"$//' | grep -v ' '
 }
 
+# Options whose --help entry shows an argument ("--playbook FILE", "--top N"): the first word printed is
+# the option, the second its argument's name.
+_nextstep_option_args()
+{
+	command nextstep ${1:+"$1"} --help 2>/dev/null | grep -oE -- '--[a-z][a-z0-9-]*[ =][A-Z][A-Z0-9,.|]*' |
+		tr '=' ' ' | sort -u
+}
+
 _nextstep_files()
 {
 	compopt -o filenames 2>/dev/null
@@ -60,20 +68,15 @@ _nextstep()
 		COMPREPLY=($(compgen -W "compute,memory,comm,dataloader,overhead,idle" -- "$cur"))
 		return
 		;;
-	--playbook | --kernel-rules | --device-file | --svg)
-		_nextstep_files "$cur"
-		return
-		;;
 	esac
-	# An option that takes a value we cannot list (a number, a name): offer nothing rather than a guess.
-	case $prev in
-	--compute | --memory | --comm | --idle | --dataloader | --overhead | --label | --tie | --high | \
-		--moderate | --top | --flops | --bytes | --matmul | --batch | --elementwise | --inputs | \
-		--outputs | --flops-per-element | --params | --context | --layers | --kv-heads | --head-dim | \
-		--heads | --time | --time-2x | --overhead-threshold | --overhead-below | --work-above)
-		return
-		;;
-	esac
+	# Any other option that takes an argument: a FILE gets file names; a number or a name gets nothing
+	# rather than a guess.
+	if [[ $prev == --* ]]; then
+		local arg
+		arg=$(_nextstep_option_args "$mode" | awk -v o="$prev" '$1 == o { print $2; exit }')
+		[[ $arg == FILE ]] && _nextstep_files "$cur"
+		[[ -n $arg ]] && return
+	fi
 
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$(_nextstep_options "$mode")" -- "$cur"))

@@ -45,6 +45,10 @@ check "an option of one mode is not offered in another" "" nextstep devices --ma
 check "file names after trace" "files/run1.json files/run2.json.gz " nextstep trace files/run
 check "file names after the router's options" "files/notes.txt " nextstep --label x files/no
 check "file names after --playbook" "files/run1.json files/run2.json.gz " nextstep --playbook files/r
+check "file names after any FILE option of --help (--kernel-rules-only)" "files/run1.json files/run2.json.gz " \
+	nextstep trace --kernel-rules-only files/r
+check "file names after --svg" "files/notes.txt " nextstep roofline --svg files/n
+check "nothing after an option taking a number (--top N)" "" nextstep trace --top ""
 check "dtype names" "bf16 " nextstep roofline --dtype b
 check "dtype names after --dtype=" "fp16 fp32 fp4 fp64 fp8 " nextstep roofline --dtype=f
 check "formats" "json " nextstep trace --format j
