@@ -20,8 +20,48 @@ static bool positive_finite(double x)
 	return isfinite(x) && x > 0.0;
 }
 
+/* A quotient of two valid inputs can still leave the doubles (1e-200 / 1e200 is 0, 1e308 / 1e-308 is
+ * infinite): such a result is an error naming the inputs, never a number to print or plot. */
+static ns_status check_quotient(double q, const char *what, const char *num_name, double num,
+                                const char *den_name, double den, ns_status st, ns_error *err)
+{
+	if (positive_finite(q))
+		return NS_OK;
+	return ns_error_set(err, st, "%s (%s %g / %s %g) is %s: out of the range of a double", what, num_name,
+	                    num, den_name, den, q > 0 ? "infinite" : "0");
+}
+
+static ns_status place_timed(const roofline_input *in, roofline_result *out, ns_error *err)
+{
+	out->timed = true;
+	out->achieved_flops = in->flops / in->seconds;
+	out->achieved_bytes_per_s = in->bytes / in->seconds;
+	if (check_quotient(out->achieved_flops, "the achieved FLOP/s", "FLOP count", in->flops, "time (s)",
+	                   in->seconds, NS_ERR_USAGE, err) != NS_OK ||
+	    check_quotient(out->achieved_bytes_per_s, "the achieved bytes/s", "byte count", in->bytes,
+	                   "time (s)", in->seconds, NS_ERR_USAGE, err) != NS_OK)
+		return err->status;
+	out->fraction_of_roof = out->achieved_flops / out->attainable;
+	out->fraction_compute = out->achieved_flops / in->peak;
+	out->fraction_memory = out->achieved_bytes_per_s / in->bandwidth;
+	if (check_quotient(out->fraction_of_roof, "the fraction of the roof", "achieved FLOP/s",
+	                   out->achieved_flops, "attainable FLOP/s", out->attainable, NS_ERR_USAGE,
+	                   err) != NS_OK ||
+	    check_quotient(out->fraction_compute, "the fraction of the compute peak", "achieved FLOP/s",
+	                   out->achieved_flops, "peak FLOP/s", in->peak, NS_ERR_USAGE, err) != NS_OK ||
+	    check_quotient(out->fraction_memory, "the fraction of the bandwidth", "achieved bytes/s",
+	                   out->achieved_bytes_per_s, "bandwidth", in->bandwidth, NS_ERR_USAGE, err) != NS_OK)
+		return err->status;
+	out->above_roof = out->fraction_of_roof > ROOFLINE_ABOVE_ROOF_SLACK;
+	if (out->fraction_compute < in->overhead_threshold && out->fraction_memory < in->overhead_threshold)
+		out->regime = REGIME_OVERHEAD;
+	return NS_OK;
+}
+
 ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_error *err)
 {
+	ns_status st;
+
 	memset(out, 0, sizeof(*out));
 	if (!positive_finite(in->flops))
 		return ns_error_set(err, NS_ERR_USAGE, "the FLOP count must be a positive number");
@@ -33,19 +73,21 @@ ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_erro
 	out->intensity = in->flops / in->bytes;
 	out->ridge = in->peak / in->bandwidth;
 	out->attainable = fmin(in->peak, out->intensity * in->bandwidth);
+	if ((st = check_quotient(out->intensity, "the arithmetic intensity", "FLOP count", in->flops,
+	                         "byte count", in->bytes, NS_ERR_USAGE, err)) != NS_OK ||
+	    (st = check_quotient(out->ridge, "the device's ridge point", "peak FLOP/s", in->peak, "bandwidth",
+	                         in->bandwidth, NS_ERR_VALUE, err)) != NS_OK ||
+	    (st = check_quotient(out->attainable, "the attainable FLOP/s", "intensity", out->intensity,
+	                         "1 / bandwidth", 1.0 / in->bandwidth, NS_ERR_USAGE, err)) != NS_OK) {
+		memset(out, 0, sizeof(*out));
+		return st;
+	}
 	out->regime = roofline_bound(out->intensity, out->ridge);
 	if (in->seconds <= 0.0)
 		return NS_OK;
-	out->timed = true;
-	out->achieved_flops = in->flops / in->seconds;
-	out->achieved_bytes_per_s = in->bytes / in->seconds;
-	out->fraction_of_roof = out->achieved_flops / out->attainable;
-	out->fraction_compute = out->achieved_flops / in->peak;
-	out->fraction_memory = out->achieved_bytes_per_s / in->bandwidth;
-	out->above_roof = out->fraction_of_roof > ROOFLINE_ABOVE_ROOF_SLACK;
-	if (out->fraction_compute < in->overhead_threshold && out->fraction_memory < in->overhead_threshold)
-		out->regime = REGIME_OVERHEAD;
-	return NS_OK;
+	if ((st = place_timed(in, out, err)) != NS_OK)
+		memset(out, 0, sizeof(*out));
+	return st;
 }
 
 static ns_status check_dtype(ns_dtype dt, ns_error *err)
@@ -67,6 +109,11 @@ ns_status roofline_matmul(double m, double n, double k, double batch, ns_dtype d
 		return ns_error_set(err, NS_ERR_USAGE, "matmul sizes and batch must be positive");
 	w->flops = 2.0 * batch * m * n * k;
 	w->bytes = batch * (m * k + k * n + m * n) * size;
+	if (!positive_finite(w->flops) || !positive_finite(w->bytes))
+		return ns_error_set(
+		    err, NS_ERR_USAGE,
+		    "matmul %gx%gx%g, batch %g: its FLOP or byte count is beyond the range of a double", m, n,
+		    k, batch);
 	snprintf(w->formula, sizeof(w->formula), "%s2*M*N*K FLOP; %s(M*K + K*N + M*N) * %g B",
 	         batch > 1.0 ? "batch*" : "", batch > 1.0 ? "batch*" : "", size);
 	return NS_OK;
@@ -85,6 +132,10 @@ ns_status roofline_elementwise(double n, double inputs, double outputs, double f
 		return ns_error_set(err, NS_ERR_USAGE, "elementwise sizes and counts must be positive");
 	w->flops = n * flops_per_element;
 	w->bytes = n * (inputs + outputs) * size;
+	if (!positive_finite(w->flops) || !positive_finite(w->bytes))
+		return ns_error_set(
+		    err, NS_ERR_USAGE,
+		    "elementwise %g elements: the FLOP or byte count is beyond the range of a double", n);
 	snprintf(w->formula, sizeof(w->formula), "N*%g FLOP; N*(%g in + %g out) * %g B", flops_per_element,
 	         inputs, outputs, size);
 	return NS_OK;
@@ -131,6 +182,12 @@ ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, doubl
 	out->attention_flops = attn_per_seq * s->batch;
 	out->work.flops = out->matmul_flops + out->attention_flops;
 	out->work.bytes = out->weight_bytes + out->kv_bytes;
+	if (!positive_finite(out->work.flops) || !positive_finite(out->work.bytes))
+		return ns_error_set(
+		    err, NS_ERR_USAGE,
+		    "decode step with %g parameters, batch %g, context %g: the FLOP or byte count "
+		    "is beyond the range of a double",
+		    s->params, s->batch, s->context);
 	snprintf(out->work.formula, sizeof(out->work.formula), "%s; %s",
 	         s->context > 0.0 ? "2*P*batch + 4*layers*heads*head_dim*context*batch FLOP"
 	                          : "2*P*batch FLOP",
@@ -149,6 +206,9 @@ ns_status roofline_scaling(double t1, double t2, double overhead_below, double w
 		return ns_error_set(err, NS_ERR_USAGE,
 		                    "the scaling thresholds must satisfy 0 < overhead <= work");
 	out->ratio = t2 / t1;
+	if (check_quotient(out->ratio, "the time ratio", "doubled time", t2, "time", t1, NS_ERR_USAGE, err) !=
+	    NS_OK)
+		return err->status;
 	out->fixed_share = fmin(1.0, fmax(0.0, 2.0 - out->ratio));
 	out->faster = out->ratio < 1.0;
 	if (out->ratio < overhead_below)

@@ -6,14 +6,17 @@
 #include <string.h>
 
 #include "nextstep/units.h"
+#include "util/text.h"
 
 #define POSITION_BAR     41 /* characters in the -v position bar; the ridge is the middle one */
 #define POSITION_DECADES 3. /* the bar spans this many decades each side of the ridge */
 
 static void print_label(FILE *out, const char *label)
 {
-	if (label != NULL && label[0] != '\0')
-		fprintf(out, "%s: ", label);
+	if (label != NULL && label[0] != '\0') {
+		ns_fput_text(out, label); /* control characters escaped, as in every text line */
+		fputs(": ", out);
+	}
 }
 
 static bool add_number(cJSON *obj, const char *key, double v)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nextstep/units.h"
+#include "util/text.h"
 
 /* Canvas and plot area in pixels. */
 #define SVG_W  760
@@ -14,8 +15,14 @@
 #define PLOT_R 730.0
 #define PLOT_T 50.0
 #define PLOT_B 460.0
-#define Y_DECADES_MAX                                                                                        \
-	10 /* the y axis never spans more than this; lower parts of the memory roof are clipped */
+/* The axes never span more than this many decades; what lies beyond (the lower memory roof, a kernel far
+ * from every ridge) is clipped to the plot's edge. This also bounds the size of the document. */
+#define Y_DECADES_MAX 10
+#define X_DECADES_MAX 12
+/* log10 of anything that is not a positive finite number, clamped: no axis or cast ever sees inf or NaN. */
+#define LOG_LIMIT 400.0
+/* Escaped text (labels, the device name) is cut to this many bytes. */
+#define TEXT_MAX 512
 
 #define COLOR_ROOF     "#d62728"
 #define COLOR_OTHER    "#9a9a9a"
@@ -26,19 +33,39 @@ typedef struct {
 	double lx0, lx1, ly0, ly1; /* log10 of the axis ranges */
 } axes;
 
+static double safe_log10(double x)
+{
+	if (!(x > 0.0))
+		return -LOG_LIMIT;
+	return fmin(LOG_LIMIT, log10(x));
+}
+
+static double clamp(double v, double lo, double hi)
+{
+	return fmin(hi, fmax(lo, v)); /* fmax(NaN, lo) is lo */
+}
+
+/* Pixel positions, kept inside the plot area whatever the value. */
 static double px_x(const axes *a, double x)
 {
-	return PLOT_L + (log10(x) - a->lx0) / (a->lx1 - a->lx0) * (PLOT_R - PLOT_L);
+	return clamp(PLOT_L + (safe_log10(x) - a->lx0) / (a->lx1 - a->lx0) * (PLOT_R - PLOT_L), PLOT_L,
+	             PLOT_R);
 }
 
 static double px_y(const axes *a, double y)
 {
-	return PLOT_B - (log10(y) - a->ly0) / (a->ly1 - a->ly0) * (PLOT_B - PLOT_T);
+	return clamp(PLOT_B - (safe_log10(y) - a->ly0) / (a->ly1 - a->ly0) * (PLOT_B - PLOT_T), PLOT_T,
+	             PLOT_B);
 }
 
-static void put_escaped(FILE *out, const char *s)
+/* Text as XML character data: well-formed UTF-8, control characters (which XML 1.0 forbids) shown as
+ * escapes, markup characters as entities, at most TEXT_MAX bytes. */
+static void put_escaped(FILE *out, const char *text)
 {
-	for (; *s != '\0'; s++) {
+	char safe[TEXT_MAX];
+
+	ns_text_escape(text, strlen(text), safe, sizeof(safe));
+	for (const char *s = safe; *s != '\0'; s++) {
 		switch (*s) {
 		case '&':
 			fputs("&amp;", out);
@@ -84,18 +111,26 @@ static double min_ridge(const ns_device *d)
 	return m;
 }
 
-/* Whole decades that hold the kernel, every ridge and the roofs, with a decade of margin. */
+/* Whole decades that hold the kernel, every ridge and the roofs, with a decade of margin; at most
+ * X_DECADES_MAX of them, keeping the ridges in view and clipping a kernel far from them to the edge. */
 static void choose_axes(const roofline_plot *p, axes *a)
 {
 	double peak = max_peak(p->dev);
-	double lo_x = fmin(p->intensity, min_ridge(p->dev)) / 10.0;
-	double hi_x = fmax(p->intensity, peak / p->dev->mem_bw) * 10.0;
+	double ridge_lo = floor(safe_log10(min_ridge(p->dev)) - 1.0);
+	double ridge_hi = ceil(safe_log10(peak / p->dev->mem_bw) + 1.0);
+	double k = safe_log10(p->intensity);
 	double lo_y = fmin(p->attainable, p->timed ? p->achieved : p->attainable) / 3.0;
 
-	a->lx0 = floor(log10(lo_x));
-	a->lx1 = ceil(log10(hi_x));
-	a->ly1 = ceil(log10(peak * 2.0));
-	a->ly0 = fmax(floor(log10(lo_y)), a->ly1 - Y_DECADES_MAX);
+	a->lx0 = fmin(ridge_lo, floor(k - 1.0));
+	a->lx1 = fmax(ridge_hi, ceil(k + 1.0));
+	if (a->lx1 - a->lx0 > X_DECADES_MAX) {
+		if (k < ridge_lo)
+			a->lx0 = a->lx1 - X_DECADES_MAX;
+		else
+			a->lx1 = a->lx0 + X_DECADES_MAX;
+	}
+	a->ly1 = ceil(safe_log10(peak * 2.0));
+	a->ly0 = fmax(floor(safe_log10(lo_y)), a->ly1 - Y_DECADES_MAX);
 	if (a->ly1 - a->ly0 < 3)
 		a->ly0 = a->ly1 - 3;
 }
@@ -105,7 +140,9 @@ static void decade_label(int e, bool si, char *buf, size_t size)
 {
 	static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E", "Z"};
 
-	if (e < 0)
+	if (e < -6)
+		snprintf(buf, size, "1e%d", e);
+	else if (e < 0)
 		snprintf(buf, size, "%.*f", -e, pow(10.0, e));
 	else if (!si && e < 3)
 		snprintf(buf, size, "%.0f", pow(10.0, e));
@@ -242,8 +279,8 @@ static void draw_memory_label(FILE *out, const axes *a, const roofline_plot *p)
 
 	/* Keep clear of a memory-bound kernel's point and label near the left edge: halfway to the first
 	 * ridge. */
-	if (p->intensity < min_ridge(d) && log10(p->intensity) < lx + 1.0)
-		lx = (log10(p->intensity) + log10(min_ridge(d))) / 2.0;
+	if (p->intensity < min_ridge(d) && safe_log10(p->intensity) < lx + 1.0)
+		lx = fmax(a->lx0, (safe_log10(p->intensity) + safe_log10(min_ridge(d))) / 2.0);
 	double x = pow(10.0, lx), y = x * d->mem_bw;
 	char bw[48], text[96];
 
@@ -279,6 +316,13 @@ static void draw_ridge(FILE *out, const axes *a, const roofline_plot *p)
 	         "class=\"ridge-label\" fill=\"" COLOR_ROOF "\"", text);
 }
 
+/* The numbers a caller hands in are shown only when they are numbers; the point is drawn (clamped) either
+ * way. */
+static bool shown(double v)
+{
+	return isfinite(v) && v >= 0.0;
+}
+
 static void draw_kernel(FILE *out, const axes *a, const roofline_plot *p)
 {
 	double x = px_x(a, p->intensity), y = px_y(a, p->attainable);
@@ -289,8 +333,8 @@ static void draw_kernel(FILE *out, const axes *a, const roofline_plot *p)
 
 	fprintf(out, "<circle class=\"kernel\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"" COLOR_KERNEL "\"/>\n",
 	        x, y);
-	snprintf(text, sizeof(text), "%.120s: AI %s FLOP/B", p->label,
-	         units_format_plain(p->intensity, ai, sizeof(ai)));
+	snprintf(text, sizeof(text), "%.*s: AI %s FLOP/B", (int)ns_utf8_cut(p->label, strlen(p->label), 120),
+	         p->label, shown(p->intensity) ? units_format_plain(p->intensity, ai, sizeof(ai)) : "?");
 	put_text(out, x + dx, y + (p->timed ? -10 : 18), anchor,
 	         "class=\"kernel-label\" fill=\"" COLOR_KERNEL "\"", text);
 	if (!p->timed)
@@ -304,12 +348,14 @@ static void draw_kernel(FILE *out, const axes *a, const roofline_plot *p)
 	        "<circle class=\"achieved\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"white\" "
 	        "stroke=\"" COLOR_ACHIEVED "\" stroke-width=\"2.5\"/>\n",
 	        x, ya);
-	if (p->fraction_of_roof * 100.0 >= 9.95)
+	if (!shown(p->fraction_of_roof * 100.0))
+		snprintf(pct, sizeof(pct), "?");
+	else if (p->fraction_of_roof * 100.0 >= 9.95)
 		snprintf(pct, sizeof(pct), "%.0f%%", p->fraction_of_roof * 100.0);
 	else
 		snprintf(pct, sizeof(pct), "%.2g%%", p->fraction_of_roof * 100.0);
 	snprintf(text, sizeof(text), "achieved %s (%s of roof)",
-	         units_format_si(p->achieved, "FLOP/s", b1, sizeof(b1)), pct);
+	         shown(p->achieved) ? units_format_si(p->achieved, "FLOP/s", b1, sizeof(b1)) : "?", pct);
 	put_text(out, x + dx, ya > PLOT_B - 30 ? ya - 10 : ya + 18, anchor,
 	         "class=\"achieved-label\" fill=\"" COLOR_ACHIEVED "\"", text);
 }

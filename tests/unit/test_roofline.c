@@ -1,11 +1,13 @@
 /* The roofline formulas against hand-computed values: ridge, attainable, regimes, the overhead threshold,
  * the workload shorthands, the decode crossing batch, the batch-doubling test and per-op placement. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nextstep/roofline.h"
+#include "nextstep/roofline_svg.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) <= 1e-9 * fmax(1.0, fabs(b)))
 
@@ -79,6 +81,65 @@ START_TEST(roofline_place_rejects_zero_and_negative_counts)
 		ns_error_clear(&err);
 		ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_USAGE);
 	}
+}
+END_TEST
+
+/* Valid inputs whose quotients leave the doubles: each is an error naming the quantity, never a result
+ * (issue 9: "AI inf", "infx time" were printed with exit 0). */
+static const struct {
+	double flops, bytes, seconds;
+	const char *says;
+} out_of_range_rows[] = {
+    {1e-200, 1e200, 0, "the arithmetic intensity (FLOP count 1e-200 / byte count 1e+200) is 0"},
+    {1e308, 1e-308, 0, "the arithmetic intensity (FLOP count 1e+308 / byte count 1e-308) is infinite"},
+    {1e12, 1e9, 1e-320, "the achieved FLOP/s"},
+    {1e-300, 1e-300, 1e300, "the achieved FLOP/s (FLOP count 1e-300 / time (s) 1e+300) is 0"},
+};
+
+START_TEST(roofline_place_refuses_quotients_that_are_not_finite)
+{
+	roofline_input in = {out_of_range_rows[_i].flops,
+	                     out_of_range_rows[_i].bytes,
+	                     1000.0,
+	                     10.0,
+	                     out_of_range_rows[_i].seconds,
+	                     0.1};
+	roofline_result r;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_USAGE);
+	ck_assert_msg(strstr(err.msg, out_of_range_rows[_i].says) != NULL, "%s", err.msg);
+	ck_assert(r.intensity == 0 && r.attainable == 0 && !r.timed); /* nothing half-filled to print */
+}
+END_TEST
+
+START_TEST(workloads_whose_counts_overflow_are_errors)
+{
+	roofline_work w;
+	roofline_decode d;
+	roofline_decode_spec spec = {1e308, 8, 0, 0, 0, 0, 0};
+	scaling_result s;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_matmul(1e200, 1e200, 1e200, 1, DTYPE_BF16, &w, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_elementwise(1e308, 2, 1, 10, DTYPE_FP32, &w, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_decode_step(&spec, DTYPE_BF16, 295, &d, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_scaling(1e-300, 1e300, 1.25, 1.75, &s, &err), NS_ERR_USAGE);
+	ck_assert_ptr_nonnull(strstr(err.msg, "the time ratio"));
+}
+END_TEST
+
+START_TEST(device_whose_ridge_overflows_is_a_value_error)
+{
+	roofline_input in = {1e12, 1e9, 1e300, 1e-10, 0, 0.1};
+	roofline_result r;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_VALUE);
+	ck_assert_ptr_nonnull(strstr(err.msg, "ridge"));
 }
 END_TEST
 
@@ -371,6 +432,70 @@ START_TEST(place_op_says_not_enough_information_instead_of_guessing)
 }
 END_TEST
 
+/* ---- the SVG writer on any input ---- */
+
+static const struct {
+	double intensity, attainable, achieved, fraction;
+	bool timed;
+	const char *label;
+} svg_rows[] = {
+    {1e-200 / 1e200, 0, 0, 0, false, "intensity underflowed to 0"},
+    {INFINITY, INFINITY, INFINITY, INFINITY, true, "all infinite"},
+    {NAN, NAN, NAN, NAN, true, "all NaN"},
+    {1e-300, 1e-290, 1e-300, 1e-10, true, "far left"},
+    {1e300, 1e12, 1e300, 1e288, true, "far right"},
+    {100, 1e12, 5e11, 0.5, true, "normal \x1b[2J\n with controls and a bad byte \xff"},
+};
+
+/* Every number in an attribute of the document, checked against the canvas. */
+static void assert_coordinates_on_canvas(const char *svg)
+{
+	static const char *const attrs[] = {" x=\"",  " y=\"",  " x1=\"", " y1=\"",
+	                                    " x2=\"", " y2=\"", " cx=\"", " cy=\""};
+
+	for (size_t a = 0; a < sizeof(attrs) / sizeof(attrs[0]); a++)
+		for (const char *s = strstr(svg, attrs[a]); s != NULL; s = strstr(s + 1, attrs[a])) {
+			double v = strtod(s + strlen(attrs[a]), NULL);
+			ck_assert_msg(v >= 0 && v <= 760, "%s%g", attrs[a], v);
+		}
+	for (const char *s = strstr(svg, "points=\""); s != NULL; s = strstr(s + 1, "points=\"")) {
+		char *end;
+		double v;
+		for (const char *q = s + 8; *q != '"'; q = end + (*end == ',' || *end == ' ')) {
+			v = strtod(q, &end);
+			ck_assert_msg(end != q && v >= 0 && v <= 760, "points %.40s", q);
+		}
+	}
+}
+
+START_TEST(svg_clamps_every_coordinate_and_stays_small_on_any_input)
+{
+	ns_device dev = toy_device();
+	roofline_plot plot = {&dev,
+	                      DTYPE_BF16,
+	                      svg_rows[_i].label,
+	                      svg_rows[_i].intensity,
+	                      svg_rows[_i].attainable,
+	                      svg_rows[_i].timed,
+	                      svg_rows[_i].achieved,
+	                      svg_rows[_i].fraction};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(out);
+	roofline_svg_write(out, &plot);
+	fclose(out);
+	ck_assert_uint_lt(len, 16384); /* a normal plot is about 5 KB; nothing grows with the values */
+	ck_assert_ptr_null(strstr(buf, "nan"));
+	ck_assert_ptr_null(strstr(buf, "inf\""));
+	ck_assert_ptr_null(strchr(buf, '\x1b')); /* XML 1.0 forbids control characters */
+	ck_assert_ptr_null(strstr(buf, "\xff"));
+	assert_coordinates_on_canvas(buf);
+	free(buf);
+}
+END_TEST
+
 static Suite *roofline_suite(void)
 {
 	Suite *s = suite_create("roofline");
@@ -382,6 +507,12 @@ static Suite *roofline_suite(void)
 	                    sizeof(place_rows) / sizeof(place_rows[0]));
 	tcase_add_test(math, roofline_place_reports_achieved_rates_and_both_fractions);
 	tcase_add_test(math, roofline_place_rejects_zero_and_negative_counts);
+	tcase_add_loop_test(math, roofline_place_refuses_quotients_that_are_not_finite, 0,
+	                    sizeof(out_of_range_rows) / sizeof(out_of_range_rows[0]));
+	tcase_add_test(math, workloads_whose_counts_overflow_are_errors);
+	tcase_add_test(math, device_whose_ridge_overflows_is_a_value_error);
+	tcase_add_loop_test(ops, svg_clamps_every_coordinate_and_stays_small_on_any_input, 0,
+	                    sizeof(svg_rows) / sizeof(svg_rows[0]));
 	tcase_add_loop_test(math, dtype_sizes_and_names_round_trip, 0,
 	                    sizeof(dtype_rows) / sizeof(dtype_rows[0]));
 	tcase_add_test(math, dtype_from_name_takes_common_spellings_and_refuses_others);
