@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hindex.h"
 #include "util/text.h"
 
 static ns_status read_small_file(const char *path, char **out, size_t *len, ns_error *err)
@@ -55,6 +56,99 @@ static ns_status read_small_file(const char *path, char **out, size_t *len, ns_e
 	return NS_OK;
 }
 
+/* ---- duplicate keys ---- */
+
+/* Objects with more members than this are checked through a hash index instead of pairwise. */
+#define PAIRWISE_MAX 16
+
+static bool same_key(const cJSON *a, const cJSON *b)
+{
+	return strcmp(a->string, b->string) == 0;
+}
+
+static const cJSON *duplicate_pairwise(const cJSON *obj)
+{
+	for (const cJSON *a = obj->child; a != NULL; a = a->next)
+		for (const cJSON *b = obj->child; b != a; b = b->next)
+			if (same_key(a, b))
+				return a;
+	return NULL;
+}
+
+/* The members are numbered in order; the index maps a key's hash to the number of its first member. */
+static ns_status duplicate_hashed(const cJSON *obj, size_t n, const cJSON **dup, ns_error *err)
+{
+	const cJSON **member = malloc(n * sizeof(*member));
+	ns_hindex t;
+	uint32_t i = 0;
+
+	*dup = NULL;
+	if (member == NULL || !ns_hindex_init(&t, n)) {
+		free(member);
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	}
+	for (const cJSON *m = obj->child; m != NULL && *dup == NULL; m = m->next, i++) {
+		uint64_t h = ns_hash_bytes(m->string, strlen(m->string));
+		size_t slot = ns_hindex_home(&t, h);
+		uint32_t id;
+		while (*dup == NULL && ns_hindex_probe(&t, h, &slot, &id))
+			if (same_key(member[id], m))
+				*dup = m;
+		member[i] = m;
+		if (*dup == NULL && !ns_hindex_add(&t, h, i))
+			break;
+	}
+	ns_hindex_free(&t);
+	free(member);
+	return *dup == NULL && i < n ? ns_error_set(err, NS_ERR_NOMEM, "out of memory") : NS_OK;
+}
+
+/* Appends ".key" or "[i]" to the path in buf (cut when it does not fit). */
+static void path_push(char *buf, size_t size, size_t used, const cJSON *parent, const cJSON *item, long i)
+{
+	if (used >= size)
+		return;
+	if (cJSON_IsObject(parent))
+		snprintf(buf + used, size - used, "%s%s", used > 0 ? "." : "", item->string);
+	else
+		snprintf(buf + used, size - used, "[%ld]", i);
+}
+
+static ns_status check_unique(const cJSON *node, char *path, size_t size, ns_error *err)
+{
+	size_t used = strlen(path), n = 0;
+	const cJSON *dup = NULL;
+	long i = 0;
+	ns_status st = NS_OK;
+
+	if (!cJSON_IsObject(node) && !cJSON_IsArray(node))
+		return NS_OK;
+	for (const cJSON *m = node->child; m != NULL; m = m->next)
+		n++;
+	if (cJSON_IsObject(node)) {
+		if (n <= PAIRWISE_MAX)
+			dup = duplicate_pairwise(node);
+		else if ((st = duplicate_hashed(node, n, &dup, err)) != NS_OK)
+			return st;
+		if (dup != NULL)
+			return ns_error_set(err, NS_ERR_KEY, "duplicate key \"%s\" in %s", dup->string,
+			                    used > 0 ? path : "the top-level object");
+	}
+	for (const cJSON *m = node->child; m != NULL && st == NS_OK; m = m->next, i++) {
+		path_push(path, size, used, node, m, i);
+		st = check_unique(m, path, size, err);
+		path[used < size ? used : size - 1] = '\0';
+	}
+	return st;
+}
+
+ns_status json_check_unique_keys(const cJSON *root, ns_error *err)
+{
+	char path[256] = "";
+
+	return check_unique(root, path, sizeof(path), err);
+}
+
 ns_status json_parse_file(const char *path, cJSON **out, ns_error *err)
 {
 	char *text = NULL;
@@ -69,6 +163,9 @@ ns_status json_parse_file(const char *path, cJSON **out, ns_error *err)
 		size_t pos = end != NULL && end >= text ? (size_t)(end - text) : 0;
 		err->line = ns_line_of(text, len, pos);
 		st = ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
+	} else if ((st = json_check_unique_keys(*out, err)) != NS_OK) {
+		cJSON_Delete(*out);
+		*out = NULL;
 	}
 	free(text);
 	return st;

@@ -233,7 +233,17 @@ static const playbook_case bad_playbooks[] = {
      "no route for \"memory\""},
     {"{\"routes\": {\"compute\": {\"fix\": \"a\", \"module\": \"b\"},\n \"compute\": {\"fix\": \"a\", "
      "\"module\": \"b\"}}}",
-     NS_ERR_KEY, "given twice"},
+     NS_ERR_KEY, "duplicate key \"compute\" in routes"},
+    /* Duplicate keys anywhere are errors, as in profiles (JSON leaves the winner undefined). */
+    {"{\"routes\": {\"compute\": {\"fix\": \"a\", \"module\": \"b\", \"fix\": \"c\"}}}", NS_ERR_KEY,
+     "duplicate key \"fix\" in routes.compute"},
+    {"{\"routes\": {}, \"routes\": {}}", NS_ERR_KEY, "duplicate key \"routes\" in the top-level object"},
+    {"{\"routes\": {\"a\":1, \"b\":1, \"c\":1, \"d\":1, \"e\":1, \"f\":1, \"g\":1, \"h\":1, \"i\":1, "
+     "\"j\":1, \"k\":1, \"l\":1, \"m\":1, \"n\":1, \"o\":1, \"p\":1, \"q\":1, \"r\":1, \"e\":2}}",
+     NS_ERR_KEY, "duplicate key \"e\" in routes"}, /* a large object: checked through the hash index */
+    {"{\"routes\": {\"compute\": {\"fix\": \"a\", \"module\": \"b\", \"next_check\": \"c\"}}, \"x\": "
+     "[{\"k\": 1}, {\"k\": 1, \"k\": 2}]}",
+     NS_ERR_KEY, "duplicate key \"k\" in x[1]"},
     {"{\"routes\": {\n", NS_ERR_SYNTAX, "malformed JSON"},
     {"[]", NS_ERR_VALUE, "JSON object"},
     {"{\"route\": {}}", NS_ERR_KEY, "unknown key \"route\""},
