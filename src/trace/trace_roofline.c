@@ -401,7 +401,7 @@ static bool same_thread(const op_span *s, const pending_link *p)
 static ns_status link_by_enclosing_op(trace_roofline *c, pending_link *p, size_t np, troof_report *r,
                                       ns_error *err)
 {
-	const op_span **stack = calloc(c->nspans + 1, sizeof(*stack));
+	size_t *stack = calloc(c->nspans + 1, sizeof(size_t)); /* indices into c->spans */
 	size_t depth = 0, s = 0;
 
 	if (stack == NULL)
@@ -415,16 +415,16 @@ static ns_status link_by_enclosing_op(trace_roofline *c, pending_link *p, size_t
 		while (s < c->nspans && cmp_thread_time(c->spans[s].pid, c->spans[s].tid, c->spans[s].start,
 		                                        p[i].pid, p[i].tid, p[i].ts) <= 0) {
 			if (same_thread(&c->spans[s], &p[i])) {
-				while (depth > 0 && stack[depth - 1]->end <= c->spans[s].start)
+				while (depth > 0 && c->spans[stack[depth - 1]].end <= c->spans[s].start)
 					depth--;
-				stack[depth++] = &c->spans[s];
+				stack[depth++] = s;
 			}
 			s++;
 		}
-		while (depth > 0 && stack[depth - 1]->end <= p[i].ts)
+		while (depth > 0 && c->spans[stack[depth - 1]].end <= p[i].ts)
 			depth--;
 		if (depth > 0) {
-			k->ext = stack[depth - 1]->ext;
+			k->ext = c->spans[stack[depth - 1]].ext;
 			r->linked_by_launch++;
 		} else {
 			r->unlinked[TROOF_LAUNCH_OUTSIDE_OPS]++;
@@ -632,9 +632,9 @@ ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const
 		return st;
 	sort_array(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);
 	if (s.dev != NULL && c->nops + c->nother > 0) {
-		if ((s.placed = calloc(c->nops + 1, sizeof(placed_op))) == NULL)
+		if ((s.placed = calloc(c->nops + 1, sizeof(placed_op))) == NULL) {
 			st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-		if (st == NS_OK) {
+		} else {
 			place_ops(&s);
 			st = group_rows(&s, err);
 		}
