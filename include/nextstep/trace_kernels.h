@@ -39,6 +39,13 @@ const kernel_pattern *kernel_table(size_t *n);
  * which kind of communication it is. */
 kernel_class kernel_table_classify(const char *name, const char **family);
 
+/* The communication family ("collective", "allreduce", "gloo", ...) of a host op (a cpu_op or user annotation
+ * name, name[0..len), not NUL-terminated) that launches communication, NULL when it is not one: c10d::*,
+ * record_param_comms, nccl:*, gloo:*, vLLM's and PyTorch symmetric memory's all-reduce ops. A kernel such an
+ * op launches is communication whatever its name. The table is in trace_kernels.c, sources in
+ * docs/kernels.md. */
+const char *comm_host_op_family(const char *name, size_t len);
+
 /* Compiled rules; see kernel_rules.h. */
 typedef struct kernel_rules kernel_rules;
 

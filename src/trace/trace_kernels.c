@@ -239,6 +239,42 @@ kernel_class kernel_table_classify(const char *name, const char **family)
 	return KCLASS_MEMORY;
 }
 
+/* Host ops that launch communication, matched case-sensitively on the op name as written. */
+typedef struct {
+	const char *name;
+	bool prefix;
+	const char *family;
+} comm_host_op;
+
+static const comm_host_op comm_host_ops[] = {
+    /* PyTorch c10d ops, the profiler's record_param_comms wrapper and the NCCL process group's spans */
+    {"c10d::", true, "collective"},
+    {"record_param_comms", false, "collective"},
+    {"nccl:", true, "collective"},
+    /* the gloo process group's host-side collectives (HTA's cpu_only_gloo trace: gloo:all_reduce spans) */
+    {"gloo:", true, "gloo"},
+    /* vLLM: its collective ops and the custom all-reduce extension (traces with vllm::all_reduce over
+     * cross_device_reduce_1stage kernels) */
+    {"vllm::all_reduce", false, "allreduce"},
+    {"vllm::reduce_scatter", false, "collective"},
+    {"vllm::all_gather", false, "collective"},
+    {"vllm::flashinfer_trtllm_fused_allreduce_norm", false, "allreduce"},
+    {"_C_custom_ar::", true, "allreduce"},
+    /* PyTorch symmetric memory (symm_mem::one_shot_all_reduce, two_shot_all_reduce_, multimem_all_reduce_) */
+    {"symm_mem::", true, "allreduce"},
+};
+
+const char *comm_host_op_family(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(comm_host_ops) / sizeof(comm_host_ops[0]); i++) {
+		size_t n = strlen(comm_host_ops[i].name);
+		if ((comm_host_ops[i].prefix ? len >= n : len == n) &&
+		    memcmp(name, comm_host_ops[i].name, n) == 0)
+			return comm_host_ops[i].family;
+	}
+	return NULL;
+}
+
 ns_status kernel_rules_default(kernel_rules **out, ns_error *err)
 {
 	ns_status st = kernel_rules_from_specs(NULL, 0, out, err);

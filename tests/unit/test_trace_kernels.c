@@ -487,6 +487,41 @@ START_TEST(class_names_round_trip)
 }
 END_TEST
 
+/* Host ops as they appear in traces (sources in docs/kernels.md), and ops that are not communication. */
+typedef struct {
+	const char *op;
+	const char *family; /* NULL: not a communication op */
+} host_op_case;
+
+static const host_op_case host_ops[] = {
+    {"c10d::allreduce_", "collective"},
+    {"record_param_comms", "collective"},
+    {"nccl:all_reduce", "collective"},
+    {"gloo:all_reduce", "gloo"},
+    {"vllm::all_reduce", "allreduce"},
+    {"_C_custom_ar::all_reduce", "allreduce"},
+    {"symm_mem::two_shot_all_reduce_", "allreduce"},
+    {"vllm::flashinfer_trtllm_fused_allreduce_norm", "allreduce"},
+    {"aten::mm", NULL},
+    {"vllm::all_reduce_extra", NULL},
+    {"record_param_comm", NULL},
+    {"c10d", NULL},
+    {"", NULL},
+};
+
+START_TEST(host_ops_that_launch_communication_have_a_family)
+{
+	const host_op_case *c = &host_ops[_i];
+	const char *got = comm_host_op_family(c->op, strlen(c->op));
+
+	if (c->family == NULL)
+		ck_assert_msg(got == NULL, "%s: family %s, want none", c->op, got);
+	else
+		ck_assert_msg(got != NULL && strcmp(got, c->family) == 0, "%s: family %s, want %s", c->op,
+		              got != NULL ? got : "(none)", c->family);
+}
+END_TEST
+
 static size_t table_rows(void)
 {
 	size_t n;
@@ -505,6 +540,8 @@ static Suite *kernels_suite(void)
 	tcase_add_loop_test(tc, builtin_table_classifies_todays_kernel_names, 0,
 	                    (int)(sizeof(modern_names) / sizeof(modern_names[0])));
 	tcase_add_loop_test(tc, every_table_row_is_reachable, 0, (int)table_rows());
+	tcase_add_loop_test(tc, host_ops_that_launch_communication_have_a_family, 0,
+	                    (int)(sizeof(host_ops) / sizeof(host_ops[0])));
 	tcase_add_test(tc, rules_file_extends_the_table_its_rules_first);
 	tcase_add_test(tc, rules_file_rules_see_the_whole_name_the_table_only_the_identity);
 	tcase_add_test(tc, class_names_round_trip);
