@@ -1,0 +1,224 @@
+/* diff: two runs of one job compared. Did the step get faster, did the bottleneck named for BEFORE shrink,
+ * what is the bottleneck now, and what moved.
+ *
+ * Each side is first summarised (diff_side) from a trace (read and split here), from a saved
+ * `nextstep trace --format json` report, or from a profile (shares only). A trace is summarised through its
+ * own report document, so a trace and the report saved from it give the same summary. The comparison
+ * (diff_result) is arithmetic on two summaries; the noise rule is diff_noise_judge(). */
+#ifndef NEXTSTEP_DIFF_H
+#define NEXTSTEP_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cJSON.h>
+
+#include "nextstep/classify.h"
+#include "nextstep/error.h"
+#include "nextstep/format.h"
+#include "nextstep/input.h"
+#include "nextstep/regime.h"
+#include "nextstep/routes.h"
+#include "nextstep/trace_kernels.h"
+
+/* Named limits on a saved report (untrusted input). The document itself is bounded by JSON_FILE_MAX. */
+#define DIFF_MAX_DEVICES 64    /* devices[] */
+#define DIFF_MAX_STEPS   65536 /* steps[] of one device */
+#define DIFF_MAX_KERNELS 4096  /* top_kernels[] of one device; also what a trace side keeps */
+#define DIFF_MAX_CAUSES  256   /* causes[] of one window */
+#define DIFF_NAME_MAX    8192  /* bytes of one kernel name */
+#define DIFF_CAUSE_MAX   48    /* bytes of one cause name, NUL included */
+#define DIFF_DEVICE_MAX  128   /* bytes of a device name kept, NUL included (longer ones are cut) */
+#define DIFF_US_MAX      1e15  /* any time in µs (about 31 years): larger is not a profile */
+#define DIFF_DTYPE_MAX   8     /* "bf16", "fp8", ... NUL included */
+
+/* The noise rule (diff_noise_judge). */
+#define DIFF_BOOTSTRAP_RESAMPLES 1000
+#define DIFF_BOOTSTRAP_SEED      UINT64_C(0x6e65787473746570)
+#define DIFF_BOOTSTRAP_LEVEL     0.95
+/* A bucket that lost at least this fraction of its time per step "shrank"; one that gained as much "grew". */
+#define DIFF_SHRINK_MIN 0.10
+
+typedef enum { DIFF_FROM_TRACE, DIFF_FROM_REPORT, DIFF_FROM_PROFILE } diff_origin;
+
+/* One kernel name's time in the whole run of one side. */
+typedef struct {
+	char *name; /* owned */
+	kernel_class cls;
+	double us;
+	long count;
+} diff_kernel;
+
+/* One cause of one bucket (issue 10's causes), whole run. */
+typedef struct {
+	ns_regime bucket;
+	char cause[DIFF_CAUSE_MAX];
+	double us;
+} diff_cause;
+
+/* One side of the comparison. Owns everything; free with diff_side_free(). */
+typedef struct {
+	diff_origin origin;
+	bool has_time;   /* false for a profile: shares only, no step time */
+	size_t nsteps;   /* step windows (a trace without markers has one whole-trace window) */
+	double *step_us; /* nsteps window lengths, in time order */
+	double (*step_bucket_us)[REGIME_COUNT]; /* nsteps rows of bucket time */
+	double dur_us;                          /* whole run: sum of the windows */
+	double bucket_us[REGIME_COUNT];         /* whole run */
+	ns_profile shares;                      /* whole-run shares (a profile: as given) */
+	diff_cause *causes;                     /* whole run; none when the input had none */
+	size_t ncauses;
+	diff_kernel *kernels; /* largest first */
+	size_t nkernels;
+	bool kernels_partial; /* the list may leave out kernels (a saved report lists only its top N) */
+	bool step_markers;    /* the windows are ProfilerStep# steps (else one whole-trace window) */
+	char device[DIFF_DEVICE_MAX]; /* the compared device's name, "" when unknown */
+	size_t ndevices;              /* devices in the input; the busiest one is compared */
+	size_t nranks;                /* distinct ranks named in the input; 0 when none is */
+	char dtype[DIFF_DTYPE_MAX];   /* dtype of the compute kernels by time, from their names; "" unknown */
+	cJSON *report;                /* the report object R of this side, as printed in the diff JSON */
+} diff_side;
+
+/* What loading a side needs: the kernel table for traces (borrowed; it is only read, so both threads of
+ * diff_load_pair may share it), the classifier and routes for the report objects, and how many kernels
+ * the printed report object lists (its top_kernels, as `nextstep trace --top`). */
+typedef struct {
+	const kernel_rules *rules;
+	const classify_options *classify;
+	const ns_routes *routes;
+	size_t report_top;
+} diff_load_options;
+
+void diff_side_init(diff_side *s);
+/* The dtype a kernel name spells ("bf16", "fp16", "fp32", "tf32", "fp8", ...), or NULL when it does not say.
+ */
+const char *diff_dtype_of_name(const char *name);
+void diff_side_free(diff_side *s);
+
+/* Summarises a report document (`nextstep trace --format json`) into s, which diff_side_init() made empty;
+ * s->report is left for the caller to set (and free with the side). Unknown keys
+ * are ignored (newer reports add fields); missing or ill-typed required fields, values out of range and
+ * breached limits are errors whose message starts with the JSON path ("devices[0].steps[3].dur_us: ..."). */
+ns_status diff_side_from_report(const cJSON *doc, diff_side *s, ns_error *err);
+/* A saved report or a profile JSON (one object, as the router reads it) from text. A syntax error sets
+ * err->line. */
+ns_status diff_side_parse(const char *text, size_t len, const diff_load_options *o, diff_side *s,
+                          ns_error *err);
+/* Any input: a trace (plain or gzip, read and split), a saved report, or a profile. Trace errors set
+ * err->offset (byte in the decompressed document). */
+ns_status diff_side_load(ns_input *in, const diff_load_options *o, diff_side *s, ns_error *err);
+/* Loads both sides, the two at once on two threads. Each side has its own error; the status is NS_OK only
+ * when both loaded. */
+ns_status diff_load_pair(ns_input *before, ns_input *after, const diff_load_options *o, diff_side sides[2],
+                         ns_error errs[2]);
+
+/* Step-time statistics of one side, in ms. */
+typedef struct {
+	size_t n;
+	double mean, median, min, max;
+} diff_step_stats;
+
+void diff_step_stats_of(const double *step_us, size_t n, diff_step_stats *out);
+
+/* The noise rule: a percentile bootstrap (DIFF_BOOTSTRAP_RESAMPLES resamples of the steps of each side,
+ * fixed seed) of the speed-up = mean BEFORE step / mean AFTER step. The change is significant when the
+ * DIFF_BOOTSTRAP_LEVEL interval excludes 1. With fewer than two steps on a side the spread is unknown and
+ * nothing is significant. */
+typedef struct {
+	double speedup; /* on the steps as they are */
+	double lo, hi;  /* the interval */
+	bool known;     /* at least two steps on each side */
+	bool significant;
+} diff_noise;
+
+void diff_noise_judge(const double *before_us, size_t nb, const double *after_us, size_t na, diff_noise *out);
+
+typedef enum {
+	DIFF_NO_CHANGE, /* identical steps and buckets */
+	DIFF_FASTER,    /* significant */
+	DIFF_SLOWER,    /* significant */
+	DIFF_NOT_SIGNIFICANT,
+	DIFF_TIME_UNKNOWN /* a side has no step time (a profile) */
+} diff_change;
+
+/* What became of a bucket BEFORE named (its regime, or a high finding). */
+typedef enum { FATE_FIXED, FATE_SHRANK, FATE_UNCHANGED, FATE_GREW } diff_fate;
+
+typedef struct {
+	ns_regime bucket;
+	bool was_regime; /* BEFORE's verdict (else a high finding) */
+	diff_fate fate;
+	double before_share, after_share; /* of the whole run */
+	double before_ms, after_ms;       /* per step; 0 when the time is unknown */
+} diff_target;
+
+/* One kernel name's change; a side that does not list the name has *_known false when its list is
+ * partial, else zero time. */
+typedef struct {
+	const char *name; /* borrowed from a side */
+	kernel_class cls;
+	bool before_known, after_known;
+	double before_ms, after_ms, delta_ms; /* per step */
+	long before_count, after_count;       /* whole run */
+} diff_kernel_delta;
+
+typedef struct {
+	ns_regime bucket;
+	const char *cause; /* borrowed from a side */
+	double before_ms, after_ms, delta_ms;
+} diff_cause_delta;
+
+/* A difference between the sides that makes the comparison suspect. */
+typedef struct {
+	const char *what; /* "device", "GEMM dtype", "step markers", "number of devices", "number of ranks" */
+	char before[DIFF_DEVICE_MAX], after[DIFF_DEVICE_MAX];
+} diff_suspect;
+
+#define DIFF_MAX_SUSPECTS 8
+
+/* The comparison. Borrows names from the two sides, which must outlive it; free with diff_result_free(). */
+typedef struct {
+	diff_change change;
+	diff_step_stats before, after; /* ms; n = 0 when the time is unknown */
+	diff_noise noise;
+	double speedup;                    /* mean before / mean after; 0 when unknown */
+	double bucket_ms[2][REGIME_COUNT]; /* per step = whole-run bucket / steps */
+	ns_verdict verdict[2];             /* whole-run verdicts */
+	diff_target targets[REGIME_COUNT]; /* BEFORE's regime first, then its high findings */
+	size_t ntargets;
+	diff_kernel_delta *kernels; /* by |delta| descending, kernels known on both sides first */
+	size_t nkernels;
+	diff_cause_delta *causes;
+	size_t ncauses;
+	diff_suspect suspects[DIFF_MAX_SUSPECTS];
+	size_t nsuspects;
+} diff_result;
+
+ns_status diff_compare(const diff_side *before, const diff_side *after, const classify_options *o,
+                       diff_result *r, ns_error *err);
+void diff_result_free(diff_result *r);
+
+/* The first line: "step 177.6 ms -> 141.1 ms (1.26x faster); dataloader-bound fixed: ...; now ...". */
+void diff_headline(const diff_result *r, char *buf, size_t size);
+typedef struct {
+	const char *names[2]; /* how to call the two inputs */
+	bool verbose;         /* add what moved */
+	size_t top;           /* kernels listed (text and JSON) */
+} diff_print_options;
+
+/* The text output: the headline, one line per suspect difference, and with verbose what moved. */
+void diff_print_text(FILE *out, const diff_side *before, const diff_side *after, const diff_result *r,
+                     const diff_print_options *o);
+/* CI gates. Slower: AFTER's median step is more than pct percent above BEFORE's and the change is
+ * significant. Regime: the two whole-run verdicts name different regimes. */
+bool diff_gate_slower(const diff_result *r, double pct);
+bool diff_gate_regime(const diff_result *r);
+/* The JSON document (docs/diff.md). NULL on OOM; caller frees. */
+cJSON *diff_json(const diff_side *before, const diff_side *after, const diff_result *r, size_t top);
+/* The word for the change: "no change", "faster", "slower", "no significant change", "time unknown". */
+const char *diff_change_name(diff_change c);
+const char *diff_fate_name(diff_fate f);
+
+#endif

@@ -1,0 +1,300 @@
+/* The comparison of two summaries: step time with its noise, the six buckets per step, what became of the
+ * bottleneck BEFORE named, kernels and causes matched by name, and the differences that make the comparison
+ * suspect. Pure arithmetic: no input, no output. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_private.h"
+
+/* Whole-run µs as ms per step: the figure every per-step number of the diff uses. */
+static double ms_per_step(const diff_side *s, double us)
+{
+	return s->has_time && s->nsteps > 0 ? us / (double)s->nsteps / 1e3 : 0;
+}
+
+static bool same_doubles(const double *x, const double *y, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (x[i] != y[i])
+			return false;
+	return true;
+}
+
+static bool identical(const diff_side *b, const diff_side *a)
+{
+	if (b->has_time != a->has_time)
+		return false;
+	if (!b->has_time)
+		return same_doubles(b->shares.share, a->shares.share, REGIME_COUNT);
+	return b->nsteps == a->nsteps && same_doubles(b->step_us, a->step_us, b->nsteps) &&
+	       same_doubles(b->bucket_us, a->bucket_us, REGIME_COUNT);
+}
+
+static void judge_time(const diff_side *b, const diff_side *a, diff_result *r)
+{
+	bool same = identical(b, a);
+
+	if (!b->has_time || !a->has_time) {
+		r->change = same ? DIFF_NO_CHANGE : DIFF_TIME_UNKNOWN;
+		return;
+	}
+	diff_step_stats_of(b->step_us, b->nsteps, &r->before);
+	diff_step_stats_of(a->step_us, a->nsteps, &r->after);
+	diff_noise_judge(b->step_us, b->nsteps, a->step_us, a->nsteps, &r->noise);
+	r->speedup = r->noise.speedup;
+	if (same)
+		r->change = DIFF_NO_CHANGE;
+	else if (!r->noise.significant)
+		r->change = DIFF_NOT_SIGNIFICANT;
+	else
+		r->change = r->speedup > 1 ? DIFF_FASTER : DIFF_SLOWER;
+}
+
+/* Fixed: below the moderate grade after, with less time per step. Shrank/grew: by DIFF_SHRINK_MIN of its
+ * own time per step (of its share when a side has no time). */
+static diff_fate fate_of(const diff_target *t, bool by_time, double moderate)
+{
+	double before = by_time ? t->before_ms : t->before_share;
+	double after = by_time ? t->after_ms : t->after_share;
+
+	if (t->after_share < moderate && after < before)
+		return FATE_FIXED;
+	if (after <= before * (1 - DIFF_SHRINK_MIN))
+		return FATE_SHRANK;
+	if (after >= before * (1 + DIFF_SHRINK_MIN) && after > before)
+		return FATE_GREW;
+	return FATE_UNCHANGED;
+}
+
+static void add_target(diff_result *r, const diff_side *b, const diff_side *a, ns_regime bucket,
+                       bool was_regime, double moderate)
+{
+	diff_target *t = &r->targets[r->ntargets++];
+
+	t->bucket = bucket;
+	t->was_regime = was_regime;
+	t->before_share = b->shares.share[bucket];
+	t->after_share = a->shares.share[bucket];
+	t->before_ms = r->bucket_ms[0][bucket];
+	t->after_ms = r->bucket_ms[1][bucket];
+	t->fate = fate_of(t, b->has_time && a->has_time, moderate);
+}
+
+/* BEFORE's regime, then each of its high findings: what the user was told to fix. */
+static void judge_targets(const diff_side *b, const diff_side *a, const classify_options *o, diff_result *r)
+{
+	const ns_verdict *v = &r->verdict[0];
+
+	add_target(r, b, a, v->regime, true, o->moderate);
+	for (size_t i = 0; i < v->nfindings; i++)
+		if (v->findings[i].grade == GRADE_HIGH)
+			add_target(r, b, a, v->findings[i].regime, false, o->moderate);
+}
+
+/* ---- kernels, matched by (name, class) ----------------------------------------------------------- */
+
+static int cmp_kernel_ptr(const void *x, const void *y)
+{
+	const diff_kernel *a = *(const diff_kernel *const *)x, *b = *(const diff_kernel *const *)y;
+	int c = strcmp(a->name, b->name);
+
+	return c != 0 ? c : (a->cls > b->cls) - (a->cls < b->cls);
+}
+
+static const diff_kernel **sorted_kernels(const diff_side *s)
+{
+	const diff_kernel **v = malloc((s->nkernels + 1) * sizeof(*v));
+
+	if (v == NULL)
+		return NULL;
+	for (size_t i = 0; i < s->nkernels; i++)
+		v[i] = &s->kernels[i];
+	qsort(v, s->nkernels, sizeof(*v), cmp_kernel_ptr);
+	return v;
+}
+
+static void set_kernel_side(diff_kernel_delta *d, const diff_kernel *k, const diff_side *s, bool after)
+{
+	bool known = k != NULL || !s->kernels_partial;
+	double ms = k != NULL ? ms_per_step(s, k->us) : 0;
+	long count = k != NULL ? k->count : 0;
+
+	if (k != NULL) {
+		d->name = k->name;
+		d->cls = k->cls;
+	}
+	if (after) {
+		d->after_known = known;
+		d->after_ms = ms;
+		d->after_count = count;
+	} else {
+		d->before_known = known;
+		d->before_ms = ms;
+		d->before_count = count;
+	}
+}
+
+static int cmp_delta(const void *x, const void *y)
+{
+	const diff_kernel_delta *a = x, *b = y;
+	bool ka = a->before_known && a->after_known, kb = b->before_known && b->after_known;
+	double ma = ka ? fabs(a->delta_ms) : fmax(a->before_ms, a->after_ms);
+	double mb = kb ? fabs(b->delta_ms) : fmax(b->before_ms, b->after_ms);
+
+	if (ka != kb)
+		return ka ? -1 : 1;
+	if (ma != mb)
+		return ma > mb ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static ns_status match_kernels(const diff_side *b, const diff_side *a, diff_result *r, ns_error *err)
+{
+	const diff_kernel **kb = sorted_kernels(b), **ka = sorted_kernels(a);
+	size_t i = 0, j = 0;
+
+	r->kernels = calloc(b->nkernels + a->nkernels + 1, sizeof(*r->kernels));
+	if (kb == NULL || ka == NULL || r->kernels == NULL) {
+		free(kb);
+		free(ka);
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	}
+	while (i < b->nkernels || j < a->nkernels) {
+		int c = i == b->nkernels ? 1 : j == a->nkernels ? -1 : cmp_kernel_ptr(&kb[i], &ka[j]);
+		diff_kernel_delta *d = &r->kernels[r->nkernels++];
+		set_kernel_side(d, c <= 0 ? kb[i++] : NULL, b, false);
+		set_kernel_side(d, c >= 0 ? ka[j++] : NULL, a, true);
+		d->delta_ms = d->after_ms - d->before_ms;
+	}
+	free(kb);
+	free(ka);
+	qsort(r->kernels, r->nkernels, sizeof(*r->kernels), cmp_delta);
+	return NS_OK;
+}
+
+/* ---- causes, matched by (bucket, cause) ---------------------------------------------------------- */
+
+static diff_cause_delta *find_cause(diff_result *r, ns_regime bucket, const char *cause)
+{
+	for (size_t i = 0; i < r->ncauses; i++)
+		if (r->causes[i].bucket == bucket && strcmp(r->causes[i].cause, cause) == 0)
+			return &r->causes[i];
+	return NULL;
+}
+
+static ns_status match_causes(const diff_side *b, const diff_side *a, diff_result *r, ns_error *err)
+{
+	const diff_side *side[2] = {b, a};
+
+	if (b->ncauses + a->ncauses == 0)
+		return NS_OK;
+	r->causes = calloc(b->ncauses + a->ncauses, sizeof(*r->causes));
+	if (r->causes == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < side[k]->ncauses; i++) {
+			const diff_cause *c = &side[k]->causes[i];
+			diff_cause_delta *d = find_cause(r, c->bucket, c->cause);
+			if (d == NULL) {
+				d = &r->causes[r->ncauses++];
+				d->bucket = c->bucket;
+				d->cause = c->cause;
+			}
+			*(k == 0 ? &d->before_ms : &d->after_ms) += ms_per_step(side[k], c->us);
+		}
+	for (size_t i = 0; i < r->ncauses; i++)
+		r->causes[i].delta_ms = r->causes[i].after_ms - r->causes[i].before_ms;
+	return NS_OK;
+}
+
+/* ---- what makes the comparison suspect ----------------------------------------------------------- */
+
+static void suspect(diff_result *r, const char *what, const char *before, const char *after)
+{
+	diff_suspect *s;
+
+	if (r->nsuspects == DIFF_MAX_SUSPECTS)
+		return;
+	s = &r->suspects[r->nsuspects++];
+	s->what = what;
+	snprintf(s->before, sizeof(s->before), "%s", before);
+	snprintf(s->after, sizeof(s->after), "%s", after);
+}
+
+static void suspect_count(diff_result *r, const char *what, size_t before, size_t after)
+{
+	char b[32], a[32];
+
+	if (before == after)
+		return;
+	snprintf(b, sizeof(b), "%zu", before);
+	snprintf(a, sizeof(a), "%zu", after);
+	suspect(r, what, b, a);
+}
+
+static void find_suspects(const diff_side *b, const diff_side *a, diff_result *r)
+{
+	if (b->device[0] != '\0' && a->device[0] != '\0' && strcmp(b->device, a->device) != 0)
+		suspect(r, "device", b->device, a->device);
+	if (b->dtype[0] != '\0' && a->dtype[0] != '\0' && strcmp(b->dtype, a->dtype) != 0)
+		suspect(r, "GEMM dtype", b->dtype, a->dtype);
+	if (!b->has_time || !a->has_time)
+		return;
+	if (b->step_markers != a->step_markers)
+		suspect(r, "step markers", b->step_markers ? "ProfilerStep#" : "none (whole trace)",
+		        a->step_markers ? "ProfilerStep#" : "none (whole trace)");
+	suspect_count(r, "number of devices", b->ndevices, a->ndevices);
+	suspect_count(r, "number of ranks", b->nranks, a->nranks);
+}
+
+ns_status diff_compare(const diff_side *before, const diff_side *after, const classify_options *o,
+                       diff_result *r, ns_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	for (int k = 0; k < REGIME_COUNT; k++) {
+		r->bucket_ms[0][k] = ms_per_step(before, before->bucket_us[k]);
+		r->bucket_ms[1][k] = ms_per_step(after, after->bucket_us[k]);
+	}
+	classify_profile(&before->shares, o, &r->verdict[0]);
+	classify_profile(&after->shares, o, &r->verdict[1]);
+	judge_time(before, after, r);
+	judge_targets(before, after, o, r);
+	find_suspects(before, after, r);
+	if (match_kernels(before, after, r, err) != NS_OK || match_causes(before, after, r, err) != NS_OK) {
+		diff_result_free(r);
+		return err->status;
+	}
+	return NS_OK;
+}
+
+void diff_result_free(diff_result *r)
+{
+	free(r->kernels);
+	free(r->causes);
+	r->kernels = NULL;
+	r->causes = NULL;
+	r->nkernels = r->ncauses = 0;
+}
+
+const char *diff_change_name(diff_change c)
+{
+	static const char *const names[] = {
+	    [DIFF_NO_CHANGE] = "no change",
+	    [DIFF_FASTER] = "faster",
+	    [DIFF_SLOWER] = "slower",
+	    [DIFF_NOT_SIGNIFICANT] = "no significant change",
+	    [DIFF_TIME_UNKNOWN] = "time unknown",
+	};
+	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "?";
+}
+
+const char *diff_fate_name(diff_fate f)
+{
+	static const char *const names[] = {[FATE_FIXED] = "fixed",
+	                                    [FATE_SHRANK] = "shrank",
+	                                    [FATE_UNCHANGED] = "unchanged",
+	                                    [FATE_GREW] = "grew"};
+	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
+}

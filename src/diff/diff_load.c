@@ -1,0 +1,269 @@
+/* Loading a side: a trace is read and split, then summarised through its report document (so a saved report
+ * of the same trace summarises the same); a small JSON document is a saved report or a profile. The two
+ * sides are loaded at once, one on a second thread: reading a large trace is CPU-bound (inflate, scan). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_private.h"
+#include "nextstep/json_file.h"
+#include "nextstep/parse_json.h"
+#include "nextstep/trace_read.h"
+#include "nextstep/trace_report.h"
+#include "nextstep/trace_split.h"
+#include "util/text.h"
+
+/* Keeps the first `top` entries of every device's top_kernels, as `nextstep trace --top` would print. */
+static void trim_top_kernels(cJSON *doc, size_t top)
+{
+	cJSON *dev;
+
+	cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
+	{
+		cJSON *arr = cJSON_GetObjectItemCaseSensitive(dev, "top_kernels");
+		int n = cJSON_GetArraySize(arr);
+		while (n > 0 && (size_t)n > top)
+			cJSON_DeleteItemFromArray(arr, --n);
+	}
+}
+
+static bool kernel_list_cut(const split_result *res)
+{
+	for (size_t i = 0; i < res->ndevices; i++)
+		if (res->device[i].nkernel_time > DIFF_MAX_KERNELS)
+			return true;
+	return false;
+}
+
+/* The trace's report document, exactly as `nextstep trace --format json` prints it (the report streams its
+ * JSON, so it is printed to memory and parsed back): a trace and the report saved from it then summarise the
+ * same. */
+static ns_status report_document(const split_result *res, const char *source, const diff_load_options *o,
+                                 cJSON **out, ns_error *err)
+{
+	format_options f = {.kind = FORMAT_JSON};
+	report_options ro = {.classify = o->classify,
+	                     .routes = o->routes,
+	                     .format = &f,
+	                     .source = source,
+	                     .steps = false,
+	                     .top = DIFF_MAX_KERNELS};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	ns_status st;
+
+	if (mem == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	st = report_print(mem, res, &ro, err);
+	if (fclose(mem) != 0 && st == NS_OK)
+		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	if (st == NS_OK && (*out = cJSON_ParseWithLength(text, len)) == NULL)
+		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory reading the trace's report back");
+	free(text);
+	return st;
+}
+
+static ns_status side_from_split(const split_result *res, const char *source, const diff_load_options *o,
+                                 diff_side *s, ns_error *err)
+{
+	cJSON *doc = NULL;
+
+	if (report_document(res, source, o, &doc, err) != NS_OK)
+		return err->status;
+	if (diff_side_from_report(doc, s, err) != NS_OK) {
+		cJSON_Delete(doc);
+		return err->status;
+	}
+	s->origin = DIFF_FROM_TRACE;
+	s->kernels_partial = kernel_list_cut(res);
+	trim_top_kernels(doc, o->report_top);
+	s->report = doc;
+	return NS_OK;
+}
+
+static ns_status load_trace(ns_input *in, const diff_load_options *o, diff_side *s, ns_error *err)
+{
+	trace_split *split = trace_split_new(o->rules);
+	trace_meta meta;
+	split_result res;
+	ns_status st;
+
+	if (split == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	memset(&meta, 0, sizeof(meta));
+	memset(&res, 0, sizeof(res));
+	st = trace_read(in, trace_split_event, split, &meta, err);
+	if (st == NS_OK && meta.events == 0)
+		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to compare");
+	if (st == NS_OK)
+		st = trace_split_finish(split, &meta, &res, err);
+	trace_split_free(split);
+	if (st == NS_OK) {
+		err->offset = -1; /* a summary error is about the whole trace, not a byte of it */
+		st = side_from_split(&res, input_display_name(in), o, s, err);
+	}
+	split_result_free(&res);
+	return st;
+}
+
+/* The whole input, up to JSON_FILE_MAX bytes. */
+static ns_status read_all(ns_input *in, char **out, size_t *len, ns_error *err)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap);
+
+	if (buf == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	for (;;) {
+		ssize_t got;
+		if (n == cap) {
+			char *grown = cap < JSON_FILE_MAX ? realloc(buf, cap * 2) : NULL;
+			if (grown == NULL) {
+				free(buf);
+				return cap >= JSON_FILE_MAX
+				           ? ns_error_set(
+				                 err, NS_ERR_LIMIT,
+				                 "larger than %u bytes: not a saved report or profile",
+				                 JSON_FILE_MAX)
+				           : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		got = input_read(in, buf + n, cap - n);
+		if (got == 0)
+			break;
+		if (got < 0) {
+			free(buf);
+			return ns_error_set(err, NS_ERR_IO, "read error: %s", strerror(in->read_errno));
+		}
+		n += (size_t)got;
+	}
+	*out = buf;
+	*len = n;
+	return NS_OK;
+}
+
+static bool any_bucket(const ns_profile *p)
+{
+	for (int r = 0; r < REGIME_COUNT; r++)
+		if (p->present[r])
+			return true;
+	return false;
+}
+
+/* A profile (the router's input, or a verdict it printed): shares only. */
+static ns_status side_from_profile(const cJSON *obj, const diff_load_options *o, diff_side *s, ns_error *err)
+{
+	char warning[PARSE_WARNING_MAX];
+	ns_verdict v;
+
+	/* Unknown keys are ignored as the router does by default; a document with no bucket at all is
+	 * refused. */
+	if (parse_profile_json(obj, &s->shares, false, warning, err) != NS_OK)
+		return err->status;
+	if (!any_bucket(&s->shares))
+		return ns_error_set(
+		    err, NS_ERR_VALUE,
+		    "neither a saved report (no \"devices\") nor a profile (no bucket share)");
+	if (profile_validate(&s->shares, false, err) != NS_OK)
+		return err->status;
+	s->origin = DIFF_FROM_PROFILE;
+	classify_profile(&s->shares, o->classify, &v);
+	s->report = format_verdict_json(s->shares.label, &v, o->routes);
+	return s->report != NULL ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+}
+
+static bool only_space(const char *p, const char *end)
+{
+	for (; p < end; p++)
+		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+			return false;
+	return true;
+}
+
+ns_status diff_side_parse(const char *text, size_t len, const diff_load_options *o, diff_side *s,
+                          ns_error *err)
+{
+	const char *end = NULL;
+	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	ns_status st;
+
+	if (doc == NULL || !only_space(end, text + len)) {
+		size_t pos = end != NULL && end >= text ? (size_t)(end - text) : 0;
+		cJSON_Delete(doc);
+		err->line = ns_line_of(text, len, pos);
+		return ns_error_set(err, NS_ERR_SYNTAX,
+		                    doc == NULL
+		                        ? "malformed JSON"
+		                        : "more than one JSON value: a side is one report or one profile");
+	}
+	if (cJSON_IsObject(doc) && cJSON_HasObjectItem(doc, "devices")) {
+		st = diff_side_from_report(doc, s, err);
+		if (st == NS_OK)
+			s->report = doc;
+		else
+			cJSON_Delete(doc);
+		return st;
+	}
+	st = side_from_profile(doc, o, s, err);
+	cJSON_Delete(doc);
+	return st;
+}
+
+ns_status diff_side_load(ns_input *in, const diff_load_options *o, diff_side *s, ns_error *err)
+{
+	input_kind kind = input_sniff(in);
+	char *text = NULL;
+	size_t len = 0;
+	ns_status st;
+
+	if (kind == INPUT_GZIP || kind == INPUT_TRACE)
+		return load_trace(in, o, s, err);
+	if (kind == INPUT_EMPTY)
+		return ns_error_set(err, NS_ERR_VALUE, "empty input");
+	st = read_all(in, &text, &len, err);
+	if (st != NS_OK)
+		return st;
+	st = diff_side_parse(text, len, o, s, err);
+	free(text);
+	return st;
+}
+
+typedef struct {
+	ns_input *in;
+	const diff_load_options *o;
+	diff_side *side;
+	ns_error *err;
+	ns_status st;
+} load_job;
+
+static void *run_load_job(void *arg)
+{
+	load_job *job = arg;
+
+	job->st = diff_side_load(job->in, job->o, job->side, job->err);
+	return NULL;
+}
+
+ns_status diff_load_pair(ns_input *before, ns_input *after, const diff_load_options *o, diff_side sides[2],
+                         ns_error errs[2])
+{
+	load_job jobs[2] = {{before, o, &sides[0], &errs[0], NS_OK}, {after, o, &sides[1], &errs[1], NS_OK}};
+	pthread_t thread;
+	bool threaded;
+
+	for (int i = 0; i < 2; i++) {
+		diff_side_init(&sides[i]);
+		ns_error_clear(&errs[i]);
+	}
+	threaded = pthread_create(&thread, NULL, run_load_job, &jobs[0]) == 0;
+	if (!threaded)
+		run_load_job(&jobs[0]); /* no thread to be had: one after the other */
+	run_load_job(&jobs[1]);
+	if (threaded)
+		pthread_join(thread, NULL);
+	return jobs[0].st != NS_OK ? jobs[0].st : jobs[1].st;
+}

@@ -1,0 +1,414 @@
+/* One side of a diff from a report document (`nextstep trace --format json`): an untrusted-input loader.
+ * Every value is checked for type and range before use, every array against a named limit, and an error
+ * names the JSON path of the offending value. Unknown keys are ignored, because newer reports add fields. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_private.h"
+
+/* A JSON path being walked: "devices[2].steps[14].buckets_us". */
+typedef struct {
+	char text[160];
+} json_path;
+
+/* Appends to a path; one too deep for the buffer is cut, and still locates the value's start. */
+static void path_append(json_path *p, const char *text)
+{
+	size_t used = strlen(p->text), n = strlen(text);
+
+	if (n > sizeof(p->text) - 1 - used)
+		n = sizeof(p->text) - 1 - used;
+	memcpy(p->text + used, text, n);
+	p->text[used + n] = '\0';
+}
+
+static void path_child(json_path *out, const json_path *parent, const char *key)
+{
+	*out = *parent;
+	if (out->text[0] != '\0')
+		path_append(out, ".");
+	path_append(out, key);
+}
+
+static void path_index(json_path *out, const json_path *parent, const char *key, size_t i)
+{
+	char index[32];
+
+	path_child(out, parent, key);
+	snprintf(index, sizeof(index), "[%zu]", i);
+	path_append(out, index);
+}
+
+static ns_status path_error(ns_error *err, ns_status st, const json_path *p, const char *key, const char *fmt,
+                            ...) __attribute__((format(printf, 5, 6)));
+
+static ns_status path_error(ns_error *err, ns_status st, const json_path *p, const char *key, const char *fmt,
+                            ...)
+{
+	char why[256];
+	json_path at;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (key != NULL)
+		path_child(&at, p, key);
+	else
+		at = *p;
+	return ns_error_set(err, st, "%s: %s", at.text[0] != '\0' ? at.text : "the document", why);
+}
+
+/* A required time in µs: a finite number in [0, DIFF_US_MAX]. */
+static ns_status get_us(const cJSON *obj, const char *key, const json_path *p, double *out, ns_error *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (v == NULL)
+		return path_error(err, NS_ERR_KEY, p, key, "missing");
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+	    v->valuedouble > DIFF_US_MAX)
+		return path_error(err, NS_ERR_VALUE, p, key, "must be a number of microseconds from 0 to %g",
+		                  DIFF_US_MAX);
+	*out = v->valuedouble;
+	return NS_OK;
+}
+
+static const cJSON *get_typed(const cJSON *obj, const char *key, int (*is)(const cJSON *), const char *what,
+                              const json_path *p, ns_error *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (v == NULL)
+		path_error(err, NS_ERR_KEY, p, key, "missing");
+	else if (!is(v))
+		path_error(err, NS_ERR_VALUE, p, key, "must be %s", what);
+	else
+		return v;
+	return NULL;
+}
+
+static int is_object(const cJSON *v)
+{
+	return cJSON_IsObject(v);
+}
+
+static int is_array(const cJSON *v)
+{
+	return cJSON_IsArray(v);
+}
+
+/* The six buckets, all required; they may not add up to more than the window. */
+static ns_status get_buckets(const cJSON *win, const json_path *p, double dur_us, double out[REGIME_COUNT],
+                             ns_error *err)
+{
+	const cJSON *b = get_typed(win, "buckets_us", is_object, "an object", p, err);
+	json_path bp;
+	double sum = 0;
+
+	if (b == NULL)
+		return err->status;
+	path_child(&bp, p, "buckets_us");
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		ns_status st = get_us(b, regime_name((ns_regime)r), &bp, &out[r], err);
+		if (st != NS_OK)
+			return st;
+		sum += out[r];
+	}
+	/* The report prints µs with three decimals; allow that rounding on each bucket. */
+	if (sum > dur_us * (1 + 1e-9) + 0.0005 * REGIME_COUNT)
+		return path_error(err, NS_ERR_VALUE, &bp, NULL,
+		                  "buckets add up to %.3f us, more than dur_us %.3f", sum, dur_us);
+	return NS_OK;
+}
+
+static ns_status get_cause(const cJSON *c, const json_path *p, diff_cause *out, ns_error *err)
+{
+	const cJSON *bucket = get_typed(c, "bucket", cJSON_IsString, "a bucket name", p, err);
+	const cJSON *cause =
+	    bucket != NULL ? get_typed(c, "cause", cJSON_IsString, "a string", p, err) : NULL;
+
+	if (cause == NULL)
+		return err->status;
+	if (!regime_from_name(bucket->valuestring, &out->bucket))
+		return path_error(err, NS_ERR_VALUE, p, "bucket", "unknown bucket \"%.40s\"",
+		                  bucket->valuestring);
+	if (cause->valuestring[0] == '\0' || strlen(cause->valuestring) >= DIFF_CAUSE_MAX)
+		return path_error(err, NS_ERR_LIMIT, p, "cause", "must be 1 to %d bytes", DIFF_CAUSE_MAX - 1);
+	memcpy(out->cause, cause->valuestring, strlen(cause->valuestring) + 1);
+	return get_us(c, "us", p, &out->us, err);
+}
+
+/* causes[] of the whole-run window, when the report has them (issue 10's cause split). */
+static ns_status get_causes(const cJSON *win, const json_path *p, diff_side *s, ns_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(win, "causes"), *c;
+	json_path cp;
+	size_t n, i = 0;
+
+	if (arr == NULL || cJSON_IsNull(arr))
+		return NS_OK;
+	if (!cJSON_IsArray(arr))
+		return path_error(err, NS_ERR_VALUE, p, "causes", "must be an array");
+	n = (size_t)cJSON_GetArraySize(arr);
+	if (n > DIFF_MAX_CAUSES)
+		return path_error(err, NS_ERR_LIMIT, p, "causes", "more than %d causes", DIFF_MAX_CAUSES);
+	if (n == 0)
+		return NS_OK;
+	s->causes = calloc(n, sizeof(*s->causes));
+	if (s->causes == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	cJSON_ArrayForEach(c, arr)
+	{
+		path_index(&cp, p, "causes", i);
+		if (!cJSON_IsObject(c))
+			return path_error(err, NS_ERR_VALUE, &cp, NULL, "must be an object");
+		if (get_cause(c, &cp, &s->causes[i], err) != NS_OK)
+			return err->status;
+		s->ncauses = ++i;
+	}
+	return NS_OK;
+}
+
+static ns_status get_step(const cJSON *w, const json_path *p, diff_side *s, size_t i, ns_error *err)
+{
+	const cJSON *step = cJSON_GetObjectItemCaseSensitive(w, "step");
+
+	if (!cJSON_IsObject(w))
+		return path_error(err, NS_ERR_VALUE, p, NULL, "must be an object");
+	if (get_us(w, "dur_us", p, &s->step_us[i], err) != NS_OK)
+		return err->status;
+	if (step != NULL && !cJSON_IsNull(step) && !cJSON_IsNumber(step))
+		return path_error(err, NS_ERR_VALUE, p, "step", "must be a step number or null");
+	/* Windows are ProfilerStep# steps when they carry their number. */
+	s->step_markers = s->step_markers || cJSON_IsNumber(step);
+	return get_buckets(w, p, s->step_us[i], s->step_bucket_us[i], err);
+}
+
+static ns_status get_steps(const cJSON *dev, const json_path *p, diff_side *s, ns_error *err)
+{
+	const cJSON *arr = get_typed(dev, "steps", is_array, "an array", p, err), *w;
+	json_path wp;
+	size_t n, i = 0;
+
+	if (arr == NULL)
+		return err->status;
+	n = (size_t)cJSON_GetArraySize(arr);
+	if (n > DIFF_MAX_STEPS)
+		return path_error(err, NS_ERR_LIMIT, p, "steps", "more than %d steps", DIFF_MAX_STEPS);
+	if (n == 0)
+		return path_error(err, NS_ERR_VALUE, p, "steps", "is empty: no step time to compare");
+	s->step_us = calloc(n, sizeof(*s->step_us));
+	s->step_bucket_us = calloc(n, sizeof(*s->step_bucket_us));
+	if (s->step_us == NULL || s->step_bucket_us == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	cJSON_ArrayForEach(w, arr)
+	{
+		path_index(&wp, p, "steps", i);
+		if (get_step(w, &wp, s, i, err) != NS_OK)
+			return err->status;
+		s->nsteps = ++i;
+	}
+	return NS_OK;
+}
+
+static ns_status get_kernel(const cJSON *k, const json_path *p, diff_kernel *out, ns_error *err)
+{
+	const cJSON *name = get_typed(k, "name", cJSON_IsString, "a string", p, err);
+	const cJSON *cls =
+	    name != NULL ? get_typed(k, "class", cJSON_IsString, "a kernel class", p, err) : NULL;
+	const cJSON *count = cls != NULL ? get_typed(k, "count", cJSON_IsNumber, "a number", p, err) : NULL;
+	size_t len;
+
+	if (count == NULL)
+		return err->status;
+	len = strlen(name->valuestring);
+	if (len == 0 || len >= DIFF_NAME_MAX)
+		return path_error(err, NS_ERR_LIMIT, p, "name", "must be 1 to %d bytes", DIFF_NAME_MAX - 1);
+	if (!kernel_class_from_name(cls->valuestring, &out->cls))
+		return path_error(err, NS_ERR_VALUE, p, "class", "must be compute, memory or comm");
+	if (!(count->valuedouble >= 0 && count->valuedouble <= 1e15) ||
+	    count->valuedouble != floor(count->valuedouble))
+		return path_error(err, NS_ERR_VALUE, p, "count", "must be a whole number >= 0");
+	out->count = (long)count->valuedouble;
+	if (get_us(k, "us", p, &out->us, err) != NS_OK)
+		return err->status;
+	out->name = strdup(name->valuestring);
+	return out->name != NULL ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+}
+
+static ns_status get_kernels(const cJSON *dev, const json_path *p, diff_side *s, ns_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(dev, "top_kernels"), *k;
+	json_path kp;
+	size_t n, i = 0;
+
+	if (arr == NULL || cJSON_IsNull(arr))
+		return NS_OK;
+	if (!cJSON_IsArray(arr))
+		return path_error(err, NS_ERR_VALUE, p, "top_kernels", "must be an array");
+	n = (size_t)cJSON_GetArraySize(arr);
+	if (n > DIFF_MAX_KERNELS)
+		return path_error(err, NS_ERR_LIMIT, p, "top_kernels", "more than %d kernels",
+		                  DIFF_MAX_KERNELS);
+	if (n == 0)
+		return NS_OK;
+	s->kernels = calloc(n, sizeof(*s->kernels));
+	if (s->kernels == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	cJSON_ArrayForEach(k, arr)
+	{
+		path_index(&kp, p, "top_kernels", i);
+		if (!cJSON_IsObject(k))
+			return path_error(err, NS_ERR_VALUE, &kp, NULL, "must be an object");
+		if (get_kernel(k, &kp, &s->kernels[i], err) != NS_OK)
+			return err->status;
+		s->nkernels = ++i;
+	}
+	return NS_OK;
+}
+
+static ns_status get_device_name(const cJSON *dev, const json_path *p, diff_side *s, ns_error *err)
+{
+	const cJSON *name = cJSON_GetObjectItemCaseSensitive(dev, "name");
+
+	if (name == NULL || cJSON_IsNull(name))
+		return NS_OK;
+	if (!cJSON_IsString(name))
+		return path_error(err, NS_ERR_VALUE, p, "name", "must be a string or null");
+	snprintf(s->device, sizeof(s->device), "%s", name->valuestring);
+	return NS_OK;
+}
+
+/* The whole device: its overall window (buckets and causes), its steps and kernels. */
+static ns_status get_device(const cJSON *dev, const json_path *p, diff_side *s, ns_error *err)
+{
+	const cJSON *overall = get_typed(dev, "overall", is_object, "an object", p, err);
+	json_path op;
+
+	if (overall == NULL)
+		return err->status;
+	path_child(&op, p, "overall");
+	if (get_us(overall, "dur_us", &op, &s->dur_us, err) != NS_OK ||
+	    get_buckets(overall, &op, s->dur_us, s->bucket_us, err) != NS_OK ||
+	    get_causes(overall, &op, s, err) != NS_OK || get_steps(dev, p, s, err) != NS_OK ||
+	    get_kernels(dev, p, s, err) != NS_OK || get_device_name(dev, p, s, err) != NS_OK)
+		return err->status;
+	return NS_OK;
+}
+
+/* Busy time of a device entry, to pick the one to compare; -1 when it cannot be read (then the full check in
+ * get_device reports why, if it is picked). */
+static double busy_us(const cJSON *dev)
+{
+	const cJSON *b =
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(dev, "overall"), "buckets_us");
+	double sum = 0;
+
+	for (int r = REGIME_COMPUTE; r <= REGIME_COMM; r++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, regime_name((ns_regime)r));
+		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+			return -1;
+		sum += v->valuedouble;
+	}
+	return sum;
+}
+
+/* Distinct rank values among the device entries. */
+static ns_status count_ranks(const cJSON *devices, diff_side *s, ns_error *err)
+{
+	double seen[DIFF_MAX_DEVICES];
+	const cJSON *dev;
+	json_path root = {""}, p;
+	size_t n = 0, i = 0;
+
+	cJSON_ArrayForEach(dev, devices)
+	{
+		const cJSON *rank = cJSON_GetObjectItemCaseSensitive(dev, "rank");
+		bool known = false;
+		path_index(&p, &root, "devices", i++);
+		if (rank == NULL || cJSON_IsNull(rank))
+			continue;
+		if (!cJSON_IsNumber(rank) || !(rank->valuedouble >= 0 && rank->valuedouble < 1e9))
+			return path_error(err, NS_ERR_VALUE, &p, "rank", "must be a rank number");
+		for (size_t j = 0; j < n && !known; j++)
+			known = seen[j] == rank->valuedouble;
+		if (!known)
+			seen[n++] = rank->valuedouble;
+	}
+	s->nranks = n;
+	return NS_OK;
+}
+
+static void fill_shares(diff_side *s)
+{
+	profile_init(&s->shares);
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		s->shares.share[r] = s->dur_us > 0 ? s->bucket_us[r] / s->dur_us : 0;
+		s->shares.present[r] = true;
+	}
+}
+
+ns_status diff_side_from_report(const cJSON *doc, diff_side *s, ns_error *err)
+{
+	json_path root = {""}, dp;
+	const cJSON *devices, *dev;
+	const cJSON *pick = NULL;
+	double best = -2;
+	size_t n, i = 0, picked = 0;
+
+	if (!cJSON_IsObject(doc))
+		return ns_error_set(err, NS_ERR_VALUE, "a report must be a JSON object");
+	devices = get_typed(doc, "devices", is_array, "an array", &root, err);
+	if (devices == NULL)
+		return err->status;
+	n = (size_t)cJSON_GetArraySize(devices);
+	if (n > DIFF_MAX_DEVICES)
+		return path_error(err, NS_ERR_LIMIT, &root, "devices", "more than %d devices",
+		                  DIFF_MAX_DEVICES);
+	if (n == 0)
+		return ns_error_set(err, NS_ERR_VALUE, "devices: no device or host activity to compare");
+	cJSON_ArrayForEach(dev, devices)
+	{
+		double busy = cJSON_IsObject(dev) ? busy_us(dev) : -1;
+		if (busy > best) {
+			best = busy;
+			pick = dev;
+			picked = i;
+		}
+		i++;
+	}
+	path_index(&dp, &root, "devices", picked);
+	if (!cJSON_IsObject(pick))
+		return path_error(err, NS_ERR_VALUE, &dp, NULL, "must be an object");
+	s->origin = DIFF_FROM_REPORT;
+	s->has_time = true;
+	s->ndevices = n;
+	s->kernels_partial = true;
+	if (get_device(pick, &dp, s, err) != NS_OK || count_ranks(devices, s, err) != NS_OK)
+		return err->status;
+	fill_shares(s);
+	diff_guess_dtype(s);
+	return NS_OK;
+}
+
+void diff_side_init(diff_side *s)
+{
+	memset(s, 0, sizeof(*s));
+	profile_init(&s->shares);
+}
+
+void diff_side_free(diff_side *s)
+{
+	for (size_t i = 0; i < s->nkernels; i++)
+		free(s->kernels[i].name);
+	free(s->kernels);
+	free(s->causes);
+	free(s->step_us);
+	free(s->step_bucket_us);
+	cJSON_Delete(s->report);
+	memset(s, 0, sizeof(*s));
+}

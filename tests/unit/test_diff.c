@@ -1,0 +1,331 @@
+/* diff: the noise rule, step statistics, the fate of BEFORE's bottleneck, the gates, the dtype read from
+ * kernel names, and the saved-report loader's located errors. Expected values are worked out by hand. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstep/diff.h"
+
+/* ---- the noise rule ------------------------------------------------------------------------------ */
+
+typedef struct {
+	const char *name;
+	double before[8];
+	size_t nb;
+	double after[8];
+	size_t na;
+	bool known, significant;
+	double speedup; /* mean before / mean after, by hand */
+} noise_case;
+
+static const noise_case noise_cases[] = {
+    {"identical_steps_are_not_a_change", {100, 102, 98, 100}, 4, {100, 102, 98, 100}, 4, true, false, 1.0},
+    {"a_clear_speed_up_is_significant", {100, 102, 98, 100}, 4, {60, 61, 59, 60}, 4, true, true, 100.0 / 60},
+    {"a_clear_slow_down_is_significant", {60, 61, 59, 60}, 4, {100, 102, 98, 100}, 4, true, true, 0.6},
+    {"a_one_percent_shift_inside_ten_percent_jitter_is_not",
+     {90, 110, 95, 105, 100, 100},
+     6,
+     {89, 109, 94, 104, 99, 99},
+     6,
+     true,
+     false,
+     600.0 / 594},
+    {"one_outlier_step_widens_the_interval_past_one",
+     {100, 100, 100, 300},
+     4,
+     {100, 100, 100, 100},
+     4,
+     true,
+     false,
+     1.5},
+    {"constant_steps_leave_no_noise_so_any_change_counts",
+     {50, 50, 50},
+     3,
+     {49, 49, 49},
+     3,
+     true,
+     true,
+     50.0 / 49},
+    {"one_step_on_a_side_cannot_tell_noise_from_change", {100}, 1, {50, 50}, 2, false, false, 2.0},
+};
+
+START_TEST(noise_rule_follows_the_table)
+{
+	const noise_case *c = &noise_cases[_i];
+	diff_noise n;
+
+	diff_noise_judge(c->before, c->nb, c->after, c->na, &n);
+	ck_assert_msg(n.known == c->known, "%s: known", c->name);
+	ck_assert_msg(n.significant == c->significant, "%s: significant %d (interval %g-%g)", c->name,
+	              n.significant, n.lo, n.hi);
+	ck_assert_msg(fabs(n.speedup - c->speedup) < 1e-12, "%s: speedup %g", c->name, n.speedup);
+	ck_assert_msg(n.lo <= n.speedup + 1e-12 || !n.known, "%s: interval below the estimate", c->name);
+}
+END_TEST
+
+START_TEST(noise_rule_is_repeatable)
+{
+	const double b[] = {90, 110, 95, 105, 100}, a[] = {80, 99, 85, 96, 90};
+	diff_noise x, y;
+
+	diff_noise_judge(b, 5, a, 5, &x);
+	diff_noise_judge(b, 5, a, 5, &y);
+	ck_assert(x.lo == y.lo && x.hi == y.hi && x.significant == y.significant);
+	ck_assert(x.lo < x.speedup && x.speedup < x.hi);
+}
+END_TEST
+
+START_TEST(step_stats_give_mean_median_and_range_in_ms)
+{
+	const double odd[] = {3000, 1000, 2000}, even[] = {4000, 1000, 3000, 2000};
+	diff_step_stats s;
+
+	diff_step_stats_of(odd, 3, &s);
+	ck_assert(s.n == 3 && s.mean == 2.0 && s.median == 2.0 && s.min == 1.0 && s.max == 3.0);
+	diff_step_stats_of(even, 4, &s);
+	ck_assert(s.mean == 2.5 && s.median == 2.5 && s.min == 1.0 && s.max == 4.0);
+	diff_step_stats_of(NULL, 0, &s);
+	ck_assert(s.n == 0 && s.mean == 0);
+}
+END_TEST
+
+/* ---- the comparison on hand-made sides ----------------------------------------------------------- */
+
+/* A side of n equal steps of step_us with whole-run buckets in the given shares. */
+static void make_side(diff_side *s, size_t n, double step_us, const double share[REGIME_COUNT])
+{
+	diff_side_init(s);
+	s->has_time = true;
+	s->step_markers = true;
+	s->nsteps = n;
+	s->step_us = calloc(n, sizeof(double));
+	ck_assert_ptr_nonnull(s->step_us);
+	for (size_t i = 0; i < n; i++)
+		s->step_us[i] = step_us * (1 + 0.01 * (double)(i % 3)); /* 0, +1%, +2% jitter */
+	for (size_t i = 0; i < n; i++)
+		s->dur_us += s->step_us[i];
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		s->bucket_us[r] = share[r] * s->dur_us;
+		s->shares.share[r] = share[r];
+		s->shares.present[r] = true;
+	}
+}
+
+typedef struct {
+	const char *name;
+	double before[REGIME_COUNT], after[REGIME_COUNT]; /* compute memory comm dataloader overhead idle */
+	double before_step, after_step;                   /* µs */
+	diff_fate regime_fate;
+	diff_change change;
+} fate_case;
+
+static const fate_case fate_cases[] = {
+    /* dataloader 45% of 100 ms = 45 ms -> 1% of 60 ms: under the 5% grade */
+    {"a_bucket_under_the_moderate_grade_is_fixed",
+     {0.35, 0.1, 0, 0.45, 0.05, 0.05},
+     {0.60, 0.2, 0, 0.01, 0.09, 0.10},
+     100000,
+     60000,
+     FATE_FIXED,
+     DIFF_FASTER},
+    /* memory 50% of 100 ms = 50 ms -> 40% of 80 ms = 32 ms: lost more than 10% of its time, still graded */
+    {"a_bucket_that_lost_a_tenth_of_its_time_shrank",
+     {0.3, 0.5, 0, 0, 0.1, 0.1},
+     {0.375, 0.40, 0, 0, 0.125, 0.10},
+     100000,
+     80000,
+     FATE_SHRANK,
+     DIFF_FASTER},
+    /* compute 60% of 100 ms = 60 ms -> 75% of 80 ms = 60 ms: its share rose only because the step shrank */
+    {"a_larger_share_of_a_shorter_step_is_unchanged_time",
+     {0.6, 0.2, 0, 0, 0.1, 0.1},
+     {0.75, 0.05, 0, 0, 0.1, 0.1},
+     100000,
+     80000,
+     FATE_UNCHANGED,
+     DIFF_FASTER},
+    /* overhead 50% of 100 ms -> 50% of 130 ms: 65 ms, 30% more */
+    {"a_bucket_with_more_time_per_step_grew",
+     {0.2, 0.2, 0, 0, 0.5, 0.1},
+     {0.2, 0.2, 0, 0, 0.5, 0.1},
+     100000,
+     130000,
+     FATE_GREW,
+     DIFF_SLOWER},
+};
+
+START_TEST(the_fate_of_befores_regime_follows_the_table)
+{
+	const fate_case *c = &fate_cases[_i];
+	classify_options o;
+	diff_side b, a;
+	diff_result r;
+	ns_error err;
+
+	classify_options_default(&o);
+	make_side(&b, 6, c->before_step, c->before);
+	make_side(&a, 6, c->after_step, c->after);
+	ns_error_clear(&err);
+	ck_assert_int_eq(diff_compare(&b, &a, &o, &r, &err), NS_OK);
+	ck_assert_msg(r.targets[0].was_regime, "%s", c->name);
+	ck_assert_msg(r.targets[0].fate == c->regime_fate, "%s: fate %s", c->name,
+	              diff_fate_name(r.targets[0].fate));
+	ck_assert_msg(r.change == c->change, "%s: change %s", c->name, diff_change_name(r.change));
+	diff_result_free(&r);
+	diff_side_free(&b);
+	diff_side_free(&a);
+}
+END_TEST
+
+START_TEST(gates_trip_only_on_a_significant_slowdown_above_the_limit)
+{
+	const double s[REGIME_COUNT] = {0.6, 0.2, 0, 0, 0.1, 0.1},
+	             t[REGIME_COUNT] = {0.2, 0.6, 0, 0, 0.1, 0.1};
+	classify_options o;
+	diff_side b, a;
+	diff_result r;
+	ns_error err;
+
+	classify_options_default(&o);
+	make_side(&b, 6, 100000, s);
+	make_side(&a, 6, 110000, t); /* 10% slower, 1-2% jitter: significant; compute -> memory */
+	ck_assert_int_eq(diff_compare(&b, &a, &o, &r, &err), NS_OK);
+	ck_assert(r.change == DIFF_SLOWER);
+	ck_assert(diff_gate_slower(&r, 5));
+	ck_assert(!diff_gate_slower(&r, 15));
+	ck_assert(diff_gate_regime(&r));
+	diff_result_free(&r);
+	ck_assert_int_eq(diff_compare(&b, &b, &o, &r, &err), NS_OK);
+	ck_assert(r.change == DIFF_NO_CHANGE && !diff_gate_slower(&r, 0) && !diff_gate_regime(&r));
+	diff_result_free(&r);
+	diff_side_free(&b);
+	diff_side_free(&a);
+}
+END_TEST
+
+/* ---- dtype from kernel names --------------------------------------------------------------------- */
+
+typedef struct {
+	const char *name;
+	const char *dtype; /* NULL: the name does not say */
+} dtype_case;
+
+static const dtype_case dtype_cases[] = {
+    {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64", "bf16"}, /* accumulator f32 after */
+    {"volta_fp16_s884gemm_fp16_128x128_ldg8_f2f_nn", "fp16"},
+    {"volta_h884gemm_64x128_ldg8_nn", "fp16"},
+    {"volta_scudnn_128x64_relu_interior_nn_v1", "fp32"},
+    {"volta_sgemm_128x64_nt", "fp32"},
+    {"ampere_tf32_s1688gemm_tf32_128x128_32x3_nn", "tf32"},
+    {"sm90_xmma_gemm_e4m3e4m3_e4m3f32_f32_tn", "fp8"},
+    {"cudnn::cnn::wgrad_alg0_engine<float, 128, 6, 7, 3, 3, 5, false, 512>", NULL},
+};
+
+START_TEST(dtype_is_read_from_the_kernel_name)
+{
+	const dtype_case *c = &dtype_cases[_i];
+	const char *got = diff_dtype_of_name(c->name);
+
+	ck_assert_msg(got == c->dtype || (got != NULL && c->dtype != NULL && strcmp(got, c->dtype) == 0),
+	              "%s: got '%s'", c->name, got != NULL ? got : "(none)");
+}
+END_TEST
+
+/* ---- the saved-report loader --------------------------------------------------------------------- */
+
+typedef struct {
+	const char *name;
+	const char *text;
+	ns_status status;
+	const char *msg_start; /* the JSON path the message must start with */
+} load_case;
+
+#define WIN(dur, c)                                                                                          \
+	"{\"dur_us\":" dur ",\"buckets_us\":{\"compute\":" c                                                 \
+	",\"memory\":0,\"comm\":0,\"dataloader\":0,\"overhead\":0,\"idle\":0}}"
+
+static const load_case load_cases[] = {
+    {"a_minimal_report_loads",
+     "{\"devices\":[{\"overall\":" WIN("10", "5") ",\"steps\":[" WIN("10", "5") "]}]}", NS_OK, ""},
+    {"a_step_without_its_time_is_located",
+     "{\"devices\":[{\"overall\":" WIN("10", "5") ",\"steps\":[" WIN("5", "1") ",{\"buckets_us\":{}}]}]}",
+     NS_ERR_KEY, "devices[0].steps[1].dur_us: missing"},
+    {"a_negative_time_is_refused", "{\"devices\":[{\"overall\":" WIN("-1", "0") ",\"steps\":[]}]}",
+     NS_ERR_VALUE, "devices[0].overall.dur_us: must be"},
+    {"buckets_above_the_window_are_refused", "{\"devices\":[{\"overall\":" WIN("10", "11") ",\"steps\":[]}]}",
+     NS_ERR_VALUE, "devices[0].overall.buckets_us: buckets add up"},
+    {"no_steps_is_no_step_time", "{\"devices\":[{\"overall\":" WIN("10", "5") ",\"steps\":[]}]}",
+     NS_ERR_VALUE, "devices[0].steps: is empty"},
+    {"an_unknown_cause_bucket_is_located",
+     "{\"devices\":[{\"overall\":{\"dur_us\":1,\"buckets_us\":{\"compute\":0,\"memory\":0,\"comm\":0,"
+     "\"dataloader\":0,"
+     "\"overhead\":0,\"idle\":0},\"causes\":[{\"bucket\":\"gpu\",\"cause\":\"x\",\"us\":1}]},\"steps\":[]}]}",
+     NS_ERR_VALUE, "devices[0].overall.causes[0].bucket: unknown bucket"},
+    {"a_kernel_of_no_known_class_is_located",
+     "{\"devices\":[{\"overall\":" WIN("10", "5") ",\"steps\":[" WIN(
+         "10", "5") "],\"top_kernels\":[{\"name\":\"k\","
+                    "\"class\":\"gpu\",\"us\":1,\"count\":1}]}]}",
+     NS_ERR_VALUE, "devices[0].top_kernels[0].class: must be"},
+    {"no_devices_is_nothing_to_compare", "{\"devices\":[]}", NS_ERR_VALUE, "devices: no device"},
+    {"trailing_text_is_a_second_value", "{\"devices\":[]} {}", NS_ERR_SYNTAX, "more than one JSON value"},
+    {"a_profile_needs_a_bucket", "{\"foo\":1}", NS_ERR_VALUE, "neither a saved report"},
+};
+
+START_TEST(report_loader_locates_what_is_wrong)
+{
+	const load_case *c = &load_cases[_i];
+	classify_options co;
+	ns_routes routes;
+	diff_load_options o;
+	diff_side s;
+	ns_error err;
+	ns_status st;
+
+	classify_options_default(&co);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	o = (diff_load_options){NULL, &co, &routes, 5};
+	diff_side_init(&s);
+	ns_error_clear(&err);
+	st = diff_side_parse(c->text, strlen(c->text), &o, &s, &err);
+	ck_assert_msg(st == c->status, "%s: status %d (%s)", c->name, st, err.msg);
+	ck_assert_msg(strncmp(err.msg, c->msg_start, strlen(c->msg_start)) == 0, "%s: message '%s'", c->name,
+	              err.msg);
+	if (st == NS_OK)
+		ck_assert(s.nsteps == 1 && s.step_us[0] == 10 && s.bucket_us[REGIME_COMPUTE] == 5 &&
+		          s.report != NULL);
+	diff_side_free(&s);
+	routes_free(&routes);
+}
+END_TEST
+
+static Suite *diff_suite(void)
+{
+	Suite *s = suite_create("diff");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_loop_test(tc, noise_rule_follows_the_table, 0,
+	                    sizeof(noise_cases) / sizeof(noise_cases[0]));
+	tcase_add_test(tc, noise_rule_is_repeatable);
+	tcase_add_test(tc, step_stats_give_mean_median_and_range_in_ms);
+	tcase_add_loop_test(tc, the_fate_of_befores_regime_follows_the_table, 0,
+	                    sizeof(fate_cases) / sizeof(fate_cases[0]));
+	tcase_add_test(tc, gates_trip_only_on_a_significant_slowdown_above_the_limit);
+	tcase_add_loop_test(tc, dtype_is_read_from_the_kernel_name, 0,
+	                    sizeof(dtype_cases) / sizeof(dtype_cases[0]));
+	tcase_add_loop_test(tc, report_loader_locates_what_is_wrong, 0,
+	                    sizeof(load_cases) / sizeof(load_cases[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(diff_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
