@@ -19,7 +19,15 @@ typedef enum {
 } ns_exit;
 
 /* The modes; each option row says with a bit mask (1u << mode) which ones it applies to. */
-typedef enum { MODE_ROUTER, MODE_TRACE, MODE_ROOFLINE, MODE_SCALING, MODE_DEVICES, MODE_COUNT } cli_mode;
+typedef enum {
+	MODE_ROUTER,
+	MODE_TRACE,
+	MODE_ROOFLINE,
+	MODE_SCALING,
+	MODE_DEVICES,
+	MODE_DIFF,
+	MODE_COUNT
+} cli_mode;
 
 typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } cli_color;
 typedef enum { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER } cli_progress;
@@ -71,6 +79,9 @@ typedef struct {
 	bool have_time, have_time_2x;
 	double time, time_2x, overhead_below, work_above;
 	cli_workload work;
+	/* diff: the CI gates */
+	bool gate_slower, gate_regime;
+	double slower_pct;
 	/* the operands left after the options */
 	char **operands;
 	int noperands;
@@ -89,5 +100,6 @@ int cli_trace_run(cli_config *cfg);
 int cli_roofline_run(cli_config *cfg);
 int cli_scaling_run(cli_config *cfg);
 int cli_devices_run(cli_config *cfg);
+int cli_diff_run(cli_config *cfg);
 
 #endif

@@ -21,7 +21,7 @@ void cli_config_init(cli_config *c, cli_mode mode)
 	classify_options_default(&c->classify);
 	c->format.kind = FORMAT_TEXT;
 	profile_init(&c->flags);
-	c->top = 5;
+	c->top = mode == MODE_DIFF ? 10 : 5; /* diff lists the kernels that moved: more of them are news */
 	c->work.batch = 1;
 	c->work.inputs = 1;
 	c->work.outputs = 1;
@@ -218,6 +218,30 @@ static int time_option(cli_config *c, int opt, const char *arg)
 	}
 }
 
+/* A percentage, "5" or "5%". */
+static int diff_option(cli_config *c, int opt, const char *arg)
+{
+	char *end;
+
+	switch (opt) {
+	case OPT_FAIL_IF_SLOWER:
+		c->gate_slower = true;
+		errno = 0;
+		c->slower_pct = strtod(arg, &end);
+		if (errno == 0 && end != arg && (*end == '\0' || strcmp(end, "%") == 0) &&
+		    c->slower_pct >= 0 && c->slower_pct <= 1000)
+			return -1;
+		return cli_usage_error(
+		    c->mode, "--fail-if-slower must be a percentage from 0 to 1000 (5 or 5%%), not '%.40s'",
+		    arg);
+	case OPT_FAIL_IF_REGIME_CHANGES:
+		c->gate_regime = true;
+		return -1;
+	default:
+		return -2;
+	}
+}
+
 static int router_option(cli_config *c, int opt, const char *arg)
 {
 	ns_error err;
@@ -259,6 +283,8 @@ int cli_config_set(cli_config *c, int opt, const char *arg)
 		rc = time_option(c, opt, arg);
 	if (rc == -2)
 		rc = cli_workload_option(c, opt, arg);
+	if (rc == -2)
+		rc = diff_option(c, opt, arg);
 	if (rc == -2)
 		rc = cli_usage_error(c->mode, "option %d not handled", opt);
 	return rc;

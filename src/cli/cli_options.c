@@ -10,8 +10,9 @@
 
 #include "cli_common.h"
 
-#define M_ALL       (M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DEVICES)
-#define M_VERDICTS  (M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING) /* the modes that print a routed verdict */
+#define M_ALL (M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DEVICES | M_DIFF)
+#define M_VERDICTS                                                                                           \
+	(M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DIFF) /* the modes that print a routed verdict */
 #define HELP_COLUMN 22
 
 static const cli_option_row rows[] = {
@@ -33,10 +34,10 @@ static const cli_option_row rows[] = {
     {"Trace", "steps", no_argument, OPT_STEPS, M_TRACES, NULL, "one line per step (text output)"},
     {"Trace", "top", required_argument, OPT_TOP, M_TRACES, "N",
      "kernels listed with -v and in JSON, and --roofline's ops (default 5)"},
-    {"Trace", "kernel-rules", required_argument, OPT_KERNEL_RULES, M_TRACES, "FILE",
+    {"Trace", "kernel-rules", required_argument, OPT_KERNEL_RULES, M_TRACES | M_DIFF, "FILE",
      "kernel-name classes from a JSON rules file, tried before the built-in table:\n"
      "{\"rules\": [{\"match\": \"gemm\", \"regex\": false, \"class\": \"compute\"}, ...]}"},
-    {"Trace", "kernel-rules-only", required_argument, OPT_KERNEL_RULES_ONLY, M_TRACES, "FILE",
+    {"Trace", "kernel-rules-only", required_argument, OPT_KERNEL_RULES_ONLY, M_TRACES | M_DIFF, "FILE",
      "the same, instead of the built-in table"},
     {"Trace", "roofline", no_argument, OPT_ROOFLINE, M_TRACES, NULL,
      "place the matmul ops (mm, addmm, linear, bmm, ...) on the device's roofline"},
@@ -97,25 +98,35 @@ static const cli_option_row rows[] = {
      "ratio T2/T1 below which the step is overhead-bound (default 1.25)"},
     {"Scaling", "work-above", required_argument, OPT_WORK_ABOVE, M_SCALING, "R",
      "ratio from which it is work-bound (default 1.75)"},
+    {"Diff", "top", required_argument, OPT_TOP, M_DIFF, "N",
+     "kernels listed that moved most (-v and JSON; default 10)"},
+    {"Diff", "fail-if-slower", required_argument, OPT_FAIL_IF_SLOWER, M_DIFF, "PCT",
+     "exit 3 when AFTER's median step is more than PCT percent slower and\nthe change is significant"},
+    {"Diff", "fail-if-regime-changes", no_argument, OPT_FAIL_IF_REGIME_CHANGES, M_DIFF, NULL,
+     "exit 3 when AFTER's verdict names another regime than BEFORE's"},
     {"Output", "label", required_argument, OPT_LABEL, M_ROOFLINE | M_SCALING, "NAME",
      "prefix the verdict with NAME"},
-    {"Classification", "priority", required_argument, OPT_PRIORITY, M_ROUTER | M_TRACE, "LIST",
+    {"Classification", "priority", required_argument, OPT_PRIORITY, M_ROUTER | M_TRACE | M_DIFF, "LIST",
      "tie order, all six regimes (default\ncompute,memory,comm,dataloader,overhead,idle)"},
-    {"Classification", "tie", required_argument, OPT_TIE, M_ROUTER | M_TRACE, "T",
+    {"Classification", "tie", required_argument, OPT_TIE, M_ROUTER | M_TRACE | M_DIFF, "T",
      "shares within T of the largest count as tied (default 0)"},
-    {"Classification", "high", required_argument, OPT_HIGH, M_ROUTER | M_TRACE, "X",
+    {"Classification", "high", required_argument, OPT_HIGH, M_ROUTER | M_TRACE | M_DIFF, "X",
      "grade secondary findings high at X or more (default 20%)"},
-    {"Classification", "moderate", required_argument, OPT_MODERATE, M_ROUTER | M_TRACE, "X",
+    {"Classification", "moderate", required_argument, OPT_MODERATE, M_ROUTER | M_TRACE | M_DIFF, "X",
      "grade them moderate at X or more (default 5%; not above --high)"},
     {"Classification", "playbook", required_argument, OPT_PLAYBOOK, M_VERDICTS, "FILE",
      "routes from a JSON playbook, replacing or extending the built-in ones"},
     {"Output", "format", required_argument, OPT_FORMAT, M_ALL, "text|json", "text (default) or JSON"},
-    {"Output", "explain", no_argument, OPT_EXPLAIN, M_VERDICTS, NULL,
+    {"Output", "explain", no_argument, OPT_EXPLAIN, M_VERDICTS & ~M_DIFF, NULL,
      "add the ranked split, runner-up, findings and the check that confirms the fix"},
+    {"Output", "explain", no_argument, OPT_EXPLAIN, M_DIFF, NULL,
+     "add both sides, the buckets (and causes) in ms per step, and the kernels"},
     {"Output", "explain", no_argument, OPT_EXPLAIN, M_DEVICES, NULL,
      "add each device's aliases, ridge points and datasheet source"},
     {"Output", "verbose", no_argument, OPT_EXPLAIN, M_ALL, NULL, NULL},
-    {"Output", "quiet", no_argument, OPT_QUIET, M_VERDICTS, NULL, "print only the regime name"},
+    {"Output", "quiet", no_argument, OPT_QUIET, M_VERDICTS & ~M_DIFF, NULL, "print only the regime name"},
+    {"Output", "quiet", no_argument, OPT_QUIET, M_DIFF, NULL,
+     "print only the change: faster, slower, no significant change, no change"},
     {"Output", "color", required_argument, OPT_COLOR, M_VERDICTS, "WHEN",
      "always, never or auto (default: on a terminal, unless NO_COLOR is set\nand not empty)"},
     {"Output", "no-color", no_argument, OPT_NO_COLOR, M_VERDICTS, NULL, "same as --color=never"},
@@ -129,6 +140,7 @@ static const char router_usage[] =
     "                [--label NAME] [options]\n"
     "       nextstep [options] [FILE|-]\n"
     "       nextstep trace [options] FILE\n"
+    "       nextstep diff [options] BEFORE AFTER\n"
     "       nextstep roofline --device NAME (--flops F --bytes B | --matmul M,N,K | ...) [options]\n"
     "       nextstep scaling --time T1 --time-2x T2\n"
     "       nextstep devices\n";
@@ -140,7 +152,7 @@ static const cli_subcommand subcommands[] = {
      "FILE holds a JSON object, an array of objects, or NDJSON (one object a line, streamed);\n"
      "a PyTorch-profiler trace (plain or gzip) is read as by 'nextstep trace', with the trace options.\n"
      "'-' or no FILE reads stdin. Several FILEs are each reported, labelled with their name.\n"
-     "Subcommands: trace, roofline, scaling, devices ('nextstep SUBCOMMAND --help').\n",
+     "Subcommands: trace, diff, roofline, scaling, devices ('nextstep SUBCOMMAND --help').\n",
      "Exit status: 0 every profile routed; 1 some input was bad (the others still reported); 2 usage "
      "error.\n"},
     {"trace", MODE_TRACE, cli_trace_run, "usage: nextstep trace [options] FILE...\n",
@@ -176,6 +188,13 @@ static const cli_subcommand subcommands[] = {
      "$NEXTSTEP_DATADIR, else in ../share/nextstep beside the binary (installed), else in\n"
      "share/nextstep beside it (a build tree).\n",
      "Exit status: 0 listed; 1 a bad device file; 2 usage error or unknown NAME.\n"},
+    {"diff", MODE_DIFF, cli_diff_run, "usage: nextstep diff [options] BEFORE AFTER\n",
+     "Compares two runs of one job: did the step get faster, did the bottleneck named for BEFORE shrink,\n"
+     "what is it now, and what moved. Each side is a trace (JSON, plain or gzip), a saved\n"
+     "'nextstep trace --format json' report, or a profile JSON (shares only); '-' reads stdin (one side).\n"
+     "The first line is the verdict of the change; a change the step-to-step noise could explain is\n"
+     "reported as 'no significant change' (95% bootstrap interval of the speed-up over the steps).\n",
+     "Exit status: 0 compared; 1 bad input; 2 usage error; 3 a --fail-if gate tripped.\n"},
 };
 #define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 
@@ -232,8 +251,8 @@ static void print_row(FILE *out, const cli_option_row *r)
 void cli_print_help(FILE *out, cli_mode mode)
 {
 	const cli_subcommand *s = cli_subcommand_of(mode);
-	static const char *const groups[] = {"Profile", "Workload",       "Scaling",
-	                                     "Trace",   "Classification", "Output"};
+	static const char *const groups[] = {"Profile", "Workload",       "Scaling", "Trace",
+	                                     "Diff",    "Classification", "Output"};
 
 	fputs(s->usage, out);
 	fprintf(out, "\n%s", s->about);

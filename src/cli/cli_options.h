@@ -13,6 +13,7 @@
 #define M_ROOFLINE  MODE_BIT(MODE_ROOFLINE)
 #define M_SCALING   MODE_BIT(MODE_SCALING)
 #define M_DEVICES   MODE_BIT(MODE_DEVICES)
+#define M_DIFF      MODE_BIT(MODE_DIFF)
 /* Trace options also apply to the router form, which reads a trace given to it as 'nextstep trace' would. */
 #define M_TRACES (M_ROUTER | M_TRACE)
 
@@ -67,7 +68,9 @@ typedef enum {
 	OPT_SVG,
 	OPT_TIME_2X,
 	OPT_OVERHEAD_BELOW,
-	OPT_WORK_ABOVE
+	OPT_WORK_ABOVE,
+	OPT_FAIL_IF_SLOWER,
+	OPT_FAIL_IF_REGIME_CHANGES
 } cli_opt;
 
 /* One row of the table. A name may have several rows (other modes, other help); getopt sees it once. */

@@ -1,0 +1,171 @@
+/* nextstep diff [options] BEFORE AFTER: the comparison of two runs, and the CI gates. The options are parsed
+ * with every other mode's (cli_options.c); this file loads the two sides, prints, and applies the gates. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_common.h"
+#include "cli_options.h"
+#include "nextstep/diff.h"
+#include "nextstep/kernel_rules.h"
+#include "nextstep/trace_report.h"
+
+/* A --fail-if-* gate tripped: the comparison worked and the change is one the caller asked to stop. */
+#define EXIT_GATE 3
+
+/* As 'nextstep trace' does: --kernel-rules extends the built-in table, --kernel-rules-only replaces it. */
+static int load_rules(const cli_config *c, kernel_rules **rules)
+{
+	const char *flag = c->rules_only ? "--kernel-rules-only" : "--kernel-rules";
+	ns_error err;
+
+	ns_error_clear(&err);
+	if ((c->rules_path != NULL ? kernel_rules_load(c->rules_path, rules, &err)
+	                           : kernel_rules_default(rules, &err)) == NS_OK) {
+		if (c->rules_path != NULL && !c->rules_only)
+			kernel_rules_then_builtin(*rules);
+		return -1;
+	}
+	if (c->rules_path == NULL)
+		cli_report_error(NULL, &err);
+	else if (err.line > 0)
+		fprintf(stderr, "nextstep: %s %s:%ld: %s\n", flag, c->rules_path, err.line, err.msg);
+	else
+		fprintf(stderr, "nextstep: %s %s: %s\n", flag, c->rules_path, err.msg);
+	return EXIT_BAD_INPUT;
+}
+
+/* "nextstep: FILE:LINE: msg" for a saved report or profile, "nextstep: FILE: byte N: msg" inside a trace. */
+static void report_side_error(const char *path, const ns_error *err)
+{
+	if (err->line > 0)
+		fprintf(stderr, "nextstep: %s:%ld: %s\n", path, err->line, err->msg);
+	else if (err->offset >= 0)
+		fprintf(stderr, "nextstep: %s: byte %lld: %s\n", path, err->offset, err->msg);
+	else
+		fprintf(stderr, "nextstep: %s: %s\n", path, err->msg);
+}
+
+static int print_result(const cli_config *c, const diff_side sides[2], const diff_result *r)
+{
+	diff_print_options po = {{c->operands[0], c->operands[1]}, c->format.verbose, c->top};
+	cJSON *doc;
+
+	switch (c->format.kind) {
+	case FORMAT_JSON:
+		doc = diff_json(&sides[0], &sides[1], r, c->top);
+		if (doc == NULL) {
+			fputs("nextstep: out of memory\n", stderr);
+			return EXIT_BAD_INPUT;
+		}
+		format_print_json(stdout, doc);
+		cJSON_Delete(doc);
+		break;
+	case FORMAT_QUIET:
+		printf("%s\n", diff_change_name(r->change));
+		break;
+	case FORMAT_TEXT:
+		diff_print_text(stdout, &sides[0], &sides[1], r, &po);
+		break;
+	}
+	return EXIT_ROUTED;
+}
+
+/* The gates, after the output so a failing CI job still shows the comparison. */
+static int apply_gates(const cli_config *c, const diff_result *r)
+{
+	int rc = EXIT_ROUTED;
+
+	if (c->gate_slower && r->change == DIFF_TIME_UNKNOWN) {
+		fputs("nextstep: --fail-if-slower: a side is a profile (shares only): no step time to gate\n",
+		      stderr);
+		return EXIT_BAD_INPUT;
+	}
+	if (c->gate_slower && diff_gate_slower(r, c->slower_pct)) {
+		fprintf(stderr, "nextstep: --fail-if-slower %g: median step %.3f ms -> %.3f ms (%+.1f%%)\n",
+		        c->slower_pct, r->before.median, r->after.median,
+		        100.0 * (r->after.median / r->before.median - 1));
+		rc = EXIT_GATE;
+	}
+	if (c->gate_slower && !r->noise.known && r->before.n > 0)
+		fputs("nextstep: --fail-if-slower: a side has fewer than 2 steps: noise cannot be told from "
+		      "change, "
+		      "the gate did not trip\n",
+		      stderr);
+	if (c->gate_regime && diff_gate_regime(r)) {
+		fprintf(stderr, "nextstep: --fail-if-regime-changes: %s -> %s\n",
+		        regime_bound_word(r->verdict[0].regime), regime_bound_word(r->verdict[1].regime));
+		rc = EXIT_GATE;
+	}
+	return rc;
+}
+
+static int open_inputs(const cli_config *c, ns_input in[2])
+{
+	ns_error err;
+
+	if (strcmp(c->operands[0], "-") == 0 && strcmp(c->operands[1], "-") == 0)
+		return cli_usage_error(c->mode, "diff: only one side can be read from stdin");
+	for (int i = 0; i < 2; i++) {
+		ns_error_clear(&err);
+		if (input_open(&in[i], c->operands[i], &err) != NS_OK) {
+			cli_report_error(c->operands[i], &err);
+			if (i == 1)
+				input_close(&in[0]);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	return -1;
+}
+
+/* Loads, compares, prints, gates. Both sides' errors are reported before giving up. */
+static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_options *lo)
+{
+	diff_side sides[2];
+	ns_error errs[2], err;
+	diff_result r;
+	int rc = -1;
+
+	diff_load_pair(&in[0], &in[1], lo, sides, errs);
+	for (int i = 0; i < 2; i++)
+		if (errs[i].status != NS_OK) {
+			report_side_error(c->operands[i], &errs[i]);
+			rc = EXIT_BAD_INPUT;
+		}
+	ns_error_clear(&err);
+	if (rc < 0 && diff_compare(&sides[0], &sides[1], &c->classify, &r, &err) != NS_OK) {
+		cli_report_error(NULL, &err);
+		rc = EXIT_BAD_INPUT;
+	}
+	if (rc < 0) {
+		rc = print_result(c, sides, &r);
+		if (rc == EXIT_ROUTED)
+			rc = apply_gates(c, &r);
+		diff_result_free(&r);
+	}
+	diff_side_free(&sides[0]);
+	diff_side_free(&sides[1]);
+	return rc;
+}
+
+int cli_diff_run(cli_config *cfg)
+{
+	kernel_rules *rules = NULL;
+	ns_input in[2];
+	int rc;
+
+	if (cfg->noperands != 2)
+		return cli_usage_error(cfg->mode, "diff: give two inputs, BEFORE and AFTER");
+	rc = load_rules(cfg, &rules);
+	if (rc < 0)
+		rc = open_inputs(cfg, in);
+	if (rc < 0) {
+		diff_load_options lo = {rules, &cfg->classify, &cfg->routes, REPORT_TOP_DEFAULT};
+		rc = compare_inputs(cfg, in, &lo);
+		input_close(&in[0]);
+		input_close(&in[1]);
+	}
+	kernel_rules_free(rules);
+	return rc;
+}
