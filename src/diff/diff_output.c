@@ -151,8 +151,6 @@ static void print_suspects(FILE *out, const diff_result *r)
 static void print_side(FILE *out, const char *which, const char *name, const diff_side *s,
                        const diff_step_stats *st, const ns_verdict *v)
 {
-	char buf[DIFF_DEVICE_MAX * 4];
-
 	fprintf(out, "%s %s: ", which, name);
 	if (!s->has_time)
 		fputs("a profile (shares only)", out);
@@ -161,8 +159,10 @@ static void print_side(FILE *out, const char *which, const char *name, const dif
 		        s->step_markers ? (st->n == 1 ? "step" : "steps") : "whole-trace window", st->mean,
 		        st->median, st->min, st->max);
 	fprintf(out, "; %s (%.0f%%)", regime_bound_word(v->regime), pct(v->share));
-	if (s->device[0] != '\0')
+	if (s->device[0] != '\0') {
+		char buf[DIFF_DEVICE_MAX * 4];
 		fprintf(out, "; %s", safe(s->device, buf, sizeof(buf)));
+	}
 	if (s->dtype[0] != '\0')
 		fprintf(out, "; %s GEMMs", s->dtype);
 	fputc('\n', out);

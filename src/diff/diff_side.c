@@ -17,10 +17,10 @@ typedef struct {
 /* Appends to a path; one too deep for the buffer is cut, and still locates the value's start. */
 static void path_append(json_path *p, const char *text)
 {
-	size_t used = strlen(p->text), n = strlen(text);
+	size_t used = strlen(p->text);
+	size_t room = sizeof(p->text) - used; /* at least 1: the text ends with its NUL inside the buffer */
+	size_t n = strnlen(text, room - 1);
 
-	if (n > sizeof(p->text) - 1 - used)
-		n = sizeof(p->text) - 1 - used;
 	memcpy(p->text + used, text, n);
 	p->text[used + n] = '\0';
 }
