@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	ready = true;
 	classify_options_default(&co);
-	o = (diff_load_options){NULL, &co, &routes, 5};
+	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
 	diff_side_init(&s);
 	if (diff_side_parse((const char *)data, size, &o, &s, &err) == NS_OK) {
 		check_side(&s);

@@ -81,11 +81,12 @@ typedef struct {
 	cJSON *report;                /* the report object R of this side, as printed in the diff JSON */
 } diff_side;
 
-/* What loading a side needs: the kernel table for traces (borrowed; it is only read, so both threads of
- * diff_load_pair may share it), the classifier and routes for the report objects, and how many kernels
- * the printed report object lists (its top_kernels, as `nextstep trace --top`). */
+/* What loading a side needs: a kernel table per side for traces (borrowed; a kernel_rules serves one thread
+ * at a time, so diff_load_pair reads side i with rules[i]: load the table twice), the classifier and routes
+ * for the report objects, and how many kernels the printed report object lists (its top_kernels, as
+ * `nextstep trace --top`). */
 typedef struct {
-	const kernel_rules *rules;
+	const kernel_rules *rules[2];
 	const classify_options *classify;
 	const ns_routes *routes;
 	size_t report_top;
@@ -106,9 +107,9 @@ ns_status diff_side_from_report(const cJSON *doc, diff_side *s, ns_error *err);
  * err->line. */
 ns_status diff_side_parse(const char *text, size_t len, const diff_load_options *o, diff_side *s,
                           ns_error *err);
-/* Any input: a trace (plain or gzip, read and split), a saved report, or a profile. Trace errors set
- * err->offset (byte in the decompressed document). */
-ns_status diff_side_load(ns_input *in, const diff_load_options *o, diff_side *s, ns_error *err);
+/* Any input: a trace (plain or gzip, read and split with o->rules[which]), a saved report, or a profile.
+ * Trace errors set err->offset (byte in the decompressed document). */
+ns_status diff_side_load(ns_input *in, const diff_load_options *o, int which, diff_side *s, ns_error *err);
 /* Loads both sides, the two at once on two threads. Each side has its own error; the status is NS_OK only
  * when both loaded. */
 ns_status diff_load_pair(ns_input *before, ns_input *after, const diff_load_options *o, diff_side sides[2],

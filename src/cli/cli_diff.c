@@ -151,21 +151,26 @@ static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_o
 
 int cli_diff_run(cli_config *cfg)
 {
-	kernel_rules *rules = NULL;
+	kernel_rules *rules[2] = {NULL, NULL};
 	ns_input in[2];
 	int rc;
 
 	if (cfg->noperands != 2)
 		return cli_usage_error(cfg->mode, "diff: give two inputs, BEFORE and AFTER");
-	rc = load_rules(cfg, &rules);
+	/* Two tables: the sides are read on two threads, and a table serves one thread at a time. */
+	rc = load_rules(cfg, &rules[0]);
+	if (rc < 0)
+		rc = load_rules(cfg, &rules[1]);
 	if (rc < 0)
 		rc = open_inputs(cfg, in);
 	if (rc < 0) {
-		diff_load_options lo = {rules, &cfg->classify, &cfg->routes, REPORT_TOP_DEFAULT};
+		diff_load_options lo = {
+		    {rules[0], rules[1]}, &cfg->classify, &cfg->routes, REPORT_TOP_DEFAULT};
 		rc = compare_inputs(cfg, in, &lo);
 		input_close(&in[0]);
 		input_close(&in[1]);
 	}
-	kernel_rules_free(rules);
+	kernel_rules_free(rules[0]);
+	kernel_rules_free(rules[1]);
 	return rc;
 }

@@ -83,9 +83,9 @@ static ns_status side_from_split(const split_result *res, const char *source, co
 	return NS_OK;
 }
 
-static ns_status load_trace(ns_input *in, const diff_load_options *o, diff_side *s, ns_error *err)
+static ns_status load_trace(ns_input *in, const diff_load_options *o, int which, diff_side *s, ns_error *err)
 {
-	trace_split *split = trace_split_new(o->rules);
+	trace_split *split = trace_split_new(o->rules[which]);
 	trace_meta meta;
 	split_result res;
 	ns_status st;
@@ -213,7 +213,7 @@ ns_status diff_side_parse(const char *text, size_t len, const diff_load_options 
 	return st;
 }
 
-ns_status diff_side_load(ns_input *in, const diff_load_options *o, diff_side *s, ns_error *err)
+ns_status diff_side_load(ns_input *in, const diff_load_options *o, int which, diff_side *s, ns_error *err)
 {
 	input_kind kind = input_sniff(in);
 	char *text = NULL;
@@ -221,7 +221,7 @@ ns_status diff_side_load(ns_input *in, const diff_load_options *o, diff_side *s,
 	ns_status st;
 
 	if (kind == INPUT_GZIP || kind == INPUT_TRACE)
-		return load_trace(in, o, s, err);
+		return load_trace(in, o, which, s, err);
 	if (kind == INPUT_EMPTY)
 		return ns_error_set(err, NS_ERR_VALUE, "empty input");
 	st = read_all(in, &text, &len, err);
@@ -235,6 +235,7 @@ ns_status diff_side_load(ns_input *in, const diff_load_options *o, diff_side *s,
 typedef struct {
 	ns_input *in;
 	const diff_load_options *o;
+	int which;
 	diff_side *side;
 	ns_error *err;
 	ns_status st;
@@ -244,14 +245,15 @@ static void *run_load_job(void *arg)
 {
 	load_job *job = arg;
 
-	job->st = diff_side_load(job->in, job->o, job->side, job->err);
+	job->st = diff_side_load(job->in, job->o, job->which, job->side, job->err);
 	return NULL;
 }
 
 ns_status diff_load_pair(ns_input *before, ns_input *after, const diff_load_options *o, diff_side sides[2],
                          ns_error errs[2])
 {
-	load_job jobs[2] = {{before, o, &sides[0], &errs[0], NS_OK}, {after, o, &sides[1], &errs[1], NS_OK}};
+	load_job jobs[2] = {{before, o, 0, &sides[0], &errs[0], NS_OK},
+	                    {after, o, 1, &sides[1], &errs[1], NS_OK}};
 	pthread_t thread;
 	bool threaded;
 

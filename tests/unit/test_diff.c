@@ -284,7 +284,7 @@ START_TEST(report_loader_locates_what_is_wrong)
 
 	classify_options_default(&co);
 	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	o = (diff_load_options){NULL, &co, &routes, 5};
+	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
 	diff_side_init(&s);
 	ns_error_clear(&err);
 	st = diff_side_parse(c->text, strlen(c->text), &o, &s, &err);
