@@ -92,12 +92,19 @@ static void put_text(FILE *out, double x, double y, const char *anchor, const ch
 	fputs("</text>\n", out);
 }
 
+/* A roof is drawn for each dtype whose peak is a positive number. */
+static bool has_peak(const ns_device *d, int i)
+{
+	return isfinite(d->peak[i]) && d->peak[i] > 0.0;
+}
+
 static double max_peak(const ns_device *d)
 {
 	double m = 0.0;
 
 	for (int i = 0; i < DTYPE_COUNT; i++)
-		m = fmax(m, d->peak[i]);
+		if (has_peak(d, i))
+			m = fmax(m, d->peak[i]);
 	return m;
 }
 
@@ -106,7 +113,7 @@ static double min_ridge(const ns_device *d)
 	double m = INFINITY;
 
 	for (int i = 0; i < DTYPE_COUNT; i++)
-		if (d->peak[i] > 0.0)
+		if (has_peak(d, i))
 			m = fmin(m, device_ridge(d, (ns_dtype)i));
 	return m;
 }
@@ -223,7 +230,7 @@ static int peaks_descending(const ns_device *d, int order[DTYPE_COUNT])
 	int n = 0;
 
 	for (int i = 0; i < DTYPE_COUNT; i++) {
-		if (d->peak[i] <= 0.0 || drawn_before(d, i))
+		if (!has_peak(d, i) || drawn_before(d, i))
 			continue;
 		int j = n++;
 		while (j > 0 && d->peak[order[j - 1]] < d->peak[i]) {
