@@ -64,7 +64,9 @@ check "a missing table names the folders tried" \
 mv "$tmp/devices.json" "$tmp/moved/share/nextstep/devices.json"
 mv "$tmp/moved" "$prefix"
 
-for page in nextstep nextstep-trace nextstep-roofline nextstep-scaling nextstep-devices; do
+# One page for the tool and one per subcommand the installed binary's usage lines name.
+modes=$("$bin" --help | sed -n 's/^ *\(usage: \)\{0,1\}nextstep \([a-z][a-z]*\)\( .*\)\{0,1\}$/\2/p')
+for page in nextstep $(printf 'nextstep-%s ' $modes); do
 	file=$prefix/share/man/man1/$page.1
 	if [ ! -f "$file" ]; then
 		check "man page $page(1) installed" "present" "missing"
