@@ -2,6 +2,8 @@
 # compgen/complete. Subcommands and each mode's options are read from `nextstep --help` and
 # `nextstep MODE --help` when completing, so new options appear without editing this file; device names come
 # from `nextstep devices --format json`.
+# shellcheck disable=SC2207 # compgen prints one candidate a line; splitting it into COMPREPLY is the intent
+# (IFS is a newline where names may hold spaces)
 
 # The subcommands, from the usage lines of `nextstep --help` ("nextstep trace [options] FILE", ...).
 _nextstep_modes()

@@ -10,7 +10,7 @@
 # is never skipped: without clang it counts as failed. Set FUZZ_SECONDS to fuzz longer; SKIP_FUZZ=1 leaves
 # step 4 out. The last line is "run-all: N passed, N failed, N skipped".
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 jobs=$(nproc 2>/dev/null || echo 2)
 passed=0
 failed=0

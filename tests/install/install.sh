@@ -66,6 +66,7 @@ mv "$tmp/moved" "$prefix"
 
 # One page for the tool and one per subcommand the installed binary's usage lines name.
 modes=$("$bin" --help | sed -n 's/^ *\(usage: \)\{0,1\}nextstep \([a-z][a-z]*\)\( .*\)\{0,1\}$/\2/p')
+# shellcheck disable=SC2086 # $modes is a list of words
 for page in nextstep $(printf 'nextstep-%s ' $modes); do
 	file=$prefix/share/man/man1/$page.1
 	if [ ! -f "$file" ]; then
