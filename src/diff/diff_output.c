@@ -178,11 +178,11 @@ static void print_buckets(FILE *out, const diff_side *b, const diff_side *a, con
 			        pct(a->shares.share[k] - b->shares.share[k]));
 		return;
 	}
-	fprintf(out, "%-16s %10s %10s %10s\n", "ms per step", "before", "after", "delta");
+	fprintf(out, "%-24s %10s %10s %10s\n", "ms per step", "before", "after", "delta");
 	for (int k = 0; k < REGIME_COUNT; k++)
-		fprintf(out, "  %-14s %10.3f %10.3f %+10.3f\n", regime_name((ns_regime)k), r->bucket_ms[0][k],
+		fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", regime_name((ns_regime)k), r->bucket_ms[0][k],
 		        r->bucket_ms[1][k], r->bucket_ms[1][k] - r->bucket_ms[0][k]);
-	fprintf(out, "  %-14s %10.3f %10.3f %+10.3f\n", "step (mean)", r->before.mean, r->after.mean,
+	fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", "step (mean)", r->before.mean, r->after.mean,
 	        r->after.mean - r->before.mean);
 	if (r->noise.known)
 		fprintf(out, "speed-up %.3fx, %.0f%% bootstrap interval %.3fx-%.3fx over the steps: %s\n",
@@ -196,11 +196,11 @@ static void print_causes(FILE *out, const diff_result *r)
 
 	if (r->ncauses == 0)
 		return;
-	fprintf(out, "causes, ms per step:\n");
+	fprintf(out, "%-24s %10s %10s %10s\n", "causes, ms per step", "before", "after", "delta");
 	for (size_t i = 0; i < r->ncauses; i++) {
 		const diff_cause_delta *c = &r->causes[i];
 		snprintf(label, sizeof(label), "%s/%s", regime_name(c->bucket), c->cause);
-		fprintf(out, "  %-24s %10.3f %10.3f %+10.3f\n", label, c->before_ms, c->after_ms,
+		fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", label, c->before_ms, c->after_ms,
 		        c->delta_ms);
 	}
 }

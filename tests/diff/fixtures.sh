@@ -48,6 +48,11 @@ assert t == [("dataloader", "regime", "fixed"), ("compute", "high finding", "unc
 assert v["text"].startswith("step 100.0 ms -> 60.00 ms (1.67x faster)"), v["text"]
 assert d["before"]["devices"][0]["overall"]["dur_us"] == 400000, "before is the saved report itself"
 assert d["suspect"] == [], d["suspect"]
+# causes (issue 10) in the reports, per step over 4 steps: overhead/launch 15000 -> 5000 us, overhead/sync
+# 5000 -> 15000 us, idle/host_gap 20000 -> 33600 us
+c = {(x["bucket"], x["cause"]): (x["before"], x["after"], x["delta"]) for x in d["causes_ms"]}
+assert c == {("overhead", "launch"): (3.75, 1.25, -2.5), ("overhead", "sync"): (1.25, 3.75, 2.5),
+             ("idle", "host_gap"): (5, 8.4, 3.4)}, c
 '
 echo "diff json contract: ok"
 
