@@ -3,6 +3,7 @@
 #ifndef NEXTSTEP_ROUTES_H
 #define NEXTSTEP_ROUTES_H
 
+#include "nextstep/cause.h"
 #include "nextstep/error.h"
 #include "nextstep/regime.h"
 
@@ -12,14 +13,16 @@ typedef struct {
 	char *next_check;
 } ns_route;
 
-/* Owns its strings; release with routes_free(). */
+/* Owns its strings; release with routes_free(). A cause's route replaces its bucket's in the headline when
+ * the cause holds at least half of the bucket. */
 typedef struct {
 	ns_route route[REGIME_COUNT];
+	ns_route cause[CAUSE_COUNT];
 } ns_routes;
 
 ns_status routes_init_default(ns_routes *r, ns_error *err);
 /* Overlays a playbook file on r: {"routes": {"compute": {"module":..., "fix":..., "next_check":...}, ...},
- * "replace": false}. On error r is unchanged. */
+ * "causes": {"overhead.sync": {...}, ...}, "replace": false}. On error r is unchanged. */
 ns_status routes_load_playbook(ns_routes *r, const char *path, ns_error *err);
 void routes_free(ns_routes *r);
 

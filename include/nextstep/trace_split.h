@@ -10,11 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nextstep/cause.h"
 #include "nextstep/error.h"
-#include "nextstep/profile.h"
-#include "nextstep/regime.h"
 #include "nextstep/kernel_names.h"
 #include "nextstep/kernel_rules.h"
+#include "nextstep/profile.h"
+#include "nextstep/regime.h"
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_read.h"
 
@@ -32,7 +33,9 @@ typedef struct {
 	int64_t memory_kernels_ns;       /* memory = memory_kernels + memory_transfer */
 	int64_t memory_transfer_ns;      /* memcpy/memset with no memory kernel running */
 	int64_t comm_overlapped_ns;      /* comm kernels running under compute or memory: not in comm */
+	int64_t cause_ns[CAUSE_COUNT];   /* each split bucket's causes sum to it (cause.h) */
 	long kernels;                    /* kernels starting in the window */
+	bool warmup; /* mostly set-up, or > 2x the median step with set-up calls in it (docs/trace.md) */
 } split_window;
 
 /* Time of one kernel (or memcpy/memset) name in one class on one device, inside the windows. */
@@ -48,7 +51,9 @@ typedef struct {
 	char name[TRACE_DEVICE_NAME_MAX]; /* from deviceProperties, "" when unknown */
 	split_window *steps;              /* nsteps windows, in time order */
 	size_t nsteps;
-	split_window overall;           /* sum over the windows */
+	split_window overall;           /* sum over the windows, warm-up steps left out (unless all are) */
+	split_window warmup;            /* sum over the warm-up steps left out of overall (dur 0: none) */
+	size_t nwarmup;                 /* steps in warmup */
 	split_kernel_time *kernel_time; /* per (name, class) with time > 0, largest first */
 	size_t nkernel_time;
 	int64_t class_ns[KCLASS_COUNT]; /* summed kernel time per class inside the windows */
@@ -58,9 +63,13 @@ typedef struct {
 typedef struct {
 	split_device *device;
 	size_t ndevices;
-	bool gpu_activity; /* false: device[0] is the host-only split (or ndevices is 0: nothing to split) */
-	bool has_steps;    /* ProfilerStep# markers were found */
+	bool gpu_activity;   /* false: device[0] is the host-only split of host collectives (or ndevices is 0:
+	                      * no device activity and no host communication, nothing to route) */
+	bool has_steps;      /* ProfilerStep# markers were found */
 	size_t step_markers; /* ProfilerStep# spans on the main thread */
+	size_t duplicate_steps; /* steps sharing a start time with another (the longest is kept) */
+	size_t host_threads;    /* threads of the profiled process with host activity */
+	bool host_comm;         /* host-side collectives (gloo) were found */
 	bool has_rank;
 	int64_t rank;
 	long events;         /* trace events seen */
@@ -71,6 +80,8 @@ typedef struct trace_split trace_split;
 
 /* rules is borrowed and must outlive the splitter. NULL on OOM. */
 trace_split *trace_split_new(const kernel_rules *rules);
+/* Whether warm-up steps count in the overall window (default false: they are summed apart). */
+void trace_split_keep_warmup(trace_split *s, bool keep);
 /* The trace_event_fn: ctx is the trace_split. */
 ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err);
 /* Builds the windows and sweeps them. meta may be NULL (no device names, no rank). The splitter can only be

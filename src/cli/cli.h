@@ -68,7 +68,7 @@ typedef struct {
 	/* trace */
 	const char *rules_path;
 	bool rules_only; /* --kernel-rules-only: the file replaces the built-in table */
-	bool steps, roofline;
+	bool steps, all_steps, roofline;
 	size_t top;
 	cli_progress progress;
 	/* trace --roofline and roofline */

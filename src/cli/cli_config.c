@@ -152,6 +152,9 @@ static int trace_option(cli_config *c, int opt, const char *arg)
 	case OPT_STEPS:
 		c->steps = true;
 		return -1;
+	case OPT_ALL_STEPS:
+		c->all_steps = true;
+		return -1;
 	case OPT_TOP:
 		return parse_top(c, arg);
 	case OPT_ROOFLINE:

@@ -32,6 +32,8 @@ static const cli_option_row rows[] = {
     {"Profile", "strict", no_argument, OPT_STRICT, M_ROUTER, NULL,
      "unknown JSON keys are errors (default: a warning)"},
     {"Trace", "steps", no_argument, OPT_STEPS, M_TRACES, NULL, "one line per step (text output)"},
+    {"Trace", "all-steps", no_argument, OPT_ALL_STEPS, M_TRACES, NULL,
+     "count warm-up steps in the verdict too (default: reported apart)"},
     {"Trace", "top", required_argument, OPT_TOP, M_TRACES, "N",
      "kernels listed with -v and in JSON, and --roofline's ops (default 5)"},
     {"Trace", "kernel-rules", required_argument, OPT_KERNEL_RULES, M_TRACES | M_DIFF, "FILE",

@@ -174,6 +174,8 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 	memset(&roof_report, 0, sizeof(roof_report));
 	memset(&res, 0, sizeof(res));
 	ns_error_clear(&err);
+	if (split != NULL)
+		trace_split_keep_warmup(split, c->all_steps);
 	if (split != NULL && (!c->roofline || roof != NULL))
 		st = read_trace(s, in, split, roof, &res, &roof_report, &err);
 	else

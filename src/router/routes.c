@@ -40,16 +40,69 @@ static const route_text default_routes[REGIME_COUNT] = {
                      "the idle share on the trace timeline after removing the stall or the sync"},
 };
 
-static const char *const playbook_keys[] = {"routes", "replace", "name", "description", NULL};
+/* One route per cause (cause.h): the fix for the part of a bucket the trace could name. */
+static const route_text default_cause_routes[CAUSE_COUNT] = {
+    [CAUSE_LAUNCH] =
+        {"Lesson 02.11, launch overhead",
+         "the step thread dispatches ops faster than the GPU runs them: CUDA graphs, torch.compile, "
+         "larger batches, fewer tiny kernels",
+         "the batch-doubling test (nextstep scaling): after the fix, doubling the work should nearly "
+         "double the step time"},
+    [CAUSE_HOST_THREADS] =
+        {"Lesson 02.11, launch overhead",
+         "host work on other threads (autograd engine, DDP/FSDP hooks, optimizer) keeps the GPU "
+         "waiting: torch.compile with compiled autograd, CUDA graphs, fused/foreach optimizers",
+         "the host_threads share of overhead after the change (nextstep trace -v)"},
+    [CAUSE_SYNC] = {"Module 3",
+                    "the host blocks on the device (.item(), .cpu(), print of a CUDA tensor, an if on a GPU "
+                    "value, a blocking copy): keep values on the device, pinned memory + non_blocking=True, "
+                    "find the syncs with torch.cuda.set_sync_debug_mode(\"warn\")",
+                    "the sync share after the change (nextstep trace -v); set_sync_debug_mode(\"error\") "
+                    "should pass a whole step"},
+    [CAUSE_INIT] =
+        {"Module 3",
+         "this is start-up (allocation, context, modules, streams), not the job: profile steady state "
+         "with torch.profiler.schedule(wait=1, warmup=2, active=3); if it recurs every step, reuse "
+         "buffers so the caching allocator stops calling cudaMalloc/cudaFree",
+         "a steady-state capture: the init share should vanish from the active steps"},
+    [CAUSE_HOST_GAP] =
+        {"Module 3",
+         "the GPU waits on Python the profiler did not record: capture with with_stack=True (or "
+         "py-spy) to see it, then move it out of the step or remove it with torch.compile/CUDA "
+         "graphs",
+         "the host_gap share after the change (nextstep trace -v)"},
+    [CAUSE_SYNC_WAIT] = {"Module 3",
+                         "the host waits in a synchronize with this device idle (another stream, a peer, an "
+                         "event): drop the synchronize or overlap the work it waits for",
+                         "the sync_wait share after the change (nextstep trace -v)"},
+    [CAUSE_TRANSFER] = {"Module 4/5",
+                        "host-device copies: pinned memory, non_blocking copies, fewer host syncs",
+                        "the transfer share after the change; copies should overlap compute on the timeline"},
+    [CAUSE_KERNELS] = {"Module 4/5", "fuse ops, cut activation memory, or shrink dtype",
+                       "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
+                       "GB/s should approach peak bandwidth"},
+    [CAUSE_EXPOSED] =
+        {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology",
+         "the exposed-communication share after enabling overlap (nextstep trace -v shows exposed "
+         "vs hidden comm)"},
+    [CAUSE_HOST_COMM] =
+        {"Module 6/8",
+         "collectives run on the host (gloo): use the device backend (NCCL/RCCL) for tensors on "
+         "the GPU, or overlap them with compute and bucket small messages",
+         "the comm share after switching backend or enabling overlap"},
+};
+
+static const char *const playbook_keys[] = {"routes", "causes", "replace", "name", "description", NULL};
 static const char *const route_keys[] = {"module", "fix", "next_check", NULL};
 
 void routes_free(ns_routes *r)
 {
-	for (int i = 0; i < REGIME_COUNT; i++) {
-		free(r->route[i].module);
-		free(r->route[i].fix);
-		free(r->route[i].next_check);
-		memset(&r->route[i], 0, sizeof(r->route[i]));
+	for (int i = 0; i < REGIME_COUNT + CAUSE_COUNT; i++) {
+		ns_route *x = i < REGIME_COUNT ? &r->route[i] : &r->cause[i - REGIME_COUNT];
+		free(x->module);
+		free(x->fix);
+		free(x->next_check);
+		memset(x, 0, sizeof(*x));
 	}
 }
 
@@ -64,27 +117,38 @@ static ns_status set_string(char **slot, const char *value, ns_error *err)
 	return NS_OK;
 }
 
+static ns_status set_route(ns_route *dst, const route_text *src, ns_error *err)
+{
+	if (set_string(&dst->module, src->module, err) != NS_OK ||
+	    set_string(&dst->fix, src->fix, err) != NS_OK ||
+	    set_string(&dst->next_check, src->next_check, err) != NS_OK)
+		return err->status;
+	return NS_OK;
+}
+
 ns_status routes_init_default(ns_routes *r, ns_error *err)
 {
 	memset(r, 0, sizeof(*r));
-	for (int i = 0; i < REGIME_COUNT; i++) {
-		if (set_string(&r->route[i].module, default_routes[i].module, err) != NS_OK ||
-		    set_string(&r->route[i].fix, default_routes[i].fix, err) != NS_OK ||
-		    set_string(&r->route[i].next_check, default_routes[i].next_check, err) != NS_OK) {
+	for (int i = 0; i < REGIME_COUNT + CAUSE_COUNT; i++) {
+		ns_status st = i < REGIME_COUNT ? set_route(&r->route[i], &default_routes[i], err)
+		                                : set_route(&r->cause[i - REGIME_COUNT],
+		                                            &default_cause_routes[i - REGIME_COUNT], err);
+		if (st != NS_OK) {
 			routes_free(r);
-			return err->status;
+			return st;
 		}
 	}
 	return NS_OK;
 }
 
-static ns_status apply_route(ns_route *dst, const char *regime, const cJSON *spec, ns_error *err)
+static ns_status apply_route(ns_route *dst, const char *section, const char *key, const cJSON *spec,
+                             ns_error *err)
 {
 	const char *field[] = {"module", "fix", "next_check"};
 	char **slot[] = {&dst->module, &dst->fix, &dst->next_check};
-	char what[64];
+	char what[96];
 
-	snprintf(what, sizeof(what), "routes.%s", regime);
+	snprintf(what, sizeof(what), "%s.%s", section, key);
 	if (!cJSON_IsObject(spec))
 		return ns_error_set(err, NS_ERR_VALUE, "%s must be an object with module, fix, next_check",
 		                    what);
@@ -105,6 +169,33 @@ static ns_status apply_route(ns_route *dst, const char *regime, const cJSON *spe
 	return NS_OK;
 }
 
+/* "causes": {"overhead.sync": {...}}: each overrides one cause's route. With "replace": true the built-in
+ * cause routes go too, and a cause without a route falls back to its bucket's. */
+static ns_status apply_causes(ns_routes *r, const cJSON *causes, ns_error *err)
+{
+	const cJSON *item;
+	bool given[CAUSE_COUNT] = {false};
+
+	if (causes == NULL)
+		return NS_OK;
+	if (!cJSON_IsObject(causes))
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "playbook: \"causes\" must be an object keyed by bucket.cause");
+	cJSON_ArrayForEach(item, causes)
+	{
+		ns_cause c;
+		if (!cause_from_key(item->string, &c))
+			return ns_error_set(err, NS_ERR_KEY, "playbook: unknown cause \"%s\"", item->string);
+		if (given[c])
+			return ns_error_set(err, NS_ERR_KEY, "playbook: cause \"%s\" given twice",
+			                    item->string);
+		given[c] = true;
+		if (apply_route(&r->cause[c], "causes", item->string, item, err) != NS_OK)
+			return err->status;
+	}
+	return NS_OK;
+}
+
 static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 {
 	const cJSON *routes, *replace, *item;
@@ -117,7 +208,9 @@ static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 		return err->status;
 	routes = cJSON_GetObjectItemCaseSensitive(doc, "routes");
 	replace = cJSON_GetObjectItemCaseSensitive(doc, "replace");
-	if (!cJSON_IsObject(routes))
+	/* "routes" may be left out when the playbook only overrides causes */
+	if (!cJSON_IsObject(routes) &&
+	    (routes != NULL || cJSON_GetObjectItemCaseSensitive(doc, "causes") == NULL))
 		return ns_error_set(err, NS_ERR_VALUE,
 		                    "playbook: \"routes\" must be an object keyed by regime");
 	if (replace != NULL && !cJSON_IsBool(replace))
@@ -133,7 +226,7 @@ static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 			return ns_error_set(err, NS_ERR_KEY, "playbook: regime \"%s\" given twice",
 			                    item->string);
 		given[regime] = true;
-		if (apply_route(&r->route[regime], item->string, item, err) != NS_OK)
+		if (apply_route(&r->route[regime], "routes", item->string, item, err) != NS_OK)
 			return err->status;
 	}
 	for (int i = 0; i < REGIME_COUNT; i++)
@@ -141,14 +234,14 @@ static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 			return ns_error_set(err, NS_ERR_VALUE,
 			                    "playbook: \"replace\": true but no route for \"%s\"",
 			                    regime_name((ns_regime)i));
-	return NS_OK;
+	return apply_causes(r, cJSON_GetObjectItemCaseSensitive(doc, "causes"), err);
 }
 
 static ns_status copy_routes(ns_routes *dst, const ns_routes *src, ns_error *err)
 {
-	for (int i = 0; i < REGIME_COUNT; i++) {
-		const ns_route *from = &src->route[i];
-		ns_route *to = &dst->route[i];
+	for (int i = 0; i < REGIME_COUNT + CAUSE_COUNT; i++) {
+		const ns_route *from = i < REGIME_COUNT ? &src->route[i] : &src->cause[i - REGIME_COUNT];
+		ns_route *to = i < REGIME_COUNT ? &dst->route[i] : &dst->cause[i - REGIME_COUNT];
 		if ((from->module && set_string(&to->module, from->module, err) != NS_OK) ||
 		    (from->fix && set_string(&to->fix, from->fix, err) != NS_OK) ||
 		    (from->next_check && set_string(&to->next_check, from->next_check, err) != NS_OK))

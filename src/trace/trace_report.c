@@ -6,11 +6,7 @@
 #include <string.h>
 
 #include "nextstep/kernel_identity.h"
-
-/* Transfers above this fraction of memory time make the memory verdict a copy problem. */
-#define TRANSFER_MAJORITY 0.5
-
-static const char TRANSFER_ADVICE[] = "pinned memory, non_blocking copies, fewer host syncs";
+#include "report_private.h"
 
 void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size)
 {
@@ -81,10 +77,11 @@ static void print_split(FILE *out, const split_window *w)
 static void print_summary(FILE *out, const split_result *res, const split_device *d)
 {
 	const split_window *o = &d->overall;
+	size_t counted = d->nsteps - d->nwarmup; /* the steps in overall */
 
 	if (res->has_steps)
-		fprintf(out, "  %zu step%s, %.3f ms per step: ", d->nsteps, d->nsteps == 1 ? "" : "s",
-		        ms(o->dur_ns) / (double)d->nsteps);
+		fprintf(out, "  %zu step%s, %.3f ms per step: ", counted, counted == 1 ? "" : "s",
+		        ms(o->dur_ns) / (double)counted);
 	else
 		fprintf(out, "  whole trace (no ProfilerStep# markers), %.3f ms: ", ms(o->dur_ns));
 	print_split(out, o);
@@ -151,12 +148,13 @@ static void print_step(FILE *out, const split_result *res, const split_window *w
 	fputc('\n', out);
 }
 
+/* Device collectives only: host-side (gloo) comm is a cause line of its own. */
 static void print_comm(FILE *out, const split_window *w)
 {
-	if (w->bucket_ns[REGIME_COMM] == 0 && w->comm_overlapped_ns == 0)
+	if (w->cause_ns[CAUSE_EXPOSED] == 0 && w->comm_overlapped_ns == 0)
 		return;
 	fprintf(out, "comm: %.1f%% exposed (%.3f ms), %.1f%% hidden under compute/memory (%.3f ms)\n",
-	        pct(w->bucket_ns[REGIME_COMM], w->dur_ns), ms(w->bucket_ns[REGIME_COMM]),
+	        pct(w->cause_ns[CAUSE_EXPOSED], w->dur_ns), ms(w->cause_ns[CAUSE_EXPOSED]),
 	        pct(w->comm_overlapped_ns, w->dur_ns), ms(w->comm_overlapped_ns));
 }
 
@@ -199,27 +197,53 @@ static void print_top_kernels(FILE *out, const split_result *res, const split_de
 	}
 }
 
+/* Every window of the device is warm-up: a capture of start-up, which no regime describes. */
+static bool startup_only(const split_device *d)
+{
+	for (size_t i = 0; i < d->nsteps; i++)
+		if (!d->steps[i].warmup)
+			return false;
+	return d->nsteps > 0;
+}
+
+static void print_startup(FILE *out, const char *label, const split_device *d, const ns_routes *r)
+{
+	const split_window *w = &d->overall;
+
+	fprintf(out, "%s: start-up, not steady state (set-up calls hold %.0f%% of it) -> %s (%s)\n", label,
+	        pct(w->cause_ns[CAUSE_INIT], w->dur_ns),
+	        r->cause[CAUSE_INIT].fix != NULL ? r->cause[CAUSE_INIT].fix : r->route[REGIME_OVERHEAD].fix,
+	        r->cause[CAUSE_INIT].module != NULL ? r->cause[CAUSE_INIT].module
+	                                            : r->route[REGIME_OVERHEAD].module);
+}
+
 static ns_status print_device_text(FILE *out, const split_result *res, const split_device *d,
                                    const report_options *o, ns_error *err)
 {
 	char label[TRACE_DEVICE_NAME_MAX + 64];
 	const split_window *w = &d->overall;
 	ns_verdict v;
+	ns_routes routes;
 
 	report_device_label(res, d, label, sizeof(label));
 	route_window(w, o, &v);
-	format_verdict_line(out, label, &v, o->routes, o->format);
+	report_cause_routes(w, o->routes, &routes);
+	if (startup_only(d))
+		print_startup(out, label, d, o->routes);
+	else
+		format_verdict_line(out, label, &v, &routes, o->format);
+	if (!o->format->verbose)
+		report_print_also(out, &v, &routes);
 	print_summary(out, res, d);
-	if (v.regime == REGIME_MEMORY && w->bucket_ns[REGIME_MEMORY] > 0 &&
-	    (double)w->memory_transfer_ns > TRANSFER_MAJORITY * (double)w->bucket_ns[REGIME_MEMORY])
-		fprintf(out, "  memory time is mostly transfers (%.0f%% of it): %s\n",
-		        pct(w->memory_transfer_ns, w->bucket_ns[REGIME_MEMORY]), TRANSFER_ADVICE);
+	report_print_top_cause(out, w, v.regime);
+	report_print_notes(out, res, d);
 	if (d->nsteps > 1 && print_variation(out, d, o, err) != NS_OK)
 		return err->status;
 	for (size_t i = 0; o->steps && i < d->nsteps; i++)
 		print_step(out, res, &d->steps[i], o);
 	if (o->format->verbose) {
-		format_verdict_explain(out, &v, o->routes, o->format);
+		format_verdict_explain(out, &v, &routes, o->format);
+		report_print_causes(out, w);
 		print_comm(out, w);
 		print_top_kernels(out, res, d, v.regime, o);
 	}
@@ -228,10 +252,10 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 
 static ns_status print_text(FILE *out, const split_result *res, const report_options *o, ns_error *err)
 {
-	if (!res->gpu_activity)
-		fputs("no GPU activity in this trace\n", out);
 	if (res->ndevices == 0)
-		fputs("no host activity to split either\n", out);
+		fputs("no device activity: nothing to route\n", out);
+	else if (!res->gpu_activity)
+		fputs("no device activity; the host's time is in collectives, split on the host\n", out);
 	for (size_t i = 0; i < res->ndevices; i++)
 		if (print_device_text(out, res, &res->device[i], o, err) != NS_OK)
 			return err->status;
@@ -270,9 +294,11 @@ static cJSON *window_json(const char *label, const split_window *w, bool with_st
 	ns_verdict v;
 	cJSON *obj;
 	bool ok;
+	ns_routes routes;
 
 	route_window(w, o, &v);
-	obj = format_verdict_json(label, &v, o->routes);
+	report_cause_routes(w, o->routes, &routes);
+	obj = format_verdict_json(label, &v, &routes);
 	ok = obj != NULL;
 	if (ok && with_step)
 		ok = (w->step >= 0 ? cJSON_AddNumberToObject(obj, "step", (double)w->step)
@@ -284,6 +310,9 @@ static cJSON *window_json(const char *label, const split_window *w, bool with_st
 	ok = ok && cJSON_AddNumberToObject(obj, "memory_transfer_us", us(w->memory_transfer_ns));
 	ok = ok && cJSON_AddNumberToObject(obj, "comm_overlapped_us", us(w->comm_overlapped_ns));
 	ok = ok && cJSON_AddNumberToObject(obj, "kernels", (double)w->kernels);
+	ok = ok && report_add_causes_json(obj, w);
+	if (ok && with_step)
+		ok = cJSON_AddBoolToObject(obj, "warmup", w->warmup) != NULL;
 	if (!ok) {
 		cJSON_Delete(obj);
 		return NULL;
@@ -360,6 +389,23 @@ static bool put_steps(json_stream *js, const char *label, const split_device *d,
 	return true;
 }
 
+/* "startup": every window is warm-up; "warmup": the steps left out of overall (null when none). */
+static bool put_warmup(json_stream *js, const char *label, const split_device *d, const report_options *o)
+{
+	cJSON *wu;
+
+	if (!put_json(js, ",\"startup\":", cJSON_CreateBool(startup_only(d))))
+		return false;
+	if (d->nwarmup == 0)
+		return put_json(js, ",\"warmup\":", cJSON_CreateNull());
+	wu = window_json(label, &d->warmup, false, o);
+	if (wu != NULL && !cJSON_AddNumberToObject(wu, "steps", (double)d->nwarmup)) {
+		cJSON_Delete(wu);
+		wu = NULL;
+	}
+	return put_json(js, ",\"warmup\":", wu);
+}
+
 static bool put_device(json_stream *js, const split_result *res, const split_device *d,
                        const report_options *o)
 {
@@ -376,6 +422,7 @@ static bool put_device(json_stream *js, const split_result *res, const split_dev
 		ok = put_json(js, ",\"rank\":", cJSON_CreateNumber((double)res->rank));
 	ok = ok && put_json(js, ",\"overall\":", window_json(label, &d->overall, false, o));
 	ok = ok && put_steps(js, label, d, o);
+	ok = ok && put_warmup(js, label, d, o);
 	ok = ok && put_json(js, ",\"top_kernels\":", top_kernels_json(res, d, o->top));
 	if (ok)
 		fputc('}', js->out);
@@ -391,6 +438,9 @@ static ns_status print_json(FILE *out, const split_result *res, const report_opt
 	ok = put_json(&js, "{\"source\":", cJSON_CreateString(o->source != NULL ? o->source : ""));
 	ok = ok && put_json(&js, ",\"gpu_activity\":", cJSON_CreateBool(res->gpu_activity));
 	ok = ok && put_json(&js, ",\"step_markers\":", cJSON_CreateNumber((double)res->step_markers));
+	ok = ok && put_json(&js, ",\"duplicate_steps\":", cJSON_CreateNumber((double)res->duplicate_steps));
+	ok = ok && put_json(&js, ",\"host_threads\":", cJSON_CreateNumber((double)res->host_threads));
+	ok = ok && put_json(&js, ",\"host_comm\":", cJSON_CreateBool(res->host_comm));
 	if (ok)
 		fputs(",\"devices\":[", out);
 	for (size_t i = 0; ok && i < res->ndevices; i++) {

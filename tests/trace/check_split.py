@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Checks on `nextstep trace --format json --steps` output, for the tests/trace/*.sh scripts.
 
-usage: check_split.py sanity REPORT            buckets >= 0, sum to the window, overall = sum of steps
-       check_split.py expect REPORT EXPECT     every key in EXPECT (a subset of the report) has that value
+usage: check_split.py sanity REPORT            buckets >= 0, sum to the window, causes partition their bucket,
+                                               overall + warm-up = sum of steps
+       check_split.py expect REPORT EXPECT     every key in EXPECT (a subset of the report) has that value; keys
+                                               starting with "_" are notes (the hand arithmetic), and
+                                               "causes_us": {"overhead.sync": 20, ...} checks a window's causes
        check_split.py truth REPORT TRUTH       per-step windows/buckets equal make-trace's --truth file (1 ns)
        check_split.py same REPORT REPORT       two reports are equal apart from "source"
        check_split.py overall REPORT [N]       print device N's "overall" object (one line)
@@ -12,6 +15,7 @@ import json
 import sys
 
 BUCKETS = ("compute", "memory", "comm", "dataloader", "overhead", "idle")
+SPLIT = ("memory", "comm", "overhead", "idle")  # the buckets partitioned into causes
 NS = 0.0011  # one nanosecond, in us, with room for the decimal print
 
 
@@ -21,7 +25,12 @@ def load(path):
 
 
 def windows(dev):
-    return [("overall", dev["overall"])] + [("step %s" % w.get("step"), w) for w in dev["steps"]]
+    extra = [("warmup", dev["warmup"])] if dev.get("warmup") else []
+    return [("overall", dev["overall"])] + extra + [("step %s" % w.get("step"), w) for w in dev["steps"]]
+
+
+def cause_map(w):
+    return {"%s.%s" % (c["bucket"], c["cause"]): c["us"] for c in w["causes"]}
 
 
 def sanity(doc):
@@ -37,16 +46,24 @@ def sanity(doc):
                 bad.append("%s %s: memory_kernels + memory_transfer != memory" % (dev["device"], where))
             if w["comm_overlapped_us"] < 0 or w["dur_us"] < 0:
                 bad.append("%s %s: negative duration" % (dev["device"], where))
+            causes = cause_map(w)
+            for k in SPLIT:
+                part = sum(us for key, us in causes.items() if key.startswith(k + "."))
+                if abs(part - b[k]) > NS * 4:
+                    bad.append("%s %s: causes of %s sum %.3f != %.3f" % (dev["device"], where, k, part, b[k]))
+            if any(us < 0 for us in causes.values()):
+                bad.append("%s %s: negative cause %s" % (dev["device"], where, causes))
         steps = dev["steps"]
+        counted = [dev["overall"]] + ([dev["warmup"]] if dev.get("warmup") else [])
         total = sum(s["dur_us"] for s in steps)
-        if abs(total - dev["overall"]["dur_us"]) > NS * len(steps):
-            bad.append("%s: overall dur %.3f != sum of steps %.3f" % (dev["device"], dev["overall"]["dur_us"], total))
+        if abs(total - sum(c["dur_us"] for c in counted)) > NS * len(steps):
+            bad.append("%s: overall (+ warm-up) dur != sum of steps %.3f" % (dev["device"], total))
         for k in BUCKETS:
             total = sum(s["buckets_us"][k] for s in steps)
-            if abs(total - dev["overall"]["buckets_us"][k]) > NS * len(steps):
-                bad.append("%s: overall %s != sum of steps" % (dev["device"], k))
-        if sum(s["kernels"] for s in steps) != dev["overall"]["kernels"]:
-            bad.append("%s: overall kernels != sum of steps" % dev["device"])
+            if abs(total - sum(c["buckets_us"][k] for c in counted)) > NS * len(steps):
+                bad.append("%s: overall (+ warm-up) %s != sum of steps" % (dev["device"], k))
+        if sum(s["kernels"] for s in steps) != sum(c["kernels"] for c in counted):
+            bad.append("%s: overall (+ warm-up) kernels != sum of steps" % dev["device"])
         for a, b in zip(steps, steps[1:]):
             # Absolute times near 4.5e12 us are only exact to about a nanosecond as doubles.
             if abs(a["start_us"] + a["dur_us"] - b["start_us"]) > max(NS, 4e-16 * abs(b["start_us"])) * 2:
@@ -58,8 +75,17 @@ def subset(got, want, where):
     if isinstance(want, dict):
         if not isinstance(got, dict):
             return ["%s: expected an object, got %r" % (where, got)]
-        return [d for k, v in want.items() for d in
-                (subset(got[k], v, "%s.%s" % (where, k)) if k in got else ["%s: missing key %s" % (where, k)])]
+        bad = []
+        for k, v in want.items():
+            if k.startswith("_"):
+                continue
+            if k == "causes_us" and "causes" in got:
+                bad += subset(cause_map(got), v, "%s.causes" % where)
+            elif k in got:
+                bad += subset(got[k], v, "%s.%s" % (where, k))
+            else:
+                bad.append("%s: missing key %s" % (where, k))
+        return bad
     if isinstance(want, list):
         if not isinstance(got, list) or len(got) != len(want):
             return ["%s: expected %d items, got %r" % (where, len(want), got if not isinstance(got, list) else len(got))]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The split rules on the small hand-written traces in tests/data/trace_*.json: every bucket, overlap, dataloader
-# vs overhead vs a synchronize wait, old-style categories, B/E pairs, no steps, no GPU, comm linked through the
+# vs overhead vs a synchronize wait, host work on other threads, blocking copies, set-up and warm-up, a start-up
+# trace, gloo on the host, no device at all, old-style categories, B/E pairs, no steps, comm linked through the
 # launching op, two devices. Each trace_NAME.json has trace_NAME.expect.json with the exact numbers. Also: gzip,
 # stdin and the router's sniffing give the same report, and a report's "overall" routes the same through
 # `nextstep -`. Run from the repository root: fixtures.sh NEXTSTEP_BINARY

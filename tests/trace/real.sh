@@ -16,14 +16,16 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
 
-# trace | overall verdict of device 0 (or of the host split)
+# trace | overall verdict of device 0 (or of the host split). The reasons, where the rules of issue 10 moved them:
+# mi250 was idle: its backward runs on the autograd thread (pt_autograd_0), which is host work, not idle;
+# cpu_only_gloo was idle: its time is in gloo:all_reduce on two threads, communication on the host.
 pins=(
 	"tbp/resnet50_num_workers_0.pt.trace.json.gz|compute"
 	"tbp/resnet50_num_workers_4.pt.trace.json.gz|compute"
 	"hta/a100_nccl_3steps.json.gz|overhead"
 	"hta/alexnet_cuda_sync_nosteps.json.gz|overhead"
-	"hta/mi250_rocm_minitoy.json.gz|idle"
-	"hta/cpu_only_gloo.json.gz|idle"
+	"hta/mi250_rocm_minitoy.json.gz|overhead"
+	"hta/cpu_only_gloo.json.gz|comm"
 	"hta/sampled_rank0_2steps.json.gz|idle"
 )
 
@@ -122,7 +124,8 @@ else
 	pass=$((pass + 1))
 fi
 
-# ROCm hip* runtime and kernels are not communication; a trace with no GPU says so and still routes the host.
+# ROCm hip* runtime and kernels are not communication; a trace with no GPU says so, and its gloo collectives make
+# it comm-bound on the host.
 "$bin" trace --format json "$traces/hta/mi250_rocm_minitoy.json.gz" >"$tmp/rocm.json"
 if python3 -c 'import json,sys; o=json.load(open(sys.argv[1]))["devices"][0]["overall"]; sys.exit(0 if o["buckets_us"]["comm"] == 0 and o["comm_overlapped_us"] == 0 else 1)' "$tmp/rocm.json"; then
 	pass=$((pass + 1))
@@ -130,11 +133,11 @@ else
 	echo "FAIL mi250: ROCm kernels counted as communication"
 	fail=$((fail + 1))
 fi
-if "$bin" trace "$traces/hta/cpu_only_gloo.json.gz" >"$tmp/cpu.txt" && head -n1 "$tmp/cpu.txt" | grep -qx 'no GPU activity in this trace' &&
-	sed -n 2p "$tmp/cpu.txt" | grep -q '^rank 34 host: '; then
+if "$bin" trace "$traces/hta/cpu_only_gloo.json.gz" >"$tmp/cpu.txt" && head -n1 "$tmp/cpu.txt" | grep -q '^no device activity; ' &&
+	sed -n 2p "$tmp/cpu.txt" | grep -q '^rank 34 host: comm-bound .*(gloo)'; then
 	pass=$((pass + 1))
 else
-	echo "FAIL cpu_only: expected 'no GPU activity in this trace' and a host verdict, got:"
+	echo "FAIL cpu_only: expected 'no device activity' and a gloo comm verdict on the host, got:"
 	cat "$tmp/cpu.txt"
 	fail=$((fail + 1))
 fi
@@ -162,6 +165,43 @@ then
 	pass=$((pass + 1))
 else
 	echo "FAIL alexnet --roofline: kernels not linked through their launch calls"
+	fail=$((fail + 1))
+fi
+
+# The causes inside the buckets (issue 10), each with why the trace shows it:
+# - a100_nccl_3steps: backward runs on pt_autograd_0 (tid 2919752); with the GPU idle, that thread's ops are host
+#   work of the process: host_threads is a large part of overhead (it was counted as idle before).
+# - alexnet_cuda_sync_nosteps: no steps, and the window is mostly context creation and cudaMalloc/cudaFree: a
+#   start-up capture, said so instead of routed to CUDA graphs.
+# - mi250_rocm_minitoy: a two-step toy whose backward (autograd thread) dominates: host_threads heads overhead.
+# - cpu_only_gloo: all of comm is host-side gloo.
+# - sampled_rank0_2steps: idle with no DataLoader span and no synchronize: host_gap, not a data-loader stall.
+causes() { # trace python-condition-on-(o: overall, c: causes in us by "bucket.cause", d: device) message
+	"$bin" trace --format json "$traces/hta/$1" >"$tmp/c.json" && python3 - "$tmp/c.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["devices"][0]
+o = d["overall"]
+c = {"%s.%s" % (x["bucket"], x["cause"]): x["us"] for x in o["causes"]}
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+	if [ $? = 0 ]; then pass=$((pass + 1)); else echo "FAIL $1: $3"; fail=$((fail + 1)); fi
+}
+causes a100_nccl_3steps.json.gz 'c["overhead.host_threads"] > 0.2 * o["dur_us"] and c["overhead.launch"] > c["overhead.host_threads"]' \
+	"the autograd thread's host work is not a large part of overhead"
+causes alexnet_cuda_sync_nosteps.json.gz 'd["startup"] and c["overhead.init"] > 0.5 * o["dur_us"]' "not reported as a start-up capture"
+causes mi250_rocm_minitoy.json.gz 'c["overhead.host_threads"] > 0.5 * o["buckets_us"]["overhead"]' "host_threads does not head overhead"
+causes cpu_only_gloo.json.gz 'c["comm.host"] == o["buckets_us"]["comm"] > 0.5 * o["dur_us"]' "gloo time is not host comm"
+causes sampled_rank0_2steps.json.gz 'o["regime"] == "idle" and c["idle.host_gap"] > 0.9 * o["buckets_us"]["idle"]' "idle is not host_gap"
+if "$bin" trace "$traces/hta/sampled_rank0_2steps.json.gz" | head -n1 | grep -q 'with_stack=True'; then
+	pass=$((pass + 1))
+else
+	echo "FAIL sampled_rank0_2steps: idle without a DataLoader span or a sync is not routed to the host-gap fix"
+	fail=$((fail + 1))
+fi
+if "$bin" trace "$traces/hta/alexnet_cuda_sync_nosteps.json.gz" | head -n1 | grep -q 'start-up, not steady state.*torch.profiler.schedule'; then
+	pass=$((pass + 1))
+else
+	echo "FAIL alexnet: a start-up capture is routed instead of sent to a steady-state capture"
 	fail=$((fail + 1))
 fi
 

@@ -6,10 +6,12 @@
 
 #include "nextstep/trace_split.h"
 
-#define MAIN_PID  100
-#define MAIN_TID  1
-#define OTHER_TID 2
-#define NONE      (-1)
+#define MAIN_PID    100
+#define MAIN_TID    1
+#define OTHER_TID   2
+#define FOREIGN_TID 99 /* a thread of another process (pid FOREIGN_PID) */
+#define FOREIGN_PID 200
+#define NONE        (-1)
 
 typedef struct {
 	char ph;
@@ -71,11 +73,14 @@ typedef struct {
 #define ADD  "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float> >"
 #define NCCL "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
 
+/* Causes in cause.h order: launch, host_threads, sync, init (overhead); host_gap, sync_wait (idle); transfer,
+ * kernels (memory); exposed, host (comm). */
 typedef struct {
 	int64_t step, start, dur;
 	int64_t b[REGIME_COUNT]; /* compute, memory, comm, dataloader, overhead, idle */
 	int64_t overlapped, transfer;
 	long kernels; /* -1: not checked */
+	int64_t c[CAUSE_COUNT];
 } want_window;
 
 typedef struct {
@@ -88,6 +93,13 @@ typedef struct {
 	want_window w[2];
 } split_case;
 
+/* A kernel far after every step: gives a trace a device without touching its windows. */
+#define FAR_KERNEL K(GEMM, 500, 1)
+#define OTHER(cat, name, ts, dur)                                                                            \
+	{                                                                                                    \
+		'X', cat, name, OTHER_TID, ts, dur, NONE, NONE, NONE                                         \
+	}
+
 static const ev_spec ev_compute_over_memory[] = {STEP(1, 0, 100), K(GEMM, 10, 40), K(ADD, 30, 40), END};
 static const ev_spec ev_overlap[] = {STEP(1, 0, 100), K(GEMM, 0, 40), K(NCCL, 20, 40), END};
 static const ev_spec ev_dataloader[] = {STEP(1, 0, 100),          DL(0, 30),      CPU("aten::copy_", 10, 10),
@@ -99,7 +111,11 @@ static const ev_spec ev_sync[] = {STEP(1, 0, 100),
                                   RT("cudaStreamSynchronize", 60, 30, NONE),
                                   END};
 static const ev_spec ev_other_thread[] = {
-    STEP(1, 0, 100), {'X', TCAT_CPU_OP, "aten::mm", OTHER_TID, 0, 50, NONE, NONE, NONE}, END};
+    STEP(1, 0, 100),
+    OTHER(TCAT_CPU_OP, "aten::mm", 0, 50),
+    {'X', TCAT_CPU_OP, "aten::mm", FOREIGN_TID, 60, 30, NONE, NONE, NONE},
+    FAR_KERNEL,
+    END};
 static const ev_spec ev_last_step[] = {STEP(1, 0, 100),
                                        STEP(2, 100, 50),
                                        RT("cudaLaunchKernel", 20, 2, 9),
@@ -116,7 +132,7 @@ static const ev_spec ev_comm_links[] = {STEP(1, 0, 100),
                                         K_CORR("my_allreduce_kernel", 20, 30, 11, 5),
                                         CPU("c10d::allreduce_", 50, 10),
                                         RT("cudaLaunchKernel", 52, 3, 12),
-                                        K_CORR("custom_reduce", 60, 10, 12, NONE),
+                                        K_CORR(GEMM, 60, 10, 12, NONE),
                                         END};
 static const ev_spec ev_begin_end[] = {
     STEP(1, 0, 100),
@@ -126,6 +142,7 @@ static const ev_spec ev_begin_end[] = {
     {'E', TCAT_OTHER, "", MAIN_TID, 15, 0, NONE, NONE, NONE},
     {'E', TCAT_OTHER, "", MAIN_TID, 30, 0, NONE, NONE, NONE},
     {'B', TCAT_CPU_OP, "never_ends", MAIN_TID, 40, 0, NONE, NONE, NONE},
+    FAR_KERNEL,
     END};
 static const ev_spec ev_transfer[] = {STEP(1, 0, 100), COPY(0, 20), K(ADD, 10, 20), END};
 static const ev_spec ev_devices[] = {STEP(1, 0, 100), K_ON(0, GEMM, 0, 50), K_ON(1, GEMM, 0, 20), END};
@@ -135,115 +152,187 @@ static const ev_spec ev_old_style[] = {
      NONE, NONE},
     K(GEMM, 50, 10),
     END};
-static const ev_spec ev_host_only[] = {STEP(1, 0, 100), DL(0, 40), CPU("aten::add", 50, 10), END};
+static const ev_spec ev_host_comm[] = {STEP(1, 0, 100), DL(0, 40), CPU("aten::add", 50, 10),
+                                       OTHER(TCAT_USER_ANNOTATION, "gloo:all_reduce", 55, 25), END};
 static const ev_spec ev_gpu_annotation[] = {
     {'X', TCAT_GPU_USER_ANNOTATION, "ProfilerStep#1", 7, 0, 100, 0, NONE, NONE}, K(GEMM, 10, 10), END};
 static const ev_spec ev_main_thread[] = {
     {'X', TCAT_USER_ANNOTATION, "ProfilerStep#3", OTHER_TID, 0, 100, NONE, NONE, NONE},
     {'X', TCAT_CPU_OP, "aten::add", OTHER_TID, 10, 20, NONE, NONE, NONE},
     CPU("aten::mul", 50, 20),
+    FAR_KERNEL,
     END};
+static const ev_spec ev_blocking_op[] = {
+    STEP(1, 0, 100),
+    RT("cudaLaunchKernel", 0, 5, 1),
+    K_CORR(GEMM, 5, 40, 1, NONE),
+    CPU("aten::item", 10, 60),
+    RT("cudaMemcpyAsync", 10, 5, 2),
+    {'X', TCAT_MEMCPY, "Memcpy DtoH (Device -> Pageable)", 7, 45, 5, 0, 2, NONE},
+    RT("cudaStreamSynchronize", 15, 53, NONE),
+    END};
+static const ev_spec ev_blocking_call[] = {STEP(1, 0, 100),
+                                           RT("hipMemcpyWithStream", 0, 30, 1),
+                                           {'X', TCAT_MEMCPY, "Memcpy DtoH", 7, 20, 5, 0, 1, NONE},
+                                           END};
+static const ev_spec ev_init[] = {STEP(1, 0, 100),
+                                  RT("cudaMalloc", 0, 60, NONE),
+                                  RT("cudaLaunchKernel", 60, 2, 1),
+                                  K_CORR(GEMM, 62, 10, 1, NONE),
+                                  OTHER(TCAT_RUNTIME, "cudaStreamCreateWithPriority", 80, 5),
+                                  END};
 
 static const split_case cases[] = {
+    /* compute 10-50, the ADD alone 50-70 (memory kernels), nothing 0-10 and 70-100 */
     {"compute_wins_over_memory_when_both_run",
      ev_compute_over_memory,
      1,
      0,
      0,
      1,
-     {{1, 0, 100, {40, 20, 0, 0, 0, 40}, 0, 0, 2}}},
+     {{1, 0, 100, {40, 20, 0, 0, 0, 40}, 0, 0, 2, {0, 0, 0, 0, 40, 0, 0, 20, 0, 0}}}},
+    /* GEMM 0-40 hides NCCL 20-40; NCCL alone 40-60 is exposed comm */
     {"comm_under_compute_is_overlapped_not_comm",
      ev_overlap,
      1,
      0,
      0,
      1,
-     {{1, 0, 100, {40, 0, 20, 0, 0, 40}, 20, 0, 2}}},
+     {{1, 0, 100, {40, 0, 20, 0, 0, 40}, 20, 0, 2, {0, 0, 0, 0, 40, 0, 0, 0, 20, 0}}}},
+    /* DL 0-30 (the copy_ inside it too), add alone 30-40 (launch), ADD kernel 40-60 */
     {"dataloader_beats_overhead_and_gpu_work_beats_both",
      ev_dataloader,
      1,
      0,
      0,
      1,
-     {{1, 0, 100, {0, 20, 0, 30, 10, 40}, 0, 0, 1}}},
-    {"host_waiting_in_synchronize_is_idle",
+     {{1, 0, 100, {0, 20, 0, 30, 10, 40}, 0, 0, 1, {10, 0, 0, 0, 40, 0, 0, 20, 0, 0}}}},
+    /* launch 0-10; ADD 10-30; the synchronize calls with the GPU idle, outside any op: 30-50 and 60-90 are
+     * sync_wait (50), 50-60 and 90-100 host_gap (20) */
+    {"host_waiting_in_synchronize_outside_an_op_is_idle_sync_wait",
      ev_sync,
      1,
      0,
      0,
      1,
-     {{1, 0, 100, {0, 20, 0, 0, 10, 70}, 0, 0, 1}}},
-    {"other_threads_host_work_is_not_overhead",
+     {{1, 0, 100, {0, 20, 0, 0, 10, 70}, 0, 0, 1, {10, 0, 0, 0, 20, 50, 0, 20, 0, 0}}}},
+    /* aten::mm on another thread of the process 0-50 is host_threads overhead; the one of another process
+     * (60-90) is not the profiled process's: idle */
+    {"other_threads_of_the_process_are_host_threads_overhead",
      ev_other_thread,
      1,
      0,
-     -1,
+     0,
      1,
-     {{1, 0, 100, {0, 0, 0, 0, 0, 100}, 0, 0, 0}}},
+     {{1, 0, 100, {0, 0, 0, 0, 50, 50}, 0, 0, 0, {0, 50, 0, 0, 50, 0, 0, 0, 0, 0}}}},
+    /* step 1: launches 20-22 and 90-92, GEMM 95-100; step 2 (to 200, its ADD's end): GEMM 100-105, launch
+     * 120-125, ADD 140-200; the ADD launched in step 1 runs at 300, after every window */
     {"last_step_ends_with_the_gpu_work_it_launched",
      ev_last_step,
      1,
      0,
      0,
      2,
-     {{1, 0, 100, {5, 0, 0, 0, 4, 91}, 0, 0, 1}, {2, 100, 100, {5, 60, 0, 0, 5, 30}, 0, 0, 1}}},
+     {{1, 0, 100, {5, 0, 0, 0, 4, 91}, 0, 0, 1, {4, 0, 0, 0, 91, 0, 0, 0, 0, 0}},
+      {2, 100, 100, {5, 60, 0, 0, 5, 30}, 0, 0, 1, {5, 0, 0, 0, 30, 0, 0, 60, 0, 0}}}},
+    /* window 50-80: GEMM 50-60, add 60-65, nothing 65-70, ADD 70-80 */
     {"no_step_markers_make_one_window_over_the_gpu_work",
      ev_no_steps,
      1,
      0,
      0,
      1,
-     {{-1, 50, 30, {10, 10, 0, 0, 5, 5}, 0, 0, 2}}},
-    {"kernels_launched_by_collective_ops_are_comm",
+     {{-1, 50, 30, {10, 10, 0, 0, 5, 5}, 0, 0, 2, {5, 0, 0, 0, 5, 0, 0, 10, 0, 0}}}},
+    /* the kernel linked by External id 5 (20-50) and the GEMM launched inside c10d::allreduce_ (60-70) are
+     * comm whatever their names; the two comm ops 0-10 and 50-60 are host work on the step thread */
+    {"kernels_launched_by_collective_ops_are_comm_whatever_their_name",
      ev_comm_links,
      1,
      0,
      0,
      1,
-     {{1, 0, 100, {0, 0, 40, 0, 20, 40}, 0, 0, 2}}},
+     {{1, 0, 100, {0, 0, 40, 0, 20, 40}, 0, 0, 2, {20, 0, 0, 0, 40, 0, 0, 0, 40, 0}}}},
+    /* add 10-30 holds a synchronize 12-15: 3 sync, 17 launch; the stray E and the unclosed B count for
+     * nothing */
     {"begin_end_pairs_count_like_complete_events",
      ev_begin_end,
      1,
      0,
-     -1,
+     0,
      1,
-     {{1, 0, 100, {0, 0, 0, 0, 20, 80}, 0, 0, 0}}},
+     {{1, 0, 100, {0, 0, 0, 0, 20, 80}, 0, 0, 0, {17, 0, 3, 0, 80, 0, 0, 0, 0, 0}}}},
+    /* copy alone 0-10 (transfer), ADD 10-30 (kernels) */
     {"copies_are_memory_transfer_unless_a_memory_kernel_runs",
      ev_transfer,
      1,
      0,
      0,
      1,
-     {{1, 0, 100, {0, 30, 0, 0, 0, 70}, 0, 10, 1}}},
-    {"each_device_has_its_own_split", ev_devices, 2, 1, 1, 1, {{1, 0, 100, {20, 0, 0, 0, 0, 80}, 0, 0, 1}}},
+     {{1, 0, 100, {0, 30, 0, 0, 0, 70}, 0, 10, 1, {0, 0, 0, 0, 70, 0, 10, 20, 0, 0}}}},
+    {"each_device_has_its_own_split",
+     ev_devices,
+     2,
+     1,
+     1,
+     1,
+     {{1, 0, 100, {20, 0, 0, 0, 0, 80}, 0, 0, 1, {0, 0, 0, 0, 80, 0, 0, 0, 0, 0}}}},
     {"old_style_step_and_dataloader_operators_are_not_overhead",
      ev_old_style,
      1,
      0,
      0,
      1,
-     {{5, 0, 100, {10, 0, 0, 30, 0, 60}, 0, 0, 1}}},
-    {"host_only_trace_is_split_on_the_host",
-     ev_host_only,
+     {{5, 0, 100, {10, 0, 0, 30, 0, 60}, 0, 0, 1, {0, 0, 0, 0, 60, 0, 0, 0, 0, 0}}}},
+    /* host-only with a gloo collective on another thread: DL 0-40, add 50-55 (launch), gloo 55-80 (host comm,
+     * over the add's last 5), nothing 40-50 and 80-100 */
+    {"host_collectives_make_a_host_only_trace_comm_on_the_host",
+     ev_host_comm,
      1,
      0,
      -1,
      1,
-     {{1, 0, 100, {0, 0, 0, 40, 10, 50}, 0, 0, 0}}},
+     {{1, 0, 100, {0, 0, 25, 40, 5, 30}, 0, 0, 0, {5, 0, 0, 0, 30, 0, 0, 0, 0, 25}}}},
     {"gpu_profiler_step_annotation_is_not_a_step",
      ev_gpu_annotation,
      1,
      0,
      0,
      1,
-     {{-1, 10, 10, {10, 0, 0, 0, 0, 0}, 0, 0, 1}}},
+     {{-1, 10, 10, {10, 0, 0, 0, 0, 0}, 0, 0, 1, {0}}}},
+    /* the steps' thread's add 10-30 is launch; the other thread's mul 50-70 is host_threads */
     {"main_thread_is_the_one_recording_the_steps",
      ev_main_thread,
      1,
      0,
-     -1,
+     0,
      1,
-     {{3, 0, 100, {0, 0, 0, 0, 20, 80}, 0, 0, 0}}},
+     {{3, 0, 100, {0, 0, 0, 0, 40, 60}, 0, 0, 0, {20, 20, 0, 0, 60, 0, 0, 0, 0, 0}}}},
+    /* launch 0-5; GEMM 5-45; copy 45-50 (transfer); aten::item (blocking) holds the host to 70 with the GPU
+     * idle 50-70: sync 20; nothing 70-100 */
+    {"host_blocked_in_item_is_overhead_sync",
+     ev_blocking_op,
+     1,
+     0,
+     0,
+     1,
+     {{1, 0, 100, {40, 5, 0, 0, 25, 30}, 0, 5, 1, {5, 0, 20, 0, 30, 0, 5, 0, 0, 0}}}},
+    /* hipMemcpyWithStream (a synchronous copy) 0-30: 0-20 and 25-30 are sync; its copy 20-25 is transfer */
+    {"a_synchronous_copy_call_is_overhead_sync",
+     ev_blocking_call,
+     1,
+     0,
+     0,
+     1,
+     {{1, 0, 100, {0, 5, 0, 0, 25, 70}, 0, 5, 0, {0, 0, 25, 0, 70, 0, 5, 0, 0, 0}}}},
+    /* cudaMalloc 0-60 (init), launch 60-62, GEMM 62-72, stream creation on another thread 80-85 (init too),
+     * nothing 72-80 and 85-100 */
+    {"allocation_and_stream_creation_are_overhead_init",
+     ev_init,
+     1,
+     0,
+     0,
+     1,
+     {{1, 0, 100, {10, 0, 0, 0, 67, 23}, 0, 0, 1, {2, 0, 0, 65, 23, 0, 0, 0, 0, 0}}}},
 };
 
 static trace_event make_event(const ev_spec *s, long index)
@@ -257,7 +346,9 @@ static trace_event make_event(const ev_spec *s, long index)
 	ev.ph = s->ph;
 	ev.name.ptr = s->name;
 	ev.name.len = strlen(s->name);
-	ev.pid = s->cat == TCAT_KERNEL || s->cat == TCAT_MEMCPY || s->cat == TCAT_MEMSET ? 0 : MAIN_PID;
+	ev.pid = s->cat == TCAT_KERNEL || s->cat == TCAT_MEMCPY || s->cat == TCAT_MEMSET ? 0
+	         : s->tid == FOREIGN_TID                                                 ? FOREIGN_PID
+	                                                                                 : MAIN_PID;
 	ev.tid = s->tid;
 	ev.has_ts = true;
 	ev.has_dur = s->ph == 'X';
@@ -287,6 +378,19 @@ static void run_split(const ev_spec *evs, split_result *res, kernel_rules **rule
 	trace_split_free(s);
 }
 
+/* Every split bucket is exactly the sum of its causes. */
+static void check_causes_partition(const split_window *w)
+{
+	int64_t sum[REGIME_COUNT] = {0};
+
+	for (int c = 0; c < CAUSE_COUNT; c++)
+		sum[cause_bucket((ns_cause)c)] += w->cause_ns[c];
+	ck_assert_int_eq(sum[REGIME_OVERHEAD], w->bucket_ns[REGIME_OVERHEAD]);
+	ck_assert_int_eq(sum[REGIME_IDLE], w->bucket_ns[REGIME_IDLE]);
+	ck_assert_int_eq(sum[REGIME_MEMORY], w->bucket_ns[REGIME_MEMORY]);
+	ck_assert_int_eq(sum[REGIME_COMM], w->bucket_ns[REGIME_COMM]);
+}
+
 static void check_window(const char *name, size_t i, const split_window *got, const want_window *want)
 {
 	int64_t sum = 0;
@@ -309,6 +413,11 @@ static void check_window(const char *name, size_t i, const split_window *got, co
 	ck_assert_int_eq(got->memory_kernels_ns + got->memory_transfer_ns, got->bucket_ns[REGIME_MEMORY]);
 	if (want->kernels >= 0)
 		ck_assert_msg(got->kernels == want->kernels, "%s[%zu]: %ld kernels", name, i, got->kernels);
+	for (int c = 0; c < CAUSE_COUNT; c++)
+		ck_assert_msg(got->cause_ns[c] == want->c[c] * 1000,
+		              "%s[%zu]: cause %s %lld ns, want %lld us", name, i, cause_name((ns_cause)c),
+		              (long long)got->cause_ns[c], (long long)want->c[c]);
+	check_causes_partition(got);
 }
 
 START_TEST(split_table)
@@ -328,7 +437,7 @@ START_TEST(split_table)
 		check_window(c->name, i, &d->steps[i], &c->w[i]);
 		total += d->steps[i].dur_ns;
 	}
-	ck_assert_int_eq(d->overall.dur_ns, total);
+	ck_assert_int_eq(d->overall.dur_ns + d->warmup.dur_ns, total);
 	ck_assert_int_eq(res.gpu_activity, c->dev_id >= 0);
 	split_result_free(&res);
 	kernel_rules_free(rules);
@@ -380,6 +489,162 @@ START_TEST(nothing_to_split_gives_no_devices)
 	run_split(ev, &res, &rules);
 	ck_assert_uint_eq(res.ndevices, 0);
 	ck_assert(!res.gpu_activity);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
+START_TEST(host_work_alone_gives_no_device_verdict)
+{
+	/* steps, a data loader and ops but no device work and no host collective: nothing to route */
+	static const ev_spec ev[] = {STEP(1, 0, 100), DL(0, 40), CPU("aten::add", 50, 10), END};
+	kernel_rules *rules = NULL;
+	split_result res;
+
+	run_split(ev, &res, &rules);
+	ck_assert_uint_eq(res.ndevices, 0);
+	ck_assert(!res.gpu_activity);
+	ck_assert(!res.host_comm);
+	ck_assert_uint_eq(res.step_markers, 1);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
+/* Four 100 us steps; step 1 is 60 us of cudaMalloc with the GPU idle (mostly set-up): warm-up. */
+static const ev_spec ev_warmup_init[] = {STEP(1, 0, 100),
+                                         RT("cudaMalloc", 0, 60, NONE),
+                                         STEP(2, 100, 100),
+                                         STEP(3, 200, 100),
+                                         STEP(4, 300, 100),
+                                         K(GEMM, 100, 300),
+                                         END};
+
+START_TEST(a_step_that_is_mostly_set_up_is_warm_up_and_left_out)
+{
+	kernel_rules *rules = NULL;
+	split_result res;
+	const split_device *d;
+
+	run_split(ev_warmup_init, &res, &rules);
+	d = &res.device[0];
+	ck_assert(d->steps[0].warmup);
+	ck_assert(!d->steps[1].warmup && !d->steps[2].warmup && !d->steps[3].warmup);
+	ck_assert_uint_eq(d->nwarmup, 1);
+	ck_assert_int_eq(d->warmup.dur_ns, 100000);
+	ck_assert_int_eq(d->overall.dur_ns, 300000); /* steps 2-4 */
+	ck_assert_int_eq(d->overall.start_ns, 100000);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
+START_TEST(keep_warmup_counts_every_step)
+{
+	kernel_rules *rules = NULL;
+	trace_split *s;
+	split_result res;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	s = trace_split_new(rules);
+	trace_split_keep_warmup(s, true);
+	for (long i = 0; ev_warmup_init[i].name != NULL; i++) {
+		trace_event e = make_event(&ev_warmup_init[i], i);
+		ck_assert_int_eq(trace_split_event(&e, s, &err), NS_OK);
+	}
+	ck_assert_int_eq(trace_split_finish(s, NULL, &res, &err), NS_OK);
+	ck_assert_int_eq(res.device[0].overall.dur_ns, 400000);
+	ck_assert_int_eq(res.device[0].warmup.dur_ns, 0);
+	trace_split_free(s);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
+START_TEST(a_slow_step_with_set_up_calls_is_warm_up)
+{
+	/* durations 300, 100, 100, 100: median 100, step 1 > 2 x 100 and holds a 5 us stream creation; a slow
+	 * step without set-up (step 3 of the second trace) is not warm-up */
+	static const ev_spec ev[] = {STEP(1, 0, 300),
+	                             RT("cudaStreamCreate", 10, 5, NONE),
+	                             STEP(2, 300, 100),
+	                             STEP(3, 400, 100),
+	                             STEP(4, 500, 100),
+	                             K(GEMM, 20, 580),
+	                             END};
+	static const ev_spec ev_plain[] = {STEP(1, 0, 100),   STEP(2, 100, 100), STEP(3, 200, 300),
+	                                   STEP(4, 500, 100), K(GEMM, 0, 600),   END};
+	kernel_rules *rules = NULL;
+	split_result res;
+
+	run_split(ev, &res, &rules);
+	ck_assert(res.device[0].steps[0].warmup);
+	ck_assert_int_eq(res.device[0].overall.dur_ns, 300000);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+	run_split(ev_plain, &res, &rules);
+	ck_assert_uint_eq(res.device[0].nwarmup, 0);
+	ck_assert_int_eq(res.device[0].overall.dur_ns, 600000);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
+START_TEST(a_step_less_trace_of_set_up_is_one_warm_up_window)
+{
+	/* window 0-100 over the kernels; cudaFree 10-80 with the GPU idle: init 70 of 100 */
+	static const ev_spec ev[] = {K(GEMM, 0, 10), RT("cudaFree", 10, 70, NONE), K(GEMM, 90, 10), END};
+	kernel_rules *rules = NULL;
+	split_result res;
+
+	run_split(ev, &res, &rules);
+	ck_assert_uint_eq(res.device[0].nsteps, 1);
+	ck_assert(res.device[0].steps[0].warmup);
+	ck_assert_int_eq(res.device[0].overall.cause_ns[CAUSE_INIT], 70000);
+	ck_assert_int_eq(res.device[0].overall.dur_ns, 100000); /* all warm-up: nothing left out */
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
+START_TEST(steps_sharing_a_start_time_are_counted_not_merged_silently)
+{
+	static const ev_spec ev[] = {STEP(1, 0, 100), STEP(1, 0, 40), STEP(2, 100, 100), K(GEMM, 0, 10), END};
+	kernel_rules *rules = NULL;
+	split_result res;
+
+	run_split(ev, &res, &rules);
+	ck_assert_uint_eq(res.duplicate_steps, 1);
+	ck_assert_uint_eq(res.device[0].nsteps, 2);
+	ck_assert_int_eq(res.device[0].steps[0].dur_ns, 100000); /* the longest is the window */
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
+START_TEST(a_kernel_whose_end_overflows_int64_is_kept_and_saturated)
+{
+	kernel_rules *rules = NULL;
+	trace_split *s;
+	split_result res;
+	ns_error err;
+	ev_spec k = K(GEMM, 0, 0);
+	trace_event e = make_event(&k, 0);
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	s = trace_split_new(rules);
+	e.ts_ns = INT64_MAX - 1000;
+	e.dur_ns = 5000; /* ends past INT64_MAX */
+	ck_assert_int_eq(trace_split_event(&e, s, &err), NS_OK);
+	ck_assert_int_eq(trace_split_finish(s, NULL, &res, &err), NS_OK);
+	ck_assert_uint_eq(res.ndevices, 1);
+	ck_assert_int_eq(res.device[0].overall.dur_ns, 1000);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[REGIME_COMPUTE], 1000);
+	ck_assert_int_eq(res.device[0].overall.kernels, 1);
+	trace_split_free(s);
 	split_result_free(&res);
 	kernel_rules_free(rules);
 }
@@ -472,6 +737,10 @@ enum {
 	R_DL,
 	R_OTHER_THREAD,
 	R_ANNOTATION,
+	R_ITEM,
+	R_INIT,
+	R_GLOO,
+	R_FOREIGN,
 	R_KINDS
 };
 
@@ -494,6 +763,10 @@ static void random_event(uint32_t *rng, ev_spec *e)
 	    DL(0, 0),
 	    {'X', TCAT_CPU_OP, "aten::mm", OTHER_TID, 0, 0, NONE, NONE, NONE},
 	    {'X', TCAT_USER_ANNOTATION, "## forward ##", MAIN_TID, 0, 0, NONE, NONE, NONE},
+	    CPU("aten::item", 0, 0),
+	    RT("cudaMalloc", 0, 0, NONE),
+	    {'X', TCAT_USER_ANNOTATION, "gloo:all_reduce", OTHER_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', TCAT_CPU_OP, "aten::mm", FOREIGN_TID, 0, 0, NONE, NONE, NONE},
 	};
 	*e = proto[next_random(rng) % R_KINDS];
 	e->ts = next_random(rng) % (HORIZON - 10);
@@ -502,35 +775,61 @@ static void random_event(uint32_t *rng, ev_spec *e)
 		e->dur = HORIZON - e->ts;
 }
 
-/* Is some event of this kind busy over the slot [t, t + 1)? */
-static bool busy(const ev_spec *ev, size_t n, int kind, const ev_spec *proto, int64_t t)
+/* busy[k][t]: some event of kind k covers the slot [t, t + 1). */
+typedef bool occupancy[R_KINDS][HORIZON];
+
+static void fill_occupancy(const ev_spec *ev, size_t n, const ev_spec *proto, occupancy busy)
 {
+	memset(busy, 0, sizeof(occupancy));
 	for (size_t i = 0; i < n; i++)
-		if (ev[i].cat == proto[kind].cat && ev[i].name == proto[kind].name &&
-		    ev[i].tid == proto[kind].tid && ev[i].ts <= t && ev[i].ts + ev[i].dur >= t + 1)
-			return true;
-	return false;
+		for (int k = 0; k < R_KINDS; k++)
+			if (ev[i].cat == proto[k].cat && ev[i].name == proto[k].name &&
+			    ev[i].tid == proto[k].tid)
+				for (int64_t t = ev[i].ts; t < ev[i].ts + ev[i].dur && t < HORIZON; t++)
+					busy[k][t] = true;
 }
 
-/* The rules written out once more, slot by slot, for a window [a, b). */
-static void reference_window(const ev_spec *ev, size_t n, const ev_spec *proto, int64_t a, int64_t b,
-                             int64_t bucket[REGIME_COUNT], int64_t *overlapped, int64_t *transfer)
+/* The rules written out once more, slot by slot, for a window [a, b): GPU work first (compute, memory, comm),
+ * then the data loader, host collectives, host work of the process (a blocking op or a synchronize makes it
+ * sync, else set-up makes it init, else the step thread's work is launch and other threads' host_threads),
+ * then idle (sync_wait inside a synchronize, else host_gap). A thread of another process counts for nothing.
+ */
+static void reference_window(occupancy busy, int64_t a, int64_t b, int64_t bucket[REGIME_COUNT],
+                             int64_t cause[CAUSE_COUNT], int64_t *overlapped)
 {
 	memset(bucket, 0, REGIME_COUNT * sizeof(*bucket));
-	*overlapped = *transfer = 0;
+	memset(cause, 0, CAUSE_COUNT * sizeof(*cause));
+	*overlapped = 0;
 	for (int64_t t = a; t < b; t++) {
-		bool c = busy(ev, n, R_COMPUTE, proto, t), mk = busy(ev, n, R_MEMORY, proto, t);
-		bool cp = busy(ev, n, R_COPY, proto, t), x = busy(ev, n, R_COMM, proto, t);
-		bool host = busy(ev, n, R_CPU, proto, t) || busy(ev, n, R_RUNTIME, proto, t);
-		int r = c                             ? REGIME_COMPUTE
-		        : mk || cp                    ? REGIME_MEMORY
-		        : x                           ? REGIME_COMM
-		        : busy(ev, n, R_DL, proto, t) ? REGIME_DATALOADER
-		        : host                        ? REGIME_OVERHEAD
-		                                      : REGIME_IDLE;
+		bool on[R_KINDS];
+		for (int k = 0; k < R_KINDS; k++)
+			on[k] = busy[k][t];
+		bool memory = on[R_MEMORY] || on[R_COPY];
+		bool main_host = on[R_CPU] || on[R_RUNTIME] || on[R_ITEM] || on[R_INIT];
+		bool host = main_host || on[R_OTHER_THREAD];
+		int r = on[R_COMPUTE] ? REGIME_COMPUTE
+		        : memory      ? REGIME_MEMORY
+		        : on[R_COMM]  ? REGIME_COMM
+		        : on[R_DL]    ? REGIME_DATALOADER
+		        : on[R_GLOO]  ? REGIME_COMM
+		        : host        ? REGIME_OVERHEAD
+		                      : REGIME_IDLE;
+		int c = -1;
+		if (r == REGIME_MEMORY)
+			c = on[R_MEMORY] ? CAUSE_KERNELS : CAUSE_TRANSFER;
+		else if (r == REGIME_COMM)
+			c = on[R_COMM] ? CAUSE_EXPOSED : CAUSE_HOST_COMM;
+		else if (r == REGIME_OVERHEAD)
+			c = on[R_ITEM] || on[R_SYNC] ? CAUSE_SYNC
+			    : on[R_INIT]             ? CAUSE_INIT
+			    : main_host              ? CAUSE_LAUNCH
+			                             : CAUSE_HOST_THREADS;
+		else if (r == REGIME_IDLE)
+			c = on[R_SYNC] ? CAUSE_SYNC_WAIT : CAUSE_HOST_GAP;
 		bucket[r]++;
-		*overlapped += x && (c || mk || cp);
-		*transfer += r == REGIME_MEMORY && !mk;
+		if (c >= 0)
+			cause[c]++;
+		*overlapped += on[R_COMM] && (on[R_COMPUTE] || memory);
 	}
 }
 
@@ -547,9 +846,14 @@ static void check_random_trace(int seed)
 	    DL(0, 0),
 	    {'X', TCAT_CPU_OP, "aten::mm", OTHER_TID, 0, 0, NONE, NONE, NONE},
 	    {'X', TCAT_USER_ANNOTATION, "## forward ##", MAIN_TID, 0, 0, NONE, NONE, NONE},
+	    CPU("aten::item", 0, 0),
+	    RT("cudaMalloc", 0, 0, NONE),
+	    {'X', TCAT_USER_ANNOTATION, "gloo:all_reduce", OTHER_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', TCAT_CPU_OP, "aten::mm", FOREIGN_TID, 0, 0, NONE, NONE, NONE},
 	};
 	static const int64_t edge[] = {0, 60, 120, HORIZON};
 	uint32_t rng = 12345u + (uint32_t)seed * 7919u;
+	static occupancy busy;
 	ev_spec ev[RANDOM_EVENTS + 5];
 	size_t n = 0;
 	kernel_rules *rules = NULL;
@@ -569,21 +873,27 @@ static void check_random_trace(int seed)
 		n++;
 	}
 	ev[n] = (ev_spec)END;
+	fill_occupancy(ev, n, proto, busy);
 	run_split(ev, &res, &rules);
 	ck_assert_uint_eq(res.ndevices, 1);
 	ck_assert_uint_eq(res.device[0].nsteps, 3);
 	for (size_t w = 0; w < 3; w++) {
 		const split_window *got = &res.device[0].steps[w];
-		int64_t want[REGIME_COUNT], overlapped, transfer;
-		reference_window(ev, n, proto, edge[w], edge[w + 1], want, &overlapped, &transfer);
+		int64_t want[REGIME_COUNT], cause[CAUSE_COUNT], overlapped;
+		reference_window(busy, edge[w], edge[w + 1], want, cause, &overlapped);
 		ck_assert_int_eq(got->dur_ns, (edge[w + 1] - edge[w]) * 1000);
 		for (int b = 0; b < REGIME_COUNT; b++)
 			ck_assert_msg(got->bucket_ns[b] == want[b] * 1000,
 			              "trace %d window %zu: %s %lld ns, reference %lld us", seed, w,
 			              regime_name((ns_regime)b), (long long)got->bucket_ns[b],
 			              (long long)want[b]);
+		for (int c = 0; c < CAUSE_COUNT; c++)
+			ck_assert_msg(got->cause_ns[c] == cause[c] * 1000,
+			              "trace %d window %zu: cause %s %lld ns, reference %lld us", seed, w,
+			              cause_name((ns_cause)c), (long long)got->cause_ns[c],
+			              (long long)cause[c]);
 		ck_assert_int_eq(got->comm_overlapped_ns, overlapped * 1000);
-		ck_assert_int_eq(got->memory_transfer_ns, transfer * 1000);
+		ck_assert_int_eq(got->memory_transfer_ns, cause[CAUSE_TRANSFER] * 1000);
 	}
 	split_result_free(&res);
 	kernel_rules_free(rules);
@@ -605,6 +915,13 @@ static Suite *split_suite(void)
 	tcase_add_test(tc, step_markers_count_the_main_threads_steps);
 	tcase_add_test(tc, top_kernels_sum_time_per_name_and_class_largest_first);
 	tcase_add_test(tc, nothing_to_split_gives_no_devices);
+	tcase_add_test(tc, host_work_alone_gives_no_device_verdict);
+	tcase_add_test(tc, a_step_that_is_mostly_set_up_is_warm_up_and_left_out);
+	tcase_add_test(tc, keep_warmup_counts_every_step);
+	tcase_add_test(tc, a_slow_step_with_set_up_calls_is_warm_up);
+	tcase_add_test(tc, a_step_less_trace_of_set_up_is_one_warm_up_window);
+	tcase_add_test(tc, steps_sharing_a_start_time_are_counted_not_merged_silently);
+	tcase_add_test(tc, a_kernel_whose_end_overflows_int64_is_kept_and_saturated);
 	tcase_add_test(tc, a_trace_longer_than_int64_nanoseconds_is_a_limit_error);
 	tcase_add_test(tc, random_traces_match_a_slot_by_slot_reference);
 	tcase_add_test(tc, events_without_a_name_are_split_by_their_category);

@@ -1,0 +1,34 @@
+/* Causes: the named parts of a bucket. Each of overhead, idle, memory and comm is partitioned into causes
+ * (every nanosecond of the bucket in exactly one cause); compute and dataloader are not split. The route
+ * table gives each cause its own fix (routes.h). */
+#ifndef NEXTSTEP_CAUSE_H
+#define NEXTSTEP_CAUSE_H
+
+#include <stdbool.h>
+
+#include "nextstep/regime.h"
+
+typedef enum {
+	CAUSE_LAUNCH,       /* overhead: ops and launch calls on the thread that records the steps */
+	CAUSE_HOST_THREADS, /* overhead: ops on the process's other threads (autograd, hooks, optimizer) */
+	CAUSE_SYNC,         /* overhead: the host blocked in a synchronizing call or a blocking copy */
+	CAUSE_INIT,         /* overhead: allocator, context, module, stream/event set-up */
+	CAUSE_HOST_GAP,     /* idle: no recorded host or device activity */
+	CAUSE_SYNC_WAIT,    /* idle: a *Synchronize call outside any op, the device idle too */
+	CAUSE_TRANSFER,     /* memory: memcpy/memset with no memory kernel running */
+	CAUSE_KERNELS,      /* memory: bandwidth-bound kernels */
+	CAUSE_EXPOSED,      /* comm: collective kernels running alone */
+	CAUSE_HOST_COMM,    /* comm: host-side collectives (gloo) with the device idle */
+	CAUSE_COUNT
+} ns_cause;
+
+/* "launch", "host_threads", ...; NULL for an out-of-range value. */
+const char *cause_name(ns_cause c);
+/* The bucket a cause belongs to. */
+ns_regime cause_bucket(ns_cause c);
+/* "overhead.sync" -> CAUSE_SYNC (the key a playbook uses); false when unknown. */
+bool cause_from_key(const char *key, ns_cause *out);
+/* The same key written into buf ("overhead.sync"). */
+void cause_key(ns_cause c, char *buf, unsigned size);
+
+#endif

@@ -1,0 +1,135 @@
+/* The causes inside the buckets, as the report prints them: which fix the headline names, the -v breakdown,
+ * the high findings under the verdict, and the warm-up notes. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report_private.h"
+
+/* What each cause means, in a few words for the text report. */
+static const char *const cause_gloss[CAUSE_COUNT] = {
+    [CAUSE_LAUNCH] = "ops and launches on the step thread",
+    [CAUSE_HOST_THREADS] = "ops on the process's other threads",
+    [CAUSE_SYNC] = "host blocked on the device",
+    [CAUSE_INIT] = "allocation, context and stream set-up",
+    [CAUSE_HOST_GAP] = "nothing recorded on host or device",
+    [CAUSE_SYNC_WAIT] = "a synchronize outside any op",
+    [CAUSE_TRANSFER] = "copies and sets",
+    [CAUSE_KERNELS] = "bandwidth-bound kernels",
+    [CAUSE_EXPOSED] = "collectives on the device, not hidden",
+    [CAUSE_HOST_COMM] = "collectives on the host: gloo",
+};
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+bool report_dominant_cause(const split_window *w, ns_regime b, ns_cause *c)
+{
+	int64_t total = w->bucket_ns[b];
+
+	if (total <= 0)
+		return false;
+	for (int k = 0; k < CAUSE_COUNT; k++) {
+		if (cause_bucket((ns_cause)k) == b &&
+		    (double)w->cause_ns[k] >= CAUSE_MAJORITY * (double)total) {
+			*c = (ns_cause)k;
+			return true;
+		}
+	}
+	return false;
+}
+
+void report_cause_routes(const split_window *w, const ns_routes *in, ns_routes *out)
+{
+	*out = *in;
+	for (int b = 0; b < REGIME_COUNT; b++) {
+		ns_cause c;
+		if (report_dominant_cause(w, (ns_regime)b, &c) && in->cause[c].fix != NULL)
+			out->route[b] = in->cause[c];
+	}
+}
+
+void report_print_top_cause(FILE *out, const split_window *w, ns_regime verdict)
+{
+	ns_cause c;
+
+	if (report_dominant_cause(w, verdict, &c))
+		fprintf(out, "  %s is mostly %s: %.0f%% of it (%s)\n", regime_name(verdict), cause_name(c),
+		        pct(w->cause_ns[c], w->bucket_ns[verdict]), cause_gloss[c]);
+}
+
+void report_print_causes(FILE *out, const split_window *w)
+{
+	bool any = false;
+
+	for (int b = 0; b < REGIME_COUNT; b++) {
+		const char *sep = NULL;
+		if (w->bucket_ns[b] <= 0)
+			continue;
+		for (int k = 0; k < CAUSE_COUNT; k++) {
+			if ((int)cause_bucket((ns_cause)k) != b || w->cause_ns[k] <= 0)
+				continue;
+			if (!any)
+				fputs("causes (share of the window):\n", out);
+			any = true;
+			if (sep == NULL)
+				fprintf(out, "  %-10s ", regime_name((ns_regime)b));
+			fprintf(out, "%s%s %.1f%%", sep != NULL ? sep : "", cause_name((ns_cause)k),
+			        pct(w->cause_ns[k], w->dur_ns));
+			sep = ", ";
+		}
+		if (sep != NULL)
+			fputc('\n', out);
+	}
+}
+
+void report_print_also(FILE *out, const ns_verdict *v, const ns_routes *r)
+{
+	for (size_t i = 0; i < v->nfindings; i++) {
+		const ns_finding *f = &v->findings[i];
+		if (f->grade != GRADE_HIGH)
+			continue;
+		fprintf(out, "also: %s %.0f%% (high) -> %s (%s)\n", regime_name(f->regime), f->share * 100.0,
+		        r->route[f->regime].fix, r->route[f->regime].module);
+	}
+}
+
+void report_print_notes(FILE *out, const split_result *res, const split_device *d)
+{
+	if (res->duplicate_steps > 0)
+		fprintf(
+		    out,
+		    "  note: %zu ProfilerStep# marker%s share a start time with another; the longest of each "
+		    "is the step\n",
+		    res->duplicate_steps, res->duplicate_steps == 1 ? "" : "s");
+	if (d->nwarmup > 0)
+		fprintf(out,
+		        "  warm-up: %zu step%s (%.3f ms, %.0f%% set-up) left out of the verdict; --all-steps "
+		        "includes %s\n",
+		        d->nwarmup, d->nwarmup == 1 ? "" : "s", (double)d->warmup.dur_ns / 1e6,
+		        pct(d->warmup.cause_ns[CAUSE_INIT], d->warmup.dur_ns),
+		        d->nwarmup == 1 ? "it" : "them");
+}
+
+bool report_add_causes_json(cJSON *obj, const split_window *w)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, "causes");
+
+	if (arr == NULL)
+		return false;
+	for (int k = 0; k < CAUSE_COUNT; k++) {
+		cJSON *item = cJSON_CreateObject();
+		if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
+			cJSON_Delete(item);
+			return false;
+		}
+		if (!cJSON_AddStringToObject(item, "bucket", regime_name(cause_bucket((ns_cause)k))) ||
+		    !cJSON_AddStringToObject(item, "cause", cause_name((ns_cause)k)) ||
+		    !cJSON_AddNumberToObject(item, "us", (double)w->cause_ns[k] / 1e3) ||
+		    !cJSON_AddNumberToObject(
+		        item, "share", w->dur_ns > 0 ? (double)w->cause_ns[k] / (double)w->dur_ns : 0.0))
+			return false;
+	}
+	return true;
+}

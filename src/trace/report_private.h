@@ -1,0 +1,31 @@
+/* The trace report's cause, warm-up and finding lines, shared by trace_report.c (not installed). */
+#ifndef NEXTSTEP_REPORT_PRIVATE_H
+#define NEXTSTEP_REPORT_PRIVATE_H
+
+#include <stdio.h>
+
+#include <cJSON.h>
+
+#include "nextstep/trace_report.h"
+
+/* A cause that holds at least this share of its bucket names the bucket's fix. */
+#define CAUSE_MAJORITY 0.5
+
+/* The cause holding at least CAUSE_MAJORITY of bucket b in w; false when none does or b is not split. */
+bool report_dominant_cause(const split_window *w, ns_regime b, ns_cause *c);
+/* in, with each bucket's route replaced by its dominant cause's (where that cause has a route). A shallow
+ * copy: out borrows in's strings and must not be freed. */
+void report_cause_routes(const split_window *w, const ns_routes *in, ns_routes *out);
+/* "  overhead is mostly sync: 72% of it (host blocked on the device)" for the verdict's bucket, when one
+ * cause dominates it. */
+void report_print_top_cause(FILE *out, const split_window *w, ns_regime verdict);
+/* -v: every split bucket with time, and its causes. */
+void report_print_causes(FILE *out, const split_window *w);
+/* One line per high finding: "also: dataloader 33% (high) -> fix (module)". */
+void report_print_also(FILE *out, const ns_verdict *v, const ns_routes *r);
+/* Warm-up steps left out, duplicate step markers, GPU work outside the windows. */
+void report_print_notes(FILE *out, const split_result *res, const split_device *d);
+/* "causes": [{"bucket", "cause", "us", "share"}, ...] on a verdict object. */
+bool report_add_causes_json(cJSON *obj, const split_window *w);
+
+#endif

@@ -1,0 +1,307 @@
+/* Events in: what each event means for the split, and the compact records kept for it. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "split_private.h"
+
+trace_split *trace_split_new(const kernel_rules *rules)
+{
+	trace_split *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->rules = rules;
+	s->names = kernel_names_new();
+	s->nthread_slots = 64;
+	s->thread_slot = calloc(s->nthread_slots, sizeof(*s->thread_slot));
+	if (s->names == NULL || s->thread_slot == NULL) {
+		trace_split_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void trace_split_free(trace_split *s)
+{
+	if (s == NULL)
+		return;
+	if (!s->names_taken)
+		kernel_names_free(s->names);
+	free(s->gpu);
+	free(s->launch);
+	free(s->steps);
+	free(s->comm_span);
+	free(s->comm_ext);
+	for (size_t i = 0; i < s->nthreads; i++) {
+		for (int k = 0; k < HK_COUNT; k++)
+			free(s->thread[i].list[k].v);
+		free(s->thread[i].open);
+	}
+	free(s->thread);
+	free(s->thread_slot);
+	free(s);
+}
+
+static const char STEP_PREFIX[] = "ProfilerStep#";
+static const char DATALOADER_PREFIX[] = "enumerate(DataLoader)#";
+
+static int64_t step_number(ns_str name)
+{
+	int64_t n = 0;
+	size_t i = sizeof(STEP_PREFIX) - 1;
+
+	if (i >= name.len)
+		return -1;
+	for (; i < name.len && name.ptr[i] >= '0' && name.ptr[i] <= '9'; i++) {
+		if (n > (INT64_MAX - 9) / 10)
+			return -1;
+		n = n * 10 + (name.ptr[i] - '0');
+	}
+	return n;
+}
+
+static bool is_host_category(trace_category c)
+{
+	return c == TCAT_CPU_OP || c == TCAT_USER_ANNOTATION || c == TCAT_RUNTIME || c == TCAT_PYTHON ||
+	       c == TCAT_OTHER;
+}
+
+static ns_status derive_gpu(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)
+{
+	ns_status st = kernel_names_intern(s->names, ev->name.ptr, ev->name.len, &si->name_id, err);
+
+	if (st != NS_OK)
+		return st;
+	si->kind = SK_GPU;
+	si->gpu_kind = ev->cat == TCAT_KERNEL
+	                   ? (uint8_t)kernel_names_classify(s->names, si->name_id, s->rules)
+	                   : (uint8_t)GK_TRANSFER;
+	si->device = ev->device >= 0 ? ev->device : ev->pid;
+	return NS_OK;
+}
+
+/* A runtime call: a *Synchronize is only a sync wait (not host work: the host is blocked, not busy); every
+ * other call is host work, and may also be a blocking copy, a set-up call, or a launch to link. */
+static void derive_runtime(const trace_event *ev, span_info *si)
+{
+	si->kind = SK_HOST;
+	if (split_is_sync_call(ev->name)) {
+		si->host = 1u << HK_SYNC;
+		return;
+	}
+	si->host = 1u << HK_CPU;
+	if (split_is_blocking_call(ev->name))
+		si->host |= 1u << HK_BLOCK;
+	else if (split_is_init_call(ev->name))
+		si->host |= 1u << HK_INIT;
+	si->launches = ev->correlation >= 0 && split_is_launch(ev->name);
+}
+
+static void derive_cpu_op(const trace_event *ev, span_info *si)
+{
+	si->kind = SK_HOST;
+	si->host = 1u << HK_CPU;
+	if (split_is_blocking_op(ev->name))
+		si->host |= 1u << HK_BLOCK;
+	si->comm_op = split_is_comm_op(ev->name);
+}
+
+static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)
+{
+	memset(si, 0, sizeof(*si));
+	si->kind = SK_NONE;
+	si->corr = ev->correlation;
+	si->ext = ev->external_id;
+	switch (ev->cat) {
+	case TCAT_KERNEL:
+	case TCAT_MEMCPY:
+	case TCAT_MEMSET:
+		return derive_gpu(s, ev, si, err);
+	case TCAT_CPU_OP:
+	case TCAT_USER_ANNOTATION:
+		if (split_str_starts(ev->name, STEP_PREFIX)) {
+			si->kind = SK_STEP;
+			si->step = step_number(ev->name);
+			return NS_OK;
+		}
+		break;
+	case TCAT_RUNTIME:
+		derive_runtime(ev, si);
+		return NS_OK;
+	default:
+		break;
+	}
+	if (!is_host_category(ev->cat))
+		return NS_OK;
+	if (split_str_starts(ev->name, DATALOADER_PREFIX)) {
+		si->kind = SK_HOST;
+		si->host = 1u << HK_DL;
+	} else if (split_is_host_collective(ev->name)) {
+		si->kind = SK_HOST;
+		si->host = 1u << HK_COMM;
+	} else if (ev->cat == TCAT_CPU_OP) {
+		derive_cpu_op(ev, si);
+	}
+	return NS_OK;
+}
+
+static ns_status device_index(trace_split *s, int64_t id, uint16_t *idx, ns_error *err)
+{
+	for (size_t i = 0; i < s->ndevices; i++) {
+		if (s->device_id[i] == id) {
+			*idx = (uint16_t)i;
+			return NS_OK;
+		}
+	}
+	if (s->ndevices >= TRACE_MAX_DEVICES)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d GPU devices", TRACE_MAX_DEVICES);
+	s->device_id[s->ndevices] = id;
+	*idx = (uint16_t)s->ndevices++;
+	return NS_OK;
+}
+
+static ns_status add_gpu(trace_split *s, const span_info *si, ns_error *err)
+{
+	gpu_rec *g;
+	uint16_t dev = 0;
+	ns_status st = device_index(s, si->device, &dev, err);
+
+	if (st != NS_OK)
+		return st;
+	SPLIT_PUSH(s->gpu, s->ngpu, s->capgpu, err);
+	g = &s->gpu[s->ngpu++];
+	g->start = si->start;
+	g->end = si->end;
+	g->corr = si->corr;
+	g->ext = si->ext;
+	g->name_id = si->name_id;
+	g->dev = dev;
+	g->kind = si->gpu_kind;
+	return NS_OK;
+}
+
+static ns_status add_comm_op(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	if (si->ext >= 0) {
+		SPLIT_PUSH(s->comm_ext, s->ncomm_ext, s->capcomm_ext, err);
+		s->comm_ext[s->ncomm_ext++] = si->ext;
+	}
+	SPLIT_PUSH(s->comm_span, s->ncomm_span, s->capcomm_span, err);
+	s->comm_span[s->ncomm_span++] = (thread_span){si->start, si->end, thread};
+	return NS_OK;
+}
+
+static ns_status add_launch(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	SPLIT_PUSH(s->launch, s->nlaunch, s->caplaunch, err);
+	s->launch[s->nlaunch++] = (launch_rec){si->corr, si->start, si->ext, thread};
+	return NS_OK;
+}
+
+static ns_status add_host(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	host_thread *t = &s->thread[thread];
+	ns_status st = NS_OK;
+
+	for (int k = 0; k < HK_COUNT && st == NS_OK; k++)
+		if (si->host & (1u << k))
+			st = split_span_add(&t->list[k], si->start, si->end, err);
+	if (st == NS_OK && si->comm_op)
+		st = add_comm_op(s, si, thread, err);
+	if (st == NS_OK && si->launches)
+		st = add_launch(s, si, thread, err);
+	return st;
+}
+
+/* A complete span (an X event, or a B/E pair) of a host thread or a GPU. */
+static ns_status add_span(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	switch (si->kind) {
+	case SK_GPU:
+		return add_gpu(s, si, err); /* GPU events have no host thread (and there may be none yet) */
+	case SK_STEP:
+		SPLIT_PUSH(s->steps, s->nsteps, s->capsteps, err);
+		s->steps[s->nsteps++] = (step_rec){si->start, si->end, si->step, thread};
+		return NS_OK;
+	case SK_HOST:
+		return add_host(s, si, thread, err);
+	case SK_NONE:
+		break;
+	}
+	return NS_OK;
+}
+
+static ns_status begin_span(trace_split *s, const trace_event *ev, ns_error *err)
+{
+	uint32_t thread = 0;
+	host_thread *t;
+	span_info si;
+	ns_status st = split_thread_find(s, ev->pid, ev->tid, &thread, err);
+
+	if (st == NS_OK)
+		st = derive(s, ev, &si, err);
+	if (st != NS_OK)
+		return st;
+	t = &s->thread[thread];
+	if (t->nopen >= SPLIT_MAX_OPEN_SPANS)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d nested B events on one thread",
+		                    SPLIT_MAX_OPEN_SPANS);
+	SPLIT_PUSH(t->open, t->nopen, t->capopen, err);
+	si.start = ev->ts_ns;
+	t->open[t->nopen++] = si;
+	return NS_OK;
+}
+
+/* An E without a B is ignored, like viewers do. */
+static ns_status end_span(trace_split *s, const trace_event *ev, ns_error *err)
+{
+	uint32_t thread = 0;
+	host_thread *t;
+	span_info si;
+	ns_status st = split_thread_find(s, ev->pid, ev->tid, &thread, err);
+
+	if (st != NS_OK)
+		return st;
+	t = &s->thread[thread];
+	if (t->nopen == 0)
+		return NS_OK;
+	si = t->open[--t->nopen];
+	si.end = ev->ts_ns > si.start ? ev->ts_ns : si.start;
+	return add_span(s, &si, thread, err);
+}
+
+/* ts + dur past INT64_MAX ns is saturated there, so the event is kept (it runs to the end of time). */
+static ns_status complete_span(trace_split *s, const trace_event *ev, ns_error *err)
+{
+	uint32_t thread = 0;
+	span_info si;
+	ns_status st = derive(s, ev, &si, err);
+
+	if (st != NS_OK || si.kind == SK_NONE)
+		return st;
+	si.start = ev->ts_ns;
+	si.end = split_add_sat(ev->ts_ns, ev->has_dur && ev->dur_ns > 0 ? ev->dur_ns : 0);
+	if (si.kind != SK_GPU && (st = split_thread_find(s, ev->pid, ev->tid, &thread, err)) != NS_OK)
+		return st;
+	return add_span(s, &si, thread, err);
+}
+
+ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err)
+{
+	trace_split *s = ctx;
+
+	s->events++;
+	if (!ev->has_ts)
+		return NS_OK;
+	switch (ev->ph) {
+	case 'X':
+		return complete_span(s, ev, err);
+	case 'B':
+		return begin_span(s, ev, err);
+	case 'E':
+		return end_span(s, ev, err);
+	default:
+		return NS_OK;
+	}
+}

@@ -1,0 +1,174 @@
+/* The trace split's stages, shared between its source files (not installed):
+ *   split_ingest.c   events in: what each event means, compact records kept per GPU event and host span
+ *   split_threads.c  the host-thread table, span lists, the thread that records the steps and its process
+ *   split_link.c     GPU records linked to their launches (collectives, step of launch)
+ *   split_sweep.c    one time-ordered pass that fills the buckets and causes of every window
+ *   split_tally.c    kernel time per name and class, per-window counts, the overall sums
+ *   trace_split.c    windows, devices and the result (trace_split_finish)
+ *   split_names.c    the runtime-API and op-name tables the rules use (data) */
+#ifndef NEXTSTEP_SPLIT_PRIVATE_H
+#define NEXTSTEP_SPLIT_PRIVATE_H
+
+#include "nextstep/trace_split.h"
+
+/* What a GPU record is; the first three equal kernel_class so a kernel's class is its kind. */
+enum { GK_COMPUTE = KCLASS_COMPUTE, GK_MEMORY = KCLASS_MEMORY, GK_COMM = KCLASS_COMM, GK_TRANSFER, GK_COUNT };
+
+/* Host span kinds kept per thread. One event can be several (cudaMemcpy is host work and a blocking copy). */
+enum {
+	HK_CPU,   /* ops and runtime calls (not the *Synchronize calls) */
+	HK_DL,    /* enumerate(DataLoader)# spans */
+	HK_BLOCK, /* ops and calls that block the host on the device: aten::item, cudaMemcpy, ... */
+	HK_SYNC,  /* *Synchronize calls */
+	HK_INIT,  /* allocator, context, module, stream/event set-up */
+	HK_COMM,  /* host-side collectives (gloo) */
+	HK_COUNT
+};
+
+/* The process-wide host lists the sweep reads: the step thread's host work apart from the other threads'. */
+enum { SL_LAUNCH, SL_OTHER, SL_DL, SL_BLOCK, SL_SYNC, SL_INIT, SL_COMM, SL_COUNT };
+
+typedef struct {
+	int64_t start, end;
+	int64_t corr, ext;
+	uint32_t name_id;
+	uint16_t dev;
+	uint8_t kind;
+} gpu_rec;
+
+typedef struct {
+	int64_t corr, ts, ext;
+	uint32_t thread;
+} launch_rec;
+
+typedef struct {
+	int64_t start, end;
+} span;
+
+typedef struct {
+	span *v;
+	size_t n, cap;
+} span_list;
+
+typedef struct {
+	int64_t start, end, number;
+	uint32_t thread;
+} step_rec;
+
+typedef struct {
+	int64_t start, end;
+	uint32_t thread;
+} thread_span;
+
+typedef enum { SK_NONE, SK_GPU, SK_STEP, SK_HOST } span_kind;
+
+/* What one event (or B/E pair) means for the split, derived once from its category and name. */
+typedef struct {
+	span_kind kind;
+	uint8_t host;  /* SK_HOST: bit HK_* set for each host list the span belongs to */
+	bool comm_op;  /* a CPU op that launches collectives */
+	bool launches; /* a runtime call that can start GPU work */
+	uint8_t gpu_kind;
+	uint32_t name_id;
+	int64_t device, corr, ext, step;
+	int64_t start, end;
+} span_info;
+
+typedef struct {
+	int64_t pid, tid;
+	span_list list[HK_COUNT]; /* merged as they arrive; may still overlap when events come out of order */
+	span_info *open;          /* B events waiting for their E */
+	size_t nopen, capopen;
+} host_thread;
+
+struct trace_split {
+	const kernel_rules *rules;
+	kernel_names *names;
+	gpu_rec *gpu;
+	size_t ngpu, capgpu;
+	launch_rec *launch;
+	size_t nlaunch, caplaunch;
+	step_rec *steps;
+	size_t nsteps, capsteps;
+	thread_span *comm_span;
+	size_t ncomm_span, capcomm_span;
+	int64_t *comm_ext;
+	size_t ncomm_ext, capcomm_ext;
+	host_thread *thread;
+	size_t nthreads, capthreads;
+	uint32_t *thread_slot; /* open addressing over (pid, tid): index + 1 */
+	size_t nthread_slots;
+	uint32_t last_thread; /* index + 1 of the last thread looked up */
+	int64_t device_id[TRACE_MAX_DEVICES];
+	size_t ndevices;
+	long events;
+	bool keep_warmup;
+	bool names_taken; /* finish() handed names to the result */
+};
+
+/* ---- helpers (split_threads.c) ---- */
+ns_status split_oom(ns_error *err);
+/* Grows *v (elements of size elem) so that one more fits. */
+bool split_reserve_one(void **v, size_t n, size_t *cap, size_t elem);
+#define SPLIT_PUSH(arr, n, cap, err)                                                                         \
+	do {                                                                                                 \
+		if (!split_reserve_one((void **)&(arr), (n), &(cap), sizeof(*(arr))))                        \
+			return split_oom(err);                                                               \
+	} while (0)
+int64_t split_add_sat(int64_t a, int64_t b);
+int64_t split_sub_sat(int64_t b, int64_t a);
+
+typedef int (*split_cmp_fn)(const void *, const void *);
+/* In-place sort (introsort); a table already in order is only checked. */
+void split_sort(void *base, size_t n, size_t size, split_cmp_fn cmp);
+/* bsearch that never sees a NULL base. */
+void *split_search(const void *key, const void *base, size_t n, size_t size, split_cmp_fn cmp);
+int split_cmp_i64(const void *a, const void *b);
+
+/* ---- threads and host spans (split_threads.c) ---- */
+ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err);
+/* Adds [a, b) to l, merged with the previous span when they touch: nested ops cost no memory. */
+ns_status split_span_add(span_list *l, int64_t a, int64_t b, ns_error *err);
+/* Sorts and merges in place; returns the covered length. */
+int64_t split_spans_union(span_list *l);
+/* The thread that records the most ProfilerStep# spans; without any, the one with the most host-op time. */
+bool split_pick_main_thread(trace_split *s, uint32_t *main_thread);
+/* Keeps the main thread's steps, in time order; returns how many. *dups counts steps sharing a start time
+ * with another (kept: they are reported, not merged silently). */
+size_t split_main_steps(trace_split *s, uint32_t main_thread, size_t *dups);
+/* The process-wide host lists of the main thread's process (sorted, disjoint). */
+ns_status split_process_lists(trace_split *s, uint32_t main_thread, span_list out[SL_COUNT], size_t *nthreads,
+                              ns_error *err);
+void split_lists_free(span_list l[SL_COUNT]);
+
+/* ---- names (split_names.c) ---- */
+bool split_is_comm_op(ns_str name);
+bool split_is_host_collective(ns_str name);
+bool split_is_launch(ns_str name);
+bool split_is_sync_call(ns_str name);
+bool split_is_blocking_call(ns_str name);
+bool split_is_blocking_op(ns_str name);
+bool split_is_init_call(ns_str name);
+bool split_str_starts(ns_str s, const char *lit);
+
+/* ---- links (split_link.c) ---- */
+/* Links every GPU record to its launch, and returns the end of the last step's window: the later of its own
+ * end and the end of the GPU work launched inside it (or, with no known launch, starting inside it). */
+int64_t split_link_all(trace_split *s, const step_rec *last);
+
+/* ---- the sweep (split_sweep.c) ---- */
+typedef struct {
+	split_window *w;
+	size_t n;
+	size_t first; /* the first window that can still overlap the sweep position */
+} window_set;
+/* GPU records g[0..n) sorted by start, and the process's host lists. */
+void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], window_set *ws);
+
+/* ---- tallies (split_tally.c) ---- */
+ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
+                              ns_error *err);
+/* keep_warmup: warm-up steps count in overall too. */
+void split_sum_overall(split_device *d, bool keep_warmup);
+
+#endif

@@ -1,0 +1,118 @@
+/* Kernel counts per window, kernel time per (name, class) clipped to the windows, and the overall sums. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "split_private.h"
+
+/* Index of the window containing t, or n. */
+static size_t window_of(const split_window *w, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w[mid].start_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || t >= w[lo - 1].start_ns + w[lo - 1].dur_ns)
+		return n;
+	return lo - 1;
+}
+
+typedef struct {
+	int64_t ns;
+	long count;
+} name_time;
+
+static int cmp_kernel_time(const void *a, const void *b)
+{
+	const split_kernel_time *x = a, *y = b;
+	if (x->ns != y->ns)
+		return (x->ns < y->ns) - (x->ns > y->ns);
+	return (x->name_id > y->name_id) - (x->name_id < y->name_id);
+}
+
+ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
+                              ns_error *err)
+{
+	size_t nnames = kernel_names_count(s->names), used = 0;
+	int64_t lo = d->steps[0].start_ns;
+	int64_t hi = d->steps[d->nsteps - 1].start_ns + d->steps[d->nsteps - 1].dur_ns;
+	name_time *t = calloc(nnames * KCLASS_COUNT + 1, sizeof(*t));
+
+	if (t == NULL)
+		return split_oom(err);
+	for (size_t i = 0; i < n; i++) {
+		int cls = g[i].kind == GK_TRANSFER ? KCLASS_MEMORY : g[i].kind;
+		int64_t a = g[i].start > lo ? g[i].start : lo, b = g[i].end < hi ? g[i].end : hi;
+		size_t w = window_of(d->steps, d->nsteps, g[i].start);
+		if (g[i].kind != GK_TRANSFER && w < d->nsteps)
+			d->steps[w].kernels++;
+		if (b <= a && !(g[i].start >= lo && g[i].start < hi))
+			continue;
+		name_time *e = &t[(size_t)g[i].name_id * KCLASS_COUNT + (size_t)cls];
+		used += e->count == 0;
+		e->count++;
+		e->ns = split_add_sat(e->ns, b > a ? b - a : 0);
+		d->class_ns[cls] = split_add_sat(d->class_ns[cls], b > a ? b - a : 0);
+	}
+	d->kernel_time = calloc(used + 1, sizeof(*d->kernel_time));
+	if (d->kernel_time == NULL) {
+		free(t);
+		return split_oom(err);
+	}
+	for (size_t i = 0; i < nnames * KCLASS_COUNT; i++) {
+		if (t[i].count > 0)
+			d->kernel_time[d->nkernel_time++] =
+			    (split_kernel_time){(uint32_t)(i / KCLASS_COUNT),
+			                        (kernel_class)(i % KCLASS_COUNT), t[i].ns, t[i].count};
+	}
+	split_sort(d->kernel_time, d->nkernel_time, sizeof(*d->kernel_time), cmp_kernel_time);
+	free(t);
+	return NS_OK;
+}
+
+static void add_window(split_window *o, const split_window *w)
+{
+	o->dur_ns += w->dur_ns;
+	for (int b = 0; b < REGIME_COUNT; b++)
+		o->bucket_ns[b] += w->bucket_ns[b];
+	for (int c = 0; c < CAUSE_COUNT; c++)
+		o->cause_ns[c] += w->cause_ns[c];
+	o->memory_kernels_ns += w->memory_kernels_ns;
+	o->memory_transfer_ns += w->memory_transfer_ns;
+	o->comm_overlapped_ns += w->comm_overlapped_ns;
+	o->kernels += w->kernels;
+}
+
+/* The overall window sums the steps that count (warm-up steps are left out unless every step is), and the
+ * warm-up steps have their own sum. */
+void split_sum_overall(split_device *d, bool keep_warmup)
+{
+	split_window *o = &d->overall, *wu = &d->warmup;
+	bool all = true; /* every step is warm-up: then they all count, there is nothing else */
+
+	for (size_t i = 0; i < d->nsteps; i++)
+		all = all && d->steps[i].warmup;
+	all = all || keep_warmup;
+	d->nwarmup = 0;
+	memset(o, 0, sizeof(*o));
+	memset(wu, 0, sizeof(*wu));
+	o->step = wu->step = -1;
+	o->start_ns = d->nsteps > 0 ? d->steps[0].start_ns : 0;
+	for (size_t i = 0; i < d->nsteps; i++) {
+		const split_window *w = &d->steps[i];
+		if (w->warmup && !all) {
+			if (wu->dur_ns == 0)
+				wu->start_ns = w->start_ns;
+			add_window(wu, w);
+			d->nwarmup++;
+			continue;
+		}
+		if (o->dur_ns == 0)
+			o->start_ns = w->start_ns;
+		add_window(o, w);
+	}
+}

@@ -1,0 +1,400 @@
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "split_private.h"
+
+ns_status split_oom(ns_error *err)
+{
+	return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+}
+
+bool split_reserve_one(void **v, size_t n, size_t *cap, size_t elem)
+{
+	void *grown;
+	size_t want;
+
+	if (n < *cap)
+		return true;
+	want = *cap ? *cap * 2 : 64;
+	grown = realloc(*v, want * elem);
+	if (grown == NULL)
+		return false;
+	*v = grown;
+	*cap = want;
+	return true;
+}
+
+int64_t split_add_sat(int64_t a, int64_t b)
+{
+	return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* b - a for b >= a, saturating. */
+int64_t split_sub_sat(int64_t b, int64_t a)
+{
+	return a < 0 && b > INT64_MAX + a ? INT64_MAX : b - a;
+}
+
+int split_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* ---- sorting ---- */
+
+/* Records sorted here are at most this big (the pivot is copied to the stack). */
+#define SORT_ELEM_MAX 64
+
+static void swap_elems(char *a, char *b, size_t size)
+{
+	char t[SORT_ELEM_MAX];
+
+	memcpy(t, a, size);
+	memcpy(a, b, size);
+	memcpy(b, t, size);
+}
+
+static void sift_down(char *b, size_t root, size_t n, size_t size, split_cmp_fn cmp)
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= n)
+			return;
+		if (child + 1 < n && cmp(b + child * size, b + (child + 1) * size) < 0)
+			child++;
+		if (cmp(b + root * size, b + child * size) >= 0)
+			return;
+		swap_elems(b + root * size, b + child * size, size);
+		root = child;
+	}
+}
+
+static void heap_sort(char *b, size_t n, size_t size, split_cmp_fn cmp)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(b, i, n, size, cmp);
+	for (size_t end = n; end-- > 1;) {
+		swap_elems(b, b + end * size, size);
+		sift_down(b, 0, end, size, cmp);
+	}
+}
+
+static void insertion_sort(char *b, size_t n, size_t size, split_cmp_fn cmp)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && cmp(b + (j - 1) * size, b + j * size) > 0; j--)
+			swap_elems(b + (j - 1) * size, b + j * size, size);
+}
+
+/* Hoare partition around the median of the first, middle and last; returns the size of the left part. */
+static size_t partition(char *b, size_t n, size_t size, split_cmp_fn cmp)
+{
+	char pivot[SORT_ELEM_MAX];
+	char *lo = b, *mid = b + n / 2 * size, *hi = b + (n - 1) * size;
+	size_t i = 0, j = n - 1;
+
+	if (cmp(mid, lo) < 0)
+		swap_elems(mid, lo, size);
+	if (cmp(hi, mid) < 0)
+		swap_elems(hi, mid, size);
+	if (cmp(mid, lo) < 0)
+		swap_elems(mid, lo, size);
+	memcpy(pivot, mid, size);
+	for (;;) {
+		while (cmp(b + i * size, pivot) < 0)
+			i++;
+		while (cmp(pivot, b + j * size) < 0)
+			j--;
+		if (i >= j)
+			return j + 1;
+		swap_elems(b + i * size, b + j * size, size);
+		i++;
+		j--;
+	}
+}
+
+/* Introsort: quicksort, heapsort past a depth limit, insertion sort for short runs. In place, because
+ * glibc's qsort takes a second buffer as large as the table, which would double the peak memory. */
+static void intro_sort(char *b, size_t n, size_t size, split_cmp_fn cmp, int depth)
+{
+	while (n > 16) {
+		size_t left;
+		if (depth-- == 0) {
+			heap_sort(b, n, size, cmp);
+			return;
+		}
+		left = partition(b, n, size, cmp);
+		if (left < n - left) {
+			intro_sort(b, left, size, cmp, depth);
+			b += left * size;
+			n -= left;
+		} else {
+			intro_sort(b + left * size, n - left, size, cmp, depth);
+			n = left;
+		}
+	}
+	insertion_sort(b, n, size, cmp);
+}
+
+/* bsearch must not see a NULL base, even for zero elements. Tables usually arrive in order (correlation
+ * ids grow, steps follow each other), so a sorted one is only checked. */
+void split_sort(void *base, size_t n, size_t size, split_cmp_fn cmp)
+{
+	const char *b = base;
+	size_t i = 1;
+	int depth = 0;
+
+	while (i < n && cmp(b + (i - 1) * size, b + i * size) <= 0)
+		i++;
+	if (i >= n)
+		return;
+	for (size_t k = n; k > 1; k >>= 1)
+		depth += 2;
+	if (size > SORT_ELEM_MAX)
+		qsort(base, n, size, cmp);
+	else
+		intro_sort(base, n, size, cmp, depth);
+}
+
+void *split_search(const void *key, const void *base, size_t n, size_t size, split_cmp_fn cmp)
+{
+	return n > 0 ? bsearch(key, base, n, size, cmp) : NULL;
+}
+
+/* ---- the thread table ---- */
+
+static size_t thread_hash(int64_t pid, int64_t tid, size_t nslots)
+{
+	uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)tid * 0xc2b2ae3d27d4eb4full;
+	return (size_t)(h ^ (h >> 29)) & (nslots - 1);
+}
+
+static bool thread_rehash(trace_split *s)
+{
+	size_t nslots = s->nthread_slots * 2;
+	uint32_t *slot = calloc(nslots, sizeof(*slot));
+
+	if (slot == NULL)
+		return false;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		size_t h = thread_hash(s->thread[i].pid, s->thread[i].tid, nslots);
+		while (slot[h] != 0)
+			h = (h + 1) & (nslots - 1);
+		slot[h] = (uint32_t)(i + 1);
+	}
+	free(s->thread_slot);
+	s->thread_slot = slot;
+	s->nthread_slots = nslots;
+	return true;
+}
+
+ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err)
+{
+	size_t h;
+	host_thread *t;
+
+	if (s->last_thread != 0) {
+		t = &s->thread[s->last_thread - 1];
+		if (t->pid == pid && t->tid == tid) {
+			*idx = s->last_thread - 1;
+			return NS_OK;
+		}
+	}
+	for (h = thread_hash(pid, tid, s->nthread_slots); s->thread_slot[h] != 0;
+	     h = (h + 1) & (s->nthread_slots - 1)) {
+		t = &s->thread[s->thread_slot[h] - 1];
+		if (t->pid == pid && t->tid == tid) {
+			s->last_thread = s->thread_slot[h];
+			*idx = s->thread_slot[h] - 1;
+			return NS_OK;
+		}
+	}
+	if (s->nthreads >= SPLIT_MAX_THREADS)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d host threads", SPLIT_MAX_THREADS);
+	SPLIT_PUSH(s->thread, s->nthreads, s->capthreads, err);
+	t = &s->thread[s->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	s->thread_slot[h] = (uint32_t)(s->nthreads + 1);
+	*idx = (uint32_t)s->nthreads++;
+	s->last_thread = *idx + 1;
+	if (s->nthreads * 2 > s->nthread_slots && !thread_rehash(s))
+		return split_oom(err);
+	return NS_OK;
+}
+
+/* ---- span lists ---- */
+
+ns_status split_span_add(span_list *l, int64_t a, int64_t b, ns_error *err)
+{
+	if (b <= a)
+		return NS_OK;
+	if (l->n > 0) {
+		span *last = &l->v[l->n - 1];
+		if (a <= last->end && b >= last->start) {
+			if (a < last->start)
+				last->start = a;
+			if (b > last->end)
+				last->end = b;
+			return NS_OK;
+		}
+	}
+	SPLIT_PUSH(l->v, l->n, l->cap, err);
+	l->v[l->n].start = a;
+	l->v[l->n].end = b;
+	l->n++;
+	return NS_OK;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const span *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+int64_t split_spans_union(span_list *l)
+{
+	size_t out = 0;
+	int64_t total = 0;
+
+	if (l->n == 0)
+		return 0;
+	split_sort(l->v, l->n, sizeof(*l->v), cmp_span);
+	for (size_t i = 1; i < l->n; i++) {
+		if (l->v[i].start <= l->v[out].end) {
+			if (l->v[i].end > l->v[out].end)
+				l->v[out].end = l->v[i].end;
+		} else {
+			l->v[++out] = l->v[i];
+		}
+	}
+	l->n = out + 1;
+	for (size_t i = 0; i < l->n; i++)
+		total = split_add_sat(total, split_sub_sat(l->v[i].end, l->v[i].start));
+	return total;
+}
+
+/* Appends src to dst (no merge; the caller unions dst afterwards). */
+static ns_status span_append(span_list *dst, const span_list *src, ns_error *err)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		SPLIT_PUSH(dst->v, dst->n, dst->cap, err);
+		dst->v[dst->n++] = src->v[i];
+	}
+	return NS_OK;
+}
+
+void split_lists_free(span_list l[SL_COUNT])
+{
+	for (int k = 0; k < SL_COUNT; k++) {
+		free(l[k].v);
+		memset(&l[k], 0, sizeof(l[k]));
+	}
+}
+
+/* The sweep's list for a thread's span kind: host work of the step thread is "launch", of any other thread of
+ * the process "other"; every other kind is process-wide. */
+static int sweep_list(int hk, bool main_thread)
+{
+	static const int map[HK_COUNT] = {[HK_CPU] = SL_LAUNCH, [HK_DL] = SL_DL,     [HK_BLOCK] = SL_BLOCK,
+	                                  [HK_SYNC] = SL_SYNC,  [HK_INIT] = SL_INIT, [HK_COMM] = SL_COMM};
+	return hk == HK_CPU && !main_thread ? SL_OTHER : map[hk];
+}
+
+ns_status split_process_lists(trace_split *s, uint32_t main_thread, span_list out[SL_COUNT], size_t *nthreads,
+                              ns_error *err)
+{
+	int64_t pid = s->thread[main_thread].pid;
+
+	memset(out, 0, SL_COUNT * sizeof(*out));
+	*nthreads = 0;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		host_thread *t = &s->thread[i];
+		bool any = false;
+		if (t->pid != pid)
+			continue;
+		for (int k = 0; k < HK_COUNT; k++) {
+			ns_status st = span_append(&out[sweep_list(k, i == main_thread)], &t->list[k], err);
+			if (st != NS_OK)
+				return st;
+			any = any || t->list[k].n > 0;
+		}
+		*nthreads += any;
+	}
+	for (int k = 0; k < SL_COUNT; k++)
+		(void)split_spans_union(&out[k]);
+	return NS_OK;
+}
+
+/* ---- the main thread and its steps ---- */
+
+static bool thread_with_most_steps(const trace_split *s, uint32_t *main_thread)
+{
+	size_t *count = calloc(s->nthreads, sizeof(*count)), best = 0;
+
+	if (count == NULL)
+		return false;
+	for (size_t i = 0; i < s->nsteps; i++)
+		count[s->steps[i].thread]++;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		if (count[i] > best) {
+			best = count[i];
+			*main_thread = (uint32_t)i;
+		}
+	}
+	free(count);
+	return best > 0;
+}
+
+static bool thread_with_most_host_time(trace_split *s, uint32_t *main_thread)
+{
+	int64_t best = 0;
+
+	for (size_t i = 0; i < s->nthreads; i++) {
+		int64_t t = split_spans_union(&s->thread[i].list[HK_CPU]);
+		t = split_add_sat(t, split_spans_union(&s->thread[i].list[HK_COMM]));
+		if (t > best) {
+			best = t;
+			*main_thread = (uint32_t)i;
+		}
+	}
+	return best > 0;
+}
+
+bool split_pick_main_thread(trace_split *s, uint32_t *main_thread)
+{
+	return (s->nsteps > 0 && thread_with_most_steps(s, main_thread)) ||
+	       thread_with_most_host_time(s, main_thread);
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	const step_rec *x = a, *y = b;
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	return (x->end < y->end) - (x->end > y->end); /* longest first among equal starts */
+}
+
+/* Steps sharing a start time are one step recorded twice (a nested or repeated marker): the longest is kept
+ * as the window and the others are counted, so the report can say so instead of merging them silently. */
+size_t split_main_steps(trace_split *s, uint32_t main_thread, size_t *dups)
+{
+	size_t n = 0;
+
+	*dups = 0;
+	for (size_t i = 0; i < s->nsteps; i++)
+		if (s->steps[i].thread == main_thread)
+			s->steps[n++] = s->steps[i];
+	split_sort(s->steps, n, sizeof(*s->steps), cmp_step);
+	s->nsteps = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s->nsteps == 0 || s->steps[i].start != s->steps[s->nsteps - 1].start)
+			s->steps[s->nsteps++] = s->steps[i];
+		else
+			(*dups)++;
+	}
+	return s->nsteps;
+}
