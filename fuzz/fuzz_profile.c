@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	profile_reader *r;
 	profile_read_result res;
 	int fd = memfd_create("fuzz_profile", 0);
@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		r = profile_reader_new(&in, false);
 		if (r == NULL)
 			abort();
-		while ((res = profile_reader_next(r, &p, warning, &err)) != PROFILE_READ_END) {
+		while ((res = profile_reader_next(r, &p, &unknown, &err)) != PROFILE_READ_END) {
 			if (res == PROFILE_READ_OK)
 				check_profile(&p);
 			else if (err.msg[0] == '\0')

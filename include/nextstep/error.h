@@ -22,6 +22,8 @@ typedef struct {
 	long line;        /* 1-based line in the input, or -1 */
 	long long offset; /* byte offset in the (decompressed) input, or -1 */
 	long index;       /* event or record index, or -1 */
+	int param;        /* which caller setting decides this error (the module's own enum), 0 when none: the
+	                     caller names its option, the library never does */
 	char msg[512];
 } ns_error;
 

@@ -16,14 +16,22 @@
 
 #define PROFILE_LINE_MAX  (1u << 20)  /* one NDJSON line or one multi-line object, bytes */
 #define PROFILE_ARRAY_MAX (16u << 20) /* a whole top-level array, bytes */
-#define PARSE_WARNING_MAX 256
 
-/* Fills p from obj. Unknown keys are an error when strict, else described in warning (empty when none). */
-ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, char warning[PARSE_WARNING_MAX],
+/* The unknown keys of one record, for the caller to warn about: all are counted, the first few named. */
+#define PROFILE_UNKNOWN_KEPT     8
+#define PROFILE_UNKNOWN_NAME_MAX 64 /* bytes kept of each name, NUL included */
+typedef struct {
+	size_t count;
+	char name[PROFILE_UNKNOWN_KEPT][PROFILE_UNKNOWN_NAME_MAX];
+} profile_unknown_keys;
+
+/* Fills p from obj. Unknown keys are an error when strict (err->param PROFILE_PARAM_STRICT), else listed in
+ * unknown. */
+ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, profile_unknown_keys *unknown,
                              ns_error *err);
 
 typedef enum {
-	PROFILE_READ_OK,  /* *p holds the next profile (warning may be set; err->line/index say where it was)
+	PROFILE_READ_OK,  /* *p holds the next profile (unknown may list keys; err->line/index say where it was)
 	                   */
 	PROFILE_READ_BAD, /* this record was bad: err says why and where; call again for the next one */
 	PROFILE_READ_END  /* no more records */
@@ -33,7 +41,7 @@ typedef struct profile_reader profile_reader;
 
 /* Reads records from in, which the caller keeps open until profile_reader_free(). NULL on OOM. */
 profile_reader *profile_reader_new(ns_input *in, bool strict);
-profile_read_result profile_reader_next(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX],
+profile_read_result profile_reader_next(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
                                         ns_error *err);
 void profile_reader_free(profile_reader *r);
 

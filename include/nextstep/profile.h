@@ -18,6 +18,12 @@ typedef struct {
 	char label[PROFILE_LABEL_MAX]; /* "" when none */
 } ns_profile;
 
+/* ns_error.param of the profile errors a caller setting decides. */
+enum {
+	PROFILE_PARAM_NORMALIZE = 1, /* shares sum above 1: normalizing would rescale them instead */
+	PROFILE_PARAM_STRICT         /* an unknown key, an error only because strict reading was asked for */
+};
+
 void profile_init(ns_profile *p);
 double profile_sum(const ns_profile *p);
 /* Checks the sum rule; with normalize, rescales a sum above 1 to exactly 1 instead of failing. */

@@ -7,6 +7,7 @@
 
 #include "cli_options.h"
 #include "datadir.h"
+#include "nextstep/profile.h"
 
 void cli_report_error(const char *where, const ns_error *err)
 {
@@ -22,6 +23,19 @@ void cli_report_error(const char *where, const ns_error *err)
 		fputs(": ", stderr);
 	}
 	fprintf(stderr, "%s\n", err->msg);
+}
+
+void cli_name_option(ns_error *err)
+{
+	static const char *const hint[] = {
+	    [PROFILE_PARAM_NORMALIZE] = " (--normalize rescales)",
+	    [PROFILE_PARAM_STRICT] = " (--strict)",
+	};
+	size_t len = strlen(err->msg);
+
+	if (err->param > 0 && (size_t)err->param < sizeof(hint) / sizeof(hint[0]) && hint[err->param] != NULL)
+		snprintf(err->msg + len, sizeof(err->msg) - len, "%s", hint[err->param]);
+	err->param = 0;
 }
 
 int cli_status_exit(cli_mode mode, const ns_error *err)

@@ -23,6 +23,8 @@ int cli_config_finish(cli_config *c);
 
 /* Prints "nextstep: WHERE:LINE: msg" (or ": item N:", ": byte N:") to stderr; where may be NULL. */
 void cli_report_error(const char *where, const ns_error *err);
+/* Names the option behind a library error that a setting decides (err->param), e.g. " (--strict)". */
+void cli_name_option(ns_error *err);
 /* A usage error for NS_ERR_USAGE (exit 2), else the message and EXIT_BAD_INPUT. */
 int cli_status_exit(cli_mode mode, const ns_error *err);
 /* The built-in device table and the --device-file overlays; a bad file is reported. EXIT_ROUTED or

@@ -114,9 +114,9 @@ static int shared_option(cli_config *c, int opt, const char *arg)
 		c->color = COLOR_NEVER;
 		return -1;
 	case OPT_PRIORITY:
-		return classify_parse_priority(arg, c->classify.priority, &err) == NS_OK
-		           ? -1
-		           : value_error(c, &err);
+		if (classify_parse_priority(arg, c->classify.priority, &err) != NS_OK)
+			return cli_usage_error(c->mode, "--priority: %s", err.msg);
+		return -1;
 	case OPT_TIE:
 		return share_option(c, "--tie", arg, &c->classify.tie);
 	case OPT_HIGH:

@@ -156,6 +156,11 @@ static const char *roofline_conflict(const cli_config *c)
 		return "--params, --context, --layers, --kv-heads, --head-dim and --heads go with --decode";
 	if (w->have_batch && w->kind != WORK_MATMUL && w->kind != WORK_DECODE)
 		return "--batch goes with --matmul or --decode";
+	if (w->kind == WORK_DECODE && !(w->decode.params > 0.0))
+		return "--decode needs --params, a positive parameter count";
+	if (w->decode.context > 0.0 &&
+	    !(w->decode.layers > 0.0 && w->decode.kv_heads > 0.0 && w->decode.head_dim > 0.0))
+		return "--context needs --layers, --kv-heads and --head-dim to size the KV cache";
 	return NULL;
 }
 

@@ -19,11 +19,22 @@ typedef struct {
 	bool labelled;
 } router_input;
 
-static void print_warning(const char *where, const ns_error *pos, const char *warning)
+/* One warning for all the unknown keys of a record: unknown keys "a", "b", "c" ignored. */
+static void warn_unknown_keys(const char *where, const ns_error *pos, const profile_unknown_keys *unknown)
 {
 	ns_error w = *pos;
+	size_t named = unknown->count < PROFILE_UNKNOWN_KEPT ? unknown->count : PROFILE_UNKNOWN_KEPT;
+	size_t len =
+	    (size_t)snprintf(w.msg, sizeof(w.msg), "warning: unknown key%s", unknown->count > 1 ? "s" : "");
 
-	snprintf(w.msg, sizeof(w.msg), "warning: %s", warning);
+	for (size_t i = 0; i < named && len < sizeof(w.msg); i++)
+		len += (size_t)snprintf(w.msg + len, sizeof(w.msg) - len, "%s \"%s\"", i ? "," : "",
+		                        unknown->name[i]);
+	if (unknown->count > named && len < sizeof(w.msg))
+		len += (size_t)snprintf(w.msg + len, sizeof(w.msg) - len, " and %zu more",
+		                        unknown->count - named);
+	if (len < sizeof(w.msg))
+		snprintf(w.msg + len, sizeof(w.msg) - len, " ignored");
 	cli_report_error(where, &w);
 }
 
@@ -41,10 +52,11 @@ static bool print_json_labelled(cJSON *obj, const router_input *ri)
 	return ok;
 }
 
-static void report_bad_record(const router_input *ri, const ns_error *err)
+static void report_bad_record(const router_input *ri, ns_error *err)
 {
 	cJSON *obj;
 
+	cli_name_option(err);
 	cli_report_error(ri->where, err);
 	if (ri->cfg->format.kind != FORMAT_JSON)
 		return;
@@ -79,7 +91,7 @@ static bool route_profile(const router_input *ri, ns_profile *p)
 static int route_stream(const router_input *ri, ns_input *in)
 {
 	profile_reader *reader = profile_reader_new(in, ri->cfg->strict);
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	ns_profile p;
 	ns_error err;
 	profile_read_result res;
@@ -90,9 +102,9 @@ static int route_stream(const router_input *ri, ns_input *in)
 		return EXIT_BAD_INPUT;
 	}
 	ns_error_clear(&err);
-	while ((res = profile_reader_next(reader, &p, warning, &err)) != PROFILE_READ_END) {
-		if (res == PROFILE_READ_OK && warning[0] != '\0')
-			print_warning(ri->where, &err, warning);
+	while ((res = profile_reader_next(reader, &p, &unknown, &err)) != PROFILE_READ_END) {
+		if (res == PROFILE_READ_OK && unknown.count > 0)
+			warn_unknown_keys(ri->where, &err, &unknown);
 		if (res == PROFILE_READ_OK && profile_validate(&p, ri->cfg->normalize, &err) == NS_OK) {
 			if (!route_profile(ri, &p))
 				rc = EXIT_BAD_INPUT;
@@ -145,6 +157,7 @@ static int route_flags(cli_config *c)
 
 	ns_error_clear(&err);
 	if (profile_validate(&c->flags, c->normalize, &err) != NS_OK) {
+		cli_name_option(&err);
 		cli_report_error(NULL, &err);
 		return EXIT_USAGE;
 	}

@@ -9,6 +9,7 @@ void ns_error_clear(ns_error *err)
 	err->line = -1;
 	err->offset = -1;
 	err->index = -1;
+	err->param = 0;
 	err->msg[0] = '\0';
 }
 

@@ -157,12 +157,12 @@ static bool any_bucket(const ns_profile *p)
 /* A profile (the router's input, or a verdict it printed): shares only. */
 static ns_status side_from_profile(const cJSON *obj, const diff_load_options *o, diff_side *s, ns_error *err)
 {
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	ns_verdict v;
 
 	/* Unknown keys are ignored as the router does by default; a document with no bucket at all is
 	 * refused. */
-	if (parse_profile_json(obj, &s->shares, false, warning, err) != NS_OK)
+	if (parse_profile_json(obj, &s->shares, false, &unknown, err) != NS_OK)
 		return err->status;
 	if (!any_bucket(&s->shares))
 		return ns_error_set(

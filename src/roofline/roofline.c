@@ -164,15 +164,15 @@ ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, doubl
 	if (check_dtype(dt, err) != NS_OK)
 		return err->status;
 	if (!positive_finite(s->params))
-		return ns_error_set(err, NS_ERR_USAGE, "--decode needs --params, a positive parameter count");
+		return ns_error_set(err, NS_ERR_USAGE, "a decode step needs a positive parameter count");
 	if (!positive_finite(s->batch))
-		return ns_error_set(err, NS_ERR_USAGE, "--batch must be positive");
+		return ns_error_set(err, NS_ERR_USAGE, "the batch must be positive");
 	if (s->context > 0.0) {
 		if (!positive_finite(s->layers) || !positive_finite(s->kv_heads) ||
 		    !positive_finite(s->head_dim))
 			return ns_error_set(
 			    err, NS_ERR_USAGE,
-			    "--context needs --layers, --kv-heads and --head-dim to size the KV cache");
+			    "a KV-cache context needs the layers, KV heads and head size");
 		kv_per_seq = 2.0 * s->layers * s->kv_heads * s->head_dim * s->context * size;
 		attn_per_seq = 4.0 * s->layers * heads * s->head_dim * s->context;
 	}

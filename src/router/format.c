@@ -61,7 +61,7 @@ static void print_tie_note(FILE *out, const ns_verdict *v)
 {
 	fprintf(out, "tie: %s and %s are tied", regime_name(v->regime), regime_name(v->runner_up));
 	if (v->margin != 0.0)
-		fprintf(out, " within --tie (margin %+.1f points)", v->margin * 100.0);
+		fprintf(out, " within the tie tolerance (margin %+.1f points)", v->margin * 100.0);
 	fprintf(out, "; the priority order, not the numbers, decided\n");
 }
 

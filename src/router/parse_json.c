@@ -62,14 +62,11 @@ static ns_status read_label(const cJSON *item, ns_profile *p, bool *seen, ns_err
 	return NS_OK;
 }
 
-static void note_unknown(char warning[PARSE_WARNING_MAX], const char *key)
+static void note_unknown(profile_unknown_keys *unknown, const char *key)
 {
-	size_t used = strlen(warning);
-
-	if (used == 0)
-		snprintf(warning, PARSE_WARNING_MAX, "unknown key \"%s\" ignored", key);
-	else if (used + strlen(key) + 8 < PARSE_WARNING_MAX)
-		snprintf(warning + used, PARSE_WARNING_MAX - used, ", \"%s\"", key);
+	if (unknown->count < PROFILE_UNKNOWN_KEPT)
+		snprintf(unknown->name[unknown->count], PROFILE_UNKNOWN_NAME_MAX, "%s", key);
+	unknown->count++;
 }
 
 static ns_status read_bucket(const cJSON *item, ns_regime r, ns_profile *p, ns_error *err)
@@ -99,14 +96,14 @@ static ns_status read_verdict(const cJSON *obj, const cJSON *split, ns_profile *
 	return item != NULL ? read_label(item, p, &label_seen, err) : NS_OK;
 }
 
-ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, char warning[PARSE_WARNING_MAX],
+ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, profile_unknown_keys *unknown,
                              ns_error *err)
 {
 	const cJSON *item, *split;
 	bool label_seen = false;
 
 	profile_init(p);
-	warning[0] = '\0';
+	unknown->count = 0;
 	if (!cJSON_IsObject(obj))
 		return ns_error_set(err, NS_ERR_VALUE, "expected a JSON object with bucket shares");
 	split = cJSON_GetObjectItemCaseSensitive(obj, "split");
@@ -122,9 +119,10 @@ ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, char 
 			if (read_label(item, p, &label_seen, err) != NS_OK)
 				return err->status;
 		} else if (strict) {
-			return ns_error_set(err, NS_ERR_KEY, "unknown key \"%s\" (--strict)", item->string);
+			err->param = PROFILE_PARAM_STRICT;
+			return ns_error_set(err, NS_ERR_KEY, "unknown key \"%s\"", item->string);
 		} else {
-			note_unknown(warning, item->string);
+			note_unknown(unknown, item->string);
 		}
 	}
 	return NS_OK;
@@ -380,7 +378,7 @@ static profile_read_result line_problem(profile_reader *r, line_status ls, ns_er
 
 /* Parses one complete record that starts at line first_line. */
 static profile_read_result parse_record(profile_reader *r, const char *s, size_t n, long first_line,
-                                        ns_profile *p, char warning[PARSE_WARNING_MAX], ns_error *err)
+                                        ns_profile *p, profile_unknown_keys *unknown, ns_error *err)
 {
 	const char *end = NULL, *nul = memchr(s, '\0', n);
 	cJSON *obj;
@@ -400,7 +398,7 @@ static profile_read_result parse_record(profile_reader *r, const char *s, size_t
 		cJSON_Delete(obj);
 		return bad(err, first_line, NS_ERR_SYNTAX, "unexpected text after the JSON object");
 	}
-	st = parse_profile_json(obj, p, r->strict, warning, err);
+	st = parse_profile_json(obj, p, r->strict, unknown, err);
 	cJSON_Delete(obj);
 	if (st != NS_OK) {
 		err->line = first_line;
@@ -409,7 +407,7 @@ static profile_read_result parse_record(profile_reader *r, const char *s, size_t
 	return PROFILE_READ_OK;
 }
 
-static profile_read_result next_ndjson(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX],
+static profile_read_result next_ndjson(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
                                        ns_error *err)
 {
 	const char *s;
@@ -422,14 +420,14 @@ static profile_read_result next_ndjson(profile_reader *r, ns_profile *p, char wa
 		if (ls != LINE_OK)
 			return line_problem(r, ls, err);
 		if (!is_blank(s, n))
-			return parse_record(r, s, n, r->line, p, warning, err);
+			return parse_record(r, s, n, r->line, p, unknown, err);
 	}
 }
 
 /* Pretty-printed objects, one after another: gather lines until the braces balance. d carries the state of
  * a record already begun in r->rec. */
 static profile_read_result gather_document(profile_reader *r, depth_scan *d, ns_profile *p,
-                                           char warning[PARSE_WARNING_MAX], ns_error *err)
+                                           profile_unknown_keys *unknown, ns_error *err)
 {
 	const char *s;
 	size_t n, len;
@@ -464,16 +462,16 @@ static profile_read_result gather_document(profile_reader *r, depth_scan *d, ns_
 	}
 	len = r->rec_len;
 	r->rec_len = 0;
-	return parse_record(r, r->rec, len, r->rec_line, p, warning, err);
+	return parse_record(r, r->rec, len, r->rec_line, p, unknown, err);
 }
 
-static profile_read_result next_document(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX],
+static profile_read_result next_document(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
                                          ns_error *err)
 {
 	depth_scan d = {0, false, false, false};
 
 	r->rec_len = 0;
-	return gather_document(r, &d, p, warning, err);
+	return gather_document(r, &d, p, unknown, err);
 }
 
 /* An array is the whole input: its bytes are gathered as they come, whatever their lines, up to
@@ -511,7 +509,7 @@ static profile_read_result load_array(profile_reader *r, ns_error *err)
 	return PROFILE_READ_OK;
 }
 
-static profile_read_result next_array_item(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX],
+static profile_read_result next_array_item(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
                                            ns_error *err)
 {
 	const cJSON *item = r->array_next;
@@ -522,7 +520,7 @@ static profile_read_result next_array_item(profile_reader *r, ns_profile *p, cha
 	}
 	r->array_next = item->next;
 	err->index = ++r->array_index;
-	if (parse_profile_json(item, p, r->strict, warning, err) != NS_OK)
+	if (parse_profile_json(item, p, r->strict, unknown, err) != NS_OK)
 		return PROFILE_READ_BAD;
 	return PROFILE_READ_OK;
 }
@@ -530,7 +528,7 @@ static profile_read_result next_array_item(profile_reader *r, ns_profile *p, cha
 /* The first non-blank byte decides: '[' an array; '{' on a line of its own object NDJSON, else the start of a
  * pretty-printed object; a NUL byte binary data, which ends the stream at once (nextstep /dev/zero). */
 static profile_read_result read_first_record(profile_reader *r, ns_profile *p,
-                                             char warning[PARSE_WARNING_MAX], ns_error *err)
+                                             profile_unknown_keys *unknown, ns_error *err)
 {
 	const char *s;
 	size_t n;
@@ -549,7 +547,7 @@ static profile_read_result read_first_record(profile_reader *r, ns_profile *p,
 		r->rec_line = r->line + 1;
 		if (load_array(r, err) != PROFILE_READ_OK)
 			return PROFILE_READ_BAD;
-		return next_array_item(r, p, warning, err);
+		return next_array_item(r, p, unknown, err);
 	}
 	r->mode = MODE_NDJSON;
 	ls = take_line(r, &s, &n);
@@ -562,25 +560,25 @@ static profile_read_result read_first_record(profile_reader *r, ns_profile *p,
 		r->rec_line = r->line;
 		if (!rec_append_line(r, s, n))
 			return bad(err, r->line, NS_ERR_NOMEM, "out of memory");
-		return gather_document(r, &d, p, warning, err);
+		return gather_document(r, &d, p, unknown, err);
 	}
-	return parse_record(r, s, n, r->line, p, warning, err);
+	return parse_record(r, s, n, r->line, p, unknown, err);
 }
 
-profile_read_result profile_reader_next(profile_reader *r, ns_profile *p, char warning[PARSE_WARNING_MAX],
+profile_read_result profile_reader_next(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
                                         ns_error *err)
 {
-	warning[0] = '\0';
+	unknown->count = 0;
 	ns_error_clear(err);
 	switch (r->mode) {
 	case MODE_START:
-		return read_first_record(r, p, warning, err);
+		return read_first_record(r, p, unknown, err);
 	case MODE_NDJSON:
-		return next_ndjson(r, p, warning, err);
+		return next_ndjson(r, p, unknown, err);
 	case MODE_DOCUMENT:
-		return next_document(r, p, warning, err);
+		return next_document(r, p, unknown, err);
 	case MODE_ARRAY:
-		return next_array_item(r, p, warning, err);
+		return next_array_item(r, p, unknown, err);
 	case MODE_DONE:
 		break;
 	}

@@ -15,7 +15,7 @@ typedef struct {
 	ns_status want;
 	double compute;    /* expected compute share when OK */
 	const char *label; /* expected label when OK */
-	const char *says;  /* part of the error message, or of the warning when OK */
+	const char *says;  /* part of the error message, or when OK the unknown keys, comma-separated */
 } object_case;
 
 static const object_case object_cases[] = {
@@ -24,7 +24,7 @@ static const object_case object_cases[] = {
     {"{\"compute\": \"72%\"}", NS_OK, 0.72, "", ""},
     {"{\"compute\": \"0.5\", \"label\": \"run 1\"}", NS_OK, 0.5, "run 1", ""},
     {"{\"compute\": 0.5, \"name\": \"resnet\"}", NS_OK, 0.5, "resnet", ""},
-    {"{\"compute\": 0.5, \"gpu\": 1, \"step\": 3}", NS_OK, 0.5, "", "unknown key \"gpu\" ignored, \"step\""},
+    {"{\"compute\": 0.5, \"gpu\": 1, \"step\": 3}", NS_OK, 0.5, "", "gpu,step"},
     {"{\"regime\": \"x\", \"split\": {\"compute\": 0.4, \"idle\": 0.6}, \"label\": \"v\", \"kernels\": 9}",
      NS_OK, 0.4, "v", ""},
     {"{\"compute\": 0.5, \"compute\": 0.2}", NS_ERR_KEY, 0, NULL, "duplicate key \"compute\""},
@@ -46,21 +46,23 @@ START_TEST(object_keys_and_values)
 {
 	const object_case *c = &object_cases[_i];
 	cJSON *obj = cJSON_Parse(c->json);
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	ns_profile p;
 	ns_error err;
 	ns_status st;
 
 	ck_assert_ptr_nonnull(obj);
 	ns_error_clear(&err);
-	st = parse_profile_json(obj, &p, false, warning, &err);
+	st = parse_profile_json(obj, &p, false, &unknown, &err);
 	cJSON_Delete(obj);
 	ck_assert_msg(st == c->want, "%s: status %d (%s)", c->json, st, err.msg);
 	if (st == NS_OK) {
 		ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], c->compute, 1e-12);
 		ck_assert_str_eq(p.label, c->label);
-		ck_assert_msg(strstr(warning, c->says) != NULL && (c->says[0] != '\0' || warning[0] == '\0'),
-		              "%s: warning '%s'", c->json, warning);
+		char keys[256] = "";
+		for (size_t k = 0; k < unknown.count && k < PROFILE_UNKNOWN_KEPT; k++)
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", k ? "," : "", unknown.name[k]);
+		ck_assert_msg(strcmp(keys, c->says) == 0, "%s: unknown keys '%s'", c->json, keys);
 	} else {
 		ck_assert_msg(strstr(err.msg, c->says) != NULL, "%s: message '%s'", c->json, err.msg);
 	}
@@ -70,13 +72,14 @@ END_TEST
 START_TEST(strict_turns_unknown_keys_into_errors)
 {
 	cJSON *obj = cJSON_Parse("{\"compute\": 0.5, \"gpu\": 1}");
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	ns_profile p;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(parse_profile_json(obj, &p, true, warning, &err), NS_ERR_KEY);
+	ck_assert_int_eq(parse_profile_json(obj, &p, true, &unknown, &err), NS_ERR_KEY);
 	ck_assert_ptr_nonnull(strstr(err.msg, "\"gpu\""));
+	ck_assert_int_eq(err.param, PROFILE_PARAM_STRICT);
 	cJSON_Delete(obj);
 }
 END_TEST
@@ -167,14 +170,15 @@ START_TEST(stream_records_in_order)
 	const stream_case *c = &stream_cases[_i];
 	ns_input *in = pipe_bytes(c->text, c->len != 0 ? c->len : strlen(c->text));
 	profile_reader *r;
-	char got[512] = "", warning[PARSE_WARNING_MAX];
+	char got[512] = "";
+	profile_unknown_keys unknown;
 	ns_profile p;
 	ns_error err;
 	profile_read_result res;
 
 	input_sniff(in); /* as the CLI does: it drops a byte order mark */
 	r = profile_reader_new(in, false);
-	while ((res = profile_reader_next(r, &p, warning, &err)) != PROFILE_READ_END) {
+	while ((res = profile_reader_next(r, &p, &unknown, &err)) != PROFILE_READ_END) {
 		size_t used = strlen(got);
 		const char *sep = used > 0 ? " " : "";
 		if (res == PROFILE_READ_OK && profile_validate(&p, false, &err) == NS_OK)
@@ -197,7 +201,7 @@ START_TEST(ndjson_record_is_returned_before_the_stream_ends)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	profile_reader *r;
 	const char *first = "{\"compute\": 0.25}\n";
 	const char *second = "{\"compute\": 0.75}\n";
@@ -209,13 +213,13 @@ START_TEST(ndjson_record_is_returned_before_the_stream_ends)
 	ck_assert_int_eq(write(fds[1], first, strlen(first)), (ssize_t)strlen(first));
 	ck_assert_int_eq(input_sniff(&in), INPUT_PROFILE);
 	r = profile_reader_new(&in, false);
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_OK);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_OK);
 	ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], 0.25, 1e-12);
 	ck_assert_int_eq(write(fds[1], second, strlen(second)), (ssize_t)strlen(second));
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_OK);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_OK);
 	ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], 0.75, 1e-12);
 	close(fds[1]);
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_END);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_END);
 	profile_reader_free(r);
 	input_close(&in);
 }
@@ -230,7 +234,7 @@ START_TEST(overlong_line_is_one_error_and_the_stream_goes_on)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	profile_reader *r;
 
 	memset(text, ' ', big);
@@ -240,9 +244,9 @@ START_TEST(overlong_line_is_one_error_and_the_stream_goes_on)
 	close(fd);
 	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
 	r = profile_reader_new(&in, false);
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_BAD);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_BAD);
 	ck_assert_int_eq(err.line, 1);
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_OK);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_OK);
 	ck_assert_double_eq_tol(p.share[REGIME_MEMORY], 0.5, 1e-12);
 	ck_assert_int_eq(err.line, 2);
 	profile_reader_free(r);
@@ -298,15 +302,15 @@ START_TEST(line_of_exactly_one_mebibyte_is_accepted)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	profile_reader *r;
 
 	file_input(&in, path, text, strlen(text));
 	r = profile_reader_new(&in, false);
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), line_limit_cases[_i].want);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), line_limit_cases[_i].want);
 	if (line_limit_cases[_i].want == PROFILE_READ_BAD)
 		ck_assert_int_eq(err.status, NS_ERR_LIMIT);
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_END);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_END);
 	profile_reader_free(r);
 	input_close(&in);
 	unlink(path);
@@ -323,7 +327,7 @@ START_TEST(overlong_line_is_reported_before_it_ends)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	profile_reader *r;
 
 	ck_assert_int_eq(pipe(data), 0);
@@ -349,11 +353,11 @@ START_TEST(overlong_line_is_reported_before_it_ends)
 	in.fd = data[0];
 	in.owns_fd = true;
 	r = profile_reader_new(&in, false);
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_BAD);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_BAD);
 	ck_assert_int_eq(err.status, NS_ERR_LIMIT);
 	ck_assert_int_eq(err.line, 1);
 	close(done[1]);
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_END);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_END);
 	profile_reader_free(r);
 	input_close(&in);
 	waitpid(child, NULL, 0);
@@ -370,7 +374,7 @@ START_TEST(one_line_array_over_one_mebibyte_is_read_whole)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	profile_reader *r;
 	profile_read_result res;
 	long ok = 0;
@@ -382,7 +386,7 @@ START_TEST(one_line_array_over_one_mebibyte_is_read_whole)
 	ck_assert_uint_gt(strlen(text), PROFILE_LINE_MAX);
 	file_input(&in, path, text, strlen(text));
 	r = profile_reader_new(&in, false);
-	while ((res = profile_reader_next(r, &p, warning, &err)) == PROFILE_READ_OK)
+	while ((res = profile_reader_next(r, &p, &unknown, &err)) == PROFILE_READ_OK)
 		ok++;
 	ck_assert_int_eq(res, PROFILE_READ_END);
 	ck_assert_int_eq(ok, N);
@@ -400,7 +404,7 @@ START_TEST(array_over_sixteen_mebibytes_is_one_limit_error)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	char warning[PARSE_WARNING_MAX];
+	profile_unknown_keys unknown;
 	profile_reader *r;
 
 	memset(text, ' ', n);
@@ -409,10 +413,10 @@ START_TEST(array_over_sixteen_mebibytes_is_one_limit_error)
 	text[n] = '\0';
 	file_input(&in, path, text, n);
 	r = profile_reader_new(&in, false);
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_BAD);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_BAD);
 	ck_assert_int_eq(err.status, NS_ERR_LIMIT);
 	ck_assert_ptr_nonnull(strstr(err.msg, "16 MiB"));
-	ck_assert_int_eq(profile_reader_next(r, &p, warning, &err), PROFILE_READ_END);
+	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_END);
 	profile_reader_free(r);
 	input_close(&in);
 	unlink(path);
