@@ -31,7 +31,8 @@ ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, profi
                              ns_error *err);
 
 typedef enum {
-	PROFILE_READ_OK,  /* *p holds the next profile (unknown may list keys; err->line/index say where it was)
+	PROFILE_READ_OK,  /* *p holds the next profile (unknown may list keys; err->line/index say where it
+	                   * was)
 	                   */
 	PROFILE_READ_BAD, /* this record was bad: err says why and where; call again for the next one */
 	PROFILE_READ_END  /* no more records */

@@ -170,9 +170,8 @@ ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, doubl
 	if (s->context > 0.0) {
 		if (!positive_finite(s->layers) || !positive_finite(s->kv_heads) ||
 		    !positive_finite(s->head_dim))
-			return ns_error_set(
-			    err, NS_ERR_USAGE,
-			    "a KV-cache context needs the layers, KV heads and head size");
+			return ns_error_set(err, NS_ERR_USAGE,
+			                    "a KV-cache context needs the layers, KV heads and head size");
 		kv_per_seq = 2.0 * s->layers * s->kv_heads * s->head_dim * s->context * size;
 		attn_per_seq = 4.0 * s->layers * heads * s->head_dim * s->context;
 	}

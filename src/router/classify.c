@@ -43,8 +43,7 @@ ns_status classify_parse_priority(const char *list, ns_regime out[REGIME_COUNT],
 		while (len > 0 && p[len - 1] == ' ')
 			len--;
 		if (len == 0 || len >= sizeof(name))
-			return ns_error_set(err, NS_ERR_USAGE, "empty or overlong name in '%s'",
-			                    list);
+			return ns_error_set(err, NS_ERR_USAGE, "empty or overlong name in '%s'", list);
 		memcpy(name, p, len);
 		name[len] = '\0';
 		if (!regime_from_name(name, &r))

@@ -527,8 +527,8 @@ static profile_read_result next_array_item(profile_reader *r, ns_profile *p, pro
 
 /* The first non-blank byte decides: '[' an array; '{' on a line of its own object NDJSON, else the start of a
  * pretty-printed object; a NUL byte binary data, which ends the stream at once (nextstep /dev/zero). */
-static profile_read_result read_first_record(profile_reader *r, ns_profile *p,
-                                             profile_unknown_keys *unknown, ns_error *err)
+static profile_read_result read_first_record(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
+                                             ns_error *err)
 {
 	const char *s;
 	size_t n;

@@ -61,7 +61,8 @@ START_TEST(object_keys_and_values)
 		ck_assert_str_eq(p.label, c->label);
 		char keys[256] = "";
 		for (size_t k = 0; k < unknown.count && k < PROFILE_UNKNOWN_KEPT; k++)
-			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", k ? "," : "", unknown.name[k]);
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", k ? "," : "",
+			         unknown.name[k]);
 		ck_assert_msg(strcmp(keys, c->says) == 0, "%s: unknown keys '%s'", c->json, keys);
 	} else {
 		ck_assert_msg(strstr(err.msg, c->says) != NULL, "%s: message '%s'", c->json, err.msg);
