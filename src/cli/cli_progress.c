@@ -43,7 +43,7 @@ static void draw(struct progress_line *p, unsigned long long done, double t)
 	char b1[32], b2[32], b3[32];
 	double rate = (double)done / (t - p->start);
 
-	fprintf(stderr, "\rnextstep: reading %s: %s", p->name,
+	fprintf(stderr, "%snextstep: reading %s: %s", p->tty ? "\r" : "", p->name,
 	        units_format_si((double)done, "B", b1, sizeof(b1)));
 	if (p->total > 0 && done <= p->total)
 		fprintf(stderr, " of %s (%.0f%%)", units_format_si((double)p->total, "B", b2, sizeof(b2)),
