@@ -201,7 +201,6 @@ static void draw_frame(FILE *out, const axes *a, const roofline_plot *p)
 static void roof_label(const ns_device *d, ns_dtype first, char *buf, size_t size)
 {
 	size_t n = 0;
-	char peak[48];
 
 	for (int i = first; i < DTYPE_COUNT && n < size; i++) {
 		if (d->peak[i] != d->peak[first])
@@ -211,9 +210,11 @@ static void roof_label(const ns_device *d, ns_dtype first, char *buf, size_t siz
 			buf[n++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
 		buf[n] = '\0';
 	}
-	if (n < size)
+	if (n < size) {
+		char peak[48];
 		snprintf(buf + n, size - n, " %s",
 		         units_format_si(d->peak[first], "FLOP/s", peak, sizeof(peak)));
+	}
 }
 
 static bool drawn_before(const ns_device *d, int i)

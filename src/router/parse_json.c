@@ -194,15 +194,19 @@ void profile_reader_free(profile_reader *r)
 	free(r);
 }
 
+/* Doubles the buffer up to BUFFER_MAX; on OOM it keeps its size (fill_buffer then reports a full buffer). */
 static void grow_buffer(profile_reader *r)
 {
-	size_t want = r->cap * 2 < BUFFER_MAX ? r->cap * 2 : BUFFER_MAX;
+	size_t want = r->cap >= BUFFER_MAX / 2 ? BUFFER_MAX : r->cap * 2;
 	char *grown;
 
-	if (want > r->cap && (grown = realloc(r->buf, want)) != NULL) {
-		r->buf = grown;
-		r->cap = want;
-	}
+	if (want <= r->cap)
+		return;
+	grown = realloc(r->buf, want);
+	if (grown == NULL)
+		return;
+	r->buf = grown;
+	r->cap = want;
 }
 
 /* Pulls more bytes, as many as the pipe has. False when the buffer is full and cannot grow (OOM). */
