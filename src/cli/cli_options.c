@@ -196,7 +196,8 @@ static const cli_subcommand subcommands[] = {
      "'nextstep trace --format json' report, or a profile JSON (shares only); '-' reads stdin (one side).\n"
      "The first line is the verdict of the change; a change the step-to-step noise could explain is\n"
      "reported as 'no significant change' (95% bootstrap interval of the speed-up over the steps).\n",
-     "Exit status: 0 compared; 1 bad input; 2 usage error; 3 a --fail-if gate tripped.\n"},
+     "Exit status: 0 compared; 1 bad input; 2 usage error; 3 a gate (--fail-if-slower,\n"
+     "--fail-if-regime-changes) tripped.\n"},
 };
 #define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 

@@ -43,6 +43,8 @@ check "trace options come from 'trace --help'" "--roofline " nextstep trace --ro
 check "roofline options come from 'roofline --help'" "--matmul " nextstep roofline --matm
 check "an option of one mode is not offered in another" "" nextstep devices --matm
 check "file names after trace" "files/run1.json files/run2.json.gz " nextstep trace files/run
+check "diff options come from 'diff --help'" "--fail-if-regime-changes --fail-if-slower " nextstep diff --fail
+check "file names after diff" "files/run1.json files/run2.json.gz " nextstep diff files/run1.json files/run
 check "file names after the router's options" "files/notes.txt " nextstep --label x files/no
 check "file names after --playbook" "files/run1.json files/run2.json.gz " nextstep --playbook files/r
 check "file names after any FILE option of --help (--kernel-rules-only)" "files/run1.json files/run2.json.gz " \
