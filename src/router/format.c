@@ -1,6 +1,7 @@
 #include "nextstep/format.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/text.h"
@@ -157,6 +158,25 @@ static bool add_split(cJSON *obj, const ns_verdict *v)
 	return true;
 }
 
+/* JSON text must be UTF-8: a label given on the command line (roofline --label) has not been through
+ * profile_set_label, so bad bytes become U+FFFD here. */
+static bool add_label(cJSON *obj, const char *label)
+{
+	size_t n = label != NULL ? strlen(label) : 0, cap;
+	char *clean;
+	bool ok;
+
+	if (n == 0)
+		return cJSON_AddNullToObject(obj, "label") != NULL;
+	cap = n * NS_UTF8_REPLACEMENT_LEN + 1; /* each byte at most one U+FFFD */
+	if ((clean = malloc(cap)) == NULL)
+		return false;
+	ns_utf8_clean(label, n, clean, cap);
+	ok = cJSON_AddStringToObject(obj, "label", clean) != NULL;
+	free(clean);
+	return ok;
+}
+
 cJSON *format_route_json(const char *label, const char *regime, const char *verdict, double share,
                          const ns_route *route)
 {
@@ -166,7 +186,7 @@ cJSON *format_route_json(const char *label, const char *regime, const char *verd
 	ok = ok && add_string_or_null(obj, "regime", regime);
 	ok = ok && add_string_or_null(obj, "verdict", verdict);
 	ok = ok && (share < 0.0 || cJSON_AddNumberToObject(obj, "share", share));
-	ok = ok && add_string_or_null(obj, "label", label != NULL && label[0] != '\0' ? label : NULL);
+	ok = ok && add_label(obj, label);
 	ok = ok && add_string_or_null(obj, "module", route != NULL ? route->module : NULL);
 	ok = ok && add_string_or_null(obj, "fix", route != NULL ? route->fix : NULL);
 	ok = ok && add_string_or_null(obj, "next_check", route != NULL ? route->next_check : NULL);

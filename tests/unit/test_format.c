@@ -328,6 +328,20 @@ START_TEST(json_label_escapes_controls_and_stays_one_line)
 }
 END_TEST
 
+START_TEST(json_label_is_well_formed_utf8_whatever_the_caller_passed)
+{
+	cJSON *obj = format_route_json("bad\xff"
+	                               "byte",
+	                               "compute", "compute-bound", 0.5, NULL);
+	const cJSON *label = cJSON_GetObjectItemCaseSensitive(obj, "label");
+
+	ck_assert_ptr_nonnull(obj);
+	ck_assert_str_eq(label->valuestring, "bad\xef\xbf\xbd"
+	                                     "byte");
+	cJSON_Delete(obj);
+}
+END_TEST
+
 START_TEST(write_error_on_the_stream_is_reported)
 {
 	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
@@ -362,6 +376,7 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, json_verdict_out_of_memory_is_an_error_and_prints_nothing);
 	tcase_add_test(tc, json_label_escapes_controls_and_stays_one_line);
 	tcase_add_test(tc, write_error_on_the_stream_is_reported);
+	tcase_add_test(tc, json_label_is_well_formed_utf8_whatever_the_caller_passed);
 	suite_add_tcase(s, tc);
 	return s;
 }
