@@ -9,16 +9,21 @@
 #include "nextstep/error.h"
 #include "nextstep/kernel_rules.h"
 
-#define KERNEL_NAMES_MAX (1u << 22) /* distinct kernel/memcpy names in one trace */
+#define KERNEL_NAMES_MAX       (1u << 22)  /* distinct kernel/memcpy names in one trace */
+#define KERNEL_NAME_MAX        (1u << 20)  /* bytes of one name (real ones run to a few KiB) */
+#define KERNEL_NAMES_BYTES_MAX (64u << 20) /* bytes of all distinct names together */
 
 /* id -> owned NUL-terminated copy, with the class cached after the first lookup. */
 typedef struct kernel_names kernel_names;
 
 /* NULL on OOM. Free with kernel_names_free(). */
 kernel_names *kernel_names_new(void);
-/* The id of name[0..len) (not NUL-terminated), adding it when new. */
+/* The id of name[0..len) (not NUL-terminated, JSON escapes as written), adding it when new. A name longer
+ * than KERNEL_NAME_MAX, or one that would take the distinct names past KERNEL_NAMES_BYTES_MAX, is an
+ * NS_ERR_LIMIT error. */
 ns_status kernel_names_intern(kernel_names *t, const char *name, size_t len, uint32_t *id, ns_error *err);
 size_t kernel_names_count(const kernel_names *t);
+/* The name for display and classification: escapes resolved, well-formed UTF-8 (U+FFFD for bad bytes). */
 const char *kernel_names_get(const kernel_names *t, uint32_t id);
 /* The class of name id under rules, computed once per name. */
 kernel_class kernel_names_classify(kernel_names *t, uint32_t id, const kernel_rules *rules);

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text.h"
+
 #define CLASS_UNKNOWN 0xff
 
 typedef struct {
@@ -20,6 +22,7 @@ struct kernel_names {
 	size_t gave_up;      /* names on which a regex rule reached its cost limit */
 	size_t gave_up_rule; /* the first such rule, 1-based */
 	size_t nslots;       /* power of two */
+	size_t bytes;        /* held by names and their display texts */
 };
 
 /* Eight bytes a step: names run to hundreds of bytes and one is hashed per GPU event. */
@@ -98,74 +101,34 @@ static bool rehash(kernel_names *t)
 	return true;
 }
 
-static int hex_digit(char c)
+static bool is_utf8(const char *p, size_t len)
 {
-	return c >= '0' && c <= '9'   ? c - '0'
-	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
-	                              : -1;
-}
-
-/* A \uXXXX escape at in (after the 'u') as UTF-8 into out; returns the bytes written (at most 3, fewer than
- * the 6 of the escape). Surrogates and NUL, which a C string cannot carry faithfully, become '?'. */
-static size_t put_code_point(const char *in, char *out)
-{
-	unsigned cp = 0;
-
-	for (int k = 0; k < 4; k++)
-		cp = cp << 4 | (unsigned)hex_digit(in[k]);
-	if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff)) {
-		out[0] = '?';
-		return 1;
-	}
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	out[0] = (char)(0xe0 | cp >> 12);
-	out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-	out[2] = (char)(0x80 | (cp & 0x3f));
-	return 3;
-}
-
-static bool is_hex4(const char *p, size_t avail)
-{
-	if (avail < 4)
-		return false;
-	for (int k = 0; k < 4; k++)
-		if (hex_digit(p[k]) < 0)
+	for (size_t i = 0, n; i < len; i += n)
+		if ((n = ns_utf8_char(p + i, len - i, NULL)) == 0)
 			return false;
 	return true;
 }
 
-/* The trace reader hands strings over with their JSON escapes as written; out has room for len + 1 bytes. */
-static void json_unescape(const char *in, size_t len, char *out)
+/* What is shown and classified: JSON escapes resolved (a surrogate pair is one character), and bytes that are
+ * not UTF-8 replaced by U+FFFD, so every output gets well-formed text. name itself when it needs neither. */
+static char *display_text(char *name, size_t len)
 {
-	static const char plain[] = "bfnrt", meant[] = "\b\f\n\r\t";
-	size_t o = 0;
+	char *plain = name, *clean;
+	size_t n = len;
 
-	for (size_t i = 0; i < len; i++) {
-		const char *p;
-		if (in[i] != '\\' || i + 1 >= len) {
-			out[o++] = in[i];
-			continue;
-		}
-		i++;
-		if (in[i] == 'u' && is_hex4(in + i + 1, len - i - 1)) {
-			o += put_code_point(in + i + 1, out + o);
-			i += 4;
-		} else if ((p = strchr(plain, in[i])) != NULL && in[i] != '\0') {
-			out[o++] = meant[p - plain];
-		} else {
-			out[o++] = in[i]; /* \" \\ \/ and anything unknown: the character itself */
-		}
+	if (memchr(name, '\\', len) != NULL) {
+		if ((plain = malloc(len + 1)) == NULL)
+			return NULL;
+		n = ns_json_unescape(name, len, plain);
 	}
-	out[o] = '\0';
+	if (is_utf8(plain, n))
+		return plain;
+	clean = malloc(n * NS_UTF8_REPLACEMENT_LEN + 1);
+	if (clean != NULL)
+		ns_utf8_clean(plain, n, clean, n * NS_UTF8_REPLACEMENT_LEN + 1);
+	if (plain != name)
+		free(plain);
+	return clean;
 }
 
 static ns_status add_name(kernel_names *t, const char *name, size_t len, uint64_t h, size_t s, uint32_t *id,
@@ -190,14 +153,11 @@ static ns_status add_name(kernel_names *t, const char *name, size_t len, uint64_
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	memcpy(e->name, name, len);
 	e->name[len] = '\0';
-	e->text = e->name;
-	if (memchr(name, '\\', len) != NULL) {
-		if ((e->text = malloc(len + 1)) == NULL) {
-			free(e->name);
-			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-		}
-		json_unescape(name, len, e->text);
+	if ((e->text = display_text(e->name, len)) == NULL) {
+		free(e->name);
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	}
+	t->bytes += len + 1 + (e->text != e->name ? strlen(e->text) + 1 : 0);
 	e->len = len;
 	e->hash = h;
 	e->cls = CLASS_UNKNOWN;
@@ -215,6 +175,9 @@ ns_status kernel_names_intern(kernel_names *t, const char *name, size_t len, uin
 
 	if (name == NULL) /* an event without a name */
 		name = "";
+	if (len > KERNEL_NAME_MAX)
+		return ns_error_set(err, NS_ERR_LIMIT, "kernel name of %zu bytes, longer than %u", len,
+		                    KERNEL_NAME_MAX);
 	h = hash_bytes(name, len);
 	s = h & (t->nslots - 1);
 
@@ -225,6 +188,9 @@ ns_status kernel_names_intern(kernel_names *t, const char *name, size_t len, uin
 			return NS_OK;
 		}
 	}
+	if (t->bytes + len > KERNEL_NAMES_BYTES_MAX)
+		return ns_error_set(err, NS_ERR_LIMIT, "distinct kernel names take more than %u MiB",
+		                    KERNEL_NAMES_BYTES_MAX >> 20);
 	return add_name(t, name, len, h, s, id, err);
 }
 

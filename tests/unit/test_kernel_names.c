@@ -52,9 +52,86 @@ START_TEST(interned_names_resolve_json_escapes_for_display_and_classes)
 	ck_assert_int_eq(kernel_names_intern(t, raw, strlen(raw), &a, &err), NS_OK);
 	ck_assert_int_eq(kernel_names_intern(t, raw, strlen(raw), &b, &err), NS_OK);
 	ck_assert_uint_eq(a, b);
-	ck_assert_str_eq(kernel_names_get(t, a), "k_gemm<\"x\"> \xc3\xa9\nA/??");
+	/* a lone surrogate and \u0000 (which a C string cannot hold) are U+FFFD each */
+	ck_assert_str_eq(kernel_names_get(t, a), "k_gemm<\"x\"> \xc3\xa9\nA/\xef\xbf\xbd\xef\xbf\xbd");
 	ck_assert_int_eq(kernel_names_classify(t, a, r), KCLASS_COMPUTE);
 	kernel_rules_free(r);
+	kernel_names_free(t);
+}
+END_TEST
+
+/* What a name shows: escapes resolved, a surrogate pair one character, bytes that are not UTF-8 U+FFFD. */
+typedef struct {
+	const char *raw; /* as written between the quotes in the trace */
+	const char *shown;
+} display_case;
+
+static const display_case displays[] = {
+    {"flash_fwd_\\ud83d\\ude00", "flash_fwd_\xf0\x9f\x98\x80"}, /* U+1F600 from its surrogate pair */
+    {"k\xff\xfe_x", "k\xef\xbf\xbd\xef\xbf\xbd_x"},             /* two stray bytes */
+    {"k\xe2\x82", "k\xef\xbf\xbd\xef\xbf\xbd"},                 /* a character cut short */
+    {"caf\xc3\xa9_kernel", "caf\xc3\xa9_kernel"},               /* valid UTF-8 kept */
+    {"esc\\u001b[31m", "esc\x1b[31m"}, /* control characters stay (text output escapes them) */
+};
+
+START_TEST(interned_names_show_well_formed_utf8)
+{
+	const display_case *c = &displays[_i];
+	kernel_names *t = kernel_names_new();
+	uint32_t id;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_names_intern(t, c->raw, strlen(c->raw), &id, &err), NS_OK);
+	ck_assert_str_eq(kernel_names_get(t, id), c->shown);
+	kernel_names_free(t);
+}
+END_TEST
+
+START_TEST(a_name_longer_than_the_bound_is_an_error)
+{
+	size_t len = KERNEL_NAME_MAX + 1;
+	char *name = malloc(len);
+	kernel_names *t = kernel_names_new();
+	uint32_t id;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(name);
+	memset(name, 'k', len);
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_names_intern(t, name, len, &id, &err), NS_ERR_LIMIT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "longer than"));
+	ck_assert_int_eq(kernel_names_intern(t, name, len - 1, &id, &err), NS_OK);
+	ck_assert_uint_eq(kernel_names_count(t), 1);
+	free(name);
+	kernel_names_free(t);
+}
+END_TEST
+
+START_TEST(distinct_names_past_the_total_bound_are_an_error)
+{
+	size_t len = KERNEL_NAME_MAX, fit = KERNEL_NAMES_BYTES_MAX / (KERNEL_NAME_MAX + 1);
+	char *name = malloc(len);
+	kernel_names *t = kernel_names_new();
+	uint32_t id;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(name);
+	memset(name, 'k', len);
+	ns_error_clear(&err);
+	/* each name costs its bytes and a NUL: fit names of KERNEL_NAME_MAX bytes go in, the next does not */
+	for (size_t i = 0; i < fit; i++) {
+		memcpy(name, &i, sizeof(i));
+		ck_assert_int_eq(kernel_names_intern(t, name, len, &id, &err), NS_OK);
+	}
+	memcpy(name, &fit, sizeof(fit));
+	ck_assert_int_eq(kernel_names_intern(t, name, len, &id, &err), NS_ERR_LIMIT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "MiB"));
+	/* a name already held is still found */
+	memset(name, 0, sizeof(size_t));
+	ck_assert_int_eq(kernel_names_intern(t, name, len, &id, &err), NS_OK);
+	ck_assert_uint_eq(id, 0);
+	free(name);
 	kernel_names_free(t);
 }
 END_TEST
@@ -66,6 +143,10 @@ static Suite *names_suite(void)
 
 	tcase_add_test(tc, interned_names_get_one_id_each_and_classify_once);
 	tcase_add_test(tc, interned_names_resolve_json_escapes_for_display_and_classes);
+	tcase_add_loop_test(tc, interned_names_show_well_formed_utf8, 0,
+	                    (int)(sizeof(displays) / sizeof(displays[0])));
+	tcase_add_test(tc, a_name_longer_than_the_bound_is_an_error);
+	tcase_add_test(tc, distinct_names_past_the_total_bound_are_an_error);
 	suite_add_tcase(s, tc);
 	return s;
 }
