@@ -13,6 +13,7 @@
 
 #include "trace_gunzip.h"
 #include "trace_read_private.h"
+#include "util/text.h"
 
 /* The scanner works on a sliding window of the document. Every token, and every whole event, must be in
  * the window while it is parsed (string slices handed to the callback point into it), so a step that runs
@@ -723,6 +724,15 @@ static scan_rc read_event(reader *r, const unsigned char *p, const unsigned char
 	rc = scan_object(r, p, 3, event_member, &ev, endp);
 	if (rc != SCAN_OK)
 		return rc;
+	/* A complete event is a span: without its length every split of it would be a guess (it used to make
+	 * a trace of them "compute-bound (0%)"). */
+	if (ev.ph == 'X' && !ev.has_dur) {
+		r->status =
+		    ns_error_set(r->err, NS_ERR_VALUE, "complete event (\"ph\": \"X\") without \"dur\"");
+		r->err->offset = ev.offset; /* p may have moved with a refill */
+		r->err->index = ev.index;
+		return SCAN_FAIL;
+	}
 	r->meta->events++;
 	if (r->fn != NULL && (st = r->fn(&ev, r->ctx, r->err)) != NS_OK) {
 		/* The consumer's complaint is about this event unless it said otherwise. */
@@ -736,6 +746,18 @@ static scan_rc read_event(reader *r, const unsigned char *p, const unsigned char
 	return SCAN_OK;
 }
 
+/* The name as shown: JSON escapes resolved and bytes that are not UTF-8 replaced (U+FFFD), cut between
+ * characters. An escape takes at most 6 bytes for one output byte, so a prefix of the raw text that long is
+ * enough to fill out. */
+static void device_name_copy(char *out, size_t size, ns_str s)
+{
+	char plain[TRACE_DEVICE_NAME_MAX * 6 + 16];
+	size_t raw = s.len < sizeof(plain) - 1 ? s.len : sizeof(plain) - 1;
+	size_t n = ns_json_unescape(s.ptr, raw, plain);
+
+	ns_utf8_clean(plain, n, out, size);
+}
+
 static scan_rc device_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
                              int depth, const unsigned char **endp, void *obj)
 {
@@ -747,11 +769,9 @@ static scan_rc device_member(reader *r, const unsigned char *key, size_t klen, c
 	if (k != NULL && k->id == DK_NAME && *p == '"') {
 		ns_str s;
 		scan_rc rc = string_value(r, p, &s, endp);
-		size_t n = s.len < sizeof(dev->name) - 1 ? s.len : sizeof(dev->name) - 1;
 		if (rc != SCAN_OK)
 			return rc;
-		memcpy(dev->name, s.ptr, n);
-		dev->name[n] = '\0';
+		device_name_copy(dev->name, sizeof(dev->name), s);
 		return SCAN_OK;
 	}
 	return skip_value(r, p, depth, endp);

@@ -7,6 +7,7 @@
 
 #include "nextstep/kernel_identity.h"
 #include "report_private.h"
+#include "util/text.h"
 
 void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size)
 {
@@ -30,7 +31,7 @@ void report_short_name(const char *name, char *buf, size_t max)
 
 	name += start;
 	if (n + 1 > max) {
-		n = max > 4 ? max - 4 : 0;
+		n = ns_utf8_cut(name, n, max > 4 ? max - 4 : 0); /* between characters */
 		memcpy(buf, name, n);
 		memcpy(buf + n, "...", 4);
 		return;
@@ -191,8 +192,10 @@ static void print_top_kernels(FILE *out, const split_result *res, const split_de
 		if (k->cls != c)
 			continue;
 		report_short_name(kernel_names_get(res->names, k->name_id), name, sizeof(name));
-		fprintf(out, "  %5.1f%% %10.3f ms %7ldx  %s\n", pct(k->ns, d->class_ns[c]), ms(k->ns),
-		        k->count, name);
+		/* names come from the trace: control characters are escaped, never sent to the terminal */
+		fprintf(out, "  %5.1f%% %10.3f ms %7ldx  ", pct(k->ns, d->class_ns[c]), ms(k->ns), k->count);
+		ns_fput_text(out, name);
+		fputc('\n', out);
 		shown++;
 	}
 }

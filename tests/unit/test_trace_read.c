@@ -236,7 +236,8 @@ START_TEST(category_maps_both_spellings_to_one_value)
 	trace_meta meta;
 	ns_error err;
 
-	snprintf(doc, sizeof(doc), "{\"traceEvents\":[{\"cat\":\"%s\",\"ph\":\"X\",\"ts\":1}]}", cc->cat);
+	snprintf(doc, sizeof(doc), "{\"traceEvents\":[{\"cat\":\"%s\",\"ph\":\"X\",\"ts\":1,\"dur\":1}]}",
+	         cc->cat);
 	for (int how = 0; how < VIA_COUNT; how++) {
 		ck_assert_int_eq(read_doc(how, doc, &c, &meta, &err), NS_OK);
 		ck_assert_int_eq(c.ev[0].cat, cc->want);
@@ -305,8 +306,8 @@ static const event_case event_cases[] = {
      "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"Runtime\",\"ts\":1,\"dur\":1,\"args\":{\"external id\":537,"
      "\"correlation\":34417}}]}",
      1, 0, 'X', "", -1, -1, true, true, 1000, 1000, -1, -1, 34417, 537, -1.0, "", ""},
-    {"an X event without dur reports it absent", "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}]}", 1, 0, 'X', "",
-     -1, -1, true, false, 1000, 0, NO_ARGS},
+    {"an event of another phase without dur reports it absent", "{\"traceEvents\":[{\"ph\":\"i\",\"ts\":1}]}",
+     1, 0, 'i', "", -1, -1, true, false, 1000, 0, NO_ARGS},
     {"other phases pass through",
      "{\"traceEvents\":[{\"ph\":\"s\",\"id\":1,\"ts\":1},{\"ph\":\"f\",\"ts\":2,"
      "\"bp\":\"e\"},{\"ph\":\"C\",\"ts\":3}]}",
@@ -393,8 +394,10 @@ static const char *const meta_docs[] = {
     "{\"schemaVersion\":1,\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA A100-SXM4-80GB\",\"numSms\":108},"
     "{\"name\":\"NVIDIA "
     "H100\",\"id\":1}],\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":3,\"world_size\":8,"
-    "\"pg_config\":[{\"ranks\":[0,1]}]},\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}],\"traceName\":\"t\"}",
-    "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}],\"displayTimeUnit\":\"ms\",\"distributedInfo\":{\"world_"
+    "\"pg_config\":[{\"ranks\":[0,1]}]},\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1}],\"traceName\":"
+    "\"t\"}",
+    "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1}],\"displayTimeUnit\":\"ms\",\"distributedInfo\":{"
+    "\"world_"
     "size\":8,"
     "\"rank\":3},\"deviceProperties\":[{\"id\":0,\"name\":\"NVIDIA "
     "A100-SXM4-80GB\"},{\"id\":1,\"name\":\"NVIDIA "
@@ -460,6 +463,9 @@ static const bad_case bad_cases[] = {
     {"ts is a string", "{\"traceEvents\":[{\"ts\":\"1\"}]}", NS_ERR_VALUE, 0},
     {"dur is null", "{\"traceEvents\":[{\"ts\":1,\"dur\":null}]}", NS_ERR_VALUE, 0},
     {"negative dur", "{\"traceEvents\":[{},{\"ts\":1,\"dur\":-2}]}", NS_ERR_VALUE, 1},
+    /* a complete event is a span: without its length it was split as nothing ("compute-bound (0%)") */
+    {"a complete event without dur",
+     "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":1},{\"ph\":\"X\",\"ts\":1}]}", NS_ERR_VALUE, 1},
     {"ts does not fit in int64 ns", "{\"traceEvents\":[{\"ts\":9223372036854776}]}", NS_ERR_VALUE, 0},
     {"ts with a huge exponent", "{\"traceEvents\":[{\"ts\":1e400}]}", NS_ERR_VALUE, 0},
     {"ts one past int64 ns", "{\"traceEvents\":[{\"ts\":9223372036854775.808}]}", NS_ERR_VALUE, 0},
