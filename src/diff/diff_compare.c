@@ -191,16 +191,18 @@ static ns_status match_causes(const diff_side *b, const diff_side *a, diff_resul
 	if (b->ncauses + a->ncauses == 0)
 		return NS_OK;
 	r->causes = calloc(b->ncauses + a->ncauses, sizeof(*r->causes));
+	r->ncauses = 0; /* only entries filled below are counted */
 	if (r->causes == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; i < side[k]->ncauses; i++) {
 			const diff_cause *c = &side[k]->causes[i];
 			diff_cause_delta *d = find_cause(r, c->bucket, c->cause);
-			if (d == NULL) {
-				d = &r->causes[r->ncauses++];
+			if (d == NULL) { /* a new entry, filled before it is counted */
+				d = &r->causes[r->ncauses];
 				d->bucket = c->bucket;
 				d->cause = c->cause;
+				r->ncauses++;
 			}
 			*(k == 0 ? &d->before_ms : &d->after_ms) += ms_per_step(side[k], c->us);
 		}
