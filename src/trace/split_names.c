@@ -49,21 +49,24 @@ static bool matches(ns_str s, const name_rule *rules)
 	return false;
 }
 
-/* Host ops that launch collectives: what they launch is communication whatever the kernel is called. */
-static const name_rule comm_ops[] = {
-    {"nccl:", true},
-    {"c10d::", true},
-    {"record_param_comms", false},
-    {"c10d_functional::", true},  /* functional collectives (torch.compile, DTensor) */
-    {"_c10d_functional::", true}, /* the same, as spelled since PyTorch 2.3 */
-    {"nvshmem", true},            /* NVSHMEM host calls (nvshmem_*, nvshmemx_*) */
-    {"deep_ep::", true},          /* DeepEP expert-parallel dispatch/combine */
+/* Host ops that launch collectives (c10d::*, record_param_comms, nccl:*, vLLM's and symmetric memory's
+ * all-reduce ops, ...): what they launch is communication whatever the kernel is called. The table is the
+ * kernel table's (trace_kernels.c), so one list serves the split and the kernel report; gloo:* is in it but
+ * runs on the host, and is told apart below. */
+/* Besides that table: PyTorch's functional collectives (torch.compile, DTensor) and the host entry points of
+ * NVSHMEM and DeepEP. */
+static const name_rule more_comm_ops[] = {
+    {"c10d_functional::", true},
+    {"_c10d_functional::", true},
+    {"nvshmem", true},
+    {"deep_ep::", true},
     {NULL, false},
 };
 
 bool split_is_comm_op(ns_str name)
 {
-	return matches(name, comm_ops);
+	return name.len > 0 &&
+	       (comm_host_op_family(name.ptr, name.len) != NULL || matches(name, more_comm_ops));
 }
 
 /* Collectives that run on the host (gloo, the CPU backend of torch.distributed): the host is communicating.

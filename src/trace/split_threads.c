@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "split_private.h"
+#include "util/satmath.h"
+#include "util/sort.h"
 
 ns_status split_oom(ns_error *err)
 {
@@ -27,140 +29,28 @@ bool split_reserve_one(void **v, size_t n, size_t *cap, size_t elem)
 
 int64_t split_add_sat(int64_t a, int64_t b)
 {
-	return b > 0 && a > INT64_MAX - b ? INT64_MAX : a + b;
+	return ns_sat_add_i64(a, b);
 }
 
 /* b - a for b >= a, saturating. */
 int64_t split_sub_sat(int64_t b, int64_t a)
 {
-	return a < 0 && b > INT64_MAX + a ? INT64_MAX : b - a;
+	return ns_sat_sub_i64(b, a);
 }
 
 int split_cmp_i64(const void *a, const void *b)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
+	return ns_cmp_i64(a, b);
 }
 
-/* ---- sorting ---- */
-
-/* Records sorted here are at most this big (the pivot is copied to the stack). */
-#define SORT_ELEM_MAX 64
-
-static void swap_elems(char *a, char *b, size_t size)
-{
-	char t[SORT_ELEM_MAX];
-
-	memcpy(t, a, size);
-	memcpy(a, b, size);
-	memcpy(b, t, size);
-}
-
-static void sift_down(char *b, size_t root, size_t n, size_t size, split_cmp_fn cmp)
-{
-	for (;;) {
-		size_t child = 2 * root + 1;
-		if (child >= n)
-			return;
-		if (child + 1 < n && cmp(b + child * size, b + (child + 1) * size) < 0)
-			child++;
-		if (cmp(b + root * size, b + child * size) >= 0)
-			return;
-		swap_elems(b + root * size, b + child * size, size);
-		root = child;
-	}
-}
-
-static void heap_sort(char *b, size_t n, size_t size, split_cmp_fn cmp)
-{
-	for (size_t i = n / 2; i-- > 0;)
-		sift_down(b, i, n, size, cmp);
-	for (size_t end = n; end-- > 1;) {
-		swap_elems(b, b + end * size, size);
-		sift_down(b, 0, end, size, cmp);
-	}
-}
-
-static void insertion_sort(char *b, size_t n, size_t size, split_cmp_fn cmp)
-{
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && cmp(b + (j - 1) * size, b + j * size) > 0; j--)
-			swap_elems(b + (j - 1) * size, b + j * size, size);
-}
-
-/* Hoare partition around the median of the first, middle and last; returns the size of the left part. */
-static size_t partition(char *b, size_t n, size_t size, split_cmp_fn cmp)
-{
-	char pivot[SORT_ELEM_MAX];
-	char *lo = b, *mid = b + n / 2 * size, *hi = b + (n - 1) * size;
-	size_t i = 0, j = n - 1;
-
-	if (cmp(mid, lo) < 0)
-		swap_elems(mid, lo, size);
-	if (cmp(hi, mid) < 0)
-		swap_elems(hi, mid, size);
-	if (cmp(mid, lo) < 0)
-		swap_elems(mid, lo, size);
-	memcpy(pivot, mid, size);
-	for (;;) {
-		while (cmp(b + i * size, pivot) < 0)
-			i++;
-		while (cmp(pivot, b + j * size) < 0)
-			j--;
-		if (i >= j)
-			return j + 1;
-		swap_elems(b + i * size, b + j * size, size);
-		i++;
-		j--;
-	}
-}
-
-/* Introsort: quicksort, heapsort past a depth limit, insertion sort for short runs. In place, because
- * glibc's qsort takes a second buffer as large as the table, which would double the peak memory. */
-static void intro_sort(char *b, size_t n, size_t size, split_cmp_fn cmp, int depth)
-{
-	while (n > 16) {
-		size_t left;
-		if (depth-- == 0) {
-			heap_sort(b, n, size, cmp);
-			return;
-		}
-		left = partition(b, n, size, cmp);
-		if (left < n - left) {
-			intro_sort(b, left, size, cmp, depth);
-			b += left * size;
-			n -= left;
-		} else {
-			intro_sort(b + left * size, n - left, size, cmp, depth);
-			n = left;
-		}
-	}
-	insertion_sort(b, n, size, cmp);
-}
-
-/* bsearch must not see a NULL base, even for zero elements. Tables usually arrive in order (correlation
- * ids grow, steps follow each other), so a sorted one is only checked. */
 void split_sort(void *base, size_t n, size_t size, split_cmp_fn cmp)
 {
-	const char *b = base;
-	size_t i = 1;
-	int depth = 0;
-
-	while (i < n && cmp(b + (i - 1) * size, b + i * size) <= 0)
-		i++;
-	if (i >= n)
-		return;
-	for (size_t k = n; k > 1; k >>= 1)
-		depth += 2;
-	if (size > SORT_ELEM_MAX)
-		qsort(base, n, size, cmp);
-	else
-		intro_sort(base, n, size, cmp, depth);
+	ns_sort(base, n, size, cmp);
 }
 
 void *split_search(const void *key, const void *base, size_t n, size_t size, split_cmp_fn cmp)
 {
-	return n > 0 ? bsearch(key, base, n, size, cmp) : NULL;
+	return ns_bsearch(key, base, n, size, cmp);
 }
 
 /* ---- the thread table ---- */

@@ -494,6 +494,31 @@ START_TEST(nothing_to_split_gives_no_devices)
 }
 END_TEST
 
+START_TEST(kernels_launched_by_functional_collectives_and_vllm_all_reduce_are_comm)
+{
+	/* each op encloses the launch of a GEMM-named kernel (10 us): all three kernels are comm */
+	static const ev_spec ev[] = {STEP(1, 0, 100),
+	                             CPU("_c10d_functional::all_reduce", 0, 10),
+	                             RT("cudaLaunchKernel", 2, 2, 1),
+	                             K_CORR(GEMM, 10, 10, 1, NONE),
+	                             CPU("vllm::all_reduce", 20, 10),
+	                             RT("cudaLaunchKernel", 22, 2, 2),
+	                             K_CORR(GEMM, 30, 10, 2, NONE),
+	                             CPU("aten::mm", 40, 10),
+	                             RT("cudaLaunchKernel", 42, 2, 3),
+	                             K_CORR(GEMM, 50, 10, 3, NONE),
+	                             END};
+	kernel_rules *rules = NULL;
+	split_result res;
+
+	run_split(ev, &res, &rules);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[REGIME_COMM], 20000);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[REGIME_COMPUTE], 10000); /* aten::mm's kernel */
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
 START_TEST(host_work_alone_gives_no_device_verdict)
 {
 	/* steps, a data loader and ops but no device work and no host collective: nothing to route */
@@ -916,6 +941,7 @@ static Suite *split_suite(void)
 	tcase_add_test(tc, top_kernels_sum_time_per_name_and_class_largest_first);
 	tcase_add_test(tc, nothing_to_split_gives_no_devices);
 	tcase_add_test(tc, host_work_alone_gives_no_device_verdict);
+	tcase_add_test(tc, kernels_launched_by_functional_collectives_and_vllm_all_reduce_are_comm);
 	tcase_add_test(tc, a_step_that_is_mostly_set_up_is_warm_up_and_left_out);
 	tcase_add_test(tc, keep_warmup_counts_every_step);
 	tcase_add_test(tc, a_slow_step_with_set_up_calls_is_warm_up);
