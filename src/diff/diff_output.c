@@ -199,6 +199,8 @@ static void print_causes(FILE *out, const diff_result *r)
 	fprintf(out, "%-24s %10s %10s %10s\n", "causes, ms per step", "before", "after", "delta");
 	for (size_t i = 0; i < r->ncauses; i++) {
 		const diff_cause_delta *c = &r->causes[i];
+		if (c->before_ms == 0 && c->after_ms == 0) /* a cause neither run had (JSON still lists it) */
+			continue;
 		snprintf(label, sizeof(label), "%s/%s", regime_name(c->bucket), c->cause);
 		fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", label, c->before_ms, c->after_ms,
 		        c->delta_ms);
