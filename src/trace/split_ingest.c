@@ -100,11 +100,13 @@ static void derive_runtime(const trace_event *ev, span_info *si)
 
 static void derive_cpu_op(const trace_event *ev, span_info *si)
 {
+	bool aten = split_str_starts(ev->name, "aten::"); /* most ops; no collective is named aten:: */
+
 	si->kind = SK_HOST;
 	si->host = 1u << HK_CPU;
-	if (split_is_blocking_op(ev->name))
+	if (aten && split_is_blocking_op(ev->name))
 		si->host |= 1u << HK_BLOCK;
-	si->comm_op = split_is_comm_op(ev->name);
+	si->comm_op = !aten && split_is_comm_op(ev->name);
 }
 
 static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)

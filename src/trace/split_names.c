@@ -9,14 +9,18 @@
 
 typedef struct {
 	const char *name;
+	size_t len;  /* strlen(name), computed at compile time: these tables are read for every host event */
 	bool prefix; /* matches any name starting with it; otherwise the name must be exactly this */
 } name_rule;
 
-static bool str_is(ns_str s, const char *lit)
-{
-	size_t n = strlen(lit);
-	return s.len == n && memcmp(s.ptr, lit, n) == 0;
-}
+#define EXACT(s)                                                                                             \
+	{                                                                                                    \
+		s, sizeof(s) - 1, false                                                                      \
+	}
+#define PREFIX(s)                                                                                            \
+	{                                                                                                    \
+		s, sizeof(s) - 1, true                                                                       \
+	}
 
 bool split_str_starts(ns_str s, const char *lit)
 {
@@ -44,7 +48,7 @@ static bool str_contains(ns_str s, const char *lit)
 static bool matches(ns_str s, const name_rule *rules)
 {
 	for (const name_rule *r = rules; r->name != NULL; r++)
-		if (r->prefix ? split_str_starts(s, r->name) : str_is(s, r->name))
+		if ((r->prefix ? s.len >= r->len : s.len == r->len) && memcmp(s.ptr, r->name, r->len) == 0)
 			return true;
 	return false;
 }
@@ -56,11 +60,11 @@ static bool matches(ns_str s, const name_rule *rules)
 /* Besides that table: PyTorch's functional collectives (torch.compile, DTensor) and the host entry points of
  * NVSHMEM and DeepEP. */
 static const name_rule more_comm_ops[] = {
-    {"c10d_functional::", true},
-    {"_c10d_functional::", true},
-    {"nvshmem", true},
-    {"deep_ep::", true},
-    {NULL, false},
+    PREFIX("c10d_functional::"),
+    PREFIX("_c10d_functional::"),
+    PREFIX("nvshmem"),
+    PREFIX("deep_ep::"),
+    {NULL, 0, false},
 };
 
 bool split_is_comm_op(ns_str name)
@@ -86,11 +90,11 @@ bool split_is_launch(ns_str name)
 
 /* Calls that block the host until the device (a stream, an event, the whole device) has drained. */
 static const name_rule sync_calls[] = {
-    {"cudaDeviceSynchronize", false}, {"cudaStreamSynchronize", false},
-    {"cudaEventSynchronize", false},  {"cuCtxSynchronize", false},
-    {"cuStreamSynchronize", false},   {"cuEventSynchronize", false},
-    {"hipDeviceSynchronize", false},  {"hipStreamSynchronize", false},
-    {"hipEventSynchronize", false},   {NULL, false},
+    EXACT("cudaDeviceSynchronize"), EXACT("cudaStreamSynchronize"),
+    EXACT("cudaEventSynchronize"),  EXACT("cuCtxSynchronize"),
+    EXACT("cuStreamSynchronize"),   EXACT("cuEventSynchronize"),
+    EXACT("hipDeviceSynchronize"),  EXACT("hipStreamSynchronize"),
+    EXACT("hipEventSynchronize"),   {NULL, 0, false},
 };
 
 bool split_is_sync_call(ns_str name)
@@ -101,12 +105,12 @@ bool split_is_sync_call(ns_str name)
 /* Copies that return only when done: the synchronous (non-Async) memcpy family. HIP's hipMemcpyWithStream is
  * synchronous too (PyTorch on ROCm uses it for blocking copies). */
 static const name_rule blocking_calls[] = {
-    {"cudaMemcpy", false},     {"cudaMemcpy2D", false},        {"cudaMemcpy3D", false},
-    {"cudaMemcpyPeer", false}, {"cudaMemcpyToSymbol", false},  {"cudaMemcpyFromSymbol", false},
-    {"cuMemcpy", false},       {"cuMemcpyDtoH", true},         {"cuMemcpyHtoD", true},
-    {"cuMemcpyDtoD", true},    {"cuMemcpyPeer", false},        {"hipMemcpy", false},
-    {"hipMemcpyDtoH", false},  {"hipMemcpyHtoD", false},       {"hipMemcpyDtoD", false},
-    {"hipMemcpy2D", false},    {"hipMemcpyWithStream", false}, {NULL, false},
+    EXACT("cudaMemcpy"),     EXACT("cudaMemcpy2D"),        EXACT("cudaMemcpy3D"),
+    EXACT("cudaMemcpyPeer"), EXACT("cudaMemcpyToSymbol"),  EXACT("cudaMemcpyFromSymbol"),
+    EXACT("cuMemcpy"),       PREFIX("cuMemcpyDtoH"),       PREFIX("cuMemcpyHtoD"),
+    PREFIX("cuMemcpyDtoD"),  EXACT("cuMemcpyPeer"),        EXACT("hipMemcpy"),
+    EXACT("hipMemcpyDtoH"),  EXACT("hipMemcpyHtoD"),       EXACT("hipMemcpyDtoD"),
+    EXACT("hipMemcpy2D"),    EXACT("hipMemcpyWithStream"), {NULL, 0, false},
 };
 
 bool split_is_blocking_call(ns_str name)
@@ -117,13 +121,10 @@ bool split_is_blocking_call(ns_str name)
 /* ATen ops that read a device value on the host (.item(), .cpu() of a scalar, printing a CUDA tensor, a
  * Python `if` on a GPU value) or need a device-computed size: they wait for the device to drain. */
 static const name_rule blocking_ops[] = {
-    {"aten::item", false},
-    {"aten::_local_scalar_dense", false},
-    {"aten::is_nonzero", false},
-    {"aten::nonzero", false},
-    {"aten::equal", false},
-    {"aten::masked_select", false},
-    {NULL, false},
+    EXACT("aten::item"),       EXACT("aten::_local_scalar_dense"),
+    EXACT("aten::is_nonzero"), EXACT("aten::nonzero"),
+    EXACT("aten::equal"),      EXACT("aten::masked_select"),
+    {NULL, 0, false},
 };
 
 bool split_is_blocking_op(ns_str name)
@@ -136,45 +137,45 @@ bool split_is_blocking_op(ns_str name)
  * pool), so the lazy context creation lands in it; cudaGetDeviceProperties is called once per device at
  * start-up. */
 static const name_rule init_calls[] = {
-    {"cudaMalloc", true},
-    {"cudaFree", true},
-    {"cudaHostAlloc", false},
-    {"cudaHostRegister", false},
-    {"cudaHostUnregister", false},
-    {"cudaStreamCreate", true},
-    {"cudaEventCreate", true},
-    {"cudaDeviceGetStreamPriorityRange", false},
-    {"cudaGetDeviceProperties", true},
-    {"cudaDeviceEnablePeerAccess", false},
-    {"cudaIpcOpenMemHandle", false},
-    {"cuMemAlloc", true},
-    {"cuMemFree", true},
-    {"cuMemHostAlloc", false},
-    {"cuMemHostRegister", true},
-    {"cuMemCreate", false},
-    {"cuMemMap", false},
-    {"cuMemAddressReserve", false},
-    {"cuMemSetAccess", false},
-    {"cuModuleLoad", true},
-    {"cuLibraryLoad", true},
-    {"cuModuleGetFunction", false},
-    {"cuStreamCreate", true},
-    {"cuEventCreate", false},
-    {"cuCtxCreate", true},
-    {"cuDevicePrimaryCtxRetain", false},
-    {"cuInit", false},
-    {"hipMalloc", true},
-    {"hipFree", true},
-    {"hipHostMalloc", false},
-    {"hipHostFree", false},
-    {"hipHostRegister", false},
-    {"hipExtMallocWithFlags", false},
-    {"hipStreamCreate", true},
-    {"hipEventCreate", true},
-    {"hipModuleLoad", true},
-    {"hipDeviceGetStreamPriorityRange", false},
-    {"hipGetDeviceProperties", true},
-    {NULL, false},
+    PREFIX("cudaMalloc"),
+    PREFIX("cudaFree"),
+    EXACT("cudaHostAlloc"),
+    EXACT("cudaHostRegister"),
+    EXACT("cudaHostUnregister"),
+    PREFIX("cudaStreamCreate"),
+    PREFIX("cudaEventCreate"),
+    EXACT("cudaDeviceGetStreamPriorityRange"),
+    PREFIX("cudaGetDeviceProperties"),
+    EXACT("cudaDeviceEnablePeerAccess"),
+    EXACT("cudaIpcOpenMemHandle"),
+    PREFIX("cuMemAlloc"),
+    PREFIX("cuMemFree"),
+    EXACT("cuMemHostAlloc"),
+    PREFIX("cuMemHostRegister"),
+    EXACT("cuMemCreate"),
+    EXACT("cuMemMap"),
+    EXACT("cuMemAddressReserve"),
+    EXACT("cuMemSetAccess"),
+    PREFIX("cuModuleLoad"),
+    PREFIX("cuLibraryLoad"),
+    EXACT("cuModuleGetFunction"),
+    PREFIX("cuStreamCreate"),
+    EXACT("cuEventCreate"),
+    PREFIX("cuCtxCreate"),
+    EXACT("cuDevicePrimaryCtxRetain"),
+    EXACT("cuInit"),
+    PREFIX("hipMalloc"),
+    PREFIX("hipFree"),
+    EXACT("hipHostMalloc"),
+    EXACT("hipHostFree"),
+    EXACT("hipHostRegister"),
+    EXACT("hipExtMallocWithFlags"),
+    PREFIX("hipStreamCreate"),
+    PREFIX("hipEventCreate"),
+    PREFIX("hipModuleLoad"),
+    EXACT("hipDeviceGetStreamPriorityRange"),
+    PREFIX("hipGetDeviceProperties"),
+    {NULL, 0, false},
 };
 
 /* Stream-ordered allocation (cudaMallocAsync, cudaFreeAsync) is steady-state work, not set-up. */
