@@ -1,0 +1,91 @@
+#!/bin/bash
+# run-hostile.sh NEXTSTEP [SANITIZED]: the reproductions of issue 9, each under `timeout 5` and (unless the
+# build is sanitized: ASan reserves terabytes of address space) `ulimit -v 400000` (400 MB), asserting the
+# exit status and a clear message or result. Big inputs are generated here, in a temporary directory.
+set -u
+bin=$1 sanitized=${2:-OFF}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+# check NAME WANT_CODE WANT_TEXT CMD...: WANT_TEXT is a grep -E pattern over stdout+stderr.
+check() {
+	local name=$1 code=$2 want=$3 got
+	shift 3
+	if [ "$sanitized" = ON ]; then
+		(timeout 5 "$@") >"$tmp/out" 2>&1
+	else
+		(ulimit -v 400000 && timeout 5 "$@") >"$tmp/out" 2>&1
+	fi
+	got=$?
+	if [ "$got" -eq "$code" ] && grep -Eq -- "$want" "$tmp/out"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $name: exit $got (want $code), output:"
+		head -c 600 "$tmp/out"
+		echo
+	fi
+}
+
+# A one-step trace whose single kernel has the name in file $1 (raw bytes, JSON-safe).
+trace_with_name() {
+	{
+		printf '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":9,"tid":9,'
+		printf '"ts":0,"dur":100},{"ph":"X","cat":"kernel","name":"'
+		cat "$1"
+		printf '","pid":0,"tid":7,"ts":0,"dur":80,"args":{"device":0}}]}'
+	} >"$2"
+}
+rules() { printf '{"rules": [{"match": "%s", "regex": true, "class": "compute"}]}' "$1" >"$2"; }
+repeat() { awk -v c="$1" -v n="$2" -v t="$3" 'BEGIN { s = ""; for (i = 0; i < n; i++) s = s c; printf "%s%s", s, t }'; }
+
+# Item 1: regexes that made glibc take 24 GB, seconds or minutes; backreferences.
+rules '((a{0,100}){0,100}){0,100}' "$tmp/nested.json"
+repeat a 31 '' >"$tmp/n31"
+trace_with_name "$tmp/n31" "$tmp/t31.json"
+check "nested intervals are refused at load" 1 'too large' "$bin" trace --kernel-rules "$tmp/nested.json" "$tmp/t31.json"
+rules '([a-z]{0,100}){0,100}x' "$tmp/az.json"
+repeat a 31 '-x' >"$tmp/n31x"
+trace_with_name "$tmp/n31x" "$tmp/t31x.json"
+check "([a-z]{0,100}){0,100}x on 31 characters" 0 'memory-bound' "$bin" trace --kernel-rules "$tmp/az.json" "$tmp/t31x.json"
+repeat a 1000 '-x' >"$tmp/n1000"
+trace_with_name "$tmp/n1000" "$tmp/t1000.json"
+check "([a-z]{0,100}){0,100}x on 1,000 characters" 0 'memory-bound' "$bin" trace --kernel-rules "$tmp/az.json" "$tmp/t1000.json"
+rules '(a|aa)*c' "$tmp/aa.json"
+repeat a 100000 'bc' >"$tmp/n100k"
+trace_with_name "$tmp/n100k" "$tmp/t100k.json"
+check "(a|aa)*c on 100k characters" 0 'memory-bound' "$bin" trace --kernel-rules "$tmp/aa.json" "$tmp/t100k.json"
+rules '(x+x+)+y' "$tmp/xx.json"
+repeat x 100000 '-y' >"$tmp/x100k"
+trace_with_name "$tmp/x100k" "$tmp/tx100k.json"
+check "(x+x+)+y on 100k characters" 0 'memory-bound' "$bin" trace --kernel-rules "$tmp/xx.json" "$tmp/tx100k.json"
+rules '(a*)\\1' "$tmp/backref.json"
+check "a backreference is refused with its offset" 1 'offset 4: a backreference is not allowed' "$bin" trace --kernel-rules "$tmp/backref.json" "$tmp/t31.json"
+
+# Item 4: JSON output streams (memory does not grow with steps or devices; bench numbers in the report of
+# issue 9). Sizes that print within 5 s on a loaded 2-core machine: cJSON's number printing sets the pace.
+sh "$here/gen-steps.sh" 20000 1 >"$tmp/s20k.json"
+check "JSON of 20k steps" 0 '"step":19999' "$bin" trace --format json "$tmp/s20k.json"
+sh "$here/gen-steps.sh" 5000 4 >"$tmp/s5k4.json"
+check "JSON of 5k steps x 4 devices" 0 '"device":3' "$bin" trace --format json "$tmp/s5k4.json"
+check "text of 20k steps" 0 'every step compute-bound' "$bin" trace "$tmp/s20k.json"
+
+# Item 5: a name past the bound is an error with its position, at once.
+repeat k 1100000 '' >"$tmp/nbig"
+trace_with_name "$tmp/nbig" "$tmp/tbig.json"
+check "a 1.1 MB kernel name" 1 'byte [0-9]+: kernel name of 1100000 bytes, longer than 1048576' "$bin" trace "$tmp/tbig.json"
+
+# Item 7: a complete event without dur; control characters and bad UTF-8 in a kernel name.
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"args":{"device":0}}]}' >"$tmp/nodur.json"
+check "an X event without dur" 1 'byte 16: complete event \("ph": "X"\) without "dur"' "$bin" trace "$tmp/nodur.json"
+printf 'sgemm\\u001b]0;title\\u0007\xff_k' >"$tmp/nesc"
+trace_with_name "$tmp/nesc" "$tmp/tesc.json"
+check "ESC in a kernel name is escaped in text" 0 'sgemm\\x1b\]0;title\\x07'"$(printf '\xef\xbf\xbd')"'_k' "$bin" trace -v "$tmp/tesc.json"
+printf 'k_\\ud83d\\ude00' >"$tmp/nsur"
+trace_with_name "$tmp/nsur" "$tmp/tsur.json"
+check "a surrogate pair in a kernel name decodes" 0 "\"name\":\"k_$(printf '\xf0\x9f\x98\x80')\"" "$bin" trace --format json "$tmp/tsur.json"
+
+echo "hostile: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
