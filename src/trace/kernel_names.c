@@ -103,9 +103,14 @@ static bool rehash(kernel_names *t)
 
 static bool is_utf8(const char *p, size_t len)
 {
-	for (size_t i = 0, n; i < len; i += n)
+	for (size_t i = 0, n; i < len; i += n) {
+		if ((unsigned char)p[i] < 0x80) { /* ASCII, nearly every name: no call per byte */
+			n = 1;
+			continue;
+		}
 		if ((n = ns_utf8_char(p + i, len - i, NULL)) == 0)
 			return false;
+	}
 	return true;
 }
 
