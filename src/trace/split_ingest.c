@@ -83,19 +83,49 @@ static ns_status derive_gpu(trace_split *s, const trace_event *ev, span_info *si
 
 /* A runtime call: a *Synchronize is only a sync wait (not host work: the host is blocked, not busy); every
  * other call is host work, and may also be a blocking copy, a set-up call, or a launch to link. */
-static void derive_runtime(const trace_event *ev, span_info *si)
+static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name)
 {
-	si->kind = SK_HOST;
-	if (split_is_sync_call(ev->name)) {
-		si->host = 1u << HK_SYNC;
+	*launch_name = false;
+	if (split_is_sync_call(name)) {
+		*host = 1u << HK_SYNC;
 		return;
 	}
-	si->host = 1u << HK_CPU;
-	if (split_is_blocking_call(ev->name))
-		si->host |= 1u << HK_BLOCK;
-	else if (split_is_init_call(ev->name))
-		si->host |= 1u << HK_INIT;
-	si->launches = ev->correlation >= 0 && split_is_launch(ev->name);
+	*host = 1u << HK_CPU;
+	if (split_is_blocking_call(name))
+		*host |= 1u << HK_BLOCK;
+	else if (split_is_init_call(name))
+		*host |= 1u << HK_INIT;
+	*launch_name = split_is_launch(name);
+}
+
+static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
+{
+	runtime_cache_slot *slot = NULL;
+	uint8_t host;
+	bool launch_name;
+
+	if (ev->name.len > 0 && ev->name.len < RUNTIME_CACHE_NAME) {
+		uint32_t h = 2166136261u;
+		for (size_t i = 0; i < ev->name.len; i++)
+			h = (h ^ (unsigned char)ev->name.ptr[i]) * 16777619u;
+		slot = &s->runtime_cache[h % RUNTIME_CACHE_SLOTS];
+	}
+	if (slot != NULL && slot->len == ev->name.len &&
+	    memcmp(slot->name, ev->name.ptr, ev->name.len) == 0) {
+		host = slot->host;
+		launch_name = slot->launch_name;
+	} else {
+		classify_runtime(ev->name, &host, &launch_name);
+		if (slot != NULL) {
+			memcpy(slot->name, ev->name.ptr, ev->name.len);
+			slot->len = (uint8_t)ev->name.len;
+			slot->host = host;
+			slot->launch_name = launch_name;
+		}
+	}
+	si->kind = SK_HOST;
+	si->host = host;
+	si->launches = launch_name && !(host & (1u << HK_SYNC)) && ev->correlation >= 0;
 }
 
 static void derive_cpu_op(const trace_event *ev, span_info *si)
@@ -129,7 +159,7 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 		}
 		break;
 	case TCAT_RUNTIME:
-		derive_runtime(ev, si);
+		derive_runtime(s, ev, si);
 		return NS_OK;
 	default:
 		break;

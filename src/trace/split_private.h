@@ -81,8 +81,20 @@ typedef struct {
 	size_t nopen, capopen;
 } host_thread;
 
+/* The runtime-call rules' answer for one name, remembered: a trace has a few dozen distinct runtime calls and
+ * millions of calls, and the name tables are read once per name instead of once per call. */
+#define RUNTIME_CACHE_SLOTS 256
+#define RUNTIME_CACHE_NAME  56
+typedef struct {
+	char name[RUNTIME_CACHE_NAME];
+	uint8_t len; /* 0: empty slot */
+	uint8_t host;
+	bool launch_name;
+} runtime_cache_slot;
+
 struct trace_split {
 	const kernel_rules *rules;
+	runtime_cache_slot runtime_cache[RUNTIME_CACHE_SLOTS];
 	kernel_names *names;
 	gpu_rec *gpu;
 	size_t ngpu, capgpu;

@@ -108,8 +108,9 @@ static void close_windows(window_set *ws)
  */
 void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], window_set *ws)
 {
-	int64_t busy_until[GK_COUNT], c[SW_COUNT], t = INT64_MAX;
+	int64_t busy_until[GK_COUNT], c[SW_COUNT] = {0}, t = INT64_MAX;
 	span_cursor hc[SL_COUNT];
+	int used[SL_COUNT], nused = 0; /* the non-empty lists: most traces have two or three */
 	size_t i = 0;
 
 	for (int k = 0; k < GK_COUNT; k++)
@@ -118,7 +119,10 @@ void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], win
 		t = g[0].start;
 	for (int k = 0; k < SL_COUNT; k++) {
 		hc[k] = (span_cursor){&host[k], 0};
-		if (host[k].n > 0 && host[k].v[0].start < t)
+		if (host[k].n == 0)
+			continue;
+		used[nused++] = k;
+		if (host[k].v[0].start < t)
 			t = host[k].v[0].start;
 	}
 	while (t != INT64_MAX) {
@@ -132,7 +136,8 @@ void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], win
 			if (c[k] && busy_until[k] < next)
 				next = busy_until[k];
 		}
-		for (int k = 0; k < SL_COUNT; k++) {
+		for (int u = 0; u < nused; u++) {
+			int k = used[u];
 			int64_t at;
 			c[SW_HOST + k] = cursor_active(&hc[k], t);
 			at = cursor_next(&hc[k], t);
