@@ -392,8 +392,8 @@ int cli_parse(int argc, char **argv, cli_config *cfg)
 		free(table);
 		return unknown_subcommand(argv[1]);
 	}
-	/* getopt sees the subcommand's words only: argv[skip] plays argv[0]. It runs once per process, so optind
-	 * starts at 1 as POSIX sets it. */
+	/* getopt sees the subcommand's words only: argv[skip] plays argv[0]. It runs once per process, so
+	 * optind starts at 1 as POSIX sets it. */
 	rc = getopt_loop(argc - skip, argv + skip, cfg, table);
 	free(table);
 	if (rc >= 0)
