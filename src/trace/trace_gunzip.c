@@ -7,6 +7,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "util/magic.h"
+
 /* Four 256 KiB slots keep the inflater a little ahead of the parser without holding much memory. */
 #define RING_SLOTS 4
 #define SLOT_BYTES (256u << 10)
@@ -53,7 +55,7 @@ static ns_status read_magic(trace_source *src, ns_error *err)
 			break;
 		src->magic_len += (size_t)got;
 	}
-	src->gz = src->magic_len == 2 && src->magic[0] == 0x1f && src->magic[1] == 0x8b;
+	src->gz = ns_is_gzip(src->magic, src->magic_len);
 	return NS_OK;
 }
 
