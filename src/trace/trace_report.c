@@ -7,6 +7,7 @@
 
 #include "nextstep/kernel_identity.h"
 #include "report_private.h"
+#include "util/sort.h"
 #include "util/text.h"
 
 void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size)
@@ -91,12 +92,6 @@ static void print_summary(FILE *out, const split_result *res, const split_device
 	fputc('\n', out);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* How the steps vary: min / median / max time, and whether the verdict holds for every step. */
 static ns_status print_variation(FILE *out, const split_device *d, const report_options *o, ns_error *err)
 {
@@ -112,7 +107,7 @@ static ns_status print_variation(FILE *out, const split_device *d, const report_
 		route_window(&d->steps[i], o, &v);
 		kinds += count[v.regime]++ == 0;
 	}
-	qsort(dur, d->nsteps, sizeof(*dur), cmp_i64);
+	qsort(dur, d->nsteps, sizeof(*dur), ns_cmp_i64);
 	fprintf(out, "  step time min %.3f / median %.3f / max %.3f ms; ", ms(dur[0]),
 	        d->nsteps % 2 ? ms(dur[d->nsteps / 2])
 	                      : (ms(dur[d->nsteps / 2 - 1]) + ms(dur[d->nsteps / 2])) / 2,

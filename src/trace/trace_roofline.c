@@ -6,6 +6,8 @@
 #include "nextstep/format.h"
 #include "nextstep/regime.h"
 #include "util/satmath.h"
+#include "util/sort.h"
+#include "util/vec.h"
 
 /* The ops roofline_place_op() counts (roofline.h); other ops are reported as unknown, never estimated. */
 static const char *const matmul_ops[] = {
@@ -67,19 +69,16 @@ struct trace_roofline {
 	size_t ntext, cap_text;
 };
 
+/* ns_grow with a status: the buffer is stored back only when it moved, so a failed grow keeps it. */
 static bool grow(void **arr, size_t *cap, size_t need, size_t size)
 {
-	size_t n = *cap != 0 ? *cap : 256;
 	void *p;
 
 	if (need <= *cap)
 		return true;
-	while (n < need)
-		n *= 2;
-	if ((p = realloc(*arr, n * size)) == NULL)
+	if ((p = ns_grow(*arr, cap, need, size)) == NULL)
 		return false;
 	*arr = p;
-	*cap = n;
 	return true;
 }
 
@@ -202,14 +201,9 @@ ns_status trace_roofline_tee_event(const trace_event *ev, void *ctx, ns_error *e
 
 /* ---- finish: link kernels to ops, place, group ---- */
 
-static int cmp_i64(int64_t a, int64_t b)
-{
-	return a < b ? -1 : a > b;
-}
-
 static int cmp_kernel(const void *a, const void *b)
 {
-	return cmp_i64(((const kernel_rec *)a)->ext, ((const kernel_rec *)b)->ext);
+	return ns_order_i64(((const kernel_rec *)a)->ext, ((const kernel_rec *)b)->ext);
 }
 
 /* An empty array may have a NULL base, which qsort must not be given. */
@@ -219,14 +213,9 @@ static void sort_array(void *base, size_t n, size_t size, int (*cmp)(const void 
 		qsort(base, n, size, cmp);
 }
 
-static int cmp_ext(const void *a, const void *b)
-{
-	return cmp_i64(*(const int64_t *)a, *(const int64_t *)b);
-}
-
 static int cmp_op(const void *a, const void *b)
 {
-	return cmp_i64(((const op_rec *)a)->ext, ((const op_rec *)b)->ext);
+	return ns_order_i64(((const op_rec *)a)->ext, ((const op_rec *)b)->ext);
 }
 
 /* The deviceProperties name of the GPU that ran the most kernel time. */
@@ -343,7 +332,7 @@ static bool op_has_ext(const trace_roofline *c, int64_t ext)
 
 static int cmp_launch_corr(const void *a, const void *b)
 {
-	return cmp_i64(((const launch_rec *)a)->corr, ((const launch_rec *)b)->corr);
+	return ns_order_i64(((const launch_rec *)a)->corr, ((const launch_rec *)b)->corr);
 }
 
 static const launch_rec *find_launch(const trace_roofline *c, int64_t corr)
@@ -368,11 +357,11 @@ typedef struct {
 
 static int cmp_thread_time(int64_t pa, int64_t ta, int64_t sa, int64_t pb, int64_t tb, int64_t sb)
 {
-	int d = cmp_i64(pa, pb);
+	int d = ns_order_i64(pa, pb);
 
 	if (d == 0)
-		d = cmp_i64(ta, tb);
-	return d != 0 ? d : cmp_i64(sa, sb);
+		d = ns_order_i64(ta, tb);
+	return d != 0 ? d : ns_order_i64(sa, sb);
 }
 
 /* By thread, then start; an enclosing op (same start, later end) before the ops it encloses. */
@@ -381,7 +370,7 @@ static int cmp_span(const void *a, const void *b)
 	const op_span *x = a, *y = b;
 	int d = cmp_thread_time(x->pid, x->tid, x->start, y->pid, y->tid, y->start);
 
-	return d != 0 ? d : cmp_i64(y->end, x->end);
+	return d != 0 ? d : ns_order_i64(y->end, x->end);
 }
 
 static int cmp_pending(const void *a, const void *b)
@@ -520,7 +509,7 @@ static int cmp_text(text_ref a, text_ref b)
 	size_t n = a.len < b.len ? a.len : b.len;
 	int d = memcmp(sort_text + a.off, sort_text + b.off, n);
 
-	return d != 0 ? d : cmp_i64((int64_t)a.len, (int64_t)b.len);
+	return d != 0 ? d : ns_order_i64((int64_t)a.len, (int64_t)b.len);
 }
 
 static int cmp_group(const void *a, const void *b)
@@ -627,7 +616,7 @@ ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const
 	/* No table: every device is unknown, and the report says so. */
 	s.dev = o->devices != NULL ? find_device(o->devices, o, out) : NULL;
 	sort_array(c->ops, c->nops, sizeof(op_rec), cmp_op);
-	sort_array(c->other_ops, c->nother, sizeof(int64_t), cmp_ext);
+	sort_array(c->other_ops, c->nother, sizeof(int64_t), ns_cmp_i64);
 	if ((st = link_through_launches(c, out, err)) != NS_OK)
 		return st;
 	sort_array(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);
