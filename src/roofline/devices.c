@@ -10,6 +10,7 @@
 #include <cJSON.h>
 
 #include "nextstep/json_file.h"
+#include "util/vec.h"
 
 typedef struct {
 	ns_dtype dtype;
@@ -426,11 +427,10 @@ static ns_status merge_devices(ns_device_table *t, ns_device *add, size_t n, ns_
 			return err->status;
 	}
 	if (t->n + appended > t->cap) {
-		ns_device *grown = realloc(t->dev, (t->n + appended) * sizeof(*grown));
+		ns_device *grown = ns_grow(t->dev, &t->cap, t->n + appended, sizeof(*grown));
 		if (grown == NULL)
 			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		t->dev = grown;
-		t->cap = t->n + appended;
 	}
 	for (size_t i = 0; i < n; i++) {
 		char key[DEVICE_TEXT_MAX];
