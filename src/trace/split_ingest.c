@@ -13,9 +13,7 @@ trace_split *trace_split_new(const kernel_rules *rules)
 		return NULL;
 	s->rules = rules;
 	s->names = kernel_names_new();
-	s->nthread_slots = 64;
-	s->thread_slot = calloc(s->nthread_slots, sizeof(*s->thread_slot));
-	if (s->names == NULL || s->thread_slot == NULL) {
+	if (s->names == NULL || !ns_hindex_init(&s->thread_index, 64)) {
 		trace_split_free(s);
 		return NULL;
 	}
@@ -39,7 +37,7 @@ void trace_split_free(trace_split *s)
 		free(s->thread[i].open);
 	}
 	free(s->thread);
-	free(s->thread_slot);
+	ns_hindex_free(&s->thread_index);
 	free(s);
 }
 

@@ -10,6 +10,7 @@
 #define NEXTSTEP_SPLIT_PRIVATE_H
 
 #include "nextstep/trace_split.h"
+#include "util/hindex.h"
 
 /* What a GPU record is; the first three equal kernel_class so a kernel's class is its kind. */
 enum { GK_COMPUTE = KCLASS_COMPUTE, GK_MEMORY = KCLASS_MEMORY, GK_COMM = KCLASS_COMM, GK_TRANSFER, GK_COUNT };
@@ -108,9 +109,8 @@ struct trace_split {
 	size_t ncomm_ext, capcomm_ext;
 	host_thread *thread;
 	size_t nthreads, capthreads;
-	uint32_t *thread_slot; /* open addressing over (pid, tid): index + 1 */
-	size_t nthread_slots;
-	uint32_t last_thread; /* index + 1 of the last thread looked up */
+	ns_hindex thread_index; /* (pid, tid) -> index in thread */
+	uint32_t last_thread;   /* index + 1 of the last thread looked up */
 	int64_t device_id[TRACE_MAX_DEVICES];
 	size_t ndevices;
 	long events;

@@ -55,35 +55,12 @@ void *split_search(const void *key, const void *base, size_t n, size_t size, spl
 
 /* ---- the thread table ---- */
 
-static size_t thread_hash(int64_t pid, int64_t tid, size_t nslots)
-{
-	uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)tid * 0xc2b2ae3d27d4eb4full;
-	return (size_t)(h ^ (h >> 29)) & (nslots - 1);
-}
-
-static bool thread_rehash(trace_split *s)
-{
-	size_t nslots = s->nthread_slots * 2;
-	uint32_t *slot = calloc(nslots, sizeof(*slot));
-
-	if (slot == NULL)
-		return false;
-	for (size_t i = 0; i < s->nthreads; i++) {
-		size_t h = thread_hash(s->thread[i].pid, s->thread[i].tid, nslots);
-		while (slot[h] != 0)
-			h = (h + 1) & (nslots - 1);
-		slot[h] = (uint32_t)(i + 1);
-	}
-	free(s->thread_slot);
-	s->thread_slot = slot;
-	s->nthread_slots = nslots;
-	return true;
-}
-
 ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err)
 {
-	size_t h;
 	host_thread *t;
+	uint64_t hash;
+	size_t slot;
+	uint32_t id;
 
 	if (s->last_thread != 0) {
 		t = &s->thread[s->last_thread - 1];
@@ -92,12 +69,13 @@ ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *
 			return NS_OK;
 		}
 	}
-	for (h = thread_hash(pid, tid, s->nthread_slots); s->thread_slot[h] != 0;
-	     h = (h + 1) & (s->nthread_slots - 1)) {
-		t = &s->thread[s->thread_slot[h] - 1];
+	hash = ns_hash_i64_pair(pid, tid);
+	slot = ns_hindex_home(&s->thread_index, hash);
+	while (ns_hindex_probe(&s->thread_index, hash, &slot, &id)) {
+		t = &s->thread[id];
 		if (t->pid == pid && t->tid == tid) {
-			s->last_thread = s->thread_slot[h];
-			*idx = s->thread_slot[h] - 1;
+			s->last_thread = id + 1;
+			*idx = id;
 			return NS_OK;
 		}
 	}
@@ -108,11 +86,10 @@ ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->tid = tid;
-	s->thread_slot[h] = (uint32_t)(s->nthreads + 1);
+	if (!ns_hindex_add(&s->thread_index, hash, (uint32_t)s->nthreads))
+		return split_oom(err);
 	*idx = (uint32_t)s->nthreads++;
 	s->last_thread = *idx + 1;
-	if (s->nthreads * 2 > s->nthread_slots && !thread_rehash(s))
-		return split_oom(err);
 	return NS_OK;
 }
 
