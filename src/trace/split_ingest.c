@@ -5,6 +5,9 @@
 
 #include "split_private.h"
 
+/* One record per GPU event: millions of them in a large trace. */
+_Static_assert(sizeof(gpu_rec) == 40, "a GPU record is 40 bytes");
+
 trace_split *trace_split_new(const kernel_rules *rules)
 {
 	trace_split *s = calloc(1, sizeof(*s));
@@ -76,6 +79,7 @@ static ns_status derive_gpu(trace_split *s, const trace_event *ev, span_info *si
 	                   ? (uint8_t)kernel_names_classify(s->names, si->name_id, s->rules)
 	                   : (uint8_t)GK_TRANSFER;
 	si->device = ev->device >= 0 ? ev->device : ev->pid;
+	si->stream = ev->stream;
 	return NS_OK;
 }
 
@@ -191,6 +195,46 @@ static ns_status device_index(trace_split *s, int64_t id, uint16_t *idx, ns_erro
 	return NS_OK;
 }
 
+static size_t stream_home(uint16_t dev, int64_t stream)
+{
+	uint64_t h = ((uint64_t)stream * 0x9E3779B97F4A7C15u) ^ ((uint64_t)dev * 0xC2B2AE3D27D4EB4Fu);
+	return (size_t)(h >> 32) % SPLIT_STREAM_SLOTS;
+}
+
+/* GPU events come in runs on one stream, so the last answer is checked first. */
+uint8_t split_stream_index(trace_split *s, uint16_t dev, int64_t stream)
+{
+	size_t slot;
+
+	if (s->last_stream != 0) {
+		const stream_key *k = &s->stream_key[s->last_stream - 1];
+		if (k->stream == stream && k->dev == dev)
+			return (uint8_t)(s->last_stream - 1);
+	}
+	for (slot = stream_home(dev, stream); s->stream_slot[slot] != 0;
+	     slot = (slot + 1) % SPLIT_STREAM_SLOTS) {
+		const stream_key *k = &s->stream_key[s->stream_slot[slot] - 1];
+		if (k->stream == stream && k->dev == dev) {
+			s->last_stream = s->stream_slot[slot];
+			return (uint8_t)(s->stream_slot[slot] - 1);
+		}
+	}
+	if (s->nstreams >= SPLIT_STREAM_OTHER)
+		return SPLIT_STREAM_OTHER;
+	s->stream_key[s->nstreams] = (stream_key){stream, dev};
+	s->stream_slot[slot] = (uint8_t)(s->nstreams + 1);
+	s->last_stream = s->stream_slot[slot];
+	return (uint8_t)s->nstreams++;
+}
+
+bool split_stream_key(const trace_split *s, uint8_t idx, stream_key *key)
+{
+	if (idx >= s->nstreams)
+		return false;
+	*key = s->stream_key[idx];
+	return true;
+}
+
 static ns_status add_gpu(trace_split *s, const span_info *si, ns_error *err)
 {
 	gpu_rec *g;
@@ -208,6 +252,7 @@ static ns_status add_gpu(trace_split *s, const span_info *si, ns_error *err)
 	g->name_id = si->name_id;
 	g->dev = dev;
 	g->kind = si->gpu_kind;
+	g->stream = split_stream_index(s, dev, si->stream);
 	return NS_OK;
 }
 

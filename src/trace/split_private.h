@@ -35,7 +35,18 @@ typedef struct {
 	uint32_t name_id;
 	uint16_t dev;
 	uint8_t kind;
+	uint8_t stream; /* index in the split's stream table (split_stream_key); SPLIT_STREAM_OTHER past its
+	                   end */
 } gpu_rec;
+
+/* GPU streams: each (device, stream) pair gets a one-byte index in order of first appearance, so a record
+ * stays 40 bytes. Traces have a few dozen streams; past 255 pairs the rest share SPLIT_STREAM_OTHER. */
+#define SPLIT_STREAM_OTHER 255
+#define SPLIT_STREAM_SLOTS 512 /* open-addressing slots for the lookup: at most half full */
+typedef struct {
+	int64_t stream; /* args.stream as written; -1 when the event has none */
+	uint16_t dev;   /* index in the split's device table, like gpu_rec.dev */
+} stream_key;
 
 typedef struct {
 	int64_t corr, ts, ext;
@@ -71,7 +82,7 @@ typedef struct {
 	bool launches; /* a runtime call that can start GPU work */
 	uint8_t gpu_kind;
 	uint32_t name_id;
-	int64_t device, corr, ext, step;
+	int64_t device, stream, corr, ext, step;
 	int64_t start, end;
 } span_info;
 
@@ -113,6 +124,10 @@ struct trace_split {
 	uint32_t last_thread;   /* index + 1 of the last thread looked up */
 	int64_t device_id[TRACE_MAX_DEVICES];
 	size_t ndevices;
+	stream_key stream_key[SPLIT_STREAM_OTHER]; /* index -> (device, stream) */
+	size_t nstreams;
+	uint8_t stream_slot[SPLIT_STREAM_SLOTS]; /* hash slot -> index + 1 (0: empty) */
+	uint8_t last_stream;                     /* index + 1 of the last stream looked up */
 	long events;
 	bool keep_warmup;
 	bool names_taken; /* finish() handed names to the result */
@@ -152,6 +167,12 @@ size_t split_main_steps(trace_split *s, uint32_t main_thread, size_t *dups);
 ns_status split_process_lists(trace_split *s, uint32_t main_thread, span_list out[SL_COUNT], size_t *nthreads,
                               ns_error *err);
 void split_lists_free(span_list l[SL_COUNT]);
+
+/* ---- streams (split_ingest.c) ---- */
+/* The index of (dev, stream), added on first sight; SPLIT_STREAM_OTHER once the table is full. */
+uint8_t split_stream_index(trace_split *s, uint16_t dev, int64_t stream);
+/* The (device index, stream) of index idx; false for SPLIT_STREAM_OTHER and indexes never handed out. */
+bool split_stream_key(const trace_split *s, uint8_t idx, stream_key *key);
 
 /* ---- names (split_names.c) ---- */
 bool split_is_comm_op(ns_str name);
