@@ -58,6 +58,14 @@ typedef struct {
 	double flops;
 	ns_str input_dims;  /* raw JSON text of args."Input Dims" */
 	ns_str input_types; /* raw JSON text of args."Input type" */
+	/* Collective metadata the PyTorch profiler records on record_param_comms and on NCCL kernels (absent:
+	 * empty / -1; a number that is not a plain non-negative integer is left absent, never an error). */
+	ns_str coll_name;    /* args."Collective name" ("allreduce", ...) */
+	ns_str coll_pg;      /* args."Process Group Name" */
+	ns_str coll_dtype;   /* args."dtype" */
+	int64_t coll_seq;    /* args."Seq" */
+	int64_t coll_in;     /* args."In msg nelems" */
+	int64_t coll_out;    /* args."Out msg nelems" */
 } trace_event;
 
 typedef struct {

@@ -46,6 +46,30 @@ typedef struct {
 	long count;
 } split_kernel_time;
 
+/* A collective's exposed time (comm running alone on its device) as at most SPLIT_COLL_PIECES pieces in time
+ * order, so that the exposed time inside any [a, b) can be computed: a piece with ns == end - start is exact;
+ * when a collective has more pieces, the last one is the hull of the rest with their total in ns (spread
+ * evenly over it when intersected). */
+#define SPLIT_COLL_PIECES 4
+#define SPLIT_COLL_TEXT   32 /* names kept per collective, truncated */
+typedef struct {
+	int64_t start_ns, end_ns, ns;
+} split_piece;
+
+/* One collective kernel on one device, in start order (issue 12: the timeline a job is matched on). */
+typedef struct {
+	int64_t start_ns, end_ns;
+	int64_t step;                   /* step number of the window it starts in; -1 outside every step */
+	int64_t seq;                    /* the profiler's "Seq" of the collective, -1 when absent */
+	int64_t in_nelems, out_nelems;  /* message sizes in elements, -1 when absent */
+	int64_t exposed_ns;             /* time running alone: sum of the pieces */
+	char name[SPLIT_COLL_TEXT];     /* "Collective name" ("allreduce"), "" when absent */
+	char group[SPLIT_COLL_TEXT];    /* "Process Group Name", "" when absent */
+	char dtype[SPLIT_COLL_TEXT / 2]; /* "dtype", "" when absent */
+	split_piece piece[SPLIT_COLL_PIECES];
+	uint8_t npieces;
+} split_collective;
+
 typedef struct {
 	int64_t id;                       /* args.device (else the GPU pid); -1 for the host-only split */
 	char name[TRACE_DEVICE_NAME_MAX]; /* from deviceProperties, "" when unknown */
@@ -57,6 +81,8 @@ typedef struct {
 	split_kernel_time *kernel_time; /* per (name, class) with time > 0, largest first */
 	size_t nkernel_time;
 	int64_t class_ns[KCLASS_COUNT]; /* summed kernel time per class inside the windows */
+	split_collective *coll;         /* collective kernels in start order (split_collectives.c) */
+	size_t ncoll;
 } split_device;
 
 /* The result. Owns everything; free with split_result_free(). */
@@ -72,6 +98,7 @@ typedef struct {
 	bool host_comm;         /* host-side collectives (gloo) were found */
 	bool has_rank;
 	int64_t rank;
+	int64_t world_size; /* distributedInfo.world_size, 0 when absent */
 	long events;         /* trace events seen */
 	kernel_names *names; /* owned */
 } split_result;

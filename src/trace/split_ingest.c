@@ -34,6 +34,7 @@ void trace_split_free(trace_split *s)
 	free(s->steps);
 	free(s->comm_span);
 	free(s->comm_ext);
+	free(s->cmeta);
 	for (size_t i = 0; i < s->nthreads; i++) {
 		for (int k = 0; k < HK_COUNT; k++)
 			free(s->thread[i].list[k].v);
@@ -147,6 +148,11 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 	si->kind = SK_NONE;
 	si->corr = ev->correlation;
 	si->ext = ev->external_id;
+	if (ev->coll_name.len > 0 || ev->coll_pg.len > 0) {
+		ns_status st = split_coll_note(s, ev, err);
+		if (st != NS_OK)
+			return st;
+	}
 	switch (ev->cat) {
 	case TCAT_KERNEL:
 	case TCAT_MEMCPY:

@@ -104,8 +104,18 @@ typedef struct {
 	bool launch_name;
 } runtime_cache_slot;
 
+/* Collective metadata seen on a kernel (by correlation) or on its record_param_comms op (by External id). */
+typedef struct {
+	int64_t key;
+	bool by_corr;
+	int64_t seq, in, out;
+	char name[SPLIT_COLL_TEXT], group[SPLIT_COLL_TEXT], dtype[SPLIT_COLL_TEXT / 2];
+} coll_meta;
+
 struct trace_split {
 	const kernel_rules *rules;
+	coll_meta *cmeta; /* split_collectives.c */
+	size_t ncmeta, capcmeta;
 	runtime_cache_slot runtime_cache[RUNTIME_CACHE_SLOTS];
 	kernel_names *names;
 	gpu_rec *gpu;
@@ -194,6 +204,8 @@ typedef struct {
 	split_window *w;
 	size_t n;
 	size_t first; /* the first window that can still overlap the sweep position */
+	span_list *exposed; /* when set, the sweep adds every exposed-comm interval to it (split_collectives.c) */
+	bool exposed_oom;   /* adding to exposed ran out of memory */
 } window_set;
 /* GPU records g[0..n) sorted by start, and the process's host lists. */
 void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], window_set *ws);
@@ -203,5 +215,14 @@ ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, 
                               ns_error *err);
 /* keep_warmup: warm-up steps count in overall too. */
 void split_sum_overall(split_device *d, bool keep_warmup);
+
+/* ---- collectives (split_collectives.c) ---- */
+/* Keeps the collective metadata of ev, when it has any. */
+ns_status split_coll_note(trace_split *s, const trace_event *ev, ns_error *err);
+/* Sorts the metadata for lookups (once, before the devices are split). */
+void split_coll_prepare(trace_split *s);
+/* The device's collective kernels among g[0..n) (sorted by start), with their exposed pieces. */
+ns_status split_coll_build(const trace_split *s, const gpu_rec *g, size_t n, const span_list *exposed,
+                           split_device *d, ns_error *err);
 
 #endif

@@ -49,6 +49,8 @@ static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_C
 	classify_state(c, &bucket, &cause);
 	if (bucket == REGIME_IDLE && cause == CAUSE_COUNT)
 		return;
+	if (cause == CAUSE_EXPOSED && ws->exposed != NULL && split_span_add(ws->exposed, a, b, NULL) != NS_OK)
+		ws->exposed_oom = true;
 	while (ws->first < ws->n && ws->w[ws->first].start_ns + ws->w[ws->first].dur_ns <= a)
 		ws->first++;
 	for (size_t k = ws->first; k < ws->n && ws->w[k].start_ns < b; k++) {

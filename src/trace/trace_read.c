@@ -75,7 +75,21 @@ static const name_entry event_keys[] = {
     ENTRY("tid", EK_TID), ENTRY("ts", EK_TS),   ENTRY("dur", EK_DUR),   ENTRY("args", EK_ARGS),
 };
 
-enum { AK_DEVICE, AK_STREAM, AK_CORRELATION, AK_EXTERNAL_ID, AK_FLOPS, AK_INPUT_DIMS, AK_INPUT_TYPES };
+enum {
+	AK_DEVICE,
+	AK_STREAM,
+	AK_CORRELATION,
+	AK_EXTERNAL_ID,
+	AK_FLOPS,
+	AK_INPUT_DIMS,
+	AK_INPUT_TYPES,
+	AK_COLL_NAME,
+	AK_COLL_PG,
+	AK_COLL_DTYPE,
+	AK_COLL_SEQ,
+	AK_COLL_IN,
+	AK_COLL_OUT
+};
 static const name_entry arg_keys[] = {
     ENTRY("External id", AK_EXTERNAL_ID),
     ENTRY("correlation", AK_CORRELATION),
@@ -85,6 +99,13 @@ static const name_entry arg_keys[] = {
     ENTRY("flops", AK_FLOPS),
     ENTRY("Input Dims", AK_INPUT_DIMS),
     ENTRY("Input type", AK_INPUT_TYPES),
+    /* collective metadata (the profiler's names, torch/csrc/profiler/util.h) */
+    ENTRY("Collective name", AK_COLL_NAME),
+    ENTRY("Process Group Name", AK_COLL_PG),
+    ENTRY("dtype", AK_COLL_DTYPE),
+    ENTRY("Seq", AK_COLL_SEQ),
+    ENTRY("In msg nelems", AK_COLL_IN),
+    ENTRY("Out msg nelems", AK_COLL_OUT),
 };
 
 enum { TK_TRACE_EVENTS, TK_DEVICES, TK_DISTRIBUTED };
@@ -614,6 +635,30 @@ static scan_rc flops_value(reader *r, const unsigned char *p, double *out, const
 	return SCAN_OK;
 }
 
+/* Collective metadata never fails a read: a value of the wrong type or range is skipped (left absent). */
+static scan_rc coll_arg(reader *r, int id, const unsigned char *p, int depth, const unsigned char **endp,
+                        trace_event *ev)
+{
+	scan_rc rc;
+
+	if (id == AK_COLL_NAME || id == AK_COLL_PG || id == AK_COLL_DTYPE) {
+		ns_str *slot = id == AK_COLL_NAME ? &ev->coll_name : id == AK_COLL_PG ? &ev->coll_pg : &ev->coll_dtype;
+		if (*p == '"')
+			return string_value(r, p, slot, endp);
+		return skip_value(r, p, depth, endp);
+	}
+	rc = skip_value(r, p, depth, endp);
+	if (rc == SCAN_OK && *p >= '0' && *p <= '9' && *endp - p <= 18) {
+		int64_t v = 0;
+		const unsigned char *q = p;
+		while (q < *endp && *q >= '0' && *q <= '9')
+			v = v * 10 + (*q++ - '0');
+		if (q == *endp)
+			*(id == AK_COLL_SEQ ? &ev->coll_seq : id == AK_COLL_IN ? &ev->coll_in : &ev->coll_out) = v;
+	}
+	return rc;
+}
+
 static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p, int depth,
                           const unsigned char **endp, void *obj)
 {
@@ -641,6 +686,13 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
 		if (starts_number(*p))
 			return flops_value(r, p, &ev->flops, endp);
 		return skip_value(r, p, depth, endp);
+	case AK_COLL_NAME:
+	case AK_COLL_PG:
+	case AK_COLL_DTYPE:
+	case AK_COLL_SEQ:
+	case AK_COLL_IN:
+	case AK_COLL_OUT:
+		return coll_arg(r, k->id, p, depth, endp, ev);
 	default: /* AK_INPUT_DIMS, AK_INPUT_TYPES: kept as raw JSON text */
 		rc = skip_value(r, p, depth, endp);
 		if (rc == SCAN_OK) {
@@ -708,6 +760,7 @@ static void event_init(trace_event *ev, long index, long long offset)
 	ev->offset = offset;
 	ev->pid = ev->tid = -1;
 	ev->device = ev->stream = ev->correlation = ev->external_id = -1;
+	ev->coll_seq = ev->coll_in = ev->coll_out = -1;
 	ev->flops = -1;
 }
 

@@ -160,11 +160,15 @@ static ns_status mark_warmup(split_device *d, ns_error *err)
 static ns_status split_one(const trace_split *s, const gpu_rec *g, size_t n, const span_list host[SL_COUNT],
                            split_device *d, ns_error *err)
 {
-	window_set ws = {d->steps, d->nsteps, 0};
+	span_list exposed = {NULL, 0, 0};
+	window_set ws = {d->steps, d->nsteps, 0, &exposed, false};
 	ns_status st;
 
 	split_sweep(g, n, host, &ws);
-	st = split_tally_kernels(s, g, n, d, err);
+	st = ws.exposed_oom ? split_oom(err) : split_coll_build(s, g, n, &exposed, d, err);
+	free(exposed.v);
+	if (st == NS_OK)
+		st = split_tally_kernels(s, g, n, d, err);
 	if (st == NS_OK)
 		st = mark_warmup(d, err);
 	split_sum_overall(d, s->keep_warmup);
@@ -244,6 +248,7 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	if (meta != NULL && meta->has_rank) {
 		res->has_rank = true;
 		res->rank = meta->rank;
+		res->world_size = meta->world_size;
 	}
 	st = host_side(s, res, host, err);
 	res->host_comm = host[SL_COMM].n > 0;
@@ -254,6 +259,7 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	s->nlaunch = 0;
 	/* Host work alone is not routed: with no device there is no idle device to explain, unless the host's
 	 * time is in collectives (a host-side, gloo, job). */
+	split_coll_prepare(s);
 	if (st == NS_OK && nw > 0 && (res->gpu_activity || res->host_comm))
 		st = split_devices(s, meta, host, w, nw, res, err);
 	free(w);
@@ -272,6 +278,7 @@ void split_result_free(split_result *res)
 	for (size_t i = 0; i < res->ndevices; i++) {
 		free(res->device[i].steps);
 		free(res->device[i].kernel_time);
+		free(res->device[i].coll);
 	}
 	free(res->device);
 	kernel_names_free(res->names);

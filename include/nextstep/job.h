@@ -1,0 +1,119 @@
+/* Whole jobs (issue 12): one summary per rank, merged into one job.
+ *
+ * A rank summary (job_rank) is what the job needs of one rank's trace split: each device's per-step and
+ * whole-run buckets and causes, and its collective timeline. It has a one-line NDJSON form, so ranks can be
+ * read where their traces are and merged elsewhere. The merger (job_merge) takes summaries one by one
+ * (memory: the summaries), aligns the ranks' clocks on their collectives, splits each rank's exposed
+ * communication into waiting for the last rank and transfer, and names stragglers. The rules are in
+ * docs/job.md. Nothing here prints or knows the command line: the CLI routes and formats a job_result. */
+#ifndef NEXTSTEP_JOB_H
+#define NEXTSTEP_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nextstep/error.h"
+#include "nextstep/profile.h"
+#include "nextstep/trace_split.h"
+
+/* The "nextstep_summary" key of a summary line: the version of its form. */
+#define JOB_SUMMARY_VERSION 1
+/* Limits on a summary line read back (untrusted input). */
+#define JOB_MAX_DEVICES TRACE_MAX_DEVICES
+#define JOB_MAX_RANKS   (1 << 20)
+
+/* A straggler is slower than the median of the other ranks by more than this share of it... */
+#define JOB_STRAGGLER_SHARE 0.10
+/* ...and by more than this many nanoseconds of non-communication time per step. */
+#define JOB_STRAGGLER_MIN_NS 2000000
+/* Clocks are consistent when the matched collectives' end times, after the offset, agree within this (the
+ * median absolute deviation of the per-collective offsets). */
+#define JOB_CLOCK_MAD_NS 50000
+/* ...estimated from at least this many matched collectives. */
+#define JOB_CLOCK_MIN_MATCHES 3
+
+/* One device of a rank: its split, without kernel names. */
+typedef struct {
+	int64_t id;
+	char name[TRACE_DEVICE_NAME_MAX];
+	split_window overall;
+	split_window *steps;
+	size_t nsteps;
+	split_collective *coll;
+	size_t ncoll;
+} job_device;
+
+/* One rank's summary. Owns everything; free with job_rank_free(). */
+typedef struct {
+	bool has_rank;
+	int64_t rank;       /* distributedInfo.rank */
+	int64_t world_size; /* 0 when unknown */
+	char *file;         /* the trace it was made from */
+	job_device *dev;
+	size_t ndev;
+} job_rank;
+
+/* The summary of one rank's split. file may be NULL. */
+ns_status job_rank_from_split(const split_result *r, const char *file, job_rank **out, ns_error *err);
+void job_rank_free(job_rank *rank);
+/* The one-line NDJSON form (no newline), malloc'd; NULL on OOM. */
+char *job_rank_to_ndjson(const job_rank *rank);
+/* Reads one summary line back. Errors are located: err->offset is the byte offset in the line (or -1). */
+ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_error *err);
+
+/* A straggler: the rank, the bucket that makes it slow, its share of the rank's step and the median share of
+ * the other ranks. */
+typedef struct {
+	int64_t rank;
+	ns_regime bucket;
+	double share, median_share;
+	int64_t excess_ns; /* non-communication time per step above the others' median */
+} job_straggler;
+
+/* One rank in the job. */
+typedef struct {
+	job_rank *src; /* owned */
+	size_t device; /* index in src->dev of the device the job judges (the one with most collectives) */
+	split_window overall; /* that device's whole-run window; comm's exposed cause split into wait/transfer
+	                       * when the job could split it */
+	int64_t median_step_ns;
+	int64_t noncomm_ns;              /* median over steps of the step time outside comm */
+	int64_t bucket_ns[REGIME_COUNT]; /* median over steps of each bucket */
+	int64_t *step_wait_ns;           /* per step of the device (NULL when not split) */
+	bool has_offset;
+	int64_t offset_ns;  /* this rank's clock minus the reference rank's */
+	int64_t waited_for; /* the rank most of its waiting was for, -1 when none */
+	bool straggler;
+} job_rank_result;
+
+/* The merged job. Owns everything; free with job_result_free(). */
+typedef struct {
+	job_rank_result *rank; /* sorted by rank */
+	size_t nranks;
+	int64_t world_size;   /* the largest world_size the summaries name (0 when none does) */
+	bool split;           /* waiting and transfer were told apart */
+	char why_not[256];    /* when not split: why ("" otherwise) */
+	size_t groups;        /* process groups seen */
+	size_t matched;       /* collectives matched on at least two ranks */
+	size_t mismatches;    /* matched collectives whose name or size differ */
+	char mismatch[256];   /* the first mismatch, "" when none */
+	job_straggler *strag; /* worst first */
+	size_t nstrag;
+	ns_profile median; /* per-bucket median of the ranks' whole-run shares */
+	double wait_share; /* median over ranks of waiting / step time */
+} job_result;
+
+typedef struct job_merge job_merge;
+
+job_merge *job_merge_new(void);
+/* Takes rank (freed here on error too). A rank without a rank number, or a rank number already added, is an
+ * error; the merger keeps what it had. */
+ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err);
+size_t job_merge_count(const job_merge *m);
+/* The job of every rank added; the merger is then empty. At least one rank is needed. */
+ns_status job_merge_finish(job_merge *m, job_result **out, ns_error *err);
+void job_merge_free(job_merge *m);
+void job_result_free(job_result *res);
+
+#endif

@@ -1,0 +1,260 @@
+/* A rank summary: made from a trace split, freed, and written as one NDJSON line. The line's form is in
+ * docs/job.md. Times are integer nanoseconds written as offsets from "t0" (itself a decimal string), so they
+ * survive JSON numbers (doubles) exactly whatever the clock's epoch. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job_private.h"
+
+static char *dup_text(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (d != NULL)
+		memcpy(d, s, n);
+	return d;
+}
+
+static ns_status oom(ns_error *err)
+{
+	return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+}
+
+static ns_status copy_device(const split_device *sd, job_device *d, ns_error *err)
+{
+	d->id = sd->id;
+	memcpy(d->name, sd->name, sizeof(d->name));
+	d->overall = sd->overall;
+	if (sd->nsteps > 0) {
+		d->steps = malloc(sd->nsteps * sizeof(*d->steps));
+		if (d->steps == NULL)
+			return oom(err);
+		memcpy(d->steps, sd->steps, sd->nsteps * sizeof(*d->steps));
+		d->nsteps = sd->nsteps;
+	}
+	if (sd->ncoll > 0) {
+		d->coll = malloc(sd->ncoll * sizeof(*d->coll));
+		if (d->coll == NULL)
+			return oom(err);
+		memcpy(d->coll, sd->coll, sd->ncoll * sizeof(*d->coll));
+		d->ncoll = sd->ncoll;
+	}
+	return NS_OK;
+}
+
+ns_status job_rank_from_split(const split_result *r, const char *file, job_rank **out, ns_error *err)
+{
+	job_rank *k = calloc(1, sizeof(*k));
+	ns_status st = NS_OK;
+
+	*out = NULL;
+	if (k == NULL)
+		return oom(err);
+	k->has_rank = r->has_rank;
+	k->rank = r->has_rank ? r->rank : -1;
+	k->world_size = r->world_size;
+	k->file = dup_text(file != NULL ? file : "");
+	if (r->ndevices > 0)
+		k->dev = calloc(r->ndevices, sizeof(*k->dev));
+	if (k->file == NULL || (r->ndevices > 0 && k->dev == NULL))
+		st = oom(err);
+	for (size_t i = 0; st == NS_OK && i < r->ndevices; i++) {
+		k->ndev++;
+		st = copy_device(&r->device[i], &k->dev[i], err);
+	}
+	if (st != NS_OK) {
+		job_rank_free(k);
+		return st;
+	}
+	*out = k;
+	return NS_OK;
+}
+
+void job_rank_free(job_rank *rank)
+{
+	if (rank == NULL)
+		return;
+	for (size_t i = 0; i < rank->ndev; i++) {
+		free(rank->dev[i].steps);
+		free(rank->dev[i].coll);
+	}
+	free(rank->dev);
+	free(rank->file);
+	free(rank);
+}
+
+/* ---- writing ---- */
+
+typedef struct {
+	char *p;
+	size_t n, cap;
+	bool nomem;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->nomem)
+		return;
+	for (;;) {
+		va_start(ap, fmt);
+		n = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->nomem = true;
+			return;
+		}
+		if ((size_t)n < b->cap - b->n) {
+			b->n += (size_t)n;
+			return;
+		}
+		size_t want = b->cap * 2 + (size_t)n + 64;
+		char *grown = realloc(b->p, want);
+		if (grown == NULL) {
+			b->nomem = true;
+			return;
+		}
+		b->p = grown;
+		b->cap = want;
+	}
+}
+
+/* A JSON string: quote, backslash and control bytes escaped, other bytes as they are. */
+static void put_string(sbuf *b, const char *s)
+{
+	put(b, "\"");
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			put(b, "\\%c", c);
+		else if (c < 0x20)
+			put(b, "\\u%04x", c);
+		else
+			put(b, "%c", c);
+	}
+	put(b, "\"");
+}
+
+static void put_window(sbuf *b, const split_window *w, int64_t t0)
+{
+	bool first = true;
+
+	put(b, "{\"step\":%" PRId64 ",\"start\":%" PRId64 ",\"dur\":%" PRId64 ",\"b\":[", w->step,
+	    w->start_ns - t0, w->dur_ns);
+	for (int r = 0; r < REGIME_COUNT; r++)
+		put(b, "%s%" PRId64, r > 0 ? "," : "", w->bucket_ns[r]);
+	put(b, "],\"c\":{");
+	for (int c = 0; c < CAUSE_COUNT; c++) {
+		char key[64];
+		if (w->cause_ns[c] == 0)
+			continue;
+		cause_key((ns_cause)c, key, sizeof(key));
+		put(b, "%s\"%s\":%" PRId64, first ? "" : ",", key, w->cause_ns[c]);
+		first = false;
+	}
+	put(b, "},\"hidden\":%" PRId64 ",\"kernels\":%ld%s}", w->comm_overlapped_ns, w->kernels,
+	    w->warmup ? ",\"warmup\":true" : "");
+}
+
+static void put_collective(sbuf *b, const split_collective *c, int64_t t0)
+{
+	put(b, "{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"step\":%" PRId64, c->start_ns - t0,
+	    c->end_ns - t0, c->step);
+	if (c->seq >= 0)
+		put(b, ",\"seq\":%" PRId64, c->seq);
+	if (c->in_nelems >= 0)
+		put(b, ",\"in\":%" PRId64, c->in_nelems);
+	if (c->out_nelems >= 0)
+		put(b, ",\"out\":%" PRId64, c->out_nelems);
+	if (c->name[0] != '\0') {
+		put(b, ",\"name\":");
+		put_string(b, c->name);
+	}
+	if (c->group[0] != '\0') {
+		put(b, ",\"group\":");
+		put_string(b, c->group);
+	}
+	if (c->dtype[0] != '\0') {
+		put(b, ",\"dtype\":");
+		put_string(b, c->dtype);
+	}
+	put(b, ",\"exposed\":[");
+	for (unsigned i = 0; i < c->npieces; i++)
+		put(b, "%s[%" PRId64 ",%" PRId64 ",%" PRId64 "]", i > 0 ? "," : "", c->piece[i].start_ns - t0,
+		    c->piece[i].end_ns - t0, c->piece[i].ns);
+	put(b, "]}");
+}
+
+static void put_device(sbuf *b, const job_device *d, int64_t t0)
+{
+	put(b, "{\"device\":%" PRId64 ",\"name\":", d->id);
+	put_string(b, d->name);
+	put(b, ",\"overall\":");
+	put_window(b, &d->overall, t0);
+	put(b, ",\"steps\":[");
+	for (size_t i = 0; i < d->nsteps; i++) {
+		put(b, "%s", i > 0 ? "," : "");
+		put_window(b, &d->steps[i], t0);
+	}
+	put(b, "],\"collectives\":[");
+	for (size_t i = 0; i < d->ncoll; i++) {
+		put(b, "%s", i > 0 ? "," : "");
+		put_collective(b, &d->coll[i], t0);
+	}
+	put(b, "]}");
+}
+
+/* The earliest time in the summary, so that every written offset is small and non-negative. */
+static int64_t summary_t0(const job_rank *k)
+{
+	int64_t t0 = INT64_MAX;
+
+	for (size_t i = 0; i < k->ndev; i++) {
+		const job_device *d = &k->dev[i];
+		if (d->overall.start_ns < t0)
+			t0 = d->overall.start_ns;
+		if (d->nsteps > 0 && d->steps[0].start_ns < t0)
+			t0 = d->steps[0].start_ns;
+		if (d->ncoll > 0 && d->coll[0].start_ns < t0)
+			t0 = d->coll[0].start_ns;
+	}
+	return t0 == INT64_MAX ? 0 : t0;
+}
+
+char *job_rank_to_ndjson(const job_rank *k)
+{
+	sbuf b = {NULL, 0, 0, false};
+	int64_t t0 = summary_t0(k);
+
+	b.p = malloc(256);
+	if (b.p == NULL)
+		return NULL;
+	b.cap = 256;
+	put(&b, "{\"nextstep_summary\":%d,\"rank\":", JOB_SUMMARY_VERSION);
+	if (k->has_rank)
+		put(&b, "%" PRId64, k->rank);
+	else
+		put(&b, "null");
+	put(&b, ",\"world_size\":%" PRId64 ",\"file\":", k->world_size);
+	put_string(&b, k->file != NULL ? k->file : "");
+	put(&b, ",\"t0\":\"%" PRId64 "\",\"devices\":[", t0);
+	for (size_t i = 0; i < k->ndev; i++) {
+		put(&b, "%s", i > 0 ? "," : "");
+		put_device(&b, &k->dev[i], t0);
+	}
+	put(&b, "]}");
+	if (b.nomem) {
+		free(b.p);
+		return NULL;
+	}
+	return b.p;
+}
