@@ -38,6 +38,24 @@ typedef struct {
 	bool warmup; /* mostly set-up, or > 2x the median step with set-up calls in it (docs/trace.md) */
 } split_window;
 
+/* Python frames kept behind each host cause (docs/trace.md, "The Python behind host time"). */
+#define SPLIT_PYTHON_TOP 5
+/* Frames kept over the whole trace (24 bytes each); more are counted in python_dropped, not kept. */
+#define SPLIT_PYTHON_MAX_FRAMES (1u << 22)
+
+/* One Python frame's self time behind a host cause: name_id indexes split_result.python_names. */
+typedef struct {
+	uint32_t name_id;
+	int64_t ns;
+} split_python_frame;
+
+/* The Python behind one host cause of a device's overall window. */
+typedef struct {
+	split_python_frame top[SPLIT_PYTHON_TOP]; /* largest first */
+	size_t ntop;
+	int64_t framed_ns; /* the cause's time with some frame open (the rest ran outside recorded Python) */
+} split_python_cause;
+
 /* Time of one kernel (or memcpy/memset) name in one class on one device, inside the windows. */
 typedef struct {
 	uint32_t name_id;
@@ -59,12 +77,12 @@ typedef struct {
 /* One collective kernel on one device, in start order (issue 12: the timeline a job is matched on). */
 typedef struct {
 	int64_t start_ns, end_ns;
-	int64_t step;                   /* step number of the window it starts in; -1 outside every step */
-	int64_t seq;                    /* the profiler's "Seq" of the collective, -1 when absent */
-	int64_t in_nelems, out_nelems;  /* message sizes in elements, -1 when absent */
-	int64_t exposed_ns;             /* time running alone: sum of the pieces */
-	char name[SPLIT_COLL_TEXT];     /* "Collective name" ("allreduce"), "" when absent */
-	char group[SPLIT_COLL_TEXT];    /* "Process Group Name", "" when absent */
+	int64_t step;                    /* step number of the window it starts in; -1 outside every step */
+	int64_t seq;                     /* the profiler's "Seq" of the collective, -1 when absent */
+	int64_t in_nelems, out_nelems;   /* message sizes in elements, -1 when absent */
+	int64_t exposed_ns;              /* time running alone: sum of the pieces */
+	char name[SPLIT_COLL_TEXT];      /* "Collective name" ("allreduce"), "" when absent */
+	char group[SPLIT_COLL_TEXT];     /* "Process Group Name", "" when absent */
 	char dtype[SPLIT_COLL_TEXT / 2]; /* "dtype", "" when absent */
 	split_piece piece[SPLIT_COLL_PIECES];
 	uint8_t npieces;
@@ -83,6 +101,9 @@ typedef struct {
 	int64_t class_ns[KCLASS_COUNT]; /* summed kernel time per class inside the windows */
 	split_collective *coll;         /* collective kernels in start order (split_collectives.c) */
 	size_t ncoll;
+
+	/* The Python behind each host cause of overall (host causes only; empty without frames). */
+	split_python_cause python[CAUSE_COUNT];
 } split_device;
 
 /* The result. Owns everything; free with split_result_free(). */
@@ -98,9 +119,16 @@ typedef struct {
 	bool host_comm;         /* host-side collectives (gloo) were found */
 	bool has_rank;
 	int64_t rank;
-	int64_t world_size; /* distributedInfo.world_size, 0 when absent */
+	int64_t world_size;  /* distributedInfo.world_size, 0 when absent */
 	long events;         /* trace events seen */
 	kernel_names *names; /* owned */
+
+	/* python_function frames: their names (owned; NULL when none were kept), how many were kept (0: none,
+	 * or only built-ins), and how many were not (over SPLIT_PYTHON_MAX_FRAMES or the name table's
+	 * limits). */
+	kernel_names *python_names;
+	size_t python_frames;
+	size_t python_dropped;
 } split_result;
 
 typedef struct trace_split trace_split;

@@ -28,4 +28,12 @@ void report_print_notes(FILE *out, const split_result *res, const split_device *
 /* "causes": [{"bucket", "cause", "us", "share"}, ...] on a verdict object. */
 bool report_add_causes_json(cJSON *obj, const split_window *w);
 
+/* -v: the Python frames behind each host cause of d's overall window (nothing without frames). */
+void report_print_python(FILE *out, const split_result *res, const split_device *d);
+/* Once per report: without Python frames, when host causes hold a high share somewhere, how to record them.
+ */
+void report_print_python_hint(FILE *out, const split_result *res, const report_options *o);
+/* "python": [{"frame", "us"}, ...] on each host cause of window (d's overall), when the trace has frames. */
+bool report_python_add_json(cJSON *window, const split_result *res, const split_device *d);
+
 #endif

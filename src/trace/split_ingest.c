@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "split_private.h"
+#include "split_python.h"
 
 /* One record per GPU event: millions of them in a large trace. */
 _Static_assert(sizeof(gpu_rec) == 40, "a GPU record is 40 bytes");
@@ -16,7 +17,8 @@ trace_split *trace_split_new(const kernel_rules *rules)
 		return NULL;
 	s->rules = rules;
 	s->names = kernel_names_new();
-	if (s->names == NULL || !ns_hindex_init(&s->thread_index, 64)) {
+	s->py = split_python_new();
+	if (s->names == NULL || s->py == NULL || !ns_hindex_init(&s->thread_index, 64)) {
 		trace_split_free(s);
 		return NULL;
 	}
@@ -29,6 +31,7 @@ void trace_split_free(trace_split *s)
 		return;
 	if (!s->names_taken)
 		kernel_names_free(s->names);
+	split_python_free(s->py);
 	free(s->gpu);
 	free(s->launch);
 	free(s->steps);
@@ -169,6 +172,10 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 	case TCAT_RUNTIME:
 		derive_runtime(s, ev, si);
 		return NS_OK;
+	case TCAT_PYTHON: /* a frame, never host work: the ops inside it are */
+		if (split_python_name(s->py, ev->name, &si->name_id))
+			si->kind = SK_PYTHON;
+		return NS_OK;
 	default:
 		break;
 	}
@@ -307,6 +314,8 @@ static ns_status add_span(trace_split *s, const span_info *si, uint32_t thread, 
 		return NS_OK;
 	case SK_HOST:
 		return add_host(s, si, thread, err);
+	case SK_PYTHON:
+		return split_python_add(s->py, thread, si->start, si->end, si->name_id, err);
 	case SK_NONE:
 		break;
 	}

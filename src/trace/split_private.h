@@ -72,7 +72,7 @@ typedef struct {
 	uint32_t thread;
 } thread_span;
 
-typedef enum { SK_NONE, SK_GPU, SK_STEP, SK_HOST } span_kind;
+typedef enum { SK_NONE, SK_GPU, SK_STEP, SK_HOST, SK_PYTHON } span_kind;
 
 /* What one event (or B/E pair) means for the split, derived once from its category and name. */
 typedef struct {
@@ -104,6 +104,8 @@ typedef struct {
 	bool launch_name;
 } runtime_cache_slot;
 
+struct split_python;
+
 /* Collective metadata seen on a kernel (by correlation) or on its record_param_comms op (by External id). */
 typedef struct {
 	int64_t key;
@@ -116,6 +118,8 @@ struct trace_split {
 	const kernel_rules *rules;
 	coll_meta *cmeta; /* split_collectives.c */
 	size_t ncmeta, capcmeta;
+	struct split_python *py; /* python_function frames (split_python.c) */
+	uint32_t main_thread;    /* index of the thread that records the steps, once picked */
 	runtime_cache_slot runtime_cache[RUNTIME_CACHE_SLOTS];
 	kernel_names *names;
 	gpu_rec *gpu;
@@ -200,12 +204,18 @@ bool split_str_starts(ns_str s, const char *lit);
 int64_t split_link_all(trace_split *s, const step_rec *last);
 
 /* ---- the sweep (split_sweep.c) ---- */
+/* Told [a, b) of window w is GPU-idle time of host cause c (launch, host_threads, sync, init, host_gap). */
+typedef void (*split_sweep_hook)(void *ctx, const split_window *w, int64_t a, int64_t b, ns_cause c);
 typedef struct {
 	split_window *w;
 	size_t n;
 	size_t first; /* the first window that can still overlap the sweep position */
 	span_list *exposed; /* when set, the sweep adds every exposed-comm interval to it (split_collectives.c) */
 	bool exposed_oom;   /* adding to exposed ran out of memory */
+
+	/* With a hook, the sweep only reports host-cause time to it (split_python.c): windows unchanged. */
+	split_sweep_hook hook;
+	void *hook_ctx;
 } window_set;
 /* GPU records g[0..n) sorted by start, and the process's host lists. */
 void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], window_set *ws);

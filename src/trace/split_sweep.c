@@ -39,6 +39,25 @@ static void classify_state(const int64_t c[SW_COUNT], int *bucket, int *cause)
 	}
 }
 
+/* Observe mode: reports the host causes' part of [a, b) to the hook, window by window. Idle time with no
+ * cause is host_gap here (counting mode derives it in close_windows). */
+static void observe(window_set *ws, int64_t a, int64_t b, int bucket, int cause)
+{
+	if (bucket == REGIME_IDLE && cause == CAUSE_COUNT)
+		cause = CAUSE_HOST_GAP;
+	else if (bucket != REGIME_OVERHEAD)
+		return;
+	while (ws->first < ws->n && ws->w[ws->first].start_ns + ws->w[ws->first].dur_ns <= a)
+		ws->first++;
+	for (size_t k = ws->first; k < ws->n && ws->w[k].start_ns < b; k++) {
+		const split_window *w = &ws->w[k];
+		int64_t lo = a > w->start_ns ? a : w->start_ns;
+		int64_t hi = b < w->start_ns + w->dur_ns ? b : w->start_ns + w->dur_ns;
+		if (hi > lo)
+			ws->hook(ws->hook_ctx, w, lo, hi, (ns_cause)cause);
+	}
+}
+
 /* Adds [a, b) in state c to the windows it overlaps. */
 static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_COUNT])
 {
@@ -47,6 +66,10 @@ static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_C
 	int bucket, cause;
 
 	classify_state(c, &bucket, &cause);
+	if (ws->hook != NULL) {
+		observe(ws, a, b, bucket, cause);
+		return;
+	}
 	if (bucket == REGIME_IDLE && cause == CAUSE_COUNT)
 		return;
 	if (cause == CAUSE_EXPOSED && ws->exposed != NULL && split_span_add(ws->exposed, a, b, NULL) != NS_OK)
@@ -127,6 +150,8 @@ void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], win
 		if (host[k].v[0].start < t)
 			t = host[k].v[0].start;
 	}
+	if (ws->hook != NULL && ws->n > 0 && ws->w[0].start_ns < t)
+		t = ws->w[0].start_ns; /* host_gap before the first record is seen too */
 	while (t != INT64_MAX) {
 		int64_t next;
 		for (; i < n && g[i].start <= t; i++)
@@ -149,5 +174,6 @@ void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], win
 		attribute(ws, t, next, c); /* next may be INT64_MAX itself: a saturated end */
 		t = next;
 	}
-	close_windows(ws);
+	if (ws->hook == NULL)
+		close_windows(ws);
 }

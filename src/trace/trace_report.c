@@ -242,6 +242,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 	if (o->format->verbose) {
 		format_verdict_explain(out, &v, &routes, o->format);
 		report_print_causes(out, w);
+		report_print_python(out, res, d);
 		print_comm(out, w);
 		print_top_kernels(out, res, d, v.regime, o);
 	}
@@ -257,6 +258,7 @@ static ns_status print_text(FILE *out, const split_result *res, const report_opt
 	for (size_t i = 0; i < res->ndevices; i++)
 		if (print_device_text(out, res, &res->device[i], o, err) != NS_OK)
 			return err->status;
+	report_print_python_hint(out, res, o);
 	return NS_OK;
 }
 
@@ -404,6 +406,19 @@ static bool put_warmup(json_stream *js, const char *label, const split_device *d
 	return put_json(js, ",\"warmup\":", wu);
 }
 
+/* The overall window, with the extras only it carries (the Python behind its host causes). */
+static cJSON *overall_json(const char *label, const split_result *res, const split_device *d,
+                           const report_options *o)
+{
+	cJSON *obj = window_json(label, &d->overall, false, o);
+
+	if (obj != NULL && !report_python_add_json(obj, res, d)) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	return obj;
+}
+
 static bool put_device(json_stream *js, const split_result *res, const split_device *d,
                        const report_options *o)
 {
@@ -418,7 +433,7 @@ static bool put_device(json_stream *js, const split_result *res, const split_dev
 	    put_json(js, ",\"name\":", d->name[0] != '\0' ? cJSON_CreateString(d->name) : cJSON_CreateNull());
 	if (ok && res->has_rank)
 		ok = put_json(js, ",\"rank\":", cJSON_CreateNumber((double)res->rank));
-	ok = ok && put_json(js, ",\"overall\":", window_json(label, &d->overall, false, o));
+	ok = ok && put_json(js, ",\"overall\":", overall_json(label, res, d, o));
 	ok = ok && put_steps(js, label, d, o);
 	ok = ok && put_warmup(js, label, d, o);
 	ok = ok && put_json(js, ",\"top_kernels\":", top_kernels_json(res, d, o->top));

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "split_private.h"
+#include "split_python.h"
 
 /* A step is warm-up when set-up calls hold at least this share of it... */
 #define WARMUP_INIT_SHARE 0.5
@@ -157,11 +158,11 @@ static ns_status mark_warmup(split_device *d, ns_error *err)
 }
 
 /* One device's split: its GPU records g[0..n) (sorted by start) plus the process's host lists. */
-static ns_status split_one(const trace_split *s, const gpu_rec *g, size_t n, const span_list host[SL_COUNT],
+static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const span_list host[SL_COUNT],
                            split_device *d, ns_error *err)
 {
 	span_list exposed = {NULL, 0, 0};
-	window_set ws = {d->steps, d->nsteps, 0, &exposed, false};
+	window_set ws = {d->steps, d->nsteps, 0, &exposed, false, NULL, NULL};
 	ns_status st;
 
 	split_sweep(g, n, host, &ws);
@@ -172,6 +173,8 @@ static ns_status split_one(const trace_split *s, const gpu_rec *g, size_t n, con
 	if (st == NS_OK)
 		st = mark_warmup(d, err);
 	split_sum_overall(d, s->keep_warmup);
+	if (st == NS_OK && split_python_any(s->py))
+		st = split_python_attribute(s->py, s, s->main_thread, g, n, host, d, s->keep_warmup, err);
 	return st;
 }
 
@@ -230,6 +233,7 @@ static ns_status host_side(trace_split *s, split_result *res, span_list host[SL_
 		s->nsteps = 0;
 		return NS_OK;
 	}
+	s->main_thread = main_index;
 	res->step_markers = split_main_steps(s, main_index, &res->duplicate_steps);
 	res->has_steps = res->step_markers > 0;
 	return split_process_lists(s, main_index, host, &res->host_threads, err);
@@ -266,6 +270,7 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	split_lists_free(host);
 	res->names = s->names;
 	s->names_taken = true;
+	split_python_result(s->py, res);
 	if (st == NS_OK)
 		split_sort(res->device, res->ndevices, sizeof(*res->device), cmp_device);
 	return st;
@@ -282,6 +287,7 @@ void split_result_free(split_result *res)
 	}
 	free(res->device);
 	kernel_names_free(res->names);
+	kernel_names_free(res->python_names);
 	memset(res, 0, sizeof(*res));
 }
 

@@ -5,7 +5,9 @@ usage: check_split.py sanity REPORT            buckets >= 0, sum to the window, 
                                                overall + warm-up = sum of steps
        check_split.py expect REPORT EXPECT     every key in EXPECT (a subset of the report) has that value; keys
                                                starting with "_" are notes (the hand arithmetic), and
-                                               "causes_us": {"overhead.sync": 20, ...} checks a window's causes
+                                               "causes_us": {"overhead.sync": 20, ...} checks a window's causes,
+                                               "python_us": {"overhead.launch": [[frame, us], ...]} the Python
+                                               frames behind its host causes (in order, all of them)
        check_split.py truth REPORT TRUTH       per-step windows/buckets equal make-trace's --truth file (1 ns)
        check_split.py same REPORT REPORT       two reports are equal apart from "source"
        check_split.py overall REPORT [N]       print device N's "overall" object (one line)
@@ -31,6 +33,12 @@ def windows(dev):
 
 def cause_map(w):
     return {"%s.%s" % (c["bucket"], c["cause"]): c["us"] for c in w["causes"]}
+
+
+def python_map(w):
+    """{"overhead.launch": [[frame, us], ...]} for the causes that carry "python", frames in report order."""
+    return {"%s.%s" % (c["bucket"], c["cause"]): [[f["frame"], f["us"]] for f in c["python"]]
+            for c in w["causes"] if "python" in c}
 
 
 def sanity(doc):
@@ -81,6 +89,8 @@ def subset(got, want, where):
                 continue
             if k == "causes_us" and "causes" in got:
                 bad += subset(cause_map(got), v, "%s.causes" % where)
+            elif k == "python_us" and "causes" in got:
+                bad += subset(python_map(got), v, "%s.causes.python" % where)
             elif k in got:
                 bad += subset(got[k], v, "%s.%s" % (where, k))
             else:

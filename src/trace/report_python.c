@@ -1,0 +1,129 @@
+/* The Python behind host time, as the report prints it: the frames behind each host cause (-v text, and
+ * "python" on the overall window's host causes in JSON), or, without python_function events, one hint to
+ * record them when host time matters. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report_private.h"
+#include "util/text.h"
+
+static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP};
+#define NHOST (sizeof(host_causes) / sizeof(host_causes[0]))
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static bool is_host_cause(ns_cause c)
+{
+	for (size_t i = 0; i < NHOST; i++)
+		if (host_causes[i] == c)
+			return true;
+	return false;
+}
+
+void report_print_python(FILE *out, const split_result *res, const split_device *d)
+{
+	const split_window *w = &d->overall;
+	bool any = false;
+
+	if (res->python_frames == 0)
+		return;
+	for (size_t i = 0; i < NHOST; i++) {
+		ns_cause c = host_causes[i];
+		const split_python_cause *p = &d->python[c];
+		char key[64];
+		if (w->cause_ns[c] <= 0)
+			continue;
+		if (!any)
+			fputs("python behind host time (self time of the innermost frame, device idle):\n",
+			      out);
+		any = true;
+		cause_key(c, key, sizeof(key));
+		fprintf(out, "  %s %.3f ms, %.0f%% of it inside recorded Python\n", key,
+		        (double)w->cause_ns[c] / 1e6, pct(p->framed_ns, w->cause_ns[c]));
+		for (size_t k = 0; k < p->ntop; k++) {
+			fprintf(out, "    %5.1f%% %10.3f ms  ", pct(p->top[k].ns, w->cause_ns[c]),
+			        (double)p->top[k].ns / 1e6);
+			/* names come from the trace: control characters are escaped */
+			ns_fput_text(out, kernel_names_get(res->python_names, p->top[k].name_id));
+			fputc('\n', out);
+		}
+	}
+	if (res->python_dropped > 0)
+		fprintf(out, "  note: %zu python frames not kept (over the limit of %u)\n",
+		        res->python_dropped, (unsigned)SPLIT_PYTHON_MAX_FRAMES);
+}
+
+/* The host causes' share of a device's overall window. */
+static double host_share(const split_window *w)
+{
+	int64_t t = 0;
+
+	for (size_t i = 0; i < NHOST; i++)
+		t += w->cause_ns[host_causes[i]];
+	return w->dur_ns > 0 ? (double)t / (double)w->dur_ns : 0.0;
+}
+
+void report_print_python_hint(FILE *out, const split_result *res, const report_options *o)
+{
+	double most = 0.0;
+
+	if (res->python_frames > 0)
+		return;
+	for (size_t i = 0; i < res->ndevices; i++) {
+		double s = host_share(&res->device[i].overall);
+		most = s > most ? s : most;
+	}
+	if (res->ndevices == 0 || most < o->classify->high)
+		return;
+	fprintf(
+	    out,
+	    "hint: host-side causes hold %.0f%% of the time and the trace has no Python frames: record with "
+	    "torch.profiler.profile(with_stack=True) to see the Python behind them (nextstep trace -v)\n",
+	    most * 100.0);
+}
+
+static cJSON *frames_json(const split_result *res, const split_python_cause *p)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t k = 0; arr != NULL && k < p->ntop; k++) {
+		cJSON *item = cJSON_CreateObject();
+		if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
+			cJSON_Delete(item);
+			cJSON_Delete(arr);
+			return NULL;
+		}
+		if (!cJSON_AddStringToObject(item, "frame",
+		                             kernel_names_get(res->python_names, p->top[k].name_id)) ||
+		    !cJSON_AddNumberToObject(item, "us", (double)p->top[k].ns / 1e3)) {
+			cJSON_Delete(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
+bool report_python_add_json(cJSON *window, const split_result *res, const split_device *d)
+{
+	cJSON *causes = cJSON_GetObjectItemCaseSensitive(window, "causes"), *item;
+	int k = 0;
+
+	if (res->python_frames == 0 || causes == NULL)
+		return true;
+	cJSON_ArrayForEach(item, causes)
+	{
+		/* report_add_causes_json writes one entry per cause, in cause order */
+		if (k < CAUSE_COUNT && is_host_cause((ns_cause)k)) {
+			cJSON *arr = frames_json(res, &d->python[k]);
+			if (arr == NULL || !cJSON_AddItemToObject(item, "python", arr)) {
+				cJSON_Delete(arr);
+				return false;
+			}
+		}
+		k++;
+	}
+	return true;
+}
