@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hindex.h"
 #include "util/text.h"
+#include "util/vec.h"
 
 #define CLASS_UNKNOWN 0xff
 
@@ -11,37 +13,17 @@ typedef struct {
 	char *name; /* as written in the trace: the key */
 	char *text; /* with JSON escapes resolved: what is shown and classified (== name when it has none) */
 	size_t len;
-	uint64_t hash;
 	unsigned char cls; /* kernel_class, or CLASS_UNKNOWN until first asked */
 } name_entry;
 
 struct kernel_names {
-	name_entry *entry;
+	name_entry *entry; /* by id */
 	size_t n, cap;
-	uint32_t *slot;      /* open addressing: entry index + 1, 0 = empty */
+	ns_hindex index;     /* hash of the name as written -> id */
 	size_t gave_up;      /* names on which a regex rule reached its cost limit */
 	size_t gave_up_rule; /* the first such rule, 1-based */
-	size_t nslots;       /* power of two */
 	size_t bytes;        /* held by names and their display texts */
 };
-
-/* Eight bytes a step: names run to hundreds of bytes and one is hashed per GPU event. */
-static uint64_t hash_bytes(const char *p, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)len, w = 0;
-	size_t i = 0;
-
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	w = 0;
-	if (len > i)
-		memcpy(&w, p + i, len - i);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return h ^ (h >> 29);
-}
 
 kernel_names *kernel_names_new(void)
 {
@@ -49,9 +31,7 @@ kernel_names *kernel_names_new(void)
 
 	if (t == NULL)
 		return NULL;
-	t->nslots = 256;
-	t->slot = calloc(t->nslots, sizeof(*t->slot));
-	if (t->slot == NULL) {
+	if (!ns_hindex_init(&t->index, 128)) {
 		free(t);
 		return NULL;
 	}
@@ -68,7 +48,7 @@ void kernel_names_free(kernel_names *t)
 		free(t->entry[i].name);
 	}
 	free(t->entry);
-	free(t->slot);
+	ns_hindex_free(&t->index);
 	free(t);
 }
 
@@ -80,25 +60,6 @@ size_t kernel_names_count(const kernel_names *t)
 const char *kernel_names_get(const kernel_names *t, uint32_t id)
 {
 	return id < t->n ? t->entry[id].text : NULL;
-}
-
-static bool rehash(kernel_names *t)
-{
-	size_t nslots = t->nslots * 2;
-	uint32_t *slot = calloc(nslots, sizeof(*slot));
-
-	if (slot == NULL)
-		return false;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t s = t->entry[i].hash & (nslots - 1);
-		while (slot[s] != 0)
-			s = (s + 1) & (nslots - 1);
-		slot[s] = (uint32_t)(i + 1);
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslots = nslots;
-	return true;
 }
 
 static bool is_utf8(const char *p, size_t len)
@@ -136,67 +97,60 @@ static char *display_text(char *name, size_t len)
 	return clean;
 }
 
-static ns_status add_name(kernel_names *t, const char *name, size_t len, uint64_t h, size_t s, uint32_t *id,
+static ns_status add_name(kernel_names *t, const char *name, size_t len, uint64_t h, uint32_t *id,
                           ns_error *err)
 {
-	name_entry *e;
+	name_entry *e, *grown;
 
 	if (t->n >= KERNEL_NAMES_MAX)
 		return ns_error_set(err, NS_ERR_LIMIT, "more than %u distinct kernel names",
 		                    KERNEL_NAMES_MAX);
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		name_entry *grown = realloc(t->entry, cap * sizeof(*grown));
-		if (grown == NULL)
-			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-		t->entry = grown;
-		t->cap = cap;
-	}
+	if ((grown = ns_grow(t->entry, &t->cap, t->n + 1, sizeof(*grown))) == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	t->entry = grown;
 	e = &t->entry[t->n];
 	e->name = malloc(len + 1);
 	if (e->name == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	memcpy(e->name, name, len);
 	e->name[len] = '\0';
-	if ((e->text = display_text(e->name, len)) == NULL) {
+	if ((e->text = display_text(e->name, len)) == NULL || !ns_hindex_add(&t->index, h, (uint32_t)t->n)) {
+		if (e->text != NULL && e->text != e->name)
+			free(e->text);
 		free(e->name);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	}
 	t->bytes += len + 1 + (e->text != e->name ? strlen(e->text) + 1 : 0);
 	e->len = len;
-	e->hash = h;
 	e->cls = CLASS_UNKNOWN;
-	t->slot[s] = (uint32_t)(t->n + 1);
 	*id = (uint32_t)t->n++;
-	if (t->n * 2 > t->nslots && !rehash(t))
-		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	return NS_OK;
 }
 
 ns_status kernel_names_intern(kernel_names *t, const char *name, size_t len, uint32_t *id, ns_error *err)
 {
 	uint64_t h;
-	size_t s;
+	size_t slot;
+	uint32_t cand;
 
 	if (name == NULL) /* an event without a name */
 		name = "";
 	if (len > KERNEL_NAME_MAX)
 		return ns_error_set(err, NS_ERR_LIMIT, "kernel name of %zu bytes, longer than %u", len,
 		                    KERNEL_NAME_MAX);
-	h = hash_bytes(name, len);
-	s = h & (t->nslots - 1);
-
-	for (; t->slot[s] != 0; s = (s + 1) & (t->nslots - 1)) {
-		const name_entry *e = &t->entry[t->slot[s] - 1];
-		if (e->hash == h && e->len == len && memcmp(e->name, name, len) == 0) {
-			*id = t->slot[s] - 1;
+	h = ns_hash_bytes(name, len);
+	slot = ns_hindex_home(&t->index, h);
+	while (ns_hindex_probe(&t->index, h, &slot, &cand)) {
+		const name_entry *e = &t->entry[cand];
+		if (e->len == len && memcmp(e->name, name, len) == 0) {
+			*id = cand;
 			return NS_OK;
 		}
 	}
 	if (t->bytes + len > KERNEL_NAMES_BYTES_MAX)
 		return ns_error_set(err, NS_ERR_LIMIT, "distinct kernel names take more than %u MiB",
 		                    KERNEL_NAMES_BYTES_MAX >> 20);
-	return add_name(t, name, len, h, s, id, err);
+	return add_name(t, name, len, h, id, err);
 }
 
 kernel_class kernel_names_classify(kernel_names *t, uint32_t id, const kernel_rules *rules)
