@@ -384,7 +384,8 @@ fail:
  * The old strings move over; old keeps only what is left to free. */
 static ns_status reserve_aliases(ns_device *d, size_t extra, ns_error *err)
 {
-	char **grown = realloc(d->aliases, (d->naliases + extra) * sizeof(*grown));
+	size_t cap = d->naliases; /* what is allocated, at least: the table keeps no spare capacity */
+	char **grown = ns_grow(d->aliases, &cap, d->naliases + extra, sizeof(*grown));
 
 	if (grown == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");

@@ -14,6 +14,7 @@
 #include "trace_gunzip.h"
 #include "trace_read_private.h"
 #include "util/text.h"
+#include "util/vec.h"
 
 /* The scanner works on a sliding window of the document. Every token, and every whole event, must be in
  * the window while it is parsed (string slices handed to the callback point into it), so a step that runs
@@ -1012,11 +1013,13 @@ static scan_rc refill(reader *r)
 		r->pos = 0;
 	}
 	if (keep > r->cap / 2) {
-		unsigned char *bigger = realloc(r->buf, 2 * r->cap + BUF_PAD);
+		size_t alloc =
+		    r->cap + BUF_PAD; /* the pad is allocated past the window, so it grows with it */
+		unsigned char *bigger = ns_grow(r->buf, &alloc, 2 * r->cap + BUF_PAD, 1);
 		if (bigger == NULL)
 			return fail(r, r->buf, NS_ERR_NOMEM, "out of memory");
 		r->buf = bigger;
-		r->cap *= 2;
+		r->cap = alloc - BUF_PAD;
 	}
 	want = keep < r->cap - r->len ? keep : r->cap - r->len;
 	if (want == 0)
