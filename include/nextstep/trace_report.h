@@ -18,6 +18,20 @@
 #define REPORT_NAME_MAX    72
 #define REPORT_TOP_DEFAULT 5
 
+/* Settings a report may suggest the user change. The library decides when a suggestion applies; the caller
+ * words it (the CLI names its flag) in report_options.hints, indexed by this enum. A NULL array or entry
+ * leaves that suggestion out. */
+typedef enum {
+	REPORT_HINT_DEVICE_GIVEN, /* after a device the caller chose rather than the trace's, e.g.
+	                             "(--device)" */
+	REPORT_HINT_NAME_DEVICE,  /* the trace's device is unknown or missing: how to name one */
+	REPORT_HINT_MORE_ROWS,    /* after "... N more" rows than were shown: how to show more */
+	REPORT_HINT_TF32, /* fp32 ops placed on the fp32 roof on a device with TF32: how to use that roof */
+	REPORT_HINT_WARMUP_ONE,    /* one warm-up step was left out of the verdict: how to include it */
+	REPORT_HINT_WARMUP_SEVERAL /* several warm-up steps were: how to include them */
+} report_hint;
+#define REPORT_HINT_COUNT 6
+
 typedef struct {
 	const classify_options *classify;
 	const ns_routes *routes;
@@ -25,7 +39,11 @@ typedef struct {
 	const char *source;           /* the input's display name */
 	bool steps;                   /* one line per step (text) */
 	size_t top;                   /* kernels listed per device with -v (text) and in JSON */
+	const char *const *hints; /* REPORT_HINT_COUNT suggestions in the caller's words, or NULL (text) */
 } report_options;
+
+/* hints[h], or NULL when there are no hints or none for h. */
+const char *report_hint_text(const char *const *hints, report_hint h);
 
 /* "rank 0 dev 0", "device 0 (NVIDIA A100-SXM4-40GB)", "device 0"; the host-only split is "rank 3 host" or
  * "host". */

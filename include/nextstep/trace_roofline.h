@@ -110,8 +110,8 @@ void troof_report_free(troof_report *r);
 
 /* Words for a reason: "no shapes (record_shapes=True)", "unknown dtype", "unknown op", ... */
 const char *troof_reason_text(troof_reason r);
-/* The text section (top rows, then the ops that could not be placed). */
-void troof_report_print(FILE *out, const troof_report *r, size_t top);
+/* The text section (top rows, then the ops that could not be placed); hints as in report_options. */
+void troof_report_print(FILE *out, const troof_report *r, size_t top, const char *const *hints);
 /* The "roofline" member for the trace JSON; caller frees with cJSON_Delete(). NULL on OOM. */
 cJSON *troof_report_json(const troof_report *r, size_t top);
 

@@ -38,6 +38,15 @@ void cli_name_option(ns_error *err)
 	err->param = 0;
 }
 
+const char *const cli_report_hints[REPORT_HINT_COUNT] = {
+    [REPORT_HINT_DEVICE_GIVEN] = "(--device)",
+    [REPORT_HINT_NAME_DEVICE] = "give --device NAME",
+    [REPORT_HINT_MORE_ROWS] = "(--top)",
+    [REPORT_HINT_TF32] = "if they ran as TF32, use --dtype tf32",
+    [REPORT_HINT_WARMUP_ONE] = "--all-steps includes it",
+    [REPORT_HINT_WARMUP_SEVERAL] = "--all-steps includes them",
+};
+
 int cli_status_exit(cli_mode mode, const ns_error *err)
 {
 	if (err->status == NS_ERR_USAGE)

@@ -10,6 +10,7 @@
 #include "nextstep/devices.h"
 #include "nextstep/error.h"
 #include "nextstep/input.h"
+#include "nextstep/trace_report.h"
 
 /* Defaults for mode. */
 void cli_config_init(cli_config *c, cli_mode mode);
@@ -38,6 +39,8 @@ typedef int (*cli_input_fn)(void *ctx, ns_input *in, bool labelled);
 /* Opens each operand (stdin "-" when there is none) and hands it to fn: a file that cannot be opened is
  * reported and the others still run; stops early once output fails. Returns the worst exit status. */
 int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx);
+/* The report's suggestions worded with this CLI's flags (report_options.hints). */
+extern const char *const cli_report_hints[REPORT_HINT_COUNT];
 /* "==> NAME <==" before each input's text report when there are several inputs. */
 void cli_print_input_header(FILE *out, const char *name);
 

@@ -169,7 +169,7 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 	split_result res;
 	ns_error err;
 	ns_status st = NS_ERR_NOMEM;
-	report_options o = {&c->classify, &c->routes, &c->format, where, c->steps, c->top};
+	report_options o = {&c->classify, &c->routes, &c->format, where, c->steps, c->top, cli_report_hints};
 
 	memset(&roof_report, 0, sizeof(roof_report));
 	memset(&res, 0, sizeof(res));

@@ -95,8 +95,16 @@ void report_print_also(FILE *out, const ns_verdict *v, const ns_routes *r)
 	}
 }
 
-void report_print_notes(FILE *out, const split_result *res, const split_device *d)
+const char *report_hint_text(const char *const *hints, report_hint h)
 {
+	return hints != NULL && (int)h >= 0 && h < REPORT_HINT_COUNT ? hints[h] : NULL;
+}
+
+void report_print_notes(FILE *out, const split_result *res, const split_device *d, const char *const *hints)
+{
+	const char *include =
+	    report_hint_text(hints, d->nwarmup == 1 ? REPORT_HINT_WARMUP_ONE : REPORT_HINT_WARMUP_SEVERAL);
+
 	if (res->duplicate_steps > 0)
 		fprintf(
 		    out,
@@ -104,12 +112,10 @@ void report_print_notes(FILE *out, const split_result *res, const split_device *
 		    "is the step\n",
 		    res->duplicate_steps, res->duplicate_steps == 1 ? "" : "s");
 	if (d->nwarmup > 0)
-		fprintf(out,
-		        "  warm-up: %zu step%s (%.3f ms, %.0f%% set-up) left out of the verdict; --all-steps "
-		        "includes %s\n",
+		fprintf(out, "  warm-up: %zu step%s (%.3f ms, %.0f%% set-up) left out of the verdict%s%s\n",
 		        d->nwarmup, d->nwarmup == 1 ? "" : "s", (double)d->warmup.dur_ns / 1e6,
-		        pct(d->warmup.cause_ns[CAUSE_INIT], d->warmup.dur_ns),
-		        d->nwarmup == 1 ? "it" : "them");
+		        pct(d->warmup.cause_ns[CAUSE_INIT], d->warmup.dur_ns), include != NULL ? "; " : "",
+		        include != NULL ? include : "");
 }
 
 bool report_add_causes_json(cJSON *obj, const split_window *w)

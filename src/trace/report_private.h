@@ -24,7 +24,7 @@ void report_print_causes(FILE *out, const split_window *w);
 /* One line per high finding: "also: dataloader 33% (high) -> fix (module)". */
 void report_print_also(FILE *out, const ns_verdict *v, const ns_routes *r);
 /* Warm-up steps left out, duplicate step markers, GPU work outside the windows. */
-void report_print_notes(FILE *out, const split_result *res, const split_device *d);
+void report_print_notes(FILE *out, const split_result *res, const split_device *d, const char *const *hints);
 /* "causes": [{"bucket", "cause", "us", "share"}, ...] on a verdict object. */
 bool report_add_causes_json(cJSON *obj, const split_window *w);
 

@@ -234,7 +234,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 		report_print_also(out, &v, &routes);
 	print_summary(out, res, d);
 	report_print_top_cause(out, w, v.regime);
-	report_print_notes(out, res, d);
+	report_print_notes(out, res, d, o->hints);
 	if (d->nsteps > 1 && print_variation(out, d, o, err) != NS_OK)
 		return err->status;
 	for (size_t i = 0; o->steps && i < d->nsteps; i++)

@@ -730,18 +730,37 @@ static void print_links(FILE *out, const troof_report *r)
 	fputc('\n', out);
 }
 
-static void print_device_line(FILE *out, const troof_report *r)
+static void print_device_line(FILE *out, const troof_report *r, const char *const *hints)
 {
+	const char *given = report_hint_text(hints, REPORT_HINT_DEVICE_GIVEN);
+
 	if (r->from_option)
-		fprintf(out, "roofline: %s (--device)", r->device);
+		fprintf(out, "roofline: %s%s%s", r->device, given != NULL ? " " : "",
+		        given != NULL ? given : "");
 	else
 		fprintf(out, "roofline: %s (trace: %s)", r->device, r->trace_device);
 	fprintf(out, ", %ld op%s with GPU time (%.3f ms), %zu shape%s placed\n", r->ops,
 	        r->ops == 1 ? "" : "s", ms(r->ops_ns), r->nrows, r->nrows == 1 ? "" : "s");
 }
 
-void troof_report_print(FILE *out, const troof_report *r, size_t top)
+/* "roofline: device ... is not in the device table", with how to name one when the caller says. */
+static void print_no_device(FILE *out, const troof_report *r, const char *const *hints)
 {
+	const char *name_it = report_hint_text(hints, REPORT_HINT_NAME_DEVICE);
+
+	if (r->trace_device[0] != '\0')
+		fprintf(out, "roofline: device \"%s\" is not in the device table", r->trace_device);
+	else
+		fputs("roofline: the trace names no device", out);
+	if (name_it != NULL)
+		fprintf(out, ": %s", name_it);
+	fputc('\n', out);
+}
+
+void troof_report_print(FILE *out, const troof_report *r, size_t top, const char *const *hints)
+{
+	const char *more = report_hint_text(hints, REPORT_HINT_MORE_ROWS);
+	const char *tf32 = report_hint_text(hints, REPORT_HINT_TF32);
 	bool fp32 = false, above = false;
 
 	if (r->kernels == 0) {
@@ -749,15 +768,10 @@ void troof_report_print(FILE *out, const troof_report *r, size_t top)
 		return;
 	}
 	if (!r->device_known) {
-		if (r->trace_device[0] != '\0')
-			fprintf(out,
-			        "roofline: device \"%s\" is not in the device table: give --device NAME\n",
-			        r->trace_device);
-		else
-			fputs("roofline: the trace names no device: give --device NAME\n", out);
+		print_no_device(out, r, hints);
 		return;
 	}
-	print_device_line(out, r);
+	print_device_line(out, r, hints);
 	if (r->nrows > 0 && top > 0)
 		fprintf(out, "  %-14s %-18s %-5s %6s %9s %7s %8s %5s  %s\n", "op", "MxNxK", "dtype", "count",
 		        "GPU ms", "FLOP/B", "TFLOP/s", "roof", "regime");
@@ -773,13 +787,15 @@ void troof_report_print(FILE *out, const troof_report *r, size_t top)
 		above = above || row->roof.above_roof;
 	}
 	if (r->nrows > top)
-		fprintf(out, "  ... %zu more (--top)\n", r->nrows - top);
+		fprintf(out, "  ... %zu more%s%s\n", r->nrows - top, more != NULL ? " " : "",
+		        more != NULL ? more : "");
 	print_unplaced(out, r);
 	print_links(out, r);
 	if (above)
 		fputs("  above the roof means the dtype, the time or the device is wrong\n", out);
 	if (fp32 && r->has_tf32)
-		fputs("  fp32 ops are on the fp32 roof; if they ran as TF32, use --dtype tf32\n", out);
+		fprintf(out, "  fp32 ops are on the fp32 roof%s%s\n", tf32 != NULL ? "; " : "",
+		        tf32 != NULL ? tf32 : "");
 }
 
 static cJSON *row_json(const troof_row *row)
@@ -875,7 +891,7 @@ ns_status troof_print_with_report(FILE *out, const split_result *res, const repo
 	if (o->format->kind != FORMAT_JSON) {
 		st = report_print(out, res, o, err);
 		if (st == NS_OK && o->format->kind == FORMAT_TEXT) {
-			troof_report_print(out, r, o->top);
+			troof_report_print(out, r, o->top, o->hints);
 			if (fflush(out) != 0 || ferror(out))
 				st = ns_error_set(err, NS_ERR_IO, "write error");
 		}

@@ -16,6 +16,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,7 +245,7 @@ START_TEST(the_report_says_how_many_kernels_it_linked_through_launches_and_which
 
 	ck_assert_ptr_nonnull(mem);
 	read_path("tests/data/trace_roofline_launch.json", &o, &r);
-	troof_report_print(mem, &r, 5);
+	troof_report_print(mem, &r, 5, NULL);
 	fclose(mem);
 	ck_assert_msg(
 	    strstr(text, "  3 kernels linked to the op around their launch call (no op had their External "
@@ -337,6 +338,85 @@ START_TEST(device_option_overrides_the_trace)
 }
 END_TEST
 
+/* Two kernels of 9e15 us each under one aten::mm: 9e18 ns apiece, 1.8e19 ns together, past INT64_MAX
+ * (9.22e18). The sum must stop at INT64_MAX, not wrap negative and make the op (and the device) vanish. */
+START_TEST(gpu_time_past_int64_saturates_instead_of_wrapping)
+{
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
+	troof_report r;
+
+	read_text(H100_DOC(OP("aten::mm", 1,
+	                      BF16_64) "," KERNEL(1, 9000000000000000) "," KERNEL(1, 9000000000000000)),
+	          &o, &r);
+	ck_assert(r.device_known);
+	ck_assert_int_eq(r.kernels, 2);
+	ck_assert_int_eq(r.ops, 1);
+	ck_assert_int_eq(r.nrows, 1);
+	ck_assert_int_eq(r.rows[0].gpu_ns, INT64_MAX);
+	ck_assert_int_eq(r.ops_ns, INT64_MAX);
+	ck_assert(r.rows[0].roof.achieved_flops >= 0.0);
+	troof_report_free(&r);
+}
+END_TEST
+
+/* Prints r's text section with hints into a string the caller frees. */
+static char *print_to_string(const troof_report *r, const char *const *hints)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(mem);
+	troof_report_print(mem, r, 5, hints);
+	fclose(mem);
+	return text;
+}
+
+/* The library decides that a suggestion applies; the caller's words (here not flags) say how. */
+static const char *const test_hints[REPORT_HINT_COUNT] = {
+    [REPORT_HINT_DEVICE_GIVEN] = "[chosen]",
+    [REPORT_HINT_NAME_DEVICE] = "name one",
+};
+
+START_TEST(an_unknown_device_is_said_in_the_callers_words_or_plainly)
+{
+	const char *doc =
+	    "{\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Radeon Graphics\"}],\"traceEvents\":[" OP(
+	        "aten::mm", 1, BF16_64) "," KERNEL(1, 2) "]}";
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
+	troof_report r;
+	char *plain, *worded;
+
+	read_text(doc, &o, &r);
+	plain = print_to_string(&r, NULL);
+	worded = print_to_string(&r, test_hints);
+	ck_assert_str_eq(plain, "roofline: device \"AMD Radeon Graphics\" is not in the device table\n");
+	ck_assert_str_eq(worded,
+	                 "roofline: device \"AMD Radeon Graphics\" is not in the device table: name one\n");
+	free(plain);
+	free(worded);
+	troof_report_free(&r);
+}
+END_TEST
+
+START_TEST(a_device_the_caller_chose_is_marked_in_the_callers_words_only)
+{
+	troof_options o = {"a100", false, DTYPE_FP32, NULL};
+	troof_report r;
+	char *plain, *worded;
+
+	read_text(H100_DOC(OP("aten::mm", 1, BF16_64) "," KERNEL(1, 2)), &o, &r);
+	plain = print_to_string(&r, NULL);
+	worded = print_to_string(&r, test_hints);
+	ck_assert_msg(strncmp(plain, "roofline: A100 SXM 80GB, 1 op", 29) == 0, "%s", plain);
+	ck_assert_msg(strncmp(worded, "roofline: A100 SXM 80GB [chosen], 1 op", 38) == 0, "%s", worded);
+	ck_assert_msg(strstr(plain, "--") == NULL, "a flag in the library's own words: %s", plain);
+	free(plain);
+	free(worded);
+	troof_report_free(&r);
+}
+END_TEST
+
 static Suite *trace_roofline_suite(void)
 {
 	Suite *s = suite_create("trace_roofline");
@@ -354,6 +434,9 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(link, the_older_external_id_spelling_links_too);
 	tcase_add_test(link, an_unknown_trace_device_places_nothing);
 	tcase_add_test(link, device_option_overrides_the_trace);
+	tcase_add_test(link, gpu_time_past_int64_saturates_instead_of_wrapping);
+	tcase_add_test(link, an_unknown_device_is_said_in_the_callers_words_or_plainly);
+	tcase_add_test(link, a_device_the_caller_chose_is_marked_in_the_callers_words_only);
 	suite_add_tcase(s, place);
 	suite_add_tcase(s, link);
 	return s;
