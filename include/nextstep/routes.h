@@ -18,6 +18,10 @@ typedef struct {
 typedef struct {
 	ns_route route[REGIME_COUNT];
 	ns_route cause[CAUSE_COUNT];
+	/* A host-only split's routes (a CPU job whose host time is in gloo collectives: no device to keep
+	 * busy): overhead, idle and comm without GPU advice; a NULL fix means the ordinary route. A playbook
+	 * does not set them; "replace": true clears them. */
+	ns_route host_only[REGIME_COUNT];
 } ns_routes;
 
 ns_status routes_init_default(ns_routes *r, ns_error *err);

@@ -92,13 +92,62 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
          "the comm share after switching backend or enabling overlap"},
 };
 
+/* A host-only split (no device activity; its host time is in gloo collectives: a CPU job) is still split into
+ * the six buckets, but the GPU advice of the overhead, idle and comm routes does not apply to it: these say
+ * what the same buckets mean on the host. NULL fix: the ordinary route. */
+static const route_text default_host_only_routes[REGIME_COUNT] = {
+    [REGIME_COMM] =
+        {"Module 6/8",
+         "collectives run on the host (gloo) with nothing overlapping them: start them "
+         "asynchronously (async_op=True, DDP's bucketed all-reduce) so compute overlaps them, bucket "
+         "small messages, check the network between hosts",
+         "the comm share after enabling overlap or bucketing"},
+    [REGIME_OVERHEAD] =
+        {"Module 4/5",
+         "host ops outside the collectives: on a CPU job this is the model's own compute: find "
+         "the top ops (prof.key_averages()), match torch.set_num_threads to the cores, use a "
+         "larger batch per collective",
+         "the overhead share, and the top ops' time, after the change"},
+    [REGIME_DATALOADER] = {"Module 3",
+                           "the input pipeline is the bottleneck: more DataLoader workers, prefetching, "
+                           "persistent workers",
+                           "the dataloader share after raising num_workers: it should drop below 5% of the "
+                           "step and the step time with it"},
+    [REGIME_IDLE] =
+        {"Module 3",
+         "nothing recorded on the host (Python the profiler did not record, I/O, logging): capture "
+         "with with_stack=True (or py-spy) to see it, then move it out of the step",
+         "the idle share after the change (nextstep trace -v)"},
+};
+
+#define NROUTES (REGIME_COUNT + CAUSE_COUNT + REGIME_COUNT)
+
+/* The i-th route of r: the buckets', the causes', then the host-only buckets'. */
+static ns_route *route_at(ns_routes *r, int i)
+{
+	if (i < REGIME_COUNT)
+		return &r->route[i];
+	if (i < REGIME_COUNT + CAUSE_COUNT)
+		return &r->cause[i - REGIME_COUNT];
+	return &r->host_only[i - REGIME_COUNT - CAUSE_COUNT];
+}
+
+static const route_text *default_at(int i)
+{
+	if (i < REGIME_COUNT)
+		return &default_routes[i];
+	if (i < REGIME_COUNT + CAUSE_COUNT)
+		return &default_cause_routes[i - REGIME_COUNT];
+	return &default_host_only_routes[i - REGIME_COUNT - CAUSE_COUNT];
+}
+
 static const char *const playbook_keys[] = {"routes", "causes", "replace", "name", "description", NULL};
 static const char *const route_keys[] = {"module", "fix", "next_check", NULL};
 
 void routes_free(ns_routes *r)
 {
-	for (int i = 0; i < REGIME_COUNT + CAUSE_COUNT; i++) {
-		ns_route *x = i < REGIME_COUNT ? &r->route[i] : &r->cause[i - REGIME_COUNT];
+	for (int i = 0; i < NROUTES; i++) {
+		ns_route *x = route_at(r, i);
 		free(x->module);
 		free(x->fix);
 		free(x->next_check);
@@ -129,10 +178,9 @@ static ns_status set_route(ns_route *dst, const route_text *src, ns_error *err)
 ns_status routes_init_default(ns_routes *r, ns_error *err)
 {
 	memset(r, 0, sizeof(*r));
-	for (int i = 0; i < REGIME_COUNT + CAUSE_COUNT; i++) {
-		ns_status st = i < REGIME_COUNT ? set_route(&r->route[i], &default_routes[i], err)
-		                                : set_route(&r->cause[i - REGIME_COUNT],
-		                                            &default_cause_routes[i - REGIME_COUNT], err);
+	for (int i = 0; i < NROUTES; i++) {
+		ns_status st =
+		    default_at(i)->fix != NULL ? set_route(route_at(r, i), default_at(i), err) : NS_OK;
 		if (st != NS_OK) {
 			routes_free(r);
 			return st;
@@ -237,11 +285,11 @@ static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 	return apply_causes(r, cJSON_GetObjectItemCaseSensitive(doc, "causes"), err);
 }
 
-static ns_status copy_routes(ns_routes *dst, const ns_routes *src, ns_error *err)
+static ns_status copy_routes(ns_routes *dst, ns_routes *src, ns_error *err)
 {
-	for (int i = 0; i < REGIME_COUNT + CAUSE_COUNT; i++) {
-		const ns_route *from = i < REGIME_COUNT ? &src->route[i] : &src->cause[i - REGIME_COUNT];
-		ns_route *to = i < REGIME_COUNT ? &dst->route[i] : &dst->cause[i - REGIME_COUNT];
+	for (int i = 0; i < NROUTES; i++) {
+		const ns_route *from = route_at(src, i);
+		ns_route *to = route_at(dst, i);
 		if ((from->module && set_string(&to->module, from->module, err) != NS_OK) ||
 		    (from->fix && set_string(&to->fix, from->fix, err) != NS_OK) ||
 		    (from->next_check && set_string(&to->next_check, from->next_check, err) != NS_OK))

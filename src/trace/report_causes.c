@@ -50,6 +50,18 @@ void report_cause_routes(const split_window *w, const ns_routes *in, ns_routes *
 	}
 }
 
+void report_host_only_routes(const ns_routes *in, ns_routes *out)
+{
+	*out = *in;
+	for (int c = 0; c < CAUSE_COUNT; c++)
+		if (in->host_only[cause_bucket((ns_cause)c)].fix != NULL)
+			memset(&out->cause[c], 0,
+			       sizeof(out->cause[c])); /* the bucket's host-only route decides */
+	for (int b = 0; b < REGIME_COUNT; b++)
+		if (in->host_only[b].fix != NULL)
+			out->route[b] = in->host_only[b];
+}
+
 void report_print_top_cause(FILE *out, const split_window *w, ns_regime verdict)
 {
 	ns_cause c;

@@ -16,6 +16,9 @@ bool report_dominant_cause(const split_window *w, ns_regime b, ns_cause *c);
 /* in, with each bucket's route replaced by its dominant cause's (where that cause has a route). A shallow
  * copy: out borrows in's strings and must not be freed. */
 void report_cause_routes(const split_window *w, const ns_routes *in, ns_routes *out);
+/* in, with the host-only routes (routes.h) in place of the buckets' and their causes' routes: for a split
+ * with no device. A shallow copy, as above. */
+void report_host_only_routes(const ns_routes *in, ns_routes *out);
 /* "  overhead is mostly sync: 72% of it (host blocked on the device)" for the verdict's bucket, when one
  * cause dominates it. */
 void report_print_top_cause(FILE *out, const split_window *w, ns_regime verdict);

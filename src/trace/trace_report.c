@@ -494,6 +494,15 @@ ns_status report_print_with(FILE *out, const split_result *res, const report_opt
                             const char *extra_key, cJSON *extra, ns_error *err)
 {
 	ns_status st = NS_OK;
+	report_options host_o;
+	ns_routes host_routes;
+
+	if (res->ndevices > 0 && !res->gpu_activity) { /* a host-only split: no GPU advice */
+		report_host_only_routes(o->routes, &host_routes);
+		host_o = *o;
+		host_o.routes = &host_routes;
+		o = &host_o;
+	}
 
 	switch (o->format->kind) {
 	case FORMAT_JSON:

@@ -356,6 +356,27 @@ START_TEST(write_error_on_the_stream_is_reported)
 }
 END_TEST
 
+/* A host-only split (a CPU job on gloo) has no GPU to keep busy: its routes must not send the user to one. */
+START_TEST(host_only_routes_give_no_gpu_advice)
+{
+	static const char *const gpu_words[] = {"GPU", "CUDA", "NCCL", "RCCL", "pinned", "non_blocking"};
+
+	for (int b = 0; b < REGIME_COUNT; b++) {
+		const char *fix = routes.host_only[b].fix;
+		if (fix == NULL)
+			continue;
+		for (size_t i = 0; i < sizeof(gpu_words) / sizeof(gpu_words[0]); i++)
+			ck_assert_msg(strstr(fix, gpu_words[i]) == NULL, "host-only %s route mentions %s: %s",
+			              regime_name((ns_regime)b), gpu_words[i], fix);
+	}
+	/* the buckets a host-only split can land in, other than compute and memory, all have one */
+	ck_assert_ptr_nonnull(routes.host_only[REGIME_COMM].fix);
+	ck_assert_ptr_nonnull(routes.host_only[REGIME_OVERHEAD].fix);
+	ck_assert_ptr_nonnull(routes.host_only[REGIME_IDLE].fix);
+	ck_assert_ptr_nonnull(routes.host_only[REGIME_DATALOADER].fix);
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
 	Suite *s = suite_create("format");
@@ -376,6 +397,7 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, json_verdict_out_of_memory_is_an_error_and_prints_nothing);
 	tcase_add_test(tc, json_label_escapes_controls_and_stays_one_line);
 	tcase_add_test(tc, write_error_on_the_stream_is_reported);
+	tcase_add_test(tc, host_only_routes_give_no_gpu_advice);
 	tcase_add_test(tc, json_label_is_well_formed_utf8_whatever_the_caller_passed);
 	suite_add_tcase(s, tc);
 	return s;
