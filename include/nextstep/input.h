@@ -30,11 +30,16 @@ typedef struct {
 	size_t head_pos; /* bytes of head already handed out */
 	bool eof;
 	int read_errno; /* 0 unless a read failed */
-	/* Progress hook for long reads: bytes_read counts what read(2) returned so far; when progress is set it
-	 * is called after every read that got bytes (the caller rate-limits what it shows). */
+	/* Progress hook for long reads: bytes_read counts what read(2) returned so far; when progress is set
+	 * it is called after every read that got bytes (the caller rate-limits what it shows). */
 	unsigned long long bytes_read;
 	void (*progress)(void *ctx, unsigned long long bytes_read);
 	void *progress_ctx;
+	/* Tap on the raw bytes: when set, called with every block read(2) returned, in order (a digest of the
+	 * input as stored, e.g. for the HTML report). Bytes already in head when it is set are the caller's
+	 * to take from there. */
+	void (*tap)(void *ctx, const void *buf, size_t n);
+	void *tap_ctx;
 } ns_input;
 
 /* Opens path ("-" = stdin). Reads nothing yet. Close with input_close(). */

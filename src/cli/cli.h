@@ -82,6 +82,8 @@ typedef struct {
 	/* diff: the CI gates */
 	bool gate_slower, gate_regime;
 	double slower_pct;
+	/* --html FILE ("-": stdout, instead of the text report) */
+	const char *html_path;
 	/* the operands left after the options */
 	char **operands;
 	int noperands;

@@ -160,6 +160,9 @@ static int trace_option(cli_config *c, int opt, const char *arg)
 	case OPT_ROOFLINE:
 		c->roofline = true;
 		return -1;
+	case OPT_HTML:
+		c->html_path = arg;
+		return -1;
 	case OPT_DEVICE:
 		c->roofline = c->mode != MODE_ROOFLINE;
 		c->device = arg;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "cli_common.h"
+#include "cli_html.h"
 #include "cli_options.h"
 #include "nextstep/diff.h"
 #include "nextstep/kernel_rules.h"
@@ -119,14 +120,34 @@ static int open_inputs(const cli_config *c, ns_input in[2])
 	return -1;
 }
 
+/* --html: the comparison's page, with each side's name, size and SHA-256. */
+static int write_html(const cli_config *c, cli_html *html, ns_input in[2], cli_html_digest dg[2],
+                      const diff_side sides[2], const diff_result *r)
+{
+	html_source src[2];
+	ns_error err;
+
+	ns_error_clear(&err);
+	for (int i = 0; i < 2; i++)
+		cli_html_digest_finish(&dg[i], &in[i], &src[i]);
+	if (html_diff(cli_html_page(html), src, &sides[0], &sides[1], r, &c->routes, &err) != NS_OK) {
+		cli_report_error(c->html_path, &err);
+		return EXIT_BAD_INPUT;
+	}
+	return EXIT_ROUTED;
+}
+
 /* Loads, compares, prints, gates. Both sides' errors are reported before giving up. */
-static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_options *lo)
+static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_options *lo, cli_html *html)
 {
 	diff_side sides[2];
 	ns_error errs[2], err;
 	diff_result r;
+	cli_html_digest dg[2];
 	int rc = -1;
 
+	for (int i = 0; html != NULL && i < 2; i++)
+		cli_html_digest_start(&dg[i], &in[i]);
 	diff_load_pair(&in[0], &in[1], lo, sides, errs);
 	for (int i = 0; i < 2; i++)
 		if (errs[i].status != NS_OK) {
@@ -139,7 +160,9 @@ static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_o
 		rc = EXIT_BAD_INPUT;
 	}
 	if (rc < 0) {
-		rc = print_result(c, sides, &r);
+		rc = html != NULL ? write_html(c, html, in, dg, sides, &r) : EXIT_ROUTED;
+		if (rc == EXIT_ROUTED && !cli_html_to_stdout(c))
+			rc = print_result(c, sides, &r);
 		if (rc == EXIT_ROUTED)
 			rc = apply_gates(c, &r);
 		diff_result_free(&r);
@@ -153,6 +176,7 @@ int cli_diff_run(cli_config *cfg)
 {
 	kernel_rules *rules[2] = {NULL, NULL};
 	ns_input in[2];
+	cli_html *html = NULL;
 	int rc;
 
 	if (cfg->noperands != 2)
@@ -162,15 +186,17 @@ int cli_diff_run(cli_config *cfg)
 	if (rc < 0)
 		rc = load_rules(cfg, &rules[1]);
 	if (rc < 0)
+		rc = cli_html_open(cfg, "nextstep diff report", &html);
+	if (rc < 0)
 		rc = open_inputs(cfg, in);
 	if (rc < 0) {
 		diff_load_options lo = {
 		    {rules[0], rules[1]}, &cfg->classify, &cfg->routes, REPORT_TOP_DEFAULT};
-		rc = compare_inputs(cfg, in, &lo);
+		rc = compare_inputs(cfg, in, &lo, html);
 		input_close(&in[0]);
 		input_close(&in[1]);
 	}
 	kernel_rules_free(rules[0]);
 	kernel_rules_free(rules[1]);
-	return rc;
+	return cli_html_close(html, rc);
 }

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "cli_common.h"
+#include "cli_html.h"
 #include "cli_options.h"
 #include "cli_trace.h"
 #include "nextstep/parse_json.h"
@@ -17,6 +18,7 @@ typedef struct {
 	cli_config *cfg;
 	const char *where;
 	bool labelled;
+	html_page *page; /* --html, or NULL */
 } router_input;
 
 /* One warning for all the unknown keys of a record: unknown keys "a", "b", "c" ignored. */
@@ -58,7 +60,9 @@ static void report_bad_record(const router_input *ri, ns_error *err)
 
 	cli_name_option(err);
 	cli_report_error(ri->where, err);
-	if (ri->cfg->format.kind != FORMAT_JSON)
+	if (ri->page != NULL)
+		html_router_error(ri->page, err->line, err->msg);
+	if (ri->cfg->format.kind != FORMAT_JSON || cli_html_to_stdout(ri->cfg))
 		return;
 	obj = cJSON_CreateObject();
 	if (obj != NULL && cJSON_AddStringToObject(obj, "error", err->msg) != NULL &&
@@ -77,6 +81,10 @@ static bool route_profile(const router_input *ri, ns_profile *p)
 	if (c->label != NULL)
 		profile_set_label(p, c->label);
 	classify_profile(p, &c->classify, &v);
+	if (ri->page != NULL)
+		html_router_card(ri->page, p->label, &v, &c->routes);
+	if (cli_html_to_stdout(c))
+		return true;
 	if (c->format.kind == FORMAT_JSON)
 		return print_json_labelled(format_verdict_json(p->label, &v, &c->routes), ri);
 	if (c->format.kind == FORMAT_QUIET && ri->labelled)
@@ -131,29 +139,48 @@ static int route_stream(const router_input *ri, ns_input *in)
 typedef struct {
 	cli_config *cfg;
 	cli_trace_session *traces;
-	int traces_rc; /* -1, or the exit status of a failed set-up (reported once) */
+	int traces_rc;  /* -1, or the exit status of a failed set-up (reported once) */
+	cli_html *html; /* --html, or NULL */
 } router_run;
+
+/* A profile input's section of the page: its cards, then its name, size and SHA-256. */
+static int route_stream_html(const router_input *ri, ns_input *in)
+{
+	cli_html_digest dg;
+	html_source src;
+	int rc;
+
+	html_router_begin(ri->page, ri->where);
+	cli_html_digest_start(&dg, in);
+	rc = route_stream(ri, in);
+	cli_html_digest_finish(&dg, in, &src);
+	html_router_end(ri->page, &src);
+	return rc;
+}
 
 static int route_input(void *ctx, ns_input *in, bool labelled)
 {
 	router_run *run = ctx;
-	router_input ri = {run->cfg, input_display_name(in), labelled};
+	router_input ri = {run->cfg, input_display_name(in), labelled, cli_html_page(run->html)};
 	input_kind kind = input_sniff(in);
 
 	if (kind == INPUT_TRACE || kind == INPUT_GZIP) {
-		if (run->traces == NULL && run->traces_rc < 0)
+		if (run->traces == NULL && run->traces_rc < 0) {
 			run->traces_rc = cli_trace_session_open(run->cfg, &run->traces);
+			if (run->traces != NULL)
+				cli_trace_session_html(run->traces, run->html);
+		}
 		return run->traces != NULL ? cli_trace_input(run->traces, in, labelled) : run->traces_rc;
 	}
-	if (labelled && run->cfg->format.kind == FORMAT_TEXT)
+	if (labelled && run->cfg->format.kind == FORMAT_TEXT && !cli_html_to_stdout(run->cfg))
 		cli_print_input_header(stdout, ri.where);
-	return route_stream(&ri, in);
+	return ri.page != NULL ? route_stream_html(&ri, in) : route_stream(&ri, in);
 }
 
-static int route_flags(cli_config *c)
+static int route_flags(cli_config *c, html_page *page)
 {
 	ns_error err;
-	router_input ri = {c, NULL, false};
+	router_input ri = {c, NULL, false, page};
 
 	ns_error_clear(&err);
 	if (profile_validate(&c->flags, c->normalize, &err) != NS_OK) {
@@ -161,25 +188,31 @@ static int route_flags(cli_config *c)
 		cli_report_error(NULL, &err);
 		return EXIT_USAGE;
 	}
+	if (page != NULL)
+		html_router_begin(page, "the command line");
 	route_profile(&ri, &c->flags);
+	if (page != NULL)
+		html_router_end(page, NULL);
 	return EXIT_ROUTED;
 }
 
 int cli_router_run(cli_config *c)
 {
-	router_run run = {c, NULL, -1};
+	router_run run = {c, NULL, -1, NULL};
 	int rc;
 
 	if (c->any_flag && c->noperands > 0)
 		return cli_usage_error(MODE_ROUTER, "give either bucket flags or a FILE, not both");
-	if (c->any_flag)
-		return route_flags(c);
-	if (c->noperands == 0 && isatty(STDIN_FILENO)) {
+	if (!c->any_flag && c->noperands == 0 && isatty(STDIN_FILENO)) {
 		fputs(cli_subcommand_of(MODE_ROUTER)->usage, stderr);
 		fputs("Try 'nextstep --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
+	if ((rc = cli_html_open(c, "nextstep report", &run.html)) >= 0)
+		return rc;
+	if (c->any_flag)
+		return cli_html_close(run.html, route_flags(c, cli_html_page(run.html)));
 	rc = cli_each_input(c, route_input, &run);
 	cli_trace_session_free(run.traces);
-	return rc;
+	return cli_html_close(run.html, rc);
 }

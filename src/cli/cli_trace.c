@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_html.h"
 #include "cli_options.h"
 #include "nextstep/kernel_rules.h"
 #include "nextstep/trace_kernels.h"
@@ -21,7 +22,25 @@ struct cli_trace_session {
 	kernel_rules *rules;
 	ns_device_table devices; /* for --roofline */
 	troof_options roof;
+	cli_html *html; /* --html's page (borrowed), NULL without */
 };
+
+void cli_trace_session_html(cli_trace_session *s, cli_html *html)
+{
+	s->html = html;
+}
+
+/* --html: the trace's section of the page. */
+static ns_status write_html(cli_trace_session *s, const html_source *src, const split_result *res,
+                            const troof_report *roof_report, ns_error *err)
+{
+	html_trace_options ho = {&s->cfg->classify, &s->cfg->routes, s->cfg->roofline ? roof_report : NULL,
+	                         NULL};
+
+	if (s->cfg->roofline && roof_report->device_known)
+		ho.roof_device = devices_find(&s->devices, roof_report->device);
+	return html_trace(cli_html_page(s->html), src, res, &ho, err);
+}
 
 void cli_trace_session_free(cli_trace_session *s)
 {
@@ -167,6 +186,8 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 	trace_roofline *roof = c->roofline ? trace_roofline_new() : NULL;
 	troof_report roof_report;
 	split_result res;
+	cli_html_digest digest;
+	html_source src;
 	ns_error err;
 	ns_status st = NS_ERR_NOMEM;
 	report_options o = {&c->classify, &c->routes, &c->format, where, c->steps, c->top, cli_report_hints};
@@ -176,17 +197,25 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 	ns_error_clear(&err);
 	if (split != NULL)
 		trace_split_keep_warmup(split, c->all_steps);
+	if (s->html != NULL)
+		cli_html_digest_start(&digest, in);
 	if (split != NULL && (!c->roofline || roof != NULL))
 		st = read_trace(s, in, split, roof, &res, &roof_report, &err);
 	else
 		ns_error_set(&err, NS_ERR_NOMEM, "out of memory");
 	trace_split_free(split);
 	trace_roofline_free(roof);
+	if (s->html != NULL)
+		cli_html_digest_finish(&digest, in, &src);
 	if (st != NS_OK) {
 		report_trace_error(where, &err);
 	} else {
 		err.offset = -1;
-		if (labelled && c->format.kind == FORMAT_QUIET) {
+		if (s->html != NULL)
+			st = write_html(s, &src, &res, &roof_report, &err);
+		if (st != NS_OK || cli_html_to_stdout(c)) {
+			/* the page is all stdout holds */
+		} else if (labelled && c->format.kind == FORMAT_QUIET) {
 			st = print_quiet_labelled(s, where, &res, &o, &roof_report, &err);
 		} else {
 			if (labelled && c->format.kind == FORMAT_TEXT)
@@ -208,6 +237,7 @@ static int trace_one(void *ctx, ns_input *in, bool labelled)
 
 int cli_trace_run(cli_config *c)
 {
+	cli_html *html;
 	cli_trace_session *s;
 	int rc;
 
@@ -215,7 +245,12 @@ int cli_trace_run(cli_config *c)
 		return cli_usage_error(MODE_TRACE, "trace: give a trace FILE (or - for stdin)");
 	if ((rc = cli_trace_session_open(c, &s)) >= 0)
 		return rc;
+	if ((rc = cli_html_open(c, "nextstep trace report", &html)) >= 0) {
+		cli_trace_session_free(s);
+		return rc;
+	}
+	cli_trace_session_html(s, html);
 	rc = cli_each_input(c, trace_one, s);
 	cli_trace_session_free(s);
-	return rc;
+	return cli_html_close(html, rc);
 }

@@ -42,6 +42,8 @@ static ssize_t read_some(ns_input *in, void *buf, size_t n)
 		in->eof = true;
 	if (got > 0) {
 		in->bytes_read += (unsigned long long)got;
+		if (in->tap != NULL)
+			in->tap(in->tap_ctx, buf, (size_t)got);
 		if (in->progress != NULL)
 			in->progress(in->progress_ctx, in->bytes_read);
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "nextstep/units.h"
+#include "util/palette.h"
 #include "util/text.h"
 
 /* Canvas and plot area in pixels. */
@@ -24,10 +25,11 @@
 /* Escaped text (labels, the device name) is cut to this many bytes. */
 #define TEXT_MAX 512
 
-#define COLOR_ROOF     "#d62728"
-#define COLOR_OTHER    "#9a9a9a"
-#define COLOR_KERNEL   "#1f77b4"
-#define COLOR_ACHIEVED "#ff7f0e"
+/* Colours come from the shared palette (util/palette.h), as in the HTML report and the terminal bars. */
+#define COLOR_ROOF     (ns_palette_mark(PALETTE_ROOF)->hex)
+#define COLOR_OTHER    (ns_palette_mark(PALETTE_OTHER_ROOF)->hex)
+#define COLOR_KERNEL   (ns_palette_mark(PALETTE_KERNEL)->hex)
+#define COLOR_ACHIEVED (ns_palette_mark(PALETTE_ACHIEVED)->hex)
 
 typedef struct {
 	double lx0, lx1, ly0, ly1; /* log10 of the axis ranges */
@@ -259,7 +261,7 @@ static void draw_roofs(FILE *out, const axes *a, const roofline_plot *p)
 	double x0 = fmax(pow(10.0, a->lx0), pow(10.0, a->ly0) / d->mem_bw);
 	double xmax = pow(10.0, a->lx1), last_label_y = -1e9;
 	int order[DTYPE_COUNT], n = peaks_descending(d, order);
-	char label[160];
+	char label[160], attrs[64];
 
 	for (int o = 0; o < n; o++) {
 		int i = order[o];
@@ -270,10 +272,11 @@ static void draw_roofs(FILE *out, const axes *a, const roofline_plot *p)
 		if (!chosen)
 			draw_roof_line(out, a, x0, xmax, d->mem_bw, ridge, d->peak[i], false);
 		roof_label(d, (ns_dtype)i, label, sizeof(label));
-		put_text(out, PLOT_R - 6, label_y, "end",
-		         chosen ? "class=\"roof-label chosen\" fill=\"" COLOR_ROOF "\""
-		                : "class=\"roof-label\" fill=\"#666\"",
-		         label);
+		if (chosen)
+			snprintf(attrs, sizeof(attrs), "class=\"roof-label chosen\" fill=\"%s\"", COLOR_ROOF);
+		else
+			snprintf(attrs, sizeof(attrs), "class=\"roof-label\" fill=\"#666\"");
+		put_text(out, PLOT_R - 6, label_y, "end", attrs, label);
 		last_label_y = label_y;
 	}
 	/* The chosen roof last, so the grey ones do not cross it on the shared memory slope. */
@@ -311,17 +314,17 @@ static void draw_memory_label(FILE *out, const axes *a, const roofline_plot *p)
 static void draw_ridge(FILE *out, const axes *a, const roofline_plot *p)
 {
 	double ridge = device_ridge(p->dev, p->dtype), peak = p->dev->peak[p->dtype];
-	char r[32], text[64];
+	char r[32], text[64], attrs[64];
 
 	fprintf(out,
-	        "<line class=\"ridge\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"" COLOR_ROOF
-	        "\" stroke-dasharray=\"4 4\"/>\n",
-	        px_x(a, ridge), px_y(a, peak), px_x(a, ridge), PLOT_B);
-	fprintf(out, "<circle class=\"ridge\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"" COLOR_ROOF "\"/>\n",
-	        px_x(a, ridge), px_y(a, peak));
+	        "<line class=\"ridge\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+	        "stroke-dasharray=\"4 4\"/>\n",
+	        px_x(a, ridge), px_y(a, peak), px_x(a, ridge), PLOT_B, COLOR_ROOF);
+	fprintf(out, "<circle class=\"ridge\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"/>\n",
+	        px_x(a, ridge), px_y(a, peak), COLOR_ROOF);
 	snprintf(text, sizeof(text), "ridge %s FLOP/B", units_format_plain(ridge, r, sizeof(r)));
-	put_text(out, px_x(a, ridge) + 6, PLOT_B - 8, "start",
-	         "class=\"ridge-label\" fill=\"" COLOR_ROOF "\"", text);
+	snprintf(attrs, sizeof(attrs), "class=\"ridge-label\" fill=\"%s\"", COLOR_ROOF);
+	put_text(out, px_x(a, ridge) + 6, PLOT_B - 8, "start", attrs, text);
 }
 
 /* The numbers a caller hands in are shown only when they are numbers; the point is drawn (clamped) either
@@ -337,25 +340,25 @@ static void draw_kernel(FILE *out, const axes *a, const roofline_plot *p)
 	bool right_half = x > (PLOT_L + PLOT_R) / 2;
 	const char *anchor = right_half ? "end" : "start";
 	double dx = right_half ? -10 : 10;
-	char ai[32], text[256], b1[48], pct[32];
+	char ai[32], text[256], b1[48], pct[32], attrs[64];
 
-	fprintf(out, "<circle class=\"kernel\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"" COLOR_KERNEL "\"/>\n",
-	        x, y);
+	fprintf(out, "<circle class=\"kernel\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"%s\"/>\n", x, y,
+	        COLOR_KERNEL);
 	snprintf(text, sizeof(text), "%.*s: AI %s FLOP/B", (int)ns_utf8_cut(p->label, strlen(p->label), 120),
 	         p->label, shown(p->intensity) ? units_format_plain(p->intensity, ai, sizeof(ai)) : "?");
-	put_text(out, x + dx, y + (p->timed ? -10 : 18), anchor,
-	         "class=\"kernel-label\" fill=\"" COLOR_KERNEL "\"", text);
+	snprintf(attrs, sizeof(attrs), "class=\"kernel-label\" fill=\"%s\"", COLOR_KERNEL);
+	put_text(out, x + dx, y + (p->timed ? -10 : 18), anchor, attrs, text);
 	if (!p->timed)
 		return;
 	double ya = px_y(a, fmax(p->achieved, pow(10.0, a->ly0)));
 	fprintf(out,
 	        "<line class=\"achieved\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-	        "stroke=\"" COLOR_ACHIEVED "\" stroke-dasharray=\"2 3\"/>\n",
-	        x, y, x, ya);
+	        "stroke=\"%s\" stroke-dasharray=\"2 3\"/>\n",
+	        x, y, x, ya, COLOR_ACHIEVED);
 	fprintf(out,
 	        "<circle class=\"achieved\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"white\" "
-	        "stroke=\"" COLOR_ACHIEVED "\" stroke-width=\"2.5\"/>\n",
-	        x, ya);
+	        "stroke=\"%s\" stroke-width=\"2.5\"/>\n",
+	        x, ya, COLOR_ACHIEVED);
 	if (!shown(p->fraction_of_roof * 100.0))
 		snprintf(pct, sizeof(pct), "?");
 	else if (p->fraction_of_roof * 100.0 >= 9.95)
@@ -364,18 +367,24 @@ static void draw_kernel(FILE *out, const axes *a, const roofline_plot *p)
 		snprintf(pct, sizeof(pct), "%.2g%%", p->fraction_of_roof * 100.0);
 	snprintf(text, sizeof(text), "achieved %s (%s of roof)",
 	         shown(p->achieved) ? units_format_si(p->achieved, "FLOP/s", b1, sizeof(b1)) : "?", pct);
-	put_text(out, x + dx, ya > PLOT_B - 30 ? ya - 10 : ya + 18, anchor,
-	         "class=\"achieved-label\" fill=\"" COLOR_ACHIEVED "\"", text);
+	snprintf(attrs, sizeof(attrs), "class=\"achieved-label\" fill=\"%s\"", COLOR_ACHIEVED);
+	put_text(out, x + dx, ya > PLOT_B - 30 ? ya - 10 : ya + 18, anchor, attrs, text);
 }
 
-void roofline_svg_write(FILE *out, const roofline_plot *p)
+/* standalone: an XML document of its own (prolog, namespace); else an <svg> element for an HTML page. */
+static void write_svg(FILE *out, const roofline_plot *p, bool standalone)
 {
 	axes a;
 
 	choose_axes(p, &a);
+	if (standalone)
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		      "<svg xmlns=\"http://www.w3.org/2000/svg\" ",
+		      out);
+	else
+		fputs("<svg role=\"img\" class=\"roofline\" ", out);
 	fprintf(out,
-	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+	        "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 	        "font-family=\"Helvetica, Arial, sans-serif\" font-size=\"12\">\n",
 	        SVG_W, SVG_H, SVG_W, SVG_H);
 	fputs("<title>", out);
@@ -393,6 +402,16 @@ void roofline_svg_write(FILE *out, const roofline_plot *p)
 	draw_ridge(out, &a, p);
 	draw_kernel(out, &a, p);
 	fputs("</svg>\n", out);
+}
+
+void roofline_svg_write(FILE *out, const roofline_plot *p)
+{
+	write_svg(out, p, true);
+}
+
+void roofline_svg_write_inline(FILE *out, const roofline_plot *p)
+{
+	write_svg(out, p, false);
 }
 
 ns_status roofline_svg_save(const char *path, const roofline_plot *p, ns_error *err)

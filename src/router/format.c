@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/palette.h"
 #include "util/text.h"
 
 #define BAR_WIDTH 40
@@ -46,12 +47,16 @@ void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, cons
 	fprintf(out, ") -> %s (%s)\n", route->fix, route->module);
 }
 
-static void print_bar(FILE *out, const char *name, double share, const format_options *o)
+/* With colour, a bucket's bar has its colour from the shared palette (the HTML report's and the roofline's),
+ * as a 24-bit foreground; c NULL (the unattributed rest) keeps the verdict style. */
+static void print_bar(FILE *out, const char *name, double share, const ns_colour *c, const format_options *o)
 {
 	int width = (int)lround(share * BAR_WIDTH);
 
 	fprintf(out, "  %-12s %4.0f%%", name, share * 100.0);
-	if (width > 0)
+	if (width > 0 && o->color && c != NULL)
+		fprintf(out, "  \033[38;2;%d;%d;%dm", c->r, c->g, c->b);
+	else if (width > 0)
 		fprintf(out, "  %s", format_style(o, FORMAT_STYLE_VERDICT));
 	for (int i = 0; i < width; i++)
 		fputc('#', out);
@@ -73,9 +78,10 @@ void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, 
 	fprintf(out, "%ssplit, verdict first, then by share:%s\n", format_style(o, FORMAT_STYLE_DIM),
 	        format_style(o, FORMAT_STYLE_RESET));
 	for (int i = 0; i < REGIME_COUNT; i++)
-		print_bar(out, regime_name(v->ranked[i]), v->split[v->ranked[i]], o);
+		print_bar(out, regime_name(v->ranked[i]), v->split[v->ranked[i]],
+		          ns_palette_bucket((int)v->ranked[i]), o);
 	if (v->unattributed > 0.0005)
-		print_bar(out, "unattributed", v->unattributed, o);
+		print_bar(out, "unattributed", v->unattributed, NULL, o);
 	fprintf(out, "runner-up: %s (", regime_name(v->runner_up));
 	format_percent(out, v->runner_up_share);
 	fprintf(out, "), margin %.1f points\n", v->margin * 100.0);

@@ -132,6 +132,22 @@ START_TEST(color_wraps_the_verdict_word_only_when_asked)
 }
 END_TEST
 
+/* The palette's colours (Okabe-Ito), as 24-bit foregrounds: compute #0072B2 = 0,114,178; idle #BBBBBB =
+ * 187,187,187; memory #E69F00 = 230,159,0. */
+START_TEST(color_draws_each_bucket_bar_in_its_palette_colour)
+{
+	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
+	format_options o = {FORMAT_TEXT, true, true};
+	ns_verdict v = verdict_of(share);
+	char *text = render(NULL, &v, &o);
+
+	ck_assert_ptr_nonnull(strstr(text, "compute        72%  \033[38;2;0;114;178m#"));
+	ck_assert_ptr_nonnull(strstr(text, "memory         15%  \033[38;2;230;159;0m######\033[0m\n"));
+	ck_assert_ptr_nonnull(strstr(text, "idle            8%  \033[38;2;187;187;187m###\033[0m\n"));
+	free(text);
+}
+END_TEST
+
 START_TEST(explain_shows_bars_runner_up_tie_note_findings_and_next_check)
 {
 	double share[REGIME_COUNT] = {0.1, 0.1, 0, 0.4, 0, 0.4};
@@ -387,6 +403,7 @@ static Suite *format_suite(void)
 	                    sizeof(line_cases) / sizeof(line_cases[0]));
 	tcase_add_test(tc, quiet_prints_only_the_regime_name);
 	tcase_add_test(tc, color_wraps_the_verdict_word_only_when_asked);
+	tcase_add_test(tc, color_draws_each_bucket_bar_in_its_palette_colour);
 	tcase_add_test(tc, explain_shows_bars_runner_up_tie_note_findings_and_next_check);
 	tcase_add_test(tc, json_object_carries_the_contract_fields);
 	tcase_add_test(tc, json_label_is_null_when_absent);

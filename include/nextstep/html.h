@@ -1,0 +1,94 @@
+/* The HTML report: one self-contained page (inline CSS and SVG, a few lines of inline JavaScript for sorting
+ * tables, no external URL) for a trace report, a diff, or the router's verdicts (one card per record).
+ *
+ * The page is written as it goes: html_page_begin() writes the head, each section is written when its data is
+ * ready, html_page_end() closes it. Its size is bounded whatever the input (HTML_PAGE_MAX): charts are
+ * aggregated to a bounded number of marks, lists are cut to their top entries, and once the page is near the
+ * bound further sections shrink to one line and then to a count. The module knows nothing of the command
+ * line: the caller hands in the input's name, size and digest and the time of the analysis. */
+#ifndef NEXTSTEP_HTML_H
+#define NEXTSTEP_HTML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "nextstep/classify.h"
+#include "nextstep/diff.h"
+#include "nextstep/error.h"
+#include "nextstep/routes.h"
+#include "nextstep/trace_roofline.h"
+#include "nextstep/trace_split.h"
+
+/* The page never grows past this many bytes (sections that would not fit are counted, not drawn). */
+#define HTML_PAGE_MAX (1024 * 1024)
+/* Past this, sections are written compact (verdict line only). */
+#define HTML_PAGE_SOFT (HTML_PAGE_MAX * 3 / 4)
+/* Bars of the per-step chart of one device; more steps are grouped (mean of consecutive steps). */
+#define HTML_STEP_BARS_MAX 120
+/* Devices of one trace drawn in full (the others get their verdict line). */
+#define HTML_DEVICES_FULL 8
+/* Kernels listed per bucket. */
+#define HTML_KERNELS_MAX 10
+/* Bytes of a name shown (kernel names can be 1 MiB); the whole name is cut to HTML_TITLE_MAX in its tooltip.
+ */
+#define HTML_NAME_MAX  120
+#define HTML_TITLE_MAX 1000
+/* Router cards on one page; later records are counted by verdict. */
+#define HTML_CARDS_MAX 500
+
+/* What the page says about an input. */
+typedef struct {
+	const char *name;        /* as the user named it ("<stdin>" for -) */
+	unsigned long long size; /* bytes read */
+	const char *sha256;      /* 64 hex digits of the bytes read, or NULL when not computed */
+} html_source;
+
+typedef struct {
+	const char *title;       /* "nextstep trace report" */
+	const char *version;     /* nextstep's version */
+	const char *analysed_at; /* "2026-12-02 22:10:00 UTC", as the caller formats it */
+} html_page_info;
+
+typedef struct html_page html_page;
+
+/* Writes the head and opens the body. NULL on OOM. out is borrowed until html_page_end(). */
+html_page *html_page_begin(FILE *out, const html_page_info *info);
+/* Writes what was left out, the script and the end of the document, and frees p. NS_ERR_IO when a write
+ * failed (at any point of the page). */
+ns_status html_page_end(html_page *p, ns_error *err);
+/* Bytes written so far. */
+unsigned long long html_page_bytes(const html_page *p);
+
+/* A trace report. */
+typedef struct {
+	const classify_options *classify;
+	const ns_routes *routes;
+	const troof_report *roofline; /* --roofline's placed ops, or NULL */
+	const ns_device *roof_device; /* the device they were placed on (NULL: no chart, the table only) */
+} html_trace_options;
+
+ns_status html_trace(html_page *p, const html_source *src, const split_result *res,
+                     const html_trace_options *o, ns_error *err);
+
+/* A diff: names[0..1] are BEFORE and AFTER as given. */
+ns_status html_diff(html_page *p, const html_source src[2], const diff_side *before, const diff_side *after,
+                    const diff_result *r, const ns_routes *routes, ns_error *err);
+
+/* The router: a section per input, a card per record. */
+void html_router_begin(html_page *p, const char *input_name);
+void html_router_card(html_page *p, const char *label, const ns_verdict *v, const ns_routes *r);
+void html_router_error(html_page *p, long line, const char *msg);
+void html_router_end(html_page *p, const html_source *src); /* src NULL: no input (bucket flags) */
+
+/* Writes s (len bytes, cut between characters to at most max bytes with "..." when longer) as HTML text or
+ * attribute value: & < > " ' escaped, control characters and bytes that are not UTF-8 as U+FFFD. Returns
+ * the bytes written. */
+size_t html_escape(FILE *out, const char *s, size_t len, size_t max);
+
+/* The per-step chart's grouping: n steps into at most max bars of `per` consecutive steps each (the last
+ * bar may hold fewer). Returns the number of bars. */
+size_t html_step_groups(size_t n, size_t max, size_t *per);
+
+#endif

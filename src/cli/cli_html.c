@@ -1,0 +1,144 @@
+/* --html: the page's file and head, and each input's SHA-256.
+ *
+ * SHA-256 comes from Nettle (Debian nettle-dev), a small, well-kept library that uses the CPU's SHA
+ * instructions where there are some; zlib, already linked, has no SHA-256. The time of the analysis is
+ * SOURCE_DATE_EPOCH when it is set (reproducible pages: tests and the README's screenshot), else now. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_html.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli_common.h"
+
+struct cli_html {
+	FILE *out;
+	bool owns;
+	const char *path;
+	html_page *page;
+};
+
+bool cli_html_to_stdout(const cli_config *c)
+{
+	return c->html_path != NULL && strcmp(c->html_path, "-") == 0;
+}
+
+/* SOURCE_DATE_EPOCH (decimal seconds since 1970) or now, as "2026-12-02 21:07:00 UTC". False when the
+ * variable is set but not such a number. */
+static bool analysis_time(char *buf, size_t size)
+{
+	const char *env = getenv("SOURCE_DATE_EPOCH");
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (env != NULL && env[0] != '\0') {
+		char *end;
+		long long v;
+		errno = 0;
+		v = strtoll(env, &end, 10);
+		if (errno != 0 || *end != '\0' || v < 0 || env[0] < '0' || env[0] > '9')
+			return false;
+		t = (time_t)v;
+	}
+	if (gmtime_r(&t, &tm) == NULL || strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(buf, size, "unknown");
+	return true;
+}
+
+int cli_html_open(const cli_config *c, const char *title, cli_html **out)
+{
+	char when[64];
+	cli_html *h;
+
+	*out = NULL;
+	if (c->html_path == NULL)
+		return -1;
+	if (!analysis_time(when, sizeof(when))) {
+		fputs("nextstep: SOURCE_DATE_EPOCH is not a number of seconds\n", stderr);
+		return EXIT_USAGE;
+	}
+	h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		fputs("nextstep: out of memory\n", stderr);
+		return EXIT_BAD_INPUT;
+	}
+	h->path = c->html_path;
+	h->owns = !cli_html_to_stdout(c);
+	h->out = h->owns ? fopen(h->path, "w") : stdout;
+	if (h->out == NULL) {
+		fprintf(stderr, "nextstep: --html %s: cannot write: %s\n", h->path, strerror(errno));
+		free(h);
+		return EXIT_BAD_INPUT;
+	}
+	html_page_info info = {title, NS_VERSION, when};
+	h->page = html_page_begin(h->out, &info);
+	if (h->page == NULL) {
+		fputs("nextstep: out of memory\n", stderr);
+		cli_html_close(h, EXIT_BAD_INPUT);
+		return EXIT_BAD_INPUT;
+	}
+	*out = h;
+	return -1;
+}
+
+html_page *cli_html_page(cli_html *h)
+{
+	return h != NULL ? h->page : NULL;
+}
+
+int cli_html_close(cli_html *h, int rc)
+{
+	ns_error err;
+	bool failed = false;
+
+	if (h == NULL)
+		return rc;
+	ns_error_clear(&err);
+	if (h->page != NULL && html_page_end(h->page, &err) != NS_OK)
+		failed = true;
+	if (h->owns && fclose(h->out) != 0)
+		failed = true;
+	if (failed) {
+		fprintf(stderr, "nextstep: --html %s: write error\n", h->path);
+		rc = rc > EXIT_BAD_INPUT ? rc : EXIT_BAD_INPUT;
+	}
+	free(h);
+	return rc;
+}
+
+static void tap(void *ctx, const void *buf, size_t n)
+{
+	sha256_update(ctx, n, buf);
+}
+
+void cli_html_digest_start(cli_html_digest *d, ns_input *in)
+{
+	sha256_init(&d->ctx);
+	sha256_update(&d->ctx, in->head_len, in->head);
+	in->tap = tap;
+	in->tap_ctx = &d->ctx;
+}
+
+void cli_html_digest_finish(cli_html_digest *d, ns_input *in, html_source *src)
+{
+	static const char hexdigits[] = "0123456789abcdef";
+	uint8_t digest[SHA256_DIGEST_SIZE];
+	char buf[65536];
+
+	/* The page states the digest of the whole input, also when the reader stopped early (a bad trace). */
+	while (!in->eof && in->read_errno == 0 && input_read(in, buf, sizeof(buf)) > 0)
+		;
+	in->tap = NULL;
+	sha256_digest(&d->ctx, SHA256_DIGEST_SIZE, digest);
+	for (size_t i = 0; i < SHA256_DIGEST_SIZE; i++) {
+		d->hex[2 * i] = hexdigits[digest[i] >> 4];
+		d->hex[2 * i + 1] = hexdigits[digest[i] & 15];
+	}
+	d->hex[2 * SHA256_DIGEST_SIZE] = '\0';
+	src->name = input_display_name(in);
+	src->size = in->bytes_read;
+	src->sha256 = in->read_errno == 0 ? d->hex : NULL;
+}

@@ -1,0 +1,38 @@
+/* --html FILE: the page's file, its head (version, time of the analysis) and the SHA-256 of each input, for
+ * the modes that write one (trace, diff, the router). The page's content is the library's (nextstep/html.h).
+ */
+#ifndef NEXTSTEP_CLI_HTML_H
+#define NEXTSTEP_CLI_HTML_H
+
+#include <stdbool.h>
+
+#include <nettle/sha2.h>
+
+#include "cli.h"
+#include "nextstep/html.h"
+#include "nextstep/input.h"
+
+typedef struct cli_html cli_html;
+
+/* Opens c->html_path ("-": stdout) and writes the head. Returns -1 with *out set (NULL when there is no
+ * --html), or an exit status after reporting why it could not. */
+int cli_html_open(const cli_config *c, const char *title, cli_html **out);
+html_page *cli_html_page(cli_html *h);
+/* --html -: the page is the only thing on stdout. */
+bool cli_html_to_stdout(const cli_config *c);
+/* Ends the page and closes its file. Returns rc, or EXIT_BAD_INPUT when writing the page failed (reported).
+ * NULL is fine. */
+int cli_html_close(cli_html *h, int rc);
+
+/* The SHA-256 of an input's bytes as stored (compressed or not), taken while it is read. */
+typedef struct {
+	struct sha256_ctx ctx;
+	char hex[2 * SHA256_DIGEST_SIZE + 1];
+} cli_html_digest;
+
+/* Starts the digest with what in has read ahead and taps the rest. */
+void cli_html_digest_start(cli_html_digest *d, ns_input *in);
+/* Reads what the analysis left unread, removes the tap and fills src (name, size, digest). */
+void cli_html_digest_finish(cli_html_digest *d, ns_input *in, html_source *src);
+
+#endif

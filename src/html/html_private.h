@@ -1,0 +1,53 @@
+/* Shared by the html module's files (not installed): the page's writer, which counts what it writes so the
+ * page's size can be bounded, and the pieces every section uses. */
+#ifndef NEXTSTEP_HTML_PRIVATE_H
+#define NEXTSTEP_HTML_PRIVATE_H
+
+#include <stdarg.h>
+
+#include "nextstep/html.h"
+
+struct html_page {
+	FILE *out;
+	unsigned long long bytes; /* written so far */
+	unsigned sections;        /* ids for the sections' anchors */
+	/* left out because the page was full: traces/diffs, router cards (by regime) and error cards */
+	size_t dropped_sections;
+	size_t dropped_cards[REGIME_COUNT];
+	size_t dropped_errors;
+	size_t cards; /* router cards drawn */
+};
+
+void hp_puts(html_page *p, const char *s);
+void hp_printf(html_page *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Escaped text, cut to max bytes. */
+void hp_text(html_page *p, const char *s, size_t max);
+/* "<h2>", a section id, and whether the section still fits in full / at all. */
+bool hp_room_full(const html_page *p);
+bool hp_room_line(const html_page *p);
+
+/* A bucket's colour ("#0072B2"). */
+const char *hp_bucket_colour(ns_regime r);
+/* The verdict banner: regime, share, fix, module, next check, high findings; label names the device. */
+void hp_banner(html_page *p, const char *label, const ns_verdict *v, const ns_routes *routes);
+/* The input's name, size and SHA-256. */
+void hp_source(html_page *p, const html_source *src);
+/* A milliseconds value with three decimals (microsecond resolution), the unit left to the caller. */
+void hp_ms(html_page *p, double ms);
+
+/* One bar of a stacked bar chart: six bucket values (any unit) and its label and tooltip head. */
+typedef struct {
+	double v[REGIME_COUNT];
+	char label[48];
+	char tip[160];
+	char extra[240]; /* more for the tooltip ("causes: ..."), may be "" */
+	bool marked;     /* drawn hatched with a marker above (warm-up) */
+} hp_bar;
+
+/* A stacked bar chart, value axis in unit; each bar's numbers are in its <title>. */
+void hp_bar_chart(html_page *p, const char *css_class, const char *caption, const hp_bar *bars, size_t n,
+                  const char *unit);
+/* The legend of the six buckets. */
+void hp_legend(html_page *p);
+
+#endif

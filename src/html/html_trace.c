@@ -1,0 +1,437 @@
+/* The trace page: per device the verdict banner, the split, the steps as stacked bars, exposed and hidden
+ * communication and the top kernels of each bucket; then --roofline's placed ops. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_private.h"
+#include "nextstep/roofline_svg.h"
+#include "nextstep/trace_report.h"
+#include "trace/report_private.h"
+#include "util/sort.h"
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void route_window(const split_window *w, const html_trace_options *o, ns_verdict *v)
+{
+	ns_profile prof;
+
+	split_window_profile(w, &prof);
+	classify_profile(&prof, o->classify, v);
+}
+
+/* The steps in overall: warm-up ones are left out unless every step is warm-up. */
+static size_t counted_steps(const split_device *d)
+{
+	size_t n = d->nsteps - d->nwarmup;
+
+	return n > 0 ? n : (d->nsteps > 0 ? d->nsteps : 1);
+}
+
+static bool startup_only(const split_device *d)
+{
+	for (size_t i = 0; i < d->nsteps; i++)
+		if (!d->steps[i].warmup)
+			return false;
+	return d->nsteps > 0;
+}
+
+static void put_startup_banner(html_page *p, const char *label, const split_device *d, const ns_routes *r)
+{
+	const ns_route *route =
+	    r->cause[CAUSE_INIT].fix != NULL ? &r->cause[CAUSE_INIT] : &r->route[REGIME_OVERHEAD];
+
+	hp_printf(p, "<div class=\"banner\" style=\"--c:%s\" data-regime=\"startup\">\n<p>",
+	          hp_bucket_colour(REGIME_OVERHEAD));
+	(void)label;
+	hp_printf(p,
+	          "<span class=\"regime\">start-up, not steady state</span> (set-up calls hold %.0f%% of "
+	          "it)</p>\n<p class=\"fix\">Fix: ",
+	          pct(d->overall.cause_ns[CAUSE_INIT], d->overall.dur_ns));
+	hp_text(p, route->fix, 400);
+	hp_puts(p, "</p>\n<p>Course module: <span class=\"module\">");
+	hp_text(p, route->module, 200);
+	hp_puts(p, "</span></p>\n</div>\n");
+}
+
+static int64_t median_ns(const split_device *d)
+{
+	int64_t *dur = malloc(d->nsteps * sizeof(*dur)), m;
+
+	if (dur == NULL || d->nsteps == 0) {
+		free(dur);
+		return d->nsteps > 0 ? d->steps[0].dur_ns : 0;
+	}
+	for (size_t i = 0; i < d->nsteps; i++)
+		dur[i] = d->steps[i].dur_ns;
+	qsort(dur, d->nsteps, sizeof(*dur), ns_cmp_i64);
+	m = d->nsteps % 2 ? dur[d->nsteps / 2] : dur[d->nsteps / 2 - 1] / 2 + dur[d->nsteps / 2] / 2;
+	free(dur);
+	return m;
+}
+
+static void put_summary(html_page *p, const split_result *res, const split_device *d)
+{
+	size_t n = counted_steps(d);
+
+	hp_puts(p, "<p class=\"summary\">");
+	if (res->has_steps)
+		hp_printf(p,
+		          "<span class=\"steps\" data-v=\"%zu\">%zu</span> step%s, <span "
+		          "class=\"step-ms\">%.3f</span> "
+		          "ms per step (median %.3f ms)",
+		          n, n, n == 1 ? "" : "s", ms(d->overall.dur_ns) / (double)n, ms(median_ns(d)));
+	else
+		hp_printf(p, "whole trace (no ProfilerStep# markers), %.3f ms", ms(d->overall.dur_ns));
+	if (res->gpu_activity)
+		hp_printf(p, ", %ld kernel%s", d->overall.kernels, d->overall.kernels == 1 ? "" : "s");
+	if (d->nwarmup > 0 && d->nwarmup < d->nsteps)
+		hp_printf(p, "; %zu warm-up step%s (%.3f ms) left out of the verdict", d->nwarmup,
+		          d->nwarmup == 1 ? "" : "s", ms(d->warmup.dur_ns));
+	if (res->duplicate_steps > 0)
+		hp_printf(p, "; %zu duplicate step marker%s", res->duplicate_steps,
+		          res->duplicate_steps == 1 ? "" : "s");
+	hp_puts(p, ".</p>\n");
+}
+
+/* The causes of bucket b in w, "launch 1.234 ms, sync 0.5 ms", into buf. */
+static void causes_text(const split_window *w, ns_regime b, double per, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < CAUSE_COUNT && len < size; c++) {
+		if (cause_bucket((ns_cause)c) != b || w->cause_ns[c] <= 0)
+			continue;
+		len += (size_t)snprintf(buf + len, size - len, "%s%s %.3f ms", len > 0 ? ", " : "",
+		                        cause_name((ns_cause)c), ms(w->cause_ns[c]) / per);
+	}
+}
+
+/* The overall split as a table: the chart's numbers as text. */
+static void put_split_table(html_page *p, const split_device *d)
+{
+	const split_window *w = &d->overall;
+	double per = (double)counted_steps(d);
+	char causes[256];
+
+	hp_puts(p, "<table class=\"split\"><caption>Where a step's time goes (mean over the counted "
+	           "steps)</caption>\n"
+	           "<thead><tr><th>bucket</th><th class=\"n\">ms per step</th><th class=\"n\">share</th>"
+	           "<th>causes (ms per step)</th></tr></thead><tbody>\n");
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		causes_text(w, (ns_regime)r, per, causes, sizeof(causes));
+		hp_printf(p,
+		          "<tr data-bucket=\"%s\"><td><i class=\"swatch\" style=\"background:%s\"></i>%s</td>"
+		          "<td class=\"n ms\" data-v=\"%.6f\">%.3f</td><td class=\"n pct\" "
+		          "data-v=\"%.4f\">%.1f%%</td><td>",
+		          regime_name((ns_regime)r), hp_bucket_colour((ns_regime)r),
+		          regime_name((ns_regime)r), ms(w->bucket_ns[r]) / per, ms(w->bucket_ns[r]) / per,
+		          pct(w->bucket_ns[r], w->dur_ns), pct(w->bucket_ns[r], w->dur_ns));
+		hp_text(p, causes, sizeof(causes));
+		hp_puts(p, "</td></tr>\n");
+	}
+	hp_printf(p,
+	          "</tbody><tfoot><tr><th>step</th><td class=\"n\">%.3f</td><td class=\"n\">100%%</td><td>"
+	          "</td></tr></tfoot></table>\n",
+	          ms(w->dur_ns) / per);
+}
+
+/* Causes of a bar: each cause with time, in ms (mean over the bar's steps). */
+static void bar_causes(const split_window *sum, double per, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < CAUSE_COUNT && len < size; c++)
+		if (sum->cause_ns[c] > 0)
+			len += (size_t)snprintf(
+			    buf + len, size - len, "%s%s.%s %.3f",
+			    len > 0 ? ", " : "causes (ms): ", regime_name(cause_bucket((ns_cause)c)),
+			    cause_name((ns_cause)c), ms(sum->cause_ns[c]) / per);
+}
+
+static void fill_bar(hp_bar *b, const split_device *d, size_t first, size_t count)
+{
+	split_window sum;
+
+	memset(&sum, 0, sizeof(sum));
+	memset(b, 0, sizeof(*b));
+	for (size_t i = first; i < first + count; i++) {
+		const split_window *w = &d->steps[i];
+		for (int r = 0; r < REGIME_COUNT; r++)
+			sum.bucket_ns[r] += w->bucket_ns[r];
+		for (int c = 0; c < CAUSE_COUNT; c++)
+			sum.cause_ns[c] += w->cause_ns[c];
+		b->marked = b->marked || w->warmup;
+	}
+	for (int r = 0; r < REGIME_COUNT; r++)
+		b->v[r] = ms(sum.bucket_ns[r]) / (double)count;
+	bar_causes(&sum, (double)count, b->extra, sizeof(b->extra));
+	if (d->steps[first].step < 0) {
+		snprintf(b->label, sizeof(b->label), "trace");
+		snprintf(b->tip, sizeof(b->tip), "whole trace");
+	} else if (count == 1) {
+		snprintf(b->label, sizeof(b->label), "%" PRId64, d->steps[first].step);
+		snprintf(b->tip, sizeof(b->tip), "step %" PRId64, d->steps[first].step);
+	} else {
+		snprintf(b->label, sizeof(b->label), "%" PRId64, d->steps[first].step);
+		snprintf(b->tip, sizeof(b->tip), "steps %" PRId64 "-%" PRId64 " (mean of %zu)",
+		         d->steps[first].step, d->steps[first + count - 1].step, count);
+	}
+}
+
+static ns_status put_step_chart(html_page *p, const split_device *d, ns_error *err)
+{
+	size_t per, nbars = html_step_groups(d->nsteps, HTML_STEP_BARS_MAX, &per);
+	hp_bar *bars = calloc(nbars > 0 ? nbars : 1, sizeof(*bars));
+	char caption[200];
+
+	if (bars == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
+	for (size_t i = 0; i < nbars; i++) {
+		size_t first = i * per, count = first + per <= d->nsteps ? per : d->nsteps - first;
+		fill_bar(&bars[i], d, first, count);
+	}
+	if (per > 1)
+		snprintf(caption, sizeof(caption),
+		         "Time per step by bucket: %zu steps drawn as %zu bars, each the mean of %zu "
+		         "consecutive steps.",
+		         d->nsteps, nbars, per);
+	else
+		snprintf(caption, sizeof(caption), "Time per step by bucket (%zu step%s).", d->nsteps,
+		         d->nsteps == 1 ? "" : "s");
+	hp_puts(p, "<h3>Steps</h3>\n");
+	hp_legend(p);
+	hp_bar_chart(p, "steps", caption, bars, nbars, "ms");
+	free(bars);
+	return NS_OK;
+}
+
+static void put_comm(html_page *p, const split_device *d)
+{
+	const split_window *w = &d->overall;
+	double per = (double)counted_steps(d);
+	int64_t exposed = w->cause_ns[CAUSE_EXPOSED], hidden = w->comm_overlapped_ns,
+	        total = exposed + hidden;
+
+	if (total <= 0 && w->cause_ns[CAUSE_HOST_COMM] <= 0)
+		return;
+	hp_puts(p, "<h3>Communication</h3>\n");
+	hp_printf(
+	    p,
+	    "<table class=\"comm\"><thead><tr><th>collectives on the device</th><th class=\"n\">ms per "
+	    "step</th>"
+	    "<th class=\"n\">share of the step</th><th class=\"n\">share of comm "
+	    "time</th></tr></thead><tbody>\n"
+	    "<tr data-comm=\"exposed\"><td>exposed (nothing else running: in the comm bucket)</td><td "
+	    "class=\"n\">%.3f</td><td class=\"n\">%.1f%%</td><td class=\"n\">%.1f%%</td></tr>\n"
+	    "<tr data-comm=\"hidden\"><td>hidden under compute or memory</td><td class=\"n\">%.3f</td><td "
+	    "class=\"n\">%.1f%%</td><td class=\"n\">%.1f%%</td></tr>\n",
+	    ms(exposed) / per, pct(exposed, w->dur_ns), pct(exposed, total), ms(hidden) / per,
+	    pct(hidden, w->dur_ns), pct(hidden, total));
+	if (w->cause_ns[CAUSE_HOST_COMM] > 0)
+		hp_printf(p,
+		          "<tr data-comm=\"host\"><td>host collectives (gloo), device idle</td><td "
+		          "class=\"n\">%.3f</td>"
+		          "<td class=\"n\">%.1f%%</td><td></td></tr>\n",
+		          ms(w->cause_ns[CAUSE_HOST_COMM]) / per,
+		          pct(w->cause_ns[CAUSE_HOST_COMM], w->dur_ns));
+	hp_puts(p, "</tbody></table>\n");
+	if (total > 0) { /* one bar: exposed against hidden */
+		double x = 200.0 * (double)exposed / (double)total;
+		hp_printf(
+		    p,
+		    "<svg role=\"img\" viewBox=\"0 0 200 14\" width=\"400\" height=\"28\"><title>exposed "
+		    "%.1f%%, "
+		    "hidden %.1f%% of collective time</title><rect width=\"%.1f\" height=\"14\" fill=\"%s\"/>"
+		    "<rect x=\"%.1f\" width=\"%.1f\" height=\"14\" fill=\"%s\" "
+		    "fill-opacity=\"0.35\"/></svg>\n",
+		    pct(exposed, total), pct(hidden, total), x, hp_bucket_colour(REGIME_COMM), x, 200.0 - x,
+		    hp_bucket_colour(REGIME_COMM));
+	}
+}
+
+static void put_kernel_row(html_page *p, const split_result *res, const split_kernel_time *k,
+                           int64_t class_ns, double per)
+{
+	const char *name = kernel_names_get(res->names, k->name_id);
+	char shown[HTML_NAME_MAX + 1];
+
+	report_short_name(name, shown, sizeof(shown));
+	hp_puts(p, "<tr><td class=\"kname\" title=\"");
+	hp_text(p, name, HTML_TITLE_MAX);
+	hp_puts(p, "\">");
+	hp_text(p, shown, sizeof(shown));
+	hp_printf(p,
+	          "</td><td class=\"n\" data-v=\"%.6f\">%.3f</td><td class=\"n\" data-v=\"%.6f\">%.3f</td>"
+	          "<td class=\"n\" data-v=\"%ld\">%ld</td><td class=\"n\" data-v=\"%.4f\">%.1f%%</td></tr>\n",
+	          ms(k->ns), ms(k->ns), ms(k->ns) / per, ms(k->ns) / per, k->count, k->count,
+	          pct(k->ns, class_ns), pct(k->ns, class_ns));
+}
+
+static void put_kernels(html_page *p, const split_result *res, const split_device *d)
+{
+	static const kernel_class classes[] = {KCLASS_COMPUTE, KCLASS_MEMORY, KCLASS_COMM};
+	static const ns_regime buckets[] = {REGIME_COMPUTE, REGIME_MEMORY, REGIME_COMM};
+	double per = (double)counted_steps(d);
+
+	if (!res->gpu_activity || d->nkernel_time == 0)
+		return;
+	hp_puts(p,
+	        "<h3>Top kernels of each bucket</h3>\n<p class=\"note\">Kernel time inside the step windows; "
+	        "click a column to sort. The full name is in each name's tooltip.</p>\n");
+	for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]); c++) {
+		size_t shown = 0;
+		if (d->class_ns[classes[c]] <= 0)
+			continue;
+		hp_printf(
+		    p,
+		    "<table class=\"kernels sortable\" data-class=\"%s\"><caption><i class=\"swatch\" "
+		    "style=\"background:%s\"></i>%s kernels (%.3f ms in "
+		    "all)</caption>\n<thead><tr><th>kernel</th>"
+		    "<th class=\"n\">ms</th><th class=\"n\">ms per step</th><th class=\"n\">calls</th><th "
+		    "class=\"n\">share of class</th></tr></thead><tbody>\n",
+		    kernel_class_name(classes[c]), hp_bucket_colour(buckets[c]),
+		    kernel_class_name(classes[c]), ms(d->class_ns[classes[c]]));
+		for (size_t i = 0; i < d->nkernel_time && shown < HTML_KERNELS_MAX; i++) {
+			if (d->kernel_time[i].cls != classes[c])
+				continue;
+			put_kernel_row(p, res, &d->kernel_time[i], d->class_ns[classes[c]], per);
+			shown++;
+		}
+		hp_puts(p, "</tbody></table>\n");
+	}
+}
+
+static ns_status put_device(html_page *p, const split_result *res, const split_device *d,
+                            const html_trace_options *o, bool full, ns_error *err)
+{
+	char label[TRACE_DEVICE_NAME_MAX + 64];
+	ns_verdict v;
+	ns_routes routes;
+
+	report_device_label(res, d, label, sizeof(label));
+	route_window(&d->overall, o, &v);
+	report_cause_routes(&d->overall, o->routes, &routes);
+	hp_printf(p, "<section class=\"device\" id=\"s%u\">\n<h2>", p->sections++);
+	hp_text(p, label, 200);
+	hp_puts(p, "</h2>\n");
+	if (startup_only(d))
+		put_startup_banner(p, label, d, o->routes);
+	else
+		hp_banner(p, NULL, &v, &routes); /* the heading names the device */
+	put_summary(p, res, d);
+	if (full) {
+		put_split_table(p, d);
+		if (d->nsteps > 0 && put_step_chart(p, d, err) != NS_OK)
+			return err->status;
+		put_comm(p, d);
+		put_kernels(p, res, d);
+	}
+	hp_puts(p, "</section>\n");
+	return NS_OK;
+}
+
+/* The roofline of the op with the most GPU time, on the device it was placed on; every placed op in a table.
+ */
+static void put_roofline(html_page *p, const html_trace_options *o)
+{
+	const troof_report *r = o->roofline;
+	size_t shown = 0;
+
+	hp_puts(p, "<section class=\"roofline\"><h2>Roofline of the matmul ops</h2>\n");
+	if (!r->device_known) {
+		hp_puts(p,
+		        "<p>The device is not in the device table: no op could be placed.</p></section>\n");
+		return;
+	}
+	if (r->nrows > 0 && o->roof_device != NULL && r->rows[0].roof.attainable > 0.0) {
+		const troof_row *t = &r->rows[0];
+		char label[200];
+		snprintf(label, sizeof(label), "%.120s %s", t->name, dtype_name(t->dtype));
+		roofline_plot plot = {o->roof_device,
+		                      t->dtype,
+		                      label,
+		                      t->roof.intensity,
+		                      t->roof.attainable,
+		                      t->roof.timed,
+		                      t->roof.achieved_flops,
+		                      t->roof.fraction_of_roof};
+		/* drawn into memory first, so the page counts its bytes */
+		char *svg = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&svg, &len);
+		if (mem != NULL) {
+			roofline_svg_write_inline(mem, &plot);
+			if (fclose(mem) == 0 && svg != NULL)
+				hp_puts(p, svg);
+		}
+		free(svg);
+		hp_puts(p, "<p class=\"note\">The op with the most GPU time, placed with the sum of its "
+		           "calls. Every "
+		           "placed op:</p>\n");
+	}
+	hp_puts(p, "<table class=\"roofline-ops sortable\"><thead><tr><th>op</th><th>dims</th><th>dtype</th>"
+	           "<th class=\"n\">calls</th><th class=\"n\">GPU ms</th><th class=\"n\">FLOP/B</th>"
+	           "<th class=\"n\">of roof</th><th>bound</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < r->nrows && shown < 2 * HTML_KERNELS_MAX; i++, shown++) {
+		const troof_row *t = &r->rows[i];
+		hp_puts(p, "<tr><td>");
+		hp_text(p, t->name, HTML_NAME_MAX);
+		hp_puts(p, "</td><td>");
+		hp_text(p, t->dims, HTML_NAME_MAX);
+		hp_printf(p,
+		          "</td><td>%s</td><td class=\"n\" data-v=\"%ld\">%ld</td><td class=\"n\" "
+		          "data-v=\"%.6f\">%.3f</td>"
+		          "<td class=\"n\" data-v=\"%.3f\">%.1f</td><td class=\"n\" "
+		          "data-v=\"%.4f\">%.1f%%</td><td>%s</td></tr>\n",
+		          dtype_name(t->dtype), t->count, t->count, ms(t->gpu_ns), ms(t->gpu_ns),
+		          t->roof.intensity, t->roof.intensity, t->roof.fraction_of_roof * 100.0,
+		          t->roof.fraction_of_roof * 100.0, regime_bound_word(t->roof.regime));
+	}
+	hp_puts(p, "</tbody></table>\n</section>\n");
+}
+
+ns_status html_trace(html_page *p, const html_source *src, const split_result *res,
+                     const html_trace_options *o, ns_error *err)
+{
+	bool full = hp_room_full(p);
+
+	if (!hp_room_line(p)) {
+		p->dropped_sections++;
+		return NS_OK;
+	}
+	hp_puts(p, "<article class=\"trace\">\n");
+	hp_source(p, src);
+	if (res->ndevices == 0)
+		hp_puts(p, "<p class=\"banner\">No device activity: nothing to route.</p>\n");
+	else if (!res->gpu_activity)
+		hp_puts(
+		    p,
+		    "<p class=\"note\">No device activity; the host's time is in collectives, split on the "
+		    "host.</p>\n");
+	for (size_t i = 0; i < res->ndevices; i++) {
+		bool this_full = full && i < HTML_DEVICES_FULL && hp_room_full(p);
+		if (!hp_room_line(p)) {
+			hp_printf(p, "<p class=\"note\">%zu more devices left out (page size).</p>\n",
+			          res->ndevices - i);
+			break;
+		}
+		if (put_device(p, res, &res->device[i], o, this_full, err) != NS_OK)
+			return err->status;
+	}
+	if (o->roofline != NULL && hp_room_full(p))
+		put_roofline(p, o);
+	hp_puts(p, "</article>\n");
+	return NS_OK;
+}

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Checks of an HTML report (tests/html/render.sh). Each check prints what is wrong and exits 1.
+
+  check_page.py wellformed PAGE        tags balanced, nothing loaded from outside (no URL, no src, no @import)
+  check_page.py ran DOM                the page's script ran and reported no error (DOM from chromium --dump-dom)
+  check_page.py source DOM INPUT...    each input's size and SHA-256 on the page, computed here with hashlib
+  check_page.py truth DOM TRUTH        per-step buckets and the verdict against make-trace's ground truth
+  check_page.py tbp DOM STEP_MS DL_PCT the TensorBoard plugin's figures for a ResNet-50 trace
+  check_page.py diff DOM B_MS A_MS B_DL A_DL   a diff page's bucket table against the plugin's figures
+"""
+import hashlib
+import html
+import html.parser
+import json
+import os
+import re
+import sys
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
+        "path", "rect", "line", "circle", "polyline"}
+BUCKETS = ["compute", "memory", "comm", "dataloader", "overhead", "idle"]
+bad = []
+
+
+class Balance(html.parser.HTMLParser):
+    """Open and close tags must nest; SVG shapes may be self-closed."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack = []
+
+    def handle_starttag(self, tag, attrs):
+        for name, value in attrs:
+            if name in ("src", "href", "xlink:href", "action", "srcset", "poster", "data"):
+                bad.append("attribute %s=%r loads something" % (name, value))
+        if tag in ("link", "iframe", "object", "embed", "img", "base"):
+            bad.append("<%s> element: the page must be self-contained" % tag)
+        if tag not in VOID:
+            self.stack.append((tag, self.getpos()))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.stack.pop()
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if not self.stack or self.stack[-1][0] != tag:
+            bad.append("line %d: </%s> closes %s" % (self.getpos()[0], tag,
+                                                      "<%s> (line %d)" % (self.stack[-1][0], self.stack[-1][1][0])
+                                                      if self.stack else "nothing"))
+            return
+        self.stack.pop()
+
+
+def wellformed(page):
+    text = open(page, encoding="utf-8").read()  # must be UTF-8
+    if not text.startswith("<!DOCTYPE html>"):
+        bad.append("no <!DOCTYPE html>")
+    p = Balance()
+    p.feed(text)
+    p.close()
+    for tag, pos in p.stack:
+        bad.append("<%s> at line %d is never closed" % (tag, pos[0]))
+    for m in re.finditer(r"(?i)\b(?:https?|ftp|wss?|file):|@import|url\((?!#)", text):
+        bad.append("external reference at byte %d: %r" % (m.start(), text[max(0, m.start() - 30):m.end() + 30]))
+
+
+def ran(dom):
+    text = open(dom, encoding="utf-8").read()
+    if 'data-script="ran"' not in text:
+        bad.append("the page's script did not run to its end")
+    m = re.search(r'<pre id="js-errors"[^>]*>(.*?)</pre>', text, re.S)
+    if m is None:
+        bad.append("no #js-errors element")
+    elif m.group(1).strip():
+        bad.append("script errors: " + html.unescape(m.group(1).strip()))
+
+
+def source(dom, *inputs):
+    text = open(dom, encoding="utf-8").read()
+    for path in inputs:
+        digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
+        size = os.path.getsize(path)
+        if ('class="src-sha256">%s<' % digest) not in text:
+            bad.append("%s: SHA-256 %s not on the page" % (path, digest))
+        if ('data-bytes="%d"' % size) not in text:
+            bad.append("%s: size %d not on the page" % (path, size))
+
+
+def step_titles(text):
+    """{step: {bucket: ms}} from the bars' tooltips."""
+    steps = {}
+    for m in re.finditer(r"<title>step (\d+): ([0-9.]+) ms((?:; \w+ [0-9.]+ \([0-9.]+%\))+)", text):
+        steps[int(m.group(1))] = {b: float(v) for b, v in re.findall(r"; (\w+) ([0-9.]+) \(", m.group(3))}
+        steps[int(m.group(1))]["total"] = float(m.group(2))
+    return steps
+
+
+def split_rows(text):
+    """{bucket: (ms per step, percent)} from the split table."""
+    rows = {}
+    for m in re.finditer(r'<tr data-bucket="(\w+)">.*?data-v="([0-9.]+)".*?data-v="([0-9.]+)"', text):
+        rows.setdefault(m.group(1), (float(m.group(2)), float(m.group(3))))
+    return rows
+
+
+def banner_regime(text):
+    m = re.search(r'<div class="banner"[^>]*data-regime="(\w+)"', text)
+    return m.group(1) if m else None
+
+
+def truth(dom, truth_path):
+    text = open(dom, encoding="utf-8").read()
+    t = json.load(open(truth_path))
+    got = step_titles(text)
+    if len(got) != len(t["steps"]):
+        bad.append("%d step bars, the generator made %d steps" % (len(got), len(t["steps"])))
+    for s in t["steps"]:
+        g = got.get(s["step"])
+        if g is None:
+            bad.append("step %d has no bar" % s["step"])
+            continue
+        # the page shows ms with 3 decimals: within half a microsecond plus the truth's own rounding
+        if abs(g["total"] - s["dur_us"] / 1000) > 0.0015:
+            bad.append("step %d: %.3f ms on the page, %.3f ms in the truth" % (s["step"], g["total"], s["dur_us"] / 1000))
+        for b in BUCKETS:
+            want = s["buckets_us"][b] / 1000
+            if abs(g.get(b, -1) - want) > 0.0015:
+                bad.append("step %d %s: %s ms on the page, %.3f ms in the truth" % (s["step"], b, g.get(b), want))
+    # the verdict: the largest bucket over all steps (the default priority breaks no tie here)
+    totals = {b: sum(s["buckets_us"][b] for s in t["steps"]) for b in BUCKETS}
+    want = max(BUCKETS, key=lambda b: totals[b])
+    if banner_regime(text) != want:
+        bad.append("banner names %s, the truth's largest bucket is %s" % (banner_regime(text), want))
+    rows = split_rows(text)
+    n = len(t["steps"])
+    for b in BUCKETS:
+        want_ms = totals[b] / 1000 / n
+        if b not in rows or abs(rows[b][0] - want_ms) > 0.001:
+            bad.append("split table %s: %s ms per step, truth %.4f" % (b, rows.get(b), want_ms))
+
+
+def tbp(dom, step_ms, dl_pct):
+    text = open(dom, encoding="utf-8").read()
+    m = re.search(r'<span class="step-ms">([0-9.]+)</span>', text)
+    if m is None or abs(float(m.group(1)) - float(step_ms)) > 0.01 * float(step_ms):
+        bad.append("step %s ms on the page, the plugin's is %s ms" % (m.group(1) if m else None, step_ms))
+    rows = split_rows(text)
+    if "dataloader" not in rows or abs(rows["dataloader"][1] - float(dl_pct)) > 2:
+        bad.append("dataloader %s %% on the page, the plugin's is %s %%" % (rows.get("dataloader"), dl_pct))
+    if "<table class=\"kernels sortable\"" not in text:
+        bad.append("no kernel table")
+
+
+def diff(dom, before_ms, after_ms, before_dl, after_dl):
+    text = open(dom, encoding="utf-8").read()
+    rows = {}
+    for m in re.finditer(r'<tr data-bucket="(\w+)">.*?class="n before">([0-9.]+)<.*?class="n after">([0-9.]+)<', text):
+        rows[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    if len(rows) != 6:
+        bad.append("the bucket table has %d rows" % len(rows))
+        return
+    for i, (ms, dl) in enumerate(((before_ms, before_dl), (after_ms, after_dl))):
+        step = sum(r[i] for r in rows.values())
+        if abs(step - float(ms)) > 0.01 * float(ms):
+            bad.append("side %d: buckets sum to %.1f ms per step, the plugin's step is %s ms" % (i, step, ms))
+        share = 100 * rows["dataloader"][i] / step
+        if abs(share - float(dl)) > 2:
+            bad.append("side %d: dataloader %.1f %%, the plugin's is %s %%" % (i, share, dl))
+    if 'data-change="faster"' not in text:
+        bad.append("the change is not 'faster'")
+    if "Kernels that moved" not in text:
+        bad.append("no kernels that moved")
+
+
+def main():
+    checks = {"wellformed": wellformed, "ran": ran, "source": source, "truth": truth, "tbp": tbp, "diff": diff}
+    if len(sys.argv) < 3 or sys.argv[1] not in checks:
+        print(__doc__)
+        return 2
+    checks[sys.argv[1]](*sys.argv[2:])
+    for line in bad:
+        print("  %s: %s" % (sys.argv[1], line))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

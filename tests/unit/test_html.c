@@ -1,0 +1,218 @@
+/* The HTML report's pure parts: escaping, the grouping of many steps into a bounded number of bars, and the
+ * page's size bound. Expected text is written by hand from the HTML rules (the five characters that must be
+ * escaped; U+FFFD for what is not a character HTML allows). */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstep/html.h"
+
+static char *escaped(const char *s, size_t len, size_t max)
+{
+	char *text = NULL;
+	size_t size = 0, n;
+	FILE *mem = open_memstream(&text, &size);
+
+	ck_assert_ptr_nonnull(mem);
+	n = html_escape(mem, s, len, max);
+	fclose(mem);
+	ck_assert_uint_eq(n, size); /* the count is what was written */
+	return text;
+}
+
+typedef struct {
+	const char *in;
+	size_t len; /* 0: strlen */
+	size_t max;
+	const char *want;
+} escape_case;
+
+static const escape_case escape_cases[] = {
+    {"plain", 0, 100, "plain"},
+    {"a<b>&c", 0, 100, "a&lt;b&gt;&amp;c"},
+    {"say \"hi\" it's", 0, 100, "say &quot;hi&quot; it&#39;s"},
+    {"tab\tand\nnewline", 0, 100, "tab\tand\nnewline"},
+    {"bell\a esc\033", 0, 100, "bell\xEF\xBF\xBD esc\xEF\xBF\xBD"},
+    {"del\x7f", 0, 100, "del\xEF\xBF\xBD"},
+    {"c1 \xC2\x85", 0, 100, "c1 \xEF\xBF\xBD"},               /* U+0085 NEL */
+    {"bad \xFF byte", 0, 100, "bad \xEF\xBF\xBD byte"},       /* not UTF-8 */
+    {"cut \xE2\x82", 0, 100, "cut \xEF\xBF\xBD\xEF\xBF\xBD"}, /* a character cut short: each byte */
+    {"non\xEF\xBF\xBF", 0, 100, "non\xEF\xBF\xBD"},           /* U+FFFF, a non-character */
+    {"caf\xC3\xA9 \xE2\x86\x92 ok", 0, 100, "caf\xC3\xA9 \xE2\x86\x92 ok"}, /* é and an arrow kept */
+    {"nul\0after", 9, 100,
+     "nul\xEF\xBF\xBD"
+     "after"},
+    {"abcdefgh", 0, 6, "abc..."},                                   /* cut to 6 bytes with the dots */
+    {"\xC3\xA9\xC3\xA9\xC3\xA9", 0, 6, "\xC3\xA9\xC3\xA9\xC3\xA9"}, /* fits exactly */
+    {"\xC3\xA9\xC3\xA9\xC3\xA9", 0, 5, "\xC3\xA9..."},              /* never inside a character */
+    {"<<<<", 0, 4, "&lt;&lt;&lt;&lt;"},                             /* the bound is on the input's bytes */
+};
+
+START_TEST(escape_writes_text_that_cannot_open_a_tag_or_an_attribute)
+{
+	const escape_case *c = &escape_cases[_i];
+	size_t len = c->len > 0 ? c->len : strlen(c->in);
+	char *got = escaped(c->in, len, c->max);
+
+	ck_assert_str_eq(got, c->want);
+	free(got);
+}
+END_TEST
+
+typedef struct {
+	size_t n, max, per, bars;
+} group_case;
+
+/* per = ceil(n / max) when n > max; bars = ceil(n / per) */
+static const group_case group_cases[] = {
+    {0, 120, 1, 0},     {1, 120, 1, 1},    {120, 120, 1, 120},        {121, 120, 2, 61},
+    {240, 120, 2, 120}, {241, 120, 3, 81}, {1000000, 120, 8334, 120}, {7, 0, 7, 1},
+};
+
+START_TEST(many_steps_are_grouped_into_at_most_max_bars)
+{
+	const group_case *c = &group_cases[_i];
+	size_t per = 0, bars = html_step_groups(c->n, c->max, &per);
+
+	ck_assert_uint_eq(per, c->per);
+	ck_assert_uint_eq(bars, c->bars);
+	ck_assert_uint_ge(bars * per, c->n); /* every step is in a bar */
+}
+END_TEST
+
+static html_page *page_in_memory(FILE **mem, char **text, size_t *size)
+{
+	html_page_info info = {"test page", "0.0.0", "2026-01-01 00:00:00 UTC"};
+	html_page *p;
+
+	*mem = open_memstream(text, size);
+	ck_assert_ptr_nonnull(*mem);
+	p = html_page_begin(*mem, &info);
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+START_TEST(a_stream_of_a_million_records_gives_a_page_under_the_bound)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem;
+	html_page *p = page_in_memory(&mem, &text, &size);
+	ns_routes routes;
+	ns_verdict v;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	memset(&v, 0, sizeof(v));
+	v.regime = REGIME_DATALOADER;
+	v.share = 0.6;
+	v.split[REGIME_DATALOADER] = 0.6;
+	v.split[REGIME_COMPUTE] = 0.4;
+	html_router_begin(p, "stream");
+	for (int i = 0; i < 1000000; i++)
+		html_router_card(p, "a label", &v, &routes);
+	html_router_error(p, 7, "bad record");
+	html_router_end(p, NULL);
+	ck_assert_int_eq(html_page_end(p, &err), NS_OK);
+	fclose(mem);
+	ck_assert_uint_le(size, HTML_PAGE_MAX);
+	/* HTML_CARDS_MAX drawn, the rest counted by verdict */
+	ck_assert_ptr_nonnull(strstr(text, "<td>dataloader</td><td class=\"n\">999500</td>"));
+	ck_assert_ptr_nonnull(strstr(text, "1 bad record."));
+	ck_assert_ptr_nonnull(strstr(text, "</html>\n"));
+	free(text);
+	routes_free(&routes);
+}
+END_TEST
+
+/* A trace of many steps: the page holds at most HTML_STEP_BARS_MAX bars whatever the number of steps. */
+START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
+{
+	static const size_t counts[] = {3, 120, 121, 200000};
+	static const size_t want_bars[] = {3, 120, 61, 120}; /* 121 steps: bars of 2, the last of 1 */
+	size_t sizes[4];
+
+	for (size_t k = 0; k < 4; k++) {
+		char *text = NULL, *at;
+		size_t size = 0, bars = 0;
+		FILE *mem;
+		html_page *p = page_in_memory(&mem, &text, &size);
+		split_device dev;
+		split_result res;
+		classify_options co;
+		ns_routes routes;
+		ns_error err;
+		html_source src = {"t.json", 123, NULL};
+
+		ns_error_clear(&err);
+		classify_options_default(&co);
+		ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+		memset(&dev, 0, sizeof(dev));
+		memset(&res, 0, sizeof(res));
+		dev.nsteps = counts[k];
+		dev.steps = calloc(dev.nsteps, sizeof(*dev.steps));
+		ck_assert_ptr_nonnull(dev.steps);
+		for (size_t i = 0; i < dev.nsteps; i++) {
+			dev.steps[i].step = (int64_t)i;
+			dev.steps[i].dur_ns = 1000000;
+			dev.steps[i].bucket_ns[REGIME_COMPUTE] = 700000;
+			dev.steps[i].bucket_ns[REGIME_IDLE] = 300000;
+			dev.overall.dur_ns += 1000000;
+			dev.overall.bucket_ns[REGIME_COMPUTE] += 700000;
+			dev.overall.bucket_ns[REGIME_IDLE] += 300000;
+		}
+		res.device = &dev;
+		res.ndevices = 1;
+		res.has_steps = true;
+		html_trace_options o = {&co, &routes, NULL, NULL};
+		ck_assert_int_eq(html_trace(p, &src, &res, &o, &err), NS_OK);
+		ck_assert_int_eq(html_page_end(p, &err), NS_OK);
+		fclose(mem);
+		for (at = text; (at = strstr(at, "<g class=\"bar")) != NULL; at++)
+			bars++;
+		ck_assert_uint_eq(bars, want_bars[k]);
+		ck_assert_ptr_nonnull(strstr(text, "data-regime=\"compute\""));
+		/* 0.7 ms of compute per step, whatever the grouping */
+		ck_assert_ptr_nonnull(strstr(text, "; compute 0.700 (70.0%)"));
+		if (counts[k] == 200000)
+			ck_assert_ptr_nonnull(
+			    strstr(text, "200000 steps drawn as 120 bars, each the mean of 1667"));
+		sizes[k] = size;
+		free(text);
+		free(dev.steps);
+		routes_free(&routes);
+	}
+	/* 200000 steps cost about what 120 do (labels are longer numbers) */
+	ck_assert_uint_lt(sizes[3], sizes[1] + sizes[1] / 5);
+}
+END_TEST
+
+static Suite *html_suite(void)
+{
+	Suite *s = suite_create("html");
+	TCase *tc = tcase_create("html");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, escape_writes_text_that_cannot_open_a_tag_or_an_attribute, 0,
+	                    sizeof(escape_cases) / sizeof(escape_cases[0]));
+	tcase_add_loop_test(tc, many_steps_are_grouped_into_at_most_max_bars, 0,
+	                    sizeof(group_cases) / sizeof(group_cases[0]));
+	tcase_add_test(tc, a_stream_of_a_million_records_gives_a_page_under_the_bound);
+	tcase_add_test(tc, a_trace_of_many_steps_draws_a_bounded_number_of_bars);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(html_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
