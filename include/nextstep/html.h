@@ -29,6 +29,8 @@
 #define HTML_STEP_BARS_MAX 120
 /* Devices of one trace drawn in full (the others get their verdict line). */
 #define HTML_DEVICES_FULL 8
+/* Devices of one trace whose median step is drawn as a timeline strip. */
+#define HTML_TIMELINES_MAX 2
 /* Kernels listed per bucket. */
 #define HTML_KERNELS_MAX 10
 /* Bytes of a name shown (kernel names can be 1 MiB); the whole name is cut to HTML_TITLE_MAX in its tooltip.

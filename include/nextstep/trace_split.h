@@ -88,6 +88,32 @@ typedef struct {
 	uint8_t npieces;
 } split_collective;
 
+/* The median step of a device drawn at a fixed resolution (issue 14: the HTML report's timeline strip): for
+ * each GPU stream and busy host thread, the share of each pixel's time spent in each class. Its size is fixed
+ * whatever the trace: rows past the limits are merged into one "other" row of their kind. Built only when
+ * asked for (trace_split_want_timeline). */
+#define SPLIT_TIMELINE_PX        300
+#define SPLIT_TIMELINE_GPU_ROWS  12
+#define SPLIT_TIMELINE_HOST_ROWS 6
+#define SPLIT_TIMELINE_CLASSES   4
+#define SPLIT_TIMELINE_FULL      65535 /* a class filling the whole pixel */
+/* Classes of a host row (a GPU row's are kernel_class, then memcpy/memset transfers as 3). */
+enum { TIMELINE_HOST_CPU, TIMELINE_HOST_DATALOADER, TIMELINE_HOST_SYNC, TIMELINE_HOST_COMM };
+typedef struct {
+	bool host;       /* a host thread, else a GPU stream */
+	bool merged;     /* the rows past the limit of its kind, together */
+	int64_t pid, id; /* host: process and thread id; GPU: -1 and the stream id (-1 unknown) */
+	int64_t busy_ns; /* class time in the window, summed */
+	/* the share of each pixel each class fills, SPLIT_TIMELINE_FULL = all of it */
+	uint16_t frac[SPLIT_TIMELINE_PX][SPLIT_TIMELINE_CLASSES];
+} split_timeline_row;
+typedef struct {
+	int64_t step; /* the step drawn (-1: the whole-trace window) */
+	int64_t start_ns, dur_ns;
+	size_t nrows; /* GPU rows first, by busy time, then host rows */
+	split_timeline_row row[SPLIT_TIMELINE_GPU_ROWS + SPLIT_TIMELINE_HOST_ROWS + 2];
+} split_timeline;
+
 typedef struct {
 	int64_t id;                       /* args.device (else the GPU pid); -1 for the host-only split */
 	char name[TRACE_DEVICE_NAME_MAX]; /* from deviceProperties, "" when unknown */
@@ -104,6 +130,7 @@ typedef struct {
 
 	/* The Python behind each host cause of overall (host causes only; empty without frames). */
 	split_python_cause python[CAUSE_COUNT];
+	split_timeline *timeline; /* the median step in pixels (split_timeline.c); NULL unless asked for */
 } split_device;
 
 /* The result. Owns everything; free with split_result_free(). */
@@ -137,6 +164,8 @@ typedef struct trace_split trace_split;
 trace_split *trace_split_new(const kernel_rules *rules);
 /* Whether warm-up steps count in the overall window (default false: they are summed apart). */
 void trace_split_keep_warmup(trace_split *s, bool keep);
+/* Whether each device gets its median step's timeline (default false: it costs a pass over the records). */
+void trace_split_want_timeline(trace_split *s, bool want);
 /* The trace_event_fn: ctx is the trace_split. */
 ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err);
 /* Builds the windows and sweeps them. meta may be NULL (no device names, no rank). The splitter can only be

@@ -197,6 +197,8 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 	ns_error_clear(&err);
 	if (split != NULL)
 		trace_split_keep_warmup(split, c->all_steps);
+	if (split != NULL && s->html != NULL)
+		trace_split_want_timeline(split, true); /* the page draws the median step */
 	if (s->html != NULL)
 		cli_html_digest_start(&digest, in);
 	if (split != NULL && (!c->roofline || roof != NULL))

@@ -47,6 +47,8 @@ typedef struct {
 /* A stacked bar chart, value axis in unit; each bar's numbers are in its <title>. */
 void hp_bar_chart(html_page *p, const char *css_class, const char *caption, const hp_bar *bars, size_t n,
                   const char *unit);
+/* The timeline strip of a device's median step (html_timeline.c). */
+void hp_timeline(html_page *p, const split_timeline *tl);
 /* The legend of the six buckets. */
 void hp_legend(html_page *p);
 

@@ -313,8 +313,9 @@ static void put_kernels(html_page *p, const split_result *res, const split_devic
 	}
 }
 
+/* timeline: draw the median step's strip (the first devices only: each costs up to a few hundred kB) */
 static ns_status put_device(html_page *p, const split_result *res, const split_device *d,
-                            const html_trace_options *o, bool full, ns_error *err)
+                            const html_trace_options *o, bool full, bool timeline, ns_error *err)
 {
 	char label[TRACE_DEVICE_NAME_MAX + 64];
 	ns_verdict v;
@@ -335,6 +336,8 @@ static ns_status put_device(html_page *p, const split_result *res, const split_d
 		put_split_table(p, d);
 		if (d->nsteps > 0 && put_step_chart(p, d, err) != NS_OK)
 			return err->status;
+		if (d->timeline != NULL && timeline)
+			hp_timeline(p, d->timeline);
 		put_comm(p, d);
 		put_kernels(p, res, d);
 	}
@@ -427,7 +430,7 @@ ns_status html_trace(html_page *p, const html_source *src, const split_result *r
 			          res->ndevices - i);
 			break;
 		}
-		if (put_device(p, res, &res->device[i], o, this_full, err) != NS_OK)
+		if (put_device(p, res, &res->device[i], o, this_full, i < HTML_TIMELINES_MAX, err) != NS_OK)
 			return err->status;
 	}
 	if (o->roofline != NULL && hp_room_full(p))

@@ -144,7 +144,8 @@ struct trace_split {
 	uint8_t last_stream;                     /* index + 1 of the last stream looked up */
 	long events;
 	bool keep_warmup;
-	bool names_taken; /* finish() handed names to the result */
+	bool want_timeline; /* split_timeline.c */
+	bool names_taken;   /* finish() handed names to the result */
 };
 
 /* ---- helpers (split_threads.c) ---- */
@@ -225,6 +226,11 @@ ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, 
                               ns_error *err);
 /* keep_warmup: warm-up steps count in overall too. */
 void split_sum_overall(split_device *d, bool keep_warmup);
+
+/* ---- the median step's timeline (split_timeline.c) ---- */
+/* d's timeline from its records g[0..n) and every thread's host spans; d's windows are final. */
+ns_status split_timeline_build(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
+                               ns_error *err);
 
 /* ---- collectives (split_collectives.c) ---- */
 /* Keeps the collective metadata of ev, when it has any. */

@@ -172,6 +172,8 @@ static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const spa
 		st = split_tally_kernels(s, g, n, d, err);
 	if (st == NS_OK)
 		st = mark_warmup(d, err);
+	if (st == NS_OK && s->want_timeline)
+		st = split_timeline_build(s, g, n, d, err);
 	split_sum_overall(d, s->keep_warmup);
 	if (st == NS_OK && split_python_any(s->py))
 		st = split_python_attribute(s->py, s, s->main_thread, g, n, host, d, s->keep_warmup, err);
@@ -284,6 +286,7 @@ void split_result_free(split_result *res)
 		free(res->device[i].steps);
 		free(res->device[i].kernel_time);
 		free(res->device[i].coll);
+		free(res->device[i].timeline);
 	}
 	free(res->device);
 	kernel_names_free(res->names);

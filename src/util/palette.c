@@ -22,6 +22,7 @@ static const ns_colour marks[PALETTE_MARK_COUNT] = {
 };
 
 static const ns_colour host = {"#56B4E9", 0x56, 0xB4, 0xE9, "sky blue"};
+static const ns_colour transfer = {"#F0E442", 0xF0, 0xE4, 0x42, "yellow"};
 
 const ns_colour *ns_palette_bucket(int regime)
 {
@@ -40,4 +41,9 @@ const ns_colour *ns_palette_mark(palette_mark m)
 const ns_colour *ns_palette_host(void)
 {
 	return &host;
+}
+
+const ns_colour *ns_palette_transfer(void)
+{
+	return &transfer;
 }

@@ -26,5 +26,7 @@ const ns_colour *ns_palette_mark(palette_mark m);
 
 /* Host activity in the timeline (a thread busy on the CPU). */
 const ns_colour *ns_palette_host(void);
+/* Copies and sets (memcpy/memset) in the timeline, apart from memory-bound kernels. */
+const ns_colour *ns_palette_transfer(void);
 
 #endif

@@ -134,12 +134,37 @@ def truth(dom, truth_path):
     want = max(BUCKETS, key=lambda b: totals[b])
     if banner_regime(text) != want:
         bad.append("banner names %s, the truth's largest bucket is %s" % (banner_regime(text), want))
+    timeline(text, t)
     rows = split_rows(text)
     n = len(t["steps"])
     for b in BUCKETS:
         want_ms = totals[b] / 1000 / n
         if b not in rows or abs(rows[b][0] - want_ms) > 0.001:
             bad.append("split table %s: %s ms per step, truth %.4f" % (b, rows.get(b), want_ms))
+
+
+def timeline(text, t):
+    """The strip draws the median step (lower median by length; the generator makes no warm-up step), and its
+    GPU rows hold that step's kernel time: compute kernels never overlap in the generator's layout, so their
+    time is the compute bucket; collectives run exposed (the comm bucket) or hidden under compute."""
+    steps = sorted(t["steps"], key=lambda s: s["dur_us"])
+    m = steps[(len(steps) - 1) // 2]
+    got = re.search(r"<title>step (\d+), ([0-9.]+) ms, \d+ pixels across</title>", text)
+    if got is None:
+        bad.append("no timeline strip")
+        return
+    if int(got.group(1)) != m["step"] or abs(float(got.group(2)) - m["dur_us"] / 1000) > 0.0015:
+        bad.append("timeline of step %s (%s ms), the median step is %d (%.3f ms)" % (got.group(1), got.group(2), m["step"], m["dur_us"] / 1000))
+    rows = re.findall(r"<title>(?:stream \S+|other streams): busy [0-9.]+ ms of [0-9.]+ ms((?:; [a-z/]+ [0-9.]+ ms)*)</title>", text)
+    sums = {}
+    for r in rows:
+        for cls, ms in re.findall(r"; ([a-z/]+) ([0-9.]+) ms", r):
+            sums[cls] = sums.get(cls, 0.0) + float(ms)
+    want = {"compute": m["buckets_us"]["compute"] / 1000,
+            "comm": (m["buckets_us"]["comm"] + m.get("comm_overlapped_us", 0)) / 1000}
+    for cls, ms in want.items():
+        if abs(sums.get(cls, 0.0) - ms) > 0.002 * max(1, len(rows)):
+            bad.append("timeline %s %.3f ms over the GPU rows, the step's is %.3f ms" % (cls, sums.get(cls, 0.0), ms))
 
 
 def tbp(dom, step_ms, dl_pct):
