@@ -61,6 +61,15 @@ if "$bin" trace --html - tests/data/trace_buckets.json >"$tmp/stdout.html" &&
 	ok
 else ko "--html - is not the page alone"; fi
 
+# Read from a pipe the digest is taken as the bytes go by (a file is hashed on a thread of its own).
+if gzip -c tests/data/trace_buckets.json >"$tmp/piped.json.gz" &&
+	"$bin" trace --html "$tmp/piped.html" - <"$tmp/piped.json.gz" >/dev/null &&
+	cat "$tmp/piped.json.gz" | "$bin" trace --html "$tmp/piped2.html" - >/dev/null &&
+	python3 "$here/check_page.py" source "$tmp/piped.html" "$tmp/piped.json.gz" &&
+	python3 "$here/check_page.py" source "$tmp/piped2.html" "$tmp/piped.json.gz"; then
+	ok
+else ko "digest of stdin"; fi
+
 # NDJSON through the router: a card per record, the bad one as an error card.
 printf '{"compute":0.7,"idle":0.3}\n{"dataloader":0.6,"compute":0.4}\nnot json\n' >"$tmp/records.ndjson"
 "$bin" --html "$tmp/router.html" "$tmp/records.ndjson" >/dev/null 2>&1
