@@ -64,6 +64,7 @@ _nextstep()
 	case $prev in
 	--format) COMPREPLY=($(compgen -W "text json" -- "$cur")) && return ;;
 	--color) COMPREPLY=($(compgen -W "always never auto" -- "$cur")) && return ;;
+	--min-quality) COMPREPLY=($(compgen -W "good degraded" -- "$cur")) && return ;;
 	--dtype) COMPREPLY=($(compgen -W "fp64 fp32 tf32 bf16 fp16 fp8 int8 fp4" -- "$cur")) && return ;;
 	--device) COMPREPLY=($(compgen -W "$(_nextstep_devices)" -- "$cur")) && return ;;
 	--priority)

@@ -35,6 +35,9 @@ typedef struct {
 	int64_t comm_overlapped_ns;      /* comm kernels running under compute or memory: not in comm */
 	int64_t cause_ns[CAUSE_COUNT];   /* each split bucket's causes sum to it (cause.h) */
 	long kernels;                    /* kernels starting in the window */
+	long graph_launches;             /* CUDA/HIP graph replays whose first kernel starts in the window */
+	long graph_kernels; /* kernels of graph replays starting in the window (in kernels too) */
+	int64_t graph_ns;   /* their summed kernel time, clipped to the window */
 	bool warmup; /* mostly set-up, or > 2x the median step with set-up calls in it (docs/trace.md) */
 } split_window;
 
@@ -133,6 +136,47 @@ typedef struct {
 	split_timeline *timeline; /* the median step in pixels (split_timeline.c); NULL unless asked for */
 } split_device;
 
+/* Trace quality (docs/trace.md, "Trace quality"): what in the capture limits how far its split can be
+ * trusted. Each problem has a grade of its own; the trace's grade is the worst of them. */
+typedef enum { QUALITY_GOOD, QUALITY_DEGRADED, QUALITY_UNFIT } quality_grade;
+
+typedef enum {
+	QP_NO_DEVICE_ACTIVITY,      /* nothing ran on a device (or none of it was recorded) */
+	QP_LAUNCH_WITHOUT_ACTIVITY, /* launch calls whose GPU work is missing: dropped device events */
+	QP_ACTIVITY_WITHOUT_LAUNCH, /* GPU work whose launch call is missing: dropped host events */
+	QP_GRAPH_REPLAYS_MISSING,   /* graph launches with no recorded kernel */
+	QP_GRAPH_REPLAY_MISMATCH, /* graph replays with another kernel count than the others of their size */
+	QP_CONCENTRATED_STEPS,    /* the GPU work of the capture lies in a few of its steps */
+	QP_STREAM_OVERLAP,        /* GPU records overlapping on one stream (impossible in-order execution) */
+	QP_DUPLICATE_EVENTS,      /* the same GPU record twice */
+	QP_OUT_OF_ORDER,          /* an E before its B or without one; GPU work starting before its launch */
+	QP_CUT_SHORT,             /* a span or step without its end; GPU work past the capture's end */
+	QP_PROFILER_OVERHEAD, /* host time of a dispatch-bound trace inflated by with_stack/record_shapes */
+	QP_COUNT
+} quality_kind;
+
+typedef struct {
+	long count;          /* 0: not found */
+	long of;             /* the population count is out of (launches, records, steps, ...) */
+	int64_t ns;          /* the time it implies (estimated where said: docs/trace.md) */
+	double share;        /* ns as a share of the device time it is compared with */
+	long aux;            /* kind-specific: steps holding 90% of GPU time; kernels per replay; ... */
+	quality_grade grade; /* what it does to the trace's grade */
+} quality_problem;
+
+typedef struct {
+	quality_grade grade; /* the worst problem's grade */
+	quality_problem problem[QP_COUNT];
+	long graph_launches; /* graph launch calls with recorded kernels (replays) */
+	long graph_kernels;  /* kernels of those replays */
+	int64_t graph_ns;    /* their summed kernel time */
+	int64_t gpu_ns;      /* summed time of every GPU record (the share's denominator) */
+} split_quality;
+
+/* "good", "degraded", "unfit"; "launch_without_activity", ... (the JSON names). */
+const char *quality_grade_name(quality_grade g);
+const char *quality_kind_name(quality_kind k);
+
 /* The result. Owns everything; free with split_result_free(). */
 typedef struct {
 	split_device *device;
@@ -156,6 +200,7 @@ typedef struct {
 	kernel_names *python_names;
 	size_t python_frames;
 	size_t python_dropped;
+	split_quality quality; /* how far the split can be trusted */
 } split_result;
 
 typedef struct trace_split trace_split;

@@ -15,7 +15,8 @@
 typedef enum {
 	EXIT_ROUTED = 0,    /* every profile routed */
 	EXIT_BAD_INPUT = 1, /* some record or file was bad (the good ones still got their result) */
-	EXIT_USAGE = 2      /* bad command line */
+	EXIT_USAGE = 2,     /* bad command line */
+	EXIT_QUALITY = 4    /* trace: a trace's quality grade below --min-quality */
 } ns_exit;
 
 /* The modes; each option row says with a bit mask (1u << mode) which ones it applies to. */
@@ -71,6 +72,7 @@ typedef struct {
 	bool steps, all_steps, roofline;
 	size_t top;
 	cli_progress progress;
+	int min_quality; /* --min-quality: the lowest quality_grade that exits 0 (default: unfit, any) */
 	/* trace --roofline and roofline */
 	const char *device, *dtype;
 	const char *device_files[DEVICE_FILES_MAX];

@@ -88,6 +88,12 @@ void cli_print_input_header(FILE *out, const char *name)
 	fprintf(out, "==> %s <==\n", name);
 }
 
+/* Which of two inputs' statuses the run exits with: a usage error, then bad input, then the quality gate. */
+static int exit_rank(int status)
+{
+	return status == EXIT_QUALITY ? 1 : status == EXIT_ROUTED ? 0 : status + 1;
+}
+
 int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
 {
 	static char *const stdin_operand[] = {"-"};
@@ -107,7 +113,7 @@ int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
 		}
 		one = fn(ctx, &in, n > 1);
 		input_close(&in);
-		if (one > rc)
+		if (exit_rank(one) > exit_rank(rc))
 			rc = one;
 	}
 	return rc;

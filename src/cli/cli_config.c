@@ -12,6 +12,7 @@
 #include "cli_options.h"
 #include "nextstep/devices.h"
 #include "nextstep/parse_flags.h"
+#include "nextstep/trace_split.h"
 #include "nextstep/units.h"
 
 void cli_config_init(cli_config *c, cli_mode mode)
@@ -21,6 +22,7 @@ void cli_config_init(cli_config *c, cli_mode mode)
 	classify_options_default(&c->classify);
 	c->format.kind = FORMAT_TEXT;
 	profile_init(&c->flags);
+	c->min_quality = QUALITY_UNFIT;      /* every grade passes unless --min-quality says otherwise */
 	c->top = mode == MODE_DIFF ? 10 : 5; /* diff lists the kernels that moved: more of them are news */
 	c->work.batch = 1;
 	c->work.inputs = 1;
@@ -154,6 +156,15 @@ static int trace_option(cli_config *c, int opt, const char *arg)
 		return -1;
 	case OPT_ALL_STEPS:
 		c->all_steps = true;
+		return -1;
+	case OPT_MIN_QUALITY:
+		if (strcmp(arg, "good") == 0)
+			c->min_quality = QUALITY_GOOD;
+		else if (strcmp(arg, "degraded") == 0)
+			c->min_quality = QUALITY_DEGRADED;
+		else
+			return cli_usage_error(c->mode, "--min-quality: '%.100s' is not good or degraded",
+			                       arg);
 		return -1;
 	case OPT_TOP:
 		return parse_top(c, arg);

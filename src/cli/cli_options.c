@@ -49,6 +49,8 @@ static const cli_option_row rows[] = {
      "the dtype for every op instead of its Input type (implies --roofline)"},
     {"Trace", "device-file", required_argument, OPT_DEVICE_FILE, M_TRACES, "FILE",
      "add or override devices for --roofline (JSON, like data/devices.json); repeatable"},
+    {"Trace", "min-quality", required_argument, OPT_MIN_QUALITY, M_TRACES, "G",
+     "exit 4 when a trace's quality is below G: good or degraded"},
     {"Trace", "progress", no_argument, OPT_PROGRESS, M_TRACES, NULL,
      "show reading progress on stderr even when it is not a terminal"},
     {"Trace", "no-progress", no_argument, OPT_NO_PROGRESS, M_TRACES, NULL,
@@ -158,13 +160,14 @@ static const cli_subcommand subcommands[] = {
      "'-' or no FILE reads stdin. Several FILEs are each reported, labelled with their name.\n"
      "Subcommands: trace, diff, roofline, scaling, devices ('nextstep SUBCOMMAND --help').\n",
      "Exit status: 0 every profile routed; 1 some input was bad (the others still reported); 2 usage "
-     "error.\n"},
+     "error;\n4 a trace's quality below --min-quality.\n"},
     {"trace", MODE_TRACE, cli_trace_run, "usage: nextstep trace [options] FILE...\n",
      "Splits each step of a PyTorch-profiler (Kineto) trace, per device, into compute, memory, comm,\n"
      "dataloader, overhead and idle time, and routes the split like the router does. FILE is a JSON\n"
      "trace, plain or gzip; '-' (or no FILE with stdin not a terminal) reads stdin; several FILEs are\n"
      "each reported, labelled with their name.\n",
-     "Exit status: 0 routed; 1 a bad trace or rules file (the other FILEs still reported); 2 usage error.\n"},
+     "Exit status: 0 routed; 1 a bad trace or rules file (the other FILEs still reported); 2 usage error;\n"
+     "4 a trace's quality below --min-quality (and no bad input).\n"},
     {"roofline", MODE_ROOFLINE, cli_roofline_run,
      "usage: nextstep roofline --device NAME [--dtype T] WORKLOAD [--time T] [--svg FILE] [options]\n"
      "WORKLOAD is one of:\n"

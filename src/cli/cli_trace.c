@@ -190,6 +190,7 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 	html_source src;
 	ns_error err;
 	ns_status st = NS_ERR_NOMEM;
+	bool below;
 	report_options o = {&c->classify, &c->routes, &c->format, where, c->steps, c->top, cli_report_hints};
 
 	memset(&roof_report, 0, sizeof(roof_report));
@@ -227,9 +228,13 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 		if (st != NS_OK) /* out of memory or a write error while printing: stdout is incomplete */
 			report_trace_error(where, &err);
 	}
+	/* a trace below --min-quality is still reported in full; only the exit status says so */
+	below = st == NS_OK && (int)res.quality.grade > c->min_quality;
 	split_result_free(&res);
 	troof_report_free(&roof_report);
-	return st == NS_OK ? EXIT_ROUTED : EXIT_BAD_INPUT;
+	if (st != NS_OK)
+		return EXIT_BAD_INPUT;
+	return below ? EXIT_QUALITY : EXIT_ROUTED;
 }
 
 static int trace_one(void *ctx, ns_input *in, bool labelled)

@@ -38,5 +38,17 @@ void report_print_python(FILE *out, const split_result *res, const split_device 
 void report_print_python_hint(FILE *out, const split_result *res, const report_options *o);
 /* "python": [{"frame", "us"}, ...] on each host cause of window (d's overall), when the trace has frames. */
 bool report_python_add_json(cJSON *window, const split_result *res, const split_device *d);
+/* ---- quality (report_quality.c) ---- */
+/* The problem's one-line explanation (text and JSON "detail"). */
+void report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size);
+/* "trace quality: degraded, low confidence in the verdict" and a line per problem that set the grade (every
+ * problem found, with verbose); nothing for a good trace unless verbose. */
+void report_print_quality(FILE *out, const split_result *res, bool verbose);
+/* "  graphs: 97% of GPU time in 40 replays (1,049 kernels)" when the device ran graph replays. */
+void report_print_graphs(FILE *out, const split_device *d);
+/* "graphs": {"launches", "kernels", "gpu_us"} on a verdict object. */
+bool report_add_graphs_json(cJSON *obj, const split_window *w);
+/* {"grade": G, "problems": [{"kind", "count", "grade", "share", "detail"}, ...]}; NULL on OOM. */
+cJSON *report_quality_json(const split_result *res);
 
 #endif

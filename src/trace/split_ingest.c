@@ -16,6 +16,8 @@ trace_split *trace_split_new(const kernel_rules *rules)
 	if (s == NULL)
 		return NULL;
 	s->rules = rules;
+	s->quality.first_launch_ts = INT64_MAX;
+	s->quality.last_gpu_start = INT64_MIN;
 	s->names = kernel_names_new();
 	s->py = split_python_new();
 	if (s->names == NULL || s->py == NULL || !ns_hindex_init(&s->thread_index, 64)) {
@@ -44,6 +46,7 @@ void trace_split_free(trace_split *s)
 		free(s->thread[i].open);
 	}
 	free(s->thread);
+	split_quality_free(&s->quality);
 	ns_hindex_free(&s->thread_index);
 	free(s);
 }
@@ -89,9 +92,10 @@ static ns_status derive_gpu(trace_split *s, const trace_event *ev, span_info *si
 
 /* A runtime call: a *Synchronize is only a sync wait (not host work: the host is blocked, not busy); every
  * other call is host work, and may also be a blocking copy, a set-up call, or a launch to link. */
-static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name)
+static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint8_t *launch_kind)
 {
 	*launch_name = false;
+	*launch_kind = LK_QUIET;
 	if (split_is_sync_call(name)) {
 		*host = 1u << HK_SYNC;
 		return;
@@ -102,12 +106,14 @@ static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name)
 	else if (split_is_init_call(name))
 		*host |= 1u << HK_INIT;
 	*launch_name = split_is_launch(name);
+	if (*launch_name)
+		*launch_kind = split_launch_kind(name);
 }
 
 static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 {
 	runtime_cache_slot *slot = NULL;
-	uint8_t host;
+	uint8_t host, launch_kind;
 	bool launch_name;
 
 	if (ev->name.len > 0 && ev->name.len < RUNTIME_CACHE_NAME) {
@@ -120,24 +126,31 @@ static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 	    memcmp(slot->name, ev->name.ptr, ev->name.len) == 0) {
 		host = slot->host;
 		launch_name = slot->launch_name;
+		launch_kind = slot->launch_kind;
 	} else {
-		classify_runtime(ev->name, &host, &launch_name);
+		classify_runtime(ev->name, &host, &launch_name, &launch_kind);
 		if (slot != NULL) {
 			memcpy(slot->name, ev->name.ptr, ev->name.len);
 			slot->len = (uint8_t)ev->name.len;
 			slot->host = host;
 			slot->launch_name = launch_name;
+			slot->launch_kind = launch_kind;
 		}
 	}
 	si->kind = SK_HOST;
 	si->host = host;
 	si->launches = launch_name && !(host & (1u << HK_SYNC)) && ev->correlation >= 0;
+	si->launch_kind = launch_kind;
+	s->quality.graph_launch_calls += si->launches && launch_kind == LK_GRAPH;
 }
 
-static void derive_cpu_op(const trace_event *ev, span_info *si)
+static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
 {
 	bool aten = split_str_starts(ev->name, "aten::"); /* most ops; no collective is named aten:: */
 
+	s->quality.cpu_ops++;
+	s->quality.shaped_ops +=
+	    ev->input_dims.len > 0; /* record_shapes: the profiler's own cost, judged later */
 	si->kind = SK_HOST;
 	si->host = 1u << HK_CPU;
 	if (aten && split_is_blocking_op(ev->name))
@@ -173,9 +186,13 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 		derive_runtime(s, ev, si);
 		return NS_OK;
 	case TCAT_PYTHON: /* a frame, never host work: the ops inside it are */
+		s->quality.python_events++; /* with_stack: the profiler's own cost, judged later */
 		if (split_python_name(s->py, ev->name, &si->name_id))
 			si->kind = SK_PYTHON;
 		return NS_OK;
+	case TCAT_OTHER:
+		split_quality_event(&s->quality, ev);
+		break;
 	default:
 		break;
 	}
@@ -188,7 +205,7 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 		si->kind = SK_HOST;
 		si->host = 1u << HK_COMM;
 	} else if (ev->cat == TCAT_CPU_OP) {
-		derive_cpu_op(ev, si);
+		derive_cpu_op(s, ev, si);
 	}
 	return NS_OK;
 }
@@ -283,7 +300,7 @@ static ns_status add_comm_op(trace_split *s, const span_info *si, uint32_t threa
 static ns_status add_launch(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
 	SPLIT_PUSH(s->launch, s->nlaunch, s->caplaunch, err);
-	s->launch[s->nlaunch++] = (launch_rec){si->corr, si->start, si->ext, thread};
+	s->launch[s->nlaunch++] = (launch_rec){si->corr, si->start, si->ext, thread, si->launch_kind, false};
 	return NS_OK;
 }
 
@@ -354,9 +371,13 @@ static ns_status end_span(trace_split *s, const trace_event *ev, ns_error *err)
 	if (st != NS_OK)
 		return st;
 	t = &s->thread[thread];
-	if (t->nopen == 0)
+	if (t->nopen == 0) {
+		s->quality.orphan_ends++;
 		return NS_OK;
+	}
 	si = t->open[--t->nopen];
+	s->quality.ends++;
+	s->quality.backward_ends += ev->ts_ns < si.start;
 	si.end = ev->ts_ns > si.start ? ev->ts_ns : si.start;
 	return add_span(s, &si, thread, err);
 }

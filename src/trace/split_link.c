@@ -19,10 +19,10 @@ static int cmp_thread_span(const void *a, const void *b)
 }
 
 /* hint: the index after the previous hit; GPU events mostly come in launch order. */
-static const launch_rec *find_launch(const trace_split *s, int64_t corr, size_t *hint)
+static launch_rec *find_launch(trace_split *s, int64_t corr, size_t *hint)
 {
 	launch_rec key = {.corr = corr};
-	const launch_rec *l;
+	launch_rec *l;
 
 	if (corr < 0)
 		return NULL;
@@ -79,10 +79,11 @@ static void prepare_links(trace_split *s)
 /* Any GPU work launched by a collective's host op is communication, whatever its name: NCCL, MoE dispatch and
  * combine, custom all-reduce kernels and the copies a collective makes. Returns the launch time of g through
  * *launch_ts (or -1 when its launch is unknown). */
-static void link_kernel(const trace_split *s, gpu_rec *g, int64_t *launch_ts, size_t *hint)
+static void link_kernel(trace_split *s, gpu_rec *g, int64_t *launch_ts, size_t *hint)
 {
-	const launch_rec *l = find_launch(s, g->corr, hint);
+	launch_rec *l = find_launch(s, g->corr, hint);
 
+	split_quality_link(&s->quality, g, l);
 	*launch_ts = l != NULL ? l->ts : -1;
 	if (g->kind == GK_COMM)
 		return;
@@ -97,6 +98,7 @@ int64_t split_link_all(trace_split *s, const step_rec *last)
 	size_t hint = 0;
 
 	prepare_links(s);
+	split_quality_links_begin(s);
 	for (size_t i = 0; i < s->ngpu; i++) {
 		gpu_rec *g = &s->gpu[i];
 		int64_t lts;

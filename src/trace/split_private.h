@@ -5,11 +5,14 @@
  *   split_sweep.c    one time-ordered pass that fills the buckets and causes of every window
  *   split_tally.c    kernel time per name and class, per-window counts, the overall sums
  *   trace_split.c    windows, devices and the result (trace_split_finish)
- *   split_names.c    the runtime-API and op-name tables the rules use (data) */
+ *   split_names.c    the runtime-API and op-name tables the rules use (data)
+ *   split_quality.c  the trace-quality verdict: what the capture lost or got wrong, from hooks in the others
+ */
 #ifndef NEXTSTEP_SPLIT_PRIVATE_H
 #define NEXTSTEP_SPLIT_PRIVATE_H
 
 #include "nextstep/trace_split.h"
+#include "split_quality.h"
 #include "util/hindex.h"
 
 /* What a GPU record is; the first three equal kernel_class so a kernel's class is its kind. */
@@ -48,9 +51,14 @@ typedef struct {
 	uint16_t dev;   /* index in the split's device table, like gpu_rec.dev */
 } stream_key;
 
+/* What a launch call starts (split_quality.c judges missing GPU work by it). */
+enum { LK_KERNEL, LK_COPY, LK_GRAPH, LK_QUIET /* starts no GPU activity: cudaLaunchHostFunc */ };
+
 typedef struct {
 	int64_t corr, ts, ext;
 	uint32_t thread;
+	uint8_t kind; /* LK_* */
+	bool seen;    /* some GPU record links to it */
 } launch_rec;
 
 typedef struct {
@@ -77,9 +85,10 @@ typedef enum { SK_NONE, SK_GPU, SK_STEP, SK_HOST, SK_PYTHON } span_kind;
 /* What one event (or B/E pair) means for the split, derived once from its category and name. */
 typedef struct {
 	span_kind kind;
-	uint8_t host;  /* SK_HOST: bit HK_* set for each host list the span belongs to */
-	bool comm_op;  /* a CPU op that launches collectives */
-	bool launches; /* a runtime call that can start GPU work */
+	uint8_t host;        /* SK_HOST: bit HK_* set for each host list the span belongs to */
+	bool comm_op;        /* a CPU op that launches collectives */
+	bool launches;       /* a runtime call that can start GPU work */
+	uint8_t launch_kind; /* LK_*, when launches */
 	uint8_t gpu_kind;
 	uint32_t name_id;
 	int64_t device, stream, corr, ext, step;
@@ -102,6 +111,7 @@ typedef struct {
 	uint8_t len; /* 0: empty slot */
 	uint8_t host;
 	bool launch_name;
+	uint8_t launch_kind;
 } runtime_cache_slot;
 
 struct split_python;
@@ -143,6 +153,7 @@ struct trace_split {
 	uint8_t stream_slot[SPLIT_STREAM_SLOTS]; /* hash slot -> index + 1 (0: empty) */
 	uint8_t last_stream;                     /* index + 1 of the last stream looked up */
 	long events;
+	split_quality_state quality; /* split_quality.c */
 	bool keep_warmup;
 	bool want_timeline; /* split_timeline.c */
 	bool names_taken;   /* finish() handed names to the result */
@@ -240,5 +251,20 @@ void split_coll_prepare(trace_split *s);
 /* The device's collective kernels among g[0..n) (sorted by start), with their exposed pieces. */
 ns_status split_coll_build(const trace_split *s, const gpu_rec *g, size_t n, const span_list *exposed,
                            split_device *d, ns_error *err);
+
+/* ---- quality (split_quality.c): hooks called by the stages above ---- */
+/* Runtime-call name -> LK_*. */
+uint8_t split_launch_kind(ns_str name);
+/* An event that is neither GPU work nor host work the split keeps: the capture's own span, ... */
+void split_quality_event(split_quality_state *q, const trace_event *ev);
+/* Before linking: the first launch's time. Per GPU record, its launch (NULL when none). After: graphs. */
+void split_quality_links_begin(trace_split *s);
+void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l);
+ns_status split_quality_links_end(trace_split *s, ns_error *err);
+/* One device's records g[0..n) sorted by start: same-stream overlaps, duplicates, graph time per window. */
+ns_status split_quality_device(trace_split *s, const gpu_rec *g, size_t n, split_device *d, ns_error *err);
+/* The grade and each problem, once the devices are split. */
+void split_quality_finish(trace_split *s, split_result *res);
+void split_quality_free(split_quality_state *q);
 
 #endif

@@ -85,6 +85,9 @@ static void add_window(split_window *o, const split_window *w)
 	o->memory_transfer_ns += w->memory_transfer_ns;
 	o->comm_overlapped_ns += w->comm_overlapped_ns;
 	o->kernels += w->kernels;
+	o->graph_launches += w->graph_launches;
+	o->graph_kernels += w->graph_kernels;
+	o->graph_ns += w->graph_ns;
 }
 
 /* The overall window sums the steps that count (warm-up steps are left out unless every step is), and the

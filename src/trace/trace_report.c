@@ -226,13 +226,16 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 	report_device_label(res, d, label, sizeof(label));
 	route_window(w, o, &v);
 	report_cause_routes(w, o->routes, &routes);
-	if (startup_only(d))
+	if (res->quality.grade == QUALITY_UNFIT)
+		fprintf(out, "%s: no verdict (the trace is unfit, above)\n", label);
+	else if (startup_only(d))
 		print_startup(out, label, d, o->routes);
 	else
 		format_verdict_line(out, label, &v, &routes, o->format);
-	if (!o->format->verbose)
+	if (!o->format->verbose && res->quality.grade != QUALITY_UNFIT)
 		report_print_also(out, &v, &routes);
 	print_summary(out, res, d);
+	report_print_graphs(out, d);
 	report_print_top_cause(out, w, v.regime);
 	report_print_notes(out, res, d, o->hints);
 	if (d->nsteps > 1 && print_variation(out, d, o, err) != NS_OK)
@@ -251,6 +254,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 
 static ns_status print_text(FILE *out, const split_result *res, const report_options *o, ns_error *err)
 {
+	report_print_quality(out, res, o->format->verbose);
 	if (res->ndevices == 0)
 		fputs("no device activity: nothing to route\n", out);
 	else if (!res->gpu_activity)
@@ -267,7 +271,7 @@ static void print_quiet(FILE *out, const split_result *res, const report_options
 	for (size_t i = 0; i < res->ndevices; i++) {
 		ns_verdict v;
 		route_window(&res->device[i].overall, o, &v);
-		fprintf(out, "%s\n", regime_name(v.regime));
+		fprintf(out, "%s\n", res->quality.grade == QUALITY_UNFIT ? "unfit" : regime_name(v.regime));
 	}
 }
 
@@ -311,6 +315,7 @@ static cJSON *window_json(const char *label, const split_window *w, bool with_st
 	ok = ok && cJSON_AddNumberToObject(obj, "comm_overlapped_us", us(w->comm_overlapped_ns));
 	ok = ok && cJSON_AddNumberToObject(obj, "kernels", (double)w->kernels);
 	ok = ok && report_add_causes_json(obj, w);
+	ok = ok && report_add_graphs_json(obj, w);
 	if (ok && with_step)
 		ok = cJSON_AddBoolToObject(obj, "warmup", w->warmup) != NULL;
 	if (!ok) {
@@ -463,6 +468,7 @@ static ns_status print_json(FILE *out, const split_result *res, const report_opt
 	}
 	if (ok)
 		fputc(']', out);
+	ok = ok && put_json(&js, ",\"quality\":", report_quality_json(res));
 	if (ok && extra_key != NULL) {
 		fprintf(out, ",\"%s\":", extra_key);
 		ok = put_json(&js, "", extra);

@@ -174,6 +174,8 @@ static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const spa
 		st = mark_warmup(d, err);
 	if (st == NS_OK && s->want_timeline)
 		st = split_timeline_build(s, g, n, d, err);
+	if (st == NS_OK)
+		st = split_quality_device(s, g, n, d, err);
 	split_sum_overall(d, s->keep_warmup);
 	if (st == NS_OK && split_python_any(s->py))
 		st = split_python_attribute(s->py, s, s->main_thread, g, n, host, d, s->keep_warmup, err);
@@ -260,6 +262,8 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	res->host_comm = host[SL_COMM].n > 0;
 	if (st == NS_OK)
 		st = build_windows(s, host, &w, &nw, err);
+	if (st == NS_OK)
+		st = split_quality_links_end(s, err);
 	free(s->launch); /* the links are made; the biggest table goes before the sweep needs memory */
 	s->launch = NULL;
 	s->nlaunch = 0;
@@ -275,6 +279,8 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	split_python_result(s->py, res);
 	if (st == NS_OK)
 		split_sort(res->device, res->ndevices, sizeof(*res->device), cmp_device);
+	if (st == NS_OK)
+		split_quality_finish(s, res);
 	return st;
 }
 

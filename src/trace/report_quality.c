@@ -1,0 +1,232 @@
+/* The trace-quality verdict as the report prints it: a line before the regime when the grade is not good
+ * (every problem with -v), "quality" in JSON, and how much of the GPU time ran in CUDA/HIP graph replays. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "report_private.h"
+
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* 1049 -> "1,049": counts of kernels and replays are read at a glance. */
+static const char *grouped(long v, char buf[32])
+{
+	char digits[24];
+	int n = snprintf(digits, sizeof(digits), "%ld", v < 0 ? -v : v), o = 0;
+
+	if (v < 0)
+		buf[o++] = '-';
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static void no_device_detail(const quality_problem *p, char *buf, size_t size)
+{
+	if (p->of > 0)
+		snprintf(buf, size,
+		         "%ld launch calls but no GPU activity recorded: the device side of the capture is "
+		         "missing (CUDA activities off, or all dropped)",
+		         p->of);
+	else
+		snprintf(buf, size, "no GPU activity and no host communication: nothing to judge");
+}
+
+static void graph_missing_detail(const quality_problem *p, char *buf, size_t size)
+{
+	if (p->ns == 0 && p->grade == QUALITY_UNFIT)
+		snprintf(buf, size,
+		         "none of %ld graph launches has a recorded kernel: the device looks idle while it "
+		         "ran them",
+		         p->of);
+	else
+		snprintf(buf, size,
+		         "%ld of %ld graph launches have no recorded kernel: ~%.1f%% of GPU time (%.3f ms), "
+		         "estimated at "
+		         "the mean recorded replay's time",
+		         p->count, p->of, 100.0 * p->share, ms(p->ns));
+}
+
+void report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size)
+{
+	const quality_problem *p = &q->problem[k];
+
+	switch (k) {
+	case QP_NO_DEVICE_ACTIVITY:
+		no_device_detail(p, buf, size);
+		break;
+	case QP_LAUNCH_WITHOUT_ACTIVITY:
+		snprintf(
+		    buf, size,
+		    "%ld of %ld launches have no GPU activity (dropped device events): ~%.1f%% of GPU time "
+		    "(%.3f ms), estimated at the mean time of the kernels recorded with their launch",
+		    p->count, p->of, 100.0 * p->share, ms(p->ns));
+		break;
+	case QP_ACTIVITY_WITHOUT_LAUNCH:
+		snprintf(buf, size,
+		         "%ld of %ld GPU records have no launch call (dropped host events): %.1f%% of GPU "
+		         "time; the host "
+		         "time of their launches is missing from overhead",
+		         p->count, p->of, 100.0 * p->share);
+		break;
+	case QP_GRAPH_REPLAYS_MISSING:
+		graph_missing_detail(p, buf, size);
+		break;
+	case QP_GRAPH_REPLAY_MISMATCH:
+		snprintf(
+		    buf, size,
+		    "%ld of %ld graph replays differ in kernel count from the other replays of their graph "
+		    "(typically %ld kernels): replays recorded in part",
+		    p->count, p->of, p->aux);
+		break;
+	case QP_CONCENTRATED_STEPS:
+		snprintf(buf, size,
+		         "90%% of the GPU time is in %ld of %ld steps: the steps' windows do not describe "
+		         "what the GPU "
+		         "did in them",
+		         p->count, p->of);
+		break;
+	case QP_STREAM_OVERLAP:
+		snprintf(buf, size,
+		         "%ld GPU records overlap the one before them on their stream (%.3f ms, %.1f%% of "
+		         "GPU time): "
+		         "timestamps from skewed clocks or merged captures",
+		         p->count, ms(p->ns), 100.0 * p->share);
+		break;
+	case QP_DUPLICATE_EVENTS:
+		snprintf(buf, size,
+		         "%ld of %ld GPU records appear twice: kernel counts and times per name are inflated",
+		         p->count, p->of);
+		break;
+	case QP_OUT_OF_ORDER:
+		snprintf(buf, size,
+		         "%ld events out of order: an E before its B or without one, or GPU work starting "
+		         "before its "
+		         "launch call",
+		         p->count);
+		break;
+	case QP_CUT_SHORT:
+		snprintf(buf, size,
+		         "%ld events cut by the capture's end: spans without their end (%ld of them steps), "
+		         "launches "
+		         "after the last recorded GPU work, GPU work past the profiler's span",
+		         p->count, p->aux);
+		break;
+	case QP_PROFILER_OVERHEAD:
+		snprintf(buf, size,
+		         "~%.0f%% of the host (overhead) time may be the profiler's own: %ld python_function "
+		         "events "
+		         "(with_stack) at ~0.5 us and %ld ops with shapes (record_shapes) at ~1 us each, an "
+		         "estimate",
+		         100.0 * p->share, p->aux, p->count - p->aux);
+		break;
+	case QP_COUNT:
+		buf[0] = '\0';
+		break;
+	}
+}
+
+void report_print_quality(FILE *out, const split_result *res, bool verbose)
+{
+	const split_quality *q = &res->quality;
+	char detail[512];
+
+	if (q->grade == QUALITY_GOOD && !verbose)
+		return;
+	/* a trace with nothing on any device already says so in place of the verdict */
+	if (res->ndevices == 0 && q->problem[QP_NO_DEVICE_ACTIVITY].count > 0 &&
+	    q->problem[QP_NO_DEVICE_ACTIVITY].of == 0)
+		return;
+	if (q->grade == QUALITY_GOOD) {
+		bool any = false;
+		for (int k = 0; k < QP_COUNT; k++)
+			any = any || (q->problem[k].count > 0 && k != QP_PROFILER_OVERHEAD);
+		if (!any)
+			return;
+	}
+	fprintf(out, "trace quality: %s%s\n", quality_grade_name(q->grade),
+	        q->grade == QUALITY_UNFIT      ? ", no verdict"
+	        : q->grade == QUALITY_DEGRADED ? ", low confidence in the verdict"
+	                                       : "");
+	for (int k = 0; k < QP_COUNT; k++) {
+		const quality_problem *p = &q->problem[k];
+		/* the profiler's own cost matters only where it lands in the verdict's bucket */
+		if (p->count == 0 || (p->grade == QUALITY_GOOD && (!verbose || k == QP_PROFILER_OVERHEAD)))
+			continue;
+		report_quality_detail(q, (quality_kind)k, detail, sizeof(detail));
+		fprintf(out, "  %s: %s\n", quality_kind_name((quality_kind)k), detail);
+	}
+}
+
+/* "graphs: 97% of GPU time in 40 replays (1,049 kernels)", over every window of the device. */
+void report_print_graphs(FILE *out, const split_device *d)
+{
+	long launches = d->overall.graph_launches + d->warmup.graph_launches;
+	long kernels = d->overall.graph_kernels + d->warmup.graph_kernels;
+	int64_t ns = d->overall.graph_ns + d->warmup.graph_ns, total = 0;
+	char a[32], b[32];
+
+	if (launches == 0)
+		return;
+	for (int c = 0; c < KCLASS_COUNT; c++)
+		total += d->class_ns[c];
+	fprintf(out, "  graphs: %.0f%% of GPU time in %s replay%s (%s kernels)\n",
+	        pct((double)ns, (double)total), grouped(launches, a), launches == 1 ? "" : "s",
+	        grouped(kernels, b));
+}
+
+bool report_add_graphs_json(cJSON *obj, const split_window *w)
+{
+	cJSON *g = cJSON_AddObjectToObject(obj, "graphs");
+
+	return g != NULL && cJSON_AddNumberToObject(g, "launches", (double)w->graph_launches) &&
+	       cJSON_AddNumberToObject(g, "kernels", (double)w->graph_kernels) &&
+	       cJSON_AddNumberToObject(g, "gpu_us", (double)w->graph_ns / 1e3);
+}
+
+static bool add_problem(cJSON *arr, const split_quality *q, quality_kind k)
+{
+	const quality_problem *p = &q->problem[k];
+	cJSON *item = cJSON_CreateObject();
+	char detail[512];
+
+	if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
+		cJSON_Delete(item);
+		return false;
+	}
+	report_quality_detail(q, k, detail, sizeof(detail));
+	return cJSON_AddStringToObject(item, "kind", quality_kind_name(k)) &&
+	       cJSON_AddNumberToObject(item, "count", (double)p->count) &&
+	       cJSON_AddStringToObject(item, "grade", quality_grade_name(p->grade)) &&
+	       cJSON_AddNumberToObject(item, "share", p->share) &&
+	       cJSON_AddStringToObject(item, "detail", detail);
+}
+
+cJSON *report_quality_json(const split_result *res)
+{
+	const split_quality *q = &res->quality;
+	cJSON *obj = cJSON_CreateObject(), *arr;
+	bool ok = obj != NULL && cJSON_AddStringToObject(obj, "grade", quality_grade_name(q->grade));
+
+	arr = ok ? cJSON_AddArrayToObject(obj, "problems") : NULL;
+	ok = arr != NULL;
+	for (int k = 0; ok && k < QP_COUNT; k++)
+		if (q->problem[k].count > 0)
+			ok = add_problem(arr, q, (quality_kind)k);
+	if (!ok) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	return obj;
+}

@@ -1,0 +1,575 @@
+/* The trace-quality verdict: what the capture lost or got wrong, and how far its split can then be trusted.
+ * The facts come from small hooks in the split's other stages (reading, linking, each device's records); the
+ * grades are decided here, once, with the thresholds below (their reasons are in docs/trace.md, "Trace
+ * quality"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "split_private.h"
+#include "util/satmath.h"
+
+/* Missing or doubtful GPU time degrades the verdict from half a point of the device's GPU time: the report
+ * prints shares to a tenth of a point, and below half a point no bucket moves enough to show. */
+#define Q_DEGRADED_SHARE 0.005
+/* A fifth of the device's work unrecorded can move any bucket by twenty points: more than the gap between the
+ * two largest buckets of most traces, so the regime would be chosen by what is missing. */
+#define Q_UNFIT_SHARE 0.20
+/* Problems counted in events rather than time degrade from one event in a hundred of their population. */
+#define Q_DEGRADED_COUNT 0.01
+/* Concentrated steps: this many steps at least, and this share of the GPU time in a quarter of them or less.
+ */
+#define Q_CONC_MIN_STEPS 4
+#define Q_CONC_SHARE     0.9
+/* Profiler overhead: assumed host cost of one recorded Python call (with_stack) and of one op's shapes
+ * (record_shapes), and the share of the host (overhead) time that makes the estimate matter. */
+#define Q_PYTHON_EVENT_NS 500
+#define Q_SHAPED_OP_NS    1000
+#define Q_OVERHEAD_SHARE  0.10
+
+const char *quality_grade_name(quality_grade g)
+{
+	static const char *const names[] = {"good", "degraded", "unfit"};
+	return (unsigned)g < 3 ? names[g] : NULL;
+}
+
+const char *quality_kind_name(quality_kind k)
+{
+	static const char *const names[QP_COUNT] = {
+	    [QP_NO_DEVICE_ACTIVITY] = "no_device_activity",
+	    [QP_LAUNCH_WITHOUT_ACTIVITY] = "launch_without_activity",
+	    [QP_ACTIVITY_WITHOUT_LAUNCH] = "activity_without_launch",
+	    [QP_GRAPH_REPLAYS_MISSING] = "graph_replays_missing",
+	    [QP_GRAPH_REPLAY_MISMATCH] = "graph_replay_mismatch",
+	    [QP_CONCENTRATED_STEPS] = "concentrated_steps",
+	    [QP_STREAM_OVERLAP] = "stream_overlap",
+	    [QP_DUPLICATE_EVENTS] = "duplicate_events",
+	    [QP_OUT_OF_ORDER] = "out_of_order",
+	    [QP_CUT_SHORT] = "cut_short",
+	    [QP_PROFILER_OVERHEAD] = "profiler_overhead",
+	};
+	return (unsigned)k < QP_COUNT ? names[k] : NULL;
+}
+
+static bool contains(ns_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	for (size_t i = 0; s.len >= n && i + n <= s.len; i++)
+		if (memcmp(s.ptr + i, lit, n) == 0)
+			return true;
+	return false;
+}
+
+/* cudaGraphLaunch, hipGraphLaunch, cuGraphLaunch: one call replays a whole graph of kernels. Host functions
+ * run on the host and leave no GPU record. Called once per distinct name (the runtime cache). */
+uint8_t split_launch_kind(ns_str name)
+{
+	if (contains(name, "GraphLaunch"))
+		return LK_GRAPH;
+	if (contains(name, "HostFunc"))
+		return LK_QUIET;
+	if (contains(name, "Memcpy") || contains(name, "Memset"))
+		return LK_COPY;
+	return LK_KERNEL;
+}
+
+/* Kineto writes the capture as one span of its own, "PyTorch Profiler (0)" in category Trace. */
+void split_quality_event(split_quality_state *q, const trace_event *ev)
+{
+	if (ev->ph == 'X' && ev->has_dur && split_str_starts(ev->name, "PyTorch Profiler") &&
+	    ev->cat_raw.len == 5 && memcmp(ev->cat_raw.ptr, "Trace", 5) == 0) {
+		int64_t end = split_add_sat(ev->ts_ns, ev->dur_ns);
+		if (!q->has_capture || end > q->capture_end)
+			q->capture_end = end;
+		q->has_capture = true;
+	}
+}
+
+/* ---- links ---- */
+
+void split_quality_links_begin(trace_split *s)
+{
+	split_quality_state *q = &s->quality;
+
+	for (size_t i = 0; i < s->nlaunch; i++)
+		if (s->launch[i].ts < q->first_launch_ts)
+			q->first_launch_ts = s->launch[i].ts;
+	for (size_t i = 0; i < s->ngpu; i++)
+		if (s->gpu[i].start > q->last_gpu_start)
+			q->last_gpu_start = s->gpu[i].start;
+}
+
+static void add_graph_kernel(split_quality_state *q, const gpu_rec *g)
+{
+	if (q->ngk == q->capgk) {
+		size_t cap = q->capgk ? q->capgk * 2 : 256;
+		graph_kernel *v = realloc(q->gk, cap * sizeof(*v));
+		if (v == NULL) {
+			q->oom = true;
+			return;
+		}
+		q->gk = v;
+		q->capgk = cap;
+	}
+	q->gk[q->ngk++] = (graph_kernel){g->start, g->corr, g->name_id};
+}
+
+void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l)
+{
+	int64_t dur = split_sub_sat(g->end, g->start);
+
+	if (l == NULL) {
+		if (g->corr < 0)
+			return;
+		if (g->start >= q->first_launch_ts || q->first_launch_ts == INT64_MAX) {
+			q->unlinked++;
+			q->unlinked_ns = split_add_sat(q->unlinked_ns, dur);
+		} else {
+			q->unlinked_edge++;
+		}
+		return;
+	}
+	l->seen = true;
+	q->linked++;
+	q->before_launch += g->start < l->ts;
+	switch (l->kind) {
+	case LK_GRAPH:
+		q->graph_ns = split_add_sat(q->graph_ns, dur);
+		add_graph_kernel(q, g);
+		break;
+	case LK_COPY:
+		break;
+	default:
+		q->kernel_ns = split_add_sat(q->kernel_ns, dur);
+		q->kernel_n++;
+		break;
+	}
+}
+
+static int cmp_graph_kernel(const void *a, const void *b)
+{
+	const graph_kernel *x = a, *y = b;
+	if (x->corr != y->corr)
+		return (x->corr > y->corr) - (x->corr < y->corr);
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+typedef struct {
+	uint32_t first; /* the replay's first kernel: replays of one graph start with the same kernel */
+	long kernels;
+} replay;
+
+static int cmp_replay(const void *a, const void *b)
+{
+	const replay *x = a, *y = b;
+	if (x->first != y->first)
+		return (x->first > y->first) - (x->first < y->first);
+	return (x->kernels > y->kernels) - (x->kernels < y->kernels);
+}
+
+/* Among replays of one graph (same first kernel), those whose kernel count is not the group's most common
+ * one: a replay recorded in part. Returns the most common count of the largest group through *typical. */
+static long count_mismatches(replay *r, size_t n, long *typical)
+{
+	long mismatched = 0;
+	size_t biggest = 0;
+
+	split_sort(r, n, sizeof(*r), cmp_replay);
+	for (size_t i = 0; i < n;) {
+		size_t j = i, best_run = 0;
+		long mode = r[i].kernels;
+		while (j < n && r[j].first == r[i].first) {
+			size_t k = j;
+			while (k < n && r[k].first == r[j].first && r[k].kernels == r[j].kernels)
+				k++;
+			if (k - j > best_run) {
+				best_run = k - j;
+				mode = r[j].kernels;
+			}
+			j = k;
+		}
+		mismatched += (long)(j - i - best_run);
+		if (j - i > biggest) {
+			biggest = j - i;
+			*typical = mode;
+		}
+		i = j;
+	}
+	return mismatched;
+}
+
+/* The replays: one per graph launch with kernels, their correlation ids (for the per-window counts) and the
+ * kernel count of each. */
+static ns_status count_replays(split_quality_state *q, ns_error *err)
+{
+	replay *r;
+	size_t nr = 0;
+
+	split_sort(q->gk, q->ngk, sizeof(*q->gk), cmp_graph_kernel);
+	q->graph_corr = malloc((q->ngk + 1) * sizeof(*q->graph_corr));
+	r = malloc((q->ngk + 1) * sizeof(*r));
+	if (q->graph_corr == NULL || r == NULL) {
+		free(r);
+		return split_oom(err);
+	}
+	for (size_t i = 0; i < q->ngk; i++) {
+		if (i == 0 || q->gk[i].corr != q->gk[i - 1].corr) {
+			q->graph_corr[q->ngraph++] = q->gk[i].corr;
+			r[nr++] = (replay){q->gk[i].name_id, 0};
+		}
+		r[nr - 1].kernels++;
+	}
+	q->graph_kernels = (long)q->ngk;
+	q->graph_mismatch = count_mismatches(r, nr, &q->graph_kernels_typical);
+	free(r);
+	free(q->gk);
+	q->gk = NULL;
+	q->ngk = q->capgk = 0;
+	return NS_OK;
+}
+
+/* Launches whose GPU work never appeared: inside the recorded GPU activity they are dropped events; after
+ * the last recorded GPU work they are the capture's end cutting them off. */
+ns_status split_quality_links_end(trace_split *s, ns_error *err)
+{
+	split_quality_state *q = &s->quality;
+
+	if (q->oom)
+		return split_oom(err);
+	for (size_t i = 0; i < s->nlaunch; i++) {
+		const launch_rec *l = &s->launch[i];
+		if (l->kind == LK_QUIET)
+			continue;
+		q->launches[l->kind]++;
+		if (l->seen)
+			continue;
+		if (l->ts <= q->last_gpu_start)
+			q->missing[l->kind]++;
+		else
+			q->missing_tail[l->kind]++;
+	}
+	return q->ngk > 0 ? count_replays(q, err) : NS_OK;
+}
+
+/* ---- devices ---- */
+
+static bool in_graph(const split_quality_state *q, int64_t corr)
+{
+	return q->ngraph > 0 && corr >= 0 &&
+	       split_search(&corr, q->graph_corr, q->ngraph, sizeof(corr), split_cmp_i64) != NULL;
+}
+
+/* Work on one stream runs in order: a record starting before the previous one on its stream ended is a
+ * clock or merge error (graph kernels excepted: CUPTI files a graph's parallel branches under the stream it
+ * was launched on). The same record twice is a duplicate. */
+static void check_streams(trace_split *s, const gpu_rec *g, size_t n)
+{
+	split_quality_state *q = &s->quality;
+	const gpu_rec *last[SPLIT_STREAM_OTHER] = {0};
+	int64_t last_end[SPLIT_STREAM_OTHER];
+
+	for (size_t i = 0; i < n; i++) {
+		const gpu_rec *r = &g[i], *p;
+		stream_key key;
+		if (r->stream == SPLIT_STREAM_OTHER || !split_stream_key(s, r->stream, &key) ||
+		    key.stream < 0 || in_graph(q, r->corr))
+			continue;
+		p = last[r->stream];
+		if (p != NULL && r->start == p->start && r->end == p->end && r->name_id == p->name_id &&
+		    r->corr == p->corr) {
+			q->duplicates++;
+			continue;
+		}
+		if (p != NULL && r->start < last_end[r->stream]) {
+			int64_t hi = r->end < last_end[r->stream] ? r->end : last_end[r->stream];
+			q->overlaps++;
+			q->overlap_ns = split_add_sat(q->overlap_ns, hi - r->start);
+		}
+		if (p == NULL || r->end > last_end[r->stream])
+			last_end[r->stream] = r->end;
+		last[r->stream] = r;
+	}
+}
+
+static size_t window_at(const split_window *w, size_t n, int64_t t)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w[mid].start_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || t >= w[lo - 1].start_ns + w[lo - 1].dur_ns)
+		return n;
+	return lo - 1;
+}
+
+/* Graph replays per window: a replay counts in the window where its first kernel on this device starts; its
+ * kernels where each starts, with their time clipped to that window. */
+static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, size_t n, split_device *d,
+                               ns_error *err)
+{
+	bool *counted = calloc(q->ngraph, sizeof(*counted));
+
+	if (counted == NULL)
+		return split_oom(err);
+	for (size_t i = 0; i < n; i++) {
+		const int64_t *c =
+		    split_search(&g[i].corr, q->graph_corr, q->ngraph, sizeof(g[i].corr), split_cmp_i64);
+		size_t w = window_at(d->steps, d->nsteps, g[i].start);
+		if (c == NULL || g[i].corr < 0 || w == d->nsteps)
+			continue;
+		split_window *win = &d->steps[w];
+		int64_t hi = win->start_ns + win->dur_ns;
+		win->graph_kernels++;
+		win->graph_ns =
+		    split_add_sat(win->graph_ns, split_sub_sat(g[i].end < hi ? g[i].end : hi, g[i].start));
+		if (!counted[c - q->graph_corr]) {
+			counted[c - q->graph_corr] = true;
+			win->graph_launches++;
+		}
+	}
+	free(counted);
+	return NS_OK;
+}
+
+static int cmp_i64_desc(const void *a, const void *b)
+{
+	return split_cmp_i64(b, a);
+}
+
+/* The GPU work of steady state is spread over its steps; when a quarter of the steps or fewer hold 90% of it,
+ * the steps' windows do not describe what the GPU did in them (work queued far ahead, a capture that caught
+ * the device's work in a few steps). Warm-up steps are left out. */
+static ns_status concentration(split_quality_state *q, const split_device *d, ns_error *err)
+{
+	int64_t *busy = malloc((d->nsteps + 1) * sizeof(*busy)), total = 0, acc = 0;
+	size_t n = 0, k = 0;
+
+	if (busy == NULL)
+		return split_oom(err);
+	for (size_t i = 0; i < d->nsteps; i++) {
+		const split_window *w = &d->steps[i];
+		if (w->warmup)
+			continue;
+		busy[n] =
+		    w->bucket_ns[REGIME_COMPUTE] + w->bucket_ns[REGIME_MEMORY] + w->cause_ns[CAUSE_EXPOSED];
+		total += busy[n++];
+	}
+	if (n >= Q_CONC_MIN_STEPS && total > 0) {
+		split_sort(busy, n, sizeof(*busy), cmp_i64_desc);
+		while (k < n && (double)acc < Q_CONC_SHARE * (double)total)
+			acc += busy[k++];
+		/* the worst device is kept: fewest steps for its share of them */
+		if (4 * k <= n &&
+		    (q->conc_of == 0 || (double)k / (double)n < (double)q->conc_steps / (double)q->conc_of)) {
+			q->conc_steps = (long)k;
+			q->conc_of = (long)n;
+			q->conc_ns = total;
+		}
+	}
+	free(busy);
+	return NS_OK;
+}
+
+ns_status split_quality_device(trace_split *s, const gpu_rec *g, size_t n, split_device *d, ns_error *err)
+{
+	split_quality_state *q = &s->quality;
+	ns_status st = NS_OK;
+
+	for (size_t i = 0; i < n; i++) {
+		q->gpu_ns = split_add_sat(q->gpu_ns, split_sub_sat(g[i].end, g[i].start));
+		q->past_end += q->has_capture && g[i].end > q->capture_end;
+	}
+	q->records += (long)n;
+	check_streams(s, g, n);
+	if (q->ngraph > 0 && n > 0)
+		st = graph_windows(q, g, n, d, err);
+	if (st == NS_OK)
+		st = concentration(q, d, err);
+	return st;
+}
+
+/* ---- the verdict ---- */
+
+static quality_grade by_share(double share)
+{
+	return share >= Q_UNFIT_SHARE      ? QUALITY_UNFIT
+	       : share >= Q_DEGRADED_SHARE ? QUALITY_DEGRADED
+	                                   : QUALITY_GOOD;
+}
+
+static quality_grade by_count(long count, long of)
+{
+	return of > 0 && (double)count >= Q_DEGRADED_COUNT * (double)of ? QUALITY_DEGRADED : QUALITY_GOOD;
+}
+
+static int64_t mean(int64_t ns, long n)
+{
+	return n > 0 ? ns / n : 0;
+}
+
+/* The GPU time that kernel launches without activity imply: each at the mean time of the recorded kernels
+ * that have their launch (the mean record when there are none). */
+static int64_t implied_ns(const split_quality_state *q, const long missing[4])
+{
+	int64_t k = q->kernel_n > 0 ? mean(q->kernel_ns, q->kernel_n) : mean(q->gpu_ns, q->records);
+
+	return ns_sat_mul_i64(missing[LK_KERNEL], k);
+}
+
+static double share_of(int64_t part, int64_t whole)
+{
+	return whole > 0 ? (double)part / (double)whole : 0.0;
+}
+
+static void set(quality_problem *p, long count, long of, int64_t ns, double share, quality_grade g)
+{
+	p->count = count;
+	p->of = of;
+	p->ns = ns;
+	p->share = share;
+	p->grade = count > 0 ? g : QUALITY_GOOD;
+}
+
+/* Kernel launches only: a copy or set of zero bytes leaves no GPU record (hta/alexnet has two such
+ * cudaMemsetAsync calls), so a copy call without activity is no sign of loss. */
+static void judge_dropped(const split_quality_state *q, split_quality *out)
+{
+	long launches = q->launches[LK_KERNEL];
+	long missing = q->missing[LK_KERNEL];
+	int64_t ns = implied_ns(q, q->missing);
+	double share = share_of(ns, split_add_sat(q->gpu_ns, ns));
+	quality_grade g = by_share(share);
+
+	if (by_count(missing, launches) > g)
+		g = QUALITY_DEGRADED;
+	set(&out->problem[QP_LAUNCH_WITHOUT_ACTIVITY], missing, launches, ns, share, g);
+	/* without any launch recorded every correlated record is unlinked: the runtime side was not captured
+	 */
+	set(&out->problem[QP_ACTIVITY_WITHOUT_LAUNCH], q->unlinked, q->unlinked + q->linked, q->unlinked_ns,
+	    share_of(q->unlinked_ns, q->gpu_ns), by_count(q->unlinked, q->unlinked + q->linked));
+}
+
+static void judge_graphs(const split_quality_state *q, split_quality *out)
+{
+	long calls = q->launches[LK_GRAPH], missing = q->missing[LK_GRAPH];
+	int64_t per_replay = mean(q->graph_ns, (long)q->ngraph);
+	int64_t ns = ns_sat_mul_i64(missing, per_replay);
+	double share = share_of(ns, split_add_sat(q->gpu_ns, ns));
+	quality_grade g = by_share(share);
+	quality_problem *p = &out->problem[QP_GRAPH_REPLAYS_MISSING];
+
+	/* no replay recorded at all: the time they took is unknown, and the device would look idle in it */
+	if (missing > 0 && q->ngraph == 0)
+		g = QUALITY_UNFIT;
+	else if (by_count(missing, calls) > g)
+		g = QUALITY_DEGRADED;
+	set(p, missing, calls, ns, share, g);
+	set(&out->problem[QP_GRAPH_REPLAY_MISMATCH], q->graph_mismatch, (long)q->ngraph, 0, 0.0,
+	    QUALITY_DEGRADED);
+	out->problem[QP_GRAPH_REPLAY_MISMATCH].aux = q->graph_kernels_typical;
+	out->graph_launches = (long)q->ngraph;
+	out->graph_kernels = q->graph_kernels;
+	out->graph_ns = q->graph_ns;
+}
+
+static void judge_order(const split_quality_state *q, split_quality *out)
+{
+	long ends = q->ends + q->orphan_ends;
+	long bad_ends = q->orphan_ends + q->backward_ends;
+	quality_grade g = by_count(bad_ends, ends);
+
+	if (by_count(q->before_launch, q->linked) > g)
+		g = QUALITY_DEGRADED;
+	set(&out->problem[QP_OUT_OF_ORDER], bad_ends + q->before_launch, ends + q->linked, 0, 0.0, g);
+	set(&out->problem[QP_DUPLICATE_EVENTS], q->duplicates, q->records, 0, 0.0,
+	    by_count(q->duplicates, q->records));
+	set(&out->problem[QP_STREAM_OVERLAP], q->overlaps, q->records, q->overlap_ns,
+	    share_of(q->overlap_ns, q->gpu_ns),
+	    by_share(share_of(q->overlap_ns, q->gpu_ns)) > QUALITY_GOOD || by_count(q->overlaps, q->records)
+	        ? QUALITY_DEGRADED
+	        : QUALITY_GOOD);
+}
+
+/* A step without its end loses its window; launches after the last recorded GPU work lost theirs to the end
+ * of the capture, as did GPU work running past the profiler's own span. */
+static void judge_cut_short(trace_split *s, split_quality *out)
+{
+	split_quality_state *q = &s->quality;
+	long tail = q->missing_tail[LK_KERNEL] + q->missing_tail[LK_GRAPH];
+	int64_t ns = implied_ns(q, q->missing_tail);
+	double share = share_of(ns, split_add_sat(q->gpu_ns, ns));
+	quality_grade g = q->open_steps > 0                ? QUALITY_DEGRADED
+	                  : by_share(share) > QUALITY_GOOD ? QUALITY_DEGRADED
+	                                                   : QUALITY_GOOD;
+
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const host_thread *t = &s->thread[i];
+		q->open_spans += (long)t->nopen;
+		for (size_t k = 0; k < t->nopen; k++)
+			q->open_steps += t->open[k].kind == SK_STEP;
+	}
+	if (q->open_steps > 0)
+		g = QUALITY_DEGRADED;
+	set(&out->problem[QP_CUT_SHORT], q->open_spans + tail + q->past_end, 0, ns, share, g);
+	out->problem[QP_CUT_SHORT].aux = q->open_steps;
+}
+
+/* with_stack and record_shapes make every recorded op cost more host time; on a dispatch-bound trace that
+ * cost is in the very bucket the verdict names. Estimated at an assumed cost per recorded event. */
+static void judge_profiler(const split_quality_state *q, const split_result *res, split_quality *out)
+{
+	int64_t est = split_add_sat(ns_sat_mul_i64(q->python_events, Q_PYTHON_EVENT_NS),
+	                            ns_sat_mul_i64(q->shaped_ops, Q_SHAPED_OP_NS));
+	quality_problem *p = &out->problem[QP_PROFILER_OVERHEAD];
+	const split_window *w;
+	bool dispatch_bound = true;
+	int64_t host;
+
+	if (est == 0 || res->ndevices == 0)
+		return;
+	w = &res->device[0].overall;
+	host = w->bucket_ns[REGIME_OVERHEAD];
+	for (int b = 0; b < REGIME_COUNT; b++)
+		dispatch_bound = dispatch_bound && w->bucket_ns[b] <= host;
+	set(p, q->python_events + q->shaped_ops, q->cpu_ops, est < host ? est : host, share_of(est, host),
+	    dispatch_bound && host > 0 && share_of(est, host) >= Q_OVERHEAD_SHARE ? QUALITY_DEGRADED
+	                                                                          : QUALITY_GOOD);
+	p->aux = q->python_events;
+}
+
+void split_quality_finish(trace_split *s, split_result *res)
+{
+	split_quality_state *q = &s->quality;
+	split_quality *out = &res->quality;
+	long launches = q->launches[LK_KERNEL] + q->launches[LK_COPY] + q->launches[LK_GRAPH];
+
+	memset(out, 0, sizeof(*out));
+	out->gpu_ns = q->gpu_ns;
+	if (s->ngpu == 0 && (launches > 0 || !res->host_comm))
+		set(&out->problem[QP_NO_DEVICE_ACTIVITY], 1, launches, 0, 0.0, QUALITY_UNFIT);
+	judge_dropped(q, out);
+	judge_graphs(q, out);
+	if (q->conc_of > 0) {
+		set(&out->problem[QP_CONCENTRATED_STEPS], q->conc_steps, q->conc_of, q->conc_ns, 0.0,
+		    QUALITY_DEGRADED);
+	}
+	judge_order(q, out);
+	judge_cut_short(s, out);
+	judge_profiler(q, res, out);
+	for (int k = 0; k < QP_COUNT; k++)
+		if (out->problem[k].grade > out->grade)
+			out->grade = out->problem[k].grade;
+}
+
+void split_quality_free(split_quality_state *q)
+{
+	free(q->gk);
+	free(q->graph_corr);
+	q->gk = NULL;
+	q->graph_corr = NULL;
+}
