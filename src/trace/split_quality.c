@@ -236,7 +236,7 @@ ns_status split_quality_links_end(trace_split *s, ns_error *err)
 
 	if (q->oom)
 		return split_oom(err);
-	for (size_t i = 0; i < s->nlaunch; i++) {
+	for (size_t i = 0; i < s->nlaunch && s->ngpu > 0; i++) { /* no GPU record at all: no_device_activity */
 		const launch_rec *l = &s->launch[i];
 		if (l->kind == LK_QUIET)
 			continue;
