@@ -67,6 +67,7 @@ _nextstep()
 	--min-quality) COMPREPLY=($(compgen -W "good degraded" -- "$cur")) && return ;;
 	--dtype) COMPREPLY=($(compgen -W "fp64 fp32 tf32 bf16 fp16 fp8 int8 fp4" -- "$cur")) && return ;;
 	--device) COMPREPLY=($(compgen -W "$(_nextstep_devices)" -- "$cur")) && return ;;
+	-j) return ;; # a number: nothing to guess
 	--priority)
 		COMPREPLY=($(compgen -W "compute,memory,comm,dataloader,overhead,idle" -- "$cur"))
 		return

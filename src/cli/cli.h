@@ -73,6 +73,7 @@ typedef struct {
 	size_t top;
 	cli_progress progress;
 	int min_quality; /* --min-quality: the lowest quality_grade that exits 0 (default: unfit, any) */
+	unsigned jobs; /* -j: files read at once; 0 = one per online processor */
 	/* trace --roofline and roofline */
 	const char *device, *dtype;
 	const char *device_files[DEVICE_FILES_MAX];

@@ -9,20 +9,25 @@
 #include "datadir.h"
 #include "nextstep/profile.h"
 
+void cli_report_error_to(FILE *msgs, const char *where, const ns_error *err)
+{
+	fputs("nextstep: ", msgs);
+	if (where != NULL && where[0] != '\0') {
+		fputs(where, msgs);
+		if (err->line > 0)
+			fprintf(msgs, ":%ld", err->line);
+		else if (err->index > 0)
+			fprintf(msgs, ": item %ld", err->index);
+		else if (err->offset >= 0)
+			fprintf(msgs, ": byte %lld", err->offset);
+		fputs(": ", msgs);
+	}
+	fprintf(msgs, "%s\n", err->msg);
+}
+
 void cli_report_error(const char *where, const ns_error *err)
 {
-	fputs("nextstep: ", stderr);
-	if (where != NULL && where[0] != '\0') {
-		fputs(where, stderr);
-		if (err->line > 0)
-			fprintf(stderr, ":%ld", err->line);
-		else if (err->index > 0)
-			fprintf(stderr, ": item %ld", err->index);
-		else if (err->offset >= 0)
-			fprintf(stderr, ": byte %lld", err->offset);
-		fputs(": ", stderr);
-	}
-	fprintf(stderr, "%s\n", err->msg);
+	cli_report_error_to(stderr, where, err);
 }
 
 void cli_name_option(ns_error *err)
@@ -94,6 +99,11 @@ static int exit_rank(int status)
 	return status == EXIT_QUALITY ? 1 : status == EXIT_ROUTED ? 0 : status + 1;
 }
 
+int cli_worse_exit(int a, int b)
+{
+	return exit_rank(b) > exit_rank(a) ? b : a;
+}
+
 int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
 {
 	static char *const stdin_operand[] = {"-"};
@@ -113,8 +123,7 @@ int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
 		}
 		one = fn(ctx, &in, n > 1);
 		input_close(&in);
-		if (exit_rank(one) > exit_rank(rc))
-			rc = one;
+		rc = cli_worse_exit(rc, one);
 	}
 	return rc;
 }

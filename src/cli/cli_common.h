@@ -24,6 +24,8 @@ int cli_config_finish(cli_config *c);
 
 /* Prints "nextstep: WHERE:LINE: msg" (or ": item N:", ": byte N:") to stderr; where may be NULL. */
 void cli_report_error(const char *where, const ns_error *err);
+/* The same message into msgs (a worker's buffer, written out later in input order). */
+void cli_report_error_to(FILE *msgs, const char *where, const ns_error *err);
 /* Names the option behind a library error that a setting decides (err->param), e.g. " (--strict)". */
 void cli_name_option(ns_error *err);
 /* A usage error for NS_ERR_USAGE (exit 2), else the message and EXIT_BAD_INPUT. */
@@ -41,6 +43,9 @@ typedef int (*cli_input_fn)(void *ctx, ns_input *in, bool labelled);
 int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx);
 /* The report's suggestions worded with this CLI's flags (report_options.hints). */
 extern const char *const cli_report_hints[REPORT_HINT_COUNT];
+/* Of two inputs' exit statuses, the one the run exits with: usage error, then bad input, then the quality
+ * gate. */
+int cli_worse_exit(int a, int b);
 /* "==> NAME <==" before each input's text report when there are several inputs. */
 void cli_print_input_header(FILE *out, const char *name);
 

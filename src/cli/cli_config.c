@@ -10,6 +10,7 @@
 
 #include "cli_common.h"
 #include "cli_options.h"
+#include "cli_parallel.h"
 #include "nextstep/devices.h"
 #include "nextstep/parse_flags.h"
 #include "nextstep/trace_split.h"
@@ -65,6 +66,20 @@ static int parse_top(cli_config *c, const char *arg)
 		return cli_usage_error(c->mode, "--top must be a whole number from 0 to %d, not '%s'",
 		                       TOP_MAX, arg);
 	c->top = (size_t)v;
+	return -1;
+}
+
+static int parse_jobs(cli_config *c, const char *arg)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || v < 1 || v > CLI_WORKERS_MAX)
+		return cli_usage_error(c->mode, "-j must be a whole number from 1 to %d, not '%.40s'",
+		                       CLI_WORKERS_MAX, arg);
+	c->jobs = (unsigned)v;
 	return -1;
 }
 
@@ -189,6 +204,8 @@ static int trace_option(cli_config *c, int opt, const char *arg)
 		return -1;
 	case OPT_DEVICE_FILE:
 		return add_device_file(c, arg);
+	case OPT_JOBS:
+		return parse_jobs(c, arg);
 	case OPT_PROGRESS:
 		c->progress = PROGRESS_ALWAYS;
 		return -1;

@@ -51,6 +51,8 @@ static const cli_option_row rows[] = {
      "add or override devices for --roofline (JSON, like data/devices.json); repeatable"},
     {"Trace", "min-quality", required_argument, OPT_MIN_QUALITY, M_TRACES, "G",
      "exit 4 when a trace's quality is below G: good or degraded"},
+    {"Trace", "jobs", required_argument, OPT_JOBS, M_TRACE, "N",
+     "read N files at once (default: one per processor online); the output\nis the same for every N"},
     {"Trace", "progress", no_argument, OPT_PROGRESS, M_TRACES, NULL,
      "show reading progress on stderr even when it is not a terminal"},
     {"Trace", "no-progress", no_argument, OPT_NO_PROGRESS, M_TRACES, NULL,
@@ -161,11 +163,12 @@ static const cli_subcommand subcommands[] = {
      "Subcommands: trace, diff, roofline, scaling, devices ('nextstep SUBCOMMAND --help').\n",
      "Exit status: 0 every profile routed; 1 some input was bad (the others still reported); 2 usage "
      "error;\n4 a trace's quality below --min-quality.\n"},
-    {"trace", MODE_TRACE, cli_trace_run, "usage: nextstep trace [options] FILE...\n",
+    {"trace", MODE_TRACE, cli_trace_run, "usage: nextstep trace [options] FILE|DIR...\n",
      "Splits each step of a PyTorch-profiler (Kineto) trace, per device, into compute, memory, comm,\n"
      "dataloader, overhead and idle time, and routes the split like the router does. FILE is a JSON\n"
-     "trace, plain or gzip; '-' (or no FILE with stdin not a terminal) reads stdin; several FILEs are\n"
-     "each reported, labelled with their name.\n",
+     "trace, plain or gzip; DIR stands for the trace files in it (*.json, *.json.gz, by name; -v names\n"
+     "the entries left out); '-' (or no FILE with stdin not a terminal) reads stdin. Several files are\n"
+     "read at once (-j) and each reported in the order given, labelled with its name.\n",
      "Exit status: 0 routed; 1 a bad trace or rules file (the other FILEs still reported); 2 usage error;\n"
      "4 a trace's quality below --min-quality (and no bad input).\n"},
     {"roofline", MODE_ROOFLINE, cli_roofline_run,
@@ -239,7 +242,8 @@ static void print_row(FILE *out, const cli_option_row *r)
 	int n;
 
 	if (r->id < OPT_LONG_FIRST)
-		n = snprintf(flag, sizeof(flag), "  -%c, --%s", r->id, r->name);
+		n = snprintf(flag, sizeof(flag), "  -%c, --%s%s%s", r->id, r->name, r->arg ? " " : "",
+		             r->arg ? r->arg : "");
 	else
 		n = snprintf(flag, sizeof(flag), "  --%s%s%s", r->name, r->arg ? " " : "",
 		             r->arg ? r->arg : "");
@@ -368,7 +372,7 @@ static int getopt_loop(int argc, char **argv, cli_config *cfg, const struct opti
 	opterr = 0;
 	while (rc < 0) {
 		longindex = -1;
-		opt = getopt_long(argc, argv, ":hVvq", table, &longindex);
+		opt = getopt_long(argc, argv, ":hVvqj:", table, &longindex);
 		if (opt == -1)
 			break;
 		if (opt == '?' || opt == ':')

@@ -23,6 +23,7 @@ typedef enum {
 	OPT_QUIET = 'q',
 	OPT_HELP = 'h',
 	OPT_VERSION = 'V',
+	OPT_JOBS = 'j',
 	OPT_LONG_FIRST = 256,
 	/* the six bucket flags, in ns_regime order */
 	OPT_BUCKET = OPT_LONG_FIRST,

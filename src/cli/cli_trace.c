@@ -1,4 +1,6 @@
-/* nextstep trace [options] FILE...: split each trace per device and route the split. */
+/* nextstep trace [options] FILE|DIR...: split each trace per device and route the split. The files are read
+ * by the ordered pool of cli_parallel.c (-j): each task reads one file into its own split, prints its report
+ * into memory and frees the split; the reports are written in input order. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_trace.h"
 
@@ -8,8 +10,10 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_files.h"
 #include "cli_html.h"
 #include "cli_options.h"
+#include "cli_parallel.h"
 #include "nextstep/kernel_rules.h"
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_read.h"
@@ -19,7 +23,8 @@
 
 struct cli_trace_session {
 	cli_config *cfg;
-	kernel_rules *rules;
+	kernel_rules
+	    *rules; /* one thread at a time (its regexes share a JIT stack): each worker has its own */
 	ns_device_table devices; /* for --roofline */
 	troof_options roof;
 	cli_html *html; /* --html's page (borrowed), NULL without */
@@ -51,17 +56,17 @@ void cli_trace_session_free(cli_trace_session *s)
 	free(s);
 }
 
-static int load_rules(cli_trace_session *s)
+static int load_rules(const cli_config *c, kernel_rules **rules)
 {
-	const char *path = s->cfg->rules_path;
-	const char *flag = s->cfg->rules_only ? "--kernel-rules-only" : "--kernel-rules";
+	const char *path = c->rules_path;
+	const char *flag = c->rules_only ? "--kernel-rules-only" : "--kernel-rules";
 	ns_error err;
 
 	ns_error_clear(&err);
-	if ((path != NULL ? kernel_rules_load(path, &s->rules, &err)
-	                  : kernel_rules_default(&s->rules, &err)) == NS_OK) {
-		if (path != NULL && !s->cfg->rules_only)
-			kernel_rules_then_builtin(s->rules);
+	if ((path != NULL ? kernel_rules_load(path, rules, &err) : kernel_rules_default(rules, &err)) ==
+	    NS_OK) {
+		if (path != NULL && !c->rules_only)
+			kernel_rules_then_builtin(*rules);
 		return -1;
 	}
 	if (path == NULL)
@@ -104,7 +109,7 @@ int cli_trace_session_open(cli_config *cfg, cli_trace_session **out)
 	}
 	s->cfg = cfg;
 	devices_init(&s->devices);
-	if ((rc = load_rules(s)) < 0 && (rc = load_roofline(s)) < 0) {
+	if ((rc = load_rules(cfg, &s->rules)) < 0 && (rc = load_roofline(s)) < 0) {
 		*out = s;
 		return -1;
 	}
@@ -113,20 +118,28 @@ int cli_trace_session_open(cli_config *cfg, cli_trace_session **out)
 }
 
 /* "nextstep: FILE: byte N: msg", the position being the byte offset in the decompressed document. */
-static void report_trace_error(const char *where, const ns_error *err)
+static void report_trace_error(FILE *msgs, const char *where, const ns_error *err)
 {
 	if (err->offset >= 0)
-		fprintf(stderr, "nextstep: %s: byte %lld: %s\n", where, err->offset, err->msg);
+		fprintf(msgs, "nextstep: %s: byte %lld: %s\n", where, err->offset, err->msg);
 	else
-		fprintf(stderr, "nextstep: %s: %s\n", where, err->msg);
+		fprintf(msgs, "nextstep: %s: %s\n", where, err->msg);
 }
 
+/* Where one trace's reading goes: its kernel rules (the worker's), its output and messages, its progress. */
+typedef struct {
+	kernel_rules *rules;
+	FILE *out, *msgs;
+	cli_progress_set *progress; /* several files: the shared line; NULL: a line of this file's own */
+} trace_sink;
+
 /* Reads the whole trace into the split (and the roofline collector). */
-static ns_status read_trace(cli_trace_session *s, ns_input *in, trace_split *split, trace_roofline *roof,
-                            split_result *res, troof_report *roof_report, ns_error *err)
+static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input *in, trace_split *split,
+                            trace_roofline *roof, split_result *res, troof_report *roof_report, ns_error *err)
 {
 	trace_roofline_tee tee = {trace_split_event, split, roof};
-	cli_progress_line *progress = cli_progress_start(s->cfg->progress, in);
+	cli_progress_line *progress = k->progress != NULL ? cli_progress_join(k->progress, in)
+	                                                  : cli_progress_start(s->cfg->progress, in);
 	trace_meta meta;
 	ns_status st;
 
@@ -156,8 +169,9 @@ static ns_status print_report(cli_trace_session *s, FILE *out, const split_resul
 }
 
 /* -q with several inputs: each regime line is prefixed with the input's name. */
-static ns_status print_quiet_labelled(cli_trace_session *s, const char *where, const split_result *res,
-                                      const report_options *o, const troof_report *roof_report, ns_error *err)
+static ns_status print_quiet_labelled(cli_trace_session *s, FILE *out, const char *where,
+                                      const split_result *res, const report_options *o,
+                                      const troof_report *roof_report, ns_error *err)
 {
 	char *text = NULL, *line, *save = NULL;
 	size_t size = 0;
@@ -173,83 +187,284 @@ static ns_status print_quiet_labelled(cli_trace_session *s, const char *where, c
 		return st;
 	}
 	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
-		printf("%s: %s\n", where, line);
+		fprintf(out, "%s: %s\n", where, line);
 	free(text);
 	return NS_OK;
 }
 
-int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
+static ns_status print_labelled(cli_trace_session *s, FILE *out, const char *where, bool labelled,
+                                const split_result *res, const report_options *o,
+                                const troof_report *roof_report, ns_error *err)
 {
-	cli_config *c = s->cfg;
-	const char *where = input_display_name(in);
-	trace_split *split = trace_split_new(s->rules);
-	trace_roofline *roof = c->roofline ? trace_roofline_new() : NULL;
-	troof_report roof_report;
+	if (labelled && s->cfg->format.kind == FORMAT_QUIET)
+		return print_quiet_labelled(s, out, where, res, o, roof_report, err);
+	if (labelled && s->cfg->format.kind == FORMAT_TEXT)
+		cli_print_input_header(out, where);
+	return print_report(s, out, res, o, roof_report, err);
+}
+
+/* One trace read and split, waiting to be reported: with --html the page takes the reports in input order,
+ * so a task keeps this until its turn. */
+typedef struct {
+	ns_status st;
+	ns_error err;
 	split_result res;
+	troof_report roof_report;
 	cli_html_digest digest;
 	html_source src;
-	ns_error err;
-	ns_status st = NS_ERR_NOMEM;
-	bool below;
-	report_options o = {&c->classify, &c->routes, &c->format, where, c->steps, c->top, cli_report_hints};
+} trace_done;
 
-	memset(&roof_report, 0, sizeof(roof_report));
-	memset(&res, 0, sizeof(res));
-	ns_error_clear(&err);
+static void trace_done_free(trace_done *d)
+{
+	split_result_free(&d->res);
+	troof_report_free(&d->roof_report);
+}
+
+/* Reads and splits one opened trace into d (d->st says whether it worked; d->err why not). */
+static void analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, trace_done *d)
+{
+	cli_config *c = s->cfg;
+	trace_split *split = trace_split_new(k->rules);
+	trace_roofline *roof = c->roofline ? trace_roofline_new() : NULL;
+
+	memset(d, 0, sizeof(*d));
+	ns_error_clear(&d->err);
+	d->st = NS_ERR_NOMEM;
 	if (split != NULL)
 		trace_split_keep_warmup(split, c->all_steps);
 	if (split != NULL && s->html != NULL)
 		trace_split_want_timeline(split, true); /* the page draws the median step */
 	if (s->html != NULL)
-		cli_html_digest_start(&digest, in);
+		cli_html_digest_start(&d->digest, in);
 	if (split != NULL && (!c->roofline || roof != NULL))
-		st = read_trace(s, in, split, roof, &res, &roof_report, &err);
+		d->st = read_trace(s, k, in, split, roof, &d->res, &d->roof_report, &d->err);
 	else
-		ns_error_set(&err, NS_ERR_NOMEM, "out of memory");
+		ns_error_set(&d->err, NS_ERR_NOMEM, "out of memory");
 	trace_split_free(split);
 	trace_roofline_free(roof);
 	if (s->html != NULL)
-		cli_html_digest_finish(&digest, in, &src);
-	if (st != NS_OK) {
-		report_trace_error(where, &err);
-	} else {
-		err.offset = -1;
-		if (s->html != NULL)
-			st = write_html(s, &src, &res, &roof_report, &err);
-		if (st != NS_OK || cli_html_to_stdout(c)) {
-			/* the page is all stdout holds */
-		} else if (labelled && c->format.kind == FORMAT_QUIET) {
-			st = print_quiet_labelled(s, where, &res, &o, &roof_report, &err);
-		} else {
-			if (labelled && c->format.kind == FORMAT_TEXT)
-				cli_print_input_header(stdout, where);
-			st = print_report(s, stdout, &res, &o, &roof_report, &err);
-		}
-		if (st != NS_OK) /* out of memory or a write error while printing: stdout is incomplete */
-			report_trace_error(where, &err);
-	}
-	/* a trace below --min-quality is still reported in full; only the exit status says so */
-	below = st == NS_OK && (int)res.quality.grade > c->min_quality;
-	split_result_free(&res);
-	troof_report_free(&roof_report);
-	if (st != NS_OK)
-		return EXIT_BAD_INPUT;
-	return below ? EXIT_QUALITY : EXIT_ROUTED;
+		cli_html_digest_finish(&d->digest, in, &d->src);
 }
 
-static int trace_one(void *ctx, ns_input *in, bool labelled)
+/* Reports what analyse() made: the --html section, the report or the error. Returns an exit status. */
+static int report(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled, trace_done *d)
 {
-	return cli_trace_input(ctx, in, labelled);
+	cli_config *c = s->cfg;
+	report_options o = {&c->classify, &c->routes, &c->format, where, c->steps, c->top, cli_report_hints};
+	ns_status st = d->st;
+
+	if (st != NS_OK) {
+		report_trace_error(k->msgs, where, &d->err);
+		return EXIT_BAD_INPUT;
+	}
+	d->err.offset = -1;
+	if (s->html != NULL)
+		st = write_html(s, &d->src, &d->res, &d->roof_report, &d->err);
+	if (st == NS_OK && !cli_html_to_stdout(c)) /* with --html - the page is all stdout holds */
+		st = print_labelled(s, k->out, where, labelled, &d->res, &o, &d->roof_report, &d->err);
+	if (st != NS_OK) { /* out of memory or a write error while printing: the output is incomplete */
+		report_trace_error(k->msgs, where, &d->err);
+		return EXIT_BAD_INPUT;
+	}
+	/* a trace below --min-quality is still reported in full; only the exit status says so */
+	return (int)d->res.quality.grade > c->min_quality ? EXIT_QUALITY : EXIT_ROUTED;
+}
+
+int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
+{
+	trace_sink k = {s->rules, stdout, stderr, NULL};
+	trace_done d;
+	int rc;
+
+	analyse(s, &k, in, &d);
+	rc = report(s, &k, input_display_name(in), labelled, &d);
+	trace_done_free(&d);
+	return rc;
+}
+
+/* One file's result, kept until its turn to be written: what it prints and its messages, in memory; with
+ * --html the split itself (done), reported on the caller's thread into the page. */
+typedef struct {
+	char *out, *msgs;
+	size_t out_len, msgs_len;
+	int rc;
+	trace_done *done;
+} trace_task;
+
+/* One invocation over many files. */
+typedef struct {
+	cli_trace_session *s;
+	const cli_file_list *files;
+	kernel_rules **rules; /* per worker; [0] is the session's */
+	unsigned workers;
+	trace_task *task;
+	cli_progress_set *progress;
+	int rc;
+} trace_run;
+
+/* Reads file i; reports it into the task's memory, or keeps it for the page (--html). */
+static int run_file(trace_run *r, trace_task *t, const trace_sink *k, ns_input *in)
+{
+	const char *where = input_display_name(in);
+	trace_done *d = malloc(sizeof(*d));
+	int rc;
+
+	if (d == NULL) {
+		fprintf(k->msgs, "nextstep: %s: out of memory\n", where);
+		return EXIT_BAD_INPUT;
+	}
+	analyse(r->s, k, in, d);
+	if (r->s->html != NULL) {
+		t->done = d; /* reported by emit_task() */
+		return EXIT_ROUTED;
+	}
+	rc = report(r->s, k, where, r->files->n > 1, d);
+	trace_done_free(d);
+	free(d);
+	return rc;
+}
+
+/* On a pool thread: opens, reads and reports file i into memory. */
+static void run_task(void *ctx, size_t i, unsigned worker)
+{
+	trace_run *r = ctx;
+	trace_task *t = &r->task[i];
+	const char *path = r->files->path[i];
+	FILE *out = open_memstream(&t->out, &t->out_len);
+	FILE *msgs = open_memstream(&t->msgs, &t->msgs_len);
+	trace_sink k = {r->rules[worker], out, msgs, r->progress};
+	ns_input in;
+	ns_error err;
+
+	ns_error_clear(&err);
+	t->rc = EXIT_BAD_INPUT;
+	if (out == NULL || msgs == NULL)
+		ns_error_set(&err, NS_ERR_NOMEM, "out of memory");
+	else if (input_open(&in, path, &err) == NS_OK) {
+		t->rc = run_file(r, t, &k, &in);
+		input_close(&in);
+	}
+	if (err.status != NS_OK)
+		cli_report_error_to(msgs != NULL ? msgs : stderr, path, &err);
+	if (out != NULL)
+		fclose(out);
+	if (msgs != NULL)
+		fclose(msgs);
+}
+
+/* On the caller's thread, in input order: writes file i's report and messages (and its page section). */
+static bool emit_task(void *ctx, size_t i)
+{
+	trace_run *r = ctx;
+	trace_task *t = &r->task[i];
+	trace_sink k = {NULL, stdout, stderr, NULL};
+	bool ok;
+
+	cli_progress_set_hold(r->progress);
+	if (t->out_len > 0)
+		fwrite(t->out, 1, t->out_len, stdout);
+	if (t->msgs_len > 0) {
+		fflush(stdout);
+		fwrite(t->msgs, 1, t->msgs_len, stderr);
+	}
+	if (t->done != NULL) {
+		t->rc = report(r->s, &k, t->done->src.name, r->files->n > 1, t->done);
+		trace_done_free(t->done);
+		free(t->done);
+		t->done = NULL;
+	}
+	free(t->out);
+	free(t->msgs);
+	t->out = t->msgs = NULL;
+	r->rc = cli_worse_exit(r->rc, t->rc);
+	ok = cli_output_ok();
+	cli_progress_set_release(r->progress);
+	return ok;
+}
+
+/* Worker w > 0 gets rules of its own, loaded as the session's were. Returns -1 or an exit status. */
+static int worker_rules(trace_run *r)
+{
+	int rc = -1;
+
+	r->rules = calloc(r->workers, sizeof(kernel_rules *));
+	if (r->rules == NULL) {
+		fputs("nextstep: out of memory\n", stderr);
+		return EXIT_BAD_INPUT;
+	}
+	r->rules[0] = r->s->rules;
+	for (unsigned w = 1; w < r->workers && rc < 0; w++)
+		rc = load_rules(r->s->cfg, &r->rules[w]);
+	return rc;
+}
+
+static void trace_run_free(trace_run *r)
+{
+	for (unsigned w = 1; r->rules != NULL && w < r->workers; w++)
+		kernel_rules_free(r->rules[w]);
+	free(r->rules);
+	for (size_t i = 0; r->task != NULL && i < r->files->n; i++) {
+		free(r->task[i].out);
+		free(r->task[i].msgs);
+		if (r->task[i].done != NULL)
+			trace_done_free(r->task[i].done);
+		free(r->task[i].done);
+	}
+	free(r->task);
+	cli_progress_set_end(r->progress);
+}
+
+/* -j, or one per processor; no more than there are files, and at least one. */
+static unsigned worker_count(const cli_config *c, size_t nfiles)
+{
+	unsigned w = c->jobs > 0 ? c->jobs : cli_default_workers();
+
+	if (w > nfiles)
+		w = (unsigned)nfiles;
+	return w > 0 ? w : 1;
+}
+
+static int trace_files(cli_trace_session *s, const cli_file_list *files)
+{
+	cli_config *c = s->cfg;
+	trace_run r = {.s = s, .files = files, .workers = worker_count(c, files->n), .rc = EXIT_ROUTED};
+	int rc;
+
+	r.task = calloc(files->n > 0 ? files->n : 1, sizeof(*r.task));
+	if (r.task == NULL) {
+		fputs("nextstep: out of memory\n", stderr);
+		return EXIT_BAD_INPUT;
+	}
+	if ((rc = worker_rules(&r)) < 0) {
+		if (files->n > 1)
+			r.progress = cli_progress_set_start(c->progress, files->path, files->n);
+		cli_pool_run(files->n, r.workers, run_task, emit_task, &r);
+		rc = r.rc;
+	}
+	trace_run_free(&r);
+	return rc;
+}
+
+/* '-' twice would have two readers of one stdin. */
+static bool stdin_once(const cli_file_list *files)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < files->n; i++)
+		n += strcmp(files->path[i], "-") == 0;
+	return n <= 1;
 }
 
 int cli_trace_run(cli_config *c)
 {
-	cli_html *html;
+	static char *const stdin_operand[] = {"-"};
+	cli_file_list files = {NULL, 0};
 	cli_trace_session *s;
-	int rc;
+	cli_html *html;
+	int rc, expanded;
 
 	if (c->noperands == 0 && isatty(STDIN_FILENO))
-		return cli_usage_error(MODE_TRACE, "trace: give a trace FILE (or - for stdin)");
+		return cli_usage_error(MODE_TRACE, "trace: give a trace FILE or DIR (or - for stdin)");
 	if ((rc = cli_trace_session_open(c, &s)) >= 0)
 		return rc;
 	if ((rc = cli_html_open(c, "nextstep trace report", &html)) >= 0) {
@@ -257,7 +472,15 @@ int cli_trace_run(cli_config *c)
 		return rc;
 	}
 	cli_trace_session_html(s, html);
-	rc = cli_each_input(c, trace_one, s);
+	expanded = c->noperands > 0
+	               ? cli_files_expand(c->operands, (size_t)c->noperands, c->format.verbose, &files)
+	               : cli_files_expand(stdin_operand, 1, false, &files);
+	if (!stdin_once(&files))
+		rc = cli_usage_error(MODE_TRACE, "'-' (stdin) can be read once only");
+	else
+		rc = trace_files(s, &files);
+	rc = cli_worse_exit(rc, expanded);
+	cli_file_list_free(&files);
 	cli_trace_session_free(s);
 	return cli_html_close(html, rc);
 }

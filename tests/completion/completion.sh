@@ -51,6 +51,8 @@ check "file names after any FILE option of --help (--kernel-rules-only)" "files/
 	nextstep trace --kernel-rules-only files/r
 check "file names after --svg" "files/notes.txt " nextstep roofline --svg files/n
 check "nothing after an option taking a number (--top N)" "" nextstep trace --top ""
+check "nothing after -j N" "" nextstep trace -j ""
+check "a directory after trace (DIR operand)" "files " nextstep trace fi
 check "dtype names" "bf16 " nextstep roofline --dtype b
 check "dtype names after --dtype=" "fp16 fp32 fp4 fp64 fp8 " nextstep roofline --dtype=f
 check "formats" "json " nextstep trace --format j
