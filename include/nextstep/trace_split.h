@@ -24,6 +24,37 @@
 /* Distinct host threads (pid, tid). */
 #define SPLIT_MAX_THREADS 65536
 
+/* Where the steps came from, in the order they are tried (docs/trace.md, "Steps"). */
+typedef enum {
+	STEP_SOURCE_NONE,         /* no steps: the whole trace is one window */
+	STEP_SOURCE_PROFILER,     /* ProfilerStep# spans on the host */
+	STEP_SOURCE_GPU_PROFILER, /* ProfilerStep# annotations on the GPU timeline (gpu_user_annotation) */
+	STEP_SOURCE_SERVER,       /* inference-server iteration markers (vLLM execute_*, SGLang step[...]) */
+	STEP_SOURCE_MARKER,       /* user annotations matching the caller's step marker (step_marker_new) */
+	STEP_SOURCE_PERIOD,       /* a repeating sequence of kernels (step_period.h) */
+	STEP_SOURCE_COUNT
+} step_source;
+
+/* The phase of an inference iteration, where its marker says it. */
+typedef enum {
+	STEP_PHASE_NONE,
+	STEP_PHASE_PREFILL,
+	STEP_PHASE_DECODE,
+	STEP_PHASE_MIXED,
+	STEP_PHASE_COUNT
+} step_phase;
+
+/* "profiler_step", "gpu_profiler_step", "server", "marker", "period", "none" (the JSON words). */
+const char *step_source_name(step_source s);
+/* "prefill", "decode", "mixed"; NULL for STEP_PHASE_NONE. */
+const char *step_phase_name(step_phase p);
+
+/* A compiled --step-marker regex (PCRE2, under the kernel rules' match, depth and heap limits). */
+typedef struct step_marker step_marker;
+/* NULL with err set (NS_ERR_VALUE: the regex does not compile; NS_ERR_NOMEM). */
+step_marker *step_marker_new(const char *regex, ns_error *err);
+void step_marker_free(step_marker *m);
+
 /* One window: a step (or the whole trace) on one device. Times are exact integer nanoseconds. */
 typedef struct {
 	int64_t step;     /* ProfilerStep number; -1 for the whole-trace window and for "overall" */
@@ -38,7 +69,10 @@ typedef struct {
 	long graph_launches;             /* CUDA/HIP graph replays whose first kernel starts in the window */
 	long graph_kernels; /* kernels of graph replays starting in the window (in kernels too) */
 	int64_t graph_ns;   /* their summed kernel time, clipped to the window */
-	bool warmup; /* mostly set-up, or > 2x the median step with set-up calls in it (docs/trace.md) */
+	bool warmup;   /* mostly set-up, or > 2x the median step with set-up calls in it (docs/trace.md) */
+	uint8_t phase; /* step_phase of the step (STEP_PHASE_NONE when its marker does not say) */
+	uint32_t
+	    marker; /* name id (split_result.names) of the event that defined the step; UINT32_MAX: none */
 } split_window;
 
 /* Python frames kept behind each host cause (docs/trace.md, "The Python behind host time"). */
@@ -134,6 +168,10 @@ typedef struct {
 	/* The Python behind each host cause of overall (host causes only; empty without frames). */
 	split_python_cause python[CAUSE_COUNT];
 	split_timeline *timeline; /* the median step in pixels (split_timeline.c); NULL unless asked for */
+	split_window phase_sum[STEP_PHASE_COUNT]; /* per phase, the steps of overall summed (dur 0: none) */
+	size_t phase_steps[STEP_PHASE_COUNT];     /* how many steps each phase_sum holds */
+	long outside_gpu;       /* GPU events launched outside every step, left out of every window */
+	int64_t outside_gpu_ns; /* their summed duration */
 } split_device;
 
 /* Trace quality (docs/trace.md, "Trace quality"): what in the capture limits how far its split can be
@@ -183,8 +221,8 @@ typedef struct {
 	size_t ndevices;
 	bool gpu_activity;   /* false: device[0] is the host-only split of host collectives (or ndevices is 0:
 	                      * no device activity and no host communication, nothing to route) */
-	bool has_steps;      /* ProfilerStep# markers were found */
-	size_t step_markers; /* ProfilerStep# spans on the main thread */
+	bool has_steps;      /* steps were found (step_source says where from) */
+	size_t step_markers; /* the steps' markers on the main thread (ProfilerStep# spans, ...; period: 0) */
 	size_t duplicate_steps; /* steps sharing a start time with another (the longest is kept) */
 	size_t host_threads;    /* threads of the profiled process with host activity */
 	bool host_comm;         /* host-side collectives (gloo) were found */
@@ -201,6 +239,12 @@ typedef struct {
 	size_t python_frames;
 	size_t python_dropped;
 	split_quality quality; /* how far the split can be trusted */
+
+	step_source step_source;     /* where the steps came from */
+	size_t ignored_step_markers; /* step markers of processes that launched no device work, ignored */
+	int64_t ignored_step_pid;    /* the first such process */
+	kernel_names
+	    *marker_names; /* owned: the names of server and --step-marker markers (split_window.marker) */
 } split_result;
 
 typedef struct trace_split trace_split;
@@ -211,6 +255,9 @@ trace_split *trace_split_new(const kernel_rules *rules);
 void trace_split_keep_warmup(trace_split *s, bool keep);
 /* Whether each device gets its median step's timeline (default false: it costs a pass over the records). */
 void trace_split_want_timeline(trace_split *s, bool want);
+/* Steps from user annotations matching m (borrowed; must outlive the splitter), ahead of the other sources.
+ * One step_marker may serve splitters on several threads: each has match data of its own. False on OOM. */
+bool trace_split_step_marker(trace_split *s, const step_marker *m);
 /* The trace_event_fn: ctx is the trace_split. */
 ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err);
 /* Builds the windows and sweeps them. meta may be NULL (no device names, no rank). The splitter can only be

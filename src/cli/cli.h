@@ -70,6 +70,7 @@ typedef struct {
 	const char *rules_path;
 	bool rules_only; /* --kernel-rules-only: the file replaces the built-in table */
 	bool steps, all_steps, roofline;
+	const char *step_marker; /* --step-marker REGEX */
 	size_t top;
 	cli_progress progress;
 	int min_quality; /* --min-quality: the lowest quality_grade that exits 0 (default: unfit, any) */

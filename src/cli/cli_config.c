@@ -181,6 +181,9 @@ static int trace_option(cli_config *c, int opt, const char *arg)
 			return cli_usage_error(c->mode, "--min-quality: '%.100s' is not good or degraded",
 			                       arg);
 		return -1;
+	case OPT_STEP_MARKER:
+		c->step_marker = arg;
+		return -1;
 	case OPT_TOP:
 		return parse_top(c, arg);
 	case OPT_ROOFLINE:

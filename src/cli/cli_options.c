@@ -34,6 +34,9 @@ static const cli_option_row rows[] = {
     {"Trace", "steps", no_argument, OPT_STEPS, M_TRACES, NULL, "one line per step (text output)"},
     {"Trace", "all-steps", no_argument, OPT_ALL_STEPS, M_TRACES, NULL,
      "count warm-up steps in the verdict too (default: reported apart)"},
+    {"Trace", "step-marker", required_argument, OPT_STEP_MARKER, M_TRACES, "REGEX",
+     "steps from the user annotations matching REGEX (PCRE2), ahead of\n"
+     "ProfilerStep# and server markers"},
     {"Trace", "top", required_argument, OPT_TOP, M_TRACES, "N",
      "kernels listed with -v and in JSON, and --roofline's ops (default 5)"},
     {"Trace", "kernel-rules", required_argument, OPT_KERNEL_RULES, M_TRACES | M_DIFF, "FILE",

@@ -25,6 +25,8 @@ struct cli_trace_session {
 	cli_config *cfg;
 	kernel_rules
 	    *rules; /* one thread at a time (its regexes share a JIT stack): each worker has its own */
+	step_marker
+	    *marker; /* --step-marker: read-only once compiled; each splitter has its own match data */
 	ns_device_table devices; /* for --roofline */
 	troof_options roof;
 	cli_html *html; /* --html's page (borrowed), NULL without */
@@ -52,6 +54,7 @@ void cli_trace_session_free(cli_trace_session *s)
 	if (s == NULL)
 		return;
 	kernel_rules_free(s->rules);
+	step_marker_free(s->marker);
 	devices_free(&s->devices);
 	free(s);
 }
@@ -76,6 +79,24 @@ static int load_rules(const cli_config *c, kernel_rules **rules)
 	else
 		fprintf(stderr, "nextstep: %s %s: %s\n", flag, path, err.msg);
 	return EXIT_BAD_INPUT;
+}
+
+/* --step-marker: a regex that does not compile is a usage error, found before any reading. */
+static int load_marker(cli_trace_session *s)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	if (s->cfg->step_marker == NULL)
+		return -1;
+	s->marker = step_marker_new(s->cfg->step_marker, &err);
+	if (s->marker != NULL)
+		return -1;
+	if (err.status == NS_ERR_NOMEM) {
+		cli_report_error(NULL, &err);
+		return EXIT_BAD_INPUT;
+	}
+	return cli_usage_error(s->cfg->mode, "--step-marker: %s", err.msg);
 }
 
 /* --roofline: the device table with the --device-file overlays, and --device checked before any reading. */
@@ -109,7 +130,8 @@ int cli_trace_session_open(cli_config *cfg, cli_trace_session **out)
 	}
 	s->cfg = cfg;
 	devices_init(&s->devices);
-	if ((rc = load_rules(cfg, &s->rules)) < 0 && (rc = load_roofline(s)) < 0) {
+	if ((rc = load_rules(cfg, &s->rules)) < 0 && (rc = load_marker(s)) < 0 &&
+	    (rc = load_roofline(s)) < 0) {
 		*out = s;
 		return -1;
 	}
@@ -230,6 +252,10 @@ static void analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, tra
 	memset(d, 0, sizeof(*d));
 	ns_error_clear(&d->err);
 	d->st = NS_ERR_NOMEM;
+	if (split != NULL && !trace_split_step_marker(split, s->marker)) {
+		trace_split_free(split);
+		split = NULL;
+	}
 	if (split != NULL)
 		trace_split_keep_warmup(split, c->all_steps);
 	if (split != NULL && s->html != NULL)

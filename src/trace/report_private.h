@@ -50,5 +50,28 @@ void report_print_graphs(FILE *out, const split_device *d);
 bool report_add_graphs_json(cJSON *obj, const split_window *w);
 /* {"grade": G, "problems": [{"kind", "count", "grade", "share", "detail"}, ...]}; NULL on OOM. */
 cJSON *report_quality_json(const split_result *res);
+/* Routes a window with the report's classifier. */
+void report_route_window(const split_window *w, const report_options *o, ns_verdict *v);
+/* A verdict object plus the window's numbers (trace_report.c); with_step adds "step" and "warmup". */
+cJSON *report_window_json(const char *label, const split_window *w, bool with_step, const report_options *o);
+
+/* ---- steps: sources, markers, phases (report_phases.c) ---- */
+/* " (steps from inference-server iteration markers)" after the step count, for sources other than the host's
+ * ProfilerStep#. */
+void report_print_step_source(FILE *out, const split_result *res);
+/* " [decode]" after a step's number when its marker gave a phase. */
+void report_print_step_phase(FILE *out, const split_window *w);
+/* One verdict line per inference phase (prefill, decode, mixed) when the steps have phases. */
+void report_print_phases(FILE *out, const split_result *res, const split_device *d, const report_options *o);
+/* "note: N step markers of process P ignored: it launched no device work" (once per report). */
+void report_print_ignored_markers(FILE *out, const split_result *res);
+/* -v: the GPU events launched outside every step. */
+void report_print_outside(FILE *out, const split_device *d, bool verbose);
+/* "marker" and "phase" on a step's JSON object. */
+bool report_add_step_json(cJSON *obj, const split_result *res, const split_window *w);
+/* "step_phases": {"prefill": R, "decode": R, "mixed": R} (phases with steps only), or JSON null. */
+cJSON *report_phases_json(const char *label, const split_device *d, const report_options *o);
+/* "outside_steps": {"gpu_events": N, "us": T}. */
+cJSON *report_outside_json(const split_device *d);
 
 #endif

@@ -20,7 +20,9 @@ trace_split *trace_split_new(const kernel_rules *rules)
 	s->quality.last_gpu_start = INT64_MIN;
 	s->names = kernel_names_new();
 	s->py = split_python_new();
-	if (s->names == NULL || s->py == NULL || !ns_hindex_init(&s->thread_index, 64)) {
+	s->marker_names = kernel_names_new();
+	if (s->names == NULL || s->py == NULL || s->marker_names == NULL ||
+	    !ns_hindex_init(&s->thread_index, 64)) {
 		trace_split_free(s);
 		return NULL;
 	}
@@ -31,9 +33,14 @@ void trace_split_free(trace_split *s)
 {
 	if (s == NULL)
 		return;
-	if (!s->names_taken)
+	if (!s->names_taken) {
 		kernel_names_free(s->names);
+		kernel_names_free(s->marker_names);
+	}
 	split_python_free(s->py);
+	split_steps_free_marker(s);
+	free(s->phase_marks.v);
+	free(s->gpu_marks.v);
 	free(s->gpu);
 	free(s->launch);
 	free(s->steps);
@@ -67,6 +74,17 @@ static int64_t step_number(ns_str name)
 		n = n * 10 + (name.ptr[i] - '0');
 	}
 	return n;
+}
+
+/* A ProfilerStep# span (on the host, or on the GPU timeline) is a step of that source. */
+static bool profiler_step(ns_str name, step_source src, span_info *si)
+{
+	if (!split_str_starts(name, STEP_PREFIX))
+		return false;
+	si->kind = SK_STEP;
+	si->step_source = (uint8_t)src;
+	si->step = step_number(name);
+	return true;
 }
 
 static bool is_host_category(trace_category c)
@@ -160,12 +178,14 @@ static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
 
 static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)
 {
+	ns_status st = NS_OK;
+
 	memset(si, 0, sizeof(*si));
 	si->kind = SK_NONE;
 	si->corr = ev->correlation;
 	si->ext = ev->external_id;
 	if (ev->coll_name.len > 0 || ev->coll_pg.len > 0) {
-		ns_status st = split_coll_note(s, ev, err);
+		st = split_coll_note(s, ev, err);
 		if (st != NS_OK)
 			return st;
 	}
@@ -174,18 +194,23 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 	case TCAT_MEMCPY:
 	case TCAT_MEMSET:
 		return derive_gpu(s, ev, si, err);
-	case TCAT_CPU_OP:
 	case TCAT_USER_ANNOTATION:
-		if (split_str_starts(ev->name, STEP_PREFIX)) {
-			si->kind = SK_STEP;
-			si->step = step_number(ev->name);
+		if (split_steps_annotation(s, ev->name, si, &st, err))
+			return st;
+		if (profiler_step(ev->name, STEP_SOURCE_PROFILER, si))
 			return NS_OK;
-		}
 		break;
+	case TCAT_CPU_OP:
+		if (profiler_step(ev->name, STEP_SOURCE_PROFILER, si))
+			return NS_OK;
+		break;
+	case TCAT_GPU_USER_ANNOTATION:
+		(void)profiler_step(ev->name, STEP_SOURCE_GPU_PROFILER, si);
+		return NS_OK;
 	case TCAT_RUNTIME:
 		derive_runtime(s, ev, si);
 		return NS_OK;
-	case TCAT_PYTHON: /* a frame, never host work: the ops inside it are */
+	case TCAT_PYTHON:                   /* a frame, never host work: the ops inside it are */
 		s->quality.python_events++; /* with_stack: the profiler's own cost, judged later */
 		if (split_python_name(s->py, ev->name, &si->name_id))
 			si->kind = SK_PYTHON;
@@ -327,7 +352,8 @@ static ns_status add_span(trace_split *s, const span_info *si, uint32_t thread, 
 		return add_gpu(s, si, err); /* GPU events have no host thread (and there may be none yet) */
 	case SK_STEP:
 		SPLIT_PUSH(s->steps, s->nsteps, s->capsteps, err);
-		s->steps[s->nsteps++] = (step_rec){si->start, si->end, si->step, thread};
+		s->steps[s->nsteps++] =
+		    (step_rec){si->start, si->end, si->step, thread, si->name_id, si->step_source, si->phase};
 		return NS_OK;
 	case SK_HOST:
 		return add_host(s, si, thread, err);

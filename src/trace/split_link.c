@@ -92,9 +92,8 @@ static void link_kernel(trace_split *s, gpu_rec *g, int64_t *launch_ts, size_t *
 		g->kind = GK_COMM;
 }
 
-int64_t split_link_all(trace_split *s, const step_rec *last)
+void split_link_all(trace_split *s, step_hold *h)
 {
-	int64_t end = last != NULL ? last->end : 0;
 	size_t hint = 0;
 
 	prepare_links(s);
@@ -103,11 +102,7 @@ int64_t split_link_all(trace_split *s, const step_rec *last)
 		gpu_rec *g = &s->gpu[i];
 		int64_t lts;
 		link_kernel(s, g, &lts, &hint);
-		if (last == NULL)
-			continue;
-		int64_t at = lts >= 0 ? lts : g->start;
-		if (at >= last->start && at <= last->end && g->end > end)
-			end = g->end;
+		if (h != NULL)
+			split_steps_place(s, h, g, lts);
 	}
-	return end;
 }

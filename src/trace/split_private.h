@@ -73,7 +73,18 @@ typedef struct {
 typedef struct {
 	int64_t start, end, number;
 	uint32_t thread;
+	uint32_t name_id; /* markers: the name in marker_names; period: the anchor kernel's; else unused */
+	uint8_t source;   /* step_source */
+	uint8_t phase;    /* step_phase */
 } step_rec;
+
+typedef struct {
+	step_rec *v;
+	size_t n, cap;
+} step_list;
+
+/* A GPU record launched outside every step: sorted after every device, so no device's split sees it. */
+#define GPU_DEV_OUTSIDE UINT16_MAX
 
 typedef struct {
 	int64_t start, end;
@@ -91,6 +102,7 @@ typedef struct {
 	uint8_t launch_kind; /* LK_*, when launches */
 	uint8_t gpu_kind;
 	uint32_t name_id;
+	uint8_t step_source, phase; /* SK_STEP */
 	int64_t device, stream, corr, ext, step;
 	int64_t start, end;
 } span_info;
@@ -155,8 +167,16 @@ struct trace_split {
 	long events;
 	split_quality_state quality; /* split_quality.c */
 	bool keep_warmup;
-	bool want_timeline; /* split_timeline.c */
-	bool names_taken;   /* finish() handed names to the result */
+	bool want_timeline;         /* split_timeline.c */
+	bool names_taken;           /* finish() handed names to the result */
+	const step_marker *marker;  /* --step-marker, borrowed; NULL: none */
+	void *marker_md;            /* its pcre2_match_data, this splitter's own (a match writes it) */
+	kernel_names *marker_names; /* names of server and --step-marker markers (handed to the result) */
+	uint8_t step_source;        /* the source the steps were taken from (split_steps_choose) */
+	step_list phase_marks;      /* server markers kept for their phase when another source won */
+	step_list gpu_marks;        /* GPU-side ProfilerStep# spans beside host ones: where each step ended */
+	long outside_gpu[TRACE_MAX_DEVICES];       /* GPU events launched outside every step, per device */
+	int64_t outside_gpu_ns[TRACE_MAX_DEVICES]; /* and their time */
 };
 
 /* ---- helpers (split_threads.c) ---- */
@@ -184,7 +204,9 @@ ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *
 ns_status split_span_add(span_list *l, int64_t a, int64_t b, ns_error *err);
 /* Sorts and merges in place; returns the covered length. */
 int64_t split_spans_union(span_list *l);
-/* The thread that records the most ProfilerStep# spans; without any, the one with the most host-op time. */
+/* The thread that records the most steps. */
+bool split_thread_with_most_steps(const trace_split *s, uint32_t *thread);
+/* The thread that records the most steps (host sources); without any, the one with the most host-op time. */
 bool split_pick_main_thread(trace_split *s, uint32_t *main_thread);
 /* Keeps the main thread's steps, in time order; returns how many. *dups counts steps sharing a start time
  * with another (kept: they are reported, not merged silently). */
@@ -210,10 +232,12 @@ bool split_is_blocking_op(ns_str name);
 bool split_is_init_call(ns_str name);
 bool split_str_starts(ns_str s, const char *lit);
 
+typedef struct step_hold step_hold; /* split_steps.c */
+
 /* ---- links (split_link.c) ---- */
-/* Links every GPU record to its launch, and returns the end of the last step's window: the later of its own
- * end and the end of the GPU work launched inside it (or, with no known launch, starting inside it). */
-int64_t split_link_all(trace_split *s, const step_rec *last);
+/* Links every GPU record to its launch, and hands each, with its launch time, to split_steps_place(h) when h
+ * is not NULL. */
+void split_link_all(trace_split *s, step_hold *h);
 
 /* ---- the sweep (split_sweep.c) ---- */
 /* Told [a, b) of window w is GPU-idle time of host cause c (launch, host_threads, sync, init, host_gap). */
@@ -222,8 +246,9 @@ typedef struct {
 	split_window *w;
 	size_t n;
 	size_t first; /* the first window that can still overlap the sweep position */
-	span_list *exposed; /* when set, the sweep adds every exposed-comm interval to it (split_collectives.c) */
-	bool exposed_oom;   /* adding to exposed ran out of memory */
+	span_list
+	    *exposed; /* when set, the sweep adds every exposed-comm interval to it (split_collectives.c) */
+	bool exposed_oom; /* adding to exposed ran out of memory */
 
 	/* With a hook, the sweep only reports host-cause time to it (split_python.c): windows unchanged. */
 	split_sweep_hook hook;
@@ -232,7 +257,40 @@ typedef struct {
 /* GPU records g[0..n) sorted by start, and the process's host lists. */
 void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], window_set *ws);
 
+/* ---- step sources and attribution (split_steps.c) ---- */
+void split_steps_free_marker(trace_split *s);
+/* A user annotation that is a step marker (--step-marker, or a server's iteration marker): fills si as an
+ * SK_STEP and returns true (*st says whether interning its name worked). */
+bool split_steps_annotation(trace_split *s, ns_str name, span_info *si, ns_status *st, ns_error *err);
+/* Drops markers of processes that launched no device work, keeps the steps of the first source that has any
+ * (the others kept aside where they still say something), and records the source in res. */
+ns_status split_steps_choose(trace_split *s, split_result *res, ns_error *err);
+/* The steps are device-time windows (GPU-side ProfilerStep#, period), not host spans. */
+bool split_steps_on_device(const trace_split *s);
+/* After the main thread's steps are sorted: numbers for marker steps, phases from nested server markers. */
+void split_steps_finish_markers(trace_split *s);
+/* No marker at all: steps from a repeating kernel sequence on the busiest device (gpu sorted by device,
+ * start). Leaves s->nsteps 0 when there is no period. */
+ns_status split_steps_period(trace_split *s, split_result *res, ns_error *err);
+struct step_hold {
+	const step_rec *steps;
+	size_t n;
+	int64_t *gpu_end;   /* per step, the end of the GPU work launched in it (INT64_MIN: none) */
+	int64_t *gpu_first; /* per step, the start of the first GPU work launched in it (INT64_MAX: none) */
+	bool active;        /* host steps: GPU work is placed by its launch */
+};
+ns_status split_steps_hold_begin(trace_split *s, step_hold *h, ns_error *err);
+/* Called for every GPU record with its launch time (-1: unknown): the record belongs to the step it was
+ * launched in, or, outside every step, is counted and set to GPU_DEV_OUTSIDE. */
+void split_steps_place(trace_split *s, step_hold *h, gpu_rec *g, int64_t launch_ts);
+/* Sets the windows' starts (see split_steps.c) and returns the end of the last one; frees h. */
+int64_t split_steps_hold_end(trace_split *s, step_hold *h);
+/* Per-phase sums of the steps that count in overall. */
+void split_steps_sum_phases(split_device *d, bool keep_warmup);
+
 /* ---- tallies (split_tally.c) ---- */
+/* o += w (durations, buckets, causes, counts). */
+void split_add_window(split_window *o, const split_window *w);
 ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
                               ns_error *err);
 /* keep_warmup: warm-up steps count in overall too. */

@@ -74,7 +74,7 @@ ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, 
 	return NS_OK;
 }
 
-static void add_window(split_window *o, const split_window *w)
+void split_add_window(split_window *o, const split_window *w)
 {
 	o->dur_ns += w->dur_ns;
 	for (int b = 0; b < REGIME_COUNT; b++)
@@ -110,12 +110,12 @@ void split_sum_overall(split_device *d, bool keep_warmup)
 		if (w->warmup && !all) {
 			if (wu->dur_ns == 0)
 				wu->start_ns = w->start_ns;
-			add_window(wu, w);
+			split_add_window(wu, w);
 			d->nwarmup++;
 			continue;
 		}
 		if (o->dur_ns == 0)
 			o->start_ns = w->start_ns;
-		add_window(o, w);
+		split_add_window(o, w);
 	}
 }

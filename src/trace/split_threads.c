@@ -198,7 +198,7 @@ ns_status split_process_lists(trace_split *s, uint32_t main_thread, span_list ou
 
 /* ---- the main thread and its steps ---- */
 
-static bool thread_with_most_steps(const trace_split *s, uint32_t *main_thread)
+bool split_thread_with_most_steps(const trace_split *s, uint32_t *main_thread)
 {
 	size_t *count = calloc(s->nthreads, sizeof(*count)), best = 0;
 
@@ -233,7 +233,8 @@ static bool thread_with_most_host_time(trace_split *s, uint32_t *main_thread)
 
 bool split_pick_main_thread(trace_split *s, uint32_t *main_thread)
 {
-	return (s->nsteps > 0 && thread_with_most_steps(s, main_thread)) ||
+	/* steps on the GPU timeline are not a host thread's */
+	return (s->nsteps > 0 && !split_steps_on_device(s) && split_thread_with_most_steps(s, main_thread)) ||
 	       thread_with_most_host_time(s, main_thread);
 }
 

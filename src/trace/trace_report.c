@@ -51,7 +51,7 @@ static double ms(int64_t ns)
 	return (double)ns / 1e6;
 }
 
-static void route_window(const split_window *w, const report_options *o, ns_verdict *v)
+void report_route_window(const split_window *w, const report_options *o, ns_verdict *v)
 {
 	ns_profile p;
 
@@ -81,10 +81,11 @@ static void print_summary(FILE *out, const split_result *res, const split_device
 	const split_window *o = &d->overall;
 	size_t counted = d->nsteps - d->nwarmup; /* the steps in overall */
 
-	if (res->has_steps)
-		fprintf(out, "  %zu step%s, %.3f ms per step: ", counted, counted == 1 ? "" : "s",
-		        ms(o->dur_ns) / (double)counted);
-	else
+	if (res->has_steps) {
+		fprintf(out, "  %zu step%s", counted, counted == 1 ? "" : "s");
+		report_print_step_source(out, res);
+		fprintf(out, ", %.3f ms per step: ", ms(o->dur_ns) / (double)counted);
+	} else
 		fprintf(out, "  whole trace (no ProfilerStep# markers), %.3f ms: ", ms(o->dur_ns));
 	print_split(out, o);
 	if (res->gpu_activity)
@@ -104,7 +105,7 @@ static ns_status print_variation(FILE *out, const split_device *d, const report_
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the report");
 	for (size_t i = 0; i < d->nsteps; i++) {
 		dur[i] = d->steps[i].dur_ns;
-		route_window(&d->steps[i], o, &v);
+		report_route_window(&d->steps[i], o, &v);
 		kinds += count[v.regime]++ == 0;
 	}
 	qsort(dur, d->nsteps, sizeof(*dur), ns_cmp_i64);
@@ -132,10 +133,12 @@ static void print_step(FILE *out, const split_result *res, const split_window *w
 {
 	ns_verdict v;
 
-	route_window(w, o, &v);
-	if (w->step >= 0)
-		fprintf(out, "  step %" PRId64 ": ", w->step);
-	else
+	report_route_window(w, o, &v);
+	if (w->step >= 0) {
+		fprintf(out, "  step %" PRId64, w->step);
+		report_print_step_phase(out, w);
+		fputs(": ", out);
+	} else
 		fputs("  window: ", out);
 	fprintf(out, "%.3f ms, %s (%.0f%%): ", ms(w->dur_ns), regime_bound_word(v.regime), v.share * 100.0);
 	print_split(out, w);
@@ -224,7 +227,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 	ns_routes routes;
 
 	report_device_label(res, d, label, sizeof(label));
-	route_window(w, o, &v);
+	report_route_window(w, o, &v);
 	report_cause_routes(w, o->routes, &routes);
 	if (res->quality.grade == QUALITY_UNFIT)
 		fprintf(out, "%s: no verdict (the trace is unfit, above)\n", label);
@@ -238,6 +241,8 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 	report_print_graphs(out, d);
 	report_print_top_cause(out, w, v.regime);
 	report_print_notes(out, res, d, o->hints);
+	report_print_outside(out, d, o->format->verbose);
+	report_print_phases(out, res, d, o);
 	if (d->nsteps > 1 && print_variation(out, d, o, err) != NS_OK)
 		return err->status;
 	for (size_t i = 0; o->steps && i < d->nsteps; i++)
@@ -259,6 +264,7 @@ static ns_status print_text(FILE *out, const split_result *res, const report_opt
 		fputs("no device activity: nothing to route\n", out);
 	else if (!res->gpu_activity)
 		fputs("no device activity; the host's time is in collectives, split on the host\n", out);
+	report_print_ignored_markers(out, res);
 	for (size_t i = 0; i < res->ndevices; i++)
 		if (print_device_text(out, res, &res->device[i], o, err) != NS_OK)
 			return err->status;
@@ -270,7 +276,7 @@ static void print_quiet(FILE *out, const split_result *res, const report_options
 {
 	for (size_t i = 0; i < res->ndevices; i++) {
 		ns_verdict v;
-		route_window(&res->device[i].overall, o, &v);
+		report_route_window(&res->device[i].overall, o, &v);
 		fprintf(out, "%s\n", res->quality.grade == QUALITY_UNFIT ? "unfit" : regime_name(v.regime));
 	}
 }
@@ -293,14 +299,14 @@ static bool add_buckets(cJSON *obj, const split_window *w)
 }
 
 /* A verdict object plus the window's numbers. with_step: add "step" (null for a whole-trace window). */
-static cJSON *window_json(const char *label, const split_window *w, bool with_step, const report_options *o)
+cJSON *report_window_json(const char *label, const split_window *w, bool with_step, const report_options *o)
 {
 	ns_verdict v;
 	cJSON *obj;
 	bool ok;
 	ns_routes routes;
 
-	route_window(w, o, &v);
+	report_route_window(w, o, &v);
 	report_cause_routes(w, o->routes, &routes);
 	obj = format_verdict_json(label, &v, &routes);
 	ok = obj != NULL;
@@ -376,7 +382,8 @@ static bool put_json(json_stream *js, const char *prefix, cJSON *item)
 	return true;
 }
 
-static bool put_steps(json_stream *js, const char *label, const split_device *d, const report_options *o)
+static bool put_steps(json_stream *js, const split_result *res, const char *label, const split_device *d,
+                      const report_options *o)
 {
 	char step_label[TRACE_DEVICE_NAME_MAX + 96];
 
@@ -387,7 +394,12 @@ static bool put_steps(json_stream *js, const char *label, const split_device *d,
 			snprintf(step_label, sizeof(step_label), "%s step %" PRId64, label, w->step);
 		else
 			snprintf(step_label, sizeof(step_label), "%s", label);
-		if (!put_json(js, i > 0 ? "," : "", window_json(step_label, w, true, o)))
+		cJSON *obj = report_window_json(step_label, w, true, o);
+		if (obj != NULL && !report_add_step_json(obj, res, w)) {
+			cJSON_Delete(obj);
+			obj = NULL;
+		}
+		if (!put_json(js, i > 0 ? "," : "", obj))
 			return false;
 	}
 	fputc(']', js->out);
@@ -403,7 +415,7 @@ static bool put_warmup(json_stream *js, const char *label, const split_device *d
 		return false;
 	if (d->nwarmup == 0)
 		return put_json(js, ",\"warmup\":", cJSON_CreateNull());
-	wu = window_json(label, &d->warmup, false, o);
+	wu = report_window_json(label, &d->warmup, false, o);
 	if (wu != NULL && !cJSON_AddNumberToObject(wu, "steps", (double)d->nwarmup)) {
 		cJSON_Delete(wu);
 		wu = NULL;
@@ -415,7 +427,7 @@ static bool put_warmup(json_stream *js, const char *label, const split_device *d
 static cJSON *overall_json(const char *label, const split_result *res, const split_device *d,
                            const report_options *o)
 {
-	cJSON *obj = window_json(label, &d->overall, false, o);
+	cJSON *obj = report_window_json(label, &d->overall, false, o);
 
 	if (obj != NULL && !report_python_add_json(obj, res, d)) {
 		cJSON_Delete(obj);
@@ -439,9 +451,11 @@ static bool put_device(json_stream *js, const split_result *res, const split_dev
 	if (ok && res->has_rank)
 		ok = put_json(js, ",\"rank\":", cJSON_CreateNumber((double)res->rank));
 	ok = ok && put_json(js, ",\"overall\":", overall_json(label, res, d, o));
-	ok = ok && put_steps(js, label, d, o);
+	ok = ok && put_steps(js, res, label, d, o);
 	ok = ok && put_warmup(js, label, d, o);
 	ok = ok && put_json(js, ",\"top_kernels\":", top_kernels_json(res, d, o->top));
+	ok = ok && put_json(js, ",\"step_phases\":", report_phases_json(label, d, o));
+	ok = ok && put_json(js, ",\"outside_steps\":", report_outside_json(d));
 	if (ok)
 		fputc('}', js->out);
 	return ok;
@@ -459,6 +473,10 @@ static ns_status print_json(FILE *out, const split_result *res, const report_opt
 	ok = ok && put_json(&js, ",\"duplicate_steps\":", cJSON_CreateNumber((double)res->duplicate_steps));
 	ok = ok && put_json(&js, ",\"host_threads\":", cJSON_CreateNumber((double)res->host_threads));
 	ok = ok && put_json(&js, ",\"host_comm\":", cJSON_CreateBool(res->host_comm));
+	ok = ok && put_json(&js, ",\"step_source\":", cJSON_CreateString(step_source_name(res->step_source)));
+	ok = ok &&
+	     put_json(&js,
+	              ",\"ignored_step_markers\":", cJSON_CreateNumber((double)res->ignored_step_markers));
 	if (ok)
 		fputs(",\"devices\":[", out);
 	for (size_t i = 0; ok && i < res->ndevices; i++) {

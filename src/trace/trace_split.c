@@ -35,6 +35,11 @@ static split_window *make_windows(const trace_split *s, int64_t last_end, size_t
 		w[i].step = s->steps[i].number;
 		w[i].start_ns = s->steps[i].start;
 		w[i].dur_ns = end - s->steps[i].start;
+		w[i].phase = s->steps[i].phase;
+		w[i].marker = s->step_source == STEP_SOURCE_SERVER || s->step_source == STEP_SOURCE_MARKER ||
+		                      s->step_source == STEP_SOURCE_PERIOD
+		                  ? s->steps[i].name_id
+		                  : UINT32_MAX;
 	}
 	*nwin = s->nsteps;
 	return w;
@@ -47,6 +52,7 @@ static split_window *single_window(int64_t start, int64_t end, size_t *nwin)
 	if (w == NULL)
 		return NULL;
 	w->step = -1;
+	w->marker = UINT32_MAX;
 	w->start_ns = start;
 	w->dur_ns = end - start;
 	*nwin = 1;
@@ -99,17 +105,37 @@ static void gpu_range(const trace_split *s, window_range *r)
 	}
 }
 
-/* Steps make the windows; without them, one window over the GPU work (or, host-only, the host's spans). */
-static ns_status build_windows(trace_split *s, const span_list host[SL_COUNT], split_window **w, size_t *nw,
-                               ns_error *err)
+static int cmp_gpu(const void *a, const void *b)
+{
+	const gpu_rec *x = a, *y = b;
+	if (x->dev != y->dev)
+		return (x->dev > y->dev) - (x->dev < y->dev);
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Steps make the windows, each holding the GPU work launched in it (split_steps.c); without any marker, a
+ * repeating kernel sequence may; without either, one window over the GPU work (or, host-only, the host's
+ * spans). */
+static ns_status build_windows(trace_split *s, const span_list host[SL_COUNT], split_result *res,
+                               split_window **w, size_t *nw, ns_error *err)
 {
 	window_range r = {0, 0};
 	ns_status st;
 
 	*w = NULL;
 	*nw = 0;
+	if (s->nsteps == 0 && s->ngpu > 0) {
+		split_sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
+		if ((st = split_steps_period(s, res, err)) != NS_OK)
+			return st;
+	}
 	if (s->nsteps > 0) {
-		int64_t last_end = split_link_all(s, &s->steps[s->nsteps - 1]);
+		step_hold h;
+		int64_t last_end;
+		if ((st = split_steps_hold_begin(s, &h, err)) != NS_OK)
+			return st;
+		split_link_all(s, &h);
+		last_end = split_steps_hold_end(s, &h);
 		if ((st = check_span(s->steps[0].start, last_end, err)) != NS_OK)
 			return st;
 		*w = make_windows(s, last_end, nw);
@@ -179,15 +205,8 @@ static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const spa
 	split_sum_overall(d, s->keep_warmup);
 	if (st == NS_OK && split_python_any(s->py))
 		st = split_python_attribute(s->py, s, s->main_thread, g, n, host, d, s->keep_warmup, err);
+	split_steps_sum_phases(d, s->keep_warmup);
 	return st;
-}
-
-static int cmp_gpu(const void *a, const void *b)
-{
-	const gpu_rec *x = a, *y = b;
-	if (x->dev != y->dev)
-		return (x->dev > y->dev) - (x->dev < y->dev);
-	return (x->start > y->start) - (x->start < y->start);
 }
 
 static ns_status split_devices(trace_split *s, const trace_meta *meta, const span_list host[SL_COUNT],
@@ -207,6 +226,8 @@ static ns_status split_devices(trace_split *s, const trace_meta *meta, const spa
 			last++;
 		res->ndevices++;
 		dev->id = s->ngpu > 0 ? s->device_id[d] : -1;
+		dev->outside_gpu = s->ngpu > 0 ? s->outside_gpu[d] : 0;
+		dev->outside_gpu_ns = s->ngpu > 0 ? s->outside_gpu_ns[d] : 0;
 		device_name(meta, dev->id, dev->name);
 		dev->steps = malloc(nw * sizeof(*dev->steps));
 		if (dev->steps == NULL)
@@ -230,16 +251,26 @@ static int cmp_device(const void *a, const void *b)
 /* The thread that records the steps, its steps, and its process's host lists. */
 static ns_status host_side(trace_split *s, split_result *res, span_list host[SL_COUNT], ns_error *err)
 {
-	uint32_t main_index = 0;
+	uint32_t main_index = 0, step_thread;
+	ns_status st;
 
 	memset(host, 0, SL_COUNT * sizeof(*host));
+	if ((st = split_steps_choose(s, res, err)) != NS_OK)
+		return st;
 	if (!split_pick_main_thread(s, &main_index)) {
 		s->nsteps = 0;
+		res->step_source = STEP_SOURCE_NONE;
 		return NS_OK;
 	}
 	s->main_thread = main_index;
-	res->step_markers = split_main_steps(s, main_index, &res->duplicate_steps);
+	step_thread = main_index;
+	if (split_steps_on_device(s) && !split_thread_with_most_steps(s, &step_thread))
+		s->nsteps = 0; /* GPU-side steps: those of the stream that records the most */
+	res->step_markers = split_main_steps(s, step_thread, &res->duplicate_steps);
 	res->has_steps = res->step_markers > 0;
+	if (!res->has_steps)
+		res->step_source = STEP_SOURCE_NONE;
+	split_steps_finish_markers(s);
 	return split_process_lists(s, main_index, host, &res->host_threads, err);
 }
 
@@ -261,7 +292,7 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	st = host_side(s, res, host, err);
 	res->host_comm = host[SL_COMM].n > 0;
 	if (st == NS_OK)
-		st = build_windows(s, host, &w, &nw, err);
+		st = build_windows(s, host, res, &w, &nw, err);
 	if (st == NS_OK)
 		st = split_quality_links_end(s, err);
 	free(s->launch); /* the links are made; the biggest table goes before the sweep needs memory */
@@ -275,6 +306,7 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	free(w);
 	split_lists_free(host);
 	res->names = s->names;
+	res->marker_names = s->marker_names;
 	s->names_taken = true;
 	split_python_result(s->py, res);
 	if (st == NS_OK)
@@ -297,6 +329,7 @@ void split_result_free(split_result *res)
 	free(res->device);
 	kernel_names_free(res->names);
 	kernel_names_free(res->python_names);
+	kernel_names_free(res->marker_names);
 	memset(res, 0, sizeof(*res));
 }
 

@@ -225,16 +225,20 @@ static const split_case cases[] = {
      0,
      1,
      {{1, 0, 100, {0, 0, 0, 0, 50, 50}, 0, 0, 0, {0, 50, 0, 0, 50, 0, 0, 0, 0, 0}}}},
-    /* step 1: launches 20-22 and 90-92, GEMM 95-100; step 2 (to 200, its ADD's end): GEMM 100-105, launch
-     * 120-125, ADD 140-200; the ADD launched in step 1 runs at 300, after every window */
-    {"last_step_ends_with_the_gpu_work_it_launched",
+    /* Each step holds the GPU work it launched. Step 1 launched the GEMM (95-105) and an ADD that runs at
+     * 300-310, step 2 the ADD 140-200. Window 1 runs on past host step 2's start (100) while step 1's work
+     * runs, up to 140, where step 2's first work starts (the ADD of 300 would overlap it); window 2 ends with
+     * its ADD (200, later than its span's end at 150). Window 1 [0,140): launches 20-22, 90-92, 120-125 (9),
+     * GEMM 95-105 (10), host_gap 121; window 2 [140,200): the ADD (memory kernels 60). The ADD at 300 runs
+     * after every window and is in none. */
+    {"steps_hold_the_gpu_work_they_launched",
      ev_last_step,
      1,
      0,
      0,
      2,
-     {{1, 0, 100, {5, 0, 0, 0, 4, 91}, 0, 0, 1, {4, 0, 0, 0, 91, 0, 0, 0, 0, 0}},
-      {2, 100, 100, {5, 60, 0, 0, 5, 30}, 0, 0, 1, {5, 0, 0, 0, 30, 0, 0, 60, 0, 0}}}},
+     {{1, 0, 140, {10, 0, 0, 0, 9, 121}, 0, 0, 1, {9, 0, 0, 0, 121, 0, 0, 0, 0, 0}},
+      {2, 140, 60, {0, 60, 0, 0, 0, 0}, 0, 0, 1, {0, 0, 0, 0, 0, 0, 0, 60, 0, 0}}}},
     /* window 50-80: GEMM 50-60, add 60-65, nothing 65-70, ADD 70-80 */
     {"no_step_markers_make_one_window_over_the_gpu_work",
      ev_no_steps,
