@@ -19,11 +19,16 @@ typedef enum {
 	CAUSE_KERNELS,      /* memory: bandwidth-bound kernels */
 	CAUSE_EXPOSED,      /* comm: collective kernels running alone */
 	CAUSE_HOST_COMM,    /* comm: host-side collectives (gloo) with the device idle */
+	/* A job (several ranks, src/job/) splits exposed into these two; a single trace never has them. */
+	CAUSE_WAIT,          /* comm: inside a collective before the last rank started it */
+	CAUSE_COMM_TRANSFER, /* comm: the rest of the exposed collective time */
 	CAUSE_COUNT
 } ns_cause;
 
 /* "launch", "host_threads", ...; NULL for an out-of-range value. */
 const char *cause_name(ns_cause c);
+/* Causes only a job fills (wait, transfer of comm): reports of one trace leave them out. */
+bool cause_job_only(ns_cause c);
 /* The bucket a cause belongs to. */
 ns_regime cause_bucket(ns_cause c);
 /* "overhead.sync" -> CAUSE_SYNC (the key a playbook uses); false when unknown. */

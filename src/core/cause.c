@@ -15,7 +15,13 @@ static const cause_row causes[CAUSE_COUNT] = {
     [CAUSE_HOST_GAP] = {"host_gap", REGIME_IDLE},   [CAUSE_SYNC_WAIT] = {"sync_wait", REGIME_IDLE},
     [CAUSE_TRANSFER] = {"transfer", REGIME_MEMORY}, [CAUSE_KERNELS] = {"kernels", REGIME_MEMORY},
     [CAUSE_EXPOSED] = {"exposed", REGIME_COMM},     [CAUSE_HOST_COMM] = {"host", REGIME_COMM},
+    [CAUSE_WAIT] = {"wait", REGIME_COMM},           [CAUSE_COMM_TRANSFER] = {"transfer", REGIME_COMM},
 };
+
+bool cause_job_only(ns_cause c)
+{
+	return c == CAUSE_WAIT || c == CAUSE_COMM_TRANSFER;
+}
 
 const char *cause_name(ns_cause c)
 {

@@ -90,6 +90,13 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
          "collectives run on the host (gloo): use the device backend (NCCL/RCCL) for tensors on "
          "the GPU, or overlap them with compute and bucket small messages",
          "the comm share after switching backend or enabling overlap"},
+    [CAUSE_WAIT] = {"Module 6/8",
+                    "collectives wait for the last rank to arrive: fix what makes that rank slow (nextstep "
+                    "job names the straggler and its cause), not the communication",
+                    "the waiting share after the straggler's fix (nextstep job)"},
+    [CAUSE_COMM_TRANSFER] =
+        {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology and message sizes",
+         "the transfer share after enabling overlap (nextstep job)"},
 };
 
 /* A host-only split (no device activity; its host time is in gloo collectives: a CPU job) is still split into

@@ -17,6 +17,8 @@ static const char *const cause_gloss[CAUSE_COUNT] = {
     [CAUSE_KERNELS] = "bandwidth-bound kernels",
     [CAUSE_EXPOSED] = "collectives on the device, not hidden",
     [CAUSE_HOST_COMM] = "collectives on the host: gloo",
+    [CAUSE_WAIT] = "waiting for the last rank to start the collective",
+    [CAUSE_COMM_TRANSFER] = "collectives running with every rank in them",
 };
 
 static double pct(int64_t part, int64_t whole)
@@ -137,7 +139,10 @@ bool report_add_causes_json(cJSON *obj, const split_window *w)
 	if (arr == NULL)
 		return false;
 	for (int k = 0; k < CAUSE_COUNT; k++) {
-		cJSON *item = cJSON_CreateObject();
+		cJSON *item;
+		if (cause_job_only((ns_cause)k) && w->cause_ns[k] == 0)
+			continue;
+		item = cJSON_CreateObject();
 		if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
 			cJSON_Delete(item);
 			return false;
