@@ -50,6 +50,9 @@ const char *report_hint_text(const char *const *hints, report_hint h);
 void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size);
 /* A kernel name cut to at most max bytes for a one-line listing: no "void ", no parameter list. */
 void report_short_name(const char *name, char *buf, size_t max);
+/* One window's JSON object as the report writes it (a routed verdict plus the window's numbers; with_step adds
+ * "step" and "warmup"). Caller owns it; NULL on OOM. The job report (issue 12) writes its ranks' devices with it. */
+cJSON *report_window_json(const char *label, const split_window *w, bool with_step, const report_options *o);
 /* Prints the report in o->format->kind (text, quiet or JSON), streaming: memory does not grow with the number
  * of steps or devices. NS_ERR_NOMEM when memory ran out part-way (the output is then incomplete), NS_ERR_IO
  * when a write failed. */

@@ -27,6 +27,7 @@ typedef enum {
 	MODE_SCALING,
 	MODE_DEVICES,
 	MODE_DIFF,
+	MODE_JOB,
 	MODE_COUNT
 } cli_mode;
 
@@ -107,5 +108,6 @@ int cli_roofline_run(cli_config *cfg);
 int cli_scaling_run(cli_config *cfg);
 int cli_devices_run(cli_config *cfg);
 int cli_diff_run(cli_config *cfg);
+int cli_job_run(cli_config *cfg);
 
 #endif

@@ -10,9 +10,10 @@
 
 #include "cli_common.h"
 
-#define M_ALL (M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DEVICES | M_DIFF)
+#define M_ALL (M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DEVICES | M_DIFF | M_JOB)
 #define M_VERDICTS                                                                                           \
-	(M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DIFF) /* the modes that print a routed verdict */
+	(M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DIFF |                                              \
+	 M_JOB) /* the modes that print a routed verdict */
 #define HELP_COLUMN 22
 
 static const cli_option_row rows[] = {
@@ -115,13 +116,13 @@ static const cli_option_row rows[] = {
      "exit 3 when AFTER's verdict names another regime than BEFORE's"},
     {"Output", "label", required_argument, OPT_LABEL, M_ROOFLINE | M_SCALING, "NAME",
      "prefix the verdict with NAME"},
-    {"Classification", "priority", required_argument, OPT_PRIORITY, M_ROUTER | M_TRACE | M_DIFF, "LIST",
-     "tie order, all six regimes (default\ncompute,memory,comm,dataloader,overhead,idle)"},
-    {"Classification", "tie", required_argument, OPT_TIE, M_ROUTER | M_TRACE | M_DIFF, "T",
+    {"Classification", "priority", required_argument, OPT_PRIORITY, M_ROUTER | M_TRACE | M_DIFF | M_JOB,
+     "LIST", "tie order, all six regimes (default\ncompute,memory,comm,dataloader,overhead,idle)"},
+    {"Classification", "tie", required_argument, OPT_TIE, M_ROUTER | M_TRACE | M_DIFF | M_JOB, "T",
      "shares within T of the largest count as tied (default 0)"},
-    {"Classification", "high", required_argument, OPT_HIGH, M_ROUTER | M_TRACE | M_DIFF, "X",
+    {"Classification", "high", required_argument, OPT_HIGH, M_ROUTER | M_TRACE | M_DIFF | M_JOB, "X",
      "grade secondary findings high at X or more (default 20%)"},
-    {"Classification", "moderate", required_argument, OPT_MODERATE, M_ROUTER | M_TRACE | M_DIFF, "X",
+    {"Classification", "moderate", required_argument, OPT_MODERATE, M_ROUTER | M_TRACE | M_DIFF | M_JOB, "X",
      "grade them moderate at X or more (default 5%; not above --high)"},
     {"Classification", "playbook", required_argument, OPT_PLAYBOOK, M_VERDICTS, "FILE",
      "routes from a JSON playbook, replacing or extending the built-in ones"},
@@ -152,6 +153,7 @@ static const char router_usage[] =
     "       nextstep [options] [FILE|-]\n"
     "       nextstep trace [options] FILE\n"
     "       nextstep diff [options] BEFORE AFTER\n"
+    "       nextstep job [options] SUMMARY...\n"
     "       nextstep roofline --device NAME (--flops F --bytes B | --matmul M,N,K | ...) [options]\n"
     "       nextstep scaling --time T1 --time-2x T2\n"
     "       nextstep devices\n";
@@ -163,7 +165,7 @@ static const cli_subcommand subcommands[] = {
      "FILE holds a JSON object, an array of objects, or NDJSON (one object a line, streamed);\n"
      "a PyTorch-profiler trace (plain or gzip) is read as by 'nextstep trace', with the trace options.\n"
      "'-' or no FILE reads stdin. Several FILEs are each reported, labelled with their name.\n"
-     "Subcommands: trace, diff, roofline, scaling, devices ('nextstep SUBCOMMAND --help').\n",
+     "Subcommands: trace, diff, job, roofline, scaling, devices ('nextstep SUBCOMMAND --help').\n",
      "Exit status: 0 every profile routed; 1 some input was bad (the others still reported); 2 usage "
      "error;\n4 a trace's quality below --min-quality.\n"},
     {"trace", MODE_TRACE, cli_trace_run, "usage: nextstep trace [options] FILE|DIR...\n",
@@ -209,6 +211,13 @@ static const cli_subcommand subcommands[] = {
      "reported as 'no significant change' (95% bootstrap interval of the speed-up over the steps).\n",
      "Exit status: 0 compared; 1 bad input; 2 usage error; 3 a gate (--fail-if-slower,\n"
      "--fail-if-regime-changes) tripped.\n"},
+    {"job", MODE_JOB, cli_job_run, "usage: nextstep job [options] SUMMARY...\n",
+     "Merges rank summaries ('nextstep trace --summary', one NDJSON line per rank) into one job report:\n"
+     "the job's verdict, stragglers and their cause, each rank's split, and exposed communication split\n"
+     "into waiting for the last rank and transfer (clocks aligned on the collectives). SUMMARY is a file\n"
+     "of summary lines; '-' (or none, with stdin not a terminal) reads stdin. See docs/job.md.\n",
+     "Exit status: 0 reported; 1 a bad summary line (the good ones are still merged) or none at all;\n"
+     "2 usage error.\n"},
 };
 #define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
 

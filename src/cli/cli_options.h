@@ -14,6 +14,7 @@
 #define M_SCALING   MODE_BIT(MODE_SCALING)
 #define M_DEVICES   MODE_BIT(MODE_DEVICES)
 #define M_DIFF      MODE_BIT(MODE_DIFF)
+#define M_JOB       MODE_BIT(MODE_JOB)
 /* Trace options also apply to the router form, which reads a trace given to it as 'nextstep trace' would. */
 #define M_TRACES (M_ROUTER | M_TRACE)
 

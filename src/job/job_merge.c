@@ -360,9 +360,18 @@ static void check_match(job_result *res, op_info *op, const split_collective *c,
 	bool size_ok = f->in_nelems < 0 || c->in_nelems < 0 || f->in_nelems == c->in_nelems ||
 	               !sizes_must_agree(f->name);
 
-	if (name_ok && size_ok)
+	/* Step numbers are the profiler's own count, the same on every rank: the same operation runs in the
+	 * same step (a capture that starts a step later would otherwise look like a clock one step off). */
+	bool step_ok = f->step < 0 || c->step < 0 || f->step == c->step;
+
+	if (name_ok && size_ok && step_ok)
 		return;
-	if (res->mismatches++ == 0)
+	if (res->mismatches++ == 0 && name_ok && size_ok)
+		snprintf(res->mismatch, sizeof(res->mismatch),
+		         "collective %zu of group \"%s\" runs in step %" PRId64 " on rank %" PRId64
+		         " but in step %" PRId64 " on rank %" PRId64,
+		         ordinal, f->group, c->step, rank, f->step, op->first_rank);
+	else if (res->mismatches == 1)
 		snprintf(res->mismatch, sizeof(res->mismatch),
 		         "collective %zu of group \"%s\" is %s of %" PRId64 " elements on rank %" PRId64
 		         " but %s of %" PRId64 " on rank %" PRId64,
@@ -591,8 +600,8 @@ static ns_status align_and_split(job_result *res, ns_error *err)
 	if (st == NS_OK && mt.nops > 0)
 		fill_ops(res, &mt, ops);
 	if (st == NS_OK && res->mismatches > 0)
-		snprintf(res->why_not, sizeof(res->why_not), "the collectives do not match across ranks: %.200s",
-		         res->mismatch);
+		snprintf(res->why_not, sizeof(res->why_not),
+		         "the collectives do not match across ranks: %.200s", res->mismatch);
 	else if (st == NS_OK && res->matched == 0)
 		snprintf(res->why_not, sizeof(res->why_not), "no collective was found on two ranks");
 	for (size_t r = 0; st == NS_OK && res->why_not[0] == '\0' && r < res->nranks; r++)

@@ -1,0 +1,14 @@
+/* The job report (issue 12): a merged job routed and printed, and `nextstep job SUMMARY...`. */
+#ifndef NEXTSTEP_CLI_JOB_H
+#define NEXTSTEP_CLI_JOB_H
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "nextstep/job.h"
+
+/* Prints res in cfg's format (text, quiet or JSON) to out. Returns EXIT_ROUTED, or EXIT_BAD_INPUT after a
+ * message when memory ran out or out failed. */
+int cli_job_report(const cli_config *cfg, const job_result *res, FILE *out);
+
+#endif

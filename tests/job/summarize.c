@@ -1,0 +1,57 @@
+/* Test helper: writes the rank summary line of each trace FILE (the library's job_rank_to_ndjson), so the
+ * job tests do not depend on the trace subcommand's options. Usage: summarize FILE... > summaries.ndjson */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "nextstep/input.h"
+#include "nextstep/job.h"
+#include "nextstep/trace_kernels.h"
+
+static int summarize(const kernel_rules *rules, const char *path)
+{
+	ns_error err;
+	ns_input in;
+	trace_meta meta;
+	split_result res = {0};
+	trace_split *s = trace_split_new(rules);
+	job_rank *k = NULL;
+	char *line = NULL;
+	int rc = 1;
+
+	ns_error_clear(&err);
+	if (s == NULL || input_open(&in, path, &err) != NS_OK) {
+		fprintf(stderr, "summarize: %s: %s\n", path, err.msg);
+		trace_split_free(s);
+		return 1;
+	}
+	if (trace_read(&in, trace_split_event, s, &meta, &err) == NS_OK &&
+	    trace_split_finish(s, &meta, &res, &err) == NS_OK &&
+	    job_rank_from_split(&res, path, &k, &err) == NS_OK && (line = job_rank_to_ndjson(k)) != NULL) {
+		printf("%s\n", line);
+		rc = 0;
+	} else {
+		fprintf(stderr, "summarize: %s: %s\n", path, err.msg);
+	}
+	free(line);
+	job_rank_free(k);
+	split_result_free(&res);
+	trace_split_free(s);
+	input_close(&in);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	kernel_rules *rules = NULL;
+	ns_error err;
+	int rc = 0;
+
+	if (kernel_rules_default(&rules, &err) != NS_OK) {
+		fprintf(stderr, "summarize: %s\n", err.msg);
+		return 1;
+	}
+	for (int i = 1; i < argc; i++)
+		rc |= summarize(rules, argv[i]);
+	kernel_rules_free(rules);
+	return rc;
+}

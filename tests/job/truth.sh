@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The job report against make-trace's multi-rank truth (issue 12): the straggler and its cause, and every rank's
+# waiting time per step within 1 us, with and without clock skew, both category spellings, plain and gzip,
+# 2 to 16 ranks. Summaries are made by tests/job/summarize (the library's writer) and merged by `nextstep job`.
+# Run from the repository root: truth.sh NEXTSTEP_BINARY SUMMARIZE_BINARY
+set -u
+bin=$1
+summarize=$2
+tools=../shared/tools
+if [ ! -x "$tools/make-trace" ]; then
+	echo "skipped: ../shared not found"
+	exit 77
+fi
+here=$(dirname "$0")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+# name | make-trace options | straggler | extension
+cases=(
+	"r2_new_plain|--ranks 2 --straggler 1 --style new --steps 3|1|json"
+	"r2_old_gzip_skew|--ranks 2 --straggler 0 --style old --steps 2 --clock-skew 3000 --seed 4|0|json.gz"
+	"r4_new_gzip_skew|--ranks 4 --straggler 2 --style new --steps 3 --clock-skew 5000 --seed 1|2|json.gz"
+	"r4_old_plain|--ranks 4 --straggler 3 --style old --steps 2 --seed 2|3|json"
+	"r8_new_plain_skew|--ranks 8 --straggler 5 --style new --steps 2 --clock-skew 20000 --seed 3|5|json"
+	"r16_old_gzip_skew|--ranks 16 --straggler 11 --style old --steps 2 --clock-skew 1000 --seed 5|11|json.gz"
+	"r16_new_plain|--ranks 16 --straggler 0 --style new --steps 1 --seed 6|0|json"
+)
+
+for c in "${cases[@]}"; do
+	IFS='|' read -r name opts straggler ext <<<"$c"
+	dir=$tmp/$name
+	mkdir -p "$dir/t" "$dir/truth"
+	# shellcheck disable=SC2086
+	if ! "$tools/make-trace" --out "$dir/t/job.$ext" --truth "$dir/truth/job.truth.json" $opts >/dev/null 2>"$dir/gen.err"; then
+		echo "FAIL $name: make-trace: $(cat "$dir/gen.err")"
+		fail=$((fail + 1))
+		continue
+	fi
+	if ! "$summarize" "$dir"/t/* >"$dir/s.ndjson" 2>"$dir/err" ||
+		! "$bin" job --format json "$dir/s.ndjson" >"$dir/report.json" 2>>"$dir/err"; then
+		echo "FAIL $name: $(cat "$dir/err")"
+		fail=$((fail + 1))
+		continue
+	fi
+	if python3 "$here/check_job.py" "$dir/report.json" "$dir/truth" "$straggler" >"$dir/check" 2>&1; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL $name: $(cat "$dir/check")"
+		fail=$((fail + 1))
+	fi
+	rm -rf "$dir"
+done
+
+echo "job truth: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,364 @@
+#define _POSIX_C_SOURCE 200809L
+/* Whole jobs (issue 12): rank summaries and the merger on small hand-made ranks whose answers are derived by
+ * hand in each case's comment. Each step of a made rank is D long; its collective starts after the rank's
+ * compute c and ends at E into the step on every rank (true time), fully exposed; the rank's clock reads true
+ * time + its offset. So a rank waits max(c) - c per step, and its non-comm step time is D - E + c. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstep/job.h"
+
+#define MS 1000000LL
+
+typedef struct {
+	int64_t rank;
+	int64_t offset_ns;  /* clock offset */
+	int64_t compute_ns; /* per step, before the collective */
+	int64_t jitter_ns;  /* added to the end of every other collective (inconsistent clocks) */
+	int nsteps;
+	int skip_first; /* collectives missing at the start of the capture */
+	bool with_seq;
+	const char *name_of_second; /* overrides the second collective's name */
+} rank_spec;
+
+static const int64_t D = 20 * MS, E = 15 * MS;
+
+static job_rank *make_rank(const rank_spec *s)
+{
+	job_rank *k = calloc(1, sizeof(*k));
+	job_device *d;
+
+	ck_assert_ptr_nonnull(k);
+	k->has_rank = true;
+	k->rank = s->rank;
+	k->world_size = 0;
+	k->file = strdup("made");
+	k->dev = calloc(1, sizeof(*k->dev));
+	k->ndev = 1;
+	d = &k->dev[0];
+	d->id = s->rank;
+	d->steps = calloc((size_t)s->nsteps, sizeof(*d->steps));
+	d->coll = calloc((size_t)s->nsteps, sizeof(*d->coll));
+	d->nsteps = (size_t)s->nsteps;
+	for (int i = 0; i < s->nsteps; i++) {
+		split_window *w = &d->steps[i];
+		int64_t t = (int64_t)i * D + s->offset_ns;
+		int64_t jitter = i % 2 ? s->jitter_ns : -s->jitter_ns;
+		w->step = i;
+		w->start_ns = t;
+		w->dur_ns = D;
+		w->bucket_ns[REGIME_COMPUTE] = s->compute_ns;
+		w->bucket_ns[REGIME_COMM] = E - s->compute_ns + jitter;
+		w->bucket_ns[REGIME_IDLE] = D - E - jitter;
+		w->cause_ns[CAUSE_EXPOSED] = w->bucket_ns[REGIME_COMM];
+		w->cause_ns[CAUSE_HOST_GAP] = w->bucket_ns[REGIME_IDLE];
+		d->overall.dur_ns += D;
+		for (int b = 0; b < REGIME_COUNT; b++)
+			d->overall.bucket_ns[b] += w->bucket_ns[b];
+		for (int c = 0; c < CAUSE_COUNT; c++)
+			d->overall.cause_ns[c] += w->cause_ns[c];
+		if (i < s->skip_first)
+			continue;
+		split_collective *c = &d->coll[d->ncoll++];
+		c->start_ns = t + s->compute_ns;
+		c->end_ns = t + E + jitter;
+		c->step = i;
+		c->seq = s->with_seq ? 100 + i : -1;
+		c->in_nelems = 4096;
+		c->out_nelems = 4096;
+		strcpy(c->name, i == 1 && s->name_of_second != NULL ? s->name_of_second : "allreduce");
+		strcpy(c->group, "0");
+		c->piece[0] = (split_piece){c->start_ns, c->end_ns, c->end_ns - c->start_ns};
+		c->npieces = 1;
+		c->exposed_ns = c->end_ns - c->start_ns;
+	}
+	d->overall.step = -1;
+	d->overall.start_ns = s->offset_ns;
+	return k;
+}
+
+static job_result *merge(const rank_spec *specs, size_t n)
+{
+	job_merge *m = job_merge_new();
+	job_result *res = NULL;
+	ns_error err;
+
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(job_merge_add(m, make_rank(&specs[i]), &err), NS_OK);
+	ck_assert_int_eq(job_merge_finish(m, &res, &err), NS_OK);
+	job_merge_free(m);
+	return res;
+}
+
+static const job_rank_result *rank_of(const job_result *res, int64_t rank)
+{
+	for (size_t i = 0; i < res->nranks; i++)
+		if (res->rank[i].src->rank == rank)
+			return &res->rank[i];
+	ck_abort_msg("rank %lld missing", (long long)rank);
+	return NULL;
+}
+
+/* Clock offsets: ends agree in true time, so each offset is exactly the shift given (rank 0 the reference).
+ */
+START_TEST(offsets_are_the_shift_of_each_rank_clock)
+{
+	rank_spec s[] = {{0, 0, 10 * MS, 0, 4, 0, false, NULL},
+	                 {1, 1000 * 1000, 10 * MS, 0, 4, 0, false, NULL},
+	                 {2, -250 * 1000 + 7, 10 * MS, 0, 4, 0, false, NULL}};
+	job_result *res = merge(s, 3);
+
+	ck_assert(res->split);
+	ck_assert_int_eq(rank_of(res, 1)->offset_ns, 1000 * 1000);
+	ck_assert_int_eq(rank_of(res, 2)->offset_ns, -250 * 1000 + 7);
+	ck_assert_int_eq(res->matched, 4);
+	job_result_free(res);
+}
+END_TEST
+
+/* Waiting: rank 1 computes 13 ms, the others 10 ms. Ranks 0 and 2 wait 3 ms a step in each collective (4
+ * steps: 12 ms); their transfer is the remaining E - 13 ms = 2 ms a step. Rank 1 waits for nobody. */
+START_TEST(waiting_is_the_time_before_the_last_rank_starts)
+{
+	rank_spec s[] = {{0, 0, 10 * MS, 0, 4, 0, false, NULL},
+	                 {1, 5 * MS, 13 * MS, 0, 4, 0, false, NULL},
+	                 {2, -3 * MS, 10 * MS, 0, 4, 0, false, NULL}};
+	job_result *res = merge(s, 3);
+	const job_rank_result *r0 = rank_of(res, 0), *r1 = rank_of(res, 1), *r2 = rank_of(res, 2);
+
+	ck_assert(res->split);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(r0->step_wait_ns[i], 3 * MS);
+		ck_assert_int_eq(r2->step_wait_ns[i], 3 * MS);
+		ck_assert_int_eq(r1->step_wait_ns[i], 0);
+	}
+	ck_assert_int_eq(r0->overall.cause_ns[CAUSE_WAIT], 12 * MS);
+	ck_assert_int_eq(r0->overall.cause_ns[CAUSE_COMM_TRANSFER], 8 * MS);
+	ck_assert_int_eq(r0->overall.cause_ns[CAUSE_EXPOSED], 0);
+	ck_assert_int_eq(r1->overall.cause_ns[CAUSE_WAIT], 0);
+	ck_assert_int_eq(r1->overall.cause_ns[CAUSE_COMM_TRANSFER], 8 * MS);
+	ck_assert_int_eq(r0->waited_for, 1);
+	ck_assert_int_eq(r1->waited_for, -1);
+	job_result_free(res);
+}
+END_TEST
+
+/* The straggler rule (> 10 % and > 2 ms of non-comm time above the other ranks' median), table-driven: the
+ * non-comm time is D - E + c = 5 ms + c. */
+typedef struct {
+	const char *what;
+	int64_t normal_compute, slow_compute;
+	bool straggler;
+} straggler_case;
+
+static const straggler_case straggler_cases[] = {
+    {"3 ms over 15 ms (20 %): a straggler", 10 * MS, 13 * MS, true},
+    {"1.5 ms over 15 ms (10 %): under both", 10 * MS, 11 * MS + 500 * 1000, false},
+    {"2.1 ms over 15 ms (14 %): a straggler", 10 * MS, 12 * MS + 100 * 1000, true},
+    {"equal ranks: none", 10 * MS, 10 * MS, false},
+};
+
+START_TEST(a_straggler_is_well_above_the_other_ranks_median)
+{
+	const straggler_case *c = &straggler_cases[_i];
+	rank_spec s[] = {{0, 0, c->normal_compute, 0, 3, 0, false, NULL},
+	                 {1, 0, c->normal_compute, 0, 3, 0, false, NULL},
+	                 {2, 0, c->slow_compute, 0, 3, 0, false, NULL},
+	                 {3, 0, c->normal_compute, 0, 3, 0, false, NULL}};
+	job_result *res = merge(s, 4);
+
+	ck_assert_msg(res->nstrag == (c->straggler ? 1u : 0u), "%s: %zu stragglers", c->what, res->nstrag);
+	if (c->straggler) {
+		ck_assert_int_eq(res->strag[0].rank, 2);
+		ck_assert_int_eq(res->strag[0].bucket, REGIME_COMPUTE);
+		ck_assert_int_eq(res->strag[0].excess_ns, c->slow_compute - c->normal_compute);
+		ck_assert(rank_of(res, 2)->straggler);
+	}
+	job_result_free(res);
+}
+END_TEST
+
+/* Two ranks: each is compared with the other (the median of the others), so the slow one is named. */
+START_TEST(two_ranks_name_the_slower_one)
+{
+	rank_spec s[] = {{0, 0, 13 * MS, 0, 3, 0, false, NULL}, {1, 0, 10 * MS, 0, 3, 0, false, NULL}};
+	job_result *res = merge(s, 2);
+
+	ck_assert_int_eq(res->nstrag, 1);
+	ck_assert_int_eq(res->strag[0].rank, 0);
+	ck_assert_int_eq(rank_of(res, 1)->step_wait_ns[0], 3 * MS);
+	job_result_free(res);
+}
+END_TEST
+
+/* A name that differs at the same position: the match fails and the split is refused, saying why. */
+START_TEST(a_mismatched_collective_refuses_the_split)
+{
+	rank_spec s[] = {{0, 0, 10 * MS, 0, 4, 0, false, NULL}, {1, 0, 10 * MS, 0, 4, 0, false, "allgather"}};
+	job_result *res = merge(s, 2);
+
+	ck_assert(!res->split);
+	ck_assert_int_eq(res->mismatches, 1);
+	ck_assert_ptr_nonnull(strstr(res->why_not, "do not match"));
+	ck_assert_ptr_nonnull(strstr(res->mismatch, "allgather"));
+	ck_assert_ptr_null(rank_of(res, 0)->step_wait_ns);
+	job_result_free(res);
+}
+END_TEST
+
+/* Ends that disagree by +-1 ms around the offset: the median deviation (1 ms) passes 50 us, refused. */
+START_TEST(inconsistent_clocks_refuse_the_split)
+{
+	rank_spec s[] = {{0, 0, 10 * MS, 0, 6, 0, false, NULL},
+	                 {1, 2 * MS, 10 * MS, 1 * MS, 6, 0, false, NULL}};
+	job_result *res = merge(s, 2);
+
+	ck_assert(!res->split);
+	ck_assert_ptr_nonnull(strstr(res->why_not, "cannot be aligned"));
+	job_result_free(res);
+}
+END_TEST
+
+/* Rank 1's capture misses the first collective. With Seq the k-th collectives still match (offset exact,
+ * 3 ms of waiting on rank 0 in steps 1-3, none in step 0 where only rank 0 has one). By order alone, rank 1's
+ * first collective would pair with rank 0's first, one step earlier, and the ends would agree on an offset of
+ * exactly one step: the step numbers tell the pairing is wrong, and the split is refused. */
+START_TEST(seq_numbers_match_captures_that_start_apart)
+{
+	rank_spec with[] = {{0, 0, 10 * MS, 0, 4, 0, true, NULL}, {1, 0, 13 * MS, 0, 4, 1, true, NULL}};
+	rank_spec without[] = {{0, 0, 10 * MS, 0, 4, 0, false, NULL}, {1, 0, 13 * MS, 0, 4, 1, false, NULL}};
+	job_result *res = merge(with, 2);
+
+	ck_assert(res->split);
+	ck_assert_int_eq(rank_of(res, 1)->offset_ns, 0);
+	ck_assert_int_eq(rank_of(res, 0)->step_wait_ns[0], 0);
+	ck_assert_int_eq(rank_of(res, 0)->step_wait_ns[1], 3 * MS);
+	ck_assert_int_eq(rank_of(res, 0)->step_wait_ns[3], 3 * MS);
+	job_result_free(res);
+	res = merge(without, 2);
+	ck_assert(!res->split);
+	ck_assert_ptr_nonnull(strstr(res->why_not, "runs in step 1 on rank 1 but in step 0 on rank 0"));
+	job_result_free(res);
+}
+END_TEST
+
+START_TEST(one_rank_has_no_straggler_and_no_split)
+{
+	rank_spec s[] = {{0, 0, 10 * MS, 0, 3, 0, false, NULL}};
+	job_result *res = merge(s, 1);
+
+	ck_assert_int_eq(res->nstrag, 0);
+	ck_assert(!res->split);
+	ck_assert_ptr_nonnull(strstr(res->why_not, "one rank"));
+	job_result_free(res);
+}
+END_TEST
+
+START_TEST(a_rank_given_twice_or_without_a_number_is_refused)
+{
+	rank_spec s = {3, 0, 10 * MS, 0, 2, 0, false, NULL};
+	job_merge *m = job_merge_new();
+	job_rank *none = make_rank(&s);
+	ns_error err;
+
+	ck_assert_int_eq(job_merge_add(m, make_rank(&s), &err), NS_OK);
+	ck_assert_int_eq(job_merge_add(m, make_rank(&s), &err), NS_ERR_VALUE);
+	ck_assert_ptr_nonnull(strstr(err.msg, "rank 3 again"));
+	none->has_rank = false;
+	ck_assert_int_eq(job_merge_add(m, none, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(job_merge_count(m), 1);
+	job_merge_free(m);
+}
+END_TEST
+
+/* The NDJSON form reads back to the same summary: written again, the line is identical. */
+START_TEST(a_summary_line_reads_back_to_the_same_summary)
+{
+	rank_spec s = {5, 123456789012345678LL, 10 * MS, 0, 3, 0, true, NULL};
+	job_rank *k = make_rank(&s), *back = NULL;
+	char *line = job_rank_to_ndjson(k), *again;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(line);
+	ck_assert_int_eq(job_rank_from_ndjson(line, strlen(line), &back, &err), NS_OK);
+	again = job_rank_to_ndjson(back);
+	ck_assert_str_eq(line, again);
+	ck_assert_int_eq(back->dev[0].coll[2].start_ns, k->dev[0].coll[2].start_ns); /* past 2^53, exact */
+	ck_assert_int_eq(back->dev[0].coll[2].seq, 102);
+	free(line);
+	free(again);
+	job_rank_free(k);
+	job_rank_free(back);
+}
+END_TEST
+
+typedef struct {
+	const char *line;
+	ns_status status;
+	const char *msg; /* a part of the message */
+} bad_line;
+
+static const bad_line bad_lines[] = {
+    {"{\"rank\":0}", NS_ERR_VALUE, "not a nextstep summary"},
+    {"{\"nextstep_summary\":2,\"rank\":0}", NS_ERR_VALUE, "version 2"},
+    {"{\"nextstep_summary\":1,\"rank\":0,\"t0\":\"0\",\"devices\":[{\"device\":0,\"overall\":{\"step\":-1,"
+     "\"start\":0,\"dur\":10,\"b\":[1,2,3,4,5,6],\"hidden\":0,\"kernels\":0},\"steps\":[],\"collectives\":[]}"
+     "]}",
+     NS_ERR_VALUE, "do not sum to dur"},
+    {"{\"nextstep_summary\":1,\"rank\":-4,\"t0\":\"0\",\"devices\":[]}", NS_ERR_VALUE, "out of range"},
+    {"{\"nextstep_summary\":1,\"rank\":0,\"t0\":\"x\",\"devices\":[]}", NS_ERR_VALUE, "\"t0\""},
+    {"{\"nextstep_summary\":1,\"rank\":0,\"t0\":\"0\",\"devices\":[{\"device\":0,\"overall\":{\"step\":-1,"
+     "\"start\":0,\"dur\":1,\"b\":[1,0,0,0,0,0],\"c\":{\"comm.nope\":1},\"hidden\":0,\"kernels\":0}}]}",
+     NS_ERR_VALUE, "unknown cause"},
+    {"{\"nextstep_summary\":1, \"rank\": [", NS_ERR_SYNTAX, "malformed"},
+};
+
+START_TEST(a_bad_summary_line_is_a_located_error)
+{
+	const bad_line *c = &bad_lines[_i];
+	job_rank *k = NULL;
+	ns_error err;
+
+	ck_assert_int_eq(job_rank_from_ndjson(c->line, strlen(c->line), &k, &err), c->status);
+	ck_assert_ptr_null(k);
+	ck_assert_msg(strstr(err.msg, c->msg) != NULL, "'%s' lacks '%s'", err.msg, c->msg);
+	if (c->status == NS_ERR_SYNTAX)
+		ck_assert_int_ge(err.offset, 0);
+}
+END_TEST
+
+static Suite *job_suite(void)
+{
+	Suite *s = suite_create("job");
+	TCase *t = tcase_create("merge");
+
+	tcase_add_test(t, offsets_are_the_shift_of_each_rank_clock);
+	tcase_add_test(t, waiting_is_the_time_before_the_last_rank_starts);
+	tcase_add_loop_test(t, a_straggler_is_well_above_the_other_ranks_median, 0,
+	                    sizeof(straggler_cases) / sizeof(straggler_cases[0]));
+	tcase_add_test(t, two_ranks_name_the_slower_one);
+	tcase_add_test(t, a_mismatched_collective_refuses_the_split);
+	tcase_add_test(t, inconsistent_clocks_refuse_the_split);
+	tcase_add_test(t, seq_numbers_match_captures_that_start_apart);
+	tcase_add_test(t, one_rank_has_no_straggler_and_no_split);
+	tcase_add_test(t, a_rank_given_twice_or_without_a_number_is_refused);
+	suite_add_tcase(s, t);
+	t = tcase_create("summary");
+	tcase_add_test(t, a_summary_line_reads_back_to_the_same_summary);
+	tcase_add_loop_test(t, a_bad_summary_line_is_a_located_error, 0,
+	                    sizeof(bad_lines) / sizeof(bad_lines[0]));
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(job_suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
