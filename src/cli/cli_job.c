@@ -332,7 +332,7 @@ static split_window split_step(const job_rank_result *r, size_t i)
 static cJSON *device_json(const cli_config *cfg, const job_rank_result *r, size_t d)
 {
 	const job_device *dev = &r->src->dev[d];
-	report_options o = {&cfg->classify, &cfg->routes, &cfg->format, r->src->file, false, 0};
+	report_options o = {&cfg->classify, &cfg->routes, &cfg->format, r->src->file, false, 0, NULL};
 	cJSON *obj = cJSON_CreateObject(), *steps;
 	char label[TRACE_DEVICE_NAME_MAX + 64];
 	bool ok = obj != NULL, judged = d == r->device;
