@@ -74,6 +74,9 @@ typedef struct {
 ns_status html_trace(html_page *p, const html_source *src, const split_result *res,
                      const html_trace_options *o, ns_error *err);
 
+/* An input that could not be analysed: its name, size, digest and what was wrong (msg), in its place. */
+void html_input_error(html_page *p, const html_source *src, const char *msg);
+
 /* A diff: names[0..1] are BEFORE and AFTER as given. */
 ns_status html_diff(html_page *p, const html_source src[2], const diff_side *before, const diff_side *after,
                     const diff_result *r, const ns_routes *routes, ns_error *err);

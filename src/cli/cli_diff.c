@@ -121,20 +121,32 @@ static int open_inputs(const cli_config *c, ns_input in[2])
 }
 
 /* --html: the comparison's page, with each side's name, size and SHA-256. */
-static int write_html(const cli_config *c, cli_html *html, ns_input in[2], cli_html_digest dg[2],
-                      const diff_side sides[2], const diff_result *r)
+static int write_html(const cli_config *c, cli_html *html, const html_source src[2], const diff_side sides[2],
+                      const diff_result *r)
 {
-	html_source src[2];
 	ns_error err;
 
 	ns_error_clear(&err);
-	for (int i = 0; i < 2; i++)
-		cli_html_digest_finish(&dg[i], &in[i], &src[i]);
 	if (html_diff(cli_html_page(html), src, &sides[0], &sides[1], r, &c->routes, &err) != NS_OK) {
 		cli_report_error(c->html_path, &err);
 		return EXIT_BAD_INPUT;
 	}
 	return EXIT_ROUTED;
+}
+
+/* Loads both sides; with --html the digests are finished (their threads joined) whatever happened. */
+static void load_sides(const cli_config *c, ns_input in[2], const diff_load_options *lo, cli_html *html,
+                       diff_side sides[2], ns_error errs[2], html_source src[2])
+{
+	cli_html_digest dg[2];
+
+	for (int i = 0; html != NULL && i < 2; i++)
+		cli_html_digest_start(&dg[i], &in[i]);
+	diff_load_pair(&in[0], &in[1], lo, sides, errs);
+	for (int i = 0; html != NULL && i < 2; i++) {
+		cli_html_digest_finish(&dg[i], &in[i], &src[i]);
+		src[i].name = c->operands[i];
+	}
 }
 
 /* Loads, compares, prints, gates. Both sides' errors are reported before giving up. */
@@ -143,15 +155,15 @@ static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_o
 	diff_side sides[2];
 	ns_error errs[2], err;
 	diff_result r;
-	cli_html_digest dg[2];
+	html_source src[2];
 	int rc = -1;
 
-	for (int i = 0; html != NULL && i < 2; i++)
-		cli_html_digest_start(&dg[i], &in[i]);
-	diff_load_pair(&in[0], &in[1], lo, sides, errs);
+	load_sides(c, in, lo, html, sides, errs, src);
 	for (int i = 0; i < 2; i++)
 		if (errs[i].status != NS_OK) {
 			report_side_error(c->operands[i], &errs[i]);
+			if (html != NULL)
+				html_input_error(cli_html_page(html), &src[i], errs[i].msg);
 			rc = EXIT_BAD_INPUT;
 		}
 	ns_error_clear(&err);
@@ -160,7 +172,7 @@ static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_o
 		rc = EXIT_BAD_INPUT;
 	}
 	if (rc < 0) {
-		rc = html != NULL ? write_html(c, html, in, dg, sides, &r) : EXIT_ROUTED;
+		rc = html != NULL ? write_html(c, html, src, sides, &r) : EXIT_ROUTED;
 		if (rc == EXIT_ROUTED && !cli_html_to_stdout(c))
 			rc = print_result(c, sides, &r);
 		if (rc == EXIT_ROUTED)

@@ -281,6 +281,8 @@ static int report(cli_trace_session *s, const trace_sink *k, const char *where, 
 
 	if (st != NS_OK) {
 		report_trace_error(k->msgs, where, &d->err);
+		if (s->html != NULL) /* the input keeps its place on the page, with what was wrong */
+			html_input_error(cli_html_page(s->html), &d->src, d->err.msg);
 		return EXIT_BAD_INPUT;
 	}
 	d->err.offset = -1;

@@ -313,3 +313,17 @@ void hp_banner(html_page *p, const char *label, const ns_verdict *v, const ns_ro
 	}
 	hp_puts(p, "</div>\n");
 }
+
+void html_input_error(html_page *p, const html_source *src, const char *msg)
+{
+	if (!hp_room_line(p)) {
+		p->dropped_sections++;
+		return;
+	}
+	hp_printf(p, "<article class=\"input-error\" id=\"s%u\">\n", p->sections++);
+	hp_source(p, src);
+	hp_puts(p, "<div class=\"banner\" style=\"--c:#000\" data-error=\"1\"><p><span class=\"regime\">not "
+	           "analysed</span></p>\n<p>");
+	hp_text(p, msg, 400);
+	hp_puts(p, "</p></div>\n</article>\n");
+}

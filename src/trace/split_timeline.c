@@ -21,16 +21,18 @@ void trace_split_want_timeline(trace_split *s, bool want)
 	s->want_timeline = want;
 }
 
+typedef const split_window *window_ref;
+
 static int cmp_dur(const void *a, const void *b)
 {
-	const split_window *x = *(const split_window *const *)a, *y = *(const split_window *const *)b;
+	window_ref x = *(const window_ref *)a, y = *(const window_ref *)b;
 	return (x->dur_ns > y->dur_ns) - (x->dur_ns < y->dur_ns);
 }
 
 /* The lower median by length of the steps that are not warm-up (of all of them when every one is). */
 static const split_window *median_window(const split_device *d)
 {
-	const split_window **w = malloc(d->nsteps * sizeof(*w)), *m;
+	window_ref *w = malloc(d->nsteps * sizeof(window_ref)), m;
 	size_t n = 0;
 
 	if (w == NULL)
@@ -41,7 +43,7 @@ static const split_window *median_window(const split_device *d)
 	if (n == 0)
 		for (; n < d->nsteps; n++)
 			w[n] = &d->steps[n];
-	qsort(w, n, sizeof(*w), cmp_dur);
+	qsort(w, n, sizeof(window_ref), cmp_dur);
 	m = w[(n - 1) / 2];
 	free(w);
 	return m;

@@ -70,6 +70,23 @@ if gzip -c tests/data/trace_buckets.json >"$tmp/piped.json.gz" &&
 	ok
 else ko "digest of stdin"; fi
 
+# --roofline: the plot inline and the placed ops. aten::mm 2048x2048x2048 in fp32 does 2*2048^3 FLOPs on
+# (3 * 2048^2) * 4 bytes: 341.333 FLOP/B.
+if "$bin" trace --roofline --html "$tmp/roofline.html" tests/data/trace_roofline.json >/dev/null &&
+	render roofline "$tmp/roofline.html" && grep -q '<svg role="img" class="roofline"' "$tmp/roofline.dom" &&
+	grep -q '<tr><td>aten::mm</td><td>.*</td><td>fp32</td>.*data-v="341.333"' "$tmp/roofline.dom"; then
+	ok
+else ko "--roofline section"; fi
+
+# A bad trace among good ones: its place on the page says what is wrong, the good one is still drawn, exit 1.
+printf '{"traceEvents": [{"ph": "X", "name": "k", "cat": "kernel", "ts": 1}]}' >"$tmp/bad.json"
+"$bin" trace --html "$tmp/mixed.html" "$tmp/bad.json" tests/data/trace_buckets.json >/dev/null 2>&1
+rc=$?
+if [ "$rc" = 1 ] && render mixed "$tmp/mixed.html" && grep -q 'data-error="1"' "$tmp/mixed.dom" &&
+	grep -q 'without "dur"' "$tmp/mixed.dom" && grep -q '<section class="device"' "$tmp/mixed.dom"; then
+	ok
+else ko "bad trace on the page (exit $rc)"; fi
+
 # NDJSON through the router: a card per record, the bad one as an error card.
 printf '{"compute":0.7,"idle":0.3}\n{"dataloader":0.6,"compute":0.4}\nnot json\n' >"$tmp/records.ndjson"
 "$bin" --html "$tmp/router.html" "$tmp/records.ndjson" >/dev/null 2>&1
