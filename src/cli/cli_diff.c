@@ -134,12 +134,11 @@ static int write_html(const cli_config *c, cli_html *html, const html_source src
 	return EXIT_ROUTED;
 }
 
-/* Loads both sides; with --html the digests are finished (their threads joined) whatever happened. */
+/* Loads both sides; with --html the digests are finished (their threads joined) whatever happened. src
+ * points into dg. */
 static void load_sides(const cli_config *c, ns_input in[2], const diff_load_options *lo, cli_html *html,
-                       diff_side sides[2], ns_error errs[2], html_source src[2])
+                       diff_side sides[2], ns_error errs[2], cli_html_digest dg[2], html_source src[2])
 {
-	cli_html_digest dg[2];
-
 	for (int i = 0; html != NULL && i < 2; i++)
 		cli_html_digest_start(&dg[i], &in[i]);
 	diff_load_pair(&in[0], &in[1], lo, sides, errs);
@@ -155,10 +154,11 @@ static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_o
 	diff_side sides[2];
 	ns_error errs[2], err;
 	diff_result r;
+	cli_html_digest dg[2];
 	html_source src[2];
 	int rc = -1;
 
-	load_sides(c, in, lo, html, sides, errs, src);
+	load_sides(c, in, lo, html, sides, errs, dg, src);
 	for (int i = 0; i < 2; i++)
 		if (errs[i].status != NS_OK) {
 			report_side_error(c->operands[i], &errs[i]);
