@@ -331,11 +331,6 @@ cJSON *report_window_json(const char *label, const split_window *w, bool with_st
 	return obj;
 }
 
-cJSON *report_window_json(const char *label, const split_window *w, bool with_step, const report_options *o)
-{
-	return window_json(label, w, with_step, o);
-}
-
 static bool add_kernel(cJSON *arr, const split_result *res, const split_kernel_time *k)
 {
 	cJSON *item = cJSON_CreateObject();
