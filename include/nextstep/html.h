@@ -17,6 +17,7 @@
 #include "nextstep/classify.h"
 #include "nextstep/diff.h"
 #include "nextstep/error.h"
+#include "nextstep/job.h"
 #include "nextstep/routes.h"
 #include "nextstep/trace_roofline.h"
 #include "nextstep/trace_split.h"
@@ -37,6 +38,8 @@
  */
 #define HTML_NAME_MAX  120
 #define HTML_TITLE_MAX 1000
+/* Ranks of a job's heat map (the slowest, stragglers first). */
+#define HTML_JOB_RANKS_MAX 256
 /* Router cards on one page; later records are counted by verdict. */
 #define HTML_CARDS_MAX 500
 
@@ -80,6 +83,14 @@ void html_input_error(html_page *p, const html_source *src, const char *msg);
 /* A diff: names[0..1] are BEFORE and AFTER as given. */
 ns_status html_diff(html_page *p, const html_source src[2], const diff_side *before, const diff_side *after,
                     const diff_result *r, const ns_routes *routes, ns_error *err);
+
+/* A job (nextstep job): its verdict v with routes as the caller routed it (the straggler's bucket when
+ * res->nstrag > 0), then the ranks as a heat map with the straggler marked and comm split into waiting and
+ * transfer. */
+ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v, const ns_routes *routes,
+                   ns_error *err);
+/* The inputs of a page that merges many (a job): n named, `more` counted. */
+void html_inputs(html_page *p, const html_source *src, size_t n, size_t more);
 
 /* The router: a section per input, a card per record. */
 void html_router_begin(html_page *p, const char *input_name);

@@ -11,6 +11,7 @@
 #include <cJSON.h>
 
 #include "cli_common.h"
+#include "cli_html.h"
 #include "cli_options.h"
 #include "nextstep/classify.h"
 #include "nextstep/format.h"
@@ -111,6 +112,11 @@ static void job_verdict(const cli_config *cfg, const job_result *res, ns_verdict
 		v->by_priority = false;
 	}
 	routes->route[s->bucket] = straggler_route(cfg, res, s);
+}
+
+void cli_job_verdict(const cli_config *cfg, const job_result *res, ns_verdict *v, ns_routes *routes)
+{
+	job_verdict(cfg, res, v, routes);
 }
 
 /* ---- order of the rank table ---- */
@@ -495,9 +501,16 @@ int cli_job_report(const cli_config *cfg, const job_result *res, FILE *out)
 
 /* ---- nextstep job ---- */
 
+/* --html: the inputs named on the page (the first JOB_HTML_INPUTS, the rest counted). */
+#define JOB_HTML_INPUTS 64
+
 typedef struct {
 	job_merge *merge;
 	int rc;
+	cli_html *html;
+	cli_html_digest *dg; /* JOB_HTML_INPUTS of each, with html */
+	html_source *src;
+	size_t nsrc, more;
 } job_ctx;
 
 static void line_error(job_ctx *j, const char *where, long line, ns_error *err)
@@ -535,6 +548,8 @@ static int read_summaries(void *ctx, ns_input *in, bool labelled)
 	ssize_t got;
 
 	(void)labelled;
+	if (j->html != NULL && j->nsrc < JOB_HTML_INPUTS)
+		cli_html_digest_start(&j->dg[j->nsrc], in);
 	if (buf == NULL) {
 		fputs("nextstep: out of memory\n", stderr);
 		return EXIT_BAD_INPUT;
@@ -580,12 +595,35 @@ static int read_summaries(void *ctx, ns_input *in, bool labelled)
 	if (n > start)
 		take_line(j, where, lineno, buf + start, n - start);
 	free(buf);
+	if (j->html != NULL && j->nsrc < JOB_HTML_INPUTS) {
+		cli_html_digest_finish(&j->dg[j->nsrc], in, &j->src[j->nsrc]);
+		j->nsrc++;
+	} else if (j->html != NULL) {
+		j->more++;
+	}
 	return j->rc;
+}
+
+/* --html: the inputs, then the job. */
+static int job_html(const cli_config *cfg, job_ctx *j, const job_result *res)
+{
+	ns_verdict v;
+	ns_routes routes;
+	ns_error err;
+
+	ns_error_clear(&err);
+	cli_job_verdict(cfg, res, &v, &routes);
+	html_inputs(cli_html_page(j->html), j->src, j->nsrc, j->more);
+	if (html_job(cli_html_page(j->html), res, &v, &routes, &err) != NS_OK) {
+		cli_report_error(cfg->html_path, &err);
+		return EXIT_BAD_INPUT;
+	}
+	return EXIT_ROUTED;
 }
 
 int cli_job_run(cli_config *cfg)
 {
-	job_ctx j = {job_merge_new(), EXIT_ROUTED};
+	job_ctx j = {job_merge_new(), EXIT_ROUTED, NULL, NULL, NULL, 0, 0};
 	job_result *res = NULL;
 	ns_error err;
 	int rc;
@@ -596,16 +634,35 @@ int cli_job_run(cli_config *cfg)
 		fputs("nextstep: out of memory\n", stderr);
 		return EXIT_BAD_INPUT;
 	}
-	rc = cli_each_input(cfg, read_summaries, &j);
+	if ((rc = cli_html_open(cfg, "nextstep job report", &j.html)) >= 0) {
+		job_merge_free(j.merge);
+		return rc;
+	}
+	if (j.html != NULL) {
+		j.dg = calloc(JOB_HTML_INPUTS, sizeof(*j.dg));
+		j.src = calloc(JOB_HTML_INPUTS, sizeof(*j.src));
+		if (j.dg == NULL || j.src == NULL) {
+			fputs("nextstep: out of memory\n", stderr);
+			j.rc = EXIT_BAD_INPUT;
+		}
+	}
+	rc = j.rc == EXIT_ROUTED ? cli_each_input(cfg, read_summaries, &j) : EXIT_BAD_INPUT;
 	ns_error_clear(&err);
 	if (job_merge_finish(j.merge, &res, &err) != NS_OK) {
 		cli_report_error(NULL, &err);
 		job_merge_free(j.merge);
-		return EXIT_BAD_INPUT;
+		free(j.dg);
+		free(j.src);
+		return cli_html_close(j.html, EXIT_BAD_INPUT);
 	}
 	job_merge_free(j.merge);
-	if (cli_job_report(cfg, res, stdout) != EXIT_ROUTED)
+	if (j.html != NULL && job_html(cfg, &j, res) != EXIT_ROUTED)
+		rc = EXIT_BAD_INPUT;
+	if (!cli_html_to_stdout(cfg) && cli_job_report(cfg, res, stdout) != EXIT_ROUTED)
 		rc = EXIT_BAD_INPUT;
 	job_result_free(res);
-	return rc != EXIT_ROUTED || j.rc != EXIT_ROUTED ? EXIT_BAD_INPUT : EXIT_ROUTED;
+	free(j.dg);
+	free(j.src);
+	rc = rc != EXIT_ROUTED || j.rc != EXIT_ROUTED ? EXIT_BAD_INPUT : EXIT_ROUTED;
+	return cli_html_close(j.html, rc);
 }

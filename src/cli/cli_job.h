@@ -10,5 +10,7 @@
 /* Prints res in cfg's format (text, quiet or JSON) to out. Returns EXIT_ROUTED, or EXIT_BAD_INPUT after a
  * message when memory ran out or out failed. */
 int cli_job_report(const cli_config *cfg, const job_result *res, FILE *out);
+/* The job's verdict and routes, as the report states them (the straggler's bucket when there is one). */
+void cli_job_verdict(const cli_config *cfg, const job_result *res, ns_verdict *v, ns_routes *routes);
 
 #endif

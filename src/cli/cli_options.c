@@ -137,7 +137,7 @@ static const cli_option_row rows[] = {
     {"Output", "quiet", no_argument, OPT_QUIET, M_VERDICTS & ~M_DIFF, NULL, "print only the regime name"},
     {"Output", "quiet", no_argument, OPT_QUIET, M_DIFF, NULL,
      "print only the change: faster, slower, no significant change, no change"},
-    {"Output", "html", required_argument, OPT_HTML, M_TRACES | M_DIFF, "FILE",
+    {"Output", "html", required_argument, OPT_HTML, M_TRACES | M_DIFF | M_JOB, "FILE",
      "also write the report as one self-contained HTML page ('-': only the\npage, on stdout)"},
     {"Output", "color", required_argument, OPT_COLOR, M_VERDICTS, "WHEN",
      "always, never or auto (default: on a terminal, unless NO_COLOR is set\nand not empty)"},

@@ -41,6 +41,8 @@ static const char style[] =
     "border-top:5px solid var(--c);padding:6px 10px;margin:4px;font-size:13px}\n"
     ".card .regime{font-weight:700}.err{border-top-color:#000}\n"
     "#js-errors{color:#b00}\n"
+    "tr.straggler td{border-top:2px solid #000;border-bottom:2px solid #000}tr.straggler "
+    "td:first-child{font-weight:700}\n"
     "@media "
     "print{body{max-width:none;padding:0;font-size:11pt}.banner,.card{-webkit-print-color-adjust:exact;"
     "print-color-adjust:exact}section,figure,table{break-inside:avoid}table.sortable th:after{content:''}"

@@ -7,6 +7,7 @@
   check_page.py truth DOM TRUTH        per-step buckets and the verdict against make-trace's ground truth
   check_page.py tbp DOM STEP_MS DL_PCT the TensorBoard plugin's figures for a ResNet-50 trace
   check_page.py diff DOM B_MS A_MS B_DL A_DL   a diff page's bucket table against the plugin's figures
+  check_page.py job DOM TRUTH_DIR RANK  a job page against make-trace's per-rank truth and its straggler
 """
 import hashlib
 import html
@@ -200,8 +201,30 @@ def diff(dom, before_ms, after_ms, before_dl, after_dl):
         bad.append("no kernels that moved")
 
 
+def job(dom, truth_dir, straggler):
+    """The generator's straggler leads the heat map and is marked; every rank has a row whose compute share is
+    the truth's (sum of the rank's compute over the sum of its steps, within 0.1 point)."""
+    text = open(dom, encoding="utf-8").read()
+    if ('data-straggler="%s"' % straggler) not in text:
+        bad.append("the banner does not name rank %s as the straggler" % straggler)
+    rows = re.findall(r'<tr class="rank( straggler)?" data-rank="(\d+)">.*?</tr>', text, re.S)
+    if not rows or rows[0] != (" straggler", straggler):
+        bad.append("first row %s, want rank %s marked straggler" % (rows[:1], straggler))
+    truths = sorted(f for f in os.listdir(truth_dir) if f.endswith(".json"))
+    if len(rows) != len(truths):
+        bad.append("%d rank rows, %d ranks generated" % (len(rows), len(truths)))
+    for f in truths:
+        t = json.load(open(os.path.join(truth_dir, f)))
+        dur = sum(s["dur_us"] for s in t["steps"])
+        want = 100 * sum(s["buckets_us"]["compute"] for s in t["steps"]) / dur
+        m = re.search(r'<tr class="rank(?: straggler)?" data-rank="%d">.*?class="n heat" data-v="([0-9.]+)"' % t["rank"], text, re.S)
+        if m is None or abs(float(m.group(1)) - want) > 0.1:
+            bad.append("rank %d: compute %s %% on the page, %.2f %% in the truth" % (t["rank"], m and m.group(1), want))
+
+
 def main():
-    checks = {"wellformed": wellformed, "ran": ran, "source": source, "truth": truth, "tbp": tbp, "diff": diff}
+    checks = {"wellformed": wellformed, "ran": ran, "source": source, "truth": truth, "tbp": tbp, "diff": diff,
+              "job": job}
     if len(sys.argv) < 3 or sys.argv[1] not in checks:
         print(__doc__)
         return 2

@@ -4,9 +4,10 @@
 # well-formedness and external references, rendered by headless Chromium (no console error, the script ran,
 # the DOM holds the verdict and the split's numbers) and, for the generated trace, screenshotted and compared
 # with docs/html-report.png (tolerant: same size, few differing pixels; NS_UPDATE_SCREENSHOT=1 rewrites it).
-# Run from the repository root: render.sh NEXTSTEP_BINARY
+# Run from the repository root: render.sh NEXTSTEP_BINARY [JOB_SUMMARIZE (tests/job's helper: the job page)]
 set -u
 bin=$(realpath "$1")
+summarize=${2:+$(realpath "$2")}
 here=$(realpath "$(dirname "$0")")
 root=$(pwd)
 chromium=$(command -v chromium || command -v chromium-browser || true)
@@ -124,6 +125,16 @@ else
 	if "$bin" trace --html "$tmp/resnet.html" "$b" >/dev/null && render resnet50 "$tmp/resnet.html" &&
 		python3 "$here/check_page.py" tbp "$tmp/resnet50.dom" 177.6 33.4 &&
 		python3 "$here/check_page.py" source "$tmp/resnet50.dom" "$b"; then ok; else ko resnet50; fi
+	# An 8-rank job with a straggler (rank 5): the heat map against the generator's per-rank truth.
+	if [ -n "$summarize" ]; then
+		mkdir -p "$tmp/job/t" "$tmp/job/truth"
+		"$tools/make-trace" --out "$tmp/job/t/job.json" --truth "$tmp/job/truth/job.truth.json" --ranks 8 \
+			--straggler 5 --steps 2 --seed 3 >/dev/null 2>&1
+		if "$summarize" "$tmp"/job/t/* >"$tmp/job/s.ndjson" &&
+			"$bin" job --html "$tmp/job.html" "$tmp/job/s.ndjson" >/dev/null && render job "$tmp/job.html" &&
+			python3 "$here/check_page.py" job "$tmp/job.dom" "$tmp/job/truth" 5 &&
+			python3 "$here/check_page.py" source "$tmp/job.dom" "$tmp/job/s.ndjson"; then ok; else ko job; fi
+	fi
 	if "$bin" diff --html "$tmp/diff.html" "$b" "$a" >/dev/null && render diff "$tmp/diff.html" &&
 		python3 "$here/check_page.py" diff "$tmp/diff.dom" 177.6 141.1 33.4 0.8 &&
 		python3 "$here/check_page.py" source "$tmp/diff.dom" "$b" "$a"; then ok; else ko diff; fi

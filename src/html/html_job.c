@@ -1,0 +1,168 @@
+/* The job page: the job's verdict (the straggler when there is one), the ranks as a heat map (each bucket's
+ * share of the rank's step, shaded against the largest in its column; the straggler's row marked), and each
+ * rank's exposed comm split into waiting for the last rank and transfer. At most HTML_JOB_RANKS_MAX rows: the
+ * slowest ranks first. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_private.h"
+#include "util/palette.h"
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static int cmp_slowest(const void *a, const void *b)
+{
+	const job_rank_result *x = *(const job_rank_result *const *)a,
+	                      *y = *(const job_rank_result *const *)b;
+
+	if (x->straggler != y->straggler)
+		return x->straggler ? -1 : 1;
+	if (x->median_step_ns != y->median_step_ns)
+		return x->median_step_ns < y->median_step_ns ? 1 : -1;
+	return (x->src->rank > y->src->rank) - (x->src->rank < y->src->rank);
+}
+
+typedef struct {
+	double max[REGIME_COUNT + 2]; /* largest share per column: the buckets, waiting, transfer */
+} column_max;
+
+static double share_of(const job_rank_result *r, int col)
+{
+	const split_window *w = &r->overall;
+
+	if (col < REGIME_COUNT)
+		return pct(w->bucket_ns[col], w->dur_ns);
+	return pct(w->cause_ns[col == REGIME_COUNT ? CAUSE_WAIT : CAUSE_COMM_TRANSFER], w->dur_ns);
+}
+
+static void put_cell(html_page *p, double v, double max, ns_regime b)
+{
+	const ns_colour *c = ns_palette_bucket((int)b);
+	double a = max > 0.0 ? 0.08 + 0.62 * v / max : 0.0; /* never so dark that the number is unreadable */
+
+	hp_printf(p,
+	          "<td class=\"n heat\" data-v=\"%.4f\" style=\"background:rgba(%d,%d,%d,%.2f)\">%.1f%%</td>",
+	          v, c->r, c->g, c->b, a, v);
+}
+
+static void put_rank_row(html_page *p, const job_result *res, const job_rank_result *r, const column_max *m)
+{
+	hp_printf(p,
+	          "<tr class=\"rank%s\" data-rank=\"%" PRId64 "\"><td>%" PRId64
+	          "%s</td><td class=\"n\" data-v=\"%.6f\">%.3f</td>",
+	          r->straggler ? " straggler" : "", r->src->rank, r->src->rank,
+	          r->straggler ? " <b>straggler</b>" : "", (double)r->median_step_ns / 1e6,
+	          (double)r->median_step_ns / 1e6);
+	for (int b = 0; b < REGIME_COUNT; b++)
+		put_cell(p, share_of(r, b), m->max[b], (ns_regime)b);
+	if (res->split) {
+		put_cell(p, share_of(r, REGIME_COUNT), m->max[REGIME_COUNT], REGIME_COMM);
+		put_cell(p, share_of(r, REGIME_COUNT + 1), m->max[REGIME_COUNT + 1], REGIME_COMM);
+		if (r->waited_for >= 0)
+			hp_printf(p, "<td class=\"n\">%" PRId64 "</td>", r->waited_for);
+		else
+			hp_puts(p, "<td></td>");
+	}
+	hp_puts(p, "</tr>\n");
+}
+
+static void put_heat_map(html_page *p, const job_result *res, const job_rank_result **order, size_t shown)
+{
+	column_max m;
+
+	memset(&m, 0, sizeof(m));
+	for (size_t i = 0; i < shown; i++)
+		for (int c = 0; c < REGIME_COUNT + 2; c++)
+			if (share_of(order[i], c) > m.max[c])
+				m.max[c] = share_of(order[i], c);
+	hp_puts(
+	    p, "<h3>Ranks</h3>\n<p class=\"note\">Each bucket's share of the rank's step; the darker the "
+	       "cell, the "
+	       "closer to the largest share in its column. Stragglers first, then the slowest ranks. Click a "
+	       "column to sort.</p>\n<table class=\"job-ranks sortable\"><thead><tr><th>rank</th><th "
+	       "class=\"n\">"
+	       "median step ms</th>");
+	for (int b = 0; b < REGIME_COUNT; b++)
+		hp_printf(p, "<th class=\"n\">%s</th>", regime_name((ns_regime)b));
+	if (res->split)
+		hp_puts(p, "<th class=\"n\">comm: waiting</th><th class=\"n\">comm: transfer</th>"
+		           "<th class=\"n\">waited for rank</th>");
+	hp_puts(p, "</tr></thead><tbody>\n");
+	for (size_t i = 0; i < shown; i++)
+		put_rank_row(p, res, order[i], &m);
+	hp_puts(p, "</tbody></table>\n");
+	if (shown < res->nranks)
+		hp_printf(p, "<p class=\"note\">%zu more ranks left out (the slowest %zu are shown).</p>\n",
+		          res->nranks - shown, shown);
+}
+
+static void put_straggler_banner(html_page *p, const job_result *res, const ns_verdict *v,
+                                 const ns_routes *routes)
+{
+	const job_straggler *s = &res->strag[0];
+	const ns_route *route = &routes->route[s->bucket];
+
+	hp_printf(p,
+	          "<div class=\"banner\" style=\"--c:%s\" data-regime=\"straggler\" data-straggler=\"%" PRId64
+	          "\">\n"
+	          "<p><span class=\"regime\">straggler-bound</span>: rank %" PRId64
+	          ", %s %.0f%% of its step against a "
+	          "median of %.0f%% on the other ranks (%.3f ms more per step outside comm)</p>\n<p "
+	          "class=\"fix\">Fix: ",
+	          hp_bucket_colour(s->bucket), s->rank, s->rank, regime_name(s->bucket), s->share * 100.0,
+	          s->median_share * 100.0, (double)s->excess_ns / 1e6);
+	hp_text(p, route->fix, 400);
+	hp_puts(p, "</p>\n<p>Course module: <span class=\"module\">");
+	hp_text(p, route->module, 200);
+	hp_puts(p, "</span></p>\n</div>\n");
+	(void)v;
+}
+
+void html_inputs(html_page *p, const html_source *src, size_t n, size_t more)
+{
+	hp_printf(p, "<details class=\"inputs\"%s><summary>Inputs</summary>\n", n + more <= 8 ? " open" : "");
+	for (size_t i = 0; i < n; i++)
+		hp_source(p, &src[i]);
+	if (more > 0)
+		hp_printf(p, "<p class=\"note\">and %zu more.</p>\n", more);
+	hp_puts(p, "</details>\n");
+}
+
+ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v, const ns_routes *routes,
+                   ns_error *err)
+{
+	const job_rank_result **order = malloc((res->nranks > 0 ? res->nranks : 1) * sizeof(*order));
+	size_t shown = res->nranks < HTML_JOB_RANKS_MAX ? res->nranks : HTML_JOB_RANKS_MAX;
+
+	if (order == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
+	for (size_t i = 0; i < res->nranks; i++)
+		order[i] = &res->rank[i];
+	qsort(order, res->nranks, sizeof(*order), cmp_slowest);
+	hp_printf(p, "<article class=\"job\" id=\"s%u\">\n<h2>Job: %zu rank%s</h2>\n", p->sections++,
+	          res->nranks, res->nranks == 1 ? "" : "s");
+	if (res->nstrag > 0)
+		put_straggler_banner(p, res, v, routes);
+	else
+		hp_banner(p, NULL, v, routes);
+	if (res->split)
+		hp_printf(p,
+		          "<p class=\"summary\">Exposed communication split into waiting for the last rank "
+		          "to arrive "
+		          "and transfer: waiting is %.1f%% of the step (median over ranks), aligned on %zu "
+		          "collectives.</p>\n",
+		          res->wait_share * 100.0, res->matched);
+	else {
+		hp_puts(p, "<p class=\"summary\">Waiting and transfer not told apart: ");
+		hp_text(p, res->why_not, sizeof(res->why_not));
+		hp_puts(p, "</p>\n");
+	}
+	put_heat_map(p, res, order, shown);
+	hp_puts(p, "</article>\n");
+	free((void *)order);
+	return NS_OK;
+}
