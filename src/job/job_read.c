@@ -13,6 +13,9 @@
 
 /* Integers beyond this are not exact in a JSON number read as a double. */
 #define EXACT_MAX 9007199254740992.0
+/* Times are offsets from t0 within this (52 days of nanoseconds), so that written again from their earliest
+ * time they still fit in EXACT_MAX. */
+#define TIME_OFFSET_MAX 4503599627370496LL
 
 typedef struct {
 	ns_error *err;
@@ -59,7 +62,8 @@ static ns_status get_time(reader *r, const cJSON *obj, const char *key, int64_t 
 
 	if (st != NS_OK)
 		return st;
-	if ((off > 0 && r->t0 > INT64_MAX - off) || (off < 0 && r->t0 < INT64_MIN - off))
+	if (off > TIME_OFFSET_MAX || off < -TIME_OFFSET_MAX || (off > 0 && r->t0 > INT64_MAX - off) ||
+	    (off < 0 && r->t0 < INT64_MIN - off))
 		return bad(r, "time out of range");
 	*out = r->t0 + off;
 	return NS_OK;
@@ -203,8 +207,10 @@ static ns_status read_pieces(reader *r, const cJSON *c, split_collective *out)
 				return bad(r, "a piece holds a non-integer");
 			v[i++] = (int64_t)e->valuedouble;
 		}
-		if ((v[0] > 0 && r->t0 > INT64_MAX - v[0]) || (v[0] < 0 && r->t0 < INT64_MIN - v[0]) ||
-		    (v[1] > 0 && r->t0 > INT64_MAX - v[1]) || (v[1] < 0 && r->t0 < INT64_MIN - v[1]))
+		if (v[0] > TIME_OFFSET_MAX || v[0] < -TIME_OFFSET_MAX || v[1] > TIME_OFFSET_MAX ||
+		    v[1] < -TIME_OFFSET_MAX || (v[0] > 0 && r->t0 > INT64_MAX - v[0]) ||
+		    (v[0] < 0 && r->t0 < INT64_MIN - v[0]) || (v[1] > 0 && r->t0 > INT64_MAX - v[1]) ||
+		    (v[1] < 0 && r->t0 < INT64_MIN - v[1]))
 			return bad(r, "a piece's time out of range");
 		v[0] += r->t0;
 		v[1] += r->t0;

@@ -213,19 +213,28 @@ static void put_device(sbuf *b, const job_device *d, int64_t t0)
 	put(b, "]}");
 }
 
-/* The earliest time in the summary, so that every written offset is small and non-negative. */
+static int64_t min_i64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The earliest time in the summary, so that every written offset is non-negative (and, for a summary read
+ * back, within the 2^53 a JSON number holds exactly: the reader keeps times within 2^52 of its t0). */
 static int64_t summary_t0(const job_rank *k)
 {
 	int64_t t0 = INT64_MAX;
 
 	for (size_t i = 0; i < k->ndev; i++) {
 		const job_device *d = &k->dev[i];
-		if (d->overall.start_ns < t0)
-			t0 = d->overall.start_ns;
-		if (d->nsteps > 0 && d->steps[0].start_ns < t0)
-			t0 = d->steps[0].start_ns;
-		if (d->ncoll > 0 && d->coll[0].start_ns < t0)
-			t0 = d->coll[0].start_ns;
+		t0 = min_i64(t0, d->overall.start_ns);
+		for (size_t s = 0; s < d->nsteps; s++)
+			t0 = min_i64(t0, d->steps[s].start_ns);
+		for (size_t c = 0; c < d->ncoll; c++) {
+			t0 = min_i64(t0, d->coll[c].start_ns);
+			t0 = min_i64(t0, d->coll[c].end_ns);
+			for (unsigned p = 0; p < d->coll[c].npieces; p++)
+				t0 = min_i64(t0, d->coll[c].piece[p].start_ns);
+		}
 	}
 	return t0 == INT64_MAX ? 0 : t0;
 }

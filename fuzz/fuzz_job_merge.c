@@ -1,0 +1,59 @@
+/* Feeds arbitrary bytes, split into lines, to the job merger the way `nextstep job` does: every line that
+ * reads as a summary is added, then the job is finished. Whatever the summaries say, the result must hold:
+ * waiting and transfer partition each rank's exposed comm, waiting is never negative, stragglers are ranks of
+ * the job. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstep/job.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(const job_result *res)
+{
+	for (size_t i = 0; i < res->nranks; i++) {
+		const job_rank_result *r = &res->rank[i];
+		const split_window *w = &r->overall;
+		int64_t exposed =
+		    r->src->ndev > 0 ? r->src->dev[r->device].overall.cause_ns[CAUSE_EXPOSED] : 0;
+		if (w->cause_ns[CAUSE_WAIT] < 0 || w->cause_ns[CAUSE_COMM_TRANSFER] < 0)
+			abort();
+		if (res->split && w->cause_ns[CAUSE_WAIT] + w->cause_ns[CAUSE_COMM_TRANSFER] != exposed)
+			abort();
+		if (i > 0 && res->rank[i - 1].src->rank >= r->src->rank)
+			abort(); /* sorted, each rank once */
+	}
+	if (res->nstrag > res->nranks)
+		abort();
+	for (size_t i = 0; i < res->nstrag; i++)
+		if (res->strag[i].bucket == REGIME_COMM || res->strag[i].excess_ns <= 0)
+			abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	job_merge *m = job_merge_new();
+	job_result *res = NULL;
+	const char *p = (const char *)data, *end = p + size;
+	ns_error err;
+
+	if (m == NULL)
+		abort();
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl != NULL ? nl : end) - p);
+		job_rank *k = NULL;
+		ns_error_clear(&err);
+		if (job_rank_from_ndjson(p, len, &k, &err) == NS_OK)
+			(void)job_merge_add(m, k, &err);
+		p += len + (nl != NULL);
+	}
+	ns_error_clear(&err);
+	if (job_merge_finish(m, &res, &err) == NS_OK) {
+		check(res);
+		job_result_free(res);
+	}
+	job_merge_free(m);
+	return 0;
+}

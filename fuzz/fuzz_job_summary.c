@@ -1,0 +1,56 @@
+/* Feeds arbitrary bytes to the rank-summary reader the way `nextstep job` reads one line. A good summary must
+ * write back to a line that reads again to the same line (the form is stable), and merge on its own; a bad
+ * one must end as an error with a message. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstep/job.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void merge_alone(job_rank *k)
+{
+	job_merge *m = job_merge_new();
+	job_result *res = NULL;
+	ns_error err;
+
+	if (m == NULL)
+		abort();
+	ns_error_clear(&err);
+	if (job_merge_add(m, k, &err) == NS_OK && job_merge_finish(m, &res, &err) == NS_OK) {
+		if (res->nranks != 1 || res->nstrag != 0 || res->split)
+			abort(); /* one rank: nobody to compare with */
+		job_result_free(res);
+	} else if (err.msg[0] == '\0') {
+		abort();
+	}
+	job_merge_free(m);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	job_rank *k = NULL, *again = NULL;
+	char *line, *line2;
+	ns_error err;
+
+	ns_error_clear(&err);
+	if (job_rank_from_ndjson((const char *)data, size, &k, &err) != NS_OK) {
+		if (err.msg[0] == '\0' || k != NULL)
+			abort();
+		return 0;
+	}
+	line = job_rank_to_ndjson(k);
+	if (line == NULL)
+		abort();
+	if (job_rank_from_ndjson(line, strlen(line), &again, &err) != NS_OK)
+		abort();
+	line2 = job_rank_to_ndjson(again);
+	if (line2 == NULL || strcmp(line, line2) != 0)
+		abort();
+	free(line);
+	free(line2);
+	job_rank_free(again);
+	merge_alone(k);
+	return 0;
+}
