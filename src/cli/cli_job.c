@@ -88,12 +88,31 @@ static void verdict_of(const cli_config *cfg, const split_window *w, ns_verdict 
 	classify_profile(&p, &cfg->classify, v);
 }
 
+/* The median split has no causes of its own: its bucket takes the route of the cause that dominates that
+ * bucket on most ranks (comm mostly waiting on most ranks routes to comm.wait's fix). */
+static void median_cause_route(const cli_config *cfg, const job_result *res, ns_regime b, ns_routes *routes)
+{
+	size_t votes[CAUSE_COUNT] = {0};
+
+	for (size_t i = 0; i < res->nranks; i++) {
+		const split_window *w = &res->rank[i].overall;
+		for (int k = 0; k < CAUSE_COUNT; k++)
+			if (cause_bucket((ns_cause)k) == b && w->bucket_ns[b] > 0 &&
+			    (double)w->cause_ns[k] >= JOB_CAUSE_MAJORITY * (double)w->bucket_ns[b])
+				votes[k]++;
+	}
+	for (int k = 0; k < CAUSE_COUNT; k++)
+		if (2 * votes[k] > res->nranks && cfg->routes.cause[k].fix != NULL)
+			routes->route[b] = cfg->routes.cause[k];
+}
+
 /* The job verdict: the straggler's bucket with its share, else the median split's verdict. */
 static void job_verdict(const cli_config *cfg, const job_result *res, ns_verdict *v, ns_routes *routes)
 {
 	*routes = cfg->routes;
 	if (res->nstrag == 0) {
 		classify_profile(&res->median, &cfg->classify, v);
+		median_cause_route(cfg, res, v->regime, routes);
 		return;
 	}
 	/* The straggler's own split, its slow bucket as the regime: the job's step time is that rank's. */

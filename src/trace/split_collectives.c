@@ -10,7 +10,8 @@ static void copy_text(char *dst, size_t size, ns_str src)
 {
 	size_t n = src.len < size - 1 ? src.len : size - 1;
 
-	memcpy(dst, src.ptr, n);
+	if (n > 0) /* an absent string has no pointer */
+		memcpy(dst, src.ptr, n);
 	dst[n] = '\0';
 }
 
