@@ -34,6 +34,14 @@ typedef enum {
 typedef enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } cli_color;
 typedef enum { PROGRESS_AUTO, PROGRESS_ALWAYS, PROGRESS_NEVER } cli_progress;
 
+/* What `nextstep trace` prints for the files of one job (the ranks named by distributedInfo). */
+typedef enum {
+	TRACE_AUTO,     /* the job report when the files are ranks of one job, else a report per file */
+	TRACE_PER_RANK, /* --per-rank: a report per file, as for unrelated traces */
+	TRACE_ONE_RANK, /* --rank N: only rank N's report */
+	TRACE_SUMMARY   /* --summary: one NDJSON summary line per rank, for `nextstep job` */
+} trace_output;
+
 /* At most this many --device-file overlays, applied in order. */
 #define DEVICE_FILES_MAX 16
 /* Largest --top accepted. */
@@ -74,8 +82,10 @@ typedef struct {
 	const char *step_marker; /* --step-marker REGEX */
 	size_t top;
 	cli_progress progress;
-	int min_quality; /* --min-quality: the lowest quality_grade that exits 0 (default: unfit, any) */
-	unsigned jobs; /* -j: files read at once; 0 = one per online processor */
+	int min_quality;     /* --min-quality: the lowest quality_grade that exits 0 (default: unfit, any) */
+	unsigned jobs;       /* -j: files read at once; 0 = one per online processor */
+	trace_output output; /* what several ranks of one job get: the job report unless an option says */
+	long long only_rank; /* --rank N */
 	/* trace --roofline and roofline */
 	const char *device, *dtype;
 	const char *device_files[DEVICE_FILES_MAX];

@@ -12,6 +12,7 @@
 #include "cli_options.h"
 #include "cli_parallel.h"
 #include "nextstep/devices.h"
+#include "nextstep/job.h"
 #include "nextstep/parse_flags.h"
 #include "nextstep/trace_split.h"
 #include "nextstep/units.h"
@@ -81,6 +82,41 @@ static int parse_jobs(cli_config *c, const char *arg)
 		                       CLI_WORKERS_MAX, arg);
 	c->jobs = (unsigned)v;
 	return -1;
+}
+
+/* --per-rank, --rank N, --summary: one of them at most. */
+static int set_output(cli_config *c, trace_output out, const char *arg)
+{
+	char *end;
+
+	if (c->output != TRACE_AUTO)
+		return cli_usage_error(c->mode, "give one of --per-rank, --rank and --summary");
+	c->output = out;
+	if (out != TRACE_ONE_RANK)
+		return -1;
+	errno = 0;
+	c->only_rank = strtoll(arg, &end, 10);
+	if (errno != 0 || end == arg || *end != '\0' || c->only_rank < 0 || c->only_rank >= JOB_MAX_RANKS)
+		return cli_usage_error(c->mode, "--rank must be a rank number from 0 to %d, not '%.40s'",
+		                       JOB_MAX_RANKS - 1, arg);
+	return -1;
+}
+
+/* The options of reading several files: -j and what the ranks of a job get. */
+static int files_option(cli_config *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_JOBS:
+		return parse_jobs(c, arg);
+	case OPT_PER_RANK:
+		return set_output(c, TRACE_PER_RANK, arg);
+	case OPT_RANK:
+		return set_output(c, TRACE_ONE_RANK, arg);
+	case OPT_SUMMARY:
+		return set_output(c, TRACE_SUMMARY, arg);
+	default:
+		return -2;
+	}
 }
 
 static int enum_option(cli_config *c, const char *flag, const char *arg, const char *const words[3], int *out)
@@ -207,8 +243,6 @@ static int trace_option(cli_config *c, int opt, const char *arg)
 		return -1;
 	case OPT_DEVICE_FILE:
 		return add_device_file(c, arg);
-	case OPT_JOBS:
-		return parse_jobs(c, arg);
 	case OPT_PROGRESS:
 		c->progress = PROGRESS_ALWAYS;
 		return -1;
@@ -316,6 +350,8 @@ int cli_config_set(cli_config *c, int opt, const char *arg)
 		rc = router_option(c, opt, arg);
 	if (rc == -2)
 		rc = trace_option(c, opt, arg);
+	if (rc == -2)
+		rc = files_option(c, opt, arg);
 	if (rc == -2)
 		rc = time_option(c, opt, arg);
 	if (rc == -2)

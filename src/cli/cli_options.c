@@ -57,6 +57,11 @@ static const cli_option_row rows[] = {
      "exit 4 when a trace's quality is below G: good or degraded"},
     {"Trace", "jobs", required_argument, OPT_JOBS, M_TRACE, "N",
      "read N files at once (default: one per processor online); the output\nis the same for every N"},
+    {"Trace", "per-rank", no_argument, OPT_PER_RANK, M_TRACE, NULL,
+     "the ranks of a job reported each on its own, not as one job"},
+    {"Trace", "rank", required_argument, OPT_RANK, M_TRACE, "N", "only rank N's report, in full"},
+    {"Trace", "summary", no_argument, OPT_SUMMARY, M_TRACE, NULL,
+     "one NDJSON summary line per rank instead of a report, for 'nextstep job'"},
     {"Trace", "progress", no_argument, OPT_PROGRESS, M_TRACES, NULL,
      "show reading progress on stderr even when it is not a terminal"},
     {"Trace", "no-progress", no_argument, OPT_NO_PROGRESS, M_TRACES, NULL,
@@ -173,7 +178,8 @@ static const cli_subcommand subcommands[] = {
      "dataloader, overhead and idle time, and routes the split like the router does. FILE is a JSON\n"
      "trace, plain or gzip; DIR stands for the trace files in it (*.json, *.json.gz, by name; -v names\n"
      "the entries left out); '-' (or no FILE with stdin not a terminal) reads stdin. Several files are\n"
-     "read at once (-j) and each reported in the order given, labelled with its name.\n",
+     "read at once (-j) and each reported in the order given, labelled with its name; the ranks of one\n"
+     "job (distributedInfo) get one job report instead.\n",
      "Exit status: 0 routed; 1 a bad trace or rules file (the other FILEs still reported); 2 usage error;\n"
      "4 a trace's quality below --min-quality (and no bad input).\n"},
     {"roofline", MODE_ROOFLINE, cli_roofline_run,

@@ -14,6 +14,8 @@
 #include "cli_html.h"
 #include "cli_options.h"
 #include "cli_parallel.h"
+#include "cli_trace_job.h"
+#include "nextstep/job.h"
 #include "nextstep/kernel_rules.h"
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_read.h"
@@ -272,8 +274,23 @@ static void analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, tra
 		cli_html_digest_finish(&d->digest, in, &d->src);
 }
 
-/* Reports what analyse() made: the --html section, the report or the error. Returns an exit status. */
-static int report(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled, trace_done *d)
+/* --html: what analyse() made, as the page's next section. Returns an exit status (EXIT_ROUTED when the trace
+ * was bad: report_text() says so). */
+static int report_page(cli_trace_session *s, FILE *msgs, const char *where, trace_done *d)
+{
+	if (s->html == NULL || d->st != NS_OK)
+		return EXIT_ROUTED;
+	d->err.offset = -1;
+	if ((d->st = write_html(s, &d->src, &d->res, &d->roof_report, &d->err)) == NS_OK)
+		return EXIT_ROUTED;
+	report_trace_error(msgs, where, &d->err);
+	d->st = NS_OK; /* said: report_text() leaves the text out, as the page is incomplete */
+	return EXIT_BAD_INPUT;
+}
+
+/* What analyse() made, as the text report (or the error). Returns an exit status. */
+static int report_text(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled,
+                       trace_done *d)
 {
 	cli_config *c = s->cfg;
 	report_options o = {&c->classify, &c->routes, &c->format, where, c->steps, c->top, cli_report_hints};
@@ -286,9 +303,7 @@ static int report(cli_trace_session *s, const trace_sink *k, const char *where, 
 		return EXIT_BAD_INPUT;
 	}
 	d->err.offset = -1;
-	if (s->html != NULL)
-		st = write_html(s, &d->src, &d->res, &d->roof_report, &d->err);
-	if (st == NS_OK && !cli_html_to_stdout(c)) /* with --html - the page is all stdout holds */
+	if (!cli_html_to_stdout(c)) /* with --html - the page is all stdout holds */
 		st = print_labelled(s, k->out, where, labelled, &d->res, &o, &d->roof_report, &d->err);
 	if (st != NS_OK) { /* out of memory or a write error while printing: the output is incomplete */
 		report_trace_error(k->msgs, where, &d->err);
@@ -296,6 +311,14 @@ static int report(cli_trace_session *s, const trace_sink *k, const char *where, 
 	}
 	/* a trace below --min-quality is still reported in full; only the exit status says so */
 	return (int)d->res.quality.grade > c->min_quality ? EXIT_QUALITY : EXIT_ROUTED;
+}
+
+/* The page's section, then the text report unless writing the page failed. */
+static int report(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled, trace_done *d)
+{
+	int rc = report_page(s, k->msgs, where, d);
+
+	return rc != EXIT_ROUTED ? rc : report_text(s, k, where, labelled, d);
 }
 
 int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
@@ -311,12 +334,15 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 }
 
 /* One file's result, kept until its turn to be written: what it prints and its messages, in memory; with
- * --html the split itself (done), reported on the caller's thread into the page. */
+ * --html the split itself (done), reported on the caller's thread into the page; the rank it is. */
 typedef struct {
 	char *out, *msgs;
 	size_t out_len, msgs_len;
 	int rc;
 	trace_done *done;
+	job_rank *summary; /* the job's summary of a rank, when the output needs one */
+	bool has_rank;
+	int64_t rank;
 } trace_task;
 
 /* One invocation over many files. */
@@ -327,8 +353,48 @@ typedef struct {
 	unsigned workers;
 	trace_task *task;
 	cli_progress_set *progress;
+	trace_job *job;    /* TRACE_AUTO: the ranks seen so far */
+	size_t rank_shown; /* TRACE_ONE_RANK: files that were the rank asked for */
 	int rc;
 } trace_run;
+
+/* The summary of a rank: for the job (TRACE_AUTO, ranks only) or as the output (--summary, where a file
+ * that names no rank is an error). Returns an exit status. */
+static int make_summary(trace_run *r, trace_task *t, const trace_sink *k, const char *where, trace_done *d)
+{
+	trace_output mode = r->s->cfg->output;
+	char *line;
+	ns_error err;
+
+	t->has_rank = d->st == NS_OK && d->res.has_rank;
+	t->rank = d->res.rank;
+	if (d->st != NS_OK || (mode != TRACE_AUTO && mode != TRACE_SUMMARY) ||
+	    (!t->has_rank && mode == TRACE_AUTO))
+		return EXIT_ROUTED;
+	ns_error_clear(&err);
+	if (!t->has_rank) {
+		fprintf(k->msgs,
+		        "nextstep: %s: no rank (distributedInfo) in this trace: a summary is one rank's\n",
+		        where);
+		return EXIT_BAD_INPUT;
+	}
+	if (job_rank_from_split(&d->res, where, &t->summary, &err) != NS_OK) {
+		report_trace_error(k->msgs, where, &err);
+		return EXIT_BAD_INPUT;
+	}
+	if (mode != TRACE_SUMMARY)
+		return EXIT_ROUTED;
+	line = job_rank_to_ndjson(t->summary);
+	job_rank_free(t->summary);
+	t->summary = NULL;
+	if (line == NULL) {
+		fprintf(k->msgs, "nextstep: %s: out of memory\n", where);
+		return EXIT_BAD_INPUT;
+	}
+	fprintf(k->out, "%s\n", line);
+	free(line);
+	return EXIT_ROUTED;
+}
 
 /* Reads file i; reports it into the task's memory, or keeps it for the page (--html). */
 static int run_file(trace_run *r, trace_task *t, const trace_sink *k, ns_input *in)
@@ -342,11 +408,16 @@ static int run_file(trace_run *r, trace_task *t, const trace_sink *k, ns_input *
 		return EXIT_BAD_INPUT;
 	}
 	analyse(r->s, k, in, d);
-	if (r->s->html != NULL) {
+	rc = make_summary(r, t, k, where, d);
+	if (r->s->cfg->output == TRACE_SUMMARY) {
+		if (d->st != NS_OK) /* the summary is the output; a bad trace gets its error */
+			rc = report_text(r->s, k, where, false, d);
+	} else if (r->s->html != NULL) {
 		t->done = d; /* reported by emit_task() */
-		return EXIT_ROUTED;
+		return rc;
+	} else {
+		rc = cli_worse_exit(rc, report(r->s, k, where, r->files->n > 1, d));
 	}
-	rc = report(r->s, k, where, r->files->n > 1, d);
 	trace_done_free(d);
 	free(d);
 	return rc;
@@ -380,26 +451,70 @@ static void run_task(void *ctx, size_t i, unsigned worker)
 		fclose(msgs);
 }
 
+/* --html, on the caller's thread in input order: the page's section now, the text report into the task as a
+ * worker would have made it. */
+static void emit_page(trace_run *r, trace_task *t)
+{
+	trace_done *d = t->done;
+	FILE *out = open_memstream(&t->out, &t->out_len);
+	FILE *msgs = open_memstream(&t->msgs, &t->msgs_len);
+	trace_sink k = {NULL, out, msgs, NULL};
+	int rc = report_page(r->s, stderr, d->src.name, d);
+
+	free(t->out); /* empty: the worker left the report to this */
+	free(t->msgs);
+	if (out == NULL || msgs == NULL) {
+		fprintf(stderr, "nextstep: %s: out of memory\n", d->src.name);
+		rc = EXIT_BAD_INPUT;
+	} else if (rc == EXIT_ROUTED) {
+		rc = report_text(r->s, &k, d->src.name, r->files->n > 1, d);
+	}
+	if (out != NULL)
+		fclose(out);
+	if (msgs != NULL)
+		fclose(msgs);
+	t->rc = cli_worse_exit(t->rc, rc);
+	trace_done_free(d);
+	free(d);
+	t->done = NULL;
+}
+
+/* The task's text, by what the output is: now, kept until the job is known (from the first rank on), or not
+ * at all (another rank's, with --rank). */
+static void emit_text(trace_run *r, trace_task *t)
+{
+	trace_output mode = r->s->cfg->output;
+
+	if (mode == TRACE_AUTO && (t->summary != NULL || trace_job_holding(r->job))) {
+		if (!trace_job_add(r->job, t->summary, t->out, t->out_len)) {
+			fputs("nextstep: out of memory\n", stderr);
+			t->rc = EXIT_BAD_INPUT;
+		}
+		t->summary = NULL;
+		t->out = NULL; /* the job has them */
+		return;
+	}
+	if (mode == TRACE_ONE_RANK && !(t->has_rank && t->rank == r->s->cfg->only_rank))
+		return;
+	r->rank_shown += t->has_rank;
+	if (t->out_len > 0)
+		fwrite(t->out, 1, t->out_len, stdout);
+}
+
 /* On the caller's thread, in input order: writes file i's report and messages (and its page section). */
 static bool emit_task(void *ctx, size_t i)
 {
 	trace_run *r = ctx;
 	trace_task *t = &r->task[i];
-	trace_sink k = {NULL, stdout, stderr, NULL};
 	bool ok;
 
 	cli_progress_set_hold(r->progress);
-	if (t->out_len > 0)
-		fwrite(t->out, 1, t->out_len, stdout);
+	if (t->done != NULL)
+		emit_page(r, t);
+	emit_text(r, t);
 	if (t->msgs_len > 0) {
 		fflush(stdout);
 		fwrite(t->msgs, 1, t->msgs_len, stderr);
-	}
-	if (t->done != NULL) {
-		t->rc = report(r->s, &k, t->done->src.name, r->files->n > 1, t->done);
-		trace_done_free(t->done);
-		free(t->done);
-		t->done = NULL;
 	}
 	free(t->out);
 	free(t->msgs);
@@ -437,6 +552,7 @@ static void trace_run_free(trace_run *r)
 		if (r->task[i].done != NULL)
 			trace_done_free(r->task[i].done);
 		free(r->task[i].done);
+		job_rank_free(r->task[i].summary);
 	}
 	free(r->task);
 	cli_progress_set_end(r->progress);
@@ -466,8 +582,18 @@ static int trace_files(cli_trace_session *s, const cli_file_list *files)
 	if ((rc = worker_rules(&r)) < 0) {
 		if (files->n > 1)
 			r.progress = cli_progress_set_start(c->progress, files->path, files->n);
+		if (c->output == TRACE_AUTO && (r.job = trace_job_new()) == NULL) {
+			fputs("nextstep: out of memory\n", stderr);
+			trace_run_free(&r);
+			return EXIT_BAD_INPUT;
+		}
 		cli_pool_run(files->n, r.workers, run_task, emit_task, &r);
-		rc = r.rc;
+		rc = cli_worse_exit(r.rc, trace_job_finish(r.job, c));
+		r.job = NULL;
+		if (c->output == TRACE_ONE_RANK && r.rank_shown == 0) {
+			fprintf(stderr, "nextstep: no trace is rank %lld\n", c->only_rank);
+			rc = cli_worse_exit(rc, EXIT_BAD_INPUT);
+		}
 	}
 	trace_run_free(&r);
 	return rc;
@@ -493,6 +619,9 @@ int cli_trace_run(cli_config *c)
 
 	if (c->noperands == 0 && isatty(STDIN_FILENO))
 		return cli_usage_error(MODE_TRACE, "trace: give a trace FILE or DIR (or - for stdin)");
+	if (c->output == TRACE_SUMMARY && c->html_path != NULL)
+		return cli_usage_error(MODE_TRACE,
+		                       "--summary writes summaries, not a page: leave out --html");
 	if ((rc = cli_trace_session_open(c, &s)) >= 0)
 		return rc;
 	if ((rc = cli_html_open(c, "nextstep trace report", &html)) >= 0) {
@@ -503,6 +632,8 @@ int cli_trace_run(cli_config *c)
 	expanded = c->noperands > 0
 	               ? cli_files_expand(c->operands, (size_t)c->noperands, c->format.verbose, &files)
 	               : cli_files_expand(stdin_operand, 1, false, &files);
+	if (c->output == TRACE_AUTO && cli_html_to_stdout(c))
+		c->output = TRACE_PER_RANK; /* the page is all stdout holds: no job report beside it */
 	if (!stdin_once(&files))
 		rc = cli_usage_error(MODE_TRACE, "'-' (stdin) can be read once only");
 	else
