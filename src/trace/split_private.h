@@ -278,6 +278,7 @@ struct step_hold {
 	int64_t *gpu_end;   /* per step, the end of the GPU work launched in it (INT64_MIN: none) */
 	int64_t *gpu_first; /* per step, the start of the first GPU work launched in it (INT64_MAX: none) */
 	bool active;        /* host steps: GPU work is placed by its launch */
+	size_t last;        /* the step of the previous record (a hint) */
 };
 ns_status split_steps_hold_begin(trace_split *s, step_hold *h, ns_error *err);
 /* Called for every GPU record with its launch time (-1: unknown): the record belongs to the step it was

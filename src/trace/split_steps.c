@@ -611,10 +611,14 @@ ns_status split_steps_hold_begin(trace_split *s, step_hold *h, ns_error *err)
 	return NS_OK;
 }
 
-/* The step whose host window [start, next start) holds t (the last: [start, end]); h->n when none. */
-static size_t host_step_of(const step_hold *h, int64_t t)
+/* The step whose host window [start, next start) holds t (the last: [start, end]); h->n when none. GPU work
+ * comes mostly in launch order, so the previous answer is tried first. */
+static size_t host_step_of(step_hold *h, int64_t t)
 {
-	size_t lo = 0, hi = h->n;
+	size_t lo = 0, hi = h->n, k = h->last;
+
+	if (k + 1 < h->n && h->steps[k].start <= t && t < h->steps[k + 1].start)
+		return k;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -625,6 +629,7 @@ static size_t host_step_of(const step_hold *h, int64_t t)
 	}
 	if (lo == 0 || (lo == h->n && t > h->steps[h->n - 1].end))
 		return h->n;
+	h->last = lo - 1;
 	return lo - 1;
 }
 
