@@ -93,6 +93,14 @@ typedef struct {
 	int64_t framed_ns; /* the cause's time with some frame open (the rest ran outside recorded Python) */
 } split_python_cause;
 
+/* The passes of a training step (docs/trace.md, "Phases"): where the host is, by the markers it records. */
+typedef enum { PASS_FORWARD, PASS_BACKWARD, PASS_OPTIMIZER, PASS_COUNT } split_pass;
+
+/* A window's host time in each pass; the rest of the window is in none of them. */
+typedef struct {
+	int64_t ns[PASS_COUNT];
+} split_pass_time;
+
 /* Time of one kernel (or memcpy/memset) name in one class on one device, inside the windows. */
 typedef struct {
 	uint32_t name_id;
@@ -172,6 +180,9 @@ typedef struct {
 	size_t phase_steps[STEP_PHASE_COUNT];     /* how many steps each phase_sum holds */
 	long outside_gpu;       /* GPU events launched outside every step, left out of every window */
 	int64_t outside_gpu_ns; /* their summed duration */
+
+	/* The passes summed over the windows in overall (all zero when the trace marks none). */
+	split_pass_time passes;
 } split_device;
 
 /* Trace quality (docs/trace.md, "Trace quality"): what in the capture limits how far its split can be
@@ -245,6 +256,9 @@ typedef struct {
 	int64_t ignored_step_pid;    /* the first such process */
 	kernel_names
 	    *marker_names; /* owned: the names of server and --step-marker markers (split_window.marker) */
+	/* Each window's passes, in window order (the same windows on every device); NULL when the profiled
+	 * process marks no forward, backward or optimizer pass. */
+	split_pass_time *passes;
 } split_result;
 
 typedef struct trace_split trace_split;

@@ -127,28 +127,53 @@ static const route_text default_host_only_routes[REGIME_COUNT] = {
          "the idle share after the change (nextstep trace -v)"},
 };
 
-#define NROUTES (REGIME_COUNT + CAUSE_COUNT + REGIME_COUNT)
+/* The findings that are not buckets. The optimizer's: a fused or foreach implementation makes the step a few
+ * large kernels instead of several per parameter; sharding the state divides its work by the ranks. */
+static const route_text default_finding_routes[FINDING_COUNT] = {
+    [FINDING_OPTIMIZER] = {"Lesson 02.11, launch overhead",
+                           "the optimizer step is a large part of the step: use a fused or foreach optimizer "
+                           "(torch.optim.AdamW(fused=True) or foreach=True), step it less often (gradient "
+                           "accumulation), or shard its state across ranks (ZeRO: FSDP, DeepSpeed ZeRO-1/2, "
+                           "ZeroRedundancyOptimizer)",
+                           "the optimizer share of the step after the change (nextstep trace -v, phases)"},
+};
+
+static const char *const finding_names[FINDING_COUNT] = {[FINDING_OPTIMIZER] = "optimizer"};
+
+const char *finding_name(ns_finding_kind f)
+{
+	return (unsigned)f < FINDING_COUNT ? finding_names[f] : NULL;
+}
+
+#define NROUTES         (REGIME_COUNT + CAUSE_COUNT + REGIME_COUNT + FINDING_COUNT)
+#define FIRST_HOST_ONLY (REGIME_COUNT + CAUSE_COUNT)
+#define FIRST_FINDING   (FIRST_HOST_ONLY + REGIME_COUNT)
 
 /* The i-th route of r: the buckets', the causes', then the host-only buckets'. */
 static ns_route *route_at(ns_routes *r, int i)
 {
 	if (i < REGIME_COUNT)
 		return &r->route[i];
-	if (i < REGIME_COUNT + CAUSE_COUNT)
+	if (i < FIRST_HOST_ONLY)
 		return &r->cause[i - REGIME_COUNT];
-	return &r->host_only[i - REGIME_COUNT - CAUSE_COUNT];
+	if (i < FIRST_FINDING)
+		return &r->host_only[i - FIRST_HOST_ONLY];
+	return &r->finding[i - FIRST_FINDING];
 }
 
 static const route_text *default_at(int i)
 {
 	if (i < REGIME_COUNT)
 		return &default_routes[i];
-	if (i < REGIME_COUNT + CAUSE_COUNT)
+	if (i < FIRST_HOST_ONLY)
 		return &default_cause_routes[i - REGIME_COUNT];
-	return &default_host_only_routes[i - REGIME_COUNT - CAUSE_COUNT];
+	if (i < FIRST_FINDING)
+		return &default_host_only_routes[i - FIRST_HOST_ONLY];
+	return &default_finding_routes[i - FIRST_FINDING];
 }
 
-static const char *const playbook_keys[] = {"routes", "causes", "replace", "name", "description", NULL};
+static const char *const playbook_keys[] = {"routes", "causes",      "findings", "replace",
+                                            "name",   "description", NULL};
 static const char *const route_keys[] = {"module", "fix", "next_check", NULL};
 
 void routes_free(ns_routes *r)
@@ -251,6 +276,30 @@ static ns_status apply_causes(ns_routes *r, const cJSON *causes, ns_error *err)
 	return NS_OK;
 }
 
+/* "findings": {"optimizer": {...}}: each overrides one finding's route. */
+static ns_status apply_findings(ns_routes *r, const cJSON *findings, ns_error *err)
+{
+	const cJSON *item;
+
+	if (findings == NULL)
+		return NS_OK;
+	if (!cJSON_IsObject(findings))
+		return ns_error_set(err, NS_ERR_VALUE,
+		                    "playbook: \"findings\" must be an object keyed by finding");
+	cJSON_ArrayForEach(item, findings)
+	{
+		int f = 0;
+		while (f < FINDING_COUNT && strcmp(item->string, finding_names[f]) != 0)
+			f++;
+		if (f == FINDING_COUNT)
+			return ns_error_set(err, NS_ERR_KEY, "playbook: unknown finding \"%s\"",
+			                    item->string);
+		if (apply_route(&r->finding[f], "findings", item->string, item, err) != NS_OK)
+			return err->status;
+	}
+	return NS_OK;
+}
+
 static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 {
 	const cJSON *routes, *replace, *item;
@@ -263,9 +312,10 @@ static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 		return err->status;
 	routes = cJSON_GetObjectItemCaseSensitive(doc, "routes");
 	replace = cJSON_GetObjectItemCaseSensitive(doc, "replace");
-	/* "routes" may be left out when the playbook only overrides causes */
+	/* "routes" may be left out when the playbook only overrides causes or findings */
 	if (!cJSON_IsObject(routes) &&
-	    (routes != NULL || cJSON_GetObjectItemCaseSensitive(doc, "causes") == NULL))
+	    (routes != NULL || (cJSON_GetObjectItemCaseSensitive(doc, "causes") == NULL &&
+	                        cJSON_GetObjectItemCaseSensitive(doc, "findings") == NULL)))
 		return ns_error_set(err, NS_ERR_VALUE,
 		                    "playbook: \"routes\" must be an object keyed by regime");
 	if (replace != NULL && !cJSON_IsBool(replace))
@@ -289,7 +339,9 @@ static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 			return ns_error_set(err, NS_ERR_VALUE,
 			                    "playbook: \"replace\": true but no route for \"%s\"",
 			                    regime_name((ns_regime)i));
-	return apply_causes(r, cJSON_GetObjectItemCaseSensitive(doc, "causes"), err);
+	if (apply_causes(r, cJSON_GetObjectItemCaseSensitive(doc, "causes"), err) != NS_OK)
+		return err->status;
+	return apply_findings(r, cJSON_GetObjectItemCaseSensitive(doc, "findings"), err);
 }
 
 static ns_status copy_routes(ns_routes *dst, ns_routes *src, ns_error *err)

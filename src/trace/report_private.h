@@ -74,4 +74,12 @@ cJSON *report_phases_json(const char *label, const split_device *d, const report
 /* "outside_steps": {"gpu_events": N, "us": T}. */
 cJSON *report_outside_json(const split_device *d);
 
+/* The phases of the step: -v line (and the optimizer finding when graded), the default output's "also:"
+ * line when the optimizer finding is high, and "phases" on a window's JSON object (d: the overall window's
+ * device, which adds the finding; NULL for a step). Nothing when the trace marks no pass. */
+void report_print_passes(FILE *out, const split_result *res, const split_device *d, const ns_routes *r);
+void report_print_passes_also(FILE *out, const split_result *res, const split_device *d, const ns_routes *r);
+bool report_passes_add_json(cJSON *window, const split_result *res, const split_pass_time *t, int64_t dur,
+                            const split_device *d, const ns_routes *r);
+
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "split_phases.h"
 #include "split_private.h"
 #include "split_python.h"
 
@@ -21,7 +22,8 @@ trace_split *trace_split_new(const kernel_rules *rules)
 	s->names = kernel_names_new();
 	s->py = split_python_new();
 	s->marker_names = kernel_names_new();
-	if (s->names == NULL || s->py == NULL || s->marker_names == NULL ||
+	s->phases = split_phases_new();
+	if (s->names == NULL || s->py == NULL || s->marker_names == NULL || s->phases == NULL ||
 	    !ns_hindex_init(&s->thread_index, 64)) {
 		trace_split_free(s);
 		return NULL;
@@ -41,6 +43,7 @@ void trace_split_free(trace_split *s)
 	split_steps_free_marker(s);
 	free(s->phase_marks.v);
 	free(s->gpu_marks.v);
+	split_phases_free(s->phases);
 	free(s->gpu);
 	free(s->launch);
 	free(s->steps);
@@ -174,6 +177,7 @@ static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
 	if (aten && split_is_blocking_op(ev->name))
 		si->host |= 1u << HK_BLOCK;
 	si->comm_op = !aten && split_is_comm_op(ev->name);
+	si->pass = aten ? 0 : split_phase_of(ev->name);
 }
 
 static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)
@@ -231,6 +235,8 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 		si->host = 1u << HK_COMM;
 	} else if (ev->cat == TCAT_CPU_OP) {
 		derive_cpu_op(s, ev, si);
+	} else if (ev->cat == TCAT_USER_ANNOTATION) {
+		si->pass = split_phase_of(ev->name);
 	}
 	return NS_OK;
 }
@@ -347,6 +353,11 @@ static ns_status add_host(trace_split *s, const span_info *si, uint32_t thread, 
 /* A complete span (an X event, or a B/E pair) of a host thread or a GPU. */
 static ns_status add_span(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
+	if (si->pass != 0) {
+		ns_status st = split_phases_add(s->phases, si->pass - 1, thread, si->start, si->end, err);
+		if (st != NS_OK)
+			return st;
+	}
 	switch (si->kind) {
 	case SK_GPU:
 		return add_gpu(s, si, err); /* GPU events have no host thread (and there may be none yet) */
@@ -415,7 +426,7 @@ static ns_status complete_span(trace_split *s, const trace_event *ev, ns_error *
 	span_info si;
 	ns_status st = derive(s, ev, &si, err);
 
-	if (st != NS_OK || si.kind == SK_NONE)
+	if (st != NS_OK || (si.kind == SK_NONE && si.pass == 0))
 		return st;
 	si.start = ev->ts_ns;
 	si.end = split_add_sat(ev->ts_ns, ev->has_dur && ev->dur_ns > 0 ? ev->dur_ns : 0);

@@ -100,6 +100,7 @@ typedef struct {
 	bool comm_op;        /* a CPU op that launches collectives */
 	bool launches;       /* a runtime call that can start GPU work */
 	uint8_t launch_kind; /* LK_*, when launches */
+	uint8_t pass;        /* 1 + the pass (PASS_*) the span marks, 0 for none (split_phases.c) */
 	uint8_t gpu_kind;
 	uint32_t name_id;
 	uint8_t step_source, phase; /* SK_STEP */
@@ -127,6 +128,7 @@ typedef struct {
 } runtime_cache_slot;
 
 struct split_python;
+struct split_phases;
 
 /* Collective metadata seen on a kernel (by correlation) or on its record_param_comms op (by External id). */
 typedef struct {
@@ -141,6 +143,7 @@ struct trace_split {
 	coll_meta *cmeta; /* split_collectives.c */
 	size_t ncmeta, capcmeta;
 	struct split_python *py; /* python_function frames (split_python.c) */
+	struct split_phases *phases; /* forward/backward/optimizer markers (split_phases.c) */
 	uint32_t main_thread;    /* index of the thread that records the steps, once picked */
 	runtime_cache_slot runtime_cache[RUNTIME_CACHE_SLOTS];
 	kernel_names *names;

@@ -324,6 +324,8 @@ void split_python_result(split_python *p, split_result *res)
 {
 	res->python_frames = p->kept;
 	res->python_dropped = p->dropped;
+	if (p->kept == 0)
+		return; /* no names to show: the table stays with p */
 	res->python_names = p->names;
 	p->names = NULL;
 }

@@ -235,8 +235,10 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 		print_startup(out, label, d, o->routes);
 	else
 		format_verdict_line(out, label, &v, &routes, o->format);
-	if (!o->format->verbose && res->quality.grade != QUALITY_UNFIT)
+	if (!o->format->verbose && res->quality.grade != QUALITY_UNFIT) {
 		report_print_also(out, &v, &routes);
+		report_print_passes_also(out, res, d, o->routes);
+	}
 	print_summary(out, res, d);
 	report_print_graphs(out, d);
 	report_print_top_cause(out, w, v.regime);
@@ -251,6 +253,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 		format_verdict_explain(out, &v, &routes, o->format);
 		report_print_causes(out, w);
 		report_print_python(out, res, d);
+		report_print_passes(out, res, d, o->routes);
 		print_comm(out, w);
 		print_top_kernels(out, res, d, v.regime, o);
 	}
@@ -395,7 +398,10 @@ static bool put_steps(json_stream *js, const split_result *res, const char *labe
 		else
 			snprintf(step_label, sizeof(step_label), "%s", label);
 		cJSON *obj = report_window_json(step_label, w, true, o);
-		if (obj != NULL && !report_add_step_json(obj, res, w)) {
+		if (obj != NULL &&
+		    (!report_add_step_json(obj, res, w) ||
+		     (res->passes != NULL &&
+		      !report_passes_add_json(obj, res, &res->passes[i], w->dur_ns, NULL, o->routes)))) {
 			cJSON_Delete(obj);
 			obj = NULL;
 		}
@@ -429,7 +435,8 @@ static cJSON *overall_json(const char *label, const split_result *res, const spl
 {
 	cJSON *obj = report_window_json(label, &d->overall, false, o);
 
-	if (obj != NULL && !report_python_add_json(obj, res, d)) {
+	if (obj != NULL && (!report_python_add_json(obj, res, d) ||
+	                    !report_passes_add_json(obj, res, &d->passes, d->overall.dur_ns, d, o->routes))) {
 		cJSON_Delete(obj);
 		return NULL;
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "split_phases.h"
 #include "split_private.h"
 #include "split_python.h"
 
@@ -235,6 +236,7 @@ static ns_status split_devices(trace_split *s, const trace_meta *meta, const spa
 		memcpy(dev->steps, w, nw * sizeof(*w));
 		dev->nsteps = nw;
 		st = split_one(s, s->ngpu > 0 ? s->gpu + first : NULL, last - first, host, dev, err);
+		split_phases_overall(res, dev, s->keep_warmup);
 		if (st != NS_OK)
 			return st;
 		first = last;
@@ -295,6 +297,8 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 		st = build_windows(s, host, res, &w, &nw, err);
 	if (st == NS_OK)
 		st = split_quality_links_end(s, err);
+	if (st == NS_OK)
+		st = split_phases_windows(s->phases, s, s->main_thread, w, nw, res, err);
 	free(s->launch); /* the links are made; the biggest table goes before the sweep needs memory */
 	s->launch = NULL;
 	s->nlaunch = 0;
@@ -330,6 +334,7 @@ void split_result_free(split_result *res)
 	kernel_names_free(res->names);
 	kernel_names_free(res->python_names);
 	kernel_names_free(res->marker_names);
+	free(res->passes);
 	memset(res, 0, sizeof(*res));
 }
 

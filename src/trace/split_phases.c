@@ -1,0 +1,201 @@
+/* Phases of a training step: which pass the host is in, from the markers PyTorch and the usual wrappers
+ * record, summed per window. The host timeline is used (when the host entered and left each pass): it is
+ * what the markers measure, and it is where an optimizer that launches one small kernel per parameter spends
+ * its time. Precedence where markers overlap: optimizer, then forward, then backward (the autograd engine's
+ * spans are per node, so a forward marker is the firmer evidence). */
+#include "split_phases.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct split_phases {
+	thread_span *span[PASS_COUNT];
+	size_t n[PASS_COUNT], cap[PASS_COUNT];
+};
+
+split_phases *split_phases_new(void)
+{
+	return calloc(1, sizeof(split_phases));
+}
+
+void split_phases_free(split_phases *p)
+{
+	if (p == NULL)
+		return;
+	for (int k = 0; k < PASS_COUNT; k++)
+		free(p->span[k]);
+	free(p);
+}
+
+typedef struct {
+	const char *prefix;
+	uint8_t pass;
+} phase_marker;
+
+/* The markers, by prefix. "## forward ##" and its kin are written by Lightning-style loops and the examples
+ * of HTA's traces; Optimizer.step#<Class>.step and Optimizer.zero_grad#<Class>.zero_grad by
+ * torch.optim.Optimizer's profiling hook; DistributedDataParallel.forward and
+ * FullyShardedDataParallel.forward by the wrappers' record_function; the autograd engine runs each backward
+ * node under autograd::engine::evaluate_function (on pt_autograd_N, or the calling thread). */
+static const phase_marker markers[] = {
+    {"## forward ##", 1 + PASS_FORWARD},
+    {"## backward ##", 1 + PASS_BACKWARD},
+    {"## optimizer ##", 1 + PASS_OPTIMIZER},
+    {"Optimizer.step#", 1 + PASS_OPTIMIZER},
+    {"Optimizer.zero_grad#", 1 + PASS_OPTIMIZER},
+    {"DistributedDataParallel.forward", 1 + PASS_FORWARD},
+    {"FullyShardedDataParallel.forward", 1 + PASS_FORWARD},
+    {"autograd::engine::evaluate_function", 1 + PASS_BACKWARD},
+};
+
+uint8_t split_phase_of(ns_str name)
+{
+	if (name.len == 0)
+		return 0;
+	switch (name.ptr[0]) { /* the first bytes of the markers: most op names stop here */
+	case '#':
+	case 'O':
+	case 'D':
+	case 'F':
+	case 'a':
+		break;
+	default:
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++)
+		if (split_str_starts(name, markers[i].prefix))
+			return markers[i].pass;
+	return 0;
+}
+
+ns_status split_phases_add(split_phases *p, int pass, uint32_t thread, int64_t start, int64_t end,
+                           ns_error *err)
+{
+	if (end <= start)
+		return NS_OK;
+	SPLIT_PUSH(p->span[pass], p->n[pass], p->cap[pass], err);
+	p->span[pass][p->n[pass]++] = (thread_span){start, end, thread};
+	return NS_OK;
+}
+
+/* The spans of one pass on the threads of process pid, as a sorted disjoint list. */
+static ns_status process_union(const split_phases *p, int pass, const trace_split *s, int64_t pid,
+                               span_list *out, ns_error *err)
+{
+	for (size_t i = 0; i < p->n[pass]; i++) {
+		const thread_span *t = &p->span[pass][i];
+		if (s->thread[t->thread].pid != pid)
+			continue;
+		SPLIT_PUSH(out->v, out->n, out->cap, err);
+		out->v[out->n++] = (span){t->start, t->end};
+	}
+	(void)split_spans_union(out);
+	return NS_OK;
+}
+
+typedef struct {
+	const span_list *l;
+	size_t i;
+} cursor;
+
+static bool active(cursor *c, int64_t t)
+{
+	while (c->i < c->l->n && c->l->v[c->i].end <= t)
+		c->i++;
+	return c->i < c->l->n && c->l->v[c->i].start <= t;
+}
+
+static int64_t next_edge(const cursor *c, int64_t t)
+{
+	if (c->i >= c->l->n)
+		return INT64_MAX;
+	return c->l->v[c->i].start > t ? c->l->v[c->i].start : c->l->v[c->i].end;
+}
+
+/* Adds [a, b) of pass to the windows it overlaps; *first is the first window that can still overlap. */
+static void add_piece(split_pass_time *out, const split_window *w, size_t nw, size_t *first, int pass,
+                      int64_t a, int64_t b)
+{
+	while (*first < nw && w[*first].start_ns + w[*first].dur_ns <= a)
+		(*first)++;
+	for (size_t k = *first; k < nw && w[k].start_ns < b; k++) {
+		int64_t lo = a > w[k].start_ns ? a : w[k].start_ns;
+		int64_t hi = b < w[k].start_ns + w[k].dur_ns ? b : w[k].start_ns + w[k].dur_ns;
+		if (hi > lo)
+			out[k].ns[pass] += hi - lo;
+	}
+}
+
+/* One pass in time order over the three lists, each piece going to the pass that takes precedence. */
+static void sweep_passes(const span_list l[PASS_COUNT], const split_window *w, size_t nw,
+                         split_pass_time *out)
+{
+	static const int order[PASS_COUNT] = {PASS_OPTIMIZER, PASS_FORWARD, PASS_BACKWARD};
+	cursor c[PASS_COUNT];
+	int64_t t = INT64_MAX;
+	size_t first = 0;
+
+	for (int k = 0; k < PASS_COUNT; k++) {
+		c[k] = (cursor){&l[k], 0};
+		if (l[k].n > 0 && l[k].v[0].start < t)
+			t = l[k].v[0].start;
+	}
+	while (t != INT64_MAX) {
+		int64_t next = INT64_MAX;
+		int pass = -1;
+		for (int j = 0; j < PASS_COUNT; j++) {
+			int k = order[j];
+			bool on = active(&c[k], t);
+			int64_t e = next_edge(&c[k], t);
+			if (on && pass < 0)
+				pass = k;
+			if (e < next)
+				next = e;
+		}
+		if (pass >= 0 && next != INT64_MAX)
+			add_piece(out, w, nw, &first, pass, t, next);
+		t = next;
+	}
+}
+
+ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t main_thread,
+                               const split_window *w, size_t nw, split_result *res, ns_error *err)
+{
+	span_list l[PASS_COUNT];
+	bool any = false;
+	ns_status st = NS_OK;
+
+	if (nw == 0 || main_thread >= s->nthreads)
+		return NS_OK;
+	memset(l, 0, sizeof(l));
+	for (int k = 0; k < PASS_COUNT && st == NS_OK; k++) {
+		st = process_union(p, k, s, s->thread[main_thread].pid, &l[k], err);
+		any = any || l[k].n > 0;
+	}
+	if (st == NS_OK && any) {
+		res->passes = calloc(nw, sizeof(*res->passes));
+		if (res->passes == NULL)
+			st = split_oom(err);
+		else
+			sweep_passes(l, w, nw, res->passes);
+	}
+	for (int k = 0; k < PASS_COUNT; k++)
+		free(l[k].v);
+	return st;
+}
+
+void split_phases_overall(const split_result *res, split_device *d, bool keep_warmup)
+{
+	bool all = true;
+
+	memset(&d->passes, 0, sizeof(d->passes));
+	if (res->passes == NULL)
+		return;
+	for (size_t i = 0; i < d->nsteps; i++)
+		all = all && d->steps[i].warmup;
+	all = all || keep_warmup;
+	for (size_t i = 0; i < d->nsteps; i++)
+		if (all || !d->steps[i].warmup)
+			for (int k = 0; k < PASS_COUNT; k++)
+				d->passes.ns[k] += res->passes[i].ns[k];
+}
