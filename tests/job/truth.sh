@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The job report against make-trace's multi-rank truth (issue 12): the straggler and its cause, and every rank's
 # waiting time per step within 1 us, with and without clock skew, both category spellings, plain and gzip,
-# 2 to 16 ranks. Summaries are made by tests/job/summarize (the library's writer) and merged by `nextstep job`.
+# 2 to 16 ranks. Each case goes one of three ways to the report: `nextstep trace --summary` piped into
+# `nextstep job -`, `nextstep trace DIR` (the job report directly), or tests/job/summarize (the library's writer)
+# and `nextstep job FILE`.
 # Run from the repository root: truth.sh NEXTSTEP_BINARY SUMMARIZE_BINARY
 set -u
 bin=$1
@@ -17,19 +19,27 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
 
-# name | make-trace options | straggler | extension
+# name | make-trace options | straggler | extension | way
 cases=(
-	"r2_new_plain|--ranks 2 --straggler 1 --style new --steps 3|1|json"
-	"r2_old_gzip_skew|--ranks 2 --straggler 0 --style old --steps 2 --clock-skew 3000 --seed 4|0|json.gz"
-	"r4_new_gzip_skew|--ranks 4 --straggler 2 --style new --steps 3 --clock-skew 5000 --seed 1|2|json.gz"
-	"r4_old_plain|--ranks 4 --straggler 3 --style old --steps 2 --seed 2|3|json"
-	"r8_new_plain_skew|--ranks 8 --straggler 5 --style new --steps 2 --clock-skew 20000 --seed 3|5|json"
-	"r16_old_gzip_skew|--ranks 16 --straggler 11 --style old --steps 2 --clock-skew 1000 --seed 5|11|json.gz"
-	"r16_new_plain|--ranks 16 --straggler 0 --style new --steps 1 --seed 6|0|json"
+	"r2_new_plain|--ranks 2 --straggler 1 --style new --steps 3|1|json|lib"
+	"r2_old_gzip_skew|--ranks 2 --straggler 0 --style old --steps 2 --clock-skew 3000 --seed 4|0|json.gz|summary"
+	"r4_new_gzip_skew|--ranks 4 --straggler 2 --style new --steps 3 --clock-skew 5000 --seed 1|2|json.gz|direct"
+	"r4_old_plain|--ranks 4 --straggler 3 --style old --steps 2 --seed 2|3|json|summary"
+	"r8_new_plain_skew|--ranks 8 --straggler 5 --style new --steps 2 --clock-skew 20000 --seed 3|5|json|direct"
+	"r16_old_gzip_skew|--ranks 16 --straggler 11 --style old --steps 2 --clock-skew 1000 --seed 5|11|json.gz|lib"
+	"r16_new_plain|--ranks 16 --straggler 0 --style new --steps 1 --seed 6|0|json|summary"
 )
 
+report() { # way dir: the job report as JSON in dir/report.json
+	case $1 in
+	lib) "$summarize" "$2"/t/* >"$2/s.ndjson" && "$bin" job --format json "$2/s.ndjson" >"$2/report.json" ;;
+	summary) "$bin" trace --summary "$2"/t/* | "$bin" job --format json - >"$2/report.json" ;;
+	direct) "$bin" trace --format json "$2/t" >"$2/report.json" ;;
+	esac
+}
+
 for c in "${cases[@]}"; do
-	IFS='|' read -r name opts straggler ext <<<"$c"
+	IFS='|' read -r name opts straggler ext way <<<"$c"
 	dir=$tmp/$name
 	mkdir -p "$dir/t" "$dir/truth"
 	# shellcheck disable=SC2086
@@ -38,8 +48,7 @@ for c in "${cases[@]}"; do
 		fail=$((fail + 1))
 		continue
 	fi
-	if ! "$summarize" "$dir"/t/* >"$dir/s.ndjson" 2>"$dir/err" ||
-		! "$bin" job --format json "$dir/s.ndjson" >"$dir/report.json" 2>>"$dir/err"; then
+	if ! (set -o pipefail && report "$way" "$dir") 2>"$dir/err"; then
 		echo "FAIL $name: $(cat "$dir/err")"
 		fail=$((fail + 1))
 		continue
