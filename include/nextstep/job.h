@@ -107,8 +107,8 @@ typedef struct {
 typedef struct job_merge job_merge;
 
 job_merge *job_merge_new(void);
-/* Takes rank (freed here on error too). A rank without a rank number, or a rank number already added, is an
- * error; the merger keeps what it had. */
+/* Takes rank (freed here on error too). A rank without a rank number, a rank number already added, or a world
+ * size other than the one of the ranks already added is an error; the merger keeps what it had. */
 ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err);
 size_t job_merge_count(const job_merge *m);
 /* The job of every rank added; the merger is then empty. At least one rank is needed. */

@@ -48,6 +48,15 @@ ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err)
 		return ns_error_set(err, NS_ERR_VALUE, "no rank (the trace has no distributedInfo)");
 	}
 	for (size_t i = 0; i < m->n; i++) {
+		if (rank->world_size > 0 && m->r[i]->world_size > 0 &&
+		    rank->world_size != m->r[i]->world_size) {
+			ns_error_set(err, NS_ERR_VALUE,
+			             "rank %" PRId64 " is of a job of %" PRId64
+			             " ranks, %s of one of %" PRId64 ": two jobs are mixed",
+			             rank->rank, rank->world_size, m->r[i]->file, m->r[i]->world_size);
+			job_rank_free(rank);
+			return NS_ERR_VALUE;
+		}
 		if (m->r[i]->rank == rank->rank) {
 			ns_error_set(err, NS_ERR_VALUE, "rank %" PRId64 " again (first from %s)", rank->rank,
 			             m->r[i]->file);

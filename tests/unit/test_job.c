@@ -255,7 +255,7 @@ START_TEST(one_rank_has_no_straggler_and_no_split)
 }
 END_TEST
 
-START_TEST(a_rank_given_twice_or_without_a_number_is_refused)
+START_TEST(a_rank_given_twice_without_a_number_or_of_another_job_is_refused)
 {
 	rank_spec s = {3, 0, 10 * MS, 0, 2, 0, false, NULL};
 	job_merge *m = job_merge_new();
@@ -268,6 +268,16 @@ START_TEST(a_rank_given_twice_or_without_a_number_is_refused)
 	none->has_rank = false;
 	ck_assert_int_eq(job_merge_add(m, none, &err), NS_ERR_VALUE);
 	ck_assert_int_eq(job_merge_count(m), 1);
+	s.rank = 4;
+	none = make_rank(&s);
+	none->world_size = 8; /* the first has none: no conflict */
+	ck_assert_int_eq(job_merge_add(m, none, &err), NS_OK);
+	s.rank = 5;
+	none = make_rank(&s);
+	none->world_size = 16;
+	ck_assert_int_eq(job_merge_add(m, none, &err), NS_ERR_VALUE);
+	ck_assert_ptr_nonnull(strstr(err.msg, "two jobs are mixed"));
+	ck_assert_int_eq(job_merge_count(m), 2);
 	job_merge_free(m);
 }
 END_TEST
@@ -342,7 +352,7 @@ static Suite *job_suite(void)
 	tcase_add_test(t, inconsistent_clocks_refuse_the_split);
 	tcase_add_test(t, seq_numbers_match_captures_that_start_apart);
 	tcase_add_test(t, one_rank_has_no_straggler_and_no_split);
-	tcase_add_test(t, a_rank_given_twice_or_without_a_number_is_refused);
+	tcase_add_test(t, a_rank_given_twice_without_a_number_or_of_another_job_is_refused);
 	suite_add_tcase(s, t);
 	t = tcase_create("summary");
 	tcase_add_test(t, a_summary_line_reads_back_to_the_same_summary);
