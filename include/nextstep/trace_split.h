@@ -19,6 +19,8 @@
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_read.h"
 
+/* Bytes kept of an unknown device category's name (split_result.unknown_device_cat), NUL included. */
+#define SPLIT_UNKNOWN_CAT_MAX 48
 /* Open B events per thread waiting for their E. */
 #define SPLIT_MAX_OPEN_SPANS 4096
 /* Distinct host threads (pid, tid). */
@@ -259,6 +261,11 @@ typedef struct {
 	/* Each window's passes, in window order (the same windows on every device); NULL when the profiled
 	 * process marks no forward, backward or optimizer pass. */
 	split_pass_time *passes;
+
+	/* Events of a category nextstep does not know that name a device (args.device): device work of a kind
+	 * it cannot analyse. With no device split, the report names the first such category and declines. */
+	char unknown_device_cat[SPLIT_UNKNOWN_CAT_MAX];
+	long unknown_device_events;
 } split_result;
 
 typedef struct trace_split trace_split;

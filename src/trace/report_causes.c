@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "report_private.h"
+#include "util/text.h"
 
 /* What each cause means, in a few words for the text report. */
 static const char *const cause_gloss[CAUSE_COUNT] = {
@@ -155,4 +156,24 @@ bool report_add_causes_json(cJSON *obj, const split_window *w)
 			return false;
 	}
 	return true;
+}
+
+void report_print_unknown_device(FILE *out, const split_result *res)
+{
+	fputs("device events of a kind nextstep cannot analyse (category \"", out);
+	ns_fput_text(out, res->unknown_device_cat); /* from the trace: control characters escaped */
+	fprintf(out, "\", %ld event%s): no verdict\n", res->unknown_device_events,
+	        res->unknown_device_events == 1 ? "" : "s");
+}
+
+cJSON *report_unknown_device_json(const split_result *res)
+{
+	cJSON *obj = cJSON_CreateObject();
+
+	if (obj == NULL || !cJSON_AddStringToObject(obj, "category", res->unknown_device_cat) ||
+	    !cJSON_AddNumberToObject(obj, "events", (double)res->unknown_device_events)) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	return obj;
 }

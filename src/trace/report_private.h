@@ -82,4 +82,9 @@ void report_print_passes_also(FILE *out, const split_result *res, const split_de
 bool report_passes_add_json(cJSON *window, const split_result *res, const split_pass_time *t, int64_t dur,
                             const split_device *d, const ns_routes *r);
 
+/* No device split, but device events of an unknown category: "device events of a kind nextstep cannot
+ * analyse (category "C", N events): no verdict", and {"category", "events"} for JSON's "unknown_device". */
+void report_print_unknown_device(FILE *out, const split_result *res);
+cJSON *report_unknown_device_json(const split_result *res);
+
 #endif

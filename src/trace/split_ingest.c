@@ -180,6 +180,20 @@ static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
 	si->pass = aten ? 0 : split_phase_of(ev->name);
 }
 
+/* A span of a category the table does not know, on a device (args.device): an accelerator whose trace format
+ * nextstep cannot read. Counted, and its category kept, so the report can say what it found. */
+static void note_unknown_device(trace_split *s, const trace_event *ev)
+{
+	size_t n = ev->cat_raw.len < SPLIT_UNKNOWN_CAT_MAX - 1 ? ev->cat_raw.len : SPLIT_UNKNOWN_CAT_MAX - 1;
+
+	if (ev->device < 0 || (ev->ph != 'X' && ev->ph != 'B') || ev->cat_raw.len == 0)
+		return;
+	if (s->unknown_device_events++ == 0) {
+		memcpy(s->unknown_device_cat, ev->cat_raw.ptr, n);
+		s->unknown_device_cat[n] = '\0';
+	}
+}
+
 static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)
 {
 	ns_status st = NS_OK;
@@ -221,6 +235,7 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 		return NS_OK;
 	case TCAT_OTHER:
 		split_quality_event(&s->quality, ev);
+		note_unknown_device(s, ev);
 		break;
 	default:
 		break;

@@ -142,9 +142,11 @@ struct trace_split {
 	const kernel_rules *rules;
 	coll_meta *cmeta; /* split_collectives.c */
 	size_t ncmeta, capcmeta;
-	struct split_python *py; /* python_function frames (split_python.c) */
+	struct split_python *py;     /* python_function frames (split_python.c) */
 	struct split_phases *phases; /* forward/backward/optimizer markers (split_phases.c) */
-	uint32_t main_thread;    /* index of the thread that records the steps, once picked */
+	char unknown_device_cat[SPLIT_UNKNOWN_CAT_MAX]; /* the first device event of an unknown category */
+	long unknown_device_events;                     /* events of unknown categories naming a device */
+	uint32_t main_thread; /* index of the thread that records the steps, once picked */
 	runtime_cache_slot runtime_cache[RUNTIME_CACHE_SLOTS];
 	kernel_names *names;
 	gpu_rec *gpu;

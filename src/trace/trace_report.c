@@ -263,7 +263,9 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 static ns_status print_text(FILE *out, const split_result *res, const report_options *o, ns_error *err)
 {
 	report_print_quality(out, res, o->format->verbose);
-	if (res->ndevices == 0)
+	if (res->ndevices == 0 && res->unknown_device_events > 0)
+		report_print_unknown_device(out, res);
+	else if (res->ndevices == 0)
 		fputs("no device activity: nothing to route\n", out);
 	else if (!res->gpu_activity)
 		fputs("no device activity; the host's time is in collectives, split on the host\n", out);
@@ -484,6 +486,8 @@ static ns_status print_json(FILE *out, const split_result *res, const report_opt
 	ok = ok &&
 	     put_json(&js,
 	              ",\"ignored_step_markers\":", cJSON_CreateNumber((double)res->ignored_step_markers));
+	if (ok && res->ndevices == 0 && res->unknown_device_events > 0)
+		ok = put_json(&js, ",\"unknown_device\":", report_unknown_device_json(res));
 	if (ok)
 		fputs(",\"devices\":[", out);
 	for (size_t i = 0; ok && i < res->ndevices; i++) {

@@ -285,6 +285,8 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 
 	memset(res, 0, sizeof(*res));
 	res->events = s->events;
+	res->unknown_device_events = s->unknown_device_events;
+	memcpy(res->unknown_device_cat, s->unknown_device_cat, sizeof(res->unknown_device_cat));
 	res->gpu_activity = s->ngpu > 0;
 	if (meta != NULL && meta->has_rank) {
 		res->has_rank = true;
