@@ -41,6 +41,8 @@ static const char style[] =
     "border-top:5px solid var(--c);padding:6px 10px;margin:4px;font-size:13px}\n"
     ".card .regime{font-weight:700}.err{border-top-color:#000}\n"
     "#js-errors{color:#b00}\n"
+    ".quality{border:2px solid #D55E00;padding:4px 12px;margin:8px "
+    "0}.quality[data-grade=unfit]{border-color:#000}\n"
     "tr.straggler td{border-top:2px solid #000;border-bottom:2px solid #000}tr.straggler "
     "td:first-child{font-weight:700}\n"
     "@media "

@@ -405,6 +405,31 @@ static void put_roofline(html_page *p, const html_trace_options *o)
 	hp_puts(p, "</tbody></table>\n</section>\n");
 }
 
+/* How far the split can be trusted (the quality verdict, docs/trace.md): the grade and each problem that
+ * lowers it, in the text report's words. Nothing for a good trace. */
+static void put_quality(html_page *p, const split_result *res)
+{
+	const split_quality *q = &res->quality;
+	char detail[512];
+
+	if (q->grade == QUALITY_GOOD)
+		return;
+	hp_printf(p, "<div class=\"quality\" data-grade=\"%s\"><p><b>Trace quality: %s</b>%s</p>\n<ul>\n",
+	          quality_grade_name(q->grade), quality_grade_name(q->grade),
+	          q->grade == QUALITY_UNFIT
+	              ? ": the capture cannot support a verdict; read the split below with care"
+	              : ": low confidence in the verdict");
+	for (int k = 0; k < QP_COUNT; k++) {
+		if (q->problem[k].count == 0 || q->problem[k].grade == QUALITY_GOOD)
+			continue;
+		report_quality_detail(q, (quality_kind)k, detail, sizeof(detail));
+		hp_printf(p, "<li>%s: ", quality_kind_name((quality_kind)k));
+		hp_text(p, detail, sizeof(detail));
+		hp_puts(p, "</li>\n");
+	}
+	hp_puts(p, "</ul></div>\n");
+}
+
 ns_status html_trace(html_page *p, const html_source *src, const split_result *res,
                      const html_trace_options *o, ns_error *err)
 {
@@ -416,6 +441,7 @@ ns_status html_trace(html_page *p, const html_source *src, const split_result *r
 	}
 	hp_puts(p, "<article class=\"trace\">\n");
 	hp_source(p, src);
+	put_quality(p, res);
 	if (res->ndevices == 0)
 		hp_puts(p, "<p class=\"banner\">No device activity: nothing to route.</p>\n");
 	else if (!res->gpu_activity)

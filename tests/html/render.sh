@@ -88,6 +88,15 @@ if [ "$rc" = 1 ] && render mixed "$tmp/mixed.html" && grep -q 'data-error="1"' "
 	ok
 else ko "bad trace on the page (exit $rc)"; fi
 
+# A capture with a dropped kernel (1 of its 20 launches, by construction of the fixture): the page says the
+# trace is degraded before the verdict, and why.
+if "$bin" trace --html "$tmp/quality.html" tests/data/trace_quality_dropped.json >/dev/null &&
+	render quality "$tmp/quality.html" && grep -q '<div class="quality" data-grade="degraded">' "$tmp/quality.dom" &&
+	grep -q '<li>launch_without_activity: 1 of 20 launches' "$tmp/quality.dom" &&
+	! grep -q 'class="quality"' "$tmp/fixture.dom"; then
+	ok
+else ko "trace quality on the page"; fi
+
 # NDJSON through the router: a card per record, the bad one as an error card.
 printf '{"compute":0.7,"idle":0.3}\n{"dataloader":0.6,"compute":0.4}\nnot json\n' >"$tmp/records.ndjson"
 "$bin" --html "$tmp/router.html" "$tmp/records.ndjson" >/dev/null 2>&1
