@@ -1,0 +1,85 @@
+/* Arbitrary bytes through the trace path into the HTML page (--html): reader, split with the median step's
+ * timeline, page. Whatever the input the page must be complete (it ends the document), count exactly the
+ * bytes it wrote, and stay under HTML_PAGE_MAX. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "nextstep/html.h"
+#include "nextstep/trace_read.h"
+#include "nextstep/trace_split.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static kernel_rules *rules;
+static ns_routes routes;
+
+static void write_page(const split_result *res)
+{
+	html_page_info info = {"fuzz", "0", "1970-01-01 00:00:00 UTC"};
+	html_source src = {"fuzz", 0, NULL};
+	classify_options co;
+	html_trace_options o = {&co, &routes, NULL, NULL};
+	char *text = NULL;
+	size_t len = 0;
+	unsigned long long counted;
+	FILE *mem = open_memstream(&text, &len);
+	html_page *p;
+	ns_error err;
+
+	if (mem == NULL)
+		abort();
+	classify_options_default(&co);
+	ns_error_clear(&err);
+	p = html_page_begin(mem, &info);
+	if (p == NULL)
+		abort();
+	(void)html_trace(p, &src, res, &o, &err);
+	counted = html_page_bytes(p);
+	if (html_page_end(p, &err) != NS_OK || fclose(mem) != 0)
+		abort();
+	if (len > HTML_PAGE_MAX || counted > len || len < 16 || memcmp(text + len - 8, "</html>\n", 8) != 0)
+		abort();
+	free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	ns_input in;
+	ns_error err;
+	trace_meta meta;
+	split_result res;
+	trace_split *split;
+	ns_status st;
+	int fd;
+
+	ns_error_clear(&err);
+	if (rules == NULL &&
+	    (kernel_rules_default(&rules, &err) != NS_OK || routes_init_default(&routes, &err) != NS_OK))
+		abort();
+	fd = memfd_create("fuzz_html_trace", 0);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
+		abort();
+	memset(&in, 0, sizeof(in));
+	in.fd = fd;
+	in.name = "fuzz";
+	memset(&meta, 0, sizeof(meta));
+	memset(&res, 0, sizeof(res));
+	split = trace_split_new(rules);
+	if (split == NULL)
+		abort();
+	trace_split_want_timeline(split, true);
+	st = trace_read(&in, trace_split_event, split, &meta, &err);
+	if (st == NS_OK)
+		st = trace_split_finish(split, &meta, &res, &err);
+	trace_split_free(split);
+	close(fd);
+	if (st == NS_OK)
+		write_page(&res);
+	split_result_free(&res);
+	return 0;
+}
