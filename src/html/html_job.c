@@ -14,10 +14,11 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+typedef const job_rank_result *rank_ref;
+
 static int cmp_slowest(const void *a, const void *b)
 {
-	const job_rank_result *x = *(const job_rank_result *const *)a,
-	                      *y = *(const job_rank_result *const *)b;
+	rank_ref x = *(const rank_ref *)a, y = *(const rank_ref *)b;
 
 	if (x->straggler != y->straggler)
 		return x->straggler ? -1 : 1;
@@ -70,7 +71,7 @@ static void put_rank_row(html_page *p, const job_result *res, const job_rank_res
 	hp_puts(p, "</tr>\n");
 }
 
-static void put_heat_map(html_page *p, const job_result *res, const job_rank_result **order, size_t shown)
+static void put_heat_map(html_page *p, const job_result *res, const rank_ref *order, size_t shown)
 {
 	column_max m;
 
@@ -135,14 +136,14 @@ void html_inputs(html_page *p, const html_source *src, size_t n, size_t more)
 ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v, const ns_routes *routes,
                    ns_error *err)
 {
-	const job_rank_result **order = malloc((res->nranks > 0 ? res->nranks : 1) * sizeof(*order));
+	rank_ref *order = malloc((res->nranks > 0 ? res->nranks : 1) * sizeof(rank_ref));
 	size_t shown = res->nranks < HTML_JOB_RANKS_MAX ? res->nranks : HTML_JOB_RANKS_MAX;
 
 	if (order == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
 	for (size_t i = 0; i < res->nranks; i++)
 		order[i] = &res->rank[i];
-	qsort(order, res->nranks, sizeof(*order), cmp_slowest);
+	qsort(order, res->nranks, sizeof(rank_ref), cmp_slowest);
 	hp_printf(p, "<article class=\"job\" id=\"s%u\">\n<h2>Job: %zu rank%s</h2>\n", p->sections++,
 	          res->nranks, res->nranks == 1 ? "" : "s");
 	if (res->nstrag > 0)
