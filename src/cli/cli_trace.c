@@ -588,7 +588,7 @@ static int trace_files(cli_trace_session *s, const cli_file_list *files)
 			return EXIT_BAD_INPUT;
 		}
 		cli_pool_run(files->n, r.workers, run_task, emit_task, &r);
-		rc = cli_worse_exit(r.rc, trace_job_finish(r.job, c));
+		rc = cli_worse_exit(r.rc, trace_job_finish(r.job, c, s->html));
 		r.job = NULL;
 		if (c->output == TRACE_ONE_RANK && r.rank_shown == 0) {
 			fprintf(stderr, "nextstep: no trace is rank %lld\n", c->only_rank);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "cli_common.h"
+#include "cli_html.h"
 #include "cli_job.h"
 
 /* Ranges of missing ranks named before "...". */
@@ -195,7 +196,23 @@ static int print_in_order(trace_job *j, const cli_config *cfg, const job_result 
 	return rc;
 }
 
-int trace_job_finish(trace_job *j, const cli_config *cfg)
+/* --html: the job's section, after the ranks' own sections. */
+static int job_page(const cli_config *cfg, cli_html *html, const job_result *res)
+{
+	ns_verdict v;
+	ns_routes routes;
+	ns_error err;
+
+	ns_error_clear(&err);
+	cli_job_verdict(cfg, res, &v, &routes);
+	if (html_job(cli_html_page(html), res, &v, &routes, &err) != NS_OK) {
+		cli_report_error(cfg->html_path, &err);
+		return EXIT_BAD_INPUT;
+	}
+	return EXIT_ROUTED;
+}
+
+int trace_job_finish(trace_job *j, const cli_config *cfg, cli_html *html)
 {
 	job_result *res = NULL;
 	job_file **r;
@@ -220,6 +237,8 @@ int trace_job_finish(trace_job *j, const cli_config *cfg)
 		rc = merge_ranks(r, j->nranks, &res);
 	}
 	free(r);
+	if (res != NULL && html != NULL)
+		rc = cli_worse_exit(rc, job_page(cfg, html, res));
 	rc = cli_worse_exit(rc, print_in_order(j, cfg, res));
 	job_result_free(res);
 	free_files(j);

@@ -24,6 +24,8 @@ bool trace_job_add(trace_job *j, job_rank *rank, char *out, size_t out_len);
  * by the job report (at the first rank's place). One rank alone gets its own report, as without a job.
  * Ranks that cannot be one job (a rank twice, different world sizes, a rank past its world size): why on
  * stderr, each file's own report, and EXIT_BAD_INPUT. Returns an exit status; frees j (NULL is fine). */
-int trace_job_finish(trace_job *j, const cli_config *cfg);
+typedef struct cli_html cli_html;
+/* html: --html's page (NULL: none), which gets the job's section after the ranks' own. */
+int trace_job_finish(trace_job *j, const cli_config *cfg, cli_html *html);
 
 #endif

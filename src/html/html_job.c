@@ -138,9 +138,15 @@ ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v, con
 {
 	rank_ref *order = malloc((res->nranks > 0 ? res->nranks : 1) * sizeof(rank_ref));
 	size_t shown = res->nranks < HTML_JOB_RANKS_MAX ? res->nranks : HTML_JOB_RANKS_MAX;
+	/* after many traces' sections the page may be nearly full: fewer rows (about 1 kB each), never none
+	 */
+	unsigned long long room =
+	    p->bytes < HTML_PAGE_MAX - 32 * 1024 ? HTML_PAGE_MAX - 32 * 1024 - p->bytes : 0;
 
 	if (order == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
+	if (shown > room / 1024)
+		shown = room / 1024 > 8 ? (size_t)(room / 1024) : 8;
 	for (size_t i = 0; i < res->nranks; i++)
 		order[i] = &res->rank[i];
 	qsort(order, res->nranks, sizeof(rank_ref), cmp_slowest);

@@ -135,15 +135,19 @@ else
 		python3 "$here/check_page.py" tbp "$tmp/resnet50.dom" 177.6 33.4 &&
 		python3 "$here/check_page.py" source "$tmp/resnet50.dom" "$b"; then ok; else ko resnet50; fi
 	# An 8-rank job with a straggler (rank 5): the heat map against the generator's per-rank truth.
+	mkdir -p "$tmp/job/t" "$tmp/job/truth"
+	"$tools/make-trace" --out "$tmp/job/t/job.json" --truth "$tmp/job/truth/job.truth.json" --ranks 8 \
+		--straggler 5 --steps 2 --seed 3 >/dev/null 2>&1
 	if [ -n "$summarize" ]; then
-		mkdir -p "$tmp/job/t" "$tmp/job/truth"
-		"$tools/make-trace" --out "$tmp/job/t/job.json" --truth "$tmp/job/truth/job.truth.json" --ranks 8 \
-			--straggler 5 --steps 2 --seed 3 >/dev/null 2>&1
 		if "$summarize" "$tmp"/job/t/* >"$tmp/job/s.ndjson" &&
 			"$bin" job --html "$tmp/job.html" "$tmp/job/s.ndjson" >/dev/null && render job "$tmp/job.html" &&
 			python3 "$here/check_page.py" job "$tmp/job.dom" "$tmp/job/truth" 5 &&
 			python3 "$here/check_page.py" source "$tmp/job.dom" "$tmp/job/s.ndjson"; then ok; else ko job; fi
 	fi
+	# The same ranks' traces given to `nextstep trace`: each rank's section, then the job's.
+	if "$bin" trace --html "$tmp/tracejob.html" "$tmp"/job/t/* >/dev/null && render tracejob "$tmp/tracejob.html" &&
+		python3 "$here/check_page.py" job "$tmp/tracejob.dom" "$tmp/job/truth" 5 &&
+		[ "$(grep -c '<article class="trace">' "$tmp/tracejob.dom")" = 8 ]; then ok; else ko "trace of a job"; fi
 	if "$bin" diff --html "$tmp/diff.html" "$b" "$a" >/dev/null && render diff "$tmp/diff.html" &&
 		python3 "$here/check_page.py" diff "$tmp/diff.dom" 177.6 141.1 33.4 0.8 &&
 		python3 "$here/check_page.py" source "$tmp/diff.dom" "$b" "$a"; then ok; else ko diff; fi
