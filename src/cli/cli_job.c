@@ -174,7 +174,7 @@ static int cmp_i64(const void *a, const void *b)
 /* Ranks, outliers first (stragglers, then by distance from the median non-comm step time). NULL on OOM. */
 static const job_rank_result **ranks_in_order(const job_result *res)
 {
-	const job_rank_result **v = malloc((res->nranks + 1) * sizeof(*v));
+	const job_rank_result **v = malloc((res->nranks + 1) * sizeof(const job_rank_result *));
 	int64_t *nc = malloc((res->nranks + 1) * sizeof(*nc));
 
 	if (v == NULL || nc == NULL) {
@@ -189,7 +189,7 @@ static const job_rank_result **ranks_in_order(const job_result *res)
 	qsort(nc, res->nranks, sizeof(*nc), cmp_i64);
 	g_order = (order_ctx){res, res->nranks > 0 ? nc[res->nranks / 2] : 0};
 	free(nc);
-	qsort(v, res->nranks, sizeof(*v), cmp_outliers);
+	qsort(v, res->nranks, sizeof(const job_rank_result *), cmp_outliers);
 	return v;
 }
 
@@ -390,7 +390,7 @@ static cJSON *device_json(const cli_config *cfg, const job_rank_result *r, size_
 
 static cJSON *rank_json(const cli_config *cfg, const job_result *res, const job_rank_result *r)
 {
-	cJSON *obj = cJSON_CreateObject(), *devs, *waits;
+	cJSON *obj = cJSON_CreateObject(), *devs;
 	ns_verdict v;
 	ns_routes routes;
 	char fix[1024], label[64];
@@ -415,7 +415,8 @@ static cJSON *rank_json(const cli_config *cfg, const job_result *res, const job_
 	                                 res->split ? us_number(r->overall.cause_ns[CAUSE_WAIT])
 	                                            : cJSON_CreateNull());
 	if (ok && res->split && r->step_wait_ns != NULL) {
-		ok = (waits = cJSON_AddArrayToObject(obj, "steps_comm_wait_us")) != NULL;
+		cJSON *waits = cJSON_AddArrayToObject(obj, "steps_comm_wait_us");
+		ok = waits != NULL;
 		for (size_t i = 0; ok && i < r->src->dev[r->device].nsteps; i++)
 			ok = cJSON_AddItemToArray(waits, us_number(r->step_wait_ns[i]));
 	}
@@ -564,7 +565,6 @@ static int read_summaries(void *ctx, ns_input *in, bool labelled)
 	size_t cap = 1 << 16, n = 0, start = 0;
 	char *buf = malloc(cap);
 	long lineno = 1;
-	ssize_t got;
 
 	(void)labelled;
 	if (j->html != NULL && j->nsrc < JOB_HTML_INPUTS)
@@ -593,7 +593,7 @@ static int read_summaries(void *ctx, ns_input *in, bool labelled)
 			buf = grown;
 			cap *= 2;
 		}
-		got = input_read(in, buf + n, cap - n);
+		ssize_t got = input_read(in, buf + n, cap - n);
 		if (got < 0) {
 			fprintf(stderr, "nextstep: %s: read error\n", where);
 			free(buf);

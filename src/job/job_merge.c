@@ -66,7 +66,7 @@ ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err)
 	}
 	if (m->n == m->cap) {
 		size_t want = m->cap ? m->cap * 2 : 16;
-		job_rank **grown = realloc(m->r, want * sizeof(*grown));
+		job_rank **grown = realloc(m->r, want * sizeof(job_rank *));
 		if (grown == NULL) {
 			job_rank_free(rank);
 			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
@@ -155,7 +155,6 @@ static ns_status rank_stats(job_rank_result *r, ns_error *err)
 {
 	const job_device *d = judged(r);
 	int64_t *v;
-	size_t n = 0;
 	bool all;
 
 	if (d == NULL || d->nsteps == 0)
@@ -164,8 +163,9 @@ static ns_status rank_stats(job_rank_result *r, ns_error *err)
 	if (v == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	all = all_warmup(d);
+	/* b = -2: the step time, -1: its non-comm part, then each bucket */
 	for (int b = -2; b < REGIME_COUNT; b++) {
-		n = 0;
+		size_t n = 0;
 		for (size_t i = 0; i < d->nsteps; i++) {
 			const split_window *w = &d->steps[i];
 			if (!step_counts(d, i, all))
@@ -266,8 +266,11 @@ static ns_status scan_groups(job_result *res, matching *mt, ns_error *err)
 		memset(count, 0, mt->n * sizeof(*count));
 		for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
 			const split_collective *c = &d->coll[i];
-			group_info *g = &mt->g[find_group(mt, c->group)];
-			size_t gi = (size_t)(g - mt->g);
+			long found = find_group(mt, c->group); /* every group was added above */
+			if (found < 0)
+				continue;
+			size_t gi = (size_t)found;
+			group_info *g = &mt->g[gi];
 			count[gi]++;
 			if (count[gi] > g->count)
 				g->count = count[gi];
@@ -286,9 +289,10 @@ static ns_status scan_groups(job_result *res, matching *mt, ns_error *err)
 			count[gi] = INT64_MIN; /* the previous seq */
 		for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
 			const split_collective *c = &d->coll[i];
-			size_t gi = (size_t)find_group(mt, c->group);
-			if (!mt->g[gi].by_seq)
+			long found = find_group(mt, c->group);
+			if (found < 0 || !mt->g[found].by_seq)
 				continue;
+			size_t gi = (size_t)found;
 			if (c->seq <= count[gi])
 				mt->g[gi].by_seq = false;
 			count[gi] = c->seq;
@@ -573,7 +577,7 @@ static ns_status rank_waiting(job_result *res, const matching *mt, const op_info
 
 static ns_status split_waiting(job_result *res, const matching *mt, op_info *ops, ns_error *err)
 {
-	int64_t *per = calloc(res->nranks, sizeof(*per));
+	int64_t *per = calloc(res->nranks + 1, sizeof(*per));
 	ns_status st = NS_OK;
 
 	if (per == NULL)
@@ -740,7 +744,7 @@ static ns_status take_ranks(job_merge *m, job_result *res, ns_error *err)
 	res->rank = calloc(m->n, sizeof(*res->rank));
 	if (res->rank == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	qsort(m->r, m->n, sizeof(*m->r), cmp_rank);
+	qsort(m->r, m->n, sizeof(job_rank *), cmp_rank);
 	for (size_t i = 0; i < m->n; i++) {
 		job_rank_result *r = &res->rank[i];
 		r->src = m->r[i];

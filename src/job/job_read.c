@@ -33,9 +33,9 @@ static ns_status get_int(reader *r, const cJSON *obj, const char *key, bool requ
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 
+	*out = absent;
 	snprintf(r->where, sizeof(r->where), "\"%s\"", key);
 	if (v == NULL) {
-		*out = absent;
 		return required ? bad(r, "missing") : NS_OK;
 	}
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || fabs(v->valuedouble) > EXACT_MAX ||
@@ -195,7 +195,7 @@ static ns_status read_pieces(reader *r, const cJSON *c, split_collective *out)
 		return bad(r, "too many pieces");
 	cJSON_ArrayForEach(p, x)
 	{
-		int64_t v[3];
+		int64_t v[3] = {0, 0, 0};
 		int i = 0;
 		const cJSON *e;
 		if (!cJSON_IsArray(p) || cJSON_GetArraySize(p) != 3)
@@ -365,10 +365,12 @@ static ns_status read_rank_fields(reader *r, const cJSON *root, job_rank *k)
 	snprintf(r->where, sizeof(r->where), "\"file\"");
 	if (file != NULL && !cJSON_IsString(file))
 		return bad(r, "not a string");
-	k->file = malloc(file != NULL ? strlen(file->valuestring) + 1 : 1);
+	const char *name = file != NULL ? file->valuestring : "";
+	size_t n = strlen(name) + 1;
+	k->file = malloc(n);
 	if (k->file == NULL)
 		return ns_error_set(r->err, NS_ERR_NOMEM, "out of memory");
-	strcpy(k->file, file != NULL ? file->valuestring : "");
+	memcpy(k->file, name, n);
 	return NS_OK;
 }
 

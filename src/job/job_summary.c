@@ -63,7 +63,7 @@ ns_status job_rank_from_split(const split_result *r, const char *file, job_rank 
 		k->dev = calloc(r->ndevices, sizeof(*k->dev));
 	if (k->file == NULL || (r->ndevices > 0 && k->dev == NULL))
 		st = oom(err);
-	for (size_t i = 0; st == NS_OK && i < r->ndevices; i++) {
+	for (size_t i = 0; st == NS_OK && k->dev != NULL && i < r->ndevices; i++) {
 		k->ndev++;
 		st = copy_device(&r->device[i], &k->dev[i], err);
 	}
@@ -101,11 +101,11 @@ static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 
 static void put(sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
 	if (b->nomem)
 		return;
 	for (;;) {
+		int n;
 		va_start(ap, fmt);
 		n = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
 		va_end(ap);
