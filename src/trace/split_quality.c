@@ -94,9 +94,15 @@ void split_quality_links_begin(trace_split *s)
 	for (size_t i = 0; i < s->nlaunch; i++)
 		if (s->launch[i].ts < q->first_launch_ts)
 			q->first_launch_ts = s->launch[i].ts;
-	for (size_t i = 0; i < s->ngpu; i++)
-		if (s->gpu[i].start > q->last_gpu_start)
-			q->last_gpu_start = s->gpu[i].start;
+	/* every record, also those the windows leave out (GPU work launched outside every step) */
+	for (size_t i = 0; i < s->ngpu; i++) {
+		const gpu_rec *g = &s->gpu[i];
+		if (g->start > q->last_gpu_start)
+			q->last_gpu_start = g->start;
+		q->gpu_ns = split_add_sat(q->gpu_ns, split_sub_sat(g->end, g->start));
+		q->past_end += q->has_capture && g->end > q->capture_end;
+	}
+	q->records = (long)s->ngpu;
 }
 
 static void add_graph_kernel(split_quality_state *q, const gpu_rec *g)
@@ -236,7 +242,8 @@ ns_status split_quality_links_end(trace_split *s, ns_error *err)
 
 	if (q->oom)
 		return split_oom(err);
-	for (size_t i = 0; i < s->nlaunch && s->ngpu > 0; i++) { /* no GPU record at all: no_device_activity */
+	for (size_t i = 0; i < s->nlaunch && s->ngpu > 0;
+	     i++) { /* no GPU record at all: no_device_activity */
 		const launch_rec *l = &s->launch[i];
 		if (l->kind == LK_QUIET)
 			continue;
@@ -380,11 +387,6 @@ ns_status split_quality_device(trace_split *s, const gpu_rec *g, size_t n, split
 	split_quality_state *q = &s->quality;
 	ns_status st = NS_OK;
 
-	for (size_t i = 0; i < n; i++) {
-		q->gpu_ns = split_add_sat(q->gpu_ns, split_sub_sat(g[i].end, g[i].start));
-		q->past_end += q->has_capture && g[i].end > q->capture_end;
-	}
-	q->records += (long)n;
 	check_streams(s, g, n);
 	if (q->ngraph > 0 && n > 0)
 		st = graph_windows(q, g, n, d, err);
