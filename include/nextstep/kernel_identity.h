@@ -20,7 +20,8 @@ typedef struct {
 } kernel_identity;
 
 /* The identity of a NUL-terminated kernel name, demangled ("void ns::k<T>(int)") or Itanium-mangled
- * ("_ZN..."). Never fails: a name it cannot take apart is its own identity. */
+ * ("_ZN..."). Never fails: a name it cannot take apart is its own identity. Reads the first
+ * KERNEL_IDENTITY_MAX bytes after the return type (less a trailing parameter list), as the rules do. */
 void kernel_identity_of(const char *name, kernel_identity *out);
 
 /* The function's own name, without namespaces. */

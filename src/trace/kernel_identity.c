@@ -19,14 +19,19 @@ static bool is_launcher(const char *s, size_t n)
 	return n > 9 && memcmp(s, "enable_sm", 9) == 0;
 }
 
+/* +1 for a byte that opens a group, -1 for one that closes it: one load per byte in the scans below, which
+ * read up to KERNEL_IDENTITY_MAX bytes of every distinct name. */
+static const signed char nesting[256] = {
+    ['<'] = 1, ['('] = 1, ['['] = 1, ['{'] = 1, ['>'] = -1, [')'] = -1, [']'] = -1, ['}'] = -1};
+
 static bool opens(char c)
 {
-	return c == '<' || c == '(' || c == '[' || c == '{';
+	return nesting[(unsigned char)c] > 0;
 }
 
 static bool closes(char c)
 {
-	return c == '>' || c == ')' || c == ']' || c == '}';
+	return nesting[(unsigned char)c] < 0;
 }
 
 /* Where the trailing parameter list "(...)" starts, or len when the name has none. Argument types
@@ -235,7 +240,8 @@ static void mangled_name(mangled *m)
 
 static void mangled_identity(const char *name, kernel_identity *out)
 {
-	mangled m = {.p = name + 2, .end = name + strlen(name)};
+	const char *nul = memchr(name, '\0', KERNEL_IDENTITY_MAX); /* the head only, as for demangled names */
+	mangled m = {.p = name + 2, .end = nul != NULL ? nul : name + KERNEL_IDENTITY_MAX};
 
 	m.p += m.p < m.end && *m.p == 'L';
 	mangled_name(&m);
@@ -263,5 +269,10 @@ void kernel_identity_of(const char *name, kernel_identity *out)
 		return;
 	}
 	len = kernel_display_span(name, &start);
+	/* Only the head is read, as the rules read it (KERNEL_CLASSIFY_MAX): the function and the launched
+	 * operation come first, and the cost per name stays bounded however long its template arguments run.
+	 */
+	if (len > KERNEL_IDENTITY_MAX)
+		len = KERNEL_IDENTITY_MAX;
 	demangled_identity(name + start, len, out, 0);
 }

@@ -1,6 +1,5 @@
 #include "nextstep/trace_kernels.h"
 
-#include <ctype.h>
 #include <string.h>
 
 #include "nextstep/kernel_identity.h"
@@ -191,20 +190,31 @@ const kernel_pattern *kernel_table(size_t *n)
 	return table;
 }
 
+/* ASCII only, inline: kernel names are ASCII identifiers, and tolower() is a locale lookup per byte in the
+ * loop that compares every table row with every distinct name. */
+static inline unsigned char lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c + ('a' - 'A')) : c;
+}
+
 static bool starts_icase(const char *s, const char *prefix)
 {
 	for (; *prefix != '\0'; s++, prefix++)
-		if (tolower((unsigned char)*s) != tolower((unsigned char)*prefix))
+		if (lower((unsigned char)*s) != lower((unsigned char)*prefix))
 			return false;
 	return true;
 }
 
 static bool contains_icase(const char *s, const char *needle)
 {
+	unsigned char first = lower((unsigned char)needle[0]);
+
+	if (first == '\0')
+		return true;
 	for (; *s != '\0'; s++)
-		if (starts_icase(s, needle))
+		if (lower((unsigned char)*s) == first && starts_icase(s + 1, needle + 1))
 			return true;
-	return needle[0] == '\0';
+	return false;
 }
 
 static bool row_matches(const kernel_pattern *row, const kernel_identity *id)

@@ -143,6 +143,46 @@ START_TEST(long_identities_are_cut_not_overrun)
 }
 END_TEST
 
+/* prefix, then fill bytes of filler, then suffix, into buf (which must hold them). */
+static void long_name(char *buf, const char *prefix, size_t fill, const char *filler, const char *suffix)
+{
+	size_t n = strlen(prefix), f = strlen(filler);
+
+	memcpy(buf, prefix, n);
+	for (size_t i = 0; i < fill; i++)
+		buf[n + i] = filler[i % f];
+	strcpy(buf + n + fill, suffix);
+}
+
+/* Only the first KERNEL_IDENTITY_MAX bytes after the return type are read (the bound of kernel_rules.h), and the
+ * function and the operation a launcher runs come first, so template arguments of any length cost nothing
+ * past it and change nothing. */
+START_TEST(a_long_name_keeps_the_identity_its_head_gives)
+{
+	static char name[8 * KERNEL_IDENTITY_MAX];
+	kernel_identity id;
+
+	long_name(name, "void at::native::kernel_7<", 6 * KERNEL_IDENTITY_MAX, "float, c10::BFloat16, ",
+	          "int>");
+	kernel_identity_of(name, &id);
+	ck_assert_str_eq(id.qualified, "at::native::kernel_7");
+	ck_assert_str_eq(kernel_identity_base(&id), "kernel_7");
+
+	long_name(name, "void cutlass::Kernel<ns::GemmOp<", 6 * KERNEL_IDENTITY_MAX, "cutlass::half_t, ",
+	          "int> >(ns::GemmOp::Params)");
+	kernel_identity_of(name, &id);
+	ck_assert_str_eq(id.qualified, "ns::GemmOp");
+
+	/* a "::" past the head is not seen: the name is cut to its first KERNEL_IDENTITY_MAX bytes, whose
+	 * last component at depth 0 starts after the head's last "::" */
+	long_name(name, "void ", 2 * KERNEL_IDENTITY_MAX, "ab::", "tail_kernel");
+	kernel_identity_of(name, &id);
+	ck_assert_uint_eq(strlen(id.qualified), KERNEL_IDENTITY_MAX - 1);
+	ck_assert_ptr_null(strstr(id.qualified, "tail_kernel"));
+	ck_assert_str_eq(kernel_identity_base(&id), "");
+}
+END_TEST
+
 static Suite *identity_suite(void)
 {
 	Suite *s = suite_create("kernel_identity");
@@ -154,6 +194,7 @@ static Suite *identity_suite(void)
 	                    (int)(sizeof(displays) / sizeof(displays[0])));
 	tcase_add_test(tc, report_shows_the_namespace_of_a_kernel_in_an_anonymous_namespace);
 	tcase_add_test(tc, long_identities_are_cut_not_overrun);
+	tcase_add_test(tc, a_long_name_keeps_the_identity_its_head_gives);
 	suite_add_tcase(s, tc);
 	return s;
 }
