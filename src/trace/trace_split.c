@@ -170,7 +170,7 @@ static ns_status mark_warmup(split_device *d, ns_error *err)
 			return split_oom(err);
 		for (size_t i = 0; i < d->nsteps; i++)
 			dur[i] = d->steps[i].dur_ns;
-		qsort(dur, d->nsteps, sizeof(*dur), cmp_i64_dur);
+		split_sort(dur, d->nsteps, sizeof(*dur), cmp_i64_dur); /* in place: qsort copies n more */
 		median = dur[d->nsteps / 2];
 		free(dur);
 	}
@@ -210,8 +210,10 @@ static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const spa
 	return st;
 }
 
+/* Each device gets its own copy of the windows *w, except the last, which takes *w itself (set to NULL): one
+ * copy fewer of the largest per-step array (200 MB at a million steps). */
 static ns_status split_devices(trace_split *s, const trace_meta *meta, const span_list host[SL_COUNT],
-                               const split_window *w, size_t nw, split_result *res, ns_error *err)
+                               split_window **w, size_t nw, split_result *res, ns_error *err)
 {
 	size_t ndev = s->ngpu > 0 ? s->ndevices : 1, first = 0;
 
@@ -230,10 +232,14 @@ static ns_status split_devices(trace_split *s, const trace_meta *meta, const spa
 		dev->outside_gpu = s->ngpu > 0 ? s->outside_gpu[d] : 0;
 		dev->outside_gpu_ns = s->ngpu > 0 ? s->outside_gpu_ns[d] : 0;
 		device_name(meta, dev->id, dev->name);
-		dev->steps = malloc(nw * sizeof(*dev->steps));
-		if (dev->steps == NULL)
+		if (d + 1 == ndev) {
+			dev->steps = *w;
+			*w = NULL;
+		} else if ((dev->steps = malloc(nw * sizeof(*dev->steps))) != NULL) {
+			memcpy(dev->steps, *w, nw * sizeof(**w));
+		} else {
 			return split_oom(err);
-		memcpy(dev->steps, w, nw * sizeof(*w));
+		}
 		dev->nsteps = nw;
 		st = split_one(s, s->ngpu > 0 ? s->gpu + first : NULL, last - first, host, dev, err);
 		split_phases_overall(res, dev, s->keep_warmup);
@@ -308,7 +314,7 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	 * time is in collectives (a host-side, gloo, job). */
 	split_coll_prepare(s);
 	if (st == NS_OK && nw > 0 && (res->gpu_activity || res->host_comm))
-		st = split_devices(s, meta, host, w, nw, res, err);
+		st = split_devices(s, meta, host, &w, nw, res, err);
 	free(w);
 	split_lists_free(host);
 	res->names = s->names;
