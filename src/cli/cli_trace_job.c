@@ -77,7 +77,7 @@ static int by_rank(const void *a, const void *b)
 
 static job_file **ranks_sorted(const trace_job *j)
 {
-	job_file **r = malloc(j->nranks * sizeof(*r));
+	job_file **r = malloc(j->nranks * sizeof(job_file *));
 	size_t n = 0;
 
 	if (r == NULL)
@@ -85,7 +85,7 @@ static job_file **ranks_sorted(const trace_job *j)
 	for (size_t i = 0; i < j->n; i++)
 		if (j->file[i].rank != NULL)
 			r[n++] = &j->file[i];
-	qsort(r, n, sizeof(*r), by_rank);
+	qsort(r, n, sizeof(job_file *), by_rank);
 	return r;
 }
 
