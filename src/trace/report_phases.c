@@ -78,20 +78,18 @@ static bool has_phases(const split_device *d)
 	return false;
 }
 
-void report_print_phases(FILE *out, const split_result *res, const split_device *d, const report_options *o)
+/* The lines follow their device's summary, so the label is the phase alone. */
+void report_print_phases(FILE *out, const split_device *d, const report_options *o)
 {
-	char label[TRACE_DEVICE_NAME_MAX + 128];
-	size_t n;
-
 	if (!has_phases(d))
 		return;
-	report_device_label(res, d, label, sizeof(label));
 	for (int p = STEP_PHASE_PREFILL; p < STEP_PHASE_COUNT; p++) {
 		const split_window *w = &d->phase_sum[p];
-		char phase_label[sizeof(label) + 96];
+		char phase_label[96];
 		ns_verdict v;
 		ns_routes routes;
-		if ((n = d->phase_steps[p]) == 0)
+		size_t n = d->phase_steps[p];
+		if (n == 0)
 			continue;
 		snprintf(phase_label, sizeof(phase_label), "  %s (%zu step%s, %.3f ms each)",
 		         step_phase_name((step_phase)p), n, n == 1 ? "" : "s",

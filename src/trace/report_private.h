@@ -62,7 +62,7 @@ void report_print_step_source(FILE *out, const split_result *res);
 /* " [decode]" after a step's number when its marker gave a phase. */
 void report_print_step_phase(FILE *out, const split_window *w);
 /* One verdict line per inference phase (prefill, decode, mixed) when the steps have phases. */
-void report_print_phases(FILE *out, const split_result *res, const split_device *d, const report_options *o);
+void report_print_phases(FILE *out, const split_device *d, const report_options *o);
 /* "note: N step markers of process P ignored: it launched no device work" (once per report). */
 void report_print_ignored_markers(FILE *out, const split_result *res);
 /* -v: the GPU events launched outside every step. */

@@ -244,7 +244,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 	report_print_top_cause(out, w, v.regime);
 	report_print_notes(out, res, d, o->hints);
 	report_print_outside(out, d, o->format->verbose);
-	report_print_phases(out, res, d, o);
+	report_print_phases(out, d, o);
 	if (d->nsteps > 1 && print_variation(out, d, o, err) != NS_OK)
 		return err->status;
 	for (size_t i = 0; o->steps && i < d->nsteps; i++)
