@@ -37,7 +37,7 @@
 /* Bytes of a name shown (kernel names can be 1 MiB); the whole name is cut to HTML_TITLE_MAX in its tooltip.
  */
 #define HTML_NAME_MAX  120
-#define HTML_TITLE_MAX 1000
+#define HTML_TITLE_MAX 400
 /* Ranks of a job's heat map (the slowest, stragglers first). */
 #define HTML_JOB_RANKS_MAX 256
 /* Router cards on one page; later records are counted by verdict. */

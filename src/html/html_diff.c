@@ -141,7 +141,8 @@ ns_status html_diff(html_page *p, const html_source src[2], const diff_side *bef
 	hp_puts(p, "<h3>Buckets</h3>\n");
 	put_bucket_chart(p, r);
 	put_bucket_table(p, r);
-	put_kernels(p, r);
+	if (hp_fits(p, DIFF_KERNELS_SHOWN * ROW_WORST))
+		put_kernels(p, r);
 	hp_puts(p, "</article>\n");
 	return NS_OK;
 }

@@ -153,6 +153,11 @@ bool hp_room_full(const html_page *p)
 	return p->bytes < HTML_PAGE_SOFT;
 }
 
+bool hp_fits(const html_page *p, unsigned long long worst)
+{
+	return p->bytes + worst <= HTML_PAGE_MAX - 16 * 1024;
+}
+
 /* A verdict line costs a few kB at most. */
 bool hp_room_line(const html_page *p)
 {

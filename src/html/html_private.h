@@ -25,6 +25,14 @@ void hp_text(html_page *p, const char *s, size_t max);
 /* "<h2>", a section id, and whether the section still fits in full / at all. */
 bool hp_room_full(const html_page *p);
 bool hp_room_line(const html_page *p);
+/* Whether a part of at most worst bytes still fits, keeping room for the page's end. */
+bool hp_fits(const html_page *p, unsigned long long worst);
+/* Worst cases of the large parts, in bytes: a bar of the step chart (tooltip with causes and six
+ * rectangles), a rectangle of the timeline, a table row with a name and its whole-name tooltip (escaping can
+ * make a byte six). */
+#define BAR_WORST  (6 * 240 + 6 * 110 + 400)
+#define RECT_WORST 120
+#define ROW_WORST  (6 * (HTML_NAME_MAX + HTML_TITLE_MAX) + 400)
 
 /* A bucket's colour ("#0072B2"). */
 const char *hp_bucket_colour(ns_regime r);

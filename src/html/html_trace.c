@@ -334,12 +334,19 @@ static ns_status put_device(html_page *p, const split_result *res, const split_d
 	put_summary(p, res, d);
 	if (full) {
 		put_split_table(p, d);
-		if (d->nsteps > 0 && put_step_chart(p, d, err) != NS_OK)
-			return err->status;
-		if (d->timeline != NULL && timeline)
+		/* each large part only when its worst case still fits: the page's bound holds for any input
+		 */
+		if (d->nsteps > 0 && hp_fits(p, HTML_STEP_BARS_MAX * BAR_WORST))
+			if (put_step_chart(p, d, err) != NS_OK)
+				return err->status;
+		if (d->timeline != NULL && timeline &&
+		    hp_fits(p, (unsigned long long)d->timeline->nrows * SPLIT_TIMELINE_PX * RECT_WORST))
 			hp_timeline(p, d->timeline);
 		put_comm(p, d);
-		put_kernels(p, res, d);
+		if (hp_fits(p, 3 * HTML_KERNELS_MAX * ROW_WORST))
+			put_kernels(p, res, d);
+		else
+			hp_puts(p, "<p class=\"note\">Charts and tables left out: the page is full.</p>\n");
 	}
 	hp_puts(p, "</section>\n");
 	return NS_OK;
@@ -459,7 +466,8 @@ ns_status html_trace(html_page *p, const html_source *src, const split_result *r
 		if (put_device(p, res, &res->device[i], o, this_full, i < HTML_TIMELINES_MAX, err) != NS_OK)
 			return err->status;
 	}
-	if (o->roofline != NULL && hp_room_full(p))
+	if (o->roofline != NULL && hp_room_full(p) &&
+	    hp_fits(p, 40 * 1024 + 2 * HTML_KERNELS_MAX * ROW_WORST))
 		put_roofline(p, o);
 	hp_puts(p, "</article>\n");
 	return NS_OK;

@@ -190,6 +190,82 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 }
 END_TEST
 
+/* The worst a trace can do to the page: 200 devices, each with 120 steps full of causes and 30 kernels whose
+ * names are quotes (six bytes each once escaped). The page still ends under HTML_PAGE_MAX, and says what it
+ * left out. */
+START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_bound)
+{
+	enum { DEVICES = 200, STEPS = 120, KERNELS = 30 };
+	char *text = NULL, name[2000];
+	size_t size = 0;
+	FILE *mem;
+	html_page *p = page_in_memory(&mem, &text, &size);
+	split_device *dev = calloc(DEVICES, sizeof(*dev));
+	split_result res;
+	classify_options co;
+	ns_routes routes;
+	ns_error err;
+	html_source src = {"t.json", 1, NULL};
+
+	ck_assert_ptr_nonnull(dev);
+	ns_error_clear(&err);
+	classify_options_default(&co);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	memset(&res, 0, sizeof(res));
+	res.names = kernel_names_new();
+	ck_assert_ptr_nonnull(res.names);
+	res.device = dev;
+	res.ndevices = DEVICES;
+	res.has_steps = res.gpu_activity = true;
+	for (int k = 0; k < KERNELS; k++) {
+		uint32_t id;
+		memset(name, '"', sizeof(name));
+		snprintf(name, 8, "k%03d", k);
+		name[4] = '"';
+		ck_assert_int_eq(kernel_names_intern(res.names, name, sizeof(name), &id, &err), NS_OK);
+	}
+	for (size_t d = 0; d < DEVICES; d++) {
+		dev[d].id = (int64_t)d;
+		dev[d].nsteps = STEPS;
+		dev[d].steps = calloc(STEPS, sizeof(*dev[d].steps));
+		dev[d].kernel_time = calloc(KERNELS, sizeof(*dev[d].kernel_time));
+		ck_assert(dev[d].steps != NULL && dev[d].kernel_time != NULL);
+		for (size_t i = 0; i < STEPS; i++) {
+			split_window *w = &dev[d].steps[i];
+			w->step = 1000000000 + (int64_t)i;
+			w->dur_ns = 6000000;
+			for (int r = 0; r < REGIME_COUNT; r++)
+				w->bucket_ns[r] = 1000000;
+			for (int c = 0; c < CAUSE_COUNT; c++)
+				w->cause_ns[c] = 1;
+			w->warmup = i % 2 == 0;
+		}
+		dev[d].overall = dev[d].steps[1];
+		for (int k = 0; k < KERNELS; k++)
+			dev[d].kernel_time[k] =
+			    (split_kernel_time){(uint32_t)k, (kernel_class)(k % 3), 1000, 1};
+		dev[d].nkernel_time = KERNELS;
+		for (int c = 0; c < 3; c++)
+			dev[d].class_ns[c] = 10000;
+	}
+	html_trace_options o = {&co, &routes, NULL, NULL};
+	ck_assert_int_eq(html_trace(p, &src, &res, &o, &err), NS_OK);
+	ck_assert_int_eq(html_page_end(p, &err), NS_OK);
+	fclose(mem);
+	ck_assert_uint_le(size, HTML_PAGE_MAX);
+	ck_assert_ptr_nonnull(strstr(text, "more devices left out (page size)"));
+	ck_assert_ptr_nonnull(strstr(text, "</html>\n"));
+	free(text);
+	for (size_t d = 0; d < DEVICES; d++) {
+		free(dev[d].steps);
+		free(dev[d].kernel_time);
+	}
+	free(dev);
+	kernel_names_free(res.names);
+	routes_free(&routes);
+}
+END_TEST
+
 static Suite *html_suite(void)
 {
 	Suite *s = suite_create("html");
@@ -202,6 +278,7 @@ static Suite *html_suite(void)
 	                    sizeof(group_cases) / sizeof(group_cases[0]));
 	tcase_add_test(tc, a_stream_of_a_million_records_gives_a_page_under_the_bound);
 	tcase_add_test(tc, a_trace_of_many_steps_draws_a_bounded_number_of_bars);
+	tcase_add_test(tc, a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_bound);
 	suite_add_tcase(s, tc);
 	return s;
 }
