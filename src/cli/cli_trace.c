@@ -314,10 +314,26 @@ static int report_text(cli_trace_session *s, const trace_sink *k, const char *wh
 }
 
 /* The page's section, then the text report unless writing the page failed. */
+/* A --kernel-rules regex that reached its cost limit on some names (they fell to the rules after it): the
+ * library counts them in the result's name table, the command line says so. */
+static void note_rules_gave_up(FILE *msgs, const char *where, const trace_done *d)
+{
+	size_t rule = 0,
+	       names = d->st == NS_OK && d->res.names != NULL ? kernel_names_gave_up(d->res.names, &rule) : 0;
+
+	if (names > 0)
+		fprintf(msgs,
+		        "nextstep: %s: note: kernel rule %zu's regex reached its cost limit on %zu name%s "
+		        "(counted "
+		        "as not matching; a later rule or the default classified %s)\n",
+		        where, rule, names, names == 1 ? "" : "s", names == 1 ? "it" : "them");
+}
+
 static int report(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled, trace_done *d)
 {
 	int rc = report_page(s, k->msgs, where, d);
 
+	note_rules_gave_up(k->msgs, where, d);
 	return rc != EXIT_ROUTED ? rc : report_text(s, k, where, labelled, d);
 }
 
