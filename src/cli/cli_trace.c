@@ -313,7 +313,6 @@ static int report_text(cli_trace_session *s, const trace_sink *k, const char *wh
 	return (int)d->res.quality.grade > c->min_quality ? EXIT_QUALITY : EXIT_ROUTED;
 }
 
-/* The page's section, then the text report unless writing the page failed. */
 /* A --kernel-rules regex that reached its cost limit on some names (they fell to the rules after it): the
  * library counts them in the result's name table, the command line says so. */
 static void note_rules_gave_up(FILE *msgs, const char *where, const trace_done *d)
@@ -329,6 +328,7 @@ static void note_rules_gave_up(FILE *msgs, const char *where, const trace_done *
 		        where, rule, names, names == 1 ? "" : "s", names == 1 ? "it" : "them");
 }
 
+/* The page's section, then the text report unless writing the page failed. */
 static int report(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled, trace_done *d)
 {
 	int rc = report_page(s, k->msgs, where, d);
@@ -472,18 +472,25 @@ static void run_task(void *ctx, size_t i, unsigned worker)
 static void emit_page(trace_run *r, trace_task *t)
 {
 	trace_done *d = t->done;
-	FILE *out = open_memstream(&t->out, &t->out_len);
-	FILE *msgs = open_memstream(&t->msgs, &t->msgs_len);
-	trace_sink k = {NULL, out, msgs, NULL};
+	FILE *out, *msgs;
+	trace_sink k;
 	int rc = report_page(r->s, stderr, d->src.name, d);
 
+	if (t->msgs_len > 0) /* what the worker had to say (its summary) comes first */
+		fwrite(t->msgs, 1, t->msgs_len, stderr);
 	free(t->out); /* empty: the worker left the report to this */
 	free(t->msgs);
+	t->out = t->msgs = NULL;
+	out = open_memstream(&t->out, &t->out_len);
+	msgs = open_memstream(&t->msgs, &t->msgs_len);
+	k = (trace_sink){NULL, out, msgs, NULL};
 	if (out == NULL || msgs == NULL) {
 		fprintf(stderr, "nextstep: %s: out of memory\n", d->src.name);
 		rc = EXIT_BAD_INPUT;
-	} else if (rc == EXIT_ROUTED) {
-		rc = report_text(r->s, &k, d->src.name, r->files->n > 1, d);
+	} else {
+		note_rules_gave_up(msgs, d->src.name, d);
+		if (rc == EXIT_ROUTED)
+			rc = report_text(r->s, &k, d->src.name, r->files->n > 1, d);
 	}
 	if (out != NULL)
 		fclose(out);
