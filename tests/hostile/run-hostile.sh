@@ -87,5 +87,32 @@ printf 'k_\\ud83d\\ude00' >"$tmp/nsur"
 trace_with_name "$tmp/nsur" "$tmp/tsur.json"
 check "a surrogate pair in a kernel name decodes" 0 "\"name\":\"k_$(printf '\xf0\x9f\x98\x80')\"" "$bin" trace --format json "$tmp/tsur.json"
 
+# Beyond the trace: the router's inputs (flags, JSON, NDJSON streams), roofline extremes, the playbook and
+# device files, diff's inputs. Each is an error naming its input (and line when there is one), or a result.
+printf '{"compute":0.5}\n{"compute":\n{"memory":0.7}\n' >"$tmp/bad-line.ndjson"
+check "an NDJSON stream reports its bad line and routes the others" 1 \
+	'nextstep: .*bad-line.ndjson:2: malformed JSON' "$bin" "$tmp/bad-line.ndjson"
+check "...and both good records still get their verdict" 1 'memory-bound \(70%\)' "$bin" "$tmp/bad-line.ndjson"
+check "an endless NDJSON stream into a full disk stops with exit 1" 1 'error writing output' \
+	sh -c "yes '{\"compute\":0.5}' | \"\$0\" - >/dev/full" "$bin"
+head -c 3000000 /dev/zero >"$tmp/zeros"
+check "3 MB of NUL bytes is binary, not JSON" 1 'zeros:1: binary data' "$bin" "$tmp/zeros"
+check "a share flag out of range is a usage error" 2 "--compute: '1e999' is out of range" "$bin" --compute 1e999
+printf '{"compute": 0.5, "compute": 0.2}' >"$tmp/dup.json"
+check "a duplicate key in a profile" 1 'dup.json:1: duplicate key "compute"' "$bin" "$tmp/dup.json"
+check "roofline: an intensity that underflows to 0 writes no SVG" 2 'intensity .* is 0: out of the range' \
+	"$bin" roofline --flops 1e-200 --bytes 1e200 --device h100 --svg "$tmp/under.svg"
+check "roofline: an infinite intensity" 2 'intensity .* is infinite' \
+	"$bin" roofline --flops 1e308 --bytes 1e-308 --device h100 --svg "$tmp/over.svg"
+check "...and neither left a file" 2 'No such file' ls "$tmp/under.svg" "$tmp/over.svg"
+printf '{"routes": [' >"$tmp/playbook.json"
+check "a truncated playbook" 1 'playbook.json:1: malformed JSON' "$bin" --playbook "$tmp/playbook.json" --compute 0.5
+printf '{"devices":[{"name":"X","bf16_tflops":1e400}]}' >"$tmp/devices.json"
+check "a device file with a key the table does not have" 1 'devices.json: device "X": unknown key' \
+	"$bin" devices --device-file "$tmp/devices.json"
+printf '{"not":"a report"}' >"$tmp/side.json"
+check "diff of a file that is neither a report nor a profile" 1 'side.json: neither a saved report' \
+	"$bin" diff "$tmp/side.json" "$tmp/side.json"
+
 echo "hostile: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
