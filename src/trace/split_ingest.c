@@ -49,6 +49,8 @@ void trace_split_free(trace_split *s)
 	free(s->steps);
 	free(s->comm_span);
 	free(s->comm_ext);
+	free(s->copy_call);
+	free(s->pageable_corr);
 	free(s->cmeta);
 	for (size_t i = 0; i < s->nthreads; i++) {
 		for (int k = 0; k < HK_COUNT; k++)
@@ -108,6 +110,8 @@ static ns_status derive_gpu(trace_split *s, const trace_event *ev, span_info *si
 	                   : (uint8_t)GK_TRANSFER;
 	si->device = ev->device >= 0 ? ev->device : ev->pid;
 	si->stream = ev->stream;
+	if (ev->cat == TCAT_MEMCPY && ev->correlation >= 0 && split_is_pageable_dtoh(ev->name))
+		return split_copies_note_pageable(s, ev->correlation, err);
 	return NS_OK;
 }
 
@@ -362,6 +366,8 @@ static ns_status add_host(trace_split *s, const span_info *si, uint32_t thread, 
 		st = add_comm_op(s, si, thread, err);
 	if (st == NS_OK && si->launches)
 		st = add_launch(s, si, thread, err);
+	if (st == NS_OK && si->launches && si->launch_kind == LK_COPY && !(si->host & (1u << HK_BLOCK)))
+		st = split_copies_note_call(s, si->corr, si->start, si->end, thread, err);
 	return st;
 }
 

@@ -127,6 +127,12 @@ typedef struct {
 	uint8_t launch_kind;
 } runtime_cache_slot;
 
+/* A memcpy runtime call that may turn out to be a blocking copy (split_copies.c). */
+typedef struct {
+	int64_t corr, start, end;
+	uint32_t thread;
+} copy_call;
+
 struct split_python;
 struct split_phases;
 
@@ -144,6 +150,11 @@ struct trace_split {
 	size_t ncmeta, capcmeta;
 	struct split_python *py;     /* python_function frames (split_python.c) */
 	struct split_phases *phases; /* forward/backward/optimizer markers (split_phases.c) */
+	copy_call
+	    *copy_call; /* memcpy calls, and the correlations of pageable DtoH copies (split_copies.c) */
+	size_t ncopy_call, capcopy_call;
+	int64_t *pageable_corr;
+	size_t npageable_corr, cappageable_corr;
 	char unknown_device_cat[SPLIT_UNKNOWN_CAT_MAX]; /* the first device event of an unknown category */
 	long unknown_device_events;                     /* events of unknown categories naming a device */
 	uint32_t main_thread; /* index of the thread that records the steps, once picked */
@@ -238,6 +249,16 @@ bool split_is_init_call(ns_str name);
 bool split_str_starts(ns_str s, const char *lit);
 
 typedef struct step_hold step_hold; /* split_steps.c */
+
+/* ---- blocking copies (split_copies.c) ---- */
+/* "Memcpy DtoH (Device -> Pageable)": a copy that blocks the host that launched it. */
+bool split_is_pageable_dtoh(ns_str name);
+ns_status split_copies_note_call(trace_split *s, int64_t corr, int64_t start, int64_t end, uint32_t thread,
+                                 ns_error *err);
+ns_status split_copies_note_pageable(trace_split *s, int64_t corr, ns_error *err);
+/* Adds the calls that launched pageable DtoH copies to their threads' blocking lists. Before the host lists
+ * are built. */
+ns_status split_copies_block(trace_split *s, ns_error *err);
 
 /* ---- links (split_link.c) ---- */
 /* Links every GPU record to its launch, and hands each, with its launch time, to split_steps_place(h) when h

@@ -299,7 +299,9 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 		res->rank = meta->rank;
 		res->world_size = meta->world_size;
 	}
-	st = host_side(s, res, host, err);
+	st = split_copies_block(s, err);
+	if (st == NS_OK)
+		st = host_side(s, res, host, err);
 	res->host_comm = host[SL_COMM].n > 0;
 	if (st == NS_OK)
 		st = build_windows(s, host, res, &w, &nw, err);
