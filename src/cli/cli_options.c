@@ -144,9 +144,10 @@ static const cli_option_row rows[] = {
      "print only the change: faster, slower, no significant change, no change"},
     {"Output", "html", required_argument, OPT_HTML, M_TRACES | M_DIFF | M_JOB, "FILE",
      "also write the report as one self-contained HTML page ('-': only the\npage, on stdout)"},
-    {"Output", "color", required_argument, OPT_COLOR, M_VERDICTS, "WHEN",
+    /* not diff: its text has no colour, so the options would mean nothing there */
+    {"Output", "color", required_argument, OPT_COLOR, M_VERDICTS & ~M_DIFF, "WHEN",
      "always, never or auto (default: on a terminal, unless NO_COLOR is set\nand not empty)"},
-    {"Output", "no-color", no_argument, OPT_NO_COLOR, M_VERDICTS, NULL, "same as --color=never"},
+    {"Output", "no-color", no_argument, OPT_NO_COLOR, M_VERDICTS & ~M_DIFF, NULL, "same as --color=never"},
     {"Output", "help", no_argument, OPT_HELP, M_ALL, NULL, "this help"},
     {"Output", "version", no_argument, OPT_VERSION, M_ROUTER, NULL, "the version"},
 };
