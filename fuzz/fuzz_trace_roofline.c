@@ -46,7 +46,7 @@ static void check_report(const troof_report *r)
 
 	if (r->ops_ns < 0 || r->nrows > (size_t)(r->ops > 0 ? r->ops : 0))
 		abort();
-	troof_report_print(sink, r, 5);
+	troof_report_print(sink, r, 5, NULL);
 	cJSON_Delete(doc);
 }
 
