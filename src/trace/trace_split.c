@@ -284,7 +284,7 @@ static ns_status host_side(trace_split *s, split_result *res, span_list host[SL_
 
 ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_result *res, ns_error *err)
 {
-	span_list host[SL_COUNT];
+	span_list host[SL_COUNT] = {{NULL, 0, 0}};
 	split_window *w = NULL;
 	size_t nw = 0;
 	ns_status st;
