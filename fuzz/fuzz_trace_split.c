@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
+#include "fuzz_split_bytes.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 #include "nextstep/trace_split.h"
@@ -54,34 +53,15 @@ static void print_both_forms(const split_result *res)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	ns_input in;
 	ns_error err;
-	trace_meta meta;
 	split_result res;
-	trace_split *split;
-	ns_status st;
-	int fd;
 
 	ns_error_clear(&err);
 	if (rules == NULL &&
 	    (kernel_rules_default(&rules, &err) != NS_OK || routes_init_default(&routes, &err) != NS_OK ||
 	     (sink = fopen("/dev/null", "w")) == NULL))
 		abort();
-	fd = memfd_create("fuzz_trace_split", 0);
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
-		abort();
-	memset(&in, 0, sizeof(in));
-	in.fd = fd;
-	in.name = "fuzz";
-	memset(&meta, 0, sizeof(meta));
-	memset(&res, 0, sizeof(res));
-	split = trace_split_new(rules);
-	st = trace_read(&in, trace_split_event, split, &meta, &err);
-	if (st == NS_OK)
-		st = trace_split_finish(split, &meta, &res, &err);
-	trace_split_free(split);
-	close(fd);
-	if (st == NS_OK) {
+	if (fuzz_split_bytes(data, size, rules, false, &res, &err) == NS_OK) {
 		check_buckets(&res);
 		print_both_forms(&res);
 	}

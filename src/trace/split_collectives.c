@@ -83,18 +83,9 @@ static void apply_meta(const trace_split *s, const gpu_rec *g, split_collective 
 /* The step of the window that holds t, or -1. */
 static int64_t step_at(const split_device *d, int64_t t)
 {
-	size_t lo = 0, hi = d->nsteps;
+	size_t w = split_window_of(d->steps, d->nsteps, t);
 
-	while (lo < hi) { /* first window starting after t */
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->steps[mid].start_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || t >= d->steps[lo - 1].start_ns + d->steps[lo - 1].dur_ns)
-		return -1;
-	return d->steps[lo - 1].step;
+	return w < d->nsteps ? d->steps[w].step : -1;
 }
 
 /* Adds [a, b) (exposed) to c's pieces; past the limit the last piece grows into a hull. */

@@ -316,6 +316,8 @@ int64_t split_steps_hold_end(trace_split *s, step_hold *h);
 void split_steps_sum_phases(split_device *d, bool keep_warmup);
 
 /* ---- tallies (split_tally.c) ---- */
+/* Index of the window of w[0..n) (in time order, disjoint) that contains t, or n. */
+size_t split_window_of(const split_window *w, size_t n, int64_t t);
 /* o += w (durations, buckets, causes, counts). */
 void split_add_window(split_window *o, const split_window *w);
 ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,

@@ -298,22 +298,6 @@ static void check_streams(trace_split *s, const gpu_rec *g, size_t n)
 	}
 }
 
-static size_t window_at(const split_window *w, size_t n, int64_t t)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (w[mid].start_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || t >= w[lo - 1].start_ns + w[lo - 1].dur_ns)
-		return n;
-	return lo - 1;
-}
-
 /* Graph replays per window: a replay counts in the window where its first kernel on this device starts; its
  * kernels where each starts, with their time clipped to that window. */
 static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, size_t n, split_device *d,
@@ -326,7 +310,7 @@ static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, s
 	for (size_t i = 0; i < n; i++) {
 		const int64_t *c =
 		    split_search(&g[i].corr, q->graph_corr, q->ngraph, sizeof(g[i].corr), split_cmp_i64);
-		size_t w = window_at(d->steps, d->nsteps, g[i].start);
+		size_t w = split_window_of(d->steps, d->nsteps, g[i].start);
 		if (c == NULL || g[i].corr < 0 || w == d->nsteps)
 			continue;
 		split_window *win = &d->steps[w];

@@ -4,8 +4,7 @@
 
 #include "split_private.h"
 
-/* Index of the window containing t, or n. */
-static size_t window_of(const split_window *w, size_t n, int64_t t)
+size_t split_window_of(const split_window *w, size_t n, int64_t t)
 {
 	size_t lo = 0, hi = n;
 
@@ -47,7 +46,7 @@ ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		int cls = g[i].kind == GK_TRANSFER ? KCLASS_MEMORY : g[i].kind;
 		int64_t a = g[i].start > lo ? g[i].start : lo, b = g[i].end < hi ? g[i].end : hi;
-		size_t w = window_of(d->steps, d->nsteps, g[i].start);
+		size_t w = split_window_of(d->steps, d->nsteps, g[i].start);
 		if (g[i].kind != GK_TRANSFER && w < d->nsteps)
 			d->steps[w].kernels++;
 		if (b <= a && !(g[i].start >= lo && g[i].start < hi))

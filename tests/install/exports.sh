@@ -3,7 +3,7 @@
 # use, and none of the library's internals (src/util, the split stages, ...). The declared list comes from
 # the compiler (-aux-info over a file including every public header), independently of the version script
 # the build writes (cmake/exports.cmake): a declaration that script misses, or an exported internal, fails
-# here. A declared function that no source defines (yet) is named as a note.
+# here, and so does a declared function that no source defines (a header promising what the library lacks).
 # Usage: exports.sh LIBNEXTSTEP_SO VERSION_SCRIPT SOURCE_DIR
 set -u
 usage="usage: exports.sh LIBNEXTSTEP_SO VERSION_SCRIPT SOURCE_DIR"
@@ -41,8 +41,9 @@ fi
 undefined=$(comm -23 "$tmp/declared" "$tmp/exported")
 extra=$(comm -13 "$tmp/declared" "$tmp/exported")
 if [ -n "$undefined" ]; then
-	echo "exports: note: declared in include/nextstep but defined by no source (yet):"
+	echo "exports: declared in include/nextstep but defined by no source:"
 	echo "$undefined" | sed 's/^/  /'
+	status=1
 fi
 if [ -n "$extra" ]; then
 	echo "exports: exported by $lib but declared in no public header (internals leak):"

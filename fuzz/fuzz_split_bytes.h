@@ -1,0 +1,48 @@
+/* The harnesses that follow the trace path past the reader start the same way: the fuzzer's bytes as a file
+ * (the reader takes a descriptor, as the CLI gives it), read into a split. Shared here so every harness reads
+ * exactly as the CLI does. */
+#ifndef NEXTSTEP_FUZZ_SPLIT_BYTES_H
+#define NEXTSTEP_FUZZ_SPLIT_BYTES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "nextstep/trace_read.h"
+#include "nextstep/trace_split.h"
+
+/* Reads data[0..size) as a trace into *res (zeroed first; free it with split_result_free whatever the
+ * status). timeline: also build the median step's timeline (the HTML page's). Aborts only on the harness's
+ * own faults. */
+static ns_status fuzz_split_bytes(const uint8_t *data, size_t size, const kernel_rules *rules, bool timeline,
+                                  split_result *res, ns_error *err)
+{
+	ns_input in;
+	trace_meta meta;
+	trace_split *split;
+	ns_status st;
+	int fd = memfd_create("fuzz_trace", 0);
+
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
+		abort();
+	memset(&in, 0, sizeof(in));
+	in.fd = fd;
+	in.name = "fuzz";
+	memset(&meta, 0, sizeof(meta));
+	memset(res, 0, sizeof(*res));
+	split = trace_split_new(rules);
+	if (split == NULL)
+		abort();
+	trace_split_want_timeline(split, timeline);
+	st = trace_read(&in, trace_split_event, split, &meta, err);
+	if (st == NS_OK)
+		st = trace_split_finish(split, &meta, res, err);
+	trace_split_free(split);
+	close(fd);
+	return st;
+}
+
+#endif
