@@ -656,6 +656,29 @@ void split_steps_place(trace_split *s, step_hold *h, gpu_rec *g, int64_t launch_
 		h->gpu_first[k] = g->start;
 }
 
+/* Moves the records set to GPU_DEV_OUTSIDE behind the others, each part keeping its order. The devices' pass
+ * sorts the records by (device, start); GPU_DEV_OUTSIDE is the largest device, so records that arrived in
+ * order stay in order and that sort is only a check, where one record outside the steps would otherwise make
+ * it sort millions. Without memory for the few outside records, the sort does the work. */
+static void outside_records_last(trace_split *s)
+{
+	size_t nout = 0, j = 0, k = 0;
+	gpu_rec *out;
+
+	for (size_t d = 0; d < TRACE_MAX_DEVICES; d++)
+		nout += (size_t)s->outside_gpu[d];
+	if (nout == 0 || (out = malloc(nout * sizeof(*out))) == NULL)
+		return;
+	for (size_t i = 0; i < s->ngpu; i++) {
+		if (s->gpu[i].dev == GPU_DEV_OUTSIDE && k < nout)
+			out[k++] = s->gpu[i];
+		else
+			s->gpu[j++] = s->gpu[i];
+	}
+	memcpy(s->gpu + j, out, k * sizeof(*out));
+	free(out);
+}
+
 /* Window k+1 starts at host step k+1's start, or later while the device still runs step k's work, but no
  * later than the first GPU work of step k+1 (on another stream it may overlap step k's tail). Rewrites the
  * steps' starts; returns the end of the last window. */
@@ -677,6 +700,7 @@ int64_t split_steps_hold_end(trace_split *s, step_hold *h)
 	free(h->gpu_end);
 	free(h->gpu_first);
 	h->gpu_end = h->gpu_first = NULL;
+	outside_records_last(s);
 	return at;
 }
 
