@@ -8,6 +8,7 @@
 
 #include "nextstep/classify.h"
 #include "nextstep/format.h"
+#include "nextstep/input.h"
 #include "nextstep/profile.h"
 #include "nextstep/roofline.h"
 #include "nextstep/routes.h"
@@ -97,6 +98,12 @@ typedef struct {
 	/* diff: the CI gates */
 	bool gate_slower, gate_regime;
 	double slower_pct;
+	/* router form: the first option given that only traces (or only profiles) take, as its long name; the
+	 * router refuses it when no input is one of those (cli_router.c). NULL when none was given. */
+	const char *traces_only_option, *profiles_only_option;
+	/* router form: inputs that check opened and sniffed and that cannot be opened twice (stdin, pipes),
+	 * by operand index (NULL where not kept); cli_each_input() reads these instead of opening. */
+	ns_input **opened;
 	/* --html FILE ("-": stdout, instead of the text report) */
 	const char *html_path;
 	/* the operands left after the options */

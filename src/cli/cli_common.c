@@ -112,17 +112,17 @@ int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
 	int rc = EXIT_ROUTED;
 
 	for (int i = 0; i < n && cli_output_ok(); i++) {
-		ns_input in;
+		ns_input own, *in = c->opened != NULL && c->opened[i] != NULL ? c->opened[i] : &own;
 		ns_error err;
 		int one;
 		ns_error_clear(&err);
-		if (input_open(&in, operands[i], &err) != NS_OK) {
+		if (in == &own && input_open(&own, operands[i], &err) != NS_OK) {
 			cli_report_error(operands[i], &err);
 			rc = EXIT_BAD_INPUT;
 			continue;
 		}
-		one = fn(ctx, &in, n > 1);
-		input_close(&in);
+		one = fn(ctx, in, n > 1);
+		input_close(in);
 		rc = cli_worse_exit(rc, one);
 	}
 	return rc;

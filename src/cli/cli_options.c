@@ -170,8 +170,10 @@ static const cli_subcommand subcommands[] = {
      "Shares are fractions of step time (0.72) or percentages (72%); missing buckets count as 0.\n"
      "FILE holds a JSON object, an array of objects, or NDJSON (one object a line, streamed);\n"
      "a PyTorch-profiler trace (plain or gzip) is read as by 'nextstep trace', with the trace options.\n"
+     "A trace option when no FILE is a trace, or a profile option when none is a profile, is a usage error.\n"
      "'-' or no FILE reads stdin. Several FILEs are each reported, labelled with their name.\n"
-     "Subcommands: trace, diff, job, roofline, scaling, devices ('nextstep SUBCOMMAND --help').\n",
+     "Subcommands: trace, diff, job, roofline, scaling, devices ('nextstep SUBCOMMAND --help'); the\n"
+     "subcommand is the first word only: a FILE named like one is given as ./trace or after --.\n",
      "Exit status: 0 every profile routed; 1 some input was bad (the others still reported); 2 usage "
      "error;\n4 a trace's quality below --min-quality.\n"},
     {"trace", MODE_TRACE, cli_trace_run, "usage: nextstep trace [options] FILE|DIR...\n",
@@ -350,6 +352,9 @@ static int not_for_mode(cli_mode mode, const struct option *table, int longindex
 		snprintf(name, sizeof(name), "--%s", table[longindex].name);
 	else
 		snprintf(name, sizeof(name), "-%c", opt);
+	if (mode == MODE_ROUTER && applies(opt, MODE_TRACE))
+		return cli_usage_error(
+		    mode, "option '%s' does not apply to 'nextstep' (an option of 'nextstep trace')", name);
 	return cli_usage_error(mode, "option '%s' does not apply to 'nextstep%s%s'", name, word ? " " : "",
 	                       word ? word : "");
 }
@@ -384,6 +389,22 @@ static int unknown_subcommand(const char *word)
 	return EXIT_USAGE;
 }
 
+/* The router form takes the trace options for its inputs that are traces and the profile options for those
+ * that are profiles (the rows' groups say which); the first of each given is kept so the router can refuse it
+ * when no input is of that kind. */
+static void note_router_scope(cli_config *cfg, int id)
+{
+	for (size_t i = 0; i < NROWS && cfg->mode == MODE_ROUTER; i++) {
+		if (rows[i].id != id || !(rows[i].modes & M_ROUTER))
+			continue;
+		if (strcmp(rows[i].group, "Trace") == 0 && cfg->traces_only_option == NULL)
+			cfg->traces_only_option = rows[i].name;
+		else if (strcmp(rows[i].group, "Profile") == 0 && cfg->profiles_only_option == NULL)
+			cfg->profiles_only_option = rows[i].name;
+		return;
+	}
+}
+
 static int getopt_loop(int argc, char **argv, cli_config *cfg, const struct option *table)
 {
 	int opt, longindex, rc = -1;
@@ -400,6 +421,8 @@ static int getopt_loop(int argc, char **argv, cli_config *cfg, const struct opti
 			rc = not_for_mode(cfg->mode, table, longindex, opt);
 		else
 			rc = cli_config_set(cfg, opt, optarg);
+		if (rc < 0)
+			note_router_scope(cfg, opt);
 	}
 	return rc;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -196,6 +197,77 @@ static int route_flags(cli_config *c, html_page *page)
 	return EXIT_ROUTED;
 }
 
+/* How many of the inputs are traces and how many profiles, sniffed before any is routed. An input that cannot
+ * be opened twice (stdin, a pipe) is kept open, sniffed, in c->opened for cli_each_input(); one that cannot
+ * be opened counts as neither (it is reported when it is routed). False when out of memory. */
+static bool count_kinds(cli_config *c, int *traces, int *profiles)
+{
+	static char *const stdin_operand[] = {"-"};
+	char *const *operands = c->noperands > 0 ? c->operands : stdin_operand;
+	int n = c->noperands > 0 ? c->noperands : 1;
+	struct stat st;
+
+	c->opened = calloc((size_t)n, sizeof(*c->opened));
+	if (c->opened == NULL)
+		return false;
+	for (int i = 0; i < n; i++) {
+		ns_input in;
+		ns_error err;
+		input_kind kind;
+		ns_error_clear(&err);
+		if (input_open(&in, operands[i], &err) != NS_OK)
+			continue;
+		kind = input_sniff(&in);
+		*traces += kind == INPUT_TRACE || kind == INPUT_GZIP;
+		*profiles += kind == INPUT_PROFILE;
+		if (fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode) && strcmp(operands[i], "-") != 0)
+			input_close(&in);
+		else if ((c->opened[i] = malloc(sizeof(in))) != NULL)
+			*c->opened[i] = in;
+		else {
+			input_close(&in);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void free_opened(cli_config *c)
+{
+	int n = c->noperands > 0 ? c->noperands : 1;
+
+	for (int i = 0; c->opened != NULL && i < n; i++) {
+		if (c->opened[i] != NULL)
+			input_close(c->opened[i]);
+		free(c->opened[i]);
+	}
+	free(c->opened);
+	c->opened = NULL;
+}
+
+/* An option only traces take, when no input is a trace (or one only profiles take, when none is a profile),
+ * would be silently ignored: a usage error, like an option of another mode. Returns -1 to go on. */
+static int check_option_scope(cli_config *c)
+{
+	int traces = 0, profiles = 0;
+
+	if (c->traces_only_option == NULL && c->profiles_only_option == NULL)
+		return -1;
+	if (!count_kinds(c, &traces, &profiles)) {
+		fputs("nextstep: out of memory\n", stderr);
+		return EXIT_BAD_INPUT;
+	}
+	if (c->traces_only_option != NULL && traces == 0 && profiles > 0)
+		return cli_usage_error(MODE_ROUTER,
+		                       "option '--%s' applies to traces, and no input is a trace",
+		                       c->traces_only_option);
+	if (c->profiles_only_option != NULL && profiles == 0 && traces > 0)
+		return cli_usage_error(MODE_ROUTER,
+		                       "option '--%s' applies to profiles, and no input is a profile",
+		                       c->profiles_only_option);
+	return -1;
+}
+
 int cli_router_run(cli_config *c)
 {
 	router_run run = {c, NULL, -1, NULL};
@@ -208,11 +280,18 @@ int cli_router_run(cli_config *c)
 		fputs("Try 'nextstep --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
-	if ((rc = cli_html_open(c, "nextstep report", &run.html)) >= 0)
+	if (!c->any_flag && (rc = check_option_scope(c)) >= 0) {
+		free_opened(c);
 		return rc;
+	}
+	if ((rc = cli_html_open(c, "nextstep report", &run.html)) >= 0) {
+		free_opened(c);
+		return rc;
+	}
 	if (c->any_flag)
 		return cli_html_close(run.html, route_flags(c, cli_html_page(run.html)));
 	rc = cli_each_input(c, route_input, &run);
+	free_opened(c);
 	cli_trace_session_free(run.traces);
 	return cli_html_close(run.html, rc);
 }
