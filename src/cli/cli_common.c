@@ -112,11 +112,13 @@ int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
 	int rc = EXIT_ROUTED;
 
 	for (int i = 0; i < n && cli_output_ok(); i++) {
-		ns_input own, *in = c->opened != NULL && c->opened[i] != NULL ? c->opened[i] : &own;
+		ns_input own, *in = &own;
 		ns_error err;
 		int one;
 		ns_error_clear(&err);
-		if (in == &own && input_open(&own, operands[i], &err) != NS_OK) {
+		if (c->opened != NULL && c->opened[i] != NULL)
+			in = c->opened[i]; /* already opened and sniffed (stdin, a pipe) */
+		else if (input_open(&own, operands[i], &err) != NS_OK) {
 			cli_report_error(operands[i], &err);
 			rc = EXIT_BAD_INPUT;
 			continue;

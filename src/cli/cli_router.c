@@ -207,7 +207,7 @@ static bool count_kinds(cli_config *c, int *traces, int *profiles)
 	int n = c->noperands > 0 ? c->noperands : 1;
 	struct stat st;
 
-	c->opened = calloc((size_t)n, sizeof(*c->opened));
+	c->opened = calloc((size_t)n, sizeof(ns_input *));
 	if (c->opened == NULL)
 		return false;
 	for (int i = 0; i < n; i++) {

@@ -1061,7 +1061,10 @@ static void finish_at_eof(reader *r)
 static void run(reader *r)
 {
 	for (;;) {
-		const unsigned char *p = skip_ws(r->buf + r->pos), *next;
+		/* Every SCAN_OK of step() sets next past p; the other returns leave it alone. The analyzer
+		 * loses that where its inlining budget runs out (it saw more_or_fail() "return" SCAN_OK), so
+		 * next starts defined. */
+		const unsigned char *p = skip_ws(r->buf + r->pos), *next = p;
 		scan_rc rc;
 
 		r->pos = (size_t)(p - r->buf);
