@@ -45,6 +45,9 @@ typedef struct {
 	double t1, t2;                     /* seconds: the step, and the step with twice the work */
 	double overhead_below, work_above; /* the thresholds used */
 	scaling_result res;
+	/* How the caller names placing a kernel on the roofline, for the work-bound verdict's next step (the
+	 * CLI: its subcommand); NULL: "a roofline placement". */
+	const char *roofline_words;
 } scaling_report;
 
 ns_status scaling_report_print(FILE *out, const scaling_report *s, const ns_routes *routes,

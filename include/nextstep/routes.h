@@ -35,7 +35,25 @@ typedef struct {
 /* "optimizer"; NULL for an out-of-range value. */
 const char *finding_name(ns_finding_kind f);
 
+/* The command a built-in route points to for its next step, as a value: the caller words it (the CLI names
+ * its subcommands and options; the library knows none). */
+typedef enum {
+	FOLLOW_UP_NONE,
+	FOLLOW_UP_ROOFLINE_TIMED, /* place the kernel against the roofs with its measured time */
+	FOLLOW_UP_TRACE_VERBOSE,  /* the trace report's causes, in detail */
+	FOLLOW_UP_COMM_SPLIT,     /* the trace report that shows exposed vs hidden communication */
+	FOLLOW_UP_PHASES,         /* the trace report's forward/backward/optimizer phases */
+	FOLLOW_UP_SCALING,        /* the batch-doubling test */
+	FOLLOW_UP_JOB,            /* the job report over every rank's summary */
+	FOLLOW_UP_STRAGGLER,      /* the job report, for the straggler and its cause */
+	FOLLOW_UP_COUNT
+} routes_follow_up;
+
+/* The built-in routes, their follow-ups left out. */
 ns_status routes_init_default(ns_routes *r, ns_error *err);
+/* The built-in routes with each follow-up worded: follow_ups[FOLLOW_UP_...] (FOLLOW_UP_COUNT entries) goes in
+ * parentheses where the route's text refers to it; NULL, or a NULL entry, leaves it out. */
+ns_status routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_error *err);
 /* Overlays a playbook file on r: {"routes": {"compute": {"module":..., "fix":..., "next_check":...}, ...},
  * "causes": {"overhead.sync": {...}, ...}, "replace": false}. On error r is unchanged. */
 ns_status routes_load_playbook(ns_routes *r, const char *path, ns_error *err);

@@ -27,10 +27,12 @@ typedef enum {
 	REPORT_HINT_NAME_DEVICE,  /* the trace's device is unknown or missing: how to name one */
 	REPORT_HINT_MORE_ROWS,    /* after "... N more" rows than were shown: how to show more */
 	REPORT_HINT_TF32, /* fp32 ops placed on the fp32 roof on a device with TF32: how to use that roof */
-	REPORT_HINT_WARMUP_ONE,    /* one warm-up step was left out of the verdict: how to include it */
-	REPORT_HINT_WARMUP_SEVERAL /* several warm-up steps were: how to include them */
+	REPORT_HINT_WARMUP_ONE,     /* one warm-up step was left out of the verdict: how to include it */
+	REPORT_HINT_WARMUP_SEVERAL, /* several warm-up steps were: how to include them */
+	REPORT_HINT_STEP_MARKER, /* the steps came from the caller's step-marker pattern: what it is called */
+	REPORT_HINT_PYTHON_DETAIL /* after the with_stack hint: where the Python behind the causes is shown */
 } report_hint;
-#define REPORT_HINT_COUNT 6
+#define REPORT_HINT_COUNT 8
 
 typedef struct {
 	const classify_options *classify;
@@ -50,8 +52,9 @@ const char *report_hint_text(const char *const *hints, report_hint h);
 void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size);
 /* A kernel name cut to at most max bytes for a one-line listing: no "void ", no parameter list. */
 void report_short_name(const char *name, char *buf, size_t max);
-/* One window's JSON object as the report writes it (a routed verdict plus the window's numbers; with_step adds
- * "step" and "warmup"). Caller owns it; NULL on OOM. The job report (issue 12) writes its ranks' devices with it. */
+/* One window's JSON object as the report writes it (a routed verdict plus the window's numbers; with_step
+ * adds "step" and "warmup"). Caller owns it; NULL on OOM. The job report (issue 12) writes its ranks' devices
+ * with it. */
 cJSON *report_window_json(const char *label, const split_window *w, bool with_step, const report_options *o);
 /* Prints the report in o->format->kind (text, quiet or JSON), streaming: memory does not grow with the number
  * of steps or devices. NS_ERR_NOMEM when memory ran out part-way (the output is then incomplete), NS_ERR_IO

@@ -120,7 +120,4 @@ cJSON *troof_report_json(const troof_report *r, size_t top);
 ns_status troof_print_with_report(FILE *out, const split_result *res, const report_options *o,
                                   const troof_report *r, ns_error *err);
 
-/* NS_OK when NAME is in the device table (for checking --device before reading); NS_ERR_USAGE otherwise. */
-ns_status trace_roofline_check_device(const ns_device_table *table, const char *name, ns_error *err);
-
 #endif

@@ -50,6 +50,18 @@ const char *const cli_report_hints[REPORT_HINT_COUNT] = {
     [REPORT_HINT_TF32] = "if they ran as TF32, use --dtype tf32",
     [REPORT_HINT_WARMUP_ONE] = "--all-steps includes it",
     [REPORT_HINT_WARMUP_SEVERAL] = "--all-steps includes them",
+    [REPORT_HINT_STEP_MARKER] = "--step-marker annotations",
+    [REPORT_HINT_PYTHON_DETAIL] = "(nextstep trace -v)",
+};
+
+const char *const cli_follow_ups[FOLLOW_UP_COUNT] = {
+    [FOLLOW_UP_ROOFLINE_TIMED] = "nextstep roofline --time",
+    [FOLLOW_UP_TRACE_VERBOSE] = "nextstep trace -v",
+    [FOLLOW_UP_COMM_SPLIT] = "nextstep trace -v shows exposed vs hidden comm",
+    [FOLLOW_UP_PHASES] = "nextstep trace -v, phases",
+    [FOLLOW_UP_SCALING] = "nextstep scaling",
+    [FOLLOW_UP_JOB] = "nextstep job",
+    [FOLLOW_UP_STRAGGLER] = "nextstep job names the straggler and its cause",
 };
 
 int cli_status_exit(cli_mode mode, const ns_error *err)

@@ -43,6 +43,8 @@ typedef int (*cli_input_fn)(void *ctx, ns_input *in, bool labelled);
 int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx);
 /* The report's suggestions worded with this CLI's flags (report_options.hints). */
 extern const char *const cli_report_hints[REPORT_HINT_COUNT];
+/* The built-in routes' follow-ups in the command line's words (routes_init_worded). */
+extern const char *const cli_follow_ups[FOLLOW_UP_COUNT];
 /* Of two inputs' exit statuses, the one the run exits with: usage error, then bad input, then the quality
  * gate. */
 int cli_worse_exit(int a, int b);

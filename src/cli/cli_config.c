@@ -378,7 +378,7 @@ static int load_routes(cli_config *c)
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (routes_init_default(&c->routes, &err) != NS_OK) {
+	if (routes_init_worded(&c->routes, cli_follow_ups, &err) != NS_OK) {
 		cli_report_error(NULL, &err);
 		return EXIT_BAD_INPUT;
 	}

@@ -20,6 +20,7 @@ int cli_scaling_run(cli_config *c)
 	s.t2 = c->time_2x;
 	s.overhead_below = c->overhead_below;
 	s.work_above = c->work_above;
+	s.roofline_words = "'nextstep roofline'";
 	if (!(c->have_time && c->have_time_2x))
 		return cli_usage_error(
 		    c->mode, "scaling needs --time T1 and --time-2x T2 (the step with twice the work)");

@@ -252,9 +252,8 @@ static void print_scaling_line(FILE *out, const scaling_report *s, const ns_rout
 	        scaling_kind_word(s->res.kind), format_style(o, FORMAT_STYLE_RESET), s->res.ratio);
 	format_percent(out, s->res.fixed_share);
 	if (s->res.kind == SCALING_WORK)
-		fputs(
-		    " fixed cost): not overhead; 'nextstep roofline' tells compute-bound from memory-bound\n",
-		    out);
+		fprintf(out, " fixed cost): not overhead; %s tells compute-bound from memory-bound\n",
+		        s->roofline_words != NULL ? s->roofline_words : "a roofline placement");
 	else
 		fprintf(out, " fixed cost) -> %s (%s)\n", route->fix, route->module);
 }

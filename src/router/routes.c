@@ -7,24 +7,26 @@
 
 #include "nextstep/json_file.h"
 
+/* A built-in route. "{}" in next_check (or fix) is where the command that takes the next step goes, as the
+ * caller words it (routes_init_worded); the library names only which follow-up it is. */
 typedef struct {
 	const char *module;
 	const char *fix;
 	const char *next_check;
+	routes_follow_up next_follow_up; /* what "{}" in next_check stands for; FOLLOW_UP_NONE: no "{}" */
+	routes_follow_up fix_follow_up;  /* the same for fix */
 } route_text;
 
 /* The built-in playbook. The module numbers are the course's; keep them in step with it. */
 static const route_text default_routes[REGIME_COUNT] = {
     [REGIME_COMPUTE] = {"Module 4/5", "write/use a fused kernel or lower precision",
-                        "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak "
-                        "(nextstep roofline --time)"},
+                        "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak{}",
+                        FOLLOW_UP_ROOFLINE_TIMED},
     [REGIME_MEMORY] = {"Module 4/5", "fuse ops, cut activation memory, or shrink dtype",
                        "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
                        "GB/s should approach peak bandwidth"},
-    [REGIME_COMM] =
-        {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology",
-         "the exposed-communication share after enabling overlap (nextstep trace -v shows exposed "
-         "vs hidden comm)"},
+    [REGIME_COMM] = {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology",
+                     "the exposed-communication share after enabling overlap{}", FOLLOW_UP_COMM_SPLIT},
     [REGIME_DATALOADER] =
         {"Module 3",
          "the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
@@ -34,8 +36,9 @@ static const route_text default_routes[REGIME_COUNT] = {
     [REGIME_OVERHEAD] =
         {"Lesson 02.11, launch overhead",
          "launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer tiny kernels",
-         "the batch-doubling test (nextstep scaling): after the fix, doubling the work should "
-         "nearly double the step time"},
+         "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
+         "time",
+         FOLLOW_UP_SCALING},
     [REGIME_IDLE] = {"Module 3", "data-loader stall or host-device sync gap, check the trace timeline",
                      "the idle share on the trace timeline after removing the stall or the sync"},
 };
@@ -46,19 +49,21 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
         {"Lesson 02.11, launch overhead",
          "the step thread dispatches ops faster than the GPU runs them: CUDA graphs, torch.compile, "
          "larger batches, fewer tiny kernels",
-         "the batch-doubling test (nextstep scaling): after the fix, doubling the work should nearly "
-         "double the step time"},
+         "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
+         "time",
+         FOLLOW_UP_SCALING},
     [CAUSE_HOST_THREADS] =
         {"Lesson 02.11, launch overhead",
          "host work on other threads (autograd engine, DDP/FSDP hooks, optimizer) keeps the GPU "
          "waiting: torch.compile with compiled autograd, CUDA graphs, fused/foreach optimizers",
-         "the host_threads share of overhead after the change (nextstep trace -v)"},
+         "the host_threads share of overhead after the change{}", FOLLOW_UP_TRACE_VERBOSE},
     [CAUSE_SYNC] = {"Module 3",
                     "the host blocks on the device (.item(), .cpu(), print of a CUDA tensor, an if on a GPU "
                     "value, a blocking copy): keep values on the device, pinned memory + non_blocking=True, "
                     "find the syncs with torch.cuda.set_sync_debug_mode(\"warn\")",
-                    "the sync share after the change (nextstep trace -v); set_sync_debug_mode(\"error\") "
-                    "should pass a whole step"},
+                    "the sync share after the change{}; set_sync_debug_mode(\"error\") should pass a "
+                    "whole step",
+                    FOLLOW_UP_TRACE_VERBOSE},
     [CAUSE_INIT] =
         {"Module 3",
          "this is start-up (allocation, context, modules, streams), not the job: profile steady state "
@@ -70,33 +75,31 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
          "the GPU waits on Python the profiler did not record: capture with with_stack=True (or "
          "py-spy) to see it, then move it out of the step or remove it with torch.compile/CUDA "
          "graphs",
-         "the host_gap share after the change (nextstep trace -v)"},
+         "the host_gap share after the change{}", FOLLOW_UP_TRACE_VERBOSE},
     [CAUSE_SYNC_WAIT] = {"Module 3",
                          "the host waits in a synchronize with this device idle (another stream, a peer, an "
                          "event): drop the synchronize or overlap the work it waits for",
-                         "the sync_wait share after the change (nextstep trace -v)"},
+                         "the sync_wait share after the change{}", FOLLOW_UP_TRACE_VERBOSE},
     [CAUSE_TRANSFER] = {"Module 4/5",
                         "host-device copies: pinned memory, non_blocking copies, fewer host syncs",
                         "the transfer share after the change; copies should overlap compute on the timeline"},
     [CAUSE_KERNELS] = {"Module 4/5", "fuse ops, cut activation memory, or shrink dtype",
                        "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
                        "GB/s should approach peak bandwidth"},
-    [CAUSE_EXPOSED] =
-        {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology",
-         "the exposed-communication share after enabling overlap (nextstep trace -v shows exposed "
-         "vs hidden comm)"},
+    [CAUSE_EXPOSED] = {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology",
+                       "the exposed-communication share after enabling overlap{}", FOLLOW_UP_COMM_SPLIT},
     [CAUSE_HOST_COMM] =
         {"Module 6/8",
          "collectives run on the host (gloo): use the device backend (NCCL/RCCL) for tensors on "
          "the GPU, or overlap them with compute and bucket small messages",
          "the comm share after switching backend or enabling overlap"},
     [CAUSE_WAIT] = {"Module 6/8",
-                    "collectives wait for the last rank to arrive: fix what makes that rank slow (nextstep "
-                    "job names the straggler and its cause), not the communication",
-                    "the waiting share after the straggler's fix (nextstep job)"},
-    [CAUSE_COMM_TRANSFER] =
-        {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology and message sizes",
-         "the transfer share after enabling overlap (nextstep job)"},
+                    "collectives wait for the last rank to arrive: fix what makes that rank slow{}, not the "
+                    "communication",
+                    "the waiting share after the straggler's fix{}", FOLLOW_UP_JOB, FOLLOW_UP_STRAGGLER},
+    [CAUSE_COMM_TRANSFER] = {"Module 6/8",
+                             "overlap all-reduce, bucket gradients, or check topology and message sizes",
+                             "the transfer share after enabling overlap{}", FOLLOW_UP_JOB},
 };
 
 /* A host-only split (no device activity; its host time is in gloo collectives: a CPU job) is still split into
@@ -124,7 +127,7 @@ static const route_text default_host_only_routes[REGIME_COUNT] = {
         {"Module 3",
          "nothing recorded on the host (Python the profiler did not record, I/O, logging): capture "
          "with with_stack=True (or py-spy) to see it, then move it out of the step",
-         "the idle share after the change (nextstep trace -v)"},
+         "the idle share after the change{}", FOLLOW_UP_TRACE_VERBOSE},
 };
 
 /* The findings that are not buckets. The optimizer's: a fused or foreach implementation makes the step a few
@@ -135,7 +138,7 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
                            "(torch.optim.AdamW(fused=True) or foreach=True), step it less often (gradient "
                            "accumulation), or shard its state across ranks (ZeRO: FSDP, DeepSpeed ZeRO-1/2, "
                            "ZeroRedundancyOptimizer)",
-                           "the optimizer share of the step after the change (nextstep trace -v, phases)"},
+                           "the optimizer share of the step after the change{}", FOLLOW_UP_PHASES},
 };
 
 static const char *const finding_names[FINDING_COUNT] = {[FINDING_OPTIMIZER] = "optimizer"};
@@ -198,21 +201,49 @@ static ns_status set_string(char **slot, const char *value, ns_error *err)
 	return NS_OK;
 }
 
-static ns_status set_route(ns_route *dst, const route_text *src, ns_error *err)
+/* text with its "{}" replaced by " (WORDS)", or by nothing when the caller gave no words for fu. */
+static ns_status set_worded(char **slot, const char *text, routes_follow_up fu, const char *const *words,
+                            ns_error *err)
+{
+	const char *at = fu != FOLLOW_UP_NONE ? strstr(text, "{}") : NULL;
+	const char *w = words != NULL && fu > FOLLOW_UP_NONE && fu < FOLLOW_UP_COUNT ? words[fu] : NULL;
+	size_t n;
+	char *out;
+
+	if (at == NULL)
+		return set_string(slot, text, err);
+	n = strlen(text) + (w != NULL ? strlen(w) + 3 : 0);
+	out = malloc(n);
+	if (out == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	snprintf(out, n, "%.*s%s%s%s%s", (int)(at - text), text, w != NULL ? " (" : "", w != NULL ? w : "",
+	         w != NULL ? ")" : "", at + 2);
+	free(*slot);
+	*slot = out;
+	return NS_OK;
+}
+
+static ns_status set_route(ns_route *dst, const route_text *src, const char *const *words, ns_error *err)
 {
 	if (set_string(&dst->module, src->module, err) != NS_OK ||
-	    set_string(&dst->fix, src->fix, err) != NS_OK ||
-	    set_string(&dst->next_check, src->next_check, err) != NS_OK)
+	    set_worded(&dst->fix, src->fix, src->fix_follow_up, words, err) != NS_OK ||
+	    set_worded(&dst->next_check, src->next_check, src->next_follow_up, words, err) != NS_OK)
 		return err->status;
 	return NS_OK;
 }
 
 ns_status routes_init_default(ns_routes *r, ns_error *err)
 {
+	return routes_init_worded(r, NULL, err);
+}
+
+ns_status routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_error *err)
+{
 	memset(r, 0, sizeof(*r));
 	for (int i = 0; i < NROUTES; i++) {
-		ns_status st =
-		    default_at(i)->fix != NULL ? set_route(route_at(r, i), default_at(i), err) : NS_OK;
+		ns_status st = default_at(i)->fix != NULL
+		                   ? set_route(route_at(r, i), default_at(i), follow_ups, err)
+		                   : NS_OK;
 		if (st != NS_OK) {
 			routes_free(r);
 			return st;

@@ -8,15 +8,17 @@
 #include "report_private.h"
 #include "util/text.h"
 
-static const char *source_words(step_source s)
+static const char *source_words(step_source s, const char *const *hints)
 {
+	const char *marker = report_hint_text(hints, REPORT_HINT_STEP_MARKER);
+
 	switch (s) {
 	case STEP_SOURCE_GPU_PROFILER:
 		return "ProfilerStep# on the GPU timeline";
 	case STEP_SOURCE_SERVER:
 		return "inference-server iteration markers";
 	case STEP_SOURCE_MARKER:
-		return "--step-marker annotations";
+		return marker != NULL ? marker : "step-marker annotations";
 	case STEP_SOURCE_PERIOD:
 		return "a repeating kernel sequence";
 	default:
@@ -24,9 +26,9 @@ static const char *source_words(step_source s)
 	}
 }
 
-void report_print_step_source(FILE *out, const split_result *res)
+void report_print_step_source(FILE *out, const split_result *res, const char *const *hints)
 {
-	const char *words = source_words(res->step_source);
+	const char *words = source_words(res->step_source, hints);
 
 	if (words != NULL)
 		fprintf(out, " (steps from %s)", words);

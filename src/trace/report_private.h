@@ -58,7 +58,7 @@ cJSON *report_window_json(const char *label, const split_window *w, bool with_st
 /* ---- steps: sources, markers, phases (report_phases.c) ---- */
 /* " (steps from inference-server iteration markers)" after the step count, for sources other than the host's
  * ProfilerStep#. */
-void report_print_step_source(FILE *out, const split_result *res);
+void report_print_step_source(FILE *out, const split_result *res, const char *const *hints);
 /* " [decode]" after a step's number when its marker gave a phase. */
 void report_print_step_phase(FILE *out, const split_window *w);
 /* One verdict line per inference phase (prefill, decode, mixed) when the steps have phases. */

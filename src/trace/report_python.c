@@ -68,6 +68,7 @@ static double host_share(const split_window *w)
 
 void report_print_python_hint(FILE *out, const split_result *res, const report_options *o)
 {
+	const char *detail = report_hint_text(o->hints, REPORT_HINT_PYTHON_DETAIL);
 	double most = 0.0;
 
 	if (res->python_frames > 0)
@@ -81,8 +82,8 @@ void report_print_python_hint(FILE *out, const split_result *res, const report_o
 	fprintf(
 	    out,
 	    "hint: host-side causes hold %.0f%% of the time and the trace has no Python frames: record with "
-	    "torch.profiler.profile(with_stack=True) to see the Python behind them (nextstep trace -v)\n",
-	    most * 100.0);
+	    "torch.profiler.profile(with_stack=True) to see the Python behind them%s%s\n",
+	    most * 100.0, detail != NULL ? " " : "", detail != NULL ? detail : "");
 }
 
 static cJSON *frames_json(const split_result *res, const split_python_cause *p)

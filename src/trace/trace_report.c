@@ -76,14 +76,14 @@ static void print_split(FILE *out, const split_window *w)
 	        pct(w->bucket_ns[REGIME_IDLE], d));
 }
 
-static void print_summary(FILE *out, const split_result *res, const split_device *d)
+static void print_summary(FILE *out, const split_result *res, const split_device *d, const char *const *hints)
 {
 	const split_window *o = &d->overall;
 	size_t counted = d->nsteps - d->nwarmup; /* the steps in overall */
 
 	if (res->has_steps) {
 		fprintf(out, "  %zu step%s", counted, counted == 1 ? "" : "s");
-		report_print_step_source(out, res);
+		report_print_step_source(out, res, hints);
 		fprintf(out, ", %.3f ms per step: ", ms(o->dur_ns) / (double)counted);
 	} else
 		fprintf(out, "  whole trace (no ProfilerStep# markers), %.3f ms: ", ms(o->dur_ns));
@@ -239,7 +239,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 		report_print_also(out, &v, &routes);
 		report_print_passes_also(out, res, d, o->routes);
 	}
-	print_summary(out, res, d);
+	print_summary(out, res, d, o->hints);
 	report_print_graphs(out, d);
 	report_print_top_cause(out, w, v.regime);
 	report_print_notes(out, res, d, o->hints);

@@ -647,14 +647,6 @@ const char *troof_reason_text(troof_reason r)
 	return (unsigned)r < TROOF_REASON_COUNT ? reason_text[r] : "?";
 }
 
-ns_status trace_roofline_check_device(const ns_device_table *table, const char *name, ns_error *err)
-{
-	if (devices_find(table, name) == NULL)
-		return ns_error_set(err, NS_ERR_USAGE, "unknown device '%.100s' (see 'nextstep devices')",
-		                    name);
-	return NS_OK;
-}
-
 /* ---- output ---- */
 
 static double ms(int64_t ns)

@@ -393,6 +393,36 @@ START_TEST(host_only_routes_give_no_gpu_advice)
 }
 END_TEST
 
+/* The library words no command: a follow-up the caller does not word is left out with its parentheses, and
+ * one it words goes where the route refers to it, in parentheses, in the middle of a text too. */
+START_TEST(follow_ups_are_worded_by_the_caller_or_left_out)
+{
+	static const char *const words[FOLLOW_UP_COUNT] = {
+	    [FOLLOW_UP_SCALING] = "TEST", [FOLLOW_UP_STRAGGLER] = "S"};
+	ns_routes worded;
+	ns_error err;
+
+	ck_assert_str_eq(routes.route[REGIME_OVERHEAD].next_check,
+	                 "the batch-doubling test: after the fix, doubling the work should nearly double the "
+	                 "step time");
+	ck_assert_str_eq(routes.route[REGIME_COMPUTE].next_check,
+	                 "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak");
+	ck_assert_ptr_null(strchr(routes.cause[CAUSE_WAIT].fix, '{'));
+	ck_assert_int_eq(routes_init_worded(&worded, words, &err), NS_OK);
+	ck_assert_str_eq(
+	    worded.route[REGIME_OVERHEAD].next_check,
+	    "the batch-doubling test (TEST): after the fix, doubling the work should nearly double "
+	    "the step time");
+	ck_assert_str_eq(
+	    worded.cause[CAUSE_WAIT].fix,
+	    "collectives wait for the last rank to arrive: fix what makes that rank slow (S), not "
+	    "the communication");
+	/* no words for the roofline follow-up in this table: left out */
+	ck_assert_str_eq(worded.route[REGIME_COMPUTE].next_check, routes.route[REGIME_COMPUTE].next_check);
+	routes_free(&worded);
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
 	Suite *s = suite_create("format");
@@ -402,6 +432,7 @@ static Suite *format_suite(void)
 	tcase_add_loop_test(tc, text_line_matches_the_lesson_exactly, 0,
 	                    sizeof(line_cases) / sizeof(line_cases[0]));
 	tcase_add_test(tc, quiet_prints_only_the_regime_name);
+	tcase_add_test(tc, follow_ups_are_worded_by_the_caller_or_left_out);
 	tcase_add_test(tc, color_wraps_the_verdict_word_only_when_asked);
 	tcase_add_test(tc, color_draws_each_bucket_bar_in_its_palette_colour);
 	tcase_add_test(tc, explain_shows_bars_runner_up_tie_note_findings_and_next_check);
