@@ -12,6 +12,9 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 gen=$src/../shared/tools/make-trace
 work=${TMPDIR:-/tmp}/nextstep-bench-diff
 mkdir -p "$work"
+# shellcheck source=bench/lib.sh
+. "$src/bench/lib.sh"
+bench_scratch
 if [ ! -x "$gen" ]; then
 	echo "bench-diff: ../shared/tools/make-trace not found" >&2
 	exit 1
@@ -21,8 +24,8 @@ median() { sort -n | sed -n 2p; }
 
 # wall and CPU seconds of one command, from GNU time
 run_once() { # command...
-	/usr/bin/time -f '%e %U %S' -o "$work/time.txt" "$@" >/dev/null
-	awk '{ print $1, $2 + $3 }' "$work/time.txt"
+	/usr/bin/time -f '%e %U %S' -o "$scratch/time.txt" "$@" >/dev/null
+	awk '{ print $1, $2 + $3 }' "$scratch/time.txt"
 }
 
 measure() { # label command... -> prints the line, sets $wall
@@ -36,10 +39,10 @@ measure() { # label command... -> prints the line, sets $wall
 
 before=$work/before-${mb}mb.json
 after=$work/after-${mb}mb.json
-[ -s "$before" ] || "$gen" --out "$before" --target-mb "$mb" --seed 1 \
-	--split compute=0.45,memory=0.1,comm=0.05,dataloader=0.3,overhead=0.05,idle=0.05 >/dev/null 2>&1
-[ -s "$after" ] || "$gen" --out "$after" --target-mb "$mb" --seed 1 \
-	--split compute=0.45,memory=0.1,comm=0.05,dataloader=0.02,overhead=0.05,idle=0.05 >/dev/null 2>&1
+bench_make_trace "$before" "$gen" --target-mb "$mb" --seed 1 \
+	--split compute=0.45,memory=0.1,comm=0.05,dataloader=0.3,overhead=0.05,idle=0.05
+bench_make_trace "$after" "$gen" --target-mb "$mb" --seed 1 \
+	--split compute=0.45,memory=0.1,comm=0.05,dataloader=0.02,overhead=0.05,idle=0.05
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg); traces: $(du -m "$before" | cut -f1) MB and $(du -m "$after" | cut -f1) MB"
 
 measure "trace BEFORE alone" "$bin" trace --format json "$before"

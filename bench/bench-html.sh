@@ -13,13 +13,16 @@ tools=$src/../shared/tools
 work=${TMPDIR:-/tmp}/nextstep-bench-trace
 runs=${RUNS:-3}
 mkdir -p "$work"
+# shellcheck source=bench/lib.sh
+. "$src/bench/lib.sh"
+bench_scratch
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 run_once() { # args... -> "wall cpu"
-	/usr/bin/time -v "$bin" trace --format json "$@" 2>"$work/time-html.txt" >/dev/null
+	/usr/bin/time -v "$bin" trace --format json "$@" 2>"$scratch/time.txt" >/dev/null
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s }
-	            /User time/ { u = $2 } /System time/ { k = $2 } END { print w, u + k }' "$work/time-html.txt"
+	            /User time/ { u = $2 } /System time/ { k = $2 } END { print w, u + k }' "$scratch/time.txt"
 }
 
 if [ ! -x "$tools/make-trace" ]; then
@@ -30,18 +33,18 @@ echo "machine: $(nproc) CPUs, $(awk '/model name/ { sub(/.*: /, ""); print; exit
 	"$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); $runs runs each, interleaved"
 for mb in "${sizes[@]}"; do
 	trace=$work/make-trace-${mb}mb.json
-	[ -s "$trace" ] || "$tools/make-trace" --out "$trace" --target-mb "$mb" >/dev/null 2>&1
+	bench_make_trace "$trace" "$tools/make-trace" --target-mb "$mb"
 	plain="" html=""
 	for _ in $(seq "$runs"); do
 		plain+="$(run_once "$trace")"$'\n'
-		html+="$(run_once --html "$work/bench-page.html" "$trace")"$'\n'
+		html+="$(run_once --html "$scratch/bench-page.html" "$trace")"$'\n'
 	done
 	pw=$(echo -n "$plain" | awk '{ print $1 }' | median)
 	pc=$(echo -n "$plain" | awk '{ print $2 }' | median)
 	hw=$(echo -n "$html" | awk '{ print $1 }' | median)
 	hc=$(echo -n "$html" | awk '{ print $2 }' | median)
-	awk -v l="make-trace ${mb} MB" -v b="$(stat -c %s "$trace")" -v pw="$pw" -v pc="$pc" -v hw="$hw" -v hc="$hc" \
-		-v page="$(stat -c %s "$work/bench-page.html")" 'BEGIN {
+	awk -v l="make-trace ${mb} MB" -v b="$(bench_size "$trace")" -v pw="$pw" -v pc="$pc" -v hw="$hw" -v hc="$hc" \
+		-v page="$(bench_size "$scratch/bench-page.html")" 'BEGIN {
 		printf "%-20s %7.1f MB  cpu %6.2f s -> %6.2f s with --html (x%.3f)  wall %6.2f s -> %6.2f s (x%.3f)  page %.1f kB\n",
 		       l, b / 1e6, pc, hc, (pc > 0 ? hc / pc : 0), pw, hw, (pw > 0 ? hw / pw : 0), page / 1024 }'
 done

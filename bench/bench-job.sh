@@ -16,6 +16,9 @@ tools=$src/../shared/tools
 work=${TMPDIR:-/tmp}/nextstep-bench-job
 runs=${RUNS:-3}
 mkdir -p "$work"
+# shellcheck source=bench/lib.sh
+. "$src/bench/lib.sh"
+bench_scratch
 
 if [ ! -x "$tools/make-trace" ]; then
 	echo "bench-job: ../shared/tools/make-trace not found" >&2
@@ -46,10 +49,10 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 run_once() { # binary args... -> "wall cpu rss_kb"
 	local b=$1
 	shift
-	/usr/bin/time -v "$b" trace --format json "$@" 2>"$work/time.txt" >/dev/null
+	/usr/bin/time -v "$b" trace --format json "$@" 2>"$scratch/time.txt" >/dev/null
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s }
 	            /User time/ { u = $2 } /System time/ { k = $2 }
-	            /Maximum resident set size/ { r = $2 } END { print w, u + k, r }' "$work/time.txt"
+	            /Maximum resident set size/ { r = $2 } END { print w, u + k, r }' "$scratch/time.txt"
 }
 
 col() { echo -n "$1" | awk -v c="$2" '{ print $c }' | median; }
@@ -66,8 +69,11 @@ for job in "${sets[@]}"; do
 	ranks=${job%x*} mb=${job#*x}
 	dir=$work/job-${ranks}x${mb}mb
 	if [ ! -s "$dir/rank-$((ranks - 1)).pt.trace.json" ]; then
-		rm -rf "$dir" && mkdir -p "$dir"
-		"$tools/make-trace" --out "$dir" --ranks "$ranks" --target-mb "$mb" >/dev/null 2>&1
+		# generated aside and renamed, so a run at the same time never reads a half-written job
+		part=$(mktemp -d "$dir.XXXXXX")
+		"$tools/make-trace" --out "$part" --ranks "$ranks" --target-mb "$mb" >/dev/null 2>&1
+		rm -rf "$dir"
+		mv -T "$part" "$dir" 2>/dev/null || rm -rf "$part"
 	fi
 	files=()
 	for r in $(seq 0 $((ranks - 1))); do files+=("$dir/rank-$r.pt.trace.json"); done

@@ -17,7 +17,7 @@ awk -v n="$n" 'BEGIN {
 		printf "{\"label\":\"step%d\",\"compute\":%.4f,\"memory\":%.4f,\"comm\":%.4f,\"dataloader\":%.4f,\"idle\":%.4f}\n", i, c, m, k, d, 0.05
 	}
 }' >"$tmp/in.ndjson"
-bytes=$(stat -c %s "$tmp/in.ndjson")
+bytes=$(stat -L -c %s "$tmp/in.ndjson")
 
 now() { date +%s.%N; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }

@@ -8,19 +8,20 @@ mb=${2:-200}
 src=$(cd "$(dirname "$0")/.." && pwd)
 work=${TMPDIR:-/tmp}/nextstep-bench-scan
 mkdir -p "$work"
+# shellcheck source=bench/lib.sh
+. "$src/bench/lib.sh"
+bench_scratch
 
 # libnextstep.a's own dependencies, as its pkg-config file names them (Requires.private, Libs.private)
 # shellcheck disable=SC2046 # a list of flags
 cc -std=c11 -O2 -I"$src/include" "$src/bench/scan_bench.c" "$build/libnextstep.a" \
-	$(pkg-config --libs libcjson zlib libpcre2-8) -lpthread -lm -o "$work/scan_bench"
+	$(pkg-config --libs libcjson zlib libpcre2-8) -lpthread -lm -o "$scratch/scan_bench"
 trace=$work/trace-${mb}mb.json
-if [ ! -s "$trace" ]; then
-	"$src/../shared/tools/make-trace" --out "$trace" --target-mb "$mb" --steps 3 >/dev/null 2>&1
-	gzip -6 -c "$trace" >"$trace.gz"
-fi
+bench_make_trace "$trace" "$src/../shared/tools/make-trace" --target-mb "$mb" --steps 3
+bench_cache "$trace.gz" gzip -6 -c "$trace"
 
 median() { sort -n | sed -n 2p; }
-bytes=$(stat -c %s "$trace")
+bytes=$(bench_size "$trace")
 secs_of() { # command... -> wall seconds
 	local t0 t1
 	t0=$(date +%s.%N)
@@ -31,11 +32,11 @@ secs_of() { # command... -> wall seconds
 rate() { echo "scale=1; $bytes / $1 / 1000000" | bc -l; }
 
 for f in "$trace" "$trace.gz"; do
-	s=$(for i in 1 2 3; do "$work/scan_bench" "$f" | sed 's/.*secs=\([0-9.]*\).*/\1/'; done | median)
-	rss=$( { /usr/bin/time -f %M "$work/scan_bench" "$f" >/dev/null; } 2>&1)
+	s=$(for _ in 1 2 3; do "$scratch/scan_bench" "$f" | sed 's/.*secs=\([0-9.]*\).*/\1/'; done | median)
+	rss=$( { /usr/bin/time -f %M "$scratch/scan_bench" "$f" >/dev/null; } 2>&1)
 	echo "trace_read $(basename "$f"): $(rate "$s") MB/s of JSON (median of 3, $bytes bytes), peak RSS ${rss} KB"
 done
-s=$(for i in 1 2 3; do secs_of cat "$trace"; done | median)
+s=$(for _ in 1 2 3; do secs_of cat "$trace"; done | median)
 echo "baseline cat $(basename "$trace"): $(rate "$s") MB/s"
-s=$(for i in 1 2 3; do secs_of gzip -dc "$trace.gz"; done | median)
+s=$(for _ in 1 2 3; do secs_of gzip -dc "$trace.gz"; done | median)
 echo "baseline gzip -dc $(basename "$trace").gz: $(rate "$s") MB/s of JSON"

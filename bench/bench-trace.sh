@@ -12,21 +12,24 @@ tools=$src/../shared/tools
 traces=$src/../shared/traces
 work=${TMPDIR:-/tmp}/nextstep-bench-trace
 mkdir -p "$work"
+# shellcheck source=bench/lib.sh
+. "$src/bench/lib.sh"
+bench_scratch
 
 median() { sort -n | sed -n 2p; }
 
 # One run: wall seconds, CPU seconds (user + system) and peak RSS (KB) from GNU time's verbose report. On a
 # shared machine the CPU figure is the steadier one.
 run_once() { # file -> "wall cpu rss_kb"
-	/usr/bin/time -v "$bin" trace --format json "$1" 2>"$work/time.txt" >/dev/null
+	/usr/bin/time -v "$bin" trace --format json "$1" 2>"$scratch/time.txt" >/dev/null
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s }
 	            /User time/ { u = $2 } /System time/ { k = $2 }
-	            /Maximum resident set size/ { r = $2 } END { print w, u + k, r }' "$work/time.txt"
+	            /Maximum resident set size/ { r = $2 } END { print w, u + k, r }' "$scratch/time.txt"
 }
 
 bench() { # label file [JSON bytes, when the file is compressed]
 	local bytes wall cpu rss runs
-	bytes=${3:-$(stat -c %s "$2")}
+	bytes=${3:-$(bench_size "$2")}
 	runs=$(for _ in 1 2 3; do run_once "$2"; done)
 	wall=$(echo "$runs" | awk '{ print $1 }' | median)
 	cpu=$(echo "$runs" | awk '{ print $2 }' | median)
@@ -44,12 +47,12 @@ echo "machine: $(nproc) CPUs, $(awk '/model name/ { sub(/.*: /, ""); print; exit
 	"$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
 for mb in "${sizes[@]}"; do
 	trace=$work/make-trace-${mb}mb.json
-	[ -s "$trace" ] || "$tools/make-trace" --out "$trace" --target-mb "$mb" >/dev/null 2>&1
+	bench_make_trace "$trace" "$tools/make-trace" --target-mb "$mb"
 	bench "make-trace ${mb} MB" "$trace"
 done
 if [ -f "$traces/tbp/resnet50_num_workers_0.pt.trace.json.gz" ]; then
 	resnet=$work/resnet50_num_workers_0.pt.trace.json
-	[ -s "$resnet" ] || gzip -dc "$traces/tbp/resnet50_num_workers_0.pt.trace.json.gz" >"$resnet"
+	bench_cache "$resnet" gzip -dc "$traces/tbp/resnet50_num_workers_0.pt.trace.json.gz"
 	bench "resnet50_num_workers_0" "$resnet"
-	bench "resnet50_num_workers_0 (gzip)" "$traces/tbp/resnet50_num_workers_0.pt.trace.json.gz" "$(stat -c %s "$resnet")"
+	bench "resnet50_num_workers_0 (gzip)" "$traces/tbp/resnet50_num_workers_0.pt.trace.json.gz" "$(bench_size "$resnet")"
 fi
