@@ -6,13 +6,9 @@
 # Usage: output-streams.sh NEXTSTEP_BINARY
 set -u
 bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-check() { # NAME CONDITION-RESULT DETAIL
-	if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: $3"; fi
-}
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+check() { t_check "$@"; }
 
 yes '{"compute":0.5}' | timeout 10 "$bin" - >/dev/full 2>"$tmp/err"
 code=$?
@@ -32,5 +28,4 @@ code=$?
 	grep -q '^compute-bound (AI 341 FLOP/B' "$tmp/err"
 check svg_to_stdout_is_only_the_svg $? "exit $code, stdout starts '$(head -c 20 "$tmp/out")', stderr: $(head -c 200 "$tmp/err")"
 
-echo "output-streams: $pass passed, $fail failed"
-[ $fail = 0 ]
+t_finish output-streams

@@ -4,32 +4,26 @@
 # or after any option (the subcommand is only ever the first word).
 # Usage: subcommand-named-files.sh NEXTSTEP_BINARY
 set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+bin=$(t_binary "$1")
 cd "$tmp" || exit 1
-pass=0
-fail=0
-check() { # NAME STATUS DETAIL
-	if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: $3"; fi
-}
+check() { t_check "$@"; }
 # examples/compute.json holds compute 0.72, the largest share: the router says compute.
 cp "$src/examples/compute.json" diff
 cp "$src/examples/compute.json" trace
 
 out=$("$bin" -q ./diff 2>&1)
-check dot_slash_routes_the_file $([ "$out" = compute ]; echo $?) "$out"
+check dot_slash_routes_the_file "$([ "$out" = compute ]; echo $?)" "$out"
 out=$("$bin" -q -- diff 2>&1)
-check double_dash_routes_the_file $([ "$out" = compute ]; echo $?) "$out"
+check double_dash_routes_the_file "$([ "$out" = compute ]; echo $?)" "$out"
 out=$("$bin" -q diff 2>&1)
-check a_word_after_an_option_is_a_file $([ "$out" = compute ]; echo $?) "$out"
+check a_word_after_an_option_is_a_file "$([ "$out" = compute ]; echo $?)" "$out"
 # The subcommand still wins as the first word: diff wants two inputs, so one is a usage error.
 "$bin" diff diff >/dev/null 2>"$tmp/err"
-check first_word_stays_the_subcommand $([ $? = 2 ] && grep -q "^nextstep: diff: give two inputs" "$tmp/err"; echo $?) "$(cat "$tmp/err")"
+check first_word_stays_the_subcommand "$([ $? = 2 ] && grep -q "^nextstep: diff: give two inputs" "$tmp/err"; echo $?)" "$(cat "$tmp/err")"
 # 'nextstep trace trace' reads the file named trace as a trace: a profile there is not one.
 "$bin" trace trace >/dev/null 2>"$tmp/err"
-check trace_subcommand_reads_the_file_named_trace $([ $? = 1 ] && grep -q "^nextstep: trace" "$tmp/err"; echo $?) "$(cat "$tmp/err")"
+check trace_subcommand_reads_the_file_named_trace "$([ $? = 1 ] && grep -q "^nextstep: trace" "$tmp/err"; echo $?)" "$(cat "$tmp/err")"
 
-echo "subcommand-named-files: $pass passed, $fail failed"
-[ "$fail" = 0 ]
+t_finish subcommand-named-files

@@ -6,22 +6,18 @@
 #    through a pipe in two parts 1.3 s apart, so reading takes longer than the one second.
 # Usage: terminal.sh NEXTSTEP_BINARY
 set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-cd "$(dirname "$0")/../.." || exit 1
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+bin=$(t_binary "$1")
+cd "$src" || exit 1
 trace=tests/data/trace_two_devices.json
 size=$(wc -c <"$trace")
-command -v script >/dev/null || { echo "terminal: script(1) not installed: skipped"; exit 77; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+command -v script >/dev/null || t_skip "script(1) not installed"
 slow_trace() { head -c 100 "$trace"; sleep 1.3; tail -c +101 "$trace"; }
 # Under script(1) only stderr (and stdout) are the terminal; the trace still comes through a pipe.
 printf 'head -c 100 %s; sleep 1.3; tail -c +101 %s\n' "$trace" "$trace" >"$tmp/slow.sh"
 on_tty() { script -qec "sh $tmp/slow.sh | $bin $*" /dev/null </dev/null >"$tmp/tty" 2>&1; }
-check() { # NAME STATUS DETAIL
-	if [ "$2" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: $3"; fi
-}
+check() { t_check "$@"; }
 
 slow_trace | env -u CI "$bin" trace --progress -q - >"$tmp/out" 2>"$tmp/err"
 grep -q "^nextstep: reading <stdin>: $size B, " "$tmp/err" && [ "$(cat "$tmp/out")" = "$(printf 'compute\ncomm')" ]
@@ -63,5 +59,4 @@ color_on_tty unset --color=never
 ! grep -qF "$bold" "$tmp/tty" && grep -q '^compute-bound (72%)' "$tmp/tty"
 check color_never_on_a_terminal $? "$(od -c "$tmp/tty" | head -2)"
 
-echo "terminal: $pass passed, $fail failed"
-[ $fail = 0 ]
+t_finish terminal

@@ -11,12 +11,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$root/../shared/traces/tbp
 before=$dir/resnet50_num_workers_0.pt.trace.json.gz
 after=$dir/resnet50_num_workers_4.pt.trace.json.gz
-if [ ! -r "$before" ] || [ ! -r "$after" ]; then
-	echo "SKIP: $dir not found (../shared is absent)"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib.sh
+. "$root/tests/lib.sh"
+t_need_shared "$before" "$after"
 
 "$bin" diff "$before" "$after" >"$tmp/text"
 "$bin" diff --format json "$before" "$after" >"$tmp/json"

@@ -8,12 +8,9 @@ set -euo pipefail
 bin=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 gen=$root/../shared/tools/make-trace
-if [ ! -x "$gen" ]; then
-	echo "SKIP: $gen not found (../shared is absent)"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib.sh
+. "$root/tests/lib.sh"
+t_need_shared "$gen"
 
 check() { # BEFORE AFTER BEFORE_TRUTH AFTER_TRUTH
 	"$bin" diff --format json "$1" "$2" >"$tmp/out.json"

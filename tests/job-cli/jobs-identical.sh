@@ -6,12 +6,9 @@
 set -u
 bin=$1
 gen=$(dirname "$0")/../../../shared/tools/make-trace
-if [ ! -x "$gen" ]; then
-	echo "skipped: ../shared not found"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+t_need_shared "$gen"
 mkdir -p "$tmp/job"
 "$gen" --out "$tmp/job" --ranks 8 --straggler 2 --clock-skew 100 --steps 4 >/dev/null 2>&1 || exit 1
 for r in 4 5 6 7; do gzip "$tmp/job/rank-$r.pt.trace.json" || exit 1; done

@@ -6,19 +6,14 @@
 # Skips (77) without ../shared (the generator) or without GNU parallel (Debian package `parallel`).
 # Usage: parallel-recipe.sh NEXTSTEP_BINARY
 set -u
-bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-src=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+bin=$(t_binary "$1")
 gen=$src/../shared/tools/make-trace
-if [ ! -x "$gen" ]; then
-	echo "skipped: ../shared not found"
-	exit 77
-fi
+t_need_shared "$gen"
 if ! command -v parallel >/dev/null || ! parallel --version 2>/dev/null | grep -q '^GNU parallel'; then
-	echo "skipped: GNU parallel not installed (apt-get install parallel)"
-	exit 77
+	t_skip "GNU parallel not installed (apt-get install parallel)"
 fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" "$tmp/traces"
 ln -s "$bin" "$tmp/bin/nextstep"
 export PATH="$tmp/bin:$PATH" # the recipe calls `nextstep` as a user's shell finds it

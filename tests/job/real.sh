@@ -7,13 +7,9 @@ set -u
 bin=$1
 summarize=$2
 trace=../shared/traces/hta/sampled_rank0_2steps.json.gz
-if [ ! -f "$trace" ]; then
-	echo "skipped: ../shared not found"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+t_need_shared "$trace"
 
 "$summarize" "$trace" >"$tmp/s.ndjson" || exit 1
 "$bin" job --format json "$tmp/s.ndjson" >"$tmp/r.json" || { echo "FAIL: nextstep job exit $?"; exit 1; }

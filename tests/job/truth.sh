@@ -9,15 +9,9 @@ set -u
 bin=$1
 summarize=$2
 tools=../shared/tools
-if [ ! -x "$tools/make-trace" ]; then
-	echo "skipped: ../shared not found"
-	exit 77
-fi
-here=$(dirname "$0")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+t_need_shared "$tools/make-trace"
 
 # name | make-trace options | straggler | extension | way
 cases=(
@@ -62,5 +56,4 @@ for c in "${cases[@]}"; do
 	rm -rf "$dir"
 done
 
-echo "job truth: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+t_finish "job truth"

@@ -9,16 +9,11 @@
 # Needs ../shared/tools/make-trace and python3; exits 77 (skipped) without them. Run from the repository root.
 set -u
 bin=$1
-here=$(dirname "$0")
 maketrace=../shared/tools/make-trace
-if [ ! -x "$maketrace" ] || ! command -v python3 >/dev/null; then
-	echo "skipped: needs $maketrace and python3"
-	exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-pass=0
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+t_need_shared "$maketrace"
+command -v python3 >/dev/null || t_skip "python3 not installed"
 ok() { pass=$((pass + 1)); }
 bad() {
 	echo "FAIL $1"
@@ -154,5 +149,4 @@ sys.exit(1 if errs else 0)
 PY
 done
 
-echo "trace quality: $pass passed, $fail failed"
-[ $fail = 0 ] && [ $pass -gt 0 ]
+t_finish "trace quality"

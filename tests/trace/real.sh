@@ -6,15 +6,9 @@
 set -u
 bin=$1
 traces=../shared/traces
-if [ ! -d "$traces" ]; then
-	echo "skipped: ../shared not found"
-	exit 77
-fi
-here=$(dirname "$0")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+t_need_shared "$traces"
 
 # trace | overall verdict of device 0 (or of the host split). The reasons, where the rules of issue 10 moved them:
 # mi250 was idle: its backward runs on the autograd thread (pt_autograd_0), which is host work, not idle;
@@ -205,5 +199,4 @@ else
 	fail=$((fail + 1))
 fi
 
-echo "trace real: $pass passed, $fail failed"
-[ $fail = 0 ] && [ $pass -gt 0 ]
+t_finish "trace real"

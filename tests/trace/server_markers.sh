@@ -7,15 +7,9 @@
 set -u
 bin=$1
 tools=../shared/tools
-if [ ! -x "$tools/make-trace" ]; then
-	echo "skipped: ../shared not found"
-	exit 77
-fi
-here=$(dirname "$0")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+t_need_shared "$tools/make-trace"
 
 for c in "vllm|--style new --steps 8 --seed 11" "vllm-v1|--style new --steps 5 --seed 12 --overlap 0.3" \
 	"sglang|--style old --steps 6 --seed 13"; do
@@ -81,5 +75,4 @@ PY
 		fail=$((fail + 1))
 	fi
 done
-echo "server markers: $pass passed, $fail failed"
-[ $fail = 0 ] && [ $pass -gt 0 ]
+t_finish "server markers"

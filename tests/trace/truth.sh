@@ -7,15 +7,9 @@
 set -u
 bin=$1
 tools=../shared/tools
-if [ ! -x "$tools/make-trace" ]; then
-	echo "skipped: ../shared not found"
-	exit 77
-fi
-here=$(dirname "$0")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+t_need_shared "$tools/make-trace"
 
 # name | make-trace options (the output names are added)
 cases=(
@@ -90,5 +84,4 @@ else
 	fail=$((fail + 1))
 fi
 
-echo "trace truth: $pass passed, $fail failed"
-[ $fail = 0 ] && [ $pass -gt 0 ]
+t_finish "trace truth"
