@@ -289,6 +289,10 @@ static int write_svg(const cli_config *c, const roofline_placement *p)
 	ns_error err;
 
 	ns_error_clear(&err);
+	if (strcmp(c->work.svg_path, "-") == 0) { /* '-' is the command line's stdout; cli_output_ok() checks it */
+		roofline_svg_write(stdout, &plot);
+		return EXIT_ROUTED;
+	}
 	if (roofline_svg_save(c->work.svg_path, &plot, &err) != NS_OK) {
 		cli_report_error(c->work.svg_path, &err);
 		return EXIT_BAD_INPUT;

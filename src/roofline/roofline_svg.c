@@ -416,14 +416,11 @@ void roofline_svg_write_inline(FILE *out, const roofline_plot *p)
 
 ns_status roofline_svg_save(const char *path, const roofline_plot *p, ns_error *err)
 {
-	FILE *out = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	FILE *out = fopen(path, "w");
 
 	if (out == NULL)
 		return ns_error_set(err, NS_ERR_IO, "cannot write the plot: %s", strerror(errno));
 	roofline_svg_write(out, p);
-	if (out == stdout)
-		return fflush(out) == 0 ? NS_OK
-		                        : ns_error_set(err, NS_ERR_IO, "write error: %s", strerror(errno));
 	if (ferror(out) | fclose(out))
 		return ns_error_set(err, NS_ERR_IO, "write error: %s", strerror(errno));
 	return NS_OK;
