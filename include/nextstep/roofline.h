@@ -109,5 +109,8 @@ typedef struct {
 
 void roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops, int64_t gpu_ns,
                        ns_dtype dt, const ns_device *dev, double overhead_threshold, roofline_op *out);
+/* Whether roofline_place_op() counts the op of this name (len bytes, not terminated): the matmul ops (mm,
+ * addmm, matmul, linear, bmm, baddbmm). The one list of them. */
+bool roofline_is_matmul_op(const char *name, size_t len);
 
 #endif

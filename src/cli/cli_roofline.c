@@ -289,7 +289,8 @@ static int write_svg(const cli_config *c, const roofline_placement *p)
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (strcmp(c->work.svg_path, "-") == 0) { /* '-' is the command line's stdout; cli_output_ok() checks it */
+	if (strcmp(c->work.svg_path, "-") ==
+	    0) { /* '-' is the command line's stdout; cli_output_ok() checks it */
 		roofline_svg_write(stdout, &plot);
 		return EXIT_ROUTED;
 	}

@@ -241,7 +241,7 @@ typedef struct {
 
 typedef enum { OPK_NONE, OPK_MATMUL, OPK_ADDMM, OPK_LINEAR, OPK_BADDBMM } op_kind;
 
-static op_kind op_kind_of(const char *name)
+static op_kind op_kind_of(const char *name, size_t len)
 {
 	static const struct {
 		const char *name;
@@ -252,9 +252,14 @@ static op_kind op_kind_of(const char *name)
 	};
 
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-		if (strcmp(name, ops[i].name) == 0)
+		if (strlen(ops[i].name) == len && memcmp(name, ops[i].name, len) == 0)
 			return ops[i].kind;
 	return OPK_NONE;
+}
+
+bool roofline_is_matmul_op(const char *name, size_t len)
+{
+	return op_kind_of(name, len) != OPK_NONE;
 }
 
 static bool read_shape(const cJSON *arr, shape *s)
@@ -353,7 +358,7 @@ static const char *op_operands(op_kind kind, const cJSON *dims, shape *a, shape 
 static const char *count_op(const char *op_name, const char *input_dims, size_t len, double flops,
                             ns_dtype dt, roofline_op *out)
 {
-	op_kind kind = op_kind_of(op_name);
+	op_kind kind = op_kind_of(op_name, strlen(op_name));
 	shape a, b, extra;
 	const char *why;
 	cJSON *dims;

@@ -9,11 +9,6 @@
 #include "util/sort.h"
 #include "util/vec.h"
 
-/* The ops roofline_place_op() counts (roofline.h); other ops are reported as unknown, never estimated. */
-static const char *const matmul_ops[] = {
-    "aten::mm", "aten::addmm", "aten::matmul", "aten::linear", "aten::bmm", "aten::baddbmm",
-};
-
 static const char *const reason_text[TROOF_REASON_COUNT] = {
     [TROOF_NO_SHAPES] = "no shapes (record_shapes=True)",
     [TROOF_NO_DTYPE] = "unknown dtype",
@@ -100,12 +95,10 @@ void trace_roofline_free(trace_roofline *c)
 	free(c);
 }
 
+/* The ops roofline_place_op() counts; other ops are reported as unknown, never estimated. */
 static bool is_matmul_op(ns_str name)
 {
-	for (size_t i = 0; i < sizeof(matmul_ops) / sizeof(matmul_ops[0]); i++)
-		if (strlen(matmul_ops[i]) == name.len && memcmp(matmul_ops[i], name.ptr, name.len) == 0)
-			return true;
-	return false;
+	return roofline_is_matmul_op(name.ptr, name.len);
 }
 
 static bool keep_text(trace_roofline *c, ns_str s, text_ref *out)

@@ -496,6 +496,26 @@ START_TEST(svg_clamps_every_coordinate_and_stays_small_on_any_input)
 }
 END_TEST
 
+/* The one list of ops the op roofline places, matched on the whole name of the given length (trace names are
+ * not terminated). */
+START_TEST(matmul_ops_are_matched_on_their_whole_name)
+{
+	static const struct {
+		const char *name;
+		size_t len;
+		bool want;
+	} cases[] = {
+	    {"aten::mm", 8, true},       {"aten::addmm", 11, true},   {"aten::linear", 12, true},
+	    {"aten::baddbmm", 13, true}, {"aten::mmXYZ", 8, true},    {"aten::mm_out", 12, false},
+	    {"aten::m", 7, false},       {"aten::conv2d", 12, false}, {"", 0, false},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(roofline_is_matmul_op(cases[i].name, cases[i].len) == cases[i].want, "%s/%zu",
+		              cases[i].name, cases[i].len);
+}
+END_TEST
+
 static Suite *roofline_suite(void)
 {
 	Suite *s = suite_create("roofline");
@@ -507,6 +527,7 @@ static Suite *roofline_suite(void)
 	                    sizeof(place_rows) / sizeof(place_rows[0]));
 	tcase_add_test(math, roofline_place_reports_achieved_rates_and_both_fractions);
 	tcase_add_test(math, roofline_place_rejects_zero_and_negative_counts);
+	tcase_add_test(math, matmul_ops_are_matched_on_their_whole_name);
 	tcase_add_loop_test(math, roofline_place_refuses_quotients_that_are_not_finite, 0,
 	                    sizeof(out_of_range_rows) / sizeof(out_of_range_rows[0]));
 	tcase_add_test(math, workloads_whose_counts_overflow_are_errors);
