@@ -15,6 +15,7 @@
 
 #include "job_private.h"
 #include "util/satmath.h"
+#include "util/sort.h"
 
 struct job_merge {
 	job_rank **r;
@@ -80,24 +81,12 @@ ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err)
 
 /* ---- small helpers ---- */
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Median of v[0..n) (sorted in place): the mean of the two middle values for an even n. */
 static int64_t median_i64(int64_t *v, size_t n)
 {
 	if (n == 0)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_i64);
+	qsort(v, n, sizeof(*v), ns_cmp_i64);
 	return n % 2 ? v[n / 2] : ns_sat_add_i64(v[n / 2 - 1], ns_sat_sub_i64(v[n / 2], v[n / 2 - 1]) / 2);
 }
 
@@ -105,7 +94,7 @@ static double median_double(double *v, size_t n)
 {
 	if (n == 0)
 		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), ns_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
