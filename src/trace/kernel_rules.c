@@ -10,6 +10,7 @@
 #include <pcre2.h>
 
 #include "nextstep/json_file.h"
+#include "util/text.h"
 
 /* Cost bounds of one regex over one name. The match limit counts PCRE2's backtracking steps (a linear scan of
  * a KERNEL_CLASSIFY_MAX-byte name by an ordinary rule needs a few thousand); the depth and heap limits bound
@@ -338,13 +339,10 @@ static ns_status rules_from_json(const cJSON *doc, kernel_rules **out, ns_error 
 	return NS_OK;
 }
 
+/* The line of at, a pointer into text (cJSON's parse end) */
 static long line_of(const char *text, size_t len, const char *at)
 {
-	long line = 1;
-
-	for (const char *c = text; c < at && c < text + len; c++)
-		line += *c == '\n';
-	return line;
+	return ns_line_of(text, len, at > text ? (size_t)(at - text) : 0);
 }
 
 ns_status kernel_rules_parse(const char *text, size_t len, kernel_rules **out, ns_error *err)
