@@ -137,5 +137,76 @@ void hp_bar_chart(html_page *p, const char *css_class, const char *caption, cons
 	hp_text(p, caption, 300);
 	if (any_marked)
 		hp_puts(p, " &#9660; and pale bars: warm-up, left out of the verdict.");
-	hp_puts(p, " Hover a bar for its numbers.</figcaption></figure>\n");
+	hp_puts(p, " <span class=\"screen\">Hover a bar for its numbers.</span></figcaption></figure>\n");
+}
+
+/* The strip's height in SVG units: thin, so it reads as part of the chart above it. */
+#define STRIP_H 64.0
+#define STRIP_T 4.0
+#define STRIP_B 52.0
+
+static double strip_total(const hp_strip_bar *b, size_t nseries)
+{
+	double t = 0.0;
+
+	for (size_t k = 0; k < nseries; k++)
+		t += b->v[k] > 0.0 ? b->v[k] : 0.0;
+	return t;
+}
+
+static void put_strip_bar(html_page *p, const hp_strip_bar *b, const hp_series *s, size_t nseries, double x,
+                          double w, const char *unit)
+{
+	double total = strip_total(b, nseries), y = STRIP_B;
+
+	hp_puts(p, "<g class=\"strip-bar\"><title>");
+	hp_text(p, b->tip, sizeof(b->tip));
+	hp_printf(p, ": %.3f %s", total, unit);
+	for (size_t k = 0; k < nseries; k++)
+		hp_printf(p, "; %s %.3f (%.1f%%)", s[k].name, b->v[k],
+		          total > 0.0 ? 100.0 * b->v[k] / total : 0.0);
+	hp_puts(p, "</title>");
+	hp_printf(
+	    p, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#999\"/>",
+	    x, STRIP_T, w, STRIP_B - STRIP_T);
+	for (size_t k = 0; k < nseries && total > 0.0; k++) {
+		double h = b->v[k] > 0.0 ? b->v[k] / total * (STRIP_B - STRIP_T) : 0.0;
+		if (h <= 0.0)
+			continue;
+		y -= h;
+		hp_printf(p, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>", x, y,
+		          w, h, s[k].colour);
+	}
+	hp_puts(p, "</g>\n");
+}
+
+void hp_strip(html_page *p, const char *css_class, const char *caption, const hp_series *s, size_t nseries,
+              const hp_strip_bar *bars, size_t n, const char *unit)
+{
+	/* the bars' slots are the step chart's (hp_bar_chart), so each sits under its bar */
+	double slot = n > 0 ? (PLOT_R - PLOT_L) / (double)n : 0.0;
+	double gap = slot > 6.0 ? slot * 0.18 : 0.0;
+
+	if (nseries > HP_SERIES_MAX)
+		nseries = HP_SERIES_MAX;
+	hp_puts(p, "<p class=\"legend\">");
+	for (size_t k = 0; k < nseries; k++) {
+		hp_printf(p, "<span><i class=\"swatch\" style=\"background:%s\"></i>", s[k].colour);
+		hp_text(p, s[k].name, 40);
+		hp_puts(p, "</span>");
+	}
+	hp_puts(p, "</p>\n");
+	hp_printf(p,
+	          "<figure class=\"%s\"><svg role=\"img\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+	          "height=\"%.0f\"><title>",
+	          css_class, CHART_W, STRIP_H, CHART_W, STRIP_H);
+	hp_text(p, caption, 300);
+	hp_puts(p, "</title>\n");
+	hp_printf(p, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">100%%</text>", PLOT_L - 6, STRIP_T + 8);
+	hp_printf(p, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">0</text>\n", PLOT_L - 6, STRIP_B);
+	for (size_t i = 0; i < n; i++)
+		put_strip_bar(p, &bars[i], s, nseries, PLOT_L + slot * (double)i + gap / 2, slot - gap, unit);
+	hp_puts(p, "</svg><figcaption class=\"note\">");
+	hp_text(p, caption, 300);
+	hp_puts(p, " <span class=\"screen\">Hover a bar for its numbers.</span></figcaption></figure>\n");
 }

@@ -80,13 +80,14 @@ static void put_heat_map(html_page *p, const job_result *res, const rank_ref *or
 		for (int c = 0; c < REGIME_COUNT + 2; c++)
 			if (share_of(order[i], c) > m.max[c])
 				m.max[c] = share_of(order[i], c);
-	hp_puts(
-	    p, "<h3>Ranks</h3>\n<p class=\"note\">Each bucket's share of the rank's step; the darker the "
-	       "cell, the "
-	       "closer to the largest share in its column. Stragglers first, then the slowest ranks. Click a "
-	       "column to sort.</p>\n<table class=\"job-ranks sortable\"><thead><tr><th>rank</th><th "
-	       "class=\"n\">"
-	       "median step ms</th>");
+	hp_puts(p,
+	        "<h3>Ranks</h3>\n<p class=\"note\">Each bucket's share of the rank's step; the darker the "
+	        "cell, the "
+	        "closer to the largest share in its column. Stragglers first, then the slowest ranks. <span "
+	        "class=\"screen\">Click a column to sort.</span></p>\n<table class=\"job-ranks "
+	        "sortable\"><thead><tr><th>rank</th><th "
+	        "class=\"n\">"
+	        "median step ms</th>");
 	for (int b = 0; b < REGIME_COUNT; b++)
 		hp_printf(p, "<th class=\"n\">%s</th>", regime_name((ns_regime)b));
 	if (res->split)

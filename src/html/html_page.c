@@ -45,10 +45,18 @@ static const char style[] =
     "0}.quality[data-grade=unfit]{border-color:#000}\n"
     "tr.straggler td{border-top:2px solid #000;border-bottom:2px solid #000}tr.straggler "
     "td:first-child{font-weight:700}\n"
-    "@media "
-    "print{body{max-width:none;padding:0;font-size:11pt}.banner,.card{-webkit-print-color-adjust:exact;"
-    "print-color-adjust:exact}section,figure,table{break-inside:avoid}table.sortable th:after{content:''}"
-    "details{display:block}details>summary{display:none}a{color:inherit;text-decoration:none}}\n"
+    ".steps-table summary{cursor:pointer;color:var(--muted);font-size:13px;margin:6px 0}\n"
+    /* Print: A4 or Letter, no tooltips and no clicks. The interactive hints go, the folded steps table
+     * opens (in print it is the only place of the per-step numbers), colours are kept (a stacked bar
+     * without them says nothing), a chart, a banner or a short table is never cut across pages, and a
+     * heading stays with what follows it. A section is let break: most are longer than a page. */
+    "@media print{@page{margin:14mm}body{max-width:none;padding:0;font-size:10pt}"
+    "*{-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+    ".screen,#js-errors,details>summary{display:none}table.sortable th:after{content:''}"
+    "details::details-content{content-visibility:visible;display:block}"
+    "figure,.banner,.card,.quality,tr,table:not(.steps){break-inside:avoid}"
+    "h2,h3,caption,.legend,h3+.note{break-after:avoid}figure{margin:6px 0}"
+    "a{color:inherit;text-decoration:none}}\n"
     "</style>\n";
 
 /* Any script error lands in the page (and a test reads it from the DOM). */
@@ -285,6 +293,12 @@ static void put_share(html_page *p, double share)
 
 void hp_banner(html_page *p, const char *label, const ns_verdict *v, const ns_routes *routes)
 {
+	hp_banner_open(p, label, v, routes);
+	hp_puts(p, "</div>\n");
+}
+
+void hp_banner_open(html_page *p, const char *label, const ns_verdict *v, const ns_routes *routes)
+{
 	const ns_route *route = &routes->route[v->regime];
 
 	hp_printf(p, "<div class=\"banner\" style=\"--c:%s\" data-regime=\"%s\" data-share=\"%.6f\">\n",
@@ -320,7 +334,6 @@ void hp_banner(html_page *p, const char *label, const ns_verdict *v, const ns_ro
 		hp_text(p, routes->route[f->regime].module, 200);
 		hp_puts(p, ")</p>\n");
 	}
-	hp_puts(p, "</div>\n");
 }
 
 void html_input_error(html_page *p, const html_source *src, const char *msg)

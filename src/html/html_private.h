@@ -38,6 +38,8 @@ bool hp_fits(const html_page *p, unsigned long long worst);
 const char *hp_bucket_colour(ns_regime r);
 /* The verdict banner: regime, share, fix, module, next check, high findings; label names the device. */
 void hp_banner(html_page *p, const char *label, const ns_verdict *v, const ns_routes *routes);
+/* The same, left open for more findings; the caller writes "</div>". */
+void hp_banner_open(html_page *p, const char *label, const ns_verdict *v, const ns_routes *routes);
 /* The input's name, size and SHA-256. */
 void hp_source(html_page *p, const html_source *src);
 /* A milliseconds value with three decimals (microsecond resolution), the unit left to the caller. */
@@ -55,8 +57,48 @@ typedef struct {
 /* A stacked bar chart, value axis in unit; each bar's numbers are in its <title>. */
 void hp_bar_chart(html_page *p, const char *css_class, const char *caption, const hp_bar *bars, size_t n,
                   const char *unit);
+/* A thin strip of 100 % stacked bars in the step chart's slots (n bars, like the chart above it): each bar's
+ * series as shares of its total, the values (in unit) in its <title>. */
+#define HP_SERIES_MAX 4
+typedef struct {
+	const char *name;
+	const char *colour;
+} hp_series;
+typedef struct {
+	double v[HP_SERIES_MAX];
+	char tip[160];
+} hp_strip_bar;
+#define STRIP_BAR_WORST (6 * 160 + HP_SERIES_MAX * 150 + 200)
+void hp_strip(html_page *p, const char *css_class, const char *caption, const hp_series *s, size_t nseries,
+              const hp_strip_bar *bars, size_t n, const char *unit);
 /* The timeline strip of a device's median step (html_timeline.c). */
 void hp_timeline(html_page *p, const split_timeline *tl);
+/* ---- the trace page's step details (html_steps.c) ---- */
+/* The steps in a device's overall: warm-up ones are left out unless every step is warm-up. */
+size_t hp_counted_steps(const split_device *d);
+/* A window routed with the page's classifier. */
+void hp_route_window(const split_window *w, const html_trace_options *o, ns_verdict *v);
+/* " (steps from inference-server iteration markers)" for sources other than the host's ProfilerStep#. */
+void hp_step_source(html_page *p, const split_result *res);
+/* "CUDA/HIP graphs: 85% of GPU time in 6 replays (17 kernels, ...)" when the device replayed graphs. */
+void hp_graphs(html_page *p, const split_device *d);
+/* Inside an open banner: the optimizer finding when it is high. */
+void hp_optimizer_also(html_page *p, const split_result *res, const split_device *d, const ns_routes *r);
+/* One verdict per inference phase (prefill, decode, mixed) when the steps have phases. */
+void hp_inference_phases(html_page *p, const split_device *d, const html_trace_options *o);
+/* The forward / backward / optimizer passes: a strip under the step chart (strip), their mean per step as a
+ * table, and the optimizer finding at any grade. Nothing when the trace marks no pass. */
+void hp_passes(html_page *p, const split_result *res, const split_device *d, const ns_routes *r, bool strip);
+/* The steps as a table (a row per bar of the step chart), folded. */
+void hp_steps_table(html_page *p, const split_result *res, const split_device *d,
+                    const html_trace_options *o);
+/* The Python frames behind each host cause, when the trace has them; else, when host causes hold at least
+ * high of the time, how to record them. */
+void hp_python(html_page *p, const split_result *res, const split_device *d, double high);
+/* Worst cases: a row of the steps table (marker, 14 numbers), a Python frame row. */
+#define STEP_ROW_WORST (6 * HTML_NAME_MAX + 16 * 64 + 200)
+#define PY_ROW_WORST   (6 * HTML_NAME_MAX + 200)
+
 /* The legend of the six buckets. */
 void hp_legend(html_page *p);
 

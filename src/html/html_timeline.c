@@ -163,7 +163,8 @@ void hp_timeline(html_page *p, const split_timeline *tl)
 	hp_printf(
 	    p,
 	    "%.3f ms in %d columns of %.1f &micro;s each; a column shows the class that fills most of it, "
-	    "paler when it fills less. Hover a row for its totals. Busiest streams and threads "
+	    "paler when it fills less. <span class=\"screen\">Hover a row for its totals.</span> Busiest "
+	    "streams and threads "
 	    "first.</figcaption>"
 	    "</figure>\n",
 	    ms, SPLIT_TIMELINE_PX, ms * 1000.0 / SPLIT_TIMELINE_PX);

@@ -21,22 +21,6 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void route_window(const split_window *w, const html_trace_options *o, ns_verdict *v)
-{
-	ns_profile prof;
-
-	split_window_profile(w, &prof);
-	classify_profile(&prof, o->classify, v);
-}
-
-/* The steps in overall: warm-up ones are left out unless every step is warm-up. */
-static size_t counted_steps(const split_device *d)
-{
-	size_t n = d->nsteps - d->nwarmup;
-
-	return n > 0 ? n : (d->nsteps > 0 ? d->nsteps : 1);
-}
-
 static bool startup_only(const split_device *d)
 {
 	for (size_t i = 0; i < d->nsteps; i++)
@@ -81,16 +65,16 @@ static int64_t median_ns(const split_device *d)
 
 static void put_summary(html_page *p, const split_result *res, const split_device *d)
 {
-	size_t n = counted_steps(d);
+	size_t n = hp_counted_steps(d);
 
 	hp_puts(p, "<p class=\"summary\">");
-	if (res->has_steps)
-		hp_printf(p,
-		          "<span class=\"steps\" data-v=\"%zu\">%zu</span> step%s, <span "
-		          "class=\"step-ms\">%.3f</span> "
-		          "ms per step (median %.3f ms)",
-		          n, n, n == 1 ? "" : "s", ms(d->overall.dur_ns) / (double)n, ms(median_ns(d)));
-	else
+	if (res->has_steps) {
+		hp_printf(p, "<span class=\"steps\" data-v=\"%zu\">%zu</span> step%s", n, n,
+		          n == 1 ? "" : "s");
+		hp_step_source(p, res);
+		hp_printf(p, ", <span class=\"step-ms\">%.3f</span> ms per step (median %.3f ms)",
+		          ms(d->overall.dur_ns) / (double)n, ms(median_ns(d)));
+	} else
 		hp_printf(p, "whole trace (no ProfilerStep# markers), %.3f ms", ms(d->overall.dur_ns));
 	if (res->gpu_activity)
 		hp_printf(p, ", %ld kernel%s", d->overall.kernels, d->overall.kernels == 1 ? "" : "s");
@@ -101,6 +85,7 @@ static void put_summary(html_page *p, const split_result *res, const split_devic
 		hp_printf(p, "; %zu duplicate step marker%s", res->duplicate_steps,
 		          res->duplicate_steps == 1 ? "" : "s");
 	hp_puts(p, ".</p>\n");
+	hp_graphs(p, d);
 }
 
 /* The causes of bucket b in w, "launch 1.234 ms, sync 0.5 ms", into buf. */
@@ -121,7 +106,7 @@ static void causes_text(const split_window *w, ns_regime b, double per, char *bu
 static void put_split_table(html_page *p, const split_device *d)
 {
 	const split_window *w = &d->overall;
-	double per = (double)counted_steps(d);
+	double per = (double)hp_counted_steps(d);
 	char causes[256];
 
 	hp_puts(p, "<table class=\"split\"><caption>Where a step's time goes (mean over the counted "
@@ -182,7 +167,9 @@ static void fill_bar(hp_bar *b, const split_device *d, size_t first, size_t coun
 		snprintf(b->tip, sizeof(b->tip), "whole trace");
 	} else if (count == 1) {
 		snprintf(b->label, sizeof(b->label), "%" PRId64, d->steps[first].step);
-		snprintf(b->tip, sizeof(b->tip), "step %" PRId64, d->steps[first].step);
+		const char *phase = step_phase_name((step_phase)d->steps[first].phase);
+		snprintf(b->tip, sizeof(b->tip), "step %" PRId64 "%s%s%s", d->steps[first].step,
+		         phase != NULL ? " [" : "", phase != NULL ? phase : "", phase != NULL ? "]" : "");
 	} else {
 		snprintf(b->label, sizeof(b->label), "%" PRId64, d->steps[first].step);
 		snprintf(b->tip, sizeof(b->tip), "steps %" PRId64 "-%" PRId64 " (mean of %zu)",
@@ -220,7 +207,7 @@ static ns_status put_step_chart(html_page *p, const split_device *d, ns_error *e
 static void put_comm(html_page *p, const split_device *d)
 {
 	const split_window *w = &d->overall;
-	double per = (double)counted_steps(d);
+	double per = (double)hp_counted_steps(d);
 	int64_t exposed = w->cause_ns[CAUSE_EXPOSED], hidden = w->comm_overlapped_ns,
 	        total = exposed + hidden;
 
@@ -283,13 +270,14 @@ static void put_kernels(html_page *p, const split_result *res, const split_devic
 {
 	static const kernel_class classes[] = {KCLASS_COMPUTE, KCLASS_MEMORY, KCLASS_COMM};
 	static const ns_regime buckets[] = {REGIME_COMPUTE, REGIME_MEMORY, REGIME_COMM};
-	double per = (double)counted_steps(d);
+	double per = (double)hp_counted_steps(d);
 
 	if (!res->gpu_activity || d->nkernel_time == 0)
 		return;
 	hp_puts(p,
 	        "<h3>Top kernels of each bucket</h3>\n<p class=\"note\">Kernel time inside the step windows; "
-	        "click a column to sort. The full name is in each name's tooltip.</p>\n");
+	        "<span class=\"screen\">click a column to sort. The full name is in each name's "
+	        "tooltip.</span></p>\n");
 	for (size_t c = 0; c < sizeof(classes) / sizeof(classes[0]); c++) {
 		size_t shown = 0;
 		if (d->class_ns[classes[c]] <= 0)
@@ -322,27 +310,39 @@ static ns_status put_device(html_page *p, const split_result *res, const split_d
 	ns_routes routes;
 
 	report_device_label(res, d, label, sizeof(label));
-	route_window(&d->overall, o, &v);
+	hp_route_window(&d->overall, o, &v);
 	report_cause_routes(&d->overall, o->routes, &routes);
 	hp_printf(p, "<section class=\"device\" id=\"s%u\">\n<h2>", p->sections++);
 	hp_text(p, label, 200);
 	hp_puts(p, "</h2>\n");
 	if (startup_only(d))
 		put_startup_banner(p, label, d, o->routes);
-	else
-		hp_banner(p, NULL, &v, &routes); /* the heading names the device */
+	else { /* the heading names the device */
+		hp_banner_open(p, NULL, &v, &routes);
+		hp_optimizer_also(p, res, d, o->routes);
+		hp_puts(p, "</div>\n");
+	}
 	put_summary(p, res, d);
+	hp_inference_phases(p, d, o);
 	if (full) {
+		bool chart = false;
 		put_split_table(p, d);
 		/* each large part only when its worst case still fits: the page's bound holds for any input
 		 */
-		if (d->nsteps > 0 && hp_fits(p, HTML_STEP_BARS_MAX * BAR_WORST))
+		if (d->nsteps > 0 && hp_fits(p, HTML_STEP_BARS_MAX * BAR_WORST)) {
 			if (put_step_chart(p, d, err) != NS_OK)
 				return err->status;
+			chart = true;
+		}
+		hp_passes(p, res, d, o->routes, chart);
+		if (hp_fits(p, HTML_STEP_BARS_MAX * STEP_ROW_WORST))
+			hp_steps_table(p, res, d, o);
 		if (d->timeline != NULL && timeline &&
 		    hp_fits(p, (unsigned long long)d->timeline->nrows * SPLIT_TIMELINE_PX * RECT_WORST))
 			hp_timeline(p, d->timeline);
 		put_comm(p, d);
+		if (hp_fits(p, CAUSE_COUNT * SPLIT_PYTHON_TOP * PY_ROW_WORST))
+			hp_python(p, res, d, o->classify->high);
 		if (hp_fits(p, 3 * HTML_KERNELS_MAX * ROW_WORST))
 			put_kernels(p, res, d);
 		else

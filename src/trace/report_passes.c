@@ -31,8 +31,7 @@ static int64_t other_ns(const split_pass_time *t, int64_t dur)
 	return rest > 0 ? rest : 0;
 }
 
-/* The optimizer finding of a device's overall window: its grade (GRADE_NONE below the moderate share). */
-static ns_grade optimizer_grade(const split_device *d, double *s)
+ns_grade report_optimizer_grade(const split_device *d, double *s)
 {
 	*s = share(d->passes.ns[PASS_OPTIMIZER], d->overall.dur_ns);
 	return *s >= OPTIMIZER_HIGH ? GRADE_HIGH : *s >= OPTIMIZER_MODERATE ? GRADE_MODERATE : GRADE_NONE;
@@ -52,7 +51,7 @@ void report_print_passes_also(FILE *out, const split_result *res, const split_de
 {
 	double s;
 
-	if (res->passes != NULL && optimizer_grade(d, &s) == GRADE_HIGH)
+	if (res->passes != NULL && report_optimizer_grade(d, &s) == GRADE_HIGH)
 		print_finding(out, "also", s, GRADE_HIGH, r);
 }
 
@@ -69,7 +68,7 @@ void report_print_passes(FILE *out, const split_result *res, const split_device 
 	for (int k = 0; k < PASS_COUNT; k++)
 		fprintf(out, " %s %.1f%%,", pass_names[k], 100.0 * share(t->ns[k], dur));
 	fprintf(out, " other %.1f%%\n", 100.0 * share(other_ns(t, dur), dur));
-	g = optimizer_grade(d, &s);
+	g = report_optimizer_grade(d, &s);
 	if (g != GRADE_NONE)
 		print_finding(out, "finding", s, g, r);
 }
@@ -81,7 +80,7 @@ static cJSON *finding_json(const split_device *d, const ns_routes *r)
 	double s;
 	cJSON *obj;
 
-	if ((g = optimizer_grade(d, &s)) == GRADE_NONE)
+	if ((g = report_optimizer_grade(d, &s)) == GRADE_NONE)
 		return cJSON_CreateNull();
 	obj = cJSON_CreateObject();
 	if (obj == NULL || !cJSON_AddStringToObject(obj, "finding", finding_name(FINDING_OPTIMIZER)) ||

@@ -8,7 +8,7 @@
 #include "report_private.h"
 #include "util/text.h"
 
-static const char *source_words(step_source s, const char *const *hints)
+const char *report_step_source_words(step_source s, const char *const *hints)
 {
 	const char *marker = report_hint_text(hints, REPORT_HINT_STEP_MARKER);
 
@@ -28,14 +28,13 @@ static const char *source_words(step_source s, const char *const *hints)
 
 void report_print_step_source(FILE *out, const split_result *res, const char *const *hints)
 {
-	const char *words = source_words(res->step_source, hints);
+	const char *words = report_step_source_words(res->step_source, hints);
 
 	if (words != NULL)
 		fprintf(out, " (steps from %s)", words);
 }
 
-/* The marker of a step as text: NULL when the step has none. buf holds a ProfilerStep# name. */
-static const char *marker_text(const split_result *res, const split_window *w, char *buf, size_t size)
+const char *report_step_marker(const split_result *res, const split_window *w, char *buf, size_t size)
 {
 	switch (res->step_source) {
 	case STEP_SOURCE_PROFILER:
@@ -55,7 +54,7 @@ static const char *marker_text(const split_result *res, const split_window *w, c
 bool report_add_step_json(cJSON *obj, const split_result *res, const split_window *w)
 {
 	char buf[48];
-	const char *marker = marker_text(res, w, buf, sizeof(buf));
+	const char *marker = report_step_marker(res, w, buf, sizeof(buf));
 	const char *phase = step_phase_name((step_phase)w->phase);
 
 	return (marker != NULL ? cJSON_AddStringToObject(obj, "marker", marker)

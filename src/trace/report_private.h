@@ -67,6 +67,11 @@ void report_print_phases(FILE *out, const split_device *d, const report_options 
 void report_print_ignored_markers(FILE *out, const split_result *res);
 /* -v: the GPU events launched outside every step. */
 void report_print_outside(FILE *out, const split_device *d, bool verbose);
+/* Where the steps came from, in words ("inference-server iteration markers"; a step marker's as hints word
+ * it, "step-marker annotations" without); NULL for the host's ProfilerStep# and for no steps. */
+const char *report_step_source_words(step_source s, const char *const *hints);
+/* The marker of a step as text: NULL when the step has none. buf holds a ProfilerStep# name. */
+const char *report_step_marker(const split_result *res, const split_window *w, char *buf, size_t size);
 /* "marker" and "phase" on a step's JSON object. */
 bool report_add_step_json(cJSON *obj, const split_result *res, const split_window *w);
 /* "step_phases": {"prefill": R, "decode": R, "mixed": R} (phases with steps only), or JSON null. */
@@ -79,6 +84,9 @@ cJSON *report_outside_json(const split_device *d);
  * device, which adds the finding; NULL for a step). Nothing when the trace marks no pass. */
 void report_print_passes(FILE *out, const split_result *res, const split_device *d, const ns_routes *r);
 void report_print_passes_also(FILE *out, const split_result *res, const split_device *d, const ns_routes *r);
+/* The optimizer finding of a device's overall window: its grade (GRADE_NONE below the moderate share) and
+ * the optimizer's share of the step in *share. */
+ns_grade report_optimizer_grade(const split_device *d, double *share);
 bool report_passes_add_json(cJSON *window, const split_result *res, const split_pass_time *t, int64_t dur,
                             const split_device *d, const ns_routes *r);
 

@@ -8,7 +8,13 @@
   check_page.py tbp DOM STEP_MS DL_PCT the TensorBoard plugin's figures for a ResNet-50 trace
   check_page.py diff DOM B_MS A_MS B_DL A_DL   a diff page's bucket table against the plugin's figures
   check_page.py job DOM TRUTH_DIR RANK  a job page against make-trace's per-rank truth and its straggler
+  check_page.py passes DOM TRACE TRUTH  forward/backward/optimizer per step against the trace's own markers
+  check_page.py print PDF MIN MAX WORD  the printed page (chromium --print-to-pdf): MIN-MAX pages, the verdict
+                                       WORD and the fix on page 1, no interactive hint, the folded steps table
+                                       printed, each chart on one page with its heading
 """
+import gzip
+import subprocess
 import hashlib
 import html
 import html.parser
@@ -222,9 +228,107 @@ def job(dom, truth_dir, straggler):
             bad.append("rank %d: compute %s %% on the page, %.2f %% in the truth" % (t["rank"], m and m.group(1), want))
 
 
+FORWARD = ("## forward ##", "DistributedDataParallel.forward", "FullyShardedDataParallel.forward")
+
+
+def pass_of(name):
+    """The pass a host marker stands for (docs/trace.md, "Phases of a training step"), or None."""
+    if name in FORWARD:
+        return "forward"
+    if name == "## backward ##" or name.startswith("autograd::engine::evaluate_function"):
+        return "backward"
+    if name == "## optimizer ##" or re.match(r"Optimizer\.(step|zero_grad)#", name):
+        return "optimizer"
+    return None
+
+
+def union_len(spans, lo, hi, minus=()):
+    """Length of the union of spans clipped to [lo, hi), less the union of minus."""
+    def merged(ss):
+        out = []
+        for a, b in sorted((max(a, lo), min(b, hi)) for a, b in ss if min(b, hi) > max(a, lo)):
+            if out and a <= out[-1][1]:
+                out[-1][1] = max(out[-1][1], b)
+            else:
+                out.append([a, b])
+        return out
+    keep, cut = merged(spans), merged(minus)
+    total = 0.0
+    for a, b in keep:
+        total += b - a
+        for c, d in cut:
+            total -= max(0.0, min(b, d) - max(a, c))
+    return total
+
+
+def passes(dom, trace, truth_path):
+    """Each step's pass times, computed here from the trace's host markers by the documented rule (the
+    profiled process only: the one with ProfilerStep#; optimizer wins over forward, forward over backward),
+    against the steps table and the overall table (mean over the steps; the generator makes no warm-up)."""
+    text = open(dom, encoding="utf-8").read()
+    opener = gzip.open if trace.endswith(".gz") else open
+    events = [e for e in json.load(opener(trace, "rt", encoding="utf-8"))["traceEvents"] if e.get("ph") == "X"]
+    pid = next(e["pid"] for e in events if e["name"].startswith("ProfilerStep#"))
+    spans = {"forward": [], "backward": [], "optimizer": []}
+    for e in events:
+        k = pass_of(e["name"])
+        if k and e["pid"] == pid and e.get("cat") != "gpu_user_annotation":
+            spans[k].append((e["ts"], e["ts"] + e["dur"]))
+    t = json.load(open(truth_path))
+    rows = {}
+    for m in re.finditer(r'<tr(?: class="warmup")?><td class="n">(\d+)</td>(.*?)</tr>', text):
+        rows[int(m.group(1))] = [float(v) for v in re.findall(r'data-v="([0-9.]+)"', m.group(2))]
+    sums = {k: 0.0 for k in spans}
+    for st in t["steps"]:
+        lo, hi = st["start_us"], st["start_us"] + st["dur_us"]
+        want = {"optimizer": union_len(spans["optimizer"], lo, hi),
+                "forward": union_len(spans["forward"], lo, hi, spans["optimizer"]),
+                "backward": union_len(spans["backward"], lo, hi, spans["optimizer"] + spans["forward"])}
+        got = rows.get(st["step"])
+        if got is None or len(got) < 3:
+            bad.append("step %d: no row with pass times in the steps table" % st["step"])
+            continue
+        for k, v in zip(("forward", "backward", "optimizer"), got[-3:]):
+            sums[k] += want[k]
+            if abs(v - want[k] / 1000) > 0.0015:
+                bad.append("step %d %s: %.3f ms on the page, %.3f ms from the markers" % (st["step"], k, v, want[k] / 1000))
+    n = len(t["steps"])
+    for k in sums:
+        m = re.search(r'<tr data-pass="%s">.*?data-v="([0-9.]+)"' % k, text)
+        if m is None or abs(float(m.group(1)) - sums[k] / 1000 / n) > 0.0015:
+            bad.append("%s per step %s on the page, %.3f ms from the markers" % (k, m and m.group(1), sums[k] / 1000 / n))
+    if text.count('<g class="strip-bar">') != n:
+        bad.append("%d bars in the phase strip, %d steps" % (text.count('<g class="strip-bar">'), n))
+
+
+def print_pdf(pdf, low, high, word):
+    """Text of each printed page by poppler's pdfinfo/pdftotext (tests/html/render.sh checks they exist)."""
+    info = subprocess.run(["pdfinfo", pdf], capture_output=True, text=True, check=True).stdout
+    pages = int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+    if not int(low) <= pages <= int(high):
+        bad.append("%d printed pages, expected %s to %s" % (pages, low, high))
+    text = [subprocess.run(["pdftotext", "-f", str(i), "-l", str(i), pdf, "-"], capture_output=True, text=True,
+                           check=True).stdout for i in range(1, pages + 1)]
+    flat = [" ".join(t.split()) for t in text]
+    if word not in flat[0] or "Fix:" not in flat[0]:
+        bad.append("page 1 lacks the verdict (%r) or its fix: %r" % (word, flat[0][:300]))
+    for hint in ("Hover a", "click a column", "Click a column", "The steps as a table"):
+        if any(hint in t for t in flat):
+            bad.append("%r printed: interactive hints are for the screen" % hint)
+    if "Phases of the step" in " ".join(flat) and not any("marker" in t and "phase" in t for t in flat):
+        bad.append("the folded steps table is not printed")
+    # a chart lies between its heading and its caption: both on one page, the chart is not cut
+    for head, caption in (("Steps", "Time per step by bucket"), ("Timeline of the median step", "The median step"),
+                          ("Phases of the step", "Under each bar of the step chart"),
+                          ("Buckets", "Before and after: the buckets")):
+        on = [i for i, t in enumerate(flat) if caption in t]
+        if on and not any(head in flat[i] for i in on):
+            bad.append("%r is not on the page of its chart's caption %r (page %d)" % (head, caption, on[0] + 1))
+
+
 def main():
     checks = {"wellformed": wellformed, "ran": ran, "source": source, "truth": truth, "tbp": tbp, "diff": diff,
-              "job": job}
+              "job": job, "passes": passes, "print": print_pdf}
     if len(sys.argv) < 3 or sys.argv[1] not in checks:
         print(__doc__)
         return 2

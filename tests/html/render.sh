@@ -4,6 +4,8 @@
 # well-formedness and external references, rendered by headless Chromium (no console error, the script ran,
 # the DOM holds the verdict and the split's numbers) and, for the generated trace, screenshotted and compared
 # with docs/html-report.png (tolerant: same size, few differing pixels; NS_UPDATE_SCREENSHOT=1 rewrites it).
+# Fixtures show the rest of what the text report says (passes of a step, inference phases, Python frames, graph
+# replays), and the main pages are printed to PDF to check the print stylesheet (pdftotext, poppler-utils).
 # Run from the repository root: render.sh NEXTSTEP_BINARY [JOB_SUMMARIZE (tests/job's helper: the job page)]
 set -u
 bin=$(realpath "$1")
@@ -49,6 +51,26 @@ render() { # name page
 		return 1
 	fi
 	echo "$name: $size bytes"
+}
+
+# Printed (print media, A4 by Chromium's default): the print stylesheet's promises, read back from the PDF with
+# poppler's pdftotext (Debian: poppler-utils; without it the print checks are skipped, and said so).
+if command -v pdftotext >/dev/null && command -v pdfinfo >/dev/null; then
+	can_print=1
+else
+	can_print=
+	echo "skipped: print checks (pdftotext/pdfinfo not installed; Debian: apt-get install poppler-utils)"
+	skipped=1
+fi
+printed() { # name page min-pages max-pages verdict-word
+	[ -n "$can_print" ] || return 0
+	if ! browser --no-pdf-header-footer --print-to-pdf="$tmp/$1.pdf" "file://$2" >/dev/null 2>&1 ||
+		[ ! -s "$tmp/$1.pdf" ]; then
+		echo "  $1: chromium wrote no PDF"
+		return 1
+	fi
+	python3 "$here/check_page.py" print "$tmp/$1.pdf" "$3" "$4" "$5" || return 1
+	echo "$1: printed pages: $(pdfinfo "$tmp/$1.pdf" | sed -n 's/^Pages: *//p')"
 }
 
 # A hand-written fixture: needs nothing outside the repository.
@@ -97,6 +119,61 @@ if "$bin" trace --html "$tmp/quality.html" tests/data/trace_quality_dropped.json
 	ok
 else ko "trace quality on the page"; fi
 
+# The passes of a training step, by hand from tests/data/trace_phases.json (docs/trace.md's rule: optimizer
+# wins over forward, forward over backward; other processes' and GPU-side markers do not count). Step 1
+# [0, 100) us: forward 5-35 = 30, backward 38-72 = 34, optimizer 0-4 + 75-95 = 24. Step 2 [100, 200): forward
+# 105-135 = 30 (two markers), backward the engine's 130-150 and 155-165 less forward and optimizer = 15 + 5 =
+# 20, optimizer 160-190 = 30. Means: 30, 27, 27 us, other 16; the optimizer's 27 % is a high finding (>= 20 %),
+# so it is in the banner too. Printed: the passes' strip and the folded steps table.
+if "$bin" trace --html "$tmp/phases.html" tests/data/trace_phases.json >/dev/null &&
+	render phases "$tmp/phases.html" &&
+	grep -q '<tr data-pass="forward">.*data-v="0.030000">.*data-v="30.0000"' "$tmp/phases.dom" &&
+	grep -q '<tr data-pass="backward">.*data-v="0.027000">.*data-v="27.0000"' "$tmp/phases.dom" &&
+	grep -q '<tr data-pass="optimizer">.*data-v="0.027000">.*data-v="27.0000"' "$tmp/phases.dom" &&
+	grep -q '<tr data-pass="other">.*data-v="0.016000">.*data-v="16.0000"' "$tmp/phases.dom" &&
+	grep -q '<td class="n">1</td>.*data-v="0.030000">0.030</td><td class="n" data-v="0.034000">0.034</td><td class="n" data-v="0.024000">0.024</td></tr>' "$tmp/phases.dom" &&
+	grep -q '<td class="n">2</td>.*data-v="0.030000">0.030</td><td class="n" data-v="0.020000">0.020</td><td class="n" data-v="0.030000">0.030</td></tr>' "$tmp/phases.dom" &&
+	[ "$(grep -c '<g class="strip-bar"><title>step [12] host phases: 0.100 ms' "$tmp/phases.dom")" = 2 ] &&
+	sed -n '/<div class="banner"/,/<\/div>/p' "$tmp/phases.dom" | grep -q 'data-finding="optimizer" data-grade="high">Also high: optimizer step 27%' &&
+	printed phases "$tmp/phases.html" 1 3 idle; then
+	ok
+else ko "phases of the step"; fi
+
+# Inference steps (tests/data/trace_vllm_markers.json): vLLM's markers give the steps and their phase, and each
+# phase gets its verdict: prefill, step 0, a GEMM of 80 us in 100 (compute 80 %); decode, steps 1-2, a GEMV (a
+# memory-class kernel) of 30 us in 50 each (memory 60 %); mixed, step 3, a 50 us GEMM and a 20 us GEMV in 100
+# (compute 50 %).
+if "$bin" trace --html "$tmp/vllm.html" tests/data/trace_vllm_markers.json >/dev/null &&
+	render vllm "$tmp/vllm.html" &&
+	grep -q '(steps from <span class="step-source">inference-server iteration markers</span>)' "$tmp/vllm.dom" &&
+	grep -q '<tr data-phase="prefill" data-regime="compute"><td>prefill</td><td class="n">1</td><td class="n">0.100</td>.*<td class="n">80%</td>' "$tmp/vllm.dom" &&
+	grep -q '<tr data-phase="decode" data-regime="memory"><td>decode</td><td class="n">2</td><td class="n">0.050</td>.*<td class="n">60%</td>' "$tmp/vllm.dom" &&
+	grep -q '<tr data-phase="mixed" data-regime="compute"><td>mixed</td><td class="n">1</td><td class="n">0.100</td>.*<td class="n">50%</td>' "$tmp/vllm.dom" &&
+	grep -q '<title>step 1 \[decode\]: 0.050 ms' "$tmp/vllm.dom" &&
+	grep -q '<td class="n">0</td><td>execute_context_1(512)_generation_0(0)</td><td>prefill</td>' "$tmp/vllm.dom"; then
+	ok
+else ko "inference phases"; fi
+
+# What the text report says about the trace is on the page too, in the same numbers: the Python frames behind
+# each host cause (trace -v) and the CUDA-graph replays (trace).
+"$bin" trace -v tests/data/trace_python_frames.json >"$tmp/python.txt"
+"$bin" trace tests/data/trace_quality_graphs.json >"$tmp/graphs.txt"
+graphs=$(sed -n 's/^  graphs: \([0-9]*\)% of GPU time in \([0-9]*\) replays (\([0-9]*\) kernels)$/\1 \2 \3/p' "$tmp/graphs.txt")
+read -r g_pct g_launches g_kernels <<<"$graphs"
+if "$bin" trace --html "$tmp/python.html" tests/data/trace_python_frames.json >/dev/null &&
+	"$bin" trace --html "$tmp/graphs.html" tests/data/trace_quality_graphs.json >/dev/null &&
+	render python "$tmp/python.html" && render graphs "$tmp/graphs.html" &&
+	frames_ok=1 && while read -r pct ms unit frame; do
+		grep -qF "<tr><td class=\"kname\">$frame</td><td class=\"n\" data-v=\"${ms}000\">$ms</td><td class=\"n\">$pct</td></tr>" \
+			"$tmp/python.dom" || { echo "  python frame not on the page: $frame $ms"; frames_ok=; }
+	done < <(grep -E '^ +[0-9.]+% +[0-9.]+ ms  ' "$tmp/python.txt") && [ -n "$frames_ok" ] &&
+	[ "$(grep -cE '^ +[0-9.]+% +[0-9.]+ ms  ' "$tmp/python.txt")" = "$(grep -c '<tr><td class="kname">' "$tmp/python.dom")" ] &&
+	[ -n "$g_launches" ] &&
+	grep -q "<p class=\"graphs\" data-launches=\"$g_launches\" data-kernels=\"$g_kernels\">CUDA/HIP graphs: $g_pct% of GPU time" "$tmp/graphs.dom" &&
+	grep -q 'class="note python-hint">Host-side causes hold' "$tmp/graphs.dom"; then
+	ok
+else ko "python frames and graph replays as the text report"; fi
+
 # NDJSON through the router: a card per record, the bad one as an error card.
 printf '{"compute":0.7,"idle":0.3}\n{"dataloader":0.6,"compute":0.4}\nnot json\n' >"$tmp/records.ndjson"
 "$bin" --html "$tmp/router.html" "$tmp/records.ndjson" >/dev/null 2>&1
@@ -118,7 +195,9 @@ else
 	if (cd "$tmp" && "$bin" trace --html generated.html generated.json >/dev/null) &&
 		render generated "$tmp/generated.html" &&
 		python3 "$here/check_page.py" truth "$tmp/generated.dom" "$tmp/generated.truth.json" &&
-		python3 "$here/check_page.py" source "$tmp/generated.dom" "$tmp/generated.json"; then ok; else ko generated; fi
+		python3 "$here/check_page.py" source "$tmp/generated.dom" "$tmp/generated.json" &&
+		python3 "$here/check_page.py" passes "$tmp/generated.dom" "$tmp/generated.json" "$tmp/generated.truth.json" &&
+		printed generated "$tmp/generated.html" 2 5 compute-bound; then ok; else ko generated; fi
 	if browser --window-size=1000,1400 --screenshot="$tmp/generated.png" "file://$tmp/generated.html" \
 		>/dev/null 2>&1 && [ -s "$tmp/generated.png" ]; then
 		if [ "${NS_UPDATE_SCREENSHOT:-}" = 1 ]; then
@@ -133,7 +212,8 @@ else
 	a=$traces/tbp/resnet50_num_workers_4.pt.trace.json.gz
 	if "$bin" trace --html "$tmp/resnet.html" "$b" >/dev/null && render resnet50 "$tmp/resnet.html" &&
 		python3 "$here/check_page.py" tbp "$tmp/resnet50.dom" 177.6 33.4 &&
-		python3 "$here/check_page.py" source "$tmp/resnet50.dom" "$b"; then ok; else ko resnet50; fi
+		python3 "$here/check_page.py" source "$tmp/resnet50.dom" "$b" &&
+		printed resnet50 "$tmp/resnet.html" 2 6 compute-bound; then ok; else ko resnet50; fi
 	# An 8-rank job with a straggler (rank 5): the heat map against the generator's per-rank truth.
 	mkdir -p "$tmp/job/t" "$tmp/job/truth"
 	"$tools/make-trace" --out "$tmp/job/t/job.json" --truth "$tmp/job/truth/job.truth.json" --ranks 8 \
@@ -142,7 +222,8 @@ else
 		if "$summarize" "$tmp"/job/t/* >"$tmp/job/s.ndjson" &&
 			"$bin" job --html "$tmp/job.html" "$tmp/job/s.ndjson" >/dev/null && render job "$tmp/job.html" &&
 			python3 "$here/check_page.py" job "$tmp/job.dom" "$tmp/job/truth" 5 &&
-			python3 "$here/check_page.py" source "$tmp/job.dom" "$tmp/job/s.ndjson"; then ok; else ko job; fi
+			python3 "$here/check_page.py" source "$tmp/job.dom" "$tmp/job/s.ndjson" &&
+			printed job "$tmp/job.html" 1 3 straggler-bound; then ok; else ko job; fi
 	fi
 	# The same ranks' traces given to `nextstep trace`: each rank's section, then the job's.
 	if "$bin" trace --html "$tmp/tracejob.html" "$tmp"/job/t/* >/dev/null && render tracejob "$tmp/tracejob.html" &&
@@ -150,7 +231,8 @@ else
 		[ "$(grep -c '<article class="trace">' "$tmp/tracejob.dom")" = 8 ]; then ok; else ko "trace of a job"; fi
 	if "$bin" diff --html "$tmp/diff.html" "$b" "$a" >/dev/null && render diff "$tmp/diff.html" &&
 		python3 "$here/check_page.py" diff "$tmp/diff.dom" 177.6 141.1 33.4 0.8 &&
-		python3 "$here/check_page.py" source "$tmp/diff.dom" "$b" "$a"; then ok; else ko diff; fi
+		python3 "$here/check_page.py" source "$tmp/diff.dom" "$b" "$a" &&
+		printed diff "$tmp/diff.html" 1 5 compute-bound; then ok; else ko diff; fi
 fi
 
 echo "html pages: $pass passed, $fail failed"

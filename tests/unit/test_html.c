@@ -190,12 +190,12 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 }
 END_TEST
 
-/* The worst a trace can do to the page: 200 devices, each with 120 steps full of causes and 30 kernels whose
- * names are quotes (six bytes each once escaped). The page still ends under HTML_PAGE_MAX, and says what it
- * left out. */
+/* The worst a trace can do to the page: 300 devices (more than fit, even as verdict lines), each with 120
+ * steps full of causes and passes and 30 kernels whose names are quotes (six bytes each once escaped). The
+ * page still ends under HTML_PAGE_MAX, and says what it left out. */
 START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_bound)
 {
-	enum { DEVICES = 200, STEPS = 120, KERNELS = 30 };
+	enum { DEVICES = 300, STEPS = 120, KERNELS = 30 };
 	char *text = NULL, name[2000];
 	size_t size = 0;
 	FILE *mem;
@@ -217,6 +217,10 @@ START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_boun
 	res.device = dev;
 	res.ndevices = DEVICES;
 	res.has_steps = res.gpu_activity = true;
+	res.passes = calloc(STEPS, sizeof(*res.passes)); /* the passes' strip and the steps table too */
+	ck_assert_ptr_nonnull(res.passes);
+	for (size_t i = 0; i < STEPS; i++)
+		res.passes[i] = (split_pass_time){{1000000, 2000000, 1500000}};
 	for (int k = 0; k < KERNELS; k++) {
 		uint32_t id;
 		memset(name, '"', sizeof(name));
@@ -255,7 +259,9 @@ START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_boun
 	ck_assert_uint_le(size, HTML_PAGE_MAX);
 	ck_assert_ptr_nonnull(strstr(text, "more devices left out (page size)"));
 	ck_assert_ptr_nonnull(strstr(text, "</html>\n"));
+	ck_assert_ptr_nonnull(strstr(text, "<figure class=\"passes\">"));
 	free(text);
+	free(res.passes);
 	for (size_t d = 0; d < DEVICES; d++) {
 		free(dev[d].steps);
 		free(dev[d].kernel_time);

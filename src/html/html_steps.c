@@ -1,0 +1,364 @@
+/* The trace page's step details, so the page says what the text report says: where the steps came from,
+ * CUDA/HIP graph replays, one verdict per inference phase (prefill and decode are opposite regimes), the
+ * forward / backward / optimizer passes of each training step under the step chart with the optimizer
+ * finding, the steps as a table, and the Python frames behind the host causes. Each part is bounded: a row or
+ * a bar per bar of the step chart (at most HTML_STEP_BARS_MAX), SPLIT_PYTHON_TOP frames per cause. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "html_private.h"
+#include "trace/report_private.h"
+
+static const char *const pass_names[PASS_COUNT] = {"forward", "backward", "optimizer"};
+
+/* Greys of distinct lightness, apart from the idle bucket's light grey: the passes never read as buckets
+ * (which have the hues), stay apart in any form of colour blindness and in grey print, and the optimizer, the
+ * pass with a finding, is the darkest. "other" is left white inside the bar's outline. */
+static const hp_series pass_series[] = {
+    {"forward", "#808080"}, {"backward", "#404040"}, {"optimizer", "#000000"}, {"other", "#FFFFFF"}};
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static double pct(int64_t part, int64_t whole)
+{
+	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+size_t hp_counted_steps(const split_device *d)
+{
+	size_t n = d->nsteps - d->nwarmup;
+
+	return n > 0 ? n : (d->nsteps > 0 ? d->nsteps : 1);
+}
+
+void hp_route_window(const split_window *w, const html_trace_options *o, ns_verdict *v)
+{
+	ns_profile prof;
+
+	split_window_profile(w, &prof);
+	classify_profile(&prof, o->classify, v);
+}
+
+void hp_step_source(html_page *p, const split_result *res)
+{
+	const char *words = report_step_source_words(res->step_source, NULL);
+
+	if (words != NULL)
+		hp_printf(p, " (steps from <span class=\"step-source\">%s</span>)", words);
+}
+
+/* As the text report: replays of the whole capture (warm-up included) against all kernel time. */
+void hp_graphs(html_page *p, const split_device *d)
+{
+	long launches = d->overall.graph_launches + d->warmup.graph_launches;
+	long kernels = d->overall.graph_kernels + d->warmup.graph_kernels;
+	int64_t ns = d->overall.graph_ns + d->warmup.graph_ns, total = 0;
+
+	if (launches == 0)
+		return;
+	for (int c = 0; c < KCLASS_COUNT; c++)
+		total += d->class_ns[c];
+	hp_printf(p,
+	          "<p class=\"graphs\" data-launches=\"%ld\" data-kernels=\"%ld\">CUDA/HIP graphs: %.0f%% of "
+	          "GPU time in %ld replay%s (%ld kernels, %.3f ms).</p>\n",
+	          launches, kernels, pct(ns, total), launches, launches == 1 ? "" : "s", kernels, ms(ns));
+}
+
+static void put_optimizer_finding(html_page *p, double share, ns_grade g, const ns_routes *r, bool banner)
+{
+	const ns_route *f = &r->finding[FINDING_OPTIMIZER];
+
+	hp_printf(
+	    p,
+	    "<p class=\"finding\" data-finding=\"optimizer\" data-grade=\"%s\">%s: optimizer step %.0f%% "
+	    "of the step",
+	    grade_name(g), banner ? "Also high" : "Finding", share * 100.0);
+	if (!banner)
+		hp_printf(p, " (%s)", grade_name(g));
+	if (f->fix != NULL) {
+		hp_puts(p, " &rarr; ");
+		hp_text(p, f->fix, 400);
+		if (f->module != NULL) {
+			hp_puts(p, " (");
+			hp_text(p, f->module, 200);
+			hp_puts(p, ")");
+		}
+	}
+	hp_puts(p, "</p>\n");
+}
+
+/* In the banner only when high, as the text report's "also:" line; the phases section gives it at any grade.
+ */
+void hp_optimizer_also(html_page *p, const split_result *res, const split_device *d, const ns_routes *r)
+{
+	double share;
+
+	if (res->passes != NULL && report_optimizer_grade(d, &share) == GRADE_HIGH)
+		put_optimizer_finding(p, share, GRADE_HIGH, r, true);
+}
+
+static bool has_inference_phases(const split_device *d)
+{
+	for (int k = STEP_PHASE_PREFILL; k < STEP_PHASE_COUNT; k++)
+		if (d->phase_steps[k] > 0)
+			return true;
+	return false;
+}
+
+void hp_inference_phases(html_page *p, const split_device *d, const html_trace_options *o)
+{
+	if (!has_inference_phases(d))
+		return;
+	hp_puts(p,
+	        "<table class=\"inference-phases\"><caption>Each inference phase routed on its own (prefill "
+	        "and decode are opposite regimes)</caption>\n<thead><tr><th>phase</th><th "
+	        "class=\"n\">steps</th><th class=\"n\">ms per step</th><th>verdict</th><th "
+	        "class=\"n\">share</th><th>fix</th></tr></thead><tbody>\n");
+	for (int k = STEP_PHASE_PREFILL; k < STEP_PHASE_COUNT; k++) {
+		const split_window *w = &d->phase_sum[k];
+		size_t n = d->phase_steps[k];
+		ns_verdict v;
+		ns_routes routes;
+		if (n == 0)
+			continue;
+		hp_route_window(w, o, &v);
+		report_cause_routes(w, o->routes, &routes);
+		hp_printf(
+		    p,
+		    "<tr data-phase=\"%s\" data-regime=\"%s\"><td>%s</td><td class=\"n\">%zu</td><td "
+		    "class=\"n\">%.3f</td><td><i class=\"swatch\" style=\"background:%s\"></i>%s</td><td "
+		    "class=\"n\">%.0f%%</td><td>",
+		    step_phase_name((step_phase)k), regime_name(v.regime), step_phase_name((step_phase)k), n,
+		    ms(w->dur_ns) / (double)n, hp_bucket_colour(v.regime), regime_bound_word(v.regime),
+		    v.share * 100.0);
+		hp_text(p, routes.route[v.regime].fix, 400);
+		hp_puts(p, "</td></tr>\n");
+	}
+	hp_puts(p, "</tbody></table>\n");
+}
+
+static int64_t other_ns(const split_pass_time *t, int64_t dur)
+{
+	int64_t rest = dur;
+
+	for (int k = 0; k < PASS_COUNT; k++)
+		rest -= t->ns[k];
+	return rest > 0 ? rest : 0;
+}
+
+/* The strip's bar i: the mean pass times (ms) of the steps it stands for, as the step chart groups them. */
+static void fill_strip_bar(hp_strip_bar *b, const split_result *res, const split_device *d, size_t first,
+                           size_t count)
+{
+	split_pass_time sum;
+	int64_t dur = 0;
+
+	memset(&sum, 0, sizeof(sum));
+	memset(b, 0, sizeof(*b));
+	for (size_t i = first; i < first + count; i++) {
+		for (int k = 0; k < PASS_COUNT; k++)
+			sum.ns[k] += res->passes[i].ns[k];
+		dur += d->steps[i].dur_ns;
+	}
+	for (int k = 0; k < PASS_COUNT; k++)
+		b->v[k] = ms(sum.ns[k]) / (double)count;
+	b->v[PASS_COUNT] = ms(other_ns(&sum, dur)) / (double)count;
+	if (count == 1)
+		snprintf(b->tip, sizeof(b->tip), "step %" PRId64 " host phases", d->steps[first].step);
+	else
+		snprintf(b->tip, sizeof(b->tip), "steps %" PRId64 "-%" PRId64 " host phases (mean of %zu)",
+		         d->steps[first].step, d->steps[first + count - 1].step, count);
+}
+
+static void put_pass_strip(html_page *p, const split_result *res, const split_device *d)
+{
+	size_t per, nbars = html_step_groups(d->nsteps, HTML_STEP_BARS_MAX, &per);
+	hp_strip_bar bars[HTML_STEP_BARS_MAX];
+
+	if (nbars == 0 || nbars > HTML_STEP_BARS_MAX || d->steps[0].step < 0)
+		return;
+	for (size_t i = 0; i < nbars; i++) {
+		size_t first = i * per, count = first + per <= d->nsteps ? per : d->nsteps - first;
+		fill_strip_bar(&bars[i], res, d, first, count);
+	}
+	hp_strip(
+	    p, "passes",
+	    "Under each bar of the step chart: its host time in forward, backward, optimizer and other, as "
+	    "shares of the step.",
+	    pass_series, PASS_COUNT + 1, bars, nbars, "ms");
+}
+
+void hp_passes(html_page *p, const split_result *res, const split_device *d, const ns_routes *r, bool strip)
+{
+	const split_pass_time *t = &d->passes;
+	int64_t dur = d->overall.dur_ns;
+	double per = (double)hp_counted_steps(d), share;
+	ns_grade g;
+
+	if (res->passes == NULL)
+		return;
+	hp_puts(p, "<h3>Phases of the step</h3>\n");
+	if (strip && hp_fits(p, HTML_STEP_BARS_MAX * STRIP_BAR_WORST))
+		put_pass_strip(p, res, d);
+	hp_puts(p,
+	        "<table class=\"passes\"><caption>Host time in each pass (mean over the counted "
+	        "steps)</caption>\n<thead><tr><th>pass</th><th "
+	        "class=\"n\">ms per step</th><th class=\"n\">share of the step</th></tr></thead><tbody>\n");
+	for (int k = 0; k <= PASS_COUNT; k++) {
+		int64_t ns = k < PASS_COUNT ? t->ns[k] : other_ns(t, dur);
+		hp_printf(
+		    p,
+		    "<tr data-pass=\"%s\"><td><i class=\"swatch\" style=\"background:%s\"></i>%s</td><td "
+		    "class=\"n ms\" data-v=\"%.6f\">%.3f</td><td class=\"n pct\" data-v=\"%.4f\">%.1f%%</td>"
+		    "</tr>\n",
+		    pass_series[k].name, pass_series[k].colour, pass_series[k].name, ms(ns) / per,
+		    ms(ns) / per, pct(ns, dur), pct(ns, dur));
+	}
+	hp_puts(p, "</tbody></table>\n");
+	g = report_optimizer_grade(d, &share);
+	if (g != GRADE_NONE)
+		put_optimizer_finding(p, share, g, r, false);
+}
+
+/* One row per bar of the step chart: the chart's numbers as text, with each step's marker and phase. */
+static void put_step_row(html_page *p, const split_result *res, const split_device *d, size_t first,
+                         size_t count, const html_trace_options *o)
+{
+	const split_window *w0 = &d->steps[first];
+	split_window sum;
+	split_pass_time passes;
+	char buf[48];
+	const char *marker = report_step_marker(res, w0, buf, sizeof(buf));
+	const char *phase = step_phase_name((step_phase)w0->phase);
+	ns_verdict v;
+
+	memset(&sum, 0, sizeof(sum));
+	memset(&passes, 0, sizeof(passes));
+	for (size_t i = first; i < first + count; i++) {
+		const split_window *w = &d->steps[i];
+		sum.dur_ns += w->dur_ns;
+		for (int r = 0; r < REGIME_COUNT; r++)
+			sum.bucket_ns[r] += w->bucket_ns[r];
+		for (int c = 0; c < CAUSE_COUNT; c++)
+			sum.cause_ns[c] += w->cause_ns[c];
+		sum.comm_overlapped_ns += w->comm_overlapped_ns;
+		sum.warmup = sum.warmup || w->warmup;
+		for (int k = 0; res->passes != NULL && k < PASS_COUNT; k++)
+			passes.ns[k] += res->passes[i].ns[k];
+	}
+	hp_route_window(&sum, o, &v);
+	if (count == 1)
+		hp_printf(p, "<tr%s><td class=\"n\">%" PRId64 "</td><td>",
+		          sum.warmup ? " class=\"warmup\"" : "", w0->step);
+	else
+		hp_printf(p, "<tr%s><td class=\"n\">%" PRId64 "-%" PRId64 "</td><td>",
+		          sum.warmup ? " class=\"warmup\"" : "", w0->step, d->steps[first + count - 1].step);
+	hp_text(p, marker != NULL ? marker : "", HTML_NAME_MAX);
+	hp_printf(p, "</td><td>%s%s</td><td class=\"n\" data-v=\"%.6f\">%.3f</td><td>%s %.0f%%</td>",
+	          phase != NULL ? phase : "", sum.warmup ? (phase != NULL ? ", warm-up" : "warm-up") : "",
+	          ms(sum.dur_ns) / (double)count, ms(sum.dur_ns) / (double)count, regime_name(v.regime),
+	          v.share * 100.0);
+	for (int r = 0; r < REGIME_COUNT; r++)
+		hp_printf(p, "<td class=\"n\" data-v=\"%.6f\">%.3f</td>",
+		          ms(sum.bucket_ns[r]) / (double)count, ms(sum.bucket_ns[r]) / (double)count);
+	for (int k = 0; res->passes != NULL && k < PASS_COUNT; k++)
+		hp_printf(p, "<td class=\"n\" data-v=\"%.6f\">%.3f</td>", ms(passes.ns[k]) / (double)count,
+		          ms(passes.ns[k]) / (double)count);
+	hp_puts(p, "</tr>\n");
+}
+
+void hp_steps_table(html_page *p, const split_result *res, const split_device *d, const html_trace_options *o)
+{
+	size_t per, nbars = html_step_groups(d->nsteps, HTML_STEP_BARS_MAX, &per);
+
+	if (nbars == 0 || d->steps[0].step < 0)
+		return;
+	hp_puts(p,
+	        "<details class=\"steps-table\"><summary>The steps as a table</summary>\n<table "
+	        "class=\"steps sortable\"><thead><tr><th class=\"n\">step</th><th>marker</th><th>phase</th>"
+	        "<th class=\"n\">ms</th><th>verdict</th>");
+	for (int r = 0; r < REGIME_COUNT; r++)
+		hp_printf(p, "<th class=\"n\">%s ms</th>", regime_name((ns_regime)r));
+	for (int k = 0; res->passes != NULL && k < PASS_COUNT; k++)
+		hp_printf(p, "<th class=\"n\">%s ms</th>", pass_names[k]);
+	hp_puts(p, "</tr></thead><tbody>\n");
+	for (size_t i = 0; i < nbars; i++) {
+		size_t first = i * per, count = first + per <= d->nsteps ? per : d->nsteps - first;
+		put_step_row(p, res, d, first, count, o);
+	}
+	hp_puts(p, "</tbody></table>\n");
+	if (per > 1)
+		hp_printf(p,
+		          "<p class=\"note\">Each row is the mean of %zu consecutive steps, as the chart's "
+		          "bars.</p>\n",
+		          per);
+	hp_puts(p, "</details>\n");
+}
+
+static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP};
+
+/* Without frames, when the host causes hold a high share: how to record them (the text report's hint). */
+static void put_python_hint(html_page *p, const split_window *w, double high)
+{
+	int64_t host = 0;
+
+	for (size_t i = 0; i < sizeof(host_causes) / sizeof(host_causes[0]); i++)
+		host += w->cause_ns[host_causes[i]];
+	if (w->dur_ns > 0 && (double)host / (double)w->dur_ns >= high)
+		hp_printf(
+		    p,
+		    "<p class=\"note python-hint\">Host-side causes hold %.0f%% of the time and the trace "
+		    "has "
+		    "no Python frames: record with torch.profiler.profile(with_stack=True) to see the Python "
+		    "behind them.</p>\n",
+		    pct(host, w->dur_ns));
+}
+
+void hp_python(html_page *p, const split_result *res, const split_device *d, double high)
+{
+	const split_window *w = &d->overall;
+	bool any = false;
+
+	if (res->python_frames == 0) {
+		put_python_hint(p, w, high);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(host_causes) / sizeof(host_causes[0]); i++) {
+		ns_cause c = host_causes[i];
+		const split_python_cause *py = &d->python[c];
+		char key[64];
+		if (w->cause_ns[c] <= 0)
+			continue;
+		if (!any)
+			hp_puts(p,
+			        "<h3>Python behind the host time</h3>\n<table class=\"python\"><caption>Self "
+			        "time "
+			        "of the innermost recorded Python frame while the device was idle, per host "
+			        "cause</caption>\n<thead><tr><th>frame</th><th class=\"n\">ms</th><th "
+			        "class=\"n\">share of the cause</th></tr></thead>\n");
+		any = true;
+		cause_key(c, key, sizeof(key));
+		hp_printf(p,
+		          "<tbody data-cause=\"%s\"><tr><th>%s %.3f ms</th><th class=\"n\"></th><th "
+		          "class=\"n\">%.0f%% "
+		          "inside recorded Python</th></tr>\n",
+		          key, key, ms(w->cause_ns[c]), pct(py->framed_ns, w->cause_ns[c]));
+		for (size_t k = 0; k < py->ntop; k++) {
+			hp_puts(p, "<tr><td class=\"kname\">");
+			hp_text(p, kernel_names_get(res->python_names, py->top[k].name_id), HTML_NAME_MAX);
+			hp_printf(p,
+			          "</td><td class=\"n\" data-v=\"%.6f\">%.3f</td><td "
+			          "class=\"n\">%.1f%%</td></tr>\n",
+			          ms(py->top[k].ns), ms(py->top[k].ns), pct(py->top[k].ns, w->cause_ns[c]));
+		}
+		hp_puts(p, "</tbody>\n");
+	}
+	if (any)
+		hp_puts(p, "</table>\n");
+	if (res->python_dropped > 0)
+		hp_printf(p, "<p class=\"note\">%zu Python frames not kept (over the limit of %u).</p>\n",
+		          res->python_dropped, (unsigned)SPLIT_PYTHON_MAX_FRAMES);
+}
