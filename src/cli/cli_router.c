@@ -253,7 +253,9 @@ static int check_option_scope(cli_config *c)
 
 	if (c->traces_only_option == NULL && c->profiles_only_option == NULL)
 		return -1;
-	if (!count_kinds(c, &traces, &profiles)) {
+	if (c->any_flag) /* the one input is the profile the bucket flags give */
+		profiles = 1;
+	else if (!count_kinds(c, &traces, &profiles)) {
 		fputs("nextstep: out of memory\n", stderr);
 		return EXIT_BAD_INPUT;
 	}
@@ -280,7 +282,7 @@ int cli_router_run(cli_config *c)
 		fputs("Try 'nextstep --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
-	if (!c->any_flag && (rc = check_option_scope(c)) >= 0) {
+	if ((rc = check_option_scope(c)) >= 0) {
 		free_opened(c);
 		return rc;
 	}
