@@ -203,6 +203,8 @@ typedef enum {
 	QP_OUT_OF_ORDER,          /* an E before its B or without one; GPU work starting before its launch */
 	QP_CUT_SHORT,             /* a span or step without its end; GPU work past the capture's end */
 	QP_PROFILER_OVERHEAD, /* host time of a dispatch-bound trace inflated by with_stack/record_shapes */
+	QP_UNEQUAL_STEPS,     /* steps an order of magnitude apart in length: not one loop's steady state */
+	QP_SINGLE_STEP,       /* one step counts: nothing to say whether it is typical (a note) */
 	QP_COUNT
 } quality_kind;
 
@@ -218,10 +220,11 @@ typedef struct {
 typedef struct {
 	quality_grade grade; /* the worst problem's grade */
 	quality_problem problem[QP_COUNT];
-	long graph_launches; /* graph launch calls with recorded kernels (replays) */
-	long graph_kernels;  /* kernels of those replays */
-	int64_t graph_ns;    /* their summed kernel time */
-	int64_t gpu_ns;      /* summed time of every GPU record (the share's denominator) */
+	long graph_launches;              /* graph launch calls with recorded kernels (replays) */
+	long graph_kernels;               /* kernels of those replays */
+	int64_t graph_ns;                 /* their summed kernel time */
+	int64_t gpu_ns;                   /* summed time of every GPU record (the share's denominator) */
+	int64_t step_min_ns, step_max_ns; /* QP_UNEQUAL_STEPS: the shortest and longest counted step */
 } split_quality;
 
 /* "good", "degraded", "unfit"; "launch_without_activity", ... (the JSON names). */

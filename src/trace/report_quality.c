@@ -58,6 +58,37 @@ static void graph_missing_detail(const quality_problem *p, char *buf, size_t siz
 		         p->count, p->of, 100.0 * p->share, ms(p->ns));
 }
 
+/* Of two steps neither is the typical one: the detail says how far apart they are and what the longer holds.
+ * Outlying steps with too little time to move the verdict are only listed. */
+static void unequal_detail(const split_quality *q, const quality_problem *p, char *buf, size_t size)
+{
+	double ratio = q->step_min_ns > 0 ? (double)q->step_max_ns / (double)q->step_min_ns : 0.0;
+	char what[192];
+
+	if (p->of == 2)
+		snprintf(
+		    what, sizeof(what),
+		    "the 2 steps differ %.0fx (%.3f and %.3f ms) and the longer holds %.0f%% of the time",
+		    ratio, ms(q->step_min_ns), ms(q->step_max_ns), 100.0 * p->share);
+	else
+		snprintf(
+		    what, sizeof(what),
+		    "%ld of %ld steps, 10x or more longer or shorter than the median step, hold%s %.0f%% "
+		    "of the time (steps %.3f to %.3f ms)",
+		    p->count, p->of, p->count == 1 ? "s" : "", 100.0 * p->share, ms(q->step_min_ns),
+		    ms(q->step_max_ns));
+	if (p->grade == QUALITY_GOOD)
+		snprintf(buf, size, "%s: too little of the time to move the verdict", what);
+	else
+		snprintf(
+		    buf, size,
+		    "%s: a loop's steps repeat the same work, so steps this far apart are of another kind "
+		    "(the first, an evaluation or checkpoint step, one cut by the capture) and the verdict "
+		    "leans on them; capture several steady-state steps (torch.profiler.schedule(wait=1, "
+		    "warmup=1, active=3))",
+		    what);
+}
+
 void report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size)
 {
 	const quality_problem *p = &q->problem[k];
@@ -130,6 +161,16 @@ void report_quality_detail(const split_quality *q, quality_kind k, char *buf, si
 		         "(with_stack) at ~0.5 us and %ld ops with shapes (record_shapes) at ~1 us each, an "
 		         "estimate",
 		         100.0 * p->share, p->aux, p->count - p->aux);
+		break;
+	case QP_UNEQUAL_STEPS:
+		unequal_detail(q, p, buf, size);
+		break;
+	case QP_SINGLE_STEP:
+		snprintf(
+		    buf, size,
+		    "the verdict rests on one step: its split is exact, but one step cannot show whether "
+		    "it is typical; capture 3 or more steady-state steps (torch.profiler.schedule(wait=1, "
+		    "warmup=1, active=3))");
 		break;
 	case QP_COUNT:
 		buf[0] = '\0';

@@ -350,8 +350,8 @@ void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l)
 ns_status split_quality_links_end(trace_split *s, ns_error *err);
 /* One device's records g[0..n) sorted by start: same-stream overlaps, duplicates, graph time per window. */
 ns_status split_quality_device(trace_split *s, const gpu_rec *g, size_t n, split_device *d, ns_error *err);
-/* The grade and each problem, once the devices are split. */
-void split_quality_finish(trace_split *s, split_result *res);
+/* The grade and each problem, once the devices are split. NS_ERR_NOMEM only. */
+ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err);
 void split_quality_free(split_quality_state *q);
 
 #endif

@@ -25,6 +25,15 @@
 #define Q_PYTHON_EVENT_NS 500
 #define Q_SHAPED_OP_NS    1000
 #define Q_OVERHEAD_SHARE  0.10
+/* Unequal steps: a step this many times longer or shorter than the median step is not the same work (the
+ * steps of one training or serving loop repeat the same ops on the same shapes, and vary by tens of per cent:
+ * a data-loader stall or a collection pause makes a step 2-3x, and slow steps with set-up calls are already
+ * warm-up). An order of magnitude is a step of another kind: the first iteration, an evaluation or checkpoint
+ * step, a step cut by the capture's start or end. Such steps degrade the verdict when they hold a fifth of
+ * the counted time (Q_UNFIT_SHARE's reason: a fifth can move a bucket by twenty points and so decide the
+ * regime); below that they are listed. */
+#define Q_STEP_FACTOR 10
+#define Q_STEP_SHARE  Q_UNFIT_SHARE
 
 const char *quality_grade_name(quality_grade g)
 {
@@ -46,6 +55,8 @@ const char *quality_kind_name(quality_kind k)
 	    [QP_OUT_OF_ORDER] = "out_of_order",
 	    [QP_CUT_SHORT] = "cut_short",
 	    [QP_PROFILER_OVERHEAD] = "profiler_overhead",
+	    [QP_UNEQUAL_STEPS] = "unequal_steps",
+	    [QP_SINGLE_STEP] = "single_step",
 	};
 	return (unsigned)k < QP_COUNT ? names[k] : NULL;
 }
@@ -528,11 +539,95 @@ static void judge_profiler(const split_quality_state *q, const split_result *res
 	p->aux = q->python_events;
 }
 
-void split_quality_finish(trace_split *s, split_result *res)
+/* Whether warm-up steps count in a device's overall window: when kept, or when they are all there is. */
+static bool warmup_counts(const split_device *d, bool keep_warmup)
+{
+	for (size_t k = 0; k < d->nsteps && !keep_warmup; k++)
+		if (!d->steps[k].warmup)
+			return false;
+	return true;
+}
+
+typedef struct {
+	long n, outliers;
+	int64_t min, max, total, outlier_ns;
+} step_spread;
+
+/* The steps Q_STEP_FACTOR times or more longer or shorter than the median step, and their time. The lower
+ * median: of two steps, the shorter is the reference, so one long step beside a short one is the outlier (of
+ * two steps, neither can be called typical; what matters is that one holds nearly all the time). Sorts a
+ * copy of the durations only when the longest and shortest steps are that far apart (rare). */
+static ns_status spread_of(const split_device *d, bool keep_warmup, step_spread *sp, ns_error *err)
+{
+	bool all = warmup_counts(d, keep_warmup);
+	int64_t *dur, median;
+	long n = 0;
+
+	memset(sp, 0, sizeof(*sp));
+	for (size_t i = 0; i < d->nsteps; i++) {
+		int64_t t = d->steps[i].dur_ns;
+		if (d->steps[i].warmup && !all)
+			continue;
+		sp->min = sp->n == 0 || t < sp->min ? t : sp->min;
+		sp->max = sp->n == 0 || t > sp->max ? t : sp->max;
+		sp->total = split_add_sat(sp->total, t);
+		sp->n++;
+	}
+	if (sp->n < 2 || sp->max / Q_STEP_FACTOR < sp->min)
+		return NS_OK;
+	if ((dur = malloc((size_t)sp->n * sizeof(*dur))) == NULL)
+		return split_oom(err);
+	for (size_t i = 0; i < d->nsteps; i++)
+		if (!d->steps[i].warmup || all)
+			dur[n++] = d->steps[i].dur_ns;
+	split_sort(dur, (size_t)n, sizeof(*dur), split_cmp_i64);
+	median = dur[(n - 1) / 2];
+	for (long i = 0; i < n; i++) {
+		if (dur[i] / Q_STEP_FACTOR >= median || dur[i] <= median / Q_STEP_FACTOR) {
+			sp->outliers++;
+			sp->outlier_ns = split_add_sat(sp->outlier_ns, dur[i]);
+		}
+	}
+	free(dur);
+	return NS_OK;
+}
+
+/* Few or unequal steps: the worst device's spread (the largest share of time in outlying steps), and a note
+ * when a device's verdict rests on one step. Traces without steps are one window and say so already. */
+static ns_status judge_steps(const trace_split *s, const split_result *res, split_quality *out, ns_error *err)
+{
+	step_spread worst = {0}, sp;
+	bool single = false;
+
+	if (!res->has_steps)
+		return NS_OK;
+	for (size_t i = 0; i < res->ndevices; i++) {
+		ns_status st = spread_of(&res->device[i], s->keep_warmup, &sp, err);
+		if (st != NS_OK)
+			return st;
+		single = single || sp.n == 1;
+		if (sp.outliers > 0 && (worst.outliers == 0 || share_of(sp.outlier_ns, sp.total) >
+		                                                   share_of(worst.outlier_ns, worst.total)))
+			worst = sp;
+	}
+	if (worst.outliers > 0) {
+		double share = share_of(worst.outlier_ns, worst.total);
+		set(&out->problem[QP_UNEQUAL_STEPS], worst.outliers, worst.n, worst.outlier_ns, share,
+		    share >= Q_STEP_SHARE ? QUALITY_DEGRADED : QUALITY_GOOD);
+		out->step_min_ns = worst.min;
+		out->step_max_ns = worst.max;
+	}
+	if (single)
+		set(&out->problem[QP_SINGLE_STEP], 1, 1, 0, 0.0, QUALITY_GOOD);
+	return NS_OK;
+}
+
+ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
 {
 	split_quality_state *q = &s->quality;
 	split_quality *out = &res->quality;
 	long launches = q->launches[LK_KERNEL] + q->launches[LK_COPY] + q->launches[LK_GRAPH];
+	ns_status st;
 
 	memset(out, 0, sizeof(*out));
 	out->gpu_ns = q->gpu_ns;
@@ -547,9 +642,11 @@ void split_quality_finish(trace_split *s, split_result *res)
 	judge_order(q, out);
 	judge_cut_short(s, out);
 	judge_profiler(q, res, out);
+	st = judge_steps(s, res, out, err);
 	for (int k = 0; k < QP_COUNT; k++)
 		if (out->problem[k].grade > out->grade)
 			out->grade = out->problem[k].grade;
+	return st;
 }
 
 void split_quality_free(split_quality_state *q)

@@ -326,7 +326,7 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	if (st == NS_OK)
 		split_sort(res->device, res->ndevices, sizeof(*res->device), cmp_device);
 	if (st == NS_OK)
-		split_quality_finish(s, res);
+		st = split_quality_finish(s, res, err);
 	return st;
 }
 

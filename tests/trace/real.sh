@@ -199,4 +199,29 @@ else
 	fail=$((fail + 1))
 fi
 
+# The capture itself (docs/trace.md, "Few and unequal steps", and the with_stack hint):
+# - mi250_rocm_minitoy has 2 steps of 9.325 and 0.049 ms (ProfilerStep#2 is cut to a sliver with no kernel): 190x
+#   apart, the longer holding 99% of the time: the verdict is that one step's, so it is low confidence.
+# - alexnet_cuda_sync_nosteps is start-up only: its advice is a steady-state capture, not with_stack=True.
+# - the resnet50 samples' 6 steps are within 1.6x of each other: no unequal_steps, grade unchanged.
+quality() { # trace python-condition-on-(q: quality, p: problems by kind) message
+	"$bin" trace --format json "$traces/$1" >"$tmp/q.json" && python3 - "$tmp/q.json" "$2" <<'PY'
+import json, sys
+q = json.load(open(sys.argv[1]))["quality"]
+p = {x["kind"]: x for x in q["problems"]}
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+	if [ $? = 0 ]; then pass=$((pass + 1)); else echo "FAIL $1: $3"; fail=$((fail + 1)); fi
+}
+quality hta/mi250_rocm_minitoy.json.gz 'q["grade"] == "degraded" and p["unequal_steps"]["grade"] == "degraded" and p["unequal_steps"]["share"] > 0.99' \
+	"two steps 190x apart are not a low-confidence verdict"
+quality tbp/resnet50_num_workers_0.pt.trace.json.gz '"unequal_steps" not in p and "single_step" not in p' "six alike steps flagged"
+quality tbp/resnet50_num_workers_4.pt.trace.json.gz '"unequal_steps" not in p and "single_step" not in p' "six alike steps flagged"
+if "$bin" trace "$traces/hta/alexnet_cuda_sync_nosteps.json.gz" | grep -q 'with_stack=True'; then
+	echo "FAIL alexnet: a start-up capture is asked to record with_stack=True"
+	fail=$((fail + 1))
+else
+	pass=$((pass + 1))
+fi
+
 t_finish "trace real"
