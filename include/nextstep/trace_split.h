@@ -95,6 +95,9 @@ typedef struct {
 	int64_t framed_ns; /* the cause's time with some frame open (the rest ran outside recorded Python) */
 } split_python_cause;
 
+/* Longest optimizer class name kept (longer names are cut). */
+#define SPLIT_OPTIMIZER_NAME_MAX 48
+
 /* The passes of a training step (docs/trace.md, "Phases"): where the host is, by the markers it records. */
 typedef enum { PASS_FORWARD, PASS_BACKWARD, PASS_OPTIMIZER, PASS_COUNT } split_pass;
 
@@ -264,6 +267,12 @@ typedef struct {
 	/* Each window's passes, in window order (the same windows on every device); NULL when the profiled
 	 * process marks no forward, backward or optimizer pass. */
 	split_pass_time *passes;
+	/* The optimizer: the class named by the Optimizer.step#<Class>.step /
+	 * Optimizer.zero_grad#<Class>.zero_grad markers that hold the most time ("" when none), and whether a
+	 * fused optimizer kernel ran (aten::_fused_adam_, _fused_adamw_, _fused_sgd_, _fused_adagrad_): its
+	 * fix depends on both. */
+	char optimizer[SPLIT_OPTIMIZER_NAME_MAX];
+	bool optimizer_fused;
 
 	/* Events of a category nextstep does not know that name a device (args.device): device work of a kind
 	 * it cannot analyse. With no device split, the report names the first such category and declines. */

@@ -67,9 +67,11 @@ void hp_graphs(html_page *p, const split_device *d)
 	          launches, kernels, pct(ns, total), launches, launches == 1 ? "" : "s", kernels, ms(ns));
 }
 
-static void put_optimizer_finding(html_page *p, double share, ns_grade g, const ns_routes *r, bool banner)
+static void put_optimizer_finding(html_page *p, double share, ns_grade g, const split_result *res,
+                                  const ns_routes *r, bool banner)
 {
 	const ns_route *f = &r->finding[FINDING_OPTIMIZER];
+	char fix[1024];
 
 	hp_printf(
 	    p,
@@ -79,8 +81,10 @@ static void put_optimizer_finding(html_page *p, double share, ns_grade g, const 
 	if (!banner)
 		hp_printf(p, " (%s)", grade_name(g));
 	if (f->fix != NULL) {
+		report_optimizer_fix(res, f, fix,
+		                     sizeof(fix)); /* the optimizer's own advice, as in the text */
 		hp_puts(p, " &rarr; ");
-		hp_text(p, f->fix, 400);
+		hp_text(p, fix, sizeof(fix));
 		if (f->module != NULL) {
 			hp_puts(p, " (");
 			hp_text(p, f->module, 200);
@@ -97,7 +101,7 @@ void hp_optimizer_also(html_page *p, const split_result *res, const split_device
 	double share;
 
 	if (res->passes != NULL && report_optimizer_grade(d, &share) == GRADE_HIGH)
-		put_optimizer_finding(p, share, GRADE_HIGH, r, true);
+		put_optimizer_finding(p, share, GRADE_HIGH, res, r, true);
 }
 
 static bool has_inference_phases(const split_device *d)
@@ -220,7 +224,7 @@ void hp_passes(html_page *p, const split_result *res, const split_device *d, con
 	hp_puts(p, "</tbody></table>\n");
 	g = report_optimizer_grade(d, &share);
 	if (g != GRADE_NONE)
-		put_optimizer_finding(p, share, g, r, false);
+		put_optimizer_finding(p, share, g, res, r, false);
 }
 
 /* One row per bar of the step chart: the chart's numbers as text, with each step's marker and phase. */

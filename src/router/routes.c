@@ -130,14 +130,15 @@ static const route_text default_host_only_routes[REGIME_COUNT] = {
          "the idle share after the change{}", FOLLOW_UP_TRACE_VERBOSE},
 };
 
-/* The findings that are not buckets. The optimizer's: a fused or foreach implementation makes the step a few
- * large kernels instead of several per parameter; sharding the state divides its work by the ranks. */
+/* The findings that are not buckets. The optimizer's: "{optimizer}" is where the trace report puts the advice
+ * for the recorded optimizer's class and implementation (report_passes.c: fused=True, foreach, ...); what
+ * holds for any optimizer follows: stepping less often divides its cost, sharding the state divides its work
+ * by the ranks. A playbook's fix without "{optimizer}" replaces all of it. */
 static const route_text default_finding_routes[FINDING_COUNT] = {
     [FINDING_OPTIMIZER] = {"Lesson 02.11, launch overhead",
-                           "the optimizer step is a large part of the step: use a fused or foreach optimizer "
-                           "(torch.optim.AdamW(fused=True) or foreach=True), step it less often (gradient "
-                           "accumulation), or shard its state across ranks (ZeRO: FSDP, DeepSpeed ZeRO-1/2, "
-                           "ZeroRedundancyOptimizer)",
+                           "{optimizer}; or step it less often (gradient accumulation), or shard its state "
+                           "across ranks "
+                           "(ZeRO: FSDP, DeepSpeed ZeRO-1/2, ZeroRedundancyOptimizer)",
                            "the optimizer share of the step after the change{}", FOLLOW_UP_PHASES},
 };
 

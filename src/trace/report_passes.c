@@ -15,6 +15,103 @@
 #define OPTIMIZER_MODERATE 0.10
 #define OPTIMIZER_HIGH     0.20
 
+/* What makes an optimizer's step cheaper depends on the implementations it has. torch.optim's (PyTorch's
+ * docs, docs/source/optim.md, "Algorithms": the tables of implementations and of fused stability): for-loop
+ * (kernels per parameter tensor), foreach (multi-tensor: the same work in a few large kernels, the default
+ * where it applies) and fused (each chunk of the update in one kernel; CUDA: Adam and AdamW stable, SGD beta;
+ * Adagrad's is CPU only). Other libraries' optimizers whose cost is of another kind have their own row. */
+typedef enum {
+	OPT_FUSED,   /* has a fused CUDA implementation: fused=True */
+	OPT_FOREACH, /* foreach at best */
+	OPT_LOOP,    /* for-loop only */
+	OPT_OWN      /* the row's own advice */
+} optimizer_impl;
+
+typedef struct {
+	const char *name;
+	optimizer_impl impl;
+	const char *advice; /* OPT_FUSED: the stability note; OPT_OWN: the advice */
+} optimizer_row;
+
+static const optimizer_row optimizers[] = {
+    {"Adam", OPT_FUSED, ""},
+    {"AdamW", OPT_FUSED, ""},
+    {"SGD", OPT_FUSED, "fused SGD is beta; "},
+    {"Adadelta", OPT_FOREACH, NULL},
+    {"Adagrad", OPT_FOREACH, NULL},
+    {"Adamax", OPT_FOREACH, NULL},
+    {"ASGD", OPT_FOREACH, NULL},
+    {"NAdam", OPT_FOREACH, NULL},
+    {"RAdam", OPT_FOREACH, NULL},
+    {"RMSprop", OPT_FOREACH, NULL},
+    {"Rprop", OPT_FOREACH, NULL},
+    {"Adafactor", OPT_LOOP, NULL},
+    {"SparseAdam", OPT_LOOP, NULL},
+    {"LBFGS", OPT_LOOP, NULL},
+    {"Muon", OPT_LOOP, NULL},
+    /* Distributed Shampoo (facebookresearch/optimizers): the step is dominated by the preconditioners' matrix
+     * roots, recomputed every precondition_frequency steps, sized by max_preconditioner_dim, and spread over
+     * the ranks by distributed_config. */
+    {"Shampoo", OPT_OWN,
+     "Shampoo's step is mostly its preconditioners' matrix roots: recompute them less often "
+     "(precondition_frequency), cap their size (max_preconditioner_dim), or spread them over the ranks "
+     "(distributed_config=DDPShampooConfig(...))"},
+    {"DistributedShampoo", OPT_OWN,
+     "Shampoo's step is mostly its preconditioners' matrix roots: recompute them less often "
+     "(precondition_frequency), cap their size (max_preconditioner_dim), or spread them over the ranks "
+     "(distributed_config=DDPShampooConfig(...))"},
+};
+
+static const optimizer_row *optimizer_row_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(optimizers) / sizeof(optimizers[0]); i++)
+		if (strcmp(optimizers[i].name, name) == 0)
+			return &optimizers[i];
+	return NULL;
+}
+
+/* The implementation advice for the trace's optimizer class (res->optimizer, "" when no marker names one). */
+static void optimizer_advice(const split_result *res, char *buf, size_t size)
+{
+	const char *name = res->optimizer;
+	const optimizer_row *r = optimizer_row_of(name);
+
+	if (name[0] == '\0')
+		snprintf(
+		    buf, size,
+		    "use a fused (Adam, AdamW, SGD: fused=True) or foreach implementation, or compile the "
+		    "step (torch.compile)");
+	else if (r == NULL)
+		snprintf(
+		    buf, size,
+		    "%s is not one of torch.optim's: use its fused or multi-tensor (foreach) variant if it "
+		    "has one, or compile the step (torch.compile)",
+		    name);
+	else if (r->impl == OPT_FUSED && res->optimizer_fused)
+		snprintf(buf, size,
+		         "%s already runs fused (aten::_fused_ ops recorded): what is left is reading and "
+		         "writing parameters, gradients and state",
+		         name);
+	else if (r->impl == OPT_FUSED)
+		snprintf(buf, size,
+		         "torch.optim.%s(..., fused=True) does the update in a few fused kernels instead of "
+		         "several per parameter tensor (%sforeach=True is next best)",
+		         name, r->advice);
+	else if (r->impl == OPT_FOREACH)
+		snprintf(
+		    buf, size,
+		    "%s has no fused CUDA implementation: keep foreach=True (its default on CUDA tensors), "
+		    "switch to Adam, AdamW or SGD with fused=True, or compile the step (torch.compile)",
+		    name);
+	else if (r->impl == OPT_LOOP)
+		snprintf(buf, size,
+		         "%s has only a for-loop implementation (kernels per parameter tensor): compile the "
+		         "step (torch.compile), or use fewer, larger parameter tensors",
+		         name);
+	else
+		snprintf(buf, size, "%s", r->advice);
+}
+
 static const char *const pass_names[PASS_COUNT] = {"forward", "backward", "optimizer"};
 
 static double share(int64_t part, int64_t whole)
@@ -37,13 +134,32 @@ ns_grade report_optimizer_grade(const split_device *d, double *s)
 	return *s >= OPTIMIZER_HIGH ? GRADE_HIGH : *s >= OPTIMIZER_MODERATE ? GRADE_MODERATE : GRADE_NONE;
 }
 
-static void print_finding(FILE *out, const char *lead, double s, ns_grade g, const ns_routes *r)
+/* The finding's fix: the route's, with the advice for the trace's optimizer in place of "{optimizer}" (a
+ * playbook's fix without it is used as written). */
+void report_optimizer_fix(const split_result *res, const ns_route *f, char *buf, size_t size)
+{
+	static const char slot[] = "{optimizer}";
+	const char *at = f->fix != NULL ? strstr(f->fix, slot) : NULL;
+	char advice[512];
+
+	if (at == NULL) {
+		snprintf(buf, size, "%s", f->fix != NULL ? f->fix : "");
+		return;
+	}
+	optimizer_advice(res, advice, sizeof(advice));
+	snprintf(buf, size, "%.*s%s%s", (int)(at - f->fix), f->fix, advice, at + sizeof(slot) - 1);
+}
+
+static void print_finding(FILE *out, const char *lead, double s, ns_grade g, const split_result *res,
+                          const ns_routes *r)
 {
 	const ns_route *f = &r->finding[FINDING_OPTIMIZER];
+	char fix[1024];
 
+	report_optimizer_fix(res, f, fix, sizeof(fix));
 	fprintf(out, "%s: optimizer step %.0f%% of the step (%s)", lead, s * 100.0, grade_name(g));
 	if (f->fix != NULL)
-		fprintf(out, " -> %s (%s)", f->fix, f->module != NULL ? f->module : "");
+		fprintf(out, " -> %s (%s)", fix, f->module != NULL ? f->module : "");
 	fputc('\n', out);
 }
 
@@ -52,7 +168,7 @@ void report_print_passes_also(FILE *out, const split_result *res, const split_de
 	double s;
 
 	if (res->passes != NULL && report_optimizer_grade(d, &s) == GRADE_HIGH)
-		print_finding(out, "also", s, GRADE_HIGH, r);
+		print_finding(out, "also", s, GRADE_HIGH, res, r);
 }
 
 void report_print_passes(FILE *out, const split_result *res, const split_device *d, const ns_routes *r)
@@ -70,25 +186,30 @@ void report_print_passes(FILE *out, const split_result *res, const split_device 
 	fprintf(out, " other %.1f%%\n", 100.0 * share(other_ns(t, dur), dur));
 	g = report_optimizer_grade(d, &s);
 	if (g != GRADE_NONE)
-		print_finding(out, "finding", s, g, r);
+		print_finding(out, "finding", s, g, res, r);
 }
 
-static cJSON *finding_json(const split_device *d, const ns_routes *r)
+static cJSON *finding_json(const split_result *res, const split_device *d, const ns_routes *r)
 {
 	const ns_route *f = &r->finding[FINDING_OPTIMIZER];
+	char fix[1024];
 	ns_grade g;
 	double s;
 	cJSON *obj;
 
 	if ((g = report_optimizer_grade(d, &s)) == GRADE_NONE)
 		return cJSON_CreateNull();
+	report_optimizer_fix(res, f, fix, sizeof(fix));
 	obj = cJSON_CreateObject();
 	if (obj == NULL || !cJSON_AddStringToObject(obj, "finding", finding_name(FINDING_OPTIMIZER)) ||
 	    !cJSON_AddNumberToObject(obj, "share", s) ||
 	    !cJSON_AddStringToObject(obj, "grade", grade_name(g)) ||
+	    !(res->optimizer[0] != '\0' ? cJSON_AddStringToObject(obj, "optimizer", res->optimizer)
+	                                : cJSON_AddNullToObject(obj, "optimizer")) ||
+	    !cJSON_AddBoolToObject(obj, "fused", res->optimizer_fused) ||
 	    !(f->module != NULL ? cJSON_AddStringToObject(obj, "module", f->module)
 	                        : cJSON_AddNullToObject(obj, "module")) ||
-	    !(f->fix != NULL ? cJSON_AddStringToObject(obj, "fix", f->fix)
+	    !(f->fix != NULL ? cJSON_AddStringToObject(obj, "fix", fix)
 	                     : cJSON_AddNullToObject(obj, "fix")) ||
 	    !(f->next_check != NULL ? cJSON_AddStringToObject(obj, "next_check", f->next_check)
 	                            : cJSON_AddNullToObject(obj, "next_check"))) {
@@ -117,7 +238,7 @@ bool report_passes_add_json(cJSON *window, const split_result *res, const split_
 	if (!cJSON_AddNumberToObject(obj, "other_us", (double)other_ns(t, dur) / 1e3))
 		return false;
 	if (d != NULL) {
-		cJSON *f = finding_json(d, r);
+		cJSON *f = finding_json(res, d, r);
 		if (f == NULL || !cJSON_AddItemToObject(obj, "finding", f)) {
 			cJSON_Delete(f);
 			return false;

@@ -87,6 +87,9 @@ void report_print_passes_also(FILE *out, const split_result *res, const split_de
 /* The optimizer finding of a device's overall window: its grade (GRADE_NONE below the moderate share) and
  * the optimizer's share of the step in *share. */
 ns_grade report_optimizer_grade(const split_device *d, double *share);
+/* The optimizer finding's fix: the advice for the trace's optimizer class and implementation, then the
+ * finding route's fix (when set). */
+void report_optimizer_fix(const split_result *res, const ns_route *f, char *buf, size_t size);
 bool report_passes_add_json(cJSON *window, const split_result *res, const split_pass_time *t, int64_t dur,
                             const split_device *d, const ns_routes *r);
 

@@ -8,9 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Distinct optimizer classes kept: a job has one or two (a wrapper such as an EMA around the real one). */
+#define OPTIMIZER_CLASSES 4
+
+typedef struct {
+	char name[SPLIT_OPTIMIZER_NAME_MAX];
+	int64_t ns;
+} optimizer_class;
+
 struct split_phases {
 	thread_span *span[PASS_COUNT];
 	size_t n[PASS_COUNT], cap[PASS_COUNT];
+	optimizer_class opt[OPTIMIZER_CLASSES];
+	size_t nopt;
+	long fused_ops;
 };
 
 split_phases *split_phases_new(void)
@@ -66,6 +77,67 @@ uint8_t split_phase_of(ns_str name)
 		if (split_str_starts(name, markers[i].prefix))
 			return markers[i].pass;
 	return 0;
+}
+
+/* "Optimizer.step#SGD.step" -> "SGD": the text between '#' and the next '.'; none for other markers. */
+static ns_str optimizer_class_of(ns_str name)
+{
+	size_t i = 0, j;
+
+	if (!split_str_starts(name, "Optimizer."))
+		return (ns_str){NULL, 0};
+	while (i < name.len && name.ptr[i] != '#')
+		i++;
+	for (j = ++i; j < name.len && name.ptr[j] != '.'; j++)
+		;
+	return i < name.len ? (ns_str){name.ptr + i, j - i} : (ns_str){NULL, 0};
+}
+
+void split_phases_note_optimizer(split_phases *p, ns_str name, int64_t dur_ns)
+{
+	ns_str c = optimizer_class_of(name);
+	size_t n = c.len < SPLIT_OPTIMIZER_NAME_MAX - 1 ? c.len : SPLIT_OPTIMIZER_NAME_MAX - 1, k;
+
+	if (n == 0)
+		return; /* "## optimizer ##" names no class */
+	for (k = 0; k < p->nopt; k++)
+		if (strncmp(p->opt[k].name, c.ptr, n) == 0 && p->opt[k].name[n] == '\0')
+			break;
+	if (k == p->nopt) {
+		if (p->nopt == OPTIMIZER_CLASSES)
+			return;
+		memcpy(p->opt[k].name, c.ptr, n);
+		p->opt[k].name[n] = '\0';
+		p->nopt++;
+	}
+	p->opt[k].ns += dur_ns > 0 ? dur_ns : 0;
+}
+
+/* The fused optimizers' ops (torch._fused_adam_ and its kin, as the profiler names them). */
+static const char *const fused_ops[] = {"aten::_fused_adam", "aten::_fused_sgd", "aten::_fused_adagrad"};
+
+void split_phases_note_op(split_phases *p, ns_str name)
+{
+	if (name.len < 13 || name.ptr[6] != '_' || name.ptr[7] != 'f') /* "aten::_f": rare */
+		return;
+	for (size_t i = 0; i < sizeof(fused_ops) / sizeof(fused_ops[0]); i++)
+		if (split_str_starts(name, fused_ops[i])) {
+			p->fused_ops++;
+			return;
+		}
+}
+
+/* The class with the most time (the first seen of equal ones) into res. */
+static void optimizer_result(const split_phases *p, split_result *res)
+{
+	size_t best = 0;
+
+	for (size_t k = 1; k < p->nopt; k++)
+		if (p->opt[k].ns > p->opt[best].ns)
+			best = k;
+	if (p->nopt > 0)
+		memcpy(res->optimizer, p->opt[best].name, sizeof(res->optimizer));
+	res->optimizer_fused = p->fused_ops > 0;
 }
 
 ns_status split_phases_add(split_phases *p, int pass, uint32_t thread, int64_t start, int64_t end,
@@ -165,6 +237,7 @@ ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t m
 	bool any = false;
 	ns_status st = NS_OK;
 
+	optimizer_result(p, res);
 	if (nw == 0 || main_thread >= s->nthreads)
 		return NS_OK;
 	memset(l, 0, sizeof(l));
