@@ -47,8 +47,8 @@ static const route_text default_routes[REGIME_COUNT] = {
 static const route_text default_cause_routes[CAUSE_COUNT] = {
     [CAUSE_LAUNCH] =
         {"Lesson 02.11, launch overhead",
-         "the step thread dispatches ops faster than the GPU runs them: CUDA graphs, torch.compile, "
-         "larger batches, fewer tiny kernels",
+         "the GPU runs the ops faster than the step thread dispatches them: CUDA graphs, "
+         "torch.compile, larger batches, fewer tiny kernels",
          "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
          "time",
          FOLLOW_UP_SCALING},
