@@ -235,7 +235,8 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 		print_startup(out, label, d, o->routes);
 	else
 		format_verdict_line(out, label, &v, &routes, o->format);
-	if (!o->format->verbose && res->quality.grade != QUALITY_UNFIT) {
+	/* a start-up capture's findings are start-up's: its one advice is a steady-state capture */
+	if (!o->format->verbose && res->quality.grade != QUALITY_UNFIT && !startup_only(d)) {
 		report_print_also(out, &v, &routes);
 		report_print_passes_also(out, res, d, o->routes);
 	}
