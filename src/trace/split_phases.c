@@ -96,10 +96,11 @@ static ns_str optimizer_class_of(ns_str name)
 void split_phases_note_optimizer(split_phases *p, ns_str name, int64_t dur_ns)
 {
 	ns_str c = optimizer_class_of(name);
-	size_t n = c.len < SPLIT_OPTIMIZER_NAME_MAX - 1 ? c.len : SPLIT_OPTIMIZER_NAME_MAX - 1, k;
+	size_t n, k;
 
-	if (n == 0)
+	if (c.len == 0)
 		return; /* "## optimizer ##" names no class */
+	n = c.len < SPLIT_OPTIMIZER_NAME_MAX - 1 ? c.len : SPLIT_OPTIMIZER_NAME_MAX - 1;
 	for (k = 0; k < p->nopt; k++)
 		if (strncmp(p->opt[k].name, c.ptr, n) == 0 && p->opt[k].name[n] == '\0')
 			break;
