@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What --html costs: `nextstep trace` on generated traces with and without --html, in the same run, runs
 # interleaved (without, with, without, with, ...) so the machine's load hits both alike. Prints the median CPU
-# and wall time of each, the ratio (with / without) and the page's size; the page stays under its bound (1 MiB)
-# whatever the trace, growing with the steps up to 120 bars. Traces go under $TMPDIR (default /tmp, shared with bench-trace.sh).
+# and wall time of each, the ratio (with / without) and the page's size; the page stays under its bound
+# (1 MiB) whatever the trace, growing with the steps up to 120 bars. Traces go under $TMPDIR (default /tmp,
+# shared with bench-trace.sh).
 # Usage: bench/bench-html.sh NEXTSTEP_BINARY [SIZES_MB...]      (default sizes: 100 1000)
 set -euo pipefail
 bin=${1:?usage: bench-html.sh NEXTSTEP_BINARY [SIZES_MB...]}

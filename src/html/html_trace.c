@@ -85,6 +85,12 @@ static void put_summary(html_page *p, const split_result *res, const split_devic
 		hp_printf(p, "; %zu duplicate step marker%s", res->duplicate_steps,
 		          res->duplicate_steps == 1 ? "" : "s");
 	hp_puts(p, ".</p>\n");
+	if (d->outside_gpu > 0)
+		hp_printf(
+		    p,
+		    "<p class=\"note\"><span class=\"outside\" data-events=\"%ld\">%ld GPU event%s (%.3f ms) "
+		    "launched outside every step</span>, in no window.</p>\n",
+		    d->outside_gpu, d->outside_gpu, d->outside_gpu == 1 ? "" : "s", ms(d->outside_gpu_ns));
 	hp_graphs(p, d);
 }
 
@@ -449,6 +455,12 @@ ns_status html_trace(html_page *p, const html_source *src, const split_result *r
 	hp_puts(p, "<article class=\"trace\">\n");
 	hp_source(p, src);
 	put_quality(p, res);
+	if (res->ignored_step_markers > 0)
+		hp_printf(p,
+		          "<p class=\"note ignored-markers\">%zu step marker%s of process %" PRId64
+		          " ignored: it launched no device work.</p>\n",
+		          res->ignored_step_markers, res->ignored_step_markers == 1 ? "" : "s",
+		          res->ignored_step_pid);
 	if (res->ndevices == 0)
 		hp_puts(p, "<p class=\"banner\">No device activity: nothing to route.</p>\n");
 	else if (!res->gpu_activity)

@@ -174,6 +174,20 @@ if "$bin" trace --html "$tmp/python.html" tests/data/trace_python_frames.json >/
 	ok
 else ko "python frames and graph replays as the text report"; fi
 
+# The text report's notes on what the steps leave out (trace -v): step markers of a process that launched no
+# device work, and GPU work launched outside every step; the page says the same, in the same numbers.
+"$bin" trace -v tests/data/trace_gpu_behind.json >"$tmp/behind.txt"
+ignored=$(sed -n 's/^note: \([0-9]*\) step markers of process \([0-9]*\) ignored.*/\1 \2/p' "$tmp/behind.txt")
+outside=$(sed -n 's/^  outside the steps: \([0-9]*\) GPU events* (\([0-9.]*\) ms).*/\1 \2/p' "$tmp/behind.txt")
+read -r i_n i_pid <<<"$ignored"
+read -r o_n o_ms <<<"$outside"
+if [ -n "$i_n" ] && [ -n "$o_n" ] && "$bin" trace --html "$tmp/behind.html" tests/data/trace_gpu_behind.json >/dev/null &&
+	render behind "$tmp/behind.html" &&
+	grep -q "<p class=\"note ignored-markers\">$i_n step markers of process $i_pid ignored" "$tmp/behind.dom" &&
+	grep -q "<span class=\"outside\" data-events=\"$o_n\">$o_n GPU events* ($o_ms ms) launched outside" "$tmp/behind.dom"; then
+	ok
+else ko "notes on what the steps leave out"; fi
+
 # NDJSON through the router: a card per record, the bad one as an error card.
 printf '{"compute":0.7,"idle":0.3}\n{"dataloader":0.6,"compute":0.4}\nnot json\n' >"$tmp/records.ndjson"
 "$bin" --html "$tmp/router.html" "$tmp/records.ndjson" >/dev/null 2>&1
