@@ -92,9 +92,10 @@ void hp_passes(html_page *p, const split_result *res, const split_device *d, con
 /* The steps as a table (a row per bar of the step chart), folded. */
 void hp_steps_table(html_page *p, const split_result *res, const split_device *d,
                     const html_trace_options *o);
-/* The Python frames behind each host cause, when the trace has them; else, when host causes hold at least
- * high of the time, how to record them. */
-void hp_python(html_page *p, const split_result *res, const split_device *d, double high);
+/* The Python frames behind each host cause, when the trace has them; else, with hint (the caller's judgement
+ * that frames would explain the verdict) and host causes holding at least high of the time, how to record
+ * them. */
+void hp_python(html_page *p, const split_result *res, const split_device *d, double high, bool hint);
 /* Worst cases: a row of the steps table (marker, 14 numbers), a Python frame row. */
 #define STEP_ROW_WORST (6 * HTML_NAME_MAX + 16 * 64 + 200)
 #define PY_ROW_WORST   (6 * HTML_NAME_MAX + 200)

@@ -321,13 +321,14 @@ static void put_python_hint(html_page *p, const split_window *w, double high)
 		    pct(host, w->dur_ns));
 }
 
-void hp_python(html_page *p, const split_result *res, const split_device *d, double high)
+void hp_python(html_page *p, const split_result *res, const split_device *d, double high, bool hint)
 {
 	const split_window *w = &d->overall;
 	bool any = false;
 
 	if (res->python_frames == 0) {
-		put_python_hint(p, w, high);
+		if (hint)
+			put_python_hint(p, w, high);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(host_causes) / sizeof(host_causes[0]); i++) {

@@ -307,6 +307,16 @@ static void put_kernels(html_page *p, const split_result *res, const split_devic
 	}
 }
 
+/* As the text report's with_stack hint: Python frames explain host time, so only where host time is the
+ * verdict; not for start-up (capture steady state instead), an unfit trace (no verdict) or one whose profiler
+ * cost already degrades it (with_stack would add to it). */
+static bool python_hint_applies(const split_result *res, const split_device *d, const ns_verdict *v)
+{
+	return !startup_only(d) && (v->regime == REGIME_OVERHEAD || v->regime == REGIME_IDLE) &&
+	       res->quality.grade != QUALITY_UNFIT &&
+	       res->quality.problem[QP_PROFILER_OVERHEAD].grade == QUALITY_GOOD;
+}
+
 /* timeline: draw the median step's strip (the first devices only: each costs up to a few hundred kB) */
 static ns_status put_device(html_page *p, const split_result *res, const split_device *d,
                             const html_trace_options *o, bool full, bool timeline, ns_error *err)
@@ -348,7 +358,7 @@ static ns_status put_device(html_page *p, const split_result *res, const split_d
 			hp_timeline(p, d->timeline);
 		put_comm(p, d);
 		if (hp_fits(p, CAUSE_COUNT * SPLIT_PYTHON_TOP * PY_ROW_WORST))
-			hp_python(p, res, d, o->classify->high);
+			hp_python(p, res, d, o->classify->high, python_hint_applies(res, d, &v));
 		if (hp_fits(p, 3 * HTML_KERNELS_MAX * ROW_WORST))
 			put_kernels(p, res, d);
 		else
