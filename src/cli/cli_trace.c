@@ -1,6 +1,8 @@
 /* nextstep trace [options] FILE|DIR...: split each trace per device and route the split. The files are read
  * by the ordered pool of cli_parallel.c (-j): each task reads one file into its own split, prints its report
- * into memory and frees the split; the reports are written in input order. */
+ * and frees the split; the reports are written in input order. A report whose turn has come (every earlier
+ * input's written: always so with one input or -j 1) goes straight to stdout as it is printed; another waits
+ * in a spool (cli_spool.h), so memory never holds a whole report. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli_trace.h"
 
@@ -14,6 +16,7 @@
 #include "cli_html.h"
 #include "cli_options.h"
 #include "cli_parallel.h"
+#include "cli_spool.h"
 #include "cli_trace_job.h"
 #include "nextstep/job.h"
 #include "nextstep/kernel_rules.h"
@@ -305,6 +308,10 @@ static int report_text(cli_trace_session *s, const trace_sink *k, const char *wh
 	d->err.offset = -1;
 	if (!cli_html_to_stdout(c)) /* with --html - the page is all stdout holds */
 		st = print_labelled(s, k->out, where, labelled, &d->res, &o, &d->roof_report, &d->err);
+	if (st == NS_ERR_IO && k->out == stdout) {
+		cli_output_ok(); /* says it once for every input, now while errno is this thread's */
+		return EXIT_BAD_INPUT;
+	}
 	if (st != NS_OK) { /* out of memory or a write error while printing: the output is incomplete */
 		report_trace_error(k->msgs, where, &d->err);
 		return EXIT_BAD_INPUT;
@@ -349,11 +356,13 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 	return rc;
 }
 
-/* One file's result, kept until its turn to be written: what it prints and its messages, in memory; with
- * --html the split itself (done), reported on the caller's thread into the page; the rank it is. */
+/* One file's result, kept until its turn to be written: its report in a spool (NULL when it went straight
+ * out), its messages in memory (a few lines); with --html the split itself (done), reported on the caller's
+ * thread into the page; the rank it is. */
 typedef struct {
-	char *out, *msgs;
-	size_t out_len, msgs_len;
+	FILE *out;
+	char *msgs;
+	size_t msgs_len;
 	int rc;
 	trace_done *done;
 	job_rank *summary; /* the job's summary of a rank, when the output needs one */
@@ -382,8 +391,6 @@ static int make_summary(trace_run *r, trace_task *t, const trace_sink *k, const 
 	char *line;
 	ns_error err;
 
-	t->has_rank = d->st == NS_OK && d->res.has_rank;
-	t->rank = d->res.rank;
 	if (d->st != NS_OK || (mode != TRACE_AUTO && mode != TRACE_SUMMARY) ||
 	    (!t->has_rank && mode == TRACE_AUTO))
 		return EXIT_ROUTED;
@@ -412,88 +419,132 @@ static int make_summary(trace_run *r, trace_task *t, const trace_sink *k, const 
 	return EXIT_ROUTED;
 }
 
-/* Reads file i; reports it into the task's memory, or keeps it for the page (--html). */
-static int run_file(trace_run *r, trace_task *t, const trace_sink *k, ns_input *in)
+/* Whether the task's report can go straight to stdout: its turn has come (in_turn: nothing before it is left
+ * to write) and it is written as it is, neither held for a job (emit_text()) nor another rank's. */
+static bool writes_through(const trace_run *r, const trace_task *t, bool in_turn)
 {
+	const cli_config *c = r->s->cfg;
+
+	if (!in_turn)
+		return false;
+	if (c->output == TRACE_AUTO && (t->has_rank || trace_job_holding(r->job)))
+		return false;
+	return c->output != TRACE_ONE_RANK || (t->has_rank && t->rank == c->only_rank);
+}
+
+/* Sets k->out: stdout when the report writes through, else a new spool (the task's out). False, said in
+ * the task's messages, when no spool can be made. */
+static bool open_out(const trace_run *r, trace_task *t, trace_sink *k, const char *where, bool in_turn)
+{
+	char why[320];
+
+	k->out = stdout;
+	if (writes_through(r, t, in_turn))
+		return true;
+	if ((k->out = t->out = cli_spool_new(why, sizeof(why))) != NULL)
+		return true;
+	fprintf(k->msgs,
+	        "nextstep: %s: %s, where its report would wait for the inputs before it (-j 1 needs "
+	        "none)\n",
+	        where, why);
+	return false;
+}
+
+/* On a worker: whether task i's turn has come. With one worker every task runs in its turn; with several,
+ * the first does, unless other workers draw a progress line that its output would cut into. */
+static bool worker_in_turn(const trace_run *r, size_t i)
+{
+	return r->workers == 1 || (i == 0 && r->progress == NULL);
+}
+
+/* Reads file i and reports it (straight out or into a spool), or keeps it for the page (--html). */
+static int run_file(trace_run *r, size_t i, trace_sink *k, ns_input *in)
+{
+	trace_task *t = &r->task[i];
 	const char *where = input_display_name(in);
 	trace_done *d = malloc(sizeof(*d));
-	int rc;
+	int rc = EXIT_BAD_INPUT;
 
 	if (d == NULL) {
 		fprintf(k->msgs, "nextstep: %s: out of memory\n", where);
 		return EXIT_BAD_INPUT;
 	}
 	analyse(r->s, k, in, d);
-	rc = make_summary(r, t, k, where, d);
-	if (r->s->cfg->output == TRACE_SUMMARY) {
-		if (d->st != NS_OK) /* the summary is the output; a bad trace gets its error */
-			rc = report_text(r->s, k, where, false, d);
-	} else if (r->s->html != NULL) {
-		t->done = d; /* reported by emit_task() */
-		return rc;
-	} else {
-		rc = cli_worse_exit(rc, report(r->s, k, where, r->files->n > 1, d));
+	t->has_rank = d->st == NS_OK && d->res.has_rank;
+	t->rank = d->res.rank;
+	if (r->s->html != NULL) {
+		t->done = d; /* reported by emit_page() */
+		return make_summary(r, t, k, where, d);
+	}
+	if (open_out(r, t, k, where, worker_in_turn(r, i))) {
+		if (k->out == stdout) /* one worker: the progress line of the files is cleared first */
+			cli_progress_set_hold(r->progress);
+		rc = make_summary(r, t, k, where, d);
+		if (r->s->cfg->output == TRACE_SUMMARY) {
+			if (d->st != NS_OK) /* the summary is the output; a bad trace gets its error */
+				rc = report_text(r->s, k, where, false, d);
+		} else {
+			rc = cli_worse_exit(rc, report(r->s, k, where, r->files->n > 1, d));
+		}
+		if (k->out == stdout)
+			cli_progress_set_release(r->progress);
 	}
 	trace_done_free(d);
 	free(d);
 	return rc;
 }
 
-/* On a pool thread: opens, reads and reports file i into memory. */
+/* On a pool thread: opens, reads and reports file i. */
 static void run_task(void *ctx, size_t i, unsigned worker)
 {
 	trace_run *r = ctx;
 	trace_task *t = &r->task[i];
 	const char *path = r->files->path[i];
-	FILE *out = open_memstream(&t->out, &t->out_len);
 	FILE *msgs = open_memstream(&t->msgs, &t->msgs_len);
-	trace_sink k = {r->rules[worker], out, msgs, r->progress};
+	trace_sink k = {r->rules[worker], NULL, msgs, r->progress};
 	ns_input in;
 	ns_error err;
 
 	ns_error_clear(&err);
 	t->rc = EXIT_BAD_INPUT;
-	if (out == NULL || msgs == NULL)
+	if (msgs == NULL)
 		ns_error_set(&err, NS_ERR_NOMEM, "out of memory");
 	else if (input_open(&in, path, &err) == NS_OK) {
-		t->rc = run_file(r, t, &k, &in);
+		t->rc = run_file(r, i, &k, &in);
 		input_close(&in);
 	}
 	if (err.status != NS_OK)
 		cli_report_error_to(msgs != NULL ? msgs : stderr, path, &err);
-	if (out != NULL)
-		fclose(out);
 	if (msgs != NULL)
 		fclose(msgs);
 }
 
-/* --html, on the caller's thread in input order: the page's section now, the text report into the task as a
- * worker would have made it. */
+/* --html, on the caller's thread in input order: the page's section now, the text report as a worker would
+ * have made it (its turn has come: straight out unless held). */
 static void emit_page(trace_run *r, trace_task *t)
 {
 	trace_done *d = t->done;
-	FILE *out, *msgs;
+	FILE *msgs;
 	trace_sink k;
 	int rc = report_page(r->s, stderr, d->src.name, d);
 
 	if (t->msgs_len > 0) /* what the worker had to say (its summary) comes first */
 		fwrite(t->msgs, 1, t->msgs_len, stderr);
-	free(t->out); /* empty: the worker left the report to this */
 	free(t->msgs);
-	t->out = t->msgs = NULL;
-	out = open_memstream(&t->out, &t->out_len);
+	t->msgs = NULL;
+	t->msgs_len = 0;
 	msgs = open_memstream(&t->msgs, &t->msgs_len);
-	k = (trace_sink){NULL, out, msgs, NULL};
-	if (out == NULL || msgs == NULL) {
+	k = (trace_sink){NULL, NULL, msgs, NULL};
+	if (msgs == NULL) {
 		fprintf(stderr, "nextstep: %s: out of memory\n", d->src.name);
 		rc = EXIT_BAD_INPUT;
 	} else {
 		note_rules_gave_up(msgs, d->src.name, d);
 		if (rc == EXIT_ROUTED)
-			rc = report_text(r->s, &k, d->src.name, r->files->n > 1, d);
+			rc = open_out(r, t, &k, d->src.name, true)
+			         ? report_text(r->s, &k, d->src.name, r->files->n > 1, d)
+			         : EXIT_BAD_INPUT;
 	}
-	if (out != NULL)
-		fclose(out);
 	if (msgs != NULL)
 		fclose(msgs);
 	t->rc = cli_worse_exit(t->rc, rc);
@@ -504,12 +555,13 @@ static void emit_page(trace_run *r, trace_task *t)
 
 /* The task's text, by what the output is: now, kept until the job is known (from the first rank on), or not
  * at all (another rank's, with --rank). */
-static void emit_text(trace_run *r, trace_task *t)
+static void emit_text(trace_run *r, size_t i)
 {
+	trace_task *t = &r->task[i];
 	trace_output mode = r->s->cfg->output;
 
 	if (mode == TRACE_AUTO && (t->summary != NULL || trace_job_holding(r->job))) {
-		if (!trace_job_add(r->job, t->summary, t->out, t->out_len)) {
+		if (!trace_job_add(r->job, t->summary, t->out)) {
 			fputs("nextstep: out of memory\n", stderr);
 			t->rc = EXIT_BAD_INPUT;
 		}
@@ -520,8 +572,12 @@ static void emit_text(trace_run *r, trace_task *t)
 	if (mode == TRACE_ONE_RANK && !(t->has_rank && t->rank == r->s->cfg->only_rank))
 		return;
 	r->rank_shown += t->has_rank;
-	if (t->out_len > 0)
-		fwrite(t->out, 1, t->out_len, stdout);
+	if (t->out != NULL && !cli_spool_copy(t->out, stdout)) {
+		fflush(stdout);
+		fprintf(stderr, "nextstep: %s: its report could not be read back from its temporary file\n",
+		        r->files->path[i]);
+		t->rc = EXIT_BAD_INPUT;
+	}
 }
 
 /* On the caller's thread, in input order: writes file i's report and messages (and its page section). */
@@ -534,14 +590,16 @@ static bool emit_task(void *ctx, size_t i)
 	cli_progress_set_hold(r->progress);
 	if (t->done != NULL)
 		emit_page(r, t);
-	emit_text(r, t);
+	emit_text(r, i);
 	if (t->msgs_len > 0) {
 		fflush(stdout);
 		fwrite(t->msgs, 1, t->msgs_len, stderr);
 	}
-	free(t->out);
+	if (t->out != NULL)
+		fclose(t->out);
 	free(t->msgs);
-	t->out = t->msgs = NULL;
+	t->out = NULL;
+	t->msgs = NULL;
 	r->rc = cli_worse_exit(r->rc, t->rc);
 	ok = cli_output_ok();
 	cli_progress_set_release(r->progress);
@@ -570,7 +628,8 @@ static void trace_run_free(trace_run *r)
 		kernel_rules_free(r->rules[w]);
 	free(r->rules);
 	for (size_t i = 0; r->task != NULL && i < r->files->n; i++) {
-		free(r->task[i].out);
+		if (r->task[i].out != NULL)
+			fclose(r->task[i].out);
 		free(r->task[i].msgs);
 		if (r->task[i].done != NULL)
 			trace_done_free(r->task[i].done);

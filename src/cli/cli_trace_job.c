@@ -9,15 +9,15 @@
 #include "cli_common.h"
 #include "cli_html.h"
 #include "cli_job.h"
+#include "cli_spool.h"
 
 /* Ranges of missing ranks named before "...". */
 #define MISSING_SHOWN 8
 
 typedef struct {
 	job_rank *rank; /* a rank's summary (owned until merged), NULL for a file that is no rank */
-	char *out;      /* the file's own report, for when there is no job */
-	size_t out_len;
-	bool is_rank; /* rank is set, or was until the merger took it */
+	FILE *out;      /* the file's own report (a spool), for when there is no job; NULL: none */
+	bool is_rank;   /* rank is set, or was until the merger took it */
 } job_file;
 
 struct trace_job {
@@ -36,20 +36,21 @@ bool trace_job_holding(const trace_job *j)
 	return j != NULL && j->nranks > 0;
 }
 
-bool trace_job_add(trace_job *j, job_rank *rank, char *out, size_t out_len)
+bool trace_job_add(trace_job *j, job_rank *rank, FILE *out)
 {
 	if (j->n == j->cap) {
 		size_t cap = j->cap > 0 ? 2 * j->cap : 16;
 		job_file *grown = realloc(j->file, cap * sizeof(*grown));
 		if (grown == NULL) {
 			job_rank_free(rank);
-			free(out);
+			if (out != NULL)
+				fclose(out);
 			return false;
 		}
 		j->file = grown;
 		j->cap = cap;
 	}
-	j->file[j->n++] = (job_file){rank, out, out_len, rank != NULL};
+	j->file[j->n++] = (job_file){rank, out, rank != NULL};
 	j->nranks += rank != NULL;
 	return true;
 }
@@ -58,7 +59,8 @@ static void free_files(trace_job *j)
 {
 	for (size_t i = 0; i < j->n; i++) {
 		job_rank_free(j->file[i].rank);
-		free(j->file[i].out);
+		if (j->file[i].out != NULL)
+			fclose(j->file[i].out);
 	}
 	free(j->file);
 	free(j);
@@ -186,8 +188,11 @@ static int print_in_order(trace_job *j, const cli_config *cfg, const job_result 
 	for (size_t i = 0; i < j->n && cli_output_ok(); i++) {
 		const job_file *f = &j->file[i];
 		if (res == NULL || !f->is_rank) {
-			if (f->out_len > 0)
-				fwrite(f->out, 1, f->out_len, stdout);
+			if (f->out != NULL && !cli_spool_copy(f->out, stdout)) {
+				fputs("nextstep: a report could not be read back from its temporary file\n",
+				      stderr);
+				rc = EXIT_BAD_INPUT;
+			}
 		} else if (!job_done) {
 			rc = cli_job_report(cfg, res, stdout);
 			job_done = true;
@@ -222,7 +227,7 @@ int trace_job_finish(trace_job *j, const cli_config *cfg, cli_html *html)
 	if (j == NULL)
 		return rc;
 	if (j->nranks < 2) { /* one rank is no job: its own report */
-		print_in_order(j, cfg, NULL);
+		rc = print_in_order(j, cfg, NULL);
 		free_files(j);
 		return rc;
 	}

@@ -71,6 +71,21 @@ check "JSON of 20k steps" 0 '"step":19999' "$bin" trace --format json "$tmp/s20k
 sh "$here/gen-steps.sh" 5000 4 >"$tmp/s5k4.json"
 check "JSON of 5k steps x 4 devices" 0 '"device":3' "$bin" trace --format json "$tmp/s5k4.json"
 check "text of 20k steps" 0 'every step compute-bound' "$bin" trace "$tmp/s20k.json"
+# Several inputs at once (-j): a report finished before an earlier input's waits in a temporary file, not in
+# memory. The bytes are those of -j 1; with no room for the temporary file that input is an error, the
+# first input (whose turn has come at once) is still reported, and -j 1 needs no temporary file at all.
+sh "$here/gen-steps.sh" 30 2 >"$tmp/s30x2.json"
+sh "$here/gen-steps.sh" 7 1 >"$tmp/s7.json"
+check "-j 3 writes the bytes -j 1 does, JSON of three inputs" 0 '^same$' sh -c \
+	'"$0" trace -j 1 --format json "$@" >"$1.j1" && "$0" trace -j 3 --format json "$@" >"$1.j3" &&
+	cmp "$1.j1" "$1.j3" && echo same' "$bin" "$tmp/s30x2.json" "$tmp/s7.json" "$tmp/s20k.json"
+check "no room for a waiting report: that input's error" 1 \
+	's7.json: cannot create a temporary file in /nonexistent/dir: No such file' \
+	env TMPDIR=/nonexistent/dir "$bin" trace -j 2 "$tmp/s30x2.json" "$tmp/s7.json"
+check "...while the first input is reported" 1 '^==> .*s30x2.json <==$' \
+	env TMPDIR=/nonexistent/dir "$bin" trace -j 2 "$tmp/s30x2.json" "$tmp/s7.json"
+check "...and -j 1 needs no temporary file" 0 '^==> .*s7.json <==$' \
+	env TMPDIR=/nonexistent/dir "$bin" trace -j 1 "$tmp/s30x2.json" "$tmp/s7.json"
 
 # Item 5: a name past the bound is an error with its position, at once.
 repeat k 1100000 '' >"$tmp/nbig"
