@@ -7,6 +7,7 @@
 
 #include "nextstep/kernel_identity.h"
 #include "report_private.h"
+#include "util/json_out.h"
 #include "util/sort.h"
 #include "util/text.h"
 
@@ -366,26 +367,27 @@ static cJSON *top_kernels_json(const split_result *res, const split_device *d, s
 
 /* The JSON report is written as it is built, one step object at a time, so its memory does not grow with the
  * number of steps or devices (a document of a million steps held as a cJSON tree took gigabytes). Each piece
- * is printed by cJSON, so the bytes are those cJSON_PrintUnformatted gives for the whole document. */
+ * is written by json_out.h, whose bytes are those cJSON_PrintUnformatted gives for the whole document. */
 typedef struct {
-	FILE *out;
+	json_out w;
 	bool nomem;
 } json_stream;
 
-/* Writes item (consumed; NULL means it could not be built) as unformatted JSON, after prefix. */
+/* Writes item (consumed; NULL means it could not be built) as unformatted JSON, after prefix. False also
+ * when a write failed: the report stops there (finish_output() says so). */
 static bool put_json(json_stream *js, const char *prefix, cJSON *item)
 {
-	char *text = item != NULL ? cJSON_PrintUnformatted(item) : NULL;
+	bool ok;
 
-	cJSON_Delete(item);
-	if (text == NULL) {
+	if (item == NULL) {
 		js->nomem = true;
 		return false;
 	}
-	fputs(prefix, js->out);
-	fputs(text, js->out);
-	cJSON_free(text);
-	return true;
+	json_out_raw(&js->w, prefix);
+	ok = json_out_item(&js->w, item);
+	cJSON_Delete(item);
+	js->nomem |= !ok; /* only an item cJSON could not print either: it was not made whole */
+	return ok && !js->w.failed;
 }
 
 static bool put_steps(json_stream *js, const split_result *res, const char *label, const split_device *d,
@@ -393,7 +395,7 @@ static bool put_steps(json_stream *js, const split_result *res, const char *labe
 {
 	char step_label[TRACE_DEVICE_NAME_MAX + 96];
 
-	fputs(",\"steps\":[", js->out);
+	json_out_raw(&js->w, ",\"steps\":[");
 	for (size_t i = 0; i < d->nsteps; i++) {
 		const split_window *w = &d->steps[i];
 		if (w->step >= 0)
@@ -411,7 +413,7 @@ static bool put_steps(json_stream *js, const split_result *res, const char *labe
 		if (!put_json(js, i > 0 ? "," : "", obj))
 			return false;
 	}
-	fputc(']', js->out);
+	json_out_char(&js->w, ']');
 	return true;
 }
 
@@ -453,7 +455,7 @@ static bool put_device(json_stream *js, const split_result *res, const split_dev
 	bool ok;
 
 	report_device_label(res, d, label, sizeof(label));
-	fputs("{\"device\":", js->out);
+	json_out_raw(&js->w, "{\"device\":");
 	ok = put_json(js, "", d->id >= 0 ? cJSON_CreateNumber((double)d->id) : cJSON_CreateNull());
 	ok =
 	    ok &&
@@ -467,16 +469,18 @@ static bool put_device(json_stream *js, const split_result *res, const split_dev
 	ok = ok && put_json(js, ",\"step_phases\":", report_phases_json(label, d, o));
 	ok = ok && put_json(js, ",\"outside_steps\":", report_outside_json(d));
 	if (ok)
-		fputc('}', js->out);
+		json_out_char(&js->w, '}');
 	return ok;
 }
 
 static ns_status print_json(FILE *out, const split_result *res, const report_options *o,
                             const char *extra_key, cJSON *extra, ns_error *err)
 {
-	json_stream js = {out, false};
+	json_stream js;
 	bool ok;
 
+	json_out_init(&js.w, out);
+	js.nomem = false;
 	ok = put_json(&js, "{\"source\":", cJSON_CreateString(o->source != NULL ? o->source : ""));
 	ok = ok && put_json(&js, ",\"gpu_activity\":", cJSON_CreateBool(res->gpu_activity));
 	ok = ok && put_json(&js, ",\"step_markers\":", cJSON_CreateNumber((double)res->step_markers));
@@ -490,25 +494,25 @@ static ns_status print_json(FILE *out, const split_result *res, const report_opt
 	if (ok && res->ndevices == 0 && res->unknown_device_events > 0)
 		ok = put_json(&js, ",\"unknown_device\":", report_unknown_device_json(res));
 	if (ok)
-		fputs(",\"devices\":[", out);
+		json_out_raw(&js.w, ",\"devices\":[");
 	for (size_t i = 0; ok && i < res->ndevices; i++) {
 		if (i > 0)
-			fputc(',', out);
+			json_out_char(&js.w, ',');
 		ok = put_device(&js, res, &res->device[i], o);
 	}
 	if (ok)
-		fputc(']', out);
+		json_out_char(&js.w, ']');
 	ok = ok && put_json(&js, ",\"quality\":", report_quality_json(res));
 	if (ok && extra_key != NULL) {
-		fprintf(out, ",\"%s\":", extra_key);
-		ok = put_json(&js, "", extra);
+		json_out_raw(&js.w, ",\"");
+		json_out_raw(&js.w, extra_key);
+		ok = put_json(&js, "\":", extra);
 		extra = NULL;
 	}
 	cJSON_Delete(extra);
-	if (ok)
-		fputs("}\n", out);
-	else
-		fputc('\n', out); /* end the partial line; the error says it is incomplete */
+	json_out_raw(&js.w,
+	             ok ? "}\n" : "\n"); /* a partial line still ends; the error says it is incomplete */
+	json_out_flush(&js.w);
 	if (js.nomem)
 		return ns_error_set(err, NS_ERR_NOMEM,
 		                    "out of memory while writing the JSON report (incomplete)");

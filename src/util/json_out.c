@@ -1,0 +1,473 @@
+/* JSON straight into a stream (json_out.h). The rules are cJSON's (1.7.15, Debian bookworm; checked against
+ * the linked library by tests/unit/test_json_out.c): strings escape '"', '\\' and bytes below 0x20 only
+ * (\b \f \n \r \t by name, the others \u00XX in lower-case hex); a number prints "null" when not finite,
+ * else "%1.15g" when strtod gives back a double within DBL_EPSILON (relative) of it, else "%1.17g".
+ *
+ * The speed is in the numbers. Integers below 10^15 print their digits. Other doubles are rounded to 15
+ * significant digits exactly, in 128-bit integers (d = m * 2^e scaled by a power of ten, rounded half to
+ * even as glibc's printf rounds the exact value), and the distance between that decimal and d, measured in
+ * units in the last place of d, says whether strtod would read back d or a neighbour (which cJSON's
+ * tolerance accepts) or something farther. Whatever this cannot decide exactly (subnormals, very small or
+ * very large magnitudes, a distance on the boundary, d next to a power of two) is done as cJSON does it. */
+#define _POSIX_C_SOURCE 200809L
+#include "util/json_out.h"
+
+#include <float.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cJSON 1.7.16 added a "%d" branch for numbers equal to their valueint: it changes only -0, printed 0. */
+#define CJSON_VERSION_NUMBER  (CJSON_VERSION_MAJOR * 10000 + CJSON_VERSION_MINOR * 100 + CJSON_VERSION_PATCH)
+#define CJSON_PRINTS_VALUEINT (CJSON_VERSION_NUMBER >= 10716)
+
+void json_out_init(json_out *w, FILE *out)
+{
+	w->out = out;
+	w->len = 0;
+	w->failed = false;
+}
+
+bool json_out_flush(json_out *w)
+{
+	if (!w->failed && w->len > 0 && fwrite(w->buf, 1, w->len, w->out) != w->len)
+		w->failed = true;
+	if (ferror(w->out))
+		w->failed = true;
+	w->len = 0;
+	return !w->failed;
+}
+
+static void put(json_out *w, const char *p, size_t n)
+{
+	if (w->failed)
+		return;
+	if (n > sizeof(w->buf) - w->len) {
+		json_out_flush(w);
+		if (n >= sizeof(w->buf)) { /* a long string: past the buffer */
+			if (!w->failed && fwrite(p, 1, n, w->out) != n)
+				w->failed = true;
+			return;
+		}
+	}
+	memcpy(w->buf + w->len, p, n);
+	w->len += n;
+}
+
+void json_out_raw(json_out *w, const char *text)
+{
+	put(w, text, strlen(text));
+}
+
+/* The escape of byte c (below 0x20, '"' or '\\') into esc; returns its length. */
+static size_t escape(unsigned char c, char *esc)
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char named[] = {['\b'] = 'b', ['\f'] = 'f', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't'};
+
+	esc[0] = '\\';
+	if (c == '"' || c == '\\') {
+		esc[1] = (char)c;
+		return 2;
+	}
+	if (c < sizeof(named) && named[c] != 0) {
+		esc[1] = named[c];
+		return 2;
+	}
+	memcpy(esc + 1, "u00", 3);
+	esc[4] = hex[c >> 4];
+	esc[5] = hex[c & 15];
+	return 6;
+}
+
+/* A string too long for the buffer: its runs that need no escape go out as they are. */
+static void put_long_string(json_out *w, const char *p)
+{
+	const char *run = p;
+	char esc[6];
+
+	json_out_char(w, '"');
+	for (; *p != '\0'; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		put(w, run, (size_t)(p - run));
+		put(w, esc, escape(c, esc));
+		run = p + 1;
+	}
+	put(w, run, (size_t)(p - run));
+	json_out_char(w, '"');
+}
+
+void json_out_string(json_out *w, const char *s)
+{
+	const char *p = s != NULL ? s : "";
+	size_t n = strlen(p);
+	char *o;
+
+	if (n > (sizeof(w->buf) - 2) / 6) {
+		put_long_string(w, p);
+		return;
+	}
+	if (sizeof(w->buf) - w->len < 6 * n + 2) /* room for the string if every byte were \u00XX */
+		json_out_flush(w);
+	if (w->failed)
+		return;
+	o = w->buf + w->len;
+	*o++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			*o++ = (char)c;
+		else
+			o += escape(c, o);
+	}
+	*o++ = '"';
+	w->len = (size_t)(o - w->buf);
+}
+
+/* The decimal digits of v at buf; returns how many. */
+static size_t put_u64(uint64_t v, char *buf)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	return n;
+}
+
+static size_t put_integer(int64_t v, char *buf)
+{
+	size_t n = 0;
+
+	if (v < 0)
+		buf[n++] = '-';
+	n += put_u64(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, buf + n);
+	buf[n] = '\0';
+	return n;
+}
+
+static bool within_epsilon(double a, double b)
+{
+	double larger = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+
+	return fabs(a - b) <= larger * DBL_EPSILON;
+}
+
+/* cJSON's locale's decimal point becomes '.'. */
+static size_t printf_number(double d, int digits, char *buf)
+{
+	char point = localeconv()->decimal_point[0];
+	int n = snprintf(buf, JSON_NUMBER_MAX, "%1.*g", digits, d);
+
+	if (n < 0 || n >= JSON_NUMBER_MAX) { /* cannot happen for %g of a double; cJSON fails the print */
+		memcpy(buf, "null", 5);
+		return 4;
+	}
+	for (int i = 0; i < n; i++)
+		if (buf[i] == point)
+			buf[i] = '.';
+	return (size_t)n;
+}
+
+/* The way cJSON does it: printf, then strtod back. */
+static size_t format_as_cjson(double d, char *buf)
+{
+	char *end;
+	double back;
+
+	printf_number(d, 15, buf);
+	back = strtod(buf, &end);
+	if (end == buf || !within_epsilon(back, d))
+		return printf_number(d, 17, buf);
+	return strlen(buf);
+}
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 u128;
+
+/* Largest powers of ten the exact rounding uses: 10^22 * 2^53 fits 128 bits, and so does 10^26 * 2^3. */
+#define SCALE_UP_MAX   22
+#define SCALE_DOWN_MAX 26
+
+static u128 pow10_u128(int k)
+{
+	static const uint64_t p[20] = {1ULL,
+	                               10ULL,
+	                               100ULL,
+	                               1000ULL,
+	                               10000ULL,
+	                               100000ULL,
+	                               1000000ULL,
+	                               10000000ULL,
+	                               100000000ULL,
+	                               1000000000ULL,
+	                               10000000000ULL,
+	                               100000000000ULL,
+	                               1000000000000ULL,
+	                               10000000000000ULL,
+	                               100000000000000ULL,
+	                               1000000000000000ULL,
+	                               10000000000000000ULL,
+	                               100000000000000000ULL,
+	                               1000000000000000000ULL,
+	                               10000000000000000000ULL};
+
+	return k < 20 ? (u128)p[k] : (u128)p[19] * p[k - 19];
+}
+
+/* d rounded to p significant digits: digits (p of them), the power of ten of the first, and how far the
+ * decimal lies from d: gap / unit units in the last place of d. */
+typedef struct {
+	uint64_t digits;
+	int exp10;
+	u128 gap, unit;
+} rounded;
+
+/* Rounds m * 2^e (2^52 <= m < 2^53, so d is in [2^(e+52), 2^(e+53))) to p <= 17 digits, the first of power
+ * x: the exact value times 10^(p-1-x) = num / den, rounded half to even. False when that needs more than
+ * 128 bits, or when x is not the power of d's first digit. */
+static bool round_at(uint64_t m, int e, int p, int x, rounded *r)
+{
+	int k = p - 1 - x;
+	int up_bits = 53 + (k > 0 ? (k * 3322 + 999) / 1000 : 0) + (e > 0 ? e : 0);
+	int down_bits = (k < 0 ? (-k * 3322 + 999) / 1000 : 0) + (e < 0 ? -e : 0);
+	u128 num, den, q, rem, top = pow10_u128(p);
+	bool up;
+
+	if (k > SCALE_UP_MAX || -k > SCALE_DOWN_MAX || up_bits > 128 || down_bits > 125)
+		return false;
+	num = ((u128)m * (k > 0 ? pow10_u128(k) : 1)) << (e > 0 ? e : 0);
+	den = (k < 0 ? pow10_u128(-k) : 1) << (e < 0 ? -e : 0);
+	q = num / den;
+	rem = num % den;
+	if (q >= top || q < top / 10)
+		return false; /* x is not the first digit's power */
+	up = 2 * rem > den || (2 * rem == den && (q & 1) != 0);
+	q += up;
+	r->exp10 = x;
+	if (q == top) { /* 9.99...95 rounded up: one digit fewer, the next power of ten */
+		q /= 10;
+		r->exp10++;
+	}
+	r->digits = (uint64_t)q;
+	r->gap = up ? den - rem : rem;
+	r->unit = (k > 0 ? pow10_u128(k) : 1) << (e > 0 ? e : 0);
+	return true;
+}
+
+static bool round_digits(uint64_t m, int e, int p, rounded *r)
+{
+	/* floor(log10(2^(e+52))): the first digit's power of ten, or one less */
+	int x = (int)floor((e + 52) * 0.30102999566398120);
+
+	return round_at(m, e, p, x, r) || round_at(m, e, p, x + 1, r);
+}
+
+/* %g's layout of the digits: trailing zeros dropped, exponent form below 10^-4 or from 10^p. */
+static size_t layout(const rounded *r, int p, bool negative, char *buf)
+{
+	char dig[20];
+	int nd = p, x = r->exp10;
+	size_t o = 0;
+
+	put_u64(r->digits, dig);
+	while (nd > 1 && dig[nd - 1] == '0')
+		nd--;
+	if (negative)
+		buf[o++] = '-';
+	if (x < -4 || x >= p) {
+		buf[o++] = dig[0];
+		if (nd > 1) {
+			buf[o++] = '.';
+			memcpy(buf + o, dig + 1, (size_t)nd - 1);
+			o += (size_t)nd - 1;
+		}
+		buf[o++] = 'e';
+		buf[o++] = x < 0 ? '-' : '+';
+		if (abs(x) < 10)
+			buf[o++] = '0';
+		o += put_u64((uint64_t)abs(x), buf + o);
+	} else if (x >= 0) {
+		for (int j = 0; j <= x; j++)
+			buf[o++] = j < nd ? dig[j] : '0';
+		if (nd > x + 1) {
+			buf[o++] = '.';
+			memcpy(buf + o, dig + x + 1, (size_t)(nd - x - 1));
+			o += (size_t)(nd - x - 1);
+		}
+	} else {
+		buf[o++] = '0';
+		buf[o++] = '.';
+		for (int j = 0; j < -x - 1; j++)
+			buf[o++] = '0';
+		memcpy(buf + o, dig, (size_t)nd);
+		o += (size_t)nd;
+	}
+	buf[o] = '\0';
+	return o;
+}
+
+typedef enum { READS_BACK, READS_FARTHER, UNSURE } read_back;
+
+/* Whether strtod of the 15-digit decimal gives d within cJSON's tolerance. Away from a power of two the
+ * doubles near d are one ulp apart, and the tolerance (the larger magnitude times 2^-52) is at least one ulp
+ * and below two: a decimal less than 1.5 ulp from d reads back as d or a neighbour (accepted), one farther
+ * reads back two or more ulps away (refused). The 15-digit rounding moves d by at most 46 ulps, so 64 ulps
+ * from a power of two everything stays in d's binade. */
+static read_back reads_back(uint64_t m, const rounded *r)
+{
+	const uint64_t low = 1ULL << 52, high = 1ULL << 53;
+
+	if (r->gap == 0)
+		return READS_BACK; /* the decimal is d itself */
+	if (m - low < 64 || high - m <= 64)
+		return UNSURE;
+	if (2 * r->gap == 3 * r->unit)
+		return UNSURE;
+	return 2 * r->gap < 3 * r->unit ? READS_BACK : READS_FARTHER;
+}
+
+/* Nonzero finite d that is no integer below 10^15. 0 when the exact way cannot decide. */
+static size_t format_exact(double d, char *buf)
+{
+	uint64_t bits, m;
+	int biased;
+	rounded r;
+
+	memcpy(&bits, &d, sizeof(bits));
+	biased = (int)((bits >> 52) & 0x7ff);
+	if (biased == 0)
+		return 0; /* subnormal */
+	m = (bits & ((1ULL << 52) - 1)) | (1ULL << 52);
+	if (!round_digits(m, biased - 1075, 15, &r))
+		return 0;
+	switch (reads_back(m, &r)) {
+	case READS_BACK:
+		return layout(&r, 15, d < 0, buf);
+	case READS_FARTHER:
+		if (round_digits(m, biased - 1075, 17, &r))
+			return layout(&r, 17, d < 0, buf);
+		return printf_number(d, 17, buf);
+	default:
+		return 0;
+	}
+}
+#else
+static size_t format_exact(double d, char *buf)
+{
+	(void)d;
+	(void)buf;
+	return 0;
+}
+#endif
+
+size_t json_format_number(double d, int i, char *buf)
+{
+	size_t n;
+
+	if (isnan(d) || isinf(d)) {
+		memcpy(buf, "null", 5);
+		return 4;
+	}
+#if CJSON_PRINTS_VALUEINT
+	if (d == (double)i)
+		return put_integer(i, buf);
+#else
+	(void)i;
+#endif
+	if (d == 0) { /* -0 prints "-0" through %g */
+		n = 0;
+		if (signbit(d))
+			buf[n++] = '-';
+		buf[n++] = '0';
+		buf[n] = '\0';
+		return n;
+	}
+	if (fabs(d) < 1e15 && d == (double)(int64_t)d)
+		return put_integer((int64_t)d, buf);
+	if ((n = format_exact(d, buf)) > 0)
+		return n;
+	return format_as_cjson(d, buf);
+}
+
+/* valueint as cJSON_CreateNumber sets it (NaN, which cJSON casts, has no integer: 0). */
+static int valueint_of(double d)
+{
+	if (isnan(d))
+		return 0;
+	if (d >= INT_MAX)
+		return INT_MAX;
+	if (d <= (double)INT_MIN)
+		return INT_MIN;
+	return (int)d;
+}
+
+void json_out_number(json_out *w, double d)
+{
+	char buf[JSON_NUMBER_MAX];
+
+	put(w, buf, json_format_number(d, valueint_of(d), buf));
+}
+
+static bool put_children(json_out *w, const cJSON *item, bool keys)
+{
+	bool ok = true;
+
+	json_out_char(w, keys ? '{' : '[');
+	for (const cJSON *c = item->child; c != NULL && ok; c = c->next) {
+		if (c != item->child)
+			json_out_char(w, ',');
+		if (keys) {
+			json_out_string(w, c->string);
+			json_out_char(w, ':');
+		}
+		ok = json_out_item(w, c);
+	}
+	json_out_char(w, keys ? '}' : ']');
+	return ok;
+}
+
+bool json_out_item(json_out *w, const cJSON *item)
+{
+	char buf[JSON_NUMBER_MAX];
+
+	if (item == NULL)
+		return false;
+	switch (item->type & 0xff) {
+	case cJSON_NULL:
+		json_out_raw(w, "null");
+		return true;
+	case cJSON_False:
+		json_out_raw(w, "false");
+		return true;
+	case cJSON_True:
+		json_out_raw(w, "true");
+		return true;
+	case cJSON_Number:
+		put(w, buf, json_format_number(item->valuedouble, item->valueint, buf));
+		return true;
+	case cJSON_String:
+		json_out_string(w, item->valuestring);
+		return true;
+	case cJSON_Raw:
+		if (item->valuestring == NULL)
+			return false;
+		json_out_raw(w, item->valuestring);
+		return true;
+	case cJSON_Array:
+		return put_children(w, item, false);
+	case cJSON_Object:
+		return put_children(w, item, true);
+	default:
+		return false;
+	}
+}
