@@ -76,9 +76,10 @@ check "text of 20k steps" 0 'every step compute-bound' "$bin" trace "$tmp/s20k.j
 # first input (whose turn has come at once) is still reported, and -j 1 needs no temporary file at all.
 sh "$here/gen-steps.sh" 30 2 >"$tmp/s30x2.json"
 sh "$here/gen-steps.sh" 7 1 >"$tmp/s7.json"
+sh "$here/gen-steps.sh" 2000 1 >"$tmp/s2k.json"
 check "-j 3 writes the bytes -j 1 does, JSON of three inputs" 0 '^same$' sh -c \
 	'"$0" trace -j 1 --format json "$@" >"$1.j1" && "$0" trace -j 3 --format json "$@" >"$1.j3" &&
-	cmp "$1.j1" "$1.j3" && echo same' "$bin" "$tmp/s30x2.json" "$tmp/s7.json" "$tmp/s20k.json"
+	cmp "$1.j1" "$1.j3" && echo same' "$bin" "$tmp/s30x2.json" "$tmp/s2k.json" "$tmp/s7.json"
 check "no room for a waiting report: that input's error" 1 \
 	's7.json: cannot create a temporary file in /nonexistent/dir: No such file' \
 	env TMPDIR=/nonexistent/dir "$bin" trace -j 2 "$tmp/s30x2.json" "$tmp/s7.json"
