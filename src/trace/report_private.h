@@ -7,6 +7,7 @@
 #include <cJSON.h>
 
 #include "nextstep/trace_report.h"
+#include "util/json_out.h"
 
 /* A cause that holds at least this share of its bucket names the bucket's fix. */
 #define CAUSE_MAJORITY 0.5
@@ -97,5 +98,12 @@ bool report_passes_add_json(cJSON *window, const split_result *res, const split_
  * analyse (category "C", N events): no verdict", and {"category", "events"} for JSON's "unknown_device". */
 void report_print_unknown_device(FILE *out, const split_result *res);
 cJSON *report_unknown_device_json(const split_result *res);
+
+/* Step i of device d as the JSON report's "steps" hold it (label: its verdict's), as a tree (NULL on OOM)
+ * and written straight into w (false on OOM): the same bytes (trace_report.c). */
+cJSON *report_step_json(const split_result *res, const split_device *d, size_t i, const char *label,
+                        const report_options *o);
+bool report_put_step(json_out *w, const split_result *res, const split_device *d, size_t i, const char *label,
+                     const report_options *o);
 
 #endif

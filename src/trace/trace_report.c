@@ -390,6 +390,176 @@ static bool put_json(json_stream *js, const char *prefix, cJSON *item)
 	return ok && !js->w.failed;
 }
 
+/* The tree of step i of device d, as the report's "steps" hold it: the reference report_put_step() matches.
+ */
+cJSON *report_step_json(const split_result *res, const split_device *d, size_t i, const char *label,
+                        const report_options *o)
+{
+	const split_window *w = &d->steps[i];
+	cJSON *obj = report_window_json(label, w, true, o);
+
+	if (obj != NULL && (!report_add_step_json(obj, res, w) ||
+	                    (res->passes != NULL && !report_passes_add_json(obj, res, &res->passes[i],
+	                                                                    w->dur_ns, NULL, o->routes)))) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+/* Step objects are written without a tree: a report of a million steps built some 10^8 cJSON nodes, and
+ * their allocation and freeing cost more than everything else in it. What follows writes the members
+ * report_step_json()'s tree has, in its order, through the same helpers; tests/unit/test_trace_report.c
+ * compares the two on every step of the fixture traces. The few members built elsewhere without a public
+ * value (the step's marker and phase, the host passes) still go through a small tree. */
+static void put_key(json_out *w, const char *key)
+{
+	json_out_char(w, ',');
+	json_out_string(w, key);
+	json_out_char(w, ':');
+}
+
+static void put_string_or_null(json_out *w, const char *key, const char *value)
+{
+	put_key(w, key);
+	if (value != NULL)
+		json_out_string(w, value);
+	else
+		json_out_raw(w, "null");
+}
+
+static void put_number(json_out *w, const char *key, double x)
+{
+	put_key(w, key);
+	json_out_number(w, x);
+}
+
+/* format_verdict_json()'s members. */
+static void put_verdict(json_out *w, const char *label, const ns_verdict *v, const ns_routes *r)
+{
+	const ns_route *route = &r->route[v->regime];
+	size_t n = strlen(label);
+	char clean[(TRACE_DEVICE_NAME_MAX + 96) * NS_UTF8_REPLACEMENT_LEN + 1];
+
+	json_out_raw(w, "{\"regime\":");
+	json_out_string(w, regime_name(v->regime));
+	put_string_or_null(w, "verdict", regime_bound_word(v->regime));
+	if (v->share >= 0.0)
+		put_number(w, "share", v->share);
+	ns_utf8_clean(label, n, clean, sizeof(clean));
+	put_string_or_null(w, "label", n > 0 ? clean : NULL);
+	put_string_or_null(w, "module", route->module);
+	put_string_or_null(w, "fix", route->fix);
+	put_string_or_null(w, "next_check", route->next_check);
+	put_string_or_null(w, "runner_up", regime_name(v->runner_up));
+	put_number(w, "runner_up_share", v->runner_up_share);
+	put_number(w, "margin", format_tidy(v->margin));
+	put_string_or_null(w, "decided_by", v->by_priority ? "priority" : "share");
+	json_out_raw(w, ",\"findings\":[");
+	for (size_t i = 0; i < v->nfindings; i++) {
+		json_out_raw(w, i > 0 ? ",{\"regime\":" : "{\"regime\":");
+		json_out_string(w, regime_name(v->findings[i].regime));
+		put_number(w, "share", v->findings[i].share);
+		put_string_or_null(w, "grade", grade_name(v->findings[i].grade));
+		json_out_char(w, '}');
+	}
+	json_out_raw(w, "],\"split\":{");
+	for (int k = 0; k < REGIME_COUNT; k++) {
+		if (k > 0)
+			json_out_char(w, ',');
+		json_out_string(w, regime_name((ns_regime)k));
+		json_out_char(w, ':');
+		json_out_number(w, v->split[k]);
+	}
+	json_out_char(w, '}');
+	put_number(w, "unattributed", format_tidy(v->unattributed));
+}
+
+/* report_window_json()'s own members after the verdict's, for a step, up to "warmup". */
+static void put_window_numbers(json_out *w, const split_window *win)
+{
+	put_key(w, "step");
+	if (win->step >= 0)
+		json_out_number(w, (double)win->step);
+	else
+		json_out_raw(w, "null");
+	put_number(w, "start_us", us(win->start_ns));
+	put_number(w, "dur_us", us(win->dur_ns));
+	json_out_raw(w, ",\"buckets_us\":{");
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		if (r > 0)
+			json_out_char(w, ',');
+		json_out_string(w, regime_name((ns_regime)r));
+		json_out_char(w, ':');
+		json_out_number(w, us(win->bucket_ns[r]));
+	}
+	json_out_char(w, '}');
+	put_number(w, "memory_kernels_us", us(win->memory_kernels_ns));
+	put_number(w, "memory_transfer_us", us(win->memory_transfer_ns));
+	put_number(w, "comm_overlapped_us", us(win->comm_overlapped_ns));
+	put_number(w, "kernels", (double)win->kernels);
+}
+
+/* report_add_causes_json() and report_add_graphs_json(). */
+static void put_causes_and_graphs(json_out *w, const split_window *win)
+{
+	bool first = true;
+
+	json_out_raw(w, ",\"causes\":[");
+	for (int k = 0; k < CAUSE_COUNT; k++) {
+		if (cause_job_only((ns_cause)k) && win->cause_ns[k] == 0)
+			continue;
+		json_out_raw(w, first ? "{\"bucket\":" : ",{\"bucket\":");
+		first = false;
+		json_out_string(w, regime_name(cause_bucket((ns_cause)k)));
+		put_string_or_null(w, "cause", cause_name((ns_cause)k));
+		put_number(w, "us", (double)win->cause_ns[k] / 1e3);
+		put_number(w, "share",
+		           win->dur_ns > 0 ? (double)win->cause_ns[k] / (double)win->dur_ns : 0.0);
+		json_out_char(w, '}');
+	}
+	json_out_raw(w, "],\"graphs\":{\"launches\":");
+	json_out_number(w, (double)win->graph_launches);
+	put_number(w, "kernels", (double)win->graph_kernels);
+	put_number(w, "gpu_us", (double)win->graph_ns / 1e3);
+	json_out_char(w, '}');
+}
+
+/* The members report_add_step_json() and report_passes_add_json() add, through a small tree of their own. */
+static bool put_step_extras(json_out *w, const split_result *res, const split_window *win,
+                            const split_pass_time *passes, const report_options *o)
+{
+	cJSON *tmp = cJSON_CreateObject();
+	bool ok = tmp != NULL && report_add_step_json(tmp, res, win) &&
+	          (passes == NULL || report_passes_add_json(tmp, res, passes, win->dur_ns, NULL, o->routes));
+
+	for (const cJSON *c = ok ? tmp->child : NULL; c != NULL && ok; c = c->next) {
+		put_key(w, c->string);
+		ok = json_out_item(w, c);
+	}
+	cJSON_Delete(tmp);
+	return ok;
+}
+
+bool report_put_step(json_out *w, const split_result *res, const split_device *d, size_t i, const char *label,
+                     const report_options *o)
+{
+	const split_window *win = &d->steps[i];
+	ns_verdict v;
+	ns_routes routes;
+
+	report_route_window(win, o, &v);
+	report_cause_routes(win, o->routes, &routes);
+	put_verdict(w, label, &v, &routes);
+	put_window_numbers(w, win);
+	put_causes_and_graphs(w, win);
+	json_out_raw(w, win->warmup ? ",\"warmup\":true" : ",\"warmup\":false");
+	if (!put_step_extras(w, res, win, res->passes != NULL ? &res->passes[i] : NULL, o))
+		return false;
+	json_out_char(w, '}');
+	return true;
+}
+
 static bool put_steps(json_stream *js, const split_result *res, const char *label, const split_device *d,
                       const report_options *o)
 {
@@ -402,15 +572,13 @@ static bool put_steps(json_stream *js, const split_result *res, const char *labe
 			snprintf(step_label, sizeof(step_label), "%s step %" PRId64, label, w->step);
 		else
 			snprintf(step_label, sizeof(step_label), "%s", label);
-		cJSON *obj = report_window_json(step_label, w, true, o);
-		if (obj != NULL &&
-		    (!report_add_step_json(obj, res, w) ||
-		     (res->passes != NULL &&
-		      !report_passes_add_json(obj, res, &res->passes[i], w->dur_ns, NULL, o->routes)))) {
-			cJSON_Delete(obj);
-			obj = NULL;
+		if (i > 0)
+			json_out_char(&js->w, ',');
+		if (!report_put_step(&js->w, res, d, i, step_label, o)) {
+			js->nomem = true;
+			return false;
 		}
-		if (!put_json(js, i > 0 ? "," : "", obj))
+		if (js->w.failed)
 			return false;
 	}
 	json_out_char(&js->w, ']');
