@@ -57,24 +57,25 @@ typedef struct step_marker step_marker;
 step_marker *step_marker_new(const char *regex, ns_error *err);
 void step_marker_free(step_marker *m);
 
-/* One window: a step (or the whole trace) on one device. Times are exact integer nanoseconds. */
+/* One window: a step (or the whole trace) on one device. Times are exact integer nanoseconds. A device keeps
+ * one window per step, so the fields are ordered and sized to keep it at 208 bytes (a million steps: 208 MB):
+ * the memory bucket's two parts are its causes (cause_ns[CAUSE_KERNELS], cause_ns[CAUSE_TRANSFER]), and the
+ * graph counts saturate at UINT32_MAX. */
 typedef struct {
 	int64_t step;     /* ProfilerStep number; -1 for the whole-trace window and for "overall" */
 	int64_t start_ns; /* window start (overall: start of the first window) */
 	int64_t dur_ns;   /* window length (overall: sum of the windows) */
 	int64_t bucket_ns[REGIME_COUNT]; /* sums to dur_ns */
-	int64_t memory_kernels_ns;       /* memory = memory_kernels + memory_transfer */
-	int64_t memory_transfer_ns;      /* memcpy/memset with no memory kernel running */
 	int64_t comm_overlapped_ns;      /* comm kernels running under compute or memory: not in comm */
 	int64_t cause_ns[CAUSE_COUNT];   /* each split bucket's causes sum to it (cause.h) */
 	long kernels;                    /* kernels starting in the window */
-	long graph_launches;             /* CUDA/HIP graph replays whose first kernel starts in the window */
-	long graph_kernels; /* kernels of graph replays starting in the window (in kernels too) */
-	int64_t graph_ns;   /* their summed kernel time, clipped to the window */
-	bool warmup;   /* mostly set-up, or > 2x the median step with set-up calls in it (docs/trace.md) */
-	uint8_t phase; /* step_phase of the step (STEP_PHASE_NONE when its marker does not say) */
+	int64_t graph_ns;                /* kernel time of the graph replays below, clipped to the window */
+	uint32_t graph_launches;         /* CUDA/HIP graph replays whose first kernel starts in the window */
+	uint32_t graph_kernels; /* kernels of graph replays starting in the window (in kernels too) */
 	uint32_t
-	    marker; /* name id (split_result.names) of the event that defined the step; UINT32_MAX: none */
+	    marker;    /* name id (split_result.names) of the event that defined the step; UINT32_MAX: none */
+	uint8_t phase; /* step_phase of the step (STEP_PHASE_NONE when its marker does not say) */
+	bool warmup;   /* mostly set-up, or > 2x the median step with set-up calls in it (docs/trace.md) */
 } split_window;
 
 /* Python frames kept behind each host cause (docs/trace.md, "The Python behind host time"). */

@@ -177,8 +177,6 @@ static ns_status read_window(reader *r, const cJSON *w, split_window *out)
 	if (st != NS_OK)
 		return st;
 	out->kernels = kernels > (int64_t)LONG_MAX ? LONG_MAX : (long)kernels;
-	out->memory_kernels_ns = out->cause_ns[CAUSE_KERNELS];
-	out->memory_transfer_ns = out->cause_ns[CAUSE_TRANSFER];
 	wu = cJSON_GetObjectItemCaseSensitive(w, "warmup");
 	out->warmup = cJSON_IsTrue(wu);
 	return NS_OK;

@@ -213,8 +213,8 @@ void report_print_quality(FILE *out, const split_result *res, bool verbose)
 /* "graphs: 97% of GPU time in 40 replays (1,049 kernels)", over every window of the device. */
 void report_print_graphs(FILE *out, const split_device *d)
 {
-	long launches = d->overall.graph_launches + d->warmup.graph_launches;
-	long kernels = d->overall.graph_kernels + d->warmup.graph_kernels;
+	long launches = (long)d->overall.graph_launches + (long)d->warmup.graph_launches;
+	long kernels = (long)d->overall.graph_kernels + (long)d->warmup.graph_kernels;
 	int64_t ns = d->overall.graph_ns + d->warmup.graph_ns, total = 0;
 	char a[32], b[32];
 

@@ -206,6 +206,8 @@ bool split_reserve_one(void **v, size_t n, size_t *cap, size_t elem);
 	} while (0)
 int64_t split_add_sat(int64_t a, int64_t b);
 int64_t split_sub_sat(int64_t b, int64_t a);
+/* a + b, UINT32_MAX when it does not fit (split_window's narrow counts). */
+uint32_t split_add_u32_sat(uint32_t a, uint32_t b);
 
 typedef int (*split_cmp_fn)(const void *, const void *);
 /* In-place sort (introsort); a table already in order is only checked. */

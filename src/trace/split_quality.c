@@ -326,12 +326,12 @@ static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, s
 			continue;
 		split_window *win = &d->steps[w];
 		int64_t hi = win->start_ns + win->dur_ns;
-		win->graph_kernels++;
+		win->graph_kernels = split_add_u32_sat(win->graph_kernels, 1);
 		win->graph_ns =
 		    split_add_sat(win->graph_ns, split_sub_sat(g[i].end < hi ? g[i].end : hi, g[i].start));
 		if (!counted[c - q->graph_corr]) {
 			counted[c - q->graph_corr] = true;
-			win->graph_launches++;
+			win->graph_launches = split_add_u32_sat(win->graph_launches, 1);
 		}
 	}
 	free(counted);

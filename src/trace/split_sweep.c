@@ -112,8 +112,7 @@ static int64_t cursor_next(const span_cursor *c, int64_t t)
 	return c->l->v[c->i].start > t ? c->l->v[c->i].start : c->l->v[c->i].end;
 }
 
-/* The idle bucket is what the window holds beyond every other bucket; host_gap is idle less sync_wait. The
- * memory fields are the memory causes under their historical names. */
+/* The idle bucket is what the window holds beyond every other bucket; host_gap is idle less sync_wait. */
 static void close_windows(window_set *ws)
 {
 	for (size_t k = 0; k < ws->n; k++) {
@@ -123,8 +122,6 @@ static void close_windows(window_set *ws)
 			used += b == REGIME_IDLE ? 0 : w->bucket_ns[b];
 		w->bucket_ns[REGIME_IDLE] = w->dur_ns - used;
 		w->cause_ns[CAUSE_HOST_GAP] = w->bucket_ns[REGIME_IDLE] - w->cause_ns[CAUSE_SYNC_WAIT];
-		w->memory_kernels_ns = w->cause_ns[CAUSE_KERNELS];
-		w->memory_transfer_ns = w->cause_ns[CAUSE_TRANSFER];
 	}
 }
 

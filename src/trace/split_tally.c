@@ -80,12 +80,10 @@ void split_add_window(split_window *o, const split_window *w)
 		o->bucket_ns[b] += w->bucket_ns[b];
 	for (int c = 0; c < CAUSE_COUNT; c++)
 		o->cause_ns[c] += w->cause_ns[c];
-	o->memory_kernels_ns += w->memory_kernels_ns;
-	o->memory_transfer_ns += w->memory_transfer_ns;
 	o->comm_overlapped_ns += w->comm_overlapped_ns;
 	o->kernels += w->kernels;
-	o->graph_launches += w->graph_launches;
-	o->graph_kernels += w->graph_kernels;
+	o->graph_launches = split_add_u32_sat(o->graph_launches, w->graph_launches);
+	o->graph_kernels = split_add_u32_sat(o->graph_kernels, w->graph_kernels);
 	o->graph_ns += w->graph_ns;
 }
 

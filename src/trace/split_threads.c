@@ -38,6 +38,11 @@ int64_t split_sub_sat(int64_t b, int64_t a)
 	return ns_sat_sub_i64(b, a);
 }
 
+uint32_t split_add_u32_sat(uint32_t a, uint32_t b)
+{
+	return b > UINT32_MAX - a ? UINT32_MAX : a + b;
+}
+
 int split_cmp_i64(const void *a, const void *b)
 {
 	return ns_cmp_i64(a, b);

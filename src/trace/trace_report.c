@@ -67,8 +67,8 @@ static void print_split(FILE *out, const split_window *w)
 
 	fprintf(out, "compute %.1f%%, memory %.1f%%", pct(w->bucket_ns[REGIME_COMPUTE], d),
 	        pct(w->bucket_ns[REGIME_MEMORY], d));
-	if (w->memory_transfer_ns > 0)
-		fprintf(out, " (transfers %.1f%%)", pct(w->memory_transfer_ns, d));
+	if (w->cause_ns[CAUSE_TRANSFER] > 0)
+		fprintf(out, " (transfers %.1f%%)", pct(w->cause_ns[CAUSE_TRANSFER], d));
 	fprintf(out, ", comm %.1f%%", pct(w->bucket_ns[REGIME_COMM], d));
 	if (w->comm_overlapped_ns > 0)
 		fprintf(out, " exposed + %.1f%% hidden", pct(w->comm_overlapped_ns, d));
@@ -323,8 +323,8 @@ cJSON *report_window_json(const char *label, const split_window *w, bool with_st
 	ok = ok && cJSON_AddNumberToObject(obj, "start_us", us(w->start_ns));
 	ok = ok && cJSON_AddNumberToObject(obj, "dur_us", us(w->dur_ns));
 	ok = ok && add_buckets(obj, w);
-	ok = ok && cJSON_AddNumberToObject(obj, "memory_kernels_us", us(w->memory_kernels_ns));
-	ok = ok && cJSON_AddNumberToObject(obj, "memory_transfer_us", us(w->memory_transfer_ns));
+	ok = ok && cJSON_AddNumberToObject(obj, "memory_kernels_us", us(w->cause_ns[CAUSE_KERNELS]));
+	ok = ok && cJSON_AddNumberToObject(obj, "memory_transfer_us", us(w->cause_ns[CAUSE_TRANSFER]));
 	ok = ok && cJSON_AddNumberToObject(obj, "comm_overlapped_us", us(w->comm_overlapped_ns));
 	ok = ok && cJSON_AddNumberToObject(obj, "kernels", (double)w->kernels);
 	ok = ok && report_add_causes_json(obj, w);
@@ -494,8 +494,8 @@ static void put_window_numbers(json_out *w, const split_window *win)
 		json_out_number(w, us(win->bucket_ns[r]));
 	}
 	json_out_char(w, '}');
-	put_number(w, "memory_kernels_us", us(win->memory_kernels_ns));
-	put_number(w, "memory_transfer_us", us(win->memory_transfer_ns));
+	put_number(w, "memory_kernels_us", us(win->cause_ns[CAUSE_KERNELS]));
+	put_number(w, "memory_transfer_us", us(win->cause_ns[CAUSE_TRANSFER]));
 	put_number(w, "comm_overlapped_us", us(win->comm_overlapped_ns));
 	put_number(w, "kernels", (double)win->kernels);
 }
