@@ -38,6 +38,16 @@ typedef enum {
 	ST_TRAILER,
 } read_state;
 
+/* The entries of a key table (below) with each key length, chained as index + 1 (0 ends a chain): a lookup
+ * compares bytes only with entries of the key's length, and most keys of an event's args ("grid", "queued",
+ * "registers per thread", ...) have a length no entry has. */
+#define KEY_LEN_MAX 31
+#define KEYS_MAX    16
+typedef struct {
+	uint8_t first[KEY_LEN_MAX + 1];
+	uint8_t next[KEYS_MAX];
+} key_index;
+
 typedef struct {
 	unsigned char *buf;
 	size_t cap, len, pos;     /* window capacity, bytes held, committed parse position */
@@ -54,6 +64,7 @@ typedef struct {
 	void *ctx;
 	ns_error *err;
 	ns_status status;
+	key_index event_index, arg_index; /* of event_keys and arg_keys */
 } reader;
 
 typedef scan_rc (*member_fn)(reader *r, const unsigned char *key, size_t klen, const unsigned char *val,
@@ -65,9 +76,10 @@ typedef struct {
 	int id;
 } name_entry;
 
+/* The length is checked against KEY_LEN_MAX at compile time (an array of negative size does not compile). */
 #define ENTRY(s, v)                                                                                          \
 	{                                                                                                    \
-		s, sizeof(s) - 1, v                                                                          \
+		s, sizeof(s) - 1 + 0 * sizeof(char[sizeof(s) - 1 <= KEY_LEN_MAX ? 1 : -1]), v                \
 	}
 
 enum { EK_PH, EK_CAT, EK_NAME, EK_PID, EK_TID, EK_TS, EK_DUR, EK_ARGS };
@@ -508,6 +520,29 @@ static const name_entry *find_name(const name_entry *tab, size_t n, const unsign
 	return NULL;
 }
 
+static void key_index_build(key_index *x, const name_entry *tab, size_t n)
+{
+	memset(x, 0, sizeof(*x));
+	for (size_t i = n; i-- > 0;) { /* backwards, so each chain keeps the table's order */
+		x->next[i] = x->first[tab[i].len];
+		x->first[tab[i].len] = (uint8_t)(i + 1);
+	}
+}
+
+static const name_entry *find_indexed(const key_index *x, const name_entry *tab, const unsigned char *s,
+                                      size_t len)
+{
+	for (unsigned i = len <= KEY_LEN_MAX ? x->first[len] : 0; i != 0; i = x->next[i - 1]) {
+		const name_entry *e = &tab[i - 1];
+		size_t j = 0;
+		while (j < len && (unsigned char)e->name[j] == s[j])
+			j++;
+		if (j == len)
+			return e;
+	}
+	return NULL;
+}
+
 /* FNV-1a over the id as written, with bit 62 set (and 63 clear) so it cannot meet a real small id. */
 static int64_t string_id(const unsigned char *s, size_t n)
 {
@@ -643,7 +678,9 @@ static scan_rc coll_arg(reader *r, int id, const unsigned char *p, int depth, co
 	scan_rc rc;
 
 	if (id == AK_COLL_NAME || id == AK_COLL_PG || id == AK_COLL_DTYPE) {
-		ns_str *slot = id == AK_COLL_NAME ? &ev->coll_name : id == AK_COLL_PG ? &ev->coll_pg : &ev->coll_dtype;
+		ns_str *slot = id == AK_COLL_NAME ? &ev->coll_name
+		               : id == AK_COLL_PG ? &ev->coll_pg
+		                                  : &ev->coll_dtype;
 		if (*p == '"')
 			return string_value(r, p, slot, endp);
 		return skip_value(r, p, depth, endp);
@@ -655,7 +692,9 @@ static scan_rc coll_arg(reader *r, int id, const unsigned char *p, int depth, co
 		while (q < *endp && *q >= '0' && *q <= '9')
 			v = v * 10 + (*q++ - '0');
 		if (q == *endp)
-			*(id == AK_COLL_SEQ ? &ev->coll_seq : id == AK_COLL_IN ? &ev->coll_in : &ev->coll_out) = v;
+			*(id == AK_COLL_SEQ  ? &ev->coll_seq
+			  : id == AK_COLL_IN ? &ev->coll_in
+			                     : &ev->coll_out) = v;
 	}
 	return rc;
 }
@@ -664,7 +703,7 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
                           const unsigned char **endp, void *obj)
 {
 	trace_event *ev = obj;
-	const name_entry *k = find_name(arg_keys, COUNT(arg_keys), key, klen);
+	const name_entry *k = find_indexed(&r->arg_index, arg_keys, key, klen);
 	int64_t *slot;
 	scan_rc rc;
 
@@ -712,7 +751,7 @@ static scan_rc event_member(reader *r, const unsigned char *key, size_t klen, co
                             int depth, const unsigned char **endp, void *obj)
 {
 	trace_event *ev = obj;
-	const name_entry *k = find_name(event_keys, COUNT(event_keys), key, klen);
+	const name_entry *k = find_indexed(&r->event_index, event_keys, key, klen);
 	ns_str s;
 	scan_rc rc;
 
@@ -1121,6 +1160,8 @@ ns_status trace_read_tuned(ns_input *in, trace_event_fn fn, void *ctx, trace_met
 	r.index = -1;
 	r.max_read = knobs->max_read;
 	r.state = ST_START;
+	key_index_build(&r.event_index, event_keys, COUNT(event_keys));
+	key_index_build(&r.arg_index, arg_keys, COUNT(arg_keys));
 	r.status = trace_source_open(&r.src, in, err);
 	if (r.status != NS_OK)
 		return r.status;
