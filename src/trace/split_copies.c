@@ -3,6 +3,7 @@
  * and copies it on), so the call that launched it is the host blocked on the device (cause sync), not launch
  * work. The call's name cannot tell (the same cudaMemcpyAsync is asynchronous into pinned memory); the GPU
  * record's name can ("Memcpy DtoH (Device -> Pageable)"), and the correlation id links the two. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "split_private.h"
@@ -22,11 +23,10 @@ bool split_is_pageable_dtoh(ns_str name)
 	return contains(name, "DtoH") && contains(name, "Pageable");
 }
 
-ns_status split_copies_note_call(trace_split *s, int64_t corr, int64_t start, int64_t end, uint32_t thread,
-                                 ns_error *err)
+ns_status split_copies_note_call(trace_split *s, int64_t corr, int64_t end, ns_error *err)
 {
 	SPLIT_PUSH(s->copy_call, s->ncopy_call, s->capcopy_call, err);
-	s->copy_call[s->ncopy_call++] = (copy_call){corr, start, end, thread};
+	s->copy_call[s->ncopy_call++] = (copy_call){corr, end};
 	return NS_OK;
 }
 
@@ -39,16 +39,24 @@ ns_status split_copies_note_pageable(trace_split *s, int64_t corr, ns_error *err
 
 ns_status split_copies_block(trace_split *s, ns_error *err)
 {
+	if (s->npageable_corr == 0)
+		return NS_OK;
 	split_sort(s->pageable_corr, s->npageable_corr, sizeof(*s->pageable_corr), split_cmp_i64);
+	split_launches_sort(s);
 	for (size_t i = 0; i < s->ncopy_call && s->npageable_corr > 0; i++) {
 		const copy_call *c = &s->copy_call[i];
+		const launch_rec *l;
 		ns_status st;
 		if (split_search(&c->corr, s->pageable_corr, s->npageable_corr, sizeof(c->corr),
-		                 split_cmp_i64) == NULL)
+		                 split_cmp_i64) == NULL ||
+		    (l = split_launch_of(s, c->corr)) == NULL)
 			continue;
-		st = split_span_add(&s->thread[c->thread].list[HK_BLOCK], c->start, c->end, err);
+		st = split_span_add(&s->thread[l->thread].list[HK_BLOCK], l->ts, c->end, err);
 		if (st != NS_OK)
 			return st;
 	}
+	free(s->copy_call); /* read once: gone before the windows need memory */
+	s->copy_call = NULL;
+	s->ncopy_call = s->capcopy_call = 0;
 	return NS_OK;
 }

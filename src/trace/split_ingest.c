@@ -373,7 +373,7 @@ static ns_status add_host(trace_split *s, const span_info *si, uint32_t thread, 
 	if (st == NS_OK && si->launches)
 		st = add_launch(s, si, thread, err);
 	if (st == NS_OK && si->launches && si->launch_kind == LK_COPY && !(si->host & (1u << HK_BLOCK)))
-		st = split_copies_note_call(s, si->corr, si->start, si->end, thread, err);
+		st = split_copies_note_call(s, si->corr, si->end, err);
 	return st;
 }
 

@@ -35,6 +35,18 @@ static launch_rec *find_launch(trace_split *s, int64_t corr, size_t *hint)
 	return l;
 }
 
+void split_launches_sort(trace_split *s)
+{
+	split_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
+}
+
+const launch_rec *split_launch_of(const trace_split *s, int64_t corr)
+{
+	launch_rec key = {.corr = corr};
+
+	return split_search(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
+}
+
 static bool is_comm_ext(const trace_split *s, int64_t ext)
 {
 	return ext >= 0 && split_search(&ext, s->comm_ext, s->ncomm_ext, sizeof(ext), split_cmp_i64) != NULL;

@@ -16,9 +16,11 @@ typedef struct {
 	int64_t ns;
 } optimizer_class;
 
+/* Per pass, each thread's marker spans (indexed like the split's thread table), merged as they arrive where
+ * they overlap or touch: 16 bytes a span, nested markers none. */
 struct split_phases {
-	thread_span *span[PASS_COUNT];
-	size_t n[PASS_COUNT], cap[PASS_COUNT];
+	span_list *thread[PASS_COUNT];
+	size_t nthreads[PASS_COUNT];
 	optimizer_class opt[OPTIMIZER_CLASSES];
 	size_t nopt;
 	long fused_ops;
@@ -33,8 +35,11 @@ void split_phases_free(split_phases *p)
 {
 	if (p == NULL)
 		return;
-	for (int k = 0; k < PASS_COUNT; k++)
-		free(p->span[k]);
+	for (int k = 0; k < PASS_COUNT; k++) {
+		for (size_t t = 0; t < p->nthreads[k]; t++)
+			free(p->thread[k][t].v);
+		free(p->thread[k]);
+	}
 	free(p);
 }
 
@@ -146,21 +151,32 @@ ns_status split_phases_add(split_phases *p, int pass, uint32_t thread, int64_t s
 {
 	if (end <= start)
 		return NS_OK;
-	SPLIT_PUSH(p->span[pass], p->n[pass], p->cap[pass], err);
-	p->span[pass][p->n[pass]++] = (thread_span){start, end, thread};
-	return NS_OK;
+	if (thread >= p->nthreads[pass]) { /* threads are numbered from 0 as they appear */
+		size_t n =
+		    (size_t)thread + 1 > 2 * p->nthreads[pass] ? (size_t)thread + 1 : 2 * p->nthreads[pass];
+		span_list *v = realloc(p->thread[pass], n * sizeof(*v));
+		if (v == NULL)
+			return split_oom(err);
+		memset(v + p->nthreads[pass], 0, (n - p->nthreads[pass]) * sizeof(*v));
+		p->thread[pass] = v;
+		p->nthreads[pass] = n;
+	}
+	return split_span_add(&p->thread[pass][thread], start, end, err);
 }
 
 /* The spans of one pass on the threads of process pid, as a sorted disjoint list. */
 static ns_status process_union(const split_phases *p, int pass, const trace_split *s, int64_t pid,
                                span_list *out, ns_error *err)
 {
-	for (size_t i = 0; i < p->n[pass]; i++) {
-		const thread_span *t = &p->span[pass][i];
-		if (s->thread[t->thread].pid != pid)
+	for (size_t t = 0; t < p->nthreads[pass] && t < s->nthreads;
+	     t++) { /* past s->nthreads: grown, empty */
+		const span_list *l = &p->thread[pass][t];
+		if (s->thread[t].pid != pid)
 			continue;
-		SPLIT_PUSH(out->v, out->n, out->cap, err);
-		out->v[out->n++] = (span){t->start, t->end};
+		for (size_t i = 0; i < l->n; i++) {
+			SPLIT_PUSH(out->v, out->n, out->cap, err);
+			out->v[out->n++] = l->v[i];
+		}
 	}
 	(void)split_spans_union(out);
 	return NS_OK;

@@ -127,10 +127,10 @@ typedef struct {
 	uint8_t launch_kind;
 } runtime_cache_slot;
 
-/* A memcpy runtime call that may turn out to be a blocking copy (split_copies.c). */
+/* A memcpy runtime call that may turn out to be a blocking copy (split_copies.c): its start and thread are
+ * those of its launch record (the same correlation). */
 typedef struct {
-	int64_t corr, start, end;
-	uint32_t thread;
+	int64_t corr, end;
 } copy_call;
 
 struct split_python;
@@ -255,8 +255,8 @@ typedef struct step_hold step_hold; /* split_steps.c */
 /* ---- blocking copies (split_copies.c) ---- */
 /* "Memcpy DtoH (Device -> Pageable)": a copy that blocks the host that launched it. */
 bool split_is_pageable_dtoh(ns_str name);
-ns_status split_copies_note_call(trace_split *s, int64_t corr, int64_t start, int64_t end, uint32_t thread,
-                                 ns_error *err);
+/* A memcpy call, after its launch record was added. */
+ns_status split_copies_note_call(trace_split *s, int64_t corr, int64_t end, ns_error *err);
 ns_status split_copies_note_pageable(trace_split *s, int64_t corr, ns_error *err);
 /* Adds the calls that launched pageable DtoH copies to their threads' blocking lists. Before the host lists
  * are built. */
@@ -266,6 +266,10 @@ ns_status split_copies_block(trace_split *s, ns_error *err);
 /* Links every GPU record to its launch, and hands each, with its launch time, to split_steps_place(h) when h
  * is not NULL. */
 void split_link_all(trace_split *s, step_hold *h);
+/* Sorts the launches by correlation (split_link_all does; split_copies_block needs it earlier). */
+void split_launches_sort(trace_split *s);
+/* The launch record of correlation corr, the launches sorted; NULL when none. */
+const launch_rec *split_launch_of(const trace_split *s, int64_t corr);
 
 /* ---- the sweep (split_sweep.c) ---- */
 /* Told [a, b) of window w is GPU-idle time of host cause c (launch, host_threads, sync, init, host_gap). */
