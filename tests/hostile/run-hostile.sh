@@ -135,5 +135,18 @@ printf '{"not":"a report"}' >"$tmp/side.json"
 check "diff of a file that is neither a report nor a profile" 1 'side.json: neither a saved report' \
 	"$bin" diff "$tmp/side.json" "$tmp/side.json"
 
+# Issue 9, memory per step (docs/performance.md): 200,000 steps in text mode within 80 MB of address space (it
+# takes about 70 MB: a 208-byte window and a 40-byte GPU record per step, the steps' table given back while the
+# windows are built). Its own limit, tighter than check()'s; the sanitizers reserve terabytes, so not there.
+if [ "$sanitized" != ON ]; then
+	sh "$here/gen-steps.sh" 200000 1 >"$tmp/s200k.json"
+	if (ulimit -v 80000 && timeout 5 "$bin" trace "$tmp/s200k.json") 2>&1 | grep -q 'every step compute-bound'; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: text of 200k steps within 80 MB"
+	fi
+fi
+
 echo "hostile: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
