@@ -19,87 +19,112 @@ typedef struct {
 
 /* The built-in playbook. The module numbers are the course's; keep them in step with it. */
 static const route_text default_routes[REGIME_COUNT] = {
-    [REGIME_COMPUTE] = {"Module 4/5", "write/use a fused kernel or lower precision",
-                        "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak{}",
-                        FOLLOW_UP_ROOFLINE_TIMED},
-    [REGIME_MEMORY] = {"Module 4/5", "fuse ops, cut activation memory, or shrink dtype",
-                       "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
+    [REGIME_COMPUTE] = {.module = "Module 4/5",
+                        .fix = "write/use a fused kernel or lower precision",
+                        .next_check =
+                            "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak{}",
+                        .next_follow_up = FOLLOW_UP_ROOFLINE_TIMED},
+    [REGIME_MEMORY] =
+        {.module = "Module 4/5",
+         .fix = "fuse ops, cut activation memory, or shrink dtype",
+         .next_check = "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
                        "GB/s should approach peak bandwidth"},
-    [REGIME_COMM] = {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology",
-                     "the exposed-communication share after enabling overlap{}", FOLLOW_UP_COMM_SPLIT},
+    [REGIME_COMM] = {.module = "Module 6/8",
+                     .fix = "overlap all-reduce, bucket gradients, or check topology",
+                     .next_check = "the exposed-communication share after enabling overlap{}",
+                     .next_follow_up = FOLLOW_UP_COMM_SPLIT},
     [REGIME_DATALOADER] =
-        {"Module 3",
-         "the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
-         "prefetching, persistent workers",
-         "the dataloader share after raising num_workers: it should drop below 5% of the step "
-         "and the step time with it"},
+        {.module = "Module 3",
+         .fix = "the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
+                "prefetching, persistent workers",
+         .next_check = "the dataloader share after raising num_workers: it should drop below 5% of the step "
+                       "and the step time with it"},
     [REGIME_OVERHEAD] =
-        {"Lesson 02.11, launch overhead",
-         "launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer tiny kernels",
-         "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
-         "time",
-         FOLLOW_UP_SCALING},
-    [REGIME_IDLE] = {"Module 3", "data-loader stall or host-device sync gap, check the trace timeline",
-                     "the idle share on the trace timeline after removing the stall or the sync"},
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer tiny kernels",
+         .next_check =
+             "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
+             "time",
+         .next_follow_up = FOLLOW_UP_SCALING},
+    [REGIME_IDLE] = {.module = "Module 3",
+                     .fix = "data-loader stall or host-device sync gap, check the trace timeline",
+                     .next_check =
+                         "the idle share on the trace timeline after removing the stall or the sync"},
 };
 
 /* One route per cause (cause.h): the fix for the part of a bucket the trace could name. */
 static const route_text default_cause_routes[CAUSE_COUNT] = {
     [CAUSE_LAUNCH] =
-        {"Lesson 02.11, launch overhead",
-         "the GPU runs the ops faster than the step thread dispatches them: CUDA graphs, "
-         "torch.compile, larger batches, fewer tiny kernels",
-         "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
-         "time",
-         FOLLOW_UP_SCALING},
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "the GPU runs the ops faster than the step thread dispatches them: CUDA graphs, "
+                "torch.compile, larger batches, fewer tiny kernels",
+         .next_check =
+             "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
+             "time",
+         .next_follow_up = FOLLOW_UP_SCALING},
     [CAUSE_HOST_THREADS] =
-        {"Lesson 02.11, launch overhead",
-         "host work on other threads (autograd engine, DDP/FSDP hooks, optimizer) keeps the GPU "
-         "waiting: torch.compile with compiled autograd, CUDA graphs, fused/foreach optimizers",
-         "the host_threads share of overhead after the change{}", FOLLOW_UP_TRACE_VERBOSE},
-    [CAUSE_SYNC] = {"Module 3",
-                    "the host blocks on the device (.item(), .cpu(), print of a CUDA tensor, an if on a GPU "
-                    "value, a blocking copy): keep values on the device, pinned memory + non_blocking=True, "
-                    "find the syncs with torch.cuda.set_sync_debug_mode(\"warn\")",
-                    "the sync share after the change{}; set_sync_debug_mode(\"error\") should pass a "
-                    "whole step",
-                    FOLLOW_UP_TRACE_VERBOSE},
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "host work on other threads (autograd engine, DDP/FSDP hooks, optimizer) keeps the GPU "
+                "waiting: torch.compile with compiled autograd, CUDA graphs, fused/foreach optimizers",
+         .next_check = "the host_threads share of overhead after the change{}",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
+    [CAUSE_SYNC] =
+        {.module = "Module 3",
+         .fix = "the host blocks on the device (.item(), .cpu(), print of a CUDA tensor, an if on a GPU "
+                "value, a blocking copy): keep values on the device, pinned memory + non_blocking=True, "
+                "find the syncs with torch.cuda.set_sync_debug_mode(\"warn\")",
+         .next_check = "the sync share after the change{}; set_sync_debug_mode(\"error\") should pass a "
+                       "whole step",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
     [CAUSE_INIT] =
-        {"Module 3",
-         "this is start-up (allocation, context, modules, streams), not the job: profile steady state "
-         "with torch.profiler.schedule(wait=1, warmup=2, active=3); if it recurs every step, reuse "
-         "buffers so the caching allocator stops calling cudaMalloc/cudaFree",
-         "a steady-state capture: the init share should vanish from the active steps"},
+        {.module = "Module 3",
+         .fix = "this is start-up (allocation, context, modules, streams), not the job: profile steady state "
+                "with torch.profiler.schedule(wait=1, warmup=2, active=3); if it recurs every step, reuse "
+                "buffers so the caching allocator stops calling cudaMalloc/cudaFree",
+         .next_check = "a steady-state capture: the init share should vanish from the active steps"},
     [CAUSE_HOST_GAP] =
-        {"Module 3",
-         "the GPU waits on Python the profiler did not record: capture with with_stack=True (or "
-         "py-spy) to see it, then move it out of the step or remove it with torch.compile/CUDA "
-         "graphs",
-         "the host_gap share after the change{}", FOLLOW_UP_TRACE_VERBOSE},
-    [CAUSE_SYNC_WAIT] = {"Module 3",
-                         "the host waits in a synchronize with this device idle (another stream, a peer, an "
-                         "event): drop the synchronize or overlap the work it waits for",
-                         "the sync_wait share after the change{}", FOLLOW_UP_TRACE_VERBOSE},
-    [CAUSE_TRANSFER] = {"Module 4/5",
-                        "host-device copies: pinned memory, non_blocking copies, fewer host syncs",
-                        "the transfer share after the change; copies should overlap compute on the timeline"},
-    [CAUSE_KERNELS] = {"Module 4/5", "fuse ops, cut activation memory, or shrink dtype",
-                       "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
+        {.module = "Module 3",
+         .fix = "the GPU waits on Python the profiler did not record: capture with with_stack=True (or "
+                "py-spy) to see it, then move it out of the step or remove it with torch.compile/CUDA "
+                "graphs",
+         .next_check = "the host_gap share after the change{}",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
+    [CAUSE_SYNC_WAIT] =
+        {.module = "Module 3",
+         .fix = "the host waits in a synchronize with this device idle (another stream, a peer, an "
+                "event): drop the synchronize or overlap the work it waits for",
+         .next_check = "the sync_wait share after the change{}",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
+    [CAUSE_TRANSFER] =
+        {.module = "Module 4/5",
+         .fix = "host-device copies: pinned memory, non_blocking copies, fewer host syncs",
+         .next_check = "the transfer share after the change; copies should overlap compute on the timeline"},
+    [CAUSE_KERNELS] =
+        {.module = "Module 4/5",
+         .fix = "fuse ops, cut activation memory, or shrink dtype",
+         .next_check = "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
                        "GB/s should approach peak bandwidth"},
-    [CAUSE_EXPOSED] = {"Module 6/8", "overlap all-reduce, bucket gradients, or check topology",
-                       "the exposed-communication share after enabling overlap{}", FOLLOW_UP_COMM_SPLIT},
+    [CAUSE_EXPOSED] = {.module = "Module 6/8",
+                       .fix = "overlap all-reduce, bucket gradients, or check topology",
+                       .next_check = "the exposed-communication share after enabling overlap{}",
+                       .next_follow_up = FOLLOW_UP_COMM_SPLIT},
     [CAUSE_HOST_COMM] =
-        {"Module 6/8",
-         "collectives run on the host (gloo): use the device backend (NCCL/RCCL) for tensors on "
-         "the GPU, or overlap them with compute and bucket small messages",
-         "the comm share after switching backend or enabling overlap"},
-    [CAUSE_WAIT] = {"Module 6/8",
-                    "collectives wait for the last rank to arrive: fix what makes that rank slow{}, not the "
-                    "communication",
-                    "the waiting share after the straggler's fix{}", FOLLOW_UP_JOB, FOLLOW_UP_STRAGGLER},
-    [CAUSE_COMM_TRANSFER] = {"Module 6/8",
-                             "overlap all-reduce, bucket gradients, or check topology and message sizes",
-                             "the transfer share after enabling overlap{}", FOLLOW_UP_JOB},
+        {.module = "Module 6/8",
+         .fix = "collectives run on the host (gloo): use the device backend (NCCL/RCCL) for tensors on "
+                "the GPU, or overlap them with compute and bucket small messages",
+         .next_check = "the comm share after switching backend or enabling overlap"},
+    [CAUSE_WAIT] =
+        {.module = "Module 6/8",
+         .fix = "collectives wait for the last rank to arrive: fix what makes that rank slow{}, not the "
+                "communication",
+         .next_check = "the waiting share after the straggler's fix{}",
+         .next_follow_up = FOLLOW_UP_JOB,
+         .fix_follow_up = FOLLOW_UP_STRAGGLER},
+    [CAUSE_COMM_TRANSFER] = {.module = "Module 6/8",
+                             .fix =
+                                 "overlap all-reduce, bucket gradients, or check topology and message sizes",
+                             .next_check = "the transfer share after enabling overlap{}",
+                             .next_follow_up = FOLLOW_UP_JOB},
 };
 
 /* A host-only split (no device activity; its host time is in gloo collectives: a CPU job) is still split into
@@ -107,27 +132,29 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
  * what the same buckets mean on the host. NULL fix: the ordinary route. */
 static const route_text default_host_only_routes[REGIME_COUNT] = {
     [REGIME_COMM] =
-        {"Module 6/8",
-         "collectives run on the host (gloo) with nothing overlapping them: start them "
-         "asynchronously (async_op=True, DDP's bucketed all-reduce) so compute overlaps them, bucket "
-         "small messages, check the network between hosts",
-         "the comm share after enabling overlap or bucketing"},
+        {.module = "Module 6/8",
+         .fix = "collectives run on the host (gloo) with nothing overlapping them: start them "
+                "asynchronously (async_op=True, DDP's bucketed all-reduce) so compute overlaps them, bucket "
+                "small messages, check the network between hosts",
+         .next_check = "the comm share after enabling overlap or bucketing"},
     [REGIME_OVERHEAD] =
-        {"Module 4/5",
-         "host ops outside the collectives: on a CPU job this is the model's own compute: find "
-         "the top ops (prof.key_averages()), match torch.set_num_threads to the cores, use a "
-         "larger batch per collective",
-         "the overhead share, and the top ops' time, after the change"},
-    [REGIME_DATALOADER] = {"Module 3",
-                           "the input pipeline is the bottleneck: more DataLoader workers, prefetching, "
-                           "persistent workers",
-                           "the dataloader share after raising num_workers: it should drop below 5% of the "
-                           "step and the step time with it"},
+        {.module = "Module 4/5",
+         .fix = "host ops outside the collectives: on a CPU job this is the model's own compute: find "
+                "the top ops (prof.key_averages()), match torch.set_num_threads to the cores, use a "
+                "larger batch per collective",
+         .next_check = "the overhead share, and the top ops' time, after the change"},
+    [REGIME_DATALOADER] =
+        {.module = "Module 3",
+         .fix = "the input pipeline is the bottleneck: more DataLoader workers, prefetching, "
+                "persistent workers",
+         .next_check = "the dataloader share after raising num_workers: it should drop below 5% of the "
+                       "step and the step time with it"},
     [REGIME_IDLE] =
-        {"Module 3",
-         "nothing recorded on the host (Python the profiler did not record, I/O, logging): capture "
-         "with with_stack=True (or py-spy) to see it, then move it out of the step",
-         "the idle share after the change{}", FOLLOW_UP_TRACE_VERBOSE},
+        {.module = "Module 3",
+         .fix = "nothing recorded on the host (Python the profiler did not record, I/O, logging): capture "
+                "with with_stack=True (or py-spy) to see it, then move it out of the step",
+         .next_check = "the idle share after the change{}",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
 };
 
 /* The findings that are not buckets. The optimizer's: "{optimizer}" is where the trace report puts the advice
@@ -135,11 +162,13 @@ static const route_text default_host_only_routes[REGIME_COUNT] = {
  * holds for any optimizer follows: stepping less often divides its cost, sharding the state divides its work
  * by the ranks. A playbook's fix without "{optimizer}" replaces all of it. */
 static const route_text default_finding_routes[FINDING_COUNT] = {
-    [FINDING_OPTIMIZER] = {"Lesson 02.11, launch overhead",
-                           "{optimizer}; or step it less often (gradient accumulation), or shard its state "
-                           "across ranks "
-                           "(ZeRO: FSDP, DeepSpeed ZeRO-1/2, ZeroRedundancyOptimizer)",
-                           "the optimizer share of the step after the change{}", FOLLOW_UP_PHASES},
+    [FINDING_OPTIMIZER] =
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "{optimizer}; or step it less often (gradient accumulation), or shard its state "
+                "across ranks "
+                "(ZeRO: FSDP, DeepSpeed ZeRO-1/2, ZeroRedundancyOptimizer)",
+         .next_check = "the optimizer share of the step after the change{}",
+         .next_follow_up = FOLLOW_UP_PHASES},
 };
 
 static const char *const finding_names[FINDING_COUNT] = {[FINDING_OPTIMIZER] = "optimizer"};
