@@ -77,7 +77,9 @@ static size_t escape(unsigned char c, char *esc)
 		esc[1] = named[c];
 		return 2;
 	}
-	memcpy(esc + 1, "u00", 3);
+	esc[1] = 'u';
+	esc[2] = '0';
+	esc[3] = '0';
 	esc[4] = hex[c >> 4];
 	esc[5] = hex[c & 15];
 	return 6;
