@@ -1,6 +1,7 @@
 /* Arbitrary bytes through the trace path into the HTML page (--html): reader, split with the median step's
  * timeline, page. Whatever the input the page must be complete (it ends the document), count exactly the
- * bytes it wrote, and stay under HTML_PAGE_MAX. */
+ * bytes it wrote, stay under HTML_PAGE_MAX, and be well-formed UTF-8 without control characters but the
+ * newline and tab (the trace's names escaped). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "fuzz_split_bytes.h"
+#include "fuzz_text_safe.h"
 #include "nextstep/html.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_split.h"
@@ -43,6 +45,8 @@ static void write_page(const split_result *res)
 		abort();
 	if (len > HTML_PAGE_MAX || counted > len || len < 16 || memcmp(text + len - 8, "</html>\n", 8) != 0)
 		abort();
+	if (!fuzz_utf8_valid(text, len) || fuzz_has_control(text, len, "\n\t"))
+		abort();
 	free(text);
 }
 
@@ -57,6 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (fuzz_split_bytes(data, size, rules, true, &res, &err) == NS_OK)
 		write_page(&res);
+	else
+		fuzz_check_message(err.msg);
 	split_result_free(&res);
 	return 0;
 }

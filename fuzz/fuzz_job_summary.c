@@ -1,10 +1,11 @@
 /* Feeds arbitrary bytes to the rank-summary reader the way `nextstep job` reads one line. A good summary must
  * write back to a line that reads again to the same line (the form is stable), and merge on its own; a bad
- * one must end as an error with a message. */
+ * one must end as an error with a message safe to print (fuzz_text_safe.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text_safe.h"
 #include "nextstep/job.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -38,6 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (job_rank_from_ndjson((const char *)data, size, &k, &err) != NS_OK) {
 		if (err.msg[0] == '\0' || k != NULL)
 			abort();
+		fuzz_check_message(err.msg);
 		return 0;
 	}
 	line = job_rank_to_ndjson(k);

@@ -1,34 +1,76 @@
 /* Feeds arbitrary bytes to the profile reader the way the CLI does (sniff, then read every record, then
  * validate and classify each good one). Every record must end as a profile or an error with a message;
- * never a crash, a hang, or a share outside [0,1]. */
+ * never a crash, a hang, or a share outside [0,1]; messages, the unknown keys named and the verdict in each
+ * form the CLI prints must be safe to show (fuzz_text_safe.h). */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_text_safe.h"
 #include "nextstep/classify.h"
+#include "nextstep/format.h"
 #include "nextstep/parse_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_profile(ns_profile *p)
+static ns_routes routes;
+static bool routes_ready;
+
+/* The verdict as the router prints it, in the form fo says, checked as that form's output. */
+static void check_printed(const ns_profile *p, const ns_verdict *v, const format_options *fo)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	cJSON *obj = NULL;
+	ns_status st;
+
+	if (mem == NULL)
+		abort();
+	if (fo->kind == FORMAT_JSON) {
+		obj = format_verdict_json(p->label, v, &routes);
+		st = obj != NULL ? format_print_json(mem, obj) : NS_ERR_NOMEM;
+		cJSON_Delete(obj);
+	} else {
+		st = format_verdict(mem, p->label, v, &routes, fo);
+	}
+	if (fclose(mem) != 0)
+		abort();
+	if (st == NS_OK && fo->kind == FORMAT_JSON)
+		fuzz_check_json(text, len);
+	else if (st == NS_OK)
+		fuzz_check_text(text, len);
+	free(text);
+}
+
+static void check_profile(ns_profile *p, const profile_unknown_keys *unknown)
 {
 	classify_options o;
+	format_options fo = {FORMAT_TEXT, true, false};
 	ns_verdict v;
 	ns_error err;
 
 	for (int r = 0; r < REGIME_COUNT; r++)
 		if (!(p->share[r] >= 0.0 && p->share[r] <= 1.0))
 			abort();
-	if (profile_validate(p, false, &err) != NS_OK)
+	for (size_t i = 0; i < unknown->count && i < PROFILE_UNKNOWN_KEPT; i++)
+		fuzz_check_message(unknown->name[i]);
+	if (profile_validate(p, false, &err) != NS_OK) {
+		fuzz_check_message(err.msg);
 		return;
+	}
 	classify_options_default(&o);
 	classify_profile(p, &o, &v);
 	if ((unsigned)v.regime >= REGIME_COUNT || v.share < 0 || v.nfindings >= REGIME_COUNT)
 		abort();
+	check_printed(p, &v, &fo);
+	fo.kind = FORMAT_JSON;
+	check_printed(p, &v, &fo);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -40,6 +82,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	profile_reader *r;
 	profile_read_result res;
 	int fd = memfd_create("fuzz_profile", 0);
+
+	ns_error_clear(&err);
+	if (!routes_ready && routes_init_default(&routes, &err) != NS_OK)
+		abort();
+	routes_ready = true;
 
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
 		abort();
@@ -53,9 +100,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		while ((res = profile_reader_next(r, &p, &unknown, &err)) != PROFILE_READ_END) {
 			if (res == PROFILE_READ_OK)
-				check_profile(&p);
+				check_profile(&p, &unknown);
 			else if (err.msg[0] == '\0')
 				abort();
+			else
+				fuzz_check_message(err.msg);
 		}
 		profile_reader_free(r);
 	}

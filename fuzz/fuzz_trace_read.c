@@ -1,7 +1,7 @@
 /* Feeds arbitrary bytes to trace_read(): the first byte picks how many bytes each read may return (so
  * tokens straddle chunk boundaries) and the first window size (so it grows), the rest is the document, plain
  * or gzip. Every outcome must be a status, never a crash, a hang or an out-of-bounds access; events must
- * satisfy the reader's promises. */
+ * satisfy the reader's promises, and an error's message be safe to print (fuzz_text_safe.h). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_text_safe.h"
 #include "trace_read_private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -59,5 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (st != NS_OK && (err.offset < 0 || err.offset > meta.bytes || err.msg[0] == '\0'))
 		abort();
+	if (st != NS_OK)
+		fuzz_check_message(err.msg);
 	return 0;
 }

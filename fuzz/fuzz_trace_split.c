@@ -1,6 +1,7 @@
-/* Feeds arbitrary bytes through the whole trace path: reader, split, and both report forms. A trace that
- * reads must split into buckets that are never negative and sum exactly to each step, and print without a
- * fault. */
+/* Feeds arbitrary bytes through the whole trace path: reader, split, and the report's three forms. A trace
+ * that reads must split into buckets that are never negative and sum exactly to each step, and print
+ * without a fault: text and quiet output safe to show (fuzz_text_safe.h), the JSON report one document,
+ * and every step the streamed JSON writes byte for byte the tree report_step_json() builds. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -8,15 +9,17 @@
 #include <string.h>
 
 #include "fuzz_split_bytes.h"
+#include "fuzz_text_safe.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 #include "nextstep/trace_split.h"
+#include "report_private.h"
+#include "util/json_out.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static kernel_rules *rules;
 static ns_routes routes;
-static FILE *sink;
 
 static void check_buckets(const split_result *res)
 {
@@ -35,20 +38,107 @@ static void check_buckets(const split_result *res)
 	}
 }
 
-static void print_both_forms(const split_result *res)
+/* Prints through print() into memory; the text (NUL-terminated) and its length, or NULL. */
+static char *print_to_memory(const split_result *res, const report_options *o, size_t *len)
 {
+	char *text = NULL;
+	FILE *mem = open_memstream(&text, len);
+	ns_error err;
+	ns_status st;
+
+	if (mem == NULL)
+		abort();
+	ns_error_clear(&err);
+	st = report_print(mem, res, o, &err);
+	if (fclose(mem) != 0)
+		abort();
+	if (st != NS_OK) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void check_form(const split_result *res, const report_options *o)
+{
+	size_t len = 0;
+	char *text = print_to_memory(res, o, &len);
+
+	if (text == NULL)
+		return;
+	if (o->format->kind == FORMAT_JSON)
+		fuzz_check_json(text, len);
+	else
+		fuzz_check_text(text, len);
+	free(text);
+}
+
+/* The bytes json_out writes for one step, through the tree (tree) or straight (!tree); NULL on OOM. */
+static char *step_bytes(const split_result *res, const split_device *d, size_t i, const report_options *o,
+                        bool tree, size_t *len)
+{
+	char *text = NULL;
+	FILE *mem = open_memstream(&text, len);
+	json_out w;
+	cJSON *obj = NULL;
+	bool ok;
+
+	if (mem == NULL)
+		abort();
+	json_out_init(&w, mem);
+	if (tree) {
+		obj = report_step_json(res, d, i, "fuzz step", o);
+		ok = obj != NULL && json_out_item(&w, obj);
+		cJSON_Delete(obj);
+	} else {
+		ok = report_put_step(&w, res, d, i, "fuzz step", o);
+	}
+	if (!json_out_flush(&w) || fclose(mem) != 0)
+		abort();
+	if (!ok) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void check_steps_streamed(const split_result *res, const report_options *o)
+{
+	for (size_t d = 0; d < res->ndevices; d++) {
+		for (size_t i = 0; i < res->device[d].nsteps; i++) {
+			size_t tree_len = 0, put_len = 0;
+			char *tree = step_bytes(res, &res->device[d], i, o, true, &tree_len);
+			char *put = step_bytes(res, &res->device[d], i, o, false, &put_len);
+			if (tree != NULL && put != NULL &&
+			    (tree_len != put_len || memcmp(tree, put, tree_len) != 0))
+				abort();
+			free(tree);
+			free(put);
+		}
+	}
+}
+
+static void check_all_forms(const split_result *res)
+{
+	static const char *const hints[REPORT_HINT_COUNT] = {"hint 0", "hint 1", "hint 2", "hint 3",
+	                                                     "hint 4", "hint 5", "hint 6", "hint 7"};
 	classify_options co;
 	format_options fo = {FORMAT_TEXT, true, false};
-	report_options o = {
-	    .classify = &co, .routes = &routes, .format = &fo, .source = "fuzz", .steps = true, .top = 5};
-
-	ns_error err;
+	report_options o = {.classify = &co,
+	                    .routes = &routes,
+	                    .format = &fo,
+	                    .source = "fuzz",
+	                    .steps = true,
+	                    .top = 5,
+	                    .hints = hints};
 
 	classify_options_default(&co);
-	ns_error_clear(&err);
-	(void)report_print(sink, res, &o, &err);
+	check_form(res, &o);
+	fo.kind = FORMAT_QUIET;
+	check_form(res, &o);
 	fo.kind = FORMAT_JSON;
-	(void)report_print(sink, res, &o, &err);
+	check_form(res, &o);
+	check_steps_streamed(res, &o);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -58,12 +148,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ns_error_clear(&err);
 	if (rules == NULL &&
-	    (kernel_rules_default(&rules, &err) != NS_OK || routes_init_default(&routes, &err) != NS_OK ||
-	     (sink = fopen("/dev/null", "w")) == NULL))
+	    (kernel_rules_default(&rules, &err) != NS_OK || routes_init_default(&routes, &err) != NS_OK))
 		abort();
 	if (fuzz_split_bytes(data, size, rules, false, &res, &err) == NS_OK) {
 		check_buckets(&res);
-		print_both_forms(&res);
+		check_all_forms(&res);
+	} else {
+		fuzz_check_message(err.msg);
 	}
 	split_result_free(&res);
 	return 0;
