@@ -19,7 +19,7 @@
 
 /* The unknown keys of one record, for the caller to warn about: all are counted, the first few named. */
 #define PROFILE_UNKNOWN_KEPT     8
-#define PROFILE_UNKNOWN_NAME_MAX 64 /* bytes kept of each name, NUL included */
+#define PROFILE_UNKNOWN_NAME_MAX 64 /* bytes kept of each name, NUL included, escaped for printing */
 typedef struct {
 	size_t count;
 	char name[PROFILE_UNKNOWN_KEPT][PROFILE_UNKNOWN_NAME_MAX];

@@ -2,6 +2,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "util/text.h"
 
 void ns_error_clear(ns_error *err)
 {
@@ -15,14 +18,19 @@ void ns_error_clear(ns_error *err)
 
 ns_status ns_error_set(ns_error *err, ns_status status, const char *fmt, ...)
 {
+	char raw[sizeof(err->msg)];
 	va_list ap;
 
 	if (err == NULL)
 		return status;
 	err->status = status;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	/* Messages quote what the input held (a key, a value, a name): escaped here once for every caller, so
+	 * no message carries a terminal escape, a line break or bytes that are not UTF-8 (idempotent, so a
+	 * message that quotes another is not escaped twice). */
+	ns_text_escape(raw, strlen(raw), err->msg, sizeof(err->msg));
 	return status;
 }
 

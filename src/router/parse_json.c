@@ -64,8 +64,8 @@ static ns_status read_label(const cJSON *item, ns_profile *p, bool *seen, ns_err
 
 static void note_unknown(profile_unknown_keys *unknown, const char *key)
 {
-	if (unknown->count < PROFILE_UNKNOWN_KEPT)
-		snprintf(unknown->name[unknown->count], PROFILE_UNKNOWN_NAME_MAX, "%s", key);
+	if (unknown->count < PROFILE_UNKNOWN_KEPT) /* printed in a warning: escaped as messages are */
+		ns_text_escape(key, strlen(key), unknown->name[unknown->count], PROFILE_UNKNOWN_NAME_MAX);
 	unknown->count++;
 }
 

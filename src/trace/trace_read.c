@@ -139,11 +139,13 @@ static scan_rc fail(reader *r, const unsigned char *at, ns_status status, const 
 
 static scan_rc fail(reader *r, const unsigned char *at, ns_status status, const char *fmt, ...)
 {
+	char raw[sizeof(r->err->msg)];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(r->err->msg, sizeof(r->err->msg), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	ns_text_escape(raw, strlen(raw), r->err->msg, sizeof(r->err->msg)); /* as ns_error_set() does */
 	r->err->status = status;
 	r->err->offset = r->base + (at - r->buf);
 	r->err->index = r->index;
