@@ -19,7 +19,8 @@
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_read.h"
 
-/* Bytes kept of an unknown device category's name (split_result.unknown_device_cat), NUL included. */
+/* Bytes kept of an unknown device category's name (split_result.unknown_device_cat), NUL included; bytes
+ * that are not UTF-8 are replaced (U+FFFD). */
 #define SPLIT_UNKNOWN_CAT_MAX 48
 /* Open B events per thread waiting for their E. */
 #define SPLIT_MAX_OPEN_SPANS 4096
@@ -96,7 +97,8 @@ typedef struct {
 	int64_t framed_ns; /* the cause's time with some frame open (the rest ran outside recorded Python) */
 } split_python_cause;
 
-/* Longest optimizer class name kept (longer names are cut). */
+/* Longest optimizer class name kept, NUL included (longer names are cut; control characters escaped and
+ * bytes that are not UTF-8 replaced, as ns_text_escape() does). */
 #define SPLIT_OPTIMIZER_NAME_MAX 48
 
 /* The passes of a training step (docs/trace.md, "Phases"): where the host is, by the markers it records. */

@@ -6,6 +6,7 @@
 #include "split_phases.h"
 #include "split_private.h"
 #include "split_python.h"
+#include "util/text.h"
 
 /* One record per GPU event: millions of them in a large trace. */
 _Static_assert(sizeof(gpu_rec) == 40, "a GPU record is 40 bytes");
@@ -192,14 +193,10 @@ static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
  * nextstep cannot read. Counted, and its category kept, so the report can say what it found. */
 static void note_unknown_device(trace_split *s, const trace_event *ev)
 {
-	size_t n = ev->cat_raw.len < SPLIT_UNKNOWN_CAT_MAX - 1 ? ev->cat_raw.len : SPLIT_UNKNOWN_CAT_MAX - 1;
-
 	if (ev->device < 0 || (ev->ph != 'X' && ev->ph != 'B') || ev->cat_raw.len == 0)
 		return;
-	if (s->unknown_device_events++ == 0) {
-		memcpy(s->unknown_device_cat, ev->cat_raw.ptr, n);
-		s->unknown_device_cat[n] = '\0';
-	}
+	if (s->unknown_device_events++ == 0) /* shown in text and JSON: UTF-8, cut between characters */
+		ns_utf8_clean(ev->cat_raw.ptr, ev->cat_raw.len, s->unknown_device_cat, SPLIT_UNKNOWN_CAT_MAX);
 }
 
 static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)

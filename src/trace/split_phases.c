@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/text.h"
+
 /* Distinct optimizer classes kept: a job has one or two (a wrapper such as an EMA around the real one). */
 #define OPTIMIZER_CLASSES 4
 
@@ -101,19 +103,20 @@ static ns_str optimizer_class_of(ns_str name)
 void split_phases_note_optimizer(split_phases *p, ns_str name, int64_t dur_ns)
 {
 	ns_str c = optimizer_class_of(name);
-	size_t n, k;
+	char clean[SPLIT_OPTIMIZER_NAME_MAX];
+	size_t k;
 
 	if (c.len == 0)
 		return; /* "## optimizer ##" names no class */
-	n = c.len < SPLIT_OPTIMIZER_NAME_MAX - 1 ? c.len : SPLIT_OPTIMIZER_NAME_MAX - 1;
+	/* the trace's bytes, shown in the text and JSON reports: escaped once here (UTF-8, no controls) */
+	ns_text_escape(c.ptr, c.len, clean, sizeof(clean));
 	for (k = 0; k < p->nopt; k++)
-		if (strncmp(p->opt[k].name, c.ptr, n) == 0 && p->opt[k].name[n] == '\0')
+		if (strcmp(p->opt[k].name, clean) == 0)
 			break;
 	if (k == p->nopt) {
 		if (p->nopt == OPTIMIZER_CLASSES)
 			return;
-		memcpy(p->opt[k].name, c.ptr, n);
-		p->opt[k].name[n] = '\0';
+		memcpy(p->opt[k].name, clean, sizeof(clean));
 		p->nopt++;
 	}
 	p->opt[k].ns += dur_ns > 0 ? dur_ns : 0;

@@ -641,6 +641,23 @@ static bool put_device(json_stream *js, const split_result *res, const split_dev
 	return ok;
 }
 
+/* The input's name as the report holds it: a file name need not be UTF-8 and JSON text must be, so bytes
+ * that are not become U+FFFD (the writer escapes control characters). NULL on OOM. */
+static cJSON *source_json(const char *source)
+{
+	const char *s = source != NULL ? source : "";
+	size_t n = strlen(s), cap = n * NS_UTF8_REPLACEMENT_LEN + 1;
+	char *clean = malloc(cap);
+	cJSON *item = NULL;
+
+	if (clean != NULL) {
+		ns_utf8_clean(s, n, clean, cap);
+		item = cJSON_CreateString(clean);
+	}
+	free(clean);
+	return item;
+}
+
 static ns_status print_json(FILE *out, const split_result *res, const report_options *o,
                             const char *extra_key, cJSON *extra, ns_error *err)
 {
@@ -649,7 +666,7 @@ static ns_status print_json(FILE *out, const split_result *res, const report_opt
 
 	json_out_init(&js.w, out);
 	js.nomem = false;
-	ok = put_json(&js, "{\"source\":", cJSON_CreateString(o->source != NULL ? o->source : ""));
+	ok = put_json(&js, "{\"source\":", source_json(o->source));
 	ok = ok && put_json(&js, ",\"gpu_activity\":", cJSON_CreateBool(res->gpu_activity));
 	ok = ok && put_json(&js, ",\"step_markers\":", cJSON_CreateNumber((double)res->step_markers));
 	ok = ok && put_json(&js, ",\"duplicate_steps\":", cJSON_CreateNumber((double)res->duplicate_steps));

@@ -2,12 +2,13 @@
  * (report_step_json) is what every other part of the report is made of and what cJSON prints. Here both are
  * made for every step of every trace fixture in tests/data, and the bytes must be the same, so a member added
  * to the tree and not to the writer (or the reverse) fails here. */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#define _POSIX_C_SOURCE 200809L /* open_memstream, mkstemp */
 #include <check.h>
 #include <glob.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nextstep/kernel_rules.h"
 #include "nextstep/trace_read.h"
@@ -35,6 +36,44 @@ static bool read_split(const char *path, kernel_rules *rules, split_result *res)
 	input_close(&in);
 	trace_split_free(split);
 	return ok; /* fixtures of bad traces have no steps to compare */
+}
+
+/* read_split() of the trace text in a temporary file. */
+static bool read_split_text(const char *trace, kernel_rules *rules, split_result *res)
+{
+	char path[] = "/tmp/nextstep-test-XXXXXX";
+	int fd = mkstemp(path);
+	size_t n = strlen(trace);
+	bool ok;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert(write(fd, trace, n) == (ssize_t)n);
+	close(fd);
+	ok = read_split(path, rules, res);
+	unlink(path);
+	return ok;
+}
+
+/* report_print() of res in the given kind, as a string (caller frees). */
+static char *report_text(const split_result *res, format_kind kind)
+{
+	classify_options classify;
+	ns_routes routes;
+	format_options format = {.kind = kind, .verbose = true};
+	report_options o = {&classify, &routes, &format, "t", false, 10, NULL};
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	ns_error err;
+
+	ck_assert_ptr_nonnull(f);
+	ns_error_clear(&err);
+	classify_options_default(&classify);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	ck_assert_int_eq(report_print(f, res, &o, &err), NS_OK);
+	fclose(f);
+	routes_free(&routes);
+	return text;
 }
 
 static char *step_written(const split_result *res, const split_device *d, size_t i, const char *label,
@@ -112,6 +151,110 @@ START_TEST(step_objects_written_directly_are_the_bytes_of_their_trees)
 }
 END_TEST
 
+/* A file name is whatever bytes the file system holds; the JSON report must still be UTF-8 (RFC 8259), so a
+ * byte that begins no character becomes U+FFFD (EF BF BD) and a control character its \u escape. */
+START_TEST(a_source_name_that_is_not_utf8_is_written_with_replacement_characters)
+{
+	classify_options classify;
+	ns_routes routes;
+	format_options format = {.kind = FORMAT_JSON};
+	report_options o = {&classify, &routes, &format, "a\xff\x1b[31mb\xc3", false, 10, NULL};
+	const char *want = "{\"source\":\"a\xef\xbf\xbd\\u001b[31mb\xef\xbf\xbd\",";
+	kernel_rules *rules = NULL;
+	split_result res;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	ns_error err;
+
+	ck_assert_ptr_nonnull(f);
+	ns_error_clear(&err);
+	classify_options_default(&classify);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	memset(&res, 0, sizeof(res));
+	ck_assert(read_split("tests/data/trace_buckets.json", rules, &res));
+	ck_assert_int_eq(report_print(f, &res, &o, &err), NS_OK);
+	fclose(f);
+	ck_assert_msg(strncmp(text, want, strlen(want)) == 0, "got: %.60s", text);
+	free(text);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+	routes_free(&routes);
+}
+END_TEST
+
+/* The category of device events nextstep cannot analyse comes from the trace: its bytes that are not UTF-8
+ * (here 0xd2, a lead byte followed by no continuation) become U+FFFD in the JSON report too, not only in
+ * the text. */
+START_TEST(an_unknown_device_category_that_is_not_utf8_is_written_with_replacement_characters)
+{
+	static const char trace[] = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"ke\xd2nel\",\"name\":\"k\","
+	                            "\"ts\":0,\"dur\":5,\"pid\":0,\"tid\":0,\"args\":{\"device\":0}}]}";
+	kernel_rules *rules = NULL;
+	split_result res;
+	char *text;
+	cJSON *doc, *cat;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	memset(&res, 0, sizeof(res));
+	ck_assert(read_split_text(trace, rules, &res));
+	text = report_text(&res, FORMAT_JSON);
+	doc = cJSON_Parse(text);
+	cat = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "unknown_device"), "category");
+	ck_assert_msg(cJSON_IsString(cat), "no unknown_device.category in %s", text);
+	ck_assert_str_eq(cat->valuestring, "ke\xef\xbf\xbdnel");
+	cJSON_Delete(doc);
+	free(text);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
+/* The optimizer class comes from the trace's "Optimizer.step#CLASS.step" marker: a byte that is not UTF-8
+ * in it (0x91, a continuation byte with no lead) is U+FFFD in the text finding and in the JSON. */
+START_TEST(an_optimizer_class_that_is_not_utf8_is_shown_with_replacement_characters)
+{
+	static const char trace[] =
+	    "{\"traceEvents\":["
+	    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#7\",\"pid\":10,\"tid\":10,"
+	    "\"ts\":0,\"dur\":100},"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":10,\"tid\":10,"
+	    "\"ts\":3,\"dur\":2,\"args\":{\"correlation\":1}},"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":8,\"dur\":70,"
+	    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+	    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"Optimizer.step#Adam\x91.step\",\"pid\":10,"
+	    "\"tid\":10,\"ts\":80,\"dur\":12}]}";
+	kernel_rules *rules = NULL;
+	split_result res;
+	char *text;
+	cJSON *doc, *opt;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	memset(&res, 0, sizeof(res));
+	ck_assert(read_split_text(trace, rules, &res));
+	ck_assert_str_eq(res.optimizer, "Adam\xef\xbf\xbd");
+	text = report_text(&res, FORMAT_TEXT);
+	ck_assert_msg(strstr(text, "-> Adam\xef\xbf\xbd is not one of torch.optim's") != NULL, "%s", text);
+	free(text);
+	text = report_text(&res, FORMAT_JSON);
+	doc = cJSON_Parse(text);
+	opt = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "devices"), 0), "overall");
+	opt = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(opt, "phases"), "finding"),
+	                          "optimizer");
+	ck_assert_msg(cJSON_IsString(opt), "no devices[0].overall.phases.finding.optimizer in %s", text);
+	ck_assert_str_eq(opt->valuestring, "Adam\xef\xbf\xbd");
+	cJSON_Delete(doc);
+	free(text);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace_report");
@@ -120,6 +263,10 @@ int main(void)
 	int failed;
 
 	tcase_add_test(json, step_objects_written_directly_are_the_bytes_of_their_trees);
+	tcase_add_test(json, a_source_name_that_is_not_utf8_is_written_with_replacement_characters);
+	tcase_add_test(json,
+	               an_unknown_device_category_that_is_not_utf8_is_written_with_replacement_characters);
+	tcase_add_test(json, an_optimizer_class_that_is_not_utf8_is_shown_with_replacement_characters);
 	suite_add_tcase(s, json);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
