@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "util/vec.h"
 
 static bool ends_with(const char *s, const char *suffix)
 {
@@ -80,21 +81,14 @@ static int cmp_paths(const void *x, const void *y)
 /* Appends path (taking it); false, with the message, when memory runs out. */
 static bool push(cli_file_list *l, char *path)
 {
-	char **grown;
+	char **grown = path != NULL ? ns_grow(l->path, &l->cap, l->n + 1, sizeof(*grown)) : NULL;
 
-	if ((l->n & (l->n - 1)) == 0 && path != NULL) { /* at 0, 1, 2, 4, ...: double */
-		grown = realloc(l->path, (l->n == 0 ? 1 : 2 * l->n) * sizeof(*grown));
-		if (grown == NULL) {
-			free(path);
-			path = NULL;
-		} else {
-			l->path = grown;
-		}
-	}
-	if (path == NULL) {
+	if (grown == NULL) {
+		free(path);
 		fputs("nextstep: out of memory\n", stderr);
 		return false;
 	}
+	l->path = grown;
 	l->path[l->n++] = path;
 	return true;
 }
@@ -157,7 +151,7 @@ static int list_dir(const char *dir, cli_file_list *all)
 /* The sorted trace files of one directory appended to out. */
 static int expand_dir(const char *dir, bool verbose, cli_file_list *out)
 {
-	cli_file_list all = {NULL, 0};
+	cli_file_list all = {NULL, 0, 0};
 	size_t found = 0;
 	int rc = list_dir(dir, &all);
 
@@ -202,5 +196,5 @@ void cli_file_list_free(cli_file_list *l)
 		free(l->path[i]);
 	free(l->path);
 	l->path = NULL;
-	l->n = 0;
+	l->n = l->cap = 0;
 }

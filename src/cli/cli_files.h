@@ -11,7 +11,7 @@
 
 typedef struct {
 	char **path; /* owned, each; "-" for stdin */
-	size_t n;
+	size_t n, cap;
 } cli_file_list;
 
 /* True for the names a directory's trace files have: *.json and *.json.gz (so *.pt.trace.json[.gz] too). */

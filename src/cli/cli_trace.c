@@ -694,7 +694,7 @@ static bool stdin_once(const cli_file_list *files)
 int cli_trace_run(cli_config *c)
 {
 	static char *const stdin_operand[] = {"-"};
-	cli_file_list files = {NULL, 0};
+	cli_file_list files = {NULL, 0, 0};
 	cli_trace_session *s;
 	cli_html *html;
 	int rc, expanded;

@@ -9,6 +9,7 @@
 
 #include "util/hindex.h"
 #include "util/text.h"
+#include "util/vec.h"
 
 static ns_status read_small_file(const char *path, char **out, size_t *len, ns_error *err)
 {
@@ -20,22 +21,23 @@ static ns_status read_small_file(const char *path, char **out, size_t *len, ns_e
 	if (fp == NULL)
 		return ns_error_set(err, NS_ERR_IO, "cannot open: %s", strerror(errno));
 	for (;;) {
-		if (n + 4096 + 1 > cap) {
+		if (n + 1 >= cap) { /* full: one byte is kept for the NUL */
 			char *grown;
-			if (cap >= JSON_FILE_MAX) {
+			if (n > JSON_FILE_MAX) {
 				st = ns_error_set(err, NS_ERR_LIMIT, "file is larger than %u bytes",
 				                  JSON_FILE_MAX);
 				break;
 			}
-			cap = cap == 0 ? 8192 : cap * 2;
-			grown = realloc(buf, cap + 1);
+			/* up to one byte past the limit, to tell a file of JSON_FILE_MAX bytes from a larger
+			 * one */
+			grown = ns_grow_capped(buf, &cap, cap == 0 ? 8192 : cap + 1, 1, JSON_FILE_MAX + 2);
 			if (grown == NULL) {
 				st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 				break;
 			}
 			buf = grown;
 		}
-		size_t got = fread(buf + n, 1, cap - n, fp);
+		size_t got = fread(buf + n, 1, cap - 1 - n, fp);
 		n += got;
 		if (got == 0) {
 			if (ferror(fp))

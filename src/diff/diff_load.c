@@ -13,6 +13,7 @@
 #include "nextstep/trace_report.h"
 #include "nextstep/trace_split.h"
 #include "util/text.h"
+#include "util/vec.h"
 
 /* Keeps the first `top` entries of every device's top_kernels, as `nextstep trace --top` would print. */
 static void trim_top_kernels(cJSON *doc, size_t top)
@@ -119,7 +120,7 @@ static ns_status read_all(ns_input *in, char **out, size_t *len, ns_error *err)
 	for (;;) {
 		ssize_t got;
 		if (n == cap) {
-			char *grown = cap < JSON_FILE_MAX ? realloc(buf, cap * 2) : NULL;
+			char *grown = ns_grow_capped(buf, &cap, cap + 1, 1, JSON_FILE_MAX);
 			if (grown == NULL) {
 				free(buf);
 				return cap >= JSON_FILE_MAX
@@ -130,7 +131,6 @@ static ns_status read_all(ns_input *in, char **out, size_t *len, ns_error *err)
 				           : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 			}
 			buf = grown;
-			cap *= 2;
 		}
 		got = input_read(in, buf + n, cap - n);
 		if (got == 0)

@@ -16,6 +16,7 @@
 #include "job_private.h"
 #include "util/satmath.h"
 #include "util/sort.h"
+#include "util/vec.h"
 
 struct job_merge {
 	job_rank **r;
@@ -65,16 +66,12 @@ ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err)
 			return NS_ERR_VALUE;
 		}
 	}
-	if (m->n == m->cap) {
-		size_t want = m->cap ? m->cap * 2 : 16;
-		job_rank **grown = realloc(m->r, want * sizeof(job_rank *));
-		if (grown == NULL) {
-			job_rank_free(rank);
-			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-		}
-		m->r = grown;
-		m->cap = want;
+	job_rank **grown = ns_grow(m->r, &m->cap, m->n + 1, sizeof(job_rank *));
+	if (grown == NULL) {
+		job_rank_free(rank);
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	}
+	m->r = grown;
 	m->r[m->n++] = rank;
 	return NS_OK;
 }
@@ -211,14 +208,10 @@ static ns_status add_group(matching *mt, const char *name, long *gi, ns_error *e
 {
 	if ((*gi = find_group(mt, name)) >= 0)
 		return NS_OK;
-	if (mt->n == mt->cap) {
-		size_t want = mt->cap ? mt->cap * 2 : 8;
-		group_info *grown = realloc(mt->g, want * sizeof(*grown));
-		if (grown == NULL)
-			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-		mt->g = grown;
-		mt->cap = want;
-	}
+	group_info *grown = ns_grow(mt->g, &mt->cap, mt->n + 1, sizeof(*grown));
+	if (grown == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	mt->g = grown;
 	memset(&mt->g[mt->n], 0, sizeof(mt->g[0]));
 	snprintf(mt->g[mt->n].name, sizeof(mt->g[0].name), "%s", name);
 	mt->g[mt->n].by_seq = true;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "job_private.h"
+#include "util/vec.h"
 
 static char *dup_text(const char *s)
 {
@@ -117,14 +118,12 @@ static void put(sbuf *b, const char *fmt, ...)
 			b->n += (size_t)n;
 			return;
 		}
-		size_t want = b->cap * 2 + (size_t)n + 64;
-		char *grown = realloc(b->p, want);
+		char *grown = ns_grow(b->p, &b->cap, b->n + (size_t)n + 1, 1);
 		if (grown == NULL) {
 			b->nomem = true;
 			return;
 		}
 		b->p = grown;
-		b->cap = want;
 	}
 }
 

@@ -197,16 +197,10 @@ void profile_reader_free(profile_reader *r)
 /* Doubles the buffer up to BUFFER_MAX; on OOM it keeps its size (fill_buffer then reports a full buffer). */
 static void grow_buffer(profile_reader *r)
 {
-	size_t want = r->cap >= BUFFER_MAX / 2 ? BUFFER_MAX : r->cap * 2;
-	char *grown;
+	char *grown = ns_grow_capped(r->buf, &r->cap, r->cap + 1, 1, BUFFER_MAX);
 
-	if (want <= r->cap)
-		return;
-	grown = realloc(r->buf, want);
-	if (grown == NULL)
-		return;
-	r->buf = grown;
-	r->cap = want;
+	if (grown != NULL)
+		r->buf = grown;
 }
 
 /* Pulls more bytes, as many as the pipe has. False when the buffer is full and cannot grow (OOM). */

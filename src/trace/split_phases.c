@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/text.h"
+#include "util/vec.h"
 
 /* Distinct optimizer classes kept: a job has one or two (a wrapper such as an EMA around the real one). */
 #define OPTIMIZER_CLASSES 4
@@ -22,7 +23,7 @@ typedef struct {
  * they overlap or touch: 16 bytes a span, nested markers none. */
 struct split_phases {
 	span_list *thread[PASS_COUNT];
-	size_t nthreads[PASS_COUNT];
+	size_t nthreads[PASS_COUNT], cap[PASS_COUNT];
 	optimizer_class opt[OPTIMIZER_CLASSES];
 	size_t nopt;
 	long fused_ops;
@@ -155,9 +156,8 @@ ns_status split_phases_add(split_phases *p, int pass, uint32_t thread, int64_t s
 	if (end <= start)
 		return NS_OK;
 	if (thread >= p->nthreads[pass]) { /* threads are numbered from 0 as they appear */
-		size_t n =
-		    (size_t)thread + 1 > 2 * p->nthreads[pass] ? (size_t)thread + 1 : 2 * p->nthreads[pass];
-		span_list *v = realloc(p->thread[pass], n * sizeof(*v));
+		size_t n = (size_t)thread + 1;
+		span_list *v = ns_grow(p->thread[pass], &p->cap[pass], n, sizeof(*v));
 		if (v == NULL)
 			return split_oom(err);
 		memset(v + p->nthreads[pass], 0, (n - p->nthreads[pass]) * sizeof(*v));

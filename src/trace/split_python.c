@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/vec.h"
+
 /* One frame as recorded, and, after flattening, one stretch of a thread's time with its innermost frame. */
 typedef struct {
 	int64_t start, end;
@@ -24,7 +26,7 @@ static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_S
 struct split_python {
 	kernel_names *names;
 	py_list *thread; /* indexed by the split's thread index; frames, then flattened segments */
-	size_t nthreads;
+	size_t nthreads, thread_cap;
 	size_t kept, dropped;
 	bool flat;            /* thread lists hold segments */
 	uint32_t main_thread; /* the step thread: launch, sync and host_gap */
@@ -81,7 +83,7 @@ ns_status split_python_add(split_python *p, uint32_t thread, int64_t start, int6
 
 	if (thread >= p->nthreads) {
 		size_t want = (size_t)thread + 1;
-		py_list *grown = realloc(p->thread, want * sizeof(*grown));
+		py_list *grown = ns_grow(p->thread, &p->thread_cap, want, sizeof(*grown));
 		if (grown == NULL)
 			return split_oom(err);
 		memset(grown + p->nthreads, 0, (want - p->nthreads) * sizeof(*grown));

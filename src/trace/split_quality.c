@@ -7,6 +7,7 @@
 
 #include "split_private.h"
 #include "util/satmath.h"
+#include "util/vec.h"
 
 /* Missing or doubtful GPU time degrades the verdict from half a point of the device's GPU time: the report
  * prints shares to a tenth of a point, and below half a point no bucket moves enough to show. */
@@ -118,16 +119,13 @@ void split_quality_links_begin(trace_split *s)
 
 static void add_graph_kernel(split_quality_state *q, const gpu_rec *g)
 {
-	if (q->ngk == q->capgk) {
-		size_t cap = q->capgk ? q->capgk * 2 : 256;
-		graph_kernel *v = realloc(q->gk, cap * sizeof(*v));
-		if (v == NULL) {
-			q->oom = true;
-			return;
-		}
-		q->gk = v;
-		q->capgk = cap;
+	graph_kernel *v = ns_grow(q->gk, &q->capgk, q->ngk + 1, sizeof(*v));
+
+	if (v == NULL) {
+		q->oom = true;
+		return;
 	}
+	q->gk = v;
 	q->gk[q->ngk++] = (graph_kernel){g->start, g->corr, g->name_id};
 }
 

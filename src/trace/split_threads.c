@@ -1,10 +1,12 @@
 #define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "split_private.h"
 #include "util/satmath.h"
 #include "util/sort.h"
+#include "util/vec.h"
 
 ns_status split_oom(ns_error *err)
 {
@@ -13,17 +15,11 @@ ns_status split_oom(ns_error *err)
 
 bool split_reserve_one(void **v, size_t n, size_t *cap, size_t elem)
 {
-	void *grown;
-	size_t want;
+	void *grown = n < SIZE_MAX ? ns_grow(*v, cap, n + 1, elem) : NULL;
 
-	if (n < *cap)
-		return true;
-	want = *cap ? *cap * 2 : 64;
-	grown = realloc(*v, want * elem);
 	if (grown == NULL)
 		return false;
 	*v = grown;
-	*cap = want;
 	return true;
 }
 

@@ -1,5 +1,5 @@
 /* The one growable array of libnextstep: a buffer of fixed-size elements that doubles when full.
- * Private to the library (not installed). */
+ * Not installed: for the library and the command line (see CONTRIBUTING.md). */
 #ifndef NEXTSTEP_UTIL_VEC_H
 #define NEXTSTEP_UTIL_VEC_H
 
@@ -11,6 +11,10 @@
  * NULL, with data still valid and *cap unchanged, when need * elem overflows or on OOM. Returns data itself
  * when it already has room (even NULL for need 0). */
 void *ns_grow(void *data, size_t *cap, size_t need, size_t elem);
+/* ns_grow for a buffer with a size limit (an input read whole, one line of a stream): doubles, but to no more
+ * than max elements. NULL, with data still valid and *cap unchanged, when need > max, when need * elem
+ * overflows, or on OOM; the caller tells a limit from OOM by need > max. */
+void *ns_grow_capped(void *data, size_t *cap, size_t need, size_t elem, size_t max);
 
 /* A vector of elements of one size; owns data. Zero-initialise with NS_VEC_INIT(type). */
 typedef struct {

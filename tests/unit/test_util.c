@@ -34,6 +34,35 @@ START_TEST(grow_refuses_a_size_that_overflows_and_keeps_the_buffer)
 }
 END_TEST
 
+/* A limited buffer doubles (64, 128, 256) and then takes the limit (300) rather than 512; past it, NULL and
+ * the buffer kept. */
+START_TEST(grow_capped_doubles_up_to_the_limit_and_refuses_past_it)
+{
+	static const struct {
+		size_t need, cap_after;
+	} steps[] = {{1, 16}, {17, 32}, {33, 64}, {65, 128}, {200, 256}, {257, 300}, {300, 300}};
+	size_t cap = 0;
+	char *data = NULL;
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		data = ns_grow_capped(data, &cap, steps[i].need, 1, 300);
+		ck_assert_ptr_nonnull(data);
+		ck_assert_uint_eq(cap, steps[i].cap_after);
+	}
+	data[299] = 'x';
+	ck_assert_ptr_null(ns_grow_capped(data, &cap, 301, 1, 300));
+	ck_assert_uint_eq(cap, 300);
+	ck_assert_int_eq(data[299], 'x');
+	free(data);
+	cap = 0;
+	data =
+	    ns_grow_capped(NULL, &cap, 3, 1, 10); /* a limit below the first size: exactly what is needed */
+	ck_assert_ptr_nonnull(data);
+	ck_assert_uint_eq(cap, 3);
+	free(data);
+}
+END_TEST
+
 START_TEST(vec_push_appends_zeroed_elements_in_order)
 {
 	ns_vec v = NS_VEC_INIT(int64_t);
@@ -443,6 +472,7 @@ static Suite *util_suite(void)
 	TCase *text = tcase_create("text");
 
 	tcase_add_test(mem, grow_refuses_a_size_that_overflows_and_keeps_the_buffer);
+	tcase_add_test(mem, grow_capped_doubles_up_to_the_limit_and_refuses_past_it);
 	tcase_add_test(mem, vec_push_appends_zeroed_elements_in_order);
 	tcase_add_test(mem, hindex_finds_every_entry_added_and_nothing_else);
 	tcase_add_test(mem, hindex_keeps_keys_apart_when_their_hashes_collide);
