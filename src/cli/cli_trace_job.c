@@ -10,6 +10,7 @@
 #include "cli_html.h"
 #include "cli_job.h"
 #include "cli_spool.h"
+#include "util/vec.h"
 
 /* Ranges of missing ranks named before "...". */
 #define MISSING_SHOWN 8
@@ -38,18 +39,15 @@ bool trace_job_holding(const trace_job *j)
 
 bool trace_job_add(trace_job *j, job_rank *rank, FILE *out)
 {
-	if (j->n == j->cap) {
-		size_t cap = j->cap > 0 ? 2 * j->cap : 16;
-		job_file *grown = realloc(j->file, cap * sizeof(*grown));
-		if (grown == NULL) {
-			job_rank_free(rank);
-			if (out != NULL)
-				fclose(out);
-			return false;
-		}
-		j->file = grown;
-		j->cap = cap;
+	job_file *grown = ns_grow(j->file, &j->cap, j->n + 1, sizeof(*grown));
+
+	if (grown == NULL) {
+		job_rank_free(rank);
+		if (out != NULL)
+			fclose(out);
+		return false;
 	}
+	j->file = grown;
 	j->file[j->n++] = (job_file){rank, out, rank != NULL};
 	j->nranks += rank != NULL;
 	return true;
@@ -194,7 +192,7 @@ static int print_in_order(trace_job *j, const cli_config *cfg, const job_result 
 				rc = EXIT_BAD_INPUT;
 			}
 		} else if (!job_done) {
-			rc = cli_job_report(cfg, res, stdout);
+			rc = cli_job_report(cfg, res);
 			job_done = true;
 		}
 	}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nextstep/job.h"
+#include "nextstep/job_report.h"
 
 #define MS 1000000LL
 
@@ -338,6 +339,116 @@ START_TEST(a_bad_summary_line_is_a_located_error)
 }
 END_TEST
 
+/* ---- the report ---- */
+
+/* Four ranks, rank 2 computing 13 ms a step and the others 10 ms: rank 2 is the straggler (compute, 13/20 =
+ * 65 % of its step against 10/20 = 50 % on the others, 3 ms more a step); each other rank's 5 ms of exposed
+ * comm (25 % of 20 ms) is 3 ms (15 %) waiting for rank 2 and 2 ms (10 %) transfer. */
+static job_result *straggler_job(void)
+{
+	rank_spec s[] = {{0, 0, 10 * MS, 0, 3, 0, false, NULL},
+	                 {1, 0, 10 * MS, 0, 3, 0, false, NULL},
+	                 {2, 0, 13 * MS, 0, 3, 0, false, NULL},
+	                 {3, 0, 10 * MS, 0, 3, 0, false, NULL}};
+	return merge(s, 4);
+}
+
+/* The report of res in kind, as text (caller frees). */
+static char *report_of(const job_result *res, format_kind kind)
+{
+	classify_options co;
+	ns_routes routes;
+	format_options fo = {kind, false, false};
+	job_report_options o = {&co, &routes, &fo};
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	ns_error err;
+
+	ck_assert_ptr_nonnull(out);
+	classify_options_default(&co);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	ck_assert_int_eq(job_report_print(out, res, &o, &err), NS_OK);
+	fclose(out);
+	routes_free(&routes);
+	return text;
+}
+
+START_TEST(the_text_report_names_the_straggler_and_lists_it_first)
+{
+	job_result *res = straggler_job();
+	char *text = report_of(res, FORMAT_TEXT), *row;
+	static const char *const rows[] = {"     2 ", "     0 ", "     1 ", "     3 "}; /* outliers first */
+
+	ck_assert_msg(
+	    strncmp(text, "job (4 ranks): straggler-bound: rank 2, compute 65% vs median 50%", 65) == 0, "%s",
+	    text);
+	ck_assert_ptr_nonnull(row = strstr(text, "\n  rank "));
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		ck_assert_ptr_nonnull(row = strchr(row + 1, '\n'));
+		ck_assert_msg(strncmp(row + 1, rows[i], strlen(rows[i])) == 0, "row %zu: %.40s", i, row + 1);
+	}
+	ck_assert_ptr_nonnull(strstr(text,
+	                             "\nrank 0 comm: 25% exposed = 15% waiting for rank 2 + 10% transfer -> "
+	                             "waiting for rank 2 (compute): "));
+	free(text);
+	job_result_free(res);
+}
+END_TEST
+
+START_TEST(the_quiet_report_is_the_stragglers_bucket)
+{
+	job_result *res = straggler_job();
+	char *text = report_of(res, FORMAT_QUIET);
+
+	ck_assert_str_eq(text, "compute\n");
+	free(text);
+	job_result_free(res);
+}
+END_TEST
+
+START_TEST(the_json_report_puts_the_straggler_first)
+{
+	job_result *res = straggler_job();
+	char *text = report_of(res, FORMAT_JSON);
+	cJSON *doc = cJSON_Parse(text);
+	const cJSON *job = cJSON_GetObjectItemCaseSensitive(doc, "job");
+	const cJSON *strag = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(job, "stragglers"), 0);
+	const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "ranks"), 0);
+
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_str_eq(cJSON_GetObjectItemCaseSensitive(job, "verdict")->valuestring, "straggler-bound");
+	ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(job, "ranks")->valuedouble, 4);
+	ck_assert_double_eq(cJSON_GetObjectItemCaseSensitive(strag, "excess_us")->valuedouble, 3000);
+	ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(first, "rank")->valuedouble, 2);
+	cJSON_Delete(doc);
+	free(text);
+	job_result_free(res);
+}
+END_TEST
+
+START_TEST(a_failed_write_is_an_io_error)
+{
+	job_result *res = straggler_job();
+	classify_options co;
+	ns_routes routes;
+	format_options fo = {FORMAT_TEXT, false, false};
+	job_report_options o = {&co, &routes, &fo};
+	FILE *full = fopen("/dev/full", "w");
+	ns_error err;
+
+	classify_options_default(&co);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	if (full != NULL) { /* else no /dev/full on this system */
+		ns_error_clear(&err);
+		ck_assert_int_eq(job_report_print(full, res, &o, &err), NS_ERR_IO);
+		fclose(full);
+	}
+	routes_free(&routes);
+	job_result_free(res);
+}
+END_TEST
+
 static Suite *job_suite(void)
 {
 	Suite *s = suite_create("job");
@@ -358,6 +469,12 @@ static Suite *job_suite(void)
 	tcase_add_test(t, a_summary_line_reads_back_to_the_same_summary);
 	tcase_add_loop_test(t, a_bad_summary_line_is_a_located_error, 0,
 	                    sizeof(bad_lines) / sizeof(bad_lines[0]));
+	suite_add_tcase(s, t);
+	t = tcase_create("report");
+	tcase_add_test(t, the_text_report_names_the_straggler_and_lists_it_first);
+	tcase_add_test(t, the_quiet_report_is_the_stragglers_bucket);
+	tcase_add_test(t, the_json_report_puts_the_straggler_first);
+	tcase_add_test(t, a_failed_write_is_an_io_error);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -1,0 +1,29 @@
+/* The job report (issue 12): a merged job routed and printed as text, one regime word (quiet) or one JSON
+ * document: the job's verdict, its stragglers, a table of the ranks (outliers first), each rank's exposed
+ * communication split into waiting and transfer, and the ranks' clock offsets. The rules are in docs/job.md.
+ */
+#ifndef NEXTSTEP_JOB_REPORT_H
+#define NEXTSTEP_JOB_REPORT_H
+
+#include <stdio.h>
+
+#include "nextstep/classify.h"
+#include "nextstep/error.h"
+#include "nextstep/format.h"
+#include "nextstep/job.h"
+#include "nextstep/routes.h"
+
+typedef struct {
+	const classify_options *classify;
+	const ns_routes *routes;
+	const format_options *format; /* kind, verbose, color */
+} job_report_options;
+
+/* The job's verdict and routes, as the report states them: the straggler's bucket when there is one, else
+ * the median split's verdict. */
+void job_report_verdict(const job_result *res, const job_report_options *o, ns_verdict *v, ns_routes *routes);
+/* Prints res in o->format->kind (text, quiet or JSON) to out and flushes it. NS_ERR_NOMEM when memory ran out
+ * (nothing, or for text part of the report, is printed then), NS_ERR_IO when a write to out failed. */
+ns_status job_report_print(FILE *out, const job_result *res, const job_report_options *o, ns_error *err);
+
+#endif
