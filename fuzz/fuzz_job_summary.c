@@ -1,6 +1,6 @@
 /* Feeds arbitrary bytes to the rank-summary reader the way `nextstep job` reads one line. A good summary must
- * write back to a line that reads again to the same line (the form is stable), and merge on its own; a bad
- * one must end as an error with a message safe to print (fuzz_text_safe.h). */
+ * write back to a line of UTF-8 that reads again to the same line (the form is stable), and merge on its own;
+ * a bad one must end as an error with a message safe to print (fuzz_text_safe.h). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	line = job_rank_to_ndjson(k);
-	if (line == NULL)
+	if (line == NULL || !fuzz_utf8_valid(line, strlen(line)))
 		abort();
 	if (job_rank_from_ndjson(line, strlen(line), &again, &err) != NS_OK)
 		abort();

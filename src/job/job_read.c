@@ -10,6 +10,7 @@
 #include <cJSON.h>
 
 #include "job_private.h"
+#include "util/text.h"
 
 /* Integers beyond this are not exact in a JSON number read as a double. */
 #define EXACT_MAX 9007199254740992.0
@@ -72,7 +73,6 @@ static ns_status get_time(reader *r, const cJSON *obj, const char *key, int64_t 
 static ns_status get_text(reader *r, const cJSON *obj, const char *key, char *buf, size_t size)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	size_t n;
 
 	buf[0] = '\0';
 	if (v == NULL)
@@ -80,11 +80,8 @@ static ns_status get_text(reader *r, const cJSON *obj, const char *key, char *bu
 	snprintf(r->where, sizeof(r->where), "\"%s\"", key);
 	if (!cJSON_IsString(v))
 		return bad(r, "not a string");
-	n = strlen(v->valuestring);
-	if (n >= size)
-		n = size - 1;
-	memcpy(buf, v->valuestring, n);
-	buf[n] = '\0';
+	/* another tool may have written the line: kept as UTF-8, cut between characters */
+	ns_utf8_clean(v->valuestring, strlen(v->valuestring), buf, size);
 	return NS_OK;
 }
 
@@ -364,11 +361,11 @@ static ns_status read_rank_fields(reader *r, const cJSON *root, job_rank *k)
 	if (file != NULL && !cJSON_IsString(file))
 		return bad(r, "not a string");
 	const char *name = file != NULL ? file->valuestring : "";
-	size_t n = strlen(name) + 1;
-	k->file = malloc(n);
+	size_t n = strlen(name), cap = n * NS_UTF8_REPLACEMENT_LEN + 1;
+	k->file = malloc(cap);
 	if (k->file == NULL)
 		return ns_error_set(r->err, NS_ERR_NOMEM, "out of memory");
-	memcpy(k->file, name, n);
+	ns_utf8_clean(name, n, k->file, cap); /* UTF-8, as get_text() keeps names */
 	return NS_OK;
 }
 

@@ -9,15 +9,17 @@
 #include <string.h>
 
 #include "job_private.h"
+#include "util/text.h"
 #include "util/vec.h"
 
+/* A copy of s as UTF-8 (U+FFFD for the bytes that are not): a file name need not be, a summary line must. */
 static char *dup_text(const char *s)
 {
-	size_t n = strlen(s) + 1;
-	char *d = malloc(n);
+	size_t n = strlen(s), cap = n * NS_UTF8_REPLACEMENT_LEN + 1;
+	char *d = malloc(cap);
 
 	if (d != NULL)
-		memcpy(d, s, n);
+		ns_utf8_clean(s, n, d, cap);
 	return d;
 }
 

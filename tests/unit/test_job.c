@@ -304,6 +304,29 @@ START_TEST(a_summary_line_reads_back_to_the_same_summary)
 }
 END_TEST
 
+/* Another tool may write the summary: its file and device names are kept as UTF-8, each byte that begins no
+ * character (0xff, 0xfe) written back as U+FFFD (EF BF BD), so the job's JSON report stays UTF-8. */
+START_TEST(names_in_a_summary_that_are_not_utf8_are_kept_with_replacement_characters)
+{
+	static const char line[] =
+	    "{\"nextstep_summary\":1,\"rank\":0,\"file\":\"r\xff.json\",\"t0\":\"0\",\"devices\":[{"
+	    "\"device\":0,"
+	    "\"name\":\"G\xfePU\",\"overall\":{\"step\":-1,\"start\":0,\"dur\":10,\"b\":[10,0,0,0,0,0],"
+	    "\"hidden\":0,\"kernels\":1},\"steps\":[],\"collectives\":[]}]}";
+	job_rank *k = NULL;
+	char *again;
+	ns_error err;
+
+	ck_assert_int_eq(job_rank_from_ndjson(line, strlen(line), &k, &err), NS_OK);
+	again = job_rank_to_ndjson(k);
+	ck_assert_ptr_nonnull(again);
+	ck_assert_msg(strstr(again, "\"file\":\"r\xef\xbf\xbd.json\"") != NULL, "%s", again);
+	ck_assert_msg(strstr(again, "\"name\":\"G\xef\xbf\xbdPU\"") != NULL, "%s", again);
+	free(again);
+	job_rank_free(k);
+}
+END_TEST
+
 typedef struct {
 	const char *line;
 	ns_status status;
@@ -467,6 +490,7 @@ static Suite *job_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("summary");
 	tcase_add_test(t, a_summary_line_reads_back_to_the_same_summary);
+	tcase_add_test(t, names_in_a_summary_that_are_not_utf8_are_kept_with_replacement_characters);
 	tcase_add_loop_test(t, a_bad_summary_line_is_a_located_error, 0,
 	                    sizeof(bad_lines) / sizeof(bad_lines[0]));
 	suite_add_tcase(s, t);
