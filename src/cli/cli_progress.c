@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli_trace.h"
+#include "cli_progress.h"
 #include "nextstep/units.h"
 
 #define PROGRESS_AFTER_S 1.0

@@ -1,0 +1,217 @@
+/* One trace: read (with its progress line), split, and reported as text, quiet or JSON, labelled with its
+ * file when there are several, and as a section of the --html page. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "cli_trace_private.h"
+#include "nextstep/trace_read.h"
+#include "nextstep/trace_report.h"
+
+/* "nextstep: FILE: byte N: msg", the position being the byte offset in the decompressed document. */
+void trace_one_error(FILE *msgs, const char *where, const ns_error *err)
+{
+	if (err->offset >= 0)
+		fprintf(msgs, "nextstep: %s: byte %lld: %s\n", where, err->offset, err->msg);
+	else
+		fprintf(msgs, "nextstep: %s: %s\n", where, err->msg);
+}
+
+/* Reads the whole trace into the split (and the roofline collector). */
+static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input *in, trace_split *split,
+                            trace_roofline *roof, split_result *res, troof_report *roof_report, ns_error *err)
+{
+	trace_roofline_tee tee = {trace_split_event, split, roof};
+	cli_progress_line *progress = k->progress != NULL ? cli_progress_join(k->progress, in)
+	                                                  : cli_progress_start(s->cfg->progress, in);
+	trace_meta meta;
+	ns_status st;
+
+	memset(&meta, 0, sizeof(meta));
+	st = roof != NULL ? trace_read(in, trace_roofline_tee_event, &tee, &meta, err)
+	                  : trace_read(in, trace_split_event, split, &meta, err);
+	cli_progress_end(progress);
+	if (st == NS_OK && meta.events == 0) {
+		err->offset = -1;
+		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to split");
+	}
+	if (st == NS_OK) {
+		err->offset = -1;
+		st = trace_split_finish(split, &meta, res, err);
+	}
+	if (st == NS_OK && roof != NULL)
+		st = trace_roofline_finish(roof, &meta, &s->roof, roof_report, err);
+	return st;
+}
+
+static ns_status print_report(cli_trace_session *s, FILE *out, const split_result *res,
+                              const report_options *o, const troof_report *roof_report, ns_error *err)
+{
+	if (s->cfg->roofline)
+		return troof_print_with_report(out, res, o, roof_report, err);
+	return report_print(out, res, o, err);
+}
+
+/* -q with several inputs: each regime line is prefixed with the input's name. */
+static ns_status print_quiet_labelled(cli_trace_session *s, FILE *out, const char *where,
+                                      const split_result *res, const report_options *o,
+                                      const troof_report *roof_report, ns_error *err)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&text, &size);
+	ns_status st;
+
+	if (mem == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	st = print_report(s, mem, res, o, roof_report, err);
+	fclose(mem);
+	if (st != NS_OK) {
+		free(text);
+		return st;
+	}
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save))
+		fprintf(out, "%s: %s\n", where, line);
+	free(text);
+	return NS_OK;
+}
+
+static ns_status print_labelled(cli_trace_session *s, FILE *out, const char *where, bool labelled,
+                                const split_result *res, const report_options *o,
+                                const troof_report *roof_report, ns_error *err)
+{
+	if (labelled && s->cfg->format.kind == FORMAT_QUIET)
+		return print_quiet_labelled(s, out, where, res, o, roof_report, err);
+	if (labelled && s->cfg->format.kind == FORMAT_TEXT)
+		cli_print_input_header(out, where);
+	return print_report(s, out, res, o, roof_report, err);
+}
+
+/* --html: the trace's section of the page. */
+static ns_status write_html(cli_trace_session *s, const html_source *src, const split_result *res,
+                            const troof_report *roof_report, ns_error *err)
+{
+	html_trace_options ho = {&s->cfg->classify, &s->cfg->routes, s->cfg->roofline ? roof_report : NULL,
+	                         NULL};
+
+	if (s->cfg->roofline && roof_report->device_known)
+		ho.roof_device = devices_find(&s->devices, roof_report->device);
+	return html_trace(cli_html_page(s->html), src, res, &ho, err);
+}
+
+void trace_done_free(trace_done *d)
+{
+	split_result_free(&d->res);
+	troof_report_free(&d->roof_report);
+}
+
+/* Reads and splits one opened trace into d (d->st says whether it worked; d->err why not). */
+void trace_one_analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, trace_done *d)
+{
+	cli_config *c = s->cfg;
+	trace_split *split = trace_split_new(k->rules);
+	trace_roofline *roof = c->roofline ? trace_roofline_new() : NULL;
+
+	memset(d, 0, sizeof(*d));
+	ns_error_clear(&d->err);
+	d->st = NS_ERR_NOMEM;
+	if (split != NULL && !trace_split_step_marker(split, s->marker)) {
+		trace_split_free(split);
+		split = NULL;
+	}
+	if (split != NULL)
+		trace_split_keep_warmup(split, c->all_steps);
+	if (split != NULL && s->html != NULL)
+		trace_split_want_timeline(split, true); /* the page draws the median step */
+	if (s->html != NULL)
+		cli_html_digest_start(&d->digest, in);
+	if (split != NULL && (!c->roofline || roof != NULL))
+		d->st = read_trace(s, k, in, split, roof, &d->res, &d->roof_report, &d->err);
+	else
+		ns_error_set(&d->err, NS_ERR_NOMEM, "out of memory");
+	trace_split_free(split);
+	trace_roofline_free(roof);
+	if (s->html != NULL)
+		cli_html_digest_finish(&d->digest, in, &d->src);
+}
+
+/* --html: what trace_one_analyse() made, as the page's next section. Returns an exit status (EXIT_ROUTED when
+ * the trace was bad: trace_one_text() says so). */
+int trace_one_page(cli_trace_session *s, FILE *msgs, const char *where, trace_done *d)
+{
+	if (s->html == NULL || d->st != NS_OK)
+		return EXIT_ROUTED;
+	d->err.offset = -1;
+	if ((d->st = write_html(s, &d->src, &d->res, &d->roof_report, &d->err)) == NS_OK)
+		return EXIT_ROUTED;
+	trace_one_error(msgs, where, &d->err);
+	d->st = NS_OK; /* said: trace_one_text() leaves the text out, as the page is incomplete */
+	return EXIT_BAD_INPUT;
+}
+
+/* What trace_one_analyse() made, as the text report (or the error). Returns an exit status. */
+int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled, trace_done *d)
+{
+	cli_config *c = s->cfg;
+	report_options o = {&c->classify, &c->routes, &c->format, where, c->steps, c->top, cli_report_hints};
+	ns_status st = d->st;
+
+	if (st != NS_OK) {
+		trace_one_error(k->msgs, where, &d->err);
+		if (s->html != NULL) /* the input keeps its place on the page, with what was wrong */
+			html_input_error(cli_html_page(s->html), &d->src, d->err.msg);
+		return EXIT_BAD_INPUT;
+	}
+	d->err.offset = -1;
+	if (!cli_html_to_stdout(c)) /* with --html - the page is all stdout holds */
+		st = print_labelled(s, k->out, where, labelled, &d->res, &o, &d->roof_report, &d->err);
+	if (st == NS_ERR_IO && k->out == stdout) {
+		cli_output_ok(); /* says it once for every input, now while errno is this thread's */
+		return EXIT_BAD_INPUT;
+	}
+	if (st != NS_OK) { /* out of memory or a write error while printing: the output is incomplete */
+		trace_one_error(k->msgs, where, &d->err);
+		return EXIT_BAD_INPUT;
+	}
+	/* a trace below --min-quality is still reported in full; only the exit status says so */
+	return (int)d->res.quality.grade > c->min_quality ? EXIT_QUALITY : EXIT_ROUTED;
+}
+
+/* A --kernel-rules regex that reached its cost limit on some names (they fell to the rules after it): the
+ * library counts them in the result's name table, the command line says so. */
+void trace_one_note_rules(FILE *msgs, const char *where, const trace_done *d)
+{
+	size_t rule = 0,
+	       names = d->st == NS_OK && d->res.names != NULL ? kernel_names_gave_up(d->res.names, &rule) : 0;
+
+	if (names > 0)
+		fprintf(msgs,
+		        "nextstep: %s: note: kernel rule %zu's regex reached its cost limit on %zu name%s "
+		        "(counted "
+		        "as not matching; a later rule or the default classified %s)\n",
+		        where, rule, names, names == 1 ? "" : "s", names == 1 ? "it" : "them");
+}
+
+/* The page's section, then the text report unless writing the page failed. */
+int trace_one_report(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled,
+                     trace_done *d)
+{
+	int rc = trace_one_page(s, k->msgs, where, d);
+
+	trace_one_note_rules(k->msgs, where, d);
+	return rc != EXIT_ROUTED ? rc : trace_one_text(s, k, where, labelled, d);
+}
+
+int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
+{
+	trace_sink k = {s->rules, stdout, stderr, NULL};
+	trace_done d;
+	int rc;
+
+	trace_one_analyse(s, &k, in, &d);
+	rc = trace_one_report(s, &k, input_display_name(in), labelled, &d);
+	trace_done_free(&d);
+	return rc;
+}

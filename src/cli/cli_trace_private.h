@@ -1,0 +1,72 @@
+/* What the files of the trace mode share (not installed): cli_trace.c is the mode and its session (rules,
+ * step marker, devices), cli_trace_one.c reads, splits and reports one trace, cli_trace_files.c runs several
+ * files on the pool (-j) and writes their reports in input order. */
+#ifndef NEXTSTEP_CLI_TRACE_PRIVATE_H
+#define NEXTSTEP_CLI_TRACE_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli_files.h"
+#include "cli_html.h"
+#include "cli_progress.h"
+#include "cli_trace.h"
+#include "nextstep/devices.h"
+#include "nextstep/kernel_rules.h"
+#include "nextstep/trace_roofline.h"
+#include "nextstep/trace_split.h"
+
+/* What every trace of one invocation shares (cli_trace.h). */
+struct cli_trace_session {
+	cli_config *cfg;
+	/* one thread at a time (its regexes share a JIT stack): each worker has its own */
+	kernel_rules *rules;
+	/* --step-marker: read-only once compiled; each splitter has its own match data */
+	step_marker *marker;
+	ns_device_table devices; /* for --roofline */
+	troof_options roof;
+	cli_html *html; /* --html's page (borrowed), NULL without */
+};
+
+/* Where one trace's reading goes: its kernel rules (the worker's), its output and messages, its progress. */
+typedef struct {
+	kernel_rules *rules;
+	FILE *out, *msgs;
+	cli_progress_set *progress; /* several files: the shared line; NULL: a line of this file's own */
+} trace_sink;
+
+/* One trace read and split, waiting to be reported: with --html the page takes the reports in input order,
+ * so a task keeps this until its turn. */
+typedef struct {
+	ns_status st;
+	ns_error err;
+	split_result res;
+	troof_report roof_report;
+	cli_html_digest digest;
+	html_source src;
+} trace_done;
+
+/* The kernel rules the options name (--kernel-rules[-only], else the built-in table). Returns -1, or an exit
+ * status after saying what is wrong. */
+int cli_trace_load_rules(const cli_config *c, kernel_rules **rules);
+/* Reports each file of the list (cli_trace_files.c). Returns an exit status. */
+int cli_trace_files(cli_trace_session *s, const cli_file_list *files);
+
+/* "nextstep: FILE: byte N: msg", the position being the byte offset in the decompressed document. */
+void trace_one_error(FILE *msgs, const char *where, const ns_error *err);
+/* Reads and splits one opened trace into d (d->st says whether it worked; d->err why not). */
+void trace_one_analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, trace_done *d);
+void trace_done_free(trace_done *d);
+/* --html: d as the page's next section. Returns an exit status (EXIT_ROUTED when the trace was bad:
+ * trace_one_text() says so). */
+int trace_one_page(cli_trace_session *s, FILE *msgs, const char *where, trace_done *d);
+/* d as the text report (or its error) to k; labelled: named in the report. Returns an exit status. */
+int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled,
+                   trace_done *d);
+/* A --kernel-rules regex that gave up on some names, said on msgs. */
+void trace_one_note_rules(FILE *msgs, const char *where, const trace_done *d);
+/* The page's section, then the text report unless writing the page failed. Returns an exit status. */
+int trace_one_report(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled,
+                     trace_done *d);
+
+#endif
