@@ -1,5 +1,6 @@
 /* The option table: every option of every mode as data (name, value, the modes it applies to, help), and the
- * subcommand table. cli_options.c drives getopt_long over it once; cli_config.c stores each value. */
+ * subcommand table, in cli_tables.c. cli_options.c drives getopt_long over it once; cli_config.c stores each
+ * value. */
 #ifndef NEXTSTEP_CLI_OPTIONS_H
 #define NEXTSTEP_CLI_OPTIONS_H
 
@@ -103,6 +104,12 @@ typedef struct {
 	const char *about; /* what it does, before the options */
 	const char *exit_status;
 } cli_subcommand;
+
+/* The tables (cli_tables.c). The router's subcommand row is the first. */
+extern const cli_option_row cli_option_rows[];
+extern const size_t cli_option_count;
+extern const cli_subcommand cli_subcommands[];
+extern const size_t cli_subcommand_count;
 
 const cli_subcommand *cli_subcommand_of(cli_mode mode);
 /* The usage error: "nextstep: msg" and a pointer to "nextstep [MODE] --help". Returns EXIT_USAGE. */
