@@ -1,12 +1,17 @@
 /* Feeds arbitrary bytes, split into lines, to the job merger the way `nextstep job` does: every line that
  * reads as a summary is added, then the job is finished. Whatever the summaries say, the result must hold:
  * waiting and transfer partition each rank's exposed comm, waiting is never negative, stragglers are ranks of
- * the job. */
+ * the job; and the job report, in each form `nextstep job` prints, must be safe to show (fuzz_text_safe.h).
+ */
+#define _GNU_SOURCE
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_text_safe.h"
 #include "nextstep/job.h"
+#include "nextstep/job_report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,6 +36,34 @@ static void check(const job_result *res)
 			abort();
 }
 
+static void check_form(const job_result *res, format_kind kind)
+{
+	static ns_routes routes;
+	static bool ready;
+	classify_options co;
+	format_options fo = {kind, true, false};
+	job_report_options o = {&co, &routes, &fo};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	ns_error err;
+	ns_status st;
+
+	ns_error_clear(&err);
+	if (mem == NULL || (!ready && routes_init_default(&routes, &err) != NS_OK))
+		abort();
+	ready = true;
+	classify_options_default(&co);
+	st = job_report_print(mem, res, &o, &err);
+	if (fclose(mem) != 0)
+		abort();
+	if (st == NS_OK && kind == FORMAT_JSON)
+		fuzz_check_json(text, len);
+	else if (st == NS_OK)
+		fuzz_check_text(text, len);
+	free(text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	job_merge *m = job_merge_new();
@@ -52,6 +85,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ns_error_clear(&err);
 	if (job_merge_finish(m, &res, &err) == NS_OK) {
 		check(res);
+		check_form(res, FORMAT_TEXT);
+		check_form(res, FORMAT_QUIET);
+		check_form(res, FORMAT_JSON);
 		job_result_free(res);
 	}
 	job_merge_free(m);
