@@ -184,6 +184,41 @@ static bool only_space(const char *p, const char *end)
 	return true;
 }
 
+/* *str as UTF-8: left alone when it is, else replaced by a copy with U+FFFD for each byte that begins no
+ * character. False on OOM. */
+static bool clean_utf8(char **str)
+{
+	size_t n = strlen(*str), i = 0, len, cap;
+	char *clean;
+
+	while (i < n && (len = ns_utf8_char(*str + i, n - i, NULL)) > 0)
+		i += len;
+	if (i == n)
+		return true;
+	cap = n * NS_UTF8_REPLACEMENT_LEN + 1;
+	if ((clean = cJSON_malloc(cap)) == NULL)
+		return false;
+	ns_utf8_clean(*str, n, clean, cap);
+	cJSON_free(*str);
+	*str = clean;
+	return true;
+}
+
+/* A saved report is printed again inside the diff's JSON ("before", "after") and its names in the text: its
+ * keys and strings are made UTF-8 first, as every output is. False on OOM. */
+static bool clean_strings(cJSON *item)
+{
+	for (; item != NULL; item = item->next) {
+		if (item->string != NULL && !(item->type & cJSON_StringIsConst) && !clean_utf8(&item->string))
+			return false;
+		if (cJSON_IsString(item) && item->valuestring != NULL && !clean_utf8(&item->valuestring))
+			return false;
+		if (!clean_strings(item->child))
+			return false;
+	}
+	return true;
+}
+
 ns_status diff_side_parse(const char *text, size_t len, const diff_load_options *o, diff_side *s,
                           ns_error *err)
 {
@@ -201,7 +236,8 @@ ns_status diff_side_parse(const char *text, size_t len, const diff_load_options 
 		                        : "more than one JSON value: a side is one report or one profile");
 	}
 	if (cJSON_IsObject(doc) && cJSON_HasObjectItem(doc, "devices")) {
-		st = diff_side_from_report(doc, s, err);
+		st = clean_strings(doc) ? diff_side_from_report(doc, s, err)
+		                        : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		if (st == NS_OK)
 			s->report = doc;
 		else

@@ -299,6 +299,34 @@ START_TEST(report_loader_locates_what_is_wrong)
 }
 END_TEST
 
+/* A saved report is printed again in the diff's JSON: its keys and strings that are not UTF-8 (the device
+ * name's byte 0xff, the key's 0xfe: each begins no character) come out with U+FFFD (EF BF BD) in their place.
+ */
+START_TEST(a_saved_report_that_is_not_utf8_is_kept_with_replacement_characters)
+{
+	static const char text[] = "{\"devices\":[{\"name\":\"GPU\xff\",\"x\xfe\":1,\"overall\":" WIN(
+	    "10", "5") ",\"steps\":[" WIN("10", "5") "]}]}";
+	classify_options co;
+	ns_routes routes;
+	diff_load_options o;
+	diff_side s;
+	ns_error err;
+	const cJSON *dev;
+
+	classify_options_default(&co);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	diff_side_init(&s);
+	ns_error_clear(&err);
+	ck_assert_int_eq(diff_side_parse(text, strlen(text), &o, &s, &err), NS_OK);
+	dev = cJSON_GetArrayItem(cJSON_GetObjectItem(s.report, "devices"), 0);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")), "GPU\xef\xbf\xbd");
+	ck_assert_ptr_nonnull(cJSON_GetObjectItem(dev, "x\xef\xbf\xbd"));
+	diff_side_free(&s);
+	routes_free(&routes);
+}
+END_TEST
+
 static Suite *diff_suite(void)
 {
 	Suite *s = suite_create("diff");
@@ -315,6 +343,7 @@ static Suite *diff_suite(void)
 	                    sizeof(dtype_cases) / sizeof(dtype_cases[0]));
 	tcase_add_loop_test(tc, report_loader_locates_what_is_wrong, 0,
 	                    sizeof(load_cases) / sizeof(load_cases[0]));
+	tcase_add_test(tc, a_saved_report_that_is_not_utf8_is_kept_with_replacement_characters);
 	suite_add_tcase(s, tc);
 	return s;
 }
