@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nextstep/json_file.h"
 #include "nextstep/parse_flags.h"
 #include "nextstep/parse_json.h"
 
@@ -425,6 +426,46 @@ START_TEST(array_over_sixteen_mebibytes_is_one_limit_error)
 }
 END_TEST
 
+/* A small JSON document (playbook, rules, devices) of up to JSON_FILE_MAX bytes is read; one byte more is a
+ * limit error, not an out-of-memory one. Each file is {} with blanks between, of the given size. */
+static const struct {
+	size_t bytes;
+	ns_status want;
+} small_file_cases[] = {
+    {2, NS_OK},
+    {8191, NS_OK},
+    {8192, NS_OK},
+    {JSON_FILE_MAX - 4096, NS_OK},
+    {JSON_FILE_MAX, NS_OK},
+    {JSON_FILE_MAX + 1, NS_ERR_LIMIT},
+    {JSON_FILE_MAX + 8192, NS_ERR_LIMIT},
+};
+
+START_TEST(small_json_file_is_read_up_to_its_limit_exactly)
+{
+	size_t n = small_file_cases[_i].bytes;
+	char *text = malloc(n), path[] = "/tmp/nextstep-small-XXXXXX";
+	int fd = mkstemp(path);
+	cJSON *doc = NULL;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(text);
+	ck_assert_int_ge(fd, 0);
+	memset(text, ' ', n);
+	text[0] = '{';
+	text[n - 1] = '}';
+	ck_assert_int_eq(write(fd, text, n), (ssize_t)n);
+	close(fd);
+	ns_error_clear(&err);
+	ck_assert_msg(json_parse_file(path, &doc, &err) == small_file_cases[_i].want, "%zu bytes: %s", n,
+	              err.msg);
+	ck_assert_int_eq(doc != NULL, small_file_cases[_i].want == NS_OK);
+	cJSON_Delete(doc);
+	unlink(path);
+	free(text);
+}
+END_TEST
+
 typedef struct {
 	const char *text;
 	input_kind want;
@@ -484,6 +525,8 @@ static Suite *parse_suite(void)
 	tcase_add_test(tc, overlong_line_is_reported_before_it_ends);
 	tcase_add_test(tc, one_line_array_over_one_mebibyte_is_read_whole);
 	tcase_add_test(tc, array_over_sixteen_mebibytes_is_one_limit_error);
+	tcase_add_loop_test(tc, small_json_file_is_read_up_to_its_limit_exactly, 0,
+	                    sizeof(small_file_cases) / sizeof(small_file_cases[0]));
 	tcase_add_loop_test(tc, sniff_tells_traces_from_profiles_by_content, 0,
 	                    sizeof(sniff_cases) / sizeof(sniff_cases[0]));
 	tcase_add_test(tc, sniffed_bytes_are_still_read);
