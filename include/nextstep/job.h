@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "nextstep/error.h"
+#include "nextstep/input.h"
 #include "nextstep/profile.h"
 #include "nextstep/trace_split.h"
 
@@ -110,6 +111,15 @@ job_merge *job_merge_new(void);
 /* Takes rank (freed here on error too). A rank without a rank number, a rank number already added, or a world
  * size other than the one of the ranks already added is an error; the merger keeps what it had. */
 ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err);
+/* Longest summary line read (a rank of a million steps is a few hundred MB). */
+#define JOB_LINE_MAX ((size_t)1 << 30)
+/* Told of each bad summary line (err->line is its number); reading goes on after it. */
+typedef void (*job_line_error_fn)(void *ctx, const ns_error *err);
+/* Adds the summary lines of in to m as they arrive (memory: the longest line); blank lines are allowed
+ * between them. A line that is no summary, or that job_merge_add() refuses, goes to on_error. Returns NS_OK
+ * at the end of in, or what stopped the reading: NS_ERR_IO (a read error), NS_ERR_LIMIT (a line longer than
+ * JOB_LINE_MAX, with err->line) or NS_ERR_NOMEM. */
+ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error, void *ctx, ns_error *err);
 size_t job_merge_count(const job_merge *m);
 /* The job of every rank added; the merger is then empty. At least one rank is needed. */
 ns_status job_merge_finish(job_merge *m, job_result **out, ns_error *err);

@@ -4,17 +4,12 @@
 #include "cli_job.h"
 
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "cli_common.h"
 #include "cli_html.h"
 #include "cli_options.h"
 #include "nextstep/job_report.h"
-#include "util/vec.h"
-
-/* Longest summary line read (a rank of a million steps is a few hundred MB). */
-#define JOB_LINE_MAX ((size_t)1 << 30)
 
 /* ---- the job report ---- */
 
@@ -59,86 +54,34 @@ typedef struct {
 	size_t nsrc, more;
 } job_ctx;
 
-static void line_error(job_ctx *j, const char *where, long line, ns_error *err)
+typedef struct {
+	job_ctx *j;
+	const char *where;
+} line_ctx;
+
+static void line_error(void *ctx, const ns_error *err)
 {
-	err->line = line;
-	err->index = -1;
-	err->offset = -1;
-	cli_report_error(where, err);
-	j->rc = EXIT_BAD_INPUT;
+	line_ctx *l = ctx;
+
+	cli_report_error(l->where, err);
+	l->j->rc = EXIT_BAD_INPUT;
 }
 
-static void take_line(job_ctx *j, const char *where, long lineno, const char *line, size_t len)
-{
-	job_rank *k = NULL;
-	ns_error err;
-	size_t i = 0;
-
-	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
-		i++;
-	if (i == len)
-		return; /* blank lines are allowed between records */
-	ns_error_clear(&err);
-	if (job_rank_from_ndjson(line, len, &k, &err) != NS_OK || job_merge_add(j->merge, k, &err) != NS_OK)
-		line_error(j, where, lineno, &err);
-}
-
-/* Splits the input into lines as it arrives; memory: the longest line. */
+/* One input's summary lines into the merger; a bad line is said and the rest still read. */
 static int read_summaries(void *ctx, ns_input *in, bool labelled)
 {
 	job_ctx *j = ctx;
-	const char *where = input_display_name(in);
-	size_t cap = 1 << 16, n = 0, start = 0;
-	char *buf = malloc(cap);
-	long lineno = 1;
+	line_ctx l = {j, input_display_name(in)};
+	ns_error err;
 
 	(void)labelled;
 	if (j->html != NULL && j->nsrc < JOB_HTML_INPUTS)
 		cli_html_digest_start(&j->dg[j->nsrc], in);
-	if (buf == NULL) {
-		fputs("nextstep: out of memory\n", stderr);
+	ns_error_clear(&err);
+	if (job_merge_read(j->merge, in, line_error, &l, &err) != NS_OK) {
+		cli_report_error(l.where, &err);
 		return EXIT_BAD_INPUT;
 	}
-	for (;;) {
-		if (n == cap && start > 0) { /* slide the unfinished line to the front */
-			memmove(buf, buf + start, n - start);
-			n -= start;
-			start = 0;
-		}
-		if (n == cap) {
-			char *grown = ns_grow_capped(buf, &cap, cap + 1, 1, JOB_LINE_MAX);
-			if (grown == NULL) {
-				ns_error err;
-				ns_error_clear(&err);
-				ns_error_set(&err, cap >= JOB_LINE_MAX ? NS_ERR_LIMIT : NS_ERR_NOMEM,
-				             "a summary line longer than %zu bytes (or out of memory)", cap);
-				free(buf);
-				line_error(j, where, lineno, &err);
-				return EXIT_BAD_INPUT;
-			}
-			buf = grown;
-		}
-		ssize_t got = input_read(in, buf + n, cap - n);
-		if (got < 0) {
-			fprintf(stderr, "nextstep: %s: read error\n", where);
-			free(buf);
-			return EXIT_BAD_INPUT;
-		}
-		if (got == 0)
-			break;
-		for (size_t i = n; i < n + (size_t)got; i++) {
-			if (buf[i] != '\n')
-				continue;
-			take_line(j, where, lineno++, buf + start, i - start);
-			start = i + 1;
-		}
-		n += (size_t)got;
-		if (start == n)
-			start = n = 0;
-	}
-	if (n > start)
-		take_line(j, where, lineno, buf + start, n - start);
-	free(buf);
 	if (j->html != NULL && j->nsrc < JOB_HTML_INPUTS) {
 		cli_html_digest_finish(&j->dg[j->nsrc], in, &j->src[j->nsrc]);
 		j->nsrc++;

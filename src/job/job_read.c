@@ -1,4 +1,5 @@
-/* Reading a rank summary line back (untrusted input: every value checked, every error located). */
+/* Reading rank summary lines back (untrusted input: every value checked, every error located), one line or a
+ * stream of them. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 
 #include "job_private.h"
 #include "util/text.h"
+#include "util/vec.h"
 
 /* Integers beyond this are not exact in a JSON number read as a double. */
 #define EXACT_MAX 9007199254740992.0
@@ -431,4 +433,82 @@ ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_
 	}
 	*out = k;
 	return NS_OK;
+}
+
+/* ---- a stream of summary lines ---- */
+
+typedef struct {
+	job_merge *m;
+	job_line_error_fn on_error;
+	void *ctx;
+} line_sink;
+
+static void take_line(const line_sink *k, const char *line, size_t len, long lineno)
+{
+	job_rank *rank = NULL;
+	ns_error err;
+	size_t i = 0;
+
+	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+		i++;
+	if (i == len)
+		return; /* blank lines are allowed between records */
+	ns_error_clear(&err);
+	if (job_rank_from_ndjson(line, len, &rank, &err) != NS_OK ||
+	    job_merge_add(k->m, rank, &err) != NS_OK) {
+		err.line = lineno;
+		err.index = -1;
+		err.offset = -1;
+		k->on_error(k->ctx, &err);
+	}
+}
+
+ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error, void *ctx, ns_error *err)
+{
+	line_sink k = {m, on_error, ctx};
+	size_t cap = 1 << 16, n = 0, start = 0;
+	char *buf = malloc(cap);
+	long lineno = 1;
+	ns_status st = NS_OK;
+
+	if (buf == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	for (;;) {
+		if (n == cap && start > 0) { /* slide the unfinished line to the front */
+			memmove(buf, buf + start, n - start);
+			n -= start;
+			start = 0;
+		}
+		if (n == cap) {
+			char *grown = ns_grow_capped(buf, &cap, cap + 1, 1, JOB_LINE_MAX);
+			if (grown == NULL) {
+				st = ns_error_set(err, cap >= JOB_LINE_MAX ? NS_ERR_LIMIT : NS_ERR_NOMEM,
+				                  "a summary line longer than %zu bytes (or out of memory)",
+				                  cap);
+				err->line = lineno;
+				break;
+			}
+			buf = grown;
+		}
+		ssize_t got = input_read(in, buf + n, cap - n);
+		if (got < 0) {
+			st = ns_error_set(err, NS_ERR_IO, "read error");
+			break;
+		}
+		if (got == 0)
+			break;
+		for (size_t i = n; i < n + (size_t)got; i++) {
+			if (buf[i] != '\n')
+				continue;
+			take_line(&k, buf + start, i - start, lineno++);
+			start = i + 1;
+		}
+		n += (size_t)got;
+		if (start == n)
+			start = n = 0;
+	}
+	if (st == NS_OK && n > start)
+		take_line(&k, buf + start, n - start, lineno);
+	free(buf);
+	return st;
 }

@@ -4,8 +4,10 @@
  * compute c and ends at E into the step on every rank (true time), fully exposed; the rank's clock reads true
  * time + its offset. So a rank waits max(c) - c per step, and its non-comm step time is D - E + c. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "nextstep/job.h"
 #include "nextstep/job_report.h"
@@ -362,6 +364,56 @@ START_TEST(a_bad_summary_line_is_a_located_error)
 }
 END_TEST
 
+/* ---- a stream of summary lines ---- */
+
+typedef struct {
+	long lines[4];
+	size_t n;
+} bad_seen;
+
+static void note_bad_line(void *ctx, const ns_error *err)
+{
+	bad_seen *b = ctx;
+
+	if (b->n < 4)
+		b->lines[b->n] = err->line;
+	b->n++;
+}
+
+/* Lines 1 blank, 2 rank 0, 3 not a summary, 4 rank 0 again (refused by the merger), 5 blank with a CR, 6 rank
+ * 1 without a final newline: two ranks merged, lines 3 and 4 told, and the reading goes on to the end. */
+START_TEST(a_stream_of_summaries_merges_the_good_lines_and_tells_the_bad_ones)
+{
+	rank_spec s0 = {0, 0, 10 * MS, 0, 3, 0, false, NULL}, s1 = {1, 0, 10 * MS, 0, 3, 0, false, NULL};
+	job_rank *k0 = make_rank(&s0), *k1 = make_rank(&s1);
+	char *l0 = job_rank_to_ndjson(k0), *l1 = job_rank_to_ndjson(k1), path[] = "/tmp/nextstep-job-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	job_merge *m = job_merge_new();
+	bad_seen bad = {{0}, 0};
+	ns_input in;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "\n%s\n{\"nextstep_summary\": 1}\n%s\n \r\n%s", l0, l0, l1);
+	fclose(f);
+	ns_error_clear(&err);
+	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
+	ck_assert_int_eq(job_merge_read(m, &in, note_bad_line, &bad, &err), NS_OK);
+	ck_assert_uint_eq(job_merge_count(m), 2);
+	ck_assert_uint_eq(bad.n, 2);
+	ck_assert_int_eq(bad.lines[0], 3);
+	ck_assert_int_eq(bad.lines[1], 4);
+	input_close(&in);
+	unlink(path);
+	job_merge_free(m);
+	job_rank_free(k0);
+	job_rank_free(k1);
+	free(l0);
+	free(l1);
+}
+END_TEST
+
 /* ---- the report ---- */
 
 /* Four ranks, rank 2 computing 13 ms a step and the others 10 ms: rank 2 is the straggler (compute, 13/20 =
@@ -493,6 +545,7 @@ static Suite *job_suite(void)
 	tcase_add_test(t, names_in_a_summary_that_are_not_utf8_are_kept_with_replacement_characters);
 	tcase_add_loop_test(t, a_bad_summary_line_is_a_located_error, 0,
 	                    sizeof(bad_lines) / sizeof(bad_lines[0]));
+	tcase_add_test(t, a_stream_of_summaries_merges_the_good_lines_and_tells_the_bad_ones);
 	suite_add_tcase(s, t);
 	t = tcase_create("report");
 	tcase_add_test(t, the_text_report_names_the_straggler_and_lists_it_first);
