@@ -270,11 +270,12 @@ typedef struct {
 	/* Each window's passes, in window order (the same windows on every device); NULL when the profiled
 	 * process marks no forward, backward or optimizer pass. */
 	split_pass_time *passes;
-	/* The optimizer: the class named by the Optimizer.step#<Class>.step /
-	 * Optimizer.zero_grad#<Class>.zero_grad markers that hold the most time ("" when none), and whether a
-	 * fused optimizer kernel ran (aten::_fused_adam_, _fused_adamw_, _fused_sgd_, _fused_adagrad_): its
-	 * fix depends on both. */
+	/* The optimizer: of the Optimizer.step#<Class>.step / Optimizer.zero_grad#<Class>.zero_grad markers
+	 * of the step process (the main thread's), the class that holds the most time ("" when none), and
+	 * whether a fused optimizer op ran in that process (aten::_fused_adam_, _fused_adamw_, _fused_sgd_,
+	 * _fused_adagrad_): its fix depends on both. */
 	char optimizer[SPLIT_OPTIMIZER_NAME_MAX];
+	size_t optimizer_classes; /* classes the step process's markers name (the most time picks one) */
 	bool optimizer_fused;
 
 	/* Events of a category nextstep does not know that name a device (args.device): device work of a kind

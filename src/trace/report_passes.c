@@ -157,7 +157,11 @@ static void print_finding(FILE *out, const char *lead, double s, ns_grade g, con
 	char fix[1024];
 
 	report_optimizer_fix(res, f, fix, sizeof(fix));
-	fprintf(out, "%s: optimizer step %.0f%% of the step (%s)", lead, s * 100.0, grade_name(g));
+	fprintf(out, "%s: optimizer step %.0f%% of the step (%s", lead, s * 100.0, grade_name(g));
+	if (res->optimizer_classes > 1) /* the advice is for one of them: say which and why */
+		fprintf(out, "; of %zu optimizer classes, %s holds the most time", res->optimizer_classes,
+		        res->optimizer);
+	fputc(')', out);
 	if (f->fix != NULL)
 		fprintf(out, " -> %s (%s)", fix, f->module != NULL ? f->module : "");
 	fputc('\n', out);
@@ -206,6 +210,7 @@ static cJSON *finding_json(const split_result *res, const split_device *d, const
 	    !cJSON_AddStringToObject(obj, "grade", grade_name(g)) ||
 	    !(res->optimizer[0] != '\0' ? cJSON_AddStringToObject(obj, "optimizer", res->optimizer)
 	                                : cJSON_AddNullToObject(obj, "optimizer")) ||
+	    !cJSON_AddNumberToObject(obj, "optimizer_classes", (double)res->optimizer_classes) ||
 	    !cJSON_AddBoolToObject(obj, "fused", res->optimizer_fused) ||
 	    !(f->module != NULL ? cJSON_AddStringToObject(obj, "module", f->module)
 	                        : cJSON_AddNullToObject(obj, "module")) ||

@@ -184,9 +184,9 @@ static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
 	si->comm_op = !aten && split_is_comm_op(ev->name);
 	si->pass = aten ? 0 : split_phase_of(ev->name);
 	if (aten)
-		split_phases_note_op(s->phases, ev->name);
+		split_phases_note_op(s->phases, ev->pid, ev->name);
 	else if (si->pass == 1 + PASS_OPTIMIZER)
-		split_phases_note_optimizer(s->phases, ev->name, ev->has_dur ? ev->dur_ns : 0);
+		split_phases_note_optimizer(s->phases, ev->pid, ev->name, ev->has_dur ? ev->dur_ns : 0);
 }
 
 /* A span of a category the table does not know, on a device (args.device): an accelerator whose trace format
@@ -258,7 +258,8 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 	} else if (ev->cat == TCAT_USER_ANNOTATION) {
 		si->pass = split_phase_of(ev->name);
 		if (si->pass == 1 + PASS_OPTIMIZER)
-			split_phases_note_optimizer(s->phases, ev->name, ev->has_dur ? ev->dur_ns : 0);
+			split_phases_note_optimizer(s->phases, ev->pid, ev->name,
+			                            ev->has_dur ? ev->dur_ns : 0);
 	}
 	return NS_OK;
 }

@@ -11,22 +11,34 @@
 #include "util/text.h"
 #include "util/vec.h"
 
-/* Distinct optimizer classes kept: a job has one or two (a wrapper such as an EMA around the real one). */
+/* Distinct optimizer classes kept per process: a job has one or two (a wrapper such as an EMA around the
+ * real one). */
 #define OPTIMIZER_CLASSES 4
+/* Processes whose optimizer markers and fused ops are kept apart: the step process is known only once the
+ * whole trace is read, and a trace holds one process, or a few merged (a rank per process). Past this many,
+ * later processes' markers are not counted (docs/trace.md, "The optimizer finding"). */
+#define OPTIMIZER_PROCESSES 16
 
 typedef struct {
 	char name[SPLIT_OPTIMIZER_NAME_MAX];
 	int64_t ns;
 } optimizer_class;
 
+/* One process's optimizer classes and fused optimizer ops. */
+typedef struct {
+	int64_t pid;
+	optimizer_class opt[OPTIMIZER_CLASSES];
+	size_t nopt;
+	long fused_ops;
+} optimizer_process;
+
 /* Per pass, each thread's marker spans (indexed like the split's thread table), merged as they arrive where
  * they overlap or touch: 16 bytes a span, nested markers none. */
 struct split_phases {
 	span_list *thread[PASS_COUNT];
 	size_t nthreads[PASS_COUNT], cap[PASS_COUNT];
-	optimizer_class opt[OPTIMIZER_CLASSES];
-	size_t nopt;
-	long fused_ops;
+	optimizer_process proc[OPTIMIZER_PROCESSES];
+	size_t nproc;
 };
 
 split_phases *split_phases_new(void)
@@ -101,53 +113,78 @@ static ns_str optimizer_class_of(ns_str name)
 	return i < name.len ? (ns_str){name.ptr + i, j - i} : (ns_str){NULL, 0};
 }
 
-void split_phases_note_optimizer(split_phases *p, ns_str name, int64_t dur_ns)
+/* The entry of process pid, added when new; NULL when the table is full. */
+static optimizer_process *process_entry(split_phases *p, int64_t pid)
+{
+	for (size_t i = 0; i < p->nproc; i++)
+		if (p->proc[i].pid == pid)
+			return &p->proc[i];
+	if (p->nproc == OPTIMIZER_PROCESSES)
+		return NULL;
+	p->proc[p->nproc].pid = pid;
+	return &p->proc[p->nproc++];
+}
+
+void split_phases_note_optimizer(split_phases *p, int64_t pid, ns_str name, int64_t dur_ns)
 {
 	ns_str c = optimizer_class_of(name);
 	char clean[SPLIT_OPTIMIZER_NAME_MAX];
+	optimizer_process *e;
 	size_t k;
 
-	if (c.len == 0)
+	if (c.len == 0 || (e = process_entry(p, pid)) == NULL)
 		return; /* "## optimizer ##" names no class */
 	/* the trace's bytes, shown in the text and JSON reports: escaped once here (UTF-8, no controls) */
 	ns_text_escape(c.ptr, c.len, clean, sizeof(clean));
-	for (k = 0; k < p->nopt; k++)
-		if (strcmp(p->opt[k].name, clean) == 0)
+	for (k = 0; k < e->nopt; k++)
+		if (strcmp(e->opt[k].name, clean) == 0)
 			break;
-	if (k == p->nopt) {
-		if (p->nopt == OPTIMIZER_CLASSES)
+	if (k == e->nopt) {
+		if (e->nopt == OPTIMIZER_CLASSES)
 			return;
-		memcpy(p->opt[k].name, clean, sizeof(clean));
-		p->nopt++;
+		memcpy(e->opt[k].name, clean, sizeof(clean));
+		e->nopt++;
 	}
-	p->opt[k].ns += dur_ns > 0 ? dur_ns : 0;
+	e->opt[k].ns += dur_ns > 0 ? dur_ns : 0;
 }
 
 /* The fused optimizers' ops (torch._fused_adam_ and its kin, as the profiler names them). */
 static const char *const fused_ops[] = {"aten::_fused_adam", "aten::_fused_sgd", "aten::_fused_adagrad"};
 
-void split_phases_note_op(split_phases *p, ns_str name)
+void split_phases_note_op(split_phases *p, int64_t pid, ns_str name)
 {
+	optimizer_process *e;
+
 	if (name.len < 13 || name.ptr[6] != '_' || name.ptr[7] != 'f') /* "aten::_f": rare */
 		return;
 	for (size_t i = 0; i < sizeof(fused_ops) / sizeof(fused_ops[0]); i++)
 		if (split_str_starts(name, fused_ops[i])) {
-			p->fused_ops++;
+			if ((e = process_entry(p, pid)) != NULL)
+				e->fused_ops++;
 			return;
 		}
 }
 
-/* The class with the most time (the first seen of equal ones) into res. */
-static void optimizer_result(const split_phases *p, split_result *res)
+/* Into res, from the step process's markers only (another process's optimizer is not the one holding the
+ * step thread): the class with the most time (the first seen of equal ones), how many classes it recorded,
+ * and whether it ran a fused optimizer op. */
+static void optimizer_result(split_phases *p, int64_t pid, split_result *res)
 {
+	const optimizer_process *e = NULL;
 	size_t best = 0;
 
-	for (size_t k = 1; k < p->nopt; k++)
-		if (p->opt[k].ns > p->opt[best].ns)
+	for (size_t i = 0; i < p->nproc && e == NULL; i++)
+		if (p->proc[i].pid == pid)
+			e = &p->proc[i];
+	if (e == NULL)
+		return;
+	for (size_t k = 1; k < e->nopt; k++)
+		if (e->opt[k].ns > e->opt[best].ns)
 			best = k;
-	if (p->nopt > 0)
-		memcpy(res->optimizer, p->opt[best].name, sizeof(res->optimizer));
-	res->optimizer_fused = p->fused_ops > 0;
+	if (e->nopt > 0)
+		memcpy(res->optimizer, e->opt[best].name, sizeof(res->optimizer));
+	res->optimizer_classes = e->nopt;
+	res->optimizer_fused = e->fused_ops > 0;
 }
 
 ns_status split_phases_add(split_phases *p, int pass, uint32_t thread, int64_t start, int64_t end,
@@ -257,8 +294,10 @@ ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t m
 	bool any = false;
 	ns_status st = NS_OK;
 
-	optimizer_result(p, res);
-	if (nw == 0 || main_thread >= s->nthreads)
+	if (main_thread >= s->nthreads)
+		return NS_OK;
+	optimizer_result(p, s->thread[main_thread].pid, res);
+	if (nw == 0)
 		return NS_OK;
 	memset(l, 0, sizeof(l));
 	for (int k = 0; k < PASS_COUNT && st == NS_OK; k++) {

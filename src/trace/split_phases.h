@@ -13,12 +13,12 @@ void split_phases_free(split_phases *p);
 /* 1 + the pass a host span named name marks (PASS_FORWARD, ...), 0 for none. Cheap: one byte decides for
  * almost every name. */
 uint8_t split_phase_of(ns_str name);
-/* An optimizer marker (split_phase_of gave PASS_OPTIMIZER) of dur_ns (0 when not yet known): its class,
- * "SGD" of "Optimizer.step#SGD.step", gets the time. */
-void split_phases_note_optimizer(split_phases *p, ns_str name, int64_t dur_ns);
-/* An aten op: counts the fused optimizer kernels' ops (aten::_fused_adam_, ...). Cheap: two bytes decide for
- * almost every op. */
-void split_phases_note_op(split_phases *p, ns_str name);
+/* An optimizer marker (split_phase_of gave PASS_OPTIMIZER) of process pid, of dur_ns (0 when not yet
+ * known): its class, "SGD" of "Optimizer.step#SGD.step", gets the time in that process. */
+void split_phases_note_optimizer(split_phases *p, int64_t pid, ns_str name, int64_t dur_ns);
+/* An aten op of process pid: counts the fused optimizer kernels' ops (aten::_fused_adam_, ...). Cheap: two
+ * bytes decide for almost every op. */
+void split_phases_note_op(split_phases *p, int64_t pid, ns_str name);
 /* A span [start, end) of thread `thread` marking pass (PASS_*). */
 ns_status split_phases_add(split_phases *p, int pass, uint32_t thread, int64_t start, int64_t end,
                            ns_error *err);
