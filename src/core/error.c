@@ -18,11 +18,11 @@ void ns_error_clear(ns_error *err)
 
 ns_status ns_error_set(ns_error *err, ns_status status, const char *fmt, ...)
 {
-	char raw[sizeof(err->msg)];
 	va_list ap;
 
 	if (err == NULL)
 		return status;
+	char raw[sizeof(err->msg)]; /* declared past the check: cppcheck reads sizeof as a dereference */
 	err->status = status;
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
