@@ -10,6 +10,7 @@
 
 #include "nextstep/trace_report.h"
 #include "util/sort.h"
+#include "util/text.h"
 
 /* A cause holding at least this share of its bucket names the bucket's fix (as in the trace report). */
 #define JOB_CAUSE_MAJORITY 0.5
@@ -231,7 +232,11 @@ static void print_comm_lines(FILE *out, const job_report_options *o, const job_r
                              const job_rank_result **order)
 {
 	if (!res->split) {
-		fprintf(out, "comm: waiting and transfer not told apart: %s\n", res->why_not);
+		/* why_not quotes collective names and groups from the summaries, and may be cut mid-character
+		 */
+		fputs("comm: waiting and transfer not told apart: ", out);
+		ns_fput_text(out, res->why_not);
+		fputc('\n', out);
 		return;
 	}
 	for (size_t i = 0; i < res->nranks; i++) {
@@ -439,6 +444,7 @@ static cJSON *straggler_json(const job_report_options *o, const job_result *res,
 static bool add_job_fields(const job_report_options *o, const job_result *res, cJSON *j)
 {
 	cJSON *st = cJSON_AddArrayToObject(j, "stragglers"), *off;
+	char why[sizeof(res->why_not) * NS_UTF8_REPLACEMENT_LEN + 1];
 	bool ok = st != NULL;
 
 	if (ok && res->nstrag > 0)
@@ -456,8 +462,9 @@ static bool add_job_fields(const job_report_options *o, const job_result *res, c
 		ok = cJSON_AddItemToObject(off, key, us_number(res->rank[i].offset_ns));
 	}
 	ok = ok && cJSON_AddBoolToObject(j, "comm_split", res->split);
+	ns_utf8_clean(res->why_not, strlen(res->why_not), why, sizeof(why)); /* see print_comm_lines() */
 	ok = ok && cJSON_AddItemToObject(j, "comm_split_refused",
-	                                 res->split ? cJSON_CreateNull() : cJSON_CreateString(res->why_not));
+	                                 res->split ? cJSON_CreateNull() : cJSON_CreateString(why));
 	ok = ok && cJSON_AddNumberToObject(j, "matched_collectives", (double)res->matched);
 	return ok;
 }

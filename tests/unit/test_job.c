@@ -449,6 +449,28 @@ static char *report_of(const job_result *res, format_kind kind)
 	return text;
 }
 
+/* Collective names come from the summaries, other people's files: the reason a split is refused quotes them,
+ * and the text report prints that reason with a tab as \t (ns_text_escape's rule), never the raw byte; the
+ * JSON report carries the name as JSON escapes it. */
+START_TEST(a_control_character_in_a_quoted_collective_name_is_escaped_in_the_text_report)
+{
+	rank_spec s[] = {{0, 0, 10 * MS, 0, 4, 0, false, NULL},
+	                 {1, 0, 10 * MS, 0, 4, 0, false, "all\tgather"}};
+	job_result *res = merge(s, 2);
+	char *text = report_of(res, FORMAT_TEXT);
+
+	ck_assert_msg(strstr(text, "not told apart: the collectives do not match across ranks: ") != NULL,
+	              "%s", text);
+	ck_assert_msg(strstr(text, " is all\\tgather of 4096 elements on rank 1 ") != NULL, "%s", text);
+	ck_assert_ptr_null(strchr(text, '\t'));
+	free(text);
+	text = report_of(res, FORMAT_JSON);
+	ck_assert_msg(strstr(text, " is all\\tgather of 4096 elements on rank 1 ") != NULL, "%s", text);
+	free(text);
+	job_result_free(res);
+}
+END_TEST
+
 START_TEST(the_text_report_names_the_straggler_and_lists_it_first)
 {
 	job_result *res = straggler_job();
@@ -549,6 +571,7 @@ static Suite *job_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("report");
 	tcase_add_test(t, the_text_report_names_the_straggler_and_lists_it_first);
+	tcase_add_test(t, a_control_character_in_a_quoted_collective_name_is_escaped_in_the_text_report);
 	tcase_add_test(t, the_quiet_report_is_the_stragglers_bucket);
 	tcase_add_test(t, the_json_report_puts_the_straggler_first);
 	tcase_add_test(t, a_failed_write_is_an_io_error);
