@@ -192,7 +192,7 @@ static void print_buckets(FILE *out, const diff_side *b, const diff_side *a, con
 
 static void print_causes(FILE *out, const diff_result *r)
 {
-	char label[DIFF_CAUSE_MAX + 16];
+	char label[DIFF_CAUSE_MAX + 16], shown[4 * (DIFF_CAUSE_MAX + 16)];
 
 	if (r->ncauses == 0)
 		return;
@@ -201,9 +201,10 @@ static void print_causes(FILE *out, const diff_result *r)
 		const diff_cause_delta *c = &r->causes[i];
 		if (c->before_ms == 0 && c->after_ms == 0) /* a cause neither run had (JSON still lists it) */
 			continue;
+		/* the cause's name is the saved report's */
 		snprintf(label, sizeof(label), "%s/%s", regime_name(c->bucket), c->cause);
-		fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", label, c->before_ms, c->after_ms,
-		        c->delta_ms);
+		fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", safe(label, shown, sizeof(shown)),
+		        c->before_ms, c->after_ms, c->delta_ms);
 	}
 }
 

@@ -1,5 +1,6 @@
 /* diff: the noise rule, step statistics, the fate of BEFORE's bottleneck, the gates, the dtype read from
  * kernel names, and the saved-report loader's located errors. Expected values are worked out by hand. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -327,6 +328,44 @@ START_TEST(a_saved_report_that_is_not_utf8_is_kept_with_replacement_characters)
 }
 END_TEST
 
+/* A cause's name is the saved report's: the verbose text prints it escaped (U+0001 as \x01, ns_text_escape's
+ * rule), never the raw byte. */
+START_TEST(a_control_character_in_a_saved_cause_name_is_escaped_in_the_text)
+{
+	static const char text[] =
+	    "{\"devices\":[{\"overall\":{\"dur_us\":10,\"buckets_us\":{\"compute\":5,\"memory\":0,\"comm\":0,"
+	    "\"dataloader\":0,\"overhead\":5,\"idle\":0},\"causes\":[{\"bucket\":\"overhead\",\"cause\":"
+	    "\"x\\u0001y\",\"us\":5}]},\"steps\":[" WIN("10", "5") "]}]}";
+	classify_options co;
+	ns_routes routes;
+	diff_load_options o;
+	diff_print_options po = {{"before", "after"}, true, 5};
+	diff_side s;
+	diff_result r;
+	ns_error err;
+	char *out = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&out, &size);
+
+	ck_assert_ptr_nonnull(f);
+	classify_options_default(&co);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	diff_side_init(&s);
+	ns_error_clear(&err);
+	ck_assert_int_eq(diff_side_parse(text, strlen(text), &o, &s, &err), NS_OK);
+	ck_assert_int_eq(diff_compare(&s, &s, &co, &r, &err), NS_OK);
+	diff_print_text(f, &s, &s, &r, &po);
+	fclose(f);
+	ck_assert_msg(strstr(out, "  overhead/x\\x01y ") != NULL, "%s", out);
+	ck_assert_ptr_null(strchr(out, '\x01'));
+	free(out);
+	diff_result_free(&r);
+	diff_side_free(&s);
+	routes_free(&routes);
+}
+END_TEST
+
 static Suite *diff_suite(void)
 {
 	Suite *s = suite_create("diff");
@@ -344,6 +383,7 @@ static Suite *diff_suite(void)
 	tcase_add_loop_test(tc, report_loader_locates_what_is_wrong, 0,
 	                    sizeof(load_cases) / sizeof(load_cases[0]));
 	tcase_add_test(tc, a_saved_report_that_is_not_utf8_is_kept_with_replacement_characters);
+	tcase_add_test(tc, a_control_character_in_a_saved_cause_name_is_escaped_in_the_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
