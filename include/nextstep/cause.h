@@ -19,6 +19,8 @@ typedef enum {
 	CAUSE_KERNELS,      /* memory: bandwidth-bound kernels */
 	CAUSE_EXPOSED,      /* comm: collective kernels running alone */
 	CAUSE_HOST_COMM,    /* comm: host-side collectives (gloo) with the device idle */
+	/* Added after the others, so that tables in this order (tests, scripts) keep their meaning. */
+	CAUSE_OPTIMIZER, /* idle: inside the optimizer's step marker, no op recorded (its host-side work) */
 	/* A job (several ranks, src/job/) splits exposed into these two; a single trace never has them. */
 	CAUSE_WAIT,          /* comm: inside a collective before the last rank started it */
 	CAUSE_COMM_TRANSFER, /* comm: the rest of the exposed collective time */

@@ -59,7 +59,7 @@ step_marker *step_marker_new(const char *regex, ns_error *err);
 void step_marker_free(step_marker *m);
 
 /* One window: a step (or the whole trace) on one device. Times are exact integer nanoseconds. A device keeps
- * one window per step, so the fields are ordered and sized to keep it at 208 bytes (a million steps: 208 MB):
+ * one window per step, so the fields are ordered and sized to keep it at 216 bytes (a million steps: 216 MB):
  * the memory bucket's two parts are its causes (cause_ns[CAUSE_KERNELS], cause_ns[CAUSE_TRANSFER]), and the
  * graph counts saturate at UINT32_MAX. */
 typedef struct {
@@ -201,7 +201,8 @@ typedef enum {
 	QP_NO_DEVICE_ACTIVITY,      /* nothing ran on a device (or none of it was recorded) */
 	QP_LAUNCH_WITHOUT_ACTIVITY, /* launch calls whose GPU work is missing: dropped device events */
 	QP_ACTIVITY_WITHOUT_LAUNCH, /* GPU work whose launch call is missing: dropped host events */
-	QP_GRAPH_REPLAYS_MISSING,   /* graph launches with no recorded kernel */
+	QP_MISSING_OPS,           /* holes in the ops' ids: the trace was filtered or sampled after capture */
+	QP_GRAPH_REPLAYS_MISSING, /* graph launches with no recorded kernel */
 	QP_GRAPH_REPLAY_MISMATCH, /* graph replays with another kernel count than the others of their size */
 	QP_CONCENTRATED_STEPS,    /* the GPU work of the capture lies in a few of its steps */
 	QP_STREAM_OVERLAP,        /* GPU records overlapping on one stream (impossible in-order execution) */

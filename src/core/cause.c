@@ -8,14 +8,21 @@ typedef struct {
 	ns_regime bucket;
 } cause_row;
 
-/* Grouped by bucket, in the order the report lists them. */
+/* Grouped by bucket, in the order the report lists them; idle's optimizer, added later, after them. */
 static const cause_row causes[CAUSE_COUNT] = {
-    [CAUSE_LAUNCH] = {"launch", REGIME_OVERHEAD},   [CAUSE_HOST_THREADS] = {"host_threads", REGIME_OVERHEAD},
-    [CAUSE_SYNC] = {"sync", REGIME_OVERHEAD},       [CAUSE_INIT] = {"init", REGIME_OVERHEAD},
-    [CAUSE_HOST_GAP] = {"host_gap", REGIME_IDLE},   [CAUSE_SYNC_WAIT] = {"sync_wait", REGIME_IDLE},
-    [CAUSE_TRANSFER] = {"transfer", REGIME_MEMORY}, [CAUSE_KERNELS] = {"kernels", REGIME_MEMORY},
-    [CAUSE_EXPOSED] = {"exposed", REGIME_COMM},     [CAUSE_HOST_COMM] = {"host", REGIME_COMM},
-    [CAUSE_WAIT] = {"wait", REGIME_COMM},           [CAUSE_COMM_TRANSFER] = {"transfer", REGIME_COMM},
+    [CAUSE_LAUNCH] = {"launch", REGIME_OVERHEAD},
+    [CAUSE_HOST_THREADS] = {"host_threads", REGIME_OVERHEAD},
+    [CAUSE_SYNC] = {"sync", REGIME_OVERHEAD},
+    [CAUSE_INIT] = {"init", REGIME_OVERHEAD},
+    [CAUSE_HOST_GAP] = {"host_gap", REGIME_IDLE},
+    [CAUSE_SYNC_WAIT] = {"sync_wait", REGIME_IDLE},
+    [CAUSE_TRANSFER] = {"transfer", REGIME_MEMORY},
+    [CAUSE_KERNELS] = {"kernels", REGIME_MEMORY},
+    [CAUSE_EXPOSED] = {"exposed", REGIME_COMM},
+    [CAUSE_HOST_COMM] = {"host", REGIME_COMM},
+    [CAUSE_OPTIMIZER] = {"optimizer", REGIME_IDLE},
+    [CAUSE_WAIT] = {"wait", REGIME_COMM},
+    [CAUSE_COMM_TRANSFER] = {"transfer", REGIME_COMM},
 };
 
 bool cause_job_only(ns_cause c)

@@ -302,7 +302,8 @@ void hp_steps_table(html_page *p, const split_result *res, const split_device *d
 	hp_puts(p, "</details>\n");
 }
 
-static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP};
+static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP,
+                                       CAUSE_OPTIMIZER};
 
 /* Without frames, when the host causes hold a high share: how to record them (the text report's hint). */
 static void put_python_hint(html_page *p, const split_window *w, double high)

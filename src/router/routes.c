@@ -95,6 +95,14 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
                 "event): drop the synchronize or overlap the work it waits for",
          .next_check = "the sync_wait share after the change{}",
          .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
+    [CAUSE_OPTIMIZER] =
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "the GPU waits while the optimizer's step runs on the host with no op recorded (its Python "
+                "loop over parameters or blocks, CPU-side math, host syncs): make the step cheaper "
+                "(a fused or foreach implementation, or the optimizer's own settings: see the optimizer "
+                "finding), step it less often (gradient accumulation), or shard its work across ranks",
+         .next_check = "the idle optimizer share after the change{}",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
     [CAUSE_TRANSFER] =
         {.module = "Module 4/5",
          .fix = "host-device copies: pinned memory, non_blocking copies, fewer host syncs",

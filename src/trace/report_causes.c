@@ -14,6 +14,7 @@ static const char *const cause_gloss[CAUSE_COUNT] = {
     [CAUSE_INIT] = "allocation, context and stream set-up",
     [CAUSE_HOST_GAP] = "nothing recorded on host or device",
     [CAUSE_SYNC_WAIT] = "a synchronize outside any op",
+    [CAUSE_OPTIMIZER] = "the optimizer's step on the host, no op recorded",
     [CAUSE_TRANSFER] = "copies and sets",
     [CAUSE_KERNELS] = "bandwidth-bound kernels",
     [CAUSE_EXPOSED] = "collectives on the device, not hidden",

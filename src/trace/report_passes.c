@@ -151,7 +151,7 @@ void report_optimizer_fix(const split_result *res, const ns_route *f, char *buf,
 }
 
 static void print_finding(FILE *out, const char *lead, double s, ns_grade g, const split_result *res,
-                          const ns_routes *r)
+                          const split_device *d, const ns_routes *r)
 {
 	const ns_route *f = &r->finding[FINDING_OPTIMIZER];
 	char fix[1024];
@@ -162,6 +162,9 @@ static void print_finding(FILE *out, const char *lead, double s, ns_grade g, con
 		fprintf(out, "; of %zu optimizer classes, %s holds the most time", res->optimizer_classes,
 		        res->optimizer);
 	fputc(')', out);
+	if (d->overall.cause_ns[CAUSE_OPTIMIZER] > 0) /* the part of it that leaves the device waiting */
+		fprintf(out, ", the GPU idle for %.0f%% of the step inside it with no op recorded",
+		        100.0 * share(d->overall.cause_ns[CAUSE_OPTIMIZER], d->overall.dur_ns));
 	if (f->fix != NULL)
 		fprintf(out, " -> %s (%s)", fix, f->module != NULL ? f->module : "");
 	fputc('\n', out);
@@ -172,7 +175,7 @@ void report_print_passes_also(FILE *out, const split_result *res, const split_de
 	double s;
 
 	if (res->passes != NULL && report_optimizer_grade(d, &s) == GRADE_HIGH)
-		print_finding(out, "also", s, GRADE_HIGH, res, r);
+		print_finding(out, "also", s, GRADE_HIGH, res, d, r);
 }
 
 void report_print_passes(FILE *out, const split_result *res, const split_device *d, const ns_routes *r)
@@ -190,7 +193,7 @@ void report_print_passes(FILE *out, const split_result *res, const split_device 
 	fprintf(out, " other %.1f%%\n", 100.0 * share(other_ns(t, dur), dur));
 	g = report_optimizer_grade(d, &s);
 	if (g != GRADE_NONE)
-		print_finding(out, "finding", s, g, res, r);
+		print_finding(out, "finding", s, g, res, d, r);
 }
 
 static cJSON *finding_json(const split_result *res, const split_device *d, const ns_routes *r)

@@ -7,7 +7,8 @@
 #include "report_private.h"
 #include "util/text.h"
 
-static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP};
+static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP,
+                                       CAUSE_OPTIMIZER};
 #define NHOST (sizeof(host_causes) / sizeof(host_causes[0]))
 
 static double pct(int64_t part, int64_t whole)

@@ -111,6 +111,15 @@ void report_quality_detail(const split_quality *q, quality_kind k, char *buf, si
 		         "time of their launches is missing from overhead",
 		         p->count, p->of, 100.0 * p->share);
 		break;
+	case QP_MISSING_OPS:
+		snprintf(
+		    buf, size,
+		    "%ld holes in the External ids of %ld recorded ops and annotations leave out ~%ld ids "
+		    "(%.0f%% of the ids in their range): the trace was filtered or sampled after it was "
+		    "recorded, so what was dropped (ops, their launches and kernels) reads as idle or host "
+		    "gap; analyse the unfiltered trace",
+		    p->count, p->of, p->aux, 100.0 * p->share);
+		break;
 	case QP_GRAPH_REPLAYS_MISSING:
 		graph_missing_detail(p, buf, size);
 		break;

@@ -212,6 +212,8 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 		if (st != NS_OK)
 			return st;
 	}
+	if (ev->cat == TCAT_CPU_OP || ev->cat == TCAT_USER_ANNOTATION)
+		split_quality_op_id(&s->quality, ev->external_id);
 	switch (ev->cat) {
 	case TCAT_KERNEL:
 	case TCAT_MEMCPY:

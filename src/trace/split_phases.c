@@ -222,6 +222,14 @@ static ns_status process_union(const split_phases *p, int pass, const trace_spli
 	return NS_OK;
 }
 
+ns_status split_phases_optimizer_spans(const split_phases *p, const trace_split *s, uint32_t main_thread,
+                                       span_list *out, ns_error *err)
+{
+	if (main_thread >= s->nthreads)
+		return NS_OK;
+	return process_union(p, PASS_OPTIMIZER, s, s->thread[main_thread].pid, out, err);
+}
+
 typedef struct {
 	const span_list *l;
 	size_t i;

@@ -26,6 +26,10 @@ ns_status split_phases_add(split_phases *p, int pass, uint32_t thread, int64_t s
  * process; left NULL when that process marked no pass. */
 ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t main_thread,
                                const split_window *w, size_t nw, split_result *res, ns_error *err);
+/* The optimizer pass's spans on the threads of the main thread's process, into out (empty, sorted, disjoint):
+ * the sweep's SL_OPT list, the idle cause "optimizer" (docs/trace.md, "Attribution"). */
+ns_status split_phases_optimizer_spans(const split_phases *p, const trace_split *s, uint32_t main_thread,
+                                       span_list *out, ns_error *err);
 /* d->passes: the sum over the windows that count in d->overall. */
 void split_phases_overall(const split_result *res, split_device *d, bool keep_warmup);
 

@@ -30,7 +30,7 @@ enum {
 };
 
 /* The process-wide host lists the sweep reads: the step thread's host work apart from the other threads'. */
-enum { SL_LAUNCH, SL_OTHER, SL_DL, SL_BLOCK, SL_SYNC, SL_INIT, SL_COMM, SL_COUNT };
+enum { SL_LAUNCH, SL_OTHER, SL_DL, SL_BLOCK, SL_SYNC, SL_INIT, SL_COMM, SL_OPT, SL_COUNT };
 
 typedef struct {
 	int64_t start, end;
@@ -272,7 +272,8 @@ void split_launches_sort(trace_split *s);
 const launch_rec *split_launch_of(const trace_split *s, int64_t corr);
 
 /* ---- the sweep (split_sweep.c) ---- */
-/* Told [a, b) of window w is GPU-idle time of host cause c (launch, host_threads, sync, init, host_gap). */
+/* Told [a, b) of window w is GPU-idle time of host cause c (launch, host_threads, sync, init, host_gap,
+ * optimizer). */
 typedef void (*split_sweep_hook)(void *ctx, const split_window *w, int64_t a, int64_t b, ns_cause c);
 typedef struct {
 	split_window *w;
@@ -348,6 +349,9 @@ ns_status split_coll_build(const trace_split *s, const gpu_rec *g, size_t n, con
 /* ---- quality (split_quality.c): hooks called by the stages above ---- */
 /* Runtime-call name -> LK_*. */
 uint8_t split_launch_kind(ns_str name);
+/* The External id of a CPU op or user annotation (negative: none): the ids of a whole capture are
+ * consecutive, so holes between them are ops the file lost (docs/trace.md, "missing_ops"). */
+void split_quality_op_id(split_quality_state *q, int64_t id);
 /* An event that is neither GPU work nor host work the split keeps: the capture's own span, ... */
 void split_quality_event(split_quality_state *q, const trace_event *ev);
 /* Before linking: the first launch's time. Per GPU record, its launch (NULL when none). After: graphs. */

@@ -20,7 +20,8 @@ typedef struct {
 } py_list;
 
 /* The host causes Python time is looked for behind, in the order of the accumulator's rows. */
-static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP};
+static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP,
+                                       CAUSE_OPTIMIZER};
 #define NHOST ((int)(sizeof(host_causes) / sizeof(host_causes[0])))
 
 struct split_python {

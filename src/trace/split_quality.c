@@ -48,6 +48,7 @@ const char *quality_kind_name(quality_kind k)
 	    [QP_NO_DEVICE_ACTIVITY] = "no_device_activity",
 	    [QP_LAUNCH_WITHOUT_ACTIVITY] = "launch_without_activity",
 	    [QP_ACTIVITY_WITHOUT_LAUNCH] = "activity_without_launch",
+	    [QP_MISSING_OPS] = "missing_ops",
 	    [QP_GRAPH_REPLAYS_MISSING] = "graph_replays_missing",
 	    [QP_GRAPH_REPLAY_MISMATCH] = "graph_replay_mismatch",
 	    [QP_CONCENTRATED_STEPS] = "concentrated_steps",
@@ -95,6 +96,77 @@ void split_quality_event(split_quality_state *q, const trace_event *ev)
 			q->capture_end = end;
 		q->has_capture = true;
 	}
+}
+
+/* ---- ops' ids: events dropped after the capture ---- */
+
+/* The ids' bitmap may cover this many ids past the floor per op read (sparse ids cost at most 16 bytes an
+ * op), and never more than the cap (16 MiB); past either the check is off: such ids are no counter. */
+#define Q_IDS_FLOOR_BITS ((int64_t)1 << 20)
+#define Q_IDS_PER_OP     128
+#define Q_IDS_MAX_BITS   ((int64_t)1 << 27)
+
+static int64_t ids_limit_words(const split_quality_state *q)
+{
+	int64_t bits = Q_IDS_FLOOR_BITS + Q_IDS_PER_OP * (int64_t)q->id_ops;
+
+	return (bits < Q_IDS_MAX_BITS ? bits : Q_IDS_MAX_BITS) / 64;
+}
+
+static void ids_off(split_quality_state *q)
+{
+	free(q->idw);
+	q->idw = NULL;
+	q->nidw = 0;
+	q->ids_off = true;
+}
+
+/* Makes the bitmap cover word w (words [id_base, id_base + nidw)), doubling on the side that grows. */
+static bool ids_cover(split_quality_state *q, int64_t w)
+{
+	int64_t lo = q->id_base, hi = q->id_base + (int64_t)q->nidw, limit = ids_limit_words(q);
+	uint64_t *v;
+
+	if (q->nidw > 0 && w >= lo && w < hi)
+		return true;
+	if (q->nidw == 0) {
+		lo = w;
+		hi = w + 1;
+	} else if (w < lo) {
+		lo = w < lo - (hi - lo) ? w : lo - (hi - lo);
+	} else {
+		hi = w >= hi + (hi - lo) ? w + 1 : hi + (hi - lo);
+	}
+	if (lo < 0)
+		lo = 0;
+	if (hi - lo > limit) { /* no room for the slack: exactly what is needed, or nothing */
+		lo = w < q->id_base || q->nidw == 0 ? w : q->id_base;
+		hi = w >= q->id_base + (int64_t)q->nidw ? w + 1 : q->id_base + (int64_t)q->nidw;
+		if (hi - lo > limit)
+			return false;
+	}
+	v = calloc((size_t)(hi - lo), sizeof(*v));
+	if (v == NULL)
+		return false;
+	if (q->nidw > 0)
+		memcpy(v + (q->id_base - lo), q->idw, q->nidw * sizeof(*v));
+	free(q->idw);
+	q->idw = v;
+	q->id_base = lo;
+	q->nidw = (size_t)(hi - lo);
+	return true;
+}
+
+void split_quality_op_id(split_quality_state *q, int64_t id)
+{
+	if (id < 0 || q->ids_off)
+		return;
+	q->id_ops++;
+	if (!ids_cover(q, id / 64)) {
+		ids_off(q);
+		return;
+	}
+	q->idw[id / 64 - q->id_base] |= (uint64_t)1 << (id % 64);
 }
 
 /* ---- links ---- */
@@ -449,6 +521,54 @@ static void judge_dropped(const split_quality_state *q, split_quality *out)
 	    share_of(q->unlinked_ns, q->gpu_ns), by_count(q->unlinked, q->unlinked + q->linked));
 }
 
+/* Holes in the ops' ids: a run of absent ids between two recorded ones, shorter than Q_IDS_JUMP (a longer
+ * jump is another range of ids, not lost ops: PyTorch can hand a thread its own range). A few holes are a
+ * capture's edges; from Q_IDS_MIN_HOLES, and one hole per hundred recorded ops, ops were dropped from the
+ * file. */
+#define Q_IDS_JUMP      512
+#define Q_IDS_MIN_HOLES 10
+
+typedef struct {
+	long recorded, holes, missing;
+	int64_t run; /* absent ids since the last recorded one; -1 before the first */
+} id_count;
+
+static void count_bit(id_count *c, bool set)
+{
+	if (!set) {
+		c->run += c->run >= 0;
+		return;
+	}
+	if (c->run > 0 && c->run < Q_IDS_JUMP) {
+		c->holes++;
+		c->missing += (long)c->run;
+	}
+	c->run = 0;
+	c->recorded++;
+}
+
+static void judge_missing_ops(const split_quality_state *q, split_quality *out)
+{
+	id_count c = {0, 0, 0, -1};
+	double share;
+
+	for (size_t i = 0; i < q->nidw; i++) {
+		uint64_t x = q->idw[i];
+		if (x == 0 && c.run >= 0) { /* most words of a sparse map: skip them whole */
+			c.run += 64;
+			continue;
+		}
+		for (int b = 0; b < 64; b++)
+			count_bit(&c, (x >> b) & 1u);
+	}
+	if (c.holes < Q_IDS_MIN_HOLES || by_count(c.holes, c.recorded) == QUALITY_GOOD)
+		return;
+	share = share_of(c.missing, c.recorded + c.missing);
+	set(&out->problem[QP_MISSING_OPS], c.holes, c.recorded, 0, share,
+	    by_share(share) == QUALITY_UNFIT ? QUALITY_UNFIT : QUALITY_DEGRADED);
+	out->problem[QP_MISSING_OPS].aux = c.missing;
+}
+
 static void judge_graphs(const split_quality_state *q, split_quality *out)
 {
 	long calls = q->launches[LK_GRAPH], missing = q->missing[LK_GRAPH];
@@ -632,6 +752,7 @@ ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
 	if (s->ngpu == 0 && (launches > 0 || !res->host_comm))
 		set(&out->problem[QP_NO_DEVICE_ACTIVITY], 1, launches, 0, 0.0, QUALITY_UNFIT);
 	judge_dropped(q, out);
+	judge_missing_ops(q, out);
 	judge_graphs(q, out);
 	if (q->conc_of > 0) {
 		set(&out->problem[QP_CONCENTRATED_STEPS], q->conc_steps, q->conc_of, q->conc_ns, 0.0,
@@ -649,6 +770,9 @@ ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
 
 void split_quality_free(split_quality_state *q)
 {
+	free(q->idw);
+	q->idw = NULL;
+	q->nidw = 0;
 	free(q->gk);
 	free(q->graph_corr);
 	q->gk = NULL;

@@ -51,6 +51,12 @@ typedef struct {
 	int64_t overlap_ns, gpu_ns;
 	long conc_steps, conc_of; /* the worst device: steps holding 90% of its GPU time, of its steps */
 	int64_t conc_ns;
+	/* ops' External ids (reading): a bitmap of the ids seen, words [id_base, id_base + nidw) */
+	uint64_t *idw;
+	size_t nidw;
+	int64_t id_base;
+	long id_ops;  /* ids noted */
+	bool ids_off; /* the ids are too sparse (or the bitmap could not grow): not judged */
 } split_quality_state;
 
 #endif

@@ -35,7 +35,7 @@ static void classify_state(const int64_t c[SW_COUNT], int *bucket, int *cause)
 		                                           : CAUSE_HOST_THREADS;
 	} else {
 		*bucket = REGIME_IDLE;
-		*cause = h[SL_SYNC] > 0 ? CAUSE_SYNC_WAIT : CAUSE_COUNT;
+		*cause = h[SL_SYNC] > 0 ? CAUSE_SYNC_WAIT : h[SL_OPT] > 0 ? CAUSE_OPTIMIZER : CAUSE_COUNT;
 	}
 }
 
@@ -45,7 +45,7 @@ static void observe(window_set *ws, int64_t a, int64_t b, int bucket, int cause)
 {
 	if (bucket == REGIME_IDLE && cause == CAUSE_COUNT)
 		cause = CAUSE_HOST_GAP;
-	else if (bucket != REGIME_OVERHEAD)
+	else if (bucket != REGIME_OVERHEAD && cause != CAUSE_OPTIMIZER)
 		return;
 	while (ws->first < ws->n && ws->w[ws->first].start_ns + ws->w[ws->first].dur_ns <= a)
 		ws->first++;
@@ -112,7 +112,8 @@ static int64_t cursor_next(const span_cursor *c, int64_t t)
 	return c->l->v[c->i].start > t ? c->l->v[c->i].start : c->l->v[c->i].end;
 }
 
-/* The idle bucket is what the window holds beyond every other bucket; host_gap is idle less sync_wait. */
+/* The idle bucket is what the window holds beyond every other bucket; host_gap is idle less its other causes
+ * (sync_wait, optimizer). */
 static void close_windows(window_set *ws)
 {
 	for (size_t k = 0; k < ws->n; k++) {
@@ -121,7 +122,8 @@ static void close_windows(window_set *ws)
 		for (int b = 0; b < REGIME_COUNT; b++)
 			used += b == REGIME_IDLE ? 0 : w->bucket_ns[b];
 		w->bucket_ns[REGIME_IDLE] = w->dur_ns - used;
-		w->cause_ns[CAUSE_HOST_GAP] = w->bucket_ns[REGIME_IDLE] - w->cause_ns[CAUSE_SYNC_WAIT];
+		w->cause_ns[CAUSE_HOST_GAP] =
+		    w->bucket_ns[REGIME_IDLE] - w->cause_ns[CAUSE_SYNC_WAIT] - w->cause_ns[CAUSE_OPTIMIZER];
 	}
 }
 

@@ -26,7 +26,7 @@ typedef struct {
 } window_range;
 
 /* A device keeps one window per step: its size is the split's memory per step (trace_split.h). */
-_Static_assert(sizeof(long) != 8 || sizeof(split_window) <= 208, "split_window grew past 208 bytes");
+_Static_assert(sizeof(long) != 8 || sizeof(split_window) <= 216, "split_window grew past 216 bytes");
 
 /* Steps read back between two gives of the steps' memory in make_windows. */
 #define WINDOW_CHUNK 4096
@@ -336,6 +336,9 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 		st = split_quality_links_end(s, err);
 	if (st == NS_OK)
 		st = split_phases_windows(s->phases, s, s->main_thread, w, nw, res, err);
+	/* after the windows: a marker is no host work, and must not stretch a host-only window */
+	if (st == NS_OK)
+		st = split_phases_optimizer_spans(s->phases, s, s->main_thread, &host[SL_OPT], err);
 	free(s->launch); /* the links are made; the biggest table goes before the sweep needs memory */
 	s->launch = NULL;
 	s->nlaunch = 0;
