@@ -63,13 +63,38 @@ char *job_rank_to_ndjson(const job_rank *rank);
 /* Reads one summary line back. Errors are located: err->offset is the byte offset in the line (or -1). */
 ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_error *err);
 
+/* What makes a straggler slow, told from its kernels (docs/job.md, "Why a rank is slow"). */
+typedef enum {
+	STRAGGLER_HOST, /* its slow bucket is host-side (overhead, data loader, idle): that bucket's own route
+	                 */
+	STRAGGLER_DEVICE, /* the same kernels a step, slower, in (nearly) every step: its GPU or host, not the
+	                     model */
+	STRAGGLER_WORK,   /* more kernels a step than the others: it is given more work */
+	STRAGGLER_INPUTS, /* the same kernels, slower, but only in some steps: inputs that vary from step to
+	                     step */
+	STRAGGLER_KIND_COUNT
+} job_straggler_kind;
+
+/* "host", "device", "work", "inputs" (the JSON words). */
+const char *job_straggler_kind_name(job_straggler_kind k);
+
+/* Kernels a step within this share of the others' median are the same work... */
+#define JOB_SAME_WORK_SHARE 0.05
+/* ...and a rank slowest in at least this share of the steps compared is slow in every step. */
+#define JOB_PERSISTENT_SHARE 0.9
+
 /* A straggler: the rank, the bucket that makes it slow, its share of the rank's step and the median share of
- * the other ranks. */
+ * the other ranks, and what makes it slow. */
 typedef struct {
 	int64_t rank;
 	ns_regime bucket;
 	double share, median_share;
 	int64_t excess_ns; /* non-communication time per step above the others' median */
+	job_straggler_kind kind;
+	double kernels_ratio; /* its kernels a step / the others' median (0 when they launch none) */
+	size_t
+	    slowest_steps; /* steps in which its non-comm time was the longest of the ranks that had them */
+	size_t compared_steps; /* its steps that another rank had too (by ProfilerStep number) */
 } job_straggler;
 
 /* One rank in the job. */
@@ -81,6 +106,7 @@ typedef struct {
 	int64_t median_step_ns;
 	int64_t noncomm_ns;              /* median over steps of the step time outside comm */
 	int64_t bucket_ns[REGIME_COUNT]; /* median over steps of each bucket */
+	int64_t kernels;                 /* median over steps of the kernels started */
 	int64_t *step_wait_ns;           /* per step of the device (NULL when not split) */
 	bool has_offset;
 	int64_t offset_ns;  /* this rank's clock minus the reference rank's */

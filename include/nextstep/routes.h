@@ -15,7 +15,10 @@ typedef struct {
 
 /* Findings that are not a bucket: a part of the step the trace can name (docs/trace.md). */
 typedef enum {
-	FINDING_OPTIMIZER, /* the optimizer step takes a large share of the step */
+	FINDING_OPTIMIZER,        /* the optimizer step takes a large share of the step */
+	FINDING_STRAGGLER_DEVICE, /* a job's straggler runs the same kernels slower in every step */
+	FINDING_STRAGGLER_WORK,   /* a job's straggler launches more kernels a step than the others */
+	FINDING_STRAGGLER_INPUTS, /* a job's straggler is slower in some steps only, with the same kernels */
 	FINDING_COUNT
 } ns_finding_kind;
 
@@ -32,7 +35,7 @@ typedef struct {
 	ns_route finding[FINDING_COUNT];
 } ns_routes;
 
-/* "optimizer"; NULL for an out-of-range value. */
+/* "optimizer", "straggler_device", "straggler_work", "straggler_inputs"; NULL for an out-of-range value. */
 const char *finding_name(ns_finding_kind f);
 
 /* The command a built-in route points to for its next step, as a value: the caller words it (the CLI names

@@ -9,6 +9,7 @@
  *     pieces only; transfer is the rest of exposed comm;
  *  5. stragglers: non-communication step time well above the other ranks' median. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,19 +150,22 @@ static ns_status rank_stats(job_rank_result *r, ns_error *err)
 	if (v == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	all = all_warmup(d);
-	/* b = -2: the step time, -1: its non-comm part, then each bucket */
-	for (int b = -2; b < REGIME_COUNT; b++) {
+	/* b = -3: the kernels started, -2: the step time, -1: its non-comm part, then each bucket */
+	for (int b = -3; b < REGIME_COUNT; b++) {
 		size_t n = 0;
 		for (size_t i = 0; i < d->nsteps; i++) {
 			const split_window *w = &d->steps[i];
 			if (!step_counts(d, i, all))
 				continue;
-			v[n++] = b == -2   ? w->dur_ns
+			v[n++] = b == -3   ? (int64_t)w->kernels
+			         : b == -2 ? w->dur_ns
 			         : b == -1 ? w->dur_ns - w->bucket_ns[REGIME_COMM]
 			                   : w->bucket_ns[b];
 		}
 		int64_t med = median_i64(v, n);
-		if (b == -2)
+		if (b == -3)
+			r->kernels = med;
+		else if (b == -2)
 			r->median_step_ns = med;
 		else if (b == -1)
 			r->noncomm_ns = med;
@@ -628,6 +632,16 @@ static int64_t others_median(const job_result *res, size_t skip, int b, int64_t 
 	return median_i64(tmp, n);
 }
 
+static int64_t others_median_kernels(const job_result *res, size_t skip, int64_t *tmp)
+{
+	size_t n = 0;
+
+	for (size_t r = 0; r < res->nranks; r++)
+		if (r != skip && res->rank[r].median_step_ns > 0)
+			tmp[n++] = res->rank[r].kernels;
+	return median_i64(tmp, n);
+}
+
 static double others_median_share(const job_result *res, size_t skip, int b, double *tmp)
 {
 	size_t n = 0;
@@ -636,6 +650,84 @@ static double others_median_share(const job_result *res, size_t skip, int b, dou
 		if (r != skip && res->rank[r].median_step_ns > 0)
 			tmp[n++] = share_of(&res->rank[r], b);
 	return median_double(tmp, n);
+}
+
+static const char *const straggler_kind_names[STRAGGLER_KIND_COUNT] = {
+    [STRAGGLER_HOST] = "host",
+    [STRAGGLER_DEVICE] = "device",
+    [STRAGGLER_WORK] = "work",
+    [STRAGGLER_INPUTS] = "inputs",
+};
+
+const char *job_straggler_kind_name(job_straggler_kind k)
+{
+	return (unsigned)k < STRAGGLER_KIND_COUNT ? straggler_kind_names[k] : NULL;
+}
+
+static int64_t noncomm_of(const split_window *w)
+{
+	return w->dur_ns - w->bucket_ns[REGIME_COMM];
+}
+
+/* The index of the step numbered step in d, or -1: steps are in time order, so their numbers ascend; a
+ * device whose numbers do not (no ProfilerStep numbers) has none to match. */
+static ptrdiff_t step_index(const job_device *d, int64_t step)
+{
+	size_t lo = 0, hi = d->nsteps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->steps[mid].step < step)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nsteps && d->steps[lo].step == step ? (ptrdiff_t)lo : -1;
+}
+
+/* In how many of rank r's counted steps its non-comm time was the longest of the ranks that had the same
+ * step (s->slowest_steps of s->compared_steps). */
+static void count_slowest_steps(const job_result *res, size_t r, job_straggler *s)
+{
+	const job_device *d = judged(&res->rank[r]);
+	bool all = all_warmup(d);
+
+	for (size_t i = 0; i < d->nsteps; i++) {
+		const split_window *w = &d->steps[i];
+		bool compared = false, slowest = true;
+		if (!step_counts(d, i, all) || w->step < 0)
+			continue;
+		for (size_t o = 0; o < res->nranks; o++) {
+			const job_device *od = judged(&res->rank[o]);
+			ptrdiff_t k = o == r || od == NULL ? -1 : step_index(od, w->step);
+			if (k < 0)
+				continue;
+			compared = true;
+			slowest = slowest && noncomm_of(w) > noncomm_of(&od->steps[k]);
+		}
+		s->compared_steps += compared;
+		s->slowest_steps += compared && slowest;
+	}
+}
+
+/* What makes the straggler slow (docs/job.md): a host-side bucket is that bucket's; on the device, more
+ * kernels a step is more work, the same kernels slower in (nearly) every step is the rank's GPU or host, and
+ * slower in some steps only is its inputs. Without steps to compare, the same kernels count as the device. */
+static void classify_straggler(const job_result *res, size_t r, int64_t others_kernels, job_straggler *s)
+{
+	const job_rank_result *rr = &res->rank[r];
+
+	s->kernels_ratio = others_kernels > 0 ? (double)rr->kernels / (double)others_kernels : 0;
+	count_slowest_steps(res, r, s);
+	if (s->bucket != REGIME_COMPUTE && s->bucket != REGIME_MEMORY)
+		s->kind = STRAGGLER_HOST;
+	else if (others_kernels > 0 && s->kernels_ratio > 1.0 + JOB_SAME_WORK_SHARE)
+		s->kind = STRAGGLER_WORK;
+	else if (s->compared_steps > 0 &&
+	         (double)s->slowest_steps < JOB_PERSISTENT_SHARE * (double)s->compared_steps)
+		s->kind = STRAGGLER_INPUTS;
+	else
+		s->kind = STRAGGLER_DEVICE;
 }
 
 static int cmp_straggler(const void *a, const void *b)
@@ -677,9 +769,13 @@ static ns_status find_stragglers(job_result *res, ns_error *err)
 			}
 		}
 		rr->straggler = true;
-		res->strag[res->nstrag++] =
-		    (job_straggler){rr->src->rank, (ns_regime)best, share_of(rr, best),
-		                    others_median_share(res, r, best, dtmp), excess};
+		res->strag[res->nstrag] =
+		    (job_straggler){.rank = rr->src->rank,
+		                    .bucket = (ns_regime)best,
+		                    .share = share_of(rr, best),
+		                    .median_share = others_median_share(res, r, best, dtmp),
+		                    .excess_ns = excess};
+		classify_straggler(res, r, others_median_kernels(res, r, tmp), &res->strag[res->nstrag++]);
 	}
 	free(tmp);
 	free(dtmp);

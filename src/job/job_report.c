@@ -37,11 +37,21 @@ static void cause_routes(const split_window *w, const ns_routes *in, ns_routes *
 	}
 }
 
-/* The route that fixes a straggler: its bucket's, or that bucket's dominant cause's. */
+static const ns_finding_kind straggler_findings[STRAGGLER_KIND_COUNT] = {
+    [STRAGGLER_DEVICE] = FINDING_STRAGGLER_DEVICE,
+    [STRAGGLER_WORK] = FINDING_STRAGGLER_WORK,
+    [STRAGGLER_INPUTS] = FINDING_STRAGGLER_INPUTS,
+};
+
+/* The route that fixes a straggler: on the device, the finding for what makes it slow (kernel advice would
+ * not help: the others wait for this rank whatever its kernels are); on the host, its bucket's, or that
+ * bucket's dominant cause's. */
 static ns_route straggler_route(const job_report_options *o, const job_result *res, const job_straggler *s)
 {
 	ns_routes r;
 
+	if (s->kind != STRAGGLER_HOST)
+		return o->routes->finding[straggler_findings[s->kind]];
 	for (size_t i = 0; i < res->nranks; i++) {
 		if (res->rank[i].src->rank == s->rank) {
 			cause_routes(&res->rank[i].overall, o->routes, &r);
@@ -266,11 +276,15 @@ static void print_stragglers(FILE *out, const job_report_options *o, const job_r
 		ns_route r = straggler_route(o, res, s);
 		fprintf(out,
 		        "straggler: rank %" PRId64
-		        " - %s %.0f%% vs median %.0f%% (+%.3f ms of non-comm time a step) "
-		        "-> %s (%s)\n",
+		        " - %s %.0f%% vs median %.0f%% (+%.3f ms of non-comm time a step",
 		        s->rank, regime_name(s->bucket), s->share * 100.0, s->median_share * 100.0,
-		        (double)s->excess_ns / 1e6, r.fix != NULL ? r.fix : "",
-		        r.module != NULL ? r.module : "");
+		        (double)s->excess_ns / 1e6);
+		if (s->kernels_ratio > 0)
+			fprintf(out, "; %.2fx the median rank's kernels a step", s->kernels_ratio);
+		if (s->compared_steps > 0)
+			fprintf(out, "; the slowest rank in %zu of %zu steps", s->slowest_steps,
+			        s->compared_steps);
+		fprintf(out, ") -> %s (%s)\n", r.fix != NULL ? r.fix : "", r.module != NULL ? r.module : "");
 	}
 }
 
@@ -433,7 +447,12 @@ static cJSON *straggler_json(const job_report_options *o, const job_result *res,
 	ok = ok && cJSON_AddNumberToObject(obj, "share", format_tidy(s->share));
 	ok = ok && cJSON_AddNumberToObject(obj, "median_share", format_tidy(s->median_share));
 	ok = ok && cJSON_AddItemToObject(obj, "excess_us", us_number(s->excess_ns));
+	ok = ok && cJSON_AddStringToObject(obj, "kind", job_straggler_kind_name(s->kind));
+	ok = ok && cJSON_AddNumberToObject(obj, "kernels_ratio", format_tidy(s->kernels_ratio));
+	ok = ok && cJSON_AddNumberToObject(obj, "slowest_steps", (double)s->slowest_steps);
+	ok = ok && cJSON_AddNumberToObject(obj, "compared_steps", (double)s->compared_steps);
 	ok = ok && cJSON_AddStringToObject(obj, "fix", straggler_route(o, res, s).fix);
+	ok = ok && cJSON_AddStringToObject(obj, "module", straggler_route(o, res, s).module);
 	if (!ok) {
 		cJSON_Delete(obj);
 		return NULL;

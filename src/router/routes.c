@@ -177,9 +177,40 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
                 "(ZeRO: FSDP, DeepSpeed ZeRO-1/2, ZeroRedundancyOptimizer)",
          .next_check = "the optimizer share of the step after the change{}",
          .next_follow_up = FOLLOW_UP_PHASES},
+    /* A job's straggler, by what its kernels say (docs/job.md): kernel fusion would not help any of these,
+     * the other ranks wait for this one whatever the model's kernels are. */
+    [FINDING_STRAGGLER_DEVICE] =
+        {.module = "Module 6/8",
+         .fix = "the same kernels run slower on this rank in every step: suspect its GPU or host, not the "
+                "model: clocks and throttle reasons (nvidia-smi -q -d PERFORMANCE,CLOCK), other processes "
+                "on that GPU, CPU/NUMA affinity, its links; if its tensors are larger than its peers', even "
+                "out the sharding",
+         .next_check = "the rank's non-comm step time against the median after moving the job off that GPU "
+                       "or node{}",
+         .next_follow_up = FOLLOW_UP_JOB},
+    [FINDING_STRAGGLER_WORK] =
+        {.module = "Module 6/8",
+         .fix = "this rank launches more kernels a step than the others: it is given more work (uneven "
+                "sharding or pipeline stages, the MoE experts it hosts, logging, evaluation or "
+                "checkpointing on one rank): even out the split",
+         .next_check = "the rank's kernels and non-comm time a step against the median after "
+                       "rebalancing{}",
+         .next_follow_up = FOLLOW_UP_JOB},
+    [FINDING_STRAGGLER_INPUTS] =
+        {.module = "Module 6/8",
+         .fix = "the same kernels take longer on this rank in some steps only: its inputs vary (sequence "
+                "lengths, MoE routing): balance the tokens per rank (length-bucketed or packed batches, "
+                "fixed shapes, expert capacity)",
+         .next_check = "the spread of the ranks' non-comm time a step after balancing{}",
+         .next_follow_up = FOLLOW_UP_JOB},
 };
 
-static const char *const finding_names[FINDING_COUNT] = {[FINDING_OPTIMIZER] = "optimizer"};
+static const char *const finding_names[FINDING_COUNT] = {
+    [FINDING_OPTIMIZER] = "optimizer",
+    [FINDING_STRAGGLER_DEVICE] = "straggler_device",
+    [FINDING_STRAGGLER_WORK] = "straggler_work",
+    [FINDING_STRAGGLER_INPUTS] = "straggler_inputs",
+};
 
 const char *finding_name(ns_finding_kind f)
 {

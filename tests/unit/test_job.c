@@ -27,7 +27,9 @@ typedef struct {
 
 static const int64_t D = 20 * MS, E = 15 * MS;
 
-static job_rank *make_rank(const rank_spec *s)
+/* A rank whose step i computes compute_of_step[i] (NULL: s->compute_ns in every step) and starts kernels
+ * kernels. */
+static job_rank *make_rank_steps(const rank_spec *s, const int64_t *compute_of_step, long kernels)
 {
 	job_rank *k = calloc(1, sizeof(*k));
 	job_device *d;
@@ -47,15 +49,18 @@ static job_rank *make_rank(const rank_spec *s)
 	for (int i = 0; i < s->nsteps; i++) {
 		split_window *w = &d->steps[i];
 		int64_t t = (int64_t)i * D + s->offset_ns;
+		int64_t compute = compute_of_step != NULL ? compute_of_step[i] : s->compute_ns;
 		int64_t jitter = i % 2 ? s->jitter_ns : -s->jitter_ns;
 		w->step = i;
 		w->start_ns = t;
 		w->dur_ns = D;
-		w->bucket_ns[REGIME_COMPUTE] = s->compute_ns;
-		w->bucket_ns[REGIME_COMM] = E - s->compute_ns + jitter;
+		w->bucket_ns[REGIME_COMPUTE] = compute;
+		w->bucket_ns[REGIME_COMM] = E - compute + jitter;
 		w->bucket_ns[REGIME_IDLE] = D - E - jitter;
 		w->cause_ns[CAUSE_EXPOSED] = w->bucket_ns[REGIME_COMM];
 		w->cause_ns[CAUSE_HOST_GAP] = w->bucket_ns[REGIME_IDLE];
+		w->kernels = kernels;
+		d->overall.kernels += kernels;
 		d->overall.dur_ns += D;
 		for (int b = 0; b < REGIME_COUNT; b++)
 			d->overall.bucket_ns[b] += w->bucket_ns[b];
@@ -64,7 +69,7 @@ static job_rank *make_rank(const rank_spec *s)
 		if (i < s->skip_first)
 			continue;
 		split_collective *c = &d->coll[d->ncoll++];
-		c->start_ns = t + s->compute_ns;
+		c->start_ns = t + compute;
 		c->end_ns = t + E + jitter;
 		c->step = i;
 		c->seq = s->with_seq ? 100 + i : -1;
@@ -79,6 +84,11 @@ static job_rank *make_rank(const rank_spec *s)
 	d->overall.step = -1;
 	d->overall.start_ns = s->offset_ns;
 	return k;
+}
+
+static job_rank *make_rank(const rank_spec *s)
+{
+	return make_rank_steps(s, NULL, 0);
 }
 
 static job_result *merge(const rank_spec *specs, size_t n)
@@ -414,6 +424,129 @@ START_TEST(a_stream_of_summaries_merges_the_good_lines_and_tells_the_bad_ones)
 }
 END_TEST
 
+/* What makes a straggler slow (docs/job.md, "Why a rank is slow"), table-driven. Four ranks of n steps; ranks
+ * 0, 1 and 3 compute 10 ms and start 100 kernels a step, so their non-comm time is 5 + 10 = 15 ms. Rank 2
+ * computes slow[i] ms in step i and starts `kernels` kernels; with host set, its 4 ms above the others are
+ * moved from compute to overhead after the rank is made. Its median non-comm time is 5 + 14 = 19 ms in every
+ * case: 4 ms (27 %) above the others' 15, a straggler. It is the slowest rank of a step only where it
+ * computes more than 10 ms. */
+typedef struct {
+	const char *what;
+	int nsteps;
+	int64_t slow[10]; /* ms */
+	long kernels;
+	bool host;
+	job_straggler_kind kind;
+	size_t slowest;
+	double kernels_ratio;
+} slow_rank_case;
+
+static const slow_rank_case slow_rank_cases[] = {
+    {"the same kernels, slower in every step: the device",
+     5,
+     {14, 14, 14, 14, 14},
+     100,
+     false,
+     STRAGGLER_DEVICE,
+     5,
+     1.0},
+    {"130 kernels against 100 (1.30x): more work",
+     5,
+     {14, 14, 14, 14, 14},
+     130,
+     false,
+     STRAGGLER_WORK,
+     5,
+     1.3},
+    {"104 kernels against 100 (1.04x, within 5 %): still the device",
+     5,
+     {14, 14, 14, 14, 14},
+     104,
+     false,
+     STRAGGLER_DEVICE,
+     5,
+     1.04},
+    {"slower in 3 of 5 steps (60 % < 90 %): its inputs",
+     5,
+     {14, 14, 14, 10, 10},
+     100,
+     false,
+     STRAGGLER_INPUTS,
+     3,
+     1.0},
+    {"slower in 9 of 10 steps (90 %): the device",
+     10,
+     {14, 14, 14, 14, 14, 14, 14, 14, 14, 10},
+     100,
+     false,
+     STRAGGLER_DEVICE,
+     9,
+     1.0},
+    {"slow in overhead, not on the device: the host bucket's route",
+     5,
+     {14, 14, 14, 14, 14},
+     100,
+     true,
+     STRAGGLER_HOST,
+     5,
+     1.0},
+};
+
+/* Moves 4 ms a step of rank k's compute to overhead (launch). */
+static void move_to_overhead(job_rank *k)
+{
+	job_device *d = &k->dev[0];
+
+	for (size_t i = 0; i < d->nsteps; i++) {
+		d->steps[i].bucket_ns[REGIME_COMPUTE] -= 4 * MS;
+		d->steps[i].bucket_ns[REGIME_OVERHEAD] += 4 * MS;
+		d->steps[i].cause_ns[CAUSE_LAUNCH] += 4 * MS;
+		d->overall.bucket_ns[REGIME_COMPUTE] -= 4 * MS;
+		d->overall.bucket_ns[REGIME_OVERHEAD] += 4 * MS;
+		d->overall.cause_ns[CAUSE_LAUNCH] += 4 * MS;
+	}
+}
+
+static job_result *slow_rank_job(const slow_rank_case *c)
+{
+	job_merge *m = job_merge_new();
+	job_result *res = NULL;
+	int64_t slow_ns[10];
+	ns_error err;
+
+	for (int i = 0; i < c->nsteps; i++)
+		slow_ns[i] = c->slow[i] * MS;
+	for (int64_t r = 0; r < 4; r++) {
+		rank_spec s = {r, 0, 10 * MS, 0, c->nsteps, 0, false, NULL};
+		job_rank *k =
+		    r == 2 ? make_rank_steps(&s, slow_ns, c->kernels) : make_rank_steps(&s, NULL, 100);
+		if (r == 2 && c->host)
+			move_to_overhead(k);
+		ck_assert_int_eq(job_merge_add(m, k, &err), NS_OK);
+	}
+	ck_assert_int_eq(job_merge_finish(m, &res, &err), NS_OK);
+	job_merge_free(m);
+	return res;
+}
+
+START_TEST(what_makes_a_straggler_slow_is_told_from_its_kernels_and_steps)
+{
+	const slow_rank_case *c = &slow_rank_cases[_i];
+	job_result *res = slow_rank_job(c);
+
+	ck_assert_msg(res->nstrag == 1, "%s: %zu stragglers", c->what, res->nstrag);
+	ck_assert_int_eq(res->strag[0].rank, 2);
+	ck_assert_int_eq(res->strag[0].excess_ns, 4 * MS);
+	ck_assert_msg(res->strag[0].kind == c->kind, "%s: kind %s", c->what,
+	              job_straggler_kind_name(res->strag[0].kind));
+	ck_assert_msg(
+	    res->strag[0].slowest_steps == c->slowest && res->strag[0].compared_steps == (size_t)c->nsteps,
+	    "%s: slowest in %zu of %zu", c->what, res->strag[0].slowest_steps, res->strag[0].compared_steps);
+	ck_assert_double_eq_tol(res->strag[0].kernels_ratio, c->kernels_ratio, 1e-9);
+	job_result_free(res);
+}
+END_TEST
+
 /* ---- the report ---- */
 
 /* Four ranks, rank 2 computing 13 ms a step and the others 10 ms: rank 2 is the straggler (compute, 13/20 =
@@ -493,6 +626,34 @@ START_TEST(the_text_report_names_the_straggler_and_lists_it_first)
 }
 END_TEST
 
+/* A straggler that runs the same kernels slower in every step is routed to its device, with the evidence on
+ * its line (the first case of slow_rank_cases: 1.00x the kernels, the slowest rank in 5 of 5 steps), and the
+ * job's headline carries the same fix: fusing kernels would not make the other ranks wait less. */
+START_TEST(a_straggler_on_a_slow_device_is_routed_to_the_device_not_to_its_kernels)
+{
+	job_result *res = slow_rank_job(&slow_rank_cases[0]);
+	char *text = report_of(res, FORMAT_TEXT);
+
+	ck_assert_msg(strstr(text,
+	                     "straggler: rank 2 - compute 70% vs median 50% (+4.000 ms of non-comm time a "
+	                     "step; 1.00x the median rank's kernels a step; the slowest rank in 5 of 5 "
+	                     "steps) -> the same kernels run slower on this rank in every step") != NULL,
+	              "%s", text);
+	ck_assert_msg(strstr(text,
+	                     "job (4 ranks): straggler-bound: rank 2, compute 70% vs median 50% -> the same "
+	                     "kernels run slower") != NULL,
+	              "%s", text);
+	ck_assert_ptr_null(strstr(text, "fused kernel"));
+	free(text);
+	text = report_of(res, FORMAT_JSON);
+	ck_assert_msg(strstr(text, "\"kind\":\t\"device\"") != NULL ||
+	                  strstr(text, "\"kind\":\"device\"") != NULL,
+	              "%s", text);
+	free(text);
+	job_result_free(res);
+}
+END_TEST
+
 START_TEST(the_quiet_report_is_the_stragglers_bucket)
 {
 	job_result *res = straggler_job();
@@ -556,6 +717,8 @@ static Suite *job_suite(void)
 	tcase_add_loop_test(t, a_straggler_is_well_above_the_other_ranks_median, 0,
 	                    sizeof(straggler_cases) / sizeof(straggler_cases[0]));
 	tcase_add_test(t, two_ranks_name_the_slower_one);
+	tcase_add_loop_test(t, what_makes_a_straggler_slow_is_told_from_its_kernels_and_steps, 0,
+	                    (int)(sizeof(slow_rank_cases) / sizeof(slow_rank_cases[0])));
 	tcase_add_test(t, a_mismatched_collective_refuses_the_split);
 	tcase_add_test(t, inconsistent_clocks_refuse_the_split);
 	tcase_add_test(t, seq_numbers_match_captures_that_start_apart);
@@ -572,6 +735,7 @@ static Suite *job_suite(void)
 	t = tcase_create("report");
 	tcase_add_test(t, the_text_report_names_the_straggler_and_lists_it_first);
 	tcase_add_test(t, a_control_character_in_a_quoted_collective_name_is_escaped_in_the_text_report);
+	tcase_add_test(t, a_straggler_on_a_slow_device_is_routed_to_the_device_not_to_its_kernels);
 	tcase_add_test(t, the_quiet_report_is_the_stragglers_bucket);
 	tcase_add_test(t, the_json_report_puts_the_straggler_first);
 	tcase_add_test(t, a_failed_write_is_an_io_error);
