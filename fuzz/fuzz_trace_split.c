@@ -25,7 +25,7 @@ static void check_buckets(const split_result *res)
 {
 	for (size_t d = 0; d < res->ndevices; d++) {
 		for (size_t w = 0; w < res->device[d].nsteps; w++) {
-			const split_window *x = &res->device[d].steps[w];
+			const split_window xw = split_device_step(&res->device[d], w), *x = &xw;
 			int64_t sum = 0;
 			for (int b = 0; b < REGIME_COUNT; b++) {
 				if (x->bucket_ns[b] < 0)

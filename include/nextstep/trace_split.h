@@ -167,11 +167,18 @@ typedef struct {
 	split_timeline_row row[SPLIT_TIMELINE_GPU_ROWS + SPLIT_TIMELINE_HOST_ROWS + 2];
 } split_timeline;
 
+/* The windows of every device of a result (split_store.c). A million steps of windows is 208 MB per device,
+ * so they are not one array: they are kept in chunks, and past a few megabytes of chunks, when the caller
+ * named a directory (trace_split_spill_dir), the chunks not in use wait in an unlinked temporary file there.
+ * Read a device's windows with split_device_step(). */
+typedef struct split_store split_store;
+
 typedef struct {
 	int64_t id;                       /* args.device (else the GPU pid); -1 for the host-only split */
 	char name[TRACE_DEVICE_NAME_MAX]; /* from deviceProperties, "" when unknown */
-	split_window *steps;              /* nsteps windows, in time order */
-	size_t nsteps;
+	split_store *store; /* the result's; the device's windows are first .. first + nsteps - 1 */
+	size_t first;
+	size_t nsteps;                  /* windows, in time order (split_device_step) */
 	split_window overall;           /* sum over the windows, warm-up steps left out (unless all are) */
 	split_window warmup;            /* sum over the warm-up steps left out of overall (dur 0: none) */
 	size_t nwarmup;                 /* steps in warmup */
@@ -254,6 +261,7 @@ typedef struct {
 	int64_t world_size;  /* distributedInfo.world_size, 0 when absent */
 	long events;         /* trace events seen */
 	kernel_names *names; /* owned */
+	split_store *store;  /* owned: every device's windows */
 
 	/* python_function frames: their names (owned; NULL when none were kept), how many were kept (0: none,
 	 * or only built-ins), and how many were not (over SPLIT_PYTHON_MAX_FRAMES or the name table's
@@ -298,11 +306,27 @@ void trace_split_want_timeline(trace_split *s, bool want);
 bool trace_split_step_marker(trace_split *s, const step_marker *m);
 /* The trace_event_fn: ctx is the trace_split. */
 ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err);
+/* Where the windows may wait when they do not fit in memory (split_store): a directory, copied; NULL (the
+ * default) keeps them all in memory. False on OOM. */
+bool trace_split_spill_dir(trace_split *s, const char *dir);
 /* Builds the windows and sweeps them. meta may be NULL (no device names, no rank). The splitter can only be
  * freed afterwards. */
 ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_result *res, ns_error *err);
 void trace_split_free(trace_split *s);
 void split_result_free(split_result *res);
+
+/* Window i (i < d->nsteps) of device d, a copy. A window that cannot be read back from the temporary file
+ * (an I/O error, or no memory for its chunk) comes back zeroed with step -1, and split_result_steps_status()
+ * says what went wrong. */
+split_window split_device_step(const split_device *d, size_t i);
+/* For a result assembled by hand (tests): d's windows become copies of w[0..n), kept in res->store (made on
+ * first use; split_result_free_store() frees it, as split_result_free() does). */
+ns_status split_device_set_steps(split_result *res, split_device *d, const split_window *w, size_t n,
+                                 ns_error *err);
+void split_result_free_store(split_result *res);
+/* NS_OK, or the first error met keeping or reading back the windows since the split (NS_ERR_IO,
+ * NS_ERR_NOMEM). A report checks it once it has read the windows. */
+ns_status split_result_steps_status(const split_result *res, ns_error *err);
 
 /* Shares of a window (bucket / dur) as a profile with every bucket present. */
 void split_window_profile(const split_window *w, ns_profile *p);

@@ -10,7 +10,7 @@
 
 #define SPOOL_COPY_CHUNK 65536
 
-static const char *spool_dir(void)
+const char *cli_spool_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
 
@@ -19,7 +19,7 @@ static const char *spool_dir(void)
 
 FILE *cli_spool_new(char *why, size_t size)
 {
-	const char *dir = spool_dir();
+	const char *dir = cli_spool_dir();
 	size_t n = strlen(dir) + sizeof("/nextstep-XXXXXX");
 	char *path = malloc(n);
 	FILE *f = NULL;

@@ -8,6 +8,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* $TMPDIR, or /tmp when TMPDIR is unset or empty: where spools, and the split's step windows past a few
+ * megabytes (trace_split_spill_dir), wait. */
+const char *cli_spool_dir(void);
+
 /* A new spool: an empty temporary file in $TMPDIR (or /tmp when TMPDIR is unset or empty), already
  * unlinked, so it goes when closed (fclose) or when the process ends. NULL with why (up to size bytes) set to
  * "cannot create a temporary file in DIR: REASON" when it cannot be made. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_spool.h"
 #include "cli_trace_private.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
@@ -117,7 +118,8 @@ void trace_one_analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, 
 	memset(d, 0, sizeof(*d));
 	ns_error_clear(&d->err);
 	d->st = NS_ERR_NOMEM;
-	if (split != NULL && !trace_split_step_marker(split, s->marker)) {
+	if (split != NULL &&
+	    (!trace_split_step_marker(split, s->marker) || !trace_split_spill_dir(split, cli_spool_dir()))) {
 		trace_split_free(split);
 		split = NULL;
 	}

@@ -165,16 +165,18 @@ static void fill_strip_bar(hp_strip_bar *b, const split_result *res, const split
 	for (size_t i = first; i < first + count; i++) {
 		for (int k = 0; k < PASS_COUNT; k++)
 			sum.ns[k] += res->passes[i].ns[k];
-		dur += d->steps[i].dur_ns;
+		dur += split_device_step(d, i).dur_ns;
 	}
 	for (int k = 0; k < PASS_COUNT; k++)
 		b->v[k] = ms(sum.ns[k]) / (double)count;
 	b->v[PASS_COUNT] = ms(other_ns(&sum, dur)) / (double)count;
 	if (count == 1)
-		snprintf(b->tip, sizeof(b->tip), "step %" PRId64 " host phases", d->steps[first].step);
+		snprintf(b->tip, sizeof(b->tip), "step %" PRId64 " host phases",
+		         split_device_step(d, first).step);
 	else
 		snprintf(b->tip, sizeof(b->tip), "steps %" PRId64 "-%" PRId64 " host phases (mean of %zu)",
-		         d->steps[first].step, d->steps[first + count - 1].step, count);
+		         split_device_step(d, first).step, split_device_step(d, first + count - 1).step,
+		         count);
 }
 
 static void put_pass_strip(html_page *p, const split_result *res, const split_device *d)
@@ -182,7 +184,7 @@ static void put_pass_strip(html_page *p, const split_result *res, const split_de
 	size_t per, nbars = html_step_groups(d->nsteps, HTML_STEP_BARS_MAX, &per);
 	hp_strip_bar bars[HTML_STEP_BARS_MAX];
 
-	if (nbars == 0 || nbars > HTML_STEP_BARS_MAX || d->steps[0].step < 0)
+	if (nbars == 0 || nbars > HTML_STEP_BARS_MAX || split_device_step(d, 0).step < 0)
 		return;
 	for (size_t i = 0; i < nbars; i++) {
 		size_t first = i * per, count = first + per <= d->nsteps ? per : d->nsteps - first;
@@ -231,7 +233,7 @@ void hp_passes(html_page *p, const split_result *res, const split_device *d, con
 static void put_step_row(html_page *p, const split_result *res, const split_device *d, size_t first,
                          size_t count, const html_trace_options *o)
 {
-	const split_window *w0 = &d->steps[first];
+	const split_window w0_copy = split_device_step(d, first), *w0 = &w0_copy;
 	split_window sum;
 	split_pass_time passes;
 	char buf[48];
@@ -242,7 +244,7 @@ static void put_step_row(html_page *p, const split_result *res, const split_devi
 	memset(&sum, 0, sizeof(sum));
 	memset(&passes, 0, sizeof(passes));
 	for (size_t i = first; i < first + count; i++) {
-		const split_window *w = &d->steps[i];
+		const split_window w_copy = split_device_step(d, i), *w = &w_copy;
 		sum.dur_ns += w->dur_ns;
 		for (int r = 0; r < REGIME_COUNT; r++)
 			sum.bucket_ns[r] += w->bucket_ns[r];
@@ -259,7 +261,8 @@ static void put_step_row(html_page *p, const split_result *res, const split_devi
 		          sum.warmup ? " class=\"warmup\"" : "", w0->step);
 	else
 		hp_printf(p, "<tr%s><td class=\"n\">%" PRId64 "-%" PRId64 "</td><td>",
-		          sum.warmup ? " class=\"warmup\"" : "", w0->step, d->steps[first + count - 1].step);
+		          sum.warmup ? " class=\"warmup\"" : "", w0->step,
+		          split_device_step(d, first + count - 1).step);
 	hp_text(p, marker != NULL ? marker : "", HTML_NAME_MAX);
 	hp_printf(p, "</td><td>%s%s</td><td class=\"n\" data-v=\"%.6f\">%.3f</td><td>%s %.0f%%</td>",
 	          phase != NULL ? phase : "", sum.warmup ? (phase != NULL ? ", warm-up" : "warm-up") : "",
@@ -278,7 +281,7 @@ void hp_steps_table(html_page *p, const split_result *res, const split_device *d
 {
 	size_t per, nbars = html_step_groups(d->nsteps, HTML_STEP_BARS_MAX, &per);
 
-	if (nbars == 0 || d->steps[0].step < 0)
+	if (nbars == 0 || split_device_step(d, 0).step < 0)
 		return;
 	hp_puts(p,
 	        "<details class=\"steps-table\"><summary>The steps as a table</summary>\n<table "

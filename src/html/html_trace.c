@@ -24,7 +24,7 @@ static double pct(int64_t part, int64_t whole)
 static bool startup_only(const split_device *d)
 {
 	for (size_t i = 0; i < d->nsteps; i++)
-		if (!d->steps[i].warmup)
+		if (!split_device_step(d, i).warmup)
 			return false;
 	return d->nsteps > 0;
 }
@@ -53,10 +53,10 @@ static int64_t median_ns(const split_device *d)
 
 	if (dur == NULL || d->nsteps == 0) {
 		free(dur);
-		return d->nsteps > 0 ? d->steps[0].dur_ns : 0;
+		return d->nsteps > 0 ? split_device_step(d, 0).dur_ns : 0;
 	}
 	for (size_t i = 0; i < d->nsteps; i++)
-		dur[i] = d->steps[i].dur_ns;
+		dur[i] = split_device_step(d, i).dur_ns;
 	qsort(dur, d->nsteps, sizeof(*dur), ns_cmp_i64);
 	m = d->nsteps % 2 ? dur[d->nsteps / 2] : dur[d->nsteps / 2 - 1] / 2 + dur[d->nsteps / 2] / 2;
 	free(dur);
@@ -158,7 +158,7 @@ static void fill_bar(hp_bar *b, const split_device *d, size_t first, size_t coun
 	memset(&sum, 0, sizeof(sum));
 	memset(b, 0, sizeof(*b));
 	for (size_t i = first; i < first + count; i++) {
-		const split_window *w = &d->steps[i];
+		const split_window w_copy = split_device_step(d, i), *w = &w_copy;
 		for (int r = 0; r < REGIME_COUNT; r++)
 			sum.bucket_ns[r] += w->bucket_ns[r];
 		for (int c = 0; c < CAUSE_COUNT; c++)
@@ -168,18 +168,19 @@ static void fill_bar(hp_bar *b, const split_device *d, size_t first, size_t coun
 	for (int r = 0; r < REGIME_COUNT; r++)
 		b->v[r] = ms(sum.bucket_ns[r]) / (double)count;
 	bar_causes(&sum, (double)count, b->extra, sizeof(b->extra));
-	if (d->steps[first].step < 0) {
+	if (split_device_step(d, first).step < 0) {
 		snprintf(b->label, sizeof(b->label), "trace");
 		snprintf(b->tip, sizeof(b->tip), "whole trace");
 	} else if (count == 1) {
-		snprintf(b->label, sizeof(b->label), "%" PRId64, d->steps[first].step);
-		const char *phase = step_phase_name((step_phase)d->steps[first].phase);
-		snprintf(b->tip, sizeof(b->tip), "step %" PRId64 "%s%s%s", d->steps[first].step,
+		snprintf(b->label, sizeof(b->label), "%" PRId64, split_device_step(d, first).step);
+		const char *phase = step_phase_name((step_phase)split_device_step(d, first).phase);
+		snprintf(b->tip, sizeof(b->tip), "step %" PRId64 "%s%s%s", split_device_step(d, first).step,
 		         phase != NULL ? " [" : "", phase != NULL ? phase : "", phase != NULL ? "]" : "");
 	} else {
-		snprintf(b->label, sizeof(b->label), "%" PRId64, d->steps[first].step);
+		snprintf(b->label, sizeof(b->label), "%" PRId64, split_device_step(d, first).step);
 		snprintf(b->tip, sizeof(b->tip), "steps %" PRId64 "-%" PRId64 " (mean of %zu)",
-		         d->steps[first].step, d->steps[first + count - 1].step, count);
+		         split_device_step(d, first).step, split_device_step(d, first + count - 1).step,
+		         count);
 	}
 }
 

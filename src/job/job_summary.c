@@ -37,7 +37,8 @@ static ns_status copy_device(const split_device *sd, job_device *d, ns_error *er
 		d->steps = malloc(sd->nsteps * sizeof(*d->steps));
 		if (d->steps == NULL)
 			return oom(err);
-		memcpy(d->steps, sd->steps, sd->nsteps * sizeof(*d->steps));
+		for (size_t i = 0; i < sd->nsteps; i++)
+			d->steps[i] = split_device_step(sd, i);
 		d->nsteps = sd->nsteps;
 	}
 	if (sd->ncoll > 0) {

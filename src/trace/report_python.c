@@ -71,7 +71,7 @@ static double host_share(const split_window *w)
 static bool startup_only(const split_device *d)
 {
 	for (size_t i = 0; i < d->nsteps; i++)
-		if (!d->steps[i].warmup)
+		if (!split_device_step(d, i).warmup)
 			return false;
 	return d->nsteps > 0;
 }

@@ -83,9 +83,10 @@ static void apply_meta(const trace_split *s, const gpu_rec *g, split_collective 
 /* The step of the window that holds t, or -1. */
 static int64_t step_at(const split_device *d, int64_t t)
 {
-	size_t w = split_window_of(d->steps, d->nsteps, t);
+	split_view v = split_device_view(d);
+	size_t hint = 0, w = split_window_of(&v, t, &hint);
 
-	return w < d->nsteps ? d->steps[w].step : -1;
+	return w < v.n ? split_view_get(&v, w)->step : -1;
 }
 
 /* Adds [a, b) (exposed) to c's pieces; past the limit the last piece grows into a hull. */

@@ -48,6 +48,7 @@ void trace_split_free(trace_split *s)
 	free(s->gpu);
 	free(s->launch);
 	free(s->steps);
+	free(s->spill_dir);
 	free(s->comm_span);
 	free(s->comm_ext);
 	free(s->copy_call);

@@ -250,22 +250,23 @@ static int64_t next_edge(const cursor *c, int64_t t)
 }
 
 /* Adds [a, b) of pass to the windows it overlaps; *first is the first window that can still overlap. */
-static void add_piece(split_pass_time *out, const split_window *w, size_t nw, size_t *first, int pass,
-                      int64_t a, int64_t b)
+static void add_piece(split_pass_time *out, const split_view *w, size_t *first, int pass, int64_t a,
+                      int64_t b)
 {
-	while (*first < nw && w[*first].start_ns + w[*first].dur_ns <= a)
+	const split_window *x;
+
+	while (*first < w->n && split_view_end(w, *first) <= a)
 		(*first)++;
-	for (size_t k = *first; k < nw && w[k].start_ns < b; k++) {
-		int64_t lo = a > w[k].start_ns ? a : w[k].start_ns;
-		int64_t hi = b < w[k].start_ns + w[k].dur_ns ? b : w[k].start_ns + w[k].dur_ns;
+	for (size_t k = *first; k < w->n && (x = split_view_get(w, k))->start_ns < b; k++) {
+		int64_t lo = a > x->start_ns ? a : x->start_ns;
+		int64_t hi = b < x->start_ns + x->dur_ns ? b : x->start_ns + x->dur_ns;
 		if (hi > lo)
 			out[k].ns[pass] += hi - lo;
 	}
 }
 
 /* One pass in time order over the three lists, each piece going to the pass that takes precedence. */
-static void sweep_passes(const span_list l[PASS_COUNT], const split_window *w, size_t nw,
-                         split_pass_time *out)
+static void sweep_passes(const span_list l[PASS_COUNT], const split_view *w, split_pass_time *out)
 {
 	static const int order[PASS_COUNT] = {PASS_OPTIMIZER, PASS_FORWARD, PASS_BACKWARD};
 	cursor c[PASS_COUNT];
@@ -290,13 +291,13 @@ static void sweep_passes(const span_list l[PASS_COUNT], const split_window *w, s
 				next = e;
 		}
 		if (pass >= 0 && next != INT64_MAX)
-			add_piece(out, w, nw, &first, pass, t, next);
+			add_piece(out, w, &first, pass, t, next);
 		t = next;
 	}
 }
 
 ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t main_thread,
-                               const split_window *w, size_t nw, split_result *res, ns_error *err)
+                               const split_view *w, split_result *res, ns_error *err)
 {
 	span_list l[PASS_COUNT];
 	bool any = false;
@@ -305,7 +306,7 @@ ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t m
 	if (main_thread >= s->nthreads)
 		return NS_OK;
 	optimizer_result(p, s->thread[main_thread].pid, res);
-	if (nw == 0)
+	if (w->n == 0)
 		return NS_OK;
 	memset(l, 0, sizeof(l));
 	for (int k = 0; k < PASS_COUNT && st == NS_OK; k++) {
@@ -313,11 +314,11 @@ ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t m
 		any = any || l[k].n > 0;
 	}
 	if (st == NS_OK && any) {
-		res->passes = calloc(nw, sizeof(*res->passes));
+		res->passes = calloc(w->n, sizeof(*res->passes));
 		if (res->passes == NULL)
 			st = split_oom(err);
 		else
-			sweep_passes(l, w, nw, res->passes);
+			sweep_passes(l, w, res->passes);
 	}
 	for (int k = 0; k < PASS_COUNT; k++)
 		free(l[k].v);
@@ -331,11 +332,12 @@ void split_phases_overall(const split_result *res, split_device *d, bool keep_wa
 	memset(&d->passes, 0, sizeof(d->passes));
 	if (res->passes == NULL)
 		return;
-	for (size_t i = 0; i < d->nsteps; i++)
-		all = all && d->steps[i].warmup;
+	split_view v = split_device_view(d);
+	for (size_t i = 0; i < v.n; i++)
+		all = all && split_view_get(&v, i)->warmup;
 	all = all || keep_warmup;
-	for (size_t i = 0; i < d->nsteps; i++)
-		if (all || !d->steps[i].warmup)
+	for (size_t i = 0; i < v.n; i++)
+		if (all || !split_view_get(&v, i)->warmup)
 			for (int k = 0; k < PASS_COUNT; k++)
 				d->passes.ns[k] += res->passes[i].ns[k];
 }

@@ -22,10 +22,10 @@ void split_phases_note_op(split_phases *p, int64_t pid, ns_str name);
 /* A span [start, end) of thread `thread` marking pass (PASS_*). */
 ns_status split_phases_add(split_phases *p, int pass, uint32_t thread, int64_t start, int64_t end,
                            ns_error *err);
-/* res->passes: each window's time per pass (w[0..nw), sorted, disjoint), from the spans of the main thread's
- * process; left NULL when that process marked no pass. */
+/* res->passes: each window's time per pass (the windows of w: sorted, disjoint), from the spans of the
+ * main thread's process; left NULL when that process marked no pass. */
 ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t main_thread,
-                               const split_window *w, size_t nw, split_result *res, ns_error *err);
+                               const split_view *w, split_result *res, ns_error *err);
 /* The optimizer pass's spans on the threads of the main thread's process, into out (empty, sorted, disjoint):
  * the sweep's SL_OPT list, the idle cause "optimizer" (docs/trace.md, "Attribution"). */
 ns_status split_phases_optimizer_spans(const split_phases *p, const trace_split *s, uint32_t main_thread,

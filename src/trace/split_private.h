@@ -15,6 +15,80 @@
 #include "split_quality.h"
 #include "util/hindex.h"
 
+/* ---- the window store (split_store.c) ----
+ * Windows live in chunks of SPLIT_STORE_CHUNK; a device's windows start at a chunk boundary. Without a spill
+ * directory every chunk stays in memory. With one, at most SPLIT_STORE_RESIDENT chunks are in memory: the one
+ * least recently touched is written to an unlinked temporary file (when changed since read) to make room, and
+ * read back when touched again. A pointer from split_store_at() stays valid until SPLIT_STORE_RESIDENT - 1
+ * other chunks have been touched; code here holds at most two at a time. */
+#define SPLIT_STORE_CHUNK    2048 /* 416 KiB of windows */
+#define SPLIT_STORE_RESIDENT 16   /* 6.5 MiB in memory when spilling */
+
+typedef struct {
+	split_window *mem; /* NULL: not in memory (on file, or never touched: zeroed) */
+	uint64_t touched;  /* the store's clock at the last touch (least recently touched goes first) */
+	bool dirty;        /* changed since written */
+	bool on_file;
+} store_chunk;
+
+struct split_store {
+	store_chunk *chunk;
+	size_t nchunks, capchunks;
+	size_t resident; /* chunks with mem */
+	uint64_t clock;
+	char *dir;  /* spill directory, NULL: keep everything in memory */
+	int fd;     /* the temporary file, -1 until the first spill */
+	size_t hot; /* the chunk touched last (SIZE_MAX: none), for the fast path */
+	split_window *hot_mem;
+	bool hot_dirty;
+	ns_status status; /* the first failure (NS_OK: none) and its message */
+	char why[160];
+	split_window zero; /* handed out when a chunk cannot be had */
+};
+
+split_store *split_store_new(const char *dir);
+void split_store_free(split_store *st);
+/* Adds n zeroed windows at a chunk boundary; their first index in *first. */
+ns_status split_store_add(split_store *st, size_t n, size_t *first, ns_error *err);
+/* Window i, through the chunk cache (the slow path of split_store_at). */
+split_window *split_store_load(split_store *st, size_t i, bool write);
+/* Copies n windows from index from to index to (both chunk-aligned, from a different chunk range). */
+void split_store_copy(split_store *st, size_t to, size_t from, size_t n);
+
+/* Window i; write marks its chunk changed. Never NULL: on failure, a scratch zero window (st->status set). */
+static inline split_window *split_store_at(split_store *st, size_t i, bool write)
+{
+	if (i / SPLIT_STORE_CHUNK == st->hot && (!write || st->hot_dirty))
+		return st->hot_mem + i % SPLIT_STORE_CHUNK;
+	return split_store_load(st, i, write);
+}
+
+/* A run of windows in a store: a device's, or the template every device copies. */
+typedef struct {
+	split_store *st;
+	size_t first, n;
+} split_view;
+
+static inline split_view split_device_view(const split_device *d)
+{
+	return (split_view){d->store, d->first, d->nsteps};
+}
+static inline split_window *split_view_at(const split_view *v, size_t k)
+{
+	return split_store_at(v->st, v->first + k, true);
+}
+static inline const split_window *split_view_get(const split_view *v, size_t k)
+{
+	return split_store_at(v->st, v->first + k, false);
+}
+
+/* Where window k of v ends. */
+static inline int64_t split_view_end(const split_view *v, size_t k)
+{
+	const split_window *w = split_view_get(v, k);
+	return w->start_ns + w->dur_ns;
+}
+
 /* What a GPU record is; the first three equal kernel_class so a kernel's class is its kind. */
 enum { GK_COMPUTE = KCLASS_COMPUTE, GK_MEMORY = KCLASS_MEMORY, GK_COMM = KCLASS_COMM, GK_TRANSFER, GK_COUNT };
 
@@ -188,9 +262,10 @@ struct trace_split {
 	const step_marker *marker;  /* --step-marker, borrowed; NULL: none */
 	void *marker_md;            /* its pcre2_match_data, this splitter's own (a match writes it) */
 	kernel_names *marker_names; /* names of server and --step-marker markers (handed to the result) */
-	uint8_t step_source;        /* the source the steps were taken from (split_steps_choose) */
-	step_list phase_marks;      /* server markers kept for their phase when another source won */
-	step_list gpu_marks;        /* GPU-side ProfilerStep# spans beside host ones: where each step ended */
+	char *spill_dir;       /* where the window store may spill (trace_split_spill_dir); NULL: nowhere */
+	uint8_t step_source;   /* the source the steps were taken from (split_steps_choose) */
+	step_list phase_marks; /* server markers kept for their phase when another source won */
+	step_list gpu_marks;   /* GPU-side ProfilerStep# spans beside host ones: where each step ended */
 	long outside_gpu[TRACE_MAX_DEVICES];       /* GPU events launched outside every step, per device */
 	int64_t outside_gpu_ns[TRACE_MAX_DEVICES]; /* and their time */
 };
@@ -276,8 +351,7 @@ const launch_rec *split_launch_of(const trace_split *s, int64_t corr);
  * optimizer). */
 typedef void (*split_sweep_hook)(void *ctx, const split_window *w, int64_t a, int64_t b, ns_cause c);
 typedef struct {
-	split_window *w;
-	size_t n;
+	split_view v;
 	size_t first; /* the first window that can still overlap the sweep position */
 	span_list
 	    *exposed; /* when set, the sweep adds every exposed-comm interval to it (split_collectives.c) */
@@ -323,8 +397,9 @@ int64_t split_steps_hold_end(trace_split *s, step_hold *h);
 void split_steps_sum_phases(split_device *d, bool keep_warmup);
 
 /* ---- tallies (split_tally.c) ---- */
-/* Index of the window of w[0..n) (in time order, disjoint) that contains t, or n. */
-size_t split_window_of(const split_window *w, size_t n, int64_t t);
+/* Index of the window of v (in time order, disjoint) that contains t, or v->n. *hint is the previous answer
+ * (start at 0): lookups in time order touch each chunk once. */
+size_t split_window_of(const split_view *v, int64_t t, size_t *hint);
 /* o += w (durations, buckets, causes, counts). */
 void split_add_window(split_window *o, const split_window *w);
 ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,

@@ -297,8 +297,10 @@ static void pick_top(const split_python *p, int row, split_python_cause *out)
 
 static bool every_window_counts(const split_device *d, bool keep_warmup)
 {
-	for (size_t i = 0; i < d->nsteps; i++)
-		if (!d->steps[i].warmup)
+	split_view v = split_device_view(d);
+
+	for (size_t i = 0; i < v.n; i++)
+		if (!split_view_get(&v, i)->warmup)
 			return keep_warmup;
 	return true;
 }
@@ -307,7 +309,7 @@ ns_status split_python_attribute(split_python *p, trace_split *s, uint32_t main_
                                  size_t n, const span_list host[SL_COUNT], split_device *d, bool keep_warmup,
                                  ns_error *err)
 {
-	window_set ws = {.w = d->steps, .n = d->nsteps, .hook = on_host_time, .hook_ctx = p};
+	window_set ws = {.v = split_device_view(d), .hook = on_host_time, .hook_ctx = p};
 	ns_status st;
 
 	if (!p->flat && (st = prepare(p, s, main_thread, err)) != NS_OK)

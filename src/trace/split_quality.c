@@ -385,16 +385,18 @@ static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, s
                                ns_error *err)
 {
 	bool *counted = calloc(q->ngraph, sizeof(*counted));
+	split_view v = split_device_view(d);
+	size_t hint = 0;
 
 	if (counted == NULL)
 		return split_oom(err);
 	for (size_t i = 0; i < n; i++) {
 		const int64_t *c =
 		    split_search(&g[i].corr, q->graph_corr, q->ngraph, sizeof(g[i].corr), split_cmp_i64);
-		size_t w = split_window_of(d->steps, d->nsteps, g[i].start);
-		if (c == NULL || g[i].corr < 0 || w == d->nsteps)
+		size_t w = split_window_of(&v, g[i].start, &hint);
+		if (c == NULL || g[i].corr < 0 || w == v.n)
 			continue;
-		split_window *win = &d->steps[w];
+		split_window *win = split_view_at(&v, w);
 		int64_t hi = win->start_ns + win->dur_ns;
 		win->graph_kernels = split_add_u32_sat(win->graph_kernels, 1);
 		win->graph_ns =
@@ -423,8 +425,9 @@ static ns_status concentration(split_quality_state *q, const split_device *d, ns
 
 	if (busy == NULL)
 		return split_oom(err);
-	for (size_t i = 0; i < d->nsteps; i++) {
-		const split_window *w = &d->steps[i];
+	split_view v = split_device_view(d);
+	for (size_t i = 0; i < v.n; i++) {
+		const split_window *w = split_view_get(&v, i);
 		if (w->warmup)
 			continue;
 		busy[n] =
@@ -660,8 +663,9 @@ static void judge_profiler(const split_quality_state *q, const split_result *res
 /* Whether warm-up steps count in a device's overall window: when kept, or when they are all there is. */
 static bool warmup_counts(const split_device *d, bool keep_warmup)
 {
-	for (size_t k = 0; k < d->nsteps && !keep_warmup; k++)
-		if (!d->steps[k].warmup)
+	split_view v = split_device_view(d);
+	for (size_t k = 0; k < v.n && !keep_warmup; k++)
+		if (!split_view_get(&v, k)->warmup)
 			return false;
 	return true;
 }
@@ -681,10 +685,13 @@ static ns_status spread_of(const split_device *d, bool keep_warmup, step_spread 
 	int64_t *dur, median;
 	long n = 0;
 
+	split_view v = split_device_view(d);
+
 	memset(sp, 0, sizeof(*sp));
-	for (size_t i = 0; i < d->nsteps; i++) {
-		int64_t t = d->steps[i].dur_ns;
-		if (d->steps[i].warmup && !all)
+	for (size_t i = 0; i < v.n; i++) {
+		const split_window *w = split_view_get(&v, i);
+		int64_t t = w->dur_ns;
+		if (w->warmup && !all)
 			continue;
 		sp->min = sp->n == 0 || t < sp->min ? t : sp->min;
 		sp->max = sp->n == 0 || t > sp->max ? t : sp->max;
@@ -695,9 +702,9 @@ static ns_status spread_of(const split_device *d, bool keep_warmup, step_spread 
 		return NS_OK;
 	if ((dur = malloc((size_t)sp->n * sizeof(*dur))) == NULL)
 		return split_oom(err);
-	for (size_t i = 0; i < d->nsteps; i++)
-		if (!d->steps[i].warmup || all)
-			dur[n++] = d->steps[i].dur_ns;
+	for (size_t i = 0; i < v.n; i++)
+		if (!split_view_get(&v, i)->warmup || all)
+			dur[n++] = split_view_get(&v, i)->dur_ns;
 	split_sort(dur, (size_t)n, sizeof(*dur), split_cmp_i64);
 	median = dur[(n - 1) / 2];
 	for (long i = 0; i < n; i++) {

@@ -708,15 +708,16 @@ int64_t split_steps_hold_end(trace_split *s, step_hold *h)
 
 void split_steps_sum_phases(split_device *d, bool keep_warmup)
 {
-	bool every = d->nsteps > 0, all; /* as in split_sum_overall: the steps that count in overall */
+	split_view v = split_device_view(d);
+	bool every = v.n > 0, all; /* as in split_sum_overall: the steps that count in overall */
 
 	memset(d->phase_sum, 0, sizeof(d->phase_sum));
 	memset(d->phase_steps, 0, sizeof(d->phase_steps));
-	for (size_t i = 0; i < d->nsteps; i++)
-		every = every && d->steps[i].warmup;
+	for (size_t i = 0; i < v.n; i++)
+		every = every && split_view_get(&v, i)->warmup;
 	all = every || keep_warmup;
-	for (size_t i = 0; i < d->nsteps; i++) {
-		const split_window *w = &d->steps[i];
+	for (size_t i = 0; i < v.n; i++) {
+		const split_window *w = split_view_get(&v, i);
 		split_window *p = &d->phase_sum[w->phase < STEP_PHASE_COUNT ? w->phase : STEP_PHASE_NONE];
 		if (w->warmup && !all)
 			continue;

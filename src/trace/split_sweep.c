@@ -39,6 +39,13 @@ static void classify_state(const int64_t c[SW_COUNT], int *bucket, int *cause)
 	}
 }
 
+/* Moves ws->first past the windows that end by a. */
+static void skip_ended(window_set *ws, int64_t a)
+{
+	while (ws->first < ws->v.n && split_view_end(&ws->v, ws->first) <= a)
+		ws->first++;
+}
+
 /* Observe mode: reports the host causes' part of [a, b) to the hook, window by window. Idle time with no
  * cause is host_gap here (counting mode derives it in close_windows). */
 static void observe(window_set *ws, int64_t a, int64_t b, int bucket, int cause)
@@ -47,10 +54,11 @@ static void observe(window_set *ws, int64_t a, int64_t b, int bucket, int cause)
 		cause = CAUSE_HOST_GAP;
 	else if (bucket != REGIME_OVERHEAD && cause != CAUSE_OPTIMIZER)
 		return;
-	while (ws->first < ws->n && ws->w[ws->first].start_ns + ws->w[ws->first].dur_ns <= a)
-		ws->first++;
-	for (size_t k = ws->first; k < ws->n && ws->w[k].start_ns < b; k++) {
-		const split_window *w = &ws->w[k];
+	skip_ended(ws, a);
+	for (size_t k = ws->first; k < ws->v.n; k++) {
+		const split_window *w = split_view_get(&ws->v, k);
+		if (w->start_ns >= b)
+			break;
 		int64_t lo = a > w->start_ns ? a : w->start_ns;
 		int64_t hi = b < w->start_ns + w->dur_ns ? b : w->start_ns + w->dur_ns;
 		if (hi > lo)
@@ -74,10 +82,11 @@ static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_C
 		return;
 	if (cause == CAUSE_EXPOSED && ws->exposed != NULL && split_span_add(ws->exposed, a, b, NULL) != NS_OK)
 		ws->exposed_oom = true;
-	while (ws->first < ws->n && ws->w[ws->first].start_ns + ws->w[ws->first].dur_ns <= a)
-		ws->first++;
-	for (size_t k = ws->first; k < ws->n && ws->w[k].start_ns < b; k++) {
-		split_window *w = &ws->w[k];
+	skip_ended(ws, a);
+	for (size_t k = ws->first; k < ws->v.n; k++) {
+		split_window *w = split_view_at(&ws->v, k);
+		if (w->start_ns >= b)
+			break;
 		int64_t lo = a > w->start_ns ? a : w->start_ns;
 		int64_t hi = b < w->start_ns + w->dur_ns ? b : w->start_ns + w->dur_ns;
 		if (hi <= lo)
@@ -116,8 +125,8 @@ static int64_t cursor_next(const span_cursor *c, int64_t t)
  * (sync_wait, optimizer). */
 static void close_windows(window_set *ws)
 {
-	for (size_t k = 0; k < ws->n; k++) {
-		split_window *w = &ws->w[k];
+	for (size_t k = 0; k < ws->v.n; k++) {
+		split_window *w = split_view_at(&ws->v, k);
 		int64_t used = 0;
 		for (int b = 0; b < REGIME_COUNT; b++)
 			used += b == REGIME_IDLE ? 0 : w->bucket_ns[b];
@@ -149,8 +158,8 @@ void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], win
 		if (host[k].v[0].start < t)
 			t = host[k].v[0].start;
 	}
-	if (ws->hook != NULL && ws->n > 0 && ws->w[0].start_ns < t)
-		t = ws->w[0].start_ns; /* host_gap before the first record is seen too */
+	if (ws->hook != NULL && ws->v.n > 0 && split_view_get(&ws->v, 0)->start_ns < t)
+		t = split_view_get(&ws->v, 0)->start_ns; /* host_gap before the first record is seen too */
 	while (t != INT64_MAX) {
 		int64_t next;
 		for (; i < n && g[i].start <= t; i++)

@@ -4,19 +4,29 @@
 
 #include "split_private.h"
 
-size_t split_window_of(const split_window *w, size_t n, int64_t t)
+size_t split_window_of(const split_view *v, int64_t t, size_t *hint)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = 0, hi = v->n, k = *hint;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (w[mid].start_ns <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* In time order the answer is the hint or a window or two after it. */
+	if (k < v->n && split_view_get(v, k)->start_ns <= t) {
+		for (size_t j = 0; j < 4 && k + 1 < v->n && split_view_get(v, k + 1)->start_ns <= t; j++)
+			k++;
+		if (k + 1 == v->n || split_view_get(v, k + 1)->start_ns > t)
+			lo = k + 1;
 	}
-	if (lo == 0 || t >= w[lo - 1].start_ns + w[lo - 1].dur_ns)
-		return n;
+	if (lo == 0) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (split_view_get(v, mid)->start_ns <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	if (lo == 0 || t >= split_view_end(v, lo - 1))
+		return v->n;
+	*hint = lo - 1;
 	return lo - 1;
 }
 
@@ -36,9 +46,10 @@ static int cmp_kernel_time(const void *a, const void *b)
 ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
                               ns_error *err)
 {
-	size_t nnames = kernel_names_count(s->names), used = 0;
-	int64_t lo = d->steps[0].start_ns;
-	int64_t hi = d->steps[d->nsteps - 1].start_ns + d->steps[d->nsteps - 1].dur_ns;
+	split_view v = split_device_view(d);
+	size_t nnames = kernel_names_count(s->names), used = 0, hint = 0;
+	const split_window *end = split_view_get(&v, v.n - 1);
+	int64_t hi = end->start_ns + end->dur_ns, lo = split_view_get(&v, 0)->start_ns;
 	name_time *t = calloc(nnames * KCLASS_COUNT + 1, sizeof(*t));
 
 	if (t == NULL)
@@ -46,9 +57,9 @@ ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		int cls = g[i].kind == GK_TRANSFER ? KCLASS_MEMORY : g[i].kind;
 		int64_t a = g[i].start > lo ? g[i].start : lo, b = g[i].end < hi ? g[i].end : hi;
-		size_t w = split_window_of(d->steps, d->nsteps, g[i].start);
-		if (g[i].kind != GK_TRANSFER && w < d->nsteps)
-			d->steps[w].kernels++;
+		size_t w = split_window_of(&v, g[i].start, &hint);
+		if (g[i].kind != GK_TRANSFER && w < v.n)
+			split_view_at(&v, w)->kernels++;
 		if (b <= a && !(g[i].start >= lo && g[i].start < hi))
 			continue;
 		name_time *e = &t[(size_t)g[i].name_id * KCLASS_COUNT + (size_t)cls];
@@ -92,18 +103,19 @@ void split_add_window(split_window *o, const split_window *w)
 void split_sum_overall(split_device *d, bool keep_warmup)
 {
 	split_window *o = &d->overall, *wu = &d->warmup;
+	split_view v = split_device_view(d);
 	bool all = true; /* every step is warm-up: then they all count, there is nothing else */
 
-	for (size_t i = 0; i < d->nsteps; i++)
-		all = all && d->steps[i].warmup;
+	for (size_t i = 0; i < v.n; i++)
+		all = all && split_view_get(&v, i)->warmup;
 	all = all || keep_warmup;
 	d->nwarmup = 0;
 	memset(o, 0, sizeof(*o));
 	memset(wu, 0, sizeof(*wu));
 	o->step = wu->step = -1;
-	o->start_ns = d->nsteps > 0 ? d->steps[0].start_ns : 0;
-	for (size_t i = 0; i < d->nsteps; i++) {
-		const split_window *w = &d->steps[i];
+	o->start_ns = v.n > 0 ? split_view_get(&v, 0)->start_ns : 0;
+	for (size_t i = 0; i < v.n; i++) {
+		const split_window *w = split_view_get(&v, i);
 		if (w->warmup && !all) {
 			if (wu->dur_ns == 0)
 				wu->start_ns = w->start_ns;

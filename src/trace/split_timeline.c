@@ -21,32 +21,40 @@ void trace_split_want_timeline(trace_split *s, bool want)
 	s->want_timeline = want;
 }
 
-typedef const split_window *window_ref;
+typedef struct {
+	int64_t dur;
+	size_t i;
+} window_ref;
 
+/* By length, then by position: steps of equal length keep their order. */
 static int cmp_dur(const void *a, const void *b)
 {
-	window_ref x = *(const window_ref *)a, y = *(const window_ref *)b;
-	return (x->dur_ns > y->dur_ns) - (x->dur_ns < y->dur_ns);
+	const window_ref *x = a, *y = b;
+	if (x->dur != y->dur)
+		return (x->dur > y->dur) - (x->dur < y->dur);
+	return (x->i > y->i) - (x->i < y->i);
 }
 
-/* The lower median by length of the steps that are not warm-up (of all of them when every one is). */
-static const split_window *median_window(const split_device *d)
+/* The lower median by length of the steps that are not warm-up (of all of them when every one is), copied
+ * to *m. False on OOM. */
+static bool median_window(const split_device *d, split_window *m)
 {
-	window_ref *w = malloc(d->nsteps * sizeof(window_ref)), m;
+	split_view v = split_device_view(d);
+	window_ref *w = malloc(v.n * sizeof(*w));
 	size_t n = 0;
 
 	if (w == NULL)
-		return NULL;
-	for (size_t i = 0; i < d->nsteps; i++)
-		if (!d->steps[i].warmup)
-			w[n++] = &d->steps[i];
+		return false;
+	for (size_t i = 0; i < v.n; i++)
+		if (!split_view_get(&v, i)->warmup)
+			w[n++] = (window_ref){split_view_get(&v, i)->dur_ns, i};
 	if (n == 0)
-		for (; n < d->nsteps; n++)
-			w[n] = &d->steps[n];
-	qsort(w, n, sizeof(window_ref), cmp_dur);
-	m = w[(n - 1) / 2];
+		for (; n < v.n; n++)
+			w[n] = (window_ref){split_view_get(&v, n)->dur_ns, n};
+	qsort(w, n, sizeof(*w), cmp_dur);
+	*m = *split_view_get(&v, w[(n - 1) / 2].i);
 	free(w);
-	return m;
+	return true;
 }
 
 typedef struct {
@@ -263,13 +271,13 @@ static ns_status build(const trace_split *s, const gpu_rec *g, size_t n, const s
 ns_status split_timeline_build(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
                                ns_error *err)
 {
-	const split_window *w;
+	split_window median;
+	const split_window *w = &median;
 	ns_status st;
 
 	if (d->nsteps == 0 || d->timeline != NULL)
 		return NS_OK;
-	w = median_window(d);
-	if (w == NULL)
+	if (!median_window(d, &median))
 		return split_oom(err);
 	if (w->dur_ns <= 0)
 		return NS_OK;

@@ -105,8 +105,9 @@ static ns_status print_variation(FILE *out, const split_device *d, const report_
 	if (dur == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the report");
 	for (size_t i = 0; i < d->nsteps; i++) {
-		dur[i] = d->steps[i].dur_ns;
-		report_route_window(&d->steps[i], o, &v);
+		split_window w = split_device_step(d, i);
+		dur[i] = w.dur_ns;
+		report_route_window(&w, o, &v);
 		kinds += count[v.regime]++ == 0;
 	}
 	qsort(dur, d->nsteps, sizeof(*dur), ns_cmp_i64);
@@ -203,7 +204,7 @@ static void print_top_kernels(FILE *out, const split_result *res, const split_de
 static bool startup_only(const split_device *d)
 {
 	for (size_t i = 0; i < d->nsteps; i++)
-		if (!d->steps[i].warmup)
+		if (!split_device_step(d, i).warmup)
 			return false;
 	return d->nsteps > 0;
 }
@@ -249,8 +250,10 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 	report_print_phases(out, d, o);
 	if (d->nsteps > 1 && print_variation(out, d, o, err) != NS_OK)
 		return err->status;
-	for (size_t i = 0; o->steps && i < d->nsteps; i++)
-		print_step(out, res, &d->steps[i], o);
+	for (size_t i = 0; o->steps && i < d->nsteps; i++) {
+		split_window step = split_device_step(d, i);
+		print_step(out, res, &step, o);
+	}
 	if (o->format->verbose) {
 		format_verdict_explain(out, &v, &routes, o->format);
 		report_print_causes(out, w);
@@ -395,7 +398,7 @@ static bool put_json(json_stream *js, const char *prefix, cJSON *item)
 cJSON *report_step_json(const split_result *res, const split_device *d, size_t i, const char *label,
                         const report_options *o)
 {
-	const split_window *w = &d->steps[i];
+	const split_window w_copy = split_device_step(d, i), *w = &w_copy;
 	cJSON *obj = report_window_json(label, w, true, o);
 
 	if (obj != NULL && (!report_add_step_json(obj, res, w) ||
@@ -544,7 +547,7 @@ static bool put_step_extras(json_out *w, const split_result *res, const split_wi
 bool report_put_step(json_out *w, const split_result *res, const split_device *d, size_t i, const char *label,
                      const report_options *o)
 {
-	const split_window *win = &d->steps[i];
+	const split_window win_copy = split_device_step(d, i), *win = &win_copy;
 	ns_verdict v;
 	ns_routes routes;
 
@@ -567,7 +570,7 @@ static bool put_steps(json_stream *js, const split_result *res, const char *labe
 
 	json_out_raw(&js->w, ",\"steps\":[");
 	for (size_t i = 0; i < d->nsteps; i++) {
-		const split_window *w = &d->steps[i];
+		const split_window w_copy = split_device_step(d, i), *w = &w_copy;
 		if (w->step >= 0)
 			snprintf(step_label, sizeof(step_label), "%s step %" PRId64, label, w->step);
 		else
@@ -742,6 +745,10 @@ ns_status report_print_with(FILE *out, const split_result *res, const report_opt
 		break;
 	}
 	cJSON_Delete(extra);
+	/* a step window that could not be read back was printed zeroed: the report is wrong, not just short
+	 */
+	if (st == NS_OK)
+		st = split_result_steps_status(res, err);
 	return finish_output(out, st, err);
 }
 

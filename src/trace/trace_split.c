@@ -44,47 +44,62 @@ static void shrink_steps(trace_split *s, size_t n)
 	s->nsteps = n;
 }
 
+bool trace_split_spill_dir(trace_split *s, const char *dir)
+{
+	char *copy = dir != NULL ? strdup(dir) : NULL;
+
+	if (dir != NULL && copy == NULL)
+		return false;
+	free(s->spill_dir);
+	s->spill_dir = copy;
+	return true;
+}
+
 /* The windows replace the steps, which nothing reads afterwards: built from the last step down, the steps'
  * table is given back a chunk at a time as it is read, so the two are never whole together (a million steps:
  * 40 MB less at the split's peak). */
-static split_window *make_windows(trace_split *s, int64_t last_end, size_t *nwin)
+static ns_status make_windows(trace_split *s, int64_t last_end, split_view *v, ns_error *err)
 {
 	size_t n = s->nsteps;
-	split_window *w = calloc(n, sizeof(*w));
 	bool named = s->step_source == STEP_SOURCE_SERVER || s->step_source == STEP_SOURCE_MARKER ||
 	             s->step_source == STEP_SOURCE_PERIOD;
+	int64_t next_start = last_end;
+	ns_status st = split_store_add(v->st, n, &v->first, err);
 
-	if (w == NULL)
-		return NULL;
+	if (st != NS_OK)
+		return st;
+	v->n = n;
 	for (size_t i = n; i-- > 0;) {
-		int64_t end = i + 1 < n ? w[i + 1].start_ns : last_end;
-		w[i].step = s->steps[i].number;
-		w[i].start_ns = s->steps[i].start;
-		w[i].dur_ns = end - s->steps[i].start;
-		w[i].phase = s->steps[i].phase;
-		w[i].marker = named ? s->steps[i].name_id : UINT32_MAX;
+		split_window *w = split_view_at(v, i);
+		w->step = s->steps[i].number;
+		w->start_ns = s->steps[i].start;
+		w->dur_ns = next_start - s->steps[i].start;
+		w->phase = s->steps[i].phase;
+		w->marker = named ? s->steps[i].name_id : UINT32_MAX;
+		next_start = w->start_ns;
 		if (i > 0 && i % WINDOW_CHUNK == 0)
 			shrink_steps(s, i);
 	}
 	free(s->steps);
 	s->steps = NULL;
 	s->nsteps = s->capsteps = 0;
-	*nwin = n;
-	return w;
+	return NS_OK;
 }
 
-static split_window *single_window(int64_t start, int64_t end, size_t *nwin)
+static ns_status single_window(int64_t start, int64_t end, split_view *v, ns_error *err)
 {
-	split_window *w = calloc(1, sizeof(*w));
+	split_window *w;
+	ns_status st = split_store_add(v->st, 1, &v->first, err);
 
-	if (w == NULL)
-		return NULL;
+	if (st != NS_OK)
+		return st;
+	v->n = 1;
+	w = split_view_at(v, 0);
 	w->step = -1;
 	w->marker = UINT32_MAX;
 	w->start_ns = start;
 	w->dur_ns = end - start;
-	*nwin = 1;
-	return w;
+	return NS_OK;
 }
 
 static void device_name(const trace_meta *meta, int64_t id, char name[TRACE_DEVICE_NAME_MAX])
@@ -143,15 +158,14 @@ static int cmp_gpu(const void *a, const void *b)
 
 /* Steps make the windows, each holding the GPU work launched in it (split_steps.c); without any marker, a
  * repeating kernel sequence may; without either, one window over the GPU work (or, host-only, the host's
- * spans). */
+ * spans). The windows go to v (v->st set by the caller; v->n stays 0 without any). */
 static ns_status build_windows(trace_split *s, const span_list host[SL_COUNT], split_result *res,
-                               split_window **w, size_t *nw, ns_error *err)
+                               split_view *v, ns_error *err)
 {
 	window_range r = {0, 0};
 	ns_status st;
 
-	*w = NULL;
-	*nw = 0;
+	v->first = v->n = 0;
 	if (s->nsteps == 0 && s->ngpu > 0) {
 		split_sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
 		if ((st = split_steps_period(s, res, err)) != NS_OK)
@@ -166,18 +180,16 @@ static ns_status build_windows(trace_split *s, const span_list host[SL_COUNT], s
 		last_end = split_steps_hold_end(s, &h);
 		if ((st = check_span(s->steps[0].start, last_end, err)) != NS_OK)
 			return st;
-		*w = make_windows(s, last_end, nw);
-	} else {
-		split_link_all(s, NULL);
-		if (s->ngpu > 0)
-			gpu_range(s, &r);
-		else if (!host_range(host, &r))
-			return NS_OK;
-		if ((st = check_span(r.start, r.end, err)) != NS_OK)
-			return st;
-		*w = single_window(r.start, r.end, nw);
+		return make_windows(s, last_end, v, err);
 	}
-	return *w == NULL ? split_oom(err) : NS_OK;
+	split_link_all(s, NULL);
+	if (s->ngpu > 0)
+		gpu_range(s, &r);
+	else if (!host_range(host, &r))
+		return NS_OK;
+	if ((st = check_span(r.start, r.end, err)) != NS_OK)
+		return st;
+	return single_window(r.start, r.end, v, err);
 }
 
 static int cmp_i64_dur(const void *a, const void *b)
@@ -186,23 +198,25 @@ static int cmp_i64_dur(const void *a, const void *b)
 }
 
 /* Marks the warm-up windows of one device (its causes decide): mostly set-up calls, or far slower than the
- * median step with set-up calls in it. A step-less window is judged by the first rule alone. */
+ * median step with set-up calls in it. A step-less window is judged by the first rule alone. The median
+ * needs only the lengths (8 bytes a step, for the time of the sort). */
 static ns_status mark_warmup(split_device *d, ns_error *err)
 {
+	split_view v = split_device_view(d);
 	int64_t median = 0;
 
-	if (d->nsteps >= WARMUP_MIN_STEPS) {
-		int64_t *dur = malloc(d->nsteps * sizeof(*dur));
+	if (v.n >= WARMUP_MIN_STEPS) {
+		int64_t *dur = malloc(v.n * sizeof(*dur));
 		if (dur == NULL)
 			return split_oom(err);
-		for (size_t i = 0; i < d->nsteps; i++)
-			dur[i] = d->steps[i].dur_ns;
-		split_sort(dur, d->nsteps, sizeof(*dur), cmp_i64_dur); /* in place: qsort copies n more */
-		median = dur[d->nsteps / 2];
+		for (size_t i = 0; i < v.n; i++)
+			dur[i] = split_view_get(&v, i)->dur_ns;
+		split_sort(dur, v.n, sizeof(*dur), cmp_i64_dur); /* in place: qsort copies n more */
+		median = dur[v.n / 2];
 		free(dur);
 	}
-	for (size_t i = 0; i < d->nsteps; i++) {
-		split_window *w = &d->steps[i];
+	for (size_t i = 0; i < v.n; i++) {
+		split_window *w = split_view_at(&v, i);
 		int64_t init = w->cause_ns[CAUSE_INIT];
 		bool mostly_init = (double)init >= WARMUP_INIT_SHARE * (double)w->dur_ns && init > 0;
 		bool slow = median > 0 && init > 0 && w->dur_ns / WARMUP_SLOW_FACTOR > median;
@@ -216,7 +230,7 @@ static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const spa
                            split_device *d, ns_error *err)
 {
 	span_list exposed = {NULL, 0, 0};
-	window_set ws = {d->steps, d->nsteps, 0, &exposed, false, NULL, NULL};
+	window_set ws = {split_device_view(d), 0, &exposed, false, NULL, NULL};
 	ns_status st;
 
 	split_sweep(g, n, host, &ws);
@@ -237,10 +251,10 @@ static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const spa
 	return st;
 }
 
-/* Each device gets its own copy of the windows *w, except the last, which takes *w itself (set to NULL): one
- * copy fewer of the largest per-step array (200 MB at a million steps). */
+/* Each device gets its own copy of the windows of tmpl, except the last, which takes tmpl's own: one copy
+ * fewer of the largest per-step data (200 MB at a million steps). */
 static ns_status split_devices(trace_split *s, const trace_meta *meta, const span_list host[SL_COUNT],
-                               split_window **w, size_t nw, split_result *res, ns_error *err)
+                               const split_view *tmpl, split_result *res, ns_error *err)
 {
 	size_t ndev = s->ngpu > 0 ? s->ndevices : 1, first = 0;
 
@@ -259,15 +273,14 @@ static ns_status split_devices(trace_split *s, const trace_meta *meta, const spa
 		dev->outside_gpu = s->ngpu > 0 ? s->outside_gpu[d] : 0;
 		dev->outside_gpu_ns = s->ngpu > 0 ? s->outside_gpu_ns[d] : 0;
 		device_name(meta, dev->id, dev->name);
-		if (d + 1 == ndev) {
-			dev->steps = *w;
-			*w = NULL;
-		} else if ((dev->steps = malloc(nw * sizeof(*dev->steps))) != NULL) {
-			memcpy(dev->steps, *w, nw * sizeof(**w));
-		} else {
-			return split_oom(err);
+		dev->store = tmpl->st;
+		dev->first = tmpl->first;
+		if (d + 1 < ndev) {
+			if ((st = split_store_add(tmpl->st, tmpl->n, &dev->first, err)) != NS_OK)
+				return st;
+			split_store_copy(tmpl->st, dev->first, tmpl->first, tmpl->n);
 		}
-		dev->nsteps = nw;
+		dev->nsteps = tmpl->n;
 		st = split_one(s, s->ngpu > 0 ? s->gpu + first : NULL, last - first, host, dev, err);
 		split_phases_overall(res, dev, s->keep_warmup);
 		if (st != NS_OK)
@@ -312,11 +325,12 @@ static ns_status host_side(trace_split *s, split_result *res, span_list host[SL_
 ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_result *res, ns_error *err)
 {
 	span_list host[SL_COUNT] = {{NULL, 0, 0}};
-	split_window *w = NULL;
-	size_t nw = 0;
+	split_view w = {NULL, 0, 0};
 	ns_status st;
 
 	memset(res, 0, sizeof(*res));
+	if ((res->store = w.st = split_store_new(s->spill_dir)) == NULL)
+		return split_oom(err);
 	res->events = s->events;
 	res->unknown_device_events = s->unknown_device_events;
 	memcpy(res->unknown_device_cat, s->unknown_device_cat, sizeof(res->unknown_device_cat));
@@ -331,11 +345,11 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 		st = host_side(s, res, host, err);
 	res->host_comm = host[SL_COMM].n > 0;
 	if (st == NS_OK)
-		st = build_windows(s, host, res, &w, &nw, err);
+		st = build_windows(s, host, res, &w, err);
 	if (st == NS_OK)
 		st = split_quality_links_end(s, err);
 	if (st == NS_OK)
-		st = split_phases_windows(s->phases, s, s->main_thread, w, nw, res, err);
+		st = split_phases_windows(s->phases, s, s->main_thread, &w, res, err);
 	/* after the windows: a marker is no host work, and must not stretch a host-only window */
 	if (st == NS_OK)
 		st = split_phases_optimizer_spans(s->phases, s, s->main_thread, &host[SL_OPT], err);
@@ -345,9 +359,8 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	/* Host work alone is not routed: with no device there is no idle device to explain, unless the host's
 	 * time is in collectives (a host-side, gloo, job). */
 	split_coll_prepare(s);
-	if (st == NS_OK && nw > 0 && (res->gpu_activity || res->host_comm))
-		st = split_devices(s, meta, host, &w, nw, res, err);
-	free(w);
+	if (st == NS_OK && w.n > 0 && (res->gpu_activity || res->host_comm))
+		st = split_devices(s, meta, host, &w, res, err);
 	split_lists_free(host);
 	res->names = s->names;
 	res->marker_names = s->marker_names;
@@ -357,6 +370,8 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 		split_sort(res->device, res->ndevices, sizeof(*res->device), cmp_device);
 	if (st == NS_OK)
 		st = split_quality_finish(s, res, err);
+	if (st == NS_OK)
+		st = split_result_steps_status(res, err);
 	return st;
 }
 
@@ -365,12 +380,12 @@ void split_result_free(split_result *res)
 	if (res == NULL)
 		return;
 	for (size_t i = 0; i < res->ndevices; i++) {
-		free(res->device[i].steps);
 		free(res->device[i].kernel_time);
 		free(res->device[i].coll);
 		free(res->device[i].timeline);
 	}
 	free(res->device);
+	split_store_free(res->store);
 	kernel_names_free(res->names);
 	kernel_names_free(res->python_names);
 	kernel_names_free(res->marker_names);

@@ -152,18 +152,19 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 		ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
 		memset(&dev, 0, sizeof(dev));
 		memset(&res, 0, sizeof(res));
-		dev.nsteps = counts[k];
-		dev.steps = calloc(dev.nsteps, sizeof(*dev.steps));
-		ck_assert_ptr_nonnull(dev.steps);
-		for (size_t i = 0; i < dev.nsteps; i++) {
-			dev.steps[i].step = (int64_t)i;
-			dev.steps[i].dur_ns = 1000000;
-			dev.steps[i].bucket_ns[REGIME_COMPUTE] = 700000;
-			dev.steps[i].bucket_ns[REGIME_IDLE] = 300000;
+		split_window *steps = calloc(counts[k], sizeof(*steps));
+		ck_assert_ptr_nonnull(steps);
+		for (size_t i = 0; i < counts[k]; i++) {
+			steps[i].step = (int64_t)i;
+			steps[i].dur_ns = 1000000;
+			steps[i].bucket_ns[REGIME_COMPUTE] = 700000;
+			steps[i].bucket_ns[REGIME_IDLE] = 300000;
 			dev.overall.dur_ns += 1000000;
 			dev.overall.bucket_ns[REGIME_COMPUTE] += 700000;
 			dev.overall.bucket_ns[REGIME_IDLE] += 300000;
 		}
+		ck_assert_int_eq(split_device_set_steps(&res, &dev, steps, counts[k], &err), NS_OK);
+		free(steps);
 		res.device = &dev;
 		res.ndevices = 1;
 		res.has_steps = true;
@@ -182,7 +183,7 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 			    strstr(text, "200000 steps drawn as 120 bars, each the mean of 1667"));
 		sizes[k] = size;
 		free(text);
-		free(dev.steps);
+		split_result_free_store(&res);
 		routes_free(&routes);
 	}
 	/* 200000 steps cost about what 120 do (labels are longer numbers) */
@@ -231,11 +232,11 @@ START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_boun
 	for (size_t d = 0; d < DEVICES; d++) {
 		dev[d].id = (int64_t)d;
 		dev[d].nsteps = STEPS;
-		dev[d].steps = calloc(STEPS, sizeof(*dev[d].steps));
+		split_window *steps = calloc(STEPS, sizeof(*steps));
 		dev[d].kernel_time = calloc(KERNELS, sizeof(*dev[d].kernel_time));
-		ck_assert(dev[d].steps != NULL && dev[d].kernel_time != NULL);
+		ck_assert(steps != NULL && dev[d].kernel_time != NULL);
 		for (size_t i = 0; i < STEPS; i++) {
-			split_window *w = &dev[d].steps[i];
+			split_window *w = &steps[i];
 			w->step = 1000000000 + (int64_t)i;
 			w->dur_ns = 6000000;
 			for (int r = 0; r < REGIME_COUNT; r++)
@@ -244,7 +245,9 @@ START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_boun
 				w->cause_ns[c] = 1;
 			w->warmup = i % 2 == 0;
 		}
-		dev[d].overall = dev[d].steps[1];
+		dev[d].overall = steps[1];
+		ck_assert_int_eq(split_device_set_steps(&res, &dev[d], steps, STEPS, &err), NS_OK);
+		free(steps);
 		for (int k = 0; k < KERNELS; k++)
 			dev[d].kernel_time[k] =
 			    (split_kernel_time){(uint32_t)k, (kernel_class)(k % 3), 1000, 1};
@@ -262,8 +265,8 @@ START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_boun
 	ck_assert_ptr_nonnull(strstr(text, "<figure class=\"passes\">"));
 	free(text);
 	free(res.passes);
+	split_result_free_store(&res);
 	for (size_t d = 0; d < DEVICES; d++) {
-		free(dev[d].steps);
 		free(dev[d].kernel_time);
 	}
 	free(dev);

@@ -120,7 +120,7 @@ START_TEST(each_collective_keeps_its_metadata_and_exposed_pieces)
 	ck_assert_int_eq(c->piece[1].end_ns, 800 * US);
 	ck_assert_int_eq(c->exposed_ns, 70 * US);
 	/* the pieces are the step's exposed comm: 300 + 70 us */
-	ck_assert_int_eq(res.device[0].steps[0].cause_ns[CAUSE_EXPOSED], 370 * US);
+	ck_assert_int_eq(split_device_step(&res.device[0], 0).cause_ns[CAUSE_EXPOSED], 370 * US);
 	split_result_free(&res);
 	kernel_rules_free(rules);
 }

@@ -98,7 +98,8 @@ static void compare_steps(const char *path, const split_result *res, const repor
 		const split_device *d = &res->device[k];
 		for (size_t i = 0; i < d->nsteps; i++) {
 			char label[64];
-			snprintf(label, sizeof(label), "device %zu step %" PRId64, k, d->steps[i].step);
+			snprintf(label, sizeof(label), "device %zu step %" PRId64, k,
+			         split_device_step(d, i).step);
 			cJSON *tree = report_step_json(res, d, i, label, o);
 			char *want = tree != NULL ? cJSON_PrintUnformatted(tree) : NULL;
 			char *got = step_written(res, d, i, label, o);

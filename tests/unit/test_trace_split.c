@@ -439,8 +439,9 @@ START_TEST(split_table)
 	ck_assert_msg(d->id == c->dev_id, "%s: device id %lld", c->name, (long long)d->id);
 	ck_assert_msg(d->nsteps == c->nsteps, "%s: %zu steps", c->name, d->nsteps);
 	for (size_t i = 0; i < d->nsteps; i++) {
-		check_window(c->name, i, &d->steps[i], &c->w[i]);
-		total += d->steps[i].dur_ns;
+		split_window w = split_device_step(d, i);
+		check_window(c->name, i, &w, &c->w[i]);
+		total += w.dur_ns;
 	}
 	ck_assert_int_eq(d->overall.dur_ns + d->warmup.dur_ns, total);
 	ck_assert_int_eq(res.gpu_activity, c->dev_id >= 0);
@@ -558,8 +559,8 @@ START_TEST(a_step_that_is_mostly_set_up_is_warm_up_and_left_out)
 
 	run_split(ev_warmup_init, &res, &rules);
 	d = &res.device[0];
-	ck_assert(d->steps[0].warmup);
-	ck_assert(!d->steps[1].warmup && !d->steps[2].warmup && !d->steps[3].warmup);
+	ck_assert(split_device_step(d, 0).warmup);
+	ck_assert(!split_device_step(d, 1).warmup && !split_device_step(d, 2).warmup && !split_device_step(d, 3).warmup);
 	ck_assert_uint_eq(d->nwarmup, 1);
 	ck_assert_int_eq(d->warmup.dur_ns, 100000);
 	ck_assert_int_eq(d->overall.dur_ns, 300000); /* steps 2-4 */
@@ -610,7 +611,7 @@ START_TEST(a_slow_step_with_set_up_calls_is_warm_up)
 	split_result res;
 
 	run_split(ev, &res, &rules);
-	ck_assert(res.device[0].steps[0].warmup);
+	ck_assert(split_device_step(&res.device[0], 0).warmup);
 	ck_assert_int_eq(res.device[0].overall.dur_ns, 300000);
 	split_result_free(&res);
 	kernel_rules_free(rules);
@@ -631,7 +632,7 @@ START_TEST(a_step_less_trace_of_set_up_is_one_warm_up_window)
 
 	run_split(ev, &res, &rules);
 	ck_assert_uint_eq(res.device[0].nsteps, 1);
-	ck_assert(res.device[0].steps[0].warmup);
+	ck_assert(split_device_step(&res.device[0], 0).warmup);
 	ck_assert_int_eq(res.device[0].overall.cause_ns[CAUSE_INIT], 70000);
 	ck_assert_int_eq(res.device[0].overall.dur_ns, 100000); /* all warm-up: nothing left out */
 	split_result_free(&res);
@@ -648,7 +649,7 @@ START_TEST(steps_sharing_a_start_time_are_counted_not_merged_silently)
 	run_split(ev, &res, &rules);
 	ck_assert_uint_eq(res.duplicate_steps, 1);
 	ck_assert_uint_eq(res.device[0].nsteps, 2);
-	ck_assert_int_eq(res.device[0].steps[0].dur_ns, 100000); /* the longest is the window */
+	ck_assert_int_eq(split_device_step(&res.device[0], 0).dur_ns, 100000); /* the longest is the window */
 	split_result_free(&res);
 	kernel_rules_free(rules);
 }
@@ -908,7 +909,7 @@ static void check_random_trace(int seed)
 	ck_assert_uint_eq(res.ndevices, 1);
 	ck_assert_uint_eq(res.device[0].nsteps, 3);
 	for (size_t w = 0; w < 3; w++) {
-		const split_window *got = &res.device[0].steps[w];
+		const split_window got_copy = split_device_step(&res.device[0], w), *got = &got_copy;
 		int64_t want[REGIME_COUNT], cause[CAUSE_COUNT], overlapped;
 		reference_window(busy, edge[w], edge[w + 1], want, cause, &overlapped);
 		ck_assert_int_eq(got->dur_ns, (edge[w + 1] - edge[w]) * 1000);
