@@ -415,25 +415,46 @@ cJSON *report_step_json(const split_result *res, const split_device *d, size_t i
  * report_step_json()'s tree has, in its order, through the same helpers; tests/unit/test_trace_report.c
  * compares the two on every step of the fixture traces. The few members built elsewhere without a public
  * value (the step's marker and phase, the host passes) still go through a small tree. */
-static void put_key(json_out *w, const char *key)
+/* ,"key": for a key of this file, as the two arguments (text, length) of the put_ functions below: a literal,
+ * nothing to escape, its length known at compile time. */
+#define KEY(k) ",\"" k "\":", sizeof(",\"" k "\":") - 1
+
+static void put_key(json_out *w, const char *key, size_t len)
 {
-	json_out_char(w, ',');
-	json_out_string(w, key);
-	json_out_char(w, ':');
+	json_out_bytes(w, key, len);
 }
 
-static void put_string_or_null(json_out *w, const char *key, const char *value)
+/* A word of nextstep's own (a regime, cause or grade name: ASCII, nothing to escape), quoted; NULL as "",
+ * as json_out_string() writes it. */
+static void put_word(json_out *w, const char *word)
 {
-	put_key(w, key);
+	json_out_char(w, '"');
+	if (word != NULL)
+		json_out_raw(w, word);
+	json_out_char(w, '"');
+}
+
+static void put_word_or_null(json_out *w, const char *key, size_t len, const char *word)
+{
+	put_key(w, key, len);
+	if (word != NULL)
+		put_word(w, word);
+	else
+		json_out_bytes(w, "null", 4);
+}
+
+static void put_string_or_null(json_out *w, const char *key, size_t len, const char *value)
+{
+	put_key(w, key, len);
 	if (value != NULL)
 		json_out_string(w, value);
 	else
 		json_out_raw(w, "null");
 }
 
-static void put_number(json_out *w, const char *key, double x)
+static void put_number(json_out *w, const char *key, size_t len, double x)
 {
-	put_key(w, key);
+	put_key(w, key, len);
 	json_out_number(w, x);
 }
 
@@ -445,62 +466,62 @@ static void put_verdict(json_out *w, const char *label, const ns_verdict *v, con
 	char clean[(TRACE_DEVICE_NAME_MAX + 96) * NS_UTF8_REPLACEMENT_LEN + 1];
 
 	json_out_raw(w, "{\"regime\":");
-	json_out_string(w, regime_name(v->regime));
-	put_string_or_null(w, "verdict", regime_bound_word(v->regime));
+	put_word(w, regime_name(v->regime));
+	put_word_or_null(w, KEY("verdict"), regime_bound_word(v->regime));
 	if (v->share >= 0.0)
-		put_number(w, "share", v->share);
+		put_number(w, KEY("share"), v->share);
 	ns_utf8_clean(label, n, clean, sizeof(clean));
-	put_string_or_null(w, "label", n > 0 ? clean : NULL);
-	put_string_or_null(w, "module", route->module);
-	put_string_or_null(w, "fix", route->fix);
-	put_string_or_null(w, "next_check", route->next_check);
-	put_string_or_null(w, "runner_up", regime_name(v->runner_up));
-	put_number(w, "runner_up_share", v->runner_up_share);
-	put_number(w, "margin", format_tidy(v->margin));
-	put_string_or_null(w, "decided_by", v->by_priority ? "priority" : "share");
+	put_string_or_null(w, KEY("label"), n > 0 ? clean : NULL);
+	put_string_or_null(w, KEY("module"), route->module);
+	put_string_or_null(w, KEY("fix"), route->fix);
+	put_string_or_null(w, KEY("next_check"), route->next_check);
+	put_word_or_null(w, KEY("runner_up"), regime_name(v->runner_up));
+	put_number(w, KEY("runner_up_share"), v->runner_up_share);
+	put_number(w, KEY("margin"), format_tidy(v->margin));
+	put_word_or_null(w, KEY("decided_by"), v->by_priority ? "priority" : "share");
 	json_out_raw(w, ",\"findings\":[");
 	for (size_t i = 0; i < v->nfindings; i++) {
 		json_out_raw(w, i > 0 ? ",{\"regime\":" : "{\"regime\":");
-		json_out_string(w, regime_name(v->findings[i].regime));
-		put_number(w, "share", v->findings[i].share);
-		put_string_or_null(w, "grade", grade_name(v->findings[i].grade));
+		put_word(w, regime_name(v->findings[i].regime));
+		put_number(w, KEY("share"), v->findings[i].share);
+		put_word_or_null(w, KEY("grade"), grade_name(v->findings[i].grade));
 		json_out_char(w, '}');
 	}
 	json_out_raw(w, "],\"split\":{");
 	for (int k = 0; k < REGIME_COUNT; k++) {
 		if (k > 0)
 			json_out_char(w, ',');
-		json_out_string(w, regime_name((ns_regime)k));
+		put_word(w, regime_name((ns_regime)k));
 		json_out_char(w, ':');
 		json_out_number(w, v->split[k]);
 	}
 	json_out_char(w, '}');
-	put_number(w, "unattributed", format_tidy(v->unattributed));
+	put_number(w, KEY("unattributed"), format_tidy(v->unattributed));
 }
 
 /* report_window_json()'s own members after the verdict's, for a step, up to "warmup". */
 static void put_window_numbers(json_out *w, const split_window *win)
 {
-	put_key(w, "step");
+	put_key(w, KEY("step"));
 	if (win->step >= 0)
 		json_out_number(w, (double)win->step);
 	else
 		json_out_raw(w, "null");
-	put_number(w, "start_us", us(win->start_ns));
-	put_number(w, "dur_us", us(win->dur_ns));
+	put_number(w, KEY("start_us"), us(win->start_ns));
+	put_number(w, KEY("dur_us"), us(win->dur_ns));
 	json_out_raw(w, ",\"buckets_us\":{");
 	for (int r = 0; r < REGIME_COUNT; r++) {
 		if (r > 0)
 			json_out_char(w, ',');
-		json_out_string(w, regime_name((ns_regime)r));
+		put_word(w, regime_name((ns_regime)r));
 		json_out_char(w, ':');
 		json_out_number(w, us(win->bucket_ns[r]));
 	}
 	json_out_char(w, '}');
-	put_number(w, "memory_kernels_us", us(win->cause_ns[CAUSE_KERNELS]));
-	put_number(w, "memory_transfer_us", us(win->cause_ns[CAUSE_TRANSFER]));
-	put_number(w, "comm_overlapped_us", us(win->comm_overlapped_ns));
-	put_number(w, "kernels", (double)win->kernels);
+	put_number(w, KEY("memory_kernels_us"), us(win->cause_ns[CAUSE_KERNELS]));
+	put_number(w, KEY("memory_transfer_us"), us(win->cause_ns[CAUSE_TRANSFER]));
+	put_number(w, KEY("comm_overlapped_us"), us(win->comm_overlapped_ns));
+	put_number(w, KEY("kernels"), (double)win->kernels);
 }
 
 /* report_add_causes_json() and report_add_graphs_json(). */
@@ -514,30 +535,39 @@ static void put_causes_and_graphs(json_out *w, const split_window *win)
 			continue;
 		json_out_raw(w, first ? "{\"bucket\":" : ",{\"bucket\":");
 		first = false;
-		json_out_string(w, regime_name(cause_bucket((ns_cause)k)));
-		put_string_or_null(w, "cause", cause_name((ns_cause)k));
-		put_number(w, "us", (double)win->cause_ns[k] / 1e3);
-		put_number(w, "share",
+		put_word(w, regime_name(cause_bucket((ns_cause)k)));
+		put_word_or_null(w, KEY("cause"), cause_name((ns_cause)k));
+		put_number(w, KEY("us"), (double)win->cause_ns[k] / 1e3);
+		put_number(w, KEY("share"),
 		           win->dur_ns > 0 ? (double)win->cause_ns[k] / (double)win->dur_ns : 0.0);
 		json_out_char(w, '}');
 	}
 	json_out_raw(w, "],\"graphs\":{\"launches\":");
 	json_out_number(w, (double)win->graph_launches);
-	put_number(w, "kernels", (double)win->graph_kernels);
-	put_number(w, "gpu_us", (double)win->graph_ns / 1e3);
+	put_number(w, KEY("kernels"), (double)win->graph_kernels);
+	put_number(w, KEY("gpu_us"), (double)win->graph_ns / 1e3);
 	json_out_char(w, '}');
 }
 
-/* The members report_add_step_json() and report_passes_add_json() add, through a small tree of their own. */
+/* The members report_add_step_json() and report_passes_add_json() add: without passes written directly
+ * (the step's marker and phase), with them through a small tree of their own. */
 static bool put_step_extras(json_out *w, const split_result *res, const split_window *win,
                             const split_pass_time *passes, const report_options *o)
 {
+	if (passes == NULL) {
+		char buf[48];
+		put_string_or_null(w, KEY("marker"), report_step_marker(res, win, buf, sizeof(buf)));
+		put_word_or_null(w, KEY("phase"), step_phase_name((step_phase)win->phase));
+		return true;
+	}
 	cJSON *tmp = cJSON_CreateObject();
 	bool ok = tmp != NULL && report_add_step_json(tmp, res, win) &&
 	          (passes == NULL || report_passes_add_json(tmp, res, passes, win->dur_ns, NULL, o->routes));
 
 	for (const cJSON *c = ok ? tmp->child : NULL; c != NULL && ok; c = c->next) {
-		put_key(w, c->string);
+		json_out_char(w, ',');
+		json_out_string(w, c->string);
+		json_out_char(w, ':');
 		ok = json_out_item(w, c);
 	}
 	cJSON_Delete(tmp);

@@ -41,7 +41,7 @@ bool json_out_flush(json_out *w)
 	return !w->failed;
 }
 
-static void put(json_out *w, const char *p, size_t n)
+void json_out_bytes_slow(json_out *w, const char *p, size_t n)
 {
 	if (w->failed)
 		return;
@@ -55,11 +55,6 @@ static void put(json_out *w, const char *p, size_t n)
 	}
 	memcpy(w->buf + w->len, p, n);
 	w->len += n;
-}
-
-void json_out_raw(json_out *w, const char *text)
-{
-	put(w, text, strlen(text));
 }
 
 /* The escape of byte c (below 0x20, '"' or '\\') into esc; returns its length. */
@@ -96,11 +91,11 @@ static void put_long_string(json_out *w, const char *p)
 		unsigned char c = (unsigned char)*p;
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
-		put(w, run, (size_t)(p - run));
-		put(w, esc, escape(c, esc));
+		json_out_bytes(w, run, (size_t)(p - run));
+		json_out_bytes(w, esc, escape(c, esc));
 		run = p + 1;
 	}
-	put(w, run, (size_t)(p - run));
+	json_out_bytes(w, run, (size_t)(p - run));
 	json_out_char(w, '"');
 }
 
@@ -372,6 +367,45 @@ static size_t format_exact(double d, char *buf)
 }
 #endif
 
+/* Most numbers of a report are short decimals (shares, microseconds: 0.6, 40.5). When d is the double nearest
+ * m / 10^k for some k <= 6 and |d| in [10^-4, 10^9), m / 10^k has at most 15 significant digits and d is
+ * within half an ulp (2^-53 relative) of it, far less than half a step of the 15-digit grid (10^-15
+ * relative): %1.15g prints m / 10^k's digits, in fixed notation, and strtod reads them back as d, so cJSON
+ * keeps them. The check is IEEE division, correctly rounded: m / 10^k == d says d is that nearest double.
+ * 0 when d is no such decimal. */
+static size_t format_short_decimal(double d, char *buf)
+{
+	static const double scale[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+	double a = fabs(d);
+	size_t n = 0;
+
+	if (!(a >= 1e-4 && a < 1e9))
+		return 0;
+	for (int k = 1; k <= 6; k++) {
+		uint64_t m = (uint64_t)(a * scale[k] + 0.5), p = (uint64_t)scale[k];
+		int places = k;
+		if ((double)m / scale[k] != a)
+			continue;
+		if (d < 0)
+			buf[n++] = '-';
+		n += put_u64(m / p, buf + n);
+		m %= p;
+		while (places > 0 && m % 10 == 0) {
+			m /= 10;
+			p /= 10;
+			places--;
+		}
+		if (places > 0) {
+			buf[n++] = '.';
+			for (uint64_t q = p / 10; q > 0; q /= 10)
+				buf[n++] = (char)('0' + (m / q) % 10);
+		}
+		buf[n] = '\0';
+		return n;
+	}
+	return 0;
+}
+
 size_t json_format_number(double d, int i, char *buf)
 {
 	size_t n;
@@ -396,6 +430,8 @@ size_t json_format_number(double d, int i, char *buf)
 	}
 	if (fabs(d) < 1e15 && d == (double)(int64_t)d)
 		return put_integer((int64_t)d, buf);
+	if ((n = format_short_decimal(d, buf)) > 0)
+		return n;
 	if ((n = format_exact(d, buf)) > 0)
 		return n;
 	return format_as_cjson(d, buf);
@@ -417,7 +453,7 @@ void json_out_number(json_out *w, double d)
 {
 	char buf[JSON_NUMBER_MAX];
 
-	put(w, buf, json_format_number(d, valueint_of(d), buf));
+	json_out_bytes(w, buf, json_format_number(d, valueint_of(d), buf));
 }
 
 static bool put_children(json_out *w, const cJSON *item, bool keys)
@@ -455,7 +491,7 @@ bool json_out_item(json_out *w, const cJSON *item)
 		json_out_raw(w, "true");
 		return true;
 	case cJSON_Number:
-		put(w, buf, json_format_number(item->valuedouble, item->valueint, buf));
+		json_out_bytes(w, buf, json_format_number(item->valuedouble, item->valueint, buf));
 		return true;
 	case cJSON_String:
 		json_out_string(w, item->valuestring);

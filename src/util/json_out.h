@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #define JSON_OUT_BUFFER 16384
 /* Room for any number json_format_number() writes, with its NUL. */
@@ -24,8 +25,24 @@ typedef struct {
 } json_out;
 
 void json_out_init(json_out *w, FILE *out);
-/* Text as it is (punctuation, keys known to need no escape). */
-void json_out_raw(json_out *w, const char *text);
+/* n bytes of text as they are: json_out_bytes() when they need a flush first (or a write failed). */
+void json_out_bytes_slow(json_out *w, const char *text, size_t n);
+/* Inline: most pieces of a report are a few bytes of known length, copied without a call. */
+static inline void json_out_bytes(json_out *w, const char *text, size_t n)
+{
+	if (n <= sizeof(w->buf) - w->len && !w->failed) {
+		memcpy(w->buf + w->len, text, n);
+		w->len += n;
+		return;
+	}
+	json_out_bytes_slow(w, text, n);
+}
+/* Text as it is (punctuation, keys known to need no escape). Inline, so that a literal's length is known
+ * where it is written (a JSON report of a million steps writes some 80 million of them). */
+static inline void json_out_raw(json_out *w, const char *text)
+{
+	json_out_bytes(w, text, strlen(text));
+}
 /* A JSON string: quoted and escaped as cJSON escapes (", \, and the C0 controls; other bytes as they are);
  * NULL is written "" as cJSON writes it. */
 void json_out_string(json_out *w, const char *s);

@@ -158,6 +158,33 @@ START_TEST(many_numbers_of_every_shape_print_as_cjson_prints_them)
 }
 END_TEST
 
+/* The short-decimal path (m / 10^k, k <= 6, magnitudes 10^-4 to 10^9): every place count, the ends of the
+ * range and the doubles next to each decimal (which are no short decimal and take the exact path). */
+START_TEST(short_decimals_and_their_neighbours_print_as_cjson_prints_them)
+{
+	static const double scale[] = {1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+	uint64_t s = 0x2545f4914f6cdd1dULL;
+
+	for (int k = 0; k < 6; k++) {
+		for (int i = 0; i < 20000; i++) {
+			uint64_t m = next_random(&s) % (i % 2 ? 1000000000000000ULL : 100000ULL);
+			double d = (double)m / scale[k];
+			assert_number_same_as_cjson(d);
+			assert_number_same_as_cjson(-d);
+			assert_number_same_as_cjson(nextafter(d, 0));
+			assert_number_same_as_cjson(nextafter(d, 2e9));
+		}
+	}
+	static const double ends[] = {
+	    1e-4, 0.00011, 0.000099, 999999999.5, 999999999.999999, 1e9 + 0.5, 123456789.123456, 0.1,
+	    0.3,  0.7,     2.675,    1.005,       0.000123};
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		assert_number_same_as_cjson(ends[i]);
+		assert_number_same_as_cjson(nextafter(ends[i], 0));
+	}
+}
+END_TEST
+
 static const struct {
 	const char *text;
 	const char *escaped; /* by hand from the rule */
@@ -259,6 +286,7 @@ static Suite *json_out_suite(void)
 	tcase_add_loop_test(numbers, numbers_print_as_cjson_prints_them, 0, NROWS(number_cases));
 	tcase_add_test(numbers, negative_zero_prints_as_cjson_prints_it);
 	tcase_add_test(numbers, many_numbers_of_every_shape_print_as_cjson_prints_them);
+	tcase_add_test(numbers, short_decimals_and_their_neighbours_print_as_cjson_prints_them);
 	tcase_add_loop_test(text, strings_are_escaped_as_cjson_escapes_them, 0, NROWS(string_cases));
 	tcase_add_test(text, trees_print_as_cjson_prints_them);
 	tcase_add_test(text, an_item_cjson_cannot_print_is_refused);
