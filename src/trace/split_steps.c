@@ -713,8 +713,8 @@ void split_steps_sum_phases(split_device *d, bool keep_warmup)
 
 	memset(d->phase_sum, 0, sizeof(d->phase_sum));
 	memset(d->phase_steps, 0, sizeof(d->phase_steps));
-	for (size_t i = 0; i < v.n; i++)
-		every = every && split_view_get(&v, i)->warmup;
+	for (size_t i = 0; i < v.n && every; i++)
+		every = split_view_get(&v, i)->warmup;
 	all = every || keep_warmup;
 	for (size_t i = 0; i < v.n; i++) {
 		const split_window *w = split_view_get(&v, i);

@@ -106,8 +106,8 @@ void split_sum_overall(split_device *d, bool keep_warmup)
 	split_view v = split_device_view(d);
 	bool all = true; /* every step is warm-up: then they all count, there is nothing else */
 
-	for (size_t i = 0; i < v.n; i++)
-		all = all && split_view_get(&v, i)->warmup;
+	for (size_t i = 0; i < v.n && all; i++) /* stops at the first counted step: each pass costs a read */
+		all = split_view_get(&v, i)->warmup;
 	all = all || keep_warmup;
 	d->nwarmup = 0;
 	memset(o, 0, sizeof(*o));

@@ -199,28 +199,34 @@ static int cmp_i64_dur(const void *a, const void *b)
 
 /* Marks the warm-up windows of one device (its causes decide): mostly set-up calls, or far slower than the
  * median step with set-up calls in it. A step-less window is judged by the first rule alone. The median
- * needs only the lengths (8 bytes a step, for the time of the sort). */
+ * needs only the lengths (8 bytes a step, for the time of the sort). Both rules need set-up time, so without
+ * any there is no second pass, and a window is written only when it is warm-up (windows start as not). */
 static ns_status mark_warmup(split_device *d, ns_error *err)
 {
 	split_view v = split_device_view(d);
-	int64_t median = 0;
+	int64_t median = 0, *dur = NULL;
+	bool any_init = false;
 
-	if (v.n >= WARMUP_MIN_STEPS) {
-		int64_t *dur = malloc(v.n * sizeof(*dur));
-		if (dur == NULL)
-			return split_oom(err);
-		for (size_t i = 0; i < v.n; i++)
-			dur[i] = split_view_get(&v, i)->dur_ns;
+	if (v.n >= WARMUP_MIN_STEPS && (dur = malloc(v.n * sizeof(*dur))) == NULL)
+		return split_oom(err);
+	for (size_t i = 0; i < v.n; i++) {
+		const split_window *w = split_view_get(&v, i);
+		any_init = any_init || w->cause_ns[CAUSE_INIT] > 0;
+		if (dur != NULL)
+			dur[i] = w->dur_ns;
+	}
+	if (dur != NULL && any_init) {
 		split_sort(dur, v.n, sizeof(*dur), cmp_i64_dur); /* in place: qsort copies n more */
 		median = dur[v.n / 2];
-		free(dur);
 	}
-	for (size_t i = 0; i < v.n; i++) {
-		split_window *w = split_view_at(&v, i);
+	free(dur);
+	for (size_t i = 0; i < v.n && any_init; i++) {
+		const split_window *w = split_view_get(&v, i);
 		int64_t init = w->cause_ns[CAUSE_INIT];
 		bool mostly_init = (double)init >= WARMUP_INIT_SHARE * (double)w->dur_ns && init > 0;
 		bool slow = median > 0 && init > 0 && w->dur_ns / WARMUP_SLOW_FACTOR > median;
-		w->warmup = mostly_init || slow;
+		if (mostly_init || slow)
+			split_view_at(&v, i)->warmup = true;
 	}
 	return NS_OK;
 }
