@@ -150,18 +150,33 @@ printf '{"not":"a report"}' >"$tmp/side.json"
 check "diff of a file that is neither a report nor a profile" 1 'side.json: neither a saved report' \
 	"$bin" diff "$tmp/side.json" "$tmp/side.json"
 
-# Issue 9, memory per step (docs/performance.md): 200,000 steps in text mode within 80 MB of address space (it
-# takes about 70 MB: a 208-byte window and a 40-byte GPU record per step, the steps' table given back while the
-# windows are built). Its own limit, tighter than check()'s; the sanitizers reserve terabytes, so not there.
+# Issue 9, memory and time per step (docs/performance.md). The issue's bound is 5 s and 200 MB for a million
+# steps, with memory independent of the steps. The windows (208 bytes a step and device) wait in a temporary
+# file past 6.5 MiB; what still grows is the 40-byte GPU record of each kernel and the steps' own table, about
+# 96 MB at a million steps. Unsanitized: the million steps themselves, text and JSON (1.4 GB of output), each
+# within 5 s of CPU and 200 MB of address space (address space is more than RSS: it counts what is mapped and
+# not touched). Sanitized (slower, and ASan reserves terabytes of address space): 200,000 steps within a fifth
+# of the time, times the sanitizer factor, and no memory limit.
 if [ "$sanitized" != ON ]; then
-	sh "$here/gen-steps.sh" 200000 1 >"$tmp/s200k.json"
-	if (ulimit -S -t 5 && ulimit -v 80000 && timeout "$HANG_GUARD_S" "$bin" trace "$tmp/s200k.json") 2>&1 | grep -q 'every step compute-bound'; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL: text of 200k steps within 80 MB"
-	fi
+	steps=1000000 big_cpu=5
+else
+	steps=200000 big_cpu=1
 fi
+sh "$here/gen-steps.sh" "$steps" 1 >"$tmp/steps.json"
+last=$((steps - 1))
+limit_kb=200000 cpu_s=$big_cpu check "text of $steps steps in 200 MB" 0 'every step compute-bound' \
+	"$bin" trace "$tmp/steps.json"
+# whole: the last step, then the end of the document (the tail of 1.4 GB, without keeping it)
+limit_kb=200000 cpu_s=$big_cpu check "JSON of $steps steps in 200 MB, whole" 0 \
+	"\"step\":$last,\"start_us\".*\"quality\":\\{\"grade\":\"good\",\"problems\":\\[\\]\\}\\}\$" \
+	sh -c '"$0" trace --format json "$1" | tail -c 3000' "$bin" "$tmp/steps.json"
+# Where the windows wait: with no room for the temporary file they stay in memory, and the report is the
+# same (the memory bound is what is lost, not the result).
+sh "$here/gen-steps.sh" 50000 2 >"$tmp/s50kx2.json"
+check "windows that cannot spill stay in memory: the same report" 0 '^same$' sh -c \
+	'"$0" trace --format json "$1" >"$1.a" && TMPDIR=/nonexistent/dir "$0" trace --format json "$1" >"$1.b" &&
+	cmp "$1.a" "$1.b" && echo same' "$bin" "$tmp/s50kx2.json"
+rm -f "$tmp/steps.json" "$tmp/s50kx2.json"*
 
 echo "hostile: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
