@@ -167,7 +167,7 @@ typedef struct {
 	split_timeline_row row[SPLIT_TIMELINE_GPU_ROWS + SPLIT_TIMELINE_HOST_ROWS + 2];
 } split_timeline;
 
-/* The windows of every device of a result (split_store.c). A million steps of windows is 208 MB per device,
+/* The windows of every device of a result (split_store.c). A million steps of windows is 216 MB per device,
  * so they are not one array: they are kept in chunks, and past a few megabytes of chunks, when the caller
  * named a directory (trace_split_spill_dir), the chunks not in use wait in an unlinked temporary file there.
  * Read a device's windows with split_device_step(). */

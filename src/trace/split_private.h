@@ -21,8 +21,8 @@
  * least recently touched is written to an unlinked temporary file (when changed since read) to make room, and
  * read back when touched again. A pointer from split_store_at() stays valid until SPLIT_STORE_RESIDENT - 1
  * other chunks have been touched; code here holds at most two at a time. */
-#define SPLIT_STORE_CHUNK    2048 /* 416 KiB of windows */
-#define SPLIT_STORE_RESIDENT 16   /* 6.5 MiB in memory when spilling */
+#define SPLIT_STORE_CHUNK    2048 /* 432 KiB of windows */
+#define SPLIT_STORE_RESIDENT 16   /* 6.75 MiB in memory when spilling */
 
 typedef struct {
 	split_window *mem; /* NULL: not in memory (on file, or never touched: zeroed) */

@@ -1,6 +1,6 @@
 /* The window store: every device's step windows, in chunks (split_private.h says how they are kept).
  *
- * A window is 208 bytes and each device has one per step, so a million steps is 208 MB per device; the
+ * A window is 216 bytes and each device has one per step, so a million steps is 216 MB per device; the
  * split's other per-step costs are a few bytes. With a spill directory the store keeps a bounded number of
  * chunks in memory and the rest in an unlinked temporary file: the split and the report read the windows in
  * time order, so each pass reads each chunk once, and peak memory no longer grows with the steps. When the
@@ -50,6 +50,9 @@ ns_status split_store_add(split_store *st, size_t n, size_t *first, ns_error *er
 {
 	size_t add = (n + SPLIT_STORE_CHUNK - 1) / SPLIT_STORE_CHUNK;
 
+	*first = st->nchunks * SPLIT_STORE_CHUNK;
+	if (add == 0)
+		return NS_OK;
 	if (add > SIZE_MAX / SPLIT_STORE_CHUNK - st->nchunks)
 		return split_oom(err);
 	if (st->nchunks + add > st->capchunks) {
@@ -59,7 +62,6 @@ ns_status split_store_add(split_store *st, size_t n, size_t *first, ns_error *er
 		st->chunk = v;
 	}
 	memset(st->chunk + st->nchunks, 0, add * sizeof(*st->chunk));
-	*first = st->nchunks * SPLIT_STORE_CHUNK;
 	st->nchunks += add;
 	return NS_OK;
 }
