@@ -21,10 +21,14 @@ typedef enum {
 	                 it) */
 } input_kind;
 
+/* Longest name shown for an input (input_display_name), escaped, with its NUL; longer names are cut. */
+#define INPUT_DISPLAY_MAX 1024
+
 typedef struct {
 	int fd;
 	bool owns_fd;
-	const char *name; /* as given; "-" for stdin */
+	const char *name;                /* as given; "-" for stdin */
+	char display[INPUT_DISPLAY_MAX]; /* the name safe to print (see input_display_name) */
 	unsigned char head[INPUT_HEAD_MAX];
 	size_t head_len; /* bytes read ahead */
 	size_t head_pos; /* bytes of head already handed out */
@@ -50,7 +54,9 @@ input_kind input_sniff(ns_input *in);
 /* Like read(2), but hands out the read-ahead bytes first. Returns 0 at EOF, -1 on error (see read_errno).
  * May return fewer than n bytes whenever that is what a pipe has. */
 ssize_t input_read(ns_input *in, void *buf, size_t n);
-/* The name to show in messages: the path, or "<stdin>". */
+/* The name to show in messages and reports: the path, or "<stdin>", escaped as ns_text_escape does (a file
+ * name may hold any byte but '/' and NUL: a newline or an escape sequence in it must not reach a terminal or
+ * split a line of output, and bytes that are not UTF-8 must not reach JSON). */
 const char *input_display_name(const ns_input *in);
 void input_close(ns_input *in);
 

@@ -8,12 +8,13 @@
 #include "cli_options.h"
 #include "datadir.h"
 #include "nextstep/profile.h"
+#include "util/text.h"
 
 void cli_report_error_to(FILE *msgs, const char *where, const ns_error *err)
 {
 	fputs("nextstep: ", msgs);
 	if (where != NULL && where[0] != '\0') {
-		fputs(where, msgs);
+		ns_fput_text(msgs, where); /* idempotent: a display name already escaped stays as it is */
 		if (err->line > 0)
 			fprintf(msgs, ":%ld", err->line);
 		else if (err->index > 0)
@@ -100,9 +101,17 @@ bool cli_output_ok(void)
 	return false;
 }
 
+const char *cli_shown(const char *path, char *buf, size_t size)
+{
+	ns_text_escape(path, strlen(path), buf, size);
+	return buf;
+}
+
 void cli_print_input_header(FILE *out, const char *name)
 {
-	fprintf(out, "==> %s <==\n", name);
+	fputs("==> ", out);
+	ns_fput_text(out, name);
+	fputs(" <==\n", out);
 }
 
 /* Which of two inputs' statuses the run exits with: a usage error, then bad input, then the quality gate. */

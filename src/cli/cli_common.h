@@ -48,6 +48,9 @@ extern const char *const cli_follow_ups[FOLLOW_UP_COUNT];
 /* Of two inputs' exit statuses, the one the run exits with: usage error, then bad input, then the quality
  * gate. */
 int cli_worse_exit(int a, int b);
+/* path as it may be printed (escaped as ns_text_escape does, cut to size bytes): a file name may hold a
+ * newline or a terminal escape. Returns buf. */
+const char *cli_shown(const char *path, char *buf, size_t size);
 /* "==> NAME <==" before each input's text report when there are several inputs. */
 void cli_print_input_header(FILE *out, const char *name);
 

@@ -38,8 +38,11 @@ static int load_rules(const cli_config *c, kernel_rules **rules)
 }
 
 /* "nextstep: FILE:LINE: msg" for a saved report or profile, "nextstep: FILE: byte N: msg" inside a trace. */
-static void report_side_error(const char *path, const ns_error *err)
+static void report_side_error(const char *raw_path, const ns_error *err)
 {
+	char shown[INPUT_DISPLAY_MAX];
+	const char *path = cli_shown(raw_path, shown, sizeof(shown));
+
 	if (err->line > 0)
 		fprintf(stderr, "nextstep: %s:%ld: %s\n", path, err->line, err->msg);
 	else if (err->offset >= 0)

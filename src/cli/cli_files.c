@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_common.h"
+#include "nextstep/input.h"
 #include "util/vec.h"
 
 static bool ends_with(const char *s, const char *suffix)
@@ -109,6 +111,7 @@ static bool wanted(const char *path, const char *name, bool verbose)
 {
 	struct stat st;
 	const char *why = NULL;
+	char shown[INPUT_DISPLAY_MAX];
 
 	if (stat(path, &st) != 0)
 		why = "cannot be read";
@@ -117,7 +120,7 @@ static bool wanted(const char *path, const char *name, bool verbose)
 	else if (!cli_is_trace_name(name))
 		why = "not named like a trace (*.json, *.json.gz)";
 	if (why != NULL && verbose)
-		fprintf(stderr, "nextstep: %s: skipped: %s\n", path, why);
+		fprintf(stderr, "nextstep: %s: skipped: %s\n", cli_shown(path, shown, sizeof(shown)), why);
 	return why == NULL;
 }
 
@@ -127,16 +130,18 @@ static int list_dir(const char *dir, cli_file_list *all)
 	struct dirent *e;
 	DIR *d = opendir(dir);
 	int rc = EXIT_ROUTED;
+	char shown[INPUT_DISPLAY_MAX];
 
 	if (d == NULL) {
-		fprintf(stderr, "nextstep: %s: %s\n", dir, strerror(errno));
+		fprintf(stderr, "nextstep: %s: %s\n", cli_shown(dir, shown, sizeof(shown)), strerror(errno));
 		return EXIT_BAD_INPUT;
 	}
 	while (rc == EXIT_ROUTED && (e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		if (all->n == CLI_DIR_FILES_MAX) {
-			fprintf(stderr, "nextstep: %s: more than %d entries\n", dir, CLI_DIR_FILES_MAX);
+			fprintf(stderr, "nextstep: %s: more than %d entries\n",
+			        cli_shown(dir, shown, sizeof(shown)), CLI_DIR_FILES_MAX);
 			rc = EXIT_BAD_INPUT;
 		} else if (!push(all, join(dir, e->d_name))) {
 			rc = EXIT_BAD_INPUT;
@@ -154,6 +159,7 @@ static int expand_dir(const char *dir, bool verbose, cli_file_list *out)
 	cli_file_list all = {NULL, 0, 0};
 	size_t found = 0;
 	int rc = list_dir(dir, &all);
+	char shown[INPUT_DISPLAY_MAX];
 
 	for (size_t i = 0; i < all.n; i++) {
 		char *path = all.path[i];
@@ -167,7 +173,8 @@ static int expand_dir(const char *dir, bool verbose, cli_file_list *out)
 	}
 	cli_file_list_free(&all);
 	if (found == 0 && rc == EXIT_ROUTED) {
-		fprintf(stderr, "nextstep: %s: no trace files in this directory (*.json, *.json.gz)\n", dir);
+		fprintf(stderr, "nextstep: %s: no trace files in this directory (*.json, *.json.gz)\n",
+		        cli_shown(dir, shown, sizeof(shown)));
 		rc = EXIT_BAD_INPUT;
 	}
 	return rc;

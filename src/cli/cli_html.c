@@ -189,7 +189,8 @@ void cli_html_digest_finish(cli_html_digest *d, ns_input *in, html_source *src)
 		d->hex[2 * i + 1] = hexdigits[digest[i] & 15];
 	}
 	d->hex[2 * SHA256_DIGEST_SIZE] = '\0';
-	src->name = input_display_name(in);
+	snprintf(d->name, sizeof(d->name), "%s", input_display_name(in));
+	src->name = d->name;
 	src->size = d->size;
 	src->sha256 = d->error == 0 ? d->hex : NULL;
 }

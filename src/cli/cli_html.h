@@ -31,6 +31,7 @@ int cli_html_close(cli_html *h, int rc);
 typedef struct {
 	struct sha256_ctx ctx;
 	char hex[2 * SHA256_DIGEST_SIZE + 1];
+	char name[INPUT_DISPLAY_MAX]; /* the input's display name, kept past the input's close */
 	bool threaded;
 	pthread_t thread;
 	int fd;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "util/magic.h"
+#include "util/text.h"
 
 /* Top-level keys that only a Chrome/Kineto trace starts with. */
 static const char *const trace_keys[] = {
@@ -18,6 +19,10 @@ ns_status input_open(ns_input *in, const char *path, ns_error *err)
 {
 	memset(in, 0, sizeof(*in));
 	in->name = path;
+	if (strcmp(path, "-") == 0)
+		strcpy(in->display, "<stdin>");
+	else
+		ns_text_escape(path, strlen(path), in->display, sizeof(in->display));
 	if (strcmp(path, "-") == 0) {
 		in->fd = STDIN_FILENO;
 		return NS_OK;
@@ -146,7 +151,7 @@ ssize_t input_read(ns_input *in, void *buf, size_t n)
 
 const char *input_display_name(const ns_input *in)
 {
-	return strcmp(in->name, "-") == 0 ? "<stdin>" : in->name;
+	return in->display;
 }
 
 void input_close(ns_input *in)

@@ -119,6 +119,19 @@ check "an X event without dur" 1 'byte 16: complete event \("ph": "X"\) without 
 printf 'sgemm\\u001b]0;title\\u0007\xff_k' >"$tmp/nesc"
 trace_with_name "$tmp/nesc" "$tmp/tesc.json"
 check "ESC in a kernel name is escaped in text" 0 'sgemm\\x1b\]0;title\\x07'"$(printf '\xef\xbf\xbd')"'_k' "$bin" trace -v "$tmp/tesc.json"
+# File names are other people's too (a directory listing): a newline or an escape sequence in one is escaped
+# in the header, the -q label and a message, never printed raw.
+mkdir -p "$tmp/names"
+cp "$tmp/tesc.json" "$tmp/names/plain.json"
+cp "$tmp/tesc.json" "$tmp/names/a$(printf '\033')[31m
+red.json"
+check "ESC and a newline in a file name are escaped in the report's header" 0 '^==> .*/names/a\\x1b\[31m\\nred\.json <==$' "$bin" trace "$tmp/names"
+check "ESC and a newline in a file name are escaped in a message" 1 'nextstep: .*/names/b\\x1b\[31m\\nred\.json: cannot open' "$bin" trace "$tmp/names/b$(printf '\033')[31m
+red.json"
+if grep -q "$(printf '\033')" "$tmp/out"; then
+	fail=$((fail + 1))
+	echo "FAIL: a raw ESC from a file name reached the output"
+fi
 printf 'k_\\ud83d\\ude00' >"$tmp/nsur"
 trace_with_name "$tmp/nsur" "$tmp/tsur.json"
 check "a surrogate pair in a kernel name decodes" 0 "\"name\":\"k_$(printf '\xf0\x9f\x98\x80')\"" "$bin" trace --format json "$tmp/tsur.json"
