@@ -19,6 +19,7 @@ typedef enum {
 	FINDING_STRAGGLER_DEVICE, /* a job's straggler runs the same kernels slower in every step */
 	FINDING_STRAGGLER_WORK,   /* a job's straggler launches more kernels a step than the others */
 	FINDING_STRAGGLER_INPUTS, /* a job's straggler is slower in some steps only, with the same kernels */
+	FINDING_DECODE_MEMORY,    /* the memory-bound kernels of an inference server's decode steps */
 	FINDING_COUNT
 } ns_finding_kind;
 
@@ -35,7 +36,8 @@ typedef struct {
 	ns_route finding[FINDING_COUNT];
 } ns_routes;
 
-/* "optimizer", "straggler_device", "straggler_work", "straggler_inputs"; NULL for an out-of-range value. */
+/* "optimizer", "straggler_device", "straggler_work", "straggler_inputs", "decode_memory"; NULL for an
+ * out-of-range value. */
 const char *finding_name(ns_finding_kind f);
 
 /* The command a built-in route points to for its next step, as a value: the caller words it (the CLI names

@@ -203,13 +203,21 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
                 "fixed shapes, expert capacity)",
          .next_check = "the spread of the ranks' non-comm time a step after balancing{}",
          .next_follow_up = FOLLOW_UP_JOB},
+    /* A decode step reads every weight and the KV cache for each token it makes: its arithmetic intensity is
+     * about the batch, so bandwidth bounds it by nature (the course's hardware module). Training's memory fix
+     * (fuse ops, cut activation memory) does not apply; more tokens per read and fewer bytes per read do. */
+    [FINDING_DECODE_MEMORY] =
+        {.module = "Module 2, why decode is memory-bound",
+         .fix = "decode reads every weight and the KV cache for each token: batch more sequences per "
+                "iteration (continuous batching, a larger max_num_seqs), quantise weights and KV cache "
+                "(FP8/INT8/INT4), paged or flash-decoding attention",
+         .next_check = "decode tokens per second and the decode steps' memory share after the change"},
 };
 
 static const char *const finding_names[FINDING_COUNT] = {
-    [FINDING_OPTIMIZER] = "optimizer",
-    [FINDING_STRAGGLER_DEVICE] = "straggler_device",
-    [FINDING_STRAGGLER_WORK] = "straggler_work",
-    [FINDING_STRAGGLER_INPUTS] = "straggler_inputs",
+    [FINDING_OPTIMIZER] = "optimizer",           [FINDING_STRAGGLER_DEVICE] = "straggler_device",
+    [FINDING_STRAGGLER_WORK] = "straggler_work", [FINDING_STRAGGLER_INPUTS] = "straggler_inputs",
+    [FINDING_DECODE_MEMORY] = "decode_memory",
 };
 
 const char *finding_name(ns_finding_kind f)

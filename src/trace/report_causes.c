@@ -52,6 +52,11 @@ void report_cause_routes(const split_window *w, const ns_routes *in, ns_routes *
 		if (report_dominant_cause(w, (ns_regime)b, &c) && in->cause[c].fix != NULL)
 			out->route[b] = in->cause[c];
 	}
+	/* decode's memory kernels are its weight and KV-cache reads (docs/trace.md, "Inference"); copies keep
+	 * their own route */
+	if (w->phase == STEP_PHASE_DECODE && w->cause_ns[CAUSE_KERNELS] >= w->cause_ns[CAUSE_TRANSFER] &&
+	    in->finding[FINDING_DECODE_MEMORY].fix != NULL)
+		out->route[REGIME_MEMORY] = in->finding[FINDING_DECODE_MEMORY];
 }
 
 void report_host_only_routes(const ns_routes *in, ns_routes *out)

@@ -79,19 +79,30 @@ static bool has_phases(const split_device *d)
 	return false;
 }
 
+split_window report_overall_routed(const split_device *d)
+{
+	split_window w = d->overall;
+
+	if (d->phase_steps[STEP_PHASE_DECODE] > 0 &&
+	    2 * d->phase_sum[STEP_PHASE_DECODE].bucket_ns[REGIME_MEMORY] >= w.bucket_ns[REGIME_MEMORY])
+		w.phase = STEP_PHASE_DECODE;
+	return w;
+}
+
 /* The lines follow their device's summary, so the label is the phase alone. */
 void report_print_phases(FILE *out, const split_device *d, const report_options *o)
 {
 	if (!has_phases(d))
 		return;
 	for (int p = STEP_PHASE_PREFILL; p < STEP_PHASE_COUNT; p++) {
-		const split_window *w = &d->phase_sum[p];
+		split_window phase_w = d->phase_sum[p], *w = &phase_w;
 		char phase_label[96];
 		ns_verdict v;
 		ns_routes routes;
 		size_t n = d->phase_steps[p];
 		if (n == 0)
 			continue;
+		w->phase = (uint8_t)p; /* the phase's routes (report_cause_routes) */
 		snprintf(phase_label, sizeof(phase_label), "  %s (%zu step%s, %.3f ms each)",
 		         step_phase_name((step_phase)p), n, n == 1 ? "" : "s",
 		         (double)w->dur_ns / 1e6 / (double)n);
@@ -111,10 +122,12 @@ cJSON *report_phases_json(const char *label, const split_device *d, const report
 	obj = cJSON_CreateObject();
 	for (int p = STEP_PHASE_PREFILL; obj != NULL && p < STEP_PHASE_COUNT; p++) {
 		cJSON *w;
+		split_window phase_w = d->phase_sum[p];
 		if (d->phase_steps[p] == 0)
 			continue;
+		phase_w.phase = (uint8_t)p;
 		snprintf(phase_label, sizeof(phase_label), "%s %s", label, step_phase_name((step_phase)p));
-		w = report_window_json(phase_label, &d->phase_sum[p], false, o);
+		w = report_window_json(phase_label, &phase_w, false, o);
 		if (w == NULL || !cJSON_AddNumberToObject(w, "steps", (double)d->phase_steps[p]) ||
 		    !cJSON_AddItemToObject(obj, step_phase_name((step_phase)p), w)) {
 			cJSON_Delete(w);

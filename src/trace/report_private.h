@@ -16,7 +16,12 @@
 bool report_dominant_cause(const split_window *w, ns_regime b, ns_cause *c);
 /* in, with each bucket's route replaced by its dominant cause's (where that cause has a route). A shallow
  * copy: out borrows in's strings and must not be freed. */
+/* The routes of w: a bucket's dominant cause's route replaces the bucket's; a decode window's memory kernels
+ * take the decode finding's route. */
 void report_cause_routes(const split_window *w, const ns_routes *in, ns_routes *out);
+/* The device's whole-run window for routing: its phase is decode when decode steps hold at least half of its
+ * memory-bound time, so the headline's memory route is decode's. */
+split_window report_overall_routed(const split_device *d);
 /* in, with the host-only routes (routes.h) in place of the buckets' and their causes' routes: for a split
  * with no device. A shallow copy, as above. */
 void report_host_only_routes(const ns_routes *in, ns_routes *out);

@@ -224,7 +224,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
                                    const report_options *o, ns_error *err)
 {
 	char label[TRACE_DEVICE_NAME_MAX + 64];
-	const split_window *w = &d->overall;
+	const split_window routed = report_overall_routed(d), *w = &routed;
 	ns_verdict v;
 	ns_routes routes;
 
@@ -639,7 +639,8 @@ static bool put_warmup(json_stream *js, const char *label, const split_device *d
 static cJSON *overall_json(const char *label, const split_result *res, const split_device *d,
                            const report_options *o)
 {
-	cJSON *obj = report_window_json(label, &d->overall, false, o);
+	const split_window routed = report_overall_routed(d);
+	cJSON *obj = report_window_json(label, &routed, false, o);
 
 	if (obj != NULL && (!report_python_add_json(obj, res, d) ||
 	                    !report_passes_add_json(obj, res, &d->passes, d->overall.dur_ns, d, o->routes))) {
