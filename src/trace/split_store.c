@@ -94,16 +94,16 @@ static bool open_spill(split_store *st)
 	return st->fd >= 0;
 }
 
-static bool write_chunk(split_store *st, size_t c)
+/* Moves chunk c between buf and its place in the file (pwrite or pread), retrying short transfers and EINTR.
+ */
+static bool transfer_chunk(split_store *st, size_t c, char *buf, bool to_file)
 {
-	const char *p = (const char *)st->chunk[c].mem;
 	off_t at = (off_t)(c * CHUNK_BYTES);
 	size_t done = 0;
 
-	if (!open_spill(st))
-		return false;
 	while (done < CHUNK_BYTES) {
-		ssize_t k = pwrite(st->fd, p + done, CHUNK_BYTES - done, at + (off_t)done);
+		ssize_t k = to_file ? pwrite(st->fd, buf + done, CHUNK_BYTES - done, at + (off_t)done)
+		                    : pread(st->fd, buf + done, CHUNK_BYTES - done, at + (off_t)done);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -113,21 +113,14 @@ static bool write_chunk(split_store *st, size_t c)
 	return true;
 }
 
+static bool write_chunk(split_store *st, size_t c)
+{
+	return open_spill(st) && transfer_chunk(st, c, (char *)st->chunk[c].mem, true);
+}
+
 static bool read_chunk(split_store *st, size_t c, split_window *mem)
 {
-	char *p = (char *)mem;
-	off_t at = (off_t)(c * CHUNK_BYTES);
-	size_t done = 0;
-
-	while (done < CHUNK_BYTES) {
-		ssize_t k = pread(st->fd, p + done, CHUNK_BYTES - done, at + (off_t)done);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		done += (size_t)k;
-	}
-	return true;
+	return transfer_chunk(st, c, (char *)mem, false);
 }
 
 /* Makes room for one more chunk in memory: below the bound, nothing to do (NULL: allocate); at it, the least
