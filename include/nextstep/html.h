@@ -65,6 +65,9 @@ html_page *html_page_begin(FILE *out, const html_page_info *info);
 ns_status html_page_end(html_page *p, ns_error *err);
 /* Bytes written so far. */
 unsigned long long html_page_bytes(const html_page *p);
+/* Reports and verdicts given to the page so far (traces, diffs, jobs, router cards), drawn or only counted;
+ * inputs that could not be analysed are not results. A page without any is a failed run's. */
+size_t ns_html_page_results(const html_page *p);
 
 /* A trace report. */
 typedef struct {

@@ -24,7 +24,8 @@ typedef struct {
 void roofline_svg_write(FILE *out, const roofline_plot *p);
 /* The same plot as an <svg> element to put inside an HTML page (no XML prolog, no namespace). */
 void roofline_svg_write_inline(FILE *out, const roofline_plot *p);
-/* Writes to the file at path; NS_ERR_IO with the reason when it cannot. */
+/* Writes the document to the file at path, whole or not at all: to a new file beside it, renamed into place
+ * when complete (an existing file is replaced only then). NS_ERR_IO with the reason when it cannot. */
 ns_status roofline_svg_save(const char *path, const roofline_plot *p, ns_error *err);
 
 #endif

@@ -106,6 +106,7 @@ typedef struct {
 	ns_input **opened;
 	/* --html FILE ("-": stdout, instead of the text report) */
 	const char *html_path;
+	bool force; /* --force: --html/--svg may replace an existing file nextstep did not write */
 	/* the operands left after the options */
 	char **operands;
 	int noperands;

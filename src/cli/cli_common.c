@@ -125,11 +125,22 @@ int cli_worse_exit(int a, int b)
 	return exit_rank(b) > exit_rank(a) ? b : a;
 }
 
-int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
+char *const *cli_operands(const cli_config *c)
 {
 	static char *const stdin_operand[] = {"-"};
-	char *const *operands = c->noperands > 0 ? c->operands : stdin_operand;
-	int n = c->noperands > 0 ? c->noperands : 1;
+
+	return c->noperands > 0 ? c->operands : stdin_operand;
+}
+
+size_t cli_noperands(const cli_config *c)
+{
+	return c->noperands > 0 ? (size_t)c->noperands : 1;
+}
+
+int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
+{
+	char *const *operands = cli_operands(c);
+	int n = (int)cli_noperands(c);
 	int rc = EXIT_ROUTED;
 
 	for (int i = 0; i < n && cli_output_ok(); i++) {

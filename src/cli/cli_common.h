@@ -36,6 +36,9 @@ int cli_load_devices(const cli_config *c, ns_device_table *t);
 /* True while stdout takes what is written; false (after one message on stderr) once a write failed (a full
  * disk, a closed pipe): a stream stops there. */
 bool cli_output_ok(void);
+/* The operands, or "-" (stdin) when there are none, and their number. */
+char *const *cli_operands(const cli_config *c);
+size_t cli_noperands(const cli_config *c);
 /* Reads one opened input; labelled: several inputs, so its report names it. Returns an exit status. */
 typedef int (*cli_input_fn)(void *ctx, ns_input *in, bool labelled);
 /* Opens each operand (stdin "-" when there is none) and hands it to fn: a file that cannot be opened is

@@ -228,6 +228,9 @@ static int trace_option(cli_config *c, int opt, const char *arg)
 	case OPT_HTML:
 		c->html_path = arg;
 		return -1;
+	case OPT_FORCE:
+		c->force = true;
+		return -1;
 	case OPT_DEVICE:
 		c->roofline = c->mode != MODE_ROOFLINE;
 		c->device = arg;
@@ -394,6 +397,9 @@ static int load_routes(cli_config *c)
 int cli_config_finish(cli_config *c)
 {
 	c->format.color = want_color(c->color);
+	if (c->force && c->html_path == NULL && c->work.svg_path == NULL)
+		return cli_usage_error(c->mode, "--force applies to the file %s writes: give it too",
+		                       c->mode == MODE_ROOFLINE ? "--svg" : "--html");
 	if (c->moderate_given || c->high_given) {
 		if (c->classify.moderate > c->classify.high)
 			return cli_usage_error(c->mode, "--moderate (%g) must not be above --high (%g)",

@@ -201,7 +201,7 @@ int cli_diff_run(cli_config *cfg)
 	if (rc < 0)
 		rc = load_rules(cfg, &rules[1]);
 	if (rc < 0)
-		rc = cli_html_open(cfg, "nextstep diff report", &html);
+		rc = cli_html_open(cfg, "nextstep diff report", cfg->operands, 2, &html);
 	if (rc < 0)
 		rc = open_inputs(cfg, in);
 	if (rc < 0) {

@@ -16,10 +16,11 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_output.h"
 
 struct cli_html {
 	FILE *out;
-	bool owns;
+	cli_output *file; /* NULL: stdout */
 	const char *path;
 	html_page *page;
 };
@@ -51,10 +52,12 @@ static bool analysis_time(char *buf, size_t size)
 	return true;
 }
 
-int cli_html_open(const cli_config *c, const char *title, cli_html **out)
+int cli_html_open(const cli_config *c, const char *title, char *const *inputs, size_t n, cli_html **out)
 {
+	static const cli_output_kind page_kind = {"--html", "page"};
 	char when[64];
 	cli_html *h;
+	int rc;
 
 	*out = NULL;
 	if (c->html_path == NULL)
@@ -69,12 +72,13 @@ int cli_html_open(const cli_config *c, const char *title, cli_html **out)
 		return EXIT_BAD_INPUT;
 	}
 	h->path = c->html_path;
-	h->owns = !cli_html_to_stdout(c);
-	h->out = h->owns ? fopen(h->path, "w") : stdout;
-	if (h->out == NULL) {
-		fprintf(stderr, "nextstep: --html %s: cannot write: %s\n", h->path, strerror(errno));
-		free(h);
-		return EXIT_BAD_INPUT;
+	h->out = stdout;
+	if (!cli_html_to_stdout(c)) {
+		if ((rc = cli_output_open(c, &page_kind, h->path, inputs, n, &h->file)) >= 0) {
+			free(h);
+			return rc;
+		}
+		h->out = cli_output_stream(h->file);
 	}
 	html_page_info info = {title, NS_VERSION, when};
 	h->page = html_page_begin(h->out, &info);
@@ -94,20 +98,33 @@ html_page *cli_html_page(cli_html *h)
 
 int cli_html_close(cli_html *h, int rc)
 {
+	char shown[256];
 	ns_error err;
+	size_t results;
 	bool failed = false;
 
 	if (h == NULL)
 		return rc;
 	ns_error_clear(&err);
+	results = h->page != NULL ? ns_html_page_results(h->page) : 0;
 	if (h->page != NULL && html_page_end(h->page, &err) != NS_OK)
 		failed = true;
-	if (h->owns && fclose(h->out) != 0)
-		failed = true;
+	cli_shown(h->path, shown, sizeof(shown));
 	if (failed) {
-		fprintf(stderr, "nextstep: --html %s: write error\n", h->path);
-		rc = rc > EXIT_BAD_INPUT ? rc : EXIT_BAD_INPUT;
+		fprintf(stderr, "nextstep: --html %s: write error%s\n", shown,
+		        h->file != NULL ? " (no page written)" : "");
+		cli_output_close(h->file, false);
+	} else if (h->file != NULL && results == 0) {
+		/* A failed run's page would be empty: a script publishing it would show a blank report. */
+		if (rc != EXIT_USAGE)
+			fprintf(stderr, "nextstep: --html %s: no page written: no input was analysed\n",
+			        shown);
+		cli_output_close(h->file, false);
+	} else {
+		failed = !cli_output_close(h->file, true);
 	}
+	if (failed)
+		rc = cli_worse_exit(rc, EXIT_BAD_INPUT);
 	free(h);
 	return rc;
 }

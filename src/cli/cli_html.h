@@ -15,14 +15,16 @@
 
 typedef struct cli_html cli_html;
 
-/* Opens c->html_path ("-": stdout) and writes the head. Returns -1 with *out set (NULL when there is no
+/* Opens c->html_path ("-": stdout) and writes the head. A file is checked against the n inputs (cli_output.h)
+ * and written beside its name until cli_html_close(). Returns -1 with *out set (NULL when there is no
  * --html), or an exit status after reporting why it could not. */
-int cli_html_open(const cli_config *c, const char *title, cli_html **out);
+int cli_html_open(const cli_config *c, const char *title, char *const *inputs, size_t n, cli_html **out);
 html_page *cli_html_page(cli_html *h);
 /* --html -: the page is the only thing on stdout. */
 bool cli_html_to_stdout(const cli_config *c);
-/* Ends the page and closes its file. Returns rc, or EXIT_BAD_INPUT when writing the page failed (reported).
- * NULL is fine. */
+/* Ends the page and puts its file in place, unless writing failed (reported; rc becomes at least
+ * EXIT_BAD_INPUT) or the page holds no result (a failed run: no file, said unless rc is a usage error). An
+ * existing file is left as it was when no page replaces it. Returns rc; NULL is fine. */
 int cli_html_close(cli_html *h, int rc);
 
 /* The SHA-256 of an input's bytes as stored (compressed or not). A regular file is hashed on a thread of its

@@ -121,7 +121,8 @@ int cli_job_run(cli_config *cfg)
 		fputs("nextstep: out of memory\n", stderr);
 		return EXIT_BAD_INPUT;
 	}
-	if ((rc = cli_html_open(cfg, "nextstep job report", &j.html)) >= 0) {
+	if ((rc = cli_html_open(cfg, "nextstep job report", cli_operands(cfg), cli_noperands(cfg),
+	                        &j.html)) >= 0) {
 		job_merge_free(j.merge);
 		return rc;
 	}

@@ -80,7 +80,8 @@ typedef enum {
 	OPT_WORK_ABOVE,
 	OPT_FAIL_IF_SLOWER,
 	OPT_FAIL_IF_REGIME_CHANGES,
-	OPT_HTML
+	OPT_HTML,
+	OPT_FORCE
 } cli_opt;
 
 /* One row of the table. A name may have several rows (other modes, other help); getopt sees it once. */

@@ -7,6 +7,7 @@
 
 #include "cli_common.h"
 #include "cli_options.h"
+#include "cli_output.h"
 #include "nextstep/roofline_report.h"
 #include "nextstep/roofline_svg.h"
 #include "nextstep/units.h"
@@ -276,7 +277,8 @@ static void warn_above_roof(const roofline_placement *p)
 	        units_format_si(p->roof.attainable, "FLOP/s", b2, sizeof(b2)));
 }
 
-static int write_svg(const cli_config *c, const roofline_placement *p)
+/* svg: --svg FILE's file, NULL for '-' (the command line's stdout; cli_output_ok() checks it). */
+static int write_svg(const cli_config *c, const roofline_placement *p, cli_output *svg)
 {
 	roofline_plot plot = {p->dev,
 	                      p->dtype,
@@ -286,23 +288,13 @@ static int write_svg(const cli_config *c, const roofline_placement *p)
 	                      p->roof.timed,
 	                      p->roof.achieved_flops,
 	                      p->roof.fraction_of_roof};
-	ns_error err;
 
-	ns_error_clear(&err);
-	if (strcmp(c->work.svg_path, "-") ==
-	    0) { /* '-' is the command line's stdout; cli_output_ok() checks it */
-		roofline_svg_write(stdout, &plot);
-		return EXIT_ROUTED;
-	}
-	if (roofline_svg_save(c->work.svg_path, &plot, &err) != NS_OK) {
-		cli_report_error(c->work.svg_path, &err);
-		return EXIT_BAD_INPUT;
-	}
+	roofline_svg_write(svg != NULL ? cli_output_stream(svg) : stdout, &plot);
 	return EXIT_ROUTED;
 }
 
 /* With --svg - stdout carries only the SVG, so the verdict goes to stderr. */
-static int report(const cli_config *c, const roofline_placement *p)
+static int report(const cli_config *c, const roofline_placement *p, cli_output *svg)
 {
 	bool svg_stdout = c->work.svg_path != NULL && strcmp(c->work.svg_path, "-") == 0;
 	ns_error err;
@@ -313,10 +305,10 @@ static int report(const cli_config *c, const roofline_placement *p)
 	if (roofline_report_print(svg_stdout ? stderr : stdout, p, &c->routes, &c->format, &err) != NS_OK)
 		return cli_status_exit(c->mode, &err);
 	fflush(stdout);
-	return c->work.svg_path != NULL ? write_svg(c, p) : EXIT_ROUTED;
+	return c->work.svg_path != NULL ? write_svg(c, p, svg) : EXIT_ROUTED;
 }
 
-static int place(const cli_config *c, const ns_device_table *table)
+static int place(const cli_config *c, const ns_device_table *table, cli_output *svg)
 {
 	roofline_placement p;
 	ns_error err;
@@ -337,23 +329,30 @@ static int place(const cli_config *c, const ns_device_table *table)
 	                     p.dev->mem_bw, p.seconds,    p.overhead_threshold};
 	if (roofline_place(&in, &p.roof, &err) != NS_OK)
 		return cli_status_exit(c->mode, &err);
-	return report(c, &p);
+	return report(c, &p, svg);
 }
 
 int cli_roofline_run(cli_config *c)
 {
+	static const cli_output_kind plot_kind = {"--svg", "plot"};
 	ns_device_table table;
 	const char *conflict = roofline_conflict(c);
+	cli_output *svg = NULL;
 	int rc;
 
 	if (c->noperands > 0)
 		return cli_usage_error(c->mode, "roofline takes no operands; give the workload with options");
 	if (conflict != NULL)
 		return cli_usage_error(c->mode, "%s", conflict);
+	if (c->work.svg_path != NULL && strcmp(c->work.svg_path, "-") != 0 &&
+	    (rc = cli_output_open(c, &plot_kind, c->work.svg_path, NULL, 0, &svg)) >= 0)
+		return rc;
 	devices_init(&table);
 	rc = cli_load_devices(c, &table);
 	if (rc == EXIT_ROUTED)
-		rc = place(c, &table);
+		rc = place(c, &table, svg);
 	devices_free(&table);
+	if (!cli_output_close(svg, rc == EXIT_ROUTED))
+		rc = EXIT_BAD_INPUT;
 	return rc;
 }

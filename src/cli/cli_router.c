@@ -202,9 +202,8 @@ static int route_flags(cli_config *c, html_page *page)
  * be opened counts as neither (it is reported when it is routed). False when out of memory. */
 static bool count_kinds(cli_config *c, int *traces, int *profiles)
 {
-	static char *const stdin_operand[] = {"-"};
-	char *const *operands = c->noperands > 0 ? c->operands : stdin_operand;
-	int n = c->noperands > 0 ? c->noperands : 1;
+	char *const *operands = cli_operands(c);
+	int n = (int)cli_noperands(c);
 	struct stat st;
 
 	c->opened = calloc((size_t)n, sizeof(ns_input *));
@@ -282,13 +281,13 @@ int cli_router_run(cli_config *c)
 		fputs("Try 'nextstep --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
+	/* Before any input is read (check_option_scope sniffs them): the page's name may be an input's. */
+	if ((rc = cli_html_open(c, "nextstep report", c->any_flag ? NULL : cli_operands(c),
+	                        c->any_flag ? 0 : cli_noperands(c), &run.html)) >= 0)
+		return rc;
 	if ((rc = check_option_scope(c)) >= 0) {
 		free_opened(c);
-		return rc;
-	}
-	if ((rc = cli_html_open(c, "nextstep report", &run.html)) >= 0) {
-		free_opened(c);
-		return rc;
+		return cli_html_close(run.html, rc);
 	}
 	if (c->any_flag)
 		return cli_html_close(run.html, route_flags(c, cli_html_page(run.html)));

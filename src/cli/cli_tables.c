@@ -139,6 +139,10 @@ const cli_option_row cli_option_rows[] = {
      "print only the change: faster, slower, no significant change, no change"},
     {"Output", "html", required_argument, OPT_HTML, M_TRACES | M_DIFF | M_JOB, "FILE",
      "also write the report as one self-contained HTML page ('-': only the\npage, on stdout)"},
+    {"Output", "force", no_argument, OPT_FORCE, M_TRACES | M_DIFF | M_JOB, NULL,
+     "let --html replace an existing file that is not a page nextstep wrote\n(never an input of the run)"},
+    {"Workload", "force", no_argument, OPT_FORCE, M_ROOFLINE, NULL,
+     "let --svg replace an existing file that is not a plot nextstep drew"},
     /* not diff: its text has no colour, so the options would mean nothing there */
     {"Output", "color", required_argument, OPT_COLOR, M_VERDICTS & ~M_DIFF, "WHEN",
      "always, never or auto (default: on a terminal, unless NO_COLOR is set\nand not empty)"},

@@ -133,14 +133,16 @@ int cli_trace_run(cli_config *c)
 		                       "--summary writes summaries, not a page: leave out --html");
 	if ((rc = cli_trace_session_open(c, &s)) >= 0)
 		return rc;
-	if ((rc = cli_html_open(c, "nextstep trace report", &html)) >= 0) {
+	/* The files a directory stands for are inputs the page must not replace: listed before it is made. */
+	expanded = c->noperands > 0
+	               ? cli_files_expand(c->operands, (size_t)c->noperands, c->format.verbose, &files)
+	               : cli_files_expand(stdin_operand, 1, false, &files);
+	if ((rc = cli_html_open(c, "nextstep trace report", files.path, files.n, &html)) >= 0) {
+		cli_file_list_free(&files);
 		cli_trace_session_free(s);
 		return rc;
 	}
 	cli_trace_session_html(s, html);
-	expanded = c->noperands > 0
-	               ? cli_files_expand(c->operands, (size_t)c->noperands, c->format.verbose, &files)
-	               : cli_files_expand(stdin_operand, 1, false, &files);
 	if (c->output == TRACE_AUTO && cli_html_to_stdout(c))
 		c->output = TRACE_PER_RANK; /* the page is all stdout holds: no job report beside it */
 	if (!stdin_once(&files))

@@ -116,6 +116,7 @@ ns_status html_diff(html_page *p, const html_source src[2], const diff_side *bef
 	(void)before;
 	(void)after;
 	(void)err;
+	p->results++;
 	if (!hp_room_line(p)) {
 		p->dropped_sections++;
 		return NS_OK;

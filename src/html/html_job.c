@@ -146,6 +146,7 @@ ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v, con
 
 	if (order == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
+	p->results++;
 	if (shown > room / 1024)
 		shown = room / 1024 > 8 ? (size_t)(room / 1024) : 8;
 	for (size_t i = 0; i < res->nranks; i++)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "html_private.h"
+#include "util/magic.h"
 #include "util/palette.h"
 #include "util/text.h"
 
@@ -187,6 +188,11 @@ unsigned long long html_page_bytes(const html_page *p)
 	return p->bytes;
 }
 
+size_t ns_html_page_results(const html_page *p)
+{
+	return p->results;
+}
+
 html_page *html_page_begin(FILE *out, const html_page_info *info)
 {
 	html_page *p = calloc(1, sizeof(*p));
@@ -194,9 +200,10 @@ html_page *html_page_begin(FILE *out, const html_page_info *info)
 	if (p == NULL)
 		return NULL;
 	p->out = out;
-	hp_puts(p, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	           "<meta name=\"generator\" content=\"nextstep ");
+	hp_puts(
+	    p,
+	    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n" NS_GENERATOR_HTML);
 	hp_text(p, info->version, 64);
 	hp_puts(p, "\">\n<title>");
 	hp_text(p, info->title, 200);

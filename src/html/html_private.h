@@ -15,7 +15,8 @@ struct html_page {
 	size_t dropped_sections;
 	size_t dropped_cards[REGIME_COUNT];
 	size_t dropped_errors;
-	size_t cards; /* router cards drawn */
+	size_t cards;   /* router cards drawn */
+	size_t results; /* reports and verdicts given to the page, drawn or counted (ns_html_page_results) */
 };
 
 void hp_puts(html_page *p, const char *s);

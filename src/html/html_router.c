@@ -40,6 +40,7 @@ void html_router_card(html_page *p, const char *label, const ns_verdict *v, cons
 {
 	const ns_route *route = &r->route[v->regime];
 
+	p->results++;
 	if (!card_fits(p)) {
 		p->dropped_cards[v->regime]++;
 		return;

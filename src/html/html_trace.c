@@ -459,6 +459,7 @@ ns_status html_trace(html_page *p, const html_source *src, const split_result *r
 {
 	bool full = hp_room_full(p);
 
+	p->results++;
 	if (!hp_room_line(p)) {
 		p->dropped_sections++;
 		return NS_OK;

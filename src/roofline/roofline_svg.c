@@ -1,11 +1,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "nextstep/roofline_svg.h"
 
-#include <errno.h>
 #include <math.h>
 #include <string.h>
 
 #include "nextstep/units.h"
+#include "util/magic.h"
+#include "util/outfile.h"
 #include "util/palette.h"
 #include "util/text.h"
 
@@ -378,7 +379,7 @@ static void write_svg(FILE *out, const roofline_plot *p, bool standalone)
 
 	choose_axes(p, &a);
 	if (standalone)
-		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" NS_GENERATOR_SVG NS_VERSION " -->\n"
 		      "<svg xmlns=\"http://www.w3.org/2000/svg\" ",
 		      out);
 	else
@@ -416,12 +417,10 @@ void roofline_svg_write_inline(FILE *out, const roofline_plot *p)
 
 ns_status roofline_svg_save(const char *path, const roofline_plot *p, ns_error *err)
 {
-	FILE *out = fopen(path, "w");
+	outfile out;
 
-	if (out == NULL)
-		return ns_error_set(err, NS_ERR_IO, "cannot write the plot: %s", strerror(errno));
-	roofline_svg_write(out, p);
-	if (ferror(out) | fclose(out))
-		return ns_error_set(err, NS_ERR_IO, "write error: %s", strerror(errno));
-	return NS_OK;
+	if (outfile_open(&out, path, err) != NS_OK)
+		return err->status;
+	roofline_svg_write(out.fp, p);
+	return outfile_commit(&out, err);
 }

@@ -50,6 +50,8 @@ check "file names after --playbook" "files/run1.json files/run2.json.gz " nextst
 check "file names after any FILE option of --help (--kernel-rules-only)" "files/run1.json files/run2.json.gz " \
 	nextstep trace --kernel-rules-only files/r
 check "file names after --svg" "files/notes.txt " nextstep roofline --svg files/n
+check "--force, from each mode's --help" "--force " nextstep trace --forc
+check "--force for roofline too" "--force " nextstep roofline --forc
 check "nothing after an option taking a number (--top N)" "" nextstep trace --top ""
 check "nothing after -j N" "" nextstep trace -j ""
 check "a directory after trace (DIR operand)" "files " nextstep trace fi
