@@ -23,8 +23,8 @@ typedef struct {
 } ns_str;
 
 /* Categories as written map to one value through the table in trace_categories.h: cpu_op/Operator,
- * cuda_runtime/Runtime (also cuda_driver and other accelerators' runtimes), kernel/Kernel (also mtia_ccp_events),
- * gpu_memcpy/Memcpy, gpu_memset/Memset. */
+ * cuda_runtime/Runtime (also cuda_driver and other accelerators' runtimes), kernel/Kernel (also
+ * mtia_ccp_events), gpu_memcpy/Memcpy, gpu_memset/Memset. */
 typedef enum {
 	TCAT_OTHER,
 	TCAT_CPU_OP,
@@ -56,16 +56,19 @@ typedef struct {
 	int64_t correlation;
 	int64_t external_id;
 	double flops;
-	ns_str input_dims;  /* raw JSON text of args."Input Dims" */
-	ns_str input_types; /* raw JSON text of args."Input type" */
+	ns_str input_dims;      /* raw JSON text of args."Input Dims" */
+	ns_str input_types;     /* raw JSON text of args."Input type" */
+	ns_str concrete_inputs; /* raw JSON text of args."Concrete Inputs" (scalars as strings, PyTorch
+	                           >= 2.1) */
+	int64_t seq_number; /* args."Sequence number": an op and its autograd node share it (-1: absent) */
 	/* Collective metadata the PyTorch profiler records on record_param_comms and on NCCL kernels (absent:
 	 * empty / -1; a number that is not a plain non-negative integer is left absent, never an error). */
-	ns_str coll_name;    /* args."Collective name" ("allreduce", ...) */
-	ns_str coll_pg;      /* args."Process Group Name" */
-	ns_str coll_dtype;   /* args."dtype" */
-	int64_t coll_seq;    /* args."Seq" */
-	int64_t coll_in;     /* args."In msg nelems" */
-	int64_t coll_out;    /* args."Out msg nelems" */
+	ns_str coll_name;  /* args."Collective name" ("allreduce", ...) */
+	ns_str coll_pg;    /* args."Process Group Name" */
+	ns_str coll_dtype; /* args."dtype" */
+	int64_t coll_seq;  /* args."Seq" */
+	int64_t coll_in;   /* args."In msg nelems" */
+	int64_t coll_out;  /* args."Out msg nelems" */
 } trace_event;
 
 typedef struct {

@@ -1,5 +1,6 @@
-/* Ops on the roofline: the matmul ops of a trace, each placed against the device's roofs with the GPU time of
- * the kernels it launched.
+/* Ops on the roofline: every op of a trace that a model in op_models.h knows (matrix multiplies,
+ * convolutions, attention, normalisation, element-wise, ...), placed against the device's roofs with the GPU
+ * time of the kernels it launched, and summed by family.
  *
  * A kernel belongs to the CPU op with its External id; when no op has it (kernels without one, or ids from
  * another id space), to the op named by the External id of the runtime call with the kernel's correlation id,
@@ -8,9 +9,10 @@
  *
  * Feed every traceEvents element to trace_roofline_event() (a trace_event_fn; trace_roofline_tee_event() runs
  * it after another callback, so the split and this share one pass), then trace_roofline_finish(). While
- * reading it keeps 32 bytes per kernel, 48 per CPU op (its External id, thread and times) and 40 per runtime
- * call with a correlation id; only the matmul ops roofline_place_op() knows and ops that carry flops get a
- * fuller record with their name, Input Dims and Input type text. */
+ * reading it keeps 40 bytes per kernel, 48 per CPU op (its External id, thread and times), 16 more per op
+ * without a model (its External id and name, interned), 40 per runtime call with a correlation id, and 80
+ * per op with a model; the text of names, Input Dims, Input type and Concrete Inputs is interned, so each
+ * distinct text is kept once. */
 #ifndef NEXTSTEP_TRACE_ROOFLINE_H
 #define NEXTSTEP_TRACE_ROOFLINE_H
 
@@ -23,6 +25,7 @@
 
 #include "nextstep/devices.h"
 #include "nextstep/error.h"
+#include "nextstep/op_models.h"
 #include "nextstep/roofline.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
@@ -56,11 +59,14 @@ typedef struct {
 
 /* Why an op with GPU time was not placed. */
 typedef enum {
-	TROOF_NO_SHAPES,  /* a matmul op without Input Dims: record_shapes was off */
-	TROOF_NO_DTYPE,   /* Input type absent or not a type with a roof */
-	TROOF_UNKNOWN_OP, /* not one of the matmul ops */
-	TROOF_NO_PEAK,    /* the device lists no peak for the op's dtype */
-	TROOF_BAD_DIMS,   /* Input Dims that do not describe a matmul */
+	TROOF_NO_SHAPES,  /* no Input Dims: record_shapes was off */
+	TROOF_NO_DTYPE,   /* Input type absent, or a type without a known size (or roof, for
+	                     gemm/conv/attention) */
+	TROOF_UNKNOWN_OP, /* an op no model knows (op_models.h) */
+	TROOF_NO_PEAK,    /* the device lists no peak for a gemm/conv/attention op's dtype */
+	TROOF_BAD_DIMS,   /* Input Dims that do not describe the op */
+	TROOF_INCOMPLETE, /* shapes recorded but not a size the work needs (stride, padding: Concrete Inputs)
+	                   */
 	TROOF_REASON_COUNT
 } troof_reason;
 
@@ -71,16 +77,56 @@ typedef enum {
 	TROOF_UNLINKED_COUNT
 } troof_unlinked;
 
-/* Identical ops (name, Input Dims, dtype) summed: FLOPs, bytes and GPU time over `count` ops. */
+/* Identical ops (name, Input Dims, Input type, Concrete Inputs) summed: FLOPs, bytes and GPU time over
+ * `count` ops, and the time they would take at the roof: max(FLOPs / peak, bytes / bandwidth) for the
+ * families that compute (gemm, conv, attention), bytes / bandwidth for the others. */
 typedef struct {
 	char *name, *dims; /* owned; dims is the raw Input Dims text */
+	char *shape; /* owned; the sizes that matter, from the model ("256x4096x1024", "32x64x56x56 k3x3 ...")
+	              */
+	ns_op_family family;
+	ns_op_pass pass;
+	bool has_dtype; /* dtype has a roof; else type_name is all there is (bool, int64 copies) */
 	ns_dtype dtype;
+	char type_name[24]; /* the torch type as recorded */
+	const char *note; /* the assumption the placement rests on, when it made one (static text), or NULL */
+	bool fewer_multiplies; /* a convolution Winograd/FFT algorithms may do with fewer multiplies than
+	                          counted */
 	long count;
 	int64_t gpu_ns;
-	double m, n, k, batch; /* of one op */
-	double flops, bytes;   /* sums */
-	roofline_result roof;  /* placed with the sums */
+	double m, n, k, batch; /* gemm: of one op */
+	double flops, bytes;   /* sums (flops 0 for the families placed by bytes) */
+	double roof_ns;        /* the time at the roof */
+	double fraction;       /* roof_ns / gpu_ns: the share of the roof reached */
+	roofline_result roof;  /* gemm/conv/attention: placed with the sums (intensity, achieved, regime) */
 } troof_row;
+
+/* One op family over the whole trace. */
+typedef struct {
+	ns_op_family family;
+	long ops;
+	int64_t gpu_ns;
+	double flops, bytes;
+	double roof_ns;     /* the sum of its rows' time at the roof */
+	double headroom_ns; /* the sum over its rows of GPU time - time at the roof, each at least 0 */
+	/* fp32 (and fp64) ops of a computing family on a device with faster roofs: their GPU time, and the
+	 * time they would take at the TF32 roof (same bytes) and at the 16-bit roof (bf16, else fp16: half
+	 * the bytes); 0 when the device has no such roof. */
+	int64_t fp32_ns;
+	double fp32_roof_ns, tf32_roof_ns, half_roof_ns;
+} ns_troof_family;
+
+/* The split's compute and memory buckets as the op families fill them: gemm, conv and attention run the
+ * device's arithmetic (compute), every other family moves bytes (memory). */
+typedef enum { NS_TROOF_COMPUTE, NS_TROOF_MEMORY, NS_TROOF_BUCKET_COUNT } ns_troof_bucket_kind;
+
+typedef struct {
+	int64_t gpu_ns;     /* the placed ops of the bucket's families */
+	double roof_ns;     /* their time at the roof */
+	double headroom_ns; /* its families' headroom: the most a faster kernel can win on these ops */
+	ns_op_family families[NS_OPF_COUNT]; /* the bucket's families, most GPU time first */
+	size_t nfamilies;
+} ns_troof_bucket;
 
 /* The result. Owns everything; free with troof_report_free(). */
 typedef struct {
@@ -89,17 +135,37 @@ typedef struct {
 	char trace_device[TRACE_DEVICE_NAME_MAX]; /* deviceProperties name of the busiest GPU ("" if none) */
 	bool from_option;                         /* the device came from --device */
 	bool has_tf32;                            /* the device has a tf32 roof (fp32 ops may have used it) */
+	double mem_bw;                            /* the device's bytes/s */
+	ns_dtype half_dtype;                      /* the device's 16-bit roof: bf16, else fp16 */
 	troof_row *rows;                          /* largest GPU time first */
 	size_t nrows;
-	long kernels;   /* kernels carrying an External id or a correlation id */
-	long ops;       /* ops with GPU time of their own */
-	int64_t ops_ns; /* their GPU time */
+	ns_troof_family families[NS_OPF_COUNT]; /* indexed by family; largest GPU time first in `order` */
+	ns_op_family order[NS_OPF_COUNT];
+	size_t nfamilies; /* families with placed ops */
+	ns_troof_bucket buckets[NS_TROOF_BUCKET_COUNT];
+	long kernels;    /* kernels carrying an External id or a correlation id */
+	int64_t comm_ns; /* of those, the collectives' time (NCCL/RCCL): not placed, not in ops_ns */
+	long ops;        /* ops with GPU time of their own (collectives left out) */
+	int64_t ops_ns;  /* their GPU time */
+	long placed;     /* ops placed */
+	int64_t placed_ns;
 	long unplaced[TROOF_REASON_COUNT];
 	int64_t unplaced_ns[TROOF_REASON_COUNT];
+	/* The unplaced op names with the most GPU time (owned), each with its reason, for the report. */
+	struct {
+		char *name;
+		troof_reason reason;
+		long ops;
+		int64_t gpu_ns;
+	} unplaced_top[5];
+	size_t nunplaced_top;
 	long linked_by_launch; /* kernels whose op was found through their launch call */
 	long unlinked[TROOF_UNLINKED_COUNT];
 	int64_t unlinked_ns[TROOF_UNLINKED_COUNT];
 } troof_report;
+
+/* The share of the ops' GPU time that was placed, 0..1 (0 without ops). */
+double ns_troof_placed_share(const troof_report *r);
 
 /* Links kernels to ops and places them on the devices of table (loaded by the caller). Fails only on OOM (an
  * unknown device is a report with device_known = false). meta may be NULL. The collector can only be freed

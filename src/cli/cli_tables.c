@@ -41,7 +41,7 @@ const cli_option_row cli_option_rows[] = {
     {"Trace", "kernel-rules-only", required_argument, OPT_KERNEL_RULES_ONLY, M_TRACES | M_DIFF, "FILE",
      "the same, instead of the built-in table"},
     {"Trace", "roofline", no_argument, OPT_ROOFLINE, M_TRACES, NULL,
-     "place the matmul ops (mm, addmm, linear, bmm, ...) on the device's roofline"},
+     "place the ops (matmul, conv, attention, norm, element-wise, ...) on the device's roofline"},
     {"Trace", "device", required_argument, OPT_DEVICE, M_TRACES, "NAME",
      "the device for --roofline instead of the trace's (implies --roofline)"},
     {"Trace", "dtype", required_argument, OPT_DTYPE, M_TRACES, "T",

@@ -96,6 +96,8 @@ enum {
 	AK_FLOPS,
 	AK_INPUT_DIMS,
 	AK_INPUT_TYPES,
+	AK_CONCRETE_INPUTS,
+	AK_SEQ_NUMBER,
 	AK_COLL_NAME,
 	AK_COLL_PG,
 	AK_COLL_DTYPE,
@@ -112,6 +114,8 @@ static const name_entry arg_keys[] = {
     ENTRY("flops", AK_FLOPS),
     ENTRY("Input Dims", AK_INPUT_DIMS),
     ENTRY("Input type", AK_INPUT_TYPES),
+    ENTRY("Concrete Inputs", AK_CONCRETE_INPUTS),
+    ENTRY("Sequence number", AK_SEQ_NUMBER),
     /* collective metadata (the profiler's names, torch/csrc/profiler/util.h) */
     ENTRY("Collective name", AK_COLL_NAME),
     ENTRY("Process Group Name", AK_COLL_PG),
@@ -673,7 +677,8 @@ static scan_rc flops_value(reader *r, const unsigned char *p, double *out, const
 	return SCAN_OK;
 }
 
-/* Collective metadata never fails a read: a value of the wrong type or range is skipped (left absent). */
+/* Collective metadata and the sequence number never fail a read: a value of the wrong type or range is
+ * skipped (left absent). */
 static scan_rc coll_arg(reader *r, int id, const unsigned char *p, int depth, const unsigned char **endp,
                         trace_event *ev)
 {
@@ -694,9 +699,10 @@ static scan_rc coll_arg(reader *r, int id, const unsigned char *p, int depth, co
 		while (q < *endp && *q >= '0' && *q <= '9')
 			v = v * 10 + (*q++ - '0');
 		if (q == *endp)
-			*(id == AK_COLL_SEQ  ? &ev->coll_seq
-			  : id == AK_COLL_IN ? &ev->coll_in
-			                     : &ev->coll_out) = v;
+			*(id == AK_SEQ_NUMBER ? &ev->seq_number
+			  : id == AK_COLL_SEQ ? &ev->coll_seq
+			  : id == AK_COLL_IN  ? &ev->coll_in
+			                      : &ev->coll_out) = v;
 	}
 	return rc;
 }
@@ -728,6 +734,7 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
 		if (starts_number(*p))
 			return flops_value(r, p, &ev->flops, endp);
 		return skip_value(r, p, depth, endp);
+	case AK_SEQ_NUMBER:
 	case AK_COLL_NAME:
 	case AK_COLL_PG:
 	case AK_COLL_DTYPE:
@@ -735,10 +742,12 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
 	case AK_COLL_IN:
 	case AK_COLL_OUT:
 		return coll_arg(r, k->id, p, depth, endp, ev);
-	default: /* AK_INPUT_DIMS, AK_INPUT_TYPES: kept as raw JSON text */
+	default: /* AK_INPUT_DIMS, AK_INPUT_TYPES, AK_CONCRETE_INPUTS: kept as raw JSON text */
 		rc = skip_value(r, p, depth, endp);
 		if (rc == SCAN_OK) {
-			ns_str *raw = k->id == AK_INPUT_DIMS ? &ev->input_dims : &ev->input_types;
+			ns_str *raw = k->id == AK_INPUT_DIMS    ? &ev->input_dims
+			              : k->id == AK_INPUT_TYPES ? &ev->input_types
+			                                        : &ev->concrete_inputs;
 			raw->ptr = (const char *)p;
 			raw->len = (size_t)(*endp - p);
 		}
@@ -803,6 +812,7 @@ static void event_init(trace_event *ev, long index, long long offset)
 	ev->pid = ev->tid = -1;
 	ev->device = ev->stream = ev->correlation = ev->external_id = -1;
 	ev->coll_seq = ev->coll_in = ev->coll_out = -1;
+	ev->seq_number = -1;
 	ev->flops = -1;
 }
 

@@ -11,8 +11,11 @@
  * * 3.35e12 = 652.9 TFLOP/s: 16.4% of the roof. aten::mm, [[2048, 2048], [2048, 2048]], float, flops 17 179
  * 869 184 in the trace (= 2*2048^3), 400 us: bytes 3 * 2048^2 * 4 = 50 331 648; intensity 341.33 >= fp32
  * ridge 67/3.35 = 20: compute-bound; achieved 17.18e9 / 400e-6 = 42.95 TFLOP/s of 67: 64.1% of the roof. Not
- * placed: aten::bmm without Input Dims (50 us), aten::matmul of c10::ComplexFloat (3 us), aten::add_ (5 us).
- * Ops with GPU time: 2 addmm + mm + bmm + matmul + add_ = 6, 40 + 400 + 50 + 3 + 5 = 498 us. */
+ * placed: aten::bmm without Input Dims (50 us), aten::matmul of c10::ComplexFloat (3 us). aten::add_ of two
+ * bf16 [256, 4096] tensors in place, 5 us: 1 048 576 elements, two read and one written at 2 B: 6 291 456 B,
+ * placed by bytes: 6 291 456 / 3.35e12 s = 1878.05 ns at the roof, 37.56% of it in 5 us.
+ * Ops with GPU time: 2 addmm + mm + bmm + matmul + add_ = 6, 40 + 400 + 50 + 3 + 5 = 498 us; placed 445 us.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
@@ -122,8 +125,9 @@ START_TEST(fixture_placements_match_hand_counts)
 	read_path(FIXTURE, &o, &r);
 	ck_assert(r.device_known);
 	ck_assert_str_eq(r.device, "H100 SXM");
-	ck_assert_int_eq(r.nrows, 2);
-	row = &r.rows[_i];
+	ck_assert_int_eq(r.nrows, 3);
+	row = find_row(&r, want->name);
+	ck_assert_ptr_nonnull(row);
 	ck_assert_str_eq(row->name, want->name);
 	ck_assert_int_eq(row->dtype, want->dtype);
 	ck_assert_int_eq(row->count, want->count);
@@ -156,10 +160,75 @@ START_TEST(fixture_counts_ops_it_cannot_place_by_reason)
 	ck_assert_int_eq(r.unplaced_ns[TROOF_NO_SHAPES], 50000);
 	ck_assert_int_eq(r.unplaced[TROOF_NO_DTYPE], 1);
 	ck_assert_int_eq(r.unplaced_ns[TROOF_NO_DTYPE], 3000);
-	ck_assert_int_eq(r.unplaced[TROOF_UNKNOWN_OP], 1);
-	ck_assert_int_eq(r.unplaced_ns[TROOF_UNKNOWN_OP], 5000);
-	ck_assert_int_eq(r.unplaced[TROOF_NO_PEAK] + r.unplaced[TROOF_BAD_DIMS], 0);
+	ck_assert_int_eq(r.unplaced[TROOF_UNKNOWN_OP], 0);
+	ck_assert_int_eq(
+	    r.unplaced[TROOF_NO_PEAK] + r.unplaced[TROOF_BAD_DIMS] + r.unplaced[TROOF_INCOMPLETE], 0);
+	ck_assert_int_eq(r.placed, 4);
+	ck_assert_int_eq(r.placed_ns, 445000);
+	assert_near(ns_troof_placed_share(&r), 445.0 / 498.0, "placed share");
 	ck_assert_ptr_null(find_row(&r, "aten::linear"));
+	troof_report_free(&r);
+}
+END_TEST
+
+START_TEST(fixture_places_the_elementwise_add_by_its_bytes)
+{
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
+	troof_report r;
+	const troof_row *add;
+
+	read_path(FIXTURE, &o, &r);
+	add = find_row(&r, "aten::add_");
+	ck_assert_ptr_nonnull(add);
+	ck_assert_int_eq(add->family, NS_OPF_ELEMENTWISE);
+	assert_near(add->bytes, 3.0 * 256 * 4096 * 2, "bytes");
+	ck_assert(add->flops == 0.0);
+	assert_near(add->roof_ns, 3.0 * 256 * 4096 * 2 / H100_BW * 1e9, "time at the roof");
+	assert_near(add->fraction, 3.0 * 256 * 4096 * 2 / H100_BW * 1e9 / 5000.0, "share of the roof");
+	ck_assert_int_eq(add->roof.regime, REGIME_MEMORY);
+	/* the families: gemm holds addmm and mm (440 us), elementwise the add (5 us) */
+	ck_assert_int_eq(r.nfamilies, 2);
+	ck_assert_int_eq(r.order[0], NS_OPF_GEMM);
+	ck_assert_int_eq(r.families[NS_OPF_GEMM].gpu_ns, 440000);
+	ck_assert_int_eq(r.families[NS_OPF_ELEMENTWISE].gpu_ns, 5000);
+	ck_assert_int_eq(r.buckets[NS_TROOF_COMPUTE].gpu_ns, 440000);
+	ck_assert_int_eq(r.buckets[NS_TROOF_MEMORY].gpu_ns, 5000);
+	assert_near(r.buckets[NS_TROOF_MEMORY].headroom_ns, 5000.0 - add->roof_ns, "memory headroom");
+	troof_report_free(&r);
+}
+END_TEST
+
+/* tests/data/trace_roofline_ops.json, by hand: a bf16 cudnn_convolution [8, 3, 32, 32] * [16, 3, 3, 3]
+ * recorded without stride or padding, sized by its autograd node (Sequence number 7, output gradient [8, 16,
+ * 32, 32]): 2*8*32*32*16*3*3*3 = 7 077 888 FLOPs, (24 576 + 432 + 131 072) * 2 = 312 160 B, 10 us; its
+ * backward_input (10 us) takes the input size from the cudnn_convolution_backward around it: the same counts;
+ * a causal flash SDPA b2 h16 L1024 d64: 2*32*524 800*128 = 4 299 161 600 FLOPs, 20 us; an NCCL all-reduce
+ * (100 us) is a collective, not an op with GPU time. */
+START_TEST(convolutions_take_missing_sizes_from_their_node_and_caller)
+{
+	troof_options o = {NULL, false, DTYPE_FP32, NULL};
+	troof_report r;
+	const troof_row *fwd, *dgrad, *attn;
+
+	read_path("tests/data/trace_roofline_ops.json", &o, &r);
+	ck_assert_int_eq(r.ops, 3);
+	ck_assert_int_eq(r.ops_ns, 40000);
+	ck_assert_int_eq(r.comm_ns, 100000);
+	ck_assert_int_eq(r.placed, 3);
+	fwd = find_row(&r, "aten::cudnn_convolution");
+	dgrad = find_row(&r, "aten::cudnn_convolution_backward_input");
+	attn = find_row(&r, "aten::_scaled_dot_product_flash_attention");
+	ck_assert_ptr_nonnull(fwd);
+	ck_assert_ptr_nonnull(dgrad);
+	ck_assert_ptr_nonnull(attn);
+	assert_near(fwd->flops, 7077888.0, "conv FLOPs");
+	assert_near(fwd->bytes, 312160.0, "conv bytes");
+	assert_near(dgrad->flops, 7077888.0, "dgrad FLOPs");
+	assert_near(dgrad->bytes, 312160.0, "dgrad bytes");
+	ck_assert_int_eq(dgrad->pass, NS_OPP_BWD_INPUT);
+	assert_near(attn->flops, 4299161600.0, "attention FLOPs");
+	ck_assert_int_eq(r.families[NS_OPF_CONV].ops, 2);
+	ck_assert_int_eq(r.families[NS_OPF_ATTENTION].gpu_ns, 20000);
 	troof_report_free(&r);
 }
 END_TEST
@@ -171,7 +240,7 @@ START_TEST(dtype_option_replaces_every_input_type)
 	const troof_row *mm, *matmul;
 
 	read_path(FIXTURE, &o, &r);
-	ck_assert_int_eq(r.nrows, 3); /* the complex matmul now has a dtype */
+	ck_assert_int_eq(r.nrows, 4); /* the complex matmul now has a dtype */
 	ck_assert_int_eq(r.unplaced[TROOF_NO_DTYPE], 0);
 	mm = find_row(&r, "aten::mm");
 	ck_assert_ptr_nonnull(mm);
@@ -282,7 +351,8 @@ START_TEST(a_trace_of_other_ops_only_counts_them_as_unknown)
 	troof_options o = {NULL, false, DTYPE_FP32, NULL};
 	troof_report r;
 
-	read_text(H100_DOC(OP("aten::add_", 3, "") "," KERNEL(3, 5) "," OP("aten::relu", 4, "")), &o, &r);
+	read_text(H100_DOC(OP("aten::nll_loss_forward", 3, "") "," KERNEL(3, 5) "," OP("aten::bogus", 4, "")),
+	          &o, &r);
 	ck_assert_int_eq(r.ops, 1);
 	ck_assert_int_eq(r.nrows, 0);
 	ck_assert_int_eq(r.unplaced[TROOF_UNKNOWN_OP], 1);
@@ -425,6 +495,8 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_loop_test(place, fixture_placements_match_hand_counts, 0,
 	                    (int)(sizeof(fixture_rows) / sizeof(fixture_rows[0])));
 	tcase_add_test(place, fixture_counts_ops_it_cannot_place_by_reason);
+	tcase_add_test(place, fixture_places_the_elementwise_add_by_its_bytes);
+	tcase_add_test(place, convolutions_take_missing_sizes_from_their_node_and_caller);
 	tcase_add_test(place, dtype_option_replaces_every_input_type);
 	tcase_add_test(link, kernels_count_once_for_the_op_that_launched_them);
 	tcase_add_test(link, kernels_without_a_matching_external_id_link_through_their_launch_call);

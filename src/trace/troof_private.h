@@ -1,0 +1,88 @@
+/* The op roofline collector's records, shared by its reading and linking (trace_roofline.c), placing
+ * (troof_place.c) and printing (troof_print.c). Private to src/trace. */
+#ifndef NEXTSTEP_TROOF_PRIVATE_H
+#define NEXTSTEP_TROOF_PRIVATE_H
+
+#include <stdint.h>
+
+#include "nextstep/trace_roofline.h"
+#include "util/hindex.h"
+
+/* Interned text: id 0 is the empty text; others index `refs`. */
+typedef struct {
+	size_t off, len;
+} text_ref;
+
+typedef struct {
+	char *text;
+	size_t ntext, cap_text;
+	text_ref *refs; /* refs[0] is the empty text */
+	size_t nrefs, cap_refs;
+	ns_hindex index;
+} text_pool;
+
+/* An op some model knows (or one that carries flops): its texts and where it ran. */
+typedef struct {
+	int64_t ext, seq; /* seq -1 when absent */
+	int64_t pid, tid, start, end;
+	double flops;
+	uint32_t name, dims, types, concrete; /* pool ids */
+} op_rec;
+
+/* Any other op: its External id and name. */
+typedef struct {
+	int64_t ext;
+	uint32_t name;
+} other_op;
+
+/* An autograd node whose Input Dims are the output gradients of the forward op with its Sequence number. */
+typedef struct {
+	int64_t seq;
+	uint32_t dims;
+} node_rec;
+
+typedef struct {
+	int64_t ext, corr, ns, device; /* ext -1 when absent or linked to nothing */
+	bool comm;                     /* a collective (NCCL/RCCL): the network bounds it, not a roof */
+} kernel_rec;
+
+/* Where and when a CPU op ran, to find the op that encloses a launch call. */
+typedef struct {
+	int64_t ext, pid, tid, start, end;
+} op_span;
+
+/* A runtime call that carries a correlation id: the call that launched the kernel with that id. */
+typedef struct {
+	int64_t corr, ext, pid, tid, ts;
+} launch_rec;
+
+struct trace_roofline {
+	op_rec *ops;
+	size_t nops, cap_ops;
+	other_op *other_ops;
+	size_t nother, cap_other;
+	node_rec *nodes;
+	size_t nnodes, cap_nodes;
+	kernel_rec *kernels;
+	size_t nkernels, cap_kernels;
+	op_span *spans;
+	size_t nspans, cap_spans;
+	launch_rec *launches;
+	size_t nlaunches, cap_launches;
+	text_pool pool;
+	bool oom; /* the pool could not grow */
+};
+
+/* The text of a pool id (not terminated) and its length. */
+static inline const char *pool_text(const text_pool *p, uint32_t id, size_t *len)
+{
+	*len = p->refs[id].len;
+	return *len > 0 ? p->text + p->refs[id].off : "";
+}
+
+/* Places the ops with GPU time (kernels already linked and sorted by External id; ops and other_ops sorted
+ * by External id) on dev and fills the report's rows, families and buckets. */
+ns_status troof_place(trace_roofline *c, const ns_device *dev, const troof_options *o, troof_report *r,
+                      ns_error *err);
+
+#endif

@@ -1,0 +1,409 @@
+/* The op models against counts worked by hand from the formulas in docs/roofline.md ("Ops in a trace"), and
+ * against a second source where one exists:
+ *   - convolutions: the standard count 2 * N * Hout * Wout * Cout * (Cin / groups) * Kh * Kw (ResNet-50's
+ *     first convolution is the widely tabulated 118.01 M multiply-adds per image: 112*112*64*3*7*7);
+ *   - attention: the FlashAttention papers' 4 * B * H * N^2 * d for the forward, half of it causal, and 2.5x
+ *     the forward for the backward (FlashAttention-2, section 3 and its benchmark formula).
+ * Each row's expected FLOPs and bytes are derived in the comment beside it. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "nextstep/op_models.h"
+
+/* Private to the library, tested here. */
+double op_causal_pairs(double lq, double lk, bool bottom_right);
+const char *op_table_name(size_t i);
+
+#define NEAR(a, b) (fabs((a) - (b)) <= 1e-12 * fmax(1.0, fabs(b)))
+
+typedef struct {
+	const char *what;
+	const char *name, *dims, *types, *concrete, *grad;
+	ns_op_family family;
+	ns_op_pass pass;
+	ns_op_gap gap;
+	double flops, bytes;
+} model_row;
+
+static const model_row rows[] = {
+    /* ---- matrix multiplies ---- */
+    /* 2*64*256*128 = 4 194 304; (64*128 + 128*256 + 64*256) * 4 = 229 376 */
+    {"mm", "aten::mm", "[[64, 128], [128, 256]]", "[\"float\", \"float\"]", NULL, NULL, NS_OPF_GEMM,
+     NS_OPP_FWD, NS_OPG_NONE, 4194304, 229376},
+    /* decode-shaped linear: x [8, 1024], W [4096, 1024], bias [4096]: 2*8*4096*1024 = 67 108 864;
+     * (8*1024 + 4096*1024 + 4096 + 8*4096) * 2 = 8 478 720: the weight read is 99% of it */
+    {"linear", "aten::linear", "[[8, 1024], [4096, 1024], [4096]]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]", NULL, NULL, NS_OPF_GEMM, NS_OPP_FWD,
+     NS_OPG_NONE, 67108864, 8478720},
+    /* fp8 operands, bf16 result (out_dtype 15): 2*128*512*256 = 33 554 432; 128*256 + 256*512 + 128*512*2 */
+    {"_scaled_mm fp8", "aten::_scaled_mm", "[[128, 256], [256, 512], [], [], [], [], [], []]",
+     "[\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\", \"\", \"\", \"Scalar\", "
+     "\"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"15\", \"False\"]", NULL, NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_NONE,
+     33554432, 32768 + 131072 + 131072},
+    /* MoE: 1024 tokens through 8 experts of [512, 256]: 2*1024*512*256 = 268 435 456;
+     * 1024*512*2 + 8*512*256*2 + 1024*256*2 = 3 670 016 (the offsets are not counted) */
+    {"_grouped_mm", "aten::_grouped_mm", "[[1024, 512], [8, 512, 256], [8], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"int\", \"\", \"\"]", NULL, NULL, NS_OPF_GEMM, NS_OPP_FWD,
+     NS_OPG_NONE, 268435456, 3670016},
+    {"mm with mismatched inner sizes", "aten::mm", "[[64, 128], [64, 256]]", "[\"float\", \"float\"]", NULL,
+     NULL, NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_BAD_SHAPES, 0, 0},
+
+    /* ---- convolutions ---- */
+    /* ResNet-50 conv1, batch 32, stride 2, padding 3: out floor((224 + 6 - 6 - 1) / 2) + 1 = 112;
+     * 2 * 32 * 112*112*64*3*7*7 = 7 552 892 928 (= 2 * 32 * 118 013 952 multiply-adds);
+     * (32*3*224*224 + 64*3*7*7 + 32*64*112*112) * 4 = 122 065 664 */
+    {"conv with Concrete Inputs", "aten::convolution",
+     "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+     "[\"float\", \"float\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
+     "\"ScalarList\", "
+     "\"Scalar\"]",
+     "[\"\", \"\", \"\", \"[2, 2]\", \"[3, 3]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\"]", NULL,
+     NS_OPF_CONV, NS_OPP_FWD, NS_OPG_NONE, 7552892928.0, 122065664},
+    /* the same as an old cuDNN record: no Concrete Inputs, the output size from the autograd node */
+    {"conv sized by its autograd node", "aten::cudnn_convolution",
+     "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+     "[\"float\", \"float\", \"GenericList\", \"GenericList\", \"GenericList\", \"Int\", \"Bool\", \"Bool\", "
+     "\"Bool\"]",
+     NULL, "[[32, 64, 112, 112]]", NS_OPF_CONV, NS_OPP_FWD, NS_OPG_NONE, 7552892928.0, 122065664},
+    {"conv with neither", "aten::cudnn_convolution",
+     "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]",
+     "[\"float\", \"float\", \"GenericList\", \"GenericList\", \"GenericList\", \"Int\", \"Bool\", \"Bool\", "
+     "\"Bool\"]",
+     NULL, NULL, NS_OPF_CONV, NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
+    /* depthwise 3x3, groups 32: 2*8*56*56*32*(32/32)*9 = 14 450 688 (the standard 2*N*H*W*C*k^2);
+     * (8*32*56*56 * 2 + 32*9) * 2 = 3 211 840 */
+    {"depthwise conv", "aten::convolution", "[[8, 32, 56, 56], [32, 1, 3, 3], [], [], [], [], [], [], []]",
+     "[\"c10::Half\", \"c10::Half\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
+     "\"ScalarList\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"32\"]", NULL,
+     NS_OPF_CONV, NS_OPP_FWD, NS_OPG_NONE, 14450688, (8.0 * 32 * 56 * 56 * 2 + 32 * 9) * 2},
+    /* dilation 2, no padding: out 64 - 2*(3-1) = 60; 2*60*60*16*16*9 = 16 588 800;
+     * (16*64*64 + 16*16*9 + 16*60*60) * 4 = 508 160 */
+    {"dilated conv", "aten::convolution", "[[1, 16, 64, 64], [16, 16, 3, 3], [], [], [], [], [], [], []]",
+     "[\"float\", \"float\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
+     "\"ScalarList\", "
+     "\"Scalar\"]",
+     "[\"\", \"\", \"\", \"[1, 1]\", \"[0, 0]\", \"[2, 2]\", \"False\", \"[0, 0]\", \"1\"]", NULL,
+     NS_OPF_CONV, NS_OPP_FWD, NS_OPG_NONE, 16588800, (16.0 * 4096 + 2304 + 16 * 3600) * 4},
+    /* transposed, stride 2, padding 1, kernel 4: out (16-1)*2 - 2 + 3 + 1 = 32; every input position meets
+     * the whole weight: 2*4*16*16*(64*32*16) = 67 108 864; (4*64*256 + 64*32*16 + 4*32*32*32) * 4 = 917 504
+     */
+    {"transposed conv", "aten::convolution", "[[4, 64, 16, 16], [64, 32, 4, 4], [], [], [], [], [], [], []]",
+     "[\"float\", \"float\", \"\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\", "
+     "\"ScalarList\", "
+     "\"Scalar\"]",
+     "[\"\", \"\", \"\", \"[2, 2]\", \"[1, 1]\", \"[1, 1]\", \"True\", \"[0, 0]\", \"1\"]", NULL, NS_OPF_CONV,
+     NS_OPP_FWD, NS_OPG_NONE, 67108864, 917504},
+    /* both gradients (output_mask [True, True, False]): each 2*32*56*56*64*64*9 = 7 398 752 256;
+     * each reads two of dY, X, W and writes the third: (6 422 528 * 2 + 36 864) * 4 = 51 527 680 */
+    {"conv backward, both passes", "aten::convolution_backward",
+     "[[32, 64, 56, 56], [32, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], [], []]",
+     "[\"float\", \"float\", \"float\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"ScalarList\", "
+     "\"Scalar\", \"ScalarList\", \"Scalar\", \"ScalarList\"]",
+     "[\"\", \"\", \"\", \"[64]\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\", "
+     "\"[True, True, False]\"]",
+     NULL, NS_OPF_CONV, NS_OPP_BWD, NS_OPG_NONE, 2 * 7398752256.0, 2 * 51527680.0},
+    /* the first layer's: no input gradient (output_mask [False, True, True]) */
+    {"conv backward, weight only", "aten::convolution_backward",
+     "[[32, 64, 56, 56], [32, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], [], []]",
+     "[\"float\", \"float\", \"float\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"ScalarList\", "
+     "\"Scalar\", \"ScalarList\", \"Scalar\", \"ScalarList\"]",
+     "[\"\", \"\", \"\", \"[64]\", \"[1, 1]\", \"[1, 1]\", \"[1, 1]\", \"False\", \"[0, 0]\", \"1\", "
+     "\"[False, True, True]\"]",
+     NULL, NS_OPF_CONV, NS_OPP_BWD_WEIGHT, NS_OPG_NONE, 7398752256.0, 51527680.0},
+    /* cuDNN's backward_input records the input size as a list it does not print: not placeable alone */
+    {"cudnn backward_input without its caller", "aten::cudnn_convolution_backward_input",
+     "[[], [32, 2048, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], []]",
+     "[\"GenericList\", \"float\", \"float\", \"GenericList\", \"GenericList\", \"GenericList\", \"Int\", "
+     "\"Bool\", \"Bool\", \"Bool\"]",
+     NULL, NULL, NS_OPF_CONV, NS_OPP_BWD_INPUT, NS_OPG_INCOMPLETE, 0, 0},
+
+    /* ---- attention ---- */
+    /* SDPA, b2 h16 L1024 d64, not causal: 4*2*16*1024^2*64 = 8 589 934 592 (FlashAttention's 4 B H N^2 d);
+     * Q, K, V, O each 2*16*1024*64*2 = 4 194 304, the fp32 log-sum-exp 2*16*1024*4 = 131 072 */
+    {"sdpa", "aten::scaled_dot_product_attention",
+     "[[2, 16, 1024, 64], [2, 16, 1024, 64], [2, 16, 1024, 64], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"Scalar\", \"Scalar\", \"\", "
+     "\"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"0.\", \"False\", \"\", \"False\"]", NULL, NS_OPF_ATTENTION, NS_OPP_FWD,
+     NS_OPG_NONE, 8589934592.0, 4 * 4194304.0 + 131072},
+    /* causal: the pairs i >= j, 1024*1025/2 = 524 800 per head: 2*32*524 800*128 = 4 299 161 600 (the paper's
+     * half, 4 294 967 296, plus the diagonal) */
+    {"sdpa causal", "aten::_scaled_dot_product_flash_attention",
+     "[[2, 16, 1024, 64], [2, 16, 1024, 64], [2, 16, 1024, 64], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\", \"Scalar\", \"\"]",
+     "[\"\", \"\", \"\", \"0.\", \"True\", \"False\", \"\"]", NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE,
+     4299161600.0, 4 * 4194304.0 + 131072},
+    /* GQA: 32 query heads over 8 KV heads; FLOPs follow the query heads, 4*32*512^2*128 = 4 294 967 296;
+     * bytes Q 4 194 304, K and V 1 048 576 each, O 4 194 304, lse 32*512*4 = 65 536 */
+    {"sdpa gqa", "aten::_scaled_dot_product_efficient_attention",
+     "[[1, 32, 512, 128], [1, 8, 512, 128], [1, 8, 512, 128], [], [], [], [], []]",
+     "[\"c10::Half\", \"c10::Half\", \"c10::Half\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"\"]",
+     "[\"\", \"\", \"\", \"\", \"False\", \"0.\", \"False\", \"\"]", NULL, NS_OPF_ATTENTION, NS_OPP_FWD,
+     NS_OPG_NONE, 4294967296.0, 4194304.0 * 2 + 1048576.0 * 2 + 65536},
+    /* backward, not causal: 2*32*1024^2*(3*64 + 2*64) = 21 474 836 480 = 2.5 x the forward; bytes: Q, K, V
+     * read and their gradients written (2 * 12 582 912), O and dO read (8 388 608), the log-sum-exp (131 072)
+     */
+    {"sdpa flash backward", "aten::_scaled_dot_product_flash_attention_backward",
+     "[[2, 16, 1024, 64], [2, 16, 1024, 64], [2, 16, 1024, 64], [2, 16, 1024, 64], [2, 16, 1024, 64], [2, "
+     "16, "
+     "1024], [], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", "
+     "\"float\", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"\", \"\", \"\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"1024\", \"1024\", \"0.\", \"False\", \"\", \"\", "
+     "\"\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_BWD, NS_OPG_NONE, 21474836480.0, 2 * 12582912.0 + 8388608 + 131072},
+    /* varlen, 4 sequences over 4096 tokens (equal lengths assumed: 1024 each), 16 heads, d64, causal
+     * (bottom-right, here the same as top-left): 2 * (4*16) * 524 800 * 128 = 8 598 323 200; Q, K, V, O
+     * 8 388 608 each, the log-sum-exp 64*1024*4 (the cumulative lengths are not counted) */
+    {"flash varlen causal", "flash_attn::_flash_attn_varlen_forward",
+     "[[4096, 16, 64], [4096, 16, 64], [4096, 16, 64], [5], [5], [], [], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"int\", \"int\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"1024\", \"1024\", \"0.\", \"0.125\", \"True\", \"-1\", \"-1\", "
+     "\"0.\", "
+     "\"\", \"False\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 8598323200.0, 4 * 4096 * 16 * 64 * 2.0 + 64 * 1024 * 4},
+
+    /* ---- memory-bound families ---- */
+    /* 32*256*56*56 = 25 690 112 elements; two read, one written, fp32: 308 281 344 */
+    {"add", "aten::add", "[[32, 256, 56, 56], [32, 256, 56, 56], []]", "[\"float\", \"float\", \"Scalar\"]",
+     NULL, NULL, NS_OPF_ELEMENTWISE, NS_OPP_FWD, NS_OPG_NONE, 0, 308281344},
+    {"add_ in place", "aten::add_", "[[32, 256, 56, 56], [32, 256, 56, 56], []]",
+     "[\"float\", \"float\", \"Scalar\"]", NULL, NULL, NS_OPF_ELEMENTWISE, NS_OPP_FWD, NS_OPG_NONE, 0,
+     308281344},
+    /* broadcast: [8, 1024, 768] x [768] bf16: 12 582 912 + 1 536 read, 12 582 912 written */
+    {"mul broadcast", "aten::mul", "[[8, 1024, 768], [768]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", NULL,
+     NULL, NS_OPF_ELEMENTWISE, NS_OPP_FWD, NS_OPG_NONE, 0, 25167360},
+    /* comparisons write bool: 1000*8 * 2 + 1000 */
+    {"eq", "aten::eq", "[[1000], [1000]]", "[\"long\", \"long\"]", NULL, NULL, NS_OPF_ELEMENTWISE, NS_OPP_FWD,
+     NS_OPG_NONE, 0, 17000},
+    {"fill_", "aten::fill_", "[[64, 3, 7, 7], []]", "[\"float\", \"Scalar\"]", NULL, NULL, NS_OPF_ELEMENTWISE,
+     NS_OPP_FWD, NS_OPG_NONE, 0, 9408 * 4},
+    /* copy_(dst float, src bool): 524 288 read at 1 byte, written at 4 */
+    {"copy_ converting", "aten::copy_", "[[2048, 256], [2048, 256], []]", "[\"float\", \"bool\", \"Scalar\"]",
+     NULL, NULL, NS_OPF_COPY, NS_OPP_FWD, NS_OPG_NONE, 0, 2621440},
+    /* layer norm over 125: x read and y written (256 000 * 4 each), weight and bias read (125 * 4 each) */
+    {"layer norm", "aten::native_layer_norm", "[[2048, 125], [], [125], [125], []]",
+     "[\"float\", \"\", \"float\", \"float\", \"Scalar\"]", NULL, NULL, NS_OPF_NORM, NS_OPP_FWD, NS_OPG_NONE,
+     0, 2049000},
+    /* cuDNN batch norm backward: X and dY read (2 * 3 211 264 * 4), five [2048] vectors (40 960) and the
+     * empty reserve, dX written (12 845 056) */
+    {"batch norm backward", "aten::cudnn_batch_norm_backward",
+     "[[32, 2048, 7, 7], [32, 2048, 7, 7], [2048], [2048], [2048], [2048], [2048], [], [0]]",
+     "[\"float\", \"float\", \"float\", \"float\", \"float\", \"float\", \"float\", \"Double\", \"unsigned "
+     "char\"]",
+     NULL, NULL, NS_OPF_NORM, NS_OPP_BWD, NS_OPG_NONE, 0, 38576128},
+    {"softmax", "aten::_softmax", "[[8, 12, 512, 512], [], []]", "[\"float\", \"Scalar\", \"Scalar\"]", NULL,
+     NULL, NS_OPF_SOFTMAX, NS_OPP_FWD, NS_OPG_NONE, 0, 201326592},
+    /* 8192 int64 indices (65 536) and 8192 rows of 768 bf16 read and written (2 * 12 582 912) */
+    {"embedding", "aten::embedding", "[[50257, 768], [8, 1024], [], [], []]",
+     "[\"c10::BFloat16\", \"long\", \"Scalar\", \"Scalar\", \"Scalar\"]", NULL, NULL, NS_OPF_EMBEDDING,
+     NS_OPP_FWD, NS_OPG_NONE, 0, 25231360},
+    /* 3x3 stride 2 padding 1 on 112: floor((112 + 2 - 2 - 1) / 2) + 1 = 56; input read (102 760 448), output
+     * written (25 690 112) with its int64 indices (51 380 224) */
+    {"max pool", "aten::max_pool2d_with_indices", "[[32, 64, 112, 112], [], [], [], [], []]",
+     "[\"float\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"ScalarList\", \"Scalar\"]",
+     "[\"\", \"[3, 3]\", \"[2, 2]\", \"[1, 1]\", \"[1, 1]\", \"False\"]", NULL, NS_OPF_POOLING, NS_OPP_FWD,
+     NS_OPG_NONE, 0, 179830784},
+    /* its backward: dY and the indices read, dX (the input's size) written: the same bytes */
+    {"max pool backward", "aten::max_pool2d_with_indices_backward",
+     "[[32, 64, 56, 56], [32, 64, 112, 112], [], [], [], [], [], [32, 64, 56, 56]]",
+     "[\"float\", \"float\", \"GenericList\", \"GenericList\", \"GenericList\", \"GenericList\", \"Bool\", "
+     "\"long int\"]",
+     NULL, NULL, NS_OPF_POOLING, NS_OPP_BWD, NS_OPG_NONE, 0, 179830784},
+    /* a TensorList has no element type: not placed without --dtype */
+    {"cat of a list", "aten::cat", "[[[4, 8], [4, 8]], []]", "[\"TensorList\", \"Scalar\"]", NULL, NULL,
+     NS_OPF_COPY, NS_OPP_FWD, NS_OPG_NO_DTYPE, 0, 0},
+    {"cat without sizes", "aten::cat", "[[], []]", "[\"TensorList\", \"Scalar\"]", NULL, NULL, NS_OPF_COPY,
+     NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
+
+    /* ---- what is not placed ---- */
+    {"unknown op", "aten::nll_loss_forward", "[[32, 1000], [32]]", "[\"float\", \"long\"]", NULL, NULL,
+     NS_OPF_NONE, NS_OPP_FWD, NS_OPG_UNKNOWN_OP, 0, 0},
+    {"no shapes", "aten::mm", NULL, NULL, NULL, NULL, NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_NO_SHAPES, 0, 0},
+    {"no types", "aten::add", "[[4], [4]]", NULL, NULL, NULL, NS_OPF_ELEMENTWISE, NS_OPP_FWD, NS_OPG_NO_DTYPE,
+     0, 0},
+    {"malformed dims", "aten::mm", "[[64, 128], [128", "[\"float\", \"float\"]", NULL, NULL, NS_OPF_GEMM,
+     NS_OPP_FWD, NS_OPG_BAD_SHAPES, 0, 0},
+    {"negative dim", "aten::mm", "[[64, -1], [128, 2]]", "[\"float\", \"float\"]", NULL, NULL, NS_OPF_GEMM,
+     NS_OPP_FWD, NS_OPG_BAD_SHAPES, 0, 0},
+};
+
+static ns_op_record record(const char *name, const char *dims, const char *types, const char *concrete,
+                           const char *grad)
+{
+	ns_op_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.name = name;
+	r.name_len = strlen(name);
+	r.dims = dims;
+	r.dims_len = dims != NULL ? strlen(dims) : 0;
+	r.types = types;
+	r.types_len = types != NULL ? strlen(types) : 0;
+	r.concrete = concrete;
+	r.concrete_len = concrete != NULL ? strlen(concrete) : 0;
+	r.grad_dims = grad;
+	r.grad_dims_len = grad != NULL ? strlen(grad) : 0;
+	r.flops = -1;
+	return r;
+}
+
+START_TEST(each_family_counts_its_work_as_derived_by_hand)
+{
+	const model_row *want = &rows[_i];
+	ns_op_record op = record(want->name, want->dims, want->types, want->concrete, want->grad);
+	ns_op_work w;
+
+	ns_op_model(&op, NULL, &w);
+	ck_assert_msg(w.gap == want->gap, "%s: gap %d want %d (%s)", want->what, w.gap, want->gap,
+	              w.why != NULL ? w.why : "");
+	if (want->gap != NS_OPG_UNKNOWN_OP) {
+		ck_assert_msg(w.family == want->family, "%s: family %s", want->what,
+		              ns_op_family_name(w.family));
+		ck_assert_msg(w.pass == want->pass, "%s: pass %s", want->what, ns_op_pass_name(w.pass));
+	}
+	if (want->gap != NS_OPG_NONE)
+		return;
+	ck_assert_msg(NEAR(w.flops, want->flops), "%s: flops %.17g want %.17g", want->what, w.flops,
+	              want->flops);
+	ck_assert_msg(NEAR(w.bytes, want->bytes), "%s: bytes %.17g want %.17g", want->what, w.bytes,
+	              want->bytes);
+}
+END_TEST
+
+START_TEST(cudnn_backward_input_takes_the_input_size_from_its_caller)
+{
+	/* dgrad of a 1x1 conv 512 -> 2048 on 7x7: 2*32*7*7*2048*512 = 3 288 334 336;
+	 * dY (32*2048*49), W (2048*512) read and dX (32*512*49) written: 5 062 656 * 4 = 20 250 624 */
+	ns_op_record op = record("aten::cudnn_convolution_backward_input",
+	                         "[[], [32, 2048, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], []]",
+	                         "[\"GenericList\", \"float\", \"float\", \"GenericList\", \"GenericList\", "
+	                         "\"GenericList\", \"Int\", \"Bool\", \"Bool\", \"Bool\"]",
+	                         NULL, NULL);
+	ns_op_record outer =
+	    record("aten::cudnn_convolution_backward",
+	           "[[32, 512, 7, 7], [32, 2048, 7, 7], [2048, 512, 1, 1], [], [], [], [], [], [], "
+	           "[], []]",
+	           NULL, NULL, NULL);
+	ns_op_work w;
+
+	ns_op_model(&op, &outer, &w);
+	ck_assert_msg(w.gap == NS_OPG_NONE, "%s", w.why != NULL ? w.why : "");
+	ck_assert_int_eq(w.pass, NS_OPP_BWD_INPUT);
+	ck_assert_msg(NEAR(w.flops, 3288334336.0), "flops %.17g", w.flops);
+	ck_assert_msg(NEAR(w.bytes, 20250624.0), "bytes %.17g", w.bytes);
+}
+END_TEST
+
+START_TEST(the_trace_flops_replace_the_matmul_count)
+{
+	ns_op_record op = record("aten::mm", "[[64, 128], [128, 256]]", "[\"float\", \"float\"]", NULL, NULL);
+	ns_op_work w;
+
+	op.flops = 1234.0;
+	ns_op_model(&op, NULL, &w);
+	ck_assert(NEAR(w.flops, 1234.0));
+}
+END_TEST
+
+START_TEST(a_forced_dtype_sizes_every_tensor)
+{
+	/* --dtype fp32 on a list the profiler typed only as TensorList: 2 * 64 elements read and written */
+	ns_op_record op =
+	    record("aten::cat", "[[[4, 8], [4, 8]], []]", "[\"TensorList\", \"Scalar\"]", NULL, NULL);
+	ns_op_work w;
+
+	op.force_dtype = true;
+	op.dtype = DTYPE_FP32;
+	ns_op_model(&op, NULL, &w);
+	ck_assert_int_eq(w.gap, NS_OPG_NONE);
+	ck_assert(NEAR(w.bytes, 2 * 64 * 4.0));
+}
+END_TEST
+
+static const struct {
+	double lq, lk;
+	bool bottom_right;
+	double pairs; /* counted row by row */
+} causal_rows[] = {
+    {4, 4, false, 10},     /* 1+2+3+4 */
+    {4, 6, false, 10},     /* top-left: 1+2+3+4 */
+    {4, 6, true, 18},      /* bottom-right: 3+4+5+6 */
+    {6, 4, false, 18},     /* 1+2+3+4+4+4 */
+    {6, 4, true, 10},      /* 0+0+1+2+3+4 */
+    {1, 4096, true, 4096}, /* a decode step sees the whole cache */
+    {1, 4096, false, 1},
+};
+
+START_TEST(causal_masks_keep_the_pairs_counted_row_by_row)
+{
+	double got = op_causal_pairs(causal_rows[_i].lq, causal_rows[_i].lk, causal_rows[_i].bottom_right);
+
+	ck_assert_msg(NEAR(got, causal_rows[_i].pairs), "row %d: %g", _i, got);
+}
+END_TEST
+
+START_TEST(family_lookup_knows_inplace_spellings_and_nothing_else)
+{
+	ck_assert_int_eq(ns_op_family_of("aten::relu_", 11), NS_OPF_ELEMENTWISE);
+	ck_assert_int_eq(ns_op_family_of("aten::_foreach_mul_", 19), NS_OPF_OPTIMIZER);
+	ck_assert_int_eq(ns_op_family_of("aten::cudnn_convolution", 23), NS_OPF_CONV);
+	ck_assert_int_eq(ns_op_family_of("aten::mm_", 9), NS_OPF_NONE); /* not element-wise */
+	ck_assert_int_eq(ns_op_family_of("aten::m", 7), NS_OPF_NONE);
+	ck_assert_int_eq(ns_op_family_of("", 0), NS_OPF_NONE);
+	ck_assert(ns_op_node_wanted("CudnnConvolutionBackward0", 25));
+	ck_assert(ns_op_node_wanted("MaxPool2DWithIndicesBackward0", 29));
+	ck_assert(!ns_op_node_wanted("AddmmBackward0", 14));
+	ck_assert(!ns_op_node_wanted("aten::convolution_backward", 26));
+}
+END_TEST
+
+/* The table is searched by bisection: it must stay sorted by name in byte order, each name once. */
+START_TEST(the_op_table_is_sorted_for_its_binary_search)
+{
+	const char *prev = NULL, *name;
+	size_t i;
+
+	for (i = 0; (name = op_table_name(i)) != NULL; i++) {
+		if (prev != NULL)
+			ck_assert_msg(strcmp(prev, name) < 0, "%s before %s", prev, name);
+		ck_assert_int_eq(ns_op_family_of(name, strlen(name)) != NS_OPF_NONE, 1);
+		prev = name;
+	}
+	ck_assert_uint_gt(i, 100);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("op_models");
+	TCase *count = tcase_create("count"), *lookup = tcase_create("lookup");
+
+	tcase_add_loop_test(count, each_family_counts_its_work_as_derived_by_hand, 0,
+	                    (int)(sizeof(rows) / sizeof(rows[0])));
+	tcase_add_test(count, cudnn_backward_input_takes_the_input_size_from_its_caller);
+	tcase_add_test(count, the_trace_flops_replace_the_matmul_count);
+	tcase_add_test(count, a_forced_dtype_sizes_every_tensor);
+	tcase_add_loop_test(count, causal_masks_keep_the_pairs_counted_row_by_row, 0,
+	                    (int)(sizeof(causal_rows) / sizeof(causal_rows[0])));
+	tcase_add_test(lookup, family_lookup_knows_inplace_spellings_and_nothing_else);
+	tcase_add_test(lookup, the_op_table_is_sorted_for_its_binary_search);
+	suite_add_tcase(s, count);
+	suite_add_tcase(s, lookup);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *r = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(r, CK_NORMAL);
+	failed = srunner_ntests_failed(r);
+	srunner_free(r);
+	return failed == 0 ? 0 : 1;
+}
