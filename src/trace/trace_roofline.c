@@ -160,12 +160,12 @@ ns_status trace_roofline_event(const trace_event *ev, void *ctx, ns_error *err)
 {
 	trace_roofline *c = ctx;
 	kernel_rec *k;
-	ns_status st;
 
 	if (ev->ph != 'X')
 		return NS_OK;
 	if (ev->cat == TCAT_CPU_OP) {
-		if ((st = add_node(c, ev, err)) != NS_OK || ev->external_id < 0)
+		ns_status st = add_node(c, ev, err);
+		if (st != NS_OK || ev->external_id < 0)
 			return st;
 		st = add_op(c, ev, err);
 		return st != NS_OK ? st : add_span(c, ev, err);

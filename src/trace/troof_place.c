@@ -334,9 +334,8 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 	for (const cand *x = first; x < last; x++, n++)
 		ns = ns_sat_add_i64(ns, x->ns);
 	if (w.gap == NS_OPG_INCOMPLETE && w.family == NS_OPF_CONV) {
-		/* cuDNN's backward_input/_weight: the sizes they lack are on the backward op that called them
-		 */
-		one.gap = NS_OPG_INCOMPLETE;
+		/* cuDNN's backward_input/_weight: the sizes they lack are on the backward op above them */
+		one = w;
 		for (const cand *x = first; x < last; x++) {
 			const op_rec *outer = enclosing_op(s, x->op, NS_OPF_CONV);
 			ns_op_record orec;
