@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli_common.h"
+#include "util/text.h"
 
 #define HELP_COLUMN 22
 
@@ -115,6 +116,85 @@ static bool applies(int id, cli_mode mode)
 	return false;
 }
 
+/* "did you mean": the names nearest to word, when they are near enough to be a slip of the fingers (two
+ * edits at most, and at most one per three letters of the name), as "'--steps'" or "'A' or 'B'" (each name
+ * after prefix) into buf. Returns how many; buf is "" for none. */
+static size_t nearest_names(char *buf, size_t size, const char *word, const char *const *names, size_t n,
+                            const char *prefix)
+{
+	size_t best = 3, len = 0, shown = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t d = ns_edit_distance(word, names[i]);
+		if (d < best && 3 * d <= strlen(names[i]))
+			best = d;
+	}
+	for (size_t i = 0; i < n && best < 3 && len < size; i++) {
+		if (ns_edit_distance(word, names[i]) != best || 3 * best > strlen(names[i]))
+			continue;
+		len += (size_t)snprintf(buf + len, size - len, "%s'%s%s'", shown++ == 0 ? "" : " or ", prefix,
+		                        names[i]);
+	}
+	return shown;
+}
+
+/* The long options of mode, each once, into names (room for cli_option_count). */
+static size_t mode_option_names(cli_mode mode, const char **names)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cli_option_count; i++) {
+		const cli_option_row *r = &cli_option_rows[i];
+		bool seen = false;
+		if (!(r->modes & MODE_BIT(mode)))
+			continue;
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = strcmp(names[j], r->name) == 0;
+		if (!seen)
+			names[n++] = r->name;
+	}
+	return n;
+}
+
+/* An unknown long option: a prefix of several (getopt_long takes an unambiguous prefix of any mode's
+ * option), or a near miss of one of this mode's. */
+static int unknown_long_option(cli_mode mode, const char *word)
+{
+	const char **names = malloc(cli_option_count * sizeof(*names));
+	char name[64], msg[400], near[200];
+	size_t n, len = strcspn(word + 2, "="), prefixed = 0;
+
+	if (names == NULL || len >= sizeof(name)) {
+		free(names);
+		return cli_usage_error(mode, "unknown option '%.100s'", word);
+	}
+	memcpy(name, word + 2, len);
+	name[len] = '\0';
+	n = mode_option_names(mode, names);
+	snprintf(msg, sizeof(msg), "unknown option '--%s'", name);
+	for (size_t i = 0; i < n; i++)
+		prefixed += len > 0 && strncmp(names[i], name, len) == 0;
+	if (prefixed > 1) {
+		size_t used = (size_t)snprintf(msg, sizeof(msg), "option '--%s' is ambiguous (", name), k = 0;
+		for (size_t i = 0; i < n && used < sizeof(msg); i++)
+			if (strncmp(names[i], name, len) == 0)
+				used += (size_t)snprintf(msg + used, sizeof(msg) - used, "%s--%s",
+				                         k++ ? ", " : "", names[i]);
+		if (used < sizeof(msg))
+			snprintf(msg + used, sizeof(msg) - used, ")");
+	} else if (prefixed == 1) { /* a prefix of this mode's option, and of another mode's too */
+		for (size_t i = 0; i < n; i++)
+			if (strncmp(names[i], name, len) == 0)
+				snprintf(msg, sizeof(msg), "unknown option '--%s' (did you mean '--%s'?)",
+				         name, names[i]);
+	} else if (nearest_names(near, sizeof(near), name, names, n, "--") > 0) {
+		snprintf(msg, sizeof(msg), "unknown option '--%s' (did you mean %s?)", name, near);
+	}
+	free(names);
+	return cli_usage_error(mode, "%s", msg);
+}
+
 /* getopt's own messages would name argv[0]; ours name the option. */
 static int option_error(cli_mode mode, int opt, char **argv)
 {
@@ -124,6 +204,8 @@ static int option_error(cli_mode mode, int opt, char **argv)
 		return cli_usage_error(mode, "option '%.100s' needs a value", word);
 	if (optopt > ' ' && optopt < 127)
 		return cli_usage_error(mode, "unknown option '-%c'", optopt);
+	if (strncmp(word, "--", 2) == 0)
+		return unknown_long_option(mode, word);
 	return cli_usage_error(mode, "unknown option '%.100s'", word);
 }
 
@@ -166,7 +248,16 @@ static bool looks_like_subcommand(const char *word)
 
 static int unknown_subcommand(const char *word)
 {
-	fprintf(stderr, "nextstep: unknown subcommand '%.100s' (and no such file)\nSubcommands:", word);
+	const char *names[MODE_COUNT] = {NULL};
+	char near[160];
+	size_t n = 0;
+
+	for (size_t i = 1; i < cli_subcommand_count && n < MODE_COUNT; i++)
+		names[n++] = cli_subcommands[i].name;
+	fprintf(stderr, "nextstep: unknown subcommand '%.100s' (and no such file)", word);
+	if (nearest_names(near, sizeof(near), word, names, n, "") > 0)
+		fprintf(stderr, ": did you mean %s?", near);
+	fputs("\nSubcommands:", stderr);
 	for (size_t i = 1; i < cli_subcommand_count; i++)
 		fprintf(stderr, " %s", cli_subcommands[i].name);
 	fputs("\nTry 'nextstep --help'.\n", stderr);

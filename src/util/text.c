@@ -294,3 +294,32 @@ char *ns_shortest_g(double v, char *out, size_t cap)
 	}
 	return out;
 }
+
+size_t ns_edit_distance(const char *a, const char *b)
+{
+	/* Three rows of the table: the row before the previous one is what a swap looks back to. */
+	size_t rows[3][NS_EDIT_WORD_MAX + 1];
+	size_t na = strlen(a), nb = strlen(b);
+
+	if (na > NS_EDIT_WORD_MAX || nb > NS_EDIT_WORD_MAX)
+		return NS_EDIT_FAR;
+	for (size_t j = 0; j <= nb; j++)
+		rows[0][j] = j;
+	for (size_t i = 1; i <= na; i++) {
+		size_t *cur = rows[i % 3], *prev = rows[(i - 1) % 3], *prev2 = rows[(i + 1) % 3];
+		cur[0] = i;
+		for (size_t j = 1; j <= nb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t best = prev[j - 1] + cost;
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
+			cur[j] = best;
+		}
+	}
+	return rows[na % 3][nb];
+}

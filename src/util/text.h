@@ -11,6 +11,12 @@
 
 /* 1-based line of byte offset pos in the len bytes at text (an offset past len counts all len bytes). */
 long ns_line_of(const char *text, size_t len, size_t pos);
+/* Longest word ns_edit_distance() compares; a longer one is NS_EDIT_FAR from everything. */
+#define NS_EDIT_WORD_MAX 64
+#define NS_EDIT_FAR      ((size_t)-1)
+/* The edit distance of two words (optimal string alignment: an insertion, a deletion, a substitution or a
+ * swap of two neighbouring bytes costs 1), for "did you mean" over a table of names. */
+size_t ns_edit_distance(const char *a, const char *b);
 /* Newline bytes in the n bytes at p. */
 size_t ns_count_newlines(const char *p, size_t n);
 

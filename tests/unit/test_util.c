@@ -462,6 +462,67 @@ START_TEST(magic_recognises_gzip_and_the_utf8_bom)
 }
 END_TEST
 
+/* The generator marks html_page_begin and roofline_svg_write put near the top, and nothing else. */
+START_TEST(own_output_is_a_page_or_plot_with_the_generator_mark_near_the_top)
+{
+	static const char page[] = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	                           "<meta name=\"generator\" content=\"nextstep 1.0.0\">\n";
+	static const char plot[] =
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- Generator: nextstep 1.0.0 -->\n<svg";
+	char late[NS_GENERATOR_SPAN + 200];
+
+	ck_assert(ns_is_own_output(page, strlen(page)));
+	ck_assert(ns_is_own_output(plot, strlen(plot)));
+	ck_assert(!ns_is_own_output(page, 60)); /* cut before the mark */
+	ck_assert(!ns_is_own_output("<!DOCTYPE html>\n<html><head><title>x</title>", 44));
+	ck_assert(
+	    !ns_is_own_output("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\">", 60));
+	ck_assert(!ns_is_own_output("{\"traceEvents\": []}", 19));
+	ck_assert(!ns_is_own_output(plot + 1, strlen(plot) - 1)); /* the mark, but not at an SVG's start */
+	/* The mark past the first NS_GENERATOR_SPAN bytes does not count. */
+	memset(late, ' ', sizeof(late));
+	memcpy(late, "<!DOCTYPE html>", 15);
+	memcpy(late + NS_GENERATOR_SPAN, NS_GENERATOR_HTML, strlen(NS_GENERATOR_HTML));
+	ck_assert(!ns_is_own_output(late, sizeof(late)));
+	memcpy(late + 100, NS_GENERATOR_HTML, strlen(NS_GENERATOR_HTML));
+	ck_assert(ns_is_own_output(late, sizeof(late)));
+}
+END_TEST
+
+/* ---- edit distance ("did you mean") ---- */
+
+/* Worked by hand: kitten -> sitting is the textbook 3 (two substitutions, one insertion); a swap of two
+ * neighbours is 1; "ca" -> "abc" is 3 under optimal string alignment (a swapped pair is not edited again). */
+static const struct {
+	const char *a, *b;
+	size_t d;
+} edit_cases[] = {
+    {"trace", "trace", 0},   {"trcae", "trace", 1},      {"stpes", "steps", 1},
+    {"trac", "trace", 1},    {"jbo", "job", 1},          {"", "abc", 3},
+    {"abc", "", 3},          {"kitten", "sitting", 3},   {"ca", "abc", 3},
+    {"fromat", "format", 1}, {"idel", "idle", 1},        {"comptue", "compute", 1},
+    {"zzzzz", "steps", 5},   {"roofline", "rooflin", 1}, {"diff", "job", 4},
+};
+
+START_TEST(edit_distance_counts_insertions_deletions_substitutions_and_swaps)
+{
+	ck_assert_uint_eq(ns_edit_distance(edit_cases[_i].a, edit_cases[_i].b), edit_cases[_i].d);
+	ck_assert_uint_eq(ns_edit_distance(edit_cases[_i].b, edit_cases[_i].a), edit_cases[_i].d);
+}
+END_TEST
+
+START_TEST(edit_distance_of_a_word_longer_than_the_bound_is_far)
+{
+	char longer[NS_EDIT_WORD_MAX + 2];
+
+	memset(longer, 'a', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	ck_assert_uint_eq(ns_edit_distance(longer, "a"), NS_EDIT_FAR);
+	longer[NS_EDIT_WORD_MAX] = '\0';
+	ck_assert_uint_eq(ns_edit_distance(longer, longer), 0);
+}
+END_TEST
+
 #define NROWS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 static Suite *util_suite(void)
@@ -494,6 +555,10 @@ static Suite *util_suite(void)
 	tcase_add_loop_test(text, json_unescape_resolves_escapes_and_surrogate_pairs, 0,
 	                    NROWS(unescape_cases));
 	tcase_add_test(text, magic_recognises_gzip_and_the_utf8_bom);
+	tcase_add_test(text, own_output_is_a_page_or_plot_with_the_generator_mark_near_the_top);
+	tcase_add_loop_test(text, edit_distance_counts_insertions_deletions_substitutions_and_swaps, 0,
+	                    NROWS(edit_cases));
+	tcase_add_test(text, edit_distance_of_a_word_longer_than_the_bound_is_far);
 	suite_add_tcase(s, mem);
 	suite_add_tcase(s, ordering);
 	suite_add_tcase(s, text);
