@@ -13,12 +13,13 @@
 #define INPUT_HEAD_MAX 4096
 
 typedef enum {
-	INPUT_EMPTY,  /* no bytes at all (or only a byte order mark) */
-	INPUT_GZIP,   /* gzip magic 1f 8b: a compressed trace */
-	INPUT_TRACE,  /* a JSON object whose first key is a Chrome/Kineto trace key (traceEvents,
-	                 schemaVersion, ...) */
-	INPUT_PROFILE /* anything else: profile JSON / NDJSON (the profile parser reports what is wrong with
-	                 it) */
+	INPUT_EMPTY,   /* no bytes at all (or only a byte order mark) */
+	INPUT_GZIP,    /* gzip magic 1f 8b: a compressed trace */
+	INPUT_TRACE,   /* a JSON object whose first key is a Chrome/Kineto trace key (traceEvents,
+	                  schemaVersion, ...), or an array of trace events (the first holds a "ph" key) */
+	INPUT_PROFILE, /* anything else: profile JSON / NDJSON (the profile parser reports what is wrong with
+	                  it) */
+	INPUT_SQLITE   /* an SQLite database ("SQLite format 3"): an Nsight Systems export, most likely */
 } input_kind;
 
 /* Longest name shown for an input (input_display_name), escaped, with its NUL; longer names are cut. */
@@ -46,10 +47,12 @@ typedef struct {
 	void *tap_ctx;
 } ns_input;
 
-/* Opens path ("-" = stdin). Reads nothing yet. Close with input_close(). */
+/* Opens path ("-" = stdin). Reads nothing yet; a directory is NS_ERR_IO "is a directory". Close with
+ * input_close(). */
 ns_status input_open(ns_input *in, const char *path, ns_error *err);
-/* Reads ahead (blocking only until the bytes that decide arrive) and tells what the input holds. A UTF-8
- * byte order mark at the start is dropped: input_read() hands out the bytes after it. */
+/* Reads ahead (blocking only until the bytes that decide arrive; a top-level array, which every parser
+ * reads whole, up to INPUT_HEAD_MAX bytes) and tells what the input holds. A UTF-8 byte order mark at the
+ * start is dropped: input_read() hands out the bytes after it. */
 input_kind input_sniff(ns_input *in);
 /* Like read(2), but hands out the read-ahead bytes first. Returns 0 at EOF, -1 on error (see read_errno).
  * May return fewer than n bytes whenever that is what a pipe has. */

@@ -91,7 +91,10 @@ typedef struct {
  * index left at -1 are filled with the event's). */
 typedef ns_status (*trace_event_fn)(const trace_event *ev, void *ctx, ns_error *err);
 
-/* Reads the whole document from in (gzip detected by magic bytes), calling fn for each traceEvents element.
+/* Reads the whole document from in (gzip detected by magic bytes), calling fn for each traceEvents element:
+ * of a JSON object (Kineto and Chrome's JSON Object Format) or of a top-level array of events (the JSON
+ * Array Format of the legacy autograd profiler and other Chrome-trace writers, whose closing ']' may be
+ * missing).
  * Malformed input, a missing traceEvents, truncation and limit breaches are errors with err->offset set
  * (and err->index when inside an event).
  * The reader does not judge meaning: an event without ts (normal for ph "M") has has_ts=false, an X event

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_options.h"
 #include "datadir.h"
@@ -125,6 +126,74 @@ int cli_worse_exit(int a, int b)
 	return exit_rank(b) > exit_rank(a) ? b : a;
 }
 
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+bool cli_unreadable_input(ns_input *in, ns_error *err)
+{
+	static const char *const nsys_suffixes[] = {".nsys-rep", ".qdrep"}; /* .qdrep: before 2021.4 */
+	char shown[256], base[256];
+
+	for (size_t i = 0; i < sizeof(nsys_suffixes) / sizeof(nsys_suffixes[0]); i++) {
+		size_t len;
+		if (!has_suffix(in->name, nsys_suffixes[i]))
+			continue;
+		cli_shown(in->name, shown, sizeof(shown));
+		len = strlen(shown) > strlen(nsys_suffixes[i]) ? strlen(shown) - strlen(nsys_suffixes[i]) : 0;
+		snprintf(base, sizeof(base), "%.*s", (int)len, shown);
+		ns_error_set(
+		    err, NS_ERR_VALUE,
+		    "an Nsight Systems report, which nextstep does not read: it reads PyTorch-profiler "
+		    "traces. Reading the report's SQLite export (nsys export --type sqlite -o %s.sqlite "
+		    "%s) is coming in a later version",
+		    base, shown);
+		return true;
+	}
+	if (input_sniff(in) == INPUT_SQLITE) {
+		ns_error_set(
+		    err, NS_ERR_VALUE,
+		    "an SQLite database (an Nsight Systems export?), which nextstep does not read: it reads "
+		    "PyTorch-profiler traces. Reading Nsight Systems' SQLite export is coming in a later "
+		    "version");
+		return true;
+	}
+	return false;
+}
+
+void cli_report_open_error(cli_mode mode, const char *path, const ns_error *err)
+{
+	char shown[256];
+	struct stat st;
+
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		cli_report_error(path, err);
+		return;
+	}
+	cli_shown(path, shown, sizeof(shown));
+	if (mode == MODE_DIFF)
+		fprintf(
+		    stderr,
+		    "nextstep: %s: is a directory; diff compares two files, one of each run (a trace, a "
+		    "saved "
+		    "'nextstep trace --format json' report or a profile): nextstep diff %s/FILE OTHER/FILE\n",
+		    shown, shown);
+	else if (mode == MODE_JOB)
+		fprintf(
+		    stderr,
+		    "nextstep: %s: is a directory; for the job report of the rank traces in it: nextstep "
+		    "trace "
+		    "%s (or nextstep trace --summary %s > ranks.ndjson, then nextstep job ranks.ndjson)\n",
+		    shown, shown, shown);
+	else
+		fprintf(stderr,
+		        "nextstep: %s: is a directory; for the trace files in it: nextstep trace %s\n", shown,
+		        shown);
+}
+
 char *const *cli_operands(const cli_config *c)
 {
 	static char *const stdin_operand[] = {"-"};
@@ -151,7 +220,7 @@ int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
 		if (c->opened != NULL && c->opened[i] != NULL)
 			in = c->opened[i]; /* already opened and sniffed (stdin, a pipe) */
 		else if (input_open(&own, operands[i], &err) != NS_OK) {
-			cli_report_error(operands[i], &err);
+			cli_report_open_error(c->mode, operands[i], &err);
 			rc = EXIT_BAD_INPUT;
 			continue;
 		}

@@ -36,6 +36,11 @@ int cli_load_devices(const cli_config *c, ns_device_table *t);
 /* True while stdout takes what is written; false (after one message on stderr) once a write failed (a full
  * disk, a closed pipe): a stream stops there. */
 bool cli_output_ok(void);
+/* An input nextstep does not read and that users give it (an Nsight Systems report by its name, an SQLite
+ * database by its first bytes): true with err set to what it is and what to run instead. */
+bool cli_unreadable_input(ns_input *in, ns_error *err);
+/* Reports an input that could not be opened; a directory gets what the mode would take instead. */
+void cli_report_open_error(cli_mode mode, const char *path, const ns_error *err);
 /* The operands, or "-" (stdin) when there are none, and their number. */
 char *const *cli_operands(const cli_config *c);
 size_t cli_noperands(const cli_config *c);

@@ -114,7 +114,14 @@ static int open_inputs(const cli_config *c, ns_input in[2])
 	for (int i = 0; i < 2; i++) {
 		ns_error_clear(&err);
 		if (input_open(&in[i], c->operands[i], &err) != NS_OK) {
+			cli_report_open_error(c->mode, c->operands[i], &err);
+			if (i == 1)
+				input_close(&in[0]);
+			return EXIT_BAD_INPUT;
+		}
+		if (cli_unreadable_input(&in[i], &err)) {
 			cli_report_error(c->operands[i], &err);
+			input_close(&in[i]);
 			if (i == 1)
 				input_close(&in[0]);
 			return EXIT_BAD_INPUT;

@@ -67,6 +67,29 @@ static void line_error(void *ctx, const ns_error *err)
 	l->j->rc = EXIT_BAD_INPUT;
 }
 
+/* Not summary lines but what users give job by mistake: traces (the job report is `nextstep trace`'s), an
+ * Nsight Systems report. Said, with what to run instead. */
+static bool is_summaries(ns_input *in)
+{
+	const char *where = input_display_name(in);
+	input_kind kind = input_sniff(in);
+	ns_error err;
+
+	ns_error_clear(&err);
+	if (cli_unreadable_input(in, &err)) {
+		cli_report_error(where, &err);
+		return false;
+	}
+	if (kind != INPUT_TRACE && kind != INPUT_GZIP)
+		return true;
+	fprintf(stderr,
+	        "nextstep: %s: %s, not rank summaries: for the job report of rank traces run 'nextstep trace "
+	        "FILE...' or 'nextstep trace DIR'; 'nextstep trace --summary' writes the summary lines job "
+	        "merges\n",
+	        where, kind == INPUT_TRACE ? "a profiler trace" : "gzip-compressed (a profiler trace?)");
+	return false;
+}
+
 /* One input's summary lines into the merger; a bad line is said and the rest still read. */
 static int read_summaries(void *ctx, ns_input *in, bool labelled)
 {
@@ -75,6 +98,8 @@ static int read_summaries(void *ctx, ns_input *in, bool labelled)
 	ns_error err;
 
 	(void)labelled;
+	if (!is_summaries(in))
+		return EXIT_BAD_INPUT;
 	if (j->html != NULL && j->nsrc < JOB_HTML_INPUTS)
 		cli_html_digest_start(&j->dg[j->nsrc], in);
 	ns_error_clear(&err);

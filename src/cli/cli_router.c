@@ -164,7 +164,13 @@ static int route_input(void *ctx, ns_input *in, bool labelled)
 	router_run *run = ctx;
 	router_input ri = {run->cfg, input_display_name(in), labelled, cli_html_page(run->html)};
 	input_kind kind = input_sniff(in);
+	ns_error err;
 
+	ns_error_clear(&err);
+	if (cli_unreadable_input(in, &err)) {
+		cli_report_error(ri.where, &err);
+		return EXIT_BAD_INPUT;
+	}
 	if (kind == INPUT_TRACE || kind == INPUT_GZIP) {
 		if (run->traces == NULL && run->traces_rc < 0) {
 			run->traces_rc = cli_trace_session_open(run->cfg, &run->traces);

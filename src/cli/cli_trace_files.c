@@ -168,7 +168,8 @@ static void run_task(void *ctx, size_t i, unsigned worker)
 	if (msgs == NULL)
 		ns_error_set(&err, NS_ERR_NOMEM, "out of memory");
 	else if (input_open(&in, path, &err) == NS_OK) {
-		t->rc = run_file(r, i, &k, &in);
+		if (!cli_unreadable_input(&in, &err))
+			t->rc = run_file(r, i, &k, &in);
 		input_close(&in);
 	}
 	if (err.status != NS_OK)

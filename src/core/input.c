@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/magic.h"
@@ -17,6 +18,8 @@ static const char *const trace_keys[] = {
 
 ns_status input_open(ns_input *in, const char *path, ns_error *err)
 {
+	struct stat st;
+
 	memset(in, 0, sizeof(*in));
 	in->name = path;
 	if (strcmp(path, "-") == 0)
@@ -30,6 +33,12 @@ ns_status input_open(ns_input *in, const char *path, ns_error *err)
 	in->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (in->fd < 0)
 		return ns_error_set(err, NS_ERR_IO, "cannot open: %s", strerror(errno));
+	/* read(2) of a directory fails with EISDIR, which would surface as a bare "read error". */
+	if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(in->fd);
+		in->fd = -1;
+		return ns_error_set(err, NS_ERR_IO, "is a directory");
+	}
 	in->owns_fd = true;
 	return NS_OK;
 }
@@ -104,6 +113,38 @@ static input_kind sniff_first_key(ns_input *in, size_t i)
 	return INPUT_PROFILE;
 }
 
+/* A top-level array: of trace events when "ph" (the one key every event has, and no profile) is a key in the
+ * read-ahead; the array is read whole by either parser, so reading ahead up to INPUT_HEAD_MAX costs no
+ * waiting that the parser would not do. */
+static input_kind sniff_array(ns_input *in)
+{
+	static const char key[] = "\"ph\"";
+
+	fill_head(in, INPUT_HEAD_MAX);
+	for (size_t i = in->head_pos; i + sizeof(key) - 1 <= in->head_len; i++) {
+		size_t j;
+		if (memcmp(in->head + i, key, sizeof(key) - 1) != 0 || (i > 0 && in->head[i - 1] == '\\'))
+			continue;
+		j = skip_space(in, i + sizeof(key) - 1);
+		if (j < in->head_len && in->head[j] == ':')
+			return INPUT_TRACE;
+	}
+	return INPUT_PROFILE;
+}
+
+/* SQLite's file header (sqlite.org/fileformat.html): the 16 bytes "SQLite format 3" and a NUL. Read ahead
+ * only past an 'S', which no JSON input starts with (an NDJSON line behind `tail -f` may be shorter). */
+static bool is_sqlite(ns_input *in)
+{
+	static const char magic[16] = "SQLite format 3";
+
+	if (in->head[in->head_pos] != 'S')
+		return false;
+	fill_head(in, in->head_pos + sizeof(magic));
+	return in->head_len - in->head_pos >= sizeof(magic) &&
+	       memcmp(in->head + in->head_pos, magic, sizeof(magic)) == 0;
+}
+
 /* A UTF-8 byte order mark at the very start (Windows editors write one) is not part of the JSON: readers
  * never see it. Only one, and only there. */
 static void skip_bom(ns_input *in)
@@ -123,6 +164,8 @@ input_kind input_sniff(ns_input *in)
 		return INPUT_EMPTY;
 	if (ns_is_gzip(in->head, in->head_len))
 		return INPUT_GZIP;
+	if (is_sqlite(in))
+		return INPUT_SQLITE;
 	i = skip_space(in, in->head_pos);
 	while (i >= in->head_len && !in->eof && in->read_errno == 0 && in->head_len < INPUT_HEAD_MAX) {
 		fill_head(in, in->head_len + 1);
@@ -130,6 +173,8 @@ input_kind input_sniff(ns_input *in)
 	}
 	if (i >= in->head_len)
 		return INPUT_PROFILE;
+	if (in->head[i] == '[')
+		return sniff_array(in);
 	if (in->head[i] != '{')
 		return INPUT_PROFILE;
 	return sniff_first_key(in, i);

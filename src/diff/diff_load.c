@@ -260,6 +260,11 @@ ns_status diff_side_load(ns_input *in, const diff_load_options *o, int which, di
 		return load_trace(in, o, which, s, err);
 	if (kind == INPUT_EMPTY)
 		return ns_error_set(err, NS_ERR_VALUE, "empty input");
+	if (kind == INPUT_SQLITE)
+		return ns_error_set(
+		    err, NS_ERR_VALUE,
+		    "an SQLite database, not a trace, report or profile (Nsight Systems' SQLite "
+		    "export is not read yet)");
 	st = read_all(in, &text, &len, err);
 	if (st != NS_OK)
 		return st;

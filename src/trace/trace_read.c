@@ -58,7 +58,8 @@ typedef struct {
 	trace_source *src;
 	read_state state;
 	bool seen_events;
-	long index; /* event being parsed, or -1 */
+	bool bare_array; /* the JSON Array Format: the document is the events' array, its ']' optional */
+	long index;      /* event being parsed, or -1 */
 	trace_meta *meta;
 	trace_event_fn fn;
 	void *ctx;
@@ -1008,6 +1009,12 @@ static scan_rc goto_state(reader *r, read_state next, const unsigned char *p, co
 	return SCAN_OK;
 }
 
+/* After the events' array: the object's next member, or the document's end in the JSON Array Format. */
+static read_state after_events(const reader *r)
+{
+	return r->bare_array ? ST_TRAILER : ST_AFTER_MEMBER;
+}
+
 /* One restartable step of the top-level grammar; p is at a non-blank byte before the window's end. */
 static scan_rc step(reader *r, const unsigned char *p, const unsigned char **endp)
 {
@@ -1015,8 +1022,14 @@ static scan_rc step(reader *r, const unsigned char *p, const unsigned char **end
 
 	switch (r->state) {
 	case ST_START:
+		if (*p ==
+		    '[') { /* the Trace Event Format's JSON Array Format: events, no object around them */
+			r->seen_events = r->bare_array = true;
+			return goto_state(r, ST_FIRST_EVENT, p, endp);
+		}
 		if (*p != '{')
-			return fail(r, p, NS_ERR_SYNTAX, "not a trace: the top level is not a JSON object");
+			return fail(r, p, NS_ERR_SYNTAX,
+			            "not a trace: the top level is not a JSON object or an array of events");
 		return goto_state(r, ST_FIRST_KEY, p, endp);
 	case ST_FIRST_KEY:
 		if (*p == '}')
@@ -1033,7 +1046,7 @@ static scan_rc step(reader *r, const unsigned char *p, const unsigned char **end
 	case ST_FIRST_EVENT:
 	case ST_EVENT:
 		if (r->state == ST_FIRST_EVENT && *p == ']')
-			return goto_state(r, ST_AFTER_MEMBER, p, endp);
+			return goto_state(r, after_events(r), p, endp);
 		r->index = r->meta->events;
 		if ((rc = read_event(r, p, endp)) != SCAN_OK)
 			return rc;
@@ -1044,10 +1057,11 @@ static scan_rc step(reader *r, const unsigned char *p, const unsigned char **end
 		if (*p == ',')
 			return goto_state(r, ST_EVENT, p, endp);
 		if (*p == ']')
-			return goto_state(r, ST_AFTER_MEMBER, p, endp);
+			return goto_state(r, after_events(r), p, endp);
 		return fail(r, p, NS_ERR_SYNTAX, "expected ',' or ']' after an event");
 	default: /* ST_TRAILER */
-		return fail(r, p, NS_ERR_SYNTAX, "garbage after the top-level object");
+		return fail(r, p, NS_ERR_SYNTAX, "garbage after the top-level %s",
+		            r->bare_array ? "array" : "object");
 	}
 }
 
@@ -1102,6 +1116,11 @@ static scan_rc refill(reader *r)
 static void finish_at_eof(reader *r)
 {
 	if (r->state == ST_TRAILER)
+		return;
+	/* The JSON Array Format lets a writer stop after any event (a process killed while tracing): the ']'
+	 * and a last ',' may be missing. */
+	if (r->bare_array &&
+	    (r->state == ST_FIRST_EVENT || r->state == ST_EVENT || r->state == ST_AFTER_EVENT))
 		return;
 	if (r->state == ST_START)
 		fail(r, r->end, NS_ERR_SYNTAX, "not a trace: empty input");

@@ -483,6 +483,17 @@ static const sniff_case sniff_cases[] = {
     {"{\"traceEv", INPUT_PROFILE},
     {"\xef\xbb\xbf{\"traceEvents\": []}", INPUT_TRACE}, /* a byte order mark is not part of the JSON */
     {"\xef\xbb\xbf", INPUT_EMPTY},
+    /* the JSON Array Format: an array whose event has a "ph" key; profiles (even one named "name") have none
+     */
+    {"[{\"ph\": \"X\", \"ts\": 1}]", INPUT_TRACE},
+    {"[\n{\"name\": \"aten::mm\", \"ph\" : \"X\"},\n", INPUT_TRACE},
+    {"[{\"name\": \"run 1\", \"compute\": 0.5}]", INPUT_PROFILE},
+    {"[{\"label\": \"a \\\"ph\\\": b\", \"compute\": 0.5}]", INPUT_PROFILE},
+    {"[]", INPUT_PROFILE},
+    /* not SQLite's 16-byte header (the whole one: sniff_names_an_sqlite_database) */
+    {"SQLite format 3", INPUT_PROFILE},
+    {"SQLite format 2\n", INPUT_PROFILE},
+    {"S", INPUT_PROFILE},
 };
 
 START_TEST(sniff_tells_traces_from_profiles_by_content)
@@ -490,6 +501,17 @@ START_TEST(sniff_tells_traces_from_profiles_by_content)
 	ns_input *in = pipe_input(sniff_cases[_i].text);
 
 	ck_assert_int_eq(input_sniff(in), sniff_cases[_i].want);
+	input_close(in);
+}
+END_TEST
+
+/* sqlite.org/fileformat.html: the header string "SQLite format 3" and its NUL, 16 bytes. */
+START_TEST(sniff_names_an_sqlite_database)
+{
+	static const char db[] = "SQLite format 3\0\x10\x00\x01\x01";
+	ns_input *in = pipe_bytes(db, sizeof(db) - 1);
+
+	ck_assert_int_eq(input_sniff(in), INPUT_SQLITE);
 	input_close(in);
 }
 END_TEST
@@ -529,6 +551,7 @@ static Suite *parse_suite(void)
 	                    sizeof(small_file_cases) / sizeof(small_file_cases[0]));
 	tcase_add_loop_test(tc, sniff_tells_traces_from_profiles_by_content, 0,
 	                    sizeof(sniff_cases) / sizeof(sniff_cases[0]));
+	tcase_add_test(tc, sniff_names_an_sqlite_database);
 	tcase_add_test(tc, sniffed_bytes_are_still_read);
 	suite_add_tcase(s, tc);
 	return s;

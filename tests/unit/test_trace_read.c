@@ -450,7 +450,11 @@ typedef struct {
 static const bad_case bad_cases[] = {
     {"empty input", "", NS_ERR_SYNTAX, -1},
     {"only blanks", "  \n", NS_ERR_SYNTAX, -1},
-    {"top level is an array", "[{\"traceEvents\":[]}]", NS_ERR_SYNTAX, -1},
+    {"top level is a string", "\"traceEvents\"", NS_ERR_SYNTAX, -1},
+    {"an event of the array form is a number", "[{},1]", NS_ERR_VALUE, 1},
+    {"truncated in an event of the array form", "[{\"ph\":\"X\",\"ts\":1", NS_ERR_SYNTAX, 0},
+    {"garbage after the top-level array", "[] x", NS_ERR_SYNTAX, -1},
+    {"an object after the top-level array", "[{}]{\"traceEvents\":[]}", NS_ERR_SYNTAX, -1},
     {"no traceEvents", "{\"schemaVersion\":1}", NS_ERR_SYNTAX, -1},
     {"empty object", "{}", NS_ERR_SYNTAX, -1},
     {"traceEvents is an object", "{\"traceEvents\":{}}", NS_ERR_VALUE, -1},
@@ -523,6 +527,62 @@ START_TEST(malformed_documents_fail_with_a_position)
 	}
 	/* Where the error is must not depend on where the chunks happened to end. */
 	ck_assert_int_eq(offsets[VIA_FILE], offsets[VIA_TINY_PIPE]);
+}
+END_TEST
+
+/* The Trace Event Format's JSON Array Format (the legacy autograd profiler's export_chrome_trace, Chrome's
+ * tracing writers): the document is the array of events, and its closing ']' is optional, so that a process
+ * killed while tracing leaves a readable file; a last ',' may be left too. */
+static const struct {
+	const char *what, *doc;
+	long events;
+} array_docs[] = {
+    {"closed", "[{\"ph\":\"X\",\"ts\":1,\"dur\":2},{\"ph\":\"i\",\"ts\":3}]", 2},
+    {"no closing bracket", "[{\"ph\":\"X\",\"ts\":1,\"dur\":2},{\"ph\":\"i\",\"ts\":3}\n", 2},
+    {"a last comma, no bracket", "[{\"ph\":\"X\",\"ts\":1,\"dur\":2},{\"ph\":\"i\",\"ts\":3},", 2},
+    {"empty", " [ ] ", 0},
+    {"only its opening bracket", "[", 0},
+    {"a string pid, as the legacy profiler writes",
+     "[{\"name\":\"aten::mm\",\"ph\":\"X\",\"ts\":1.5,"
+     "\"dur\":2,\"tid\":1,\"pid\":\"CPU functions\",\"args\":{}}]",
+     1},
+};
+
+START_TEST(the_array_form_is_read_with_or_without_its_closing_bracket)
+{
+	for (int how = 0; how < VIA_COUNT; how++) {
+		collected c;
+		trace_meta meta;
+		ns_error err;
+		ns_status st = read_doc(how, array_docs[_i].doc, &c, &meta, &err);
+		ck_assert_msg(st == NS_OK, "%s via %s: %s", array_docs[_i].what, via_name[how], err.msg);
+		ck_assert_int_eq(c.n, array_docs[_i].events);
+	}
+}
+END_TEST
+
+/* The same events read from the object form and the array form are the same events. */
+START_TEST(the_array_form_gives_the_events_of_the_object_form)
+{
+	static const char events[] = "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+	                             "\"ts\":10.5,\"dur\":4,\"args\":{\"device\":0,\"correlation\":3}},"
+	                             "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+	                             "\"pid\":1,\"tid\":1,\"ts\":9,\"dur\":1,\"args\":{\"correlation\":3}}";
+	char object[512], array[512];
+	collected a, b;
+	trace_meta meta;
+	ns_error err;
+
+	snprintf(object, sizeof(object), "{\"traceEvents\":[%s]}", events);
+	snprintf(array, sizeof(array), "[%s]", events);
+	ck_assert_int_eq(read_doc(VIA_FILE, object, &a, &meta, &err), NS_OK);
+	ck_assert_int_eq(read_doc(VIA_FILE, array, &b, &meta, &err), NS_OK);
+	ck_assert_int_eq(a.n, 2);
+	ck_assert_int_eq(b.n, 2);
+	ck_assert(a.digest == b.digest);
+	ck_assert_str_eq(b.name[0], "k");
+	ck_assert_int_eq(b.ev[0].ts_ns, 10500);
+	ck_assert_int_eq(b.ev[0].dur_ns, 4000);
 }
 END_TEST
 
@@ -724,7 +784,7 @@ END_TEST
  * must see the bytes so far, fail on them, and return without waiting for the writer to close. */
 START_TEST(an_error_in_gzip_from_an_open_pipe_returns_without_waiting_for_eof)
 {
-	const char *doc = "[\"not a trace\"]";
+	const char *doc = "\"not a trace\""; /* neither form: a top-level string */
 	unsigned char packed[256];
 	z_stream zs;
 	int fds[2];
@@ -933,6 +993,9 @@ static Suite *reader_suite(void)
 	tcase_add_test(parse, meta_without_distributed_info_has_no_rank);
 	tcase_add_loop_test(parse, malformed_documents_fail_with_a_position, 0, ROWS(bad_cases));
 	tcase_add_test(parse, no_trace_events_is_reported_as_not_a_trace);
+	tcase_add_loop_test(parse, the_array_form_is_read_with_or_without_its_closing_bracket, 0,
+	                    ROWS(array_docs));
+	tcase_add_test(parse, the_array_form_gives_the_events_of_the_object_form);
 	tcase_add_test(parse, negative_dur_points_at_the_value);
 	tcase_add_test(parse, callback_status_stops_the_read);
 	suite_add_tcase(s, parse);
