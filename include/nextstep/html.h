@@ -63,6 +63,10 @@ html_page *html_page_begin(FILE *out, const html_page_info *info);
 /* Writes what was left out, the script and the end of the document, and frees p. NS_ERR_IO when a write
  * failed (at any point of the page). */
 ns_status html_page_end(html_page *p, ns_error *err);
+/* Sends what is written from now on to out (borrowed) instead, and returns the stream it replaces: a caller
+ * that learns only later what leads the page (the job of the traces whose sections it is writing) holds
+ * those sections back and writes them after it. The page's bound counts them wherever they went. */
+FILE *ns_html_page_divert(html_page *p, FILE *out);
 /* Bytes written so far. */
 unsigned long long html_page_bytes(const html_page *p);
 /* Reports and verdicts given to the page so far (traces, diffs, jobs, router cards), drawn or only counted;

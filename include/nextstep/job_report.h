@@ -22,6 +22,9 @@ typedef struct {
 /* The job's verdict and routes, as the report states them: the straggler's bucket when there is one, else
  * the median split's verdict. */
 void job_report_verdict(const job_result *res, const job_report_options *o, ns_verdict *v, ns_routes *routes);
+/* The ranks in the order every form of the report lists them: stragglers first, then the ranks furthest
+ * from the median rank's non-comm step time, then by rank number. NULL when out of memory; caller frees. */
+const job_rank_result **ns_job_ranks_in_order(const job_result *res);
 /* Prints res in o->format->kind (text, quiet or JSON) to out and flushes it. NS_ERR_NOMEM when memory ran out
  * (nothing, or for text part of the report, is printed then), NS_ERR_IO when a write to out failed. */
 ns_status job_report_print(FILE *out, const job_result *res, const job_report_options *o, ns_error *err);

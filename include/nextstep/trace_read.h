@@ -69,6 +69,11 @@ typedef struct {
 	int64_t coll_seq;  /* args."Seq" */
 	int64_t coll_in;   /* args."In msg nelems" */
 	int64_t coll_out;  /* args."Out msg nelems" */
+	/* Metadata events (ph "M"): the name thread_name and process_name give (args."name"), and the place
+	 * thread_sort_index gives (args."sort_index", a whole number; has_sort_index false when absent). */
+	ns_str meta_name;
+	bool has_sort_index;
+	int64_t sort_index;
 } trace_event;
 
 typedef struct {

@@ -152,10 +152,14 @@ typedef struct {
 #define SPLIT_TIMELINE_FULL      65535 /* a class filling the whole pixel */
 /* Classes of a host row (a GPU row's are kernel_class, then memcpy/memset transfers as 3). */
 enum { TIMELINE_HOST_CPU, TIMELINE_HOST_DATALOADER, TIMELINE_HOST_SYNC, TIMELINE_HOST_COMM };
+/* Bytes of a thread's name kept from the trace's thread_name metadata, NUL included. */
+#define SPLIT_THREAD_NAME_MAX 64
 typedef struct {
 	bool host;       /* a host thread, else a GPU stream */
 	bool merged;     /* the rows past the limit of its kind, together */
 	int64_t pid, id; /* host: process and thread id; GPU: -1 and the stream id (-1 unknown) */
+	/* host: the name the trace gives the thread (thread_name metadata; "" when none), as UTF-8 */
+	char name[SPLIT_THREAD_NAME_MAX];
 	int64_t busy_ns; /* class time in the window, summed */
 	/* the share of each pixel each class fills, SPLIT_TIMELINE_FULL = all of it */
 	uint16_t frac[SPLIT_TIMELINE_PX][SPLIT_TIMELINE_CLASSES];
@@ -163,7 +167,8 @@ typedef struct {
 typedef struct {
 	int64_t step; /* the step drawn (-1: the whole-trace window) */
 	int64_t start_ns, dur_ns;
-	size_t nrows; /* GPU rows first, by busy time, then host rows */
+	size_t nrows; /* GPU rows first, by busy time, then the busiest host threads in the trace's
+	                 thread_sort_index order (by busy time where it gives none) */
 	split_timeline_row row[SPLIT_TIMELINE_GPU_ROWS + SPLIT_TIMELINE_HOST_ROWS + 2];
 } split_timeline;
 
@@ -279,6 +284,9 @@ typedef struct {
 	/* Each window's passes, in window order (the same windows on every device); NULL when the profiled
 	 * process marks no forward, backward or optimizer pass. */
 	split_pass_time *passes;
+	/* Which passes the profiled process marks at all: an unmarked pass's time is not 0, it is unknown (in
+	 * "other"), and the reports say "not marked". */
+	bool pass_marked[PASS_COUNT];
 	/* The optimizer: of the Optimizer.step#<Class>.step / Optimizer.zero_grad#<Class>.zero_grad markers
 	 * of the step process (the main thread's), the class that holds the most time ("" when none), and
 	 * whether a fused optimizer op ran in that process (aten::_fused_adam_, _fused_adamw_, _fused_sgd_,

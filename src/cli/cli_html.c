@@ -17,12 +17,16 @@
 
 #include "cli_common.h"
 #include "cli_output.h"
+#include "cli_spool.h"
 
 struct cli_html {
 	FILE *out;
 	cli_output *file; /* NULL: stdout */
 	const char *path;
 	html_page *page;
+	FILE *held;     /* sections held back (a spool) until what leads the page is written, or NULL */
+	bool diverted;  /* the page writes into held */
+	bool lost_held; /* held sections could not be written or read back: the page is incomplete */
 };
 
 bool cli_html_to_stdout(const cli_config *c)
@@ -91,6 +95,37 @@ int cli_html_open(const cli_config *c, const char *title, char *const *inputs, s
 	return -1;
 }
 
+bool cli_html_hold(cli_html *h)
+{
+	char why[300];
+
+	if (h == NULL || h->page == NULL || h->held != NULL ||
+	    (h->held = cli_spool_new(why, sizeof(why))) == NULL)
+		return false;
+	ns_html_page_divert(h->page, h->held);
+	h->diverted = true;
+	return true;
+}
+
+void cli_html_unhold(cli_html *h)
+{
+	if (h != NULL && h->diverted) {
+		ns_html_page_divert(h->page, h->out);
+		h->diverted = false;
+	}
+}
+
+void cli_html_release(cli_html *h)
+{
+	if (h == NULL || h->held == NULL)
+		return;
+	cli_html_unhold(h);
+	if (fflush(h->held) != 0 || ferror(h->held) || !cli_spool_copy(h->held, h->out))
+		h->lost_held = true;
+	fclose(h->held);
+	h->held = NULL;
+}
+
 html_page *cli_html_page(cli_html *h)
 {
 	return h != NULL ? h->page : NULL;
@@ -106,8 +141,9 @@ int cli_html_close(cli_html *h, int rc)
 	if (h == NULL)
 		return rc;
 	ns_error_clear(&err);
+	cli_html_release(h);
 	results = h->page != NULL ? ns_html_page_results(h->page) : 0;
-	if (h->page != NULL && html_page_end(h->page, &err) != NS_OK)
+	if ((h->page != NULL && html_page_end(h->page, &err) != NS_OK) || h->lost_held)
 		failed = true;
 	cli_shown(h->path, shown, sizeof(shown));
 	if (failed) {

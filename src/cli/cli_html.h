@@ -20,6 +20,13 @@ typedef struct cli_html cli_html;
  * --html), or an exit status after reporting why it could not. */
 int cli_html_open(const cli_config *c, const char *title, char *const *inputs, size_t n, cli_html **out);
 html_page *cli_html_page(cli_html *h);
+/* The sections written from now on wait in a spool ($TMPDIR) until cli_html_release(): what turns out to
+ * lead the page (a job's section) is written first. False, and nothing held, without a page or a spool. */
+bool cli_html_hold(cli_html *h);
+/* What is written from now on goes to the page again, before the held sections. */
+void cli_html_unhold(cli_html *h);
+/* The held sections after what was written since cli_html_unhold() (cli_html_close() releases them too). */
+void cli_html_release(cli_html *h);
 /* --html -: the page is the only thing on stdout. */
 bool cli_html_to_stdout(const cli_config *c);
 /* Ends the page and puts its file in place, unless writing failed (reported; rc becomes at least

@@ -116,7 +116,7 @@ static int read_summaries(void *ctx, ns_input *in, bool labelled)
 	return j->rc;
 }
 
-/* --html: the inputs, then the job. */
+/* --html: the job, then its inputs. */
 static int job_html(const cli_config *cfg, job_ctx *j, const job_result *res)
 {
 	ns_verdict v;
@@ -125,11 +125,11 @@ static int job_html(const cli_config *cfg, job_ctx *j, const job_result *res)
 
 	ns_error_clear(&err);
 	cli_job_verdict(cfg, res, &v, &routes);
-	html_inputs(cli_html_page(j->html), j->src, j->nsrc, j->more);
 	if (html_job(cli_html_page(j->html), res, &v, &routes, &err) != NS_OK) {
 		cli_report_error(cfg->html_path, &err);
 		return EXIT_BAD_INPUT;
 	}
+	html_inputs(cli_html_page(j->html), j->src, j->nsrc, j->more);
 	return EXIT_ROUTED;
 }
 

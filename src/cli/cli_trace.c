@@ -143,6 +143,10 @@ int cli_trace_run(cli_config *c)
 		return rc;
 	}
 	cli_trace_session_html(s, html);
+	/* Several files may be the ranks of one job, whose section leads the page: theirs wait until that is
+	 * known (trace_job_finish). */
+	if (c->output == TRACE_AUTO && files.n > 1 && !cli_html_to_stdout(c))
+		cli_html_hold(html);
 	if (c->output == TRACE_AUTO && cli_html_to_stdout(c))
 		c->output = TRACE_PER_RANK; /* the page is all stdout holds: no job report beside it */
 	if (!stdin_once(&files))

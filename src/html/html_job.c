@@ -1,12 +1,13 @@
 /* The job page: the job's verdict (the straggler when there is one), the ranks as a heat map (each bucket's
  * share of the rank's step, shaded against the largest in its column; the straggler's row marked), and each
- * rank's exposed comm split into waiting for the last rank and transfer. At most HTML_JOB_RANKS_MAX rows: the
- * slowest ranks first. */
+ * rank's exposed comm split into waiting for the last rank and transfer. At most HTML_JOB_RANKS_MAX rows, in
+ * the text report's order (ns_job_ranks_in_order: outliers first). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "html_private.h"
+#include "nextstep/job_report.h"
 #include "util/palette.h"
 
 static double pct(int64_t part, int64_t whole)
@@ -15,17 +16,6 @@ static double pct(int64_t part, int64_t whole)
 }
 
 typedef const job_rank_result *rank_ref;
-
-static int cmp_slowest(const void *a, const void *b)
-{
-	rank_ref x = *(const rank_ref *)a, y = *(const rank_ref *)b;
-
-	if (x->straggler != y->straggler)
-		return x->straggler ? -1 : 1;
-	if (x->median_step_ns != y->median_step_ns)
-		return x->median_step_ns < y->median_step_ns ? 1 : -1;
-	return (x->src->rank > y->src->rank) - (x->src->rank < y->src->rank);
-}
 
 typedef struct {
 	double max[REGIME_COUNT + 2]; /* largest share per column: the buckets, waiting, transfer */
@@ -80,14 +70,16 @@ static void put_heat_map(html_page *p, const job_result *res, const rank_ref *or
 		for (int c = 0; c < REGIME_COUNT + 2; c++)
 			if (share_of(order[i], c) > m.max[c])
 				m.max[c] = share_of(order[i], c);
-	hp_puts(p,
-	        "<h3>Ranks</h3>\n<p class=\"note\">Each bucket's share of the rank's step; the darker the "
-	        "cell, the "
-	        "closer to the largest share in its column. Stragglers first, then the slowest ranks. <span "
-	        "class=\"screen\">Click a column to sort.</span></p>\n<table class=\"job-ranks "
-	        "sortable\"><thead><tr><th>rank</th><th "
-	        "class=\"n\">"
-	        "median step ms</th>");
+	hp_puts(
+	    p,
+	    "<h3>Ranks</h3>\n<p class=\"note\">Each bucket's share of the rank's step; the darker the "
+	    "cell, the "
+	    "closer to the largest share in its column. Stragglers first, then the ranks furthest from the "
+	    "median rank's step time outside comm, as in the text report. <span "
+	    "class=\"screen\">Click a column to sort.</span></p>\n<table class=\"job-ranks "
+	    "sortable\"><thead><tr><th>rank</th><th "
+	    "class=\"n\">"
+	    "median step ms</th>");
 	for (int b = 0; b < REGIME_COUNT; b++)
 		hp_printf(p, "<th class=\"n\">%s</th>", regime_name((ns_regime)b));
 	if (res->split)
@@ -98,7 +90,9 @@ static void put_heat_map(html_page *p, const job_result *res, const rank_ref *or
 		put_rank_row(p, res, order[i], &m);
 	hp_puts(p, "</tbody></table>\n");
 	if (shown < res->nranks)
-		hp_printf(p, "<p class=\"note\">%zu more ranks left out (the slowest %zu are shown).</p>\n",
+		hp_printf(p,
+		          "<p class=\"note\">%zu more ranks left out (the first %zu of that order are "
+		          "shown).</p>\n",
 		          res->nranks - shown, shown);
 }
 
@@ -137,7 +131,7 @@ void html_inputs(html_page *p, const html_source *src, size_t n, size_t more)
 ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v, const ns_routes *routes,
                    ns_error *err)
 {
-	rank_ref *order = malloc((res->nranks > 0 ? res->nranks : 1) * sizeof(rank_ref));
+	rank_ref *order = ns_job_ranks_in_order(res);
 	size_t shown = res->nranks < HTML_JOB_RANKS_MAX ? res->nranks : HTML_JOB_RANKS_MAX;
 	/* after many traces' sections the page may be nearly full: fewer rows (about 1 kB each), never none
 	 */
@@ -149,9 +143,6 @@ ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v, con
 	p->results++;
 	if (shown > room / 1024)
 		shown = room / 1024 > 8 ? (size_t)(room / 1024) : 8;
-	for (size_t i = 0; i < res->nranks; i++)
-		order[i] = &res->rank[i];
-	qsort(order, res->nranks, sizeof(rank_ref), cmp_slowest);
 	hp_printf(p, "<article class=\"job\" id=\"s%u\">\n<h2>Job: %zu rank%s</h2>\n", p->sections++,
 	          res->nranks, res->nranks == 1 ? "" : "s");
 	if (res->nstrag > 0)

@@ -188,6 +188,14 @@ unsigned long long html_page_bytes(const html_page *p)
 	return p->bytes;
 }
 
+FILE *ns_html_page_divert(html_page *p, FILE *out)
+{
+	FILE *was = p->out;
+
+	p->out = out;
+	return was;
+}
+
 size_t ns_html_page_results(const html_page *p)
 {
 	return p->results;

@@ -193,7 +193,7 @@ static void put_pass_strip(html_page *p, const split_result *res, const split_de
 	hp_strip(
 	    p, "passes",
 	    "Under each bar of the step chart: its host time in forward, backward, optimizer and other, as "
-	    "shares of the step.",
+	    "shares of the step (a pass the trace does not mark is in other).",
 	    pass_series, PASS_COUNT + 1, bars, nbars, "ms");
 }
 
@@ -215,6 +215,14 @@ void hp_passes(html_page *p, const split_result *res, const split_device *d, con
 	        "class=\"n\">ms per step</th><th class=\"n\">share of the step</th></tr></thead><tbody>\n");
 	for (int k = 0; k <= PASS_COUNT; k++) {
 		int64_t ns = k < PASS_COUNT ? t->ns[k] : other_ns(t, dur);
+		if (k < PASS_COUNT && !res->pass_marked[k]) { /* its time is in "other", not zero */
+			hp_printf(
+			    p,
+			    "<tr data-pass=\"%s\" class=\"not-marked\"><td><i class=\"swatch\" "
+			    "style=\"background:%s\"></i>%s</td><td colspan=\"2\">not marked</td></tr>\n",
+			    pass_series[k].name, pass_series[k].colour, pass_series[k].name);
+			continue;
+		}
 		hp_printf(
 		    p,
 		    "<tr data-pass=\"%s\"><td><i class=\"swatch\" style=\"background:%s\"></i>%s</td><td "
@@ -272,8 +280,9 @@ static void put_step_row(html_page *p, const split_result *res, const split_devi
 		hp_printf(p, "<td class=\"n\" data-v=\"%.6f\">%.3f</td>",
 		          ms(sum.bucket_ns[r]) / (double)count, ms(sum.bucket_ns[r]) / (double)count);
 	for (int k = 0; res->passes != NULL && k < PASS_COUNT; k++)
-		hp_printf(p, "<td class=\"n\" data-v=\"%.6f\">%.3f</td>", ms(passes.ns[k]) / (double)count,
-		          ms(passes.ns[k]) / (double)count);
+		if (res->pass_marked[k])
+			hp_printf(p, "<td class=\"n\" data-v=\"%.6f\">%.3f</td>",
+			          ms(passes.ns[k]) / (double)count, ms(passes.ns[k]) / (double)count);
 	hp_puts(p, "</tr>\n");
 }
 
@@ -290,7 +299,8 @@ void hp_steps_table(html_page *p, const split_result *res, const split_device *d
 	for (int r = 0; r < REGIME_COUNT; r++)
 		hp_printf(p, "<th class=\"n\">%s ms</th>", regime_name((ns_regime)r));
 	for (int k = 0; res->passes != NULL && k < PASS_COUNT; k++)
-		hp_printf(p, "<th class=\"n\">%s ms</th>", pass_names[k]);
+		if (res->pass_marked[k]) /* an unmarked pass is no column of zeros */
+			hp_printf(p, "<th class=\"n\">%s ms</th>", pass_names[k]);
 	hp_puts(p, "</tr></thead><tbody>\n");
 	for (size_t i = 0; i < nbars; i++) {
 		size_t first = i * per, count = first + per <= d->nsteps ? per : d->nsteps - first;

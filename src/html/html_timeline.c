@@ -7,11 +7,12 @@
 #include "html_private.h"
 #include "util/palette.h"
 
-#define LABEL_W 170.0
-#define STRIP_W 780.0
-#define ROW_H   14.0
-#define ROW_GAP 5.0
-#define TOP     16.0
+#define LABEL_W     170.0
+#define LABEL_CHARS 26 /* bytes of a row's label that fit in LABEL_W at the strip's font size */
+#define STRIP_W     780.0
+#define ROW_H       14.0
+#define ROW_GAP     5.0
+#define TOP         16.0
 /* Shades: a pixel is drawn at the quarter its class fills (nothing below 2 %). */
 #define SHADES 4
 
@@ -51,6 +52,8 @@ static void row_label(const split_timeline_row *r, char *buf, size_t size)
 {
 	if (r->merged)
 		snprintf(buf, size, "%s", r->host ? "other threads" : "other streams");
+	else if (r->host && r->name[0] != '\0') /* the trace's thread_name, not a 19-digit id */
+		snprintf(buf, size, "%s", r->name);
 	else if (r->host)
 		snprintf(buf, size, "tid %" PRId64, r->id);
 	else if (r->id >= 0)
@@ -63,11 +66,13 @@ static void row_title(html_page *p, const split_timeline *tl, const split_timeli
 {
 	double per_px_ms = (double)tl->dur_ns / 1e6 / SPLIT_TIMELINE_PX;
 
-	if (r->host && !r->merged)
-		hp_printf(p, "<title>%s (pid %" PRId64 "): busy %.3f ms", label, r->pid,
-		          (double)r->busy_ns / 1e6);
-	else
-		hp_printf(p, "<title>%s: busy %.3f ms", label, (double)r->busy_ns / 1e6);
+	hp_puts(p, "<title>");
+	hp_text(p, label, SPLIT_THREAD_NAME_MAX);
+	if (r->host && !r->merged && r->name[0] != '\0')
+		hp_printf(p, " (pid %" PRId64 ", tid %" PRId64 ")", r->pid, r->id);
+	else if (r->host && !r->merged)
+		hp_printf(p, " (pid %" PRId64 ")", r->pid);
+	hp_printf(p, ": busy %.3f ms", (double)r->busy_ns / 1e6);
 	hp_printf(p, " of %.3f ms", (double)tl->dur_ns / 1e6);
 	for (int c = 0; c < SPLIT_TIMELINE_CLASSES; c++) {
 		double sum = 0.0;
@@ -83,14 +88,16 @@ static void row_title(html_page *p, const split_timeline *tl, const split_timeli
 static void put_row(html_page *p, const split_timeline *tl, const split_timeline_row *r, double y)
 {
 	const double px = STRIP_W / SPLIT_TIMELINE_PX;
-	char label[96];
+	char label[SPLIT_THREAD_NAME_MAX + 32];
 	size_t x = 0;
 
 	row_label(r, label, sizeof(label));
 	hp_printf(p, "<g class=\"tl-row%s\">", r->host ? " host" : " gpu");
 	row_title(p, tl, r, label);
-	hp_printf(p, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>", LABEL_W - 6, y + ROW_H - 3,
-	          label);
+	/* A thread's name is the trace's text: escaped, and cut to what the label column holds. */
+	hp_printf(p, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">", LABEL_W - 6, y + ROW_H - 3);
+	hp_text(p, label, LABEL_CHARS);
+	hp_puts(p, "</text>");
 	hp_printf(p, "<rect x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" fill=\"#f4f4f4\"/>", LABEL_W,
 	          y, STRIP_W, ROW_H);
 	while (x < SPLIT_TIMELINE_PX) {

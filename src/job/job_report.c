@@ -161,8 +161,7 @@ static int cmp_outliers(const void *a, const void *b)
 	return ns_order_i64(x->r->src->rank, y->r->src->rank);
 }
 
-/* Ranks, outliers first (stragglers, then by distance from the median non-comm step time). NULL on OOM. */
-static const job_rank_result **ranks_in_order(const job_result *res)
+const job_rank_result **ns_job_ranks_in_order(const job_result *res)
 {
 	size_t n = res->nranks;
 	const job_rank_result **v = malloc((n + 1) * sizeof(const job_rank_result *));
@@ -513,7 +512,7 @@ static cJSON *job_json(const job_report_options *o, const job_result *res, const
 
 ns_status job_report_print(FILE *out, const job_result *res, const job_report_options *o, ns_error *err)
 {
-	const job_rank_result **order = ranks_in_order(res);
+	const job_rank_result **order = ns_job_ranks_in_order(res);
 	ns_status st = NS_OK;
 
 	if (order == NULL)

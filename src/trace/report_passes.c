@@ -189,7 +189,10 @@ void report_print_passes(FILE *out, const split_result *res, const split_device 
 		return;
 	fputs("phases (host timeline, share of the step):", out);
 	for (int k = 0; k < PASS_COUNT; k++)
-		fprintf(out, " %s %.1f%%,", pass_names[k], 100.0 * share(t->ns[k], dur));
+		if (res->pass_marked[k])
+			fprintf(out, " %s %.1f%%,", pass_names[k], 100.0 * share(t->ns[k], dur));
+		else
+			fprintf(out, " %s not marked,", pass_names[k]);
 	fprintf(out, " other %.1f%%\n", 100.0 * share(other_ns(t, dur), dur));
 	g = report_optimizer_grade(d, &s);
 	if (g != GRADE_NONE)
@@ -245,6 +248,15 @@ bool report_passes_add_json(cJSON *window, const split_result *res, const split_
 	}
 	if (!cJSON_AddNumberToObject(obj, "other_us", (double)other_ns(t, dur) / 1e3))
 		return false;
+	if (d != NULL) { /* once per device, not per step: which of the zeros above mean "not marked" */
+		cJSON *unmarked = cJSON_AddArrayToObject(obj, "not_marked");
+		for (int k = 0; unmarked != NULL && k < PASS_COUNT; k++)
+			if (!res->pass_marked[k] &&
+			    !cJSON_AddItemToArray(unmarked, cJSON_CreateString(pass_names[k])))
+				return false;
+		if (unmarked == NULL)
+			return false;
+	}
 	if (d != NULL) {
 		cJSON *f = finding_json(res, d, r);
 		if (f == NULL || !cJSON_AddItemToObject(obj, "finding", f)) {

@@ -60,6 +60,7 @@ void trace_split_free(trace_split *s)
 		free(s->thread[i].open);
 	}
 	free(s->thread);
+	split_labels_free(s);
 	split_quality_free(&s->quality);
 	ns_hindex_free(&s->thread_index);
 	free(s);
@@ -468,6 +469,8 @@ ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err)
 	trace_split *s = ctx;
 
 	s->events++;
+	if (ev->ph == 'M') /* metadata: no time, often no ts at all */
+		return split_label_event(s, ev, err);
 	if (!ev->has_ts)
 		return NS_OK;
 	switch (ev->ph) {

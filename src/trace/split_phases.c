@@ -311,6 +311,7 @@ ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t m
 	memset(l, 0, sizeof(l));
 	for (int k = 0; k < PASS_COUNT && st == NS_OK; k++) {
 		st = process_union(p, k, s, s->thread[main_thread].pid, &l[k], err);
+		res->pass_marked[k] = l[k].n > 0;
 		any = any || l[k].n > 0;
 	}
 	if (st == NS_OK && any) {

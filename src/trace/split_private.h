@@ -189,6 +189,15 @@ typedef struct {
 	size_t nopen, capopen;
 } host_thread;
 
+/* What the trace's metadata events say of a thread: its name (thread_name) and its place in the trace's own
+ * viewer (thread_sort_index). */
+typedef struct {
+	int64_t pid, tid;
+	bool has_sort_index;
+	int64_t sort_index;
+	char name[SPLIT_THREAD_NAME_MAX]; /* UTF-8, cut between characters; "" when only sorted */
+} thread_label;
+
 /* The runtime-call rules' answer for one name, remembered: a trace has a few dozen distinct runtime calls and
  * millions of calls, and the name tables are read once per name instead of once per call. */
 #define RUNTIME_CACHE_SLOTS 256
@@ -246,6 +255,9 @@ struct trace_split {
 	size_t ncomm_ext, capcomm_ext;
 	host_thread *thread;
 	size_t nthreads, capthreads;
+	thread_label *label; /* thread names and display order from metadata events (split_labels.c) */
+	size_t nlabels, caplabels;
+	ns_hindex label_index;  /* (pid, tid) -> index in label; nslots 0 until the first label */
 	ns_hindex thread_index; /* (pid, tid) -> index in thread */
 	uint32_t last_thread;   /* index + 1 of the last thread looked up */
 	int64_t device_id[TRACE_MAX_DEVICES];
@@ -293,6 +305,12 @@ int split_cmp_i64(const void *a, const void *b);
 
 /* ---- threads and host spans (split_threads.c) ---- */
 ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err);
+/* A metadata event (ph "M"): thread_name and thread_sort_index are kept (at most SPLIT_MAX_THREADS threads;
+ * more are ignored), anything else is skipped. */
+ns_status split_label_event(trace_split *s, const trace_event *ev, ns_error *err);
+/* The label of a thread, or NULL. */
+const thread_label *split_label_find(const trace_split *s, int64_t pid, int64_t tid);
+void split_labels_free(trace_split *s);
 /* Adds [a, b) to l, merged with the previous span when they touch: nested ops cost no memory. */
 ns_status split_span_add(span_list *l, int64_t a, int64_t b, ns_error *err);
 /* Sorts and merges in place; returns the covered length. */

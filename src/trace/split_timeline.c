@@ -196,6 +196,7 @@ static void fill_host_rows(const trace_split *s, const size_t *slot, split_timel
 {
 	for (size_t t = 0; t < s->nthreads; t++) {
 		const host_thread *h = &s->thread[t];
+		const thread_label *label;
 		split_timeline_row *r;
 		if (slot[t] == NO_ROW)
 			continue;
@@ -203,6 +204,8 @@ static void fill_host_rows(const trace_split *s, const size_t *slot, split_timel
 		r->host = true;
 		r->pid = r->merged ? -1 : h->pid;
 		r->id = r->merged ? -1 : h->tid;
+		if (!r->merged && (label = split_label_find(s, h->pid, h->tid)) != NULL)
+			memcpy(r->name, label->name, sizeof(r->name));
 		for (size_t k = 0; k < NHOST_LISTS; k++) {
 			const span_list *l = &h->list[host_lists[k].list];
 			for (size_t i = 0; i < l->n; i++) {
@@ -213,6 +216,40 @@ static void fill_host_rows(const trace_split *s, const size_t *slot, split_timel
 			}
 		}
 	}
+}
+
+/* Whether thread t comes before thread u on the strip: those the trace sorts (thread_sort_index) first, in
+ * its order, then the others; ties keep the busy order (their slots). */
+static bool drawn_before(const trace_split *s, const size_t *slot, size_t t, size_t u)
+{
+	const thread_label *a = split_label_find(s, s->thread[t].pid, s->thread[t].tid);
+	const thread_label *b = split_label_find(s, s->thread[u].pid, s->thread[u].tid);
+	bool ka = a != NULL && a->has_sort_index, kb = b != NULL && b->has_sort_index;
+
+	if (ka != kb)
+		return ka;
+	if (ka && a->sort_index != b->sort_index)
+		return a->sort_index < b->sort_index;
+	return slot[t] < slot[u];
+}
+
+/* The drawn host rows (slots first .. first + n - 1, the busiest threads) in the order the trace's own
+ * viewer shows them. */
+static void order_by_sort_index(const trace_split *s, size_t *slot, size_t first, size_t n)
+{
+	size_t pick[HOST_ROWS], np = 0;
+
+	for (size_t t = 0; t < s->nthreads && np < HOST_ROWS; t++)
+		if (slot[t] != NO_ROW && slot[t] >= first && slot[t] < first + n)
+			pick[np++] = t;
+	for (size_t i = 1; i < np; i++) /* insertion sort of at most HOST_ROWS threads */
+		for (size_t j = i; j > 0 && drawn_before(s, slot, pick[j], pick[j - 1]); j--) {
+			size_t tmp = pick[j];
+			pick[j] = pick[j - 1];
+			pick[j - 1] = tmp;
+		}
+	for (size_t i = 0; i < np; i++)
+		slot[pick[i]] = first + i;
 }
 
 /* Time per pixel into shares of the pixel. */
@@ -248,6 +285,8 @@ static ns_status build(const trace_split *s, const gpu_rec *g, size_t n, const s
 		for (size_t t = 0; t < s->nthreads; t++)
 			tbusy[t] = thread_busy(&s->thread[t], a, b);
 		tl->nrows = ngpu + assign_rows(tbusy, s->nthreads, HOST_ROWS, ngpu, tslot);
+		order_by_sort_index(s, tslot, ngpu,
+		                    tl->nrows - ngpu < HOST_ROWS ? tl->nrows - ngpu : HOST_ROWS);
 		for (size_t r = 0; r < tl->nrows; r++)
 			tl->row[r].merged = (r == GPU_ROWS && r < ngpu) || r == ngpu + HOST_ROWS;
 		acc = calloc(tl->nrows > 0 ? tl->nrows : 1, sizeof(*acc));

@@ -42,7 +42,7 @@ typedef enum {
  * compares bytes only with entries of the key's length, and most keys of an event's args ("grid", "queued",
  * "registers per thread", ...) have a length no entry has. */
 #define KEY_LEN_MAX 31
-#define KEYS_MAX    16
+#define KEYS_MAX    32
 typedef struct {
 	uint8_t first[KEY_LEN_MAX + 1];
 	uint8_t next[KEYS_MAX];
@@ -104,7 +104,9 @@ enum {
 	AK_COLL_DTYPE,
 	AK_COLL_SEQ,
 	AK_COLL_IN,
-	AK_COLL_OUT
+	AK_COLL_OUT,
+	AK_META_NAME,
+	AK_SORT_INDEX
 };
 static const name_entry arg_keys[] = {
     ENTRY("External id", AK_EXTERNAL_ID),
@@ -124,6 +126,9 @@ static const name_entry arg_keys[] = {
     ENTRY("Seq", AK_COLL_SEQ),
     ENTRY("In msg nelems", AK_COLL_IN),
     ENTRY("Out msg nelems", AK_COLL_OUT),
+    /* metadata events (ph "M"): thread_name's and process_name's "name", thread_sort_index's "sort_index" */
+    ENTRY("name", AK_META_NAME),
+    ENTRY("sort_index", AK_SORT_INDEX),
 };
 
 enum { TK_TRACE_EVENTS, TK_DEVICES, TK_DISTRIBUTED };
@@ -527,6 +532,8 @@ static const name_entry *find_name(const name_entry *tab, size_t n, const unsign
 	return NULL;
 }
 
+_Static_assert(COUNT(arg_keys) <= KEYS_MAX && COUNT(event_keys) <= KEYS_MAX, "a key table outgrew KEYS_MAX");
+
 static void key_index_build(key_index *x, const name_entry *tab, size_t n)
 {
 	memset(x, 0, sizeof(*x));
@@ -708,6 +715,26 @@ static scan_rc coll_arg(reader *r, int id, const unsigned char *p, int depth, co
 	return rc;
 }
 
+/* A display order only: a value that is not a whole number of at most 18 digits is left absent, never an
+ * error. */
+static scan_rc sort_index_arg(reader *r, const unsigned char *p, int depth, const unsigned char **endp,
+                              trace_event *ev)
+{
+	scan_rc rc = skip_value(r, p, depth, endp);
+	const unsigned char *q = p + (*p == '-');
+	int64_t v = 0;
+
+	if (rc != SCAN_OK || q >= *endp || *endp - q > 18)
+		return rc;
+	while (q < *endp && *q >= '0' && *q <= '9')
+		v = v * 10 + (*q++ - '0');
+	if (q == *endp) {
+		ev->sort_index = *p == '-' ? -v : v;
+		ev->has_sort_index = true;
+	}
+	return rc;
+}
+
 static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p, int depth,
                           const unsigned char **endp, void *obj)
 {
@@ -735,6 +762,12 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
 		if (starts_number(*p))
 			return flops_value(r, p, &ev->flops, endp);
 		return skip_value(r, p, depth, endp);
+	case AK_META_NAME:
+		if (*p == '"')
+			return string_value(r, p, &ev->meta_name, endp);
+		return skip_value(r, p, depth, endp);
+	case AK_SORT_INDEX:
+		return sort_index_arg(r, p, depth, endp, ev);
 	case AK_SEQ_NUMBER:
 	case AK_COLL_NAME:
 	case AK_COLL_PG:

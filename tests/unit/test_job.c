@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nextstep/html.h"
 #include "nextstep/job.h"
 #include "nextstep/job_report.h"
 
@@ -654,6 +655,61 @@ START_TEST(a_straggler_on_a_slow_device_is_routed_to_the_device_not_to_its_kerne
 }
 END_TEST
 
+/* Computes of 5, 6, 7 and 3 ms: non-comm times of D - E + c = 10, 11, 12 and 8 ms, the median (the upper of
+ * the two middle ones) 11 ms; no straggler (rank 2's 12 ms is 2 ms above the others' median of 10, not more).
+ * Outliers first: rank 3 (3 ms away), ranks 0 and 2 (1 ms, by number), rank 1 (0). Every step is D long, so
+ * "slowest first" (the page's old order) would have given 0, 1, 2, 3. The text's table, the JSON's ranks and
+ * the HTML heat map list them in the one order. */
+START_TEST(every_form_of_the_job_report_lists_the_ranks_in_one_order)
+{
+	rank_spec s[] = {{0, 0, 5 * MS, 0, 3, 0, false, NULL},
+	                 {1, 0, 6 * MS, 0, 3, 0, false, NULL},
+	                 {2, 0, 7 * MS, 0, 3, 0, false, NULL},
+	                 {3, 0, 3 * MS, 0, 3, 0, false, NULL}};
+	static const int64_t want[] = {3, 0, 2, 1};
+	job_result *res = merge(s, 4);
+	const job_rank_result **order = ns_job_ranks_in_order(res);
+	char *text = report_of(res, FORMAT_TEXT), *page = NULL, *at;
+	size_t size = 0;
+	FILE *f = open_memstream(&page, &size);
+	html_page_info info = {"job", "test", "now"};
+	html_page *p;
+	ns_verdict v;
+	ns_routes routes;
+	ns_error err;
+
+	ck_assert_uint_eq(res->nstrag, 0);
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_int_eq(order[i]->src->rank, want[i]);
+	free((void *)order);
+	at = strstr(text, "\n  rank ");
+	for (size_t i = 0; i < 4; i++) {
+		char row[16];
+		snprintf(row, sizeof(row), "\n     %d ", (int)want[i]);
+		ck_assert_msg(at != NULL && (at = strstr(at + 1, row)) != NULL, "rank %d out of order:\n%s",
+		              (int)want[i], text);
+	}
+	free(text);
+	ns_error_clear(&err);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	memset(&v, 0, sizeof(v));
+	ck_assert_ptr_nonnull(f);
+	p = html_page_begin(f, &info);
+	ck_assert_int_eq(html_job(p, res, &v, &routes, &err), NS_OK);
+	ck_assert_int_eq(html_page_end(p, &err), NS_OK);
+	fclose(f);
+	at = page;
+	for (size_t i = 0; i < 4; i++) {
+		char row[32];
+		snprintf(row, sizeof(row), "data-rank=\"%d\"", (int)want[i]);
+		ck_assert_msg((at = strstr(at, row)) != NULL, "page: rank %d out of order", (int)want[i]);
+	}
+	free(page);
+	routes_free(&routes);
+	job_result_free(res);
+}
+END_TEST
+
 START_TEST(the_quiet_report_is_the_stragglers_bucket)
 {
 	job_result *res = straggler_job();
@@ -737,6 +793,7 @@ static Suite *job_suite(void)
 	tcase_add_test(t, a_control_character_in_a_quoted_collective_name_is_escaped_in_the_text_report);
 	tcase_add_test(t, a_straggler_on_a_slow_device_is_routed_to_the_device_not_to_its_kernels);
 	tcase_add_test(t, the_quiet_report_is_the_stragglers_bucket);
+	tcase_add_test(t, every_form_of_the_job_report_lists_the_ranks_in_one_order);
 	tcase_add_test(t, the_json_report_puts_the_straggler_first);
 	tcase_add_test(t, a_failed_write_is_an_io_error);
 	suite_add_tcase(s, t);

@@ -205,6 +205,85 @@ START_TEST(no_timeline_unless_asked_for)
 }
 END_TEST
 
+/* One event into s: a metadata event (ph 'M', no time) when meta is not NULL, else a complete one. */
+static void feed(trace_split *s, trace_category cat, const char *name, int64_t tid, int64_t ts, int64_t dur,
+                 const char *meta, int64_t sort_index)
+{
+	trace_event ev;
+	ns_error err;
+
+	memset(&ev, 0, sizeof(ev));
+	ns_error_clear(&err);
+	ev.offset = -1;
+	ev.cat = cat;
+	ev.ph = meta != NULL || sort_index >= 0 ? 'M' : 'X';
+	ev.name.ptr = name;
+	ev.name.len = strlen(name);
+	ev.pid = cat == TCAT_KERNEL ? 0 : 100;
+	ev.tid = cat == TCAT_KERNEL ? 7 : tid;
+	ev.has_ts = ev.has_dur = ev.ph == 'X';
+	ev.ts_ns = ts * 1000;
+	ev.dur_ns = dur * 1000;
+	ev.device = cat == TCAT_KERNEL ? 0 : -1;
+	ev.stream = cat == TCAT_KERNEL ? 7 : -1;
+	ev.correlation = ev.external_id = -1;
+	if (meta != NULL) {
+		ev.meta_name.ptr = meta;
+		ev.meta_name.len = strlen(meta);
+	}
+	ev.has_sort_index = sort_index >= 0;
+	ev.sort_index = sort_index;
+	ck_assert_int_eq(trace_split_event(&ev, s, &err), NS_OK);
+}
+
+/* Host threads are labelled with the names the trace's thread_name metadata gives them (JSON escapes
+ * resolved, cut between characters), and the drawn ones are in its thread_sort_index order: threads 1, 2, 3
+ * are busy 60, 40 and 20 us (busy order 1, 2, 3); thread 2 sorts at 1 and thread 1 at 5, thread 3 has no
+ * place, so the strip shows 2, 1, then 3. */
+START_TEST(host_threads_are_named_and_ordered_by_the_trace_metadata)
+{
+	static const char long_name[] =
+	    "a_thread_name_of_seventy_bytes_is_cut_to_the_sixty_three_a_row_holds_";
+	trace_split *s = trace_split_new(rules);
+	split_result res;
+	const split_timeline *tl;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_ptr_nonnull(s);
+	trace_split_want_timeline(s, true);
+	feed(s, TCAT_OTHER, "thread_name", 1, 0, 0, "Main\\u00e9", -1); /* "Mainé" */
+	feed(s, TCAT_OTHER, "thread_name", 2, 0, 0, "pt_autograd_0", -1);
+	feed(s, TCAT_OTHER, "thread_sort_index", 2, 0, 0, NULL, 1);
+	feed(s, TCAT_OTHER, "thread_sort_index", 1, 0, 0, NULL, 5);
+	feed(s, TCAT_OTHER, "process_name", 3, 0, 0, long_name, -1); /* not a thread's name */
+	feed(s, TCAT_USER_ANNOTATION, "ProfilerStep#1", 1, 0, 100, NULL, -1);
+	feed(s, TCAT_KERNEL, GEMM, 7, 10, 50, NULL, -1);
+	feed(s, TCAT_CPU_OP, "aten::add", 1, 0, 60, NULL, -1);
+	feed(s, TCAT_CPU_OP, "aten::mul", 2, 0, 40, NULL, -1);
+	feed(s, TCAT_CPU_OP, "aten::sub", 3, 0, 20, NULL, -1);
+	feed(s, TCAT_OTHER, "thread_name", 4, 0, 0, long_name,
+	     -1); /* after the spans: metadata may come last */
+	feed(s, TCAT_CPU_OP, "aten::div", 4, 0, 10, NULL, -1);
+	ck_assert_msg(trace_split_finish(s, NULL, &res, &err) == NS_OK, "%s", err.msg);
+	trace_split_free(s);
+	tl = res.device[0].timeline;
+	ck_assert_ptr_nonnull(tl);
+	ck_assert_uint_eq(tl->nrows, 5); /* stream 7, threads 2, 1, 3, 4 */
+	ck_assert(!tl->row[0].host);
+	ck_assert(tl->row[1].host && tl->row[1].id == 2 && tl->row[1].busy_ns == 40000);
+	ck_assert_str_eq(tl->row[1].name, "pt_autograd_0");
+	ck_assert(tl->row[2].host && tl->row[2].id == 1 && tl->row[2].busy_ns == 60000);
+	ck_assert_str_eq(tl->row[2].name, "Main\xc3\xa9");
+	ck_assert(tl->row[3].host && tl->row[3].id == 3);
+	ck_assert_str_eq(tl->row[3].name, "");
+	ck_assert(tl->row[4].host && tl->row[4].id == 4);
+	ck_assert_uint_eq(strlen(tl->row[4].name), SPLIT_THREAD_NAME_MAX - 1);
+	ck_assert_int_eq(strncmp(tl->row[4].name, long_name, SPLIT_THREAD_NAME_MAX - 1), 0);
+	split_result_free(&res);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("split_timeline");
@@ -217,6 +296,7 @@ int main(void)
 	tcase_add_test(tc, a_kernel_shorter_than_a_pixel_fills_its_share_of_it);
 	tcase_add_test(tc, streams_past_the_limit_share_one_row);
 	tcase_add_test(tc, no_timeline_unless_asked_for);
+	tcase_add_test(tc, host_threads_are_named_and_ordered_by_the_trace_metadata);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -26,7 +26,7 @@ typedef struct {
 	long n;
 	trace_event ev[MAX_KEPT];
 	char name[MAX_KEPT][TEXT_MAX], cat[MAX_KEPT][TEXT_MAX], dims[MAX_KEPT][TEXT_MAX],
-	    types[MAX_KEPT][TEXT_MAX];
+	    types[MAX_KEPT][TEXT_MAX], meta[MAX_KEPT][TEXT_MAX];
 	unsigned long long digest; /* over every event, for comparing two reads of one document */
 	long stop_after;           /* return NS_ERR_VALUE from this event on (-1: never) */
 } collected;
@@ -60,6 +60,7 @@ static ns_status collect(const trace_event *ev, void *ctx, ns_error *err)
 		copy_text(c->cat[c->n], ev->cat_raw);
 		copy_text(c->dims[c->n], ev->input_dims);
 		copy_text(c->types[c->n], ev->input_types);
+		copy_text(c->meta[c->n], ev->meta_name);
 	}
 	c->n++;
 	if (c->stop_after >= 0 && ev->index >= c->stop_after)
@@ -586,6 +587,35 @@ START_TEST(the_array_form_gives_the_events_of_the_object_form)
 }
 END_TEST
 
+/* Metadata events name threads (args."name", escapes kept as written) and place them (args."sort_index", a
+ * whole number, negative too); a sort_index that is no whole number is left absent, not an error. */
+START_TEST(metadata_events_give_thread_names_and_sort_indexes)
+{
+	static const char doc[] =
+	    "{\"traceEvents\":["
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":2,\"args\":{\"name\":"
+	    "\"pt\\u005fautograd_0\"}},"
+	    "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"ts\":0,\"pid\":1,\"tid\":2,\"args\":{\"sort_"
+	    "index\":-3}},"
+	    "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":3,\"args\":{\"sort_index\":1.5}},"
+	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":3,\"args\":{\"name\":7}}]}";
+	collected c;
+	trace_meta meta;
+	ns_error err;
+
+	for (int how = 0; how < VIA_COUNT; how++) {
+		ck_assert_int_eq(read_doc(how, doc, &c, &meta, &err), NS_OK);
+		ck_assert_int_eq(c.n, 4);
+		ck_assert_str_eq(c.meta[0], "pt\\u005fautograd_0");
+		ck_assert(!c.ev[0].has_sort_index);
+		ck_assert(c.ev[1].has_sort_index);
+		ck_assert_int_eq(c.ev[1].sort_index, -3);
+		ck_assert(!c.ev[2].has_sort_index);
+		ck_assert_str_eq(c.meta[3], "");
+	}
+}
+END_TEST
+
 START_TEST(no_trace_events_is_reported_as_not_a_trace)
 {
 	collected c;
@@ -993,6 +1023,7 @@ static Suite *reader_suite(void)
 	tcase_add_test(parse, meta_without_distributed_info_has_no_rank);
 	tcase_add_loop_test(parse, malformed_documents_fail_with_a_position, 0, ROWS(bad_cases));
 	tcase_add_test(parse, no_trace_events_is_reported_as_not_a_trace);
+	tcase_add_test(parse, metadata_events_give_thread_names_and_sort_indexes);
 	tcase_add_loop_test(parse, the_array_form_is_read_with_or_without_its_closing_bracket, 0,
 	                    ROWS(array_docs));
 	tcase_add_test(parse, the_array_form_gives_the_events_of_the_object_form);

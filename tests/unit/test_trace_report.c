@@ -256,6 +256,58 @@ START_TEST(an_optimizer_class_that_is_not_utf8_is_shown_with_replacement_charact
 }
 END_TEST
 
+/* A trace that marks only the optimizer's step (Optimizer.step#Adam.step, 80-92 us of a 100 us step): its
+ * share is 12 %; forward and backward are not 0 %, they are unknown (in "other", 88 %), and the reports say
+ * so: "not marked" in the text, a "not_marked" list beside the (still numeric) JSON members. */
+START_TEST(passes_the_trace_does_not_mark_are_not_marked_not_zero)
+{
+	static const char trace[] =
+	    "{\"traceEvents\":["
+	    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#7\",\"pid\":10,\"tid\":10,"
+	    "\"ts\":0,\"dur\":100},"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":10,\"tid\":10,"
+	    "\"ts\":3,\"dur\":2,\"args\":{\"correlation\":1}},"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":8,\"dur\":70,"
+	    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
+	    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"Optimizer.step#Adam.step\",\"pid\":10,"
+	    "\"tid\":10,\"ts\":80,\"dur\":12}]}";
+	kernel_rules *rules = NULL;
+	split_result res;
+	char *text;
+	cJSON *doc, *phases, *list;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	memset(&res, 0, sizeof(res));
+	ck_assert(read_split_text(trace, rules, &res));
+	ck_assert(!res.pass_marked[PASS_FORWARD] && !res.pass_marked[PASS_BACKWARD]);
+	ck_assert(res.pass_marked[PASS_OPTIMIZER]);
+	text = report_text(&res, FORMAT_TEXT);
+	ck_assert_msg(strstr(text,
+	                     "phases (host timeline, share of the step): forward not marked, backward not "
+	                     "marked, optimizer 12.0%, other 88.0%\n") != NULL,
+	              "%s", text);
+	ck_assert_ptr_null(strstr(text, "forward 0.0%"));
+	free(text);
+	text = report_text(&res, FORMAT_JSON);
+	doc = cJSON_Parse(text);
+	phases = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "devices"), 0), "overall");
+	phases = cJSON_GetObjectItem(phases, "phases");
+	ck_assert_msg(cJSON_IsNumber(cJSON_GetObjectItem(phases, "forward_us")), "%s", text);
+	ck_assert(cJSON_GetObjectItem(phases, "forward_us")->valuedouble == 0.0);
+	ck_assert(cJSON_GetObjectItem(phases, "optimizer_us")->valuedouble == 12.0);
+	list = cJSON_GetObjectItem(phases, "not_marked");
+	ck_assert_msg(cJSON_GetArraySize(list) == 2, "%s", text);
+	ck_assert_str_eq(cJSON_GetArrayItem(list, 0)->valuestring, "forward");
+	ck_assert_str_eq(cJSON_GetArrayItem(list, 1)->valuestring, "backward");
+	cJSON_Delete(doc);
+	free(text);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace_report");
@@ -268,6 +320,7 @@ int main(void)
 	tcase_add_test(json,
 	               an_unknown_device_category_that_is_not_utf8_is_written_with_replacement_characters);
 	tcase_add_test(json, an_optimizer_class_that_is_not_utf8_is_shown_with_replacement_characters);
+	tcase_add_test(json, passes_the_trace_does_not_mark_are_not_marked_not_zero);
 	suite_add_tcase(s, json);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
