@@ -1,7 +1,9 @@
 /* Routing a profile with libnextstep from another program: the split of one step, given as BUCKET=SHARE
  * arguments, is checked, classified by max-with-priority and printed with its route, as `nextstep` would.
  *
- * Build against an installed libnextstep:
+ * Build against an installed libnextstep (installed with `cmake --install build --prefix DIR`: first
+ * export PKG_CONFIG_PATH=DIR/lib/pkgconfig; pkg-config's flags put the library's folder in the program's run
+ * path, so it runs without ldconfig or LD_LIBRARY_PATH):
  *   cc -o route_profile examples/route_profile.c $(pkg-config --cflags --libs nextstep)
  *   ./route_profile compute=0.72 memory=0.15 comm=0.05 idle=0.08
  */

@@ -96,21 +96,32 @@ check "completion: options of the installed trace --help" "--roofline " "$(compl
 check "completion: device names from the installed table" "h100 h100-pcie h100-pcie-80gb h100-sxm h100-sxm-80gb h100-sxm5 " \
 	"$(complete_words nextstep roofline --device h100)"
 
-# The library: the example program, built with pkg-config's flags against the installed prefix only.
+# The README's line for bash without the bash-completion package, with this prefix for /usr/local.
+line=$(grep -o 'source /usr/local/share/bash-completion/completions/nextstep' "$src/README.md" | head -n 1)
+check "README: the completion's source line names the installed file" "yes" \
+	"$([ -n "$line" ] && [ -f "$prefix${line#source /usr/local}" ] && echo yes || echo no)"
+check "README: that line loads the completion in a plain bash" "complete -F _nextstep nextstep" \
+	"$(bash --norc --noprofile -c "${line/\/usr\/local/$prefix} && complete -p nextstep" 2>&1)"
+
+# The library: the example program, built and run with the lines its comment prints, exactly (from a folder
+# whose examples/ is the source's), against the installed prefix only: no rpath or LD_LIBRARY_PATH added.
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 check "pkg-config version" "$(sed -n 's/^project(nextstep VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" \
 	"$(pkg-config --modversion nextstep 2>&1)"
-# shellcheck disable=SC2046 # pkg-config's output is a list of flags
-if cc -o "$tmp/route_profile" "$src/examples/route_profile.c" $(pkg-config --cflags --libs nextstep) \
-	-Wl,-rpath,"$prefix/lib" 2>"$tmp/cc.log"; then
-	check "examples/route_profile.c against the installed library" \
+build_line=$(sed -n 's/^ \*   \(cc -o route_profile .*\)$/\1/p' "$src/examples/route_profile.c")
+run_line=$(sed -n 's/^ \*   \(\.\/route_profile .*\)$/\1/p' "$src/examples/route_profile.c")
+mkdir "$tmp/example" && ln -s "$src/examples" "$tmp/example/examples"
+if [ -n "$build_line" ] && (cd "$tmp/example" && eval "$build_line") 2>"$tmp/cc.log"; then
+	check "examples/route_profile.c: its printed lines build and run it" \
 		"compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)|runner-up: memory (15%)" \
-		"$("$tmp/route_profile" compute=0.72 memory=0.15 comm=0.05 idle=0.08 | tr '\n' '|' | sed 's/|$//')"
-	check "the example links the shared library" "yes" \
-		"$(ldd "$tmp/route_profile" | grep -q "$prefix/lib/libnextstep.so" && echo yes || echo no)"
+		"$(cd "$tmp/example" && env -u LD_LIBRARY_PATH bash -c "$run_line" 2>&1 | tr '\n' '|' | sed 's/|$//')"
+	# The run path is the pkg-config file's ${pcfiledir}/../../lib: the same file, spelled otherwise.
+	lib=$(ldd "$tmp/example/route_profile" | awk '/libnextstep\.so/ { print $3 }')
+	check "the example finds the installed shared library by itself" "yes" \
+		"$([ -n "$lib" ] && [ "$(readlink -f "$lib")" = "$(readlink -f "$prefix/lib/libnextstep.so.1")" ] && echo yes || echo no)"
 else
 	cat "$tmp/cc.log"
-	check "examples/route_profile.c builds with pkg-config" "built" "failed"
+	check "examples/route_profile.c builds with its printed line: $build_line" "built" "failed"
 fi
 
 echo "install: $pass passed, $fail failed"
