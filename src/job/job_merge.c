@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "job_private.h"
+#include "util/hindex.h"
 #include "util/satmath.h"
 #include "util/sort.h"
 #include "util/vec.h"
@@ -22,11 +23,20 @@
 struct job_merge {
 	job_rank **r;
 	size_t n, cap;
+	ns_hindex by_rank;  /* rank number -> its index in r: a repeated rank is found at once */
+	size_t world_from;  /* the index of the first rank that names a world size... */
+	int64_t world_size; /* ...and that size (0: none yet); every rank added since agrees with it */
 };
 
 job_merge *job_merge_new(void)
 {
-	return calloc(1, sizeof(job_merge));
+	job_merge *m = calloc(1, sizeof(job_merge));
+
+	if (m != NULL && !ns_hindex_init(&m->by_rank, 64)) {
+		free(m);
+		return NULL;
+	}
+	return m;
 }
 
 size_t job_merge_count(const job_merge *m)
@@ -41,38 +51,66 @@ void job_merge_free(job_merge *m)
 	for (size_t i = 0; i < m->n; i++)
 		job_rank_free(m->r[i]);
 	free(m->r);
+	ns_hindex_free(&m->by_rank);
 	free(m);
+}
+
+static uint64_t rank_hash(int64_t rank)
+{
+	return ns_hash_i64_pair(rank, 0);
+}
+
+/* The index of the rank numbered rank already added, or -1. */
+static ptrdiff_t added_rank(const job_merge *m, int64_t rank)
+{
+	uint64_t h = rank_hash(rank);
+	size_t slot = ns_hindex_home(&m->by_rank, h);
+	uint32_t id;
+
+	while (ns_hindex_probe(&m->by_rank, h, &slot, &id))
+		if (m->r[id]->rank == rank)
+			return (ptrdiff_t)id;
+	return -1;
+}
+
+static ns_status refuse(job_rank *rank, ns_status st)
+{
+	job_rank_free(rank);
+	return st;
 }
 
 ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err)
 {
-	if (!rank->has_rank) {
-		job_rank_free(rank);
-		return ns_error_set(err, NS_ERR_VALUE, "no rank (the trace has no distributedInfo)");
-	}
-	for (size_t i = 0; i < m->n; i++) {
-		if (rank->world_size > 0 && m->r[i]->world_size > 0 &&
-		    rank->world_size != m->r[i]->world_size) {
-			ns_error_set(err, NS_ERR_VALUE,
-			             "rank %" PRId64 " is of a job of %" PRId64
-			             " ranks, %s of one of %" PRId64 ": two jobs are mixed",
-			             rank->rank, rank->world_size, m->r[i]->file, m->r[i]->world_size);
-			job_rank_free(rank);
-			return NS_ERR_VALUE;
-		}
-		if (m->r[i]->rank == rank->rank) {
-			ns_error_set(err, NS_ERR_VALUE, "rank %" PRId64 " again (first from %s)", rank->rank,
-			             m->r[i]->file);
-			job_rank_free(rank);
-			return NS_ERR_VALUE;
-		}
-	}
-	job_rank **grown = ns_grow(m->r, &m->cap, m->n + 1, sizeof(job_rank *));
-	if (grown == NULL) {
-		job_rank_free(rank);
-		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	ptrdiff_t again;
+	job_rank **grown;
+
+	if (!rank->has_rank)
+		return refuse(rank,
+		              ns_error_set(err, NS_ERR_VALUE, "no rank (the trace has no distributedInfo)"));
+	if (rank->world_size > 0 && rank->rank >= rank->world_size)
+		return refuse(rank, ns_error_set(err, NS_ERR_VALUE,
+		                                 "rank %" PRId64 " is not a rank of a world of %" PRId64,
+		                                 rank->rank, rank->world_size));
+	if (rank->world_size > 0 && m->world_size > 0 && rank->world_size != m->world_size)
+		return refuse(rank, ns_error_set(err, NS_ERR_VALUE,
+		                                 "rank %" PRId64 " is of a job of %" PRId64
+		                                 " ranks, %s of one of %" PRId64 ": two jobs are mixed",
+		                                 rank->rank, rank->world_size, m->r[m->world_from]->file,
+		                                 m->world_size));
+	if ((again = added_rank(m, rank->rank)) >= 0)
+		return refuse(rank, ns_error_set(err, NS_ERR_VALUE, "rank %" PRId64 " again (first from %s)",
+		                                 rank->rank, m->r[again]->file));
+	grown = ns_grow(m->r, &m->cap, m->n + 1, sizeof(job_rank *));
+	if (grown == NULL || !ns_hindex_add(&m->by_rank, rank_hash(rank->rank), (uint32_t)m->n)) {
+		if (grown != NULL)
+			m->r = grown;
+		return refuse(rank, ns_error_set(err, NS_ERR_NOMEM, "out of memory"));
 	}
 	m->r = grown;
+	if (rank->world_size > 0 && m->world_size == 0) {
+		m->world_size = rank->world_size;
+		m->world_from = m->n;
+	}
 	m->r[m->n++] = rank;
 	return NS_OK;
 }
@@ -84,7 +122,7 @@ static int64_t median_i64(int64_t *v, size_t n)
 {
 	if (n == 0)
 		return 0;
-	qsort(v, n, sizeof(*v), ns_cmp_i64);
+	ns_sort(v, n, sizeof(*v), ns_cmp_i64);
 	return n % 2 ? v[n / 2] : ns_sat_add_i64(v[n / 2 - 1], ns_sat_sub_i64(v[n / 2], v[n / 2 - 1]) / 2);
 }
 
@@ -92,7 +130,7 @@ static double median_double(double *v, size_t n)
 {
 	if (n == 0)
 		return 0;
-	qsort(v, n, sizeof(*v), ns_cmp_double);
+	ns_sort(v, n, sizeof(*v), ns_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
@@ -185,77 +223,94 @@ typedef struct {
 	size_t base;            /* first op id */
 } group_info;
 
+/* Per collective of every rank's judged device (rank r's from op_start[r]): its group, then its op id. A
+ * rank's pass over per-group counters resets only the groups its collectives named, so the passes cost the
+ * collectives, not ranks x groups. */
 typedef struct {
 	group_info *g;
 	size_t n, cap;
-	int64_t *op_of;   /* per rank, per collective of its judged device: op id, -1 when none */
-	size_t *op_start; /* index of each rank's first entry in op_of */
+	ns_hindex index;  /* group name -> its index in g */
+	uint32_t *gid;    /* per collective: its group */
+	int64_t *op_of;   /* per collective: op id */
+	size_t *op_start; /* index of each rank's first collective in gid and op_of */
 	size_t nops;
 } matching;
 
 static void matching_free(matching *mt)
 {
 	free(mt->g);
+	ns_hindex_free(&mt->index);
+	free(mt->gid);
 	free(mt->op_of);
 	free(mt->op_start);
 }
 
-static long find_group(matching *mt, const char *name)
+/* The index of group name, added when new. */
+static ns_status group_id(matching *mt, const char *name, uint32_t *gi, ns_error *err)
 {
-	for (size_t i = 0; i < mt->n; i++)
-		if (strcmp(mt->g[i].name, name) == 0)
-			return (long)i;
-	return -1;
-}
+	uint64_t h = ns_hash_bytes(name, strlen(name));
+	size_t slot = ns_hindex_home(&mt->index, h);
+	uint32_t id;
+	group_info *grown;
 
-static ns_status add_group(matching *mt, const char *name, long *gi, ns_error *err)
-{
-	if ((*gi = find_group(mt, name)) >= 0)
-		return NS_OK;
-	group_info *grown = ns_grow(mt->g, &mt->cap, mt->n + 1, sizeof(*grown));
-	if (grown == NULL)
+	while (ns_hindex_probe(&mt->index, h, &slot, &id))
+		if (strcmp(mt->g[id].name, name) == 0) {
+			*gi = id;
+			return NS_OK;
+		}
+	grown = ns_grow(mt->g, &mt->cap, mt->n + 1, sizeof(*grown));
+	if (grown == NULL || !ns_hindex_add(&mt->index, h, (uint32_t)mt->n)) {
+		if (grown != NULL)
+			mt->g = grown;
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	}
 	mt->g = grown;
 	memset(&mt->g[mt->n], 0, sizeof(mt->g[0]));
 	snprintf(mt->g[mt->n].name, sizeof(mt->g[0].name), "%s", name);
 	mt->g[mt->n].by_seq = true;
 	mt->g[mt->n].min_seq = INT64_MAX;
-	*gi = (long)mt->n++;
+	*gi = (uint32_t)mt->n++;
 	return NS_OK;
 }
 
-/* Pass 1: the groups, whether each can be matched by seq, and how many ops each holds. */
-static ns_status scan_groups(job_result *res, matching *mt, ns_error *err)
+/* Pass 1: where each rank's collectives start in the tables, and each collective's group. */
+static ns_status name_groups(job_result *res, matching *mt, ns_error *err)
 {
-	int64_t *count = NULL, *last_seq = NULL;
+	size_t total = 0, at = 0;
 	ns_status st = NS_OK;
 
+	for (size_t r = 0; r < res->nranks; r++)
+		total += judged(&res->rank[r]) != NULL ? judged(&res->rank[r])->ncoll : 0;
+	mt->gid = malloc((total + 1) * sizeof(*mt->gid));
+	mt->op_of = malloc((total + 1) * sizeof(*mt->op_of));
+	mt->op_start = malloc((res->nranks + 1) * sizeof(*mt->op_start));
+	if (mt->gid == NULL || mt->op_of == NULL || mt->op_start == NULL || !ns_hindex_init(&mt->index, 16))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (size_t r = 0; r < res->nranks && st == NS_OK; r++) {
 		const job_device *d = judged(&res->rank[r]);
-		for (size_t i = 0; d != NULL && i < d->ncoll && st == NS_OK; i++) {
-			long gi;
-			st = add_group(mt, d->coll[i].group, &gi, err);
-		}
+		mt->op_start[r] = at;
+		for (size_t i = 0; d != NULL && i < d->ncoll && st == NS_OK; i++)
+			st = group_id(mt, d->coll[i].group, &mt->gid[at++], err);
 	}
-	if (st != NS_OK)
-		return st;
-	count = calloc(mt->n + 1, sizeof(*count));
-	last_seq = calloc(mt->n + 1, sizeof(*last_seq));
-	if (count == NULL || last_seq == NULL) {
-		free(count);
-		free(last_seq);
-		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	}
-	int64_t *max_seq = last_seq; /* reused below as the per-group maximum */
+	mt->op_start[res->nranks] = at;
+	return st;
+}
+
+/* Sets every counter of the groups that rank r's collectives name to v. */
+static void reset_named(const matching *mt, size_t r, int64_t *counter, int64_t v)
+{
+	for (size_t k = mt->op_start[r]; k < mt->op_start[r + 1]; k++)
+		counter[mt->gid[k]] = v;
+}
+
+/* Pass 2: whether each group can be matched by seq, and how many ops each holds. */
+static void count_ops(const job_result *res, matching *mt, int64_t *count)
+{
 	for (size_t r = 0; r < res->nranks; r++) {
 		const job_device *d = judged(&res->rank[r]);
-		memset(count, 0, mt->n * sizeof(*count));
 		for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
 			const split_collective *c = &d->coll[i];
-			long found = find_group(mt, c->group); /* every group was added above */
-			if (found < 0)
-				continue;
-			size_t gi = (size_t)found;
+			size_t gi = mt->gid[mt->op_start[r] + i];
 			group_info *g = &mt->g[gi];
 			count[gi]++;
 			if (count[gi] > g->count)
@@ -265,26 +320,29 @@ static ns_status scan_groups(job_result *res, matching *mt, ns_error *err)
 			else if (c->seq < g->min_seq)
 				g->min_seq = c->seq;
 		}
+		reset_named(mt, r, count, 0);
 	}
-	/* Seqs must rise on every rank and span a range not much wider than the ops seen. */
+}
+
+/* Pass 3: seqs must rise on every rank and span a range not much wider than the ops seen. */
+static void check_seqs(const job_result *res, matching *mt, int64_t *prev, int64_t *max_seq)
+{
 	for (size_t gi = 0; gi < mt->n; gi++)
-		max_seq[gi] = INT64_MIN;
+		prev[gi] = max_seq[gi] = INT64_MIN;
 	for (size_t r = 0; r < res->nranks; r++) {
 		const job_device *d = judged(&res->rank[r]);
-		for (size_t gi = 0; gi < mt->n; gi++)
-			count[gi] = INT64_MIN; /* the previous seq */
 		for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
 			const split_collective *c = &d->coll[i];
-			long found = find_group(mt, c->group);
-			if (found < 0 || !mt->g[found].by_seq)
+			size_t gi = mt->gid[mt->op_start[r] + i];
+			if (!mt->g[gi].by_seq)
 				continue;
-			size_t gi = (size_t)found;
-			if (c->seq <= count[gi])
+			if (c->seq <= prev[gi])
 				mt->g[gi].by_seq = false;
-			count[gi] = c->seq;
+			prev[gi] = c->seq;
 			if (c->seq > max_seq[gi])
 				max_seq[gi] = c->seq;
 		}
+		reset_named(mt, r, prev, INT64_MIN);
 	}
 	for (size_t gi = 0; gi < mt->n; gi++) {
 		group_info *g = &mt->g[gi];
@@ -295,39 +353,44 @@ static ns_status scan_groups(job_result *res, matching *mt, ns_error *err)
 		g->base = mt->nops;
 		mt->nops += (size_t)g->count;
 	}
-	free(count);
-	free(last_seq);
-	return NS_OK;
 }
 
-/* Pass 2: each collective's op id. */
-static ns_status assign_ops(job_result *res, matching *mt, ns_error *err)
+/* Pass 4: each collective's op id. */
+static void assign_ops(const job_result *res, matching *mt, int64_t *ord)
 {
-	size_t total = 0, at = 0;
-	int64_t *ord = calloc(mt->n + 1, sizeof(*ord));
-
-	for (size_t r = 0; r < res->nranks; r++)
-		total += judged(&res->rank[r]) != NULL ? judged(&res->rank[r])->ncoll : 0;
-	mt->op_of = malloc((total + 1) * sizeof(*mt->op_of));
-	mt->op_start = malloc((res->nranks + 1) * sizeof(*mt->op_start));
-	if (ord == NULL || mt->op_of == NULL || mt->op_start == NULL) {
-		free(ord);
-		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	}
+	memset(ord, 0, mt->n * sizeof(*ord));
 	for (size_t r = 0; r < res->nranks; r++) {
 		const job_device *d = judged(&res->rank[r]);
-		mt->op_start[r] = at;
-		memset(ord, 0, mt->n * sizeof(*ord));
 		for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
 			const split_collective *c = &d->coll[i];
-			size_t gi = (size_t)find_group(mt, c->group);
+			size_t at = mt->op_start[r] + i, gi = mt->gid[at];
 			const group_info *g = &mt->g[gi];
 			int64_t k = g->by_seq ? c->seq - g->min_seq : ord[gi]++;
-			mt->op_of[at++] = (int64_t)g->base + k;
+			mt->op_of[at] = (int64_t)g->base + k;
 		}
+		reset_named(mt, r, ord, 0);
 	}
-	mt->op_start[res->nranks] = at;
-	free(ord);
+}
+
+static ns_status match_ops(job_result *res, matching *mt, ns_error *err)
+{
+	int64_t *a, *b;
+	ns_status st = name_groups(res, mt, err);
+
+	if (st != NS_OK)
+		return st;
+	a = calloc(mt->n + 1, sizeof(*a));
+	b = calloc(mt->n + 1, sizeof(*b));
+	if (a == NULL || b == NULL) {
+		free(a);
+		free(b);
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	}
+	count_ops(res, mt, a);
+	check_seqs(res, mt, a, b);
+	assign_ops(res, mt, a);
+	free(a);
+	free(b);
 	return NS_OK;
 }
 
@@ -485,16 +548,38 @@ static void last_starts(job_result *res, const matching *mt, op_info *ops)
 	}
 }
 
-/* Adds the waiting of collective c (inside [c.start, until)) to the steps it crosses. */
+/* The first step of d that ends after t, or d->nsteps: the steps are in time order and disjoint (the summary
+ * reader checks it; a split makes them so), so their ends ascend. */
+static size_t first_step_ending_after(const job_device *d, int64_t t)
+{
+	size_t lo = 0, hi = d->nsteps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->steps[mid].start_ns + d->steps[mid].dur_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Adds the waiting of collective c (inside [c.start, until)) to the steps it crosses. Only the steps under
+ * its exposed pieces can get any: the pieces of a device's collectives follow each other in time (each
+ * exposed instant is one collective's), so over all collectives these are each step about once. */
 static int64_t add_wait(const job_device *d, const split_collective *c, int64_t until, int64_t *step_wait)
 {
-	int64_t total = 0;
+	int64_t total = 0, from, to;
 
-	for (size_t s = 0; s < d->nsteps; s++) {
+	if (c->npieces == 0)
+		return 0;
+	from = c->piece[0].start_ns > c->start_ns ? c->piece[0].start_ns : c->start_ns;
+	to = c->piece[c->npieces - 1].end_ns < until ? c->piece[c->npieces - 1].end_ns : until;
+	for (size_t s = first_step_ending_after(d, from); s < d->nsteps; s++) {
 		const split_window *w = &d->steps[s];
 		int64_t a = c->start_ns > w->start_ns ? c->start_ns : w->start_ns;
 		int64_t b = until < w->start_ns + w->dur_ns ? until : w->start_ns + w->dur_ns;
-		if (w->start_ns >= until)
+		if (w->start_ns >= to)
 			break;
 		if (b > a) {
 			int64_t x = exposed_within(c, a, b);
@@ -519,13 +604,47 @@ static size_t rank_index(const job_result *res, int64_t rank)
 	return lo;
 }
 
-static ns_status rank_waiting(job_result *res, const matching *mt, const op_info *ops, size_t r, int64_t *per,
-                              ns_error *err)
+/* Per rank waited for, the waiting of one rank: only the ranks it waited for are touched and reset, so the
+ * job costs its collectives, not ranks x ranks. */
+typedef struct {
+	int64_t *ns;     /* per rank index */
+	size_t *touched; /* the indices with ns set, each once */
+	size_t ntouched;
+} wait_tally;
+
+static void tally_add(wait_tally *t, size_t k, int64_t ns)
+{
+	if (ns == 0)
+		return;
+	if (t->ns[k] == 0)
+		t->touched[t->ntouched++] = k;
+	t->ns[k] += ns;
+}
+
+/* The rank index waited for longest (the lowest on a tie), or -1; the tally is then empty. */
+static ptrdiff_t tally_take_most(wait_tally *t)
+{
+	ptrdiff_t best = -1;
+
+	for (size_t i = 0; i < t->ntouched; i++) {
+		size_t k = t->touched[i];
+		if (t->ns[k] > 0 &&
+		    (best < 0 || t->ns[k] > t->ns[best] || (t->ns[k] == t->ns[best] && k < (size_t)best)))
+			best = (ptrdiff_t)k;
+	}
+	for (size_t i = 0; i < t->ntouched; i++)
+		t->ns[t->touched[i]] = 0;
+	t->ntouched = 0;
+	return best;
+}
+
+static ns_status rank_waiting(job_result *res, const matching *mt, const op_info *ops, size_t r,
+                              wait_tally *per, ns_error *err)
 {
 	job_rank_result *rr = &res->rank[r];
 	const job_device *d = judged(rr);
 	int64_t wait = 0, exposed;
-	size_t best = 0;
+	ptrdiff_t best;
 	bool all;
 
 	if (d == NULL || d->nsteps == 0)
@@ -533,7 +652,6 @@ static ns_status rank_waiting(job_result *res, const matching *mt, const op_info
 	rr->step_wait_ns = calloc(d->nsteps, sizeof(*rr->step_wait_ns));
 	if (rr->step_wait_ns == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	memset(per, 0, res->nranks * sizeof(*per));
 	for (size_t i = 0; i < d->ncoll; i++) {
 		const split_collective *c = &d->coll[i];
 		const op_info *op = &ops[mt->op_of[mt->op_start[r] + i]];
@@ -543,12 +661,11 @@ static ns_status rank_waiting(job_result *res, const matching *mt, const op_info
 		until = ns_sat_add_i64(op->last_start, rr->offset_ns);
 		until = until < c->end_ns ? until : c->end_ns;
 		if (until > c->start_ns)
-			per[rank_index(res, op->last_rank)] += add_wait(d, c, until, rr->step_wait_ns);
+			tally_add(per, rank_index(res, op->last_rank),
+			          add_wait(d, c, until, rr->step_wait_ns));
 	}
-	for (size_t k = 0; k < res->nranks; k++)
-		if (per[k] > per[best])
-			best = k;
-	rr->waited_for = per[best] > 0 ? res->rank[best].src->rank : -1;
+	best = tally_take_most(per);
+	rr->waited_for = best >= 0 ? res->rank[best].src->rank : -1;
 	all = all_warmup(d);
 	for (size_t s = 0; s < d->nsteps; s++)
 		if (step_counts(d, s, all))
@@ -563,15 +680,18 @@ static ns_status rank_waiting(job_result *res, const matching *mt, const op_info
 
 static ns_status split_waiting(job_result *res, const matching *mt, op_info *ops, ns_error *err)
 {
-	int64_t *per = calloc(res->nranks + 1, sizeof(*per));
+	wait_tally per = {calloc(res->nranks + 1, sizeof(int64_t)), calloc(res->nranks + 1, sizeof(size_t)),
+	                  0};
 	ns_status st = NS_OK;
 
-	if (per == NULL)
-		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	last_starts(res, mt, ops);
+	if (per.ns == NULL || per.touched == NULL)
+		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	else
+		last_starts(res, mt, ops);
 	for (size_t r = 0; r < res->nranks && st == NS_OK; r++)
-		st = rank_waiting(res, mt, ops, r, per, err);
-	free(per);
+		st = rank_waiting(res, mt, ops, r, &per, err);
+	free(per.ns);
+	free(per.touched);
 	if (st == NS_OK)
 		res->split = true;
 	return st;
@@ -590,9 +710,7 @@ static ns_status align_and_split(job_result *res, ns_error *err)
 		         "one rank only: waiting cannot be told from transfer without the others");
 		return NS_OK;
 	}
-	st = scan_groups(res, &mt, err);
-	if (st == NS_OK)
-		st = assign_ops(res, &mt, err);
+	st = match_ops(res, &mt, err);
 	if (st == NS_OK && mt.nops > 0 && (ops = malloc(mt.nops * sizeof(*ops))) == NULL)
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	res->groups = mt.n;
@@ -619,37 +737,132 @@ static double share_of(const job_rank_result *r, int b)
 	return r->overall.dur_ns > 0 ? (double)r->overall.bucket_ns[b] / (double)r->overall.dur_ns : 0;
 }
 
-/* The median over the ranks other than skip (all when skip >= nranks) of f. */
-static int64_t others_median(const job_result *res, size_t skip, int b, int64_t *tmp)
-{
-	size_t n = 0;
+/* A value of each rank with steps, sorted, so that the median of all but one rank is read in O(1): the
+ * straggler search asks it of every rank, which sorting the others each time made ranks^2 log ranks. */
+typedef struct {
+	int64_t *v;  /* sorted */
+	double *d;   /* or these, sorted (a share) */
+	size_t *pos; /* per rank index: its value's place in v or d */
+	size_t n;
+} loo_median;
 
-	for (size_t r = 0; r < res->nranks; r++) {
-		if (r == skip || res->rank[r].median_step_ns == 0)
-			continue;
-		tmp[n++] = b < 0 ? res->rank[r].noncomm_ns : res->rank[r].bucket_ns[b];
+typedef struct {
+	int64_t v;
+	double d;
+	size_t rank;
+} loo_item;
+
+static int cmp_loo_i64(const void *a, const void *b)
+{
+	return ns_cmp_i64(&((const loo_item *)a)->v, &((const loo_item *)b)->v);
+}
+
+static int cmp_loo_double(const void *a, const void *b)
+{
+	return ns_cmp_double(&((const loo_item *)a)->d, &((const loo_item *)b)->d);
+}
+
+static void loo_free(loo_median *m)
+{
+	free(m->v);
+	free(m->d);
+	free(m->pos);
+}
+
+/* The ranks' values (with steps) of what: -3 kernels, -2 non-comm time, 0..REGIME_COUNT-1 that bucket, and
+ * REGIME_COUNT + b the share of bucket b (as doubles). */
+static bool loo_build(loo_median *m, const job_result *res, int what)
+{
+	loo_item *it = malloc((res->nranks + 1) * sizeof(*it));
+	bool shares = what >= REGIME_COUNT;
+
+	*m = (loo_median){NULL, NULL, calloc(res->nranks + 1, sizeof(size_t)), 0};
+	if (shares)
+		m->d = malloc((res->nranks + 1) * sizeof(double));
+	else
+		m->v = malloc((res->nranks + 1) * sizeof(int64_t));
+	if (it == NULL || m->pos == NULL || (m->d == NULL && m->v == NULL)) {
+		free(it);
+		loo_free(m);
+		return false;
 	}
-	return median_i64(tmp, n);
+	for (size_t r = 0; r < res->nranks; r++) {
+		const job_rank_result *rr = &res->rank[r];
+		if (rr->median_step_ns == 0)
+			continue;
+		it[m->n++] = (loo_item){what == -3   ? rr->kernels
+		                        : what == -2 ? rr->noncomm_ns
+		                        : shares     ? 0
+		                                     : rr->bucket_ns[what],
+		                        shares ? share_of(rr, what - REGIME_COUNT) : 0, r};
+	}
+	qsort(it, m->n, sizeof(*it), shares ? cmp_loo_double : cmp_loo_i64);
+	for (size_t k = 0; k < m->n; k++) {
+		if (shares)
+			m->d[k] = it[k].d;
+		else
+			m->v[k] = it[k].v;
+		m->pos[it[k].rank] = k;
+	}
+	free(it);
+	return true;
 }
 
-static int64_t others_median_kernels(const job_result *res, size_t skip, int64_t *tmp)
+/* The k-th of the sorted values without the one at p. */
+static size_t loo_at(size_t k, size_t p)
 {
-	size_t n = 0;
-
-	for (size_t r = 0; r < res->nranks; r++)
-		if (r != skip && res->rank[r].median_step_ns > 0)
-			tmp[n++] = res->rank[r].kernels;
-	return median_i64(tmp, n);
+	return k < p ? k : k + 1;
 }
 
-static double others_median_share(const job_result *res, size_t skip, int b, double *tmp)
+/* The median of the values of every rank with steps but rank index skip (which has steps). */
+static int64_t loo_i64(const loo_median *m, size_t skip)
 {
-	size_t n = 0;
+	size_t p = m->pos[skip], n = m->n - 1;
+	int64_t lo, hi;
 
-	for (size_t r = 0; r < res->nranks; r++)
-		if (r != skip && res->rank[r].median_step_ns > 0)
-			tmp[n++] = share_of(&res->rank[r], b);
-	return median_double(tmp, n);
+	if (n == 0)
+		return 0;
+	hi = m->v[loo_at(n / 2, p)];
+	if (n % 2)
+		return hi;
+	lo = m->v[loo_at(n / 2 - 1, p)];
+	return ns_sat_add_i64(lo, ns_sat_sub_i64(hi, lo) / 2);
+}
+
+static double loo_double(const loo_median *m, size_t skip)
+{
+	size_t p = m->pos[skip], n = m->n - 1;
+
+	if (n == 0)
+		return 0;
+	return n % 2 ? m->d[loo_at(n / 2, p)] : (m->d[loo_at(n / 2 - 1, p)] + m->d[loo_at(n / 2, p)]) / 2;
+}
+
+/* Every leave-one-out median the straggler search reads. */
+enum {
+	LOO_KERNELS,
+	LOO_NONCOMM,
+	LOO_BUCKET,
+	LOO_SHARE = LOO_BUCKET + REGIME_COUNT,
+	LOO_COUNT = LOO_SHARE + REGIME_COUNT
+};
+
+static void loo_free_all(loo_median *m)
+{
+	for (int i = 0; i < LOO_COUNT; i++)
+		loo_free(&m[i]);
+}
+
+static bool loo_build_all(loo_median *m, const job_result *res)
+{
+	bool ok = true;
+
+	memset(m, 0, LOO_COUNT * sizeof(*m));
+	for (int i = 0; i < LOO_COUNT && ok; i++)
+		ok = loo_build(&m[i], res, i == LOO_KERNELS ? -3 : i == LOO_NONCOMM ? -2 : i - LOO_BUCKET);
+	if (!ok)
+		loo_free_all(m);
+	return ok;
 }
 
 static const char *const straggler_kind_names[STRAGGLER_KIND_COUNT] = {
@@ -669,56 +882,110 @@ static int64_t noncomm_of(const split_window *w)
 	return w->dur_ns - w->bucket_ns[REGIME_COMM];
 }
 
-/* The index of the step numbered step in d, or -1: steps are in time order, so their numbers ascend; a
- * device whose numbers do not (no ProfilerStep numbers) has none to match. */
-static ptrdiff_t step_index(const job_device *d, int64_t step)
-{
-	size_t lo = 0, hi = d->nsteps;
+/* Per step number, the longest non-comm time of the ranks that are not stragglers: a straggler is slowest in
+ * a step when it is slower than every one of them (another straggler, on the same slow node, may well be as
+ * slow: it is not compared with). Built once for all stragglers. */
+typedef struct {
+	int64_t step, max_noncomm;
+} step_max;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->steps[mid].step < step)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < d->nsteps && d->steps[lo].step == step ? (ptrdiff_t)lo : -1;
+typedef struct {
+	step_max *e;
+	size_t n, cap;
+	ns_hindex index; /* step number -> its entry */
+} step_table;
+
+static step_max *step_entry(const step_table *t, int64_t step)
+{
+	uint64_t h = ns_hash_i64_pair(step, 1);
+	size_t slot = ns_hindex_home(&t->index, h);
+	uint32_t id;
+
+	while (ns_hindex_probe(&t->index, h, &slot, &id))
+		if (t->e[id].step == step)
+			return &t->e[id];
+	return NULL;
 }
 
-/* In how many of rank r's counted steps its non-comm time was the longest of the ranks that had the same
- * step (s->slowest_steps of s->compared_steps). */
-static void count_slowest_steps(const job_result *res, size_t r, job_straggler *s)
+/* Whether d's step numbers ascend: numbered by ProfilerStep (a device without them has none to match). Of
+ * equal numbers, the first step counts. */
+static bool numbers_ascend(const job_device *d)
+{
+	for (size_t i = 1; i < d->nsteps; i++)
+		if (d->steps[i].step < d->steps[i - 1].step)
+			return false;
+	return true;
+}
+
+static ns_status step_table_add(step_table *t, const split_window *w)
+{
+	step_max *e = step_entry(t, w->step), *grown;
+
+	if (e != NULL) {
+		e->max_noncomm = noncomm_of(w) > e->max_noncomm ? noncomm_of(w) : e->max_noncomm;
+		return NS_OK;
+	}
+	grown = ns_grow(t->e, &t->cap, t->n + 1, sizeof(*grown));
+	if (grown == NULL)
+		return NS_ERR_NOMEM;
+	t->e = grown;
+	if (!ns_hindex_add(&t->index, ns_hash_i64_pair(w->step, 1), (uint32_t)t->n))
+		return NS_ERR_NOMEM;
+	t->e[t->n++] = (step_max){w->step, noncomm_of(w)};
+	return NS_OK;
+}
+
+static ns_status step_table_build(step_table *t, const job_result *res)
+{
+	ns_status st = NS_OK;
+
+	memset(t, 0, sizeof(*t));
+	if (!ns_hindex_init(&t->index, 64))
+		return NS_ERR_NOMEM;
+	for (size_t r = 0; r < res->nranks && st == NS_OK; r++) {
+		const job_device *d = judged(&res->rank[r]);
+		if (d == NULL || res->rank[r].straggler || !numbers_ascend(d))
+			continue;
+		for (size_t i = 0; i < d->nsteps && st == NS_OK; i++)
+			if (d->steps[i].step >= 0 && (i == 0 || d->steps[i].step != d->steps[i - 1].step))
+				st = step_table_add(t, &d->steps[i]);
+	}
+	return st;
+}
+
+static void step_table_free(step_table *t)
+{
+	free(t->e);
+	ns_hindex_free(&t->index);
+}
+
+/* In how many of rank r's counted steps its non-comm time was longer than that of every rank that is no
+ * straggler and had the same step (s->slowest_steps of s->compared_steps). */
+static void count_slowest_steps(const job_result *res, const step_table *t, size_t r, job_straggler *s)
 {
 	const job_device *d = judged(&res->rank[r]);
 	bool all = all_warmup(d);
 
 	for (size_t i = 0; i < d->nsteps; i++) {
 		const split_window *w = &d->steps[i];
-		bool compared = false, slowest = true;
-		if (!step_counts(d, i, all) || w->step < 0)
+		const step_max *e;
+		if (!step_counts(d, i, all) || w->step < 0 || (e = step_entry(t, w->step)) == NULL)
 			continue;
-		for (size_t o = 0; o < res->nranks; o++) {
-			const job_device *od = judged(&res->rank[o]);
-			ptrdiff_t k = o == r || od == NULL ? -1 : step_index(od, w->step);
-			if (k < 0)
-				continue;
-			compared = true;
-			slowest = slowest && noncomm_of(w) > noncomm_of(&od->steps[k]);
-		}
-		s->compared_steps += compared;
-		s->slowest_steps += compared && slowest;
+		s->compared_steps++;
+		s->slowest_steps += noncomm_of(w) > e->max_noncomm;
 	}
 }
 
 /* What makes the straggler slow (docs/job.md): a host-side bucket is that bucket's; on the device, more
  * kernels a step is more work, the same kernels slower in (nearly) every step is the rank's GPU or host, and
  * slower in some steps only is its inputs. Without steps to compare, the same kernels count as the device. */
-static void classify_straggler(const job_result *res, size_t r, int64_t others_kernels, job_straggler *s)
+static void classify_straggler(const job_result *res, const step_table *t, size_t r, int64_t others_kernels,
+                               job_straggler *s)
 {
 	const job_rank_result *rr = &res->rank[r];
 
 	s->kernels_ratio = others_kernels > 0 ? (double)rr->kernels / (double)others_kernels : 0;
-	count_slowest_steps(res, r, s);
+	count_slowest_steps(res, t, r, s);
 	if (s->bucket != REGIME_COMPUTE && s->bucket != REGIME_MEMORY)
 		s->kind = STRAGGLER_HOST;
 	else if (others_kernels > 0 && s->kernels_ratio > 1.0 + JOB_SAME_WORK_SHARE)
@@ -736,50 +1003,65 @@ static int cmp_straggler(const void *a, const void *b)
 	return (x->excess_ns < y->excess_ns) - (x->excess_ns > y->excess_ns);
 }
 
+/* Whether rank r is a straggler; if so, its entry (unclassified) in res->strag. */
+static void judge_rank(job_result *res, const loo_median *loo, size_t r)
+{
+	job_rank_result *rr = &res->rank[r];
+	int64_t med, excess, best_x = INT64_MIN;
+	int best = REGIME_COMPUTE;
+
+	if (rr->median_step_ns == 0)
+		return;
+	med = loo_i64(&loo[LOO_NONCOMM], r);
+	excess = ns_sat_sub_i64(rr->noncomm_ns, med);
+	if (excess <= JOB_STRAGGLER_MIN_NS || (double)excess <= JOB_STRAGGLER_SHARE * (double)med)
+		return;
+	for (int b = 0; b < REGIME_COUNT; b++) {
+		int64_t x;
+		if (b == REGIME_COMM)
+			continue;
+		x = ns_sat_sub_i64(rr->bucket_ns[b], loo_i64(&loo[LOO_BUCKET + b], r));
+		if (x > best_x) {
+			best_x = x;
+			best = b;
+		}
+	}
+	rr->straggler = true;
+	res->strag[res->nstrag++] = (job_straggler){.rank = rr->src->rank,
+	                                            .bucket = (ns_regime)best,
+	                                            .share = share_of(rr, best),
+	                                            .median_share = loo_double(&loo[LOO_SHARE + best], r),
+	                                            .excess_ns = excess};
+}
+
 static ns_status find_stragglers(job_result *res, ns_error *err)
 {
-	int64_t *tmp = malloc((res->nranks + 1) * sizeof(*tmp));
-	double *dtmp = malloc((res->nranks + 1) * sizeof(*dtmp));
+	loo_median loo[LOO_COUNT];
+	step_table t;
 	size_t with_steps = 0;
+	ns_status st = NS_OK;
 
-	if (tmp == NULL || dtmp == NULL) {
-		free(tmp);
-		free(dtmp);
-		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	}
-	res->strag = calloc(res->nranks, sizeof(*res->strag));
 	for (size_t r = 0; r < res->nranks; r++)
 		with_steps += res->rank[r].median_step_ns > 0;
-	for (size_t r = 0; res->strag != NULL && with_steps >= 2 && r < res->nranks; r++) {
-		job_rank_result *rr = &res->rank[r];
-		int64_t med = others_median(res, r, -1, tmp), excess = ns_sat_sub_i64(rr->noncomm_ns, med),
-		        best_x = INT64_MIN;
-		int best = REGIME_COMPUTE;
-		if (rr->median_step_ns == 0 || excess <= JOB_STRAGGLER_MIN_NS ||
-		    (double)excess <= JOB_STRAGGLER_SHARE * (double)med)
-			continue;
-		for (int b = 0; b < REGIME_COUNT; b++) {
-			int64_t x;
-			if (b == REGIME_COMM)
-				continue;
-			x = ns_sat_sub_i64(rr->bucket_ns[b], others_median(res, r, b, tmp));
-			if (x > best_x) {
-				best_x = x;
-				best = b;
-			}
-		}
-		rr->straggler = true;
-		res->strag[res->nstrag] =
-		    (job_straggler){.rank = rr->src->rank,
-		                    .bucket = (ns_regime)best,
-		                    .share = share_of(rr, best),
-		                    .median_share = others_median_share(res, r, best, dtmp),
-		                    .excess_ns = excess};
-		classify_straggler(res, r, others_median_kernels(res, r, tmp), &res->strag[res->nstrag++]);
-	}
-	free(tmp);
-	free(dtmp);
+	res->strag = calloc(res->nranks + 1, sizeof(*res->strag));
 	if (res->strag == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	if (with_steps < 2)
+		return NS_OK;
+	if (!loo_build_all(loo, res))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	for (size_t r = 0; r < res->nranks; r++)
+		judge_rank(res, loo, r);
+	if (res->nstrag > 0)
+		st = step_table_build(&t, res);
+	for (size_t i = 0; i < res->nstrag && st == NS_OK; i++) {
+		size_t r = rank_index(res, res->strag[i].rank);
+		classify_straggler(res, &t, r, loo_i64(&loo[LOO_KERNELS], r), &res->strag[i]);
+	}
+	if (res->nstrag > 0)
+		step_table_free(&t);
+	loo_free_all(loo);
+	if (st != NS_OK)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	qsort(res->strag, res->nstrag, sizeof(*res->strag), cmp_straggler);
 	return NS_OK;
@@ -835,6 +1117,9 @@ static ns_status take_ranks(job_merge *m, job_result *res, ns_error *err)
 		res->nranks++;
 	}
 	m->n = 0;
+	m->world_size = 0;
+	memset(m->by_rank.slot, 0, m->by_rank.nslots * sizeof(*m->by_rank.slot));
+	m->by_rank.n = 0;
 	return NS_OK;
 }
 

@@ -293,6 +293,42 @@ static ns_status collective_item(reader *r, const cJSON *item, void *out)
 	return read_collective(r, item, out);
 }
 
+/* A split's steps follow each other in time: the merger finds a collective's steps by binary search. */
+static ns_status check_steps(reader *r, const job_device *d)
+{
+	snprintf(r->where, sizeof(r->where), "\"steps\"");
+	for (size_t i = 1; i < d->nsteps; i++) {
+		const split_window *p = &d->steps[i - 1];
+		if (d->steps[i].start_ns < p->start_ns + p->dur_ns) {
+			snprintf(r->where, sizeof(r->where), "\"steps\"[%zu]", i);
+			return bad(r,
+			           "starts before the step before it ends (steps follow each other in time)");
+		}
+	}
+	return NS_OK;
+}
+
+/* A split gives each exposed instant to one collective, the earlier: the exposed pieces of a device's
+ * collectives, taken in order, follow each other in time (the merger's waiting pass relies on it). */
+static ns_status check_pieces(reader *r, const job_device *d)
+{
+	int64_t end = INT64_MIN;
+
+	for (size_t i = 0; i < d->ncoll; i++) {
+		const split_collective *c = &d->coll[i];
+		if (c->npieces == 0)
+			continue;
+		if (c->piece[0].start_ns < end) {
+			snprintf(r->where, sizeof(r->where), "\"collectives\"[%zu].\"exposed\"", i);
+			return bad(
+			    r, "starts before an earlier collective's exposed piece ends (an exposed instant "
+			       "is one collective's)");
+		}
+		end = c->piece[c->npieces - 1].end_ns;
+	}
+	return NS_OK;
+}
+
 static ns_status read_device(reader *r, const cJSON *d, job_device *out)
 {
 	ns_status st;
@@ -313,9 +349,11 @@ static ns_status read_device(reader *r, const cJSON *d, job_device *out)
 	out->steps = v;
 	if (st != NS_OK)
 		return st;
+	if ((st = check_steps(r, out)) != NS_OK)
+		return st;
 	st = read_list(r, d, "collectives", sizeof(split_collective), collective_item, &v, &out->ncoll);
 	out->coll = v;
-	return st;
+	return st == NS_OK ? check_pieces(r, out) : st;
 }
 
 static ns_status device_item(reader *r, const cJSON *item, void *out)

@@ -2,44 +2,10 @@
 # run-hostile.sh NEXTSTEP [SANITIZED]: the reproductions of issue 9, each under a CPU-time limit and (unless
 # the build is sanitized: ASan reserves terabytes of address space) `ulimit -v 400000` (400 MB), asserting the
 # exit status and a clear message or result. Big inputs are generated here, in a temporary directory.
-#
-# The issue bounds what the program costs (5 s, 200 MB), so time is limited as CPU time: a soft `ulimit -t`,
-# past which the kernel stops the process with SIGXCPU (exit 152). Wall time is not the program's cost: a
-# loaded machine stretches it, and under `timeout 5` cases failed whenever other builds shared the 2 cores. A
-# wall-clock `timeout` stays, 60 s, only to stop a hang (a process blocked while using no CPU). ASan and UBSan
-# make these inputs 2-3 times slower; a sanitized build gets SANITIZER_CPU_FACTOR (4) times each CPU limit.
+# The harness (the limits, check()) is hostile-lib.sh.
 set -u
 bin=$1 sanitized=${2:-OFF}
-SANITIZER_CPU_FACTOR=4
-HANG_GUARD_S=60
-# cpu_limit S: S seconds of CPU, times the factor under the sanitizers.
-cpu_limit() { if [ "$sanitized" = ON ]; then echo $(($1 * SANITIZER_CPU_FACTOR)); else echo "$1"; fi; }
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-# check NAME WANT_CODE WANT_TEXT CMD...: WANT_TEXT is a grep -E pattern over stdout+stderr. limit_kb=N before
-# it sets a tighter memory limit for that case, cpu_s=N another CPU limit (default 5 s).
-check() {
-	local name=$1 code=$2 want=$3 got cpu
-	shift 3
-	cpu=$(cpu_limit "${cpu_s:-5}")
-	if [ "$sanitized" = ON ]; then
-		(ulimit -S -t "$cpu" && timeout "$HANG_GUARD_S" "$@") >"$tmp/out" 2>&1
-	else
-		(ulimit -S -t "$cpu" && ulimit -v "${limit_kb:-400000}" && timeout "$HANG_GUARD_S" "$@") >"$tmp/out" 2>&1
-	fi
-	got=$?
-	if [ "$got" -eq "$code" ] && grep -Eq -- "$want" "$tmp/out"; then
-		pass=$((pass + 1))
-	else
-		fail=$((fail + 1))
-		echo "FAIL: $name: exit $got (want $code), output:"
-		head -c 600 "$tmp/out"
-		echo
-	fi
-}
+. "$(cd "$(dirname "$0")" && pwd)/hostile-lib.sh"
 
 # A one-step trace whose single kernel has the name in file $1 (raw bytes, JSON-safe).
 trace_with_name() {
