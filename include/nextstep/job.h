@@ -50,6 +50,7 @@ typedef struct {
 	bool has_rank;
 	int64_t rank;       /* distributedInfo.rank */
 	int64_t world_size; /* 0 when unknown */
+	int quality;        /* the trace's quality_grade; -1 when the summary does not say */
 	char *file;         /* the trace it was made from */
 	job_device *dev;
 	size_t ndev;

@@ -82,6 +82,7 @@ typedef struct {
 	bool steps, all_steps, roofline;
 	const char *step_marker; /* --step-marker REGEX */
 	size_t top;
+	bool top_given;
 	cli_progress progress;
 	int min_quality;     /* --min-quality: the lowest quality_grade that exits 0 (default: unfit, any) */
 	unsigned jobs;       /* -j: files read at once; 0 = one per online processor */

@@ -67,6 +67,7 @@ static int parse_top(cli_config *c, const char *arg)
 		return cli_usage_error(c->mode, "--top must be a whole number from 0 to %d, not '%s'",
 		                       TOP_MAX, arg);
 	c->top = (size_t)v;
+	c->top_given = true;
 	return -1;
 }
 

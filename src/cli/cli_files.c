@@ -106,22 +106,43 @@ static char *join(const char *dir, const char *name)
 	return p;
 }
 
-/* Whether DIR/name is a trace file to read; names the ones left out when verbose. */
-static bool wanted(const char *path, const char *name, bool verbose)
+/* What to do with an entry of a directory. */
+typedef enum { ENTRY_READ, ENTRY_SKIP, ENTRY_BAD } entry_use;
+
+/* Whether DIR/name is a trace file to read; names the ones left out when verbose. An entry named like a trace
+ * that cannot be read as one (stat fails: a dangling link, a loop, no permission; or not a regular file: a
+ * FIFO would block the run for good) is an error, always said: it may be a rank, and a job of the others
+ * would be reported as if whole. */
+static entry_use wanted(const char *path, const char *name, bool verbose)
 {
 	struct stat st;
 	const char *why = NULL;
 	char shown[INPUT_DISPLAY_MAX];
+	int saved;
 
-	if (stat(path, &st) != 0)
+	if (stat(path, &st) != 0) {
+		saved = errno;
+		if (cli_is_trace_name(name)) {
+			fprintf(stderr, "nextstep: %s: %s\n", cli_shown(path, shown, sizeof(shown)),
+			        strerror(saved));
+			return ENTRY_BAD;
+		}
 		why = "cannot be read";
-	else if (S_ISDIR(st.st_mode))
+	} else if (S_ISDIR(st.st_mode)) {
 		why = "a directory (directories are not read recursively)";
-	else if (!cli_is_trace_name(name))
+	} else if (!cli_is_trace_name(name)) {
 		why = "not named like a trace (*.json, *.json.gz)";
+	} else if (!S_ISREG(st.st_mode)) {
+		fprintf(
+		    stderr,
+		    "nextstep: %s: not a regular file (a FIFO, socket or device in a directory is not read; "
+		    "name it on its own to read it)\n",
+		    cli_shown(path, shown, sizeof(shown)));
+		return ENTRY_BAD;
+	}
 	if (why != NULL && verbose)
 		fprintf(stderr, "nextstep: %s: skipped: %s\n", cli_shown(path, shown, sizeof(shown)), why);
-	return why == NULL;
+	return why == NULL ? ENTRY_READ : ENTRY_SKIP;
 }
 
 /* Every entry of dir but . and .., as paths, sorted (so what -v says is in a fixed order too). */
@@ -159,12 +180,17 @@ static int expand_dir(const char *dir, bool verbose, cli_file_list *out)
 	cli_file_list all = {NULL, 0, 0};
 	size_t found = 0;
 	int rc = list_dir(dir, &all);
+	bool bad = false;
 	char shown[INPUT_DISPLAY_MAX];
 
 	for (size_t i = 0; i < all.n; i++) {
 		char *path = all.path[i];
+		entry_use use =
+		    rc == EXIT_ROUTED ? wanted(path, strrchr(path, '/') + 1, verbose) : ENTRY_SKIP;
 		all.path[i] = NULL;
-		if (rc != EXIT_ROUTED || !wanted(path, strrchr(path, '/') + 1, verbose))
+		if (use == ENTRY_BAD)
+			bad = true;
+		if (use != ENTRY_READ)
 			free(path);
 		else if (push(out, path))
 			found++;
@@ -172,12 +198,12 @@ static int expand_dir(const char *dir, bool verbose, cli_file_list *out)
 			rc = EXIT_BAD_INPUT;
 	}
 	cli_file_list_free(&all);
-	if (found == 0 && rc == EXIT_ROUTED) {
+	if (found == 0 && rc == EXIT_ROUTED && !bad) {
 		fprintf(stderr, "nextstep: %s: no trace files in this directory (*.json, *.json.gz)\n",
 		        cli_shown(dir, shown, sizeof(shown)));
 		rc = EXIT_BAD_INPUT;
 	}
-	return rc;
+	return bad ? EXIT_BAD_INPUT : rc;
 }
 
 int cli_files_expand(char *const *operands, size_t n, bool verbose, cli_file_list *out)

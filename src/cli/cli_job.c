@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli_job.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -38,6 +40,43 @@ int cli_job_report(const cli_config *cfg, const job_result *res)
 		return EXIT_BAD_INPUT;
 	}
 	return cli_output_ok() && st == NS_OK ? EXIT_ROUTED : EXIT_BAD_INPUT; /* a write error said once */
+}
+
+/* Ranks whose trace is unfit named on stderr (the job report includes them: their waiting and straggler
+ * judgements are as doubtful as their own reports); EXIT_QUALITY when a rank is below --min-quality. */
+#define UNFIT_SHOWN 8
+
+int cli_job_quality(const cli_config *cfg, const job_result *res)
+{
+	size_t unfit = 0, unknown = 0;
+	int rc = EXIT_ROUTED;
+
+	for (size_t i = 0; i < res->nranks; i++) {
+		int q = res->rank[i].src->quality;
+		unknown += q < 0;
+		if (q > cfg->min_quality)
+			rc = EXIT_QUALITY;
+		if (q != QUALITY_UNFIT)
+			continue;
+		if (unfit++ == 0)
+			fputs("nextstep: note: the trace of rank", stderr);
+		if (unfit <= UNFIT_SHOWN)
+			fprintf(stderr, "%s %" PRId64, unfit > 1 ? "," : "", res->rank[i].src->rank);
+	}
+	if (unfit > 0)
+		fprintf(
+		    stderr,
+		    "%s %s unfit (its quality grade: see its own report, --rank N): the job report includes "
+		    "%s\n",
+		    unfit > UNFIT_SHOWN ? " ..." : "", unfit > 1 ? "are" : "is", unfit > 1 ? "them" : "it");
+	if (unknown > 0 && cfg->min_quality < QUALITY_UNFIT) {
+		fprintf(stderr,
+		        "nextstep: %zu rank summar%s no quality grade (written before summaries had one): "
+		        "--min-quality cannot pass %s\n",
+		        unknown, unknown > 1 ? "ies have" : "y has", unknown > 1 ? "them" : "it");
+		rc = EXIT_QUALITY;
+	}
+	return rc;
 }
 
 /* ---- nextstep job ---- */
@@ -138,7 +177,7 @@ int cli_job_run(cli_config *cfg)
 	job_ctx j = {job_merge_new(), EXIT_ROUTED, NULL, NULL, NULL, 0, 0};
 	job_result *res = NULL;
 	ns_error err;
-	int rc;
+	int rc, quality;
 
 	if (cfg->noperands == 0 && isatty(STDIN_FILENO))
 		return cli_usage_error(MODE_JOB, "job: give SUMMARY files (or - for stdin)");
@@ -173,9 +212,10 @@ int cli_job_run(cli_config *cfg)
 		rc = EXIT_BAD_INPUT;
 	if (!cli_html_to_stdout(cfg) && cli_job_report(cfg, res) != EXIT_ROUTED)
 		rc = EXIT_BAD_INPUT;
+	quality = cli_job_quality(cfg, res);
 	job_result_free(res);
 	free(j.dg);
 	free(j.src);
-	rc = rc != EXIT_ROUTED || j.rc != EXIT_ROUTED ? EXIT_BAD_INPUT : EXIT_ROUTED;
+	rc = rc != EXIT_ROUTED || j.rc != EXIT_ROUTED ? EXIT_BAD_INPUT : quality;
 	return cli_html_close(j.html, rc);
 }

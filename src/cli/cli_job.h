@@ -11,4 +11,8 @@ int cli_job_report(const cli_config *cfg, const job_result *res);
 /* The job's verdict and routes, as the report states them (the straggler's bucket when there is one). */
 void cli_job_verdict(const cli_config *cfg, const job_result *res, ns_verdict *v, ns_routes *routes);
 
+/* Names the ranks whose trace is unfit on stderr; EXIT_QUALITY when one is below --min-quality, else
+ * EXIT_ROUTED. */
+int cli_job_quality(const cli_config *cfg, const job_result *res);
+
 #endif

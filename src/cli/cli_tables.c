@@ -48,7 +48,7 @@ const cli_option_row cli_option_rows[] = {
      "the dtype for every op instead of its Input type (implies --roofline)"},
     {"Trace", "device-file", required_argument, OPT_DEVICE_FILE, M_TRACES, "FILE",
      "add or override devices for --roofline (JSON, like data/devices.json); repeatable"},
-    {"Trace", "min-quality", required_argument, OPT_MIN_QUALITY, M_TRACES, "G",
+    {"Trace", "min-quality", required_argument, OPT_MIN_QUALITY, M_TRACES | M_JOB, "G",
      "exit 4 when a trace's quality is below G: good or degraded"},
     {"Trace", "jobs", required_argument, OPT_JOBS, M_TRACE, "N",
      "read N files at once (default: one per processor online); the output\nis the same for every N"},

@@ -118,6 +118,23 @@ static bool stdin_once(const cli_file_list *files)
 	return n <= 1;
 }
 
+/* --summary writes one NDJSON line per rank: an option about the report it replaces would be ignored
+ * unsaid. */
+static int summary_conflicts(const cli_config *c)
+{
+	const char *other = c->html_path != NULL             ? "--html"
+	                    : c->format.kind == FORMAT_JSON  ? "--format json"
+	                    : c->format.kind == FORMAT_QUIET ? "-q"
+	                    : c->roofline                    ? "--roofline (or --device, --dtype)"
+	                    : c->steps || c->all_steps       ? "--steps"
+	                    : c->top_given                   ? "--top"
+	                                                     : NULL;
+
+	if (other == NULL)
+		return -1;
+	return cli_usage_error(MODE_TRACE, "--summary writes summaries, not a report: leave out %s", other);
+}
+
 int cli_trace_run(cli_config *c)
 {
 	static char *const stdin_operand[] = {"-"};
@@ -128,9 +145,8 @@ int cli_trace_run(cli_config *c)
 
 	if (c->noperands == 0 && isatty(STDIN_FILENO))
 		return cli_usage_error(MODE_TRACE, "trace: give a trace FILE or DIR (or - for stdin)");
-	if (c->output == TRACE_SUMMARY && c->html_path != NULL)
-		return cli_usage_error(MODE_TRACE,
-		                       "--summary writes summaries, not a page: leave out --html");
+	if (c->output == TRACE_SUMMARY && (rc = summary_conflicts(c)) >= 0)
+		return rc;
 	if ((rc = cli_trace_session_open(c, &s)) >= 0)
 		return rc;
 	/* The files a directory stands for are inputs the page must not replace: listed before it is made. */

@@ -19,12 +19,16 @@
  * thread into the page; the rank it is. */
 typedef struct {
 	FILE *out;
+	bool out_in_memory; /* out is a memstream (a job rank's report with no room for a spool)... */
+	char *mem;          /* ...whose buffer is this, once out is closed */
+	size_t mem_len;
 	char *msgs;
 	size_t msgs_len;
 	int rc;
 	trace_done *done;
 	job_rank *summary; /* the job's summary of a rank, when the output needs one */
 	bool has_rank;
+	bool job_rank; /* a rank of a job: of a world larger than one (torchrun's lone run is rank 0 of 1) */
 	int64_t rank;
 } trace_task;
 
@@ -50,7 +54,7 @@ static int make_summary(trace_run *r, trace_task *t, const trace_sink *k, const 
 	ns_error err;
 
 	if (d->st != NS_OK || (mode != TRACE_AUTO && mode != TRACE_SUMMARY) ||
-	    (!t->has_rank && mode == TRACE_AUTO))
+	    (!t->job_rank && mode == TRACE_AUTO))
 		return EXIT_ROUTED;
 	ns_error_clear(&err);
 	if (!t->has_rank) {
@@ -85,7 +89,7 @@ static bool writes_through(const trace_run *r, const trace_task *t, bool in_turn
 
 	if (!in_turn)
 		return false;
-	if (c->output == TRACE_AUTO && (t->has_rank || trace_job_holding(r->job)))
+	if (c->output == TRACE_AUTO && (t->job_rank || trace_job_holding(r->job)))
 		return false;
 	return c->output != TRACE_ONE_RANK || (t->has_rank && t->rank == c->only_rank);
 }
@@ -101,6 +105,13 @@ static bool open_out(const trace_run *r, trace_task *t, trace_sink *k, const cha
 		return true;
 	if ((k->out = t->out = cli_spool_new(why, sizeof(why))) != NULL)
 		return true;
+	/* A rank's own report is printed only when its job cannot be made: with no room for a spool it waits
+	 * in memory (a few kilobytes of text), so that a job needs no temporary file with -j 1. */
+	if (r->s->cfg->output == TRACE_AUTO && t->job_rank &&
+	    (k->out = t->out = open_memstream(&t->mem, &t->mem_len)) != NULL) {
+		t->out_in_memory = true;
+		return true;
+	}
 	fprintf(k->msgs,
 	        "nextstep: %s: %s, where its report would wait for the inputs before it (-j 1 needs "
 	        "none)\n",
@@ -129,6 +140,7 @@ static int run_file(trace_run *r, size_t i, trace_sink *k, ns_input *in)
 	}
 	trace_one_analyse(r->s, k, in, d);
 	t->has_rank = d->st == NS_OK && d->res.has_rank;
+	t->job_rank = t->has_rank && d->res.world_size != 1;
 	t->rank = d->res.rank;
 	if (r->s->html != NULL) {
 		t->done = d; /* reported by emit_page() */
@@ -141,6 +153,9 @@ static int run_file(trace_run *r, size_t i, trace_sink *k, ns_input *in)
 		if (r->s->cfg->output == TRACE_SUMMARY) {
 			if (d->st != NS_OK) /* the summary is the output; a bad trace gets its error */
 				rc = trace_one_text(r->s, k, where, false, d);
+			else if ((int)d->res.quality.grade > r->s->cfg->min_quality)
+				rc = cli_worse_exit(rc,
+				                    EXIT_QUALITY); /* the line is written, with its grade */
 		} else {
 			rc = cli_worse_exit(rc, trace_one_report(r->s, k, where, r->files->n > 1, d));
 		}
@@ -219,18 +234,26 @@ static void emit_text(trace_run *r, size_t i)
 	trace_task *t = &r->task[i];
 	trace_output mode = r->s->cfg->output;
 
+	if (t->out_in_memory) { /* closed, its buffer holds the report */
+		fclose(t->out);
+		t->out = NULL;
+		t->out_in_memory = false;
+	}
 	if (mode == TRACE_AUTO && (t->summary != NULL || trace_job_holding(r->job))) {
-		if (!trace_job_add(r->job, t->summary, t->out)) {
+		if (!trace_job_add(r->job, t->summary, t->out, t->mem, t->mem_len)) {
 			fputs("nextstep: out of memory\n", stderr);
 			t->rc = EXIT_BAD_INPUT;
 		}
 		t->summary = NULL;
 		t->out = NULL; /* the job has them */
+		t->mem = NULL;
 		return;
 	}
 	if (mode == TRACE_ONE_RANK && !(t->has_rank && t->rank == r->s->cfg->only_rank))
 		return;
 	r->rank_shown += t->has_rank;
+	if (t->mem != NULL)
+		fwrite(t->mem, 1, t->mem_len, stdout);
 	if (t->out != NULL && !cli_spool_copy(t->out, stdout)) {
 		fflush(stdout);
 		fprintf(stderr, "nextstep: %s: its report could not be read back from its temporary file\n",
@@ -256,8 +279,10 @@ static bool emit_task(void *ctx, size_t i)
 	}
 	if (t->out != NULL)
 		fclose(t->out);
+	free(t->mem);
 	free(t->msgs);
 	t->out = NULL;
+	t->mem = NULL;
 	t->msgs = NULL;
 	r->rc = cli_worse_exit(r->rc, t->rc);
 	ok = cli_output_ok();
@@ -289,6 +314,7 @@ static void trace_run_free(trace_run *r)
 	for (size_t i = 0; r->task != NULL && i < r->files->n; i++) {
 		if (r->task[i].out != NULL)
 			fclose(r->task[i].out);
+		free(r->task[i].mem);
 		free(r->task[i].msgs);
 		if (r->task[i].done != NULL)
 			trace_done_free(r->task[i].done);

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli_common.h"
 #include "cli_html.h"
@@ -16,15 +17,22 @@
 #define MISSING_SHOWN 8
 
 typedef struct {
-	job_rank *rank; /* a rank's summary (owned until merged), NULL for a file that is no rank */
-	FILE *out;      /* the file's own report (a spool), for when there is no job; NULL: none */
-	bool is_rank;   /* rank is set, or was until the merger took it */
+	job_rank *rank;  /* a rank's summary (owned until merged), NULL for a file that is no rank */
+	size_t off, len; /* the file's own report, for when there is no job: in the store */
+	bool kept;       /* the report is in the store whole */
+	bool is_rank;    /* rank is set, or was until the merger took it */
 } job_file;
 
+/* The files' own reports wait one after another in one store: one spool (one descriptor, however many ranks:
+ * a spool each ran out of descriptors past about a thousand ranks), or memory when no spool can be made. */
 struct trace_job {
 	job_file *file; /* in input order */
 	size_t n, cap;
 	size_t nranks;
+	FILE *store;
+	bool in_memory;
+	char *mem;
+	size_t stored, mem_cap;
 };
 
 trace_job *trace_job_new(void)
@@ -37,29 +45,101 @@ bool trace_job_holding(const trace_job *j)
 	return j != NULL && j->nranks > 0;
 }
 
-bool trace_job_add(trace_job *j, job_rank *rank, FILE *out)
+/* Appends n bytes to the store. */
+static bool store_put(trace_job *j, const char *p, size_t n)
+{
+	char why[320];
+
+	if (n == 0)
+		return true;
+	if (!j->in_memory && j->store == NULL && (j->store = cli_spool_new(why, sizeof(why))) == NULL)
+		j->in_memory = true;
+	if (j->in_memory) {
+		char *grown = ns_grow(j->mem, &j->mem_cap, j->stored + n, 1);
+		if (grown == NULL)
+			return false;
+		j->mem = grown;
+		memcpy(j->mem + j->stored, p, n);
+	} else if (fwrite(p, 1, n, j->store) != n) {
+		return false;
+	}
+	j->stored += n;
+	return true;
+}
+
+/* Copies a spool's report into the store. */
+static bool store_spool(trace_job *j, FILE *out)
+{
+	char buf[16384];
+	size_t n;
+	bool ok = true;
+
+	fflush(out);
+	clearerr(out);
+	if (fseek(out, 0, SEEK_SET) != 0)
+		return false;
+	while (ok && (n = fread(buf, 1, sizeof(buf), out)) > 0)
+		ok = store_put(j, buf, n);
+	return ok && !ferror(out);
+}
+
+bool trace_job_add(trace_job *j, job_rank *rank, FILE *out, char *text, size_t len)
 {
 	job_file *grown = ns_grow(j->file, &j->cap, j->n + 1, sizeof(*grown));
+	job_file f = {rank, j->stored, 0, true, rank != NULL};
 
+	if (out != NULL)
+		f.kept = store_spool(j, out);
+	if (text != NULL)
+		f.kept = store_put(j, text, len);
+	f.len = j->stored - f.off;
+	if (out != NULL)
+		fclose(out);
+	free(text);
 	if (grown == NULL) {
 		job_rank_free(rank);
-		if (out != NULL)
-			fclose(out);
 		return false;
 	}
 	j->file = grown;
-	j->file[j->n++] = (job_file){rank, out, rank != NULL};
+	j->file[j->n++] = f;
 	j->nranks += rank != NULL;
+	return true;
+}
+
+/* Writes file f's own report from the store to stdout. */
+static bool store_copy(trace_job *j, const job_file *f)
+{
+	char buf[16384];
+	size_t left = f->len;
+
+	if (!f->kept)
+		return false;
+	if (left == 0)
+		return true;
+	if (j->in_memory) {
+		fwrite(j->mem + f->off, 1, left, stdout);
+		return true;
+	}
+	fflush(j->store);
+	if (fseeko(j->store, (off_t)f->off, SEEK_SET) != 0)
+		return false;
+	while (left > 0) {
+		size_t got = fread(buf, 1, left < sizeof(buf) ? left : sizeof(buf), j->store);
+		if (got == 0)
+			return false;
+		fwrite(buf, 1, got, stdout);
+		left -= got;
+	}
 	return true;
 }
 
 static void free_files(trace_job *j)
 {
-	for (size_t i = 0; i < j->n; i++) {
+	for (size_t i = 0; i < j->n; i++)
 		job_rank_free(j->file[i].rank);
-		if (j->file[i].out != NULL)
-			fclose(j->file[i].out);
-	}
+	if (j->store != NULL)
+		fclose(j->store);
+	free(j->mem);
 	free(j->file);
 	free(j);
 }
@@ -186,7 +266,7 @@ static int print_in_order(trace_job *j, const cli_config *cfg, const job_result 
 	for (size_t i = 0; i < j->n && cli_output_ok(); i++) {
 		const job_file *f = &j->file[i];
 		if (res == NULL || !f->is_rank) {
-			if (f->out != NULL && !cli_spool_copy(f->out, stdout)) {
+			if (!store_copy(j, f)) {
 				fputs("nextstep: a report could not be read back from its temporary file\n",
 				      stderr);
 				rc = EXIT_BAD_INPUT;
@@ -246,6 +326,8 @@ int trace_job_finish(trace_job *j, const cli_config *cfg, cli_html *html)
 	free(r);
 	if (res != NULL && html != NULL)
 		rc = cli_worse_exit(rc, job_page(cfg, html, res));
+	if (res != NULL)
+		rc = cli_worse_exit(rc, cli_job_quality(cfg, res));
 	rc = cli_worse_exit(rc, print_in_order(j, cfg, res));
 	job_result_free(res);
 	free_files(j);

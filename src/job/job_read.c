@@ -378,6 +378,24 @@ static ns_status read_t0(reader *r, const cJSON *root)
 	return NS_OK;
 }
 
+/* "quality": the trace's grade ("good", "degraded", "unfit"); absent in summaries of before it was written.
+ */
+static ns_status read_quality(reader *r, const cJSON *root, job_rank *k)
+{
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(root, "quality");
+
+	k->quality = -1;
+	if (q == NULL)
+		return NS_OK;
+	snprintf(r->where, sizeof(r->where), "\"quality\"");
+	for (int g = QUALITY_GOOD; cJSON_IsString(q) && g <= QUALITY_UNFIT; g++)
+		if (strcmp(q->valuestring, quality_grade_name((quality_grade)g)) == 0) {
+			k->quality = g;
+			return NS_OK;
+		}
+	return bad(r, "not good, degraded or unfit");
+}
+
 static ns_status read_rank_fields(reader *r, const cJSON *root, job_rank *k)
 {
 	const cJSON *rank = cJSON_GetObjectItemCaseSensitive(root, "rank");
@@ -397,6 +415,8 @@ static ns_status read_rank_fields(reader *r, const cJSON *root, job_rank *k)
 		return st;
 	if (k->world_size < 0 || k->world_size > JOB_MAX_RANKS)
 		return bad(r, "out of range");
+	if ((st = read_quality(r, root, k)) != NS_OK)
+		return st;
 	snprintf(r->where, sizeof(r->where), "\"file\"");
 	if (file != NULL && !cJSON_IsString(file))
 		return bad(r, "not a string");
@@ -441,6 +461,25 @@ static ns_status read_root(reader *r, const cJSON *root, job_rank *k)
 	return st;
 }
 
+/* Only blanks may follow the object: two summaries run together (files concatenated without a final
+ * newline, lines that end in a bare CR) would otherwise be read as the first alone, a rank lost unsaid. */
+static ns_status check_nothing_after(const char *line, size_t len, const char *end, ns_error *err)
+{
+	const char *p = end;
+
+	while (p < line + len && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	if (p == line + len)
+		return NS_OK;
+	ns_error_set(
+	    err, NS_ERR_SYNTAX,
+	    "text after the summary's JSON object (two summaries on one line? lines that end in a bare "
+	    "CR?)");
+	if (err != NULL)
+		err->offset = p - line;
+	return NS_ERR_SYNTAX;
+}
+
 ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_error *err)
 {
 	const char *end = NULL;
@@ -456,6 +495,10 @@ ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_
 		st = ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
 		if (err != NULL && end != NULL && end >= line && end <= line + len)
 			err->offset = end - line;
+		return st;
+	}
+	if ((st = check_nothing_after(line, len, end, err)) != NS_OK) {
+		cJSON_Delete(root);
 		return st;
 	}
 	k = calloc(1, sizeof(*k));

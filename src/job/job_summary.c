@@ -62,6 +62,7 @@ ns_status job_rank_from_split(const split_result *r, const char *file, job_rank 
 	k->has_rank = r->has_rank;
 	k->rank = r->has_rank ? r->rank : -1;
 	k->world_size = r->world_size;
+	k->quality = (int)r->quality.grade;
 	k->file = dup_text(file != NULL ? file : "");
 	if (r->ndevices > 0)
 		k->dev = calloc(r->ndevices, sizeof(*k->dev));
@@ -255,7 +256,10 @@ char *job_rank_to_ndjson(const job_rank *k)
 		put(&b, "%" PRId64, k->rank);
 	else
 		put(&b, "null");
-	put(&b, ",\"world_size\":%" PRId64 ",\"file\":", k->world_size);
+	put(&b, ",\"world_size\":%" PRId64, k->world_size);
+	if (k->quality >= 0)
+		put(&b, ",\"quality\":\"%s\"", quality_grade_name((quality_grade)k->quality));
+	put(&b, ",\"file\":");
 	put_string(&b, k->file != NULL ? k->file : "");
 	put(&b, ",\"t0\":\"%" PRId64 "\",\"devices\":[", t0);
 	for (size_t i = 0; i < k->ndev; i++) {

@@ -45,5 +45,74 @@ check "exposed pieces out of order" 1 'pieces.nd:2: summary: "collectives"\[1\].
 gen 1 1 0 1 0 2 5 >"$tmp/beyond.nd"
 check "a rank beyond its world" 1 'beyond.nd:1: rank 5 is not a rank of a world of 2' "$bin" job "$tmp/order.nd" "$tmp/beyond.nd"
 
+# 10. Text after a summary's JSON object: two files concatenated without a final newline, lines that end in a
+# bare CR. Each was read as its first object only: "job (1 ranks)", exit 0.
+gen 2 1 0 >"$tmp/two.nd"
+{ head -1 "$tmp/two.nd" | tr -d '\n'; tail -1 "$tmp/two.nd"; } >"$tmp/glued.nd"
+check "two summaries on one line" 1 'glued.nd:1: text after the summary.s JSON object' "$bin" job "$tmp/glued.nd"
+tr '\n' '\r' <"$tmp/two.nd" >"$tmp/cr.nd"
+check "lines that end in a bare CR" 1 'cr.nd:1: text after the summary.s JSON object \(two summaries on one line\? lines that end in a bare CR\?\)' \
+	"$bin" job "$tmp/cr.nd"
+tr '\n' '\r' <"$tmp/two.nd" | sed 's/\r/\r\n/g' >"$tmp/crlf.nd"
+check "...while CR LF line ends are fine" 0 '^job \(2 ranks\)' "$bin" job "$tmp/crlf.nd"
+
+# 11, 12. `trace DIR`: an entry named like a trace that is a FIFO (read, it blocked the run for good) or that
+# stat() cannot see (a dangling link: dropped, exit 0) is an error, said; the other ranks are still read.
+sh "$here/gen-ranks.sh" "$tmp/dir" 3
+mkfifo "$tmp/dir/rank-1.json.fifo.json"
+check "a FIFO named like a trace" 1 'rank-1.json.fifo.json: not a regular file' "$bin" trace "$tmp/dir"
+rm "$tmp/dir/rank-1.json.fifo.json"
+ln -s nowhere "$tmp/dir/rank-9.json"
+check "a dangling link named like a trace" 1 'dir/rank-9.json: No such file or directory' "$bin" trace "$tmp/dir"
+check "...and the ranks that are there still make a job" 1 '^job \(3 ranks\)' "$bin" trace "$tmp/dir"
+rm "$tmp/dir/rank-9.json"
+
+# 13. A spill file past `ulimit -f`: SIGXFSZ killed the run (exit 153, no message); the windows now stay in
+# memory (the same report), and an output file past the limit is a write error.
+sh "$here/gen-steps.sh" 50000 1 >"$tmp/s50k.json"
+check "a spill file past ulimit -f" 0 'every step compute-bound' sh -c 'ulimit -f 1000 && "$0" trace "$1"' "$bin" "$tmp/s50k.json"
+check "an output file past ulimit -f" 1 'error writing output: File too large' \
+	sh -c 'ulimit -f 1 && "$0" trace --format json "$1" >"$1.out"' "$bin" "$tmp/s50k.json"
+rm -f "$tmp/s50k.json"*
+
+# 14. 1,100 ranks in `trace DIR` under the usual 1,024 descriptors: the ranks' own reports wait in one store,
+# not a spool each ("Too many open files" past about a thousand); with no TMPDIR, -j 1 keeps them in memory.
+sh "$here/gen-ranks.sh" "$tmp/many" 1100
+check "1,100 ranks with 1,024 descriptors" 0 '^job \(1100 ranks\): compute-bound \(60%\)' \
+	sh -c 'ulimit -n 1024 && "$0" trace "$1"' "$bin" "$tmp/many"
+check "...and -j 1 with no TMPDIR" 0 '^job \(1100 ranks\)' env TMPDIR=/nonexistent/dir "$bin" trace -j 1 "$tmp/many"
+rm -rf "$tmp/many"
+
+# 16. Two lone runs (each rank 0 of a world of 1, as torchrun writes them) are no job: each its own report.
+sh "$here/gen-ranks.sh" "$tmp/lone-a" 1
+sh "$here/gen-ranks.sh" "$tmp/lone-b" 1
+check "two runs of one rank each" 0 '==> .*lone-b/rank-0.json <==' "$bin" trace "$tmp/lone-a/rank-0.json" "$tmp/lone-b/rank-0.json"
+
+# 17. Started with stdout closed, `job --html` gave the page fd 1 and wrote the text report into it, exit 0;
+# now the closed stdout is a write error and the page holds the page only.
+check "job --html with stdout closed" 1 'error writing output: Bad file descriptor' \
+	sh -c '"$0" job --html "$1.html" "$1" >&-' "$bin" "$tmp/two.nd"
+check "...and the page has no text report in it" 0 '^clean$' \
+	sh -c 'grep -q "compute-bound (50%)$" "$0.html" || echo clean' "$tmp/two.nd"
+
+# 15. Quality: a summary carries its trace's grade; `trace --summary` and `job` honour --min-quality (exit 4,
+# output still written), and the job names its unfit ranks. Before, --min-quality was refused by job and
+# ignored by --summary, and an unfit rank was merged without a word.
+sed 's/{"schemaVersion": 1,/{"schemaVersion": 1, "distributedInfo": {"rank": 1, "world_size": 2},/' \
+	"$here/../data/trace_quality_missing_ops.json" >"$tmp/unfit.json"
+check "trace --summary below --min-quality" 4 '"rank":1,"world_size":2,"quality":"unfit"' \
+	"$bin" trace --summary --min-quality degraded "$tmp/unfit.json"
+sed '1s/"world_size":2,/&"quality":"good",/; 2s/"world_size":2,/&"quality":"unfit",/' "$tmp/two.nd" >"$tmp/graded.nd"
+check "job names the unfit rank" 0 'note: the trace of rank 1 is unfit' "$bin" job "$tmp/graded.nd"
+check "job below --min-quality" 4 '^job \(2 ranks\)' "$bin" job --min-quality degraded "$tmp/graded.nd"
+check "summaries without a grade cannot pass --min-quality" 4 '2 rank summaries have no quality grade' \
+	"$bin" job --min-quality good "$tmp/two.nd"
+# Minor: options about the report that --summary replaces were ignored unsaid.
+for opt in "--format json" -q --roofline --steps "--top 3"; do
+	# shellcheck disable=SC2086
+	check "--summary with $opt" 2 "--summary writes summaries, not a report: leave out ${opt%% *}" \
+		"$bin" trace --summary $opt "$tmp/unfit.json"
+done
+
 echo "hostile-job: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
