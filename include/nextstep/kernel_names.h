@@ -25,11 +25,16 @@ ns_status kernel_names_intern(kernel_names *t, const char *name, size_t len, uin
 size_t kernel_names_count(const kernel_names *t);
 /* The name for display and classification: escapes resolved, well-formed UTF-8 (U+FFFD for bad bytes). */
 const char *kernel_names_get(const kernel_names *t, uint32_t id);
-/* The class of name id under rules, computed once per name. */
+/* The class of name id under rules, computed once per name. Once the regex rules have given up on
+ * KERNEL_NAMES_GIVE_UP_MAX names of the table, they are left out for its other names: the cost of regexes is
+ * bounded per input (names x rules x the match limit was half a minute for 100,000 names). */
+#define KERNEL_NAMES_GIVE_UP_MAX 64
 kernel_class kernel_names_classify(kernel_names *t, uint32_t id, const kernel_rules *rules);
 /* How many names a regex rule gave up on (reached its cost limit; see kernel_rules_classify_ex), and the
  * first such rule's 1-based number in *first_rule (when not NULL). */
 size_t kernel_names_gave_up(const kernel_names *t, size_t *first_rule);
+/* How many names were classified without the regex rules, after KERNEL_NAMES_GIVE_UP_MAX gave up. */
+size_t kernel_names_without_regex(const kernel_names *t);
 void kernel_names_free(kernel_names *t);
 
 #endif

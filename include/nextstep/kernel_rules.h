@@ -47,6 +47,9 @@ void kernel_rules_then_builtin(kernel_rules *r);
 kernel_class kernel_rules_classify_ex(const kernel_rules *r, const char *name, size_t *gave_up_rule);
 /* The same, without the report of a rule giving up. */
 kernel_class kernel_rules_classify(const kernel_rules *r, const char *name);
+/* kernel_rules_classify() with the regex rules left out (substring rules, then the default): what a name
+ * table uses once regexes have given up on too many of its names (kernel_names.h). */
+kernel_class kernel_rules_classify_without_regex(const kernel_rules *r, const char *name);
 void kernel_rules_free(kernel_rules *r);
 
 #endif

@@ -97,7 +97,9 @@ static int set_output(cli_config *c, trace_output out, const char *arg)
 		return -1;
 	errno = 0;
 	c->only_rank = strtoll(arg, &end, 10);
-	if (errno != 0 || end == arg || *end != '\0' || c->only_rank < 0 || c->only_rank >= JOB_MAX_RANKS)
+	/* strtoll skips leading blanks but stops at trailing ones: digits only, so ' 1' and '2 ' agree */
+	if (errno != 0 || arg[0] < '0' || arg[0] > '9' || *end != '\0' || c->only_rank < 0 ||
+	    c->only_rank >= JOB_MAX_RANKS)
 		return cli_usage_error(c->mode, "--rank must be a rank number from 0 to %d, not '%.40s'",
 		                       JOB_MAX_RANKS - 1, arg);
 	return -1;

@@ -188,12 +188,20 @@ void trace_one_note_rules(FILE *msgs, const char *where, const trace_done *d)
 	size_t rule = 0,
 	       names = d->st == NS_OK && d->res.names != NULL ? kernel_names_gave_up(d->res.names, &rule) : 0;
 
+	size_t skipped = names > 0 ? kernel_names_without_regex(d->res.names) : 0;
+
 	if (names > 0)
 		fprintf(msgs,
 		        "nextstep: %s: note: kernel rule %zu's regex reached its cost limit on %zu name%s "
 		        "(counted "
 		        "as not matching; a later rule or the default classified %s)\n",
 		        where, rule, names, names == 1 ? "" : "s", names == 1 ? "it" : "them");
+	if (skipped > 0)
+		fprintf(msgs,
+		        "nextstep: %s: note: after %d names the regex rules were left out for the other %zu "
+		        "(their cost is bounded per input; the substring rules and the default classified "
+		        "them)\n",
+		        where, KERNEL_NAMES_GIVE_UP_MAX, skipped);
 }
 
 /* The page's section, then the text report unless writing the page failed. */

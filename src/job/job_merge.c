@@ -485,8 +485,19 @@ static ns_status estimate_offset(job_result *res, const matching *mt, const op_i
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < nc; i++) {
 		const op_info *op = &ops[mt->op_of[mt->op_start[r] + i]];
-		if (op->ref_end != INT64_MIN)
-			v[n++] = ns_sat_sub_i64(d->coll[i].end_ns, op->ref_end);
+		if (op->ref_end == INT64_MIN)
+			continue;
+		v[n] = ns_sat_sub_i64(d->coll[i].end_ns, op->ref_end);
+		if (v[n] == INT64_MAX || v[n] == INT64_MIN) { /* saturated: no offset, however consistent */
+			free(v);
+			if (res->why_not[0] == '\0')
+				snprintf(res->why_not, sizeof(res->why_not),
+				         "rank %" PRId64 "'s clock is more than 2^63 ns from rank %" PRId64
+				         "'s: it cannot be aligned",
+				         rr->src->rank, res->rank[0].src->rank);
+			return NS_OK;
+		}
+		n++;
 	}
 	if (n < JOB_CLOCK_MIN_MATCHES) {
 		free(v);

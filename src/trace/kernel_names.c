@@ -22,6 +22,7 @@ struct kernel_names {
 	ns_hindex index;     /* hash of the name as written -> id */
 	size_t gave_up;      /* names on which a regex rule reached its cost limit */
 	size_t gave_up_rule; /* the first such rule, 1-based */
+	size_t no_regex;     /* names classified without the regex rules, after too many gave up */
 	size_t bytes;        /* held by names and their display texts */
 };
 
@@ -162,13 +163,21 @@ kernel_class kernel_names_classify(kernel_names *t, uint32_t id, const kernel_ru
 {
 	name_entry *e = &t->entry[id];
 
-	if (e->cls == CLASS_UNKNOWN) {
+	if (e->cls == CLASS_UNKNOWN && t->gave_up >= KERNEL_NAMES_GIVE_UP_MAX) {
+		e->cls = (unsigned char)kernel_rules_classify_without_regex(rules, e->text);
+		t->no_regex++;
+	} else if (e->cls == CLASS_UNKNOWN) {
 		size_t rule = 0;
 		e->cls = (unsigned char)kernel_rules_classify_ex(rules, e->text, &rule);
 		if (rule != 0 && t->gave_up++ == 0)
 			t->gave_up_rule = rule;
 	}
 	return (kernel_class)e->cls;
+}
+
+size_t kernel_names_without_regex(const kernel_names *t)
+{
+	return t->no_regex;
 }
 
 size_t kernel_names_gave_up(const kernel_names *t, size_t *first_rule)

@@ -414,7 +414,8 @@ static bool rule_matches(const kernel_rules *r, const kernel_rule *k, const char
 }
 
 /* The first of r's rules to match name[0..len), KCLASS_COUNT when none does. */
-static kernel_class first_match(const kernel_rules *r, const char *name, size_t len, size_t *gave_up_rule)
+static kernel_class first_match(const kernel_rules *r, const char *name, size_t len, bool regex,
+                                size_t *gave_up_rule)
 {
 	char head[KERNEL_CLASSIFY_MAX];
 	size_t n = parameters_start(name, len);
@@ -428,6 +429,8 @@ static kernel_class first_match(const kernel_rules *r, const char *name, size_t 
 		head[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
 	for (size_t i = 0; i < r->n; i++) {
 		bool gave_up = false;
+		if (r->rule[i].regex && !regex)
+			continue;
 		if (md == NULL && r->rule[i].regex) {
 			gave_up = true;
 		} else if (rule_matches(r, &r->rule[i], head, n, md, &gave_up)) {
@@ -441,7 +444,7 @@ static kernel_class first_match(const kernel_rules *r, const char *name, size_t 
 	return c;
 }
 
-kernel_class kernel_rules_classify_ex(const kernel_rules *r, const char *name, size_t *gave_up_rule)
+static kernel_class classify(const kernel_rules *r, const char *name, bool regex, size_t *gave_up_rule)
 {
 	size_t unused = 0;
 	kernel_class c;
@@ -449,10 +452,20 @@ kernel_class kernel_rules_classify_ex(const kernel_rules *r, const char *name, s
 	if (gave_up_rule == NULL)
 		gave_up_rule = &unused;
 	*gave_up_rule = 0;
-	c = r->n > 0 ? first_match(r, name, strlen(name), gave_up_rule) : KCLASS_COUNT;
+	c = r->n > 0 ? first_match(r, name, strlen(name), regex, gave_up_rule) : KCLASS_COUNT;
 	if (c != KCLASS_COUNT)
 		return c;
 	return r->builtin ? kernel_table_classify(name, NULL) : KCLASS_MEMORY;
+}
+
+kernel_class kernel_rules_classify_ex(const kernel_rules *r, const char *name, size_t *gave_up_rule)
+{
+	return classify(r, name, true, gave_up_rule);
+}
+
+kernel_class kernel_rules_classify_without_regex(const kernel_rules *r, const char *name)
+{
+	return classify(r, name, false, NULL);
 }
 
 kernel_class kernel_rules_classify(const kernel_rules *r, const char *name)

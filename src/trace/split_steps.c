@@ -17,6 +17,7 @@
 
 #include "nextstep/step_period.h"
 #include "split_private.h"
+#include "util/hindex.h"
 
 /* The kernel rules' cost bounds (kernel_rules.c), for the same reason: a regex from the command line runs on
  * names from the trace. */
@@ -94,11 +95,15 @@ step_marker *step_marker_new(const char *regex, ns_error *err)
 }
 
 /* A regex that reaches a limit counts as not matching that name. */
-static bool marker_matches(const trace_split *s, ns_str name)
+/* 1 when the marker regex matches name, 0 when not, -1 when it reached its cost limit (whether the annotation
+ * is a step cannot be told). */
+static int marker_matches(const trace_split *s, ns_str name)
 {
 	size_t len = name.len < MARKER_NAME_MAX ? name.len : MARKER_NAME_MAX;
 	pcre2_match_data *md = s->marker_md;
-	return pcre2_match(s->marker->re, (PCRE2_SPTR)name.ptr, len, 0, 0, md, s->marker->mctx) >= 0;
+	int rc = pcre2_match(s->marker->re, (PCRE2_SPTR)name.ptr, len, 0, 0, md, s->marker->mctx);
+
+	return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
 bool trace_split_step_marker(trace_split *s, const step_marker *m)
@@ -201,8 +206,19 @@ static bool sglang_marker(ns_str n, uint8_t *phase)
 bool split_steps_annotation(trace_split *s, ns_str name, span_info *si, ns_status *st, ns_error *err)
 {
 	uint8_t phase = STEP_PHASE_NONE;
+	int marker = s->marker != NULL ? marker_matches(s, name) : 0;
 
-	if (s->marker != NULL && marker_matches(s, name)) {
+	if (marker < 0) {
+		/* Counted as no match, the steps would silently lose this one; each further name could cost
+		 * as much again, so the first stops the input. */
+		*st = ns_error_set(
+		    err, NS_ERR_LIMIT,
+		    "--step-marker's regex reached its cost limit on an annotation of %zu bytes: "
+		    "whether it is a step cannot be told (use a simpler regex)",
+		    name.len);
+		return true;
+	}
+	if (marker > 0) {
 		si->step_source = STEP_SOURCE_MARKER;
 	} else if (name.len > 0 && ((name.ptr[0] == 'e' && vllm_marker(name, &phase)) ||
 	                            (name.ptr[0] == 's' && sglang_marker(name, &phase)))) {
@@ -225,27 +241,39 @@ static int cmp_i64_key(const void *a, const void *b)
 	return split_cmp_i64(a, b);
 }
 
-/* The processes that launched device work (from the launch calls), sorted; NULL with *n 0 when none. */
+/* The processes that launched device work (from the launch calls), sorted; NULL with *n 0 when none. Each
+ * new one is found by hash and the list sorted once: sorted after every new process, 40,000 processes did
+ * not finish in a minute. */
 static int64_t *launching_pids(const trace_split *s, size_t *n)
 {
 	int64_t *pid = NULL;
 	size_t cap = 0;
+	ns_hindex seen;
 
 	*n = 0;
+	if (!ns_hindex_init(&seen, 16))
+		return NULL; /* out of memory: no marker is ignored, which is what happened before */
 	for (size_t i = 0; i < s->nlaunch; i++) {
 		int64_t p = s->thread[s->launch[i].thread].pid;
-		if (*n > 0 && pid[*n - 1] == p)
+		uint64_t h = ns_hash_i64_pair(p, 0);
+		size_t slot = ns_hindex_home(&seen, h);
+		uint32_t id;
+		bool found = *n > 0 && pid[*n - 1] == p;
+		while (!found && ns_hindex_probe(&seen, h, &slot, &id))
+			found = pid[id] == p;
+		if (found)
 			continue;
-		if (split_search(&p, pid, *n, sizeof(p), cmp_i64_key) != NULL)
-			continue;
-		if (!split_reserve_one((void **)&pid, *n, &cap, sizeof(*pid))) {
+		if (!split_reserve_one((void **)&pid, *n, &cap, sizeof(*pid)) ||
+		    !ns_hindex_add(&seen, h, (uint32_t)*n)) {
 			free(pid);
+			ns_hindex_free(&seen);
 			*n = 0;
-			return NULL; /* out of memory: no marker is ignored, which is what happened before */
+			return NULL;
 		}
 		pid[(*n)++] = p;
-		split_sort(pid, *n, sizeof(*pid), cmp_i64_key);
 	}
+	ns_hindex_free(&seen);
+	split_sort(pid, *n, sizeof(*pid), cmp_i64_key);
 	return pid;
 }
 

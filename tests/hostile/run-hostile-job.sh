@@ -32,6 +32,35 @@ cpu_s=3 check "800 ranks x 400 steps, half of them slow" 0 \
 	"$bin" job "$tmp/slow.nd"
 rm -f "$tmp/slow.nd"
 
+# 5. 40,000 processes that launch kernels (10 MB): the launching processes are found by hash and sorted once
+# (sorted after every new process, it did not finish in a minute of CPU).
+sh "$here/gen-processes.sh" 40000 >"$tmp/procs.json"
+cpu_s=2 check "40,000 launching processes" 0 '40000 kernels' "$bin" trace "$tmp/procs.json"
+rm -f "$tmp/procs.json"
+
+# 6. Regex cost per input, not per name: `(a+)+$` reaches its cost limit on every one of 100,000 distinct
+# kernel names (20-30 s before); after 64 names the regex rules are left out for the rest, and both notes say
+# so. A --step-marker that reaches its limit cannot tell a step: the input's error (before: counted as no
+# match, unsaid, seconds per 30,000 annotations).
+printf '{"rules": [{"match": "(a+)+$", "regex": true, "class": "compute"}]}' >"$tmp/aa.rules"
+awk -v n=100000 'BEGIN {
+	printf "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":9,\"tid\":9,\"ts\":0,\"dur\":%d}", n * 2 + 10
+	for (i = 0; i < n; i++)
+		printf ",\n{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":1,\"args\":{\"device\":0}}", i, i * 2
+	print "]}" }' >"$tmp/names.json"
+cpu_s=2 check "(a+)+\$ over 100,000 kernel names" 0 \
+	'regex reached its cost limit on 64 names.*after 64 names the regex rules were left out for the other 99936' \
+	sh -c '"$0" trace --kernel-rules "$1" "$2" 2>&1 | tr "\n" " "' "$bin" "$tmp/aa.rules" "$tmp/names.json"
+awk -v n=30000 'BEGIN {
+	printf "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":1,\"args\":{\"device\":0}}"
+	for (i = 0; i < n; i++)
+		printf ",\n{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"s%d_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!\",\"pid\":9,\"tid\":9,\"ts\":%d,\"dur\":1}", i, i * 2
+	print "]}" }' >"$tmp/marks.json"
+cpu_s=2 check "--step-marker (a+)+\$ over 30,000 annotations" 1 \
+	"marks.json: byte 105: --step-marker's regex reached its cost limit on an annotation of 44 bytes" \
+	"$bin" trace --step-marker '(a+)+$' "$tmp/marks.json"
+rm -f "$tmp/names.json" "$tmp/marks.json"
+
 # The order the merger relies on is checked where a summary is read: steps that overlap, exposed pieces of two
 # collectives out of order. A rank number not below the world size is refused by `job` as by `trace DIR`.
 gen 2 2 2 >"$tmp/order.nd"
@@ -113,6 +142,14 @@ for opt in "--format json" -q --roofline --steps "--top 3"; do
 	check "--summary with $opt" 2 "--summary writes summaries, not a report: leave out ${opt%% *}" \
 		"$bin" trace --summary $opt "$tmp/unfit.json"
 done
+
+# Minor: clocks 2^63 ns apart saturated the offsets, which then agreed ("aligned", offset 9223372036854 ms, and
+# waiting from it); --rank took ' 1' (strtoll skips leading blanks) but refused '2 '.
+gen 2 3 6 >"$tmp/clock.nd"
+sed -i '1s/"t0":"0"/"t0":"-9000000000000000000"/; 2s/"t0":"0"/"t0":"9000000000000000000"/' "$tmp/clock.nd"
+check "clocks 2^63 ns apart" 0 "comm: waiting and transfer not told apart: rank 1's clock is more than 2\^63 ns from rank 0's" \
+	"$bin" job "$tmp/clock.nd"
+check "--rank ' 1'" 2 "--rank must be a rank number from 0 to 1048575, not ' 1'" "$bin" trace --rank ' 1' "$tmp/unfit.json"
 
 echo "hostile-job: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
