@@ -48,8 +48,12 @@ void cause_key(ns_cause c, char *buf, unsigned size)
 bool cause_from_key(const char *key, ns_cause *out)
 {
 	char buf[64];
+	const char *dot = strchr(key, '.');
 
 	for (int c = 0; c < CAUSE_COUNT; c++) {
+		/* a key is "bucket.cause": only the causes whose name ends it are formatted and compared */
+		if (dot == NULL || strcmp(cause_name((ns_cause)c), dot + 1) != 0)
+			continue;
 		cause_key((ns_cause)c, buf, sizeof(buf));
 		if (strcmp(buf, key) == 0) {
 			*out = (ns_cause)c;

@@ -23,12 +23,28 @@
 typedef struct {
 	ns_error *err;
 	int64_t t0;
-	char where[96]; /* the key being read, for the message */
+	const char
+	    *key; /* the key being read, for the message (formatted only then: a summary has millions)... */
+	const char *sub; /* ...and the object key inside it ("c"'s cause), or NULL */
+	char where[96];  /* or this, when not "" */
 } reader;
 
 static ns_status bad(reader *r, const char *what)
 {
-	return ns_error_set(r->err, NS_ERR_VALUE, "summary: %s: %s", r->where, what);
+	if (r->where[0] != '\0')
+		return ns_error_set(r->err, NS_ERR_VALUE, "summary: %s: %s", r->where, what);
+	if (r->sub != NULL)
+		return ns_error_set(r->err, NS_ERR_VALUE, "summary: \"%s\".\"%.40s\": %s", r->key, r->sub,
+		                    what);
+	return ns_error_set(r->err, NS_ERR_VALUE, "summary: \"%s\": %s", r->key, what);
+}
+
+/* The key being read (a literal or a key of the line, alive while it is read). */
+static void at_key(reader *r, const char *key, const char *sub)
+{
+	r->key = key;
+	r->sub = sub;
+	r->where[0] = '\0';
 }
 
 static ns_status get_int(reader *r, const cJSON *obj, const char *key, bool required, int64_t absent,
@@ -37,7 +53,7 @@ static ns_status get_int(reader *r, const cJSON *obj, const char *key, bool requ
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 
 	*out = absent;
-	snprintf(r->where, sizeof(r->where), "\"%s\"", key);
+	at_key(r, key, NULL);
 	if (v == NULL) {
 		return required ? bad(r, "missing") : NS_OK;
 	}
@@ -79,7 +95,7 @@ static ns_status get_text(reader *r, const cJSON *obj, const char *key, char *bu
 	buf[0] = '\0';
 	if (v == NULL)
 		return NS_OK;
-	snprintf(r->where, sizeof(r->where), "\"%s\"", key);
+	at_key(r, key, NULL);
 	if (!cJSON_IsString(v))
 		return bad(r, "not a string");
 	/* another tool may have written the line: kept as UTF-8, cut between characters */
@@ -91,7 +107,7 @@ static const cJSON *get_array(reader *r, const cJSON *obj, const char *key, ns_s
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
 
-	snprintf(r->where, sizeof(r->where), "\"%s\"", key);
+	at_key(r, key, NULL);
 	if (!cJSON_IsArray(v)) {
 		*st = bad(r, v == NULL ? "missing" : "not an array");
 		return NULL;
@@ -129,7 +145,7 @@ static ns_status read_causes(reader *r, const cJSON *w, split_window *out)
 {
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(w, "c"), *v;
 
-	snprintf(r->where, sizeof(r->where), "\"c\"");
+	at_key(r, "c", NULL);
 	if (c == NULL)
 		return NS_OK;
 	if (!cJSON_IsObject(c))
@@ -137,7 +153,7 @@ static ns_status read_causes(reader *r, const cJSON *w, split_window *out)
 	cJSON_ArrayForEach(v, c)
 	{
 		ns_cause k;
-		snprintf(r->where, sizeof(r->where), "\"c\".\"%.40s\"", v->string);
+		at_key(r, "c", v->string);
 		if (!cause_from_key(v->string, &k))
 			return bad(r, "unknown cause");
 		if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > EXACT_MAX ||
@@ -296,7 +312,7 @@ static ns_status collective_item(reader *r, const cJSON *item, void *out)
 /* A split's steps follow each other in time: the merger finds a collective's steps by binary search. */
 static ns_status check_steps(reader *r, const job_device *d)
 {
-	snprintf(r->where, sizeof(r->where), "\"steps\"");
+	at_key(r, "steps", NULL);
 	for (size_t i = 1; i < d->nsteps; i++) {
 		const split_window *p = &d->steps[i - 1];
 		if (d->steps[i].start_ns < p->start_ns + p->dur_ns) {
@@ -367,7 +383,7 @@ static ns_status read_t0(reader *r, const cJSON *root)
 	char *end;
 	long long t;
 
-	snprintf(r->where, sizeof(r->where), "\"t0\"");
+	at_key(r, "t0", NULL);
 	if (!cJSON_IsString(v))
 		return bad(r, v == NULL ? "missing" : "not a string");
 	errno = 0;
@@ -387,7 +403,7 @@ static ns_status read_quality(reader *r, const cJSON *root, job_rank *k)
 	k->quality = -1;
 	if (q == NULL)
 		return NS_OK;
-	snprintf(r->where, sizeof(r->where), "\"quality\"");
+	at_key(r, "quality", NULL);
 	for (int g = QUALITY_GOOD; cJSON_IsString(q) && g <= QUALITY_UNFIT; g++)
 		if (strcmp(q->valuestring, quality_grade_name((quality_grade)g)) == 0) {
 			k->quality = g;
@@ -417,7 +433,7 @@ static ns_status read_rank_fields(reader *r, const cJSON *root, job_rank *k)
 		return bad(r, "out of range");
 	if ((st = read_quality(r, root, k)) != NS_OK)
 		return st;
-	snprintf(r->where, sizeof(r->where), "\"file\"");
+	at_key(r, "file", NULL);
 	if (file != NULL && !cJSON_IsString(file))
 		return bad(r, "not a string");
 	const char *name = file != NULL ? file->valuestring : "";
@@ -484,7 +500,7 @@ ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_
 {
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(line, len, &end, false);
-	reader r = {err, 0, ""};
+	reader r = {err, 0, "", NULL, ""};
 	job_rank *k;
 	ns_status st;
 
