@@ -139,14 +139,17 @@ if run 1 "job: no summary, existing page" "$bin" job --html "$tmp/w/page.html" "
 	if cmp -s "$tmp/w/page.html" "$tmp/w/page.orig" && no_leftover "$tmp/w"; then ok; else ko "a failed job run changed the old page"; fi
 fi
 
-# A write that fails part way (ulimit -f: the page is over 4 KiB) leaves the old page: the write error with
-# SIGXFSZ ignored, and the signal itself (which ends the process) otherwise.
+# A write that fails part way (ulimit -f: the page is over 4 KiB) leaves the old page: the write error, whether
+# the caller ignores SIGXFSZ or not (nextstep ignores it itself since issue 26: a file past the limit is a
+# write error, said, not a silent exit 153).
 own_page "$tmp/w/page.html"
 if run 1 "write error (EFBIG)" bash -c 'trap "" XFSZ; ulimit -f 4; exec "$0" trace --html "$1" "$2"' "$bin" "$tmp/w/page.html" "$tmp/w/run.json"; then
 	if cmp -s "$tmp/w/page.html" "$tmp/w/page.orig" && no_leftover "$tmp/w" && grep -q 'page.html: write error' "$tmp/err"; then ok; else ko "a write error changed the old page"; fi
 fi
-run 153 "SIGXFSZ" bash -c 'ulimit -f 4; exec "$0" trace --html "$1" "$2"' "$bin" "$tmp/w/page.html" "$tmp/w/run.json" 2>/dev/null
-if cmp -s "$tmp/w/page.html" "$tmp/w/page.orig" && no_leftover "$tmp/w"; then ok; else ko "SIGXFSZ: the old page changed or the new file was left"; fi
+own_page "$tmp/w/page.html"
+if run 1 "SIGXFSZ not ignored by the caller" bash -c 'ulimit -f 4; exec "$0" trace --html "$1" "$2"' "$bin" "$tmp/w/page.html" "$tmp/w/run.json"; then
+	if cmp -s "$tmp/w/page.html" "$tmp/w/page.orig" && no_leftover "$tmp/w" && grep -q 'page.html: write error' "$tmp/err"; then ok; else ko "SIGXFSZ: the old page changed or the new file was left"; fi
+fi
 
 # Interrupted while reading (a FIFO with a writer that sends nothing): SIGTERM and SIGINT leave the old page
 # and no new file.
