@@ -126,12 +126,12 @@ static size_t nearest_names(char *buf, size_t size, const char *word, const char
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		size_t d = ns_edit_distance(word, names[i]);
+		size_t d = names[i] != NULL ? ns_edit_distance(word, names[i]) : NS_EDIT_FAR;
 		if (d < best && 3 * d <= strlen(names[i]))
 			best = d;
 	}
 	for (size_t i = 0; i < n && best < 3 && len < size; i++) {
-		if (ns_edit_distance(word, names[i]) != best || 3 * best > strlen(names[i]))
+		if (names[i] == NULL || ns_edit_distance(word, names[i]) != best || 3 * best > strlen(names[i]))
 			continue;
 		len += (size_t)snprintf(buf + len, size - len, "%s'%s%s'", shown++ == 0 ? "" : " or ", prefix,
 		                        names[i]);
