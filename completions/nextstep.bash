@@ -65,7 +65,11 @@ _nextstep()
 	--format) COMPREPLY=($(compgen -W "text json" -- "$cur")) && return ;;
 	--color) COMPREPLY=($(compgen -W "always never auto" -- "$cur")) && return ;;
 	--min-quality) COMPREPLY=($(compgen -W "good degraded" -- "$cur")) && return ;;
-	--dtype) COMPREPLY=($(compgen -W "fp64 fp32 tf32 bf16 fp16 fp8 int8 fp4" -- "$cur")) && return ;;
+	--dtype | --kv-dtype | --grad-dtype | --state-dtype)
+		COMPREPLY=($(compgen -W "fp64 fp32 tf32 bf16 fp16 fp8 int8 fp4" -- "$cur")) && return
+		;;
+	--optimizer) COMPREPLY=($(compgen -W "adamw sgd adafactor" -- "$cur")) && return ;;
+	--mlp) COMPREPLY=($(compgen -W "gated plain" -- "$cur")) && return ;;
 	--device) COMPREPLY=($(compgen -W "$(_nextstep_devices)" -- "$cur")) && return ;;
 	-j) return ;; # a number: nothing to guess
 	--priority)
@@ -87,7 +91,7 @@ _nextstep()
 		return
 	fi
 	case $mode in
-	roofline | scaling) ;;
+	roofline | scaling | budget) ;;
 	devices) COMPREPLY=($(compgen -W "$(_nextstep_devices)" -- "$cur")) ;;
 	trace) _nextstep_files "$cur" ;;
 	*)

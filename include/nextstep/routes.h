@@ -20,6 +20,11 @@ typedef enum {
 	FINDING_STRAGGLER_WORK,   /* a job's straggler launches more kernels a step than the others */
 	FINDING_STRAGGLER_INPUTS, /* a job's straggler is slower in some steps only, with the same kernels */
 	FINDING_DECODE_MEMORY,    /* the memory-bound kernels of an inference server's decode steps */
+	/* A memory budget's largest term (docs/budget.md): the lever that makes room. */
+	FINDING_BUDGET_WEIGHTS,
+	FINDING_BUDGET_KV_CACHE,
+	FINDING_BUDGET_ACTIVATIONS,
+	FINDING_BUDGET_TRAINING_STATE, /* gradients and optimizer state */
 	FINDING_COUNT
 } ns_finding_kind;
 
@@ -36,8 +41,8 @@ typedef struct {
 	ns_route finding[FINDING_COUNT];
 } ns_routes;
 
-/* "optimizer", "straggler_device", "straggler_work", "straggler_inputs", "decode_memory"; NULL for an
- * out-of-range value. */
+/* "optimizer", "straggler_device", "straggler_work", "straggler_inputs", "decode_memory", "budget_weights",
+ * "budget_kv_cache", "budget_activations", "budget_training_state"; NULL for an out-of-range value. */
 const char *finding_name(ns_finding_kind f);
 
 /* The command a built-in route points to for its next step, as a value: the caller words it (the CLI names

@@ -6,12 +6,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nextstep/budget.h"
 #include "nextstep/classify.h"
 #include "nextstep/format.h"
 #include "nextstep/input.h"
 #include "nextstep/profile.h"
 #include "nextstep/roofline.h"
 #include "nextstep/routes.h"
+#include "nextstep/transformer.h"
 
 typedef enum {
 	EXIT_ROUTED = 0,    /* every profile routed */
@@ -29,6 +31,7 @@ typedef enum {
 	MODE_DEVICES,
 	MODE_DIFF,
 	MODE_JOB,
+	MODE_BUDGET,
 	MODE_COUNT
 } cli_mode;
 
@@ -49,7 +52,14 @@ typedef enum {
 #define TOP_MAX 1000
 
 /* What the roofline workload options describe. */
-typedef enum { WORK_NONE, WORK_COUNTS, WORK_MATMUL, WORK_ELEMENTWISE, WORK_DECODE } work_kind;
+typedef enum {
+	WORK_NONE,
+	WORK_COUNTS,
+	WORK_MATMUL,
+	WORK_ELEMENTWISE,
+	WORK_DECODE,
+	WORK_TRANSFORMER
+} work_kind;
 
 typedef struct {
 	work_kind kind;
@@ -57,10 +67,26 @@ typedef struct {
 	bool have_flops, have_bytes, have_batch, elementwise_opts, decode_opts;
 	double flops, bytes, mnk[3], batch;
 	double elements, inputs, outputs, flops_per_element;
-	roofline_decode_spec decode;
+	roofline_decode_spec
+	    decode;        /* also the architecture's layers and heads and the context (cli_model.c) */
+	bool decode_given; /* --decode: with --transformer or in budget, a flag of that workload */
 	double overhead_threshold;
 	const char *svg_path;
 } cli_workload;
+
+/* The transformer options of roofline --transformer and budget (cli_model.c); the layers, heads, KV heads,
+ * head size, parameter count and context are the decode workload's (cli_workload.decode). */
+typedef struct {
+	double hidden, vocab, intermediate, seq, positions, device_memory;
+	ns_mlp_kind mlp;
+	bool tied, biases, train, checkpointing, eager_attention, dropout, no_master_weights;
+	bool transformer; /* --transformer */
+	bool arch_given;  /* any of --hidden, --vocab, --intermediate, --mlp, --tied-embeddings, --biases,
+	                   * --positions */
+	bool train_given; /* any option that only training reads */
+	const char *kv_dtype, *grad_dtype, *state_dtype; /* NULL: the defaults */
+	ns_optimizer optimizer;
+} cli_model;
 
 /* Everything the command line said, parsed and checked; one struct for every mode. */
 typedef struct {
@@ -96,6 +122,7 @@ typedef struct {
 	bool have_time, have_time_2x;
 	double time, time_2x, overhead_below, work_above;
 	cli_workload work;
+	cli_model model;
 	/* diff: the CI gates */
 	bool gate_slower, gate_regime;
 	double slower_pct;
@@ -128,5 +155,6 @@ int cli_scaling_run(cli_config *cfg);
 int cli_devices_run(cli_config *cfg);
 int cli_diff_run(cli_config *cfg);
 int cli_job_run(cli_config *cfg);
+int cli_budget_run(cli_config *cfg);
 
 #endif

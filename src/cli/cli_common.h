@@ -16,6 +16,9 @@
 void cli_config_init(cli_config *c, cli_mode mode);
 /* Stores one option's value. Returns -1 to go on, or an exit status (usage error printed, or --help). */
 int cli_config_set(cli_config *c, int opt, const char *arg);
+/* --dtype, or the first of bf16, fp16, fp32, fp64 the device has a peak for (a note on stderr when not bf16);
+ * -1 with *out set, or the usage error's exit status (cli_roofline.c). */
+int cli_choose_dtype(const cli_config *c, const ns_device *dev, ns_dtype *out);
 /* The roofline workload options (cli_roofline.c); -2 when opt is not one. */
 int cli_workload_option(cli_config *c, int opt, const char *arg);
 /* After the last option: colour, thresholds against each other, the routes and --playbook. -1 or an exit

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli_common.h"
+#include "cli_model.h"
 #include "cli_options.h"
 #include "cli_parallel.h"
 #include "nextstep/devices.h"
@@ -364,6 +365,8 @@ int cli_config_set(cli_config *c, int opt, const char *arg)
 		rc = cli_workload_option(c, opt, arg);
 	if (rc == -2)
 		rc = diff_option(c, opt, arg);
+	if (rc == -2)
+		rc = cli_model_option(c, opt, arg);
 	if (rc == -2)
 		rc = cli_usage_error(c->mode, "option %d not handled", opt);
 	return rc;

@@ -67,8 +67,8 @@ static void print_row(FILE *out, const cli_option_row *r)
 void cli_print_help(FILE *out, cli_mode mode)
 {
 	const cli_subcommand *s = cli_subcommand_of(mode);
-	static const char *const groups[] = {"Profile", "Workload",       "Scaling", "Trace",
-	                                     "Diff",    "Classification", "Output"};
+	static const char *const groups[] = {"Profile", "Workload", "Model",          "Scaling",
+	                                     "Trace",   "Diff",     "Classification", "Output"};
 
 	fputs(s->usage, out);
 	fprintf(out, "\n%s", s->about);
@@ -81,7 +81,9 @@ void cli_print_help(FILE *out, cli_mode mode)
 				continue;
 			if (!heading)
 				fprintf(out, "\n%s%s:\n", groups[g],
-				        mode == MODE_ROUTER && g == 3 ? " (for FILEs that are traces)" : "");
+				        mode == MODE_ROUTER && strcmp(groups[g], "Trace") == 0
+				            ? " (for FILEs that are traces)"
+				            : "");
 			heading = true;
 			print_row(out, r);
 		}

@@ -16,6 +16,7 @@
 #define M_DEVICES   MODE_BIT(MODE_DEVICES)
 #define M_DIFF      MODE_BIT(MODE_DIFF)
 #define M_JOB       MODE_BIT(MODE_JOB)
+#define M_BUDGET    MODE_BIT(MODE_BUDGET)
 /* Trace options also apply to the router form, which reads a trace given to it as 'nextstep trace' would. */
 #define M_TRACES (M_ROUTER | M_TRACE)
 
@@ -81,7 +82,27 @@ typedef enum {
 	OPT_FAIL_IF_SLOWER,
 	OPT_FAIL_IF_REGIME_CHANGES,
 	OPT_HTML,
-	OPT_FORCE
+	OPT_FORCE,
+	/* the transformer and its memory budget (cli_model.c) */
+	OPT_TRANSFORMER,
+	OPT_SEQ,
+	OPT_HIDDEN,
+	OPT_VOCAB,
+	OPT_INTERMEDIATE,
+	OPT_MLP,
+	OPT_TIED_EMBEDDINGS,
+	OPT_BIASES,
+	OPT_POSITIONS,
+	OPT_KV_DTYPE,
+	OPT_TRAIN,
+	OPT_OPTIMIZER,
+	OPT_GRAD_DTYPE,
+	OPT_STATE_DTYPE,
+	OPT_NO_MASTER_WEIGHTS,
+	OPT_CHECKPOINTING,
+	OPT_EAGER_ATTENTION,
+	OPT_DROPOUT,
+	OPT_DEVICE_MEMORY
 } cli_opt;
 
 /* One row of the table. A name may have several rows (other modes, other help); getopt sees it once. */

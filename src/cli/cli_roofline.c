@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_model.h"
 #include "cli_options.h"
 #include "cli_output.h"
 #include "nextstep/roofline_report.h"
 #include "nextstep/roofline_svg.h"
+#include "nextstep/transformer_report.h"
 #include "nextstep/units.h"
 
 /* Without --dtype: the precision mixed-precision training runs in on that device, the first of these it has a
@@ -113,6 +115,7 @@ static ns_status workload_value(cli_workload *w, int opt, const char *arg, ns_er
 		w->elementwise_opts = true;
 		return parse_positive(arg, UNIT_FLOP, "--flops-per-element", &w->flops_per_element, err);
 	case OPT_DECODE:
+		w->decode_given = true;
 		choose_work(w, WORK_DECODE);
 		return NS_OK;
 	case OPT_PARAMS:
@@ -138,17 +141,54 @@ int cli_workload_option(cli_config *c, int opt, const char *arg)
 	return workload_value(&c->work, opt, arg, &err) == NS_OK ? -1 : cli_status_exit(c->mode, &err);
 }
 
+/* --transformer's combinations; --decode is a flag of it, not a workload of its own. */
+static const char *transformer_conflict(const cli_config *c, char *buf, size_t size)
+{
+	const cli_workload *w = &c->work;
+	const char *missing = cli_model_missing(c);
+
+	if (w->nkinds > (w->decode_given ? 1 : 0))
+		return "give one workload: --flops/--bytes, --matmul, --elementwise, --decode or "
+		       "--transformer";
+	if (missing != NULL) {
+		snprintf(buf, size,
+		         "--transformer needs %s (and --layers, --hidden, --heads, --vocab at least)",
+		         missing);
+		return buf;
+	}
+	if (w->decode.params > 0.0)
+		return "--params goes with --decode alone: --transformer counts the parameters from the "
+		       "architecture";
+	if (w->elementwise_opts)
+		return "--inputs, --outputs and --flops-per-element go with --elementwise";
+	if (c->model.train && w->decode_given)
+		return "give --train or --decode, not both";
+	if (c->model.seq == 0.0 && !w->decode_given)
+		return "--transformer needs --seq (tokens per sequence in the pass), or --decode";
+	if (w->svg_path != NULL)
+		return "--svg draws one kernel; --transformer places several terms";
+	return NULL;
+}
+
 /* Combinations getopt cannot see; returns a message or NULL. */
-static const char *roofline_conflict(const cli_config *c)
+static const char *roofline_conflict(const cli_config *c, char *buf, size_t size)
 {
 	const cli_workload *w = &c->work;
 
 	if (c->device == NULL)
 		return "roofline needs --device NAME (see 'nextstep devices')";
+	if (c->model.transformer)
+		return transformer_conflict(c, buf, size);
+	if (c->model.arch_given || c->model.seq > 0.0 || c->model.train || c->model.kv_dtype != NULL)
+		return "--hidden, --vocab, --intermediate, --mlp, --tied-embeddings, --seq, --train and "
+		       "--kv-dtype go "
+		       "with --transformer";
 	if (w->nkinds == 0)
-		return "roofline needs a workload: --flops/--bytes, --matmul, --elementwise or --decode";
+		return "roofline needs a workload: --flops/--bytes, --matmul, --elementwise, --decode or "
+		       "--transformer";
 	if (w->nkinds > 1)
-		return "give one workload: --flops/--bytes, --matmul, --elementwise or --decode";
+		return "give one workload: --flops/--bytes, --matmul, --elementwise, --decode or "
+		       "--transformer";
 	if (w->kind == WORK_COUNTS && !(w->have_flops && w->have_bytes))
 		return w->have_flops ? "--flops needs --bytes" : "--bytes needs --flops";
 	if (w->elementwise_opts && w->kind != WORK_ELEMENTWISE)
@@ -177,7 +217,7 @@ static void list_dtypes(const ns_device *d, char *buf, size_t size)
 }
 
 /* --dtype, or the default the device has a peak for (named on stderr when it is not bf16). */
-static int choose_dtype(const cli_config *c, const ns_device *dev, ns_dtype *out)
+int cli_choose_dtype(const cli_config *c, const ns_device *dev, ns_dtype *out)
 {
 	char have[128];
 
@@ -260,6 +300,7 @@ static ns_status compute_work(const cli_config *c, roofline_placement *p, ns_err
 		    "same dtype";
 		return NS_OK;
 	case WORK_NONE:
+	case WORK_TRANSFORMER: /* place_transformer() */
 		break;
 	}
 	return ns_error_set(err, NS_ERR_INTERNAL, "no workload");
@@ -308,6 +349,35 @@ static int report(const cli_config *c, const roofline_placement *p, cli_output *
 	return c->work.svg_path != NULL ? write_svg(c, p, svg) : EXIT_ROUTED;
 }
 
+static int place_transformer(const cli_config *c, const ns_device *dev, ns_dtype dt)
+{
+	ns_transformer_report r;
+	ns_error err;
+
+	memset(&r, 0, sizeof(r));
+	r.label = c->label;
+	r.dev = dev;
+	r.seconds = c->have_time ? c->time : 0.0;
+	cli_model_arch(c, &r.arch);
+	r.pass = (ns_pass_spec){c->work.batch,
+	                        c->model.seq > 0.0 ? c->model.seq : 1.0,
+	                        c->work.decode.context,
+	                        c->model.train,
+	                        dt,
+	                        cli_model_dtype(c->model.kv_dtype, dt)};
+	ns_error_clear(&err);
+	if (ns_transformer_check(&r.arch, &err) != NS_OK ||
+	    ns_transformer_pass_count(&r.arch, &r.pass, &r.count, &err) != NS_OK) {
+		cli_model_name_option(&err);
+		return cli_status_exit(c->mode, &err);
+	}
+	ns_transformer_param_count(&r.arch, &r.params);
+	ns_transformer_place(&r.count, dev->peak[dt], dev->mem_bw, &r.roof);
+	if (ns_transformer_report_print(stdout, &r, &c->routes, &c->format, &err) != NS_OK)
+		return cli_status_exit(c->mode, &err);
+	return EXIT_ROUTED;
+}
+
 static int place(const cli_config *c, const ns_device_table *table, cli_output *svg)
 {
 	roofline_placement p;
@@ -320,8 +390,10 @@ static int place(const cli_config *c, const ns_device_table *table, cli_output *
 	p.overhead_threshold = c->work.overhead_threshold;
 	if ((p.dev = devices_find(table, c->device)) == NULL)
 		return cli_usage_error(c->mode, "unknown device '%s' (see 'nextstep devices')", c->device);
-	if ((rc = choose_dtype(c, p.dev, &p.dtype)) >= 0)
+	if ((rc = cli_choose_dtype(c, p.dev, &p.dtype)) >= 0)
 		return rc;
+	if (c->model.transformer)
+		return place_transformer(c, p.dev, p.dtype);
 	ns_error_clear(&err);
 	if (compute_work(c, &p, &err) != NS_OK)
 		return cli_status_exit(c->mode, &err);
@@ -336,7 +408,8 @@ int cli_roofline_run(cli_config *c)
 {
 	static const cli_output_kind plot_kind = {"--svg", "plot"};
 	ns_device_table table;
-	const char *conflict = roofline_conflict(c);
+	char buf[160];
+	const char *conflict = roofline_conflict(c, buf, sizeof(buf));
 	cli_output *svg = NULL;
 	int rc;
 

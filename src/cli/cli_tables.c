@@ -6,10 +6,12 @@
 
 #include "cli_options.h"
 
-#define M_ALL (M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DEVICES | M_DIFF | M_JOB)
+#define M_ALL (M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DEVICES | M_DIFF | M_JOB | M_BUDGET)
 #define M_VERDICTS                                                                                           \
-	(M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DIFF |                                              \
-	 M_JOB) /* the modes that print a routed verdict */
+	(M_ROUTER | M_TRACE | M_ROOFLINE | M_SCALING | M_DIFF | M_JOB |                                      \
+	 M_BUDGET) /* the modes that print a routed verdict */
+/* The modes whose -v and -q mean the router's (the others have rows of their own). */
+#define M_SPLIT_VERDICTS (M_VERDICTS & ~(M_DIFF | M_BUDGET))
 
 const cli_option_row cli_option_rows[] = {
     {"Profile", "compute", required_argument, OPT_BUCKET + REGIME_COMPUTE, M_ROUTER, "X",
@@ -101,6 +103,80 @@ const cli_option_row cli_option_rows[] = {
      "fraction of both roofs below which a timed kernel is overhead-bound\n(default 10%)"},
     {"Workload", "svg", required_argument, OPT_SVG, M_ROOFLINE, "FILE",
      "also draw the log-log roofline plot as SVG ('-': only the SVG on stdout)"},
+    {"Workload", "transformer", no_argument, OPT_TRANSFORMER, M_ROOFLINE, NULL,
+     "one pass of a decoder-only transformer, term by term: --layers, --hidden,\n"
+     "--heads and --vocab at least (with --kv-heads, --head-dim, --intermediate,\n"
+     "--mlp, --tied-embeddings, --biases, --positions); --seq tokens for each of\n"
+     "--batch sequences on --context cached ones; --decode: one token each;\n"
+     "--train: forward + backward"},
+    {"Workload", "seq", required_argument, OPT_SEQ, M_ROOFLINE, "S",
+     "tokens per sequence in the pass (--transformer)"},
+    {"Workload", "hidden", required_argument, OPT_HIDDEN, M_ROOFLINE, "D", "hidden size (--transformer)"},
+    {"Workload", "vocab", required_argument, OPT_VOCAB, M_ROOFLINE, "V", "vocabulary size (--transformer)"},
+    {"Workload", "intermediate", required_argument, OPT_INTERMEDIATE, M_ROOFLINE, "F",
+     "MLP width (default 4 x --hidden)"},
+    {"Workload", "mlp", required_argument, OPT_MLP, M_ROOFLINE, "KIND",
+     "gated (SwiGLU: gate, up, down; the default) or plain (up, down)"},
+    {"Workload", "tied-embeddings", no_argument, OPT_TIED_EMBEDDINGS, M_ROOFLINE, NULL,
+     "the output projection is the embedding (parameter count only)"},
+    {"Workload", "biases", no_argument, OPT_BIASES, M_ROOFLINE, NULL,
+     "linear and LayerNorm biases, as GPT-2 has (parameter count)"},
+    {"Workload", "positions", required_argument, OPT_POSITIONS, M_ROOFLINE, "N",
+     "a learned position table of N rows, as GPT-2 has (parameter count)"},
+    {"Workload", "train", no_argument, OPT_TRAIN, M_ROOFLINE, NULL, "a training step: forward and backward"},
+    {"Workload", "kv-dtype", required_argument, OPT_KV_DTYPE, M_ROOFLINE, "T",
+     "the KV cache's dtype (default --dtype)"},
+    {"Model", "device", required_argument, OPT_DEVICE, M_BUDGET, "NAME",
+     "the device whose memory the budget must fit (see 'nextstep devices')"},
+    {"Model", "device-memory", required_argument, OPT_DEVICE_MEMORY, M_BUDGET, "B",
+     "the memory to fit instead of the device's (80GB, 40GiB: a MIG slice)"},
+    {"Model", "device-file", required_argument, OPT_DEVICE_FILE, M_BUDGET, "FILE",
+     "add or override devices (JSON, like data/devices.json); repeatable"},
+    {"Model", "params", required_argument, OPT_PARAMS, M_BUDGET, "P",
+     "parameter count (7B), when the architecture is not given"},
+    {"Model", "layers", required_argument, OPT_LAYERS, M_BUDGET, "N", "transformer layers"},
+    {"Model", "hidden", required_argument, OPT_HIDDEN, M_BUDGET, "D", "hidden size"},
+    {"Model", "heads", required_argument, OPT_HEADS, M_BUDGET, "Q", "query heads"},
+    {"Model", "kv-heads", required_argument, OPT_KV_HEADS, M_BUDGET, "H",
+     "key/value heads (grouped-query attention; default --heads)"},
+    {"Model", "head-dim", required_argument, OPT_HEAD_DIM, M_BUDGET, "D",
+     "size of one head (default --hidden / --heads)"},
+    {"Model", "vocab", required_argument, OPT_VOCAB, M_BUDGET, "V", "vocabulary size"},
+    {"Model", "intermediate", required_argument, OPT_INTERMEDIATE, M_BUDGET, "F",
+     "MLP width (default 4 x --hidden)"},
+    {"Model", "mlp", required_argument, OPT_MLP, M_BUDGET, "KIND",
+     "gated (SwiGLU: gate, up, down; the default) or plain (up, down)"},
+    {"Model", "tied-embeddings", no_argument, OPT_TIED_EMBEDDINGS, M_BUDGET, NULL,
+     "the output projection is the embedding"},
+    {"Model", "biases", no_argument, OPT_BIASES, M_BUDGET, NULL, "linear and LayerNorm biases, as GPT-2 has"},
+    {"Model", "positions", required_argument, OPT_POSITIONS, M_BUDGET, "N",
+     "a learned position table of N rows, as GPT-2 has"},
+    {"Model", "dtype", required_argument, OPT_DTYPE, M_BUDGET, "T",
+     "the weights' (and activations') dtype (default bf16)"},
+    {"Model", "kv-dtype", required_argument, OPT_KV_DTYPE, M_BUDGET, "T",
+     "the KV cache's dtype (default --dtype)"},
+    {"Model", "context", required_argument, OPT_CONTEXT, M_BUDGET, "L",
+     "tokens per sequence: in the KV cache, or the sequence length (--train)"},
+    {"Model", "batch", required_argument, OPT_BATCH, M_BUDGET, "B", "sequences (default 1)"},
+    {"Model", "decode", no_argument, OPT_DECODE, M_BUDGET, NULL,
+     "activations of one decode step (not the prefill), and whether the batch\n"
+     "that reaches the device's ridge fits ('nextstep roofline --decode')"},
+    {"Model", "train", no_argument, OPT_TRAIN, M_BUDGET, NULL,
+     "a training step: gradients, optimizer state and the activations kept\nfor the backward; no KV cache"},
+    {"Model", "optimizer", required_argument, OPT_OPTIMIZER, M_BUDGET, "NAME",
+     "adamw (two moments; the default), sgd (momentum) or adafactor (factored)"},
+    {"Model", "grad-dtype", required_argument, OPT_GRAD_DTYPE, M_BUDGET, "T",
+     "the gradients' dtype (default --dtype)"},
+    {"Model", "state-dtype", required_argument, OPT_STATE_DTYPE, M_BUDGET, "T",
+     "the optimizer state's dtype (default fp32)"},
+    {"Model", "no-master-weights", no_argument, OPT_NO_MASTER_WEIGHTS, M_BUDGET, NULL,
+     "no fp32 copy of lower-precision weights (pure bf16 training)"},
+    {"Model", "checkpointing", no_argument, OPT_CHECKPOINTING, M_BUDGET, NULL,
+     "full activation checkpointing: keep each layer's input, recompute the rest"},
+    {"Model", "eager-attention", no_argument, OPT_EAGER_ATTENTION, M_BUDGET, NULL,
+     "the attention scores are materialised (no FlashAttention)"},
+    {"Model", "dropout", no_argument, OPT_DROPOUT, M_BUDGET, NULL,
+     "dropout masks are kept (one byte an element)"},
     {"Scaling", "time", required_argument, OPT_TIME, M_SCALING, "T1", "measured step time"},
     {"Scaling", "time-2x", required_argument, OPT_TIME_2X, M_SCALING, "T2",
      "the step time with twice the work"},
@@ -114,7 +190,7 @@ const cli_option_row cli_option_rows[] = {
      "exit 3 when AFTER's median step is more than PCT percent slower and\nthe change is significant"},
     {"Diff", "fail-if-regime-changes", no_argument, OPT_FAIL_IF_REGIME_CHANGES, M_DIFF, NULL,
      "exit 3 when AFTER's verdict names another regime than BEFORE's"},
-    {"Output", "label", required_argument, OPT_LABEL, M_ROOFLINE | M_SCALING, "NAME",
+    {"Output", "label", required_argument, OPT_LABEL, M_ROOFLINE | M_SCALING | M_BUDGET, "NAME",
      "prefix the verdict with NAME"},
     {"Classification", "priority", required_argument, OPT_PRIORITY, M_ROUTER | M_TRACE | M_DIFF | M_JOB,
      "LIST", "tie order, all six regimes (default\ncompute,memory,comm,dataloader,overhead,idle)"},
@@ -127,14 +203,18 @@ const cli_option_row cli_option_rows[] = {
     {"Classification", "playbook", required_argument, OPT_PLAYBOOK, M_VERDICTS, "FILE",
      "routes from a JSON playbook, replacing or extending the built-in ones"},
     {"Output", "format", required_argument, OPT_FORMAT, M_ALL, "text|json", "text (default) or JSON"},
-    {"Output", "explain", no_argument, OPT_EXPLAIN, M_VERDICTS & ~M_DIFF, NULL,
+    {"Output", "explain", no_argument, OPT_EXPLAIN, M_SPLIT_VERDICTS, NULL,
      "add the ranked split, runner-up, findings and the check that confirms the fix"},
+    {"Output", "explain", no_argument, OPT_EXPLAIN, M_BUDGET, NULL,
+     "add each term's formula, the assumptions and the check that confirms the fix"},
     {"Output", "explain", no_argument, OPT_EXPLAIN, M_DIFF, NULL,
      "add both sides, the buckets (and causes) in ms per step, and the kernels"},
     {"Output", "explain", no_argument, OPT_EXPLAIN, M_DEVICES, NULL,
      "add each device's aliases, ridge points and datasheet source"},
     {"Output", "verbose", no_argument, OPT_EXPLAIN, M_ALL, NULL, NULL},
-    {"Output", "quiet", no_argument, OPT_QUIET, M_VERDICTS & ~M_DIFF, NULL, "print only the regime name"},
+    {"Output", "quiet", no_argument, OPT_QUIET, M_SPLIT_VERDICTS, NULL, "print only the regime name"},
+    {"Output", "quiet", no_argument, OPT_QUIET, M_BUDGET, NULL,
+     "print only the fit: fits, tight, no_fit or unknown"},
     {"Output", "quiet", no_argument, OPT_QUIET, M_DIFF, NULL,
      "print only the change: faster, slower, no significant change, no change"},
     {"Output", "html", required_argument, OPT_HTML, M_TRACES | M_DIFF | M_JOB, "FILE",
@@ -161,6 +241,8 @@ static const char router_usage[] =
     "       nextstep job [options] SUMMARY...\n"
     "       nextstep roofline --device NAME (--flops F --bytes B | --matmul M,N,K | ...) [options]\n"
     "       nextstep scaling --time T1 --time-2x T2\n"
+    "       nextstep budget (--device NAME | --device-memory B) (--params P | --layers N --hidden D ...) "
+    "[options]\n"
     "       nextstep devices\n";
 
 const cli_subcommand cli_subcommands[] = {
@@ -171,7 +253,7 @@ const cli_subcommand cli_subcommands[] = {
      "a PyTorch-profiler trace (plain or gzip) is read as by 'nextstep trace', with the trace options.\n"
      "A trace option when no FILE is a trace, or a profile option when none is a profile, is a usage error.\n"
      "'-' or no FILE reads stdin. Several FILEs are each reported, labelled with their name.\n"
-     "Subcommands: trace, diff, job, roofline, scaling, devices ('nextstep SUBCOMMAND --help'); the\n"
+     "Subcommands: trace, diff, job, roofline, scaling, budget, devices ('nextstep SUBCOMMAND --help'); the\n"
      "subcommand is the first word only: a FILE named like one is given as ./trace or after --.\n",
      "Exit status: 0 every profile routed; 1 some input was bad (the others still reported); 2 usage "
      "error;\n4 a trace's quality below --min-quality.\n"},
@@ -190,7 +272,9 @@ const cli_subcommand cli_subcommands[] = {
      "  --flops F --bytes B\n"
      "  --matmul M,N,K [--batch B]\n"
      "  --elementwise N [--inputs K] [--outputs M] [--flops-per-element F]\n"
-     "  --decode --params P [--batch B] [--context L --layers N --kv-heads H --head-dim D [--heads Q]]\n",
+     "  --decode --params P [--batch B] [--context L --layers N --kv-heads H --head-dim D [--heads Q]]\n"
+     "  --transformer --layers N --hidden D --heads Q --vocab V (--seq S | --decode) [--batch B]\n"
+     "                [--context L] [--train]\n",
      "Places a kernel on the device's roofline: arithmetic intensity (FLOP/byte) against the ridge point\n"
      "where the memory roof meets the compute roof. At or above the ridge it is compute-bound, below it\n"
      "memory-bound. With --time it is also placed against what it achieved: under --overhead-threshold of\n"
@@ -226,5 +310,18 @@ const cli_subcommand cli_subcommands[] = {
      "of summary lines; '-' (or none, with stdin not a terminal) reads stdin. See docs/job.md.\n",
      "Exit status: 0 reported; 1 a bad summary line (the good ones are still merged) or none at all;\n"
      "2 usage error.\n"},
+    {"budget", MODE_BUDGET, cli_budget_run,
+     "usage: nextstep budget (--device NAME | --device-memory B) (--params P | --layers N --hidden D --heads "
+     "Q\n"
+     "                       --vocab V [--kv-heads H] [--head-dim D] [--intermediate F]) [--context L]\n"
+     "                       [--batch B] [--decode | --train [--optimizer NAME] [--checkpointing]] "
+     "[options]\n",
+     "Where the memory goes: the weights, KV cache and activations of an inference run, or the weights,\n"
+     "gradients, optimizer state and activations of a training step, each in bytes and as a share, the\n"
+     "total against the device's memory, the largest batch at this context and the longest context at\n"
+     "this batch that fit. The verdict is routed by the largest term (a playbook's \"findings\":\n"
+     "budget_weights, budget_kv_cache, budget_activations, budget_training_state). See docs/budget.md.\n",
+     "Exit status: 0 budgeted (whether it fits or not); 1 a bad data file (device table, playbook); 2 usage\n"
+     "error.\n"},
 };
 const size_t cli_subcommand_count = sizeof(cli_subcommands) / sizeof(cli_subcommands[0]);

@@ -67,7 +67,8 @@ ns_status datadir_find(char *dir, size_t size, ns_error *err)
 		int n = snprintf(tried[i], sizeof(tried[i]), "%s/%s", exe, below[i]);
 		if (n > 0 && (size_t)n < sizeof(tried[i]) && holds_table(tried[i])) {
 			if ((size_t)snprintf(dir, size, "%s", tried[i]) >= size)
-				return ns_error_set(err, NS_ERR_LIMIT, "the data directory's path is too long");
+				return ns_error_set(err, NS_ERR_LIMIT,
+				                    "the data directory's path is too long");
 			return NS_OK;
 		}
 	}

@@ -335,6 +335,7 @@ ns_status ns_budget_compute(const ns_budget_spec *s, ns_budget *out, ns_error *e
 	if (resolve(s, &m, err) != NS_OK)
 		return err->status;
 	out->params = m.params;
+	out->arch = m.a;
 	out->device_bytes = s->device_bytes;
 	out->total = terms_at(&m, s->batch, s->context, out->bytes, out->known, out->applies);
 	if (!isfinite(out->total))

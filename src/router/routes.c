@@ -212,12 +212,46 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
                 "iteration (continuous batching, a larger max_num_seqs), quantise weights and KV cache "
                 "(FP8/INT8/INT4), paged or flash-decoding attention",
          .next_check = "decode tokens per second and the decode steps' memory share after the change"},
+    /* A memory budget names its largest term; each lever below shrinks that term, not the others. */
+    [FINDING_BUDGET_WEIGHTS] =
+        {.module = "Lesson 02.07, where the memory went",
+         .fix = "the weights take the memory: quantise them (FP8, INT8 or INT4 weight-only) or shard them "
+                "across GPUs (tensor or pipeline parallelism)",
+         .next_check = "the budget with the new dtype or the shard's parameters, then "
+                       "torch.cuda.max_memory_allocated() on a real step"},
+    [FINDING_BUDGET_KV_CACHE] =
+        {.module = "Lesson 02.07, where the memory went",
+         .fix = "the KV cache grows with batch x context: an FP8 KV cache, paged attention (no sequence "
+                "reserves its maximum length), fewer KV heads (grouped-query attention), or tensor "
+                "parallelism to split the heads",
+         .next_check = "the largest batch at your context after the change, then the server's KV-cache "
+                       "usage and preemptions under load"},
+    [FINDING_BUDGET_ACTIVATIONS] =
+        {.module = "Lesson 02.07, where the memory went",
+         .fix = "activations grow with batch x sequence: activation checkpointing, a smaller micro-batch "
+                "with gradient accumulation, FlashAttention (no materialised scores); when serving, chunked "
+                "prefill",
+         .next_check = "the budget with --checkpointing or the smaller micro-batch, then "
+                       "torch.cuda.max_memory_allocated() on a real step"},
+    [FINDING_BUDGET_TRAINING_STATE] =
+        {.module = "Module 6/8",
+         .fix = "gradients and optimizer state take the memory (16 bytes a parameter with mixed-precision "
+                "Adam): shard them across the data-parallel ranks (ZeRO-1/2/3, FSDP), or keep 8-bit or "
+                "factored optimizer state",
+         .next_check = "the budget per rank after sharding, then torch.cuda.max_memory_allocated() on a real "
+                       "step"},
 };
 
 static const char *const finding_names[FINDING_COUNT] = {
-    [FINDING_OPTIMIZER] = "optimizer",           [FINDING_STRAGGLER_DEVICE] = "straggler_device",
-    [FINDING_STRAGGLER_WORK] = "straggler_work", [FINDING_STRAGGLER_INPUTS] = "straggler_inputs",
+    [FINDING_OPTIMIZER] = "optimizer",
+    [FINDING_STRAGGLER_DEVICE] = "straggler_device",
+    [FINDING_STRAGGLER_WORK] = "straggler_work",
+    [FINDING_STRAGGLER_INPUTS] = "straggler_inputs",
     [FINDING_DECODE_MEMORY] = "decode_memory",
+    [FINDING_BUDGET_WEIGHTS] = "budget_weights",
+    [FINDING_BUDGET_KV_CACHE] = "budget_kv_cache",
+    [FINDING_BUDGET_ACTIVATIONS] = "budget_activations",
+    [FINDING_BUDGET_TRAINING_STATE] = "budget_training_state",
 };
 
 const char *finding_name(ns_finding_kind f)

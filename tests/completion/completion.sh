@@ -58,6 +58,11 @@ check "a directory after trace (DIR operand)" "files " nextstep trace fi
 check "dtype names" "bf16 " nextstep roofline --dtype b
 check "dtype names after --dtype=" "fp16 fp32 fp4 fp64 fp8 " nextstep roofline --dtype=f
 check "formats" "json " nextstep trace --format j
+check "budget options come from 'budget --help'" "--checkpointing " nextstep budget --check
+check "KV-cache dtype names" "fp16 fp32 fp4 fp64 fp8 " nextstep budget --kv-dtype f
+check "optimizer names" "adafactor adamw " nextstep budget --optimizer ada
+check "MLP kinds" "gated " nextstep roofline --mlp g
+check "nothing is guessed for budget's operand" "" nextstep budget --train ""
 want=$("$bin" devices --format json | python3 -c 'import json,sys
 names = sorted({a for d in json.load(sys.stdin)["devices"] for a in d.get("aliases", []) if " " not in a and a.startswith("a10")})
 print(" ".join(names) + " ")')
