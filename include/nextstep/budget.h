@@ -82,7 +82,7 @@ const char *ns_budget_fit_words(ns_budget_fit f);
 const char *ns_budget_fit_name(ns_budget_fit f);
 
 typedef struct {
-	ns_transformer_arch arch; /* as counted: a whole architecture's defaults filled */
+	ns_transformer_arch arch;      /* as counted: a whole architecture's defaults filled */
 	double params;                 /* the count the weights are sized with */
 	double bytes[NS_BUDGET_COUNT]; /* 0 for a term that does not apply or is not known */
 	bool applies[NS_BUDGET_COUNT]; /* KV cache: inference; gradients and optimizer: training */

@@ -74,11 +74,19 @@ typedef struct {
 	ns_str meta_name;
 	bool has_sort_index;
 	int64_t sort_index;
+	/* profile_memory's "[memory]" instant events (absent, or not a plain integer: INT64_MIN, never an
+	 * error) */
+	int64_t mem_bytes;     /* args."Bytes": the size allocated (> 0) or freed (< 0) */
+	int64_t mem_allocated; /* args."Total Allocated": the allocator's total after it (newer profilers) */
+	int64_t mem_reserved;  /* args."Total Reserved": what the caching allocator holds from the device */
+	int64_t mem_device_type; /* args."Device Type": 0 the CPU, 1 CUDA (c10::DeviceType) */
+	int64_t mem_device_id;   /* args."Device Id": the device index, -1 for the CPU */
 } trace_event;
 
 typedef struct {
 	int64_t id;
 	char name[TRACE_DEVICE_NAME_MAX];
+	int64_t total_mem; /* totalGlobalMem, bytes; 0 when absent */
 } trace_device;
 
 /* Top-level facts outside traceEvents (they may come before or after it in the file). */

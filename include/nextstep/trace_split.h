@@ -59,7 +59,7 @@ step_marker *step_marker_new(const char *regex, ns_error *err);
 void step_marker_free(step_marker *m);
 
 /* One window: a step (or the whole trace) on one device. Times are exact integer nanoseconds. A device keeps
- * one window per step, so the fields are ordered and sized to keep it at 216 bytes (a million steps: 216 MB):
+ * one window per step, so the fields are ordered and sized to keep it at 224 bytes (a million steps: 224 MB):
  * the memory bucket's two parts are its causes (cause_ns[CAUSE_KERNELS], cause_ns[CAUSE_TRANSFER]), and the
  * graph counts saturate at UINT32_MAX. */
 typedef struct {
@@ -68,11 +68,13 @@ typedef struct {
 	int64_t dur_ns;   /* window length (overall: sum of the windows) */
 	int64_t bucket_ns[REGIME_COUNT]; /* sums to dur_ns */
 	int64_t comm_overlapped_ns;      /* comm kernels running under compute or memory: not in comm */
-	int64_t cause_ns[CAUSE_COUNT];   /* each split bucket's causes sum to it (cause.h) */
-	long kernels;                    /* kernels starting in the window */
-	int64_t graph_ns;                /* kernel time of the graph replays below, clipped to the window */
-	uint32_t graph_launches;         /* CUDA/HIP graph replays whose first kernel starts in the window */
-	uint32_t graph_kernels; /* kernels of graph replays starting in the window (in kernels too) */
+	int64_t kernel_ns; /* time with at least one kernel running (GPU-Util's numerator); -1 unknown (a
+	                    * summary written before it was kept) */
+	int64_t cause_ns[CAUSE_COUNT]; /* each split bucket's causes sum to it (cause.h) */
+	long kernels;                  /* kernels starting in the window */
+	int64_t graph_ns;              /* kernel time of the graph replays below, clipped to the window */
+	uint32_t graph_launches;       /* CUDA/HIP graph replays whose first kernel starts in the window */
+	uint32_t graph_kernels;        /* kernels of graph replays starting in the window (in kernels too) */
 	uint32_t
 	    marker;    /* name id (split_result.names) of the event that defined the step; UINT32_MAX: none */
 	uint8_t phase; /* step_phase of the step (STEP_PHASE_NONE when its marker does not say) */
@@ -172,7 +174,25 @@ typedef struct {
 	split_timeline_row row[SPLIT_TIMELINE_GPU_ROWS + SPLIT_TIMELINE_HOST_ROWS + 2];
 } split_timeline;
 
-/* The windows of every device of a result (split_store.c). A million steps of windows is 216 MB per device,
+/* profile_memory's allocator events on one device (docs/trace.md, "Memory"). Samples kept over the whole
+ * trace (16 bytes each) for the steps' floor; past this many the peaks are still known, the floor is not. */
+#define SPLIT_MEMORY_SAMPLES_MAX (1u << 21)
+typedef struct {
+	long events;            /* "[memory]" events of this device; 0: none recorded */
+	bool totals;            /* every one carries "Total Allocated": absolute amounts. false: only each
+	                         * allocation's signed "Bytes", so every amount is relative to what was allocated
+	                         * when the capture started (unknown) */
+	int64_t peak_allocated; /* the most allocated at once (without totals: above the capture's start) */
+	int64_t peak_reserved;  /* the most the caching allocator held from the device; -1 without totals */
+	int64_t step_floor; /* the least allocated inside the counted steps: what stays across steps (weights,
+	                     * gradients, optimizer state); INT64_MIN when no event falls in a counted step */
+	int64_t step_peak;  /* the most allocated inside the counted steps; INT64_MIN as step_floor */
+	int64_t device_bytes; /* deviceProperties' totalGlobalMem; 0 unknown */
+	bool samples_dropped; /* more than SPLIT_MEMORY_SAMPLES_MAX events: the steps' floor and peak unknown
+	                       */
+} split_memory;
+
+/* The windows of every device of a result (split_store.c). A million steps of windows is 224 MB per device,
  * so they are not one array: they are kept in chunks, and past a few megabytes of chunks, when the caller
  * named a directory (trace_split_spill_dir), the chunks not in use wait in an unlinked temporary file there.
  * Read a device's windows with split_device_step(). */
@@ -203,6 +223,7 @@ typedef struct {
 
 	/* The passes summed over the windows in overall (all zero when the trace marks none). */
 	split_pass_time passes;
+	split_memory memory; /* the allocator's events (events 0: none) */
 } split_device;
 
 /* Trace quality (docs/trace.md, "Trace quality"): what in the capture limits how far its split can be

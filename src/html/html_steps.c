@@ -259,6 +259,7 @@ static void put_step_row(html_page *p, const split_result *res, const split_devi
 		for (int c = 0; c < CAUSE_COUNT; c++)
 			sum.cause_ns[c] += w->cause_ns[c];
 		sum.comm_overlapped_ns += w->comm_overlapped_ns;
+		sum.kernel_ns = sum.kernel_ns < 0 || w->kernel_ns < 0 ? -1 : sum.kernel_ns + w->kernel_ns;
 		sum.warmup = sum.warmup || w->warmup;
 		for (int k = 0; res->passes != NULL && k < PASS_COUNT; k++)
 			passes.ns[k] += res->passes[i].ns[k];

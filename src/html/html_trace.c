@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "html_private.h"
+#include "nextstep/gpu_util.h"
 #include "nextstep/roofline_svg.h"
 #include "nextstep/trace_report.h"
 #include "trace/report_private.h"
@@ -78,6 +79,14 @@ static void put_summary(html_page *p, const split_result *res, const split_devic
 		hp_printf(p, "whole trace (no ProfilerStep# markers), %.3f ms", ms(d->overall.dur_ns));
 	if (res->gpu_activity)
 		hp_printf(p, ", %ld kernel%s", d->overall.kernels, d->overall.kernels == 1 ? "" : "s");
+	if (res->gpu_activity && ns_window_gpu_util(&d->overall) >= 0.0)
+		hp_printf(
+		    p,
+		    ", <span class=\"gpu-util\" data-v=\"%.4f\" title=\"the share of the step with a kernel "
+		    "running: what nvidia-smi samples, not how close the kernels come to their "
+		    "roofs\">GPU-Util "
+		    "%.1f%%</span>",
+		    ns_window_gpu_util(&d->overall), 100.0 * ns_window_gpu_util(&d->overall));
 	if (d->nwarmup > 0 && d->nwarmup < d->nsteps)
 		hp_printf(p, "; %zu warm-up step%s (%.3f ms) left out of the verdict", d->nwarmup,
 		          d->nwarmup == 1 ? "" : "s", ms(d->warmup.dur_ns));

@@ -192,6 +192,11 @@ static ns_status read_window(reader *r, const cJSON *w, split_window *out)
 	if (st != NS_OK)
 		return st;
 	out->kernels = kernels > (int64_t)LONG_MAX ? LONG_MAX : (long)kernels;
+	/* "busy" (the kernel time) came after the first summaries: without it GPU-Util is unknown */
+	out->kernel_ns = -1;
+	if (cJSON_GetObjectItemCaseSensitive(w, "busy") != NULL &&
+	    (st = get_nonneg(r, w, "busy", &out->kernel_ns)) != NS_OK)
+		return st;
 	wu = cJSON_GetObjectItemCaseSensitive(w, "warmup");
 	out->warmup = cJSON_IsTrue(wu);
 	return NS_OK;

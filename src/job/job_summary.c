@@ -164,8 +164,10 @@ static void put_window(sbuf *b, const split_window *w, int64_t t0)
 		put(b, "%s\"%s\":%" PRId64, first ? "" : ",", key, w->cause_ns[c]);
 		first = false;
 	}
-	put(b, "},\"hidden\":%" PRId64 ",\"kernels\":%ld%s}", w->comm_overlapped_ns, w->kernels,
-	    w->warmup ? ",\"warmup\":true" : "");
+	put(b, "},\"hidden\":%" PRId64 ",\"kernels\":%ld", w->comm_overlapped_ns, w->kernels);
+	if (w->kernel_ns >= 0)
+		put(b, ",\"busy\":%" PRId64, w->kernel_ns);
+	put(b, "%s}", w->warmup ? ",\"warmup\":true" : "");
 }
 
 static void put_collective(sbuf *b, const split_collective *c, int64_t t0)

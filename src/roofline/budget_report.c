@@ -58,7 +58,7 @@ static void print_line(FILE *out, const ns_budget_report *r, const ns_routes *ro
 {
 	const ns_budget *b = &r->budget;
 	const ns_route *route = route_of(r, routes);
-	char t[32], d[32];
+	char t[32];
 
 	if (r->label != NULL && r->label[0] != '\0') {
 		ns_fput_text(out, r->label);
@@ -69,6 +69,7 @@ static void print_line(FILE *out, const ns_budget_report *r, const ns_routes *ro
 	if (b->fit == NS_FIT_UNKNOWN)
 		fputs(" counted", out);
 	if (b->device_bytes > 0.0) {
+		char d[32];
 		fprintf(out, " of %s (", bytes_text(b->device_bytes, d, sizeof(d)));
 		format_percent(out, b->total / b->device_bytes);
 		fputc(')', out);

@@ -5,7 +5,6 @@
 #include "nextstep/transformer.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <string.h>
 
 static bool whole_positive(double x)
@@ -24,19 +23,6 @@ static ns_status located(ns_error *err, ns_arch_param p)
 
 ns_status ns_transformer_check(ns_transformer_arch *a, ns_error *err)
 {
-	static const struct {
-		size_t offset;
-		ns_arch_param param;
-		const char *what;
-	} fields[] = {
-	    {offsetof(ns_transformer_arch, layers), NS_ARCH_PARAM_LAYERS, "layers"},
-	    {offsetof(ns_transformer_arch, hidden), NS_ARCH_PARAM_HIDDEN, "hidden size"},
-	    {offsetof(ns_transformer_arch, heads), NS_ARCH_PARAM_HEADS, "query heads"},
-	    {offsetof(ns_transformer_arch, kv_heads), NS_ARCH_PARAM_KV_HEADS, "key/value heads"},
-	    {offsetof(ns_transformer_arch, head_dim), NS_ARCH_PARAM_HEAD_DIM, "head size"},
-	    {offsetof(ns_transformer_arch, vocab), NS_ARCH_PARAM_VOCAB, "vocabulary"},
-	    {offsetof(ns_transformer_arch, intermediate), NS_ARCH_PARAM_INTERMEDIATE, "MLP width"},
-	};
 
 	if (a->kv_heads == 0.0)
 		a->kv_heads = a->heads;
@@ -50,8 +36,21 @@ ns_status ns_transformer_check(ns_transformer_arch *a, ns_error *err)
 			    a->heads);
 		a->head_dim = a->hidden / a->heads;
 	}
+	const struct {
+		double v;
+		ns_arch_param param;
+		const char *what;
+	} fields[] = {
+	    {a->layers, NS_ARCH_PARAM_LAYERS, "layers"},
+	    {a->hidden, NS_ARCH_PARAM_HIDDEN, "hidden size"},
+	    {a->heads, NS_ARCH_PARAM_HEADS, "query heads"},
+	    {a->kv_heads, NS_ARCH_PARAM_KV_HEADS, "key/value heads"},
+	    {a->head_dim, NS_ARCH_PARAM_HEAD_DIM, "head size"},
+	    {a->vocab, NS_ARCH_PARAM_VOCAB, "vocabulary"},
+	    {a->intermediate, NS_ARCH_PARAM_INTERMEDIATE, "MLP width"},
+	};
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		double v = *(const double *)((const char *)a + fields[i].offset);
+		double v = fields[i].v;
 		if (!whole_positive(v)) {
 			ns_error_set(err, NS_ERR_USAGE, "the %s must be a whole number of at least 1, not %g",
 			             fields[i].what, v);

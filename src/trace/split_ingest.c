@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "split_memory.h"
 #include "split_phases.h"
 #include "split_private.h"
 #include "split_python.h"
@@ -41,6 +42,7 @@ void trace_split_free(trace_split *s)
 		kernel_names_free(s->marker_names);
 	}
 	split_python_free(s->py);
+	split_memory_free(s->mem);
 	split_steps_free_marker(s);
 	free(s->phase_marks.v);
 	free(s->gpu_marks.v);
@@ -480,6 +482,8 @@ ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err)
 		return begin_span(s, ev, err);
 	case 'E':
 		return end_span(s, ev, err);
+	case 'i':
+		return split_memory_is_event(ev) ? split_memory_note(&s->mem, ev, err) : NS_OK;
 	default:
 		return NS_OK;
 	}

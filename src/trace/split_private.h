@@ -233,6 +233,7 @@ struct trace_split {
 	size_t ncmeta, capcmeta;
 	struct split_python *py;     /* python_function frames (split_python.c) */
 	struct split_phases *phases; /* forward/backward/optimizer markers (split_phases.c) */
+	struct split_memtrack *mem;  /* profile_memory's events (split_memory.c); NULL until the first */
 	copy_call
 	    *copy_call; /* memcpy calls, and the correlations of pageable DtoH copies (split_copies.c) */
 	size_t ncopy_call, capcopy_call;

@@ -1,6 +1,6 @@
 /* The window store: every device's step windows, in chunks (split_private.h says how they are kept).
  *
- * A window is 216 bytes and each device has one per step, so a million steps is 216 MB per device; the
+ * A window is 224 bytes and each device has one per step, so a million steps is 224 MB per device; the
  * split's other per-step costs are a few bytes. With a spill directory the store keeps a bounded number of
  * chunks in memory and the rest in an unlinked temporary file: the split and the report read the windows in
  * time order, so each pass reads each chunk once, and peak memory no longer grows with the steps. When the

@@ -71,6 +71,8 @@ static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_C
 {
 	bool memory = c[GK_MEMORY] > 0 || c[GK_TRANSFER] > 0;
 	bool overlapped = c[GK_COMM] > 0 && (c[GK_COMPUTE] > 0 || memory);
+	bool kernel =
+	    c[GK_COMPUTE] > 0 || c[GK_MEMORY] > 0 || c[GK_COMM] > 0; /* copies alone are not kernels */
 	int bucket, cause;
 
 	classify_state(c, &bucket, &cause);
@@ -97,6 +99,8 @@ static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_C
 			w->cause_ns[cause] += hi - lo;
 		if (overlapped)
 			w->comm_overlapped_ns += hi - lo;
+		if (kernel)
+			w->kernel_ns += hi - lo;
 	}
 }
 

@@ -92,6 +92,7 @@ void split_add_window(split_window *o, const split_window *w)
 	for (int c = 0; c < CAUSE_COUNT; c++)
 		o->cause_ns[c] += w->cause_ns[c];
 	o->comm_overlapped_ns += w->comm_overlapped_ns;
+	o->kernel_ns = o->kernel_ns < 0 || w->kernel_ns < 0 ? -1 : o->kernel_ns + w->kernel_ns;
 	o->kernels += w->kernels;
 	o->graph_launches = split_add_u32_sat(o->graph_launches, w->graph_launches);
 	o->graph_kernels = split_add_u32_sat(o->graph_kernels, w->graph_kernels);

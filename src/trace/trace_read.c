@@ -106,7 +106,12 @@ enum {
 	AK_COLL_IN,
 	AK_COLL_OUT,
 	AK_META_NAME,
-	AK_SORT_INDEX
+	AK_SORT_INDEX,
+	AK_MEM_BYTES,
+	AK_MEM_ALLOCATED,
+	AK_MEM_RESERVED,
+	AK_MEM_DEVICE_TYPE,
+	AK_MEM_DEVICE_ID
 };
 static const name_entry arg_keys[] = {
     ENTRY("External id", AK_EXTERNAL_ID),
@@ -129,6 +134,13 @@ static const name_entry arg_keys[] = {
     /* metadata events (ph "M"): thread_name's and process_name's "name", thread_sort_index's "sort_index" */
     ENTRY("name", AK_META_NAME),
     ENTRY("sort_index", AK_SORT_INDEX),
+    /* profile_memory's [memory] events (torch/csrc/profiler: the allocation's metadata), last so the
+     * keys every kernel and op carries are matched first */
+    ENTRY("Bytes", AK_MEM_BYTES),
+    ENTRY("Total Allocated", AK_MEM_ALLOCATED),
+    ENTRY("Total Reserved", AK_MEM_RESERVED),
+    ENTRY("Device Type", AK_MEM_DEVICE_TYPE),
+    ENTRY("Device Id", AK_MEM_DEVICE_ID),
 };
 
 enum { TK_TRACE_EVENTS, TK_DEVICES, TK_DISTRIBUTED };
@@ -138,8 +150,9 @@ static const name_entry top_keys[] = {
     ENTRY("distributedInfo", TK_DISTRIBUTED),
 };
 
-enum { DK_ID, DK_NAME, DK_RANK, DK_WORLD_SIZE };
-static const name_entry device_keys[] = {ENTRY("id", DK_ID), ENTRY("name", DK_NAME)};
+enum { DK_ID, DK_NAME, DK_TOTAL_MEM, DK_RANK, DK_WORLD_SIZE };
+static const name_entry device_keys[] = {ENTRY("id", DK_ID), ENTRY("name", DK_NAME),
+                                         ENTRY("totalGlobalMem", DK_TOTAL_MEM)};
 static const name_entry distributed_keys[] = {ENTRY("rank", DK_RANK), ENTRY("world_size", DK_WORLD_SIZE)};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -715,23 +728,48 @@ static scan_rc coll_arg(reader *r, int id, const unsigned char *p, int depth, co
 	return rc;
 }
 
+/* [p, end) is a plain integer of at most 18 digits, with an optional '-': *v. */
+static bool plain_integer(const unsigned char *p, const unsigned char *end, int64_t *v)
+{
+	const unsigned char *q = p + (*p == '-');
+	int64_t n = 0;
+
+	if (q >= end || end - q > 18)
+		return false;
+	while (q < end && is_digit(*q))
+		n = n * 10 + (*q++ - '0');
+	if (q != end)
+		return false;
+	*v = *p == '-' ? -n : n;
+	return true;
+}
+
 /* A display order only: a value that is not a whole number of at most 18 digits is left absent, never an
  * error. */
 static scan_rc sort_index_arg(reader *r, const unsigned char *p, int depth, const unsigned char **endp,
                               trace_event *ev)
 {
 	scan_rc rc = skip_value(r, p, depth, endp);
-	const unsigned char *q = p + (*p == '-');
-	int64_t v = 0;
 
-	if (rc != SCAN_OK || q >= *endp || *endp - q > 18)
-		return rc;
-	while (q < *endp && *q >= '0' && *q <= '9')
-		v = v * 10 + (*q++ - '0');
-	if (q == *endp) {
-		ev->sort_index = *p == '-' ? -v : v;
+	if (rc == SCAN_OK && plain_integer(p, *endp, &ev->sort_index))
 		ev->has_sort_index = true;
-	}
+	return rc;
+}
+
+/* Memory metadata never fails a read either: anything but a plain integer of at most 18 digits is left absent
+ * (INT64_MIN). */
+static scan_rc mem_arg(reader *r, int id, const unsigned char *p, int depth, const unsigned char **endp,
+                       trace_event *ev)
+{
+	scan_rc rc = skip_value(r, p, depth, endp);
+	int64_t v;
+
+	if (rc == SCAN_OK && plain_integer(p, *endp, &v))
+		*(id == AK_MEM_BYTES         ? &ev->mem_bytes
+		  : id == AK_MEM_ALLOCATED   ? &ev->mem_allocated
+		  : id == AK_MEM_RESERVED    ? &ev->mem_reserved
+		  : id == AK_MEM_DEVICE_TYPE ? &ev->mem_device_type
+		                             : &ev->mem_device_id) = v;
 	return rc;
 }
 
@@ -776,6 +814,12 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
 	case AK_COLL_IN:
 	case AK_COLL_OUT:
 		return coll_arg(r, k->id, p, depth, endp, ev);
+	case AK_MEM_BYTES:
+	case AK_MEM_ALLOCATED:
+	case AK_MEM_RESERVED:
+	case AK_MEM_DEVICE_TYPE:
+	case AK_MEM_DEVICE_ID:
+		return mem_arg(r, k->id, p, depth, endp, ev);
 	default: /* AK_INPUT_DIMS, AK_INPUT_TYPES, AK_CONCRETE_INPUTS: kept as raw JSON text */
 		rc = skip_value(r, p, depth, endp);
 		if (rc == SCAN_OK) {
@@ -847,6 +891,8 @@ static void event_init(trace_event *ev, long index, long long offset)
 	ev->device = ev->stream = ev->correlation = ev->external_id = -1;
 	ev->coll_seq = ev->coll_in = ev->coll_out = -1;
 	ev->seq_number = -1;
+	ev->mem_bytes = ev->mem_allocated = ev->mem_reserved = ev->mem_device_type = ev->mem_device_id =
+	    INT64_MIN;
 	ev->flops = -1;
 }
 
@@ -905,6 +951,18 @@ static scan_rc device_member(reader *r, const unsigned char *key, size_t klen, c
 
 	if (k != NULL && k->id == DK_ID && starts_number(*p))
 		return number_value(r, p, 0, "device id", &dev->id, endp);
+	if (k != NULL && k->id == DK_TOTAL_MEM && is_digit(*p)) {
+		scan_rc rc = skip_value(r, p, depth, endp);
+		int64_t v = 0;
+		const unsigned char *q = p;
+		if (rc != SCAN_OK || *endp - p > 18)
+			return rc;
+		while (q < *endp && is_digit(*q))
+			v = v * 10 + (*q++ - '0');
+		if (q == *endp) /* a plain integer, else left unknown */
+			dev->total_mem = v;
+		return rc;
+	}
 	if (k != NULL && k->id == DK_NAME && *p == '"') {
 		ns_str s;
 		scan_rc rc = string_value(r, p, &s, endp);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nextstep/device_memory.h"
+#include "nextstep/gpu_util.h"
 #include "nextstep/kernel_identity.h"
 #include "report_private.h"
 #include "util/json_out.h"
@@ -149,6 +151,21 @@ static void print_step(FILE *out, const split_result *res, const split_window *w
 	fputc('\n', out);
 }
 
+/* nvidia-smi's number for the window, and what it does not say (lesson 02.09). */
+static void print_gpu_util(FILE *out, const split_window *w)
+{
+	double util = ns_window_gpu_util(w);
+
+	if (util < 0.0)
+		return;
+	fputs("GPU-Util ", out);
+	format_percent(out, util);
+	fputs(": the share of the step with a kernel running, what nvidia-smi samples; not how close the "
+	      "kernels "
+	      "come to their roofs (the roofline placement says)\n",
+	      out);
+}
+
 /* Device collectives only: host-side (gloo) comm is a cause line of its own. */
 static void print_comm(FILE *out, const split_window *w)
 {
@@ -243,6 +260,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 		report_print_passes_also(out, res, d, o->routes);
 	}
 	print_summary(out, res, d, o->hints);
+	ns_memory_print(out, &d->memory);
 	report_print_graphs(out, d);
 	report_print_top_cause(out, w, v.regime);
 	report_print_notes(out, res, d, o->hints);
@@ -260,6 +278,8 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 		report_print_python(out, res, d);
 		report_print_passes(out, res, d, o->routes);
 		print_comm(out, w);
+		if (res->gpu_activity)
+			print_gpu_util(out, w);
 		print_top_kernels(out, res, d, v.regime, o);
 	}
 	return NS_OK;
@@ -330,6 +350,9 @@ cJSON *report_window_json(const char *label, const split_window *w, bool with_st
 	ok = ok && cJSON_AddNumberToObject(obj, "memory_transfer_us", us(w->cause_ns[CAUSE_TRANSFER]));
 	ok = ok && cJSON_AddNumberToObject(obj, "comm_overlapped_us", us(w->comm_overlapped_ns));
 	ok = ok && cJSON_AddNumberToObject(obj, "kernels", (double)w->kernels);
+	ok = ok &&
+	     (ns_window_gpu_util(w) >= 0.0 ? cJSON_AddNumberToObject(obj, "gpu_util", ns_window_gpu_util(w))
+	                                   : cJSON_AddNullToObject(obj, "gpu_util")) != NULL;
 	ok = ok && report_add_causes_json(obj, w);
 	ok = ok && report_add_graphs_json(obj, w);
 	if (ok && with_step)
@@ -522,6 +545,10 @@ static void put_window_numbers(json_out *w, const split_window *win)
 	put_number(w, KEY("memory_transfer_us"), us(win->cause_ns[CAUSE_TRANSFER]));
 	put_number(w, KEY("comm_overlapped_us"), us(win->comm_overlapped_ns));
 	put_number(w, KEY("kernels"), (double)win->kernels);
+	if (ns_window_gpu_util(win) >= 0.0)
+		put_number(w, KEY("gpu_util"), ns_window_gpu_util(win));
+	else
+		put_word_or_null(w, KEY("gpu_util"), NULL);
 }
 
 /* report_add_causes_json() and report_add_graphs_json(). */
@@ -670,6 +697,7 @@ static bool put_device(json_stream *js, const split_result *res, const split_dev
 	ok = ok && put_json(js, ",\"top_kernels\":", top_kernels_json(res, d, o->top));
 	ok = ok && put_json(js, ",\"step_phases\":", report_phases_json(label, d, o));
 	ok = ok && put_json(js, ",\"outside_steps\":", report_outside_json(d));
+	ok = ok && put_json(js, ",\"memory\":", ns_memory_json(&d->memory));
 	if (ok)
 		json_out_char(&js->w, '}');
 	return ok;

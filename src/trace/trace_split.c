@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "split_memory.h"
 #include "split_phases.h"
 #include "split_private.h"
 #include "split_python.h"
@@ -26,7 +27,7 @@ typedef struct {
 } window_range;
 
 /* A device keeps one window per step: its size is the split's memory per step (trace_split.h). */
-_Static_assert(sizeof(long) != 8 || sizeof(split_window) <= 216, "split_window grew past 216 bytes");
+_Static_assert(sizeof(long) != 8 || sizeof(split_window) <= 224, "split_window grew past 224 bytes");
 
 /* Steps read back between two gives of the steps' memory in make_windows. */
 #define WINDOW_CHUNK 4096
@@ -289,6 +290,7 @@ static ns_status split_devices(trace_split *s, const trace_meta *meta, const spa
 		dev->nsteps = tmpl->n;
 		st = split_one(s, s->ngpu > 0 ? s->gpu + first : NULL, last - first, host, dev, err);
 		split_phases_overall(res, dev, s->keep_warmup);
+		split_memory_summarise(s->mem, meta, dev, s->keep_warmup);
 		if (st != NS_OK)
 			return st;
 		first = last;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nextstep/format.h"
+#include "nextstep/gpu_util.h"
 #include "nextstep/regime.h"
 #include "troof_private.h"
 #include "util/satmath.h"
@@ -522,12 +523,17 @@ ns_status troof_print_with_report(FILE *out, const split_result *res, const repo
 		st = report_print(out, res, o, err);
 		if (st == NS_OK && o->format->kind == FORMAT_TEXT) {
 			troof_report_print(out, r, o->top, o->hints);
+			ns_gpu_util_print(out, res, r);
 			if (fflush(out) != 0 || ferror(out))
 				st = ns_error_set(err, NS_ERR_IO, "write error");
 		}
 		return st;
 	}
 	section = troof_report_json(r, o->top);
+	if (section != NULL && !ns_gpu_util_add_json(section, res, r)) {
+		cJSON_Delete(section);
+		section = NULL;
+	}
 	if (section == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the JSON report");
 	return report_print_with(out, res, o, "roofline", section, err);

@@ -10,6 +10,9 @@ usage: check_split.py sanity REPORT            buckets >= 0, sum to the window, 
                                                frames behind its host causes (in order, all of them)
        check_split.py truth REPORT TRUTH       per-step windows/buckets equal make-trace's --truth file (1 ns)
        check_split.py same REPORT REPORT       two reports are equal apart from "source"
+       check_split.py gpu_util TRACE REPORT    every window's gpu_util is the union of the trace's kernel intervals
+                                               (cat kernel/Kernel; device args.device, else pid) inside it, over
+                                               its length (1 ns); overall's is its counted steps' union over their sum
        check_split.py overall REPORT [N]       print device N's "overall" object (one line)
 Exit 0 when the check holds, 1 (with the differences on stdout) when it does not.
 """
@@ -147,6 +150,64 @@ def truth(doc, t):
     return bad
 
 
+def kernel_unions(trace, doc):
+    """{device: sorted disjoint [start_us, end_us) intervals} of the kernels, merged independently of nextstep.
+    When the report counts GPU events launched outside every step ("outside_steps"), a kernel whose launch call
+    (same correlation) starts before the first window or after the last is one of them and is left out."""
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    windows = [(w["start_us"], w["start_us"] + w["dur_us"]) for d in doc["devices"] for w in d["steps"]]
+    outside = any((d.get("outside_steps") or {}).get("gpu_events", 0) > 0 for d in doc["devices"])
+    lo, hi = (min(a for a, _ in windows), max(b for _, b in windows)) if windows and outside else \
+        (float("-inf"), float("inf"))
+    launch = {e["args"]["correlation"]: e["ts"] for e in events
+              if e.get("ph") == "X" and e.get("cat") in ("cuda_runtime", "Runtime") and "correlation" in e.get("args", {})}
+    spans = {}
+    for e in events:
+        # the Kineto category of device kernels, the old spelling, and MTIA's kernel events
+        if e.get("ph") != "X" or e.get("cat") not in ("kernel", "Kernel", "mtia_ccp_events"):
+            continue
+        at = launch.get(e.get("args", {}).get("correlation"))
+        if at is not None and not lo <= at < hi:
+            continue
+        dev = e.get("args", {}).get("device", e.get("pid"))
+        spans.setdefault(dev, []).append((e["ts"], e["ts"] + e["dur"]))
+    merged = {}
+    for dev, iv in spans.items():
+        out = []
+        for a, b in sorted(iv):
+            if out and a <= out[-1][1]:
+                out[-1][1] = max(out[-1][1], b)
+            else:
+                out.append([a, b])
+        merged[dev] = out
+    return merged
+
+
+def covered(union, a, b):
+    return sum(max(0.0, min(b, y) - max(a, x)) for x, y in union)
+
+
+def gpu_util(trace, doc):
+    bad = []
+    unions = kernel_unions(trace, doc)
+    for dev in doc["devices"]:
+        union = unions.get(dev["device"], [])
+        busy = {}
+        for w in dev["steps"]:
+            got, d = w.get("gpu_util"), w["dur_us"]
+            want = covered(union, w["start_us"], w["start_us"] + d)
+            busy[w["step"]] = (want, d, w.get("warmup", False))
+            if got is None or abs(got * d - want) > NS * 2:
+                bad.append("device %s step %s: gpu_util %r x %.3f us != kernel union %.3f us" %
+                           (dev["device"], w["step"], got, d, want))
+        counted = [v for v in busy.values() if not v[2]] or list(busy.values())
+        want = sum(v[0] for v in counted) / max(sum(v[1] for v in counted), 1e-9)
+        got = dev["overall"].get("gpu_util")
+        if got is None or abs(got - want) > 1e-9 + NS / max(sum(v[1] for v in counted), 1e-9):
+            bad.append("device %s overall: gpu_util %r != %.9f" % (dev["device"], got, want))
+    return bad
+
+
 def same(a, b):
     a.pop("source", None)
     b.pop("source", None)
@@ -160,7 +221,8 @@ def main():
         print(json.dumps(dev["overall"]))
         return 0
     checks = {"sanity": lambda: sanity(load(args[0])), "expect": lambda: expect(load(args[0]), load(args[1])),
-              "truth": lambda: truth(load(args[0]), load(args[1])), "same": lambda: same(load(args[0]), load(args[1]))}
+              "truth": lambda: truth(load(args[0]), load(args[1])), "same": lambda: same(load(args[0]), load(args[1])),
+              "gpu_util": lambda: gpu_util(load(args[0]), load(args[1]))}
     bad = checks[cmd]()
     for line in bad:
         print("  " + line)

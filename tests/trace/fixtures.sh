@@ -29,6 +29,7 @@ for expect in tests/data/trace_*.expect.json; do
 	fi
 	$check sanity "$tmp/$name.json" || ok=0
 	$check expect "$tmp/$name.json" "$expect" || ok=0
+	$check gpu_util "$trace" "$tmp/$name.json" || ok=0
 	gzip -c "$trace" >"$tmp/$name.json.gz"
 	"$bin" trace --format json --steps "$tmp/$name.json.gz" >"$tmp/gz.json" && $check same "$tmp/$name.json" "$tmp/gz.json" ||
 		{ echo "  gzip input gives a different report"; ok=0; }

@@ -1,0 +1,26 @@
+/* What a trace's allocator events say about memory (split_memory, docs/trace.md "Memory"): the peaks against
+ * the device's memory, and how much larger a batch would fit. The memory held across steps (weights,
+ * gradients, optimizer state: the least allocated inside the steps) does not grow with the batch; what a step
+ * allocates and frees on top of it (activations, temporaries) grows about linearly with it. */
+#ifndef NEXTSTEP_DEVICE_MEMORY_H
+#define NEXTSTEP_DEVICE_MEMORY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <cJSON.h>
+
+#include "nextstep/trace_split.h"
+
+/* The largest multiple of the batch whose peak fits: (device - floor) / (step peak - floor). -1 when it
+ * cannot be known: no totals (only sizes), no event inside a counted step, the device's memory unknown, or a
+ * step that allocates nothing on top of its floor. */
+double ns_memory_batch_scale(const split_memory *m);
+/* "  memory: peak 31.2 GB allocated, 33.0 GB reserved, of 85.9 GB; ... a 2x batch fits: ~50.3 of 85.9 GB
+ * (up to ~3.5x)", or what a trace with sizes only can say. Nothing without events. */
+void ns_memory_print(FILE *out, const split_memory *m);
+/* {"peak_allocated_bytes", "peak_reserved_bytes", "device_bytes", "totals", "events", "step_floor_bytes",
+ * "step_peak_bytes", "batch_scale"} (null where unknown), or null without events. NULL on OOM. */
+cJSON *ns_memory_json(const split_memory *m);
+
+#endif
