@@ -24,7 +24,7 @@ static void write_page(const split_result *res)
 	html_page_info info = {"fuzz", "0", "1970-01-01 00:00:00 UTC"};
 	html_source src = {"fuzz", 0, NULL};
 	classify_options co;
-	html_trace_options o = {&co, &routes, NULL, NULL};
+	html_trace_options o = {.classify = &co, .routes = &routes};
 	char *text = NULL;
 	size_t len = 0;
 	unsigned long long counted;

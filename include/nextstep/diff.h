@@ -33,6 +33,9 @@
 #define DIFF_DEVICE_MAX  128   /* bytes of a device name kept, NUL included (longer ones are cut) */
 #define DIFF_US_MAX      1e15  /* any time in µs (about 31 years): larger is not a profile */
 #define DIFF_DTYPE_MAX   8     /* "bf16", "fp8", ... NUL included */
+/* The next steps a saved report predicted. */
+#define NS_DIFF_MAX_NEXT  64 /* next_steps[] of the overall window */
+#define NS_DIFF_TITLE_MAX 64 /* bytes of a next step's title kept, NUL included (longer ones are cut) */
 
 /* The noise rule (diff_noise_judge). */
 #define DIFF_BOOTSTRAP_RESAMPLES 1000
@@ -58,6 +61,15 @@ typedef struct {
 	double us;
 } diff_cause;
 
+/* A next step a saved report predicted (its overall window's "next_steps" with a known bound): the fix's
+ * bucket and cause ("" for a bucket without causes) and the most it could win a step. */
+typedef struct {
+	ns_regime bucket;
+	char cause[DIFF_CAUSE_MAX];
+	char title[NS_DIFF_TITLE_MAX];
+	double predicted_us;
+} ns_diff_prediction;
+
 /* One side of the comparison. Owns everything; free with diff_side_free(). */
 typedef struct {
 	diff_origin origin;
@@ -78,7 +90,10 @@ typedef struct {
 	size_t ndevices;              /* devices in the input; the busiest one is compared */
 	size_t nranks;                /* distinct ranks named in the input; 0 when none is */
 	char dtype[DIFF_DTYPE_MAX];   /* dtype of the compute kernels by time, from their names; "" unknown */
-	cJSON *report;                /* the report object R of this side, as printed in the diff JSON */
+	/* the report's next steps with a known bound, ranked; none from an older report or a profile */
+	ns_diff_prediction *predicted;
+	size_t npredicted;
+	cJSON *report; /* the report object R of this side, as printed in the diff JSON */
 } diff_side;
 
 /* What loading a side needs: a kernel table per side for traces (borrowed; a kernel_rules serves one thread
@@ -179,6 +194,16 @@ typedef struct {
 
 #define DIFF_MAX_SUSPECTS 8
 
+/* A next step BEFORE predicted, checked against AFTER (docs/next-step.md): its cause's time a step on each
+ * side, and the step time the fix achieved: the fall of its cause, at most its bucket's and the step's
+ * (never negative). Applied: its cause fell by DIFF_SHRINK_MIN of its time or more, and it achieved some. */
+typedef struct {
+	const ns_diff_prediction *p; /* borrowed from BEFORE */
+	double before_ms, after_ms;
+	double achieved_ms;
+	bool applied;
+} ns_diff_check;
+
 /* The comparison. Borrows names from the two sides, which must outlive it; free with diff_result_free(). */
 typedef struct {
 	diff_change change;
@@ -195,6 +220,12 @@ typedef struct {
 	size_t ncauses;
 	diff_suspect suspects[DIFF_MAX_SUSPECTS];
 	size_t nsuspects;
+	ns_diff_check *checks; /* one per BEFORE prediction, in its order */
+	size_t nchecks;
+	double saved_ms;   /* mean step BEFORE - mean step AFTER (0 when the time is unknown) */
+	double applied_ms; /* the predictions of the applied fixes, summed */
+	bool over_bound; /* the step saved more than applied_ms: a bound was wrong, or something else changed
+	                  */
 } diff_result;
 
 ns_status diff_compare(const diff_side *before, const diff_side *after, const classify_options *o,

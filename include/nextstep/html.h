@@ -18,6 +18,7 @@
 #include "nextstep/diff.h"
 #include "nextstep/error.h"
 #include "nextstep/job.h"
+#include "nextstep/next_step.h"
 #include "nextstep/routes.h"
 #include "nextstep/trace_roofline.h"
 #include "nextstep/trace_split.h"
@@ -79,6 +80,9 @@ typedef struct {
 	const ns_routes *routes;
 	const troof_report *roofline; /* --roofline's placed ops, or NULL */
 	const ns_device *roof_device; /* the device they were placed on (NULL: no chart, the table only) */
+	/* Each device's kernel classes on the roofline, as report_options.roof (NULL: none placed). */
+	bool (*roof)(void *ctx, const split_device *d, ns_roof_time *out);
+	void *roof_ctx;
 } html_trace_options;
 
 ns_status html_trace(html_page *p, const html_source *src, const split_result *res,

@@ -11,6 +11,7 @@
 
 #include "nextstep/classify.h"
 #include "nextstep/format.h"
+#include "nextstep/next_step.h"
 #include "nextstep/routes.h"
 #include "nextstep/trace_split.h"
 
@@ -42,7 +43,63 @@ typedef struct {
 	bool steps;                   /* one line per step (text) */
 	size_t top;                   /* kernels listed per device with -v (text) and in JSON */
 	const char *const *hints; /* REPORT_HINT_COUNT suggestions in the caller's words, or NULL (text) */
+	/* The roofline placement of each device's kernel classes (issue 22): roof(ctx, device, out) fills
+	 * out[KCLASS_COUNT] for device d's overall window and returns true, or returns false (no placement:
+	 * the kernels' bounds are unknown). NULL: no placement anywhere. */
+	bool (*roof)(void *ctx, const split_device *d, ns_roof_time *out);
+	void *roof_ctx;
 } report_options;
+
+/* One inference phase of a device (prefill, decode, mixed), routed on its own. */
+typedef struct {
+	size_t steps;        /* 0: the device has no step of this phase */
+	split_window window; /* its steps summed, with its phase set (the routes depend on it) */
+	ns_verdict verdict;
+	ns_routes routes; /* shallow: borrows the report's routes */
+	ns_next_steps next;
+} ns_phase_report;
+
+/* One device's report, decided once (issue 21): text, JSON and HTML print it and decide nothing. It borrows
+ * the split result's and the routes' strings (both must outlive it) and owns nothing else; the next steps
+ * point into it, so it is not copied. About 40 kB: allocate it. */
+typedef struct {
+	char label[TRACE_DEVICE_NAME_MAX +
+	           64];       /* "device 0 (NVIDIA A100-SXM4-40GB)", "rank 3 dev 0", "host" */
+	size_t counted_steps; /* the steps in overall (1: a whole-trace window) */
+	split_window routed;  /* overall, its phase decode when decode holds most of its memory time */
+	ns_verdict verdict;
+	ns_routes routes;         /* the headline's: host-only, dominant causes', decode's (shallow) */
+	bool unfit;               /* no verdict: the trace is unfit */
+	bool startup;             /* every window is warm-up: start-up, not steady state */
+	ns_route startup_route;   /* start-up's advice (init's route, else overhead's) */
+	double python_hint;       /* the host causes' share where Python frames would explain the verdict
+	                             and the trace has none (0 where they would not) */
+	ns_grade optimizer_grade; /* the optimizer finding (GRADE_NONE: none, or no passes marked) */
+	double optimizer_share;
+	char optimizer_fix[1024]; /* the finding's fix for the trace's optimizer class */
+	ns_next_steps next;       /* ranked; empty for an unfit trace and for start-up */
+	/* The headline's "also:" findings: the verdict's high findings whose fix the next step lines do not
+	 * already give (none for an unfit trace or start-up). */
+	ns_finding also[REGIME_COUNT];
+	size_t nalso;
+	ns_phase_report phase[STEP_PHASE_COUNT];
+} ns_device_report;
+
+/* Every window of d is warm-up: a capture of start-up, which no regime describes. */
+bool ns_device_startup_only(const split_device *d);
+/* Builds d's report. roof: d's placement per kernel class, or NULL. */
+void ns_device_report_build(const split_result *res, const split_device *d, const classify_options *classify,
+                            const ns_routes *routes, const ns_roof_time *roof, ns_device_report *out);
+/* The roofline placement o->roof gives for d into buf, or NULL when none. */
+const ns_roof_time *ns_report_roof(const report_options *o, const split_device *d, ns_roof_time *buf);
+
+/* A quality problem's one-line explanation (text and JSON "detail"). */
+void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size);
+/* Where the steps came from, in words ("inference-server iteration markers"; a step marker's as hints word
+ * it, "step-marker annotations" without); NULL for the host's ProfilerStep# and for no steps. */
+const char *ns_report_step_source_words(step_source s, const char *const *hints);
+/* The marker of a step as text: NULL when the step has none. buf holds a ProfilerStep# name. */
+const char *ns_report_step_marker(const split_result *res, const split_window *w, char *buf, size_t size);
 
 /* hints[h], or NULL when there are no hints or none for h. */
 const char *report_hint_text(const char *const *hints, report_hint h);

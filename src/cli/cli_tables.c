@@ -263,7 +263,9 @@ const cli_subcommand cli_subcommands[] = {
      "trace, plain or gzip; DIR stands for the trace files in it (*.json, *.json.gz, by name; -v names\n"
      "the entries left out); '-' (or no FILE with stdin not a terminal) reads stdin. Several files are\n"
      "read at once (-j) and each reported in the order given, labelled with its name; the ranks of one\n"
-     "job (distributedInfo) get one job report instead.\n",
+     "job (distributedInfo) get one job report instead. Under each verdict, \"next step:\" names the fix\n"
+     "with the most step time to win and its bound (ms a step); -v lists every fix ranked, with the\n"
+     "basis of its bound.\n",
      "Exit status: 0 routed; 1 a bad trace or rules file (the other FILEs still reported); 2 usage error;\n"
      "4 a trace's quality below --min-quality (and no bad input).\n"},
     {"roofline", MODE_ROOFLINE, cli_roofline_run,

@@ -94,8 +94,9 @@ static ns_status print_labelled(cli_trace_session *s, FILE *out, const char *whe
 static ns_status write_html(cli_trace_session *s, const html_source *src, const split_result *res,
                             const troof_report *roof_report, ns_error *err)
 {
-	html_trace_options ho = {&s->cfg->classify, &s->cfg->routes, s->cfg->roofline ? roof_report : NULL,
-	                         NULL};
+	html_trace_options ho = {.classify = &s->cfg->classify,
+	                         .routes = &s->cfg->routes,
+	                         .roofline = s->cfg->roofline ? roof_report : NULL};
 
 	if (s->cfg->roofline && roof_report->device_known)
 		ho.roof_device = devices_find(&s->devices, roof_report->device);
@@ -157,7 +158,13 @@ int trace_one_page(cli_trace_session *s, FILE *msgs, const char *where, trace_do
 int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled, trace_done *d)
 {
 	cli_config *c = s->cfg;
-	report_options o = {&c->classify, &c->routes, &c->format, where, c->steps, c->top, cli_report_hints};
+	report_options o = {.classify = &c->classify,
+	                    .routes = &c->routes,
+	                    .format = &c->format,
+	                    .source = where,
+	                    .steps = c->steps,
+	                    .top = c->top,
+	                    .hints = cli_report_hints};
 	ns_status st = d->st;
 
 	if (st != NS_OK) {

@@ -251,6 +251,51 @@ static void find_suspects(const diff_side *b, const diff_side *a, diff_result *r
 	suspect_count(r, "number of ranks", b->nranks, a->nranks);
 }
 
+/* ---- BEFORE's next steps, checked ----------------------------------------------------------------- */
+
+/* Whole-run µs of a side's cause (bucket for "" : a bucket without causes); 0 when the side does not list it.
+ */
+static double cause_us(const diff_side *s, ns_regime bucket, const char *cause)
+{
+	double us = 0;
+
+	if (cause[0] == '\0')
+		return s->bucket_us[bucket];
+	for (size_t i = 0; i < s->ncauses; i++)
+		if (s->causes[i].bucket == bucket && strcmp(s->causes[i].cause, cause) == 0)
+			us += s->causes[i].us;
+	return us;
+}
+
+/* Each prediction's cause on both sides; what it achieved is the fall of its cause, at most the fall of its
+ * bucket (time that moved to a sibling cause, a copy now under a memory kernel, left nothing) and of the step
+ * (the rest went into other time, not off the step). */
+static ns_status check_predictions(const diff_side *b, const diff_side *a, diff_result *r, ns_error *err)
+{
+	if (b->npredicted == 0 || !b->has_time || !a->has_time)
+		return NS_OK;
+	r->checks = calloc(b->npredicted, sizeof(*r->checks));
+	if (r->checks == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	r->saved_ms = r->before.mean - r->after.mean;
+	for (size_t i = 0; i < b->npredicted; i++) {
+		ns_diff_check *c = &r->checks[r->nchecks++];
+		double fall;
+		c->p = &b->predicted[i];
+		c->before_ms = ms_per_step(b, cause_us(b, c->p->bucket, c->p->cause));
+		c->after_ms = ms_per_step(a, cause_us(a, c->p->bucket, c->p->cause));
+		fall = fmin(c->before_ms - c->after_ms,
+		            r->bucket_ms[0][c->p->bucket] - r->bucket_ms[1][c->p->bucket]);
+		c->achieved_ms = fmax(0, fmin(fall, r->saved_ms));
+		c->applied = c->after_ms <= c->before_ms * (1 - DIFF_SHRINK_MIN) && c->achieved_ms > 0;
+		if (c->applied)
+			r->applied_ms += c->p->predicted_us / 1e3;
+	}
+	/* a hundredth of a microsecond of slack: the bounds are printed to the nanosecond */
+	r->over_bound = r->applied_ms > 0 && r->saved_ms > r->applied_ms + 1e-5;
+	return NS_OK;
+}
+
 ns_status diff_compare(const diff_side *before, const diff_side *after, const classify_options *o,
                        diff_result *r, ns_error *err)
 {
@@ -264,7 +309,8 @@ ns_status diff_compare(const diff_side *before, const diff_side *after, const cl
 	judge_time(before, after, r);
 	judge_targets(before, after, o, r);
 	find_suspects(before, after, r);
-	if (match_kernels(before, after, r, err) != NS_OK || match_causes(before, after, r, err) != NS_OK) {
+	if (match_kernels(before, after, r, err) != NS_OK || match_causes(before, after, r, err) != NS_OK ||
+	    check_predictions(before, after, r, err) != NS_OK) {
 		diff_result_free(r);
 		return err->status;
 	}
@@ -275,9 +321,11 @@ void diff_result_free(diff_result *r)
 {
 	free(r->kernels);
 	free(r->causes);
+	free(r->checks);
 	r->kernels = NULL;
 	r->causes = NULL;
-	r->nkernels = r->ncauses = 0;
+	r->checks = NULL;
+	r->nkernels = r->ncauses = r->nchecks = 0;
 }
 
 const char *diff_change_name(diff_change c)

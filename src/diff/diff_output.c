@@ -263,6 +263,34 @@ static void print_kernels(FILE *out, const diff_result *r, size_t top)
 	}
 }
 
+/* BEFORE's next steps against what AFTER achieved: each fix that was applied (its cause's time fell), and the
+ * top prediction even when it was not; then whether the step saved more than the applied fixes' bounds. */
+static void print_checks(FILE *out, const diff_result *r)
+{
+	char title[NS_DIFF_TITLE_MAX * 4];
+
+	for (size_t i = 0; i < r->nchecks; i++) {
+		const ns_diff_check *c = &r->checks[i];
+		double bound = c->p->predicted_us / 1e3;
+		if (!c->applied && i > 0)
+			continue;
+		fprintf(out, "prediction: %s: predicted up to %.3f ms",
+		        safe(c->p->title, title, sizeof(title)), bound);
+		if (c->applied)
+			fprintf(out, ", achieved %.3f ms (%.0f%% of the bound)\n", c->achieved_ms,
+			        bound > 0 ? 100.0 * c->achieved_ms / bound : 0.0);
+		else
+			fprintf(out, ", not applied (its time a step %.3f -> %.3f ms)\n", c->before_ms,
+			        c->after_ms);
+	}
+	if (r->over_bound)
+		fprintf(out,
+		        "prediction: the step saved %.3f ms, more than the %.3f ms the applied fixes could "
+		        "win: a "
+		        "bound was wrong, or something else changed\n",
+		        r->saved_ms, r->applied_ms);
+}
+
 void diff_print_text(FILE *out, const diff_side *before, const diff_side *after, const diff_result *r,
                      const diff_print_options *o)
 {
@@ -271,6 +299,7 @@ void diff_print_text(FILE *out, const diff_side *before, const diff_side *after,
 	diff_headline(r, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	print_suspects(out, r);
+	print_checks(out, r);
 	if (!o->verbose)
 		return;
 	print_side(out, "before", o->names[0], before, &r->before, &r->verdict[0]);
@@ -461,6 +490,34 @@ static bool add_verdict(cJSON *doc, const diff_result *r)
 	return ok;
 }
 
+/* "next_steps_checked": [{"bucket", "cause", "title", "predicted_us", "achieved_us", "before_us", "after_us",
+ * "applied"}] (µs a step), and "prediction_exceeded": the step saved more than the applied fixes' bounds. */
+static bool add_checks(cJSON *doc, const diff_result *r)
+{
+	cJSON *arr = cJSON_AddArrayToObject(doc, "next_steps_checked");
+	bool ok = arr != NULL;
+
+	for (size_t i = 0; ok && i < r->nchecks; i++) {
+		const ns_diff_check *c = &r->checks[i];
+		cJSON *o = cJSON_CreateObject();
+		ok = o != NULL && cJSON_AddItemToArray(arr, o);
+		if (!ok) {
+			cJSON_Delete(o);
+			break;
+		}
+		ok = cJSON_AddStringToObject(o, "bucket", regime_name(c->p->bucket)) &&
+		     (c->p->cause[0] != '\0' ? cJSON_AddStringToObject(o, "cause", c->p->cause)
+		                             : cJSON_AddNullToObject(o, "cause")) &&
+		     cJSON_AddStringToObject(o, "title", c->p->title) &&
+		     cJSON_AddNumberToObject(o, "predicted_us", tidy(c->p->predicted_us / 1e3) * 1e3) &&
+		     cJSON_AddNumberToObject(o, "achieved_us", tidy(c->achieved_ms) * 1e3) &&
+		     cJSON_AddNumberToObject(o, "before_us", tidy(c->before_ms) * 1e3) &&
+		     cJSON_AddNumberToObject(o, "after_us", tidy(c->after_ms) * 1e3) &&
+		     cJSON_AddBoolToObject(o, "applied", c->applied);
+	}
+	return ok && cJSON_AddBoolToObject(doc, "prediction_exceeded", r->over_bound);
+}
+
 cJSON *diff_json(const diff_side *before, const diff_side *after, const diff_result *r, size_t top)
 {
 	cJSON *doc = cJSON_CreateObject();
@@ -470,6 +527,7 @@ cJSON *diff_json(const diff_side *before, const diff_side *after, const diff_res
 	ok = ok && add_item(doc, "after", cJSON_Duplicate(after->report, 1));
 	ok = ok && add_step_ms(doc, r) && add_buckets_ms(doc, r) && add_causes_ms(doc, r);
 	ok = ok && add_kernels(doc, r, top) && add_suspects(doc, r) && add_verdict(doc, r);
+	ok = ok && add_checks(doc, r);
 	if (!ok) {
 		cJSON_Delete(doc);
 		return NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diff_private.h"
+#include "util/text.h"
 
 /* A JSON path being walked: "devices[2].steps[14].buckets_us". */
 typedef struct {
@@ -173,6 +174,70 @@ static ns_status get_causes(const cJSON *win, const json_path *p, diff_side *s, 
 	return NS_OK;
 }
 
+/* One next step: its bucket, cause and title, and gain_us (null: an unknown bound, skipped). */
+static ns_status get_prediction(const cJSON *c, const json_path *p, diff_side *s, ns_error *err)
+{
+	const cJSON *bucket = get_typed(c, "bucket", cJSON_IsString, "a bucket name", p, err);
+	const cJSON *cause = cJSON_GetObjectItemCaseSensitive(c, "cause");
+	const cJSON *title = cJSON_GetObjectItemCaseSensitive(c, "title");
+	const cJSON *gain = cJSON_GetObjectItemCaseSensitive(c, "gain_us");
+	ns_diff_prediction *out = &s->predicted[s->npredicted];
+
+	if (bucket == NULL)
+		return err->status;
+	if (gain == NULL || cJSON_IsNull(gain))
+		return NS_OK;
+	memset(out, 0, sizeof(*out));
+	if (!regime_from_name(bucket->valuestring, &out->bucket))
+		return path_error(err, NS_ERR_VALUE, p, "bucket", "unknown bucket \"%.40s\"",
+		                  bucket->valuestring);
+	if (cause != NULL && !cJSON_IsNull(cause) &&
+	    (!cJSON_IsString(cause) || strlen(cause->valuestring) >= DIFF_CAUSE_MAX))
+		return path_error(err, NS_ERR_VALUE, p, "cause",
+		                  "must be null or a string of at most %d bytes", DIFF_CAUSE_MAX - 1);
+	if (cause != NULL && cJSON_IsString(cause))
+		memcpy(out->cause, cause->valuestring, strlen(cause->valuestring) + 1);
+	if (title != NULL && !cJSON_IsNull(title) && !cJSON_IsString(title))
+		return path_error(err, NS_ERR_VALUE, p, "title", "must be null or a string");
+	const char *name = title != NULL && cJSON_IsString(title) ? title->valuestring : bucket->valuestring;
+	ns_utf8_clean(name, strlen(name), out->title, sizeof(out->title)); /* cut between characters */
+	if (get_us(c, "gain_us", p, &out->predicted_us, err) != NS_OK)
+		return err->status;
+	s->npredicted++;
+	return NS_OK;
+}
+
+/* next_steps[] of the whole-run window, when the report has them (issue 21). */
+static ns_status get_predictions(const cJSON *win, const json_path *p, diff_side *s, ns_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(win, "next_steps"), *c;
+	json_path cp;
+	size_t n, i = 0;
+
+	if (arr == NULL || cJSON_IsNull(arr))
+		return NS_OK;
+	if (!cJSON_IsArray(arr))
+		return path_error(err, NS_ERR_VALUE, p, "next_steps", "must be an array");
+	n = (size_t)cJSON_GetArraySize(arr);
+	if (n > NS_DIFF_MAX_NEXT)
+		return path_error(err, NS_ERR_LIMIT, p, "next_steps", "more than %d next steps",
+		                  NS_DIFF_MAX_NEXT);
+	if (n == 0)
+		return NS_OK;
+	s->predicted = calloc(n, sizeof(*s->predicted));
+	if (s->predicted == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	cJSON_ArrayForEach(c, arr)
+	{
+		path_index(&cp, p, "next_steps", i++);
+		if (!cJSON_IsObject(c))
+			return path_error(err, NS_ERR_VALUE, &cp, NULL, "must be an object");
+		if (get_prediction(c, &cp, s, err) != NS_OK)
+			return err->status;
+	}
+	return NS_OK;
+}
+
 static ns_status get_step(const cJSON *w, const json_path *p, diff_side *s, size_t i, ns_error *err)
 {
 	const cJSON *step = cJSON_GetObjectItemCaseSensitive(w, "step");
@@ -294,8 +359,9 @@ static ns_status get_device(const cJSON *dev, const json_path *p, diff_side *s, 
 	path_child(&op, p, "overall");
 	if (get_us(overall, "dur_us", &op, &s->dur_us, err) != NS_OK ||
 	    get_buckets(overall, &op, s->dur_us, s->bucket_us, err) != NS_OK ||
-	    get_causes(overall, &op, s, err) != NS_OK || get_steps(dev, p, s, err) != NS_OK ||
-	    get_kernels(dev, p, s, err) != NS_OK || get_device_name(dev, p, s, err) != NS_OK)
+	    get_causes(overall, &op, s, err) != NS_OK || get_predictions(overall, &op, s, err) != NS_OK ||
+	    get_steps(dev, p, s, err) != NS_OK || get_kernels(dev, p, s, err) != NS_OK ||
+	    get_device_name(dev, p, s, err) != NS_OK)
 		return err->status;
 	return NS_OK;
 }
@@ -407,6 +473,7 @@ void diff_side_free(diff_side *s)
 		free(s->kernels[i].name);
 	free(s->kernels);
 	free(s->causes);
+	free(s->predicted);
 	free(s->step_us);
 	free(s->step_bucket_us);
 	cJSON_Delete(s->report);

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 
 #include "nextstep/html.h"
+#include "nextstep/trace_report.h"
 
 struct html_page {
 	FILE *out;
@@ -84,19 +85,20 @@ void hp_step_source(html_page *p, const split_result *res);
 /* "CUDA/HIP graphs: 85% of GPU time in 6 replays (17 kernels, ...)" when the device replayed graphs. */
 void hp_graphs(html_page *p, const split_device *d);
 /* Inside an open banner: the optimizer finding when it is high. */
-void hp_optimizer_also(html_page *p, const split_result *res, const split_device *d, const ns_routes *r);
+void hp_optimizer_also(html_page *p, const ns_device_report *m);
 /* One verdict per inference phase (prefill, decode, mixed) when the steps have phases. */
-void hp_inference_phases(html_page *p, const split_device *d, const html_trace_options *o);
+void hp_inference_phases(html_page *p, const ns_device_report *m);
 /* The forward / backward / optimizer passes: a strip under the step chart (strip), their mean per step as a
  * table, and the optimizer finding at any grade. Nothing when the trace marks no pass. */
-void hp_passes(html_page *p, const split_result *res, const split_device *d, const ns_routes *r, bool strip);
+void hp_passes(html_page *p, const split_result *res, const split_device *d, const ns_device_report *m,
+               bool strip);
 /* The steps as a table (a row per bar of the step chart), folded. */
 void hp_steps_table(html_page *p, const split_result *res, const split_device *d,
                     const html_trace_options *o);
-/* The Python frames behind each host cause, when the trace has them; else, with hint (the caller's judgement
- * that frames would explain the verdict) and host causes holding at least high of the time, how to record
- * them. */
-void hp_python(html_page *p, const split_result *res, const split_device *d, double high, bool hint);
+/* The Python frames behind each host cause, when the trace has them; else, where the device report's hint
+ * share is at least high, how to record them. */
+void hp_python(html_page *p, const split_result *res, const split_device *d, const ns_device_report *m,
+               double high);
 /* Worst cases: a row of the steps table (marker, 14 numbers), a Python frame row. */
 #define STEP_ROW_WORST (6 * HTML_NAME_MAX + 16 * 64 + 200)
 #define PY_ROW_WORST   (6 * HTML_NAME_MAX + 200)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "html_private.h"
-#include "trace/report_private.h"
+#include "nextstep/trace_report.h"
 
 static const char *const pass_names[PASS_COUNT] = {"forward", "backward", "optimizer"};
 
@@ -44,7 +44,7 @@ void hp_route_window(const split_window *w, const html_trace_options *o, ns_verd
 
 void hp_step_source(html_page *p, const split_result *res)
 {
-	const char *words = report_step_source_words(res->step_source, NULL);
+	const char *words = ns_report_step_source_words(res->step_source, NULL);
 
 	if (words != NULL)
 		hp_printf(p, " (steps from <span class=\"step-source\">%s</span>)", words);
@@ -67,24 +67,21 @@ void hp_graphs(html_page *p, const split_device *d)
 	          launches, kernels, pct(ns, total), launches, launches == 1 ? "" : "s", kernels, ms(ns));
 }
 
-static void put_optimizer_finding(html_page *p, double share, ns_grade g, const split_result *res,
-                                  const ns_routes *r, bool banner)
+/* The finding as the device report decided it (grade, share, the fix worded for the optimizer's class). */
+static void put_optimizer_finding(html_page *p, const ns_device_report *m, bool banner)
 {
-	const ns_route *f = &r->finding[FINDING_OPTIMIZER];
-	char fix[1024];
+	const ns_route *f = &m->routes.finding[FINDING_OPTIMIZER];
 
 	hp_printf(
 	    p,
 	    "<p class=\"finding\" data-finding=\"optimizer\" data-grade=\"%s\">%s: optimizer step %.0f%% "
 	    "of the step",
-	    grade_name(g), banner ? "Also high" : "Finding", share * 100.0);
+	    grade_name(m->optimizer_grade), banner ? "Also high" : "Finding", m->optimizer_share * 100.0);
 	if (!banner)
-		hp_printf(p, " (%s)", grade_name(g));
+		hp_printf(p, " (%s)", grade_name(m->optimizer_grade));
 	if (f->fix != NULL) {
-		report_optimizer_fix(res, f, fix,
-		                     sizeof(fix)); /* the optimizer's own advice, as in the text */
 		hp_puts(p, " &rarr; ");
-		hp_text(p, fix, sizeof(fix));
+		hp_text(p, m->optimizer_fix, sizeof(m->optimizer_fix));
 		if (f->module != NULL) {
 			hp_puts(p, " (");
 			hp_text(p, f->module, 200);
@@ -96,25 +93,24 @@ static void put_optimizer_finding(html_page *p, double share, ns_grade g, const 
 
 /* In the banner only when high, as the text report's "also:" line; the phases section gives it at any grade.
  */
-void hp_optimizer_also(html_page *p, const split_result *res, const split_device *d, const ns_routes *r)
+void hp_optimizer_also(html_page *p, const ns_device_report *m)
 {
-	double share;
-
-	if (res->passes != NULL && report_optimizer_grade(d, &share) == GRADE_HIGH)
-		put_optimizer_finding(p, share, GRADE_HIGH, res, r, true);
+	if (m->optimizer_grade == GRADE_HIGH)
+		put_optimizer_finding(p, m, true);
 }
 
-static bool has_inference_phases(const split_device *d)
+static bool has_inference_phases(const ns_device_report *m)
 {
 	for (int k = STEP_PHASE_PREFILL; k < STEP_PHASE_COUNT; k++)
-		if (d->phase_steps[k] > 0)
+		if (m->phase[k].steps > 0)
 			return true;
 	return false;
 }
 
-void hp_inference_phases(html_page *p, const split_device *d, const html_trace_options *o)
+/* Each phase as the device report routed it (its phase set: decode's memory time takes decode's route). */
+void hp_inference_phases(html_page *p, const ns_device_report *m)
 {
-	if (!has_inference_phases(d))
+	if (!has_inference_phases(m))
 		return;
 	hp_puts(p,
 	        "<table class=\"inference-phases\"><caption>Each inference phase routed on its own (prefill "
@@ -122,23 +118,19 @@ void hp_inference_phases(html_page *p, const split_device *d, const html_trace_o
 	        "class=\"n\">steps</th><th class=\"n\">ms per step</th><th>verdict</th><th "
 	        "class=\"n\">share</th><th>fix</th></tr></thead><tbody>\n");
 	for (int k = STEP_PHASE_PREFILL; k < STEP_PHASE_COUNT; k++) {
-		const split_window *w = &d->phase_sum[k];
-		size_t n = d->phase_steps[k];
-		ns_verdict v;
-		ns_routes routes;
-		if (n == 0)
+		const ns_phase_report *ph = &m->phase[k];
+		const ns_verdict *v = &ph->verdict;
+		if (ph->steps == 0)
 			continue;
-		hp_route_window(w, o, &v);
-		report_cause_routes(w, o->routes, &routes);
 		hp_printf(
 		    p,
 		    "<tr data-phase=\"%s\" data-regime=\"%s\"><td>%s</td><td class=\"n\">%zu</td><td "
 		    "class=\"n\">%.3f</td><td><i class=\"swatch\" style=\"background:%s\"></i>%s</td><td "
-		    "class=\"n\">%.0f%%</td><td>",
-		    step_phase_name((step_phase)k), regime_name(v.regime), step_phase_name((step_phase)k), n,
-		    ms(w->dur_ns) / (double)n, hp_bucket_colour(v.regime), regime_bound_word(v.regime),
-		    v.share * 100.0);
-		hp_text(p, routes.route[v.regime].fix, 400);
+		    "class=\"n\">%.0f%%</td><td class=\"fix\">",
+		    step_phase_name((step_phase)k), regime_name(v->regime), step_phase_name((step_phase)k),
+		    ph->steps, ms(ph->window.dur_ns) / (double)ph->steps, hp_bucket_colour(v->regime),
+		    regime_bound_word(v->regime), v->share * 100.0);
+		hp_text(p, ph->routes.route[v->regime].fix, 400);
 		hp_puts(p, "</td></tr>\n");
 	}
 	hp_puts(p, "</tbody></table>\n");
@@ -197,12 +189,12 @@ static void put_pass_strip(html_page *p, const split_result *res, const split_de
 	    pass_series, PASS_COUNT + 1, bars, nbars, "ms");
 }
 
-void hp_passes(html_page *p, const split_result *res, const split_device *d, const ns_routes *r, bool strip)
+void hp_passes(html_page *p, const split_result *res, const split_device *d, const ns_device_report *m,
+               bool strip)
 {
 	const split_pass_time *t = &d->passes;
 	int64_t dur = d->overall.dur_ns;
-	double per = (double)hp_counted_steps(d), share;
-	ns_grade g;
+	double per = (double)hp_counted_steps(d);
 
 	if (res->passes == NULL)
 		return;
@@ -232,9 +224,8 @@ void hp_passes(html_page *p, const split_result *res, const split_device *d, con
 		    ms(ns) / per, pct(ns, dur), pct(ns, dur));
 	}
 	hp_puts(p, "</tbody></table>\n");
-	g = report_optimizer_grade(d, &share);
-	if (g != GRADE_NONE)
-		put_optimizer_finding(p, share, g, res, r, false);
+	if (m->optimizer_grade != GRADE_NONE)
+		put_optimizer_finding(p, m, false);
 }
 
 /* One row per bar of the step chart: the chart's numbers as text, with each step's marker and phase. */
@@ -245,7 +236,7 @@ static void put_step_row(html_page *p, const split_result *res, const split_devi
 	split_window sum;
 	split_pass_time passes;
 	char buf[48];
-	const char *marker = report_step_marker(res, w0, buf, sizeof(buf));
+	const char *marker = ns_report_step_marker(res, w0, buf, sizeof(buf));
 	const char *phase = step_phase_name((step_phase)w0->phase);
 	ns_verdict v;
 
@@ -319,31 +310,28 @@ void hp_steps_table(html_page *p, const split_result *res, const split_device *d
 static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP,
                                        CAUSE_OPTIMIZER};
 
-/* Without frames, when the host causes hold a high share: how to record them (the text report's hint). */
-static void put_python_hint(html_page *p, const split_window *w, double high)
+/* Without frames, where the device report says the hint applies and the host causes hold a high share: how
+ * to record them (the text report's hint). */
+static void put_python_hint(html_page *p, double share, double high)
 {
-	int64_t host = 0;
-
-	for (size_t i = 0; i < sizeof(host_causes) / sizeof(host_causes[0]); i++)
-		host += w->cause_ns[host_causes[i]];
-	if (w->dur_ns > 0 && (double)host / (double)w->dur_ns >= high)
+	if (share > 0.0 && share >= high)
 		hp_printf(
 		    p,
 		    "<p class=\"note python-hint\">Host-side causes hold %.0f%% of the time and the trace "
 		    "has "
 		    "no Python frames: record with torch.profiler.profile(with_stack=True) to see the Python "
 		    "behind them.</p>\n",
-		    pct(host, w->dur_ns));
+		    share * 100.0);
 }
 
-void hp_python(html_page *p, const split_result *res, const split_device *d, double high, bool hint)
+void hp_python(html_page *p, const split_result *res, const split_device *d, const ns_device_report *m,
+               double high)
 {
 	const split_window *w = &d->overall;
 	bool any = false;
 
 	if (res->python_frames == 0) {
-		if (hint)
-			put_python_hint(p, w, high);
+		put_python_hint(p, m->python_hint, high);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(host_causes) / sizeof(host_causes[0]); i++) {

@@ -9,7 +9,6 @@
 #include "nextstep/gpu_util.h"
 #include "nextstep/roofline_svg.h"
 #include "nextstep/trace_report.h"
-#include "trace/report_private.h"
 #include "util/sort.h"
 
 static double ms(int64_t ns)
@@ -22,30 +21,65 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static bool startup_only(const split_device *d)
+static void put_startup_banner(html_page *p, const ns_device_report *m)
 {
-	for (size_t i = 0; i < d->nsteps; i++)
-		if (!split_device_step(d, i).warmup)
-			return false;
-	return d->nsteps > 0;
-}
-
-static void put_startup_banner(html_page *p, const char *label, const split_device *d, const ns_routes *r)
-{
-	const ns_route *route =
-	    r->cause[CAUSE_INIT].fix != NULL ? &r->cause[CAUSE_INIT] : &r->route[REGIME_OVERHEAD];
-
 	hp_printf(p, "<div class=\"banner\" style=\"--c:%s\" data-regime=\"startup\">\n<p>",
 	          hp_bucket_colour(REGIME_OVERHEAD));
-	(void)label;
 	hp_printf(p,
 	          "<span class=\"regime\">start-up, not steady state</span> (set-up calls hold %.0f%% of "
 	          "it)</p>\n<p class=\"fix\">Fix: ",
-	          pct(d->overall.cause_ns[CAUSE_INIT], d->overall.dur_ns));
-	hp_text(p, route->fix, 400);
+	          pct(m->routed.cause_ns[CAUSE_INIT], m->routed.dur_ns));
+	hp_text(p, m->startup_route.fix, 400);
 	hp_puts(p, "</p>\n<p>Course module: <span class=\"module\">");
-	hp_text(p, route->module, 200);
+	hp_text(p, m->startup_route.module, 200);
 	hp_puts(p, "</span></p>\n</div>\n");
+}
+
+static void put_next_step(html_page *p, const ns_next_step *s, const char *per, bool shown)
+{
+	char key[64];
+
+	hp_printf(p,
+	          "<li data-bucket=\"%s\" data-cause=\"%s\" data-known=\"%d\" data-gain-us=\"%.3f\" "
+	          "data-held-us=\"%.3f\"%s><b>",
+	          regime_name(s->bucket), s->cause >= 0 ? cause_name((ns_cause)s->cause) : "",
+	          s->known ? 1 : 0, (double)s->gain_ns / 1e3, (double)s->held_ns / 1e3,
+	          shown ? " class=\"shown\"" : "");
+	hp_text(p, ns_next_step_title(s, key, sizeof(key)), 100);
+	if (s->known)
+		hp_printf(p, "</b>: up to %.3f ms%s (%.1f%%)", ms(s->gain_ns), per, 100.0 * s->gain_share);
+	else
+		hp_printf(p, "</b>: bound unknown (%.3f ms%s in these kernels)", ms(s->held_ns), per);
+	if (s->route.fix != NULL) {
+		hp_puts(p, " &rarr; <span class=\"fix\">");
+		hp_text(p, s->route.fix, 1024);
+		hp_puts(p, "</span>");
+	}
+	if (s->route.module != NULL) {
+		hp_puts(p, " (");
+		hp_text(p, s->route.module, 200);
+		hp_puts(p, ")");
+	}
+	hp_puts(p, "<br><span class=\"basis\">");
+	hp_text(p, s->basis, sizeof(s->basis));
+	hp_puts(p, "</span></li>\n");
+}
+
+/* The ranked next steps, first on the page after the verdict: the text report's "next step:" and "then:"
+ * lines are the items marked shown; the rest is -v's list. */
+static void put_next_steps(html_page *p, const ns_device_report *m, bool per_step)
+{
+	const ns_next_steps *n = &m->next;
+	const ns_next_step *top = ns_next_steps_top(n), *second = ns_next_steps_runner_up(n);
+	const char *per = per_step ? " a step" : "";
+
+	if (n->n == 0 || !hp_fits(p, (unsigned long long)n->n * 6 * (1024 + NS_BASIS_MAX + 400)))
+		return;
+	hp_puts(p, "<div class=\"next-steps\"><h3>Next steps</h3>\n<p class=\"note\">The most each fix can "
+	           "win, ranked (docs/next-step.md).</p>\n<ol class=\"next-steps\">\n");
+	for (size_t i = 0; i < n->n; i++)
+		put_next_step(p, &n->item[i], per, &n->item[i] == top || &n->item[i] == second);
+	hp_puts(p, "</ol></div>\n");
 }
 
 static int64_t median_ns(const split_device *d)
@@ -88,8 +122,11 @@ static void put_summary(html_page *p, const split_result *res, const split_devic
 		    "%.1f%%</span>",
 		    ns_window_gpu_util(&d->overall), 100.0 * ns_window_gpu_util(&d->overall));
 	if (d->nwarmup > 0 && d->nwarmup < d->nsteps)
-		hp_printf(p, "; %zu warm-up step%s (%.3f ms) left out of the verdict", d->nwarmup,
-		          d->nwarmup == 1 ? "" : "s", ms(d->warmup.dur_ns));
+		hp_printf(
+		    p,
+		    "; <span class=\"warmup\" data-steps=\"%zu\">%zu warm-up step%s (%.3f ms) left out of "
+		    "the verdict</span>",
+		    d->nwarmup, d->nwarmup, d->nwarmup == 1 ? "" : "s", ms(d->warmup.dur_ns));
 	if (res->duplicate_steps > 0)
 		hp_printf(p, "; %zu duplicate step marker%s", res->duplicate_steps,
 		          res->duplicate_steps == 1 ? "" : "s");
@@ -317,39 +354,30 @@ static void put_kernels(html_page *p, const split_result *res, const split_devic
 	}
 }
 
-/* As the text report's with_stack hint: Python frames explain host time, so only where host time is the
- * verdict; not for start-up (capture steady state instead), an unfit trace (no verdict) or one whose profiler
- * cost already degrades it (with_stack would add to it). */
-static bool python_hint_applies(const split_result *res, const split_device *d, const ns_verdict *v)
-{
-	return !startup_only(d) && (v->regime == REGIME_OVERHEAD || v->regime == REGIME_IDLE) &&
-	       res->quality.grade != QUALITY_UNFIT &&
-	       res->quality.problem[QP_PROFILER_OVERHEAD].grade == QUALITY_GOOD;
-}
-
 /* timeline: draw the median step's strip (the first devices only: each costs up to a few hundred kB) */
-static ns_status put_device(html_page *p, const split_result *res, const split_device *d,
-                            const html_trace_options *o, bool full, bool timeline, ns_error *err)
+static ns_status put_device_model(html_page *p, const split_result *res, const split_device *d,
+                                  const ns_device_report *m, const html_trace_options *o, bool full,
+                                  bool timeline, ns_error *err)
 {
-	char label[TRACE_DEVICE_NAME_MAX + 64];
-	ns_verdict v;
-	ns_routes routes;
-
-	report_device_label(res, d, label, sizeof(label));
-	hp_route_window(&d->overall, o, &v);
-	report_cause_routes(&d->overall, o->routes, &routes);
 	hp_printf(p, "<section class=\"device\" id=\"s%u\">\n<h2>", p->sections++);
-	hp_text(p, label, 200);
+	hp_text(p, m->label, 200);
 	hp_puts(p, "</h2>\n");
-	if (startup_only(d))
-		put_startup_banner(p, label, d, o->routes);
-	else { /* the heading names the device */
-		hp_banner_open(p, NULL, &v, &routes);
-		hp_optimizer_also(p, res, d, o->routes);
+	if (m->unfit)
+		hp_puts(p, "<div class=\"banner\" data-regime=\"unfit\"><p>No verdict: the trace is unfit "
+		           "(above).</p></div>\n");
+	else if (m->startup)
+		put_startup_banner(p, m);
+	else { /* the heading names the device; its findings are those the next steps do not give */
+		ns_verdict shown = m->verdict;
+		memcpy(shown.findings, m->also, sizeof(m->also));
+		shown.nfindings = m->nalso;
+		hp_banner_open(p, NULL, &shown, &m->routes);
+		hp_optimizer_also(p, m);
 		hp_puts(p, "</div>\n");
 	}
+	put_next_steps(p, m, res->has_steps);
 	put_summary(p, res, d);
-	hp_inference_phases(p, d, o);
+	hp_inference_phases(p, m);
 	if (full) {
 		bool chart = false;
 		put_split_table(p, d);
@@ -360,7 +388,7 @@ static ns_status put_device(html_page *p, const split_result *res, const split_d
 				return err->status;
 			chart = true;
 		}
-		hp_passes(p, res, d, o->routes, chart);
+		hp_passes(p, res, d, m, chart);
 		if (hp_fits(p, HTML_STEP_BARS_MAX * STEP_ROW_WORST))
 			hp_steps_table(p, res, d, o);
 		if (d->timeline != NULL && timeline &&
@@ -368,7 +396,7 @@ static ns_status put_device(html_page *p, const split_result *res, const split_d
 			hp_timeline(p, d->timeline);
 		put_comm(p, d);
 		if (hp_fits(p, CAUSE_COUNT * SPLIT_PYTHON_TOP * PY_ROW_WORST))
-			hp_python(p, res, d, o->classify->high, python_hint_applies(res, d, &v));
+			hp_python(p, res, d, m, o->classify->high);
 		if (hp_fits(p, 3 * HTML_KERNELS_MAX * ROW_WORST))
 			put_kernels(p, res, d);
 		else
@@ -376,6 +404,22 @@ static ns_status put_device(html_page *p, const split_result *res, const split_d
 	}
 	hp_puts(p, "</section>\n");
 	return NS_OK;
+}
+
+static ns_status put_device(html_page *p, const split_result *res, const split_device *d,
+                            const html_trace_options *o, bool full, bool timeline, ns_error *err)
+{
+	ns_device_report *m = malloc(sizeof(*m));
+	ns_roof_time roof[KCLASS_COUNT];
+	ns_status st;
+
+	if (m == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
+	ns_device_report_build(res, d, o->classify, o->routes,
+	                       o->roof != NULL && o->roof(o->roof_ctx, d, roof) ? roof : NULL, m);
+	st = put_device_model(p, res, d, m, o, full, timeline, err);
+	free(m);
+	return st;
 }
 
 /* The roofline of the op with the most GPU time, on the device it was placed on; every placed op in a table.
@@ -455,7 +499,7 @@ static void put_quality(html_page *p, const split_result *res)
 	for (int k = 0; k < QP_COUNT; k++) {
 		if (q->problem[k].count == 0 || q->problem[k].grade == QUALITY_GOOD)
 			continue;
-		report_quality_detail(q, (quality_kind)k, detail, sizeof(detail));
+		ns_report_quality_detail(q, (quality_kind)k, detail, sizeof(detail));
 		hp_printf(p, "<li>%s: ", quality_kind_name((quality_kind)k));
 		hp_text(p, detail, sizeof(detail));
 		hp_puts(p, "</li>\n");
@@ -478,10 +522,10 @@ ns_status html_trace(html_page *p, const html_source *src, const split_result *r
 	put_quality(p, res);
 	if (res->ignored_step_markers > 0)
 		hp_printf(p,
-		          "<p class=\"note ignored-markers\">%zu step marker%s of process %" PRId64
-		          " ignored: it launched no device work.</p>\n",
-		          res->ignored_step_markers, res->ignored_step_markers == 1 ? "" : "s",
-		          res->ignored_step_pid);
+		          "<p class=\"note ignored-markers\" data-markers=\"%zu\">%zu step marker%s of "
+		          "process %" PRId64 " ignored: it launched no device work.</p>\n",
+		          res->ignored_step_markers, res->ignored_step_markers,
+		          res->ignored_step_markers == 1 ? "" : "s", res->ignored_step_pid);
 	if (res->ndevices == 0)
 		hp_puts(p, "<p class=\"banner\">No device activity: nothing to route.</p>\n");
 	else if (!res->gpu_activity)

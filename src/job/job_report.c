@@ -8,6 +8,7 @@
 
 #include <cJSON.h>
 
+#include "nextstep/next_step.h"
 #include "nextstep/trace_report.h"
 #include "util/sort.h"
 #include "util/text.h"
@@ -140,6 +141,116 @@ static void job_verdict(const job_report_options *o, const job_result *res, ns_v
 void job_report_verdict(const job_result *res, const job_report_options *o, ns_verdict *v, ns_routes *routes)
 {
 	job_verdict(o, res, v, routes);
+}
+
+/* ---- next steps ---- */
+
+/* The counted steps of a device: those in its overall window (warm-up left out unless all are). */
+static size_t device_steps(const job_device *d)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nsteps; i++)
+		n += !d->steps[i].warmup;
+	return n > 0 ? n : (d->nsteps > 0 ? d->nsteps : 1);
+}
+
+static size_t counted_steps(const job_rank_result *r)
+{
+	return device_steps(&r->src->dev[r->device]);
+}
+
+/* A rank's waiting for the others a step: its comm wait where the job split it, else all its exposed comm
+ * (the waiting is part of it). */
+static int64_t waiting_per_step(const job_result *res, const job_rank_result *r)
+{
+	const split_window *w = &r->overall;
+	int64_t t = res->split ? w->cause_ns[CAUSE_WAIT] : w->bucket_ns[REGIME_COMM];
+
+	return t / (int64_t)counted_steps(r);
+}
+
+/* The rank the job's other fixes are bounded on: of the ranks that are not stragglers, the one whose non-comm
+ * step time is nearest the median of them (the lowest rank on a tie). The job as it would run once its
+ * stragglers arrived like the median rank. */
+static const job_rank_result *reference_rank(const job_result *res)
+{
+	const job_rank_result *best = NULL;
+	int64_t *nc = malloc((res->nranks + 1) * sizeof(*nc)), median;
+	size_t n = 0;
+
+	if (nc == NULL)
+		return &res->rank[0];
+	for (size_t i = 0; i < res->nranks; i++)
+		if (!res->rank[i].straggler)
+			nc[n++] = res->rank[i].noncomm_ns;
+	ns_sort(nc, n, sizeof(*nc), ns_cmp_i64);
+	median = n > 0 ? nc[(n - 1) / 2] : 0;
+	free(nc);
+	for (size_t i = 0; i < res->nranks; i++) {
+		const job_rank_result *r = &res->rank[i];
+		int64_t d = r->noncomm_ns - median, bd = best != NULL ? best->noncomm_ns - median : 0;
+		if (r->straggler && n > 0)
+			continue;
+		if (best == NULL || (d < 0 ? -d : d) < (bd < 0 ? -bd : bd) ||
+		    ((d < 0 ? -d : d) == (bd < 0 ? -bd : bd) && r->src->rank < best->src->rank))
+			best = r;
+	}
+	return best != NULL ? best : &res->rank[0];
+}
+
+/* A straggler's fix: the job saves at most the time every other rank waits (a rank's step cannot shrink by
+ * more than its waiting), and at most the straggler's excess over the median rank; the stragglers together
+ * at most the reference rank's waiting (it waits for the last of them). */
+static void add_straggler(ns_next_steps *out, const job_report_options *o, const job_result *res,
+                          const job_straggler *s, int64_t *left)
+{
+	ns_next_step c;
+	int64_t least = -1;
+
+	for (size_t i = 0; i < res->nranks; i++) {
+		int64_t w = waiting_per_step(res, &res->rank[i]);
+		if (res->rank[i].src->rank != s->rank && (least < 0 || w < least))
+			least = w;
+	}
+	if (least < 0)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.bucket = REGIME_COMM;
+	c.cause = CAUSE_WAIT;
+	c.rule = NS_GAIN_STRAGGLER;
+	c.rank = s->rank;
+	c.known = true;
+	c.held_ns = least;
+	c.gain_ns = s->excess_ns < least ? s->excess_ns : least;
+	c.gain_ns = c.gain_ns < *left ? c.gain_ns : *left;
+	if (c.gain_ns <= 0)
+		return;
+	*left -= c.gain_ns;
+	c.gain_share = out->step_ns > 0 ? (double)c.gain_ns / (double)out->step_ns : 0.0;
+	c.route = straggler_route(o, res, s);
+	snprintf(
+	    c.basis, sizeof(c.basis),
+	    "rank %lld runs %.3f ms a step longer than the median rank outside comm, and every other rank "
+	    "waits at least %.3f ms a step%s: the job saves at most the smaller",
+	    (long long)s->rank, (double)s->excess_ns / 1e6, (double)least / 1e6,
+	    res->split ? " for the last rank" : " in exposed comm");
+	ns_next_steps_add(out, &c);
+}
+
+void ns_job_next_steps(const job_result *res, const job_report_options *o, ns_next_steps *out)
+{
+	const job_rank_result *ref;
+	int64_t left;
+
+	memset(out, 0, sizeof(*out));
+	if (res->nranks == 0)
+		return;
+	ref = reference_rank(res);
+	ns_next_steps_of_window(&ref->overall, counted_steps(ref), o->routes, NULL, out);
+	left = waiting_per_step(res, ref);
+	for (size_t i = 0; i < res->nstrag; i++)
+		add_straggler(out, o, res, &res->strag[i], &left);
 }
 
 /* ---- order of the rank table ---- */
@@ -304,7 +415,7 @@ static void print_clocks(FILE *out, const job_result *res)
 }
 
 static void print_text(FILE *out, const job_report_options *o, const job_result *res,
-                       const job_rank_result **order)
+                       const job_rank_result **order, ns_next_steps *next)
 {
 	ns_verdict v;
 	ns_routes routes;
@@ -326,8 +437,12 @@ static void print_text(FILE *out, const job_report_options *o, const job_result 
 	} else {
 		format_verdict_line(out, label, &v, &routes, o->format);
 	}
-	if (o->format->verbose)
+	ns_job_next_steps(res, o, next);
+	ns_next_steps_print(out, next, true);
+	if (o->format->verbose) {
 		format_verdict_explain(out, &v, &routes, o->format);
+		ns_next_steps_print_all(out, next, true);
+	}
 	print_stragglers(out, o, res);
 	print_table(out, o, order, res->nranks);
 	print_comm_lines(out, o, res, order);
@@ -360,13 +475,16 @@ static split_window split_step(const job_rank_result *r, size_t i)
 	return w;
 }
 
-static cJSON *device_json(const job_report_options *o, const job_rank_result *r, size_t d)
+static cJSON *device_json(const job_report_options *o, const job_rank_result *r, size_t d,
+                          ns_next_steps *next)
 {
 	const job_device *dev = &r->src->dev[d];
-	report_options ro = {o->classify, o->routes, o->format, r->src->file, false, 0, NULL};
-	cJSON *obj = cJSON_CreateObject(), *steps;
+	report_options ro = {
+	    .classify = o->classify, .routes = o->routes, .format = o->format, .source = r->src->file};
+	cJSON *obj = cJSON_CreateObject(), *steps, *overall = NULL;
 	char label[TRACE_DEVICE_NAME_MAX + 64];
 	bool ok = obj != NULL, judged = d == r->device;
+	const split_window *window = judged ? &r->overall : &dev->overall;
 
 	snprintf(label, sizeof(label), "rank %" PRId64 " dev %" PRId64, r->src->rank, dev->id);
 	ok = ok &&
@@ -377,8 +495,11 @@ static cJSON *device_json(const job_report_options *o, const job_rank_result *r,
 	                           dev->name[0] != '\0' ? cJSON_CreateString(dev->name) : cJSON_CreateNull());
 	ok = ok && cJSON_AddNumberToObject(obj, "rank", (double)r->src->rank);
 	ok = ok &&
-	     cJSON_AddItemToObject(
-	         obj, "overall", report_window_json(label, judged ? &r->overall : &dev->overall, false, &ro));
+	     cJSON_AddItemToObject(obj, "overall", (overall = report_window_json(label, window, false, &ro)));
+	if (ok) { /* the rank's own fixes: its waiting is the straggler's to win (the job's next steps) */
+		ns_next_steps_of_window(window, device_steps(dev), o->routes, NULL, next);
+		ok = cJSON_AddItemToObject(overall, "next_steps", ns_next_steps_json(next));
+	}
 	ok = ok && (steps = cJSON_AddArrayToObject(obj, "steps")) != NULL;
 	for (size_t i = 0; ok && i < dev->nsteps; i++) {
 		split_window w = judged ? split_step(r, i) : dev->steps[i];
@@ -394,7 +515,8 @@ static cJSON *device_json(const job_report_options *o, const job_rank_result *r,
 	return obj;
 }
 
-static cJSON *rank_json(const job_report_options *o, const job_result *res, const job_rank_result *r)
+static cJSON *rank_json(const job_report_options *o, const job_result *res, const job_rank_result *r,
+                        ns_next_steps *next)
 {
 	cJSON *obj = cJSON_CreateObject(), *devs;
 	ns_verdict v;
@@ -428,7 +550,7 @@ static cJSON *rank_json(const job_report_options *o, const job_result *res, cons
 	}
 	ok = ok && (devs = cJSON_AddArrayToObject(obj, "devices")) != NULL;
 	for (size_t d = 0; ok && d < r->src->ndev; d++)
-		ok = cJSON_AddItemToArray(devs, device_json(o, r, d));
+		ok = cJSON_AddItemToArray(devs, device_json(o, r, d, next));
 	if (!ok) {
 		cJSON_Delete(obj);
 		return NULL;
@@ -487,7 +609,8 @@ static bool add_job_fields(const job_report_options *o, const job_result *res, c
 	return ok;
 }
 
-static cJSON *job_json(const job_report_options *o, const job_result *res, const job_rank_result **order)
+static cJSON *job_json(const job_report_options *o, const job_result *res, const job_rank_result **order,
+                       ns_next_steps *next)
 {
 	cJSON *root = cJSON_CreateObject(), *j, *ranks;
 	ns_verdict v;
@@ -500,9 +623,13 @@ static cJSON *job_json(const job_report_options *o, const job_result *res, const
 	if (!ok)
 		cJSON_Delete(j);
 	ok = ok && add_job_fields(o, res, j);
+	if (ok) {
+		ns_job_next_steps(res, o, next);
+		ok = cJSON_AddItemToObject(j, "next_steps", ns_next_steps_json(next));
+	}
 	ok = ok && (ranks = cJSON_AddArrayToObject(root, "ranks")) != NULL;
 	for (size_t i = 0; ok && i < res->nranks; i++)
-		ok = cJSON_AddItemToArray(ranks, rank_json(o, res, order[i]));
+		ok = cJSON_AddItemToArray(ranks, rank_json(o, res, order[i], next));
 	if (!ok) {
 		cJSON_Delete(root);
 		return NULL;
@@ -513,12 +640,16 @@ static cJSON *job_json(const job_report_options *o, const job_result *res, const
 ns_status job_report_print(FILE *out, const job_result *res, const job_report_options *o, ns_error *err)
 {
 	const job_rank_result **order = ns_job_ranks_in_order(res);
+	ns_next_steps *next = malloc(sizeof(*next));
 	ns_status st = NS_OK;
 
-	if (order == NULL)
+	if (order == NULL || next == NULL) {
+		free((void *)order);
+		free(next);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	}
 	if (o->format->kind == FORMAT_JSON) {
-		cJSON *root = job_json(o, res, order);
+		cJSON *root = job_json(o, res, order, next);
 		st = root != NULL ? format_print_json(out, root) : NS_ERR_NOMEM;
 		cJSON_Delete(root);
 	} else if (o->format->kind == FORMAT_QUIET) {
@@ -527,9 +658,10 @@ ns_status job_report_print(FILE *out, const job_result *res, const job_report_op
 		job_verdict(o, res, &v, &routes);
 		fprintf(out, "%s\n", regime_name(v.regime));
 	} else {
-		print_text(out, o, res, order);
+		print_text(out, o, res, order, next);
 	}
 	free((void *)order);
+	free(next);
 	if (st == NS_ERR_NOMEM)
 		return ns_error_set(err, st, "out of memory while writing the job report");
 	if (fflush(out) != 0 || ferror(out) || st == NS_ERR_IO)

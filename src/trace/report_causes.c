@@ -105,12 +105,12 @@ void report_print_causes(FILE *out, const split_window *w)
 	}
 }
 
-void report_print_also(FILE *out, const ns_verdict *v, const ns_routes *r)
+void report_print_also(FILE *out, const ns_device_report *m)
 {
-	for (size_t i = 0; i < v->nfindings; i++) {
-		const ns_finding *f = &v->findings[i];
-		if (f->grade != GRADE_HIGH)
-			continue;
+	const ns_routes *r = &m->routes;
+
+	for (size_t i = 0; i < m->nalso; i++) {
+		const ns_finding *f = &m->also[i];
 		fprintf(out, "also: %s %.0f%% (high) -> %s (%s)\n", regime_name(f->regime), f->share * 100.0,
 		        r->route[f->regime].fix, r->route[f->regime].module);
 	}

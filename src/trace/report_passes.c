@@ -150,14 +150,13 @@ void report_optimizer_fix(const split_result *res, const ns_route *f, char *buf,
 	snprintf(buf, size, "%.*s%s%s", (int)(at - f->fix), f->fix, advice, at + sizeof(slot) - 1);
 }
 
-static void print_finding(FILE *out, const char *lead, double s, ns_grade g, const split_result *res,
-                          const split_device *d, const ns_routes *r)
+static void print_finding(FILE *out, const char *lead, const split_result *res, const split_device *d,
+                          const ns_device_report *m)
 {
-	const ns_route *f = &r->finding[FINDING_OPTIMIZER];
-	char fix[1024];
+	const ns_route *f = &m->routes.finding[FINDING_OPTIMIZER];
 
-	report_optimizer_fix(res, f, fix, sizeof(fix));
-	fprintf(out, "%s: optimizer step %.0f%% of the step (%s", lead, s * 100.0, grade_name(g));
+	fprintf(out, "%s: optimizer step %.0f%% of the step (%s", lead, m->optimizer_share * 100.0,
+	        grade_name(m->optimizer_grade));
 	if (res->optimizer_classes > 1) /* the advice is for one of them: say which and why */
 		fprintf(out, "; of %zu optimizer classes, %s holds the most time", res->optimizer_classes,
 		        res->optimizer);
@@ -166,24 +165,21 @@ static void print_finding(FILE *out, const char *lead, double s, ns_grade g, con
 		fprintf(out, ", the GPU idle for %.0f%% of the step inside it with no op recorded",
 		        100.0 * share(d->overall.cause_ns[CAUSE_OPTIMIZER], d->overall.dur_ns));
 	if (f->fix != NULL)
-		fprintf(out, " -> %s (%s)", fix, f->module != NULL ? f->module : "");
+		fprintf(out, " -> %s (%s)", m->optimizer_fix, f->module != NULL ? f->module : "");
 	fputc('\n', out);
 }
 
-void report_print_passes_also(FILE *out, const split_result *res, const split_device *d, const ns_routes *r)
+void report_print_passes_also(FILE *out, const split_result *res, const split_device *d,
+                              const ns_device_report *m)
 {
-	double s;
-
-	if (res->passes != NULL && report_optimizer_grade(d, &s) == GRADE_HIGH)
-		print_finding(out, "also", s, GRADE_HIGH, res, d, r);
+	if (m->optimizer_grade == GRADE_HIGH)
+		print_finding(out, "also", res, d, m);
 }
 
-void report_print_passes(FILE *out, const split_result *res, const split_device *d, const ns_routes *r)
+void report_print_passes(FILE *out, const split_result *res, const split_device *d, const ns_device_report *m)
 {
 	const split_pass_time *t = &d->passes;
 	int64_t dur = d->overall.dur_ns;
-	ns_grade g;
-	double s;
 
 	if (res->passes == NULL)
 		return;
@@ -194,33 +190,28 @@ void report_print_passes(FILE *out, const split_result *res, const split_device 
 		else
 			fprintf(out, " %s not marked,", pass_names[k]);
 	fprintf(out, " other %.1f%%\n", 100.0 * share(other_ns(t, dur), dur));
-	g = report_optimizer_grade(d, &s);
-	if (g != GRADE_NONE)
-		print_finding(out, "finding", s, g, res, d, r);
+	if (m->optimizer_grade != GRADE_NONE)
+		print_finding(out, "finding", res, d, m);
 }
 
-static cJSON *finding_json(const split_result *res, const split_device *d, const ns_routes *r)
+static cJSON *finding_json(const split_result *res, const ns_device_report *m)
 {
-	const ns_route *f = &r->finding[FINDING_OPTIMIZER];
-	char fix[1024];
-	ns_grade g;
-	double s;
+	const ns_route *f = &m->routes.finding[FINDING_OPTIMIZER];
 	cJSON *obj;
 
-	if ((g = report_optimizer_grade(d, &s)) == GRADE_NONE)
+	if (m->optimizer_grade == GRADE_NONE)
 		return cJSON_CreateNull();
-	report_optimizer_fix(res, f, fix, sizeof(fix));
 	obj = cJSON_CreateObject();
 	if (obj == NULL || !cJSON_AddStringToObject(obj, "finding", finding_name(FINDING_OPTIMIZER)) ||
-	    !cJSON_AddNumberToObject(obj, "share", s) ||
-	    !cJSON_AddStringToObject(obj, "grade", grade_name(g)) ||
+	    !cJSON_AddNumberToObject(obj, "share", m->optimizer_share) ||
+	    !cJSON_AddStringToObject(obj, "grade", grade_name(m->optimizer_grade)) ||
 	    !(res->optimizer[0] != '\0' ? cJSON_AddStringToObject(obj, "optimizer", res->optimizer)
 	                                : cJSON_AddNullToObject(obj, "optimizer")) ||
 	    !cJSON_AddNumberToObject(obj, "optimizer_classes", (double)res->optimizer_classes) ||
 	    !cJSON_AddBoolToObject(obj, "fused", res->optimizer_fused) ||
 	    !(f->module != NULL ? cJSON_AddStringToObject(obj, "module", f->module)
 	                        : cJSON_AddNullToObject(obj, "module")) ||
-	    !(f->fix != NULL ? cJSON_AddStringToObject(obj, "fix", fix)
+	    !(f->fix != NULL ? cJSON_AddStringToObject(obj, "fix", m->optimizer_fix)
 	                     : cJSON_AddNullToObject(obj, "fix")) ||
 	    !(f->next_check != NULL ? cJSON_AddStringToObject(obj, "next_check", f->next_check)
 	                            : cJSON_AddNullToObject(obj, "next_check"))) {
@@ -231,7 +222,7 @@ static cJSON *finding_json(const split_result *res, const split_device *d, const
 }
 
 bool report_passes_add_json(cJSON *window, const split_result *res, const split_pass_time *t, int64_t dur,
-                            const split_device *d, const ns_routes *r)
+                            const ns_device_report *m)
 {
 	cJSON *obj;
 
@@ -248,7 +239,7 @@ bool report_passes_add_json(cJSON *window, const split_result *res, const split_
 	}
 	if (!cJSON_AddNumberToObject(obj, "other_us", (double)other_ns(t, dur) / 1e3))
 		return false;
-	if (d != NULL) { /* once per device, not per step: which of the zeros above mean "not marked" */
+	if (m != NULL) { /* once per device, not per step: which of the zeros above mean "not marked" */
 		cJSON *unmarked = cJSON_AddArrayToObject(obj, "not_marked");
 		for (int k = 0; unmarked != NULL && k < PASS_COUNT; k++)
 			if (!res->pass_marked[k] &&
@@ -257,8 +248,8 @@ bool report_passes_add_json(cJSON *window, const split_result *res, const split_
 		if (unmarked == NULL)
 			return false;
 	}
-	if (d != NULL) {
-		cJSON *f = finding_json(res, d, r);
+	if (m != NULL) {
+		cJSON *f = finding_json(res, m);
 		if (f == NULL || !cJSON_AddItemToObject(obj, "finding", f)) {
 			cJSON_Delete(f);
 			return false;

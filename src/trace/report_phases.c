@@ -8,7 +8,7 @@
 #include "report_private.h"
 #include "util/text.h"
 
-const char *report_step_source_words(step_source s, const char *const *hints)
+const char *ns_report_step_source_words(step_source s, const char *const *hints)
 {
 	const char *marker = report_hint_text(hints, REPORT_HINT_STEP_MARKER);
 
@@ -28,13 +28,13 @@ const char *report_step_source_words(step_source s, const char *const *hints)
 
 void report_print_step_source(FILE *out, const split_result *res, const char *const *hints)
 {
-	const char *words = report_step_source_words(res->step_source, hints);
+	const char *words = ns_report_step_source_words(res->step_source, hints);
 
 	if (words != NULL)
 		fprintf(out, " (steps from %s)", words);
 }
 
-const char *report_step_marker(const split_result *res, const split_window *w, char *buf, size_t size)
+const char *ns_report_step_marker(const split_result *res, const split_window *w, char *buf, size_t size)
 {
 	switch (res->step_source) {
 	case STEP_SOURCE_PROFILER:
@@ -54,7 +54,7 @@ const char *report_step_marker(const split_result *res, const split_window *w, c
 bool report_add_step_json(cJSON *obj, const split_result *res, const split_window *w)
 {
 	char buf[48];
-	const char *marker = report_step_marker(res, w, buf, sizeof(buf));
+	const char *marker = ns_report_step_marker(res, w, buf, sizeof(buf));
 	const char *phase = step_phase_name((step_phase)w->phase);
 
 	return (marker != NULL ? cJSON_AddStringToObject(obj, "marker", marker)
@@ -71,14 +71,6 @@ void report_print_step_phase(FILE *out, const split_window *w)
 		fprintf(out, " [%s]", phase);
 }
 
-static bool has_phases(const split_device *d)
-{
-	for (int p = STEP_PHASE_PREFILL; p < STEP_PHASE_COUNT; p++)
-		if (d->phase_steps[p] > 0)
-			return true;
-	return false;
-}
-
 split_window report_overall_routed(const split_device *d)
 {
 	split_window w = d->overall;
@@ -90,45 +82,46 @@ split_window report_overall_routed(const split_device *d)
 }
 
 /* The lines follow their device's summary, so the label is the phase alone. */
-void report_print_phases(FILE *out, const split_device *d, const report_options *o)
+void report_print_phases(FILE *out, const ns_device_report *m, const report_options *o)
 {
-	if (!has_phases(d))
-		return;
 	for (int p = STEP_PHASE_PREFILL; p < STEP_PHASE_COUNT; p++) {
-		split_window phase_w = d->phase_sum[p], *w = &phase_w;
+		const ns_phase_report *ph = &m->phase[p];
 		char phase_label[96];
-		ns_verdict v;
-		ns_routes routes;
-		size_t n = d->phase_steps[p];
-		if (n == 0)
+		if (ph->steps == 0)
 			continue;
-		w->phase = (uint8_t)p; /* the phase's routes (report_cause_routes) */
 		snprintf(phase_label, sizeof(phase_label), "  %s (%zu step%s, %.3f ms each)",
-		         step_phase_name((step_phase)p), n, n == 1 ? "" : "s",
-		         (double)w->dur_ns / 1e6 / (double)n);
-		report_route_window(w, o, &v);
-		report_cause_routes(w, o->routes, &routes);
-		format_verdict_line(out, phase_label, &v, &routes, o->format);
+		         step_phase_name((step_phase)p), ph->steps, ph->steps == 1 ? "" : "s",
+		         (double)ph->window.dur_ns / 1e6 / (double)ph->steps);
+		format_verdict_line(out, phase_label, &ph->verdict, &ph->routes, o->format);
 	}
 }
 
-cJSON *report_phases_json(const char *label, const split_device *d, const report_options *o)
+static bool has_phases(const ns_device_report *m)
+{
+	for (int p = STEP_PHASE_PREFILL; p < STEP_PHASE_COUNT; p++)
+		if (m->phase[p].steps > 0)
+			return true;
+	return false;
+}
+
+cJSON *report_phases_json(const ns_device_report *m, const report_options *o)
 {
 	cJSON *obj;
 	char phase_label[TRACE_DEVICE_NAME_MAX + 96];
 
-	if (!has_phases(d))
+	if (!has_phases(m))
 		return cJSON_CreateNull();
 	obj = cJSON_CreateObject();
 	for (int p = STEP_PHASE_PREFILL; obj != NULL && p < STEP_PHASE_COUNT; p++) {
-		cJSON *w;
-		split_window phase_w = d->phase_sum[p];
-		if (d->phase_steps[p] == 0)
+		const ns_phase_report *ph = &m->phase[p];
+		cJSON *w, *next = NULL;
+		if (ph->steps == 0)
 			continue;
-		phase_w.phase = (uint8_t)p;
-		snprintf(phase_label, sizeof(phase_label), "%s %s", label, step_phase_name((step_phase)p));
-		w = report_window_json(phase_label, &phase_w, false, o);
-		if (w == NULL || !cJSON_AddNumberToObject(w, "steps", (double)d->phase_steps[p]) ||
+		snprintf(phase_label, sizeof(phase_label), "%s %s", m->label, step_phase_name((step_phase)p));
+		w = report_window_json(phase_label, &ph->window, false, o);
+		if (w == NULL || !cJSON_AddNumberToObject(w, "steps", (double)ph->steps) ||
+		    (next = ns_next_steps_json(&ph->next)) == NULL ||
+		    !cJSON_AddItemToObject(w, "next_steps", next) ||
 		    !cJSON_AddItemToObject(obj, step_phase_name((step_phase)p), w)) {
 			cJSON_Delete(w);
 			cJSON_Delete(obj);

@@ -30,23 +30,25 @@ void report_host_only_routes(const ns_routes *in, ns_routes *out);
 void report_print_top_cause(FILE *out, const split_window *w, ns_regime verdict);
 /* -v: every split bucket with time, and its causes. */
 void report_print_causes(FILE *out, const split_window *w);
-/* One line per high finding: "also: dataloader 33% (high) -> fix (module)". */
-void report_print_also(FILE *out, const ns_verdict *v, const ns_routes *r);
+/* One line per finding the device report lists under its headline: "also: memory 33% (high) -> fix (module)".
+ */
+void report_print_also(FILE *out, const ns_device_report *m);
 /* Warm-up steps left out, duplicate step markers, GPU work outside the windows. */
 void report_print_notes(FILE *out, const split_result *res, const split_device *d, const char *const *hints);
 /* "causes": [{"bucket", "cause", "us", "share"}, ...] on a verdict object. */
 bool report_add_causes_json(cJSON *obj, const split_window *w);
 
+/* The share of w held by the host causes whose Python frames the report lists (launch, host_threads, sync,
+ * host_gap, idle optimizer). */
+double report_host_cause_share(const split_window *w);
 /* -v: the Python frames behind each host cause of d's overall window (nothing without frames). */
 void report_print_python(FILE *out, const split_result *res, const split_device *d);
-/* Once per report: without Python frames, when host causes hold a high share somewhere, how to record them.
- */
-void report_print_python_hint(FILE *out, const split_result *res, const report_options *o);
+/* Once per report: how to record Python frames, when host causes hold at least the high share on a device
+ * where they would explain the verdict (most: the largest ns_device_report.python_hint). */
+void report_print_python_hint(FILE *out, double most, const report_options *o);
 /* "python": [{"frame", "us"}, ...] on each host cause of window (d's overall), when the trace has frames. */
 bool report_python_add_json(cJSON *window, const split_result *res, const split_device *d);
 /* ---- quality (report_quality.c) ---- */
-/* The problem's one-line explanation (text and JSON "detail"). */
-void report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size);
 /* "trace quality: degraded, low confidence in the verdict" and a line per problem that set the grade (every
  * problem found, with verbose); nothing for a good trace unless verbose. */
 void report_print_quality(FILE *out, const split_result *res, bool verbose);
@@ -68,28 +70,26 @@ void report_print_step_source(FILE *out, const split_result *res, const char *co
 /* " [decode]" after a step's number when its marker gave a phase. */
 void report_print_step_phase(FILE *out, const split_window *w);
 /* One verdict line per inference phase (prefill, decode, mixed) when the steps have phases. */
-void report_print_phases(FILE *out, const split_device *d, const report_options *o);
+void report_print_phases(FILE *out, const ns_device_report *m, const report_options *o);
 /* "note: N step markers of process P ignored: it launched no device work" (once per report). */
 void report_print_ignored_markers(FILE *out, const split_result *res);
 /* -v: the GPU events launched outside every step. */
 void report_print_outside(FILE *out, const split_device *d, bool verbose);
-/* Where the steps came from, in words ("inference-server iteration markers"; a step marker's as hints word
- * it, "step-marker annotations" without); NULL for the host's ProfilerStep# and for no steps. */
-const char *report_step_source_words(step_source s, const char *const *hints);
-/* The marker of a step as text: NULL when the step has none. buf holds a ProfilerStep# name. */
-const char *report_step_marker(const split_result *res, const split_window *w, char *buf, size_t size);
 /* "marker" and "phase" on a step's JSON object. */
 bool report_add_step_json(cJSON *obj, const split_result *res, const split_window *w);
-/* "step_phases": {"prefill": R, "decode": R, "mixed": R} (phases with steps only), or JSON null. */
-cJSON *report_phases_json(const char *label, const split_device *d, const report_options *o);
+/* "step_phases": {"prefill": R, "decode": R, "mixed": R} (phases with steps only, each with its
+ * "next_steps"), or JSON null. */
+cJSON *report_phases_json(const ns_device_report *m, const report_options *o);
 /* "outside_steps": {"gpu_events": N, "us": T}. */
 cJSON *report_outside_json(const split_device *d);
 
 /* The phases of the step: -v line (and the optimizer finding when graded), the default output's "also:"
- * line when the optimizer finding is high, and "phases" on a window's JSON object (d: the overall window's
- * device, which adds the finding; NULL for a step). Nothing when the trace marks no pass. */
-void report_print_passes(FILE *out, const split_result *res, const split_device *d, const ns_routes *r);
-void report_print_passes_also(FILE *out, const split_result *res, const split_device *d, const ns_routes *r);
+ * line when the optimizer finding is high, and "phases" on a window's JSON object (m: the overall window's
+ * device report, which adds the finding; NULL for a step). Nothing when the trace marks no pass. */
+void report_print_passes(FILE *out, const split_result *res, const split_device *d,
+                         const ns_device_report *m);
+void report_print_passes_also(FILE *out, const split_result *res, const split_device *d,
+                              const ns_device_report *m);
 /* The optimizer finding of a device's overall window: its grade (GRADE_NONE below the moderate share) and
  * the optimizer's share of the step in *share. */
 ns_grade report_optimizer_grade(const split_device *d, double *share);
@@ -97,7 +97,7 @@ ns_grade report_optimizer_grade(const split_device *d, double *share);
  * finding route's fix (when set). */
 void report_optimizer_fix(const split_result *res, const ns_route *f, char *buf, size_t size);
 bool report_passes_add_json(cJSON *window, const split_result *res, const split_pass_time *t, int64_t dur,
-                            const split_device *d, const ns_routes *r);
+                            const ns_device_report *m);
 
 /* No device split, but device events of an unknown category: "device events of a kind nextstep cannot
  * analyse (category "C", N events): no verdict", and {"category", "events"} for JSON's "unknown_device". */

@@ -57,8 +57,7 @@ void report_print_python(FILE *out, const split_result *res, const split_device 
 		        res->python_dropped, (unsigned)SPLIT_PYTHON_MAX_FRAMES);
 }
 
-/* The host causes' share of a device's overall window. */
-static double host_share(const split_window *w)
+double report_host_cause_share(const split_window *w)
 {
 	int64_t t = 0;
 
@@ -67,48 +66,14 @@ static double host_share(const split_window *w)
 	return w->dur_ns > 0 ? (double)t / (double)w->dur_ns : 0.0;
 }
 
-/* Every window of the device is warm-up: a capture of start-up, whose advice is a steady-state capture. */
-static bool startup_only(const split_device *d)
-{
-	for (size_t i = 0; i < d->nsteps; i++)
-		if (!split_device_step(d, i).warmup)
-			return false;
-	return d->nsteps > 0;
-}
-
-/* The share of host causes on a device whose verdict is host time (overhead or idle), 0 elsewhere. Python
- * frames explain that time; they do not explain a compute-, memory- or comm-bound step, nor start-up, whose
- * fix is to capture steady state instead. */
-static double hint_share(const split_device *d, const report_options *o)
-{
-	ns_verdict v;
-
-	if (startup_only(d))
-		return 0.0;
-	report_route_window(&d->overall, o, &v);
-	if (v.regime != REGIME_OVERHEAD && v.regime != REGIME_IDLE)
-		return 0.0;
-	return host_share(&d->overall);
-}
-
-/* Once per trace, when host time is a device's verdict and host causes hold a high share of it. Not on an
- * unfit trace (no verdict), nor where the profiler's own cost already degrades the verdict: with_stack would
- * add to it. A trace degraded for other reasons is to be recorded again anyway, and this is then worth
- * adding. */
-void report_print_python_hint(FILE *out, const split_result *res, const report_options *o)
+/* Once per trace, when host time is a device's verdict and host causes hold a high share of it (the device
+ * report decides where the hint applies: not start-up, not an unfit trace, not where the profiler's own cost
+ * already degrades the verdict). */
+void report_print_python_hint(FILE *out, double most, const report_options *o)
 {
 	const char *detail = report_hint_text(o->hints, REPORT_HINT_PYTHON_DETAIL);
-	const split_quality *q = &res->quality;
-	double most = 0.0;
 
-	if (res->python_frames > 0 || q->grade == QUALITY_UNFIT ||
-	    q->problem[QP_PROFILER_OVERHEAD].grade != QUALITY_GOOD)
-		return;
-	for (size_t i = 0; i < res->ndevices; i++) {
-		double s = hint_share(&res->device[i], o);
-		most = s > most ? s : most;
-	}
-	if (res->ndevices == 0 || most < o->classify->high)
+	if (most <= 0.0 || most < o->classify->high)
 		return;
 	fprintf(
 	    out,

@@ -89,7 +89,7 @@ static void unequal_detail(const split_quality *q, const quality_problem *p, cha
 		    what);
 }
 
-void report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size)
+void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size)
 {
 	const quality_problem *p = &q->problem[k];
 
@@ -214,7 +214,7 @@ void report_print_quality(FILE *out, const split_result *res, bool verbose)
 		/* the profiler's own cost matters only where it lands in the verdict's bucket */
 		if (p->count == 0 || (p->grade == QUALITY_GOOD && (!verbose || k == QP_PROFILER_OVERHEAD)))
 			continue;
-		report_quality_detail(q, (quality_kind)k, detail, sizeof(detail));
+		ns_report_quality_detail(q, (quality_kind)k, detail, sizeof(detail));
 		fprintf(out, "  %s: %s\n", quality_kind_name((quality_kind)k), detail);
 	}
 }
@@ -255,7 +255,7 @@ static bool add_problem(cJSON *arr, const split_quality *q, quality_kind k)
 		cJSON_Delete(item);
 		return false;
 	}
-	report_quality_detail(q, k, detail, sizeof(detail));
+	ns_report_quality_detail(q, k, detail, sizeof(detail));
 	return cJSON_AddStringToObject(item, "kind", quality_kind_name(k)) &&
 	       cJSON_AddNumberToObject(item, "count", (double)p->count) &&
 	       cJSON_AddStringToObject(item, "grade", quality_grade_name(p->grade)) &&

@@ -217,55 +217,40 @@ static void print_top_kernels(FILE *out, const split_result *res, const split_de
 	}
 }
 
-/* Every window of the device is warm-up: a capture of start-up, which no regime describes. */
-static bool startup_only(const split_device *d)
+static void print_startup(FILE *out, const ns_device_report *m)
 {
-	for (size_t i = 0; i < d->nsteps; i++)
-		if (!split_device_step(d, i).warmup)
-			return false;
-	return d->nsteps > 0;
-}
+	const split_window *w = &m->routed;
 
-static void print_startup(FILE *out, const char *label, const split_device *d, const ns_routes *r)
-{
-	const split_window *w = &d->overall;
-
-	fprintf(out, "%s: start-up, not steady state (set-up calls hold %.0f%% of it) -> %s (%s)\n", label,
-	        pct(w->cause_ns[CAUSE_INIT], w->dur_ns),
-	        r->cause[CAUSE_INIT].fix != NULL ? r->cause[CAUSE_INIT].fix : r->route[REGIME_OVERHEAD].fix,
-	        r->cause[CAUSE_INIT].module != NULL ? r->cause[CAUSE_INIT].module
-	                                            : r->route[REGIME_OVERHEAD].module);
+	fprintf(out, "%s: start-up, not steady state (set-up calls hold %.0f%% of it) -> %s (%s)\n", m->label,
+	        pct(w->cause_ns[CAUSE_INIT], w->dur_ns), m->startup_route.fix, m->startup_route.module);
 }
 
 static ns_status print_device_text(FILE *out, const split_result *res, const split_device *d,
-                                   const report_options *o, ns_error *err)
+                                   const ns_device_report *m, const report_options *o, ns_error *err)
 {
-	char label[TRACE_DEVICE_NAME_MAX + 64];
-	const split_window routed = report_overall_routed(d), *w = &routed;
-	ns_verdict v;
-	ns_routes routes;
+	const split_window *w = &m->routed;
+	bool headline = !m->unfit && !m->startup;
 
-	report_device_label(res, d, label, sizeof(label));
-	report_route_window(w, o, &v);
-	report_cause_routes(w, o->routes, &routes);
-	if (res->quality.grade == QUALITY_UNFIT)
-		fprintf(out, "%s: no verdict (the trace is unfit, above)\n", label);
-	else if (startup_only(d))
-		print_startup(out, label, d, o->routes);
+	if (m->unfit)
+		fprintf(out, "%s: no verdict (the trace is unfit, above)\n", m->label);
+	else if (m->startup)
+		print_startup(out, m);
 	else
-		format_verdict_line(out, label, &v, &routes, o->format);
+		format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
+	if (headline)
+		ns_next_steps_print(out, &m->next, res->has_steps);
 	/* a start-up capture's findings are start-up's: its one advice is a steady-state capture */
-	if (!o->format->verbose && res->quality.grade != QUALITY_UNFIT && !startup_only(d)) {
-		report_print_also(out, &v, &routes);
-		report_print_passes_also(out, res, d, o->routes);
+	if (!o->format->verbose && headline) {
+		report_print_also(out, m);
+		report_print_passes_also(out, res, d, m);
 	}
 	print_summary(out, res, d, o->hints);
 	ns_memory_print(out, &d->memory);
 	report_print_graphs(out, d);
-	report_print_top_cause(out, w, v.regime);
+	report_print_top_cause(out, w, m->verdict.regime);
 	report_print_notes(out, res, d, o->hints);
 	report_print_outside(out, d, o->format->verbose);
-	report_print_phases(out, d, o);
+	report_print_phases(out, m, o);
 	if (d->nsteps > 1 && print_variation(out, d, o, err) != NS_OK)
 		return err->status;
 	for (size_t i = 0; o->steps && i < d->nsteps; i++) {
@@ -273,20 +258,38 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 		print_step(out, res, &step, o);
 	}
 	if (o->format->verbose) {
-		format_verdict_explain(out, &v, &routes, o->format);
+		format_verdict_explain(out, &m->verdict, &m->routes, o->format);
+		ns_next_steps_print_all(out, &m->next, res->has_steps);
 		report_print_causes(out, w);
 		report_print_python(out, res, d);
-		report_print_passes(out, res, d, o->routes);
+		report_print_passes(out, res, d, m);
 		print_comm(out, w);
 		if (res->gpu_activity)
 			print_gpu_util(out, w);
-		print_top_kernels(out, res, d, v.regime, o);
+		print_top_kernels(out, res, d, m->verdict.regime, o);
 	}
 	return NS_OK;
 }
 
+/* The model of device d (malloc'd: caller frees), or NULL on OOM with err set. */
+static ns_device_report *device_model(const split_result *res, const split_device *d, const report_options *o,
+                                      ns_error *err)
+{
+	ns_device_report *m = malloc(sizeof(*m));
+	ns_roof_time roof[KCLASS_COUNT];
+
+	if (m == NULL) {
+		ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the report");
+		return NULL;
+	}
+	ns_device_report_build(res, d, o->classify, o->routes, ns_report_roof(o, d, roof), m);
+	return m;
+}
+
 static ns_status print_text(FILE *out, const split_result *res, const report_options *o, ns_error *err)
 {
+	double hint = 0.0;
+
 	report_print_quality(out, res, o->format->verbose);
 	if (res->ndevices == 0 && res->unknown_device_events > 0)
 		report_print_unknown_device(out, res);
@@ -295,10 +298,17 @@ static ns_status print_text(FILE *out, const split_result *res, const report_opt
 	else if (!res->gpu_activity)
 		fputs("no device activity; the host's time is in collectives, split on the host\n", out);
 	report_print_ignored_markers(out, res);
-	for (size_t i = 0; i < res->ndevices; i++)
-		if (print_device_text(out, res, &res->device[i], o, err) != NS_OK)
-			return err->status;
-	report_print_python_hint(out, res, o);
+	for (size_t i = 0; i < res->ndevices; i++) {
+		ns_device_report *m = device_model(res, &res->device[i], o, err);
+		ns_status st =
+		    m != NULL ? print_device_text(out, res, &res->device[i], m, o, err) : err->status;
+		if (m != NULL && m->python_hint > hint)
+			hint = m->python_hint;
+		free(m);
+		if (st != NS_OK)
+			return st;
+	}
+	report_print_python_hint(out, hint, o);
 	return NS_OK;
 }
 
@@ -424,9 +434,9 @@ cJSON *report_step_json(const split_result *res, const split_device *d, size_t i
 	const split_window w_copy = split_device_step(d, i), *w = &w_copy;
 	cJSON *obj = report_window_json(label, w, true, o);
 
-	if (obj != NULL && (!report_add_step_json(obj, res, w) ||
-	                    (res->passes != NULL && !report_passes_add_json(obj, res, &res->passes[i],
-	                                                                    w->dur_ns, NULL, o->routes)))) {
+	if (obj != NULL &&
+	    (!report_add_step_json(obj, res, w) ||
+	     (res->passes != NULL && !report_passes_add_json(obj, res, &res->passes[i], w->dur_ns, NULL)))) {
 		cJSON_Delete(obj);
 		return NULL;
 	}
@@ -579,17 +589,17 @@ static void put_causes_and_graphs(json_out *w, const split_window *win)
 /* The members report_add_step_json() and report_passes_add_json() add: without passes written directly
  * (the step's marker and phase), with them through a small tree of their own. */
 static bool put_step_extras(json_out *w, const split_result *res, const split_window *win,
-                            const split_pass_time *passes, const report_options *o)
+                            const split_pass_time *passes)
 {
 	if (passes == NULL) {
 		char buf[48];
-		put_string_or_null(w, KEY("marker"), report_step_marker(res, win, buf, sizeof(buf)));
+		put_string_or_null(w, KEY("marker"), ns_report_step_marker(res, win, buf, sizeof(buf)));
 		put_word_or_null(w, KEY("phase"), step_phase_name((step_phase)win->phase));
 		return true;
 	}
 	cJSON *tmp = cJSON_CreateObject();
 	bool ok = tmp != NULL && report_add_step_json(tmp, res, win) &&
-	          (passes == NULL || report_passes_add_json(tmp, res, passes, win->dur_ns, NULL, o->routes));
+	          (passes == NULL || report_passes_add_json(tmp, res, passes, win->dur_ns, NULL));
 
 	for (const cJSON *c = ok ? tmp->child : NULL; c != NULL && ok; c = c->next) {
 		json_out_char(w, ',');
@@ -614,7 +624,7 @@ bool report_put_step(json_out *w, const split_result *res, const split_device *d
 	put_window_numbers(w, win);
 	put_causes_and_graphs(w, win);
 	json_out_raw(w, win->warmup ? ",\"warmup\":true" : ",\"warmup\":false");
-	if (!put_step_extras(w, res, win, res->passes != NULL ? &res->passes[i] : NULL, o))
+	if (!put_step_extras(w, res, win, res->passes != NULL ? &res->passes[i] : NULL))
 		return false;
 	json_out_char(w, '}');
 	return true;
@@ -646,11 +656,12 @@ static bool put_steps(json_stream *js, const split_result *res, const char *labe
 }
 
 /* "startup": every window is warm-up; "warmup": the steps left out of overall (null when none). */
-static bool put_warmup(json_stream *js, const char *label, const split_device *d, const report_options *o)
+static bool put_warmup(json_stream *js, const char *label, const split_device *d, const ns_device_report *m,
+                       const report_options *o)
 {
 	cJSON *wu;
 
-	if (!put_json(js, ",\"startup\":", cJSON_CreateBool(startup_only(d))))
+	if (!put_json(js, ",\"startup\":", cJSON_CreateBool(m->startup)))
 		return false;
 	if (d->nwarmup == 0)
 		return put_json(js, ",\"warmup\":", cJSON_CreateNull());
@@ -662,15 +673,17 @@ static bool put_warmup(json_stream *js, const char *label, const split_device *d
 	return put_json(js, ",\"warmup\":", wu);
 }
 
-/* The overall window, with the extras only it carries (the Python behind its host causes). */
-static cJSON *overall_json(const char *label, const split_result *res, const split_device *d,
+/* The overall window, with the extras only it carries (the Python behind its host causes, the phases, the
+ * next steps). */
+static cJSON *overall_json(const split_result *res, const split_device *d, const ns_device_report *m,
                            const report_options *o)
 {
-	const split_window routed = report_overall_routed(d);
-	cJSON *obj = report_window_json(label, &routed, false, o);
+	cJSON *obj = report_window_json(m->label, &m->routed, false, o), *next;
 
 	if (obj != NULL && (!report_python_add_json(obj, res, d) ||
-	                    !report_passes_add_json(obj, res, &d->passes, d->overall.dur_ns, d, o->routes))) {
+	                    !report_passes_add_json(obj, res, &d->passes, d->overall.dur_ns, m) ||
+	                    (next = ns_next_steps_json(&m->next)) == NULL ||
+	                    !cJSON_AddItemToObject(obj, "next_steps", next))) {
 		cJSON_Delete(obj);
 		return NULL;
 	}
@@ -680,10 +693,16 @@ static cJSON *overall_json(const char *label, const split_result *res, const spl
 static bool put_device(json_stream *js, const split_result *res, const split_device *d,
                        const report_options *o)
 {
-	char label[TRACE_DEVICE_NAME_MAX + 64];
+	ns_error err;
+	ns_device_report *m = device_model(res, d, o, &err);
+	const char *label;
 	bool ok;
 
-	report_device_label(res, d, label, sizeof(label));
+	if (m == NULL) {
+		js->nomem = true;
+		return false;
+	}
+	label = m->label;
 	json_out_raw(&js->w, "{\"device\":");
 	ok = put_json(js, "", d->id >= 0 ? cJSON_CreateNumber((double)d->id) : cJSON_CreateNull());
 	ok =
@@ -691,15 +710,16 @@ static bool put_device(json_stream *js, const split_result *res, const split_dev
 	    put_json(js, ",\"name\":", d->name[0] != '\0' ? cJSON_CreateString(d->name) : cJSON_CreateNull());
 	if (ok && res->has_rank)
 		ok = put_json(js, ",\"rank\":", cJSON_CreateNumber((double)res->rank));
-	ok = ok && put_json(js, ",\"overall\":", overall_json(label, res, d, o));
+	ok = ok && put_json(js, ",\"overall\":", overall_json(res, d, m, o));
 	ok = ok && put_steps(js, res, label, d, o);
-	ok = ok && put_warmup(js, label, d, o);
+	ok = ok && put_warmup(js, label, d, m, o);
 	ok = ok && put_json(js, ",\"top_kernels\":", top_kernels_json(res, d, o->top));
-	ok = ok && put_json(js, ",\"step_phases\":", report_phases_json(label, d, o));
+	ok = ok && put_json(js, ",\"step_phases\":", report_phases_json(m, o));
 	ok = ok && put_json(js, ",\"outside_steps\":", report_outside_json(d));
 	ok = ok && put_json(js, ",\"memory\":", ns_memory_json(&d->memory));
 	if (ok)
 		json_out_char(&js->w, '}');
+	free(m);
 	return ok;
 }
 

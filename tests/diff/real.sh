@@ -4,6 +4,8 @@
 # must say the data loader was fixed, give a compute-bound verdict for AFTER, and a speed-up within 1% of the
 # ratio of the two traces' mean ProfilerStep# durations, read here with python3 straight from the traces.
 # A report saved with `nextstep trace --format json` must stand in for the BEFORE trace with the same verdict.
+# Issue 21: BEFORE's next step is the data loader, and its bound is not below the step time the fix saved
+# (the mean ProfilerStep# durations, read here from the traces).
 # Usage: real.sh NEXTSTEP_BINARY   (exit 77 = skipped: ../shared is absent)
 set -euo pipefail
 bin=$1
@@ -37,7 +39,16 @@ assert "dataloader (high) fixed:" in text or "dataloader-bound fixed:" in text, 
 assert d["verdict"]["after"] == "compute" and "compute-bound" in text.split("; ")[-1], text
 assert d["buckets_ms"]["dataloader"]["after"] < 0.05 * d["step_ms"]["after"]["mean"], d["buckets_ms"]
 assert d["suspect"] == [], d["suspect"]
+top = json.load(open(tmp + "/baseline.json"))["devices"][0]["overall"]["next_steps"][0]
+saved = mean_step_ms(before) - mean_step_ms(after)
+assert top["bucket"] == "dataloader" and top["gain_us"] / 1e3 >= saved, (top, saved)
+chk = [c for c in d["next_steps_checked"] if c["bucket"] == "dataloader"][0]
+windows = d["step_ms"]["before"]["mean"] - d["step_ms"]["after"]["mean"]  # the diff's own step windows
+assert chk["applied"] and abs(chk["achieved_us"] / 1e3 - windows) < 1e-3 and not d["prediction_exceeded"], (chk, windows)
+assert abs(windows / saved - 1) < 0.05, (windows, saved)
+assert "prediction: data loader: predicted up to" in text, text
 same = open(tmp + "/text-from-baseline").read()
 assert same == text, f"saved baseline gives {same!r}, trace gives {text!r}"
-print(f"ok: speed-up {speedup:.4f}x, ProfilerStep# ratio {ratio:.4f}x; {text.strip()}")
+print(f"ok: speed-up {speedup:.4f}x, ProfilerStep# ratio {ratio:.4f}x; next step data loader, bound "
+      f"{top['gain_us'] / 1e3:.3f} ms >= saved {saved:.3f} ms; {text.strip()}")
 PY

@@ -5,7 +5,9 @@ check_job.py REPORT TRUTH_DIR STRAGGLER
   - the job names STRAGGLER (or none when it is -1) as its only straggler, with compute as the bucket (the
     generator's straggler computes 1.5x longer), and the verdict says straggler-bound with regime compute;
   - every rank's waiting time per step matches the truth's comm_wait_us within 1 us, and overall too;
-  - waiting + transfer of each rank's comm equals its exposed comm (the causes partition the bucket).
+  - waiting + transfer of each rank's comm equals its exposed comm (the causes partition the bucket);
+  - the job's next steps name the straggler's fix first, its bound the other ranks' waiting a step (the
+    truth's comm_wait_us, each within 1 %), and no rank lists its own waiting as a next step.
 """
 import glob
 import json
@@ -63,6 +65,21 @@ def main():
             fail("rank %d: comm causes sum to %.3f, bucket %.3f" % (rank, parts, ov["buckets_us"]["comm"]))
         if causes.get(("comm", "exposed"), 0) != 0:
             fail("rank %d: comm still has an 'exposed' cause after the split" % rank)
+        if any(n["bucket"] == "comm" and n["cause"] == "wait" for n in ov["next_steps"]):
+            fail("rank %d lists its own waiting as a next step" % rank)
+    nxt = [n for n in job["next_steps"] if n.get("rank") is not None]
+    if straggler >= 0:
+        if not job["next_steps"] or job["next_steps"][0].get("rank") != straggler:
+            fail("the job's first next step is %s, not straggler %d" % (job["next_steps"][:1], straggler))
+        gain = nxt[0]["gain_us"]
+        for rank, t in truths.items():
+            if rank == straggler:
+                continue
+            want = t["overall"]["comm_wait_us"] / len(t["steps"])
+            if abs(gain - want) > 0.01 * want:
+                fail("straggler fix bound %.3f us a step, rank %d waits %.3f" % (gain, rank, want))
+    elif nxt:
+        fail("a straggler fix with no straggler: %s" % nxt)
     print("ok: %d ranks, straggler %s" % (len(truths), straggler))
 
 

@@ -9,6 +9,10 @@ usage: check_split.py sanity REPORT            buckets >= 0, sum to the window, 
                                                "python_us": {"overhead.launch": [[frame, us], ...]} the Python
                                                frames behind its host causes (in order, all of them)
        check_split.py truth REPORT TRUTH       per-step windows/buckets equal make-trace's --truth file (1 ns)
+       check_split.py next REPORT TRUTH        the overall window's next steps against make-trace's truth: the
+                                               data loader's bound, the overhead and the idle causes' bounds
+                                               summed, each equal to the truth's bucket a counted step (1 %);
+                                               compute's bound unknown; the known bounds sum to at most a step
        check_split.py same REPORT REPORT       two reports are equal apart from "source"
        check_split.py gpu_util TRACE REPORT    every window's gpu_util is the union of the trace's kernel intervals
                                                (cat kernel/Kernel; device args.device, else pid) inside it, over
@@ -208,6 +212,30 @@ def gpu_util(trace, doc):
     return bad
 
 
+def next_steps(doc, t):
+    """Every serial phase of a make-trace step is exactly removable, so a fix of it wins the phase's time."""
+    bad = []
+    for dev in doc["devices"]:
+        counted = [w["step"] for w in dev["steps"] if not w["warmup"]] or [w["step"] for w in dev["steps"]]
+        truth = {s["step"]: s for s in t["steps"]}
+        want = {b: sum(truth[k]["buckets_us"][b] for k in counted) / len(counted) for b in ("dataloader", "overhead", "idle")}
+        step = sum(truth[k]["dur_us"] for k in counted) / len(counted)
+        nxt = dev["overall"]["next_steps"]
+        got = {b: sum(n["gain_us"] for n in nxt if n["bucket"] == b and n["gain_us"] is not None) for b in want}
+        for b in want:
+            if abs(got[b] - want[b]) > 0.01 * want[b] + NS:
+                bad.append("%s: %s bound %.3f us a step, truth %.3f" % (dev["device"], b, got[b], want[b]))
+        known = sum(n["gain_us"] for n in nxt if n["gain_us"] is not None)
+        if known > step + NS:
+            bad.append("%s: the bounds sum to %.3f us, more than the step %.3f" % (dev["device"], known, step))
+        if any(n["bucket"] == "compute" and n["gain_us"] is not None for n in nxt):
+            bad.append("%s: compute has a bound without a roofline placement" % dev["device"])
+        gains = [n["gain_us"] for n in nxt if n["gain_us"] is not None]
+        if gains != sorted(gains, reverse=True):
+            bad.append("%s: next steps not ranked by their bound: %s" % (dev["device"], gains))
+    return bad
+
+
 def same(a, b):
     a.pop("source", None)
     b.pop("source", None)
@@ -222,7 +250,8 @@ def main():
         return 0
     checks = {"sanity": lambda: sanity(load(args[0])), "expect": lambda: expect(load(args[0]), load(args[1])),
               "truth": lambda: truth(load(args[0]), load(args[1])), "same": lambda: same(load(args[0]), load(args[1])),
-              "gpu_util": lambda: gpu_util(load(args[0]), load(args[1]))}
+              "gpu_util": lambda: gpu_util(load(args[0]), load(args[1])),
+              "next": lambda: next_steps(load(args[0]), load(args[1]))}
     bad = checks[cmd]()
     for line in bad:
         print("  " + line)

@@ -30,7 +30,8 @@ compare() { # name trace truth
 		echo "FAIL $1: nextstep failed: $(cat "$tmp/err")"
 		return 1
 	fi
-	python3 "$here/check_split.py" truth "$tmp/report.json" "$3" && python3 "$here/check_split.py" sanity "$tmp/report.json" ||
+	python3 "$here/check_split.py" truth "$tmp/report.json" "$3" && python3 "$here/check_split.py" sanity "$tmp/report.json" &&
+		python3 "$here/check_split.py" next "$tmp/report.json" "$3" ||
 		{ echo "FAIL $1"; return 1; }
 }
 
@@ -73,6 +74,30 @@ for style in new old; do
 		fail=$((fail + 1))
 	fi
 done
+
+# A perfect data-loader fix (--remove dataloader: the same trace without the loader's phase): diff says the
+# fix achieved its whole bound, the bound is the truth's loader time a step, and no saving exceeds it.
+"$tools/make-trace" --out "$tmp/before.json" --truth "$tmp/before.truth.json" --steps 4 --seed 9 2>/dev/null
+"$tools/make-trace" --out "$tmp/after.json" --truth "$tmp/after.truth.json" --steps 4 --seed 9 --remove dataloader 2>/dev/null
+if "$bin" diff --format json "$tmp/before.json" "$tmp/after.json" >"$tmp/diff.json" &&
+	python3 - "$tmp/diff.json" "$tmp/before.truth.json" "$tmp/after.truth.json" <<'PY'; then
+import json, sys
+d, b, a = (json.load(open(p)) for p in sys.argv[1:])
+n = b["overall"]["steps"]
+want = b["overall"]["buckets_us"]["dataloader"] / n
+saved = (b["overall"]["dur_us"] - a["overall"]["dur_us"]) / n
+c = [c for c in d["next_steps_checked"] if c["bucket"] == "dataloader"]
+ok = len(c) == 1 and c[0]["applied"] and abs(c[0]["predicted_us"] - want) <= 0.01 * want \
+    and abs(c[0]["achieved_us"] - saved) <= 0.01 * saved and not d["prediction_exceeded"] \
+    and not any(x["applied"] for x in d["next_steps_checked"] if x["bucket"] != "dataloader")
+if not ok:
+    print("FAIL perfect data-loader fix: want bound %.3f and achieved %.3f us, got %s" % (want, saved, c))
+sys.exit(0 if ok else 1)
+PY
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
 
 # The independent re-derivation agrees with the generator on one trace (the definition the truth files use).
 "$tools/make-trace" --out "$tmp/check.json.gz" --truth "$tmp/check.truth.json" --steps 3 2>/dev/null

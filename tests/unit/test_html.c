@@ -168,7 +168,7 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 		res.device = &dev;
 		res.ndevices = 1;
 		res.has_steps = true;
-		html_trace_options o = {&co, &routes, NULL, NULL};
+		html_trace_options o = {.classify = &co, .routes = &routes};
 		ck_assert_int_eq(html_trace(p, &src, &res, &o, &err), NS_OK);
 		ck_assert_int_eq(html_page_end(p, &err), NS_OK);
 		fclose(mem);
@@ -255,7 +255,7 @@ START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_boun
 		for (int c = 0; c < 3; c++)
 			dev[d].class_ns[c] = 10000;
 	}
-	html_trace_options o = {&co, &routes, NULL, NULL};
+	html_trace_options o = {.classify = &co, .routes = &routes};
 	ck_assert_int_eq(html_trace(p, &src, &res, &o, &err), NS_OK);
 	ck_assert_int_eq(html_page_end(p, &err), NS_OK);
 	fclose(mem);

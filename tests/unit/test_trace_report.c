@@ -60,7 +60,8 @@ static char *report_text(const split_result *res, format_kind kind)
 	classify_options classify;
 	ns_routes routes;
 	format_options format = {.kind = kind, .verbose = true};
-	report_options o = {&classify, &routes, &format, "t", false, 10, NULL};
+	report_options o = {
+	    .classify = &classify, .routes = &routes, .format = &format, .source = "t", .top = 10};
 	char *text = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&text, &size);
@@ -122,7 +123,8 @@ START_TEST(step_objects_written_directly_are_the_bytes_of_their_trees)
 	classify_options classify;
 	ns_routes routes;
 	format_options format = {.kind = FORMAT_JSON};
-	report_options o = {&classify, &routes, &format, "fixture", false, 10, NULL};
+	report_options o = {
+	    .classify = &classify, .routes = &routes, .format = &format, .source = "fixture", .top = 10};
 	kernel_rules *rules = NULL;
 	coverage c = {0, 0, 0};
 	glob_t g;
@@ -159,7 +161,11 @@ START_TEST(a_source_name_that_is_not_utf8_is_written_with_replacement_characters
 	classify_options classify;
 	ns_routes routes;
 	format_options format = {.kind = FORMAT_JSON};
-	report_options o = {&classify, &routes, &format, "a\xff\x1b[31mb\xc3", false, 10, NULL};
+	report_options o = {.classify = &classify,
+	                    .routes = &routes,
+	                    .format = &format,
+	                    .source = "a\xff\x1b[31mb\xc3",
+	                    .top = 10};
 	const char *want = "{\"source\":\"a\xef\xbf\xbd\\u001b[31mb\xef\xbf\xbd\",";
 	kernel_rules *rules = NULL;
 	split_result res;

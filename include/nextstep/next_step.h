@@ -1,0 +1,105 @@
+/* The next steps (issue 21): every fix a report can name, each with an upper bound on the step time it can
+ * win, ranked by that bound. The rules are in docs/next-step.md; in short, a fix can win only the time in
+ * which the step waits on its cause (the device idle while the host does it, or the device running it
+ * alone), the causes of a split never share a nanosecond, so the bounds never add up to more than the step,
+ * and kernels can win only their time above the roofline, which is unknown until their ops are placed. */
+#ifndef NEXTSTEP_NEXT_STEP_H
+#define NEXTSTEP_NEXT_STEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <cJSON.h>
+
+#include "nextstep/cause.h"
+#include "nextstep/routes.h"
+#include "nextstep/trace_kernels.h"
+#include "nextstep/trace_split.h"
+
+/* How a candidate's bound is computed. */
+typedef enum {
+	NS_GAIN_WAITING,  /* host-side time with the device idle (data loader, overhead, idle, host comm): all
+	                     of it */
+	NS_GAIN_EXPOSED,  /* device work running alone that could run under other work (copies, collectives):
+	                     all of it */
+	NS_GAIN_ROOFLINE, /* kernels: their time minus their time at the roofline; unknown without a placement
+	                   */
+	NS_GAIN_STRAGGLER, /* a job's straggler: the others' waiting for it, at most its excess time */
+	NS_GAIN_NONE /* no fix of its own: a rank's waiting for the others (the straggler's fix claims it) */
+} ns_gain_rule;
+
+/* The rule of a bucket's cause (cause -1: a bucket the split does not divide, compute or dataloader). A
+ * cause not in the rule table gets its bucket's rule, so a new cause has a bound without new code. */
+ns_gain_rule ns_gain_rule_of(ns_regime bucket, int cause);
+
+/* "waiting", "exposed", "roofline", "straggler", "none" (JSON "rule"). */
+const char *ns_gain_rule_name(ns_gain_rule r);
+
+/* The roofline placement of one kernel class in a window (issue 22 fills it; until then nobody does and
+ * every kernel bound is unknown): the class's kernel time, how much of it belongs to ops placed on the
+ * roofline, and the time those ops would take at their roof. placed_ns 0: the bound is unknown. */
+typedef struct {
+	int64_t kernel_ns;
+	int64_t placed_ns;
+	int64_t roof_ns;
+} ns_roof_time;
+
+#define NS_BASIS_MAX 192
+
+/* One candidate fix. Times are per step (the mean over the window's steps). */
+typedef struct {
+	ns_regime bucket;
+	int cause; /* ns_cause, or -1 for compute and dataloader (not divided into causes) */
+	ns_gain_rule rule;
+	bool known;               /* false: no bound can be given (kernels without a roofline placement) */
+	int64_t gain_ns;          /* the bound (0 when unknown) */
+	int64_t held_ns;          /* the time the cause holds; the bound is never more */
+	double gain_share;        /* gain_ns / the step */
+	int64_t rank;             /* NS_GAIN_STRAGGLER: the straggler; else -1 */
+	ns_route route;           /* the fix; strings borrowed from the routes it was built with */
+	char basis[NS_BASIS_MAX]; /* the bound's reason, in words and numbers */
+} ns_next_step;
+
+#define NS_NEXT_STEPS_MAX (CAUSE_COUNT + REGIME_COUNT + 8)
+
+/* The candidates of one window, ranked: known bounds first, largest first; then unknown bounds, by the time
+ * their cause holds. Ties go to the earlier bucket, then the earlier cause (deterministic). The known bounds
+ * never add up to more than step_ns. */
+typedef struct {
+	int64_t step_ns; /* the step the shares are of (the window's mean step) */
+	size_t n;
+	ns_next_step item[NS_NEXT_STEPS_MAX];
+} ns_next_steps;
+
+/* The candidates of w, a sum of `steps` windows (at least 1). routes gives each cause its fix (a cause
+ * without one takes its bucket's; a decode window's memory kernels take the decode finding's); roof is
+ * indexed by kernel_class, or NULL (no placement). */
+void ns_next_steps_of_window(const split_window *w, size_t steps, const ns_routes *routes,
+                             const ns_roof_time *roof, ns_next_steps *out);
+/* A few words naming the fix's target: "data loader", "launch overhead", "blocking syncs", "straggler rank
+ * 3", ...; a cause not in the title table is named by its key ("idle.host_gap"). Written into buf (64 bytes
+ * are enough). */
+const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size);
+/* Adds c in rank order (ignored when full). */
+void ns_next_steps_add(ns_next_steps *s, const ns_next_step *c);
+/* The first candidate with a known bound, or NULL. */
+const ns_next_step *ns_next_steps_top(const ns_next_steps *s);
+/* The runner-up shown under the top: the second known bound when it is at least half the first. */
+const ns_next_step *ns_next_steps_runner_up(const ns_next_steps *s);
+/* The candidate whose bound is unknown and whose time is more than the top's bound (or any, without a top):
+ * the report says what it cannot bound. NULL when none. */
+const ns_next_step *ns_next_steps_unbounded(const ns_next_steps *s);
+
+/* "next step: data loader, up to 59.295 ms a step (33.4%) -> fix (module)" for the top candidate, "then: ..."
+ * for the runner-up, and a line for a larger time whose bound is unknown. per_step: the window is a mean step
+ * (else a whole trace: no "a step"). */
+void ns_next_steps_print(FILE *out, const ns_next_steps *s, bool per_step);
+/* -v: every candidate, ranked, with its basis. */
+void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bool per_step);
+/* [{"bucket", "cause", "title", "fix", "module", "gain_us", "gain_share", "held_us", "rule", ["rank",]
+ * "basis"}, ...] in rank order (gain_us and gain_share null when the bound is unknown). NULL on OOM. */
+cJSON *ns_next_steps_json(const ns_next_steps *s);
+
+#endif

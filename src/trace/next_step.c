@@ -1,0 +1,251 @@
+/* The next steps of a window: one candidate per cause with a fix, each bounded by the time its cause holds
+ * where the step waits on it (docs/next-step.md). The split already gives every nanosecond of a window to
+ * exactly one bucket and cause, first match wins, and only time in which nothing of an earlier bucket runs
+ * reaches the host-side buckets: a cause's time is then the time the step waits on it, and no two causes
+ * share any of it. */
+#include "nextstep/next_step.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Causes whose rule is not their bucket's (bucket_rule below). */
+static const struct {
+	ns_cause cause;
+	ns_gain_rule rule;
+} cause_rules[] = {
+    {CAUSE_KERNELS, NS_GAIN_ROOFLINE}, /* memory-bound kernels: faster only up to the bandwidth roof */
+    {CAUSE_WAIT, NS_GAIN_NONE},        /* a rank's waiting is the straggler's to win (job_report.c) */
+};
+
+/* Titles: the words for each fix's target. A cause missing here is named by its key. */
+static const char *const cause_titles[CAUSE_COUNT] = {
+    [CAUSE_LAUNCH] = "launch overhead",
+    [CAUSE_HOST_THREADS] = "other host threads",
+    [CAUSE_SYNC] = "blocking syncs",
+    [CAUSE_INIT] = "start-up",
+    [CAUSE_HOST_GAP] = "unrecorded host time",
+    [CAUSE_SYNC_WAIT] = "synchronize waits",
+    [CAUSE_TRANSFER] = "transfers",
+    [CAUSE_KERNELS] = "memory-bound kernels",
+    [CAUSE_EXPOSED] = "exposed communication",
+    [CAUSE_HOST_COMM] = "host collectives",
+    [CAUSE_OPTIMIZER] = "optimizer step",
+    [CAUSE_WAIT] = "waiting for a straggler",
+    [CAUSE_COMM_TRANSFER] = "exposed comm transfer",
+};
+
+static const char *const bucket_titles[REGIME_COUNT] = {
+    [REGIME_COMPUTE] = "compute-bound kernels",
+    [REGIME_MEMORY] = "memory",
+    [REGIME_COMM] = "communication",
+    [REGIME_DATALOADER] = "data loader",
+    [REGIME_OVERHEAD] = "host overhead",
+    [REGIME_IDLE] = "idle",
+};
+
+static const char *const rule_names[] = {"waiting", "exposed", "roofline", "straggler", "none"};
+
+/* A bucket's rule, and the rule of a cause the table does not name: the host-side buckets hold time in which
+ * the device is idle; memory and comm time not in a kernel class of their own is device work running alone
+ * (copies, collectives); compute is kernels. */
+static ns_gain_rule bucket_rule(ns_regime b)
+{
+	switch (b) {
+	case REGIME_COMPUTE:
+		return NS_GAIN_ROOFLINE;
+	case REGIME_MEMORY:
+	case REGIME_COMM:
+		return NS_GAIN_EXPOSED;
+	default:
+		return NS_GAIN_WAITING;
+	}
+}
+
+ns_gain_rule ns_gain_rule_of(ns_regime bucket, int cause)
+{
+	for (size_t i = 0; cause >= 0 && i < sizeof(cause_rules) / sizeof(cause_rules[0]); i++)
+		if ((int)cause_rules[i].cause == cause)
+			return cause_rules[i].rule;
+	return bucket_rule(bucket);
+}
+
+const char *ns_gain_rule_name(ns_gain_rule r)
+{
+	return (unsigned)r < sizeof(rule_names) / sizeof(rule_names[0]) ? rule_names[r] : NULL;
+}
+
+const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size)
+{
+	if (s->rule == NS_GAIN_STRAGGLER)
+		snprintf(buf, size, "straggler rank %lld", (long long)s->rank);
+	else if (s->cause < 0)
+		snprintf(buf, size, "%s", (unsigned)s->bucket < REGIME_COUNT ? bucket_titles[s->bucket] : "");
+	else if (s->cause < CAUSE_COUNT && cause_titles[s->cause] != NULL)
+		snprintf(buf, size, "%s", cause_titles[s->cause]);
+	else
+		cause_key((ns_cause)s->cause, buf, (unsigned)size);
+	return buf;
+}
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+/* known before unknown; a larger bound (known) or held time (unknown) first; then bucket, then cause. */
+static bool ranks_before(const ns_next_step *a, const ns_next_step *b)
+{
+	int64_t x = a->known ? a->gain_ns : a->held_ns, y = b->known ? b->gain_ns : b->held_ns;
+
+	if (a->known != b->known)
+		return a->known;
+	if (x != y)
+		return x > y;
+	if (a->bucket != b->bucket)
+		return a->bucket < b->bucket;
+	return a->cause < b->cause;
+}
+
+void ns_next_steps_add(ns_next_steps *s, const ns_next_step *c)
+{
+	size_t at = s->n;
+
+	if (s->n >= NS_NEXT_STEPS_MAX)
+		return;
+	while (at > 0 && ranks_before(c, &s->item[at - 1])) {
+		s->item[at] = s->item[at - 1];
+		at--;
+	}
+	s->item[at] = *c;
+	s->n++;
+}
+
+const ns_next_step *ns_next_steps_top(const ns_next_steps *s)
+{
+	return s->n > 0 && s->item[0].known && s->item[0].gain_ns > 0 ? &s->item[0] : NULL;
+}
+
+const ns_next_step *ns_next_steps_runner_up(const ns_next_steps *s)
+{
+	const ns_next_step *top = ns_next_steps_top(s);
+
+	if (top == NULL || s->n < 2 || !s->item[1].known || s->item[1].gain_ns <= 0)
+		return NULL;
+	return 2 * s->item[1].gain_ns >= top->gain_ns ? &s->item[1] : NULL;
+}
+
+const ns_next_step *ns_next_steps_unbounded(const ns_next_steps *s)
+{
+	const ns_next_step *top = ns_next_steps_top(s);
+
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->item[i].known && s->item[i].held_ns > 0 &&
+		    (top == NULL || s->item[i].held_ns > top->gain_ns))
+			return &s->item[i];
+	return NULL;
+}
+
+/* The fix of a candidate: its cause's route, else its bucket's; a decode window's memory kernels read the
+ * weights and the KV cache (report_cause_routes() does the same for the headline). */
+static ns_route candidate_route(const split_window *w, ns_regime b, int c, const ns_routes *r)
+{
+	if (c == CAUSE_KERNELS && w->phase == STEP_PHASE_DECODE &&
+	    r->finding[FINDING_DECODE_MEMORY].fix != NULL)
+		return r->finding[FINDING_DECODE_MEMORY];
+	if (c >= 0 && r->cause[c].fix != NULL)
+		return r->cause[c];
+	return r->route[b];
+}
+
+static bool class_of_candidate(ns_regime b, int c, kernel_class *k)
+{
+	if (b == REGIME_COMPUTE)
+		*k = KCLASS_COMPUTE;
+	else if (b == REGIME_MEMORY && c == CAUSE_KERNELS)
+		*k = KCLASS_MEMORY;
+	else
+		return false;
+	return true;
+}
+
+/* Kernels: their time above the roof, where their ops are placed; the unplaced part could at most vanish,
+ * so it counts whole. Never more than the time the window spends in the class alone (held). */
+static void roofline_bound(ns_next_step *c, const ns_roof_time *roof, size_t steps)
+{
+	kernel_class k;
+	const ns_roof_time *t;
+	int64_t above;
+
+	if (roof == NULL || !class_of_candidate(c->bucket, c->cause, &k) || roof[k].placed_ns <= 0) {
+		c->known = false;
+		c->gain_ns = 0;
+		snprintf(
+		    c->basis, sizeof(c->basis),
+		    "%.3f ms a step in these kernels, none of their ops placed on the roofline: how much "
+		    "faster they can run is unknown",
+		    ms(c->held_ns));
+		return;
+	}
+	t = &roof[k];
+	above = (t->kernel_ns - t->roof_ns) / (int64_t)steps;
+	c->known = true;
+	c->gain_ns = above < 0 ? 0 : above < c->held_ns ? above : c->held_ns;
+	snprintf(c->basis, sizeof(c->basis),
+	         "%.3f ms a step of kernel time, %.0f%% of it placed on the roofline and %.3f ms of that at "
+	         "the roof: at most %.3f ms above it",
+	         ms(t->kernel_ns / (int64_t)steps),
+	         t->kernel_ns > 0 ? 100.0 * (double)t->placed_ns / (double)t->kernel_ns : 0.0,
+	         ms(t->roof_ns / (int64_t)steps), ms(c->gain_ns));
+}
+
+static void add_candidate(ns_next_steps *out, const split_window *w, size_t steps, ns_regime b, int c,
+                          int64_t held_ns, const ns_routes *routes, const ns_roof_time *roof)
+{
+	ns_next_step s;
+
+	memset(&s, 0, sizeof(s));
+	s.bucket = b;
+	s.cause = c;
+	s.rank = -1;
+	s.rule = ns_gain_rule_of(b, c);
+	s.held_ns = held_ns / (int64_t)steps;
+	if (s.rule == NS_GAIN_NONE || s.held_ns <= 0)
+		return;
+	s.route = candidate_route(w, b, c, routes);
+	s.known = true;
+	s.gain_ns = s.held_ns;
+	if (s.rule == NS_GAIN_WAITING)
+		snprintf(s.basis, sizeof(s.basis),
+		         "the device idles %.3f ms a step while the step waits on it: removing it wins at "
+		         "most that",
+		         ms(s.held_ns));
+	else if (s.rule == NS_GAIN_EXPOSED)
+		snprintf(s.basis, sizeof(s.basis),
+		         "it runs alone on the device %.3f ms a step: under other work it would cost no step "
+		         "time, so at most that",
+		         ms(s.held_ns));
+	else
+		roofline_bound(&s, roof, steps);
+	s.gain_share = out->step_ns > 0 ? (double)s.gain_ns / (double)out->step_ns : 0.0;
+	ns_next_steps_add(out, &s);
+}
+
+void ns_next_steps_of_window(const split_window *w, size_t steps, const ns_routes *routes,
+                             const ns_roof_time *roof, ns_next_steps *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (steps == 0)
+		steps = 1;
+	out->step_ns = w->dur_ns / (int64_t)steps;
+	for (int b = 0; b < REGIME_COUNT; b++) {
+		bool divided = false;
+		for (int c = 0; c < CAUSE_COUNT; c++) {
+			if (cause_bucket((ns_cause)c) != (ns_regime)b)
+				continue;
+			divided = true;
+			add_candidate(out, w, steps, (ns_regime)b, c, w->cause_ns[c], routes, roof);
+		}
+		if (!divided)
+			add_candidate(out, w, steps, (ns_regime)b, -1, w->bucket_ns[b], routes, roof);
+	}
+}

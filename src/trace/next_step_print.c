@@ -1,0 +1,113 @@
+/* The next steps as text (the headline's "next step:" lines and -v's ranked list) and as JSON
+ * ("next_steps": [...]): a rendering of ns_next_steps, nothing decided here. */
+#include <stdio.h>
+
+#include "nextstep/next_step.h"
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static void print_fix(FILE *out, const ns_next_step *s)
+{
+	if (s->route.fix != NULL)
+		fprintf(out, " -> %s", s->route.fix);
+	if (s->route.module != NULL)
+		fprintf(out, " (%s)", s->route.module);
+	fputc('\n', out);
+}
+
+static void print_one(FILE *out, const char *lead, const ns_next_step *s, const char *per)
+{
+	char key[64];
+
+	fprintf(out, "%s%s", lead, ns_next_step_title(s, key, sizeof(key)));
+	if (s->known)
+		fprintf(out, ", up to %.3f ms%s (%.1f%%)", ms(s->gain_ns), per, 100.0 * s->gain_share);
+	else
+		fprintf(out, ", bound unknown (%.3f ms%s in these kernels)", ms(s->held_ns), per);
+	print_fix(out, s);
+}
+
+void ns_next_steps_print(FILE *out, const ns_next_steps *s, bool per_step)
+{
+	const char *per = per_step ? " a step" : "";
+	const ns_next_step *top = ns_next_steps_top(s), *second = ns_next_steps_runner_up(s),
+	                   *unknown = ns_next_steps_unbounded(s);
+	char key[64];
+
+	if (top != NULL)
+		print_one(out, "next step: ", top, per);
+	if (second != NULL)
+		print_one(out, "then: ", second, per);
+	if (unknown != NULL)
+		fprintf(out,
+		        "  bound unknown: %s hold %.3f ms%s (%.1f%%), more than %s; no roofline placement "
+		        "says how much of it a faster kernel wins\n",
+		        ns_next_step_title(unknown, key, sizeof(key)), ms(unknown->held_ns), per,
+		        s->step_ns > 0 ? 100.0 * (double)unknown->held_ns / (double)s->step_ns : 0.0,
+		        top != NULL ? "the next step's bound" : "any fix's bound");
+}
+
+void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bool per_step)
+{
+	const char *per = per_step ? " a step" : "";
+	char lead[32];
+
+	if (s->n == 0)
+		return;
+	fprintf(out, "next steps (the most each fix can win%s, ranked):\n", per);
+	for (size_t i = 0; i < s->n; i++) {
+		snprintf(lead, sizeof(lead), "  %zu. ", i + 1);
+		print_one(out, lead, &s->item[i], per);
+		fprintf(out, "     basis: %s\n", s->item[i].basis);
+	}
+}
+
+static bool add_string_or_null(cJSON *obj, const char *key, const char *s)
+{
+	return (s != NULL ? cJSON_AddStringToObject(obj, key, s) : cJSON_AddNullToObject(obj, key)) != NULL;
+}
+
+static cJSON *step_json(const ns_next_step *s)
+{
+	cJSON *obj = cJSON_CreateObject();
+	char key[64];
+	bool ok = obj != NULL;
+
+	ok = ok && cJSON_AddStringToObject(obj, "bucket", regime_name(s->bucket));
+	ok = ok && add_string_or_null(obj, "cause", s->cause >= 0 ? cause_name((ns_cause)s->cause) : NULL);
+	ok = ok && cJSON_AddStringToObject(obj, "title", ns_next_step_title(s, key, sizeof(key)));
+	ok = ok && add_string_or_null(obj, "fix", s->route.fix);
+	ok = ok && add_string_or_null(obj, "module", s->route.module);
+	ok = ok && (s->known ? cJSON_AddNumberToObject(obj, "gain_us", (double)s->gain_ns / 1e3)
+	                     : cJSON_AddNullToObject(obj, "gain_us")) != NULL;
+	ok = ok && (s->known ? cJSON_AddNumberToObject(obj, "gain_share", s->gain_share)
+	                     : cJSON_AddNullToObject(obj, "gain_share")) != NULL;
+	ok = ok && cJSON_AddNumberToObject(obj, "held_us", (double)s->held_ns / 1e3);
+	ok = ok && cJSON_AddStringToObject(obj, "rule", ns_gain_rule_name(s->rule));
+	if (ok && s->rank >= 0)
+		ok = cJSON_AddNumberToObject(obj, "rank", (double)s->rank) != NULL;
+	ok = ok && cJSON_AddStringToObject(obj, "basis", s->basis);
+	if (!ok) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+cJSON *ns_next_steps_json(const ns_next_steps *s)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; arr != NULL && i < s->n; i++) {
+		cJSON *item = step_json(&s->item[i]);
+		if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
+			cJSON_Delete(item);
+			cJSON_Delete(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}

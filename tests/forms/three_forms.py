@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""The three forms of one trace report agree (issue 21): the text, the JSON and the HTML of
+`nextstep trace FILE` give, for every device, the same verdict, the same fix, the same next steps shown
+under the verdict (title and bound, to the microsecond the text prints), the same verdict and fix for each
+inference phase, and the same notes (warm-up steps left out, ignored step markers).
+
+usage: three_forms.py TEXT JSON HTML      exit 0 when they agree, 1 with the differences on stdout
+"""
+import html
+import json
+import re
+import sys
+from html.parser import HTMLParser
+
+
+def text_form(path):
+    """Per device: (verdict, fix, [(title, ms)], warm-up steps); and the ignored-markers note."""
+    devices, ignored = [], 0
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        m = re.match(r"note: (\d+) step markers? of process", line)
+        if m:
+            ignored = int(m.group(1))
+        m = re.match(r"^(\S.*?): (no verdict|start-up, not steady state|[a-z]+(?:-bound)?) \(.*?\) -> (.*) \((.*?)\)$", line)
+        if m and not line.startswith(("next step:", "then:", "also:", "hint:")):
+            word = m.group(2)
+            verdict = "unfit" if word == "no verdict" else "startup" if word.startswith("start-up") else word
+            devices.append({"verdict": verdict, "fix": m.group(3), "next": [], "warmup": 0, "phases": {}})
+            continue
+        if line.endswith("no verdict (the trace is unfit, above)"):
+            devices.append({"verdict": "unfit", "fix": None, "next": [], "warmup": 0, "phases": {}})
+            continue
+        m = re.match(r"^  (prefill|decode|mixed) \(\d+ steps?, [0-9.]+ ms each\): ([a-z]+(?:-bound)?) \(.*?\) -> (.*) \((.*?)\)$", line)
+        if m and devices:
+            devices[-1].setdefault("phases", {})[m.group(1)] = (m.group(2), m.group(3))
+            continue
+        m = re.match(r"^(next step|then): (.*?), up to ([0-9.]+) ms", line)
+        if m and devices:
+            devices[-1]["next"].append((m.group(2), round(float(m.group(3)), 3)))
+        m = re.match(r"^  warm-up: (\d+) steps?", line)
+        if m and devices:
+            devices[-1]["warmup"] = int(m.group(1))
+    return devices, ignored
+
+
+def json_form(path):
+    doc = json.load(open(path, encoding="utf-8"))
+    unfit = doc["quality"]["grade"] == "unfit"
+    devices = []
+    for d in doc["devices"]:
+        o = d["overall"]
+        verdict = "unfit" if unfit else "startup" if d["startup"] else o["verdict"]
+        fix = None if unfit else o["fix"]
+        shown = [n for n in o["next_steps"] if n["gain_us"] is not None and n["gain_us"] > 0][:2]
+        if len(shown) == 2 and 2 * shown[1]["gain_us"] < shown[0]["gain_us"]:
+            shown = shown[:1]
+        devices.append({"verdict": verdict, "fix": fix,
+                        "next": [(n["title"], round(n["gain_us"] / 1e3 + 1e-12, 3)) for n in shown],
+                        "warmup": d["warmup"]["steps"] if d["warmup"] else 0,
+                        "phases": {k: (v["verdict"], v["fix"]) for k, v in (d["step_phases"] or {}).items()}})
+    return devices, doc["ignored_step_markers"]
+
+
+REGIME_WORDS = {"compute": "compute-bound", "memory": "memory-bound", "comm": "comm-bound",
+                "dataloader": "dataloader-bound", "overhead": "overhead-bound", "idle": "idle"}
+
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.devices, self.ignored, self.stack = [], 0, []
+        self.in_fix = self.in_title = self.in_phase_fix = False
+        self.phase = None
+        self.text = ""
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = a.get("class", "") or ""
+        if tag == "section" and "device" in cls.split():
+            self.devices.append({"verdict": None, "fix": None, "next": [], "warmup": 0, "banner": False,
+                                 "phases": {}})
+        elif tag == "div" and "banner" in cls.split() and self.devices and not self.devices[-1]["banner"]:
+            self.devices[-1]["banner"] = True
+            r = a.get("data-regime")
+            self.devices[-1]["verdict"] = r
+        elif tag == "p" and cls == "fix" and self.devices and self.devices[-1]["fix"] is None:
+            self.in_fix, self.text = True, ""
+        elif tag == "li" and "shown" in cls.split() and self.devices:
+            self.devices[-1]["next"].append([None, round(float(a["data-gain-us"]) / 1e3 + 1e-12, 3)])
+        elif tag == "b" and self.devices and self.devices[-1]["next"] and self.devices[-1]["next"][-1][0] is None:
+            self.in_title, self.text = True, ""
+        elif tag == "tr" and a.get("data-phase") and self.devices:
+            word = REGIME_WORDS[a["data-regime"]]
+            self.phase = a["data-phase"]
+            self.devices[-1]["phases"][self.phase] = (word, None)
+        elif tag == "td" and cls == "fix" and self.phase:
+            self.in_phase_fix, self.text = True, ""
+        elif tag == "span" and cls == "warmup" and self.devices:
+            self.devices[-1]["warmup"] = int(a["data-steps"])
+        elif tag == "p" and "ignored-markers" in cls.split():
+            self.ignored = int(a.get("data-markers", "0"))
+
+    def handle_endtag(self, tag):
+        if tag == "p" and self.in_fix:
+            self.in_fix = False
+            self.devices[-1]["fix"] = self.text[len("Fix: "):] if self.text.startswith("Fix: ") else self.text
+        if tag == "td" and self.in_phase_fix:
+            self.in_phase_fix = False
+            self.devices[-1]["phases"][self.phase] = (self.devices[-1]["phases"][self.phase][0], self.text)
+            self.phase = None
+        if tag == "b" and self.in_title:
+            self.in_title = False
+            self.devices[-1]["next"][-1][0] = self.text
+
+    def handle_data(self, data):
+        if self.in_fix or self.in_title or self.in_phase_fix:
+            self.text += data
+
+
+def html_form(path):
+    p = Page()
+    p.feed(open(path, encoding="utf-8").read())
+    out = []
+    for d in p.devices:
+        words = {"startup": "startup", "unfit": "unfit"}
+        verdict = words.get(d["verdict"]) or REGIME_WORDS[d["verdict"]]
+        out.append({"verdict": verdict, "fix": None if verdict == "unfit" else d["fix"],
+                    "next": [tuple(n) for n in d["next"]], "warmup": d["warmup"], "phases": d["phases"]})
+    return out, p.ignored
+
+
+def main():
+    forms = {"text": text_form(sys.argv[1]), "json": json_form(sys.argv[2]), "html": html_form(sys.argv[3])}
+    bad = []
+    ref_devices, ref_ignored = forms["json"]
+    for name, (devices, ignored) in forms.items():
+        if ignored != ref_ignored:
+            bad.append("%s: %s ignored step markers, json %s" % (name, ignored, ref_ignored))
+        if len(devices) != len(ref_devices):
+            bad.append("%s: %d devices, json %d" % (name, len(devices), len(ref_devices)))
+            continue
+        for i, (d, r) in enumerate(zip(devices, ref_devices)):
+            for key in ("verdict", "fix", "next", "warmup", "phases"):
+                if key == "next" and [t for t, _ in d[key]] == [t for t, _ in r[key]] and all(
+                        abs(x - y) <= 0.0011 for (_, x), (_, y) in zip(d[key], r[key])):
+                    continue  # the same steps, their bounds within the text's last printed digit
+                if d[key] != r[key]:
+                    bad.append("device %d %s: %s %r, json %r" % (i, key, name, d[key], r[key]))
+    for b in bad:
+        print("  " + b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,288 @@
+/* The next steps (issue 21): each rule's bound on windows worked by hand, and a trace whose data loader runs
+ * partly under a kernel (the part under other work wins nothing). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nextstep/kernel_rules.h"
+#include "nextstep/next_step.h"
+#include "nextstep/trace_read.h"
+#include "nextstep/trace_report.h"
+
+static ns_routes routes;
+
+static void setup(void)
+{
+	ns_error err;
+
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+}
+
+static void teardown(void)
+{
+	routes_free(&routes);
+}
+
+/* A window of dur_ns with the given bucket and cause times (the rest of each bucket is left uncaused). */
+static split_window window(int64_t dur)
+{
+	split_window w;
+
+	memset(&w, 0, sizeof(w));
+	w.step = -1;
+	w.dur_ns = dur;
+	return w;
+}
+
+static void put_cause(split_window *w, ns_cause c, int64_t ns)
+{
+	w->cause_ns[c] += ns;
+	w->bucket_ns[cause_bucket(c)] += ns;
+}
+
+static const ns_next_step *find(const ns_next_steps *s, ns_regime b, int c)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->item[i].bucket == b && s->item[i].cause == c)
+			return &s->item[i];
+	return NULL;
+}
+
+static int64_t known_sum(const ns_next_steps *s)
+{
+	int64_t t = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		t += s->item[i].known ? s->item[i].gain_ns : 0;
+	return t;
+}
+
+/* Three steps of 1000 ns each: data loader 301, launch 299, sync 200, host_gap 100, compute 100: every bucket
+ * a step is its sum / 3, rounded down: 100, 99, 66, 33 ns, which add to 298 <= 1000. */
+START_TEST(bounds_are_each_cause_a_step_and_add_up_to_at_most_the_step)
+{
+	split_window w = window(3000);
+	ns_next_steps s;
+
+	w.bucket_ns[REGIME_DATALOADER] = 301;
+	w.bucket_ns[REGIME_COMPUTE] = 100;
+	put_cause(&w, CAUSE_LAUNCH, 299);
+	put_cause(&w, CAUSE_SYNC, 200);
+	put_cause(&w, CAUSE_HOST_GAP, 100);
+	ns_next_steps_of_window(&w, 3, &routes, NULL, &s);
+	ck_assert_int_eq(s.step_ns, 1000);
+	ck_assert_int_eq(find(&s, REGIME_DATALOADER, -1)->gain_ns, 100);
+	ck_assert_int_eq(find(&s, REGIME_OVERHEAD, CAUSE_LAUNCH)->gain_ns, 99);
+	ck_assert_int_eq(find(&s, REGIME_OVERHEAD, CAUSE_SYNC)->gain_ns, 66);
+	ck_assert_int_eq(find(&s, REGIME_IDLE, CAUSE_HOST_GAP)->gain_ns, 33);
+	ck_assert_int_eq(known_sum(&s), 298);
+	ck_assert(!find(&s, REGIME_COMPUTE, -1)->known); /* no roofline placement */
+	ck_assert_ptr_eq(ns_next_steps_top(&s), &s.item[0]);
+	ck_assert_int_eq(s.item[0].bucket, REGIME_DATALOADER);
+	ck_assert_int_eq(s.item[0].rule, NS_GAIN_WAITING);
+	ck_assert_double_eq_tol(s.item[0].gain_share, 0.1, 1e-12);
+	/* 99 >= 100 / 2: the runner-up is shown; the unknown compute (33 ns a step) is not more than 100 */
+	ck_assert_ptr_eq(ns_next_steps_runner_up(&s), &s.item[1]);
+	ck_assert_ptr_null(ns_next_steps_unbounded(&s));
+}
+END_TEST
+
+/* A window whose causes fill it: the bounds add up to the whole step, never more. */
+START_TEST(bounds_of_a_window_all_waiting_add_up_to_the_step)
+{
+	split_window w = window(1000);
+	ns_next_steps s;
+
+	w.bucket_ns[REGIME_DATALOADER] = 500;
+	put_cause(&w, CAUSE_LAUNCH, 250);
+	put_cause(&w, CAUSE_TRANSFER, 150);
+	put_cause(&w, CAUSE_EXPOSED, 100);
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_int_eq(known_sum(&s), 1000);
+	ck_assert_int_eq(find(&s, REGIME_MEMORY, CAUSE_TRANSFER)->rule, NS_GAIN_EXPOSED);
+	ck_assert_int_eq(find(&s, REGIME_COMM, CAUSE_EXPOSED)->rule, NS_GAIN_EXPOSED);
+	/* 250 is exactly half of 500: shown */
+	ck_assert_ptr_nonnull(ns_next_steps_runner_up(&s));
+}
+END_TEST
+
+/* Equal times: the earlier bucket first (overhead before idle), whatever the order they are found in. */
+START_TEST(ties_go_to_the_earlier_bucket_then_cause)
+{
+	split_window w = window(1000);
+	ns_next_steps s;
+
+	put_cause(&w, CAUSE_HOST_GAP, 100);
+	put_cause(&w, CAUSE_SYNC, 100);
+	put_cause(&w, CAUSE_LAUNCH, 100);
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_int_eq(s.item[0].cause, CAUSE_LAUNCH);
+	ck_assert_int_eq(s.item[1].cause, CAUSE_SYNC);
+	ck_assert_int_eq(s.item[2].cause, CAUSE_HOST_GAP);
+}
+END_TEST
+
+/* 40 ns of runner-up against 100: less than half, not shown. */
+START_TEST(runner_up_only_within_a_factor_of_two)
+{
+	split_window w = window(1000);
+	ns_next_steps s;
+
+	w.bucket_ns[REGIME_DATALOADER] = 100;
+	put_cause(&w, CAUSE_LAUNCH, 49);
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_null(ns_next_steps_runner_up(&s));
+}
+END_TEST
+
+/* Compute 600 ns, its kernels 700 ns (two streams), all placed, 420 ns at the roof: 280 above it. Memory
+ * kernels 100 ns, 400 of kernel time, 50 at the roof: 350 above, but at most the 100 they hold alone. */
+START_TEST(kernel_bounds_are_their_time_above_the_roof)
+{
+	split_window w = window(1000);
+	ns_roof_time roof[KCLASS_COUNT] = {{0}};
+	ns_next_steps s;
+
+	w.bucket_ns[REGIME_COMPUTE] = 600;
+	put_cause(&w, CAUSE_KERNELS, 100);
+	roof[KCLASS_COMPUTE] = (ns_roof_time){700, 700, 420};
+	roof[KCLASS_MEMORY] = (ns_roof_time){400, 100, 50};
+	ns_next_steps_of_window(&w, 1, &routes, roof, &s);
+	ck_assert(find(&s, REGIME_COMPUTE, -1)->known);
+	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->gain_ns, 280);
+	ck_assert_int_eq(find(&s, REGIME_MEMORY, CAUSE_KERNELS)->gain_ns, 100);
+	ck_assert_int_eq(s.item[0].bucket, REGIME_COMPUTE);
+}
+END_TEST
+
+/* Without a placement the kernels' bound is unknown, and when they hold more than every known bound the
+ * report says so instead of naming them. */
+START_TEST(kernels_without_a_placement_have_no_bound)
+{
+	split_window w = window(1000);
+	ns_next_steps s;
+
+	w.bucket_ns[REGIME_COMPUTE] = 900;
+	put_cause(&w, CAUSE_LAUNCH, 100);
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_int_eq(s.item[0].cause, CAUSE_LAUNCH); /* known bounds first */
+	ck_assert(!s.item[1].known);
+	ck_assert_int_eq(s.item[1].gain_ns, 0);
+	ck_assert_int_eq(s.item[1].held_ns, 900);
+	ck_assert_ptr_eq(ns_next_steps_unbounded(&s), &s.item[1]);
+}
+END_TEST
+
+/* A job's waiting: the straggler's fix claims it, never the waiting rank's own next step. */
+START_TEST(a_ranks_waiting_is_no_next_step)
+{
+	split_window w = window(1000);
+	ns_next_steps s;
+
+	put_cause(&w, CAUSE_WAIT, 300);
+	put_cause(&w, CAUSE_COMM_TRANSFER, 100);
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_null(find(&s, REGIME_COMM, CAUSE_WAIT));
+	ck_assert_int_eq(find(&s, REGIME_COMM, CAUSE_COMM_TRANSFER)->gain_ns, 100);
+	ck_assert_int_eq(s.n, 1);
+}
+END_TEST
+
+/* A decode window's memory kernels take the decode finding's fix, as its headline does. */
+START_TEST(decode_memory_kernels_take_the_decode_fix)
+{
+	split_window w = window(1000);
+	ns_next_steps s;
+
+	put_cause(&w, CAUSE_KERNELS, 600);
+	w.phase = STEP_PHASE_DECODE;
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_str_eq(find(&s, REGIME_MEMORY, CAUSE_KERNELS)->route.fix,
+	                 routes.finding[FINDING_DECODE_MEMORY].fix);
+}
+END_TEST
+
+/* One 100 us step: the data loader's span covers 0-40 us and a kernel runs 20-60 us (launched at 10 us,
+ * inside the loader's span), nothing after. The split gives the loader only 0-20 (20-40 is under the kernel:
+ * compute), compute 20-60 and idle 60-100. The data loader's fix can win 20 us, not the 40 its span lasts;
+ * the idle 40 us rank first, and the loader, at half of that, is the runner-up. */
+static const char overlap_trace[] =
+    "{\"traceEvents\": ["
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":1000,"
+    "\"dur\":100},"
+    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"enumerate(DataLoader)#_SingleProcessDataLoaderIter."
+    "__next__\",\"pid\":1,\"tid\":1,\"ts\":1000,\"dur\":40},"
+    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":1010,"
+    "\"dur\":2,\"args\":{\"correlation\":7}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_128x64_nn\",\"pid\":0,\"tid\":7,\"ts\":1020,"
+    "\"dur\":40,\"args\":{\"device\":0,\"stream\":7,\"correlation\":7}}"
+    "]}";
+
+START_TEST(a_cause_under_other_work_wins_nothing)
+{
+	char path[] = "/tmp/nextstep-next-XXXXXX";
+	int fd = mkstemp(path);
+	kernel_rules *rules = NULL;
+	trace_split *split;
+	trace_meta meta;
+	split_result res;
+	classify_options co;
+	ns_device_report *m = malloc(sizeof(*m));
+	ns_input in;
+	ns_error err;
+
+	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	split = trace_split_new(rules);
+	ck_assert_int_ge(fd, 0);
+	ck_assert(write(fd, overlap_trace, sizeof(overlap_trace) - 1) ==
+	          (ssize_t)(sizeof(overlap_trace) - 1));
+	close(fd);
+	memset(&meta, 0, sizeof(meta));
+	memset(&res, 0, sizeof(res));
+	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
+	ck_assert_int_eq(trace_read(&in, trace_split_event, split, &meta, &err), NS_OK);
+	ck_assert_int_eq(trace_split_finish(split, &meta, &res, &err), NS_OK);
+	input_close(&in);
+	unlink(path);
+	classify_options_default(&co);
+	ns_device_report_build(&res, &res.device[0], &co, &routes, NULL, m);
+	ck_assert_int_eq(m->next.step_ns, 100000);
+	ck_assert_int_eq(find(&m->next, REGIME_DATALOADER, -1)->gain_ns, 20000);
+	ck_assert_int_eq(find(&m->next, REGIME_IDLE, CAUSE_HOST_GAP)->gain_ns, 40000);
+	ck_assert_int_eq(ns_next_steps_top(&m->next)->cause, CAUSE_HOST_GAP);
+	ck_assert_int_eq(ns_next_steps_runner_up(&m->next)->bucket, REGIME_DATALOADER);
+	ck_assert_int_eq(find(&m->next, REGIME_COMPUTE, -1)->held_ns, 40000);
+	ck_assert_int_eq(known_sum(&m->next), 60000);
+	free(m);
+	split_result_free(&res);
+	trace_split_free(split);
+	kernel_rules_free(rules);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("next_step");
+	TCase *tc = tcase_create("bounds");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, bounds_are_each_cause_a_step_and_add_up_to_at_most_the_step);
+	tcase_add_test(tc, bounds_of_a_window_all_waiting_add_up_to_the_step);
+	tcase_add_test(tc, ties_go_to_the_earlier_bucket_then_cause);
+	tcase_add_test(tc, runner_up_only_within_a_factor_of_two);
+	tcase_add_test(tc, kernel_bounds_are_their_time_above_the_roof);
+	tcase_add_test(tc, kernels_without_a_placement_have_no_bound);
+	tcase_add_test(tc, a_ranks_waiting_is_no_next_step);
+	tcase_add_test(tc, decode_memory_kernels_take_the_decode_fix);
+	tcase_add_test(tc, a_cause_under_other_work_wins_nothing);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
