@@ -184,7 +184,7 @@ read -r i_n i_pid <<<"$ignored"
 read -r o_n o_ms <<<"$outside"
 if [ -n "$i_n" ] && [ -n "$o_n" ] && "$bin" trace --html "$tmp/behind.html" tests/data/trace_gpu_behind.json >/dev/null &&
 	render behind "$tmp/behind.html" &&
-	grep -q "<p class=\"note ignored-markers\">$i_n step markers of process $i_pid ignored" "$tmp/behind.dom" &&
+	grep -q "<p class=\"note ignored-markers\" data-markers=\"$i_n\">$i_n step markers of process $i_pid ignored" "$tmp/behind.dom" &&
 	grep -q "<span class=\"outside\" data-events=\"$o_n\">$o_n GPU events* ($o_ms ms) launched outside" "$tmp/behind.dom"; then
 	ok
 else ko "notes on what the steps leave out"; fi
