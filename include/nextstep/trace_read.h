@@ -98,6 +98,14 @@ typedef struct {
 	long events;     /* elements seen in traceEvents */
 	long long bytes; /* decompressed bytes read */
 	bool compressed;
+	/* The document ended early (plain JSON cut, or a gzip stream that stops): a capture cut off by a killed
+	 * job or a full disk. trace_read() still fails, with err saying where; the events before the cut were
+	 * handed to the callback, so a caller may report what was read. truncated_at is the decompressed byte
+	 * where the input ended; in_events: the cut fell inside traceEvents (events after it are lost), else
+	 * after it (only top-level members that follow traceEvents are lost). */
+	bool truncated;
+	bool truncated_in_events;
+	long long truncated_at;
 } trace_meta;
 
 /* Return NS_OK to go on; anything else stops the read and is returned (set err yourself; an offset and

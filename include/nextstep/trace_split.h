@@ -231,6 +231,7 @@ typedef struct {
 typedef enum { QUALITY_GOOD, QUALITY_DEGRADED, QUALITY_UNFIT } quality_grade;
 
 typedef enum {
+	QP_TRUNCATED,               /* the file ends early: a capture cut off (a killed job, a full disk) */
 	QP_NO_DEVICE_ACTIVITY,      /* nothing ran on a device (or none of it was recorded) */
 	QP_LAUNCH_WITHOUT_ACTIVITY, /* launch calls whose GPU work is missing: dropped device events */
 	QP_ACTIVITY_WITHOUT_LAUNCH, /* GPU work whose launch call is missing: dropped host events */
@@ -265,6 +266,8 @@ typedef struct {
 	int64_t graph_ns;                 /* their summed kernel time */
 	int64_t gpu_ns;                   /* summed time of every GPU record (the share's denominator) */
 	int64_t step_min_ns, step_max_ns; /* QP_UNEQUAL_STEPS: the shortest and longest counted step */
+	long long truncated_at;           /* QP_TRUNCATED: the decompressed byte where the file ended */
+	bool truncated_lost_activity;     /* ... before the device activity ended (unfit: docs/trace.md) */
 } split_quality;
 
 /* "good", "degraded", "unfit"; "launch_without_activity", ... (the JSON names). */

@@ -57,6 +57,11 @@ static int make_summary(trace_run *r, trace_task *t, const trace_sink *k, const 
 	    (!t->job_rank && mode == TRACE_AUTO))
 		return EXIT_ROUTED;
 	ns_error_clear(&err);
+	if (d->truncated) { /* a summary would carry what was read as the rank's whole run */
+		trace_one_error(k->msgs, where, &d->cut);
+		fprintf(k->msgs, "nextstep: %s: the file is cut off: no summary\n", where);
+		return EXIT_BAD_INPUT;
+	}
 	if (!t->has_rank) {
 		fprintf(k->msgs,
 		        "nextstep: %s: no rank (distributedInfo) in this trace: a summary is one rank's\n",
@@ -139,7 +144,8 @@ static int run_file(trace_run *r, size_t i, trace_sink *k, ns_input *in)
 		return EXIT_BAD_INPUT;
 	}
 	trace_one_analyse(r->s, k, in, d);
-	t->has_rank = d->st == NS_OK && d->res.has_rank;
+	/* a cut rank is reported on its own (its report says what was lost), never merged into a job */
+	t->has_rank = d->st == NS_OK && d->res.has_rank && !d->truncated;
 	t->job_rank = t->has_rank && d->res.world_size != 1;
 	t->rank = d->res.rank;
 	if (r->s->html != NULL) {

@@ -20,9 +20,11 @@ void trace_one_error(FILE *msgs, const char *where, const ns_error *err)
 		fprintf(msgs, "nextstep: %s: %s\n", where, err->msg);
 }
 
-/* Reads the whole trace into the split (and the roofline collector). */
+/* Reads the whole trace into the split (and the roofline collector). A file cut after some events is split
+ * as far as it goes (its quality says truncated); *cut then holds the reader's error. */
 static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input *in, trace_split *split,
-                            trace_roofline *roof, split_result *res, troof_report *roof_report, ns_error *err)
+                            trace_roofline *roof, split_result *res, troof_report *roof_report, ns_error *err,
+                            bool *truncated, ns_error *cut)
 {
 	trace_roofline_tee tee = {trace_split_event, split, roof};
 	cli_progress_line *progress = k->progress != NULL ? cli_progress_join(k->progress, in)
@@ -34,6 +36,12 @@ static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input 
 	st = roof != NULL ? trace_read(in, trace_roofline_tee_event, &tee, &meta, err)
 	                  : trace_read(in, trace_split_event, split, &meta, err);
 	cli_progress_end(progress);
+	if (st != NS_OK && meta.truncated && meta.events > 0) {
+		*truncated = true;
+		*cut = *err;
+		ns_error_clear(err);
+		st = NS_OK;
+	}
 	if (st == NS_OK && meta.events == 0) {
 		err->offset = -1;
 		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to split");
@@ -131,7 +139,8 @@ void trace_one_analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, 
 	if (s->html != NULL)
 		cli_html_digest_start(&d->digest, in);
 	if (split != NULL && (!c->roofline || roof != NULL))
-		d->st = read_trace(s, k, in, split, roof, &d->res, &d->roof_report, &d->err);
+		d->st = read_trace(s, k, in, split, roof, &d->res, &d->roof_report, &d->err, &d->truncated,
+		                   &d->cut);
 	else
 		ns_error_set(&d->err, NS_ERR_NOMEM, "out of memory");
 	trace_split_free(split);
@@ -182,6 +191,12 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 	}
 	if (st != NS_OK) { /* out of memory or a write error while printing: the output is incomplete */
 		trace_one_error(k->msgs, where, &d->err);
+		return EXIT_BAD_INPUT;
+	}
+	if (d->truncated) { /* reported as far as it was read (quality: truncated), and still a bad input */
+		trace_one_error(k->msgs, where, &d->cut);
+		fprintf(k->msgs, "nextstep: %s: the file is cut off; the report above is of what was read\n",
+		        where);
 		return EXIT_BAD_INPUT;
 	}
 	/* a trace below --min-quality is still reported in full; only the exit status says so */

@@ -40,6 +40,8 @@ typedef struct {
 typedef struct {
 	ns_status st;
 	ns_error err;
+	bool truncated; /* the file was cut: res holds what was read (st NS_OK), cut says where */
+	ns_error cut;
 	split_result res;
 	troof_report roof_report;
 	cli_html_digest digest;

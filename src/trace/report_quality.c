@@ -94,6 +94,18 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 	const quality_problem *p = &q->problem[k];
 
 	switch (k) {
+	case QP_TRUNCATED:
+		snprintf(
+		    buf, size,
+		    "the file ends at byte %lld after %ld events: the capture was cut off (a "
+		    "killed job, a full disk)%s",
+		    q->truncated_at, p->of,
+		    q->truncated_lost_activity
+		        ? "; the profiler writes the host's ops before the device's activity, so GPU work "
+		          "from some point on is lost and reads as host time: this is what was read, not the "
+		          "run; record again and let the profiler finish writing"
+		        : " after the device's activity: only closing metadata is lost");
+		break;
 	case QP_NO_DEVICE_ACTIVITY:
 		no_device_detail(p, buf, size);
 		break;

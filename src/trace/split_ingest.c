@@ -109,6 +109,7 @@ static ns_status derive_gpu(trace_split *s, const trace_event *ev, span_info *si
 
 	if (st != NS_OK)
 		return st;
+	s->quality.device_done = false;
 	si->kind = SK_GPU;
 	si->gpu_kind = ev->cat == TCAT_KERNEL
 	                   ? (uint8_t)kernel_names_classify(s->names, si->name_id, s->rules)
@@ -167,6 +168,7 @@ static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 			slot->launch_kind = launch_kind;
 		}
 	}
+	s->quality.device_done = false;
 	si->kind = SK_HOST;
 	si->host = host;
 	si->launches = launch_name && !(host & (1u << HK_SYNC)) && ev->correlation >= 0;
@@ -471,6 +473,10 @@ ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err)
 	trace_split *s = ctx;
 
 	s->events++;
+	/* Kineto closes traceEvents with metadata (process and thread names) after all device activity: a cut
+	 * file that got there lost none of it (docs/trace.md, "truncated") */
+	if (ev->ph == 'M' && s->ngpu > 0)
+		s->quality.device_done = true;
 	if (ev->ph == 'M') /* metadata: no time, often no ts at all */
 		return split_label_event(s, ev, err);
 	if (!ev->has_ts)

@@ -45,6 +45,7 @@ const char *quality_grade_name(quality_grade g)
 const char *quality_kind_name(quality_kind k)
 {
 	static const char *const names[QP_COUNT] = {
+	    [QP_TRUNCATED] = "truncated",
 	    [QP_NO_DEVICE_ACTIVITY] = "no_device_activity",
 	    [QP_LAUNCH_WITHOUT_ACTIVITY] = "launch_without_activity",
 	    [QP_ACTIVITY_WITHOUT_LAUNCH] = "activity_without_launch",
@@ -747,6 +748,22 @@ static ns_status judge_steps(const trace_split *s, const split_result *res, spli
 	return NS_OK;
 }
 
+/* A file cut inside traceEvents lost what came after the cut. Kineto writes the host's ops first and the
+ * device's activity (runtime calls, kernels, copies) after them, in time order, then closing metadata: a cut
+ * before that metadata dropped the device's work from some point on while the host's ops stay, so the lost
+ * work reads as host time and how much is lost the file cannot say: unfit. A cut in the closing metadata, or
+ * after traceEvents, lost names and the profiler's own span, not activity: degraded. */
+static void judge_truncated(const split_quality_state *q, long events, split_quality *out)
+{
+	bool lost_activity = q->truncated_in_events && !q->device_done;
+
+	if (!q->truncated)
+		return;
+	set(&out->problem[QP_TRUNCATED], 1, events, 0, 0.0, lost_activity ? QUALITY_UNFIT : QUALITY_DEGRADED);
+	out->truncated_at = q->truncated_at;
+	out->truncated_lost_activity = lost_activity;
+}
+
 ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
 {
 	split_quality_state *q = &s->quality;
@@ -756,6 +773,7 @@ ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
 
 	memset(out, 0, sizeof(*out));
 	out->gpu_ns = q->gpu_ns;
+	judge_truncated(q, res->events, out);
 	if (s->ngpu == 0 && (launches > 0 || !res->host_comm))
 		set(&out->problem[QP_NO_DEVICE_ACTIVITY], 1, launches, 0, 0.0, QUALITY_UNFIT);
 	judge_dropped(q, out);

@@ -25,6 +25,11 @@ typedef struct {
 	bool has_capture; /* the profiler's own span ("PyTorch Profiler (0)", category Trace) was seen */
 	int64_t capture_end;
 	long graph_launch_calls; /* graph launch calls read (0: the graph checks cost nothing) */
+	/* The file was cut (trace_meta.truncated); device_done: metadata events (ph M) followed the last
+	 * device record or launch read, i.e. the cut fell in the closing section Kineto writes after the
+	 * activity. */
+	bool truncated, truncated_in_events, device_done;
+	long long truncated_at;
 	/* links */
 	int64_t first_launch_ts; /* INT64_MAX without launches */
 	int64_t last_gpu_start;  /* INT64_MIN without GPU records */

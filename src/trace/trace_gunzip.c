@@ -36,6 +36,7 @@ struct trace_source {
 	bool producer_done;            /* no more slots will come */
 	bool stop;                     /* the consumer has gone away */
 	ns_status status;              /* the producer's outcome, valid once producer_done */
+	bool truncated;                /* the outcome is a stream that stopped before its end */
 	char msg[256];
 	long long err_offset;
 
@@ -112,8 +113,12 @@ static bool inflate_slot(trace_source *src, ring_slot *slot, bool *member_done)
 			if (fed < 0)
 				return false;
 			if (fed == 0) {
-				if (!*member_done)
+				if (!*member_done) {
 					producer_fail(src, NS_ERR_SYNTAX, "truncated gzip data", NULL);
+					pthread_mutex_lock(&src->mu);
+					src->truncated = true;
+					pthread_mutex_unlock(&src->mu);
+				}
 				return false;
 			}
 		}
@@ -288,6 +293,18 @@ long trace_source_read(trace_source *src, unsigned char *buf, size_t n, ns_error
 	if (n == 0)
 		return 0;
 	return src->gz ? read_gz(src, buf, n, err) : read_plain(src, buf, n, err);
+}
+
+bool trace_source_truncated(trace_source *src)
+{
+	bool cut;
+
+	if (!src->gz)
+		return false;
+	pthread_mutex_lock(&src->mu);
+	cut = src->producer_done && src->truncated;
+	pthread_mutex_unlock(&src->mu);
+	return cut;
 }
 
 bool trace_source_compressed(const trace_source *src)

@@ -18,6 +18,8 @@ ns_status trace_source_open(trace_source **out, ns_input *in, ns_error *err);
  * (err set, err->offset = decompressed bytes before the bad data). Blocks only until some bytes exist. */
 long trace_source_read(trace_source *src, unsigned char *buf, size_t n, ns_error *err);
 bool trace_source_compressed(const trace_source *src);
+/* After a read returned -1: whether the gzip stream simply stopped (a cut file), not a corrupt one. */
+bool trace_source_truncated(trace_source *src);
 /* Stops the thread (if any) and frees everything; safe at any point of the read. */
 void trace_source_close(trace_source *src);
 

@@ -1156,6 +1156,16 @@ static scan_rc step(reader *r, const unsigned char *p, const unsigned char **end
 	}
 }
 
+/* The input stopped before the document's end (err says where): meta says it was a cut, so the caller may
+ * report the events handed out before it. */
+static void note_cut(reader *r)
+{
+	r->meta->truncated = true;
+	r->meta->truncated_at = r->err->offset;
+	r->meta->truncated_in_events =
+	    r->state == ST_FIRST_EVENT || r->state == ST_EVENT || r->state == ST_AFTER_EVENT;
+}
+
 /* Drops the committed bytes, grows the window when one unit fills half of it, and reads more: at least
  * as much again as is kept, so a long unit through a slow pipe is restarted only a few times. */
 static scan_rc refill(reader *r)
@@ -1190,6 +1200,8 @@ static scan_rc refill(reader *r)
 				r->err->offset = r->base + (long long)r->len;
 			r->err->index = r->index;
 			r->status = r->err->status;
+			if (trace_source_truncated(r->src) && r->state != ST_START)
+				note_cut(r);
 			return SCAN_FAIL;
 		}
 		if (got == 0) {
@@ -1204,6 +1216,12 @@ static scan_rc refill(reader *r)
 	return SCAN_OK;
 }
 
+static void cut_off(reader *r, const char *what)
+{
+	fail(r, r->end, NS_ERR_SYNTAX, "%s", what);
+	note_cut(r);
+}
+
 static void finish_at_eof(reader *r)
 {
 	if (r->state == ST_TRAILER)
@@ -1216,7 +1234,7 @@ static void finish_at_eof(reader *r)
 	if (r->state == ST_START)
 		fail(r, r->end, NS_ERR_SYNTAX, "not a trace: empty input");
 	else
-		fail(r, r->end, NS_ERR_SYNTAX, "unexpected end of input");
+		cut_off(r, "unexpected end of input");
 }
 
 static void run(reader *r)
@@ -1246,7 +1264,7 @@ static void run(reader *r)
 		if (rc == SCAN_FAIL)
 			return;
 		if (r->eof) {
-			fail(r, r->end, NS_ERR_SYNTAX, "unexpected end of input");
+			cut_off(r, "unexpected end of input");
 			return;
 		}
 		if (r->len - r->pos >= UNIT_MAX) {

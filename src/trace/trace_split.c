@@ -343,6 +343,11 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	res->unknown_device_events = s->unknown_device_events;
 	memcpy(res->unknown_device_cat, s->unknown_device_cat, sizeof(res->unknown_device_cat));
 	res->gpu_activity = s->ngpu > 0;
+	if (meta != NULL && meta->truncated) {
+		s->quality.truncated = true;
+		s->quality.truncated_in_events = meta->truncated_in_events;
+		s->quality.truncated_at = meta->truncated_at;
+	}
 	if (meta != NULL && meta->has_rank) {
 		res->has_rank = true;
 		res->rank = meta->rank;

@@ -616,6 +616,46 @@ START_TEST(metadata_events_give_thread_names_and_sort_indexes)
 }
 END_TEST
 
+/* A document that simply stops is a cut file (a killed job): the read fails as before, and meta says where it
+ * ended and whether inside traceEvents, so a caller can report the events handed out before the cut. */
+typedef struct {
+	const char *doc;
+	bool truncated, in_events;
+} cut_case;
+
+static const cut_case cut_cases[] = {
+    {"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1", true, true},
+    {"{\"traceEvents\":[{\"name\":\"ab", true, true},
+    {"{\"traceEvents\":[{},", true, true},
+    {"{\"traceEvents\":[{}", true, true},
+    {"{\"traceEvents\":[", true, true},
+    {"{\"traceEvents\":[{}]", true, false},
+    {"{\"traceEvents\":[{}],\"traceName\":\"x", true, false},
+    {"{\"schemaVersion\":1,", true, false},
+    {"", false, false},
+    {"{\"traceEvents\":[{} {}]}", false, false},
+    {"{\"traceEvents\":[{\"ts\":01}]}", false, false},
+};
+
+START_TEST(a_cut_document_says_where_it_ended)
+{
+	const cut_case *cc = &cut_cases[_i];
+	collected c;
+	trace_meta meta;
+	ns_error err;
+
+	for (int how = 0; how < VIA_COUNT; how++) {
+		ck_assert_int_ne(read_via(how, cc->doc, strlen(cc->doc), &c, &meta, &err), NS_OK);
+		ck_assert_msg(meta.truncated == cc->truncated, "%s via %s: truncated %d", cc->doc,
+		              via_name[how], meta.truncated);
+		ck_assert_msg(meta.truncated_in_events == cc->in_events, "%s: in_events %d", cc->doc,
+		              meta.truncated_in_events);
+		if (cc->truncated)
+			ck_assert_int_eq(meta.truncated_at, (long long)strlen(cc->doc));
+	}
+}
+END_TEST
+
 START_TEST(no_trace_events_is_reported_as_not_a_trace)
 {
 	collected c;
@@ -804,6 +844,11 @@ START_TEST(damaged_gzip_is_an_error)
 		ck_assert_msg(st == NS_ERR_SYNTAX, "damage %d via %s: %d %s", _i, via_name[how], st, err.msg);
 		ck_assert_int_ge(err.offset, 0);
 		ck_assert(meta.compressed);
+		/* only a stream that stops is a cut file; corrupt data, or nothing inflated, is not */
+		ck_assert_msg(meta.truncated == (_i == GZ_TRUNCATED), "damage %d: truncated %d", _i,
+		              meta.truncated);
+		if (meta.truncated)
+			ck_assert_int_eq(meta.truncated_at, err.offset);
 	}
 	free(gz);
 	free(bad);
@@ -1022,6 +1067,7 @@ static Suite *reader_suite(void)
 	tcase_add_loop_test(parse, meta_is_filled_before_or_after_trace_events, 0, ROWS(meta_docs));
 	tcase_add_test(parse, meta_without_distributed_info_has_no_rank);
 	tcase_add_loop_test(parse, malformed_documents_fail_with_a_position, 0, ROWS(bad_cases));
+	tcase_add_loop_test(parse, a_cut_document_says_where_it_ended, 0, ROWS(cut_cases));
 	tcase_add_test(parse, no_trace_events_is_reported_as_not_a_trace);
 	tcase_add_test(parse, metadata_events_give_thread_names_and_sort_indexes);
 	tcase_add_loop_test(parse, the_array_form_is_read_with_or_without_its_closing_bracket, 0,
