@@ -3,6 +3,7 @@
 #define NEXTSTEP_REGIME_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Enum order is the default priority order (earlier wins a tie). */
 typedef enum {
@@ -21,5 +22,7 @@ const char *regime_name(ns_regime r);
 const char *regime_bound_word(ns_regime r);
 /* Exact, case-sensitive match of a bucket name; false when unknown. */
 bool regime_from_name(const char *name, ns_regime *out);
+/* The same for the n bytes at text (no NUL needed). */
+bool ns_regime_from_text(const char *text, size_t n, ns_regime *out);
 
 #endif

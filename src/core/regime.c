@@ -4,17 +4,20 @@
 
 typedef struct {
 	const char *name;
+	unsigned char len;
 	const char *bound_word;
 } regime_names;
 
+#define NAME(s) s, sizeof(s) - 1
+
 /* Generic idle is not a "bound": the GPU simply had nothing to do, so it reads "idle". */
 static const regime_names names[REGIME_COUNT] = {
-    [REGIME_COMPUTE] = {"compute", "compute-bound"},
-    [REGIME_MEMORY] = {"memory", "memory-bound"},
-    [REGIME_COMM] = {"comm", "comm-bound"},
-    [REGIME_DATALOADER] = {"dataloader", "dataloader-bound"},
-    [REGIME_OVERHEAD] = {"overhead", "overhead-bound"},
-    [REGIME_IDLE] = {"idle", "idle"},
+    [REGIME_COMPUTE] = {NAME("compute"), "compute-bound"},
+    [REGIME_MEMORY] = {NAME("memory"), "memory-bound"},
+    [REGIME_COMM] = {NAME("comm"), "comm-bound"},
+    [REGIME_DATALOADER] = {NAME("dataloader"), "dataloader-bound"},
+    [REGIME_OVERHEAD] = {NAME("overhead"), "overhead-bound"},
+    [REGIME_IDLE] = {NAME("idle"), "idle"},
 };
 
 const char *regime_name(ns_regime r)
@@ -27,13 +30,18 @@ const char *regime_bound_word(ns_regime r)
 	return (unsigned)r < REGIME_COUNT ? names[r].bound_word : NULL;
 }
 
-bool regime_from_name(const char *name, ns_regime *out)
+bool ns_regime_from_text(const char *text, size_t n, ns_regime *out)
 {
 	for (int r = 0; r < REGIME_COUNT; r++) {
-		if (strcmp(name, names[r].name) == 0) {
+		if (names[r].len == n && memcmp(text, names[r].name, n) == 0) {
 			*out = (ns_regime)r;
 			return true;
 		}
 	}
 	return false;
+}
+
+bool regime_from_name(const char *name, ns_regime *out)
+{
+	return ns_regime_from_text(name, strlen(name), out);
 }

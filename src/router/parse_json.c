@@ -7,27 +7,13 @@
 #include <string.h>
 
 #include "nextstep/json_file.h"
+#include "parse_flat.h"
 #include "util/text.h"
 #include "util/vec.h"
 
 #define READ_CHUNK 65536
 
 /* ---- one object ---------------------------------------------------------------------------------- */
-
-/* "compute" or "compute_pct" -> REGIME_COMPUTE. */
-static bool bucket_from_key(const char *key, ns_regime *r)
-{
-	char name[32];
-	size_t n = strlen(key);
-
-	if (n > 4 && strcmp(key + n - 4, "_pct") == 0)
-		n -= 4;
-	if (n >= sizeof(name))
-		return false;
-	memcpy(name, key, n);
-	name[n] = '\0';
-	return regime_from_name(name, r);
-}
 
 static ns_status read_share(const cJSON *item, double *out, ns_error *err)
 {
@@ -60,13 +46,6 @@ static ns_status read_label(const cJSON *item, ns_profile *p, bool *seen, ns_err
 		return ns_error_set(err, NS_ERR_VALUE, "\"%s\" must be a string", item->string);
 	profile_set_label(p, item->valuestring);
 	return NS_OK;
-}
-
-static void note_unknown(profile_unknown_keys *unknown, const char *key)
-{
-	if (unknown->count < PROFILE_UNKNOWN_KEPT) /* printed in a warning: escaped as messages are */
-		ns_text_escape(key, strlen(key), unknown->name[unknown->count], PROFILE_UNKNOWN_NAME_MAX);
-	unknown->count++;
 }
 
 static ns_status read_bucket(const cJSON *item, ns_regime r, ns_profile *p, ns_error *err)
@@ -112,7 +91,7 @@ ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, profi
 	cJSON_ArrayForEach(item, obj)
 	{
 		ns_regime r;
-		if (bucket_from_key(item->string, &r)) {
+		if (profile_bucket_from_key(item->string, strlen(item->string), &r)) {
 			if (read_bucket(item, r, p, err) != NS_OK)
 				return err->status;
 		} else if (strcmp(item->string, "label") == 0 || strcmp(item->string, "name") == 0) {
@@ -122,7 +101,7 @@ ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, profi
 			err->param = PROFILE_PARAM_STRICT;
 			return ns_error_set(err, NS_ERR_KEY, "unknown key \"%s\"", item->string);
 		} else {
-			note_unknown(unknown, item->string);
+			profile_note_unknown(unknown, item->string, strlen(item->string));
 		}
 	}
 	return NS_OK;
@@ -387,6 +366,8 @@ static profile_read_result parse_record(profile_reader *r, const char *s, size_t
 	if (nul != NULL)
 		return bad(err, first_line + ns_line_of(s, n, (size_t)(nul - s)) - 1, NS_ERR_SYNTAX,
 		           "NUL byte in the JSON text");
+	if (profile_parse_flat(s, n, r->strict, p, unknown))
+		return PROFILE_READ_OK;
 	obj = cJSON_ParseWithLengthOpts(s, n, &end, 0);
 	if (obj == NULL) {
 		size_t at = end != NULL && end >= s ? (size_t)(end - s) : 0;

@@ -10,6 +10,7 @@
 #include "nextstep/json_file.h"
 #include "nextstep/parse_flags.h"
 #include "nextstep/parse_json.h"
+#include "router/parse_flat.h"
 
 typedef struct {
 	const char *json;
@@ -531,6 +532,150 @@ START_TEST(sniffed_bytes_are_still_read)
 }
 END_TEST
 
+/* ---- the flat fast path (parse_flat.c) against cJSON and parse_profile_json ---- */
+
+typedef struct {
+	bool ok;
+	ns_profile p;
+	profile_unknown_keys unknown;
+} general_result;
+
+static general_result read_generally(const char *s, size_t n, bool strict)
+{
+	general_result g;
+	const char *end = NULL;
+	cJSON *obj = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	ns_error err;
+
+	ns_error_clear(&err);
+	g.ok = obj != NULL && strspn(end, " \t\r\n") == n - (size_t)(end - s) &&
+	       parse_profile_json(obj, &g.p, strict, &g.unknown, &err) == NS_OK;
+	cJSON_Delete(obj);
+	return g;
+}
+
+/* When the fast path takes a line, the general path takes it too and reads the same bits. */
+static bool flat_agrees(const char *line, bool strict)
+{
+	size_t n = strlen(line);
+	ns_profile p;
+	profile_unknown_keys unknown;
+	general_result g;
+
+	if (!profile_parse_flat(line, n, strict, &p, &unknown))
+		return false;
+	g = read_generally(line, n, strict);
+	ck_assert_msg(g.ok, "fast path took what the general path refuses: %s", line);
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		ck_assert_msg(p.present[r] == g.p.present[r], "%s: bucket %d present", line, r);
+		ck_assert_msg(memcmp(&p.share[r], &g.p.share[r], sizeof(double)) == 0,
+		              "%s: bucket %d: %.17g vs %.17g", line, r, p.share[r], g.p.share[r]);
+	}
+	ck_assert_str_eq(p.label, g.p.label);
+	ck_assert_uint_eq(unknown.count, g.unknown.count);
+	for (size_t i = 0; i < unknown.count && i < PROFILE_UNKNOWN_KEPT; i++)
+		ck_assert_str_eq(unknown.name[i], g.unknown.name[i]);
+	return true;
+}
+
+/* What streams are made of: the fast path must take these (else it is dead code), reading them as cJSON. */
+static const char *const flat_taken[] = {
+    "{\"label\":\"step0\",\"compute\":0.2435,\"memory\":0.1736,\"comm\":0.0593,\"dataloader\":0.0215,"
+    "\"overhead\":0.0200,\"idle\":0.0500}",
+    "  { \"compute_pct\" : 0.72 ,\t\"idle_pct\": \"8%\" }  \r",
+    "{\"compute\": 1, \"name\": null}",
+    "{\"compute\": 0, \"memory\": -0, \"comm\": -0.0, \"idle\": 0.0000000000000001}",
+    "{\"compute\": 0.1, \"gpu\": 3, \"host\": \"n1\", \"ok\": true, \"bad\": false, \"x\": null, "
+    "\"split\": 2}",
+    "{\"compute\": 0.1234567890123456, \"memory\": 0.9007199254740992}",
+    "{\"compute\": 0.5, \"label\": \"caf\xc3\xa9 \xff\x7f\"}",
+    "{}",
+    "{\"compute\":\"0.5\",\"memory\":\"1e-1\"}",
+    "{\"compute\": 0.5, \"k1\":1,\"k2\":2,\"k3\":3,\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,\"k9\":9}",
+};
+
+/* Left to the general path, which reads them (or says what is wrong) as before. */
+static const char *const flat_declined[] = {
+    "\xef\xbb\xbf{\"compute\": 0.5}",        /* byte order mark */
+    "{\"compute\": 5e-1}",                   /* exponent */
+    "{\"compute\": 0.5e0}",                  /* exponent after decimals */
+    "{\"compute\": 1.}",                     /* strtod reads "1." */
+    "{\"compute\": .5}",                     /* cJSON refuses */
+    "{\"compute\": +0.5}",                   /* cJSON refuses */
+    "{\"compute\": 0.12345678901234567890}", /* 21 digits */
+    "{\"compute\": 0.9007199254740993}",     /* above 2^53 as an integer */
+    "{\"compute\": 0.5-1}",                  /* cJSON copies the '-' too */
+    "{\"compute\": 0.5, \"compute\": 0.2}",  /* duplicate */
+    "{\"compute\": 1.5}",                    /* above 1 */
+    "{\"compute\": -0.5}",                   /* negative */
+    "{\"compute\": \"x\"}",                  /* not a share */
+    "{\"compute\": null}",
+    "{\"compute\": true}",
+    "{\"label\": 3, \"compute\": 0.5}",
+    "{\"label\": \"a\\nb\", \"compute\": 0.5}", /* escape */
+    "{\"label\": \"a\tb\", \"compute\": 0.5}",  /* raw control byte */
+    "{\"comp\\u0075te\": 0.5}",                 /* escaped key */
+    "{\"split\": {\"compute\": 0.5}}",          /* a verdict */
+    "{\"compute\": 0.5, \"x\": [1]}",           /* nested value */
+    "{\"compute\": 0.5,}",                      /* trailing comma */
+    "{\"compute\": 0.5} x",                     /* text after */
+    "{\"compute\": 0.5}{}",
+    "{\"compute\" 0.5}",
+    "{\"compute\": 0.5",
+    "{\"compute\":\f0.5}", /* a byte cJSON skips as space */
+    "[{\"compute\": 0.5}]",
+    "0.5",
+};
+
+START_TEST(flat_fast_path_reads_common_lines_as_cjson_does)
+{
+	for (size_t i = 0; i < sizeof(flat_taken) / sizeof(flat_taken[0]); i++)
+		ck_assert_msg(flat_agrees(flat_taken[i], false), "fast path declined: %s", flat_taken[i]);
+	for (size_t i = 0; i < sizeof(flat_declined) / sizeof(flat_declined[0]); i++) {
+		ns_profile p;
+		profile_unknown_keys unknown;
+		ck_assert_msg(
+		    !profile_parse_flat(flat_declined[i], strlen(flat_declined[i]), false, &p, &unknown),
+		    "fast path took: %s", flat_declined[i]);
+	}
+	/* strict: an unknown key is the general path's error to give */
+	ck_assert(!flat_agrees("{\"compute\": 0.5, \"gpu\": 1}", true));
+	ck_assert(flat_agrees("{\"compute\": 0.5, \"label\": \"a\"}", true));
+}
+END_TEST
+
+/* Numbers of every length, with and without points, signs and what may follow them, as bucket values and as
+ * unknown keys' values: where the fast path takes a line, its doubles are strtod's to the bit. */
+START_TEST(flat_numbers_are_strtods_to_the_bit)
+{
+	static const char *const after[] = {"", " ", "e", "E5", ".", "-", "+1", "0"};
+	unsigned seed = 2718;
+	int taken = 0;
+
+	for (int i = 0; i < 40000; i++) {
+		char num[64], line[160];
+		size_t n = 0;
+		int digits, point;
+		seed = seed * 1103515245u + 12345u;
+		digits = 1 + (int)(seed >> 8) % 24;
+		point = (int)(seed >> 16) % (digits + 1);
+		if ((seed >> 28) == 0)
+			num[n++] = '-';
+		for (int d = 0; d < digits; d++) {
+			seed = seed * 1103515245u + 12345u;
+			if (d == point && d > 0)
+				num[n++] = '.';
+			num[n++] = (char)('0' + (d == 0 && (seed >> 20) % 4 != 0 ? 0 : (seed >> 24) % 10));
+		}
+		num[n] = '\0';
+		snprintf(line, sizeof(line), (i & 1) ? "{\"idle\": %s%s}" : "{\"n\": %s%s, \"idle\": 0.5}",
+		         num, after[(seed >> 12) % 8]);
+		taken += flat_agrees(line, false);
+	}
+	ck_assert_int_gt(taken, 4000); /* the test exercised the fast path */
+}
+END_TEST
+
 static Suite *parse_suite(void)
 {
 	Suite *s = suite_create("parse");
@@ -553,6 +698,8 @@ static Suite *parse_suite(void)
 	                    sizeof(sniff_cases) / sizeof(sniff_cases[0]));
 	tcase_add_test(tc, sniff_names_an_sqlite_database);
 	tcase_add_test(tc, sniffed_bytes_are_still_read);
+	tcase_add_test(tc, flat_fast_path_reads_common_lines_as_cjson_does);
+	tcase_add_test(tc, flat_numbers_are_strtods_to_the_bit);
 	suite_add_tcase(s, tc);
 	return s;
 }
