@@ -1,7 +1,9 @@
 /* Feeds arbitrary bytes to the profile reader the way the CLI does (sniff, then read every record, then
  * validate and classify each good one). Every record must end as a profile or an error with a message;
  * never a crash, a hang, or a share outside [0,1]; messages, the unknown keys named and the verdict in each
- * form the CLI prints must be safe to show (fuzz_text_safe.h). */
+ * form the CLI prints must be safe to show (fuzz_text_safe.h). Two fast paths are checked against the general
+ * ones they stand in for: every line the flat reader takes (parse_flat.c) must be read by cJSON and
+ * parse_profile_json to the same bits, and the streamed JSON verdict must be the cJSON tree's bytes. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
@@ -15,11 +17,29 @@
 #include "nextstep/classify.h"
 #include "nextstep/format.h"
 #include "nextstep/parse_json.h"
+#include "router/parse_flat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static ns_routes routes;
 static bool routes_ready;
+
+/* The streamed JSON verdict (format_verdict_write) must be the tree's text, want (len bytes). */
+static void check_json_writer(const ns_profile *p, const ns_verdict *v, const char *want, size_t want_len)
+{
+	format_options fo = {FORMAT_JSON, false, false};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (mem == NULL)
+		abort();
+	if (format_verdict_write(mem, p->label, v, &routes, &fo, NULL) != NS_OK || fclose(mem) != 0)
+		abort();
+	if (len != want_len || memcmp(text, want, len) != 0)
+		abort();
+	free(text);
+}
 
 /* The verdict as the router prints it, in the form fo says, checked as that form's output. */
 static void check_printed(const ns_profile *p, const ns_verdict *v, const format_options *fo)
@@ -41,9 +61,10 @@ static void check_printed(const ns_profile *p, const ns_verdict *v, const format
 	}
 	if (fclose(mem) != 0)
 		abort();
-	if (st == NS_OK && fo->kind == FORMAT_JSON)
+	if (st == NS_OK && fo->kind == FORMAT_JSON) {
 		fuzz_check_json(text, len);
-	else if (st == NS_OK)
+		check_json_writer(p, v, text, len);
+	} else if (st == NS_OK)
 		fuzz_check_text(text, len);
 	free(text);
 }
@@ -73,6 +94,54 @@ static void check_profile(ns_profile *p, const profile_unknown_keys *unknown)
 	check_printed(p, &v, &fo);
 }
 
+/* Every line the flat reader takes, cJSON and parse_profile_json read to the same bits. */
+static void check_flat_line(const char *s, size_t n, bool strict)
+{
+	ns_profile flat, general;
+	profile_unknown_keys flat_unknown, general_unknown;
+	const char *end = NULL;
+	cJSON *obj;
+	ns_error err;
+
+	if (!profile_parse_flat(s, n, strict, &flat, &flat_unknown))
+		return;
+	obj = cJSON_ParseWithLengthOpts(s, n, &end, 0);
+	if (obj == NULL || strspn(end, " \t\r\n") < n - (size_t)(end - s))
+		abort();
+	ns_error_clear(&err);
+	if (parse_profile_json(obj, &general, strict, &general_unknown, &err) != NS_OK)
+		abort();
+	cJSON_Delete(obj);
+	if (memcmp(flat.share, general.share, sizeof(flat.share)) != 0 ||
+	    memcmp(flat.present, general.present, sizeof(flat.present)) != 0 ||
+	    strcmp(flat.label, general.label) != 0 || flat_unknown.count != general_unknown.count)
+		abort();
+	for (size_t i = 0; i < flat_unknown.count && i < PROFILE_UNKNOWN_KEPT; i++)
+		if (strcmp(flat_unknown.name[i], general_unknown.name[i]) != 0)
+			abort();
+}
+
+/* The input's lines, each NUL-terminated in a copy (cJSON's end pointer is read up to a NUL). */
+static void check_flat_lines(const uint8_t *data, size_t size)
+{
+	char *copy = malloc(size + 1);
+	size_t start = 0;
+
+	if (copy == NULL)
+		abort();
+	memcpy(copy, data, size);
+	copy[size] = '\0';
+	for (size_t i = 0; i <= size; i++) {
+		if (i < size && copy[i] != '\n')
+			continue;
+		copy[i] = '\0';
+		check_flat_line(copy + start, i - start, false);
+		check_flat_line(copy + start, i - start, true);
+		start = i + 1;
+	}
+	free(copy);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ns_input in;
@@ -88,6 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	routes_ready = true;
 
+	check_flat_lines(data, size);
 	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
 		abort();
 	if (input_open(&in, "-", &err) != NS_OK)

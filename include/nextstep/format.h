@@ -27,6 +27,10 @@ typedef struct {
 const char *format_style(const format_options *o, const char *code);
 /* A share as a percentage: whole from 10% up, two significant digits below ("0.2%", not "0%"). */
 void format_percent(FILE *out, double share);
+/* Room for any text format_percent_text() writes, with its NUL. */
+#define FORMAT_PERCENT_MAX 320 /* "%.0f" of the largest double is 309 digits */
+/* The same text into buf (FORMAT_PERCENT_MAX bytes); returns its length. */
+size_t format_percent_text(double share, char *buf);
 /* Derived numbers rounded to 9 decimals, so scripts do not see 0.5700000000000001. */
 double format_tidy(double x);
 
@@ -48,6 +52,10 @@ cJSON *format_route_json(const char *label, const char *regime, const char *verd
  * NS_ERR_NOMEM when the JSON could not be built (nothing is printed then), NS_ERR_IO when out has failed. */
 ns_status format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
                          const format_options *o);
+/* The same without the flush, for a stream of verdicts that flushes when its input waits. The JSON line
+ * ends with "source": source when source is not NULL (a result among several inputs'). */
+ns_status format_verdict_write(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                               const format_options *o, const char *source);
 /* {"error": msg, "line": N} for a bad record in a JSON stream, flushed. Statuses as format_verdict. */
 ns_status format_error_json(FILE *out, const ns_error *err);
 /* Prints compact JSON followed by a newline; frees nothing. NS_ERR_NOMEM (nothing printed) when the text

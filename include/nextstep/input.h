@@ -45,6 +45,11 @@ typedef struct {
 	 * to take from there. */
 	void (*tap)(void *ctx, const void *buf, size_t n);
 	void *tap_ctx;
+	/* Called before every read(2) that may wait for more input, once the read-ahead is used up: a stream
+	 * of results flushes its output there, so each result is out before nextstep waits (NDJSON behind
+	 * `tail -f`) while a file's records are written in large blocks. */
+	void (*before_read)(void *ctx);
+	void *before_read_ctx;
 } ns_input;
 
 /* Opens path ("-" = stdin). Reads nothing yet; a directory is NS_ERR_IO "is a directory". Close with

@@ -74,6 +74,7 @@ static void report_bad_record(const router_input *ri, ns_error *err)
 		cJSON_Delete(obj);
 }
 
+/* False when out of memory (reported, nothing printed on stdout). */
 static bool route_profile(const router_input *ri, ns_profile *p)
 {
 	cli_config *c = ri->cfg;
@@ -86,13 +87,23 @@ static bool route_profile(const router_input *ri, ns_profile *p)
 		html_router_card(ri->page, p->label, &v, &c->routes);
 	if (cli_html_to_stdout(c))
 		return true;
-	if (c->format.kind == FORMAT_JSON)
-		return print_json_labelled(format_verdict_json(p->label, &v, &c->routes), ri);
 	if (c->format.kind == FORMAT_QUIET && ri->labelled)
 		printf("%s: %s\n", ri->where, regime_name(v.regime));
-	else
-		format_verdict(stdout, p->label, &v, &c->routes, &c->format);
+	else if (format_verdict_write(stdout, p->label, &v, &c->routes, &c->format,
+	                              ri->labelled ? ri->where : NULL) == NS_ERR_NOMEM) {
+		fputs("nextstep: out of memory\n", stderr);
+		return false;
+	}
 	return true;
+}
+
+/* Results go out in blocks: flushed before the input may wait (ns_input.before_read), so a reader of the
+ * stream gets each result before nextstep waits for the next line, and before a message on stderr, so
+ * results and messages keep their order. */
+static void flush_results(void *ctx)
+{
+	(void)ctx;
+	fflush(stdout);
 }
 
 /* Routes every record of one input; a bad record is reported in its place and the stream goes on, until
@@ -110,22 +121,27 @@ static int route_stream(const router_input *ri, ns_input *in)
 		fprintf(stderr, "nextstep: out of memory\n");
 		return EXIT_BAD_INPUT;
 	}
+	in->before_read = flush_results;
 	ns_error_clear(&err);
 	while ((res = profile_reader_next(reader, &p, &unknown, &err)) != PROFILE_READ_END) {
-		if (res == PROFILE_READ_OK && unknown.count > 0)
-			warn_unknown_keys(ri->where, &err, &unknown);
-		if (res == PROFILE_READ_OK && profile_validate(&p, ri->cfg->normalize, &err) == NS_OK) {
-			if (!route_profile(ri, &p))
-				rc = EXIT_BAD_INPUT;
-		} else {
-			report_bad_record(ri, &err);
-			rc = EXIT_BAD_INPUT;
-		}
-		if (!cli_output_ok()) {
+		bool good = res == PROFILE_READ_OK && profile_validate(&p, ri->cfg->normalize, &err) == NS_OK;
+		/* A message waits for the results before it, and a failed output stops the stream first. */
+		if ((!good || unknown.count > 0 || ferror(stdout)) && !cli_output_ok()) {
 			rc = EXIT_BAD_INPUT;
 			break;
 		}
+		if (res == PROFILE_READ_OK && unknown.count > 0)
+			warn_unknown_keys(ri->where, &err, &unknown);
+		if (!good) {
+			report_bad_record(ri, &err);
+			rc = EXIT_BAD_INPUT;
+		} else if (!route_profile(ri, &p)) {
+			rc = EXIT_BAD_INPUT;
+		}
 	}
+	in->before_read = NULL;
+	if (!cli_output_ok())
+		rc = EXIT_BAD_INPUT;
 	if (in->read_errno != 0) {
 		ns_error_clear(&err);
 		ns_error_set(&err, NS_ERR_IO, "read error: %s", strerror(in->read_errno));

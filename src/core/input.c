@@ -47,6 +47,8 @@ static ssize_t read_some(ns_input *in, void *buf, size_t n)
 {
 	ssize_t got;
 
+	if (in->before_read != NULL)
+		in->before_read(in->before_read_ctx);
 	do
 		got = read(in->fd, buf, n);
 	while (got < 0 && errno == EINTR);

@@ -1,9 +1,11 @@
 #include "nextstep/format.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/json_out.h"
 #include "util/palette.h"
 #include "util/text.h"
 
@@ -15,15 +17,32 @@ const char *format_style(const format_options *o, const char *code)
 }
 
 /* Whole percents from 10% up (printf rounds the exact binary value half-to-even, as Python's "{:.0%}" does,
- * so the lesson's lines come out the same); two significant digits below, so 0.2% is not shown as 0%. */
-void format_percent(FILE *out, double share)
+ * so the lesson's lines come out the same); two significant digits below, so 0.2% is not shown as 0%.
+ * nearbyint() rounds as printf's "%.0f" does (half to even, in the same rounding mode) and is exact below
+ * 2^53: the common case needs no printf. */
+size_t format_percent_text(double share, char *buf)
 {
 	double pct = share * 100.0;
+	int n;
 
+	if (pct >= 9.95 && pct < 1e15) {
+		size_t len = ns_put_u64((uint64_t)nearbyint(pct), buf);
+		buf[len++] = '%';
+		buf[len] = '\0';
+		return len;
+	}
 	if (pct >= 9.95 || pct == 0.0)
-		fprintf(out, "%.0f%%", pct);
+		n = snprintf(buf, FORMAT_PERCENT_MAX, "%.0f%%", pct);
 	else
-		fprintf(out, "%.2g%%", pct);
+		n = snprintf(buf, FORMAT_PERCENT_MAX, "%.2g%%", pct);
+	return n > 0 && n < FORMAT_PERCENT_MAX ? (size_t)n : 0;
+}
+
+void format_percent(FILE *out, double share)
+{
+	char text[FORMAT_PERCENT_MAX];
+
+	fwrite(text, 1, format_percent_text(share, text), out);
 }
 
 double format_tidy(double x)
@@ -31,20 +50,76 @@ double format_tidy(double x)
 	return round(x * 1e9) / 1e9;
 }
 
+/* One line of text gathered in memory and handed to the stream in one call: fprintf's parsing and the
+ * stream's lock for every piece cost more than classifying the profile. */
+typedef struct {
+	FILE *out;
+	size_t len;
+	char buf[512];
+} line_out;
+
+static void line_flush(line_out *l)
+{
+	fwrite(l->buf, 1, l->len, l->out);
+	l->len = 0;
+}
+
+static void line_put(line_out *l, const char *s, size_t n)
+{
+	if (n > sizeof(l->buf) - l->len) {
+		line_flush(l);
+		if (n > sizeof(l->buf)) {
+			fwrite(s, 1, n, l->out);
+			return;
+		}
+	}
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+}
+
+static void line_puts(line_out *l, const char *s)
+{
+	line_put(l, s, strlen(s));
+}
+
+/* The label escaped (a newline or ESC in it must not split the record or reach the tty). */
+static void line_put_label(line_out *l, const char *label)
+{
+	char text[4 * PROFILE_LABEL_MAX];
+	size_t n = ns_text_escape(label, strlen(label), text, sizeof(text));
+
+	if (n < sizeof(text)) {
+		line_put(l, text, n);
+		return;
+	}
+	line_flush(l);
+	ns_fput_text(l->out, label);
+}
+
 void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
                          const format_options *o)
 {
 	const ns_route *route = &r->route[v->regime];
+	char pct[FORMAT_PERCENT_MAX];
+	line_out l;
 
+	l.out = out;
+	l.len = 0;
 	if (label != NULL && label[0] != '\0') {
-		ns_fput_text(
-		    out, label); /* a newline or ESC in a label must not split the record or reach the tty */
-		fputs(": ", out);
+		line_put_label(&l, label);
+		line_put(&l, ": ", 2);
 	}
-	fprintf(out, "%s%s%s (", format_style(o, FORMAT_STYLE_VERDICT), regime_bound_word(v->regime),
-	        format_style(o, FORMAT_STYLE_RESET));
-	format_percent(out, v->share);
-	fprintf(out, ") -> %s (%s)\n", route->fix, route->module);
+	line_puts(&l, format_style(o, FORMAT_STYLE_VERDICT));
+	line_puts(&l, regime_bound_word(v->regime));
+	line_puts(&l, format_style(o, FORMAT_STYLE_RESET));
+	line_put(&l, " (", 2);
+	line_put(&l, pct, format_percent_text(v->share, pct));
+	line_put(&l, ") -> ", 5);
+	line_puts(&l, route->fix);
+	line_put(&l, " (", 2);
+	line_puts(&l, route->module);
+	line_put(&l, ")\n", 2);
+	line_flush(&l);
 }
 
 /* With colour, a bucket's bar has its colour from the shared palette (the HTML report's and the roofline's),
@@ -105,27 +180,142 @@ static ns_status flush_status(FILE *out)
 	return fflush(out) != 0 || ferror(out) ? NS_ERR_IO : NS_OK;
 }
 
-ns_status format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                         const format_options *o)
-{
-	cJSON *obj;
-	ns_status st = NS_OK;
+/* The verdict's JSON text straight into out, key for key and byte for byte what format_verdict_json() and
+ * format_print_json() write (tests/unit/test_format.c and fuzz_profile compare the two), without a cJSON
+ * tree: building and printing the tree cost a stream of profiles more than everything else together. */
+/* ,"key": with its length known where it is written (key is a literal). */
+#define put_key(w, key) json_out_raw(w, ",\"" key "\":")
 
+/* One of nextstep's own words (a regime's name, a verdict, a grade): plain ASCII, nothing to escape. */
+static void put_word(json_out *w, const char *word)
+{
+	json_out_char(w, '"');
+	json_out_raw(w, word);
+	json_out_char(w, '"');
+}
+
+static void put_string_or_null(json_out *w, const char *s)
+{
+	if (s != NULL)
+		json_out_string(w, s);
+	else
+		json_out_raw(w, "null");
+}
+
+#define put_number(w, key, d) (put_key(w, key), json_out_number(w, d))
+
+/* As add_label(): "" is null, and the text is made UTF-8. False when out of memory. */
+static bool put_label(json_out *w, const char *label)
+{
+	size_t n = label != NULL ? strlen(label) : 0, cap = n * NS_UTF8_REPLACEMENT_LEN + 1;
+	char small[3 * PROFILE_LABEL_MAX + 1];
+	char *clean = cap <= sizeof(small) ? small : malloc(cap);
+
+	put_key(w, "label");
+	if (n == 0) {
+		json_out_raw(w, "null");
+		return true;
+	}
+	if (clean == NULL)
+		return false;
+	ns_utf8_clean(label, n, clean, cap);
+	json_out_string(w, clean);
+	if (clean != small)
+		free(clean);
+	return true;
+}
+
+static void put_findings(json_out *w, const ns_verdict *v)
+{
+	put_key(w, "findings");
+	json_out_char(w, '[');
+	for (size_t i = 0; i < v->nfindings; i++) {
+		json_out_raw(w, i > 0 ? ",{\"regime\":" : "{\"regime\":");
+		put_word(w, regime_name(v->findings[i].regime));
+		put_number(w, "share", v->findings[i].share);
+		put_key(w, "grade");
+		put_word(w, grade_name(v->findings[i].grade));
+		json_out_char(w, '}');
+	}
+	json_out_char(w, ']');
+}
+
+static void put_split(json_out *w, const ns_verdict *v)
+{
+	put_key(w, "split");
+	json_out_char(w, '{');
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		if (r > 0)
+			json_out_char(w, ',');
+		put_word(w, regime_name((ns_regime)r));
+		json_out_char(w, ':');
+		json_out_number(w, v->split[r]);
+	}
+	json_out_char(w, '}');
+}
+
+static ns_status write_verdict_json(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                                    const char *source)
+{
+	const ns_route *route = &r->route[v->regime];
+	json_out w;
+
+	json_out_init(&w, out);
+	json_out_raw(&w, "{\"regime\":");
+	put_word(&w, regime_name(v->regime));
+	put_key(&w, "verdict");
+	put_word(&w, regime_bound_word(v->regime));
+	if (!(v->share < 0.0))
+		put_number(&w, "share", v->share);
+	if (!put_label(&w, label))
+		return NS_ERR_NOMEM; /* nothing written to out yet */
+	put_key(&w, "module");
+	put_string_or_null(&w, route->module);
+	put_key(&w, "fix");
+	put_string_or_null(&w, route->fix);
+	put_key(&w, "next_check");
+	put_string_or_null(&w, route->next_check);
+	put_key(&w, "runner_up");
+	put_word(&w, regime_name(v->runner_up));
+	put_number(&w, "runner_up_share", v->runner_up_share);
+	put_number(&w, "margin", format_tidy(v->margin));
+	put_key(&w, "decided_by");
+	json_out_raw(&w, v->by_priority ? "\"priority\"" : "\"share\"");
+	put_findings(&w, v);
+	put_split(&w, v);
+	put_number(&w, "unattributed", format_tidy(v->unattributed));
+	if (source != NULL) {
+		put_key(&w, "source");
+		json_out_string(&w, source);
+	}
+	json_out_raw(&w, "}\n");
+	return json_out_flush(&w) ? NS_OK : NS_ERR_IO;
+}
+
+ns_status format_verdict_write(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                               const format_options *o, const char *source)
+{
 	switch (o->kind) {
 	case FORMAT_QUIET:
-		fprintf(out, "%s\n", regime_name(v->regime));
+		fputs(regime_name(v->regime), out);
+		fputc('\n', out);
 		break;
 	case FORMAT_JSON:
-		obj = format_verdict_json(label, v, r);
-		st = obj != NULL ? format_print_json(out, obj) : NS_ERR_NOMEM;
-		cJSON_Delete(obj);
-		break;
+		return write_verdict_json(out, label, v, r, source);
 	case FORMAT_TEXT:
 		format_verdict_line(out, label, v, r, o);
 		if (o->verbose)
 			format_verdict_explain(out, v, r, o);
 		break;
 	}
+	return ferror(out) ? NS_ERR_IO : NS_OK;
+}
+
+ns_status format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                         const format_options *o)
+{
+	ns_status st = format_verdict_write(out, label, v, r, o, NULL);
+
 	return st != NS_OK ? st : flush_status(out);
 }
 

@@ -72,6 +72,15 @@ static bool take_word(cursor *c, const char *word, size_t n)
 	return true;
 }
 
+/* Bytes that end the plain part of a string: the quote, an escape, a control byte. */
+static const bool string_stop[256] = {
+    [0x00] = true, [0x01] = true, [0x02] = true, [0x03] = true, [0x04] = true, [0x05] = true, [0x06] = true,
+    [0x07] = true, [0x08] = true, [0x09] = true, [0x0a] = true, [0x0b] = true, [0x0c] = true, [0x0d] = true,
+    [0x0e] = true, [0x0f] = true, [0x10] = true, [0x11] = true, [0x12] = true, [0x13] = true, [0x14] = true,
+    [0x15] = true, [0x16] = true, [0x17] = true, [0x18] = true, [0x19] = true, [0x1a] = true, [0x1b] = true,
+    [0x1c] = true, [0x1d] = true, [0x1e] = true, [0x1f] = true, ['"'] = true,  ['\\'] = true,
+};
+
 /* A string without escapes or control bytes: its bytes are *s, *n long. */
 static bool take_string(cursor *c, const char **s, size_t *n)
 {
@@ -79,7 +88,7 @@ static bool take_string(cursor *c, const char **s, size_t *n)
 
 	if (!take_char(c, '"'))
 		return false;
-	for (q = c->p; q < c->end && (unsigned char)*q >= 0x20 && *q != '"' && *q != '\\'; q++)
+	for (q = c->p; q < c->end && !string_stop[(unsigned char)*q]; q++)
 		;
 	if (q == c->end || *q != '"')
 		return false;

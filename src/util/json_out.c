@@ -11,6 +11,7 @@
  * very large magnitudes, a distance on the boundary, d next to a power of two) is done as cJSON does it. */
 #define _POSIX_C_SOURCE 200809L
 #include "util/json_out.h"
+#include "util/text.h"
 
 #include <float.h>
 #include <limits.h>
@@ -99,6 +100,31 @@ static void put_long_string(json_out *w, const char *p)
 	json_out_char(w, '"');
 }
 
+/* How many bytes at p need no escape, eight at a time while no byte of a word is below 0x20, '"' or '\\'
+ * (the tests are exact for "any byte": a word they flag is looked at byte by byte). */
+static size_t plain_run(const char *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, quote, backslash;
+		memcpy(&x, p + i, sizeof(x));
+		quote = x ^ (ones * '"');
+		backslash = x ^ (ones * '\\');
+		if ((((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) |
+		     ((backslash - ones) & ~backslash)) &
+		    highs)
+			break;
+	}
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)p[i];
+		if (c < 0x20 || c == '"' || c == '\\')
+			break;
+	}
+	return i;
+}
+
 void json_out_string(json_out *w, const char *s)
 {
 	const char *p = s != NULL ? s : "";
@@ -115,30 +141,16 @@ void json_out_string(json_out *w, const char *s)
 		return;
 	o = w->buf + w->len;
 	*o++ = '"';
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)p[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
-			*o++ = (char)c;
-		else
-			o += escape(c, o);
+	for (size_t i = 0; i < n;) {
+		size_t run = plain_run(p + i, n - i);
+		memcpy(o, p + i, run);
+		o += run;
+		i += run;
+		if (i < n)
+			o += escape((unsigned char)p[i++], o);
 	}
 	*o++ = '"';
 	w->len = (size_t)(o - w->buf);
-}
-
-/* The decimal digits of v at buf; returns how many. */
-static size_t put_u64(uint64_t v, char *buf)
-{
-	char tmp[20];
-	size_t n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	return n;
 }
 
 static size_t put_integer(int64_t v, char *buf)
@@ -147,7 +159,7 @@ static size_t put_integer(int64_t v, char *buf)
 
 	if (v < 0)
 		buf[n++] = '-';
-	n += put_u64(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, buf + n);
+	n += ns_put_u64(v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, buf + n);
 	buf[n] = '\0';
 	return n;
 }
@@ -276,7 +288,7 @@ static size_t layout(const rounded *r, int p, bool negative, char *buf)
 	int nd = p, x = r->exp10;
 	size_t o = 0;
 
-	put_u64(r->digits, dig);
+	ns_put_u64(r->digits, dig);
 	while (nd > 1 && dig[nd - 1] == '0')
 		nd--;
 	if (negative)
@@ -292,7 +304,7 @@ static size_t layout(const rounded *r, int p, bool negative, char *buf)
 		buf[o++] = x < 0 ? '-' : '+';
 		if (abs(x) < 10)
 			buf[o++] = '0';
-		o += put_u64((uint64_t)abs(x), buf + o);
+		o += ns_put_u64((uint64_t)abs(x), buf + o);
 	} else if (x >= 0) {
 		for (int j = 0; j <= x; j++)
 			buf[o++] = j < nd ? dig[j] : '0';
@@ -371,39 +383,39 @@ static size_t format_exact(double d, char *buf)
  * m / 10^k for some k <= 6 and |d| in [10^-4, 10^9), m / 10^k has at most 15 significant digits and d is
  * within half an ulp (2^-53 relative) of it, far less than half a step of the 15-digit grid (10^-15
  * relative): %1.15g prints m / 10^k's digits, in fixed notation, and strtod reads them back as d, so cJSON
- * keeps them. The check is IEEE division, correctly rounded: m / 10^k == d says d is that nearest double.
- * 0 when d is no such decimal. */
+ * keeps them. One try at k = 6 finds every such d: m / 10^k is m * 10^(6-k) / 10^6, the same number; below
+ * 10^9 an ulp of d (at most 2^-23) is less than 10^-6, so no other six-place decimal has d as its nearest
+ * double; and |d| * 10^6 < 10^15 is within 0.3 of that integer after the multiplication's rounding, so adding
+ * 0.5 and truncating gives it. The check is IEEE division, correctly rounded: m / 10^6 == d says d is that
+ * nearest double. Trailing zeros are dropped, as %g drops them. 0 when d is no such decimal. */
 static size_t format_short_decimal(double d, char *buf)
 {
-	static const double scale[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6};
+	const uint64_t p = 1000000;
 	double a = fabs(d);
-	size_t n = 0;
+	uint64_t m, fraction;
+	char places[6];
+	size_t n = 0, kept = sizeof(places);
 
 	if (!(a >= 1e-4 && a < 1e9))
 		return 0;
-	for (int k = 1; k <= 6; k++) {
-		uint64_t m = (uint64_t)(a * scale[k] + 0.5), p = (uint64_t)scale[k];
-		int places = k;
-		if ((double)m / scale[k] != a)
-			continue;
-		if (d < 0)
-			buf[n++] = '-';
-		n += put_u64(m / p, buf + n);
-		m %= p;
-		while (places > 0 && m % 10 == 0) {
-			m /= 10;
-			p /= 10;
-			places--;
-		}
-		if (places > 0) {
-			buf[n++] = '.';
-			for (uint64_t q = p / 10; q > 0; q /= 10)
-				buf[n++] = (char)('0' + (m / q) % 10);
-		}
-		buf[n] = '\0';
-		return n;
+	m = (uint64_t)(a * 1e6 + 0.5);
+	if ((double)m / 1e6 != a)
+		return 0;
+	if (d < 0)
+		buf[n++] = '-';
+	n += ns_put_u64(m / p, buf + n);
+	fraction = m % p;
+	for (size_t j = sizeof(places); j-- > 0; fraction /= 10)
+		places[j] = (char)('0' + fraction % 10);
+	while (kept > 0 && places[kept - 1] == '0')
+		kept--;
+	if (kept > 0) {
+		buf[n++] = '.';
+		memcpy(buf + n, places, kept);
+		n += kept;
 	}
-	return 0;
+	buf[n] = '\0';
+	return n;
 }
 
 size_t json_format_number(double d, int i, char *buf)

@@ -20,6 +20,20 @@ long ns_line_of(const char *text, size_t len, size_t pos)
 	return 1 + (long)ns_count_newlines(text, pos < len ? pos : len);
 }
 
+size_t ns_put_u64(uint64_t v, char *out)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0);
+	for (size_t i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
 /* ---- UTF-8 ---- */
 
 static bool is_cont(unsigned char c)
@@ -112,7 +126,14 @@ size_t ns_utf8_clean(const char *in, size_t len, char *out, size_t cap)
 	size_t o = 0;
 
 	for (size_t i = 0; i < len;) {
-		size_t c = ns_utf8_char(in + i, len - i, NULL);
+		size_t c;
+		if ((unsigned char)in[i] < 0x80) { /* ASCII, most labels: as ns_utf8_char would take it */
+			if (o + 1 >= cap)
+				break;
+			out[o++] = in[i++];
+			continue;
+		}
+		c = ns_utf8_char(in + i, len - i, NULL);
 		const char *piece = c != 0 ? in + i : NS_UTF8_REPLACEMENT;
 		size_t plen = c != 0 ? c : NS_UTF8_REPLACEMENT_LEN;
 		if (plen >= cap - o)
@@ -184,7 +205,12 @@ static void escape_into(sink *k, const char *in, size_t len)
 
 	for (size_t i = 0; i < len;) {
 		uint32_t cp = 0;
-		size_t c = ns_utf8_char(in + i, len - i, &cp);
+		size_t c;
+		if ((unsigned char)in[i] >= 0x20 && (unsigned char)in[i] < 0x7f) { /* printable ASCII: kept */
+			i++;
+			continue;
+		}
+		c = ns_utf8_char(in + i, len - i, &cp);
 		if (c != 0 && !is_control(cp)) {
 			i += c;
 			continue;

@@ -47,6 +47,9 @@ size_t ns_text_escape(const char *in, size_t len, char *out, size_t cap);
 /* Writes the NUL-terminated s to out escaped as ns_text_escape does. False when a write failed. */
 bool ns_fput_text(FILE *out, const char *s);
 
+/* The decimal digits of v at out (at most 20, no NUL); returns how many. */
+size_t ns_put_u64(uint64_t v, char *out);
+
 /* v in the fewest significant digits (%g style) that read back as exactly v, so a message about 1.0000001
  * never says "1". Writes at most cap bytes with the NUL; returns out. */
 char *ns_shortest_g(double v, char *out, size_t cap);

@@ -1,6 +1,7 @@
 /* Formatter and routes: the exact one-line form, labels, quiet, JSON fields, explanations and playbooks. */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,7 +301,6 @@ static void *failing_malloc(size_t n)
 START_TEST(json_verdict_out_of_memory_is_an_error_and_prints_nothing)
 {
 	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
-	format_options o = {FORMAT_JSON, false, false};
 	ns_verdict v = verdict_of(share);
 	cJSON_Hooks hooks = {failing_malloc, free};
 	bool succeeded = false;
@@ -312,9 +312,12 @@ START_TEST(json_verdict_out_of_memory_is_an_error_and_prints_nothing)
 		FILE *out = open_memstream(&buf, &len);
 		ns_status st;
 
+		cJSON *obj;
 		allocs = 0;
 		cJSON_InitHooks(&hooks);
-		st = format_verdict(out, "run", &v, &routes, &o);
+		obj = format_verdict_json("run", &v, &routes);
+		st = obj != NULL ? format_print_json(out, obj) : NS_ERR_NOMEM;
+		cJSON_Delete(obj);
 		cJSON_InitHooks(NULL);
 		fclose(out);
 		if (st == NS_OK) {
@@ -423,6 +426,116 @@ START_TEST(follow_ups_are_worded_by_the_caller_or_left_out)
 }
 END_TEST
 
+/* The verdict's JSON as the tree prints it (format_verdict_json, then "source" as the CLI added it). */
+static char *tree_json(const char *label, const ns_verdict *v, const ns_routes *r, const char *source)
+{
+	cJSON *obj = format_verdict_json(label, v, r);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(obj);
+	if (source != NULL)
+		ck_assert_ptr_nonnull(cJSON_AddStringToObject(obj, "source", source));
+	ck_assert_int_eq(format_print_json(out, obj), NS_OK);
+	cJSON_Delete(obj);
+	fclose(out);
+	return buf;
+}
+
+static char *written_json(const char *label, const ns_verdict *v, const ns_routes *r, const char *source)
+{
+	format_options o = {FORMAT_JSON, false, false};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	ck_assert_int_eq(format_verdict_write(out, label, v, r, &o, source), NS_OK);
+	fclose(out);
+	return buf;
+}
+
+/* The stream's JSON writer and the cJSON tree other reports embed are two printers of one contract: same
+ * bytes for shares of every kind (exact, tied, tiny, 0, -0, sums past 1), labels that need escaping or are
+ * not UTF-8, a source, and routes without a next check. */
+START_TEST(json_writer_prints_what_the_tree_prints)
+{
+	static const double fixed[][REGIME_COUNT] = {
+	    {0.72, 0.15, 0.05, 0, 0, 0.08},
+	    {0.25, 0.25, 0.25, 0.25, 0, 0},
+	    {1e-7, 0, 0, 0, 0, 0},
+	    {0.1, 0.2, 0.3, 0.1, 0.2, 0.1},
+	    {-0.0, 0.5, 0, 0, 0, 0},
+	    {1.0, 0.01, 0, 0, 0, 0},
+	    {0.3333333333333333, 0.6666666666666666, 0, 0, 0, 0},
+	};
+	static const char *const labels[] = {
+	    NULL,
+	    "",
+	    "step7",
+	    "two\nlines\t\x1b[2J",
+	    "quote \" and \\ back",
+	    "bad\xff\xfe byte",
+	    "\xe2\x82",
+	    "caf\xc3\xa9 \xe2\x80\xa8",
+	};
+	static const char *const sources[] = {NULL, "a.ndjson", "dir/\"odd\".ndjson"};
+	ns_routes bare = routes;
+	unsigned seed = 27;
+	char long_label[700];
+
+	memset(long_label, 'x', sizeof(long_label) - 1);
+	long_label[sizeof(long_label) - 1] = '\0';
+	bare.route[REGIME_MEMORY].next_check = NULL;
+	bare.route[REGIME_IDLE].module = NULL;
+	for (int i = 0; i < 2000; i++) {
+		double share[REGIME_COUNT];
+		const ns_routes *r = i % 3 == 0 ? &bare : &routes;
+		const char *label =
+		    i % 50 == 0 ? long_label : labels[i % (sizeof(labels) / sizeof(labels[0]))];
+		const char *source = sources[i % 3];
+		ns_verdict v;
+		char *want, *got;
+		for (int b = 0; b < REGIME_COUNT; b++) {
+			seed = seed * 1103515245u + 12345u;
+			share[b] =
+			    i < 7 ? fixed[i][b] : (double)(seed >> 8 & 0xffff) / (i % 2 ? 65536.0 : 1e6);
+		}
+		v = verdict_of(share);
+		want = tree_json(label, &v, r, source);
+		got = written_json(label, &v, r, source);
+		ck_assert_str_eq(got, want);
+		free(want);
+		free(got);
+	}
+}
+END_TEST
+
+/* format_percent_text rounds as printf does, from 10% up without printf: compared on every half-way and
+ * neighbouring value from 9.95% to 100% in steps of 0.005, and on random shares. */
+START_TEST(percent_text_matches_printf)
+{
+	unsigned seed = 7;
+
+	for (int k = 0; k <= 20000; k++) {
+		double shares[3] = {0.0995 + k * 0.00005, 0, 0};
+		char want[64], got[FORMAT_PERCENT_MAX];
+		seed = seed * 1103515245u + 12345u;
+		shares[1] = (double)seed / 4294967296.0;
+		shares[2] = nextafter(shares[0], 1.0);
+		for (int j = 0; j < 3; j++) {
+			double pct = shares[j] * 100.0;
+			if (pct >= 9.95 || pct == 0.0)
+				snprintf(want, sizeof(want), "%.0f%%", pct);
+			else
+				snprintf(want, sizeof(want), "%.2g%%", pct);
+			format_percent_text(shares[j], got);
+			ck_assert_str_eq(got, want);
+		}
+	}
+}
+END_TEST
+
 static Suite *format_suite(void)
 {
 	Suite *s = suite_create("format");
@@ -447,6 +560,8 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, write_error_on_the_stream_is_reported);
 	tcase_add_test(tc, host_only_routes_give_no_gpu_advice);
 	tcase_add_test(tc, json_label_is_well_formed_utf8_whatever_the_caller_passed);
+	tcase_add_test(tc, json_writer_prints_what_the_tree_prints);
+	tcase_add_test(tc, percent_text_matches_printf);
 	suite_add_tcase(s, tc);
 	return s;
 }
