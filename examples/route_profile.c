@@ -10,13 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "nextstep/classify.h"
-#include "nextstep/error.h"
-#include "nextstep/format.h"
-#include "nextstep/parse_flags.h"
-#include "nextstep/profile.h"
-#include "nextstep/regime.h"
-#include "nextstep/routes.h"
+#include <nextstep/nextstep.h>
 
 /* "compute=0.72" or "dataloader=33%" into the profile; 0 on success. */
 static int add_share(ns_profile *p, const char *arg, ns_error *err)
@@ -43,7 +37,7 @@ int main(int argc, char **argv)
 	ns_profile profile;
 	classify_options options;
 	ns_verdict verdict;
-	ns_routes routes;
+	ns_routes *routes;
 	ns_error err;
 	format_options text = {FORMAT_TEXT, false, false};
 
@@ -61,14 +55,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "route_profile: %s\n", err.msg);
 			return 2;
 		}
-	if (profile_validate(&profile, false, &err) != NS_OK || routes_init_default(&routes, &err) != NS_OK) {
+	if (profile_validate(&profile, false, &err) != NS_OK ||
+	    (routes = ns_routes_new(NULL, &err)) == NULL) {
 		fprintf(stderr, "route_profile: %s\n", err.msg);
 		return 1;
 	}
 	classify_options_default(&options);
 	classify_profile(&profile, &options, &verdict);
-	format_verdict_line(stdout, "", &verdict, &routes, &text);
+	format_verdict_line(stdout, "", &verdict, routes, &text);
 	printf("runner-up: %s (%.0f%%)\n", regime_name(verdict.runner_up), verdict.runner_up_share * 100.0);
-	routes_free(&routes);
+	ns_routes_delete(routes);
 	return 0;
 }

@@ -59,10 +59,13 @@ if build build-asan -DENABLE_SANITIZERS=ON; then run_ctest build-asan sanitizers
 fi
 
 echo "== static analysis: cppcheck, clang-tidy =="
+# src/ includes the headers' unstable tier: without its macro cppcheck would skip, silently, every file that
+# includes one (their #error), and --force keeps every other configuration checked.
 if ! command -v cppcheck >/dev/null; then
 	stage_failed "cppcheck not found (apt-get install cppcheck)"
 elif out=$(cppcheck -q --std=c11 --enable=warning,performance,portability --inline-suppr \
-	--suppressions-list=.cppcheck-suppressions -I include -I src -I src/trace -j"$jobs" src 2>&1) &&
+	--suppressions-list=.cppcheck-suppressions -DNEXTSTEP_STATIC_LINKING_ONLY --force -I include -I src -I src/trace \
+	-j"$jobs" src 2>&1) &&
 	[ -z "$out" ]; then
 	echo "cppcheck: src/ is clean"
 	passed=$((passed + 1))

@@ -5,11 +5,18 @@
 #ifndef NEXTSTEP_BUDGET_H
 #define NEXTSTEP_BUDGET_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/budget.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 
+#include "nextstep/api.h"
 #include "nextstep/devices.h"
 #include "nextstep/error.h"
 #include "nextstep/transformer.h"
+
+NS_BEGIN_DECLS
 
 typedef enum {
 	NS_OPTIMIZER_ADAMW,
@@ -19,9 +26,9 @@ typedef enum {
 } ns_optimizer;
 
 /* "adamw", "sgd", "adafactor"; NULL out of range. */
-const char *ns_optimizer_name(ns_optimizer o);
+NS_STATIC_API const char *ns_optimizer_name(ns_optimizer o);
 /* Exact lower-case names, also "adam"; false when unknown. */
-bool ns_optimizer_from_name(const char *name, ns_optimizer *out);
+NS_STATIC_API bool ns_optimizer_from_name(const char *name, ns_optimizer *out);
 
 typedef enum {
 	NS_BUDGET_WEIGHTS,
@@ -34,8 +41,8 @@ typedef enum {
 
 /* "weights", "kv_cache", "activations", "gradients", "optimizer" (the JSON keys, without _bytes) and
  * "weights", "KV cache", ... (words). NULL out of range. */
-const char *ns_budget_term_key(ns_budget_term t);
-const char *ns_budget_term_words(ns_budget_term t);
+NS_STATIC_API const char *ns_budget_term_key(ns_budget_term t);
+NS_STATIC_API const char *ns_budget_term_words(ns_budget_term t);
 
 /* What the run is. The architecture may be whole (layers, hidden, heads, vocab at least: every term can be
  * counted), partial (layers, kv_heads and head_dim with `params`: weights and the KV cache), or absent (only
@@ -78,8 +85,8 @@ typedef enum {
 
 /* "fits", "tight", "does not fit", "unknown" and the quiet/JSON words "fits", "tight", "no_fit", "unknown".
  */
-const char *ns_budget_fit_words(ns_budget_fit f);
-const char *ns_budget_fit_name(ns_budget_fit f);
+NS_STATIC_API const char *ns_budget_fit_words(ns_budget_fit f);
+NS_STATIC_API const char *ns_budget_fit_name(ns_budget_fit f);
 
 typedef struct {
 	ns_transformer_arch arch;      /* as counted: a whole architecture's defaults filled */
@@ -103,6 +110,8 @@ typedef struct {
 /* Counts the budget (docs/budget.md has every formula and its source). NS_ERR_USAGE for a batch below 1, a
  * negative context, an architecture ns_transformer_check() refuses (err->param names the setting), or an
  * optimizer whose state needs the matrix shapes (adafactor) without them. */
-ns_status ns_budget_compute(const ns_budget_spec *s, ns_budget *out, ns_error *err);
+NS_STATIC_API ns_status ns_budget_compute(const ns_budget_spec *s, ns_budget *out, ns_error *err);
+
+NS_END_DECLS
 
 #endif

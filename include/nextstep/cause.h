@@ -6,7 +6,10 @@
 
 #include <stdbool.h>
 
+#include "nextstep/api.h"
 #include "nextstep/regime.h"
+
+NS_BEGIN_DECLS
 
 typedef enum {
 	CAUSE_LAUNCH,       /* overhead: ops and launch calls on the thread that records the steps */
@@ -28,14 +31,16 @@ typedef enum {
 } ns_cause;
 
 /* "launch", "host_threads", ...; NULL for an out-of-range value. */
-const char *cause_name(ns_cause c);
+NS_API const char *cause_name(ns_cause c);
 /* Causes only a job fills (wait, transfer of comm): reports of one trace leave them out. */
-bool cause_job_only(ns_cause c);
+NS_API bool cause_job_only(ns_cause c);
 /* The bucket a cause belongs to. */
-ns_regime cause_bucket(ns_cause c);
+NS_API ns_regime cause_bucket(ns_cause c);
 /* "overhead.sync" -> CAUSE_SYNC (the key a playbook uses); false when unknown. */
-bool cause_from_key(const char *key, ns_cause *out);
+NS_API bool cause_from_key(const char *key, ns_cause *out);
 /* The same key written into buf ("overhead.sync"). */
-void cause_key(ns_cause c, char *buf, unsigned size);
+NS_API void cause_key(ns_cause c, char *buf, unsigned size);
+
+NS_END_DECLS
 
 #endif

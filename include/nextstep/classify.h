@@ -5,9 +5,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nextstep/api.h"
 #include "nextstep/error.h"
 #include "nextstep/profile.h"
 #include "nextstep/regime.h"
+
+NS_BEGIN_DECLS
 
 #define CLASSIFY_HIGH_DEFAULT     0.20
 #define CLASSIFY_MODERATE_DEFAULT 0.05
@@ -41,10 +44,12 @@ typedef struct {
 	size_t nfindings;
 } ns_verdict;
 
-void classify_options_default(classify_options *o);
+NS_API void classify_options_default(classify_options *o);
 /* "compute,memory,..." must be a permutation of all regimes. */
-ns_status classify_parse_priority(const char *list, ns_regime out[REGIME_COUNT], ns_error *err);
-void classify_profile(const ns_profile *p, const classify_options *o, ns_verdict *v);
-const char *grade_name(ns_grade g);
+NS_API ns_status classify_parse_priority(const char *list, ns_regime out[REGIME_COUNT], ns_error *err);
+NS_API void classify_profile(const ns_profile *p, const classify_options *o, ns_verdict *v);
+NS_API const char *grade_name(ns_grade g);
+
+NS_END_DECLS
 
 #endif

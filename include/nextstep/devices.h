@@ -4,10 +4,17 @@
 #ifndef NEXTSTEP_DEVICES_H
 #define NEXTSTEP_DEVICES_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/devices.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nextstep/api.h"
 #include "nextstep/error.h"
+
+NS_BEGIN_DECLS
 
 /* Element types a roof can be drawn for; enum order is the order tables and plots list them in. */
 typedef enum {
@@ -28,15 +35,15 @@ typedef enum {
 #define DEVICE_TEXT_MAX    512
 
 /* "fp64", "bf16", ... */
-const char *dtype_name(ns_dtype d);
+NS_STATIC_API const char *dtype_name(ns_dtype d);
 /* Case-insensitive; also float32/f32/float/half/float16/bfloat16/e4m3/e5m2/nvfp4/mxfp4. */
-bool dtype_from_name(const char *name, ns_dtype *out);
+NS_STATIC_API bool dtype_from_name(const char *name, ns_dtype *out);
 /* The dtype of a PyTorch scalar type as a profiler trace's "Input type" writes it ("c10::BFloat16", "float",
  * "c10::Half", "double", "c10::Float8_e4m3fn", "signed char"); false for anything else, never a guess. An
  * fp32 matmul may have run as tf32: the trace does not say, so the caller decides. */
-bool dtype_from_torch_type(const char *name, ns_dtype *out);
+NS_STATIC_API bool dtype_from_torch_type(const char *name, ns_dtype *out);
 /* Bytes per element as stored in memory (tf32 is stored as fp32: 4; fp4 packs two per byte: 0.5). */
-double dtype_bytes(ns_dtype d);
+NS_STATIC_API double dtype_bytes(ns_dtype d);
 
 typedef struct {
 	char *name; /* display name: "H100 SXM" */
@@ -57,22 +64,25 @@ typedef struct {
 	size_t n, cap;
 } ns_device_table;
 
-void devices_init(ns_device_table *t);
-void devices_free(ns_device_table *t);
+NS_STATIC_API void devices_init(ns_device_table *t);
+NS_STATIC_API void devices_free(ns_device_table *t);
 /* The table's file name inside a data directory. */
 #define DEVICES_FILE "devices.json"
 /* Adds the devices of a JSON file; a device whose name (or an alias) matches one already loaded replaces it.
  * On error the table is unchanged and err->line is set for syntax errors. */
-ns_status devices_load_file(ns_device_table *t, const char *path, ns_error *err);
+NS_STATIC_API ns_status devices_load_file(ns_device_table *t, const char *path, ns_error *err);
 /* devices_load_file() of DIR/devices.json; the path read is written to path (for messages), cut to size. */
-ns_status devices_load_dir(ns_device_table *t, const char *dir, char *path, size_t size, ns_error *err);
+NS_STATIC_API ns_status devices_load_dir(ns_device_table *t, const char *dir, char *path, size_t size,
+                                         ns_error *err);
 /* Name or alias, ignoring case, spaces, '-' and '_'. NULL when unknown. */
-const ns_device *devices_find(const ns_device_table *t, const char *name);
+NS_STATIC_API const ns_device *devices_find(const ns_device_table *t, const char *name);
 /* The device a trace's deviceProperties "name" stands for ("NVIDIA H100 80GB HBM3"): an exact alias match
  * first, then the same with the vendor words (NVIDIA, Tesla, AMD, Instinct) removed. NULL rather than a
  * guess. */
-const ns_device *devices_match_trace_name(const ns_device_table *t, const char *trace_name);
+NS_STATIC_API const ns_device *devices_match_trace_name(const ns_device_table *t, const char *trace_name);
 /* FLOP/B where the memory roof meets the compute roof for d; 0 when the dtype has no peak. */
-double device_ridge(const ns_device *dev, ns_dtype d);
+NS_STATIC_API double device_ridge(const ns_device *dev, ns_dtype d);
+
+NS_END_DECLS
 
 #endif

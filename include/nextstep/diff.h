@@ -8,6 +8,10 @@
 #ifndef NEXTSTEP_DIFF_H
 #define NEXTSTEP_DIFF_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/diff.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +19,7 @@
 
 #include <cJSON.h>
 
+#include "nextstep/api.h"
 #include "nextstep/classify.h"
 #include "nextstep/error.h"
 #include "nextstep/format.h"
@@ -22,6 +27,8 @@
 #include "nextstep/regime.h"
 #include "nextstep/routes.h"
 #include "nextstep/trace_kernels.h"
+
+NS_BEGIN_DECLS
 
 /* Named limits on a saved report (untrusted input). The document itself is bounded by JSON_FILE_MAX. */
 #define DIFF_MAX_DEVICES 64    /* devices[] */
@@ -107,28 +114,29 @@ typedef struct {
 	size_t report_top;
 } diff_load_options;
 
-void diff_side_init(diff_side *s);
+NS_STATIC_API void diff_side_init(diff_side *s);
 /* The dtype a kernel name spells ("bf16", "fp16", "fp32", "tf32", "fp8", ...), or NULL when it does not say.
  */
-const char *diff_dtype_of_name(const char *name);
-void diff_side_free(diff_side *s);
+NS_STATIC_API const char *diff_dtype_of_name(const char *name);
+NS_STATIC_API void diff_side_free(diff_side *s);
 
 /* Summarises a report document (`nextstep trace --format json`) into s, which diff_side_init() made empty;
  * s->report is left for the caller to set (and free with the side). Unknown keys
  * are ignored (newer reports add fields); missing or ill-typed required fields, values out of range and
  * breached limits are errors whose message starts with the JSON path ("devices[0].steps[3].dur_us: ..."). */
-ns_status diff_side_from_report(const cJSON *doc, diff_side *s, ns_error *err);
+NS_STATIC_API ns_status diff_side_from_report(const cJSON *doc, diff_side *s, ns_error *err);
 /* A saved report or a profile JSON (one object, as the router reads it) from text. A syntax error sets
  * err->line. */
-ns_status diff_side_parse(const char *text, size_t len, const diff_load_options *o, diff_side *s,
-                          ns_error *err);
+NS_STATIC_API ns_status diff_side_parse(const char *text, size_t len, const diff_load_options *o,
+                                        diff_side *s, ns_error *err);
 /* Any input: a trace (plain or gzip, read and split with o->rules[which]), a saved report, or a profile.
  * Trace errors set err->offset (byte in the decompressed document). */
-ns_status diff_side_load(ns_input *in, const diff_load_options *o, int which, diff_side *s, ns_error *err);
+NS_STATIC_API ns_status diff_side_load(ns_input *in, const diff_load_options *o, int which, diff_side *s,
+                                       ns_error *err);
 /* Loads both sides, the two at once on two threads. Each side has its own error; the status is NS_OK only
  * when both loaded. */
-ns_status diff_load_pair(ns_input *before, ns_input *after, const diff_load_options *o, diff_side sides[2],
-                         ns_error errs[2]);
+NS_STATIC_API ns_status diff_load_pair(ns_input *before, ns_input *after, const diff_load_options *o,
+                                       diff_side sides[2], ns_error errs[2]);
 
 /* Step-time statistics of one side, in ms. */
 typedef struct {
@@ -136,7 +144,7 @@ typedef struct {
 	double mean, median, min, max;
 } diff_step_stats;
 
-void diff_step_stats_of(const double *step_us, size_t n, diff_step_stats *out);
+NS_STATIC_API void diff_step_stats_of(const double *step_us, size_t n, diff_step_stats *out);
 
 /* The noise rule: a percentile bootstrap (DIFF_BOOTSTRAP_RESAMPLES resamples of the steps of each side,
  * fixed seed) of the speed-up = mean BEFORE step / mean AFTER step. The change is significant when the
@@ -149,7 +157,8 @@ typedef struct {
 	bool significant;
 } diff_noise;
 
-void diff_noise_judge(const double *before_us, size_t nb, const double *after_us, size_t na, diff_noise *out);
+NS_STATIC_API void diff_noise_judge(const double *before_us, size_t nb, const double *after_us, size_t na,
+                                    diff_noise *out);
 
 typedef enum {
 	DIFF_NO_CHANGE, /* identical steps and buckets */
@@ -228,12 +237,12 @@ typedef struct {
 	                  */
 } diff_result;
 
-ns_status diff_compare(const diff_side *before, const diff_side *after, const classify_options *o,
-                       diff_result *r, ns_error *err);
-void diff_result_free(diff_result *r);
+NS_STATIC_API ns_status diff_compare(const diff_side *before, const diff_side *after,
+                                     const classify_options *o, diff_result *r, ns_error *err);
+NS_STATIC_API void diff_result_free(diff_result *r);
 
 /* The first line: "step 177.6 ms -> 141.1 ms (1.26x faster); dataloader-bound fixed: ...; now ...". */
-void diff_headline(const diff_result *r, char *buf, size_t size);
+NS_STATIC_API void diff_headline(const diff_result *r, char *buf, size_t size);
 typedef struct {
 	const char *names[2]; /* how to call the two inputs */
 	bool verbose;         /* add what moved */
@@ -241,16 +250,19 @@ typedef struct {
 } diff_print_options;
 
 /* The text output: the headline, one line per suspect difference, and with verbose what moved. */
-void diff_print_text(FILE *out, const diff_side *before, const diff_side *after, const diff_result *r,
-                     const diff_print_options *o);
+NS_STATIC_API void diff_print_text(FILE *out, const diff_side *before, const diff_side *after,
+                                   const diff_result *r, const diff_print_options *o);
 /* CI gates. Slower: AFTER's median step is more than pct percent above BEFORE's and the change is
  * significant. Regime: the two whole-run verdicts name different regimes. */
-bool diff_gate_slower(const diff_result *r, double pct);
-bool diff_gate_regime(const diff_result *r);
+NS_STATIC_API bool diff_gate_slower(const diff_result *r, double pct);
+NS_STATIC_API bool diff_gate_regime(const diff_result *r);
 /* The JSON document (docs/diff.md). NULL on OOM; caller frees. */
-cJSON *diff_json(const diff_side *before, const diff_side *after, const diff_result *r, size_t top);
+NS_STATIC_API cJSON *diff_json(const diff_side *before, const diff_side *after, const diff_result *r,
+                               size_t top);
 /* The word for the change: "no change", "faster", "slower", "no significant change", "time unknown". */
-const char *diff_change_name(diff_change c);
-const char *diff_fate_name(diff_fate f);
+NS_STATIC_API const char *diff_change_name(diff_change c);
+NS_STATIC_API const char *diff_fate_name(diff_fate f);
+
+NS_END_DECLS
 
 #endif

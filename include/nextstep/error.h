@@ -4,6 +4,10 @@
 
 #include <stddef.h>
 
+#include "nextstep/api.h"
+
+NS_BEGIN_DECLS
+
 typedef enum {
 	NS_OK = 0,
 	NS_ERR_USAGE,  /* bad option or option value: exit 2 */
@@ -27,12 +31,14 @@ typedef struct {
 	char msg[512];
 } ns_error;
 
-void ns_error_clear(ns_error *err);
+NS_API void ns_error_clear(ns_error *err);
 /* Sets status and a printf-style message; returns status so callers can `return ns_error_set(...)`. The
  * message is made safe to print: control characters escaped and bytes that are not UTF-8 replaced, as
  * ns_text_escape() in src/util/text.h does (input quoted in it cannot reach a terminal raw). */
-ns_status ns_error_set(ns_error *err, ns_status status, const char *fmt, ...)
+NS_API ns_status ns_error_set(ns_error *err, ns_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-const char *ns_strerror(ns_status status);
+NS_API const char *ns_strerror(ns_status status);
+
+NS_END_DECLS
 
 #endif

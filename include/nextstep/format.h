@@ -7,8 +7,11 @@
 
 #include <cJSON.h>
 
+#include "nextstep/api.h"
 #include "nextstep/classify.h"
 #include "nextstep/routes.h"
+
+NS_BEGIN_DECLS
 
 typedef enum { FORMAT_TEXT, FORMAT_JSON, FORMAT_QUIET } format_kind;
 
@@ -24,42 +27,45 @@ typedef struct {
 #define FORMAT_STYLE_RESET   "\033[0m"
 
 /* code when o->color, else "". */
-const char *format_style(const format_options *o, const char *code);
+NS_API const char *format_style(const format_options *o, const char *code);
 /* A share as a percentage: whole from 10% up, two significant digits below ("0.2%", not "0%"). */
-void format_percent(FILE *out, double share);
+NS_API void format_percent(FILE *out, double share);
 /* Room for any text format_percent_text() writes, with its NUL. */
 #define FORMAT_PERCENT_MAX 320 /* "%.0f" of the largest double is 309 digits */
 /* The same text into buf (FORMAT_PERCENT_MAX bytes); returns its length. */
-size_t format_percent_text(double share, char *buf);
+NS_API size_t format_percent_text(double share, char *buf);
 /* Derived numbers rounded to 9 decimals, so scripts do not see 0.5700000000000001. */
-double format_tidy(double x);
+NS_API double format_tidy(double x);
 
 /* "compute-bound (72%) -> fix (Module)", prefixed by "label: " when label is non-empty (control characters
  * in it escaped, see ns_text_escape in src/util/text.h). */
-void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                         const format_options *o);
+NS_API void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                                const format_options *o);
 /* The -v block that follows the line: ranked bars, runner-up, tie note, findings, next check. */
-void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, const format_options *o);
+NS_API void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r,
+                                   const format_options *o);
 /* The JSON verdict object (the script contract). Caller owns the result: cJSON_Delete(). NULL on OOM.
  * label may be NULL or "" (then "label" is null). Other modules add their own fields to it. */
-cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r);
+NS_API cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r);
 /* The keys every routed verdict starts with, in the contract's order: regime and verdict (null when NULL),
  * share (left out when negative), label (null when NULL or ""), module, fix, next_check (null without a
  * route). Caller owns the result; NULL on OOM. */
-cJSON *format_route_json(const char *label, const char *regime, const char *verdict, double share,
-                         const ns_route *route);
+NS_API cJSON *format_route_json(const char *label, const char *regime, const char *verdict, double share,
+                                const ns_route *route);
 /* Prints one verdict in the chosen kind (line [+ explain], JSON line, or quiet name) and flushes.
  * NS_ERR_NOMEM when the JSON could not be built (nothing is printed then), NS_ERR_IO when out has failed. */
-ns_status format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                         const format_options *o);
+NS_API ns_status format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                                const format_options *o);
 /* The same without the flush, for a stream of verdicts that flushes when its input waits. The JSON line
  * ends with "source": source when source is not NULL (a result among several inputs'). */
-ns_status format_verdict_write(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                               const format_options *o, const char *source);
+NS_API ns_status format_verdict_write(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                                      const format_options *o, const char *source);
 /* {"error": msg, "line": N} for a bad record in a JSON stream, flushed. Statuses as format_verdict. */
-ns_status format_error_json(FILE *out, const ns_error *err);
+NS_API ns_status format_error_json(FILE *out, const ns_error *err);
 /* Prints compact JSON followed by a newline; frees nothing. NS_ERR_NOMEM (nothing printed) when the text
  * could not be built, NS_ERR_IO when out has failed. */
-ns_status format_print_json(FILE *out, const cJSON *obj);
+NS_API ns_status format_print_json(FILE *out, const cJSON *obj);
+
+NS_END_DECLS
 
 #endif

@@ -9,11 +9,16 @@
 #ifndef NEXTSTEP_HTML_H
 #define NEXTSTEP_HTML_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/html.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "nextstep/api.h"
 #include "nextstep/classify.h"
 #include "nextstep/diff.h"
 #include "nextstep/error.h"
@@ -22,6 +27,8 @@
 #include "nextstep/routes.h"
 #include "nextstep/trace_roofline.h"
 #include "nextstep/trace_split.h"
+
+NS_BEGIN_DECLS
 
 /* The page never grows past this many bytes (sections that would not fit are counted, not drawn). */
 #define HTML_PAGE_MAX (1024 * 1024)
@@ -60,19 +67,19 @@ typedef struct {
 typedef struct html_page html_page;
 
 /* Writes the head and opens the body. NULL on OOM. out is borrowed until html_page_end(). */
-html_page *html_page_begin(FILE *out, const html_page_info *info);
+NS_STATIC_API html_page *html_page_begin(FILE *out, const html_page_info *info);
 /* Writes what was left out, the script and the end of the document, and frees p. NS_ERR_IO when a write
  * failed (at any point of the page). */
-ns_status html_page_end(html_page *p, ns_error *err);
+NS_STATIC_API ns_status html_page_end(html_page *p, ns_error *err);
 /* Sends what is written from now on to out (borrowed) instead, and returns the stream it replaces: a caller
  * that learns only later what leads the page (the job of the traces whose sections it is writing) holds
  * those sections back and writes them after it. The page's bound counts them wherever they went. */
-FILE *ns_html_page_divert(html_page *p, FILE *out);
+NS_STATIC_API FILE *ns_html_page_divert(html_page *p, FILE *out);
 /* Bytes written so far. */
-unsigned long long html_page_bytes(const html_page *p);
+NS_STATIC_API unsigned long long html_page_bytes(const html_page *p);
 /* Reports and verdicts given to the page so far (traces, diffs, jobs, router cards), drawn or only counted;
  * inputs that could not be analysed are not results. A page without any is a failed run's. */
-size_t ns_html_page_results(const html_page *p);
+NS_STATIC_API size_t ns_html_page_results(const html_page *p);
 
 /* A trace report. */
 typedef struct {
@@ -85,37 +92,41 @@ typedef struct {
 	void *roof_ctx;
 } html_trace_options;
 
-ns_status html_trace(html_page *p, const html_source *src, const split_result *res,
-                     const html_trace_options *o, ns_error *err);
+NS_STATIC_API ns_status html_trace(html_page *p, const html_source *src, const split_result *res,
+                                   const html_trace_options *o, ns_error *err);
 
 /* An input that could not be analysed: its name, size, digest and what was wrong (msg), in its place. */
-void html_input_error(html_page *p, const html_source *src, const char *msg);
+NS_STATIC_API void html_input_error(html_page *p, const html_source *src, const char *msg);
 
 /* A diff: names[0..1] are BEFORE and AFTER as given. */
-ns_status html_diff(html_page *p, const html_source src[2], const diff_side *before, const diff_side *after,
-                    const diff_result *r, const ns_routes *routes, ns_error *err);
+NS_STATIC_API ns_status html_diff(html_page *p, const html_source src[2], const diff_side *before,
+                                  const diff_side *after, const diff_result *r, const ns_routes *routes,
+                                  ns_error *err);
 
 /* A job (nextstep job): its verdict v with routes as the caller routed it (the straggler's bucket when
  * res->nstrag > 0), then the ranks as a heat map with the straggler marked and comm split into waiting and
  * transfer. */
-ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v, const ns_routes *routes,
-                   ns_error *err);
+NS_STATIC_API ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v,
+                                 const ns_routes *routes, ns_error *err);
 /* The inputs of a page that merges many (a job): n named, `more` counted. */
-void html_inputs(html_page *p, const html_source *src, size_t n, size_t more);
+NS_STATIC_API void html_inputs(html_page *p, const html_source *src, size_t n, size_t more);
 
 /* The router: a section per input, a card per record. */
-void html_router_begin(html_page *p, const char *input_name);
-void html_router_card(html_page *p, const char *label, const ns_verdict *v, const ns_routes *r);
-void html_router_error(html_page *p, long line, const char *msg);
-void html_router_end(html_page *p, const html_source *src); /* src NULL: no input (bucket flags) */
+NS_STATIC_API void html_router_begin(html_page *p, const char *input_name);
+NS_STATIC_API void html_router_card(html_page *p, const char *label, const ns_verdict *v, const ns_routes *r);
+NS_STATIC_API void html_router_error(html_page *p, long line, const char *msg);
+NS_STATIC_API void html_router_end(html_page *p,
+                                   const html_source *src); /* src NULL: no input (bucket flags) */
 
 /* Writes s (len bytes, cut between characters to at most max bytes with "..." when longer) as HTML text or
  * attribute value: & < > " ' escaped, control characters and bytes that are not UTF-8 as U+FFFD. Returns
  * the bytes written. */
-size_t html_escape(FILE *out, const char *s, size_t len, size_t max);
+NS_STATIC_API size_t html_escape(FILE *out, const char *s, size_t len, size_t max);
 
 /* The per-step chart's grouping: n steps into at most max bars of `per` consecutive steps each (the last
  * bar may hold fewer). Returns the number of bars. */
-size_t html_step_groups(size_t n, size_t max, size_t *per);
+NS_STATIC_API size_t html_step_groups(size_t n, size_t max, size_t *per);
+
+NS_END_DECLS
 
 #endif

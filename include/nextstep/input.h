@@ -4,11 +4,18 @@
 #ifndef NEXTSTEP_INPUT_H
 #define NEXTSTEP_INPUT_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/input.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "nextstep/api.h"
 #include "nextstep/error.h"
+
+NS_BEGIN_DECLS
 
 #define INPUT_HEAD_MAX 4096
 
@@ -54,18 +61,20 @@ typedef struct {
 
 /* Opens path ("-" = stdin). Reads nothing yet; a directory is NS_ERR_IO "is a directory". Close with
  * input_close(). */
-ns_status input_open(ns_input *in, const char *path, ns_error *err);
+NS_STATIC_API ns_status input_open(ns_input *in, const char *path, ns_error *err);
 /* Reads ahead (blocking only until the bytes that decide arrive; a top-level array, which every parser
  * reads whole, up to INPUT_HEAD_MAX bytes) and tells what the input holds. A UTF-8 byte order mark at the
  * start is dropped: input_read() hands out the bytes after it. */
-input_kind input_sniff(ns_input *in);
+NS_STATIC_API input_kind input_sniff(ns_input *in);
 /* Like read(2), but hands out the read-ahead bytes first. Returns 0 at EOF, -1 on error (see read_errno).
  * May return fewer than n bytes whenever that is what a pipe has. */
-ssize_t input_read(ns_input *in, void *buf, size_t n);
+NS_STATIC_API ssize_t input_read(ns_input *in, void *buf, size_t n);
 /* The name to show in messages and reports: the path, or "<stdin>", escaped as ns_text_escape does (a file
  * name may hold any byte but '/' and NUL: a newline or an escape sequence in it must not reach a terminal or
  * split a line of output, and bytes that are not UTF-8 must not reach JSON). */
-const char *input_display_name(const ns_input *in);
-void input_close(ns_input *in);
+NS_STATIC_API const char *input_display_name(const ns_input *in);
+NS_STATIC_API void input_close(ns_input *in);
+
+NS_END_DECLS
 
 #endif

@@ -9,14 +9,21 @@
 #ifndef NEXTSTEP_JOB_H
 #define NEXTSTEP_JOB_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/job.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nextstep/api.h"
 #include "nextstep/error.h"
 #include "nextstep/input.h"
 #include "nextstep/profile.h"
 #include "nextstep/trace_split.h"
+
+NS_BEGIN_DECLS
 
 /* The "nextstep_summary" key of a summary line: the version of its form. */
 #define JOB_SUMMARY_VERSION 1
@@ -57,12 +64,13 @@ typedef struct {
 } job_rank;
 
 /* The summary of one rank's split. file may be NULL. */
-ns_status job_rank_from_split(const split_result *r, const char *file, job_rank **out, ns_error *err);
-void job_rank_free(job_rank *rank);
+NS_STATIC_API ns_status job_rank_from_split(const split_result *r, const char *file, job_rank **out,
+                                            ns_error *err);
+NS_STATIC_API void job_rank_free(job_rank *rank);
 /* The one-line NDJSON form (no newline), malloc'd; NULL on OOM. */
-char *job_rank_to_ndjson(const job_rank *rank);
+NS_STATIC_API char *job_rank_to_ndjson(const job_rank *rank);
 /* Reads one summary line back. Errors are located: err->offset is the byte offset in the line (or -1). */
-ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_error *err);
+NS_STATIC_API ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_error *err);
 
 /* What makes a straggler slow, told from its kernels (docs/job.md, "Why a rank is slow"). */
 typedef enum {
@@ -77,7 +85,7 @@ typedef enum {
 } job_straggler_kind;
 
 /* "host", "device", "work", "inputs" (the JSON words). */
-const char *job_straggler_kind_name(job_straggler_kind k);
+NS_STATIC_API const char *job_straggler_kind_name(job_straggler_kind k);
 
 /* Kernels a step within this share of the others' median are the same work... */
 #define JOB_SAME_WORK_SHARE 0.05
@@ -134,10 +142,10 @@ typedef struct {
 
 typedef struct job_merge job_merge;
 
-job_merge *job_merge_new(void);
+NS_STATIC_API job_merge *job_merge_new(void);
 /* Takes rank (freed here on error too). A rank without a rank number, a rank number already added, or a world
  * size other than the one of the ranks already added is an error; the merger keeps what it had. */
-ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err);
+NS_STATIC_API ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err);
 /* Longest summary line read (a rank of a million steps is a few hundred MB). */
 #define JOB_LINE_MAX ((size_t)1 << 30)
 /* Told of each bad summary line (err->line is its number); reading goes on after it. */
@@ -146,11 +154,14 @@ typedef void (*job_line_error_fn)(void *ctx, const ns_error *err);
  * between them. A line that is no summary, or that job_merge_add() refuses, goes to on_error. Returns NS_OK
  * at the end of in, or what stopped the reading: NS_ERR_IO (a read error), NS_ERR_LIMIT (a line longer than
  * JOB_LINE_MAX, with err->line) or NS_ERR_NOMEM. */
-ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error, void *ctx, ns_error *err);
-size_t job_merge_count(const job_merge *m);
+NS_STATIC_API ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error, void *ctx,
+                                       ns_error *err);
+NS_STATIC_API size_t job_merge_count(const job_merge *m);
 /* The job of every rank added; the merger is then empty. At least one rank is needed. */
-ns_status job_merge_finish(job_merge *m, job_result **out, ns_error *err);
-void job_merge_free(job_merge *m);
-void job_result_free(job_result *res);
+NS_STATIC_API ns_status job_merge_finish(job_merge *m, job_result **out, ns_error *err);
+NS_STATIC_API void job_merge_free(job_merge *m);
+NS_STATIC_API void job_result_free(job_result *res);
+
+NS_END_DECLS
 
 #endif

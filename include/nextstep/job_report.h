@@ -5,14 +5,21 @@
 #ifndef NEXTSTEP_JOB_REPORT_H
 #define NEXTSTEP_JOB_REPORT_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/job_report.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdio.h>
 
+#include "nextstep/api.h"
 #include "nextstep/classify.h"
 #include "nextstep/error.h"
 #include "nextstep/format.h"
 #include "nextstep/job.h"
 #include "nextstep/next_step.h"
 #include "nextstep/routes.h"
+
+NS_BEGIN_DECLS
 
 typedef struct {
 	const classify_options *classify;
@@ -22,15 +29,19 @@ typedef struct {
 
 /* The job's verdict and routes, as the report states them: the straggler's bucket when there is one, else
  * the median split's verdict. */
-void job_report_verdict(const job_result *res, const job_report_options *o, ns_verdict *v, ns_routes *routes);
+NS_STATIC_API void job_report_verdict(const job_result *res, const job_report_options *o, ns_verdict *v,
+                                      ns_routes *routes);
 /* The ranks in the order every form of the report lists them: stragglers first, then the ranks furthest
  * from the median rank's non-comm step time, then by rank number. NULL when out of memory; caller frees. */
-const job_rank_result **ns_job_ranks_in_order(const job_result *res);
+NS_STATIC_API const job_rank_result **ns_job_ranks_in_order(const job_result *res);
 /* The job's next steps: each straggler's fix (bounded by the waiting of every other rank), then the fixes of
  * the rank nearest the median, the job as it would run with its stragglers on time (docs/next-step.md). */
-void ns_job_next_steps(const job_result *res, const job_report_options *o, ns_next_steps *out);
+NS_STATIC_API void ns_job_next_steps(const job_result *res, const job_report_options *o, ns_next_steps *out);
 /* Prints res in o->format->kind (text, quiet or JSON) to out and flushes it. NS_ERR_NOMEM when memory ran out
  * (nothing, or for text part of the report, is printed then), NS_ERR_IO when a write to out failed. */
-ns_status job_report_print(FILE *out, const job_result *res, const job_report_options *o, ns_error *err);
+NS_STATIC_API ns_status job_report_print(FILE *out, const job_result *res, const job_report_options *o,
+                                         ns_error *err);
+
+NS_END_DECLS
 
 #endif

@@ -7,7 +7,15 @@
 #ifndef NEXTSTEP_KERNEL_IDENTITY_H
 #define NEXTSTEP_KERNEL_IDENTITY_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/kernel_identity.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stddef.h>
+
+#include "nextstep/api.h"
+
+NS_BEGIN_DECLS
 
 #define KERNEL_IDENTITY_MAX                                                                                  \
 	1024 /* bytes of a qualified identity kept; longer ones are cut (prefixes survive) */
@@ -22,7 +30,7 @@ typedef struct {
 /* The identity of a NUL-terminated kernel name, demangled ("void ns::k<T>(int)") or Itanium-mangled
  * ("_ZN..."). Never fails: a name it cannot take apart is its own identity. Reads the first
  * KERNEL_IDENTITY_MAX bytes after the return type (less a trailing parameter list), as the rules do. */
-void kernel_identity_of(const char *name, kernel_identity *out);
+NS_STATIC_API void kernel_identity_of(const char *name, kernel_identity *out);
 
 /* The function's own name, without namespaces. */
 static inline const char *kernel_identity_base(const kernel_identity *id)
@@ -32,6 +40,8 @@ static inline const char *kernel_identity_base(const kernel_identity *id)
 
 /* The part of name worth showing: without the "void " return type and the parameter list, with namespaces
  * (including "(anonymous namespace)") and template arguments kept. Sets *start and returns the length. */
-size_t kernel_display_span(const char *name, size_t *start);
+NS_STATIC_API size_t kernel_display_span(const char *name, size_t *start);
+
+NS_END_DECLS
 
 #endif

@@ -6,6 +6,10 @@
 #ifndef NEXTSTEP_NEXT_STEP_H
 #define NEXTSTEP_NEXT_STEP_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/next_step.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,10 +17,13 @@
 
 #include <cJSON.h>
 
+#include "nextstep/api.h"
 #include "nextstep/cause.h"
 #include "nextstep/routes.h"
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_split.h"
+
+NS_BEGIN_DECLS
 
 /* How a candidate's bound is computed. */
 typedef enum {
@@ -32,10 +39,10 @@ typedef enum {
 
 /* The rule of a bucket's cause (cause -1: a bucket the split does not divide, compute or dataloader). A
  * cause not in the rule table gets its bucket's rule, so a new cause has a bound without new code. */
-ns_gain_rule ns_gain_rule_of(ns_regime bucket, int cause);
+NS_STATIC_API ns_gain_rule ns_gain_rule_of(ns_regime bucket, int cause);
 
 /* "waiting", "exposed", "roofline", "straggler", "none" (JSON "rule"). */
-const char *ns_gain_rule_name(ns_gain_rule r);
+NS_STATIC_API const char *ns_gain_rule_name(ns_gain_rule r);
 
 /* The roofline placement of one kernel class in a window (issue 22 fills it; until then nobody does and
  * every kernel bound is unknown): the class's kernel time, how much of it belongs to ops placed on the
@@ -76,30 +83,32 @@ typedef struct {
 /* The candidates of w, a sum of `steps` windows (at least 1). routes gives each cause its fix (a cause
  * without one takes its bucket's; a decode window's memory kernels take the decode finding's); roof is
  * indexed by kernel_class, or NULL (no placement). */
-void ns_next_steps_of_window(const split_window *w, size_t steps, const ns_routes *routes,
-                             const ns_roof_time *roof, ns_next_steps *out);
+NS_STATIC_API void ns_next_steps_of_window(const split_window *w, size_t steps, const ns_routes *routes,
+                                           const ns_roof_time *roof, ns_next_steps *out);
 /* A few words naming the fix's target: "data loader", "launch overhead", "blocking syncs", "straggler rank
  * 3", ...; a cause not in the title table is named by its key ("idle.host_gap"). Written into buf (64 bytes
  * are enough). */
-const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size);
+NS_STATIC_API const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size);
 /* Adds c in rank order (ignored when full). */
-void ns_next_steps_add(ns_next_steps *s, const ns_next_step *c);
+NS_STATIC_API void ns_next_steps_add(ns_next_steps *s, const ns_next_step *c);
 /* The first candidate with a known bound, or NULL. */
-const ns_next_step *ns_next_steps_top(const ns_next_steps *s);
+NS_STATIC_API const ns_next_step *ns_next_steps_top(const ns_next_steps *s);
 /* The runner-up shown under the top: the second known bound when it is at least half the first. */
-const ns_next_step *ns_next_steps_runner_up(const ns_next_steps *s);
+NS_STATIC_API const ns_next_step *ns_next_steps_runner_up(const ns_next_steps *s);
 /* The candidate whose bound is unknown and whose time is more than the top's bound (or any, without a top):
  * the report says what it cannot bound. NULL when none. */
-const ns_next_step *ns_next_steps_unbounded(const ns_next_steps *s);
+NS_STATIC_API const ns_next_step *ns_next_steps_unbounded(const ns_next_steps *s);
 
 /* "next step: data loader, up to 59.295 ms a step (33.4%) -> fix (module)" for the top candidate, "then: ..."
  * for the runner-up, and a line for a larger time whose bound is unknown. per_step: the window is a mean step
  * (else a whole trace: no "a step"). */
-void ns_next_steps_print(FILE *out, const ns_next_steps *s, bool per_step);
+NS_STATIC_API void ns_next_steps_print(FILE *out, const ns_next_steps *s, bool per_step);
 /* -v: every candidate, ranked, with its basis. */
-void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bool per_step);
+NS_STATIC_API void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bool per_step);
 /* [{"bucket", "cause", "title", "fix", "module", "gain_us", "gain_share", "held_us", "rule", ["rank",]
  * "basis"}, ...] in rank order (gain_us and gain_share null when the bound is unknown). NULL on OOM. */
-cJSON *ns_next_steps_json(const ns_next_steps *s);
+NS_STATIC_API cJSON *ns_next_steps_json(const ns_next_steps *s);
+
+NS_END_DECLS
 
 #endif

@@ -9,10 +9,17 @@
 #ifndef NEXTSTEP_OP_MODELS_H
 #define NEXTSTEP_OP_MODELS_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/op_models.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nextstep/api.h"
 #include "nextstep/devices.h"
+
+NS_BEGIN_DECLS
 
 /* Named limits on one op's recorded text (untrusted input). */
 #define NS_OP_MAX_ARGS 64   /* arguments of one op; more is a malformed record */
@@ -87,20 +94,22 @@ typedef struct {
 
 /* The family of an op name (len bytes, not terminated), NS_OPF_NONE when no model knows it. Cheap: the trace
  * collector asks it for every CPU op. */
-ns_op_family ns_op_family_of(const char *name, size_t len);
+NS_STATIC_API ns_op_family ns_op_family_of(const char *name, size_t len);
 /* Whether an autograd node of this name (a "...Backward" op) records the output gradient of an op whose model
  * needs its output size (convolution, pooling): worth keeping by Sequence number. */
-bool ns_op_node_wanted(const char *name, size_t len);
+NS_STATIC_API bool ns_op_node_wanted(const char *name, size_t len);
 /* Counts one op. Ops that need a size their own record lacks (cuDNN's convolution backward_input and
  * backward_weight, recorded with the sizes as lists) take it from outer, the enclosing op of the same family
  * (the convolution backward that called them), or NULL. Never guesses: out->gap says what is missing. */
-void ns_op_model(const ns_op_record *op, const ns_op_record *outer, ns_op_work *out);
+NS_STATIC_API void ns_op_model(const ns_op_record *op, const ns_op_record *outer, ns_op_work *out);
 
 /* "gemm", "conv", "attention", "norm", ...; "?" out of range. */
-const char *ns_op_family_name(ns_op_family f);
+NS_STATIC_API const char *ns_op_family_name(ns_op_family f);
 /* Whether the family is placed by FLOPs and bytes (gemm, conv, attention) rather than by bytes alone. */
-bool ns_op_family_computes(ns_op_family f);
+NS_STATIC_API bool ns_op_family_computes(ns_op_family f);
 /* "fwd", "bwd", "bwd-input", "bwd-weight". */
-const char *ns_op_pass_name(ns_op_pass p);
+NS_STATIC_API const char *ns_op_pass_name(ns_op_pass p);
+
+NS_END_DECLS
 
 #endif

@@ -5,14 +5,21 @@
 #ifndef NEXTSTEP_PARSE_JSON_H
 #define NEXTSTEP_PARSE_JSON_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/parse_json.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <cJSON.h>
 
+#include "nextstep/api.h"
 #include "nextstep/error.h"
 #include "nextstep/input.h"
 #include "nextstep/profile.h"
+
+NS_BEGIN_DECLS
 
 #define PROFILE_LINE_MAX  (1u << 20)  /* one NDJSON line or one multi-line object, bytes */
 #define PROFILE_ARRAY_MAX (16u << 20) /* a whole top-level array, bytes */
@@ -27,8 +34,8 @@ typedef struct {
 
 /* Fills p from obj. Unknown keys are an error when strict (err->param PROFILE_PARAM_STRICT), else listed in
  * unknown. */
-ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, profile_unknown_keys *unknown,
-                             ns_error *err);
+NS_STATIC_API ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict,
+                                           profile_unknown_keys *unknown, ns_error *err);
 
 typedef enum {
 	PROFILE_READ_OK,  /* *p holds the next profile (unknown may list keys; err->line/index say where it
@@ -41,9 +48,11 @@ typedef enum {
 typedef struct profile_reader profile_reader;
 
 /* Reads records from in, which the caller keeps open until profile_reader_free(). NULL on OOM. */
-profile_reader *profile_reader_new(ns_input *in, bool strict);
-profile_read_result profile_reader_next(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
-                                        ns_error *err);
-void profile_reader_free(profile_reader *r);
+NS_STATIC_API profile_reader *profile_reader_new(ns_input *in, bool strict);
+NS_STATIC_API profile_read_result profile_reader_next(profile_reader *r, ns_profile *p,
+                                                      profile_unknown_keys *unknown, ns_error *err);
+NS_STATIC_API void profile_reader_free(profile_reader *r);
+
+NS_END_DECLS
 
 #endif

@@ -5,8 +5,11 @@
 
 #include <stdbool.h>
 
+#include "nextstep/api.h"
 #include "nextstep/error.h"
 #include "nextstep/regime.h"
+
+NS_BEGIN_DECLS
 
 #define PROFILE_LABEL_MAX 256
 /* Shares may sum to at most 1 + this before they are rejected (or rescaled with --normalize). */
@@ -24,14 +27,16 @@ enum {
 	PROFILE_PARAM_STRICT         /* an unknown key, an error only because strict reading was asked for */
 };
 
-void profile_init(ns_profile *p);
-double profile_sum(const ns_profile *p);
+NS_API void profile_init(ns_profile *p);
+NS_API double profile_sum(const ns_profile *p);
 /* Checks the sum rule; with normalize, rescales a sum above 1 to exactly 1 instead of failing. */
-ns_status profile_validate(ns_profile *p, bool normalize, ns_error *err);
+NS_API ns_status profile_validate(ns_profile *p, bool normalize, ns_error *err);
 /* A numeric share must be finite and in [0,1]. */
-ns_status profile_check_share(double v, ns_error *err);
+NS_API ns_status profile_check_share(double v, ns_error *err);
 /* Parses "0.72" or "72%" into a fraction in [0,1]; rejects NaN, Inf, negatives, bare numbers above 1. */
-ns_status profile_parse_share(const char *text, double *out, ns_error *err);
-void profile_set_label(ns_profile *p, const char *label);
+NS_API ns_status profile_parse_share(const char *text, double *out, ns_error *err);
+NS_API void profile_set_label(ns_profile *p, const char *label);
+
+NS_END_DECLS
 
 #endif

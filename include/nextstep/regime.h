@@ -5,6 +5,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nextstep/api.h"
+
+NS_BEGIN_DECLS
+
 /* Enum order is the default priority order (earlier wins a tie). */
 typedef enum {
 	REGIME_COMPUTE,
@@ -17,12 +21,14 @@ typedef enum {
 } ns_regime;
 
 /* "compute", "memory", ... ; NULL for an out-of-range value. */
-const char *regime_name(ns_regime r);
+NS_API const char *regime_name(ns_regime r);
 /* The verdict word: "compute-bound", "idle", "dataloader-bound", ... */
-const char *regime_bound_word(ns_regime r);
+NS_API const char *regime_bound_word(ns_regime r);
 /* Exact, case-sensitive match of a bucket name; false when unknown. */
-bool regime_from_name(const char *name, ns_regime *out);
+NS_API bool regime_from_name(const char *name, ns_regime *out);
 /* The same for the n bytes at text (no NUL needed). */
-bool ns_regime_from_text(const char *text, size_t n, ns_regime *out);
+NS_API bool ns_regime_from_text(const char *text, size_t n, ns_regime *out);
+
+NS_END_DECLS
 
 #endif

@@ -4,13 +4,20 @@
 #ifndef NEXTSTEP_ROOFLINE_H
 #define NEXTSTEP_ROOFLINE_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/roofline.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nextstep/api.h"
 #include "nextstep/devices.h"
 #include "nextstep/error.h"
 #include "nextstep/regime.h"
+
+NS_BEGIN_DECLS
 
 /* Below this fraction of BOTH roofs a timed kernel is overhead-bound (too little work per launch). */
 #define ROOFLINE_OVERHEAD_DEFAULT 0.10
@@ -38,9 +45,9 @@ typedef struct {
 	bool above_roof;         /* achieved exceeds the roof: check the inputs */
 } roofline_result;
 
-ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_error *err);
+NS_STATIC_API ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_error *err);
 /* The regime the roofs alone give (no time): compute at or above the ridge, memory below. */
-ns_regime roofline_bound(double intensity, double ridge);
+NS_STATIC_API ns_regime roofline_bound(double intensity, double ridge);
 
 /* A workload's counts and how they were made. */
 typedef struct {
@@ -50,12 +57,13 @@ typedef struct {
 
 /* Batched matmul C[b] = A[b] (MxK) * B[b] (KxN): FLOPs 2*b*M*N*K; ideal reuse: A and B read once, C written
  * once: b*(M*K + K*N + M*N) elements of the dtype. */
-ns_status roofline_matmul(double m, double n, double k, double batch, ns_dtype dt, roofline_work *w,
-                          ns_error *err);
+NS_STATIC_API ns_status roofline_matmul(double m, double n, double k, double batch, ns_dtype dt,
+                                        roofline_work *w, ns_error *err);
 /* N elements, each reading `inputs` and writing `outputs` values and doing flops_per_element FLOPs:
  * FLOPs N*f; bytes N*(inputs + outputs)*size. */
-ns_status roofline_elementwise(double n, double inputs, double outputs, double flops_per_element, ns_dtype dt,
-                               roofline_work *w, ns_error *err);
+NS_STATIC_API ns_status roofline_elementwise(double n, double inputs, double outputs,
+                                             double flops_per_element, ns_dtype dt, roofline_work *w,
+                                             ns_error *err);
 
 /* One decode step of a transformer (one new token for each of `batch` sequences). */
 typedef struct {
@@ -75,8 +83,8 @@ typedef struct {
 	double crossing_batch;  /* smallest batch whose step reaches the ridge; 0 when no batch does */
 } roofline_decode;
 
-ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, double ridge, roofline_decode *out,
-                               ns_error *err);
+NS_STATIC_API ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, double ridge,
+                                             roofline_decode *out, ns_error *err);
 
 /* The batch-doubling test: t1 for the work, t2 for twice the work. */
 #define SCALING_OVERHEAD_BELOW 1.25 /* ratio below this: at least 75% of the step is fixed cost */
@@ -91,9 +99,9 @@ typedef struct {
 	bool faster; /* the doubled run was faster: noise or warm-up, measure again */
 } scaling_result;
 
-ns_status roofline_scaling(double t1, double t2, double overhead_below, double work_above,
-                           scaling_result *out, ns_error *err);
-const char *scaling_kind_word(scaling_kind k);
+NS_STATIC_API ns_status roofline_scaling(double t1, double t2, double overhead_below, double work_above,
+                                         scaling_result *out, ns_error *err);
+NS_STATIC_API const char *scaling_kind_word(scaling_kind k);
 
 /* Per-op placement for the trace module. op_name: "aten::mm", "aten::addmm", "aten::matmul", "aten::linear",
  * "aten::bmm", "aten::baddbmm"; input_dims: the raw JSON text of args."Input Dims" (not NUL-terminated, len
@@ -107,10 +115,13 @@ typedef struct {
 	roofline_result roof; /* intensity, achieved, fraction_of_roof, regime */
 } roofline_op;
 
-void roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops, int64_t gpu_ns,
-                       ns_dtype dt, const ns_device *dev, double overhead_threshold, roofline_op *out);
+NS_STATIC_API void roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops,
+                                     int64_t gpu_ns, ns_dtype dt, const ns_device *dev,
+                                     double overhead_threshold, roofline_op *out);
 /* Whether roofline_place_op() counts the op of this name (len bytes, not terminated): the matmul ops (mm,
  * addmm, matmul, linear, bmm, baddbmm). The one list of them. */
-bool roofline_is_matmul_op(const char *name, size_t len);
+NS_STATIC_API bool roofline_is_matmul_op(const char *name, size_t len);
+
+NS_END_DECLS
 
 #endif

@@ -4,15 +4,22 @@
 #ifndef NEXTSTEP_ROOFLINE_REPORT_H
 #define NEXTSTEP_ROOFLINE_REPORT_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/roofline_report.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stdio.h>
 
 #include <cJSON.h>
 
+#include "nextstep/api.h"
 #include "nextstep/devices.h"
 #include "nextstep/format.h"
 #include "nextstep/roofline.h"
 #include "nextstep/routes.h"
+
+NS_BEGIN_DECLS
 
 /* A workload placed on a device's roofline, with what the text needs to explain it. */
 typedef struct {
@@ -31,13 +38,13 @@ typedef struct {
 } roofline_placement;
 
 /* The verdict line, the decode line for a decode step, and with o->verbose the explanation. */
-void roofline_report_text(FILE *out, const roofline_placement *p, const ns_routes *routes,
-                          const format_options *o);
+NS_STATIC_API void roofline_report_text(FILE *out, const roofline_placement *p, const ns_routes *routes,
+                                        const format_options *o);
 /* The verdict object with the numbers. Caller frees; NULL on OOM. */
-cJSON *roofline_report_json(const roofline_placement *p, const ns_routes *routes);
+NS_STATIC_API cJSON *roofline_report_json(const roofline_placement *p, const ns_routes *routes);
 /* In o->kind: text, quiet (the regime name) or JSON. NS_ERR_NOMEM when the JSON could not be built. */
-ns_status roofline_report_print(FILE *out, const roofline_placement *p, const ns_routes *routes,
-                                const format_options *o, ns_error *err);
+NS_STATIC_API ns_status roofline_report_print(FILE *out, const roofline_placement *p, const ns_routes *routes,
+                                              const format_options *o, ns_error *err);
 
 /* The batch-doubling test's result. */
 typedef struct {
@@ -50,12 +57,14 @@ typedef struct {
 	const char *roofline_words;
 } scaling_report;
 
-ns_status scaling_report_print(FILE *out, const scaling_report *s, const ns_routes *routes,
-                               const format_options *o, ns_error *err);
+NS_STATIC_API ns_status scaling_report_print(FILE *out, const scaling_report *s, const ns_routes *routes,
+                                             const format_options *o, ns_error *err);
 
 /* The device table (or one device when only is non-NULL): text with o->verbose adding aliases, ridges and
  * sources, or JSON {"devices": [...]}. */
-ns_status devices_report_print(FILE *out, const ns_device_table *t, const ns_device *only,
-                               const format_options *o, ns_error *err);
+NS_STATIC_API ns_status devices_report_print(FILE *out, const ns_device_table *t, const ns_device *only,
+                                             const format_options *o, ns_error *err);
+
+NS_END_DECLS
 
 #endif

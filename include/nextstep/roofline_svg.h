@@ -3,11 +3,18 @@
 #ifndef NEXTSTEP_ROOFLINE_SVG_H
 #define NEXTSTEP_ROOFLINE_SVG_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/roofline_svg.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "nextstep/api.h"
 #include "nextstep/devices.h"
 #include "nextstep/error.h"
+
+NS_BEGIN_DECLS
 
 typedef struct {
 	const ns_device *dev;
@@ -21,11 +28,13 @@ typedef struct {
 } roofline_plot;
 
 /* Writes the whole document to out. */
-void roofline_svg_write(FILE *out, const roofline_plot *p);
+NS_STATIC_API void roofline_svg_write(FILE *out, const roofline_plot *p);
 /* The same plot as an <svg> element to put inside an HTML page (no XML prolog, no namespace). */
-void roofline_svg_write_inline(FILE *out, const roofline_plot *p);
+NS_STATIC_API void roofline_svg_write_inline(FILE *out, const roofline_plot *p);
 /* Writes the document to the file at path, whole or not at all: to a new file beside it, renamed into place
  * when complete (an existing file is replaced only then). NS_ERR_IO with the reason when it cannot. */
-ns_status roofline_svg_save(const char *path, const roofline_plot *p, ns_error *err);
+NS_STATIC_API ns_status roofline_svg_save(const char *path, const roofline_plot *p, ns_error *err);
+
+NS_END_DECLS
 
 #endif

@@ -3,9 +3,12 @@
 #ifndef NEXTSTEP_ROUTES_H
 #define NEXTSTEP_ROUTES_H
 
+#include "nextstep/api.h"
 #include "nextstep/cause.h"
 #include "nextstep/error.h"
 #include "nextstep/regime.h"
+
+NS_BEGIN_DECLS
 
 typedef struct {
 	char *module;
@@ -28,22 +31,12 @@ typedef enum {
 	FINDING_COUNT
 } ns_finding_kind;
 
-/* Owns its strings; release with routes_free(). A cause's route replaces its bucket's in the headline when
- * the cause holds at least half of the bucket. */
-typedef struct {
-	ns_route route[REGIME_COUNT];
-	ns_route cause[CAUSE_COUNT];
-	/* A host-only split's routes (a CPU job whose host time is in gloo collectives: no device to keep
-	 * busy): overhead, idle and comm without GPU advice; a NULL fix means the ordinary route. A playbook
-	 * does not set them; "replace": true clears them. */
-	ns_route host_only[REGIME_COUNT];
-	/* The findings' routes; a playbook overrides them under "findings": {"optimizer": {...}}. */
-	ns_route finding[FINDING_COUNT];
-} ns_routes;
+/* The routes: opaque in the stable API (ns_routes_new() makes one), a struct in the unstable tier. */
+typedef struct ns_routes ns_routes;
 
 /* "optimizer", "straggler_device", "straggler_work", "straggler_inputs", "decode_memory", "budget_weights",
  * "budget_kv_cache", "budget_activations", "budget_training_state"; NULL for an out-of-range value. */
-const char *finding_name(ns_finding_kind f);
+NS_API const char *finding_name(ns_finding_kind f);
 
 /* The command a built-in route points to for its next step, as a value: the caller words it (the CLI names
  * its subcommands and options; the library knows none). */
@@ -59,14 +52,36 @@ typedef enum {
 	FOLLOW_UP_COUNT
 } routes_follow_up;
 
-/* The built-in routes, their follow-ups left out. */
-ns_status routes_init_default(ns_routes *r, ns_error *err);
-/* The built-in routes with each follow-up worded: follow_ups[FOLLOW_UP_...] (FOLLOW_UP_COUNT entries) goes in
- * parentheses where the route's text refers to it; NULL, or a NULL entry, leaves it out. */
-ns_status routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_error *err);
+/* The built-in routes with each follow-up worded (as routes_init_worded() below; follow_ups may be NULL), or
+ * NULL with err set. Free with ns_routes_delete(). */
+NS_API ns_routes *ns_routes_new(const char *const *follow_ups, ns_error *err);
+NS_API void ns_routes_delete(ns_routes *r);
 /* Overlays a playbook file on r: {"routes": {"compute": {"module":..., "fix":..., "next_check":...}, ...},
  * "causes": {"overhead.sync": {...}, ...}, "replace": false}. On error r is unchanged. */
-ns_status routes_load_playbook(ns_routes *r, const char *path, ns_error *err);
-void routes_free(ns_routes *r);
+NS_API ns_status routes_load_playbook(ns_routes *r, const char *path, ns_error *err);
+
+#ifdef NEXTSTEP_STATIC_LINKING_ONLY
+/* Owns its strings; release with routes_free(). A cause's route replaces its bucket's in the headline when
+ * the cause holds at least half of the bucket. */
+struct ns_routes {
+	ns_route route[REGIME_COUNT];
+	ns_route cause[CAUSE_COUNT];
+	/* A host-only split's routes (a CPU job whose host time is in gloo collectives: no device to keep
+	 * busy): overhead, idle and comm without GPU advice; a NULL fix means the ordinary route. A playbook
+	 * does not set them; "replace": true clears them. */
+	ns_route host_only[REGIME_COUNT];
+	/* The findings' routes; a playbook overrides them under "findings": {"optimizer": {...}}. */
+	ns_route finding[FINDING_COUNT];
+};
+
+/* The built-in routes, their follow-ups left out. */
+NS_STATIC_API ns_status routes_init_default(ns_routes *r, ns_error *err);
+/* The built-in routes with each follow-up worded: follow_ups[FOLLOW_UP_...] (FOLLOW_UP_COUNT entries) goes in
+ * parentheses where the route's text refers to it; NULL, or a NULL entry, leaves it out. */
+NS_STATIC_API ns_status routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_error *err);
+NS_STATIC_API void routes_free(ns_routes *r);
+#endif
+
+NS_END_DECLS
 
 #endif

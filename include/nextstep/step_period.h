@@ -10,9 +10,17 @@
 #ifndef NEXTSTEP_STEP_PERIOD_H
 #define NEXTSTEP_STEP_PERIOD_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/step_period.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "nextstep/api.h"
+
+NS_BEGIN_DECLS
 
 #define STEP_PERIOD_MIN_ITERATIONS 3
 #define STEP_PERIOD_CANDIDATES     8
@@ -26,6 +34,9 @@ typedef struct {
 } step_period;
 
 /* seq[0..n) holds ids below nids. False when no period is found (or memory ran out: *nomem). */
-bool step_period_find(const uint32_t *seq, size_t n, size_t nids, step_period *out, bool *nomem);
+NS_STATIC_API bool step_period_find(const uint32_t *seq, size_t n, size_t nids, step_period *out,
+                                    bool *nomem);
+
+NS_END_DECLS
 
 #endif

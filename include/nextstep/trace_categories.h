@@ -6,9 +6,16 @@
 #ifndef NEXTSTEP_TRACE_CATEGORIES_H
 #define NEXTSTEP_TRACE_CATEGORIES_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/trace_categories.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stddef.h>
 
+#include "nextstep/api.h"
 #include "nextstep/trace_read.h"
+
+NS_BEGIN_DECLS
 
 typedef struct {
 	const char *name; /* as written in "cat" */
@@ -18,9 +25,11 @@ typedef struct {
 } trace_category_row;
 
 /* The table and its length. */
-const trace_category_row *trace_category_table(size_t *n);
+NS_STATIC_API const trace_category_row *trace_category_table(size_t *n);
 
 /* The row for category s[0..len) (not NUL-terminated), NULL when the category is not known (TCAT_OTHER). */
-const trace_category_row *trace_category_find(const char *s, size_t len);
+NS_STATIC_API const trace_category_row *trace_category_find(const char *s, size_t len);
+
+NS_END_DECLS
 
 #endif

@@ -6,16 +6,23 @@
 #ifndef NEXTSTEP_TRACE_KERNELS_H
 #define NEXTSTEP_TRACE_KERNELS_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/trace_kernels.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "nextstep/api.h"
 #include "nextstep/error.h"
+
+NS_BEGIN_DECLS
 
 typedef enum { KCLASS_COMPUTE, KCLASS_MEMORY, KCLASS_COMM, KCLASS_COUNT } kernel_class;
 
 /* "compute", "memory", "comm"; NULL when out of range. */
-const char *kernel_class_name(kernel_class c);
-bool kernel_class_from_name(const char *name, kernel_class *out);
+NS_STATIC_API const char *kernel_class_name(kernel_class c);
+NS_STATIC_API bool kernel_class_from_name(const char *name, kernel_class *out);
 
 /* How a built-in row's pattern meets the identity: case-insensitive, on the function's own name or on the
  * name with its namespaces ("deep_ep::internode::dispatch"). */
@@ -32,24 +39,26 @@ typedef struct {
 } kernel_pattern;
 
 /* The built-in table in match order (first match wins); *n gets its length. */
-const kernel_pattern *kernel_table(size_t *n);
+NS_STATIC_API const kernel_pattern *kernel_table(size_t *n);
 
 /* The class of a kernel name by its identity under the built-in table, memory when no row matches; *family
  * (may be NULL) gets the matching row's family, NULL when none matched. For a comm kernel the family says
  * which kind of communication it is. */
-kernel_class kernel_table_classify(const char *name, const char **family);
+NS_STATIC_API kernel_class kernel_table_classify(const char *name, const char **family);
 
 /* The communication family ("collective", "allreduce", "gloo", ...) of a host op (a cpu_op or user annotation
  * name, name[0..len), not NUL-terminated) that launches communication, NULL when it is not one: c10d::*,
  * record_param_comms, nccl:*, gloo:*, vLLM's and PyTorch symmetric memory's all-reduce ops. A kernel such an
  * op launches is communication whatever its name. The table is in trace_kernels.c, sources in
  * docs/kernels.md. */
-const char *comm_host_op_family(const char *name, size_t len);
+NS_STATIC_API const char *comm_host_op_family(const char *name, size_t len);
 
 /* Compiled rules; see kernel_rules.h. */
 typedef struct kernel_rules kernel_rules;
 
 /* The built-in table alone (no file rules). Caller frees with kernel_rules_free(). */
-ns_status kernel_rules_default(kernel_rules **out, ns_error *err);
+NS_STATIC_API ns_status kernel_rules_default(kernel_rules **out, ns_error *err);
+
+NS_END_DECLS
 
 #endif

@@ -4,12 +4,19 @@
 #ifndef NEXTSTEP_TRACE_READ_H
 #define NEXTSTEP_TRACE_READ_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/trace_read.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nextstep/api.h"
 #include "nextstep/error.h"
 #include "nextstep/input.h"
+
+NS_BEGIN_DECLS
 
 /* Named limits on untrusted input. */
 #define TRACE_MAX_DEPTH       64          /* nesting of objects/arrays */
@@ -124,6 +131,9 @@ typedef ns_status (*trace_event_fn)(const trace_event *ev, void *ctx, ns_error *
  * Device names are copied as written (escapes kept), truncated to fit; meta->world_size is 0 when absent.
  * One event (or one top-level value other than traceEvents) must fit in 2 * TRACE_MAX_STRING + 1 MiB; the
  * window grows to that only for such an event, otherwise memory stays at a few MiB whatever the file size. */
-ns_status trace_read(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err);
+NS_STATIC_API ns_status trace_read(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta,
+                                   ns_error *err);
+
+NS_END_DECLS
 
 #endif

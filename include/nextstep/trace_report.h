@@ -3,17 +3,24 @@
 #ifndef NEXTSTEP_TRACE_REPORT_H
 #define NEXTSTEP_TRACE_REPORT_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/trace_report.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 #include <cJSON.h>
 
+#include "nextstep/api.h"
 #include "nextstep/classify.h"
 #include "nextstep/format.h"
 #include "nextstep/next_step.h"
 #include "nextstep/routes.h"
 #include "nextstep/trace_split.h"
+
+NS_BEGIN_DECLS
 
 /* Longest kernel name shown in the text report (the JSON keeps whole names). */
 #define REPORT_NAME_MAX    72
@@ -86,40 +93,48 @@ typedef struct {
 } ns_device_report;
 
 /* Every window of d is warm-up: a capture of start-up, which no regime describes. */
-bool ns_device_startup_only(const split_device *d);
+NS_STATIC_API bool ns_device_startup_only(const split_device *d);
 /* Builds d's report. roof: d's placement per kernel class, or NULL. */
-void ns_device_report_build(const split_result *res, const split_device *d, const classify_options *classify,
-                            const ns_routes *routes, const ns_roof_time *roof, ns_device_report *out);
+NS_STATIC_API void ns_device_report_build(const split_result *res, const split_device *d,
+                                          const classify_options *classify, const ns_routes *routes,
+                                          const ns_roof_time *roof, ns_device_report *out);
 /* The roofline placement o->roof gives for d into buf, or NULL when none. */
-const ns_roof_time *ns_report_roof(const report_options *o, const split_device *d, ns_roof_time *buf);
+NS_STATIC_API const ns_roof_time *ns_report_roof(const report_options *o, const split_device *d,
+                                                 ns_roof_time *buf);
 
 /* A quality problem's one-line explanation (text and JSON "detail"). */
-void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size);
+NS_STATIC_API void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size);
 /* Where the steps came from, in words ("inference-server iteration markers"; a step marker's as hints word
  * it, "step-marker annotations" without); NULL for the host's ProfilerStep# and for no steps. */
-const char *ns_report_step_source_words(step_source s, const char *const *hints);
+NS_STATIC_API const char *ns_report_step_source_words(step_source s, const char *const *hints);
 /* The marker of a step as text: NULL when the step has none. buf holds a ProfilerStep# name. */
-const char *ns_report_step_marker(const split_result *res, const split_window *w, char *buf, size_t size);
+NS_STATIC_API const char *ns_report_step_marker(const split_result *res, const split_window *w, char *buf,
+                                                size_t size);
 
 /* hints[h], or NULL when there are no hints or none for h. */
-const char *report_hint_text(const char *const *hints, report_hint h);
+NS_STATIC_API const char *report_hint_text(const char *const *hints, report_hint h);
 
 /* "rank 0 dev 0", "device 0 (NVIDIA A100-SXM4-40GB)", "device 0"; the host-only split is "rank 3 host" or
  * "host". */
-void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size);
+NS_STATIC_API void report_device_label(const split_result *res, const split_device *d, char *buf,
+                                       size_t size);
 /* A kernel name cut to at most max bytes for a one-line listing: no "void ", no parameter list. */
-void report_short_name(const char *name, char *buf, size_t max);
+NS_STATIC_API void report_short_name(const char *name, char *buf, size_t max);
 /* One window's JSON object as the report writes it (a routed verdict plus the window's numbers; with_step
  * adds "step" and "warmup"). Caller owns it; NULL on OOM. The job report (issue 12) writes its ranks' devices
  * with it. */
-cJSON *report_window_json(const char *label, const split_window *w, bool with_step, const report_options *o);
+NS_STATIC_API cJSON *report_window_json(const char *label, const split_window *w, bool with_step,
+                                        const report_options *o);
 /* Prints the report in o->format->kind (text, quiet or JSON), streaming: memory does not grow with the number
  * of steps or devices. NS_ERR_NOMEM when memory ran out part-way (the output is then incomplete), NS_ERR_IO
  * when a write failed. */
-ns_status report_print(FILE *out, const split_result *res, const report_options *o, ns_error *err);
+NS_STATIC_API ns_status report_print(FILE *out, const split_result *res, const report_options *o,
+                                     ns_error *err);
 /* The same, with one more member extra_key: extra (consumed, may be NULL) at the end of the JSON document;
  * ignored in the other forms. */
-ns_status report_print_with(FILE *out, const split_result *res, const report_options *o,
-                            const char *extra_key, cJSON *extra, ns_error *err);
+NS_STATIC_API ns_status report_print_with(FILE *out, const split_result *res, const report_options *o,
+                                          const char *extra_key, cJSON *extra, ns_error *err);
+
+NS_END_DECLS
 
 #endif

@@ -16,6 +16,10 @@
 #ifndef NEXTSTEP_TRACE_ROOFLINE_H
 #define NEXTSTEP_TRACE_ROOFLINE_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/trace_roofline.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +27,7 @@
 
 #include <cJSON.h>
 
+#include "nextstep/api.h"
 #include "nextstep/devices.h"
 #include "nextstep/error.h"
 #include "nextstep/op_models.h"
@@ -30,16 +35,18 @@
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 
+NS_BEGIN_DECLS
+
 /* Longest Input Dims or Input type text kept for one op; longer text is kept as absent (not placed). */
 #define TROOF_MAX_TEXT 4096
 
 typedef struct trace_roofline trace_roofline;
 
 /* NULL on OOM. */
-trace_roofline *trace_roofline_new(void);
+NS_STATIC_API trace_roofline *trace_roofline_new(void);
 /* The trace_event_fn: ctx is the trace_roofline. */
-ns_status trace_roofline_event(const trace_event *ev, void *ctx, ns_error *err);
-void trace_roofline_free(trace_roofline *c);
+NS_STATIC_API ns_status trace_roofline_event(const trace_event *ev, void *ctx, ns_error *err);
+NS_STATIC_API void trace_roofline_free(trace_roofline *c);
 
 /* Calls first(ev, first_ctx), then trace_roofline_event(ev, roof). */
 typedef struct {
@@ -47,7 +54,7 @@ typedef struct {
 	void *first_ctx;
 	trace_roofline *roof;
 } trace_roofline_tee;
-ns_status trace_roofline_tee_event(const trace_event *ev, void *ctx, ns_error *err);
+NS_STATIC_API ns_status trace_roofline_tee_event(const trace_event *ev, void *ctx, ns_error *err);
 
 typedef struct {
 	const char *device; /* --device NAME, or NULL: the trace's deviceProperties name */
@@ -165,25 +172,27 @@ typedef struct {
 } troof_report;
 
 /* The share of the ops' GPU time that was placed, 0..1 (0 without ops). */
-double ns_troof_placed_share(const troof_report *r);
+NS_STATIC_API double ns_troof_placed_share(const troof_report *r);
 
 /* Links kernels to ops and places them on the devices of table (loaded by the caller). Fails only on OOM (an
  * unknown device is a report with device_known = false). meta may be NULL. The collector can only be freed
  * afterwards. */
-ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const troof_options *o,
-                                troof_report *out, ns_error *err);
-void troof_report_free(troof_report *r);
+NS_STATIC_API ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta,
+                                              const troof_options *o, troof_report *out, ns_error *err);
+NS_STATIC_API void troof_report_free(troof_report *r);
 
 /* Words for a reason: "no shapes (record_shapes=True)", "unknown dtype", "unknown op", ... */
-const char *troof_reason_text(troof_reason r);
+NS_STATIC_API const char *troof_reason_text(troof_reason r);
 /* The text section (top rows, then the ops that could not be placed); hints as in report_options. */
-void troof_report_print(FILE *out, const troof_report *r, size_t top, const char *const *hints);
+NS_STATIC_API void troof_report_print(FILE *out, const troof_report *r, size_t top, const char *const *hints);
 /* The "roofline" member for the trace JSON; caller frees with cJSON_Delete(). NULL on OOM. */
-cJSON *troof_report_json(const troof_report *r, size_t top);
+NS_STATIC_API cJSON *troof_report_json(const troof_report *r, size_t top);
 
 /* The trace report with this section: text after the device reports, JSON as a "roofline" member of the
  * document; quiet output has no section. Errors as report_print(). */
-ns_status troof_print_with_report(FILE *out, const split_result *res, const report_options *o,
-                                  const troof_report *r, ns_error *err);
+NS_STATIC_API ns_status troof_print_with_report(FILE *out, const split_result *res, const report_options *o,
+                                                const troof_report *r, ns_error *err);
+
+NS_END_DECLS
 
 #endif

@@ -6,10 +6,15 @@
 #ifndef NEXTSTEP_TRACE_SPLIT_H
 #define NEXTSTEP_TRACE_SPLIT_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/trace_split.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nextstep/api.h"
 #include "nextstep/cause.h"
 #include "nextstep/error.h"
 #include "nextstep/kernel_names.h"
@@ -18,6 +23,8 @@
 #include "nextstep/regime.h"
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_read.h"
+
+NS_BEGIN_DECLS
 
 /* Bytes kept of an unknown device category's name (split_result.unknown_device_cat), NUL included; bytes
  * that are not UTF-8 are replaced (U+FFFD). */
@@ -28,7 +35,7 @@
 #define SPLIT_MAX_THREADS 65536
 
 /* Where the steps came from, in the order they are tried (docs/trace.md, "Steps"). */
-typedef enum {
+typedef enum step_source {
 	STEP_SOURCE_NONE,         /* no steps: the whole trace is one window */
 	STEP_SOURCE_PROFILER,     /* ProfilerStep# spans on the host */
 	STEP_SOURCE_GPU_PROFILER, /* ProfilerStep# annotations on the GPU timeline (gpu_user_annotation) */
@@ -48,15 +55,15 @@ typedef enum {
 } step_phase;
 
 /* "profiler_step", "gpu_profiler_step", "server", "marker", "period", "none" (the JSON words). */
-const char *step_source_name(step_source s);
+NS_STATIC_API const char *step_source_name(step_source s);
 /* "prefill", "decode", "mixed"; NULL for STEP_PHASE_NONE. */
-const char *step_phase_name(step_phase p);
+NS_STATIC_API const char *step_phase_name(step_phase p);
 
 /* A compiled --step-marker regex (PCRE2, under the kernel rules' match, depth and heap limits). */
 typedef struct step_marker step_marker;
 /* NULL with err set (NS_ERR_VALUE: the regex does not compile; NS_ERR_NOMEM). */
-step_marker *step_marker_new(const char *regex, ns_error *err);
-void step_marker_free(step_marker *m);
+NS_STATIC_API step_marker *step_marker_new(const char *regex, ns_error *err);
+NS_STATIC_API void step_marker_free(step_marker *m);
 
 /* One window: a step (or the whole trace) on one device. Times are exact integer nanoseconds. A device keeps
  * one window per step, so the fields are ordered and sized to keep it at 224 bytes (a million steps: 224 MB):
@@ -271,8 +278,8 @@ typedef struct {
 } split_quality;
 
 /* "good", "degraded", "unfit"; "launch_without_activity", ... (the JSON names). */
-const char *quality_grade_name(quality_grade g);
-const char *quality_kind_name(quality_kind k);
+NS_STATIC_API const char *quality_grade_name(quality_grade g);
+NS_STATIC_API const char *quality_kind_name(quality_kind k);
 
 /* The result. Owns everything; free with split_result_free(). */
 typedef struct {
@@ -300,7 +307,8 @@ typedef struct {
 	size_t python_dropped;
 	split_quality quality; /* how far the split can be trusted */
 
-	step_source step_source;     /* where the steps came from */
+	/* where the steps came from ("enum": in C++ the field's name hides the type's) */
+	enum step_source step_source;
 	size_t ignored_step_markers; /* step markers of processes that launched no device work, ignored */
 	int64_t ignored_step_pid;    /* the first such process */
 	kernel_names
@@ -328,39 +336,42 @@ typedef struct {
 typedef struct trace_split trace_split;
 
 /* rules is borrowed and must outlive the splitter. NULL on OOM. */
-trace_split *trace_split_new(const kernel_rules *rules);
+NS_STATIC_API trace_split *trace_split_new(const kernel_rules *rules);
 /* Whether warm-up steps count in the overall window (default false: they are summed apart). */
-void trace_split_keep_warmup(trace_split *s, bool keep);
+NS_STATIC_API void trace_split_keep_warmup(trace_split *s, bool keep);
 /* Whether each device gets its median step's timeline (default false: it costs a pass over the records). */
-void trace_split_want_timeline(trace_split *s, bool want);
+NS_STATIC_API void trace_split_want_timeline(trace_split *s, bool want);
 /* Steps from user annotations matching m (borrowed; must outlive the splitter), ahead of the other sources.
  * One step_marker may serve splitters on several threads: each has match data of its own. False on OOM. */
-bool trace_split_step_marker(trace_split *s, const step_marker *m);
+NS_STATIC_API bool trace_split_step_marker(trace_split *s, const step_marker *m);
 /* The trace_event_fn: ctx is the trace_split. */
-ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err);
+NS_STATIC_API ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err);
 /* Where the windows may wait when they do not fit in memory (split_store): a directory, copied; NULL (the
  * default) keeps them all in memory. False on OOM. */
-bool trace_split_spill_dir(trace_split *s, const char *dir);
+NS_STATIC_API bool trace_split_spill_dir(trace_split *s, const char *dir);
 /* Builds the windows and sweeps them. meta may be NULL (no device names, no rank). The splitter can only be
  * freed afterwards. */
-ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_result *res, ns_error *err);
-void trace_split_free(trace_split *s);
-void split_result_free(split_result *res);
+NS_STATIC_API ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_result *res,
+                                           ns_error *err);
+NS_STATIC_API void trace_split_free(trace_split *s);
+NS_STATIC_API void split_result_free(split_result *res);
 
 /* Window i (i < d->nsteps) of device d, a copy. A window that cannot be read back from the temporary file
  * (an I/O error, or no memory for its chunk) comes back zeroed with step -1, and split_result_steps_status()
  * says what went wrong. */
-split_window split_device_step(const split_device *d, size_t i);
+NS_STATIC_API split_window split_device_step(const split_device *d, size_t i);
 /* For a result assembled by hand (tests): d's windows become copies of w[0..n), kept in res->store (made on
  * first use; split_result_free_store() frees it, as split_result_free() does). */
-ns_status split_device_set_steps(split_result *res, split_device *d, const split_window *w, size_t n,
-                                 ns_error *err);
-void split_result_free_store(split_result *res);
+NS_STATIC_API ns_status split_device_set_steps(split_result *res, split_device *d, const split_window *w,
+                                               size_t n, ns_error *err);
+NS_STATIC_API void split_result_free_store(split_result *res);
 /* NS_OK, or the first error met keeping or reading back the windows since the split (NS_ERR_IO,
  * NS_ERR_NOMEM). A report checks it once it has read the windows. */
-ns_status split_result_steps_status(const split_result *res, ns_error *err);
+NS_STATIC_API ns_status split_result_steps_status(const split_result *res, ns_error *err);
 
 /* Shares of a window (bucket / dur) as a profile with every bucket present. */
-void split_window_profile(const split_window *w, ns_profile *p);
+NS_STATIC_API void split_window_profile(const split_window *w, ns_profile *p);
+
+NS_END_DECLS
 
 #endif

@@ -5,11 +5,18 @@
 #ifndef NEXTSTEP_TRANSFORMER_H
 #define NEXTSTEP_TRANSFORMER_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/transformer.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdbool.h>
 
+#include "nextstep/api.h"
 #include "nextstep/devices.h"
 #include "nextstep/error.h"
 #include "nextstep/regime.h"
+
+NS_BEGIN_DECLS
 
 /* The MLP block: gated (SwiGLU/GeGLU: gate and up projections, then down; Llama, Mistral, Qwen) or plain
  * (up, activation, down; GPT-2, GPT-3, OPT). */
@@ -47,7 +54,7 @@ typedef enum {
 
 /* Fills the defaults and checks the rest: positive whole numbers, kv_heads dividing heads (each key/value
  * head serves heads / kv_heads query heads). NS_ERR_USAGE with err->param naming the setting. */
-ns_status ns_transformer_check(ns_transformer_arch *a, ns_error *err);
+NS_STATIC_API ns_status ns_transformer_check(ns_transformer_arch *a, ns_error *err);
 
 /* Parameter counts. non_embedding is Kaplan et al.'s N (attention and MLP matrices, plus norms and biases
  * of the layers); total adds the embedding, the position table, the output projection unless tied, and the
@@ -63,7 +70,7 @@ typedef struct {
 	double total;
 } ns_transformer_params;
 
-void ns_transformer_param_count(const ns_transformer_arch *a, ns_transformer_params *p);
+NS_STATIC_API void ns_transformer_param_count(const ns_transformer_arch *a, ns_transformer_params *p);
 
 /* The parts of a pass, in the order reports list them. */
 typedef enum {
@@ -76,8 +83,8 @@ typedef enum {
 } ns_transformer_term;
 
 /* "attention projections", ...; "attn_proj", ... (the JSON keys). */
-const char *ns_transformer_term_words(ns_transformer_term t);
-const char *ns_transformer_term_key(ns_transformer_term t);
+NS_STATIC_API const char *ns_transformer_term_words(ns_transformer_term t);
+NS_STATIC_API const char *ns_transformer_term_key(ns_transformer_term t);
 
 /* One pass: `seq` new tokens for each of `batch` sequences, each on top of `context` tokens already in its
  * KV cache. A prefill is context 0; a decode step is seq 1. */
@@ -102,8 +109,8 @@ typedef struct {
  * read once, its result written once), attention fused (the scores never reach memory), a training step three
  * times the forward (the backward computes the gradients of the inputs and of the weights). Errors:
  * NS_ERR_USAGE for a batch or seq below 1, a negative context, or counts beyond a double. */
-ns_status ns_transformer_pass_count(const ns_transformer_arch *a, const ns_pass_spec *s,
-                                    ns_transformer_pass *out, ns_error *err);
+NS_STATIC_API ns_status ns_transformer_pass_count(const ns_transformer_arch *a, const ns_pass_spec *s,
+                                                  ns_transformer_pass *out, ns_error *err);
 
 /* The pass on a roofline: each term bound by its own intensity (the kernels of a term run one after the
  * other, so a memory-bound term is not paid for by a compute-bound one), time at the roof
@@ -118,7 +125,9 @@ typedef struct {
 } ns_transformer_roof;
 
 /* peak in FLOP/s, bandwidth in bytes/s; both > 0. */
-void ns_transformer_place(const ns_transformer_pass *p, double peak, double bandwidth,
-                          ns_transformer_roof *out);
+NS_STATIC_API void ns_transformer_place(const ns_transformer_pass *p, double peak, double bandwidth,
+                                        ns_transformer_roof *out);
+
+NS_END_DECLS
 
 #endif

@@ -5,14 +5,21 @@
 #ifndef NEXTSTEP_TRANSFORMER_REPORT_H
 #define NEXTSTEP_TRANSFORMER_REPORT_H
 
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/transformer_report.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
 #include <stdio.h>
 
 #include <cJSON.h>
 
+#include "nextstep/api.h"
 #include "nextstep/devices.h"
 #include "nextstep/format.h"
 #include "nextstep/routes.h"
 #include "nextstep/transformer.h"
+
+NS_BEGIN_DECLS
 
 typedef struct {
 	const char *label; /* NULL or "": none */
@@ -26,10 +33,13 @@ typedef struct {
 } ns_transformer_report;
 
 /* The route of the verdict: the decode_memory finding for a memory-bound decode step, else the regime's. */
-const ns_route *ns_transformer_route(const ns_transformer_report *r, const ns_routes *routes);
+NS_STATIC_API const ns_route *ns_transformer_route(const ns_transformer_report *r, const ns_routes *routes);
 /* The verdict object. Caller frees; NULL on OOM. */
-cJSON *ns_transformer_report_json(const ns_transformer_report *r, const ns_routes *routes);
-ns_status ns_transformer_report_print(FILE *out, const ns_transformer_report *r, const ns_routes *routes,
-                                      const format_options *o, ns_error *err);
+NS_STATIC_API cJSON *ns_transformer_report_json(const ns_transformer_report *r, const ns_routes *routes);
+NS_STATIC_API ns_status ns_transformer_report_print(FILE *out, const ns_transformer_report *r,
+                                                    const ns_routes *routes, const format_options *o,
+                                                    ns_error *err);
+
+NS_END_DECLS
 
 #endif

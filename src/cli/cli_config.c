@@ -17,6 +17,7 @@
 #include "nextstep/parse_flags.h"
 #include "nextstep/trace_split.h"
 #include "nextstep/units.h"
+#include "nextstep/version.h"
 
 void cli_config_init(cli_config *c, cli_mode mode)
 {
@@ -342,7 +343,7 @@ static int router_option(cli_config *c, int opt, const char *arg)
 		cli_print_help(stdout, c->mode);
 		return EXIT_ROUTED;
 	case OPT_VERSION:
-		printf("nextstep %s\n", NS_VERSION);
+		printf("nextstep %s\n", NS_VERSION_STRING);
 		return EXIT_ROUTED;
 	default:
 		return -2;

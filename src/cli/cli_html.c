@@ -18,6 +18,7 @@
 #include "cli_common.h"
 #include "cli_output.h"
 #include "cli_spool.h"
+#include "nextstep/version.h"
 
 struct cli_html {
 	FILE *out;
@@ -84,7 +85,7 @@ int cli_html_open(const cli_config *c, const char *title, char *const *inputs, s
 		}
 		h->out = cli_output_stream(h->file);
 	}
-	html_page_info info = {title, NS_VERSION, when};
+	html_page_info info = {title, NS_VERSION_STRING, when};
 	h->page = html_page_begin(h->out, &info);
 	if (h->page == NULL) {
 		fputs("nextstep: out of memory\n", stderr);

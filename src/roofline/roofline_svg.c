@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nextstep/units.h"
+#include "nextstep/version.h"
 #include "util/magic.h"
 #include "util/outfile.h"
 #include "util/palette.h"
@@ -379,7 +380,7 @@ static void write_svg(FILE *out, const roofline_plot *p, bool standalone)
 
 	choose_axes(p, &a);
 	if (standalone)
-		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" NS_GENERATOR_SVG NS_VERSION " -->\n"
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" NS_GENERATOR_SVG NS_VERSION_STRING " -->\n"
 		      "<svg xmlns=\"http://www.w3.org/2000/svg\" ",
 		      out);
 	else

@@ -363,6 +363,29 @@ ns_status routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_err
 	return NS_OK;
 }
 
+ns_routes *ns_routes_new(const char *const *follow_ups, ns_error *err)
+{
+	ns_routes *r = malloc(sizeof(*r));
+
+	if (r == NULL) {
+		ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	if (routes_init_worded(r, follow_ups, err) != NS_OK) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void ns_routes_delete(ns_routes *r)
+{
+	if (r == NULL)
+		return;
+	routes_free(r);
+	free(r);
+}
+
 static ns_status apply_route(ns_route *dst, const char *section, const char *key, const cJSON *spec,
                              ns_error *err)
 {

@@ -118,7 +118,7 @@ if [ -n "$build_line" ] && (cd "$tmp/example" && eval "$build_line") 2>"$tmp/cc.
 	# The run path is the pkg-config file's ${pcfiledir}/../../lib: the same file, spelled otherwise.
 	lib=$(ldd "$tmp/example/route_profile" | awk '/libnextstep\.so/ { print $3 }')
 	check "the example finds the installed shared library by itself" "yes" \
-		"$([ -n "$lib" ] && [ "$(readlink -f "$lib")" = "$(readlink -f "$prefix/lib/libnextstep.so.1")" ] && echo yes || echo no)"
+		"$([ -n "$lib" ] && [ "$(readlink -f "$lib")" = "$(readlink -f "$prefix/lib/libnextstep.so.2")" ] && echo yes || echo no)"
 else
 	cat "$tmp/cc.log"
 	check "examples/route_profile.c builds with its printed line: $build_line" "built" "failed"

@@ -20,7 +20,7 @@ for tree in first/a second/elsewhere/b; do
 	fi
 done
 status=0
-for file in nextstep libnextstep.so.1; do
+for file in nextstep libnextstep.so.2; do
 	a=$tmp/first/a/build/$file b=$tmp/second/elsewhere/b/build/$file
 	if cmp -s "$a" "$b"; then
 		echo "ok: $file is identical ($(wc -c <"$a") bytes) from two source and build folders"
