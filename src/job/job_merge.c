@@ -638,10 +638,13 @@ static ptrdiff_t tally_take_most(wait_tally *t)
 	ptrdiff_t best = -1;
 
 	for (size_t i = 0; i < t->ntouched; i++) {
-		size_t k = t->touched[i];
-		if (t->ns[k] > 0 &&
-		    (best < 0 || t->ns[k] > t->ns[best] || (t->ns[k] == t->ns[best] && k < (size_t)best)))
-			best = (ptrdiff_t)k;
+		ptrdiff_t k = (ptrdiff_t)t->touched[i];
+		if (t->ns[k] == 0)
+			continue;
+		/* Ties go to the lower rank index, so the answer does not depend on arrival order. */
+		bool lower_on_tie = best > k;
+		if (best < 0 || t->ns[k] > t->ns[best] || (t->ns[k] == t->ns[best] && lower_on_tie))
+			best = k;
 	}
 	for (size_t i = 0; i < t->ntouched; i++)
 		t->ns[t->touched[i]] = 0;
