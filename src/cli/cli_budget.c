@@ -96,8 +96,12 @@ static int report(const cli_config *c, const ns_device *dev)
 		return rc;
 	fill_spec(c, dev, dt, &spec);
 	if (!(spec.device_bytes > 0.0))
-		return cli_usage_error(
-		    c->mode, "the device table has no memory size for %s: give --device-memory", dev->name);
+		return dev != NULL
+		           ? cli_usage_error(
+		                 c->mode, "the device table has no memory size for %s: give --device-memory",
+		                 dev->name)
+		           : cli_usage_error(c->mode,
+		                             "no device memory size: give --device or --device-memory");
 	memset(&r, 0, sizeof(r));
 	r.label = c->label;
 	r.dev = dev;

@@ -698,10 +698,12 @@ static ns_status split_waiting(job_result *res, const matching *mt, op_info *ops
 	                  0};
 	ns_status st = NS_OK;
 
-	if (per.ns == NULL || per.touched == NULL)
-		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	else
-		last_starts(res, mt, ops);
+	if (per.ns == NULL || per.touched == NULL) {
+		free(per.ns);
+		free(per.touched);
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	}
+	last_starts(res, mt, ops);
 	for (size_t r = 0; r < res->nranks && st == NS_OK; r++)
 		st = rank_waiting(res, mt, ops, r, &per, err);
 	free(per.ns);
@@ -776,11 +778,15 @@ static int cmp_loo_double(const void *a, const void *b)
 	return ns_cmp_double(&((const loo_item *)a)->d, &((const loo_item *)b)->d);
 }
 
+/* Leaves the pointers NULL, so that freeing a set whose build failed part way frees nothing twice. */
 static void loo_free(loo_median *m)
 {
 	free(m->v);
 	free(m->d);
 	free(m->pos);
+	m->v = NULL;
+	m->d = NULL;
+	m->pos = NULL;
 }
 
 /* The ranks' values (with steps) of what: -3 kernels, -2 non-comm time, 0..REGIME_COUNT-1 that bucket, and

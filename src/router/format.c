@@ -41,8 +41,9 @@ size_t format_percent_text(double share, char *buf)
 void format_percent(FILE *out, double share)
 {
 	char text[FORMAT_PERCENT_MAX];
+	size_t n = format_percent_text(share, text);
 
-	fwrite(text, 1, format_percent_text(share, text), out);
+	fwrite(text, 1, n, out);
 }
 
 double format_tidy(double x)
@@ -102,6 +103,7 @@ void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, cons
 	const ns_route *route = &r->route[v->regime];
 	char pct[FORMAT_PERCENT_MAX];
 	line_out l;
+	size_t pct_len;
 
 	l.out = out;
 	l.len = 0;
@@ -113,7 +115,8 @@ void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, cons
 	line_puts(&l, regime_bound_word(v->regime));
 	line_puts(&l, format_style(o, FORMAT_STYLE_RESET));
 	line_put(&l, " (", 2);
-	line_put(&l, pct, format_percent_text(v->share, pct));
+	pct_len = format_percent_text(v->share, pct);
+	line_put(&l, pct, pct_len);
 	line_put(&l, ") -> ", 5);
 	line_puts(&l, route->fix);
 	line_put(&l, " (", 2);

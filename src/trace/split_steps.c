@@ -259,7 +259,7 @@ static int64_t *launching_pids(const trace_split *s, size_t *n)
 		size_t slot = ns_hindex_home(&seen, h);
 		uint32_t id;
 		bool found = *n > 0 && pid[*n - 1] == p;
-		while (!found && ns_hindex_probe(&seen, h, &slot, &id))
+		while (!found && pid != NULL && ns_hindex_probe(&seen, h, &slot, &id))
 			found = pid[id] == p;
 		if (found)
 			continue;
