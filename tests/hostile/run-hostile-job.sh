@@ -1,10 +1,10 @@
 #!/bin/bash
-# run-hostile-job.sh NEXTSTEP [SANITIZED]: the reproductions of issue 26 (jobs at cluster scale, every new
+# run-hostile-job.sh NEXTSTEP [SANITIZED [BUILD_TYPE]]: the reproductions of issue 26 (jobs at cluster scale, every new
 # surface bounded), each under a CPU-time limit and (unsanitized builds) an address-space limit. The issue's
 # bound: 5 s of CPU and 200 MB per 100 MB of input, a located error otherwise. Summaries are generated here
 # (gen-summaries.sh), in a temporary directory. The harness is hostile-lib.sh.
 set -u
-bin=$1 sanitized=${2:-OFF}
+bin=$1 sanitized=${2:-OFF} build_type=${3:-RelWithDebInfo}
 . "$(cd "$(dirname "$0")" && pwd)/hostile-lib.sh"
 gen() { sh "$here/gen-summaries.sh" "$@"; }
 
