@@ -18,9 +18,17 @@ usage: check_split.py sanity REPORT            buckets >= 0, sum to the window, 
                                                (cat kernel/Kernel; device args.device, else pid) inside it, over
                                                its length (1 ns); overall's is its counted steps' union over their sum
        check_split.py overall REPORT [N]       print device N's "overall" object (one line)
+       check_split.py batch < CHECKS           many checks in one process (a Python start costs more than a
+                                               check): each line NAME<TAB>CHECK<TAB>ARG..., CHECK one of
+                                               sanity, expect, truth, next, gpu_util, same (ARG... = REPORT
+                                               REPORT MESSAGE) or
+                                               route (ARG... = REPORT NEXTSTEP: each device's "overall" piped
+                                               into `NEXTSTEP - --format json` routes to its own regime); prints
+                                               NAME<TAB>difference for each difference
 Exit 0 when the check holds, 1 (with the differences on stdout) when it does not.
 """
 import json
+import subprocess
 import sys
 
 BUCKETS = ("compute", "memory", "comm", "dataloader", "overhead", "idle")
@@ -242,17 +250,63 @@ def same(a, b):
     return [] if a == b else ["reports differ"]
 
 
-def main():
-    cmd, args = sys.argv[1], sys.argv[2:]
-    if cmd == "overall":
-        dev = load(args[0])["devices"][int(args[1]) if len(args) > 1 else 0]
-        print(json.dumps(dev["overall"]))
-        return 0
+def route(doc, nextstep):
+    """Each device's overall object, given alone to `nextstep -`, routes to the regime the report gives it."""
+    bad = []
+    for d, dev in enumerate(doc["devices"]):
+        want = dev["overall"]["regime"]
+        run = subprocess.run([nextstep, "-", "--format", "json"], input=json.dumps(dev["overall"]) + "\n",
+                             capture_output=True, text=True, check=False)
+        try:
+            got = json.loads(run.stdout)["regime"]
+        except (ValueError, KeyError):
+            got = "(no verdict: exit %d, %s)" % (run.returncode, run.stderr.strip())
+        if got != want:
+            bad.append("device %d: overall routes to '%s' through 'nextstep -', not '%s'" % (d, got, want))
+    return bad
+
+
+def batch(lines):
+    """The checks of CHECKS, one a line; a difference is printed NAME<TAB>line, a check that raises is a difference
+    too, and the last line, "checked N", says that all N were run. Returns the number that failed."""
+    failed = checked = 0
+    for line in lines:
+        name, cmd, *args = line.rstrip("\n").split("\t")
+        try:
+            if cmd == "same":
+                bad = same(load(args[0]), load(args[1]))
+                bad = bad + [args[2]] if bad else []
+            elif cmd == "route":
+                bad = route(load(args[0]), args[1])
+            else:
+                bad = run_check(cmd, args)
+        except Exception as e:  # pylint: disable=broad-except  # one broken report fails its own check only
+            bad = ["%s: %s: %r" % (cmd, type(e).__name__, e)]
+        for b in bad:
+            print("%s\t  %s" % (name, b))
+        failed += 1 if bad else 0
+        checked += 1
+    print("checked %d" % checked)
+    return failed
+
+
+def run_check(cmd, args):
     checks = {"sanity": lambda: sanity(load(args[0])), "expect": lambda: expect(load(args[0]), load(args[1])),
               "truth": lambda: truth(load(args[0]), load(args[1])), "same": lambda: same(load(args[0]), load(args[1])),
               "gpu_util": lambda: gpu_util(load(args[0]), load(args[1])),
               "next": lambda: next_steps(load(args[0]), load(args[1]))}
-    bad = checks[cmd]()
+    return checks[cmd]()
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "batch":
+        return 1 if batch(sys.stdin) else 0
+    if cmd == "overall":
+        dev = load(args[0])["devices"][int(args[1]) if len(args) > 1 else 0]
+        print(json.dumps(dev["overall"]))
+        return 0
+    bad = run_check(cmd, args)
     for line in bad:
         print("  " + line)
     return 1 if bad else 0
