@@ -3,9 +3,13 @@
 # installed works on its own: the binary (routing, and the roofline with the installed device table), the
 # data directory override and its error, a moved prefix, every man page, the bash completion (without the
 # bash-completion package), and the library through pkg-config with examples/route_profile.c.
-# Usage: install.sh SOURCE_DIR        (CTest runs it; prints one line per check)
+# The build it installs is the fixture build_elsewhere's (build-elsewhere.sh: a copy of the sources built as
+# the build under test was, tests off), which this test removes once installed.
+# Usage: install.sh SOURCE_DIR BUILD_DIR     (CTest runs it; prints one line per check)
 set -u
-src=$(cd "${1:?usage: install.sh SOURCE_DIR}" && pwd)
+usage="usage: install.sh SOURCE_DIR BUILD_DIR"
+src=$(cd "${1:?$usage}" && pwd)
+build=${2:?$usage}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export LC_ALL=C NO_COLOR=1
@@ -21,17 +25,13 @@ check() { # name expected-text actual-text
 	fi
 }
 
-echo "== configure, build, install into $tmp/prefix, remove the build tree =="
-cmake -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=OFF >"$tmp/log" 2>&1 &&
-	cmake --build "$tmp/build" -j"$(nproc 2>/dev/null || echo 2)" >>"$tmp/log" 2>&1 &&
-	cmake --install "$tmp/build" --prefix "$tmp/prefix" >>"$tmp/log" 2>&1
-status=$?
-if [ $status != 0 ]; then
+echo "== install $build into $tmp/prefix, remove the build tree =="
+if ! cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/log" 2>&1; then
 	tail -n 30 "$tmp/log"
-	echo "install: build or install failed"
+	echo "install: install failed (the fixture build_elsewhere builds $build)"
 	exit 1
 fi
-rm -rf "$tmp/build"
+rm -rf "$build"
 prefix=$tmp/prefix
 (cd "$prefix" && find . -type f -o -type l | sort | sed 's|^\./|  installed: |')
 bin=$prefix/bin/nextstep
