@@ -2,10 +2,14 @@
 # The whole test suite, as the README and CI run it:
 #   1. a build with warnings as errors (-DNEXTSTEP_WERROR=ON) and every CTest test (unit, golden CLI, trace,
 #      roofline, docs, completion, install into a temporary prefix, reproducible build);
-#   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, built with clang (gcc without clang),
+#      and in the same build the libFuzzer harnesses over the same instrumented library;
 #   3. static analysis of src/: cppcheck and clang-tidy, which must print nothing (findings judged not to be
-#      defects are listed, with the reason, in .cppcheck-suppressions and .clang-tidy-suppressions);
-#   4. the libFuzzer harnesses built with clang and run for a few seconds each on their seed corpus.
+#      defects are listed, with the reason, in .cppcheck-suppressions and .clang-tidy-suppressions). clang-tidy
+#      analyses every file when CI is set (CI=true); otherwise a file whose source, headers, flags and checks are
+#      unchanged since its last analysis is not analysed again, its findings are read from build/clang-tidy-cache
+#      (CLANG_TIDY_ALL=1 analyses all);
+#   4. the fuzz harnesses, a few seconds each on their seed corpus, one per processor at a time.
 # Tests that need ../shared exit 77 when it is absent and are counted as skipped, not passed. A fuzz harness
 # is never skipped: without clang it counts as failed. Set FUZZ_SECONDS to fuzz longer; SKIP_FUZZ=1 leaves
 # step 4 out. The last line is "run-all: N passed, N failed, N skipped".
@@ -15,15 +19,22 @@ jobs=$(nproc 2>/dev/null || echo 2)
 passed=0
 failed=0
 skipped=0
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# The tests start python3 a few hundred times: the interpreter itself, not a version manager's shim (pyenv's
+# costs 0.1 s of CPU a start).
+if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
+	mkdir -p "$scratch/bin" && ln -s "$py" "$scratch/bin/python3" && PATH=$scratch/bin:$PATH
+fi
 
 run_ctest() { # build-dir label
 	local log summary nfail total nskip
-	log=$(mktemp)
+	log=$scratch/ctest.log
 	ctest --test-dir "$1" --output-on-failure -j"$jobs" 2>&1 | tee "$log"
 	summary=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$log" | tail -n 1)
 	# CTest counts a skipped test (exit 77) as not failed; it lists them as "NN - name (Skipped)".
 	nskip=$(grep -cE '^[[:space:]]*[0-9]+ - .* \(Skipped\)$' "$log")
-	rm -f "$log"
 	if [ -z "$summary" ]; then
 		echo "run-all: $2: ctest printed no summary"
 		failed=$((failed + 1))
@@ -39,7 +50,7 @@ run_ctest() { # build-dir label
 build() { # build-dir [cmake args...]
 	local dir=$1
 	shift
-	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEXTSTEP_WERROR=ON "$@" >/dev/null &&
+	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEXTSTEP_WERROR=ON -DBUILD_TESTING=ON "$@" >/dev/null &&
 		cmake --build "$dir" -j"$jobs"
 }
 
@@ -51,12 +62,23 @@ stage_failed() { # message
 echo "== build (warnings are errors) and test =="
 if build build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; then run_ctest build plain; else stage_failed "build failed"; fi
 
-echo "== AddressSanitizer + UndefinedBehaviorSanitizer =="
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer (and the fuzz harnesses) =="
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-if build build-asan -DENABLE_SANITIZERS=ON; then run_ctest build-asan sanitizers; else
-	stage_failed "sanitizer build failed"
+have_fuzz=
+if command -v clang >/dev/null; then
+	fuzzing=ON
+	[ "${SKIP_FUZZ:-0}" = 1 ] && fuzzing=OFF
+	# a build-asan configured with another compiler (CMake keeps the first one) is started again
+	grep -qs '^CMAKE_C_COMPILER:[A-Z]*=.*clang' build-asan/CMakeCache.txt || rm -rf build-asan
+	CC=clang build build-asan -DENABLE_SANITIZERS=ON -DENABLE_FUZZING=$fuzzing && have_fuzz=$fuzzing
+	asan_built=$?
+else
+	echo "run-all: clang not found: sanitizers with the default compiler, no fuzz harnesses"
+	build build-asan -DENABLE_SANITIZERS=ON -DENABLE_FUZZING=OFF
+	asan_built=$?
 fi
+if [ "$asan_built" = 0 ]; then run_ctest build-asan sanitizers; else stage_failed "sanitizer build failed"; fi
 
 echo "== static analysis: cppcheck, clang-tidy =="
 # src/ includes the headers' unstable tier: without its macro cppcheck would skip, silently, every file that
@@ -73,14 +95,56 @@ else
 	echo "$out"
 	stage_failed "cppcheck found the above"
 fi
+
+# tidy_file FILE CACHE KEY: clang-tidy's findings for FILE, kept in CACHE/KEY when it ran to the end.
+tidy_file() {
+	local out
+	out=$(clang-tidy -p build --quiet "$1" 2>/dev/null)
+	local status=$?
+	printf '%s\n' "$out"
+	[ $status = 0 ] && [ -n "$2" ] && printf '%s\n' "$out" >"$2/$3"
+}
+export -f tidy_file
 if ! command -v clang-tidy >/dev/null; then
 	stage_failed "clang-tidy not found (apt-get install clang-tidy)"
 elif [ ! -f build/compile_commands.json ]; then
 	stage_failed "clang-tidy: no build/compile_commands.json"
 else
+	# A file's key: its own bytes and, for all files at once, every header, the flags, the checks and the
+	# clang-tidy version. Outside CI a file whose key has a result is not analysed again: its findings (none,
+	# or those the suppressions then judge) are read from the cache.
+	cache=build/clang-tidy-cache
+	mkdir -p "$cache"
+	common=$({ clang-tidy --version && cat .clang-tidy build/compile_commands.json &&
+		find src include -name '*.h' | sort | xargs cat; } | sha256sum | cut -c1-64)
+	: >"$scratch/tidy.todo"
+	: >"$scratch/tidy.found"
+	: >"$scratch/tidy.keys"
+	total=0
+	for f in $(find src -name '*.c' | sort); do
+		key=$( (echo "$common $f" && cat "$f") | sha256sum | cut -c1-64)
+		echo "$key" >>"$scratch/tidy.keys"
+		total=$((total + 1))
+		if [ -z "${CI:-}" ] && [ "${CLANG_TIDY_ALL:-0}" != 1 ] && [ -f "$cache/$key" ]; then
+			cat "$cache/$key" >>"$scratch/tidy.found"
+		else
+			printf '%s %s\n' "$f" "$key" >>"$scratch/tidy.todo"
+		fi
+	done
+	# entries no file has any more
+	for entry in "$cache"/*; do
+		[ -e "$entry" ] && ! grep -qx "$(basename "$entry")" "$scratch/tidy.keys" && rm -f "$entry"
+	done
+	todo=$(wc -l <"$scratch/tidy.todo")
+	if [ "$todo" = "$total" ]; then
+		echo "clang-tidy: analysing all $total files"
+	else
+		echo "clang-tidy: analysing $todo of $total files; the others' findings are those of their last analysis," \
+			"as they have not changed since (CI=true or CLANG_TIDY_ALL=1 analyses all)"
+	fi
 	# Each finding is "FILE:LINE:COL: warning: what [check]"; the suppressions list "check path reason".
-	out=$(find src -name '*.c' -print0 | xargs -0 -P"$jobs" -n4 clang-tidy -p build --quiet 2>/dev/null |
-		grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' | sed "s|^$PWD/||" | sort -u |
+	xargs -P"$jobs" -L1 bash -c 'tidy_file "$1" "$0" "$2"' "$cache" <"$scratch/tidy.todo" >>"$scratch/tidy.found"
+	out=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$scratch/tidy.found" | sed "s|^$PWD/||" | sort -u |
 		awk 'NR == FNR { if ($0 !~ /^#/ && NF >= 2) skip[$1 " " $2] = 1; next }
 			{ check = $NF; gsub(/[][]/, "", check); file = $1; sub(/:.*/, "", file)
 			  if (!((check " " file) in skip)) print }' .clang-tidy-suppressions -)
@@ -93,30 +157,53 @@ else
 	fi
 fi
 
+# fuzz_one HARNESS LOG: runs a harness on a scratch copy of nothing plus its seed corpus; "ok" or "failed" in
+# LOG.status.
+fuzz_one() {
+	local name corpus work
+	name=$(basename "$1")
+	corpus=fuzz/corpus/${name#fuzz_}
+	corpus=${corpus%_read}
+	work=$(mktemp -d)
+	if "$1" -max_total_time="${FUZZ_SECONDS:-5}" -rss_limit_mb=2048 -timeout=10 "$work" "$corpus" >"$2" 2>&1; then
+		echo ok >"$2.status"
+	else
+		echo failed >"$2.status"
+	fi
+	rm -rf "$work"
+}
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
-	echo "== fuzz harnesses (${FUZZ_SECONDS:-5} s each) =="
+	echo "== fuzz harnesses (${FUZZ_SECONDS:-5} s each, $jobs at a time) =="
 	if ! command -v clang >/dev/null; then
 		stage_failed "clang not found: the fuzz harnesses could not run (install clang and libclang-rt-dev)"
-	elif CC=clang build build-fuzz -DENABLE_FUZZING=ON -DBUILD_TESTING=OFF; then
-		for harness in build-fuzz/fuzz/fuzz_*; do
+	elif [ "$have_fuzz" != ON ]; then
+		stage_failed "fuzz build failed (built with the sanitizers in build-asan)"
+	else
+		mkdir -p "$scratch/fuzz"
+		running=0
+		for harness in build-asan/fuzz/fuzz_*; do
+			[ -x "$harness" ] || continue
+			if [ "$running" -ge "$jobs" ]; then
+				wait -n
+				running=$((running - 1))
+			fi
+			fuzz_one "$harness" "$scratch/fuzz/$(basename "$harness")" &
+			running=$((running + 1))
+		done
+		wait
+		for harness in build-asan/fuzz/fuzz_*; do
 			[ -x "$harness" ] || continue
 			name=$(basename "$harness")
-			corpus=fuzz/corpus/${name#fuzz_}
-			corpus=${corpus%_read}
-			work=$(mktemp -d)
-			if "$harness" -max_total_time="${FUZZ_SECONDS:-5}" -rss_limit_mb=2048 -timeout=10 \
-				"$work" "$corpus" >"$work.log" 2>&1; then
-				echo "fuzz: $name: $(grep -Eo '#[0-9]+' "$work.log" | tail -n 1 | tr -d '#') runs, no finding"
+			log=$scratch/fuzz/$name
+			if [ "$(cat "$log.status" 2>/dev/null)" = ok ]; then
+				echo "fuzz: $name: $(grep -Eo '#[0-9]+' "$log" | tail -n 1 | tr -d '#') runs, no finding"
 				passed=$((passed + 1))
 			else
-				tail -n 40 "$work.log"
+				tail -n 40 "$log"
 				echo "fuzz: $name: FAILED"
 				failed=$((failed + 1))
 			fi
-			rm -rf "$work" "$work.log"
 		done
-	else
-		stage_failed "fuzz build failed"
 	fi
 fi
 
