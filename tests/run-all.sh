@@ -59,10 +59,25 @@ stage_failed() { # message
 	failed=$((failed + 1))
 }
 
+# The time of each stage, wall and CPU (user + system of the processes it ran), on one line at its end: the
+# suite's budget is 5 minutes on an idle 2-core machine, so CPU / 2 is about the least wall time a stage takes.
+children_cpu() { # (times in a pipeline would run in a subshell, which has no children yet)
+	times >"$scratch/times"
+	sed -n 2p "$scratch/times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
+		printf "%.1f", n }'
+}
+stage_start() { stage_wall=$SECONDS stage_cpu=$(children_cpu); }
+stage_end() { # name
+	echo "run-all: time: $1: $((SECONDS - stage_wall)) s wall, $(echo "$(children_cpu) $stage_cpu" | awk '{ printf "%.0f", $1 - $2 }') s CPU"
+}
+
 echo "== build (warnings are errors) and test =="
+stage_start
 if build build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; then run_ctest build plain; else stage_failed "build failed"; fi
+stage_end "build and test"
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer (and the fuzz harnesses) =="
+stage_start
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 have_fuzz=
@@ -79,8 +94,10 @@ else
 	asan_built=$?
 fi
 if [ "$asan_built" = 0 ]; then run_ctest build-asan sanitizers; else stage_failed "sanitizer build failed"; fi
+stage_end "sanitizers"
 
 echo "== static analysis: cppcheck, clang-tidy =="
+stage_start
 # src/ includes the headers' unstable tier: without its macro cppcheck would skip, silently, every file that
 # includes one (their #error), and --force keeps every other configuration checked.
 if ! command -v cppcheck >/dev/null; then
@@ -156,6 +173,7 @@ else
 		stage_failed "clang-tidy found the above"
 	fi
 fi
+stage_end "static analysis"
 
 # fuzz_one HARNESS LOG: runs a harness on a scratch copy of nothing plus its seed corpus; "ok" or "failed" in
 # LOG.status.
@@ -174,6 +192,7 @@ fuzz_one() {
 }
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 	echo "== fuzz harnesses (${FUZZ_SECONDS:-5} s each, $jobs at a time) =="
+	stage_start
 	if ! command -v clang >/dev/null; then
 		stage_failed "clang not found: the fuzz harnesses could not run (install clang and libclang-rt-dev)"
 	elif [ "$have_fuzz" != ON ]; then
@@ -205,8 +224,10 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 			fi
 		done
 	fi
+	stage_end "fuzz"
 fi
 
 [ -d ../shared ] || echo "run-all: ../shared not found: the tests over real and generated traces were skipped"
+echo "run-all: time: all: $SECONDS s wall, $(children_cpu | awk '{ printf "%.0f", $1 }') s CPU"
 echo "run-all: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
