@@ -61,14 +61,19 @@ stage_failed() { # message
 
 # The time of each stage, wall and CPU (user + system of the processes it ran), on one line at its end: the
 # suite's budget is 5 minutes on an idle 2-core machine, so CPU / 2 is about the least wall time a stage takes.
-children_cpu() { # (times in a pipeline would run in a subshell, which has no children yet)
+children_cpu() { # sets cpu to the seconds of CPU of the children waited for so far (bash's times, read from a
+	# file: in a pipeline or $(...) it would run in a subshell, which has no children yet)
 	times >"$scratch/times"
-	sed -n 2p "$scratch/times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
-		printf "%.1f", n }'
+	cpu=$(sed -n 2p "$scratch/times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
+		printf "%.1f", n }')
 }
-stage_start() { stage_wall=$SECONDS stage_cpu=$(children_cpu); }
+stage_start() {
+	children_cpu
+	stage_wall=$SECONDS stage_cpu=$cpu
+}
 stage_end() { # name
-	echo "run-all: time: $1: $((SECONDS - stage_wall)) s wall, $(echo "$(children_cpu) $stage_cpu" | awk '{ printf "%.0f", $1 - $2 }') s CPU"
+	children_cpu
+	echo "run-all: time: $1: $((SECONDS - stage_wall)) s wall, $(echo "$cpu $stage_cpu" | awk '{ printf "%.0f", $1 - $2 }') s CPU"
 }
 
 echo "== build (warnings are errors) and test =="
@@ -228,6 +233,7 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 fi
 
 [ -d ../shared ] || echo "run-all: ../shared not found: the tests over real and generated traces were skipped"
-echo "run-all: time: all: $SECONDS s wall, $(children_cpu | awk '{ printf "%.0f", $1 }') s CPU"
+children_cpu
+echo "run-all: time: all: $SECONDS s wall, ${cpu%.*} s CPU"
 echo "run-all: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ] && [ "$passed" -gt 0 ]
