@@ -20,7 +20,8 @@
  * the window while it is parsed (string slices handed to the callback point into it), so a step that runs
  * off the end of the window returns SCAN_MORE and is restarted from its first byte after a refill. */
 #define CHUNK_BYTES ((size_t)1 << 20)
-/* Zero sentinel after the data, plus slack so 16-byte loads near the end stay inside the allocation. */
+/* Zero sentinel after the data, plus slack so 16-byte loads near the end stay inside the allocation (all
+ * zero after each refill). */
 #define BUF_PAD 32
 /* The window never needs to hold more than one event (or one top-level value other than traceEvents). */
 #define UNIT_MAX ((size_t)2 * TRACE_MAX_STRING + CHUNK_BYTES)
@@ -38,14 +39,17 @@ typedef enum {
 	ST_TRAILER,
 } read_state;
 
-/* The entries of a key table (below) with each key length, chained as index + 1 (0 ends a chain): a lookup
- * compares bytes only with entries of the key's length, and most keys of an event's args ("grid", "queued",
+/* The entries of a name table (event keys, args keys, categories) with each name length, chained as index + 1
+ * (0 ends a chain), and each name's bytes as words, zero-padded: a lookup reads the key a word at a time and
+ * compares it only with entries of its length, and most keys of an event's args ("grid", "queued",
  * "registers per thread", ...) have a length no entry has. */
 #define KEY_LEN_MAX 31
-#define KEYS_MAX    32
+#define KEY_WORDS   4 /* (KEY_LEN_MAX + 1) / 8 */
+#define KEYS_MAX    64
 typedef struct {
 	uint8_t first[KEY_LEN_MAX + 1];
 	uint8_t next[KEYS_MAX];
+	uint64_t word[KEYS_MAX][KEY_WORDS];
 } key_index;
 
 typedef struct {
@@ -65,7 +69,9 @@ typedef struct {
 	void *ctx;
 	ns_error *err;
 	ns_status status;
-	key_index event_index, arg_index; /* of event_keys and arg_keys */
+	key_index event_index, arg_index, cat_index; /* of event_keys, arg_keys and the category table */
+	const trace_category_row *cats;
+	bool cats_partial; /* some category is not in cat_index */
 } reader;
 
 typedef scan_rc (*member_fn)(reader *r, const unsigned char *key, size_t klen, const unsigned char *val,
@@ -545,29 +551,89 @@ static const name_entry *find_name(const name_entry *tab, size_t n, const unsign
 	return NULL;
 }
 
+/* The bytes of s[i * 8, len) that fall in word i, as an integer whose other bytes are zero. The window
+ * keeps BUF_PAD zero bytes after its data, so a word that runs past a key's end (even the last key before
+ * the window's end) stays inside the allocation and reads defined bytes. */
+static inline uint64_t key_word(const unsigned char *s, size_t len, size_t i)
+{
+	size_t rest = len - 8 * i;
+	uint64_t w;
+
+	memcpy(&w, s + 8 * i, sizeof(w));
+	if (rest < 8) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		w &= ~(~0ull >> (8 * rest));
+#else
+		w &= (1ull << (8 * rest)) - 1;
+#endif
+	}
+	return w;
+}
+
+static void key_index_init(key_index *x)
+{
+	memset(x, 0, sizeof(*x));
+}
+
+/* Entries are added backwards (from the table's end), so each chain keeps the table's order. */
+static void key_index_add(key_index *x, size_t i, const char *name, size_t len)
+{
+	char padded[8 * KEY_WORDS] = {0};
+
+	memcpy(padded, name, len);
+	memcpy(x->word[i], padded, sizeof(padded));
+	x->next[i] = x->first[len];
+	x->first[len] = (uint8_t)(i + 1);
+}
+
 _Static_assert(COUNT(arg_keys) <= KEYS_MAX && COUNT(event_keys) <= KEYS_MAX, "a key table outgrew KEYS_MAX");
 
 static void key_index_build(key_index *x, const name_entry *tab, size_t n)
 {
-	memset(x, 0, sizeof(*x));
-	for (size_t i = n; i-- > 0;) { /* backwards, so each chain keeps the table's order */
-		x->next[i] = x->first[tab[i].len];
-		x->first[tab[i].len] = (uint8_t)(i + 1);
-	}
+	key_index_init(x);
+	for (size_t i = n; i-- > 0;)
+		key_index_add(x, i, tab[i].name, tab[i].len);
 }
 
-static const name_entry *find_indexed(const key_index *x, const name_entry *tab, const unsigned char *s,
-                                      size_t len)
+/* The categories' table is data of its own module: names too long for the index are left out here and
+ * looked up in the table itself. */
+static bool cat_index_build(key_index *x, const trace_category_row **rows)
 {
-	for (unsigned i = len <= KEY_LEN_MAX ? x->first[len] : 0; i != 0; i = x->next[i - 1]) {
-		const name_entry *e = &tab[i - 1];
-		size_t j = 0;
-		while (j < len && (unsigned char)e->name[j] == s[j])
-			j++;
-		if (j == len)
-			return e;
+	size_t n;
+	bool all = true;
+
+	*rows = trace_category_table(&n);
+	key_index_init(x);
+	for (size_t i = n; i-- > 0;) {
+		size_t len = strlen((*rows)[i].name);
+		if (i < KEYS_MAX && len > 0 && len <= KEY_LEN_MAX)
+			key_index_add(x, i, (*rows)[i].name, len);
+		else
+			all = false;
 	}
-	return NULL;
+	return all;
+}
+
+/* The entry (index + 1) whose name is s[0, len), or 0. s lies in the window (see key_word). */
+static inline unsigned find_indexed(const key_index *x, const unsigned char *s, size_t len)
+{
+	unsigned i;
+	uint64_t w0;
+
+	if (len > KEY_LEN_MAX || (i = x->first[len]) == 0)
+		return 0;
+	w0 = key_word(s, len, 0);
+	for (; i != 0; i = x->next[i - 1]) {
+		const uint64_t *w = x->word[i - 1];
+		size_t k = 1;
+		if (w[0] != w0)
+			continue;
+		while (8 * k < len && w[k] == key_word(s, len, k))
+			k++;
+		if (8 * k >= len)
+			return i;
+	}
+	return 0;
 }
 
 /* FNV-1a over the id as written, with bit 62 set (and 63 clear) so it cannot meet a real small id. */
@@ -777,11 +843,12 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
                           const unsigned char **endp, void *obj)
 {
 	trace_event *ev = obj;
-	const name_entry *k = find_indexed(&r->arg_index, arg_keys, key, klen);
+	unsigned i = find_indexed(&r->arg_index, key, klen);
+	const name_entry *k = &arg_keys[i - (i > 0)];
 	int64_t *slot;
 	scan_rc rc;
 
-	if (k == NULL)
+	if (i == 0)
 		return skip_value(r, p, depth, endp);
 	switch (k->id) {
 	case AK_DEVICE:
@@ -836,15 +903,25 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
 	return skip_value(r, p, depth, endp);
 }
 
+static const trace_category_row *category_of(const reader *r, ns_str s)
+{
+	unsigned i = find_indexed(&r->cat_index, (const unsigned char *)s.ptr, s.len);
+
+	if (i > 0)
+		return &r->cats[i - 1];
+	return r->cats_partial ? trace_category_find(s.ptr, s.len) : NULL;
+}
+
 static scan_rc event_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
                             int depth, const unsigned char **endp, void *obj)
 {
 	trace_event *ev = obj;
-	const name_entry *k = find_indexed(&r->event_index, event_keys, key, klen);
+	unsigned i = find_indexed(&r->event_index, key, klen);
+	const name_entry *k = &event_keys[i - (i > 0)];
 	ns_str s;
 	scan_rc rc;
 
-	if (k == NULL)
+	if (i == 0)
 		return skip_value(r, p, depth, endp);
 	switch (k->id) {
 	case EK_PH:
@@ -857,7 +934,7 @@ static scan_rc event_member(reader *r, const unsigned char *key, size_t klen, co
 		if (k->id == EK_PH) {
 			ev->ph = s.len > 0 ? s.ptr[0] : 0;
 		} else if (k->id == EK_CAT) {
-			const trace_category_row *c = trace_category_find(s.ptr, s.len);
+			const trace_category_row *c = category_of(r, s);
 			ev->cat_raw = s;
 			ev->cat = c != NULL ? c->cat : TCAT_OTHER;
 		} else {
@@ -1212,7 +1289,7 @@ static scan_rc refill(reader *r)
 		got_total += (size_t)got;
 	}
 	r->end = r->buf + r->len;
-	r->buf[r->len] = '\0';
+	memset(r->buf + r->len, 0, BUF_PAD); /* the sentinel, and defined bytes for key_word's loads */
 	return SCAN_OK;
 }
 
@@ -1302,6 +1379,7 @@ ns_status trace_read_tuned(ns_input *in, trace_event_fn fn, void *ctx, trace_met
 	r.state = ST_START;
 	key_index_build(&r.event_index, event_keys, COUNT(event_keys));
 	key_index_build(&r.arg_index, arg_keys, COUNT(arg_keys));
+	r.cats_partial = !cat_index_build(&r.cat_index, &r.cats);
 	r.status = trace_source_open(&r.src, in, err);
 	if (r.status != NS_OK)
 		return r.status;
@@ -1312,7 +1390,7 @@ ns_status trace_read_tuned(ns_input *in, trace_event_fn fn, void *ctx, trace_met
 		trace_source_close(r.src);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	}
-	r.buf[0] = '\0';
+	memset(r.buf, 0, BUF_PAD);
 	r.end = r.buf;
 	run(&r);
 	meta->bytes = r.base + (long long)r.len;
