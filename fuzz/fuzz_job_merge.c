@@ -1,13 +1,16 @@
-/* Feeds arbitrary bytes, split into lines, to the job merger the way `nextstep job` does: every line that
- * reads as a summary is added, then the job is finished. Whatever the summaries say, the result must hold:
- * waiting and transfer partition each rank's exposed comm, waiting is never negative, stragglers are ranks of
- * the job; and the job report, in each form `nextstep job` prints, must be safe to show (fuzz_text_safe.h).
+/* Feeds arbitrary bytes to the job merger the way `nextstep job` does (job_merge_read() over an input): every
+ * line that reads as a summary is added, each other one told (with a message safe to show), then the job is
+ * finished. Whatever the summaries say, the result must hold: waiting and transfer partition each rank's
+ * exposed comm, waiting is never negative, stragglers are ranks of the job; and the job report, in each form
+ * `nextstep job` prints, must be safe to show (fuzz_text_safe.h).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fuzz_text_safe.h"
 #include "nextstep/job.h"
@@ -64,24 +67,44 @@ static void check_form(const job_result *res, format_kind kind)
 	free(text);
 }
 
+static void ignore_line(void *ctx, const ns_error *err)
+{
+	(void)ctx;
+	if (err->msg[0] == '\0' || err->line < 1)
+		abort();
+	fuzz_check_message(err->msg);
+}
+
+/* The bytes as a file (an anonymous one), read by job_merge_read() as `nextstep job` reads its inputs. */
+static void read_lines(job_merge *m, const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("summaries", 0);
+	char path[64];
+	ns_input in;
+	ns_error err;
+
+	if (fd < 0 || (size > 0 && write(fd, data, size) != (ssize_t)size))
+		abort();
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	ns_error_clear(&err);
+	if (input_open(&in, path, &err) != NS_OK)
+		abort();
+	(void)input_sniff(&in);
+	if (job_merge_read(m, &in, ignore_line, NULL, &err) != NS_OK)
+		abort(); /* a file this small is no read error and no line past JOB_LINE_MAX */
+	input_close(&in);
+	close(fd);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	job_merge *m = job_merge_new();
 	job_result *res = NULL;
-	const char *p = (const char *)data, *end = p + size;
 	ns_error err;
 
 	if (m == NULL)
 		abort();
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = (size_t)((nl != NULL ? nl : end) - p);
-		job_rank *k = NULL;
-		ns_error_clear(&err);
-		if (job_rank_from_ndjson(p, len, &k, &err) == NS_OK)
-			(void)job_merge_add(m, k, &err);
-		p += len + (nl != NULL);
-	}
+	read_lines(m, data, size);
 	ns_error_clear(&err);
 	if (job_merge_finish(m, &res, &err) == NS_OK) {
 		check(res);

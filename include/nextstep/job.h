@@ -150,10 +150,10 @@ NS_STATIC_API ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *er
 #define JOB_LINE_MAX ((size_t)1 << 30)
 /* Told of each bad summary line (err->line is its number); reading goes on after it. */
 typedef void (*job_line_error_fn)(void *ctx, const ns_error *err);
-/* Adds the summary lines of in to m as they arrive (memory: the longest line); blank lines are allowed
- * between them. A line that is no summary, or that job_merge_add() refuses, goes to on_error. Returns NS_OK
- * at the end of in, or what stopped the reading: NS_ERR_IO (a read error), NS_ERR_LIMIT (a line longer than
- * JOB_LINE_MAX, with err->line) or NS_ERR_NOMEM. */
+/* Adds the summary lines of in to m as they arrive (memory: the summaries, not their text); blank lines are
+ * allowed between them. A line that is no summary, or that job_merge_add() refuses, goes to on_error. Returns
+ * NS_OK at the end of in, or what stopped the reading: NS_ERR_IO (a read error), NS_ERR_LIMIT (a line longer
+ * than JOB_LINE_MAX, with err->line) or NS_ERR_NOMEM. */
 NS_STATIC_API ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error, void *ctx,
                                        ns_error *err);
 NS_STATIC_API size_t job_merge_count(const job_merge *m);

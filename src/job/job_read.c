@@ -1,5 +1,12 @@
 /* Reading rank summary lines back (untrusted input: every value checked, every error located), one line or a
- * stream of them. */
+ * stream of them.
+ *
+ * The line is read as it arrives, by a JSON reader that knows the summary's form (docs/job.md): each value
+ * goes straight into the job_rank it describes, and keys the form does not name are skipped. Neither the
+ * line's text nor a tree of it is kept, so a summary takes the memory of what it holds (216 bytes a step,
+ * 232 a collective: about 1.5 times its text) and no more. A value that is wrong is remembered and the rest
+ * of the line still read, so that a line that is no JSON is called so, and one without the version key is
+ * "not a nextstep summary", whatever it holds. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
@@ -8,330 +15,1010 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cJSON.h>
-
 #include "job_private.h"
 #include "util/text.h"
 #include "util/vec.h"
 
 /* Integers beyond this are not exact in a JSON number read as a double. */
-#define EXACT_MAX 9007199254740992.0
+#define EXACT_MAX 9007199254740992LL
 /* Times are offsets from t0 within this (52 days of nanoseconds), so that written again from their earliest
  * time they still fit in EXACT_MAX. */
 #define TIME_OFFSET_MAX 4503599627370496LL
+/* Keys longer than this are none of the form's (kept cut, for a message). */
+#define KEY_MAX 128
+/* Values the form does not name may nest this deep (as cJSON allows); deeper is refused, not recursed. */
+#define SKIP_DEPTH_MAX 1000
+/* The bytes read from a stream at a time. */
+#define READ_CHUNK ((size_t)1 << 16)
+
+#define END_OF_LINE (-1)
+
+/* ---- the bytes of one line ---- */
 
 typedef struct {
+	ns_input *in; /* NULL: the line is [p, end) alone */
+	const unsigned char *p, *end;
+	const unsigned char *buf; /* the bytes p is in: chunk, or the line given whole */
+	unsigned char *chunk;     /* a stream's read buffer */
+	long long base;       /* offset in the input of buf[0] (of the line's first byte when in is NULL) */
+	long long line_start; /* offset in the input of the current line's first byte */
+	bool newline_ends;    /* '\n' ends the line (a stream); inside a line given whole it is a blank */
+	bool eof;
+	ns_status stopped; /* NS_ERR_IO or NS_ERR_LIMIT when the input stopped the reading */
+} source;
+
+static int refill(source *s)
+{
+	ssize_t got;
+
+	if (s->in == NULL || s->eof || s->stopped != NS_OK)
+		return END_OF_LINE;
+	s->base += s->end - s->buf;
+	s->p = s->end = s->buf = s->chunk;
+	if (s->base - s->line_start > (long long)JOB_LINE_MAX) {
+		s->stopped = NS_ERR_LIMIT;
+		return END_OF_LINE;
+	}
+	got = input_read(s->in, s->chunk, READ_CHUNK);
+	if (got <= 0) {
+		s->eof = true;
+		if (got < 0)
+			s->stopped = NS_ERR_IO;
+		return END_OF_LINE;
+	}
+	s->end += got;
+	return *s->p;
+}
+
+static inline int peek(source *s)
+{
+	return s->p < s->end ? *s->p : refill(s);
+}
+
+/* The offset in the line of the next byte. */
+static long long offset_in_line(const source *s)
+{
+	return s->base + (s->p - s->buf) - s->line_start;
+}
+
+/* ---- the parse ---- */
+
+typedef struct {
+	source src;
 	ns_error *err;
 	int64_t t0;
-	const char
-	    *key; /* the key being read, for the message (formatted only then: a summary has millions)... */
-	const char *sub; /* ...and the object key inside it ("c"'s cause), or NULL */
-	char where[96];  /* or this, when not "" */
-} reader;
+	/* The first wrong value (its message is in err) or an out-of-memory: the rest of the line is only
+	 * read through, nothing kept. */
+	bool failed, nomem;
+	bool syntax; /* not JSON (or nested too deep): the parse stopped; err holds why */
+	bool has_version;
+	int64_t version;
+	int64_t time_min, time_max; /* over every time read, as offsets from t0 */
+} parser;
 
-static ns_status bad(reader *r, const char *what)
+static bool syntax_error(parser *j, ns_status status, const char *what)
 {
-	if (r->where[0] != '\0')
-		return ns_error_set(r->err, NS_ERR_VALUE, "summary: %s: %s", r->where, what);
-	if (r->sub != NULL)
-		return ns_error_set(r->err, NS_ERR_VALUE, "summary: \"%s\".\"%.40s\": %s", r->key, r->sub,
-		                    what);
-	return ns_error_set(r->err, NS_ERR_VALUE, "summary: \"%s\": %s", r->key, what);
-}
-
-/* The key being read (a literal or a key of the line, alive while it is read). */
-static void at_key(reader *r, const char *key, const char *sub)
-{
-	r->key = key;
-	r->sub = sub;
-	r->where[0] = '\0';
-}
-
-static ns_status get_int(reader *r, const cJSON *obj, const char *key, bool required, int64_t absent,
-                         int64_t *out)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	*out = absent;
-	at_key(r, key, NULL);
-	if (v == NULL) {
-		return required ? bad(r, "missing") : NS_OK;
+	if (!j->syntax) {
+		j->syntax = true;
+		ns_error_set(j->err, status, "%s", what);
+		if (j->err != NULL)
+			j->err->offset = offset_in_line(&j->src);
 	}
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || fabs(v->valuedouble) > EXACT_MAX ||
-	    v->valuedouble != floor(v->valuedouble))
-		return bad(r, "not an integer (at most 2^53 in size)");
-	*out = (int64_t)v->valuedouble;
-	return NS_OK;
+	return false;
 }
 
-static ns_status get_nonneg(reader *r, const cJSON *obj, const char *key, int64_t *out)
+static bool malformed(parser *j)
 {
-	ns_status st = get_int(r, obj, key, true, 0, out);
-
-	if (st == NS_OK && *out < 0)
-		return bad(r, "negative");
-	return st;
+	return syntax_error(j, NS_ERR_SYNTAX, "malformed JSON");
 }
 
-/* A time: an offset from t0, so t0 + offset must fit. */
-static ns_status get_time(reader *r, const cJSON *obj, const char *key, int64_t *out)
+/* Wrong values: the first is the line's error. key names the value, sub the key inside it ("c"'s cause) or
+ * NULL. Returns true: the line is still read through. */
+static bool bad_in(parser *j, ns_status status, const char *key, const char *sub, const char *what)
 {
-	int64_t off;
-	ns_status st = get_int(r, obj, key, true, 0, &off);
-
-	if (st != NS_OK)
-		return st;
-	if (off > TIME_OFFSET_MAX || off < -TIME_OFFSET_MAX || (off > 0 && r->t0 > INT64_MAX - off) ||
-	    (off < 0 && r->t0 < INT64_MIN - off))
-		return bad(r, "time out of range");
-	*out = r->t0 + off;
-	return NS_OK;
+	if (j->failed)
+		return true;
+	j->failed = true;
+	if (sub != NULL)
+		ns_error_set(j->err, status, "summary: \"%s\".\"%.40s\": %s", key, sub, what);
+	else if (key != NULL)
+		ns_error_set(j->err, status, "summary: \"%s\": %s", key, what);
+	else
+		ns_error_set(j->err, status, "summary: %s", what);
+	return true;
 }
 
-static ns_status get_text(reader *r, const cJSON *obj, const char *key, char *buf, size_t size)
+/* A wrong value placed by where ("\"steps\"[3]") rather than by key. */
+static bool bad_at(parser *j, ns_status status, const char *where, const char *what)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-
-	buf[0] = '\0';
-	if (v == NULL)
-		return NS_OK;
-	at_key(r, key, NULL);
-	if (!cJSON_IsString(v))
-		return bad(r, "not a string");
-	/* another tool may have written the line: kept as UTF-8, cut between characters */
-	ns_utf8_clean(v->valuestring, strlen(v->valuestring), buf, size);
-	return NS_OK;
+	if (j->failed)
+		return true;
+	j->failed = true;
+	ns_error_set(j->err, status, "summary: %s: %s", where, what);
+	return true;
 }
 
-static const cJSON *get_array(reader *r, const cJSON *obj, const char *key, ns_status *st)
+static bool bad(parser *j, const char *key, const char *what)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	return bad_in(j, NS_ERR_VALUE, key, NULL, what);
+}
 
-	at_key(r, key, NULL);
-	if (!cJSON_IsArray(v)) {
-		*st = bad(r, v == NULL ? "missing" : "not an array");
+static bool out_of_memory(parser *j)
+{
+	j->nomem = true;
+	j->failed = true;
+	return true;
+}
+
+static int skip_blanks(parser *j)
+{
+	for (;;) {
+		int c = peek(&j->src);
+		if (c == ' ' || c == '\t' || c == '\r' || (c == '\n' && !j->src.newline_ends))
+			j->src.p++;
+		else
+			return c;
+	}
+}
+
+static bool expect(parser *j, int want)
+{
+	if (skip_blanks(j) != want)
+		return malformed(j);
+	j->src.p++;
+	return true;
+}
+
+/* Where a string's bytes go: a buffer of cap bytes (grown when grow, else the rest dropped), NUL-terminated;
+ * a NUL in the string ends it, as it ends a C string. p NULL: the string is only read through. */
+typedef struct {
+	char *p;
+	size_t n, cap;
+	bool grow, full;
+} text_sink;
+
+static void sink_byte(parser *j, text_sink *t, unsigned char c)
+{
+	if (t == NULL || t->full)
+		return;
+	if (c == 0) {
+		t->full = true;
+		return;
+	}
+	if (t->n + 1 >= t->cap) {
+		char *grown = t->grow ? ns_grow(t->p, &t->cap, t->n + 2, 1) : NULL;
+		if (grown == NULL) {
+			t->full = true;
+			if (t->grow)
+				out_of_memory(j);
+			return;
+		}
+		t->p = grown;
+	}
+	t->p[t->n++] = (char)c;
+	t->p[t->n] = '\0';
+}
+
+static void sink_code_point(parser *j, text_sink *t, unsigned long cp)
+{
+	if (cp < 0x80) {
+		sink_byte(j, t, (unsigned char)cp);
+	} else if (cp < 0x800) {
+		sink_byte(j, t, (unsigned char)(0xC0 | (cp >> 6)));
+		sink_byte(j, t, (unsigned char)(0x80 | (cp & 0x3F)));
+	} else if (cp < 0x10000) {
+		sink_byte(j, t, (unsigned char)(0xE0 | (cp >> 12)));
+		sink_byte(j, t, (unsigned char)(0x80 | ((cp >> 6) & 0x3F)));
+		sink_byte(j, t, (unsigned char)(0x80 | (cp & 0x3F)));
+	} else {
+		sink_byte(j, t, (unsigned char)(0xF0 | (cp >> 18)));
+		sink_byte(j, t, (unsigned char)(0x80 | ((cp >> 12) & 0x3F)));
+		sink_byte(j, t, (unsigned char)(0x80 | ((cp >> 6) & 0x3F)));
+		sink_byte(j, t, (unsigned char)(0x80 | (cp & 0x3F)));
+	}
+}
+
+static bool read_hex4(parser *j, unsigned long *out)
+{
+	*out = 0;
+	for (int i = 0; i < 4; i++) {
+		int c = peek(&j->src), d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return malformed(j);
+		*out = *out << 4 | (unsigned long)d;
+		j->src.p++;
+	}
+	return true;
+}
+
+/* \uXXXX, with a surrogate pair's second half; a lone surrogate is malformed. */
+static bool read_unicode_escape(parser *j, text_sink *t)
+{
+	unsigned long hi, lo;
+
+	if (!read_hex4(j, &hi))
+		return false;
+	if (hi >= 0xDC00 && hi <= 0xDFFF)
+		return malformed(j);
+	if (hi >= 0xD800 && hi <= 0xDBFF) {
+		if (peek(&j->src) != '\\')
+			return malformed(j);
+		j->src.p++;
+		if (peek(&j->src) != 'u')
+			return malformed(j);
+		j->src.p++;
+		if (!read_hex4(j, &lo))
+			return false;
+		if (lo < 0xDC00 || lo > 0xDFFF)
+			return malformed(j);
+		hi = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+	}
+	sink_code_point(j, t, hi);
+	return true;
+}
+
+static bool read_escape(parser *j, text_sink *t)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	int c = peek(&j->src);
+	const char *at = c > 0 ? strchr(from, c) : NULL;
+
+	if (c == 'u') {
+		j->src.p++;
+		return read_unicode_escape(j, t);
+	}
+	if (at == NULL || c == 0)
+		return malformed(j);
+	j->src.p++;
+	sink_byte(j, t, (unsigned char)to[at - from]);
+	return true;
+}
+
+/* A JSON string (the next byte is its quote), decoded into t (NULL: read through). Bytes that are not
+ * UTF-8 are kept as they are: whoever keeps the text makes it UTF-8. */
+static bool read_string(parser *j, text_sink *t)
+{
+	j->src.p++;
+	for (;;) {
+		const unsigned char *p = j->src.p, *end = j->src.end;
+		while (p < end && *p != '"' && *p != '\\' && *p != '\n') {
+			sink_byte(j, t, *p);
+			p++;
+		}
+		j->src.p = p;
+		int c = peek(&j->src);
+		if (c == '"') {
+			j->src.p++;
+			return true;
+		}
+		if (c == END_OF_LINE || c == '\n')
+			return malformed(j);
+		if (c == '\\') {
+			j->src.p++;
+			if (!read_escape(j, t))
+				return false;
+		}
+	}
+}
+
+/* A number: integral when it is an integer that a double holds exactly (|v| <= 2^53), as every number of the
+ * form is. Written as a JSON number another tool may give an integer a fraction or an exponent (1e3). */
+typedef struct {
+	bool integral;
+	int64_t v;
+} number;
+
+static bool is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+typedef struct {
+	char text[64];
+	size_t n;
+	bool cut; /* longer than text holds: no exact integer */
+} number_text;
+
+static int take(parser *j, number_text *t, int c)
+{
+	if (t->n < sizeof(t->text) - 1)
+		t->text[t->n++] = (char)c;
+	else
+		t->cut = true;
+	j->src.p++;
+	return peek(&j->src);
+}
+
+static int take_digits(parser *j, number_text *t, int c)
+{
+	while (is_digit(c))
+		c = take(j, t, c);
+	return c;
+}
+
+static void number_value(number_text *t, bool fraction, number *out)
+{
+	out->integral = false;
+	out->v = 0;
+	t->text[t->n] = '\0';
+	if (t->cut)
+		return;
+	if (!fraction && t->n <= 17) { /* at most 16 digits and a sign: exact in an int64_t */
+		const char *p = t->text + (t->text[0] == '-');
+		int64_t v = 0;
+		for (; *p != '\0'; p++)
+			v = v * 10 + (*p - '0');
+		if (v <= EXACT_MAX) {
+			out->integral = true;
+			out->v = t->text[0] == '-' ? -v : v;
+		}
+		return;
+	}
+	double d = strtod(t->text, NULL);
+	if (isfinite(d) && fabs(d) <= (double)EXACT_MAX && d == floor(d)) {
+		out->integral = true;
+		out->v = (int64_t)d;
+	}
+}
+
+static bool read_number(parser *j, number *out)
+{
+	number_text t = {{0}, 0, false};
+	bool fraction = false;
+	int c = peek(&j->src);
+
+	if (c == '-')
+		c = take(j, &t, c);
+	if (c == '0')
+		c = take(j, &t, c);
+	else if (is_digit(c))
+		c = take_digits(j, &t, c);
+	else
+		return malformed(j);
+	if (c == '.') {
+		fraction = true;
+		c = take(j, &t, c);
+		if (!is_digit(c))
+			return malformed(j);
+		c = take_digits(j, &t, c);
+	}
+	if (c == 'e' || c == 'E') {
+		fraction = true;
+		c = take(j, &t, c);
+		if (c == '+' || c == '-')
+			c = take(j, &t, c);
+		if (!is_digit(c))
+			return malformed(j);
+		take_digits(j, &t, c);
+	}
+	number_value(&t, fraction, out);
+	return true;
+}
+
+static bool read_literal(parser *j, const char *word)
+{
+	for (; *word != '\0'; word++) {
+		if (peek(&j->src) != *word)
+			return malformed(j);
+		j->src.p++;
+	}
+	return true;
+}
+
+/* The kind of the next value, told by its first byte (blanks skipped). */
+typedef enum { V_STRING, V_NUMBER, V_OBJECT, V_ARRAY, V_TRUE, V_FALSE, V_NULL, V_NONE } value_kind;
+
+static value_kind next_kind(parser *j)
+{
+	int c = skip_blanks(j);
+
+	switch (c) {
+	case '"':
+		return V_STRING;
+	case '{':
+		return V_OBJECT;
+	case '[':
+		return V_ARRAY;
+	case 't':
+		return V_TRUE;
+	case 'f':
+		return V_FALSE;
+	case 'n':
+		return V_NULL;
+	default:
+		return c == '-' || is_digit(c) ? V_NUMBER : V_NONE;
+	}
+}
+
+static bool skip_value(parser *j, int depth);
+
+/* The members of an object (the next byte is its brace): for each, member() reads the value after the
+ * colon. Once a value was wrong, the rest is read through. */
+typedef bool (*member_fn)(parser *j, const char *key, void *ctx);
+
+static bool read_object(parser *j, member_fn member, void *ctx, int depth)
+{
+	j->src.p++;
+	if (skip_blanks(j) == '}') {
+		j->src.p++;
+		return true;
+	}
+	for (;;) {
+		char key[KEY_MAX];
+		text_sink k = {key, 0, sizeof(key), false, false};
+		key[0] = '\0';
+		if (skip_blanks(j) != '"')
+			return malformed(j);
+		if (!read_string(j, &k) || !expect(j, ':'))
+			return false;
+		if (!(j->failed || member == NULL ? skip_value(j, depth + 1) : member(j, key, ctx)))
+			return false;
+		int c = skip_blanks(j);
+		if (c != ',' && c != '}')
+			return malformed(j);
+		j->src.p++;
+		if (c == '}')
+			return true;
+	}
+}
+
+/* The items of an array (the next byte is its bracket), each read by item() with its index. */
+typedef bool (*item_fn)(parser *j, size_t index, void *ctx);
+
+static bool read_array(parser *j, item_fn item, void *ctx, int depth)
+{
+	j->src.p++;
+	if (skip_blanks(j) == ']') {
+		j->src.p++;
+		return true;
+	}
+	for (size_t i = 0;; i++) {
+		if (!(j->failed || item == NULL ? skip_value(j, depth + 1) : item(j, i, ctx)))
+			return false;
+		int c = skip_blanks(j);
+		if (c != ',' && c != ']')
+			return malformed(j);
+		j->src.p++;
+		if (c == ']')
+			return true;
+	}
+}
+
+/* Any value, read through (syntax checked, nothing kept). */
+static bool skip_value(parser *j, int depth)
+{
+	number n;
+
+	if (depth > SKIP_DEPTH_MAX)
+		return syntax_error(j, NS_ERR_LIMIT, "JSON nested more than 1000 levels deep");
+	switch (next_kind(j)) {
+	case V_STRING:
+		return read_string(j, NULL);
+	case V_NUMBER:
+		return read_number(j, &n);
+	case V_OBJECT:
+		return read_object(j, NULL, NULL, depth);
+	case V_ARRAY:
+		return read_array(j, NULL, NULL, depth);
+	case V_TRUE:
+		return read_literal(j, "true");
+	case V_FALSE:
+		return read_literal(j, "false");
+	case V_NULL:
+		return read_literal(j, "null");
+	default:
+		return malformed(j);
+	}
+}
+
+/* ---- values of the form ---- */
+
+/* An integer; anything else is read through and *ok is false. */
+static bool read_int(parser *j, int64_t *out, bool *ok)
+{
+	number n = {false, 0};
+
+	*ok = false;
+	*out = 0;
+	if (next_kind(j) != V_NUMBER)
+		return skip_value(j, 1);
+	if (!read_number(j, &n))
+		return false;
+	*ok = n.integral;
+	*out = n.v;
+	return true;
+}
+
+/* An integer of key; a wrong one is the line's error. */
+static bool int_of(parser *j, const char *key, int64_t *out)
+{
+	bool ok;
+
+	if (!read_int(j, out, &ok))
+		return false;
+	return ok || bad(j, key, "not an integer (at most 2^53 in size)");
+}
+
+static bool nonneg_of(parser *j, const char *key, int64_t *out)
+{
+	if (!int_of(j, key, out))
+		return false;
+	return j->failed || *out >= 0 || bad(j, key, "negative");
+}
+
+static void note_time(parser *j, int64_t off)
+{
+	if (off < j->time_min)
+		j->time_min = off;
+	if (off > j->time_max)
+		j->time_max = off;
+}
+
+/* A time: an offset from t0 (t0 is added when the line is read: it may come after the times). */
+static bool time_of(parser *j, const char *key, int64_t *out)
+{
+	if (!int_of(j, key, out) || j->failed)
+		return !j->syntax;
+	if (*out > TIME_OFFSET_MAX || *out < -TIME_OFFSET_MAX)
+		return bad(j, key, "time out of range");
+	note_time(j, *out);
+	return true;
+}
+
+/* A string of key into buf as UTF-8, cut between characters. */
+static bool text_of(parser *j, const char *key, char *buf, size_t size)
+{
+	char raw[SPLIT_COLL_TEXT > TRACE_DEVICE_NAME_MAX ? SPLIT_COLL_TEXT + 8 : TRACE_DEVICE_NAME_MAX + 8];
+	text_sink t = {raw, 0, sizeof(raw), false, false};
+
+	raw[0] = '\0';
+	if (next_kind(j) != V_STRING)
+		return skip_value(j, 1) && bad(j, key, "not a string");
+	if (!read_string(j, &t))
+		return false;
+	/* raw holds more than buf: the cut in it is past what ns_utf8_clean keeps */
+	ns_utf8_clean(raw, t.n, buf, size);
+	return true;
+}
+
+/* A key of the form met twice: which to believe? */
+static bool once(parser *j, unsigned *seen, unsigned bit, const char *key)
+{
+	if (*seen & bit) {
+		bad_in(j, NS_ERR_KEY, key, NULL, "repeated key");
+		return false;
+	}
+	*seen |= bit;
+	return true;
+}
+
+/* Room for item n of an array of elem-byte items: grown by a quarter (an array of a large summary is most of
+ * its memory; a doubling would leave up to half of it unused), trimmed to size when the array ends. */
+static void *room_for(parser *j, void *items, size_t *cap, size_t n, size_t elem)
+{
+	size_t more = *cap < 64 ? 16 : *cap / 4;
+	void *grown = NULL;
+
+	if (n < *cap)
+		return items;
+	if (n <= SIZE_MAX / elem - more)
+		grown = realloc(items, (n + more) * elem);
+	if (grown == NULL) {
+		out_of_memory(j);
 		return NULL;
 	}
-	*st = NS_OK;
-	return v;
+	*cap = n + more;
+	return grown;
 }
 
-static ns_status read_buckets(reader *r, const cJSON *w, split_window *out)
+/* items cut to n (the same block when the system keeps it). */
+static void *trim(void *items, size_t n, size_t elem)
 {
-	ns_status st;
-	const cJSON *b = get_array(r, w, "b", &st);
-	int i = 0;
-	int64_t sum = 0;
-	const cJSON *v;
+	void *fit;
 
-	if (b == NULL)
-		return st;
-	if (cJSON_GetArraySize(b) != REGIME_COUNT)
-		return bad(r, "not one number per bucket");
-	cJSON_ArrayForEach(v, b)
-	{
-		if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > EXACT_MAX ||
-		    v->valuedouble != floor(v->valuedouble))
-			return bad(r, "a bucket is not a non-negative integer");
-		out->bucket_ns[i++] = (int64_t)v->valuedouble;
-		sum += (int64_t)v->valuedouble;
+	if (n == 0) {
+		free(items);
+		return NULL;
 	}
-	if (sum != out->dur_ns)
-		return bad(r, "buckets do not sum to dur");
-	return NS_OK;
+	fit = realloc(items, n * elem);
+	if (fit == NULL)
+		return items; /* the larger block still holds them */
+	return fit;
 }
 
-static ns_status read_causes(reader *r, const cJSON *w, split_window *out)
-{
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(w, "c"), *v;
+/* ---- a window ---- */
 
-	at_key(r, "c", NULL);
-	if (c == NULL)
-		return NS_OK;
-	if (!cJSON_IsObject(c))
-		return bad(r, "not an object");
-	cJSON_ArrayForEach(v, c)
-	{
-		ns_cause k;
-		at_key(r, "c", v->string);
-		if (!cause_from_key(v->string, &k))
-			return bad(r, "unknown cause");
-		if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > EXACT_MAX ||
-		    v->valuedouble != floor(v->valuedouble) ||
-		    (int64_t)v->valuedouble > out->bucket_ns[cause_bucket(k)])
-			return bad(r, "not an integer within its bucket");
-		out->cause_ns[k] = (int64_t)v->valuedouble;
+enum {
+	W_STEP = 1,
+	W_START = 2,
+	W_DUR = 4,
+	W_B = 8,
+	W_C = 16,
+	W_HIDDEN = 32,
+	W_KERNELS = 64,
+	W_WARMUP = 128,
+	W_BUSY = 256
+};
+
+typedef struct {
+	split_window *w;
+	unsigned seen;
+	int nb; /* buckets read */
+	int64_t bucket_sum;
+} window_ctx;
+
+static bool bucket_item(parser *j, size_t i, void *ctx)
+{
+	window_ctx *x = ctx;
+	number n = {false, 0};
+
+	if (next_kind(j) != V_NUMBER)
+		return skip_value(j, 1) && bad(j, "b", "a bucket is not a non-negative integer");
+	if (!read_number(j, &n))
+		return false;
+	if (!n.integral || n.v < 0)
+		return bad(j, "b", "a bucket is not a non-negative integer");
+	if (i >= REGIME_COUNT)
+		return bad(j, "b", "not one number per bucket");
+	x->w->bucket_ns[i] = n.v;
+	x->bucket_sum += n.v;
+	x->nb++;
+	return true;
+}
+
+static bool cause_member(parser *j, const char *key, void *ctx)
+{
+	window_ctx *x = ctx;
+	ns_cause k;
+	bool ok;
+	int64_t v = 0;
+
+	if (!cause_from_key(key, &k))
+		return skip_value(j, 2) && bad_in(j, NS_ERR_VALUE, "c", key, "unknown cause");
+	if (!read_int(j, &v, &ok))
+		return false;
+	if (!ok || v < 0)
+		return bad_in(j, NS_ERR_VALUE, "c", key, "not an integer within its bucket");
+	x->w->cause_ns[k] = v;
+	return true;
+}
+
+static bool window_member(parser *j, const char *key, void *ctx)
+{
+	window_ctx *x = ctx;
+	split_window *w = x->w;
+	int64_t kernels = 0;
+
+	if (strcmp(key, "step") == 0)
+		return once(j, &x->seen, W_STEP, key) ? int_of(j, key, &w->step) : skip_value(j, 1);
+	if (strcmp(key, "start") == 0)
+		return once(j, &x->seen, W_START, key) ? time_of(j, key, &w->start_ns) : skip_value(j, 1);
+	if (strcmp(key, "dur") == 0)
+		return once(j, &x->seen, W_DUR, key) ? nonneg_of(j, key, &w->dur_ns) : skip_value(j, 1);
+	if (strcmp(key, "hidden") == 0)
+		return once(j, &x->seen, W_HIDDEN, key) ? nonneg_of(j, key, &w->comm_overlapped_ns)
+		                                        : skip_value(j, 1);
+	if (strcmp(key, "kernels") == 0) {
+		if (!once(j, &x->seen, W_KERNELS, key))
+			return skip_value(j, 1);
+		if (!nonneg_of(j, key, &kernels))
+			return false;
+		w->kernels = kernels > (int64_t)LONG_MAX ? LONG_MAX : (long)kernels;
+		return true;
 	}
-	return NS_OK;
+	if (strcmp(key, "busy") == 0) /* the kernel time; came after the first summaries */
+		return once(j, &x->seen, W_BUSY, key) ? nonneg_of(j, key, &w->kernel_ns) : skip_value(j, 1);
+	if (strcmp(key, "b") == 0) {
+		if (!once(j, &x->seen, W_B, key))
+			return skip_value(j, 1);
+		if (next_kind(j) != V_ARRAY)
+			return skip_value(j, 1) && bad(j, key, "not an array");
+		return read_array(j, bucket_item, x, 1);
+	}
+	if (strcmp(key, "c") == 0) {
+		if (!once(j, &x->seen, W_C, key))
+			return skip_value(j, 1);
+		if (next_kind(j) != V_OBJECT)
+			return skip_value(j, 1) && bad(j, key, "not an object");
+		return read_object(j, cause_member, x, 1);
+	}
+	if (strcmp(key, "warmup") == 0 && once(j, &x->seen, W_WARMUP, key)) {
+		w->warmup = next_kind(j) == V_TRUE;
+		return skip_value(j, 1);
+	}
+	return skip_value(j, 1);
 }
 
-static ns_status read_window(reader *r, const cJSON *w, split_window *out)
+/* What a window's members say together: every required one there, the buckets summing to dur, each cause
+ * within its bucket. */
+static void check_window(parser *j, const window_ctx *x)
 {
-	ns_status st;
-	int64_t kernels;
-	const cJSON *wu;
+	static const struct {
+		unsigned bit;
+		const char *key;
+	} required[] = {{W_STEP, "step"}, {W_START, "start"},   {W_DUR, "dur"},
+	                {W_B, "b"},       {W_HIDDEN, "hidden"}, {W_KERNELS, "kernels"}};
+	const split_window *w = x->w;
 
-	memset(out, 0, sizeof(*out));
-	if (!cJSON_IsObject(w))
-		return ns_error_set(r->err, NS_ERR_VALUE, "summary: a window is not an object");
-	st = get_int(r, w, "step", true, -1, &out->step);
-	if (st == NS_OK)
-		st = get_time(r, w, "start", &out->start_ns);
-	if (st == NS_OK)
-		st = get_nonneg(r, w, "dur", &out->dur_ns);
-	if (st == NS_OK && out->start_ns > INT64_MAX - out->dur_ns)
-		st = bad(r, "window ends out of range");
-	if (st == NS_OK)
-		st = read_buckets(r, w, out);
-	if (st == NS_OK)
-		st = read_causes(r, w, out);
-	if (st == NS_OK)
-		st = get_nonneg(r, w, "hidden", &out->comm_overlapped_ns);
-	if (st == NS_OK)
-		st = get_nonneg(r, w, "kernels", &kernels);
-	if (st != NS_OK)
-		return st;
-	out->kernels = kernels > (int64_t)LONG_MAX ? LONG_MAX : (long)kernels;
-	/* "busy" (the kernel time) came after the first summaries: without it GPU-Util is unknown */
-	out->kernel_ns = -1;
-	if (cJSON_GetObjectItemCaseSensitive(w, "busy") != NULL &&
-	    (st = get_nonneg(r, w, "busy", &out->kernel_ns)) != NS_OK)
-		return st;
-	wu = cJSON_GetObjectItemCaseSensitive(w, "warmup");
-	out->warmup = cJSON_IsTrue(wu);
-	return NS_OK;
-}
-
-static ns_status read_pieces(reader *r, const cJSON *c, split_collective *out)
-{
-	ns_status st;
-	const cJSON *x = get_array(r, c, "exposed", &st), *p;
-
-	if (x == NULL)
-		return st;
-	if (cJSON_GetArraySize(x) > SPLIT_COLL_PIECES)
-		return bad(r, "too many pieces");
-	cJSON_ArrayForEach(p, x)
-	{
-		int64_t v[3] = {0, 0, 0};
-		int i = 0;
-		const cJSON *e;
-		if (!cJSON_IsArray(p) || cJSON_GetArraySize(p) != 3)
-			return bad(r, "a piece is not [start, end, ns]");
-		cJSON_ArrayForEach(e, p)
-		{
-			if (!cJSON_IsNumber(e) || fabs(e->valuedouble) > EXACT_MAX ||
-			    e->valuedouble != floor(e->valuedouble))
-				return bad(r, "a piece holds a non-integer");
-			v[i++] = (int64_t)e->valuedouble;
+	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]) && !j->failed; i++)
+		if (!(x->seen & required[i].bit))
+			bad(j, required[i].key, "missing");
+	if (j->failed)
+		return;
+	note_time(j, w->start_ns + w->dur_ns);
+	if (x->nb != REGIME_COUNT) {
+		bad(j, "b", "not one number per bucket");
+		return;
+	}
+	if (x->bucket_sum != w->dur_ns) {
+		bad(j, "b", "buckets do not sum to dur");
+		return;
+	}
+	for (int c = 0; c < CAUSE_COUNT; c++)
+		if (w->cause_ns[c] > w->bucket_ns[cause_bucket((ns_cause)c)]) {
+			char key[64];
+			cause_key((ns_cause)c, key, sizeof(key));
+			bad_in(j, NS_ERR_VALUE, "c", key, "not an integer within its bucket");
+			return;
 		}
-		if (v[0] > TIME_OFFSET_MAX || v[0] < -TIME_OFFSET_MAX || v[1] > TIME_OFFSET_MAX ||
-		    v[1] < -TIME_OFFSET_MAX || (v[0] > 0 && r->t0 > INT64_MAX - v[0]) ||
-		    (v[0] < 0 && r->t0 < INT64_MIN - v[0]) || (v[1] > 0 && r->t0 > INT64_MAX - v[1]) ||
-		    (v[1] < 0 && r->t0 < INT64_MIN - v[1]))
-			return bad(r, "a piece's time out of range");
-		v[0] += r->t0;
-		v[1] += r->t0;
-		if (v[1] < v[0] || v[2] < 0 || v[2] > v[1] - v[0] || v[0] < out->start_ns ||
-		    v[1] > out->end_ns || (out->npieces > 0 && v[0] < out->piece[out->npieces - 1].end_ns))
-			return bad(r, "a piece is not in order inside its collective");
-		out->piece[out->npieces++] = (split_piece){v[0], v[1], v[2]};
-		out->exposed_ns += v[2];
+}
+
+static bool read_window(parser *j, split_window *w)
+{
+	window_ctx x = {w, 0, 0, 0};
+
+	memset(w, 0, sizeof(*w));
+	w->step = -1;
+	w->kernel_ns = -1; /* without "busy", GPU-Util is unknown */
+	if (next_kind(j) != V_OBJECT)
+		return skip_value(j, 1) && bad(j, NULL, "a window is not an object");
+	if (!read_object(j, window_member, &x, 1))
+		return false;
+	if (!j->failed)
+		check_window(j, &x);
+	return true;
+}
+
+/* ---- a collective ---- */
+
+enum {
+	C_START = 1,
+	C_END = 2,
+	C_STEP = 4,
+	C_SEQ = 8,
+	C_IN = 16,
+	C_OUT = 32,
+	C_NAME = 64,
+	C_GROUP = 128,
+	C_DTYPE = 256,
+	C_EXPOSED = 512
+};
+
+typedef struct {
+	split_collective *c;
+	unsigned seen;
+} coll_ctx;
+
+typedef struct {
+	int64_t v[3];
+	int n;
+} piece_ctx;
+
+static bool piece_value(parser *j, size_t i, void *ctx)
+{
+	piece_ctx *x = ctx;
+	bool ok;
+	int64_t v = 0;
+
+	if (!read_int(j, &v, &ok))
+		return false;
+	if (i >= 3)
+		return bad(j, "exposed", "a piece is not [start, end, ns]");
+	if (!ok)
+		return bad(j, "exposed", "a piece holds a non-integer");
+	x->v[i] = v;
+	x->n++;
+	return true;
+}
+
+static bool piece_item(parser *j, size_t i, void *ctx)
+{
+	split_collective *c = ctx;
+	piece_ctx p = {{0, 0, 0}, 0};
+
+	if (next_kind(j) != V_ARRAY)
+		return skip_value(j, 1) && bad(j, "exposed", "a piece is not [start, end, ns]");
+	if (!read_array(j, piece_value, &p, 2) || j->failed)
+		return !j->syntax;
+	if (p.n != 3)
+		return bad(j, "exposed", "a piece is not [start, end, ns]");
+	if (i >= SPLIT_COLL_PIECES)
+		return bad(j, "exposed", "too many pieces");
+	if (p.v[0] > TIME_OFFSET_MAX || p.v[0] < -TIME_OFFSET_MAX || p.v[1] > TIME_OFFSET_MAX ||
+	    p.v[1] < -TIME_OFFSET_MAX)
+		return bad(j, "exposed", "a piece's time out of range");
+	note_time(j, p.v[0]);
+	note_time(j, p.v[1]);
+	c->piece[c->npieces++] = (split_piece){p.v[0], p.v[1], p.v[2]};
+	return true;
+}
+
+static bool coll_text(parser *j, coll_ctx *x, unsigned bit, const char *key, char *buf, size_t size)
+{
+	return once(j, &x->seen, bit, key) ? text_of(j, key, buf, size) : skip_value(j, 1);
+}
+
+static bool coll_member(parser *j, const char *key, void *ctx)
+{
+	coll_ctx *x = ctx;
+	split_collective *c = x->c;
+
+	if (strcmp(key, "start") == 0)
+		return once(j, &x->seen, C_START, key) ? time_of(j, key, &c->start_ns) : skip_value(j, 1);
+	if (strcmp(key, "end") == 0)
+		return once(j, &x->seen, C_END, key) ? time_of(j, key, &c->end_ns) : skip_value(j, 1);
+	if (strcmp(key, "step") == 0)
+		return once(j, &x->seen, C_STEP, key) ? int_of(j, key, &c->step) : skip_value(j, 1);
+	if (strcmp(key, "seq") == 0)
+		return once(j, &x->seen, C_SEQ, key) ? int_of(j, key, &c->seq) : skip_value(j, 1);
+	if (strcmp(key, "in") == 0)
+		return once(j, &x->seen, C_IN, key) ? int_of(j, key, &c->in_nelems) : skip_value(j, 1);
+	if (strcmp(key, "out") == 0)
+		return once(j, &x->seen, C_OUT, key) ? int_of(j, key, &c->out_nelems) : skip_value(j, 1);
+	if (strcmp(key, "name") == 0)
+		return coll_text(j, x, C_NAME, key, c->name, sizeof(c->name));
+	if (strcmp(key, "group") == 0)
+		return coll_text(j, x, C_GROUP, key, c->group, sizeof(c->group));
+	if (strcmp(key, "dtype") == 0)
+		return coll_text(j, x, C_DTYPE, key, c->dtype, sizeof(c->dtype));
+	if (strcmp(key, "exposed") == 0) {
+		if (!once(j, &x->seen, C_EXPOSED, key))
+			return skip_value(j, 1);
+		if (next_kind(j) != V_ARRAY)
+			return skip_value(j, 1) && bad(j, key, "not an array");
+		return read_array(j, piece_item, c, 1);
 	}
-	return NS_OK;
+	return skip_value(j, 1);
 }
 
-static ns_status read_collective(reader *r, const cJSON *c, split_collective *out)
+/* The pieces lie inside their collective, in order (checked once its start and end are known). */
+static void check_collective(parser *j, const coll_ctx *x)
 {
-	ns_status st;
+	static const struct {
+		unsigned bit;
+		const char *key;
+	} required[] = {{C_START, "start"}, {C_END, "end"}, {C_STEP, "step"}, {C_EXPOSED, "exposed"}};
+	split_collective *c = x->c;
 
-	memset(out, 0, sizeof(*out));
-	if (!cJSON_IsObject(c))
-		return ns_error_set(r->err, NS_ERR_VALUE, "summary: a collective is not an object");
-	st = get_time(r, c, "start", &out->start_ns);
-	if (st == NS_OK)
-		st = get_time(r, c, "end", &out->end_ns);
-	if (st == NS_OK && out->end_ns < out->start_ns)
-		st = bad(r, "a collective ends before it starts");
-	if (st == NS_OK)
-		st = get_int(r, c, "step", true, -1, &out->step);
-	if (st == NS_OK)
-		st = get_int(r, c, "seq", false, -1, &out->seq);
-	if (st == NS_OK)
-		st = get_int(r, c, "in", false, -1, &out->in_nelems);
-	if (st == NS_OK)
-		st = get_int(r, c, "out", false, -1, &out->out_nelems);
-	if (st == NS_OK)
-		st = get_text(r, c, "name", out->name, sizeof(out->name));
-	if (st == NS_OK)
-		st = get_text(r, c, "group", out->group, sizeof(out->group));
-	if (st == NS_OK)
-		st = get_text(r, c, "dtype", out->dtype, sizeof(out->dtype));
-	if (st == NS_OK)
-		st = read_pieces(r, c, out);
-	return st;
-}
-
-/* An array of n items of size elem, each read by fn. */
-typedef ns_status (*item_fn)(reader *r, const cJSON *item, void *out);
-
-static ns_status read_list(reader *r, const cJSON *obj, const char *key, size_t elem, item_fn fn, void **out,
-                           size_t *n)
-{
-	ns_status st;
-	const cJSON *a = get_array(r, obj, key, &st), *v;
-	size_t count, i = 0;
-	char *items;
-
-	*out = NULL;
-	*n = 0;
-	if (a == NULL)
-		return st;
-	count = (size_t)cJSON_GetArraySize(a);
-	if (count == 0)
-		return NS_OK;
-	items = calloc(count, elem);
-	if (items == NULL)
-		return ns_error_set(r->err, NS_ERR_NOMEM, "out of memory");
-	*out = items;
-	cJSON_ArrayForEach(v, a)
-	{
-		*n = i + 1; /* counted before it is read: a half-read item is freed with the others */
-		if ((st = fn(r, v, items + i * elem)) != NS_OK)
-			return st;
-		i++;
+	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]) && !j->failed; i++)
+		if (!(x->seen & required[i].bit))
+			bad(j, required[i].key, "missing");
+	if (j->failed)
+		return;
+	if (c->end_ns < c->start_ns) {
+		bad(j, "end", "a collective ends before it starts");
+		return;
 	}
-	return NS_OK;
+	for (unsigned i = 0; i < c->npieces; i++) {
+		const split_piece *p = &c->piece[i];
+		if (p->end_ns < p->start_ns || p->ns < 0 || p->ns > p->end_ns - p->start_ns ||
+		    p->start_ns < c->start_ns || p->end_ns > c->end_ns ||
+		    (i > 0 && p->start_ns < c->piece[i - 1].end_ns)) {
+			bad(j, "exposed", "a piece is not in order inside its collective");
+			return;
+		}
+		c->exposed_ns += p->ns;
+	}
 }
 
-static ns_status window_item(reader *r, const cJSON *item, void *out)
+static bool read_collective(parser *j, split_collective *c)
 {
-	return read_window(r, item, out);
+	coll_ctx x = {c, 0};
+
+	memset(c, 0, sizeof(*c));
+	c->step = c->seq = c->in_nelems = c->out_nelems = -1;
+	if (next_kind(j) != V_OBJECT)
+		return skip_value(j, 1) && bad(j, NULL, "a collective is not an object");
+	if (!read_object(j, coll_member, &x, 1))
+		return false;
+	if (!j->failed)
+		check_collective(j, &x);
+	return true;
 }
 
-static ns_status collective_item(reader *r, const cJSON *item, void *out)
+/* ---- a device ---- */
+
+enum { D_DEVICE = 1, D_NAME = 2, D_OVERALL = 4, D_STEPS = 8, D_COLL = 16 };
+
+typedef struct {
+	job_device *d;
+	unsigned seen;
+	size_t cap;
+} device_ctx;
+
+static bool step_item(parser *j, size_t i, void *ctx)
 {
-	return read_collective(r, item, out);
+	device_ctx *x = ctx;
+	split_window *grown = room_for(j, x->d->steps, &x->cap, i, sizeof(*grown));
+
+	if (grown == NULL)
+		return skip_value(j, 1);
+	x->d->steps = grown;
+	x->d->nsteps = i + 1;
+	return read_window(j, &grown[i]);
+}
+
+static bool coll_item(parser *j, size_t i, void *ctx)
+{
+	device_ctx *x = ctx;
+	split_collective *grown = room_for(j, x->d->coll, &x->cap, i, sizeof(*grown));
+
+	if (grown == NULL)
+		return skip_value(j, 1);
+	x->d->coll = grown;
+	x->d->ncoll = i + 1;
+	return read_collective(j, &grown[i]);
+}
+
+static bool device_list(parser *j, device_ctx *x, unsigned bit, const char *key, item_fn item)
+{
+	if (!once(j, &x->seen, bit, key))
+		return skip_value(j, 1);
+	if (next_kind(j) != V_ARRAY)
+		return skip_value(j, 1) && bad(j, key, "not an array");
+	x->cap = 0;
+	return read_array(j, item, x, 1);
+}
+
+static bool device_member(parser *j, const char *key, void *ctx)
+{
+	device_ctx *x = ctx;
+	job_device *d = x->d;
+
+	if (strcmp(key, "device") == 0)
+		return once(j, &x->seen, D_DEVICE, key) ? int_of(j, key, &d->id) : skip_value(j, 1);
+	if (strcmp(key, "name") == 0)
+		return once(j, &x->seen, D_NAME, key) ? text_of(j, key, d->name, sizeof(d->name))
+		                                      : skip_value(j, 1);
+	if (strcmp(key, "overall") == 0)
+		return once(j, &x->seen, D_OVERALL, key) ? read_window(j, &d->overall) : skip_value(j, 1);
+	if (strcmp(key, "steps") == 0) {
+		bool ok = device_list(j, x, D_STEPS, key, step_item);
+		d->steps = trim(d->steps, d->nsteps, sizeof(*d->steps));
+		return ok;
+	}
+	if (strcmp(key, "collectives") == 0) {
+		bool ok = device_list(j, x, D_COLL, key, coll_item);
+		d->coll = trim(d->coll, d->ncoll, sizeof(*d->coll));
+		return ok;
+	}
+	return skip_value(j, 1);
 }
 
 /* A split's steps follow each other in time: the merger finds a collective's steps by binary search. */
-static ns_status check_steps(reader *r, const job_device *d)
+static void check_steps(parser *j, const job_device *d)
 {
-	at_key(r, "steps", NULL);
 	for (size_t i = 1; i < d->nsteps; i++) {
 		const split_window *p = &d->steps[i - 1];
 		if (d->steps[i].start_ns < p->start_ns + p->dur_ns) {
-			snprintf(r->where, sizeof(r->where), "\"steps\"[%zu]", i);
-			return bad(r,
-			           "starts before the step before it ends (steps follow each other in time)");
+			char where[64];
+			snprintf(where, sizeof(where), "\"steps\"[%zu]", i);
+			bad_at(j, NS_ERR_VALUE, where,
+			       "starts before the step before it ends (steps follow each other in time)");
+			return;
 		}
 	}
-	return NS_OK;
 }
 
 /* A split gives each exposed instant to one collective, the earlier: the exposed pieces of a device's
  * collectives, taken in order, follow each other in time (the merger's waiting pass relies on it). */
-static ns_status check_pieces(reader *r, const job_device *d)
+static void check_pieces(parser *j, const job_device *d)
 {
 	int64_t end = INT64_MIN;
 
@@ -340,195 +1027,302 @@ static ns_status check_pieces(reader *r, const job_device *d)
 		if (c->npieces == 0)
 			continue;
 		if (c->piece[0].start_ns < end) {
-			snprintf(r->where, sizeof(r->where), "\"collectives\"[%zu].\"exposed\"", i);
-			return bad(
-			    r, "starts before an earlier collective's exposed piece ends (an exposed instant "
-			       "is one collective's)");
+			char where[64];
+			snprintf(where, sizeof(where), "\"collectives\"[%zu].\"exposed\"", i);
+			bad_at(
+			    j, NS_ERR_VALUE, where,
+			    "starts before an earlier collective's exposed piece ends (an exposed instant is "
+			    "one collective's)");
+			return;
 		}
 		end = c->piece[c->npieces - 1].end_ns;
 	}
-	return NS_OK;
 }
 
-static ns_status read_device(reader *r, const cJSON *d, job_device *out)
+static void check_device(parser *j, const device_ctx *x)
 {
-	ns_status st;
-	const cJSON *ov;
-	void *v;
-
-	if (!cJSON_IsObject(d))
-		return ns_error_set(r->err, NS_ERR_VALUE, "summary: a device is not an object");
-	st = get_int(r, d, "device", true, -1, &out->id);
-	if (st == NS_OK)
-		st = get_text(r, d, "name", out->name, sizeof(out->name));
-	if (st != NS_OK)
-		return st;
-	ov = cJSON_GetObjectItemCaseSensitive(d, "overall");
-	if ((st = read_window(r, ov, &out->overall)) != NS_OK)
-		return st;
-	st = read_list(r, d, "steps", sizeof(split_window), window_item, &v, &out->nsteps);
-	out->steps = v;
-	if (st != NS_OK)
-		return st;
-	if ((st = check_steps(r, out)) != NS_OK)
-		return st;
-	st = read_list(r, d, "collectives", sizeof(split_collective), collective_item, &v, &out->ncoll);
-	out->coll = v;
-	return st == NS_OK ? check_pieces(r, out) : st;
+	if (!(x->seen & D_DEVICE))
+		bad(j, "device", "missing");
+	else if (!(x->seen & D_OVERALL))
+		bad(j, NULL, "a window is not an object");
+	else if (!(x->seen & D_STEPS))
+		bad(j, "steps", "missing");
+	if (j->failed)
+		return;
+	check_steps(j, x->d);
+	if (!j->failed && !(x->seen & D_COLL))
+		bad(j, "collectives", "missing");
+	if (!j->failed)
+		check_pieces(j, x->d);
 }
 
-static ns_status device_item(reader *r, const cJSON *item, void *out)
+typedef struct {
+	job_rank *k;
+	size_t cap;
+} devices_ctx;
+
+static bool device_item(parser *j, size_t i, void *ctx)
 {
-	return read_device(r, item, out);
+	devices_ctx *x = ctx;
+	device_ctx dx;
+
+	if (i >= JOB_MAX_DEVICES) {
+		char what[64];
+		snprintf(what, sizeof(what), "more than %d", JOB_MAX_DEVICES);
+		return skip_value(j, 1) && bad_at(j, NS_ERR_LIMIT, "devices", what);
+	}
+	dx.d = room_for(j, x->k->dev, &x->cap, i, sizeof(*dx.d));
+	if (dx.d == NULL)
+		return skip_value(j, 1);
+	x->k->dev = dx.d;
+	dx.d += i;
+	memset(dx.d, 0, sizeof(*dx.d));
+	dx.d->id = -1;
+	dx.d->overall.step = -1;
+	x->k->ndev = i + 1;
+	dx.seen = 0;
+	dx.cap = 0;
+	if (next_kind(j) != V_OBJECT)
+		return skip_value(j, 1) && bad(j, NULL, "a device is not an object");
+	if (!read_object(j, device_member, &dx, 1))
+		return false;
+	if (!j->failed)
+		check_device(j, &dx);
+	return true;
 }
 
-static ns_status read_t0(reader *r, const cJSON *root)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "t0");
-	char *end;
-	long long t;
+/* ---- the line ---- */
 
-	at_key(r, "t0", NULL);
-	if (!cJSON_IsString(v))
-		return bad(r, v == NULL ? "missing" : "not a string");
-	errno = 0;
-	t = strtoll(v->valuestring, &end, 10);
-	if (errno != 0 || end == v->valuestring || *end != '\0')
-		return bad(r, "not a decimal integer");
-	r->t0 = (int64_t)t;
-	return NS_OK;
+enum { R_VERSION = 1, R_RANK = 2, R_WORLD = 4, R_QUALITY = 8, R_FILE = 16, R_T0 = 32, R_DEVICES = 64 };
+
+typedef struct {
+	job_rank *k;
+	unsigned seen;
+} root_ctx;
+
+static bool read_version(parser *j)
+{
+	bool ok;
+	int64_t v = 0;
+
+	if (!read_int(j, &v, &ok))
+		return false;
+	j->has_version = ok;
+	j->version = v;
+	return true;
+}
+
+static bool read_rank(parser *j, job_rank *k)
+{
+	if (next_kind(j) == V_NULL)
+		return read_literal(j, "null");
+	if (!int_of(j, "rank", &k->rank) || j->failed)
+		return !j->syntax;
+	if (k->rank < 0 || k->rank >= JOB_MAX_RANKS)
+		return bad(j, "rank", "out of range");
+	k->has_rank = true;
+	return true;
+}
+
+static bool read_world(parser *j, job_rank *k)
+{
+	if (!int_of(j, "world_size", &k->world_size) || j->failed)
+		return !j->syntax;
+	if (k->world_size < 0 || k->world_size > JOB_MAX_RANKS)
+		return bad(j, "world_size", "out of range");
+	return true;
 }
 
 /* "quality": the trace's grade ("good", "degraded", "unfit"); absent in summaries of before it was written.
  */
-static ns_status read_quality(reader *r, const cJSON *root, job_rank *k)
+static bool read_quality(parser *j, job_rank *k)
 {
-	const cJSON *q = cJSON_GetObjectItemCaseSensitive(root, "quality");
+	char q[16];
+	text_sink t = {q, 0, sizeof(q), false, false};
 
-	k->quality = -1;
-	if (q == NULL)
-		return NS_OK;
-	at_key(r, "quality", NULL);
-	for (int g = QUALITY_GOOD; cJSON_IsString(q) && g <= QUALITY_UNFIT; g++)
-		if (strcmp(q->valuestring, quality_grade_name((quality_grade)g)) == 0) {
+	q[0] = '\0';
+	if (next_kind(j) != V_STRING)
+		return skip_value(j, 1) && bad(j, "quality", "not good, degraded or unfit");
+	if (!read_string(j, &t))
+		return false;
+	for (int g = QUALITY_GOOD; g <= QUALITY_UNFIT; g++)
+		if (strcmp(q, quality_grade_name((quality_grade)g)) == 0) {
 			k->quality = g;
-			return NS_OK;
+			return true;
 		}
-	return bad(r, "not good, degraded or unfit");
+	return bad(j, "quality", "not good, degraded or unfit");
 }
 
-static ns_status read_rank_fields(reader *r, const cJSON *root, job_rank *k)
+static bool read_file(parser *j, job_rank *k)
 {
-	const cJSON *rank = cJSON_GetObjectItemCaseSensitive(root, "rank");
-	const cJSON *file = cJSON_GetObjectItemCaseSensitive(root, "file");
-	ns_status st;
+	text_sink t = {NULL, 0, 0, true, false};
+	size_t cap;
 
-	if (rank == NULL || cJSON_IsNull(rank)) {
-		k->rank = -1;
-	} else {
-		if ((st = get_int(r, root, "rank", true, -1, &k->rank)) != NS_OK)
-			return st;
-		if (k->rank < 0 || k->rank >= JOB_MAX_RANKS)
-			return bad(r, "out of range");
-		k->has_rank = true;
+	if (next_kind(j) != V_STRING)
+		return skip_value(j, 1) && bad(j, "file", "not a string");
+	if (!read_string(j, &t)) {
+		free(t.p);
+		return false;
 	}
-	if ((st = get_int(r, root, "world_size", false, 0, &k->world_size)) != NS_OK)
-		return st;
-	if (k->world_size < 0 || k->world_size > JOB_MAX_RANKS)
-		return bad(r, "out of range");
-	if ((st = read_quality(r, root, k)) != NS_OK)
-		return st;
-	at_key(r, "file", NULL);
-	if (file != NULL && !cJSON_IsString(file))
-		return bad(r, "not a string");
-	const char *name = file != NULL ? file->valuestring : "";
-	size_t n = strlen(name), cap = n * NS_UTF8_REPLACEMENT_LEN + 1;
-	k->file = malloc(cap);
-	if (k->file == NULL)
-		return ns_error_set(r->err, NS_ERR_NOMEM, "out of memory");
-	ns_utf8_clean(name, n, k->file, cap); /* UTF-8, as get_text() keeps names */
-	return NS_OK;
+	cap = t.n * NS_UTF8_REPLACEMENT_LEN + 1;
+	free(k->file);
+	k->file = j->failed ? NULL : malloc(cap);
+	if (k->file != NULL)
+		ns_utf8_clean(t.p != NULL ? t.p : "", t.n, k->file, cap); /* UTF-8, as names are kept */
+	else if (!j->failed)
+		out_of_memory(j);
+	free(t.p);
+	return true;
 }
 
-static ns_status read_version(reader *r, const cJSON *root)
+static bool read_t0(parser *j)
 {
-	int64_t version;
-	ns_status st = get_int(r, root, "nextstep_summary", true, 0, &version);
+	char text[40], *end;
+	text_sink t = {text, 0, sizeof(text), false, false};
+	long long v;
 
-	if (st != NS_OK)
-		return ns_error_set(r->err, NS_ERR_VALUE,
+	text[0] = '\0';
+	if (next_kind(j) != V_STRING)
+		return skip_value(j, 1) && bad(j, "t0", "not a string");
+	if (!read_string(j, &t))
+		return false;
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	if (t.full || errno != 0 || end == text || *end != '\0')
+		return bad(j, "t0", "not a decimal integer");
+	j->t0 = (int64_t)v;
+	return true;
+}
+
+static bool root_member(parser *j, const char *key, void *ctx)
+{
+	root_ctx *x = ctx;
+	devices_ctx dx = {x->k, 0};
+	bool ok;
+
+	if (strcmp(key, "nextstep_summary") == 0)
+		return once(j, &x->seen, R_VERSION, key) ? read_version(j) : skip_value(j, 1);
+	if (j->has_version && j->version != JOB_SUMMARY_VERSION)
+		return skip_value(j, 1); /* another version's form: nothing of it is read */
+	if (strcmp(key, "rank") == 0)
+		return once(j, &x->seen, R_RANK, key) ? read_rank(j, x->k) : skip_value(j, 1);
+	if (strcmp(key, "world_size") == 0)
+		return once(j, &x->seen, R_WORLD, key) ? read_world(j, x->k) : skip_value(j, 1);
+	if (strcmp(key, "quality") == 0)
+		return once(j, &x->seen, R_QUALITY, key) ? read_quality(j, x->k) : skip_value(j, 1);
+	if (strcmp(key, "file") == 0)
+		return once(j, &x->seen, R_FILE, key) ? read_file(j, x->k) : skip_value(j, 1);
+	if (strcmp(key, "t0") == 0)
+		return once(j, &x->seen, R_T0, key) ? read_t0(j) : skip_value(j, 1);
+	if (strcmp(key, "devices") == 0) {
+		if (!once(j, &x->seen, R_DEVICES, key))
+			return skip_value(j, 1);
+		if (next_kind(j) != V_ARRAY)
+			return skip_value(j, 1) && bad(j, key, "not an array");
+		ok = read_array(j, device_item, &dx, 1);
+		x->k->dev = trim(x->k->dev, x->k->ndev, sizeof(*x->k->dev));
+		return ok;
+	}
+	return skip_value(j, 1);
+}
+
+static void add_t0(job_rank *k, int64_t t0)
+{
+	for (size_t i = 0; i < k->ndev; i++) {
+		job_device *d = &k->dev[i];
+		d->overall.start_ns += t0;
+		for (size_t s = 0; s < d->nsteps; s++)
+			d->steps[s].start_ns += t0;
+		for (size_t c = 0; c < d->ncoll; c++) {
+			split_collective *x = &d->coll[c];
+			x->start_ns += t0;
+			x->end_ns += t0;
+			for (unsigned p = 0; p < x->npieces; p++) {
+				x->piece[p].start_ns += t0;
+				x->piece[p].end_ns += t0;
+			}
+		}
+	}
+}
+
+/* The line's keys together: the required ones there, every time within int64_t once t0 is added. */
+static void finish_root(parser *j, const root_ctx *x)
+{
+	int64_t lo = j->time_min, hi = j->time_max;
+
+	if (!(x->seen & R_T0))
+		bad(j, "t0", "missing");
+	else if (!(x->seen & R_DEVICES))
+		bad(j, "devices", "missing");
+	else if ((hi > 0 && j->t0 > INT64_MAX - hi) || (lo < 0 && j->t0 < INT64_MIN - lo))
+		bad(j, "t0", "a time out of range from it");
+	if (j->failed)
+		return;
+	if (x->k->file == NULL && (x->k->file = calloc(1, 1)) == NULL) {
+		out_of_memory(j);
+		return;
+	}
+	add_t0(x->k, j->t0);
+}
+
+/* Which error the line gets: not JSON first, then out of memory, then no summary, then another version,
+ * then the first wrong value. */
+static ns_status line_status(parser *j)
+{
+	if (j->syntax)
+		return j->err != NULL ? j->err->status : NS_ERR_SYNTAX;
+	if (j->nomem)
+		return ns_error_set(j->err, NS_ERR_NOMEM, "out of memory");
+	if (!j->has_version)
+		return ns_error_set(j->err, NS_ERR_VALUE,
 		                    "not a nextstep summary (no \"nextstep_summary\" version key)");
-	if (version != JOB_SUMMARY_VERSION)
-		return ns_error_set(r->err, NS_ERR_VALUE,
+	if (j->version != JOB_SUMMARY_VERSION)
+		return ns_error_set(j->err, NS_ERR_VALUE,
 		                    "summary version %lld, this nextstep reads version %d",
-		                    (long long)version, JOB_SUMMARY_VERSION);
+		                    (long long)j->version, JOB_SUMMARY_VERSION);
+	if (j->failed)
+		return j->err != NULL ? j->err->status : NS_ERR_VALUE;
 	return NS_OK;
-}
-
-static ns_status read_root(reader *r, const cJSON *root, job_rank *k)
-{
-	ns_status st;
-	void *v;
-
-	if (!cJSON_IsObject(root))
-		return ns_error_set(r->err, NS_ERR_VALUE, "a summary line must be a JSON object");
-	if ((st = read_version(r, root)) != NS_OK || (st = read_rank_fields(r, root, k)) != NS_OK ||
-	    (st = read_t0(r, root)) != NS_OK)
-		return st;
-	if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "devices")) > JOB_MAX_DEVICES)
-		return ns_error_set(r->err, NS_ERR_LIMIT, "summary: more than %d devices", JOB_MAX_DEVICES);
-	st = read_list(r, root, "devices", sizeof(job_device), device_item, &v, &k->ndev);
-	k->dev = v;
-	return st;
 }
 
 /* Only blanks may follow the object: two summaries run together (files concatenated without a final
  * newline, lines that end in a bare CR) would otherwise be read as the first alone, a rank lost unsaid. */
-static ns_status check_nothing_after(const char *line, size_t len, const char *end, ns_error *err)
+static bool nothing_after(parser *j)
 {
-	const char *p = end;
+	int c = skip_blanks(j);
 
-	while (p < line + len && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
-		p++;
-	if (p == line + len)
-		return NS_OK;
-	ns_error_set(
-	    err, NS_ERR_SYNTAX,
-	    "text after the summary's JSON object (two summaries on one line? lines that end in a bare "
-	    "CR?)");
-	if (err != NULL)
-		err->offset = p - line;
-	return NS_ERR_SYNTAX;
+	if (c == END_OF_LINE || c == '\n')
+		return true;
+	return syntax_error(j, NS_ERR_SYNTAX,
+	                    "text after the summary's JSON object (two summaries on one line? lines that end "
+	                    "in a bare CR?)");
 }
 
-ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_error *err)
+/* One summary, from the next byte of j's source to the end of its line (not read). */
+static ns_status read_line(parser *j, job_rank **out)
 {
-	const char *end = NULL;
-	cJSON *root = cJSON_ParseWithLengthOpts(line, len, &end, false);
-	reader r = {err, 0, "", NULL, ""};
-	job_rank *k;
+	job_rank *k = calloc(1, sizeof(*k));
+	root_ctx x = {k, 0};
 	ns_status st;
 
 	*out = NULL;
-	if (err != NULL)
-		err->offset = -1;
-	if (root == NULL) {
-		st = ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
-		if (err != NULL && end != NULL && end >= line && end <= line + len)
-			err->offset = end - line;
-		return st;
+	if (j->err != NULL)
+		j->err->offset = -1;
+	if (k == NULL)
+		return ns_error_set(j->err, NS_ERR_NOMEM, "out of memory");
+	k->rank = -1;
+	k->quality = -1;
+	j->time_min = j->time_max = 0;
+	if (next_kind(j) != V_OBJECT) {
+		bool json = skip_value(j, 0) && nothing_after(j);
+		job_rank_free(k);
+		return json ? ns_error_set(j->err, NS_ERR_VALUE, "a summary line must be a JSON object")
+		            : j->err->status;
 	}
-	if ((st = check_nothing_after(line, len, end, err)) != NS_OK) {
-		cJSON_Delete(root);
-		return st;
-	}
-	k = calloc(1, sizeof(*k));
-	if (k == NULL) {
-		cJSON_Delete(root);
-		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	}
-	st = read_root(&r, root, k);
-	cJSON_Delete(root);
+	if (read_object(j, root_member, &x, 0) && nothing_after(j) && !j->failed && j->has_version &&
+	    j->version == JOB_SUMMARY_VERSION)
+		finish_root(j, &x);
+	st = line_status(j);
 	if (st != NS_OK) {
 		job_rank_free(k);
 		return st;
@@ -537,80 +1331,87 @@ ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_
 	return NS_OK;
 }
 
+ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_error *err)
+{
+	ns_error scratch;
+	parser j;
+
+	ns_error_clear(&scratch);
+	memset(&j, 0, sizeof(j));
+	j.src.p = j.src.buf = (const unsigned char *)line;
+	j.src.end = j.src.p + len;
+	j.err = err != NULL ? err : &scratch;
+	return read_line(&j, out);
+}
+
 /* ---- a stream of summary lines ---- */
 
-typedef struct {
-	job_merge *m;
-	job_line_error_fn on_error;
-	void *ctx;
-} line_sink;
-
-static void take_line(const line_sink *k, const char *line, size_t len, long lineno)
+/* Past the end of the current line (its '\n' included). */
+static void skip_line(source *s)
 {
-	job_rank *rank = NULL;
-	ns_error err;
-	size_t i = 0;
+	for (;;) {
+		const unsigned char *nl = s->p < s->end ? memchr(s->p, '\n', (size_t)(s->end - s->p)) : NULL;
+		if (nl != NULL) {
+			s->p = nl + 1;
+			return;
+		}
+		s->p = s->end;
+		if (refill(s) == END_OF_LINE)
+			return;
+	}
+}
 
-	while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
-		i++;
-	if (i == len)
-		return; /* blank lines are allowed between records */
-	ns_error_clear(&err);
-	if (job_rank_from_ndjson(line, len, &rank, &err) != NS_OK ||
-	    job_merge_add(k->m, rank, &err) != NS_OK) {
-		err.line = lineno;
-		err.index = -1;
-		err.offset = -1;
-		k->on_error(k->ctx, &err);
+/* Blanks before a line's first byte: true when the line is blank (or the input ended). */
+static bool blank_line(source *s)
+{
+	for (;;) {
+		int c = peek(s);
+		if (c == ' ' || c == '\t' || c == '\r')
+			s->p++;
+		else
+			return c == '\n' || c == END_OF_LINE;
 	}
 }
 
 ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error, void *ctx, ns_error *err)
 {
-	line_sink k = {m, on_error, ctx};
-	size_t cap = 1 << 16, n = 0, start = 0;
-	char *buf = malloc(cap);
+	parser j;
+	ns_error line_err;
 	long lineno = 1;
-	ns_status st = NS_OK;
 
-	if (buf == NULL)
+	memset(&j, 0, sizeof(j));
+	j.src.in = in;
+	j.src.newline_ends = true;
+	j.src.chunk = malloc(READ_CHUNK);
+	if (j.src.chunk == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	for (;;) {
-		if (n == cap && start > 0) { /* slide the unfinished line to the front */
-			memmove(buf, buf + start, n - start);
-			n -= start;
-			start = 0;
-		}
-		if (n == cap) {
-			char *grown = ns_grow_capped(buf, &cap, cap + 1, 1, JOB_LINE_MAX);
-			if (grown == NULL) {
-				st = ns_error_set(err, cap >= JOB_LINE_MAX ? NS_ERR_LIMIT : NS_ERR_NOMEM,
-				                  "a summary line longer than %zu bytes (or out of memory)",
-				                  cap);
-				err->line = lineno;
-				break;
+	j.src.p = j.src.end = j.src.buf = j.src.chunk;
+	j.err = &line_err;
+	for (; j.src.stopped == NS_OK; lineno++) {
+		job_rank *rank = NULL;
+		j.src.line_start = j.src.base + (j.src.p - j.src.buf);
+		if (!blank_line(&j.src)) {
+			j.failed = j.nomem = j.syntax = j.has_version = false;
+			j.t0 = 0;
+			ns_error_clear(&line_err);
+			if ((read_line(&j, &rank) != NS_OK || job_merge_add(m, rank, &line_err) != NS_OK) &&
+			    j.src.stopped == NS_OK) {
+				line_err.line = lineno;
+				line_err.offset = -1;
+				on_error(ctx, &line_err);
 			}
-			buf = grown;
 		}
-		ssize_t got = input_read(in, buf + n, cap - n);
-		if (got < 0) {
-			st = ns_error_set(err, NS_ERR_IO, "read error");
+		if (peek(&j.src) == END_OF_LINE)
 			break;
-		}
-		if (got == 0)
-			break;
-		for (size_t i = n; i < n + (size_t)got; i++) {
-			if (buf[i] != '\n')
-				continue;
-			take_line(&k, buf + start, i - start, lineno++);
-			start = i + 1;
-		}
-		n += (size_t)got;
-		if (start == n)
-			start = n = 0;
+		skip_line(&j.src);
 	}
-	if (st == NS_OK && n > start)
-		take_line(&k, buf + start, n - start, lineno);
-	free(buf);
-	return st;
+	free(j.src.chunk);
+	if (j.src.stopped == NS_ERR_IO)
+		return ns_error_set(err, NS_ERR_IO, "read error");
+	if (j.src.stopped == NS_ERR_LIMIT) {
+		ns_error_set(err, NS_ERR_LIMIT, "a summary line longer than %zu bytes", JOB_LINE_MAX);
+		err->line = lineno;
+		return NS_ERR_LIMIT;
+	}
+	return NS_OK;
 }

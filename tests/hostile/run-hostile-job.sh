@@ -61,6 +61,25 @@ cpu_s=2 check "--step-marker (a+)+\$ over 30,000 annotations" 1 \
 	"$bin" trace --step-marker '(a+)+$' "$tmp/marks.json"
 rm -f "$tmp/names.json" "$tmp/marks.json"
 
+# 7. Two summary lines of 31 MB each (100,000 steps and 100,000 collectives a rank): read as they arrive into
+# the summaries' own structs (about 1.5 times their text), not held as text plus a cJSON tree of the line
+# (410 MB before, "malformed JSON" under the bound). The bound: 200 MB of address space per 100 MB of input.
+gen 2 100000 100000 >"$tmp/long.nd"
+long_kb=$(($(wc -c <"$tmp/long.nd") * 2 / 1024))
+limit_kb=$long_kb cpu_s=2 check "two summary lines of 31 MB" 0 '^job \(2 ranks\): compute-bound \(50%\)' \
+	"$bin" job "$tmp/long.nd"
+# Out of memory is said as such (it was "malformed JSON"): the first line fits in 60 MB, the second does not.
+if [ "$sanitized" != ON ]; then
+	limit_kb=60000 check "...and out of memory is said" 1 'long.nd:2: out of memory' "$bin" job "$tmp/long.nd"
+fi
+rm -f "$tmp/long.nd"
+# A key the form does not name is skipped however it nests, down to 1,000 levels (cJSON's limit); deeper is a
+# limit, said (it was "malformed JSON").
+gen 1 1 0 | sed "s/^{/{\"x\":$(printf '%01000d' 0 | tr 0 '[')$(printf '%01000d' 0 | tr 0 ']'),/" >"$tmp/deep.nd"
+check "an unknown key 1,000 levels deep" 0 '^job \(1 rank\)' "$bin" job "$tmp/deep.nd"
+gen 1 1 0 | sed "s/^{/{\"x\":$(printf '%01001d' 0 | tr 0 '[')$(printf '%01001d' 0 | tr 0 ']'),/" >"$tmp/deeper.nd"
+check "...1,001 levels deep" 1 'deeper.nd:1: JSON nested more than 1000 levels deep' "$bin" job "$tmp/deeper.nd"
+
 # The order the merger relies on is checked where a summary is read: steps that overlap, exposed pieces of two
 # collectives out of order. A rank number not below the world size is refused by `job` as by `trace DIR`.
 gen 2 2 2 >"$tmp/order.nd"

@@ -317,6 +317,38 @@ START_TEST(a_summary_line_reads_back_to_the_same_summary)
 }
 END_TEST
 
+/* Another tool may write the keys in another order: with "t0" last and "nextstep_summary" after "devices",
+ * the times (offsets read before their t0, which is past 2^53) are the same, and the line written again is
+ * the one nextstep writes. */
+START_TEST(a_summary_with_its_keys_in_another_order_reads_the_same)
+{
+	rank_spec s = {5, 123456789012345678LL, 10 * MS, 0, 3, 0, true, NULL};
+	job_rank *k = make_rank(&s), *back = NULL;
+	char *line = job_rank_to_ndjson(k), *moved, *again;
+	const char *t0 = strstr(line, ",\"t0\":"), *devices = strstr(line, "\"devices\":");
+	size_t n = strlen(line), head = (size_t)(strchr(line, ',') - line);
+	ns_error err;
+
+	ck_assert_ptr_nonnull(t0);
+	ck_assert_ptr_nonnull(devices);
+	moved = malloc(n + 8);
+	/* {"rank":...,"file":"..." + ,"devices":[...] + ,"t0":"..." + ,"nextstep_summary":1} */
+	snprintf(moved, n + 8, "{%.*s,%.*s%.*s,%.*s}", (int)(t0 - line - head - 1), line + head + 1,
+	         (int)(line + n - 1 - devices), devices, (int)(devices - t0 - 1), t0, (int)head - 1,
+	         line + 1);
+	ck_assert_uint_eq(strlen(moved), n);
+	ck_assert_int_eq(job_rank_from_ndjson(moved, strlen(moved), &back, &err), NS_OK);
+	again = job_rank_to_ndjson(back);
+	ck_assert_str_eq(line, again);
+	ck_assert_int_eq(back->dev[0].coll[2].start_ns, k->dev[0].coll[2].start_ns);
+	free(line);
+	free(moved);
+	free(again);
+	job_rank_free(k);
+	job_rank_free(back);
+}
+END_TEST
+
 /* Another tool may write the summary: its file and device names are kept as UTF-8, each byte that begins no
  * character (0xff, 0xfe) written back as U+FFFD (EF BF BD), so the job's JSON report stays UTF-8. */
 START_TEST(names_in_a_summary_that_are_not_utf8_are_kept_with_replacement_characters)
@@ -359,6 +391,18 @@ static const bad_line bad_lines[] = {
      "\"start\":0,\"dur\":1,\"b\":[1,0,0,0,0,0],\"c\":{\"comm.nope\":1},\"hidden\":0,\"kernels\":0}}]}",
      NS_ERR_VALUE, "unknown cause"},
     {"{\"nextstep_summary\":1, \"rank\": [", NS_ERR_SYNTAX, "malformed"},
+    /* a value error before the version key: not a summary; a wrong value then bad JSON: bad JSON */
+    {"{\"rank\":\"x\",\"nextstep_summary\":1}", NS_ERR_VALUE, "not a nextstep summary"},
+    {"{\"nextstep_summary\":1,\"rank\":\"x\",\"t0\":}", NS_ERR_SYNTAX, "malformed JSON"},
+    {"{\"nextstep_summary\":1,\"rank\":0,\"rank\":1,\"t0\":\"0\",\"devices\":[]}", NS_ERR_KEY,
+     "\"rank\": repeated key"},
+    {"{\"nextstep_summary\":1,\"rank\":01,\"t0\":\"0\",\"devices\":[]}", NS_ERR_SYNTAX, "malformed JSON"},
+    {"{\"nextstep_summary\":1,\"rank\":0,\"t0\":\"0\"}", NS_ERR_VALUE, "\"devices\": missing"},
+    /* t0 comes last: its times are checked against it when it is known */
+    {"{\"nextstep_summary\":1,\"rank\":0,\"devices\":[{\"device\":0,\"overall\":{\"step\":-1,\"start\":10,"
+     "\"dur\":1,\"b\":[1,0,0,0,0,0],\"hidden\":0,\"kernels\":0},\"steps\":[],\"collectives\":[]}],"
+     "\"t0\":\"9223372036854775800\"}",
+     NS_ERR_VALUE, "\"t0\": a time out of range from it"},
 };
 
 START_TEST(a_bad_summary_line_is_a_located_error)
@@ -783,6 +827,7 @@ static Suite *job_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("summary");
 	tcase_add_test(t, a_summary_line_reads_back_to_the_same_summary);
+	tcase_add_test(t, a_summary_with_its_keys_in_another_order_reads_the_same);
 	tcase_add_test(t, names_in_a_summary_that_are_not_utf8_are_kept_with_replacement_characters);
 	tcase_add_loop_test(t, a_bad_summary_line_is_a_located_error, 0,
 	                    sizeof(bad_lines) / sizeof(bad_lines[0]));
