@@ -110,5 +110,8 @@ cJSON *report_step_json(const split_result *res, const split_device *d, size_t i
                         const report_options *o);
 bool report_put_step(json_out *w, const split_result *res, const split_device *d, size_t i, const char *label,
                      const report_options *o);
+/* report_window_json(label, win, true, o) written straight into w, the same bytes (the job report's steps).
+ */
+void report_put_window(json_out *w, const char *label, const split_window *win, const report_options *o);
 
 #endif

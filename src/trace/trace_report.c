@@ -611,10 +611,9 @@ static bool put_step_extras(json_out *w, const split_result *res, const split_wi
 	return ok;
 }
 
-bool report_put_step(json_out *w, const split_result *res, const split_device *d, size_t i, const char *label,
-                     const report_options *o)
+/* report_window_json(label, win, true, o)'s members, without the closing brace. */
+static void put_step_window(json_out *w, const char *label, const split_window *win, const report_options *o)
 {
-	const split_window win_copy = split_device_step(d, i), *win = &win_copy;
 	ns_verdict v;
 	ns_routes routes;
 
@@ -624,6 +623,20 @@ bool report_put_step(json_out *w, const split_result *res, const split_device *d
 	put_window_numbers(w, win);
 	put_causes_and_graphs(w, win);
 	json_out_raw(w, win->warmup ? ",\"warmup\":true" : ",\"warmup\":false");
+}
+
+void report_put_window(json_out *w, const char *label, const split_window *win, const report_options *o)
+{
+	put_step_window(w, label, win, o);
+	json_out_char(w, '}');
+}
+
+bool report_put_step(json_out *w, const split_result *res, const split_device *d, size_t i, const char *label,
+                     const report_options *o)
+{
+	const split_window win_copy = split_device_step(d, i), *win = &win_copy;
+
+	put_step_window(w, label, win, o);
 	if (!put_step_extras(w, res, win, res->passes != NULL ? &res->passes[i] : NULL))
 		return false;
 	json_out_char(w, '}');

@@ -73,6 +73,13 @@ if [ "$sanitized" != ON ]; then
 	limit_kb=60000 check "...and out of memory is said" 1 'long.nd:2: out of memory' "$bin" job "$tmp/long.nd"
 fi
 rm -f "$tmp/long.nd"
+# 8. The job report's JSON of 200 ranks x 2,000 steps (59 MB of summaries, a 644 MB document) is written as it
+# is made, rank by rank and step by step: as one cJSON tree it took 6 GB and 11 s of CPU.
+gen 200 2000 0 1 1 >"$tmp/wide.nd"
+wide_kb=$(($(wc -c <"$tmp/wide.nd") * 2 / 1024))
+limit_kb=$wide_kb cpu_s=3 check "the JSON job report of 200 ranks x 2,000 steps" 0 '^written$' \
+	sh -c '"$0" job --format json "$1" >/dev/null && echo written' "$bin" "$tmp/wide.nd"
+rm -f "$tmp/wide.nd"
 # A key the form does not name is skipped however it nests, down to 1,000 levels (cJSON's limit); deeper is a
 # limit, said (it was "malformed JSON").
 gen 1 1 0 | sed "s/^{/{\"x\":$(printf '%01000d' 0 | tr 0 '[')$(printf '%01000d' 0 | tr 0 ']'),/" >"$tmp/deep.nd"

@@ -1,7 +1,8 @@
 /* The JSON report's step objects are written without a cJSON tree (report_put_step) for speed; the tree
  * (report_step_json) is what every other part of the report is made of and what cJSON prints. Here both are
  * made for every step of every trace fixture in tests/data, and the bytes must be the same, so a member added
- * to the tree and not to the writer (or the reverse) fails here. */
+ * to the tree and not to the writer (or the reverse) fails here. The same holds of a bare window
+ * (report_put_window, the job report's steps, against report_window_json). */
 #define _POSIX_C_SOURCE 200809L /* open_memstream, mkstemp */
 #include <check.h>
 #include <glob.h>
@@ -93,6 +94,29 @@ static char *step_written(const split_result *res, const split_device *d, size_t
 	return text;
 }
 
+/* report_put_window() (the job report's steps) against report_window_json(..., true, ...). */
+static void compare_window(const char *path, const split_window *win, const char *label,
+                           const report_options *o)
+{
+	cJSON *tree = report_window_json(label, win, true, o);
+	char *want = tree != NULL ? cJSON_PrintUnformatted(tree) : NULL, *got = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&got, &size);
+	json_out w;
+
+	ck_assert_ptr_nonnull(want);
+	ck_assert_ptr_nonnull(f);
+	json_out_init(&w, f);
+	report_put_window(&w, label, win, o);
+	ck_assert(json_out_flush(&w));
+	fclose(f);
+	if (strcmp(want, got) != 0)
+		ck_abort_msg("%s window:\n tree:   %s\n writer: %s", path, want, got);
+	cJSON_free(want);
+	cJSON_Delete(tree);
+	free(got);
+}
+
 static void compare_steps(const char *path, const split_result *res, const report_options *o, coverage *c)
 {
 	for (size_t k = 0; k < res->ndevices; k++) {
@@ -108,6 +132,8 @@ static void compare_steps(const char *path, const split_result *res, const repor
 			if (strcmp(want, got) != 0)
 				ck_abort_msg("%s device %zu step %zu:\n tree:   %s\n writer: %s", path, k, i,
 				             want, got);
+			split_window win = split_device_step(d, i);
+			compare_window(path, &win, label, o);
 			c->steps++;
 			c->with_passes += res->passes != NULL;
 			c->with_markers += strstr(want, "\"marker\":null") == NULL;
