@@ -27,6 +27,7 @@
 #include "nextstep/regime.h"
 #include "nextstep/routes.h"
 #include "nextstep/trace_kernels.h"
+#include "nextstep/trace_split.h"
 
 NS_BEGIN_DECLS
 
@@ -100,7 +101,15 @@ typedef struct {
 	/* the report's next steps with a known bound, ranked; none from an older report or a profile */
 	ns_diff_prediction *predicted;
 	size_t npredicted;
-	cJSON *report; /* the report object R of this side, as printed in the diff JSON */
+	cJSON
+	    *report; /* the report object R of this side, as printed in the diff JSON; NULL for a trace... */
+	/* ...whose R is its report, printed from its split when the diff's JSON is (owned, with its name; the
+	 * classifier and routes are diff_load_options', borrowed: they must outlive the side) */
+	split_result *trace;
+	char *trace_source;
+	const classify_options *trace_classify;
+	const ns_routes *trace_routes;
+	size_t trace_top;
 } diff_side;
 
 /* What loading a side needs: a kernel table per side for traces (borrowed; a kernel_rules serves one thread
@@ -256,9 +265,11 @@ NS_STATIC_API void diff_print_text(FILE *out, const diff_side *before, const dif
  * significant. Regime: the two whole-run verdicts name different regimes. */
 NS_STATIC_API bool diff_gate_slower(const diff_result *r, double pct);
 NS_STATIC_API bool diff_gate_regime(const diff_result *r);
-/* The JSON document (docs/diff.md). NULL on OOM; caller frees. */
-NS_STATIC_API cJSON *diff_json(const diff_side *before, const diff_side *after, const diff_result *r,
-                               size_t top);
+/* The JSON document (docs/diff.md) and a newline, written as it is made: a trace side's report (its "before"
+ * or "after") is printed from its split, not held. NS_ERR_NOMEM or NS_ERR_IO (the document is then cut
+ * short, its line ended). */
+NS_STATIC_API ns_status diff_print_json(FILE *out, const diff_side *before, const diff_side *after,
+                                        const diff_result *r, size_t top, ns_error *err);
 /* The word for the change: "no change", "faster", "slower", "no significant change", "time unknown". */
 NS_STATIC_API const char *diff_change_name(diff_change c);
 NS_STATIC_API const char *diff_fate_name(diff_fate f);

@@ -54,17 +54,15 @@ static void report_side_error(const char *raw_path, const ns_error *err)
 static int print_result(const cli_config *c, const diff_side sides[2], const diff_result *r)
 {
 	diff_print_options po = {{c->operands[0], c->operands[1]}, c->format.verbose, c->top};
-	cJSON *doc;
+	ns_error err;
 
 	switch (c->format.kind) {
 	case FORMAT_JSON:
-		doc = diff_json(&sides[0], &sides[1], r, c->top);
-		if (doc == NULL) {
-			fputs("nextstep: out of memory\n", stderr);
+		ns_error_clear(&err);
+		if (diff_print_json(stdout, &sides[0], &sides[1], r, c->top, &err) != NS_OK) {
+			cli_report_error(NULL, &err);
 			return EXIT_BAD_INPUT;
 		}
-		format_print_json(stdout, doc);
-		cJSON_Delete(doc);
 		break;
 	case FORMAT_QUIET:
 		printf("%s\n", diff_change_name(r->change));

@@ -1,6 +1,7 @@
-/* Loading a side: a trace is read and split, then summarised through its report document (so a saved report
- * of the same trace summarises the same); a small JSON document is a saved report or a profile. The two
- * sides are loaded at once, one on a second thread: reading a large trace is CPU-bound (inflate, scan). */
+/* Loading a side: a trace is read and split, then summarised through its report document without its steps
+ * and the split's steps (so a saved report of the same trace summarises the same); a small JSON document is a
+ * saved report or a profile. The two sides are loaded at once, one on a second thread: reading a large trace
+ * is CPU-bound (inflate, scan). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdlib.h>
@@ -12,22 +13,9 @@
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 #include "nextstep/trace_split.h"
+#include "trace/report_private.h"
 #include "util/text.h"
 #include "util/vec.h"
-
-/* Keeps the first `top` entries of every device's top_kernels, as `nextstep trace --top` would print. */
-static void trim_top_kernels(cJSON *doc, size_t top)
-{
-	cJSON *dev;
-
-	cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(doc, "devices"))
-	{
-		cJSON *arr = cJSON_GetObjectItemCaseSensitive(dev, "top_kernels");
-		int n = cJSON_GetArraySize(arr);
-		while (n > 0 && (size_t)n > top)
-			cJSON_DeleteItemFromArray(arr, --n);
-	}
-}
 
 static bool kernel_list_cut(const split_result *res)
 {
@@ -37,9 +25,9 @@ static bool kernel_list_cut(const split_result *res)
 	return false;
 }
 
-/* The trace's report document, exactly as `nextstep trace --format json` prints it (the report streams its
- * JSON, so it is printed to memory and parsed back): a trace and the report saved from it then summarise the
- * same. */
+/* The trace's report document, as `nextstep trace --format json` prints it but without its steps (printed to
+ * memory and parsed back: a trace and the report saved from it then summarise the same); the steps are read
+ * from the split itself (diff_side_from_trace_report). */
 static ns_status report_document(const split_result *res, const char *source, const diff_load_options *o,
                                  cJSON **out, ns_error *err)
 {
@@ -57,7 +45,7 @@ static ns_status report_document(const split_result *res, const char *source, co
 
 	if (mem == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	st = report_print(mem, res, &ro, err);
+	st = report_print_json_as(mem, res, &ro, REPORT_JSON_NO_STEPS, err);
 	if (fclose(mem) != 0 && st == NS_OK)
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if (st == NS_OK && (*out = cJSON_ParseWithLength(text, len)) == NULL)
@@ -66,47 +54,61 @@ static ns_status report_document(const split_result *res, const char *source, co
 	return st;
 }
 
-static ns_status side_from_split(const split_result *res, const char *source, const diff_load_options *o,
+/* A trace side: summarised from its report without steps and its split's steps; it keeps the split (owned
+ * from here, freed with the side) to print its report in the diff's JSON. */
+static ns_status side_from_split(split_result *res, const char *source, const diff_load_options *o,
                                  diff_side *s, ns_error *err)
 {
 	cJSON *doc = NULL;
+	ns_status st = report_document(res, source, o, &doc, err);
 
-	if (report_document(res, source, o, &doc, err) != NS_OK)
-		return err->status;
-	if (diff_side_from_report(doc, s, err) != NS_OK) {
-		cJSON_Delete(doc);
-		return err->status;
+	if (st == NS_OK)
+		st = diff_side_from_trace_report(doc, res, s, err);
+	if (st == NS_OK)
+		st = split_result_steps_status(res, err);
+	cJSON_Delete(doc);
+	if (st == NS_OK && (s->trace_source = strdup(source)) == NULL)
+		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	if (st != NS_OK) {
+		split_result_free(res);
+		free(res);
+		return st;
 	}
 	s->origin = DIFF_FROM_TRACE;
 	s->kernels_partial = kernel_list_cut(res);
-	trim_top_kernels(doc, o->report_top);
-	s->report = doc;
+	s->trace = res;
+	s->trace_classify = o->classify;
+	s->trace_routes = o->routes;
+	s->trace_top = o->report_top;
 	return NS_OK;
 }
 
 static ns_status load_trace(ns_input *in, const diff_load_options *o, int which, diff_side *s, ns_error *err)
 {
 	trace_split *split = trace_split_new(o->rules[which]);
+	split_result *res = calloc(1, sizeof(*res));
 	trace_meta meta;
-	split_result res;
 	ns_status st;
 
-	if (split == NULL)
+	if (split == NULL || res == NULL) {
+		trace_split_free(split);
+		free(res);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	}
 	memset(&meta, 0, sizeof(meta));
-	memset(&res, 0, sizeof(res));
 	st = trace_read(in, trace_split_event, split, &meta, err);
 	if (st == NS_OK && meta.events == 0)
 		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to compare");
 	if (st == NS_OK)
-		st = trace_split_finish(split, &meta, &res, err);
+		st = trace_split_finish(split, &meta, res, err);
 	trace_split_free(split);
-	if (st == NS_OK) {
-		err->offset = -1; /* a summary error is about the whole trace, not a byte of it */
-		st = side_from_split(&res, input_display_name(in), o, s, err);
+	if (st != NS_OK) {
+		split_result_free(res);
+		free(res);
+		return st;
 	}
-	split_result_free(&res);
-	return st;
+	err->offset = -1; /* a summary error is about the whole trace, not a byte of it */
+	return side_from_split(res, input_display_name(in), o, s, err);
 }
 
 /* The whole input, up to JSON_FILE_MAX bytes. */

@@ -7,6 +7,8 @@
 
 #include "diff_private.h"
 #include "nextstep/trace_report.h"
+#include "trace/report_private.h"
+#include "util/json_out.h"
 #include "util/text.h"
 
 /* A growing line in a fixed buffer: appends are cut at the end, never overrun. */
@@ -518,13 +520,12 @@ static bool add_checks(cJSON *doc, const diff_result *r)
 	return ok && cJSON_AddBoolToObject(doc, "prediction_exceeded", r->over_bound);
 }
 
-cJSON *diff_json(const diff_side *before, const diff_side *after, const diff_result *r, size_t top)
+/* The members after "before" and "after". */
+static cJSON *comparison_json(const diff_result *r, size_t top)
 {
 	cJSON *doc = cJSON_CreateObject();
 	bool ok = doc != NULL;
 
-	ok = ok && add_item(doc, "before", cJSON_Duplicate(before->report, 1));
-	ok = ok && add_item(doc, "after", cJSON_Duplicate(after->report, 1));
 	ok = ok && add_step_ms(doc, r) && add_buckets_ms(doc, r) && add_causes_ms(doc, r);
 	ok = ok && add_kernels(doc, r, top) && add_suspects(doc, r) && add_verdict(doc, r);
 	ok = ok && add_checks(doc, r);
@@ -533,4 +534,54 @@ cJSON *diff_json(const diff_side *before, const diff_side *after, const diff_res
 		return NULL;
 	}
 	return doc;
+}
+
+/* A side's report object R: a trace's printed from its split (the writer handed what it holds to out first),
+ * a saved report's or profile's from its tree. */
+static ns_status put_side(json_out *w, FILE *out, const diff_side *s, ns_error *err)
+{
+	format_options f = {.kind = FORMAT_JSON};
+	report_options ro = {.classify = s->trace_classify,
+	                     .routes = s->trace_routes,
+	                     .format = &f,
+	                     .source = s->trace_source,
+	                     .top = s->trace_top};
+
+	if (s->trace == NULL)
+		return json_out_item(w, s->report) ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	if (!json_out_flush(w))
+		return ns_error_set(err, NS_ERR_IO, "write error");
+	return report_print_json_as(out, s->trace, &ro, REPORT_JSON_OBJECT, err);
+}
+
+ns_status diff_print_json(FILE *out, const diff_side *before, const diff_side *after, const diff_result *r,
+                          size_t top, ns_error *err)
+{
+	cJSON *rest = comparison_json(r, top);
+	ns_status st = rest != NULL ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	json_out w;
+
+	json_out_init(&w, out);
+	if (st == NS_OK) {
+		json_out_raw(&w, "{\"before\":");
+		st = put_side(&w, out, before, err);
+	}
+	if (st == NS_OK) {
+		json_out_raw(&w, ",\"after\":");
+		st = put_side(&w, out, after, err);
+	}
+	for (const cJSON *c = st == NS_OK ? rest->child : NULL; c != NULL; c = c->next) {
+		json_out_char(&w, ',');
+		json_out_string(&w, c->string);
+		json_out_char(&w, ':');
+		if (!json_out_item(&w, c)) {
+			st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+			break;
+		}
+	}
+	cJSON_Delete(rest);
+	json_out_raw(&w, st == NS_OK ? "}\n" : "\n"); /* a document cut short still ends its line */
+	if (!json_out_flush(&w) && st == NS_OK)
+		st = ns_error_set(err, NS_ERR_IO, "write error");
+	return st;
 }

@@ -349,7 +349,32 @@ static ns_status get_device_name(const cJSON *dev, const json_path *p, diff_side
 }
 
 /* The whole device: its overall window (buckets and causes), its steps and kernels. */
-static ns_status get_device(const cJSON *dev, const json_path *p, diff_side *s, ns_error *err)
+/* The steps of a trace side, from its split: the numbers its report's "steps" hold (µs as ns / 1e3, the
+ * double the report's text reads back as), without printing them (a trace of 60,000 steps printed 1.5 GB of
+ * report to read them back). A split has no cap on its steps. */
+static ns_status get_split_steps(const split_device *d, const json_path *p, diff_side *s, ns_error *err)
+{
+	if (d->nsteps == 0)
+		return path_error(err, NS_ERR_VALUE, p, "steps", "is empty: no step time to compare");
+	s->step_us = calloc(d->nsteps, sizeof(*s->step_us));
+	s->step_bucket_us = calloc(d->nsteps, sizeof(*s->step_bucket_us));
+	if (s->step_us == NULL || s->step_bucket_us == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < d->nsteps; i++) {
+		const split_window w = split_device_step(d, i);
+		s->step_us[i] = (double)w.dur_ns / 1e3;
+		for (int r = 0; r < REGIME_COUNT; r++)
+			s->step_bucket_us[i][r] = (double)w.bucket_ns[r] / 1e3;
+		s->step_markers = s->step_markers || w.step >= 0;
+	}
+	s->nsteps = d->nsteps;
+	return NS_OK;
+}
+
+/* The whole device: its overall window (buckets and causes), its steps (from the report, or from the split of
+ * a trace when split is not NULL) and kernels. */
+static ns_status get_device(const cJSON *dev, const split_device *split, const json_path *p, diff_side *s,
+                            ns_error *err)
 {
 	const cJSON *overall = get_typed(dev, "overall", is_object, "an object", p, err);
 	json_path op;
@@ -360,8 +385,8 @@ static ns_status get_device(const cJSON *dev, const json_path *p, diff_side *s, 
 	if (get_us(overall, "dur_us", &op, &s->dur_us, err) != NS_OK ||
 	    get_buckets(overall, &op, s->dur_us, s->bucket_us, err) != NS_OK ||
 	    get_causes(overall, &op, s, err) != NS_OK || get_predictions(overall, &op, s, err) != NS_OK ||
-	    get_steps(dev, p, s, err) != NS_OK || get_kernels(dev, p, s, err) != NS_OK ||
-	    get_device_name(dev, p, s, err) != NS_OK)
+	    (split != NULL ? get_split_steps(split, p, s, err) : get_steps(dev, p, s, err)) != NS_OK ||
+	    get_kernels(dev, p, s, err) != NS_OK || get_device_name(dev, p, s, err) != NS_OK)
 		return err->status;
 	return NS_OK;
 }
@@ -420,6 +445,12 @@ static void fill_shares(diff_side *s)
 
 ns_status diff_side_from_report(const cJSON *doc, diff_side *s, ns_error *err)
 {
+	return diff_side_from_trace_report(doc, NULL, s, err);
+}
+
+ns_status diff_side_from_trace_report(const cJSON *doc, const split_result *split, diff_side *s,
+                                      ns_error *err)
+{
 	json_path root = {""}, dp;
 	const cJSON *devices, *dev;
 	const cJSON *pick = NULL;
@@ -454,7 +485,11 @@ ns_status diff_side_from_report(const cJSON *doc, diff_side *s, ns_error *err)
 	s->has_time = true;
 	s->ndevices = n;
 	s->kernels_partial = true;
-	if (get_device(pick, &dp, s, err) != NS_OK || count_ranks(devices, s, err) != NS_OK)
+	if (split != NULL && picked >= split->ndevices)
+		return ns_error_set(err, NS_ERR_INTERNAL,
+		                    "the trace's report has more devices than its split");
+	if (get_device(pick, split != NULL ? &split->device[picked] : NULL, &dp, s, err) != NS_OK ||
+	    count_ranks(devices, s, err) != NS_OK)
 		return err->status;
 	fill_shares(s);
 	diff_guess_dtype(s);
@@ -477,5 +512,9 @@ void diff_side_free(diff_side *s)
 	free(s->step_us);
 	free(s->step_bucket_us);
 	cJSON_Delete(s->report);
+	if (s->trace != NULL)
+		split_result_free(s->trace);
+	free(s->trace);
+	free(s->trace_source);
 	memset(s, 0, sizeof(*s));
 }

@@ -110,6 +110,13 @@ cJSON *report_step_json(const split_result *res, const split_device *d, size_t i
                         const report_options *o);
 bool report_put_step(json_out *w, const split_result *res, const split_device *d, size_t i, const char *label,
                      const report_options *o);
+/* The JSON report of report_print() with flags: REPORT_JSON_NO_STEPS writes every device's "steps" as [] (the
+ * diff reads a trace's steps from its split), REPORT_JSON_OBJECT ends the object without a newline (printed
+ * inside another document: flush that document's writer first). */
+#define REPORT_JSON_NO_STEPS 1u
+#define REPORT_JSON_OBJECT   2u
+ns_status report_print_json_as(FILE *out, const split_result *res, const report_options *o, unsigned flags,
+                               ns_error *err);
 /* report_window_json(label, win, true, o) written straight into w, the same bytes (the job report's steps).
  */
 void report_put_window(json_out *w, const char *label, const split_window *win, const report_options *o);

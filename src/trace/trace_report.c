@@ -407,6 +407,7 @@ static cJSON *top_kernels_json(const split_result *res, const split_device *d, s
 typedef struct {
 	json_out w;
 	bool nomem;
+	unsigned flags; /* REPORT_JSON_* */
 } json_stream;
 
 /* Writes item (consumed; NULL means it could not be built) as unformatted JSON, after prefix. False also
@@ -724,7 +725,10 @@ static bool put_device(json_stream *js, const split_result *res, const split_dev
 	if (ok && res->has_rank)
 		ok = put_json(js, ",\"rank\":", cJSON_CreateNumber((double)res->rank));
 	ok = ok && put_json(js, ",\"overall\":", overall_json(res, d, m, o));
-	ok = ok && put_steps(js, res, label, d, o);
+	if (js->flags & REPORT_JSON_NO_STEPS)
+		json_out_raw(&js->w, ",\"steps\":[]");
+	else
+		ok = ok && put_steps(js, res, label, d, o);
 	ok = ok && put_warmup(js, label, d, m, o);
 	ok = ok && put_json(js, ",\"top_kernels\":", top_kernels_json(res, d, o->top));
 	ok = ok && put_json(js, ",\"step_phases\":", report_phases_json(m, o));
@@ -754,13 +758,14 @@ static cJSON *source_json(const char *source)
 }
 
 static ns_status print_json(FILE *out, const split_result *res, const report_options *o,
-                            const char *extra_key, cJSON *extra, ns_error *err)
+                            const char *extra_key, cJSON *extra, unsigned flags, ns_error *err)
 {
 	json_stream js;
 	bool ok;
 
 	json_out_init(&js.w, out);
 	js.nomem = false;
+	js.flags = flags;
 	ok = put_json(&js, "{\"source\":", source_json(o->source));
 	ok = ok && put_json(&js, ",\"gpu_activity\":", cJSON_CreateBool(res->gpu_activity));
 	ok = ok && put_json(&js, ",\"step_markers\":", cJSON_CreateNumber((double)res->step_markers));
@@ -790,8 +795,10 @@ static ns_status print_json(FILE *out, const split_result *res, const report_opt
 		extra = NULL;
 	}
 	cJSON_Delete(extra);
-	json_out_raw(&js.w,
-	             ok ? "}\n" : "\n"); /* a partial line still ends; the error says it is incomplete */
+	if (flags & REPORT_JSON_OBJECT) /* inside another document: its writer ends it */
+		json_out_raw(&js.w, ok ? "}" : "");
+	else /* a partial line still ends; the error says it is incomplete */
+		json_out_raw(&js.w, ok ? "}\n" : "\n");
 	json_out_flush(&js.w);
 	if (js.nomem)
 		return ns_error_set(err, NS_ERR_NOMEM,
@@ -810,6 +817,31 @@ static ns_status finish_output(FILE *out, ns_status st, ns_error *err)
 	return st;
 }
 
+/* o, or for a host-only split a copy in *host with the host-only routes (no GPU advice) in *routes. */
+static const report_options *options_for(const split_result *res, const report_options *o,
+                                         report_options *host, ns_routes *routes)
+{
+	if (res->ndevices == 0 || res->gpu_activity)
+		return o;
+	report_host_only_routes(o->routes, routes);
+	*host = *o;
+	host->routes = routes;
+	return host;
+}
+
+ns_status report_print_json_as(FILE *out, const split_result *res, const report_options *o, unsigned flags,
+                               ns_error *err)
+{
+	report_options host_o;
+	ns_routes host_routes;
+	ns_status st =
+	    print_json(out, res, options_for(res, o, &host_o, &host_routes), NULL, NULL, flags, err);
+
+	if (st == NS_OK)
+		st = split_result_steps_status(res, err);
+	return finish_output(out, st, err);
+}
+
 ns_status report_print_with(FILE *out, const split_result *res, const report_options *o,
                             const char *extra_key, cJSON *extra, ns_error *err)
 {
@@ -817,16 +849,10 @@ ns_status report_print_with(FILE *out, const split_result *res, const report_opt
 	report_options host_o;
 	ns_routes host_routes;
 
-	if (res->ndevices > 0 && !res->gpu_activity) { /* a host-only split: no GPU advice */
-		report_host_only_routes(o->routes, &host_routes);
-		host_o = *o;
-		host_o.routes = &host_routes;
-		o = &host_o;
-	}
-
+	o = options_for(res, o, &host_o, &host_routes);
 	switch (o->format->kind) {
 	case FORMAT_JSON:
-		st = print_json(out, res, o, extra_key, extra, err);
+		st = print_json(out, res, o, extra_key, extra, 0, err);
 		extra = NULL;
 		break;
 	case FORMAT_QUIET:

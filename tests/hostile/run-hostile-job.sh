@@ -87,6 +87,22 @@ check "an unknown key 1,000 levels deep" 0 '^job \(1 rank\)' "$bin" job "$tmp/de
 gen 1 1 0 | sed "s/^{/{\"x\":$(printf '%01001d' 0 | tr 0 '[')$(printf '%01001d' 0 | tr 0 ']'),/" >"$tmp/deeper.nd"
 check "...1,001 levels deep" 1 'deeper.nd:1: JSON nested more than 1000 levels deep' "$bin" job "$tmp/deeper.nd"
 
+# 9. `diff` of two traces of 60,000 steps (13 MB each): each side is summarised from its split, its report
+# printed without steps and its steps read from the split (printed whole and parsed back: 1.5 GB, 4.2 s of
+# CPU), and the JSON prints each side's report from its split as it goes (3.1 GB). A trace side has no step cap:
+# 100,000 steps were refused by the saved-report cap of 65,536.
+sh "$here/gen-steps.sh" 60000 1 >"$tmp/s60k.json"
+diff_kb=$(($(wc -c <"$tmp/s60k.json") * 4 / 1024))
+limit_kb=$diff_kb cpu_s=2 check "diff of two traces of 60,000 steps" 0 'step 0.100 ms -> 0.100 ms \(no change\)' \
+	"$bin" diff "$tmp/s60k.json" "$tmp/s60k.json"
+limit_kb=$diff_kb cpu_s=2 check "...as JSON" 0 '^written$' \
+	sh -c '"$0" diff --format json "$1" "$1" >/dev/null && echo written' "$bin" "$tmp/s60k.json"
+rm -f "$tmp/s60k.json"
+sh "$here/gen-steps.sh" 100000 1 >"$tmp/s100k.json"
+cpu_s=3 check "diff of traces of 100,000 steps" 0 'step 0.100 ms -> 0.100 ms \(no change\)' \
+	"$bin" diff "$tmp/s100k.json" "$tmp/s100k.json"
+rm -f "$tmp/s100k.json"
+
 # The order the merger relies on is checked where a summary is read: steps that overlap, exposed pieces of two
 # collectives out of order. A rank number not below the world size is refused by `job` as by `trace DIR`.
 gen 2 2 2 >"$tmp/order.nd"
