@@ -14,6 +14,10 @@ typedef struct {
 	char *module;
 	char *fix;
 	char *next_check;
+	/* Where the fix is explained: a built-in route's section of nextstep's fixes page,
+	 * "fixes.md#data-loader", relative to the documentation folder until ns_routes_set_doc_dir() puts a
+	 * folder in front. NULL when a playbook gave the fix (its own words, not the page's). */
+	char *doc;
 } ns_route;
 
 /* Findings that are not a bucket: a part of the step the trace can name (docs/trace.md). */
@@ -56,8 +60,12 @@ typedef enum {
  * NULL with err set. Free with ns_routes_delete(). */
 NS_API ns_routes *ns_routes_new(const char *const *follow_ups, ns_error *err);
 NS_API void ns_routes_delete(ns_routes *r);
+/* Puts dir and a '/' in front of every route's doc ("DIR/fixes.md#data-loader"): the folder where the caller
+ * found the documentation (the CLI: share/doc/nextstep of its installation). */
+NS_API ns_status ns_routes_set_doc_dir(ns_routes *r, const char *dir, ns_error *err);
 /* Overlays a playbook file on r: {"routes": {"compute": {"module":..., "fix":..., "next_check":...}, ...},
- * "causes": {"overhead.sync": {...}, ...}, "replace": false}. On error r is unchanged. */
+ * "causes": {"overhead.sync": {...}, ...}, "replace": false}. A route whose fix the playbook gives loses its
+ * doc. On error r is unchanged. */
 NS_API ns_status routes_load_playbook(ns_routes *r, const char *path, ns_error *err);
 
 #ifdef NEXTSTEP_STATIC_LINKING_ONLY

@@ -15,7 +15,24 @@ typedef struct {
 	const char *next_check;
 	routes_follow_up next_follow_up; /* what "{}" in next_check stands for; FOLLOW_UP_NONE: no "{}" */
 	routes_follow_up fix_follow_up;  /* the same for fix */
+	const char *doc;                 /* the section of docs/fixes.md that explains the fix */
 } route_text;
+
+/* The sections of docs/fixes.md (a heading's anchor), one per family of fixes. */
+#define DOC_COMPUTE   "fixes.md#compute-bound"
+#define DOC_MEMORY    "fixes.md#memory-bound"
+#define DOC_COPIES    "fixes.md#host-device-copies"
+#define DOC_COMM      "fixes.md#communication"
+#define DOC_STRAGGLER "fixes.md#stragglers"
+#define DOC_LOADER    "fixes.md#data-loader"
+#define DOC_LAUNCH    "fixes.md#launch-overhead"
+#define DOC_SYNC      "fixes.md#host-sync"
+#define DOC_IDLE      "fixes.md#idle-gpu"
+#define DOC_STARTUP   "fixes.md#start-up-and-warm-up"
+#define DOC_OPTIMIZER "fixes.md#optimizer"
+#define DOC_DECODE    "fixes.md#decode-memory"
+#define DOC_CPU_JOB   "fixes.md#cpu-only-jobs"
+#define DOC_BUDGET    "fixes.md#memory-capacity"
 
 /* The built-in playbook. The module numbers are the course's; keep them in step with it. */
 static const route_text default_routes[REGIME_COUNT] = {
@@ -23,33 +40,39 @@ static const route_text default_routes[REGIME_COUNT] = {
                         .fix = "write/use a fused kernel or lower precision",
                         .next_check =
                             "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak{}",
-                        .next_follow_up = FOLLOW_UP_ROOFLINE_TIMED},
+                        .next_follow_up = FOLLOW_UP_ROOFLINE_TIMED,
+                        .doc = DOC_COMPUTE},
     [REGIME_MEMORY] =
         {.module = "Module 4/5",
          .fix = "fuse ops, cut activation memory, or shrink dtype",
          .next_check = "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
-                       "GB/s should approach peak bandwidth"},
+                       "GB/s should approach peak bandwidth",
+         .doc = DOC_MEMORY},
     [REGIME_COMM] = {.module = "Module 6/8",
                      .fix = "overlap all-reduce, bucket gradients, or check topology",
                      .next_check = "the exposed-communication share after enabling overlap{}",
-                     .next_follow_up = FOLLOW_UP_COMM_SPLIT},
+                     .next_follow_up = FOLLOW_UP_COMM_SPLIT,
+                     .doc = DOC_COMM},
     [REGIME_DATALOADER] =
         {.module = "Module 3",
          .fix = "the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
                 "prefetching, persistent workers",
          .next_check = "the dataloader share after raising num_workers: it should drop below 5% of the step "
-                       "and the step time with it"},
+                       "and the step time with it",
+         .doc = DOC_LOADER},
     [REGIME_OVERHEAD] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer tiny kernels",
          .next_check =
              "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
              "time",
-         .next_follow_up = FOLLOW_UP_SCALING},
+         .next_follow_up = FOLLOW_UP_SCALING,
+         .doc = DOC_LAUNCH},
     [REGIME_IDLE] = {.module = "Module 3",
                      .fix = "data-loader stall or host-device sync gap, check the trace timeline",
                      .next_check =
-                         "the idle share on the trace timeline after removing the stall or the sync"},
+                         "the idle share on the trace timeline after removing the stall or the sync",
+                     .doc = DOC_IDLE},
 };
 
 /* One route per cause (cause.h): the fix for the part of a bucket the trace could name. */
@@ -61,13 +84,15 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
          .next_check =
              "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
              "time",
-         .next_follow_up = FOLLOW_UP_SCALING},
+         .next_follow_up = FOLLOW_UP_SCALING,
+         .doc = DOC_LAUNCH},
     [CAUSE_HOST_THREADS] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "host work on other threads (autograd engine, DDP/FSDP hooks, optimizer) keeps the GPU "
                 "waiting: torch.compile with compiled autograd, CUDA graphs, fused/foreach optimizers",
          .next_check = "the host_threads share of overhead after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_LAUNCH},
     [CAUSE_SYNC] =
         {.module = "Module 3",
          .fix = "the host blocks on the device (.item(), .cpu(), print of a CUDA tensor, an if on a GPU "
@@ -75,26 +100,30 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
                 "find the syncs with torch.cuda.set_sync_debug_mode(\"warn\")",
          .next_check = "the sync share after the change{}; set_sync_debug_mode(\"error\") should pass a "
                        "whole step",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_SYNC},
     [CAUSE_INIT] =
         {.module = "Module 3",
          .fix = "this is start-up (allocation, context, modules, streams), not the job: profile steady state "
                 "with torch.profiler.schedule(wait=1, warmup=2, active=3); if it recurs every step, reuse "
                 "buffers so the caching allocator stops calling cudaMalloc/cudaFree",
-         .next_check = "a steady-state capture: the init share should vanish from the active steps"},
+         .next_check = "a steady-state capture: the init share should vanish from the active steps",
+         .doc = DOC_STARTUP},
     [CAUSE_HOST_GAP] =
         {.module = "Module 3",
          .fix = "the GPU waits on Python the profiler did not record: capture with with_stack=True (or "
                 "py-spy) to see it, then move it out of the step or remove it with torch.compile/CUDA "
                 "graphs",
          .next_check = "the host_gap share after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_IDLE},
     [CAUSE_SYNC_WAIT] =
         {.module = "Module 3",
          .fix = "the host waits in a synchronize with this device idle (another stream, a peer, an "
                 "event): drop the synchronize or overlap the work it waits for",
          .next_check = "the sync_wait share after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_SYNC},
     [CAUSE_OPTIMIZER] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "the GPU waits while the optimizer's step runs on the host with no op recorded (its Python "
@@ -102,37 +131,44 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
                 "(a fused or foreach implementation, or the optimizer's own settings: see the optimizer "
                 "finding), step it less often (gradient accumulation), or shard its work across ranks",
          .next_check = "the idle optimizer share after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_OPTIMIZER},
     [CAUSE_TRANSFER] =
         {.module = "Module 4/5",
          .fix = "host-device copies: pinned memory, non_blocking copies, fewer host syncs",
-         .next_check = "the transfer share after the change; copies should overlap compute on the timeline"},
+         .next_check = "the transfer share after the change; copies should overlap compute on the timeline",
+         .doc = DOC_COPIES},
     [CAUSE_KERNELS] =
         {.module = "Module 4/5",
          .fix = "fuse ops, cut activation memory, or shrink dtype",
          .next_check = "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
-                       "GB/s should approach peak bandwidth"},
+                       "GB/s should approach peak bandwidth",
+         .doc = DOC_MEMORY},
     [CAUSE_EXPOSED] = {.module = "Module 6/8",
                        .fix = "overlap all-reduce, bucket gradients, or check topology",
                        .next_check = "the exposed-communication share after enabling overlap{}",
-                       .next_follow_up = FOLLOW_UP_COMM_SPLIT},
+                       .next_follow_up = FOLLOW_UP_COMM_SPLIT,
+                       .doc = DOC_COMM},
     [CAUSE_HOST_COMM] =
         {.module = "Module 6/8",
          .fix = "collectives run on the host (gloo): use the device backend (NCCL/RCCL) for tensors on "
                 "the GPU, or overlap them with compute and bucket small messages",
-         .next_check = "the comm share after switching backend or enabling overlap"},
+         .next_check = "the comm share after switching backend or enabling overlap",
+         .doc = DOC_COMM},
     [CAUSE_WAIT] =
         {.module = "Module 6/8",
          .fix = "collectives wait for the last rank to arrive: fix what makes that rank slow{}, not the "
                 "communication",
          .next_check = "the waiting share after the straggler's fix{}",
          .next_follow_up = FOLLOW_UP_JOB,
-         .fix_follow_up = FOLLOW_UP_STRAGGLER},
+         .fix_follow_up = FOLLOW_UP_STRAGGLER,
+         .doc = DOC_STRAGGLER},
     [CAUSE_COMM_TRANSFER] = {.module = "Module 6/8",
                              .fix =
                                  "overlap all-reduce, bucket gradients, or check topology and message sizes",
                              .next_check = "the transfer share after enabling overlap{}",
-                             .next_follow_up = FOLLOW_UP_JOB},
+                             .next_follow_up = FOLLOW_UP_JOB,
+                             .doc = DOC_COMM},
 };
 
 /* A host-only split (no device activity; its host time is in gloo collectives: a CPU job) is still split into
@@ -144,25 +180,29 @@ static const route_text default_host_only_routes[REGIME_COUNT] = {
          .fix = "collectives run on the host (gloo) with nothing overlapping them: start them "
                 "asynchronously (async_op=True, DDP's bucketed all-reduce) so compute overlaps them, bucket "
                 "small messages, check the network between hosts",
-         .next_check = "the comm share after enabling overlap or bucketing"},
+         .next_check = "the comm share after enabling overlap or bucketing",
+         .doc = DOC_COMM},
     [REGIME_OVERHEAD] =
         {.module = "Module 4/5",
          .fix = "host ops outside the collectives: on a CPU job this is the model's own compute: find "
                 "the top ops (prof.key_averages()), match torch.set_num_threads to the cores, use a "
                 "larger batch per collective",
-         .next_check = "the overhead share, and the top ops' time, after the change"},
+         .next_check = "the overhead share, and the top ops' time, after the change",
+         .doc = DOC_CPU_JOB},
     [REGIME_DATALOADER] =
         {.module = "Module 3",
          .fix = "the input pipeline is the bottleneck: more DataLoader workers, prefetching, "
                 "persistent workers",
          .next_check = "the dataloader share after raising num_workers: it should drop below 5% of the "
-                       "step and the step time with it"},
+                       "step and the step time with it",
+         .doc = DOC_LOADER},
     [REGIME_IDLE] =
         {.module = "Module 3",
          .fix = "nothing recorded on the host (Python the profiler did not record, I/O, logging): capture "
                 "with with_stack=True (or py-spy) to see it, then move it out of the step",
          .next_check = "the idle share after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE},
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_IDLE},
 };
 
 /* The findings that are not buckets. The optimizer's: "{optimizer}" is where the trace report puts the advice
@@ -176,7 +216,8 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
                 "across ranks "
                 "(ZeRO: FSDP, DeepSpeed ZeRO-1/2, ZeroRedundancyOptimizer)",
          .next_check = "the optimizer share of the step after the change{}",
-         .next_follow_up = FOLLOW_UP_PHASES},
+         .next_follow_up = FOLLOW_UP_PHASES,
+         .doc = DOC_OPTIMIZER},
     /* A job's straggler, by what its kernels say (docs/job.md): kernel fusion would not help any of these,
      * the other ranks wait for this one whatever the model's kernels are. */
     [FINDING_STRAGGLER_DEVICE] =
@@ -187,7 +228,8 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
                 "out the sharding",
          .next_check = "the rank's non-comm step time against the median after moving the job off that GPU "
                        "or node{}",
-         .next_follow_up = FOLLOW_UP_JOB},
+         .next_follow_up = FOLLOW_UP_JOB,
+         .doc = DOC_STRAGGLER},
     [FINDING_STRAGGLER_WORK] =
         {.module = "Module 6/8",
          .fix = "this rank launches more kernels a step than the others: it is given more work (uneven "
@@ -195,14 +237,16 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
                 "checkpointing on one rank): even out the split",
          .next_check = "the rank's kernels and non-comm time a step against the median after "
                        "rebalancing{}",
-         .next_follow_up = FOLLOW_UP_JOB},
+         .next_follow_up = FOLLOW_UP_JOB,
+         .doc = DOC_STRAGGLER},
     [FINDING_STRAGGLER_INPUTS] =
         {.module = "Module 6/8",
          .fix = "the same kernels take longer on this rank in some steps only: its inputs vary (sequence "
                 "lengths, MoE routing): balance the tokens per rank (length-bucketed or packed batches, "
                 "fixed shapes, expert capacity)",
          .next_check = "the spread of the ranks' non-comm time a step after balancing{}",
-         .next_follow_up = FOLLOW_UP_JOB},
+         .next_follow_up = FOLLOW_UP_JOB,
+         .doc = DOC_STRAGGLER},
     /* A decode step reads every weight and the KV cache for each token it makes: its arithmetic intensity is
      * about the batch, so bandwidth bounds it by nature (the course's hardware module). Training's memory fix
      * (fuse ops, cut activation memory) does not apply; more tokens per read and fewer bytes per read do. */
@@ -211,35 +255,40 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
          .fix = "decode reads every weight and the KV cache for each token: batch more sequences per "
                 "iteration (continuous batching, a larger max_num_seqs), quantise weights and KV cache "
                 "(FP8/INT8/INT4), paged or flash-decoding attention",
-         .next_check = "decode tokens per second and the decode steps' memory share after the change"},
+         .next_check = "decode tokens per second and the decode steps' memory share after the change",
+         .doc = DOC_DECODE},
     /* A memory budget names its largest term; each lever below shrinks that term, not the others. */
     [FINDING_BUDGET_WEIGHTS] =
         {.module = "Lesson 02.07, where the memory went",
          .fix = "the weights take the memory: quantise them (FP8, INT8 or INT4 weight-only) or shard them "
                 "across GPUs (tensor or pipeline parallelism)",
          .next_check = "the budget with the new dtype or the shard's parameters, then "
-                       "torch.cuda.max_memory_allocated() on a real step"},
+                       "torch.cuda.max_memory_allocated() on a real step",
+         .doc = DOC_BUDGET},
     [FINDING_BUDGET_KV_CACHE] =
         {.module = "Lesson 02.07, where the memory went",
          .fix = "the KV cache grows with batch x context: an FP8 KV cache, paged attention (no sequence "
                 "reserves its maximum length), fewer KV heads (grouped-query attention), or tensor "
                 "parallelism to split the heads",
          .next_check = "the largest batch at your context after the change, then the server's KV-cache "
-                       "usage and preemptions under load"},
+                       "usage and preemptions under load",
+         .doc = DOC_BUDGET},
     [FINDING_BUDGET_ACTIVATIONS] =
         {.module = "Lesson 02.07, where the memory went",
          .fix = "activations grow with batch x sequence: activation checkpointing, a smaller micro-batch "
                 "with gradient accumulation, FlashAttention (no materialised scores); when serving, chunked "
                 "prefill",
          .next_check = "the budget with --checkpointing or the smaller micro-batch, then "
-                       "torch.cuda.max_memory_allocated() on a real step"},
+                       "torch.cuda.max_memory_allocated() on a real step",
+         .doc = DOC_BUDGET},
     [FINDING_BUDGET_TRAINING_STATE] =
         {.module = "Module 6/8",
          .fix = "gradients and optimizer state take the memory (16 bytes a parameter with mixed-precision "
                 "Adam): shard them across the data-parallel ranks (ZeRO-1/2/3, FSDP), or keep 8-bit or "
                 "factored optimizer state",
          .next_check = "the budget per rank after sharding, then torch.cuda.max_memory_allocated() on a real "
-                       "step"},
+                       "step",
+         .doc = DOC_BUDGET},
 };
 
 static const char *const finding_names[FINDING_COUNT] = {
@@ -297,6 +346,7 @@ void routes_free(ns_routes *r)
 		free(x->module);
 		free(x->fix);
 		free(x->next_check);
+		free(x->doc);
 		memset(x, 0, sizeof(*x));
 	}
 }
@@ -338,7 +388,8 @@ static ns_status set_route(ns_route *dst, const route_text *src, const char *con
 {
 	if (set_string(&dst->module, src->module, err) != NS_OK ||
 	    set_worded(&dst->fix, src->fix, src->fix_follow_up, words, err) != NS_OK ||
-	    set_worded(&dst->next_check, src->next_check, src->next_follow_up, words, err) != NS_OK)
+	    set_worded(&dst->next_check, src->next_check, src->next_follow_up, words, err) != NS_OK ||
+	    (src->doc != NULL && set_string(&dst->doc, src->doc, err) != NS_OK))
 		return err->status;
 	return NS_OK;
 }
@@ -386,6 +437,25 @@ void ns_routes_delete(ns_routes *r)
 	free(r);
 }
 
+ns_status ns_routes_set_doc_dir(ns_routes *r, const char *dir, ns_error *err)
+{
+	for (int i = 0; i < NROUTES; i++) {
+		ns_route *x = route_at(r, i);
+		size_t n;
+		char *path;
+
+		if (x->doc == NULL)
+			continue;
+		n = strlen(dir) + strlen(x->doc) + 2;
+		if ((path = malloc(n)) == NULL)
+			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		snprintf(path, n, "%s/%s", dir, x->doc);
+		free(x->doc);
+		x->doc = path;
+	}
+	return NS_OK;
+}
+
 static ns_status apply_route(ns_route *dst, const char *section, const char *key, const cJSON *spec,
                              ns_error *err)
 {
@@ -408,6 +478,11 @@ static ns_status apply_route(ns_route *dst, const char *section, const char *key
 			                    field[i]);
 		if (set_string(slot[i], v->valuestring, err) != NS_OK)
 			return err->status;
+	}
+	/* the page explains the built-in fix, not the team's */
+	if (cJSON_GetObjectItemCaseSensitive(spec, "fix") != NULL) {
+		free(dst->doc);
+		dst->doc = NULL;
 	}
 	if (dst->fix == NULL || dst->module == NULL)
 		return ns_error_set(err, NS_ERR_VALUE, "%s needs at least \"fix\" and \"module\"", what);
@@ -516,7 +591,8 @@ static ns_status copy_routes(ns_routes *dst, ns_routes *src, ns_error *err)
 		ns_route *to = route_at(dst, i);
 		if ((from->module && set_string(&to->module, from->module, err) != NS_OK) ||
 		    (from->fix && set_string(&to->fix, from->fix, err) != NS_OK) ||
-		    (from->next_check && set_string(&to->next_check, from->next_check, err) != NS_OK))
+		    (from->next_check && set_string(&to->next_check, from->next_check, err) != NS_OK) ||
+		    (from->doc && set_string(&to->doc, from->doc, err) != NS_OK))
 			return NS_ERR_NOMEM;
 	}
 	return NS_OK;

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +231,97 @@ START_TEST(playbook_extends_the_built_in_routes)
 	ck_assert_str_eq(routes.route[REGIME_MEMORY].module, "Module 4/5");
 	unlink(path);
 	free(path);
+}
+END_TEST
+
+/* A playbook's fix is the team's own words: the page that explains the built-in fix is no longer named for
+ * it; a route the playbook leaves alone, or whose fix it keeps, keeps its page. */
+START_TEST(playbook_fix_drops_the_fixes_page_of_that_route_only)
+{
+	char *path =
+	    write_temp("{\"routes\": {\"compute\": {\"module\": \"Unit 9\", \"fix\": \"use cuBLASLt\"},"
+	               " \"memory\": {\"module\": \"Unit 7\"}}}");
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_str_eq(routes.route[REGIME_COMPUTE].doc, "fixes.md#compute-bound");
+	ck_assert_int_eq(routes_load_playbook(&routes, path, &err), NS_OK);
+	ck_assert_ptr_null(routes.route[REGIME_COMPUTE].doc);
+	ck_assert_str_eq(routes.route[REGIME_MEMORY].doc, "fixes.md#memory-bound");
+	ck_assert_str_eq(routes.route[REGIME_DATALOADER].doc, "fixes.md#data-loader");
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+/* The anchor GitHub gives a heading: lower case, spaces to '-', other punctuation but '-' dropped. */
+static void heading_anchor(const char *heading, char *out, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *c = heading; *c != '\0' && *c != '\n' && n + 1 < size; c++) {
+		if (*c >= 'A' && *c <= 'Z')
+			out[n++] = (char)(*c - 'A' + 'a');
+		else if ((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-')
+			out[n++] = *c;
+		else if (*c == ' ')
+			out[n++] = '-';
+	}
+	out[n] = '\0';
+}
+
+/* Whether docs/fixes.md has a "## " heading whose anchor is the part of doc after '#'. */
+static bool fixes_page_has(const char *doc)
+{
+	const char *root = getenv("NS_SOURCE_DIR");
+	const char *hash = strchr(doc, '#');
+	char path[4096], line[512], anchor[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/docs/fixes.md", root != NULL ? root : ".");
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (!found && hash != NULL && fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, "## ", 3) != 0)
+			continue;
+		heading_anchor(line + 3, anchor, sizeof(anchor));
+		found = strcmp(anchor, hash + 1) == 0;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Every built-in route (buckets, causes, host-only buckets, findings) names its section of docs/fixes.md, and
+ * the section is there; the caller's folder goes in front. */
+START_TEST(every_built_in_route_names_a_section_of_the_fixes_page)
+{
+	const ns_route *all[REGIME_COUNT + CAUSE_COUNT + REGIME_COUNT + FINDING_COUNT];
+	size_t n = 0, named = 0;
+	ns_error err;
+
+	for (int i = 0; i < REGIME_COUNT; i++)
+		all[n++] = &routes.route[i];
+	for (int i = 0; i < CAUSE_COUNT; i++)
+		all[n++] = &routes.cause[i];
+	for (int i = 0; i < REGIME_COUNT; i++)
+		all[n++] = &routes.host_only[i];
+	for (int i = 0; i < FINDING_COUNT; i++)
+		all[n++] = &routes.finding[i];
+	for (size_t i = 0; i < n; i++) {
+		if (all[i]->fix == NULL) /* a host-only bucket without its own route */
+			continue;
+		ck_assert_msg(all[i]->doc != NULL, "route %zu (%s) names no section", i, all[i]->fix);
+		ck_assert_msg(strncmp(all[i]->doc, "fixes.md#", 9) == 0, "route %zu: %s", i, all[i]->doc);
+		ck_assert_msg(fixes_page_has(all[i]->doc), "docs/fixes.md has no section %s", all[i]->doc);
+		named++;
+	}
+	ck_assert_uint_eq(named, REGIME_COUNT + CAUSE_COUNT + 4 + FINDING_COUNT); /* 4 host-only routes */
+	ns_error_clear(&err);
+	ck_assert_int_eq(ns_routes_set_doc_dir(&routes, "/opt/ns/share/doc/nextstep", &err), NS_OK);
+	ck_assert_str_eq(routes.cause[CAUSE_SYNC].doc, "/opt/ns/share/doc/nextstep/fixes.md#host-sync");
+	ck_assert_str_eq(routes.finding[FINDING_DECODE_MEMORY].doc,
+	                 "/opt/ns/share/doc/nextstep/fixes.md#decode-memory");
 }
 END_TEST
 
@@ -552,6 +644,8 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, json_object_carries_the_contract_fields);
 	tcase_add_test(tc, json_label_is_null_when_absent);
 	tcase_add_test(tc, playbook_extends_the_built_in_routes);
+	tcase_add_test(tc, playbook_fix_drops_the_fixes_page_of_that_route_only);
+	tcase_add_test(tc, every_built_in_route_names_a_section_of_the_fixes_page);
 	tcase_add_loop_test(tc, bad_playbook_is_a_clear_error_and_changes_nothing, 0,
 	                    sizeof(bad_playbooks) / sizeof(bad_playbooks[0]));
 	tcase_add_test(tc, missing_playbook_is_an_io_error);
