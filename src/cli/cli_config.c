@@ -12,6 +12,7 @@
 #include "cli_model.h"
 #include "cli_options.h"
 #include "cli_parallel.h"
+#include "datadir.h"
 #include "nextstep/devices.h"
 #include "nextstep/job.h"
 #include "nextstep/parse_flags.h"
@@ -386,9 +387,12 @@ static bool want_color(cli_color c)
 static int load_routes(cli_config *c)
 {
 	ns_error err;
+	char docs[4096];
 
 	ns_error_clear(&err);
-	if (routes_init_worded(&c->routes, cli_follow_ups, &err) != NS_OK) {
+	if (routes_init_worded(&c->routes, cli_follow_ups, &err) != NS_OK ||
+	    (datadir_find_docs(docs, sizeof(docs)) &&
+	     ns_routes_set_doc_dir(&c->routes, docs, &err) != NS_OK)) {
 		cli_report_error(NULL, &err);
 		return EXIT_BAD_INPUT;
 	}

@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "datadir.h"
 
 #include <stdbool.h>
@@ -16,6 +16,12 @@
 #endif
 /* In the build tree CMake copies data/ next to the binary. */
 #define BUILD_TREE_DATADIR "share/nextstep"
+/* The documentation (fixes.md), likewise: installed in docdir, copied into the build tree. */
+#ifndef NS_DOCDIR_FROM_BINDIR
+#define NS_DOCDIR_FROM_BINDIR "../share/doc/nextstep"
+#endif
+#define BUILD_TREE_DOCDIR "share/doc/nextstep"
+#define FIXES_FILE        "fixes.md"
 
 #define PATH_MAX_LEN 4096
 
@@ -93,4 +99,33 @@ int datadir_load_devices(ns_device_table *t)
 		return EXIT_BAD_INPUT;
 	}
 	return EXIT_ROUTED;
+}
+
+bool datadir_find_docs(char *dir, size_t size)
+{
+	const char *env = getenv(DOCDIR_ENV);
+	const char *const below[] = {NS_DOCDIR_FROM_BINDIR, BUILD_TREE_DOCDIR};
+	char exe[PATH_MAX_LEN], path[PATH_MAX_LEN + 64];
+
+	if (env != NULL && env[0] != '\0')
+		return (size_t)snprintf(dir, size, "%s", env) < size;
+	if (!exe_dir(exe, sizeof(exe)))
+		return false;
+	for (size_t i = 0; i < 2; i++) {
+		int n = snprintf(path, sizeof(path), "%s/%s/%s", exe, below[i], FIXES_FILE);
+		if (n <= 0 || (size_t)n >= sizeof(path) || access(path, R_OK) != 0)
+			continue;
+		char *real;
+		bool fits;
+
+		/* the folder, resolved: a path a reader can open, without "bin/.." */
+		path[n - sizeof(FIXES_FILE)] = '\0';
+		if ((real = realpath(path, NULL)) == NULL)
+			continue;
+		fits = (size_t)snprintf(dir, size, "%s", real) < size;
+		free(real);
+		if (fits)
+			return true;
+	}
+	return false;
 }

@@ -4,6 +4,7 @@
 #ifndef NEXTSTEP_CLI_DATADIR_H
 #define NEXTSTEP_CLI_DATADIR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "nextstep/devices.h"
@@ -17,6 +18,15 @@
  * installed layout) and EXE_DIR/share/nextstep (the build tree) that holds devices.json. On failure err says
  * which paths were tried. */
 ns_status datadir_find(char *dir, size_t size, ns_error *err);
+
+/* The variable that names the documentation folder instead. */
+#define DOCDIR_ENV "NEXTSTEP_DOCDIR"
+
+/* The folder of nextstep's documentation (fixes.md, which the routes point into): $NEXTSTEP_DOCDIR when it is
+ * set and not empty, as given; else the first of EXE_DIR/../share/doc/nextstep (installed) and
+ * EXE_DIR/share/doc/nextstep (the build tree) that holds fixes.md, as an absolute path without "..". False
+ * when none does. */
+bool datadir_find_docs(char *dir, size_t size);
 
 /* devices_init() + the table from datadir_find()'s folder. Errors are printed as "nextstep: FILE:LINE: what"
  * (or "nextstep: what" when no folder was found); returns an ns_exit status. */

@@ -336,6 +336,11 @@ void hp_banner_open(html_page *p, const char *label, const ns_verdict *v, const 
 		hp_text(p, route->next_check, 400);
 		hp_puts(p, "</span></p>\n");
 	}
+	if (route->doc != NULL) {
+		hp_puts(p, "<p>How to apply it: <span class=\"doc\">");
+		hp_text(p, route->doc, 600);
+		hp_puts(p, "</span></p>\n");
+	}
 	for (size_t i = 0; i < v->nfindings; i++) {
 		const ns_finding *f = &v->findings[i];
 		if (f->grade != GRADE_HIGH)

@@ -256,6 +256,8 @@ static void print_formulas(FILE *out, const ns_budget_report *r, const ns_routes
 	      out);
 	if (route->next_check != NULL)
 		fprintf(out, "next check: %s\n", route->next_check);
+	if (route->doc != NULL)
+		fprintf(out, "fix explained: %s\n", route->doc);
 }
 
 static void print_text(FILE *out, const ns_budget_report *r, const ns_routes *routes, const format_options *o)

@@ -153,6 +153,8 @@ static void print_roofline_explain(FILE *out, const roofline_placement *p, const
 	print_position_bar(out, p);
 	if (routes->route[p->roof.regime].next_check != NULL)
 		fprintf(out, "next check: %s\n", routes->route[p->roof.regime].next_check);
+	if (routes->route[p->roof.regime].doc != NULL)
+		fprintf(out, "fix explained: %s\n", routes->route[p->roof.regime].doc);
 }
 
 void roofline_report_text(FILE *out, const roofline_placement *p, const ns_routes *routes,
@@ -272,6 +274,8 @@ static void print_scaling_explain(FILE *out, const scaling_report *s, const ns_r
 	        s->work_above);
 	if (s->res.kind != SCALING_WORK && routes->route[REGIME_OVERHEAD].next_check != NULL)
 		fprintf(out, "next check: %s\n", routes->route[REGIME_OVERHEAD].next_check);
+	if (s->res.kind != SCALING_WORK && routes->route[REGIME_OVERHEAD].doc != NULL)
+		fprintf(out, "fix explained: %s\n", routes->route[REGIME_OVERHEAD].doc);
 }
 
 static cJSON *scaling_json(const scaling_report *s, const ns_routes *routes)

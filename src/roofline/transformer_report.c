@@ -158,6 +158,8 @@ static void print_formulas(FILE *out, const ns_transformer_report *r, const ns_r
 	    out);
 	if (route->next_check != NULL)
 		fprintf(out, "next check: %s\n", route->next_check);
+	if (route->doc != NULL)
+		fprintf(out, "fix explained: %s\n", route->doc);
 }
 
 /* ---- JSON ---- */

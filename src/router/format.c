@@ -175,6 +175,8 @@ void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, 
 	}
 	if (next != NULL)
 		fprintf(out, "next check: %s\n", next);
+	if (r->route[v->regime].doc != NULL)
+		fprintf(out, "fix explained: %s\n", r->route[v->regime].doc);
 }
 
 /* Flushes out and tells whether everything written to it so far arrived. */

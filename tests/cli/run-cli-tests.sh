@@ -28,7 +28,7 @@ for args_file in "$cases"/$glob.args; do
 	want_code=0
 	[ -f "$base.code" ] && want_code=$(cat "$base.code")
 	eval "set -- $(cat "$args_file")"
-	env -u NO_COLOR LC_ALL=C "$bin" "$@" <"$input" >"$tmp/out" 2>"$tmp/err"
+	env -u NO_COLOR LC_ALL=C NEXTSTEP_DOCDIR=/usr/local/share/doc/nextstep "$bin" "$@" <"$input" >"$tmp/out" 2>"$tmp/err"
 	code=$?
 	ok=1
 	for stream in out err; do

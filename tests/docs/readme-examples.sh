@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every ```console block of README.md and docs/*.md: a line "$ CMD" is run and the lines after it (up to the
 # next "$ " or the end of the block) must be exactly its standard output. `nextstep` is the one installed from
-# BUILD_DIR into a temporary prefix (cmake --install), first on PATH, as a user has it after the README's set-up.
+# BUILD_DIR into a temporary prefix (cmake --install), first on PATH, as a user has it after the README's set-up
+# (the fixes page -v names is given as the default install's, NEXTSTEP_DOCDIR).
 # README.md is the user's page: its commands run in a copy of the repository's tracked files (git ls-files; a
 # fresh clone) with no ../shared beside it, and a command that names ../shared fails. The docs/ pages may use
 # ../shared (developers' material): they run in the source tree's layout (examples/, tests/, data/ linked), with
@@ -13,7 +14,9 @@
 set -u
 build=$(cd "$1" && pwd)
 src=$(cd "$(dirname "$0")/../.." && pwd)
-export NO_COLOR=1 LC_ALL=C
+# -v names the fixes page in the installed documentation: as the README's default install (/usr/local) has it,
+# whatever the temporary prefix.
+export NO_COLOR=1 LC_ALL=C NEXTSTEP_DOCDIR=/usr/local/share/doc/nextstep
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0 skip=0

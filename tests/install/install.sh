@@ -47,6 +47,20 @@ check "roofline reads the installed device table" "$want" \
 	"$("$bin" roofline --matmul 8192,8192,8192 --device h100 --dtype bf16 2>&1)"
 check "devices lists the installed table" "H100 SXM" "$("$bin" devices h100 2>&1 | sed -n 2p | cut -c1-8)"
 
+# -v names the section of the installed fixes page that explains the verdict's fix (compute: #compute-bound).
+check "-v names the fix's section of the installed fixes page" \
+	"fix explained: $prefix/share/doc/nextstep/fixes.md#compute-bound" \
+	"$(env -u NEXTSTEP_DOCDIR "$bin" -v "$src/examples/compute.json" 2>&1 | grep '^fix explained:')"
+# A decode pass at batch 8 sits far below the ridge (AI ~7 FLOP/B against 295): decode's own memory route,
+# whose section is #decode-memory.
+check "roofline --transformer -v names decode's section" \
+	"fix explained: $prefix/share/doc/nextstep/fixes.md#decode-memory" \
+	"$(env -u NEXTSTEP_DOCDIR "$bin" roofline --device h100 --transformer --layers 32 --hidden 4096 --heads 32 \
+		--kv-heads 8 --vocab 128256 --intermediate 14336 --decode --context 4096 --batch 8 -v 2>&1 |
+		grep '^fix explained:')"
+check "the fixes page is installed, with that section" "## Compute-bound" \
+	"$(grep -x '## Compute-bound' "$prefix/share/doc/nextstep/fixes.md" 2>&1)"
+
 mkdir -p "$tmp/empty"
 out=$(NEXTSTEP_DATADIR=$tmp/empty "$bin" devices 2>&1 >/dev/null)
 check "NEXTSTEP_DATADIR without devices.json is an error naming it" \
@@ -57,6 +71,8 @@ check "NEXTSTEP_DATADIR points at another table" "0" \
 mv "$prefix" "$tmp/moved"
 check "a moved prefix still finds its table" "$want" \
 	"$("$tmp/moved/bin/nextstep" roofline --matmul 8192,8192,8192 --device h100 --dtype bf16 2>&1)"
+check "a moved prefix names its own fixes page" "fix explained: $tmp/moved/share/doc/nextstep/fixes.md#compute-bound" \
+	"$(env -u NEXTSTEP_DOCDIR "$tmp/moved/bin/nextstep" -v "$src/examples/compute.json" 2>&1 | grep '^fix explained:')"
 mv "$tmp/moved/share/nextstep/devices.json" "$tmp/devices.json"
 check "a missing table names the folders tried" \
 	"nextstep: no devices.json in $tmp/moved/bin/../share/nextstep or $tmp/moved/bin/share/nextstep; set NEXTSTEP_DATADIR to the folder that holds it" \

@@ -94,6 +94,16 @@ static char *render(const char *label, const ns_verdict *v, const format_options
 	return buf;
 }
 
+static int count_of(const char *text, const char *what)
+{
+	size_t len = strlen(what);
+	int n = 0;
+
+	for (size_t i = 0; text[i] != '\0'; i++)
+		n += strncmp(text + i, what, len) == 0;
+	return n;
+}
+
 START_TEST(text_line_matches_the_lesson_exactly)
 {
 	const line_case *c = &line_cases[_i];
@@ -165,6 +175,9 @@ START_TEST(explain_shows_bars_runner_up_tie_note_findings_and_next_check)
 	ck_assert_ptr_nonnull(strstr(got, "finding: idle 40% (high)"));
 	ck_assert_ptr_nonnull(strstr(got, "finding: compute 10% (moderate)"));
 	ck_assert_ptr_nonnull(strstr(got, "next check: the dataloader share after raising num_workers"));
+	/* once, after the next check: the section of the fixes page for the verdict's fix */
+	ck_assert_ptr_nonnull(strstr(got, "\nfix explained: fixes.md#data-loader\n"));
+	ck_assert_int_eq(count_of(got, "fix explained"), 1);
 	free(got);
 }
 END_TEST
