@@ -121,6 +121,22 @@ static ns_status derive_gpu(trace_split *s, const trace_event *ev, span_info *si
 	return NS_OK;
 }
 
+/* The slot of a name in the rule caches below, from its length and its first and last 8 bytes (op names
+ * share their first bytes, "aten::", and differ at the end): a collision only costs the rules' answer. */
+static uint32_t name_hash(ns_str name)
+{
+	uint64_t a = 0, b = 0, h;
+
+	if (name.len >= 8) {
+		memcpy(&a, name.ptr, 8);
+		memcpy(&b, name.ptr + name.len - 8, 8);
+	} else {
+		memcpy(&a, name.ptr, name.len);
+	}
+	h = (a * 0x9E3779B97F4A7C15u) ^ (b * 0xC2B2AE3D27D4EB4Fu) ^ name.len;
+	return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
 /* A runtime call: a *Synchronize is only a sync wait (not host work: the host is blocked, not busy); every
  * other call is host work, and may also be a blocking copy, a set-up call, or a launch to link. */
 static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint8_t *launch_kind)
@@ -147,12 +163,8 @@ static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 	uint8_t host, launch_kind;
 	bool launch_name;
 
-	if (ev->name.len > 0 && ev->name.len < RUNTIME_CACHE_NAME) {
-		uint32_t h = 2166136261u;
-		for (size_t i = 0; i < ev->name.len; i++)
-			h = (h ^ (unsigned char)ev->name.ptr[i]) * 16777619u;
-		slot = &s->runtime_cache[h % RUNTIME_CACHE_SLOTS];
-	}
+	if (ev->name.len > 0 && ev->name.len < RUNTIME_CACHE_NAME)
+		slot = &s->runtime_cache[name_hash(ev->name) % RUNTIME_CACHE_SLOTS];
 	if (slot != NULL && slot->len == ev->name.len &&
 	    memcmp(slot->name, ev->name.ptr, ev->name.len) == 0) {
 		host = slot->host;
@@ -176,20 +188,82 @@ static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 	s->quality.graph_launch_calls += si->launches && launch_kind == LK_GRAPH;
 }
 
+/* What a cpu_op's name says, by the rules of derive() below. */
+static void op_traits_of(ns_str name, uint8_t *traits, uint8_t *pass)
+{
+	bool aten = split_str_starts(name, "aten::"); /* most ops; no collective is named aten:: */
+
+	*pass = 0;
+	if (split_str_starts(name, STEP_PREFIX)) {
+		*traits = OP_STEP;
+		return;
+	}
+	if (split_str_starts(name, DATALOADER_PREFIX)) {
+		*traits = OP_DATALOADER;
+		return;
+	}
+	if (split_is_host_collective(name)) {
+		*traits = OP_HOST_COLL;
+		return;
+	}
+	*traits = aten ? OP_ATEN : 0;
+	if (aten && split_is_blocking_op(name))
+		*traits |= OP_BLOCKING;
+	if (!aten && split_is_comm_op(name))
+		*traits |= OP_COMM;
+	*pass = aten ? 0 : split_phase_of(name);
+}
+
+static void op_traits(trace_split *s, ns_str name, uint8_t *traits, uint8_t *pass)
+{
+	op_cache_slot *slot;
+
+	if (name.len == 0 || name.len > OP_CACHE_NAME) {
+		op_traits_of(name, traits, pass);
+		return;
+	}
+	slot = &s->op_cache[name_hash(name) % OP_CACHE_SLOTS];
+	if (slot->len == name.len && memcmp(slot->name, name.ptr, name.len) == 0) {
+		*traits = slot->traits;
+		*pass = slot->pass;
+		return;
+	}
+	op_traits_of(name, traits, pass);
+	if (*traits & OP_STEP)
+		return;
+	memcpy(slot->name, name.ptr, name.len);
+	slot->len = (uint8_t)name.len;
+	slot->traits = *traits;
+	slot->pass = *pass;
+}
+
 static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
 {
-	bool aten = split_str_starts(ev->name, "aten::"); /* most ops; no collective is named aten:: */
+	uint8_t traits, pass;
 
+	op_traits(s, ev->name, &traits, &pass);
+	if (traits & OP_STEP) {
+		(void)profiler_step(ev->name, STEP_SOURCE_PROFILER, si);
+		return;
+	}
+	si->kind = SK_HOST;
+	if (traits & OP_DATALOADER) {
+		si->host = 1u << HK_DL;
+		return;
+	}
+	if (traits & OP_HOST_COLL) {
+		si->host = 1u << HK_COMM;
+		return;
+	}
 	s->quality.cpu_ops++;
 	s->quality.shaped_ops +=
 	    ev->input_dims.len > 0; /* record_shapes: the profiler's own cost, judged later */
-	si->kind = SK_HOST;
 	si->host = 1u << HK_CPU;
-	if (aten && split_is_blocking_op(ev->name))
+	if (traits & OP_BLOCKING)
 		si->host |= 1u << HK_BLOCK;
-	si->comm_op = !aten && split_is_comm_op(ev->name);
-	si->pass = aten ? 0 : split_phase_of(ev->name);
-	if (aten)
+	si->comm_op = (traits & OP_COMM) != 0;
+	si->pass = pass;
+	if (traits & OP_ATEN)
 		split_phases_note_op(s->phases, ev->pid, ev->name);
 	else if (si->pass == 1 + PASS_OPTIMIZER)
 		split_phases_note_optimizer(s->phases, ev->pid, ev->name, ev->has_dur ? ev->dur_ns : 0);
@@ -232,9 +306,8 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 			return NS_OK;
 		break;
 	case TCAT_CPU_OP:
-		if (profiler_step(ev->name, STEP_SOURCE_PROFILER, si))
-			return NS_OK;
-		break;
+		derive_cpu_op(s, ev, si);
+		return NS_OK;
 	case TCAT_GPU_USER_ANNOTATION:
 		(void)profiler_step(ev->name, STEP_SOURCE_GPU_PROFILER, si);
 		return NS_OK;
@@ -261,8 +334,6 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 	} else if (split_is_host_collective(ev->name)) {
 		si->kind = SK_HOST;
 		si->host = 1u << HK_COMM;
-	} else if (ev->cat == TCAT_CPU_OP) {
-		derive_cpu_op(s, ev, si);
 	} else if (ev->cat == TCAT_USER_ANNOTATION) {
 		si->pass = split_phase_of(ev->name);
 		if (si->pass == 1 + PASS_OPTIMIZER)
@@ -371,9 +442,8 @@ static ns_status add_host(trace_split *s, const span_info *si, uint32_t thread, 
 	host_thread *t = &s->thread[thread];
 	ns_status st = NS_OK;
 
-	for (int k = 0; k < HK_COUNT && st == NS_OK; k++)
-		if (si->host & (1u << k))
-			st = split_span_add(&t->list[k], si->start, si->end, err);
+	for (unsigned m = si->host; m != 0 && st == NS_OK; m &= m - 1) /* the kinds set, lowest first */
+		st = split_span_add(&t->list[__builtin_ctz(m)], si->start, si->end, err);
 	if (st == NS_OK && si->comm_op)
 		st = add_comm_op(s, si, thread, err);
 	if (st == NS_OK && si->launches)

@@ -47,9 +47,21 @@ const launch_rec *split_launch_of(const trace_split *s, int64_t corr)
 	return split_search(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
 }
 
+/* Asked twice for every GPU record: searched in line, without a comparison callback. */
 static bool is_comm_ext(const trace_split *s, int64_t ext)
 {
-	return ext >= 0 && split_search(&ext, s->comm_ext, s->ncomm_ext, sizeof(ext), split_cmp_i64) != NULL;
+	size_t lo = 0, hi = s->ncomm_ext;
+
+	if (ext < 0)
+		return false;
+	while (lo < hi) { /* first id >= ext */
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->comm_ext[mid] < ext)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ncomm_ext && s->comm_ext[lo] == ext;
 }
 
 /* Whether (thread, ts) lies inside a merged comm-op span. */

@@ -210,6 +210,24 @@ typedef struct {
 	uint8_t launch_kind;
 } runtime_cache_slot;
 
+/* The cpu_op rules' answer for one name (OP_* bits and the pass it marks), remembered the same way: a trace
+ * repeats a few hundred op names tens of thousands of times. */
+#define OP_CACHE_SLOTS 512
+#define OP_CACHE_NAME  61
+enum {
+	OP_STEP = 1u << 0,       /* ProfilerStep#: not cached (each has its own number) */
+	OP_DATALOADER = 1u << 1, /* enumerate(DataLoader)# */
+	OP_HOST_COLL = 1u << 2,  /* a collective run on the host */
+	OP_ATEN = 1u << 3,
+	OP_BLOCKING = 1u << 4, /* an aten op that waits for the device */
+	OP_COMM = 1u << 5,     /* launches communication */
+};
+typedef struct {
+	char name[OP_CACHE_NAME];
+	uint8_t len; /* 0: empty slot */
+	uint8_t traits, pass;
+} op_cache_slot;
+
 /* A memcpy runtime call that may turn out to be a blocking copy (split_copies.c): its start and thread are
  * those of its launch record (the same correlation). */
 typedef struct {
@@ -243,6 +261,7 @@ struct trace_split {
 	long unknown_device_events;                     /* events of unknown categories naming a device */
 	uint32_t main_thread; /* index of the thread that records the steps, once picked */
 	runtime_cache_slot runtime_cache[RUNTIME_CACHE_SLOTS];
+	op_cache_slot op_cache[OP_CACHE_SLOTS];
 	kernel_names *names;
 	gpu_rec *gpu;
 	size_t ngpu, capgpu;
