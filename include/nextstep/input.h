@@ -66,6 +66,9 @@ NS_STATIC_API ns_status input_open(ns_input *in, const char *path, ns_error *err
  * reads whole, up to INPUT_HEAD_MAX bytes) and tells what the input holds. A UTF-8 byte order mark at the
  * start is dropped: input_read() hands out the bytes after it. */
 NS_STATIC_API input_kind input_sniff(ns_input *in);
+/* True for the kinds a trace reader reads (ns_trace_read_input, trace_input.h): JSON traces, gzip, SQLite
+ * exports. */
+NS_STATIC_API bool ns_input_is_trace(input_kind kind);
 /* Like read(2), but hands out the read-ahead bytes first. Returns 0 at EOF, -1 on error (see read_errno).
  * May return fewer than n bytes whenever that is what a pipe has. */
 NS_STATIC_API ssize_t input_read(ns_input *in, void *buf, size_t n);

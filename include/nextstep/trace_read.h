@@ -102,7 +102,11 @@ typedef struct {
 	int64_t rank, world_size;
 	trace_device devices[TRACE_MAX_DEVICES];
 	size_t ndevices;
-	long events;     /* elements seen in traceEvents */
+	long events;     /* elements seen in traceEvents (an export: events handed on) */
+	/* An Nsight Systems export (nsys_read.h) rather than Kineto JSON, and its EXPORT_SCHEMA_VERSION ("" when
+	 * it records none): what the report says the capture lacks depends on it. */
+	bool nsys;
+	char nsys_schema[32];
 	long long bytes; /* decompressed bytes read */
 	bool compressed;
 	/* The document ended early (plain JSON cut, or a gzip stream that stops): a capture cut off by a killed

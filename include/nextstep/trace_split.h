@@ -331,6 +331,12 @@ typedef struct {
 	 * it cannot analyse. With no device split, the report names the first such category and declines. */
 	char unknown_device_cat[SPLIT_UNKNOWN_CAT_MAX];
 	long unknown_device_events;
+
+	/* Read from an Nsight Systems export (trace_meta.nsys), and its schema version: such a capture has no
+	 * Python frames, and ops only where PyTorch's emit_nvtx wrote them (nsys_ops NVTX ranges read as ops). */
+	bool nsys;
+	char nsys_schema[32];
+	long nsys_ops;
 } split_result;
 
 typedef struct trace_split trace_split;

@@ -147,18 +147,9 @@ bool cli_unreadable_input(ns_input *in, ns_error *err)
 		snprintf(base, sizeof(base), "%.*s", (int)len, shown);
 		ns_error_set(
 		    err, NS_ERR_VALUE,
-		    "an Nsight Systems report, which nextstep does not read: it reads PyTorch-profiler "
-		    "traces. Reading the report's SQLite export (nsys export --type sqlite -o %s.sqlite "
-		    "%s) is coming in a later version",
-		    base, shown);
-		return true;
-	}
-	if (input_sniff(in) == INPUT_SQLITE) {
-		ns_error_set(
-		    err, NS_ERR_VALUE,
-		    "an SQLite database (an Nsight Systems export?), which nextstep does not read: it reads "
-		    "PyTorch-profiler traces. Reading Nsight Systems' SQLite export is coming in a later "
-		    "version");
+		    "an Nsight Systems report, which nextstep reads through its SQLite export: nsys export "
+		    "--type sqlite -o %s.sqlite %s, then give %s.sqlite",
+		    base, shown, base);
 		return true;
 	}
 	return false;

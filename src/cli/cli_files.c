@@ -23,7 +23,8 @@ static bool ends_with(const char *s, const char *suffix)
 
 bool cli_is_trace_name(const char *name)
 {
-	return name[0] != '.' && (ends_with(name, ".json") || ends_with(name, ".json.gz"));
+	return name[0] != '.' &&
+	       (ends_with(name, ".json") || ends_with(name, ".json.gz") || ends_with(name, ".sqlite"));
 }
 
 static bool is_digit(char c)
@@ -131,7 +132,7 @@ static entry_use wanted(const char *path, const char *name, bool verbose)
 	} else if (S_ISDIR(st.st_mode)) {
 		why = "a directory (directories are not read recursively)";
 	} else if (!cli_is_trace_name(name)) {
-		why = "not named like a trace (*.json, *.json.gz)";
+		why = "not named like a trace (*.json, *.json.gz, *.sqlite)";
 	} else if (!S_ISREG(st.st_mode)) {
 		fprintf(
 		    stderr,
@@ -199,7 +200,8 @@ static int expand_dir(const char *dir, bool verbose, cli_file_list *out)
 	}
 	cli_file_list_free(&all);
 	if (found == 0 && rc == EXIT_ROUTED && !bad) {
-		fprintf(stderr, "nextstep: %s: no trace files in this directory (*.json, *.json.gz)\n",
+		fprintf(stderr,
+		        "nextstep: %s: no trace files in this directory (*.json, *.json.gz, *.sqlite)\n",
 		        cli_shown(dir, shown, sizeof(shown)));
 		rc = EXIT_BAD_INPUT;
 	}

@@ -119,13 +119,16 @@ static bool is_summaries(ns_input *in)
 		cli_report_error(where, &err);
 		return false;
 	}
-	if (kind != INPUT_TRACE && kind != INPUT_GZIP)
+	if (!ns_input_is_trace(kind))
 		return true;
 	fprintf(stderr,
 	        "nextstep: %s: %s, not rank summaries: for the job report of rank traces run 'nextstep trace "
 	        "FILE...' or 'nextstep trace DIR'; 'nextstep trace --summary' writes the summary lines job "
 	        "merges\n",
-	        where, kind == INPUT_TRACE ? "a profiler trace" : "gzip-compressed (a profiler trace?)");
+	        where,
+	        kind == INPUT_TRACE    ? "a profiler trace"
+	        : kind == INPUT_SQLITE ? "an SQLite database (an Nsight Systems export?)"
+	                               : "gzip-compressed (a profiler trace?)");
 	return false;
 }
 

@@ -129,7 +129,7 @@ static bool is_trace(const char *path)
 		return false;
 	kind = input_sniff(&in);
 	input_close(&in);
-	return kind == INPUT_TRACE || kind == INPUT_GZIP;
+	return ns_input_is_trace(kind);
 }
 
 static int refuse_input(const cli_config *c, const cli_output_kind *k, const char *path, const char *input)

@@ -187,7 +187,7 @@ static int route_input(void *ctx, ns_input *in, bool labelled)
 		cli_report_error(ri.where, &err);
 		return EXIT_BAD_INPUT;
 	}
-	if (kind == INPUT_TRACE || kind == INPUT_GZIP) {
+	if (ns_input_is_trace(kind)) {
 		if (run->traces == NULL && run->traces_rc < 0) {
 			run->traces_rc = cli_trace_session_open(run->cfg, &run->traces);
 			if (run->traces != NULL)
@@ -239,7 +239,7 @@ static bool count_kinds(cli_config *c, int *traces, int *profiles)
 		if (input_open(&in, operands[i], &err) != NS_OK)
 			continue;
 		kind = input_sniff(&in);
-		*traces += kind == INPUT_TRACE || kind == INPUT_GZIP;
+		*traces += ns_input_is_trace(kind);
 		*profiles += kind == INPUT_PROFILE;
 		if (fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode) && strcmp(operands[i], "-") != 0)
 			input_close(&in);

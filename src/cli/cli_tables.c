@@ -258,14 +258,15 @@ const cli_subcommand cli_subcommands[] = {
      "Exit status: 0 every profile routed; 1 some input was bad (the others still reported); 2 usage "
      "error;\n4 a trace's quality below --min-quality.\n"},
     {"trace", MODE_TRACE, cli_trace_run, "usage: nextstep trace [options] FILE|DIR...\n",
-     "Splits each step of a PyTorch-profiler (Kineto) trace, per device, into compute, memory, comm,\n"
-     "dataloader, overhead and idle time, and routes the split like the router does. FILE is a JSON\n"
-     "trace, plain or gzip; DIR stands for the trace files in it (*.json, *.json.gz, by name; -v names\n"
-     "the entries left out); '-' (or no FILE with stdin not a terminal) reads stdin. Several files are\n"
+     "Splits each step of a PyTorch-profiler (Kineto) trace or an Nsight Systems SQLite export, per\n"
+     "device, into compute, memory, comm, dataloader, overhead and idle time, and routes the split like\n"
+     "the router does. FILE is a JSON trace, plain or gzip, or an Nsight Systems export to SQLite;\n"
+     "DIR stands for the trace files in it (*.json, *.json.gz, *.sqlite, by name; -v names the entries\n"
+     "left out); '-' (or no FILE with stdin not a terminal) reads stdin (JSON only). Several files are\n"
      "read at once (-j) and each reported in the order given, labelled with its name; the ranks of one\n"
-     "job (distributedInfo) get one job report instead. Under each verdict, \"next step:\" names the fix\n"
-     "with the most step time to win and its bound (ms a step); -v lists every fix ranked, with the\n"
-     "basis of its bound.\n",
+     "job (distributedInfo, or the rank in an export's environment) get one job report instead. Under\n"
+     "each verdict, \"next step:\" names the fix with the most step time to win and its bound (ms a\n"
+     "step); -v lists every fix ranked, with the basis of its bound.\n",
      "Exit status: 0 routed; 1 a bad trace or rules file (the other FILEs still reported); 2 usage error;\n"
      "4 a trace's quality below --min-quality (and no bad input).\n"},
     {"roofline", MODE_ROOFLINE, cli_roofline_run,

@@ -8,6 +8,7 @@
 #include "cli_common.h"
 #include "cli_spool.h"
 #include "cli_trace_private.h"
+#include "nextstep/trace_input.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 
@@ -33,8 +34,8 @@ static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input 
 	ns_status st;
 
 	memset(&meta, 0, sizeof(meta));
-	st = roof != NULL ? trace_read(in, trace_roofline_tee_event, &tee, &meta, err)
-	                  : trace_read(in, trace_split_event, split, &meta, err);
+	st = roof != NULL ? ns_trace_read_input(in, trace_roofline_tee_event, &tee, &meta, err)
+	                  : ns_trace_read_input(in, trace_split_event, split, &meta, err);
 	cli_progress_end(progress);
 	if (st != NS_OK && meta.truncated && meta.events > 0) {
 		*truncated = true;

@@ -196,6 +196,11 @@ ssize_t input_read(ns_input *in, void *buf, size_t n)
 	return read_some(in, buf, n);
 }
 
+bool ns_input_is_trace(input_kind kind)
+{
+	return kind == INPUT_TRACE || kind == INPUT_GZIP || kind == INPUT_SQLITE;
+}
+
 const char *input_display_name(const ns_input *in)
 {
 	return in->display;

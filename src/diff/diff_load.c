@@ -10,6 +10,7 @@
 #include "diff_private.h"
 #include "nextstep/json_file.h"
 #include "nextstep/parse_json.h"
+#include "nextstep/trace_input.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 #include "nextstep/trace_split.h"
@@ -96,7 +97,7 @@ static ns_status load_trace(ns_input *in, const diff_load_options *o, int which,
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	}
 	memset(&meta, 0, sizeof(meta));
-	st = trace_read(in, trace_split_event, split, &meta, err);
+	st = ns_trace_read_input(in, trace_split_event, split, &meta, err);
 	if (st == NS_OK && meta.events == 0)
 		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to compare");
 	if (st == NS_OK)
@@ -258,15 +259,10 @@ ns_status diff_side_load(ns_input *in, const diff_load_options *o, int which, di
 	size_t len = 0;
 	ns_status st;
 
-	if (kind == INPUT_GZIP || kind == INPUT_TRACE)
+	if (ns_input_is_trace(kind))
 		return load_trace(in, o, which, s, err);
 	if (kind == INPUT_EMPTY)
 		return ns_error_set(err, NS_ERR_VALUE, "empty input");
-	if (kind == INPUT_SQLITE)
-		return ns_error_set(
-		    err, NS_ERR_VALUE,
-		    "an SQLite database, not a trace, report or profile (Nsight Systems' SQLite "
-		    "export is not read yet)");
 	st = read_all(in, &text, &len, err);
 	if (st != NS_OK)
 		return st;

@@ -312,15 +312,22 @@ static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_S
 
 /* Without frames, where the device report says the hint applies and the host causes hold a high share: how
  * to record them (the text report's hint). */
-static void put_python_hint(html_page *p, double share, double high)
+static void put_python_hint(html_page *p, double share, double high, bool nsys)
 {
 	if (share > 0.0 && share >= high)
 		hp_printf(
 		    p,
-		    "<p class=\"note python-hint\">Host-side causes hold %.0f%% of the time and the trace "
-		    "has "
-		    "no Python frames: record with torch.profiler.profile(with_stack=True) to see the Python "
-		    "behind them.</p>\n",
+		    nsys
+		        ? "<p class=\"note python-hint\">Host-side causes hold %.0f%% of the time and an "
+		          "Nsight "
+		          "Systems export holds no Python frames nextstep reads: sample the step thread with "
+		          "py-spy, or capture the same steps with "
+		          "torch.profiler.profile(with_stack=True).</p>\n"
+		        : "<p class=\"note python-hint\">Host-side causes hold %.0f%% of the time and the "
+		          "trace "
+		          "has no Python frames: record with torch.profiler.profile(with_stack=True) to see "
+		          "the "
+		          "Python behind them.</p>\n",
 		    share * 100.0);
 }
 
@@ -331,7 +338,7 @@ void hp_python(html_page *p, const split_result *res, const split_device *d, con
 	bool any = false;
 
 	if (res->python_frames == 0) {
-		put_python_hint(p, m->python_hint, high);
+		put_python_hint(p, m->python_hint, high, res->nsys);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(host_causes) / sizeof(host_causes[0]); i++) {

@@ -44,8 +44,12 @@ double report_host_cause_share(const split_window *w);
 /* -v: the Python frames behind each host cause of d's overall window (nothing without frames). */
 void report_print_python(FILE *out, const split_result *res, const split_device *d);
 /* Once per report: how to record Python frames, when host causes hold at least the high share on a device
- * where they would explain the verdict (most: the largest ns_device_report.python_hint). */
-void report_print_python_hint(FILE *out, double most, const report_options *o);
+ * where they would explain the verdict (most: the largest ns_device_report.python_hint); nsys: the capture is
+ * an Nsight Systems export, whose user records Python another way. */
+void report_print_python_hint(FILE *out, double most, bool nsys, const report_options *o);
+/* An Nsight Systems export: what it lacks (-v), and the JSON "export" member. */
+void report_print_export(FILE *out, const split_result *res);
+cJSON *report_export_json(const split_result *res);
 /* "python": [{"frame", "us"}, ...] on each host cause of window (d's overall), when the trace has frames. */
 bool report_python_add_json(cJSON *window, const split_result *res, const split_device *d);
 /* ---- quality (report_quality.c) ---- */

@@ -69,12 +69,22 @@ double report_host_cause_share(const split_window *w)
 /* Once per trace, when host time is a device's verdict and host causes hold a high share of it (the device
  * report decides where the hint applies: not start-up, not an unfit trace, not where the profiler's own cost
  * already degrades the verdict). */
-void report_print_python_hint(FILE *out, double most, const report_options *o)
+void report_print_python_hint(FILE *out, double most, bool nsys, const report_options *o)
 {
 	const char *detail = report_hint_text(o->hints, REPORT_HINT_PYTHON_DETAIL);
 
 	if (most <= 0.0 || most < o->classify->high)
 		return;
+	if (nsys) { /* nsys samples Python only on request, and nextstep does not read those samples */
+		fprintf(
+		    out,
+		    "hint: host-side causes hold %.0f%% of the time and an Nsight Systems export holds no "
+		    "Python "
+		    "frames nextstep reads: sample the step thread with py-spy (py-spy record --native), or "
+		    "capture the same steps with torch.profiler.profile(with_stack=True)%s%s\n",
+		    most * 100.0, detail != NULL ? " " : "", detail != NULL ? detail : "");
+		return;
+	}
 	fprintf(
 	    out,
 	    "hint: host-side causes hold %.0f%% of the time and the trace has no Python frames: record with "
@@ -123,4 +133,36 @@ bool report_python_add_json(cJSON *window, const split_result *res, const split_
 		k++;
 	}
 	return true;
+}
+
+/* What an Nsight Systems export does not hold that a Kineto trace may: said, so nothing is guessed. */
+void report_print_export(FILE *out, const split_result *res)
+{
+	fprintf(out, "export: Nsight Systems%s%s%s: no Python frames, collectives without names or sizes; ",
+	        res->nsys_schema[0] != '\0' ? " (schema " : "", res->nsys_schema,
+	        res->nsys_schema[0] != '\0' ? ")" : "");
+	if (res->nsys_ops > 0)
+		fprintf(out,
+		        "ops from %ld NVTX ranges named like code (aten::..., Class::method: docs/nsys.md)\n",
+		        res->nsys_ops);
+	else
+		fputs("no ops (PyTorch writes them as NVTX ranges under torch.autograd.profiler.emit_nvtx)\n",
+		      out);
+}
+
+cJSON *report_export_json(const split_result *res)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (o == NULL)
+		return NULL;
+	cJSON_AddStringToObject(o, "format", "nsys");
+	if (res->nsys_schema[0] != '\0')
+		cJSON_AddStringToObject(o, "schema", res->nsys_schema);
+	else
+		cJSON_AddNullToObject(o, "schema");
+	cJSON_AddNumberToObject(o, "ops", (double)res->nsys_ops);
+	cJSON_AddBoolToObject(o, "python_frames", false);
+	cJSON_AddBoolToObject(o, "collective_metadata", false);
+	return o;
 }

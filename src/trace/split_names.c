@@ -73,11 +73,25 @@ bool split_is_comm_op(ns_str name)
 	       (comm_host_op_family(name.ptr, name.len) != NULL || matches(name, more_comm_ops));
 }
 
-/* Collectives that run on the host (gloo, the CPU backend of torch.distributed): the host is communicating.
- */
+/* MPI's communication calls, as Nsight Systems' MPI trace names their NVTX ranges (the "MPI" domain; the MPI
+ * standard's names): point-to-point, completion waits and collectives, blocking or not. MPI_Init and
+ * MPI_Finalize are not in it: they are set-up. */
+static const name_rule mpi_comm[] = {
+    PREFIX("MPI_Send"),       PREFIX("MPI_Recv"),      PREFIX("MPI_Isend"),      PREFIX("MPI_Irecv"),
+    PREFIX("MPI_Ssend"),      PREFIX("MPI_Bsend"),     PREFIX("MPI_Rsend"),      PREFIX("MPI_Wait"),
+    PREFIX("MPI_Test"),       PREFIX("MPI_Probe"),     PREFIX("MPI_Iprobe"),     PREFIX("MPI_Barrier"),
+    PREFIX("MPI_Ibarrier"),   PREFIX("MPI_Bcast"),     PREFIX("MPI_Ibcast"),     PREFIX("MPI_Reduce"),
+    PREFIX("MPI_Ireduce"),    PREFIX("MPI_Allreduce"), PREFIX("MPI_Iallreduce"), PREFIX("MPI_Allgather"),
+    PREFIX("MPI_Iallgather"), PREFIX("MPI_Gather"),    PREFIX("MPI_Igather"),    PREFIX("MPI_Scatter"),
+    PREFIX("MPI_Iscatter"),   PREFIX("MPI_Alltoall"),  PREFIX("MPI_Ialltoall"),  PREFIX("MPI_Scan"),
+    PREFIX("MPI_Exscan"),     PREFIX("MPI_Sendrecv"),  {NULL, 0, false},
+};
+
+/* Collectives that run on the host (gloo, the CPU backend of torch.distributed, and MPI calls): the host is
+ * communicating. */
 bool split_is_host_collective(ns_str name)
 {
-	return split_str_starts(name, "gloo:");
+	return split_str_starts(name, "gloo:") || (split_str_starts(name, "MPI_") && matches(name, mpi_comm));
 }
 
 /* Runtime calls that start GPU work: kernel and graph launches, copies and sets (cudaLaunchKernel,

@@ -291,6 +291,8 @@ static ns_status print_text(FILE *out, const split_result *res, const report_opt
 	double hint = 0.0;
 
 	report_print_quality(out, res, o->format->verbose);
+	if (res->nsys && o->format->verbose)
+		report_print_export(out, res);
 	if (res->ndevices == 0 && res->unknown_device_events > 0)
 		report_print_unknown_device(out, res);
 	else if (res->ndevices == 0)
@@ -308,7 +310,7 @@ static ns_status print_text(FILE *out, const split_result *res, const report_opt
 		if (st != NS_OK)
 			return st;
 	}
-	report_print_python_hint(out, hint, o);
+	report_print_python_hint(out, hint, res->nsys, o);
 	return NS_OK;
 }
 
@@ -767,6 +769,8 @@ static ns_status print_json(FILE *out, const split_result *res, const report_opt
 	js.nomem = false;
 	js.flags = flags;
 	ok = put_json(&js, "{\"source\":", source_json(o->source));
+	if (ok && res->nsys)
+		ok = put_json(&js, ",\"export\":", report_export_json(res));
 	ok = ok && put_json(&js, ",\"gpu_activity\":", cJSON_CreateBool(res->gpu_activity));
 	ok = ok && put_json(&js, ",\"step_markers\":", cJSON_CreateNumber((double)res->step_markers));
 	ok = ok && put_json(&js, ",\"duplicate_steps\":", cJSON_CreateNumber((double)res->duplicate_steps));

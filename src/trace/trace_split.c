@@ -348,6 +348,12 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 		s->quality.truncated_in_events = meta->truncated_in_events;
 		s->quality.truncated_at = meta->truncated_at;
 	}
+	if (meta != NULL && meta->nsys) {
+		res->nsys = true;
+		memcpy(res->nsys_schema, meta->nsys_schema, sizeof(res->nsys_schema));
+		res->nsys_schema[sizeof(res->nsys_schema) - 1] = '\0';
+		res->nsys_ops = s->quality.cpu_ops;
+	}
 	if (meta != NULL && meta->has_rank) {
 		res->has_rank = true;
 		res->rank = meta->rank;

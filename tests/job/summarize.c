@@ -5,6 +5,7 @@
 
 #include "nextstep/input.h"
 #include "nextstep/job.h"
+#include "nextstep/trace_input.h"
 #include "nextstep/trace_kernels.h"
 
 static int summarize(const kernel_rules *rules, const char *path)
@@ -24,7 +25,7 @@ static int summarize(const kernel_rules *rules, const char *path)
 		trace_split_free(s);
 		return 1;
 	}
-	if (trace_read(&in, trace_split_event, s, &meta, &err) == NS_OK &&
+	if (ns_trace_read_input(&in, trace_split_event, s, &meta, &err) == NS_OK &&
 	    trace_split_finish(s, &meta, &res, &err) == NS_OK &&
 	    job_rank_from_split(&res, path, &k, &err) == NS_OK && (line = job_rank_to_ndjson(k)) != NULL) {
 		printf("%s\n", line);

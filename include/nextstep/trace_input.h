@@ -1,0 +1,24 @@
+/* A trace in any format nextstep reads, chosen by its content: Kineto/Chrome JSON, plain or gzip
+ * (trace_read.h), or an Nsight Systems SQLite export (nsys_read.h). Both give the same event stream. */
+#ifndef NEXTSTEP_TRACE_INPUT_H
+#define NEXTSTEP_TRACE_INPUT_H
+
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/trace_input.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
+#include "nextstep/api.h"
+#include "nextstep/error.h"
+#include "nextstep/input.h"
+#include "nextstep/trace_read.h"
+
+NS_BEGIN_DECLS
+
+/* Sniffs in and reads it with the reader for its kind, calling fn per event as trace_read() does. An SQLite
+ * export is opened by its name (SQLite reads a file, not a stream: stdin is refused with a message). */
+NS_STATIC_API ns_status ns_trace_read_input(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta,
+                                            ns_error *err);
+
+NS_END_DECLS
+
+#endif

@@ -1,0 +1,574 @@
+/* The streaming queries over an Nsight Systems export: one per table, each row handed on as a trace_event.
+ *
+ * Exports carry no index (the exporter's documentation: "no indexes or extra constraints are created"), so a
+ * query in time order would sort each table through a temporary B-tree as large as the table; the consumers
+ * do not need time order (Kineto's JSON has none either), so each table is read in the order it is stored,
+ * and only StringIds, whose id is the rowid, is looked up by key. Memory: SQLite's page cache
+ * (NSYS_CACHE_KIB) and the current row. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nsys_private.h"
+#include "util/magic.h"
+
+/* SQLite's page cache for one export, KiB. */
+#define NSYS_CACHE_KIB 16384
+/* Rows read from the small tables (devices, the capture's environment): more are not looked at. */
+#define NSYS_SMALL_ROWS 4096
+/* NVTX event types (ENUM_NSYS_EVENT_TYPE): ranges, and a thread's name. */
+enum { NVTX_THREAD_NAME = 39, NVTX_PUSH_POP = 59, NVTX_START_END = 60 };
+/* CUPTI_ACTIVITY_KIND_RUNTIME.eventClass (ENUM_NSYS_EVENT_CLASS). */
+enum { CLASS_RUNTIME = 0, CLASS_DRIVER = 1, CLASS_BACKTRACE = 67 };
+
+bool ns_is_sqlite(const void *head, size_t n)
+{
+	return n >= NS_SQLITE_MAGIC_LEN && memcmp(head, NS_SQLITE_MAGIC, NS_SQLITE_MAGIC_LEN) == 0;
+}
+
+typedef struct {
+	sqlite3 *db;
+	const char *where;
+	nsys_schema schema;
+	trace_event_fn fn;
+	void *ctx;
+	trace_meta *meta;
+	ns_error *err;
+	nsys_table table; /* the table being read, and its row (1-based) */
+	long row;
+	char *buf; /* an escaped string */
+	size_t cap;
+	bool have_gpu_pid; /* the one process whose GPU work the export holds */
+	int64_t gpu_pid;
+	int env_rank_which, env_size_which; /* priority of the variable each came from; -1: none */
+	int64_t env_rank, env_size;
+	int64_t mpi_rank; /* from an NVTX thread name "MPI Rank N"; -1: none */
+} reader;
+
+static ns_status row_error(reader *r, ns_status status, const char *what)
+{
+	r->err->offset = -1;
+	r->err->index = r->meta->events;
+	return ns_error_set(r->err, status, "%s row %ld: %s", nsys_table_name(r->table), r->row, what);
+}
+
+static ns_status step_error(reader *r, int rc)
+{
+	if (rc == SQLITE_TOOBIG)
+		return row_error(r, NS_ERR_LIMIT, "a value longer than 16 MiB");
+	if (rc == SQLITE_NOMEM)
+		return ns_error_set(r->err, NS_ERR_NOMEM, "out of memory");
+	r->err->offset = -1;
+	return ns_error_set(r->err, NS_ERR_IO, "%s row %ld: %s", nsys_table_name(r->table), r->row,
+	                    sqlite3_errmsg(r->db));
+}
+
+static void blank_event(trace_event *ev, long index)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->index = index;
+	ev->offset = -1;
+	ev->ph = 'X';
+	ev->pid = ev->tid = -1;
+	ev->device = ev->stream = ev->correlation = ev->external_id = ev->seq_number = -1;
+	ev->coll_seq = ev->coll_in = ev->coll_out = -1;
+}
+
+/* An integer column, or dflt when it is NULL or not an integer. */
+static int64_t int_or(sqlite3_stmt *st, int col, int64_t dflt)
+{
+	return sqlite3_column_type(st, col) == SQLITE_INTEGER ? sqlite3_column_int64(st, col) : dflt;
+}
+
+/* start and end (columns 0 and 1) of every event table: integers, end not before start. */
+static ns_status span_of(reader *r, sqlite3_stmt *st, trace_event *ev)
+{
+	if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+		return row_error(r, NS_ERR_VALUE, "start is not an integer");
+	if (sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+		return row_error(r, NS_ERR_VALUE, "end is not an integer");
+	ev->ts_ns = sqlite3_column_int64(st, 0);
+	if (sqlite3_column_int64(st, 1) < ev->ts_ns)
+		return row_error(r, NS_ERR_VALUE, "end before start");
+	if (sqlite3_column_int64(st, 1) - (uint64_t)ev->ts_ns > (uint64_t)INT64_MAX)
+		return row_error(r, NS_ERR_VALUE, "a span longer than 292 years");
+	ev->dur_ns = sqlite3_column_int64(st, 1) - ev->ts_ns;
+	ev->has_ts = ev->has_dur = true;
+	return NS_OK;
+}
+
+/* A text column as a trace_event string (escaped where it must be); an empty string for NULL. */
+static ns_status text_of(reader *r, sqlite3_stmt *st, int col, ns_str *out)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+	size_t len = (size_t)sqlite3_column_bytes(st, col), n = 0;
+	bool too_long;
+
+	*out = (ns_str){"", 0};
+	if (s == NULL)
+		return sqlite3_errcode(r->db) == SQLITE_NOMEM
+		           ? ns_error_set(r->err, NS_ERR_NOMEM, "out of memory")
+		           : NS_OK;
+	if (!nsys_needs_escape(s, len)) {
+		*out = (ns_str){(const char *)s, len};
+		return NS_OK;
+	}
+	if (nsys_escape(s, len, &r->buf, &r->cap, &n, &too_long) == NULL)
+		return too_long ? row_error(r, NS_ERR_LIMIT, "a name longer than 16 MiB once escaped")
+		                : ns_error_set(r->err, NS_ERR_NOMEM, "out of memory");
+	*out = (ns_str){r->buf, n};
+	return NS_OK;
+}
+
+/* A correlation id made unique across the processes of one export (CUPTI numbers them per process): the
+ * process id above bit 32. */
+static int64_t correlation_of(sqlite3_stmt *st, int col, int64_t pid)
+{
+	int64_t c = int_or(st, col, -1);
+
+	if (c < 0)
+		return -1;
+	return pid >= 0 && c <= (int64_t)UINT32_MAX ? pid << 32 | c : c;
+}
+
+/* GPU work of a second process: each rank is one capture (one file) to nextstep. */
+static ns_status note_gpu_process(reader *r, int64_t pid)
+{
+	if (pid < 0)
+		return NS_OK;
+	if (!r->have_gpu_pid) {
+		r->have_gpu_pid = true;
+		r->gpu_pid = pid;
+		return NS_OK;
+	}
+	if (pid == r->gpu_pid)
+		return NS_OK;
+	r->err->offset = -1;
+	return ns_error_set(
+	    r->err, NS_ERR_VALUE,
+	    "the export holds GPU work of more than one process (pid %lld and %lld): nextstep reads "
+	    "one process per file; profile each rank into its own report "
+	    "(nsys profile -o rank%%q{RANK} ...) and give the directory of their exports",
+	    (long long)r->gpu_pid, (long long)pid);
+}
+
+static ns_status emit(reader *r, const trace_event *ev)
+{
+	ns_status st;
+
+	r->meta->events++;
+	st = r->fn(ev, r->ctx, r->err);
+	r->err->offset = -1; /* a database has no byte offsets */
+	return st;
+}
+
+/* The columns common to the GPU tables: start, end, deviceId, streamId, correlationId, globalPid. */
+static ns_status gpu_event(reader *r, sqlite3_stmt *st, trace_category cat, const char *cat_raw,
+                           trace_event *ev)
+{
+	int64_t pid =
+	    sqlite3_column_type(st, 5) == SQLITE_INTEGER ? nsys_pid_of(sqlite3_column_int64(st, 5)) : -1;
+	ns_status s;
+
+	blank_event(ev, r->meta->events);
+	if ((s = span_of(r, st, ev)) != NS_OK)
+		return s;
+	ev->cat = cat;
+	ev->cat_raw = (ns_str){cat_raw, strlen(cat_raw)};
+	ev->device = int_or(st, 2, -1);
+	ev->stream = int_or(st, 3, -1);
+	if (ev->device < 0 || ev->device > INT32_MAX)
+		return row_error(r, NS_ERR_VALUE, "deviceId is not a device number");
+	ev->pid = ev->device; /* as Kineto files device work: pid the device, tid the stream */
+	ev->tid = ev->stream;
+	ev->correlation = correlation_of(st, 4, pid);
+	return note_gpu_process(r, pid);
+}
+
+typedef ns_status (*row_fn)(reader *r, sqlite3_stmt *st);
+
+/* Runs sql over table t, calling fn for each row. */
+static ns_status stream(reader *r, nsys_table t, const char *sql, row_fn fn)
+{
+	sqlite3_stmt *st = NULL;
+	ns_status s = NS_OK;
+	int rc;
+
+	r->table = t;
+	r->row = 0;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		r->err->offset = -1;
+		return ns_error_set(r->err, NS_ERR_VALUE, "%s: %s", nsys_table_name(t),
+		                    sqlite3_errmsg(r->db));
+	}
+	while (s == NS_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		r->row++;
+		s = fn(r, st);
+	}
+	if (s == NS_OK && rc != SQLITE_DONE) {
+		r->row++;
+		s = step_error(r, rc);
+	}
+	sqlite3_finalize(st);
+	return s;
+}
+
+/* ---- the tables ---- */
+
+static ns_status kernel_row(reader *r, sqlite3_stmt *st)
+{
+	trace_event ev;
+	ns_status s = gpu_event(r, st, TCAT_KERNEL, "kernel", &ev);
+
+	if (s == NS_OK)
+		s = text_of(r, st, sqlite3_column_type(st, 6) != SQLITE_NULL ? 6 : 7, &ev.name);
+	return s == NS_OK ? emit(r, &ev) : s;
+}
+
+static ns_status memcpy_row(reader *r, sqlite3_stmt *st)
+{
+	char name[64];
+	trace_event ev;
+	ns_status s = gpu_event(r, st, TCAT_MEMCPY, "gpu_memcpy", &ev);
+
+	if (s != NS_OK)
+		return s;
+	nsys_memcpy_name(int_or(st, 6, 0), int_or(st, 7, -1), int_or(st, 8, -1), name, sizeof(name));
+	ev.name = (ns_str){name, strlen(name)};
+	return emit(r, &ev);
+}
+
+static ns_status memset_row(reader *r, sqlite3_stmt *st)
+{
+	trace_event ev;
+	ns_status s = gpu_event(r, st, TCAT_MEMSET, "gpu_memset", &ev);
+	const char *name = nsys_memset_name(int_or(st, 6, -1));
+
+	if (s != NS_OK)
+		return s;
+	ev.name = (ns_str){name, strlen(name)};
+	return emit(r, &ev);
+}
+
+/* The GPU side of a synchronisation: Kineto's cuda_sync, which the split does not count (the host call is
+ * what it reads). Not named by syncType: both exports at hand record a cudaStreamSynchronize as 2, which
+ * their own ENUM_CUPTI_SYNC_TYPE calls a stream wait on an event. */
+static ns_status sync_row(reader *r, sqlite3_stmt *st)
+{
+	static const char name[] = "Synchronize";
+	trace_event ev;
+	ns_status s = gpu_event(r, st, TCAT_OTHER, "cuda_sync", &ev);
+
+	if (s != NS_OK)
+		return s;
+	ev.name = (ns_str){name, sizeof(name) - 1};
+	return emit(r, &ev);
+}
+
+/* Host events: the thread from globalTid (column 3). */
+static void host_thread(sqlite3_stmt *st, int col, trace_event *ev)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_INTEGER) {
+		ev->pid = nsys_pid_of(sqlite3_column_int64(st, col));
+		ev->tid = nsys_tid_of(sqlite3_column_int64(st, col));
+	}
+}
+
+static ns_status runtime_row(reader *r, sqlite3_stmt *st)
+{
+	static const char runtime[] = "cuda_runtime", driver[] = "cuda_driver";
+	trace_event ev;
+	ns_status s;
+
+	blank_event(&ev, r->meta->events);
+	if ((s = span_of(r, st, &ev)) != NS_OK)
+		return s;
+	ev.cat = TCAT_RUNTIME;
+	ev.cat_raw = int_or(st, 2, CLASS_RUNTIME) == CLASS_DRIVER ? (ns_str){driver, sizeof(driver) - 1}
+	                                                          : (ns_str){runtime, sizeof(runtime) - 1};
+	host_thread(st, 3, &ev);
+	ev.correlation = correlation_of(st, 4, ev.pid);
+	if ((s = text_of(r, st, 5, &ev.name)) != NS_OK)
+		return s;
+	ev.name.len = nsys_api_name_len(ev.name.ptr, ev.name.len);
+	return emit(r, &ev);
+}
+
+static void note_mpi_rank(reader *r, ns_str name)
+{
+	static const char prefix[] = "MPI Rank ";
+	int64_t v = 0;
+	size_t i = sizeof(prefix) - 1;
+
+	if (r->mpi_rank >= 0 || name.len <= i || name.len > i + 9 || memcmp(name.ptr, prefix, i) != 0)
+		return;
+	for (; i < name.len; i++) {
+		if (name.ptr[i] < '0' || name.ptr[i] > '9')
+			return;
+		v = v * 10 + (name.ptr[i] - '0');
+	}
+	r->mpi_rank = v;
+}
+
+static ns_status nvtx_row(reader *r, sqlite3_stmt *st)
+{
+	trace_event ev;
+	nsys_range range;
+	ns_str text;
+	int64_t type = int_or(st, 2, -1);
+	ns_status s;
+
+	if ((s = text_of(r, st, 4, &text)) != NS_OK)
+		return s;
+	if (type == NVTX_THREAD_NAME) {
+		note_mpi_rank(r, text);
+		return NS_OK;
+	}
+	blank_event(&ev, r->meta->events);
+	if (sqlite3_column_type(st, 1) == SQLITE_NULL && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+		ev.ph = 'B'; /* still open when the capture stopped: a B without its E, as Kineto writes it */
+		ev.has_ts = true;
+		ev.ts_ns = sqlite3_column_int64(st, 0);
+	} else if ((s = span_of(r, st, &ev)) != NS_OK) {
+		return s;
+	}
+	host_thread(st, 3, &ev);
+	nsys_range_of(text, &range);
+	ev.cat = range.cat;
+	ev.cat_raw = range.cat == TCAT_CPU_OP ? (ns_str){"cpu_op", 6} : (ns_str){"user_annotation", 15};
+	ev.name = range.name;
+	ev.seq_number = range.seq;
+	ev.input_dims = range.sizes;
+	return emit(r, &ev);
+}
+
+/* ---- devices and ranks ---- */
+
+/* The GPUs by CUDA device number: TARGET_INFO_CUDA_DEVICE maps each process's CUDA device to a GPU (newer
+ * exports); older ones give each GPU's cuDevice. */
+static ns_status read_devices(reader *r)
+{
+	static const char by_process[] = "SELECT c.cudaId, g.name FROM TARGET_INFO_CUDA_DEVICE AS c JOIN "
+	                                 "TARGET_INFO_GPU AS g ON g.id = c.gpuId "
+	                                 "LIMIT 4096";
+	char sql[128];
+	sqlite3_stmt *st = NULL;
+	trace_meta *m = r->meta;
+	int rc;
+
+	if (!r->schema.has[NT_GPU])
+		return NS_OK;
+	snprintf(sql, sizeof(sql), "SELECT %s, name FROM TARGET_INFO_GPU LIMIT %d",
+	         r->schema.cols[NT_GPU] & NC_CU_DEVICE ? "coalesce(cuDevice, id)" : "id", NSYS_SMALL_ROWS);
+	r->table = NT_GPU;
+	r->row = 0;
+	if (sqlite3_prepare_v2(r->db, r->schema.has[NT_CUDA_DEVICE] ? by_process : sql, -1, &st, NULL) !=
+	    SQLITE_OK)
+		return step_error(r, sqlite3_errcode(r->db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && m->ndevices < TRACE_MAX_DEVICES) {
+		int64_t id = int_or(st, 0, -1);
+		ns_str name;
+		bool seen = false;
+		r->row++;
+		for (size_t i = 0; i < m->ndevices; i++)
+			seen = seen || m->devices[i].id == id;
+		if (id < 0 || seen || text_of(r, st, 1, &name) != NS_OK)
+			continue;
+		m->devices[m->ndevices].id = id;
+		snprintf(m->devices[m->ndevices].name, TRACE_DEVICE_NAME_MAX, "%.*s", (int)name.len,
+		         name.ptr);
+		m->ndevices++;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? NS_OK : step_error(r, rc);
+}
+
+/* The rank in the environment nsys recorded for the profiled process (META_DATA_CAPTURE). */
+static ns_status read_capture_env(reader *r)
+{
+	static const char sql[] =
+	    "SELECT value FROM META_DATA_CAPTURE WHERE name LIKE 'PROCESS\\_%:ENVIRONMENT\\_VARIABLE' "
+	    "ESCAPE '\\' AND (value LIKE '%RANK=%' OR value LIKE '%SIZE=%' OR value LIKE "
+	    "'SLURM\\_PROCID=%' ESCAPE '\\' OR value LIKE 'SLURM\\_NTASKS=%' ESCAPE '\\') LIMIT 4096";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (!r->schema.has[NT_CAPTURE])
+		return NS_OK;
+	r->table = NT_CAPTURE;
+	r->row = 0;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return step_error(r, sqlite3_errcode(r->db));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+		bool is_size;
+		int which;
+		int64_t value;
+		r->row++;
+		if (v == NULL ||
+		    !nsys_env_rank(v, (size_t)sqlite3_column_bytes(st, 0), &is_size, &which, &value))
+			continue;
+		if (is_size && (r->env_size_which < 0 || which < r->env_size_which)) {
+			r->env_size_which = which;
+			r->env_size = value;
+		} else if (!is_size && (r->env_rank_which < 0 || which < r->env_rank_which)) {
+			r->env_rank_which = which;
+			r->env_rank = value;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? NS_OK : step_error(r, rc);
+}
+
+static void set_rank(reader *r)
+{
+	trace_meta *m = r->meta;
+
+	if (r->env_rank_which >= 0) {
+		m->has_rank = true;
+		m->rank = r->env_rank;
+		m->world_size = r->env_size_which == r->env_rank_which ? r->env_size : 0;
+	} else if (r->mpi_rank >= 0) {
+		m->has_rank = true;
+		m->rank = r->mpi_rank;
+		m->world_size = 0;
+	}
+	if (m->has_rank && m->world_size > 0 && m->rank >= m->world_size)
+		m->world_size = 0; /* a rank past its world size is no job's: the job view would refuse it */
+}
+
+/* ---- the whole export ---- */
+
+static ns_status read_events(reader *r)
+{
+	char sql[512];
+	const nsys_schema *s = &r->schema;
+	const char *pid = NULL;
+	ns_status st = NS_OK;
+
+	if (s->has[NT_RUNTIME])
+		st = stream(
+		    r, NT_RUNTIME,
+		    "SELECT r.start, r.end, r.eventClass, r.globalTid, r.correlationId, n.value "
+		    "FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r LEFT JOIN StringIds AS n ON n.id = r.nameId "
+		    "WHERE r.eventClass IS NOT 67",
+		    runtime_row);
+	if (st == NS_OK && s->has[NT_NVTX])
+		st = stream(r, NT_NVTX,
+		            "SELECT e.start, e.end, e.eventType, e.globalTid, coalesce(e.text, n.value) "
+		            "FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS n ON n.id = e.textId "
+		            "WHERE e.eventType IN (39, 59, 60)",
+		            nvtx_row);
+	pid = s->cols[NT_KERNEL] & NC_GLOBAL_PID ? "k.globalPid" : "NULL";
+	snprintf(sql, sizeof(sql),
+	         "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, %s, d.value, b.value "
+	         "FROM CUPTI_ACTIVITY_KIND_KERNEL AS k LEFT JOIN StringIds AS d ON d.id = k.demangledName "
+	         "LEFT JOIN StringIds AS b ON b.id = k.shortName",
+	         pid);
+	if (st == NS_OK && s->has[NT_KERNEL])
+		st = stream(r, NT_KERNEL, sql, kernel_row);
+	snprintf(sql, sizeof(sql),
+	         "SELECT start, end, deviceId, streamId, correlationId, %s, copyKind, %s "
+	         "FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+	         s->cols[NT_MEMCPY] & NC_GLOBAL_PID ? "globalPid" : "NULL",
+	         s->cols[NT_MEMCPY] & NC_SRC_KIND ? "srcKind, dstKind" : "NULL, NULL");
+	if (st == NS_OK && s->has[NT_MEMCPY])
+		st = stream(r, NT_MEMCPY, sql, memcpy_row);
+	snprintf(
+	    sql, sizeof(sql),
+	    "SELECT start, end, deviceId, streamId, correlationId, %s, %s FROM CUPTI_ACTIVITY_KIND_MEMSET",
+	    s->cols[NT_MEMSET] & NC_GLOBAL_PID ? "globalPid" : "NULL",
+	    s->cols[NT_MEMSET] & NC_MEM_KIND ? "memKind" : "NULL");
+	if (st == NS_OK && s->has[NT_MEMSET])
+		st = stream(r, NT_MEMSET, sql, memset_row);
+	snprintf(sql, sizeof(sql),
+	         "SELECT start, end, deviceId, streamId, correlationId, %s FROM "
+	         "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+	         s->cols[NT_SYNC] & NC_GLOBAL_PID ? "globalPid" : "NULL");
+	if (st == NS_OK && s->has[NT_SYNC])
+		st = stream(r, NT_SYNC, sql, sync_row);
+	return st;
+}
+
+void nsys_limit_db(sqlite3 *db)
+{
+	char pragma[64];
+
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, (int)TRACE_MAX_STRING);
+	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 16);
+	snprintf(pragma, sizeof(pragma), "PRAGMA cache_size = -%d", NSYS_CACHE_KIB);
+	sqlite3_exec(db, pragma, NULL, NULL, NULL);
+}
+
+ns_status nsys_read_db(sqlite3 *db, const char *where, trace_event_fn fn, void *ctx, trace_meta *meta,
+                       ns_error *err)
+{
+	reader r;
+	ns_status st;
+
+	memset(&r, 0, sizeof(r));
+	r.db = db;
+	r.where = where;
+	r.fn = fn;
+	r.ctx = ctx;
+	r.meta = meta;
+	r.err = err;
+	r.env_rank_which = r.env_size_which = -1;
+	r.mpi_rank = -1;
+	err->offset = -1;
+	st = nsys_schema_read(db, &r.schema, err);
+	if (st == NS_OK)
+		st = read_devices(&r);
+	if (st == NS_OK)
+		st = read_capture_env(&r);
+	if (st == NS_OK)
+		st = read_events(&r);
+	if (st == NS_OK)
+		set_rank(&r);
+	meta->nsys = true;
+	memcpy(meta->nsys_schema, r.schema.version, sizeof(meta->nsys_schema));
+	free(r.buf);
+	return st;
+}
+
+/* path as an SQLite URI: '%', '?' and '#' percent-encoded, so any file name opens as itself. */
+static char *uri_of(const char *path)
+{
+	static const char head[] = "file:", tail[] = "?mode=ro&immutable=1";
+	size_t n = strlen(path);
+	char *u = malloc(sizeof(head) + 3 * n + sizeof(tail) + 2), *o;
+
+	if (u == NULL)
+		return NULL;
+	o = u + sprintf(u, "%s%s", head, path[0] == '/' ? "" : "./");
+	for (const char *p = path; *p != '\0'; p++)
+		o += *p == '%' || *p == '?' || *p == '#' ? sprintf(o, "%%%02X", (unsigned char)*p)
+		                                         : (*o = *p, 1);
+	strcpy(o, tail);
+	return u;
+}
+
+ns_status ns_nsys_read(const char *path, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err)
+{
+	sqlite3 *db = NULL;
+	char *uri = uri_of(path);
+	ns_status st;
+	int rc;
+
+	if (uri == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);
+	free(uri);
+	if (rc != SQLITE_OK) {
+		st = ns_error_set(err, rc == SQLITE_NOMEM ? NS_ERR_NOMEM : NS_ERR_IO,
+		                  "cannot open as a database: %s",
+		                  db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+		sqlite3_close(db);
+		return st;
+	}
+	nsys_limit_db(db);
+	st = nsys_read_db(db, path, fn, ctx, meta, err);
+	sqlite3_close(db);
+	return st;
+}

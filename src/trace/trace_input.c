@@ -1,0 +1,22 @@
+/* The one entry for reading a trace whatever its format: the content decides, never the name. */
+#define _POSIX_C_SOURCE 200809L
+#include "nextstep/trace_input.h"
+
+#include <string.h>
+
+#include "nextstep/nsys_read.h"
+
+ns_status ns_trace_read_input(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err)
+{
+	switch (input_sniff(in)) {
+	case INPUT_SQLITE:
+		if (strcmp(in->name, "-") == 0)
+			return ns_error_set(
+			    err, NS_ERR_USAGE,
+			    "an SQLite export (Nsight Systems) cannot be read from standard input: "
+			    "give its file name");
+		return ns_nsys_read(in->name, fn, ctx, meta, err);
+	default:
+		return trace_read(in, fn, ctx, meta, err);
+	}
+}
