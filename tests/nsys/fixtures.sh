@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The nsys reader against the split's hand-worked fixtures: each tests/data/trace_NAME.json is rewritten as an
+# Nsight Systems export by tests/nsys/kineto2nsys.py and its report must hold every number of
+# trace_NAME.expect.json, worked out by hand for the Kineto trace: one verdict engine, two formats. Fixtures
+# whose point an export cannot carry are listed with the reason, not silently left out. Also the committed
+# fixture tests/data/nsys/trace_buckets.sqlite (made by the converter: tests/data/nsys/README.md) is read
+# without python3. Needs python3 (its sqlite3 module), not ../shared.
+# Run from the repository root: fixtures.sh NEXTSTEP_BINARY
+set -u
+bin=$1
+here=$(dirname "$0")
+check="python3 $here/../trace/check_split.py"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+pass=0
+
+# name | why an export cannot hold what the fixture tests
+not_in_an_export=(
+	"trace_gpu_profiler_step|ProfilerStep# on the GPU timeline: nsys projects NVTX onto the GPU only in its viewer"
+	"trace_mtia|MTIA device categories: Nsight Systems records NVIDIA GPUs"
+	"trace_xpu|Intel XPU runtime categories: Nsight Systems records NVIDIA GPUs"
+	"trace_unknown_device|a device category nextstep does not know: an export has only CUDA activity tables"
+	"trace_python_frames|python_function frames: not in an export"
+	"trace_quality_profiler|with_stack/record_shapes cost: Python frames and op shapes are not in an export"
+	"trace_quality_missing_ops|External ids of ops: not in an export"
+	"trace_quality_out_of_order|an E before its B: an NVTX range always ends after it starts"
+	"trace_quality_cut_short|GPU work past the profiler's own span: an export has no such span"
+)
+
+skip_reason() {
+	for s in "${not_in_an_export[@]}"; do
+		[ "${s%%|*}" = "$1" ] && { echo "${s#*|}"; return 0; }
+	done
+	return 1
+}
+
+for expect in tests/data/trace_*.expect.json; do
+	trace=${expect%.expect.json}.json
+	name=$(basename "$trace" .json)
+	if why=$(skip_reason "$name"); then
+		echo "not in an export: $name ($why)"
+		continue
+	fi
+	if ! python3 "$here/kineto2nsys.py" "$trace" "$tmp/$name.sqlite" 2>"$tmp/conv"; then
+		echo "FAIL $name: kineto2nsys: $(cat "$tmp/conv")"
+		fail=$((fail + 1))
+		continue
+	fi
+	if ! "$bin" trace --format json --steps "$tmp/$name.sqlite" >"$tmp/$name.json" 2>"$tmp/err"; then
+		echo "FAIL $name: nextstep exited $?: $(cat "$tmp/err")"
+		fail=$((fail + 1))
+		continue
+	fi
+	if $check sanity "$tmp/$name.json" && $check expect "$tmp/$name.json" "$expect"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL $name (the export of the fixture)"
+		fail=$((fail + 1))
+	fi
+done
+
+# The committed export: the same numbers, no python3 needed to make it.
+if "$bin" trace --format json --steps tests/data/nsys/trace_buckets.sqlite >"$tmp/committed.json" 2>"$tmp/err" &&
+	$check expect "$tmp/committed.json" tests/data/trace_buckets.expect.json; then
+	pass=$((pass + 1))
+else
+	echo "FAIL tests/data/nsys/trace_buckets.sqlite: $(cat "$tmp/err")"
+	fail=$((fail + 1))
+fi
+
+echo "nsys fixtures: $pass passed, $fail failed"
+[ $fail = 0 ] && [ $pass -gt 0 ]
