@@ -129,7 +129,8 @@ void nsys_range_of(ns_str text, nsys_range *r)
 	r->name = text;
 	r->seq = -1;
 	r->sizes = (ns_str){NULL, 0};
-	for (size_t k = 0; k < COUNT(op_fields) && text.len > 0; k++) {
+	for (size_t k = 0; k < COUNT(op_fields) && text.len > 0 && memchr(text.ptr, ',', text.len) != NULL;
+	     k++) {
 		const char *f = find(text.ptr, text.len, op_fields[k]);
 		if (f != NULL && f < cut)
 			cut = f;
@@ -150,9 +151,22 @@ void nsys_range_of(ns_str text, nsys_range *r)
 
 /* ---- strings ---- */
 
+/* Every name of every row passes here (kernel names run to hundreds of bytes): eight bytes at a time, a byte
+ * below 0x20 or equal to '\\' found by the classic bit tricks (a zero byte of w ^ '\\' repeated; a byte of w
+ * below 0x20: (w - 0x20..) & ~w & 0x80..). */
 bool nsys_needs_escape(const unsigned char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	size_t i = 0;
+
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w, b;
+		memcpy(&w, s + i, 8);
+		b = w ^ (ones * '\\');
+		if ((((w - ones * 0x20) & ~w) | ((b - ones) & ~b)) & highs)
+			break;
+	}
+	for (; i < len; i++)
 		if (s[i] < 0x20 || s[i] == '\\')
 			return true;
 	return false;

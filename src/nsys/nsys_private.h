@@ -34,6 +34,7 @@ typedef enum {
 	NT_META,        /* META_DATA_EXPORT (schema 3.x) */
 	NT_CAPTURE,     /* META_DATA_CAPTURE: the profiled process's command and environment */
 	NT_EVENT_TYPES, /* ENUM_NSYS_EVENT_TYPE: checked against the NVTX event types the reader relies on */
+	NT_THREAD_NAMES,
 	NT_COUNT
 } nsys_table;
 

@@ -343,6 +343,22 @@ static ns_status nvtx_row(reader *r, sqlite3_stmt *st)
 	return emit(r, &ev);
 }
 
+/* A thread's name: Kineto's thread_name metadata event, which labels the thread in the HTML timeline. */
+static ns_status thread_name_row(reader *r, sqlite3_stmt *st)
+{
+	static const char meta[] = "thread_name";
+	trace_event ev;
+	ns_status s;
+
+	blank_event(&ev, r->meta->events);
+	ev.ph = 'M';
+	ev.name = (ns_str){meta, sizeof(meta) - 1};
+	host_thread(st, 0, &ev);
+	if ((s = text_of(r, st, 1, &ev.meta_name)) != NS_OK)
+		return s;
+	return ev.pid < 0 || ev.meta_name.len == 0 ? NS_OK : emit(r, &ev);
+}
+
 /* ---- devices and ranks ---- */
 
 /* The GPUs by CUDA device number: TARGET_INFO_CUDA_DEVICE maps each process's CUDA device to a GPU (newer
@@ -460,6 +476,11 @@ static ns_status read_events(reader *r)
 		            "FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS n ON n.id = e.textId "
 		            "WHERE e.eventType IN (39, 59, 60)",
 		            nvtx_row);
+	if (st == NS_OK && s->has[NT_THREAD_NAMES] && s->has[NT_STRINGS])
+		st = stream(r, NT_THREAD_NAMES,
+		            "SELECT t.globalTid, n.value FROM ThreadNames AS t LEFT JOIN StringIds AS n ON "
+		            "n.id = t.nameId",
+		            thread_name_row);
 	pid = s->cols[NT_KERNEL] & NC_GLOBAL_PID ? "k.globalPid" : "NULL";
 	snprintf(sql, sizeof(sql),
 	         "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, %s, d.value, b.value "

@@ -43,6 +43,7 @@ static const table_def tables[NT_COUNT] = {
     [NT_META] = {"META_DATA_EXPORT", {"name", "value"}, {{NULL, 0}}},
     [NT_CAPTURE] = {"META_DATA_CAPTURE", {"name", "value"}, {{NULL, 0}}},
     [NT_EVENT_TYPES] = {"ENUM_NSYS_EVENT_TYPE", {"id", "name"}, {{NULL, 0}}},
+    [NT_THREAD_NAMES] = {"ThreadNames", {"nameId", "globalTid"}, {{NULL, 0}}},
 };
 
 /* The NVTX event types the reader selects, by the names nsys gives them. */

@@ -91,7 +91,11 @@ static const name_rule mpi_comm[] = {
  * communicating. */
 bool split_is_host_collective(ns_str name)
 {
-	return split_str_starts(name, "gloo:") || (split_str_starts(name, "MPI_") && matches(name, mpi_comm));
+	if (name.len < 5) /* read for every host event: the first byte decides for almost all */
+		return false;
+	if (name.ptr[0] == 'g')
+		return memcmp(name.ptr, "gloo:", 5) == 0;
+	return name.ptr[0] == 'M' && memcmp(name.ptr, "MPI_", 4) == 0 && matches(name, mpi_comm);
 }
 
 /* Runtime calls that start GPU work: kernel and graph launches, copies and sets (cudaLaunchKernel,

@@ -117,6 +117,20 @@ START_TEST(strings_are_escaped_for_the_event_stream)
 	const unsigned char s[] = "a\\b\n";
 
 	ck_assert(!nsys_needs_escape((const unsigned char *)"plain", 5));
+	/* past the eight-byte scan: each byte that needs it, at each position of a word, and none */
+	for (size_t at = 0; at < 24; at++) {
+		unsigned char name[24];
+		memset(name, 'a', sizeof(name));
+		ck_assert(!nsys_needs_escape(name, sizeof(name)));
+		name[at] = '\\';
+		ck_assert(nsys_needs_escape(name, sizeof(name)));
+		name[at] = 0x1f;
+		ck_assert(nsys_needs_escape(name, sizeof(name)));
+		name[at] = 0x20;
+		ck_assert(!nsys_needs_escape(name, sizeof(name)));
+		name[at] = 0xff; /* UTF-8 bytes are not escaped */
+		ck_assert(!nsys_needs_escape(name, sizeof(name)));
+	}
 	ck_assert(nsys_needs_escape(s, 4));
 	ck_assert_ptr_nonnull(nsys_escape(s, 4, &buf, &cap, &n, &too_long));
 	ck_assert_int_eq((int)n, 10);
@@ -458,7 +472,8 @@ END_TEST
 
 /* The committed fixture, through the path the CLI takes: the file, opened read-only. Its rows
  * (tests/data/trace_buckets.json converted, tests/data/nsys/README.md): 5 runtime calls, 4 kernels, a copy, a
- * memset, 3 ops and 3 annotations = 17 events; the device named as deviceProperties named it. */
+ * memset, 3 ops, 3 annotations and the main thread's name = 18 events; the device named as deviceProperties
+ * named it. */
 static ns_status count(const trace_event *ev, void *ctx, ns_error *err)
 {
 	(void)ev;
@@ -477,7 +492,7 @@ START_TEST(the_committed_fixture_reads_from_its_file)
 	ns_error_clear(&err);
 	ck_assert_msg(ns_nsys_read("tests/data/nsys/trace_buckets.sqlite", count, &n, &m, &err) == NS_OK,
 	              "%s", err.msg);
-	ck_assert_int_eq(n, 17);
+	ck_assert_int_eq(n, 18);
 	ck_assert_int_eq((int)m.ndevices, 1);
 	ck_assert_str_eq(m.devices[0].name, "NVIDIA A100-SXM4-80GB");
 	ck_assert_int_ne(ns_nsys_read("tests/data/no-such-file.sqlite", count, &n, &m, &err), NS_OK);
