@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin" "$tmp/files"
 ln -s "$bin" "$tmp/bin/nextstep"
-touch "$tmp/files/run1.json" "$tmp/files/run2.json.gz" "$tmp/files/notes.txt"
+touch "$tmp/files/run1.json" "$tmp/files/run2.json.gz" "$tmp/files/notes.txt" "$tmp/files/export.sqlite"
 pass=0 fail=0
 
 complete_words() { # words... ; the last one is the word being completed
@@ -43,6 +43,7 @@ check "trace options come from 'trace --help'" "--roofline " nextstep trace --ro
 check "roofline options come from 'roofline --help'" "--matmul " nextstep roofline --matm
 check "an option of one mode is not offered in another" "" nextstep devices --matm
 check "file names after trace" "files/run1.json files/run2.json.gz " nextstep trace files/run
+check "an Nsight Systems export after trace" "files/export.sqlite " nextstep trace files/ex
 check "diff options come from 'diff --help'" "--fail-if-regime-changes --fail-if-slower " nextstep diff --fail
 check "file names after diff" "files/run1.json files/run2.json.gz " nextstep diff files/run1.json files/run
 check "file names after the router's options" "files/notes.txt " nextstep --label x files/no
