@@ -26,6 +26,8 @@ not_in_an_export=(
 	"trace_quality_missing_ops|External ids of ops: not in an export"
 	"trace_quality_out_of_order|an E before its B: an NVTX range always ends after it starts"
 	"trace_quality_cut_short|GPU work past the profiler's own span: an export has no such span"
+	"trace_memory_deltas|the allocator's [memory] events (profile_memory): nsys records allocations only with --cuda-memory-usage, in a table the reader does not read"
+	"trace_memory_events|the allocator's [memory] events (profile_memory): as above"
 )
 
 skip_reason() {
