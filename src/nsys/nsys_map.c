@@ -193,7 +193,9 @@ char *nsys_escape(const unsigned char *s, size_t len, char **buf, size_t *cap, s
 		}
 		b = *buf + n;
 		if (s[i] < 0x20) {
-			memcpy(b, "\\u00", 4);
+			b[0] = '\\';
+			b[1] = 'u';
+			b[2] = b[3] = '0';
 			b[4] = hex[s[i] >> 4];
 			b[5] = hex[s[i] & 15];
 		} else if (s[i] == '\\') {

@@ -566,7 +566,7 @@ static char *uri_of(const char *path)
 	for (const char *p = path; *p != '\0'; p++)
 		o += *p == '%' || *p == '?' || *p == '#' ? sprintf(o, "%%%02X", (unsigned char)*p)
 		                                         : (*o = *p, 1);
-	strcpy(o, tail);
+	memcpy(o, tail, sizeof(tail)); /* with its NUL; the allocation has room for it */
 	return u;
 }
 
