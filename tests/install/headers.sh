@@ -31,7 +31,7 @@ if ! command -v "$cxx" >/dev/null; then
 	exit 77
 fi
 # shellcheck disable=SC2207 # the pkg-config flags are words
-deps=($(pkg-config --cflags libcjson libpcre2-8 zlib))
+deps=($(pkg-config --cflags libcjson libpcre2-8 zlib sqlite3))
 c_flags=(-std=c99 -pedantic -Wall -Wextra -Werror -I"$src/include" "${deps[@]}")
 cxx_flags=(-std=c++11 -pedantic -Wall -Wextra -Werror -I"$src/include" "${deps[@]}")
 
@@ -83,7 +83,7 @@ link() {
 	} >"$tmp/link.cpp"
 	# shellcheck disable=SC2046
 	if "$cxx" "${cxx_flags[@]}" -Wno-cast-function-type "$@" -o "$tmp/link" "$tmp/link.cpp" "$lib" \
-		$(pkg-config --libs libcjson libpcre2-8 zlib) -lm -pthread 2>"$tmp/err" &&
+		$(pkg-config --libs libcjson libpcre2-8 zlib sqlite3) -lm -pthread 2>"$tmp/err" &&
 		[ "$(LD_LIBRARY_PATH=$(dirname "$so") "$tmp/link")" = "$(wc -l <"$tmp/names" | tr -d ' ')" ]; then
 		ok
 	else
