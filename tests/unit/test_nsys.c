@@ -216,11 +216,11 @@ static ns_status read_sql(const char *rows, collected *c, trace_meta *meta, ns_e
 
 static char *with_schema(const char *rows)
 {
-	char *s = malloc(strlen(schema) + strlen(rows) + 1);
+	size_t n = strlen(schema) + strlen(rows) + 1;
+	char *s = malloc(n);
 
 	ck_assert_ptr_nonnull(s);
-	strcpy(s, schema);
-	strcat(s, rows);
+	(void)snprintf(s, n, "%s%s", schema, rows);
 	return s;
 }
 
