@@ -32,14 +32,21 @@ typedef enum {
 	FINDING_BUDGET_KV_CACHE,
 	FINDING_BUDGET_ACTIVATIONS,
 	FINDING_BUDGET_TRAINING_STATE, /* gradients and optimizer state */
+	/* Host time the trace's Python frames explain (docs/trace.md, "The Python behind host time"):
+	 * "{frames}" in the fix is where the report names the top frames. */
+	FINDING_PYTHON_PREPROCESS,  /* CPU data preprocessing on the step thread */
+	FINDING_PYTHON_BETWEEN_OPS, /* Python between the ops of an eager model */
+	FINDING_PYTHON_COMPILED,    /* Python around a model already under torch.compile */
+	FINDING_PYTHON_NATIVE,      /* host gap outside every recorded frame: native code, I/O */
+	FINDING_LAUNCH_COMPILED,    /* dispatch-bound with the model already under torch.compile */
 	FINDING_COUNT
 } ns_finding_kind;
 
 /* The routes: opaque in the stable API (ns_routes_new() makes one), a struct in the unstable tier. */
 typedef struct ns_routes ns_routes;
 
-/* "optimizer", "straggler_device", "straggler_work", "straggler_inputs", "decode_memory", "budget_weights",
- * "budget_kv_cache", "budget_activations", "budget_training_state"; NULL for an out-of-range value. */
+/* The finding's key under a playbook's "findings" ("optimizer", "decode_memory", "budget_weights",
+ * "python_preprocess", ...: the table in routes.c); NULL for an out-of-range value. */
 NS_API const char *finding_name(ns_finding_kind f);
 
 /* The command a built-in route points to for its next step, as a value: the caller words it (the CLI names

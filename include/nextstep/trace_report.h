@@ -66,9 +66,12 @@ typedef struct {
 	ns_next_steps next;
 } ns_phase_report;
 
+#define NS_REPORT_FIXES   4   /* fixes a device report words from the trace's evidence */
+#define NS_REPORT_FIX_MAX 640 /* bytes of one */
+
 /* One device's report, decided once (issue 21): text, JSON and HTML print it and decide nothing. It borrows
- * the split result's and the routes' strings (both must outlive it) and owns nothing else; the next steps
- * point into it, so it is not copied. About 40 kB: allocate it. */
+ * the split result's and the routes' strings (both must outlive it) and owns only the fixes it words itself;
+ * the routes and next steps point into it, so it is not copied. About 40 kB: allocate it. */
 typedef struct {
 	char label[TRACE_DEVICE_NAME_MAX +
 	           64];       /* "device 0 (NVIDIA A100-SXM4-40GB)", "rank 3 dev 0", "host" */
@@ -90,6 +93,9 @@ typedef struct {
 	ns_finding also[REGIME_COUNT];
 	size_t nalso;
 	ns_phase_report phase[STEP_PHASE_COUNT];
+	/* The fixes worded from the trace's evidence (the Python frames behind host time, ...): the routes
+	 * above point here. */
+	char fixes[NS_REPORT_FIXES][NS_REPORT_FIX_MAX];
 } ns_device_report;
 
 /* Every window of d is warm-up: a capture of start-up, which no regime describes. */

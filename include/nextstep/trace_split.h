@@ -305,6 +305,10 @@ typedef struct {
 	kernel_names *python_names;
 	size_t python_frames;
 	size_t python_dropped;
+	/* The trace ran code compiled by torch.compile: a "Torch-Compiled Region: N/M" annotation (Dynamo's
+	 * frame) or an AOTAutograd "CompiledFunction" op. Its launch and Python advice differs
+	 * (docs/trace.md). */
+	bool compiled;
 	split_quality quality; /* how far the split can be trusted */
 
 	/* where the steps came from ("enum": in C++ the field's name hides the type's) */

@@ -289,6 +289,51 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
          .next_check = "the budget per rank after sharding, then torch.cuda.max_memory_allocated() on a real "
                        "step",
          .doc = DOC_BUDGET},
+    /* Host time whose Python the trace recorded (with_stack=True): asking for with_stack again would be no
+     * advice. What to do depends on what the frames are (report_python.c decides; docs/trace.md). */
+    [FINDING_PYTHON_PREPROCESS] =
+        {.module = "Module 3",
+         .fix =
+             "the GPU waits on CPU data preprocessing in the training step ({frames}): do it in DataLoader "
+             "workers (in the Dataset or a collate_fn, num_workers > 0, persistent_workers=True) or on the "
+             "GPU, so the step only takes ready batches",
+         .next_check = "the host share of the step after the move; those frames should leave the step "
+                       "thread{}",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_LOADER},
+    [FINDING_PYTHON_BETWEEN_OPS] =
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "the GPU waits on Python between ops ({frames}): move that work out of the step if it is "
+                "not the model's, else take the Python off the step path with torch.compile or CUDA graphs",
+         .next_check = "the host share of the step after the change{}",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_LAUNCH},
+    [FINDING_PYTHON_COMPILED] =
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "the model is already under torch.compile and the GPU waits on the Python around its graphs "
+                "({frames}): remove graph breaks (TORCH_LOGS=graph_breaks) so one graph covers the step, "
+                "and compile with mode=\"reduce-overhead\" to replay it as CUDA graphs",
+         .next_check = "the host share of the step after the change{}",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_LAUNCH},
+    [FINDING_PYTHON_NATIVE] =
+        {.module = "Module 3",
+         .fix =
+             "the GPU waits on host time that no recorded op or Python frame covers (only {frames} of it is "
+             "inside a frame): native code, I/O or another process: sample it with py-spy --native or perf",
+         .next_check = "the host_gap share after the change{}",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_IDLE},
+    [FINDING_LAUNCH_COMPILED] =
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "the model is already under torch.compile and the GPU still runs its kernels faster than "
+                "the step thread launches them: compile with mode=\"reduce-overhead\" (CUDA graphs: one "
+                "launch per graph), remove graph breaks, or give each launch more work (larger batches)",
+         .next_check =
+             "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
+             "time",
+         .next_follow_up = FOLLOW_UP_SCALING,
+         .doc = DOC_LAUNCH},
 };
 
 static const char *const finding_names[FINDING_COUNT] = {
@@ -301,6 +346,11 @@ static const char *const finding_names[FINDING_COUNT] = {
     [FINDING_BUDGET_KV_CACHE] = "budget_kv_cache",
     [FINDING_BUDGET_ACTIVATIONS] = "budget_activations",
     [FINDING_BUDGET_TRAINING_STATE] = "budget_training_state",
+    [FINDING_PYTHON_PREPROCESS] = "python_preprocess",
+    [FINDING_PYTHON_BETWEEN_OPS] = "python_between_ops",
+    [FINDING_PYTHON_COMPILED] = "python_compiled",
+    [FINDING_PYTHON_NATIVE] = "python_native",
+    [FINDING_LAUNCH_COMPILED] = "launch_compiled",
 };
 
 const char *finding_name(ns_finding_kind f)

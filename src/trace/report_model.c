@@ -5,6 +5,8 @@
 
 #include "report_private.h"
 
+_Static_assert(REPORT_FIX_SLOTS == NS_REPORT_FIXES, "a device report holds one fix per evidence slot");
+
 bool ns_device_startup_only(const split_device *d)
 {
 	for (size_t i = 0; i < d->nsteps; i++)
@@ -92,6 +94,8 @@ void ns_device_report_build(const split_result *res, const split_device *d, cons
 	base = *routes;
 	if (res->ndevices > 0 && !res->gpu_activity) /* a host-only split: no GPU advice */
 		report_host_only_routes(routes, &base);
+	else
+		report_evidence_routes(res, d, routes, &base, out->fixes);
 	report_device_label(res, d, out->label, sizeof(out->label));
 	out->counted_steps = counted_steps(d);
 	out->routed = report_overall_routed(d);

@@ -118,7 +118,7 @@ cJSON *report_phases_json(const ns_device_report *m, const report_options *o)
 		if (ph->steps == 0)
 			continue;
 		snprintf(phase_label, sizeof(phase_label), "%s %s", m->label, step_phase_name((step_phase)p));
-		w = report_window_json(phase_label, &ph->window, false, o);
+		w = report_window_json_routed(phase_label, &ph->window, false, o, &ph->routes);
 		if (w == NULL || !cJSON_AddNumberToObject(w, "steps", (double)ph->steps) ||
 		    (next = ns_next_steps_json(&ph->next)) == NULL ||
 		    !cJSON_AddItemToObject(w, "next_steps", next) ||

@@ -22,6 +22,20 @@ void report_cause_routes(const split_window *w, const ns_routes *in, ns_routes *
 /* The device's whole-run window for routing: its phase is decode when decode steps hold at least half of its
  * memory-bound time, so the headline's memory route is decode's. */
 split_window report_overall_routed(const split_device *d);
+/* The fixes the trace's evidence words itself, one slot each in ns_device_report.fixes. */
+typedef enum {
+	REPORT_FIX_HOST_GAP, /* the Python frames behind unrecorded host time */
+	REPORT_FIX_LAUNCH,   /* the Python behind the step thread's ops, or a compiled model's dispatch */
+	REPORT_FIX_MEMORY,   /* the memory-bound kernels' specific fix */
+	REPORT_FIX_COMPUTE,  /* the compute-bound kernels' specific fix */
+	REPORT_FIX_SLOTS
+} report_fix_slot;
+/* in, with the routes the whole trace's evidence gives device d, cause by cause (report_python.c): a host
+ * cause whose Python frames explain it is routed by what those frames are, naming them, and a model already
+ * under torch.compile is not told to use it. A fix worded here lives in fixes, which must outlive out.
+ * report_cause_routes() of the result routes a window's headline; the next steps read it as it is. */
+void report_evidence_routes(const split_result *res, const split_device *d, const ns_routes *in, ns_routes *out,
+                            char fixes[][NS_REPORT_FIX_MAX]);
 /* in, with the host-only routes (routes.h) in place of the buckets' and their causes' routes: for a split
  * with no device. A shallow copy, as above. */
 void report_host_only_routes(const ns_routes *in, ns_routes *out);
@@ -64,8 +78,10 @@ bool report_add_graphs_json(cJSON *obj, const split_window *w);
 cJSON *report_quality_json(const split_result *res);
 /* Routes a window with the report's classifier. */
 void report_route_window(const split_window *w, const report_options *o, ns_verdict *v);
-/* A verdict object plus the window's numbers (trace_report.c); with_step adds "step" and "warmup". */
-cJSON *report_window_json(const char *label, const split_window *w, bool with_step, const report_options *o);
+/* A verdict object plus the window's numbers (trace_report.c), routed by routes (the model's, for a window the
+ * model routed); with_step adds "step" and "warmup". report_window_json() routes it by its causes. */
+cJSON *report_window_json_routed(const char *label, const split_window *w, bool with_step,
+                                 const report_options *o, const ns_routes *routes);
 
 /* ---- steps: sources, markers, phases (report_phases.c) ---- */
 /* " (steps from inference-server iteration markers)" after the step count, for sources other than the host's

@@ -166,3 +166,142 @@ cJSON *report_export_json(const split_result *res)
 	cJSON_AddBoolToObject(o, "collective_metadata", false);
 	return o;
 }
+
+/* ---- the routes the Python frames and torch.compile decide (report_device_routes) ---- */
+
+/* A host cause whose time is at least this share inside recorded Python frames is explained by them; below
+ * it, most of the gap is outside every frame (native code, I/O), and the frames are not what to act on. */
+#define PY_FRAMED_MAJORITY 0.5
+/* Frames named in a fix, at most. */
+#define PY_FIX_FRAMES 3
+
+/* Frames of CPU data preparation: image, video, audio and text preprocessing libraries, and the usual names
+ * of the functions that decode inputs. Time in them on the step thread is input pipeline work done inline
+ * (docs/trace.md, "The Python behind host time"). Substrings of the frame's name ("file.py(line): function").
+ */
+static const char *const preprocess_marks[] = {
+    "torchvision/transforms",
+    "torchvision/io",
+    "image_transforms",
+    "image_processing",
+    "video_processing",
+    "feature_extraction",
+    "tokenization",
+    "PIL/",
+    "cv2",
+    "decord",
+    "/av/",
+    "torchaudio",
+    "librosa",
+    "albumentations",
+    "collate",
+    "__getitem__",
+    ": read_video",
+    ": read_image",
+    ": decode_image",
+    ": decode_video",
+    ": load_image",
+    ": load_video",
+    NULL,
+};
+
+static bool is_preprocess_frame(const char *name)
+{
+	for (const char *const *m = preprocess_marks; *m != NULL; m++)
+		if (strstr(name, *m) != NULL)
+			return true;
+	return false;
+}
+
+/* "normalize" from "transformers/image_transforms.py(384): normalize": the function, or the whole name. */
+static const char *frame_function(const char *name)
+{
+	const char *at = strstr(name, "): ");
+
+	return at != NULL && at[3] != '\0' ? at + 3 : name;
+}
+
+/* "normalize 105 ms, rescale 33 ms, read_video 33 ms" into buf; whether preprocessing frames hold at least
+ * half of the named frames' time. */
+static bool name_frames(const split_result *res, const split_python_cause *p, char *buf, size_t size)
+{
+	int64_t all = 0, prep = 0;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t k = 0; k < p->ntop && k < PY_FIX_FRAMES; k++) {
+		const char *name = kernel_names_get(res->python_names, p->top[k].name_id);
+		char clean[96];
+		int n;
+		ns_text_escape(frame_function(name), strlen(frame_function(name)), clean, sizeof(clean));
+		double t = (double)p->top[k].ns / 1e6;
+		n = snprintf(buf + used, size - used, "%s%s %.*f ms", k > 0 ? ", " : "", clean,
+		             t >= 10.0  ? 0
+		             : t >= 1.0 ? 1
+		                        : 3,
+		             t);
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += (size_t)n;
+		all += p->top[k].ns;
+		prep += is_preprocess_frame(name) ? p->top[k].ns : 0;
+	}
+	return all > 0 && 2 * prep >= all;
+}
+
+/* route's fix with "{frames}" replaced by what, into buf. */
+static void fill_route(const ns_route *route, const char *what, ns_route *out, char *buf, size_t size)
+{
+	const char *at = route->fix != NULL ? strstr(route->fix, "{frames}") : NULL;
+
+	*out = *route;
+	if (at == NULL)
+		return;
+	snprintf(buf, size, "%.*s%s%s", (int)(at - route->fix), route->fix, what, at + strlen("{frames}"));
+	out->fix = buf;
+}
+
+/* The python finding that fits host cause c of d's overall window, or FINDING_COUNT when the frames do not
+ * speak for it. what receives the frames (or the framed share). */
+static ns_finding_kind python_finding(const split_result *res, const split_device *d, ns_cause c, char *what,
+                                      size_t size)
+{
+	const split_python_cause *p = &d->python[c];
+	int64_t t = d->overall.cause_ns[c];
+	bool prep;
+
+	if (res->python_frames == 0 || t <= 0)
+		return FINDING_COUNT;
+	if ((double)p->framed_ns < PY_FRAMED_MAJORITY * (double)t) {
+		if (c != CAUSE_HOST_GAP)
+			return FINDING_COUNT; /* an op's own time: the cause's route stands */
+		snprintf(what, size, "%.0f%%", pct(p->framed_ns, t));
+		return FINDING_PYTHON_NATIVE;
+	}
+	prep = name_frames(res, p, what, size);
+	if (prep)
+		return FINDING_PYTHON_PREPROCESS;
+	if (c != CAUSE_HOST_GAP)
+		return FINDING_COUNT; /* the step thread's ops: their own route says what to do */
+	return res->compiled ? FINDING_PYTHON_COMPILED : FINDING_PYTHON_BETWEEN_OPS;
+}
+
+void report_evidence_routes(const split_result *res, const split_device *d, const ns_routes *in, ns_routes *out,
+                            char fixes[][NS_REPORT_FIX_MAX])
+{
+	static const struct {
+		ns_cause cause;
+		report_fix_slot slot;
+	} host[] = {{CAUSE_HOST_GAP, REPORT_FIX_HOST_GAP}, {CAUSE_LAUNCH, REPORT_FIX_LAUNCH}};
+	char what[256];
+
+	*out = *in;
+	for (size_t i = 0; i < sizeof(host) / sizeof(host[0]); i++) {
+		ns_cause c = host[i].cause;
+		ns_finding_kind f = python_finding(res, d, c, what, sizeof(what));
+		if (f == FINDING_COUNT && c == CAUSE_LAUNCH && res->compiled)
+			f = FINDING_LAUNCH_COMPILED;
+		if (f != FINDING_COUNT && in->finding[f].fix != NULL)
+			fill_route(&in->finding[f], what, &out->cause[c], fixes[host[i].slot], NS_REPORT_FIX_MAX);
+	}
+}

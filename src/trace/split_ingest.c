@@ -211,6 +211,8 @@ static void op_traits_of(ns_str name, uint8_t *traits, uint8_t *pass)
 		*traits |= OP_BLOCKING;
 	if (!aten && split_is_comm_op(name))
 		*traits |= OP_COMM;
+	if (!aten && split_is_compiled_marker(name))
+		*traits |= OP_COMPILED;
 	*pass = aten ? 0 : split_phase_of(name);
 }
 
@@ -262,6 +264,8 @@ static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
 	if (traits & OP_BLOCKING)
 		si->host |= 1u << HK_BLOCK;
 	si->comm_op = (traits & OP_COMM) != 0;
+	if (traits & OP_COMPILED)
+		s->compiled = true;
 	si->pass = pass;
 	if (traits & OP_ATEN)
 		split_phases_note_op(s->phases, ev->pid, ev->name);
@@ -335,6 +339,8 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 		si->kind = SK_HOST;
 		si->host = 1u << HK_COMM;
 	} else if (ev->cat == TCAT_USER_ANNOTATION) {
+		if (split_is_compiled_marker(ev->name))
+			s->compiled = true;
 		si->pass = split_phase_of(ev->name);
 		if (si->pass == 1 + PASS_OPTIMIZER)
 			split_phases_note_optimizer(s->phases, ev->pid, ev->name,

@@ -201,3 +201,17 @@ bool split_is_init_call(ns_str name)
 {
 	return matches(name, init_calls) && !str_contains(name, "Async");
 }
+
+/* Code compiled by torch.compile: Dynamo wraps each compiled frame in a "Torch-Compiled Region: N/M"
+ * record_function (torch/_dynamo/eval_frame.py), and AOTAutograd runs the compiled forward and backward as
+ * the autograd Function "CompiledFunction" ("CompiledFunctionBackward"). */
+static const name_rule compiled_markers[] = {
+    PREFIX("Torch-Compiled Region"),
+    PREFIX("CompiledFunction"),
+    {NULL, 0, false},
+};
+
+bool split_is_compiled_marker(ns_str name)
+{
+	return matches(name, compiled_markers);
+}

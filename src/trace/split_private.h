@@ -221,6 +221,7 @@ enum {
 	OP_ATEN = 1u << 3,
 	OP_BLOCKING = 1u << 4, /* an aten op that waits for the device */
 	OP_COMM = 1u << 5,     /* launches communication */
+	OP_COMPILED = 1u << 6, /* a torch.compile region's marker: the model is compiled */
 };
 typedef struct {
 	char name[OP_CACHE_NAME];
@@ -287,6 +288,7 @@ struct trace_split {
 	uint8_t stream_slot[SPLIT_STREAM_SLOTS]; /* hash slot -> index + 1 (0: empty) */
 	uint8_t last_stream;                     /* index + 1 of the last stream looked up */
 	long events;
+	bool compiled;               /* a torch.compile marker was seen (split_result.compiled) */
 	split_quality_state quality; /* split_quality.c */
 	bool keep_warmup;
 	bool want_timeline;         /* split_timeline.c */
@@ -361,6 +363,7 @@ bool split_is_sync_call(ns_str name);
 bool split_is_blocking_call(ns_str name);
 bool split_is_blocking_op(ns_str name);
 bool split_is_init_call(ns_str name);
+bool split_is_compiled_marker(ns_str name);
 bool split_str_starts(ns_str s, const char *lit);
 
 typedef struct step_hold step_hold; /* split_steps.c */

@@ -340,17 +340,15 @@ static bool add_buckets(cJSON *obj, const split_window *w)
 	return true;
 }
 
-/* A verdict object plus the window's numbers. with_step: add "step" (null for a whole-trace window). */
-cJSON *report_window_json(const char *label, const split_window *w, bool with_step, const report_options *o)
+cJSON *report_window_json_routed(const char *label, const split_window *w, bool with_step,
+                                 const report_options *o, const ns_routes *routes)
 {
 	ns_verdict v;
 	cJSON *obj;
 	bool ok;
-	ns_routes routes;
 
 	report_route_window(w, o, &v);
-	report_cause_routes(w, o->routes, &routes);
-	obj = format_verdict_json(label, &v, &routes);
+	obj = format_verdict_json(label, &v, routes);
 	ok = obj != NULL;
 	if (ok && with_step)
 		ok = (w->step >= 0 ? cJSON_AddNumberToObject(obj, "step", (double)w->step)
@@ -374,6 +372,14 @@ cJSON *report_window_json(const char *label, const split_window *w, bool with_st
 		return NULL;
 	}
 	return obj;
+}
+
+cJSON *report_window_json(const char *label, const split_window *w, bool with_step, const report_options *o)
+{
+	ns_routes routes;
+
+	report_cause_routes(w, o->routes, &routes);
+	return report_window_json_routed(label, w, with_step, o, &routes);
 }
 
 static bool add_kernel(cJSON *arr, const split_result *res, const split_kernel_time *k)
@@ -694,7 +700,7 @@ static bool put_warmup(json_stream *js, const char *label, const split_device *d
 static cJSON *overall_json(const split_result *res, const split_device *d, const ns_device_report *m,
                            const report_options *o)
 {
-	cJSON *obj = report_window_json(m->label, &m->routed, false, o), *next;
+	cJSON *obj = report_window_json_routed(m->label, &m->routed, false, o, &m->routes), *next;
 
 	if (obj != NULL && (!report_python_add_json(obj, res, d) ||
 	                    !report_passes_add_json(obj, res, &d->passes, d->overall.dur_ns, m) ||

@@ -340,6 +340,7 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	if ((res->store = w.st = split_store_new(s->spill_dir)) == NULL)
 		return split_oom(err);
 	res->events = s->events;
+	res->compiled = s->compiled;
 	res->unknown_device_events = s->unknown_device_events;
 	memcpy(res->unknown_device_cat, s->unknown_device_cat, sizeof(res->unknown_device_cat));
 	res->gpu_activity = s->ngpu > 0;
