@@ -39,6 +39,7 @@ typedef enum {
 	FINDING_PYTHON_COMPILED,    /* Python around a model already under torch.compile */
 	FINDING_PYTHON_NATIVE,      /* host gap outside every recorded frame: native code, I/O */
 	FINDING_LAUNCH_COMPILED,    /* dispatch-bound with the model already under torch.compile */
+	FINDING_GRAPH_CAPTURE,      /* a start-up window that mostly records CUDA/HIP graphs */
 	FINDING_COUNT
 } ns_finding_kind;
 

@@ -309,6 +309,16 @@ typedef struct {
 	 * frame) or an AOTAutograd "CompiledFunction" op. Its launch and Python advice differs
 	 * (docs/trace.md). */
 	bool compiled;
+	/* Stream captures (CUDA/HIP graphs being recorded: cudaStreamBeginCapture ... EndCapture): how many,
+	 * their host time (set-up, in the init cause), and the launches inside them, which record into the
+	 * graph and leave no GPU record by design (not launch_without_activity). */
+	size_t graph_captures;
+	int64_t capture_ns;
+	long captured_launches;
+	/* Kernel launch calls that held a first-use load (docs/trace.md, "first-use loads"): counted as
+	 * set-up. */
+	size_t first_use_loads;
+	int64_t first_use_ns;
 	split_quality quality; /* how far the split can be trusted */
 
 	/* where the steps came from ("enum": in C++ the field's name hides the type's) */

@@ -334,6 +334,15 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
              "time",
          .next_follow_up = FOLLOW_UP_SCALING,
          .doc = DOC_LAUNCH},
+    /* Stream capture records kernels into a graph without running them: a window of it shows the host
+     * recording, not the job, and "use CUDA graphs" would be advice to do what it is doing. */
+    [FINDING_GRAPH_CAPTURE] =
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "this records CUDA graphs (stream capture: the kernels run when the graphs are replayed, not "
+                "here): profile the replays, in steady state after the capture (torch.profiler.schedule("
+                "wait=, warmup=, active=) past start-up, or a server's iterations after its warm-up)",
+         .next_check = "a capture of the replays: cudaGraphLaunch calls with their kernels in every step",
+         .doc = DOC_STARTUP},
 };
 
 static const char *const finding_names[FINDING_COUNT] = {
@@ -351,6 +360,7 @@ static const char *const finding_names[FINDING_COUNT] = {
     [FINDING_PYTHON_COMPILED] = "python_compiled",
     [FINDING_PYTHON_NATIVE] = "python_native",
     [FINDING_LAUNCH_COMPILED] = "launch_compiled",
+    [FINDING_GRAPH_CAPTURE] = "graph_capture",
 };
 
 const char *finding_name(ns_finding_kind f)

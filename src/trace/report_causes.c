@@ -71,6 +71,16 @@ void report_host_only_routes(const ns_routes *in, ns_routes *out)
 			out->route[b] = in->host_only[b];
 }
 
+const ns_route *report_startup_route(const split_result *res, const split_device *d, const ns_routes *r)
+{
+	int64_t init = d->overall.cause_ns[CAUSE_INIT];
+
+	if (res->capture_ns > 0 && (double)res->capture_ns >= CAUSE_MAJORITY * (double)init &&
+	    r->finding[FINDING_GRAPH_CAPTURE].fix != NULL)
+		return &r->finding[FINDING_GRAPH_CAPTURE];
+	return r->cause[CAUSE_INIT].fix != NULL ? &r->cause[CAUSE_INIT] : &r->route[REGIME_OVERHEAD];
+}
+
 void report_print_top_cause(FILE *out, const split_window *w, ns_regime verdict)
 {
 	ns_cause c;
@@ -132,11 +142,49 @@ void report_print_notes(FILE *out, const split_result *res, const split_device *
 		    "  note: %zu ProfilerStep# marker%s share a start time with another; the longest of each "
 		    "is the step\n",
 		    res->duplicate_steps, res->duplicate_steps == 1 ? "" : "s");
+	if (d == &res->device[0] && (res->graph_captures > 0 || res->first_use_loads > 0))
+		report_print_setup(out, res);
 	if (d->nwarmup > 0)
 		fprintf(out, "  warm-up: %zu step%s (%.3f ms, %.0f%% set-up) left out of the verdict%s%s\n",
 		        d->nwarmup, d->nwarmup == 1 ? "" : "s", (double)d->warmup.dur_ns / 1e6,
 		        pct(d->warmup.cause_ns[CAUSE_INIT], d->warmup.dur_ns), include != NULL ? "; " : "",
 		        include != NULL ? include : "");
+}
+
+void report_print_setup(FILE *out, const split_result *res)
+{
+	const char *sep = "";
+
+	fputs("  set-up:", out);
+	if (res->graph_captures > 0) {
+		fprintf(
+		    out, " %zu CUDA/HIP graph capture%s (%.3f ms) recording %ld launch%s, run only at replay",
+		    res->graph_captures, res->graph_captures == 1 ? "" : "s", (double)res->capture_ns / 1e6,
+		    res->captured_launches, res->captured_launches == 1 ? "" : "es");
+		sep = ";";
+	}
+	if (res->first_use_loads > 0)
+		fprintf(out,
+		        "%s %zu first-use load%s inside a kernel launch call (%.3f ms: module loading, JIT, "
+		        "library set-up)",
+		        sep, res->first_use_loads, res->first_use_loads == 1 ? "" : "s",
+		        (double)res->first_use_ns / 1e6);
+	fputc('\n', out);
+}
+
+cJSON *report_setup_json(const split_result *res)
+{
+	cJSON *obj = cJSON_CreateObject();
+
+	if (obj == NULL || !cJSON_AddNumberToObject(obj, "graph_captures", (double)res->graph_captures) ||
+	    !cJSON_AddNumberToObject(obj, "capture_us", (double)res->capture_ns / 1e3) ||
+	    !cJSON_AddNumberToObject(obj, "captured_launches", (double)res->captured_launches) ||
+	    !cJSON_AddNumberToObject(obj, "first_use_loads", (double)res->first_use_loads) ||
+	    !cJSON_AddNumberToObject(obj, "first_use_us", (double)res->first_use_ns / 1e3)) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	return obj;
 }
 
 bool report_add_causes_json(cJSON *obj, const split_window *w)

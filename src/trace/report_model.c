@@ -103,8 +103,7 @@ void ns_device_report_build(const split_result *res, const split_device *d, cons
 	report_cause_routes(&out->routed, &base, &out->routes);
 	out->unfit = q->grade == QUALITY_UNFIT;
 	out->startup = ns_device_startup_only(d);
-	out->startup_route =
-	    base.cause[CAUSE_INIT].fix != NULL ? base.cause[CAUSE_INIT] : base.route[REGIME_OVERHEAD];
+	out->startup_route = *report_startup_route(res, d, &base);
 	if (res->python_frames == 0 && !out->unfit &&
 	    q->problem[QP_PROFILER_OVERHEAD].grade == QUALITY_GOOD && !out->startup &&
 	    (out->verdict.regime == REGIME_OVERHEAD || out->verdict.regime == REGIME_IDLE))

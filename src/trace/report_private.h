@@ -31,14 +31,17 @@ typedef enum {
 	REPORT_FIX_SLOTS
 } report_fix_slot;
 /* in, with the routes the whole trace's evidence gives device d, cause by cause (report_python.c): a host
- * cause whose Python frames explain it is routed by what those frames are, naming them, and a model already
- * under torch.compile is not told to use it. A fix worded here lives in fixes, which must outlive out.
+ * cause whose Python frames explain it is routed by what those frames are, naming them, a model already
+ * under torch.compile is not told to use it, and set-up that mostly records CUDA graphs is a capture. A fix worded here lives in fixes, which must outlive out.
  * report_cause_routes() of the result routes a window's headline; the next steps read it as it is. */
 void report_evidence_routes(const split_result *res, const split_device *d, const ns_routes *in, ns_routes *out,
                             char fixes[][NS_REPORT_FIX_MAX]);
 /* in, with the host-only routes (routes.h) in place of the buckets' and their causes' routes: for a split
  * with no device. A shallow copy, as above. */
 void report_host_only_routes(const ns_routes *in, ns_routes *out);
+/* The route of a start-up window (every step warm-up): the graph-capture finding's when stream capture holds
+ * at least half of the device's set-up time, else the init cause's (the overhead bucket's without one). */
+const ns_route *report_startup_route(const split_result *res, const split_device *d, const ns_routes *r);
 /* "  overhead is mostly sync: 72% of it (host blocked on the device)" for the verdict's bucket, when one
  * cause dominates it. */
 void report_print_top_cause(FILE *out, const split_window *w, ns_regime verdict);
@@ -49,6 +52,10 @@ void report_print_causes(FILE *out, const split_window *w);
 void report_print_also(FILE *out, const ns_device_report *m);
 /* Warm-up steps left out, duplicate step markers, GPU work outside the windows. */
 void report_print_notes(FILE *out, const split_result *res, const split_device *d, const char *const *hints);
+/* "  set-up: 1 CUDA/HIP graph capture (...) recording N launches, ...; N first-use loads ..." (when any). */
+void report_print_setup(FILE *out, const split_result *res);
+/* {"graph_captures", "capture_us", "captured_launches", "first_use_loads", "first_use_us"}; NULL on OOM. */
+cJSON *report_setup_json(const split_result *res);
 /* "causes": [{"bucket", "cause", "us", "share"}, ...] on a verdict object. */
 bool report_add_causes_json(cJSON *obj, const split_window *w);
 

@@ -296,6 +296,9 @@ void report_evidence_routes(const split_result *res, const split_device *d, cons
 	char what[256];
 
 	*out = *in;
+	/* set-up that mostly records CUDA graphs is a capture: its advice is to profile the replays */
+	if (report_startup_route(res, d, in) == &in->finding[FINDING_GRAPH_CAPTURE])
+		out->cause[CAUSE_INIT] = in->finding[FINDING_GRAPH_CAPTURE];
 	for (size_t i = 0; i < sizeof(host) / sizeof(host[0]); i++) {
 		ns_cause c = host[i].cause;
 		ns_finding_kind f = python_finding(res, d, c, what, sizeof(what));

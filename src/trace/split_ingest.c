@@ -52,6 +52,8 @@ void trace_split_free(trace_split *s)
 	free(s->steps);
 	free(s->spill_dir);
 	free(s->comm_span);
+	free(s->capture);
+	free(s->slow);
 	free(s->comm_ext);
 	free(s->copy_call);
 	free(s->pageable_corr);
@@ -139,10 +141,12 @@ static uint32_t name_hash(ns_str name)
 
 /* A runtime call: a *Synchronize is only a sync wait (not host work: the host is blocked, not busy); every
  * other call is host work, and may also be a blocking copy, a set-up call, or a launch to link. */
-static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint8_t *launch_kind)
+static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint8_t *launch_kind,
+                             uint8_t *capture)
 {
 	*launch_name = false;
 	*launch_kind = LK_QUIET;
+	*capture = split_capture_edge(name);
 	if (split_is_sync_call(name)) {
 		*host = 1u << HK_SYNC;
 		return;
@@ -160,7 +164,7 @@ static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint
 static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 {
 	runtime_cache_slot *slot = NULL;
-	uint8_t host, launch_kind;
+	uint8_t host, launch_kind, capture;
 	bool launch_name;
 
 	if (ev->name.len > 0 && ev->name.len < RUNTIME_CACHE_NAME)
@@ -170,14 +174,16 @@ static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 		host = slot->host;
 		launch_name = slot->launch_name;
 		launch_kind = slot->launch_kind;
+		capture = slot->capture;
 	} else {
-		classify_runtime(ev->name, &host, &launch_name, &launch_kind);
+		classify_runtime(ev->name, &host, &launch_name, &launch_kind, &capture);
 		if (slot != NULL) {
 			memcpy(slot->name, ev->name.ptr, ev->name.len);
 			slot->len = (uint8_t)ev->name.len;
 			slot->host = host;
 			slot->launch_name = launch_name;
 			slot->launch_kind = launch_kind;
+			slot->capture = capture;
 		}
 	}
 	s->quality.device_done = false;
@@ -185,6 +191,7 @@ static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 	si->host = host;
 	si->launches = launch_name && !(host & (1u << HK_SYNC)) && ev->correlation >= 0;
 	si->launch_kind = launch_kind;
+	si->capture = capture;
 	s->quality.graph_launch_calls += si->launches && launch_kind == LK_GRAPH;
 }
 
@@ -438,9 +445,40 @@ static ns_status add_comm_op(trace_split *s, const span_info *si, uint32_t threa
 
 static ns_status add_launch(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
+	int64_t dur = si->end - si->start;
+
 	SPLIT_PUSH(s->launch, s->nlaunch, s->caplaunch, err);
 	s->launch[s->nlaunch++] = (launch_rec){si->corr, si->start, si->ext, thread, si->launch_kind, false};
+	if (si->launch_kind != LK_KERNEL)
+		return NS_OK;
+	s->launch_hist[dur > 0 ? 64 - __builtin_clzll((unsigned long long)dur) : 0]++;
+	if (dur < SPLIT_FIRST_USE_MIN_NS)
+		return NS_OK;
+	SPLIT_PUSH(s->slow, s->nslow, s->capslow, err);
+	s->slow[s->nslow++] = (slow_call){si->corr, si->start, si->end, thread};
 	return NS_OK;
+}
+
+/* A stream capture, from its begin call's start to its end call's end: set-up time (a window of it is
+ * start-up, docs/trace.md), and the launches in it are recorded into a graph, not run. */
+static ns_status note_capture(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	host_thread *t = &s->thread[thread];
+
+	if (si->capture == CAPTURE_BEGIN) {
+		t->capturing = true;
+		t->capture_start = si->start;
+		return NS_OK;
+	}
+	if (!t->capturing)
+		return NS_OK; /* an end without its begin (cut off by the capture's start) */
+	t->capturing = false;
+	SPLIT_PUSH(s->capture, s->ncapture, s->capcapture, err);
+	s->capture[s->ncapture++] = (thread_span){t->capture_start, si->end, thread};
+	/* the thread is busy recording the whole time (the Python between its launch calls too) */
+	if (split_span_add(&t->list[HK_CPU], t->capture_start, si->end, err) != NS_OK)
+		return err->status;
+	return split_span_add(&t->list[HK_INIT], t->capture_start, si->end, err);
 }
 
 static ns_status add_host(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
@@ -448,6 +486,8 @@ static ns_status add_host(trace_split *s, const span_info *si, uint32_t thread, 
 	host_thread *t = &s->thread[thread];
 	ns_status st = NS_OK;
 
+	if (si->capture != 0 && (st = note_capture(s, si, thread, err)) != NS_OK)
+		return st;
 	for (unsigned m = si->host; m != 0 && st == NS_OK; m &= m - 1) /* the kinds set, lowest first */
 		st = split_span_add(&t->list[__builtin_ctz(m)], si->start, si->end, err);
 	if (st == NS_OK && si->comm_op)
@@ -569,4 +609,124 @@ ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err)
 	default:
 		return NS_OK;
 	}
+}
+
+static int cmp_thread_span(const void *a, const void *b)
+{
+	const thread_span *x = a, *y = b;
+	if (x->thread != y->thread)
+		return (x->thread > y->thread) - (x->thread < y->thread);
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Captures still open at the end of the trace run to its end; then the list is sorted for lookups. Once,
+ * before the launches are judged. */
+ns_status split_captures_finish(trace_split *s, ns_error *err)
+{
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		if (!s->thread[i].capturing)
+			continue;
+		SPLIT_PUSH(s->capture, s->ncapture, s->capcapture, err);
+		s->capture[s->ncapture++] = (thread_span){s->thread[i].capture_start, INT64_MAX, i};
+	}
+	split_sort(s->capture, s->ncapture, sizeof(*s->capture), cmp_thread_span);
+	return NS_OK;
+}
+
+bool split_in_capture(const trace_split *s, uint32_t thread, int64_t ts)
+{
+	size_t lo = 0, hi = s->ncapture;
+
+	/* the last capture of the thread starting at or before ts */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const thread_span *c = &s->capture[mid];
+		if (c->thread < thread || (c->thread == thread && c->start <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && s->capture[lo - 1].thread == thread && ts <= s->capture[lo - 1].end;
+}
+
+/* The median kernel launch call's duration, rounded up to a power of two (the histogram's resolution). */
+static int64_t median_launch_ns(const trace_split *s)
+{
+	long total = 0, seen = 0;
+
+	for (int b = 0; b < 64; b++)
+		total += s->launch_hist[b];
+	for (int b = 0; b < 64; b++) {
+		seen += s->launch_hist[b];
+		if (2 * seen >= total)
+			return b == 0 ? 0 : b >= 63 ? INT64_MAX : (int64_t)1 << b;
+	}
+	return 0;
+}
+
+static int cmp_slow(const void *a, const void *b)
+{
+	const slow_call *x = a, *y = b;
+	return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+/* One pass over the GPU records: the first start of each kernel name, and each slow call's kernel. */
+static ns_status first_starts(trace_split *s, int64_t *first, int64_t *slow_start, uint32_t *slow_name)
+{
+	for (size_t i = 0; i < s->ngpu; i++) {
+		const gpu_rec *g = &s->gpu[i];
+		slow_call key = {g->corr, 0, 0, 0};
+		const slow_call *c;
+		if (g->kind == GK_TRANSFER)
+			continue;
+		if (g->start < first[g->name_id])
+			first[g->name_id] = g->start;
+		c = g->corr >= 0 ? split_search(&key, s->slow, s->nslow, sizeof(key), cmp_slow) : NULL;
+		if (c != NULL && g->start < slow_start[c - s->slow]) {
+			slow_start[c - s->slow] = g->start;
+			slow_name[c - s->slow] = g->name_id;
+		}
+	}
+	return NS_OK;
+}
+
+ns_status split_first_use(trace_split *s, split_result *res, ns_error *err)
+{
+	int64_t median = median_launch_ns(s), *first, *slow_start;
+	int64_t floor =
+	    median > INT64_MAX / SPLIT_FIRST_USE_FACTOR ? INT64_MAX : median * SPLIT_FIRST_USE_FACTOR;
+	size_t nnames = kernel_names_count(s->names);
+	uint32_t *slow_name;
+	ns_status st = NS_OK;
+
+	if (s->nslow == 0 || s->ngpu == 0)
+		return NS_OK;
+	split_sort(s->slow, s->nslow, sizeof(*s->slow), cmp_slow);
+	first = malloc((nnames + 1) * sizeof(*first));
+	slow_start = malloc(s->nslow * sizeof(*slow_start));
+	slow_name = malloc(s->nslow * sizeof(*slow_name));
+	if (first == NULL || slow_start == NULL || slow_name == NULL) {
+		st = split_oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i <= nnames; i++)
+		first[i] = INT64_MAX;
+	for (size_t i = 0; i < s->nslow; i++)
+		slow_start[i] = INT64_MAX;
+	first_starts(s, first, slow_start, slow_name);
+	for (size_t i = 0; i < s->nslow && st == NS_OK; i++) {
+		const slow_call *c = &s->slow[i];
+		if (c->end - c->start < floor || slow_start[i] == INT64_MAX ||
+		    slow_start[i] != first[slow_name[i]])
+			continue; /* a stall of an ordinary launch (a full queue, the host descheduled): not
+			             set-up */
+		res->first_use_loads++;
+		res->first_use_ns = split_add_sat(res->first_use_ns, c->end - c->start);
+		st = split_span_add(&s->thread[c->thread].list[HK_INIT], c->start, c->end, err);
+	}
+out:
+	free(first);
+	free(slow_start);
+	free(slow_name);
+	return st;
 }

@@ -193,6 +193,13 @@ static const name_rule init_calls[] = {
     PREFIX("hipModuleLoad"),
     EXACT("hipDeviceGetStreamPriorityRange"),
     PREFIX("hipGetDeviceProperties"),
+    /* turning a captured graph into one that can be launched, and its first upload: set-up, once per graph */
+    PREFIX("cudaGraphInstantiate"),
+    PREFIX("cuGraphInstantiate"),
+    PREFIX("hipGraphInstantiate"),
+    EXACT("cudaGraphUpload"),
+    EXACT("cuGraphUpload"),
+    EXACT("hipGraphUpload"),
     {NULL, 0, false},
 };
 
@@ -214,4 +221,25 @@ static const name_rule compiled_markers[] = {
 bool split_is_compiled_marker(ns_str name)
 {
 	return matches(name, compiled_markers);
+}
+
+/* Stream capture (CUDA graphs: torch.cuda.graph, vLLM's and SGLang's start-up, mode="reduce-overhead"): work
+ * launched on a capturing stream is recorded into a graph and runs only when the graph is replayed, so those
+ * launches leave no GPU record by design. The runtime calls that open and close a capture. */
+static const name_rule capture_begins[] = {
+    PREFIX("cudaStreamBeginCapture"),
+    PREFIX("cuStreamBeginCapture"),
+    PREFIX("hipStreamBeginCapture"),
+    {NULL, 0, false},
+};
+static const name_rule capture_ends[] = {
+    PREFIX("cudaStreamEndCapture"),
+    PREFIX("cuStreamEndCapture"),
+    PREFIX("hipStreamEndCapture"),
+    {NULL, 0, false},
+};
+
+uint8_t split_capture_edge(ns_str name)
+{
+	return matches(name, capture_begins) ? CAPTURE_BEGIN : matches(name, capture_ends) ? CAPTURE_END : 0;
 }

@@ -174,6 +174,7 @@ typedef struct {
 	bool comm_op;        /* a CPU op that launches collectives */
 	bool launches;       /* a runtime call that can start GPU work */
 	uint8_t launch_kind; /* LK_*, when launches */
+	uint8_t capture;     /* CAPTURE_BEGIN/END: a runtime call that opens or closes a stream capture */
 	uint8_t pass;        /* 1 + the pass (PASS_*) the span marks, 0 for none (split_phases.c) */
 	uint8_t gpu_kind;
 	uint32_t name_id;
@@ -187,6 +188,8 @@ typedef struct {
 	span_list list[HK_COUNT]; /* merged as they arrive; may still overlap when events come out of order */
 	span_info *open;          /* B events waiting for their E */
 	size_t nopen, capopen;
+	bool capturing;        /* between a stream capture's begin and end call */
+	int64_t capture_start; /* ... the begin call's start */
 } host_thread;
 
 /* What the trace's metadata events say of a thread: its name (thread_name) and its place in the trace's own
@@ -208,6 +211,7 @@ typedef struct {
 	uint8_t host;
 	bool launch_name;
 	uint8_t launch_kind;
+	uint8_t capture;
 } runtime_cache_slot;
 
 /* The cpu_op rules' answer for one name (OP_* bits and the pass it marks), remembered the same way: a trace
@@ -234,6 +238,12 @@ typedef struct {
 typedef struct {
 	int64_t corr, end;
 } copy_call;
+
+/* A kernel launch call of a millisecond or more (split_first_use()). */
+typedef struct {
+	int64_t corr, start, end;
+	uint32_t thread;
+} slow_call;
 
 struct split_python;
 struct split_phases;
@@ -272,6 +282,14 @@ struct trace_split {
 	size_t nsteps, capsteps;
 	thread_span *comm_span;
 	size_t ncomm_span, capcomm_span;
+	thread_span
+	    *capture; /* stream captures per thread (launches in them leave no GPU record by design) */
+	size_t ncapture, capcapture;
+	/* Kernel launch calls by duration (bucket b: bit length b of the ns), for the median launch, and the
+	 * calls of a millisecond or more, which may hold a first-use load (split_first_use()). */
+	long launch_hist[64];
+	slow_call *slow;
+	size_t nslow, capslow;
 	int64_t *comm_ext;
 	size_t ncomm_ext, capcomm_ext;
 	host_thread *thread;
@@ -364,6 +382,9 @@ bool split_is_blocking_call(ns_str name);
 bool split_is_blocking_op(ns_str name);
 bool split_is_init_call(ns_str name);
 bool split_is_compiled_marker(ns_str name);
+/* CAPTURE_BEGIN or CAPTURE_END for the calls that open and close a stream capture, else 0. */
+enum { CAPTURE_BEGIN = 1, CAPTURE_END = 2 };
+uint8_t split_capture_edge(ns_str name);
 bool split_str_starts(ns_str s, const char *lit);
 
 typedef struct step_hold step_hold; /* split_steps.c */
@@ -377,6 +398,21 @@ ns_status split_copies_note_pageable(trace_split *s, int64_t corr, ns_error *err
 /* Adds the calls that launched pageable DtoH copies to their threads' blocking lists. Before the host lists
  * are built. */
 ns_status split_copies_block(trace_split *s, ns_error *err);
+
+/* ---- first-use loads (split_ingest.c) ---- */
+/* A kernel launch call of at least SPLIT_FIRST_USE_MIN_NS and SPLIT_FIRST_USE_FACTOR times the median launch
+ * call that launched the first recorded kernel of its name did a first-use load (module, JIT, library
+ * set-up): its time becomes set-up (init). Before the host lists are built. */
+#define SPLIT_FIRST_USE_MIN_NS 1000000
+#define SPLIT_FIRST_USE_FACTOR 50
+ns_status split_first_use(trace_split *s, split_result *res, ns_error *err);
+
+/* ---- stream captures (split_ingest.c) ---- */
+/* Whether a launch of thread `thread` at ts lies inside a stream capture (s->capture sorted by thread,
+ * start). */
+bool split_in_capture(const trace_split *s, uint32_t thread, int64_t ts);
+/* Closes the captures still open and sorts them (before split_quality_links_end). */
+ns_status split_captures_finish(trace_split *s, ns_error *err);
 
 /* ---- links (split_link.c) ---- */
 /* Links every GPU record to its launch, and hands each, with its launch time, to split_steps_place(h) when h

@@ -329,6 +329,11 @@ ns_status split_quality_links_end(trace_split *s, ns_error *err)
 		const launch_rec *l = &s->launch[i];
 		if (l->kind == LK_QUIET)
 			continue;
+		/* recorded into a CUDA/HIP graph, not run: no GPU record by design, neither lost nor cut */
+		if (!l->seen && s->ncapture > 0 && split_in_capture(s, l->thread, l->ts)) {
+			q->captured++;
+			continue;
+		}
 		q->launches[l->kind]++;
 		if (l->seen)
 			continue;

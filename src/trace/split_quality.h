@@ -25,6 +25,7 @@ typedef struct {
 	bool has_capture; /* the profiler's own span ("PyTorch Profiler (0)", category Trace) was seen */
 	int64_t capture_end;
 	long graph_launch_calls; /* graph launch calls read (0: the graph checks cost nothing) */
+	long captured;           /* launches inside a stream capture: recorded into a graph, not run */
 	/* The file was cut (trace_meta.truncated); device_done: metadata events (ph M) followed the last
 	 * device record or launch read, i.e. the cut fell in the closing section Kineto writes after the
 	 * activity. */

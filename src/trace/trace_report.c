@@ -786,6 +786,8 @@ static ns_status print_json(FILE *out, const split_result *res, const report_opt
 	ok = ok &&
 	     put_json(&js,
 	              ",\"ignored_step_markers\":", cJSON_CreateNumber((double)res->ignored_step_markers));
+	if (ok && (res->graph_captures > 0 || res->first_use_loads > 0))
+		ok = put_json(&js, ",\"setup\":", report_setup_json(res));
 	if (ok && res->ndevices == 0 && res->unknown_device_events > 0)
 		ok = put_json(&js, ",\"unknown_device\":", report_unknown_device_json(res));
 	if (ok)

@@ -362,12 +362,22 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	}
 	st = split_copies_block(s, err);
 	if (st == NS_OK)
+		st = split_first_use(s, res, err);
+	if (st == NS_OK)
 		st = host_side(s, res, host, err);
 	res->host_comm = host[SL_COMM].n > 0;
 	if (st == NS_OK)
 		st = build_windows(s, host, res, &w, err);
 	if (st == NS_OK)
+		st = split_captures_finish(s, err);
+	if (st == NS_OK)
 		st = split_quality_links_end(s, err);
+	res->graph_captures = s->ncapture;
+	for (size_t i = 0; i < s->ncapture; i++)
+		if (s->capture[i].end != INT64_MAX)
+			res->capture_ns =
+			    split_add_sat(res->capture_ns, s->capture[i].end - s->capture[i].start);
+	res->captured_launches = s->quality.captured;
 	if (st == NS_OK)
 		st = split_phases_windows(s->phases, s, s->main_thread, &w, res, err);
 	/* after the windows: a marker is no host work, and must not stretch a host-only window */
