@@ -250,9 +250,10 @@ typedef enum {
 	QP_DUPLICATE_EVENTS,      /* the same GPU record twice */
 	QP_OUT_OF_ORDER,          /* an E before its B or without one; GPU work starting before its launch */
 	QP_CUT_SHORT,             /* a span or step without its end; GPU work past the capture's end */
-	QP_PROFILER_OVERHEAD, /* host time of a dispatch-bound trace inflated by with_stack/record_shapes */
-	QP_UNEQUAL_STEPS,     /* steps an order of magnitude apart in length: not one loop's steady state */
-	QP_SINGLE_STEP,       /* one step counts: nothing to say whether it is typical (a note) */
+	QP_PROFILER_OVERHEAD,  /* host time of a dispatch-bound trace inflated by with_stack/record_shapes */
+	QP_UNEQUAL_STEPS,      /* steps an order of magnitude apart in length: not one loop's steady state */
+	QP_SINGLE_STEP,        /* one step counts: nothing to say whether it is typical (a note) */
+	QP_LITTLE_DEVICE_WORK, /* a sliver of device work in much host activity: no verdict on it */
 	QP_COUNT
 } quality_kind;
 
@@ -275,6 +276,8 @@ typedef struct {
 	int64_t step_min_ns, step_max_ns; /* QP_UNEQUAL_STEPS: the shortest and longest counted step */
 	long long truncated_at;           /* QP_TRUNCATED: the decompressed byte where the file ended */
 	bool truncated_lost_activity;     /* ... before the device activity ended (unfit: docs/trace.md) */
+	int64_t busy_ns,
+	    host_span_ns; /* QP_LITTLE_DEVICE_WORK: the busiest device's work, the process's span */
 } split_quality;
 
 /* "good", "degraded", "unfit"; "launch_without_activity", ... (the JSON names). */

@@ -193,6 +193,16 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		    "it is typical; capture 3 or more steady-state steps (torch.profiler.schedule(wait=1, "
 		    "warmup=1, active=3))");
 		break;
+	case QP_LITTLE_DEVICE_WORK:
+		snprintf(buf, size,
+		         "the busiest device ran %.3f ms of work in the profiled process's %.3f ms of host "
+		         "activity "
+		         "(%.2f%%): below the floor of 1 ms and 1%% a verdict needs, the split describes a "
+		         "fragment "
+		         "(one kernel, a warm-up call), not the job; capture steady-state steps "
+		         "(torch.profiler.schedule(wait=1, warmup=1, active=3))",
+		         ms(q->busy_ns), ms(q->host_span_ns), 100.0 * p->share);
+		break;
 	case QP_COUNT:
 		buf[0] = '\0';
 		break;

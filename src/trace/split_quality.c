@@ -60,6 +60,7 @@ const char *quality_kind_name(quality_kind k)
 	    [QP_PROFILER_OVERHEAD] = "profiler_overhead",
 	    [QP_UNEQUAL_STEPS] = "unequal_steps",
 	    [QP_SINGLE_STEP] = "single_step",
+	    [QP_LITTLE_DEVICE_WORK] = "little_device_work",
 	};
 	return (unsigned)k < QP_COUNT ? names[k] : NULL;
 }
@@ -753,6 +754,34 @@ static ns_status judge_steps(const trace_split *s, const split_result *res, spli
 	return NS_OK;
 }
 
+/* A verdict needs device work to describe. Below a millisecond of it (less than one step of any real model on
+ * a GPU: a fragment, one kernel, a warm-up call) and under a hundredth of the profiled process's host
+ * activity, the window (first to last GPU record) shows the fragment's own class at 100%: a verdict about
+ * nothing (docs/trace.md, "little_device_work"). A short but dense capture (a kernel benchmark) keeps its
+ * verdict. */
+#define Q_WORK_FLOOR_NS    1000000
+#define Q_WORK_FLOOR_SHARE 0.01
+
+static void judge_device_work(const split_quality_state *q, const split_result *res, split_quality *out)
+{
+	int64_t busy = 0;
+
+	if (!res->gpu_activity || res->ndevices == 0 || q->host_span_ns <= 0)
+		return;
+	for (size_t i = 0; i < res->ndevices; i++) {
+		const split_device *d = &res->device[i];
+		int64_t b = 0;
+		for (int r = REGIME_COMPUTE; r <= REGIME_COMM; r++)
+			b = split_add_sat(b, split_add_sat(d->overall.bucket_ns[r], d->warmup.bucket_ns[r]));
+		busy = b > busy ? b : busy;
+	}
+	if (busy >= Q_WORK_FLOOR_NS || (double)busy >= Q_WORK_FLOOR_SHARE * (double)q->host_span_ns)
+		return;
+	set(&out->problem[QP_LITTLE_DEVICE_WORK], 1, 1, busy, share_of(busy, q->host_span_ns), QUALITY_UNFIT);
+	out->busy_ns = busy;
+	out->host_span_ns = q->host_span_ns;
+}
+
 /* A file cut inside traceEvents lost what came after the cut. Kineto writes the host's ops first and the
  * device's activity (runtime calls, kernels, copies) after them, in time order, then closing metadata: a cut
  * before that metadata dropped the device's work from some point on while the host's ops stay, so the lost
@@ -791,6 +820,7 @@ ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
 	judge_order(q, out);
 	judge_cut_short(s, out);
 	judge_profiler(q, res, out);
+	judge_device_work(q, res, out);
 	st = judge_steps(s, res, out, err);
 	for (int k = 0; k < QP_COUNT; k++)
 		if (out->problem[k].grade > out->grade)

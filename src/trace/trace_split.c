@@ -366,6 +366,11 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	if (st == NS_OK)
 		st = host_side(s, res, host, err);
 	res->host_comm = host[SL_COMM].n > 0;
+	if (st == NS_OK) {
+		window_range hr = {0, 0};
+		if (host_range(host, &hr))
+			s->quality.host_span_ns = split_sub_sat(hr.end, hr.start);
+	}
 	if (st == NS_OK)
 		st = build_windows(s, host, res, &w, err);
 	if (st == NS_OK)
