@@ -90,6 +90,7 @@ typedef struct {
 	/* Each device's kernel classes on the roofline, as report_options.roof (NULL: none placed). */
 	bool (*roof)(void *ctx, const split_device *d, ns_roof_time *out);
 	void *roof_ctx;
+	const ns_device_table *devices; /* peaks for the fp32 advice, as report_options.devices; NULL: none */
 } html_trace_options;
 
 NS_STATIC_API ns_status html_trace(html_page *p, const html_source *src, const split_result *res,

@@ -40,6 +40,8 @@ typedef enum {
 	FINDING_PYTHON_NATIVE,      /* host gap outside every recorded frame: native code, I/O */
 	FINDING_LAUNCH_COMPILED,    /* dispatch-bound with the model already under torch.compile */
 	FINDING_GRAPH_CAPTURE,      /* a start-up window that mostly records CUDA/HIP graphs */
+	FINDING_LAYOUT_TRANSFORM,   /* NCHW<->NHWC transposes around convolutions: channels_last */
+	FINDING_FP32_TENSOR_CORES,  /* fp32 GEMMs/convolutions on a GPU with tensor cores: autocast, TF32 */
 	FINDING_COUNT
 } ns_finding_kind;
 

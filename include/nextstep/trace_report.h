@@ -15,6 +15,7 @@
 
 #include "nextstep/api.h"
 #include "nextstep/classify.h"
+#include "nextstep/devices.h"
 #include "nextstep/format.h"
 #include "nextstep/next_step.h"
 #include "nextstep/routes.h"
@@ -55,6 +56,7 @@ typedef struct {
 	 * the kernels' bounds are unknown). NULL: no placement anywhere. */
 	bool (*roof)(void *ctx, const split_device *d, ns_roof_time *out);
 	void *roof_ctx;
+	const ns_device_table *devices; /* peaks for the fp32 advice (docs/trace.md); NULL: none given */
 } report_options;
 
 /* One inference phase of a device (prefill, decode, mixed), routed on its own. */
@@ -100,10 +102,12 @@ typedef struct {
 
 /* Every window of d is warm-up: a capture of start-up, which no regime describes. */
 NS_STATIC_API bool ns_device_startup_only(const split_device *d);
-/* Builds d's report. roof: d's placement per kernel class, or NULL. */
+/* Builds d's report. roof: d's placement per kernel class, or NULL; devices: the peaks the fp32 advice
+ * quotes, or NULL (no such advice). */
 NS_STATIC_API void ns_device_report_build(const split_result *res, const split_device *d,
                                           const classify_options *classify, const ns_routes *routes,
-                                          const ns_roof_time *roof, ns_device_report *out);
+                                          const ns_roof_time *roof, const ns_device_table *devices,
+                                          ns_device_report *out);
 /* The roofline placement o->roof gives for d into buf, or NULL when none. */
 NS_STATIC_API const ns_roof_time *ns_report_roof(const report_options *o, const split_device *d,
                                                  ns_roof_time *buf);

@@ -12,6 +12,7 @@
 #include "cli_common.h"
 #include "cli_options.h"
 #include "cli_trace_private.h"
+#include "datadir.h"
 
 void cli_trace_session_html(cli_trace_session *s, cli_html *html)
 {
@@ -74,8 +75,10 @@ static int load_roofline(cli_trace_session *s)
 	cli_config *c = s->cfg;
 	int rc;
 
-	if (!c->roofline)
+	if (!c->roofline) { /* the table still names the peaks of the fp32 advice, when it is installed */
+		datadir_try_devices(&s->devices);
 		return -1;
+	}
 	if ((rc = cli_load_devices(c, &s->devices)) != EXIT_ROUTED)
 		return rc;
 	s->roof.devices = &s->devices;

@@ -105,7 +105,8 @@ static ns_status write_html(cli_trace_session *s, const html_source *src, const 
 {
 	html_trace_options ho = {.classify = &s->cfg->classify,
 	                         .routes = &s->cfg->routes,
-	                         .roofline = s->cfg->roofline ? roof_report : NULL};
+	                         .roofline = s->cfg->roofline ? roof_report : NULL,
+	                         .devices = &s->devices};
 
 	if (s->cfg->roofline && roof_report->device_known)
 		ho.roof_device = devices_find(&s->devices, roof_report->device);
@@ -174,7 +175,8 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 	                    .source = where,
 	                    .steps = c->steps,
 	                    .top = c->top,
-	                    .hints = cli_report_hints};
+	                    .hints = cli_report_hints,
+	                    .devices = &s->devices};
 	ns_status st = d->st;
 
 	if (st != NS_OK) {

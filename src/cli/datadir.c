@@ -82,6 +82,20 @@ ns_status datadir_find(char *dir, size_t size, ns_error *err)
 	                    DEVICES_FILE, tried[0], tried[1], DATADIR_ENV);
 }
 
+void datadir_try_devices(ns_device_table *t)
+{
+	char dir[PATH_MAX_LEN], path[PATH_MAX_LEN + 32];
+	ns_error err;
+
+	devices_init(t);
+	ns_error_clear(&err);
+	if (datadir_find(dir, sizeof(dir), &err) != NS_OK ||
+	    devices_load_dir(t, dir, path, sizeof(path), &err) != NS_OK) {
+		devices_free(t);
+		devices_init(t);
+	}
+}
+
 int datadir_load_devices(ns_device_table *t)
 {
 	char dir[PATH_MAX_LEN], path[PATH_MAX_LEN + 32];

@@ -31,5 +31,8 @@ bool datadir_find_docs(char *dir, size_t size);
 /* devices_init() + the table from datadir_find()'s folder. Errors are printed as "nextstep: FILE:LINE: what"
  * (or "nextstep: what" when no folder was found); returns an ns_exit status. */
 int datadir_load_devices(ns_device_table *t);
+/* The same, quietly: an empty table when the data directory or its table cannot be read (for advice that is
+ * better with the table than without, never required). */
+void datadir_try_devices(ns_device_table *t);
 
 #endif

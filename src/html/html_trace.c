@@ -416,7 +416,7 @@ static ns_status put_device(html_page *p, const split_result *res, const split_d
 	if (m == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
 	ns_device_report_build(res, d, o->classify, o->routes,
-	                       o->roof != NULL && o->roof(o->roof_ctx, d, roof) ? roof : NULL, m);
+	                       o->roof != NULL && o->roof(o->roof_ctx, d, roof) ? roof : NULL, o->devices, m);
 	st = put_device_model(p, res, d, m, o, full, timeline, err);
 	free(m);
 	return st;

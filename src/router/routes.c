@@ -343,6 +343,28 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
                 "wait=, warmup=, active=) past start-up, or a server's iterations after its warm-up)",
          .next_check = "a capture of the replays: cudaGraphLaunch calls with their kernels in every step",
          .doc = DOC_STARTUP},
+    /* cuDNN and MIOpen run convolutions in NHWC; an NCHW model pays a transpose of the activations (and
+     * weights) around each call, which channels_last removes (report_python.c decides; docs/trace.md). */
+    [FINDING_LAYOUT_TRANSFORM] =
+        {.module = "Module 4/5",
+         .fix = "layout-transform kernels (nchwToNhwc/nhwcToNchw, batched_transpose) hold {share} of the "
+                "memory-bound kernel time: the convolutions run in NHWC and the model is NCHW, so convert "
+                "the model and its inputs to channels_last (model.to(memory_format=torch.channels_last), "
+                "x.to(memory_format=torch.channels_last))",
+         .next_check = "the layout-transform kernels should be gone from the top memory kernels{}",
+         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_MEMORY},
+    /* fp32 GEMMs and convolutions run on the CUDA cores; the tensor cores' peak is several times higher. */
+    [FINDING_FP32_TENSOR_CORES] =
+        {.module = "Module 4/5",
+         .fix = "fp32 matmuls and convolutions (SIMT sgemm, fp32 cuDNN engines) hold {share} of the compute "
+                "time on a GPU whose tensor cores peak {peak}: train under torch.autocast (bfloat16 where "
+                "the GPU has it, else float16 with torch.amp.GradScaler), and let the fp32 that is left use "
+                "TF32 where the GPU has it (torch.backends.cuda.matmul.allow_tf32 = True, "
+                "torch.backends.cudnn.allow_tf32 = True)",
+         .next_check = "re-profile and compare the top GEMM's achieved TFLOP/s with the low-precision peak{}",
+         .next_follow_up = FOLLOW_UP_ROOFLINE_TIMED,
+         .doc = DOC_COMPUTE},
 };
 
 static const char *const finding_names[FINDING_COUNT] = {
@@ -361,6 +383,8 @@ static const char *const finding_names[FINDING_COUNT] = {
     [FINDING_PYTHON_NATIVE] = "python_native",
     [FINDING_LAUNCH_COMPILED] = "launch_compiled",
     [FINDING_GRAPH_CAPTURE] = "graph_capture",
+    [FINDING_LAYOUT_TRANSFORM] = "layout_transform",
+    [FINDING_FP32_TENSOR_CORES] = "fp32_tensor_cores",
 };
 
 const char *finding_name(ns_finding_kind f)

@@ -85,7 +85,8 @@ static void pick_also(ns_device_report *out)
 }
 
 void ns_device_report_build(const split_result *res, const split_device *d, const classify_options *classify,
-                            const ns_routes *routes, const ns_roof_time *roof, ns_device_report *out)
+                            const ns_routes *routes, const ns_roof_time *roof, const ns_device_table *devices,
+                            ns_device_report *out)
 {
 	const split_quality *q = &res->quality;
 	ns_routes base, next_routes;
@@ -95,7 +96,7 @@ void ns_device_report_build(const split_result *res, const split_device *d, cons
 	if (res->ndevices > 0 && !res->gpu_activity) /* a host-only split: no GPU advice */
 		report_host_only_routes(routes, &base);
 	else
-		report_evidence_routes(res, d, routes, &base, out->fixes);
+		report_evidence_routes(res, d, devices, routes, &base, out->fixes);
 	report_device_label(res, d, out->label, sizeof(out->label));
 	out->counted_steps = counted_steps(d);
 	out->routed = report_overall_routed(d);

@@ -30,12 +30,20 @@ typedef enum {
 	REPORT_FIX_COMPUTE,  /* the compute-bound kernels' specific fix */
 	REPORT_FIX_SLOTS
 } report_fix_slot;
-/* in, with the routes the whole trace's evidence gives device d, cause by cause (report_python.c): a host
- * cause whose Python frames explain it is routed by what those frames are, naming them, a model already
- * under torch.compile is not told to use it, and set-up that mostly records CUDA graphs is a capture. A fix worded here lives in fixes, which must outlive out.
- * report_cause_routes() of the result routes a window's headline; the next steps read it as it is. */
-void report_evidence_routes(const split_result *res, const split_device *d, const ns_routes *in, ns_routes *out,
-                            char fixes[][NS_REPORT_FIX_MAX]);
+/* in, with the routes the whole trace's evidence gives device d, cause by cause (report_evidence.c): set-up
+ * that mostly records CUDA graphs is a capture; a host cause whose Python frames explain it is routed by what
+ * those frames are, naming them, and a model already under torch.compile is not told to use it; layout
+ * transforms send the memory-bound kernels to channels_last, and fp32 GEMMs on a GPU of devices (may be NULL)
+ * with tensor cores send compute to autocast/TF32 with the peak ratio. A fix worded here lives in fixes,
+ * which must outlive out. report_cause_routes() of the result routes a window's headline; the next steps read
+ * it as it is. */
+void report_evidence_routes(const split_result *res, const split_device *d, const ns_device_table *devices,
+                            const ns_routes *in, ns_routes *out, char fixes[][NS_REPORT_FIX_MAX]);
+/* The route the Python frames behind host cause c of d give (report_python.c), worded into buf (size bytes)
+ * with the frames named; a compiled model's launch overhead is told mode="reduce-overhead". false, and out
+ * untouched, when the frames do not speak for c. */
+bool report_python_route(const split_result *res, const split_device *d, ns_cause c, const ns_routes *in,
+                         ns_route *out, char *buf, size_t size);
 /* in, with the host-only routes (routes.h) in place of the buckets' and their causes' routes: for a split
  * with no device. A shallow copy, as above. */
 void report_host_only_routes(const ns_routes *in, ns_routes *out);
@@ -85,8 +93,8 @@ bool report_add_graphs_json(cJSON *obj, const split_window *w);
 cJSON *report_quality_json(const split_result *res);
 /* Routes a window with the report's classifier. */
 void report_route_window(const split_window *w, const report_options *o, ns_verdict *v);
-/* A verdict object plus the window's numbers (trace_report.c), routed by routes (the model's, for a window the
- * model routed); with_step adds "step" and "warmup". report_window_json() routes it by its causes. */
+/* A verdict object plus the window's numbers (trace_report.c), routed by routes (the model's, for a window
+ * the model routed); with_step adds "step" and "warmup". report_window_json() routes it by its causes. */
 cJSON *report_window_json_routed(const char *label, const split_window *w, bool with_step,
                                  const report_options *o, const ns_routes *routes);
 

@@ -167,7 +167,7 @@ cJSON *report_export_json(const split_result *res)
 	return o;
 }
 
-/* ---- the routes the Python frames and torch.compile decide (report_device_routes) ---- */
+/* ---- the routes the Python frames and torch.compile decide (report_python_route) ---- */
 
 /* A host cause whose time is at least this share inside recorded Python frames is explained by them; below
  * it, most of the gap is outside every frame (native code, I/O), and the frames are not what to act on. */
@@ -286,25 +286,16 @@ static ns_finding_kind python_finding(const split_result *res, const split_devic
 	return res->compiled ? FINDING_PYTHON_COMPILED : FINDING_PYTHON_BETWEEN_OPS;
 }
 
-void report_evidence_routes(const split_result *res, const split_device *d, const ns_routes *in, ns_routes *out,
-                            char fixes[][NS_REPORT_FIX_MAX])
+bool report_python_route(const split_result *res, const split_device *d, ns_cause c, const ns_routes *in,
+                         ns_route *out, char *buf, size_t size)
 {
-	static const struct {
-		ns_cause cause;
-		report_fix_slot slot;
-	} host[] = {{CAUSE_HOST_GAP, REPORT_FIX_HOST_GAP}, {CAUSE_LAUNCH, REPORT_FIX_LAUNCH}};
 	char what[256];
+	ns_finding_kind f = python_finding(res, d, c, what, sizeof(what));
 
-	*out = *in;
-	/* set-up that mostly records CUDA graphs is a capture: its advice is to profile the replays */
-	if (report_startup_route(res, d, in) == &in->finding[FINDING_GRAPH_CAPTURE])
-		out->cause[CAUSE_INIT] = in->finding[FINDING_GRAPH_CAPTURE];
-	for (size_t i = 0; i < sizeof(host) / sizeof(host[0]); i++) {
-		ns_cause c = host[i].cause;
-		ns_finding_kind f = python_finding(res, d, c, what, sizeof(what));
-		if (f == FINDING_COUNT && c == CAUSE_LAUNCH && res->compiled)
-			f = FINDING_LAUNCH_COMPILED;
-		if (f != FINDING_COUNT && in->finding[f].fix != NULL)
-			fill_route(&in->finding[f], what, &out->cause[c], fixes[host[i].slot], NS_REPORT_FIX_MAX);
-	}
+	if (f == FINDING_COUNT && c == CAUSE_LAUNCH && res->compiled)
+		f = FINDING_LAUNCH_COMPILED;
+	if (f == FINDING_COUNT || in->finding[f].fix == NULL)
+		return false;
+	fill_route(&in->finding[f], what, out, buf, size);
+	return true;
 }

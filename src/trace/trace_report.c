@@ -282,7 +282,7 @@ static ns_device_report *device_model(const split_result *res, const split_devic
 		ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the report");
 		return NULL;
 	}
-	ns_device_report_build(res, d, o->classify, o->routes, ns_report_roof(o, d, roof), m);
+	ns_device_report_build(res, d, o->classify, o->routes, ns_report_roof(o, d, roof), o->devices, m);
 	return m;
 }
 

@@ -198,6 +198,29 @@ static int cmp_i64_dur(const void *a, const void *b)
 	return split_cmp_i64(a, b);
 }
 
+static int64_t device_work(const split_window *w)
+{
+	return w->bucket_ns[REGIME_COMPUTE] + w->bucket_ns[REGIME_MEMORY] + w->bucket_ns[REGIME_COMM];
+}
+
+/* When the warm-up windows hold all of the device's work and the others none (a first iteration with its
+ * loads, then a step cut to a sliver), there is no steady state to route: every window is warm-up, so the
+ * capture is reported as start-up (docs/trace.md, "Warm-up"), not as a steady state that ran nothing. */
+static void warmup_holds_all_work(split_view *v)
+{
+	bool warm_work = false;
+
+	for (size_t i = 0; i < v->n; i++) {
+		const split_window *w = split_view_get(v, i);
+		if (!w->warmup && device_work(w) > 0)
+			return;
+		warm_work = warm_work || (w->warmup && device_work(w) > 0);
+	}
+	for (size_t i = 0; i < v->n && warm_work; i++)
+		if (!split_view_get(v, i)->warmup)
+			split_view_at(v, i)->warmup = true;
+}
+
 /* Marks the warm-up windows of one device (its causes decide): mostly set-up calls, or far slower than the
  * median step with set-up calls in it. A step-less window is judged by the first rule alone. The median
  * needs only the lengths (8 bytes a step, for the time of the sort). Both rules need set-up time, so without
@@ -229,6 +252,8 @@ static ns_status mark_warmup(split_device *d, ns_error *err)
 		if (mostly_init || slow)
 			split_view_at(&v, i)->warmup = true;
 	}
+	if (any_init)
+		warmup_holds_all_work(&v);
 	return NS_OK;
 }
 

@@ -247,7 +247,7 @@ START_TEST(a_cause_under_other_work_wins_nothing)
 	input_close(&in);
 	unlink(path);
 	classify_options_default(&co);
-	ns_device_report_build(&res, &res.device[0], &co, &routes, NULL, m);
+	ns_device_report_build(&res, &res.device[0], &co, &routes, NULL, NULL, m);
 	ck_assert_int_eq(m->next.step_ns, 100000);
 	ck_assert_int_eq(find(&m->next, REGIME_DATALOADER, -1)->gain_ns, 20000);
 	ck_assert_int_eq(find(&m->next, REGIME_IDLE, CAUSE_HOST_GAP)->gain_ns, 40000);
