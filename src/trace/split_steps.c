@@ -154,8 +154,19 @@ static step_phase phase_of(long prefill, long decode)
 	return prefill > 0 ? STEP_PHASE_PREFILL : decode > 0 ? STEP_PHASE_DECODE : STEP_PHASE_NONE;
 }
 
+/* "(...)": the token counts after a request count, whatever their spelling ("(512)", "(888_788544)"). */
+static bool skip_parens(ns_str n, size_t *i)
+{
+	if (!read_lit(n, i, "("))
+		return false;
+	while (*i < n.len && n.ptr[*i] != ')')
+		(*i)++;
+	return read_lit(n, i, ")");
+}
+
 /* vLLM V1's worker, one annotation per iteration around execute_model:
- * "execute_context_<reqs>(<tokens>)_generation_<reqs>(<tokens>)" (current), "execute_new_<n>_cached_<m>"
+ * "execute_[<tokens>_]context_<reqs>(...)_generation_<reqs>(...)" (current: "execute_context_1(888_788544)
+ * _generation_0(0)", "execute_8192_context_9(...)_generation_37(...)"), "execute_new_<n>_cached_<m>"
  * (earlier: new requests are prefills, cached ones mostly decodes), and a plain "execute_model". */
 static bool vllm_marker(ns_str n, uint8_t *phase)
 {
@@ -164,10 +175,15 @@ static bool vllm_marker(ns_str n, uint8_t *phase)
 
 	if (!read_lit(n, &i, "execute_"))
 		return false;
+	if (read_count(n, &i, &tok) && !read_lit(n, &i, "_"))
+		return false; /* the batch's token count, then the requests */
 	if (read_lit(n, &i, "context_")) {
-		if (!read_count(n, &i, &ctx) || !read_lit(n, &i, "(") || !read_count(n, &i, &tok) ||
-		    !read_lit(n, &i, ")_generation_") || !read_count(n, &i, &gen) || !read_lit(n, &i, "("))
-			return false;
+		/* a spelling of the family this parser does not know is still an iteration: its phase
+		 * unknown, but never left to period detection, which cuts one prefill into per-layer "steps"
+		 */
+		if (!read_count(n, &i, &ctx) || !skip_parens(n, &i) || !read_lit(n, &i, "_generation_") ||
+		    !read_count(n, &i, &gen) || !skip_parens(n, &i))
+			ctx = gen = 0;
 	} else if (read_lit(n, &i, "new_")) {
 		if (!read_count(n, &i, &ctx) || !read_lit(n, &i, "_cached_") || !read_count(n, &i, &gen) ||
 		    i != n.len)

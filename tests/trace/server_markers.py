@@ -4,8 +4,9 @@
 still make-trace's truth and the phases are known.
 
 usage: server_markers.py FAMILY IN OUT PHASES_OUT
-  FAMILY  vllm (execute_context_<r>(<t>)_generation_<r>(<t>)), vllm-v1 (execute_new_<n>_cached_<m>) or
-          sglang (step[<MODE> bs=<n>])
+  FAMILY  vllm (execute_context_<r>(<t>)_generation_<r>(<t>)), vllm-today (execute_<t>_context_<r>(<t>_<t>)
+          _generation_<r>(<t>_<t>): the batch's tokens first, token pairs in the parentheses), vllm-v1
+          (execute_new_<n>_cached_<m>) or sglang (step[<MODE> bs=<n>])
 Phases cycle prefill, decode, decode, mixed, ...; PHASES_OUT gets them in time order as a JSON list.
 """
 import json
@@ -19,6 +20,9 @@ def marker(family, phase, i):
     gen = {"prefill": 0, "decode": 8, "mixed": 7}[phase]
     if family == "vllm":
         return "execute_context_%d(%d)_generation_%d(%d)" % (ctx, 512 * ctx + i, gen, gen)
+    if family == "vllm-today":
+        return "execute_%d_context_%d(%d_%d)_generation_%d(%d_%d)" % (
+            512 * ctx + gen, ctx, 512 * ctx, 4096 + i, gen, gen, 1)
     if family == "vllm-v1":
         return "execute_new_%d_cached_%d" % (ctx, gen)
     return "step[%s bs=%d]" % ({"prefill": "EXTEND", "decode": "DECODE", "mixed": "MIXED"}[phase], ctx + gen)

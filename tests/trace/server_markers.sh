@@ -11,7 +11,8 @@ tools=../shared/tools
 . "$(dirname "$0")/../lib.sh"
 t_need_shared "$tools/make-trace"
 
-for c in "vllm|--style new --steps 8 --seed 11" "vllm-v1|--style new --steps 5 --seed 12 --overlap 0.3" \
+for c in "vllm|--style new --steps 8 --seed 11" "vllm-today|--style new --steps 8 --seed 14" \
+	"vllm-v1|--style new --steps 5 --seed 12 --overlap 0.3" \
 	"sglang|--style old --steps 6 --seed 13"; do
 	family=${c%%|*}
 	opts=${c#*|}
