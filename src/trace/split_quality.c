@@ -246,6 +246,8 @@ static int cmp_graph_kernel(const void *a, const void *b)
 typedef struct {
 	uint32_t first; /* the replay's first kernel: replays of one graph start with the same kernel */
 	long kernels;
+	uint64_t hash; /* of its kernels' names in order: the replays of one graph run the same sequence */
+	size_t off;    /* its first kernel in the sorted graph kernels */
 } replay;
 
 static int cmp_replay(const void *a, const void *b)
@@ -253,34 +255,61 @@ static int cmp_replay(const void *a, const void *b)
 	const replay *x = a, *y = b;
 	if (x->first != y->first)
 		return (x->first > y->first) - (x->first < y->first);
-	return (x->kernels > y->kernels) - (x->kernels < y->kernels);
+	return (x->hash > y->hash) - (x->hash < y->hash);
 }
 
-/* Among replays of one graph (same first kernel), those whose kernel count is not the group's most common
- * one: a replay recorded in part. Returns the most common count of the largest group through *typical. */
-static long count_mismatches(replay *r, size_t n, long *typical)
+/* Whether the n kernels at a are the m kernels at b with some left out, in order (a strict subsequence). */
+static bool strict_subsequence(const graph_kernel *a, long n, const graph_kernel *b, long m)
+{
+	long j = 0;
+
+	if (n >= m)
+		return false;
+	for (long i = 0; i < n; i++) {
+		while (j < m && b[j].name_id != a[i].name_id)
+			j++;
+		if (j++ == m)
+			return false;
+	}
+	return true;
+}
+
+/* Replays carry no graph id, so replays of one graph are those with the same first kernel, and their usual
+ * sequence is the most common one among them. A replay recorded in part runs a strict subsequence of it, and
+ * less often than half as many times (a capture drops events at random, not the same ones again and again);
+ * another sequence with the same first kernel, or one replayed as often, is another graph (the pieces of a
+ * piecewise-compiled model, graphs captured per batch size), not a mismatch. Returns the usual kernel count
+ * of the largest group through *typical. */
+static long count_mismatches(const graph_kernel *gk, replay *r, size_t n, long *typical)
 {
 	long mismatched = 0;
 	size_t biggest = 0;
 
 	split_sort(r, n, sizeof(*r), cmp_replay);
 	for (size_t i = 0; i < n;) {
-		size_t j = i, best_run = 0;
-		long mode = r[i].kernels;
+		size_t j = i, best_run = 0, mode = i;
 		while (j < n && r[j].first == r[i].first) {
 			size_t k = j;
-			while (k < n && r[k].first == r[j].first && r[k].kernels == r[j].kernels)
+			while (k < n && r[k].first == r[j].first && r[k].hash == r[j].hash)
 				k++;
 			if (k - j > best_run) {
 				best_run = k - j;
-				mode = r[j].kernels;
+				mode = j;
 			}
 			j = k;
 		}
-		mismatched += (long)(j - i - best_run);
+		for (size_t k = i, run = 0; k < j; k++) {
+			/* a sequence replayed as often as half the usual one is a graph of its own */
+			if (k == i || r[k].hash != r[k - 1].hash)
+				for (run = 1; k + run < j && r[k + run].hash == r[k].hash; run++)
+					;
+			mismatched += r[k].hash != r[mode].hash && 2 * run < best_run &&
+			              strict_subsequence(gk + r[k].off, r[k].kernels, gk + r[mode].off,
+			                                 r[mode].kernels);
+		}
 		if (j - i > biggest) {
 			biggest = j - i;
-			*typical = mode;
+			*typical = r[mode].kernels;
 		}
 		i = j;
 	}
@@ -304,12 +333,13 @@ static ns_status count_replays(split_quality_state *q, ns_error *err)
 	for (size_t i = 0; i < q->ngk; i++) {
 		if (i == 0 || q->gk[i].corr != q->gk[i - 1].corr) {
 			q->graph_corr[q->ngraph++] = q->gk[i].corr;
-			r[nr++] = (replay){q->gk[i].name_id, 0};
+			r[nr++] = (replay){q->gk[i].name_id, 0, 1469598103934665603u, i};
 		}
 		r[nr - 1].kernels++;
+		r[nr - 1].hash = (r[nr - 1].hash ^ q->gk[i].name_id) * 1099511628211u;
 	}
 	q->graph_kernels = (long)q->ngk;
-	q->graph_mismatch = count_mismatches(r, nr, &q->graph_kernels_typical);
+	q->graph_mismatch = count_mismatches(q->gk, r, nr, &q->graph_kernels_typical);
 	free(r);
 	free(q->gk);
 	q->gk = NULL;
@@ -661,7 +691,10 @@ static void judge_profiler(const split_quality_state *q, const split_result *res
 	host = w->bucket_ns[REGIME_OVERHEAD];
 	for (int b = 0; b < REGIME_COUNT; b++)
 		dispatch_bound = dispatch_bound && w->bucket_ns[b] <= host;
-	set(p, q->python_events + q->shaped_ops, q->cpu_ops, est < host ? est : host, share_of(est, host),
+	/* a share of the host time: the estimate can exceed it (the assumed costs are generous), the share
+	 * cannot */
+	est = est < host ? est : host;
+	set(p, q->python_events + q->shaped_ops, q->cpu_ops, est, share_of(est, host),
 	    dispatch_bound && host > 0 && share_of(est, host) >= Q_OVERHEAD_SHARE ? QUALITY_DEGRADED
 	                                                                          : QUALITY_GOOD);
 	p->aux = q->python_events;

@@ -340,6 +340,36 @@ START_TEST(passes_the_trace_does_not_mark_are_not_marked_not_zero)
 }
 END_TEST
 
+/* A share the detail prints as 20% must be at least 20%: the unfit threshold of missing_ops is 20%, and a
+ * degraded problem printed "20%" read as a contradiction. 999 of 5003 ids absent is 19.97%: printed 19%. The
+ * shares' digits are cut, not rounded, in every detail. */
+typedef struct {
+	quality_kind kind;
+	double share;
+	const char *want;
+} shown_case;
+
+static const shown_case shown_cases[] = {
+    {QP_MISSING_OPS, 999.0 / 5003.0, "(19% of the ids"},
+    {QP_MISSING_OPS, 0.2, "(20% of the ids"},
+    {QP_LAUNCH_WITHOUT_ACTIVITY, 0.19999, "~19.9% of GPU time"},
+    {QP_ACTIVITY_WITHOUT_LAUNCH, 0.0049999, ": 0.4% of GPU"},
+    {QP_PROFILER_OVERHEAD, 0.0999, "~9% of the host"},
+};
+
+START_TEST(a_quality_share_is_printed_no_higher_than_it_is)
+{
+	const shown_case *c = &shown_cases[_i];
+	split_quality q;
+	char detail[512];
+
+	memset(&q, 0, sizeof(q));
+	q.problem[c->kind] = (quality_problem){999, 4004, 0, c->share, 999, QUALITY_DEGRADED};
+	ns_report_quality_detail(&q, c->kind, detail, sizeof(detail));
+	ck_assert_msg(strstr(detail, c->want) != NULL, "%s: %s", c->want, detail);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace_report");
@@ -353,6 +383,8 @@ int main(void)
 	               an_unknown_device_category_that_is_not_utf8_is_written_with_replacement_characters);
 	tcase_add_test(json, an_optimizer_class_that_is_not_utf8_is_shown_with_replacement_characters);
 	tcase_add_test(json, passes_the_trace_does_not_mark_are_not_marked_not_zero);
+	tcase_add_loop_test(json, a_quality_share_is_printed_no_higher_than_it_is, 0,
+	                    (int)(sizeof(shown_cases) / sizeof(shown_cases[0])));
 	suite_add_tcase(s, json);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
