@@ -254,6 +254,7 @@ typedef enum {
 	QP_UNEQUAL_STEPS,      /* steps an order of magnitude apart in length: not one loop's steady state */
 	QP_SINGLE_STEP,        /* one step counts: nothing to say whether it is typical (a note) */
 	QP_LITTLE_DEVICE_WORK, /* a sliver of device work in much host activity: no verdict on it */
+	QP_ATYPICAL_WAIT,      /* steps that are mostly the host waiting on something outside the device */
 	QP_COUNT
 } quality_kind;
 

@@ -119,8 +119,11 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
          .doc = DOC_IDLE},
     [CAUSE_SYNC_WAIT] =
         {.module = "Module 3",
-         .fix = "the host waits in a synchronize with this device idle (another stream, a peer, an "
-                "event): drop the synchronize or overlap the work it waits for",
+         .fix = "the host is blocked (a synchronize, a blocking copy, .item()) while this device runs "
+                "nothing: it waits on something outside this device's queue (another device or a peer, an "
+                "event another stream or process records: cudaStreamWaitEvent/hipStreamWaitEvent, GPU "
+                "work the trace did not record): find what it waits for at that time (the other ranks' and "
+                "streams' traces) and overlap it, rather than removing the call",
          .next_check = "the sync_wait share after the change{}",
          .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_SYNC},

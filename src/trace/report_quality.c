@@ -215,6 +215,15 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		         "(torch.profiler.schedule(wait=1, warmup=1, active=3))",
 		         ms(q->busy_ns), ms(q->host_span_ns), shown1(p->share * 10.0) / 10.0);
 		break;
+	case QP_ATYPICAL_WAIT:
+		snprintf(
+		    buf, size,
+		    "%ld of %ld steps (%.0f%% of the time) are mostly the host blocked in a synchronize or "
+		    "copy while the device runs nothing: a wait on something outside this device (another "
+		    "device, a peer, an event), one atypical step the verdict leans on; capture several "
+		    "steps",
+		    p->count, p->of, shown0(p->share));
+		break;
 	case QP_COUNT:
 		buf[0] = '\0';
 		break;

@@ -61,6 +61,7 @@ const char *quality_kind_name(quality_kind k)
 	    [QP_UNEQUAL_STEPS] = "unequal_steps",
 	    [QP_SINGLE_STEP] = "single_step",
 	    [QP_LITTLE_DEVICE_WORK] = "little_device_work",
+	    [QP_ATYPICAL_WAIT] = "atypical_wait",
 	};
 	return (unsigned)k < QP_COUNT ? names[k] : NULL;
 }
@@ -757,6 +758,48 @@ static ns_status spread_of(const split_device *d, bool keep_warmup, step_spread 
 	return NS_OK;
 }
 
+/* Steps that are mostly sync_wait (the host blocked, nothing on the device): waiting on something outside the
+ * trace. When they are the exception — the one step the verdict rests on, or at most half of the steps — and
+ * hold a fifth of the counted time (Q_STEP_SHARE's reason), the verdict leans on an atypical wait. Every step
+ * waiting alike is a pattern, and the verdict says it. */
+static void judge_waits(const trace_split *s, const split_result *res, split_quality *out)
+{
+	long worst_n = 0, worst_of = 0;
+	int64_t worst_ns = 0, worst_total = 0;
+
+	if (!res->has_steps)
+		return;
+	for (size_t i = 0; i < res->ndevices; i++) {
+		const split_device *d = &res->device[i];
+		bool all = warmup_counts(d, s->keep_warmup);
+		split_view v = split_device_view(d);
+		long n = 0, of = 0;
+		int64_t ns = 0, total = 0;
+		for (size_t k = 0; k < v.n; k++) {
+			const split_window *w = split_view_get(&v, k);
+			if (w->warmup && !all)
+				continue;
+			of++;
+			total = split_add_sat(total, w->dur_ns);
+			if (2 * w->cause_ns[CAUSE_SYNC_WAIT] >= w->dur_ns &&
+			    w->cause_ns[CAUSE_SYNC_WAIT] > 0) {
+				n++;
+				ns = split_add_sat(ns, w->dur_ns);
+			}
+		}
+		if (n > 0 && (of == 1 || 2 * n <= of) && share_of(ns, total) >= Q_STEP_SHARE &&
+		    share_of(ns, total) > share_of(worst_ns, worst_total)) {
+			worst_n = n;
+			worst_of = of;
+			worst_ns = ns;
+			worst_total = total;
+		}
+	}
+	if (worst_n > 0)
+		set(&out->problem[QP_ATYPICAL_WAIT], worst_n, worst_of, worst_ns,
+		    share_of(worst_ns, worst_total), QUALITY_DEGRADED);
+}
+
 /* Few or unequal steps: the worst device's spread (the largest share of time in outlying steps), and a note
  * when a device's verdict rests on one step. Traces without steps are one window and say so already. */
 static ns_status judge_steps(const trace_split *s, const split_result *res, split_quality *out, ns_error *err)
@@ -854,6 +897,7 @@ ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
 	judge_cut_short(s, out);
 	judge_profiler(q, res, out);
 	judge_device_work(q, res, out);
+	judge_waits(s, res, out);
 	st = judge_steps(s, res, out, err);
 	for (int k = 0; k < QP_COUNT; k++)
 		if (out->problem[k].grade > out->grade)

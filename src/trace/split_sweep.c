@@ -66,6 +66,13 @@ static void observe(window_set *ws, int64_t a, int64_t b, int bucket, int cause)
 	}
 }
 
+/* A synchronize or blocking copy on a device with nothing running returns within tens of microseconds (the
+ * driver's round trip, a small copy): that much is the sync's own cost. Blocked longer with no work on any of
+ * the device's streams, the host waits on something this device is not running (another device, a peer, an
+ * event another stream or process records, GPU work missing from the trace): idle sync_wait, whose fix is
+ * not "remove the .item()" (docs/trace.md, "Attribution"). */
+#define SYNC_OWN_NS 100000
+
 /* Adds [a, b) in state c to the windows it overlaps. */
 static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_COUNT])
 {
@@ -76,6 +83,10 @@ static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_C
 	int bucket, cause;
 
 	classify_state(c, &bucket, &cause);
+	if (cause == CAUSE_SYNC && b - a >= SYNC_OWN_NS) {
+		bucket = REGIME_IDLE;
+		cause = CAUSE_SYNC_WAIT;
+	}
 	if (ws->hook != NULL) {
 		observe(ws, a, b, bucket, cause);
 		return;
