@@ -255,6 +255,8 @@ typedef enum {
 	QP_SINGLE_STEP,        /* one step counts: nothing to say whether it is typical (a note) */
 	QP_LITTLE_DEVICE_WORK, /* a sliver of device work in much host activity: no verdict on it */
 	QP_ATYPICAL_WAIT,      /* steps that are mostly the host waiting on something outside the device */
+	QP_QUEUED_BEFORE_CAPTURE, /* GPU work launched before the profiler started: the device ran behind (a
+	                             note) */
 	QP_COUNT
 } quality_kind;
 
@@ -277,8 +279,9 @@ typedef struct {
 	int64_t step_min_ns, step_max_ns; /* QP_UNEQUAL_STEPS: the shortest and longest counted step */
 	long long truncated_at;           /* QP_TRUNCATED: the decompressed byte where the file ended */
 	bool truncated_lost_activity;     /* ... before the device activity ended (unfit: docs/trace.md) */
-	int64_t busy_ns,
-	    host_span_ns; /* QP_LITTLE_DEVICE_WORK: the busiest device's work, the process's span */
+	int64_t busy_ns;                  /* QP_LITTLE_DEVICE_WORK: the busiest device's work */
+	int64_t host_span_ns;             /* ... the profiled process's host activity */
+	int64_t queued_lag_ns; /* QP_QUEUED_BEFORE_CAPTURE: how far that work ran past the first launch */
 } split_quality;
 
 /* "good", "degraded", "unfit"; "launch_without_activity", ... (the JSON names). */

@@ -224,6 +224,15 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		    "steps",
 		    p->count, p->of, shown0(p->share));
 		break;
+	case QP_QUEUED_BEFORE_CAPTURE:
+		snprintf(
+		    buf, size,
+		    "%ld GPU records were launched before the profiler started (correlation ids below the "
+		    "first "
+		    "recorded launch's): the device ran %.3f ms behind the host when the capture began; they "
+		    "are counted where they ran, and the trace is not the worse for them",
+		    p->count, ms(q->queued_lag_ns > 0 ? q->queued_lag_ns : 0));
+		break;
 	case QP_COUNT:
 		buf[0] = '\0';
 		break;

@@ -62,6 +62,7 @@ const char *quality_kind_name(quality_kind k)
 	    [QP_SINGLE_STEP] = "single_step",
 	    [QP_LITTLE_DEVICE_WORK] = "little_device_work",
 	    [QP_ATYPICAL_WAIT] = "atypical_wait",
+	    [QP_QUEUED_BEFORE_CAPTURE] = "queued_before_capture",
 	};
 	return (unsigned)k < QP_COUNT ? names[k] : NULL;
 }
@@ -178,9 +179,14 @@ void split_quality_links_begin(trace_split *s)
 {
 	split_quality_state *q = &s->quality;
 
-	for (size_t i = 0; i < s->nlaunch; i++)
+	q->first_launch_corr = INT64_MAX;
+	q->queued_end = INT64_MIN;
+	for (size_t i = 0; i < s->nlaunch; i++) {
 		if (s->launch[i].ts < q->first_launch_ts)
 			q->first_launch_ts = s->launch[i].ts;
+		if (s->launch[i].corr < q->first_launch_corr)
+			q->first_launch_corr = s->launch[i].corr;
+	}
 	/* every record, also those the windows leave out (GPU work launched outside every step) */
 	for (size_t i = 0; i < s->ngpu; i++) {
 		const gpu_rec *g = &s->gpu[i];
@@ -211,6 +217,13 @@ void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l)
 	if (l == NULL) {
 		if (g->corr < 0)
 			return;
+		/* ids are handed out in launch order: below the first recorded launch's, it was launched
+		 * before the profiler started, and ran late because the device was behind the host */
+		if (g->corr < q->first_launch_corr && q->first_launch_corr != INT64_MAX) {
+			q->queued++;
+			q->queued_end = g->end > q->queued_end ? g->end : q->queued_end;
+			return;
+		}
 		if (g->start >= q->first_launch_ts || q->first_launch_ts == INT64_MAX) {
 			q->unlinked++;
 			q->unlinked_ns = split_add_sat(q->unlinked_ns, dur);
@@ -898,6 +911,10 @@ ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
 	judge_profiler(q, res, out);
 	judge_device_work(q, res, out);
 	judge_waits(s, res, out);
+	if (q->queued > 0) { /* a note: the work is real and counted where it ran */
+		set(&out->problem[QP_QUEUED_BEFORE_CAPTURE], q->queued, q->records, 0, 0.0, QUALITY_GOOD);
+		out->queued_lag_ns = split_sub_sat(q->queued_end, q->first_launch_ts);
+	}
 	st = judge_steps(s, res, out, err);
 	for (int k = 0; k < QP_COUNT; k++)
 		if (out->problem[k].grade > out->grade)

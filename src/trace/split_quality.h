@@ -33,9 +33,12 @@ typedef struct {
 	bool truncated, truncated_in_events, device_done;
 	long long truncated_at;
 	/* links */
-	int64_t first_launch_ts; /* INT64_MAX without launches */
-	int64_t last_gpu_start;  /* INT64_MIN without GPU records */
-	long unlinked;           /* GPU records with a correlation id and no launch, after the first launch */
+	int64_t first_launch_ts;   /* INT64_MAX without launches */
+	int64_t first_launch_corr; /* the lowest correlation id of a launch; INT64_MAX without */
+	long queued;        /* GPU records with no launch and an id below it: launched before the capture */
+	int64_t queued_end; /* ... the last one's end */
+	int64_t last_gpu_start; /* INT64_MIN without GPU records */
+	long unlinked;          /* GPU records with a correlation id and no launch, after the first launch */
 	int64_t unlinked_ns;
 	long unlinked_edge; /* ... before it: launched before the capture began (expected, not a problem) */
 	long before_launch; /* GPU records starting before their launch call */
