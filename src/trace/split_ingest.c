@@ -187,6 +187,13 @@ static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 		}
 	}
 	s->quality.device_done = false;
+	/* MTIA's runtime names its calls otherwise; a call of it that carries a correlation id starts device
+	 * work (docs/kernels.md) */
+	if (!launch_name && !(host & (1u << HK_SYNC)) && ev->correlation >= 0 && ev->cat_raw.len == 12 &&
+	    memcmp(ev->cat_raw.ptr, "mtia_runtime", 12) == 0) {
+		launch_name = true;
+		launch_kind = LK_KERNEL;
+	}
 	si->kind = SK_HOST;
 	si->host = host;
 	si->launches = launch_name && !(host & (1u << HK_SYNC)) && ev->correlation >= 0;

@@ -108,11 +108,23 @@ bool split_is_launch(ns_str name)
 
 /* Calls that block the host until the device (a stream, an event, the whole device) has drained. */
 static const name_rule sync_calls[] = {
-    EXACT("cudaDeviceSynchronize"), EXACT("cudaStreamSynchronize"),
-    EXACT("cudaEventSynchronize"),  EXACT("cuCtxSynchronize"),
-    EXACT("cuStreamSynchronize"),   EXACT("cuEventSynchronize"),
-    EXACT("hipDeviceSynchronize"),  EXACT("hipStreamSynchronize"),
-    EXACT("hipEventSynchronize"),   {NULL, 0, false},
+    EXACT("cudaDeviceSynchronize"),
+    EXACT("cudaStreamSynchronize"),
+    EXACT("cudaEventSynchronize"),
+    EXACT("cuCtxSynchronize"),
+    EXACT("cuStreamSynchronize"),
+    EXACT("cuEventSynchronize"),
+    EXACT("hipDeviceSynchronize"),
+    EXACT("hipStreamSynchronize"),
+    EXACT("hipEventSynchronize"),
+    /* Intel XPU through Kineto's XPUPTI: SYCL's queue.wait() and event.wait() are the Unified Runtime's
+     * urQueueFinish and urEventWait; Level Zero's host synchronizations */
+    EXACT("urQueueFinish"),
+    EXACT("urEventWait"),
+    PREFIX("zeCommandQueueSynchronize"),
+    PREFIX("zeEventHostSynchronize"),
+    PREFIX("zeFenceHostSynchronize"),
+    {NULL, 0, false},
 };
 
 bool split_is_sync_call(ns_str name)
@@ -200,6 +212,17 @@ static const name_rule init_calls[] = {
     EXACT("cudaGraphUpload"),
     EXACT("cuGraphUpload"),
     EXACT("hipGraphUpload"),
+    EXACT("hipInit"),
+    /* Intel XPU (Unified Runtime): device and host allocations, program build (the JIT of a kernel
+     * module), context and queue creation */
+    PREFIX("urUSMDeviceAlloc"),
+    PREFIX("urUSMHostAlloc"),
+    PREFIX("urUSMSharedAlloc"),
+    EXACT("urUSMFree"),
+    PREFIX("urProgramBuild"),
+    PREFIX("urProgramCreate"),
+    EXACT("urContextCreate"),
+    EXACT("urQueueCreate"),
     {NULL, 0, false},
 };
 

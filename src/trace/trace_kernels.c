@@ -131,6 +131,7 @@ static const kernel_pattern table[] = {
      "_w8a8_block_fp8_matmul"},
     {"fused_moe_kernel", P, N, KCLASS_COMPUTE, "gemm",
      "vLLM/SGLang Triton MoE grouped GEMM: fused_moe_kernel, fused_moe_kernel_gptq_awq"},
+    {"fc-", P, N, KCLASS_COMPUTE, "gemm", "MTIA fully-connected kernels: fc-*"},
     {"bmm_", P, N, KCLASS_COMPUTE, "gemm",
      "TensorRT-LLM gen batched GEMMs (FlashInfer trtllm-gen MoE): bmm_Bfloat16_E2m1E2m1_Fp32_*, bmm_E4m3_*"},
     {"marlin", P, N, KCLASS_COMPUTE, "gemm", "vLLM csrc/quantization/gptq_marlin: marlin::Marlin<...>"},
