@@ -35,6 +35,12 @@ NS_BEGIN_DECLS
 #define JOB_STRAGGLER_SHARE 0.10
 /* ...and by more than this many nanoseconds of non-communication time per step. */
 #define JOB_STRAGGLER_MIN_NS 2000000
+/* ...and, when the clocks are aligned, this share at least of the job's waiting in collectives is for it to
+ * arrive: twice the share of one rank among R if the waiting were spread evenly (2/R), but no less than a
+ * quarter and no more than half (docs/job.md): a rank whose slowness costs the job is the one they wait for.
+ */
+#define JOB_LAST_SHARE_MIN 0.25
+#define JOB_LAST_SHARE_MAX 0.50
 /* Clocks are consistent when the matched collectives' end times, after the offset, agree within this (the
  * median absolute deviation of the per-collective offsets). */
 #define JOB_CLOCK_MAD_NS 50000
@@ -104,6 +110,9 @@ typedef struct {
 	size_t
 	    slowest_steps; /* steps in which its non-comm time was the longest of the ranks that had them */
 	size_t compared_steps; /* its steps that another rank had too (by ProfilerStep number) */
+	size_t last_ops;       /* collectives it started last, of */
+	size_t shared_ops;     /* the collectives it shared with another rank (0: clocks not aligned) */
+	double waited_share;   /* the share of the job's waiting in collectives that was for it */
 } job_straggler;
 
 /* One rank in the job. */
@@ -118,8 +127,11 @@ typedef struct {
 	int64_t kernels;                 /* median over steps of the kernels started */
 	int64_t *step_wait_ns;           /* per step of the device (NULL when not split) */
 	bool has_offset;
-	int64_t offset_ns;  /* this rank's clock minus the reference rank's */
-	int64_t waited_for; /* the rank most of its waiting was for, -1 when none */
+	int64_t offset_ns;    /* this rank's clock minus the reference rank's */
+	int64_t waited_for;   /* the rank most of its waiting was for, -1 when none */
+	size_t last_ops;      /* collectives it started last (aligned clocks), of */
+	size_t shared_ops;    /* those it shared with another rank (0 when the clocks are not aligned) */
+	int64_t waited_on_ns; /* the other ranks' waiting in collectives for this one to start them */
 	bool straggler;
 } job_rank_result;
 
@@ -138,6 +150,7 @@ typedef struct {
 	size_t nstrag;
 	ns_profile median; /* per-bucket median of the ranks' whole-run shares */
 	double wait_share; /* median over ranks of waiting / step time */
+	int64_t wait_ns;   /* every rank's waiting in collectives, summed (the share's whole) */
 } job_result;
 
 typedef struct job_merge job_merge;

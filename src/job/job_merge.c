@@ -674,9 +674,13 @@ static ns_status rank_waiting(job_result *res, const matching *mt, const op_info
 			continue;
 		until = ns_sat_add_i64(op->last_start, rr->offset_ns);
 		until = until < c->end_ns ? until : c->end_ns;
-		if (until > c->start_ns)
-			tally_add(per, rank_index(res, op->last_rank),
-			          add_wait(d, c, until, rr->step_wait_ns));
+		if (until > c->start_ns) { /* rr's waiting for the last rank: its, and the job's */
+			size_t k = rank_index(res, op->last_rank);
+			int64_t x = add_wait(d, c, until, rr->step_wait_ns);
+			tally_add(per, k, x);
+			res->rank[k].waited_on_ns = ns_sat_add_i64(res->rank[k].waited_on_ns, x);
+			res->wait_ns = ns_sat_add_i64(res->wait_ns, x);
+		}
 	}
 	best = tally_take_most(per);
 	rr->waited_for = best >= 0 ? res->rank[best].src->rank : -1;
@@ -692,6 +696,21 @@ static ns_status rank_waiting(job_result *res, const matching *mt, const op_info
 	return NS_OK;
 }
 
+/* How many of the collectives rank r shares with another rank it started last (on the aligned clocks). */
+static void count_last(job_result *res, const matching *mt, const op_info *ops, size_t r)
+{
+	job_rank_result *rr = &res->rank[r];
+	const job_device *d = judged(rr);
+
+	for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
+		const op_info *op = &ops[mt->op_of[mt->op_start[r] + i]];
+		if (op->participants < 2)
+			continue;
+		rr->shared_ops++;
+		rr->last_ops += op->last_rank == rr->src->rank;
+	}
+}
+
 static ns_status split_waiting(job_result *res, const matching *mt, op_info *ops, ns_error *err)
 {
 	wait_tally per = {calloc(res->nranks + 1, sizeof(int64_t)), calloc(res->nranks + 1, sizeof(size_t)),
@@ -704,8 +723,10 @@ static ns_status split_waiting(job_result *res, const matching *mt, op_info *ops
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	}
 	last_starts(res, mt, ops);
-	for (size_t r = 0; r < res->nranks && st == NS_OK; r++)
+	for (size_t r = 0; r < res->nranks && st == NS_OK; r++) {
+		count_last(res, mt, ops, r);
 		st = rank_waiting(res, mt, ops, r, &per, err);
+	}
 	free(per.ns);
 	free(per.touched);
 	if (st == NS_OK)
@@ -1017,6 +1038,22 @@ static void classify_straggler(const job_result *res, const step_table *t, size_
 		s->kind = STRAGGLER_DEVICE;
 }
 
+/* With aligned clocks, a straggler is the rank the others wait for: a meaningful share (JOB_LAST_SHARE_*) of
+ * the job's waiting in collectives is for it to arrive. A rank with more non-comm time whose collectives
+ * still start with the others' (its extra time overlaps their waiting, or lies before the captured steps)
+ * holds nobody up. Without aligned clocks, or without waiting, nothing says who was last. */
+static bool arrives_last(const job_result *res, const job_rank_result *rr)
+{
+	double need = res->nranks > 0 ? 2.0 / (double)res->nranks : 1.0;
+
+	if (!res->split || res->wait_ns <= 0)
+		return true;
+	need = need < JOB_LAST_SHARE_MIN   ? JOB_LAST_SHARE_MIN
+	       : need > JOB_LAST_SHARE_MAX ? JOB_LAST_SHARE_MAX
+	                                   : need;
+	return (double)rr->waited_on_ns >= need * (double)res->wait_ns;
+}
+
 static int cmp_straggler(const void *a, const void *b)
 {
 	const job_straggler *x = a, *y = b;
@@ -1034,7 +1071,8 @@ static void judge_rank(job_result *res, const loo_median *loo, size_t r)
 		return;
 	med = loo_i64(&loo[LOO_NONCOMM], r);
 	excess = ns_sat_sub_i64(rr->noncomm_ns, med);
-	if (excess <= JOB_STRAGGLER_MIN_NS || (double)excess <= JOB_STRAGGLER_SHARE * (double)med)
+	if (excess <= JOB_STRAGGLER_MIN_NS || (double)excess <= JOB_STRAGGLER_SHARE * (double)med ||
+	    !arrives_last(res, rr))
 		return;
 	for (int b = 0; b < REGIME_COUNT; b++) {
 		int64_t x;
@@ -1047,11 +1085,15 @@ static void judge_rank(job_result *res, const loo_median *loo, size_t r)
 		}
 	}
 	rr->straggler = true;
-	res->strag[res->nstrag++] = (job_straggler){.rank = rr->src->rank,
-	                                            .bucket = (ns_regime)best,
-	                                            .share = share_of(rr, best),
-	                                            .median_share = loo_double(&loo[LOO_SHARE + best], r),
-	                                            .excess_ns = excess};
+	res->strag[res->nstrag++] = (job_straggler){
+	    .rank = rr->src->rank,
+	    .bucket = (ns_regime)best,
+	    .share = share_of(rr, best),
+	    .median_share = loo_double(&loo[LOO_SHARE + best], r),
+	    .excess_ns = excess,
+	    .last_ops = rr->last_ops,
+	    .shared_ops = rr->shared_ops,
+	    .waited_share = res->wait_ns > 0 ? (double)rr->waited_on_ns / (double)res->wait_ns : 0.0};
 }
 
 static ns_status find_stragglers(job_result *res, ns_error *err)

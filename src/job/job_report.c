@@ -396,6 +396,11 @@ static void print_stragglers(FILE *out, const job_report_options *o, const job_r
 		if (s->compared_steps > 0)
 			fprintf(out, "; the slowest rank in %zu of %zu steps", s->slowest_steps,
 			        s->compared_steps);
+		if (s->shared_ops > 0 && s->waited_share > 0)
+			fprintf(out,
+			        "; %.0f%% of the job's waiting is for it, the last to start %zu of %zu "
+			        "collectives",
+			        s->waited_share * 100.0, s->last_ops, s->shared_ops);
 		fprintf(out, ") -> %s (%s)\n", r.fix != NULL ? r.fix : "", r.module != NULL ? r.module : "");
 	}
 }
@@ -634,6 +639,9 @@ static cJSON *straggler_json(const job_report_options *o, const job_result *res,
 	ok = ok && cJSON_AddStringToObject(obj, "kind", job_straggler_kind_name(s->kind));
 	ok = ok && cJSON_AddNumberToObject(obj, "kernels_ratio", format_tidy(s->kernels_ratio));
 	ok = ok && cJSON_AddNumberToObject(obj, "slowest_steps", (double)s->slowest_steps);
+	ok = ok && cJSON_AddNumberToObject(obj, "last_collectives", (double)s->last_ops);
+	ok = ok && cJSON_AddNumberToObject(obj, "shared_collectives", (double)s->shared_ops);
+	ok = ok && cJSON_AddNumberToObject(obj, "waited_share", s->waited_share);
 	ok = ok && cJSON_AddNumberToObject(obj, "compared_steps", (double)s->compared_steps);
 	ok = ok && cJSON_AddStringToObject(obj, "fix", straggler_route(o, res, s).fix);
 	ok = ok && cJSON_AddStringToObject(obj, "module", straggler_route(o, res, s).module);

@@ -671,6 +671,44 @@ START_TEST(the_text_report_names_the_straggler_and_lists_it_first)
 }
 END_TEST
 
+/* Issue 25: a straggler is the rank the others wait for. Rank 2 has 4 ms more non-comm time a step than the
+ * others' median (19 against 15 ms: the old rule's straggler), but that time is host work after its
+ * collective (moved from comm to overhead), so it starts each collective with ranks 0 and 3; rank 1 computes
+ * 11 ms and starts every collective 1 ms after them, so all the waiting (1 ms a step on ranks 0, 2 and 3) is
+ * for rank 1, none for rank 2: no straggler (rank 1's 1 ms is under the 2 ms floor). */
+START_TEST(a_rank_nobody_waits_for_is_no_straggler)
+{
+	job_merge *m = job_merge_new();
+	job_result *res = NULL;
+	ns_error err;
+
+	for (int64_t r = 0; r < 4; r++) {
+		rank_spec s = {r, 0, r == 1 ? 11 * MS : 10 * MS, 0, 5, 0, false, NULL};
+		job_rank *k = make_rank_steps(&s, NULL, 100);
+		job_device *d = &k->dev[0];
+		for (size_t i = 0; r == 2 && i < d->nsteps; i++) {
+			d->steps[i].bucket_ns[REGIME_COMM] -= 4 * MS;
+			d->steps[i].cause_ns[CAUSE_EXPOSED] -= 4 * MS;
+			d->steps[i].bucket_ns[REGIME_OVERHEAD] += 4 * MS;
+			d->steps[i].cause_ns[CAUSE_LAUNCH] += 4 * MS;
+			d->overall.bucket_ns[REGIME_COMM] -= 4 * MS;
+			d->overall.cause_ns[CAUSE_EXPOSED] -= 4 * MS;
+			d->overall.bucket_ns[REGIME_OVERHEAD] += 4 * MS;
+			d->overall.cause_ns[CAUSE_LAUNCH] += 4 * MS;
+		}
+		ck_assert_int_eq(job_merge_add(m, k, &err), NS_OK);
+	}
+	ck_assert_int_eq(job_merge_finish(m, &res, &err), NS_OK);
+	job_merge_free(m);
+	ck_assert(res->split);
+	ck_assert_int_eq(rank_of(res, 2)->waited_on_ns, 0);
+	ck_assert_int_eq(rank_of(res, 1)->waited_on_ns, 3 * 5 * MS);
+	ck_assert_msg(res->nstrag == 0, "%zu stragglers, the first rank %ld", res->nstrag,
+	              res->nstrag > 0 ? (long)res->strag[0].rank : -1L);
+	job_result_free(res);
+}
+END_TEST
+
 /* A straggler that runs the same kernels slower in every step is routed to its device, with the evidence on
  * its line (the first case of slow_rank_cases: 1.00x the kernels, the slowest rank in 5 of 5 steps), and the
  * job's headline carries the same fix: fusing kernels would not make the other ranks wait less. */
@@ -679,11 +717,12 @@ START_TEST(a_straggler_on_a_slow_device_is_routed_to_the_device_not_to_its_kerne
 	job_result *res = slow_rank_job(&slow_rank_cases[0]);
 	char *text = report_of(res, FORMAT_TEXT);
 
-	ck_assert_msg(strstr(text,
-	                     "straggler: rank 2 - compute 70% vs median 50% (+4.000 ms of non-comm time a "
-	                     "step; 1.00x the median rank's kernels a step; the slowest rank in 5 of 5 "
-	                     "steps) -> the same kernels run slower on this rank in every step") != NULL,
-	              "%s", text);
+	ck_assert_msg(
+	    strstr(text, "straggler: rank 2 - compute 70% vs median 50% (+4.000 ms of non-comm time a "
+	                 "step; 1.00x the median rank's kernels a step; the slowest rank in 5 of 5 "
+	                 "steps; 100% of the job's waiting is for it, the last to start 5 of 5 "
+	                 "collectives) -> the same kernels run slower on this rank in every step") != NULL,
+	    "%s", text);
 	ck_assert_msg(strstr(text,
 	                     "job (4 ranks): straggler-bound: rank 2, compute 70% vs median 50% -> the same "
 	                     "kernels run slower") != NULL,
@@ -823,6 +862,7 @@ static Suite *job_suite(void)
 	tcase_add_test(t, inconsistent_clocks_refuse_the_split);
 	tcase_add_test(t, seq_numbers_match_captures_that_start_apart);
 	tcase_add_test(t, one_rank_has_no_straggler_and_no_split);
+	tcase_add_test(t, a_rank_nobody_waits_for_is_no_straggler);
 	tcase_add_test(t, a_rank_given_twice_without_a_number_or_of_another_job_is_refused);
 	suite_add_tcase(s, t);
 	t = tcase_create("summary");
