@@ -111,7 +111,7 @@ static void put_straggler_banner(html_page *p, const job_result *res, const ns_v
 	          "class=\"fix\">Fix: ",
 	          hp_bucket_colour(s->bucket), s->rank, s->rank, regime_name(s->bucket), s->share * 100.0,
 	          s->median_share * 100.0, (double)s->excess_ns / 1e6);
-	hp_text(p, route->fix, 400);
+	hp_text(p, route->fix, HTML_FIX_MAX);
 	hp_puts(p, "</p>\n<p>Course module: <span class=\"module\">");
 	hp_text(p, route->module, 200);
 	hp_puts(p, "</span></p>\n</div>\n");

@@ -327,7 +327,7 @@ void hp_banner_open(html_page *p, const char *label, const ns_verdict *v, const 
 	          regime_bound_word(v->regime));
 	put_share(p, v->share);
 	hp_puts(p, "</span> of the time)</p>\n<p class=\"fix\">Fix: ");
-	hp_text(p, route->fix, 400);
+	hp_text(p, route->fix, HTML_FIX_MAX);
 	hp_puts(p, "</p>\n<p>Course module: <span class=\"module\">");
 	hp_text(p, route->module, 200);
 	hp_puts(p, "</span></p>\n");
@@ -349,7 +349,7 @@ void hp_banner_open(html_page *p, const char *label, const ns_verdict *v, const 
 		          regime_name(f->regime));
 		put_share(p, f->share);
 		hp_puts(p, " &rarr; ");
-		hp_text(p, routes->route[f->regime].fix, 400);
+		hp_text(p, routes->route[f->regime].fix, HTML_FIX_MAX);
 		hp_puts(p, " (");
 		hp_text(p, routes->route[f->regime].module, 200);
 		hp_puts(p, ")</p>\n");

@@ -36,6 +36,10 @@ bool hp_fits(const html_page *p, unsigned long long worst);
 #define RECT_WORST 120
 #define ROW_WORST  (6 * (HTML_NAME_MAX + HTML_TITLE_MAX) + 400)
 
+/* A fix is cut at this many bytes, like a next step's: the library composes fixes with their evidence
+ * (the fp32 advice quotes the device's peaks), and the page shows the whole of what text and JSON say. */
+#define HTML_FIX_MAX 1024
+
 /* A bucket's colour ("#0072B2"). */
 const char *hp_bucket_colour(ns_regime r);
 /* The verdict banner: regime, share, fix, module, next check, high findings; label names the device. */

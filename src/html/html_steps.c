@@ -130,7 +130,7 @@ void hp_inference_phases(html_page *p, const ns_device_report *m)
 		    step_phase_name((step_phase)k), regime_name(v->regime), step_phase_name((step_phase)k),
 		    ph->steps, ms(ph->window.dur_ns) / (double)ph->steps, hp_bucket_colour(v->regime),
 		    regime_bound_word(v->regime), v->share * 100.0);
-		hp_text(p, ph->routes.route[v->regime].fix, 400);
+		hp_text(p, ph->routes.route[v->regime].fix, HTML_FIX_MAX);
 		hp_puts(p, "</td></tr>\n");
 	}
 	hp_puts(p, "</tbody></table>\n");

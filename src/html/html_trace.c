@@ -29,7 +29,7 @@ static void put_startup_banner(html_page *p, const ns_device_report *m)
 	          "<span class=\"regime\">start-up, not steady state</span> (set-up calls hold %.0f%% of "
 	          "it)</p>\n<p class=\"fix\">Fix: ",
 	          pct(m->routed.cause_ns[CAUSE_INIT], m->routed.dur_ns));
-	hp_text(p, m->startup_route.fix, 400);
+	hp_text(p, m->startup_route.fix, HTML_FIX_MAX);
 	hp_puts(p, "</p>\n<p>Course module: <span class=\"module\">");
 	hp_text(p, m->startup_route.module, 200);
 	hp_puts(p, "</span></p>\n</div>\n");
