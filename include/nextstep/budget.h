@@ -107,7 +107,7 @@ typedef struct {
 	bool ridge_fits;    /* the ridge batch fits at this context */
 } ns_budget;
 
-/* Counts the budget (docs/budget.md has every formula and its source). NS_ERR_USAGE for a batch below 1, a
+/* Counts the budget (docs/budget.md has every formula and its source). NS_ERR_VALUE for a batch below 1, a
  * negative context, an architecture ns_transformer_check() refuses (err->param names the setting), or an
  * optimizer whose state needs the matrix shapes (adafactor) without them. */
 NS_STATIC_API ns_status ns_budget_compute(const ns_budget_spec *s, ns_budget *out, ns_error *err);

@@ -45,6 +45,10 @@ typedef struct {
 	bool above_roof;         /* achieved exceeds the roof: check the inputs */
 } roofline_result;
 
+/* ns_error.param of a value error about the work the caller gave (counts, sizes, times), as opposed to the
+ * device's numbers (param 0). */
+enum { ROOFLINE_PARAM_WORK = 1 };
+
 NS_STATIC_API ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_error *err);
 /* The regime the roofs alone give (no time): compute at or above the ridge, memory below. */
 NS_STATIC_API ns_regime roofline_bound(double intensity, double ridge);

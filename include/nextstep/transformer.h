@@ -53,7 +53,7 @@ typedef enum {
 } ns_arch_param;
 
 /* Fills the defaults and checks the rest: positive whole numbers, kv_heads dividing heads (each key/value
- * head serves heads / kv_heads query heads). NS_ERR_USAGE with err->param naming the setting. */
+ * head serves heads / kv_heads query heads). NS_ERR_VALUE with err->param naming the setting. */
 NS_STATIC_API ns_status ns_transformer_check(ns_transformer_arch *a, ns_error *err);
 
 /* Parameter counts. non_embedding is Kaplan et al.'s N (attention and MLP matrices, plus norms and biases
@@ -108,7 +108,7 @@ typedef struct {
 /* Counts one pass (docs/transformer.md has the formulas): every matmul with ideal reuse (its two operands
  * read once, its result written once), attention fused (the scores never reach memory), a training step three
  * times the forward (the backward computes the gradients of the inputs and of the weights). Errors:
- * NS_ERR_USAGE for a batch or seq below 1, a negative context, or counts beyond a double. */
+ * NS_ERR_VALUE for a batch or seq below 1, a negative context, or counts beyond a double. */
 NS_STATIC_API ns_status ns_transformer_pass_count(const ns_transformer_arch *a, const ns_pass_spec *s,
                                                   ns_transformer_pass *out, ns_error *err);
 

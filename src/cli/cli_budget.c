@@ -109,7 +109,7 @@ static int report(const cli_config *c, const ns_device *dev)
 	ns_error_clear(&err);
 	if (ns_budget_compute(&spec, &r.budget, &err) != NS_OK) {
 		cli_model_name_option(&err);
-		return cli_status_exit(c->mode, &err);
+		return cli_option_exit(c->mode, &err);
 	}
 	if (ns_budget_report_print(stdout, &r, &c->routes, &c->format, &err) != NS_OK)
 		return cli_status_exit(c->mode, &err);

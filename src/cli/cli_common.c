@@ -42,7 +42,7 @@ void cli_name_option(ns_error *err)
 
 	if (err->param > 0 && (size_t)err->param < sizeof(hint) / sizeof(hint[0]) && hint[err->param] != NULL)
 		snprintf(err->msg + len, sizeof(err->msg) - len, "%s", hint[err->param]);
-	err->param = 0;
+	ns_error_set_param(err, 0); /* named */
 }
 
 const char *const cli_report_hints[REPORT_HINT_COUNT] = {
@@ -72,6 +72,13 @@ int cli_status_exit(cli_mode mode, const ns_error *err)
 		return cli_usage_error(mode, "%s", err->msg);
 	cli_report_error(NULL, err);
 	return EXIT_BAD_INPUT;
+}
+
+int cli_option_exit(cli_mode mode, const ns_error *err)
+{
+	if (err->status == NS_ERR_VALUE)
+		return cli_usage_error(mode, "%s", err->msg);
+	return cli_status_exit(mode, err);
 }
 
 int cli_load_devices(const cli_config *c, ns_device_table *t)

@@ -31,8 +31,12 @@ void cli_report_error(const char *where, const ns_error *err);
 void cli_report_error_to(FILE *msgs, const char *where, const ns_error *err);
 /* Names the option behind a library error that a setting decides (err->param), e.g. " (--strict)". */
 void cli_name_option(ns_error *err);
-/* A usage error for NS_ERR_USAGE (exit 2), else the message and EXIT_BAD_INPUT. */
+/* A usage error for the CLI's own NS_ERR_USAGE (exit 2), else the message and EXIT_BAD_INPUT. */
 int cli_status_exit(cli_mode mode, const ns_error *err);
+/* The error of a library call whose inputs are the command line's: a value error (NS_ERR_VALUE: a count,
+ * size or time the library refuses) is a usage error (exit 2); anything else as cli_status_exit(). The
+ * library never returns NS_ERR_USAGE: only its caller knows where a value came from. */
+int cli_option_exit(cli_mode mode, const ns_error *err);
 /* The built-in device table and the --device-file overlays; a bad file is reported. EXIT_ROUTED or
  * EXIT_BAD_INPUT. */
 int cli_load_devices(const cli_config *c, ns_device_table *t);

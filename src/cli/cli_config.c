@@ -402,7 +402,7 @@ static int load_routes(cli_config *c)
 		fprintf(stderr, "nextstep: --playbook %s:%ld: %s\n", c->playbook, err.line, err.msg);
 	else
 		fprintf(stderr, "nextstep: --playbook %s: %s\n", c->playbook, err.msg);
-	return err.status == NS_ERR_USAGE ? EXIT_USAGE : EXIT_BAD_INPUT;
+	return EXIT_BAD_INPUT;
 }
 
 int cli_config_finish(cli_config *c)

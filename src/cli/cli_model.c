@@ -196,7 +196,7 @@ void cli_model_name_option(ns_error *err)
 	if (n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - n, "%.*s", (int)(sizeof(msg) - n - 1), err->msg);
 	memcpy(err->msg, msg, sizeof(err->msg));
-	err->param = 0;
+	ns_error_set_param(err, 0); /* named */
 }
 
 ns_dtype cli_model_dtype(const char *name, ns_dtype fallback)

@@ -138,7 +138,7 @@ int cli_workload_option(cli_config *c, int opt, const char *arg)
 	if (opt < OPT_FLOPS || opt > OPT_SVG || opt == OPT_TIME)
 		return -2;
 	ns_error_clear(&err);
-	return workload_value(&c->work, opt, arg, &err) == NS_OK ? -1 : cli_status_exit(c->mode, &err);
+	return workload_value(&c->work, opt, arg, &err) == NS_OK ? -1 : cli_option_exit(c->mode, &err);
 }
 
 /* --transformer's combinations; --decode is a flag of it, not a workload of its own. */
@@ -369,7 +369,7 @@ static int place_transformer(const cli_config *c, const ns_device *dev, ns_dtype
 	if (ns_transformer_check(&r.arch, &err) != NS_OK ||
 	    ns_transformer_pass_count(&r.arch, &r.pass, &r.count, &err) != NS_OK) {
 		cli_model_name_option(&err);
-		return cli_status_exit(c->mode, &err);
+		return cli_option_exit(c->mode, &err);
 	}
 	ns_transformer_param_count(&r.arch, &r.params);
 	ns_transformer_place(&r.count, dev->peak[dt], dev->mem_bw, &r.roof);
@@ -396,11 +396,13 @@ static int place(const cli_config *c, const ns_device_table *table, cli_output *
 		return place_transformer(c, p.dev, p.dtype);
 	ns_error_clear(&err);
 	if (compute_work(c, &p, &err) != NS_OK)
-		return cli_status_exit(c->mode, &err);
+		return cli_option_exit(c->mode, &err);
 	roofline_input in = {p.work.flops,  p.work.bytes, p.dev->peak[p.dtype],
 	                     p.dev->mem_bw, p.seconds,    p.overhead_threshold};
+	/* the work is the options', the device's numbers are the table's */
 	if (roofline_place(&in, &p.roof, &err) != NS_OK)
-		return cli_status_exit(c->mode, &err);
+		return err.param == ROOFLINE_PARAM_WORK ? cli_option_exit(c->mode, &err)
+		                                        : cli_status_exit(c->mode, &err);
 	return report(c, &p, svg);
 }
 

@@ -28,7 +28,7 @@ int cli_scaling_run(cli_config *c)
 		return cli_usage_error(c->mode, "--overhead-below must not be above --work-above");
 	ns_error_clear(&err);
 	if (roofline_scaling(s.t1, s.t2, s.overhead_below, s.work_above, &s.res, &err) != NS_OK)
-		return cli_status_exit(c->mode, &err);
+		return cli_option_exit(c->mode, &err);
 	if (s.res.faster)
 		fprintf(
 		    stderr,

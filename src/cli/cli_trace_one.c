@@ -43,14 +43,10 @@ static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input 
 		ns_error_clear(err);
 		st = NS_OK;
 	}
-	if (st == NS_OK && meta.events == 0) {
-		err->offset = -1;
+	if (st == NS_OK && meta.events == 0)
 		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to split");
-	}
-	if (st == NS_OK) {
-		err->offset = -1;
+	if (st == NS_OK)
 		st = trace_split_finish(split, &meta, res, err);
-	}
 	if (st == NS_OK && roof != NULL)
 		st = trace_roofline_finish(roof, &meta, &s->roof, roof_report, err);
 	return st;
@@ -157,7 +153,6 @@ int trace_one_page(cli_trace_session *s, FILE *msgs, const char *where, trace_do
 {
 	if (s->html == NULL || d->st != NS_OK)
 		return EXIT_ROUTED;
-	d->err.offset = -1;
 	if ((d->st = write_html(s, &d->src, &d->res, &d->roof_report, &d->err)) == NS_OK)
 		return EXIT_ROUTED;
 	trace_one_error(msgs, where, &d->err);
@@ -185,7 +180,6 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 			html_input_error(cli_html_page(s->html), &d->src, d->err.msg);
 		return EXIT_BAD_INPUT;
 	}
-	d->err.offset = -1;
 	if (!cli_html_to_stdout(c)) /* with --html - the page is all stdout holds */
 		st = print_labelled(s, k->out, where, labelled, &d->res, &o, &d->roof_report, &d->err);
 	if (st == NS_ERR_IO && k->out == stdout) {

@@ -163,8 +163,8 @@ ns_status json_parse_file(const char *path, cJSON **out, ns_error *err)
 	*out = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1); /* the NUL is part of the buffer */
 	if (*out == NULL) {
 		size_t pos = end != NULL && end >= text ? (size_t)(end - text) : 0;
-		err->line = ns_line_of(text, len, pos);
-		st = ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
+		ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
+		st = ns_error_at(err, ns_line_of(text, len, pos), -1, -1);
 	} else if ((st = json_check_unique_keys(*out, err)) != NS_OK) {
 		cJSON_Delete(*out);
 		*out = NULL;

@@ -48,9 +48,9 @@ ns_status profile_validate(ns_profile *p, bool normalize, ns_error *err)
 		return NS_OK;
 	}
 	if (sum > 1.0 + PROFILE_SUM_TOLERANCE) {
-		err->param = PROFILE_PARAM_NORMALIZE;
-		return ns_error_set(err, NS_ERR_VALUE,
-		                    "shares sum to %.4g, above 1: did two buckets count the same time?", sum);
+		ns_error_set(err, NS_ERR_VALUE,
+		             "shares sum to %.4g, above 1: did two buckets count the same time?", sum);
+		return ns_error_set_param(err, PROFILE_PARAM_NORMALIZE);
 	}
 	return NS_OK;
 }

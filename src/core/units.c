@@ -97,7 +97,7 @@ ns_status units_parse(const char *text, units_kind kind, const char *what, doubl
 	double value, scale;
 
 	if (text == NULL || !parse_mantissa(text, &value, &rest))
-		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' is not %s", what, text ? text : "",
+		return ns_error_set(err, NS_ERR_VALUE, "%s: '%s' is not %s", what, text ? text : "",
 		                    kind_hint(kind));
 	/* "7B" is seven billion parameters but seven bytes: the count form reads B as a prefix. */
 	if (kind == UNIT_COUNT && (rest[0] == 'B' || rest[0] == 'b') && rest[1] == '\0') {
@@ -109,10 +109,10 @@ ns_status units_parse(const char *text, units_kind kind, const char *what, doubl
 		scale = take_prefix(&rest);
 	}
 	if (!unit_word_ok(rest, kind))
-		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' is not %s", what, text, kind_hint(kind));
+		return ns_error_set(err, NS_ERR_VALUE, "%s: '%s' is not %s", what, text, kind_hint(kind));
 	value *= scale;
 	if (!isfinite(value))
-		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' is too large", what, text);
+		return ns_error_set(err, NS_ERR_VALUE, "%s: '%s' is too large", what, text);
 	*out = value;
 	return NS_OK;
 }
@@ -124,7 +124,7 @@ ns_status units_parse_whole(const char *text, units_kind kind, const char *what,
 	if (units_parse(text, kind, what, &v, err) != NS_OK)
 		return err->status;
 	if (v < 1.0 || v != floor(v) || v > 9007199254740992.0)
-		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' must be a positive whole number", what,
+		return ns_error_set(err, NS_ERR_VALUE, "%s: '%s' must be a positive whole number", what,
 		                    text);
 	*out = v;
 	return NS_OK;
@@ -136,20 +136,20 @@ ns_status units_parse_time(const char *text, const char *what, double *seconds, 
 	double value;
 
 	if (text == NULL || !parse_mantissa(text, &value, &rest))
-		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' is not a duration like 1.3ms, 850us or 2s",
+		return ns_error_set(err, NS_ERR_VALUE, "%s: '%s' is not a duration like 1.3ms, 850us or 2s",
 		                    what, text ? text : "");
 	if (rest[0] == '\0')
-		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' needs a unit (s, ms, us or ns)", what, text);
+		return ns_error_set(err, NS_ERR_VALUE, "%s: '%s' needs a unit (s, ms, us or ns)", what, text);
 	for (size_t i = 0; i < sizeof(time_units) / sizeof(time_units[0]); i++) {
 		if (strcmp(rest, time_units[i].word) != 0)
 			continue;
 		if (value <= 0.0)
-			return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' must be longer than zero", what,
+			return ns_error_set(err, NS_ERR_VALUE, "%s: '%s' must be longer than zero", what,
 			                    text);
 		*seconds = value * time_units[i].seconds;
 		return NS_OK;
 	}
-	return ns_error_set(err, NS_ERR_USAGE, "%s: unknown time unit in '%s' (use s, ms, us or ns)", what,
+	return ns_error_set(err, NS_ERR_VALUE, "%s: unknown time unit in '%s' (use s, ms, us or ns)", what,
 	                    text);
 }
 

@@ -108,7 +108,6 @@ static ns_status load_trace(ns_input *in, const diff_load_options *o, int which,
 		free(res);
 		return st;
 	}
-	err->offset = -1; /* a summary error is about the whole trace, not a byte of it */
 	return side_from_split(res, input_display_name(in), o, s, err);
 }
 

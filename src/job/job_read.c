@@ -102,7 +102,7 @@ static bool syntax_error(parser *j, ns_status status, const char *what)
 		j->syntax = true;
 		ns_error_set(j->err, status, "%s", what);
 		if (j->err != NULL)
-			j->err->offset = offset_in_line(&j->src);
+			ns_error_at(j->err, -1, offset_in_line(&j->src), -1);
 	}
 	return false;
 }
@@ -1306,8 +1306,6 @@ static ns_status read_line(parser *j, job_rank **out)
 	ns_status st;
 
 	*out = NULL;
-	if (j->err != NULL)
-		j->err->offset = -1;
 	if (k == NULL)
 		return ns_error_set(j->err, NS_ERR_NOMEM, "out of memory");
 	k->rank = -1;
@@ -1410,8 +1408,7 @@ ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error,
 		return ns_error_set(err, NS_ERR_IO, "read error");
 	if (j.src.stopped == NS_ERR_LIMIT) {
 		ns_error_set(err, NS_ERR_LIMIT, "a summary line longer than %zu bytes", JOB_LINE_MAX);
-		err->line = lineno;
-		return NS_ERR_LIMIT;
+		return ns_error_at(err, lineno, -1, -1);
 	}
 	return NS_OK;
 }

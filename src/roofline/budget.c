@@ -283,7 +283,7 @@ static ns_status resolve(const ns_budget_spec *s, model *m, ns_error *err)
 		m->params = s->params > 0.0 ? s->params : p.total;
 	} else {
 		if (!(s->params > 0.0) || !isfinite(s->params))
-			return ns_error_set(err, NS_ERR_USAGE,
+			return ns_error_set(err, NS_ERR_VALUE,
 			                    "a budget needs the parameter count or the architecture");
 		m->params = s->params;
 		if (a->head_dim == 0.0 && a->hidden > 0.0 && a->heads > 0.0)
@@ -291,20 +291,18 @@ static ns_status resolve(const ns_budget_spec *s, model *m, ns_error *err)
 	}
 	m->kv_shape = m->a.layers > 0.0 && m->a.kv_heads > 0.0 && m->a.head_dim > 0.0;
 	if (!(s->batch >= 1.0) || s->batch != floor(s->batch) || !isfinite(s->batch)) {
-		ns_error_set(err, NS_ERR_USAGE,
+		ns_error_set(err, NS_ERR_VALUE,
 		             "the batch must be a whole number of sequences, at least 1, not %g", s->batch);
-		err->param = NS_ARCH_PARAM_BATCH;
-		return NS_ERR_USAGE;
+		return ns_error_set_param(err, NS_ARCH_PARAM_BATCH);
 	}
 	if (!(s->context >= 0.0) || s->context != floor(s->context) || !isfinite(s->context)) {
-		ns_error_set(err, NS_ERR_USAGE, "the context must be a whole number of tokens, not %g",
+		ns_error_set(err, NS_ERR_VALUE, "the context must be a whole number of tokens, not %g",
 		             s->context);
-		err->param = NS_ARCH_PARAM_CONTEXT;
-		return NS_ERR_USAGE;
+		return ns_error_set_param(err, NS_ARCH_PARAM_CONTEXT);
 	}
 	if (s->train && s->optimizer == NS_OPTIMIZER_ADAFACTOR && !m->whole)
 		return ns_error_set(
-		    err, NS_ERR_USAGE,
+		    err, NS_ERR_VALUE,
 		    "adafactor's factored state is counted per matrix: it needs the architecture, "
 		    "not only the parameter count");
 	return NS_OK;
@@ -339,7 +337,7 @@ ns_status ns_budget_compute(const ns_budget_spec *s, ns_budget *out, ns_error *e
 	out->device_bytes = s->device_bytes;
 	out->total = terms_at(&m, s->batch, s->context, out->bytes, out->known, out->applies);
 	if (!isfinite(out->total))
-		return ns_error_set(err, NS_ERR_USAGE, "the budget is beyond the range of a double");
+		return ns_error_set(err, NS_ERR_VALUE, "the budget is beyond the range of a double");
 	out->fixed_bytes =
 	    out->bytes[NS_BUDGET_WEIGHTS] + out->bytes[NS_BUDGET_GRADIENTS] + out->bytes[NS_BUDGET_OPTIMIZER];
 	out->per_sequence_bytes = all_known(out) ? total_at(&m, 1.0, s->context) - out->fixed_bytes : -1.0;

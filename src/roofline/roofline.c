@@ -22,13 +22,19 @@ static bool positive_finite(double x)
 
 /* A quotient of two valid inputs can still leave the doubles (1e-200 / 1e200 is 0, 1e308 / 1e-308 is
  * infinite): such a result is an error naming the inputs, never a number to print or plot. */
+/* A value error about the work the caller gave (ROOFLINE_PARAM_WORK), printf-style. */
+#define work_error(err, ...)                                                                                 \
+	(ns_error_set((err), NS_ERR_VALUE, __VA_ARGS__), ns_error_set_param((err), ROOFLINE_PARAM_WORK))
+
+/* param: ROOFLINE_PARAM_WORK when the numbers are the caller's work, 0 when they are the device's. */
 static ns_status check_quotient(double q, const char *what, const char *num_name, double num,
-                                const char *den_name, double den, ns_status st, ns_error *err)
+                                const char *den_name, double den, int param, ns_error *err)
 {
 	if (positive_finite(q))
 		return NS_OK;
-	return ns_error_set(err, st, "%s (%s %g / %s %g) is %s: out of the range of a double", what, num_name,
-	                    num, den_name, den, q > 0 ? "infinite" : "0");
+	ns_error_set(err, NS_ERR_VALUE, "%s (%s %g / %s %g) is %s: out of the range of a double", what,
+	             num_name, num, den_name, den, q > 0 ? "infinite" : "0");
+	return ns_error_set_param(err, param);
 }
 
 static ns_status place_timed(const roofline_input *in, roofline_result *out, ns_error *err)
@@ -37,20 +43,21 @@ static ns_status place_timed(const roofline_input *in, roofline_result *out, ns_
 	out->achieved_flops = in->flops / in->seconds;
 	out->achieved_bytes_per_s = in->bytes / in->seconds;
 	if (check_quotient(out->achieved_flops, "the achieved FLOP/s", "FLOP count", in->flops, "time (s)",
-	                   in->seconds, NS_ERR_USAGE, err) != NS_OK ||
+	                   in->seconds, ROOFLINE_PARAM_WORK, err) != NS_OK ||
 	    check_quotient(out->achieved_bytes_per_s, "the achieved bytes/s", "byte count", in->bytes,
-	                   "time (s)", in->seconds, NS_ERR_USAGE, err) != NS_OK)
+	                   "time (s)", in->seconds, ROOFLINE_PARAM_WORK, err) != NS_OK)
 		return err->status;
 	out->fraction_of_roof = out->achieved_flops / out->attainable;
 	out->fraction_compute = out->achieved_flops / in->peak;
 	out->fraction_memory = out->achieved_bytes_per_s / in->bandwidth;
 	if (check_quotient(out->fraction_of_roof, "the fraction of the roof", "achieved FLOP/s",
-	                   out->achieved_flops, "attainable FLOP/s", out->attainable, NS_ERR_USAGE,
+	                   out->achieved_flops, "attainable FLOP/s", out->attainable, ROOFLINE_PARAM_WORK,
 	                   err) != NS_OK ||
 	    check_quotient(out->fraction_compute, "the fraction of the compute peak", "achieved FLOP/s",
-	                   out->achieved_flops, "peak FLOP/s", in->peak, NS_ERR_USAGE, err) != NS_OK ||
+	                   out->achieved_flops, "peak FLOP/s", in->peak, ROOFLINE_PARAM_WORK, err) != NS_OK ||
 	    check_quotient(out->fraction_memory, "the fraction of the bandwidth", "achieved bytes/s",
-	                   out->achieved_bytes_per_s, "bandwidth", in->bandwidth, NS_ERR_USAGE, err) != NS_OK)
+	                   out->achieved_bytes_per_s, "bandwidth", in->bandwidth, ROOFLINE_PARAM_WORK,
+	                   err) != NS_OK)
 		return err->status;
 	out->above_roof = out->fraction_of_roof > ROOFLINE_ABOVE_ROOF_SLACK;
 	if (out->fraction_compute < in->overhead_threshold && out->fraction_memory < in->overhead_threshold)
@@ -64,9 +71,9 @@ ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_erro
 
 	memset(out, 0, sizeof(*out));
 	if (!positive_finite(in->flops))
-		return ns_error_set(err, NS_ERR_USAGE, "the FLOP count must be a positive number");
+		return work_error(err, "the FLOP count must be a positive number");
 	if (!positive_finite(in->bytes))
-		return ns_error_set(err, NS_ERR_USAGE, "the byte count must be a positive number");
+		return work_error(err, "the byte count must be a positive number");
 	if (!positive_finite(in->peak) || !positive_finite(in->bandwidth))
 		return ns_error_set(err, NS_ERR_VALUE,
 		                    "the device needs a positive peak and memory bandwidth");
@@ -74,11 +81,11 @@ ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_erro
 	out->ridge = in->peak / in->bandwidth;
 	out->attainable = fmin(in->peak, out->intensity * in->bandwidth);
 	if ((st = check_quotient(out->intensity, "the arithmetic intensity", "FLOP count", in->flops,
-	                         "byte count", in->bytes, NS_ERR_USAGE, err)) != NS_OK ||
+	                         "byte count", in->bytes, ROOFLINE_PARAM_WORK, err)) != NS_OK ||
 	    (st = check_quotient(out->ridge, "the device's ridge point", "peak FLOP/s", in->peak, "bandwidth",
-	                         in->bandwidth, NS_ERR_VALUE, err)) != NS_OK ||
+	                         in->bandwidth, 0, err)) != NS_OK ||
 	    (st = check_quotient(out->attainable, "the attainable FLOP/s", "intensity", out->intensity,
-	                         "1 / bandwidth", 1.0 / in->bandwidth, NS_ERR_USAGE, err)) != NS_OK) {
+	                         "1 / bandwidth", 1.0 / in->bandwidth, ROOFLINE_PARAM_WORK, err)) != NS_OK) {
 		memset(out, 0, sizeof(*out));
 		return st;
 	}
@@ -106,14 +113,13 @@ ns_status roofline_matmul(double m, double n, double k, double batch, ns_dtype d
 	if (check_dtype(dt, err) != NS_OK)
 		return err->status;
 	if (!positive_finite(m) || !positive_finite(n) || !positive_finite(k) || !positive_finite(batch))
-		return ns_error_set(err, NS_ERR_USAGE, "matmul sizes and batch must be positive");
+		return work_error(err, "matmul sizes and batch must be positive");
 	w->flops = 2.0 * batch * m * n * k;
 	w->bytes = batch * (m * k + k * n + m * n) * size;
 	if (!positive_finite(w->flops) || !positive_finite(w->bytes))
-		return ns_error_set(
-		    err, NS_ERR_USAGE,
-		    "matmul %gx%gx%g, batch %g: its FLOP or byte count is beyond the range of a double", m, n,
-		    k, batch);
+		return work_error(
+		    err, "matmul %gx%gx%g, batch %g: its FLOP or byte count is beyond the range of a double",
+		    m, n, k, batch);
 	snprintf(w->formula, sizeof(w->formula), "%s2*M*N*K FLOP; %s(M*K + K*N + M*N) * %g B",
 	         batch > 1.0 ? "batch*" : "", batch > 1.0 ? "batch*" : "", size);
 	return NS_OK;
@@ -129,13 +135,13 @@ ns_status roofline_elementwise(double n, double inputs, double outputs, double f
 		return err->status;
 	if (!positive_finite(n) || !positive_finite(inputs) || !positive_finite(outputs) ||
 	    !positive_finite(flops_per_element))
-		return ns_error_set(err, NS_ERR_USAGE, "elementwise sizes and counts must be positive");
+		return work_error(err, "elementwise sizes and counts must be positive");
 	w->flops = n * flops_per_element;
 	w->bytes = n * (inputs + outputs) * size;
 	if (!positive_finite(w->flops) || !positive_finite(w->bytes))
-		return ns_error_set(
-		    err, NS_ERR_USAGE,
-		    "elementwise %g elements: the FLOP or byte count is beyond the range of a double", n);
+		return work_error(
+		    err, "elementwise %g elements: the FLOP or byte count is beyond the range of a double",
+		    n);
 	snprintf(w->formula, sizeof(w->formula), "N*%g FLOP; N*(%g in + %g out) * %g B", flops_per_element,
 	         inputs, outputs, size);
 	return NS_OK;
@@ -164,14 +170,13 @@ ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, doubl
 	if (check_dtype(dt, err) != NS_OK)
 		return err->status;
 	if (!positive_finite(s->params))
-		return ns_error_set(err, NS_ERR_USAGE, "a decode step needs a positive parameter count");
+		return work_error(err, "a decode step needs a positive parameter count");
 	if (!positive_finite(s->batch))
-		return ns_error_set(err, NS_ERR_USAGE, "the batch must be positive");
+		return work_error(err, "the batch must be positive");
 	if (s->context > 0.0) {
 		if (!positive_finite(s->layers) || !positive_finite(s->kv_heads) ||
 		    !positive_finite(s->head_dim))
-			return ns_error_set(err, NS_ERR_USAGE,
-			                    "a KV-cache context needs the layers, KV heads and head size");
+			return work_error(err, "a KV-cache context needs the layers, KV heads and head size");
 		kv_per_seq = 2.0 * s->layers * s->kv_heads * s->head_dim * s->context * size;
 		attn_per_seq = 4.0 * s->layers * heads * s->head_dim * s->context;
 	}
@@ -182,8 +187,8 @@ ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, doubl
 	out->work.flops = out->matmul_flops + out->attention_flops;
 	out->work.bytes = out->weight_bytes + out->kv_bytes;
 	if (!positive_finite(out->work.flops) || !positive_finite(out->work.bytes))
-		return ns_error_set(
-		    err, NS_ERR_USAGE,
+		return work_error(
+		    err,
 		    "decode step with %g parameters, batch %g, context %g: the FLOP or byte count "
 		    "is beyond the range of a double",
 		    s->params, s->batch, s->context);
@@ -200,13 +205,12 @@ ns_status roofline_scaling(double t1, double t2, double overhead_below, double w
 {
 	memset(out, 0, sizeof(*out));
 	if (!positive_finite(t1) || !positive_finite(t2))
-		return ns_error_set(err, NS_ERR_USAGE, "both times must be positive");
+		return work_error(err, "both times must be positive");
 	if (!(overhead_below > 0.0) || !(work_above >= overhead_below))
-		return ns_error_set(err, NS_ERR_USAGE,
-		                    "the scaling thresholds must satisfy 0 < overhead <= work");
+		return work_error(err, "the scaling thresholds must satisfy 0 < overhead <= work");
 	out->ratio = t2 / t1;
-	if (check_quotient(out->ratio, "the time ratio", "doubled time", t2, "time", t1, NS_ERR_USAGE, err) !=
-	    NS_OK)
+	if (check_quotient(out->ratio, "the time ratio", "doubled time", t2, "time", t1, ROOFLINE_PARAM_WORK,
+	                   err) != NS_OK)
 		return err->status;
 	out->fixed_share = fmin(1.0, fmax(0.0, 2.0 - out->ratio));
 	out->faster = out->ratio < 1.0;

@@ -12,14 +12,9 @@ static bool whole_positive(double x)
 	return isfinite(x) && x >= 1.0 && x == floor(x);
 }
 
-/* Names the setting behind the error ns_error_set() just wrote. */
-static ns_status located(ns_error *err, ns_arch_param p)
-{
-	err->param = (int)p;
-	return err->status;
-}
 /* A usage error (printf-style message) located at setting p. */
-#define located_set(err, p, ...) (ns_error_set((err), NS_ERR_USAGE, __VA_ARGS__), located((err), (p)))
+#define located_set(err, p, ...)                                                                             \
+	(ns_error_set((err), NS_ERR_VALUE, __VA_ARGS__), ns_error_set_param((err), (int)(p)))
 
 ns_status ns_transformer_check(ns_transformer_arch *a, ns_error *err)
 {
@@ -52,10 +47,9 @@ ns_status ns_transformer_check(ns_transformer_arch *a, ns_error *err)
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		double v = fields[i].v;
 		if (!whole_positive(v)) {
-			ns_error_set(err, NS_ERR_USAGE, "the %s must be a whole number of at least 1, not %g",
+			ns_error_set(err, NS_ERR_VALUE, "the %s must be a whole number of at least 1, not %g",
 			             fields[i].what, v);
-			err->param = (int)fields[i].param;
-			return NS_ERR_USAGE;
+			return ns_error_set_param(err, (int)fields[i].param);
 		}
 	}
 	if (a->kv_heads > a->heads)
@@ -69,7 +63,7 @@ ns_status ns_transformer_check(ns_transformer_arch *a, ns_error *err)
 		    err, NS_ARCH_PARAM_KV_HEADS,
 		    "the %g query heads do not divide into equal groups over the key/value heads", a->heads);
 	if (!(a->positions >= 0.0) || !isfinite(a->positions) || a->positions != floor(a->positions))
-		return ns_error_set(err, NS_ERR_USAGE, "the position table must be a whole number, not %g",
+		return ns_error_set(err, NS_ERR_VALUE, "the position table must be a whole number, not %g",
 		                    a->positions);
 	return NS_OK;
 }
@@ -134,7 +128,7 @@ static ns_status check_pass(const ns_pass_spec *s, ns_error *err)
 		return located_set(err, NS_ARCH_PARAM_CONTEXT,
 		                   "the context must be a whole number of tokens, not %g", s->context);
 	if ((unsigned)s->dtype >= DTYPE_COUNT || (unsigned)s->kv_dtype >= DTYPE_COUNT)
-		return ns_error_set(err, NS_ERR_USAGE, "unknown dtype");
+		return ns_error_set(err, NS_ERR_VALUE, "unknown dtype");
 	return NS_OK;
 }
 
@@ -193,7 +187,7 @@ ns_status ns_transformer_pass_count(const ns_transformer_arch *a, const ns_pass_
 	out->kv_bytes *= scale;
 	if (!isfinite(out->total_flops) || !isfinite(out->total_bytes))
 		return ns_error_set(
-		    err, NS_ERR_USAGE,
+		    err, NS_ERR_VALUE,
 		    "a pass of batch %g, %g tokens on a context of %g: the FLOP or byte count is "
 		    "beyond the range of a double",
 		    s->batch, s->seq, s->context);

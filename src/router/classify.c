@@ -43,24 +43,24 @@ ns_status classify_parse_priority(const char *list, ns_regime out[REGIME_COUNT],
 		while (len > 0 && p[len - 1] == ' ')
 			len--;
 		if (len == 0 || len >= sizeof(name))
-			return ns_error_set(err, NS_ERR_USAGE, "empty or overlong name in '%s'", list);
+			return ns_error_set(err, NS_ERR_VALUE, "empty or overlong name in '%s'", list);
 		memcpy(name, p, len);
 		name[len] = '\0';
 		if (!regime_from_name(name, &r))
-			return ns_error_set(err, NS_ERR_USAGE, "unknown regime '%s'", name);
+			return ns_error_set(err, NS_ERR_VALUE, "unknown regime '%s'", name);
 		if (seen[r])
-			return ns_error_set(err, NS_ERR_USAGE, "'%s' appears twice", name);
+			return ns_error_set(err, NS_ERR_VALUE, "'%s' appears twice", name);
 		seen[r] = true;
 		out[n++] = r;
 		if (comma == NULL)
 			break;
 		p = comma + 1;
 		if (*p == '\0')
-			return ns_error_set(err, NS_ERR_USAGE, "trailing comma in '%s'", list);
+			return ns_error_set(err, NS_ERR_VALUE, "trailing comma in '%s'", list);
 	}
 	for (int r = 0; r < REGIME_COUNT; r++)
 		if (!seen[r])
-			return ns_error_set(err, NS_ERR_USAGE,
+			return ns_error_set(err, NS_ERR_VALUE,
 			                    "must name all six regimes once (missing '%s')",
 			                    regime_name((ns_regime)r));
 	return NS_OK;

@@ -98,8 +98,8 @@ ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, profi
 			if (read_label(item, p, &label_seen, err) != NS_OK)
 				return err->status;
 		} else if (strict) {
-			err->param = PROFILE_PARAM_STRICT;
-			return ns_error_set(err, NS_ERR_KEY, "unknown key \"%s\"", item->string);
+			ns_error_set(err, NS_ERR_KEY, "unknown key \"%s\"", item->string);
+			return ns_error_set_param(err, PROFILE_PARAM_STRICT);
 		} else {
 			profile_note_unknown(unknown, item->string, strlen(item->string));
 		}
@@ -328,8 +328,8 @@ static bool rec_append_line(profile_reader *r, const char *s, size_t n)
 
 static profile_read_result bad(ns_error *err, long line, ns_status st, const char *msg)
 {
-	err->line = line;
 	ns_error_set(err, st, "%s", msg);
+	ns_error_at(err, line, -1, -1);
 	return PROFILE_READ_BAD;
 }
 
@@ -361,7 +361,6 @@ static profile_read_result parse_record(profile_reader *r, const char *s, size_t
 	cJSON *obj;
 	ns_status st;
 
-	err->line = first_line;
 	/* cJSON would stop at the NUL and take what came before it for the whole record. */
 	if (nul != NULL)
 		return bad(err, first_line + ns_line_of(s, n, (size_t)(nul - s)) - 1, NS_ERR_SYNTAX,
@@ -379,11 +378,9 @@ static profile_read_result parse_record(profile_reader *r, const char *s, size_t
 	}
 	st = parse_profile_json(obj, p, r->strict, unknown, err);
 	cJSON_Delete(obj);
-	if (st != NS_OK) {
-		err->line = first_line;
-		return PROFILE_READ_BAD;
-	}
-	return PROFILE_READ_OK;
+	/* where the record was, read or not (the caller names it in messages and warnings) */
+	ns_error_at(err, first_line, -1, -1);
+	return st != NS_OK ? PROFILE_READ_BAD : PROFILE_READ_OK;
 }
 
 static profile_read_result next_ndjson(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
@@ -492,16 +489,18 @@ static profile_read_result next_array_item(profile_reader *r, ns_profile *p, pro
                                            ns_error *err)
 {
 	const cJSON *item = r->array_next;
+	ns_status st;
 
 	if (item == NULL) {
 		r->mode = MODE_DONE;
 		return PROFILE_READ_END;
 	}
 	r->array_next = item->next;
-	err->index = ++r->array_index;
-	if (parse_profile_json(item, p, r->strict, unknown, err) != NS_OK)
-		return PROFILE_READ_BAD;
-	return PROFILE_READ_OK;
+	r->array_index++;
+	st = parse_profile_json(item, p, r->strict, unknown, err);
+	/* where the item was, read or not (the caller names it in messages and warnings) */
+	ns_error_at(err, -1, -1, r->array_index);
+	return st != NS_OK ? PROFILE_READ_BAD : PROFILE_READ_OK;
 }
 
 /* The first non-blank byte decides: '[' an array; '{' on a line of its own object NDJSON, else the start of a

@@ -352,15 +352,15 @@ ns_status kernel_rules_parse(const char *text, size_t len, kernel_rules **out, n
 	ns_status st;
 
 	if (doc == NULL) {
-		err->line = line_of(text, len, end != NULL && end >= text ? end : text);
-		return ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
+		ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
+		return ns_error_at(err, line_of(text, len, end != NULL && end >= text ? end : text), -1, -1);
 	}
 	while (end < text + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
 		end++;
 	if (end < text + len) {
 		cJSON_Delete(doc);
-		err->line = line_of(text, len, end);
-		return ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON: text after the document");
+		ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON: text after the document");
+		return ns_error_at(err, line_of(text, len, end), -1, -1);
 	}
 	st = rules_from_json(doc, out, err);
 	cJSON_Delete(doc);

@@ -232,7 +232,7 @@ START_TEST(adafactor_keeps_a_row_and_a_column_per_matrix)
 	/* without the shapes it cannot be counted */
 	s = training(7e9);
 	s.optimizer = NS_OPTIMIZER_ADAFACTOR;
-	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_ERR_VALUE);
 }
 END_TEST
 
@@ -243,12 +243,12 @@ START_TEST(edges_give_located_errors_or_verdicts)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_ERR_USAGE); /* a batch of 0 */
+	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_ERR_VALUE); /* a batch of 0 */
 	ck_assert_int_eq(err.param, NS_ARCH_PARAM_BATCH);
 	s.batch = 1;
 	s.arch.kv_heads = 5; /* 32 heads in groups of 5 */
 	ns_error_clear(&err);
-	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_ERR_VALUE);
 	ck_assert_int_eq(err.param, NS_ARCH_PARAM_KV_HEADS);
 	/* the parameter count and the KV shape alone (roofline --decode's options): weights and cache
 	 * counted, activations unknown, so a fit is "may fit" and no maximum is claimed */

@@ -191,12 +191,12 @@ typedef struct {
 static const priority_case priority_cases[] = {
     {"compute,memory,comm,dataloader,overhead,idle", NS_OK},
     {"idle, overhead, dataloader, comm, memory, compute", NS_OK},
-    {"compute,memory,comm,idle", NS_ERR_USAGE},                             /* not all six */
-    {"compute,memory,comm,dataloader,overhead,idle,compute", NS_ERR_USAGE}, /* repeated */
-    {"compute,memory,comm,dataloader,overhead,gpu", NS_ERR_USAGE},          /* unknown */
-    {"compute,memory,comm,dataloader,overhead,idle,", NS_ERR_USAGE},        /* trailing comma */
-    {"", NS_ERR_USAGE},
-    {",,,", NS_ERR_USAGE},
+    {"compute,memory,comm,idle", NS_ERR_VALUE},                             /* not all six */
+    {"compute,memory,comm,dataloader,overhead,idle,compute", NS_ERR_VALUE}, /* repeated */
+    {"compute,memory,comm,dataloader,overhead,gpu", NS_ERR_VALUE},          /* unknown */
+    {"compute,memory,comm,dataloader,overhead,idle,", NS_ERR_VALUE},        /* trailing comma */
+    {"", NS_ERR_VALUE},
+    {",,,", NS_ERR_VALUE},
 };
 
 START_TEST(priority_list_must_be_a_permutation)

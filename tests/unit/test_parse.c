@@ -96,7 +96,7 @@ START_TEST(flag_given_twice_is_a_usage_error)
 	ns_error_clear(&err);
 	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_IDLE, "8%", &err), NS_OK);
 	ck_assert_double_eq_tol(p.share[REGIME_IDLE], 0.08, 1e-12);
-	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_IDLE, "0.1", &err), NS_ERR_USAGE);
+	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_IDLE, "0.1", &err), NS_ERR_VALUE);
 	ck_assert_str_eq(err.msg, "--idle given twice");
 }
 END_TEST

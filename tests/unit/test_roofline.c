@@ -79,7 +79,8 @@ START_TEST(roofline_place_rejects_zero_and_negative_counts)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		roofline_input in = {bad[i][0], bad[i][1], 1000.0, 10.0, 0, 0.1};
 		ns_error_clear(&err);
-		ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_USAGE);
+		ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_VALUE);
+		ck_assert_int_eq(err.param, ROOFLINE_PARAM_WORK); /* the caller's numbers, not the device's */
 	}
 }
 END_TEST
@@ -108,7 +109,8 @@ START_TEST(roofline_place_refuses_quotients_that_are_not_finite)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(err.param, ROOFLINE_PARAM_WORK);
 	ck_assert_msg(strstr(err.msg, out_of_range_rows[_i].says) != NULL, "%s", err.msg);
 	ck_assert(r.intensity == 0 && r.attainable == 0 && !r.timed); /* nothing half-filled to print */
 }
@@ -123,10 +125,10 @@ START_TEST(workloads_whose_counts_overflow_are_errors)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_matmul(1e200, 1e200, 1e200, 1, DTYPE_BF16, &w, &err), NS_ERR_USAGE);
-	ck_assert_int_eq(roofline_elementwise(1e308, 2, 1, 10, DTYPE_FP32, &w, &err), NS_ERR_USAGE);
-	ck_assert_int_eq(roofline_decode_step(&spec, DTYPE_BF16, 295, &d, &err), NS_ERR_USAGE);
-	ck_assert_int_eq(roofline_scaling(1e-300, 1e300, 1.25, 1.75, &s, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_matmul(1e200, 1e200, 1e200, 1, DTYPE_BF16, &w, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(roofline_elementwise(1e308, 2, 1, 10, DTYPE_FP32, &w, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(roofline_decode_step(&spec, DTYPE_BF16, 295, &d, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(roofline_scaling(1e-300, 1e300, 1.25, 1.75, &s, &err), NS_ERR_VALUE);
 	ck_assert_ptr_nonnull(strstr(err.msg, "the time ratio"));
 }
 END_TEST
@@ -139,6 +141,7 @@ START_TEST(device_whose_ridge_overflows_is_a_value_error)
 
 	ns_error_clear(&err);
 	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(err.param, 0); /* the device's numbers: not a setting of the caller's */
 	ck_assert_ptr_nonnull(strstr(err.msg, "ridge"));
 }
 END_TEST
@@ -216,7 +219,7 @@ START_TEST(matmul_counts_two_mnk_flops_and_ideal_reuse_bytes)
 	ck_assert_int_eq(roofline_matmul(64, 128, 256, 4, DTYPE_FP32, &w, &err), NS_OK);
 	ck_assert_double_eq(w.flops, 16777216.0); /* 2*4*64*128*256 */
 	ck_assert_double_eq(w.bytes, 917504.0);   /* 4*(64*256 + 256*128 + 64*128)*4 */
-	ck_assert_int_eq(roofline_matmul(0, 1, 1, 1, DTYPE_FP32, &w, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_matmul(0, 1, 1, 1, DTYPE_FP32, &w, &err), NS_ERR_VALUE);
 }
 END_TEST
 
@@ -232,7 +235,7 @@ START_TEST(elementwise_counts_reads_and_writes_per_element)
 	ck_assert_int_eq(roofline_elementwise(1000, 1, 1, 3, DTYPE_BF16, &w, &err), NS_OK);
 	ck_assert_double_eq(w.flops, 3000.0);
 	ck_assert_double_eq(w.bytes, 4000.0);
-	ck_assert_int_eq(roofline_elementwise(1000, 0, 1, 1, DTYPE_BF16, &w, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_elementwise(1000, 0, 1, 1, DTYPE_BF16, &w, &err), NS_ERR_VALUE);
 }
 END_TEST
 
@@ -303,7 +306,7 @@ START_TEST(decode_grouped_query_heads_scale_attention_flops_not_cache)
 	ck_assert_double_eq(d.kv_bytes, 2.0 * 2 * 2 * 8 * 4 * 2 * 2);    /* 1024 */
 	ck_assert_double_eq(d.attention_flops, 4.0 * 2 * 8 * 8 * 4 * 2); /* 4096 */
 	s.layers = 0;
-	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_FP16, 100.0, &d, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_FP16, 100.0, &d, &err), NS_ERR_VALUE);
 }
 END_TEST
 
@@ -345,9 +348,9 @@ START_TEST(scaling_rejects_nonpositive_times_and_crossed_thresholds)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_scaling(0, 1, 1.25, 1.75, &r, &err), NS_ERR_USAGE);
-	ck_assert_int_eq(roofline_scaling(1, -1, 1.25, 1.75, &r, &err), NS_ERR_USAGE);
-	ck_assert_int_eq(roofline_scaling(1, 2, 1.8, 1.5, &r, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(roofline_scaling(0, 1, 1.25, 1.75, &r, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(roofline_scaling(1, -1, 1.25, 1.75, &r, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(roofline_scaling(1, 2, 1.8, 1.5, &r, &err), NS_ERR_VALUE);
 	ck_assert_str_eq(scaling_kind_word(SCALING_OVERHEAD), "overhead-bound");
 }
 END_TEST

@@ -233,7 +233,7 @@ START_TEST(bad_architectures_name_the_setting)
 		a.hidden = rows[i].hidden;
 		a.head_dim = rows[i].head_dim;
 		ns_error_clear(&err);
-		ck_assert_int_eq(ns_transformer_check(&a, &err), NS_ERR_USAGE);
+		ck_assert_int_eq(ns_transformer_check(&a, &err), NS_ERR_VALUE);
 		ck_assert_msg(err.param == (int)rows[i].param, "row %zu: param %d (%s)", i, err.param,
 		              err.msg);
 	}
@@ -249,22 +249,22 @@ START_TEST(a_batch_of_zero_or_an_empty_pass_is_refused)
 
 	ns_error_clear(&err);
 	ck_assert_int_eq(ns_transformer_check(&a, &err), NS_OK);
-	ck_assert_int_eq(ns_transformer_pass_count(&a, &s, &p, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(ns_transformer_pass_count(&a, &s, &p, &err), NS_ERR_VALUE);
 	ck_assert_int_eq(err.param, NS_ARCH_PARAM_BATCH);
 	s.batch = 1;
 	s.seq = 0;
 	ns_error_clear(&err);
-	ck_assert_int_eq(ns_transformer_pass_count(&a, &s, &p, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(ns_transformer_pass_count(&a, &s, &p, &err), NS_ERR_VALUE);
 	ck_assert_int_eq(err.param, NS_ARCH_PARAM_SEQ);
 	s.seq = 1;
 	s.context = -1;
 	ns_error_clear(&err);
-	ck_assert_int_eq(ns_transformer_pass_count(&a, &s, &p, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(ns_transformer_pass_count(&a, &s, &p, &err), NS_ERR_VALUE);
 	ck_assert_int_eq(err.param, NS_ARCH_PARAM_CONTEXT);
 	s.context = 1e300;
 	s.batch = 1e300;
 	ns_error_clear(&err);
-	ck_assert_int_eq(ns_transformer_pass_count(&a, &s, &p, &err), NS_ERR_USAGE); /* beyond a double */
+	ck_assert_int_eq(ns_transformer_pass_count(&a, &s, &p, &err), NS_ERR_VALUE); /* beyond a double */
 }
 END_TEST
 

@@ -65,7 +65,7 @@ START_TEST(units_parse_rejects_what_is_not_a_number)
 
 	ns_error_clear(&err);
 	ck_assert_msg(units_parse(bad_numbers[_i].text, bad_numbers[_i].kind, "--bytes", &v, &err) ==
-	                  NS_ERR_USAGE,
+	                  NS_ERR_VALUE,
 	              "'%s' accepted as %g", bad_numbers[_i].text, v);
 	ck_assert_ptr_nonnull(strstr(err.msg, "--bytes"));
 }
@@ -97,7 +97,7 @@ START_TEST(units_parse_time_requires_a_unit)
 	double s = 0.0;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(units_parse_time("1.3", "--time", &s, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(units_parse_time("1.3", "--time", &s, &err), NS_ERR_VALUE);
 	ck_assert_str_eq(err.msg, "--time: '1.3' needs a unit (s, ms, us or ns)");
 }
 END_TEST
@@ -110,7 +110,7 @@ START_TEST(units_parse_time_rejects_zero_negative_and_unknown_units)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ns_error_clear(&err);
-		ck_assert_msg(units_parse_time(bad[i], "--time", &s, &err) == NS_ERR_USAGE, "'%s' accepted",
+		ck_assert_msg(units_parse_time(bad[i], "--time", &s, &err) == NS_ERR_VALUE, "'%s' accepted",
 		              bad[i]);
 	}
 }
@@ -126,9 +126,9 @@ START_TEST(units_parse_whole_wants_positive_integers)
 	ck_assert_double_eq(v, 8000.0);
 	ck_assert_int_eq(units_parse_whole("8Ki", UNIT_COUNT, "--matmul", &v, &err), NS_OK);
 	ck_assert_double_eq(v, 8192.0);
-	ck_assert_int_eq(units_parse_whole("1.5", UNIT_COUNT, "--matmul", &v, &err), NS_ERR_USAGE);
-	ck_assert_int_eq(units_parse_whole("0", UNIT_COUNT, "--matmul", &v, &err), NS_ERR_USAGE);
-	ck_assert_int_eq(units_parse_whole("1e20", UNIT_COUNT, "--matmul", &v, &err), NS_ERR_USAGE);
+	ck_assert_int_eq(units_parse_whole("1.5", UNIT_COUNT, "--matmul", &v, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(units_parse_whole("0", UNIT_COUNT, "--matmul", &v, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(units_parse_whole("1e20", UNIT_COUNT, "--matmul", &v, &err), NS_ERR_VALUE);
 }
 END_TEST
 
