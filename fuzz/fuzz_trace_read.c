@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ns_error err;
 	trace_meta meta;
 	long seen = 0;
-	trace_read_knobs knobs = {0, 0};
+	trace_read_knobs knobs = {0, 0, 0};
 	int fd;
 	ns_status st;
 
@@ -48,6 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Low bits: read size 0 (whole) or 1..64 bytes; high bits: a 64..512 byte first window. */
 	knobs.max_read = (size_t)(data[0] % 9) * (data[0] % 9);
 	knobs.window = 64u << (data[0] >> 6);
+	knobs.threads = (data[0] & 0x20) ? 1 : 0; /* gzip inflated inline, or on its thread */
 	fd = memfd_create("fuzz_trace_read", 0);
 	if (fd < 0 || write(fd, data + 1, size - 1) != (ssize_t)(size - 1) || lseek(fd, 0, SEEK_SET) != 0)
 		abort();

@@ -1,6 +1,7 @@
 /* libnextstep: names the bottleneck of a training or inference step. The one header a program includes.
  *
  *   #include <nextstep/nextstep.h>      the stable API (below), exported by libnextstep.so.SOVERSION:
+ *                                       a trace analysed in one call (analysis.h),
  *                                       routing a profile (regime, profile, classify, routes, format) and
  *                                       errors. Its functions and the layouts of the structs it declares
  *                                       change only with the SOVERSION.
@@ -17,6 +18,7 @@
 #ifndef NEXTSTEP_NEXTSTEP_H
 #define NEXTSTEP_NEXTSTEP_H
 
+#include "nextstep/analysis.h"
 #include "nextstep/api.h"
 #include "nextstep/cause.h"
 #include "nextstep/classify.h"

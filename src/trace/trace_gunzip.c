@@ -39,6 +39,9 @@ struct trace_source {
 	bool truncated;                /* the outcome is a stream that stopped before its end */
 	char msg[256];
 	long long err_offset;
+	/* Inflated by the reading thread itself, into ring[0] (the caller allows no thread of ours). */
+	bool inline_gz;
+	bool member_done;
 
 	/* owned by the thread while it runs */
 	z_stream zs;
@@ -83,10 +86,12 @@ static int feed_input(trace_source *src)
 		return 1;
 	}
 	/* The only place the thread may be cancelled: a pipe that stays open must not keep close() waiting.
-	 */
-	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	 * Inline, this is the caller's thread, whose cancel state is not ours to change. */
+	if (!src->inline_gz)
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 	got = input_read(src->in, src->zin, ZIN_BYTES);
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	if (!src->inline_gz)
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	if (got < 0) {
 		producer_fail(src, NS_ERR_IO, "read error", strerror(src->in->read_errno));
 		return -1;
@@ -189,9 +194,9 @@ static void *inflate_thread(void *arg)
 	return NULL;
 }
 
-static ns_status start_inflater(trace_source *src, ns_error *err)
+static ns_status start_inflater(trace_source *src, bool threaded, ns_error *err)
 {
-	for (size_t i = 0; i < RING_SLOTS; i++) {
+	for (size_t i = 0; i < (threaded ? RING_SLOTS : 1); i++) {
 		src->ring[i].data = malloc(SLOT_BYTES);
 		if (src->ring[i].data == NULL)
 			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
@@ -204,6 +209,10 @@ static ns_status start_inflater(trace_source *src, ns_error *err)
 	pthread_mutex_init(&src->mu, NULL);
 	pthread_cond_init(&src->slot_free, NULL);
 	pthread_cond_init(&src->slot_full, NULL);
+	if (!threaded) {
+		src->inline_gz = true;
+		return NS_OK;
+	}
 	if (pthread_create(&src->thread, NULL, inflate_thread, src) != 0) {
 		inflateEnd(&src->zs);
 		return ns_error_set(err, NS_ERR_INTERNAL, "cannot start the gzip thread");
@@ -212,7 +221,7 @@ static ns_status start_inflater(trace_source *src, ns_error *err)
 	return NS_OK;
 }
 
-ns_status trace_source_open(trace_source **out, ns_input *in, ns_error *err)
+ns_status trace_source_open(trace_source **out, ns_input *in, bool threaded, ns_error *err)
 {
 	trace_source *src = calloc(1, sizeof(*src));
 	ns_status st;
@@ -223,7 +232,7 @@ ns_status trace_source_open(trace_source **out, ns_input *in, ns_error *err)
 	src->in = in;
 	st = read_magic(src, err);
 	if (st == NS_OK && src->gz)
-		st = start_inflater(src, err);
+		st = start_inflater(src, threaded, err);
 	if (st != NS_OK) {
 		trace_source_close(src);
 		return st;
@@ -280,7 +289,7 @@ static long read_gz(trace_source *src, unsigned char *buf, size_t n, ns_error *e
 	}
 	if (copied == 0 && src->status != NS_OK) {
 		ns_error_set(err, src->status, "%s", src->msg);
-		err->offset = src->err_offset;
+		ns_error_at(err, -1, src->err_offset, -1);
 		pthread_mutex_unlock(&src->mu);
 		return -1;
 	}
@@ -288,11 +297,39 @@ static long read_gz(trace_source *src, unsigned char *buf, size_t n, ns_error *e
 	return (long)copied;
 }
 
+/* Inline: inflates the next slot's worth when the last one is handed out, then hands out of it. */
+static long read_gz_inline(trace_source *src, unsigned char *buf, size_t n, ns_error *err)
+{
+	ring_slot *slot = &src->ring[0];
+	size_t take;
+
+	if (src->take_off == slot->len && !src->producer_done) {
+		slot->len = 0;
+		src->take_off = 0;
+		if (!inflate_slot(src, slot, &src->member_done))
+			src->producer_done = true;
+		src->produced += (long long)slot->len;
+		if (src->producer_done && src->status != NS_OK)
+			src->err_offset = src->produced;
+	}
+	take = slot->len - src->take_off < n ? slot->len - src->take_off : n;
+	if (take == 0 && src->status != NS_OK) {
+		ns_error_set(err, src->status, "%s", src->msg);
+		ns_error_at(err, -1, src->err_offset, -1);
+		return -1;
+	}
+	memcpy(buf, slot->data + src->take_off, take);
+	src->take_off += take;
+	return (long)take;
+}
+
 long trace_source_read(trace_source *src, unsigned char *buf, size_t n, ns_error *err)
 {
 	if (n == 0)
 		return 0;
-	return src->gz ? read_gz(src, buf, n, err) : read_plain(src, buf, n, err);
+	if (!src->gz)
+		return read_plain(src, buf, n, err);
+	return src->inline_gz ? read_gz_inline(src, buf, n, err) : read_gz(src, buf, n, err);
 }
 
 bool trace_source_truncated(trace_source *src)
@@ -323,6 +360,8 @@ void trace_source_close(trace_source *src)
 		pthread_mutex_unlock(&src->mu);
 		pthread_cancel(src->thread);
 		pthread_join(src->thread, NULL);
+	}
+	if (src->thread_started || src->inline_gz) {
 		inflateEnd(&src->zs);
 		pthread_mutex_destroy(&src->mu);
 		pthread_cond_destroy(&src->slot_free);

@@ -12,8 +12,9 @@
 
 typedef struct trace_source trace_source;
 
-/* Sniffs the magic bytes and, for gzip, starts the inflating thread. Close with trace_source_close(). */
-ns_status trace_source_open(trace_source **out, ns_input *in, ns_error *err);
+/* Sniffs the magic bytes and, for gzip, starts the inflating thread (threaded), or inflates in the reading
+ * thread as it reads (not threaded). Close with trace_source_close(). */
+ns_status trace_source_open(trace_source **out, ns_input *in, bool threaded, ns_error *err);
 /* Copies up to n decompressed bytes into buf. Returns the count, 0 at the clean end, -1 on an error
  * (err set, err->offset = decompressed bytes before the bad data). Blocks only until some bytes exist. */
 long trace_source_read(trace_source *src, unsigned char *buf, size_t n, ns_error *err);

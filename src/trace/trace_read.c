@@ -174,10 +174,8 @@ static scan_rc fail(reader *r, const unsigned char *at, ns_status status, const 
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	ns_text_escape(raw, strlen(raw), r->err->msg, sizeof(r->err->msg)); /* as ns_error_set() does */
-	r->err->status = status;
-	r->err->offset = r->base + (at - r->buf);
-	r->err->index = r->index;
+	ns_error_set(r->err, status, "%s", raw);
+	ns_error_at(r->err, -1, r->base + (at - r->buf), r->index);
 	r->status = status;
 	return SCAN_FAIL;
 }
@@ -989,19 +987,15 @@ static scan_rc read_event(reader *r, const unsigned char *p, const unsigned char
 	/* A complete event is a span: without its length every split of it would be a guess (it used to make
 	 * a trace of them "compute-bound (0%)"). */
 	if (ev.ph == 'X' && !ev.has_dur) {
-		r->status =
-		    ns_error_set(r->err, NS_ERR_VALUE, "complete event (\"ph\": \"X\") without \"dur\"");
-		r->err->offset = ev.offset; /* p may have moved with a refill */
-		r->err->index = ev.index;
+		ns_error_set(r->err, NS_ERR_VALUE, "complete event (\"ph\": \"X\") without \"dur\"");
+		r->status = ns_error_at(r->err, -1, ev.offset, ev.index); /* p may have moved with a refill */
 		return SCAN_FAIL;
 	}
 	r->meta->events++;
 	if (r->fn != NULL && (st = r->fn(&ev, r->ctx, r->err)) != NS_OK) {
-		/* The consumer's complaint is about this event unless it said otherwise. */
-		if (r->err->offset < 0)
-			r->err->offset = ev.offset;
-		if (r->err->index < 0)
-			r->err->index = ev.index;
+		/* The consumer's complaint is about this event unless it said where. */
+		if (r->err->offset < 0 && r->err->index < 0)
+			ns_error_at(r->err, r->err->line, ev.offset, ev.index);
 		r->status = st;
 		return SCAN_FAIL;
 	}
@@ -1273,9 +1267,11 @@ static scan_rc refill(reader *r)
 		    trace_source_read(r->src, r->buf + r->len,
 		                      r->max_read > 0 && room > r->max_read ? r->max_read : room, r->err);
 		if (got < 0) {
-			if (r->err->offset < 0)
-				r->err->offset = r->base + (long long)r->len;
-			r->err->index = r->index;
+			/* a read error is where the reader was; the gunzip thread says where its stream broke
+			 */
+			ns_error_at(r->err, -1,
+			            r->err->offset >= 0 ? r->err->offset : r->base + (long long)r->len,
+			            r->index);
 			r->status = r->err->status;
 			if (trace_source_truncated(r->src) && r->state != ST_START)
 				note_cut(r);
@@ -1356,7 +1352,7 @@ static void run(reader *r)
 
 ns_status trace_read(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err)
 {
-	static const trace_read_knobs defaults = {0, 0};
+	static const trace_read_knobs defaults = {0, 0, 0};
 
 	return trace_read_tuned(in, fn, ctx, meta, err, &defaults);
 }
@@ -1380,7 +1376,7 @@ ns_status trace_read_tuned(ns_input *in, trace_event_fn fn, void *ctx, trace_met
 	key_index_build(&r.event_index, event_keys, COUNT(event_keys));
 	key_index_build(&r.arg_index, arg_keys, COUNT(arg_keys));
 	r.cats_partial = !cat_index_build(&r.cat_index, &r.cats);
-	r.status = trace_source_open(&r.src, in, err);
+	r.status = trace_source_open(&r.src, in, knobs->threads != 1, err);
 	if (r.status != NS_OK)
 		return r.status;
 	meta->compressed = trace_source_compressed(r.src);

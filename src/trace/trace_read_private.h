@@ -4,12 +4,13 @@
 
 #include "nextstep/trace_read.h"
 
-/* Knobs for the fuzz harness: with a small document in one file it can still drive every token across
- * chunk boundaries (max_read) and the window through its growth path (window), without large allocations
- * that make each run slow under the sanitizers. Zero means the default. */
+/* Knobs for the analysis (threads) and the fuzz harness: with a small document in one file it can still drive
+ * every token across chunk boundaries (max_read) and the window through its growth path (window), without
+ * large allocations that make each run slow under the sanitizers. Zero means the default. */
 typedef struct {
-	size_t max_read; /* cap on each read from the source */
-	size_t window;   /* initial window capacity */
+	size_t max_read;  /* cap on each read from the source */
+	size_t window;    /* initial window capacity */
+	unsigned threads; /* 1: a gzip trace is inflated in the reading thread; 0 or more: in a second one */
 } trace_read_knobs;
 
 ns_status trace_read_tuned(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err,

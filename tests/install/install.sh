@@ -2,7 +2,8 @@
 # Installs nextstep as a user or a packager would, then removes the build tree and checks that what was
 # installed works on its own: the binary (routing, and the roofline with the installed device table), the
 # data directory override and its error, a moved prefix, every man page, the bash completion (without the
-# bash-completion package), and the library through pkg-config with examples/route_profile.c.
+# bash-completion package), and the library from a moved prefix, through pkg-config and through CMake's
+# find_package(nextstep), with examples/route_profile.c and examples/trace_verdict.c.
 # The build it installs is the fixture build_elsewhere's (build-elsewhere.sh: a copy of the sources built as
 # the build under test was, tests off), which this test removes once installed.
 # Usage: install.sh SOURCE_DIR BUILD_DIR     (CTest runs it; prints one line per check)
@@ -119,8 +120,13 @@ check "README: the completion's source line names the installed file" "yes" \
 check "README: that line loads the completion in a plain bash" "complete -F _nextstep nextstep" \
 	"$(bash --norc --noprofile -c "${line/\/usr\/local/$prefix} && complete -p nextstep" 2>&1)"
 
-# The library: the example program, built and run with the lines its comment prints, exactly (from a folder
-# whose examples/ is the source's), against the installed prefix only: no rpath or LD_LIBRARY_PATH added.
+# The library, from a prefix moved after the install (the pkg-config file and the CMake package find their
+# prefix from their own folders): the example programs, built and run with the lines their comments print,
+# exactly (from a folder whose examples/ is the source's), against the installed prefix only: no rpath or
+# LD_LIBRARY_PATH added.
+mv "$prefix" "$tmp/relocated"
+prefix=$tmp/relocated
+bin=$prefix/bin/nextstep
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 check "pkg-config version" "$(sed -n 's/^project(nextstep VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")" \
 	"$(pkg-config --modversion nextstep 2>&1)"
@@ -138,6 +144,40 @@ if [ -n "$build_line" ] && (cd "$tmp/example" && eval "$build_line") 2>"$tmp/cc.
 else
 	cat "$tmp/cc.log"
 	check "examples/route_profile.c builds with its printed line: $build_line" "built" "failed"
+fi
+
+# A trace through the one-call workflow (nextstep/analysis.h): the fixture's hand-derived split
+# (tests/data/trace_buckets.expect.json: compute 30 of 100 us, the largest) gives the compute route, and the
+# next step is the one `nextstep trace` names for the same trace.
+trace=$src/tests/data/trace_buckets.json
+want_verdict="rank 0 dev 0: compute-bound (30%) -> write/use a fused kernel or lower precision (Module 4/5)"
+want_next=$("$bin" trace "$trace" 2>&1 | sed -n 's/^next step: [^,]*, up to [^>]*-> \(.*\) ([^()]*)$/\1/p' | head -n 1)
+check "nextstep trace names a next step for the fixture" "yes" "$([ -n "$want_next" ] && echo yes || echo no)"
+build_line=$(sed -n 's/^ \*   \(cc -o trace_verdict .*\)$/\1/p' "$src/examples/trace_verdict.c")
+if [ -n "$build_line" ] && (cd "$tmp/example" && eval "$build_line") 2>"$tmp/cc.log"; then
+	out=$(cd "$tmp/example" && env -u LD_LIBRARY_PATH ./trace_verdict "$trace" 2>&1)
+	check "examples/trace_verdict.c (pkg-config): the verdict" "$want_verdict" "$(echo "$out" | sed -n 1p)"
+	check "examples/trace_verdict.c (pkg-config): the next step" "$want_next" \
+		"$(echo "$out" | sed -n 's/^next step: \(.*\) (up to [0-9]*% of the step)$/\1/p')"
+else
+	cat "$tmp/cc.log"
+	check "examples/trace_verdict.c builds with its printed line: $build_line" "built" "failed"
+fi
+
+# The same programs through CMake's find_package(nextstep), as examples/CMakeLists.txt builds them.
+if cmake -S "$src/examples" -B "$tmp/cmake-examples" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cmake.log" 2>&1 &&
+	cmake --build "$tmp/cmake-examples" >>"$tmp/cmake.log" 2>&1; then
+	check "find_package(nextstep): route_profile runs" \
+		"compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)" \
+		"$(env -u LD_LIBRARY_PATH "$tmp/cmake-examples/route_profile" compute=0.72 memory=0.15 2>&1 | sed -n 1p)"
+	check "find_package(nextstep): trace_verdict runs" "$want_verdict" \
+		"$(env -u LD_LIBRARY_PATH "$tmp/cmake-examples/trace_verdict" "$trace" 2>&1 | sed -n 1p)"
+	lib=$(ldd "$tmp/cmake-examples/trace_verdict" | awk '/libnextstep\.so/ { print $3 }')
+	check "find_package(nextstep): the moved prefix's shared library" "yes" \
+		"$([ -n "$lib" ] && [ "$(readlink -f "$lib")" = "$(readlink -f "$prefix/lib/libnextstep.so.2")" ] && echo yes || echo no)"
+else
+	tail -n 20 "$tmp/cmake.log"
+	check "examples/CMakeLists.txt configures and builds with find_package(nextstep)" "built" "failed"
 fi
 
 echo "install: $pass passed, $fail failed"

@@ -6,7 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+#include <zlib.h>
+
 #include "nextstep/nextstep.h"
+
+/* Hand-derived split of the fixture (tests/data/trace_buckets.expect.json): 30 of each 100 us step compute,
+ * the largest bucket. */
+#define BUCKETS_TRACE "tests/data/trace_buckets.json"
 
 START_TEST(version_macros_agree_with_the_library)
 {
@@ -52,6 +59,183 @@ START_TEST(routes_new_routes_a_profile)
 }
 END_TEST
 
+/* An error set after another names no position or setting of the earlier one (a stale line, or a "(--strict)"
+ * hint for an error strict reading has nothing to do with, used to reach messages). */
+START_TEST(error_set_forgets_the_earlier_position_and_param)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	ns_error_set(&err, NS_ERR_SYNTAX, "first");
+	ck_assert_int_eq(ns_error_at(&err, 7, 99, 3), NS_ERR_SYNTAX);
+	ck_assert_int_eq(ns_error_set_param(&err, 2), NS_ERR_SYNTAX);
+	ck_assert_int_eq(ns_error_set(&err, NS_ERR_VALUE, "second %d", 2), NS_ERR_VALUE);
+	ck_assert_int_eq(err.status, NS_ERR_VALUE);
+	ck_assert_str_eq(err.msg, "second 2");
+	ck_assert_int_eq(err.line, -1);
+	ck_assert_int_eq(err.offset, -1);
+	ck_assert_int_eq(err.index, -1);
+	ck_assert_int_eq(err.param, 0);
+}
+END_TEST
+
+START_TEST(error_at_and_set_param_record_where_and_which)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	ns_error_set(&err, NS_ERR_KEY, "unknown key");
+	ck_assert_int_eq(ns_error_at(&err, 12, -1, -1), NS_ERR_KEY);
+	ck_assert_int_eq(ns_error_set_param(&err, 1), NS_ERR_KEY);
+	ck_assert_int_eq(err.line, 12);
+	ck_assert_int_eq(err.offset, -1);
+	ck_assert_int_eq(err.index, -1);
+	ck_assert_int_eq(err.param, 1);
+	ck_assert_str_eq(err.msg, "unknown key");
+	ns_error_at(&err, -1, 4096, 5);
+	ck_assert_int_eq(err.line, -1);
+	ck_assert_int_eq(err.offset, 4096);
+	ck_assert_int_eq(err.index, 5);
+}
+END_TEST
+
+/* The stable modules' own errors through the new setters: a profile summing above 1 names the setting that
+ * would rescale it (param), and a later error does not. */
+START_TEST(profile_sum_error_names_normalize_then_forgets_it)
+{
+	ns_profile p;
+	ns_error err;
+
+	ns_error_clear(&err);
+	profile_init(&p);
+	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_COMPUTE, "0.8", &err), NS_OK);
+	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_MEMORY, "0.5", &err), NS_OK);
+	ck_assert_int_eq(profile_validate(&p, false, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(err.param, PROFILE_PARAM_NORMALIZE);
+	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_COMPUTE, "0.1", &err), NS_ERR_VALUE); /* given twice */
+	ck_assert_int_eq(err.param, 0);
+}
+END_TEST
+
+START_TEST(trace_analyse_gives_each_device_its_verdict_and_next_step)
+{
+	ns_analysis *a = NULL;
+	ns_error err;
+	double gain = -1.0;
+
+	ck_assert_int_eq(ns_trace_analyse(BUCKETS_TRACE, NULL, &a, &err), NS_OK);
+	ck_assert_uint_eq(ns_analysis_devices(a), 1);
+	ck_assert_str_eq(ns_analysis_label(a, 0), "rank 0 dev 0"); /* distributedInfo rank 0, device 0 */
+	ck_assert(ns_analysis_routed(a, 0));
+	ck_assert_int_eq(ns_analysis_verdict(a, 0)->regime, REGIME_COMPUTE);
+	ck_assert_double_eq_tol(ns_analysis_verdict(a, 0)->share, 0.30, 1e-9);
+	ck_assert_ptr_nonnull(ns_analysis_routes(a, 0));
+	ck_assert_ptr_nonnull(ns_analysis_next_fix(a, 0, &gain));
+	ck_assert(gain > 0.0 && gain <= 1.0);
+	ck_assert_ptr_null(ns_analysis_verdict(a, 1));
+	ck_assert_ptr_null(ns_analysis_label(a, 1));
+	ck_assert_ptr_null(ns_analysis_next_fix(a, 1, &gain));
+	ns_analysis_free(a);
+}
+END_TEST
+
+START_TEST(trace_analyse_of_a_missing_file_is_an_io_error)
+{
+	ns_analysis *a = (ns_analysis *)&a; /* set to NULL on failure */
+	ns_error err;
+
+	ck_assert_int_eq(ns_trace_analyse("tests/data/no-such-trace.json", NULL, &a, &err), NS_ERR_IO);
+	ck_assert_ptr_null(a);
+	ck_assert(err.msg[0] != '\0');
+}
+END_TEST
+
+/* The fixture gzipped into path, whole or cut after its first 200 compressed bytes (the
+ * start of its text, no event complete). */
+static void write_gzip(const char *path, bool cut)
+{
+	FILE *in = fopen(BUCKETS_TRACE, "rb");
+	char text[1 << 16];
+	size_t n;
+	unsigned char *z;
+	uLongf zn;
+	z_stream zs;
+	FILE *out;
+
+	ck_assert_ptr_nonnull(in);
+	n = fread(text, 1, sizeof(text), in);
+	fclose(in);
+	ck_assert(n > 0 && n < sizeof(text));
+	zn = compressBound(n) + 64;
+	z = malloc(zn);
+	memset(&zs, 0, sizeof(zs));
+	ck_assert_int_eq(deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	zs.next_in = (unsigned char *)text;
+	zs.avail_in = (uInt)n;
+	zs.next_out = z;
+	zs.avail_out = (uInt)zn;
+	ck_assert_int_eq(deflate(&zs, Z_FINISH), Z_STREAM_END);
+	out = fopen(path, "wb");
+	ck_assert_ptr_nonnull(out);
+	fwrite(z, 1, cut ? 200 : zs.total_out, out);
+	fclose(out);
+	deflateEnd(&zs);
+	free(z);
+}
+
+/* One thread (gzip inflated by the caller's thread) or two: the same analysis. */
+START_TEST(trace_analyse_reads_gzip_with_or_without_a_thread)
+{
+	char path[] = "/tmp/ns-test-api-XXXXXX";
+	int fd = mkstemp(path);
+	ns_trace_options *o = ns_trace_options_new();
+	ns_analysis *one = NULL, *two = NULL;
+	ns_error err;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_gzip(path, false);
+	ns_trace_options_set_threads(o, 1);
+	ck_assert_int_eq(ns_trace_analyse(path, o, &one, &err), NS_OK);
+	ns_trace_options_set_threads(o, 0);
+	ck_assert_int_eq(ns_trace_analyse(path, o, &two, &err), NS_OK);
+	ck_assert_int_eq(ns_analysis_verdict(one, 0)->regime, REGIME_COMPUTE);
+	ck_assert_double_eq_tol(ns_analysis_verdict(one, 0)->share, 0.30, 1e-9);
+	ck_assert_mem_eq(ns_analysis_verdict(one, 0)->split, ns_analysis_verdict(two, 0)->split,
+	                 sizeof(ns_analysis_verdict(one, 0)->split));
+	ns_analysis_free(one);
+	ns_analysis_free(two);
+	ns_trace_options_free(o);
+	unlink(path);
+}
+END_TEST
+
+/* Inflated without a thread, a gzip stream cut short is the same error, at the same byte, as with one. */
+START_TEST(trace_analyse_without_a_thread_says_where_gzip_stops)
+{
+	char path[] = "/tmp/ns-test-api-XXXXXX";
+	int fd = mkstemp(path);
+	ns_trace_options *o = ns_trace_options_new();
+	ns_analysis *a = NULL;
+	ns_error one, two;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_gzip(path, true);
+	ns_trace_options_set_threads(o, 1);
+	ck_assert_int_eq(ns_trace_analyse(path, o, &a, &one), NS_ERR_SYNTAX);
+	ck_assert_ptr_null(a);
+	ns_trace_options_set_threads(o, 2);
+	ck_assert_int_eq(ns_trace_analyse(path, o, &a, &two), NS_ERR_SYNTAX);
+	ck_assert_str_eq(one.msg, "truncated gzip data");
+	ck_assert_str_eq(one.msg, two.msg);
+	ck_assert(one.offset > 0);
+	ck_assert_int_eq(one.offset, two.offset);
+	ns_trace_options_free(o);
+	unlink(path);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -59,6 +243,13 @@ static Suite *api_suite(void)
 
 	tcase_add_test(tc, version_macros_agree_with_the_library);
 	tcase_add_test(tc, routes_new_routes_a_profile);
+	tcase_add_test(tc, error_set_forgets_the_earlier_position_and_param);
+	tcase_add_test(tc, error_at_and_set_param_record_where_and_which);
+	tcase_add_test(tc, profile_sum_error_names_normalize_then_forgets_it);
+	tcase_add_test(tc, trace_analyse_gives_each_device_its_verdict_and_next_step);
+	tcase_add_test(tc, trace_analyse_of_a_missing_file_is_an_io_error);
+	tcase_add_test(tc, trace_analyse_reads_gzip_with_or_without_a_thread);
+	tcase_add_test(tc, trace_analyse_without_a_thread_says_where_gzip_stops);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,40 @@
+/* Analysing a profiler trace with libnextstep from another program: each device's verdict and the next step,
+ * as `nextstep trace` would name them.
+ *
+ * Build against an installed libnextstep (export PKG_CONFIG_PATH=DIR/lib/pkgconfig first, as for
+ * route_profile.c; or with CMake: examples/CMakeLists.txt), then run it on a trace:
+ *   cc -o trace_verdict examples/trace_verdict.c $(pkg-config --cflags --libs nextstep)
+ *   ./trace_verdict tests/data/trace_buckets.json
+ */
+#include <stdio.h>
+
+#include <nextstep/nextstep.h>
+
+int main(int argc, char **argv)
+{
+	format_options text = {FORMAT_TEXT, false, false};
+	ns_analysis *a;
+	ns_error err;
+	double gain;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s TRACE.json[.gz]\n", argv[0]);
+		return 2;
+	}
+	if (ns_trace_analyse(argv[1], NULL, &a, &err) != NS_OK) {
+		fprintf(stderr, "trace_verdict: %s: %s\n", argv[1], err.msg);
+		return 1;
+	}
+	for (size_t i = 0; i < ns_analysis_devices(a); i++) {
+		const char *fix = ns_analysis_next_fix(a, i, &gain);
+		if (!ns_analysis_routed(a, i))
+			printf("%s: no verdict (see nextstep trace)\n", ns_analysis_label(a, i));
+		else
+			format_verdict_line(stdout, ns_analysis_label(a, i), ns_analysis_verdict(a, i),
+			                    ns_analysis_routes(a, i), &text);
+		if (fix != NULL)
+			printf("next step: %s (up to %.0f%% of the step)\n", fix, gain * 100.0);
+	}
+	ns_analysis_free(a);
+	return 0;
+}

@@ -1,0 +1,81 @@
+/* One call per workflow: a profiler trace in, its report out. ns_trace_analyse() reads a PyTorch-profiler
+ * (Kineto) trace, plain or gzip, splits each device's step time into the six regimes, places its ops on the
+ * roofline when asked, and decides the report (the verdict, its routes and the next steps) as the
+ * `nextstep trace` command does; the accessors below read it and ns_analysis_print() prints it whole.
+ * Everything here is opaque: the layouts behind it are the unstable tier's (ns_analysis_split()). */
+#ifndef NEXTSTEP_ANALYSIS_H
+#define NEXTSTEP_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "nextstep/api.h"
+#include "nextstep/classify.h"
+#include "nextstep/error.h"
+#include "nextstep/format.h"
+#include "nextstep/routes.h"
+#ifdef NEXTSTEP_STATIC_LINKING_ONLY
+#include "nextstep/trace_report.h"
+#include "nextstep/trace_split.h"
+#endif
+
+NS_BEGIN_DECLS
+
+/* How to analyse: NULL options, or new ones untouched, analyse as `nextstep trace FILE` does. */
+typedef struct ns_trace_options ns_trace_options;
+
+/* NULL when out of memory. Free with ns_trace_options_free(). */
+NS_API ns_trace_options *ns_trace_options_new(void);
+NS_API void ns_trace_options_free(ns_trace_options *o);
+/* Threads one analysis may run on: 1 inflates a gzip trace in the calling thread, 0 (the default) or more
+ * also on a second thread while the first parses (about twice as fast on a large .gz). */
+NS_API void ns_trace_options_set_threads(ns_trace_options *o, unsigned threads);
+/* Count the warm-up steps in the verdict (default: they are summed apart, as without --all-steps). */
+NS_API void ns_trace_options_set_all_steps(ns_trace_options *o, bool all);
+/* Place the trace's ops on the roofline of its device, as `trace --roofline`: devices_json is a device
+ * table (the installed one is share/nextstep/devices.json), read now. NS_ERR_IO, NS_ERR_SYNTAX, ... with err
+ * set when it cannot be read. */
+NS_API ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices_json, ns_error *err);
+
+/* The analysis of one trace. */
+typedef struct ns_analysis ns_analysis;
+
+/* Reads the trace at path ("-": stdin) and analyses it. On success *out owns the analysis (free with
+ * ns_analysis_free()); otherwise *out is NULL and err says what is wrong and, in err->offset, at which byte
+ * of the decompressed document. */
+NS_API ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns_analysis **out,
+                                  ns_error *err);
+NS_API void ns_analysis_free(ns_analysis *a);
+
+/* The devices reported (GPUs, or the host alone for a host-only job); 0 when the trace recorded no work to
+ * route. */
+NS_API size_t ns_analysis_devices(const ns_analysis *a);
+/* "rank 0 dev 0", "device 0 (NVIDIA A100-SXM4-40GB)", "host"; NULL when device is out of range. */
+NS_API const char *ns_analysis_label(const ns_analysis *a, size_t device);
+/* The device's verdict (its steps summed, warm-up left out unless asked for), or NULL out of range. */
+NS_API const ns_verdict *ns_analysis_verdict(const ns_analysis *a, size_t device);
+/* The routes its verdict line is printed with (a cause that holds most of its bucket gives the fix), for
+ * format_verdict_line() and format_verdict_json(); owned by the analysis. NULL out of range. */
+NS_API const ns_routes *ns_analysis_routes(const ns_analysis *a, size_t device);
+/* Whether the verdict can be trusted: false when the capture is unfit to route (dropped events, ...) or
+ * holds only start-up steps, and the report gives no verdict. */
+NS_API bool ns_analysis_routed(const ns_analysis *a, size_t device);
+/* The next step: the fix with the most step time to win, and in *gain_share (may be NULL) the most it can
+ * win as a share of the step. NULL when there is none with a known bound. */
+NS_API const char *ns_analysis_next_fix(const ns_analysis *a, size_t device, double *gain_share);
+/* The report as `nextstep trace` prints it, in format->kind (text, quiet or JSON); routes worded without the
+ * command line's options. NS_ERR_IO when a write failed, NS_ERR_NOMEM. */
+NS_API ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const format_options *format,
+                                   ns_error *err);
+
+#ifdef NEXTSTEP_STATIC_LINKING_ONLY
+/* The split behind the analysis (owned by it). */
+NS_STATIC_API const split_result *ns_analysis_split(const ns_analysis *a);
+/* Device i's report as the printers read it (owned by the analysis), or NULL out of range. */
+NS_STATIC_API const ns_device_report *ns_analysis_device_report(const ns_analysis *a, size_t device);
+#endif
+
+NS_END_DECLS
+
+#endif

@@ -1,0 +1,242 @@
+/* One trace analysed in one call (nextstep/analysis.h): the stages `nextstep trace` runs, in the library. */
+#include "nextstep/analysis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nextstep/devices.h"
+#include "nextstep/input.h"
+#include "nextstep/kernel_rules.h"
+#include "nextstep/next_step.h"
+#include "nextstep/trace_read.h"
+#include "nextstep/trace_roofline.h"
+#include "trace_read_private.h"
+
+struct ns_trace_options {
+	unsigned threads;
+	bool all_steps;
+	bool roofline;
+	ns_device_table devices; /* with roofline */
+};
+
+struct ns_analysis {
+	classify_options classify;
+	ns_routes *routes;
+	split_result res;
+	bool roofline;
+	troof_report roof;
+	ns_device_report *device; /* res.ndevices reports, decided once */
+	char source[INPUT_DISPLAY_MAX];
+};
+
+ns_trace_options *ns_trace_options_new(void)
+{
+	ns_trace_options *o = calloc(1, sizeof(*o));
+
+	if (o != NULL)
+		devices_init(&o->devices);
+	return o;
+}
+
+void ns_trace_options_free(ns_trace_options *o)
+{
+	if (o == NULL)
+		return;
+	devices_free(&o->devices);
+	free(o);
+}
+
+void ns_trace_options_set_threads(ns_trace_options *o, unsigned threads)
+{
+	o->threads = threads;
+}
+
+void ns_trace_options_set_all_steps(ns_trace_options *o, bool all)
+{
+	o->all_steps = all;
+}
+
+ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices_json, ns_error *err)
+{
+	ns_device_table t;
+
+	devices_init(&t);
+	if (devices_load_file(&t, devices_json, err) != NS_OK) {
+		devices_free(&t);
+		return err->status;
+	}
+	devices_free(&o->devices);
+	o->devices = t;
+	o->roofline = true;
+	return NS_OK;
+}
+
+void ns_analysis_free(ns_analysis *a)
+{
+	if (a == NULL)
+		return;
+	free(a->device);
+	split_result_free(&a->res);
+	troof_report_free(&a->roof);
+	ns_routes_delete(a->routes);
+	free(a);
+}
+
+/* Reads in into the split and, with a roofline, the op collector: one pass, as the command line does. */
+static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options *o,
+                            const kernel_rules *rules, ns_error *err)
+{
+	trace_read_knobs knobs = {0, 0, o->threads};
+	trace_split *split = trace_split_new(rules);
+	trace_roofline *roof = o->roofline ? trace_roofline_new() : NULL;
+	trace_roofline_tee tee = {trace_split_event, split, roof};
+	troof_options ro = {NULL, false, DTYPE_BF16, &o->devices};
+	trace_meta meta;
+	ns_status st;
+
+	if (split == NULL || (o->roofline && roof == NULL)) {
+		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	trace_split_keep_warmup(split, o->all_steps);
+	st = roof != NULL ? trace_read_tuned(in, trace_roofline_tee_event, &tee, &meta, err, &knobs)
+	                  : trace_read_tuned(in, trace_split_event, split, &meta, err, &knobs);
+	if (st != NS_OK && meta.truncated && meta.events > 0) { /* cut short: what was read is analysed */
+		ns_error_clear(err);
+		st = NS_OK;
+	}
+	if (st == NS_OK && meta.events == 0)
+		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to split");
+	if (st == NS_OK)
+		st = trace_split_finish(split, &meta, &a->res, err);
+	if (st == NS_OK && roof != NULL) {
+		st = trace_roofline_finish(roof, &meta, &ro, &a->roof, err);
+		a->roofline = st == NS_OK;
+	}
+done:
+	trace_split_free(split);
+	trace_roofline_free(roof);
+	return st;
+}
+
+/* Each device's report, decided once for the accessors (the printers decide it again as they stream). */
+static ns_status decide(ns_analysis *a, ns_error *err)
+{
+	if (a->res.ndevices == 0)
+		return NS_OK;
+	a->device = calloc(a->res.ndevices, sizeof(*a->device));
+	if (a->device == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < a->res.ndevices; i++)
+		ns_device_report_build(&a->res, &a->res.device[i], &a->classify, a->routes, NULL,
+		                       &a->device[i]);
+	return split_result_steps_status(&a->res, err);
+}
+
+ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns_analysis **out,
+                           ns_error *err)
+{
+	static const ns_trace_options defaults;
+	const ns_trace_options *o = options != NULL ? options : &defaults;
+	ns_analysis *a = calloc(1, sizeof(*a));
+	kernel_rules *rules = NULL;
+	ns_input in;
+	ns_status st;
+
+	*out = NULL;
+	ns_error_clear(err);
+	if (a == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	classify_options_default(&a->classify);
+	if ((a->routes = ns_routes_new(NULL, err)) == NULL || kernel_rules_default(&rules, err) != NS_OK) {
+		st = err->status;
+		goto fail;
+	}
+	if ((st = input_open(&in, path, err)) != NS_OK)
+		goto fail;
+	snprintf(a->source, sizeof(a->source), "%s", input_display_name(&in));
+	st = read_split(a, &in, o, rules, err);
+	input_close(&in);
+	if (st == NS_OK)
+		st = decide(a, err);
+	if (st != NS_OK)
+		goto fail;
+	kernel_rules_free(rules);
+	*out = a;
+	return NS_OK;
+fail:
+	kernel_rules_free(rules);
+	ns_analysis_free(a);
+	return st;
+}
+
+static const ns_device_report *report_of(const ns_analysis *a, size_t device)
+{
+	return a != NULL && device < a->res.ndevices ? &a->device[device] : NULL;
+}
+
+size_t ns_analysis_devices(const ns_analysis *a)
+{
+	return a->res.ndevices;
+}
+
+const char *ns_analysis_label(const ns_analysis *a, size_t device)
+{
+	const ns_device_report *r = report_of(a, device);
+
+	return r != NULL ? r->label : NULL;
+}
+
+const ns_verdict *ns_analysis_verdict(const ns_analysis *a, size_t device)
+{
+	const ns_device_report *r = report_of(a, device);
+
+	return r != NULL ? &r->verdict : NULL;
+}
+
+const ns_routes *ns_analysis_routes(const ns_analysis *a, size_t device)
+{
+	const ns_device_report *r = report_of(a, device);
+
+	return r != NULL ? &r->routes : NULL;
+}
+
+bool ns_analysis_routed(const ns_analysis *a, size_t device)
+{
+	const ns_device_report *r = report_of(a, device);
+
+	return r != NULL && !r->unfit && !r->startup;
+}
+
+const char *ns_analysis_next_fix(const ns_analysis *a, size_t device, double *gain_share)
+{
+	const ns_device_report *r = report_of(a, device);
+	const ns_next_step *top = r != NULL ? ns_next_steps_top(&r->next) : NULL;
+
+	if (top == NULL || top->route.fix == NULL)
+		return NULL;
+	if (gain_share != NULL)
+		*gain_share = top->gain_share;
+	return top->route.fix;
+}
+
+ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const format_options *format, ns_error *err)
+{
+	report_options o = {&a->classify,       a->routes, format, a->source, false,
+	                    REPORT_TOP_DEFAULT, NULL,      NULL,   NULL};
+
+	if (a->roofline)
+		return troof_print_with_report(out, &a->res, &o, &a->roof, err);
+	return report_print(out, &a->res, &o, err);
+}
+
+const split_result *ns_analysis_split(const ns_analysis *a)
+{
+	return &a->res;
+}
+
+const ns_device_report *ns_analysis_device_report(const ns_analysis *a, size_t device)
+{
+	return report_of(a, device);
+}
