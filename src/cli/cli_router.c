@@ -106,6 +106,17 @@ static void flush_results(void *ctx)
 	fflush(stdout);
 }
 
+/* A record's shares checked; a bad one keeps the line the reader gave it. */
+static bool valid_record(ns_profile *p, bool normalize, ns_error *err)
+{
+	long line = err->line;
+
+	if (profile_validate(p, normalize, err) == NS_OK)
+		return true;
+	ns_error_at(err, line, -1, -1);
+	return false;
+}
+
 /* Routes every record of one input; a bad record is reported in its place and the stream goes on, until
  * the output fails. */
 static int route_stream(const router_input *ri, ns_input *in)
@@ -124,7 +135,7 @@ static int route_stream(const router_input *ri, ns_input *in)
 	in->before_read = flush_results;
 	ns_error_clear(&err);
 	while ((res = profile_reader_next(reader, &p, &unknown, &err)) != PROFILE_READ_END) {
-		bool good = res == PROFILE_READ_OK && profile_validate(&p, ri->cfg->normalize, &err) == NS_OK;
+		bool good = res == PROFILE_READ_OK && valid_record(&p, ri->cfg->normalize, &err);
 		/* A message waits for the results before it, and a failed output stops the stream first. */
 		if ((!good || unknown.count > 0 || ferror(stdout)) && !cli_output_ok()) {
 			rc = EXIT_BAD_INPUT;

@@ -365,8 +365,10 @@ static profile_read_result parse_record(profile_reader *r, const char *s, size_t
 	if (nul != NULL)
 		return bad(err, first_line + ns_line_of(s, n, (size_t)(nul - s)) - 1, NS_ERR_SYNTAX,
 		           "NUL byte in the JSON text");
-	if (profile_parse_flat(s, n, r->strict, p, unknown))
+	if (profile_parse_flat(s, n, r->strict, p, unknown)) {
+		ns_error_at(err, first_line, -1, -1); /* where the record was (warnings name it) */
 		return PROFILE_READ_OK;
+	}
 	obj = cJSON_ParseWithLengthOpts(s, n, &end, 0);
 	if (obj == NULL) {
 		size_t at = end != NULL && end >= s ? (size_t)(end - s) : 0;
