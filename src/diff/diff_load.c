@@ -231,11 +231,10 @@ ns_status diff_side_parse(const char *text, size_t len, const diff_load_options 
 	if (doc == NULL || !only_space(end, text + len)) {
 		size_t pos = end != NULL && end >= text ? (size_t)(end - text) : 0;
 		cJSON_Delete(doc);
-		err->line = ns_line_of(text, len, pos);
-		return ns_error_set(err, NS_ERR_SYNTAX,
-		                    doc == NULL
-		                        ? "malformed JSON"
-		                        : "more than one JSON value: a side is one report or one profile");
+		ns_error_set(err, NS_ERR_SYNTAX,
+		             doc == NULL ? "malformed JSON"
+		                         : "more than one JSON value: a side is one report or one profile");
+		return ns_error_at(err, ns_line_of(text, len, pos), -1, -1);
 	}
 	if (cJSON_IsObject(doc) && cJSON_HasObjectItem(doc, "devices")) {
 		st = clean_strings(doc) ? diff_side_from_report(doc, s, err)
