@@ -129,7 +129,7 @@ static ns_status decide(ns_analysis *a, ns_error *err)
 	if (a->device == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < a->res.ndevices; i++)
-		ns_device_report_build(&a->res, &a->res.device[i], &a->classify, a->routes, NULL,
+		ns_device_report_build(&a->res, &a->res.device[i], &a->classify, a->routes, NULL, NULL,
 		                       &a->device[i]);
 	return split_result_steps_status(&a->res, err);
 }
@@ -223,8 +223,10 @@ const char *ns_analysis_next_fix(const ns_analysis *a, size_t device, double *ga
 
 ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const format_options *format, ns_error *err)
 {
+	/* No device table: the fp32 advice is given without the named device's peak ratio (the analysis keeps
+	 * no table after ns_trace_analyse returns). */
 	report_options o = {&a->classify,       a->routes, format, a->source, false,
-	                    REPORT_TOP_DEFAULT, NULL,      NULL,   NULL};
+	                    REPORT_TOP_DEFAULT, NULL,      NULL,   NULL,      NULL};
 
 	if (a->roofline)
 		return troof_print_with_report(out, &a->res, &o, &a->roof, err);
