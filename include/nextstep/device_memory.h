@@ -10,6 +10,7 @@
 #endif
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include <cJSON.h>
@@ -23,6 +24,9 @@ NS_BEGIN_DECLS
  * cannot be known: no totals (only sizes), no event inside a counted step, the device's memory unknown, or a
  * step that allocates nothing on top of its floor. */
 NS_STATIC_API double ns_memory_batch_scale(const split_memory *m);
+/* "a 2x batch fits: ~50.3 GB of 85.9 GB (up to ~3.5x)" ("would need" when it does not) into buf (128 bytes
+ * are enough); false, buf untouched, when the scale is unknown. */
+NS_STATIC_API bool ns_memory_batch_words(const split_memory *m, char *buf, size_t size);
 /* "  memory: peak 31.2 GB allocated, 33.0 GB reserved, of 85.9 GB; ... a 2x batch fits: ~50.3 of 85.9 GB
  * (up to ~3.5x)", or what a trace with sizes only can say. Nothing without events. */
 NS_STATIC_API void ns_memory_print(FILE *out, const split_memory *m);

@@ -23,6 +23,7 @@
 #include "nextstep/diff.h"
 #include "nextstep/error.h"
 #include "nextstep/job.h"
+#include "nextstep/job_report.h"
 #include "nextstep/next_step.h"
 #include "nextstep/routes.h"
 #include "nextstep/trace_roofline.h"
@@ -104,11 +105,10 @@ NS_STATIC_API ns_status html_diff(html_page *p, const html_source src[2], const 
                                   const diff_side *after, const diff_result *r, const ns_routes *routes,
                                   ns_error *err);
 
-/* A job (nextstep job): its verdict v with routes as the caller routed it (the straggler's bucket when
- * res->nstrag > 0), then the ranks as a heat map with the straggler marked and comm split into waiting and
- * transfer. */
-NS_STATIC_API ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v,
-                                 const ns_routes *routes, ns_error *err);
+/* A job (nextstep job): its report m (ns_job_report_build: the verdict, the straggler's bucket when
+ * res->nstrag > 0, and the next steps, shown first), then the ranks as a heat map with the straggler marked
+ * and comm split into waiting and transfer. */
+NS_STATIC_API ns_status html_job(html_page *p, const job_result *res, const ns_job_report *m, ns_error *err);
 /* The inputs of a page that merges many (a job): n named, `more` counted. */
 NS_STATIC_API void html_inputs(html_page *p, const html_source *src, size_t n, size_t more);
 

@@ -19,6 +19,7 @@
 
 #include "nextstep/api.h"
 #include "nextstep/cause.h"
+#include "nextstep/op_models.h"
 #include "nextstep/routes.h"
 #include "nextstep/trace_kernels.h"
 #include "nextstep/trace_split.h"
@@ -44,28 +45,67 @@ NS_STATIC_API ns_gain_rule ns_gain_rule_of(ns_regime bucket, int cause);
 /* "waiting", "exposed", "roofline", "straggler", "none" (JSON "rule"). */
 NS_STATIC_API const char *ns_gain_rule_name(ns_gain_rule r);
 
-/* The roofline placement of one kernel class in a window (issue 22 fills it; until then nobody does and
- * every kernel bound is unknown): the class's kernel time, how much of it belongs to ops placed on the
- * roofline, and the time those ops would take at their roof. placed_ns 0: the bound is unknown. */
+/* How much of a kernel class the op-level roofline (issue 22) covers. */
+typedef enum {
+	NS_ROOF_NOT_RUN, /* no placement was made: the caller's option that makes one applies (the CLI's
+	                    --roofline) */
+	NS_ROOF_NONE,  /* a placement was made and none of the class's time is in placed ops (`why` says why)
+	                */
+	NS_ROOF_PLACED /* some or all of the class's time is in placed ops */
+} ns_roof_state;
+
+#define NS_ROOF_FAMILIES 3
+
+/* The roofline placement of one kernel class (issue 22 fills it from troof_report: trace_roofline.h). The
+ * times are over the extent the placement covers (the whole trace); a window's bound uses their ratios:
+ * of the time the window holds in the class, the share placed_ns / max(kernel_ns, placed_ns) is in placed
+ * ops, and of that, (placed_ns - roof_ns) / placed_ns is above the roof. */
 typedef struct {
-	int64_t kernel_ns;
-	int64_t placed_ns;
-	int64_t roof_ns;
+	ns_roof_state state;
+	const char *why;   /* NS_ROOF_NONE: static words saying why nothing is placed */
+	int64_t kernel_ns; /* the class's kernel time */
+	int64_t placed_ns; /* of it, the time of ops placed on the roofline */
+	int64_t roof_ns;   /* the placed ops' time at the roof the class's fix can reach: their own dtype's,
+	                      or for fp32 work of the computing families the device's 16-bit roof (the fix says
+	                      "lower precision"); each op at most its own time */
+	/* What the verdict line says of the class (issue 22 item 3). */
+	int64_t own_roof_ns; /* the placed ops' time at their own dtype's roof, each at most its own time */
+	int64_t fp32_ns;     /* of placed_ns, fp32 work a 16-bit roof applies to (0: none) */
+	ns_dtype half;       /* that 16-bit roof's dtype (bf16, else fp16) */
+	size_t nfamilies;    /* the op families holding the class, most time first */
+	ns_op_family family[NS_ROOF_FAMILIES];
+	double family_fraction[NS_ROOF_FAMILIES]; /* each family's time at its roof over its time */
 } ns_roof_time;
 
-#define NS_BASIS_MAX 192
+/* What a next step is computed from besides its window and routes. */
+typedef struct {
+	const ns_roof_time *roof; /* indexed by kernel_class; NULL: no placement was made (NS_ROOF_NOT_RUN) */
+	/* Of the window's launch time (overhead.launch), the part inside the optimizer's step (the main
+	 * thread in an Optimizer.step# span): the optimizer's own per-tensor launches, which a fused or
+	 * foreach optimizer removes. 0 when none, or not known. */
+	int64_t optimizer_launch_ns;
+} ns_next_inputs;
+
+#define NS_BASIS_MAX 320
 
 /* One candidate fix. Times are per step (the mean over the window's steps). */
 typedef struct {
 	ns_regime bucket;
 	int cause; /* ns_cause, or -1 for compute and dataloader (not divided into causes) */
 	ns_gain_rule rule;
-	bool known;               /* false: no bound can be given (kernels without a roofline placement) */
-	int64_t gain_ns;          /* the bound (0 when unknown) */
-	int64_t held_ns;          /* the time the cause holds; the bound is never more */
-	double gain_share;        /* gain_ns / the step */
-	int64_t rank;             /* NS_GAIN_STRAGGLER: the straggler; else -1 */
-	ns_route route;           /* the fix; strings borrowed from the routes it was built with */
+	bool known;          /* false: no bound can be given (kernels without a roofline placement) */
+	int64_t gain_ns;     /* the bound (0 when unknown) */
+	int64_t held_ns;     /* the time the cause holds; the bound is never more */
+	double gain_share;   /* gain_ns / the step */
+	int64_t rank;        /* NS_GAIN_STRAGGLER: the straggler; else -1 */
+	ns_roof_state roof;  /* NS_GAIN_ROOFLINE: what the placement covers */
+	double placed_share; /* NS_GAIN_ROOFLINE: the share of held_ns in placed ops (0 unless placed) */
+	int64_t unknown_ns;  /* of held_ns, the time whose bound is unknown (ops not placed) */
+	int64_t launch_ns;   /* the optimizer's candidate: of held_ns, its launch time (overhead.launch)
+	                        that the launch overhead candidate leaves to it */
+	bool has_batch;      /* the fix raises the batch and the trace's memory says how much larger fits */
+	double batch_scale;  /* then: the largest multiple of the batch that fits (device_memory.h) */
+	ns_route route;      /* the fix; strings borrowed from the routes it was built with */
 	char basis[NS_BASIS_MAX]; /* the bound's reason, in words and numbers */
 } ns_next_step;
 
@@ -81,10 +121,10 @@ typedef struct {
 } ns_next_steps;
 
 /* The candidates of w, a sum of `steps` windows (at least 1). routes gives each cause its fix (a cause
- * without one takes its bucket's; a decode window's memory kernels take the decode finding's); roof is
- * indexed by kernel_class, or NULL (no placement). */
+ * without one takes its bucket's; a decode window's memory kernels take the decode finding's); in may be
+ * NULL (no placement, no optimizer launches known). */
 NS_STATIC_API void ns_next_steps_of_window(const split_window *w, size_t steps, const ns_routes *routes,
-                                           const ns_roof_time *roof, ns_next_steps *out);
+                                           const ns_next_inputs *in, ns_next_steps *out);
 /* A few words naming the fix's target: "data loader", "launch overhead", "blocking syncs", "straggler rank
  * 3", ...; a cause not in the title table is named by its key ("idle.host_gap"). Written into buf (64 bytes
  * are enough). */
@@ -95,18 +135,26 @@ NS_STATIC_API void ns_next_steps_add(ns_next_steps *s, const ns_next_step *c);
 NS_STATIC_API const ns_next_step *ns_next_steps_top(const ns_next_steps *s);
 /* The runner-up shown under the top: the second known bound when it is at least half the first. */
 NS_STATIC_API const ns_next_step *ns_next_steps_runner_up(const ns_next_steps *s);
-/* The candidate whose bound is unknown and whose time is more than the top's bound (or any, without a top):
- * the report says what it cannot bound. NULL when none. */
+/* The candidate with the most time whose bound is unknown (unknown_ns: all of a class without a placement,
+ * the part of a class in ops not placed) when that time is more than the top's bound (or any, without a
+ * top): the report says what it cannot bound. NULL when none. */
 NS_STATIC_API const ns_next_step *ns_next_steps_unbounded(const ns_next_steps *s);
 
 /* "next step: data loader, up to 59.295 ms a step (33.4%) -> fix (module)" for the top candidate, "then: ..."
  * for the runner-up, and a line for a larger time whose bound is unknown. per_step: the window is a mean step
- * (else a whole trace: no "a step"). */
-NS_STATIC_API void ns_next_steps_print(FILE *out, const ns_next_steps *s, bool per_step);
+ * (else a whole trace: no "a step"). place_hint: the caller's words for how to place kernels on the
+ * roofline ("--roofline"), said where no placement was made; NULL leaves it out. */
+NS_STATIC_API void ns_next_steps_print(FILE *out, const ns_next_steps *s, bool per_step,
+                                       const char *place_hint);
 /* -v: every candidate, ranked, with its basis. */
-NS_STATIC_API void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bool per_step);
+NS_STATIC_API void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bool per_step,
+                                           const char *place_hint);
+/* "not_run", "none", "placed" (JSON "roofline"). */
+NS_STATIC_API const char *ns_roof_state_name(ns_roof_state s);
 /* [{"bucket", "cause", "title", "fix", "module", "gain_us", "gain_share", "held_us", "rule", ["rank",]
- * "basis"}, ...] in rank order (gain_us and gain_share null when the bound is unknown). NULL on OOM. */
+ * ["roofline", "placed_share", "unknown_us",] ["launch_us",] ["batch_scale",] "basis"}, ...] in rank order
+ * (gain_us and gain_share null when the bound is unknown; the roofline keys on kernel candidates, launch_us
+ * on the optimizer's when it claims launch time, batch_scale where has_batch). NULL on OOM. */
 NS_STATIC_API cJSON *ns_next_steps_json(const ns_next_steps *s);
 
 NS_END_DECLS

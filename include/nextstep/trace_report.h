@@ -39,9 +39,12 @@ typedef enum {
 	REPORT_HINT_WARMUP_ONE,     /* one warm-up step was left out of the verdict: how to include it */
 	REPORT_HINT_WARMUP_SEVERAL, /* several warm-up steps were: how to include them */
 	REPORT_HINT_STEP_MARKER, /* the steps came from the caller's step-marker pattern: what it is called */
-	REPORT_HINT_PYTHON_DETAIL /* after the with_stack hint: where the Python behind the causes is shown */
+	REPORT_HINT_PYTHON_DETAIL, /* after the with_stack hint: where the Python behind the causes is shown
+	                            */
+	REPORT_HINT_ROOFLINE /* kernels whose bound is unknown because no placement was made: how to make one
+	                      */
 } report_hint;
-#define REPORT_HINT_COUNT 8
+#define REPORT_HINT_COUNT 9
 
 typedef struct {
 	const classify_options *classify;
@@ -71,6 +74,36 @@ typedef struct {
 #define NS_REPORT_FIXES   4   /* fixes a device report words from the trace's evidence */
 #define NS_REPORT_FIX_MAX 640 /* bytes of one */
 
+/* What the roofline says of a kernel bucket under a compute- or memory-bound verdict (issue 22 item 3): the
+ * op families that hold it, how close each comes to its roof, and the lever that follows. */
+typedef enum {
+	NS_LEVER_FUSION,    /* memory: the ops move their bytes near the bandwidth: only fewer bytes help
+	                       (fusion,    a smaller dtype) */
+	NS_LEVER_KERNEL,    /* well below the roof: a better kernel wins the distance */
+	NS_LEVER_PRECISION, /* compute: fp32 work that the device's 16-bit roof would run far faster */
+	NS_LEVER_LESS_WORK  /* compute at its roof: only fewer FLOPs help */
+} ns_roof_lever;
+
+typedef struct {
+	ns_regime bucket; /* REGIME_COMPUTE or REGIME_MEMORY */
+	size_t nfamilies;
+	ns_op_family family[NS_ROOF_FAMILIES];
+	double fraction[NS_ROOF_FAMILIES]; /* each family's time at its roof over its time */
+	double placed_share;               /* of the class's kernel time, in placed ops */
+	double above_share;                /* of the placed time, above the roof the fix can reach */
+	double half_share; /* compute: the placed time at the 16-bit roof over the placed time;
+	                      -1 when no 16-bit roof applies */
+	ns_dtype half;
+	ns_roof_lever lever;
+} ns_roof_note;
+
+/* "fusion", "kernel", "precision", "less_work" (JSON "lever"). */
+NS_STATIC_API const char *ns_roof_lever_name(ns_roof_lever l);
+/* The note in words, as every form prints it: "compute-bound ops: conv 74%, gemm 36% of their roof (100% of
+ * their kernel time placed) -> lower precision: at the fp16 roof they would take 11% of their time
+ * (autocast)". 320 bytes are enough. */
+NS_STATIC_API void ns_roof_note_words(const ns_roof_note *n, char *buf, size_t size);
+
 /* One device's report, decided once (issue 21): text, JSON and HTML print it and decide nothing. It borrows
  * the split result's and the routes' strings (both must outlive it) and owns only the fixes it words itself;
  * the routes and next steps point into it, so it is not copied. About 40 kB: allocate it. */
@@ -88,8 +121,19 @@ typedef struct {
 	                             and the trace has none (0 where they would not) */
 	ns_grade optimizer_grade; /* the optimizer finding (GRADE_NONE: none, or no passes marked) */
 	double optimizer_share;
+	bool optimizer_also; /* the headline repeats the finding: high, and its fix in no next step line */
 	char optimizer_fix[1024]; /* the finding's fix for the trace's optimizer class */
 	ns_next_steps next;       /* ranked; empty for an unfit trace and for start-up */
+	bool placed;              /* a roofline placement was given (roof_notes may still be empty) */
+	/* The kernel buckets the roofline speaks of: the verdict's when it is compute or memory, and the
+	 * other one when it is a high finding (none for an unfit trace or start-up). */
+	ns_roof_note roof_note[2];
+	size_t nroof_notes;
+	/* A shown next step (top or runner-up) whose fix raises the batch (launch overhead, a decode step's
+	 * memory kernels, compute kernels well below their roof), with the memory the trace recorded: which,
+	 * and how much larger a batch fits, in words (device_memory.h). batch_item < 0: no such line. */
+	int batch_item;
+	char batch_words[128];
 	/* The headline's "also:" findings: the verdict's high findings whose fix the next step lines do not
 	 * already give (none for an unfit trace or start-up). */
 	ns_finding also[REGIME_COUNT];
@@ -100,6 +144,9 @@ typedef struct {
 	char fixes[NS_REPORT_FIXES][NS_REPORT_FIX_MAX];
 } ns_device_report;
 
+/* [{"bucket", "families": [{"family", "fraction"}], "placed_share", "above_share", "half_dtype",
+ * "half_share", "lever", "text"}] of m's roof notes. NULL on OOM. */
+NS_STATIC_API cJSON *ns_roof_notes_json(const ns_device_report *m);
 /* Every window of d is warm-up: a capture of start-up, which no regime describes. */
 NS_STATIC_API bool ns_device_startup_only(const split_device *d);
 /* Builds d's report. roof: d's placement per kernel class, or NULL; devices: the peaks the fp32 advice

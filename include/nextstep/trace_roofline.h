@@ -131,6 +131,14 @@ typedef struct {
 	int64_t gpu_ns;     /* the placed ops of the bucket's families */
 	double roof_ns;     /* their time at the roof */
 	double headroom_ns; /* its families' headroom: the most a faster kernel can win on these ops */
+	/* The next step's bound (issue 21): each row's time at the roof the bucket's fix can reach, at most
+	 * its GPU time: its own dtype's roof, or for fp32 (tf32, fp64) work of the computing families the
+	 * device's 16-bit roof when it has one (the compute fix says "lower precision"); and the GPU time of
+	 * that fp32 work. */
+	double reach_ns;
+	int64_t fp32_ns;
+	int64_t unplaced_ns; /* ops of the bucket's families that could not be placed (no shapes, no dtype,
+	                        ...) */
 	ns_op_family families[NS_OPF_COUNT]; /* the bucket's families, most GPU time first */
 	size_t nfamilies;
 } ns_troof_bucket;
@@ -173,6 +181,20 @@ typedef struct {
 
 /* The share of the ops' GPU time that was placed, 0..1 (0 without ops). */
 NS_STATIC_API double ns_troof_placed_share(const troof_report *r);
+
+/* The next step's input from a placement (issue 21, docs/next-step.md "Roofline"): for device d of res,
+ * out[KCLASS_COMPUTE] from the compute bucket and out[KCLASS_MEMORY] from the memory bucket, their kernel
+ * time the split's (transfers left out of memory), their families and headroom; out[KCLASS_COMM] is never
+ * placed. The placement sums every device's kernels, so with several devices, an unknown device or no op
+ * placed, a class is NS_ROOF_NONE with the reason. */
+NS_STATIC_API void ns_troof_roof_times(const troof_report *r, const split_result *res, const split_device *d,
+                                       ns_roof_time out[KCLASS_COUNT]);
+/* report_options.roof for a placement: ctx is an ns_troof_roof_ctx. Always true. */
+typedef struct {
+	const troof_report *report;
+	const split_result *res;
+} ns_troof_roof_ctx;
+NS_STATIC_API bool ns_troof_roof(void *ctx, const split_device *d, ns_roof_time *out);
 
 /* Links kernels to ops and places them on the devices of table (loaded by the caller). Fails only on OOM (an
  * unknown device is a report with device_known = false). meta may be NULL. The collector can only be freed

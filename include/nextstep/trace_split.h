@@ -217,6 +217,7 @@ typedef struct {
 	split_kernel_time *kernel_time; /* per (name, class) with time > 0, largest first */
 	size_t nkernel_time;
 	int64_t class_ns[KCLASS_COUNT]; /* summed kernel time per class inside the windows */
+	int64_t transfer_ns;            /* of class_ns[KCLASS_MEMORY], the copies' and memsets' */
 	split_collective *coll;         /* collective kernels in start order (split_collectives.c) */
 	size_t ncoll;
 
@@ -230,6 +231,9 @@ typedef struct {
 
 	/* The passes summed over the windows in overall (all zero when the trace marks none). */
 	split_pass_time passes;
+	/* Of overall's launch time (overhead.launch), the part while the main thread is in the optimizer's
+	 * step: its per-tensor launches (docs/next-step.md); 0 when the trace marks no optimizer step. */
+	int64_t optimizer_launch_ns;
 	split_memory memory; /* the allocator's events (events 0: none) */
 } split_device;
 

@@ -54,6 +54,7 @@ const char *const cli_report_hints[REPORT_HINT_COUNT] = {
     [REPORT_HINT_WARMUP_SEVERAL] = "--all-steps includes them",
     [REPORT_HINT_STEP_MARKER] = "--step-marker annotations",
     [REPORT_HINT_PYTHON_DETAIL] = "(nextstep trace -v)",
+    [REPORT_HINT_ROOFLINE] = "--roofline",
 };
 
 const char *const cli_follow_ups[FOLLOW_UP_COUNT] = {

@@ -20,11 +20,20 @@ static job_report_options report_options_of(const cli_config *cfg)
 	return (job_report_options){&cfg->classify, &cfg->routes, &cfg->format};
 }
 
-void cli_job_verdict(const cli_config *cfg, const job_result *res, ns_verdict *v, ns_routes *routes)
+ns_status cli_job_html(const cli_config *cfg, html_page *page, const job_result *res, ns_error *err)
 {
 	job_report_options o = report_options_of(cfg);
+	ns_job_report *m = malloc(sizeof(*m));
+	ns_status st;
 
-	job_report_verdict(res, &o, v, routes);
+	if (m == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
+	st = ns_job_report_build(res, &o, m, err);
+	if (st == NS_OK)
+		st = html_job(page, res, m, err);
+	ns_job_report_free(m);
+	free(m);
+	return st;
 }
 
 int cli_job_report(const cli_config *cfg, const job_result *res)
@@ -161,13 +170,12 @@ static int read_summaries(void *ctx, ns_input *in, bool labelled)
 /* --html: the job, then its inputs. */
 static int job_html(const cli_config *cfg, job_ctx *j, const job_result *res)
 {
-	ns_verdict v;
-	ns_routes routes;
 	ns_error err;
+	ns_status st;
 
 	ns_error_clear(&err);
-	cli_job_verdict(cfg, res, &v, &routes);
-	if (html_job(cli_html_page(j->html), res, &v, &routes, &err) != NS_OK) {
+	st = cli_job_html(cfg, cli_html_page(j->html), res, &err);
+	if (st != NS_OK) {
 		cli_report_error(cfg->html_path, &err);
 		return EXIT_BAD_INPUT;
 	}

@@ -3,13 +3,14 @@
 #define NEXTSTEP_CLI_JOB_H
 
 #include "cli.h"
+#include "nextstep/html.h"
 #include "nextstep/job.h"
 
 /* Prints res in cfg's format (text, quiet or JSON) to stdout. Returns EXIT_ROUTED, or EXIT_BAD_INPUT after a
  * message when memory ran out or stdout failed. */
 int cli_job_report(const cli_config *cfg, const job_result *res);
-/* The job's verdict and routes, as the report states them (the straggler's bucket when there is one). */
-void cli_job_verdict(const cli_config *cfg, const job_result *res, ns_verdict *v, ns_routes *routes);
+/* --html: the job's section of page, from the report model (its verdict and next steps first). */
+ns_status cli_job_html(const cli_config *cfg, html_page *page, const job_result *res, ns_error *err);
 
 /* Names the ranks whose trace is unfit on stderr; EXIT_QUALITY when one is below --min-quality, else
  * EXIT_ROUTED. */

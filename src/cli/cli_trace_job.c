@@ -283,15 +283,12 @@ static int print_in_order(trace_job *j, const cli_config *cfg, const job_result 
  * as the text report leads with the job. */
 static int job_page(const cli_config *cfg, cli_html *html, const job_result *res)
 {
-	ns_verdict v;
-	ns_routes routes;
 	ns_error err;
 	int rc = EXIT_ROUTED;
 
 	ns_error_clear(&err);
-	cli_job_verdict(cfg, res, &v, &routes);
 	cli_html_unhold(html);
-	if (html_job(cli_html_page(html), res, &v, &routes, &err) != NS_OK) {
+	if (cli_job_html(cfg, cli_html_page(html), res, &err) != NS_OK) {
 		cli_report_error(cfg->html_path, &err);
 		rc = EXIT_BAD_INPUT;
 	}

@@ -99,6 +99,7 @@ static ns_status print_labelled(cli_trace_session *s, FILE *out, const char *whe
 static ns_status write_html(cli_trace_session *s, const html_source *src, const split_result *res,
                             const troof_report *roof_report, ns_error *err)
 {
+	ns_troof_roof_ctx roof = {roof_report, res};
 	html_trace_options ho = {.classify = &s->cfg->classify,
 	                         .routes = &s->cfg->routes,
 	                         .roofline = s->cfg->roofline ? roof_report : NULL,
@@ -106,6 +107,10 @@ static ns_status write_html(cli_trace_session *s, const html_source *src, const 
 
 	if (s->cfg->roofline && roof_report->device_known)
 		ho.roof_device = devices_find(&s->devices, roof_report->device);
+	if (s->cfg->roofline) { /* the kernels' next-step bounds (issue 21) */
+		ho.roof = ns_troof_roof;
+		ho.roof_ctx = &roof;
+	}
 	return html_trace(cli_html_page(s->html), src, res, &ho, err);
 }
 
@@ -172,8 +177,13 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 	                    .top = c->top,
 	                    .hints = cli_report_hints,
 	                    .devices = &s->devices};
+	ns_troof_roof_ctx roof = {&d->roof_report, &d->res};
 	ns_status st = d->st;
 
+	if (c->roofline) { /* the kernels' next-step bounds (issue 21) */
+		o.roof = ns_troof_roof;
+		o.roof_ctx = &roof;
+	}
 	if (st != NS_OK) {
 		trace_one_error(k->msgs, where, &d->err);
 		if (s->html != NULL) /* the input keeps its place on the page, with what was wrong */

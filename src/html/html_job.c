@@ -96,8 +96,7 @@ static void put_heat_map(html_page *p, const job_result *res, const rank_ref *or
 		          res->nranks - shown, shown);
 }
 
-static void put_straggler_banner(html_page *p, const job_result *res, const ns_verdict *v,
-                                 const ns_routes *routes)
+static void put_straggler_banner(html_page *p, const job_result *res, const ns_routes *routes)
 {
 	const job_straggler *s = &res->strag[0];
 	const ns_route *route = &routes->route[s->bucket];
@@ -115,7 +114,6 @@ static void put_straggler_banner(html_page *p, const job_result *res, const ns_v
 	hp_puts(p, "</p>\n<p>Course module: <span class=\"module\">");
 	hp_text(p, route->module, 200);
 	hp_puts(p, "</span></p>\n</div>\n");
-	(void)v;
 }
 
 void html_inputs(html_page *p, const html_source *src, size_t n, size_t more)
@@ -128,27 +126,27 @@ void html_inputs(html_page *p, const html_source *src, size_t n, size_t more)
 	hp_puts(p, "</details>\n");
 }
 
-ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v, const ns_routes *routes,
-                   ns_error *err)
+ns_status html_job(html_page *p, const job_result *res, const ns_job_report *m, ns_error *err)
 {
-	rank_ref *order = ns_job_ranks_in_order(res);
+	const rank_ref *order = m->order;
 	size_t shown = res->nranks < HTML_JOB_RANKS_MAX ? res->nranks : HTML_JOB_RANKS_MAX;
 	/* after many traces' sections the page may be nearly full: fewer rows (about 1 kB each), never none
 	 */
 	unsigned long long room =
 	    p->bytes < HTML_PAGE_MAX - 32 * 1024 ? HTML_PAGE_MAX - 32 * 1024 - p->bytes : 0;
 
-	if (order == NULL)
-		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
+	(void)err;
 	p->results++;
 	if (shown > room / 1024)
 		shown = room / 1024 > 8 ? (size_t)(room / 1024) : 8;
 	hp_printf(p, "<article class=\"job\" id=\"s%u\">\n<h2>Job: %zu rank%s</h2>\n", p->sections++,
 	          res->nranks, res->nranks == 1 ? "" : "s");
 	if (res->nstrag > 0)
-		put_straggler_banner(p, res, v, routes);
+		put_straggler_banner(p, res, &m->routes);
 	else
-		hp_banner(p, NULL, v, routes);
+		hp_banner(p, NULL, &m->verdict, &m->routes);
+	if (hp_next_steps_open(p, &m->next, true)) /* first, as the text report's lines under the verdict */
+		hp_puts(p, "</div>\n");
 	if (res->split)
 		hp_printf(p,
 		          "<p class=\"summary\">Exposed communication split into waiting for the last rank "
@@ -163,6 +161,5 @@ ns_status html_job(html_page *p, const job_result *res, const ns_verdict *v, con
 	}
 	put_heat_map(p, res, order, shown);
 	hp_puts(p, "</article>\n");
-	free((void *)order);
 	return NS_OK;
 }

@@ -110,4 +110,9 @@ void hp_python(html_page *p, const split_result *res, const split_device *d, con
 /* The legend of the six buckets. */
 void hp_legend(html_page *p);
 
+/* The ranked next steps as a list (the text's "next step:" and "then:" items marked shown), in an open
+ * <div class="next-steps"> the caller closes; false (nothing written) when there are none or the page is
+ * full. */
+bool hp_next_steps_open(html_page *p, const ns_next_steps *n, bool per_step);
+
 #endif

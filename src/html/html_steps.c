@@ -91,11 +91,12 @@ static void put_optimizer_finding(html_page *p, const ns_device_report *m, bool 
 	hp_puts(p, "</p>\n");
 }
 
-/* In the banner only when high, as the text report's "also:" line; the phases section gives it at any grade.
+/* In the banner when the model repeats it, as the text report's "also:" line; the phases section gives it at
+ * any grade.
  */
 void hp_optimizer_also(html_page *p, const ns_device_report *m)
 {
-	if (m->optimizer_grade == GRADE_HIGH)
+	if (m->optimizer_also)
 		put_optimizer_finding(p, m, true);
 }
 

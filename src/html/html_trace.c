@@ -62,7 +62,43 @@ static void put_next_step(html_page *p, const ns_next_step *s, const char *per, 
 	}
 	hp_puts(p, "<br><span class=\"basis\">");
 	hp_text(p, s->basis, sizeof(s->basis));
+	if (s->rule == NS_GAIN_ROOFLINE)
+		hp_printf(p, "</span><span class=\"roof\" data-roofline=\"%s\" data-unknown-us=\"%.3f\">",
+		          ns_roof_state_name(s->roof), (double)s->unknown_ns / 1e3);
 	hp_puts(p, "</span></li>\n");
+}
+
+/* What the roofline says of the kernel buckets (issue 22 item 3), under the banner as under the text's
+ * verdict line. */
+static void put_roof_notes(html_page *p, const ns_device_report *m)
+{
+	for (size_t i = 0; i < m->nroof_notes; i++) {
+		const ns_roof_note *n = &m->roof_note[i];
+		char words[320];
+		ns_roof_note_words(n, words, sizeof(words));
+		hp_printf(p, "<p class=\"roof-note\" data-bucket=\"%s\" data-lever=\"%s\" data-families=\"",
+		          regime_name(n->bucket), ns_roof_lever_name(n->lever));
+		for (size_t f = 0; f < n->nfamilies; f++)
+			hp_printf(p, "%s%s", f > 0 ? "," : "", ns_op_family_name(n->family[f]));
+		hp_puts(p, "\">");
+		hp_text(p, words, sizeof(words));
+		hp_puts(p, "</p>\n");
+	}
+}
+
+bool hp_next_steps_open(html_page *p, const ns_next_steps *n, bool per_step)
+{
+	const ns_next_step *top = ns_next_steps_top(n), *second = ns_next_steps_runner_up(n);
+	const char *per = per_step ? " a step" : "";
+
+	if (n->n == 0 || !hp_fits(p, (unsigned long long)n->n * 6 * (1024 + NS_BASIS_MAX + 400)))
+		return false;
+	hp_puts(p, "<div class=\"next-steps\"><h3>Next steps</h3>\n<p class=\"note\">The most each fix can "
+	           "win, ranked (docs/next-step.md).</p>\n<ol class=\"next-steps\">\n");
+	for (size_t i = 0; i < n->n; i++)
+		put_next_step(p, &n->item[i], per, &n->item[i] == top || &n->item[i] == second);
+	hp_puts(p, "</ol>\n");
+	return true;
 }
 
 /* The ranked next steps, first on the page after the verdict: the text report's "next step:" and "then:"
@@ -70,16 +106,19 @@ static void put_next_step(html_page *p, const ns_next_step *s, const char *per, 
 static void put_next_steps(html_page *p, const ns_device_report *m, bool per_step)
 {
 	const ns_next_steps *n = &m->next;
-	const ns_next_step *top = ns_next_steps_top(n), *second = ns_next_steps_runner_up(n);
-	const char *per = per_step ? " a step" : "";
 
-	if (n->n == 0 || !hp_fits(p, (unsigned long long)n->n * 6 * (1024 + NS_BASIS_MAX + 400)))
+	if (!hp_next_steps_open(p, n, per_step))
 		return;
-	hp_puts(p, "<div class=\"next-steps\"><h3>Next steps</h3>\n<p class=\"note\">The most each fix can "
-	           "win, ranked (docs/next-step.md).</p>\n<ol class=\"next-steps\">\n");
-	for (size_t i = 0; i < n->n; i++)
-		put_next_step(p, &n->item[i], per, &n->item[i] == top || &n->item[i] == second);
-	hp_puts(p, "</ol></div>\n");
+	if (m->batch_item >= 0) { /* the text's "a larger batch" line */
+		char title[64];
+		hp_printf(p, "<p class=\"batch\" data-batch-scale=\"%.3f\">a larger batch (",
+		          n->item[m->batch_item].batch_scale);
+		hp_text(p, ns_next_step_title(&n->item[m->batch_item], title, sizeof(title)), sizeof(title));
+		hp_puts(p, "'s fix): ");
+		hp_text(p, m->batch_words, sizeof(m->batch_words));
+		hp_puts(p, "</p>\n");
+	}
+	hp_puts(p, "</div>\n");
 }
 
 static int64_t median_ns(const split_device *d)
@@ -375,6 +414,7 @@ static ns_status put_device_model(html_page *p, const split_result *res, const s
 		hp_optimizer_also(p, m);
 		hp_puts(p, "</div>\n");
 	}
+	put_roof_notes(p, m);
 	put_next_steps(p, m, res->has_steps);
 	put_summary(p, res, d);
 	hp_inference_phases(p, m);

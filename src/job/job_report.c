@@ -421,43 +421,55 @@ static void print_clocks(FILE *out, const job_result *res)
 	fputc('\n', out);
 }
 
-static void print_text(FILE *out, const job_report_options *o, const job_result *res,
-                       const job_rank_result **order, ns_next_steps *next)
+static void print_text(FILE *out, const job_report_options *o, const job_result *res, const ns_job_report *m)
 {
-	ns_verdict v;
-	ns_routes routes;
-	char label[96];
-
-	job_verdict(o, res, &v, &routes);
-	if (res->world_size > 0 && (size_t)res->world_size != res->nranks)
-		snprintf(label, sizeof(label), "job (%zu of %" PRId64 " ranks)", res->nranks,
-		         res->world_size);
-	else
-		snprintf(label, sizeof(label), "job (%zu rank%s)", res->nranks, res->nranks == 1 ? "" : "s");
 	if (res->nstrag > 0) {
 		const job_straggler *s = &res->strag[0];
-		fprintf(
-		    out, "%s: %sstraggler-bound: rank %" PRId64 ", %s %.0f%% vs median %.0f%%%s -> %s (%s)\n",
-		    label, format_style(o->format, FORMAT_STYLE_VERDICT), s->rank, regime_name(s->bucket),
-		    s->share * 100.0, s->median_share * 100.0, format_style(o->format, FORMAT_STYLE_RESET),
-		    routes.route[s->bucket].fix, routes.route[s->bucket].module);
+		fprintf(out,
+		        "%s: %sstraggler-bound: rank %" PRId64 ", %s %.0f%% vs median %.0f%%%s -> %s (%s)\n",
+		        m->label, format_style(o->format, FORMAT_STYLE_VERDICT), s->rank, regime_name(s->bucket),
+		        s->share * 100.0, s->median_share * 100.0, format_style(o->format, FORMAT_STYLE_RESET),
+		        m->routes.route[s->bucket].fix, m->routes.route[s->bucket].module);
 	} else {
-		format_verdict_line(out, label, &v, &routes, o->format);
+		format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
 	}
-	ns_job_next_steps(res, o, next);
-	ns_next_steps_print(out, next, true);
+	ns_next_steps_print(out, &m->next, true, NULL);
 	if (o->format->verbose) {
-		format_verdict_explain(out, &v, &routes, o->format);
-		ns_next_steps_print_all(out, next, true);
+		format_verdict_explain(out, &m->verdict, &m->routes, o->format);
+		ns_next_steps_print_all(out, &m->next, true, NULL);
 	}
 	print_stragglers(out, o, res);
-	print_table(out, o, order, res->nranks);
-	print_comm_lines(out, o, res, order);
+	print_table(out, o, m->order, res->nranks);
+	print_comm_lines(out, o, res, m->order);
 	print_clocks(out, res);
 	if (res->nranks == 1)
 		fputs("note: one rank only: no straggler can be named and waiting is not told from transfer "
 		      "(give every rank of the job)\n",
 		      out);
+}
+
+ns_status ns_job_report_build(const job_result *res, const job_report_options *o, ns_job_report *out,
+                              ns_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	if (res->world_size > 0 && (size_t)res->world_size != res->nranks)
+		snprintf(out->label, sizeof(out->label), "job (%zu of %" PRId64 " ranks)", res->nranks,
+		         res->world_size);
+	else
+		snprintf(out->label, sizeof(out->label), "job (%zu rank%s)", res->nranks,
+		         res->nranks == 1 ? "" : "s");
+	job_verdict(o, res, &out->verdict, &out->routes);
+	ns_job_next_steps(res, o, &out->next);
+	out->order = ns_job_ranks_in_order(res);
+	return out->order != NULL ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+}
+
+void ns_job_report_free(ns_job_report *r)
+{
+	if (r == NULL)
+		return;
+	free((void *)r->order);
+	r->order = NULL;
 }
 
 /* ---- JSON ---- */
@@ -680,20 +692,14 @@ static bool add_job_fields(const job_report_options *o, const job_result *res, c
 	return ok;
 }
 
-/* The job's own object. */
-static cJSON *job_object(const job_report_options *o, const job_result *res, ns_next_steps *next)
+/* The job's own object, from the model. */
+static cJSON *job_object(const job_report_options *o, const job_result *res, const ns_job_report *m)
 {
-	ns_verdict v;
-	ns_routes routes;
-	cJSON *j;
+	cJSON *j = format_verdict_json("job", &m->verdict, &m->routes);
 
-	job_verdict(o, res, &v, &routes);
-	j = format_verdict_json("job", &v, &routes);
-	if (j != NULL && add_job_fields(o, res, j)) {
-		ns_job_next_steps(res, o, next);
-		if (cJSON_AddItemToObject(j, "next_steps", ns_next_steps_json(next)))
-			return j;
-	}
+	if (j != NULL && add_job_fields(o, res, j) &&
+	    cJSON_AddItemToObject(j, "next_steps", ns_next_steps_json(&m->next)))
+		return j;
 	cJSON_Delete(j);
 	return NULL;
 }
@@ -701,10 +707,10 @@ static cJSON *job_object(const job_report_options *o, const job_result *res, ns_
 /* {"job": J, "ranks": [R, ...]} and a newline; a report cut short by a failed write or OOM still ends its
  * line. */
 static ns_status print_json(FILE *out, const job_report_options *o, const job_result *res,
-                            const job_rank_result **order, ns_next_steps *next)
+                            const ns_job_report *m, ns_next_steps *next)
 {
 	job_json js;
-	cJSON *j = job_object(o, res, next);
+	cJSON *j = job_object(o, res, m);
 	bool ok = j != NULL;
 
 	json_out_init(&js.w, out);
@@ -719,7 +725,7 @@ static ns_status print_json(FILE *out, const job_report_options *o, const job_re
 	for (size_t i = 0; ok && i < res->nranks; i++) {
 		if (i > 0)
 			json_out_char(&js.w, ',');
-		ok = put_rank(&js, o, res, order[i], next);
+		ok = put_rank(&js, o, res, m->order[i], next);
 	}
 	json_out_raw(&js.w, ok ? "]}\n" : "\n");
 	ok = json_out_flush(&js.w) && ok;
@@ -730,26 +736,30 @@ static ns_status print_json(FILE *out, const job_report_options *o, const job_re
 
 ns_status job_report_print(FILE *out, const job_result *res, const job_report_options *o, ns_error *err)
 {
-	const job_rank_result **order = ns_job_ranks_in_order(res);
-	ns_next_steps *next = malloc(sizeof(*next));
+	ns_job_report *m = malloc(sizeof(*m));
+	ns_next_steps *next = malloc(sizeof(*next)); /* a rank's, in JSON */
 	ns_status st = NS_OK;
 
-	if (order == NULL || next == NULL) {
-		free((void *)order);
+	if (m == NULL || next == NULL) {
+		free(m);
 		free(next);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	}
-	if (o->format->kind == FORMAT_JSON) {
-		st = print_json(out, o, res, order, next);
-	} else if (o->format->kind == FORMAT_QUIET) {
-		ns_verdict v;
-		ns_routes routes;
-		job_verdict(o, res, &v, &routes);
-		fprintf(out, "%s\n", regime_name(v.regime));
-	} else {
-		print_text(out, o, res, order, next);
+	if (ns_job_report_build(res, o, m, err) != NS_OK) {
+		ns_job_report_free(m);
+		free(m);
+		free(next);
+		return err->status;
 	}
-	free((void *)order);
+	if (o->format->kind == FORMAT_JSON) {
+		st = print_json(out, o, res, m, next);
+	} else if (o->format->kind == FORMAT_QUIET) {
+		fprintf(out, "%s\n", regime_name(m->verdict.regime));
+	} else {
+		print_text(out, o, res, m);
+	}
+	ns_job_report_free(m);
+	free(m);
 	free(next);
 	if (st == NS_ERR_NOMEM)
 		return ns_error_set(err, st, "out of memory while writing the job report (incomplete)");

@@ -28,25 +28,30 @@ static const char *gb(double bytes, char *buf, size_t size)
 	return units_format_si(bytes, "B", buf, size);
 }
 
-static void print_headroom(FILE *out, const split_memory *m)
+bool ns_memory_batch_words(const split_memory *m, char *buf, size_t size)
 {
 	double scale = ns_memory_batch_scale(m), need;
-	char a[32], b[32], c[32];
+	char a[32], c[32];
+
+	if (scale < 0.0)
+		return false;
+	need = (double)m->step_floor + 2.0 * (double)(m->step_peak - m->step_floor);
+	snprintf(buf, size, "a 2x batch %s: ~%s of %s (up to ~%.1fx)", scale >= 2.0 ? "fits" : "would need",
+	         gb(need, a, sizeof(a)), gb((double)m->device_bytes, c, sizeof(c)),
+	         floor(scale * 10.0) / 10.0);
+	return true;
+}
+
+static void print_headroom(FILE *out, const split_memory *m)
+{
+	char a[32], b[32], words[128];
 
 	if (!steps_known(m))
 		return;
 	fprintf(out, "; %s stays across steps, a step adds up to %s", gb((double)m->step_floor, a, sizeof(a)),
 	        gb((double)(m->step_peak - m->step_floor), b, sizeof(b)));
-	if (scale < 0.0)
-		return;
-	need = (double)m->step_floor + 2.0 * (double)(m->step_peak - m->step_floor);
-	if (scale >= 2.0)
-		fprintf(out, ": a 2x batch fits: ~%s of %s", gb(need, a, sizeof(a)),
-		        gb((double)m->device_bytes, c, sizeof(c)));
-	else
-		fprintf(out, ": a 2x batch would need ~%s of %s", gb(need, a, sizeof(a)),
-		        gb((double)m->device_bytes, c, sizeof(c)));
-	fprintf(out, " (up to ~%.1fx)", floor(scale * 10.0) / 10.0);
+	if (ns_memory_batch_words(m, words, sizeof(words)))
+		fprintf(out, ": %s", words);
 }
 
 void ns_memory_print(FILE *out, const split_memory *m)

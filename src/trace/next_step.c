@@ -138,11 +138,13 @@ const ns_next_step *ns_next_steps_unbounded(const ns_next_steps *s)
 {
 	const ns_next_step *top = ns_next_steps_top(s);
 
+	const ns_next_step *most = NULL;
+
 	for (size_t i = 0; i < s->n; i++)
-		if (!s->item[i].known && s->item[i].held_ns > 0 &&
-		    (top == NULL || s->item[i].held_ns > top->gain_ns))
-			return &s->item[i];
-	return NULL;
+		if (s->item[i].unknown_ns > 0 && (top == NULL || s->item[i].unknown_ns > top->gain_ns) &&
+		    (most == NULL || s->item[i].unknown_ns > most->unknown_ns))
+			most = &s->item[i];
+	return most;
 }
 
 /* The fix of a candidate: its cause's route, else its bucket's; a decode window's memory kernels read the
@@ -168,38 +170,94 @@ static bool class_of_candidate(ns_regime b, int c, kernel_class *k)
 	return true;
 }
 
-/* Kernels: their time above the roof, where their ops are placed; the unplaced part could at most vanish,
- * so it counts whole. Never more than the time the window spends in the class alone (held). */
-static void roofline_bound(ns_next_step *c, const ns_roof_time *roof, size_t steps)
-{
-	kernel_class k;
-	const ns_roof_time *t;
-	int64_t above;
+static const char *const roof_state_names[] = {"not_run", "none", "placed"};
 
-	if (roof == NULL || !class_of_candidate(c->bucket, c->cause, &k) || roof[k].placed_ns <= 0) {
-		c->known = false;
-		c->gain_ns = 0;
+const char *ns_roof_state_name(ns_roof_state s)
+{
+	return (unsigned)s < sizeof(roof_state_names) / sizeof(roof_state_names[0]) ? roof_state_names[s]
+	                                                                            : NULL;
+}
+
+static void unknown_bound(ns_next_step *c, const ns_roof_time *t)
+{
+	c->known = false;
+	c->gain_ns = 0;
+	c->unknown_ns = c->held_ns;
+	c->roof = t != NULL ? t->state : NS_ROOF_NOT_RUN;
+	if (t == NULL || t->state == NS_ROOF_NOT_RUN)
 		snprintf(
 		    c->basis, sizeof(c->basis),
-		    "%.3f ms a step in these kernels, none of their ops placed on the roofline: how much "
+		    "%.3f ms a step in these kernels; their ops were not placed on the roofline: how much "
 		    "faster they can run is unknown",
 		    ms(c->held_ns));
+	else
+		snprintf(
+		    c->basis, sizeof(c->basis),
+		    "%.3f ms a step in these kernels, none of their ops placed on the roofline (%s): how "
+		    "much faster they can run is unknown",
+		    ms(c->held_ns), t->why != NULL ? t->why : "no placement");
+}
+
+/* Kernels: of the time the window holds in the class, the share in placed ops, and of that the share above
+ * the roof the fix can reach (docs/next-step.md, "Roofline"). The rest, in ops not placed, has no bound: it
+ * is unknown_ns, not counted in the bound. */
+static void roofline_bound(ns_next_step *c, const ns_roof_time *roof)
+{
+	kernel_class k;
+	const ns_roof_time *t = NULL;
+	double covered, above, placed;
+
+	if (roof != NULL && class_of_candidate(c->bucket, c->cause, &k))
+		t = &roof[k];
+	if (t == NULL || t->state != NS_ROOF_PLACED || t->placed_ns <= 0) {
+		unknown_bound(c, t);
 		return;
 	}
-	t = &roof[k];
-	above = (t->kernel_ns - t->roof_ns) / (int64_t)steps;
+	placed = (double)t->placed_ns;
+	covered = placed / (double)(t->kernel_ns > t->placed_ns ? t->kernel_ns : t->placed_ns);
+	above = t->roof_ns < t->placed_ns ? (placed - (double)t->roof_ns) / placed : 0.0;
 	c->known = true;
-	c->gain_ns = above < 0 ? 0 : above < c->held_ns ? above : c->held_ns;
+	c->roof = NS_ROOF_PLACED;
+	c->placed_share = covered;
+	c->gain_ns = (int64_t)((double)c->held_ns * covered * above);
+	c->unknown_ns = c->held_ns - (int64_t)((double)c->held_ns * covered);
+	if (c->gain_ns > c->held_ns)
+		c->gain_ns = c->held_ns;
 	snprintf(c->basis, sizeof(c->basis),
-	         "%.3f ms a step of kernel time, %.0f%% of it placed on the roofline and %.3f ms of that at "
-	         "the roof: at most %.3f ms above it",
-	         ms(t->kernel_ns / (int64_t)steps),
-	         t->kernel_ns > 0 ? 100.0 * (double)t->placed_ns / (double)t->kernel_ns : 0.0,
-	         ms(t->roof_ns / (int64_t)steps), ms(c->gain_ns));
+	         "%.3f ms a step in these kernels, %.0f%% of it in ops placed on the roofline, which would "
+	         "take %.0f%% of their time at %s: at most %.3f ms faster%s",
+	         ms(c->held_ns), 100.0 * covered, 100.0 * (1.0 - above),
+	         t->fp32_ns > 0 && t->roof_ns < t->own_roof_ns ? "their roof (fp32 work at the 16-bit roof)"
+	                                                       : "their roof",
+	         ms(c->gain_ns), c->unknown_ns > 0 ? "; the rest, in ops not placed, is unknown" : "");
+}
+
+/* The optimizer's launches, at most the window's launch time. */
+static int64_t optimizer_launch(const split_window *w, const ns_next_inputs *in)
+{
+	int64_t opt = in != NULL ? in->optimizer_launch_ns : 0;
+
+	return opt < 0 ? 0 : opt < w->cause_ns[CAUSE_LAUNCH] ? opt : w->cause_ns[CAUSE_LAUNCH];
+}
+
+static void waiting_basis(ns_next_step *s)
+{
+	if (s->launch_ns > 0)
+		snprintf(
+		    s->basis, sizeof(s->basis),
+		    "the device idles %.3f ms a step during the optimizer's step: %.3f ms while it launches "
+		    "its per-tensor kernels (not counted under launch overhead) and %.3f ms between its "
+		    "ops: a faster optimizer step wins at most that",
+		    ms(s->held_ns), ms(s->launch_ns), ms(s->held_ns - s->launch_ns));
+	else
+		snprintf(s->basis, sizeof(s->basis),
+		         "the device idles %.3f ms a step while the step waits on it: removing it wins at "
+		         "most that",
+		         ms(s->held_ns));
 }
 
 static void add_candidate(ns_next_steps *out, const split_window *w, size_t steps, ns_regime b, int c,
-                          int64_t held_ns, const ns_routes *routes, const ns_roof_time *roof)
+                          int64_t held_ns, const ns_routes *routes, const ns_next_inputs *in)
 {
 	ns_next_step s;
 
@@ -209,29 +267,42 @@ static void add_candidate(ns_next_steps *out, const split_window *w, size_t step
 	s.rank = -1;
 	s.rule = ns_gain_rule_of(b, c);
 	s.held_ns = held_ns / (int64_t)steps;
+	if (c == CAUSE_OPTIMIZER)
+		s.launch_ns = optimizer_launch(w, in) / (int64_t)steps;
 	if (s.rule == NS_GAIN_NONE || s.held_ns <= 0)
 		return;
 	s.route = candidate_route(w, b, c, routes);
 	s.known = true;
 	s.gain_ns = s.held_ns;
 	if (s.rule == NS_GAIN_WAITING)
-		snprintf(s.basis, sizeof(s.basis),
-		         "the device idles %.3f ms a step while the step waits on it: removing it wins at "
-		         "most that",
-		         ms(s.held_ns));
+		waiting_basis(&s);
 	else if (s.rule == NS_GAIN_EXPOSED)
 		snprintf(s.basis, sizeof(s.basis),
 		         "it runs alone on the device %.3f ms a step: under other work it would cost no step "
 		         "time, so at most that",
 		         ms(s.held_ns));
 	else
-		roofline_bound(&s, roof, steps);
+		roofline_bound(&s, in != NULL ? in->roof : NULL);
 	s.gain_share = out->step_ns > 0 ? (double)s.gain_ns / (double)out->step_ns : 0.0;
 	ns_next_steps_add(out, &s);
 }
 
+/* The time a cause's candidate holds: its own, except that the optimizer's launches inside its step go to
+ * the optimizer's candidate (one fix removes them: a fused or foreach optimizer), not to launch overhead's
+ * generic fix. Never more than the launch time the window has. */
+static int64_t held_of(const split_window *w, int c, const ns_next_inputs *in)
+{
+	int64_t opt = optimizer_launch(w, in);
+
+	if (c == CAUSE_LAUNCH)
+		return w->cause_ns[c] - opt;
+	if (c == CAUSE_OPTIMIZER)
+		return w->cause_ns[c] + opt;
+	return w->cause_ns[c];
+}
+
 void ns_next_steps_of_window(const split_window *w, size_t steps, const ns_routes *routes,
-                             const ns_roof_time *roof, ns_next_steps *out)
+                             const ns_next_inputs *in, ns_next_steps *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (steps == 0)
@@ -243,9 +314,9 @@ void ns_next_steps_of_window(const split_window *w, size_t steps, const ns_route
 			if (cause_bucket((ns_cause)c) != (ns_regime)b)
 				continue;
 			divided = true;
-			add_candidate(out, w, steps, (ns_regime)b, c, w->cause_ns[c], routes, roof);
+			add_candidate(out, w, steps, (ns_regime)b, c, held_of(w, c, in), routes, in);
 		}
 		if (!divided)
-			add_candidate(out, w, steps, (ns_regime)b, -1, w->bucket_ns[b], routes, roof);
+			add_candidate(out, w, steps, (ns_regime)b, -1, w->bucket_ns[b], routes, in);
 	}
 }

@@ -30,27 +30,47 @@ static void print_one(FILE *out, const char *lead, const ns_next_step *s, const 
 	print_fix(out, s);
 }
 
-void ns_next_steps_print(FILE *out, const ns_next_steps *s, bool per_step)
+/* The "bound unknown:" line: what the report cannot bound, and why. */
+static void print_unknown(FILE *out, const ns_next_steps *s, const ns_next_step *u, bool has_top,
+                          const char *per, const char *place_hint)
+{
+	char key[64];
+
+	fprintf(out, "  bound unknown: %s hold %.3f ms%s (%.1f%%)%s, more than %s",
+	        ns_next_step_title(u, key, sizeof(key)), ms(u->unknown_ns), per,
+	        s->step_ns > 0 ? 100.0 * (double)u->unknown_ns / (double)s->step_ns : 0.0,
+	        u->roof == NS_ROOF_PLACED ? " in ops not placed on the roofline" : "",
+	        has_top ? "the next step's bound" : "any fix's bound");
+	if (u->roof == NS_ROOF_PLACED)
+		fputs(": how much of it a faster kernel wins is unknown", out);
+	else if (u->roof == NS_ROOF_NONE)
+		fputs("; none of their ops placed on the roofline: how much of it a faster kernel wins is "
+		      "unknown",
+		      out);
+	else
+		fprintf(out,
+		        "; how much of it a faster kernel wins is unknown until their ops are placed on the "
+		        "roofline%s%s%s",
+		        place_hint != NULL ? " (" : "", place_hint != NULL ? place_hint : "",
+		        place_hint != NULL ? ")" : "");
+	fputc('\n', out);
+}
+
+void ns_next_steps_print(FILE *out, const ns_next_steps *s, bool per_step, const char *place_hint)
 {
 	const char *per = per_step ? " a step" : "";
 	const ns_next_step *top = ns_next_steps_top(s), *second = ns_next_steps_runner_up(s),
 	                   *unknown = ns_next_steps_unbounded(s);
-	char key[64];
 
 	if (top != NULL)
 		print_one(out, "next step: ", top, per);
 	if (second != NULL)
 		print_one(out, "then: ", second, per);
 	if (unknown != NULL)
-		fprintf(out,
-		        "  bound unknown: %s hold %.3f ms%s (%.1f%%), more than %s; no roofline placement "
-		        "says how much of it a faster kernel wins\n",
-		        ns_next_step_title(unknown, key, sizeof(key)), ms(unknown->held_ns), per,
-		        s->step_ns > 0 ? 100.0 * (double)unknown->held_ns / (double)s->step_ns : 0.0,
-		        top != NULL ? "the next step's bound" : "any fix's bound");
+		print_unknown(out, s, unknown, top != NULL, per, place_hint);
 }
 
-void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bool per_step)
+void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bool per_step, const char *place_hint)
 {
 	const char *per = per_step ? " a step" : "";
 	char lead[32];
@@ -61,7 +81,11 @@ void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bool per_step)
 	for (size_t i = 0; i < s->n; i++) {
 		snprintf(lead, sizeof(lead), "  %zu. ", i + 1);
 		print_one(out, lead, &s->item[i], per);
-		fprintf(out, "     basis: %s\n", s->item[i].basis);
+		fprintf(out, "     basis: %s", s->item[i].basis);
+		if (s->item[i].rule == NS_GAIN_ROOFLINE && s->item[i].roof == NS_ROOF_NOT_RUN &&
+		    place_hint != NULL)
+			fprintf(out, " (%s places them)", place_hint);
+		fputc('\n', out);
 	}
 }
 
@@ -89,6 +113,17 @@ static cJSON *step_json(const ns_next_step *s)
 	ok = ok && cJSON_AddStringToObject(obj, "rule", ns_gain_rule_name(s->rule));
 	if (ok && s->rank >= 0)
 		ok = cJSON_AddNumberToObject(obj, "rank", (double)s->rank) != NULL;
+	if (ok && s->rule == NS_GAIN_ROOFLINE) {
+		ok = cJSON_AddStringToObject(obj, "roofline", ns_roof_state_name(s->roof)) != NULL;
+		ok = ok && (s->roof == NS_ROOF_PLACED
+		                ? cJSON_AddNumberToObject(obj, "placed_share", s->placed_share)
+		                : cJSON_AddNullToObject(obj, "placed_share")) != NULL;
+		ok = ok && cJSON_AddNumberToObject(obj, "unknown_us", (double)s->unknown_ns / 1e3) != NULL;
+	}
+	if (ok && s->launch_ns > 0)
+		ok = cJSON_AddNumberToObject(obj, "launch_us", (double)s->launch_ns / 1e3) != NULL;
+	if (ok && s->has_batch)
+		ok = cJSON_AddNumberToObject(obj, "batch_scale", s->batch_scale) != NULL;
 	ok = ok && cJSON_AddStringToObject(obj, "basis", s->basis);
 	if (!ok) {
 		cJSON_Delete(obj);

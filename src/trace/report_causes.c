@@ -126,6 +126,27 @@ void report_print_also(FILE *out, const ns_device_report *m)
 	}
 }
 
+void report_print_batch(FILE *out, const ns_device_report *m)
+{
+	char title[64];
+
+	fprintf(out, "  a larger batch (%s's fix): %s\n", /* report_batch_add_json: the same words */
+	        ns_next_step_title(&m->next.item[m->batch_item], title, sizeof(title)), m->batch_words);
+}
+
+bool report_batch_add_json(cJSON *overall, const ns_device_report *m)
+{
+	const ns_next_step *s = &m->next.item[m->batch_item];
+	cJSON *b = cJSON_AddObjectToObject(overall, "batch_headroom");
+	char title[64], line[256];
+
+	snprintf(line, sizeof(line), "a larger batch (%s's fix): %s",
+	         ns_next_step_title(s, title, sizeof(title)), m->batch_words);
+	return b != NULL && cJSON_AddStringToObject(b, "title", title) != NULL &&
+	       cJSON_AddNumberToObject(b, "batch_scale", s->batch_scale) != NULL &&
+	       cJSON_AddStringToObject(b, "text", line) != NULL;
+}
+
 const char *report_hint_text(const char *const *hints, report_hint h)
 {
 	return hints != NULL && (int)h >= 0 && h < REPORT_HINT_COUNT ? hints[h] : NULL;

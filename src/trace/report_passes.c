@@ -164,6 +164,10 @@ static void print_finding(FILE *out, const char *lead, const split_result *res, 
 	if (d->overall.cause_ns[CAUSE_OPTIMIZER] > 0) /* the part of it that leaves the device waiting */
 		fprintf(out, ", the GPU idle for %.0f%% of the step inside it with no op recorded",
 		        100.0 * share(d->overall.cause_ns[CAUSE_OPTIMIZER], d->overall.dur_ns));
+	if (d->optimizer_launch_ns > 0) /* and while it launches its kernels one by one */
+		fprintf(out, "%s %.0f%% of the step while it launches its kernels",
+		        d->overall.cause_ns[CAUSE_OPTIMIZER] > 0 ? ", and for" : ", the GPU idle for",
+		        100.0 * share(d->optimizer_launch_ns, d->overall.dur_ns));
 	if (f->fix != NULL)
 		fprintf(out, " -> %s (%s)", m->optimizer_fix, f->module != NULL ? f->module : "");
 	fputc('\n', out);
@@ -172,7 +176,7 @@ static void print_finding(FILE *out, const char *lead, const split_result *res, 
 void report_print_passes_also(FILE *out, const split_result *res, const split_device *d,
                               const ns_device_report *m)
 {
-	if (m->optimizer_grade == GRADE_HIGH)
+	if (m->optimizer_also)
 		print_finding(out, "also", res, d, m);
 }
 

@@ -58,6 +58,10 @@ void report_print_causes(FILE *out, const split_window *w);
 /* One line per finding the device report lists under its headline: "also: memory 33% (high) -> fix (module)".
  */
 void report_print_also(FILE *out, const ns_device_report *m);
+/* "  a larger batch (launch overhead's fix): a 2x batch fits: ..." (m->batch_item >= 0). */
+void report_print_batch(FILE *out, const ns_device_report *m);
+/* overall.batch_headroom: {"title", "batch_scale", "text"} (m->batch_item >= 0). False on OOM. */
+bool report_batch_add_json(cJSON *overall, const ns_device_report *m);
 /* Warm-up steps left out, duplicate step markers, GPU work outside the windows. */
 void report_print_notes(FILE *out, const split_result *res, const split_device *d, const char *const *hints);
 /* "  set-up: 1 CUDA/HIP graph capture (...) recording N launches, ...; N first-use loads ..." (when any). */

@@ -437,6 +437,9 @@ typedef struct {
 	/* With a hook, the sweep only reports host-cause time to it (split_python.c): windows unchanged. */
 	split_sweep_hook hook;
 	void *hook_ctx;
+	/* When set (one per window), the launch time of each window while the main thread is in the
+	 * optimizer's step (SL_OPT): the optimizer's own launches (issue 21, docs/next-step.md). */
+	int64_t *opt_launch;
 } window_set;
 /* GPU records g[0..n) sorted by start, and the process's host lists. */
 void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], window_set *ws);
@@ -482,7 +485,8 @@ void split_add_window(split_window *o, const split_window *w);
 ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
                               ns_error *err);
 /* keep_warmup: warm-up steps count in overall too. */
-void split_sum_overall(split_device *d, bool keep_warmup);
+/* opt_launch (one per window, or NULL) is summed over the same windows into d->optimizer_launch_ns. */
+void split_sum_overall(split_device *d, bool keep_warmup, const int64_t *opt_launch);
 
 /* ---- the median step's timeline (split_timeline.c) ---- */
 /* d's timeline from its records g[0..n) and every thread's host spans; d's windows are final. */

@@ -112,6 +112,8 @@ static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_C
 			w->comm_overlapped_ns += hi - lo;
 		if (kernel)
 			w->kernel_ns += hi - lo;
+		if (cause == CAUSE_LAUNCH && ws->opt_launch != NULL && c[SW_HOST + SL_OPT] > 0)
+			ws->opt_launch[k] += hi - lo;
 	}
 }
 

@@ -67,6 +67,8 @@ ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, 
 		e->count++;
 		e->ns = split_add_sat(e->ns, b > a ? b - a : 0);
 		d->class_ns[cls] = split_add_sat(d->class_ns[cls], b > a ? b - a : 0);
+		if (g[i].kind == GK_TRANSFER)
+			d->transfer_ns = split_add_sat(d->transfer_ns, b > a ? b - a : 0);
 	}
 	d->kernel_time = calloc(used + 1, sizeof(*d->kernel_time));
 	if (d->kernel_time == NULL) {
@@ -101,7 +103,7 @@ void split_add_window(split_window *o, const split_window *w)
 
 /* The overall window sums the steps that count (warm-up steps are left out unless every step is), and the
  * warm-up steps have their own sum. */
-void split_sum_overall(split_device *d, bool keep_warmup)
+void split_sum_overall(split_device *d, bool keep_warmup, const int64_t *opt_launch)
 {
 	split_window *o = &d->overall, *wu = &d->warmup;
 	split_view v = split_device_view(d);
@@ -111,6 +113,7 @@ void split_sum_overall(split_device *d, bool keep_warmup)
 		all = split_view_get(&v, i)->warmup;
 	all = all || keep_warmup;
 	d->nwarmup = 0;
+	d->optimizer_launch_ns = 0;
 	memset(o, 0, sizeof(*o));
 	memset(wu, 0, sizeof(*wu));
 	o->step = wu->step = -1;
@@ -127,5 +130,7 @@ void split_sum_overall(split_device *d, bool keep_warmup)
 		if (o->dur_ns == 0)
 			o->start_ns = w->start_ns;
 		split_add_window(o, w);
+		if (opt_launch != NULL)
+			d->optimizer_launch_ns += opt_launch[i];
 	}
 }

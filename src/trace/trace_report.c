@@ -237,8 +237,16 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 		print_startup(out, m);
 	else
 		format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
+	for (size_t i = 0; i < m->nroof_notes; i++) {
+		char words[320];
+		ns_roof_note_words(&m->roof_note[i], words, sizeof(words));
+		fprintf(out, "  %s\n", words);
+	}
 	if (headline)
-		ns_next_steps_print(out, &m->next, res->has_steps);
+		ns_next_steps_print(out, &m->next, res->has_steps,
+		                    report_hint_text(o->hints, REPORT_HINT_ROOFLINE));
+	if (headline && m->batch_item >= 0)
+		report_print_batch(out, m);
 	/* a start-up capture's findings are start-up's: its one advice is a steady-state capture */
 	if (!o->format->verbose && headline) {
 		report_print_also(out, m);
@@ -259,7 +267,8 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 	}
 	if (o->format->verbose) {
 		format_verdict_explain(out, &m->verdict, &m->routes, o->format);
-		ns_next_steps_print_all(out, &m->next, res->has_steps);
+		ns_next_steps_print_all(out, &m->next, res->has_steps,
+		                        report_hint_text(o->hints, REPORT_HINT_ROOFLINE));
 		report_print_causes(out, w);
 		report_print_python(out, res, d);
 		report_print_passes(out, res, d, m);
@@ -700,12 +709,22 @@ static bool put_warmup(json_stream *js, const char *label, const split_device *d
 static cJSON *overall_json(const split_result *res, const split_device *d, const ns_device_report *m,
                            const report_options *o)
 {
-	cJSON *obj = report_window_json_routed(m->label, &m->routed, false, o, &m->routes), *next;
+	cJSON *obj = report_window_json_routed(m->label, &m->routed, false, o, &m->routes), *next, *roofs;
 
 	if (obj != NULL && (!report_python_add_json(obj, res, d) ||
 	                    !report_passes_add_json(obj, res, &d->passes, d->overall.dur_ns, m) ||
 	                    (next = ns_next_steps_json(&m->next)) == NULL ||
 	                    !cJSON_AddItemToObject(obj, "next_steps", next))) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	if (obj != NULL && m->batch_item >= 0 && !report_batch_add_json(obj, m)) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	/* with a placement (--roofline): what it says of the kernel buckets (issue 22 item 3) */
+	if (obj != NULL && m->placed &&
+	    ((roofs = ns_roof_notes_json(m)) == NULL || !cJSON_AddItemToObject(obj, "kernel_roofs", roofs))) {
 		cJSON_Delete(obj);
 		return NULL;
 	}

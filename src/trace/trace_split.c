@@ -262,9 +262,12 @@ static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const spa
                            split_device *d, ns_error *err)
 {
 	span_list exposed = {NULL, 0, 0};
-	window_set ws = {split_device_view(d), 0, &exposed, false, NULL, NULL};
+	window_set ws = {split_device_view(d), 0, &exposed, false, NULL, NULL, NULL};
 	ns_status st;
 
+	/* 8 bytes a step while the device is split, only when the optimizer's step is marked */
+	if (host[SL_OPT].n > 0 && ws.v.n > 0 && (ws.opt_launch = calloc(ws.v.n, sizeof(int64_t))) == NULL)
+		return split_oom(err);
 	split_sweep(g, n, host, &ws);
 	st = ws.exposed_oom ? split_oom(err) : split_coll_build(s, g, n, &exposed, d, err);
 	free(exposed.v);
@@ -276,7 +279,8 @@ static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const spa
 		st = split_timeline_build(s, g, n, d, err);
 	if (st == NS_OK)
 		st = split_quality_device(s, g, n, d, err);
-	split_sum_overall(d, s->keep_warmup);
+	split_sum_overall(d, s->keep_warmup, ws.opt_launch);
+	free(ws.opt_launch);
 	if (st == NS_OK && split_python_any(s->py))
 		st = split_python_attribute(s->py, s, s->main_thread, g, n, host, d, s->keep_warmup, err);
 	split_steps_sum_phases(d, s->keep_warmup);

@@ -48,10 +48,17 @@ static const troof_reason reason_of_gap[NS_OPG_COUNT] = {
     [NS_OPG_NO_DTYPE] = TROOF_NO_DTYPE,   [NS_OPG_INCOMPLETE] = TROOF_INCOMPLETE,
 };
 
-static void unplaced(place_state *s, uint32_t name, troof_reason why, long ops, int64_t ns)
+/* family: the op's, when a model knows it (the time then counts in its bucket's unplaced_ns). */
+static void unplaced(place_state *s, uint32_t name, ns_op_family family, troof_reason why, long ops,
+                     int64_t ns)
 {
 	troof_report *r = s->r;
 
+	if (family != NS_OPF_NONE) {
+		ns_troof_bucket *b =
+		    &r->buckets[ns_op_family_computes(family) ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
+		b->unplaced_ns = ns_sat_add_i64(b->unplaced_ns, ns);
+	}
 	r->unplaced[why] += ops;
 	r->unplaced_ns[why] = ns_sat_add_i64(r->unplaced_ns[why], ns);
 	s->name_ops[name] += ops;
@@ -358,7 +365,7 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 	}
 	why = w.gap != NS_OPG_NONE ? reason_of_gap[w.gap] : roof_for(s, &w);
 	if (why != TROOF_REASON_COUNT) {
-		unplaced(s, first->name, why, n, ns);
+		unplaced(s, first->name, w.family, why, n, ns);
 		return NS_OK;
 	}
 	row = &r->rows[r->nrows++];
@@ -424,7 +431,7 @@ static size_t collect(place_state *s, cand *out)
 		s->r->ops++;
 		s->r->ops_ns = ns_sat_add_i64(s->r->ops_ns, ns);
 		if (!kept) {
-			unplaced(s, other->name, TROOF_UNKNOWN_OP, 1, ns);
+			unplaced(s, other->name, NS_OPF_NONE, TROOF_UNKNOWN_OP, 1, ns);
 			continue;
 		}
 		out[n++] = (cand){op->name,
@@ -470,6 +477,27 @@ static void low_precision(const place_state *s, const troof_row *row, ns_troof_f
 		                   1e9;
 }
 
+/* A row's time at the roof its bucket's fix can reach (trace_roofline.h, ns_troof_bucket.reach_ns) into
+ * its bucket. */
+static void reach_of_row(const place_state *s, const troof_row *row)
+{
+	const ns_device *d = s->dev;
+	ns_dtype half = s->r->half_dtype;
+	bool computes = ns_op_family_computes(row->family);
+	ns_troof_bucket *b = &s->r->buckets[computes ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
+	double roof = row->roof_ns;
+
+	if (computes && (row->dtype == DTYPE_FP32 || row->dtype == DTYPE_TF32 || row->dtype == DTYPE_FP64) &&
+	    d->peak[half] > 0.0) {
+		double at_half = fmax(row->flops / d->peak[half],
+		                      row->bytes * (2.0 / dtype_bytes(row->dtype)) / d->mem_bw) *
+		                 1e9;
+		b->fp32_ns = ns_sat_add_i64(b->fp32_ns, row->gpu_ns);
+		roof = fmin(roof, at_half);
+	}
+	b->reach_ns += fmin((double)row->gpu_ns, roof);
+}
+
 static void sum_families(place_state *s)
 {
 	troof_report *r = s->r;
@@ -486,6 +514,7 @@ static void sum_families(place_state *s)
 		f->roof_ns += row->roof_ns;
 		f->headroom_ns += fmax(0.0, (double)row->gpu_ns - row->roof_ns);
 		low_precision(s, row, f);
+		reach_of_row(s, row);
 	}
 	r->nfamilies = 0;
 	for (int f = 0; f < NS_OPF_COUNT; f++)

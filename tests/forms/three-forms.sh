@@ -6,16 +6,43 @@ bin=$1
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 cd "$src" || exit 1
+# check NAME FILE [OPTION...]: the three forms of `trace OPTION... FILE` agree
+check() {
+	local name=$1 f=$2 code
+	shift 2
+	"$bin" trace "$@" "$f" >"$tmp/text" 2>/dev/null
+	code=$?
+	[ "$code" -le 1 ] || return 0 # not a trace the report reads (a bad fixture's error)
+	"$bin" trace "$@" --format json "$f" >"$tmp/json" 2>/dev/null || return 0
+	"$bin" trace "$@" --html "$tmp/page.html" "$f" >/dev/null 2>&1 || return 0
+	grep -q '"devices":\[{' "$tmp/json" || return 0 # nothing to route
+	python3 "$here/three_forms.py" "$tmp/text" "$tmp/json" "$tmp/page.html" >"$tmp/check"
+	t_check "$name" $? "$(cat "$tmp/check")"
+}
 for f in tests/data/trace_*.json; do
 	name=$(basename "$f" .json)
 	case $name in *.expect) continue ;; esac
-	"$bin" trace "$f" >"$tmp/text" 2>/dev/null
+	check "$name" "$f"
+done
+# check_job NAME INPUT COMMAND...: the job report of `nextstep COMMAND... INPUT` (INPUT "-": the .in file on
+# stdin) agrees in its three forms
+check_job() {
+	local name=$1 in=$2 code
+	shift 2
+	"$bin" "$@" <"$in" >"$tmp/text" 2>/dev/null
 	code=$?
-	[ "$code" -le 1 ] || continue # not a trace the report reads (a bad fixture's error)
-	"$bin" trace --format json "$f" >"$tmp/json" 2>/dev/null || continue
-	"$bin" trace --html "$tmp/page.html" "$f" >/dev/null 2>&1 || continue
-	grep -q '"devices":\[{' "$tmp/json" || continue # nothing to route
-	python3 "$here/three_forms.py" "$tmp/text" "$tmp/json" "$tmp/page.html" >"$tmp/check"
+	[ "$code" -le 1 ] || { t_check "$name" 1 "exit $code"; return; }
+	"$bin" "$@" --format json <"$in" >"$tmp/json" 2>/dev/null
+	"$bin" "$@" --html "$tmp/page.html" <"$in" >/dev/null 2>&1
+	python3 "$here/three_forms.py" --job "$tmp/text" "$tmp/json" "$tmp/page.html" >"$tmp/check"
 	t_check "$name" $? "$(cat "$tmp/check")"
+}
+for d in tests/data/job-*; do
+	check_job "$(basename "$d")" /dev/null trace "$d"
+done
+check_job "job straggler (summaries)" tests/cli/cases/job_straggler_and_bad_line.in job -
+# the kernels' bounds and the roofs' words come from the op placement
+for f in tests/data/trace_roofline*.json; do
+	check "$(basename "$f" .json) --roofline" "$f" --roofline
 done
 t_finish "three forms"

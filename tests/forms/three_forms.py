@@ -2,9 +2,11 @@
 """The three forms of one trace report agree (issue 21): the text, the JSON and the HTML of
 `nextstep trace FILE` give, for every device, the same verdict, the same fix, the same next steps shown
 under the verdict (title and bound, to the microsecond the text prints), the same verdict and fix for each
-inference phase, and the same notes (warm-up steps left out, ignored step markers).
+inference phase, the same notes (warm-up steps left out, ignored step markers) and, with --roofline, the same
+words on the kernel buckets' roofs.
 
-usage: three_forms.py TEXT JSON HTML      exit 0 when they agree, 1 with the differences on stdout
+usage: three_forms.py TEXT JSON HTML        exit 0 when they agree, 1 with the differences on stdout
+       three_forms.py --job TEXT JSON HTML  the same for a job report: its verdict, fix and next steps
 """
 import html
 import json
@@ -18,6 +20,8 @@ def text_form(path):
     devices, ignored = [], 0
     for line in open(path, encoding="utf-8"):
         line = line.rstrip("\n")
+        if line.startswith("roofline: "):
+            break  # the --roofline section, after every device's report
         m = re.match(r"note: (\d+) step markers? of process", line)
         if m:
             ignored = int(m.group(1))
@@ -25,10 +29,19 @@ def text_form(path):
         if m and not line.startswith(("next step:", "then:", "also:", "hint:")):
             word = m.group(2)
             verdict = "unfit" if word == "no verdict" else "startup" if word.startswith("start-up") else word
-            devices.append({"verdict": verdict, "fix": m.group(3), "next": [], "warmup": 0, "phases": {}})
+            devices.append({"verdict": verdict, "fix": m.group(3), "next": [], "warmup": 0, "phases": {},
+                            "roofs": [], "batch": None})
             continue
         if line.endswith("no verdict (the trace is unfit, above)"):
-            devices.append({"verdict": "unfit", "fix": None, "next": [], "warmup": 0, "phases": {}})
+            devices.append({"verdict": "unfit", "fix": None, "next": [], "warmup": 0, "phases": {}, "roofs": [], "batch": None})
+            continue
+        m = re.match(r"^  (a larger batch \(.*)$", line)
+        if m and devices:
+            devices[-1]["batch"] = m.group(1)
+            continue
+        m = re.match(r"^  ((?:compute|memory)-bound ops: .*)$", line)
+        if m and devices:
+            devices[-1]["roofs"].append(m.group(1))
             continue
         m = re.match(r"^  (prefill|decode|mixed) \(\d+ steps?, [0-9.]+ ms each\): ([a-z]+(?:-bound)?) \(.*?\) -> (.*) \((.*?)\)$", line)
         if m and devices:
@@ -57,7 +70,9 @@ def json_form(path):
         devices.append({"verdict": verdict, "fix": fix,
                         "next": [(n["title"], round(n["gain_us"] / 1e3 + 1e-12, 3)) for n in shown],
                         "warmup": d["warmup"]["steps"] if d["warmup"] else 0,
-                        "phases": {k: (v["verdict"], v["fix"]) for k, v in (d["step_phases"] or {}).items()}})
+                        "phases": {k: (v["verdict"], v["fix"]) for k, v in (d["step_phases"] or {}).items()},
+                        "roofs": [r["text"] for r in o.get("kernel_roofs", [])],
+                        "batch": o["batch_headroom"]["text"] if "batch_headroom" in o else None})
     return devices, doc["ignored_step_markers"]
 
 
@@ -69,7 +84,7 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.devices, self.ignored, self.stack = [], 0, []
-        self.in_fix = self.in_title = self.in_phase_fix = False
+        self.in_fix = self.in_title = self.in_phase_fix = self.in_roof = self.in_batch = False
         self.phase = None
         self.text = ""
 
@@ -78,7 +93,7 @@ class Page(HTMLParser):
         cls = a.get("class", "") or ""
         if tag == "section" and "device" in cls.split():
             self.devices.append({"verdict": None, "fix": None, "next": [], "warmup": 0, "banner": False,
-                                 "phases": {}})
+                                 "phases": {}, "roofs": [], "batch": None})
         elif tag == "div" and "banner" in cls.split() and self.devices and not self.devices[-1]["banner"]:
             self.devices[-1]["banner"] = True
             r = a.get("data-regime")
@@ -97,6 +112,10 @@ class Page(HTMLParser):
             self.in_phase_fix, self.text = True, ""
         elif tag == "span" and cls == "warmup" and self.devices:
             self.devices[-1]["warmup"] = int(a["data-steps"])
+        elif tag == "p" and cls == "batch" and self.devices:
+            self.in_batch, self.text = True, ""
+        elif tag == "p" and cls == "roof-note" and self.devices:
+            self.in_roof, self.text = True, ""
         elif tag == "p" and "ignored-markers" in cls.split():
             self.ignored = int(a.get("data-markers", "0"))
 
@@ -104,6 +123,12 @@ class Page(HTMLParser):
         if tag == "p" and self.in_fix:
             self.in_fix = False
             self.devices[-1]["fix"] = self.text[len("Fix: "):] if self.text.startswith("Fix: ") else self.text
+        if tag == "p" and self.in_batch:
+            self.in_batch = False
+            self.devices[-1]["batch"] = self.text
+        if tag == "p" and self.in_roof:
+            self.in_roof = False
+            self.devices[-1]["roofs"].append(self.text)
         if tag == "td" and self.in_phase_fix:
             self.in_phase_fix = False
             self.devices[-1]["phases"][self.phase] = (self.devices[-1]["phases"][self.phase][0], self.text)
@@ -113,7 +138,7 @@ class Page(HTMLParser):
             self.devices[-1]["next"][-1][0] = self.text
 
     def handle_data(self, data):
-        if self.in_fix or self.in_title or self.in_phase_fix:
+        if self.in_fix or self.in_title or self.in_phase_fix or self.in_roof or self.in_batch:
             self.text += data
 
 
@@ -125,11 +150,97 @@ def html_form(path):
         words = {"startup": "startup", "unfit": "unfit"}
         verdict = words.get(d["verdict"]) or REGIME_WORDS[d["verdict"]]
         out.append({"verdict": verdict, "fix": None if verdict == "unfit" else d["fix"],
-                    "next": [tuple(n) for n in d["next"]], "warmup": d["warmup"], "phases": d["phases"]})
+                    "next": [tuple(n) for n in d["next"]], "warmup": d["warmup"], "phases": d["phases"],
+                    "roofs": d["roofs"], "batch": d.get("batch")})
     return out, p.ignored
 
 
+def job_text(path):
+    """The job's verdict line and its next step lines (the text before the rank table)."""
+    job = None
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        m = re.match(r"^job \(.*?\): (straggler-bound: rank (\d+)|[a-z]+(?:-bound)?)[ ,].*? -> (.*) \((.*?)\)$", line)
+        if job is None and m:
+            verdict = "straggler %s" % m.group(2) if m.group(2) else m.group(1)
+            job = {"verdict": verdict, "fix": m.group(3), "next": []}
+            continue
+        m = re.match(r"^(next step|then): (.*?), up to ([0-9.]+) ms", line)
+        if m and job is not None:
+            job["next"].append((m.group(2), round(float(m.group(3)), 3)))
+    return job
+
+
+def job_json(path):
+    j = json.load(open(path, encoding="utf-8"))["job"]
+    verdict = ("straggler %d" % j["stragglers"][0]["rank"]) if j["stragglers"] else j["verdict"]
+    shown = [n for n in j["next_steps"] if n["gain_us"] is not None and n["gain_us"] > 0][:2]
+    if len(shown) == 2 and 2 * shown[1]["gain_us"] < shown[0]["gain_us"]:
+        shown = shown[:1]
+    return {"verdict": verdict, "fix": j["fix"],
+            "next": [(n["title"], round(n["gain_us"] / 1e3 + 1e-12, 3)) for n in shown]}
+
+
+class JobPage(Page):
+    """The job's article only: its banner, fix and shown next steps."""
+
+    def __init__(self):
+        super().__init__()
+        self.in_job = False
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "article" and a.get("class") == "job":
+            self.in_job = True
+            self.devices.append({"verdict": None, "fix": None, "next": [], "warmup": 0, "banner": False,
+                                 "phases": {}, "roofs": [], "batch": None})
+            return
+        if not self.in_job:
+            return
+        if tag == "div" and "banner" in (a.get("class") or "").split() and not self.devices[-1]["banner"]:
+            self.devices[-1]["banner"] = True
+            r = a.get("data-regime")
+            self.devices[-1]["verdict"] = ("straggler %s" % a.get("data-straggler") if r == "straggler"
+                                           else REGIME_WORDS.get(r, r))
+            return
+        super().handle_starttag(tag, attrs)
+
+    def handle_endtag(self, tag):
+        if tag == "article":
+            self.in_job = False
+        if self.in_job or tag != "article":
+            super().handle_endtag(tag)
+
+
+def job_html(path):
+    p = JobPage()
+    p.feed(open(path, encoding="utf-8").read())
+    d = p.devices[0] if p.devices else {"verdict": None, "fix": None, "next": []}
+    return {"verdict": d["verdict"], "fix": d["fix"], "next": [tuple(n) for n in d["next"]]}
+
+
+def main_job(paths):
+    forms = {"text": job_text(paths[0]), "json": job_json(paths[1]), "html": job_html(paths[2])}
+    bad = []
+    ref = forms["json"]
+    for name, d in forms.items():
+        if d is None:
+            bad.append("%s: no job" % name)
+            continue
+        for key in ("verdict", "fix", "next"):
+            if key == "next" and [t for t, _ in d[key]] == [t for t, _ in ref[key]] and all(
+                    abs(x - y) <= 0.0011 for (_, x), (_, y) in zip(d[key], ref[key])):
+                continue
+            if d[key] != ref[key]:
+                bad.append("job %s: %s %r, json %r" % (key, name, d[key], ref[key]))
+    for b in bad:
+        print("  " + b)
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1] == "--job":
+        return main_job(sys.argv[2:5])
     forms = {"text": text_form(sys.argv[1]), "json": json_form(sys.argv[2]), "html": html_form(sys.argv[3])}
     bad = []
     ref_devices, ref_ignored = forms["json"]
@@ -140,7 +251,7 @@ def main():
             bad.append("%s: %d devices, json %d" % (name, len(devices), len(ref_devices)))
             continue
         for i, (d, r) in enumerate(zip(devices, ref_devices)):
-            for key in ("verdict", "fix", "next", "warmup", "phases"):
+            for key in ("verdict", "fix", "next", "warmup", "phases", "roofs", "batch"):
                 if key == "next" and [t for t, _ in d[key]] == [t for t, _ in r[key]] and all(
                         abs(x - y) <= 0.0011 for (_, x), (_, y) in zip(d[key], r[key])):
                     continue  # the same steps, their bounds within the text's last printed digit

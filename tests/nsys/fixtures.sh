@@ -28,6 +28,7 @@ not_in_an_export=(
 	"trace_quality_cut_short|GPU work past the profiler's own span: an export has no such span"
 	"trace_memory_deltas|the allocator's [memory] events (profile_memory): nsys records allocations only with --cuda-memory-usage, in a table the reader does not read"
 	"trace_memory_events|the allocator's [memory] events (profile_memory): as above"
+	"trace_launch_batch|a larger batch from the allocator's [memory] events (profile_memory): as above"
 )
 
 skip_reason() {

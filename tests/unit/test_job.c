@@ -757,8 +757,11 @@ START_TEST(every_form_of_the_job_report_lists_the_ranks_in_one_order)
 	FILE *f = open_memstream(&page, &size);
 	html_page_info info = {"job", "test", "now"};
 	html_page *p;
-	ns_verdict v;
+	classify_options co;
 	ns_routes routes;
+	format_options fo = {FORMAT_TEXT, false, false};
+	job_report_options o = {&co, &routes, &fo};
+	ns_job_report *m = malloc(sizeof(*m));
 	ns_error err;
 
 	ck_assert_uint_eq(res->nstrag, 0);
@@ -775,10 +778,14 @@ START_TEST(every_form_of_the_job_report_lists_the_ranks_in_one_order)
 	free(text);
 	ns_error_clear(&err);
 	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	memset(&v, 0, sizeof(v));
+	classify_options_default(&co);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(ns_job_report_build(res, &o, m, &err), NS_OK);
 	ck_assert_ptr_nonnull(f);
 	p = html_page_begin(f, &info);
-	ck_assert_int_eq(html_job(p, res, &v, &routes, &err), NS_OK);
+	ck_assert_int_eq(html_job(p, res, m, &err), NS_OK);
+	ns_job_report_free(m);
+	free(m);
 	ck_assert_int_eq(html_page_end(p, &err), NS_OK);
 	fclose(f);
 	at = page;

@@ -137,23 +137,146 @@ START_TEST(runner_up_only_within_a_factor_of_two)
 }
 END_TEST
 
-/* Compute 600 ns, its kernels 700 ns (two streams), all placed, 420 ns at the roof: 280 above it. Memory
- * kernels 100 ns, 400 of kernel time, 50 at the roof: 350 above, but at most the 100 they hold alone. */
-START_TEST(kernel_bounds_are_their_time_above_the_roof)
+static ns_roof_time placed(int64_t kernel, int64_t placed_ns, int64_t roof)
+{
+	ns_roof_time t;
+
+	memset(&t, 0, sizeof(t));
+	t.state = NS_ROOF_PLACED;
+	t.kernel_ns = kernel;
+	t.placed_ns = placed_ns;
+	t.roof_ns = roof;
+	t.own_roof_ns = roof;
+	return t;
+}
+
+/* Compute holds 600 ns of the step; over the trace its kernels are 700 ns, all placed, 420 ns at the roof:
+ * 280 / 700 = 40% of the placed time is above the roof, so the bound is 40% of 600 = 240. Memory kernels
+ * hold 100 ns; over the trace 400 ns of kernels, 100 of them in placed ops (25%), those 50 ns at the roof
+ * (half above it): the bound is 100 x 25% x 50% = 12.5, 12 ns; the other 75% (75 ns) is in ops not placed,
+ * unknown. */
+START_TEST(kernel_bounds_are_their_placed_time_above_the_roof)
 {
 	split_window w = window(1000);
 	ns_roof_time roof[KCLASS_COUNT] = {{0}};
+	ns_next_inputs in = {roof, 0};
 	ns_next_steps s;
 
 	w.bucket_ns[REGIME_COMPUTE] = 600;
 	put_cause(&w, CAUSE_KERNELS, 100);
-	roof[KCLASS_COMPUTE] = (ns_roof_time){700, 700, 420};
-	roof[KCLASS_MEMORY] = (ns_roof_time){400, 100, 50};
-	ns_next_steps_of_window(&w, 1, &routes, roof, &s);
+	roof[KCLASS_COMPUTE] = placed(700, 700, 420);
+	roof[KCLASS_MEMORY] = placed(400, 100, 50);
+	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
 	ck_assert(find(&s, REGIME_COMPUTE, -1)->known);
-	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->gain_ns, 280);
-	ck_assert_int_eq(find(&s, REGIME_MEMORY, CAUSE_KERNELS)->gain_ns, 100);
+	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->gain_ns, 240);
+	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->unknown_ns, 0);
+	ck_assert_int_eq(find(&s, REGIME_MEMORY, CAUSE_KERNELS)->gain_ns, 12);
+	ck_assert_int_eq(find(&s, REGIME_MEMORY, CAUSE_KERNELS)->unknown_ns, 75);
+	ck_assert_double_eq_tol(find(&s, REGIME_MEMORY, CAUSE_KERNELS)->placed_share, 0.25, 1e-12);
 	ck_assert_int_eq(s.item[0].bucket, REGIME_COMPUTE);
+	/* 75 ns unknown is less than the 240 of the next step: no "bound unknown" line */
+	ck_assert_ptr_null(ns_next_steps_unbounded(&s));
+}
+END_TEST
+
+/* Placed ops faster than the roof allows (Winograd convolutions) win nothing, and a placement covering more
+ * time than the split saw in the class (ops outside the steps) counts the class as all placed. */
+START_TEST(kernel_bounds_never_go_below_zero_nor_above_the_class)
+{
+	split_window w = window(1000);
+	ns_roof_time roof[KCLASS_COUNT] = {{0}};
+	ns_next_inputs in = {roof, 0};
+	ns_next_steps s;
+
+	w.bucket_ns[REGIME_COMPUTE] = 500;
+	roof[KCLASS_COMPUTE] = placed(400, 800, 900);
+	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
+	ck_assert(find(&s, REGIME_COMPUTE, -1)->known);
+	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->gain_ns, 0);
+	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->unknown_ns, 0);
+	ck_assert_double_eq_tol(find(&s, REGIME_COMPUTE, -1)->placed_share, 1.0, 1e-12);
+}
+END_TEST
+
+/* A class mostly in ops not placed: the part with a bound is small, and the rest, more than the next
+ * step's bound, is what the report says it cannot bound. Compute 800 ns, 10% placed, all at the roof:
+ * bound 0, unknown 720 > the launch overhead's 100. */
+START_TEST(unplaced_kernel_time_is_said_unknown)
+{
+	split_window w = window(1000);
+	ns_roof_time roof[KCLASS_COUNT] = {{0}};
+	ns_next_inputs in = {roof, 0};
+	ns_next_steps s;
+
+	w.bucket_ns[REGIME_COMPUTE] = 800;
+	put_cause(&w, CAUSE_LAUNCH, 100);
+	roof[KCLASS_COMPUTE] = placed(1000, 100, 100);
+	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
+	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->gain_ns, 0);
+	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->unknown_ns, 720);
+	ck_assert_int_eq(ns_next_steps_top(&s)->cause, CAUSE_LAUNCH);
+	ck_assert_ptr_eq(ns_next_steps_unbounded(&s), find(&s, REGIME_COMPUTE, -1));
+}
+END_TEST
+
+/* A placement that was made but covers none of the class: unknown, and the state says it was run. */
+START_TEST(a_placement_without_the_class_leaves_it_unknown)
+{
+	split_window w = window(1000);
+	ns_roof_time roof[KCLASS_COUNT] = {{0}};
+	ns_next_inputs in = {roof, 0};
+	ns_next_steps s;
+
+	w.bucket_ns[REGIME_COMPUTE] = 300;
+	roof[KCLASS_COMPUTE].state = NS_ROOF_NONE;
+	roof[KCLASS_COMPUTE].why = "no op placed";
+	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
+	ck_assert(!find(&s, REGIME_COMPUTE, -1)->known);
+	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->roof, NS_ROOF_NONE);
+	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->unknown_ns, 300);
+	ck_assert_ptr_nonnull(strstr(find(&s, REGIME_COMPUTE, -1)->basis, "no op placed"));
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->roof, NS_ROOF_NOT_RUN);
+}
+END_TEST
+
+/* The optimizer's launches (launch time while the main thread is in Optimizer.step#) belong to the
+ * optimizer's fix, not to launch overhead's: launch 500 ns of which 400 in the optimizer, 50 ns idle in the
+ * optimizer between its ops. The optimizer's candidate holds 450 (400 of them launch), launch overhead 100;
+ * together the 550 of the two causes, no microsecond claimed twice. */
+START_TEST(the_optimizers_launches_go_to_the_optimizers_fix)
+{
+	split_window w = window(1000);
+	ns_next_inputs in = {NULL, 400};
+	ns_next_steps s;
+	const ns_next_step *opt, *launch;
+
+	put_cause(&w, CAUSE_LAUNCH, 500);
+	put_cause(&w, CAUSE_OPTIMIZER, 50);
+	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
+	opt = find(&s, REGIME_IDLE, CAUSE_OPTIMIZER);
+	launch = find(&s, REGIME_OVERHEAD, CAUSE_LAUNCH);
+	ck_assert_int_eq(opt->gain_ns, 450);
+	ck_assert_int_eq(opt->launch_ns, 400);
+	ck_assert_int_eq(launch->gain_ns, 100);
+	ck_assert_ptr_eq(ns_next_steps_top(&s), opt);
+	ck_assert_int_eq(known_sum(&s), 550);
+	ck_assert_str_eq(opt->route.fix, routes.cause[CAUSE_OPTIMIZER].fix);
+}
+END_TEST
+
+/* More optimizer launch time than the window has launch time (a caller's error): at most all of it. */
+START_TEST(the_optimizers_launches_are_at_most_the_launch_time)
+{
+	split_window w = window(1000);
+	ns_next_inputs in = {NULL, 900};
+	ns_next_steps s;
+
+	put_cause(&w, CAUSE_LAUNCH, 300);
+	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
+	ck_assert_int_eq(find(&s, REGIME_IDLE, CAUSE_OPTIMIZER)->gain_ns, 300);
+	ck_assert_ptr_null(find(&s, REGIME_OVERHEAD, CAUSE_LAUNCH));
+	ck_assert_int_eq(known_sum(&s), 300);
 }
 END_TEST
 
@@ -274,7 +397,12 @@ int main(void)
 	tcase_add_test(tc, bounds_of_a_window_all_waiting_add_up_to_the_step);
 	tcase_add_test(tc, ties_go_to_the_earlier_bucket_then_cause);
 	tcase_add_test(tc, runner_up_only_within_a_factor_of_two);
-	tcase_add_test(tc, kernel_bounds_are_their_time_above_the_roof);
+	tcase_add_test(tc, kernel_bounds_are_their_placed_time_above_the_roof);
+	tcase_add_test(tc, kernel_bounds_never_go_below_zero_nor_above_the_class);
+	tcase_add_test(tc, unplaced_kernel_time_is_said_unknown);
+	tcase_add_test(tc, a_placement_without_the_class_leaves_it_unknown);
+	tcase_add_test(tc, the_optimizers_launches_go_to_the_optimizers_fix);
+	tcase_add_test(tc, the_optimizers_launches_are_at_most_the_launch_time);
 	tcase_add_test(tc, kernels_without_a_placement_have_no_bound);
 	tcase_add_test(tc, a_ranks_waiting_is_no_next_step);
 	tcase_add_test(tc, decode_memory_kernels_take_the_decode_fix);

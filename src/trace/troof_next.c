@@ -1,0 +1,86 @@
+/* The op-level roofline as the next step's input (issue 21): each kernel class of a device, how much of its
+ * time is in placed ops, and the time those ops would take at the roof the class's fix can reach. The
+ * placement sums the ops of the whole trace; the split's windows are its steps, so the next step uses the
+ * ratios (docs/next-step.md, "Roofline"). */
+#include <string.h>
+
+#include "nextstep/trace_roofline.h"
+
+/* A family is named when it holds at least this share of its bucket's placed time. */
+#define NAMED_FAMILY_SHARE 0.05
+
+static void none(ns_roof_time *t, const char *why)
+{
+	memset(t, 0, sizeof(*t));
+	t->state = NS_ROOF_NONE;
+	t->why = why;
+}
+
+static int gpu_devices(const split_result *res)
+{
+	return res->gpu_activity ? (int)res->ndevices : 0;
+}
+
+static void families_of(const troof_report *r, const ns_troof_bucket *b, ns_roof_time *t)
+{
+	for (size_t i = 0; i < b->nfamilies && t->nfamilies < NS_ROOF_FAMILIES; i++) {
+		const ns_troof_family *f = &r->families[b->families[i]];
+		if (f->gpu_ns <= 0 || (double)f->gpu_ns < NAMED_FAMILY_SHARE * (double)b->gpu_ns)
+			continue;
+		t->family[t->nfamilies] = f->family;
+		t->family_fraction[t->nfamilies] = f->roof_ns / (double)f->gpu_ns;
+		t->nfamilies++;
+	}
+}
+
+static int64_t round_ns(double ns)
+{
+	return ns > 0.0 ? (int64_t)(ns + 0.5) : 0;
+}
+
+static void class_time(const troof_report *r, const ns_troof_bucket *b, int64_t kernel_ns, ns_roof_time *t)
+{
+	if (b->gpu_ns <= 0) {
+		none(t, r->placed > 0 ? "no op of these kernels placed" : "no op placed");
+		return;
+	}
+	memset(t, 0, sizeof(*t));
+	t->state = NS_ROOF_PLACED;
+	/* the split's class time is clipped to the steps; the placement's ops of the bucket, placed or not,
+	 * are not: the larger is the class's time the placement had to cover */
+	t->kernel_ns = kernel_ns > b->gpu_ns + b->unplaced_ns ? kernel_ns : b->gpu_ns + b->unplaced_ns;
+	t->placed_ns = b->gpu_ns;
+	t->roof_ns = round_ns(b->reach_ns);
+	t->own_roof_ns = round_ns((double)b->gpu_ns - b->headroom_ns);
+	t->fp32_ns = b->fp32_ns;
+	t->half = r->half_dtype;
+	families_of(r, b, t);
+}
+
+void ns_troof_roof_times(const troof_report *r, const split_result *res, const split_device *d,
+                         ns_roof_time out[KCLASS_COUNT])
+{
+	const char *why = NULL;
+
+	if (!r->device_known)
+		why = "the device has no roofs in the device table";
+	else if (gpu_devices(res) != 1)
+		why = "the placement sums the ops of every device, not of one";
+	else if (r->placed == 0)
+		why = r->ops == 0 ? "no op with GPU time" : "no op placed";
+	for (int k = 0; k < KCLASS_COUNT; k++)
+		none(&out[k], why != NULL ? why : "collectives are bound by the network, not a roof");
+	if (why != NULL)
+		return;
+	class_time(r, &r->buckets[NS_TROOF_COMPUTE], d->class_ns[KCLASS_COMPUTE], &out[KCLASS_COMPUTE]);
+	class_time(r, &r->buckets[NS_TROOF_MEMORY], d->class_ns[KCLASS_MEMORY] - d->transfer_ns,
+	           &out[KCLASS_MEMORY]);
+}
+
+bool ns_troof_roof(void *ctx, const split_device *d, ns_roof_time *out)
+{
+	const ns_troof_roof_ctx *c = ctx;
+
+	ns_troof_roof_times(c->report, c->res, d, out);
+	return true;
+}
