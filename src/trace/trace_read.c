@@ -653,6 +653,58 @@ static inline bool starts_number(unsigned char c)
 
 static const int64_t pow10_small[] = {1, 10, 100, 1000};
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+static const uint64_t pow10_run[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+/* The run of ASCII digits at s, up to eight, read with one load: *n is its length and the result its value.
+ * s lies in the window, whose BUF_PAD zero bytes after the data keep the load inside the allocation. */
+static inline uint64_t digit_run(const unsigned char *s, int *n)
+{
+	uint64_t v, other;
+
+	memcpy(&v, s, sizeof(v));
+	/* Zero in each digit's byte (high nibble 3, and adding 6 leaves it 3); a carry out of another byte
+	 * reaches only the bytes after it, so the first non-zero byte is the first non-digit. */
+	other = ((v & 0xF0F0F0F0F0F0F0F0u) | (((v + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) ^
+	        0x3333333333333333u;
+	*n = other == 0 ? 8 : __builtin_ctzll(other) / 8;
+	if (*n == 0)
+		return 0;
+	v -= 0x3030303030303030u; /* the digits' bytes borrow from nothing: they come first */
+	v <<= 8 * (8 - *n);       /* the run's last digit in the top byte, zero digits before its first */
+	v = v * 10 + (v >> 8);    /* pairs of digits in bytes 0, 2, 4, 6 */
+	return (((v & 0x000000FF000000FFu) * (100 + (1000000ull << 32))) +
+	        (((v >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32)))) >>
+	       32;
+}
+
+/* The integer digits at *sp into *acc (ndig of them so far): false when the run has more than max. */
+static inline bool integer_digits(const unsigned char **sp, uint64_t *acc, int *ndig, int max)
+{
+	for (;;) {
+		int n;
+		uint64_t run = digit_run(*sp, &n);
+		if (*ndig + n > max)
+			return false;
+		*acc = *acc * pow10_run[n] + run;
+		*ndig += n;
+		*sp += n;
+		if (n < 8)
+			return true;
+	}
+}
+#else
+static inline bool integer_digits(const unsigned char **sp, uint64_t *acc, int *ndig, int max)
+{
+	const unsigned char *s = *sp;
+
+	while (is_digit(*s) && *ndig < max)
+		*acc = *acc * 10 + (uint64_t)(*s++ - '0'), ++*ndig;
+	*sp = s;
+	return !is_digit(*s);
+}
+#endif
+
 /* The common shape, -?digits(.d{1,scale})? followed by a plain byte, in one pass; the result has at most
  * 19 digits, so it cannot wrap in uint64. Returns false for anything else, which takes the general path. */
 static inline bool quick_number(const unsigned char *p, int scale, int64_t *out, const unsigned char **endp)
@@ -663,9 +715,7 @@ static inline bool quick_number(const unsigned char *p, int scale, int64_t *out,
 
 	if (*s == '0' && is_digit(s[1]))
 		return false;
-	while (is_digit(*s) && ndig < 19 - scale)
-		acc = acc * 10 + (uint64_t)(*s++ - '0'), ndig++;
-	if (ndig == 0)
+	if (!integer_digits(&s, &acc, &ndig, 19 - scale) || ndig == 0)
 		return false;
 	if (*s == '.') {
 		s++;

@@ -177,6 +177,17 @@ static const time_case time_cases[] = {
     {"100000000000000000000e-17", 1000000},
     {"1e-4", 0},
     {"5e-4", 1},
+    /* integer parts around the reader's eight-digit loads: 7, 8, 9, 15 and 16 digits (16 is the most
+     * that microseconds with three decimals hold in 19 digits of nanoseconds) */
+    {"1234567", 1234567000LL},
+    {"12345678", 12345678000LL},
+    {"99999999", 99999999000LL},
+    {"123456789", 123456789000LL},
+    {"12345678.5", 12345678500LL},
+    {"87654321.001", 87654321001LL},
+    {"876543210987654", 876543210987654000LL},
+    {"1234567890123456", 1234567890123456000LL},
+    {"1000000000000000.5", 1000000000000000500LL},
 };
 
 START_TEST(ts_converts_decimal_microseconds_exactly_to_nanoseconds)
