@@ -42,9 +42,14 @@ typedef enum {
 	TCAT_MEMCPY,
 	TCAT_MEMSET,
 	TCAT_FLOW,   /* ac2g and other flow categories */
-	TCAT_PYTHON, /* python_function */
+	TCAT_PYTHON, /* python_function; also an Nsight Systems OS runtime call (cat_raw TRACE_CAT_OS_RUNTIME)
+	              */
 	TCAT_COUNT
 } trace_category;
+
+/* The cat_raw of the frames the Nsight Systems reader makes of OS runtime calls (OSRT_API): frames like
+ * python_function's, but recorded by nsys at no cost to the Python thread. */
+#define TRACE_CAT_OS_RUNTIME "os_runtime"
 
 typedef struct {
 	long index;       /* position in traceEvents, 0-based */
@@ -102,18 +107,18 @@ typedef struct {
 	int64_t rank, world_size;
 	trace_device devices[TRACE_MAX_DEVICES];
 	size_t ndevices;
-	long events;     /* elements seen in traceEvents (an export: events handed on) */
-	/* An Nsight Systems export (nsys_read.h) rather than Kineto JSON, and its EXPORT_SCHEMA_VERSION ("" when
-	 * it records none): what the report says the capture lacks depends on it. */
+	long events; /* elements seen in traceEvents (an export: events handed on) */
+	/* An Nsight Systems export (nsys_read.h) rather than Kineto JSON, and its EXPORT_SCHEMA_VERSION (""
+	 * when it records none): what the report says the capture lacks depends on it. */
 	bool nsys;
 	char nsys_schema[32];
 	long long bytes; /* decompressed bytes read */
 	bool compressed;
-	/* The document ended early (plain JSON cut, or a gzip stream that stops): a capture cut off by a killed
-	 * job or a full disk. trace_read() still fails, with err saying where; the events before the cut were
-	 * handed to the callback, so a caller may report what was read. truncated_at is the decompressed byte
-	 * where the input ended; in_events: the cut fell inside traceEvents (events after it are lost), else
-	 * after it (only top-level members that follow traceEvents are lost). */
+	/* The document ended early (plain JSON cut, or a gzip stream that stops): a capture cut off by a
+	 * killed job or a full disk. trace_read() still fails, with err saying where; the events before the
+	 * cut were handed to the callback, so a caller may report what was read. truncated_at is the
+	 * decompressed byte where the input ended; in_events: the cut fell inside traceEvents (events after
+	 * it are lost), else after it (only top-level members that follow traceEvents are lost). */
 	bool truncated;
 	bool truncated_in_events;
 	long long truncated_at;

@@ -348,20 +348,22 @@ void hp_python(html_page *p, const split_result *res, const split_device *d, con
 		char key[64];
 		if (w->cause_ns[c] <= 0)
 			continue;
-		if (!any)
-			hp_puts(p,
-			        "<h3>Python behind the host time</h3>\n<table class=\"python\"><caption>Self "
-			        "time "
-			        "of the innermost recorded Python frame while the device was idle, per host "
-			        "cause</caption>\n<thead><tr><th>frame</th><th class=\"n\">ms</th><th "
-			        "class=\"n\">share of the cause</th></tr></thead>\n");
+		if (!any) /* an Nsight Systems export's frames are its OS runtime calls (docs/nsys.md) */
+			hp_printf(p,
+			          "<h3>%s behind the host time</h3>\n<table class=\"python\"><caption>Self "
+			          "time of the innermost %s while the device was idle, per host "
+			          "cause</caption>\n<thead><tr><th>frame</th><th class=\"n\">ms</th><th "
+			          "class=\"n\">share of the cause</th></tr></thead>\n",
+			          res->nsys ? "OS runtime calls" : "Python",
+			          res->nsys ? "traced OS runtime call" : "recorded Python frame");
 		any = true;
 		cause_key(c, key, sizeof(key));
 		hp_printf(p,
 		          "<tbody data-cause=\"%s\"><tr><th>%s %.3f ms</th><th class=\"n\"></th><th "
 		          "class=\"n\">%.0f%% "
-		          "inside recorded Python</th></tr>\n",
-		          key, key, ms(w->cause_ns[c]), pct(py->framed_ns, w->cause_ns[c]));
+		          "inside %s</th></tr>\n",
+		          key, key, ms(w->cause_ns[c]), pct(py->framed_ns, w->cause_ns[c]),
+		          res->nsys ? "traced OS runtime calls" : "recorded Python");
 		for (size_t k = 0; k < py->ntop; k++) {
 			hp_puts(p, "<tr><td class=\"kname\">");
 			hp_text(p, kernel_names_get(res->python_names, py->top[k].name_id), HTML_NAME_MAX);

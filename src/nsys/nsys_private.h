@@ -35,6 +35,7 @@ typedef enum {
 	NT_CAPTURE,     /* META_DATA_CAPTURE: the profiled process's command and environment */
 	NT_EVENT_TYPES, /* ENUM_NSYS_EVENT_TYPE: checked against the NVTX event types the reader relies on */
 	NT_THREAD_NAMES,
+	NT_OSRT, /* OSRT_API: the OS runtime calls nsys traces with -t osrt (reads, waits, locks) */
 	NT_COUNT
 } nsys_table;
 

@@ -359,6 +359,25 @@ static ns_status thread_name_row(reader *r, sqlite3_stmt *st)
 	return ev.pid < 0 || ev.meta_name.len == 0 ? NS_OK : emit(r, &ev);
 }
 
+/* An OS runtime call (read, poll, pthread_cond_wait, ...): a frame on its thread, as a with_stack trace's
+ * python_function frame is, so the time the device idles while the step thread is inside one is attributed to
+ * it; the category's own name tells the report these are OS calls, not Python. */
+static ns_status osrt_row(reader *r, sqlite3_stmt *st)
+{
+	trace_event ev;
+	ns_status s;
+
+	blank_event(&ev, r->meta->events);
+	if ((s = span_of(r, st, &ev)) != NS_OK)
+		return s;
+	ev.cat = TCAT_PYTHON;
+	ev.cat_raw = (ns_str){TRACE_CAT_OS_RUNTIME, sizeof(TRACE_CAT_OS_RUNTIME) - 1};
+	host_thread(st, 2, &ev);
+	if ((s = text_of(r, st, 3, &ev.name)) != NS_OK)
+		return s;
+	return ev.pid < 0 || ev.name.len == 0 ? NS_OK : emit(r, &ev);
+}
+
 /* ---- devices and ranks ---- */
 
 /* The GPUs by CUDA device number: TARGET_INFO_CUDA_DEVICE maps each process's CUDA device to a GPU (newer
@@ -481,6 +500,12 @@ static ns_status read_events(reader *r)
 		            "SELECT t.globalTid, n.value FROM ThreadNames AS t LEFT JOIN StringIds AS n ON "
 		            "n.id = t.nameId",
 		            thread_name_row);
+	if (st == NS_OK && s->has[NT_OSRT])
+		st = stream(
+		    r, NT_OSRT,
+		    "SELECT o.start, o.end, o.globalTid, n.value FROM OSRT_API AS o LEFT JOIN StringIds "
+		    "AS n ON n.id = o.nameId",
+		    osrt_row);
 	pid = s->cols[NT_KERNEL] & NC_GLOBAL_PID ? "k.globalPid" : "NULL";
 	snprintf(sql, sizeof(sql),
 	         "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, %s, d.value, b.value "

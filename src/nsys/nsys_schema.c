@@ -44,6 +44,7 @@ static const table_def tables[NT_COUNT] = {
     [NT_CAPTURE] = {"META_DATA_CAPTURE", {"name", "value"}, {{NULL, 0}}},
     [NT_EVENT_TYPES] = {"ENUM_NSYS_EVENT_TYPE", {"id", "name"}, {{NULL, 0}}},
     [NT_THREAD_NAMES] = {"ThreadNames", {"nameId", "globalTid"}, {{NULL, 0}}},
+    [NT_OSRT] = {"OSRT_API", {"start", "end", "globalTid", "nameId"}, {{NULL, 0}}},
 };
 
 /* The NVTX event types the reader selects, by the names nsys gives them. */
@@ -182,7 +183,8 @@ static void read_version(sqlite3 *db, nsys_schema *s)
 
 ns_status nsys_schema_read(sqlite3 *db, nsys_schema *s, ns_error *err)
 {
-	static const nsys_table events[] = {NT_KERNEL, NT_MEMCPY, NT_MEMSET, NT_SYNC, NT_RUNTIME, NT_NVTX};
+	static const nsys_table events[] = {NT_KERNEL,  NT_MEMCPY, NT_MEMSET, NT_SYNC,
+	                                    NT_RUNTIME, NT_NVTX,   NT_OSRT};
 	bool any = false;
 	ns_status st;
 

@@ -83,7 +83,8 @@ void report_print_python_hint(FILE *out, double most, bool nsys, const report_op
 /* An Nsight Systems export: what it lacks (-v), and the JSON "export" member. */
 void report_print_export(FILE *out, const split_result *res);
 cJSON *report_export_json(const split_result *res);
-/* "python": [{"frame", "us"}, ...] on each host cause of window (d's overall), when the trace has frames. */
+/* "python": [{"frame", "us"}, ...] on each host cause of window (d's overall), when the trace has frames
+ * ("os_runtime" for an Nsight Systems export, whose frames are its OS runtime calls). */
 bool report_python_add_json(cJSON *window, const split_result *res, const split_device *d);
 /* ---- quality (report_quality.c) ---- */
 /* "trace quality: degraded, low confidence in the verdict" and a line per problem that set the grade (every

@@ -37,13 +37,18 @@ void report_print_python(FILE *out, const split_result *res, const split_device 
 		char key[64];
 		if (w->cause_ns[c] <= 0)
 			continue;
-		if (!any)
-			fputs("python behind host time (self time of the innermost frame, device idle):\n",
+		if (!any) /* an Nsight Systems export's frames are its OS runtime calls (docs/nsys.md) */
+			fputs(res->nsys
+			          ? "OS runtime calls behind host time (self time of the innermost call, "
+			            "device idle):\n"
+			          : "python behind host time (self time of the innermost frame, device "
+			            "idle):\n",
 			      out);
 		any = true;
 		cause_key(c, key, sizeof(key));
-		fprintf(out, "  %s %.3f ms, %.0f%% of it inside recorded Python\n", key,
-		        (double)w->cause_ns[c] / 1e6, pct(p->framed_ns, w->cause_ns[c]));
+		fprintf(out, "  %s %.3f ms, %.0f%% of it inside %s\n", key, (double)w->cause_ns[c] / 1e6,
+		        pct(p->framed_ns, w->cause_ns[c]),
+		        res->nsys ? "traced OS runtime calls" : "recorded Python");
 		for (size_t k = 0; k < p->ntop; k++) {
 			fprintf(out, "    %5.1f%% %10.3f ms  ", pct(p->top[k].ns, w->cause_ns[c]),
 			        (double)p->top[k].ns / 1e6);
@@ -125,7 +130,8 @@ bool report_python_add_json(cJSON *window, const split_result *res, const split_
 		/* report_add_causes_json writes one entry per cause, in cause order */
 		if (k < CAUSE_COUNT && is_host_cause((ns_cause)k)) {
 			cJSON *arr = frames_json(res, &d->python[k]);
-			if (arr == NULL || !cJSON_AddItemToObject(item, "python", arr)) {
+			if (arr == NULL ||
+			    !cJSON_AddItemToObject(item, res->nsys ? "os_runtime" : "python", arr)) {
 				cJSON_Delete(arr);
 				return false;
 			}

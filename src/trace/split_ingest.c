@@ -99,6 +99,13 @@ static bool profiler_step(ns_str name, step_source src, span_info *si)
 	return true;
 }
 
+/* A frame the Nsight Systems reader made of an OS runtime call: nsys traced it, not the Python profiler. */
+static bool is_os_runtime(ns_str cat)
+{
+	return cat.len == sizeof(TRACE_CAT_OS_RUNTIME) - 1 &&
+	       memcmp(cat.ptr, TRACE_CAT_OS_RUNTIME, cat.len) == 0;
+}
+
 static bool is_host_category(trace_category c)
 {
 	return c == TCAT_CPU_OP || c == TCAT_USER_ANNOTATION || c == TCAT_RUNTIME || c == TCAT_PYTHON ||
@@ -332,8 +339,9 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 	case TCAT_RUNTIME:
 		derive_runtime(s, ev, si);
 		return NS_OK;
-	case TCAT_PYTHON:                   /* a frame, never host work: the ops inside it are */
-		s->quality.python_events++; /* with_stack: the profiler's own cost, judged later */
+	case TCAT_PYTHON: /* a frame, never host work: the ops inside it are */
+		if (!is_os_runtime(ev->cat_raw))
+			s->quality.python_events++; /* with_stack: the profiler's own cost, judged later */
 		if (split_python_name(s->py, ev->name, &si->name_id))
 			si->kind = SK_PYTHON;
 		return NS_OK;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nextstep/trace_kernels.h"
 #include "nextstep/trace_split.h"
 #include "nsys/nsys_private.h"
 
@@ -482,6 +483,88 @@ static ns_status count(const trace_event *ev, void *ctx, ns_error *err)
 	return NS_OK;
 }
 
+/* OS runtime calls (nsys -t osrt) become frames on their thread, named by StringIds, in their own category.
+ */
+START_TEST(os_runtime_calls_are_frames_of_their_thread)
+{
+	collected c;
+	trace_meta m;
+	ns_error err;
+
+	ck_assert_int_eq(
+	    read_rows("CREATE TABLE OSRT_API (start INTEGER, end INTEGER, eventClass INTEGER,"
+	              " globalTid INTEGER, nameId INTEGER, returnValue INTEGER, nestingLevel INTEGER,"
+	              " callchainId INTEGER);"
+	              "INSERT INTO StringIds VALUES (4, 'pthread_cond_timedwait');"
+	              "INSERT INTO OSRT_API VALUES (10, 70, 27, " GTID ", 4, 0, 0, 1);"
+	              "INSERT INTO OSRT_API VALUES (80, 90, 27, NULL, 4, 0, 0, 1);",
+	              &c, &m, &err),
+	    NS_OK);
+	ck_assert_int_eq((int)c.n, 1); /* the call without a thread is no frame of any thread */
+	ck_assert_int_eq(c.ev[0].cat, TCAT_PYTHON);
+	ck_assert_str_eq(c.ev[0].cat_raw, TRACE_CAT_OS_RUNTIME);
+	ck_assert_str_eq(c.ev[0].name, "pthread_cond_timedwait");
+	ck_assert_int_eq(c.ev[0].pid, 7);
+	ck_assert_int_eq(c.ev[0].tid, 9);
+	ck_assert_int_eq(c.ev[0].ts, 10);
+	ck_assert_int_eq(c.ev[0].dur, 60);
+	ck_assert_int_eq(
+	    read_rows("CREATE TABLE OSRT_API (start INTEGER, end INTEGER, globalTid INTEGER);", &c, &m, &err),
+	    NS_ERR_VALUE);
+	ck_assert_msg(strstr(err.msg, "OSRT_API") != NULL && strstr(err.msg, "nameId") != NULL, "%s",
+	              err.msg);
+}
+END_TEST
+
+/* Through the split: a step 0-100 on the thread (a ProfilerStep# NVTX range) whose only device work is a
+ * kernel at 90-100, so 0-90 is host_gap (no op or call on the thread). Inside it the thread is in read()
+ * 10-70 and pthread_mutex_lock() 70-80: 60 and 10 ns of the gap's 90 are behind OS calls, 20 behind none. */
+START_TEST(host_gap_is_attributed_to_the_os_calls_inside_it)
+{
+	kernel_rules *rules = NULL;
+	trace_split *split;
+	split_result res;
+	trace_meta m;
+	ns_error err = {0};
+	sqlite3 *db = NULL;
+	char *sql = with_schema(
+	    "CREATE TABLE OSRT_API (start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER,"
+	    " nameId INTEGER, returnValue INTEGER, nestingLevel INTEGER, callchainId INTEGER);"
+	    "INSERT INTO StringIds VALUES (1, 'ampere_sgemm_128x64_nn'), (2, 'read'), (3, "
+	    "'pthread_mutex_lock');"
+	    "INSERT INTO NVTX_EVENTS VALUES (0, 100, 59, " GTID ", 'ProfilerStep#1', NULL, 0);"
+	    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (90, 100, 0, 7, 5, " GPID ", 1, 1);"
+	    "INSERT INTO OSRT_API VALUES (10, 70, 27, " GTID ", 2, 0, 0, 1), (70, 80, 27, " GTID
+	    ", 3, 0, 0, 1);");
+	const split_python_cause *p;
+
+	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	split = trace_split_new(rules);
+	ck_assert_ptr_nonnull(split);
+	memset(&res, 0, sizeof(res));
+	memset(&m, 0, sizeof(m));
+	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
+	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
+	ck_assert_msg(nsys_read_db(db, "test", trace_split_event, split, &m, &err) == NS_OK, "%s", err.msg);
+	sqlite3_close(db);
+	free(sql);
+	ck_assert_int_eq(trace_split_finish(split, &m, &res, &err), NS_OK);
+	ck_assert(res.nsys);
+	ck_assert_uint_eq(res.ndevices, 1);
+	ck_assert_int_eq(res.device[0].overall.cause_ns[CAUSE_HOST_GAP], 90);
+	p = &res.device[0].python[CAUSE_HOST_GAP];
+	ck_assert_int_eq(p->framed_ns, 70);
+	ck_assert_uint_eq(p->ntop, 2);
+	ck_assert_str_eq(kernel_names_get(res.python_names, p->top[0].name_id), "read");
+	ck_assert_int_eq(p->top[0].ns, 60);
+	ck_assert_str_eq(kernel_names_get(res.python_names, p->top[1].name_id), "pthread_mutex_lock");
+	ck_assert_int_eq(p->top[1].ns, 10);
+	trace_split_free(split);
+	split_result_free(&res);
+	kernel_rules_free(rules);
+}
+END_TEST
+
 START_TEST(the_committed_fixture_reads_from_its_file)
 {
 	trace_meta m;
@@ -523,6 +606,8 @@ static Suite *nsys_suite(void)
 	                    (int)(sizeof(hostile) / sizeof(hostile[0])));
 	tcase_add_test(db, a_database_that_is_no_export_is_named);
 	tcase_add_test(db, names_with_backslashes_are_escaped);
+	tcase_add_test(db, os_runtime_calls_are_frames_of_their_thread);
+	tcase_add_test(db, host_gap_is_attributed_to_the_os_calls_inside_it);
 	tcase_add_test(db, the_committed_fixture_reads_from_its_file);
 	tcase_set_timeout(db, 30);
 	suite_add_tcase(s, map);
