@@ -29,6 +29,12 @@ not_in_an_export=(
 	"trace_memory_deltas|the allocator's [memory] events (profile_memory): nsys records allocations only with --cuda-memory-usage, in a table the reader does not read"
 	"trace_memory_events|the allocator's [memory] events (profile_memory): as above"
 	"trace_launch_batch|a larger batch from the allocator's [memory] events (profile_memory): as above"
+	"trace_mtia_launch|MTIA device categories: Nsight Systems records NVIDIA GPUs"
+	"trace_xpu_sync|Intel XPU runtime categories: Nsight Systems records NVIDIA GPUs"
+	"trace_python_native|python_function frames: not in an export"
+	"trace_python_preprocess|python_function frames: not in an export"
+	"trace_quality_profiler_capped|with_stack/record_shapes cost: Python frames and op shapes are not in an export"
+	"trace_sliver|its 1.33 ms of host work is one op named without a namespace (CompiledFunction), which an NVTX range without emit_nvtx's fields reads as an annotation: the export's host activity is its 5 us driver call"
 )
 
 skip_reason() {
