@@ -19,7 +19,10 @@
  * docs, docs/source/optim.md, "Algorithms": the tables of implementations and of fused stability): for-loop
  * (kernels per parameter tensor), foreach (multi-tensor: the same work in a few large kernels, the default
  * where it applies) and fused (each chunk of the update in one kernel; CUDA: Adam and AdamW stable, SGD beta;
- * Adagrad's is CPU only). Other libraries' optimizers whose cost is of another kind have their own row. */
+ * Adagrad's is CPU only). Other libraries' optimizers whose cost is of another kind have their own row. An
+ * optimizer without a fused implementation is advised on its own implementations only: the training
+ * algorithm (RMSprop, Adafactor, Muon, ...) is chosen for convergence, and swapping it to save a fraction of
+ * the step is not a performance fix (issue 25). */
 typedef enum {
 	OPT_FUSED,   /* has a fused CUDA implementation: fused=True */
 	OPT_FOREACH, /* foreach at best */
@@ -97,16 +100,17 @@ static void optimizer_advice(const split_result *res, char *buf, size_t size)
 		         "torch.optim.%s(..., fused=True) does the update in a few fused kernels instead of "
 		         "several per parameter tensor (%sforeach=True is next best)",
 		         name, r->advice);
-	else if (r->impl == OPT_FOREACH)
-		snprintf(
-		    buf, size,
-		    "%s has no fused CUDA implementation: keep foreach=True (its default on CUDA tensors), "
-		    "switch to Adam, AdamW or SGD with fused=True, or compile the step (torch.compile)",
-		    name);
+	else if (r->impl == OPT_FOREACH) /* the algorithm is the team's choice: no other optimizer is named */
+		snprintf(buf, size,
+		         "%s has no fused CUDA implementation, which is no reason to change the training "
+		         "algorithm: keep foreach=True (its default on CUDA tensors) and compile the step "
+		         "(torch.compile fuses the update into a few kernels)",
+		         name);
 	else if (r->impl == OPT_LOOP)
 		snprintf(buf, size,
-		         "%s has only a for-loop implementation (kernels per parameter tensor): compile the "
-		         "step (torch.compile), or use fewer, larger parameter tensors",
+		         "%s has only a for-loop implementation (kernels per parameter tensor), which is no "
+		         "reason to change the training algorithm: compile the step (torch.compile), or use "
+		         "fewer, larger parameter tensors",
 		         name);
 	else
 		snprintf(buf, size, "%s", r->advice);
