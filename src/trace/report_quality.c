@@ -165,8 +165,12 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		snprintf(buf, size,
 		         "%ld GPU records overlap the one before them on their stream (%.3f ms, %.1f%% of "
 		         "GPU time): "
-		         "timestamps from skewed clocks or merged captures",
-		         p->count, ms(p->ns), shown1(p->share));
+		         "timestamps from skewed clocks or merged captures%s",
+		         p->count, ms(p->ns), shown1(p->share),
+		         p->aux > 0
+		             ? " (kernels launched with cuLaunchKernelEx/cudaLaunchKernelExC that overlap "
+		               "their predecessor's tail are not counted: programmatic dependent launch)"
+		             : "");
 		break;
 	case QP_DUPLICATE_EVENTS:
 		snprintf(buf, size,

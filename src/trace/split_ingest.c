@@ -149,10 +149,11 @@ static uint32_t name_hash(ns_str name)
 /* A runtime call: a *Synchronize is only a sync wait (not host work: the host is blocked, not busy); every
  * other call is host work, and may also be a blocking copy, a set-up call, or a launch to link. */
 static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint8_t *launch_kind,
-                             uint8_t *capture)
+                             bool *launch_ex, uint8_t *capture)
 {
 	*launch_name = false;
 	*launch_kind = LK_QUIET;
+	*launch_ex = false;
 	*capture = split_capture_edge(name);
 	if (split_is_sync_call(name)) {
 		*host = 1u << HK_SYNC;
@@ -164,15 +165,17 @@ static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint
 	else if (split_is_init_call(name))
 		*host |= 1u << HK_INIT;
 	*launch_name = split_is_launch(name);
-	if (*launch_name)
+	if (*launch_name) {
 		*launch_kind = split_launch_kind(name);
+		*launch_ex = split_is_launch_ex(name);
+	}
 }
 
 static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 {
 	runtime_cache_slot *slot = NULL;
 	uint8_t host, launch_kind, capture;
-	bool launch_name;
+	bool launch_name, launch_ex;
 
 	if (ev->name.len > 0 && ev->name.len < RUNTIME_CACHE_NAME)
 		slot = &s->runtime_cache[name_hash(ev->name) % RUNTIME_CACHE_SLOTS];
@@ -181,15 +184,17 @@ static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 		host = slot->host;
 		launch_name = slot->launch_name;
 		launch_kind = slot->launch_kind;
+		launch_ex = slot->launch_ex;
 		capture = slot->capture;
 	} else {
-		classify_runtime(ev->name, &host, &launch_name, &launch_kind, &capture);
+		classify_runtime(ev->name, &host, &launch_name, &launch_kind, &launch_ex, &capture);
 		if (slot != NULL) {
 			memcpy(slot->name, ev->name.ptr, ev->name.len);
 			slot->len = (uint8_t)ev->name.len;
 			slot->host = host;
 			slot->launch_name = launch_name;
 			slot->launch_kind = launch_kind;
+			slot->launch_ex = launch_ex;
 			slot->capture = capture;
 		}
 	}
@@ -205,6 +210,7 @@ static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
 	si->host = host;
 	si->launches = launch_name && !(host & (1u << HK_SYNC)) && ev->correlation >= 0;
 	si->launch_kind = launch_kind;
+	si->launch_ex = launch_ex;
 	si->capture = capture;
 	s->quality.graph_launch_calls += si->launches && launch_kind == LK_GRAPH;
 }
@@ -463,7 +469,8 @@ static ns_status add_launch(trace_split *s, const span_info *si, uint32_t thread
 	int64_t dur = si->end - si->start;
 
 	SPLIT_PUSH(s->launch, s->nlaunch, s->caplaunch, err);
-	s->launch[s->nlaunch++] = (launch_rec){si->corr, si->start, si->ext, thread, si->launch_kind, false};
+	s->launch[s->nlaunch++] =
+	    (launch_rec){si->corr, si->start, si->ext, thread, si->launch_kind, false, si->launch_ex};
 	if (si->launch_kind != LK_KERNEL)
 		return NS_OK;
 	s->launch_hist[dur > 0 ? 64 - __builtin_clzll((unsigned long long)dur) : 0]++;

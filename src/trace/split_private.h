@@ -133,6 +133,8 @@ typedef struct {
 	uint32_t thread;
 	uint8_t kind; /* LK_* */
 	bool seen;    /* some GPU record links to it */
+	bool ex;      /* cuLaunchKernelEx/cudaLaunchKernelExC: its kernel may start before the one before it
+	                 on its stream ends (programmatic dependent launch, sm_90+) */
 } launch_rec;
 
 typedef struct {
@@ -174,6 +176,8 @@ typedef struct {
 	bool comm_op;        /* a CPU op that launches collectives */
 	bool launches;       /* a runtime call that can start GPU work */
 	uint8_t launch_kind; /* LK_*, when launches */
+	bool launch_ex;      /* launched with cuLaunchKernelEx/cudaLaunchKernelExC: may be a programmatic
+	                        dependent launch */
 	uint8_t capture;     /* CAPTURE_BEGIN/END: a runtime call that opens or closes a stream capture */
 	uint8_t pass;        /* 1 + the pass (PASS_*) the span marks, 0 for none (split_phases.c) */
 	uint8_t gpu_kind;
@@ -211,6 +215,7 @@ typedef struct {
 	uint8_t host;
 	bool launch_name;
 	uint8_t launch_kind;
+	bool launch_ex;
 	uint8_t capture;
 } runtime_cache_slot;
 
@@ -505,6 +510,9 @@ ns_status split_coll_build(const trace_split *s, const gpu_rec *g, size_t n, con
 /* ---- quality (split_quality.c): hooks called by the stages above ---- */
 /* Runtime-call name -> LK_*. */
 uint8_t split_launch_kind(ns_str name);
+/* cuLaunchKernelEx, cudaLaunchKernelExC (and HIP's spellings): the launch API that carries launch attributes,
+ * programmatic stream serialization among them. */
+bool split_is_launch_ex(ns_str name);
 /* The External id of a CPU op or user annotation (negative: none): the ids of a whole capture are
  * consecutive, so holes between them are ops the file lost (docs/trace.md, "missing_ops"). */
 void split_quality_op_id(split_quality_state *q, int64_t id);

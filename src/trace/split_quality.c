@@ -90,6 +90,11 @@ uint8_t split_launch_kind(ns_str name)
 	return LK_KERNEL;
 }
 
+bool split_is_launch_ex(ns_str name)
+{
+	return contains(name, "LaunchKernelEx");
+}
+
 /* Kineto writes the capture as one span of its own, "PyTorch Profiler (0)" in category Trace. */
 void split_quality_event(split_quality_state *q, const trace_event *ev)
 {
@@ -363,6 +368,24 @@ static ns_status count_replays(split_quality_state *q, ns_error *err)
 
 /* Launches whose GPU work never appeared: inside the recorded GPU activity they are dropped events; after
  * the last recorded GPU work they are the capture's end cutting them off. */
+/* The Ex launches' correlation ids, in the launch table's order (by id), before the table is freed. */
+static ns_status keep_ex_launches(trace_split *s)
+{
+	split_quality_state *q = &s->quality;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nlaunch; i++)
+		n += s->launch[i].ex && s->launch[i].seen;
+	if (n == 0)
+		return NS_OK;
+	if ((q->ex_corr = malloc(n * sizeof(*q->ex_corr))) == NULL)
+		return NS_ERR_NOMEM;
+	for (size_t i = 0; i < s->nlaunch; i++)
+		if (s->launch[i].ex && s->launch[i].seen)
+			q->ex_corr[q->nex++] = s->launch[i].corr;
+	return NS_OK;
+}
+
 ns_status split_quality_links_end(trace_split *s, ns_error *err)
 {
 	split_quality_state *q = &s->quality;
@@ -387,6 +410,8 @@ ns_status split_quality_links_end(trace_split *s, ns_error *err)
 		else
 			q->missing_tail[l->kind]++;
 	}
+	if (keep_ex_launches(s) != NS_OK)
+		return split_oom(err);
 	return q->ngk > 0 ? count_replays(q, err) : NS_OK;
 }
 
@@ -396,6 +421,20 @@ static bool in_graph(const split_quality_state *q, int64_t corr)
 {
 	return q->ngraph > 0 && corr >= 0 &&
 	       split_search(&corr, q->graph_corr, q->ngraph, sizeof(corr), split_cmp_i64) != NULL;
+}
+
+/* A programmatic dependent launch (CUDA programming guide, "Programmatic Dependent Launch and
+ * Synchronization"; sm_90+) lets a kernel launched with cuLaunchKernelEx/cudaLaunchKernelExC and the
+ * programmatic stream serialization attribute start before the kernel before it on its stream has ended:
+ * its preamble overlaps the other's tail, and it ends after it (its griddepcontrol.wait holds it until the
+ * first completes or triggers). Such an overlap is by design, not a skewed clock. The trace does not record
+ * the attribute: an Ex launch whose kernel overlaps its predecessor's tail is taken for one. */
+static bool pdl_overlap(const trace_split *s, const gpu_rec *r, int64_t prev_end)
+{
+	const split_quality_state *q = &s->quality;
+
+	return r->kind != GK_TRANSFER && q->nex > 0 && r->end >= prev_end &&
+	       split_search(&r->corr, q->ex_corr, q->nex, sizeof(r->corr), split_cmp_i64) != NULL;
 }
 
 /* Work on one stream runs in order: a record starting before the previous one on its stream ended is a
@@ -419,7 +458,9 @@ static void check_streams(trace_split *s, const gpu_rec *g, size_t n)
 			q->duplicates++;
 			continue;
 		}
-		if (p != NULL && r->start < last_end[r->stream]) {
+		if (p != NULL && r->start < last_end[r->stream] && pdl_overlap(s, r, last_end[r->stream])) {
+			q->pdl_overlaps++;
+		} else if (p != NULL && r->start < last_end[r->stream]) {
 			int64_t hi = r->end < last_end[r->stream] ? r->end : last_end[r->stream];
 			q->overlaps++;
 			q->overlap_ns = split_add_sat(q->overlap_ns, hi - r->start);
@@ -662,6 +703,7 @@ static void judge_order(const split_quality_state *q, split_quality *out)
 	    by_share(share_of(q->overlap_ns, q->gpu_ns)) > QUALITY_GOOD || by_count(q->overlaps, q->records)
 	        ? QUALITY_DEGRADED
 	        : QUALITY_GOOD);
+	out->problem[QP_STREAM_OVERLAP].aux = q->pdl_overlaps;
 }
 
 /* A step without its end loses its window; launches after the last recorded GPU work lost theirs to the end
@@ -929,6 +971,9 @@ void split_quality_free(split_quality_state *q)
 	q->nidw = 0;
 	free(q->gk);
 	free(q->graph_corr);
+	free(q->ex_corr);
 	q->gk = NULL;
 	q->graph_corr = NULL;
+	q->ex_corr = NULL;
+	q->nex = 0;
 }

@@ -50,6 +50,10 @@ typedef struct {
 	bool oom;            /* gk could not grow: reported after the links */
 	int64_t *graph_corr; /* correlation ids of the replays, sorted */
 	size_t ngraph;
+	/* correlation ids of the kernels launched with cuLaunchKernelEx/cudaLaunchKernelExC, sorted: kept
+	 * past the launch table for the same-stream check (programmatic dependent launch) */
+	int64_t *ex_corr;
+	size_t nex;
 	long graph_missing, graph_missing_tail, graph_mismatch, graph_kernels_typical;
 	int64_t graph_ns;
 	long graph_kernels;
@@ -58,6 +62,7 @@ typedef struct {
 	long launches[4];
 	/* devices */
 	long overlaps, duplicates, records, past_end;
+	long pdl_overlaps; /* overlaps of a kernel launched with the Ex API over its predecessor's tail */
 	int64_t overlap_ns, gpu_ns;
 	long conc_steps, conc_of; /* the worst device: steps holding 90% of its GPU time, of its steps */
 	int64_t conc_ns;
