@@ -151,6 +151,23 @@ typedef struct {
 	ns_profile median; /* per-bucket median of the ranks' whole-run shares */
 	double wait_share; /* median over ranks of waiting / step time */
 	int64_t wait_ns;   /* every rank's waiting in collectives, summed (the share's whole) */
+	/* With aligned clocks: the most the ranks' starts of one step differ (steps matched by number,
+	 * warm-up left out) and the rank that starts last in that step (-1 when no step was compared). Where
+	 * the others wait but no rank is a straggler, this says the lateness came from before the step. */
+	int64_t start_spread_ns;
+	int64_t late_rank;
+	size_t spread_steps; /* steps compared on two ranks or more */
+	/* Decided once for every form (docs/job.md, rule 9): a rank waits in collectives (at least half of
+	 * its exposed comm and JOB_WAIT_SHOWN of its step), no rank is a straggler and the job has a verdict:
+	 * the lateness was made before the captured steps, and the report says so instead of naming a
+	 * straggler. */
+	bool wait_without_straggler;
+	/* The job's quality is its worst rank's (quality_grade; -1 when no summary says): a job is judged
+	 * from every rank's split, so one unfit rank leaves the waiting, the stragglers and the verdict
+	 * without ground, and the job gets no verdict (docs/job.md). */
+	int quality;
+	int64_t quality_rank; /* the first rank of that grade (-1 when quality is -1) */
+	size_t unfit_ranks;
 } job_result;
 
 typedef struct job_merge job_merge;

@@ -42,6 +42,7 @@ typedef enum {
 	FINDING_GRAPH_CAPTURE,      /* a start-up window that mostly records CUDA/HIP graphs */
 	FINDING_LAYOUT_TRANSFORM,   /* NCHW<->NHWC transposes around convolutions: channels_last */
 	FINDING_FP32_TENSOR_CORES,  /* fp32 GEMMs/convolutions on a GPU with tensor cores: autocast, TF32 */
+	FINDING_WAIT_NO_STRAGGLER,  /* a job's ranks wait in collectives, but no rank is a straggler */
 	FINDING_COUNT
 } ns_finding_kind;
 

@@ -116,6 +116,33 @@ static void put_straggler_banner(html_page *p, const job_result *res, const ns_r
 	hp_puts(p, "</span></p>\n</div>\n");
 }
 
+/* What the text report says above and below its verdict: the job's grade when a rank's trace is below good
+ * (rule 8 of docs/job.md), and where the waiting comes from when no rank is a straggler (rule 9). */
+static void put_job_notes(html_page *p, const job_result *res)
+{
+	if (res->quality == QUALITY_DEGRADED)
+		hp_printf(
+		    p,
+		    "<p class=\"note quality\" data-grade=\"degraded\" data-rank=\"%" PRId64
+		    "\">Job quality: degraded, low confidence in the verdict: the trace of rank %" PRId64
+		    " is degraded (see that rank's own report).</p>\n",
+		    res->quality_rank, res->quality_rank);
+	if (res->wait_without_straggler && res->late_rank >= 0)
+		hp_printf(
+		    p,
+		    "<p class=\"note\" data-spread-us=\"%.3f\" data-last-to-start=\"%" PRId64
+		    "\">The ranks start a step up to %.3f ms apart (rank %" PRId64
+		    " last), over %zu steps compared: the waiting in collectives comes from before the "
+		    "step, and no rank is late often enough to be a straggler; capture more steps.</p>\n",
+		    (double)res->start_spread_ns / 1e3, res->late_rank, (double)res->start_spread_ns / 1e6,
+		    res->late_rank, res->spread_steps);
+	else if (res->wait_without_straggler)
+		hp_puts(
+		    p,
+		    "<p class=\"note\">The ranks wait in collectives, but no rank is late often enough to be "
+		    "a straggler and no step could be compared across ranks: capture more steps.</p>\n");
+}
+
 void html_inputs(html_page *p, const html_source *src, size_t n, size_t more)
 {
 	hp_printf(p, "<details class=\"inputs\"%s><summary>Inputs</summary>\n", n + more <= 8 ? " open" : "");
@@ -141,10 +168,18 @@ ns_status html_job(html_page *p, const job_result *res, const ns_job_report *m, 
 		shown = room / 1024 > 8 ? (size_t)(room / 1024) : 8;
 	hp_printf(p, "<article class=\"job\" id=\"s%u\">\n<h2>Job: %zu rank%s</h2>\n", p->sections++,
 	          res->nranks, res->nranks == 1 ? "" : "s");
-	if (res->nstrag > 0)
+	if (res->quality == QUALITY_UNFIT)
+		hp_printf(
+		    p,
+		    "<div class=\"banner\" data-regime=\"unfit\"><p>No verdict: the trace of rank %" PRId64
+		    " is unfit, and a job is judged from every rank's split (see that rank's own "
+		    "report).</p></div>\n",
+		    res->quality_rank);
+	else if (res->nstrag > 0)
 		put_straggler_banner(p, res, &m->routes);
 	else
 		hp_banner(p, NULL, &m->verdict, &m->routes);
+	put_job_notes(p, res);
 	if (hp_next_steps_open(p, &m->next, true)) /* first, as the text report's lines under the verdict */
 		hp_puts(p, "</div>\n");
 	if (res->split)

@@ -734,6 +734,63 @@ static ns_status split_waiting(job_result *res, const matching *mt, op_info *ops
 	return st;
 }
 
+/* ---- where the ranks start each step ---- */
+
+typedef struct {
+	int64_t step, start, rank;
+} step_start;
+
+static int cmp_step_start(const void *a, const void *b)
+{
+	const step_start *x = a, *y = b;
+
+	if (x->step != y->step)
+		return (x->step > y->step) - (x->step < y->step);
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The counted steps of every rank by number, on the aligned clocks: the largest spread of one step's starts
+ * and the rank that starts it last. */
+static ns_status start_spread(job_result *res, ns_error *err)
+{
+	size_t n = 0, k = 0;
+	step_start *v;
+
+	res->late_rank = -1;
+	for (size_t r = 0; r < res->nranks; r++)
+		n += judged(&res->rank[r]) != NULL ? judged(&res->rank[r])->nsteps : 0;
+	if (n < 2)
+		return NS_OK;
+	if ((v = malloc(n * sizeof(*v))) == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	for (size_t r = 0; r < res->nranks; r++) {
+		const job_rank_result *rr = &res->rank[r];
+		const job_device *d = judged(rr);
+		bool all = d != NULL && all_warmup(d);
+		for (size_t i = 0; d != NULL && rr->has_offset && i < d->nsteps; i++)
+			if (d->steps[i].step >= 0 && step_counts(d, i, all))
+				v[k++] = (step_start){d->steps[i].step,
+				                      ns_sat_sub_i64(d->steps[i].start_ns, rr->offset_ns),
+				                      rr->src->rank};
+	}
+	ns_sort(v, k, sizeof(*v), cmp_step_start);
+	for (size_t i = 0, j; i < k; i = j) {
+		for (j = i + 1; j < k && v[j].step == v[i].step; j++)
+			;
+		if (j - i < 2)
+			continue;
+		res->spread_steps++;
+		if (ns_sat_sub_i64(v[j - 1].start, v[i].start) > res->start_spread_ns) {
+			res->start_spread_ns = ns_sat_sub_i64(v[j - 1].start, v[i].start);
+			res->late_rank = v[j - 1].rank;
+		}
+	}
+	free(v);
+	return NS_OK;
+}
+
 /* ---- clocks, matching and waiting together ---- */
 
 static ns_status align_and_split(job_result *res, ns_error *err)
@@ -762,6 +819,8 @@ static ns_status align_and_split(job_result *res, ns_error *err)
 		st = estimate_offset(res, &mt, ops, r, err);
 	if (st == NS_OK && res->why_not[0] == '\0')
 		st = split_waiting(res, &mt, ops, err);
+	if (st == NS_OK && res->split)
+		st = start_spread(res, err);
 	free(ops);
 	matching_free(&mt);
 	return st;
@@ -1108,7 +1167,8 @@ static ns_status find_stragglers(job_result *res, ns_error *err)
 	res->strag = calloc(res->nranks + 1, sizeof(*res->strag));
 	if (res->strag == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	if (with_steps < 2)
+	/* an unfit rank's split is no ground to name a straggler on: the job gets no verdict (docs/job.md) */
+	if (with_steps < 2 || res->quality == QUALITY_UNFIT)
 		return NS_OK;
 	if (!loo_build_all(loo, res))
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
@@ -1161,11 +1221,23 @@ static ns_status median_profile(job_result *res, ns_error *err)
 
 /* ---- the job ---- */
 
+/* The worst grade so far, and the first rank (in rank order) that has it. */
+static void note_quality(job_result *res, const job_rank *k)
+{
+	res->unfit_ranks += k->quality == QUALITY_UNFIT;
+	if (k->quality > res->quality) {
+		res->quality = k->quality;
+		res->quality_rank = k->rank;
+	}
+}
+
 static ns_status take_ranks(job_merge *m, job_result *res, ns_error *err)
 {
 	res->rank = calloc(m->n, sizeof(*res->rank));
 	if (res->rank == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	res->quality = -1;
+	res->quality_rank = -1;
 	qsort(m->r, m->n, sizeof(job_rank *), cmp_rank);
 	for (size_t i = 0; i < m->n; i++) {
 		job_rank_result *r = &res->rank[i];
@@ -1176,6 +1248,7 @@ static ns_status take_ranks(job_merge *m, job_result *res, ns_error *err)
 			r->overall = r->src->dev[r->device].overall;
 		if (r->src->world_size > res->world_size)
 			res->world_size = r->src->world_size;
+		note_quality(res, r->src);
 		res->nranks++;
 	}
 	m->n = 0;
@@ -1183,6 +1256,24 @@ static ns_status take_ranks(job_merge *m, job_result *res, ns_error *err)
 	memset(m->by_rank.slot, 0, m->by_rank.nslots * sizeof(*m->by_rank.slot));
 	m->by_rank.n = 0;
 	return NS_OK;
+}
+
+/* A rank's waiting this share of its step or more is worth saying where it comes from. */
+#define JOB_WAIT_SHOWN 0.05
+
+/* Rule 9 of docs/job.md: the others wait, and no rank is late often enough to be named. */
+static bool waits_without_straggler(const job_result *res)
+{
+	if (!res->split || res->nstrag > 0 || res->quality == QUALITY_UNFIT)
+		return false;
+	for (size_t i = 0; i < res->nranks; i++) {
+		const split_window *w = &res->rank[i].overall;
+		int64_t wait = w->cause_ns[CAUSE_WAIT], exposed = wait + w->cause_ns[CAUSE_COMM_TRANSFER];
+		if (exposed > 0 && 2 * wait >= exposed && w->dur_ns > 0 &&
+		    (double)wait >= JOB_WAIT_SHOWN * (double)w->dur_ns)
+			return true;
+	}
+	return false;
 }
 
 ns_status job_merge_finish(job_merge *m, job_result **out, ns_error *err)
@@ -1205,6 +1296,8 @@ ns_status job_merge_finish(job_merge *m, job_result **out, ns_error *err)
 		st = find_stragglers(res, err);
 	if (st == NS_OK)
 		st = median_profile(res, err);
+	if (st == NS_OK)
+		res->wait_without_straggler = waits_without_straggler(res);
 	if (st != NS_OK) {
 		job_result_free(res);
 		return st;

@@ -64,6 +64,14 @@ static ns_route straggler_route(const job_report_options *o, const job_result *r
 	return o->routes->route[s->bucket];
 }
 
+/* Waiting without a straggler: comm.wait's route would send the reader to a straggler nobody is (docs/job.md,
+ * "Waiting without a straggler"). */
+static void wait_without_straggler(const job_report_options *o, ns_routes *routes)
+{
+	if (o->routes->finding[FINDING_WAIT_NO_STRAGGLER].fix != NULL)
+		routes->route[REGIME_COMM] = o->routes->finding[FINDING_WAIT_NO_STRAGGLER];
+}
+
 /* A rank's routes: when waiting is most of its exposed comm and a straggler is known, comm routes to the
  * straggler's fix (the collectives are slow because that rank arrives late). fix_buf holds the text. */
 static void rank_routes(const job_report_options *o, const job_result *res, const job_rank_result *r,
@@ -73,6 +81,8 @@ static void rank_routes(const job_report_options *o, const job_result *res, cons
 	int64_t wait = w->cause_ns[CAUSE_WAIT], exposed = wait + w->cause_ns[CAUSE_COMM_TRANSFER];
 
 	cause_routes(w, o->routes, out);
+	if (res->nstrag == 0 && exposed > 0 && 2 * wait >= exposed)
+		wait_without_straggler(o, out);
 	if (res->nstrag == 0 || r->straggler || exposed == 0 || 2 * wait < exposed)
 		return;
 	const job_straggler *s = &res->strag[0];
@@ -111,6 +121,8 @@ static void median_cause_route(const job_report_options *o, const job_result *re
 	for (int k = 0; k < CAUSE_COUNT; k++)
 		if (2 * votes[k] > res->nranks && o->routes->cause[k].fix != NULL)
 			routes->route[b] = o->routes->cause[k];
+	if (b == REGIME_COMM && 2 * votes[CAUSE_WAIT] > res->nranks) /* job_verdict: no straggler here */
+		wait_without_straggler(o, routes);
 }
 
 /* The job verdict: the straggler's bucket with its share, else the median split's verdict. */
@@ -246,7 +258,7 @@ void ns_job_next_steps(const job_result *res, const job_report_options *o, ns_ne
 	int64_t left;
 
 	memset(out, 0, sizeof(*out));
-	if (res->nranks == 0)
+	if (res->nranks == 0 || res->quality == QUALITY_UNFIT) /* no verdict, no fix */
 		return;
 	ref = reference_rank(res);
 	ns_next_steps_of_window(&ref->overall, counted_steps(ref), o->routes, NULL, out);
@@ -371,7 +383,7 @@ static void print_comm_lines(FILE *out, const job_report_options *o, const job_r
 		if (order[i]->waited_for >= 0)
 			fprintf(out, " for rank %" PRId64, order[i]->waited_for);
 		fprintf(out, " + %.0f%% transfer", pct(xfer, w->dur_ns));
-		if (2 * wait >= wait + xfer) {
+		if (2 * wait >= wait + xfer && res->quality != QUALITY_UNFIT) { /* no verdict, no fix */
 			ns_routes routes;
 			char fix[1024];
 			rank_routes(o, res, order[i], &routes, fix, sizeof(fix));
@@ -405,6 +417,26 @@ static void print_stragglers(FILE *out, const job_report_options *o, const job_r
 	}
 }
 
+/* Waiting without a straggler (res->wait_without_straggler): how far apart the ranks start the steps, the
+ * evidence that the lateness is from before the step. */
+static void print_start_spread(FILE *out, const job_result *res)
+{
+	if (!res->wait_without_straggler)
+		return;
+	if (res->late_rank >= 0)
+		fprintf(
+		    out,
+		    "steps: the ranks start a step up to %.3f ms apart (rank %" PRId64
+		    " last), over %zu steps compared: the waiting in collectives comes from before the step, "
+		    "and no rank is late often enough to be a straggler; capture more steps\n",
+		    (double)res->start_spread_ns / 1e6, res->late_rank, res->spread_steps);
+	else
+		fputs("steps: the ranks wait in collectives, but no rank is late often enough to be a "
+		      "straggler and "
+		      "no step could be compared across ranks: capture more steps\n",
+		      out);
+}
+
 static void print_clocks(FILE *out, const job_result *res)
 {
 	bool any = false;
@@ -421,26 +453,53 @@ static void print_clocks(FILE *out, const job_result *res)
 	fputc('\n', out);
 }
 
+/* "job quality: degraded: the trace of rank 3 is degraded (...)" when a rank's grade is below good; with -v,
+ * a good job says so too. */
+static void print_quality(FILE *out, const job_report_options *o, const job_result *res)
+{
+	const char *g = res->quality >= 0 ? quality_grade_name((quality_grade)res->quality) : NULL;
+
+	if (g == NULL || (res->quality == QUALITY_GOOD && !o->format->verbose))
+		return;
+	if (res->quality == QUALITY_GOOD) {
+		fputs("job quality: good (every rank's trace)\n", out);
+		return;
+	}
+	fprintf(out, "job quality: %s%s: the trace of rank %" PRId64 " is %s", g,
+	        res->quality == QUALITY_UNFIT ? ", no verdict" : ", low confidence in the verdict",
+	        res->quality_rank, g);
+	if (res->unfit_ranks > 1)
+		fprintf(out, " (%zu ranks are unfit)", res->unfit_ranks);
+	fprintf(out,
+	        "; a job is judged from every rank's split: see why in that rank's own report (nextstep "
+	        "trace --rank %" PRId64 ")\n",
+	        res->quality_rank);
+}
+
 static void print_text(FILE *out, const job_report_options *o, const job_result *res, const ns_job_report *m)
 {
-	if (res->nstrag > 0) {
+	print_quality(out, o, res);
+	if (res->quality == QUALITY_UNFIT) {
+		fprintf(out, "%s: no verdict (a rank's trace is unfit, above)\n", m->label);
+	} else if (res->nstrag > 0) {
 		const job_straggler *s = &res->strag[0];
-		fprintf(out,
-		        "%s: %sstraggler-bound: rank %" PRId64 ", %s %.0f%% vs median %.0f%%%s -> %s (%s)\n",
-		        m->label, format_style(o->format, FORMAT_STYLE_VERDICT), s->rank, regime_name(s->bucket),
-		        s->share * 100.0, s->median_share * 100.0, format_style(o->format, FORMAT_STYLE_RESET),
-		        m->routes.route[s->bucket].fix, m->routes.route[s->bucket].module);
+		fprintf(
+		    out, "%s: %sstraggler-bound: rank %" PRId64 ", %s %.0f%% vs median %.0f%%%s -> %s (%s)\n",
+		    m->label, format_style(o->format, FORMAT_STYLE_VERDICT), s->rank, regime_name(s->bucket),
+		    s->share * 100.0, s->median_share * 100.0, format_style(o->format, FORMAT_STYLE_RESET),
+		    m->routes.route[s->bucket].fix, m->routes.route[s->bucket].module);
 	} else {
 		format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
 	}
 	ns_next_steps_print(out, &m->next, true, NULL);
-	if (o->format->verbose) {
+	if (o->format->verbose && res->quality != QUALITY_UNFIT) {
 		format_verdict_explain(out, &m->verdict, &m->routes, o->format);
 		ns_next_steps_print_all(out, &m->next, true, NULL);
 	}
 	print_stragglers(out, o, res);
 	print_table(out, o, m->order, res->nranks);
 	print_comm_lines(out, o, res, m->order);
+	print_start_spread(out, res);
 	print_clocks(out, res);
 	if (res->nranks == 1)
 		fputs("note: one rank only: no straggler can be named and waiting is not told from transfer "
@@ -592,6 +651,10 @@ static cJSON *rank_head(const job_report_options *o, const job_result *res, cons
 	verdict_of(o, &r->overall, &v);
 	ok = ok && cJSON_AddNumberToObject(obj, "rank", (double)r->src->rank);
 	ok = ok && cJSON_AddStringToObject(obj, "file", r->src->file);
+	ok = ok && cJSON_AddItemToObject(obj, "quality",
+	                                 r->src->quality >= 0 ? cJSON_CreateString(quality_grade_name(
+	                                                            (quality_grade)r->src->quality))
+	                                                      : cJSON_CreateNull());
 	ok = ok && cJSON_AddItemToObject(obj, "verdict", format_verdict_json(label, &v, &routes));
 	ok = ok && cJSON_AddItemToObject(obj, "median_step_us", us_number(r->median_step_ns));
 	ok = ok && cJSON_AddItemToObject(obj, "noncomm_us", us_number(r->noncomm_ns));
@@ -676,6 +739,14 @@ static bool add_job_fields(const job_report_options *o, const job_result *res, c
 	     cJSON_AddNumberToObject(j, "world_size",
 	                             (double)(res->world_size > 0 ? res->world_size : (int64_t)res->nranks));
 	ok = ok && cJSON_AddNumberToObject(j, "ranks", (double)res->nranks);
+	ok = ok && cJSON_AddItemToObject(
+	               j, "quality",
+	               res->quality >= 0 ? cJSON_CreateString(quality_grade_name((quality_grade)res->quality))
+	                                 : cJSON_CreateNull());
+	ok =
+	    ok && cJSON_AddItemToObject(j, "quality_rank",
+	                                res->quality_rank >= 0 ? cJSON_CreateNumber((double)res->quality_rank)
+	                                                       : cJSON_CreateNull());
 	for (size_t i = 0; ok && i < res->nstrag; i++)
 		ok = cJSON_AddItemToArray(st, straggler_json(o, res, &res->strag[i]));
 	ok = ok && (off = cJSON_AddObjectToObject(j, "clock_offset_us")) != NULL;
@@ -689,6 +760,12 @@ static bool add_job_fields(const job_report_options *o, const job_result *res, c
 	ok = ok && cJSON_AddItemToObject(j, "comm_split_refused",
 	                                 res->split ? cJSON_CreateNull() : cJSON_CreateString(why));
 	ok = ok && cJSON_AddNumberToObject(j, "matched_collectives", (double)res->matched);
+	ok = ok && cJSON_AddItemToObject(j, "step_start_spread_us",
+	                                 res->late_rank >= 0 ? us_number(res->start_spread_ns)
+	                                                     : cJSON_CreateNull());
+	ok = ok && cJSON_AddItemToObject(j, "last_to_start",
+	                                 res->late_rank >= 0 ? cJSON_CreateNumber((double)res->late_rank)
+	                                                     : cJSON_CreateNull());
 	return ok;
 }
 
@@ -754,7 +831,8 @@ ns_status job_report_print(FILE *out, const job_result *res, const job_report_op
 	if (o->format->kind == FORMAT_JSON) {
 		st = print_json(out, o, res, m, next);
 	} else if (o->format->kind == FORMAT_QUIET) {
-		fprintf(out, "%s\n", regime_name(m->verdict.regime));
+		fprintf(out, "%s\n",
+		        res->quality == QUALITY_UNFIT ? "unfit" : regime_name(m->verdict.regime));
 	} else {
 		print_text(out, o, res, m);
 	}

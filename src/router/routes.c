@@ -337,6 +337,17 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
              "time",
          .next_follow_up = FOLLOW_UP_SCALING,
          .doc = DOC_LAUNCH},
+    /* comm.wait's own route says to fix the rank the others wait for; without a straggler there is no such
+     * rank to name: the lateness was made before the captured steps (docs/job.md, rule 9). */
+    [FINDING_WAIT_NO_STRAGGLER] =
+        {.module = "Module 6/8",
+         .fix = "the ranks wait for each other in collectives, but no rank is late often enough to be a "
+                "straggler: the lateness comes from before the captured steps (ranks that enter a step "
+                "apart after the previous step's tail, data loading, a checkpoint or evaluation, a host "
+                "stall): capture more steps on every rank, then see which rank is late again and again",
+         .next_check = "the waiting share and the ranks' step-start spread over a longer capture{}",
+         .next_follow_up = FOLLOW_UP_JOB,
+         .doc = DOC_STRAGGLER},
     /* Stream capture records kernels into a graph without running them: a window of it shows the host
      * recording, not the job, and "use CUDA graphs" would be advice to do what it is doing. */
     [FINDING_GRAPH_CAPTURE] =
@@ -385,6 +396,7 @@ static const char *const finding_names[FINDING_COUNT] = {
     [FINDING_PYTHON_COMPILED] = "python_compiled",
     [FINDING_PYTHON_NATIVE] = "python_native",
     [FINDING_LAUNCH_COMPILED] = "launch_compiled",
+    [FINDING_WAIT_NO_STRAGGLER] = "wait_without_straggler",
     [FINDING_GRAPH_CAPTURE] = "graph_capture",
     [FINDING_LAYOUT_TRANSFORM] = "layout_transform",
     [FINDING_FP32_TENSOR_CORES] = "fp32_tensor_cores",
