@@ -281,9 +281,11 @@ static ns_status name_groups(job_result *res, matching *mt, ns_error *err)
 
 	for (size_t r = 0; r < res->nranks; r++)
 		total += judged(&res->rank[r]) != NULL ? judged(&res->rank[r])->ncoll : 0;
-	mt->gid = malloc((total + 1) * sizeof(*mt->gid));
+	/* gid and op_start zeroed: the passes after this one walk the same collectives, which clang's
+	 * analyzer cannot see (it takes their entries for garbage) */
+	mt->gid = calloc(total + 1, sizeof(*mt->gid));
+	mt->op_start = calloc(res->nranks + 1, sizeof(*mt->op_start));
 	mt->op_of = malloc((total + 1) * sizeof(*mt->op_of));
-	mt->op_start = malloc((res->nranks + 1) * sizeof(*mt->op_start));
 	if (mt->gid == NULL || mt->op_of == NULL || mt->op_start == NULL || !ns_hindex_init(&mt->index, 16))
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (size_t r = 0; r < res->nranks && st == NS_OK; r++) {
