@@ -41,6 +41,28 @@ static void check_json_writer(const ns_profile *p, const ns_verdict *v, const ch
 	free(text);
 }
 
+/* The router's next steps added to a verdict's tree, as the stream writes them (format.h): each bucket with
+ * time, largest share first, ties in bucket order. */
+static void add_next_steps(cJSON *obj, const ns_verdict *v)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, "next_steps");
+	bool used[REGIME_COUNT] = {false};
+
+	for (int k = 0; arr != NULL && k < REGIME_COUNT; k++) {
+		int best = -1;
+		for (int b = 0; b < REGIME_COUNT; b++)
+			if (!used[b] && (best < 0 || v->split[b] > v->split[best]))
+				best = b;
+		used[best] = true;
+		if (v->split[best] > 0.0) {
+			cJSON *item = cJSON_CreateObject();
+			cJSON_AddStringToObject(item, "bucket", regime_name((ns_regime)best));
+			cJSON_AddNumberToObject(item, "gain_share", v->split[best]);
+			cJSON_AddItemToArray(arr, item);
+		}
+	}
+}
+
 /* The verdict as the router prints it, in the form fo says, checked as that form's output. */
 static void check_printed(const ns_profile *p, const ns_verdict *v, const format_options *fo)
 {
@@ -54,6 +76,8 @@ static void check_printed(const ns_profile *p, const ns_verdict *v, const format
 		abort();
 	if (fo->kind == FORMAT_JSON) {
 		obj = format_verdict_json(p->label, v, &routes);
+		if (obj != NULL)
+			add_next_steps(obj, v);
 		st = obj != NULL ? format_print_json(mem, obj) : NS_ERR_NOMEM;
 		cJSON_Delete(obj);
 	} else {

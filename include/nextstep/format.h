@@ -56,8 +56,10 @@ NS_API cJSON *format_route_json(const char *label, const char *regime, const cha
  * NS_ERR_NOMEM when the JSON could not be built (nothing is printed then), NS_ERR_IO when out has failed. */
 NS_API ns_status format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
                                 const format_options *o);
-/* The same without the flush, for a stream of verdicts that flushes when its input waits. The JSON line
- * ends with "source": source when source is not NULL (a result among several inputs'). */
+/* The same without the flush, for a stream of verdicts that flushes when its input waits. The JSON line is
+ * format_verdict_json()'s members, then the router's "next_steps": [{"bucket", "gain_share"}] (each bucket
+ * with time, largest share first: a profile split bounds a fix by its bucket's share, docs/next-step.md),
+ * and ends with "source": source when source is not NULL (a result among several inputs'). */
 NS_API ns_status format_verdict_write(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
                                       const format_options *o, const char *source);
 /* {"error": msg, "line": N} for a bad record in a JSON stream, flushed. Statuses as format_verdict. */

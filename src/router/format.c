@@ -1,5 +1,6 @@
 #include "nextstep/format.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -186,7 +187,8 @@ static ns_status flush_status(FILE *out)
 }
 
 /* The verdict's JSON text straight into out, key for key and byte for byte what format_verdict_json() and
- * format_print_json() write (tests/unit/test_format.c and fuzz_profile compare the two), without a cJSON
+ * format_print_json() write, then "next_steps" (tests/unit/test_format.c and fuzz_profile compare the two,
+ * adding the next steps to the tree themselves), without a cJSON
  * tree: building and printing the tree cost a stream of profiles more than everything else together. */
 /* ,"key": with its length known where it is written (key is a literal). */
 #define put_key(w, key) json_out_raw(w, ",\"" key "\":")
@@ -245,7 +247,22 @@ static void put_findings(json_out *w, const ns_verdict *v)
 	json_out_char(w, ']');
 }
 
-static void put_split(json_out *w, const ns_verdict *v)
+/* The split's shares as JSON numbers, formatted once: "split" and "next_steps" both print them. */
+typedef struct {
+	char text[REGIME_COUNT][JSON_NUMBER_MAX];
+	size_t len[REGIME_COUNT];
+} share_texts;
+
+static void format_shares(const ns_verdict *v, share_texts *t)
+{
+	for (int r = 0; r < REGIME_COUNT; r++) {
+		double d = v->split[r];
+		int valueint = isnan(d) ? 0 : (int)fmax(fmin(d, INT_MAX), INT_MIN); /* json_out_number()'s */
+		t->len[r] = json_format_number(d, valueint, t->text[r]);
+	}
+}
+
+static void put_split(json_out *w, const share_texts *t)
 {
 	put_key(w, "split");
 	json_out_char(w, '{');
@@ -254,17 +271,53 @@ static void put_split(json_out *w, const ns_verdict *v)
 			json_out_char(w, ',');
 		put_word(w, regime_name((ns_regime)r));
 		json_out_char(w, ':');
-		json_out_number(w, v->split[r]);
+		json_out_bytes(w, t->text[r], t->len[r]);
 	}
 	json_out_char(w, '}');
+}
+
+/* The next steps of a profile split (issue 21, docs/next-step.md): a split of shares says nothing finer than
+ * its buckets, so each bucket's fix can win at most the bucket's share of the step (the trivial bound): the
+ * buckets with time, largest share first, ties in bucket order. The fixes are the routes' (the verdict's
+ * own fix is in "fix"); there are no times, causes or bases to give. */
+/* Each item's text up to its share, after a comma (skip it for the first), in bucket order: the stream
+ * writes a million of these a second. tests/unit/test_format.c compares them with regime_name()'s. */
+static const char *const step_head[REGIME_COUNT] = {
+    ",{\"bucket\":\"compute\",\"gain_share\":",  ",{\"bucket\":\"memory\",\"gain_share\":",
+    ",{\"bucket\":\"comm\",\"gain_share\":",     ",{\"bucket\":\"dataloader\",\"gain_share\":",
+    ",{\"bucket\":\"overhead\",\"gain_share\":", ",{\"bucket\":\"idle\",\"gain_share\":"};
+
+static void put_next_steps(json_out *w, const ns_verdict *v, const share_texts *t)
+{
+	int order[REGIME_COUNT] = {0}, n = 0;
+
+	for (int b = 0; b < REGIME_COUNT; b++) {
+		int at = n++;
+		for (; at > 0 && v->split[b] > v->split[order[at - 1]]; at--)
+			order[at] = order[at - 1];
+		order[at] = b;
+	}
+	put_key(w, "next_steps");
+	json_out_char(w, '[');
+	for (int i = 0, shown = 0; i < n; i++) {
+		if (!(v->split[order[i]] > 0.0))
+			continue;
+		const char *head = step_head[order[i]] + (shown++ > 0 ? 0 : 1);
+		json_out_raw(w, head);
+		json_out_bytes(w, t->text[order[i]], t->len[order[i]]);
+		json_out_char(w, '}');
+	}
+	json_out_char(w, ']');
 }
 
 static ns_status write_verdict_json(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
                                     const char *source)
 {
 	const ns_route *route = &r->route[v->regime];
+	share_texts shares = {0}; /* zeroed: cppcheck reads filling it as reading it */
 	json_out w;
 
+	format_shares(v, &shares);
 	json_out_init(&w, out);
 	json_out_raw(&w, "{\"regime\":");
 	put_word(&w, regime_name(v->regime));
@@ -287,8 +340,9 @@ static ns_status write_verdict_json(FILE *out, const char *label, const ns_verdi
 	put_key(&w, "decided_by");
 	json_out_raw(&w, v->by_priority ? "\"priority\"" : "\"share\"");
 	put_findings(&w, v);
-	put_split(&w, v);
+	put_split(&w, &shares);
 	put_number(&w, "unattributed", format_tidy(v->unattributed));
+	put_next_steps(&w, v, &shares);
 	if (source != NULL) {
 		put_key(&w, "source");
 		json_out_string(&w, source);

@@ -531,7 +531,30 @@ START_TEST(follow_ups_are_worded_by_the_caller_or_left_out)
 }
 END_TEST
 
-/* The verdict's JSON as the tree prints it (format_verdict_json, then "source" as the CLI added it). */
+/* The router's next steps added to a verdict's tree, as the stream writes them (format.h): each bucket with
+ * time, largest share first, ties in bucket order. */
+static void add_next_steps(cJSON *obj, const ns_verdict *v)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, "next_steps");
+	bool used[REGIME_COUNT] = {false};
+
+	for (int k = 0; arr != NULL && k < REGIME_COUNT; k++) {
+		int best = -1;
+		for (int b = 0; b < REGIME_COUNT; b++)
+			if (!used[b] && (best < 0 || v->split[b] > v->split[best]))
+				best = b;
+		used[best] = true;
+		if (v->split[best] > 0.0) {
+			cJSON *item = cJSON_CreateObject();
+			cJSON_AddStringToObject(item, "bucket", regime_name((ns_regime)best));
+			cJSON_AddNumberToObject(item, "gain_share", v->split[best]);
+			cJSON_AddItemToArray(arr, item);
+		}
+	}
+}
+
+/* The verdict's JSON as the tree prints it (format_verdict_json, the router's next steps, then "source" as
+ * the CLI added it). */
 static char *tree_json(const char *label, const ns_verdict *v, const ns_routes *r, const char *source)
 {
 	cJSON *obj = format_verdict_json(label, v, r);
@@ -540,6 +563,7 @@ static char *tree_json(const char *label, const ns_verdict *v, const ns_routes *
 	FILE *out = open_memstream(&buf, &len);
 
 	ck_assert_ptr_nonnull(obj);
+	add_next_steps(obj, v);
 	if (source != NULL)
 		ck_assert_ptr_nonnull(cJSON_AddStringToObject(obj, "source", source));
 	ck_assert_int_eq(format_print_json(out, obj), NS_OK);
