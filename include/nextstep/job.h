@@ -133,6 +133,7 @@ typedef struct {
 	size_t shared_ops;    /* those it shared with another rank (0 when the clocks are not aligned) */
 	int64_t waited_on_ns; /* the other ranks' waiting in collectives for this one to start them */
 	bool straggler;
+	bool routable; /* its judged device has time: a rank without device activity has nothing to route */
 } job_rank_result;
 
 /* The merged job. Owns everything; free with job_result_free(). */

@@ -1248,6 +1248,7 @@ static ns_status take_ranks(job_merge *m, job_result *res, ns_error *err)
 		r->waited_for = -1;
 		if (r->src->ndev > 0)
 			r->overall = r->src->dev[r->device].overall;
+		r->routable = r->overall.dur_ns > 0;
 		if (r->src->world_size > res->world_size)
 			res->world_size = r->src->world_size;
 		note_quality(res, r->src);

@@ -347,8 +347,11 @@ static void print_rank_row(FILE *out, const job_report_options *o, const job_ran
 		fprintf(out, " %5.1f%%", pct(w->bucket_ns[b], w->dur_ns));
 	fputs("  ", out);
 	print_bar(out, w);
-	fprintf(out, " %s (%.0f%%)%s\n", regime_bound_word(v.regime), v.share * 100.0,
-	        r->straggler ? "  straggler" : "");
+	if (!r->routable) /* as the trace report says of a trace without device activity */
+		fputs(" no device activity: nothing to route\n", out);
+	else
+		fprintf(out, " %s (%.0f%%)%s\n", regime_bound_word(v.regime), v.share * 100.0,
+		        r->straggler ? "  straggler" : "");
 }
 
 static void print_table(FILE *out, const job_report_options *o, const job_rank_result **order, size_t n)
@@ -655,7 +658,9 @@ static cJSON *rank_head(const job_report_options *o, const job_result *res, cons
 	                                 r->src->quality >= 0 ? cJSON_CreateString(quality_grade_name(
 	                                                            (quality_grade)r->src->quality))
 	                                                      : cJSON_CreateNull());
-	ok = ok && cJSON_AddItemToObject(obj, "verdict", format_verdict_json(label, &v, &routes));
+	ok = ok && cJSON_AddItemToObject(obj, "verdict",
+	                                 r->routable ? format_verdict_json(label, &v, &routes)
+	                                             : cJSON_CreateNull());
 	ok = ok && cJSON_AddItemToObject(obj, "median_step_us", us_number(r->median_step_ns));
 	ok = ok && cJSON_AddItemToObject(obj, "noncomm_us", us_number(r->noncomm_ns));
 	ok = ok && cJSON_AddBoolToObject(obj, "straggler", r->straggler);

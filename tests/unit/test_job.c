@@ -831,6 +831,50 @@ START_TEST(the_json_report_puts_the_straggler_first)
 }
 END_TEST
 
+/* A rank whose trace had no device activity (its summary has no device) has nothing to route: its row says
+ * so, as the trace report does, and its JSON verdict is null. It was "compute-bound (0%)", the classifier's
+ * tie-break on six zero shares. */
+START_TEST(a_rank_without_device_activity_has_nothing_to_route)
+{
+	rank_spec s[] = {{0, 0, 10 * MS, 0, 3, 0, false, NULL}, {2, 0, 10 * MS, 0, 3, 0, false, NULL}};
+	job_merge *m = job_merge_new();
+	job_rank *idle = calloc(1, sizeof(*idle));
+	job_result *res = NULL;
+	char *text, *json;
+	cJSON *doc;
+	const cJSON *ranks;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(idle);
+	idle->has_rank = true;
+	idle->rank = 1;
+	idle->quality = -1;
+	idle->file = strdup("rank-1");
+	for (size_t i = 0; i < 2; i++)
+		ck_assert_int_eq(job_merge_add(m, make_rank(&s[i]), &err), NS_OK);
+	ck_assert_int_eq(job_merge_add(m, idle, &err), NS_OK);
+	ck_assert_int_eq(job_merge_finish(m, &res, &err), NS_OK);
+	ck_assert(!rank_of(res, 1)->routable);
+	ck_assert(rank_of(res, 0)->routable);
+	text = report_of(res, FORMAT_TEXT);
+	ck_assert_msg(strstr(text, "|                    | no device activity: nothing to route\n") != NULL,
+	              "%s", text);
+	ck_assert_ptr_null(strstr(text, "compute-bound (0%)"));
+	json = report_of(res, FORMAT_JSON);
+	doc = cJSON_Parse(json);
+	ranks = cJSON_GetObjectItemCaseSensitive(doc, "ranks");
+	for (const cJSON *r = ranks != NULL ? ranks->child : NULL; r != NULL; r = r->next) {
+		bool one = cJSON_GetObjectItemCaseSensitive(r, "rank")->valuedouble == 1;
+		ck_assert(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r, "verdict")) == one);
+	}
+	cJSON_Delete(doc);
+	free(json);
+	free(text);
+	job_merge_free(m);
+	job_result_free(res);
+}
+END_TEST
+
 START_TEST(a_failed_write_is_an_io_error)
 {
 	job_result *res = straggler_job();
@@ -887,6 +931,7 @@ static Suite *job_suite(void)
 	tcase_add_test(t, the_quiet_report_is_the_stragglers_bucket);
 	tcase_add_test(t, every_form_of_the_job_report_lists_the_ranks_in_one_order);
 	tcase_add_test(t, the_json_report_puts_the_straggler_first);
+	tcase_add_test(t, a_rank_without_device_activity_has_nothing_to_route);
 	tcase_add_test(t, a_failed_write_is_an_io_error);
 	suite_add_tcase(s, t);
 	return s;
