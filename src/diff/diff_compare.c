@@ -32,16 +32,30 @@ static bool identical(const diff_side *b, const diff_side *a)
 	       same_doubles(b->bucket_us, a->bucket_us, REGIME_COUNT);
 }
 
-static void judge_time(const diff_side *b, const diff_side *a, diff_result *r)
+/* A side's mean step below a nanosecond (the reports' resolution) has no step time to compare: its speed-up
+ * would read "infx slower", or hundreds of digits for a denormal. Identical sides are still "no change". */
+static ns_status check_step_time(const diff_step_stats *st, const char *which, ns_error *err)
+{
+	if (st->mean * 1e3 >= DIFF_MIN_STEP_US)
+		return NS_OK;
+	return ns_error_set(err, NS_ERR_VALUE,
+	                    "%s's steps last %g ns on average, less than 1 ns: no step time to compare",
+	                    which, st->mean * 1e6);
+}
+
+static ns_status judge_time(const diff_side *b, const diff_side *a, diff_result *r, ns_error *err)
 {
 	bool same = identical(b, a);
 
 	if (!b->has_time || !a->has_time) {
 		r->change = same ? DIFF_NO_CHANGE : DIFF_TIME_UNKNOWN;
-		return;
+		return NS_OK;
 	}
 	diff_step_stats_of(b->step_us, b->nsteps, &r->before);
 	diff_step_stats_of(a->step_us, a->nsteps, &r->after);
+	if (!same && (check_step_time(&r->before, "BEFORE", err) != NS_OK ||
+	              check_step_time(&r->after, "AFTER", err) != NS_OK))
+		return err->status;
 	diff_noise_judge(b->step_us, b->nsteps, a->step_us, a->nsteps, &r->noise);
 	r->speedup = r->noise.speedup;
 	if (same)
@@ -50,6 +64,7 @@ static void judge_time(const diff_side *b, const diff_side *a, diff_result *r)
 		r->change = DIFF_NOT_SIGNIFICANT;
 	else
 		r->change = r->speedup > 1 ? DIFF_FASTER : DIFF_SLOWER;
+	return NS_OK;
 }
 
 /* Fixed: below the moderate grade after, with less time per step. Shrank/grew: by DIFF_SHRINK_MIN of its
@@ -306,7 +321,8 @@ ns_status diff_compare(const diff_side *before, const diff_side *after, const cl
 	}
 	classify_profile(&before->shares, o, &r->verdict[0]);
 	classify_profile(&after->shares, o, &r->verdict[1]);
-	judge_time(before, after, r);
+	if (judge_time(before, after, r, err) != NS_OK)
+		return err->status;
 	judge_targets(before, after, o, r);
 	find_suspects(before, after, r);
 	if (match_kernels(before, after, r, err) != NS_OK || match_causes(before, after, r, err) != NS_OK ||

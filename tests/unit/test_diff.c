@@ -366,6 +366,52 @@ START_TEST(a_control_character_in_a_saved_cause_name_is_escaped_in_the_text)
 }
 END_TEST
 
+/* A side whose steps last under a nanosecond on average has no step time: its speed-up read "infx slower" (0
+ * ns) or hundreds of digits (a denormal). Each case against a side of 10 us steps; the same side twice is
+ * still "no change". */
+static const struct {
+	const char *dur, *want;
+} tiny_steps[] = {
+    {"0", "AFTER's steps last 0 ns on average, less than 1 ns: no step time to compare"},
+    {"1e-300", "AFTER's steps last 1e-297 ns on average, less than 1 ns"},
+    {"0.0009", "AFTER's steps last 0.9 ns on average"},
+};
+
+START_TEST(a_side_of_steps_under_a_nanosecond_has_no_step_time)
+{
+	static const char normal[] = "{\"devices\":[{\"overall\":" WIN("10", "5") ",\"steps\":[" WIN(
+	    "10", "5") "," WIN("10", "5") "]}]}";
+	char tiny[512];
+	classify_options co;
+	ns_routes routes;
+	diff_load_options o;
+	diff_side b, a;
+	diff_result r;
+	ns_error err;
+
+	snprintf(tiny, sizeof(tiny),
+	         "{\"devices\":[{\"overall\":" WIN("%s", "0") ",\"steps\":[" WIN("%s", "0") "," WIN(
+	             "%s", "0") "]}]}",
+	         tiny_steps[_i].dur, tiny_steps[_i].dur, tiny_steps[_i].dur);
+	classify_options_default(&co);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	diff_side_init(&b);
+	diff_side_init(&a);
+	ns_error_clear(&err);
+	ck_assert_int_eq(diff_side_parse(normal, strlen(normal), &o, &b, &err), NS_OK);
+	ck_assert_msg(diff_side_parse(tiny, strlen(tiny), &o, &a, &err) == NS_OK, "%s", err.msg);
+	ck_assert_int_eq(diff_compare(&b, &a, &co, &r, &err), NS_ERR_VALUE);
+	ck_assert_msg(strstr(err.msg, tiny_steps[_i].want) != NULL, "'%s'", err.msg);
+	ck_assert_int_eq(diff_compare(&a, &a, &co, &r, &err), NS_OK);
+	ck_assert_int_eq(r.change, DIFF_NO_CHANGE);
+	diff_result_free(&r);
+	diff_side_free(&b);
+	diff_side_free(&a);
+	routes_free(&routes);
+}
+END_TEST
+
 static Suite *diff_suite(void)
 {
 	Suite *s = suite_create("diff");
@@ -374,6 +420,8 @@ static Suite *diff_suite(void)
 	tcase_add_loop_test(tc, noise_rule_follows_the_table, 0,
 	                    sizeof(noise_cases) / sizeof(noise_cases[0]));
 	tcase_add_test(tc, noise_rule_is_repeatable);
+	tcase_add_loop_test(tc, a_side_of_steps_under_a_nanosecond_has_no_step_time, 0,
+	                    sizeof(tiny_steps) / sizeof(tiny_steps[0]));
 	tcase_add_test(tc, step_stats_give_mean_median_and_range_in_ms);
 	tcase_add_loop_test(tc, the_fate_of_befores_regime_follows_the_table, 0,
 	                    sizeof(fate_cases) / sizeof(fate_cases[0]));
