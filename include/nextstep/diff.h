@@ -41,6 +41,7 @@ NS_BEGIN_DECLS
 #define DIFF_DEVICE_MAX  128   /* bytes of a device name kept, NUL included (longer ones are cut) */
 #define DIFF_US_MAX      1e15  /* any time in µs (about 31 years): larger is not a profile */
 #define DIFF_DTYPE_MAX   8     /* "bf16", "fp8", ... NUL included */
+#define DIFF_MAX_DEPTH   64    /* nesting of a saved report or profile (a report nests about 8 levels) */
 #define DIFF_MIN_STEP_US 1e-3  /* a side's mean step below this (1 ns) has no step time to compare */
 /* The next steps a saved report predicted. */
 #define NS_DIFF_MAX_NEXT  64 /* next_steps[] of the overall window */

@@ -221,6 +221,43 @@ static bool clean_strings(cJSON *item)
 	return true;
 }
 
+/* The deepest nesting of text before pos: brackets outside strings. cJSON stops at CJSON_NESTING_LIMIT and
+ * returns NULL, as for malformed text: this tells the two apart. */
+static size_t depth_before(const char *text, size_t pos)
+{
+	size_t depth = 0, deepest = 0;
+	bool in_string = false;
+
+	for (size_t i = 0; i < pos; i++) {
+		char c = text[i];
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+		} else if (c == '[' || c == '{') {
+			deepest = ++depth > deepest ? depth : deepest;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return deepest;
+}
+
+/* The nesting depth of item (1 for a scalar). */
+static size_t depth_of(const cJSON *item)
+{
+	size_t deepest = 0;
+
+	for (const cJSON *c = item->child; c != NULL; c = c->next) {
+		size_t d = depth_of(c);
+		deepest = d > deepest ? d : deepest;
+	}
+	return deepest + 1;
+}
+
 ns_status diff_side_parse(const char *text, size_t len, const diff_load_options *o, diff_side *s,
                           ns_error *err)
 {
@@ -231,10 +268,23 @@ ns_status diff_side_parse(const char *text, size_t len, const diff_load_options 
 	if (doc == NULL || !only_space(end, text + len)) {
 		size_t pos = end != NULL && end >= text ? (size_t)(end - text) : 0;
 		cJSON_Delete(doc);
-		ns_error_set(err, NS_ERR_SYNTAX,
-		             doc == NULL ? "malformed JSON"
-		                         : "more than one JSON value: a side is one report or one profile");
+		if (doc == NULL && depth_before(text, pos < len ? pos + 1 : len) > CJSON_NESTING_LIMIT)
+			ns_error_set(err, NS_ERR_LIMIT, "JSON nested more than %d levels deep",
+			             CJSON_NESTING_LIMIT);
+		else
+			ns_error_set(err, NS_ERR_SYNTAX,
+			             doc == NULL
+			                 ? "malformed JSON"
+			                 : "more than one JSON value: a side is one report or one profile");
 		return ns_error_at(err, ns_line_of(text, len, pos), -1, -1);
+	}
+	/* A side is printed again inside the diff's JSON, one level deeper: deeper than this, JSON readers
+	 * (cJSON's 1,000 levels among them) could not read the diff back. A report nests about 8 levels. */
+	if (depth_of(doc) > DIFF_MAX_DEPTH) {
+		cJSON_Delete(doc);
+		return ns_error_set(err, NS_ERR_LIMIT,
+		                    "JSON nested more than %d levels deep: not a report or profile",
+		                    DIFF_MAX_DEPTH);
 	}
 	if (cJSON_IsObject(doc) && cJSON_HasObjectItem(doc, "devices")) {
 		st = clean_strings(doc) ? diff_side_from_report(doc, s, err)

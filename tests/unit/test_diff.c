@@ -415,6 +415,55 @@ START_TEST(a_side_of_steps_under_a_nanosecond_has_no_step_time)
 }
 END_TEST
 
+/* Nesting: a saved report is printed again inside the diff's JSON, one level deeper, so one nested 1,000 deep
+ * (as cJSON reads) made a diff cJSON could not read back; deeper than that was "malformed JSON". Refused with
+ * the limit: from 65 levels (the report object and 64 brackets in an unknown key), and past cJSON's 1,000. */
+static const struct {
+	size_t depth;
+	const char *want;
+} deep_cases[] = {
+    {63, NULL},
+    {64, "JSON nested more than 64 levels deep: not a report or profile"},
+    {999, "JSON nested more than 64 levels deep"},
+    {1000, "JSON nested more than 1000 levels deep"},
+};
+
+START_TEST(a_side_nested_too_deep_is_refused_with_the_limit)
+{
+	size_t n = deep_cases[_i].depth; /* brackets inside the report object, whose own depth is 1 */
+	const char head[] = "{\"x\":",
+	           tail[] = ",\"devices\":[{\"overall\":" WIN("10", "5") ",\"steps\":[" WIN("10", "5") "]}]}";
+	char *text = malloc(sizeof(head) + 2 * n + sizeof(tail));
+	classify_options co;
+	ns_routes routes;
+	diff_load_options o;
+	diff_side s;
+	ns_error err;
+	ns_status st;
+
+	ck_assert_ptr_nonnull(text);
+	memcpy(text, head, sizeof(head)); /* its NUL is overwritten next */
+	memset(text + strlen(head), '[', n);
+	memset(text + strlen(head) + n, ']', n);
+	memcpy(text + strlen(head) + 2 * n, tail, sizeof(tail));
+	classify_options_default(&co);
+	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	diff_side_init(&s);
+	ns_error_clear(&err);
+	st = diff_side_parse(text, strlen(text), &o, &s, &err);
+	if (deep_cases[_i].want == NULL) {
+		ck_assert_msg(st == NS_OK, "%s", err.msg);
+	} else {
+		ck_assert_int_eq(st, NS_ERR_LIMIT);
+		ck_assert_msg(strstr(err.msg, deep_cases[_i].want) != NULL, "'%s'", err.msg);
+	}
+	diff_side_free(&s);
+	routes_free(&routes);
+	free(text);
+}
+END_TEST
+
 static Suite *diff_suite(void)
 {
 	Suite *s = suite_create("diff");
@@ -423,6 +472,8 @@ static Suite *diff_suite(void)
 	tcase_add_loop_test(tc, noise_rule_follows_the_table, 0,
 	                    sizeof(noise_cases) / sizeof(noise_cases[0]));
 	tcase_add_test(tc, noise_rule_is_repeatable);
+	tcase_add_loop_test(tc, a_side_nested_too_deep_is_refused_with_the_limit, 0,
+	                    sizeof(deep_cases) / sizeof(deep_cases[0]));
 	tcase_add_loop_test(tc, a_side_of_steps_under_a_nanosecond_has_no_step_time, 0,
 	                    sizeof(tiny_steps) / sizeof(tiny_steps[0]));
 	tcase_add_test(tc, step_stats_give_mean_median_and_range_in_ms);
