@@ -300,9 +300,10 @@ typedef struct {
 	                      * no device activity and no host communication, nothing to route) */
 	bool has_steps;      /* steps were found (step_source says where from) */
 	size_t step_markers; /* the steps' markers on the main thread (ProfilerStep# spans, ...; period: 0) */
-	size_t duplicate_steps; /* steps sharing a start time with another (the longest is kept) */
-	size_t host_threads;    /* threads of the profiled process with host activity */
-	bool host_comm;         /* host-side collectives (gloo) were found */
+	size_t duplicate_steps;  /* steps sharing a start time with another (the longest is kept) */
+	size_t unnumbered_steps; /* ProfilerStep# steps whose marker gives no number (#-1, #1e5): step -1 */
+	size_t host_threads;     /* threads of the profiled process with host activity */
+	bool host_comm;          /* host-side collectives (gloo) were found */
 	bool has_rank;
 	int64_t rank;
 	int64_t world_size;  /* distributedInfo.world_size, 0 when absent */

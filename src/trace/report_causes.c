@@ -163,6 +163,13 @@ void report_print_notes(FILE *out, const split_result *res, const split_device *
 		    "  note: %zu ProfilerStep# marker%s share a start time with another; the longest of each "
 		    "is the step\n",
 		    res->duplicate_steps, res->duplicate_steps == 1 ? "" : "s");
+	if (res->unnumbered_steps > 0)
+		fprintf(out,
+		        "  note: %zu ProfilerStep# marker%s no step number after the '#' (digits only): %s "
+		        "step number%s unknown (null in JSON)\n",
+		        res->unnumbered_steps, res->unnumbered_steps == 1 ? " has" : "s have",
+		        res->unnumbered_steps == 1 ? "its" : "their",
+		        res->unnumbered_steps == 1 ? " is" : "s are");
 	if (d == &res->device[0] && (res->graph_captures > 0 || res->first_use_loads > 0))
 		report_print_setup(out, res);
 	if (d->nwarmup > 0)

@@ -73,6 +73,8 @@ void trace_split_free(trace_split *s)
 static const char STEP_PREFIX[] = "ProfilerStep#";
 static const char DATALOADER_PREFIX[] = "enumerate(DataLoader)#";
 
+/* The N of ProfilerStep#N: decimal digits and nothing else; -1 otherwise (#-1, #1e5, # 5, #0x10, #12abc read
+ * as 0, 1 or 12 gave steps duplicate numbers; now their number is unknown, and the report says how many). */
 static int64_t step_number(ns_str name)
 {
 	int64_t n = 0;
@@ -80,8 +82,8 @@ static int64_t step_number(ns_str name)
 
 	if (i >= name.len)
 		return -1;
-	for (; i < name.len && name.ptr[i] >= '0' && name.ptr[i] <= '9'; i++) {
-		if (n > (INT64_MAX - 9) / 10)
+	for (; i < name.len; i++) {
+		if (name.ptr[i] < '0' || name.ptr[i] > '9' || n > (INT64_MAX - 9) / 10)
 			return -1;
 		n = n * 10 + (name.ptr[i] - '0');
 	}

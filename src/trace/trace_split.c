@@ -352,6 +352,10 @@ static ns_status host_side(trace_split *s, split_result *res, span_list host[SL_
 	if (split_steps_on_device(s) && !split_thread_with_most_steps(s, &step_thread))
 		s->nsteps = 0; /* GPU-side steps: those of the stream that records the most */
 	res->step_markers = split_main_steps(s, step_thread, &res->duplicate_steps);
+	for (size_t i = 0; i < s->nsteps; i++)
+		res->unnumbered_steps +=
+		    s->steps[i].number < 0 && (s->steps[i].source == STEP_SOURCE_PROFILER ||
+		                               s->steps[i].source == STEP_SOURCE_GPU_PROFILER);
 	res->has_steps = res->step_markers > 0;
 	if (!res->has_steps)
 		res->step_source = STEP_SOURCE_NONE;

@@ -103,6 +103,24 @@ cpu_s=3 check "diff of traces of 100,000 steps" 0 'step 0.100 ms -> 0.100 ms \(n
 	"$bin" diff "$tmp/s100k.json" "$tmp/s100k.json"
 rm -f "$tmp/s100k.json"
 
+# Minor: ProfilerStep#-1, #1e5, "# 5" and #0x10 were read as steps 0, 1, 0 and 0 (duplicates with #0 and #1,
+# unsaid); a marker whose suffix is not digits alone has no step number (null), and a note says how many.
+awk 'BEGIN {
+	split("-1 1e5 _5 0x10 7", n, " ")
+	printf "{\"traceEvents\":["
+	for (i = 1; i <= 5; i++) {
+		sub(/_/, " ", n[i])
+		printf "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%s\",\"pid\":9,\"tid\":9,\"ts\":%d,\"dur\":100}", \
+			(i > 1 ? "," : ""), n[i], i * 100
+		printf ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":60,\"args\":{\"device\":0}}", i * 100
+	}
+	print "]}" }' >"$tmp/numbers.json"
+check "ProfilerStep# suffixes that are no number" 0 \
+	"note: 4 ProfilerStep# markers have no step number after the '#' \(digits only\): their step numbers are unknown" \
+	"$bin" trace "$tmp/numbers.json"
+check "...and their steps are null in JSON" 0 '^"step":null "step":null "step":null "step":null "step":7 $' \
+	sh -c '"$0" trace --format json "$1" | grep -o "\"step\":[^,]*" | tr "\n" " "' "$bin" "$tmp/numbers.json"
+
 # The order the merger relies on is checked where a summary is read: steps that overlap, exposed pieces of two
 # collectives out of order. A rank number not below the world size is refused by `job` as by `trace DIR`.
 gen 2 2 2 >"$tmp/order.nd"
