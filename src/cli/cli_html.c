@@ -207,6 +207,7 @@ void cli_html_digest_start(cli_html_digest *d, ns_input *in)
 
 	sha256_init(&d->ctx);
 	d->threaded = false;
+	d->cut = false;
 	d->error = 0;
 	d->size = 0;
 	d->fd = in->fd;
@@ -230,12 +231,17 @@ void cli_html_digest_finish(cli_html_digest *d, ns_input *in, html_source *src)
 		pthread_join(d->thread, NULL);
 	} else {
 		/* The page states the digest of the whole input, also when the reader stopped early (a bad
-		 * trace). */
-		while (!in->eof && in->read_errno == 0 && input_read(in, buf, sizeof(buf)) > 0)
+		 * trace), but a pipe is read on for at most HTML_DIGEST_DRAIN bytes: an endless one was read
+		 * forever before its error was said. Past that the page gives the bytes read and no digest.
+		 */
+		unsigned long long stop = in->bytes_read + HTML_DIGEST_DRAIN;
+		while (!in->eof && in->read_errno == 0 && in->bytes_read < stop &&
+		       input_read(in, buf, sizeof(buf)) > 0)
 			;
 		in->tap = NULL;
 		d->size = in->bytes_read;
 		d->error = in->read_errno;
+		d->cut = !in->eof && in->read_errno == 0;
 	}
 	sha256_digest(&d->ctx, SHA256_DIGEST_SIZE, digest);
 	for (size_t i = 0; i < SHA256_DIGEST_SIZE; i++) {
@@ -246,5 +252,5 @@ void cli_html_digest_finish(cli_html_digest *d, ns_input *in, html_source *src)
 	snprintf(d->name, sizeof(d->name), "%s", input_display_name(in));
 	src->name = d->name;
 	src->size = d->size;
-	src->sha256 = d->error == 0 ? d->hex : NULL;
+	src->sha256 = d->error == 0 && !d->cut ? d->hex : NULL;
 }

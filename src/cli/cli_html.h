@@ -46,7 +46,11 @@ typedef struct {
 	int fd;
 	unsigned long long size; /* bytes hashed by the thread */
 	int error;               /* errno of a failed pread, 0 */
+	bool cut;                /* a pipe left unread past HTML_DIGEST_DRAIN bytes: no digest */
 } cli_html_digest;
+
+/* After its reader stopped early (a bad input), a pipe is read on this far for its digest, no further. */
+#define HTML_DIGEST_DRAIN ((unsigned long long)1 << 20)
 
 /* Starts the digest: a thread for a regular file, else what in has read ahead and a tap on the rest. */
 void cli_html_digest_start(cli_html_digest *d, ns_input *in);

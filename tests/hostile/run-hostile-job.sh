@@ -121,6 +121,11 @@ check "ProfilerStep# suffixes that are no number" 0 \
 check "...and their steps are null in JSON" 0 '^"step":null "step":null "step":null "step":null "step":7 $' \
 	sh -c '"$0" trace --format json "$1" | grep -o "\"step\":[^,]*" | tr "\n" " "' "$bin" "$tmp/numbers.json"
 
+# Minor: --html with an endless bad pipe read the pipe to its end (never) for the page's digest before saying
+# the input is bad; after its reader stops a pipe is read on for at most 1 MiB.
+cpu_s=2 check "--html with an endless bad pipe" 1 'byte 0: not a trace: the top level is not a JSON object' \
+	sh -c 'yes "not a trace" | "$0" trace --html "$1" -' "$bin" "$tmp/endless.html"
+
 # The order the merger relies on is checked where a summary is read: steps that overlap, exposed pieces of two
 # collectives out of order. A rank number not below the world size is refused by `job` as by `trace DIR`.
 gen 2 2 2 >"$tmp/order.nd"
