@@ -60,7 +60,10 @@ static int print_result(const cli_config *c, const diff_side sides[2], const dif
 	case FORMAT_JSON:
 		ns_error_clear(&err);
 		if (diff_print_json(stdout, &sides[0], &sides[1], r, c->top, &err) != NS_OK) {
-			cli_report_error(NULL, &err);
+			if (err.status == NS_ERR_IO)
+				cli_output_ok(); /* said once, with its reason, as stdout's */
+			else
+				cli_report_error(NULL, &err);
 			return EXIT_BAD_INPUT;
 		}
 		break;

@@ -147,7 +147,10 @@ int cli_html_close(cli_html *h, int rc)
 	if ((h->page != NULL && html_page_end(h->page, &err) != NS_OK) || h->lost_held)
 		failed = true;
 	cli_shown(h->path, shown, sizeof(shown));
-	if (failed) {
+	if (failed && h->file == NULL && !h->lost_held && err.status == NS_ERR_IO) {
+		/* --html -: the page is stdout, whose write error is said once, with its reason */
+		cli_output_ok();
+	} else if (failed) {
 		fprintf(stderr, "nextstep: --html %s: write error%s\n", shown,
 		        h->file != NULL ? " (no page written)" : "");
 		cli_output_close(h->file, false);

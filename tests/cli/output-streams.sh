@@ -2,7 +2,8 @@
 # What reaches standard output, and what happens when it cannot be written:
 #  - an endless NDJSON stream into /dev/full stops at once with exit 1 and one message;
 #  - the same into a pipe whose reader went away stops with exit 1 and one message (no silent SIGPIPE death);
-#  - roofline --svg - puts only the SVG on stdout (the verdict goes to stderr).
+#  - roofline --svg - puts only the SVG on stdout (the verdict goes to stderr);
+#  - a document or page written as it is made (diff's JSON, --html -) into /dev/full: exit 1 and one message.
 # Usage: output-streams.sh NEXTSTEP_BINARY
 set -u
 bin=$1
@@ -27,5 +28,17 @@ code=$?
 [ "$code" = 0 ] && [ "$(head -c 5 "$tmp/out")" = "<?xml" ] && [ "$(tail -n 1 "$tmp/out")" = "</svg>" ] &&
 	grep -q '^compute-bound (AI 341 FLOP/B' "$tmp/err"
 check svg_to_stdout_is_only_the_svg $? "exit $code, stdout starts '$(head -c 20 "$tmp/out")', stderr: $(head -c 200 "$tmp/err")"
+
+# Issue 26: these said "write error" (no reason) and then the reason, two messages for one failure.
+data=$(dirname "$0")/../data
+for args in "diff --format json $data/diff/before.json $data/diff/after.json" \
+	"diff --html - $data/diff/before.json $data/diff/after.json" "trace --html - $data/trace_buckets.json"; do
+	# shellcheck disable=SC2086 # the arguments are split on purpose
+	"$bin" $args >/dev/full 2>"$tmp/err"
+	code=$?
+	lines=$(wc -l <"$tmp/err")
+	[ "$code" = 1 ] && [ "$lines" = 1 ] && grep -q '^nextstep: error writing output: No space left on device$' "$tmp/err"
+	check "write_error_said_once: $(echo "$args" | cut -d" " -f1-3)" $? "exit $code, stderr: $(head -c 300 "$tmp/err")"
+done
 
 t_finish output-streams
