@@ -78,6 +78,8 @@ typedef struct {
 	char cause[DIFF_CAUSE_MAX];
 	char title[NS_DIFF_TITLE_MAX];
 	double predicted_us;
+	double launch_us; /* the optimizer's: of its time, the launch time it claims from overhead.launch a step
+	                     ("launch_us"; 0 when none) */
 } ns_diff_prediction;
 
 /* One side of the comparison. Owns everything; free with diff_side_free(). */
@@ -222,6 +224,7 @@ typedef struct {
 	double before_ms, after_ms;
 	double achieved_ms;
 	bool applied;
+	bool shown; /* every form says it: applied, or BEFORE's top prediction */
 } ns_diff_check;
 
 /* The comparison. Borrows names from the two sides, which must outlive it; free with diff_result_free(). */
@@ -252,6 +255,12 @@ NS_STATIC_API ns_status diff_compare(const diff_side *before, const diff_side *a
                                      const classify_options *o, diff_result *r, ns_error *err);
 NS_STATIC_API void diff_result_free(diff_result *r);
 
+/* A shown check in words, as every form prints it after "prediction: ": "data loader: predicted up to 59.262
+ * ms, achieved 36.502 ms (62% of the bound)", or "..., not applied (its time a step 3.000 -> 2.900 ms)"; the
+ * title escaped for a terminal. */
+NS_STATIC_API void ns_diff_check_words(const ns_diff_check *c, char *buf, size_t size);
+/* r->over_bound in words: "the step saved X ms, more than the Y ms the applied fixes could win: ...". */
+NS_STATIC_API void ns_diff_exceeded_words(const diff_result *r, char *buf, size_t size);
 /* The first line: "step 177.6 ms -> 141.1 ms (1.26x faster); dataloader-bound fixed: ...; now ...". */
 NS_STATIC_API void diff_headline(const diff_result *r, char *buf, size_t size);
 typedef struct {

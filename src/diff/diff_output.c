@@ -265,32 +265,46 @@ static void print_kernels(FILE *out, const diff_result *r, size_t top)
 	}
 }
 
+void ns_diff_check_words(const ns_diff_check *c, char *buf, size_t size)
+{
+	char title[NS_DIFF_TITLE_MAX * 4];
+	double bound = c->p->predicted_us / 1e3;
+
+	if (c->applied)
+		snprintf(buf, size, "%s: predicted up to %.3f ms, achieved %.3f ms (%.0f%% of the bound)",
+		         safe(c->p->title, title, sizeof(title)), bound, c->achieved_ms,
+		         bound > 0 ? 100.0 * c->achieved_ms / bound : 0.0);
+	else
+		snprintf(buf, size,
+		         "%s: predicted up to %.3f ms, not applied (its time a step %.3f -> %.3f ms)",
+		         safe(c->p->title, title, sizeof(title)), bound, c->before_ms, c->after_ms);
+}
+
+void ns_diff_exceeded_words(const diff_result *r, char *buf, size_t size)
+{
+	snprintf(
+	    buf, size,
+	    "the step saved %.3f ms, more than the %.3f ms the applied fixes could win: a bound was wrong, "
+	    "or something else changed",
+	    r->saved_ms, r->applied_ms);
+}
+
 /* BEFORE's next steps against what AFTER achieved: each fix that was applied (its cause's time fell), and the
  * top prediction even when it was not; then whether the step saved more than the applied fixes' bounds. */
 static void print_checks(FILE *out, const diff_result *r)
 {
-	char title[NS_DIFF_TITLE_MAX * 4];
+	char line[NS_DIFF_TITLE_MAX * 4 + 256];
 
 	for (size_t i = 0; i < r->nchecks; i++) {
-		const ns_diff_check *c = &r->checks[i];
-		double bound = c->p->predicted_us / 1e3;
-		if (!c->applied && i > 0)
+		if (!r->checks[i].shown)
 			continue;
-		fprintf(out, "prediction: %s: predicted up to %.3f ms",
-		        safe(c->p->title, title, sizeof(title)), bound);
-		if (c->applied)
-			fprintf(out, ", achieved %.3f ms (%.0f%% of the bound)\n", c->achieved_ms,
-			        bound > 0 ? 100.0 * c->achieved_ms / bound : 0.0);
-		else
-			fprintf(out, ", not applied (its time a step %.3f -> %.3f ms)\n", c->before_ms,
-			        c->after_ms);
+		ns_diff_check_words(&r->checks[i], line, sizeof(line));
+		fprintf(out, "prediction: %s\n", line);
 	}
-	if (r->over_bound)
-		fprintf(out,
-		        "prediction: the step saved %.3f ms, more than the %.3f ms the applied fixes could "
-		        "win: a "
-		        "bound was wrong, or something else changed\n",
-		        r->saved_ms, r->applied_ms);
+	if (r->over_bound) {
+		ns_diff_exceeded_words(r, line, sizeof(line));
+		fprintf(out, "prediction: %s\n", line);
+	}
 }
 
 void diff_print_text(FILE *out, const diff_side *before, const diff_side *after, const diff_result *r,

@@ -204,6 +204,9 @@ static ns_status get_prediction(const cJSON *c, const json_path *p, diff_side *s
 	ns_utf8_clean(name, strlen(name), out->title, sizeof(out->title)); /* cut between characters */
 	if (get_us(c, "gain_us", p, &out->predicted_us, err) != NS_OK)
 		return err->status;
+	if (cJSON_GetObjectItemCaseSensitive(c, "launch_us") != NULL &&
+	    get_us(c, "launch_us", p, &out->launch_us, err) != NS_OK)
+		return err->status;
 	s->npredicted++;
 	return NS_OK;
 }

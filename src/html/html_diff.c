@@ -108,6 +108,38 @@ static void put_kernels(html_page *p, const diff_result *r)
 		hp_printf(p, "<p class=\"note\">%zu more kernels changed less.</p>\n", r->nkernels - n);
 }
 
+/* BEFORE's predictions checked, as the text's "prediction:" lines (the model's shown checks). */
+static void put_predictions(html_page *p, const diff_result *r)
+{
+	char line[NS_DIFF_TITLE_MAX * 4 + 256];
+	bool any = r->over_bound;
+
+	for (size_t i = 0; i < r->nchecks; i++)
+		any = any || r->checks[i].shown;
+	if (!any)
+		return;
+	hp_puts(p, "<ul class=\"predictions\">\n");
+	for (size_t i = 0; i < r->nchecks; i++) {
+		const ns_diff_check *c = &r->checks[i];
+		if (!c->shown)
+			continue;
+		ns_diff_check_words(c, line, sizeof(line));
+		hp_printf(p,
+		          "<li class=\"prediction\" data-applied=\"%d\" data-predicted-us=\"%.3f\" "
+		          "data-achieved-us=\"%.3f\">",
+		          c->applied ? 1 : 0, c->p->predicted_us, c->achieved_ms * 1e3);
+		hp_text(p, line, sizeof(line));
+		hp_puts(p, "</li>\n");
+	}
+	if (r->over_bound) {
+		ns_diff_exceeded_words(r, line, sizeof(line));
+		hp_puts(p, "<li class=\"prediction exceeded\">");
+		hp_text(p, line, sizeof(line));
+		hp_puts(p, "</li>\n");
+	}
+	hp_puts(p, "</ul>\n");
+}
+
 ns_status html_diff(html_page *p, const html_source src[2], const diff_side *before, const diff_side *after,
                     const diff_result *r, const ns_routes *routes, ns_error *err)
 {
@@ -134,6 +166,7 @@ ns_status html_diff(html_page *p, const html_source src[2], const diff_side *bef
 		    "<p class=\"summary\">Median step <span class=\"median-before\">%.3f</span> ms &rarr; "
 		    "<span class=\"median-after\">%.3f</span> ms over %zu and %zu steps.</p>\n",
 		    r->before.median, r->after.median, r->before.n, r->after.n);
+	put_predictions(p, r);
 	put_sides(p, src);
 	hp_puts(p, "<h3>Verdicts</h3>\n");
 	hp_banner(p, "before", &r->verdict[0], routes);

@@ -41,6 +41,22 @@ for d in tests/data/job-*; do
 	check_job "$(basename "$d")" /dev/null trace "$d"
 done
 check_job "job straggler (summaries)" tests/cli/cases/job_straggler_and_bad_line.in job -
+# check_diff NAME BEFORE AFTER: the diff's headline and its checks of BEFORE's predictions agree
+check_diff() {
+	local name=$1 code
+	shift
+	"$bin" diff "$@" >"$tmp/text" 2>/dev/null
+	code=$?
+	[ "$code" -le 3 ] || { t_check "$name" 1 "exit $code"; return; }
+	"$bin" diff --format json "$@" >"$tmp/json" 2>/dev/null
+	"$bin" diff --html "$tmp/page.html" "$@" >/dev/null 2>&1
+	python3 "$here/three_forms.py" --diff "$tmp/text" "$tmp/json" "$tmp/page.html" >"$tmp/check"
+	t_check "$name" $? "$(cat "$tmp/check")"
+}
+check_diff "diff fixtures" tests/data/diff/before.json tests/data/diff/after.json
+check_diff "diff slower" tests/data/diff/before.json tests/data/diff/slower.json
+check_diff "diff the optimizer fused" tests/data/trace_optimizer_launches.json tests/data/diff/optimizer_fused.json
+check_diff "diff a trace against itself" tests/data/trace_buckets.json tests/data/trace_buckets.json
 # the kernels' bounds and the roofs' words come from the op placement
 for f in tests/data/trace_roofline*.json; do
 	check "$(basename "$f" .json) --roofline" "$f" --roofline

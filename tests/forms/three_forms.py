@@ -7,6 +7,7 @@ words on the kernel buckets' roofs.
 
 usage: three_forms.py TEXT JSON HTML        exit 0 when they agree, 1 with the differences on stdout
        three_forms.py --job TEXT JSON HTML  the same for a job report: its verdict, fix and next steps
+       three_forms.py --diff TEXT JSON HTML the same for a diff: headline and BEFORE's predictions checked
 """
 import html
 import json
@@ -238,7 +239,81 @@ def main_job(paths):
     return 1 if bad else 0
 
 
+def diff_text(path):
+    lines = open(path, encoding="utf-8").read().split("\n")
+    return {"headline": lines[0], "predictions": [l[len("prediction: "):] for l in lines
+                                                  if l.startswith("prediction: ")]}
+
+
+def diff_json(path):
+    """The headline is the text's own; JSON gives the checks: the shown ones (applied, or the first)."""
+    doc = json.load(open(path, encoding="utf-8"))
+    checks = [c for i, c in enumerate(doc.get("next_steps_checked") or []) if c["applied"] or i == 0]
+    return {"checks": [(c["title"], round(c["predicted_us"] / 1e3, 3),
+                        round(c["achieved_us"] / 1e3, 3) if c["applied"] else None) for c in checks],
+            "exceeded": doc.get("prediction_exceeded", False)}
+
+
+class DiffPage(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.headline, self.predictions, self.checks, self.exceeded = None, [], [], False
+        self.where, self.text = None, ""
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if tag == "p" and "headline" in cls and self.headline is None:
+            self.where, self.text = "headline", ""
+        elif tag == "li" and "prediction" in cls:
+            self.where, self.text = "prediction", ""
+            if "exceeded" in cls:
+                self.exceeded = True
+            else:
+                self.checks.append((round(float(a["data-predicted-us"]) / 1e3, 3),
+                                    round(float(a["data-achieved-us"]) / 1e3, 3) if a["data-applied"] == "1"
+                                    else None))
+
+    def handle_endtag(self, tag):
+        if self.where == "headline" and tag == "p":
+            self.headline = self.text
+        elif self.where == "prediction" and tag == "li":
+            self.predictions.append(self.text)
+        else:
+            return
+        self.where = None
+
+    def handle_data(self, data):
+        if self.where:
+            self.text += data
+
+
+def main_diff(paths):
+    text, doc, page = diff_text(paths[0]), diff_json(paths[1]), DiffPage()
+    page.feed(open(paths[2], encoding="utf-8").read())
+    bad = []
+    if page.headline != text["headline"]:
+        bad.append("headline: html %r, text %r" % (page.headline, text["headline"]))
+    if page.predictions != text["predictions"]:
+        bad.append("predictions: html %r, text %r" % (page.predictions, text["predictions"]))
+    want = [(p, a) for _, p, a in doc["checks"]]
+    if page.checks != want:
+        bad.append("checks: html %r, json %r" % (page.checks, want))
+    shown = [c for c in text["predictions"] if not c.startswith("the step saved")]
+    if len(shown) != len(doc["checks"]) or any(not line.startswith("%s: predicted up to %.3f ms" % (t, p))
+                                              for line, (t, p, _) in zip(shown, doc["checks"])):
+        bad.append("checks: text %r, json %r" % (shown, doc["checks"]))
+    if page.exceeded != doc["exceeded"] or (len(shown) != len(text["predictions"])) != doc["exceeded"]:
+        bad.append("exceeded: html %r, text %r, json %r" % (page.exceeded, len(shown) != len(text["predictions"]),
+                                                            doc["exceeded"]))
+    for b in bad:
+        print("  " + b)
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1] == "--diff":
+        return main_diff(sys.argv[2:5])
     if sys.argv[1] == "--job":
         return main_job(sys.argv[2:5])
     forms = {"text": text_form(sys.argv[1]), "json": json_form(sys.argv[2]), "html": html_form(sys.argv[3])}
