@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "fuzz_text_safe.h"
-#include "trace_read_private.h"
+#include "trace/read/trace_read_private.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,7 +13,7 @@
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 #include "nextstep/trace_split.h"
-#include "report_private.h"
+#include "trace/report/report_private.h"
 #include "util/json_out.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -14,7 +14,7 @@
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 #include "nextstep/trace_split.h"
-#include "trace/report_private.h"
+#include "trace/report/report_private.h"
 #include "util/text.h"
 #include "util/vec.h"
 

@@ -7,7 +7,7 @@
 
 #include "diff_private.h"
 #include "nextstep/trace_report.h"
-#include "trace/report_private.h"
+#include "trace/report/report_private.h"
 #include "util/json_out.h"
 #include "util/text.h"
 

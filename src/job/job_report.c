@@ -10,7 +10,7 @@
 
 #include "nextstep/next_step.h"
 #include "nextstep/trace_report.h"
-#include "trace/report_private.h"
+#include "trace/report/report_private.h"
 #include "util/json_out.h"
 #include "util/sort.h"
 #include "util/text.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "nsys_private.h"
-#include "trace/split_private.h"
+#include "trace/split/split_private.h"
 #include "util/vec.h"
 
 int64_t nsys_pid_of(int64_t global_id)

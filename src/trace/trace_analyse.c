@@ -11,7 +11,7 @@
 #include "nextstep/next_step.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_roofline.h"
-#include "trace_read_private.h"
+#include "trace/read/trace_read_private.h"
 
 struct ns_trace_options {
 	unsigned threads;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/split_phases.h"
+#include "trace/split/split_phases.h"
 
 static kernel_rules *rules;
 static trace_split *split;

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "trace/split_private.h"
+#include "trace/split/split_private.h"
 
 /* Three devices' worth: past the bound several times over (16 chunks of 2048 windows). */
 #define REGION (5 * SPLIT_STORE_CHUNK * 2 + 123)

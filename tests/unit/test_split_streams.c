@@ -3,7 +3,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "trace/split_private.h"
+#include "trace/split/split_private.h"
 
 static kernel_rules *rules;
 

@@ -14,7 +14,7 @@
 #include "nextstep/kernel_rules.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_split.h"
-#include "trace/report_private.h"
+#include "trace/report/report_private.h"
 
 typedef struct {
 	size_t steps, with_passes, with_markers;

@@ -1,0 +1,439 @@
+#include "nextstep/trace_roofline.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/ops/troof_private.h"
+#include "util/satmath.h"
+#include "util/sort.h"
+#include "util/vec.h"
+
+/* ns_grow with a status: the buffer is stored back only when it moved, so a failed grow keeps it. */
+static bool grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	void *p;
+
+	if (need <= *cap)
+		return true;
+	if ((p = ns_grow(*arr, cap, need, size)) == NULL)
+		return false;
+	*arr = p;
+	return true;
+}
+
+trace_roofline *trace_roofline_new(void)
+{
+	trace_roofline *c = calloc(1, sizeof(trace_roofline));
+
+	if (c == NULL)
+		return NULL;
+	/* id 0: the empty text */
+	if (!grow((void **)&c->pool.refs, &c->pool.cap_refs, 1, sizeof(text_ref)) ||
+	    !ns_hindex_init(&c->pool.index, 256)) {
+		trace_roofline_free(c);
+		return NULL;
+	}
+	c->pool.refs[0] = (text_ref){0, 0};
+	c->pool.nrefs = 1;
+	return c;
+}
+
+void trace_roofline_free(trace_roofline *c)
+{
+	if (c == NULL)
+		return;
+	free(c->ops);
+	free(c->other_ops);
+	free(c->nodes);
+	free(c->kernels);
+	free(c->spans);
+	free(c->launches);
+	free(c->pool.text);
+	free(c->pool.refs);
+	ns_hindex_free(&c->pool.index);
+	free(c);
+}
+
+/* The id of a text, added once: names and shapes repeat every step, so each distinct one is kept once.
+ * Empty or longer than TROOF_MAX_TEXT: 0 (absent). On OOM, 0 with c->oom set. */
+static uint32_t intern(trace_roofline *c, ns_str s)
+{
+	text_pool *p = &c->pool;
+	uint64_t h;
+	size_t slot;
+	uint32_t id;
+
+	if (s.len == 0 || s.len > TROOF_MAX_TEXT)
+		return 0;
+	h = ns_hash_bytes(s.ptr, s.len);
+	slot = ns_hindex_home(&p->index, h);
+	while (ns_hindex_probe(&p->index, h, &slot, &id))
+		if (p->refs[id].len == s.len && memcmp(p->text + p->refs[id].off, s.ptr, s.len) == 0)
+			return id;
+	if (p->nrefs >= NS_HINDEX_MAX || !grow((void **)&p->text, &p->cap_text, p->ntext + s.len, 1) ||
+	    !grow((void **)&p->refs, &p->cap_refs, p->nrefs + 1, sizeof(text_ref)) ||
+	    !ns_hindex_add(&p->index, h, (uint32_t)p->nrefs)) {
+		c->oom = true;
+		return 0;
+	}
+	memcpy(p->text + p->ntext, s.ptr, s.len);
+	p->refs[p->nrefs] = (text_ref){p->ntext, s.len};
+	p->ntext += s.len;
+	return (uint32_t)p->nrefs++;
+}
+
+static ns_status nomem(ns_error *err)
+{
+	return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+}
+
+/* Ops a model knows keep their texts; any other op only its External id and name. */
+static ns_status add_op(trace_roofline *c, const trace_event *ev, ns_error *err)
+{
+	op_rec *op;
+
+	if (ns_op_family_of(ev->name.ptr, ev->name.len) == NS_OPF_NONE) {
+		if (!grow((void **)&c->other_ops, &c->cap_other, c->nother + 1, sizeof(other_op)))
+			return nomem(err);
+		c->other_ops[c->nother++] = (other_op){ev->external_id, intern(c, ev->name)};
+		return c->oom ? nomem(err) : NS_OK;
+	}
+	if (!grow((void **)&c->ops, &c->cap_ops, c->nops + 1, sizeof(op_rec)))
+		return nomem(err);
+	op = &c->ops[c->nops++];
+	op->ext = ev->external_id;
+	op->seq = ev->seq_number;
+	op->pid = ev->pid;
+	op->tid = ev->tid;
+	op->start = ev->has_ts ? ev->ts_ns : 0;
+	op->end = ev->has_ts && ev->has_dur ? ns_sat_add_i64(ev->ts_ns, ev->dur_ns) : op->start;
+	op->flops = ev->flops;
+	op->name = intern(c, ev->name);
+	op->dims = intern(c, ev->input_dims);
+	op->types = intern(c, ev->input_types);
+	op->concrete = intern(c, ev->concrete_inputs);
+	return c->oom ? nomem(err) : NS_OK;
+}
+
+/* An autograd node that records the output size of a convolution or pooling (by Sequence number). */
+static ns_status add_node(trace_roofline *c, const trace_event *ev, ns_error *err)
+{
+	if (ev->seq_number < 0 || ev->input_dims.len == 0 || !ns_op_node_wanted(ev->name.ptr, ev->name.len))
+		return NS_OK;
+	if (!grow((void **)&c->nodes, &c->cap_nodes, c->nnodes + 1, sizeof(node_rec)))
+		return nomem(err);
+	c->nodes[c->nnodes++] = (node_rec){ev->seq_number, intern(c, ev->input_dims)};
+	return c->oom ? nomem(err) : NS_OK;
+}
+
+static ns_status add_span(trace_roofline *c, const trace_event *ev, ns_error *err)
+{
+	if (!ev->has_ts || !ev->has_dur)
+		return NS_OK;
+	if (!grow((void **)&c->spans, &c->cap_spans, c->nspans + 1, sizeof(op_span)))
+		return nomem(err);
+	c->spans[c->nspans++] =
+	    (op_span){ev->external_id, ev->pid, ev->tid, ev->ts_ns, ns_sat_add_i64(ev->ts_ns, ev->dur_ns)};
+	return NS_OK;
+}
+
+static ns_status add_launch(trace_roofline *c, const trace_event *ev, ns_error *err)
+{
+	if (!grow((void **)&c->launches, &c->cap_launches, c->nlaunches + 1, sizeof(launch_rec)))
+		return nomem(err);
+	c->launches[c->nlaunches++] =
+	    (launch_rec){ev->correlation, ev->external_id, ev->pid, ev->tid, ev->ts_ns};
+	return NS_OK;
+}
+
+/* NCCL and RCCL kernels are named so ("ncclDevKernel_AllReduce...", "ncclKernel_SendRecv_..."). */
+static bool is_comm_kernel(ns_str name)
+{
+	for (size_t i = 0; i + 4 <= name.len; i++)
+		if ((name.ptr[i] == 'n' || name.ptr[i] == 'r') && memcmp(name.ptr + i + 1, "ccl", 3) == 0)
+			return true;
+	return false;
+}
+
+ns_status trace_roofline_event(const trace_event *ev, void *ctx, ns_error *err)
+{
+	trace_roofline *c = ctx;
+	kernel_rec *k;
+
+	if (ev->ph != 'X')
+		return NS_OK;
+	if (ev->cat == TCAT_CPU_OP) {
+		ns_status st = add_node(c, ev, err);
+		if (st != NS_OK || ev->external_id < 0)
+			return st;
+		st = add_op(c, ev, err);
+		return st != NS_OK ? st : add_span(c, ev, err);
+	}
+	if (ev->cat == TCAT_RUNTIME && ev->correlation >= 0 && ev->has_ts)
+		return add_launch(c, ev, err);
+	if (ev->cat != TCAT_KERNEL || !ev->has_dur || (ev->external_id < 0 && ev->correlation < 0))
+		return NS_OK;
+	if (!grow((void **)&c->kernels, &c->cap_kernels, c->nkernels + 1, sizeof(kernel_rec)))
+		return nomem(err);
+	k = &c->kernels[c->nkernels++];
+	k->ext = ev->external_id;
+	k->corr = ev->correlation;
+	k->ns = ev->dur_ns;
+	k->device = ev->device;
+	k->comm = is_comm_kernel(ev->name);
+	return NS_OK;
+}
+
+ns_status trace_roofline_tee_event(const trace_event *ev, void *ctx, ns_error *err)
+{
+	trace_roofline_tee *t = ctx;
+	ns_status st = t->first(ev, t->first_ctx, err);
+
+	return st != NS_OK ? st : trace_roofline_event(ev, t->roof, err);
+}
+
+/* ---- finish: link kernels to ops, then place them (troof_place.c) ---- */
+
+static int cmp_kernel(const void *a, const void *b)
+{
+	return ns_order_i64(((const kernel_rec *)a)->ext, ((const kernel_rec *)b)->ext);
+}
+
+/* An empty array may have a NULL base, which qsort must not be given. */
+static void sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+	return ns_order_i64(((const op_rec *)a)->ext, ((const op_rec *)b)->ext);
+}
+
+static int cmp_other(const void *a, const void *b)
+{
+	return ns_order_i64(((const other_op *)a)->ext, ((const other_op *)b)->ext);
+}
+
+/* The deviceProperties name of the GPU that ran the most kernel time. */
+static void busiest_device(const trace_roofline *c, const trace_meta *meta, char *buf, size_t size)
+{
+	int64_t best_ns = -1;
+
+	buf[0] = '\0';
+	for (size_t d = 0; meta != NULL && d < meta->ndevices; d++) {
+		int64_t ns = 0;
+		for (size_t i = 0; i < c->nkernels; i++)
+			if (c->kernels[i].device == meta->devices[d].id)
+				ns = ns_sat_add_i64(ns, c->kernels[i].ns);
+		if (ns > best_ns && meta->devices[d].name[0] != '\0') {
+			best_ns = ns;
+			snprintf(buf, size, "%s", meta->devices[d].name);
+		}
+	}
+}
+
+/* ---- kernels whose External id names no op: linked through their launch call ---- */
+
+static bool has_ext(const other_op *ids, size_t n, int64_t ext)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ids[mid].ext < ext)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && ids[lo].ext == ext;
+}
+
+static bool op_has_ext(const trace_roofline *c, int64_t ext)
+{
+	size_t lo = 0, hi = c->nops;
+
+	if (ext < 0)
+		return false;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->ops[mid].ext < ext)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (lo < c->nops && c->ops[lo].ext == ext) || has_ext(c->other_ops, c->nother, ext);
+}
+
+static int cmp_launch_corr(const void *a, const void *b)
+{
+	return ns_order_i64(((const launch_rec *)a)->corr, ((const launch_rec *)b)->corr);
+}
+
+static const launch_rec *find_launch(const trace_roofline *c, int64_t corr)
+{
+	size_t lo = 0, hi = c->nlaunches;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->launches[mid].corr < corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nlaunches && c->launches[lo].corr == corr ? &c->launches[lo] : NULL;
+}
+
+/* A kernel waiting for the op that encloses its launch call: the launch's thread and time. */
+typedef struct {
+	size_t kernel;
+	int64_t pid, tid, ts;
+} pending_link;
+
+static int cmp_thread_time(int64_t pa, int64_t ta, int64_t sa, int64_t pb, int64_t tb, int64_t sb)
+{
+	int d = ns_order_i64(pa, pb);
+
+	if (d == 0)
+		d = ns_order_i64(ta, tb);
+	return d != 0 ? d : ns_order_i64(sa, sb);
+}
+
+/* By thread, then start; an enclosing op (same start, later end) before the ops it encloses. */
+static int cmp_span(const void *a, const void *b)
+{
+	const op_span *x = a, *y = b;
+	int d = cmp_thread_time(x->pid, x->tid, x->start, y->pid, y->tid, y->start);
+
+	return d != 0 ? d : ns_order_i64(y->end, x->end);
+}
+
+static int cmp_pending(const void *a, const void *b)
+{
+	const pending_link *x = a, *y = b;
+
+	return cmp_thread_time(x->pid, x->tid, x->ts, y->pid, y->tid, y->ts);
+}
+
+static bool same_thread(const op_span *s, const pending_link *p)
+{
+	return s->pid == p->pid && s->tid == p->tid;
+}
+
+/* One sweep over each thread's ops in start order with the stack of ops still open: at a launch, the top of
+ * the stack is the innermost op enclosing it. Kernels of launches outside every op keep ext -1. */
+static ns_status link_by_enclosing_op(trace_roofline *c, pending_link *p, size_t np, troof_report *r,
+                                      ns_error *err)
+{
+	size_t *stack = calloc(c->nspans + 1, sizeof(size_t)); /* indices into c->spans */
+	size_t depth = 0, s = 0;
+
+	if (stack == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	sort_array(c->spans, c->nspans, sizeof(op_span), cmp_span);
+	sort_array(p, np, sizeof(pending_link), cmp_pending);
+	for (size_t i = 0; i < np; i++) {
+		kernel_rec *k = &c->kernels[p[i].kernel];
+		if (i == 0 || p[i].pid != p[i - 1].pid || p[i].tid != p[i - 1].tid)
+			depth = 0;
+		while (s < c->nspans && cmp_thread_time(c->spans[s].pid, c->spans[s].tid, c->spans[s].start,
+		                                        p[i].pid, p[i].tid, p[i].ts) <= 0) {
+			if (same_thread(&c->spans[s], &p[i])) {
+				while (depth > 0 && c->spans[stack[depth - 1]].end <= c->spans[s].start)
+					depth--;
+				stack[depth++] = s;
+			}
+			s++;
+		}
+		while (depth > 0 && c->spans[stack[depth - 1]].end <= p[i].ts)
+			depth--;
+		if (depth > 0) {
+			k->ext = c->spans[stack[depth - 1]].ext;
+			r->linked_by_launch++;
+		} else {
+			r->unlinked[TROOF_LAUNCH_OUTSIDE_OPS]++;
+			r->unlinked_ns[TROOF_LAUNCH_OUTSIDE_OPS] += k->ns;
+		}
+	}
+	free(stack);
+	return NS_OK;
+}
+
+static void unlinked(troof_report *r, kernel_rec *k, troof_unlinked why)
+{
+	k->ext = -1;
+	r->unlinked[why]++;
+	r->unlinked_ns[why] += k->ns;
+}
+
+/* Kernels whose External id names no CPU op: the runtime call with their correlation id names the op by its
+ * own External id, or else is enclosed in time by the op on its thread. Needs ops and other_ops sorted. */
+static ns_status link_through_launches(trace_roofline *c, troof_report *r, ns_error *err)
+{
+	pending_link *p = calloc(c->nkernels + 1, sizeof(*p));
+	size_t np = 0;
+	ns_status st;
+
+	if (p == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	sort_array(c->launches, c->nlaunches, sizeof(launch_rec), cmp_launch_corr);
+	for (size_t i = 0; i < c->nkernels; i++) {
+		kernel_rec *k = &c->kernels[i];
+		const launch_rec *l;
+		if (op_has_ext(c, k->ext))
+			continue;
+		if (k->corr < 0 || (l = find_launch(c, k->corr)) == NULL) {
+			unlinked(r, k, TROOF_NO_LAUNCH);
+		} else if (op_has_ext(c, l->ext)) {
+			k->ext = l->ext;
+			r->linked_by_launch++;
+		} else {
+			k->ext = -1;
+			p[np++] = (pending_link){i, l->pid, l->tid, l->ts};
+		}
+	}
+	st = link_by_enclosing_op(c, p, np, r, err);
+	free(p);
+	return st;
+}
+
+static const ns_device *find_device(const ns_device_table *t, const troof_options *o, troof_report *r)
+{
+	const ns_device *dev;
+
+	r->from_option = o->device != NULL;
+	dev = o->device != NULL
+	          ? devices_find(t, o->device)
+	          : (r->trace_device[0] != '\0' ? devices_match_trace_name(t, r->trace_device) : NULL);
+	if (dev != NULL) {
+		r->device_known = true;
+		snprintf(r->device, sizeof(r->device), "%s", dev->name);
+		r->has_tf32 = dev->peak[DTYPE_TF32] > 0.0;
+		r->mem_bw = dev->mem_bw;
+		r->half_dtype = dev->peak[DTYPE_BF16] > 0.0 ? DTYPE_BF16 : DTYPE_FP16;
+	}
+	return dev;
+}
+
+ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const troof_options *o,
+                                troof_report *out, ns_error *err)
+{
+	const ns_device *dev;
+	ns_status st;
+
+	memset(out, 0, sizeof(*out));
+	out->kernels = (long)c->nkernels;
+	busiest_device(c, meta, out->trace_device, sizeof(out->trace_device));
+	/* No table: every device is unknown, and the report says so. */
+	dev = o->devices != NULL ? find_device(o->devices, o, out) : NULL;
+	sort_array(c->ops, c->nops, sizeof(op_rec), cmp_op);
+	sort_array(c->other_ops, c->nother, sizeof(other_op), cmp_other);
+	if ((st = link_through_launches(c, out, err)) != NS_OK)
+		return st;
+	sort_array(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);
+	if (dev == NULL || c->nops + c->nother == 0)
+		return NS_OK;
+	return troof_place(c, dev, o, out, err);
+}

@@ -1,0 +1,616 @@
+/* Placing a trace's ops: each op with GPU time counted by its family's model (op_models.h), identical ops
+ * summed into rows, each row timed at the roof, and the rows summed by family and by the split's bucket. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/ops/troof_private.h"
+#include "util/satmath.h"
+#include "util/sort.h"
+#include "util/text.h"
+#include "util/vec.h"
+
+/* An op the enclosing-op search looks at most this far back for (its own siblings and children lie between).
+ */
+#define OUTER_SCAN_MAX 256
+
+/* One op with GPU time and a model, before grouping: its texts copied in, so sorting needs no context. */
+typedef struct {
+	uint32_t name, dims, types, concrete, grad;
+	uint32_t op; /* index into c->ops */
+	int64_t ns;
+} cand;
+
+/* A kept op by thread and time, to find the op enclosing another. */
+typedef struct {
+	int64_t pid, tid, start, end;
+	uint32_t op;
+} timed_op;
+
+typedef struct {
+	trace_roofline *c;
+	const ns_device *dev;
+	const troof_options *o;
+	troof_report *r;
+	timed_op *by_time;  /* built on first need */
+	uint32_t *position; /* of each op in by_time */
+	bool by_time_failed;
+	/* unplaced GPU time by op name (pool id) */
+	int64_t *name_ns;
+	long *name_ops;
+	unsigned char *name_reason;
+} place_state;
+
+static const troof_reason reason_of_gap[NS_OPG_COUNT] = {
+    [NS_OPG_NONE] = TROOF_REASON_COUNT,   [NS_OPG_UNKNOWN_OP] = TROOF_UNKNOWN_OP,
+    [NS_OPG_NO_SHAPES] = TROOF_NO_SHAPES, [NS_OPG_BAD_SHAPES] = TROOF_BAD_DIMS,
+    [NS_OPG_NO_DTYPE] = TROOF_NO_DTYPE,   [NS_OPG_INCOMPLETE] = TROOF_INCOMPLETE,
+};
+
+/* family: the op's, when a model knows it (the time then counts in its bucket's unplaced_ns). */
+static void unplaced(place_state *s, uint32_t name, ns_op_family family, troof_reason why, long ops,
+                     int64_t ns)
+{
+	troof_report *r = s->r;
+
+	if (family != NS_OPF_NONE) {
+		ns_troof_bucket *b =
+		    &r->buckets[ns_op_family_computes(family) ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
+		b->unplaced_ns = ns_sat_add_i64(b->unplaced_ns, ns);
+	}
+	r->unplaced[why] += ops;
+	r->unplaced_ns[why] = ns_sat_add_i64(r->unplaced_ns[why], ns);
+	s->name_ops[name] += ops;
+	s->name_ns[name] = ns_sat_add_i64(s->name_ns[name], ns);
+	s->name_reason[name] = (unsigned char)why;
+}
+
+/* ---- autograd nodes: output sizes by Sequence number ---- */
+
+static int cmp_node(const void *a, const void *b)
+{
+	const node_rec *x = a, *y = b;
+	int d = ns_order_i64(x->seq, y->seq);
+
+	return d != 0 ? d : ns_order_i64(x->dims, y->dims);
+}
+
+/* Sorted by seq, one record a seq; a seq whose nodes disagree (ids from two threads) keeps no dims. */
+static void prepare_nodes(trace_roofline *c)
+{
+	size_t n = 0;
+
+	if (c->nnodes > 1)
+		qsort(c->nodes, c->nnodes, sizeof(node_rec), cmp_node);
+	for (size_t i = 0; i < c->nnodes; i++) {
+		if (n > 0 && c->nodes[n - 1].seq == c->nodes[i].seq) {
+			if (c->nodes[n - 1].dims != c->nodes[i].dims)
+				c->nodes[n - 1].dims = 0;
+			continue;
+		}
+		c->nodes[n++] = c->nodes[i];
+	}
+	c->nnodes = n;
+}
+
+static uint32_t grad_dims_of(const trace_roofline *c, int64_t seq)
+{
+	size_t lo = 0, hi = c->nnodes;
+
+	if (seq < 0)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->nodes[mid].seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nnodes && c->nodes[lo].seq == seq ? c->nodes[lo].dims : 0;
+}
+
+/* ---- the op enclosing another (cuDNN's backward_input under its convolution backward) ---- */
+
+static int cmp_timed(const void *a, const void *b)
+{
+	const timed_op *x = a, *y = b;
+	int d = ns_order_i64(x->pid, y->pid);
+
+	if (d == 0)
+		d = ns_order_i64(x->tid, y->tid);
+	if (d == 0)
+		d = ns_order_i64(x->start, y->start);
+	return d != 0 ? d : ns_order_i64(y->end, x->end); /* the enclosing op first */
+}
+
+static bool build_by_time(place_state *s)
+{
+	const trace_roofline *c = s->c;
+
+	if (s->by_time != NULL || s->by_time_failed)
+		return s->by_time != NULL;
+	s->by_time = calloc(c->nops + 1, sizeof(timed_op));
+	s->position = calloc(c->nops + 1, sizeof(uint32_t));
+	if (s->by_time == NULL || s->position == NULL) {
+		s->by_time_failed = true;
+		return false;
+	}
+	for (size_t i = 0; i < c->nops; i++)
+		s->by_time[i] =
+		    (timed_op){c->ops[i].pid, c->ops[i].tid, c->ops[i].start, c->ops[i].end, (uint32_t)i};
+	if (c->nops > 1)
+		qsort(s->by_time, c->nops, sizeof(timed_op), cmp_timed);
+	for (size_t i = 0; i < c->nops; i++)
+		s->position[s->by_time[i].op] = (uint32_t)i;
+	return true;
+}
+
+/* The innermost op of the same family on the same thread whose span holds this op's, or NULL. */
+static const op_rec *enclosing_op(place_state *s, uint32_t index, ns_op_family family)
+{
+	const trace_roofline *c = s->c;
+	const op_rec *op = &c->ops[index];
+	size_t pos, scanned = 0;
+
+	if (!build_by_time(s))
+		return NULL;
+	for (pos = s->position[index]; pos-- > 0 && scanned++ < OUTER_SCAN_MAX;) {
+		const timed_op *t = &s->by_time[pos];
+		const op_rec *o = &c->ops[t->op];
+		size_t len;
+		const char *name;
+		if (t->pid != op->pid || t->tid != op->tid)
+			break;
+		if (t->end < op->end)
+			continue;
+		name = pool_text(&c->pool, o->name, &len);
+		if (ns_op_family_of(name, len) == family)
+			return o;
+	}
+	return NULL;
+}
+
+/* ---- modelling ---- */
+
+static ns_op_record record_of(const place_state *s, const op_rec *op, uint32_t grad)
+{
+	const text_pool *p = &s->c->pool;
+	ns_op_record r;
+
+	memset(&r, 0, sizeof(r));
+	r.name = pool_text(p, op->name, &r.name_len);
+	r.dims = pool_text(p, op->dims, &r.dims_len);
+	r.types = pool_text(p, op->types, &r.types_len);
+	r.concrete = pool_text(p, op->concrete, &r.concrete_len);
+	if (grad != 0)
+		r.grad_dims = pool_text(p, grad, &r.grad_dims_len);
+	r.flops = op->flops;
+	r.force_dtype = s->o->has_dtype;
+	r.dtype = s->o->dtype;
+	if (r.dims_len == 0)
+		r.dims = NULL;
+	return r;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+	int d = ns_order_i64(x->name, y->name);
+
+	if (d == 0)
+		d = ns_order_i64(x->dims, y->dims);
+	if (d == 0)
+		d = ns_order_i64(x->types, y->types);
+	if (d == 0)
+		d = ns_order_i64(x->concrete, y->concrete);
+	return d != 0 ? d : ns_order_i64(x->grad, y->grad);
+}
+
+static bool same_key(const cand *x, const cand *y)
+{
+	return x->name == y->name && x->dims == y->dims && x->types == y->types &&
+	       x->concrete == y->concrete && x->grad == y->grad;
+}
+
+/* Whether the work can go on this device: the computing families need a roof for their dtype. */
+static troof_reason roof_for(const place_state *s, const ns_op_work *w)
+{
+	if (!ns_op_family_computes(w->family))
+		return TROOF_REASON_COUNT;
+	if (!w->has_dtype)
+		return TROOF_NO_DTYPE;
+	return s->dev->peak[w->dtype] > 0.0 ? TROOF_REASON_COUNT : TROOF_NO_PEAK;
+}
+
+static double roof_seconds(const ns_device *dev, const troof_row *row)
+{
+	double t = row->bytes / dev->mem_bw;
+
+	if (ns_op_family_computes(row->family) && row->flops > 0.0)
+		t = fmax(t, row->flops / dev->peak[row->dtype]);
+	return t;
+}
+
+static char *dup_text(const text_pool *p, uint32_t id)
+{
+	size_t len;
+	const char *t = pool_text(p, id, &len);
+	char *out = malloc(len + 1);
+
+	if (out != NULL) {
+		memcpy(out, t, len);
+		out[len] = '\0';
+	}
+	return out;
+}
+
+/* A name from the trace as well-formed UTF-8, its JSON escapes resolved: safe for cJSON and, escaped, for a
+ * terminal. */
+static char *dup_clean(const text_pool *p, uint32_t id)
+{
+	size_t len, cap;
+	const char *t = pool_text(p, id, &len);
+	char *raw = malloc(len + 1), *out;
+
+	if (raw == NULL)
+		return NULL;
+	len = ns_json_unescape(t, len, raw);
+	cap = 3 * len + 1; /* each byte may become U+FFFD */
+	if ((out = malloc(cap)) != NULL)
+		ns_utf8_clean(raw, len, out, cap);
+	free(raw);
+	return out;
+}
+
+static char *dup_string(const char *s)
+{
+	size_t len = strlen(s);
+	char *out = malloc(len + 1);
+
+	if (out != NULL)
+		memcpy(out, s, len + 1);
+	return out;
+}
+
+/* fp32 work on a device with a TF32 roof: cuDNN convolutions use TF32 unless the trace records
+ * allow_tf32=False (PyTorch's default, torch.backends.cudnn.allow_tf32); a matmul or attention that ran
+ * faster than the fp32 roof allows did too (torch.backends.cuda.matmul.allow_tf32). */
+static void choose_tf32(const place_state *s, troof_row *row, int allow_tf32)
+{
+	if (s->o->has_dtype || !row->has_dtype || row->dtype != DTYPE_FP32 ||
+	    !ns_op_family_computes(row->family) || s->dev->peak[DTYPE_TF32] <= 0.0)
+		return;
+	if (row->family == NS_OPF_CONV && allow_tf32 != 0) {
+		row->dtype = DTYPE_TF32;
+		row->note = allow_tf32 == 1
+		                ? "fp32 convolution with allow_tf32 recorded: on the TF32 roof"
+		                : "fp32 convolution on the TF32 roof: PyTorch lets cuDNN use TF32 by "
+		                  "default (torch.backends.cudnn.allow_tf32)";
+	} else if (roof_seconds(s->dev, row) * 1e9 > (double)row->gpu_ns * ROOFLINE_ABOVE_ROOF_SLACK) {
+		row->dtype = DTYPE_TF32;
+		row->note = "faster than the fp32 roof allows: placed on the TF32 roof "
+		            "(torch.backends.cuda.matmul.allow_tf32)";
+	}
+}
+
+/* A placed row's share of the roof, achieved rates and regime. */
+static ns_status time_row(const place_state *s, troof_row *row, int allow_tf32, ns_error *err)
+{
+	double seconds = (double)row->gpu_ns * 1e-9;
+
+	choose_tf32(s, row, allow_tf32);
+	row->roof_ns = roof_seconds(s->dev, row) * 1e9;
+	row->fraction = row->gpu_ns > 0 ? row->roof_ns / (double)row->gpu_ns : 0.0;
+	if (row->fewer_multiplies && row->fraction > ROOFLINE_ABOVE_ROOF_SLACK)
+		row->note =
+		    "above the roof of the direct count: Winograd or FFT convolution algorithms do fewer "
+		    "multiplies (cuDNN picks them for kernels of 3x3 and up)";
+	if (ns_op_family_computes(row->family) && row->flops > 0.0) {
+		roofline_input in = {row->flops,     row->bytes, s->dev->peak[row->dtype],
+		                     s->dev->mem_bw, seconds,    ROOFLINE_OVERHEAD_DEFAULT};
+		return roofline_place(&in, &row->roof, err);
+	}
+	/* Placed by bytes: the memory roof is the only one. */
+	memset(&row->roof, 0, sizeof(row->roof));
+	row->roof.timed = seconds > 0.0;
+	row->roof.achieved_bytes_per_s = seconds > 0.0 ? row->bytes / seconds : 0.0;
+	row->roof.fraction_memory = row->roof.achieved_bytes_per_s / s->dev->mem_bw;
+	row->roof.fraction_of_roof = row->fraction;
+	row->roof.regime =
+	    row->roof.fraction_memory < ROOFLINE_OVERHEAD_DEFAULT ? REGIME_OVERHEAD : REGIME_MEMORY;
+	row->roof.above_roof = row->fraction > ROOFLINE_ABOVE_ROOF_SLACK;
+	return NS_OK;
+}
+
+/* Models one run of identical ops (the cands [first, last)) into a row, or counts them unplaced. */
+static ns_status place_run(place_state *s, const cand *first, const cand *last, ns_error *err)
+{
+	trace_roofline *c = s->c;
+	troof_report *r = s->r;
+	const op_rec *op = &c->ops[first->op];
+	ns_op_record rec = record_of(s, op, first->grad);
+	ns_op_work w, one;
+	troof_row *row;
+	troof_reason why;
+	long n = 0;
+	int64_t ns = 0;
+	double flops = 0.0, bytes = 0.0;
+
+	ns_op_model(&rec, NULL, &w);
+	for (const cand *x = first; x < last; x++, n++)
+		ns = ns_sat_add_i64(ns, x->ns);
+	if (w.gap == NS_OPG_INCOMPLETE && w.family == NS_OPF_CONV) {
+		/* cuDNN's backward_input/_weight: the sizes they lack are on the backward op above them */
+		one = w;
+		for (const cand *x = first; x < last; x++) {
+			const op_rec *outer = enclosing_op(s, x->op, NS_OPF_CONV);
+			ns_op_record orec;
+			if (outer == NULL)
+				break;
+			orec = record_of(s, outer, 0);
+			ns_op_model(&rec, &orec, &one);
+			if (one.gap != NS_OPG_NONE)
+				break;
+			if (x == first)
+				w = one;
+			flops += one.flops;
+			bytes += one.bytes;
+		}
+		if (one.gap != NS_OPG_NONE)
+			w = one;
+	} else if (w.gap == NS_OPG_NONE) {
+		flops = w.flops * (double)n;
+		bytes = w.bytes * (double)n;
+	}
+	why = w.gap != NS_OPG_NONE ? reason_of_gap[w.gap] : roof_for(s, &w);
+	if (why != TROOF_REASON_COUNT) {
+		unplaced(s, first->name, w.family, why, n, ns);
+		return NS_OK;
+	}
+	row = &r->rows[r->nrows++];
+	memset(row, 0, sizeof(*row));
+	row->name = dup_text(&c->pool, first->name);
+	row->dims = dup_text(&c->pool, first->dims);
+	row->shape = dup_string(w.shape);
+	if (row->name == NULL || row->dims == NULL || row->shape == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	row->family = w.family;
+	row->pass = w.pass;
+	row->has_dtype = w.has_dtype;
+	row->dtype = w.dtype;
+	memcpy(row->type_name, w.type_name, sizeof(row->type_name));
+	row->note = w.why;
+	row->count = n;
+	row->gpu_ns = ns;
+	row->m = w.m, row->n = w.n, row->k = w.k, row->batch = w.batch;
+	row->fewer_multiplies = w.fewer_multiplies;
+	row->flops = flops;
+	row->bytes = bytes;
+	r->placed += n;
+	r->placed_ns = ns_sat_add_i64(r->placed_ns, ns);
+	return time_row(s, row, w.allow_tf32, err);
+}
+
+/* The GPU time of an op's kernels; its collectives' time goes to *comm. */
+static int64_t kernel_ns(const trace_roofline *c, size_t *k, int64_t ext, int64_t *comm)
+{
+	int64_t ns = 0;
+
+	while (*k < c->nkernels && c->kernels[*k].ext < ext)
+		(*k)++;
+	for (; *k < c->nkernels && c->kernels[*k].ext == ext; (*k)++) {
+		if (c->kernels[*k].comm)
+			*comm = ns_sat_add_i64(*comm, c->kernels[*k].ns);
+		else
+			ns = ns_sat_add_i64(ns, c->kernels[*k].ns);
+	}
+	return ns;
+}
+
+/* Each op with kernels of its own: a merge of the two op lists and the kernels, all sorted by External id. An
+ * id seen twice counts once (the kept record first), so no kernel time is counted twice. Ops with a model
+ * become cands; the others are unknown. */
+static size_t collect(place_state *s, cand *out)
+{
+	const trace_roofline *c = s->c;
+	size_t i = 0, j = 0, k = 0, n = 0;
+	int64_t last = -1; /* ids are >= 0 */
+
+	while (i < c->nops || j < c->nother) {
+		bool kept = j == c->nother || (i < c->nops && c->ops[i].ext <= c->other_ops[j].ext);
+		const op_rec *op = kept ? &c->ops[i++] : NULL;
+		const other_op *other = kept ? NULL : &c->other_ops[j++];
+		int64_t ext = kept ? op->ext : other->ext, ns;
+
+		if (ext == last)
+			continue;
+		last = ext;
+		if ((ns = kernel_ns(c, &k, ext, &s->r->comm_ns)) <= 0)
+			continue;
+		s->r->ops++;
+		s->r->ops_ns = ns_sat_add_i64(s->r->ops_ns, ns);
+		if (!kept) {
+			unplaced(s, other->name, NS_OPF_NONE, TROOF_UNKNOWN_OP, 1, ns);
+			continue;
+		}
+		out[n++] = (cand){op->name,
+		                  op->dims,
+		                  op->types,
+		                  op->concrete,
+		                  grad_dims_of(c, op->seq),
+		                  (uint32_t)(op - c->ops),
+		                  ns};
+	}
+	return n;
+}
+
+/* ---- summing: families, buckets, the unplaced names ---- */
+
+static int cmp_row_time(const void *a, const void *b)
+{
+	const troof_row *x = a, *y = b;
+
+	if (x->gpu_ns != y->gpu_ns)
+		return x->gpu_ns > y->gpu_ns ? -1 : 1;
+	return x->flops > y->flops ? -1 : x->flops < y->flops;
+}
+
+/* What an fp32 (or fp64) row of a computing family would take at the device's faster roofs. */
+static void low_precision(const place_state *s, const troof_row *row, ns_troof_family *f)
+{
+	const ns_device *d = s->dev;
+	ns_dtype half = s->r->half_dtype;
+
+	if (!ns_op_family_computes(row->family) ||
+	    (row->dtype != DTYPE_FP32 && row->dtype != DTYPE_TF32 && row->dtype != DTYPE_FP64))
+		return;
+	if (d->peak[DTYPE_TF32] <= 0.0 && d->peak[half] <= 0.0)
+		return;
+	f->fp32_ns = ns_sat_add_i64(f->fp32_ns, row->gpu_ns);
+	f->fp32_roof_ns += row->roof_ns;
+	if (d->peak[DTYPE_TF32] > 0.0)
+		f->tf32_roof_ns += fmax(row->flops / d->peak[DTYPE_TF32], row->bytes / d->mem_bw) * 1e9;
+	if (d->peak[half] > 0.0) /* 16-bit operands: half the bytes of fp32 */
+		f->half_roof_ns += fmax(row->flops / d->peak[half],
+		                        row->bytes * (2.0 / dtype_bytes(row->dtype)) / d->mem_bw) *
+		                   1e9;
+}
+
+/* A row's time at the roof its bucket's fix can reach (trace_roofline.h, ns_troof_bucket.reach_ns) into
+ * its bucket. */
+static void reach_of_row(const place_state *s, const troof_row *row)
+{
+	const ns_device *d = s->dev;
+	ns_dtype half = s->r->half_dtype;
+	bool computes = ns_op_family_computes(row->family);
+	ns_troof_bucket *b = &s->r->buckets[computes ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
+	double roof = row->roof_ns;
+
+	if (computes && (row->dtype == DTYPE_FP32 || row->dtype == DTYPE_TF32 || row->dtype == DTYPE_FP64) &&
+	    d->peak[half] > 0.0) {
+		double at_half = fmax(row->flops / d->peak[half],
+		                      row->bytes * (2.0 / dtype_bytes(row->dtype)) / d->mem_bw) *
+		                 1e9;
+		b->fp32_ns = ns_sat_add_i64(b->fp32_ns, row->gpu_ns);
+		roof = fmin(roof, at_half);
+	}
+	b->reach_ns += fmin((double)row->gpu_ns, roof);
+}
+
+static void sum_families(place_state *s)
+{
+	troof_report *r = s->r;
+
+	for (int f = 0; f < NS_OPF_COUNT; f++)
+		r->families[f].family = (ns_op_family)f;
+	for (size_t i = 0; i < r->nrows; i++) {
+		const troof_row *row = &r->rows[i];
+		ns_troof_family *f = &r->families[row->family];
+		f->ops += row->count;
+		f->gpu_ns = ns_sat_add_i64(f->gpu_ns, row->gpu_ns);
+		f->flops += row->flops;
+		f->bytes += row->bytes;
+		f->roof_ns += row->roof_ns;
+		f->headroom_ns += fmax(0.0, (double)row->gpu_ns - row->roof_ns);
+		low_precision(s, row, f);
+		reach_of_row(s, row);
+	}
+	r->nfamilies = 0;
+	for (int f = 0; f < NS_OPF_COUNT; f++)
+		if (r->families[f].ops > 0)
+			r->order[r->nfamilies++] = (ns_op_family)f;
+	for (size_t i = 1; i < r->nfamilies; i++) /* by GPU time, a handful of entries */
+		for (size_t j = i;
+		     j > 0 && r->families[r->order[j]].gpu_ns > r->families[r->order[j - 1]].gpu_ns; j--) {
+			ns_op_family t = r->order[j];
+			r->order[j] = r->order[j - 1];
+			r->order[j - 1] = t;
+		}
+	for (size_t i = 0; i < r->nfamilies; i++) {
+		const ns_troof_family *f = &r->families[r->order[i]];
+		ns_troof_bucket *b =
+		    &r->buckets[ns_op_family_computes(f->family) ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
+		b->gpu_ns = ns_sat_add_i64(b->gpu_ns, f->gpu_ns);
+		b->roof_ns += f->roof_ns;
+		b->headroom_ns += f->headroom_ns;
+		b->families[b->nfamilies++] = f->family;
+	}
+}
+
+static ns_status top_unplaced(place_state *s, ns_error *err)
+{
+	troof_report *r = s->r;
+	const size_t max = sizeof(r->unplaced_top) / sizeof(r->unplaced_top[0]);
+
+	for (size_t id = 1; id < s->c->pool.nrefs; id++) {
+		size_t at;
+		if (s->name_ops[id] == 0)
+			continue;
+		for (at = r->nunplaced_top; at > 0 && r->unplaced_top[at - 1].gpu_ns < s->name_ns[id]; at--)
+			;
+		if (at >= max)
+			continue;
+		if (r->nunplaced_top == max)
+			free(r->unplaced_top[max - 1].name);
+		else
+			r->nunplaced_top++;
+		memmove(&r->unplaced_top[at + 1], &r->unplaced_top[at],
+		        (r->nunplaced_top - 1 - at) * sizeof(r->unplaced_top[0]));
+		r->unplaced_top[at].name = dup_clean(&s->c->pool, (uint32_t)id);
+		r->unplaced_top[at].reason = (troof_reason)s->name_reason[id];
+		r->unplaced_top[at].ops = s->name_ops[id];
+		r->unplaced_top[at].gpu_ns = s->name_ns[id];
+		if (r->unplaced_top[at].name == NULL)
+			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	}
+	return NS_OK;
+}
+
+ns_status troof_place(trace_roofline *c, const ns_device *dev, const troof_options *o, troof_report *r,
+                      ns_error *err)
+{
+	place_state s = {c, dev, o, r, NULL, NULL, false, NULL, NULL, NULL};
+	size_t n = c->pool.nrefs;
+	cand *cands = calloc(c->nops + 1, sizeof(cand));
+	ns_status st = NS_OK;
+	size_t ncand;
+
+	s.name_ns = calloc(n, sizeof(int64_t));
+	s.name_ops = calloc(n, sizeof(long));
+	s.name_reason = calloc(n, 1);
+	r->rows = calloc(c->nops + 1, sizeof(troof_row));
+	if (cands == NULL || s.name_ns == NULL || s.name_ops == NULL || s.name_reason == NULL ||
+	    r->rows == NULL) {
+		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		goto done;
+	}
+	prepare_nodes(c);
+	ncand = collect(&s, cands);
+	if (ncand > 1)
+		qsort(cands, ncand, sizeof(cand), cmp_cand);
+	for (size_t i = 0, j; st == NS_OK && i < ncand; i = j) {
+		for (j = i + 1; j < ncand && same_key(&cands[i], &cands[j]); j++)
+			;
+		st = place_run(&s, &cands[i], &cands[j], err);
+	}
+	if (st == NS_OK) {
+		if (r->nrows > 1)
+			qsort(r->rows, r->nrows, sizeof(troof_row), cmp_row_time);
+		sum_families(&s);
+		st = top_unplaced(&s, err);
+	}
+done:
+	free(cands);
+	free(s.by_time);
+	free(s.position);
+	free(s.name_ns);
+	free(s.name_ops);
+	free(s.name_reason);
+	return st;
+}
+
+double ns_troof_placed_share(const troof_report *r)
+{
+	return r->ops_ns > 0 ? (double)r->placed_ns / (double)r->ops_ns : 0.0;
+}

@@ -1,0 +1,133 @@
+/* The routes the trace's evidence gives a device (report_evidence_routes): set-up that records CUDA graphs,
+ * the Python frames behind host time (report_python.c), and the specific fix the kernels support
+ * (docs/trace.md, "Which fix: what the kernels say"): a memory bucket whose kernels are largely layout
+ * transposes around convolutions is fixed by channels_last, and a compute bucket of fp32 GEMMs and
+ * convolutions on a GPU with tensor cores by autocast or TF32, with the peak ratio from the device table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "trace/report/report_private.h"
+
+/* Layout transforms hold at least this share of the memory-class kernel time: a tenth is where removing them
+ * shows in the memory bucket at the report's precision on a memory-bound verdict, and where an expert reading
+ * the kernel table would name them. */
+#define LAYOUT_SHARE 0.10
+/* fp32 SIMT kernels hold at least this share of the compute-class time: the cause-majority rule. */
+#define FP32_SHARE 0.5
+
+/* cuDNN's NCHW<->NHWC conversions (cudnn::ops:: and cudnn::engines_precompiled::nchwToNhwcKernel,
+ * nhwcToNchwKernel) and MIOpen's batched_transpose kernels. Substrings of the kernel's name. */
+static const char *const layout_marks[] = {"nchwToNhwc", "nhwcToNchw", "batched_transpose", NULL};
+
+/* GEMMs and convolutions that run fp32 on the CUDA cores: cuBLAS's SIMT sgemm (ampere_sgemm_*,
+ * volta_sgemm_*), cuDNN's fp32 convolution engines (implicit_convolve_sgemm, *_scudnn_*, dgrad_engine<float,
+ * wgrad_alg*_engine <float), and CUTLASS/xmma SIMT fp32 (gemm_f32f32_f32f32). A name that also says a
+ * tensor-core type is not. */
+static const char *const fp32_marks[] = {"sgemm",
+                                         "scudnn",
+                                         "dgrad_engine<float",
+                                         "wgrad_alg0_engine<float",
+                                         "wgrad_alg1_engine<float",
+                                         "gemm_f32f32_f32f32",
+                                         NULL};
+static const char *const tensor_marks[] = {"tf32", "bf16", "fp16",  "f16", "hmma",
+                                           "884",  "1688", "16816", NULL};
+
+static bool has_any(const char *name, const char *const *marks)
+{
+	for (const char *const *m = marks; *m != NULL; m++)
+		if (strstr(name, *m) != NULL)
+			return true;
+	return false;
+}
+
+/* The time of d's kernels of class cls whose names carry a mark (and none of the excluded marks). */
+static int64_t marked_ns(const split_result *res, const split_device *d, kernel_class cls,
+                         const char *const *marks, const char *const *excluded)
+{
+	int64_t t = 0;
+
+	for (size_t i = 0; i < d->nkernel_time; i++) {
+		const split_kernel_time *k = &d->kernel_time[i];
+		const char *name = k->cls == cls ? kernel_names_get(res->names, k->name_id) : NULL;
+		if (name != NULL && has_any(name, marks) && (excluded == NULL || !has_any(name, excluded)))
+			t += k->ns;
+	}
+	return t;
+}
+
+/* text with its first "{key}" (if any) replaced by value, into buf. */
+static char *subst(const char *text, const char *key, const char *value, char *buf, size_t size)
+{
+	const char *at = strstr(text, key);
+
+	if (at == NULL)
+		snprintf(buf, size, "%s", text);
+	else
+		snprintf(buf, size, "%.*s%s%s", (int)(at - text), text, value, at + strlen(key));
+	return buf;
+}
+
+/* The best low-precision tensor-core peak of dev against its fp32 peak: "8.0x (fp16 125 vs fp32 15.7
+ * TFLOP/s)"; false when the table has no such peak above fp32. */
+static bool peak_words(const ns_device *dev, char *buf, size_t size)
+{
+	static const ns_dtype low[] = {DTYPE_BF16, DTYPE_FP16, DTYPE_TF32};
+	ns_dtype best = DTYPE_COUNT;
+
+	for (size_t i = 0; i < sizeof(low) / sizeof(low[0]); i++)
+		if (dev->peak[low[i]] > dev->peak[DTYPE_FP32] &&
+		    (best == DTYPE_COUNT || dev->peak[low[i]] > dev->peak[best]))
+			best = low[i];
+	if (best == DTYPE_COUNT || dev->peak[DTYPE_FP32] <= 0)
+		return false;
+	snprintf(buf, size, "%.1fx its fp32 peak (%s %.4g vs fp32 %.4g TFLOP/s, %s)",
+	         dev->peak[best] / dev->peak[DTYPE_FP32], dtype_name(best), dev->peak[best] / 1e12,
+	         dev->peak[DTYPE_FP32] / 1e12, dev->name);
+	return true;
+}
+
+/* The kernels' fixes: the memory-bound kernels' (out's kernels cause) when layout transforms hold their share
+ * of the memory-class time, the compute bucket's when fp32 SIMT kernels hold most of the compute time on a
+ * GPU of devices whose tensor cores beat fp32. */
+static void kernel_routes(const split_result *res, const split_device *d, const ns_device_table *devices,
+                          const ns_routes *in, ns_routes *out, char fixes[][NS_REPORT_FIX_MAX])
+{
+	int64_t mem = d->class_ns[KCLASS_MEMORY], comp = d->class_ns[KCLASS_COMPUTE];
+	int64_t layout = mem > 0 ? marked_ns(res, d, KCLASS_MEMORY, layout_marks, NULL) : 0;
+	int64_t fp32 = comp > 0 ? marked_ns(res, d, KCLASS_COMPUTE, fp32_marks, tensor_marks) : 0;
+	const ns_device *dev =
+	    devices != NULL && d->name[0] != '\0' ? devices_match_trace_name(devices, d->name) : NULL;
+	const ns_route *lt = &in->finding[FINDING_LAYOUT_TRANSFORM],
+	               *tc = &in->finding[FINDING_FP32_TENSOR_CORES];
+	char share[32], peak[160], tmp[NS_REPORT_FIX_MAX];
+
+	if (layout > 0 && (double)layout >= LAYOUT_SHARE * (double)mem && lt->fix != NULL) {
+		snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)layout / (double)mem);
+		out->cause[CAUSE_KERNELS] = *lt;
+		out->cause[CAUSE_KERNELS].fix =
+		    subst(lt->fix, "{share}", share, fixes[REPORT_FIX_MEMORY], NS_REPORT_FIX_MAX);
+	}
+	if (dev != NULL && fp32 > 0 && (double)fp32 >= FP32_SHARE * (double)comp && tc->fix != NULL &&
+	    peak_words(dev, peak, sizeof(peak))) {
+		snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)fp32 / (double)comp);
+		out->route[REGIME_COMPUTE] = *tc;
+		subst(tc->fix, "{share}", share, tmp, sizeof(tmp));
+		out->route[REGIME_COMPUTE].fix =
+		    subst(tmp, "{peak}", peak, fixes[REPORT_FIX_COMPUTE], NS_REPORT_FIX_MAX);
+	}
+}
+
+void report_evidence_routes(const split_result *res, const split_device *d, const ns_device_table *devices,
+                            const ns_routes *in, ns_routes *out, char fixes[][NS_REPORT_FIX_MAX])
+{
+	*out = *in;
+	/* set-up that mostly records CUDA graphs is a capture: its advice is to profile the replays */
+	if (report_startup_route(res, d, in) == &in->finding[FINDING_GRAPH_CAPTURE])
+		out->cause[CAUSE_INIT] = in->finding[FINDING_GRAPH_CAPTURE];
+	report_python_route(res, d, CAUSE_HOST_GAP, in, &out->cause[CAUSE_HOST_GAP],
+	                    fixes[REPORT_FIX_HOST_GAP], NS_REPORT_FIX_MAX);
+	report_python_route(res, d, CAUSE_LAUNCH, in, &out->cause[CAUSE_LAUNCH], fixes[REPORT_FIX_LAUNCH],
+	                    NS_REPORT_FIX_MAX);
+	kernel_routes(res, d, devices, in, out, fixes);
+}

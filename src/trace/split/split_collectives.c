@@ -1,0 +1,158 @@
+/* The collective timeline of each device: one record per collective kernel, with the metadata the profiler
+ * wrote for it (on the kernel itself, or on the record_param_comms op that launched it) and the pieces of its
+ * time that ran exposed. A job matches ranks on these records (src/job/). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/split/split_private.h"
+
+static void copy_text(char *dst, size_t size, ns_str src)
+{
+	size_t n = src.len < size - 1 ? src.len : size - 1;
+
+	if (n > 0) /* an absent string has no pointer */
+		memcpy(dst, src.ptr, n);
+	dst[n] = '\0';
+}
+
+/* Only events that can be collectives are kept: kernels (by correlation) and host ops (by External id). */
+ns_status split_coll_note(trace_split *s, const trace_event *ev, ns_error *err)
+{
+	bool kernel = ev->cat == TCAT_KERNEL;
+	coll_meta *m;
+
+	if (kernel ? ev->correlation < 0 : (ev->cat != TCAT_CPU_OP || ev->external_id < 0))
+		return NS_OK;
+	SPLIT_PUSH(s->cmeta, s->ncmeta, s->capcmeta, err);
+	m = &s->cmeta[s->ncmeta++];
+	memset(m, 0, sizeof(*m));
+	m->by_corr = kernel;
+	m->key = kernel ? ev->correlation : ev->external_id;
+	m->seq = ev->coll_seq;
+	m->in = ev->coll_in;
+	m->out = ev->coll_out;
+	copy_text(m->name, sizeof(m->name), ev->coll_name);
+	copy_text(m->group, sizeof(m->group), ev->coll_pg);
+	copy_text(m->dtype, sizeof(m->dtype), ev->coll_dtype);
+	return NS_OK;
+}
+
+static int cmp_meta(const void *a, const void *b)
+{
+	const coll_meta *x = a, *y = b;
+
+	if (x->by_corr != y->by_corr)
+		return x->by_corr ? -1 : 1;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+void split_coll_prepare(trace_split *s)
+{
+	split_sort(s->cmeta, s->ncmeta, sizeof(*s->cmeta), cmp_meta);
+}
+
+static const coll_meta *find_meta(const trace_split *s, bool by_corr, int64_t key)
+{
+	coll_meta k;
+
+	if (key < 0)
+		return NULL;
+	k.by_corr = by_corr;
+	k.key = key;
+	return split_search(&k, s->cmeta, s->ncmeta, sizeof(k), cmp_meta);
+}
+
+/* The kernel's own args first (they name the collective it runs), then its launching op's. */
+static void apply_meta(const trace_split *s, const gpu_rec *g, split_collective *c)
+{
+	const coll_meta *m = find_meta(s, true, g->corr);
+
+	if (m == NULL)
+		m = find_meta(s, false, g->ext);
+	c->seq = c->in_nelems = c->out_nelems = -1;
+	if (m == NULL)
+		return;
+	c->seq = m->seq;
+	c->in_nelems = m->in;
+	c->out_nelems = m->out;
+	memcpy(c->name, m->name, sizeof(c->name));
+	memcpy(c->group, m->group, sizeof(c->group));
+	memcpy(c->dtype, m->dtype, sizeof(c->dtype));
+}
+
+/* The step of the window that holds t, or -1. */
+static int64_t step_at(const split_device *d, int64_t t)
+{
+	split_view v = split_device_view(d);
+	size_t hint = 0, w = split_window_of(&v, t, &hint);
+
+	return w < v.n ? split_view_get(&v, w)->step : -1;
+}
+
+/* Adds [a, b) (exposed) to c's pieces; past the limit the last piece grows into a hull. */
+static void add_piece(split_collective *c, int64_t a, int64_t b)
+{
+	split_piece *last;
+
+	c->exposed_ns += b - a;
+	if (c->npieces < SPLIT_COLL_PIECES) {
+		c->piece[c->npieces++] = (split_piece){a, b, b - a};
+		return;
+	}
+	last = &c->piece[SPLIT_COLL_PIECES - 1];
+	last->end_ns = b;
+	last->ns += b - a;
+}
+
+/* The exposed list is sorted and disjoint: start at the first interval ending after the kernel starts. An
+ * exposed instant inside two overlapping collectives belongs to the earlier one only (*claimed: the end of
+ * what earlier collectives took), so a device's exposed comm is counted once. */
+static void add_exposed(const span_list *exposed, split_collective *c, int64_t *claimed)
+{
+	size_t lo = 0, hi = exposed->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (exposed->v[mid].end <= c->start_ns)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < exposed->n && exposed->v[i].start < c->end_ns; i++) {
+		int64_t a = exposed->v[i].start > c->start_ns ? exposed->v[i].start : c->start_ns;
+		int64_t b = exposed->v[i].end < c->end_ns ? exposed->v[i].end : c->end_ns;
+		a = a > *claimed ? a : *claimed;
+		if (b > a) {
+			add_piece(c, a, b);
+			*claimed = b;
+		}
+	}
+}
+
+ns_status split_coll_build(const trace_split *s, const gpu_rec *g, size_t n, const span_list *exposed,
+                           split_device *d, ns_error *err)
+{
+	size_t count = 0, k = 0;
+	int64_t claimed = INT64_MIN;
+
+	for (size_t i = 0; i < n; i++)
+		count += g[i].kind == GK_COMM;
+	if (count == 0)
+		return NS_OK;
+	d->coll = calloc(count, sizeof(*d->coll));
+	if (d->coll == NULL)
+		return split_oom(err);
+	for (size_t i = 0; i < n; i++) {
+		split_collective *c;
+		if (g[i].kind != GK_COMM)
+			continue;
+		c = &d->coll[k++];
+		c->start_ns = g[i].start;
+		c->end_ns = g[i].end;
+		c->step = step_at(d, g[i].start);
+		apply_meta(s, &g[i], c);
+		add_exposed(exposed, c, &claimed);
+	}
+	d->ncoll = count;
+	return NS_OK;
+}

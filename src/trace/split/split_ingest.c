@@ -1,0 +1,756 @@
+/* Events in: what each event means for the split, and the compact records kept for it. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/split/split_memory.h"
+#include "trace/split/split_phases.h"
+#include "trace/split/split_private.h"
+#include "trace/split/split_python.h"
+#include "util/text.h"
+
+/* One record per GPU event: millions of them in a large trace. */
+_Static_assert(sizeof(gpu_rec) == 40, "a GPU record is 40 bytes");
+
+trace_split *trace_split_new(const kernel_rules *rules)
+{
+	trace_split *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->rules = rules;
+	s->quality.first_launch_ts = INT64_MAX;
+	s->quality.last_gpu_start = INT64_MIN;
+	s->names = kernel_names_new();
+	s->py = split_python_new();
+	s->marker_names = kernel_names_new();
+	s->phases = split_phases_new();
+	if (s->names == NULL || s->py == NULL || s->marker_names == NULL || s->phases == NULL ||
+	    !ns_hindex_init(&s->thread_index, 64)) {
+		trace_split_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void trace_split_free(trace_split *s)
+{
+	if (s == NULL)
+		return;
+	if (!s->names_taken) {
+		kernel_names_free(s->names);
+		kernel_names_free(s->marker_names);
+	}
+	split_python_free(s->py);
+	split_memory_free(s->mem);
+	split_steps_free_marker(s);
+	free(s->phase_marks.v);
+	free(s->gpu_marks.v);
+	split_phases_free(s->phases);
+	free(s->gpu);
+	free(s->launch);
+	free(s->steps);
+	free(s->spill_dir);
+	free(s->comm_span);
+	free(s->capture);
+	free(s->slow);
+	free(s->comm_ext);
+	free(s->copy_call);
+	free(s->pageable_corr);
+	free(s->cmeta);
+	for (size_t i = 0; i < s->nthreads; i++) {
+		for (int k = 0; k < HK_COUNT; k++)
+			free(s->thread[i].list[k].v);
+		free(s->thread[i].open);
+	}
+	free(s->thread);
+	split_labels_free(s);
+	split_quality_free(&s->quality);
+	ns_hindex_free(&s->thread_index);
+	free(s);
+}
+
+static const char STEP_PREFIX[] = "ProfilerStep#";
+static const char DATALOADER_PREFIX[] = "enumerate(DataLoader)#";
+
+/* The N of ProfilerStep#N: decimal digits and nothing else; -1 otherwise (#-1, #1e5, # 5, #0x10, #12abc read
+ * as 0, 1 or 12 gave steps duplicate numbers; now their number is unknown, and the report says how many). */
+static int64_t step_number(ns_str name)
+{
+	int64_t n = 0;
+	size_t i = sizeof(STEP_PREFIX) - 1;
+
+	if (i >= name.len)
+		return -1;
+	for (; i < name.len; i++) {
+		if (name.ptr[i] < '0' || name.ptr[i] > '9' || n > (INT64_MAX - 9) / 10)
+			return -1;
+		n = n * 10 + (name.ptr[i] - '0');
+	}
+	return n;
+}
+
+/* A ProfilerStep# span (on the host, or on the GPU timeline) is a step of that source. */
+static bool profiler_step(ns_str name, step_source src, span_info *si)
+{
+	if (!split_str_starts(name, STEP_PREFIX))
+		return false;
+	si->kind = SK_STEP;
+	si->step_source = (uint8_t)src;
+	si->step = step_number(name);
+	return true;
+}
+
+/* A frame the Nsight Systems reader made of an OS runtime call: nsys traced it, not the Python profiler. */
+static bool is_os_runtime(ns_str cat)
+{
+	return cat.len == sizeof(TRACE_CAT_OS_RUNTIME) - 1 &&
+	       memcmp(cat.ptr, TRACE_CAT_OS_RUNTIME, cat.len) == 0;
+}
+
+static bool is_host_category(trace_category c)
+{
+	return c == TCAT_CPU_OP || c == TCAT_USER_ANNOTATION || c == TCAT_RUNTIME || c == TCAT_PYTHON ||
+	       c == TCAT_OTHER;
+}
+
+static ns_status derive_gpu(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)
+{
+	ns_status st = kernel_names_intern(s->names, ev->name.ptr, ev->name.len, &si->name_id, err);
+
+	if (st != NS_OK)
+		return st;
+	s->quality.device_done = false;
+	si->kind = SK_GPU;
+	si->gpu_kind = ev->cat == TCAT_KERNEL
+	                   ? (uint8_t)kernel_names_classify(s->names, si->name_id, s->rules)
+	                   : (uint8_t)GK_TRANSFER;
+	si->device = ev->device >= 0 ? ev->device : ev->pid;
+	si->stream = ev->stream;
+	if (ev->cat == TCAT_MEMCPY && ev->correlation >= 0 && split_is_pageable_dtoh(ev->name))
+		return split_copies_note_pageable(s, ev->correlation, err);
+	return NS_OK;
+}
+
+/* The slot of a name in the rule caches below, from its length and its first and last 8 bytes (op names
+ * share their first bytes, "aten::", and differ at the end): a collision only costs the rules' answer. */
+static uint32_t name_hash(ns_str name)
+{
+	uint64_t a = 0, b = 0, h;
+
+	if (name.len >= 8) {
+		memcpy(&a, name.ptr, 8);
+		memcpy(&b, name.ptr + name.len - 8, 8);
+	} else {
+		memcpy(&a, name.ptr, name.len);
+	}
+	h = (a * 0x9E3779B97F4A7C15u) ^ (b * 0xC2B2AE3D27D4EB4Fu) ^ name.len;
+	return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
+
+/* A runtime call: a *Synchronize is only a sync wait (not host work: the host is blocked, not busy); every
+ * other call is host work, and may also be a blocking copy, a set-up call, or a launch to link. */
+static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint8_t *launch_kind,
+                             bool *launch_ex, uint8_t *capture)
+{
+	*launch_name = false;
+	*launch_kind = LK_QUIET;
+	*launch_ex = false;
+	*capture = split_capture_edge(name);
+	if (split_is_sync_call(name)) {
+		*host = 1u << HK_SYNC;
+		return;
+	}
+	*host = 1u << HK_CPU;
+	if (split_is_blocking_call(name))
+		*host |= 1u << HK_BLOCK;
+	else if (split_is_init_call(name))
+		*host |= 1u << HK_INIT;
+	*launch_name = split_is_launch(name);
+	if (*launch_name) {
+		*launch_kind = split_launch_kind(name);
+		*launch_ex = split_is_launch_ex(name);
+	}
+}
+
+static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
+{
+	runtime_cache_slot *slot = NULL;
+	uint8_t host, launch_kind, capture;
+	bool launch_name, launch_ex;
+
+	if (ev->name.len > 0 && ev->name.len < RUNTIME_CACHE_NAME)
+		slot = &s->runtime_cache[name_hash(ev->name) % RUNTIME_CACHE_SLOTS];
+	if (slot != NULL && slot->len == ev->name.len &&
+	    memcmp(slot->name, ev->name.ptr, ev->name.len) == 0) {
+		host = slot->host;
+		launch_name = slot->launch_name;
+		launch_kind = slot->launch_kind;
+		launch_ex = slot->launch_ex;
+		capture = slot->capture;
+	} else {
+		classify_runtime(ev->name, &host, &launch_name, &launch_kind, &launch_ex, &capture);
+		if (slot != NULL) {
+			memcpy(slot->name, ev->name.ptr, ev->name.len);
+			slot->len = (uint8_t)ev->name.len;
+			slot->host = host;
+			slot->launch_name = launch_name;
+			slot->launch_kind = launch_kind;
+			slot->launch_ex = launch_ex;
+			slot->capture = capture;
+		}
+	}
+	s->quality.device_done = false;
+	/* MTIA's runtime names its calls otherwise; a call of it that carries a correlation id starts device
+	 * work (docs/kernels.md) */
+	if (!launch_name && !(host & (1u << HK_SYNC)) && ev->correlation >= 0 && ev->cat_raw.len == 12 &&
+	    memcmp(ev->cat_raw.ptr, "mtia_runtime", 12) == 0) {
+		launch_name = true;
+		launch_kind = LK_KERNEL;
+	}
+	si->kind = SK_HOST;
+	si->host = host;
+	si->launches = launch_name && !(host & (1u << HK_SYNC)) && ev->correlation >= 0;
+	si->launch_kind = launch_kind;
+	si->launch_ex = launch_ex;
+	si->capture = capture;
+	s->quality.graph_launch_calls += si->launches && launch_kind == LK_GRAPH;
+}
+
+/* What a cpu_op's name says, by the rules of derive() below. */
+static void op_traits_of(ns_str name, uint8_t *traits, uint8_t *pass)
+{
+	bool aten = split_str_starts(name, "aten::"); /* most ops; no collective is named aten:: */
+
+	*pass = 0;
+	if (split_str_starts(name, STEP_PREFIX)) {
+		*traits = OP_STEP;
+		return;
+	}
+	if (split_str_starts(name, DATALOADER_PREFIX)) {
+		*traits = OP_DATALOADER;
+		return;
+	}
+	if (split_is_host_collective(name)) {
+		*traits = OP_HOST_COLL;
+		return;
+	}
+	*traits = aten ? OP_ATEN : 0;
+	if (aten && split_is_blocking_op(name))
+		*traits |= OP_BLOCKING;
+	if (!aten && split_is_comm_op(name))
+		*traits |= OP_COMM;
+	if (!aten && split_is_compiled_marker(name))
+		*traits |= OP_COMPILED;
+	*pass = aten ? 0 : split_phase_of(name);
+}
+
+static void op_traits(trace_split *s, ns_str name, uint8_t *traits, uint8_t *pass)
+{
+	op_cache_slot *slot;
+
+	if (name.len == 0 || name.len > OP_CACHE_NAME) {
+		op_traits_of(name, traits, pass);
+		return;
+	}
+	slot = &s->op_cache[name_hash(name) % OP_CACHE_SLOTS];
+	if (slot->len == name.len && memcmp(slot->name, name.ptr, name.len) == 0) {
+		*traits = slot->traits;
+		*pass = slot->pass;
+		return;
+	}
+	op_traits_of(name, traits, pass);
+	if (*traits & OP_STEP)
+		return;
+	memcpy(slot->name, name.ptr, name.len);
+	slot->len = (uint8_t)name.len;
+	slot->traits = *traits;
+	slot->pass = *pass;
+}
+
+static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
+{
+	uint8_t traits, pass;
+
+	op_traits(s, ev->name, &traits, &pass);
+	if (traits & OP_STEP) {
+		(void)profiler_step(ev->name, STEP_SOURCE_PROFILER, si);
+		return;
+	}
+	si->kind = SK_HOST;
+	if (traits & OP_DATALOADER) {
+		si->host = 1u << HK_DL;
+		return;
+	}
+	if (traits & OP_HOST_COLL) {
+		si->host = 1u << HK_COMM;
+		return;
+	}
+	s->quality.cpu_ops++;
+	s->quality.shaped_ops +=
+	    ev->input_dims.len > 0; /* record_shapes: the profiler's own cost, judged later */
+	si->host = 1u << HK_CPU;
+	if (traits & OP_BLOCKING)
+		si->host |= 1u << HK_BLOCK;
+	si->comm_op = (traits & OP_COMM) != 0;
+	if (traits & OP_COMPILED)
+		s->compiled = true;
+	si->pass = pass;
+	if (traits & OP_ATEN)
+		split_phases_note_op(s->phases, ev->pid, ev->name);
+	else if (si->pass == 1 + PASS_OPTIMIZER)
+		split_phases_note_optimizer(s->phases, ev->pid, ev->name, ev->has_dur ? ev->dur_ns : 0);
+}
+
+/* A span of a category the table does not know, on a device (args.device): an accelerator whose trace format
+ * nextstep cannot read. Counted, and its category kept, so the report can say what it found. */
+static void note_unknown_device(trace_split *s, const trace_event *ev)
+{
+	if (ev->device < 0 || (ev->ph != 'X' && ev->ph != 'B') || ev->cat_raw.len == 0)
+		return;
+	if (s->unknown_device_events++ == 0) /* shown in text and JSON: UTF-8, cut between characters */
+		ns_utf8_clean(ev->cat_raw.ptr, ev->cat_raw.len, s->unknown_device_cat, SPLIT_UNKNOWN_CAT_MAX);
+}
+
+static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)
+{
+	ns_status st = NS_OK;
+
+	memset(si, 0, sizeof(*si));
+	si->kind = SK_NONE;
+	si->corr = ev->correlation;
+	si->ext = ev->external_id;
+	if (ev->coll_name.len > 0 || ev->coll_pg.len > 0) {
+		st = split_coll_note(s, ev, err);
+		if (st != NS_OK)
+			return st;
+	}
+	if (ev->cat == TCAT_CPU_OP || ev->cat == TCAT_USER_ANNOTATION)
+		split_quality_op_id(&s->quality, ev->external_id);
+	switch (ev->cat) {
+	case TCAT_KERNEL:
+	case TCAT_MEMCPY:
+	case TCAT_MEMSET:
+		return derive_gpu(s, ev, si, err);
+	case TCAT_USER_ANNOTATION:
+		if (split_steps_annotation(s, ev->name, si, &st, err))
+			return st;
+		if (profiler_step(ev->name, STEP_SOURCE_PROFILER, si))
+			return NS_OK;
+		break;
+	case TCAT_CPU_OP:
+		derive_cpu_op(s, ev, si);
+		return NS_OK;
+	case TCAT_GPU_USER_ANNOTATION:
+		(void)profiler_step(ev->name, STEP_SOURCE_GPU_PROFILER, si);
+		return NS_OK;
+	case TCAT_RUNTIME:
+		derive_runtime(s, ev, si);
+		return NS_OK;
+	case TCAT_PYTHON: /* a frame, never host work: the ops inside it are */
+		if (!is_os_runtime(ev->cat_raw))
+			s->quality.python_events++; /* with_stack: the profiler's own cost, judged later */
+		if (split_python_name(s->py, ev->name, &si->name_id))
+			si->kind = SK_PYTHON;
+		return NS_OK;
+	case TCAT_OTHER:
+		split_quality_event(&s->quality, ev);
+		note_unknown_device(s, ev);
+		break;
+	default:
+		break;
+	}
+	if (!is_host_category(ev->cat))
+		return NS_OK;
+	if (split_str_starts(ev->name, DATALOADER_PREFIX)) {
+		si->kind = SK_HOST;
+		si->host = 1u << HK_DL;
+	} else if (split_is_host_collective(ev->name)) {
+		si->kind = SK_HOST;
+		si->host = 1u << HK_COMM;
+	} else if (ev->cat == TCAT_USER_ANNOTATION) {
+		if (split_is_compiled_marker(ev->name))
+			s->compiled = true;
+		si->pass = split_phase_of(ev->name);
+		if (si->pass == 1 + PASS_OPTIMIZER)
+			split_phases_note_optimizer(s->phases, ev->pid, ev->name,
+			                            ev->has_dur ? ev->dur_ns : 0);
+	}
+	return NS_OK;
+}
+
+static ns_status device_index(trace_split *s, int64_t id, uint16_t *idx, ns_error *err)
+{
+	for (size_t i = 0; i < s->ndevices; i++) {
+		if (s->device_id[i] == id) {
+			*idx = (uint16_t)i;
+			return NS_OK;
+		}
+	}
+	if (s->ndevices >= TRACE_MAX_DEVICES)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d GPU devices", TRACE_MAX_DEVICES);
+	s->device_id[s->ndevices] = id;
+	*idx = (uint16_t)s->ndevices++;
+	return NS_OK;
+}
+
+static size_t stream_home(uint16_t dev, int64_t stream)
+{
+	uint64_t h = ((uint64_t)stream * 0x9E3779B97F4A7C15u) ^ ((uint64_t)dev * 0xC2B2AE3D27D4EB4Fu);
+	return (size_t)(h >> 32) % SPLIT_STREAM_SLOTS;
+}
+
+/* GPU events come in runs on one stream, so the last answer is checked first. */
+uint8_t split_stream_index(trace_split *s, uint16_t dev, int64_t stream)
+{
+	size_t slot;
+
+	if (s->last_stream != 0) {
+		const stream_key *k = &s->stream_key[s->last_stream - 1];
+		if (k->stream == stream && k->dev == dev)
+			return (uint8_t)(s->last_stream - 1);
+	}
+	for (slot = stream_home(dev, stream); s->stream_slot[slot] != 0;
+	     slot = (slot + 1) % SPLIT_STREAM_SLOTS) {
+		const stream_key *k = &s->stream_key[s->stream_slot[slot] - 1];
+		if (k->stream == stream && k->dev == dev) {
+			s->last_stream = s->stream_slot[slot];
+			return (uint8_t)(s->stream_slot[slot] - 1);
+		}
+	}
+	if (s->nstreams >= SPLIT_STREAM_OTHER)
+		return SPLIT_STREAM_OTHER;
+	s->stream_key[s->nstreams] = (stream_key){stream, dev};
+	s->stream_slot[slot] = (uint8_t)(s->nstreams + 1);
+	s->last_stream = s->stream_slot[slot];
+	return (uint8_t)s->nstreams++;
+}
+
+bool split_stream_key(const trace_split *s, uint8_t idx, stream_key *key)
+{
+	if (idx >= s->nstreams)
+		return false;
+	*key = s->stream_key[idx];
+	return true;
+}
+
+static ns_status add_gpu(trace_split *s, const span_info *si, ns_error *err)
+{
+	gpu_rec *g;
+	uint16_t dev = 0;
+	ns_status st = device_index(s, si->device, &dev, err);
+
+	if (st != NS_OK)
+		return st;
+	SPLIT_PUSH(s->gpu, s->ngpu, s->capgpu, err);
+	g = &s->gpu[s->ngpu++];
+	g->start = si->start;
+	g->end = si->end;
+	g->corr = si->corr;
+	g->ext = si->ext;
+	g->name_id = si->name_id;
+	g->dev = dev;
+	g->kind = si->gpu_kind;
+	g->stream = split_stream_index(s, dev, si->stream);
+	return NS_OK;
+}
+
+static ns_status add_comm_op(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	if (si->ext >= 0) {
+		SPLIT_PUSH(s->comm_ext, s->ncomm_ext, s->capcomm_ext, err);
+		s->comm_ext[s->ncomm_ext++] = si->ext;
+	}
+	SPLIT_PUSH(s->comm_span, s->ncomm_span, s->capcomm_span, err);
+	s->comm_span[s->ncomm_span++] = (thread_span){si->start, si->end, thread};
+	return NS_OK;
+}
+
+static ns_status add_launch(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	int64_t dur = si->end - si->start;
+
+	SPLIT_PUSH(s->launch, s->nlaunch, s->caplaunch, err);
+	s->launch[s->nlaunch++] =
+	    (launch_rec){si->corr, si->start, si->ext, thread, si->launch_kind, false, si->launch_ex};
+	if (si->launch_kind != LK_KERNEL)
+		return NS_OK;
+	s->launch_hist[dur > 0 ? 64 - __builtin_clzll((unsigned long long)dur) : 0]++;
+	if (dur < SPLIT_FIRST_USE_MIN_NS)
+		return NS_OK;
+	SPLIT_PUSH(s->slow, s->nslow, s->capslow, err);
+	s->slow[s->nslow++] = (slow_call){si->corr, si->start, si->end, thread};
+	return NS_OK;
+}
+
+/* A stream capture, from its begin call's start to its end call's end: set-up time (a window of it is
+ * start-up, docs/trace.md), and the launches in it are recorded into a graph, not run. */
+static ns_status note_capture(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	host_thread *t = &s->thread[thread];
+
+	if (si->capture == CAPTURE_BEGIN) {
+		t->capturing = true;
+		t->capture_start = si->start;
+		return NS_OK;
+	}
+	if (!t->capturing)
+		return NS_OK; /* an end without its begin (cut off by the capture's start) */
+	t->capturing = false;
+	SPLIT_PUSH(s->capture, s->ncapture, s->capcapture, err);
+	s->capture[s->ncapture++] = (thread_span){t->capture_start, si->end, thread};
+	/* the thread is busy recording the whole time (the Python between its launch calls too) */
+	if (split_span_add(&t->list[HK_CPU], t->capture_start, si->end, err) != NS_OK)
+		return err->status;
+	return split_span_add(&t->list[HK_INIT], t->capture_start, si->end, err);
+}
+
+static ns_status add_host(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	host_thread *t = &s->thread[thread];
+	ns_status st = NS_OK;
+
+	if (si->capture != 0 && (st = note_capture(s, si, thread, err)) != NS_OK)
+		return st;
+	for (unsigned m = si->host; m != 0 && st == NS_OK; m &= m - 1) /* the kinds set, lowest first */
+		st = split_span_add(&t->list[__builtin_ctz(m)], si->start, si->end, err);
+	if (st == NS_OK && si->comm_op)
+		st = add_comm_op(s, si, thread, err);
+	if (st == NS_OK && si->launches)
+		st = add_launch(s, si, thread, err);
+	if (st == NS_OK && si->launches && si->launch_kind == LK_COPY && !(si->host & (1u << HK_BLOCK)))
+		st = split_copies_note_call(s, si->corr, si->end, err);
+	return st;
+}
+
+/* A complete span (an X event, or a B/E pair) of a host thread or a GPU. */
+static ns_status add_span(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	if (si->pass != 0) {
+		ns_status st = split_phases_add(s->phases, si->pass - 1, thread, si->start, si->end, err);
+		if (st != NS_OK)
+			return st;
+	}
+	switch (si->kind) {
+	case SK_GPU:
+		return add_gpu(s, si, err); /* GPU events have no host thread (and there may be none yet) */
+	case SK_STEP:
+		SPLIT_PUSH(s->steps, s->nsteps, s->capsteps, err);
+		s->steps[s->nsteps++] =
+		    (step_rec){si->start, si->end, si->step, thread, si->name_id, si->step_source, si->phase};
+		return NS_OK;
+	case SK_HOST:
+		return add_host(s, si, thread, err);
+	case SK_PYTHON:
+		return split_python_add(s->py, thread, si->start, si->end, si->name_id, err);
+	case SK_NONE:
+		break;
+	}
+	return NS_OK;
+}
+
+static ns_status begin_span(trace_split *s, const trace_event *ev, ns_error *err)
+{
+	uint32_t thread = 0;
+	host_thread *t;
+	span_info si;
+	ns_status st = split_thread_find(s, ev->pid, ev->tid, &thread, err);
+
+	if (st == NS_OK)
+		st = derive(s, ev, &si, err);
+	if (st != NS_OK)
+		return st;
+	t = &s->thread[thread];
+	if (t->nopen >= SPLIT_MAX_OPEN_SPANS)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d nested B events on one thread",
+		                    SPLIT_MAX_OPEN_SPANS);
+	SPLIT_PUSH(t->open, t->nopen, t->capopen, err);
+	si.start = ev->ts_ns;
+	t->open[t->nopen++] = si;
+	return NS_OK;
+}
+
+/* An E without a B is ignored, like viewers do. */
+static ns_status end_span(trace_split *s, const trace_event *ev, ns_error *err)
+{
+	uint32_t thread = 0;
+	host_thread *t;
+	span_info si;
+	ns_status st = split_thread_find(s, ev->pid, ev->tid, &thread, err);
+
+	if (st != NS_OK)
+		return st;
+	t = &s->thread[thread];
+	if (t->nopen == 0) {
+		s->quality.orphan_ends++;
+		return NS_OK;
+	}
+	si = t->open[--t->nopen];
+	s->quality.ends++;
+	s->quality.backward_ends += ev->ts_ns < si.start;
+	si.end = ev->ts_ns > si.start ? ev->ts_ns : si.start;
+	return add_span(s, &si, thread, err);
+}
+
+/* ts + dur past INT64_MAX ns is saturated there, so the event is kept (it runs to the end of time). */
+static ns_status complete_span(trace_split *s, const trace_event *ev, ns_error *err)
+{
+	uint32_t thread = 0;
+	span_info si;
+	ns_status st = derive(s, ev, &si, err);
+
+	if (st != NS_OK || (si.kind == SK_NONE && si.pass == 0))
+		return st;
+	si.start = ev->ts_ns;
+	si.end = split_add_sat(ev->ts_ns, ev->has_dur && ev->dur_ns > 0 ? ev->dur_ns : 0);
+	if (si.kind != SK_GPU && (st = split_thread_find(s, ev->pid, ev->tid, &thread, err)) != NS_OK)
+		return st;
+	return add_span(s, &si, thread, err);
+}
+
+ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err)
+{
+	trace_split *s = ctx;
+
+	s->events++;
+	/* Kineto closes traceEvents with metadata (process and thread names) after all device activity: a cut
+	 * file that got there lost none of it (docs/trace.md, "truncated") */
+	if (ev->ph == 'M' && s->ngpu > 0)
+		s->quality.device_done = true;
+	if (ev->ph == 'M') /* metadata: no time, often no ts at all */
+		return split_label_event(s, ev, err);
+	if (!ev->has_ts)
+		return NS_OK;
+	switch (ev->ph) {
+	case 'X':
+		return complete_span(s, ev, err);
+	case 'B':
+		return begin_span(s, ev, err);
+	case 'E':
+		return end_span(s, ev, err);
+	case 'i':
+		return split_memory_is_event(ev) ? split_memory_note(&s->mem, ev, err) : NS_OK;
+	default:
+		return NS_OK;
+	}
+}
+
+static int cmp_thread_span(const void *a, const void *b)
+{
+	const thread_span *x = a, *y = b;
+	if (x->thread != y->thread)
+		return (x->thread > y->thread) - (x->thread < y->thread);
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Captures still open at the end of the trace run to its end; then the list is sorted for lookups. Once,
+ * before the launches are judged. */
+ns_status split_captures_finish(trace_split *s, ns_error *err)
+{
+	for (uint32_t i = 0; i < s->nthreads; i++) {
+		if (!s->thread[i].capturing)
+			continue;
+		SPLIT_PUSH(s->capture, s->ncapture, s->capcapture, err);
+		s->capture[s->ncapture++] = (thread_span){s->thread[i].capture_start, INT64_MAX, i};
+	}
+	split_sort(s->capture, s->ncapture, sizeof(*s->capture), cmp_thread_span);
+	return NS_OK;
+}
+
+bool split_in_capture(const trace_split *s, uint32_t thread, int64_t ts)
+{
+	size_t lo = 0, hi = s->ncapture;
+
+	/* the last capture of the thread starting at or before ts */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const thread_span *c = &s->capture[mid];
+		if (c->thread < thread || (c->thread == thread && c->start <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && s->capture[lo - 1].thread == thread && ts <= s->capture[lo - 1].end;
+}
+
+/* The median kernel launch call's duration, rounded up to a power of two (the histogram's resolution). */
+static int64_t median_launch_ns(const trace_split *s)
+{
+	long total = 0, seen = 0;
+
+	for (int b = 0; b < 64; b++)
+		total += s->launch_hist[b];
+	for (int b = 0; b < 64; b++) {
+		seen += s->launch_hist[b];
+		if (2 * seen >= total)
+			return b == 0 ? 0 : b >= 63 ? INT64_MAX : (int64_t)1 << b;
+	}
+	return 0;
+}
+
+static int cmp_slow(const void *a, const void *b)
+{
+	const slow_call *x = a, *y = b;
+	return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+/* One pass over the GPU records: the first start of each kernel name, and each slow call's kernel. */
+static ns_status first_starts(trace_split *s, int64_t *first, int64_t *slow_start, uint32_t *slow_name)
+{
+	for (size_t i = 0; i < s->ngpu; i++) {
+		const gpu_rec *g = &s->gpu[i];
+		slow_call key = {g->corr, 0, 0, 0};
+		const slow_call *c;
+		if (g->kind == GK_TRANSFER)
+			continue;
+		if (g->start < first[g->name_id])
+			first[g->name_id] = g->start;
+		c = g->corr >= 0 ? split_search(&key, s->slow, s->nslow, sizeof(key), cmp_slow) : NULL;
+		if (c != NULL && g->start < slow_start[c - s->slow]) {
+			slow_start[c - s->slow] = g->start;
+			slow_name[c - s->slow] = g->name_id;
+		}
+	}
+	return NS_OK;
+}
+
+ns_status split_first_use(trace_split *s, split_result *res, ns_error *err)
+{
+	int64_t median = median_launch_ns(s), *first, *slow_start;
+	int64_t floor =
+	    median > INT64_MAX / SPLIT_FIRST_USE_FACTOR ? INT64_MAX : median * SPLIT_FIRST_USE_FACTOR;
+	size_t nnames = kernel_names_count(s->names);
+	uint32_t *slow_name;
+	ns_status st = NS_OK;
+
+	if (s->nslow == 0 || s->ngpu == 0)
+		return NS_OK;
+	split_sort(s->slow, s->nslow, sizeof(*s->slow), cmp_slow);
+	first = malloc((nnames + 1) * sizeof(*first));
+	slow_start = malloc(s->nslow * sizeof(*slow_start));
+	slow_name = malloc(s->nslow * sizeof(*slow_name));
+	if (first == NULL || slow_start == NULL || slow_name == NULL) {
+		st = split_oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i <= nnames; i++)
+		first[i] = INT64_MAX;
+	for (size_t i = 0; i < s->nslow; i++)
+		slow_start[i] = INT64_MAX;
+	first_starts(s, first, slow_start, slow_name);
+	for (size_t i = 0; i < s->nslow && st == NS_OK; i++) {
+		const slow_call *c = &s->slow[i];
+		if (c->end - c->start < floor || slow_start[i] == INT64_MAX ||
+		    slow_start[i] != first[slow_name[i]])
+			continue; /* a stall of an ordinary launch (a full queue, the host descheduled): not
+			             set-up */
+		res->first_use_loads++;
+		res->first_use_ns = split_add_sat(res->first_use_ns, c->end - c->start);
+		st = split_span_add(&s->thread[c->thread].list[HK_INIT], c->start, c->end, err);
+	}
+out:
+	free(first);
+	free(slow_start);
+	free(slow_name);
+	return st;
+}

@@ -1,0 +1,132 @@
+/* GPU records linked to the runtime calls that launched them (correlation id), and through them to the host
+ * ops around the launch: what a communication op launches is communication. */
+#include <stdlib.h>
+
+#include "trace/split/split_private.h"
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const launch_rec *x = a, *y = b;
+	return (x->corr > y->corr) - (x->corr < y->corr);
+}
+
+static int cmp_thread_span(const void *a, const void *b)
+{
+	const thread_span *x = a, *y = b;
+	if (x->thread != y->thread)
+		return (x->thread > y->thread) - (x->thread < y->thread);
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* hint: the index after the previous hit; GPU events mostly come in launch order. */
+static launch_rec *find_launch(trace_split *s, int64_t corr, size_t *hint)
+{
+	launch_rec key = {.corr = corr};
+	launch_rec *l;
+
+	if (corr < 0)
+		return NULL;
+	if (*hint < s->nlaunch && s->launch[*hint].corr == corr)
+		l = &s->launch[*hint];
+	else
+		l = split_search(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
+	if (l != NULL)
+		*hint = (size_t)(l - s->launch) + 1;
+	return l;
+}
+
+void split_launches_sort(trace_split *s)
+{
+	split_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
+}
+
+const launch_rec *split_launch_of(const trace_split *s, int64_t corr)
+{
+	launch_rec key = {.corr = corr};
+
+	return split_search(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
+}
+
+/* Asked twice for every GPU record: searched in line, without a comparison callback. */
+static bool is_comm_ext(const trace_split *s, int64_t ext)
+{
+	size_t lo = 0, hi = s->ncomm_ext;
+
+	if (ext < 0)
+		return false;
+	while (lo < hi) { /* first id >= ext */
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->comm_ext[mid] < ext)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->ncomm_ext && s->comm_ext[lo] == ext;
+}
+
+/* Whether (thread, ts) lies inside a merged comm-op span. */
+static bool inside_comm_span(const trace_split *s, uint32_t thread, int64_t ts)
+{
+	size_t lo = 0, hi = s->ncomm_span;
+
+	while (lo < hi) { /* first span after (thread, ts) */
+		size_t mid = lo + (hi - lo) / 2;
+		const thread_span *m = &s->comm_span[mid];
+		if (m->thread < thread || (m->thread == thread && m->start <= ts))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && s->comm_span[lo - 1].thread == thread && s->comm_span[lo - 1].end >= ts;
+}
+
+static void prepare_links(trace_split *s)
+{
+	size_t out = 0;
+
+	split_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
+	split_sort(s->comm_ext, s->ncomm_ext, sizeof(*s->comm_ext), split_cmp_i64);
+	split_sort(s->comm_span, s->ncomm_span, sizeof(*s->comm_span), cmp_thread_span);
+	for (size_t i = 0; i < s->ncomm_span; i++) {
+		thread_span *c = &s->comm_span[i];
+		if (out > 0 && s->comm_span[out - 1].thread == c->thread &&
+		    c->start <= s->comm_span[out - 1].end) {
+			if (c->end > s->comm_span[out - 1].end)
+				s->comm_span[out - 1].end = c->end;
+		} else {
+			s->comm_span[out++] = *c;
+		}
+	}
+	s->ncomm_span = out;
+}
+
+/* Any GPU work launched by a collective's host op is communication, whatever its name: NCCL, MoE dispatch and
+ * combine, custom all-reduce kernels and the copies a collective makes. Returns the launch time of g through
+ * *launch_ts (or -1 when its launch is unknown). */
+static void link_kernel(trace_split *s, gpu_rec *g, int64_t *launch_ts, size_t *hint)
+{
+	launch_rec *l = find_launch(s, g->corr, hint);
+
+	split_quality_link(&s->quality, g, l);
+	*launch_ts = l != NULL ? l->ts : -1;
+	if (g->kind == GK_COMM)
+		return;
+	if (is_comm_ext(s, g->ext) ||
+	    (l != NULL && (is_comm_ext(s, l->ext) || inside_comm_span(s, l->thread, l->ts))))
+		g->kind = GK_COMM;
+}
+
+void split_link_all(trace_split *s, step_hold *h)
+{
+	size_t hint = 0;
+
+	prepare_links(s);
+	split_quality_links_begin(s);
+	for (size_t i = 0; i < s->ngpu; i++) {
+		gpu_rec *g = &s->gpu[i];
+		int64_t lts;
+		link_kernel(s, g, &lts, &hint);
+		if (h != NULL)
+			split_steps_place(s, h, g, lts);
+	}
+}

@@ -1,0 +1,268 @@
+/* The names the split's rules look for, as data. Runtime-API names are CUDA runtime (cuda*), CUDA driver
+ * (cu*) and HIP (hip*) spellings as Kineto records them in the cuda_runtime/cuda_driver categories; sources:
+ * the CUDA Runtime and Driver API references (modules "Stream Management", "Memory Management", "Module
+ * Management"), the HIP runtime API reference, and PyTorch's c10/cuda and ATen sources for the ops that block
+ * the host. */
+#include <string.h>
+
+#include "trace/split/split_private.h"
+
+typedef struct {
+	const char *name;
+	size_t len;  /* strlen(name), computed at compile time: these tables are read for every host event */
+	bool prefix; /* matches any name starting with it; otherwise the name must be exactly this */
+} name_rule;
+
+#define EXACT(s)                                                                                             \
+	{                                                                                                    \
+		s, sizeof(s) - 1, false                                                                      \
+	}
+#define PREFIX(s)                                                                                            \
+	{                                                                                                    \
+		s, sizeof(s) - 1, true                                                                       \
+	}
+
+bool split_str_starts(ns_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+	return s.len >= n && memcmp(s.ptr, lit, n) == 0;
+}
+
+static bool str_contains(ns_str s, const char *lit)
+{
+	size_t n = strlen(lit);
+	const char *p, *end;
+
+	if (n == 0 || s.len < n) /* also keeps an absent name (NULL, 0) out of the pointer arithmetic */
+		return false;
+	p = s.ptr;
+	end = s.ptr + s.len;
+	while ((size_t)(end - p) >= n && (p = memchr(p, lit[0], (size_t)(end - p) - n + 1)) != NULL) {
+		if (memcmp(p, lit, n) == 0)
+			return true;
+		p++;
+	}
+	return false;
+}
+
+static bool matches(ns_str s, const name_rule *rules)
+{
+	for (const name_rule *r = rules; r->name != NULL; r++)
+		if ((r->prefix ? s.len >= r->len : s.len == r->len) && memcmp(s.ptr, r->name, r->len) == 0)
+			return true;
+	return false;
+}
+
+/* Host ops that launch collectives (c10d::*, record_param_comms, nccl:*, vLLM's and symmetric memory's
+ * all-reduce ops, ...): what they launch is communication whatever the kernel is called. The table is the
+ * kernel table's (trace_kernels.c), so one list serves the split and the kernel report; gloo:* is in it but
+ * runs on the host, and is told apart below. */
+/* Besides that table: PyTorch's functional collectives (torch.compile, DTensor) and the host entry points of
+ * NVSHMEM and DeepEP. */
+static const name_rule more_comm_ops[] = {
+    PREFIX("c10d_functional::"),
+    PREFIX("_c10d_functional::"),
+    PREFIX("nvshmem"),
+    PREFIX("deep_ep::"),
+    {NULL, 0, false},
+};
+
+bool split_is_comm_op(ns_str name)
+{
+	return name.len > 0 &&
+	       (comm_host_op_family(name.ptr, name.len) != NULL || matches(name, more_comm_ops));
+}
+
+/* MPI's communication calls, as Nsight Systems' MPI trace names their NVTX ranges (the "MPI" domain; the MPI
+ * standard's names): point-to-point, completion waits and collectives, blocking or not. MPI_Init and
+ * MPI_Finalize are not in it: they are set-up. */
+static const name_rule mpi_comm[] = {
+    PREFIX("MPI_Send"),       PREFIX("MPI_Recv"),      PREFIX("MPI_Isend"),      PREFIX("MPI_Irecv"),
+    PREFIX("MPI_Ssend"),      PREFIX("MPI_Bsend"),     PREFIX("MPI_Rsend"),      PREFIX("MPI_Wait"),
+    PREFIX("MPI_Test"),       PREFIX("MPI_Probe"),     PREFIX("MPI_Iprobe"),     PREFIX("MPI_Barrier"),
+    PREFIX("MPI_Ibarrier"),   PREFIX("MPI_Bcast"),     PREFIX("MPI_Ibcast"),     PREFIX("MPI_Reduce"),
+    PREFIX("MPI_Ireduce"),    PREFIX("MPI_Allreduce"), PREFIX("MPI_Iallreduce"), PREFIX("MPI_Allgather"),
+    PREFIX("MPI_Iallgather"), PREFIX("MPI_Gather"),    PREFIX("MPI_Igather"),    PREFIX("MPI_Scatter"),
+    PREFIX("MPI_Iscatter"),   PREFIX("MPI_Alltoall"),  PREFIX("MPI_Ialltoall"),  PREFIX("MPI_Scan"),
+    PREFIX("MPI_Exscan"),     PREFIX("MPI_Sendrecv"),  {NULL, 0, false},
+};
+
+/* Collectives that run on the host (gloo, the CPU backend of torch.distributed, and MPI calls): the host is
+ * communicating. */
+bool split_is_host_collective(ns_str name)
+{
+	if (name.len < 5) /* read for every host event: the first byte decides for almost all */
+		return false;
+	if (name.ptr[0] == 'g')
+		return memcmp(name.ptr, "gloo:", 5) == 0;
+	return name.ptr[0] == 'M' && memcmp(name.ptr, "MPI_", 4) == 0 && matches(name, mpi_comm);
+}
+
+/* Runtime calls that start GPU work: kernel and graph launches, copies and sets (cudaLaunchKernel,
+ * cuLaunchKernel, cudaGraphLaunch, hipExtLaunchKernel, cudaMemcpyAsync, hipMemsetAsync, ...). Only these are
+ * kept for the correlation lookup, so event queries and attribute calls cost no memory. */
+bool split_is_launch(ns_str name)
+{
+	return str_contains(name, "Launch") || str_contains(name, "Memcpy") || str_contains(name, "Memset");
+}
+
+/* Calls that block the host until the device (a stream, an event, the whole device) has drained. */
+static const name_rule sync_calls[] = {
+    EXACT("cudaDeviceSynchronize"),
+    EXACT("cudaStreamSynchronize"),
+    EXACT("cudaEventSynchronize"),
+    EXACT("cuCtxSynchronize"),
+    EXACT("cuStreamSynchronize"),
+    EXACT("cuEventSynchronize"),
+    EXACT("hipDeviceSynchronize"),
+    EXACT("hipStreamSynchronize"),
+    EXACT("hipEventSynchronize"),
+    /* Intel XPU through Kineto's XPUPTI: SYCL's queue.wait() and event.wait() are the Unified Runtime's
+     * urQueueFinish and urEventWait; Level Zero's host synchronizations */
+    EXACT("urQueueFinish"),
+    EXACT("urEventWait"),
+    PREFIX("zeCommandQueueSynchronize"),
+    PREFIX("zeEventHostSynchronize"),
+    PREFIX("zeFenceHostSynchronize"),
+    {NULL, 0, false},
+};
+
+bool split_is_sync_call(ns_str name)
+{
+	return matches(name, sync_calls);
+}
+
+/* Copies that return only when done: the synchronous (non-Async) memcpy family. HIP's hipMemcpyWithStream is
+ * synchronous too (PyTorch on ROCm uses it for blocking copies). */
+static const name_rule blocking_calls[] = {
+    EXACT("cudaMemcpy"),     EXACT("cudaMemcpy2D"),        EXACT("cudaMemcpy3D"),
+    EXACT("cudaMemcpyPeer"), EXACT("cudaMemcpyToSymbol"),  EXACT("cudaMemcpyFromSymbol"),
+    EXACT("cuMemcpy"),       PREFIX("cuMemcpyDtoH"),       PREFIX("cuMemcpyHtoD"),
+    PREFIX("cuMemcpyDtoD"),  EXACT("cuMemcpyPeer"),        EXACT("hipMemcpy"),
+    EXACT("hipMemcpyDtoH"),  EXACT("hipMemcpyHtoD"),       EXACT("hipMemcpyDtoD"),
+    EXACT("hipMemcpy2D"),    EXACT("hipMemcpyWithStream"), {NULL, 0, false},
+};
+
+bool split_is_blocking_call(ns_str name)
+{
+	return matches(name, blocking_calls) && !str_contains(name, "Async");
+}
+
+/* ATen ops that read a device value on the host (.item(), .cpu() of a scalar, printing a CUDA tensor, a
+ * Python `if` on a GPU value) or need a device-computed size: they wait for the device to drain. */
+static const name_rule blocking_ops[] = {
+    EXACT("aten::item"),       EXACT("aten::_local_scalar_dense"),
+    EXACT("aten::is_nonzero"), EXACT("aten::nonzero"),
+    EXACT("aten::equal"),      EXACT("aten::masked_select"),
+    {NULL, 0, false},
+};
+
+bool split_is_blocking_op(ns_str name)
+{
+	return matches(name, blocking_ops);
+}
+
+/* Set-up calls: device memory and pinned host memory allocation and release, module loading, stream and event
+ * creation, context creation. cudaDeviceGetStreamPriorityRange is PyTorch's first CUDA call (its stream
+ * pool), so the lazy context creation lands in it; cudaGetDeviceProperties is called once per device at
+ * start-up. */
+static const name_rule init_calls[] = {
+    PREFIX("cudaMalloc"),
+    PREFIX("cudaFree"),
+    EXACT("cudaHostAlloc"),
+    EXACT("cudaHostRegister"),
+    EXACT("cudaHostUnregister"),
+    PREFIX("cudaStreamCreate"),
+    PREFIX("cudaEventCreate"),
+    EXACT("cudaDeviceGetStreamPriorityRange"),
+    PREFIX("cudaGetDeviceProperties"),
+    EXACT("cudaDeviceEnablePeerAccess"),
+    EXACT("cudaIpcOpenMemHandle"),
+    PREFIX("cuMemAlloc"),
+    PREFIX("cuMemFree"),
+    EXACT("cuMemHostAlloc"),
+    PREFIX("cuMemHostRegister"),
+    EXACT("cuMemCreate"),
+    EXACT("cuMemMap"),
+    EXACT("cuMemAddressReserve"),
+    EXACT("cuMemSetAccess"),
+    PREFIX("cuModuleLoad"),
+    PREFIX("cuLibraryLoad"),
+    EXACT("cuModuleGetFunction"),
+    PREFIX("cuStreamCreate"),
+    EXACT("cuEventCreate"),
+    PREFIX("cuCtxCreate"),
+    EXACT("cuDevicePrimaryCtxRetain"),
+    EXACT("cuInit"),
+    PREFIX("hipMalloc"),
+    PREFIX("hipFree"),
+    EXACT("hipHostMalloc"),
+    EXACT("hipHostFree"),
+    EXACT("hipHostRegister"),
+    EXACT("hipExtMallocWithFlags"),
+    PREFIX("hipStreamCreate"),
+    PREFIX("hipEventCreate"),
+    PREFIX("hipModuleLoad"),
+    EXACT("hipDeviceGetStreamPriorityRange"),
+    PREFIX("hipGetDeviceProperties"),
+    /* turning a captured graph into one that can be launched, and its first upload: set-up, once per graph */
+    PREFIX("cudaGraphInstantiate"),
+    PREFIX("cuGraphInstantiate"),
+    PREFIX("hipGraphInstantiate"),
+    EXACT("cudaGraphUpload"),
+    EXACT("cuGraphUpload"),
+    EXACT("hipGraphUpload"),
+    EXACT("hipInit"),
+    /* Intel XPU (Unified Runtime): device and host allocations, program build (the JIT of a kernel
+     * module), context and queue creation */
+    PREFIX("urUSMDeviceAlloc"),
+    PREFIX("urUSMHostAlloc"),
+    PREFIX("urUSMSharedAlloc"),
+    EXACT("urUSMFree"),
+    PREFIX("urProgramBuild"),
+    PREFIX("urProgramCreate"),
+    EXACT("urContextCreate"),
+    EXACT("urQueueCreate"),
+    {NULL, 0, false},
+};
+
+/* Stream-ordered allocation (cudaMallocAsync, cudaFreeAsync) is steady-state work, not set-up. */
+bool split_is_init_call(ns_str name)
+{
+	return matches(name, init_calls) && !str_contains(name, "Async");
+}
+
+/* Code compiled by torch.compile: Dynamo wraps each compiled frame in a "Torch-Compiled Region: N/M"
+ * record_function (torch/_dynamo/eval_frame.py), and AOTAutograd runs the compiled forward and backward as
+ * the autograd Function "CompiledFunction" ("CompiledFunctionBackward"). */
+static const name_rule compiled_markers[] = {
+    PREFIX("Torch-Compiled Region"),
+    PREFIX("CompiledFunction"),
+    {NULL, 0, false},
+};
+
+bool split_is_compiled_marker(ns_str name)
+{
+	return matches(name, compiled_markers);
+}
+
+/* Stream capture (CUDA graphs: torch.cuda.graph, vLLM's and SGLang's start-up, mode="reduce-overhead"): work
+ * launched on a capturing stream is recorded into a graph and runs only when the graph is replayed, so those
+ * launches leave no GPU record by design. The runtime calls that open and close a capture. */
+static const name_rule capture_begins[] = {
+    PREFIX("cudaStreamBeginCapture"),
+    PREFIX("cuStreamBeginCapture"),
+    PREFIX("hipStreamBeginCapture"),
+    {NULL, 0, false},
+};
+static const name_rule capture_ends[] = {
+    PREFIX("cudaStreamEndCapture"),
+    PREFIX("cuStreamEndCapture"),
+    PREFIX("hipStreamEndCapture"),
+    {NULL, 0, false},
+};
+
+uint8_t split_capture_edge(ns_str name)
+{
+	return matches(name, capture_begins) ? CAPTURE_BEGIN : matches(name, capture_ends) ? CAPTURE_END : 0;
+}

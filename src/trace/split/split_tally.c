@@ -1,0 +1,136 @@
+/* Kernel counts per window, kernel time per (name, class) clipped to the windows, and the overall sums. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/split/split_private.h"
+
+size_t split_window_of(const split_view *v, int64_t t, size_t *hint)
+{
+	size_t lo = 0, hi = v->n, k = *hint;
+
+	/* In time order the answer is the hint or a window or two after it. */
+	if (k < v->n && split_view_get(v, k)->start_ns <= t) {
+		for (size_t j = 0; j < 4 && k + 1 < v->n && split_view_get(v, k + 1)->start_ns <= t; j++)
+			k++;
+		if (k + 1 == v->n || split_view_get(v, k + 1)->start_ns > t)
+			lo = k + 1;
+	}
+	if (lo == 0) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (split_view_get(v, mid)->start_ns <= t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	if (lo == 0 || t >= split_view_end(v, lo - 1))
+		return v->n;
+	*hint = lo - 1;
+	return lo - 1;
+}
+
+typedef struct {
+	int64_t ns;
+	long count;
+} name_time;
+
+static int cmp_kernel_time(const void *a, const void *b)
+{
+	const split_kernel_time *x = a, *y = b;
+	if (x->ns != y->ns)
+		return (x->ns < y->ns) - (x->ns > y->ns);
+	return (x->name_id > y->name_id) - (x->name_id < y->name_id);
+}
+
+ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
+                              ns_error *err)
+{
+	split_view v = split_device_view(d);
+	size_t nnames = kernel_names_count(s->names), used = 0, hint = 0;
+	const split_window *end = split_view_get(&v, v.n - 1);
+	int64_t hi = end->start_ns + end->dur_ns, lo = split_view_get(&v, 0)->start_ns;
+	name_time *t = calloc(nnames * KCLASS_COUNT + 1, sizeof(*t));
+
+	if (t == NULL)
+		return split_oom(err);
+	for (size_t i = 0; i < n; i++) {
+		int cls = g[i].kind == GK_TRANSFER ? KCLASS_MEMORY : g[i].kind;
+		int64_t a = g[i].start > lo ? g[i].start : lo, b = g[i].end < hi ? g[i].end : hi;
+		size_t w = split_window_of(&v, g[i].start, &hint);
+		if (g[i].kind != GK_TRANSFER && w < v.n)
+			split_view_at(&v, w)->kernels++;
+		if (b <= a && !(g[i].start >= lo && g[i].start < hi))
+			continue;
+		name_time *e = &t[(size_t)g[i].name_id * KCLASS_COUNT + (size_t)cls];
+		used += e->count == 0;
+		e->count++;
+		e->ns = split_add_sat(e->ns, b > a ? b - a : 0);
+		d->class_ns[cls] = split_add_sat(d->class_ns[cls], b > a ? b - a : 0);
+		if (g[i].kind == GK_TRANSFER)
+			d->transfer_ns = split_add_sat(d->transfer_ns, b > a ? b - a : 0);
+	}
+	d->kernel_time = calloc(used + 1, sizeof(*d->kernel_time));
+	if (d->kernel_time == NULL) {
+		free(t);
+		return split_oom(err);
+	}
+	for (size_t i = 0; i < nnames * KCLASS_COUNT; i++) {
+		if (t[i].count > 0)
+			d->kernel_time[d->nkernel_time++] =
+			    (split_kernel_time){(uint32_t)(i / KCLASS_COUNT),
+			                        (kernel_class)(i % KCLASS_COUNT), t[i].ns, t[i].count};
+	}
+	split_sort(d->kernel_time, d->nkernel_time, sizeof(*d->kernel_time), cmp_kernel_time);
+	free(t);
+	return NS_OK;
+}
+
+void split_add_window(split_window *o, const split_window *w)
+{
+	o->dur_ns += w->dur_ns;
+	for (int b = 0; b < REGIME_COUNT; b++)
+		o->bucket_ns[b] += w->bucket_ns[b];
+	for (int c = 0; c < CAUSE_COUNT; c++)
+		o->cause_ns[c] += w->cause_ns[c];
+	o->comm_overlapped_ns += w->comm_overlapped_ns;
+	o->kernel_ns = o->kernel_ns < 0 || w->kernel_ns < 0 ? -1 : o->kernel_ns + w->kernel_ns;
+	o->kernels += w->kernels;
+	o->graph_launches = split_add_u32_sat(o->graph_launches, w->graph_launches);
+	o->graph_kernels = split_add_u32_sat(o->graph_kernels, w->graph_kernels);
+	o->graph_ns += w->graph_ns;
+}
+
+/* The overall window sums the steps that count (warm-up steps are left out unless every step is), and the
+ * warm-up steps have their own sum. */
+void split_sum_overall(split_device *d, bool keep_warmup, const int64_t *opt_launch)
+{
+	split_window *o = &d->overall, *wu = &d->warmup;
+	split_view v = split_device_view(d);
+	bool all = true; /* every step is warm-up: then they all count, there is nothing else */
+
+	for (size_t i = 0; i < v.n && all; i++) /* stops at the first counted step: each pass costs a read */
+		all = split_view_get(&v, i)->warmup;
+	all = all || keep_warmup;
+	d->nwarmup = 0;
+	d->optimizer_launch_ns = 0;
+	memset(o, 0, sizeof(*o));
+	memset(wu, 0, sizeof(*wu));
+	o->step = wu->step = -1;
+	o->start_ns = v.n > 0 ? split_view_get(&v, 0)->start_ns : 0;
+	for (size_t i = 0; i < v.n; i++) {
+		const split_window *w = split_view_get(&v, i);
+		if (w->warmup && !all) {
+			if (wu->dur_ns == 0)
+				wu->start_ns = w->start_ns;
+			split_add_window(wu, w);
+			d->nwarmup++;
+			continue;
+		}
+		if (o->dur_ns == 0)
+			o->start_ns = w->start_ns;
+		split_add_window(o, w);
+		if (opt_launch != NULL)
+			d->optimizer_launch_ns += opt_launch[i];
+	}
+}

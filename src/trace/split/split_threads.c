@@ -1,0 +1,269 @@
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/split/split_private.h"
+#include "util/satmath.h"
+#include "util/sort.h"
+#include "util/vec.h"
+
+ns_status split_oom(ns_error *err)
+{
+	return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+}
+
+bool split_reserve_one(void **v, size_t n, size_t *cap, size_t elem)
+{
+	void *grown = n < SIZE_MAX ? ns_grow(*v, cap, n + 1, elem) : NULL;
+
+	if (grown == NULL)
+		return false;
+	*v = grown;
+	return true;
+}
+
+int64_t split_add_sat(int64_t a, int64_t b)
+{
+	return ns_sat_add_i64(a, b);
+}
+
+/* b - a for b >= a, saturating. */
+int64_t split_sub_sat(int64_t b, int64_t a)
+{
+	return ns_sat_sub_i64(b, a);
+}
+
+uint32_t split_add_u32_sat(uint32_t a, uint32_t b)
+{
+	return b > UINT32_MAX - a ? UINT32_MAX : a + b;
+}
+
+int split_cmp_i64(const void *a, const void *b)
+{
+	return ns_cmp_i64(a, b);
+}
+
+void split_sort(void *base, size_t n, size_t size, split_cmp_fn cmp)
+{
+	ns_sort(base, n, size, cmp);
+}
+
+void *split_search(const void *key, const void *base, size_t n, size_t size, split_cmp_fn cmp)
+{
+	return ns_bsearch(key, base, n, size, cmp);
+}
+
+/* ---- the thread table ---- */
+
+ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err)
+{
+	host_thread *t;
+	uint64_t hash;
+	size_t slot;
+	uint32_t id;
+
+	if (s->last_thread != 0) {
+		t = &s->thread[s->last_thread - 1];
+		if (t->pid == pid && t->tid == tid) {
+			*idx = s->last_thread - 1;
+			return NS_OK;
+		}
+	}
+	hash = ns_hash_i64_pair(pid, tid);
+	slot = ns_hindex_home(&s->thread_index, hash);
+	while (ns_hindex_probe(&s->thread_index, hash, &slot, &id)) {
+		t = &s->thread[id];
+		if (t->pid == pid && t->tid == tid) {
+			s->last_thread = id + 1;
+			*idx = id;
+			return NS_OK;
+		}
+	}
+	if (s->nthreads >= SPLIT_MAX_THREADS)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d host threads", SPLIT_MAX_THREADS);
+	SPLIT_PUSH(s->thread, s->nthreads, s->capthreads, err);
+	t = &s->thread[s->nthreads];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	if (!ns_hindex_add(&s->thread_index, hash, (uint32_t)s->nthreads))
+		return split_oom(err);
+	*idx = (uint32_t)s->nthreads++;
+	s->last_thread = *idx + 1;
+	return NS_OK;
+}
+
+/* ---- span lists ---- */
+
+ns_status split_span_add(span_list *l, int64_t a, int64_t b, ns_error *err)
+{
+	if (b <= a)
+		return NS_OK;
+	if (l->n > 0) {
+		span *last = &l->v[l->n - 1];
+		if (a <= last->end && b >= last->start) {
+			if (a < last->start)
+				last->start = a;
+			if (b > last->end)
+				last->end = b;
+			return NS_OK;
+		}
+	}
+	SPLIT_PUSH(l->v, l->n, l->cap, err);
+	l->v[l->n].start = a;
+	l->v[l->n].end = b;
+	l->n++;
+	return NS_OK;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const span *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+int64_t split_spans_union(span_list *l)
+{
+	size_t out = 0;
+	int64_t total = 0;
+
+	if (l->n == 0)
+		return 0;
+	split_sort(l->v, l->n, sizeof(*l->v), cmp_span);
+	for (size_t i = 1; i < l->n; i++) {
+		if (l->v[i].start <= l->v[out].end) {
+			if (l->v[i].end > l->v[out].end)
+				l->v[out].end = l->v[i].end;
+		} else {
+			l->v[++out] = l->v[i];
+		}
+	}
+	l->n = out + 1;
+	for (size_t i = 0; i < l->n; i++)
+		total = split_add_sat(total, split_sub_sat(l->v[i].end, l->v[i].start));
+	return total;
+}
+
+/* Appends src to dst (no merge; the caller unions dst afterwards). */
+static ns_status span_append(span_list *dst, const span_list *src, ns_error *err)
+{
+	for (size_t i = 0; i < src->n; i++) {
+		SPLIT_PUSH(dst->v, dst->n, dst->cap, err);
+		dst->v[dst->n++] = src->v[i];
+	}
+	return NS_OK;
+}
+
+void split_lists_free(span_list l[SL_COUNT])
+{
+	for (int k = 0; k < SL_COUNT; k++) {
+		free(l[k].v);
+		memset(&l[k], 0, sizeof(l[k]));
+	}
+}
+
+/* The sweep's list for a thread's span kind: host work of the step thread is "launch", of any other thread of
+ * the process "other"; every other kind is process-wide. */
+static int sweep_list(int hk, bool main_thread)
+{
+	static const int map[HK_COUNT] = {[HK_CPU] = SL_LAUNCH, [HK_DL] = SL_DL,     [HK_BLOCK] = SL_BLOCK,
+	                                  [HK_SYNC] = SL_SYNC,  [HK_INIT] = SL_INIT, [HK_COMM] = SL_COMM};
+	return hk == HK_CPU && !main_thread ? SL_OTHER : map[hk];
+}
+
+ns_status split_process_lists(trace_split *s, uint32_t main_thread, span_list out[SL_COUNT], size_t *nthreads,
+                              ns_error *err)
+{
+	int64_t pid = s->thread[main_thread].pid;
+
+	memset(out, 0, SL_COUNT * sizeof(*out));
+	*nthreads = 0;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		host_thread *t = &s->thread[i];
+		bool any = false;
+		if (t->pid != pid)
+			continue;
+		for (int k = 0; k < HK_COUNT; k++) {
+			ns_status st = span_append(&out[sweep_list(k, i == main_thread)], &t->list[k], err);
+			if (st != NS_OK)
+				return st;
+			any = any || t->list[k].n > 0;
+		}
+		*nthreads += any;
+	}
+	for (int k = 0; k < SL_COUNT; k++)
+		(void)split_spans_union(&out[k]);
+	return NS_OK;
+}
+
+/* ---- the main thread and its steps ---- */
+
+bool split_thread_with_most_steps(const trace_split *s, uint32_t *main_thread)
+{
+	size_t *count = calloc(s->nthreads, sizeof(*count)), best = 0;
+
+	if (count == NULL)
+		return false;
+	for (size_t i = 0; i < s->nsteps; i++)
+		count[s->steps[i].thread]++;
+	for (size_t i = 0; i < s->nthreads; i++) {
+		if (count[i] > best) {
+			best = count[i];
+			*main_thread = (uint32_t)i;
+		}
+	}
+	free(count);
+	return best > 0;
+}
+
+static bool thread_with_most_host_time(trace_split *s, uint32_t *main_thread)
+{
+	int64_t best = 0;
+
+	for (size_t i = 0; i < s->nthreads; i++) {
+		int64_t t = split_spans_union(&s->thread[i].list[HK_CPU]);
+		t = split_add_sat(t, split_spans_union(&s->thread[i].list[HK_COMM]));
+		if (t > best) {
+			best = t;
+			*main_thread = (uint32_t)i;
+		}
+	}
+	return best > 0;
+}
+
+bool split_pick_main_thread(trace_split *s, uint32_t *main_thread)
+{
+	/* steps on the GPU timeline are not a host thread's */
+	return (s->nsteps > 0 && !split_steps_on_device(s) && split_thread_with_most_steps(s, main_thread)) ||
+	       thread_with_most_host_time(s, main_thread);
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	const step_rec *x = a, *y = b;
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	return (x->end < y->end) - (x->end > y->end); /* longest first among equal starts */
+}
+
+/* Steps sharing a start time are one step recorded twice (a nested or repeated marker): the longest is kept
+ * as the window and the others are counted, so the report can say so instead of merging them silently. */
+size_t split_main_steps(trace_split *s, uint32_t main_thread, size_t *dups)
+{
+	size_t n = 0;
+
+	*dups = 0;
+	for (size_t i = 0; i < s->nsteps; i++)
+		if (s->steps[i].thread == main_thread)
+			s->steps[n++] = s->steps[i];
+	split_sort(s->steps, n, sizeof(*s->steps), cmp_step);
+	s->nsteps = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s->nsteps == 0 || s->steps[i].start != s->steps[s->nsteps - 1].start)
+			s->steps[s->nsteps++] = s->steps[i];
+		else
+			(*dups)++;
+	}
+	return s->nsteps;
+}
