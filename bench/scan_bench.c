@@ -1,4 +1,4 @@
-/* Times trace_read() over one file: prints events, bytes and MB/s of decompressed JSON per run. */
+/* Times ns_trace_read() over one file: prints events, bytes and MB/s of decompressed JSON per run. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +12,14 @@ typedef struct {
 	long long checksum;
 } tally;
 
-static ns_status count_event(const trace_event *ev, void *ctx, ns_error *err)
+static ns_status count_event(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
 	tally *t = ctx;
 
 	(void)err;
 	/* Touch the fields a consumer would, so the work is not optimised away. */
 	t->checksum += ev->ts_ns ^ ev->pid ^ (long long)ev->name.len;
-	if (ev->cat == TCAT_KERNEL && ev->has_dur) {
+	if (ev->cat == NS_TCAT_KERNEL && ev->has_dur) {
 		t->kernels++;
 		t->kernel_ns += ev->dur_ns;
 	}
@@ -45,19 +45,19 @@ int main(int argc, char **argv)
 	for (int i = 0; i < runs; i++) {
 		ns_input in;
 		ns_error err;
-		trace_meta meta;
+		ns_trace_meta meta;
 		tally t = {0};
 		double t0;
 		ns_status st;
 
-		if (input_open(&in, argv[1], &err) != NS_OK) {
+		if (ns_input_open(&in, argv[1], &err) != NS_OK) {
 			fprintf(stderr, "scan_bench: %s: %s\n", argv[1], err.msg);
 			return 1;
 		}
 		t0 = now_s();
-		st = trace_read(&in, count_event, &t, &meta, &err);
+		st = ns_trace_read(&in, count_event, &t, &meta, &err);
 		double secs = now_s() - t0;
-		input_close(&in);
+		ns_input_close(&in);
 		if (st != NS_OK) {
 			fprintf(stderr, "scan_bench: %s: byte %lld: %s (event %ld)\n", argv[1], err.offset,
 			        err.msg, err.index);

@@ -25,21 +25,21 @@ static int add_share(ns_profile *p, const char *arg, ns_error *err)
 	}
 	memcpy(name, arg, (size_t)(eq - arg));
 	name[eq - arg] = '\0';
-	if (!regime_from_name(name, &r)) {
+	if (!ns_regime_from_name(name, &r)) {
 		ns_error_set(err, NS_ERR_USAGE, "unknown bucket '%s'", name);
 		return -1;
 	}
-	return parse_flag_bucket(p, r, eq + 1, err) == NS_OK ? 0 : -1;
+	return ns_parse_flag_bucket(p, r, eq + 1, err) == NS_OK ? 0 : -1;
 }
 
 int main(int argc, char **argv)
 {
 	ns_profile profile;
-	classify_options options;
+	ns_classify_options options;
 	ns_verdict verdict;
 	ns_routes *routes;
 	ns_error err;
-	format_options text = {FORMAT_TEXT, false, false};
+	ns_format_options text = {NS_FORMAT_TEXT, false, false};
 
 	if (argc < 2) {
 		fprintf(
@@ -49,21 +49,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	ns_error_clear(&err);
-	profile_init(&profile);
+	ns_profile_init(&profile);
 	for (int i = 1; i < argc; i++)
 		if (add_share(&profile, argv[i], &err) != 0) {
 			fprintf(stderr, "route_profile: %s\n", err.msg);
 			return 2;
 		}
-	if (profile_validate(&profile, false, &err) != NS_OK ||
+	if (ns_profile_validate(&profile, false, &err) != NS_OK ||
 	    (routes = ns_routes_new(NULL, &err)) == NULL) {
 		fprintf(stderr, "route_profile: %s\n", err.msg);
 		return 1;
 	}
-	classify_options_default(&options);
-	classify_profile(&profile, &options, &verdict);
-	format_verdict_line(stdout, "", &verdict, routes, &text);
-	printf("runner-up: %s (%.0f%%)\n", regime_name(verdict.runner_up), verdict.runner_up_share * 100.0);
+	ns_classify_options_default(&options);
+	ns_classify_profile(&profile, &options, &verdict);
+	ns_format_verdict_line(stdout, "", &verdict, routes, &text);
+	printf("runner-up: %s (%.0f%%)\n", ns_regime_name(verdict.runner_up), verdict.runner_up_share * 100.0);
 	ns_routes_delete(routes);
 	return 0;
 }

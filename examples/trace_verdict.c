@@ -12,7 +12,7 @@
 
 int main(int argc, char **argv)
 {
-	format_options text = {FORMAT_TEXT, false, false};
+	ns_format_options text = {NS_FORMAT_TEXT, false, false};
 	ns_analysis *a;
 	ns_error err;
 	double gain;
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 		if (!ns_analysis_routed(a, i))
 			printf("%s: no verdict (see nextstep trace)\n", ns_analysis_label(a, i));
 		else
-			format_verdict_line(stdout, ns_analysis_label(a, i), ns_analysis_verdict(a, i),
+			ns_format_verdict_line(stdout, ns_analysis_label(a, i), ns_analysis_verdict(a, i),
 			                    ns_analysis_routes(a, i), &text);
 		if (fix != NULL)
 			printf("next step: %s (up to %.0f%% of the step)\n", fix, gain * 100.0);

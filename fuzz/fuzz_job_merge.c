@@ -1,4 +1,4 @@
-/* Feeds arbitrary bytes to the job merger the way `nextstep job` does (job_merge_read() over an input): every
+/* Feeds arbitrary bytes to the job merger the way `nextstep job` does (ns_job_merge_read() over an input): every
  * line that reads as a summary is added, each other one told (with a message safe to show), then the job is
  * finished. Whatever the summaries say, the result must hold: waiting and transfer partition each rank's
  * exposed comm, waiting is never negative, stragglers are ranks of the job; and the job report, in each form
@@ -18,16 +18,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check(const job_result *res)
+static void check(const ns_job_result *res)
 {
 	for (size_t i = 0; i < res->nranks; i++) {
-		const job_rank_result *r = &res->rank[i];
-		const split_window *w = &r->overall;
+		const ns_job_rank_result *r = &res->rank[i];
+		const ns_split_window *w = &r->overall;
 		int64_t exposed =
-		    r->src->ndev > 0 ? r->src->dev[r->device].overall.cause_ns[CAUSE_EXPOSED] : 0;
-		if (w->cause_ns[CAUSE_WAIT] < 0 || w->cause_ns[CAUSE_COMM_TRANSFER] < 0)
+		    r->src->ndev > 0 ? r->src->dev[r->device].overall.cause_ns[NS_CAUSE_EXPOSED] : 0;
+		if (w->cause_ns[NS_CAUSE_WAIT] < 0 || w->cause_ns[NS_CAUSE_COMM_TRANSFER] < 0)
 			abort();
-		if (res->split && w->cause_ns[CAUSE_WAIT] + w->cause_ns[CAUSE_COMM_TRANSFER] != exposed)
+		if (res->split && w->cause_ns[NS_CAUSE_WAIT] + w->cause_ns[NS_CAUSE_COMM_TRANSFER] != exposed)
 			abort();
 		if (i > 0 && res->rank[i - 1].src->rank >= r->src->rank)
 			abort(); /* sorted, each rank once */
@@ -35,17 +35,17 @@ static void check(const job_result *res)
 	if (res->nstrag > res->nranks)
 		abort();
 	for (size_t i = 0; i < res->nstrag; i++)
-		if (res->strag[i].bucket == REGIME_COMM || res->strag[i].excess_ns <= 0)
+		if (res->strag[i].bucket == NS_REGIME_COMM || res->strag[i].excess_ns <= 0)
 			abort();
 }
 
-static void check_form(const job_result *res, format_kind kind)
+static void check_form(const ns_job_result *res, ns_format_kind kind)
 {
 	static ns_routes routes;
 	static bool ready;
-	classify_options co;
-	format_options fo = {kind, true, false};
-	job_report_options o = {&co, &routes, &fo};
+	ns_classify_options co;
+	ns_format_options fo = {kind, true, false};
+	ns_job_report_options o = {&co, &routes, &fo};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
@@ -53,14 +53,14 @@ static void check_form(const job_result *res, format_kind kind)
 	ns_status st;
 
 	ns_error_clear(&err);
-	if (mem == NULL || (!ready && routes_init_default(&routes, &err) != NS_OK))
+	if (mem == NULL || (!ready && ns_routes_init_default(&routes, &err) != NS_OK))
 		abort();
 	ready = true;
-	classify_options_default(&co);
-	st = job_report_print(mem, res, &o, &err);
+	ns_classify_options_default(&co);
+	st = ns_job_report_print(mem, res, &o, &err);
 	if (fclose(mem) != 0)
 		abort();
-	if (st == NS_OK && kind == FORMAT_JSON)
+	if (st == NS_OK && kind == NS_FORMAT_JSON)
 		fuzz_check_json(text, len);
 	else if (st == NS_OK)
 		fuzz_check_text(text, len);
@@ -75,8 +75,8 @@ static void ignore_line(void *ctx, const ns_error *err)
 	fuzz_check_message(err->msg);
 }
 
-/* The bytes as a file (an anonymous one), read by job_merge_read() as `nextstep job` reads its inputs. */
-static void read_lines(job_merge *m, const uint8_t *data, size_t size)
+/* The bytes as a file (an anonymous one), read by ns_job_merge_read() as `nextstep job` reads its inputs. */
+static void read_lines(ns_job_merge *m, const uint8_t *data, size_t size)
 {
 	int fd = memfd_create("summaries", 0);
 	char path[64];
@@ -87,32 +87,32 @@ static void read_lines(job_merge *m, const uint8_t *data, size_t size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	ns_error_clear(&err);
-	if (input_open(&in, path, &err) != NS_OK)
+	if (ns_input_open(&in, path, &err) != NS_OK)
 		abort();
-	(void)input_sniff(&in);
-	if (job_merge_read(m, &in, ignore_line, NULL, &err) != NS_OK)
-		abort(); /* a file this small is no read error and no line past JOB_LINE_MAX */
-	input_close(&in);
+	(void)ns_input_sniff(&in);
+	if (ns_job_merge_read(m, &in, ignore_line, NULL, &err) != NS_OK)
+		abort(); /* a file this small is no read error and no line past NS_JOB_LINE_MAX */
+	ns_input_close(&in);
 	close(fd);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	job_merge *m = job_merge_new();
-	job_result *res = NULL;
+	ns_job_merge *m = ns_job_merge_new();
+	ns_job_result *res = NULL;
 	ns_error err;
 
 	if (m == NULL)
 		abort();
 	read_lines(m, data, size);
 	ns_error_clear(&err);
-	if (job_merge_finish(m, &res, &err) == NS_OK) {
+	if (ns_job_merge_finish(m, &res, &err) == NS_OK) {
 		check(res);
-		check_form(res, FORMAT_TEXT);
-		check_form(res, FORMAT_QUIET);
-		check_form(res, FORMAT_JSON);
-		job_result_free(res);
+		check_form(res, NS_FORMAT_TEXT);
+		check_form(res, NS_FORMAT_QUIET);
+		check_form(res, NS_FORMAT_JSON);
+		ns_job_result_free(res);
 	}
-	job_merge_free(m);
+	ns_job_merge_free(m);
 	return 0;
 }

@@ -10,49 +10,49 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void merge_alone(job_rank *k)
+static void merge_alone(ns_job_rank *k)
 {
-	job_merge *m = job_merge_new();
-	job_result *res = NULL;
+	ns_job_merge *m = ns_job_merge_new();
+	ns_job_result *res = NULL;
 	ns_error err;
 
 	if (m == NULL)
 		abort();
 	ns_error_clear(&err);
-	if (job_merge_add(m, k, &err) == NS_OK && job_merge_finish(m, &res, &err) == NS_OK) {
+	if (ns_job_merge_add(m, k, &err) == NS_OK && ns_job_merge_finish(m, &res, &err) == NS_OK) {
 		if (res->nranks != 1 || res->nstrag != 0 || res->split)
 			abort(); /* one rank: nobody to compare with */
-		job_result_free(res);
+		ns_job_result_free(res);
 	} else if (err.msg[0] == '\0') {
 		abort();
 	}
-	job_merge_free(m);
+	ns_job_merge_free(m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	job_rank *k = NULL, *again = NULL;
+	ns_job_rank *k = NULL, *again = NULL;
 	char *line, *line2;
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (job_rank_from_ndjson((const char *)data, size, &k, &err) != NS_OK) {
+	if (ns_job_rank_from_ndjson((const char *)data, size, &k, &err) != NS_OK) {
 		if (err.msg[0] == '\0' || k != NULL)
 			abort();
 		fuzz_check_message(err.msg);
 		return 0;
 	}
-	line = job_rank_to_ndjson(k);
+	line = ns_job_rank_to_ndjson(k);
 	if (line == NULL || !fuzz_utf8_valid(line, strlen(line)))
 		abort();
-	if (job_rank_from_ndjson(line, strlen(line), &again, &err) != NS_OK)
+	if (ns_job_rank_from_ndjson(line, strlen(line), &again, &err) != NS_OK)
 		abort();
-	line2 = job_rank_to_ndjson(again);
+	line2 = ns_job_rank_to_ndjson(again);
 	if (line2 == NULL || strcmp(line, line2) != 0)
 		abort();
 	free(line);
 	free(line2);
-	job_rank_free(again);
+	ns_job_rank_free(again);
 	merge_alone(k);
 	return 0;
 }

@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *name = malloc(size + 1);
-	kernel_identity id;
+	ns_kernel_identity id;
 	const char *family;
 	char shown[32];
 	size_t start, len;
@@ -24,15 +24,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(name, data, size);
 	name[size] = '\0';
-	kernel_identity_of(name, &id);
-	if (strlen(id.qualified) >= KERNEL_IDENTITY_MAX || id.base > strlen(id.qualified))
+	ns_kernel_identity_of(name, &id);
+	if (strlen(id.qualified) >= NS_KERNEL_IDENTITY_MAX || id.base > strlen(id.qualified))
 		abort();
-	if (kernel_table_classify(name, &family) >= KCLASS_COUNT)
+	if (ns_kernel_table_classify(name, &family) >= NS_KCLASS_COUNT)
 		abort();
-	len = kernel_display_span(name, &start);
+	len = ns_kernel_display_span(name, &start);
 	if (start + len > strlen(name))
 		abort();
-	report_short_name(name, shown, sizeof(shown));
+	ns_report_short_name(name, shown, sizeof(shown));
 	if (strlen(shown) >= sizeof(shown))
 		abort();
 	free(name);

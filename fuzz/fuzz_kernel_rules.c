@@ -1,4 +1,4 @@
-/* Feeds arbitrary bytes to the --kernel-rules loader the CLI runs (kernel_rules_load on a file): a rules file
+/* Feeds arbitrary bytes to the --kernel-rules loader the CLI runs (ns_kernel_rules_load on a file): a rules file
  * either loads into rules that classify any name, hostile ones included, within their cost limits and without
  * a fault, or is an error that leaves nothing allocated. */
 #define _GNU_SOURCE
@@ -22,7 +22,7 @@ static const char *const probe_names[] = {"void foo<int>(bar)",
                                           "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)"};
 
 /* Names that make backtracking regexes work hard: long runs with the literal they end in out of reach. */
-static char long_names[3][KERNEL_CLASSIFY_MAX + 64];
+static char long_names[3][NS_KERNEL_CLASSIFY_MAX + 64];
 
 static void make_long_names(void)
 {
@@ -35,17 +35,17 @@ static void make_long_names(void)
 	}
 }
 
-static void classify_probes(const kernel_rules *r)
+static void classify_probes(const ns_kernel_rules *r)
 {
 	for (size_t i = 0; i < sizeof(probe_names) / sizeof(probe_names[0]); i++)
-		(void)kernel_rules_classify(r, probe_names[i]);
+		(void)ns_kernel_rules_classify(r, probe_names[i]);
 	for (size_t i = 0; i < 3; i++)
-		(void)kernel_rules_classify(r, long_names[i]);
+		(void)ns_kernel_rules_classify(r, long_names[i]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	kernel_rules *r = NULL;
+	ns_kernel_rules *r = NULL;
 	ns_error err;
 	char path[64];
 	int fd = memfd_create("rules", 0);
@@ -59,9 +59,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		make_long_names();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	ns_error_clear(&err);
-	if (kernel_rules_load(path, &r, &err) == NS_OK) {
+	if (ns_kernel_rules_load(path, &r, &err) == NS_OK) {
 		classify_probes(r);
-		kernel_rules_free(r);
+		ns_kernel_rules_free(r);
 	} else if (r != NULL) {
 		abort();
 	}

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define SCRIPT_STEPS  20000
 #define SCRIPT_STRING (1 << 20)
 
-static kernel_rules *rules;
+static ns_kernel_rules *rules;
 
 static int budget(void *ctx)
 {
@@ -76,13 +76,13 @@ static sqlite3 *database_of(const uint8_t *data, size_t size)
 	return db;
 }
 
-static void check_buckets(const split_result *res)
+static void check_buckets(const ns_split_result *res)
 {
 	for (size_t d = 0; d < res->ndevices; d++) {
 		for (size_t w = 0; w < res->device[d].nsteps; w++) {
-			split_window x = split_device_step(&res->device[d], w);
+			ns_split_window x = ns_split_device_step(&res->device[d], w);
 			int64_t sum = 0;
-			for (int b = 0; b < REGIME_COUNT; b++) {
+			for (int b = 0; b < NS_REGIME_COUNT; b++) {
 				if (x.bucket_ns[b] < 0)
 					abort();
 				sum += x.bucket_ns[b];
@@ -96,33 +96,33 @@ static void check_buckets(const split_result *res)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	sqlite3 *db;
-	trace_split *split;
-	trace_meta meta;
-	split_result res;
+	ns_trace_split *split;
+	ns_trace_meta meta;
+	ns_split_result res;
 	ns_error err;
 	ns_status st;
 
-	if (rules == NULL && kernel_rules_default(&rules, &err) != NS_OK)
+	if (rules == NULL && ns_kernel_rules_default(&rules, &err) != NS_OK)
 		abort();
 	if ((db = database_of(data, size)) == NULL)
 		return 0;
 	nsys_limit_db(db);
-	if ((split = trace_split_new(rules)) == NULL)
+	if ((split = ns_trace_split_new(rules)) == NULL)
 		abort();
 	memset(&meta, 0, sizeof(meta));
 	memset(&res, 0, sizeof(res));
 	ns_error_clear(&err);
-	st = nsys_read_db(db, "fuzz", trace_split_event, split, &meta, &err);
-	if (st == NS_OK && (meta.ndevices > TRACE_MAX_DEVICES || (meta.has_rank && meta.rank < 0)))
+	st = nsys_read_db(db, "fuzz", ns_trace_split_event, split, &meta, &err);
+	if (st == NS_OK && (meta.ndevices > NS_TRACE_MAX_DEVICES || (meta.has_rank && meta.rank < 0)))
 		abort();
 	if (st == NS_OK)
-		st = trace_split_finish(split, &meta, &res, &err);
+		st = ns_trace_split_finish(split, &meta, &res, &err);
 	if (st == NS_OK)
 		check_buckets(&res);
 	if (st != NS_OK && err.msg[0] == '\0')
 		abort(); /* every refusal says why */
-	split_result_free(&res);
-	trace_split_free(split);
+	ns_split_result_free(&res);
+	ns_trace_split_free(split);
 	sqlite3_close(db);
 	return 0;
 }

@@ -15,19 +15,19 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check_side(const diff_side *s)
+static void check_side(const ns_diff_side *s)
 {
 	for (size_t i = 0; i < s->nsteps; i++)
 		if (!(s->step_us[i] >= 0 && isfinite(s->step_us[i])))
 			abort();
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		if (!(s->bucket_us[r] >= 0 && s->shares.share[r] >= 0 && s->shares.share[r] <= 1.0 + 1e-6))
 			abort();
 	if (s->report == NULL)
 		abort();
 }
 
-static void check_text(const diff_side *s, const diff_result *r, const diff_print_options *po)
+static void check_text(const ns_diff_side *s, const ns_diff_result *r, const ns_diff_print_options *po)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -35,14 +35,14 @@ static void check_text(const diff_side *s, const diff_result *r, const diff_prin
 
 	if (mem == NULL)
 		abort();
-	diff_print_text(mem, s, s, r, po);
+	ns_diff_print_text(mem, s, s, r, po);
 	if (fclose(mem) != 0)
 		abort();
 	fuzz_check_text(text, len);
 	free(text);
 }
 
-static void check_json(const diff_side *s, const diff_result *r)
+static void check_json(const ns_diff_side *s, const ns_diff_result *r)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -53,7 +53,7 @@ static void check_json(const diff_side *s, const diff_result *r)
 	if (mem == NULL)
 		abort();
 	ns_error_clear(&err);
-	st = diff_print_json(mem, s, s, r, 5, &err);
+	st = ns_diff_print_json(mem, s, s, r, 5, &err);
 	if (fclose(mem) != 0)
 		abort();
 	if (st == NS_OK)
@@ -61,39 +61,39 @@ static void check_json(const diff_side *s, const diff_result *r)
 	free(text);
 }
 
-static void compare_with_itself(const diff_side *s, const classify_options *co)
+static void compare_with_itself(const ns_diff_side *s, const ns_classify_options *co)
 {
-	diff_print_options po = {{"before", "after"}, true, 5};
-	diff_result r;
+	ns_diff_print_options po = {{"before", "after"}, true, 5};
+	ns_diff_result r;
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (diff_compare(s, s, co, &r, &err) != NS_OK)
+	if (ns_diff_compare(s, s, co, &r, &err) != NS_OK)
 		abort();
-	if (r.change != DIFF_NO_CHANGE)
+	if (r.change != NS_DIFF_NO_CHANGE)
 		abort();
 	check_text(s, &r, &po);
 	check_json(s, &r);
-	diff_result_free(&r);
+	ns_diff_result_free(&r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static ns_routes routes;
 	static bool ready;
-	classify_options co;
-	diff_load_options o;
-	diff_side s;
+	ns_classify_options co;
+	ns_diff_load_options o;
+	ns_diff_side s;
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (!ready && routes_init_default(&routes, &err) != NS_OK)
+	if (!ready && ns_routes_init_default(&routes, &err) != NS_OK)
 		abort();
 	ready = true;
-	classify_options_default(&co);
-	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
-	diff_side_init(&s);
-	if (diff_side_parse((const char *)data, size, &o, &s, &err) == NS_OK) {
+	ns_classify_options_default(&co);
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	ns_diff_side_init(&s);
+	if (ns_diff_side_parse((const char *)data, size, &o, &s, &err) == NS_OK) {
 		check_side(&s);
 		compare_with_itself(&s, &co);
 	} else {
@@ -101,6 +101,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (err.msg[0] == '\0')
 			abort();
 	}
-	diff_side_free(&s);
+	ns_diff_side_free(&s);
 	return 0;
 }

@@ -43,7 +43,7 @@ static void check_document(const char *svg, size_t len)
 	check_numbers(svg);
 }
 
-static void write_svg(const roofline_plot *plot)
+static void write_svg(const ns_roofline_plot *plot)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -51,7 +51,7 @@ static void write_svg(const roofline_plot *plot)
 
 	if (out == NULL)
 		return;
-	roofline_svg_write(out, plot);
+	ns_roofline_svg_write(out, plot);
 	fclose(out);
 	check_document(buf, len);
 	free(buf);
@@ -62,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	double v[NUMBERS];
 	char label[256];
 	ns_device dev;
-	roofline_result r;
+	ns_roofline_result r;
 	ns_error err;
 
 	if (size < sizeof(v))
@@ -75,16 +75,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	label[size] = '\0';
 	memset(&dev, 0, sizeof(dev));
 	dev.name = label;
-	dev.peak[DTYPE_BF16] = fabs(v[3]);
-	dev.peak[DTYPE_FP32] = fabs(v[6]);
+	dev.peak[NS_DTYPE_BF16] = fabs(v[3]);
+	dev.peak[NS_DTYPE_FP32] = fabs(v[6]);
 	dev.mem_bw = fabs(v[4]);
 
 	/* The CLI's path: only placed results are plotted. */
-	roofline_input in = {v[0], v[1], dev.peak[DTYPE_BF16], dev.mem_bw, v[2], 0.1};
+	ns_roofline_input in = {v[0], v[1], dev.peak[NS_DTYPE_BF16], dev.mem_bw, v[2], 0.1};
 	ns_error_clear(&err);
-	if (roofline_place(&in, &r, &err) == NS_OK) {
-		roofline_plot plot = {&dev,
-		                      DTYPE_BF16,
+	if (ns_roofline_place(&in, &r, &err) == NS_OK) {
+		ns_roofline_plot plot = {&dev,
+		                      NS_DTYPE_BF16,
 		                      label,
 		                      r.intensity,
 		                      r.attainable,
@@ -96,9 +96,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		write_svg(&plot);
 	}
 	/* Raw numbers straight to the writer, when the device itself is drawable. */
-	if (isfinite(dev.peak[DTYPE_BF16]) && dev.peak[DTYPE_BF16] > 0 && isfinite(dev.mem_bw) &&
+	if (isfinite(dev.peak[NS_DTYPE_BF16]) && dev.peak[NS_DTYPE_BF16] > 0 && isfinite(dev.mem_bw) &&
 	    dev.mem_bw > 0) {
-		roofline_plot raw = {&dev, DTYPE_BF16, label, v[0], v[5], v[7] > 0, v[2], v[7]};
+		ns_roofline_plot raw = {&dev, NS_DTYPE_BF16, label, v[0], v[5], v[7] > 0, v[2], v[7]};
 		write_svg(&raw);
 	}
 	return 0;

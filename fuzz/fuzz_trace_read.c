@@ -1,4 +1,4 @@
-/* Feeds arbitrary bytes to trace_read(): the first byte picks how many bytes each read may return (so
+/* Feeds arbitrary bytes to ns_trace_read(): the first byte picks how many bytes each read may return (so
  * tokens straddle chunk boundaries) and the first window size (so it grows), the rest is the document, plain
  * or gzip. Every outcome must be a status, never a crash, a hang or an out-of-bounds access; events must
  * satisfy the reader's promises, and an error's message be safe to print (fuzz_text_safe.h). */
@@ -14,7 +14,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static ns_status check_event(const trace_event *ev, void *ctx, ns_error *err)
+static ns_status check_event(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
 	volatile unsigned char sink = 0;
 
@@ -27,7 +27,7 @@ static ns_status check_event(const trace_event *ev, void *ctx, ns_error *err)
 	for (size_t i = 0; i < ev->input_dims.len; i++)
 		sink ^= (unsigned char)ev->input_dims.ptr[i];
 	(void)sink;
-	if ((ev->has_dur && ev->dur_ns < 0) || ev->index != *(long *)ctx || (unsigned)ev->cat >= TCAT_COUNT)
+	if ((ev->has_dur && ev->dur_ns < 0) || ev->index != *(long *)ctx || (unsigned)ev->cat >= NS_TCAT_COUNT)
 		abort();
 	(*(long *)ctx)++;
 	return NS_OK;
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ns_input in;
 	ns_error err;
-	trace_meta meta;
+	ns_trace_meta meta;
 	long seen = 0;
 	trace_read_knobs knobs = {0, 0, 0};
 	int fd;
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.name = "fuzz";
 	st = trace_read_tuned(&in, check_event, &seen, &meta, &err, &knobs);
 	close(fd);
-	if (seen != meta.events || meta.bytes < 0 || meta.ndevices > TRACE_MAX_DEVICES)
+	if (seen != meta.events || meta.bytes < 0 || meta.ndevices > NS_TRACE_MAX_DEVICES)
 		abort();
 	if (st != NS_OK && (err.offset < 0 || err.offset > meta.bytes || err.msg[0] == '\0'))
 		abort();

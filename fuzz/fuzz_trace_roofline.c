@@ -15,7 +15,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static kernel_rules *rules;
+static ns_kernel_rules *rules;
 static ns_device_table table;
 static FILE *sink;
 
@@ -24,29 +24,29 @@ static void setup(void)
 	ns_error err;
 
 	ns_error_clear(&err);
-	devices_init(&table);
-	if (kernel_rules_default(&rules, &err) != NS_OK ||
-	    devices_load_file(&table, NS_FUZZ_DEVICES, &err) != NS_OK || (sink = fopen("/dev/null", "w")) == NULL)
+	ns_devices_init(&table);
+	if (ns_kernel_rules_default(&rules, &err) != NS_OK ||
+	    ns_devices_load_file(&table, NS_FUZZ_DEVICES, &err) != NS_OK || (sink = fopen("/dev/null", "w")) == NULL)
 		abort();
 }
 
-static void options_from(uint8_t knob, troof_options *o)
+static void options_from(uint8_t knob, ns_troof_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->devices = &table;
 	if (knob & 1)
 		o->device = "H100 SXM";
 	o->has_dtype = (knob & 2) != 0;
-	o->dtype = (ns_dtype)((knob >> 2) % DTYPE_COUNT);
+	o->dtype = (ns_dtype)((knob >> 2) % NS_DTYPE_COUNT);
 }
 
-static void check_report(const troof_report *r)
+static void check_report(const ns_troof_report *r)
 {
-	cJSON *doc = troof_report_json(r, 5);
+	cJSON *doc = ns_troof_report_json(r, 5);
 
 	if (r->ops_ns < 0 || r->nrows > (size_t)(r->ops > 0 ? r->ops : 0))
 		abort();
-	troof_report_print(sink, r, 5, NULL);
+	ns_troof_report_print(sink, r, 5, NULL);
 	cJSON_Delete(doc);
 }
 
@@ -54,12 +54,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ns_input in;
 	ns_error err;
-	trace_meta meta;
-	troof_options o;
-	troof_report report;
-	trace_split *split;
-	trace_roofline *roof;
-	trace_roofline_tee tee;
+	ns_trace_meta meta;
+	ns_troof_options o;
+	ns_troof_report report;
+	ns_trace_split *split;
+	ns_trace_roofline *roof;
+	ns_trace_roofline_tee tee;
 	ns_status st;
 	int fd;
 
@@ -77,17 +77,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&meta, 0, sizeof(meta));
 	memset(&report, 0, sizeof(report));
 	ns_error_clear(&err);
-	split = trace_split_new(rules);
-	roof = trace_roofline_new();
+	split = ns_trace_split_new(rules);
+	roof = ns_trace_roofline_new();
 	if (split == NULL || roof == NULL)
 		abort();
-	tee = (trace_roofline_tee){trace_split_event, split, roof};
-	st = trace_read(&in, trace_roofline_tee_event, &tee, &meta, &err);
-	if (st == NS_OK && trace_roofline_finish(roof, &meta, &o, &report, &err) == NS_OK)
+	tee = (ns_trace_roofline_tee){ns_trace_split_event, split, roof};
+	st = ns_trace_read(&in, ns_trace_roofline_tee_event, &tee, &meta, &err);
+	if (st == NS_OK && ns_trace_roofline_finish(roof, &meta, &o, &report, &err) == NS_OK)
 		check_report(&report);
-	troof_report_free(&report);
-	trace_roofline_free(roof);
-	trace_split_free(split);
+	ns_troof_report_free(&report);
+	ns_trace_roofline_free(roof);
+	ns_trace_split_free(split);
 	close(fd);
 	return 0;
 }

@@ -18,16 +18,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static kernel_rules *rules;
+static ns_kernel_rules *rules;
 static ns_routes routes;
 
-static void check_buckets(const split_result *res)
+static void check_buckets(const ns_split_result *res)
 {
 	for (size_t d = 0; d < res->ndevices; d++) {
 		for (size_t w = 0; w < res->device[d].nsteps; w++) {
-			const split_window xw = split_device_step(&res->device[d], w), *x = &xw;
+			const ns_split_window xw = ns_split_device_step(&res->device[d], w), *x = &xw;
 			int64_t sum = 0;
-			for (int b = 0; b < REGIME_COUNT; b++) {
+			for (int b = 0; b < NS_REGIME_COUNT; b++) {
 				if (x->bucket_ns[b] < 0)
 					abort();
 				sum += x->bucket_ns[b];
@@ -39,7 +39,7 @@ static void check_buckets(const split_result *res)
 }
 
 /* Prints through print() into memory; the text (NUL-terminated) and its length, or NULL. */
-static char *print_to_memory(const split_result *res, const report_options *o, size_t *len)
+static char *print_to_memory(const ns_split_result *res, const ns_report_options *o, size_t *len)
 {
 	char *text = NULL;
 	FILE *mem = open_memstream(&text, len);
@@ -49,7 +49,7 @@ static char *print_to_memory(const split_result *res, const report_options *o, s
 	if (mem == NULL)
 		abort();
 	ns_error_clear(&err);
-	st = report_print(mem, res, o, &err);
+	st = ns_report_print(mem, res, o, &err);
 	if (fclose(mem) != 0)
 		abort();
 	if (st != NS_OK) {
@@ -59,14 +59,14 @@ static char *print_to_memory(const split_result *res, const report_options *o, s
 	return text;
 }
 
-static void check_form(const split_result *res, const report_options *o)
+static void check_form(const ns_split_result *res, const ns_report_options *o)
 {
 	size_t len = 0;
 	char *text = print_to_memory(res, o, &len);
 
 	if (text == NULL)
 		return;
-	if (o->format->kind == FORMAT_JSON)
+	if (o->format->kind == NS_FORMAT_JSON)
 		fuzz_check_json(text, len);
 	else
 		fuzz_check_text(text, len);
@@ -74,7 +74,7 @@ static void check_form(const split_result *res, const report_options *o)
 }
 
 /* The bytes json_out writes for one step, through the tree (tree) or straight (!tree); NULL on OOM. */
-static char *step_bytes(const split_result *res, const split_device *d, size_t i, const report_options *o,
+static char *step_bytes(const ns_split_result *res, const ns_split_device *d, size_t i, const ns_report_options *o,
                         bool tree, size_t *len)
 {
 	char *text = NULL;
@@ -102,7 +102,7 @@ static char *step_bytes(const split_result *res, const split_device *d, size_t i
 	return text;
 }
 
-static void check_steps_streamed(const split_result *res, const report_options *o)
+static void check_steps_streamed(const ns_split_result *res, const ns_report_options *o)
 {
 	for (size_t d = 0; d < res->ndevices; d++) {
 		for (size_t i = 0; i < res->device[d].nsteps; i++) {
@@ -118,13 +118,13 @@ static void check_steps_streamed(const split_result *res, const report_options *
 	}
 }
 
-static void check_all_forms(const split_result *res)
+static void check_all_forms(const ns_split_result *res)
 {
-	static const char *const hints[REPORT_HINT_COUNT] = {"hint 0", "hint 1", "hint 2", "hint 3",
+	static const char *const hints[NS_REPORT_HINT_COUNT] = {"hint 0", "hint 1", "hint 2", "hint 3",
 	                                                     "hint 4", "hint 5", "hint 6", "hint 7"};
-	classify_options co;
-	format_options fo = {FORMAT_TEXT, true, false};
-	report_options o = {.classify = &co,
+	ns_classify_options co;
+	ns_format_options fo = {NS_FORMAT_TEXT, true, false};
+	ns_report_options o = {.classify = &co,
 	                    .routes = &routes,
 	                    .format = &fo,
 	                    .source = "fuzz",
@@ -132,11 +132,11 @@ static void check_all_forms(const split_result *res)
 	                    .top = 5,
 	                    .hints = hints};
 
-	classify_options_default(&co);
+	ns_classify_options_default(&co);
 	check_form(res, &o);
-	fo.kind = FORMAT_QUIET;
+	fo.kind = NS_FORMAT_QUIET;
 	check_form(res, &o);
-	fo.kind = FORMAT_JSON;
+	fo.kind = NS_FORMAT_JSON;
 	check_form(res, &o);
 	check_steps_streamed(res, &o);
 }
@@ -144,11 +144,11 @@ static void check_all_forms(const split_result *res)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ns_error err;
-	split_result res;
+	ns_split_result res;
 
 	ns_error_clear(&err);
 	if (rules == NULL &&
-	    (kernel_rules_default(&rules, &err) != NS_OK || routes_init_default(&routes, &err) != NS_OK))
+	    (ns_kernel_rules_default(&rules, &err) != NS_OK || ns_routes_init_default(&routes, &err) != NS_OK))
 		abort();
 	if (fuzz_split_bytes(data, size, rules, false, &res, &err) == NS_OK) {
 		check_buckets(&res);
@@ -156,6 +156,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		fuzz_check_message(err.msg);
 	}
-	split_result_free(&res);
+	ns_split_result_free(&res);
 	return 0;
 }

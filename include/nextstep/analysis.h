@@ -56,7 +56,7 @@ NS_API const char *ns_analysis_label(const ns_analysis *a, size_t device);
 /* The device's verdict (its steps summed, warm-up left out unless asked for), or NULL out of range. */
 NS_API const ns_verdict *ns_analysis_verdict(const ns_analysis *a, size_t device);
 /* The routes its verdict line is printed with (a cause that holds most of its bucket gives the fix), for
- * format_verdict_line() and format_verdict_json(); owned by the analysis. NULL out of range. */
+ * ns_format_verdict_line() and ns_format_verdict_json(); owned by the analysis. NULL out of range. */
 NS_API const ns_routes *ns_analysis_routes(const ns_analysis *a, size_t device);
 /* Whether the verdict can be trusted: false when the capture is unfit to route (dropped events, ...) or
  * holds only start-up steps, and the report gives no verdict. */
@@ -66,12 +66,12 @@ NS_API bool ns_analysis_routed(const ns_analysis *a, size_t device);
 NS_API const char *ns_analysis_next_fix(const ns_analysis *a, size_t device, double *gain_share);
 /* The report as `nextstep trace` prints it, in format->kind (text, quiet or JSON); routes worded without the
  * command line's options. NS_ERR_IO when a write failed, NS_ERR_NOMEM. */
-NS_API ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const format_options *format,
+NS_API ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_options *format,
                                    ns_error *err);
 
 #ifdef NEXTSTEP_STATIC_LINKING_ONLY
 /* The split behind the analysis (owned by it). */
-NS_STATIC_API const split_result *ns_analysis_split(const ns_analysis *a);
+NS_STATIC_API const ns_split_result *ns_analysis_split(const ns_analysis *a);
 /* Device i's report as the printers read it (owned by the analysis), or NULL out of range. */
 NS_STATIC_API const ns_device_report *ns_analysis_device_report(const ns_analysis *a, size_t device);
 #endif

@@ -102,7 +102,7 @@ typedef struct {
 	double per_sequence_bytes; /* what one more sequence adds at this context; < 0 unknown */
 	double max_batch;   /* the largest batch that fits at this context; 0 none; < 0 unknown; INFINITY */
 	double max_context; /* the longest context that fits at this batch; 0 none; < 0 unknown; INFINITY */
-	double ridge_batch; /* --decode: the smallest batch at the ridge (roofline_decode_step); 0 none/not
+	double ridge_batch; /* --decode: the smallest batch at the ridge (ns_roofline_decode_step); 0 none/not
 	                       asked */
 	bool ridge_fits;    /* the ridge batch fits at this context */
 } ns_budget;

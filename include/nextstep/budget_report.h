@@ -34,7 +34,7 @@ NS_STATIC_API ns_finding_kind ns_budget_finding(ns_budget_term t);
 NS_STATIC_API cJSON *ns_budget_report_json(const ns_budget_report *r, const ns_routes *routes);
 /* In o->kind: text (with o->verbose the formulas), quiet ("fits", "tight", "no_fit", "unknown") or JSON. */
 NS_STATIC_API ns_status ns_budget_report_print(FILE *out, const ns_budget_report *r, const ns_routes *routes,
-                                               const format_options *o, ns_error *err);
+                                               const ns_format_options *o, ns_error *err);
 
 NS_END_DECLS
 

@@ -12,17 +12,17 @@
 
 NS_BEGIN_DECLS
 
-#define CLASSIFY_HIGH_DEFAULT     0.20
-#define CLASSIFY_MODERATE_DEFAULT 0.05
+#define NS_CLASSIFY_HIGH_DEFAULT     0.20
+#define NS_CLASSIFY_MODERATE_DEFAULT 0.05
 
 typedef struct {
-	ns_regime priority[REGIME_COUNT]; /* earlier wins a tie */
+	ns_regime priority[NS_REGIME_COUNT]; /* earlier wins a tie */
 	double tie;                       /* shares within this of the maximum count as tied */
 	double high;                      /* secondary finding grades */
 	double moderate;
-} classify_options;
+} ns_classify_options;
 
-typedef enum { GRADE_NONE, GRADE_MODERATE, GRADE_HIGH } ns_grade;
+typedef enum { NS_GRADE_NONE, NS_GRADE_MODERATE, NS_GRADE_HIGH } ns_grade;
 
 typedef struct {
 	ns_regime regime;
@@ -37,18 +37,18 @@ typedef struct {
 	double runner_up_share;
 	double margin;    /* share - runner_up_share (>= 0 unless priority decided within --tie) */
 	bool by_priority; /* the tie rule, not the numbers, decided */
-	ns_regime ranked[REGIME_COUNT];    /* every regime, dominant first, by share then priority */
-	double split[REGIME_COUNT];        /* the profile's shares */
+	ns_regime ranked[NS_REGIME_COUNT];    /* every regime, dominant first, by share then priority */
+	double split[NS_REGIME_COUNT];        /* the profile's shares */
 	double unattributed;               /* 1 - sum, never negative */
-	ns_finding findings[REGIME_COUNT]; /* graded non-dominant buckets, in ranked order */
+	ns_finding findings[NS_REGIME_COUNT]; /* graded non-dominant buckets, in ranked order */
 	size_t nfindings;
 } ns_verdict;
 
-NS_API void classify_options_default(classify_options *o);
+NS_API void ns_classify_options_default(ns_classify_options *o);
 /* "compute,memory,..." must be a permutation of all regimes. */
-NS_API ns_status classify_parse_priority(const char *list, ns_regime out[REGIME_COUNT], ns_error *err);
-NS_API void classify_profile(const ns_profile *p, const classify_options *o, ns_verdict *v);
-NS_API const char *grade_name(ns_grade g);
+NS_API ns_status ns_classify_parse_priority(const char *list, ns_regime out[NS_REGIME_COUNT], ns_error *err);
+NS_API void ns_classify_profile(const ns_profile *p, const ns_classify_options *o, ns_verdict *v);
+NS_API const char *ns_grade_name(ns_grade g);
 
 NS_END_DECLS
 

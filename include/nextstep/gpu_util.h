@@ -23,23 +23,23 @@ NS_BEGIN_DECLS
 
 /* The share of the window with at least one kernel running on the device (copies and memsets alone do not
  * count: nvidia-smi samples kernels), in [0, 1]; -1 when unknown (a window read from an older summary). */
-NS_STATIC_API double ns_window_gpu_util(const split_window *w);
+NS_STATIC_API double ns_window_gpu_util(const ns_split_window *w);
 
 /* The placed ops' fraction of their roof, weighted by their GPU time: sum(gpu_ns * fraction) / sum(gpu_ns)
  * over the rows, which is their time at the roof over their GPU time; -1 when none is placed. *placed_ns (may
  * be NULL) gets the time it covers. */
-NS_STATIC_API double ns_troof_roof_fraction(const troof_report *r, int64_t *placed_ns);
+NS_STATIC_API double ns_troof_roof_fraction(const ns_troof_report *r, int64_t *placed_ns);
 
 /* The device of res the roofline section describes: the one with the most kernel time in its overall window
- * (the busiest GPU, as trace_roofline picks its device name); NULL without devices. */
-NS_STATIC_API const split_device *ns_busiest_device(const split_result *res);
+ * (the busiest GPU, as ns_trace_roofline picks its device name); NULL without devices. */
+NS_STATIC_API const ns_split_device *ns_busiest_device(const ns_split_result *res);
 
 /* "GPU-Util 98% (device 0), kernels at 31% of their roof (the placed ops' time-weighted fraction, over 62%
  * of the ops' GPU time)": the lesson in one line, after the roofline section. Nothing without a device. */
-NS_STATIC_API void ns_gpu_util_print(FILE *out, const split_result *res, const troof_report *r);
+NS_STATIC_API void ns_gpu_util_print(FILE *out, const ns_split_result *res, const ns_troof_report *r);
 /* Adds "gpu_util" (of that device's overall window) and "fraction_of_roof" (time-weighted, null when nothing
  * is placed) to the roofline section's JSON object. False on OOM. */
-NS_STATIC_API bool ns_gpu_util_add_json(cJSON *section, const split_result *res, const troof_report *r);
+NS_STATIC_API bool ns_gpu_util_add_json(cJSON *section, const ns_split_result *res, const ns_troof_report *r);
 
 NS_END_DECLS
 

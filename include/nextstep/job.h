@@ -1,11 +1,11 @@
 /* Whole jobs (issue 12): one summary per rank, merged into one job.
  *
- * A rank summary (job_rank) is what the job needs of one rank's trace split: each device's per-step and
+ * A rank summary (ns_job_rank) is what the job needs of one rank's trace split: each device's per-step and
  * whole-run buckets and causes, and its collective timeline. It has a one-line NDJSON form, so ranks can be
- * read where their traces are and merged elsewhere. The merger (job_merge) takes summaries one by one
+ * read where their traces are and merged elsewhere. The merger (ns_job_merge) takes summaries one by one
  * (memory: the summaries), aligns the ranks' clocks on their collectives, splits each rank's exposed
  * communication into waiting for the last rank and transfer, and names stragglers. The rules are in
- * docs/job.md. Nothing here prints or knows the command line: the CLI routes and formats a job_result. */
+ * docs/job.md. Nothing here prints or knows the command line: the CLI routes and formats a ns_job_result. */
 #ifndef NEXTSTEP_JOB_H
 #define NEXTSTEP_JOB_H
 
@@ -26,77 +26,77 @@
 NS_BEGIN_DECLS
 
 /* The "nextstep_summary" key of a summary line: the version of its form. */
-#define JOB_SUMMARY_VERSION 1
+#define NS_JOB_SUMMARY_VERSION 1
 /* Limits on a summary line read back (untrusted input). */
-#define JOB_MAX_DEVICES TRACE_MAX_DEVICES
-#define JOB_MAX_RANKS   (1 << 20)
+#define NS_JOB_MAX_DEVICES NS_TRACE_MAX_DEVICES
+#define NS_JOB_MAX_RANKS   (1 << 20)
 
 /* A straggler is slower than the median of the other ranks by more than this share of it... */
-#define JOB_STRAGGLER_SHARE 0.10
+#define NS_JOB_STRAGGLER_SHARE 0.10
 /* ...and by more than this many nanoseconds of non-communication time per step. */
-#define JOB_STRAGGLER_MIN_NS 2000000
+#define NS_JOB_STRAGGLER_MIN_NS 2000000
 /* ...and, when the clocks are aligned, this share at least of the job's waiting in collectives is for it to
  * arrive: twice the share of one rank among R if the waiting were spread evenly (2/R), but no less than a
  * quarter and no more than half (docs/job.md): a rank whose slowness costs the job is the one they wait for.
  */
-#define JOB_LAST_SHARE_MIN 0.25
-#define JOB_LAST_SHARE_MAX 0.50
+#define NS_JOB_LAST_SHARE_MIN 0.25
+#define NS_JOB_LAST_SHARE_MAX 0.50
 /* Clocks are consistent when the matched collectives' end times, after the offset, agree within this (the
  * median absolute deviation of the per-collective offsets). */
-#define JOB_CLOCK_MAD_NS 50000
+#define NS_JOB_CLOCK_MAD_NS 50000
 /* ...estimated from at least this many matched collectives. */
-#define JOB_CLOCK_MIN_MATCHES 3
+#define NS_JOB_CLOCK_MIN_MATCHES 3
 
 /* One device of a rank: its split, without kernel names. */
 typedef struct {
 	int64_t id;
-	char name[TRACE_DEVICE_NAME_MAX];
-	split_window overall;
-	split_window *steps;
+	char name[NS_TRACE_DEVICE_NAME_MAX];
+	ns_split_window overall;
+	ns_split_window *steps;
 	size_t nsteps;
-	split_collective *coll;
+	ns_split_collective *coll;
 	size_t ncoll;
-} job_device;
+} ns_job_device;
 
-/* One rank's summary. Owns everything; free with job_rank_free(). */
+/* One rank's summary. Owns everything; free with ns_job_rank_free(). */
 typedef struct {
 	bool has_rank;
 	int64_t rank;       /* distributedInfo.rank */
 	int64_t world_size; /* 0 when unknown */
-	int quality;        /* the trace's quality_grade; -1 when the summary does not say */
+	int quality;        /* the trace's ns_quality_grade; -1 when the summary does not say */
 	char *file;         /* the trace it was made from */
-	job_device *dev;
+	ns_job_device *dev;
 	size_t ndev;
-} job_rank;
+} ns_job_rank;
 
 /* The summary of one rank's split. file may be NULL. */
-NS_STATIC_API ns_status job_rank_from_split(const split_result *r, const char *file, job_rank **out,
+NS_STATIC_API ns_status ns_job_rank_from_split(const ns_split_result *r, const char *file, ns_job_rank **out,
                                             ns_error *err);
-NS_STATIC_API void job_rank_free(job_rank *rank);
+NS_STATIC_API void ns_job_rank_free(ns_job_rank *rank);
 /* The one-line NDJSON form (no newline), malloc'd; NULL on OOM. */
-NS_STATIC_API char *job_rank_to_ndjson(const job_rank *rank);
+NS_STATIC_API char *ns_job_rank_to_ndjson(const ns_job_rank *rank);
 /* Reads one summary line back. Errors are located: err->offset is the byte offset in the line (or -1). */
-NS_STATIC_API ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_error *err);
+NS_STATIC_API ns_status ns_job_rank_from_ndjson(const char *line, size_t len, ns_job_rank **out, ns_error *err);
 
 /* What makes a straggler slow, told from its kernels (docs/job.md, "Why a rank is slow"). */
 typedef enum {
-	STRAGGLER_HOST, /* its slow bucket is host-side (overhead, data loader, idle): that bucket's own route
+	NS_STRAGGLER_HOST, /* its slow bucket is host-side (overhead, data loader, idle): that bucket's own route
 	                 */
-	STRAGGLER_DEVICE, /* the same kernels a step, slower, in (nearly) every step: its GPU or host, not the
+	NS_STRAGGLER_DEVICE, /* the same kernels a step, slower, in (nearly) every step: its GPU or host, not the
 	                     model */
-	STRAGGLER_WORK,   /* more kernels a step than the others: it is given more work */
-	STRAGGLER_INPUTS, /* the same kernels, slower, but only in some steps: inputs that vary from step to
+	NS_STRAGGLER_WORK,   /* more kernels a step than the others: it is given more work */
+	NS_STRAGGLER_INPUTS, /* the same kernels, slower, but only in some steps: inputs that vary from step to
 	                     step */
-	STRAGGLER_KIND_COUNT
-} job_straggler_kind;
+	NS_STRAGGLER_KIND_COUNT
+} ns_job_straggler_kind;
 
 /* "host", "device", "work", "inputs" (the JSON words). */
-NS_STATIC_API const char *job_straggler_kind_name(job_straggler_kind k);
+NS_STATIC_API const char *ns_job_straggler_kind_name(ns_job_straggler_kind k);
 
 /* Kernels a step within this share of the others' median are the same work... */
-#define JOB_SAME_WORK_SHARE 0.05
+#define NS_JOB_SAME_WORK_SHARE 0.05
 /* ...and a rank slowest in at least this share of the steps compared is slow in every step. */
-#define JOB_PERSISTENT_SHARE 0.9
+#define NS_JOB_PERSISTENT_SHARE 0.9
 
 /* A straggler: the rank, the bucket that makes it slow, its share of the rank's step and the median share of
  * the other ranks, and what makes it slow. */
@@ -105,7 +105,7 @@ typedef struct {
 	ns_regime bucket;
 	double share, median_share;
 	int64_t excess_ns; /* non-communication time per step above the others' median */
-	job_straggler_kind kind;
+	ns_job_straggler_kind kind;
 	double kernels_ratio; /* its kernels a step / the others' median (0 when they launch none) */
 	size_t
 	    slowest_steps; /* steps in which its non-comm time was the longest of the ranks that had them */
@@ -113,17 +113,17 @@ typedef struct {
 	size_t last_ops;       /* collectives it started last, of */
 	size_t shared_ops;     /* the collectives it shared with another rank (0: clocks not aligned) */
 	double waited_share;   /* the share of the job's waiting in collectives that was for it */
-} job_straggler;
+} ns_job_straggler;
 
 /* One rank in the job. */
 typedef struct {
-	job_rank *src; /* owned */
+	ns_job_rank *src; /* owned */
 	size_t device; /* index in src->dev of the device the job judges (the one with most collectives) */
-	split_window overall; /* that device's whole-run window; comm's exposed cause split into wait/transfer
+	ns_split_window overall; /* that device's whole-run window; comm's exposed cause split into wait/transfer
 	                       * when the job could split it */
 	int64_t median_step_ns;
 	int64_t noncomm_ns;              /* median over steps of the step time outside comm */
-	int64_t bucket_ns[REGIME_COUNT]; /* median over steps of each bucket */
+	int64_t bucket_ns[NS_REGIME_COUNT]; /* median over steps of each bucket */
 	int64_t kernels;                 /* median over steps of the kernels started */
 	int64_t *step_wait_ns;           /* per step of the device (NULL when not split) */
 	bool has_offset;
@@ -134,11 +134,11 @@ typedef struct {
 	int64_t waited_on_ns; /* the other ranks' waiting in collectives for this one to start them */
 	bool straggler;
 	bool routable; /* its judged device has time: a rank without device activity has nothing to route */
-} job_rank_result;
+} ns_job_rank_result;
 
-/* The merged job. Owns everything; free with job_result_free(). */
+/* The merged job. Owns everything; free with ns_job_result_free(). */
 typedef struct {
-	job_rank_result *rank; /* sorted by rank */
+	ns_job_rank_result *rank; /* sorted by rank */
 	size_t nranks;
 	int64_t world_size;   /* the largest world_size the summaries name (0 when none does) */
 	bool split;           /* waiting and transfer were told apart */
@@ -147,7 +147,7 @@ typedef struct {
 	size_t matched;       /* collectives matched on at least two ranks */
 	size_t mismatches;    /* matched collectives whose name or size differ */
 	char mismatch[256];   /* the first mismatch, "" when none */
-	job_straggler *strag; /* worst first */
+	ns_job_straggler *strag; /* worst first */
 	size_t nstrag;
 	ns_profile median; /* per-bucket median of the ranks' whole-run shares */
 	double wait_share; /* median over ranks of waiting / step time */
@@ -163,35 +163,35 @@ typedef struct {
 	 * the lateness was made before the captured steps, and the report says so instead of naming a
 	 * straggler. */
 	bool wait_without_straggler;
-	/* The job's quality is its worst rank's (quality_grade; -1 when no summary says): a job is judged
+	/* The job's quality is its worst rank's (ns_quality_grade; -1 when no summary says): a job is judged
 	 * from every rank's split, so one unfit rank leaves the waiting, the stragglers and the verdict
 	 * without ground, and the job gets no verdict (docs/job.md). */
 	int quality;
 	int64_t quality_rank; /* the first rank of that grade (-1 when quality is -1) */
 	size_t unfit_ranks;
-} job_result;
+} ns_job_result;
 
-typedef struct job_merge job_merge;
+typedef struct ns_job_merge ns_job_merge;
 
-NS_STATIC_API job_merge *job_merge_new(void);
+NS_STATIC_API ns_job_merge *ns_job_merge_new(void);
 /* Takes rank (freed here on error too). A rank without a rank number, a rank number already added, or a world
  * size other than the one of the ranks already added is an error; the merger keeps what it had. */
-NS_STATIC_API ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err);
+NS_STATIC_API ns_status ns_job_merge_add(ns_job_merge *m, ns_job_rank *rank, ns_error *err);
 /* Longest summary line read (a rank of a million steps is a few hundred MB). */
-#define JOB_LINE_MAX ((size_t)1 << 30)
+#define NS_JOB_LINE_MAX ((size_t)1 << 30)
 /* Told of each bad summary line (err->line is its number); reading goes on after it. */
-typedef void (*job_line_error_fn)(void *ctx, const ns_error *err);
+typedef void (*ns_job_line_error_fn)(void *ctx, const ns_error *err);
 /* Adds the summary lines of in to m as they arrive (memory: the summaries, not their text); blank lines are
- * allowed between them. A line that is no summary, or that job_merge_add() refuses, goes to on_error. Returns
+ * allowed between them. A line that is no summary, or that ns_job_merge_add() refuses, goes to on_error. Returns
  * NS_OK at the end of in, or what stopped the reading: NS_ERR_IO (a read error), NS_ERR_LIMIT (a line longer
- * than JOB_LINE_MAX, with err->line) or NS_ERR_NOMEM. */
-NS_STATIC_API ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error, void *ctx,
+ * than NS_JOB_LINE_MAX, with err->line) or NS_ERR_NOMEM. */
+NS_STATIC_API ns_status ns_job_merge_read(ns_job_merge *m, ns_input *in, ns_job_line_error_fn on_error, void *ctx,
                                        ns_error *err);
-NS_STATIC_API size_t job_merge_count(const job_merge *m);
+NS_STATIC_API size_t ns_job_merge_count(const ns_job_merge *m);
 /* The job of every rank added; the merger is then empty. At least one rank is needed. */
-NS_STATIC_API ns_status job_merge_finish(job_merge *m, job_result **out, ns_error *err);
-NS_STATIC_API void job_merge_free(job_merge *m);
-NS_STATIC_API void job_result_free(job_result *res);
+NS_STATIC_API ns_status ns_job_merge_finish(ns_job_merge *m, ns_job_result **out, ns_error *err);
+NS_STATIC_API void ns_job_merge_free(ns_job_merge *m);
+NS_STATIC_API void ns_job_result_free(ns_job_result *res);
 
 NS_END_DECLS
 

@@ -17,30 +17,30 @@
 
 NS_BEGIN_DECLS
 
-#define KERNEL_IDENTITY_MAX                                                                                  \
+#define NS_KERNEL_IDENTITY_MAX                                                                                  \
 	1024 /* bytes of a qualified identity kept; longer ones are cut (prefixes survive) */
-#define KERNEL_LAUNCHER_HOPS 4 /* launchers unwrapped inside one another at most */
+#define NS_KERNEL_LAUNCHER_HOPS 4 /* launchers unwrapped inside one another at most */
 
 typedef struct {
 	/* namespaces kept, template arguments and parameters dropped: "flash::FlashAttnFwdSm90" */
-	char qualified[KERNEL_IDENTITY_MAX];
+	char qualified[NS_KERNEL_IDENTITY_MAX];
 	size_t base; /* offset in qualified of the function's own name: "FlashAttnFwdSm90" */
-} kernel_identity;
+} ns_kernel_identity;
 
 /* The identity of a NUL-terminated kernel name, demangled ("void ns::k<T>(int)") or Itanium-mangled
  * ("_ZN..."). Never fails: a name it cannot take apart is its own identity. Reads the first
- * KERNEL_IDENTITY_MAX bytes after the return type (less a trailing parameter list), as the rules do. */
-NS_STATIC_API void kernel_identity_of(const char *name, kernel_identity *out);
+ * NS_KERNEL_IDENTITY_MAX bytes after the return type (less a trailing parameter list), as the rules do. */
+NS_STATIC_API void ns_kernel_identity_of(const char *name, ns_kernel_identity *out);
 
 /* The function's own name, without namespaces. */
-static inline const char *kernel_identity_base(const kernel_identity *id)
+static inline const char *ns_kernel_identity_base(const ns_kernel_identity *id)
 {
 	return id->qualified + id->base;
 }
 
 /* The part of name worth showing: without the "void " return type and the parameter list, with namespaces
  * (including "(anonymous namespace)") and template arguments kept. Sets *start and returns the length. */
-NS_STATIC_API size_t kernel_display_span(const char *name, size_t *start);
+NS_STATIC_API size_t ns_kernel_display_span(const char *name, size_t *start);
 
 NS_END_DECLS
 

@@ -56,7 +56,7 @@ typedef enum {
 
 #define NS_ROOF_FAMILIES 3
 
-/* The roofline placement of one kernel class (issue 22 fills it from troof_report: trace_roofline.h). The
+/* The roofline placement of one kernel class (issue 22 fills it from ns_troof_report: trace_roofline.h). The
  * times are over the extent the placement covers (the whole trace); a window's bound uses their ratios:
  * of the time the window holds in the class, the share placed_ns / max(kernel_ns, placed_ns) is in placed
  * ops, and of that, (placed_ns - roof_ns) / placed_ns is above the roof. */
@@ -79,7 +79,7 @@ typedef struct {
 
 /* What a next step is computed from besides its window and routes. */
 typedef struct {
-	const ns_roof_time *roof; /* indexed by kernel_class; NULL: no placement was made (NS_ROOF_NOT_RUN) */
+	const ns_roof_time *roof; /* indexed by ns_kernel_class; NULL: no placement was made (NS_ROOF_NOT_RUN) */
 	/* Of the window's launch time (overhead.launch), the part inside the optimizer's step (the main
 	 * thread in an Optimizer.step# span): the optimizer's own per-tensor launches, which a fused or
 	 * foreach optimizer removes. 0 when none, or not known. */
@@ -109,7 +109,7 @@ typedef struct {
 	char basis[NS_BASIS_MAX]; /* the bound's reason, in words and numbers */
 } ns_next_step;
 
-#define NS_NEXT_STEPS_MAX (CAUSE_COUNT + REGIME_COUNT + 8)
+#define NS_NEXT_STEPS_MAX (NS_CAUSE_COUNT + NS_REGIME_COUNT + 8)
 
 /* The candidates of one window, ranked: known bounds first, largest first; then unknown bounds, by the time
  * their cause holds. Ties go to the earlier bucket, then the earlier cause (deterministic). The known bounds
@@ -123,7 +123,7 @@ typedef struct {
 /* The candidates of w, a sum of `steps` windows (at least 1). routes gives each cause its fix (a cause
  * without one takes its bucket's; a decode window's memory kernels take the decode finding's); in may be
  * NULL (no placement, no optimizer launches known). */
-NS_STATIC_API void ns_next_steps_of_window(const split_window *w, size_t steps, const ns_routes *routes,
+NS_STATIC_API void ns_next_steps_of_window(const ns_split_window *w, size_t steps, const ns_routes *routes,
                                            const ns_next_inputs *in, ns_next_steps *out);
 /* A few words naming the fix's target: "data loader", "launch overhead", "blocking syncs", "straggler rank
  * 3", ...; a cause not in the title table is named by its key ("idle.host_gap"). Written into buf (64 bytes

@@ -7,8 +7,8 @@
  *                                       change only with the SOVERSION.
  *   #define NEXTSTEP_STATIC_LINKING_ONLY
  *   #include <nextstep/nextstep.h>      also the unstable tier: the trace reader, split and reports, the
- *                                       roofline, jobs, diff and HTML, whose structs (split_result,
- *                                       split_window, ...) are their layouts and change between any two
+ *                                       roofline, jobs, diff and HTML, whose structs (ns_split_result,
+ *                                       ns_split_window, ...) are their layouts and change between any two
  *                                       releases. libnextstep.so hides it: link libnextstep.a
  *                                       (`pkg-config --static --libs nextstep`) of the exact version.
  *

@@ -1,5 +1,5 @@
 /* The Nsight Systems reader: an `nsys export --type sqlite` database read with libsqlite3 into the same
- * trace_event stream the Kineto JSON reader gives (trace_read.h), so every consumer of that stream (the
+ * ns_trace_event stream the Kineto JSON reader gives (trace_read.h), so every consumer of that stream (the
  * split, the roofline collector) reads either format unchanged. docs/nsys.md lists the tables and columns
  * read and what each becomes; schema 2.9.1 (nsys 2022.2) to 3.24.14 (nsys 2026.1) are known. */
 #ifndef NEXTSTEP_NSYS_READ_H
@@ -27,14 +27,14 @@ NS_BEGIN_DECLS
 NS_STATIC_API bool ns_is_sqlite(const void *head, size_t n);
 
 /* Reads the export at path (opened read-only; the file is never written, and no journal is created beside it)
- * and calls fn for each event, as trace_read() does for a JSON trace: kernels, copies, memsets and
+ * and calls fn for each event, as ns_trace_read() does for a JSON trace: kernels, copies, memsets and
  * synchronisations, CUDA runtime and driver calls, NVTX ranges. meta gets the devices (TARGET_INFO_GPU, named
  * per CUDA device), the rank and world size when the capture's environment names them, and the number of
  * events. Tables are read one after another, each by one streaming query in the order it is stored (names
  * looked up by StringIds' primary key): memory stays at SQLite's page cache and one row, whatever the size.
  * Errors name the file's table and row ("CUPTI_ACTIVITY_KIND_KERNEL row 12: end before start"); an
- * unknown layout names the missing table or column; a string longer than TRACE_MAX_STRING is NS_ERR_LIMIT. */
-NS_STATIC_API ns_status ns_nsys_read(const char *path, trace_event_fn fn, void *ctx, trace_meta *meta,
+ * unknown layout names the missing table or column; a string longer than NS_TRACE_MAX_STRING is NS_ERR_LIMIT. */
+NS_STATIC_API ns_status ns_nsys_read(const char *path, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
                                      ns_error *err);
 
 NS_END_DECLS

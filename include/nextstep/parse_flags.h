@@ -9,7 +9,7 @@
 NS_BEGIN_DECLS
 
 /* Sets one bucket from its flag value; a bucket given twice is an error. */
-NS_API ns_status parse_flag_bucket(ns_profile *p, ns_regime r, const char *value, ns_error *err);
+NS_API ns_status ns_parse_flag_bucket(ns_profile *p, ns_regime r, const char *value, ns_error *err);
 
 NS_END_DECLS
 

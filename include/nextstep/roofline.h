@@ -20,22 +20,22 @@
 NS_BEGIN_DECLS
 
 /* Below this fraction of BOTH roofs a timed kernel is overhead-bound (too little work per launch). */
-#define ROOFLINE_OVERHEAD_DEFAULT 0.10
+#define NS_ROOFLINE_OVERHEAD_DEFAULT 0.10
 /* Achieved above the roof by more than this factor means the counts, the time or the device are wrong. */
-#define ROOFLINE_ABOVE_ROOF_SLACK 1.02
+#define NS_ROOFLINE_ABOVE_ROOF_SLACK 1.02
 
 typedef struct {
 	double flops, bytes;    /* the work; both > 0 */
 	double peak, bandwidth; /* the roofs: FLOP/s for the dtype, bytes/s */
 	double seconds;         /* measured time; <= 0 when not measured */
 	double overhead_threshold;
-} roofline_input;
+} ns_roofline_input;
 
 typedef struct {
 	double intensity;  /* FLOP/B */
 	double ridge;      /* FLOP/B where the roofs meet */
 	double attainable; /* FLOP/s: min(peak, intensity * bandwidth) */
-	ns_regime regime;  /* REGIME_COMPUTE (at or above the ridge), REGIME_MEMORY, or REGIME_OVERHEAD */
+	ns_regime regime;  /* NS_REGIME_COMPUTE (at or above the ridge), NS_REGIME_MEMORY, or NS_REGIME_OVERHEAD */
 	bool timed;
 	double achieved_flops; /* FLOP/s, when timed */
 	double achieved_bytes_per_s;
@@ -43,30 +43,30 @@ typedef struct {
 	double fraction_compute; /* achieved FLOP/s / peak */
 	double fraction_memory;  /* achieved B/s / bandwidth */
 	bool above_roof;         /* achieved exceeds the roof: check the inputs */
-} roofline_result;
+} ns_roofline_result;
 
 /* ns_error.param of a value error about the work the caller gave (counts, sizes, times), as opposed to the
  * device's numbers (param 0). */
-enum { ROOFLINE_PARAM_WORK = 1 };
+enum { NS_ROOFLINE_PARAM_WORK = 1 };
 
-NS_STATIC_API ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_error *err);
+NS_STATIC_API ns_status ns_roofline_place(const ns_roofline_input *in, ns_roofline_result *out, ns_error *err);
 /* The regime the roofs alone give (no time): compute at or above the ridge, memory below. */
-NS_STATIC_API ns_regime roofline_bound(double intensity, double ridge);
+NS_STATIC_API ns_regime ns_roofline_bound(double intensity, double ridge);
 
 /* A workload's counts and how they were made. */
 typedef struct {
 	double flops, bytes;
 	char formula[192]; /* e.g. "2*M*N*K FLOP; (M*K + K*N + M*N) * 2 B" */
-} roofline_work;
+} ns_roofline_work;
 
 /* Batched matmul C[b] = A[b] (MxK) * B[b] (KxN): FLOPs 2*b*M*N*K; ideal reuse: A and B read once, C written
  * once: b*(M*K + K*N + M*N) elements of the dtype. */
-NS_STATIC_API ns_status roofline_matmul(double m, double n, double k, double batch, ns_dtype dt,
-                                        roofline_work *w, ns_error *err);
+NS_STATIC_API ns_status ns_roofline_matmul(double m, double n, double k, double batch, ns_dtype dt,
+                                        ns_roofline_work *w, ns_error *err);
 /* N elements, each reading `inputs` and writing `outputs` values and doing flops_per_element FLOPs:
  * FLOPs N*f; bytes N*(inputs + outputs)*size. */
-NS_STATIC_API ns_status roofline_elementwise(double n, double inputs, double outputs,
-                                             double flops_per_element, ns_dtype dt, roofline_work *w,
+NS_STATIC_API ns_status ns_roofline_elementwise(double n, double inputs, double outputs,
+                                             double flops_per_element, ns_dtype dt, ns_roofline_work *w,
                                              ns_error *err);
 
 /* One decode step of a transformer (one new token for each of `batch` sequences). */
@@ -76,36 +76,36 @@ typedef struct {
 	double context; /* tokens already in each sequence's KV cache; 0 = ignore the cache */
 	double layers, kv_heads, head_dim; /* needed when context > 0 */
 	double heads; /* query heads; 0 = same as kv_heads (no grouped-query attention) */
-} roofline_decode_spec;
+} ns_roofline_decode_spec;
 
 typedef struct {
-	roofline_work work;
+	ns_roofline_work work;
 	double weight_bytes;    /* params * size: every weight is read once per step, whatever the batch */
 	double kv_bytes;        /* 2 (K and V) * layers * kv_heads * head_dim * context * batch * size */
 	double matmul_flops;    /* 2 * params * batch */
 	double attention_flops; /* 4 * layers * heads * head_dim * context * batch (QK^T and AV) */
 	double crossing_batch;  /* smallest batch whose step reaches the ridge; 0 when no batch does */
-} roofline_decode;
+} ns_roofline_decode;
 
-NS_STATIC_API ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, double ridge,
-                                             roofline_decode *out, ns_error *err);
+NS_STATIC_API ns_status ns_roofline_decode_step(const ns_roofline_decode_spec *s, ns_dtype dt, double ridge,
+                                             ns_roofline_decode *out, ns_error *err);
 
 /* The batch-doubling test: t1 for the work, t2 for twice the work. */
-#define SCALING_OVERHEAD_BELOW 1.25 /* ratio below this: at least 75% of the step is fixed cost */
-#define SCALING_WORK_ABOVE     1.75 /* ratio at or above this: at most 25% is fixed cost */
+#define NS_SCALING_OVERHEAD_BELOW 1.25 /* ratio below this: at least 75% of the step is fixed cost */
+#define NS_SCALING_WORK_ABOVE     1.75 /* ratio at or above this: at most 25% is fixed cost */
 
-typedef enum { SCALING_OVERHEAD, SCALING_PARTLY_OVERHEAD, SCALING_WORK } scaling_kind;
+typedef enum { NS_SCALING_OVERHEAD, NS_SCALING_PARTLY_OVERHEAD, NS_SCALING_WORK } ns_scaling_kind;
 
 typedef struct {
 	double ratio;       /* t2 / t1 */
 	double fixed_share; /* 2 - ratio, clamped to [0,1]: t1 = fixed + work, t2 = fixed + 2*work */
-	scaling_kind kind;
+	ns_scaling_kind kind;
 	bool faster; /* the doubled run was faster: noise or warm-up, measure again */
-} scaling_result;
+} ns_scaling_result;
 
-NS_STATIC_API ns_status roofline_scaling(double t1, double t2, double overhead_below, double work_above,
-                                         scaling_result *out, ns_error *err);
-NS_STATIC_API const char *scaling_kind_word(scaling_kind k);
+NS_STATIC_API ns_status ns_roofline_scaling(double t1, double t2, double overhead_below, double work_above,
+                                         ns_scaling_result *out, ns_error *err);
+NS_STATIC_API const char *ns_scaling_kind_word(ns_scaling_kind k);
 
 /* Per-op placement for the trace module. op_name: "aten::mm", "aten::addmm", "aten::matmul", "aten::linear",
  * "aten::bmm", "aten::baddbmm"; input_dims: the raw JSON text of args."Input Dims" (not NUL-terminated, len
@@ -116,15 +116,15 @@ typedef struct {
 	char why[128];
 	double m, n, k, batch;
 	double flops, bytes, seconds;
-	roofline_result roof; /* intensity, achieved, fraction_of_roof, regime */
-} roofline_op;
+	ns_roofline_result roof; /* intensity, achieved, fraction_of_roof, regime */
+} ns_roofline_op;
 
-NS_STATIC_API void roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops,
+NS_STATIC_API void ns_roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops,
                                      int64_t gpu_ns, ns_dtype dt, const ns_device *dev,
-                                     double overhead_threshold, roofline_op *out);
-/* Whether roofline_place_op() counts the op of this name (len bytes, not terminated): the matmul ops (mm,
+                                     double overhead_threshold, ns_roofline_op *out);
+/* Whether ns_roofline_place_op() counts the op of this name (len bytes, not terminated): the matmul ops (mm,
  * addmm, matmul, linear, bmm, baddbmm). The one list of them. */
-NS_STATIC_API bool roofline_is_matmul_op(const char *name, size_t len);
+NS_STATIC_API bool ns_roofline_is_matmul_op(const char *name, size_t len);
 
 NS_END_DECLS
 

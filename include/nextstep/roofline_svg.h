@@ -25,15 +25,15 @@ typedef struct {
 	bool timed;
 	double achieved;         /* FLOP/s, when timed */
 	double fraction_of_roof; /* achieved / attainable, when timed */
-} roofline_plot;
+} ns_roofline_plot;
 
 /* Writes the whole document to out. */
-NS_STATIC_API void roofline_svg_write(FILE *out, const roofline_plot *p);
+NS_STATIC_API void ns_roofline_svg_write(FILE *out, const ns_roofline_plot *p);
 /* The same plot as an <svg> element to put inside an HTML page (no XML prolog, no namespace). */
-NS_STATIC_API void roofline_svg_write_inline(FILE *out, const roofline_plot *p);
+NS_STATIC_API void ns_roofline_svg_write_inline(FILE *out, const ns_roofline_plot *p);
 /* Writes the document to the file at path, whole or not at all: to a new file beside it, renamed into place
  * when complete (an existing file is replaced only then). NS_ERR_IO with the reason when it cannot. */
-NS_STATIC_API ns_status roofline_svg_save(const char *path, const roofline_plot *p, ns_error *err);
+NS_STATIC_API ns_status ns_roofline_svg_save(const char *path, const ns_roofline_plot *p, ns_error *err);
 
 NS_END_DECLS
 

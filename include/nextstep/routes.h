@@ -22,28 +22,28 @@ typedef struct {
 
 /* Findings that are not a bucket: a part of the step the trace can name (docs/trace.md). */
 typedef enum {
-	FINDING_OPTIMIZER,        /* the optimizer step takes a large share of the step */
-	FINDING_STRAGGLER_DEVICE, /* a job's straggler runs the same kernels slower in every step */
-	FINDING_STRAGGLER_WORK,   /* a job's straggler launches more kernels a step than the others */
-	FINDING_STRAGGLER_INPUTS, /* a job's straggler is slower in some steps only, with the same kernels */
-	FINDING_DECODE_MEMORY,    /* the memory-bound kernels of an inference server's decode steps */
+	NS_FINDING_OPTIMIZER,        /* the optimizer step takes a large share of the step */
+	NS_FINDING_STRAGGLER_DEVICE, /* a job's straggler runs the same kernels slower in every step */
+	NS_FINDING_STRAGGLER_WORK,   /* a job's straggler launches more kernels a step than the others */
+	NS_FINDING_STRAGGLER_INPUTS, /* a job's straggler is slower in some steps only, with the same kernels */
+	NS_FINDING_DECODE_MEMORY,    /* the memory-bound kernels of an inference server's decode steps */
 	/* A memory budget's largest term (docs/budget.md): the lever that makes room. */
-	FINDING_BUDGET_WEIGHTS,
-	FINDING_BUDGET_KV_CACHE,
-	FINDING_BUDGET_ACTIVATIONS,
-	FINDING_BUDGET_TRAINING_STATE, /* gradients and optimizer state */
+	NS_FINDING_BUDGET_WEIGHTS,
+	NS_FINDING_BUDGET_KV_CACHE,
+	NS_FINDING_BUDGET_ACTIVATIONS,
+	NS_FINDING_BUDGET_TRAINING_STATE, /* gradients and optimizer state */
 	/* Host time the trace's Python frames explain (docs/trace.md, "The Python behind host time"):
 	 * "{frames}" in the fix is where the report names the top frames. */
-	FINDING_PYTHON_PREPROCESS,  /* CPU data preprocessing on the step thread */
-	FINDING_PYTHON_BETWEEN_OPS, /* Python between the ops of an eager model */
-	FINDING_PYTHON_COMPILED,    /* Python around a model already under torch.compile */
-	FINDING_PYTHON_NATIVE,      /* host gap outside every recorded frame: native code, I/O */
-	FINDING_LAUNCH_COMPILED,    /* dispatch-bound with the model already under torch.compile */
-	FINDING_GRAPH_CAPTURE,      /* a start-up window that mostly records CUDA/HIP graphs */
-	FINDING_LAYOUT_TRANSFORM,   /* NCHW<->NHWC transposes around convolutions: channels_last */
-	FINDING_FP32_TENSOR_CORES,  /* fp32 GEMMs/convolutions on a GPU with tensor cores: autocast, TF32 */
-	FINDING_WAIT_NO_STRAGGLER,  /* a job's ranks wait in collectives, but no rank is a straggler */
-	FINDING_COUNT
+	NS_FINDING_PYTHON_PREPROCESS,  /* CPU data preprocessing on the step thread */
+	NS_FINDING_PYTHON_BETWEEN_OPS, /* Python between the ops of an eager model */
+	NS_FINDING_PYTHON_COMPILED,    /* Python around a model already under torch.compile */
+	NS_FINDING_PYTHON_NATIVE,      /* host gap outside every recorded frame: native code, I/O */
+	NS_FINDING_LAUNCH_COMPILED,    /* dispatch-bound with the model already under torch.compile */
+	NS_FINDING_GRAPH_CAPTURE,      /* a start-up window that mostly records CUDA/HIP graphs */
+	NS_FINDING_LAYOUT_TRANSFORM,   /* NCHW<->NHWC transposes around convolutions: channels_last */
+	NS_FINDING_FP32_TENSOR_CORES,  /* fp32 GEMMs/convolutions on a GPU with tensor cores: autocast, TF32 */
+	NS_FINDING_WAIT_NO_STRAGGLER,  /* a job's ranks wait in collectives, but no rank is a straggler */
+	NS_FINDING_COUNT
 } ns_finding_kind;
 
 /* The routes: opaque in the stable API (ns_routes_new() makes one), a struct in the unstable tier. */
@@ -51,23 +51,23 @@ typedef struct ns_routes ns_routes;
 
 /* The finding's key under a playbook's "findings" ("optimizer", "decode_memory", "budget_weights",
  * "python_preprocess", ...: the table in routes.c); NULL for an out-of-range value. */
-NS_API const char *finding_name(ns_finding_kind f);
+NS_API const char *ns_finding_name(ns_finding_kind f);
 
 /* The command a built-in route points to for its next step, as a value: the caller words it (the CLI names
  * its subcommands and options; the library knows none). */
 typedef enum {
-	FOLLOW_UP_NONE,
-	FOLLOW_UP_ROOFLINE_TIMED, /* place the kernel against the roofs with its measured time */
-	FOLLOW_UP_TRACE_VERBOSE,  /* the trace report's causes, in detail */
-	FOLLOW_UP_COMM_SPLIT,     /* the trace report that shows exposed vs hidden communication */
-	FOLLOW_UP_PHASES,         /* the trace report's forward/backward/optimizer phases */
-	FOLLOW_UP_SCALING,        /* the batch-doubling test */
-	FOLLOW_UP_JOB,            /* the job report over every rank's summary */
-	FOLLOW_UP_STRAGGLER,      /* the job report, for the straggler and its cause */
-	FOLLOW_UP_COUNT
-} routes_follow_up;
+	NS_FOLLOW_UP_NONE,
+	NS_FOLLOW_UP_ROOFLINE_TIMED, /* place the kernel against the roofs with its measured time */
+	NS_FOLLOW_UP_TRACE_VERBOSE,  /* the trace report's causes, in detail */
+	NS_FOLLOW_UP_COMM_SPLIT,     /* the trace report that shows exposed vs hidden communication */
+	NS_FOLLOW_UP_PHASES,         /* the trace report's forward/backward/optimizer phases */
+	NS_FOLLOW_UP_SCALING,        /* the batch-doubling test */
+	NS_FOLLOW_UP_JOB,            /* the job report over every rank's summary */
+	NS_FOLLOW_UP_STRAGGLER,      /* the job report, for the straggler and its cause */
+	NS_FOLLOW_UP_COUNT
+} ns_routes_follow_up;
 
-/* The built-in routes with each follow-up worded (as routes_init_worded() below; follow_ups may be NULL), or
+/* The built-in routes with each follow-up worded (as ns_routes_init_worded() below; follow_ups may be NULL), or
  * NULL with err set. Free with ns_routes_delete(). */
 NS_API ns_routes *ns_routes_new(const char *const *follow_ups, ns_error *err);
 NS_API void ns_routes_delete(ns_routes *r);
@@ -77,28 +77,28 @@ NS_API ns_status ns_routes_set_doc_dir(ns_routes *r, const char *dir, ns_error *
 /* Overlays a playbook file on r: {"routes": {"compute": {"module":..., "fix":..., "next_check":...}, ...},
  * "causes": {"overhead.sync": {...}, ...}, "replace": false}. A route whose fix the playbook gives loses its
  * doc. On error r is unchanged. */
-NS_API ns_status routes_load_playbook(ns_routes *r, const char *path, ns_error *err);
+NS_API ns_status ns_routes_load_playbook(ns_routes *r, const char *path, ns_error *err);
 
 #ifdef NEXTSTEP_STATIC_LINKING_ONLY
-/* Owns its strings; release with routes_free(). A cause's route replaces its bucket's in the headline when
+/* Owns its strings; release with ns_routes_free(). A cause's route replaces its bucket's in the headline when
  * the cause holds at least half of the bucket. */
 struct ns_routes {
-	ns_route route[REGIME_COUNT];
-	ns_route cause[CAUSE_COUNT];
+	ns_route route[NS_REGIME_COUNT];
+	ns_route cause[NS_CAUSE_COUNT];
 	/* A host-only split's routes (a CPU job whose host time is in gloo collectives: no device to keep
 	 * busy): overhead, idle and comm without GPU advice; a NULL fix means the ordinary route. A playbook
 	 * does not set them; "replace": true clears them. */
-	ns_route host_only[REGIME_COUNT];
+	ns_route host_only[NS_REGIME_COUNT];
 	/* The findings' routes; a playbook overrides them under "findings": {"optimizer": {...}}. */
-	ns_route finding[FINDING_COUNT];
+	ns_route finding[NS_FINDING_COUNT];
 };
 
 /* The built-in routes, their follow-ups left out. */
-NS_STATIC_API ns_status routes_init_default(ns_routes *r, ns_error *err);
-/* The built-in routes with each follow-up worded: follow_ups[FOLLOW_UP_...] (FOLLOW_UP_COUNT entries) goes in
+NS_STATIC_API ns_status ns_routes_init_default(ns_routes *r, ns_error *err);
+/* The built-in routes with each follow-up worded: follow_ups[FOLLOW_UP_...] (NS_FOLLOW_UP_COUNT entries) goes in
  * parentheses where the route's text refers to it; NULL, or a NULL entry, leaves it out. */
-NS_STATIC_API ns_status routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_error *err);
-NS_STATIC_API void routes_free(ns_routes *r);
+NS_STATIC_API ns_status ns_routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_error *err);
+NS_STATIC_API void ns_routes_free(ns_routes *r);
 #endif
 
 NS_END_DECLS

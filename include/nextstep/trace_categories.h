@@ -19,16 +19,16 @@ NS_BEGIN_DECLS
 
 typedef struct {
 	const char *name; /* as written in "cat" */
-	trace_category cat;
+	ns_trace_category cat;
 	const char
 	    *device; /* the accelerator kind the category names ("CUDA", "MTIA", ...), NULL when shared */
-} trace_category_row;
+} ns_trace_category_row;
 
 /* The table and its length. */
-NS_STATIC_API const trace_category_row *trace_category_table(size_t *n);
+NS_STATIC_API const ns_trace_category_row *ns_trace_category_table(size_t *n);
 
-/* The row for category s[0..len) (not NUL-terminated), NULL when the category is not known (TCAT_OTHER). */
-NS_STATIC_API const trace_category_row *trace_category_find(const char *s, size_t len);
+/* The row for category s[0..len) (not NUL-terminated), NULL when the category is not known (NS_TCAT_OTHER). */
+NS_STATIC_API const ns_trace_category_row *ns_trace_category_find(const char *s, size_t len);
 
 NS_END_DECLS
 

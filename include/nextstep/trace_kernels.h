@@ -18,46 +18,46 @@
 
 NS_BEGIN_DECLS
 
-typedef enum { KCLASS_COMPUTE, KCLASS_MEMORY, KCLASS_COMM, KCLASS_COUNT } kernel_class;
+typedef enum { NS_KCLASS_COMPUTE, NS_KCLASS_MEMORY, NS_KCLASS_COMM, NS_KCLASS_COUNT } ns_kernel_class;
 
 /* "compute", "memory", "comm"; NULL when out of range. */
-NS_STATIC_API const char *kernel_class_name(kernel_class c);
-NS_STATIC_API bool kernel_class_from_name(const char *name, kernel_class *out);
+NS_STATIC_API const char *ns_kernel_class_name(ns_kernel_class c);
+NS_STATIC_API bool ns_kernel_class_from_name(const char *name, ns_kernel_class *out);
 
 /* How a built-in row's pattern meets the identity: case-insensitive, on the function's own name or on the
  * name with its namespaces ("deep_ep::internode::dispatch"). */
-typedef enum { KMATCH_PREFIX, KMATCH_CONTAINS, KMATCH_EXACT } kernel_match;
-typedef enum { KON_NAME, KON_QUALIFIED } kernel_match_on;
+typedef enum { NS_KMATCH_PREFIX, NS_KMATCH_CONTAINS, NS_KMATCH_EXACT } ns_kernel_match;
+typedef enum { NS_KON_NAME, NS_KON_QUALIFIED } ns_kernel_match_on;
 
 typedef struct {
 	const char *pattern;
-	kernel_match how;
-	kernel_match_on on;
-	kernel_class cls;
+	ns_kernel_match how;
+	ns_kernel_match_on on;
+	ns_kernel_class cls;
 	const char *family; /* "gemm", "attention", "conv", "collective", "ep", "allreduce", "nvshmem", ... */
 	const char *source; /* where the spelling comes from */
-} kernel_pattern;
+} ns_kernel_pattern;
 
 /* The built-in table in match order (first match wins); *n gets its length. */
-NS_STATIC_API const kernel_pattern *kernel_table(size_t *n);
+NS_STATIC_API const ns_kernel_pattern *ns_kernel_table(size_t *n);
 
 /* The class of a kernel name by its identity under the built-in table, memory when no row matches; *family
  * (may be NULL) gets the matching row's family, NULL when none matched. For a comm kernel the family says
  * which kind of communication it is. */
-NS_STATIC_API kernel_class kernel_table_classify(const char *name, const char **family);
+NS_STATIC_API ns_kernel_class ns_kernel_table_classify(const char *name, const char **family);
 
 /* The communication family ("collective", "allreduce", "gloo", ...) of a host op (a cpu_op or user annotation
  * name, name[0..len), not NUL-terminated) that launches communication, NULL when it is not one: c10d::*,
  * record_param_comms, nccl:*, gloo:*, vLLM's and PyTorch symmetric memory's all-reduce ops. A kernel such an
  * op launches is communication whatever its name. The table is in trace_kernels.c, sources in
  * docs/kernels.md. */
-NS_STATIC_API const char *comm_host_op_family(const char *name, size_t len);
+NS_STATIC_API const char *ns_comm_host_op_family(const char *name, size_t len);
 
 /* Compiled rules; see kernel_rules.h. */
-typedef struct kernel_rules kernel_rules;
+typedef struct ns_kernel_rules ns_kernel_rules;
 
-/* The built-in table alone (no file rules). Caller frees with kernel_rules_free(). */
-NS_STATIC_API ns_status kernel_rules_default(kernel_rules **out, ns_error *err);
+/* The built-in table alone (no file rules). Caller frees with ns_kernel_rules_free(). */
+NS_STATIC_API ns_status ns_kernel_rules_default(ns_kernel_rules **out, ns_error *err);
 
 NS_END_DECLS
 

@@ -19,10 +19,10 @@
 NS_BEGIN_DECLS
 
 /* Named limits on untrusted input. */
-#define TRACE_MAX_DEPTH       64          /* nesting of objects/arrays */
-#define TRACE_MAX_STRING      (16u << 20) /* one string token, bytes */
-#define TRACE_MAX_DEVICES     64
-#define TRACE_DEVICE_NAME_MAX 128
+#define NS_TRACE_MAX_DEPTH       64          /* nesting of objects/arrays */
+#define NS_TRACE_MAX_STRING      (16u << 20) /* one string token, bytes */
+#define NS_TRACE_MAX_DEVICES     64
+#define NS_TRACE_DEVICE_NAME_MAX 128
 
 typedef struct {
 	const char *ptr; /* not NUL-terminated; JSON escapes left as written */
@@ -33,28 +33,28 @@ typedef struct {
  * cuda_runtime/Runtime (also cuda_driver and other accelerators' runtimes), kernel/Kernel (also
  * mtia_ccp_events), gpu_memcpy/Memcpy, gpu_memset/Memset. */
 typedef enum {
-	TCAT_OTHER,
-	TCAT_CPU_OP,
-	TCAT_USER_ANNOTATION,
-	TCAT_GPU_USER_ANNOTATION,
-	TCAT_RUNTIME,
-	TCAT_KERNEL,
-	TCAT_MEMCPY,
-	TCAT_MEMSET,
-	TCAT_FLOW,   /* ac2g and other flow categories */
-	TCAT_PYTHON, /* python_function; also an Nsight Systems OS runtime call (cat_raw TRACE_CAT_OS_RUNTIME)
+	NS_TCAT_OTHER,
+	NS_TCAT_CPU_OP,
+	NS_TCAT_USER_ANNOTATION,
+	NS_TCAT_GPU_USER_ANNOTATION,
+	NS_TCAT_RUNTIME,
+	NS_TCAT_KERNEL,
+	NS_TCAT_MEMCPY,
+	NS_TCAT_MEMSET,
+	NS_TCAT_FLOW,   /* ac2g and other flow categories */
+	NS_TCAT_PYTHON, /* python_function; also an Nsight Systems OS runtime call (cat_raw NS_TRACE_CAT_OS_RUNTIME)
 	              */
-	TCAT_COUNT
-} trace_category;
+	NS_TCAT_COUNT
+} ns_trace_category;
 
 /* The cat_raw of the frames the Nsight Systems reader makes of OS runtime calls (OSRT_API): frames like
  * python_function's, but recorded by nsys at no cost to the Python thread. */
-#define TRACE_CAT_OS_RUNTIME "os_runtime"
+#define NS_TRACE_CAT_OS_RUNTIME "os_runtime"
 
 typedef struct {
 	long index;       /* position in traceEvents, 0-based */
 	long long offset; /* byte offset of the event's '{' in the decompressed document */
-	trace_category cat;
+	ns_trace_category cat;
 	ns_str cat_raw; /* the category as written */
 	char ph;        /* 'X', 'B', 'E', 'i', 's', 'f', 'M', ... ; 0 when absent */
 	ns_str name;
@@ -93,19 +93,19 @@ typedef struct {
 	int64_t mem_reserved;  /* args."Total Reserved": what the caching allocator holds from the device */
 	int64_t mem_device_type; /* args."Device Type": 0 the CPU, 1 CUDA (c10::DeviceType) */
 	int64_t mem_device_id;   /* args."Device Id": the device index, -1 for the CPU */
-} trace_event;
+} ns_trace_event;
 
 typedef struct {
 	int64_t id;
-	char name[TRACE_DEVICE_NAME_MAX];
+	char name[NS_TRACE_DEVICE_NAME_MAX];
 	int64_t total_mem; /* totalGlobalMem, bytes; 0 when absent */
-} trace_device;
+} ns_trace_device;
 
 /* Top-level facts outside traceEvents (they may come before or after it in the file). */
 typedef struct {
 	bool has_rank;
 	int64_t rank, world_size;
-	trace_device devices[TRACE_MAX_DEVICES];
+	ns_trace_device devices[NS_TRACE_MAX_DEVICES];
 	size_t ndevices;
 	long events; /* elements seen in traceEvents (an export: events handed on) */
 	/* An Nsight Systems export (nsys_read.h) rather than Kineto JSON, and its EXPORT_SCHEMA_VERSION (""
@@ -115,18 +115,18 @@ typedef struct {
 	long long bytes; /* decompressed bytes read */
 	bool compressed;
 	/* The document ended early (plain JSON cut, or a gzip stream that stops): a capture cut off by a
-	 * killed job or a full disk. trace_read() still fails, with err saying where; the events before the
+	 * killed job or a full disk. ns_trace_read() still fails, with err saying where; the events before the
 	 * cut were handed to the callback, so a caller may report what was read. truncated_at is the
 	 * decompressed byte where the input ended; in_events: the cut fell inside traceEvents (events after
 	 * it are lost), else after it (only top-level members that follow traceEvents are lost). */
 	bool truncated;
 	bool truncated_in_events;
 	long long truncated_at;
-} trace_meta;
+} ns_trace_meta;
 
 /* Return NS_OK to go on; anything else stops the read and is returned (set err yourself; an offset and
  * index left at -1 are filled with the event's). */
-typedef ns_status (*trace_event_fn)(const trace_event *ev, void *ctx, ns_error *err);
+typedef ns_status (*ns_trace_event_fn)(const ns_trace_event *ev, void *ctx, ns_error *err);
 
 /* Reads the whole document from in (gzip detected by magic bytes), calling fn for each traceEvents element:
  * of a JSON object (Kineto and Chrome's JSON Object Format) or of a top-level array of events (the JSON
@@ -138,9 +138,9 @@ typedef ns_status (*trace_event_fn)(const trace_event *ev, void *ctx, ns_error *
  * without dur has has_dur=false, and the consumer decides. ts/dur that are not numbers, and a negative dur,
  * are errors. Absent pid/tid are -1. Unknown keys and values are skipped, but must be valid JSON.
  * Device names are copied as written (escapes kept), truncated to fit; meta->world_size is 0 when absent.
- * One event (or one top-level value other than traceEvents) must fit in 2 * TRACE_MAX_STRING + 1 MiB; the
+ * One event (or one top-level value other than traceEvents) must fit in 2 * NS_TRACE_MAX_STRING + 1 MiB; the
  * window grows to that only for such an event, otherwise memory stays at a few MiB whatever the file size. */
-NS_STATIC_API ns_status trace_read(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta,
+NS_STATIC_API ns_status ns_trace_read(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
                                    ns_error *err);
 
 NS_END_DECLS

@@ -1,4 +1,4 @@
-/* The trace report: a split_result routed and printed, per device, as text or as one JSON document written
+/* The trace report: a ns_split_result routed and printed, per device, as text or as one JSON document written
  * step by step. */
 #ifndef NEXTSTEP_TRACE_REPORT_H
 #define NEXTSTEP_TRACE_REPORT_H
@@ -24,48 +24,48 @@
 NS_BEGIN_DECLS
 
 /* Longest kernel name shown in the text report (the JSON keeps whole names). */
-#define REPORT_NAME_MAX    72
-#define REPORT_TOP_DEFAULT 5
+#define NS_REPORT_NAME_MAX    72
+#define NS_REPORT_TOP_DEFAULT 5
 
 /* Settings a report may suggest the user change. The library decides when a suggestion applies; the caller
- * words it (the CLI names its flag) in report_options.hints, indexed by this enum. A NULL array or entry
+ * words it (the CLI names its flag) in ns_report_options.hints, indexed by this enum. A NULL array or entry
  * leaves that suggestion out. */
 typedef enum {
-	REPORT_HINT_DEVICE_GIVEN, /* after a device the caller chose rather than the trace's, e.g.
+	NS_REPORT_HINT_DEVICE_GIVEN, /* after a device the caller chose rather than the trace's, e.g.
 	                             "(--device)" */
-	REPORT_HINT_NAME_DEVICE,  /* the trace's device is unknown or missing: how to name one */
-	REPORT_HINT_MORE_ROWS,    /* after "... N more" rows than were shown: how to show more */
-	REPORT_HINT_TF32, /* fp32 ops placed on the fp32 roof on a device with TF32: how to use that roof */
-	REPORT_HINT_WARMUP_ONE,     /* one warm-up step was left out of the verdict: how to include it */
-	REPORT_HINT_WARMUP_SEVERAL, /* several warm-up steps were: how to include them */
-	REPORT_HINT_STEP_MARKER, /* the steps came from the caller's step-marker pattern: what it is called */
-	REPORT_HINT_PYTHON_DETAIL, /* after the with_stack hint: where the Python behind the causes is shown
+	NS_REPORT_HINT_NAME_DEVICE,  /* the trace's device is unknown or missing: how to name one */
+	NS_REPORT_HINT_MORE_ROWS,    /* after "... N more" rows than were shown: how to show more */
+	NS_REPORT_HINT_TF32, /* fp32 ops placed on the fp32 roof on a device with TF32: how to use that roof */
+	NS_REPORT_HINT_WARMUP_ONE,     /* one warm-up step was left out of the verdict: how to include it */
+	NS_REPORT_HINT_WARMUP_SEVERAL, /* several warm-up steps were: how to include them */
+	NS_REPORT_HINT_STEP_MARKER, /* the steps came from the caller's step-marker pattern: what it is called */
+	NS_REPORT_HINT_PYTHON_DETAIL, /* after the with_stack hint: where the Python behind the causes is shown
 	                            */
-	REPORT_HINT_ROOFLINE /* kernels whose bound is unknown because no placement was made: how to make one
+	NS_REPORT_HINT_ROOFLINE /* kernels whose bound is unknown because no placement was made: how to make one
 	                      */
-} report_hint;
-#define REPORT_HINT_COUNT 9
+} ns_report_hint;
+#define NS_REPORT_HINT_COUNT 9
 
 typedef struct {
-	const classify_options *classify;
+	const ns_classify_options *classify;
 	const ns_routes *routes;
-	const format_options *format; /* kind, verbose, color */
+	const ns_format_options *format; /* kind, verbose, color */
 	const char *source;           /* the input's display name */
 	bool steps;                   /* one line per step (text) */
 	size_t top;                   /* kernels listed per device with -v (text) and in JSON */
-	const char *const *hints; /* REPORT_HINT_COUNT suggestions in the caller's words, or NULL (text) */
+	const char *const *hints; /* NS_REPORT_HINT_COUNT suggestions in the caller's words, or NULL (text) */
 	/* The roofline placement of each device's kernel classes (issue 22): roof(ctx, device, out) fills
-	 * out[KCLASS_COUNT] for device d's overall window and returns true, or returns false (no placement:
+	 * out[NS_KCLASS_COUNT] for device d's overall window and returns true, or returns false (no placement:
 	 * the kernels' bounds are unknown). NULL: no placement anywhere. */
-	bool (*roof)(void *ctx, const split_device *d, ns_roof_time *out);
+	bool (*roof)(void *ctx, const ns_split_device *d, ns_roof_time *out);
 	void *roof_ctx;
 	const ns_device_table *devices; /* peaks for the fp32 advice (docs/trace.md); NULL: none given */
-} report_options;
+} ns_report_options;
 
 /* One inference phase of a device (prefill, decode, mixed), routed on its own. */
 typedef struct {
 	size_t steps;        /* 0: the device has no step of this phase */
-	split_window window; /* its steps summed, with its phase set (the routes depend on it) */
+	ns_split_window window; /* its steps summed, with its phase set (the routes depend on it) */
 	ns_verdict verdict;
 	ns_routes routes; /* shallow: borrows the report's routes */
 	ns_next_steps next;
@@ -85,7 +85,7 @@ typedef enum {
 } ns_roof_lever;
 
 typedef struct {
-	ns_regime bucket; /* REGIME_COMPUTE or REGIME_MEMORY */
+	ns_regime bucket; /* NS_REGIME_COMPUTE or NS_REGIME_MEMORY */
 	size_t nfamilies;
 	ns_op_family family[NS_ROOF_FAMILIES];
 	double fraction[NS_ROOF_FAMILIES]; /* each family's time at its roof over its time */
@@ -108,10 +108,10 @@ NS_STATIC_API void ns_roof_note_words(const ns_roof_note *n, char *buf, size_t s
  * the split result's and the routes' strings (both must outlive it) and owns only the fixes it words itself;
  * the routes and next steps point into it, so it is not copied. About 40 kB: allocate it. */
 typedef struct {
-	char label[TRACE_DEVICE_NAME_MAX +
+	char label[NS_TRACE_DEVICE_NAME_MAX +
 	           64];       /* "device 0 (NVIDIA A100-SXM4-40GB)", "rank 3 dev 0", "host" */
 	size_t counted_steps; /* the steps in overall (1: a whole-trace window) */
-	split_window routed;  /* overall, its phase decode when decode holds most of its memory time */
+	ns_split_window routed;  /* overall, its phase decode when decode holds most of its memory time */
 	ns_verdict verdict;
 	ns_routes routes;         /* the headline's: host-only, dominant causes', decode's (shallow) */
 	bool unfit;               /* no verdict: the trace is unfit */
@@ -119,7 +119,7 @@ typedef struct {
 	ns_route startup_route;   /* start-up's advice (init's route, else overhead's) */
 	double python_hint;       /* the host causes' share where Python frames would explain the verdict
 	                             and the trace has none (0 where they would not) */
-	ns_grade optimizer_grade; /* the optimizer finding (GRADE_NONE: none, or no passes marked) */
+	ns_grade optimizer_grade; /* the optimizer finding (NS_GRADE_NONE: none, or no passes marked) */
 	double optimizer_share;
 	bool optimizer_also; /* the headline repeats the finding: high, and its fix in no next step line */
 	char optimizer_fix[1024]; /* the finding's fix for the trace's optimizer class */
@@ -136,9 +136,9 @@ typedef struct {
 	char batch_words[128];
 	/* The headline's "also:" findings: the verdict's high findings whose fix the next step lines do not
 	 * already give (none for an unfit trace or start-up). */
-	ns_finding also[REGIME_COUNT];
+	ns_finding also[NS_REGIME_COUNT];
 	size_t nalso;
-	ns_phase_report phase[STEP_PHASE_COUNT];
+	ns_phase_report phase[NS_STEP_PHASE_COUNT];
 	/* The fixes worded from the trace's evidence (the Python frames behind host time, ...): the routes
 	 * above point here. */
 	char fixes[NS_REPORT_FIXES][NS_REPORT_FIX_MAX];
@@ -148,48 +148,48 @@ typedef struct {
  * "half_share", "lever", "text"}] of m's roof notes. NULL on OOM. */
 NS_STATIC_API cJSON *ns_roof_notes_json(const ns_device_report *m);
 /* Every window of d is warm-up: a capture of start-up, which no regime describes. */
-NS_STATIC_API bool ns_device_startup_only(const split_device *d);
+NS_STATIC_API bool ns_device_startup_only(const ns_split_device *d);
 /* Builds d's report. roof: d's placement per kernel class, or NULL; devices: the peaks the fp32 advice
  * quotes, or NULL (no such advice). */
-NS_STATIC_API void ns_device_report_build(const split_result *res, const split_device *d,
-                                          const classify_options *classify, const ns_routes *routes,
+NS_STATIC_API void ns_device_report_build(const ns_split_result *res, const ns_split_device *d,
+                                          const ns_classify_options *classify, const ns_routes *routes,
                                           const ns_roof_time *roof, const ns_device_table *devices,
                                           ns_device_report *out);
 /* The roofline placement o->roof gives for d into buf, or NULL when none. */
-NS_STATIC_API const ns_roof_time *ns_report_roof(const report_options *o, const split_device *d,
+NS_STATIC_API const ns_roof_time *ns_report_roof(const ns_report_options *o, const ns_split_device *d,
                                                  ns_roof_time *buf);
 
 /* A quality problem's one-line explanation (text and JSON "detail"). */
-NS_STATIC_API void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size);
+NS_STATIC_API void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char *buf, size_t size);
 /* Where the steps came from, in words ("inference-server iteration markers"; a step marker's as hints word
  * it, "step-marker annotations" without); NULL for the host's ProfilerStep# and for no steps. */
-NS_STATIC_API const char *ns_report_step_source_words(step_source s, const char *const *hints);
+NS_STATIC_API const char *ns_report_step_source_words(ns_step_source s, const char *const *hints);
 /* The marker of a step as text: NULL when the step has none. buf holds a ProfilerStep# name. */
-NS_STATIC_API const char *ns_report_step_marker(const split_result *res, const split_window *w, char *buf,
+NS_STATIC_API const char *ns_report_step_marker(const ns_split_result *res, const ns_split_window *w, char *buf,
                                                 size_t size);
 
 /* hints[h], or NULL when there are no hints or none for h. */
-NS_STATIC_API const char *report_hint_text(const char *const *hints, report_hint h);
+NS_STATIC_API const char *ns_report_hint_text(const char *const *hints, ns_report_hint h);
 
 /* "rank 0 dev 0", "device 0 (NVIDIA A100-SXM4-40GB)", "device 0"; the host-only split is "rank 3 host" or
  * "host". */
-NS_STATIC_API void report_device_label(const split_result *res, const split_device *d, char *buf,
+NS_STATIC_API void ns_report_device_label(const ns_split_result *res, const ns_split_device *d, char *buf,
                                        size_t size);
 /* A kernel name cut to at most max bytes for a one-line listing: no "void ", no parameter list. */
-NS_STATIC_API void report_short_name(const char *name, char *buf, size_t max);
+NS_STATIC_API void ns_report_short_name(const char *name, char *buf, size_t max);
 /* One window's JSON object as the report writes it (a routed verdict plus the window's numbers; with_step
  * adds "step" and "warmup"). Caller owns it; NULL on OOM. The job report (issue 12) writes its ranks' devices
  * with it. */
-NS_STATIC_API cJSON *report_window_json(const char *label, const split_window *w, bool with_step,
-                                        const report_options *o);
+NS_STATIC_API cJSON *ns_report_window_json(const char *label, const ns_split_window *w, bool with_step,
+                                        const ns_report_options *o);
 /* Prints the report in o->format->kind (text, quiet or JSON), streaming: memory does not grow with the number
  * of steps or devices. NS_ERR_NOMEM when memory ran out part-way (the output is then incomplete), NS_ERR_IO
  * when a write failed. */
-NS_STATIC_API ns_status report_print(FILE *out, const split_result *res, const report_options *o,
+NS_STATIC_API ns_status ns_report_print(FILE *out, const ns_split_result *res, const ns_report_options *o,
                                      ns_error *err);
 /* The same, with one more member extra_key: extra (consumed, may be NULL) at the end of the JSON document;
  * ignored in the other forms. */
-NS_STATIC_API ns_status report_print_with(FILE *out, const split_result *res, const report_options *o,
+NS_STATIC_API ns_status ns_report_print_with(FILE *out, const ns_split_result *res, const ns_report_options *o,
                                           const char *extra_key, cJSON *extra, ns_error *err);
 
 NS_END_DECLS

@@ -7,8 +7,8 @@
  * or else to the innermost CPU op enclosing that call in time on the same thread. Kernels linked to no op are
  * counted with why.
  *
- * Feed every traceEvents element to trace_roofline_event() (a trace_event_fn; trace_roofline_tee_event() runs
- * it after another callback, so the split and this share one pass), then trace_roofline_finish(). While
+ * Feed every traceEvents element to ns_trace_roofline_event() (a ns_trace_event_fn; ns_trace_roofline_tee_event() runs
+ * it after another callback, so the split and this share one pass), then ns_trace_roofline_finish(). While
  * reading it keeps 40 bytes per kernel, 48 per CPU op (its External id, thread and times), 16 more per op
  * without a model (its External id and name, interned), 40 per runtime call with a correlation id, and 80
  * per op with a model; the text of names, Input Dims, Input type and Concrete Inputs is interned, so each
@@ -38,23 +38,23 @@
 NS_BEGIN_DECLS
 
 /* Longest Input Dims or Input type text kept for one op; longer text is kept as absent (not placed). */
-#define TROOF_MAX_TEXT 4096
+#define NS_TROOF_MAX_TEXT 4096
 
-typedef struct trace_roofline trace_roofline;
+typedef struct ns_trace_roofline ns_trace_roofline;
 
 /* NULL on OOM. */
-NS_STATIC_API trace_roofline *trace_roofline_new(void);
-/* The trace_event_fn: ctx is the trace_roofline. */
-NS_STATIC_API ns_status trace_roofline_event(const trace_event *ev, void *ctx, ns_error *err);
-NS_STATIC_API void trace_roofline_free(trace_roofline *c);
+NS_STATIC_API ns_trace_roofline *ns_trace_roofline_new(void);
+/* The ns_trace_event_fn: ctx is the ns_trace_roofline. */
+NS_STATIC_API ns_status ns_trace_roofline_event(const ns_trace_event *ev, void *ctx, ns_error *err);
+NS_STATIC_API void ns_trace_roofline_free(ns_trace_roofline *c);
 
-/* Calls first(ev, first_ctx), then trace_roofline_event(ev, roof). */
+/* Calls first(ev, first_ctx), then ns_trace_roofline_event(ev, roof). */
 typedef struct {
-	trace_event_fn first;
+	ns_trace_event_fn first;
 	void *first_ctx;
-	trace_roofline *roof;
-} trace_roofline_tee;
-NS_STATIC_API ns_status trace_roofline_tee_event(const trace_event *ev, void *ctx, ns_error *err);
+	ns_trace_roofline *roof;
+} ns_trace_roofline_tee;
+NS_STATIC_API ns_status ns_trace_roofline_tee_event(const ns_trace_event *ev, void *ctx, ns_error *err);
 
 typedef struct {
 	const char *device; /* --device NAME, or NULL: the trace's deviceProperties name */
@@ -62,27 +62,27 @@ typedef struct {
 	ns_dtype dtype;
 	const ns_device_table *devices; /* the table to place on, loaded by the caller (overlays included);
 	                                   NULL: no table, every device is unknown */
-} troof_options;
+} ns_troof_options;
 
 /* Why an op with GPU time was not placed. */
 typedef enum {
-	TROOF_NO_SHAPES,  /* no Input Dims: record_shapes was off */
-	TROOF_NO_DTYPE,   /* Input type absent, or a type without a known size (or roof, for
+	NS_TROOF_NO_SHAPES,  /* no Input Dims: record_shapes was off */
+	NS_TROOF_NO_DTYPE,   /* Input type absent, or a type without a known size (or roof, for
 	                     gemm/conv/attention) */
-	TROOF_UNKNOWN_OP, /* an op no model knows (op_models.h) */
-	TROOF_NO_PEAK,    /* the device lists no peak for a gemm/conv/attention op's dtype */
-	TROOF_BAD_DIMS,   /* Input Dims that do not describe the op */
-	TROOF_INCOMPLETE, /* shapes recorded but not a size the work needs (stride, padding: Concrete Inputs)
+	NS_TROOF_UNKNOWN_OP, /* an op no model knows (op_models.h) */
+	NS_TROOF_NO_PEAK,    /* the device lists no peak for a gemm/conv/attention op's dtype */
+	NS_TROOF_BAD_DIMS,   /* Input Dims that do not describe the op */
+	NS_TROOF_INCOMPLETE, /* shapes recorded but not a size the work needs (stride, padding: Concrete Inputs)
 	                   */
-	TROOF_REASON_COUNT
-} troof_reason;
+	NS_TROOF_REASON_COUNT
+} ns_troof_reason;
 
 /* Why a kernel could not be linked to a CPU op when no op has its External id. */
 typedef enum {
-	TROOF_NO_LAUNCH,          /* no runtime call carries the kernel's correlation id */
-	TROOF_LAUNCH_OUTSIDE_OPS, /* its launch call is inside no CPU op on its thread */
-	TROOF_UNLINKED_COUNT
-} troof_unlinked;
+	NS_TROOF_NO_LAUNCH,          /* no runtime call carries the kernel's correlation id */
+	NS_TROOF_LAUNCH_OUTSIDE_OPS, /* its launch call is inside no CPU op on its thread */
+	NS_TROOF_UNLINKED_COUNT
+} ns_troof_unlinked;
 
 /* Identical ops (name, Input Dims, Input type, Concrete Inputs) summed: FLOPs, bytes and GPU time over
  * `count` ops, and the time they would take at the roof: max(FLOPs / peak, bytes / bandwidth) for the
@@ -105,8 +105,8 @@ typedef struct {
 	double flops, bytes;   /* sums (flops 0 for the families placed by bytes) */
 	double roof_ns;        /* the time at the roof */
 	double fraction;       /* roof_ns / gpu_ns: the share of the roof reached */
-	roofline_result roof;  /* gemm/conv/attention: placed with the sums (intensity, achieved, regime) */
-} troof_row;
+	ns_roofline_result roof;  /* gemm/conv/attention: placed with the sums (intensity, achieved, regime) */
+} ns_troof_row;
 
 /* One op family over the whole trace. */
 typedef struct {
@@ -143,16 +143,16 @@ typedef struct {
 	size_t nfamilies;
 } ns_troof_bucket;
 
-/* The result. Owns everything; free with troof_report_free(). */
+/* The result. Owns everything; free with ns_troof_report_free(). */
 typedef struct {
 	bool device_known;
-	char device[TRACE_DEVICE_NAME_MAX];       /* the table's name, when known */
-	char trace_device[TRACE_DEVICE_NAME_MAX]; /* deviceProperties name of the busiest GPU ("" if none) */
+	char device[NS_TRACE_DEVICE_NAME_MAX];       /* the table's name, when known */
+	char ns_trace_device[NS_TRACE_DEVICE_NAME_MAX]; /* deviceProperties name of the busiest GPU ("" if none) */
 	bool from_option;                         /* the device came from --device */
 	bool has_tf32;                            /* the device has a tf32 roof (fp32 ops may have used it) */
 	double mem_bw;                            /* the device's bytes/s */
 	ns_dtype half_dtype;                      /* the device's 16-bit roof: bf16, else fp16 */
-	troof_row *rows;                          /* largest GPU time first */
+	ns_troof_row *rows;                          /* largest GPU time first */
 	size_t nrows;
 	ns_troof_family families[NS_OPF_COUNT]; /* indexed by family; largest GPU time first in `order` */
 	ns_op_family order[NS_OPF_COUNT];
@@ -164,56 +164,56 @@ typedef struct {
 	int64_t ops_ns;  /* their GPU time */
 	long placed;     /* ops placed */
 	int64_t placed_ns;
-	long unplaced[TROOF_REASON_COUNT];
-	int64_t unplaced_ns[TROOF_REASON_COUNT];
+	long unplaced[NS_TROOF_REASON_COUNT];
+	int64_t unplaced_ns[NS_TROOF_REASON_COUNT];
 	/* The unplaced op names with the most GPU time (owned), each with its reason, for the report. */
 	struct {
 		char *name;
-		troof_reason reason;
+		ns_troof_reason reason;
 		long ops;
 		int64_t gpu_ns;
 	} unplaced_top[5];
 	size_t nunplaced_top;
 	long linked_by_launch; /* kernels whose op was found through their launch call */
-	long unlinked[TROOF_UNLINKED_COUNT];
-	int64_t unlinked_ns[TROOF_UNLINKED_COUNT];
-} troof_report;
+	long unlinked[NS_TROOF_UNLINKED_COUNT];
+	int64_t unlinked_ns[NS_TROOF_UNLINKED_COUNT];
+} ns_troof_report;
 
 /* The share of the ops' GPU time that was placed, 0..1 (0 without ops). */
-NS_STATIC_API double ns_troof_placed_share(const troof_report *r);
+NS_STATIC_API double ns_troof_placed_share(const ns_troof_report *r);
 
 /* The next step's input from a placement (issue 21, docs/next-step.md "Roofline"): for device d of res,
- * out[KCLASS_COMPUTE] from the compute bucket and out[KCLASS_MEMORY] from the memory bucket, their kernel
- * time the split's (transfers left out of memory), their families and headroom; out[KCLASS_COMM] is never
+ * out[NS_KCLASS_COMPUTE] from the compute bucket and out[NS_KCLASS_MEMORY] from the memory bucket, their kernel
+ * time the split's (transfers left out of memory), their families and headroom; out[NS_KCLASS_COMM] is never
  * placed. The placement sums every device's kernels, so with several devices, an unknown device or no op
  * placed, a class is NS_ROOF_NONE with the reason. */
-NS_STATIC_API void ns_troof_roof_times(const troof_report *r, const split_result *res, const split_device *d,
-                                       ns_roof_time out[KCLASS_COUNT]);
-/* report_options.roof for a placement: ctx is an ns_troof_roof_ctx. Always true. */
+NS_STATIC_API void ns_troof_roof_times(const ns_troof_report *r, const ns_split_result *res, const ns_split_device *d,
+                                       ns_roof_time out[NS_KCLASS_COUNT]);
+/* ns_report_options.roof for a placement: ctx is an ns_troof_roof_ctx. Always true. */
 typedef struct {
-	const troof_report *report;
-	const split_result *res;
+	const ns_troof_report *report;
+	const ns_split_result *res;
 } ns_troof_roof_ctx;
-NS_STATIC_API bool ns_troof_roof(void *ctx, const split_device *d, ns_roof_time *out);
+NS_STATIC_API bool ns_troof_roof(void *ctx, const ns_split_device *d, ns_roof_time *out);
 
 /* Links kernels to ops and places them on the devices of table (loaded by the caller). Fails only on OOM (an
  * unknown device is a report with device_known = false). meta may be NULL. The collector can only be freed
  * afterwards. */
-NS_STATIC_API ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta,
-                                              const troof_options *o, troof_report *out, ns_error *err);
-NS_STATIC_API void troof_report_free(troof_report *r);
+NS_STATIC_API ns_status ns_trace_roofline_finish(ns_trace_roofline *c, const ns_trace_meta *meta,
+                                              const ns_troof_options *o, ns_troof_report *out, ns_error *err);
+NS_STATIC_API void ns_troof_report_free(ns_troof_report *r);
 
 /* Words for a reason: "no shapes (record_shapes=True)", "unknown dtype", "unknown op", ... */
-NS_STATIC_API const char *troof_reason_text(troof_reason r);
-/* The text section (top rows, then the ops that could not be placed); hints as in report_options. */
-NS_STATIC_API void troof_report_print(FILE *out, const troof_report *r, size_t top, const char *const *hints);
+NS_STATIC_API const char *ns_troof_reason_text(ns_troof_reason r);
+/* The text section (top rows, then the ops that could not be placed); hints as in ns_report_options. */
+NS_STATIC_API void ns_troof_report_print(FILE *out, const ns_troof_report *r, size_t top, const char *const *hints);
 /* The "roofline" member for the trace JSON; caller frees with cJSON_Delete(). NULL on OOM. */
-NS_STATIC_API cJSON *troof_report_json(const troof_report *r, size_t top);
+NS_STATIC_API cJSON *ns_troof_report_json(const ns_troof_report *r, size_t top);
 
 /* The trace report with this section: text after the device reports, JSON as a "roofline" member of the
- * document; quiet output has no section. Errors as report_print(). */
-NS_STATIC_API ns_status troof_print_with_report(FILE *out, const split_result *res, const report_options *o,
-                                                const troof_report *r, ns_error *err);
+ * document; quiet output has no section. Errors as ns_report_print(). */
+NS_STATIC_API ns_status ns_troof_print_with_report(FILE *out, const ns_split_result *res, const ns_report_options *o,
+                                                const ns_troof_report *r, ns_error *err);
 
 NS_END_DECLS
 

@@ -117,7 +117,7 @@ NS_STATIC_API ns_status ns_transformer_pass_count(const ns_transformer_arch *a, 
  * max(FLOPs / peak, bytes / bandwidth) per term and summed. */
 typedef struct {
 	double seconds[NS_TERM_COUNT];
-	ns_regime bound[NS_TERM_COUNT]; /* REGIME_COMPUTE or REGIME_MEMORY */
+	ns_regime bound[NS_TERM_COUNT]; /* NS_REGIME_COMPUTE or NS_REGIME_MEMORY */
 	double seconds_total;
 	double compute_seconds, memory_seconds; /* the sum over the terms of each bound */
 	ns_regime regime;                       /* the bound holding the larger share of the time */

@@ -37,7 +37,7 @@ NS_STATIC_API const ns_route *ns_transformer_route(const ns_transformer_report *
 /* The verdict object. Caller frees; NULL on OOM. */
 NS_STATIC_API cJSON *ns_transformer_report_json(const ns_transformer_report *r, const ns_routes *routes);
 NS_STATIC_API ns_status ns_transformer_report_print(FILE *out, const ns_transformer_report *r,
-                                                    const ns_routes *routes, const format_options *o,
+                                                    const ns_routes *routes, const ns_format_options *o,
                                                     ns_error *err);
 
 NS_END_DECLS

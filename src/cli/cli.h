@@ -67,7 +67,7 @@ typedef struct {
 	bool have_flops, have_bytes, have_batch, elementwise_opts, decode_opts;
 	double flops, bytes, mnk[3], batch;
 	double elements, inputs, outputs, flops_per_element;
-	roofline_decode_spec
+	ns_roofline_decode_spec
 	    decode;        /* also the architecture's layers and heads and the context (cli_model.c) */
 	bool decode_given; /* --decode: with --transformer or in budget, a flag of that workload */
 	double overhead_threshold;
@@ -92,9 +92,9 @@ typedef struct {
 typedef struct {
 	cli_mode mode;
 	/* shared */
-	classify_options classify;
+	ns_classify_options classify;
 	ns_routes routes; /* owned: built-in routes plus --playbook (loaded after parsing) */
-	format_options format;
+	ns_format_options format;
 	cli_color color;
 	const char *playbook;
 	const char *label;
@@ -106,11 +106,11 @@ typedef struct {
 	const char *rules_path;
 	bool rules_only; /* --kernel-rules-only: the file replaces the built-in table */
 	bool steps, all_steps, roofline;
-	const char *step_marker; /* --step-marker REGEX */
+	const char *ns_step_marker; /* --step-marker REGEX */
 	size_t top;
 	bool top_given;
 	cli_progress progress;
-	int min_quality;     /* --min-quality: the lowest quality_grade that exits 0 (default: unfit, any) */
+	int min_quality;     /* --min-quality: the lowest ns_quality_grade that exits 0 (default: unfit, any) */
 	unsigned jobs;       /* -j: files read at once; 0 = one per online processor */
 	trace_output output; /* what several ranks of one job get: the job report unless an option says */
 	long long only_rank; /* --rank N */

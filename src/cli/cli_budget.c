@@ -12,7 +12,7 @@
 static const char *budget_conflict(const cli_config *c, char *buf, size_t size)
 {
 	const cli_model *m = &c->model;
-	const roofline_decode_spec *d = &c->work.decode;
+	const ns_roofline_decode_spec *d = &c->work.decode;
 	const char *missing = cli_model_missing(c);
 
 	if (c->noperands > 0)
@@ -49,9 +49,9 @@ static const char *budget_conflict(const cli_config *c, char *buf, size_t size)
 
 static int choose_budget_dtype(const cli_config *c, const ns_device *dev, ns_dtype *out)
 {
-	*out = DTYPE_BF16;
+	*out = NS_DTYPE_BF16;
 	if (c->dtype != NULL) {
-		dtype_from_name(c->dtype, out); /* checked when parsed */
+		ns_dtype_from_name(c->dtype, out); /* checked when parsed */
 		return -1;
 	}
 	/* the ridge needs a peak: the roofline's default dtype for the device */
@@ -75,13 +75,13 @@ static void fill_spec(const cli_config *c, const ns_device *dev, ns_dtype dt, ns
 	s->decode = c->work.decode_given;
 	s->optimizer = m->optimizer;
 	s->grad_dtype = cli_model_dtype(m->grad_dtype, dt);
-	s->state_dtype = cli_model_dtype(m->state_dtype, DTYPE_FP32);
-	s->master_weights = !m->no_master_weights && dtype_bytes(dt) < 4.0;
+	s->state_dtype = cli_model_dtype(m->state_dtype, NS_DTYPE_FP32);
+	s->master_weights = !m->no_master_weights && ns_dtype_bytes(dt) < 4.0;
 	s->checkpointing = m->checkpointing;
 	s->eager_attention = m->eager_attention;
 	s->dropout = m->dropout;
 	s->device_bytes = m->device_memory > 0.0 ? m->device_memory : dev != NULL ? dev->mem_bytes : 0.0;
-	s->ridge = dev != NULL && s->decode && !s->train ? device_ridge(dev, dt) : 0.0;
+	s->ridge = dev != NULL && s->decode && !s->train ? ns_device_ridge(dev, dt) : 0.0;
 }
 
 static int report(const cli_config *c, const ns_device *dev)
@@ -126,12 +126,12 @@ int cli_budget_run(cli_config *c)
 
 	if (conflict != NULL)
 		return cli_usage_error(c->mode, "%s", conflict);
-	devices_init(&table);
+	ns_devices_init(&table);
 	rc = c->device != NULL ? cli_load_devices(c, &table) : EXIT_ROUTED;
-	if (rc == EXIT_ROUTED && c->device != NULL && (dev = devices_find(&table, c->device)) == NULL)
+	if (rc == EXIT_ROUTED && c->device != NULL && (dev = ns_devices_find(&table, c->device)) == NULL)
 		rc = cli_usage_error(c->mode, "unknown device '%s' (see 'nextstep devices')", c->device);
 	if (rc == EXIT_ROUTED)
 		rc = report(c, dev);
-	devices_free(&table);
+	ns_devices_free(&table);
 	return rc;
 }

@@ -35,8 +35,8 @@ void cli_report_error(const char *where, const ns_error *err)
 void cli_name_option(ns_error *err)
 {
 	static const char *const hint[] = {
-	    [PROFILE_PARAM_NORMALIZE] = " (--normalize rescales)",
-	    [PROFILE_PARAM_STRICT] = " (--strict)",
+	    [NS_PROFILE_PARAM_NORMALIZE] = " (--normalize rescales)",
+	    [NS_PROFILE_PARAM_STRICT] = " (--strict)",
 	};
 	size_t len = strlen(err->msg);
 
@@ -45,26 +45,26 @@ void cli_name_option(ns_error *err)
 	ns_error_set_param(err, 0); /* named */
 }
 
-const char *const cli_report_hints[REPORT_HINT_COUNT] = {
-    [REPORT_HINT_DEVICE_GIVEN] = "(--device)",
-    [REPORT_HINT_NAME_DEVICE] = "give --device NAME",
-    [REPORT_HINT_MORE_ROWS] = "(--top)",
-    [REPORT_HINT_TF32] = "if they ran as TF32, use --dtype tf32",
-    [REPORT_HINT_WARMUP_ONE] = "--all-steps includes it",
-    [REPORT_HINT_WARMUP_SEVERAL] = "--all-steps includes them",
-    [REPORT_HINT_STEP_MARKER] = "--step-marker annotations",
-    [REPORT_HINT_PYTHON_DETAIL] = "(nextstep trace -v)",
-    [REPORT_HINT_ROOFLINE] = "--roofline",
+const char *const cli_report_hints[NS_REPORT_HINT_COUNT] = {
+    [NS_REPORT_HINT_DEVICE_GIVEN] = "(--device)",
+    [NS_REPORT_HINT_NAME_DEVICE] = "give --device NAME",
+    [NS_REPORT_HINT_MORE_ROWS] = "(--top)",
+    [NS_REPORT_HINT_TF32] = "if they ran as TF32, use --dtype tf32",
+    [NS_REPORT_HINT_WARMUP_ONE] = "--all-steps includes it",
+    [NS_REPORT_HINT_WARMUP_SEVERAL] = "--all-steps includes them",
+    [NS_REPORT_HINT_STEP_MARKER] = "--step-marker annotations",
+    [NS_REPORT_HINT_PYTHON_DETAIL] = "(nextstep trace -v)",
+    [NS_REPORT_HINT_ROOFLINE] = "--roofline",
 };
 
-const char *const cli_follow_ups[FOLLOW_UP_COUNT] = {
-    [FOLLOW_UP_ROOFLINE_TIMED] = "nextstep roofline --time",
-    [FOLLOW_UP_TRACE_VERBOSE] = "nextstep trace -v",
-    [FOLLOW_UP_COMM_SPLIT] = "nextstep trace -v shows exposed vs hidden comm",
-    [FOLLOW_UP_PHASES] = "nextstep trace -v, phases",
-    [FOLLOW_UP_SCALING] = "nextstep scaling",
-    [FOLLOW_UP_JOB] = "nextstep job",
-    [FOLLOW_UP_STRAGGLER] = "nextstep job names the straggler and its cause",
+const char *const cli_follow_ups[NS_FOLLOW_UP_COUNT] = {
+    [NS_FOLLOW_UP_ROOFLINE_TIMED] = "nextstep roofline --time",
+    [NS_FOLLOW_UP_TRACE_VERBOSE] = "nextstep trace -v",
+    [NS_FOLLOW_UP_COMM_SPLIT] = "nextstep trace -v shows exposed vs hidden comm",
+    [NS_FOLLOW_UP_PHASES] = "nextstep trace -v, phases",
+    [NS_FOLLOW_UP_SCALING] = "nextstep scaling",
+    [NS_FOLLOW_UP_JOB] = "nextstep job",
+    [NS_FOLLOW_UP_STRAGGLER] = "nextstep job names the straggler and its cause",
 };
 
 int cli_status_exit(cli_mode mode, const ns_error *err)
@@ -90,7 +90,7 @@ int cli_load_devices(const cli_config *c, ns_device_table *t)
 		return EXIT_BAD_INPUT;
 	for (size_t i = 0; i < c->ndevice_files; i++) {
 		ns_error_clear(&err);
-		if (devices_load_file(t, c->device_files[i], &err) != NS_OK) {
+		if (ns_devices_load_file(t, c->device_files[i], &err) != NS_OK) {
 			cli_report_error(c->device_files[i], &err);
 			return EXIT_BAD_INPUT;
 		}
@@ -218,13 +218,13 @@ int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx)
 		ns_error_clear(&err);
 		if (c->opened != NULL && c->opened[i] != NULL)
 			in = c->opened[i]; /* already opened and sniffed (stdin, a pipe) */
-		else if (input_open(&own, operands[i], &err) != NS_OK) {
+		else if (ns_input_open(&own, operands[i], &err) != NS_OK) {
 			cli_report_open_error(c->mode, operands[i], &err);
 			rc = EXIT_BAD_INPUT;
 			continue;
 		}
 		one = fn(ctx, in, n > 1);
-		input_close(in);
+		ns_input_close(in);
 		rc = cli_worse_exit(rc, one);
 	}
 	return rc;

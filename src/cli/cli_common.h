@@ -56,10 +56,10 @@ typedef int (*cli_input_fn)(void *ctx, ns_input *in, bool labelled);
 /* Opens each operand (stdin "-" when there is none) and hands it to fn: a file that cannot be opened is
  * reported and the others still run; stops early once output fails. Returns the worst exit status. */
 int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx);
-/* The report's suggestions worded with this CLI's flags (report_options.hints). */
-extern const char *const cli_report_hints[REPORT_HINT_COUNT];
-/* The built-in routes' follow-ups in the command line's words (routes_init_worded). */
-extern const char *const cli_follow_ups[FOLLOW_UP_COUNT];
+/* The report's suggestions worded with this CLI's flags (ns_report_options.hints). */
+extern const char *const cli_report_hints[NS_REPORT_HINT_COUNT];
+/* The built-in routes' follow-ups in the command line's words (ns_routes_init_worded). */
+extern const char *const cli_follow_ups[NS_FOLLOW_UP_COUNT];
 /* Of two inputs' exit statuses, the one the run exits with: usage error, then bad input, then the quality
  * gate. */
 int cli_worse_exit(int a, int b);

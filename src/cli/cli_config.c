@@ -24,23 +24,23 @@ void cli_config_init(cli_config *c, cli_mode mode)
 {
 	memset(c, 0, sizeof(*c));
 	c->mode = mode;
-	classify_options_default(&c->classify);
-	c->format.kind = FORMAT_TEXT;
-	profile_init(&c->flags);
-	c->min_quality = QUALITY_UNFIT;      /* every grade passes unless --min-quality says otherwise */
+	ns_classify_options_default(&c->classify);
+	c->format.kind = NS_FORMAT_TEXT;
+	ns_profile_init(&c->flags);
+	c->min_quality = NS_QUALITY_UNFIT;      /* every grade passes unless --min-quality says otherwise */
 	c->top = mode == MODE_DIFF ? 10 : 5; /* diff lists the kernels that moved: more of them are news */
 	c->work.batch = 1;
 	c->work.inputs = 1;
 	c->work.outputs = 1;
 	c->work.flops_per_element = 1;
-	c->work.overhead_threshold = ROOFLINE_OVERHEAD_DEFAULT;
-	c->overhead_below = SCALING_OVERHEAD_BELOW;
-	c->work_above = SCALING_WORK_ABOVE;
+	c->work.overhead_threshold = NS_ROOFLINE_OVERHEAD_DEFAULT;
+	c->overhead_below = NS_SCALING_OVERHEAD_BELOW;
+	c->work_above = NS_SCALING_WORK_ABOVE;
 }
 
 void cli_config_free(cli_config *c)
 {
-	routes_free(&c->routes);
+	ns_routes_free(&c->routes);
 }
 
 /* A value error: the library's message, as a usage error of this mode. */
@@ -54,7 +54,7 @@ static int share_option(cli_config *c, const char *flag, const char *arg, double
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (profile_parse_share(arg, out, &err) != NS_OK)
+	if (ns_profile_parse_share(arg, out, &err) != NS_OK)
 		return cli_usage_error(c->mode, "%s: %s", flag, err.msg);
 	return -1;
 }
@@ -102,9 +102,9 @@ static int set_output(cli_config *c, trace_output out, const char *arg)
 	c->only_rank = strtoll(arg, &end, 10);
 	/* strtoll skips leading blanks but stops at trailing ones: digits only, so ' 1' and '2 ' agree */
 	if (errno != 0 || arg[0] < '0' || arg[0] > '9' || *end != '\0' || c->only_rank < 0 ||
-	    c->only_rank >= JOB_MAX_RANKS)
+	    c->only_rank >= NS_JOB_MAX_RANKS)
 		return cli_usage_error(c->mode, "--rank must be a rank number from 0 to %d, not '%.40s'",
-		                       JOB_MAX_RANKS - 1, arg);
+		                       NS_JOB_MAX_RANKS - 1, arg);
 	return -1;
 }
 
@@ -157,12 +157,12 @@ static int shared_option(cli_config *c, int opt, const char *arg)
 		c->format.verbose = true;
 		return -1;
 	case OPT_QUIET:
-		c->format.kind = FORMAT_QUIET;
+		c->format.kind = NS_FORMAT_QUIET;
 		return -1;
 	case OPT_FORMAT:
 		if (strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0)
 			return cli_usage_error(c->mode, "--format must be text or json, not '%s'", arg);
-		c->format.kind = arg[0] == 'j' ? FORMAT_JSON : FORMAT_TEXT;
+		c->format.kind = arg[0] == 'j' ? NS_FORMAT_JSON : NS_FORMAT_TEXT;
 		return -1;
 	case OPT_COLOR:
 		if (enum_option(c, "--color", arg, colors, &v) >= 0)
@@ -173,7 +173,7 @@ static int shared_option(cli_config *c, int opt, const char *arg)
 		c->color = COLOR_NEVER;
 		return -1;
 	case OPT_PRIORITY:
-		if (classify_parse_priority(arg, c->classify.priority, &err) != NS_OK)
+		if (ns_classify_parse_priority(arg, c->classify.priority, &err) != NS_OK)
 			return cli_usage_error(c->mode, "--priority: %s", err.msg);
 		return -1;
 	case OPT_TIE:
@@ -216,15 +216,15 @@ static int trace_option(cli_config *c, int opt, const char *arg)
 		return -1;
 	case OPT_MIN_QUALITY:
 		if (strcmp(arg, "good") == 0)
-			c->min_quality = QUALITY_GOOD;
+			c->min_quality = NS_QUALITY_GOOD;
 		else if (strcmp(arg, "degraded") == 0)
-			c->min_quality = QUALITY_DEGRADED;
+			c->min_quality = NS_QUALITY_DEGRADED;
 		else
 			return cli_usage_error(c->mode, "--min-quality: '%.100s' is not good or degraded",
 			                       arg);
 		return -1;
 	case OPT_STEP_MARKER:
-		c->step_marker = arg;
+		c->ns_step_marker = arg;
 		return -1;
 	case OPT_TOP:
 		return parse_top(c, arg);
@@ -244,7 +244,7 @@ static int trace_option(cli_config *c, int opt, const char *arg)
 	case OPT_DTYPE:
 		c->roofline = c->mode != MODE_ROOFLINE;
 		c->dtype = arg;
-		if (!dtype_from_name(arg, &dt))
+		if (!ns_dtype_from_name(arg, &dt))
 			return cli_usage_error(
 			    c->mode,
 			    "%sunknown dtype '%.100s' (fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4)",
@@ -268,7 +268,7 @@ static int scaling_ratio(cli_config *c, const char *flag, const char *arg, doubl
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (units_parse(arg, UNIT_COUNT, flag, out, &err) != NS_OK)
+	if (ns_units_parse(arg, NS_UNIT_COUNT, flag, out, &err) != NS_OK)
 		return value_error(c, &err);
 	if (*out <= 1.0 || *out > 2.0)
 		return cli_usage_error(c->mode, "%s: '%s' must be a time ratio above 1 and at most 2", flag,
@@ -284,10 +284,10 @@ static int time_option(cli_config *c, int opt, const char *arg)
 	switch (opt) {
 	case OPT_TIME:
 		c->have_time = true;
-		return units_parse_time(arg, "--time", &c->time, &err) == NS_OK ? -1 : value_error(c, &err);
+		return ns_units_parse_time(arg, "--time", &c->time, &err) == NS_OK ? -1 : value_error(c, &err);
 	case OPT_TIME_2X:
 		c->have_time_2x = true;
-		return units_parse_time(arg, "--time-2x", &c->time_2x, &err) == NS_OK ? -1
+		return ns_units_parse_time(arg, "--time-2x", &c->time_2x, &err) == NS_OK ? -1
 		                                                                      : value_error(c, &err);
 	case OPT_OVERHEAD_BELOW:
 		return scaling_ratio(c, "--overhead-below", arg, &c->overhead_below);
@@ -329,7 +329,7 @@ static int router_option(cli_config *c, int opt, const char *arg)
 	ns_error_clear(&err);
 	if (opt >= OPT_BUCKET && opt <= OPT_BUCKET_LAST) {
 		c->any_flag = true;
-		if (parse_flag_bucket(&c->flags, (ns_regime)(opt - OPT_BUCKET), arg, &err) != NS_OK)
+		if (ns_parse_flag_bucket(&c->flags, (ns_regime)(opt - OPT_BUCKET), arg, &err) != NS_OK)
 			return value_error(c, &err);
 		return -1;
 	}
@@ -390,13 +390,13 @@ static int load_routes(cli_config *c)
 	char docs[4096];
 
 	ns_error_clear(&err);
-	if (routes_init_worded(&c->routes, cli_follow_ups, &err) != NS_OK ||
+	if (ns_routes_init_worded(&c->routes, cli_follow_ups, &err) != NS_OK ||
 	    (datadir_find_docs(docs, sizeof(docs)) &&
 	     ns_routes_set_doc_dir(&c->routes, docs, &err) != NS_OK)) {
 		cli_report_error(NULL, &err);
 		return EXIT_BAD_INPUT;
 	}
-	if (c->playbook == NULL || routes_load_playbook(&c->routes, c->playbook, &err) == NS_OK)
+	if (c->playbook == NULL || ns_routes_load_playbook(&c->routes, c->playbook, &err) == NS_OK)
 		return -1;
 	if (err.line > 0)
 		fprintf(stderr, "nextstep: --playbook %s:%ld: %s\n", c->playbook, err.line, err.msg);

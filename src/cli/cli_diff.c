@@ -16,16 +16,16 @@
 #define EXIT_GATE 3
 
 /* As 'nextstep trace' does: --kernel-rules extends the built-in table, --kernel-rules-only replaces it. */
-static int load_rules(const cli_config *c, kernel_rules **rules)
+static int load_rules(const cli_config *c, ns_kernel_rules **rules)
 {
 	const char *flag = c->rules_only ? "--kernel-rules-only" : "--kernel-rules";
 	ns_error err;
 
 	ns_error_clear(&err);
-	if ((c->rules_path != NULL ? kernel_rules_load(c->rules_path, rules, &err)
-	                           : kernel_rules_default(rules, &err)) == NS_OK) {
+	if ((c->rules_path != NULL ? ns_kernel_rules_load(c->rules_path, rules, &err)
+	                           : ns_kernel_rules_default(rules, &err)) == NS_OK) {
 		if (c->rules_path != NULL && !c->rules_only)
-			kernel_rules_then_builtin(*rules);
+			ns_kernel_rules_then_builtin(*rules);
 		return -1;
 	}
 	if (c->rules_path == NULL)
@@ -40,7 +40,7 @@ static int load_rules(const cli_config *c, kernel_rules **rules)
 /* "nextstep: FILE:LINE: msg" for a saved report or profile, "nextstep: FILE: byte N: msg" inside a trace. */
 static void report_side_error(const char *raw_path, const ns_error *err)
 {
-	char shown[INPUT_DISPLAY_MAX];
+	char shown[NS_INPUT_DISPLAY_MAX];
 	const char *path = cli_shown(raw_path, shown, sizeof(shown));
 
 	if (err->line > 0)
@@ -51,15 +51,15 @@ static void report_side_error(const char *raw_path, const ns_error *err)
 		fprintf(stderr, "nextstep: %s: %s\n", path, err->msg);
 }
 
-static int print_result(const cli_config *c, const diff_side sides[2], const diff_result *r)
+static int print_result(const cli_config *c, const ns_diff_side sides[2], const ns_diff_result *r)
 {
-	diff_print_options po = {{c->operands[0], c->operands[1]}, c->format.verbose, c->top};
+	ns_diff_print_options po = {{c->operands[0], c->operands[1]}, c->format.verbose, c->top};
 	ns_error err;
 
 	switch (c->format.kind) {
-	case FORMAT_JSON:
+	case NS_FORMAT_JSON:
 		ns_error_clear(&err);
-		if (diff_print_json(stdout, &sides[0], &sides[1], r, c->top, &err) != NS_OK) {
+		if (ns_diff_print_json(stdout, &sides[0], &sides[1], r, c->top, &err) != NS_OK) {
 			if (err.status == NS_ERR_IO)
 				cli_output_ok(); /* said once, with its reason, as stdout's */
 			else
@@ -67,27 +67,27 @@ static int print_result(const cli_config *c, const diff_side sides[2], const dif
 			return EXIT_BAD_INPUT;
 		}
 		break;
-	case FORMAT_QUIET:
-		printf("%s\n", diff_change_name(r->change));
+	case NS_FORMAT_QUIET:
+		printf("%s\n", ns_diff_change_name(r->change));
 		break;
-	case FORMAT_TEXT:
-		diff_print_text(stdout, &sides[0], &sides[1], r, &po);
+	case NS_FORMAT_TEXT:
+		ns_diff_print_text(stdout, &sides[0], &sides[1], r, &po);
 		break;
 	}
 	return EXIT_ROUTED;
 }
 
 /* The gates, after the output so a failing CI job still shows the comparison. */
-static int apply_gates(const cli_config *c, const diff_result *r)
+static int apply_gates(const cli_config *c, const ns_diff_result *r)
 {
 	int rc = EXIT_ROUTED;
 
-	if (c->gate_slower && r->change == DIFF_TIME_UNKNOWN) {
+	if (c->gate_slower && r->change == NS_DIFF_TIME_UNKNOWN) {
 		fputs("nextstep: --fail-if-slower: a side is a profile (shares only): no step time to gate\n",
 		      stderr);
 		return EXIT_BAD_INPUT;
 	}
-	if (c->gate_slower && diff_gate_slower(r, c->slower_pct)) {
+	if (c->gate_slower && ns_diff_gate_slower(r, c->slower_pct)) {
 		fprintf(stderr, "nextstep: --fail-if-slower %g: median step %.3f ms -> %.3f ms (%+.1f%%)\n",
 		        c->slower_pct, r->before.median, r->after.median,
 		        100.0 * (r->after.median / r->before.median - 1));
@@ -98,9 +98,9 @@ static int apply_gates(const cli_config *c, const diff_result *r)
 		      "change, "
 		      "the gate did not trip\n",
 		      stderr);
-	if (c->gate_regime && diff_gate_regime(r)) {
+	if (c->gate_regime && ns_diff_gate_regime(r)) {
 		fprintf(stderr, "nextstep: --fail-if-regime-changes: %s -> %s\n",
-		        regime_bound_word(r->verdict[0].regime), regime_bound_word(r->verdict[1].regime));
+		        ns_regime_bound_word(r->verdict[0].regime), ns_regime_bound_word(r->verdict[1].regime));
 		rc = EXIT_GATE;
 	}
 	return rc;
@@ -114,17 +114,17 @@ static int open_inputs(const cli_config *c, ns_input in[2])
 		return cli_usage_error(c->mode, "diff: only one side can be read from stdin");
 	for (int i = 0; i < 2; i++) {
 		ns_error_clear(&err);
-		if (input_open(&in[i], c->operands[i], &err) != NS_OK) {
+		if (ns_input_open(&in[i], c->operands[i], &err) != NS_OK) {
 			cli_report_open_error(c->mode, c->operands[i], &err);
 			if (i == 1)
-				input_close(&in[0]);
+				ns_input_close(&in[0]);
 			return EXIT_BAD_INPUT;
 		}
 		if (cli_unreadable_input(&in[i], &err)) {
 			cli_report_error(c->operands[i], &err);
-			input_close(&in[i]);
+			ns_input_close(&in[i]);
 			if (i == 1)
-				input_close(&in[0]);
+				ns_input_close(&in[0]);
 			return EXIT_BAD_INPUT;
 		}
 	}
@@ -132,13 +132,13 @@ static int open_inputs(const cli_config *c, ns_input in[2])
 }
 
 /* --html: the comparison's page, with each side's name, size and SHA-256. */
-static int write_html(const cli_config *c, cli_html *html, const html_source src[2], const diff_side sides[2],
-                      const diff_result *r)
+static int write_html(const cli_config *c, cli_html *html, const ns_html_source src[2], const ns_diff_side sides[2],
+                      const ns_diff_result *r)
 {
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (html_diff(cli_html_page(html), src, &sides[0], &sides[1], r, &c->routes, &err) != NS_OK) {
+	if (ns_html_diff(cli_html_page(html), src, &sides[0], &sides[1], r, &c->routes, &err) != NS_OK) {
 		cli_report_error(c->html_path, &err);
 		return EXIT_BAD_INPUT;
 	}
@@ -147,12 +147,12 @@ static int write_html(const cli_config *c, cli_html *html, const html_source src
 
 /* Loads both sides; with --html the digests are finished (their threads joined) whatever happened. src
  * points into dg. */
-static void load_sides(const cli_config *c, ns_input in[2], const diff_load_options *lo, cli_html *html,
-                       diff_side sides[2], ns_error errs[2], cli_html_digest dg[2], html_source src[2])
+static void load_sides(const cli_config *c, ns_input in[2], const ns_diff_load_options *lo, cli_html *html,
+                       ns_diff_side sides[2], ns_error errs[2], cli_html_digest dg[2], ns_html_source src[2])
 {
 	for (int i = 0; html != NULL && i < 2; i++)
 		cli_html_digest_start(&dg[i], &in[i]);
-	diff_load_pair(&in[0], &in[1], lo, sides, errs);
+	ns_diff_load_pair(&in[0], &in[1], lo, sides, errs);
 	for (int i = 0; html != NULL && i < 2; i++) {
 		cli_html_digest_finish(&dg[i], &in[i], &src[i]);
 		src[i].name = c->operands[i];
@@ -160,13 +160,13 @@ static void load_sides(const cli_config *c, ns_input in[2], const diff_load_opti
 }
 
 /* Loads, compares, prints, gates. Both sides' errors are reported before giving up. */
-static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_options *lo, cli_html *html)
+static int compare_inputs(const cli_config *c, ns_input in[2], const ns_diff_load_options *lo, cli_html *html)
 {
-	diff_side sides[2];
+	ns_diff_side sides[2];
 	ns_error errs[2], err;
-	diff_result r;
+	ns_diff_result r;
 	cli_html_digest dg[2];
-	html_source src[2];
+	ns_html_source src[2];
 	int rc = -1;
 
 	load_sides(c, in, lo, html, sides, errs, dg, src);
@@ -174,11 +174,11 @@ static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_o
 		if (errs[i].status != NS_OK) {
 			report_side_error(c->operands[i], &errs[i]);
 			if (html != NULL)
-				html_input_error(cli_html_page(html), &src[i], errs[i].msg);
+				ns_html_input_error(cli_html_page(html), &src[i], errs[i].msg);
 			rc = EXIT_BAD_INPUT;
 		}
 	ns_error_clear(&err);
-	if (rc < 0 && diff_compare(&sides[0], &sides[1], &c->classify, &r, &err) != NS_OK) {
+	if (rc < 0 && ns_diff_compare(&sides[0], &sides[1], &c->classify, &r, &err) != NS_OK) {
 		cli_report_error(NULL, &err);
 		rc = EXIT_BAD_INPUT;
 	}
@@ -188,16 +188,16 @@ static int compare_inputs(const cli_config *c, ns_input in[2], const diff_load_o
 			rc = print_result(c, sides, &r);
 		if (rc == EXIT_ROUTED)
 			rc = apply_gates(c, &r);
-		diff_result_free(&r);
+		ns_diff_result_free(&r);
 	}
-	diff_side_free(&sides[0]);
-	diff_side_free(&sides[1]);
+	ns_diff_side_free(&sides[0]);
+	ns_diff_side_free(&sides[1]);
 	return rc;
 }
 
 int cli_diff_run(cli_config *cfg)
 {
-	kernel_rules *rules[2] = {NULL, NULL};
+	ns_kernel_rules *rules[2] = {NULL, NULL};
 	ns_input in[2];
 	cli_html *html = NULL;
 	int rc;
@@ -213,13 +213,13 @@ int cli_diff_run(cli_config *cfg)
 	if (rc < 0)
 		rc = open_inputs(cfg, in);
 	if (rc < 0) {
-		diff_load_options lo = {
-		    {rules[0], rules[1]}, &cfg->classify, &cfg->routes, REPORT_TOP_DEFAULT};
+		ns_diff_load_options lo = {
+		    {rules[0], rules[1]}, &cfg->classify, &cfg->routes, NS_REPORT_TOP_DEFAULT};
 		rc = compare_inputs(cfg, in, &lo, html);
-		input_close(&in[0]);
-		input_close(&in[1]);
+		ns_input_close(&in[0]);
+		ns_input_close(&in[1]);
 	}
-	kernel_rules_free(rules[0]);
-	kernel_rules_free(rules[1]);
+	ns_kernel_rules_free(rules[0]);
+	ns_kernel_rules_free(rules[1]);
 	return cli_html_close(html, rc);
 }

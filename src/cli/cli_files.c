@@ -118,7 +118,7 @@ static entry_use wanted(const char *path, const char *name, bool verbose)
 {
 	struct stat st;
 	const char *why = NULL;
-	char shown[INPUT_DISPLAY_MAX];
+	char shown[NS_INPUT_DISPLAY_MAX];
 	int saved;
 
 	if (stat(path, &st) != 0) {
@@ -152,7 +152,7 @@ static int list_dir(const char *dir, cli_file_list *all)
 	struct dirent *e;
 	DIR *d = opendir(dir);
 	int rc = EXIT_ROUTED;
-	char shown[INPUT_DISPLAY_MAX];
+	char shown[NS_INPUT_DISPLAY_MAX];
 
 	if (d == NULL) {
 		fprintf(stderr, "nextstep: %s: %s\n", cli_shown(dir, shown, sizeof(shown)), strerror(errno));
@@ -182,7 +182,7 @@ static int expand_dir(const char *dir, bool verbose, cli_file_list *out)
 	size_t found = 0;
 	int rc = list_dir(dir, &all);
 	bool bad = false;
-	char shown[INPUT_DISPLAY_MAX];
+	char shown[NS_INPUT_DISPLAY_MAX];
 
 	for (size_t i = 0; i < all.n; i++) {
 		char *path = all.path[i];

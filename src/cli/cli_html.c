@@ -24,7 +24,7 @@ struct cli_html {
 	FILE *out;
 	cli_output *file; /* NULL: stdout */
 	const char *path;
-	html_page *page;
+	ns_html_page *page;
 	FILE *held;     /* sections held back (a spool) until what leads the page is written, or NULL */
 	bool diverted;  /* the page writes into held */
 	bool lost_held; /* held sections could not be written or read back: the page is incomplete */
@@ -85,8 +85,8 @@ int cli_html_open(const cli_config *c, const char *title, char *const *inputs, s
 		}
 		h->out = cli_output_stream(h->file);
 	}
-	html_page_info info = {title, NS_VERSION_STRING, when};
-	h->page = html_page_begin(h->out, &info);
+	ns_html_page_info info = {title, NS_VERSION_STRING, when};
+	h->page = ns_html_page_begin(h->out, &info);
 	if (h->page == NULL) {
 		fputs("nextstep: out of memory\n", stderr);
 		cli_html_close(h, EXIT_BAD_INPUT);
@@ -127,7 +127,7 @@ void cli_html_release(cli_html *h)
 	h->held = NULL;
 }
 
-html_page *cli_html_page(cli_html *h)
+ns_html_page *cli_html_page(cli_html *h)
 {
 	return h != NULL ? h->page : NULL;
 }
@@ -144,7 +144,7 @@ int cli_html_close(cli_html *h, int rc)
 	ns_error_clear(&err);
 	cli_html_release(h);
 	results = h->page != NULL ? ns_html_page_results(h->page) : 0;
-	if ((h->page != NULL && html_page_end(h->page, &err) != NS_OK) || h->lost_held)
+	if ((h->page != NULL && ns_html_page_end(h->page, &err) != NS_OK) || h->lost_held)
 		failed = true;
 	cli_shown(h->path, shown, sizeof(shown));
 	if (failed && h->file == NULL && !h->lost_held && err.status == NS_ERR_IO) {
@@ -224,7 +224,7 @@ void cli_html_digest_start(cli_html_digest *d, ns_input *in)
 	in->tap_ctx = &d->ctx;
 }
 
-void cli_html_digest_finish(cli_html_digest *d, ns_input *in, html_source *src)
+void cli_html_digest_finish(cli_html_digest *d, ns_input *in, ns_html_source *src)
 {
 	static const char hexdigits[] = "0123456789abcdef";
 	uint8_t digest[SHA256_DIGEST_SIZE];
@@ -239,7 +239,7 @@ void cli_html_digest_finish(cli_html_digest *d, ns_input *in, html_source *src)
 		 */
 		unsigned long long stop = in->bytes_read + HTML_DIGEST_DRAIN;
 		while (!in->eof && in->read_errno == 0 && in->bytes_read < stop &&
-		       input_read(in, buf, sizeof(buf)) > 0)
+		       ns_input_read(in, buf, sizeof(buf)) > 0)
 			;
 		in->tap = NULL;
 		d->size = in->bytes_read;
@@ -252,7 +252,7 @@ void cli_html_digest_finish(cli_html_digest *d, ns_input *in, html_source *src)
 		d->hex[2 * i + 1] = hexdigits[digest[i] & 15];
 	}
 	d->hex[2 * SHA256_DIGEST_SIZE] = '\0';
-	snprintf(d->name, sizeof(d->name), "%s", input_display_name(in));
+	snprintf(d->name, sizeof(d->name), "%s", ns_input_display_name(in));
 	src->name = d->name;
 	src->size = d->size;
 	src->sha256 = d->error == 0 && !d->cut ? d->hex : NULL;

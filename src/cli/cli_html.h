@@ -19,7 +19,7 @@ typedef struct cli_html cli_html;
  * and written beside its name until cli_html_close(). Returns -1 with *out set (NULL when there is no
  * --html), or an exit status after reporting why it could not. */
 int cli_html_open(const cli_config *c, const char *title, char *const *inputs, size_t n, cli_html **out);
-html_page *cli_html_page(cli_html *h);
+ns_html_page *cli_html_page(cli_html *h);
 /* The sections written from now on wait in a spool ($TMPDIR) until cli_html_release(): what turns out to
  * lead the page (a job's section) is written first. False, and nothing held, without a page or a spool. */
 bool cli_html_hold(cli_html *h);
@@ -40,7 +40,7 @@ int cli_html_close(cli_html *h, int rc);
 typedef struct {
 	struct sha256_ctx ctx;
 	char hex[2 * SHA256_DIGEST_SIZE + 1];
-	char name[INPUT_DISPLAY_MAX]; /* the input's display name, kept past the input's close */
+	char name[NS_INPUT_DISPLAY_MAX]; /* the input's display name, kept past the input's close */
 	bool threaded;
 	pthread_t thread;
 	int fd;
@@ -55,6 +55,6 @@ typedef struct {
 /* Starts the digest: a thread for a regular file, else what in has read ahead and a tap on the rest. */
 void cli_html_digest_start(cli_html_digest *d, ns_input *in);
 /* Reads what the analysis left unread, removes the tap and fills src (name, size, digest). */
-void cli_html_digest_finish(cli_html_digest *d, ns_input *in, html_source *src);
+void cli_html_digest_finish(cli_html_digest *d, ns_input *in, ns_html_source *src);
 
 #endif

@@ -15,14 +15,14 @@
 
 /* ---- the job report ---- */
 
-static job_report_options report_options_of(const cli_config *cfg)
+static ns_job_report_options report_options_of(const cli_config *cfg)
 {
-	return (job_report_options){&cfg->classify, &cfg->routes, &cfg->format};
+	return (ns_job_report_options){&cfg->classify, &cfg->routes, &cfg->format};
 }
 
-ns_status cli_job_html(const cli_config *cfg, html_page *page, const job_result *res, ns_error *err)
+ns_status cli_job_html(const cli_config *cfg, ns_html_page *page, const ns_job_result *res, ns_error *err)
 {
-	job_report_options o = report_options_of(cfg);
+	ns_job_report_options o = report_options_of(cfg);
 	ns_job_report *m = malloc(sizeof(*m));
 	ns_status st;
 
@@ -30,20 +30,20 @@ ns_status cli_job_html(const cli_config *cfg, html_page *page, const job_result 
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
 	st = ns_job_report_build(res, &o, m, err);
 	if (st == NS_OK)
-		st = html_job(page, res, m, err);
+		st = ns_html_job(page, res, m, err);
 	ns_job_report_free(m);
 	free(m);
 	return st;
 }
 
-int cli_job_report(const cli_config *cfg, const job_result *res)
+int cli_job_report(const cli_config *cfg, const ns_job_result *res)
 {
-	job_report_options o = report_options_of(cfg);
+	ns_job_report_options o = report_options_of(cfg);
 	ns_error err;
 	ns_status st;
 
 	ns_error_clear(&err);
-	st = job_report_print(stdout, res, &o, &err);
+	st = ns_job_report_print(stdout, res, &o, &err);
 	if (st != NS_OK && st != NS_ERR_IO) {
 		cli_report_error(NULL, &err);
 		return EXIT_BAD_INPUT;
@@ -55,7 +55,7 @@ int cli_job_report(const cli_config *cfg, const job_result *res)
  * judgements are as doubtful as their own reports); EXIT_QUALITY when a rank is below --min-quality. */
 #define UNFIT_SHOWN 8
 
-int cli_job_quality(const cli_config *cfg, const job_result *res)
+int cli_job_quality(const cli_config *cfg, const ns_job_result *res)
 {
 	size_t unfit = 0, unknown = 0;
 	int rc = EXIT_ROUTED;
@@ -65,7 +65,7 @@ int cli_job_quality(const cli_config *cfg, const job_result *res)
 		unknown += q < 0;
 		if (q > cfg->min_quality)
 			rc = EXIT_QUALITY;
-		if (q != QUALITY_UNFIT)
+		if (q != NS_QUALITY_UNFIT)
 			continue;
 		if (unfit++ == 0)
 			fputs("nextstep: note: the trace of rank", stderr);
@@ -78,7 +78,7 @@ int cli_job_quality(const cli_config *cfg, const job_result *res)
 		    "%s %s unfit (its quality grade: see its own report, --rank N): the job report includes "
 		    "%s\n",
 		    unfit > UNFIT_SHOWN ? " ..." : "", unfit > 1 ? "are" : "is", unfit > 1 ? "them" : "it");
-	if (unknown > 0 && cfg->min_quality < QUALITY_UNFIT) {
+	if (unknown > 0 && cfg->min_quality < NS_QUALITY_UNFIT) {
 		fprintf(stderr,
 		        "nextstep: %zu rank summar%s no quality grade (written before summaries had one): "
 		        "--min-quality cannot pass %s\n",
@@ -94,11 +94,11 @@ int cli_job_quality(const cli_config *cfg, const job_result *res)
 #define JOB_HTML_INPUTS 64
 
 typedef struct {
-	job_merge *merge;
+	ns_job_merge *merge;
 	int rc;
 	cli_html *html;
 	cli_html_digest *dg; /* JOB_HTML_INPUTS of each, with html */
-	html_source *src;
+	ns_html_source *src;
 	size_t nsrc, more;
 } job_ctx;
 
@@ -119,8 +119,8 @@ static void line_error(void *ctx, const ns_error *err)
  * Nsight Systems report. Said, with what to run instead. */
 static bool is_summaries(ns_input *in)
 {
-	const char *where = input_display_name(in);
-	input_kind kind = input_sniff(in);
+	const char *where = ns_input_display_name(in);
+	ns_input_kind kind = ns_input_sniff(in);
 	ns_error err;
 
 	ns_error_clear(&err);
@@ -135,8 +135,8 @@ static bool is_summaries(ns_input *in)
 	        "FILE...' or 'nextstep trace DIR'; 'nextstep trace --summary' writes the summary lines job "
 	        "merges\n",
 	        where,
-	        kind == INPUT_TRACE    ? "a profiler trace"
-	        : kind == INPUT_SQLITE ? "an SQLite database (an Nsight Systems export?)"
+	        kind == NS_INPUT_TRACE    ? "a profiler trace"
+	        : kind == NS_INPUT_SQLITE ? "an SQLite database (an Nsight Systems export?)"
 	                               : "gzip-compressed (a profiler trace?)");
 	return false;
 }
@@ -145,7 +145,7 @@ static bool is_summaries(ns_input *in)
 static int read_summaries(void *ctx, ns_input *in, bool labelled)
 {
 	job_ctx *j = ctx;
-	line_ctx l = {j, input_display_name(in)};
+	line_ctx l = {j, ns_input_display_name(in)};
 	ns_error err;
 
 	(void)labelled;
@@ -154,7 +154,7 @@ static int read_summaries(void *ctx, ns_input *in, bool labelled)
 	if (j->html != NULL && j->nsrc < JOB_HTML_INPUTS)
 		cli_html_digest_start(&j->dg[j->nsrc], in);
 	ns_error_clear(&err);
-	if (job_merge_read(j->merge, in, line_error, &l, &err) != NS_OK) {
+	if (ns_job_merge_read(j->merge, in, line_error, &l, &err) != NS_OK) {
 		cli_report_error(l.where, &err);
 		return EXIT_BAD_INPUT;
 	}
@@ -168,7 +168,7 @@ static int read_summaries(void *ctx, ns_input *in, bool labelled)
 }
 
 /* --html: the job, then its inputs. */
-static int job_html(const cli_config *cfg, job_ctx *j, const job_result *res)
+static int job_html(const cli_config *cfg, job_ctx *j, const ns_job_result *res)
 {
 	ns_error err;
 	ns_status st;
@@ -179,14 +179,14 @@ static int job_html(const cli_config *cfg, job_ctx *j, const job_result *res)
 		cli_report_error(cfg->html_path, &err);
 		return EXIT_BAD_INPUT;
 	}
-	html_inputs(cli_html_page(j->html), j->src, j->nsrc, j->more);
+	ns_html_inputs(cli_html_page(j->html), j->src, j->nsrc, j->more);
 	return EXIT_ROUTED;
 }
 
 int cli_job_run(cli_config *cfg)
 {
-	job_ctx j = {job_merge_new(), EXIT_ROUTED, NULL, NULL, NULL, 0, 0};
-	job_result *res = NULL;
+	job_ctx j = {ns_job_merge_new(), EXIT_ROUTED, NULL, NULL, NULL, 0, 0};
+	ns_job_result *res = NULL;
 	ns_error err;
 	int rc, quality;
 
@@ -198,7 +198,7 @@ int cli_job_run(cli_config *cfg)
 	}
 	if ((rc = cli_html_open(cfg, "nextstep job report", cli_operands(cfg), cli_noperands(cfg),
 	                        &j.html)) >= 0) {
-		job_merge_free(j.merge);
+		ns_job_merge_free(j.merge);
 		return rc;
 	}
 	if (j.html != NULL) {
@@ -211,20 +211,20 @@ int cli_job_run(cli_config *cfg)
 	}
 	rc = j.rc == EXIT_ROUTED ? cli_each_input(cfg, read_summaries, &j) : EXIT_BAD_INPUT;
 	ns_error_clear(&err);
-	if (job_merge_finish(j.merge, &res, &err) != NS_OK) {
+	if (ns_job_merge_finish(j.merge, &res, &err) != NS_OK) {
 		cli_report_error(NULL, &err);
-		job_merge_free(j.merge);
+		ns_job_merge_free(j.merge);
 		free(j.dg);
 		free(j.src);
 		return cli_html_close(j.html, EXIT_BAD_INPUT);
 	}
-	job_merge_free(j.merge);
+	ns_job_merge_free(j.merge);
 	if (j.html != NULL && job_html(cfg, &j, res) != EXIT_ROUTED)
 		rc = EXIT_BAD_INPUT;
 	if (!cli_html_to_stdout(cfg) && cli_job_report(cfg, res) != EXIT_ROUTED)
 		rc = EXIT_BAD_INPUT;
 	quality = cli_job_quality(cfg, res);
-	job_result_free(res);
+	ns_job_result_free(res);
 	free(j.dg);
 	free(j.src);
 	rc = rc != EXIT_ROUTED || j.rc != EXIT_ROUTED ? EXIT_BAD_INPUT : quality;

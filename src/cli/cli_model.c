@@ -14,7 +14,7 @@ static int whole(cli_config *c, const char *flag, const char *arg, double *out)
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (units_parse_whole(arg, UNIT_COUNT, flag, out, &err) != NS_OK)
+	if (ns_units_parse_whole(arg, NS_UNIT_COUNT, flag, out, &err) != NS_OK)
 		return cli_usage_error(c->mode, "%s", err.msg);
 	return -1;
 }
@@ -23,7 +23,7 @@ static int dtype_option(cli_config *c, const char *flag, const char *arg, const 
 {
 	ns_dtype dt;
 
-	if (!dtype_from_name(arg, &dt))
+	if (!ns_dtype_from_name(arg, &dt))
 		return cli_usage_error(
 		    c->mode, "%s: unknown dtype '%.100s' (fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4)",
 		    flag, arg);
@@ -107,7 +107,7 @@ int cli_model_option(cli_config *c, int opt, const char *arg)
 		return dtype_option(c, "--kv-dtype", arg, &m->kv_dtype);
 	case OPT_DEVICE_MEMORY:
 		ns_error_clear(&err);
-		if (units_parse(arg, UNIT_BYTE, "--device-memory", &m->device_memory, &err) != NS_OK)
+		if (ns_units_parse(arg, NS_UNIT_BYTE, "--device-memory", &m->device_memory, &err) != NS_OK)
 			return cli_usage_error(c->mode, "%s", err.msg);
 		if (!(m->device_memory > 0.0))
 			return cli_usage_error(c->mode, "--device-memory: '%s' must be more than zero", arg);
@@ -141,7 +141,7 @@ bool cli_model_whole(const cli_config *c)
 void cli_model_arch(const cli_config *c, ns_transformer_arch *a)
 {
 	const cli_model *m = &c->model;
-	const roofline_decode_spec *d = &c->work.decode;
+	const ns_roofline_decode_spec *d = &c->work.decode;
 
 	memset(a, 0, sizeof(*a));
 	a->layers = d->layers;
@@ -160,7 +160,7 @@ void cli_model_arch(const cli_config *c, ns_transformer_arch *a)
 /* The architecture's options, for the messages: which ones a whole architecture needs at least. */
 const char *cli_model_missing(const cli_config *c)
 {
-	const roofline_decode_spec *d = &c->work.decode;
+	const ns_roofline_decode_spec *d = &c->work.decode;
 
 	if (d->layers == 0.0)
 		return "--layers";
@@ -204,6 +204,6 @@ ns_dtype cli_model_dtype(const char *name, ns_dtype fallback)
 	ns_dtype dt = fallback;
 
 	if (name != NULL)
-		dtype_from_name(name, &dt); /* checked when parsed */
+		ns_dtype_from_name(name, &dt); /* checked when parsed */
 	return dt;
 }

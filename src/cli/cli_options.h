@@ -30,7 +30,7 @@ typedef enum {
 	OPT_LONG_FIRST = 256,
 	/* the six bucket flags, in ns_regime order */
 	OPT_BUCKET = OPT_LONG_FIRST,
-	OPT_BUCKET_LAST = OPT_BUCKET + REGIME_COUNT - 1,
+	OPT_BUCKET_LAST = OPT_BUCKET + NS_REGIME_COUNT - 1,
 	OPT_LABEL,
 	OPT_NORMALIZE,
 	OPT_STRICT,

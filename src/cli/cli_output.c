@@ -122,13 +122,13 @@ static bool is_trace(const char *path)
 {
 	ns_input in;
 	ns_error err;
-	input_kind kind;
+	ns_input_kind kind;
 
 	ns_error_clear(&err);
-	if (input_open(&in, path, &err) != NS_OK)
+	if (ns_input_open(&in, path, &err) != NS_OK)
 		return false;
-	kind = input_sniff(&in);
-	input_close(&in);
+	kind = ns_input_sniff(&in);
+	ns_input_close(&in);
 	return ns_input_is_trace(kind);
 }
 

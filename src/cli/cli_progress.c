@@ -59,11 +59,11 @@ static void draw(struct progress_line *p, unsigned long long done, double t, siz
 	fprintf(stderr, "%snextstep: reading %s", p->tty ? "\r" : "", p->name);
 	if (files_done > 0)
 		fprintf(stderr, " (%zu done)", files_done);
-	fprintf(stderr, ": %s", units_format_si((double)done, "B", b1, sizeof(b1)));
+	fprintf(stderr, ": %s", ns_units_format_si((double)done, "B", b1, sizeof(b1)));
 	if (p->total > 0 && done <= p->total)
-		fprintf(stderr, " of %s (%.0f%%)", units_format_si((double)p->total, "B", b2, sizeof(b2)),
+		fprintf(stderr, " of %s (%.0f%%)", ns_units_format_si((double)p->total, "B", b2, sizeof(b2)),
 		        100.0 * (double)done / (double)p->total);
-	fprintf(stderr, ", %s", units_format_si(rate, "B/s", b3, sizeof(b3)));
+	fprintf(stderr, ", %s", ns_units_format_si(rate, "B/s", b3, sizeof(b3)));
 	if (p->total > 0 && done < p->total && rate > 0.0)
 		fprintf(stderr, ", ETA %.0f s", (double)(p->total - done) / rate);
 	fputs(p->tty ? "\033[K" : "\n", stderr);
@@ -167,7 +167,7 @@ cli_progress_line *cli_progress_start(cli_progress mode, ns_input *in)
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return NULL; /* no progress line is no reason to fail */
 	p->in = in;
-	p->name = input_display_name(in);
+	p->name = ns_input_display_name(in);
 	p->tty = tty;
 	p->total = file_size(in->fd);
 	p->start = p->last = now_s();

@@ -16,7 +16,7 @@
 
 /* Without --dtype: the precision mixed-precision training runs in on that device, the first of these it has a
  * dense peak for (bf16 since Ampere and CDNA2; fp16 on V100 and T4). */
-static const ns_dtype default_dtypes[] = {DTYPE_BF16, DTYPE_FP16, DTYPE_FP32, DTYPE_FP64};
+static const ns_dtype default_dtypes[] = {NS_DTYPE_BF16, NS_DTYPE_FP16, NS_DTYPE_FP32, NS_DTYPE_FP64};
 
 static void choose_work(cli_workload *w, work_kind k)
 {
@@ -36,7 +36,7 @@ static ns_status parse_matmul(const char *arg, double mnk[3], ns_error *err)
 	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		if (n == 3)
 			break;
-		if (units_parse_whole(tok, UNIT_COUNT, "--matmul", &mnk[n++], err) != NS_OK)
+		if (ns_units_parse_whole(tok, NS_UNIT_COUNT, "--matmul", &mnk[n++], err) != NS_OK)
 			return err->status;
 	}
 	if (n != 3 || tok != NULL)
@@ -44,10 +44,10 @@ static ns_status parse_matmul(const char *arg, double mnk[3], ns_error *err)
 	return NS_OK;
 }
 
-static ns_status parse_positive(const char *arg, units_kind kind, const char *what, double *out,
+static ns_status parse_positive(const char *arg, ns_units_kind kind, const char *what, double *out,
                                 ns_error *err)
 {
-	if (units_parse(arg, kind, what, out, err) != NS_OK)
+	if (ns_units_parse(arg, kind, what, out, err) != NS_OK)
 		return err->status;
 	if (*out <= 0.0)
 		return ns_error_set(err, NS_ERR_USAGE, "%s: '%s' must be more than zero", what, arg);
@@ -56,7 +56,7 @@ static ns_status parse_positive(const char *arg, units_kind kind, const char *wh
 
 static ns_status parse_threshold(const char *arg, double *out, ns_error *err)
 {
-	if (profile_parse_share(arg, out, err) != NS_OK || *out <= 0.0)
+	if (ns_profile_parse_share(arg, out, err) != NS_OK || *out <= 0.0)
 		return ns_error_set(
 		    err, NS_ERR_USAGE,
 		    "--overhead-threshold wants a fraction in (0, 1] or a percentage, not '%s'", arg);
@@ -91,7 +91,7 @@ static ns_status whole_option(cli_workload *w, int opt, const char *arg, ns_erro
 		w->have_batch = w->have_batch || wholes[i].group == 3;
 		if (opt == OPT_ELEMENTWISE)
 			choose_work(w, WORK_ELEMENTWISE);
-		return units_parse_whole(arg, UNIT_COUNT, wholes[i].flag,
+		return ns_units_parse_whole(arg, NS_UNIT_COUNT, wholes[i].flag,
 		                         (double *)((char *)w + wholes[i].offset), err);
 	}
 	return NS_ERR_INTERNAL;
@@ -103,24 +103,24 @@ static ns_status workload_value(cli_workload *w, int opt, const char *arg, ns_er
 	case OPT_FLOPS:
 		w->have_flops = true;
 		choose_work(w, WORK_COUNTS);
-		return parse_positive(arg, UNIT_FLOP, "--flops", &w->flops, err);
+		return parse_positive(arg, NS_UNIT_FLOP, "--flops", &w->flops, err);
 	case OPT_BYTES:
 		w->have_bytes = true;
 		choose_work(w, WORK_COUNTS);
-		return parse_positive(arg, UNIT_BYTE, "--bytes", &w->bytes, err);
+		return parse_positive(arg, NS_UNIT_BYTE, "--bytes", &w->bytes, err);
 	case OPT_MATMUL:
 		choose_work(w, WORK_MATMUL);
 		return parse_matmul(arg, w->mnk, err);
 	case OPT_FLOPS_PER_ELEMENT:
 		w->elementwise_opts = true;
-		return parse_positive(arg, UNIT_FLOP, "--flops-per-element", &w->flops_per_element, err);
+		return parse_positive(arg, NS_UNIT_FLOP, "--flops-per-element", &w->flops_per_element, err);
 	case OPT_DECODE:
 		w->decode_given = true;
 		choose_work(w, WORK_DECODE);
 		return NS_OK;
 	case OPT_PARAMS:
 		w->decode_opts = true;
-		return parse_positive(arg, UNIT_COUNT, "--params", &w->decode.params, err);
+		return parse_positive(arg, NS_UNIT_COUNT, "--params", &w->decode.params, err);
 	case OPT_OVERHEAD_THRESHOLD:
 		return parse_threshold(arg, &w->overhead_threshold, err);
 	case OPT_SVG:
@@ -210,10 +210,10 @@ static void list_dtypes(const ns_device *d, char *buf, size_t size)
 	size_t n = 0;
 
 	buf[0] = '\0';
-	for (int i = 0; i < DTYPE_COUNT && n < size; i++)
+	for (int i = 0; i < NS_DTYPE_COUNT && n < size; i++)
 		if (d->peak[i] > 0.0)
 			n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "",
-			                      dtype_name((ns_dtype)i));
+			                      ns_dtype_name((ns_dtype)i));
 }
 
 /* --dtype, or the default the device has a peak for (named on stderr when it is not bf16). */
@@ -222,7 +222,7 @@ int cli_choose_dtype(const cli_config *c, const ns_device *dev, ns_dtype *out)
 	char have[128];
 
 	if (c->dtype != NULL)
-		dtype_from_name(c->dtype, out); /* checked when parsed */
+		ns_dtype_from_name(c->dtype, out); /* checked when parsed */
 	for (size_t i = 0; c->dtype == NULL && i < sizeof(default_dtypes) / sizeof(default_dtypes[0]); i++)
 		if (dev->peak[default_dtypes[i]] > 0.0) {
 			*out = default_dtypes[i];
@@ -230,7 +230,7 @@ int cli_choose_dtype(const cli_config *c, const ns_device *dev, ns_dtype *out)
 				fprintf(
 				    stderr,
 				    "nextstep: note: %s has no bf16 peak: placing it as %s (give --dtype)\n",
-				    dev->name, dtype_name(*out));
+				    dev->name, ns_dtype_name(*out));
 			return -1;
 		}
 	if (dev->peak[*out] > 0.0 && c->dtype != NULL)
@@ -241,7 +241,7 @@ int cli_choose_dtype(const cli_config *c, const ns_device *dev, ns_dtype *out)
 		                       "%s has no float peak in the device table (it lists %s): give --dtype",
 		                       dev->name, have[0] ? have : "none");
 	return cli_usage_error(c->mode, "%s has no %s peak in the device table (it lists %s)", dev->name,
-	                       dtype_name(*out), have);
+	                       ns_dtype_name(*out), have);
 }
 
 /* "7B", "350M", "1.3B": how model sizes are spoken of. */
@@ -256,10 +256,10 @@ static const char *params_text(double p, char *buf, size_t size)
 	return buf;
 }
 
-static ns_status compute_work(const cli_config *c, roofline_placement *p, ns_error *err)
+static ns_status compute_work(const cli_config *c, ns_roofline_placement *p, ns_error *err)
 {
 	const cli_workload *w = &c->work;
-	const char *dt = dtype_name(p->dtype);
+	const char *dt = ns_dtype_name(p->dtype);
 	char params[32];
 
 	switch (w->kind) {
@@ -278,18 +278,18 @@ static ns_status compute_work(const cli_config *c, roofline_placement *p, ns_err
 			snprintf(p->description + strlen(p->description),
 			         sizeof(p->description) - strlen(p->description), "%.0f", w->batch);
 		p->assumption = "ideal reuse: each operand read once, the result written once";
-		return roofline_matmul(w->mnk[0], w->mnk[1], w->mnk[2], w->batch, p->dtype, &p->work, err);
+		return ns_roofline_matmul(w->mnk[0], w->mnk[1], w->mnk[2], w->batch, p->dtype, &p->work, err);
 	case WORK_ELEMENTWISE:
 		snprintf(p->description, sizeof(p->description), "elementwise %.0f x (%.0f in, %.0f out) %s",
 		         w->elements, w->inputs, w->outputs, dt);
 		p->assumption = "every input read once and every output written once, nothing cached";
-		return roofline_elementwise(w->elements, w->inputs, w->outputs, w->flops_per_element,
+		return ns_roofline_elementwise(w->elements, w->inputs, w->outputs, w->flops_per_element,
 		                            p->dtype, &p->work, err);
 	case WORK_DECODE:
 		p->is_decode = true;
 		p->decode_spec = w->decode;
 		p->decode_spec.batch = w->batch;
-		if (roofline_decode_step(&p->decode_spec, p->dtype, device_ridge(p->dev, p->dtype),
+		if (ns_roofline_decode_step(&p->decode_spec, p->dtype, ns_device_ridge(p->dev, p->dtype),
 		                         &p->decode, err) != NS_OK)
 			return err->status;
 		p->work = p->decode.work;
@@ -306,22 +306,22 @@ static ns_status compute_work(const cli_config *c, roofline_placement *p, ns_err
 	return ns_error_set(err, NS_ERR_INTERNAL, "no workload");
 }
 
-static void warn_above_roof(const roofline_placement *p)
+static void warn_above_roof(const ns_roofline_placement *p)
 {
 	char b1[48], b2[48];
 
 	fprintf(stderr,
 	        "nextstep: warning: achieved %s is above the %s roof (%s): check the counts, --time and "
 	        "--device\n",
-	        units_format_si(p->roof.achieved_flops, "FLOP/s", b1, sizeof(b1)),
+	        ns_units_format_si(p->roof.achieved_flops, "FLOP/s", b1, sizeof(b1)),
 	        p->roof.intensity >= p->roof.ridge ? "compute" : "memory",
-	        units_format_si(p->roof.attainable, "FLOP/s", b2, sizeof(b2)));
+	        ns_units_format_si(p->roof.attainable, "FLOP/s", b2, sizeof(b2)));
 }
 
 /* svg: --svg FILE's file, NULL for '-' (the command line's stdout; cli_output_ok() checks it). */
-static int write_svg(const cli_config *c, const roofline_placement *p, cli_output *svg)
+static int write_svg(const cli_config *c, const ns_roofline_placement *p, cli_output *svg)
 {
-	roofline_plot plot = {p->dev,
+	ns_roofline_plot plot = {p->dev,
 	                      p->dtype,
 	                      c->label != NULL ? c->label : p->description,
 	                      p->roof.intensity,
@@ -330,12 +330,12 @@ static int write_svg(const cli_config *c, const roofline_placement *p, cli_outpu
 	                      p->roof.achieved_flops,
 	                      p->roof.fraction_of_roof};
 
-	roofline_svg_write(svg != NULL ? cli_output_stream(svg) : stdout, &plot);
+	ns_roofline_svg_write(svg != NULL ? cli_output_stream(svg) : stdout, &plot);
 	return EXIT_ROUTED;
 }
 
 /* With --svg - stdout carries only the SVG, so the verdict goes to stderr. */
-static int report(const cli_config *c, const roofline_placement *p, cli_output *svg)
+static int report(const cli_config *c, const ns_roofline_placement *p, cli_output *svg)
 {
 	bool svg_stdout = c->work.svg_path != NULL && strcmp(c->work.svg_path, "-") == 0;
 	ns_error err;
@@ -343,7 +343,7 @@ static int report(const cli_config *c, const roofline_placement *p, cli_output *
 	if (p->roof.above_roof)
 		warn_above_roof(p);
 	ns_error_clear(&err);
-	if (roofline_report_print(svg_stdout ? stderr : stdout, p, &c->routes, &c->format, &err) != NS_OK)
+	if (ns_roofline_report_print(svg_stdout ? stderr : stdout, p, &c->routes, &c->format, &err) != NS_OK)
 		return cli_status_exit(c->mode, &err);
 	fflush(stdout);
 	return c->work.svg_path != NULL ? write_svg(c, p, svg) : EXIT_ROUTED;
@@ -380,7 +380,7 @@ static int place_transformer(const cli_config *c, const ns_device *dev, ns_dtype
 
 static int place(const cli_config *c, const ns_device_table *table, cli_output *svg)
 {
-	roofline_placement p;
+	ns_roofline_placement p;
 	ns_error err;
 	int rc;
 
@@ -388,7 +388,7 @@ static int place(const cli_config *c, const ns_device_table *table, cli_output *
 	p.label = c->label;
 	p.seconds = c->have_time ? c->time : 0.0;
 	p.overhead_threshold = c->work.overhead_threshold;
-	if ((p.dev = devices_find(table, c->device)) == NULL)
+	if ((p.dev = ns_devices_find(table, c->device)) == NULL)
 		return cli_usage_error(c->mode, "unknown device '%s' (see 'nextstep devices')", c->device);
 	if ((rc = cli_choose_dtype(c, p.dev, &p.dtype)) >= 0)
 		return rc;
@@ -397,11 +397,11 @@ static int place(const cli_config *c, const ns_device_table *table, cli_output *
 	ns_error_clear(&err);
 	if (compute_work(c, &p, &err) != NS_OK)
 		return cli_option_exit(c->mode, &err);
-	roofline_input in = {p.work.flops,  p.work.bytes, p.dev->peak[p.dtype],
+	ns_roofline_input in = {p.work.flops,  p.work.bytes, p.dev->peak[p.dtype],
 	                     p.dev->mem_bw, p.seconds,    p.overhead_threshold};
 	/* the work is the options', the device's numbers are the table's */
-	if (roofline_place(&in, &p.roof, &err) != NS_OK)
-		return err.param == ROOFLINE_PARAM_WORK ? cli_option_exit(c->mode, &err)
+	if (ns_roofline_place(&in, &p.roof, &err) != NS_OK)
+		return err.param == NS_ROOFLINE_PARAM_WORK ? cli_option_exit(c->mode, &err)
 		                                        : cli_status_exit(c->mode, &err);
 	return report(c, &p, svg);
 }
@@ -422,11 +422,11 @@ int cli_roofline_run(cli_config *c)
 	if (c->work.svg_path != NULL && strcmp(c->work.svg_path, "-") != 0 &&
 	    (rc = cli_output_open(c, &plot_kind, c->work.svg_path, NULL, 0, &svg)) >= 0)
 		return rc;
-	devices_init(&table);
+	ns_devices_init(&table);
 	rc = cli_load_devices(c, &table);
 	if (rc == EXIT_ROUTED)
 		rc = place(c, &table, svg);
-	devices_free(&table);
+	ns_devices_free(&table);
 	if (!cli_output_close(svg, rc == EXIT_ROUTED))
 		rc = EXIT_BAD_INPUT;
 	return rc;

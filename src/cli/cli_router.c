@@ -19,14 +19,14 @@ typedef struct {
 	cli_config *cfg;
 	const char *where;
 	bool labelled;
-	html_page *page; /* --html, or NULL */
+	ns_html_page *page; /* --html, or NULL */
 } router_input;
 
 /* One warning for all the unknown keys of a record: unknown keys "a", "b", "c" ignored. */
-static void warn_unknown_keys(const char *where, const ns_error *pos, const profile_unknown_keys *unknown)
+static void warn_unknown_keys(const char *where, const ns_error *pos, const ns_profile_unknown_keys *unknown)
 {
 	ns_error w = *pos;
-	size_t named = unknown->count < PROFILE_UNKNOWN_KEPT ? unknown->count : PROFILE_UNKNOWN_KEPT;
+	size_t named = unknown->count < NS_PROFILE_UNKNOWN_KEPT ? unknown->count : NS_PROFILE_UNKNOWN_KEPT;
 	size_t len =
 	    (size_t)snprintf(w.msg, sizeof(w.msg), "warning: unknown key%s", unknown->count > 1 ? "s" : "");
 
@@ -47,7 +47,7 @@ static bool print_json_labelled(cJSON *obj, const router_input *ri)
 {
 	bool ok = obj != NULL &&
 	          (!ri->labelled || cJSON_AddStringToObject(obj, "source", ri->where) != NULL) &&
-	          format_print_json(stdout, obj) != NS_ERR_NOMEM;
+	          ns_format_print_json(stdout, obj) != NS_ERR_NOMEM;
 
 	if (!ok)
 		fputs("nextstep: out of memory\n", stderr);
@@ -62,8 +62,8 @@ static void report_bad_record(const router_input *ri, ns_error *err)
 	cli_name_option(err);
 	cli_report_error(ri->where, err);
 	if (ri->page != NULL)
-		html_router_error(ri->page, err->line, err->msg);
-	if (ri->cfg->format.kind != FORMAT_JSON || cli_html_to_stdout(ri->cfg))
+		ns_html_router_error(ri->page, err->line, err->msg);
+	if (ri->cfg->format.kind != NS_FORMAT_JSON || cli_html_to_stdout(ri->cfg))
 		return;
 	obj = cJSON_CreateObject();
 	if (obj != NULL && cJSON_AddStringToObject(obj, "error", err->msg) != NULL &&
@@ -81,15 +81,15 @@ static bool route_profile(const router_input *ri, ns_profile *p)
 	ns_verdict v;
 
 	if (c->label != NULL)
-		profile_set_label(p, c->label);
-	classify_profile(p, &c->classify, &v);
+		ns_profile_set_label(p, c->label);
+	ns_classify_profile(p, &c->classify, &v);
 	if (ri->page != NULL)
-		html_router_card(ri->page, p->label, &v, &c->routes);
+		ns_html_router_card(ri->page, p->label, &v, &c->routes);
 	if (cli_html_to_stdout(c))
 		return true;
-	if (c->format.kind == FORMAT_QUIET && ri->labelled)
-		printf("%s: %s\n", ri->where, regime_name(v.regime));
-	else if (format_verdict_write(stdout, p->label, &v, &c->routes, &c->format,
+	if (c->format.kind == NS_FORMAT_QUIET && ri->labelled)
+		printf("%s: %s\n", ri->where, ns_regime_name(v.regime));
+	else if (ns_format_verdict_write(stdout, p->label, &v, &c->routes, &c->format,
 	                              ri->labelled ? ri->where : NULL) == NS_ERR_NOMEM) {
 		fputs("nextstep: out of memory\n", stderr);
 		return false;
@@ -111,7 +111,7 @@ static bool valid_record(ns_profile *p, bool normalize, ns_error *err)
 {
 	long line = err->line;
 
-	if (profile_validate(p, normalize, err) == NS_OK)
+	if (ns_profile_validate(p, normalize, err) == NS_OK)
 		return true;
 	ns_error_at(err, line, -1, -1);
 	return false;
@@ -121,11 +121,11 @@ static bool valid_record(ns_profile *p, bool normalize, ns_error *err)
  * the output fails. */
 static int route_stream(const router_input *ri, ns_input *in)
 {
-	profile_reader *reader = profile_reader_new(in, ri->cfg->strict);
-	profile_unknown_keys unknown;
+	ns_profile_reader *reader = ns_profile_reader_new(in, ri->cfg->strict);
+	ns_profile_unknown_keys unknown;
 	ns_profile p;
 	ns_error err;
-	profile_read_result res;
+	ns_profile_read_result res;
 	int rc = EXIT_ROUTED;
 
 	if (reader == NULL) {
@@ -134,14 +134,14 @@ static int route_stream(const router_input *ri, ns_input *in)
 	}
 	in->before_read = flush_results;
 	ns_error_clear(&err);
-	while ((res = profile_reader_next(reader, &p, &unknown, &err)) != PROFILE_READ_END) {
-		bool good = res == PROFILE_READ_OK && valid_record(&p, ri->cfg->normalize, &err);
+	while ((res = ns_profile_reader_next(reader, &p, &unknown, &err)) != NS_PROFILE_READ_END) {
+		bool good = res == NS_PROFILE_READ_OK && valid_record(&p, ri->cfg->normalize, &err);
 		/* A message waits for the results before it, and a failed output stops the stream first. */
 		if ((!good || unknown.count > 0 || ferror(stdout)) && !cli_output_ok()) {
 			rc = EXIT_BAD_INPUT;
 			break;
 		}
-		if (res == PROFILE_READ_OK && unknown.count > 0)
+		if (res == NS_PROFILE_READ_OK && unknown.count > 0)
 			warn_unknown_keys(ri->where, &err, &unknown);
 		if (!good) {
 			report_bad_record(ri, &err);
@@ -159,7 +159,7 @@ static int route_stream(const router_input *ri, ns_input *in)
 		report_bad_record(ri, &err);
 		rc = EXIT_BAD_INPUT;
 	}
-	profile_reader_free(reader);
+	ns_profile_reader_free(reader);
 	return rc;
 }
 
@@ -175,22 +175,22 @@ typedef struct {
 static int route_stream_html(const router_input *ri, ns_input *in)
 {
 	cli_html_digest dg;
-	html_source src;
+	ns_html_source src;
 	int rc;
 
-	html_router_begin(ri->page, ri->where);
+	ns_html_router_begin(ri->page, ri->where);
 	cli_html_digest_start(&dg, in);
 	rc = route_stream(ri, in);
 	cli_html_digest_finish(&dg, in, &src);
-	html_router_end(ri->page, &src);
+	ns_html_router_end(ri->page, &src);
 	return rc;
 }
 
 static int route_input(void *ctx, ns_input *in, bool labelled)
 {
 	router_run *run = ctx;
-	router_input ri = {run->cfg, input_display_name(in), labelled, cli_html_page(run->html)};
-	input_kind kind = input_sniff(in);
+	router_input ri = {run->cfg, ns_input_display_name(in), labelled, cli_html_page(run->html)};
+	ns_input_kind kind = ns_input_sniff(in);
 	ns_error err;
 
 	ns_error_clear(&err);
@@ -206,27 +206,27 @@ static int route_input(void *ctx, ns_input *in, bool labelled)
 		}
 		return run->traces != NULL ? cli_trace_input(run->traces, in, labelled) : run->traces_rc;
 	}
-	if (labelled && run->cfg->format.kind == FORMAT_TEXT && !cli_html_to_stdout(run->cfg))
+	if (labelled && run->cfg->format.kind == NS_FORMAT_TEXT && !cli_html_to_stdout(run->cfg))
 		cli_print_input_header(stdout, ri.where);
 	return ri.page != NULL ? route_stream_html(&ri, in) : route_stream(&ri, in);
 }
 
-static int route_flags(cli_config *c, html_page *page)
+static int route_flags(cli_config *c, ns_html_page *page)
 {
 	ns_error err;
 	router_input ri = {c, NULL, false, page};
 
 	ns_error_clear(&err);
-	if (profile_validate(&c->flags, c->normalize, &err) != NS_OK) {
+	if (ns_profile_validate(&c->flags, c->normalize, &err) != NS_OK) {
 		cli_name_option(&err);
 		cli_report_error(NULL, &err);
 		return EXIT_USAGE;
 	}
 	if (page != NULL)
-		html_router_begin(page, "the command line");
+		ns_html_router_begin(page, "the command line");
 	route_profile(&ri, &c->flags);
 	if (page != NULL)
-		html_router_end(page, NULL);
+		ns_html_router_end(page, NULL);
 	return EXIT_ROUTED;
 }
 
@@ -245,19 +245,19 @@ static bool count_kinds(cli_config *c, int *traces, int *profiles)
 	for (int i = 0; i < n; i++) {
 		ns_input in;
 		ns_error err;
-		input_kind kind;
+		ns_input_kind kind;
 		ns_error_clear(&err);
-		if (input_open(&in, operands[i], &err) != NS_OK)
+		if (ns_input_open(&in, operands[i], &err) != NS_OK)
 			continue;
-		kind = input_sniff(&in);
+		kind = ns_input_sniff(&in);
 		*traces += ns_input_is_trace(kind);
-		*profiles += kind == INPUT_PROFILE;
+		*profiles += kind == NS_INPUT_PROFILE;
 		if (fstat(in.fd, &st) == 0 && S_ISREG(st.st_mode) && strcmp(operands[i], "-") != 0)
-			input_close(&in);
+			ns_input_close(&in);
 		else if ((c->opened[i] = malloc(sizeof(in))) != NULL)
 			*c->opened[i] = in;
 		else {
-			input_close(&in);
+			ns_input_close(&in);
 			return false;
 		}
 	}
@@ -270,7 +270,7 @@ static void free_opened(cli_config *c)
 
 	for (int i = 0; c->opened != NULL && i < n; i++) {
 		if (c->opened[i] != NULL)
-			input_close(c->opened[i]);
+			ns_input_close(c->opened[i]);
 		free(c->opened[i]);
 	}
 	free(c->opened);

@@ -9,7 +9,7 @@
 
 int cli_scaling_run(cli_config *c)
 {
-	scaling_report s;
+	ns_scaling_report s;
 	ns_error err;
 
 	if (c->noperands > 0)
@@ -27,14 +27,14 @@ int cli_scaling_run(cli_config *c)
 	if (c->overhead_below > c->work_above)
 		return cli_usage_error(c->mode, "--overhead-below must not be above --work-above");
 	ns_error_clear(&err);
-	if (roofline_scaling(s.t1, s.t2, s.overhead_below, s.work_above, &s.res, &err) != NS_OK)
+	if (ns_roofline_scaling(s.t1, s.t2, s.overhead_below, s.work_above, &s.res, &err) != NS_OK)
 		return cli_option_exit(c->mode, &err);
 	if (s.res.faster)
 		fprintf(
 		    stderr,
 		    "nextstep: warning: the doubled run was faster (%.2fx): measure again after warm-up\n",
 		    s.res.ratio);
-	if (scaling_report_print(stdout, &s, &c->routes, &c->format, &err) != NS_OK)
+	if (ns_scaling_report_print(stdout, &s, &c->routes, &c->format, &err) != NS_OK)
 		return cli_status_exit(c->mode, &err);
 	return EXIT_ROUTED;
 }

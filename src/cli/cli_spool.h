@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 /* $TMPDIR, or /tmp when TMPDIR is unset or empty: where spools, and the split's step windows past a few
- * megabytes (trace_split_spill_dir), wait. */
+ * megabytes (ns_trace_split_spill_dir), wait. */
 const char *cli_spool_dir(void);
 
 /* A new spool: an empty temporary file in $TMPDIR (or /tmp when TMPDIR is unset or empty), already

@@ -14,16 +14,16 @@
 #define M_SPLIT_VERDICTS (M_VERDICTS & ~(M_DIFF | M_BUDGET))
 
 const cli_option_row cli_option_rows[] = {
-    {"Profile", "compute", required_argument, OPT_BUCKET + REGIME_COMPUTE, M_ROUTER, "X",
+    {"Profile", "compute", required_argument, OPT_BUCKET + NS_REGIME_COMPUTE, M_ROUTER, "X",
      "share of step time in compute (0.72 or 72%)"},
-    {"Profile", "memory", required_argument, OPT_BUCKET + REGIME_MEMORY, M_ROUTER, "X",
+    {"Profile", "memory", required_argument, OPT_BUCKET + NS_REGIME_MEMORY, M_ROUTER, "X",
      "... in memory-bound kernels"},
-    {"Profile", "comm", required_argument, OPT_BUCKET + REGIME_COMM, M_ROUTER, "X", "... in communication"},
-    {"Profile", "dataloader", required_argument, OPT_BUCKET + REGIME_DATALOADER, M_ROUTER, "X",
+    {"Profile", "comm", required_argument, OPT_BUCKET + NS_REGIME_COMM, M_ROUTER, "X", "... in communication"},
+    {"Profile", "dataloader", required_argument, OPT_BUCKET + NS_REGIME_DATALOADER, M_ROUTER, "X",
      "... waiting for the data loader"},
-    {"Profile", "overhead", required_argument, OPT_BUCKET + REGIME_OVERHEAD, M_ROUTER, "X",
+    {"Profile", "overhead", required_argument, OPT_BUCKET + NS_REGIME_OVERHEAD, M_ROUTER, "X",
      "... in launch and framework overhead"},
-    {"Profile", "idle", required_argument, OPT_BUCKET + REGIME_IDLE, M_ROUTER, "X", "... with the GPU idle"},
+    {"Profile", "idle", required_argument, OPT_BUCKET + NS_REGIME_IDLE, M_ROUTER, "X", "... with the GPU idle"},
     {"Profile", "label", required_argument, OPT_LABEL, M_ROUTER, "NAME", "prefix the verdict with NAME"},
     {"Profile", "normalize", no_argument, OPT_NORMALIZE, M_ROUTER, NULL,
      "rescale shares that sum above 1 instead of failing"},

@@ -23,23 +23,23 @@ void cli_trace_session_free(cli_trace_session *s)
 {
 	if (s == NULL)
 		return;
-	kernel_rules_free(s->rules);
-	step_marker_free(s->marker);
-	devices_free(&s->devices);
+	ns_kernel_rules_free(s->rules);
+	ns_step_marker_free(s->marker);
+	ns_devices_free(&s->devices);
 	free(s);
 }
 
-int cli_trace_load_rules(const cli_config *c, kernel_rules **rules)
+int cli_trace_load_rules(const cli_config *c, ns_kernel_rules **rules)
 {
 	const char *path = c->rules_path;
 	const char *flag = c->rules_only ? "--kernel-rules-only" : "--kernel-rules";
 	ns_error err;
 
 	ns_error_clear(&err);
-	if ((path != NULL ? kernel_rules_load(path, rules, &err) : kernel_rules_default(rules, &err)) ==
+	if ((path != NULL ? ns_kernel_rules_load(path, rules, &err) : ns_kernel_rules_default(rules, &err)) ==
 	    NS_OK) {
 		if (path != NULL && !c->rules_only)
-			kernel_rules_then_builtin(*rules);
+			ns_kernel_rules_then_builtin(*rules);
 		return -1;
 	}
 	if (path == NULL)
@@ -57,9 +57,9 @@ static int load_marker(cli_trace_session *s)
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (s->cfg->step_marker == NULL)
+	if (s->cfg->ns_step_marker == NULL)
 		return -1;
-	s->marker = step_marker_new(s->cfg->step_marker, &err);
+	s->marker = ns_step_marker_new(s->cfg->ns_step_marker, &err);
 	if (s->marker != NULL)
 		return -1;
 	if (err.status == NS_ERR_NOMEM) {
@@ -83,8 +83,8 @@ static int load_roofline(cli_trace_session *s)
 		return rc;
 	s->roof.devices = &s->devices;
 	s->roof.device = c->device;
-	s->roof.has_dtype = c->dtype != NULL && dtype_from_name(c->dtype, &s->roof.dtype);
-	if (c->device != NULL && devices_find(&s->devices, c->device) == NULL)
+	s->roof.has_dtype = c->dtype != NULL && ns_dtype_from_name(c->dtype, &s->roof.dtype);
+	if (c->device != NULL && ns_devices_find(&s->devices, c->device) == NULL)
 		return cli_usage_error(c->mode, "unknown device '%.100s' (see 'nextstep devices')",
 		                       c->device);
 	return -1;
@@ -101,7 +101,7 @@ int cli_trace_session_open(cli_config *cfg, cli_trace_session **out)
 		return EXIT_BAD_INPUT;
 	}
 	s->cfg = cfg;
-	devices_init(&s->devices);
+	ns_devices_init(&s->devices);
 	if ((rc = cli_trace_load_rules(cfg, &s->rules)) < 0 && (rc = load_marker(s)) < 0 &&
 	    (rc = load_roofline(s)) < 0) {
 		*out = s;
@@ -126,8 +126,8 @@ static bool stdin_once(const cli_file_list *files)
 static int summary_conflicts(const cli_config *c)
 {
 	const char *other = c->html_path != NULL             ? "--html"
-	                    : c->format.kind == FORMAT_JSON  ? "--format json"
-	                    : c->format.kind == FORMAT_QUIET ? "-q"
+	                    : c->format.kind == NS_FORMAT_JSON  ? "--format json"
+	                    : c->format.kind == NS_FORMAT_QUIET ? "-q"
 	                    : c->roofline                    ? "--roofline (or --device, --dtype)"
 	                    : c->steps || c->all_steps       ? "--steps"
 	                    : c->top_given                   ? "--top"

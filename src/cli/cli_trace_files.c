@@ -26,9 +26,9 @@ typedef struct {
 	size_t msgs_len;
 	int rc;
 	trace_done *done;
-	job_rank *summary; /* the job's summary of a rank, when the output needs one */
+	ns_job_rank *summary; /* the job's summary of a rank, when the output needs one */
 	bool has_rank;
-	bool job_rank; /* a rank of a job: of a world larger than one (torchrun's lone run is rank 0 of 1) */
+	bool ns_job_rank; /* a rank of a job: of a world larger than one (torchrun's lone run is rank 0 of 1) */
 	int64_t rank;
 } trace_task;
 
@@ -36,7 +36,7 @@ typedef struct {
 typedef struct {
 	cli_trace_session *s;
 	const cli_file_list *files;
-	kernel_rules **rules; /* per worker; [0] is the session's */
+	ns_kernel_rules **rules; /* per worker; [0] is the session's */
 	unsigned workers;
 	trace_task *task;
 	cli_progress_set *progress;
@@ -54,7 +54,7 @@ static int make_summary(trace_run *r, trace_task *t, const trace_sink *k, const 
 	ns_error err;
 
 	if (d->st != NS_OK || (mode != TRACE_AUTO && mode != TRACE_SUMMARY) ||
-	    (!t->job_rank && mode == TRACE_AUTO))
+	    (!t->ns_job_rank && mode == TRACE_AUTO))
 		return EXIT_ROUTED;
 	ns_error_clear(&err);
 	if (d->truncated) { /* a summary would carry what was read as the rank's whole run */
@@ -68,14 +68,14 @@ static int make_summary(trace_run *r, trace_task *t, const trace_sink *k, const 
 		        where);
 		return EXIT_BAD_INPUT;
 	}
-	if (job_rank_from_split(&d->res, where, &t->summary, &err) != NS_OK) {
+	if (ns_job_rank_from_split(&d->res, where, &t->summary, &err) != NS_OK) {
 		trace_one_error(k->msgs, where, &err);
 		return EXIT_BAD_INPUT;
 	}
 	if (mode != TRACE_SUMMARY)
 		return EXIT_ROUTED;
-	line = job_rank_to_ndjson(t->summary);
-	job_rank_free(t->summary);
+	line = ns_job_rank_to_ndjson(t->summary);
+	ns_job_rank_free(t->summary);
 	t->summary = NULL;
 	if (line == NULL) {
 		fprintf(k->msgs, "nextstep: %s: out of memory\n", where);
@@ -94,7 +94,7 @@ static bool writes_through(const trace_run *r, const trace_task *t, bool in_turn
 
 	if (!in_turn)
 		return false;
-	if (c->output == TRACE_AUTO && (t->job_rank || trace_job_holding(r->job)))
+	if (c->output == TRACE_AUTO && (t->ns_job_rank || trace_job_holding(r->job)))
 		return false;
 	return c->output != TRACE_ONE_RANK || (t->has_rank && t->rank == c->only_rank);
 }
@@ -112,7 +112,7 @@ static bool open_out(const trace_run *r, trace_task *t, trace_sink *k, const cha
 		return true;
 	/* A rank's own report is printed only when its job cannot be made: with no room for a spool it waits
 	 * in memory (a few kilobytes of text), so that a job needs no temporary file with -j 1. */
-	if (r->s->cfg->output == TRACE_AUTO && t->job_rank &&
+	if (r->s->cfg->output == TRACE_AUTO && t->ns_job_rank &&
 	    (k->out = t->out = open_memstream(&t->mem, &t->mem_len)) != NULL) {
 		t->out_in_memory = true;
 		return true;
@@ -135,7 +135,7 @@ static bool worker_in_turn(const trace_run *r, size_t i)
 static int run_file(trace_run *r, size_t i, trace_sink *k, ns_input *in)
 {
 	trace_task *t = &r->task[i];
-	const char *where = input_display_name(in);
+	const char *where = ns_input_display_name(in);
 	trace_done *d = malloc(sizeof(*d));
 	int rc = EXIT_BAD_INPUT;
 
@@ -146,7 +146,7 @@ static int run_file(trace_run *r, size_t i, trace_sink *k, ns_input *in)
 	trace_one_analyse(r->s, k, in, d);
 	/* a cut rank is reported on its own (its report says what was lost), never merged into a job */
 	t->has_rank = d->st == NS_OK && d->res.has_rank && !d->truncated;
-	t->job_rank = t->has_rank && d->res.world_size != 1;
+	t->ns_job_rank = t->has_rank && d->res.world_size != 1;
 	t->rank = d->res.rank;
 	if (r->s->html != NULL) {
 		t->done = d; /* reported by emit_page() */
@@ -188,10 +188,10 @@ static void run_task(void *ctx, size_t i, unsigned worker)
 	t->rc = EXIT_BAD_INPUT;
 	if (msgs == NULL)
 		ns_error_set(&err, NS_ERR_NOMEM, "out of memory");
-	else if (input_open(&in, path, &err) == NS_OK) {
+	else if (ns_input_open(&in, path, &err) == NS_OK) {
 		if (!cli_unreadable_input(&in, &err))
 			t->rc = run_file(r, i, &k, &in);
-		input_close(&in);
+		ns_input_close(&in);
 	}
 	if (err.status != NS_OK)
 		cli_report_error_to(msgs != NULL ? msgs : stderr, path, &err);
@@ -301,7 +301,7 @@ static int worker_rules(trace_run *r)
 {
 	int rc = -1;
 
-	r->rules = calloc(r->workers, sizeof(kernel_rules *));
+	r->rules = calloc(r->workers, sizeof(ns_kernel_rules *));
 	if (r->rules == NULL) {
 		fputs("nextstep: out of memory\n", stderr);
 		return EXIT_BAD_INPUT;
@@ -315,7 +315,7 @@ static int worker_rules(trace_run *r)
 static void trace_run_free(trace_run *r)
 {
 	for (unsigned w = 1; r->rules != NULL && w < r->workers; w++)
-		kernel_rules_free(r->rules[w]);
+		ns_kernel_rules_free(r->rules[w]);
 	free(r->rules);
 	for (size_t i = 0; r->task != NULL && i < r->files->n; i++) {
 		if (r->task[i].out != NULL)
@@ -325,7 +325,7 @@ static void trace_run_free(trace_run *r)
 		if (r->task[i].done != NULL)
 			trace_done_free(r->task[i].done);
 		free(r->task[i].done);
-		job_rank_free(r->task[i].summary);
+		ns_job_rank_free(r->task[i].summary);
 	}
 	free(r->task);
 	cli_progress_set_end(r->progress);

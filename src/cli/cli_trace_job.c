@@ -17,7 +17,7 @@
 #define MISSING_SHOWN 8
 
 typedef struct {
-	job_rank *rank;  /* a rank's summary (owned until merged), NULL for a file that is no rank */
+	ns_job_rank *rank;  /* a rank's summary (owned until merged), NULL for a file that is no rank */
 	size_t off, len; /* the file's own report, for when there is no job: in the store */
 	bool kept;       /* the report is in the store whole */
 	bool is_rank;    /* rank is set, or was until the merger took it */
@@ -83,7 +83,7 @@ static bool store_spool(trace_job *j, FILE *out)
 	return ok && !ferror(out);
 }
 
-bool trace_job_add(trace_job *j, job_rank *rank, FILE *out, char *text, size_t len)
+bool trace_job_add(trace_job *j, ns_job_rank *rank, FILE *out, char *text, size_t len)
 {
 	job_file *grown = ns_grow(j->file, &j->cap, j->n + 1, sizeof(*grown));
 	job_file f = {rank, j->stored, 0, true, rank != NULL};
@@ -97,7 +97,7 @@ bool trace_job_add(trace_job *j, job_rank *rank, FILE *out, char *text, size_t l
 		fclose(out);
 	free(text);
 	if (grown == NULL) {
-		job_rank_free(rank);
+		ns_job_rank_free(rank);
 		return false;
 	}
 	j->file = grown;
@@ -136,7 +136,7 @@ static bool store_copy(trace_job *j, const job_file *f)
 static void free_files(trace_job *j)
 {
 	for (size_t i = 0; i < j->n; i++)
-		job_rank_free(j->file[i].rank);
+		ns_job_rank_free(j->file[i].rank);
 	if (j->store != NULL)
 		fclose(j->store);
 	free(j->mem);
@@ -172,10 +172,10 @@ static job_file **ranks_sorted(const trace_job *j)
 /* The world size the ranks agree on (0: none names one); -1 after saying which files disagree. */
 static int64_t common_world_size(job_file *const *r, size_t n)
 {
-	const job_rank *first = NULL;
+	const ns_job_rank *first = NULL;
 
 	for (size_t i = 0; i < n; i++) {
-		const job_rank *k = r[i]->rank;
+		const ns_job_rank *k = r[i]->rank;
 		if (k->world_size <= 0)
 			continue;
 		if (first != NULL && k->world_size != first->world_size) {
@@ -195,7 +195,7 @@ static int64_t common_world_size(job_file *const *r, size_t n)
 static bool one_job(job_file *const *r, size_t n, int64_t world)
 {
 	for (size_t i = 0; i < n; i++) {
-		const job_rank *k = r[i]->rank;
+		const ns_job_rank *k = r[i]->rank;
 		if (k->rank < 0 || (world > 0 && k->rank >= world)) {
 			fprintf(stderr,
 			        "nextstep: %s: rank %" PRId64 " is not a rank of a world of %" PRId64 "\n",
@@ -235,9 +235,9 @@ static void note_missing(job_file *const *r, size_t n, int64_t world)
 }
 
 /* Merges the sorted ranks (taking them) into *out. Returns an exit status (the error said). */
-static int merge_ranks(job_file *const *r, size_t n, job_result **out)
+static int merge_ranks(job_file *const *r, size_t n, ns_job_result **out)
 {
-	job_merge *m = job_merge_new();
+	ns_job_merge *m = ns_job_merge_new();
 	ns_error err;
 	ns_status st = m != NULL ? NS_OK : NS_ERR_NOMEM;
 
@@ -245,12 +245,12 @@ static int merge_ranks(job_file *const *r, size_t n, job_result **out)
 	if (m == NULL)
 		ns_error_set(&err, NS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < n && st == NS_OK; i++) {
-		st = job_merge_add(m, r[i]->rank, &err);
+		st = ns_job_merge_add(m, r[i]->rank, &err);
 		r[i]->rank = NULL; /* the merger has it, also on error */
 	}
 	if (st == NS_OK)
-		st = job_merge_finish(m, out, &err);
-	job_merge_free(m);
+		st = ns_job_merge_finish(m, out, &err);
+	ns_job_merge_free(m);
 	if (st == NS_OK)
 		return EXIT_ROUTED;
 	cli_report_error(NULL, &err);
@@ -258,7 +258,7 @@ static int merge_ranks(job_file *const *r, size_t n, job_result **out)
 }
 
 /* In input order: each file's own report, the job report (when there is one) in the first rank's place. */
-static int print_in_order(trace_job *j, const cli_config *cfg, const job_result *res)
+static int print_in_order(trace_job *j, const cli_config *cfg, const ns_job_result *res)
 {
 	bool job_done = false;
 	int rc = EXIT_ROUTED;
@@ -281,7 +281,7 @@ static int print_in_order(trace_job *j, const cli_config *cfg, const job_result 
 
 /* --html: the job's section, ahead of the ranks' own sections (held back since the page began: cli_trace.c),
  * as the text report leads with the job. */
-static int job_page(const cli_config *cfg, cli_html *html, const job_result *res)
+static int job_page(const cli_config *cfg, cli_html *html, const ns_job_result *res)
 {
 	ns_error err;
 	int rc = EXIT_ROUTED;
@@ -298,7 +298,7 @@ static int job_page(const cli_config *cfg, cli_html *html, const job_result *res
 
 int trace_job_finish(trace_job *j, const cli_config *cfg, cli_html *html)
 {
-	job_result *res = NULL;
+	ns_job_result *res = NULL;
 	job_file **r;
 	int64_t world;
 	int rc = EXIT_ROUTED;
@@ -326,7 +326,7 @@ int trace_job_finish(trace_job *j, const cli_config *cfg, cli_html *html)
 	if (res != NULL)
 		rc = cli_worse_exit(rc, cli_job_quality(cfg, res));
 	rc = cli_worse_exit(rc, print_in_order(j, cfg, res));
-	job_result_free(res);
+	ns_job_result_free(res);
 	free_files(j);
 	return rc;
 }

@@ -21,7 +21,7 @@ bool trace_job_holding(const trace_job *j);
 /* Takes the next file's report (out, a spool of cli_spool.h, or text, len: one in memory, malloc'd; either
  * may be NULL), copied into the job's one store and freed, and, for a rank, its summary (rank->file names the
  * file; NULL for a file that is no rank). False on OOM (all are then freed). */
-bool trace_job_add(trace_job *j, job_rank *rank, FILE *out, char *text, size_t len);
+bool trace_job_add(trace_job *j, ns_job_rank *rank, FILE *out, char *text, size_t len);
 /* After the last file, in input order: each file's report, where two or more ranks of one job are replaced
  * by the job report (at the first rank's place). One rank alone gets its own report, as without a job.
  * Ranks that cannot be one job (a rank twice, different world sizes, a rank past its world size): why on

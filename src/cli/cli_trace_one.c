@@ -23,19 +23,19 @@ void trace_one_error(FILE *msgs, const char *where, const ns_error *err)
 
 /* Reads the whole trace into the split (and the roofline collector). A file cut after some events is split
  * as far as it goes (its quality says truncated); *cut then holds the reader's error. */
-static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input *in, trace_split *split,
-                            trace_roofline *roof, split_result *res, troof_report *roof_report, ns_error *err,
+static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input *in, ns_trace_split *split,
+                            ns_trace_roofline *roof, ns_split_result *res, ns_troof_report *roof_report, ns_error *err,
                             bool *truncated, ns_error *cut)
 {
-	trace_roofline_tee tee = {trace_split_event, split, roof};
+	ns_trace_roofline_tee tee = {ns_trace_split_event, split, roof};
 	cli_progress_line *progress = k->progress != NULL ? cli_progress_join(k->progress, in)
 	                                                  : cli_progress_start(s->cfg->progress, in);
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_status st;
 
 	memset(&meta, 0, sizeof(meta));
-	st = roof != NULL ? ns_trace_read_input(in, trace_roofline_tee_event, &tee, &meta, err)
-	                  : ns_trace_read_input(in, trace_split_event, split, &meta, err);
+	st = roof != NULL ? ns_trace_read_input(in, ns_trace_roofline_tee_event, &tee, &meta, err)
+	                  : ns_trace_read_input(in, ns_trace_split_event, split, &meta, err);
 	cli_progress_end(progress);
 	if (st != NS_OK && meta.truncated && meta.events > 0) {
 		*truncated = true;
@@ -46,24 +46,24 @@ static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input 
 	if (st == NS_OK && meta.events == 0)
 		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to split");
 	if (st == NS_OK)
-		st = trace_split_finish(split, &meta, res, err);
+		st = ns_trace_split_finish(split, &meta, res, err);
 	if (st == NS_OK && roof != NULL)
-		st = trace_roofline_finish(roof, &meta, &s->roof, roof_report, err);
+		st = ns_trace_roofline_finish(roof, &meta, &s->roof, roof_report, err);
 	return st;
 }
 
-static ns_status print_report(cli_trace_session *s, FILE *out, const split_result *res,
-                              const report_options *o, const troof_report *roof_report, ns_error *err)
+static ns_status print_report(cli_trace_session *s, FILE *out, const ns_split_result *res,
+                              const ns_report_options *o, const ns_troof_report *roof_report, ns_error *err)
 {
 	if (s->cfg->roofline)
-		return troof_print_with_report(out, res, o, roof_report, err);
-	return report_print(out, res, o, err);
+		return ns_troof_print_with_report(out, res, o, roof_report, err);
+	return ns_report_print(out, res, o, err);
 }
 
 /* -q with several inputs: each regime line is prefixed with the input's name. */
 static ns_status print_quiet_labelled(cli_trace_session *s, FILE *out, const char *where,
-                                      const split_result *res, const report_options *o,
-                                      const troof_report *roof_report, ns_error *err)
+                                      const ns_split_result *res, const ns_report_options *o,
+                                      const ns_troof_report *roof_report, ns_error *err)
 {
 	char *text = NULL, *line, *save = NULL;
 	size_t size = 0;
@@ -85,60 +85,60 @@ static ns_status print_quiet_labelled(cli_trace_session *s, FILE *out, const cha
 }
 
 static ns_status print_labelled(cli_trace_session *s, FILE *out, const char *where, bool labelled,
-                                const split_result *res, const report_options *o,
-                                const troof_report *roof_report, ns_error *err)
+                                const ns_split_result *res, const ns_report_options *o,
+                                const ns_troof_report *roof_report, ns_error *err)
 {
-	if (labelled && s->cfg->format.kind == FORMAT_QUIET)
+	if (labelled && s->cfg->format.kind == NS_FORMAT_QUIET)
 		return print_quiet_labelled(s, out, where, res, o, roof_report, err);
-	if (labelled && s->cfg->format.kind == FORMAT_TEXT)
+	if (labelled && s->cfg->format.kind == NS_FORMAT_TEXT)
 		cli_print_input_header(out, where);
 	return print_report(s, out, res, o, roof_report, err);
 }
 
 /* --html: the trace's section of the page. */
-static ns_status write_html(cli_trace_session *s, const html_source *src, const split_result *res,
-                            const troof_report *roof_report, ns_error *err)
+static ns_status write_html(cli_trace_session *s, const ns_html_source *src, const ns_split_result *res,
+                            const ns_troof_report *roof_report, ns_error *err)
 {
 	ns_troof_roof_ctx roof = {roof_report, res};
-	html_trace_options ho = {.classify = &s->cfg->classify,
+	ns_html_trace_options ho = {.classify = &s->cfg->classify,
 	                         .routes = &s->cfg->routes,
 	                         .roofline = s->cfg->roofline ? roof_report : NULL,
 	                         .devices = &s->devices};
 
 	if (s->cfg->roofline && roof_report->device_known)
-		ho.roof_device = devices_find(&s->devices, roof_report->device);
+		ho.roof_device = ns_devices_find(&s->devices, roof_report->device);
 	if (s->cfg->roofline) { /* the kernels' next-step bounds (issue 21) */
 		ho.roof = ns_troof_roof;
 		ho.roof_ctx = &roof;
 	}
-	return html_trace(cli_html_page(s->html), src, res, &ho, err);
+	return ns_html_trace(cli_html_page(s->html), src, res, &ho, err);
 }
 
 void trace_done_free(trace_done *d)
 {
-	split_result_free(&d->res);
-	troof_report_free(&d->roof_report);
+	ns_split_result_free(&d->res);
+	ns_troof_report_free(&d->roof_report);
 }
 
 /* Reads and splits one opened trace into d (d->st says whether it worked; d->err why not). */
 void trace_one_analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, trace_done *d)
 {
 	cli_config *c = s->cfg;
-	trace_split *split = trace_split_new(k->rules);
-	trace_roofline *roof = c->roofline ? trace_roofline_new() : NULL;
+	ns_trace_split *split = ns_trace_split_new(k->rules);
+	ns_trace_roofline *roof = c->roofline ? ns_trace_roofline_new() : NULL;
 
 	memset(d, 0, sizeof(*d));
 	ns_error_clear(&d->err);
 	d->st = NS_ERR_NOMEM;
 	if (split != NULL &&
-	    (!trace_split_step_marker(split, s->marker) || !trace_split_spill_dir(split, cli_spool_dir()))) {
-		trace_split_free(split);
+	    (!ns_trace_split_step_marker(split, s->marker) || !ns_trace_split_spill_dir(split, cli_spool_dir()))) {
+		ns_trace_split_free(split);
 		split = NULL;
 	}
 	if (split != NULL)
-		trace_split_keep_warmup(split, c->all_steps);
+		ns_trace_split_keep_warmup(split, c->all_steps);
 	if (split != NULL && s->html != NULL)
-		trace_split_want_timeline(split, true); /* the page draws the median step */
+		ns_trace_split_want_timeline(split, true); /* the page draws the median step */
 	if (s->html != NULL)
 		cli_html_digest_start(&d->digest, in);
 	if (split != NULL && (!c->roofline || roof != NULL))
@@ -146,8 +146,8 @@ void trace_one_analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, 
 		                   &d->cut);
 	else
 		ns_error_set(&d->err, NS_ERR_NOMEM, "out of memory");
-	trace_split_free(split);
-	trace_roofline_free(roof);
+	ns_trace_split_free(split);
+	ns_trace_roofline_free(roof);
 	if (s->html != NULL)
 		cli_html_digest_finish(&d->digest, in, &d->src);
 }
@@ -169,7 +169,7 @@ int trace_one_page(cli_trace_session *s, FILE *msgs, const char *where, trace_do
 int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled, trace_done *d)
 {
 	cli_config *c = s->cfg;
-	report_options o = {.classify = &c->classify,
+	ns_report_options o = {.classify = &c->classify,
 	                    .routes = &c->routes,
 	                    .format = &c->format,
 	                    .source = where,
@@ -187,7 +187,7 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 	if (st != NS_OK) {
 		trace_one_error(k->msgs, where, &d->err);
 		if (s->html != NULL) /* the input keeps its place on the page, with what was wrong */
-			html_input_error(cli_html_page(s->html), &d->src, d->err.msg);
+			ns_html_input_error(cli_html_page(s->html), &d->src, d->err.msg);
 		return EXIT_BAD_INPUT;
 	}
 	if (!cli_html_to_stdout(c)) /* with --html - the page is all stdout holds */
@@ -215,9 +215,9 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 void trace_one_note_rules(FILE *msgs, const char *where, const trace_done *d)
 {
 	size_t rule = 0,
-	       names = d->st == NS_OK && d->res.names != NULL ? kernel_names_gave_up(d->res.names, &rule) : 0;
+	       names = d->st == NS_OK && d->res.names != NULL ? ns_kernel_names_gave_up(d->res.names, &rule) : 0;
 
-	size_t skipped = names > 0 ? kernel_names_without_regex(d->res.names) : 0;
+	size_t skipped = names > 0 ? ns_kernel_names_without_regex(d->res.names) : 0;
 
 	if (names > 0)
 		fprintf(msgs,
@@ -230,7 +230,7 @@ void trace_one_note_rules(FILE *msgs, const char *where, const trace_done *d)
 		        "nextstep: %s: note: after %d names the regex rules were left out for the other %zu "
 		        "(their cost is bounded per input; the substring rules and the default classified "
 		        "them)\n",
-		        where, KERNEL_NAMES_GIVE_UP_MAX, skipped);
+		        where, NS_KERNEL_NAMES_GIVE_UP_MAX, skipped);
 }
 
 /* The page's section, then the text report unless writing the page failed. */
@@ -250,7 +250,7 @@ int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 	int rc;
 
 	trace_one_analyse(s, &k, in, &d);
-	rc = trace_one_report(s, &k, input_display_name(in), labelled, &d);
+	rc = trace_one_report(s, &k, ns_input_display_name(in), labelled, &d);
 	trace_done_free(&d);
 	return rc;
 }

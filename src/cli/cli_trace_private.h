@@ -20,17 +20,17 @@
 struct cli_trace_session {
 	cli_config *cfg;
 	/* one thread at a time (its regexes share a JIT stack): each worker has its own */
-	kernel_rules *rules;
+	ns_kernel_rules *rules;
 	/* --step-marker: read-only once compiled; each splitter has its own match data */
-	step_marker *marker;
+	ns_step_marker *marker;
 	ns_device_table devices; /* for --roofline */
-	troof_options roof;
+	ns_troof_options roof;
 	cli_html *html; /* --html's page (borrowed), NULL without */
 };
 
 /* Where one trace's reading goes: its kernel rules (the worker's), its output and messages, its progress. */
 typedef struct {
-	kernel_rules *rules;
+	ns_kernel_rules *rules;
 	FILE *out, *msgs;
 	cli_progress_set *progress; /* several files: the shared line; NULL: a line of this file's own */
 } trace_sink;
@@ -42,15 +42,15 @@ typedef struct {
 	ns_error err;
 	bool truncated; /* the file was cut: res holds what was read (st NS_OK), cut says where */
 	ns_error cut;
-	split_result res;
-	troof_report roof_report;
+	ns_split_result res;
+	ns_troof_report roof_report;
 	cli_html_digest digest;
-	html_source src;
+	ns_html_source src;
 } trace_done;
 
 /* The kernel rules the options name (--kernel-rules[-only], else the built-in table). Returns -1, or an exit
  * status after saying what is wrong. */
-int cli_trace_load_rules(const cli_config *c, kernel_rules **rules);
+int cli_trace_load_rules(const cli_config *c, ns_kernel_rules **rules);
 /* Reports each file of the list (cli_trace_files.c). Returns an exit status. */
 int cli_trace_files(cli_trace_session *s, const cli_file_list *files);
 

@@ -28,7 +28,7 @@
 static bool holds_table(const char *dir)
 {
 	char path[PATH_MAX_LEN];
-	int n = snprintf(path, sizeof(path), "%s/%s", dir, DEVICES_FILE);
+	int n = snprintf(path, sizeof(path), "%s/%s", dir, NS_DEVICES_FILE);
 
 	return n > 0 && (size_t)n < sizeof(path) && access(path, R_OK) == 0;
 }
@@ -51,7 +51,7 @@ static bool exe_dir(char *buf, size_t size)
 static ns_status from_environment(const char *env, char *dir, size_t size, ns_error *err)
 {
 	if (!holds_table(env))
-		return ns_error_set(err, NS_ERR_IO, "no %s in %s=%.300s", DEVICES_FILE, DATADIR_ENV, env);
+		return ns_error_set(err, NS_ERR_IO, "no %s in %s=%.300s", NS_DEVICES_FILE, DATADIR_ENV, env);
 	if ((size_t)snprintf(dir, size, "%s", env) >= size)
 		return ns_error_set(err, NS_ERR_LIMIT, "%s is too long", DATADIR_ENV);
 	return NS_OK;
@@ -79,7 +79,7 @@ ns_status datadir_find(char *dir, size_t size, ns_error *err)
 		}
 	}
 	return ns_error_set(err, NS_ERR_IO, "no %s in %.200s or %.200s; set %s to the folder that holds it",
-	                    DEVICES_FILE, tried[0], tried[1], DATADIR_ENV);
+	                    NS_DEVICES_FILE, tried[0], tried[1], DATADIR_ENV);
 }
 
 void datadir_try_devices(ns_device_table *t)
@@ -87,12 +87,12 @@ void datadir_try_devices(ns_device_table *t)
 	char dir[PATH_MAX_LEN], path[PATH_MAX_LEN + 32];
 	ns_error err;
 
-	devices_init(t);
+	ns_devices_init(t);
 	ns_error_clear(&err);
 	if (datadir_find(dir, sizeof(dir), &err) != NS_OK ||
-	    devices_load_dir(t, dir, path, sizeof(path), &err) != NS_OK) {
-		devices_free(t);
-		devices_init(t);
+	    ns_devices_load_dir(t, dir, path, sizeof(path), &err) != NS_OK) {
+		ns_devices_free(t);
+		ns_devices_init(t);
 	}
 }
 
@@ -101,15 +101,15 @@ int datadir_load_devices(ns_device_table *t)
 	char dir[PATH_MAX_LEN], path[PATH_MAX_LEN + 32];
 	ns_error err;
 
-	devices_init(t);
+	ns_devices_init(t);
 	ns_error_clear(&err);
 	if (datadir_find(dir, sizeof(dir), &err) != NS_OK) {
 		cli_report_error(NULL, &err);
 		return EXIT_BAD_INPUT;
 	}
-	if (devices_load_dir(t, dir, path, sizeof(path), &err) != NS_OK) {
+	if (ns_devices_load_dir(t, dir, path, sizeof(path), &err) != NS_OK) {
 		cli_report_error(path, &err);
-		devices_free(t);
+		ns_devices_free(t);
 		return EXIT_BAD_INPUT;
 	}
 	return EXIT_ROUTED;

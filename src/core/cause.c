@@ -9,52 +9,52 @@ typedef struct {
 } cause_row;
 
 /* Grouped by bucket, in the order the report lists them; idle's optimizer, added later, after them. */
-static const cause_row causes[CAUSE_COUNT] = {
-    [CAUSE_LAUNCH] = {"launch", REGIME_OVERHEAD},
-    [CAUSE_HOST_THREADS] = {"host_threads", REGIME_OVERHEAD},
-    [CAUSE_SYNC] = {"sync", REGIME_OVERHEAD},
-    [CAUSE_INIT] = {"init", REGIME_OVERHEAD},
-    [CAUSE_HOST_GAP] = {"host_gap", REGIME_IDLE},
-    [CAUSE_SYNC_WAIT] = {"sync_wait", REGIME_IDLE},
-    [CAUSE_TRANSFER] = {"transfer", REGIME_MEMORY},
-    [CAUSE_KERNELS] = {"kernels", REGIME_MEMORY},
-    [CAUSE_EXPOSED] = {"exposed", REGIME_COMM},
-    [CAUSE_HOST_COMM] = {"host", REGIME_COMM},
-    [CAUSE_OPTIMIZER] = {"optimizer", REGIME_IDLE},
-    [CAUSE_WAIT] = {"wait", REGIME_COMM},
-    [CAUSE_COMM_TRANSFER] = {"transfer", REGIME_COMM},
+static const cause_row causes[NS_CAUSE_COUNT] = {
+    [NS_CAUSE_LAUNCH] = {"launch", NS_REGIME_OVERHEAD},
+    [NS_CAUSE_HOST_THREADS] = {"host_threads", NS_REGIME_OVERHEAD},
+    [NS_CAUSE_SYNC] = {"sync", NS_REGIME_OVERHEAD},
+    [NS_CAUSE_INIT] = {"init", NS_REGIME_OVERHEAD},
+    [NS_CAUSE_HOST_GAP] = {"host_gap", NS_REGIME_IDLE},
+    [NS_CAUSE_SYNC_WAIT] = {"sync_wait", NS_REGIME_IDLE},
+    [NS_CAUSE_TRANSFER] = {"transfer", NS_REGIME_MEMORY},
+    [NS_CAUSE_KERNELS] = {"kernels", NS_REGIME_MEMORY},
+    [NS_CAUSE_EXPOSED] = {"exposed", NS_REGIME_COMM},
+    [NS_CAUSE_HOST_COMM] = {"host", NS_REGIME_COMM},
+    [NS_CAUSE_OPTIMIZER] = {"optimizer", NS_REGIME_IDLE},
+    [NS_CAUSE_WAIT] = {"wait", NS_REGIME_COMM},
+    [NS_CAUSE_COMM_TRANSFER] = {"transfer", NS_REGIME_COMM},
 };
 
-bool cause_job_only(ns_cause c)
+bool ns_cause_job_only(ns_cause c)
 {
-	return c == CAUSE_WAIT || c == CAUSE_COMM_TRANSFER;
+	return c == NS_CAUSE_WAIT || c == NS_CAUSE_COMM_TRANSFER;
 }
 
-const char *cause_name(ns_cause c)
+const char *ns_cause_name(ns_cause c)
 {
-	return (unsigned)c < CAUSE_COUNT ? causes[c].name : NULL;
+	return (unsigned)c < NS_CAUSE_COUNT ? causes[c].name : NULL;
 }
 
-ns_regime cause_bucket(ns_cause c)
+ns_regime ns_cause_bucket(ns_cause c)
 {
-	return (unsigned)c < CAUSE_COUNT ? causes[c].bucket : REGIME_COUNT;
+	return (unsigned)c < NS_CAUSE_COUNT ? causes[c].bucket : NS_REGIME_COUNT;
 }
 
-void cause_key(ns_cause c, char *buf, unsigned size)
+void ns_cause_key(ns_cause c, char *buf, unsigned size)
 {
-	snprintf(buf, size, "%s.%s", regime_name(cause_bucket(c)), cause_name(c));
+	snprintf(buf, size, "%s.%s", ns_regime_name(ns_cause_bucket(c)), ns_cause_name(c));
 }
 
-bool cause_from_key(const char *key, ns_cause *out)
+bool ns_cause_from_key(const char *key, ns_cause *out)
 {
 	char buf[64];
 	const char *dot = strchr(key, '.');
 
-	for (int c = 0; c < CAUSE_COUNT; c++) {
+	for (int c = 0; c < NS_CAUSE_COUNT; c++) {
 		/* a key is "bucket.cause": only the causes whose name ends it are formatted and compared */
-		if (dot == NULL || strcmp(cause_name((ns_cause)c), dot + 1) != 0)
+		if (dot == NULL || strcmp(ns_cause_name((ns_cause)c), dot + 1) != 0)
 			continue;
-		cause_key((ns_cause)c, buf, sizeof(buf));
+		ns_cause_key((ns_cause)c, buf, sizeof(buf));
 		if (strcmp(buf, key) == 0) {
 			*out = (ns_cause)c;
 			return true;

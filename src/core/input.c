@@ -16,7 +16,7 @@ static const char *const trace_keys[] = {
     "displayTimeUnit", "baseTimeNanoseconds", "traceName",        "otherData",
 };
 
-ns_status input_open(ns_input *in, const char *path, ns_error *err)
+ns_status ns_input_open(ns_input *in, const char *path, ns_error *err)
 {
 	struct stat st;
 
@@ -69,10 +69,10 @@ static ssize_t read_some(ns_input *in, void *buf, size_t n)
 /* Reads ahead until the head holds at least want bytes, or EOF, or an error. */
 static void fill_head(ns_input *in, size_t want)
 {
-	if (want > INPUT_HEAD_MAX)
-		want = INPUT_HEAD_MAX;
+	if (want > NS_INPUT_HEAD_MAX)
+		want = NS_INPUT_HEAD_MAX;
 	while (in->head_len < want && !in->eof && in->read_errno == 0) {
-		ssize_t got = read_some(in, in->head + in->head_len, INPUT_HEAD_MAX - in->head_len);
+		ssize_t got = read_some(in, in->head + in->head_len, NS_INPUT_HEAD_MAX - in->head_len);
 		if (got > 0)
 			in->head_len += (size_t)got;
 	}
@@ -86,22 +86,22 @@ static size_t skip_space(const ns_input *in, size_t i)
 }
 
 /* Finds the first key of a top-level object, reading ahead only as far as that key needs. */
-static input_kind sniff_first_key(ns_input *in, size_t i)
+static ns_input_kind sniff_first_key(ns_input *in, size_t i)
 {
 	size_t start, end;
 
 	i = skip_space(in, i + 1);
-	while (i >= in->head_len && !in->eof && in->read_errno == 0 && in->head_len < INPUT_HEAD_MAX) {
+	while (i >= in->head_len && !in->eof && in->read_errno == 0 && in->head_len < NS_INPUT_HEAD_MAX) {
 		fill_head(in, in->head_len + 1);
 		i = skip_space(in, i);
 	}
 	if (i >= in->head_len || in->head[i] != '"')
-		return INPUT_PROFILE;
+		return NS_INPUT_PROFILE;
 	start = i + 1;
 	for (end = start;; end++) {
 		if (end >= in->head_len) {
-			if (in->eof || in->read_errno != 0 || in->head_len == INPUT_HEAD_MAX)
-				return INPUT_PROFILE;
+			if (in->eof || in->read_errno != 0 || in->head_len == NS_INPUT_HEAD_MAX)
+				return NS_INPUT_PROFILE;
 			fill_head(in, in->head_len + 1);
 		}
 		if (end < in->head_len && in->head[end] == '"')
@@ -110,28 +110,28 @@ static input_kind sniff_first_key(ns_input *in, size_t i)
 	for (size_t k = 0; k < sizeof(trace_keys) / sizeof(trace_keys[0]); k++) {
 		size_t len = strlen(trace_keys[k]);
 		if (end - start == len && memcmp(in->head + start, trace_keys[k], len) == 0)
-			return INPUT_TRACE;
+			return NS_INPUT_TRACE;
 	}
-	return INPUT_PROFILE;
+	return NS_INPUT_PROFILE;
 }
 
 /* A top-level array: of trace events when "ph" (the one key every event has, and no profile) is a key in the
- * read-ahead; the array is read whole by either parser, so reading ahead up to INPUT_HEAD_MAX costs no
+ * read-ahead; the array is read whole by either parser, so reading ahead up to NS_INPUT_HEAD_MAX costs no
  * waiting that the parser would not do. */
-static input_kind sniff_array(ns_input *in)
+static ns_input_kind sniff_array(ns_input *in)
 {
 	static const char key[] = "\"ph\"";
 
-	fill_head(in, INPUT_HEAD_MAX);
+	fill_head(in, NS_INPUT_HEAD_MAX);
 	for (size_t i = in->head_pos; i + sizeof(key) - 1 <= in->head_len; i++) {
 		size_t j;
 		if (memcmp(in->head + i, key, sizeof(key) - 1) != 0 || (i > 0 && in->head[i - 1] == '\\'))
 			continue;
 		j = skip_space(in, i + sizeof(key) - 1);
 		if (j < in->head_len && in->head[j] == ':')
-			return INPUT_TRACE;
+			return NS_INPUT_TRACE;
 	}
-	return INPUT_PROFILE;
+	return NS_INPUT_PROFILE;
 }
 
 /* SQLite's file header (sqlite.org/fileformat.html): the 16 bytes "SQLite format 3" and a NUL. Read ahead
@@ -155,7 +155,7 @@ static void skip_bom(ns_input *in)
 	in->head_pos = ns_utf8_bom_len(in->head, in->head_len);
 }
 
-input_kind input_sniff(ns_input *in)
+ns_input_kind ns_input_sniff(ns_input *in)
 {
 	size_t i;
 
@@ -163,26 +163,26 @@ input_kind input_sniff(ns_input *in)
 		skip_bom(in);
 	fill_head(in, in->head_pos + 2);
 	if (in->head_len == in->head_pos)
-		return INPUT_EMPTY;
+		return NS_INPUT_EMPTY;
 	if (ns_is_gzip(in->head, in->head_len))
-		return INPUT_GZIP;
+		return NS_INPUT_GZIP;
 	if (is_sqlite(in))
-		return INPUT_SQLITE;
+		return NS_INPUT_SQLITE;
 	i = skip_space(in, in->head_pos);
-	while (i >= in->head_len && !in->eof && in->read_errno == 0 && in->head_len < INPUT_HEAD_MAX) {
+	while (i >= in->head_len && !in->eof && in->read_errno == 0 && in->head_len < NS_INPUT_HEAD_MAX) {
 		fill_head(in, in->head_len + 1);
 		i = skip_space(in, i);
 	}
 	if (i >= in->head_len)
-		return INPUT_PROFILE;
+		return NS_INPUT_PROFILE;
 	if (in->head[i] == '[')
 		return sniff_array(in);
 	if (in->head[i] != '{')
-		return INPUT_PROFILE;
+		return NS_INPUT_PROFILE;
 	return sniff_first_key(in, i);
 }
 
-ssize_t input_read(ns_input *in, void *buf, size_t n)
+ssize_t ns_input_read(ns_input *in, void *buf, size_t n)
 {
 	if (in->head_pos < in->head_len) {
 		size_t avail = in->head_len - in->head_pos;
@@ -196,17 +196,17 @@ ssize_t input_read(ns_input *in, void *buf, size_t n)
 	return read_some(in, buf, n);
 }
 
-bool ns_input_is_trace(input_kind kind)
+bool ns_input_is_trace(ns_input_kind kind)
 {
-	return kind == INPUT_TRACE || kind == INPUT_GZIP || kind == INPUT_SQLITE;
+	return kind == NS_INPUT_TRACE || kind == NS_INPUT_GZIP || kind == NS_INPUT_SQLITE;
 }
 
-const char *input_display_name(const ns_input *in)
+const char *ns_input_display_name(const ns_input *in)
 {
 	return in->display;
 }
 
-void input_close(ns_input *in)
+void ns_input_close(ns_input *in)
 {
 	if (in->owns_fd && in->fd >= 0)
 		close(in->fd);

@@ -23,14 +23,14 @@ static ns_status read_small_file(const char *path, char **out, size_t *len, ns_e
 	for (;;) {
 		if (n + 1 >= cap) { /* full: one byte is kept for the NUL */
 			char *grown;
-			if (n > JSON_FILE_MAX) {
+			if (n > NS_JSON_FILE_MAX) {
 				st = ns_error_set(err, NS_ERR_LIMIT, "file is larger than %u bytes",
-				                  JSON_FILE_MAX);
+				                  NS_JSON_FILE_MAX);
 				break;
 			}
-			/* up to one byte past the limit, to tell a file of JSON_FILE_MAX bytes from a larger
+			/* up to one byte past the limit, to tell a file of NS_JSON_FILE_MAX bytes from a larger
 			 * one */
-			grown = ns_grow_capped(buf, &cap, cap == 0 ? 8192 : cap + 1, 1, JSON_FILE_MAX + 2);
+			grown = ns_grow_capped(buf, &cap, cap == 0 ? 8192 : cap + 1, 1, NS_JSON_FILE_MAX + 2);
 			if (grown == NULL) {
 				st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 				break;
@@ -144,14 +144,14 @@ static ns_status check_unique(const cJSON *node, char *path, size_t size, ns_err
 	return st;
 }
 
-ns_status json_check_unique_keys(const cJSON *root, ns_error *err)
+ns_status ns_json_check_unique_keys(const cJSON *root, ns_error *err)
 {
 	char path[256] = "";
 
 	return check_unique(root, path, sizeof(path), err);
 }
 
-ns_status json_parse_file(const char *path, cJSON **out, ns_error *err)
+ns_status ns_json_parse_file(const char *path, cJSON **out, ns_error *err)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -165,7 +165,7 @@ ns_status json_parse_file(const char *path, cJSON **out, ns_error *err)
 		size_t pos = end != NULL && end >= text ? (size_t)(end - text) : 0;
 		ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
 		st = ns_error_at(err, ns_line_of(text, len, pos), -1, -1);
-	} else if ((st = json_check_unique_keys(*out, err)) != NS_OK) {
+	} else if ((st = ns_json_check_unique_keys(*out, err)) != NS_OK) {
 		cJSON_Delete(*out);
 		*out = NULL;
 	}
@@ -173,7 +173,7 @@ ns_status json_parse_file(const char *path, cJSON **out, ns_error *err)
 	return st;
 }
 
-ns_status json_check_keys(const cJSON *obj, const char *const *allowed, const char *what, ns_error *err)
+ns_status ns_json_check_keys(const cJSON *obj, const char *const *allowed, const char *what, ns_error *err)
 {
 	const cJSON *item;
 

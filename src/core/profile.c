@@ -7,33 +7,33 @@
 
 #include "util/text.h"
 
-void profile_init(ns_profile *p)
+void ns_profile_init(ns_profile *p)
 {
 	memset(p, 0, sizeof(*p));
 }
 
-double profile_sum(const ns_profile *p)
+double ns_profile_sum(const ns_profile *p)
 {
 	double sum = 0.0;
 
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		sum += p->share[r];
 	return sum;
 }
 
 /* Labels come from other people's files and are printed again, in JSON too: they are kept as well-formed
  * UTF-8 (bad bytes become U+FFFD) and cut between characters. */
-void profile_set_label(ns_profile *p, const char *label)
+void ns_profile_set_label(ns_profile *p, const char *label)
 {
 	ns_utf8_clean(label, strlen(label), p->label, sizeof(p->label));
 }
 
-ns_status profile_validate(ns_profile *p, bool normalize, ns_error *err)
+ns_status ns_profile_validate(ns_profile *p, bool normalize, ns_error *err)
 {
-	double sum = profile_sum(p);
+	double sum = ns_profile_sum(p);
 	bool any = false;
 
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		any = any || p->present[r];
 	if (!any)
 		return ns_error_set(err, NS_ERR_VALUE,
@@ -43,14 +43,14 @@ ns_status profile_validate(ns_profile *p, bool normalize, ns_error *err)
 		return ns_error_set(err, NS_ERR_VALUE, "every share is 0: nothing to route");
 	if (normalize) {
 		if (sum > 1.0)
-			for (int r = 0; r < REGIME_COUNT; r++)
+			for (int r = 0; r < NS_REGIME_COUNT; r++)
 				p->share[r] /= sum;
 		return NS_OK;
 	}
-	if (sum > 1.0 + PROFILE_SUM_TOLERANCE) {
+	if (sum > 1.0 + NS_PROFILE_SUM_TOLERANCE) {
 		ns_error_set(err, NS_ERR_VALUE,
 		             "shares sum to %.4g, above 1: did two buckets count the same time?", sum);
-		return ns_error_set_param(err, PROFILE_PARAM_NORMALIZE);
+		return ns_error_set_param(err, NS_PROFILE_PARAM_NORMALIZE);
 	}
 	return NS_OK;
 }
@@ -68,7 +68,7 @@ static bool looks_decimal(const char *s, size_t n)
 
 /* The share's text is needed only for the message: it is made on the error path (ns_shortest_g costs up to
  * 17 snprintf and strtod pairs, and a stream checks six shares a line). */
-ns_status profile_check_share(double v, ns_error *err)
+ns_status ns_profile_check_share(double v, ns_error *err)
 {
 	char text[32];
 
@@ -85,7 +85,7 @@ ns_status profile_check_share(double v, ns_error *err)
 	                    text, text);
 }
 
-ns_status profile_parse_share(const char *text, double *out, ns_error *err)
+ns_status ns_profile_parse_share(const char *text, double *out, ns_error *err)
 {
 	size_t n = strlen(text);
 	bool percent = n > 0 && text[n - 1] == '%';
@@ -116,7 +116,7 @@ ns_status profile_parse_share(const char *text, double *out, ns_error *err)
 		if (v < 0 || v > 100.0)
 			return ns_error_set(err, NS_ERR_VALUE, "share %s is outside 0%%..100%%", text);
 		v /= 100.0;
-	} else if (profile_check_share(v, err) != NS_OK) {
+	} else if (ns_profile_check_share(v, err) != NS_OK) {
 		return err->status;
 	}
 	*out = v;

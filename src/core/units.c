@@ -63,35 +63,35 @@ static double take_prefix(const char **rest)
 	return 1.0;
 }
 
-static bool unit_word_ok(const char *word, units_kind kind)
+static bool unit_word_ok(const char *word, ns_units_kind kind)
 {
 	if (word[0] == '\0')
 		return true;
 	switch (kind) {
-	case UNIT_FLOP:
+	case NS_UNIT_FLOP:
 		return strcasecmp(word, "flop") == 0 || strcasecmp(word, "flops") == 0;
-	case UNIT_BYTE:
+	case NS_UNIT_BYTE:
 		return strcmp(word, "B") == 0;
-	case UNIT_COUNT:
+	case NS_UNIT_COUNT:
 		return false;
 	}
 	return false;
 }
 
-static const char *kind_hint(units_kind kind)
+static const char *kind_hint(ns_units_kind kind)
 {
 	switch (kind) {
-	case UNIT_FLOP:
+	case NS_UNIT_FLOP:
 		return "a number like 2.1T, 1.1e12 or 5GFLOP";
-	case UNIT_BYTE:
+	case NS_UNIT_BYTE:
 		return "a number like 64GiB, 403M or 1.5e9";
-	case UNIT_COUNT:
+	case NS_UNIT_COUNT:
 		break;
 	}
 	return "a number like 7B, 4096, 32k or 1.5e9";
 }
 
-ns_status units_parse(const char *text, units_kind kind, const char *what, double *out, ns_error *err)
+ns_status ns_units_parse(const char *text, ns_units_kind kind, const char *what, double *out, ns_error *err)
 {
 	const char *rest;
 	double value, scale;
@@ -100,10 +100,10 @@ ns_status units_parse(const char *text, units_kind kind, const char *what, doubl
 		return ns_error_set(err, NS_ERR_VALUE, "%s: '%s' is not %s", what, text ? text : "",
 		                    kind_hint(kind));
 	/* "7B" is seven billion parameters but seven bytes: the count form reads B as a prefix. */
-	if (kind == UNIT_COUNT && (rest[0] == 'B' || rest[0] == 'b') && rest[1] == '\0') {
+	if (kind == NS_UNIT_COUNT && (rest[0] == 'B' || rest[0] == 'b') && rest[1] == '\0') {
 		scale = 1e9;
 		rest++;
-	} else if (kind == UNIT_BYTE && rest[0] == 'B') {
+	} else if (kind == NS_UNIT_BYTE && rest[0] == 'B') {
 		scale = 1.0;
 	} else {
 		scale = take_prefix(&rest);
@@ -117,11 +117,11 @@ ns_status units_parse(const char *text, units_kind kind, const char *what, doubl
 	return NS_OK;
 }
 
-ns_status units_parse_whole(const char *text, units_kind kind, const char *what, double *out, ns_error *err)
+ns_status ns_units_parse_whole(const char *text, ns_units_kind kind, const char *what, double *out, ns_error *err)
 {
-	double v = 0.0; /* GCC -O2 cannot see that units_parse sets it whenever it returns NS_OK */
+	double v = 0.0; /* GCC -O2 cannot see that ns_units_parse sets it whenever it returns NS_OK */
 
-	if (units_parse(text, kind, what, &v, err) != NS_OK)
+	if (ns_units_parse(text, kind, what, &v, err) != NS_OK)
 		return err->status;
 	if (v < 1.0 || v != floor(v) || v > 9007199254740992.0)
 		return ns_error_set(err, NS_ERR_VALUE, "%s: '%s' must be a positive whole number", what,
@@ -130,7 +130,7 @@ ns_status units_parse_whole(const char *text, units_kind kind, const char *what,
 	return NS_OK;
 }
 
-ns_status units_parse_time(const char *text, const char *what, double *seconds, ns_error *err)
+ns_status ns_units_parse_time(const char *text, const char *what, double *seconds, ns_error *err)
 {
 	const char *rest;
 	double value;
@@ -163,7 +163,7 @@ static int decimals_for(double mantissa)
 	return 2;
 }
 
-char *units_format_si(double value, const char *unit, char *buf, size_t size)
+char *ns_units_format_si(double value, const char *unit, char *buf, size_t size)
 {
 	static const char *const names[] = {"", "k", "M", "G", "T", "P", "E"};
 	size_t step = 0;
@@ -175,14 +175,14 @@ char *units_format_si(double value, const char *unit, char *buf, size_t size)
 	}
 	if (step == 0 && fabs(m) < 1.0) {
 		char plain[32];
-		snprintf(buf, size, "%s %s", units_format_plain(value, plain, sizeof(plain)), unit);
+		snprintf(buf, size, "%s %s", ns_units_format_plain(value, plain, sizeof(plain)), unit);
 		return buf;
 	}
 	snprintf(buf, size, "%.*f %s%s", decimals_for(fabs(m)), m, names[step], unit);
 	return buf;
 }
 
-char *units_format_time(double seconds, char *buf, size_t size)
+char *ns_units_format_time(double seconds, char *buf, size_t size)
 {
 	static const struct {
 		double scale;
@@ -197,7 +197,7 @@ char *units_format_time(double seconds, char *buf, size_t size)
 	return buf;
 }
 
-char *units_format_plain(double value, char *buf, size_t size)
+char *ns_units_format_plain(double value, char *buf, size_t size)
 {
 	double a = fabs(value);
 

@@ -9,7 +9,7 @@
 #include "diff_private.h"
 
 /* Whole-run µs as ms per step: the figure every per-step number of the diff uses. */
-static double ms_per_step(const diff_side *s, double us)
+static double ms_per_step(const ns_diff_side *s, double us)
 {
 	return s->has_time && s->nsteps > 0 ? us / (double)s->nsteps / 1e3 : 0;
 }
@@ -22,71 +22,71 @@ static bool same_doubles(const double *x, const double *y, size_t n)
 	return true;
 }
 
-static bool identical(const diff_side *b, const diff_side *a)
+static bool identical(const ns_diff_side *b, const ns_diff_side *a)
 {
 	if (b->has_time != a->has_time)
 		return false;
 	if (!b->has_time)
-		return same_doubles(b->shares.share, a->shares.share, REGIME_COUNT);
+		return same_doubles(b->shares.share, a->shares.share, NS_REGIME_COUNT);
 	return b->nsteps == a->nsteps && same_doubles(b->step_us, a->step_us, b->nsteps) &&
-	       same_doubles(b->bucket_us, a->bucket_us, REGIME_COUNT);
+	       same_doubles(b->bucket_us, a->bucket_us, NS_REGIME_COUNT);
 }
 
 /* A side's mean step below a nanosecond (the reports' resolution) has no step time to compare: its speed-up
  * would read "infx slower", or hundreds of digits for a denormal. Identical sides are still "no change". */
-static ns_status check_step_time(const diff_step_stats *st, const char *which, ns_error *err)
+static ns_status check_step_time(const ns_diff_step_stats *st, const char *which, ns_error *err)
 {
-	if (st->mean * 1e3 >= DIFF_MIN_STEP_US)
+	if (st->mean * 1e3 >= NS_DIFF_MIN_STEP_US)
 		return NS_OK;
 	return ns_error_set(err, NS_ERR_VALUE,
 	                    "%s's steps last %g ns on average, less than 1 ns: no step time to compare",
 	                    which, st->mean * 1e6);
 }
 
-static ns_status judge_time(const diff_side *b, const diff_side *a, diff_result *r, ns_error *err)
+static ns_status judge_time(const ns_diff_side *b, const ns_diff_side *a, ns_diff_result *r, ns_error *err)
 {
 	bool same = identical(b, a);
 
 	if (!b->has_time || !a->has_time) {
-		r->change = same ? DIFF_NO_CHANGE : DIFF_TIME_UNKNOWN;
+		r->change = same ? NS_DIFF_NO_CHANGE : NS_DIFF_TIME_UNKNOWN;
 		return NS_OK;
 	}
-	diff_step_stats_of(b->step_us, b->nsteps, &r->before);
-	diff_step_stats_of(a->step_us, a->nsteps, &r->after);
+	ns_diff_step_stats_of(b->step_us, b->nsteps, &r->before);
+	ns_diff_step_stats_of(a->step_us, a->nsteps, &r->after);
 	if (!same && (check_step_time(&r->before, "BEFORE", err) != NS_OK ||
 	              check_step_time(&r->after, "AFTER", err) != NS_OK))
 		return err->status;
-	diff_noise_judge(b->step_us, b->nsteps, a->step_us, a->nsteps, &r->noise);
+	ns_diff_noise_judge(b->step_us, b->nsteps, a->step_us, a->nsteps, &r->noise);
 	r->speedup = r->noise.speedup;
 	if (same)
-		r->change = DIFF_NO_CHANGE;
+		r->change = NS_DIFF_NO_CHANGE;
 	else if (!r->noise.significant)
-		r->change = DIFF_NOT_SIGNIFICANT;
+		r->change = NS_DIFF_NOT_SIGNIFICANT;
 	else
-		r->change = r->speedup > 1 ? DIFF_FASTER : DIFF_SLOWER;
+		r->change = r->speedup > 1 ? NS_DIFF_FASTER : NS_DIFF_SLOWER;
 	return NS_OK;
 }
 
-/* Fixed: below the moderate grade after, with less time per step. Shrank/grew: by DIFF_SHRINK_MIN of its
+/* Fixed: below the moderate grade after, with less time per step. Shrank/grew: by NS_DIFF_SHRINK_MIN of its
  * own time per step (of its share when a side has no time). */
-static diff_fate fate_of(const diff_target *t, bool by_time, double moderate)
+static ns_diff_fate fate_of(const ns_diff_target *t, bool by_time, double moderate)
 {
 	double before = by_time ? t->before_ms : t->before_share;
 	double after = by_time ? t->after_ms : t->after_share;
 
 	if (t->after_share < moderate && after < before)
-		return FATE_FIXED;
-	if (after <= before * (1 - DIFF_SHRINK_MIN))
-		return FATE_SHRANK;
-	if (after >= before * (1 + DIFF_SHRINK_MIN) && after > before)
-		return FATE_GREW;
-	return FATE_UNCHANGED;
+		return NS_FATE_FIXED;
+	if (after <= before * (1 - NS_DIFF_SHRINK_MIN))
+		return NS_FATE_SHRANK;
+	if (after >= before * (1 + NS_DIFF_SHRINK_MIN) && after > before)
+		return NS_FATE_GREW;
+	return NS_FATE_UNCHANGED;
 }
 
-static void add_target(diff_result *r, const diff_side *b, const diff_side *a, ns_regime bucket,
+static void add_target(ns_diff_result *r, const ns_diff_side *b, const ns_diff_side *a, ns_regime bucket,
                        bool was_regime, double moderate)
 {
-	diff_target *t = &r->targets[r->ntargets++];
+	ns_diff_target *t = &r->targets[r->ntargets++];
 
 	t->bucket = bucket;
 	t->was_regime = was_regime;
@@ -98,13 +98,13 @@ static void add_target(diff_result *r, const diff_side *b, const diff_side *a, n
 }
 
 /* BEFORE's regime, then each of its high findings: what the user was told to fix. */
-static void judge_targets(const diff_side *b, const diff_side *a, const classify_options *o, diff_result *r)
+static void judge_targets(const ns_diff_side *b, const ns_diff_side *a, const ns_classify_options *o, ns_diff_result *r)
 {
 	const ns_verdict *v = &r->verdict[0];
 
 	add_target(r, b, a, v->regime, true, o->moderate);
 	for (size_t i = 0; i < v->nfindings; i++)
-		if (v->findings[i].grade == GRADE_HIGH)
+		if (v->findings[i].grade == NS_GRADE_HIGH)
 			add_target(r, b, a, v->findings[i].regime, false, o->moderate);
 }
 
@@ -112,15 +112,15 @@ static void judge_targets(const diff_side *b, const diff_side *a, const classify
 
 static int cmp_kernel_ptr(const void *x, const void *y)
 {
-	const diff_kernel *a = *(const diff_kernel *const *)x, *b = *(const diff_kernel *const *)y;
+	const ns_diff_kernel *a = *(const ns_diff_kernel *const *)x, *b = *(const ns_diff_kernel *const *)y;
 	int c = strcmp(a->name, b->name);
 
 	return c != 0 ? c : (a->cls > b->cls) - (a->cls < b->cls);
 }
 
-static const diff_kernel **sorted_kernels(const diff_side *s)
+static const ns_diff_kernel **sorted_kernels(const ns_diff_side *s)
 {
-	const diff_kernel **v = malloc((s->nkernels + 1) * sizeof(*v));
+	const ns_diff_kernel **v = malloc((s->nkernels + 1) * sizeof(*v));
 
 	if (v == NULL)
 		return NULL;
@@ -130,7 +130,7 @@ static const diff_kernel **sorted_kernels(const diff_side *s)
 	return v;
 }
 
-static void set_kernel_side(diff_kernel_delta *d, const diff_kernel *k, const diff_side *s, bool after)
+static void set_kernel_side(ns_diff_kernel_delta *d, const ns_diff_kernel *k, const ns_diff_side *s, bool after)
 {
 	bool known = k != NULL || !s->kernels_partial;
 	double ms = k != NULL ? ms_per_step(s, k->us) : 0;
@@ -153,7 +153,7 @@ static void set_kernel_side(diff_kernel_delta *d, const diff_kernel *k, const di
 
 static int cmp_delta(const void *x, const void *y)
 {
-	const diff_kernel_delta *a = x, *b = y;
+	const ns_diff_kernel_delta *a = x, *b = y;
 	bool ka = a->before_known && a->after_known, kb = b->before_known && b->after_known;
 	double ma = ka ? fabs(a->delta_ms) : fmax(a->before_ms, a->after_ms);
 	double mb = kb ? fabs(b->delta_ms) : fmax(b->before_ms, b->after_ms);
@@ -165,9 +165,9 @@ static int cmp_delta(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-static ns_status match_kernels(const diff_side *b, const diff_side *a, diff_result *r, ns_error *err)
+static ns_status match_kernels(const ns_diff_side *b, const ns_diff_side *a, ns_diff_result *r, ns_error *err)
 {
-	const diff_kernel **kb = sorted_kernels(b), **ka = sorted_kernels(a);
+	const ns_diff_kernel **kb = sorted_kernels(b), **ka = sorted_kernels(a);
 	size_t i = 0, j = 0;
 
 	r->kernels = calloc(b->nkernels + a->nkernels + 1, sizeof(*r->kernels));
@@ -178,7 +178,7 @@ static ns_status match_kernels(const diff_side *b, const diff_side *a, diff_resu
 	}
 	while (i < b->nkernels || j < a->nkernels) {
 		int c = i == b->nkernels ? 1 : j == a->nkernels ? -1 : cmp_kernel_ptr(&kb[i], &ka[j]);
-		diff_kernel_delta *d = &r->kernels[r->nkernels++];
+		ns_diff_kernel_delta *d = &r->kernels[r->nkernels++];
 		set_kernel_side(d, c <= 0 ? kb[i++] : NULL, b, false);
 		set_kernel_side(d, c >= 0 ? ka[j++] : NULL, a, true);
 		d->delta_ms = d->after_ms - d->before_ms;
@@ -191,7 +191,7 @@ static ns_status match_kernels(const diff_side *b, const diff_side *a, diff_resu
 
 /* ---- causes, matched by (bucket, cause) ---------------------------------------------------------- */
 
-static diff_cause_delta *find_cause(diff_result *r, ns_regime bucket, const char *cause)
+static ns_diff_cause_delta *find_cause(ns_diff_result *r, ns_regime bucket, const char *cause)
 {
 	for (size_t i = 0; i < r->ncauses; i++)
 		if (r->causes[i].bucket == bucket && strcmp(r->causes[i].cause, cause) == 0)
@@ -199,9 +199,9 @@ static diff_cause_delta *find_cause(diff_result *r, ns_regime bucket, const char
 	return NULL;
 }
 
-static ns_status match_causes(const diff_side *b, const diff_side *a, diff_result *r, ns_error *err)
+static ns_status match_causes(const ns_diff_side *b, const ns_diff_side *a, ns_diff_result *r, ns_error *err)
 {
-	const diff_side *side[2] = {b, a};
+	const ns_diff_side *side[2] = {b, a};
 
 	if (b->ncauses + a->ncauses == 0)
 		return NS_OK;
@@ -211,8 +211,8 @@ static ns_status match_causes(const diff_side *b, const diff_side *a, diff_resul
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (int k = 0; k < 2; k++)
 		for (size_t i = 0; i < side[k]->ncauses; i++) {
-			const diff_cause *c = &side[k]->causes[i];
-			diff_cause_delta *d = find_cause(r, c->bucket, c->cause);
+			const ns_diff_cause *c = &side[k]->causes[i];
+			ns_diff_cause_delta *d = find_cause(r, c->bucket, c->cause);
 			if (d == NULL) { /* a new entry, filled before it is counted */
 				d = &r->causes[r->ncauses];
 				d->bucket = c->bucket;
@@ -228,11 +228,11 @@ static ns_status match_causes(const diff_side *b, const diff_side *a, diff_resul
 
 /* ---- what makes the comparison suspect ----------------------------------------------------------- */
 
-static void suspect(diff_result *r, const char *what, const char *before, const char *after)
+static void suspect(ns_diff_result *r, const char *what, const char *before, const char *after)
 {
-	diff_suspect *s;
+	ns_diff_suspect *s;
 
-	if (r->nsuspects == DIFF_MAX_SUSPECTS)
+	if (r->nsuspects == NS_DIFF_MAX_SUSPECTS)
 		return;
 	s = &r->suspects[r->nsuspects++];
 	s->what = what;
@@ -240,7 +240,7 @@ static void suspect(diff_result *r, const char *what, const char *before, const 
 	snprintf(s->after, sizeof(s->after), "%s", after);
 }
 
-static void suspect_count(diff_result *r, const char *what, size_t before, size_t after)
+static void suspect_count(ns_diff_result *r, const char *what, size_t before, size_t after)
 {
 	char b[32], a[32];
 
@@ -251,7 +251,7 @@ static void suspect_count(diff_result *r, const char *what, size_t before, size_
 	suspect(r, what, b, a);
 }
 
-static void find_suspects(const diff_side *b, const diff_side *a, diff_result *r)
+static void find_suspects(const ns_diff_side *b, const ns_diff_side *a, ns_diff_result *r)
 {
 	if (b->device[0] != '\0' && a->device[0] != '\0' && strcmp(b->device, a->device) != 0)
 		suspect(r, "device", b->device, a->device);
@@ -270,7 +270,7 @@ static void find_suspects(const diff_side *b, const diff_side *a, diff_result *r
 
 /* Whole-run µs of a side's cause (bucket for "" : a bucket without causes); 0 when the side does not list it.
  */
-static double cause_us(const diff_side *s, ns_regime bucket, const char *cause)
+static double cause_us(const ns_diff_side *s, ns_regime bucket, const char *cause)
 {
 	double us = 0;
 
@@ -283,7 +283,7 @@ static double cause_us(const diff_side *s, ns_regime bucket, const char *cause)
 }
 
 /* The launch time a side's optimizer candidate claims a step, in ms (0 when it has none). */
-static double optimizer_launch_ms(const diff_side *s)
+static double optimizer_launch_ms(const ns_diff_side *s)
 {
 	for (size_t i = 0; i < s->npredicted; i++)
 		if (strcmp(s->predicted[i].cause, "optimizer") == 0)
@@ -294,7 +294,7 @@ static double optimizer_launch_ms(const diff_side *s)
 /* The optimizer's launches (docs/next-step.md) are the optimizer's candidate's, not launch overhead's: on
  * each side they move from overhead.launch to idle.optimizer's candidate, and its fall is capped by both
  * buckets'. */
-static void move_optimizer_launches(const diff_side *b, const diff_side *a, const diff_result *r,
+static void move_optimizer_launches(const ns_diff_side *b, const ns_diff_side *a, const ns_diff_result *r,
                                     ns_diff_check *c, double *bucket_fall)
 {
 	double lb = optimizer_launch_ms(b), la = optimizer_launch_ms(a);
@@ -302,8 +302,8 @@ static void move_optimizer_launches(const diff_side *b, const diff_side *a, cons
 	if (strcmp(c->p->cause, "optimizer") == 0) {
 		c->before_ms += lb;
 		c->after_ms += la;
-		*bucket_fall += r->bucket_ms[0][REGIME_OVERHEAD] - r->bucket_ms[1][REGIME_OVERHEAD];
-	} else if (c->p->bucket == REGIME_OVERHEAD && strcmp(c->p->cause, "launch") == 0) {
+		*bucket_fall += r->bucket_ms[0][NS_REGIME_OVERHEAD] - r->bucket_ms[1][NS_REGIME_OVERHEAD];
+	} else if (c->p->bucket == NS_REGIME_OVERHEAD && strcmp(c->p->cause, "launch") == 0) {
 		c->before_ms = fmax(0, c->before_ms - lb);
 		c->after_ms = fmax(0, c->after_ms - la);
 	}
@@ -312,7 +312,7 @@ static void move_optimizer_launches(const diff_side *b, const diff_side *a, cons
 /* Each prediction's cause on both sides; what it achieved is the fall of its cause, at most the fall of its
  * bucket (time that moved to a sibling cause, a copy now under a memory kernel, left nothing) and of the step
  * (the rest went into other time, not off the step). */
-static ns_status check_predictions(const diff_side *b, const diff_side *a, diff_result *r, ns_error *err)
+static ns_status check_predictions(const ns_diff_side *b, const ns_diff_side *a, ns_diff_result *r, ns_error *err)
 {
 	if (b->npredicted == 0 || !b->has_time || !a->has_time)
 		return NS_OK;
@@ -331,7 +331,7 @@ static ns_status check_predictions(const diff_side *b, const diff_side *a, diff_
 		move_optimizer_launches(b, a, r, c, &bucket_fall);
 		fall = fmin(c->before_ms - c->after_ms, bucket_fall);
 		c->achieved_ms = fmax(0, fmin(fall, r->saved_ms));
-		c->applied = c->after_ms <= c->before_ms * (1 - DIFF_SHRINK_MIN) && c->achieved_ms > 0;
+		c->applied = c->after_ms <= c->before_ms * (1 - NS_DIFF_SHRINK_MIN) && c->achieved_ms > 0;
 		c->shown = c->applied || i == 0;
 		if (c->applied)
 			r->applied_ms += c->p->predicted_us / 1e3;
@@ -341,29 +341,29 @@ static ns_status check_predictions(const diff_side *b, const diff_side *a, diff_
 	return NS_OK;
 }
 
-ns_status diff_compare(const diff_side *before, const diff_side *after, const classify_options *o,
-                       diff_result *r, ns_error *err)
+ns_status ns_diff_compare(const ns_diff_side *before, const ns_diff_side *after, const ns_classify_options *o,
+                       ns_diff_result *r, ns_error *err)
 {
 	memset(r, 0, sizeof(*r));
-	for (int k = 0; k < REGIME_COUNT; k++) {
+	for (int k = 0; k < NS_REGIME_COUNT; k++) {
 		r->bucket_ms[0][k] = ms_per_step(before, before->bucket_us[k]);
 		r->bucket_ms[1][k] = ms_per_step(after, after->bucket_us[k]);
 	}
-	classify_profile(&before->shares, o, &r->verdict[0]);
-	classify_profile(&after->shares, o, &r->verdict[1]);
+	ns_classify_profile(&before->shares, o, &r->verdict[0]);
+	ns_classify_profile(&after->shares, o, &r->verdict[1]);
 	if (judge_time(before, after, r, err) != NS_OK)
 		return err->status;
 	judge_targets(before, after, o, r);
 	find_suspects(before, after, r);
 	if (match_kernels(before, after, r, err) != NS_OK || match_causes(before, after, r, err) != NS_OK ||
 	    check_predictions(before, after, r, err) != NS_OK) {
-		diff_result_free(r);
+		ns_diff_result_free(r);
 		return err->status;
 	}
 	return NS_OK;
 }
 
-void diff_result_free(diff_result *r)
+void ns_diff_result_free(ns_diff_result *r)
 {
 	free(r->kernels);
 	free(r->causes);
@@ -374,23 +374,23 @@ void diff_result_free(diff_result *r)
 	r->nkernels = r->ncauses = r->nchecks = 0;
 }
 
-const char *diff_change_name(diff_change c)
+const char *ns_diff_change_name(ns_diff_change c)
 {
 	static const char *const names[] = {
-	    [DIFF_NO_CHANGE] = "no change",
-	    [DIFF_FASTER] = "faster",
-	    [DIFF_SLOWER] = "slower",
-	    [DIFF_NOT_SIGNIFICANT] = "no significant change",
-	    [DIFF_TIME_UNKNOWN] = "time unknown",
+	    [NS_DIFF_NO_CHANGE] = "no change",
+	    [NS_DIFF_FASTER] = "faster",
+	    [NS_DIFF_SLOWER] = "slower",
+	    [NS_DIFF_NOT_SIGNIFICANT] = "no significant change",
+	    [NS_DIFF_TIME_UNKNOWN] = "time unknown",
 	};
 	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "?";
 }
 
-const char *diff_fate_name(diff_fate f)
+const char *ns_diff_fate_name(ns_diff_fate f)
 {
-	static const char *const names[] = {[FATE_FIXED] = "fixed",
-	                                    [FATE_SHRANK] = "shrank",
-	                                    [FATE_UNCHANGED] = "unchanged",
-	                                    [FATE_GREW] = "grew"};
+	static const char *const names[] = {[NS_FATE_FIXED] = "fixed",
+	                                    [NS_FATE_SHRANK] = "shrank",
+	                                    [NS_FATE_UNCHANGED] = "unchanged",
+	                                    [NS_FATE_GREW] = "grew"};
 	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
 }

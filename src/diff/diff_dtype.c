@@ -38,7 +38,7 @@ static bool contains_icase(const char *hay, const char *needle)
 	return false;
 }
 
-const char *diff_dtype_of_name(const char *name)
+const char *ns_diff_dtype_of_name(const char *name)
 {
 	for (size_t i = 0; i < sizeof(dtype_tokens) / sizeof(dtype_tokens[0]); i++)
 		if (contains_icase(name, dtype_tokens[i].token))
@@ -46,7 +46,7 @@ const char *diff_dtype_of_name(const char *name)
 	return NULL;
 }
 
-void diff_guess_dtype(diff_side *s)
+void diff_guess_dtype(ns_diff_side *s)
 {
 	const char *kinds[sizeof(dtype_tokens) / sizeof(dtype_tokens[0])];
 	double us[sizeof(dtype_tokens) / sizeof(dtype_tokens[0])] = {0};
@@ -55,7 +55,7 @@ void diff_guess_dtype(diff_side *s)
 	s->dtype[0] = '\0';
 	for (size_t i = 0; i < s->nkernels; i++) {
 		const char *d =
-		    s->kernels[i].cls == KCLASS_COMPUTE ? diff_dtype_of_name(s->kernels[i].name) : NULL;
+		    s->kernels[i].cls == NS_KCLASS_COMPUTE ? ns_diff_dtype_of_name(s->kernels[i].name) : NULL;
 		size_t k = 0;
 		if (d == NULL)
 			continue;

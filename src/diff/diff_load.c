@@ -18,10 +18,10 @@
 #include "util/text.h"
 #include "util/vec.h"
 
-static bool kernel_list_cut(const split_result *res)
+static bool kernel_list_cut(const ns_split_result *res)
 {
 	for (size_t i = 0; i < res->ndevices; i++)
-		if (res->device[i].nkernel_time > DIFF_MAX_KERNELS)
+		if (res->device[i].nkernel_time > NS_DIFF_MAX_KERNELS)
 			return true;
 	return false;
 }
@@ -29,16 +29,16 @@ static bool kernel_list_cut(const split_result *res)
 /* The trace's report document, as `nextstep trace --format json` prints it but without its steps (printed to
  * memory and parsed back: a trace and the report saved from it then summarise the same); the steps are read
  * from the split itself (diff_side_from_trace_report). */
-static ns_status report_document(const split_result *res, const char *source, const diff_load_options *o,
+static ns_status report_document(const ns_split_result *res, const char *source, const ns_diff_load_options *o,
                                  cJSON **out, ns_error *err)
 {
-	format_options f = {.kind = FORMAT_JSON};
-	report_options ro = {.classify = o->classify,
+	ns_format_options f = {.kind = NS_FORMAT_JSON};
+	ns_report_options ro = {.classify = o->classify,
 	                     .routes = o->routes,
 	                     .format = &f,
 	                     .source = source,
 	                     .steps = false,
-	                     .top = DIFF_MAX_KERNELS};
+	                     .top = NS_DIFF_MAX_KERNELS};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
@@ -57,8 +57,8 @@ static ns_status report_document(const split_result *res, const char *source, co
 
 /* A trace side: summarised from its report without steps and its split's steps; it keeps the split (owned
  * from here, freed with the side) to print its report in the diff's JSON. */
-static ns_status side_from_split(split_result *res, const char *source, const diff_load_options *o,
-                                 diff_side *s, ns_error *err)
+static ns_status side_from_split(ns_split_result *res, const char *source, const ns_diff_load_options *o,
+                                 ns_diff_side *s, ns_error *err)
 {
 	cJSON *doc = NULL;
 	ns_status st = report_document(res, source, o, &doc, err);
@@ -66,16 +66,16 @@ static ns_status side_from_split(split_result *res, const char *source, const di
 	if (st == NS_OK)
 		st = diff_side_from_trace_report(doc, res, s, err);
 	if (st == NS_OK)
-		st = split_result_steps_status(res, err);
+		st = ns_split_result_steps_status(res, err);
 	cJSON_Delete(doc);
 	if (st == NS_OK && (s->trace_source = strdup(source)) == NULL)
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if (st != NS_OK) {
-		split_result_free(res);
+		ns_split_result_free(res);
 		free(res);
 		return st;
 	}
-	s->origin = DIFF_FROM_TRACE;
+	s->origin = NS_DIFF_FROM_TRACE;
 	s->kernels_partial = kernel_list_cut(res);
 	s->trace = res;
 	s->trace_classify = o->classify;
@@ -84,34 +84,34 @@ static ns_status side_from_split(split_result *res, const char *source, const di
 	return NS_OK;
 }
 
-static ns_status load_trace(ns_input *in, const diff_load_options *o, int which, diff_side *s, ns_error *err)
+static ns_status load_trace(ns_input *in, const ns_diff_load_options *o, int which, ns_diff_side *s, ns_error *err)
 {
-	trace_split *split = trace_split_new(o->rules[which]);
-	split_result *res = calloc(1, sizeof(*res));
-	trace_meta meta;
+	ns_trace_split *split = ns_trace_split_new(o->rules[which]);
+	ns_split_result *res = calloc(1, sizeof(*res));
+	ns_trace_meta meta;
 	ns_status st;
 
 	if (split == NULL || res == NULL) {
-		trace_split_free(split);
+		ns_trace_split_free(split);
 		free(res);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	}
 	memset(&meta, 0, sizeof(meta));
-	st = ns_trace_read_input(in, trace_split_event, split, &meta, err);
+	st = ns_trace_read_input(in, ns_trace_split_event, split, &meta, err);
 	if (st == NS_OK && meta.events == 0)
 		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to compare");
 	if (st == NS_OK)
-		st = trace_split_finish(split, &meta, res, err);
-	trace_split_free(split);
+		st = ns_trace_split_finish(split, &meta, res, err);
+	ns_trace_split_free(split);
 	if (st != NS_OK) {
-		split_result_free(res);
+		ns_split_result_free(res);
 		free(res);
 		return st;
 	}
-	return side_from_split(res, input_display_name(in), o, s, err);
+	return side_from_split(res, ns_input_display_name(in), o, s, err);
 }
 
-/* The whole input, up to JSON_FILE_MAX bytes. */
+/* The whole input, up to NS_JSON_FILE_MAX bytes. */
 static ns_status read_all(ns_input *in, char **out, size_t *len, ns_error *err)
 {
 	size_t cap = 65536, n = 0;
@@ -122,19 +122,19 @@ static ns_status read_all(ns_input *in, char **out, size_t *len, ns_error *err)
 	for (;;) {
 		ssize_t got;
 		if (n == cap) {
-			char *grown = ns_grow_capped(buf, &cap, cap + 1, 1, JSON_FILE_MAX);
+			char *grown = ns_grow_capped(buf, &cap, cap + 1, 1, NS_JSON_FILE_MAX);
 			if (grown == NULL) {
 				free(buf);
-				return cap >= JSON_FILE_MAX
+				return cap >= NS_JSON_FILE_MAX
 				           ? ns_error_set(
 				                 err, NS_ERR_LIMIT,
 				                 "larger than %u bytes: not a saved report or profile",
-				                 JSON_FILE_MAX)
+				                 NS_JSON_FILE_MAX)
 				           : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 			}
 			buf = grown;
 		}
-		got = input_read(in, buf + n, cap - n);
+		got = ns_input_read(in, buf + n, cap - n);
 		if (got == 0)
 			break;
 		if (got < 0) {
@@ -150,31 +150,31 @@ static ns_status read_all(ns_input *in, char **out, size_t *len, ns_error *err)
 
 static bool any_bucket(const ns_profile *p)
 {
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		if (p->present[r])
 			return true;
 	return false;
 }
 
 /* A profile (the router's input, or a verdict it printed): shares only. */
-static ns_status side_from_profile(const cJSON *obj, const diff_load_options *o, diff_side *s, ns_error *err)
+static ns_status side_from_profile(const cJSON *obj, const ns_diff_load_options *o, ns_diff_side *s, ns_error *err)
 {
-	profile_unknown_keys unknown;
+	ns_profile_unknown_keys unknown;
 	ns_verdict v;
 
 	/* Unknown keys are ignored as the router does by default; a document with no bucket at all is
 	 * refused. */
-	if (parse_profile_json(obj, &s->shares, false, &unknown, err) != NS_OK)
+	if (ns_parse_profile_json(obj, &s->shares, false, &unknown, err) != NS_OK)
 		return err->status;
 	if (!any_bucket(&s->shares))
 		return ns_error_set(
 		    err, NS_ERR_VALUE,
 		    "neither a saved report (no \"devices\") nor a profile (no bucket share)");
-	if (profile_validate(&s->shares, false, err) != NS_OK)
+	if (ns_profile_validate(&s->shares, false, err) != NS_OK)
 		return err->status;
-	s->origin = DIFF_FROM_PROFILE;
-	classify_profile(&s->shares, o->classify, &v);
-	s->report = format_verdict_json(s->shares.label, &v, o->routes);
+	s->origin = NS_DIFF_FROM_PROFILE;
+	ns_classify_profile(&s->shares, o->classify, &v);
+	s->report = ns_format_verdict_json(s->shares.label, &v, o->routes);
 	return s->report != NULL ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 }
 
@@ -258,7 +258,7 @@ static size_t depth_of(const cJSON *item)
 	return deepest + 1;
 }
 
-ns_status diff_side_parse(const char *text, size_t len, const diff_load_options *o, diff_side *s,
+ns_status ns_diff_side_parse(const char *text, size_t len, const ns_diff_load_options *o, ns_diff_side *s,
                           ns_error *err)
 {
 	const char *end = NULL;
@@ -280,14 +280,14 @@ ns_status diff_side_parse(const char *text, size_t len, const diff_load_options 
 	}
 	/* A side is printed again inside the diff's JSON, one level deeper: deeper than this, JSON readers
 	 * (cJSON's 1,000 levels among them) could not read the diff back. A report nests about 8 levels. */
-	if (depth_of(doc) > DIFF_MAX_DEPTH) {
+	if (depth_of(doc) > NS_DIFF_MAX_DEPTH) {
 		cJSON_Delete(doc);
 		return ns_error_set(err, NS_ERR_LIMIT,
 		                    "JSON nested more than %d levels deep: not a report or profile",
-		                    DIFF_MAX_DEPTH);
+		                    NS_DIFF_MAX_DEPTH);
 	}
 	if (cJSON_IsObject(doc) && cJSON_HasObjectItem(doc, "devices")) {
-		st = clean_strings(doc) ? diff_side_from_report(doc, s, err)
+		st = clean_strings(doc) ? ns_diff_side_from_report(doc, s, err)
 		                        : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		if (st == NS_OK)
 			s->report = doc;
@@ -300,30 +300,30 @@ ns_status diff_side_parse(const char *text, size_t len, const diff_load_options 
 	return st;
 }
 
-ns_status diff_side_load(ns_input *in, const diff_load_options *o, int which, diff_side *s, ns_error *err)
+ns_status ns_diff_side_load(ns_input *in, const ns_diff_load_options *o, int which, ns_diff_side *s, ns_error *err)
 {
-	input_kind kind = input_sniff(in);
+	ns_input_kind kind = ns_input_sniff(in);
 	char *text = NULL;
 	size_t len = 0;
 	ns_status st;
 
 	if (ns_input_is_trace(kind))
 		return load_trace(in, o, which, s, err);
-	if (kind == INPUT_EMPTY)
+	if (kind == NS_INPUT_EMPTY)
 		return ns_error_set(err, NS_ERR_VALUE, "empty input");
 	st = read_all(in, &text, &len, err);
 	if (st != NS_OK)
 		return st;
-	st = diff_side_parse(text, len, o, s, err);
+	st = ns_diff_side_parse(text, len, o, s, err);
 	free(text);
 	return st;
 }
 
 typedef struct {
 	ns_input *in;
-	const diff_load_options *o;
+	const ns_diff_load_options *o;
 	int which;
-	diff_side *side;
+	ns_diff_side *side;
 	ns_error *err;
 	ns_status st;
 } load_job;
@@ -332,11 +332,11 @@ static void *run_load_job(void *arg)
 {
 	load_job *job = arg;
 
-	job->st = diff_side_load(job->in, job->o, job->which, job->side, job->err);
+	job->st = ns_diff_side_load(job->in, job->o, job->which, job->side, job->err);
 	return NULL;
 }
 
-ns_status diff_load_pair(ns_input *before, ns_input *after, const diff_load_options *o, diff_side sides[2],
+ns_status ns_diff_load_pair(ns_input *before, ns_input *after, const ns_diff_load_options *o, ns_diff_side sides[2],
                          ns_error errs[2])
 {
 	load_job jobs[2] = {{before, o, 0, &sides[0], &errs[0], NS_OK},
@@ -345,7 +345,7 @@ ns_status diff_load_pair(ns_input *before, ns_input *after, const diff_load_opti
 	bool threaded;
 
 	for (int i = 0; i < 2; i++) {
-		diff_side_init(&sides[i]);
+		ns_diff_side_init(&sides[i]);
 		ns_error_clear(&errs[i]);
 	}
 	threaded = pthread_create(&thread, NULL, run_load_job, &jobs[0]) == 0;

@@ -14,7 +14,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void diff_step_stats_of(const double *step_us, size_t n, diff_step_stats *out)
+void ns_diff_step_stats_of(const double *step_us, size_t n, ns_diff_step_stats *out)
 {
 	double *sorted;
 	double sum = 0;
@@ -72,10 +72,10 @@ static double mean_of(const double *v, size_t n)
 	return n > 0 ? sum / (double)n : 0;
 }
 
-void diff_noise_judge(const double *before_us, size_t nb, const double *after_us, size_t na, diff_noise *out)
+void ns_diff_noise_judge(const double *before_us, size_t nb, const double *after_us, size_t na, ns_diff_noise *out)
 {
-	double ratios[DIFF_BOOTSTRAP_RESAMPLES];
-	uint64_t state = DIFF_BOOTSTRAP_SEED;
+	double ratios[NS_DIFF_BOOTSTRAP_RESAMPLES];
+	uint64_t state = NS_DIFF_BOOTSTRAP_SEED;
 	double mb = mean_of(before_us, nb), ma = mean_of(after_us, na);
 	size_t lo, hi;
 
@@ -85,15 +85,15 @@ void diff_noise_judge(const double *before_us, size_t nb, const double *after_us
 	out->known = nb >= 2 && na >= 2 && ma > 0;
 	if (!out->known)
 		return;
-	for (size_t i = 0; i < DIFF_BOOTSTRAP_RESAMPLES; i++) {
+	for (size_t i = 0; i < NS_DIFF_BOOTSTRAP_RESAMPLES; i++) {
 		double rb = resampled_mean(before_us, nb, &state);
 		double ra = resampled_mean(after_us, na, &state);
 		ratios[i] = ra > 0 ? rb / ra : 0;
 	}
-	qsort(ratios, DIFF_BOOTSTRAP_RESAMPLES, sizeof(ratios[0]), cmp_double);
-	/* The percentile interval: the middle DIFF_BOOTSTRAP_LEVEL of the resampled ratios. */
-	lo = (size_t)lround((1 - DIFF_BOOTSTRAP_LEVEL) / 2 * DIFF_BOOTSTRAP_RESAMPLES);
-	hi = DIFF_BOOTSTRAP_RESAMPLES - 1 - lo;
+	qsort(ratios, NS_DIFF_BOOTSTRAP_RESAMPLES, sizeof(ratios[0]), cmp_double);
+	/* The percentile interval: the middle NS_DIFF_BOOTSTRAP_LEVEL of the resampled ratios. */
+	lo = (size_t)lround((1 - NS_DIFF_BOOTSTRAP_LEVEL) / 2 * NS_DIFF_BOOTSTRAP_RESAMPLES);
+	hi = NS_DIFF_BOOTSTRAP_RESAMPLES - 1 - lo;
 	out->lo = ratios[lo];
 	out->hi = ratios[hi];
 	out->significant = out->lo > 1 || out->hi < 1;

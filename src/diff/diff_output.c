@@ -44,9 +44,9 @@ static double pct(double share)
 	return share * 100.0;
 }
 
-static void put_step_change(line_buf *l, const diff_result *r)
+static void put_step_change(line_buf *l, const ns_diff_result *r)
 {
-	if (r->change == DIFF_TIME_UNKNOWN) {
+	if (r->change == NS_DIFF_TIME_UNKNOWN) {
 		put(l, "step time unknown (a profile has shares only)");
 		return;
 	}
@@ -59,20 +59,20 @@ static void put_step_change(line_buf *l, const diff_result *r)
 	put(l, " -> ");
 	put_ms(l, r->after.mean);
 	switch (r->change) {
-	case DIFF_NO_CHANGE:
+	case NS_DIFF_NO_CHANGE:
 		put(l, " (no change)");
 		break;
-	case DIFF_FASTER:
+	case NS_DIFF_FASTER:
 		put(l, " (%.2fx faster)", r->speedup);
 		break;
-	case DIFF_SLOWER:
+	case NS_DIFF_SLOWER:
 		put(l, " (%.2fx slower)", r->speedup > 0 ? 1 / r->speedup : 0);
 		break;
 	default:
 		put(l, " (no significant change: %.2fx %s", r->speedup >= 1 ? r->speedup : 1 / r->speedup,
 		    r->speedup >= 1 ? "faster" : "slower");
 		if (r->noise.known)
-			put(l, ", speed-up %.0f%% interval %.2fx-%.2fx)", DIFF_BOOTSTRAP_LEVEL * 100,
+			put(l, ", speed-up %.0f%% interval %.2fx-%.2fx)", NS_DIFF_BOOTSTRAP_LEVEL * 100,
 			    r->noise.lo, r->noise.hi);
 		else
 			put(l, " by the means, but a side has fewer than 2 steps to tell noise from change)");
@@ -80,34 +80,34 @@ static void put_step_change(line_buf *l, const diff_result *r)
 	}
 }
 
-static void put_target(line_buf *l, const diff_target *t)
+static void put_target(line_buf *l, const ns_diff_target *t)
 {
-	const char *name = regime_name(t->bucket);
+	const char *name = ns_regime_name(t->bucket);
 
 	put(l, "; ");
 	if (t->was_regime)
-		put(l, "%s %s: %s ", regime_bound_word(t->bucket), diff_fate_name(t->fate), name);
+		put(l, "%s %s: %s ", ns_regime_bound_word(t->bucket), ns_diff_fate_name(t->fate), name);
 	else
-		put(l, "%s (high) %s: ", name, diff_fate_name(t->fate));
+		put(l, "%s (high) %s: ", name, ns_diff_fate_name(t->fate));
 	put(l, "%.0f%% -> %.0f%% of the step", pct(t->before_share), pct(t->after_share));
 }
 
 /* What was fixed or shrank comes first; BEFORE's regime is also named when nothing improved, so the line
  * always says what became of the bottleneck the user was told about. */
-static void put_targets(line_buf *l, const diff_result *r)
+static void put_targets(line_buf *l, const ns_diff_result *r)
 {
 	bool improved = false;
 
 	for (size_t i = 0; i < r->ntargets; i++)
-		if (r->targets[i].fate == FATE_FIXED || r->targets[i].fate == FATE_SHRANK) {
+		if (r->targets[i].fate == NS_FATE_FIXED || r->targets[i].fate == NS_FATE_SHRANK) {
 			put_target(l, &r->targets[i]);
 			improved = true;
 		}
-	if (!improved && r->ntargets > 0 && r->change != DIFF_NO_CHANGE)
+	if (!improved && r->ntargets > 0 && r->change != NS_DIFF_NO_CHANGE)
 		put_target(l, &r->targets[0]);
 }
 
-void diff_headline(const diff_result *r, char *buf, size_t size)
+void ns_diff_headline(const ns_diff_result *r, char *buf, size_t size)
 {
 	line_buf l = {buf, size, 0};
 	const ns_verdict *b = &r->verdict[0], *a = &r->verdict[1];
@@ -117,16 +117,16 @@ void diff_headline(const diff_result *r, char *buf, size_t size)
 	buf[0] = '\0';
 	put_step_change(&l, r);
 	put_targets(&l, r);
-	put(&l, "; %s %s (%.0f%%)", a->regime == b->regime ? "still" : "now", regime_bound_word(a->regime),
+	put(&l, "; %s %s (%.0f%%)", a->regime == b->regime ? "still" : "now", ns_regime_bound_word(a->regime),
 	    pct(a->share));
 }
 
-bool diff_gate_slower(const diff_result *r, double pct_limit)
+bool ns_diff_gate_slower(const ns_diff_result *r, double pct_limit)
 {
-	return r->change == DIFF_SLOWER && r->after.median > r->before.median * (1 + pct_limit / 100.0);
+	return r->change == NS_DIFF_SLOWER && r->after.median > r->before.median * (1 + pct_limit / 100.0);
 }
 
-bool diff_gate_regime(const diff_result *r)
+bool ns_diff_gate_regime(const ns_diff_result *r)
 {
 	return r->verdict[0].regime != r->verdict[1].regime;
 }
@@ -141,17 +141,17 @@ static const char *safe(const char *in, char *buf, size_t size)
 	return buf;
 }
 
-static void print_suspects(FILE *out, const diff_result *r)
+static void print_suspects(FILE *out, const ns_diff_result *r)
 {
-	char b[DIFF_DEVICE_MAX * 4], a[DIFF_DEVICE_MAX * 4];
+	char b[NS_DIFF_DEVICE_MAX * 4], a[NS_DIFF_DEVICE_MAX * 4];
 
 	for (size_t i = 0; i < r->nsuspects; i++)
 		fprintf(out, "suspect: %s %s -> %s: the runs may not be comparable\n", r->suspects[i].what,
 		        safe(r->suspects[i].before, b, sizeof(b)), safe(r->suspects[i].after, a, sizeof(a)));
 }
 
-static void print_side(FILE *out, const char *which, const char *name, const diff_side *s,
-                       const diff_step_stats *st, const ns_verdict *v)
+static void print_side(FILE *out, const char *which, const char *name, const ns_diff_side *s,
+                       const ns_diff_step_stats *st, const ns_verdict *v)
 {
 	fprintf(out, "%s %s: ", which, name);
 	if (!s->has_time)
@@ -160,9 +160,9 @@ static void print_side(FILE *out, const char *which, const char *name, const dif
 		fprintf(out, "%zu %s, mean %.3f ms, median %.3f ms (range %.3f-%.3f)", st->n,
 		        s->step_markers ? (st->n == 1 ? "step" : "steps") : "whole-trace window", st->mean,
 		        st->median, st->min, st->max);
-	fprintf(out, "; %s (%.0f%%)", regime_bound_word(v->regime), pct(v->share));
+	fprintf(out, "; %s (%.0f%%)", ns_regime_bound_word(v->regime), pct(v->share));
 	if (s->device[0] != '\0') {
-		char buf[DIFF_DEVICE_MAX * 4];
+		char buf[NS_DIFF_DEVICE_MAX * 4];
 		fprintf(out, "; %s", safe(s->device, buf, sizeof(buf)));
 	}
 	if (s->dtype[0] != '\0')
@@ -170,41 +170,41 @@ static void print_side(FILE *out, const char *which, const char *name, const dif
 	fputc('\n', out);
 }
 
-static void print_buckets(FILE *out, const diff_side *b, const diff_side *a, const diff_result *r)
+static void print_buckets(FILE *out, const ns_diff_side *b, const ns_diff_side *a, const ns_diff_result *r)
 {
 	if (!b->has_time || !a->has_time) {
 		fprintf(out, "%-16s %9s %9s %9s\n", "share of step", "before", "after", "delta");
-		for (int k = 0; k < REGIME_COUNT; k++)
-			fprintf(out, "  %-14s %8.1f%% %8.1f%% %+8.1f\n", regime_name((ns_regime)k),
+		for (int k = 0; k < NS_REGIME_COUNT; k++)
+			fprintf(out, "  %-14s %8.1f%% %8.1f%% %+8.1f\n", ns_regime_name((ns_regime)k),
 			        pct(b->shares.share[k]), pct(a->shares.share[k]),
 			        pct(a->shares.share[k] - b->shares.share[k]));
 		return;
 	}
 	fprintf(out, "%-24s %10s %10s %10s\n", "ms per step", "before", "after", "delta");
-	for (int k = 0; k < REGIME_COUNT; k++)
-		fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", regime_name((ns_regime)k), r->bucket_ms[0][k],
+	for (int k = 0; k < NS_REGIME_COUNT; k++)
+		fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", ns_regime_name((ns_regime)k), r->bucket_ms[0][k],
 		        r->bucket_ms[1][k], r->bucket_ms[1][k] - r->bucket_ms[0][k]);
 	fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", "step (mean)", r->before.mean, r->after.mean,
 	        r->after.mean - r->before.mean);
 	if (r->noise.known)
 		fprintf(out, "speed-up %.3fx, %.0f%% bootstrap interval %.3fx-%.3fx over the steps: %s\n",
-		        r->speedup, DIFF_BOOTSTRAP_LEVEL * 100, r->noise.lo, r->noise.hi,
+		        r->speedup, NS_DIFF_BOOTSTRAP_LEVEL * 100, r->noise.lo, r->noise.hi,
 		        r->noise.significant ? "significant" : "not significant");
 }
 
-static void print_causes(FILE *out, const diff_result *r)
+static void print_causes(FILE *out, const ns_diff_result *r)
 {
-	char label[DIFF_CAUSE_MAX + 16], shown[4 * (DIFF_CAUSE_MAX + 16)];
+	char label[NS_DIFF_CAUSE_MAX + 16], shown[4 * (NS_DIFF_CAUSE_MAX + 16)];
 
 	if (r->ncauses == 0)
 		return;
 	fprintf(out, "%-24s %10s %10s %10s\n", "causes, ms per step", "before", "after", "delta");
 	for (size_t i = 0; i < r->ncauses; i++) {
-		const diff_cause_delta *c = &r->causes[i];
+		const ns_diff_cause_delta *c = &r->causes[i];
 		if (c->before_ms == 0 && c->after_ms == 0) /* a cause neither run had (JSON still lists it) */
 			continue;
 		/* the cause's name is the saved report's */
-		snprintf(label, sizeof(label), "%s/%s", regime_name(c->bucket), c->cause);
+		snprintf(label, sizeof(label), "%s/%s", ns_regime_name(c->bucket), c->cause);
 		fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", safe(label, shown, sizeof(shown)),
 		        c->before_ms, c->after_ms, c->delta_ms);
 	}
@@ -228,7 +228,7 @@ static void print_count(FILE *out, bool known, long count, bool after)
 	fprintf(out, after ? " %-6s" : "  %6s", buf);
 }
 
-/* report_short_name cuts at the parameter list; "Memcpy HtoD (Pageable -> Device)" leaves a trailing space.
+/* ns_report_short_name cuts at the parameter list; "Memcpy HtoD (Pageable -> Device)" leaves a trailing space.
  */
 static void trim_right(char *s)
 {
@@ -238,9 +238,9 @@ static void trim_right(char *s)
 		s[--n] = '\0';
 }
 
-static void print_kernels(FILE *out, const diff_result *r, size_t top)
+static void print_kernels(FILE *out, const ns_diff_result *r, size_t top)
 {
-	char name[REPORT_NAME_MAX + 1], shown[4 * REPORT_NAME_MAX + 1];
+	char name[NS_REPORT_NAME_MAX + 1], shown[4 * NS_REPORT_NAME_MAX + 1];
 
 	if (r->nkernels == 0 || top == 0)
 		return;
@@ -248,8 +248,8 @@ static void print_kernels(FILE *out, const diff_result *r, size_t top)
 	    out,
 	    "kernels that moved most, ms per step (calls before -> after; ? = not in that side's list):\n");
 	for (size_t i = 0; i < r->nkernels && i < top; i++) {
-		const diff_kernel_delta *k = &r->kernels[i];
-		report_short_name(k->name, name, sizeof(name));
+		const ns_diff_kernel_delta *k = &r->kernels[i];
+		ns_report_short_name(k->name, name, sizeof(name));
 		trim_right(name);
 		if (k->before_known && k->after_known)
 			fprintf(out, "  %+9.3f", k->delta_ms);
@@ -280,7 +280,7 @@ void ns_diff_check_words(const ns_diff_check *c, char *buf, size_t size)
 		         safe(c->p->title, title, sizeof(title)), bound, c->before_ms, c->after_ms);
 }
 
-void ns_diff_exceeded_words(const diff_result *r, char *buf, size_t size)
+void ns_diff_exceeded_words(const ns_diff_result *r, char *buf, size_t size)
 {
 	snprintf(
 	    buf, size,
@@ -291,7 +291,7 @@ void ns_diff_exceeded_words(const diff_result *r, char *buf, size_t size)
 
 /* BEFORE's next steps against what AFTER achieved: each fix that was applied (its cause's time fell), and the
  * top prediction even when it was not; then whether the step saved more than the applied fixes' bounds. */
-static void print_checks(FILE *out, const diff_result *r)
+static void print_checks(FILE *out, const ns_diff_result *r)
 {
 	char line[NS_DIFF_TITLE_MAX * 4 + 256];
 
@@ -307,12 +307,12 @@ static void print_checks(FILE *out, const diff_result *r)
 	}
 }
 
-void diff_print_text(FILE *out, const diff_side *before, const diff_side *after, const diff_result *r,
-                     const diff_print_options *o)
+void ns_diff_print_text(FILE *out, const ns_diff_side *before, const ns_diff_side *after, const ns_diff_result *r,
+                     const ns_diff_print_options *o)
 {
 	char line[1024];
 
-	diff_headline(r, line, sizeof(line));
+	ns_diff_headline(r, line, sizeof(line));
 	fprintf(out, "%s\n", line);
 	print_suspects(out, r);
 	print_checks(out, r);
@@ -333,7 +333,7 @@ static double tidy(double ms)
 	return round(ms * 1e6) / 1e6;
 }
 
-static cJSON *stats_json(const diff_step_stats *s)
+static cJSON *stats_json(const ns_diff_step_stats *s)
 {
 	cJSON *o = cJSON_CreateObject();
 	bool ok = o != NULL;
@@ -359,7 +359,7 @@ static bool add_item(cJSON *obj, const char *key, cJSON *item)
 	return true;
 }
 
-static bool add_step_ms(cJSON *doc, const diff_result *r)
+static bool add_step_ms(cJSON *doc, const ns_diff_result *r)
 {
 	cJSON *o, *interval;
 	bool ok;
@@ -388,22 +388,22 @@ static bool add_triple(cJSON *obj, double before, double after)
 	       cJSON_AddNumberToObject(obj, "delta", tidy(after) - tidy(before));
 }
 
-static bool add_buckets_ms(cJSON *doc, const diff_result *r)
+static bool add_buckets_ms(cJSON *doc, const ns_diff_result *r)
 {
 	cJSON *o;
 
 	if (r->before.n == 0 || r->after.n == 0)
 		return cJSON_AddNullToObject(doc, "buckets_ms") != NULL;
 	o = cJSON_AddObjectToObject(doc, "buckets_ms");
-	for (int k = 0; o != NULL && k < REGIME_COUNT; k++) {
-		cJSON *b = cJSON_AddObjectToObject(o, regime_name((ns_regime)k));
+	for (int k = 0; o != NULL && k < NS_REGIME_COUNT; k++) {
+		cJSON *b = cJSON_AddObjectToObject(o, ns_regime_name((ns_regime)k));
 		if (b == NULL || !add_triple(b, r->bucket_ms[0][k], r->bucket_ms[1][k]))
 			return false;
 	}
 	return o != NULL;
 }
 
-static bool add_causes_ms(cJSON *doc, const diff_result *r)
+static bool add_causes_ms(cJSON *doc, const ns_diff_result *r)
 {
 	cJSON *arr = cJSON_AddArrayToObject(doc, "causes_ms");
 
@@ -411,7 +411,7 @@ static bool add_causes_ms(cJSON *doc, const diff_result *r)
 		cJSON *c = cJSON_CreateObject();
 		if (c == NULL || !cJSON_AddItemToArray(arr, c))
 			return false;
-		if (!cJSON_AddStringToObject(c, "bucket", regime_name(r->causes[i].bucket)) ||
+		if (!cJSON_AddStringToObject(c, "bucket", ns_regime_name(r->causes[i].bucket)) ||
 		    !cJSON_AddStringToObject(c, "cause", r->causes[i].cause) ||
 		    !add_triple(c, r->causes[i].before_ms, r->causes[i].after_ms))
 			return false;
@@ -431,14 +431,14 @@ static bool add_count(cJSON *obj, const char *key, bool known, long count)
 	       NULL;
 }
 
-static bool add_kernel(cJSON *arr, const diff_kernel_delta *k)
+static bool add_kernel(cJSON *arr, const ns_diff_kernel_delta *k)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	if (o == NULL || !cJSON_AddItemToArray(arr, o))
 		return false;
 	return cJSON_AddStringToObject(o, "name", k->name) &&
-	       cJSON_AddStringToObject(o, "class", kernel_class_name(k->cls)) &&
+	       cJSON_AddStringToObject(o, "class", ns_kernel_class_name(k->cls)) &&
 	       add_known(o, "before_ms", k->before_known, k->before_ms) &&
 	       add_known(o, "after_ms", k->after_known, k->after_ms) &&
 	       add_known(o, "delta_ms", k->before_known && k->after_known, k->after_ms - k->before_ms) &&
@@ -446,7 +446,7 @@ static bool add_kernel(cJSON *arr, const diff_kernel_delta *k)
 	       add_count(o, "after_count", k->after_known, k->after_count);
 }
 
-static bool add_kernels(cJSON *doc, const diff_result *r, size_t top)
+static bool add_kernels(cJSON *doc, const ns_diff_result *r, size_t top)
 {
 	cJSON *arr = cJSON_AddArrayToObject(doc, "kernels");
 
@@ -456,7 +456,7 @@ static bool add_kernels(cJSON *doc, const diff_result *r, size_t top)
 	return arr != NULL;
 }
 
-static bool add_suspects(cJSON *doc, const diff_result *r)
+static bool add_suspects(cJSON *doc, const ns_diff_result *r)
 {
 	cJSON *arr = cJSON_AddArrayToObject(doc, "suspect");
 
@@ -471,34 +471,34 @@ static bool add_suspects(cJSON *doc, const diff_result *r)
 	return arr != NULL;
 }
 
-static bool add_target(cJSON *arr, const diff_target *t, bool by_time)
+static bool add_target(cJSON *arr, const ns_diff_target *t, bool by_time)
 {
 	cJSON *o = cJSON_CreateObject();
 
 	if (o == NULL || !cJSON_AddItemToArray(arr, o))
 		return false;
-	return cJSON_AddStringToObject(o, "bucket", regime_name(t->bucket)) &&
+	return cJSON_AddStringToObject(o, "bucket", ns_regime_name(t->bucket)) &&
 	       cJSON_AddStringToObject(o, "was", t->was_regime ? "regime" : "high finding") &&
-	       cJSON_AddStringToObject(o, "fate", diff_fate_name(t->fate)) &&
+	       cJSON_AddStringToObject(o, "fate", ns_diff_fate_name(t->fate)) &&
 	       cJSON_AddNumberToObject(o, "before_share", t->before_share) &&
 	       cJSON_AddNumberToObject(o, "after_share", t->after_share) &&
 	       add_known(o, "before_ms", by_time, t->before_ms) &&
 	       add_known(o, "after_ms", by_time, t->after_ms);
 }
 
-static bool add_verdict(cJSON *doc, const diff_result *r)
+static bool add_verdict(cJSON *doc, const ns_diff_result *r)
 {
 	char line[1024];
 	cJSON *v = cJSON_AddObjectToObject(doc, "verdict"), *targets;
 	bool ok = v != NULL, by_time = r->before.n > 0 && r->after.n > 0;
 
-	diff_headline(r, line, sizeof(line));
+	ns_diff_headline(r, line, sizeof(line));
 	ok = ok && cJSON_AddStringToObject(v, "text", line);
-	ok = ok && cJSON_AddStringToObject(v, "change", diff_change_name(r->change));
-	ok = ok && cJSON_AddStringToObject(v, "before", regime_name(r->verdict[0].regime));
-	ok = ok && cJSON_AddStringToObject(v, "after", regime_name(r->verdict[1].regime));
+	ok = ok && cJSON_AddStringToObject(v, "change", ns_diff_change_name(r->change));
+	ok = ok && cJSON_AddStringToObject(v, "before", ns_regime_name(r->verdict[0].regime));
+	ok = ok && cJSON_AddStringToObject(v, "after", ns_regime_name(r->verdict[1].regime));
 	ok = ok && cJSON_AddNumberToObject(v, "after_share", r->verdict[1].share);
-	ok = ok && cJSON_AddBoolToObject(v, "regime_changed", diff_gate_regime(r));
+	ok = ok && cJSON_AddBoolToObject(v, "regime_changed", ns_diff_gate_regime(r));
 	targets = ok ? cJSON_AddArrayToObject(v, "targets") : NULL;
 	ok = targets != NULL;
 	for (size_t i = 0; ok && i < r->ntargets; i++)
@@ -508,7 +508,7 @@ static bool add_verdict(cJSON *doc, const diff_result *r)
 
 /* "next_steps_checked": [{"bucket", "cause", "title", "predicted_us", "achieved_us", "before_us", "after_us",
  * "applied"}] (µs a step), and "prediction_exceeded": the step saved more than the applied fixes' bounds. */
-static bool add_checks(cJSON *doc, const diff_result *r)
+static bool add_checks(cJSON *doc, const ns_diff_result *r)
 {
 	cJSON *arr = cJSON_AddArrayToObject(doc, "next_steps_checked");
 	bool ok = arr != NULL;
@@ -521,7 +521,7 @@ static bool add_checks(cJSON *doc, const diff_result *r)
 			cJSON_Delete(o);
 			break;
 		}
-		ok = cJSON_AddStringToObject(o, "bucket", regime_name(c->p->bucket)) &&
+		ok = cJSON_AddStringToObject(o, "bucket", ns_regime_name(c->p->bucket)) &&
 		     (c->p->cause[0] != '\0' ? cJSON_AddStringToObject(o, "cause", c->p->cause)
 		                             : cJSON_AddNullToObject(o, "cause")) &&
 		     cJSON_AddStringToObject(o, "title", c->p->title) &&
@@ -535,7 +535,7 @@ static bool add_checks(cJSON *doc, const diff_result *r)
 }
 
 /* The members after "before" and "after". */
-static cJSON *comparison_json(const diff_result *r, size_t top)
+static cJSON *comparison_json(const ns_diff_result *r, size_t top)
 {
 	cJSON *doc = cJSON_CreateObject();
 	bool ok = doc != NULL;
@@ -552,10 +552,10 @@ static cJSON *comparison_json(const diff_result *r, size_t top)
 
 /* A side's report object R: a trace's printed from its split (the writer handed what it holds to out first),
  * a saved report's or profile's from its tree. */
-static ns_status put_side(json_out *w, FILE *out, const diff_side *s, ns_error *err)
+static ns_status put_side(json_out *w, FILE *out, const ns_diff_side *s, ns_error *err)
 {
-	format_options f = {.kind = FORMAT_JSON};
-	report_options ro = {.classify = s->trace_classify,
+	ns_format_options f = {.kind = NS_FORMAT_JSON};
+	ns_report_options ro = {.classify = s->trace_classify,
 	                     .routes = s->trace_routes,
 	                     .format = &f,
 	                     .source = s->trace_source,
@@ -568,7 +568,7 @@ static ns_status put_side(json_out *w, FILE *out, const diff_side *s, ns_error *
 	return report_print_json_as(out, s->trace, &ro, REPORT_JSON_OBJECT, err);
 }
 
-ns_status diff_print_json(FILE *out, const diff_side *before, const diff_side *after, const diff_result *r,
+ns_status ns_diff_print_json(FILE *out, const ns_diff_side *before, const ns_diff_side *after, const ns_diff_result *r,
                           size_t top, ns_error *err)
 {
 	cJSON *rest = comparison_json(r, top);

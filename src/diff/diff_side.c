@@ -63,7 +63,7 @@ static ns_status path_error(ns_error *err, ns_status st, const json_path *p, con
 	return ns_error_set(err, st, "%s: %s", at.text[0] != '\0' ? at.text : "the document", why);
 }
 
-/* A required time in µs: a finite number in [0, DIFF_US_MAX]. */
+/* A required time in µs: a finite number in [0, NS_DIFF_US_MAX]. */
 static ns_status get_us(const cJSON *obj, const char *key, const json_path *p, double *out, ns_error *err)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -71,9 +71,9 @@ static ns_status get_us(const cJSON *obj, const char *key, const json_path *p, d
 	if (v == NULL)
 		return path_error(err, NS_ERR_KEY, p, key, "missing");
 	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
-	    v->valuedouble > DIFF_US_MAX)
+	    v->valuedouble > NS_DIFF_US_MAX)
 		return path_error(err, NS_ERR_VALUE, p, key, "must be a number of microseconds from 0 to %g",
-		                  DIFF_US_MAX);
+		                  NS_DIFF_US_MAX);
 	*out = v->valuedouble;
 	return NS_OK;
 }
@@ -103,7 +103,7 @@ static int is_array(const cJSON *v)
 }
 
 /* The six buckets, all required; they may not add up to more than the window. */
-static ns_status get_buckets(const cJSON *win, const json_path *p, double dur_us, double out[REGIME_COUNT],
+static ns_status get_buckets(const cJSON *win, const json_path *p, double dur_us, double out[NS_REGIME_COUNT],
                              ns_error *err)
 {
 	const cJSON *b = get_typed(win, "buckets_us", is_object, "an object", p, err);
@@ -113,8 +113,8 @@ static ns_status get_buckets(const cJSON *win, const json_path *p, double dur_us
 	if (b == NULL)
 		return err->status;
 	path_child(&bp, p, "buckets_us");
-	for (int r = 0; r < REGIME_COUNT; r++) {
-		ns_status st = get_us(b, regime_name((ns_regime)r), &bp, &out[r], err);
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
+		ns_status st = get_us(b, ns_regime_name((ns_regime)r), &bp, &out[r], err);
 		if (st != NS_OK)
 			return st;
 		sum += out[r];
@@ -127,7 +127,7 @@ static ns_status get_buckets(const cJSON *win, const json_path *p, double dur_us
 	return NS_OK;
 }
 
-static ns_status get_cause(const cJSON *c, const json_path *p, diff_cause *out, ns_error *err)
+static ns_status get_cause(const cJSON *c, const json_path *p, ns_diff_cause *out, ns_error *err)
 {
 	const cJSON *bucket = get_typed(c, "bucket", cJSON_IsString, "a bucket name", p, err);
 	const cJSON *cause =
@@ -135,17 +135,17 @@ static ns_status get_cause(const cJSON *c, const json_path *p, diff_cause *out, 
 
 	if (cause == NULL)
 		return err->status;
-	if (!regime_from_name(bucket->valuestring, &out->bucket))
+	if (!ns_regime_from_name(bucket->valuestring, &out->bucket))
 		return path_error(err, NS_ERR_VALUE, p, "bucket", "unknown bucket \"%.40s\"",
 		                  bucket->valuestring);
-	if (cause->valuestring[0] == '\0' || strlen(cause->valuestring) >= DIFF_CAUSE_MAX)
-		return path_error(err, NS_ERR_LIMIT, p, "cause", "must be 1 to %d bytes", DIFF_CAUSE_MAX - 1);
+	if (cause->valuestring[0] == '\0' || strlen(cause->valuestring) >= NS_DIFF_CAUSE_MAX)
+		return path_error(err, NS_ERR_LIMIT, p, "cause", "must be 1 to %d bytes", NS_DIFF_CAUSE_MAX - 1);
 	memcpy(out->cause, cause->valuestring, strlen(cause->valuestring) + 1);
 	return get_us(c, "us", p, &out->us, err);
 }
 
 /* causes[] of the whole-run window, when the report has them (issue 10's cause split). */
-static ns_status get_causes(const cJSON *win, const json_path *p, diff_side *s, ns_error *err)
+static ns_status get_causes(const cJSON *win, const json_path *p, ns_diff_side *s, ns_error *err)
 {
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(win, "causes"), *c;
 	json_path cp;
@@ -156,8 +156,8 @@ static ns_status get_causes(const cJSON *win, const json_path *p, diff_side *s, 
 	if (!cJSON_IsArray(arr))
 		return path_error(err, NS_ERR_VALUE, p, "causes", "must be an array");
 	n = (size_t)cJSON_GetArraySize(arr);
-	if (n > DIFF_MAX_CAUSES)
-		return path_error(err, NS_ERR_LIMIT, p, "causes", "more than %d causes", DIFF_MAX_CAUSES);
+	if (n > NS_DIFF_MAX_CAUSES)
+		return path_error(err, NS_ERR_LIMIT, p, "causes", "more than %d causes", NS_DIFF_MAX_CAUSES);
 	if (n == 0)
 		return NS_OK;
 	s->causes = calloc(n, sizeof(*s->causes));
@@ -176,7 +176,7 @@ static ns_status get_causes(const cJSON *win, const json_path *p, diff_side *s, 
 }
 
 /* One next step: its bucket, cause and title, and gain_us (null: an unknown bound, skipped). */
-static ns_status get_prediction(const cJSON *c, const json_path *p, diff_side *s, ns_error *err)
+static ns_status get_prediction(const cJSON *c, const json_path *p, ns_diff_side *s, ns_error *err)
 {
 	const cJSON *bucket = get_typed(c, "bucket", cJSON_IsString, "a bucket name", p, err);
 	const cJSON *cause = cJSON_GetObjectItemCaseSensitive(c, "cause");
@@ -189,13 +189,13 @@ static ns_status get_prediction(const cJSON *c, const json_path *p, diff_side *s
 	if (gain == NULL || cJSON_IsNull(gain))
 		return NS_OK;
 	memset(out, 0, sizeof(*out));
-	if (!regime_from_name(bucket->valuestring, &out->bucket))
+	if (!ns_regime_from_name(bucket->valuestring, &out->bucket))
 		return path_error(err, NS_ERR_VALUE, p, "bucket", "unknown bucket \"%.40s\"",
 		                  bucket->valuestring);
 	if (cause != NULL && !cJSON_IsNull(cause) &&
-	    (!cJSON_IsString(cause) || strlen(cause->valuestring) >= DIFF_CAUSE_MAX))
+	    (!cJSON_IsString(cause) || strlen(cause->valuestring) >= NS_DIFF_CAUSE_MAX))
 		return path_error(err, NS_ERR_VALUE, p, "cause",
-		                  "must be null or a string of at most %d bytes", DIFF_CAUSE_MAX - 1);
+		                  "must be null or a string of at most %d bytes", NS_DIFF_CAUSE_MAX - 1);
 	if (cause != NULL && cJSON_IsString(cause))
 		memcpy(out->cause, cause->valuestring, strlen(cause->valuestring) + 1);
 	if (title != NULL && !cJSON_IsNull(title) && !cJSON_IsString(title))
@@ -212,7 +212,7 @@ static ns_status get_prediction(const cJSON *c, const json_path *p, diff_side *s
 }
 
 /* next_steps[] of the whole-run window, when the report has them (issue 21). */
-static ns_status get_predictions(const cJSON *win, const json_path *p, diff_side *s, ns_error *err)
+static ns_status get_predictions(const cJSON *win, const json_path *p, ns_diff_side *s, ns_error *err)
 {
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(win, "next_steps"), *c;
 	json_path cp;
@@ -242,7 +242,7 @@ static ns_status get_predictions(const cJSON *win, const json_path *p, diff_side
 	return NS_OK;
 }
 
-static ns_status get_step(const cJSON *w, const json_path *p, diff_side *s, size_t i, ns_error *err)
+static ns_status get_step(const cJSON *w, const json_path *p, ns_diff_side *s, size_t i, ns_error *err)
 {
 	const cJSON *step = cJSON_GetObjectItemCaseSensitive(w, "step");
 
@@ -257,7 +257,7 @@ static ns_status get_step(const cJSON *w, const json_path *p, diff_side *s, size
 	return get_buckets(w, p, s->step_us[i], s->step_bucket_us[i], err);
 }
 
-static ns_status get_steps(const cJSON *dev, const json_path *p, diff_side *s, ns_error *err)
+static ns_status get_steps(const cJSON *dev, const json_path *p, ns_diff_side *s, ns_error *err)
 {
 	const cJSON *arr = get_typed(dev, "steps", is_array, "an array", p, err), *w;
 	json_path wp;
@@ -266,8 +266,8 @@ static ns_status get_steps(const cJSON *dev, const json_path *p, diff_side *s, n
 	if (arr == NULL)
 		return err->status;
 	n = (size_t)cJSON_GetArraySize(arr);
-	if (n > DIFF_MAX_STEPS)
-		return path_error(err, NS_ERR_LIMIT, p, "steps", "more than %d steps", DIFF_MAX_STEPS);
+	if (n > NS_DIFF_MAX_STEPS)
+		return path_error(err, NS_ERR_LIMIT, p, "steps", "more than %d steps", NS_DIFF_MAX_STEPS);
 	if (n == 0)
 		return path_error(err, NS_ERR_VALUE, p, "steps", "is empty: no step time to compare");
 	s->step_us = calloc(n, sizeof(*s->step_us));
@@ -284,7 +284,7 @@ static ns_status get_steps(const cJSON *dev, const json_path *p, diff_side *s, n
 	return NS_OK;
 }
 
-static ns_status get_kernel(const cJSON *k, const json_path *p, diff_kernel *out, ns_error *err)
+static ns_status get_kernel(const cJSON *k, const json_path *p, ns_diff_kernel *out, ns_error *err)
 {
 	const cJSON *name = get_typed(k, "name", cJSON_IsString, "a string", p, err);
 	const cJSON *cls =
@@ -295,9 +295,9 @@ static ns_status get_kernel(const cJSON *k, const json_path *p, diff_kernel *out
 	if (count == NULL)
 		return err->status;
 	len = strlen(name->valuestring);
-	if (len == 0 || len >= DIFF_NAME_MAX)
-		return path_error(err, NS_ERR_LIMIT, p, "name", "must be 1 to %d bytes", DIFF_NAME_MAX - 1);
-	if (!kernel_class_from_name(cls->valuestring, &out->cls))
+	if (len == 0 || len >= NS_DIFF_NAME_MAX)
+		return path_error(err, NS_ERR_LIMIT, p, "name", "must be 1 to %d bytes", NS_DIFF_NAME_MAX - 1);
+	if (!ns_kernel_class_from_name(cls->valuestring, &out->cls))
 		return path_error(err, NS_ERR_VALUE, p, "class", "must be compute, memory or comm");
 	if (!(count->valuedouble >= 0 && count->valuedouble <= 1e15) ||
 	    count->valuedouble != floor(count->valuedouble))
@@ -309,7 +309,7 @@ static ns_status get_kernel(const cJSON *k, const json_path *p, diff_kernel *out
 	return out->name != NULL ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 }
 
-static ns_status get_kernels(const cJSON *dev, const json_path *p, diff_side *s, ns_error *err)
+static ns_status get_kernels(const cJSON *dev, const json_path *p, ns_diff_side *s, ns_error *err)
 {
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(dev, "top_kernels"), *k;
 	json_path kp;
@@ -320,9 +320,9 @@ static ns_status get_kernels(const cJSON *dev, const json_path *p, diff_side *s,
 	if (!cJSON_IsArray(arr))
 		return path_error(err, NS_ERR_VALUE, p, "top_kernels", "must be an array");
 	n = (size_t)cJSON_GetArraySize(arr);
-	if (n > DIFF_MAX_KERNELS)
+	if (n > NS_DIFF_MAX_KERNELS)
 		return path_error(err, NS_ERR_LIMIT, p, "top_kernels", "more than %d kernels",
-		                  DIFF_MAX_KERNELS);
+		                  NS_DIFF_MAX_KERNELS);
 	if (n == 0)
 		return NS_OK;
 	s->kernels = calloc(n, sizeof(*s->kernels));
@@ -340,7 +340,7 @@ static ns_status get_kernels(const cJSON *dev, const json_path *p, diff_side *s,
 	return NS_OK;
 }
 
-static ns_status get_device_name(const cJSON *dev, const json_path *p, diff_side *s, ns_error *err)
+static ns_status get_device_name(const cJSON *dev, const json_path *p, ns_diff_side *s, ns_error *err)
 {
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(dev, "name");
 
@@ -356,7 +356,7 @@ static ns_status get_device_name(const cJSON *dev, const json_path *p, diff_side
 /* The steps of a trace side, from its split: the numbers its report's "steps" hold (µs as ns / 1e3, the
  * double the report's text reads back as), without printing them (a trace of 60,000 steps printed 1.5 GB of
  * report to read them back). A split has no cap on its steps. */
-static ns_status get_split_steps(const split_device *d, const json_path *p, diff_side *s, ns_error *err)
+static ns_status get_split_steps(const ns_split_device *d, const json_path *p, ns_diff_side *s, ns_error *err)
 {
 	if (d->nsteps == 0)
 		return path_error(err, NS_ERR_VALUE, p, "steps", "is empty: no step time to compare");
@@ -365,9 +365,9 @@ static ns_status get_split_steps(const split_device *d, const json_path *p, diff
 	if (s->step_us == NULL || s->step_bucket_us == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < d->nsteps; i++) {
-		const split_window w = split_device_step(d, i);
+		const ns_split_window w = ns_split_device_step(d, i);
 		s->step_us[i] = (double)w.dur_ns / 1e3;
-		for (int r = 0; r < REGIME_COUNT; r++)
+		for (int r = 0; r < NS_REGIME_COUNT; r++)
 			s->step_bucket_us[i][r] = (double)w.bucket_ns[r] / 1e3;
 		s->step_markers = s->step_markers || w.step >= 0;
 	}
@@ -377,7 +377,7 @@ static ns_status get_split_steps(const split_device *d, const json_path *p, diff
 
 /* The whole device: its overall window (buckets and causes), its steps (from the report, or from the split of
  * a trace when split is not NULL) and kernels. */
-static ns_status get_device(const cJSON *dev, const split_device *split, const json_path *p, diff_side *s,
+static ns_status get_device(const cJSON *dev, const ns_split_device *split, const json_path *p, ns_diff_side *s,
                             ns_error *err)
 {
 	const cJSON *overall = get_typed(dev, "overall", is_object, "an object", p, err);
@@ -403,8 +403,8 @@ static double busy_us(const cJSON *dev)
 	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(dev, "overall"), "buckets_us");
 	double sum = 0;
 
-	for (int r = REGIME_COMPUTE; r <= REGIME_COMM; r++) {
-		const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, regime_name((ns_regime)r));
+	for (int r = NS_REGIME_COMPUTE; r <= NS_REGIME_COMM; r++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(b, ns_regime_name((ns_regime)r));
 		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
 			return -1;
 		sum += v->valuedouble;
@@ -413,9 +413,9 @@ static double busy_us(const cJSON *dev)
 }
 
 /* Distinct rank values among the device entries. */
-static ns_status count_ranks(const cJSON *devices, diff_side *s, ns_error *err)
+static ns_status count_ranks(const cJSON *devices, ns_diff_side *s, ns_error *err)
 {
-	double seen[DIFF_MAX_DEVICES];
+	double seen[NS_DIFF_MAX_DEVICES];
 	const cJSON *dev;
 	json_path root = {""}, p;
 	size_t n = 0, i = 0;
@@ -438,21 +438,21 @@ static ns_status count_ranks(const cJSON *devices, diff_side *s, ns_error *err)
 	return NS_OK;
 }
 
-static void fill_shares(diff_side *s)
+static void fill_shares(ns_diff_side *s)
 {
-	profile_init(&s->shares);
-	for (int r = 0; r < REGIME_COUNT; r++) {
+	ns_profile_init(&s->shares);
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
 		s->shares.share[r] = s->dur_us > 0 ? s->bucket_us[r] / s->dur_us : 0;
 		s->shares.present[r] = true;
 	}
 }
 
-ns_status diff_side_from_report(const cJSON *doc, diff_side *s, ns_error *err)
+ns_status ns_diff_side_from_report(const cJSON *doc, ns_diff_side *s, ns_error *err)
 {
 	return diff_side_from_trace_report(doc, NULL, s, err);
 }
 
-ns_status diff_side_from_trace_report(const cJSON *doc, const split_result *split, diff_side *s,
+ns_status diff_side_from_trace_report(const cJSON *doc, const ns_split_result *split, ns_diff_side *s,
                                       ns_error *err)
 {
 	json_path root = {""}, dp;
@@ -467,9 +467,9 @@ ns_status diff_side_from_trace_report(const cJSON *doc, const split_result *spli
 	if (devices == NULL)
 		return err->status;
 	n = (size_t)cJSON_GetArraySize(devices);
-	if (n > DIFF_MAX_DEVICES)
+	if (n > NS_DIFF_MAX_DEVICES)
 		return path_error(err, NS_ERR_LIMIT, &root, "devices", "more than %d devices",
-		                  DIFF_MAX_DEVICES);
+		                  NS_DIFF_MAX_DEVICES);
 	if (n == 0)
 		return ns_error_set(err, NS_ERR_VALUE, "devices: no device or host activity to compare");
 	cJSON_ArrayForEach(dev, devices)
@@ -485,7 +485,7 @@ ns_status diff_side_from_trace_report(const cJSON *doc, const split_result *spli
 	path_index(&dp, &root, "devices", picked);
 	if (!cJSON_IsObject(pick))
 		return path_error(err, NS_ERR_VALUE, &dp, NULL, "must be an object");
-	s->origin = DIFF_FROM_REPORT;
+	s->origin = NS_DIFF_FROM_REPORT;
 	s->has_time = true;
 	s->ndevices = n;
 	s->kernels_partial = true;
@@ -500,13 +500,13 @@ ns_status diff_side_from_trace_report(const cJSON *doc, const split_result *spli
 	return NS_OK;
 }
 
-void diff_side_init(diff_side *s)
+void ns_diff_side_init(ns_diff_side *s)
 {
 	memset(s, 0, sizeof(*s));
-	profile_init(&s->shares);
+	ns_profile_init(&s->shares);
 }
 
-void diff_side_free(diff_side *s)
+void ns_diff_side_free(ns_diff_side *s)
 {
 	for (size_t i = 0; i < s->nkernels; i++)
 		free(s->kernels[i].name);
@@ -517,7 +517,7 @@ void diff_side_free(diff_side *s)
 	free(s->step_bucket_us);
 	cJSON_Delete(s->report);
 	if (s->trace != NULL)
-		split_result_free(s->trace);
+		ns_split_result_free(s->trace);
 	free(s->trace);
 	free(s->trace_source);
 	memset(s, 0, sizeof(*s));

@@ -15,7 +15,7 @@
 #define TICKS   5
 #define XLABELS 12
 
-size_t html_step_groups(size_t n, size_t max, size_t *per)
+size_t ns_html_step_groups(size_t n, size_t max, size_t *per)
 {
 	if (max == 0)
 		max = 1;
@@ -39,12 +39,12 @@ static double bar_total(const hp_bar *b)
 {
 	double t = 0.0;
 
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		t += b->v[r] > 0.0 ? b->v[r] : 0.0;
 	return t;
 }
 
-static void put_axis(html_page *p, double top, double step, const char *unit)
+static void put_axis(ns_html_page *p, double top, double step, const char *unit)
 {
 	hp_printf(p, "<line x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\" stroke=\"#333\"/>\n", PLOT_L,
 	          PLOT_B, PLOT_R, PLOT_B);
@@ -62,15 +62,15 @@ static void put_axis(html_page *p, double top, double step, const char *unit)
 }
 
 /* The tooltip: the bar's head, its total and every bucket with its share of the bar. */
-static void put_title(html_page *p, const hp_bar *b, const char *unit)
+static void put_title(ns_html_page *p, const hp_bar *b, const char *unit)
 {
 	double total = bar_total(b);
 
 	hp_puts(p, "<title>");
 	hp_text(p, b->tip, sizeof(b->tip));
 	hp_printf(p, ": %.3f %s", total, unit);
-	for (int r = 0; r < REGIME_COUNT; r++)
-		hp_printf(p, "; %s %.3f (%.1f%%)", regime_name((ns_regime)r), b->v[r],
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
+		hp_printf(p, "; %s %.3f (%.1f%%)", ns_regime_name((ns_regime)r), b->v[r],
 		          total > 0 ? 100.0 * b->v[r] / total : 0.0);
 	if (b->extra[0] != '\0') {
 		hp_puts(p, "; ");
@@ -81,13 +81,13 @@ static void put_title(html_page *p, const hp_bar *b, const char *unit)
 	hp_puts(p, "</title>");
 }
 
-static void put_bar(html_page *p, const hp_bar *b, double x, double w, double top, const char *unit)
+static void put_bar(ns_html_page *p, const hp_bar *b, double x, double w, double top, const char *unit)
 {
 	double y = PLOT_B;
 
 	hp_printf(p, "<g class=\"bar%s\">", b->marked ? " warmup" : "");
 	put_title(p, b, unit);
-	for (int r = 0; r < REGIME_COUNT; r++) {
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
 		double h = b->v[r] > 0.0 ? b->v[r] / top * (PLOT_B - PLOT_T) : 0.0;
 		if (h <= 0.0)
 			continue;
@@ -100,7 +100,7 @@ static void put_bar(html_page *p, const hp_bar *b, double x, double w, double to
 	hp_puts(p, "</g>\n");
 }
 
-void hp_bar_chart(html_page *p, const char *css_class, const char *caption, const hp_bar *bars, size_t n,
+void hp_bar_chart(ns_html_page *p, const char *css_class, const char *caption, const hp_bar *bars, size_t n,
                   const char *unit)
 {
 	double top = 0.0, step, slot = n > 0 ? (PLOT_R - PLOT_L) / (double)n : 0.0;
@@ -154,7 +154,7 @@ static double strip_total(const hp_strip_bar *b, size_t nseries)
 	return t;
 }
 
-static void put_strip_bar(html_page *p, const hp_strip_bar *b, const hp_series *s, size_t nseries, double x,
+static void put_strip_bar(ns_html_page *p, const hp_strip_bar *b, const hp_series *s, size_t nseries, double x,
                           double w, const char *unit)
 {
 	double total = strip_total(b, nseries), y = STRIP_B;
@@ -180,7 +180,7 @@ static void put_strip_bar(html_page *p, const hp_strip_bar *b, const hp_series *
 	hp_puts(p, "</g>\n");
 }
 
-void hp_strip(html_page *p, const char *css_class, const char *caption, const hp_series *s, size_t nseries,
+void hp_strip(ns_html_page *p, const char *css_class, const char *caption, const hp_series *s, size_t nseries,
               const hp_strip_bar *bars, size_t n, const char *unit)
 {
 	/* the bars' slots are the step chart's (hp_bar_chart), so each sits under its bar */

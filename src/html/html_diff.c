@@ -9,7 +9,7 @@
 
 #define DIFF_KERNELS_SHOWN 20
 
-static void put_sides(html_page *p, const html_source src[2])
+static void put_sides(ns_html_page *p, const ns_html_source src[2])
 {
 	static const char *const side[2] = {"before", "after"};
 
@@ -20,32 +20,32 @@ static void put_sides(html_page *p, const html_source src[2])
 	}
 }
 
-static void put_bucket_table(html_page *p, const diff_result *r)
+static void put_bucket_table(ns_html_page *p, const ns_diff_result *r)
 {
 	hp_puts(
 	    p,
 	    "<table class=\"diff-buckets\"><caption>Buckets in ms per step</caption>\n<thead><tr>"
 	    "<th>bucket</th><th class=\"n\">before</th><th class=\"n\">after</th><th class=\"n\">change</th>"
 	    "</tr></thead><tbody>\n");
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		double x = r->bucket_ms[0][b], y = r->bucket_ms[1][b];
 		hp_printf(p,
 		          "<tr data-bucket=\"%s\"><td><i class=\"swatch\" style=\"background:%s\"></i>%s</td>"
 		          "<td class=\"n before\">%.3f</td><td class=\"n after\">%.3f</td><td "
 		          "class=\"n\">%+.3f</td></tr>\n",
-		          regime_name((ns_regime)b), hp_bucket_colour((ns_regime)b),
-		          regime_name((ns_regime)b), x, y, y - x);
+		          ns_regime_name((ns_regime)b), hp_bucket_colour((ns_regime)b),
+		          ns_regime_name((ns_regime)b), x, y, y - x);
 	}
 	hp_puts(p, "</tbody></table>\n");
 }
 
-static void put_bucket_chart(html_page *p, const diff_result *r)
+static void put_bucket_chart(ns_html_page *p, const ns_diff_result *r)
 {
 	hp_bar bars[2];
 
 	memset(bars, 0, sizeof(bars));
 	for (int i = 0; i < 2; i++) {
-		for (int b = 0; b < REGIME_COUNT; b++)
+		for (int b = 0; b < NS_REGIME_COUNT; b++)
 			bars[i].v[b] = r->bucket_ms[i][b];
 		snprintf(bars[i].label, sizeof(bars[i].label), "%s", i == 0 ? "before" : "after");
 		snprintf(bars[i].tip, sizeof(bars[i].tip), "%s, ms per step", i == 0 ? "before" : "after");
@@ -54,7 +54,7 @@ static void put_bucket_chart(html_page *p, const diff_result *r)
 	hp_bar_chart(p, "diff", "Before and after: the buckets of a step, in ms per step.", bars, 2, "ms");
 }
 
-static void put_suspects(html_page *p, const diff_result *r)
+static void put_suspects(ns_html_page *p, const ns_diff_result *r)
 {
 	if (r->nsuspects == 0)
 		return;
@@ -63,15 +63,15 @@ static void put_suspects(html_page *p, const diff_result *r)
 		hp_puts(p, "<li>");
 		hp_text(p, r->suspects[i].what, 100);
 		hp_puts(p, ": ");
-		hp_text(p, r->suspects[i].before, DIFF_DEVICE_MAX);
+		hp_text(p, r->suspects[i].before, NS_DIFF_DEVICE_MAX);
 		hp_puts(p, " &rarr; ");
-		hp_text(p, r->suspects[i].after, DIFF_DEVICE_MAX);
+		hp_text(p, r->suspects[i].after, NS_DIFF_DEVICE_MAX);
 		hp_puts(p, "</li>\n");
 	}
 	hp_puts(p, "</ul>\n");
 }
 
-static void put_known(html_page *p, bool known, double v)
+static void put_known(ns_html_page *p, bool known, double v)
 {
 	if (known)
 		hp_printf(p, "<td class=\"n\" data-v=\"%.6f\">%.3f</td>", v, v);
@@ -79,10 +79,10 @@ static void put_known(html_page *p, bool known, double v)
 		hp_puts(p, "<td class=\"n\" data-v=\"0\">?</td>");
 }
 
-static void put_kernels(html_page *p, const diff_result *r)
+static void put_kernels(ns_html_page *p, const ns_diff_result *r)
 {
 	size_t n = r->nkernels < DIFF_KERNELS_SHOWN ? r->nkernels : DIFF_KERNELS_SHOWN;
-	char shown[HTML_NAME_MAX + 1];
+	char shown[NS_HTML_NAME_MAX + 1];
 
 	if (n == 0)
 		return;
@@ -92,13 +92,13 @@ static void put_kernels(html_page *p, const diff_result *r)
 	    "<th>class</th><th class=\"n\">before ms/step</th><th class=\"n\">after ms/step</th>"
 	    "<th class=\"n\">change</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < n; i++) {
-		const diff_kernel_delta *k = &r->kernels[i];
-		report_short_name(k->name, shown, sizeof(shown));
+		const ns_diff_kernel_delta *k = &r->kernels[i];
+		ns_report_short_name(k->name, shown, sizeof(shown));
 		hp_puts(p, "<tr><td class=\"kname\" title=\"");
-		hp_text(p, k->name, HTML_TITLE_MAX);
+		hp_text(p, k->name, NS_HTML_TITLE_MAX);
 		hp_puts(p, "\">");
 		hp_text(p, shown, sizeof(shown));
-		hp_printf(p, "</td><td>%s</td>", kernel_class_name(k->cls));
+		hp_printf(p, "</td><td>%s</td>", ns_kernel_class_name(k->cls));
 		put_known(p, k->before_known, k->before_ms);
 		put_known(p, k->after_known, k->after_ms);
 		hp_printf(p, "<td class=\"n\" data-v=\"%.6f\">%+.3f</td></tr>\n", k->delta_ms, k->delta_ms);
@@ -109,7 +109,7 @@ static void put_kernels(html_page *p, const diff_result *r)
 }
 
 /* BEFORE's predictions checked, as the text's "prediction:" lines (the model's shown checks). */
-static void put_predictions(html_page *p, const diff_result *r)
+static void put_predictions(ns_html_page *p, const ns_diff_result *r)
 {
 	char line[NS_DIFF_TITLE_MAX * 4 + 256];
 	bool any = r->over_bound;
@@ -140,8 +140,8 @@ static void put_predictions(html_page *p, const diff_result *r)
 	hp_puts(p, "</ul>\n");
 }
 
-ns_status html_diff(html_page *p, const html_source src[2], const diff_side *before, const diff_side *after,
-                    const diff_result *r, const ns_routes *routes, ns_error *err)
+ns_status ns_html_diff(ns_html_page *p, const ns_html_source src[2], const ns_diff_side *before, const ns_diff_side *after,
+                    const ns_diff_result *r, const ns_routes *routes, ns_error *err)
 {
 	char headline[512];
 
@@ -153,11 +153,11 @@ ns_status html_diff(html_page *p, const html_source src[2], const diff_side *bef
 		p->dropped_sections++;
 		return NS_OK;
 	}
-	diff_headline(r, headline, sizeof(headline));
+	ns_diff_headline(r, headline, sizeof(headline));
 	hp_printf(p,
 	          "<article class=\"diff\" id=\"s%u\">\n<h2>The change</h2>\n<p class=\"headline\" "
 	          "data-change=\"%s\">",
-	          p->sections++, diff_change_name(r->change));
+	          p->sections++, ns_diff_change_name(r->change));
 	hp_text(p, headline, sizeof(headline));
 	hp_puts(p, "</p>\n");
 	if (r->before.n > 0 && r->after.n > 0)

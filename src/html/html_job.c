@@ -1,6 +1,6 @@
 /* The job page: the job's verdict (the straggler when there is one), the ranks as a heat map (each bucket's
  * share of the rank's step, shaded against the largest in its column; the straggler's row marked), and each
- * rank's exposed comm split into waiting for the last rank and transfer. At most HTML_JOB_RANKS_MAX rows, in
+ * rank's exposed comm split into waiting for the last rank and transfer. At most NS_HTML_JOB_RANKS_MAX rows, in
  * the text report's order (ns_job_ranks_in_order: outliers first). */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,22 +15,22 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-typedef const job_rank_result *rank_ref;
+typedef const ns_job_rank_result *rank_ref;
 
 typedef struct {
-	double max[REGIME_COUNT + 2]; /* largest share per column: the buckets, waiting, transfer */
+	double max[NS_REGIME_COUNT + 2]; /* largest share per column: the buckets, waiting, transfer */
 } column_max;
 
-static double share_of(const job_rank_result *r, int col)
+static double share_of(const ns_job_rank_result *r, int col)
 {
-	const split_window *w = &r->overall;
+	const ns_split_window *w = &r->overall;
 
-	if (col < REGIME_COUNT)
+	if (col < NS_REGIME_COUNT)
 		return pct(w->bucket_ns[col], w->dur_ns);
-	return pct(w->cause_ns[col == REGIME_COUNT ? CAUSE_WAIT : CAUSE_COMM_TRANSFER], w->dur_ns);
+	return pct(w->cause_ns[col == NS_REGIME_COUNT ? NS_CAUSE_WAIT : NS_CAUSE_COMM_TRANSFER], w->dur_ns);
 }
 
-static void put_cell(html_page *p, double v, double max, ns_regime b)
+static void put_cell(ns_html_page *p, double v, double max, ns_regime b)
 {
 	const ns_colour *c = ns_palette_bucket((int)b);
 	double a = max > 0.0 ? 0.08 + 0.62 * v / max : 0.0; /* never so dark that the number is unreadable */
@@ -40,7 +40,7 @@ static void put_cell(html_page *p, double v, double max, ns_regime b)
 	          v, c->r, c->g, c->b, a, v);
 }
 
-static void put_rank_row(html_page *p, const job_result *res, const job_rank_result *r, const column_max *m)
+static void put_rank_row(ns_html_page *p, const ns_job_result *res, const ns_job_rank_result *r, const column_max *m)
 {
 	hp_printf(p,
 	          "<tr class=\"rank%s\" data-rank=\"%" PRId64 "\"><td>%" PRId64
@@ -48,11 +48,11 @@ static void put_rank_row(html_page *p, const job_result *res, const job_rank_res
 	          r->straggler ? " straggler" : "", r->src->rank, r->src->rank,
 	          r->straggler ? " <b>straggler</b>" : "", (double)r->median_step_ns / 1e6,
 	          (double)r->median_step_ns / 1e6);
-	for (int b = 0; b < REGIME_COUNT; b++)
+	for (int b = 0; b < NS_REGIME_COUNT; b++)
 		put_cell(p, share_of(r, b), m->max[b], (ns_regime)b);
 	if (res->split) {
-		put_cell(p, share_of(r, REGIME_COUNT), m->max[REGIME_COUNT], REGIME_COMM);
-		put_cell(p, share_of(r, REGIME_COUNT + 1), m->max[REGIME_COUNT + 1], REGIME_COMM);
+		put_cell(p, share_of(r, NS_REGIME_COUNT), m->max[NS_REGIME_COUNT], NS_REGIME_COMM);
+		put_cell(p, share_of(r, NS_REGIME_COUNT + 1), m->max[NS_REGIME_COUNT + 1], NS_REGIME_COMM);
 		if (r->waited_for >= 0)
 			hp_printf(p, "<td class=\"n\">%" PRId64 "</td>", r->waited_for);
 		else
@@ -61,13 +61,13 @@ static void put_rank_row(html_page *p, const job_result *res, const job_rank_res
 	hp_puts(p, "</tr>\n");
 }
 
-static void put_heat_map(html_page *p, const job_result *res, const rank_ref *order, size_t shown)
+static void put_heat_map(ns_html_page *p, const ns_job_result *res, const rank_ref *order, size_t shown)
 {
 	column_max m;
 
 	memset(&m, 0, sizeof(m));
 	for (size_t i = 0; i < shown; i++)
-		for (int c = 0; c < REGIME_COUNT + 2; c++)
+		for (int c = 0; c < NS_REGIME_COUNT + 2; c++)
 			if (share_of(order[i], c) > m.max[c])
 				m.max[c] = share_of(order[i], c);
 	hp_puts(
@@ -80,8 +80,8 @@ static void put_heat_map(html_page *p, const job_result *res, const rank_ref *or
 	    "sortable\"><thead><tr><th>rank</th><th "
 	    "class=\"n\">"
 	    "median step ms</th>");
-	for (int b = 0; b < REGIME_COUNT; b++)
-		hp_printf(p, "<th class=\"n\">%s</th>", regime_name((ns_regime)b));
+	for (int b = 0; b < NS_REGIME_COUNT; b++)
+		hp_printf(p, "<th class=\"n\">%s</th>", ns_regime_name((ns_regime)b));
 	if (res->split)
 		hp_puts(p, "<th class=\"n\">comm: waiting</th><th class=\"n\">comm: transfer</th>"
 		           "<th class=\"n\">waited for rank</th>");
@@ -96,9 +96,9 @@ static void put_heat_map(html_page *p, const job_result *res, const rank_ref *or
 		          res->nranks - shown, shown);
 }
 
-static void put_straggler_banner(html_page *p, const job_result *res, const ns_routes *routes)
+static void put_straggler_banner(ns_html_page *p, const ns_job_result *res, const ns_routes *routes)
 {
-	const job_straggler *s = &res->strag[0];
+	const ns_job_straggler *s = &res->strag[0];
 	const ns_route *route = &routes->route[s->bucket];
 
 	hp_printf(p,
@@ -108,7 +108,7 @@ static void put_straggler_banner(html_page *p, const job_result *res, const ns_r
 	          ", %s %.0f%% of its step against a "
 	          "median of %.0f%% on the other ranks (%.3f ms more per step outside comm)</p>\n<p "
 	          "class=\"fix\">Fix: ",
-	          hp_bucket_colour(s->bucket), s->rank, s->rank, regime_name(s->bucket), s->share * 100.0,
+	          hp_bucket_colour(s->bucket), s->rank, s->rank, ns_regime_name(s->bucket), s->share * 100.0,
 	          s->median_share * 100.0, (double)s->excess_ns / 1e6);
 	hp_text(p, route->fix, HTML_FIX_MAX);
 	hp_puts(p, "</p>\n<p>Course module: <span class=\"module\">");
@@ -118,9 +118,9 @@ static void put_straggler_banner(html_page *p, const job_result *res, const ns_r
 
 /* What the text report says above and below its verdict: the job's grade when a rank's trace is below good
  * (rule 8 of docs/job.md), and where the waiting comes from when no rank is a straggler (rule 9). */
-static void put_job_notes(html_page *p, const job_result *res)
+static void put_job_notes(ns_html_page *p, const ns_job_result *res)
 {
-	if (res->quality == QUALITY_DEGRADED)
+	if (res->quality == NS_QUALITY_DEGRADED)
 		hp_printf(
 		    p,
 		    "<p class=\"note quality\" data-grade=\"degraded\" data-rank=\"%" PRId64
@@ -143,7 +143,7 @@ static void put_job_notes(html_page *p, const job_result *res)
 		    "a straggler and no step could be compared across ranks: capture more steps.</p>\n");
 }
 
-void html_inputs(html_page *p, const html_source *src, size_t n, size_t more)
+void ns_html_inputs(ns_html_page *p, const ns_html_source *src, size_t n, size_t more)
 {
 	hp_printf(p, "<details class=\"inputs\"%s><summary>Inputs</summary>\n", n + more <= 8 ? " open" : "");
 	for (size_t i = 0; i < n; i++)
@@ -153,14 +153,14 @@ void html_inputs(html_page *p, const html_source *src, size_t n, size_t more)
 	hp_puts(p, "</details>\n");
 }
 
-ns_status html_job(html_page *p, const job_result *res, const ns_job_report *m, ns_error *err)
+ns_status ns_html_job(ns_html_page *p, const ns_job_result *res, const ns_job_report *m, ns_error *err)
 {
 	const rank_ref *order = m->order;
-	size_t shown = res->nranks < HTML_JOB_RANKS_MAX ? res->nranks : HTML_JOB_RANKS_MAX;
+	size_t shown = res->nranks < NS_HTML_JOB_RANKS_MAX ? res->nranks : NS_HTML_JOB_RANKS_MAX;
 	/* after many traces' sections the page may be nearly full: fewer rows (about 1 kB each), never none
 	 */
 	unsigned long long room =
-	    p->bytes < HTML_PAGE_MAX - 32 * 1024 ? HTML_PAGE_MAX - 32 * 1024 - p->bytes : 0;
+	    p->bytes < NS_HTML_PAGE_MAX - 32 * 1024 ? NS_HTML_PAGE_MAX - 32 * 1024 - p->bytes : 0;
 
 	(void)err;
 	p->results++;
@@ -168,7 +168,7 @@ ns_status html_job(html_page *p, const job_result *res, const ns_job_report *m, 
 		shown = room / 1024 > 8 ? (size_t)(room / 1024) : 8;
 	hp_printf(p, "<article class=\"job\" id=\"s%u\">\n<h2>Job: %zu rank%s</h2>\n", p->sections++,
 	          res->nranks, res->nranks == 1 ? "" : "s");
-	if (res->quality == QUALITY_UNFIT)
+	if (res->quality == NS_QUALITY_UNFIT)
 		hp_printf(
 		    p,
 		    "<div class=\"banner\" data-regime=\"unfit\"><p>No verdict: the trace of rank %" PRId64

@@ -85,14 +85,14 @@ static const char script[] =
     "})();\n"
     "</script>\n";
 
-void hp_puts(html_page *p, const char *s)
+void hp_puts(ns_html_page *p, const char *s)
 {
 	size_t n = strlen(s);
 
 	p->bytes += fwrite(s, 1, n, p->out);
 }
 
-void hp_printf(html_page *p, const char *fmt, ...)
+void hp_printf(ns_html_page *p, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -130,7 +130,7 @@ static size_t put_char(FILE *out, const char *s, size_t n, uint32_t cp)
 	return fwrite(s, 1, n, out);
 }
 
-size_t html_escape(FILE *out, const char *s, size_t len, size_t max)
+size_t ns_html_escape(FILE *out, const char *s, size_t len, size_t max)
 {
 	size_t cut = len > max ? ns_utf8_cut(s, len, max > 3 ? max - 3 : 0) : len;
 	size_t written = 0;
@@ -151,26 +151,26 @@ size_t html_escape(FILE *out, const char *s, size_t len, size_t max)
 	return written;
 }
 
-void hp_text(html_page *p, const char *s, size_t max)
+void hp_text(ns_html_page *p, const char *s, size_t max)
 {
 	if (s != NULL)
-		p->bytes += html_escape(p->out, s, strlen(s), max);
+		p->bytes += ns_html_escape(p->out, s, strlen(s), max);
 }
 
-bool hp_room_full(const html_page *p)
+bool hp_room_full(const ns_html_page *p)
 {
-	return p->bytes < HTML_PAGE_SOFT;
+	return p->bytes < NS_HTML_PAGE_SOFT;
 }
 
-bool hp_fits(const html_page *p, unsigned long long worst)
+bool hp_fits(const ns_html_page *p, unsigned long long worst)
 {
-	return p->bytes + worst <= HTML_PAGE_MAX - 16 * 1024;
+	return p->bytes + worst <= NS_HTML_PAGE_MAX - 16 * 1024;
 }
 
 /* A verdict line costs a few kB at most. */
-bool hp_room_line(const html_page *p)
+bool hp_room_line(const ns_html_page *p)
 {
-	return p->bytes < HTML_PAGE_MAX - 64 * 1024;
+	return p->bytes < NS_HTML_PAGE_MAX - 64 * 1024;
 }
 
 const char *hp_bucket_colour(ns_regime r)
@@ -178,17 +178,17 @@ const char *hp_bucket_colour(ns_regime r)
 	return ns_palette_bucket((int)r)->hex;
 }
 
-void hp_ms(html_page *p, double ms)
+void hp_ms(ns_html_page *p, double ms)
 {
 	hp_printf(p, "%.3f", ms);
 }
 
-unsigned long long html_page_bytes(const html_page *p)
+unsigned long long ns_html_page_bytes(const ns_html_page *p)
 {
 	return p->bytes;
 }
 
-FILE *ns_html_page_divert(html_page *p, FILE *out)
+FILE *ns_html_page_divert(ns_html_page *p, FILE *out)
 {
 	FILE *was = p->out;
 
@@ -196,14 +196,14 @@ FILE *ns_html_page_divert(html_page *p, FILE *out)
 	return was;
 }
 
-size_t ns_html_page_results(const html_page *p)
+size_t ns_html_page_results(const ns_html_page *p)
 {
 	return p->results;
 }
 
-html_page *html_page_begin(FILE *out, const html_page_info *info)
+ns_html_page *ns_html_page_begin(FILE *out, const ns_html_page_info *info)
 {
-	html_page *p = calloc(1, sizeof(*p));
+	ns_html_page *p = calloc(1, sizeof(*p));
 
 	if (p == NULL)
 		return NULL;
@@ -228,16 +228,16 @@ html_page *html_page_begin(FILE *out, const html_page_info *info)
 	return p;
 }
 
-static void put_dropped(html_page *p)
+static void put_dropped(ns_html_page *p)
 {
 	size_t cards = 0;
 
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		cards += p->dropped_cards[r];
 	if (p->dropped_sections == 0 && cards == 0 && p->dropped_errors == 0)
 		return;
 	hp_puts(p, "<section id=\"left-out\"><h2>Left out of this page</h2>\n<p>The page is kept under ");
-	hp_printf(p, "%d kB; the text or JSON report has everything.", HTML_PAGE_MAX / 1024);
+	hp_printf(p, "%d kB; the text or JSON report has everything.", NS_HTML_PAGE_MAX / 1024);
 	if (p->dropped_sections > 0)
 		hp_printf(p, " %zu more report%s.", p->dropped_sections, p->dropped_sections == 1 ? "" : "s");
 	if (p->dropped_errors > 0)
@@ -247,16 +247,16 @@ static void put_dropped(html_page *p)
 		hp_printf(p, "<table id=\"left-out-cards\"><caption>%zu more verdicts, by regime</caption>\n",
 		          cards);
 		hp_puts(p, "<thead><tr><th>regime</th><th class=\"n\">records</th></tr></thead><tbody>\n");
-		for (int r = 0; r < REGIME_COUNT; r++)
+		for (int r = 0; r < NS_REGIME_COUNT; r++)
 			if (p->dropped_cards[r] > 0)
 				hp_printf(p, "<tr><td>%s</td><td class=\"n\">%zu</td></tr>\n",
-				          regime_name((ns_regime)r), p->dropped_cards[r]);
+				          ns_regime_name((ns_regime)r), p->dropped_cards[r]);
 		hp_puts(p, "</tbody></table>\n");
 	}
 	hp_puts(p, "</section>\n");
 }
 
-ns_status html_page_end(html_page *p, ns_error *err)
+ns_status ns_html_page_end(ns_html_page *p, ns_error *err)
 {
 	bool failed;
 
@@ -271,7 +271,7 @@ ns_status html_page_end(html_page *p, ns_error *err)
 	return NS_OK;
 }
 
-void hp_source(html_page *p, const html_source *src)
+void hp_source(ns_html_page *p, const ns_html_source *src)
 {
 	if (src == NULL)
 		return;
@@ -287,16 +287,16 @@ void hp_source(html_page *p, const html_source *src)
 	hp_puts(p, "</p>\n");
 }
 
-void hp_legend(html_page *p)
+void hp_legend(ns_html_page *p)
 {
 	hp_puts(p, "<p class=\"legend\">");
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		hp_printf(p, "<span><i class=\"swatch\" style=\"background:%s\"></i>%s</span>",
-		          hp_bucket_colour((ns_regime)r), regime_name((ns_regime)r));
+		          hp_bucket_colour((ns_regime)r), ns_regime_name((ns_regime)r));
 	hp_puts(p, "</p>\n");
 }
 
-static void put_share(html_page *p, double share)
+static void put_share(ns_html_page *p, double share)
 {
 	double pct = share * 100.0;
 
@@ -306,25 +306,25 @@ static void put_share(html_page *p, double share)
 		hp_printf(p, "%.2g%%", pct);
 }
 
-void hp_banner(html_page *p, const char *label, const ns_verdict *v, const ns_routes *routes)
+void hp_banner(ns_html_page *p, const char *label, const ns_verdict *v, const ns_routes *routes)
 {
 	hp_banner_open(p, label, v, routes);
 	hp_puts(p, "</div>\n");
 }
 
-void hp_banner_open(html_page *p, const char *label, const ns_verdict *v, const ns_routes *routes)
+void hp_banner_open(ns_html_page *p, const char *label, const ns_verdict *v, const ns_routes *routes)
 {
 	const ns_route *route = &routes->route[v->regime];
 
 	hp_printf(p, "<div class=\"banner\" style=\"--c:%s\" data-regime=\"%s\" data-share=\"%.6f\">\n",
-	          hp_bucket_colour(v->regime), regime_name(v->regime), v->share);
+	          hp_bucket_colour(v->regime), ns_regime_name(v->regime), v->share);
 	hp_puts(p, "<p>");
 	if (label != NULL && label[0] != '\0') {
 		hp_text(p, label, 200);
 		hp_puts(p, ": ");
 	}
 	hp_printf(p, "<span class=\"regime\">%s</span> (<span class=\"share\">",
-	          regime_bound_word(v->regime));
+	          ns_regime_bound_word(v->regime));
 	put_share(p, v->share);
 	hp_puts(p, "</span> of the time)</p>\n<p class=\"fix\">Fix: ");
 	hp_text(p, route->fix, HTML_FIX_MAX);
@@ -343,10 +343,10 @@ void hp_banner_open(html_page *p, const char *label, const ns_verdict *v, const 
 	}
 	for (size_t i = 0; i < v->nfindings; i++) {
 		const ns_finding *f = &v->findings[i];
-		if (f->grade != GRADE_HIGH)
+		if (f->grade != NS_GRADE_HIGH)
 			continue;
-		hp_printf(p, "<p class=\"finding\" data-regime=\"%s\">Also high: %s ", regime_name(f->regime),
-		          regime_name(f->regime));
+		hp_printf(p, "<p class=\"finding\" data-regime=\"%s\">Also high: %s ", ns_regime_name(f->regime),
+		          ns_regime_name(f->regime));
 		put_share(p, f->share);
 		hp_puts(p, " &rarr; ");
 		hp_text(p, routes->route[f->regime].fix, HTML_FIX_MAX);
@@ -356,7 +356,7 @@ void hp_banner_open(html_page *p, const char *label, const ns_verdict *v, const 
 	}
 }
 
-void html_input_error(html_page *p, const html_source *src, const char *msg)
+void ns_html_input_error(ns_html_page *p, const ns_html_source *src, const char *msg)
 {
 	if (!hp_room_line(p)) {
 		p->dropped_sections++;

@@ -21,28 +21,28 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void put_startup_banner(html_page *p, const ns_device_report *m)
+static void put_startup_banner(ns_html_page *p, const ns_device_report *m)
 {
 	hp_printf(p, "<div class=\"banner\" style=\"--c:%s\" data-regime=\"startup\">\n<p>",
-	          hp_bucket_colour(REGIME_OVERHEAD));
+	          hp_bucket_colour(NS_REGIME_OVERHEAD));
 	hp_printf(p,
 	          "<span class=\"regime\">start-up, not steady state</span> (set-up calls hold %.0f%% of "
 	          "it)</p>\n<p class=\"fix\">Fix: ",
-	          pct(m->routed.cause_ns[CAUSE_INIT], m->routed.dur_ns));
+	          pct(m->routed.cause_ns[NS_CAUSE_INIT], m->routed.dur_ns));
 	hp_text(p, m->startup_route.fix, HTML_FIX_MAX);
 	hp_puts(p, "</p>\n<p>Course module: <span class=\"module\">");
 	hp_text(p, m->startup_route.module, 200);
 	hp_puts(p, "</span></p>\n</div>\n");
 }
 
-static void put_next_step(html_page *p, const ns_next_step *s, const char *per, bool shown)
+static void put_next_step(ns_html_page *p, const ns_next_step *s, const char *per, bool shown)
 {
 	char key[64];
 
 	hp_printf(p,
 	          "<li data-bucket=\"%s\" data-cause=\"%s\" data-known=\"%d\" data-gain-us=\"%.3f\" "
 	          "data-held-us=\"%.3f\"%s><b>",
-	          regime_name(s->bucket), s->cause >= 0 ? cause_name((ns_cause)s->cause) : "",
+	          ns_regime_name(s->bucket), s->cause >= 0 ? ns_cause_name((ns_cause)s->cause) : "",
 	          s->known ? 1 : 0, (double)s->gain_ns / 1e3, (double)s->held_ns / 1e3,
 	          shown ? " class=\"shown\"" : "");
 	hp_text(p, ns_next_step_title(s, key, sizeof(key)), 100);
@@ -70,14 +70,14 @@ static void put_next_step(html_page *p, const ns_next_step *s, const char *per, 
 
 /* What the roofline says of the kernel buckets (issue 22 item 3), under the banner as under the text's
  * verdict line. */
-static void put_roof_notes(html_page *p, const ns_device_report *m)
+static void put_roof_notes(ns_html_page *p, const ns_device_report *m)
 {
 	for (size_t i = 0; i < m->nroof_notes; i++) {
 		const ns_roof_note *n = &m->roof_note[i];
 		char words[320];
 		ns_roof_note_words(n, words, sizeof(words));
 		hp_printf(p, "<p class=\"roof-note\" data-bucket=\"%s\" data-lever=\"%s\" data-families=\"",
-		          regime_name(n->bucket), ns_roof_lever_name(n->lever));
+		          ns_regime_name(n->bucket), ns_roof_lever_name(n->lever));
 		for (size_t f = 0; f < n->nfamilies; f++)
 			hp_printf(p, "%s%s", f > 0 ? "," : "", ns_op_family_name(n->family[f]));
 		hp_puts(p, "\">");
@@ -86,7 +86,7 @@ static void put_roof_notes(html_page *p, const ns_device_report *m)
 	}
 }
 
-bool hp_next_steps_open(html_page *p, const ns_next_steps *n, bool per_step)
+bool hp_next_steps_open(ns_html_page *p, const ns_next_steps *n, bool per_step)
 {
 	const ns_next_step *top = ns_next_steps_top(n), *second = ns_next_steps_runner_up(n);
 	const char *per = per_step ? " a step" : "";
@@ -103,7 +103,7 @@ bool hp_next_steps_open(html_page *p, const ns_next_steps *n, bool per_step)
 
 /* The ranked next steps, first on the page after the verdict: the text report's "next step:" and "then:"
  * lines are the items marked shown; the rest is -v's list. */
-static void put_next_steps(html_page *p, const ns_device_report *m, bool per_step)
+static void put_next_steps(ns_html_page *p, const ns_device_report *m, bool per_step)
 {
 	const ns_next_steps *n = &m->next;
 
@@ -121,23 +121,23 @@ static void put_next_steps(html_page *p, const ns_device_report *m, bool per_ste
 	hp_puts(p, "</div>\n");
 }
 
-static int64_t median_ns(const split_device *d)
+static int64_t median_ns(const ns_split_device *d)
 {
 	int64_t *dur = malloc(d->nsteps * sizeof(*dur)), m;
 
 	if (dur == NULL || d->nsteps == 0) {
 		free(dur);
-		return d->nsteps > 0 ? split_device_step(d, 0).dur_ns : 0;
+		return d->nsteps > 0 ? ns_split_device_step(d, 0).dur_ns : 0;
 	}
 	for (size_t i = 0; i < d->nsteps; i++)
-		dur[i] = split_device_step(d, i).dur_ns;
+		dur[i] = ns_split_device_step(d, i).dur_ns;
 	qsort(dur, d->nsteps, sizeof(*dur), ns_cmp_i64);
 	m = d->nsteps % 2 ? dur[d->nsteps / 2] : dur[d->nsteps / 2 - 1] / 2 + dur[d->nsteps / 2] / 2;
 	free(dur);
 	return m;
 }
 
-static void put_summary(html_page *p, const split_result *res, const split_device *d)
+static void put_summary(ns_html_page *p, const ns_split_result *res, const ns_split_device *d)
 {
 	size_t n = hp_counted_steps(d);
 
@@ -180,23 +180,23 @@ static void put_summary(html_page *p, const split_result *res, const split_devic
 }
 
 /* The causes of bucket b in w, "launch 1.234 ms, sync 0.5 ms", into buf. */
-static void causes_text(const split_window *w, ns_regime b, double per, char *buf, size_t size)
+static void causes_text(const ns_split_window *w, ns_regime b, double per, char *buf, size_t size)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (int c = 0; c < CAUSE_COUNT && len < size; c++) {
-		if (cause_bucket((ns_cause)c) != b || w->cause_ns[c] <= 0)
+	for (int c = 0; c < NS_CAUSE_COUNT && len < size; c++) {
+		if (ns_cause_bucket((ns_cause)c) != b || w->cause_ns[c] <= 0)
 			continue;
 		len += (size_t)snprintf(buf + len, size - len, "%s%s %.3f ms", len > 0 ? ", " : "",
-		                        cause_name((ns_cause)c), ms(w->cause_ns[c]) / per);
+		                        ns_cause_name((ns_cause)c), ms(w->cause_ns[c]) / per);
 	}
 }
 
 /* The overall split as a table: the chart's numbers as text. */
-static void put_split_table(html_page *p, const split_device *d)
+static void put_split_table(ns_html_page *p, const ns_split_device *d)
 {
-	const split_window *w = &d->overall;
+	const ns_split_window *w = &d->overall;
 	double per = (double)hp_counted_steps(d);
 	char causes[256];
 
@@ -204,14 +204,14 @@ static void put_split_table(html_page *p, const split_device *d)
 	           "steps)</caption>\n"
 	           "<thead><tr><th>bucket</th><th class=\"n\">ms per step</th><th class=\"n\">share</th>"
 	           "<th>causes (ms per step)</th></tr></thead><tbody>\n");
-	for (int r = 0; r < REGIME_COUNT; r++) {
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
 		causes_text(w, (ns_regime)r, per, causes, sizeof(causes));
 		hp_printf(p,
 		          "<tr data-bucket=\"%s\"><td><i class=\"swatch\" style=\"background:%s\"></i>%s</td>"
 		          "<td class=\"n ms\" data-v=\"%.6f\">%.3f</td><td class=\"n pct\" "
 		          "data-v=\"%.4f\">%.1f%%</td><td>",
-		          regime_name((ns_regime)r), hp_bucket_colour((ns_regime)r),
-		          regime_name((ns_regime)r), ms(w->bucket_ns[r]) / per, ms(w->bucket_ns[r]) / per,
+		          ns_regime_name((ns_regime)r), hp_bucket_colour((ns_regime)r),
+		          ns_regime_name((ns_regime)r), ms(w->bucket_ns[r]) / per, ms(w->bucket_ns[r]) / per,
 		          pct(w->bucket_ns[r], w->dur_ns), pct(w->bucket_ns[r], w->dur_ns));
 		hp_text(p, causes, sizeof(causes));
 		hp_puts(p, "</td></tr>\n");
@@ -223,55 +223,55 @@ static void put_split_table(html_page *p, const split_device *d)
 }
 
 /* Causes of a bar: each cause with time, in ms (mean over the bar's steps). */
-static void bar_causes(const split_window *sum, double per, char *buf, size_t size)
+static void bar_causes(const ns_split_window *sum, double per, char *buf, size_t size)
 {
 	size_t len = 0;
 
 	buf[0] = '\0';
-	for (int c = 0; c < CAUSE_COUNT && len < size; c++)
+	for (int c = 0; c < NS_CAUSE_COUNT && len < size; c++)
 		if (sum->cause_ns[c] > 0)
 			len += (size_t)snprintf(
 			    buf + len, size - len, "%s%s.%s %.3f",
-			    len > 0 ? ", " : "causes (ms): ", regime_name(cause_bucket((ns_cause)c)),
-			    cause_name((ns_cause)c), ms(sum->cause_ns[c]) / per);
+			    len > 0 ? ", " : "causes (ms): ", ns_regime_name(ns_cause_bucket((ns_cause)c)),
+			    ns_cause_name((ns_cause)c), ms(sum->cause_ns[c]) / per);
 }
 
-static void fill_bar(hp_bar *b, const split_device *d, size_t first, size_t count)
+static void fill_bar(hp_bar *b, const ns_split_device *d, size_t first, size_t count)
 {
-	split_window sum;
+	ns_split_window sum;
 
 	memset(&sum, 0, sizeof(sum));
 	memset(b, 0, sizeof(*b));
 	for (size_t i = first; i < first + count; i++) {
-		const split_window w_copy = split_device_step(d, i), *w = &w_copy;
-		for (int r = 0; r < REGIME_COUNT; r++)
+		const ns_split_window w_copy = ns_split_device_step(d, i), *w = &w_copy;
+		for (int r = 0; r < NS_REGIME_COUNT; r++)
 			sum.bucket_ns[r] += w->bucket_ns[r];
-		for (int c = 0; c < CAUSE_COUNT; c++)
+		for (int c = 0; c < NS_CAUSE_COUNT; c++)
 			sum.cause_ns[c] += w->cause_ns[c];
 		b->marked = b->marked || w->warmup;
 	}
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		b->v[r] = ms(sum.bucket_ns[r]) / (double)count;
 	bar_causes(&sum, (double)count, b->extra, sizeof(b->extra));
-	if (split_device_step(d, first).step < 0) {
+	if (ns_split_device_step(d, first).step < 0) {
 		snprintf(b->label, sizeof(b->label), "trace");
 		snprintf(b->tip, sizeof(b->tip), "whole trace");
 	} else if (count == 1) {
-		snprintf(b->label, sizeof(b->label), "%" PRId64, split_device_step(d, first).step);
-		const char *phase = step_phase_name((step_phase)split_device_step(d, first).phase);
-		snprintf(b->tip, sizeof(b->tip), "step %" PRId64 "%s%s%s", split_device_step(d, first).step,
+		snprintf(b->label, sizeof(b->label), "%" PRId64, ns_split_device_step(d, first).step);
+		const char *phase = ns_step_phase_name((ns_step_phase)ns_split_device_step(d, first).phase);
+		snprintf(b->tip, sizeof(b->tip), "step %" PRId64 "%s%s%s", ns_split_device_step(d, first).step,
 		         phase != NULL ? " [" : "", phase != NULL ? phase : "", phase != NULL ? "]" : "");
 	} else {
-		snprintf(b->label, sizeof(b->label), "%" PRId64, split_device_step(d, first).step);
+		snprintf(b->label, sizeof(b->label), "%" PRId64, ns_split_device_step(d, first).step);
 		snprintf(b->tip, sizeof(b->tip), "steps %" PRId64 "-%" PRId64 " (mean of %zu)",
-		         split_device_step(d, first).step, split_device_step(d, first + count - 1).step,
+		         ns_split_device_step(d, first).step, ns_split_device_step(d, first + count - 1).step,
 		         count);
 	}
 }
 
-static ns_status put_step_chart(html_page *p, const split_device *d, ns_error *err)
+static ns_status put_step_chart(ns_html_page *p, const ns_split_device *d, ns_error *err)
 {
-	size_t per, nbars = html_step_groups(d->nsteps, HTML_STEP_BARS_MAX, &per);
+	size_t per, nbars = ns_html_step_groups(d->nsteps, NS_HTML_STEP_BARS_MAX, &per);
 	hp_bar *bars = calloc(nbars > 0 ? nbars : 1, sizeof(*bars));
 	char caption[200];
 
@@ -296,14 +296,14 @@ static ns_status put_step_chart(html_page *p, const split_device *d, ns_error *e
 	return NS_OK;
 }
 
-static void put_comm(html_page *p, const split_device *d)
+static void put_comm(ns_html_page *p, const ns_split_device *d)
 {
-	const split_window *w = &d->overall;
+	const ns_split_window *w = &d->overall;
 	double per = (double)hp_counted_steps(d);
-	int64_t exposed = w->cause_ns[CAUSE_EXPOSED], hidden = w->comm_overlapped_ns,
+	int64_t exposed = w->cause_ns[NS_CAUSE_EXPOSED], hidden = w->comm_overlapped_ns,
 	        total = exposed + hidden;
 
-	if (total <= 0 && w->cause_ns[CAUSE_HOST_COMM] <= 0)
+	if (total <= 0 && w->cause_ns[NS_CAUSE_HOST_COMM] <= 0)
 		return;
 	hp_puts(p, "<h3>Communication</h3>\n");
 	hp_printf(
@@ -318,13 +318,13 @@ static void put_comm(html_page *p, const split_device *d)
 	    "class=\"n\">%.1f%%</td><td class=\"n\">%.1f%%</td></tr>\n",
 	    ms(exposed) / per, pct(exposed, w->dur_ns), pct(exposed, total), ms(hidden) / per,
 	    pct(hidden, w->dur_ns), pct(hidden, total));
-	if (w->cause_ns[CAUSE_HOST_COMM] > 0)
+	if (w->cause_ns[NS_CAUSE_HOST_COMM] > 0)
 		hp_printf(p,
 		          "<tr data-comm=\"host\"><td>host collectives (gloo), device idle</td><td "
 		          "class=\"n\">%.3f</td>"
 		          "<td class=\"n\">%.1f%%</td><td></td></tr>\n",
-		          ms(w->cause_ns[CAUSE_HOST_COMM]) / per,
-		          pct(w->cause_ns[CAUSE_HOST_COMM], w->dur_ns));
+		          ms(w->cause_ns[NS_CAUSE_HOST_COMM]) / per,
+		          pct(w->cause_ns[NS_CAUSE_HOST_COMM], w->dur_ns));
 	hp_puts(p, "</tbody></table>\n");
 	if (total > 0) { /* one bar: exposed against hidden */
 		double x = 200.0 * (double)exposed / (double)total;
@@ -335,20 +335,20 @@ static void put_comm(html_page *p, const split_device *d)
 		    "hidden %.1f%% of collective time</title><rect width=\"%.1f\" height=\"14\" fill=\"%s\"/>"
 		    "<rect x=\"%.1f\" width=\"%.1f\" height=\"14\" fill=\"%s\" "
 		    "fill-opacity=\"0.35\"/></svg>\n",
-		    pct(exposed, total), pct(hidden, total), x, hp_bucket_colour(REGIME_COMM), x, 200.0 - x,
-		    hp_bucket_colour(REGIME_COMM));
+		    pct(exposed, total), pct(hidden, total), x, hp_bucket_colour(NS_REGIME_COMM), x, 200.0 - x,
+		    hp_bucket_colour(NS_REGIME_COMM));
 	}
 }
 
-static void put_kernel_row(html_page *p, const split_result *res, const split_kernel_time *k,
+static void put_kernel_row(ns_html_page *p, const ns_split_result *res, const ns_split_kernel_time *k,
                            int64_t class_ns, double per)
 {
-	const char *name = kernel_names_get(res->names, k->name_id);
-	char shown[HTML_NAME_MAX + 1];
+	const char *name = ns_kernel_names_get(res->names, k->name_id);
+	char shown[NS_HTML_NAME_MAX + 1];
 
-	report_short_name(name, shown, sizeof(shown));
+	ns_report_short_name(name, shown, sizeof(shown));
 	hp_puts(p, "<tr><td class=\"kname\" title=\"");
-	hp_text(p, name, HTML_TITLE_MAX);
+	hp_text(p, name, NS_HTML_TITLE_MAX);
 	hp_puts(p, "\">");
 	hp_text(p, shown, sizeof(shown));
 	hp_printf(p,
@@ -358,10 +358,10 @@ static void put_kernel_row(html_page *p, const split_result *res, const split_ke
 	          pct(k->ns, class_ns), pct(k->ns, class_ns));
 }
 
-static void put_kernels(html_page *p, const split_result *res, const split_device *d)
+static void put_kernels(ns_html_page *p, const ns_split_result *res, const ns_split_device *d)
 {
-	static const kernel_class classes[] = {KCLASS_COMPUTE, KCLASS_MEMORY, KCLASS_COMM};
-	static const ns_regime buckets[] = {REGIME_COMPUTE, REGIME_MEMORY, REGIME_COMM};
+	static const ns_kernel_class classes[] = {NS_KCLASS_COMPUTE, NS_KCLASS_MEMORY, NS_KCLASS_COMM};
+	static const ns_regime buckets[] = {NS_REGIME_COMPUTE, NS_REGIME_MEMORY, NS_REGIME_COMM};
 	double per = (double)hp_counted_steps(d);
 
 	if (!res->gpu_activity || d->nkernel_time == 0)
@@ -381,9 +381,9 @@ static void put_kernels(html_page *p, const split_result *res, const split_devic
 		    "all)</caption>\n<thead><tr><th>kernel</th>"
 		    "<th class=\"n\">ms</th><th class=\"n\">ms per step</th><th class=\"n\">calls</th><th "
 		    "class=\"n\">share of class</th></tr></thead><tbody>\n",
-		    kernel_class_name(classes[c]), hp_bucket_colour(buckets[c]),
-		    kernel_class_name(classes[c]), ms(d->class_ns[classes[c]]));
-		for (size_t i = 0; i < d->nkernel_time && shown < HTML_KERNELS_MAX; i++) {
+		    ns_kernel_class_name(classes[c]), hp_bucket_colour(buckets[c]),
+		    ns_kernel_class_name(classes[c]), ms(d->class_ns[classes[c]]));
+		for (size_t i = 0; i < d->nkernel_time && shown < NS_HTML_KERNELS_MAX; i++) {
 			if (d->kernel_time[i].cls != classes[c])
 				continue;
 			put_kernel_row(p, res, &d->kernel_time[i], d->class_ns[classes[c]], per);
@@ -394,8 +394,8 @@ static void put_kernels(html_page *p, const split_result *res, const split_devic
 }
 
 /* timeline: draw the median step's strip (the first devices only: each costs up to a few hundred kB) */
-static ns_status put_device_model(html_page *p, const split_result *res, const split_device *d,
-                                  const ns_device_report *m, const html_trace_options *o, bool full,
+static ns_status put_device_model(ns_html_page *p, const ns_split_result *res, const ns_split_device *d,
+                                  const ns_device_report *m, const ns_html_trace_options *o, bool full,
                                   bool timeline, ns_error *err)
 {
 	hp_printf(p, "<section class=\"device\" id=\"s%u\">\n<h2>", p->sections++);
@@ -423,21 +423,21 @@ static ns_status put_device_model(html_page *p, const split_result *res, const s
 		put_split_table(p, d);
 		/* each large part only when its worst case still fits: the page's bound holds for any input
 		 */
-		if (d->nsteps > 0 && hp_fits(p, HTML_STEP_BARS_MAX * BAR_WORST)) {
+		if (d->nsteps > 0 && hp_fits(p, NS_HTML_STEP_BARS_MAX * BAR_WORST)) {
 			if (put_step_chart(p, d, err) != NS_OK)
 				return err->status;
 			chart = true;
 		}
 		hp_passes(p, res, d, m, chart);
-		if (hp_fits(p, HTML_STEP_BARS_MAX * STEP_ROW_WORST))
+		if (hp_fits(p, NS_HTML_STEP_BARS_MAX * STEP_ROW_WORST))
 			hp_steps_table(p, res, d, o);
 		if (d->timeline != NULL && timeline &&
-		    hp_fits(p, (unsigned long long)d->timeline->nrows * SPLIT_TIMELINE_PX * RECT_WORST))
+		    hp_fits(p, (unsigned long long)d->timeline->nrows * NS_SPLIT_TIMELINE_PX * RECT_WORST))
 			hp_timeline(p, d->timeline);
 		put_comm(p, d);
-		if (hp_fits(p, CAUSE_COUNT * SPLIT_PYTHON_TOP * PY_ROW_WORST))
+		if (hp_fits(p, NS_CAUSE_COUNT * NS_SPLIT_PYTHON_TOP * PY_ROW_WORST))
 			hp_python(p, res, d, m, o->classify->high);
-		if (hp_fits(p, 3 * HTML_KERNELS_MAX * ROW_WORST))
+		if (hp_fits(p, 3 * NS_HTML_KERNELS_MAX * ROW_WORST))
 			put_kernels(p, res, d);
 		else
 			hp_puts(p, "<p class=\"note\">Charts and tables left out: the page is full.</p>\n");
@@ -446,11 +446,11 @@ static ns_status put_device_model(html_page *p, const split_result *res, const s
 	return NS_OK;
 }
 
-static ns_status put_device(html_page *p, const split_result *res, const split_device *d,
-                            const html_trace_options *o, bool full, bool timeline, ns_error *err)
+static ns_status put_device(ns_html_page *p, const ns_split_result *res, const ns_split_device *d,
+                            const ns_html_trace_options *o, bool full, bool timeline, ns_error *err)
 {
 	ns_device_report *m = malloc(sizeof(*m));
-	ns_roof_time roof[KCLASS_COUNT];
+	ns_roof_time roof[NS_KCLASS_COUNT];
 	ns_status st;
 
 	if (m == NULL)
@@ -464,9 +464,9 @@ static ns_status put_device(html_page *p, const split_result *res, const split_d
 
 /* The roofline of the op with the most GPU time, on the device it was placed on; every placed op in a table.
  */
-static void put_roofline(html_page *p, const html_trace_options *o)
+static void put_roofline(ns_html_page *p, const ns_html_trace_options *o)
 {
-	const troof_report *r = o->roofline;
+	const ns_troof_report *r = o->roofline;
 	size_t shown = 0;
 
 	hp_puts(p, "<section class=\"roofline\"><h2>Roofline of the matmul ops</h2>\n");
@@ -476,10 +476,10 @@ static void put_roofline(html_page *p, const html_trace_options *o)
 		return;
 	}
 	if (r->nrows > 0 && o->roof_device != NULL && r->rows[0].roof.attainable > 0.0) {
-		const troof_row *t = &r->rows[0];
+		const ns_troof_row *t = &r->rows[0];
 		char label[200];
-		snprintf(label, sizeof(label), "%.120s %s", t->name, dtype_name(t->dtype));
-		roofline_plot plot = {o->roof_device,
+		snprintf(label, sizeof(label), "%.120s %s", t->name, ns_dtype_name(t->dtype));
+		ns_roofline_plot plot = {o->roof_device,
 		                      t->dtype,
 		                      label,
 		                      t->roof.intensity,
@@ -492,7 +492,7 @@ static void put_roofline(html_page *p, const html_trace_options *o)
 		size_t len = 0;
 		FILE *mem = open_memstream(&svg, &len);
 		if (mem != NULL) {
-			roofline_svg_write_inline(mem, &plot);
+			ns_roofline_svg_write_inline(mem, &plot);
 			if (fclose(mem) == 0 && svg != NULL)
 				hp_puts(p, svg);
 		}
@@ -504,51 +504,51 @@ static void put_roofline(html_page *p, const html_trace_options *o)
 	hp_puts(p, "<table class=\"roofline-ops sortable\"><thead><tr><th>op</th><th>dims</th><th>dtype</th>"
 	           "<th class=\"n\">calls</th><th class=\"n\">GPU ms</th><th class=\"n\">FLOP/B</th>"
 	           "<th class=\"n\">of roof</th><th>bound</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < r->nrows && shown < 2 * HTML_KERNELS_MAX; i++, shown++) {
-		const troof_row *t = &r->rows[i];
+	for (size_t i = 0; i < r->nrows && shown < 2 * NS_HTML_KERNELS_MAX; i++, shown++) {
+		const ns_troof_row *t = &r->rows[i];
 		hp_puts(p, "<tr><td>");
-		hp_text(p, t->name, HTML_NAME_MAX);
+		hp_text(p, t->name, NS_HTML_NAME_MAX);
 		hp_puts(p, "</td><td>");
-		hp_text(p, t->dims, HTML_NAME_MAX);
+		hp_text(p, t->dims, NS_HTML_NAME_MAX);
 		hp_printf(p,
 		          "</td><td>%s</td><td class=\"n\" data-v=\"%ld\">%ld</td><td class=\"n\" "
 		          "data-v=\"%.6f\">%.3f</td>"
 		          "<td class=\"n\" data-v=\"%.3f\">%.1f</td><td class=\"n\" "
 		          "data-v=\"%.4f\">%.1f%%</td><td>%s</td></tr>\n",
-		          dtype_name(t->dtype), t->count, t->count, ms(t->gpu_ns), ms(t->gpu_ns),
+		          ns_dtype_name(t->dtype), t->count, t->count, ms(t->gpu_ns), ms(t->gpu_ns),
 		          t->roof.intensity, t->roof.intensity, t->roof.fraction_of_roof * 100.0,
-		          t->roof.fraction_of_roof * 100.0, regime_bound_word(t->roof.regime));
+		          t->roof.fraction_of_roof * 100.0, ns_regime_bound_word(t->roof.regime));
 	}
 	hp_puts(p, "</tbody></table>\n</section>\n");
 }
 
 /* How far the split can be trusted (the quality verdict, docs/trace.md): the grade and each problem that
  * lowers it, in the text report's words. Nothing for a good trace. */
-static void put_quality(html_page *p, const split_result *res)
+static void put_quality(ns_html_page *p, const ns_split_result *res)
 {
-	const split_quality *q = &res->quality;
+	const ns_split_quality *q = &res->quality;
 	char detail[512];
 
-	if (q->grade == QUALITY_GOOD)
+	if (q->grade == NS_QUALITY_GOOD)
 		return;
 	hp_printf(p, "<div class=\"quality\" data-grade=\"%s\"><p><b>Trace quality: %s</b>%s</p>\n<ul>\n",
-	          quality_grade_name(q->grade), quality_grade_name(q->grade),
-	          q->grade == QUALITY_UNFIT
+	          ns_quality_grade_name(q->grade), ns_quality_grade_name(q->grade),
+	          q->grade == NS_QUALITY_UNFIT
 	              ? ": the capture cannot support a verdict; read the split below with care"
 	              : ": low confidence in the verdict");
-	for (int k = 0; k < QP_COUNT; k++) {
-		if (q->problem[k].count == 0 || q->problem[k].grade == QUALITY_GOOD)
+	for (int k = 0; k < NS_QP_COUNT; k++) {
+		if (q->problem[k].count == 0 || q->problem[k].grade == NS_QUALITY_GOOD)
 			continue;
-		ns_report_quality_detail(q, (quality_kind)k, detail, sizeof(detail));
-		hp_printf(p, "<li>%s: ", quality_kind_name((quality_kind)k));
+		ns_report_quality_detail(q, (ns_quality_kind)k, detail, sizeof(detail));
+		hp_printf(p, "<li>%s: ", ns_quality_kind_name((ns_quality_kind)k));
 		hp_text(p, detail, sizeof(detail));
 		hp_puts(p, "</li>\n");
 	}
 	hp_puts(p, "</ul></div>\n");
 }
 
-ns_status html_trace(html_page *p, const html_source *src, const split_result *res,
-                     const html_trace_options *o, ns_error *err)
+ns_status ns_html_trace(ns_html_page *p, const ns_html_source *src, const ns_split_result *res,
+                     const ns_html_trace_options *o, ns_error *err)
 {
 	bool full = hp_room_full(p);
 
@@ -574,17 +574,17 @@ ns_status html_trace(html_page *p, const html_source *src, const split_result *r
 		    "<p class=\"note\">No device activity; the host's time is in collectives, split on the "
 		    "host.</p>\n");
 	for (size_t i = 0; i < res->ndevices; i++) {
-		bool this_full = full && i < HTML_DEVICES_FULL && hp_room_full(p);
+		bool this_full = full && i < NS_HTML_DEVICES_FULL && hp_room_full(p);
 		if (!hp_room_line(p)) {
 			hp_printf(p, "<p class=\"note\">%zu more devices left out (page size).</p>\n",
 			          res->ndevices - i);
 			break;
 		}
-		if (put_device(p, res, &res->device[i], o, this_full, i < HTML_TIMELINES_MAX, err) != NS_OK)
+		if (put_device(p, res, &res->device[i], o, this_full, i < NS_HTML_TIMELINES_MAX, err) != NS_OK)
 			return err->status;
 	}
 	if (o->roofline != NULL && hp_room_full(p) &&
-	    hp_fits(p, 40 * 1024 + 2 * HTML_KERNELS_MAX * ROW_WORST))
+	    hp_fits(p, 40 * 1024 + 2 * NS_HTML_KERNELS_MAX * ROW_WORST))
 		put_roofline(p, o);
 	hp_puts(p, "</article>\n");
 	return NS_OK;

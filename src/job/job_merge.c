@@ -20,17 +20,17 @@
 #include "util/sort.h"
 #include "util/vec.h"
 
-struct job_merge {
-	job_rank **r;
+struct ns_job_merge {
+	ns_job_rank **r;
 	size_t n, cap;
 	ns_hindex by_rank;  /* rank number -> its index in r: a repeated rank is found at once */
 	size_t world_from;  /* the index of the first rank that names a world size... */
 	int64_t world_size; /* ...and that size (0: none yet); every rank added since agrees with it */
 };
 
-job_merge *job_merge_new(void)
+ns_job_merge *ns_job_merge_new(void)
 {
-	job_merge *m = calloc(1, sizeof(job_merge));
+	ns_job_merge *m = calloc(1, sizeof(ns_job_merge));
 
 	if (m != NULL && !ns_hindex_init(&m->by_rank, 64)) {
 		free(m);
@@ -39,17 +39,17 @@ job_merge *job_merge_new(void)
 	return m;
 }
 
-size_t job_merge_count(const job_merge *m)
+size_t ns_job_merge_count(const ns_job_merge *m)
 {
 	return m->n;
 }
 
-void job_merge_free(job_merge *m)
+void ns_job_merge_free(ns_job_merge *m)
 {
 	if (m == NULL)
 		return;
 	for (size_t i = 0; i < m->n; i++)
-		job_rank_free(m->r[i]);
+		ns_job_rank_free(m->r[i]);
 	free(m->r);
 	ns_hindex_free(&m->by_rank);
 	free(m);
@@ -61,7 +61,7 @@ static uint64_t rank_hash(int64_t rank)
 }
 
 /* The index of the rank numbered rank already added, or -1. */
-static ptrdiff_t added_rank(const job_merge *m, int64_t rank)
+static ptrdiff_t added_rank(const ns_job_merge *m, int64_t rank)
 {
 	uint64_t h = rank_hash(rank);
 	size_t slot = ns_hindex_home(&m->by_rank, h);
@@ -73,16 +73,16 @@ static ptrdiff_t added_rank(const job_merge *m, int64_t rank)
 	return -1;
 }
 
-static ns_status refuse(job_rank *rank, ns_status st)
+static ns_status refuse(ns_job_rank *rank, ns_status st)
 {
-	job_rank_free(rank);
+	ns_job_rank_free(rank);
 	return st;
 }
 
-ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err)
+ns_status ns_job_merge_add(ns_job_merge *m, ns_job_rank *rank, ns_error *err)
 {
 	ptrdiff_t again;
-	job_rank **grown;
+	ns_job_rank **grown;
 
 	if (!rank->has_rank)
 		return refuse(rank,
@@ -100,7 +100,7 @@ ns_status job_merge_add(job_merge *m, job_rank *rank, ns_error *err)
 	if ((again = added_rank(m, rank->rank)) >= 0)
 		return refuse(rank, ns_error_set(err, NS_ERR_VALUE, "rank %" PRId64 " again (first from %s)",
 		                                 rank->rank, m->r[again]->file));
-	grown = ns_grow(m->r, &m->cap, m->n + 1, sizeof(job_rank *));
+	grown = ns_grow(m->r, &m->cap, m->n + 1, sizeof(ns_job_rank *));
 	if (grown == NULL || !ns_hindex_add(&m->by_rank, rank_hash(rank->rank), (uint32_t)m->n)) {
 		if (grown != NULL)
 			m->r = grown;
@@ -136,24 +136,24 @@ static double median_double(double *v, size_t n)
 
 static int cmp_rank(const void *a, const void *b)
 {
-	const job_rank *x = *(job_rank *const *)a, *y = *(job_rank *const *)b;
+	const ns_job_rank *x = *(ns_job_rank *const *)a, *y = *(ns_job_rank *const *)b;
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-static const job_device *judged(const job_rank_result *r)
+static const ns_job_device *judged(const ns_job_rank_result *r)
 {
 	return r->src->ndev > 0 ? &r->src->dev[r->device] : NULL;
 }
 
 /* The device with the most collectives; on a tie the one with the most busy (non-idle) time. */
-static size_t pick_device(const job_rank *k)
+static size_t pick_device(const ns_job_rank *k)
 {
 	size_t best = 0;
 
 	for (size_t i = 1; i < k->ndev; i++) {
-		const job_device *a = &k->dev[i], *b = &k->dev[best];
-		int64_t busy_a = a->overall.dur_ns - a->overall.bucket_ns[REGIME_IDLE];
-		int64_t busy_b = b->overall.dur_ns - b->overall.bucket_ns[REGIME_IDLE];
+		const ns_job_device *a = &k->dev[i], *b = &k->dev[best];
+		int64_t busy_a = a->overall.dur_ns - a->overall.bucket_ns[NS_REGIME_IDLE];
+		int64_t busy_b = b->overall.dur_ns - b->overall.bucket_ns[NS_REGIME_IDLE];
 		if (a->ncoll > b->ncoll || (a->ncoll == b->ncoll && busy_a > busy_b))
 			best = i;
 	}
@@ -161,12 +161,12 @@ static size_t pick_device(const job_rank *k)
 }
 
 /* Whether a step counts in the whole-run window (the split's rule: warm-up steps left out unless all are). */
-static bool step_counts(const job_device *d, size_t i, bool all_warmup)
+static bool step_counts(const ns_job_device *d, size_t i, bool all_warmup)
 {
 	return all_warmup || !d->steps[i].warmup;
 }
 
-static bool all_warmup(const job_device *d)
+static bool all_warmup(const ns_job_device *d)
 {
 	for (size_t i = 0; i < d->nsteps; i++)
 		if (!d->steps[i].warmup)
@@ -176,9 +176,9 @@ static bool all_warmup(const job_device *d)
 
 /* ---- per-rank step statistics ---- */
 
-static ns_status rank_stats(job_rank_result *r, ns_error *err)
+static ns_status rank_stats(ns_job_rank_result *r, ns_error *err)
 {
-	const job_device *d = judged(r);
+	const ns_job_device *d = judged(r);
 	int64_t *v;
 	bool all;
 
@@ -189,15 +189,15 @@ static ns_status rank_stats(job_rank_result *r, ns_error *err)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	all = all_warmup(d);
 	/* b = -3: the kernels started, -2: the step time, -1: its non-comm part, then each bucket */
-	for (int b = -3; b < REGIME_COUNT; b++) {
+	for (int b = -3; b < NS_REGIME_COUNT; b++) {
 		size_t n = 0;
 		for (size_t i = 0; i < d->nsteps; i++) {
-			const split_window *w = &d->steps[i];
+			const ns_split_window *w = &d->steps[i];
 			if (!step_counts(d, i, all))
 				continue;
 			v[n++] = b == -3   ? (int64_t)w->kernels
 			         : b == -2 ? w->dur_ns
-			         : b == -1 ? w->dur_ns - w->bucket_ns[REGIME_COMM]
+			         : b == -1 ? w->dur_ns - w->bucket_ns[NS_REGIME_COMM]
 			                   : w->bucket_ns[b];
 		}
 		int64_t med = median_i64(v, n);
@@ -217,7 +217,7 @@ static ns_status rank_stats(job_rank_result *r, ns_error *err)
 /* ---- matching ---- */
 
 typedef struct {
-	char name[SPLIT_COLL_TEXT];
+	char name[NS_SPLIT_COLL_TEXT];
 	bool by_seq;
 	int64_t min_seq, count; /* ops: count, numbered from min_seq (by seq) or 0 */
 	size_t base;            /* first op id */
@@ -274,7 +274,7 @@ static ns_status group_id(matching *mt, const char *name, uint32_t *gi, ns_error
 }
 
 /* Pass 1: where each rank's collectives start in the tables, and each collective's group. */
-static ns_status name_groups(job_result *res, matching *mt, ns_error *err)
+static ns_status name_groups(ns_job_result *res, matching *mt, ns_error *err)
 {
 	size_t total = 0, at = 0;
 	ns_status st = NS_OK;
@@ -289,7 +289,7 @@ static ns_status name_groups(job_result *res, matching *mt, ns_error *err)
 	if (mt->gid == NULL || mt->op_of == NULL || mt->op_start == NULL || !ns_hindex_init(&mt->index, 16))
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (size_t r = 0; r < res->nranks && st == NS_OK; r++) {
-		const job_device *d = judged(&res->rank[r]);
+		const ns_job_device *d = judged(&res->rank[r]);
 		mt->op_start[r] = at;
 		for (size_t i = 0; d != NULL && i < d->ncoll && st == NS_OK; i++)
 			st = group_id(mt, d->coll[i].group, &mt->gid[at++], err);
@@ -306,12 +306,12 @@ static void reset_named(const matching *mt, size_t r, int64_t *counter, int64_t 
 }
 
 /* Pass 2: whether each group can be matched by seq, and how many ops each holds. */
-static void count_ops(const job_result *res, matching *mt, int64_t *count)
+static void count_ops(const ns_job_result *res, matching *mt, int64_t *count)
 {
 	for (size_t r = 0; r < res->nranks; r++) {
-		const job_device *d = judged(&res->rank[r]);
+		const ns_job_device *d = judged(&res->rank[r]);
 		for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
-			const split_collective *c = &d->coll[i];
+			const ns_split_collective *c = &d->coll[i];
 			size_t gi = mt->gid[mt->op_start[r] + i];
 			group_info *g = &mt->g[gi];
 			count[gi]++;
@@ -327,14 +327,14 @@ static void count_ops(const job_result *res, matching *mt, int64_t *count)
 }
 
 /* Pass 3: seqs must rise on every rank and span a range not much wider than the ops seen. */
-static void check_seqs(const job_result *res, matching *mt, int64_t *prev, int64_t *max_seq)
+static void check_seqs(const ns_job_result *res, matching *mt, int64_t *prev, int64_t *max_seq)
 {
 	for (size_t gi = 0; gi < mt->n; gi++)
 		prev[gi] = max_seq[gi] = INT64_MIN;
 	for (size_t r = 0; r < res->nranks; r++) {
-		const job_device *d = judged(&res->rank[r]);
+		const ns_job_device *d = judged(&res->rank[r]);
 		for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
-			const split_collective *c = &d->coll[i];
+			const ns_split_collective *c = &d->coll[i];
 			size_t gi = mt->gid[mt->op_start[r] + i];
 			if (!mt->g[gi].by_seq)
 				continue;
@@ -358,13 +358,13 @@ static void check_seqs(const job_result *res, matching *mt, int64_t *prev, int64
 }
 
 /* Pass 4: each collective's op id. */
-static void assign_ops(const job_result *res, matching *mt, int64_t *ord)
+static void assign_ops(const ns_job_result *res, matching *mt, int64_t *ord)
 {
 	memset(ord, 0, mt->n * sizeof(*ord));
 	for (size_t r = 0; r < res->nranks; r++) {
-		const job_device *d = judged(&res->rank[r]);
+		const ns_job_device *d = judged(&res->rank[r]);
 		for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
-			const split_collective *c = &d->coll[i];
+			const ns_split_collective *c = &d->coll[i];
 			size_t at = mt->op_start[r] + i, gi = mt->gid[at];
 			const group_info *g = &mt->g[gi];
 			int64_t k = g->by_seq ? c->seq - g->min_seq : ord[gi]++;
@@ -374,7 +374,7 @@ static void assign_ops(const job_result *res, matching *mt, int64_t *ord)
 	}
 }
 
-static ns_status match_ops(job_result *res, matching *mt, ns_error *err)
+static ns_status match_ops(ns_job_result *res, matching *mt, ns_error *err)
 {
 	int64_t *a, *b;
 	ns_status st = name_groups(res, mt, err);
@@ -399,7 +399,7 @@ static ns_status match_ops(job_result *res, matching *mt, ns_error *err)
 /* ---- per-op tables ---- */
 
 typedef struct {
-	const split_collective *first; /* the first rank's record: what the others are checked against */
+	const ns_split_collective *first; /* the first rank's record: what the others are checked against */
 	int64_t first_rank;
 	int64_t ref_end;    /* end on the reference rank's clock (INT64_MIN: the reference lacks it) */
 	int64_t last_start; /* latest aligned start */
@@ -417,9 +417,9 @@ static bool sizes_must_agree(const char *name)
 	return false;
 }
 
-static void check_match(job_result *res, op_info *op, const split_collective *c, int64_t rank, size_t ordinal)
+static void check_match(ns_job_result *res, op_info *op, const ns_split_collective *c, int64_t rank, size_t ordinal)
 {
-	const split_collective *f = op->first;
+	const ns_split_collective *f = op->first;
 	bool name_ok = f->name[0] == '\0' || c->name[0] == '\0' || strcmp(f->name, c->name) == 0;
 	bool size_ok = f->in_nelems < 0 || c->in_nelems < 0 || f->in_nelems == c->in_nelems ||
 	               !sizes_must_agree(f->name);
@@ -444,12 +444,12 @@ static void check_match(job_result *res, op_info *op, const split_collective *c,
 }
 
 /* Participants, the reference rank's end times and the name/size check. */
-static void fill_ops(job_result *res, const matching *mt, op_info *ops)
+static void fill_ops(ns_job_result *res, const matching *mt, op_info *ops)
 {
 	for (size_t o = 0; o < mt->nops; o++)
 		ops[o] = (op_info){NULL, -1, INT64_MIN, INT64_MIN, -1, 0};
 	for (size_t r = 0; r < res->nranks; r++) {
-		const job_device *d = judged(&res->rank[r]);
+		const ns_job_device *d = judged(&res->rank[r]);
 		for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
 			op_info *op = &ops[mt->op_of[mt->op_start[r] + i]];
 			op->participants++;
@@ -469,11 +469,11 @@ static void fill_ops(job_result *res, const matching *mt, op_info *ops)
 
 /* ---- clocks ---- */
 
-static ns_status estimate_offset(job_result *res, const matching *mt, const op_info *ops, size_t r,
+static ns_status estimate_offset(ns_job_result *res, const matching *mt, const op_info *ops, size_t r,
                                  ns_error *err)
 {
-	job_rank_result *rr = &res->rank[r];
-	const job_device *d = judged(rr);
+	ns_job_rank_result *rr = &res->rank[r];
+	const ns_job_device *d = judged(rr);
 	size_t n = 0, nc = d != NULL ? d->ncoll : 0;
 	int64_t *v, mad;
 
@@ -501,13 +501,13 @@ static ns_status estimate_offset(job_result *res, const matching *mt, const op_i
 		}
 		n++;
 	}
-	if (n < JOB_CLOCK_MIN_MATCHES) {
+	if (n < NS_JOB_CLOCK_MIN_MATCHES) {
 		free(v);
 		if (res->why_not[0] == '\0')
 			snprintf(res->why_not, sizeof(res->why_not),
 			         "rank %" PRId64 " shares %zu collective(s) with rank %" PRId64
 			         ", fewer than %d: its clock cannot be aligned",
-			         rr->src->rank, n, res->rank[0].src->rank, JOB_CLOCK_MIN_MATCHES);
+			         rr->src->rank, n, res->rank[0].src->rank, NS_JOB_CLOCK_MIN_MATCHES);
 		return NS_OK;
 	}
 	rr->offset_ns = median_i64(v, n);
@@ -518,25 +518,25 @@ static ns_status estimate_offset(job_result *res, const matching *mt, const op_i
 	mad = median_i64(v, n);
 	free(v);
 	rr->has_offset = true;
-	if (mad > JOB_CLOCK_MAD_NS && res->why_not[0] == '\0')
+	if (mad > NS_JOB_CLOCK_MAD_NS && res->why_not[0] == '\0')
 		snprintf(res->why_not, sizeof(res->why_not),
 		         "rank %" PRId64 "'s collectives end %.1f us apart from rank %" PRId64
 		         "'s after aligning its clock (median deviation; at most %.0f us is consistent): the "
 		         "clocks "
 		         "cannot be aligned",
-		         rr->src->rank, (double)mad / 1e3, res->rank[0].src->rank, JOB_CLOCK_MAD_NS / 1e3);
+		         rr->src->rank, (double)mad / 1e3, res->rank[0].src->rank, NS_JOB_CLOCK_MAD_NS / 1e3);
 	return NS_OK;
 }
 
 /* ---- waiting ---- */
 
 /* Exposed time of c inside [a, b). */
-static int64_t exposed_within(const split_collective *c, int64_t a, int64_t b)
+static int64_t exposed_within(const ns_split_collective *c, int64_t a, int64_t b)
 {
 	double sum = 0;
 
 	for (unsigned i = 0; i < c->npieces; i++) {
-		const split_piece *p = &c->piece[i];
+		const ns_split_piece *p = &c->piece[i];
 		int64_t lo = p->start_ns > a ? p->start_ns : a, hi = p->end_ns < b ? p->end_ns : b;
 		int64_t len = p->end_ns - p->start_ns;
 		if (hi <= lo)
@@ -546,10 +546,10 @@ static int64_t exposed_within(const split_collective *c, int64_t a, int64_t b)
 	return (int64_t)(sum + 0.5);
 }
 
-static void last_starts(job_result *res, const matching *mt, op_info *ops)
+static void last_starts(ns_job_result *res, const matching *mt, op_info *ops)
 {
 	for (size_t r = 0; r < res->nranks; r++) {
-		const job_device *d = judged(&res->rank[r]);
+		const ns_job_device *d = judged(&res->rank[r]);
 		for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
 			op_info *op = &ops[mt->op_of[mt->op_start[r] + i]];
 			int64_t s = ns_sat_sub_i64(d->coll[i].start_ns, res->rank[r].offset_ns);
@@ -563,7 +563,7 @@ static void last_starts(job_result *res, const matching *mt, op_info *ops)
 
 /* The first step of d that ends after t, or d->nsteps: the steps are in time order and disjoint (the summary
  * reader checks it; a split makes them so), so their ends ascend. */
-static size_t first_step_ending_after(const job_device *d, int64_t t)
+static size_t first_step_ending_after(const ns_job_device *d, int64_t t)
 {
 	size_t lo = 0, hi = d->nsteps;
 
@@ -580,7 +580,7 @@ static size_t first_step_ending_after(const job_device *d, int64_t t)
 /* Adds the waiting of collective c (inside [c.start, until)) to the steps it crosses. Only the steps under
  * its exposed pieces can get any: the pieces of a device's collectives follow each other in time (each
  * exposed instant is one collective's), so over all collectives these are each step about once. */
-static int64_t add_wait(const job_device *d, const split_collective *c, int64_t until, int64_t *step_wait)
+static int64_t add_wait(const ns_job_device *d, const ns_split_collective *c, int64_t until, int64_t *step_wait)
 {
 	int64_t total = 0, from, to;
 
@@ -589,7 +589,7 @@ static int64_t add_wait(const job_device *d, const split_collective *c, int64_t 
 	from = c->piece[0].start_ns > c->start_ns ? c->piece[0].start_ns : c->start_ns;
 	to = c->piece[c->npieces - 1].end_ns < until ? c->piece[c->npieces - 1].end_ns : until;
 	for (size_t s = first_step_ending_after(d, from); s < d->nsteps; s++) {
-		const split_window *w = &d->steps[s];
+		const ns_split_window *w = &d->steps[s];
 		int64_t a = c->start_ns > w->start_ns ? c->start_ns : w->start_ns;
 		int64_t b = until < w->start_ns + w->dur_ns ? until : w->start_ns + w->dur_ns;
 		if (w->start_ns >= to)
@@ -603,7 +603,7 @@ static int64_t add_wait(const job_device *d, const split_collective *c, int64_t 
 	return total;
 }
 
-static size_t rank_index(const job_result *res, int64_t rank)
+static size_t rank_index(const ns_job_result *res, int64_t rank)
 {
 	size_t lo = 0, hi = res->nranks;
 
@@ -654,11 +654,11 @@ static ptrdiff_t tally_take_most(wait_tally *t)
 	return best;
 }
 
-static ns_status rank_waiting(job_result *res, const matching *mt, const op_info *ops, size_t r,
+static ns_status rank_waiting(ns_job_result *res, const matching *mt, const op_info *ops, size_t r,
                               wait_tally *per, ns_error *err)
 {
-	job_rank_result *rr = &res->rank[r];
-	const job_device *d = judged(rr);
+	ns_job_rank_result *rr = &res->rank[r];
+	const ns_job_device *d = judged(rr);
 	int64_t wait = 0, exposed;
 	ptrdiff_t best;
 	bool all;
@@ -669,7 +669,7 @@ static ns_status rank_waiting(job_result *res, const matching *mt, const op_info
 	if (rr->step_wait_ns == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < d->ncoll; i++) {
-		const split_collective *c = &d->coll[i];
+		const ns_split_collective *c = &d->coll[i];
 		const op_info *op = &ops[mt->op_of[mt->op_start[r] + i]];
 		int64_t until;
 		if (op->participants < 2 || op->last_rank == rr->src->rank)
@@ -690,19 +690,19 @@ static ns_status rank_waiting(job_result *res, const matching *mt, const op_info
 	for (size_t s = 0; s < d->nsteps; s++)
 		if (step_counts(d, s, all))
 			wait += rr->step_wait_ns[s];
-	exposed = rr->overall.cause_ns[CAUSE_EXPOSED];
+	exposed = rr->overall.cause_ns[NS_CAUSE_EXPOSED];
 	wait = wait < exposed ? wait : exposed;
-	rr->overall.cause_ns[CAUSE_WAIT] = wait;
-	rr->overall.cause_ns[CAUSE_COMM_TRANSFER] = exposed - wait;
-	rr->overall.cause_ns[CAUSE_EXPOSED] = 0;
+	rr->overall.cause_ns[NS_CAUSE_WAIT] = wait;
+	rr->overall.cause_ns[NS_CAUSE_COMM_TRANSFER] = exposed - wait;
+	rr->overall.cause_ns[NS_CAUSE_EXPOSED] = 0;
 	return NS_OK;
 }
 
 /* How many of the collectives rank r shares with another rank it started last (on the aligned clocks). */
-static void count_last(job_result *res, const matching *mt, const op_info *ops, size_t r)
+static void count_last(ns_job_result *res, const matching *mt, const op_info *ops, size_t r)
 {
-	job_rank_result *rr = &res->rank[r];
-	const job_device *d = judged(rr);
+	ns_job_rank_result *rr = &res->rank[r];
+	const ns_job_device *d = judged(rr);
 
 	for (size_t i = 0; d != NULL && i < d->ncoll; i++) {
 		const op_info *op = &ops[mt->op_of[mt->op_start[r] + i]];
@@ -713,7 +713,7 @@ static void count_last(job_result *res, const matching *mt, const op_info *ops, 
 	}
 }
 
-static ns_status split_waiting(job_result *res, const matching *mt, op_info *ops, ns_error *err)
+static ns_status split_waiting(ns_job_result *res, const matching *mt, op_info *ops, ns_error *err)
 {
 	wait_tally per = {calloc(res->nranks + 1, sizeof(int64_t)), calloc(res->nranks + 1, sizeof(size_t)),
 	                  0};
@@ -755,7 +755,7 @@ static int cmp_step_start(const void *a, const void *b)
 
 /* The counted steps of every rank by number, on the aligned clocks: the largest spread of one step's starts
  * and the rank that starts it last. */
-static ns_status start_spread(job_result *res, ns_error *err)
+static ns_status start_spread(ns_job_result *res, ns_error *err)
 {
 	size_t n = 0, k = 0;
 	step_start *v;
@@ -768,8 +768,8 @@ static ns_status start_spread(job_result *res, ns_error *err)
 	if ((v = malloc(n * sizeof(*v))) == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (size_t r = 0; r < res->nranks; r++) {
-		const job_rank_result *rr = &res->rank[r];
-		const job_device *d = judged(rr);
+		const ns_job_rank_result *rr = &res->rank[r];
+		const ns_job_device *d = judged(rr);
 		bool all = d != NULL && all_warmup(d);
 		for (size_t i = 0; d != NULL && rr->has_offset && i < d->nsteps; i++)
 			if (d->steps[i].step >= 0 && step_counts(d, i, all))
@@ -795,7 +795,7 @@ static ns_status start_spread(job_result *res, ns_error *err)
 
 /* ---- clocks, matching and waiting together ---- */
 
-static ns_status align_and_split(job_result *res, ns_error *err)
+static ns_status align_and_split(ns_job_result *res, ns_error *err)
 {
 	matching mt = {0};
 	op_info *ops = NULL;
@@ -830,7 +830,7 @@ static ns_status align_and_split(job_result *res, ns_error *err)
 
 /* ---- stragglers and the median split ---- */
 
-static double share_of(const job_rank_result *r, int b)
+static double share_of(const ns_job_rank_result *r, int b)
 {
 	return r->overall.dur_ns > 0 ? (double)r->overall.bucket_ns[b] / (double)r->overall.dur_ns : 0;
 }
@@ -871,12 +871,12 @@ static void loo_free(loo_median *m)
 	m->pos = NULL;
 }
 
-/* The ranks' values (with steps) of what: -3 kernels, -2 non-comm time, 0..REGIME_COUNT-1 that bucket, and
- * REGIME_COUNT + b the share of bucket b (as doubles). */
-static bool loo_build(loo_median *m, const job_result *res, int what)
+/* The ranks' values (with steps) of what: -3 kernels, -2 non-comm time, 0..NS_REGIME_COUNT-1 that bucket, and
+ * NS_REGIME_COUNT + b the share of bucket b (as doubles). */
+static bool loo_build(loo_median *m, const ns_job_result *res, int what)
 {
 	loo_item *it = malloc((res->nranks + 1) * sizeof(*it));
-	bool shares = what >= REGIME_COUNT;
+	bool shares = what >= NS_REGIME_COUNT;
 
 	*m = (loo_median){NULL, NULL, calloc(res->nranks + 1, sizeof(size_t)), 0};
 	if (shares)
@@ -889,14 +889,14 @@ static bool loo_build(loo_median *m, const job_result *res, int what)
 		return false;
 	}
 	for (size_t r = 0; r < res->nranks; r++) {
-		const job_rank_result *rr = &res->rank[r];
+		const ns_job_rank_result *rr = &res->rank[r];
 		if (rr->median_step_ns == 0)
 			continue;
 		it[m->n++] = (loo_item){what == -3   ? rr->kernels
 		                        : what == -2 ? rr->noncomm_ns
 		                        : shares     ? 0
 		                                     : rr->bucket_ns[what],
-		                        shares ? share_of(rr, what - REGIME_COUNT) : 0, r};
+		                        shares ? share_of(rr, what - NS_REGIME_COUNT) : 0, r};
 	}
 	qsort(it, m->n, sizeof(*it), shares ? cmp_loo_double : cmp_loo_i64);
 	for (size_t k = 0; k < m->n; k++) {
@@ -945,8 +945,8 @@ enum {
 	LOO_KERNELS,
 	LOO_NONCOMM,
 	LOO_BUCKET,
-	LOO_SHARE = LOO_BUCKET + REGIME_COUNT,
-	LOO_COUNT = LOO_SHARE + REGIME_COUNT
+	LOO_SHARE = LOO_BUCKET + NS_REGIME_COUNT,
+	LOO_COUNT = LOO_SHARE + NS_REGIME_COUNT
 };
 
 static void loo_free_all(loo_median *m)
@@ -955,7 +955,7 @@ static void loo_free_all(loo_median *m)
 		loo_free(&m[i]);
 }
 
-static bool loo_build_all(loo_median *m, const job_result *res)
+static bool loo_build_all(loo_median *m, const ns_job_result *res)
 {
 	bool ok = true;
 
@@ -967,21 +967,21 @@ static bool loo_build_all(loo_median *m, const job_result *res)
 	return ok;
 }
 
-static const char *const straggler_kind_names[STRAGGLER_KIND_COUNT] = {
-    [STRAGGLER_HOST] = "host",
-    [STRAGGLER_DEVICE] = "device",
-    [STRAGGLER_WORK] = "work",
-    [STRAGGLER_INPUTS] = "inputs",
+static const char *const straggler_kind_names[NS_STRAGGLER_KIND_COUNT] = {
+    [NS_STRAGGLER_HOST] = "host",
+    [NS_STRAGGLER_DEVICE] = "device",
+    [NS_STRAGGLER_WORK] = "work",
+    [NS_STRAGGLER_INPUTS] = "inputs",
 };
 
-const char *job_straggler_kind_name(job_straggler_kind k)
+const char *ns_job_straggler_kind_name(ns_job_straggler_kind k)
 {
-	return (unsigned)k < STRAGGLER_KIND_COUNT ? straggler_kind_names[k] : NULL;
+	return (unsigned)k < NS_STRAGGLER_KIND_COUNT ? straggler_kind_names[k] : NULL;
 }
 
-static int64_t noncomm_of(const split_window *w)
+static int64_t noncomm_of(const ns_split_window *w)
 {
-	return w->dur_ns - w->bucket_ns[REGIME_COMM];
+	return w->dur_ns - w->bucket_ns[NS_REGIME_COMM];
 }
 
 /* Per step number, the longest non-comm time of the ranks that are not stragglers: a straggler is slowest in
@@ -1011,7 +1011,7 @@ static step_max *step_entry(const step_table *t, int64_t step)
 
 /* Whether d's step numbers ascend: numbered by ProfilerStep (a device without them has none to match). Of
  * equal numbers, the first step counts. */
-static bool numbers_ascend(const job_device *d)
+static bool numbers_ascend(const ns_job_device *d)
 {
 	for (size_t i = 1; i < d->nsteps; i++)
 		if (d->steps[i].step < d->steps[i - 1].step)
@@ -1019,7 +1019,7 @@ static bool numbers_ascend(const job_device *d)
 	return true;
 }
 
-static ns_status step_table_add(step_table *t, const split_window *w)
+static ns_status step_table_add(step_table *t, const ns_split_window *w)
 {
 	step_max *e = step_entry(t, w->step), *grown;
 
@@ -1037,7 +1037,7 @@ static ns_status step_table_add(step_table *t, const split_window *w)
 	return NS_OK;
 }
 
-static ns_status step_table_build(step_table *t, const job_result *res)
+static ns_status step_table_build(step_table *t, const ns_job_result *res)
 {
 	ns_status st = NS_OK;
 
@@ -1045,7 +1045,7 @@ static ns_status step_table_build(step_table *t, const job_result *res)
 	if (!ns_hindex_init(&t->index, 64))
 		return NS_ERR_NOMEM;
 	for (size_t r = 0; r < res->nranks && st == NS_OK; r++) {
-		const job_device *d = judged(&res->rank[r]);
+		const ns_job_device *d = judged(&res->rank[r]);
 		if (d == NULL || res->rank[r].straggler || !numbers_ascend(d))
 			continue;
 		for (size_t i = 0; i < d->nsteps && st == NS_OK; i++)
@@ -1063,13 +1063,13 @@ static void step_table_free(step_table *t)
 
 /* In how many of rank r's counted steps its non-comm time was longer than that of every rank that is no
  * straggler and had the same step (s->slowest_steps of s->compared_steps). */
-static void count_slowest_steps(const job_result *res, const step_table *t, size_t r, job_straggler *s)
+static void count_slowest_steps(const ns_job_result *res, const step_table *t, size_t r, ns_job_straggler *s)
 {
-	const job_device *d = judged(&res->rank[r]);
+	const ns_job_device *d = judged(&res->rank[r]);
 	bool all = all_warmup(d);
 
 	for (size_t i = 0; i < d->nsteps; i++) {
-		const split_window *w = &d->steps[i];
+		const ns_split_window *w = &d->steps[i];
 		const step_max *e;
 		if (!step_counts(d, i, all) || w->step < 0 || (e = step_entry(t, w->step)) == NULL)
 			continue;
@@ -1081,63 +1081,63 @@ static void count_slowest_steps(const job_result *res, const step_table *t, size
 /* What makes the straggler slow (docs/job.md): a host-side bucket is that bucket's; on the device, more
  * kernels a step is more work, the same kernels slower in (nearly) every step is the rank's GPU or host, and
  * slower in some steps only is its inputs. Without steps to compare, the same kernels count as the device. */
-static void classify_straggler(const job_result *res, const step_table *t, size_t r, int64_t others_kernels,
-                               job_straggler *s)
+static void classify_straggler(const ns_job_result *res, const step_table *t, size_t r, int64_t others_kernels,
+                               ns_job_straggler *s)
 {
-	const job_rank_result *rr = &res->rank[r];
+	const ns_job_rank_result *rr = &res->rank[r];
 
 	s->kernels_ratio = others_kernels > 0 ? (double)rr->kernels / (double)others_kernels : 0;
 	count_slowest_steps(res, t, r, s);
-	if (s->bucket != REGIME_COMPUTE && s->bucket != REGIME_MEMORY)
-		s->kind = STRAGGLER_HOST;
-	else if (others_kernels > 0 && s->kernels_ratio > 1.0 + JOB_SAME_WORK_SHARE)
-		s->kind = STRAGGLER_WORK;
+	if (s->bucket != NS_REGIME_COMPUTE && s->bucket != NS_REGIME_MEMORY)
+		s->kind = NS_STRAGGLER_HOST;
+	else if (others_kernels > 0 && s->kernels_ratio > 1.0 + NS_JOB_SAME_WORK_SHARE)
+		s->kind = NS_STRAGGLER_WORK;
 	else if (s->compared_steps > 0 &&
-	         (double)s->slowest_steps < JOB_PERSISTENT_SHARE * (double)s->compared_steps)
-		s->kind = STRAGGLER_INPUTS;
+	         (double)s->slowest_steps < NS_JOB_PERSISTENT_SHARE * (double)s->compared_steps)
+		s->kind = NS_STRAGGLER_INPUTS;
 	else
-		s->kind = STRAGGLER_DEVICE;
+		s->kind = NS_STRAGGLER_DEVICE;
 }
 
 /* With aligned clocks, a straggler is the rank the others wait for: a meaningful share (JOB_LAST_SHARE_*) of
  * the job's waiting in collectives is for it to arrive. A rank with more non-comm time whose collectives
  * still start with the others' (its extra time overlaps their waiting, or lies before the captured steps)
  * holds nobody up. Without aligned clocks, or without waiting, nothing says who was last. */
-static bool arrives_last(const job_result *res, const job_rank_result *rr)
+static bool arrives_last(const ns_job_result *res, const ns_job_rank_result *rr)
 {
 	double need = res->nranks > 0 ? 2.0 / (double)res->nranks : 1.0;
 
 	if (!res->split || res->wait_ns <= 0)
 		return true;
-	need = need < JOB_LAST_SHARE_MIN   ? JOB_LAST_SHARE_MIN
-	       : need > JOB_LAST_SHARE_MAX ? JOB_LAST_SHARE_MAX
+	need = need < NS_JOB_LAST_SHARE_MIN   ? NS_JOB_LAST_SHARE_MIN
+	       : need > NS_JOB_LAST_SHARE_MAX ? NS_JOB_LAST_SHARE_MAX
 	                                   : need;
 	return (double)rr->waited_on_ns >= need * (double)res->wait_ns;
 }
 
 static int cmp_straggler(const void *a, const void *b)
 {
-	const job_straggler *x = a, *y = b;
+	const ns_job_straggler *x = a, *y = b;
 	return (x->excess_ns < y->excess_ns) - (x->excess_ns > y->excess_ns);
 }
 
 /* Whether rank r is a straggler; if so, its entry (unclassified) in res->strag. */
-static void judge_rank(job_result *res, const loo_median *loo, size_t r)
+static void judge_rank(ns_job_result *res, const loo_median *loo, size_t r)
 {
-	job_rank_result *rr = &res->rank[r];
+	ns_job_rank_result *rr = &res->rank[r];
 	int64_t med, excess, best_x = INT64_MIN;
-	int best = REGIME_COMPUTE;
+	int best = NS_REGIME_COMPUTE;
 
 	if (rr->median_step_ns == 0)
 		return;
 	med = loo_i64(&loo[LOO_NONCOMM], r);
 	excess = ns_sat_sub_i64(rr->noncomm_ns, med);
-	if (excess <= JOB_STRAGGLER_MIN_NS || (double)excess <= JOB_STRAGGLER_SHARE * (double)med ||
+	if (excess <= NS_JOB_STRAGGLER_MIN_NS || (double)excess <= NS_JOB_STRAGGLER_SHARE * (double)med ||
 	    !arrives_last(res, rr))
 		return;
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		int64_t x;
-		if (b == REGIME_COMM)
+		if (b == NS_REGIME_COMM)
 			continue;
 		x = ns_sat_sub_i64(rr->bucket_ns[b], loo_i64(&loo[LOO_BUCKET + b], r));
 		if (x > best_x) {
@@ -1146,7 +1146,7 @@ static void judge_rank(job_result *res, const loo_median *loo, size_t r)
 		}
 	}
 	rr->straggler = true;
-	res->strag[res->nstrag++] = (job_straggler){
+	res->strag[res->nstrag++] = (ns_job_straggler){
 	    .rank = rr->src->rank,
 	    .bucket = (ns_regime)best,
 	    .share = share_of(rr, best),
@@ -1157,7 +1157,7 @@ static void judge_rank(job_result *res, const loo_median *loo, size_t r)
 	    .waited_share = res->wait_ns > 0 ? (double)rr->waited_on_ns / (double)res->wait_ns : 0.0};
 }
 
-static ns_status find_stragglers(job_result *res, ns_error *err)
+static ns_status find_stragglers(ns_job_result *res, ns_error *err)
 {
 	loo_median loo[LOO_COUNT];
 	step_table t;
@@ -1170,7 +1170,7 @@ static ns_status find_stragglers(job_result *res, ns_error *err)
 	if (res->strag == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	/* an unfit rank's split is no ground to name a straggler on: the job gets no verdict (docs/job.md) */
-	if (with_steps < 2 || res->quality == QUALITY_UNFIT)
+	if (with_steps < 2 || res->quality == NS_QUALITY_UNFIT)
 		return NS_OK;
 	if (!loo_build_all(loo, res))
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
@@ -1191,15 +1191,15 @@ static ns_status find_stragglers(job_result *res, ns_error *err)
 	return NS_OK;
 }
 
-static ns_status median_profile(job_result *res, ns_error *err)
+static ns_status median_profile(ns_job_result *res, ns_error *err)
 {
 	double *v = malloc((res->nranks + 1) * sizeof(*v)), sum = 0;
 	size_t n = 0;
 
 	if (v == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	profile_init(&res->median);
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	ns_profile_init(&res->median);
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		n = 0;
 		for (size_t r = 0; r < res->nranks; r++)
 			if (res->rank[r].overall.dur_ns > 0)
@@ -1209,12 +1209,12 @@ static ns_status median_profile(job_result *res, ns_error *err)
 		sum += res->median.share[b];
 	}
 	/* Medians taken bucket by bucket need not sum to 1; scaled down when they pass it. */
-	for (int b = 0; sum > 1 && b < REGIME_COUNT; b++)
+	for (int b = 0; sum > 1 && b < NS_REGIME_COUNT; b++)
 		res->median.share[b] /= sum;
 	n = 0;
 	for (size_t r = 0; r < res->nranks; r++)
 		if (res->rank[r].overall.dur_ns > 0)
-			v[n++] = (double)res->rank[r].overall.cause_ns[CAUSE_WAIT] /
+			v[n++] = (double)res->rank[r].overall.cause_ns[NS_CAUSE_WAIT] /
 			         (double)res->rank[r].overall.dur_ns;
 	res->wait_share = median_double(v, n);
 	free(v);
@@ -1224,25 +1224,25 @@ static ns_status median_profile(job_result *res, ns_error *err)
 /* ---- the job ---- */
 
 /* The worst grade so far, and the first rank (in rank order) that has it. */
-static void note_quality(job_result *res, const job_rank *k)
+static void note_quality(ns_job_result *res, const ns_job_rank *k)
 {
-	res->unfit_ranks += k->quality == QUALITY_UNFIT;
+	res->unfit_ranks += k->quality == NS_QUALITY_UNFIT;
 	if (k->quality > res->quality) {
 		res->quality = k->quality;
 		res->quality_rank = k->rank;
 	}
 }
 
-static ns_status take_ranks(job_merge *m, job_result *res, ns_error *err)
+static ns_status take_ranks(ns_job_merge *m, ns_job_result *res, ns_error *err)
 {
 	res->rank = calloc(m->n, sizeof(*res->rank));
 	if (res->rank == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	res->quality = -1;
 	res->quality_rank = -1;
-	qsort(m->r, m->n, sizeof(job_rank *), cmp_rank);
+	qsort(m->r, m->n, sizeof(ns_job_rank *), cmp_rank);
 	for (size_t i = 0; i < m->n; i++) {
-		job_rank_result *r = &res->rank[i];
+		ns_job_rank_result *r = &res->rank[i];
 		r->src = m->r[i];
 		r->device = pick_device(r->src);
 		r->waited_for = -1;
@@ -1265,13 +1265,13 @@ static ns_status take_ranks(job_merge *m, job_result *res, ns_error *err)
 #define JOB_WAIT_SHOWN 0.05
 
 /* Rule 9 of docs/job.md: the others wait, and no rank is late often enough to be named. */
-static bool waits_without_straggler(const job_result *res)
+static bool waits_without_straggler(const ns_job_result *res)
 {
-	if (!res->split || res->nstrag > 0 || res->quality == QUALITY_UNFIT)
+	if (!res->split || res->nstrag > 0 || res->quality == NS_QUALITY_UNFIT)
 		return false;
 	for (size_t i = 0; i < res->nranks; i++) {
-		const split_window *w = &res->rank[i].overall;
-		int64_t wait = w->cause_ns[CAUSE_WAIT], exposed = wait + w->cause_ns[CAUSE_COMM_TRANSFER];
+		const ns_split_window *w = &res->rank[i].overall;
+		int64_t wait = w->cause_ns[NS_CAUSE_WAIT], exposed = wait + w->cause_ns[NS_CAUSE_COMM_TRANSFER];
 		if (exposed > 0 && 2 * wait >= exposed && w->dur_ns > 0 &&
 		    (double)wait >= JOB_WAIT_SHOWN * (double)w->dur_ns)
 			return true;
@@ -1279,9 +1279,9 @@ static bool waits_without_straggler(const job_result *res)
 	return false;
 }
 
-ns_status job_merge_finish(job_merge *m, job_result **out, ns_error *err)
+ns_status ns_job_merge_finish(ns_job_merge *m, ns_job_result **out, ns_error *err)
 {
-	job_result *res;
+	ns_job_result *res;
 	ns_status st;
 
 	*out = NULL;
@@ -1302,19 +1302,19 @@ ns_status job_merge_finish(job_merge *m, job_result **out, ns_error *err)
 	if (st == NS_OK)
 		res->wait_without_straggler = waits_without_straggler(res);
 	if (st != NS_OK) {
-		job_result_free(res);
+		ns_job_result_free(res);
 		return st;
 	}
 	*out = res;
 	return NS_OK;
 }
 
-void job_result_free(job_result *res)
+void ns_job_result_free(ns_job_result *res)
 {
 	if (res == NULL)
 		return;
 	for (size_t i = 0; i < res->nranks; i++) {
-		job_rank_free(res->rank[i].src);
+		ns_job_rank_free(res->rank[i].src);
 		free(res->rank[i].step_wait_ns);
 	}
 	free(res->rank);

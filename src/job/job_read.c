@@ -2,7 +2,7 @@
  * stream of them.
  *
  * The line is read as it arrives, by a JSON reader that knows the summary's form (docs/job.md): each value
- * goes straight into the job_rank it describes, and keys the form does not name are skipped. Neither the
+ * goes straight into the ns_job_rank it describes, and keys the form does not name are skipped. Neither the
  * line's text nor a tree of it is kept, so a summary takes the memory of what it holds (216 bytes a step,
  * 232 a collective: about 1.5 times its text) and no more. A value that is wrong is remembered and the rest
  * of the line still read, so that a line that is no JSON is called so, and one without the version key is
@@ -55,11 +55,11 @@ static int refill(source *s)
 		return END_OF_LINE;
 	s->base += s->end - s->buf;
 	s->p = s->end = s->buf = s->chunk;
-	if (s->base - s->line_start > (long long)JOB_LINE_MAX) {
+	if (s->base - s->line_start > (long long)NS_JOB_LINE_MAX) {
 		s->stopped = NS_ERR_LIMIT;
 		return END_OF_LINE;
 	}
-	got = input_read(s->in, s->chunk, READ_CHUNK);
+	got = ns_input_read(s->in, s->chunk, READ_CHUNK);
 	if (got <= 0) {
 		s->eof = true;
 		if (got < 0)
@@ -574,7 +574,7 @@ static bool time_of(parser *j, const char *key, int64_t *out)
 /* A string of key into buf as UTF-8, cut between characters. */
 static bool text_of(parser *j, const char *key, char *buf, size_t size)
 {
-	char raw[SPLIT_COLL_TEXT > TRACE_DEVICE_NAME_MAX ? SPLIT_COLL_TEXT + 8 : TRACE_DEVICE_NAME_MAX + 8];
+	char raw[NS_SPLIT_COLL_TEXT > NS_TRACE_DEVICE_NAME_MAX ? NS_SPLIT_COLL_TEXT + 8 : NS_TRACE_DEVICE_NAME_MAX + 8];
 	text_sink t = {raw, 0, sizeof(raw), false, false};
 
 	raw[0] = '\0';
@@ -647,7 +647,7 @@ enum {
 };
 
 typedef struct {
-	split_window *w;
+	ns_split_window *w;
 	unsigned seen;
 	int nb; /* buckets read */
 	int64_t bucket_sum;
@@ -664,7 +664,7 @@ static bool bucket_item(parser *j, size_t i, void *ctx)
 		return false;
 	if (!n.integral || n.v < 0)
 		return bad(j, "b", "a bucket is not a non-negative integer");
-	if (i >= REGIME_COUNT)
+	if (i >= NS_REGIME_COUNT)
 		return bad(j, "b", "not one number per bucket");
 	x->w->bucket_ns[i] = n.v;
 	x->bucket_sum += n.v;
@@ -679,7 +679,7 @@ static bool cause_member(parser *j, const char *key, void *ctx)
 	bool ok;
 	int64_t v = 0;
 
-	if (!cause_from_key(key, &k))
+	if (!ns_cause_from_key(key, &k))
 		return skip_value(j, 2) && bad_in(j, NS_ERR_VALUE, "c", key, "unknown cause");
 	if (!read_int(j, &v, &ok))
 		return false;
@@ -692,7 +692,7 @@ static bool cause_member(parser *j, const char *key, void *ctx)
 static bool window_member(parser *j, const char *key, void *ctx)
 {
 	window_ctx *x = ctx;
-	split_window *w = x->w;
+	ns_split_window *w = x->w;
 	int64_t kernels = 0;
 
 	if (strcmp(key, "step") == 0)
@@ -744,7 +744,7 @@ static void check_window(parser *j, const window_ctx *x)
 		const char *key;
 	} required[] = {{W_STEP, "step"}, {W_START, "start"},   {W_DUR, "dur"},
 	                {W_B, "b"},       {W_HIDDEN, "hidden"}, {W_KERNELS, "kernels"}};
-	const split_window *w = x->w;
+	const ns_split_window *w = x->w;
 
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]) && !j->failed; i++)
 		if (!(x->seen & required[i].bit))
@@ -752,7 +752,7 @@ static void check_window(parser *j, const window_ctx *x)
 	if (j->failed)
 		return;
 	note_time(j, w->start_ns + w->dur_ns);
-	if (x->nb != REGIME_COUNT) {
+	if (x->nb != NS_REGIME_COUNT) {
 		bad(j, "b", "not one number per bucket");
 		return;
 	}
@@ -760,16 +760,16 @@ static void check_window(parser *j, const window_ctx *x)
 		bad(j, "b", "buckets do not sum to dur");
 		return;
 	}
-	for (int c = 0; c < CAUSE_COUNT; c++)
-		if (w->cause_ns[c] > w->bucket_ns[cause_bucket((ns_cause)c)]) {
+	for (int c = 0; c < NS_CAUSE_COUNT; c++)
+		if (w->cause_ns[c] > w->bucket_ns[ns_cause_bucket((ns_cause)c)]) {
 			char key[64];
-			cause_key((ns_cause)c, key, sizeof(key));
+			ns_cause_key((ns_cause)c, key, sizeof(key));
 			bad_in(j, NS_ERR_VALUE, "c", key, "not an integer within its bucket");
 			return;
 		}
 }
 
-static bool read_window(parser *j, split_window *w)
+static bool read_window(parser *j, ns_split_window *w)
 {
 	window_ctx x = {w, 0, 0, 0};
 
@@ -801,7 +801,7 @@ enum {
 };
 
 typedef struct {
-	split_collective *c;
+	ns_split_collective *c;
 	unsigned seen;
 } coll_ctx;
 
@@ -829,7 +829,7 @@ static bool piece_value(parser *j, size_t i, void *ctx)
 
 static bool piece_item(parser *j, size_t i, void *ctx)
 {
-	split_collective *c = ctx;
+	ns_split_collective *c = ctx;
 	piece_ctx p = {{0, 0, 0}, 0};
 
 	if (next_kind(j) != V_ARRAY)
@@ -838,14 +838,14 @@ static bool piece_item(parser *j, size_t i, void *ctx)
 		return !j->syntax;
 	if (p.n != 3)
 		return bad(j, "exposed", "a piece is not [start, end, ns]");
-	if (i >= SPLIT_COLL_PIECES)
+	if (i >= NS_SPLIT_COLL_PIECES)
 		return bad(j, "exposed", "too many pieces");
 	if (p.v[0] > TIME_OFFSET_MAX || p.v[0] < -TIME_OFFSET_MAX || p.v[1] > TIME_OFFSET_MAX ||
 	    p.v[1] < -TIME_OFFSET_MAX)
 		return bad(j, "exposed", "a piece's time out of range");
 	note_time(j, p.v[0]);
 	note_time(j, p.v[1]);
-	c->piece[c->npieces++] = (split_piece){p.v[0], p.v[1], p.v[2]};
+	c->piece[c->npieces++] = (ns_split_piece){p.v[0], p.v[1], p.v[2]};
 	return true;
 }
 
@@ -857,7 +857,7 @@ static bool coll_text(parser *j, coll_ctx *x, unsigned bit, const char *key, cha
 static bool coll_member(parser *j, const char *key, void *ctx)
 {
 	coll_ctx *x = ctx;
-	split_collective *c = x->c;
+	ns_split_collective *c = x->c;
 
 	if (strcmp(key, "start") == 0)
 		return once(j, &x->seen, C_START, key) ? time_of(j, key, &c->start_ns) : skip_value(j, 1);
@@ -894,7 +894,7 @@ static void check_collective(parser *j, const coll_ctx *x)
 		unsigned bit;
 		const char *key;
 	} required[] = {{C_START, "start"}, {C_END, "end"}, {C_STEP, "step"}, {C_EXPOSED, "exposed"}};
-	split_collective *c = x->c;
+	ns_split_collective *c = x->c;
 
 	for (size_t i = 0; i < sizeof(required) / sizeof(required[0]) && !j->failed; i++)
 		if (!(x->seen & required[i].bit))
@@ -906,7 +906,7 @@ static void check_collective(parser *j, const coll_ctx *x)
 		return;
 	}
 	for (unsigned i = 0; i < c->npieces; i++) {
-		const split_piece *p = &c->piece[i];
+		const ns_split_piece *p = &c->piece[i];
 		if (p->end_ns < p->start_ns || p->ns < 0 || p->ns > p->end_ns - p->start_ns ||
 		    p->start_ns < c->start_ns || p->end_ns > c->end_ns ||
 		    (i > 0 && p->start_ns < c->piece[i - 1].end_ns)) {
@@ -917,7 +917,7 @@ static void check_collective(parser *j, const coll_ctx *x)
 	}
 }
 
-static bool read_collective(parser *j, split_collective *c)
+static bool read_collective(parser *j, ns_split_collective *c)
 {
 	coll_ctx x = {c, 0};
 
@@ -937,7 +937,7 @@ static bool read_collective(parser *j, split_collective *c)
 enum { D_DEVICE = 1, D_NAME = 2, D_OVERALL = 4, D_STEPS = 8, D_COLL = 16 };
 
 typedef struct {
-	job_device *d;
+	ns_job_device *d;
 	unsigned seen;
 	size_t cap;
 } device_ctx;
@@ -945,7 +945,7 @@ typedef struct {
 static bool step_item(parser *j, size_t i, void *ctx)
 {
 	device_ctx *x = ctx;
-	split_window *grown = room_for(j, x->d->steps, &x->cap, i, sizeof(*grown));
+	ns_split_window *grown = room_for(j, x->d->steps, &x->cap, i, sizeof(*grown));
 
 	if (grown == NULL)
 		return skip_value(j, 1);
@@ -957,7 +957,7 @@ static bool step_item(parser *j, size_t i, void *ctx)
 static bool coll_item(parser *j, size_t i, void *ctx)
 {
 	device_ctx *x = ctx;
-	split_collective *grown = room_for(j, x->d->coll, &x->cap, i, sizeof(*grown));
+	ns_split_collective *grown = room_for(j, x->d->coll, &x->cap, i, sizeof(*grown));
 
 	if (grown == NULL)
 		return skip_value(j, 1);
@@ -979,7 +979,7 @@ static bool device_list(parser *j, device_ctx *x, unsigned bit, const char *key,
 static bool device_member(parser *j, const char *key, void *ctx)
 {
 	device_ctx *x = ctx;
-	job_device *d = x->d;
+	ns_job_device *d = x->d;
 
 	if (strcmp(key, "device") == 0)
 		return once(j, &x->seen, D_DEVICE, key) ? int_of(j, key, &d->id) : skip_value(j, 1);
@@ -1002,10 +1002,10 @@ static bool device_member(parser *j, const char *key, void *ctx)
 }
 
 /* A split's steps follow each other in time: the merger finds a collective's steps by binary search. */
-static void check_steps(parser *j, const job_device *d)
+static void check_steps(parser *j, const ns_job_device *d)
 {
 	for (size_t i = 1; i < d->nsteps; i++) {
-		const split_window *p = &d->steps[i - 1];
+		const ns_split_window *p = &d->steps[i - 1];
 		if (d->steps[i].start_ns < p->start_ns + p->dur_ns) {
 			char where[64];
 			snprintf(where, sizeof(where), "\"steps\"[%zu]", i);
@@ -1018,12 +1018,12 @@ static void check_steps(parser *j, const job_device *d)
 
 /* A split gives each exposed instant to one collective, the earlier: the exposed pieces of a device's
  * collectives, taken in order, follow each other in time (the merger's waiting pass relies on it). */
-static void check_pieces(parser *j, const job_device *d)
+static void check_pieces(parser *j, const ns_job_device *d)
 {
 	int64_t end = INT64_MIN;
 
 	for (size_t i = 0; i < d->ncoll; i++) {
-		const split_collective *c = &d->coll[i];
+		const ns_split_collective *c = &d->coll[i];
 		if (c->npieces == 0)
 			continue;
 		if (c->piece[0].start_ns < end) {
@@ -1057,7 +1057,7 @@ static void check_device(parser *j, const device_ctx *x)
 }
 
 typedef struct {
-	job_rank *k;
+	ns_job_rank *k;
 	size_t cap;
 } devices_ctx;
 
@@ -1066,9 +1066,9 @@ static bool device_item(parser *j, size_t i, void *ctx)
 	devices_ctx *x = ctx;
 	device_ctx dx;
 
-	if (i >= JOB_MAX_DEVICES) {
+	if (i >= NS_JOB_MAX_DEVICES) {
 		char what[64];
-		snprintf(what, sizeof(what), "more than %d", JOB_MAX_DEVICES);
+		snprintf(what, sizeof(what), "more than %d", NS_JOB_MAX_DEVICES);
 		return skip_value(j, 1) && bad_at(j, NS_ERR_LIMIT, "devices", what);
 	}
 	dx.d = room_for(j, x->k->dev, &x->cap, i, sizeof(*dx.d));
@@ -1096,7 +1096,7 @@ static bool device_item(parser *j, size_t i, void *ctx)
 enum { R_VERSION = 1, R_RANK = 2, R_WORLD = 4, R_QUALITY = 8, R_FILE = 16, R_T0 = 32, R_DEVICES = 64 };
 
 typedef struct {
-	job_rank *k;
+	ns_job_rank *k;
 	unsigned seen;
 } root_ctx;
 
@@ -1112,30 +1112,30 @@ static bool read_version(parser *j)
 	return true;
 }
 
-static bool read_rank(parser *j, job_rank *k)
+static bool read_rank(parser *j, ns_job_rank *k)
 {
 	if (next_kind(j) == V_NULL)
 		return read_literal(j, "null");
 	if (!int_of(j, "rank", &k->rank) || j->failed)
 		return !j->syntax;
-	if (k->rank < 0 || k->rank >= JOB_MAX_RANKS)
+	if (k->rank < 0 || k->rank >= NS_JOB_MAX_RANKS)
 		return bad(j, "rank", "out of range");
 	k->has_rank = true;
 	return true;
 }
 
-static bool read_world(parser *j, job_rank *k)
+static bool read_world(parser *j, ns_job_rank *k)
 {
 	if (!int_of(j, "world_size", &k->world_size) || j->failed)
 		return !j->syntax;
-	if (k->world_size < 0 || k->world_size > JOB_MAX_RANKS)
+	if (k->world_size < 0 || k->world_size > NS_JOB_MAX_RANKS)
 		return bad(j, "world_size", "out of range");
 	return true;
 }
 
 /* "quality": the trace's grade ("good", "degraded", "unfit"); absent in summaries of before it was written.
  */
-static bool read_quality(parser *j, job_rank *k)
+static bool read_quality(parser *j, ns_job_rank *k)
 {
 	char q[16];
 	text_sink t = {q, 0, sizeof(q), false, false};
@@ -1145,15 +1145,15 @@ static bool read_quality(parser *j, job_rank *k)
 		return skip_value(j, 1) && bad(j, "quality", "not good, degraded or unfit");
 	if (!read_string(j, &t))
 		return false;
-	for (int g = QUALITY_GOOD; g <= QUALITY_UNFIT; g++)
-		if (strcmp(q, quality_grade_name((quality_grade)g)) == 0) {
+	for (int g = NS_QUALITY_GOOD; g <= NS_QUALITY_UNFIT; g++)
+		if (strcmp(q, ns_quality_grade_name((ns_quality_grade)g)) == 0) {
 			k->quality = g;
 			return true;
 		}
 	return bad(j, "quality", "not good, degraded or unfit");
 }
 
-static bool read_file(parser *j, job_rank *k)
+static bool read_file(parser *j, ns_job_rank *k)
 {
 	text_sink t = {NULL, 0, 0, true, false};
 	size_t cap;
@@ -1202,7 +1202,7 @@ static bool root_member(parser *j, const char *key, void *ctx)
 
 	if (strcmp(key, "nextstep_summary") == 0)
 		return once(j, &x->seen, R_VERSION, key) ? read_version(j) : skip_value(j, 1);
-	if (j->has_version && j->version != JOB_SUMMARY_VERSION)
+	if (j->has_version && j->version != NS_JOB_SUMMARY_VERSION)
 		return skip_value(j, 1); /* another version's form: nothing of it is read */
 	if (strcmp(key, "rank") == 0)
 		return once(j, &x->seen, R_RANK, key) ? read_rank(j, x->k) : skip_value(j, 1);
@@ -1226,15 +1226,15 @@ static bool root_member(parser *j, const char *key, void *ctx)
 	return skip_value(j, 1);
 }
 
-static void add_t0(job_rank *k, int64_t t0)
+static void add_t0(ns_job_rank *k, int64_t t0)
 {
 	for (size_t i = 0; i < k->ndev; i++) {
-		job_device *d = &k->dev[i];
+		ns_job_device *d = &k->dev[i];
 		d->overall.start_ns += t0;
 		for (size_t s = 0; s < d->nsteps; s++)
 			d->steps[s].start_ns += t0;
 		for (size_t c = 0; c < d->ncoll; c++) {
-			split_collective *x = &d->coll[c];
+			ns_split_collective *x = &d->coll[c];
 			x->start_ns += t0;
 			x->end_ns += t0;
 			for (unsigned p = 0; p < x->npieces; p++) {
@@ -1276,10 +1276,10 @@ static ns_status line_status(parser *j)
 	if (!j->has_version)
 		return ns_error_set(j->err, NS_ERR_VALUE,
 		                    "not a nextstep summary (no \"nextstep_summary\" version key)");
-	if (j->version != JOB_SUMMARY_VERSION)
+	if (j->version != NS_JOB_SUMMARY_VERSION)
 		return ns_error_set(j->err, NS_ERR_VALUE,
 		                    "summary version %lld, this nextstep reads version %d",
-		                    (long long)j->version, JOB_SUMMARY_VERSION);
+		                    (long long)j->version, NS_JOB_SUMMARY_VERSION);
 	if (j->failed)
 		return j->err != NULL ? j->err->status : NS_ERR_VALUE;
 	return NS_OK;
@@ -1299,9 +1299,9 @@ static bool nothing_after(parser *j)
 }
 
 /* One summary, from the next byte of j's source to the end of its line (not read). */
-static ns_status read_line(parser *j, job_rank **out)
+static ns_status read_line(parser *j, ns_job_rank **out)
 {
-	job_rank *k = calloc(1, sizeof(*k));
+	ns_job_rank *k = calloc(1, sizeof(*k));
 	root_ctx x = {k, 0};
 	ns_status st;
 
@@ -1313,23 +1313,23 @@ static ns_status read_line(parser *j, job_rank **out)
 	j->time_min = j->time_max = 0;
 	if (next_kind(j) != V_OBJECT) {
 		bool json = skip_value(j, 0) && nothing_after(j);
-		job_rank_free(k);
+		ns_job_rank_free(k);
 		return json ? ns_error_set(j->err, NS_ERR_VALUE, "a summary line must be a JSON object")
 		            : j->err->status;
 	}
 	if (read_object(j, root_member, &x, 0) && nothing_after(j) && !j->failed && j->has_version &&
-	    j->version == JOB_SUMMARY_VERSION)
+	    j->version == NS_JOB_SUMMARY_VERSION)
 		finish_root(j, &x);
 	st = line_status(j);
 	if (st != NS_OK) {
-		job_rank_free(k);
+		ns_job_rank_free(k);
 		return st;
 	}
 	*out = k;
 	return NS_OK;
 }
 
-ns_status job_rank_from_ndjson(const char *line, size_t len, job_rank **out, ns_error *err)
+ns_status ns_job_rank_from_ndjson(const char *line, size_t len, ns_job_rank **out, ns_error *err)
 {
 	ns_error scratch;
 	parser j;
@@ -1371,7 +1371,7 @@ static bool blank_line(source *s)
 	}
 }
 
-ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error, void *ctx, ns_error *err)
+ns_status ns_job_merge_read(ns_job_merge *m, ns_input *in, ns_job_line_error_fn on_error, void *ctx, ns_error *err)
 {
 	parser j;
 	ns_error line_err;
@@ -1386,13 +1386,13 @@ ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error,
 	j.src.p = j.src.end = j.src.buf = j.src.chunk;
 	j.err = &line_err;
 	for (; j.src.stopped == NS_OK; lineno++) {
-		job_rank *rank = NULL;
+		ns_job_rank *rank = NULL;
 		j.src.line_start = j.src.base + (j.src.p - j.src.buf);
 		if (!blank_line(&j.src)) {
 			j.failed = j.nomem = j.syntax = j.has_version = false;
 			j.t0 = 0;
 			ns_error_clear(&line_err);
-			if ((read_line(&j, &rank) != NS_OK || job_merge_add(m, rank, &line_err) != NS_OK) &&
+			if ((read_line(&j, &rank) != NS_OK || ns_job_merge_add(m, rank, &line_err) != NS_OK) &&
 			    j.src.stopped == NS_OK) {
 				line_err.line = lineno;
 				line_err.offset = -1;
@@ -1407,7 +1407,7 @@ ns_status job_merge_read(job_merge *m, ns_input *in, job_line_error_fn on_error,
 	if (j.src.stopped == NS_ERR_IO)
 		return ns_error_set(err, NS_ERR_IO, "read error");
 	if (j.src.stopped == NS_ERR_LIMIT) {
-		ns_error_set(err, NS_ERR_LIMIT, "a summary line longer than %zu bytes", JOB_LINE_MAX);
+		ns_error_set(err, NS_ERR_LIMIT, "a summary line longer than %zu bytes", NS_JOB_LINE_MAX);
 		return ns_error_at(err, lineno, -1, -1);
 	}
 	return NS_OK;

@@ -28,11 +28,11 @@ static double pct(int64_t part, int64_t whole)
 /* ---- routing ---- */
 
 /* in, with each bucket's route replaced by its dominant cause's. */
-static void cause_routes(const split_window *w, const ns_routes *in, ns_routes *out)
+static void cause_routes(const ns_split_window *w, const ns_routes *in, ns_routes *out)
 {
 	*out = *in;
-	for (int k = 0; k < CAUSE_COUNT; k++) {
-		ns_regime b = cause_bucket((ns_cause)k);
+	for (int k = 0; k < NS_CAUSE_COUNT; k++) {
+		ns_regime b = ns_cause_bucket((ns_cause)k);
 		if (w->bucket_ns[b] > 0 &&
 		    (double)w->cause_ns[k] >= JOB_CAUSE_MAJORITY * (double)w->bucket_ns[b] &&
 		    in->cause[k].fix != NULL)
@@ -40,20 +40,20 @@ static void cause_routes(const split_window *w, const ns_routes *in, ns_routes *
 	}
 }
 
-static const ns_finding_kind straggler_findings[STRAGGLER_KIND_COUNT] = {
-    [STRAGGLER_DEVICE] = FINDING_STRAGGLER_DEVICE,
-    [STRAGGLER_WORK] = FINDING_STRAGGLER_WORK,
-    [STRAGGLER_INPUTS] = FINDING_STRAGGLER_INPUTS,
+static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
+    [NS_STRAGGLER_DEVICE] = NS_FINDING_STRAGGLER_DEVICE,
+    [NS_STRAGGLER_WORK] = NS_FINDING_STRAGGLER_WORK,
+    [NS_STRAGGLER_INPUTS] = NS_FINDING_STRAGGLER_INPUTS,
 };
 
 /* The route that fixes a straggler: on the device, the finding for what makes it slow (kernel advice would
  * not help: the others wait for this rank whatever its kernels are); on the host, its bucket's, or that
  * bucket's dominant cause's. */
-static ns_route straggler_route(const job_report_options *o, const job_result *res, const job_straggler *s)
+static ns_route straggler_route(const ns_job_report_options *o, const ns_job_result *res, const ns_job_straggler *s)
 {
 	ns_routes r;
 
-	if (s->kind != STRAGGLER_HOST)
+	if (s->kind != NS_STRAGGLER_HOST)
 		return o->routes->finding[straggler_findings[s->kind]];
 	for (size_t i = 0; i < res->nranks; i++) {
 		if (res->rank[i].src->rank == s->rank) {
@@ -66,77 +66,77 @@ static ns_route straggler_route(const job_report_options *o, const job_result *r
 
 /* Waiting without a straggler: comm.wait's route would send the reader to a straggler nobody is (docs/job.md,
  * "Waiting without a straggler"). */
-static void wait_without_straggler(const job_report_options *o, ns_routes *routes)
+static void wait_without_straggler(const ns_job_report_options *o, ns_routes *routes)
 {
-	if (o->routes->finding[FINDING_WAIT_NO_STRAGGLER].fix != NULL)
-		routes->route[REGIME_COMM] = o->routes->finding[FINDING_WAIT_NO_STRAGGLER];
+	if (o->routes->finding[NS_FINDING_WAIT_NO_STRAGGLER].fix != NULL)
+		routes->route[NS_REGIME_COMM] = o->routes->finding[NS_FINDING_WAIT_NO_STRAGGLER];
 }
 
 /* A rank's routes: when waiting is most of its exposed comm and a straggler is known, comm routes to the
  * straggler's fix (the collectives are slow because that rank arrives late). fix_buf holds the text. */
-static void rank_routes(const job_report_options *o, const job_result *res, const job_rank_result *r,
+static void rank_routes(const ns_job_report_options *o, const ns_job_result *res, const ns_job_rank_result *r,
                         ns_routes *out, char *fix_buf, size_t size)
 {
-	const split_window *w = &r->overall;
-	int64_t wait = w->cause_ns[CAUSE_WAIT], exposed = wait + w->cause_ns[CAUSE_COMM_TRANSFER];
+	const ns_split_window *w = &r->overall;
+	int64_t wait = w->cause_ns[NS_CAUSE_WAIT], exposed = wait + w->cause_ns[NS_CAUSE_COMM_TRANSFER];
 
 	cause_routes(w, o->routes, out);
 	if (res->nstrag == 0 && exposed > 0 && 2 * wait >= exposed)
 		wait_without_straggler(o, out);
 	if (res->nstrag == 0 || r->straggler || exposed == 0 || 2 * wait < exposed)
 		return;
-	const job_straggler *s = &res->strag[0];
+	const ns_job_straggler *s = &res->strag[0];
 	for (size_t i = 0; i < res->nstrag; i++)
 		if (res->strag[i].rank == r->waited_for)
 			s = &res->strag[i];
 	ns_route fix = straggler_route(o, res, s);
-	snprintf(fix_buf, size, "waiting for rank %" PRId64 " (%s): %s", s->rank, regime_name(s->bucket),
+	snprintf(fix_buf, size, "waiting for rank %" PRId64 " (%s): %s", s->rank, ns_regime_name(s->bucket),
 	         fix.fix != NULL ? fix.fix : "");
-	out->route[REGIME_COMM] = fix;
-	out->route[REGIME_COMM].fix = fix_buf;
+	out->route[NS_REGIME_COMM] = fix;
+	out->route[NS_REGIME_COMM].fix = fix_buf;
 }
 
-static void verdict_of(const job_report_options *o, const split_window *w, ns_verdict *v)
+static void verdict_of(const ns_job_report_options *o, const ns_split_window *w, ns_verdict *v)
 {
 	ns_profile p;
 
-	split_window_profile(w, &p);
-	classify_profile(&p, o->classify, v);
+	ns_split_window_profile(w, &p);
+	ns_classify_profile(&p, o->classify, v);
 }
 
 /* The median split has no causes of its own: its bucket takes the route of the cause that dominates that
  * bucket on most ranks (comm mostly waiting on most ranks routes to comm.wait's fix). */
-static void median_cause_route(const job_report_options *o, const job_result *res, ns_regime b,
+static void median_cause_route(const ns_job_report_options *o, const ns_job_result *res, ns_regime b,
                                ns_routes *routes)
 {
-	size_t votes[CAUSE_COUNT] = {0};
+	size_t votes[NS_CAUSE_COUNT] = {0};
 
 	for (size_t i = 0; i < res->nranks; i++) {
-		const split_window *w = &res->rank[i].overall;
-		for (int k = 0; k < CAUSE_COUNT; k++)
-			if (cause_bucket((ns_cause)k) == b && w->bucket_ns[b] > 0 &&
+		const ns_split_window *w = &res->rank[i].overall;
+		for (int k = 0; k < NS_CAUSE_COUNT; k++)
+			if (ns_cause_bucket((ns_cause)k) == b && w->bucket_ns[b] > 0 &&
 			    (double)w->cause_ns[k] >= JOB_CAUSE_MAJORITY * (double)w->bucket_ns[b])
 				votes[k]++;
 	}
-	for (int k = 0; k < CAUSE_COUNT; k++)
+	for (int k = 0; k < NS_CAUSE_COUNT; k++)
 		if (2 * votes[k] > res->nranks && o->routes->cause[k].fix != NULL)
 			routes->route[b] = o->routes->cause[k];
-	if (b == REGIME_COMM && 2 * votes[CAUSE_WAIT] > res->nranks) /* job_verdict: no straggler here */
+	if (b == NS_REGIME_COMM && 2 * votes[NS_CAUSE_WAIT] > res->nranks) /* job_verdict: no straggler here */
 		wait_without_straggler(o, routes);
 }
 
 /* The job verdict: the straggler's bucket with its share, else the median split's verdict. */
-static void job_verdict(const job_report_options *o, const job_result *res, ns_verdict *v, ns_routes *routes)
+static void job_verdict(const ns_job_report_options *o, const ns_job_result *res, ns_verdict *v, ns_routes *routes)
 {
 	*routes = *o->routes;
 	if (res->nstrag == 0) {
-		classify_profile(&res->median, o->classify, v);
+		ns_classify_profile(&res->median, o->classify, v);
 		median_cause_route(o, res, v->regime, routes);
 		return;
 	}
 	/* The straggler's own split, its slow bucket as the regime: the job's step time is that rank's. */
-	const job_straggler *s = &res->strag[0];
-	const job_rank_result *r = &res->rank[0];
+	const ns_job_straggler *s = &res->strag[0];
+	const ns_job_rank_result *r = &res->rank[0];
 	for (size_t i = 0; i < res->nranks; i++)
 		if (res->rank[i].src->rank == s->rank)
 			r = &res->rank[i];
@@ -152,7 +152,7 @@ static void job_verdict(const job_report_options *o, const job_result *res, ns_v
 	routes->route[s->bucket] = straggler_route(o, res, s);
 }
 
-void job_report_verdict(const job_result *res, const job_report_options *o, ns_verdict *v, ns_routes *routes)
+void ns_job_report_verdict(const ns_job_result *res, const ns_job_report_options *o, ns_verdict *v, ns_routes *routes)
 {
 	job_verdict(o, res, v, routes);
 }
@@ -160,7 +160,7 @@ void job_report_verdict(const job_result *res, const job_report_options *o, ns_v
 /* ---- next steps ---- */
 
 /* The counted steps of a device: those in its overall window (warm-up left out unless all are). */
-static size_t device_steps(const job_device *d)
+static size_t device_steps(const ns_job_device *d)
 {
 	size_t n = 0;
 
@@ -169,17 +169,17 @@ static size_t device_steps(const job_device *d)
 	return n > 0 ? n : (d->nsteps > 0 ? d->nsteps : 1);
 }
 
-static size_t counted_steps(const job_rank_result *r)
+static size_t counted_steps(const ns_job_rank_result *r)
 {
 	return device_steps(&r->src->dev[r->device]);
 }
 
 /* A rank's waiting for the others a step: its comm wait where the job split it, else all its exposed comm
  * (the waiting is part of it). */
-static int64_t waiting_per_step(const job_result *res, const job_rank_result *r)
+static int64_t waiting_per_step(const ns_job_result *res, const ns_job_rank_result *r)
 {
-	const split_window *w = &r->overall;
-	int64_t t = res->split ? w->cause_ns[CAUSE_WAIT] : w->bucket_ns[REGIME_COMM];
+	const ns_split_window *w = &r->overall;
+	int64_t t = res->split ? w->cause_ns[NS_CAUSE_WAIT] : w->bucket_ns[NS_REGIME_COMM];
 
 	return t / (int64_t)counted_steps(r);
 }
@@ -187,9 +187,9 @@ static int64_t waiting_per_step(const job_result *res, const job_rank_result *r)
 /* The rank the job's other fixes are bounded on: of the ranks that are not stragglers, the one whose non-comm
  * step time is nearest the median of them (the lowest rank on a tie). The job as it would run once its
  * stragglers arrived like the median rank. */
-static const job_rank_result *reference_rank(const job_result *res)
+static const ns_job_rank_result *reference_rank(const ns_job_result *res)
 {
-	const job_rank_result *best = NULL;
+	const ns_job_rank_result *best = NULL;
 	int64_t *nc = malloc((res->nranks + 1) * sizeof(*nc)), median;
 	size_t n = 0;
 
@@ -202,7 +202,7 @@ static const job_rank_result *reference_rank(const job_result *res)
 	median = n > 0 ? nc[(n - 1) / 2] : 0;
 	free(nc);
 	for (size_t i = 0; i < res->nranks; i++) {
-		const job_rank_result *r = &res->rank[i];
+		const ns_job_rank_result *r = &res->rank[i];
 		int64_t d = r->noncomm_ns - median, bd = best != NULL ? best->noncomm_ns - median : 0;
 		if (r->straggler && n > 0)
 			continue;
@@ -216,8 +216,8 @@ static const job_rank_result *reference_rank(const job_result *res)
 /* A straggler's fix: the job saves at most the time every other rank waits (a rank's step cannot shrink by
  * more than its waiting), and at most the straggler's excess over the median rank; the stragglers together
  * at most the reference rank's waiting (it waits for the last of them). */
-static void add_straggler(ns_next_steps *out, const job_report_options *o, const job_result *res,
-                          const job_straggler *s, int64_t *left)
+static void add_straggler(ns_next_steps *out, const ns_job_report_options *o, const ns_job_result *res,
+                          const ns_job_straggler *s, int64_t *left)
 {
 	ns_next_step c;
 	int64_t least = -1;
@@ -230,8 +230,8 @@ static void add_straggler(ns_next_steps *out, const job_report_options *o, const
 	if (least < 0)
 		return;
 	memset(&c, 0, sizeof(c));
-	c.bucket = REGIME_COMM;
-	c.cause = CAUSE_WAIT;
+	c.bucket = NS_REGIME_COMM;
+	c.cause = NS_CAUSE_WAIT;
 	c.rule = NS_GAIN_STRAGGLER;
 	c.rank = s->rank;
 	c.known = true;
@@ -252,13 +252,13 @@ static void add_straggler(ns_next_steps *out, const job_report_options *o, const
 	ns_next_steps_add(out, &c);
 }
 
-void ns_job_next_steps(const job_result *res, const job_report_options *o, ns_next_steps *out)
+void ns_job_next_steps(const ns_job_result *res, const ns_job_report_options *o, ns_next_steps *out)
 {
-	const job_rank_result *ref;
+	const ns_job_rank_result *ref;
 	int64_t left;
 
 	memset(out, 0, sizeof(*out));
-	if (res->nranks == 0 || res->quality == QUALITY_UNFIT) /* no verdict, no fix */
+	if (res->nranks == 0 || res->quality == NS_QUALITY_UNFIT) /* no verdict, no fix */
 		return;
 	ref = reference_rank(res);
 	ns_next_steps_of_window(&ref->overall, counted_steps(ref), o->routes, NULL, out);
@@ -271,7 +271,7 @@ void ns_job_next_steps(const job_result *res, const job_report_options *o, ns_ne
 
 /* A rank and how far its non-comm step time is from the median rank's. */
 typedef struct {
-	const job_rank_result *r;
+	const ns_job_rank_result *r;
 	int64_t distance;
 } outlier;
 
@@ -286,10 +286,10 @@ static int cmp_outliers(const void *a, const void *b)
 	return ns_order_i64(x->r->src->rank, y->r->src->rank);
 }
 
-const job_rank_result **ns_job_ranks_in_order(const job_result *res)
+const ns_job_rank_result **ns_job_ranks_in_order(const ns_job_result *res)
 {
 	size_t n = res->nranks;
-	const job_rank_result **v = malloc((n + 1) * sizeof(const job_rank_result *));
+	const ns_job_rank_result **v = malloc((n + 1) * sizeof(const ns_job_rank_result *));
 	outlier *k = malloc((n + 1) * sizeof(*k));
 	int64_t *nc = malloc((n + 1) * sizeof(*nc)), median;
 
@@ -317,15 +317,15 @@ const job_rank_result **ns_job_ranks_in_order(const job_result *res)
 
 /* ---- text ---- */
 
-static const char bar_glyph[REGIME_COUNT] = {'#', '=', '~', 'D', 'o', '.'};
+static const char bar_glyph[NS_REGIME_COUNT] = {'#', '=', '~', 'D', 'o', '.'};
 
-static void print_bar(FILE *out, const split_window *w)
+static void print_bar(FILE *out, const ns_split_window *w)
 {
 	int filled = 0;
 	double acc = 0;
 
 	fputc('|', out);
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		acc += w->dur_ns > 0 ? (double)w->bucket_ns[b] / (double)w->dur_ns : 0;
 		int upto = (int)(acc * BAR_WIDTH + 0.5);
 		for (; filled < upto && filled < BAR_WIDTH; filled++)
@@ -336,25 +336,25 @@ static void print_bar(FILE *out, const split_window *w)
 	fputc('|', out);
 }
 
-static void print_rank_row(FILE *out, const job_report_options *o, const job_rank_result *r)
+static void print_rank_row(FILE *out, const ns_job_report_options *o, const ns_job_rank_result *r)
 {
-	const split_window *w = &r->overall;
+	const ns_split_window *w = &r->overall;
 	ns_verdict v;
 
 	verdict_of(o, w, &v);
 	fprintf(out, "%6" PRId64 " %9.3f", r->src->rank, (double)r->median_step_ns / 1e6);
-	for (int b = 0; b < REGIME_COUNT; b++)
+	for (int b = 0; b < NS_REGIME_COUNT; b++)
 		fprintf(out, " %5.1f%%", pct(w->bucket_ns[b], w->dur_ns));
 	fputs("  ", out);
 	print_bar(out, w);
 	if (!r->routable) /* as the trace report says of a trace without device activity */
 		fputs(" no device activity: nothing to route\n", out);
 	else
-		fprintf(out, " %s (%.0f%%)%s\n", regime_bound_word(v.regime), v.share * 100.0,
+		fprintf(out, " %s (%.0f%%)%s\n", ns_regime_bound_word(v.regime), v.share * 100.0,
 		        r->straggler ? "  straggler" : "");
 }
 
-static void print_table(FILE *out, const job_report_options *o, const job_rank_result **order, size_t n)
+static void print_table(FILE *out, const ns_job_report_options *o, const ns_job_rank_result **order, size_t n)
 {
 	fputs("  rank   step ms compute  memory    comm    data overhead   idle  "
 	      "#compute =memory ~comm Ddata o.head .idle\n",
@@ -365,8 +365,8 @@ static void print_table(FILE *out, const job_report_options *o, const job_rank_r
 
 /* "rank 0 comm: 28% exposed = 19% waiting for rank 5 + 9% transfer", and where waiting is most of it, the fix
  * it routes to. */
-static void print_comm_lines(FILE *out, const job_report_options *o, const job_result *res,
-                             const job_rank_result **order)
+static void print_comm_lines(FILE *out, const ns_job_report_options *o, const ns_job_result *res,
+                             const ns_job_rank_result **order)
 {
 	if (!res->split) {
 		/* why_not quotes collective names and groups from the summaries, and may be cut mid-character
@@ -377,8 +377,8 @@ static void print_comm_lines(FILE *out, const job_report_options *o, const job_r
 		return;
 	}
 	for (size_t i = 0; i < res->nranks; i++) {
-		const split_window *w = &order[i]->overall;
-		int64_t wait = w->cause_ns[CAUSE_WAIT], xfer = w->cause_ns[CAUSE_COMM_TRANSFER];
+		const ns_split_window *w = &order[i]->overall;
+		int64_t wait = w->cause_ns[NS_CAUSE_WAIT], xfer = w->cause_ns[NS_CAUSE_COMM_TRANSFER];
 		if (wait + xfer == 0)
 			continue;
 		fprintf(out, "rank %" PRId64 " comm: %.0f%% exposed = %.0f%% waiting", order[i]->src->rank,
@@ -386,25 +386,25 @@ static void print_comm_lines(FILE *out, const job_report_options *o, const job_r
 		if (order[i]->waited_for >= 0)
 			fprintf(out, " for rank %" PRId64, order[i]->waited_for);
 		fprintf(out, " + %.0f%% transfer", pct(xfer, w->dur_ns));
-		if (2 * wait >= wait + xfer && res->quality != QUALITY_UNFIT) { /* no verdict, no fix */
+		if (2 * wait >= wait + xfer && res->quality != NS_QUALITY_UNFIT) { /* no verdict, no fix */
 			ns_routes routes;
 			char fix[1024];
 			rank_routes(o, res, order[i], &routes, fix, sizeof(fix));
-			fprintf(out, " -> %s", routes.route[REGIME_COMM].fix);
+			fprintf(out, " -> %s", routes.route[NS_REGIME_COMM].fix);
 		}
 		fputc('\n', out);
 	}
 }
 
-static void print_stragglers(FILE *out, const job_report_options *o, const job_result *res)
+static void print_stragglers(FILE *out, const ns_job_report_options *o, const ns_job_result *res)
 {
 	for (size_t i = 0; i < res->nstrag; i++) {
-		const job_straggler *s = &res->strag[i];
+		const ns_job_straggler *s = &res->strag[i];
 		ns_route r = straggler_route(o, res, s);
 		fprintf(out,
 		        "straggler: rank %" PRId64
 		        " - %s %.0f%% vs median %.0f%% (+%.3f ms of non-comm time a step",
-		        s->rank, regime_name(s->bucket), s->share * 100.0, s->median_share * 100.0,
+		        s->rank, ns_regime_name(s->bucket), s->share * 100.0, s->median_share * 100.0,
 		        (double)s->excess_ns / 1e6);
 		if (s->kernels_ratio > 0)
 			fprintf(out, "; %.2fx the median rank's kernels a step", s->kernels_ratio);
@@ -422,7 +422,7 @@ static void print_stragglers(FILE *out, const job_report_options *o, const job_r
 
 /* Waiting without a straggler (res->wait_without_straggler): how far apart the ranks start the steps, the
  * evidence that the lateness is from before the step. */
-static void print_start_spread(FILE *out, const job_result *res)
+static void print_start_spread(FILE *out, const ns_job_result *res)
 {
 	if (!res->wait_without_straggler)
 		return;
@@ -440,7 +440,7 @@ static void print_start_spread(FILE *out, const job_result *res)
 		      out);
 }
 
-static void print_clocks(FILE *out, const job_result *res)
+static void print_clocks(FILE *out, const ns_job_result *res)
 {
 	bool any = false;
 
@@ -458,18 +458,18 @@ static void print_clocks(FILE *out, const job_result *res)
 
 /* "job quality: degraded: the trace of rank 3 is degraded (...)" when a rank's grade is below good; with -v,
  * a good job says so too. */
-static void print_quality(FILE *out, const job_report_options *o, const job_result *res)
+static void print_quality(FILE *out, const ns_job_report_options *o, const ns_job_result *res)
 {
-	const char *g = res->quality >= 0 ? quality_grade_name((quality_grade)res->quality) : NULL;
+	const char *g = res->quality >= 0 ? ns_quality_grade_name((ns_quality_grade)res->quality) : NULL;
 
-	if (g == NULL || (res->quality == QUALITY_GOOD && !o->format->verbose))
+	if (g == NULL || (res->quality == NS_QUALITY_GOOD && !o->format->verbose))
 		return;
-	if (res->quality == QUALITY_GOOD) {
+	if (res->quality == NS_QUALITY_GOOD) {
 		fputs("job quality: good (every rank's trace)\n", out);
 		return;
 	}
 	fprintf(out, "job quality: %s%s: the trace of rank %" PRId64 " is %s", g,
-	        res->quality == QUALITY_UNFIT ? ", no verdict" : ", low confidence in the verdict",
+	        res->quality == NS_QUALITY_UNFIT ? ", no verdict" : ", low confidence in the verdict",
 	        res->quality_rank, g);
 	if (res->unfit_ranks > 1)
 		fprintf(out, " (%zu ranks are unfit)", res->unfit_ranks);
@@ -479,24 +479,24 @@ static void print_quality(FILE *out, const job_report_options *o, const job_resu
 	        res->quality_rank);
 }
 
-static void print_text(FILE *out, const job_report_options *o, const job_result *res, const ns_job_report *m)
+static void print_text(FILE *out, const ns_job_report_options *o, const ns_job_result *res, const ns_job_report *m)
 {
 	print_quality(out, o, res);
-	if (res->quality == QUALITY_UNFIT) {
+	if (res->quality == NS_QUALITY_UNFIT) {
 		fprintf(out, "%s: no verdict (a rank's trace is unfit, above)\n", m->label);
 	} else if (res->nstrag > 0) {
-		const job_straggler *s = &res->strag[0];
+		const ns_job_straggler *s = &res->strag[0];
 		fprintf(
 		    out, "%s: %sstraggler-bound: rank %" PRId64 ", %s %.0f%% vs median %.0f%%%s -> %s (%s)\n",
-		    m->label, format_style(o->format, FORMAT_STYLE_VERDICT), s->rank, regime_name(s->bucket),
-		    s->share * 100.0, s->median_share * 100.0, format_style(o->format, FORMAT_STYLE_RESET),
+		    m->label, ns_format_style(o->format, NS_FORMAT_STYLE_VERDICT), s->rank, ns_regime_name(s->bucket),
+		    s->share * 100.0, s->median_share * 100.0, ns_format_style(o->format, NS_FORMAT_STYLE_RESET),
 		    m->routes.route[s->bucket].fix, m->routes.route[s->bucket].module);
 	} else {
-		format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
+		ns_format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
 	}
 	ns_next_steps_print(out, &m->next, true, NULL);
-	if (o->format->verbose && res->quality != QUALITY_UNFIT) {
-		format_verdict_explain(out, &m->verdict, &m->routes, o->format);
+	if (o->format->verbose && res->quality != NS_QUALITY_UNFIT) {
+		ns_format_verdict_explain(out, &m->verdict, &m->routes, o->format);
 		ns_next_steps_print_all(out, &m->next, true, NULL);
 	}
 	print_stragglers(out, o, res);
@@ -510,7 +510,7 @@ static void print_text(FILE *out, const job_report_options *o, const job_result 
 		      out);
 }
 
-ns_status ns_job_report_build(const job_result *res, const job_report_options *o, ns_job_report *out,
+ns_status ns_job_report_build(const ns_job_result *res, const ns_job_report_options *o, ns_job_report *out,
                               ns_error *err)
 {
 	memset(out, 0, sizeof(*out));
@@ -542,17 +542,17 @@ static cJSON *us_number(int64_t ns)
 }
 
 /* A copy of step window i of r's judged device with its exposed comm split into wait and transfer. */
-static split_window split_step(const job_rank_result *r, size_t i)
+static ns_split_window split_step(const ns_job_rank_result *r, size_t i)
 {
-	split_window w = r->src->dev[r->device].steps[i];
-	int64_t exposed = w.cause_ns[CAUSE_EXPOSED], wait;
+	ns_split_window w = r->src->dev[r->device].steps[i];
+	int64_t exposed = w.cause_ns[NS_CAUSE_EXPOSED], wait;
 
 	if (r->step_wait_ns == NULL)
 		return w;
 	wait = r->step_wait_ns[i] < exposed ? r->step_wait_ns[i] : exposed;
-	w.cause_ns[CAUSE_WAIT] = wait;
-	w.cause_ns[CAUSE_COMM_TRANSFER] = exposed - wait;
-	w.cause_ns[CAUSE_EXPOSED] = 0;
+	w.cause_ns[NS_CAUSE_WAIT] = wait;
+	w.cause_ns[NS_CAUSE_COMM_TRANSFER] = exposed - wait;
+	w.cause_ns[NS_CAUSE_EXPOSED] = 0;
 	return w;
 }
 
@@ -584,15 +584,15 @@ static bool put_members(job_json *js, cJSON *obj)
 }
 
 /* A device's members up to its steps. */
-static cJSON *device_head(const job_report_options *o, const job_rank_result *r, size_t d, const char *label,
+static cJSON *device_head(const ns_job_report_options *o, const ns_job_rank_result *r, size_t d, const char *label,
                           ns_next_steps *next)
 {
-	const job_device *dev = &r->src->dev[d];
-	report_options ro = {
+	const ns_job_device *dev = &r->src->dev[d];
+	ns_report_options ro = {
 	    .classify = o->classify, .routes = o->routes, .format = o->format, .source = r->src->file};
 	cJSON *obj = cJSON_CreateObject(), *overall = NULL;
 	bool ok = obj != NULL, judged = d == r->device;
-	const split_window *window = judged ? &r->overall : &dev->overall;
+	const ns_split_window *window = judged ? &r->overall : &dev->overall;
 
 	ok = ok &&
 	     cJSON_AddItemToObject(obj, "device",
@@ -602,7 +602,7 @@ static cJSON *device_head(const job_report_options *o, const job_rank_result *r,
 	                           dev->name[0] != '\0' ? cJSON_CreateString(dev->name) : cJSON_CreateNull());
 	ok = ok && cJSON_AddNumberToObject(obj, "rank", (double)r->src->rank);
 	ok = ok &&
-	     cJSON_AddItemToObject(obj, "overall", (overall = report_window_json(label, window, false, &ro)));
+	     cJSON_AddItemToObject(obj, "overall", (overall = ns_report_window_json(label, window, false, &ro)));
 	if (ok) { /* the rank's own fixes: its waiting is the straggler's to win (the job's next steps) */
 		ns_next_steps_of_window(window, device_steps(dev), o->routes, NULL, next);
 		ok = cJSON_AddItemToObject(overall, "next_steps", ns_next_steps_json(next));
@@ -614,13 +614,13 @@ static cJSON *device_head(const job_report_options *o, const job_rank_result *r,
 	return obj;
 }
 
-static bool put_device(job_json *js, const job_report_options *o, const job_rank_result *r, size_t d,
+static bool put_device(job_json *js, const ns_job_report_options *o, const ns_job_rank_result *r, size_t d,
                        ns_next_steps *next)
 {
-	const job_device *dev = &r->src->dev[d];
-	report_options ro = {
+	const ns_job_device *dev = &r->src->dev[d];
+	ns_report_options ro = {
 	    .classify = o->classify, .routes = o->routes, .format = o->format, .source = r->src->file};
-	char label[TRACE_DEVICE_NAME_MAX + 64], step_label[TRACE_DEVICE_NAME_MAX + 96];
+	char label[NS_TRACE_DEVICE_NAME_MAX + 64], step_label[NS_TRACE_DEVICE_NAME_MAX + 96];
 
 	snprintf(label, sizeof(label), "rank %" PRId64 " dev %" PRId64, r->src->rank, dev->id);
 	json_out_char(&js->w, '{');
@@ -628,7 +628,7 @@ static bool put_device(job_json *js, const job_report_options *o, const job_rank
 		return false;
 	json_out_raw(&js->w, ",\"steps\":[");
 	for (size_t i = 0; i < dev->nsteps && !js->w.failed; i++) {
-		split_window w = d == r->device ? split_step(r, i) : dev->steps[i];
+		ns_split_window w = d == r->device ? split_step(r, i) : dev->steps[i];
 		snprintf(step_label, sizeof(step_label), "%s step %" PRId64, label, w.step);
 		if (i > 0)
 			json_out_char(&js->w, ',');
@@ -641,7 +641,7 @@ static bool put_device(job_json *js, const job_report_options *o, const job_rank
 }
 
 /* A rank's members up to its per-step waits. */
-static cJSON *rank_head(const job_report_options *o, const job_result *res, const job_rank_result *r)
+static cJSON *rank_head(const ns_job_report_options *o, const ns_job_result *res, const ns_job_rank_result *r)
 {
 	cJSON *obj = cJSON_CreateObject();
 	ns_verdict v;
@@ -655,11 +655,11 @@ static cJSON *rank_head(const job_report_options *o, const job_result *res, cons
 	ok = ok && cJSON_AddNumberToObject(obj, "rank", (double)r->src->rank);
 	ok = ok && cJSON_AddStringToObject(obj, "file", r->src->file);
 	ok = ok && cJSON_AddItemToObject(obj, "quality",
-	                                 r->src->quality >= 0 ? cJSON_CreateString(quality_grade_name(
-	                                                            (quality_grade)r->src->quality))
+	                                 r->src->quality >= 0 ? cJSON_CreateString(ns_quality_grade_name(
+	                                                            (ns_quality_grade)r->src->quality))
 	                                                      : cJSON_CreateNull());
 	ok = ok && cJSON_AddItemToObject(obj, "verdict",
-	                                 r->routable ? format_verdict_json(label, &v, &routes)
+	                                 r->routable ? ns_format_verdict_json(label, &v, &routes)
 	                                             : cJSON_CreateNull());
 	ok = ok && cJSON_AddItemToObject(obj, "median_step_us", us_number(r->median_step_ns));
 	ok = ok && cJSON_AddItemToObject(obj, "noncomm_us", us_number(r->noncomm_ns));
@@ -671,7 +671,7 @@ static cJSON *rank_head(const job_report_options *o, const job_result *res, cons
 	                                 r->waited_for >= 0 ? cJSON_CreateNumber((double)r->waited_for)
 	                                                    : cJSON_CreateNull());
 	ok = ok && cJSON_AddItemToObject(obj, "comm_wait_us",
-	                                 res->split ? us_number(r->overall.cause_ns[CAUSE_WAIT])
+	                                 res->split ? us_number(r->overall.cause_ns[NS_CAUSE_WAIT])
 	                                            : cJSON_CreateNull());
 	if (!ok) {
 		cJSON_Delete(obj);
@@ -680,8 +680,8 @@ static cJSON *rank_head(const job_report_options *o, const job_result *res, cons
 	return obj;
 }
 
-static bool put_rank(job_json *js, const job_report_options *o, const job_result *res,
-                     const job_rank_result *r, ns_next_steps *next)
+static bool put_rank(job_json *js, const ns_job_report_options *o, const ns_job_result *res,
+                     const ns_job_rank_result *r, ns_next_steps *next)
 {
 	json_out_char(&js->w, '{');
 	if (!put_members(js, rank_head(o, res, r)))
@@ -706,18 +706,18 @@ static bool put_rank(job_json *js, const job_report_options *o, const job_result
 	return !js->w.failed;
 }
 
-static cJSON *straggler_json(const job_report_options *o, const job_result *res, const job_straggler *s)
+static cJSON *straggler_json(const ns_job_report_options *o, const ns_job_result *res, const ns_job_straggler *s)
 {
 	cJSON *obj = cJSON_CreateObject();
 	bool ok = obj != NULL;
 
 	ok = ok && cJSON_AddNumberToObject(obj, "rank", (double)s->rank);
-	ok = ok && cJSON_AddStringToObject(obj, "bucket", regime_name(s->bucket));
-	ok = ok && cJSON_AddNumberToObject(obj, "share", format_tidy(s->share));
-	ok = ok && cJSON_AddNumberToObject(obj, "median_share", format_tidy(s->median_share));
+	ok = ok && cJSON_AddStringToObject(obj, "bucket", ns_regime_name(s->bucket));
+	ok = ok && cJSON_AddNumberToObject(obj, "share", ns_format_tidy(s->share));
+	ok = ok && cJSON_AddNumberToObject(obj, "median_share", ns_format_tidy(s->median_share));
 	ok = ok && cJSON_AddItemToObject(obj, "excess_us", us_number(s->excess_ns));
-	ok = ok && cJSON_AddStringToObject(obj, "kind", job_straggler_kind_name(s->kind));
-	ok = ok && cJSON_AddNumberToObject(obj, "kernels_ratio", format_tidy(s->kernels_ratio));
+	ok = ok && cJSON_AddStringToObject(obj, "kind", ns_job_straggler_kind_name(s->kind));
+	ok = ok && cJSON_AddNumberToObject(obj, "kernels_ratio", ns_format_tidy(s->kernels_ratio));
 	ok = ok && cJSON_AddNumberToObject(obj, "slowest_steps", (double)s->slowest_steps);
 	ok = ok && cJSON_AddNumberToObject(obj, "last_collectives", (double)s->last_ops);
 	ok = ok && cJSON_AddNumberToObject(obj, "shared_collectives", (double)s->shared_ops);
@@ -732,7 +732,7 @@ static cJSON *straggler_json(const job_report_options *o, const job_result *res,
 	return obj;
 }
 
-static bool add_job_fields(const job_report_options *o, const job_result *res, cJSON *j)
+static bool add_job_fields(const ns_job_report_options *o, const ns_job_result *res, cJSON *j)
 {
 	cJSON *st = cJSON_AddArrayToObject(j, "stragglers"), *off;
 	char why[sizeof(res->why_not) * NS_UTF8_REPLACEMENT_LEN + 1];
@@ -746,7 +746,7 @@ static bool add_job_fields(const job_report_options *o, const job_result *res, c
 	ok = ok && cJSON_AddNumberToObject(j, "ranks", (double)res->nranks);
 	ok = ok && cJSON_AddItemToObject(
 	               j, "quality",
-	               res->quality >= 0 ? cJSON_CreateString(quality_grade_name((quality_grade)res->quality))
+	               res->quality >= 0 ? cJSON_CreateString(ns_quality_grade_name((ns_quality_grade)res->quality))
 	                                 : cJSON_CreateNull());
 	ok =
 	    ok && cJSON_AddItemToObject(j, "quality_rank",
@@ -775,9 +775,9 @@ static bool add_job_fields(const job_report_options *o, const job_result *res, c
 }
 
 /* The job's own object, from the model. */
-static cJSON *job_object(const job_report_options *o, const job_result *res, const ns_job_report *m)
+static cJSON *job_object(const ns_job_report_options *o, const ns_job_result *res, const ns_job_report *m)
 {
-	cJSON *j = format_verdict_json("job", &m->verdict, &m->routes);
+	cJSON *j = ns_format_verdict_json("job", &m->verdict, &m->routes);
 
 	if (j != NULL && add_job_fields(o, res, j) &&
 	    cJSON_AddItemToObject(j, "next_steps", ns_next_steps_json(&m->next)))
@@ -788,7 +788,7 @@ static cJSON *job_object(const job_report_options *o, const job_result *res, con
 
 /* {"job": J, "ranks": [R, ...]} and a newline; a report cut short by a failed write or OOM still ends its
  * line. */
-static ns_status print_json(FILE *out, const job_report_options *o, const job_result *res,
+static ns_status print_json(FILE *out, const ns_job_report_options *o, const ns_job_result *res,
                             const ns_job_report *m, ns_next_steps *next)
 {
 	job_json js;
@@ -816,7 +816,7 @@ static ns_status print_json(FILE *out, const job_report_options *o, const job_re
 	return ok ? NS_OK : NS_ERR_IO;
 }
 
-ns_status job_report_print(FILE *out, const job_result *res, const job_report_options *o, ns_error *err)
+ns_status ns_job_report_print(FILE *out, const ns_job_result *res, const ns_job_report_options *o, ns_error *err)
 {
 	ns_job_report *m = malloc(sizeof(*m));
 	ns_next_steps *next = malloc(sizeof(*next)); /* a rank's, in JSON */
@@ -833,11 +833,11 @@ ns_status job_report_print(FILE *out, const job_result *res, const job_report_op
 		free(next);
 		return err->status;
 	}
-	if (o->format->kind == FORMAT_JSON) {
+	if (o->format->kind == NS_FORMAT_JSON) {
 		st = print_json(out, o, res, m, next);
-	} else if (o->format->kind == FORMAT_QUIET) {
+	} else if (o->format->kind == NS_FORMAT_QUIET) {
 		fprintf(out, "%s\n",
-		        res->quality == QUALITY_UNFIT ? "unfit" : regime_name(m->verdict.regime));
+		        res->quality == NS_QUALITY_UNFIT ? "unfit" : ns_regime_name(m->verdict.regime));
 	} else {
 		print_text(out, o, res, m);
 	}

@@ -28,7 +28,7 @@ static ns_status oom(ns_error *err)
 	return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 }
 
-static ns_status copy_device(const split_device *sd, job_device *d, ns_error *err)
+static ns_status copy_device(const ns_split_device *sd, ns_job_device *d, ns_error *err)
 {
 	d->id = sd->id;
 	memcpy(d->name, sd->name, sizeof(d->name));
@@ -38,7 +38,7 @@ static ns_status copy_device(const split_device *sd, job_device *d, ns_error *er
 		if (d->steps == NULL)
 			return oom(err);
 		for (size_t i = 0; i < sd->nsteps; i++)
-			d->steps[i] = split_device_step(sd, i);
+			d->steps[i] = ns_split_device_step(sd, i);
 		d->nsteps = sd->nsteps;
 	}
 	if (sd->ncoll > 0) {
@@ -51,9 +51,9 @@ static ns_status copy_device(const split_device *sd, job_device *d, ns_error *er
 	return NS_OK;
 }
 
-ns_status job_rank_from_split(const split_result *r, const char *file, job_rank **out, ns_error *err)
+ns_status ns_job_rank_from_split(const ns_split_result *r, const char *file, ns_job_rank **out, ns_error *err)
 {
-	job_rank *k = calloc(1, sizeof(*k));
+	ns_job_rank *k = calloc(1, sizeof(*k));
 	ns_status st = NS_OK;
 
 	*out = NULL;
@@ -73,14 +73,14 @@ ns_status job_rank_from_split(const split_result *r, const char *file, job_rank 
 		st = copy_device(&r->device[i], &k->dev[i], err);
 	}
 	if (st != NS_OK) {
-		job_rank_free(k);
+		ns_job_rank_free(k);
 		return st;
 	}
 	*out = k;
 	return NS_OK;
 }
 
-void job_rank_free(job_rank *rank)
+void ns_job_rank_free(ns_job_rank *rank)
 {
 	if (rank == NULL)
 		return;
@@ -147,20 +147,20 @@ static void put_string(sbuf *b, const char *s)
 	put(b, "\"");
 }
 
-static void put_window(sbuf *b, const split_window *w, int64_t t0)
+static void put_window(sbuf *b, const ns_split_window *w, int64_t t0)
 {
 	bool first = true;
 
 	put(b, "{\"step\":%" PRId64 ",\"start\":%" PRId64 ",\"dur\":%" PRId64 ",\"b\":[", w->step,
 	    w->start_ns - t0, w->dur_ns);
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		put(b, "%s%" PRId64, r > 0 ? "," : "", w->bucket_ns[r]);
 	put(b, "],\"c\":{");
-	for (int c = 0; c < CAUSE_COUNT; c++) {
+	for (int c = 0; c < NS_CAUSE_COUNT; c++) {
 		char key[64];
 		if (w->cause_ns[c] == 0)
 			continue;
-		cause_key((ns_cause)c, key, sizeof(key));
+		ns_cause_key((ns_cause)c, key, sizeof(key));
 		put(b, "%s\"%s\":%" PRId64, first ? "" : ",", key, w->cause_ns[c]);
 		first = false;
 	}
@@ -170,7 +170,7 @@ static void put_window(sbuf *b, const split_window *w, int64_t t0)
 	put(b, "%s}", w->warmup ? ",\"warmup\":true" : "");
 }
 
-static void put_collective(sbuf *b, const split_collective *c, int64_t t0)
+static void put_collective(sbuf *b, const ns_split_collective *c, int64_t t0)
 {
 	put(b, "{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"step\":%" PRId64, c->start_ns - t0,
 	    c->end_ns - t0, c->step);
@@ -199,7 +199,7 @@ static void put_collective(sbuf *b, const split_collective *c, int64_t t0)
 	put(b, "]}");
 }
 
-static void put_device(sbuf *b, const job_device *d, int64_t t0)
+static void put_device(sbuf *b, const ns_job_device *d, int64_t t0)
 {
 	put(b, "{\"device\":%" PRId64 ",\"name\":", d->id);
 	put_string(b, d->name);
@@ -225,12 +225,12 @@ static int64_t min_i64(int64_t a, int64_t b)
 
 /* The earliest time in the summary, so that every written offset is non-negative (and, for a summary read
  * back, within the 2^53 a JSON number holds exactly: the reader keeps times within 2^52 of its t0). */
-static int64_t summary_t0(const job_rank *k)
+static int64_t summary_t0(const ns_job_rank *k)
 {
 	int64_t t0 = INT64_MAX;
 
 	for (size_t i = 0; i < k->ndev; i++) {
-		const job_device *d = &k->dev[i];
+		const ns_job_device *d = &k->dev[i];
 		t0 = min_i64(t0, d->overall.start_ns);
 		for (size_t s = 0; s < d->nsteps; s++)
 			t0 = min_i64(t0, d->steps[s].start_ns);
@@ -244,7 +244,7 @@ static int64_t summary_t0(const job_rank *k)
 	return t0 == INT64_MAX ? 0 : t0;
 }
 
-char *job_rank_to_ndjson(const job_rank *k)
+char *ns_job_rank_to_ndjson(const ns_job_rank *k)
 {
 	sbuf b = {NULL, 0, 0, false};
 	int64_t t0 = summary_t0(k);
@@ -253,14 +253,14 @@ char *job_rank_to_ndjson(const job_rank *k)
 	if (b.p == NULL)
 		return NULL;
 	b.cap = 256;
-	put(&b, "{\"nextstep_summary\":%d,\"rank\":", JOB_SUMMARY_VERSION);
+	put(&b, "{\"nextstep_summary\":%d,\"rank\":", NS_JOB_SUMMARY_VERSION);
 	if (k->has_rank)
 		put(&b, "%" PRId64, k->rank);
 	else
 		put(&b, "null");
 	put(&b, ",\"world_size\":%" PRId64, k->world_size);
 	if (k->quality >= 0)
-		put(&b, ",\"quality\":\"%s\"", quality_grade_name((quality_grade)k->quality));
+		put(&b, ",\"quality\":\"%s\"", ns_quality_grade_name((ns_quality_grade)k->quality));
 	put(&b, ",\"file\":");
 	put_string(&b, k->file != NULL ? k->file : "");
 	put(&b, ",\"t0\":\"%" PRId64 "\",\"devices\":[", t0);

@@ -145,8 +145,8 @@ void nsys_range_of(ns_str text, nsys_range *r)
 	}
 	r->cat = find(r->name.ptr, r->name.len, "::") != NULL || split_is_comm_op(r->name) || r->seq >= 0 ||
 	                 is_backward_node(r->name)
-	             ? TCAT_CPU_OP
-	             : TCAT_USER_ANNOTATION;
+	             ? NS_TCAT_CPU_OP
+	             : NS_TCAT_USER_ANNOTATION;
 }
 
 /* ---- strings ---- */
@@ -182,7 +182,7 @@ char *nsys_escape(const unsigned char *s, size_t len, char **buf, size_t *cap, s
 	for (size_t i = 0; i < len; i++) {
 		size_t need = s[i] < 0x20 ? 6 : s[i] == '\\' ? 2 : 1;
 		char *b;
-		if (n + need > TRACE_MAX_STRING) {
+		if (n + need > NS_TRACE_MAX_STRING) {
 			*too_long = true;
 			return NULL;
 		}

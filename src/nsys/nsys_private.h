@@ -1,9 +1,9 @@
 /* Private to the Nsight Systems reader (src/nsys/), its unit tests and its fuzz harness.
  *
  * The module owns everything that knows the layout of an `nsys export --type sqlite` database: which tables
- * and columns each export schema has (nsys_schema.c), how a row of each becomes the trace_event a Kineto
+ * and columns each export schema has (nsys_schema.c), how a row of each becomes the ns_trace_event a Kineto
  * trace would have given for the same activity (nsys_map.c), and the streaming queries that read them
- * (nsys_read.c). Nothing past trace_event knows the events came from nsys: the split, the report, the job
+ * (nsys_read.c). Nothing past ns_trace_event knows the events came from nsys: the split, the report, the job
  * view and diff are the Kineto path's. docs/nsys.md documents the mapping table by table. */
 #ifndef NEXTSTEP_NSYS_PRIVATE_H
 #define NEXTSTEP_NSYS_PRIVATE_H
@@ -86,21 +86,21 @@ const char *nsys_memset_name(int64_t mem_kind);
  * getNvtxStr): the name is the part before those fields, seq the autograd sequence number and sizes the input
  * shapes. */
 typedef struct {
-	trace_category cat; /* TCAT_CPU_OP for an op, TCAT_USER_ANNOTATION for anything else */
+	ns_trace_category cat; /* NS_TCAT_CPU_OP for an op, NS_TCAT_USER_ANNOTATION for anything else */
 	ns_str name;
 	int64_t seq;  /* -1: absent */
 	ns_str sizes; /* "[[...], ...]", empty when absent */
 } nsys_range;
 
-/* Reads text (JSON-escaped as every trace_event string is). An op is a name with a namespace ("aten::add",
+/* Reads text (JSON-escaped as every ns_trace_event string is). An op is a name with a namespace ("aten::add",
  * "c10d::allreduce_", "autograd::engine::evaluate_function: ..."), one the split knows as a collective's op
  * ("record_param_comms"), or one emit_nvtx gave an autograd sequence number; ProfilerStep#N, record_function
  * scopes and a program's own ranges are annotations. */
 void nsys_range_of(ns_str text, nsys_range *r);
 
-/* Copies len bytes of database text into buf as a trace_event string: a backslash and control characters
+/* Copies len bytes of database text into buf as a ns_trace_event string: a backslash and control characters
  * JSON-escaped (the consumers resolve escapes), everything else as stored. *cap grows as needed up to
- * TRACE_MAX_STRING bytes of output; NULL when that is exceeded or memory runs out (*too_long says which). */
+ * NS_TRACE_MAX_STRING bytes of output; NULL when that is exceeded or memory runs out (*too_long says which). */
 char *nsys_escape(const unsigned char *s, size_t len, char **buf, size_t *cap, size_t *out_len,
                   bool *too_long);
 /* True when the len bytes at s need nsys_escape (a backslash or a control character). */
@@ -115,7 +115,7 @@ bool nsys_env_rank(const char *entry, size_t len, bool *is_size, int *which, int
 
 /* Reads an open database (the CLI's file, or the fuzz harness's in-memory one) into fn, as ns_nsys_read()
  * does for a path. where names the database in messages. */
-ns_status nsys_read_db(sqlite3 *db, const char *where, trace_event_fn fn, void *ctx, trace_meta *meta,
+ns_status nsys_read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
                        ns_error *err);
 /* The per-connection limits the reader sets on every database it reads (string length, page cache). */
 void nsys_limit_db(sqlite3 *db);

@@ -1,4 +1,4 @@
-/* The streaming queries over an Nsight Systems export: one per table, each row handed on as a trace_event.
+/* The streaming queries over an Nsight Systems export: one per table, each row handed on as a ns_trace_event.
  *
  * Exports carry no index (the exporter's documentation: "no indexes or extra constraints are created"), so a
  * query in time order would sort each table through a temporary B-tree as large as the table; the consumers
@@ -31,9 +31,9 @@ typedef struct {
 	sqlite3 *db;
 	const char *where;
 	nsys_schema schema;
-	trace_event_fn fn;
+	ns_trace_event_fn fn;
 	void *ctx;
-	trace_meta *meta;
+	ns_trace_meta *meta;
 	ns_error *err;
 	nsys_table table; /* the table being read, and its row (1-based) */
 	long row;
@@ -64,7 +64,7 @@ static ns_status step_error(reader *r, int rc)
 	                    sqlite3_errmsg(r->db));
 }
 
-static void blank_event(trace_event *ev, long index)
+static void blank_event(ns_trace_event *ev, long index)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->index = index;
@@ -82,7 +82,7 @@ static int64_t int_or(sqlite3_stmt *st, int col, int64_t dflt)
 }
 
 /* start and end (columns 0 and 1) of every event table: integers, end not before start. */
-static ns_status span_of(reader *r, sqlite3_stmt *st, trace_event *ev)
+static ns_status span_of(reader *r, sqlite3_stmt *st, ns_trace_event *ev)
 {
 	if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
 		return row_error(r, NS_ERR_VALUE, "start is not an integer");
@@ -98,7 +98,7 @@ static ns_status span_of(reader *r, sqlite3_stmt *st, trace_event *ev)
 	return NS_OK;
 }
 
-/* A text column as a trace_event string (escaped where it must be); an empty string for NULL. */
+/* A text column as a ns_trace_event string (escaped where it must be); an empty string for NULL. */
 static ns_status text_of(reader *r, sqlite3_stmt *st, int col, ns_str *out)
 {
 	const unsigned char *s = sqlite3_column_text(st, col);
@@ -153,7 +153,7 @@ static ns_status note_gpu_process(reader *r, int64_t pid)
 	    (long long)r->gpu_pid, (long long)pid);
 }
 
-static ns_status emit(reader *r, const trace_event *ev)
+static ns_status emit(reader *r, const ns_trace_event *ev)
 {
 	ns_status st;
 
@@ -164,8 +164,8 @@ static ns_status emit(reader *r, const trace_event *ev)
 }
 
 /* The columns common to the GPU tables: start, end, deviceId, streamId, correlationId, globalPid. */
-static ns_status gpu_event(reader *r, sqlite3_stmt *st, trace_category cat, const char *cat_raw,
-                           trace_event *ev)
+static ns_status gpu_event(reader *r, sqlite3_stmt *st, ns_trace_category cat, const char *cat_raw,
+                           ns_trace_event *ev)
 {
 	int64_t pid =
 	    sqlite3_column_type(st, 5) == SQLITE_INTEGER ? nsys_pid_of(sqlite3_column_int64(st, 5)) : -1;
@@ -218,8 +218,8 @@ static ns_status stream(reader *r, nsys_table t, const char *sql, row_fn fn)
 
 static ns_status kernel_row(reader *r, sqlite3_stmt *st)
 {
-	trace_event ev;
-	ns_status s = gpu_event(r, st, TCAT_KERNEL, "kernel", &ev);
+	ns_trace_event ev;
+	ns_status s = gpu_event(r, st, NS_TCAT_KERNEL, "kernel", &ev);
 
 	if (s == NS_OK)
 		s = text_of(r, st, sqlite3_column_type(st, 6) != SQLITE_NULL ? 6 : 7, &ev.name);
@@ -229,8 +229,8 @@ static ns_status kernel_row(reader *r, sqlite3_stmt *st)
 static ns_status memcpy_row(reader *r, sqlite3_stmt *st)
 {
 	char name[64];
-	trace_event ev;
-	ns_status s = gpu_event(r, st, TCAT_MEMCPY, "gpu_memcpy", &ev);
+	ns_trace_event ev;
+	ns_status s = gpu_event(r, st, NS_TCAT_MEMCPY, "gpu_memcpy", &ev);
 
 	if (s != NS_OK)
 		return s;
@@ -241,8 +241,8 @@ static ns_status memcpy_row(reader *r, sqlite3_stmt *st)
 
 static ns_status memset_row(reader *r, sqlite3_stmt *st)
 {
-	trace_event ev;
-	ns_status s = gpu_event(r, st, TCAT_MEMSET, "gpu_memset", &ev);
+	ns_trace_event ev;
+	ns_status s = gpu_event(r, st, NS_TCAT_MEMSET, "gpu_memset", &ev);
 	const char *name = nsys_memset_name(int_or(st, 6, -1));
 
 	if (s != NS_OK)
@@ -257,8 +257,8 @@ static ns_status memset_row(reader *r, sqlite3_stmt *st)
 static ns_status sync_row(reader *r, sqlite3_stmt *st)
 {
 	static const char name[] = "Synchronize";
-	trace_event ev;
-	ns_status s = gpu_event(r, st, TCAT_OTHER, "cuda_sync", &ev);
+	ns_trace_event ev;
+	ns_status s = gpu_event(r, st, NS_TCAT_OTHER, "cuda_sync", &ev);
 
 	if (s != NS_OK)
 		return s;
@@ -267,7 +267,7 @@ static ns_status sync_row(reader *r, sqlite3_stmt *st)
 }
 
 /* Host events: the thread from globalTid (column 3). */
-static void host_thread(sqlite3_stmt *st, int col, trace_event *ev)
+static void host_thread(sqlite3_stmt *st, int col, ns_trace_event *ev)
 {
 	if (sqlite3_column_type(st, col) == SQLITE_INTEGER) {
 		ev->pid = nsys_pid_of(sqlite3_column_int64(st, col));
@@ -278,13 +278,13 @@ static void host_thread(sqlite3_stmt *st, int col, trace_event *ev)
 static ns_status runtime_row(reader *r, sqlite3_stmt *st)
 {
 	static const char runtime[] = "cuda_runtime", driver[] = "cuda_driver";
-	trace_event ev;
+	ns_trace_event ev;
 	ns_status s;
 
 	blank_event(&ev, r->meta->events);
 	if ((s = span_of(r, st, &ev)) != NS_OK)
 		return s;
-	ev.cat = TCAT_RUNTIME;
+	ev.cat = NS_TCAT_RUNTIME;
 	ev.cat_raw = int_or(st, 2, CLASS_RUNTIME) == CLASS_DRIVER ? (ns_str){driver, sizeof(driver) - 1}
 	                                                          : (ns_str){runtime, sizeof(runtime) - 1};
 	host_thread(st, 3, &ev);
@@ -313,7 +313,7 @@ static void note_mpi_rank(reader *r, ns_str name)
 
 static ns_status nvtx_row(reader *r, sqlite3_stmt *st)
 {
-	trace_event ev;
+	ns_trace_event ev;
 	nsys_range range;
 	ns_str text;
 	int64_t type = int_or(st, 2, -1);
@@ -336,7 +336,7 @@ static ns_status nvtx_row(reader *r, sqlite3_stmt *st)
 	host_thread(st, 3, &ev);
 	nsys_range_of(text, &range);
 	ev.cat = range.cat;
-	ev.cat_raw = range.cat == TCAT_CPU_OP ? (ns_str){"cpu_op", 6} : (ns_str){"user_annotation", 15};
+	ev.cat_raw = range.cat == NS_TCAT_CPU_OP ? (ns_str){"cpu_op", 6} : (ns_str){"user_annotation", 15};
 	ev.name = range.name;
 	ev.seq_number = range.seq;
 	ev.input_dims = range.sizes;
@@ -347,7 +347,7 @@ static ns_status nvtx_row(reader *r, sqlite3_stmt *st)
 static ns_status thread_name_row(reader *r, sqlite3_stmt *st)
 {
 	static const char meta[] = "thread_name";
-	trace_event ev;
+	ns_trace_event ev;
 	ns_status s;
 
 	blank_event(&ev, r->meta->events);
@@ -364,14 +364,14 @@ static ns_status thread_name_row(reader *r, sqlite3_stmt *st)
  * it; the category's own name tells the report these are OS calls, not Python. */
 static ns_status osrt_row(reader *r, sqlite3_stmt *st)
 {
-	trace_event ev;
+	ns_trace_event ev;
 	ns_status s;
 
 	blank_event(&ev, r->meta->events);
 	if ((s = span_of(r, st, &ev)) != NS_OK)
 		return s;
-	ev.cat = TCAT_PYTHON;
-	ev.cat_raw = (ns_str){TRACE_CAT_OS_RUNTIME, sizeof(TRACE_CAT_OS_RUNTIME) - 1};
+	ev.cat = NS_TCAT_PYTHON;
+	ev.cat_raw = (ns_str){NS_TRACE_CAT_OS_RUNTIME, sizeof(NS_TRACE_CAT_OS_RUNTIME) - 1};
 	host_thread(st, 2, &ev);
 	if ((s = text_of(r, st, 3, &ev.name)) != NS_OK)
 		return s;
@@ -389,7 +389,7 @@ static ns_status read_devices(reader *r)
 	                                 "LIMIT 4096";
 	char sql[128];
 	sqlite3_stmt *st = NULL;
-	trace_meta *m = r->meta;
+	ns_trace_meta *m = r->meta;
 	int rc;
 
 	if (!r->schema.has[NT_GPU])
@@ -401,7 +401,7 @@ static ns_status read_devices(reader *r)
 	if (sqlite3_prepare_v2(r->db, r->schema.has[NT_CUDA_DEVICE] ? by_process : sql, -1, &st, NULL) !=
 	    SQLITE_OK)
 		return step_error(r, sqlite3_errcode(r->db));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && m->ndevices < TRACE_MAX_DEVICES) {
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && m->ndevices < NS_TRACE_MAX_DEVICES) {
 		int64_t id = int_or(st, 0, -1);
 		ns_str name;
 		bool seen = false;
@@ -411,7 +411,7 @@ static ns_status read_devices(reader *r)
 		if (id < 0 || seen || text_of(r, st, 1, &name) != NS_OK)
 			continue;
 		m->devices[m->ndevices].id = id;
-		snprintf(m->devices[m->ndevices].name, TRACE_DEVICE_NAME_MAX, "%.*s", (int)name.len,
+		snprintf(m->devices[m->ndevices].name, NS_TRACE_DEVICE_NAME_MAX, "%.*s", (int)name.len,
 		         name.ptr);
 		m->ndevices++;
 	}
@@ -458,7 +458,7 @@ static ns_status read_capture_env(reader *r)
 
 static void set_rank(reader *r)
 {
-	trace_meta *m = r->meta;
+	ns_trace_meta *m = r->meta;
 
 	if (r->env_rank_which >= 0) {
 		m->has_rank = true;
@@ -541,13 +541,13 @@ void nsys_limit_db(sqlite3 *db)
 {
 	char pragma[64];
 
-	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, (int)TRACE_MAX_STRING);
+	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, (int)NS_TRACE_MAX_STRING);
 	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 16);
 	snprintf(pragma, sizeof(pragma), "PRAGMA cache_size = -%d", NSYS_CACHE_KIB);
 	sqlite3_exec(db, pragma, NULL, NULL, NULL);
 }
 
-ns_status nsys_read_db(sqlite3 *db, const char *where, trace_event_fn fn, void *ctx, trace_meta *meta,
+ns_status nsys_read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
                        ns_error *err)
 {
 	reader r;
@@ -595,7 +595,7 @@ static char *uri_of(const char *path)
 	return u;
 }
 
-ns_status ns_nsys_read(const char *path, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err)
+ns_status ns_nsys_read(const char *path, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err)
 {
 	sqlite3 *db = NULL;
 	char *uri = uri_of(path);

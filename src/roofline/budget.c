@@ -67,7 +67,7 @@ const char *ns_budget_fit_name(ns_budget_fit f)
 static double kv_cache(const model *m, double batch, double context)
 {
 	const ns_transformer_arch *a = &m->a;
-	return 2.0 * a->layers * a->kv_heads * a->head_dim * context * batch * dtype_bytes(m->s->kv_dtype);
+	return 2.0 * a->layers * a->kv_heads * a->head_dim * context * batch * ns_dtype_bytes(m->s->kv_dtype);
 }
 
 /* Inference keeps nothing for a backward: the peak is the widest moment of one layer (the residual stream,
@@ -76,7 +76,7 @@ static double kv_cache(const model *m, double batch, double context)
 static double inference_activations(const model *m, double batch, double context)
 {
 	const ns_transformer_arch *a = &m->a;
-	double size = dtype_bytes(m->s->dtype), tokens = m->s->decode ? batch : batch * context;
+	double size = ns_dtype_bytes(m->s->dtype), tokens = m->s->decode ? batch : batch * context;
 	double q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim, d = a->hidden;
 	double attention = tokens * (2.0 * d + 2.0 * q + 2.0 * kv);
 	double mlp = tokens * (2.0 * d + (a->mlp == NS_MLP_GATED ? 3.0 : 2.0) * a->intermediate);
@@ -92,7 +92,7 @@ static double layer_activations(const model *m, double tokens, double batch, dou
 {
 	const ns_transformer_arch *a = &m->a;
 	const ns_budget_spec *s = m->s;
-	double as = dtype_bytes(s->dtype), d = a->hidden, q = a->heads * a->head_dim,
+	double as = ns_dtype_bytes(s->dtype), d = a->hidden, q = a->heads * a->head_dim,
 	       kv = a->kv_heads * a->head_dim;
 	double mask = s->dropout ? tokens * d : 0.0;
 	double scores = a->heads * seq * seq * batch;
@@ -108,7 +108,7 @@ static double layer_activations(const model *m, double tokens, double batch, dou
 static double training_activations(const model *m, double batch, double seq)
 {
 	const ns_transformer_arch *a = &m->a;
-	double as = dtype_bytes(m->s->dtype), tokens = batch * seq;
+	double as = ns_dtype_bytes(m->s->dtype), tokens = batch * seq;
 	double layer = layer_activations(m, tokens, batch, seq);
 	/* The final norm's and the output projection's inputs, the logits in fp32 for the loss, and with
 	 * dropout the embedding's mask. */
@@ -140,7 +140,7 @@ static double factored_state(const model *m)
 static double optimizer_state(const model *m)
 {
 	const ns_budget_spec *s = m->s;
-	double master = s->master_weights ? 4.0 * m->params : 0.0, state = dtype_bytes(s->state_dtype);
+	double master = s->master_weights ? 4.0 * m->params : 0.0, state = ns_dtype_bytes(s->state_dtype);
 
 	switch (s->optimizer) {
 	case NS_OPTIMIZER_ADAMW: /* first and second moments */
@@ -170,9 +170,9 @@ static double terms_at(const model *m, double batch, double context, double byte
 	known[NS_BUDGET_ACTIVATIONS] = m->whole;
 	known[NS_BUDGET_OPTIMIZER] = s->optimizer != NS_OPTIMIZER_ADAFACTOR || m->whole;
 
-	bytes[NS_BUDGET_WEIGHTS] = m->params * dtype_bytes(s->dtype);
+	bytes[NS_BUDGET_WEIGHTS] = m->params * ns_dtype_bytes(s->dtype);
 	if (s->train) {
-		bytes[NS_BUDGET_GRADIENTS] = m->params * dtype_bytes(s->grad_dtype);
+		bytes[NS_BUDGET_GRADIENTS] = m->params * ns_dtype_bytes(s->grad_dtype);
 		if (known[NS_BUDGET_OPTIMIZER])
 			bytes[NS_BUDGET_OPTIMIZER] = optimizer_state(m);
 		if (m->whole)
@@ -321,7 +321,7 @@ static void ridge_batch(const model *m, ns_budget *b)
 	if (denom <= 0.0)
 		return;
 	b->ridge_batch =
-	    fmax(1.0, ceil(m->s->ridge * m->params * dtype_bytes(m->s->dtype) / denom * (1.0 - 1e-12)));
+	    fmax(1.0, ceil(m->s->ridge * m->params * ns_dtype_bytes(m->s->dtype) / denom * (1.0 - 1e-12)));
 	b->ridge_fits = b->max_batch >= b->ridge_batch;
 }
 

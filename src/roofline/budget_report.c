@@ -12,17 +12,17 @@ ns_finding_kind ns_budget_finding(ns_budget_term t)
 {
 	switch (t) {
 	case NS_BUDGET_WEIGHTS:
-		return FINDING_BUDGET_WEIGHTS;
+		return NS_FINDING_BUDGET_WEIGHTS;
 	case NS_BUDGET_KV_CACHE:
-		return FINDING_BUDGET_KV_CACHE;
+		return NS_FINDING_BUDGET_KV_CACHE;
 	case NS_BUDGET_ACTIVATIONS:
-		return FINDING_BUDGET_ACTIVATIONS;
+		return NS_FINDING_BUDGET_ACTIVATIONS;
 	case NS_BUDGET_GRADIENTS:
 	case NS_BUDGET_OPTIMIZER:
 	case NS_BUDGET_COUNT:
 		break;
 	}
-	return FINDING_BUDGET_TRAINING_STATE;
+	return NS_FINDING_BUDGET_TRAINING_STATE;
 }
 
 static const ns_route *route_of(const ns_budget_report *r, const ns_routes *routes)
@@ -37,7 +37,7 @@ static double share(const ns_budget *b, double bytes)
 
 static const char *bytes_text(double v, char *buf, size_t size)
 {
-	return units_format_si(v, "B", buf, size);
+	return ns_units_format_si(v, "B", buf, size);
 }
 
 /* "7.5B", "350M": how model sizes are spoken of. */
@@ -54,7 +54,7 @@ static const char *count_text(double v, char *buf, size_t size)
 
 /* ---- text ---- */
 
-static void print_line(FILE *out, const ns_budget_report *r, const ns_routes *routes, const format_options *o)
+static void print_line(FILE *out, const ns_budget_report *r, const ns_routes *routes, const ns_format_options *o)
 {
 	const ns_budget *b = &r->budget;
 	const ns_route *route = route_of(r, routes);
@@ -64,18 +64,18 @@ static void print_line(FILE *out, const ns_budget_report *r, const ns_routes *ro
 		ns_fput_text(out, r->label);
 		fputs(": ", out);
 	}
-	fprintf(out, "%s%s%s: %s", format_style(o, FORMAT_STYLE_VERDICT), ns_budget_fit_words(b->fit),
-	        format_style(o, FORMAT_STYLE_RESET), bytes_text(b->total, t, sizeof(t)));
+	fprintf(out, "%s%s%s: %s", ns_format_style(o, NS_FORMAT_STYLE_VERDICT), ns_budget_fit_words(b->fit),
+	        ns_format_style(o, NS_FORMAT_STYLE_RESET), bytes_text(b->total, t, sizeof(t)));
 	if (b->fit == NS_FIT_UNKNOWN)
 		fputs(" counted", out);
 	if (b->device_bytes > 0.0) {
 		char d[32];
 		fprintf(out, " of %s (", bytes_text(b->device_bytes, d, sizeof(d)));
-		format_percent(out, b->total / b->device_bytes);
+		ns_format_percent(out, b->total / b->device_bytes);
 		fputc(')', out);
 	}
 	fprintf(out, ", %s ", ns_budget_term_words(b->dominant));
-	format_percent(out, share(b, b->bytes[b->dominant]));
+	ns_format_percent(out, share(b, b->bytes[b->dominant]));
 	fprintf(out, " of it -> %s (%s)\n", route->fix != NULL ? route->fix : "-",
 	        route->module != NULL ? route->module : "-");
 }
@@ -89,14 +89,14 @@ static void describe_term(FILE *out, const ns_budget_report *r, ns_budget_term t
 	switch (t) {
 	case NS_BUDGET_WEIGHTS:
 		fprintf(out, "%s parameters x %g B (%s)", count_text(r->budget.params, n, sizeof(n)),
-		        dtype_bytes(s->dtype), dtype_name(s->dtype));
+		        ns_dtype_bytes(s->dtype), ns_dtype_name(s->dtype));
 		return;
 	case NS_BUDGET_KV_CACHE:
 		fprintf(out, "%.0f tokens x %.0f sequence%s x %s a token (%s)", s->context, s->batch,
 		        s->batch == 1 ? "" : "s",
-		        bytes_text(2.0 * a->layers * a->kv_heads * a->head_dim * dtype_bytes(s->kv_dtype), n,
+		        bytes_text(2.0 * a->layers * a->kv_heads * a->head_dim * ns_dtype_bytes(s->kv_dtype), n,
 		                   sizeof(n)),
-		        dtype_name(s->kv_dtype));
+		        ns_dtype_name(s->kv_dtype));
 		return;
 	case NS_BUDGET_ACTIVATIONS:
 		if (s->train)
@@ -112,7 +112,7 @@ static void describe_term(FILE *out, const ns_budget_report *r, ns_budget_term t
 		return;
 	case NS_BUDGET_GRADIENTS:
 		fprintf(out, "%s x %g B (%s)", count_text(r->budget.params, n, sizeof(n)),
-		        dtype_bytes(s->grad_dtype), dtype_name(s->grad_dtype));
+		        ns_dtype_bytes(s->grad_dtype), ns_dtype_name(s->grad_dtype));
 		return;
 	case NS_BUDGET_OPTIMIZER:
 	case NS_BUDGET_COUNT:
@@ -120,10 +120,10 @@ static void describe_term(FILE *out, const ns_budget_report *r, ns_budget_term t
 	}
 	fprintf(out, "%s%s", ns_optimizer_name(s->optimizer), s->master_weights ? ", fp32 master copy" : "");
 	if (s->optimizer == NS_OPTIMIZER_ADAFACTOR)
-		fprintf(out, ", factored second moment (%s)", dtype_name(s->state_dtype));
+		fprintf(out, ", factored second moment (%s)", ns_dtype_name(s->state_dtype));
 	else
 		fprintf(out, ", %s %s", s->optimizer == NS_OPTIMIZER_ADAMW ? "two moments" : "momentum",
-		        dtype_name(s->state_dtype));
+		        ns_dtype_name(s->state_dtype));
 }
 
 static void print_terms(FILE *out, const ns_budget_report *r)
@@ -260,7 +260,7 @@ static void print_formulas(FILE *out, const ns_budget_report *r, const ns_routes
 		fprintf(out, "fix explained: %s\n", route->doc);
 }
 
-static void print_text(FILE *out, const ns_budget_report *r, const ns_routes *routes, const format_options *o)
+static void print_text(FILE *out, const ns_budget_report *r, const ns_routes *routes, const ns_format_options *o)
 {
 	print_line(out, r, routes, o);
 	print_terms(out, r);
@@ -323,20 +323,20 @@ cJSON *ns_budget_report_json(const ns_budget_report *r, const ns_routes *routes)
 {
 	const ns_budget_spec *s = r->spec;
 	cJSON *obj =
-	    format_route_json(r->label, NULL, ns_budget_fit_words(r->budget.fit), -1.0, route_of(r, routes));
+	    ns_format_route_json(r->label, NULL, ns_budget_fit_words(r->budget.fit), -1.0, route_of(r, routes));
 	cJSON *budget = NULL;
 	bool ok = obj != NULL;
 
 	ok = ok &&
-	     cJSON_AddStringToObject(obj, "finding", finding_name(ns_budget_finding(r->budget.dominant)));
+	     cJSON_AddStringToObject(obj, "finding", ns_finding_name(ns_budget_finding(r->budget.dominant)));
 	ok = ok && (r->dev != NULL ? cJSON_AddStringToObject(obj, "device", r->dev->name)
 	                           : cJSON_AddNullToObject(obj, "device")) != NULL;
 	ok = ok && cJSON_AddStringToObject(obj, "mode",
 	                                   s->train    ? "train"
 	                                   : s->decode ? "decode"
 	                                               : "prefill");
-	ok = ok && cJSON_AddStringToObject(obj, "dtype", dtype_name(s->dtype)) != NULL;
-	ok = ok && cJSON_AddStringToObject(obj, "kv_dtype", dtype_name(s->kv_dtype)) != NULL;
+	ok = ok && cJSON_AddStringToObject(obj, "dtype", ns_dtype_name(s->dtype)) != NULL;
+	ok = ok && cJSON_AddStringToObject(obj, "kv_dtype", ns_dtype_name(s->kv_dtype)) != NULL;
 	ok = ok && cJSON_AddNumberToObject(obj, "context", s->context) != NULL;
 	ok = ok && cJSON_AddNumberToObject(obj, "batch", s->batch) != NULL;
 	ok = ok && (budget = budget_json(r)) != NULL && cJSON_AddItemToObject(obj, "budget", budget);
@@ -350,24 +350,24 @@ cJSON *ns_budget_report_json(const ns_budget_report *r, const ns_routes *routes)
 }
 
 ns_status ns_budget_report_print(FILE *out, const ns_budget_report *r, const ns_routes *routes,
-                                 const format_options *o, ns_error *err)
+                                 const ns_format_options *o, ns_error *err)
 {
 	cJSON *obj;
 	ns_status st;
 
 	switch (o->kind) {
-	case FORMAT_QUIET:
+	case NS_FORMAT_QUIET:
 		fprintf(out, "%s\n", ns_budget_fit_name(r->budget.fit));
 		return NS_OK;
-	case FORMAT_TEXT:
+	case NS_FORMAT_TEXT:
 		print_text(out, r, routes, o);
 		return NS_OK;
-	case FORMAT_JSON:
+	case NS_FORMAT_JSON:
 		break;
 	}
 	if ((obj = ns_budget_report_json(r, routes)) == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	st = format_print_json(out, obj);
+	st = ns_format_print_json(out, obj);
 	cJSON_Delete(obj);
 	return st == NS_ERR_NOMEM ? ns_error_set(err, st, "out of memory") : NS_OK;
 }

@@ -18,20 +18,20 @@ typedef struct {
 	double bytes;
 } dtype_info;
 
-static const dtype_info dtypes[DTYPE_COUNT] = {
-    {DTYPE_FP64, "fp64", 8.0}, {DTYPE_FP32, "fp32", 4.0}, {DTYPE_TF32, "tf32", 4.0},
-    {DTYPE_BF16, "bf16", 2.0}, {DTYPE_FP16, "fp16", 2.0}, {DTYPE_FP8, "fp8", 1.0},
-    {DTYPE_INT8, "int8", 1.0}, {DTYPE_FP4, "fp4", 0.5},
+static const dtype_info dtypes[NS_DTYPE_COUNT] = {
+    {NS_DTYPE_FP64, "fp64", 8.0}, {NS_DTYPE_FP32, "fp32", 4.0}, {NS_DTYPE_TF32, "tf32", 4.0},
+    {NS_DTYPE_BF16, "bf16", 2.0}, {NS_DTYPE_FP16, "fp16", 2.0}, {NS_DTYPE_FP8, "fp8", 1.0},
+    {NS_DTYPE_INT8, "int8", 1.0}, {NS_DTYPE_FP4, "fp4", 0.5},
 };
 
 static const struct {
 	const char *alias;
 	ns_dtype dtype;
 } dtype_aliases[] = {
-    {"float64", DTYPE_FP64}, {"double", DTYPE_FP64}, {"f64", DTYPE_FP64},      {"float32", DTYPE_FP32},
-    {"float", DTYPE_FP32},   {"f32", DTYPE_FP32},    {"bfloat16", DTYPE_BF16}, {"float16", DTYPE_FP16},
-    {"half", DTYPE_FP16},    {"f16", DTYPE_FP16},    {"e4m3", DTYPE_FP8},      {"e5m2", DTYPE_FP8},
-    {"float8", DTYPE_FP8},   {"nvfp4", DTYPE_FP4},   {"mxfp4", DTYPE_FP4},
+    {"float64", NS_DTYPE_FP64}, {"double", NS_DTYPE_FP64}, {"f64", NS_DTYPE_FP64},      {"float32", NS_DTYPE_FP32},
+    {"float", NS_DTYPE_FP32},   {"f32", NS_DTYPE_FP32},    {"bfloat16", NS_DTYPE_BF16}, {"float16", NS_DTYPE_FP16},
+    {"half", NS_DTYPE_FP16},    {"f16", NS_DTYPE_FP16},    {"e4m3", NS_DTYPE_FP8},      {"e5m2", NS_DTYPE_FP8},
+    {"float8", NS_DTYPE_FP8},   {"nvfp4", NS_DTYPE_FP4},   {"mxfp4", NS_DTYPE_FP4},
 };
 
 /* Vendor words a trace puts before the model name; dropped for the second, looser match. */
@@ -42,14 +42,14 @@ static const char *const device_keys[] = {
     "name",      "vendor", "aliases", "peak_tflops", "memory_bandwidth_gbs",
     "memory_gb", "sms",    "source",  "notes",       NULL};
 
-const char *dtype_name(ns_dtype d)
+const char *ns_dtype_name(ns_dtype d)
 {
-	return (unsigned)d < DTYPE_COUNT ? dtypes[d].name : NULL;
+	return (unsigned)d < NS_DTYPE_COUNT ? dtypes[d].name : NULL;
 }
 
-bool dtype_from_name(const char *name, ns_dtype *out)
+bool ns_dtype_from_name(const char *name, ns_dtype *out)
 {
-	for (int i = 0; i < DTYPE_COUNT; i++)
+	for (int i = 0; i < NS_DTYPE_COUNT; i++)
 		if (strcasecmp(name, dtypes[i].name) == 0) {
 			*out = dtypes[i].dtype;
 			return true;
@@ -62,21 +62,21 @@ bool dtype_from_name(const char *name, ns_dtype *out)
 	return false;
 }
 
-bool dtype_from_torch_type(const char *name, ns_dtype *out)
+bool ns_dtype_from_torch_type(const char *name, ns_dtype *out)
 {
 	static const struct {
 		const char *torch;
 		ns_dtype dtype;
 	} types[] = {
-	    {"float", DTYPE_FP32},
-	    {"double", DTYPE_FP64},
-	    {"c10::Half", DTYPE_FP16},
-	    {"c10::BFloat16", DTYPE_BF16},
-	    {"c10::Float8_e4m3fn", DTYPE_FP8},
-	    {"c10::Float8_e5m2", DTYPE_FP8},
-	    {"c10::Float8_e4m3fnuz", DTYPE_FP8},
-	    {"c10::Float8_e5m2fnuz", DTYPE_FP8},
-	    {"signed char", DTYPE_INT8},
+	    {"float", NS_DTYPE_FP32},
+	    {"double", NS_DTYPE_FP64},
+	    {"c10::Half", NS_DTYPE_FP16},
+	    {"c10::BFloat16", NS_DTYPE_BF16},
+	    {"c10::Float8_e4m3fn", NS_DTYPE_FP8},
+	    {"c10::Float8_e5m2", NS_DTYPE_FP8},
+	    {"c10::Float8_e4m3fnuz", NS_DTYPE_FP8},
+	    {"c10::Float8_e5m2fnuz", NS_DTYPE_FP8},
+	    {"signed char", NS_DTYPE_INT8},
 	};
 
 	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
@@ -87,19 +87,19 @@ bool dtype_from_torch_type(const char *name, ns_dtype *out)
 	return false;
 }
 
-double dtype_bytes(ns_dtype d)
+double ns_dtype_bytes(ns_dtype d)
 {
-	return (unsigned)d < DTYPE_COUNT ? dtypes[d].bytes : 0.0;
+	return (unsigned)d < NS_DTYPE_COUNT ? dtypes[d].bytes : 0.0;
 }
 
-double device_ridge(const ns_device *dev, ns_dtype d)
+double ns_device_ridge(const ns_device *dev, ns_dtype d)
 {
-	if ((unsigned)d >= DTYPE_COUNT || dev->peak[d] <= 0.0 || dev->mem_bw <= 0.0)
+	if ((unsigned)d >= NS_DTYPE_COUNT || dev->peak[d] <= 0.0 || dev->mem_bw <= 0.0)
 		return 0.0;
 	return dev->peak[d] / dev->mem_bw;
 }
 
-void devices_init(ns_device_table *t)
+void ns_devices_init(ns_device_table *t)
 {
 	memset(t, 0, sizeof(*t));
 }
@@ -116,12 +116,12 @@ static void device_free(ns_device *d)
 	memset(d, 0, sizeof(*d));
 }
 
-void devices_free(ns_device_table *t)
+void ns_devices_free(ns_device_table *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		device_free(&t->dev[i]);
 	free(t->dev);
-	devices_init(t);
+	ns_devices_init(t);
 }
 
 /* Lower-case letters and digits only, so "H100-SXM", "h100 sxm" and "H100_SXM" are one key. */
@@ -137,7 +137,7 @@ static void normalize(const char *in, char *out, size_t size)
 
 static bool device_has_key(const ns_device *d, const char *key)
 {
-	char norm[DEVICE_TEXT_MAX];
+	char norm[NS_DEVICE_TEXT_MAX];
 
 	normalize(d->name, norm, sizeof(norm));
 	if (strcmp(norm, key) == 0)
@@ -160,9 +160,9 @@ static ns_device *find_by_key(const ns_device *dev, size_t n, const char *key)
 	return NULL;
 }
 
-const ns_device *devices_find(const ns_device_table *t, const char *name)
+const ns_device *ns_devices_find(const ns_device_table *t, const char *name)
 {
-	char key[DEVICE_TEXT_MAX];
+	char key[NS_DEVICE_TEXT_MAX];
 
 	normalize(name, key, sizeof(key));
 	return find_by_key(t->dev, t->n, key);
@@ -178,9 +178,9 @@ static const char *strip_vendor_word(const char *key)
 	return key;
 }
 
-const ns_device *devices_match_trace_name(const ns_device_table *t, const char *trace_name)
+const ns_device *ns_devices_match_trace_name(const ns_device_table *t, const char *trace_name)
 {
-	char key[DEVICE_TEXT_MAX];
+	char key[NS_DEVICE_TEXT_MAX];
 	const char *stripped, *next;
 	const ns_device *d;
 
@@ -203,9 +203,9 @@ static ns_status copy_text(const cJSON *v, const char *what, bool required, char
 	}
 	if (!cJSON_IsString(v) || v->valuestring[0] == '\0')
 		return ns_error_set(err, NS_ERR_VALUE, "%s must be a non-empty string", what);
-	if (strlen(v->valuestring) >= DEVICE_TEXT_MAX)
+	if (strlen(v->valuestring) >= NS_DEVICE_TEXT_MAX)
 		return ns_error_set(err, NS_ERR_LIMIT, "%s is longer than %d bytes", what,
-		                    DEVICE_TEXT_MAX - 1);
+		                    NS_DEVICE_TEXT_MAX - 1);
 	if ((*out = strdup(v->valuestring)) == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	return NS_OK;
@@ -235,8 +235,8 @@ static ns_status read_aliases(const cJSON *v, const char *who, ns_device *d, ns_
 	if (!cJSON_IsArray(v))
 		return ns_error_set(err, NS_ERR_VALUE, "%s: aliases must be an array of strings", who);
 	n = cJSON_GetArraySize(v);
-	if (n > DEVICE_ALIASES_MAX)
-		return ns_error_set(err, NS_ERR_LIMIT, "%s: more than %d aliases", who, DEVICE_ALIASES_MAX);
+	if (n > NS_DEVICE_ALIASES_MAX)
+		return ns_error_set(err, NS_ERR_LIMIT, "%s: more than %d aliases", who, NS_DEVICE_ALIASES_MAX);
 	if (n == 0)
 		return NS_OK;
 	if ((d->aliases = calloc((size_t)n, sizeof(*d->aliases))) == NULL)
@@ -266,7 +266,7 @@ static ns_status read_peaks(const cJSON *v, const char *who, ns_device *d, ns_er
 	{
 		ns_dtype dt;
 		char what[320];
-		if (!dtype_from_name(item->string, &dt) || strcasecmp(item->string, dtype_name(dt)) != 0)
+		if (!ns_dtype_from_name(item->string, &dt) || strcasecmp(item->string, ns_dtype_name(dt)) != 0)
 			return ns_error_set(err, NS_ERR_KEY, "%s: peak_tflops: unknown dtype \"%s\"", who,
 			                    item->string);
 		if (d->peak[dt] > 0.0)
@@ -310,7 +310,7 @@ static ns_status read_device(const cJSON *obj, size_t index, ns_device *d, ns_er
 	if (copy_text(name, who, true, &d->name, err) != NS_OK)
 		return err->status;
 	snprintf(who, sizeof(who), "device \"%.200s\"", d->name);
-	if (json_check_keys(obj, device_keys, who, err) != NS_OK ||
+	if (ns_json_check_keys(obj, device_keys, who, err) != NS_OK ||
 	    copy_text(cJSON_GetObjectItemCaseSensitive(obj, "vendor"), "vendor", false, &d->vendor, err) !=
 	        NS_OK ||
 	    copy_text(cJSON_GetObjectItemCaseSensitive(obj, "source"), "source", false, &d->source, err) !=
@@ -345,19 +345,19 @@ static ns_status read_devices(const cJSON *doc, ns_device **out, size_t *count, 
 	if (!cJSON_IsObject(doc))
 		return ns_error_set(err, NS_ERR_VALUE,
 		                    "a device file is a JSON object with a \"devices\" array");
-	if (json_check_keys(doc, file_keys, "device file", err) != NS_OK)
+	if (ns_json_check_keys(doc, file_keys, "device file", err) != NS_OK)
 		return err->status;
 	list = cJSON_GetObjectItemCaseSensitive(doc, "devices");
 	if (!cJSON_IsArray(list))
 		return ns_error_set(err, NS_ERR_VALUE, "\"devices\" must be an array of device objects");
 	size = cJSON_GetArraySize(list);
-	if (size > DEVICES_MAX)
-		return ns_error_set(err, NS_ERR_LIMIT, "more than %d devices", DEVICES_MAX);
+	if (size > NS_DEVICES_MAX)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d devices", NS_DEVICES_MAX);
 	if ((devs = calloc(size > 0 ? (size_t)size : 1, sizeof(*devs))) == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	cJSON_ArrayForEach(item, list)
 	{
-		char key[DEVICE_TEXT_MAX];
+		char key[NS_DEVICE_TEXT_MAX];
 		if (read_device(item, n, &devs[n], err) != NS_OK) {
 			n++;
 			goto fail;
@@ -395,7 +395,7 @@ static ns_status reserve_aliases(ns_device *d, size_t extra, ns_error *err)
 
 static void inherit_names(ns_device *d, ns_device *old)
 {
-	char a[DEVICE_TEXT_MAX], b[DEVICE_TEXT_MAX];
+	char a[NS_DEVICE_TEXT_MAX], b[NS_DEVICE_TEXT_MAX];
 
 	normalize(d->name, a, sizeof(a));
 	normalize(old->name, b, sizeof(b));
@@ -413,14 +413,14 @@ static ns_status merge_devices(ns_device_table *t, ns_device *add, size_t n, ns_
 	size_t appended = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		char key[DEVICE_TEXT_MAX];
+		char key[NS_DEVICE_TEXT_MAX];
 		normalize(add[i].name, key, sizeof(key));
 		appended += find_by_key(t->dev, t->n, key) == NULL;
 	}
-	if (t->n + appended > DEVICES_MAX)
-		return ns_error_set(err, NS_ERR_LIMIT, "more than %d devices in all", DEVICES_MAX);
+	if (t->n + appended > NS_DEVICES_MAX)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d devices in all", NS_DEVICES_MAX);
 	for (size_t i = 0; i < n; i++) {
-		char key[DEVICE_TEXT_MAX];
+		char key[NS_DEVICE_TEXT_MAX];
 		const ns_device *old;
 		normalize(add[i].name, key, sizeof(key));
 		old = find_by_key(t->dev, t->n, key);
@@ -434,7 +434,7 @@ static ns_status merge_devices(ns_device_table *t, ns_device *add, size_t n, ns_
 		t->dev = grown;
 	}
 	for (size_t i = 0; i < n; i++) {
-		char key[DEVICE_TEXT_MAX];
+		char key[NS_DEVICE_TEXT_MAX];
 		ns_device *old;
 		normalize(add[i].name, key, sizeof(key));
 		old = find_by_key(t->dev, t->n, key);
@@ -449,14 +449,14 @@ static ns_status merge_devices(ns_device_table *t, ns_device *add, size_t n, ns_
 	return NS_OK;
 }
 
-ns_status devices_load_file(ns_device_table *t, const char *path, ns_error *err)
+ns_status ns_devices_load_file(ns_device_table *t, const char *path, ns_error *err)
 {
 	cJSON *doc = NULL;
 	ns_device *add = NULL;
 	size_t n = 0;
 	ns_status st;
 
-	if (json_parse_file(path, &doc, err) != NS_OK)
+	if (ns_json_parse_file(path, &doc, err) != NS_OK)
 		return err->status;
 	st = read_devices(doc, &add, &n, err);
 	cJSON_Delete(doc);
@@ -470,12 +470,12 @@ ns_status devices_load_file(ns_device_table *t, const char *path, ns_error *err)
 	return st;
 }
 
-ns_status devices_load_dir(ns_device_table *t, const char *dir, char *path, size_t size, ns_error *err)
+ns_status ns_devices_load_dir(ns_device_table *t, const char *dir, char *path, size_t size, ns_error *err)
 {
-	int n = snprintf(path, size, "%s/%s", dir, DEVICES_FILE);
+	int n = snprintf(path, size, "%s/%s", dir, NS_DEVICES_FILE);
 
 	if (n < 0 || (size_t)n >= size)
 		return ns_error_set(err, NS_ERR_LIMIT, "data directory path is longer than %zu bytes",
 		                    size - 1);
-	return devices_load_file(t, path, err);
+	return ns_devices_load_file(t, path, err);
 }

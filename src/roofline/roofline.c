@@ -10,9 +10,9 @@
 /* Shapes with more dimensions than this are not a matmul anyone profiles. */
 #define OP_MAX_DIMS 8
 
-ns_regime roofline_bound(double intensity, double ridge)
+ns_regime ns_roofline_bound(double intensity, double ridge)
 {
-	return intensity >= ridge ? REGIME_COMPUTE : REGIME_MEMORY;
+	return intensity >= ridge ? NS_REGIME_COMPUTE : NS_REGIME_MEMORY;
 }
 
 static bool positive_finite(double x)
@@ -22,11 +22,11 @@ static bool positive_finite(double x)
 
 /* A quotient of two valid inputs can still leave the doubles (1e-200 / 1e200 is 0, 1e308 / 1e-308 is
  * infinite): such a result is an error naming the inputs, never a number to print or plot. */
-/* A value error about the work the caller gave (ROOFLINE_PARAM_WORK), printf-style. */
+/* A value error about the work the caller gave (NS_ROOFLINE_PARAM_WORK), printf-style. */
 #define work_error(err, ...)                                                                                 \
-	(ns_error_set((err), NS_ERR_VALUE, __VA_ARGS__), ns_error_set_param((err), ROOFLINE_PARAM_WORK))
+	(ns_error_set((err), NS_ERR_VALUE, __VA_ARGS__), ns_error_set_param((err), NS_ROOFLINE_PARAM_WORK))
 
-/* param: ROOFLINE_PARAM_WORK when the numbers are the caller's work, 0 when they are the device's. */
+/* param: NS_ROOFLINE_PARAM_WORK when the numbers are the caller's work, 0 when they are the device's. */
 static ns_status check_quotient(double q, const char *what, const char *num_name, double num,
                                 const char *den_name, double den, int param, ns_error *err)
 {
@@ -37,35 +37,35 @@ static ns_status check_quotient(double q, const char *what, const char *num_name
 	return ns_error_set_param(err, param);
 }
 
-static ns_status place_timed(const roofline_input *in, roofline_result *out, ns_error *err)
+static ns_status place_timed(const ns_roofline_input *in, ns_roofline_result *out, ns_error *err)
 {
 	out->timed = true;
 	out->achieved_flops = in->flops / in->seconds;
 	out->achieved_bytes_per_s = in->bytes / in->seconds;
 	if (check_quotient(out->achieved_flops, "the achieved FLOP/s", "FLOP count", in->flops, "time (s)",
-	                   in->seconds, ROOFLINE_PARAM_WORK, err) != NS_OK ||
+	                   in->seconds, NS_ROOFLINE_PARAM_WORK, err) != NS_OK ||
 	    check_quotient(out->achieved_bytes_per_s, "the achieved bytes/s", "byte count", in->bytes,
-	                   "time (s)", in->seconds, ROOFLINE_PARAM_WORK, err) != NS_OK)
+	                   "time (s)", in->seconds, NS_ROOFLINE_PARAM_WORK, err) != NS_OK)
 		return err->status;
 	out->fraction_of_roof = out->achieved_flops / out->attainable;
 	out->fraction_compute = out->achieved_flops / in->peak;
 	out->fraction_memory = out->achieved_bytes_per_s / in->bandwidth;
 	if (check_quotient(out->fraction_of_roof, "the fraction of the roof", "achieved FLOP/s",
-	                   out->achieved_flops, "attainable FLOP/s", out->attainable, ROOFLINE_PARAM_WORK,
+	                   out->achieved_flops, "attainable FLOP/s", out->attainable, NS_ROOFLINE_PARAM_WORK,
 	                   err) != NS_OK ||
 	    check_quotient(out->fraction_compute, "the fraction of the compute peak", "achieved FLOP/s",
-	                   out->achieved_flops, "peak FLOP/s", in->peak, ROOFLINE_PARAM_WORK, err) != NS_OK ||
+	                   out->achieved_flops, "peak FLOP/s", in->peak, NS_ROOFLINE_PARAM_WORK, err) != NS_OK ||
 	    check_quotient(out->fraction_memory, "the fraction of the bandwidth", "achieved bytes/s",
-	                   out->achieved_bytes_per_s, "bandwidth", in->bandwidth, ROOFLINE_PARAM_WORK,
+	                   out->achieved_bytes_per_s, "bandwidth", in->bandwidth, NS_ROOFLINE_PARAM_WORK,
 	                   err) != NS_OK)
 		return err->status;
-	out->above_roof = out->fraction_of_roof > ROOFLINE_ABOVE_ROOF_SLACK;
+	out->above_roof = out->fraction_of_roof > NS_ROOFLINE_ABOVE_ROOF_SLACK;
 	if (out->fraction_compute < in->overhead_threshold && out->fraction_memory < in->overhead_threshold)
-		out->regime = REGIME_OVERHEAD;
+		out->regime = NS_REGIME_OVERHEAD;
 	return NS_OK;
 }
 
-ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_error *err)
+ns_status ns_roofline_place(const ns_roofline_input *in, ns_roofline_result *out, ns_error *err)
 {
 	ns_status st;
 
@@ -81,15 +81,15 @@ ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_erro
 	out->ridge = in->peak / in->bandwidth;
 	out->attainable = fmin(in->peak, out->intensity * in->bandwidth);
 	if ((st = check_quotient(out->intensity, "the arithmetic intensity", "FLOP count", in->flops,
-	                         "byte count", in->bytes, ROOFLINE_PARAM_WORK, err)) != NS_OK ||
+	                         "byte count", in->bytes, NS_ROOFLINE_PARAM_WORK, err)) != NS_OK ||
 	    (st = check_quotient(out->ridge, "the device's ridge point", "peak FLOP/s", in->peak, "bandwidth",
 	                         in->bandwidth, 0, err)) != NS_OK ||
 	    (st = check_quotient(out->attainable, "the attainable FLOP/s", "intensity", out->intensity,
-	                         "1 / bandwidth", 1.0 / in->bandwidth, ROOFLINE_PARAM_WORK, err)) != NS_OK) {
+	                         "1 / bandwidth", 1.0 / in->bandwidth, NS_ROOFLINE_PARAM_WORK, err)) != NS_OK) {
 		memset(out, 0, sizeof(*out));
 		return st;
 	}
-	out->regime = roofline_bound(out->intensity, out->ridge);
+	out->regime = ns_roofline_bound(out->intensity, out->ridge);
 	if (in->seconds <= 0.0)
 		return NS_OK;
 	if ((st = place_timed(in, out, err)) != NS_OK)
@@ -99,15 +99,15 @@ ns_status roofline_place(const roofline_input *in, roofline_result *out, ns_erro
 
 static ns_status check_dtype(ns_dtype dt, ns_error *err)
 {
-	if (dtype_bytes(dt) <= 0.0)
+	if (ns_dtype_bytes(dt) <= 0.0)
 		return ns_error_set(err, NS_ERR_INTERNAL, "unknown dtype %d", (int)dt);
 	return NS_OK;
 }
 
-ns_status roofline_matmul(double m, double n, double k, double batch, ns_dtype dt, roofline_work *w,
+ns_status ns_roofline_matmul(double m, double n, double k, double batch, ns_dtype dt, ns_roofline_work *w,
                           ns_error *err)
 {
-	double size = dtype_bytes(dt);
+	double size = ns_dtype_bytes(dt);
 
 	memset(w, 0, sizeof(*w));
 	if (check_dtype(dt, err) != NS_OK)
@@ -125,10 +125,10 @@ ns_status roofline_matmul(double m, double n, double k, double batch, ns_dtype d
 	return NS_OK;
 }
 
-ns_status roofline_elementwise(double n, double inputs, double outputs, double flops_per_element, ns_dtype dt,
-                               roofline_work *w, ns_error *err)
+ns_status ns_roofline_elementwise(double n, double inputs, double outputs, double flops_per_element, ns_dtype dt,
+                               ns_roofline_work *w, ns_error *err)
 {
-	double size = dtype_bytes(dt);
+	double size = ns_dtype_bytes(dt);
 
 	memset(w, 0, sizeof(*w));
 	if (check_dtype(dt, err) != NS_OK)
@@ -159,10 +159,10 @@ static double crossing_batch(double params, double attn_per_seq, double weight_b
 	return fmax(1.0, ceil(ridge * weight_bytes / denom * (1.0 - 1e-12)));
 }
 
-ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, double ridge, roofline_decode *out,
+ns_status ns_roofline_decode_step(const ns_roofline_decode_spec *s, ns_dtype dt, double ridge, ns_roofline_decode *out,
                                ns_error *err)
 {
-	double size = dtype_bytes(dt);
+	double size = ns_dtype_bytes(dt);
 	double heads = s->heads > 0.0 ? s->heads : s->kv_heads;
 	double kv_per_seq = 0.0, attn_per_seq = 0.0;
 
@@ -200,8 +200,8 @@ ns_status roofline_decode_step(const roofline_decode_spec *s, ns_dtype dt, doubl
 	return NS_OK;
 }
 
-ns_status roofline_scaling(double t1, double t2, double overhead_below, double work_above,
-                           scaling_result *out, ns_error *err)
+ns_status ns_roofline_scaling(double t1, double t2, double overhead_below, double work_above,
+                           ns_scaling_result *out, ns_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (!positive_finite(t1) || !positive_finite(t2))
@@ -209,28 +209,28 @@ ns_status roofline_scaling(double t1, double t2, double overhead_below, double w
 	if (!(overhead_below > 0.0) || !(work_above >= overhead_below))
 		return work_error(err, "the scaling thresholds must satisfy 0 < overhead <= work");
 	out->ratio = t2 / t1;
-	if (check_quotient(out->ratio, "the time ratio", "doubled time", t2, "time", t1, ROOFLINE_PARAM_WORK,
+	if (check_quotient(out->ratio, "the time ratio", "doubled time", t2, "time", t1, NS_ROOFLINE_PARAM_WORK,
 	                   err) != NS_OK)
 		return err->status;
 	out->fixed_share = fmin(1.0, fmax(0.0, 2.0 - out->ratio));
 	out->faster = out->ratio < 1.0;
 	if (out->ratio < overhead_below)
-		out->kind = SCALING_OVERHEAD;
+		out->kind = NS_SCALING_OVERHEAD;
 	else if (out->ratio < work_above)
-		out->kind = SCALING_PARTLY_OVERHEAD;
+		out->kind = NS_SCALING_PARTLY_OVERHEAD;
 	else
-		out->kind = SCALING_WORK;
+		out->kind = NS_SCALING_WORK;
 	return NS_OK;
 }
 
-const char *scaling_kind_word(scaling_kind k)
+const char *ns_scaling_kind_word(ns_scaling_kind k)
 {
 	switch (k) {
-	case SCALING_OVERHEAD:
+	case NS_SCALING_OVERHEAD:
 		return "overhead-bound";
-	case SCALING_PARTLY_OVERHEAD:
+	case NS_SCALING_PARTLY_OVERHEAD:
 		return "partly overhead-bound";
-	case SCALING_WORK:
+	case NS_SCALING_WORK:
 		return "work-bound";
 	}
 	return "unknown";
@@ -261,7 +261,7 @@ static op_kind op_kind_of(const char *name, size_t len)
 	return OPK_NONE;
 }
 
-bool roofline_is_matmul_op(const char *name, size_t len)
+bool ns_roofline_is_matmul_op(const char *name, size_t len)
 {
 	return op_kind_of(name, len) != OPK_NONE;
 }
@@ -294,7 +294,7 @@ static double elements(const shape *s)
 
 /* A (..., M, K) times B (..., K, N) with broadcast batch dims, as torch.matmul defines it; 1-D operands are a
  * row or a column. Returns NULL on success, else why the dims do not describe a matmul. */
-static const char *matmul_dims(shape a, shape b, roofline_op *op)
+static const char *matmul_dims(shape a, shape b, ns_roofline_op *op)
 {
 	double batch = 1.0;
 
@@ -360,7 +360,7 @@ static const char *op_operands(op_kind kind, const cJSON *dims, shape *a, shape 
 }
 
 static const char *count_op(const char *op_name, const char *input_dims, size_t len, double flops,
-                            ns_dtype dt, roofline_op *out)
+                            ns_dtype dt, ns_roofline_op *out)
 {
 	op_kind kind = op_kind_of(op_name, strlen(op_name));
 	shape a, b, extra;
@@ -385,14 +385,14 @@ static const char *count_op(const char *op_name, const char *input_dims, size_t 
 	/* An absent bias is written as [] in Input Dims; it reads nothing. */
 	double extra_elements = extra.n > 0 ? elements(&extra) : 0.0;
 	out->bytes =
-	    (elements(&a) + elements(&b) + extra_elements + out->batch * out->m * out->n) * dtype_bytes(dt);
+	    (elements(&a) + elements(&b) + extra_elements + out->batch * out->m * out->n) * ns_dtype_bytes(dt);
 	if (!(out->flops > 0.0) || !(out->bytes > 0.0))
 		return "an empty matmul";
 	return NULL;
 }
 
-void roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops, int64_t gpu_ns,
-                       ns_dtype dt, const ns_device *dev, double overhead_threshold, roofline_op *out)
+void ns_roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops, int64_t gpu_ns,
+                       ns_dtype dt, const ns_device *dev, double overhead_threshold, ns_roofline_op *out)
 {
 	const char *why = NULL;
 	ns_error err;
@@ -401,16 +401,16 @@ void roofline_place_op(const char *op_name, const char *input_dims, size_t len, 
 	ns_error_clear(&err);
 	if (gpu_ns <= 0)
 		why = "no GPU time";
-	else if (dev == NULL || dtype_bytes(dt) <= 0.0 || dev->peak[dt] <= 0.0)
+	else if (dev == NULL || ns_dtype_bytes(dt) <= 0.0 || dev->peak[dt] <= 0.0)
 		why = "no peak for this device and dtype";
 	else
 		why = count_op(op_name, input_dims, len, flops, dt, out);
 	if (why == NULL && dev != NULL) { /* dev is set whenever why is NULL; said for the analyzers */
-		roofline_input in = {
+		ns_roofline_input in = {
 		    out->flops,        out->bytes, dev->peak[dt], dev->mem_bw, (double)gpu_ns * 1e-9,
 		    overhead_threshold};
 		out->seconds = in.seconds;
-		if (roofline_place(&in, &out->roof, &err) != NS_OK)
+		if (ns_roofline_place(&in, &out->roof, &err) != NS_OK)
 			why = err.msg;
 	}
 	out->placed = why == NULL;

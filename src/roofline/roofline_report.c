@@ -35,27 +35,27 @@ static ns_status print_json(FILE *out, cJSON *obj, ns_error *err)
 
 	if (obj == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	st = format_print_json(out, obj);
+	st = ns_format_print_json(out, obj);
 	cJSON_Delete(obj);
 	return st == NS_ERR_NOMEM ? ns_error_set(err, st, "out of memory") : NS_OK;
 }
 
 /* ---- roofline ---- */
 
-static void print_roofline_line(FILE *out, const roofline_placement *p, const ns_routes *routes,
-                                const format_options *o)
+static void print_roofline_line(FILE *out, const ns_roofline_placement *p, const ns_routes *routes,
+                                const ns_format_options *o)
 {
 	const ns_route *route = &routes->route[p->roof.regime];
 	char ai[32], ridge[32];
 
 	print_label(out, p->label);
-	fprintf(out, "%s%s%s (AI %s FLOP/B, ridge %s FLOP/B", format_style(o, FORMAT_STYLE_VERDICT),
-	        regime_bound_word(p->roof.regime), format_style(o, FORMAT_STYLE_RESET),
-	        units_format_plain(p->roof.intensity, ai, sizeof(ai)),
-	        units_format_plain(p->roof.ridge, ridge, sizeof(ridge)));
+	fprintf(out, "%s%s%s (AI %s FLOP/B, ridge %s FLOP/B", ns_format_style(o, NS_FORMAT_STYLE_VERDICT),
+	        ns_regime_bound_word(p->roof.regime), ns_format_style(o, NS_FORMAT_STYLE_RESET),
+	        ns_units_format_plain(p->roof.intensity, ai, sizeof(ai)),
+	        ns_units_format_plain(p->roof.ridge, ridge, sizeof(ridge)));
 	if (p->roof.timed) {
 		fputs(", ", out);
-		format_percent(out, p->roof.fraction_of_roof);
+		ns_format_percent(out, p->roof.fraction_of_roof);
 		fputs(" of roof", out);
 	}
 	fprintf(out, ") -> %s (%s)\n", route->fix, route->module);
@@ -63,7 +63,7 @@ static void print_roofline_line(FILE *out, const roofline_placement *p, const ns
 
 /* Below the ridge a decode step is its weight (and KV-cache) reads: of the memory-bound fixes only fewer
  * bytes per step help, not fusion (each weight is already read once); a larger batch raises the intensity. */
-static void print_decode_line(FILE *out, const roofline_placement *p)
+static void print_decode_line(FILE *out, const ns_roofline_placement *p)
 {
 	double b = p->decode.crossing_batch, now = p->decode_spec.batch;
 
@@ -83,7 +83,7 @@ static void print_decode_line(FILE *out, const roofline_placement *p)
 }
 
 /* A log-scale bar: the ridge in the middle, POSITION_DECADES decades each side. */
-static void print_position_bar(FILE *out, const roofline_placement *p)
+static void print_position_bar(FILE *out, const ns_roofline_placement *p)
 {
 	double ratio = p->roof.intensity / p->roof.ridge;
 	int half = POSITION_BAR / 2;
@@ -103,50 +103,50 @@ static void print_position_bar(FILE *out, const roofline_placement *p)
 	fprintf(out, "position: memory [%s] compute\n", bar);
 	if (ratio >= 1.0)
 		fprintf(out, "          AI is %sx the ridge ('|'; log scale, %g decades each side)\n",
-		        units_format_plain(ratio, times, sizeof(times)), POSITION_DECADES);
+		        ns_units_format_plain(ratio, times, sizeof(times)), POSITION_DECADES);
 	else
 		fprintf(out, "          AI is %sx below the ridge ('|'; log scale, %g decades each side)\n",
-		        units_format_plain(1.0 / ratio, times, sizeof(times)), POSITION_DECADES);
+		        ns_units_format_plain(1.0 / ratio, times, sizeof(times)), POSITION_DECADES);
 }
 
-static void print_achieved(FILE *out, const roofline_placement *p)
+static void print_achieved(FILE *out, const ns_roofline_placement *p)
 {
 	char b1[48], b2[48], b3[48];
 
 	fprintf(out, "achieved: %s and %s in %s: ",
-	        units_format_si(p->roof.achieved_flops, "FLOP/s", b1, sizeof(b1)),
-	        units_format_si(p->roof.achieved_bytes_per_s, "B/s", b2, sizeof(b2)),
-	        units_format_time(p->seconds, b3, sizeof(b3)));
-	format_percent(out, p->roof.fraction_of_roof);
+	        ns_units_format_si(p->roof.achieved_flops, "FLOP/s", b1, sizeof(b1)),
+	        ns_units_format_si(p->roof.achieved_bytes_per_s, "B/s", b2, sizeof(b2)),
+	        ns_units_format_time(p->seconds, b3, sizeof(b3)));
+	ns_format_percent(out, p->roof.fraction_of_roof);
 	fputs(" of the roof (compute ", out);
-	format_percent(out, p->roof.fraction_compute);
+	ns_format_percent(out, p->roof.fraction_compute);
 	fputs(", memory ", out);
-	format_percent(out, p->roof.fraction_memory);
+	ns_format_percent(out, p->roof.fraction_memory);
 	fputs("); overhead-bound below ", out);
-	format_percent(out, p->overhead_threshold);
+	ns_format_percent(out, p->overhead_threshold);
 	fputs(" of both\n", out);
 }
 
-static void print_roofline_explain(FILE *out, const roofline_placement *p, const ns_routes *routes)
+static void print_roofline_explain(FILE *out, const ns_roofline_placement *p, const ns_routes *routes)
 {
 	char b1[48], b2[48], b3[48];
 	const ns_device *d = p->dev;
 
 	fprintf(out, "workload: %s\n", p->description);
 	fprintf(out, "  FLOPs  %s\n  bytes  %s\n  counts %s\n  assumes %s\n",
-	        units_format_si(p->work.flops, "FLOP", b1, sizeof(b1)),
-	        units_format_si(p->work.bytes, "B", b2, sizeof(b2)), p->work.formula, p->assumption);
+	        ns_units_format_si(p->work.flops, "FLOP", b1, sizeof(b1)),
+	        ns_units_format_si(p->work.bytes, "B", b2, sizeof(b2)), p->work.formula, p->assumption);
 	if (p->is_decode)
 		fprintf(out, "  weights %s, KV cache %s\n",
-		        units_format_si(p->decode.weight_bytes, "B", b1, sizeof(b1)),
-		        units_format_si(p->decode.kv_bytes, "B", b2, sizeof(b2)));
+		        ns_units_format_si(p->decode.weight_bytes, "B", b1, sizeof(b1)),
+		        ns_units_format_si(p->decode.kv_bytes, "B", b2, sizeof(b2)));
 	fprintf(out, "device: %s %s: peak %s (dense), memory %s, ridge %s FLOP/B\n", d->name,
-	        dtype_name(p->dtype), units_format_si(d->peak[p->dtype], "FLOP/s", b1, sizeof(b1)),
-	        units_format_si(d->mem_bw, "B/s", b2, sizeof(b2)),
-	        units_format_plain(p->roof.ridge, b3, sizeof(b3)));
+	        ns_dtype_name(p->dtype), ns_units_format_si(d->peak[p->dtype], "FLOP/s", b1, sizeof(b1)),
+	        ns_units_format_si(d->mem_bw, "B/s", b2, sizeof(b2)),
+	        ns_units_format_plain(p->roof.ridge, b3, sizeof(b3)));
 	fprintf(out, "roof: attainable %s at AI %s FLOP/B (the %s roof)\n",
-	        units_format_si(p->roof.attainable, "FLOP/s", b1, sizeof(b1)),
-	        units_format_plain(p->roof.intensity, b2, sizeof(b2)),
+	        ns_units_format_si(p->roof.attainable, "FLOP/s", b1, sizeof(b1)),
+	        ns_units_format_plain(p->roof.intensity, b2, sizeof(b2)),
 	        p->roof.intensity >= p->roof.ridge ? "compute" : "memory");
 	if (p->roof.timed)
 		print_achieved(out, p);
@@ -157,8 +157,8 @@ static void print_roofline_explain(FILE *out, const roofline_placement *p, const
 		fprintf(out, "fix explained: %s\n", routes->route[p->roof.regime].doc);
 }
 
-void roofline_report_text(FILE *out, const roofline_placement *p, const ns_routes *routes,
-                          const format_options *o)
+void ns_roofline_report_text(FILE *out, const ns_roofline_placement *p, const ns_routes *routes,
+                          const ns_format_options *o)
 {
 	print_roofline_line(out, p, routes, o);
 	if (p->is_decode)
@@ -167,7 +167,7 @@ void roofline_report_text(FILE *out, const roofline_placement *p, const ns_route
 		print_roofline_explain(out, p, routes);
 }
 
-static bool add_decode_json(cJSON *obj, const roofline_placement *p)
+static bool add_decode_json(cJSON *obj, const ns_roofline_placement *p)
 {
 	cJSON *dec = cJSON_AddObjectToObject(obj, "decode");
 	bool ok = dec != NULL;
@@ -182,7 +182,7 @@ static bool add_decode_json(cJSON *obj, const roofline_placement *p)
 	return ok;
 }
 
-static bool add_timed_json(cJSON *obj, const roofline_placement *p)
+static bool add_timed_json(cJSON *obj, const ns_roofline_placement *p)
 {
 	bool ok = add_number(obj, "time_s", p->seconds);
 
@@ -196,15 +196,15 @@ static bool add_timed_json(cJSON *obj, const roofline_placement *p)
 	return ok;
 }
 
-cJSON *roofline_report_json(const roofline_placement *p, const ns_routes *routes)
+cJSON *ns_roofline_report_json(const ns_roofline_placement *p, const ns_routes *routes)
 {
 	ns_regime g = p->roof.regime;
 	cJSON *obj =
-	    format_route_json(p->label, regime_name(g), regime_bound_word(g), -1.0, &routes->route[g]);
+	    ns_format_route_json(p->label, ns_regime_name(g), ns_regime_bound_word(g), -1.0, &routes->route[g]);
 	bool ok = obj != NULL;
 
 	ok = ok && add_text(obj, "device", p->dev->name);
-	ok = ok && add_text(obj, "dtype", dtype_name(p->dtype));
+	ok = ok && add_text(obj, "dtype", ns_dtype_name(p->dtype));
 	ok = ok && add_text(obj, "workload", p->description);
 	ok = ok && add_text(obj, "formula", p->work.formula);
 	ok = ok && add_number(obj, "flops", p->work.flops);
@@ -226,17 +226,17 @@ cJSON *roofline_report_json(const roofline_placement *p, const ns_routes *routes
 	return obj;
 }
 
-ns_status roofline_report_print(FILE *out, const roofline_placement *p, const ns_routes *routes,
-                                const format_options *o, ns_error *err)
+ns_status ns_roofline_report_print(FILE *out, const ns_roofline_placement *p, const ns_routes *routes,
+                                const ns_format_options *o, ns_error *err)
 {
 	switch (o->kind) {
-	case FORMAT_QUIET:
-		fprintf(out, "%s\n", regime_name(p->roof.regime));
+	case NS_FORMAT_QUIET:
+		fprintf(out, "%s\n", ns_regime_name(p->roof.regime));
 		return NS_OK;
-	case FORMAT_JSON:
-		return print_json(out, roofline_report_json(p, routes), err);
-	case FORMAT_TEXT:
-		roofline_report_text(out, p, routes, o);
+	case NS_FORMAT_JSON:
+		return print_json(out, ns_roofline_report_json(p, routes), err);
+	case NS_FORMAT_TEXT:
+		ns_roofline_report_text(out, p, routes, o);
 		return NS_OK;
 	}
 	return NS_OK;
@@ -244,52 +244,52 @@ ns_status roofline_report_print(FILE *out, const roofline_placement *p, const ns
 
 /* ---- scaling ---- */
 
-static void print_scaling_line(FILE *out, const scaling_report *s, const ns_routes *routes,
-                               const format_options *o)
+static void print_scaling_line(FILE *out, const ns_scaling_report *s, const ns_routes *routes,
+                               const ns_format_options *o)
 {
-	const ns_route *route = &routes->route[REGIME_OVERHEAD];
+	const ns_route *route = &routes->route[NS_REGIME_OVERHEAD];
 
 	print_label(out, s->label);
-	fprintf(out, "%s%s%s (2x work -> %.2fx time, ~", format_style(o, FORMAT_STYLE_VERDICT),
-	        scaling_kind_word(s->res.kind), format_style(o, FORMAT_STYLE_RESET), s->res.ratio);
-	format_percent(out, s->res.fixed_share);
-	if (s->res.kind == SCALING_WORK)
+	fprintf(out, "%s%s%s (2x work -> %.2fx time, ~", ns_format_style(o, NS_FORMAT_STYLE_VERDICT),
+	        ns_scaling_kind_word(s->res.kind), ns_format_style(o, NS_FORMAT_STYLE_RESET), s->res.ratio);
+	ns_format_percent(out, s->res.fixed_share);
+	if (s->res.kind == NS_SCALING_WORK)
 		fprintf(out, " fixed cost): not overhead; %s tells compute-bound from memory-bound\n",
 		        s->roofline_words != NULL ? s->roofline_words : "a roofline placement");
 	else
 		fprintf(out, " fixed cost) -> %s (%s)\n", route->fix, route->module);
 }
 
-static void print_scaling_explain(FILE *out, const scaling_report *s, const ns_routes *routes)
+static void print_scaling_explain(FILE *out, const ns_scaling_report *s, const ns_routes *routes)
 {
 	char b1[32], b2[32], b3[32], b4[32];
 	double fixed = fmax(0.0, 2.0 * s->t1 - s->t2), work = fmax(0.0, s->t2 - s->t1);
 
 	fprintf(out, "model: time = fixed + work; T1 = %s, T2 (2x work) = %s\n",
-	        units_format_time(s->t1, b1, sizeof(b1)), units_format_time(s->t2, b2, sizeof(b2)));
+	        ns_units_format_time(s->t1, b1, sizeof(b1)), ns_units_format_time(s->t2, b2, sizeof(b2)));
 	if (fixed > 0.0 && work > 0.0)
 		fprintf(out, "  fixed = 2*T1 - T2 = %s, work = T2 - T1 = %s\n",
-		        units_format_time(fixed, b3, sizeof(b3)), units_format_time(work, b4, sizeof(b4)));
+		        ns_units_format_time(fixed, b3, sizeof(b3)), ns_units_format_time(work, b4, sizeof(b4)));
 	fprintf(out, "thresholds: overhead-bound below %.2fx, work-bound from %.2fx\n", s->overhead_below,
 	        s->work_above);
-	if (s->res.kind != SCALING_WORK && routes->route[REGIME_OVERHEAD].next_check != NULL)
-		fprintf(out, "next check: %s\n", routes->route[REGIME_OVERHEAD].next_check);
-	if (s->res.kind != SCALING_WORK && routes->route[REGIME_OVERHEAD].doc != NULL)
-		fprintf(out, "fix explained: %s\n", routes->route[REGIME_OVERHEAD].doc);
+	if (s->res.kind != NS_SCALING_WORK && routes->route[NS_REGIME_OVERHEAD].next_check != NULL)
+		fprintf(out, "next check: %s\n", routes->route[NS_REGIME_OVERHEAD].next_check);
+	if (s->res.kind != NS_SCALING_WORK && routes->route[NS_REGIME_OVERHEAD].doc != NULL)
+		fprintf(out, "fix explained: %s\n", routes->route[NS_REGIME_OVERHEAD].doc);
 }
 
-static cJSON *scaling_json(const scaling_report *s, const ns_routes *routes)
+static cJSON *scaling_json(const ns_scaling_report *s, const ns_routes *routes)
 {
-	bool overhead = s->res.kind != SCALING_WORK;
-	cJSON *obj = format_route_json(s->label, overhead ? regime_name(REGIME_OVERHEAD) : NULL,
-	                               scaling_kind_word(s->res.kind), -1.0,
-	                               overhead ? &routes->route[REGIME_OVERHEAD] : NULL);
+	bool overhead = s->res.kind != NS_SCALING_WORK;
+	cJSON *obj = ns_format_route_json(s->label, overhead ? ns_regime_name(NS_REGIME_OVERHEAD) : NULL,
+	                               ns_scaling_kind_word(s->res.kind), -1.0,
+	                               overhead ? &routes->route[NS_REGIME_OVERHEAD] : NULL);
 	bool ok = obj != NULL;
 
 	ok = ok && add_number(obj, "time_s", s->t1);
 	ok = ok && add_number(obj, "time_2x_s", s->t2);
-	ok = ok && add_number(obj, "ratio", format_tidy(s->res.ratio));
-	ok = ok && add_number(obj, "fixed_share", format_tidy(s->res.fixed_share));
+	ok = ok && add_number(obj, "ratio", ns_format_tidy(s->res.ratio));
+	ok = ok && add_number(obj, "fixed_share", ns_format_tidy(s->res.fixed_share));
 	ok = ok && add_number(obj, "overhead_below", s->overhead_below);
 	ok = ok && add_number(obj, "work_above", s->work_above);
 	if (!ok) {
@@ -299,16 +299,16 @@ static cJSON *scaling_json(const scaling_report *s, const ns_routes *routes)
 	return obj;
 }
 
-ns_status scaling_report_print(FILE *out, const scaling_report *s, const ns_routes *routes,
-                               const format_options *o, ns_error *err)
+ns_status ns_scaling_report_print(FILE *out, const ns_scaling_report *s, const ns_routes *routes,
+                               const ns_format_options *o, ns_error *err)
 {
 	switch (o->kind) {
-	case FORMAT_QUIET:
-		fprintf(out, "%s\n", s->res.kind == SCALING_WORK ? "work" : regime_name(REGIME_OVERHEAD));
+	case NS_FORMAT_QUIET:
+		fprintf(out, "%s\n", s->res.kind == NS_SCALING_WORK ? "work" : ns_regime_name(NS_REGIME_OVERHEAD));
 		return NS_OK;
-	case FORMAT_JSON:
+	case NS_FORMAT_JSON:
 		return print_json(out, scaling_json(s, routes), err);
-	case FORMAT_TEXT:
+	case NS_FORMAT_TEXT:
 		print_scaling_line(out, s, routes, o);
 		if (o->verbose)
 			print_scaling_explain(out, s, routes);
@@ -340,7 +340,7 @@ static void print_device_row(FILE *out, const ns_device *d)
 		fprintf(out, " %5d", d->sms);
 	else
 		fprintf(out, " %5s", "-");
-	for (int i = 0; i < DTYPE_COUNT; i++)
+	for (int i = 0; i < NS_DTYPE_COUNT; i++)
 		print_peak_cell(out, d->peak[i]);
 	fputc('\n', out);
 }
@@ -353,10 +353,10 @@ static void print_device_details(FILE *out, const ns_device *d)
 	for (size_t i = 0; i < d->naliases; i++)
 		fprintf(out, "%s %s", i ? "," : "", d->aliases[i]);
 	fputs("\n  ridge (FLOP/B):", out);
-	for (int i = 0; i < DTYPE_COUNT; i++)
+	for (int i = 0; i < NS_DTYPE_COUNT; i++)
 		if (d->peak[i] > 0.0)
-			fprintf(out, " %s %s", dtype_name((ns_dtype)i),
-			        units_format_plain(device_ridge(d, (ns_dtype)i), ridge, sizeof(ridge)));
+			fprintf(out, " %s %s", ns_dtype_name((ns_dtype)i),
+			        ns_units_format_plain(ns_device_ridge(d, (ns_dtype)i), ridge, sizeof(ridge)));
 	fprintf(out, "\n  source: %s\n", d->source ? d->source : "-");
 	if (d->notes != NULL)
 		fprintf(out, "  notes: %s\n", d->notes);
@@ -365,9 +365,9 @@ static void print_device_details(FILE *out, const ns_device *d)
 static void print_devices_text(FILE *out, const ns_device_table *t, const ns_device *only, bool verbose)
 {
 	fprintf(out, "%-15s %-6s %6s %7s %5s", "DEVICE", "VENDOR", "MEM GB", "BW GB/s", "SMs");
-	for (int i = 0; i < DTYPE_COUNT; i++) {
+	for (int i = 0; i < NS_DTYPE_COUNT; i++) {
 		char head[16];
-		snprintf(head, sizeof(head), "%s", dtype_name((ns_dtype)i));
+		snprintf(head, sizeof(head), "%s", ns_dtype_name((ns_dtype)i));
 		for (char *c = head; *c; c++)
 			*c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
 		fprintf(out, " %7s", head);
@@ -394,10 +394,10 @@ static bool add_device_lists(cJSON *obj, const ns_device *d)
 		ok = cJSON_AddItemToArray(aliases, cJSON_CreateString(d->aliases[i]));
 	ok = ok && (peaks = cJSON_AddObjectToObject(obj, "peak_tflops")) != NULL;
 	ok = ok && (ridges = cJSON_AddObjectToObject(obj, "ridge")) != NULL;
-	for (int i = 0; ok && i < DTYPE_COUNT; i++)
+	for (int i = 0; ok && i < NS_DTYPE_COUNT; i++)
 		if (d->peak[i] > 0.0)
-			ok = add_number(peaks, dtype_name((ns_dtype)i), d->peak[i] / 1e12) &&
-			     add_number(ridges, dtype_name((ns_dtype)i), device_ridge(d, (ns_dtype)i));
+			ok = add_number(peaks, ns_dtype_name((ns_dtype)i), d->peak[i] / 1e12) &&
+			     add_number(ridges, ns_dtype_name((ns_dtype)i), ns_device_ridge(d, (ns_dtype)i));
 	return ok;
 }
 
@@ -440,10 +440,10 @@ static cJSON *devices_json(const ns_device_table *t, const ns_device *only)
 	return obj;
 }
 
-ns_status devices_report_print(FILE *out, const ns_device_table *t, const ns_device *only,
-                               const format_options *o, ns_error *err)
+ns_status ns_devices_report_print(FILE *out, const ns_device_table *t, const ns_device *only,
+                               const ns_format_options *o, ns_error *err)
 {
-	if (o->kind == FORMAT_JSON)
+	if (o->kind == NS_FORMAT_JSON)
 		return print_json(out, devices_json(t, only), err);
 	print_devices_text(out, t, only, o->verbose);
 	return NS_OK;

@@ -106,7 +106,7 @@ static double max_peak(const ns_device *d)
 {
 	double m = 0.0;
 
-	for (int i = 0; i < DTYPE_COUNT; i++)
+	for (int i = 0; i < NS_DTYPE_COUNT; i++)
 		if (has_peak(d, i))
 			m = fmax(m, d->peak[i]);
 	return m;
@@ -116,15 +116,15 @@ static double min_ridge(const ns_device *d)
 {
 	double m = INFINITY;
 
-	for (int i = 0; i < DTYPE_COUNT; i++)
+	for (int i = 0; i < NS_DTYPE_COUNT; i++)
 		if (has_peak(d, i))
-			m = fmin(m, device_ridge(d, (ns_dtype)i));
+			m = fmin(m, ns_device_ridge(d, (ns_dtype)i));
 	return m;
 }
 
 /* Whole decades that hold the kernel, every ridge and the roofs, with a decade of margin; at most
  * X_DECADES_MAX of them, keeping the ridges in view and clipping a kernel far from them to the edge. */
-static void choose_axes(const roofline_plot *p, axes *a)
+static void choose_axes(const ns_roofline_plot *p, axes *a)
 {
 	double peak = max_peak(p->dev);
 	double ridge_lo = floor(safe_log10(min_ridge(p->dev)) - 1.0);
@@ -163,7 +163,7 @@ static void decade_label(int e, bool si, char *buf, size_t size)
 		snprintf(buf, size, "1e%d", e);
 }
 
-static void draw_frame(FILE *out, const axes *a, const roofline_plot *p)
+static void draw_frame(FILE *out, const axes *a, const ns_roofline_plot *p)
 {
 	char buf[160];
 
@@ -197,7 +197,7 @@ static void draw_frame(FILE *out, const axes *a, const roofline_plot *p)
 	        "attainable FLOP/s (log scale)</text>\n",
 	        (PLOT_T + PLOT_B) / 2, (PLOT_T + PLOT_B) / 2);
 	snprintf(buf, sizeof(buf), "Roofline: %s, %s (dense datasheet peaks)", p->dev->name,
-	         dtype_name(p->dtype));
+	         ns_dtype_name(p->dtype));
 	put_text(out, (PLOT_L + PLOT_R) / 2, 28, "middle", "class=\"title\"", buf);
 }
 
@@ -206,18 +206,18 @@ static void roof_label(const ns_device *d, ns_dtype first, char *buf, size_t siz
 {
 	size_t n = 0;
 
-	for (int i = first; i < DTYPE_COUNT && n < size; i++) {
+	for (int i = first; i < NS_DTYPE_COUNT && n < size; i++) {
 		if (d->peak[i] != d->peak[first])
 			continue;
 		n += (size_t)snprintf(buf + n, size - n, "%s", n ? "/" : "");
-		for (const char *c = dtype_name((ns_dtype)i); *c && n + 1 < size; c++)
+		for (const char *c = ns_dtype_name((ns_dtype)i); *c && n + 1 < size; c++)
 			buf[n++] = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
 		buf[n] = '\0';
 	}
 	if (n < size) {
 		char peak[48];
 		snprintf(buf + n, size - n, " %s",
-		         units_format_si(d->peak[first], "FLOP/s", peak, sizeof(peak)));
+		         ns_units_format_si(d->peak[first], "FLOP/s", peak, sizeof(peak)));
 	}
 }
 
@@ -230,11 +230,11 @@ static bool drawn_before(const ns_device *d, int i)
 }
 
 /* Distinct peaks of the device, largest first. */
-static int peaks_descending(const ns_device *d, int order[DTYPE_COUNT])
+static int peaks_descending(const ns_device *d, int order[NS_DTYPE_COUNT])
 {
 	int n = 0;
 
-	for (int i = 0; i < DTYPE_COUNT; i++) {
+	for (int i = 0; i < NS_DTYPE_COUNT; i++) {
 		if (!has_peak(d, i) || drawn_before(d, i))
 			continue;
 		int j = n++;
@@ -257,18 +257,18 @@ static void draw_roof_line(FILE *out, const axes *a, double x0, double xmax, dou
 	        px_y(a, x0 * bw), px_x(a, ridge), px_y(a, peak), px_x(a, xmax), px_y(a, peak));
 }
 
-static void draw_roofs(FILE *out, const axes *a, const roofline_plot *p)
+static void draw_roofs(FILE *out, const axes *a, const ns_roofline_plot *p)
 {
 	const ns_device *d = p->dev;
 	double x0 = fmax(pow(10.0, a->lx0), pow(10.0, a->ly0) / d->mem_bw);
 	double xmax = pow(10.0, a->lx1), last_label_y = -1e9;
-	int order[DTYPE_COUNT], n = peaks_descending(d, order);
+	int order[NS_DTYPE_COUNT], n = peaks_descending(d, order);
 	char label[160], attrs[64];
 
 	for (int o = 0; o < n; o++) {
 		int i = order[o];
 		bool chosen = d->peak[i] == d->peak[p->dtype];
-		double ridge = device_ridge(d, (ns_dtype)i);
+		double ridge = ns_device_ridge(d, (ns_dtype)i);
 		/* Labels sit just above their roof, pushed down when roofs are closer than a line of text. */
 		double label_y = fmax(px_y(a, d->peak[i]) - 6, last_label_y + 14);
 		if (!chosen)
@@ -282,10 +282,10 @@ static void draw_roofs(FILE *out, const axes *a, const roofline_plot *p)
 		last_label_y = label_y;
 	}
 	/* The chosen roof last, so the grey ones do not cross it on the shared memory slope. */
-	draw_roof_line(out, a, x0, xmax, d->mem_bw, device_ridge(d, p->dtype), d->peak[p->dtype], true);
+	draw_roof_line(out, a, x0, xmax, d->mem_bw, ns_device_ridge(d, p->dtype), d->peak[p->dtype], true);
 }
 
-static void draw_memory_label(FILE *out, const axes *a, const roofline_plot *p)
+static void draw_memory_label(FILE *out, const axes *a, const ns_roofline_plot *p)
 {
 	const ns_device *d = p->dev;
 	double lx = a->lx0 + 0.35, angle;
@@ -303,7 +303,7 @@ static void draw_memory_label(FILE *out, const axes *a, const roofline_plot *p)
 	}
 	angle = atan2(px_y(a, y * 10.0) - px_y(a, y), px_x(a, x * 10.0) - px_x(a, x)) *
 	        57.29577951308232; /* degrees */
-	snprintf(text, sizeof(text), "memory %s", units_format_si(d->mem_bw, "B/s", bw, sizeof(bw)));
+	snprintf(text, sizeof(text), "memory %s", ns_units_format_si(d->mem_bw, "B/s", bw, sizeof(bw)));
 	/* dy lifts the text off the line in the rotated frame, so it sits above the slope at any angle. */
 	fprintf(out,
 	        "<text class=\"roof-label memory\" x=\"%.1f\" y=\"%.1f\" dy=\"-7\" text-anchor=\"start\" "
@@ -313,9 +313,9 @@ static void draw_memory_label(FILE *out, const axes *a, const roofline_plot *p)
 	fputs("</text>\n", out);
 }
 
-static void draw_ridge(FILE *out, const axes *a, const roofline_plot *p)
+static void draw_ridge(FILE *out, const axes *a, const ns_roofline_plot *p)
 {
-	double ridge = device_ridge(p->dev, p->dtype), peak = p->dev->peak[p->dtype];
+	double ridge = ns_device_ridge(p->dev, p->dtype), peak = p->dev->peak[p->dtype];
 	char r[32], text[64], attrs[64];
 
 	fprintf(out,
@@ -324,7 +324,7 @@ static void draw_ridge(FILE *out, const axes *a, const roofline_plot *p)
 	        px_x(a, ridge), px_y(a, peak), px_x(a, ridge), PLOT_B, COLOR_ROOF);
 	fprintf(out, "<circle class=\"ridge\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"%s\"/>\n",
 	        px_x(a, ridge), px_y(a, peak), COLOR_ROOF);
-	snprintf(text, sizeof(text), "ridge %s FLOP/B", units_format_plain(ridge, r, sizeof(r)));
+	snprintf(text, sizeof(text), "ridge %s FLOP/B", ns_units_format_plain(ridge, r, sizeof(r)));
 	snprintf(attrs, sizeof(attrs), "class=\"ridge-label\" fill=\"%s\"", COLOR_ROOF);
 	put_text(out, px_x(a, ridge) + 6, PLOT_B - 8, "start", attrs, text);
 }
@@ -336,7 +336,7 @@ static bool shown(double v)
 	return isfinite(v) && v >= 0.0;
 }
 
-static void draw_kernel(FILE *out, const axes *a, const roofline_plot *p)
+static void draw_kernel(FILE *out, const axes *a, const ns_roofline_plot *p)
 {
 	double x = px_x(a, p->intensity), y = px_y(a, p->attainable);
 	bool right_half = x > (PLOT_L + PLOT_R) / 2;
@@ -347,7 +347,7 @@ static void draw_kernel(FILE *out, const axes *a, const roofline_plot *p)
 	fprintf(out, "<circle class=\"kernel\" cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"%s\"/>\n", x, y,
 	        COLOR_KERNEL);
 	snprintf(text, sizeof(text), "%.*s: AI %s FLOP/B", (int)ns_utf8_cut(p->label, strlen(p->label), 120),
-	         p->label, shown(p->intensity) ? units_format_plain(p->intensity, ai, sizeof(ai)) : "?");
+	         p->label, shown(p->intensity) ? ns_units_format_plain(p->intensity, ai, sizeof(ai)) : "?");
 	snprintf(attrs, sizeof(attrs), "class=\"kernel-label\" fill=\"%s\"", COLOR_KERNEL);
 	put_text(out, x + dx, y + (p->timed ? -10 : 18), anchor, attrs, text);
 	if (!p->timed)
@@ -368,13 +368,13 @@ static void draw_kernel(FILE *out, const axes *a, const roofline_plot *p)
 	else
 		snprintf(pct, sizeof(pct), "%.2g%%", p->fraction_of_roof * 100.0);
 	snprintf(text, sizeof(text), "achieved %s (%s of roof)",
-	         shown(p->achieved) ? units_format_si(p->achieved, "FLOP/s", b1, sizeof(b1)) : "?", pct);
+	         shown(p->achieved) ? ns_units_format_si(p->achieved, "FLOP/s", b1, sizeof(b1)) : "?", pct);
 	snprintf(attrs, sizeof(attrs), "class=\"achieved-label\" fill=\"%s\"", COLOR_ACHIEVED);
 	put_text(out, x + dx, ya > PLOT_B - 30 ? ya - 10 : ya + 18, anchor, attrs, text);
 }
 
 /* standalone: an XML document of its own (prolog, namespace); else an <svg> element for an HTML page. */
-static void write_svg(FILE *out, const roofline_plot *p, bool standalone)
+static void write_svg(FILE *out, const ns_roofline_plot *p, bool standalone)
 {
 	axes a;
 
@@ -406,22 +406,22 @@ static void write_svg(FILE *out, const roofline_plot *p, bool standalone)
 	fputs("</svg>\n", out);
 }
 
-void roofline_svg_write(FILE *out, const roofline_plot *p)
+void ns_roofline_svg_write(FILE *out, const ns_roofline_plot *p)
 {
 	write_svg(out, p, true);
 }
 
-void roofline_svg_write_inline(FILE *out, const roofline_plot *p)
+void ns_roofline_svg_write_inline(FILE *out, const ns_roofline_plot *p)
 {
 	write_svg(out, p, false);
 }
 
-ns_status roofline_svg_save(const char *path, const roofline_plot *p, ns_error *err)
+ns_status ns_roofline_svg_save(const char *path, const ns_roofline_plot *p, ns_error *err)
 {
 	outfile out;
 
 	if (outfile_open(&out, path, err) != NS_OK)
 		return err->status;
-	roofline_svg_write(out.fp, p);
+	ns_roofline_svg_write(out.fp, p);
 	return outfile_commit(&out, err);
 }

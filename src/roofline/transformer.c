@@ -127,7 +127,7 @@ static ns_status check_pass(const ns_pass_spec *s, ns_error *err)
 	if (!(s->context >= 0.0) || !isfinite(s->context) || s->context != floor(s->context))
 		return located_set(err, NS_ARCH_PARAM_CONTEXT,
 		                   "the context must be a whole number of tokens, not %g", s->context);
-	if ((unsigned)s->dtype >= DTYPE_COUNT || (unsigned)s->kv_dtype >= DTYPE_COUNT)
+	if ((unsigned)s->dtype >= NS_DTYPE_COUNT || (unsigned)s->kv_dtype >= NS_DTYPE_COUNT)
 		return ns_error_set(err, NS_ERR_VALUE, "unknown dtype");
 	return NS_OK;
 }
@@ -135,7 +135,7 @@ static ns_status check_pass(const ns_pass_spec *s, ns_error *err)
 ns_status ns_transformer_pass_count(const ns_transformer_arch *a, const ns_pass_spec *s,
                                     ns_transformer_pass *out, ns_error *err)
 {
-	double size = dtype_bytes(s->dtype), kv_size = dtype_bytes(s->kv_dtype);
+	double size = ns_dtype_bytes(s->dtype), kv_size = ns_dtype_bytes(s->kv_dtype);
 	double t, d = a->hidden, q = a->heads * a->head_dim, kv = a->kv_heads * a->head_dim,
 	          ff = a->intermediate;
 	double el[NS_TERM_COUNT] = {0}, fl[NS_TERM_COUNT] = {0};
@@ -202,11 +202,11 @@ void ns_transformer_place(const ns_transformer_pass *p, double peak, double band
 	out->intensity = p->total_bytes > 0.0 ? p->total_flops / p->total_bytes : 0.0;
 	for (int i = 0; i < NS_TERM_COUNT; i++) {
 		double compute = p->flops[i] / peak, memory = p->bytes[i] / bandwidth;
-		out->bound[i] = compute >= memory && p->flops[i] > 0.0 ? REGIME_COMPUTE : REGIME_MEMORY;
+		out->bound[i] = compute >= memory && p->flops[i] > 0.0 ? NS_REGIME_COMPUTE : NS_REGIME_MEMORY;
 		out->seconds[i] = fmax(compute, memory);
 		out->seconds_total += out->seconds[i];
-		*(out->bound[i] == REGIME_COMPUTE ? &out->compute_seconds : &out->memory_seconds) +=
+		*(out->bound[i] == NS_REGIME_COMPUTE ? &out->compute_seconds : &out->memory_seconds) +=
 		    out->seconds[i];
 	}
-	out->regime = out->compute_seconds >= out->memory_seconds ? REGIME_COMPUTE : REGIME_MEMORY;
+	out->regime = out->compute_seconds >= out->memory_seconds ? NS_REGIME_COMPUTE : NS_REGIME_MEMORY;
 }

@@ -14,16 +14,16 @@ static bool is_decode(const ns_transformer_report *r)
 
 const ns_route *ns_transformer_route(const ns_transformer_report *r, const ns_routes *routes)
 {
-	if (r->roof.regime == REGIME_MEMORY && is_decode(r) &&
-	    routes->finding[FINDING_DECODE_MEMORY].fix != NULL)
-		return &routes->finding[FINDING_DECODE_MEMORY];
+	if (r->roof.regime == NS_REGIME_MEMORY && is_decode(r) &&
+	    routes->finding[NS_FINDING_DECODE_MEMORY].fix != NULL)
+		return &routes->finding[NS_FINDING_DECODE_MEMORY];
 	return &routes->route[r->roof.regime];
 }
 
 /* The share of the time at the roof spent in terms of the verdict's bound. */
 static double bound_share(const ns_transformer_roof *roof)
 {
-	double part = roof->regime == REGIME_COMPUTE ? roof->compute_seconds : roof->memory_seconds;
+	double part = roof->regime == NS_REGIME_COMPUTE ? roof->compute_seconds : roof->memory_seconds;
 	return roof->seconds_total > 0.0 ? part / roof->seconds_total : 0.0;
 }
 
@@ -41,7 +41,7 @@ static const char *count_text(double v, char *buf, size_t size)
 /* ---- text ---- */
 
 static void print_line(FILE *out, const ns_transformer_report *r, const ns_routes *routes,
-                       const format_options *o)
+                       const ns_format_options *o)
 {
 	const ns_route *route = ns_transformer_route(r, routes);
 	char ai[32], ridge[32];
@@ -50,12 +50,12 @@ static void print_line(FILE *out, const ns_transformer_report *r, const ns_route
 		ns_fput_text(out, r->label);
 		fputs(": ", out);
 	}
-	fprintf(out, "%s%s%s (", format_style(o, FORMAT_STYLE_VERDICT), regime_bound_word(r->roof.regime),
-	        format_style(o, FORMAT_STYLE_RESET));
-	format_percent(out, bound_share(&r->roof));
+	fprintf(out, "%s%s%s (", ns_format_style(o, NS_FORMAT_STYLE_VERDICT), ns_regime_bound_word(r->roof.regime),
+	        ns_format_style(o, NS_FORMAT_STYLE_RESET));
+	ns_format_percent(out, bound_share(&r->roof));
 	fprintf(out, " of the time at the roof in %s terms; AI %s FLOP/B, ridge %s FLOP/B) -> %s (%s)\n",
-	        regime_bound_word(r->roof.regime), units_format_plain(r->roof.intensity, ai, sizeof(ai)),
-	        units_format_plain(r->roof.ridge, ridge, sizeof(ridge)), route->fix, route->module);
+	        ns_regime_bound_word(r->roof.regime), ns_units_format_plain(r->roof.intensity, ai, sizeof(ai)),
+	        ns_units_format_plain(r->roof.ridge, ridge, sizeof(ridge)), route->fix, route->module);
 }
 
 static void print_model(FILE *out, const ns_transformer_report *r)
@@ -81,7 +81,7 @@ static void print_model(FILE *out, const ns_transformer_report *r)
 		        s->context > 0.0 ? " on a cache" : "");
 	if (!s->train && !is_decode(r) && s->context > 0.0)
 		fprintf(out, " of %.0f", s->context);
-	fprintf(out, ", %s, KV cache %s\n", dtype_name(s->dtype), dtype_name(s->kv_dtype));
+	fprintf(out, ", %s, KV cache %s\n", ns_dtype_name(s->dtype), ns_dtype_name(s->kv_dtype));
 }
 
 static void print_terms(FILE *out, const ns_transformer_report *r)
@@ -96,16 +96,16 @@ static void print_terms(FILE *out, const ns_transformer_report *r)
 		double intensity = c->bytes[i] > 0.0 ? c->flops[i] / c->bytes[i] : 0.0;
 		fprintf(out, "  %-24s %12s %10s %8s  %-7s %10s\n",
 		        ns_transformer_term_words((ns_transformer_term)i),
-		        units_format_si(c->flops[i], "FLOP", f, sizeof(f)),
-		        units_format_si(c->bytes[i], "B", b, sizeof(b)),
-		        units_format_plain(intensity, ai, sizeof(ai)), regime_name(roof->bound[i]),
-		        units_format_time(roof->seconds[i], t, sizeof(t)));
+		        ns_units_format_si(c->flops[i], "FLOP", f, sizeof(f)),
+		        ns_units_format_si(c->bytes[i], "B", b, sizeof(b)),
+		        ns_units_format_plain(intensity, ai, sizeof(ai)), ns_regime_name(roof->bound[i]),
+		        ns_units_format_time(roof->seconds[i], t, sizeof(t)));
 	}
 	fprintf(out, "  %-24s %12s %10s %8s  %-7s %10s\n", "step",
-	        units_format_si(c->total_flops, "FLOP", f, sizeof(f)),
-	        units_format_si(c->total_bytes, "B", b, sizeof(b)),
-	        units_format_plain(roof->intensity, ai, sizeof(ai)), regime_name(roof->regime),
-	        units_format_time(roof->seconds_total, t, sizeof(t)));
+	        ns_units_format_si(c->total_flops, "FLOP", f, sizeof(f)),
+	        ns_units_format_si(c->total_bytes, "B", b, sizeof(b)),
+	        ns_units_format_plain(roof->intensity, ai, sizeof(ai)), ns_regime_name(roof->regime),
+	        ns_units_format_time(roof->seconds_total, t, sizeof(t)));
 }
 
 static void print_per_token(FILE *out, const ns_transformer_report *r)
@@ -114,10 +114,10 @@ static void print_per_token(FILE *out, const ns_transformer_report *r)
 	char f[32], b[32], rate[32];
 
 	fprintf(out, "per token: %s, %s; at the roof %s tokens/s on %s %s\n",
-	        units_format_si(c->total_flops / c->tokens, "FLOP", f, sizeof(f)),
-	        units_format_si(c->total_bytes / c->tokens, "B", b, sizeof(b)),
-	        units_format_plain(c->tokens / r->roof.seconds_total, rate, sizeof(rate)), r->dev->name,
-	        dtype_name(r->pass.dtype));
+	        ns_units_format_si(c->total_flops / c->tokens, "FLOP", f, sizeof(f)),
+	        ns_units_format_si(c->total_bytes / c->tokens, "B", b, sizeof(b)),
+	        ns_units_format_plain(c->tokens / r->roof.seconds_total, rate, sizeof(rate)), r->dev->name,
+	        ns_dtype_name(r->pass.dtype));
 }
 
 /* A measured time against the roofs: how close the pass came, and its model FLOPs utilisation. */
@@ -127,11 +127,11 @@ static void print_measured(FILE *out, const ns_transformer_report *r)
 
 	if (!(r->seconds > 0.0))
 		return;
-	fprintf(out, "measured %s: the roofs allow %s (", units_format_time(r->seconds, m, sizeof(m)),
-	        units_format_time(r->roof.seconds_total, t, sizeof(t)));
-	format_percent(out, r->roof.seconds_total / r->seconds);
+	fprintf(out, "measured %s: the roofs allow %s (", ns_units_format_time(r->seconds, m, sizeof(m)),
+	        ns_units_format_time(r->roof.seconds_total, t, sizeof(t)));
+	ns_format_percent(out, r->roof.seconds_total / r->seconds);
 	fputs(" of the roof); MFU ", out);
-	format_percent(out, r->count.total_flops / (r->seconds * r->dev->peak[r->pass.dtype]));
+	ns_format_percent(out, r->count.total_flops / (r->seconds * r->dev->peak[r->pass.dtype]));
 	fputs(" (FLOPs / time / peak)\n", out);
 }
 
@@ -174,7 +174,7 @@ static bool add_terms(cJSON *obj, const ns_transformer_report *r)
 		ok = t != NULL;
 		ok = ok && cJSON_AddNumberToObject(t, "flops", r->count.flops[i]) != NULL;
 		ok = ok && cJSON_AddNumberToObject(t, "bytes", r->count.bytes[i]) != NULL;
-		ok = ok && cJSON_AddStringToObject(t, "bound", regime_name(r->roof.bound[i])) != NULL;
+		ok = ok && cJSON_AddStringToObject(t, "bound", ns_regime_name(r->roof.bound[i])) != NULL;
 		ok = ok && cJSON_AddNumberToObject(t, "seconds_at_roof", r->roof.seconds[i]) != NULL;
 	}
 	return ok;
@@ -203,13 +203,13 @@ cJSON *ns_transformer_report_json(const ns_transformer_report *r, const ns_route
 {
 	const ns_transformer_pass *c = &r->count;
 	cJSON *obj =
-	    format_route_json(r->label, regime_name(r->roof.regime), regime_bound_word(r->roof.regime),
-	                      format_tidy(bound_share(&r->roof)), ns_transformer_route(r, routes));
+	    ns_format_route_json(r->label, ns_regime_name(r->roof.regime), ns_regime_bound_word(r->roof.regime),
+	                      ns_format_tidy(bound_share(&r->roof)), ns_transformer_route(r, routes));
 	bool ok = obj != NULL;
 
 	ok = ok && cJSON_AddStringToObject(obj, "device", r->dev->name) != NULL;
-	ok = ok && cJSON_AddStringToObject(obj, "dtype", dtype_name(r->pass.dtype)) != NULL;
-	ok = ok && cJSON_AddStringToObject(obj, "kv_dtype", dtype_name(r->pass.kv_dtype)) != NULL;
+	ok = ok && cJSON_AddStringToObject(obj, "dtype", ns_dtype_name(r->pass.dtype)) != NULL;
+	ok = ok && cJSON_AddStringToObject(obj, "kv_dtype", ns_dtype_name(r->pass.kv_dtype)) != NULL;
 	ok = ok && cJSON_AddStringToObject(obj, "pass",
 	                                   r->pass.train  ? "train"
 	                                   : is_decode(r) ? "decode"
@@ -247,16 +247,16 @@ cJSON *ns_transformer_report_json(const ns_transformer_report *r, const ns_route
 }
 
 ns_status ns_transformer_report_print(FILE *out, const ns_transformer_report *r, const ns_routes *routes,
-                                      const format_options *o, ns_error *err)
+                                      const ns_format_options *o, ns_error *err)
 {
 	cJSON *obj;
 	ns_status st;
 
 	switch (o->kind) {
-	case FORMAT_QUIET:
-		fprintf(out, "%s\n", regime_name(r->roof.regime));
+	case NS_FORMAT_QUIET:
+		fprintf(out, "%s\n", ns_regime_name(r->roof.regime));
 		return NS_OK;
-	case FORMAT_TEXT:
+	case NS_FORMAT_TEXT:
 		print_line(out, r, routes, o);
 		print_model(out, r);
 		print_terms(out, r);
@@ -265,12 +265,12 @@ ns_status ns_transformer_report_print(FILE *out, const ns_transformer_report *r,
 		if (o->verbose)
 			print_formulas(out, r, routes);
 		return NS_OK;
-	case FORMAT_JSON:
+	case NS_FORMAT_JSON:
 		break;
 	}
 	if ((obj = ns_transformer_report_json(r, routes)) == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	st = format_print_json(out, obj);
+	st = ns_format_print_json(out, obj);
 	cJSON_Delete(obj);
 	return st == NS_ERR_NOMEM ? ns_error_set(err, st, "out of memory") : NS_OK;
 }

@@ -2,31 +2,31 @@
 
 #include <string.h>
 
-void classify_options_default(classify_options *o)
+void ns_classify_options_default(ns_classify_options *o)
 {
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		o->priority[r] = (ns_regime)r;
 	o->tie = 0.0;
-	o->high = CLASSIFY_HIGH_DEFAULT;
-	o->moderate = CLASSIFY_MODERATE_DEFAULT;
+	o->high = NS_CLASSIFY_HIGH_DEFAULT;
+	o->moderate = NS_CLASSIFY_MODERATE_DEFAULT;
 }
 
-const char *grade_name(ns_grade g)
+const char *ns_grade_name(ns_grade g)
 {
 	switch (g) {
-	case GRADE_HIGH:
+	case NS_GRADE_HIGH:
 		return "high";
-	case GRADE_MODERATE:
+	case NS_GRADE_MODERATE:
 		return "moderate";
-	case GRADE_NONE:
+	case NS_GRADE_NONE:
 		break;
 	}
 	return "none";
 }
 
-ns_status classify_parse_priority(const char *list, ns_regime out[REGIME_COUNT], ns_error *err)
+ns_status ns_classify_parse_priority(const char *list, ns_regime out[NS_REGIME_COUNT], ns_error *err)
 {
-	bool seen[REGIME_COUNT] = {false};
+	bool seen[NS_REGIME_COUNT] = {false};
 	const char *p = list;
 	int n = 0;
 
@@ -46,7 +46,7 @@ ns_status classify_parse_priority(const char *list, ns_regime out[REGIME_COUNT],
 			return ns_error_set(err, NS_ERR_VALUE, "empty or overlong name in '%s'", list);
 		memcpy(name, p, len);
 		name[len] = '\0';
-		if (!regime_from_name(name, &r))
+		if (!ns_regime_from_name(name, &r))
 			return ns_error_set(err, NS_ERR_VALUE, "unknown regime '%s'", name);
 		if (seen[r])
 			return ns_error_set(err, NS_ERR_VALUE, "'%s' appears twice", name);
@@ -58,20 +58,20 @@ ns_status classify_parse_priority(const char *list, ns_regime out[REGIME_COUNT],
 		if (*p == '\0')
 			return ns_error_set(err, NS_ERR_VALUE, "trailing comma in '%s'", list);
 	}
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		if (!seen[r])
 			return ns_error_set(err, NS_ERR_VALUE,
 			                    "must name all six regimes once (missing '%s')",
-			                    regime_name((ns_regime)r));
+			                    ns_regime_name((ns_regime)r));
 	return NS_OK;
 }
 
 /* Larger share first; equal shares in priority order. */
-static void rank_by_share(const double *share, const int *rank_of, ns_regime ranked[REGIME_COUNT])
+static void rank_by_share(const double *share, const int *rank_of, ns_regime ranked[NS_REGIME_COUNT])
 {
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		ranked[r] = (ns_regime)r;
-	for (int i = 1; i < REGIME_COUNT; i++) {
+	for (int i = 1; i < NS_REGIME_COUNT; i++) {
 		ns_regime x = ranked[i];
 		int j = i - 1;
 		while (j >= 0 && (share[ranked[j]] < share[x] ||
@@ -84,9 +84,9 @@ static void rank_by_share(const double *share, const int *rank_of, ns_regime ran
 }
 
 /* Of every regime within the tie tolerance of the maximum, the earliest in priority wins. */
-static ns_regime pick_winner(const double *share, const classify_options *o, double max)
+static ns_regime pick_winner(const double *share, const ns_classify_options *o, double max)
 {
-	for (int i = 0; i < REGIME_COUNT; i++) {
+	for (int i = 0; i < NS_REGIME_COUNT; i++) {
 		ns_regime r = o->priority[i];
 		if (share[r] >= max - o->tie)
 			return r;
@@ -94,30 +94,30 @@ static ns_regime pick_winner(const double *share, const classify_options *o, dou
 	return o->priority[0];
 }
 
-static void grade_findings(ns_verdict *v, const classify_options *o)
+static void grade_findings(ns_verdict *v, const ns_classify_options *o)
 {
 	v->nfindings = 0;
-	for (int i = 0; i < REGIME_COUNT; i++) {
+	for (int i = 0; i < NS_REGIME_COUNT; i++) {
 		ns_regime r = v->ranked[i];
 		double s = v->split[r];
-		ns_grade g = s >= o->high ? GRADE_HIGH : s >= o->moderate ? GRADE_MODERATE : GRADE_NONE;
-		if (r == v->regime || g == GRADE_NONE || s <= 0.0) /* an empty bucket is never a finding */
+		ns_grade g = s >= o->high ? NS_GRADE_HIGH : s >= o->moderate ? NS_GRADE_MODERATE : NS_GRADE_NONE;
+		if (r == v->regime || g == NS_GRADE_NONE || s <= 0.0) /* an empty bucket is never a finding */
 			continue;
 		v->findings[v->nfindings++] = (ns_finding){.regime = r, .share = s, .grade = g};
 	}
 }
 
-void classify_profile(const ns_profile *p, const classify_options *o, ns_verdict *v)
+void ns_classify_profile(const ns_profile *p, const ns_classify_options *o, ns_verdict *v)
 {
-	int rank_of[REGIME_COUNT];
-	ns_regime by_share[REGIME_COUNT];
+	int rank_of[NS_REGIME_COUNT];
+	ns_regime by_share[NS_REGIME_COUNT];
 	double sum = 0.0;
 	int k = 1;
 
 	memset(v, 0, sizeof(*v));
-	for (int i = 0; i < REGIME_COUNT; i++)
+	for (int i = 0; i < NS_REGIME_COUNT; i++)
 		rank_of[o->priority[i]] = i;
-	for (int r = 0; r < REGIME_COUNT; r++) {
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
 		v->split[r] = p->share[r];
 		sum += p->share[r];
 	}
@@ -130,7 +130,7 @@ void classify_profile(const ns_profile *p, const classify_options *o, ns_verdict
 	v->by_priority = v->regime != by_share[0] || v->split[by_share[1]] == v->split[by_share[0]];
 
 	v->ranked[0] = v->regime;
-	for (int i = 0; i < REGIME_COUNT; i++)
+	for (int i = 0; i < NS_REGIME_COUNT; i++)
 		if (by_share[i] != v->regime)
 			v->ranked[k++] = by_share[i];
 	v->runner_up = v->ranked[1];

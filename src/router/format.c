@@ -12,7 +12,7 @@
 
 #define BAR_WIDTH 40
 
-const char *format_style(const format_options *o, const char *code)
+const char *ns_format_style(const ns_format_options *o, const char *code)
 {
 	return o->color ? code : "";
 }
@@ -21,7 +21,7 @@ const char *format_style(const format_options *o, const char *code)
  * so the lesson's lines come out the same); two significant digits below, so 0.2% is not shown as 0%.
  * nearbyint() rounds as printf's "%.0f" does (half to even, in the same rounding mode) and is exact below
  * 2^53: the common case needs no printf. */
-size_t format_percent_text(double share, char *buf)
+size_t ns_format_percent_text(double share, char *buf)
 {
 	double pct = share * 100.0;
 	int n;
@@ -33,21 +33,21 @@ size_t format_percent_text(double share, char *buf)
 		return len;
 	}
 	if (pct >= 9.95 || pct == 0.0)
-		n = snprintf(buf, FORMAT_PERCENT_MAX, "%.0f%%", pct);
+		n = snprintf(buf, NS_FORMAT_PERCENT_MAX, "%.0f%%", pct);
 	else
-		n = snprintf(buf, FORMAT_PERCENT_MAX, "%.2g%%", pct);
-	return n > 0 && n < FORMAT_PERCENT_MAX ? (size_t)n : 0;
+		n = snprintf(buf, NS_FORMAT_PERCENT_MAX, "%.2g%%", pct);
+	return n > 0 && n < NS_FORMAT_PERCENT_MAX ? (size_t)n : 0;
 }
 
-void format_percent(FILE *out, double share)
+void ns_format_percent(FILE *out, double share)
 {
-	char text[FORMAT_PERCENT_MAX];
-	size_t n = format_percent_text(share, text);
+	char text[NS_FORMAT_PERCENT_MAX];
+	size_t n = ns_format_percent_text(share, text);
 
 	fwrite(text, 1, n, out);
 }
 
-double format_tidy(double x)
+double ns_format_tidy(double x)
 {
 	return round(x * 1e9) / 1e9;
 }
@@ -87,7 +87,7 @@ static void line_puts(line_out *l, const char *s)
 /* The label escaped (a newline or ESC in it must not split the record or reach the tty). */
 static void line_put_label(line_out *l, const char *label)
 {
-	char text[4 * PROFILE_LABEL_MAX];
+	char text[4 * NS_PROFILE_LABEL_MAX];
 	size_t n = ns_text_escape(label, strlen(label), text, sizeof(text));
 
 	if (n < sizeof(text)) {
@@ -98,11 +98,11 @@ static void line_put_label(line_out *l, const char *label)
 	ns_fput_text(l->out, label);
 }
 
-void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                         const format_options *o)
+void ns_format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                         const ns_format_options *o)
 {
 	const ns_route *route = &r->route[v->regime];
-	char pct[FORMAT_PERCENT_MAX];
+	char pct[NS_FORMAT_PERCENT_MAX];
 	line_out l;
 	size_t pct_len;
 
@@ -112,11 +112,11 @@ void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, cons
 		line_put_label(&l, label);
 		line_put(&l, ": ", 2);
 	}
-	line_puts(&l, format_style(o, FORMAT_STYLE_VERDICT));
-	line_puts(&l, regime_bound_word(v->regime));
-	line_puts(&l, format_style(o, FORMAT_STYLE_RESET));
+	line_puts(&l, ns_format_style(o, NS_FORMAT_STYLE_VERDICT));
+	line_puts(&l, ns_regime_bound_word(v->regime));
+	line_puts(&l, ns_format_style(o, NS_FORMAT_STYLE_RESET));
 	line_put(&l, " (", 2);
-	pct_len = format_percent_text(v->share, pct);
+	pct_len = ns_format_percent_text(v->share, pct);
 	line_put(&l, pct, pct_len);
 	line_put(&l, ") -> ", 5);
 	line_puts(&l, route->fix);
@@ -128,7 +128,7 @@ void format_verdict_line(FILE *out, const char *label, const ns_verdict *v, cons
 
 /* With colour, a bucket's bar has its colour from the shared palette (the HTML report's and the roofline's),
  * as a 24-bit foreground; c NULL (the unattributed rest) keeps the verdict style. */
-static void print_bar(FILE *out, const char *name, double share, const ns_colour *c, const format_options *o)
+static void print_bar(FILE *out, const char *name, double share, const ns_colour *c, const ns_format_options *o)
 {
 	int width = (int)lround(share * BAR_WIDTH);
 
@@ -136,42 +136,42 @@ static void print_bar(FILE *out, const char *name, double share, const ns_colour
 	if (width > 0 && o->color && c != NULL)
 		fprintf(out, "  \033[38;2;%d;%d;%dm", c->r, c->g, c->b);
 	else if (width > 0)
-		fprintf(out, "  %s", format_style(o, FORMAT_STYLE_VERDICT));
+		fprintf(out, "  %s", ns_format_style(o, NS_FORMAT_STYLE_VERDICT));
 	for (int i = 0; i < width; i++)
 		fputc('#', out);
-	fprintf(out, "%s\n", width > 0 ? format_style(o, FORMAT_STYLE_RESET) : "");
+	fprintf(out, "%s\n", width > 0 ? ns_format_style(o, NS_FORMAT_STYLE_RESET) : "");
 }
 
 static void print_tie_note(FILE *out, const ns_verdict *v)
 {
-	fprintf(out, "tie: %s and %s are tied", regime_name(v->regime), regime_name(v->runner_up));
+	fprintf(out, "tie: %s and %s are tied", ns_regime_name(v->regime), ns_regime_name(v->runner_up));
 	if (v->margin != 0.0)
 		fprintf(out, " within the tie tolerance (margin %+.1f points)", v->margin * 100.0);
 	fprintf(out, "; the priority order, not the numbers, decided\n");
 }
 
-void format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, const format_options *o)
+void ns_format_verdict_explain(FILE *out, const ns_verdict *v, const ns_routes *r, const ns_format_options *o)
 {
 	const char *next = r->route[v->regime].next_check;
 
-	fprintf(out, "%ssplit, verdict first, then by share:%s\n", format_style(o, FORMAT_STYLE_DIM),
-	        format_style(o, FORMAT_STYLE_RESET));
-	for (int i = 0; i < REGIME_COUNT; i++)
-		print_bar(out, regime_name(v->ranked[i]), v->split[v->ranked[i]],
+	fprintf(out, "%ssplit, verdict first, then by share:%s\n", ns_format_style(o, NS_FORMAT_STYLE_DIM),
+	        ns_format_style(o, NS_FORMAT_STYLE_RESET));
+	for (int i = 0; i < NS_REGIME_COUNT; i++)
+		print_bar(out, ns_regime_name(v->ranked[i]), v->split[v->ranked[i]],
 		          ns_palette_bucket((int)v->ranked[i]), o);
 	if (v->unattributed > 0.0005)
 		print_bar(out, "unattributed", v->unattributed, NULL, o);
-	fprintf(out, "runner-up: %s (", regime_name(v->runner_up));
-	format_percent(out, v->runner_up_share);
+	fprintf(out, "runner-up: %s (", ns_regime_name(v->runner_up));
+	ns_format_percent(out, v->runner_up_share);
 	fprintf(out, "), margin %.1f points\n", v->margin * 100.0);
 	if (v->by_priority)
 		print_tie_note(out, v);
 	if (v->nfindings == 0)
 		fprintf(out, "findings: none above the moderate threshold\n");
 	for (size_t i = 0; i < v->nfindings; i++) {
-		fprintf(out, "finding: %s ", regime_name(v->findings[i].regime));
-		format_percent(out, v->findings[i].share);
-		fprintf(out, " (%s) -> %s (%s)\n", grade_name(v->findings[i].grade),
+		fprintf(out, "finding: %s ", ns_regime_name(v->findings[i].regime));
+		ns_format_percent(out, v->findings[i].share);
+		fprintf(out, " (%s) -> %s (%s)\n", ns_grade_name(v->findings[i].grade),
 		        r->route[v->findings[i].regime].fix, r->route[v->findings[i].regime].module);
 	}
 	if (next != NULL)
@@ -186,8 +186,8 @@ static ns_status flush_status(FILE *out)
 	return fflush(out) != 0 || ferror(out) ? NS_ERR_IO : NS_OK;
 }
 
-/* The verdict's JSON text straight into out, key for key and byte for byte what format_verdict_json() and
- * format_print_json() write, then "next_steps" (tests/unit/test_format.c and fuzz_profile compare the two,
+/* The verdict's JSON text straight into out, key for key and byte for byte what ns_format_verdict_json() and
+ * ns_format_print_json() write, then "next_steps" (tests/unit/test_format.c and fuzz_profile compare the two,
  * adding the next steps to the tree themselves), without a cJSON
  * tree: building and printing the tree cost a stream of profiles more than everything else together. */
 /* ,"key": with its length known where it is written (key is a literal). */
@@ -215,7 +215,7 @@ static void put_string_or_null(json_out *w, const char *s)
 static bool put_label(json_out *w, const char *label)
 {
 	size_t n = label != NULL ? strlen(label) : 0, cap = n * NS_UTF8_REPLACEMENT_LEN + 1;
-	char small[3 * PROFILE_LABEL_MAX + 1];
+	char small[3 * NS_PROFILE_LABEL_MAX + 1];
 	char *clean = cap <= sizeof(small) ? small : malloc(cap);
 
 	put_key(w, "label");
@@ -238,10 +238,10 @@ static void put_findings(json_out *w, const ns_verdict *v)
 	json_out_char(w, '[');
 	for (size_t i = 0; i < v->nfindings; i++) {
 		json_out_raw(w, i > 0 ? ",{\"regime\":" : "{\"regime\":");
-		put_word(w, regime_name(v->findings[i].regime));
+		put_word(w, ns_regime_name(v->findings[i].regime));
 		put_number(w, "share", v->findings[i].share);
 		put_key(w, "grade");
-		put_word(w, grade_name(v->findings[i].grade));
+		put_word(w, ns_grade_name(v->findings[i].grade));
 		json_out_char(w, '}');
 	}
 	json_out_char(w, ']');
@@ -249,13 +249,13 @@ static void put_findings(json_out *w, const ns_verdict *v)
 
 /* The split's shares as JSON numbers, formatted once: "split" and "next_steps" both print them. */
 typedef struct {
-	char text[REGIME_COUNT][JSON_NUMBER_MAX];
-	size_t len[REGIME_COUNT];
+	char text[NS_REGIME_COUNT][JSON_NUMBER_MAX];
+	size_t len[NS_REGIME_COUNT];
 } share_texts;
 
 static void format_shares(const ns_verdict *v, share_texts *t)
 {
-	for (int r = 0; r < REGIME_COUNT; r++) {
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
 		double d = v->split[r];
 		int valueint = isnan(d) ? 0 : (int)fmax(fmin(d, INT_MAX), INT_MIN); /* json_out_number()'s */
 		t->len[r] = json_format_number(d, valueint, t->text[r]);
@@ -266,10 +266,10 @@ static void put_split(json_out *w, const share_texts *t)
 {
 	put_key(w, "split");
 	json_out_char(w, '{');
-	for (int r = 0; r < REGIME_COUNT; r++) {
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
 		if (r > 0)
 			json_out_char(w, ',');
-		put_word(w, regime_name((ns_regime)r));
+		put_word(w, ns_regime_name((ns_regime)r));
 		json_out_char(w, ':');
 		json_out_bytes(w, t->text[r], t->len[r]);
 	}
@@ -281,17 +281,17 @@ static void put_split(json_out *w, const share_texts *t)
  * buckets with time, largest share first, ties in bucket order. The fixes are the routes' (the verdict's
  * own fix is in "fix"); there are no times, causes or bases to give. */
 /* Each item's text up to its share, after a comma (skip it for the first), in bucket order: the stream
- * writes a million of these a second. tests/unit/test_format.c compares them with regime_name()'s. */
-static const char *const step_head[REGIME_COUNT] = {
+ * writes a million of these a second. tests/unit/test_format.c compares them with ns_regime_name()'s. */
+static const char *const step_head[NS_REGIME_COUNT] = {
     ",{\"bucket\":\"compute\",\"gain_share\":",  ",{\"bucket\":\"memory\",\"gain_share\":",
     ",{\"bucket\":\"comm\",\"gain_share\":",     ",{\"bucket\":\"dataloader\",\"gain_share\":",
     ",{\"bucket\":\"overhead\",\"gain_share\":", ",{\"bucket\":\"idle\",\"gain_share\":"};
 
 static void put_next_steps(json_out *w, const ns_verdict *v, const share_texts *t)
 {
-	int order[REGIME_COUNT] = {0}, n = 0;
+	int order[NS_REGIME_COUNT] = {0}, n = 0;
 
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		int at = n++;
 		for (; at > 0 && v->split[b] > v->split[order[at - 1]]; at--)
 			order[at] = order[at - 1];
@@ -320,9 +320,9 @@ static ns_status write_verdict_json(FILE *out, const char *label, const ns_verdi
 	format_shares(v, &shares);
 	json_out_init(&w, out);
 	json_out_raw(&w, "{\"regime\":");
-	put_word(&w, regime_name(v->regime));
+	put_word(&w, ns_regime_name(v->regime));
 	put_key(&w, "verdict");
-	put_word(&w, regime_bound_word(v->regime));
+	put_word(&w, ns_regime_bound_word(v->regime));
 	if (!(v->share < 0.0))
 		put_number(&w, "share", v->share);
 	if (!put_label(&w, label))
@@ -334,14 +334,14 @@ static ns_status write_verdict_json(FILE *out, const char *label, const ns_verdi
 	put_key(&w, "next_check");
 	put_string_or_null(&w, route->next_check);
 	put_key(&w, "runner_up");
-	put_word(&w, regime_name(v->runner_up));
+	put_word(&w, ns_regime_name(v->runner_up));
 	put_number(&w, "runner_up_share", v->runner_up_share);
-	put_number(&w, "margin", format_tidy(v->margin));
+	put_number(&w, "margin", ns_format_tidy(v->margin));
 	put_key(&w, "decided_by");
 	json_out_raw(&w, v->by_priority ? "\"priority\"" : "\"share\"");
 	put_findings(&w, v);
 	put_split(&w, &shares);
-	put_number(&w, "unattributed", format_tidy(v->unattributed));
+	put_number(&w, "unattributed", ns_format_tidy(v->unattributed));
 	put_next_steps(&w, v, &shares);
 	if (source != NULL) {
 		put_key(&w, "source");
@@ -351,29 +351,29 @@ static ns_status write_verdict_json(FILE *out, const char *label, const ns_verdi
 	return json_out_flush(&w) ? NS_OK : NS_ERR_IO;
 }
 
-ns_status format_verdict_write(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                               const format_options *o, const char *source)
+ns_status ns_format_verdict_write(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                               const ns_format_options *o, const char *source)
 {
 	switch (o->kind) {
-	case FORMAT_QUIET:
-		fputs(regime_name(v->regime), out);
+	case NS_FORMAT_QUIET:
+		fputs(ns_regime_name(v->regime), out);
 		fputc('\n', out);
 		break;
-	case FORMAT_JSON:
+	case NS_FORMAT_JSON:
 		return write_verdict_json(out, label, v, r, source);
-	case FORMAT_TEXT:
-		format_verdict_line(out, label, v, r, o);
+	case NS_FORMAT_TEXT:
+		ns_format_verdict_line(out, label, v, r, o);
 		if (o->verbose)
-			format_verdict_explain(out, v, r, o);
+			ns_format_verdict_explain(out, v, r, o);
 		break;
 	}
 	return ferror(out) ? NS_ERR_IO : NS_OK;
 }
 
-ns_status format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                         const format_options *o)
+ns_status ns_format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
+                         const ns_format_options *o)
 {
-	ns_status st = format_verdict_write(out, label, v, r, o, NULL);
+	ns_status st = ns_format_verdict_write(out, label, v, r, o, NULL);
 
 	return st != NS_OK ? st : flush_status(out);
 }
@@ -393,9 +393,9 @@ static bool add_findings(cJSON *obj, const ns_verdict *v)
 		cJSON *f = cJSON_CreateObject();
 		if (f == NULL || !cJSON_AddItemToArray(arr, f))
 			return false;
-		if (!cJSON_AddStringToObject(f, "regime", regime_name(v->findings[i].regime)) ||
+		if (!cJSON_AddStringToObject(f, "regime", ns_regime_name(v->findings[i].regime)) ||
 		    !cJSON_AddNumberToObject(f, "share", v->findings[i].share) ||
-		    !cJSON_AddStringToObject(f, "grade", grade_name(v->findings[i].grade)))
+		    !cJSON_AddStringToObject(f, "grade", ns_grade_name(v->findings[i].grade)))
 			return false;
 	}
 	return true;
@@ -407,14 +407,14 @@ static bool add_split(cJSON *obj, const ns_verdict *v)
 
 	if (split == NULL)
 		return false;
-	for (int r = 0; r < REGIME_COUNT; r++)
-		if (!cJSON_AddNumberToObject(split, regime_name((ns_regime)r), v->split[r]))
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
+		if (!cJSON_AddNumberToObject(split, ns_regime_name((ns_regime)r), v->split[r]))
 			return false;
 	return true;
 }
 
 /* JSON text must be UTF-8: a label given on the command line (roofline --label) has not been through
- * profile_set_label, so bad bytes become U+FFFD here. */
+ * ns_profile_set_label, so bad bytes become U+FFFD here. */
 static bool add_label(cJSON *obj, const char *label)
 {
 	size_t n = label != NULL ? strlen(label) : 0, cap;
@@ -432,7 +432,7 @@ static bool add_label(cJSON *obj, const char *label)
 	return ok;
 }
 
-cJSON *format_route_json(const char *label, const char *regime, const char *verdict, double share,
+cJSON *ns_format_route_json(const char *label, const char *regime, const char *verdict, double share,
                          const ns_route *route)
 {
 	cJSON *obj = cJSON_CreateObject();
@@ -452,19 +452,19 @@ cJSON *format_route_json(const char *label, const char *regime, const char *verd
 	return obj;
 }
 
-cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r)
+cJSON *ns_format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r)
 {
-	cJSON *obj = format_route_json(label, regime_name(v->regime), regime_bound_word(v->regime), v->share,
+	cJSON *obj = ns_format_route_json(label, ns_regime_name(v->regime), ns_regime_bound_word(v->regime), v->share,
 	                               &r->route[v->regime]);
 	bool ok = obj != NULL;
 
-	ok = ok && cJSON_AddStringToObject(obj, "runner_up", regime_name(v->runner_up));
+	ok = ok && cJSON_AddStringToObject(obj, "runner_up", ns_regime_name(v->runner_up));
 	ok = ok && cJSON_AddNumberToObject(obj, "runner_up_share", v->runner_up_share);
-	ok = ok && cJSON_AddNumberToObject(obj, "margin", format_tidy(v->margin));
+	ok = ok && cJSON_AddNumberToObject(obj, "margin", ns_format_tidy(v->margin));
 	ok = ok && cJSON_AddStringToObject(obj, "decided_by", v->by_priority ? "priority" : "share");
 	ok = ok && add_findings(obj, v);
 	ok = ok && add_split(obj, v);
-	ok = ok && cJSON_AddNumberToObject(obj, "unattributed", format_tidy(v->unattributed));
+	ok = ok && cJSON_AddNumberToObject(obj, "unattributed", ns_format_tidy(v->unattributed));
 	if (!ok) {
 		cJSON_Delete(obj);
 		return NULL;
@@ -472,7 +472,7 @@ cJSON *format_verdict_json(const char *label, const ns_verdict *v, const ns_rout
 	return obj;
 }
 
-ns_status format_print_json(FILE *out, const cJSON *obj)
+ns_status ns_format_print_json(FILE *out, const cJSON *obj)
 {
 	char *text = cJSON_PrintUnformatted(obj);
 
@@ -485,7 +485,7 @@ ns_status format_print_json(FILE *out, const cJSON *obj)
 	return ferror(out) ? NS_ERR_IO : NS_OK;
 }
 
-ns_status format_error_json(FILE *out, const ns_error *err)
+ns_status ns_format_error_json(FILE *out, const ns_error *err)
 {
 	cJSON *obj = cJSON_CreateObject();
 	ns_status st = NS_ERR_NOMEM;
@@ -493,7 +493,7 @@ ns_status format_error_json(FILE *out, const ns_error *err)
 	if (obj != NULL && cJSON_AddStringToObject(obj, "error", err->msg) &&
 	    (err->line < 0 ? cJSON_AddNullToObject(obj, "line")
 	                   : cJSON_AddNumberToObject(obj, "line", (double)err->line)))
-		st = format_print_json(out, obj);
+		st = ns_format_print_json(out, obj);
 	cJSON_Delete(obj);
 	return st != NS_OK ? st : flush_status(out);
 }

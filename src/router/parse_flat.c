@@ -1,5 +1,5 @@
 /* A flat NDJSON record read straight from its bytes. parse_record() tries this first and gives the record to
- * cJSON and parse_profile_json() whenever it returns false, so this never reports an error and never takes
+ * cJSON and ns_parse_profile_json() whenever it returns false, so this never reports an error and never takes
  * a record the general path would read differently. That holds because it accepts a subset of what cJSON
  * reads, and reads each accepted value as cJSON does:
  * - whitespace is space, tab, CR and LF (cJSON skips every byte up to 32); a byte order mark is not taken;
@@ -20,7 +20,7 @@
 #define FLAT_DIGITS_MAX   19           /* digits of a number, leading zeros too: m fits 64 bits */
 #define FLAT_MANTISSA_MAX (1ULL << 53) /* the digits as an integer: an exact double up to here */
 #define FLAT_DECIMALS_MAX 22           /* 10^22 is the largest power of ten that is an exact double */
-#define FLAT_SHARE_TEXT   64 /* a share given as a string ("72%"); profile_parse_share's own limit */
+#define FLAT_SHARE_TEXT   64 /* a share given as a string ("72%"); ns_profile_parse_share's own limit */
 
 typedef struct {
 	const char *p, *end;
@@ -38,10 +38,10 @@ bool profile_bucket_from_key(const char *key, size_t n, ns_regime *r)
 	return ns_regime_from_text(key, n, r);
 }
 
-void profile_note_unknown(profile_unknown_keys *unknown, const char *key, size_t n)
+void profile_note_unknown(ns_profile_unknown_keys *unknown, const char *key, size_t n)
 {
-	if (unknown->count < PROFILE_UNKNOWN_KEPT) /* printed in a warning: escaped as messages are */
-		ns_text_escape(key, n, unknown->name[unknown->count], PROFILE_UNKNOWN_NAME_MAX);
+	if (unknown->count < NS_PROFILE_UNKNOWN_KEPT) /* printed in a warning: escaped as messages are */
+		ns_text_escape(key, n, unknown->name[unknown->count], NS_PROFILE_UNKNOWN_NAME_MAX);
 	unknown->count++;
 }
 
@@ -166,9 +166,9 @@ static bool take_share(cursor *c, double *out)
 			return false;
 		memcpy(text, s, n);
 		text[n] = '\0';
-		return profile_parse_share(text, out, &err) == NS_OK;
+		return ns_profile_parse_share(text, out, &err) == NS_OK;
 	}
-	return take_number(c, out) && profile_check_share(*out, &err) == NS_OK;
+	return take_number(c, out) && ns_profile_check_share(*out, &err) == NS_OK;
 }
 
 static bool take_label(cursor *c, ns_profile *p, bool *seen)
@@ -183,11 +183,11 @@ static bool take_label(cursor *c, ns_profile *p, bool *seen)
 		return true;
 	if (!take_string(c, &s, &n))
 		return false;
-	ns_utf8_clean(s, n, p->label, sizeof(p->label)); /* as profile_set_label() */
+	ns_utf8_clean(s, n, p->label, sizeof(p->label)); /* as ns_profile_set_label() */
 	return true;
 }
 
-static bool take_member(cursor *c, bool strict, ns_profile *p, profile_unknown_keys *unknown,
+static bool take_member(cursor *c, bool strict, ns_profile *p, ns_profile_unknown_keys *unknown,
                         bool *label_seen)
 {
 	const char *key;
@@ -214,12 +214,12 @@ static bool take_member(cursor *c, bool strict, ns_profile *p, profile_unknown_k
 	return skip_value(c);
 }
 
-bool profile_parse_flat(const char *s, size_t n, bool strict, ns_profile *p, profile_unknown_keys *unknown)
+bool profile_parse_flat(const char *s, size_t n, bool strict, ns_profile *p, ns_profile_unknown_keys *unknown)
 {
 	cursor c = {s, s + n};
 	bool label_seen = false;
 
-	profile_init(p);
+	ns_profile_init(p);
 	unknown->count = 0;
 	skip_space(&c);
 	if (!take_char(&c, '{'))

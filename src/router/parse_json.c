@@ -20,10 +20,10 @@ static ns_status read_share(const cJSON *item, double *out, ns_error *err)
 	ns_status st;
 
 	if (cJSON_IsNumber(item)) {
-		st = profile_check_share(item->valuedouble, err);
+		st = ns_profile_check_share(item->valuedouble, err);
 		*out = item->valuedouble;
 	} else if (cJSON_IsString(item)) {
-		st = profile_parse_share(item->valuestring, out, err);
+		st = ns_profile_parse_share(item->valuestring, out, err);
 	} else {
 		st = ns_error_set(err, NS_ERR_VALUE, "must be a number or a string like \"72%%\"");
 	}
@@ -44,7 +44,7 @@ static ns_status read_label(const cJSON *item, ns_profile *p, bool *seen, ns_err
 		return NS_OK;
 	if (!cJSON_IsString(item))
 		return ns_error_set(err, NS_ERR_VALUE, "\"%s\" must be a string", item->string);
-	profile_set_label(p, item->valuestring);
+	ns_profile_set_label(p, item->valuestring);
 	return NS_OK;
 }
 
@@ -52,7 +52,7 @@ static ns_status read_bucket(const cJSON *item, ns_regime r, ns_profile *p, ns_e
 {
 	if (p->present[r])
 		return ns_error_set(err, NS_ERR_KEY, "duplicate key \"%s\" (bucket %s given twice)",
-		                    item->string, regime_name(r));
+		                    item->string, ns_regime_name(r));
 	p->present[r] = true;
 	return read_share(item, &p->share[r], err);
 }
@@ -66,7 +66,7 @@ static ns_status read_verdict(const cJSON *obj, const cJSON *split, ns_profile *
 	cJSON_ArrayForEach(item, split)
 	{
 		ns_regime r;
-		if (!regime_from_name(item->string, &r))
+		if (!ns_regime_from_name(item->string, &r))
 			return ns_error_set(err, NS_ERR_KEY, "split: unknown bucket \"%s\"", item->string);
 		if (read_bucket(item, r, p, err) != NS_OK)
 			return err->status;
@@ -75,13 +75,13 @@ static ns_status read_verdict(const cJSON *obj, const cJSON *split, ns_profile *
 	return item != NULL ? read_label(item, p, &label_seen, err) : NS_OK;
 }
 
-ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, profile_unknown_keys *unknown,
+ns_status ns_parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, ns_profile_unknown_keys *unknown,
                              ns_error *err)
 {
 	const cJSON *item, *split;
 	bool label_seen = false;
 
-	profile_init(p);
+	ns_profile_init(p);
 	unknown->count = 0;
 	if (!cJSON_IsObject(obj))
 		return ns_error_set(err, NS_ERR_VALUE, "expected a JSON object with bucket shares");
@@ -99,7 +99,7 @@ ns_status parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, profi
 				return err->status;
 		} else if (strict) {
 			ns_error_set(err, NS_ERR_KEY, "unknown key \"%s\"", item->string);
-			return ns_error_set_param(err, PROFILE_PARAM_STRICT);
+			return ns_error_set_param(err, NS_PROFILE_PARAM_STRICT);
 		} else {
 			profile_note_unknown(unknown, item->string, strlen(item->string));
 		}
@@ -125,7 +125,7 @@ typedef struct {
 	bool in_string, escaped, started;
 } depth_scan;
 
-struct profile_reader {
+struct ns_profile_reader {
 	ns_input *in;
 	bool strict;
 	reader_mode mode;
@@ -144,11 +144,11 @@ struct profile_reader {
 };
 
 /* The buffer holds one whole line of the largest size allowed (with its CR LF) and a read's worth more. */
-#define BUFFER_MAX (PROFILE_LINE_MAX + 2 + READ_CHUNK)
+#define BUFFER_MAX (NS_PROFILE_LINE_MAX + 2 + READ_CHUNK)
 
-profile_reader *profile_reader_new(ns_input *in, bool strict)
+ns_profile_reader *ns_profile_reader_new(ns_input *in, bool strict)
 {
-	profile_reader *r = calloc(1, sizeof(*r));
+	ns_profile_reader *r = calloc(1, sizeof(*r));
 
 	if (r == NULL)
 		return NULL;
@@ -163,7 +163,7 @@ profile_reader *profile_reader_new(ns_input *in, bool strict)
 	return r;
 }
 
-void profile_reader_free(profile_reader *r)
+void ns_profile_reader_free(ns_profile_reader *r)
 {
 	if (r == NULL)
 		return;
@@ -174,7 +174,7 @@ void profile_reader_free(profile_reader *r)
 }
 
 /* Doubles the buffer up to BUFFER_MAX; on OOM it keeps its size (fill_buffer then reports a full buffer). */
-static void grow_buffer(profile_reader *r)
+static void grow_buffer(ns_profile_reader *r)
 {
 	char *grown = ns_grow_capped(r->buf, &r->cap, r->cap + 1, 1, BUFFER_MAX);
 
@@ -183,7 +183,7 @@ static void grow_buffer(profile_reader *r)
 }
 
 /* Pulls more bytes, as many as the pipe has. False when the buffer is full and cannot grow (OOM). */
-static bool fill_buffer(profile_reader *r)
+static bool fill_buffer(ns_profile_reader *r)
 {
 	ssize_t got;
 
@@ -194,7 +194,7 @@ static bool fill_buffer(profile_reader *r)
 		grow_buffer(r);
 	if (r->len == r->cap)
 		return false;
-	got = input_read(r->in, r->buf + r->len, r->cap - r->len);
+	got = ns_input_read(r->in, r->buf + r->len, r->cap - r->len);
 	if (got <= 0)
 		r->eof = true;
 	else
@@ -209,7 +209,7 @@ static size_t without_cr(const char *s, size_t n)
 }
 
 /* Drops the rest of an over-long line, up to its newline when that has arrived. */
-static void skip_rest(profile_reader *r)
+static void skip_rest(ns_profile_reader *r)
 {
 	char *start = r->buf + r->pos;
 	char *nl = memchr(start, '\n', r->len - r->pos);
@@ -221,7 +221,7 @@ static void skip_rest(profile_reader *r)
 	r->skipping = nl == NULL;
 }
 
-static line_status take_line(profile_reader *r, const char **s, size_t *n)
+static line_status take_line(ns_profile_reader *r, const char **s, size_t *n)
 {
 	for (;;) {
 		if (r->skipping)
@@ -234,7 +234,7 @@ static line_status take_line(profile_reader *r, const char **s, size_t *n)
 			char *nl = memchr(start, '\n', avail);
 			size_t len = nl != NULL ? (size_t)(nl - start) : avail;
 			/* A line is too long as soon as its bytes so far pass the limit, newline or not. */
-			if (without_cr(start, len) > PROFILE_LINE_MAX) {
+			if (without_cr(start, len) > NS_PROFILE_LINE_MAX) {
 				r->line++;
 				skip_rest(r);
 				return LINE_TOO_LONG;
@@ -255,7 +255,7 @@ static line_status take_line(profile_reader *r, const char **s, size_t *n)
 }
 
 /* Skips blanks before the first record (counting its lines); returns the first other byte, or EOF. */
-static int first_nonblank(profile_reader *r)
+static int first_nonblank(ns_profile_reader *r)
 {
 	for (;;) {
 		for (; r->pos < r->len; r->pos++) {
@@ -308,7 +308,7 @@ static void scan_depth(depth_scan *d, const char *s, size_t n)
 }
 
 /* Appends n bytes to the record, keeping it NUL-terminated. */
-static bool rec_append(profile_reader *r, const char *s, size_t n)
+static bool rec_append(ns_profile_reader *r, const char *s, size_t n)
 {
 	char *grown = ns_grow(r->rec, &r->rec_cap, r->rec_len + n + 1, 1);
 
@@ -321,20 +321,20 @@ static bool rec_append(profile_reader *r, const char *s, size_t n)
 	return true;
 }
 
-static bool rec_append_line(profile_reader *r, const char *s, size_t n)
+static bool rec_append_line(ns_profile_reader *r, const char *s, size_t n)
 {
 	return rec_append(r, s, n) && rec_append(r, "\n", 1);
 }
 
-static profile_read_result bad(ns_error *err, long line, ns_status st, const char *msg)
+static ns_profile_read_result bad(ns_error *err, long line, ns_status st, const char *msg)
 {
 	ns_error_set(err, st, "%s", msg);
 	ns_error_at(err, line, -1, -1);
-	return PROFILE_READ_BAD;
+	return NS_PROFILE_READ_BAD;
 }
 
 /* What a take_line status other than LINE_OK and LINE_EOF means for the record at r->line. */
-static profile_read_result line_problem(profile_reader *r, line_status ls, ns_error *err)
+static ns_profile_read_result line_problem(ns_profile_reader *r, line_status ls, ns_error *err)
 {
 	switch (ls) {
 	case LINE_TOO_LONG:
@@ -350,12 +350,12 @@ static profile_read_result line_problem(profile_reader *r, line_status ls, ns_er
 	case LINE_EOF:
 		break;
 	}
-	return PROFILE_READ_END;
+	return NS_PROFILE_READ_END;
 }
 
 /* Parses one complete record that starts at line first_line. */
-static profile_read_result parse_record(profile_reader *r, const char *s, size_t n, long first_line,
-                                        ns_profile *p, profile_unknown_keys *unknown, ns_error *err)
+static ns_profile_read_result parse_record(ns_profile_reader *r, const char *s, size_t n, long first_line,
+                                        ns_profile *p, ns_profile_unknown_keys *unknown, ns_error *err)
 {
 	const char *end = NULL, *nul = memchr(s, '\0', n);
 	cJSON *obj;
@@ -367,7 +367,7 @@ static profile_read_result parse_record(profile_reader *r, const char *s, size_t
 		           "NUL byte in the JSON text");
 	if (profile_parse_flat(s, n, r->strict, p, unknown)) {
 		ns_error_at(err, first_line, -1, -1); /* where the record was (warnings name it) */
-		return PROFILE_READ_OK;
+		return NS_PROFILE_READ_OK;
 	}
 	obj = cJSON_ParseWithLengthOpts(s, n, &end, 0);
 	if (obj == NULL) {
@@ -378,14 +378,14 @@ static profile_read_result parse_record(profile_reader *r, const char *s, size_t
 		cJSON_Delete(obj);
 		return bad(err, first_line, NS_ERR_SYNTAX, "unexpected text after the JSON object");
 	}
-	st = parse_profile_json(obj, p, r->strict, unknown, err);
+	st = ns_parse_profile_json(obj, p, r->strict, unknown, err);
 	cJSON_Delete(obj);
 	/* where the record was, read or not (the caller names it in messages and warnings) */
 	ns_error_at(err, first_line, -1, -1);
-	return st != NS_OK ? PROFILE_READ_BAD : PROFILE_READ_OK;
+	return st != NS_OK ? NS_PROFILE_READ_BAD : NS_PROFILE_READ_OK;
 }
 
-static profile_read_result next_ndjson(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
+static ns_profile_read_result next_ndjson(ns_profile_reader *r, ns_profile *p, ns_profile_unknown_keys *unknown,
                                        ns_error *err)
 {
 	const char *s;
@@ -394,7 +394,7 @@ static profile_read_result next_ndjson(profile_reader *r, ns_profile *p, profile
 	for (;;) {
 		line_status ls = take_line(r, &s, &n);
 		if (ls == LINE_EOF)
-			return PROFILE_READ_END;
+			return NS_PROFILE_READ_END;
 		if (ls != LINE_OK)
 			return line_problem(r, ls, err);
 		if (!is_blank(s, n))
@@ -404,8 +404,8 @@ static profile_read_result next_ndjson(profile_reader *r, ns_profile *p, profile
 
 /* Pretty-printed objects, one after another: gather lines until the braces balance. d carries the state of
  * a record already begun in r->rec. */
-static profile_read_result gather_document(profile_reader *r, depth_scan *d, ns_profile *p,
-                                           profile_unknown_keys *unknown, ns_error *err)
+static ns_profile_read_result gather_document(ns_profile_reader *r, depth_scan *d, ns_profile *p,
+                                           ns_profile_unknown_keys *unknown, ns_error *err)
 {
 	const char *s;
 	size_t n, len;
@@ -414,7 +414,7 @@ static profile_read_result gather_document(profile_reader *r, depth_scan *d, ns_
 		line_status ls = take_line(r, &s, &n);
 		if (ls == LINE_EOF) {
 			if (r->rec_len == 0)
-				return PROFILE_READ_END;
+				return NS_PROFILE_READ_END;
 			r->rec_len = 0;
 			return bad(err, r->rec_line, NS_ERR_SYNTAX,
 			           "truncated JSON object (no closing brace)");
@@ -430,7 +430,7 @@ static profile_read_result gather_document(profile_reader *r, depth_scan *d, ns_
 			if (first_char(s, n) != '{')
 				return bad(err, r->line, NS_ERR_SYNTAX, "expected a JSON object");
 		}
-		if (r->rec_len + n > PROFILE_LINE_MAX) {
+		if (r->rec_len + n > NS_PROFILE_LINE_MAX) {
 			r->mode = MODE_DONE;
 			return bad(err, r->rec_line, NS_ERR_LIMIT, "JSON object longer than 1 MiB");
 		}
@@ -443,7 +443,7 @@ static profile_read_result gather_document(profile_reader *r, depth_scan *d, ns_
 	return parse_record(r, r->rec, len, r->rec_line, p, unknown, err);
 }
 
-static profile_read_result next_document(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
+static ns_profile_read_result next_document(ns_profile_reader *r, ns_profile *p, ns_profile_unknown_keys *unknown,
                                          ns_error *err)
 {
 	depth_scan d = {0, false, false, false};
@@ -453,8 +453,8 @@ static profile_read_result next_document(profile_reader *r, ns_profile *p, profi
 }
 
 /* An array is the whole input: its bytes are gathered as they come, whatever their lines, up to
- * PROFILE_ARRAY_MAX, then parsed at once. */
-static profile_read_result load_array(profile_reader *r, ns_error *err)
+ * NS_PROFILE_ARRAY_MAX, then parsed at once. */
+static ns_profile_read_result load_array(ns_profile_reader *r, ns_error *err)
 {
 	const char *end = NULL, *nul;
 
@@ -462,7 +462,7 @@ static profile_read_result load_array(profile_reader *r, ns_error *err)
 	r->rec_len = 0;
 	for (;;) {
 		size_t avail = r->len - r->pos;
-		if (avail > PROFILE_ARRAY_MAX - r->rec_len)
+		if (avail > NS_PROFILE_ARRAY_MAX - r->rec_len)
 			return bad(err, r->rec_line, NS_ERR_LIMIT,
 			           "array input larger than 16 MiB (use NDJSON for streams)");
 		if (!rec_append(r, r->buf + r->pos, avail))
@@ -484,10 +484,10 @@ static profile_read_result load_array(profile_reader *r, ns_error *err)
 	}
 	r->mode = MODE_ARRAY;
 	r->array_next = r->array->child;
-	return PROFILE_READ_OK;
+	return NS_PROFILE_READ_OK;
 }
 
-static profile_read_result next_array_item(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
+static ns_profile_read_result next_array_item(ns_profile_reader *r, ns_profile *p, ns_profile_unknown_keys *unknown,
                                            ns_error *err)
 {
 	const cJSON *item = r->array_next;
@@ -495,19 +495,19 @@ static profile_read_result next_array_item(profile_reader *r, ns_profile *p, pro
 
 	if (item == NULL) {
 		r->mode = MODE_DONE;
-		return PROFILE_READ_END;
+		return NS_PROFILE_READ_END;
 	}
 	r->array_next = item->next;
 	r->array_index++;
-	st = parse_profile_json(item, p, r->strict, unknown, err);
+	st = ns_parse_profile_json(item, p, r->strict, unknown, err);
 	/* where the item was, read or not (the caller names it in messages and warnings) */
 	ns_error_at(err, -1, -1, r->array_index);
-	return st != NS_OK ? PROFILE_READ_BAD : PROFILE_READ_OK;
+	return st != NS_OK ? NS_PROFILE_READ_BAD : NS_PROFILE_READ_OK;
 }
 
 /* The first non-blank byte decides: '[' an array; '{' on a line of its own object NDJSON, else the start of a
  * pretty-printed object; a NUL byte binary data, which ends the stream at once (nextstep /dev/zero). */
-static profile_read_result read_first_record(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
+static ns_profile_read_result read_first_record(ns_profile_reader *r, ns_profile *p, ns_profile_unknown_keys *unknown,
                                              ns_error *err)
 {
 	const char *s;
@@ -525,8 +525,8 @@ static profile_read_result read_first_record(profile_reader *r, ns_profile *p, p
 		           "binary data (a NUL byte) where JSON was expected; stopped reading");
 	if (first == '[') {
 		r->rec_line = r->line + 1;
-		if (load_array(r, err) != PROFILE_READ_OK)
-			return PROFILE_READ_BAD;
+		if (load_array(r, err) != NS_PROFILE_READ_OK)
+			return NS_PROFILE_READ_BAD;
 		return next_array_item(r, p, unknown, err);
 	}
 	r->mode = MODE_NDJSON;
@@ -545,7 +545,7 @@ static profile_read_result read_first_record(profile_reader *r, ns_profile *p, p
 	return parse_record(r, s, n, r->line, p, unknown, err);
 }
 
-profile_read_result profile_reader_next(profile_reader *r, ns_profile *p, profile_unknown_keys *unknown,
+ns_profile_read_result ns_profile_reader_next(ns_profile_reader *r, ns_profile *p, ns_profile_unknown_keys *unknown,
                                         ns_error *err)
 {
 	unknown->count = 0;
@@ -562,5 +562,5 @@ profile_read_result profile_reader_next(profile_reader *r, ns_profile *p, profil
 	case MODE_DONE:
 		break;
 	}
-	return PROFILE_READ_END;
+	return NS_PROFILE_READ_END;
 }

@@ -8,13 +8,13 @@
 #include "nextstep/json_file.h"
 
 /* A built-in route. "{}" in next_check (or fix) is where the command that takes the next step goes, as the
- * caller words it (routes_init_worded); the library names only which follow-up it is. */
+ * caller words it (ns_routes_init_worded); the library names only which follow-up it is. */
 typedef struct {
 	const char *module;
 	const char *fix;
 	const char *next_check;
-	routes_follow_up next_follow_up; /* what "{}" in next_check stands for; FOLLOW_UP_NONE: no "{}" */
-	routes_follow_up fix_follow_up;  /* the same for fix */
+	ns_routes_follow_up next_follow_up; /* what "{}" in next_check stands for; NS_FOLLOW_UP_NONE: no "{}" */
+	ns_routes_follow_up fix_follow_up;  /* the same for fix */
 	const char *doc;                 /* the section of docs/fixes.md that explains the fix */
 } route_text;
 
@@ -35,40 +35,40 @@ typedef struct {
 #define DOC_BUDGET    "fixes.md#memory-capacity"
 
 /* The built-in playbook. The module numbers are the course's; keep them in step with it. */
-static const route_text default_routes[REGIME_COUNT] = {
-    [REGIME_COMPUTE] = {.module = "Module 4/5",
+static const route_text default_routes[NS_REGIME_COUNT] = {
+    [NS_REGIME_COMPUTE] = {.module = "Module 4/5",
                         .fix = "write/use a fused kernel or lower precision",
                         .next_check =
                             "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak{}",
-                        .next_follow_up = FOLLOW_UP_ROOFLINE_TIMED,
+                        .next_follow_up = NS_FOLLOW_UP_ROOFLINE_TIMED,
                         .doc = DOC_COMPUTE},
-    [REGIME_MEMORY] =
+    [NS_REGIME_MEMORY] =
         {.module = "Module 4/5",
          .fix = "fuse ops, cut activation memory, or shrink dtype",
          .next_check = "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
                        "GB/s should approach peak bandwidth",
          .doc = DOC_MEMORY},
-    [REGIME_COMM] = {.module = "Module 6/8",
+    [NS_REGIME_COMM] = {.module = "Module 6/8",
                      .fix = "overlap all-reduce, bucket gradients, or check topology",
                      .next_check = "the exposed-communication share after enabling overlap{}",
-                     .next_follow_up = FOLLOW_UP_COMM_SPLIT,
+                     .next_follow_up = NS_FOLLOW_UP_COMM_SPLIT,
                      .doc = DOC_COMM},
-    [REGIME_DATALOADER] =
+    [NS_REGIME_DATALOADER] =
         {.module = "Module 3",
          .fix = "the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
                 "prefetching, persistent workers",
          .next_check = "the dataloader share after raising num_workers: it should drop below 5% of the step "
                        "and the step time with it",
          .doc = DOC_LOADER},
-    [REGIME_OVERHEAD] =
+    [NS_REGIME_OVERHEAD] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "launch/dispatch overhead: CUDA graphs, torch.compile, larger batches, fewer tiny kernels",
          .next_check =
              "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
              "time",
-         .next_follow_up = FOLLOW_UP_SCALING,
+         .next_follow_up = NS_FOLLOW_UP_SCALING,
          .doc = DOC_LAUNCH},
-    [REGIME_IDLE] = {.module = "Module 3",
+    [NS_REGIME_IDLE] = {.module = "Module 3",
                      .fix = "data-loader stall or host-device sync gap, check the trace timeline",
                      .next_check =
                          "the idle share on the trace timeline after removing the stall or the sync",
@@ -76,48 +76,48 @@ static const route_text default_routes[REGIME_COUNT] = {
 };
 
 /* One route per cause (cause.h): the fix for the part of a bucket the trace could name. */
-static const route_text default_cause_routes[CAUSE_COUNT] = {
-    [CAUSE_LAUNCH] =
+static const route_text default_cause_routes[NS_CAUSE_COUNT] = {
+    [NS_CAUSE_LAUNCH] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "the GPU runs the ops faster than the step thread dispatches them: CUDA graphs, "
                 "torch.compile, larger batches, fewer tiny kernels",
          .next_check =
              "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
              "time",
-         .next_follow_up = FOLLOW_UP_SCALING,
+         .next_follow_up = NS_FOLLOW_UP_SCALING,
          .doc = DOC_LAUNCH},
-    [CAUSE_HOST_THREADS] =
+    [NS_CAUSE_HOST_THREADS] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "host work on other threads (autograd engine, DDP/FSDP hooks, optimizer) keeps the GPU "
                 "waiting: torch.compile with compiled autograd, CUDA graphs, fused/foreach optimizers",
          .next_check = "the host_threads share of overhead after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_LAUNCH},
-    [CAUSE_SYNC] =
+    [NS_CAUSE_SYNC] =
         {.module = "Module 3",
          .fix = "the host blocks on the device (.item(), .cpu(), print of a CUDA tensor, an if on a GPU "
                 "value, a blocking copy): keep values on the device, pinned memory + non_blocking=True, "
                 "find the syncs with torch.cuda.set_sync_debug_mode(\"warn\")",
          .next_check = "the sync share after the change{}; set_sync_debug_mode(\"error\") should pass a "
                        "whole step",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_SYNC},
-    [CAUSE_INIT] =
+    [NS_CAUSE_INIT] =
         {.module = "Module 3",
          .fix = "this is start-up (allocation, context, modules, streams), not the job: profile steady state "
                 "with torch.profiler.schedule(wait=1, warmup=2, active=3); if it recurs every step, reuse "
                 "buffers so the caching allocator stops calling cudaMalloc/cudaFree",
          .next_check = "a steady-state capture: the init share should vanish from the active steps",
          .doc = DOC_STARTUP},
-    [CAUSE_HOST_GAP] =
+    [NS_CAUSE_HOST_GAP] =
         {.module = "Module 3",
          .fix = "the GPU waits on Python the profiler did not record: capture with with_stack=True (or "
                 "py-spy) to see it, then move it out of the step or remove it with torch.compile/CUDA "
                 "graphs",
          .next_check = "the host_gap share after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_IDLE},
-    [CAUSE_SYNC_WAIT] =
+    [NS_CAUSE_SYNC_WAIT] =
         {.module = "Module 3",
          .fix = "the host is blocked (a synchronize, a blocking copy, .item()) while this device runs "
                 "nothing: it waits on something outside this device's queue (another device or a peer, an "
@@ -125,86 +125,86 @@ static const route_text default_cause_routes[CAUSE_COUNT] = {
                 "work the trace did not record): find what it waits for at that time (the other ranks' and "
                 "streams' traces) and overlap it, rather than removing the call",
          .next_check = "the sync_wait share after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_SYNC},
-    [CAUSE_OPTIMIZER] =
+    [NS_CAUSE_OPTIMIZER] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "the GPU waits while the optimizer's step runs on the host with no op recorded (its Python "
                 "loop over parameters or blocks, CPU-side math, host syncs): make the step cheaper "
                 "(a fused or foreach implementation, or the optimizer's own settings: see the optimizer "
                 "finding), step it less often (gradient accumulation), or shard its work across ranks",
          .next_check = "the idle optimizer share after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_OPTIMIZER},
-    [CAUSE_TRANSFER] =
+    [NS_CAUSE_TRANSFER] =
         {.module = "Module 4/5",
          .fix = "host-device copies: pinned memory, non_blocking copies, fewer host syncs",
          .next_check = "the transfer share after the change; copies should overlap compute on the timeline",
          .doc = DOC_COPIES},
-    [CAUSE_KERNELS] =
+    [NS_CAUSE_KERNELS] =
         {.module = "Module 4/5",
          .fix = "fuse ops, cut activation memory, or shrink dtype",
          .next_check = "re-profile: the memory share should fall, and the top memory-bound kernels' achieved "
                        "GB/s should approach peak bandwidth",
          .doc = DOC_MEMORY},
-    [CAUSE_EXPOSED] = {.module = "Module 6/8",
+    [NS_CAUSE_EXPOSED] = {.module = "Module 6/8",
                        .fix = "overlap all-reduce, bucket gradients, or check topology",
                        .next_check = "the exposed-communication share after enabling overlap{}",
-                       .next_follow_up = FOLLOW_UP_COMM_SPLIT,
+                       .next_follow_up = NS_FOLLOW_UP_COMM_SPLIT,
                        .doc = DOC_COMM},
-    [CAUSE_HOST_COMM] =
+    [NS_CAUSE_HOST_COMM] =
         {.module = "Module 6/8",
          .fix = "collectives run on the host (gloo): use the device backend (NCCL/RCCL) for tensors on "
                 "the GPU, or overlap them with compute and bucket small messages",
          .next_check = "the comm share after switching backend or enabling overlap",
          .doc = DOC_COMM},
-    [CAUSE_WAIT] =
+    [NS_CAUSE_WAIT] =
         {.module = "Module 6/8",
          .fix = "collectives wait for the last rank to arrive: fix what makes that rank slow{}, not the "
                 "communication",
          .next_check = "the waiting share after the straggler's fix{}",
-         .next_follow_up = FOLLOW_UP_JOB,
-         .fix_follow_up = FOLLOW_UP_STRAGGLER,
+         .next_follow_up = NS_FOLLOW_UP_JOB,
+         .fix_follow_up = NS_FOLLOW_UP_STRAGGLER,
          .doc = DOC_STRAGGLER},
-    [CAUSE_COMM_TRANSFER] = {.module = "Module 6/8",
+    [NS_CAUSE_COMM_TRANSFER] = {.module = "Module 6/8",
                              .fix =
                                  "overlap all-reduce, bucket gradients, or check topology and message sizes",
                              .next_check = "the transfer share after enabling overlap{}",
-                             .next_follow_up = FOLLOW_UP_JOB,
+                             .next_follow_up = NS_FOLLOW_UP_JOB,
                              .doc = DOC_COMM},
 };
 
 /* A host-only split (no device activity; its host time is in gloo collectives: a CPU job) is still split into
  * the six buckets, but the GPU advice of the overhead, idle and comm routes does not apply to it: these say
  * what the same buckets mean on the host. NULL fix: the ordinary route. */
-static const route_text default_host_only_routes[REGIME_COUNT] = {
-    [REGIME_COMM] =
+static const route_text default_host_only_routes[NS_REGIME_COUNT] = {
+    [NS_REGIME_COMM] =
         {.module = "Module 6/8",
          .fix = "collectives run on the host (gloo) with nothing overlapping them: start them "
                 "asynchronously (async_op=True, DDP's bucketed all-reduce) so compute overlaps them, bucket "
                 "small messages, check the network between hosts",
          .next_check = "the comm share after enabling overlap or bucketing",
          .doc = DOC_COMM},
-    [REGIME_OVERHEAD] =
+    [NS_REGIME_OVERHEAD] =
         {.module = "Module 4/5",
          .fix = "host ops outside the collectives: on a CPU job this is the model's own compute: find "
                 "the top ops (prof.key_averages()), match torch.set_num_threads to the cores, use a "
                 "larger batch per collective",
          .next_check = "the overhead share, and the top ops' time, after the change",
          .doc = DOC_CPU_JOB},
-    [REGIME_DATALOADER] =
+    [NS_REGIME_DATALOADER] =
         {.module = "Module 3",
          .fix = "the input pipeline is the bottleneck: more DataLoader workers, prefetching, "
                 "persistent workers",
          .next_check = "the dataloader share after raising num_workers: it should drop below 5% of the "
                        "step and the step time with it",
          .doc = DOC_LOADER},
-    [REGIME_IDLE] =
+    [NS_REGIME_IDLE] =
         {.module = "Module 3",
          .fix = "nothing recorded on the host (Python the profiler did not record, I/O, logging): capture "
                 "with with_stack=True (or py-spy) to see it, then move it out of the step",
          .next_check = "the idle share after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_IDLE},
 };
 
@@ -212,18 +212,18 @@ static const route_text default_host_only_routes[REGIME_COUNT] = {
  * for the recorded optimizer's class and implementation (report_passes.c: fused=True, foreach, ...); what
  * holds for any optimizer follows: stepping less often divides its cost, sharding the state divides its work
  * by the ranks. A playbook's fix without "{optimizer}" replaces all of it. */
-static const route_text default_finding_routes[FINDING_COUNT] = {
-    [FINDING_OPTIMIZER] =
+static const route_text default_finding_routes[NS_FINDING_COUNT] = {
+    [NS_FINDING_OPTIMIZER] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "{optimizer}; or step it less often (gradient accumulation), or shard its state "
                 "across ranks "
                 "(ZeRO: FSDP, DeepSpeed ZeRO-1/2, ZeroRedundancyOptimizer)",
          .next_check = "the optimizer share of the step after the change{}",
-         .next_follow_up = FOLLOW_UP_PHASES,
+         .next_follow_up = NS_FOLLOW_UP_PHASES,
          .doc = DOC_OPTIMIZER},
     /* A job's straggler, by what its kernels say (docs/job.md): kernel fusion would not help any of these,
      * the other ranks wait for this one whatever the model's kernels are. */
-    [FINDING_STRAGGLER_DEVICE] =
+    [NS_FINDING_STRAGGLER_DEVICE] =
         {.module = "Module 6/8",
          .fix = "the same kernels run slower on this rank in every step: suspect its GPU or host, not the "
                 "model: clocks and throttle reasons (nvidia-smi -q -d PERFORMANCE,CLOCK), other processes "
@@ -231,29 +231,29 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
                 "out the sharding",
          .next_check = "the rank's non-comm step time against the median after moving the job off that GPU "
                        "or node{}",
-         .next_follow_up = FOLLOW_UP_JOB,
+         .next_follow_up = NS_FOLLOW_UP_JOB,
          .doc = DOC_STRAGGLER},
-    [FINDING_STRAGGLER_WORK] =
+    [NS_FINDING_STRAGGLER_WORK] =
         {.module = "Module 6/8",
          .fix = "this rank launches more kernels a step than the others: it is given more work (uneven "
                 "sharding or pipeline stages, the MoE experts it hosts, logging, evaluation or "
                 "checkpointing on one rank): even out the split",
          .next_check = "the rank's kernels and non-comm time a step against the median after "
                        "rebalancing{}",
-         .next_follow_up = FOLLOW_UP_JOB,
+         .next_follow_up = NS_FOLLOW_UP_JOB,
          .doc = DOC_STRAGGLER},
-    [FINDING_STRAGGLER_INPUTS] =
+    [NS_FINDING_STRAGGLER_INPUTS] =
         {.module = "Module 6/8",
          .fix = "the same kernels take longer on this rank in some steps only: its inputs vary (sequence "
                 "lengths, MoE routing): balance the tokens per rank (length-bucketed or packed batches, "
                 "fixed shapes, expert capacity)",
          .next_check = "the spread of the ranks' non-comm time a step after balancing{}",
-         .next_follow_up = FOLLOW_UP_JOB,
+         .next_follow_up = NS_FOLLOW_UP_JOB,
          .doc = DOC_STRAGGLER},
     /* A decode step reads every weight and the KV cache for each token it makes: its arithmetic intensity is
      * about the batch, so bandwidth bounds it by nature (the course's hardware module). Training's memory fix
      * (fuse ops, cut activation memory) does not apply; more tokens per read and fewer bytes per read do. */
-    [FINDING_DECODE_MEMORY] =
+    [NS_FINDING_DECODE_MEMORY] =
         {.module = "Module 2, why decode is memory-bound",
          .fix = "decode reads every weight and the KV cache for each token: batch more sequences per "
                 "iteration (continuous batching, a larger max_num_seqs), quantise weights and KV cache "
@@ -261,14 +261,14 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
          .next_check = "decode tokens per second and the decode steps' memory share after the change",
          .doc = DOC_DECODE},
     /* A memory budget names its largest term; each lever below shrinks that term, not the others. */
-    [FINDING_BUDGET_WEIGHTS] =
+    [NS_FINDING_BUDGET_WEIGHTS] =
         {.module = "Lesson 02.07, where the memory went",
          .fix = "the weights take the memory: quantise them (FP8, INT8 or INT4 weight-only) or shard them "
                 "across GPUs (tensor or pipeline parallelism)",
          .next_check = "the budget with the new dtype or the shard's parameters, then "
                        "torch.cuda.max_memory_allocated() on a real step",
          .doc = DOC_BUDGET},
-    [FINDING_BUDGET_KV_CACHE] =
+    [NS_FINDING_BUDGET_KV_CACHE] =
         {.module = "Lesson 02.07, where the memory went",
          .fix = "the KV cache grows with batch x context: an FP8 KV cache, paged attention (no sequence "
                 "reserves its maximum length), fewer KV heads (grouped-query attention), or tensor "
@@ -276,7 +276,7 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
          .next_check = "the largest batch at your context after the change, then the server's KV-cache "
                        "usage and preemptions under load",
          .doc = DOC_BUDGET},
-    [FINDING_BUDGET_ACTIVATIONS] =
+    [NS_FINDING_BUDGET_ACTIVATIONS] =
         {.module = "Lesson 02.07, where the memory went",
          .fix = "activations grow with batch x sequence: activation checkpointing, a smaller micro-batch "
                 "with gradient accumulation, FlashAttention (no materialised scores); when serving, chunked "
@@ -284,7 +284,7 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
          .next_check = "the budget with --checkpointing or the smaller micro-batch, then "
                        "torch.cuda.max_memory_allocated() on a real step",
          .doc = DOC_BUDGET},
-    [FINDING_BUDGET_TRAINING_STATE] =
+    [NS_FINDING_BUDGET_TRAINING_STATE] =
         {.module = "Module 6/8",
          .fix = "gradients and optimizer state take the memory (16 bytes a parameter with mixed-precision "
                 "Adam): shard them across the data-parallel ranks (ZeRO-1/2/3, FSDP), or keep 8-bit or "
@@ -294,7 +294,7 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
          .doc = DOC_BUDGET},
     /* Host time whose Python the trace recorded (with_stack=True): asking for with_stack again would be no
      * advice. What to do depends on what the frames are (report_python.c decides; docs/trace.md). */
-    [FINDING_PYTHON_PREPROCESS] =
+    [NS_FINDING_PYTHON_PREPROCESS] =
         {.module = "Module 3",
          .fix =
              "the GPU waits on CPU data preprocessing in the training step ({frames}): do it in DataLoader "
@@ -302,32 +302,32 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
              "GPU, so the step only takes ready batches",
          .next_check = "the host share of the step after the move; those frames should leave the step "
                        "thread{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_LOADER},
-    [FINDING_PYTHON_BETWEEN_OPS] =
+    [NS_FINDING_PYTHON_BETWEEN_OPS] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "the GPU waits on Python between ops ({frames}): move that work out of the step if it is "
                 "not the model's, else take the Python off the step path with torch.compile or CUDA graphs",
          .next_check = "the host share of the step after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_LAUNCH},
-    [FINDING_PYTHON_COMPILED] =
+    [NS_FINDING_PYTHON_COMPILED] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "the model is already under torch.compile and the GPU waits on the Python around its graphs "
                 "({frames}): remove graph breaks (TORCH_LOGS=graph_breaks) so one graph covers the step, "
                 "and compile with mode=\"reduce-overhead\" to replay it as CUDA graphs",
          .next_check = "the host share of the step after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_LAUNCH},
-    [FINDING_PYTHON_NATIVE] =
+    [NS_FINDING_PYTHON_NATIVE] =
         {.module = "Module 3",
          .fix =
              "the GPU waits on host time that no recorded op or Python frame covers (only {frames} of it is "
              "inside a frame): native code, I/O or another process: sample it with py-spy --native or perf",
          .next_check = "the host_gap share after the change{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_IDLE},
-    [FINDING_LAUNCH_COMPILED] =
+    [NS_FINDING_LAUNCH_COMPILED] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "the model is already under torch.compile and the GPU still runs its kernels faster than "
                 "the step thread launches them: compile with mode=\"reduce-overhead\" (CUDA graphs: one "
@@ -335,22 +335,22 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
          .next_check =
              "the batch-doubling test{}: after the fix, doubling the work should nearly double the step "
              "time",
-         .next_follow_up = FOLLOW_UP_SCALING,
+         .next_follow_up = NS_FOLLOW_UP_SCALING,
          .doc = DOC_LAUNCH},
     /* comm.wait's own route says to fix the rank the others wait for; without a straggler there is no such
      * rank to name: the lateness was made before the captured steps (docs/job.md, rule 9). */
-    [FINDING_WAIT_NO_STRAGGLER] =
+    [NS_FINDING_WAIT_NO_STRAGGLER] =
         {.module = "Module 6/8",
          .fix = "the ranks wait for each other in collectives, but no rank is late often enough to be a "
                 "straggler: the lateness comes from before the captured steps (ranks that enter a step "
                 "apart after the previous step's tail, data loading, a checkpoint or evaluation, a host "
                 "stall): capture more steps on every rank, then see which rank is late again and again",
          .next_check = "the waiting share and the ranks' step-start spread over a longer capture{}",
-         .next_follow_up = FOLLOW_UP_JOB,
+         .next_follow_up = NS_FOLLOW_UP_JOB,
          .doc = DOC_STRAGGLER},
     /* Stream capture records kernels into a graph without running them: a window of it shows the host
      * recording, not the job, and "use CUDA graphs" would be advice to do what it is doing. */
-    [FINDING_GRAPH_CAPTURE] =
+    [NS_FINDING_GRAPH_CAPTURE] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "this records CUDA graphs (stream capture: the kernels run when the graphs are replayed, not "
                 "here): profile the replays, in steady state after the capture (torch.profiler.schedule("
@@ -359,17 +359,17 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
          .doc = DOC_STARTUP},
     /* cuDNN and MIOpen run convolutions in NHWC; an NCHW model pays a transpose of the activations (and
      * weights) around each call, which channels_last removes (report_python.c decides; docs/trace.md). */
-    [FINDING_LAYOUT_TRANSFORM] =
+    [NS_FINDING_LAYOUT_TRANSFORM] =
         {.module = "Module 4/5",
          .fix = "layout-transform kernels (nchwToNhwc/nhwcToNchw, batched_transpose) hold {share} of the "
                 "memory-bound kernel time: the convolutions run in NHWC and the model is NCHW, so convert "
                 "the model and its inputs to channels_last (model.to(memory_format=torch.channels_last), "
                 "x.to(memory_format=torch.channels_last))",
          .next_check = "the layout-transform kernels should be gone from the top memory kernels{}",
-         .next_follow_up = FOLLOW_UP_TRACE_VERBOSE,
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_MEMORY},
     /* fp32 GEMMs and convolutions run on the CUDA cores; the tensor cores' peak is several times higher. */
-    [FINDING_FP32_TENSOR_CORES] =
+    [NS_FINDING_FP32_TENSOR_CORES] =
         {.module = "Module 4/5",
          .fix = "fp32 matmuls and convolutions (SIMT sgemm, fp32 cuDNN engines) hold {share} of the compute "
                 "time on a GPU whose tensor cores peak {peak}: train under torch.autocast (bfloat16 where "
@@ -377,47 +377,47 @@ static const route_text default_finding_routes[FINDING_COUNT] = {
                 "TF32 where the GPU has it (torch.backends.cuda.matmul.allow_tf32 = True, "
                 "torch.backends.cudnn.allow_tf32 = True)",
          .next_check = "re-profile and compare the top GEMM's achieved TFLOP/s with the low-precision peak{}",
-         .next_follow_up = FOLLOW_UP_ROOFLINE_TIMED,
+         .next_follow_up = NS_FOLLOW_UP_ROOFLINE_TIMED,
          .doc = DOC_COMPUTE},
 };
 
-static const char *const finding_names[FINDING_COUNT] = {
-    [FINDING_OPTIMIZER] = "optimizer",
-    [FINDING_STRAGGLER_DEVICE] = "straggler_device",
-    [FINDING_STRAGGLER_WORK] = "straggler_work",
-    [FINDING_STRAGGLER_INPUTS] = "straggler_inputs",
-    [FINDING_DECODE_MEMORY] = "decode_memory",
-    [FINDING_BUDGET_WEIGHTS] = "budget_weights",
-    [FINDING_BUDGET_KV_CACHE] = "budget_kv_cache",
-    [FINDING_BUDGET_ACTIVATIONS] = "budget_activations",
-    [FINDING_BUDGET_TRAINING_STATE] = "budget_training_state",
-    [FINDING_PYTHON_PREPROCESS] = "python_preprocess",
-    [FINDING_PYTHON_BETWEEN_OPS] = "python_between_ops",
-    [FINDING_PYTHON_COMPILED] = "python_compiled",
-    [FINDING_PYTHON_NATIVE] = "python_native",
-    [FINDING_LAUNCH_COMPILED] = "launch_compiled",
-    [FINDING_WAIT_NO_STRAGGLER] = "wait_without_straggler",
-    [FINDING_GRAPH_CAPTURE] = "graph_capture",
-    [FINDING_LAYOUT_TRANSFORM] = "layout_transform",
-    [FINDING_FP32_TENSOR_CORES] = "fp32_tensor_cores",
+static const char *const finding_names[NS_FINDING_COUNT] = {
+    [NS_FINDING_OPTIMIZER] = "optimizer",
+    [NS_FINDING_STRAGGLER_DEVICE] = "straggler_device",
+    [NS_FINDING_STRAGGLER_WORK] = "straggler_work",
+    [NS_FINDING_STRAGGLER_INPUTS] = "straggler_inputs",
+    [NS_FINDING_DECODE_MEMORY] = "decode_memory",
+    [NS_FINDING_BUDGET_WEIGHTS] = "budget_weights",
+    [NS_FINDING_BUDGET_KV_CACHE] = "budget_kv_cache",
+    [NS_FINDING_BUDGET_ACTIVATIONS] = "budget_activations",
+    [NS_FINDING_BUDGET_TRAINING_STATE] = "budget_training_state",
+    [NS_FINDING_PYTHON_PREPROCESS] = "python_preprocess",
+    [NS_FINDING_PYTHON_BETWEEN_OPS] = "python_between_ops",
+    [NS_FINDING_PYTHON_COMPILED] = "python_compiled",
+    [NS_FINDING_PYTHON_NATIVE] = "python_native",
+    [NS_FINDING_LAUNCH_COMPILED] = "launch_compiled",
+    [NS_FINDING_WAIT_NO_STRAGGLER] = "wait_without_straggler",
+    [NS_FINDING_GRAPH_CAPTURE] = "graph_capture",
+    [NS_FINDING_LAYOUT_TRANSFORM] = "layout_transform",
+    [NS_FINDING_FP32_TENSOR_CORES] = "fp32_tensor_cores",
 };
 
-const char *finding_name(ns_finding_kind f)
+const char *ns_finding_name(ns_finding_kind f)
 {
-	return (unsigned)f < FINDING_COUNT ? finding_names[f] : NULL;
+	return (unsigned)f < NS_FINDING_COUNT ? finding_names[f] : NULL;
 }
 
-#define NROUTES         (REGIME_COUNT + CAUSE_COUNT + REGIME_COUNT + FINDING_COUNT)
-#define FIRST_HOST_ONLY (REGIME_COUNT + CAUSE_COUNT)
-#define FIRST_FINDING   (FIRST_HOST_ONLY + REGIME_COUNT)
+#define NROUTES         (NS_REGIME_COUNT + NS_CAUSE_COUNT + NS_REGIME_COUNT + NS_FINDING_COUNT)
+#define FIRST_HOST_ONLY (NS_REGIME_COUNT + NS_CAUSE_COUNT)
+#define FIRST_FINDING   (FIRST_HOST_ONLY + NS_REGIME_COUNT)
 
 /* The i-th route of r: the buckets', the causes', then the host-only buckets'. */
 static ns_route *route_at(ns_routes *r, int i)
 {
-	if (i < REGIME_COUNT)
+	if (i < NS_REGIME_COUNT)
 		return &r->route[i];
 	if (i < FIRST_HOST_ONLY)
-		return &r->cause[i - REGIME_COUNT];
+		return &r->cause[i - NS_REGIME_COUNT];
 	if (i < FIRST_FINDING)
 		return &r->host_only[i - FIRST_HOST_ONLY];
 	return &r->finding[i - FIRST_FINDING];
@@ -425,10 +425,10 @@ static ns_route *route_at(ns_routes *r, int i)
 
 static const route_text *default_at(int i)
 {
-	if (i < REGIME_COUNT)
+	if (i < NS_REGIME_COUNT)
 		return &default_routes[i];
 	if (i < FIRST_HOST_ONLY)
-		return &default_cause_routes[i - REGIME_COUNT];
+		return &default_cause_routes[i - NS_REGIME_COUNT];
 	if (i < FIRST_FINDING)
 		return &default_host_only_routes[i - FIRST_HOST_ONLY];
 	return &default_finding_routes[i - FIRST_FINDING];
@@ -438,7 +438,7 @@ static const char *const playbook_keys[] = {"routes", "causes",      "findings",
                                             "name",   "description", NULL};
 static const char *const route_keys[] = {"module", "fix", "next_check", NULL};
 
-void routes_free(ns_routes *r)
+void ns_routes_free(ns_routes *r)
 {
 	for (int i = 0; i < NROUTES; i++) {
 		ns_route *x = route_at(r, i);
@@ -462,11 +462,11 @@ static ns_status set_string(char **slot, const char *value, ns_error *err)
 }
 
 /* text with its "{}" replaced by " (WORDS)", or by nothing when the caller gave no words for fu. */
-static ns_status set_worded(char **slot, const char *text, routes_follow_up fu, const char *const *words,
+static ns_status set_worded(char **slot, const char *text, ns_routes_follow_up fu, const char *const *words,
                             ns_error *err)
 {
-	const char *at = fu != FOLLOW_UP_NONE ? strstr(text, "{}") : NULL;
-	const char *w = words != NULL && fu > FOLLOW_UP_NONE && fu < FOLLOW_UP_COUNT ? words[fu] : NULL;
+	const char *at = fu != NS_FOLLOW_UP_NONE ? strstr(text, "{}") : NULL;
+	const char *w = words != NULL && fu > NS_FOLLOW_UP_NONE && fu < NS_FOLLOW_UP_COUNT ? words[fu] : NULL;
 	size_t n;
 	char *out;
 
@@ -493,12 +493,12 @@ static ns_status set_route(ns_route *dst, const route_text *src, const char *con
 	return NS_OK;
 }
 
-ns_status routes_init_default(ns_routes *r, ns_error *err)
+ns_status ns_routes_init_default(ns_routes *r, ns_error *err)
 {
-	return routes_init_worded(r, NULL, err);
+	return ns_routes_init_worded(r, NULL, err);
 }
 
-ns_status routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_error *err)
+ns_status ns_routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	for (int i = 0; i < NROUTES; i++) {
@@ -506,7 +506,7 @@ ns_status routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_err
 		                   ? set_route(route_at(r, i), default_at(i), follow_ups, err)
 		                   : NS_OK;
 		if (st != NS_OK) {
-			routes_free(r);
+			ns_routes_free(r);
 			return st;
 		}
 	}
@@ -521,7 +521,7 @@ ns_routes *ns_routes_new(const char *const *follow_ups, ns_error *err)
 		ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		return NULL;
 	}
-	if (routes_init_worded(r, follow_ups, err) != NS_OK) {
+	if (ns_routes_init_worded(r, follow_ups, err) != NS_OK) {
 		free(r);
 		return NULL;
 	}
@@ -532,7 +532,7 @@ void ns_routes_delete(ns_routes *r)
 {
 	if (r == NULL)
 		return;
-	routes_free(r);
+	ns_routes_free(r);
 	free(r);
 }
 
@@ -566,7 +566,7 @@ static ns_status apply_route(ns_route *dst, const char *section, const char *key
 	if (!cJSON_IsObject(spec))
 		return ns_error_set(err, NS_ERR_VALUE, "%s must be an object with module, fix, next_check",
 		                    what);
-	if (json_check_keys(spec, route_keys, what, err) != NS_OK)
+	if (ns_json_check_keys(spec, route_keys, what, err) != NS_OK)
 		return err->status;
 	for (size_t i = 0; i < sizeof(field) / sizeof(field[0]); i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(spec, field[i]);
@@ -593,7 +593,7 @@ static ns_status apply_route(ns_route *dst, const char *section, const char *key
 static ns_status apply_causes(ns_routes *r, const cJSON *causes, ns_error *err)
 {
 	const cJSON *item;
-	bool given[CAUSE_COUNT] = {false};
+	bool given[NS_CAUSE_COUNT] = {false};
 
 	if (causes == NULL)
 		return NS_OK;
@@ -603,7 +603,7 @@ static ns_status apply_causes(ns_routes *r, const cJSON *causes, ns_error *err)
 	cJSON_ArrayForEach(item, causes)
 	{
 		ns_cause c;
-		if (!cause_from_key(item->string, &c))
+		if (!ns_cause_from_key(item->string, &c))
 			return ns_error_set(err, NS_ERR_KEY, "playbook: unknown cause \"%s\"", item->string);
 		if (given[c])
 			return ns_error_set(err, NS_ERR_KEY, "playbook: cause \"%s\" given twice",
@@ -628,9 +628,9 @@ static ns_status apply_findings(ns_routes *r, const cJSON *findings, ns_error *e
 	cJSON_ArrayForEach(item, findings)
 	{
 		int f = 0;
-		while (f < FINDING_COUNT && strcmp(item->string, finding_names[f]) != 0)
+		while (f < NS_FINDING_COUNT && strcmp(item->string, finding_names[f]) != 0)
 			f++;
-		if (f == FINDING_COUNT)
+		if (f == NS_FINDING_COUNT)
 			return ns_error_set(err, NS_ERR_KEY, "playbook: unknown finding \"%s\"",
 			                    item->string);
 		if (apply_route(&r->finding[f], "findings", item->string, item, err) != NS_OK)
@@ -642,12 +642,12 @@ static ns_status apply_findings(ns_routes *r, const cJSON *findings, ns_error *e
 static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 {
 	const cJSON *routes, *replace, *item;
-	bool given[REGIME_COUNT] = {false};
+	bool given[NS_REGIME_COUNT] = {false};
 
 	if (!cJSON_IsObject(doc))
 		return ns_error_set(err, NS_ERR_VALUE,
 		                    "a playbook is a JSON object with a \"routes\" object");
-	if (json_check_keys(doc, playbook_keys, "playbook", err) != NS_OK)
+	if (ns_json_check_keys(doc, playbook_keys, "playbook", err) != NS_OK)
 		return err->status;
 	routes = cJSON_GetObjectItemCaseSensitive(doc, "routes");
 	replace = cJSON_GetObjectItemCaseSensitive(doc, "replace");
@@ -660,11 +660,11 @@ static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 	if (replace != NULL && !cJSON_IsBool(replace))
 		return ns_error_set(err, NS_ERR_VALUE, "playbook: \"replace\" must be true or false");
 	if (cJSON_IsTrue(replace))
-		routes_free(r);
+		ns_routes_free(r);
 	cJSON_ArrayForEach(item, routes)
 	{
 		ns_regime regime;
-		if (!regime_from_name(item->string, &regime))
+		if (!ns_regime_from_name(item->string, &regime))
 			return ns_error_set(err, NS_ERR_KEY, "playbook: unknown regime \"%s\"", item->string);
 		if (given[regime])
 			return ns_error_set(err, NS_ERR_KEY, "playbook: regime \"%s\" given twice",
@@ -673,11 +673,11 @@ static ns_status apply_playbook(ns_routes *r, const cJSON *doc, ns_error *err)
 		if (apply_route(&r->route[regime], "routes", item->string, item, err) != NS_OK)
 			return err->status;
 	}
-	for (int i = 0; i < REGIME_COUNT; i++)
+	for (int i = 0; i < NS_REGIME_COUNT; i++)
 		if (r->route[i].fix == NULL)
 			return ns_error_set(err, NS_ERR_VALUE,
 			                    "playbook: \"replace\": true but no route for \"%s\"",
-			                    regime_name((ns_regime)i));
+			                    ns_regime_name((ns_regime)i));
 	if (apply_causes(r, cJSON_GetObjectItemCaseSensitive(doc, "causes"), err) != NS_OK)
 		return err->status;
 	return apply_findings(r, cJSON_GetObjectItemCaseSensitive(doc, "findings"), err);
@@ -698,13 +698,13 @@ static ns_status copy_routes(ns_routes *dst, ns_routes *src, ns_error *err)
 }
 
 /* Works on a copy so a bad playbook leaves the caller's routes untouched. */
-ns_status routes_load_playbook(ns_routes *r, const char *path, ns_error *err)
+ns_status ns_routes_load_playbook(ns_routes *r, const char *path, ns_error *err)
 {
 	cJSON *doc = NULL;
 	ns_routes work;
 	ns_status st;
 
-	if (json_parse_file(path, &doc, err) != NS_OK)
+	if (ns_json_parse_file(path, &doc, err) != NS_OK)
 		return err->status;
 	memset(&work, 0, sizeof(work));
 	st = copy_routes(&work, r, err);
@@ -712,10 +712,10 @@ ns_status routes_load_playbook(ns_routes *r, const char *path, ns_error *err)
 		st = apply_playbook(&work, doc, err);
 	cJSON_Delete(doc);
 	if (st != NS_OK) {
-		routes_free(&work);
+		ns_routes_free(&work);
 		return st;
 	}
-	routes_free(r);
+	ns_routes_free(r);
 	*r = work;
 	return NS_OK;
 }

@@ -21,13 +21,13 @@ struct ns_trace_options {
 };
 
 struct ns_analysis {
-	classify_options classify;
+	ns_classify_options classify;
 	ns_routes *routes;
-	split_result res;
+	ns_split_result res;
 	bool roofline;
-	troof_report roof;
+	ns_troof_report roof;
 	ns_device_report *device; /* res.ndevices reports, decided once */
-	char source[INPUT_DISPLAY_MAX];
+	char source[NS_INPUT_DISPLAY_MAX];
 };
 
 ns_trace_options *ns_trace_options_new(void)
@@ -35,7 +35,7 @@ ns_trace_options *ns_trace_options_new(void)
 	ns_trace_options *o = calloc(1, sizeof(*o));
 
 	if (o != NULL)
-		devices_init(&o->devices);
+		ns_devices_init(&o->devices);
 	return o;
 }
 
@@ -43,7 +43,7 @@ void ns_trace_options_free(ns_trace_options *o)
 {
 	if (o == NULL)
 		return;
-	devices_free(&o->devices);
+	ns_devices_free(&o->devices);
 	free(o);
 }
 
@@ -61,12 +61,12 @@ ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices
 {
 	ns_device_table t;
 
-	devices_init(&t);
-	if (devices_load_file(&t, devices_json, err) != NS_OK) {
-		devices_free(&t);
+	ns_devices_init(&t);
+	if (ns_devices_load_file(&t, devices_json, err) != NS_OK) {
+		ns_devices_free(&t);
 		return err->status;
 	}
-	devices_free(&o->devices);
+	ns_devices_free(&o->devices);
 	o->devices = t;
 	o->roofline = true;
 	return NS_OK;
@@ -77,31 +77,31 @@ void ns_analysis_free(ns_analysis *a)
 	if (a == NULL)
 		return;
 	free(a->device);
-	split_result_free(&a->res);
-	troof_report_free(&a->roof);
+	ns_split_result_free(&a->res);
+	ns_troof_report_free(&a->roof);
 	ns_routes_delete(a->routes);
 	free(a);
 }
 
 /* Reads in into the split and, with a roofline, the op collector: one pass, as the command line does. */
 static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options *o,
-                            const kernel_rules *rules, ns_error *err)
+                            const ns_kernel_rules *rules, ns_error *err)
 {
 	trace_read_knobs knobs = {0, 0, o->threads};
-	trace_split *split = trace_split_new(rules);
-	trace_roofline *roof = o->roofline ? trace_roofline_new() : NULL;
-	trace_roofline_tee tee = {trace_split_event, split, roof};
-	troof_options ro = {NULL, false, DTYPE_BF16, &o->devices};
-	trace_meta meta;
+	ns_trace_split *split = ns_trace_split_new(rules);
+	ns_trace_roofline *roof = o->roofline ? ns_trace_roofline_new() : NULL;
+	ns_trace_roofline_tee tee = {ns_trace_split_event, split, roof};
+	ns_troof_options ro = {NULL, false, NS_DTYPE_BF16, &o->devices};
+	ns_trace_meta meta;
 	ns_status st;
 
 	if (split == NULL || (o->roofline && roof == NULL)) {
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		goto done;
 	}
-	trace_split_keep_warmup(split, o->all_steps);
-	st = roof != NULL ? trace_read_tuned(in, trace_roofline_tee_event, &tee, &meta, err, &knobs)
-	                  : trace_read_tuned(in, trace_split_event, split, &meta, err, &knobs);
+	ns_trace_split_keep_warmup(split, o->all_steps);
+	st = roof != NULL ? trace_read_tuned(in, ns_trace_roofline_tee_event, &tee, &meta, err, &knobs)
+	                  : trace_read_tuned(in, ns_trace_split_event, split, &meta, err, &knobs);
 	if (st != NS_OK && meta.truncated && meta.events > 0) { /* cut short: what was read is analysed */
 		ns_error_clear(err);
 		st = NS_OK;
@@ -109,14 +109,14 @@ static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options
 	if (st == NS_OK && meta.events == 0)
 		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to split");
 	if (st == NS_OK)
-		st = trace_split_finish(split, &meta, &a->res, err);
+		st = ns_trace_split_finish(split, &meta, &a->res, err);
 	if (st == NS_OK && roof != NULL) {
-		st = trace_roofline_finish(roof, &meta, &ro, &a->roof, err);
+		st = ns_trace_roofline_finish(roof, &meta, &ro, &a->roof, err);
 		a->roofline = st == NS_OK;
 	}
 done:
-	trace_split_free(split);
-	trace_roofline_free(roof);
+	ns_trace_split_free(split);
+	ns_trace_roofline_free(roof);
 	return st;
 }
 
@@ -131,7 +131,7 @@ static ns_status decide(ns_analysis *a, ns_error *err)
 	for (size_t i = 0; i < a->res.ndevices; i++)
 		ns_device_report_build(&a->res, &a->res.device[i], &a->classify, a->routes, NULL, NULL,
 		                       &a->device[i]);
-	return split_result_steps_status(&a->res, err);
+	return ns_split_result_steps_status(&a->res, err);
 }
 
 ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns_analysis **out,
@@ -140,7 +140,7 @@ ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns
 	static const ns_trace_options defaults;
 	const ns_trace_options *o = options != NULL ? options : &defaults;
 	ns_analysis *a = calloc(1, sizeof(*a));
-	kernel_rules *rules = NULL;
+	ns_kernel_rules *rules = NULL;
 	ns_input in;
 	ns_status st;
 
@@ -148,25 +148,25 @@ ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns
 	ns_error_clear(err);
 	if (a == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	classify_options_default(&a->classify);
-	if ((a->routes = ns_routes_new(NULL, err)) == NULL || kernel_rules_default(&rules, err) != NS_OK) {
+	ns_classify_options_default(&a->classify);
+	if ((a->routes = ns_routes_new(NULL, err)) == NULL || ns_kernel_rules_default(&rules, err) != NS_OK) {
 		st = err->status;
 		goto fail;
 	}
-	if ((st = input_open(&in, path, err)) != NS_OK)
+	if ((st = ns_input_open(&in, path, err)) != NS_OK)
 		goto fail;
-	snprintf(a->source, sizeof(a->source), "%s", input_display_name(&in));
+	snprintf(a->source, sizeof(a->source), "%s", ns_input_display_name(&in));
 	st = read_split(a, &in, o, rules, err);
-	input_close(&in);
+	ns_input_close(&in);
 	if (st == NS_OK)
 		st = decide(a, err);
 	if (st != NS_OK)
 		goto fail;
-	kernel_rules_free(rules);
+	ns_kernel_rules_free(rules);
 	*out = a;
 	return NS_OK;
 fail:
-	kernel_rules_free(rules);
+	ns_kernel_rules_free(rules);
 	ns_analysis_free(a);
 	return st;
 }
@@ -221,19 +221,19 @@ const char *ns_analysis_next_fix(const ns_analysis *a, size_t device, double *ga
 	return top->route.fix;
 }
 
-ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const format_options *format, ns_error *err)
+ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_options *format, ns_error *err)
 {
 	/* No device table: the fp32 advice is given without the named device's peak ratio (the analysis keeps
 	 * no table after ns_trace_analyse returns). */
-	report_options o = {&a->classify,       a->routes, format, a->source, false,
-	                    REPORT_TOP_DEFAULT, NULL,      NULL,   NULL,      NULL};
+	ns_report_options o = {&a->classify,       a->routes, format, a->source, false,
+	                    NS_REPORT_TOP_DEFAULT, NULL,      NULL,   NULL,      NULL};
 
 	if (a->roofline)
-		return troof_print_with_report(out, &a->res, &o, &a->roof, err);
-	return report_print(out, &a->res, &o, err);
+		return ns_troof_print_with_report(out, &a->res, &o, &a->roof, err);
+	return ns_report_print(out, &a->res, &o, err);
 }
 
-const split_result *ns_analysis_split(const ns_analysis *a)
+const ns_split_result *ns_analysis_split(const ns_analysis *a)
 {
 	return &a->res;
 }

@@ -6,10 +6,10 @@
 
 #include "nextstep/nsys_read.h"
 
-ns_status ns_trace_read_input(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err)
+ns_status ns_trace_read_input(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err)
 {
-	switch (input_sniff(in)) {
-	case INPUT_SQLITE:
+	switch (ns_input_sniff(in)) {
+	case NS_INPUT_SQLITE:
 		if (strcmp(in->name, "-") == 0)
 			return ns_error_set(
 			    err, NS_ERR_USAGE,
@@ -17,6 +17,6 @@ ns_status ns_trace_read_input(ns_input *in, trace_event_fn fn, void *ctx, trace_
 			    "give its file name");
 		return ns_nsys_read(in->name, fn, ctx, meta, err);
 	default:
-		return trace_read(in, fn, ctx, meta, err);
+		return ns_trace_read(in, fn, ctx, meta, err);
 	}
 }

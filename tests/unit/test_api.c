@@ -32,24 +32,24 @@ END_TEST
 START_TEST(routes_new_routes_a_profile)
 {
 	ns_profile p;
-	classify_options o;
+	ns_classify_options o;
 	ns_verdict v;
 	ns_error err;
-	format_options text = {FORMAT_TEXT, false, false};
+	ns_format_options text = {NS_FORMAT_TEXT, false, false};
 	char *line = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&line, &size);
 	ns_routes *r;
 
 	ns_error_clear(&err);
-	profile_init(&p);
-	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_COMPUTE, "0.72", &err), NS_OK);
-	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_MEMORY, "0.15", &err), NS_OK);
+	ns_profile_init(&p);
+	ck_assert_int_eq(ns_parse_flag_bucket(&p, NS_REGIME_COMPUTE, "0.72", &err), NS_OK);
+	ck_assert_int_eq(ns_parse_flag_bucket(&p, NS_REGIME_MEMORY, "0.15", &err), NS_OK);
 	r = ns_routes_new(NULL, &err);
 	ck_assert_ptr_nonnull(r);
-	classify_options_default(&o);
-	classify_profile(&p, &o, &v);
-	format_verdict_line(out, "", &v, r, &text);
+	ns_classify_options_default(&o);
+	ns_classify_profile(&p, &o, &v);
+	ns_format_verdict_line(out, "", &v, r, &text);
 	fclose(out);
 	ck_assert_str_eq(line,
 	                 "compute-bound (72%) -> write/use a fused kernel or lower precision (Module 4/5)\n");
@@ -107,12 +107,12 @@ START_TEST(profile_sum_error_names_normalize_then_forgets_it)
 	ns_error err;
 
 	ns_error_clear(&err);
-	profile_init(&p);
-	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_COMPUTE, "0.8", &err), NS_OK);
-	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_MEMORY, "0.5", &err), NS_OK);
-	ck_assert_int_eq(profile_validate(&p, false, &err), NS_ERR_VALUE);
-	ck_assert_int_eq(err.param, PROFILE_PARAM_NORMALIZE);
-	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_COMPUTE, "0.1", &err), NS_ERR_VALUE); /* given twice */
+	ns_profile_init(&p);
+	ck_assert_int_eq(ns_parse_flag_bucket(&p, NS_REGIME_COMPUTE, "0.8", &err), NS_OK);
+	ck_assert_int_eq(ns_parse_flag_bucket(&p, NS_REGIME_MEMORY, "0.5", &err), NS_OK);
+	ck_assert_int_eq(ns_profile_validate(&p, false, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(err.param, NS_PROFILE_PARAM_NORMALIZE);
+	ck_assert_int_eq(ns_parse_flag_bucket(&p, NS_REGIME_COMPUTE, "0.1", &err), NS_ERR_VALUE); /* given twice */
 	ck_assert_int_eq(err.param, 0);
 }
 END_TEST
@@ -127,7 +127,7 @@ START_TEST(trace_analyse_gives_each_device_its_verdict_and_next_step)
 	ck_assert_uint_eq(ns_analysis_devices(a), 1);
 	ck_assert_str_eq(ns_analysis_label(a, 0), "rank 0 dev 0"); /* distributedInfo rank 0, device 0 */
 	ck_assert(ns_analysis_routed(a, 0));
-	ck_assert_int_eq(ns_analysis_verdict(a, 0)->regime, REGIME_COMPUTE);
+	ck_assert_int_eq(ns_analysis_verdict(a, 0)->regime, NS_REGIME_COMPUTE);
 	ck_assert_double_eq_tol(ns_analysis_verdict(a, 0)->share, 0.30, 1e-9);
 	ck_assert_ptr_nonnull(ns_analysis_routes(a, 0));
 	ck_assert_ptr_nonnull(ns_analysis_next_fix(a, 0, &gain));
@@ -199,7 +199,7 @@ START_TEST(trace_analyse_reads_gzip_with_or_without_a_thread)
 	ck_assert_int_eq(ns_trace_analyse(path, o, &one, &err), NS_OK);
 	ns_trace_options_set_threads(o, 0);
 	ck_assert_int_eq(ns_trace_analyse(path, o, &two, &err), NS_OK);
-	ck_assert_int_eq(ns_analysis_verdict(one, 0)->regime, REGIME_COMPUTE);
+	ck_assert_int_eq(ns_analysis_verdict(one, 0)->regime, NS_REGIME_COMPUTE);
 	ck_assert_double_eq_tol(ns_analysis_verdict(one, 0)->share, 0.30, 1e-9);
 	ck_assert_mem_eq(ns_analysis_verdict(one, 0)->split, ns_analysis_verdict(two, 0)->split,
 	                 sizeof(ns_analysis_verdict(one, 0)->split));

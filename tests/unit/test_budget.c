@@ -25,8 +25,8 @@ static const ns_transformer_arch llama3_8b = {.layers = 32,
 static ns_budget_spec inference(ns_transformer_arch a, double context, double batch)
 {
 	return (ns_budget_spec){.arch = a,
-	                        .dtype = DTYPE_BF16,
-	                        .kv_dtype = DTYPE_BF16,
+	                        .dtype = NS_DTYPE_BF16,
+	                        .kv_dtype = NS_DTYPE_BF16,
 	                        .context = context,
 	                        .batch = batch,
 	                        .device_bytes = 80 * GB};
@@ -35,14 +35,14 @@ static ns_budget_spec inference(ns_transformer_arch a, double context, double ba
 static ns_budget_spec training(double params)
 {
 	return (ns_budget_spec){.params = params,
-	                        .dtype = DTYPE_BF16,
-	                        .kv_dtype = DTYPE_BF16,
+	                        .dtype = NS_DTYPE_BF16,
+	                        .kv_dtype = NS_DTYPE_BF16,
 	                        .context = 2048,
 	                        .batch = 1,
 	                        .train = true,
 	                        .optimizer = NS_OPTIMIZER_ADAMW,
-	                        .grad_dtype = DTYPE_BF16,
-	                        .state_dtype = DTYPE_FP32,
+	                        .grad_dtype = NS_DTYPE_BF16,
+	                        .state_dtype = NS_DTYPE_FP32,
 	                        .master_weights = true,
 	                        .device_bytes = 80 * GB};
 }
@@ -70,7 +70,7 @@ START_TEST(mixed_precision_adam_is_sixteen_bytes_a_parameter)
 	s.optimizer = NS_OPTIMIZER_SGD;
 	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_OK);
 	ck_assert(b.bytes[NS_BUDGET_OPTIMIZER] == 60 * GB);
-	s.dtype = s.grad_dtype = DTYPE_FP32;
+	s.dtype = s.grad_dtype = NS_DTYPE_FP32;
 	s.master_weights = false;
 	s.optimizer = NS_OPTIMIZER_ADAMW;
 	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_OK);
@@ -143,7 +143,7 @@ START_TEST(llama2_inference_budget_by_hand)
 	ck_assert(b.per_sequence_bytes == 2485125120.0);
 	ck_assert_msg(b.max_batch == 26, "max batch %g", b.max_batch);
 	/* fp8 KV halves the cache */
-	s.kv_dtype = DTYPE_FP8;
+	s.kv_dtype = NS_DTYPE_FP8;
 	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_OK);
 	ck_assert(b.bytes[NS_BUDGET_KV_CACHE] == 1073741824.0);
 }
@@ -191,7 +191,7 @@ START_TEST(decode_ridge_batch_fits_or_not_with_gqa_and_fp8_kv)
 	ck_assert_msg(b.ridge_batch == 787, "ridge batch %g", b.ridge_batch);
 	ck_assert_msg(b.max_batch == 1876, "max batch %g", b.max_batch);
 	ck_assert(b.ridge_fits);
-	s.kv_dtype = DTYPE_FP8;
+	s.kv_dtype = NS_DTYPE_FP8;
 	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_OK);
 	ck_assert_msg(b.ridge_batch == 432, "ridge batch %g", b.ridge_batch);
 	/* on a 24 GB card the weights (16 GB) leave room for (24e9 - 16,060,522,496) / (16,777,216 + 521,216)
@@ -199,7 +199,7 @@ START_TEST(decode_ridge_batch_fits_or_not_with_gqa_and_fp8_kv)
 	s.device_bytes = 24 * GB;
 	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_OK);
 	ck_assert(b.max_batch == 458 && b.ridge_fits);
-	s.kv_dtype = DTYPE_BF16;
+	s.kv_dtype = NS_DTYPE_BF16;
 	ck_assert_int_eq(ns_budget_compute(&s, &b, &err), NS_OK);
 	ck_assert(b.ridge_batch == 787 && !b.ridge_fits);
 }

@@ -7,7 +7,7 @@
 
 typedef struct {
 	const char *name;
-	double share[REGIME_COUNT]; /* compute, memory, comm, dataloader, overhead, idle */
+	double share[NS_REGIME_COUNT]; /* compute, memory, comm, dataloader, overhead, idle */
 	double tie;
 	const char *priority; /* NULL: default */
 	ns_regime want;
@@ -16,98 +16,98 @@ typedef struct {
 } classify_case;
 
 static const classify_case cases[] = {
-    {"picks_the_largest_share", {0.72, 0.15, 0.05, 0, 0, 0.08}, 0, NULL, REGIME_COMPUTE, REGIME_MEMORY, 0},
-    {"lesson_memory_profile", {0.20, 0.55, 0.10, 0, 0, 0.15}, 0, NULL, REGIME_MEMORY, REGIME_COMPUTE, 0},
-    {"lesson_comm_profile", {0.30, 0.10, 0.50, 0, 0, 0.10}, 0, NULL, REGIME_COMM, REGIME_COMPUTE, 0},
-    {"lesson_idle_profile", {0.35, 0.15, 0.10, 0, 0, 0.40}, 0, NULL, REGIME_IDLE, REGIME_COMPUTE, 0},
+    {"picks_the_largest_share", {0.72, 0.15, 0.05, 0, 0, 0.08}, 0, NULL, NS_REGIME_COMPUTE, NS_REGIME_MEMORY, 0},
+    {"lesson_memory_profile", {0.20, 0.55, 0.10, 0, 0, 0.15}, 0, NULL, NS_REGIME_MEMORY, NS_REGIME_COMPUTE, 0},
+    {"lesson_comm_profile", {0.30, 0.10, 0.50, 0, 0, 0.10}, 0, NULL, NS_REGIME_COMM, NS_REGIME_COMPUTE, 0},
+    {"lesson_idle_profile", {0.35, 0.15, 0.10, 0, 0, 0.40}, 0, NULL, NS_REGIME_IDLE, NS_REGIME_COMPUTE, 0},
     {"prefers_dataloader_over_idle_on_tie",
      {0.1, 0.1, 0, 0.4, 0, 0.4},
      0,
      NULL,
-     REGIME_DATALOADER,
-     REGIME_IDLE,
+     NS_REGIME_DATALOADER,
+     NS_REGIME_IDLE,
      1},
-    {"prefers_overhead_over_idle_on_tie", {0, 0, 0, 0, 0.5, 0.5}, 0, NULL, REGIME_OVERHEAD, REGIME_IDLE, 1},
+    {"prefers_overhead_over_idle_on_tie", {0, 0, 0, 0, 0.5, 0.5}, 0, NULL, NS_REGIME_OVERHEAD, NS_REGIME_IDLE, 1},
     {"prefers_compute_over_memory_on_tie",
      {0.4, 0.4, 0.2, 0, 0, 0},
      0,
      NULL,
-     REGIME_COMPUTE,
-     REGIME_MEMORY,
+     NS_REGIME_COMPUTE,
+     NS_REGIME_MEMORY,
      1},
     {"prefers_comm_over_dataloader_on_tie",
      {0, 0, 0.3, 0.3, 0.2, 0.2},
      0,
      NULL,
-     REGIME_COMM,
-     REGIME_DATALOADER,
+     NS_REGIME_COMM,
+     NS_REGIME_DATALOADER,
      1},
-    {"larger_idle_beats_dataloader", {0, 0, 0, 0.39, 0, 0.41}, 0, NULL, REGIME_IDLE, REGIME_DATALOADER, 0},
+    {"larger_idle_beats_dataloader", {0, 0, 0, 0.39, 0, 0.41}, 0, NULL, NS_REGIME_IDLE, NS_REGIME_DATALOADER, 0},
     {"tie_tolerance_lets_priority_pick_a_smaller_share",
      {0.38, 0.40, 0.1, 0, 0, 0.12},
      0.05,
      NULL,
-     REGIME_COMPUTE,
-     REGIME_MEMORY,
+     NS_REGIME_COMPUTE,
+     NS_REGIME_MEMORY,
      1},
     {"tie_tolerance_too_small_keeps_the_maximum",
      {0.38, 0.40, 0.1, 0, 0, 0.12},
      0.01,
      NULL,
-     REGIME_MEMORY,
-     REGIME_COMPUTE,
+     NS_REGIME_MEMORY,
+     NS_REGIME_COMPUTE,
      0},
     {"tie_tolerance_with_a_clear_maximum_is_not_a_priority_decision",
      {0.40, 0.38, 0.1, 0, 0, 0.12},
      0.05,
      NULL,
-     REGIME_COMPUTE,
-     REGIME_MEMORY,
+     NS_REGIME_COMPUTE,
+     NS_REGIME_MEMORY,
      0},
     {"custom_priority_changes_the_tie_winner",
      {0, 0, 0, 0.4, 0, 0.4},
      0,
      "idle,compute,memory,comm,dataloader,overhead",
-     REGIME_IDLE,
-     REGIME_DATALOADER,
+     NS_REGIME_IDLE,
+     NS_REGIME_DATALOADER,
      1},
     {"custom_priority_does_not_override_a_larger_share",
      {0.5, 0.3, 0, 0, 0, 0.2},
      0,
      "idle,memory,comm,dataloader,overhead,compute",
-     REGIME_COMPUTE,
-     REGIME_MEMORY,
+     NS_REGIME_COMPUTE,
+     NS_REGIME_MEMORY,
      0},
     {"all_six_tied_go_to_the_first_in_priority",
      {1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6},
      0,
      NULL,
-     REGIME_COMPUTE,
-     REGIME_MEMORY,
+     NS_REGIME_COMPUTE,
+     NS_REGIME_MEMORY,
      1},
 };
 
 START_TEST(classify_table)
 {
 	const classify_case *c = &cases[_i];
-	classify_options o;
+	ns_classify_options o;
 	ns_profile p;
 	ns_verdict v;
 	ns_error err;
 
-	classify_options_default(&o);
+	ns_classify_options_default(&o);
 	o.tie = c->tie;
 	if (c->priority != NULL)
-		ck_assert_int_eq(classify_parse_priority(c->priority, o.priority, &err), NS_OK);
-	profile_init(&p);
-	for (int r = 0; r < REGIME_COUNT; r++) {
+		ck_assert_int_eq(ns_classify_parse_priority(c->priority, o.priority, &err), NS_OK);
+	ns_profile_init(&p);
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
 		p.share[r] = c->share[r];
 		p.present[r] = c->share[r] > 0;
 	}
-	classify_profile(&p, &o, &v);
-	ck_assert_msg(v.regime == c->want, "%s: got %s", c->name, regime_name(v.regime));
+	ns_classify_profile(&p, &o, &v);
+	ck_assert_msg(v.regime == c->want, "%s: got %s", c->name, ns_regime_name(v.regime));
 	ck_assert_msg(v.runner_up == c->want_runner_up, "%s: runner-up %s", c->name,
-	              regime_name(v.runner_up));
+	              ns_regime_name(v.runner_up));
 	ck_assert_msg(v.by_priority == c->want_by_priority, "%s: by_priority %d", c->name, v.by_priority);
 	ck_assert_double_eq_tol(v.margin, c->share[c->want] - c->share[c->want_runner_up], 1e-12);
 }
@@ -115,25 +115,25 @@ END_TEST
 
 START_TEST(classify_ranks_every_regime_once_dominant_first)
 {
-	classify_options o;
+	ns_classify_options o;
 	ns_profile p;
 	ns_verdict v;
-	int seen[REGIME_COUNT] = {0};
+	int seen[NS_REGIME_COUNT] = {0};
 
-	classify_options_default(&o);
-	profile_init(&p);
-	p.share[REGIME_MEMORY] = 0.3;
-	p.share[REGIME_IDLE] = 0.5;
-	p.share[REGIME_COMM] = 0.1;
-	classify_profile(&p, &o, &v);
-	ck_assert_int_eq(v.ranked[0], REGIME_IDLE);
-	ck_assert_int_eq(v.ranked[1], REGIME_MEMORY);
-	ck_assert_int_eq(v.ranked[2], REGIME_COMM);
+	ns_classify_options_default(&o);
+	ns_profile_init(&p);
+	p.share[NS_REGIME_MEMORY] = 0.3;
+	p.share[NS_REGIME_IDLE] = 0.5;
+	p.share[NS_REGIME_COMM] = 0.1;
+	ns_classify_profile(&p, &o, &v);
+	ck_assert_int_eq(v.ranked[0], NS_REGIME_IDLE);
+	ck_assert_int_eq(v.ranked[1], NS_REGIME_MEMORY);
+	ck_assert_int_eq(v.ranked[2], NS_REGIME_COMM);
 	/* zero shares follow in priority order */
-	ck_assert_int_eq(v.ranked[3], REGIME_COMPUTE);
-	for (int i = 0; i < REGIME_COUNT; i++)
+	ck_assert_int_eq(v.ranked[3], NS_REGIME_COMPUTE);
+	for (int i = 0; i < NS_REGIME_COUNT; i++)
 		seen[v.ranked[i]]++;
-	for (int r = 0; r < REGIME_COUNT; r++)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		ck_assert_int_eq(seen[r], 1);
 	ck_assert_double_eq_tol(v.unattributed, 0.1, 1e-12);
 }
@@ -141,45 +141,45 @@ END_TEST
 
 START_TEST(classify_grades_secondary_findings_high_and_moderate)
 {
-	classify_options o;
+	ns_classify_options o;
 	ns_profile p;
 	ns_verdict v;
 
-	classify_options_default(&o);
-	profile_init(&p);
-	p.share[REGIME_COMPUTE] = 0.39;
-	p.share[REGIME_DATALOADER] = 0.33;
-	p.share[REGIME_MEMORY] = 0.17;
-	p.share[REGIME_OVERHEAD] = 0.049;
-	p.share[REGIME_IDLE] = 0.05;
-	classify_profile(&p, &o, &v);
-	ck_assert_int_eq(v.regime, REGIME_COMPUTE);
+	ns_classify_options_default(&o);
+	ns_profile_init(&p);
+	p.share[NS_REGIME_COMPUTE] = 0.39;
+	p.share[NS_REGIME_DATALOADER] = 0.33;
+	p.share[NS_REGIME_MEMORY] = 0.17;
+	p.share[NS_REGIME_OVERHEAD] = 0.049;
+	p.share[NS_REGIME_IDLE] = 0.05;
+	ns_classify_profile(&p, &o, &v);
+	ck_assert_int_eq(v.regime, NS_REGIME_COMPUTE);
 	ck_assert_uint_eq(v.nfindings, 3);
-	ck_assert_int_eq(v.findings[0].regime, REGIME_DATALOADER);
-	ck_assert_int_eq(v.findings[0].grade, GRADE_HIGH);
-	ck_assert_int_eq(v.findings[1].regime, REGIME_MEMORY);
-	ck_assert_int_eq(v.findings[1].grade, GRADE_MODERATE);
-	ck_assert_int_eq(v.findings[2].regime, REGIME_IDLE); /* exactly 5% is moderate; 4.9% is not listed */
-	ck_assert_int_eq(v.findings[2].grade, GRADE_MODERATE);
+	ck_assert_int_eq(v.findings[0].regime, NS_REGIME_DATALOADER);
+	ck_assert_int_eq(v.findings[0].grade, NS_GRADE_HIGH);
+	ck_assert_int_eq(v.findings[1].regime, NS_REGIME_MEMORY);
+	ck_assert_int_eq(v.findings[1].grade, NS_GRADE_MODERATE);
+	ck_assert_int_eq(v.findings[2].regime, NS_REGIME_IDLE); /* exactly 5% is moderate; 4.9% is not listed */
+	ck_assert_int_eq(v.findings[2].grade, NS_GRADE_MODERATE);
 }
 END_TEST
 
 START_TEST(classify_findings_follow_custom_thresholds)
 {
-	classify_options o;
+	ns_classify_options o;
 	ns_profile p;
 	ns_verdict v;
 
-	classify_options_default(&o);
+	ns_classify_options_default(&o);
 	o.high = 0.5;
 	o.moderate = 0.3;
-	profile_init(&p);
-	p.share[REGIME_COMPUTE] = 0.6;
-	p.share[REGIME_DATALOADER] = 0.33;
-	p.share[REGIME_MEMORY] = 0.07;
-	classify_profile(&p, &o, &v);
+	ns_profile_init(&p);
+	p.share[NS_REGIME_COMPUTE] = 0.6;
+	p.share[NS_REGIME_DATALOADER] = 0.33;
+	p.share[NS_REGIME_MEMORY] = 0.07;
+	ns_classify_profile(&p, &o, &v);
 	ck_assert_uint_eq(v.nfindings, 1);
-	ck_assert_int_eq(v.findings[0].grade, GRADE_MODERATE);
+	ck_assert_int_eq(v.findings[0].grade, NS_GRADE_MODERATE);
 }
 END_TEST
 
@@ -201,11 +201,11 @@ static const priority_case priority_cases[] = {
 
 START_TEST(priority_list_must_be_a_permutation)
 {
-	ns_regime order[REGIME_COUNT];
+	ns_regime order[NS_REGIME_COUNT];
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_msg(classify_parse_priority(priority_cases[_i].list, order, &err) ==
+	ck_assert_msg(ns_classify_parse_priority(priority_cases[_i].list, order, &err) ==
 	                  priority_cases[_i].want,
 	              "'%s': %s", priority_cases[_i].list, err.msg);
 }

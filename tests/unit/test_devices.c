@@ -16,15 +16,15 @@ static void load_shipped(void)
 {
 	ns_error err;
 
-	devices_init(&table);
+	ns_devices_init(&table);
 	ns_error_clear(&err);
-	ck_assert_msg(devices_load_file(&table, "data/devices.json", &err) == NS_OK, "%s (line %ld)", err.msg,
+	ck_assert_msg(ns_devices_load_file(&table, "data/devices.json", &err) == NS_OK, "%s (line %ld)", err.msg,
 	              err.line);
 }
 
 static void unload(void)
 {
-	devices_free(&table);
+	ns_devices_free(&table);
 }
 
 static const char *const required[] = {"V100 SXM2",
@@ -53,7 +53,7 @@ static const char *const required[] = {"V100 SXM2",
 
 START_TEST(shipped_table_has_every_required_device_with_a_source)
 {
-	const ns_device *d = devices_find(&table, required[_i]);
+	const ns_device *d = ns_devices_find(&table, required[_i]);
 
 	ck_assert_msg(d != NULL, "%s missing", required[_i]);
 	ck_assert_ptr_nonnull(d->source);
@@ -61,19 +61,19 @@ START_TEST(shipped_table_has_every_required_device_with_a_source)
 	ck_assert(d->mem_bw > 0.0);
 	ck_assert(d->mem_bytes > 0.0);
 	ck_assert(d->sms > 0);
-	ck_assert(d->peak[DTYPE_FP32] > 0.0 || d->peak[DTYPE_FP16] > 0.0);
+	ck_assert(d->peak[NS_DTYPE_FP32] > 0.0 || d->peak[NS_DTYPE_FP16] > 0.0);
 }
 END_TEST
 
 /* Parts whose vendor leaves a figure out are in the table with that figure missing, never a guess. */
 START_TEST(parts_without_published_figures_leave_them_out)
 {
-	const ns_device *a10g = devices_find(&table, "NVIDIA A10G");
-	const ns_device *gb200 = devices_find(&table, "gb200");
+	const ns_device *a10g = ns_devices_find(&table, "NVIDIA A10G");
+	const ns_device *gb200 = ns_devices_find(&table, "gb200");
 
 	ck_assert_ptr_nonnull(a10g);
 	ck_assert_str_eq(a10g->name, "A10G");
-	for (int i = 0; i < DTYPE_COUNT; i++)
+	for (int i = 0; i < NS_DTYPE_COUNT; i++)
 		ck_assert_double_eq(a10g->peak[i], 0.0);
 	ck_assert(fabs(a10g->mem_bw - 600e9) < 1e3);
 	ck_assert_ptr_nonnull(a10g->notes);
@@ -88,66 +88,66 @@ static const struct {
 	ns_dtype dt;
 	double tflops, bw_gbs;
 } peak_rows[] = {
-    {"H100 SXM", DTYPE_BF16, 989.5, 3350},
-    {"H100 SXM", DTYPE_FP8, 1979, 3350},
-    {"H100 PCIe", DTYPE_BF16, 756.5, 2000},
-    {"H200 SXM", DTYPE_BF16, 989.5, 4800},
-    {"A100 SXM 80GB", DTYPE_BF16, 312, 2039},
-    {"A100 SXM 40GB", DTYPE_TF32, 156, 1555},
-    {"V100 SXM2", DTYPE_FP16, 125, 900},
-    {"B200", DTYPE_BF16, 2250, 7700},
-    {"B200", DTYPE_FP4, 9000, 7700},
-    {"L4", DTYPE_FP8, 242.5, 300},
-    {"L40S", DTYPE_BF16, 362.05, 864},
-    {"RTX 4090", DTYPE_BF16, 165.2, 1008},
-    {"MI300X", DTYPE_BF16, 1307.4, 5300},
-    {"MI250X", DTYPE_FP16, 383, 3276.8},
+    {"H100 SXM", NS_DTYPE_BF16, 989.5, 3350},
+    {"H100 SXM", NS_DTYPE_FP8, 1979, 3350},
+    {"H100 PCIe", NS_DTYPE_BF16, 756.5, 2000},
+    {"H200 SXM", NS_DTYPE_BF16, 989.5, 4800},
+    {"A100 SXM 80GB", NS_DTYPE_BF16, 312, 2039},
+    {"A100 SXM 40GB", NS_DTYPE_TF32, 156, 1555},
+    {"V100 SXM2", NS_DTYPE_FP16, 125, 900},
+    {"B200", NS_DTYPE_BF16, 2250, 7700},
+    {"B200", NS_DTYPE_FP4, 9000, 7700},
+    {"L4", NS_DTYPE_FP8, 242.5, 300},
+    {"L40S", NS_DTYPE_BF16, 362.05, 864},
+    {"RTX 4090", NS_DTYPE_BF16, 165.2, 1008},
+    {"MI300X", NS_DTYPE_BF16, 1307.4, 5300},
+    {"MI250X", NS_DTYPE_FP16, 383, 3276.8},
     /* T4 datasheet: no sparsity on Turing, printed as is */
-    {"T4", DTYPE_FP16, 65, 320},
-    {"T4", DTYPE_INT8, 130, 320},
+    {"T4", NS_DTYPE_FP16, 65, 320},
+    {"T4", NS_DTYPE_INT8, 130, 320},
     /* A10: 125 | 250* bf16 */
-    {"A10", DTYPE_BF16, 125, 600},
-    {"A10", DTYPE_TF32, 62.5, 600},
+    {"A10", NS_DTYPE_BF16, 125, 600},
+    {"A10", NS_DTYPE_TF32, 62.5, 600},
     /* L40: 181.05 | 362.1* bf16, 362 | 724* fp8 */
-    {"L40", DTYPE_BF16, 181.05, 864},
-    {"L40", DTYPE_FP8, 362, 864},
+    {"L40", NS_DTYPE_BF16, 181.05, 864},
+    {"L40", NS_DTYPE_FP8, 362, 864},
     /* A40: 149.7 | 299.4* bf16, 74.8 | 149.6* tf32 */
-    {"A40", DTYPE_BF16, 149.7, 696},
-    {"A40", DTYPE_TF32, 74.8, 696},
+    {"A40", NS_DTYPE_BF16, 149.7, 696},
+    {"A40", NS_DTYPE_TF32, 74.8, 696},
     /* H800 SXM: 1,979* bf16, 3,958* fp8, 1 fp64 */
-    {"H800 SXM", DTYPE_BF16, 989.5, 3350},
-    {"H800 SXM", DTYPE_FP64, 1, 3350},
-    {"H20", DTYPE_BF16, 148, 4000},
-    {"GH200", DTYPE_BF16, 990, 4000},
-    {"GH200 144GB", DTYPE_BF16, 990, 4900},
+    {"H800 SXM", NS_DTYPE_BF16, 989.5, 3350},
+    {"H800 SXM", NS_DTYPE_FP64, 1, 3350},
+    {"H20", NS_DTYPE_BF16, 148, 4000},
+    {"GH200", NS_DTYPE_BF16, 990, 4000},
+    {"GH200 144GB", NS_DTYPE_BF16, 990, 4900},
     /* GB200 NVL72 column, per GPU: 5 PF* bf16, 20 PF* fp4, 8 TB/s */
-    {"GB200", DTYPE_BF16, 2500, 8000},
-    {"GB200", DTYPE_FP4, 10000, 8000},
-    {"MI210", DTYPE_FP16, 181, 1638.4},
-    {"MI210", DTYPE_FP64, 45.3, 1638.4},
-    {"MI325X", DTYPE_BF16, 1307.4, 6000},
-    {"MI325X", DTYPE_FP8, 2614.9, 6000},
+    {"GB200", NS_DTYPE_BF16, 2500, 8000},
+    {"GB200", NS_DTYPE_FP4, 10000, 8000},
+    {"MI210", NS_DTYPE_FP16, 181, 1638.4},
+    {"MI210", NS_DTYPE_FP64, 45.3, 1638.4},
+    {"MI325X", NS_DTYPE_BF16, 1307.4, 6000},
+    {"MI325X", NS_DTYPE_FP8, 2614.9, 6000},
     /* one GCD: half the module's 383 and 3276.8 */
-    {"MI250X GCD", DTYPE_BF16, 191.5, 1638.4},
+    {"MI250X GCD", NS_DTYPE_BF16, 191.5, 1638.4},
 };
 
 START_TEST(shipped_peaks_are_the_dense_datasheet_numbers)
 {
-	const ns_device *d = devices_find(&table, peak_rows[_i].device);
+	const ns_device *d = ns_devices_find(&table, peak_rows[_i].device);
 
 	ck_assert_ptr_nonnull(d);
 	ck_assert_msg(fabs(d->peak[peak_rows[_i].dt] - peak_rows[_i].tflops * 1e12) < 1e6, "%s %s: %g",
-	              peak_rows[_i].device, dtype_name(peak_rows[_i].dt), d->peak[peak_rows[_i].dt]);
+	              peak_rows[_i].device, ns_dtype_name(peak_rows[_i].dt), d->peak[peak_rows[_i].dt]);
 	ck_assert(fabs(d->mem_bw - peak_rows[_i].bw_gbs * 1e9) < 1e3);
 }
 END_TEST
 
 START_TEST(ridge_is_peak_over_bandwidth)
 {
-	const ns_device *h100 = devices_find(&table, "H100 SXM");
+	const ns_device *h100 = ns_devices_find(&table, "H100 SXM");
 
-	ck_assert(fabs(device_ridge(h100, DTYPE_BF16) - 989.5 / 3.35) < 1e-9);
-	ck_assert_double_eq(device_ridge(devices_find(&table, "V100 SXM2"), DTYPE_BF16),
+	ck_assert(fabs(ns_device_ridge(h100, NS_DTYPE_BF16) - 989.5 / 3.35) < 1e-9);
+	ck_assert_double_eq(ns_device_ridge(ns_devices_find(&table, "V100 SXM2"), NS_DTYPE_BF16),
 	                    0.0); /* no bf16 on Volta */
 }
 END_TEST
@@ -164,7 +164,7 @@ static const struct {
 
 START_TEST(devices_find_ignores_case_spaces_and_dashes)
 {
-	const ns_device *d = devices_find(&table, name_rows[_i].asked);
+	const ns_device *d = ns_devices_find(&table, name_rows[_i].asked);
 
 	ck_assert_msg(d != NULL, "%s not found", name_rows[_i].asked);
 	ck_assert_str_eq(d->name, name_rows[_i].want);
@@ -221,7 +221,7 @@ static const struct {
 
 START_TEST(trace_device_names_match_exactly_or_not_at_all)
 {
-	const ns_device *d = devices_match_trace_name(&table, trace_rows[_i].trace_name);
+	const ns_device *d = ns_devices_match_trace_name(&table, trace_rows[_i].trace_name);
 
 	if (trace_rows[_i].want == NULL) {
 		ck_assert_msg(d == NULL, "'%s' matched %s", trace_rows[_i].trace_name, d ? d->name : "");
@@ -260,19 +260,19 @@ START_TEST(device_file_overrides_by_name_and_adds_new_devices)
 	const ns_device *d;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(devices_load_file(&table, path, &err), NS_OK);
+	ck_assert_int_eq(ns_devices_load_file(&table, path, &err), NS_OK);
 	unlink(path);
 	ck_assert_uint_eq(table.n, before + 1);
-	d = devices_find(&table, "h100");
+	d = ns_devices_find(&table, "h100");
 	ck_assert_ptr_nonnull(d); /* the old aliases went with the old entry; the new name still matches */
-	d = devices_find(&table, "H100 SXM");
+	d = ns_devices_find(&table, "H100 SXM");
 	ck_assert_ptr_nonnull(d);
-	ck_assert_double_eq(d->peak[DTYPE_BF16], 500e12);
-	ck_assert_double_eq(d->peak[DTYPE_FP8], 0.0);
-	d = devices_find(&table, "LAB");
+	ck_assert_double_eq(d->peak[NS_DTYPE_BF16], 500e12);
+	ck_assert_double_eq(d->peak[NS_DTYPE_FP8], 0.0);
+	d = ns_devices_find(&table, "LAB");
 	ck_assert_ptr_nonnull(d);
 	ck_assert_str_eq(d->name, "Lab GPU");
-	ck_assert_double_eq(device_ridge(d, DTYPE_FP32), 100.0);
+	ck_assert_double_eq(ns_device_ridge(d, NS_DTYPE_FP32), 100.0);
 }
 END_TEST
 
@@ -314,13 +314,13 @@ START_TEST(malformed_device_files_fail_and_leave_the_table_alone)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(devices_load_file(&table, path, &err), bad_files[_i].want);
+	ck_assert_int_eq(ns_devices_load_file(&table, path, &err), bad_files[_i].want);
 	unlink(path);
 	ck_assert_msg(strstr(err.msg, bad_files[_i].msg_part) != NULL, "message: %s", err.msg);
 	if (bad_files[_i].line > 0)
 		ck_assert_int_eq(err.line, bad_files[_i].line);
 	ck_assert_uint_eq(table.n, before);
-	ck_assert(fabs(devices_find(&table, "H100 SXM")->peak[DTYPE_BF16] - 989.5e12) < 1e6);
+	ck_assert(fabs(ns_devices_find(&table, "H100 SXM")->peak[NS_DTYPE_BF16] - 989.5e12) < 1e6);
 }
 END_TEST
 
@@ -329,7 +329,7 @@ START_TEST(missing_device_file_is_an_io_error)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(devices_load_file(&table, "/nonexistent/devices.json", &err), NS_ERR_IO);
+	ck_assert_int_eq(ns_devices_load_file(&table, "/nonexistent/devices.json", &err), NS_ERR_IO);
 }
 END_TEST
 
@@ -339,16 +339,16 @@ START_TEST(load_dir_reads_devices_json_of_the_folder_and_names_the_path)
 	ns_device_table t2;
 	ns_error err;
 
-	devices_init(&t2);
+	ns_devices_init(&t2);
 	ns_error_clear(&err);
-	ck_assert_int_eq(devices_load_dir(&t2, "data", path, sizeof(path), &err), NS_OK);
+	ck_assert_int_eq(ns_devices_load_dir(&t2, "data", path, sizeof(path), &err), NS_OK);
 	ck_assert_str_eq(path, "data/devices.json");
 	ck_assert_uint_eq(t2.n, table.n);
-	devices_free(&t2);
-	ck_assert_int_eq(devices_load_dir(&t2, "/nonexistent", path, sizeof(path), &err), NS_ERR_IO);
+	ns_devices_free(&t2);
+	ck_assert_int_eq(ns_devices_load_dir(&t2, "/nonexistent", path, sizeof(path), &err), NS_ERR_IO);
 	ck_assert_str_eq(path, "/nonexistent/devices.json");
 	ck_assert_uint_eq(t2.n, 0);
-	ck_assert_int_eq(devices_load_dir(&t2, "/a/folder/name/longer/than/the/buffer/given/for/the/path/x",
+	ck_assert_int_eq(ns_devices_load_dir(&t2, "/a/folder/name/longer/than/the/buffer/given/for/the/path/x",
 	                                  path, sizeof(path), &err),
 	                 NS_ERR_LIMIT);
 }

@@ -54,9 +54,9 @@ static const noise_case noise_cases[] = {
 START_TEST(noise_rule_follows_the_table)
 {
 	const noise_case *c = &noise_cases[_i];
-	diff_noise n;
+	ns_diff_noise n;
 
-	diff_noise_judge(c->before, c->nb, c->after, c->na, &n);
+	ns_diff_noise_judge(c->before, c->nb, c->after, c->na, &n);
 	ck_assert_msg(n.known == c->known, "%s: known", c->name);
 	ck_assert_msg(n.significant == c->significant, "%s: significant %d (interval %g-%g)", c->name,
 	              n.significant, n.lo, n.hi);
@@ -68,10 +68,10 @@ END_TEST
 START_TEST(noise_rule_is_repeatable)
 {
 	const double b[] = {90, 110, 95, 105, 100}, a[] = {80, 99, 85, 96, 90};
-	diff_noise x, y;
+	ns_diff_noise x, y;
 
-	diff_noise_judge(b, 5, a, 5, &x);
-	diff_noise_judge(b, 5, a, 5, &y);
+	ns_diff_noise_judge(b, 5, a, 5, &x);
+	ns_diff_noise_judge(b, 5, a, 5, &y);
 	ck_assert(x.lo == y.lo && x.hi == y.hi && x.significant == y.significant);
 	ck_assert(x.lo < x.speedup && x.speedup < x.hi);
 }
@@ -80,13 +80,13 @@ END_TEST
 START_TEST(step_stats_give_mean_median_and_range_in_ms)
 {
 	const double odd[] = {3000, 1000, 2000}, even[] = {4000, 1000, 3000, 2000};
-	diff_step_stats s;
+	ns_diff_step_stats s;
 
-	diff_step_stats_of(odd, 3, &s);
+	ns_diff_step_stats_of(odd, 3, &s);
 	ck_assert(s.n == 3 && s.mean == 2.0 && s.median == 2.0 && s.min == 1.0 && s.max == 3.0);
-	diff_step_stats_of(even, 4, &s);
+	ns_diff_step_stats_of(even, 4, &s);
 	ck_assert(s.mean == 2.5 && s.median == 2.5 && s.min == 1.0 && s.max == 4.0);
-	diff_step_stats_of(NULL, 0, &s);
+	ns_diff_step_stats_of(NULL, 0, &s);
 	ck_assert(s.n == 0 && s.mean == 0);
 }
 END_TEST
@@ -94,9 +94,9 @@ END_TEST
 /* ---- the comparison on hand-made sides ----------------------------------------------------------- */
 
 /* A side of n equal steps of step_us with whole-run buckets in the given shares. */
-static void make_side(diff_side *s, size_t n, double step_us, const double share[REGIME_COUNT])
+static void make_side(ns_diff_side *s, size_t n, double step_us, const double share[NS_REGIME_COUNT])
 {
-	diff_side_init(s);
+	ns_diff_side_init(s);
 	s->has_time = true;
 	s->step_markers = true;
 	s->nsteps = n;
@@ -106,7 +106,7 @@ static void make_side(diff_side *s, size_t n, double step_us, const double share
 		s->step_us[i] = step_us * (1 + 0.01 * (double)(i % 3)); /* 0, +1%, +2% jitter */
 	for (size_t i = 0; i < n; i++)
 		s->dur_us += s->step_us[i];
-	for (int r = 0; r < REGIME_COUNT; r++) {
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
 		s->bucket_us[r] = share[r] * s->dur_us;
 		s->shares.share[r] = share[r];
 		s->shares.present[r] = true;
@@ -115,10 +115,10 @@ static void make_side(diff_side *s, size_t n, double step_us, const double share
 
 typedef struct {
 	const char *name;
-	double before[REGIME_COUNT], after[REGIME_COUNT]; /* compute memory comm dataloader overhead idle */
+	double before[NS_REGIME_COUNT], after[NS_REGIME_COUNT]; /* compute memory comm dataloader overhead idle */
 	double before_step, after_step;                   /* µs */
-	diff_fate regime_fate;
-	diff_change change;
+	ns_diff_fate regime_fate;
+	ns_diff_change change;
 } fate_case;
 
 static const fate_case fate_cases[] = {
@@ -128,80 +128,80 @@ static const fate_case fate_cases[] = {
      {0.60, 0.2, 0, 0.01, 0.09, 0.10},
      100000,
      60000,
-     FATE_FIXED,
-     DIFF_FASTER},
+     NS_FATE_FIXED,
+     NS_DIFF_FASTER},
     /* memory 50% of 100 ms = 50 ms -> 40% of 80 ms = 32 ms: lost more than 10% of its time, still graded */
     {"a_bucket_that_lost_a_tenth_of_its_time_shrank",
      {0.3, 0.5, 0, 0, 0.1, 0.1},
      {0.375, 0.40, 0, 0, 0.125, 0.10},
      100000,
      80000,
-     FATE_SHRANK,
-     DIFF_FASTER},
+     NS_FATE_SHRANK,
+     NS_DIFF_FASTER},
     /* compute 60% of 100 ms = 60 ms -> 75% of 80 ms = 60 ms: its share rose only because the step shrank */
     {"a_larger_share_of_a_shorter_step_is_unchanged_time",
      {0.6, 0.2, 0, 0, 0.1, 0.1},
      {0.75, 0.05, 0, 0, 0.1, 0.1},
      100000,
      80000,
-     FATE_UNCHANGED,
-     DIFF_FASTER},
+     NS_FATE_UNCHANGED,
+     NS_DIFF_FASTER},
     /* overhead 50% of 100 ms -> 50% of 130 ms: 65 ms, 30% more */
     {"a_bucket_with_more_time_per_step_grew",
      {0.2, 0.2, 0, 0, 0.5, 0.1},
      {0.2, 0.2, 0, 0, 0.5, 0.1},
      100000,
      130000,
-     FATE_GREW,
-     DIFF_SLOWER},
+     NS_FATE_GREW,
+     NS_DIFF_SLOWER},
 };
 
 START_TEST(the_fate_of_befores_regime_follows_the_table)
 {
 	const fate_case *c = &fate_cases[_i];
-	classify_options o;
-	diff_side b, a;
-	diff_result r;
+	ns_classify_options o;
+	ns_diff_side b, a;
+	ns_diff_result r;
 	ns_error err;
 
-	classify_options_default(&o);
+	ns_classify_options_default(&o);
 	make_side(&b, 6, c->before_step, c->before);
 	make_side(&a, 6, c->after_step, c->after);
 	ns_error_clear(&err);
-	ck_assert_int_eq(diff_compare(&b, &a, &o, &r, &err), NS_OK);
+	ck_assert_int_eq(ns_diff_compare(&b, &a, &o, &r, &err), NS_OK);
 	ck_assert_msg(r.targets[0].was_regime, "%s", c->name);
 	ck_assert_msg(r.targets[0].fate == c->regime_fate, "%s: fate %s", c->name,
-	              diff_fate_name(r.targets[0].fate));
-	ck_assert_msg(r.change == c->change, "%s: change %s", c->name, diff_change_name(r.change));
-	diff_result_free(&r);
-	diff_side_free(&b);
-	diff_side_free(&a);
+	              ns_diff_fate_name(r.targets[0].fate));
+	ck_assert_msg(r.change == c->change, "%s: change %s", c->name, ns_diff_change_name(r.change));
+	ns_diff_result_free(&r);
+	ns_diff_side_free(&b);
+	ns_diff_side_free(&a);
 }
 END_TEST
 
 START_TEST(gates_trip_only_on_a_significant_slowdown_above_the_limit)
 {
-	const double s[REGIME_COUNT] = {0.6, 0.2, 0, 0, 0.1, 0.1},
-	             t[REGIME_COUNT] = {0.2, 0.6, 0, 0, 0.1, 0.1};
-	classify_options o;
-	diff_side b, a;
-	diff_result r;
+	const double s[NS_REGIME_COUNT] = {0.6, 0.2, 0, 0, 0.1, 0.1},
+	             t[NS_REGIME_COUNT] = {0.2, 0.6, 0, 0, 0.1, 0.1};
+	ns_classify_options o;
+	ns_diff_side b, a;
+	ns_diff_result r;
 	ns_error err;
 
-	classify_options_default(&o);
+	ns_classify_options_default(&o);
 	make_side(&b, 6, 100000, s);
 	make_side(&a, 6, 110000, t); /* 10% slower, 1-2% jitter: significant; compute -> memory */
-	ck_assert_int_eq(diff_compare(&b, &a, &o, &r, &err), NS_OK);
-	ck_assert(r.change == DIFF_SLOWER);
-	ck_assert(diff_gate_slower(&r, 5));
-	ck_assert(!diff_gate_slower(&r, 15));
-	ck_assert(diff_gate_regime(&r));
-	diff_result_free(&r);
-	ck_assert_int_eq(diff_compare(&b, &b, &o, &r, &err), NS_OK);
-	ck_assert(r.change == DIFF_NO_CHANGE && !diff_gate_slower(&r, 0) && !diff_gate_regime(&r));
-	diff_result_free(&r);
-	diff_side_free(&b);
-	diff_side_free(&a);
+	ck_assert_int_eq(ns_diff_compare(&b, &a, &o, &r, &err), NS_OK);
+	ck_assert(r.change == NS_DIFF_SLOWER);
+	ck_assert(ns_diff_gate_slower(&r, 5));
+	ck_assert(!ns_diff_gate_slower(&r, 15));
+	ck_assert(ns_diff_gate_regime(&r));
+	ns_diff_result_free(&r);
+	ck_assert_int_eq(ns_diff_compare(&b, &b, &o, &r, &err), NS_OK);
+	ck_assert(r.change == NS_DIFF_NO_CHANGE && !ns_diff_gate_slower(&r, 0) && !ns_diff_gate_regime(&r));
+	ns_diff_result_free(&r);
+	ns_diff_side_free(&b);
+	ns_diff_side_free(&a);
 }
 END_TEST
 
@@ -226,7 +226,7 @@ static const dtype_case dtype_cases[] = {
 START_TEST(dtype_is_read_from_the_kernel_name)
 {
 	const dtype_case *c = &dtype_cases[_i];
-	const char *got = diff_dtype_of_name(c->name);
+	const char *got = ns_diff_dtype_of_name(c->name);
 
 	ck_assert_msg(got == c->dtype || (got != NULL && c->dtype != NULL && strcmp(got, c->dtype) == 0),
 	              "%s: got '%s'", c->name, got != NULL ? got : "(none)");
@@ -279,27 +279,27 @@ static const load_case load_cases[] = {
 START_TEST(report_loader_locates_what_is_wrong)
 {
 	const load_case *c = &load_cases[_i];
-	classify_options co;
+	ns_classify_options co;
 	ns_routes routes;
-	diff_load_options o;
-	diff_side s;
+	ns_diff_load_options o;
+	ns_diff_side s;
 	ns_error err;
 	ns_status st;
 
-	classify_options_default(&co);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
-	diff_side_init(&s);
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	ns_diff_side_init(&s);
 	ns_error_clear(&err);
-	st = diff_side_parse(c->text, strlen(c->text), &o, &s, &err);
+	st = ns_diff_side_parse(c->text, strlen(c->text), &o, &s, &err);
 	ck_assert_msg(st == c->status, "%s: status %d (%s)", c->name, st, err.msg);
 	ck_assert_msg(strncmp(err.msg, c->msg_start, strlen(c->msg_start)) == 0, "%s: message '%s'", c->name,
 	              err.msg);
 	if (st == NS_OK)
-		ck_assert(s.nsteps == 1 && s.step_us[0] == 10 && s.bucket_us[REGIME_COMPUTE] == 5 &&
+		ck_assert(s.nsteps == 1 && s.step_us[0] == 10 && s.bucket_us[NS_REGIME_COMPUTE] == 5 &&
 		          s.report != NULL);
-	diff_side_free(&s);
-	routes_free(&routes);
+	ns_diff_side_free(&s);
+	ns_routes_free(&routes);
 }
 END_TEST
 
@@ -310,24 +310,24 @@ START_TEST(a_saved_report_that_is_not_utf8_is_kept_with_replacement_characters)
 {
 	static const char text[] = "{\"devices\":[{\"name\":\"GPU\xff\",\"x\xfe\":1,\"overall\":" WIN(
 	    "10", "5") ",\"steps\":[" WIN("10", "5") "]}]}";
-	classify_options co;
+	ns_classify_options co;
 	ns_routes routes;
-	diff_load_options o;
-	diff_side s;
+	ns_diff_load_options o;
+	ns_diff_side s;
 	ns_error err;
 	const cJSON *dev;
 
-	classify_options_default(&co);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
-	diff_side_init(&s);
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	ns_diff_side_init(&s);
 	ns_error_clear(&err);
-	ck_assert_int_eq(diff_side_parse(text, strlen(text), &o, &s, &err), NS_OK);
+	ck_assert_int_eq(ns_diff_side_parse(text, strlen(text), &o, &s, &err), NS_OK);
 	dev = cJSON_GetArrayItem(cJSON_GetObjectItem(s.report, "devices"), 0);
 	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")), "GPU\xef\xbf\xbd");
 	ck_assert_ptr_nonnull(cJSON_GetObjectItem(dev, "x\xef\xbf\xbd"));
-	diff_side_free(&s);
-	routes_free(&routes);
+	ns_diff_side_free(&s);
+	ns_routes_free(&routes);
 }
 END_TEST
 
@@ -339,33 +339,33 @@ START_TEST(a_control_character_in_a_saved_cause_name_is_escaped_in_the_text)
 	    "{\"devices\":[{\"overall\":{\"dur_us\":10,\"buckets_us\":{\"compute\":5,\"memory\":0,\"comm\":0,"
 	    "\"dataloader\":0,\"overhead\":5,\"idle\":0},\"causes\":[{\"bucket\":\"overhead\",\"cause\":"
 	    "\"x\\u0001y\",\"us\":5}]},\"steps\":[" WIN("10", "5") "]}]}";
-	classify_options co;
+	ns_classify_options co;
 	ns_routes routes;
-	diff_load_options o;
-	diff_print_options po = {{"before", "after"}, true, 5};
-	diff_side s;
-	diff_result r;
+	ns_diff_load_options o;
+	ns_diff_print_options po = {{"before", "after"}, true, 5};
+	ns_diff_side s;
+	ns_diff_result r;
 	ns_error err;
 	char *out = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&out, &size);
 
 	ck_assert_ptr_nonnull(f);
-	classify_options_default(&co);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
-	diff_side_init(&s);
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	ns_diff_side_init(&s);
 	ns_error_clear(&err);
-	ck_assert_int_eq(diff_side_parse(text, strlen(text), &o, &s, &err), NS_OK);
-	ck_assert_int_eq(diff_compare(&s, &s, &co, &r, &err), NS_OK);
-	diff_print_text(f, &s, &s, &r, &po);
+	ck_assert_int_eq(ns_diff_side_parse(text, strlen(text), &o, &s, &err), NS_OK);
+	ck_assert_int_eq(ns_diff_compare(&s, &s, &co, &r, &err), NS_OK);
+	ns_diff_print_text(f, &s, &s, &r, &po);
 	fclose(f);
 	ck_assert_msg(strstr(out, "  overhead/x\\x01y ") != NULL, "%s", out);
 	ck_assert_ptr_null(strchr(out, '\x01'));
 	free(out);
-	diff_result_free(&r);
-	diff_side_free(&s);
-	routes_free(&routes);
+	ns_diff_result_free(&r);
+	ns_diff_side_free(&s);
+	ns_routes_free(&routes);
 }
 END_TEST
 
@@ -385,33 +385,33 @@ START_TEST(a_side_of_steps_under_a_nanosecond_has_no_step_time)
 	static const char normal[] = "{\"devices\":[{\"overall\":" WIN("10", "5") ",\"steps\":[" WIN(
 	    "10", "5") "," WIN("10", "5") "]}]}";
 	char tiny[512];
-	classify_options co;
+	ns_classify_options co;
 	ns_routes routes;
-	diff_load_options o;
-	diff_side b, a;
-	diff_result r;
+	ns_diff_load_options o;
+	ns_diff_side b, a;
+	ns_diff_result r;
 	ns_error err;
 
 	snprintf(tiny, sizeof(tiny),
 	         "{\"devices\":[{\"overall\":" WIN("%s", "0") ",\"steps\":[" WIN("%s", "0") "," WIN(
 	             "%s", "0") "]}]}",
 	         tiny_steps[_i].dur, tiny_steps[_i].dur, tiny_steps[_i].dur);
-	classify_options_default(&co);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
-	diff_side_init(&b);
-	diff_side_init(&a);
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	ns_diff_side_init(&b);
+	ns_diff_side_init(&a);
 	ns_error_clear(&err);
-	ck_assert_int_eq(diff_side_parse(normal, strlen(normal), &o, &b, &err), NS_OK);
-	ck_assert_msg(diff_side_parse(tiny, strlen(tiny), &o, &a, &err) == NS_OK, "%s", err.msg);
-	ck_assert_int_eq(diff_compare(&b, &a, &co, &r, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_diff_side_parse(normal, strlen(normal), &o, &b, &err), NS_OK);
+	ck_assert_msg(ns_diff_side_parse(tiny, strlen(tiny), &o, &a, &err) == NS_OK, "%s", err.msg);
+	ck_assert_int_eq(ns_diff_compare(&b, &a, &co, &r, &err), NS_ERR_VALUE);
 	ck_assert_msg(strstr(err.msg, tiny_steps[_i].want) != NULL, "'%s'", err.msg);
-	ck_assert_int_eq(diff_compare(&a, &a, &co, &r, &err), NS_OK);
-	ck_assert_int_eq(r.change, DIFF_NO_CHANGE);
-	diff_result_free(&r);
-	diff_side_free(&b);
-	diff_side_free(&a);
-	routes_free(&routes);
+	ck_assert_int_eq(ns_diff_compare(&a, &a, &co, &r, &err), NS_OK);
+	ck_assert_int_eq(r.change, NS_DIFF_NO_CHANGE);
+	ns_diff_result_free(&r);
+	ns_diff_side_free(&b);
+	ns_diff_side_free(&a);
+	ns_routes_free(&routes);
 }
 END_TEST
 
@@ -434,10 +434,10 @@ START_TEST(a_side_nested_too_deep_is_refused_with_the_limit)
 	const char head[] = "{\"x\":",
 	           tail[] = ",\"devices\":[{\"overall\":" WIN("10", "5") ",\"steps\":[" WIN("10", "5") "]}]}";
 	char *text = malloc(sizeof(head) + 2 * n + sizeof(tail));
-	classify_options co;
+	ns_classify_options co;
 	ns_routes routes;
-	diff_load_options o;
-	diff_side s;
+	ns_diff_load_options o;
+	ns_diff_side s;
 	ns_error err;
 	ns_status st;
 
@@ -446,20 +446,20 @@ START_TEST(a_side_nested_too_deep_is_refused_with_the_limit)
 	memset(text + strlen(head), '[', n);
 	memset(text + strlen(head) + n, ']', n);
 	memcpy(text + strlen(head) + 2 * n, tail, sizeof(tail));
-	classify_options_default(&co);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	o = (diff_load_options){{NULL, NULL}, &co, &routes, 5};
-	diff_side_init(&s);
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	ns_diff_side_init(&s);
 	ns_error_clear(&err);
-	st = diff_side_parse(text, strlen(text), &o, &s, &err);
+	st = ns_diff_side_parse(text, strlen(text), &o, &s, &err);
 	if (deep_cases[_i].want == NULL) {
 		ck_assert_msg(st == NS_OK, "%s", err.msg);
 	} else {
 		ck_assert_int_eq(st, NS_ERR_LIMIT);
 		ck_assert_msg(strstr(err.msg, deep_cases[_i].want) != NULL, "'%s'", err.msg);
 	}
-	diff_side_free(&s);
-	routes_free(&routes);
+	ns_diff_side_free(&s);
+	ns_routes_free(&routes);
 	free(text);
 }
 END_TEST

@@ -11,7 +11,7 @@
 #include "nextstep/format.h"
 
 typedef struct {
-	double share[REGIME_COUNT];
+	double share[NS_REGIME_COUNT];
 	const char *label;
 	const char *want;
 } line_case;
@@ -55,19 +55,19 @@ static const line_case line_cases[] = {
 };
 
 static ns_routes routes;
-static classify_options copts;
+static ns_classify_options copts;
 
 static void setup(void)
 {
 	ns_error err;
 
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	classify_options_default(&copts);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	ns_classify_options_default(&copts);
 }
 
 static void teardown(void)
 {
-	routes_free(&routes);
+	ns_routes_free(&routes);
 }
 
 static ns_verdict verdict_of(const double *share)
@@ -75,21 +75,21 @@ static ns_verdict verdict_of(const double *share)
 	ns_profile p;
 	ns_verdict v;
 
-	profile_init(&p);
-	for (int r = 0; r < REGIME_COUNT; r++)
+	ns_profile_init(&p);
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
 		p.share[r] = share[r];
-	classify_profile(&p, &copts, &v);
+	ns_classify_profile(&p, &copts, &v);
 	return v;
 }
 
 /* Runs one format call into a string the caller frees. */
-static char *render(const char *label, const ns_verdict *v, const format_options *o)
+static char *render(const char *label, const ns_verdict *v, const ns_format_options *o)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
-	format_verdict(out, label, v, &routes, o);
+	ns_format_verdict(out, label, v, &routes, o);
 	fclose(out);
 	return buf;
 }
@@ -107,7 +107,7 @@ static int count_of(const char *text, const char *what)
 START_TEST(text_line_matches_the_lesson_exactly)
 {
 	const line_case *c = &line_cases[_i];
-	format_options o = {FORMAT_TEXT, false, false};
+	ns_format_options o = {NS_FORMAT_TEXT, false, false};
 	ns_verdict v = verdict_of(c->share);
 	char *got = render(c->label, &v, &o);
 
@@ -118,8 +118,8 @@ END_TEST
 
 START_TEST(quiet_prints_only_the_regime_name)
 {
-	double share[REGIME_COUNT] = {0.1, 0, 0, 0.5, 0, 0.4};
-	format_options o = {FORMAT_QUIET, false, false};
+	double share[NS_REGIME_COUNT] = {0.1, 0, 0, 0.5, 0, 0.4};
+	ns_format_options o = {NS_FORMAT_QUIET, false, false};
 	ns_verdict v = verdict_of(share);
 	char *got = render("label", &v, &o);
 
@@ -130,9 +130,9 @@ END_TEST
 
 START_TEST(color_wraps_the_verdict_word_only_when_asked)
 {
-	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
-	format_options plain = {FORMAT_TEXT, false, false};
-	format_options color = {FORMAT_TEXT, false, true};
+	double share[NS_REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
+	ns_format_options plain = {NS_FORMAT_TEXT, false, false};
+	ns_format_options color = {NS_FORMAT_TEXT, false, true};
 	ns_verdict v = verdict_of(share);
 	char *a = render(NULL, &v, &plain);
 	char *b = render(NULL, &v, &color);
@@ -148,8 +148,8 @@ END_TEST
  * 187,187,187; memory #E69F00 = 230,159,0. */
 START_TEST(color_draws_each_bucket_bar_in_its_palette_colour)
 {
-	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
-	format_options o = {FORMAT_TEXT, true, true};
+	double share[NS_REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
+	ns_format_options o = {NS_FORMAT_TEXT, true, true};
 	ns_verdict v = verdict_of(share);
 	char *text = render(NULL, &v, &o);
 
@@ -162,8 +162,8 @@ END_TEST
 
 START_TEST(explain_shows_bars_runner_up_tie_note_findings_and_next_check)
 {
-	double share[REGIME_COUNT] = {0.1, 0.1, 0, 0.4, 0, 0.4};
-	format_options o = {FORMAT_TEXT, true, false};
+	double share[NS_REGIME_COUNT] = {0.1, 0.1, 0, 0.4, 0, 0.4};
+	ns_format_options o = {NS_FORMAT_TEXT, true, false};
 	ns_verdict v = verdict_of(share);
 	char *got = render(NULL, &v, &o);
 
@@ -184,9 +184,9 @@ END_TEST
 
 START_TEST(json_object_carries_the_contract_fields)
 {
-	double share[REGIME_COUNT] = {0.39, 0.17, 0, 0.33, 0.04, 0.07};
+	double share[NS_REGIME_COUNT] = {0.39, 0.17, 0, 0.33, 0.04, 0.07};
 	ns_verdict v = verdict_of(share);
-	cJSON *obj = format_verdict_json("run", &v, &routes);
+	cJSON *obj = ns_format_verdict_json("run", &v, &routes);
 	const char *keys[] = {"regime",    "share",  "label",      "module",   "fix",   "next_check",
 	                      "runner_up", "margin", "decided_by", "findings", "split", "unattributed"};
 	const cJSON *findings;
@@ -209,9 +209,9 @@ END_TEST
 
 START_TEST(json_label_is_null_when_absent)
 {
-	double share[REGIME_COUNT] = {0.5, 0, 0, 0, 0, 0};
+	double share[NS_REGIME_COUNT] = {0.5, 0, 0, 0, 0, 0};
 	ns_verdict v = verdict_of(share);
-	cJSON *obj = format_verdict_json("", &v, &routes);
+	cJSON *obj = ns_format_verdict_json("", &v, &routes);
 
 	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(obj, "label")));
 	cJSON_Delete(obj);
@@ -236,12 +236,12 @@ START_TEST(playbook_extends_the_built_in_routes)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(routes_load_playbook(&routes, path, &err), NS_OK);
-	ck_assert_str_eq(routes.route[REGIME_COMPUTE].module, "Unit 9");
-	ck_assert_str_eq(routes.route[REGIME_COMPUTE].fix, "use cuBLASLt");
+	ck_assert_int_eq(ns_routes_load_playbook(&routes, path, &err), NS_OK);
+	ck_assert_str_eq(routes.route[NS_REGIME_COMPUTE].module, "Unit 9");
+	ck_assert_str_eq(routes.route[NS_REGIME_COMPUTE].fix, "use cuBLASLt");
 	/* fields and regimes the playbook does not name stay built in */
-	ck_assert_ptr_nonnull(strstr(routes.route[REGIME_COMPUTE].next_check, "TFLOP/s"));
-	ck_assert_str_eq(routes.route[REGIME_MEMORY].module, "Module 4/5");
+	ck_assert_ptr_nonnull(strstr(routes.route[NS_REGIME_COMPUTE].next_check, "TFLOP/s"));
+	ck_assert_str_eq(routes.route[NS_REGIME_MEMORY].module, "Module 4/5");
 	unlink(path);
 	free(path);
 }
@@ -257,11 +257,11 @@ START_TEST(playbook_fix_drops_the_fixes_page_of_that_route_only)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_str_eq(routes.route[REGIME_COMPUTE].doc, "fixes.md#compute-bound");
-	ck_assert_int_eq(routes_load_playbook(&routes, path, &err), NS_OK);
-	ck_assert_ptr_null(routes.route[REGIME_COMPUTE].doc);
-	ck_assert_str_eq(routes.route[REGIME_MEMORY].doc, "fixes.md#memory-bound");
-	ck_assert_str_eq(routes.route[REGIME_DATALOADER].doc, "fixes.md#data-loader");
+	ck_assert_str_eq(routes.route[NS_REGIME_COMPUTE].doc, "fixes.md#compute-bound");
+	ck_assert_int_eq(ns_routes_load_playbook(&routes, path, &err), NS_OK);
+	ck_assert_ptr_null(routes.route[NS_REGIME_COMPUTE].doc);
+	ck_assert_str_eq(routes.route[NS_REGIME_MEMORY].doc, "fixes.md#memory-bound");
+	ck_assert_str_eq(routes.route[NS_REGIME_DATALOADER].doc, "fixes.md#data-loader");
 	unlink(path);
 	free(path);
 }
@@ -309,17 +309,17 @@ static bool fixes_page_has(const char *doc)
  * the section is there; the caller's folder goes in front. */
 START_TEST(every_built_in_route_names_a_section_of_the_fixes_page)
 {
-	const ns_route *all[REGIME_COUNT + CAUSE_COUNT + REGIME_COUNT + FINDING_COUNT];
+	const ns_route *all[NS_REGIME_COUNT + NS_CAUSE_COUNT + NS_REGIME_COUNT + NS_FINDING_COUNT];
 	size_t n = 0, named = 0;
 	ns_error err;
 
-	for (int i = 0; i < REGIME_COUNT; i++)
+	for (int i = 0; i < NS_REGIME_COUNT; i++)
 		all[n++] = &routes.route[i];
-	for (int i = 0; i < CAUSE_COUNT; i++)
+	for (int i = 0; i < NS_CAUSE_COUNT; i++)
 		all[n++] = &routes.cause[i];
-	for (int i = 0; i < REGIME_COUNT; i++)
+	for (int i = 0; i < NS_REGIME_COUNT; i++)
 		all[n++] = &routes.host_only[i];
-	for (int i = 0; i < FINDING_COUNT; i++)
+	for (int i = 0; i < NS_FINDING_COUNT; i++)
 		all[n++] = &routes.finding[i];
 	for (size_t i = 0; i < n; i++) {
 		if (all[i]->fix == NULL) /* a host-only bucket without its own route */
@@ -329,11 +329,11 @@ START_TEST(every_built_in_route_names_a_section_of_the_fixes_page)
 		ck_assert_msg(fixes_page_has(all[i]->doc), "docs/fixes.md has no section %s", all[i]->doc);
 		named++;
 	}
-	ck_assert_uint_eq(named, REGIME_COUNT + CAUSE_COUNT + 4 + FINDING_COUNT); /* 4 host-only routes */
+	ck_assert_uint_eq(named, NS_REGIME_COUNT + NS_CAUSE_COUNT + 4 + NS_FINDING_COUNT); /* 4 host-only routes */
 	ns_error_clear(&err);
 	ck_assert_int_eq(ns_routes_set_doc_dir(&routes, "/opt/ns/share/doc/nextstep", &err), NS_OK);
-	ck_assert_str_eq(routes.cause[CAUSE_SYNC].doc, "/opt/ns/share/doc/nextstep/fixes.md#host-sync");
-	ck_assert_str_eq(routes.finding[FINDING_DECODE_MEMORY].doc,
+	ck_assert_str_eq(routes.cause[NS_CAUSE_SYNC].doc, "/opt/ns/share/doc/nextstep/fixes.md#host-sync");
+	ck_assert_str_eq(routes.finding[NS_FINDING_DECODE_MEMORY].doc,
 	                 "/opt/ns/share/doc/nextstep/fixes.md#decode-memory");
 }
 END_TEST
@@ -378,9 +378,9 @@ START_TEST(bad_playbook_is_a_clear_error_and_changes_nothing)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(routes_load_playbook(&routes, path, &err), c->want);
+	ck_assert_int_eq(ns_routes_load_playbook(&routes, path, &err), c->want);
 	ck_assert_msg(strstr(err.msg, c->says) != NULL, "got '%s', want '%s'", err.msg, c->says);
-	ck_assert_str_eq(routes.route[REGIME_COMPUTE].module, "Module 4/5");
+	ck_assert_str_eq(routes.route[NS_REGIME_COMPUTE].module, "Module 4/5");
 	unlink(path);
 	free(path);
 }
@@ -391,7 +391,7 @@ START_TEST(missing_playbook_is_an_io_error)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(routes_load_playbook(&routes, "/nonexistent/playbook.json", &err), NS_ERR_IO);
+	ck_assert_int_eq(ns_routes_load_playbook(&routes, "/nonexistent/playbook.json", &err), NS_ERR_IO);
 }
 END_TEST
 
@@ -405,7 +405,7 @@ static void *failing_malloc(size_t n)
 
 START_TEST(json_verdict_out_of_memory_is_an_error_and_prints_nothing)
 {
-	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
+	double share[NS_REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
 	ns_verdict v = verdict_of(share);
 	cJSON_Hooks hooks = {failing_malloc, free};
 	bool succeeded = false;
@@ -420,8 +420,8 @@ START_TEST(json_verdict_out_of_memory_is_an_error_and_prints_nothing)
 		cJSON *obj;
 		allocs = 0;
 		cJSON_InitHooks(&hooks);
-		obj = format_verdict_json("run", &v, &routes);
-		st = obj != NULL ? format_print_json(out, obj) : NS_ERR_NOMEM;
+		obj = ns_format_verdict_json("run", &v, &routes);
+		st = obj != NULL ? ns_format_print_json(out, obj) : NS_ERR_NOMEM;
 		cJSON_Delete(obj);
 		cJSON_InitHooks(NULL);
 		fclose(out);
@@ -441,8 +441,8 @@ END_TEST
 
 START_TEST(json_label_escapes_controls_and_stays_one_line)
 {
-	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
-	format_options o = {FORMAT_JSON, false, false};
+	double share[NS_REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
+	ns_format_options o = {NS_FORMAT_JSON, false, false};
 	ns_verdict v = verdict_of(share);
 	char *got = render("a\nb\x1b", &v, &o);
 
@@ -454,7 +454,7 @@ END_TEST
 
 START_TEST(json_label_is_well_formed_utf8_whatever_the_caller_passed)
 {
-	cJSON *obj = format_route_json("bad\xff"
+	cJSON *obj = ns_format_route_json("bad\xff"
 	                               "byte",
 	                               "compute", "compute-bound", 0.5, NULL);
 	const cJSON *label = cJSON_GetObjectItemCaseSensitive(obj, "label");
@@ -468,14 +468,14 @@ END_TEST
 
 START_TEST(write_error_on_the_stream_is_reported)
 {
-	double share[REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
-	format_options o = {FORMAT_TEXT, false, false};
+	double share[NS_REGIME_COUNT] = {0.72, 0.15, 0.05, 0, 0, 0.08};
+	ns_format_options o = {NS_FORMAT_TEXT, false, false};
 	ns_verdict v = verdict_of(share);
 	FILE *full = fopen("/dev/full", "w");
 
 	if (full == NULL)
 		return; /* no /dev/full on this system */
-	ck_assert_int_eq(format_verdict(full, NULL, &v, &routes, &o), NS_ERR_IO);
+	ck_assert_int_eq(ns_format_verdict(full, NULL, &v, &routes, &o), NS_ERR_IO);
 	fclose(full);
 }
 END_TEST
@@ -485,19 +485,19 @@ START_TEST(host_only_routes_give_no_gpu_advice)
 {
 	static const char *const gpu_words[] = {"GPU", "CUDA", "NCCL", "RCCL", "pinned", "non_blocking"};
 
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		const char *fix = routes.host_only[b].fix;
 		if (fix == NULL)
 			continue;
 		for (size_t i = 0; i < sizeof(gpu_words) / sizeof(gpu_words[0]); i++)
 			ck_assert_msg(strstr(fix, gpu_words[i]) == NULL, "host-only %s route mentions %s: %s",
-			              regime_name((ns_regime)b), gpu_words[i], fix);
+			              ns_regime_name((ns_regime)b), gpu_words[i], fix);
 	}
 	/* the buckets a host-only split can land in, other than compute and memory, all have one */
-	ck_assert_ptr_nonnull(routes.host_only[REGIME_COMM].fix);
-	ck_assert_ptr_nonnull(routes.host_only[REGIME_OVERHEAD].fix);
-	ck_assert_ptr_nonnull(routes.host_only[REGIME_IDLE].fix);
-	ck_assert_ptr_nonnull(routes.host_only[REGIME_DATALOADER].fix);
+	ck_assert_ptr_nonnull(routes.host_only[NS_REGIME_COMM].fix);
+	ck_assert_ptr_nonnull(routes.host_only[NS_REGIME_OVERHEAD].fix);
+	ck_assert_ptr_nonnull(routes.host_only[NS_REGIME_IDLE].fix);
+	ck_assert_ptr_nonnull(routes.host_only[NS_REGIME_DATALOADER].fix);
 }
 END_TEST
 
@@ -505,29 +505,29 @@ END_TEST
  * one it words goes where the route refers to it, in parentheses, in the middle of a text too. */
 START_TEST(follow_ups_are_worded_by_the_caller_or_left_out)
 {
-	static const char *const words[FOLLOW_UP_COUNT] = {
-	    [FOLLOW_UP_SCALING] = "TEST", [FOLLOW_UP_STRAGGLER] = "S"};
+	static const char *const words[NS_FOLLOW_UP_COUNT] = {
+	    [NS_FOLLOW_UP_SCALING] = "TEST", [NS_FOLLOW_UP_STRAGGLER] = "S"};
 	ns_routes worded;
 	ns_error err;
 
-	ck_assert_str_eq(routes.route[REGIME_OVERHEAD].next_check,
+	ck_assert_str_eq(routes.route[NS_REGIME_OVERHEAD].next_check,
 	                 "the batch-doubling test: after the fix, doubling the work should nearly double the "
 	                 "step time");
-	ck_assert_str_eq(routes.route[REGIME_COMPUTE].next_check,
+	ck_assert_str_eq(routes.route[NS_REGIME_COMPUTE].next_check,
 	                 "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak");
-	ck_assert_ptr_null(strchr(routes.cause[CAUSE_WAIT].fix, '{'));
-	ck_assert_int_eq(routes_init_worded(&worded, words, &err), NS_OK);
+	ck_assert_ptr_null(strchr(routes.cause[NS_CAUSE_WAIT].fix, '{'));
+	ck_assert_int_eq(ns_routes_init_worded(&worded, words, &err), NS_OK);
 	ck_assert_str_eq(
-	    worded.route[REGIME_OVERHEAD].next_check,
+	    worded.route[NS_REGIME_OVERHEAD].next_check,
 	    "the batch-doubling test (TEST): after the fix, doubling the work should nearly double "
 	    "the step time");
 	ck_assert_str_eq(
-	    worded.cause[CAUSE_WAIT].fix,
+	    worded.cause[NS_CAUSE_WAIT].fix,
 	    "collectives wait for the last rank to arrive: fix what makes that rank slow (S), not "
 	    "the communication");
 	/* no words for the roofline follow-up in this table: left out */
-	ck_assert_str_eq(worded.route[REGIME_COMPUTE].next_check, routes.route[REGIME_COMPUTE].next_check);
-	routes_free(&worded);
+	ck_assert_str_eq(worded.route[NS_REGIME_COMPUTE].next_check, routes.route[NS_REGIME_COMPUTE].next_check);
+	ns_routes_free(&worded);
 }
 END_TEST
 
@@ -536,28 +536,28 @@ END_TEST
 static void add_next_steps(cJSON *obj, const ns_verdict *v)
 {
 	cJSON *arr = cJSON_AddArrayToObject(obj, "next_steps");
-	bool used[REGIME_COUNT] = {false};
+	bool used[NS_REGIME_COUNT] = {false};
 
-	for (int k = 0; arr != NULL && k < REGIME_COUNT; k++) {
+	for (int k = 0; arr != NULL && k < NS_REGIME_COUNT; k++) {
 		int best = -1;
-		for (int b = 0; b < REGIME_COUNT; b++)
+		for (int b = 0; b < NS_REGIME_COUNT; b++)
 			if (!used[b] && (best < 0 || v->split[b] > v->split[best]))
 				best = b;
 		used[best] = true;
 		if (v->split[best] > 0.0) {
 			cJSON *item = cJSON_CreateObject();
-			cJSON_AddStringToObject(item, "bucket", regime_name((ns_regime)best));
+			cJSON_AddStringToObject(item, "bucket", ns_regime_name((ns_regime)best));
 			cJSON_AddNumberToObject(item, "gain_share", v->split[best]);
 			cJSON_AddItemToArray(arr, item);
 		}
 	}
 }
 
-/* The verdict's JSON as the tree prints it (format_verdict_json, the router's next steps, then "source" as
+/* The verdict's JSON as the tree prints it (ns_format_verdict_json, the router's next steps, then "source" as
  * the CLI added it). */
 static char *tree_json(const char *label, const ns_verdict *v, const ns_routes *r, const char *source)
 {
-	cJSON *obj = format_verdict_json(label, v, r);
+	cJSON *obj = ns_format_verdict_json(label, v, r);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
@@ -566,7 +566,7 @@ static char *tree_json(const char *label, const ns_verdict *v, const ns_routes *
 	add_next_steps(obj, v);
 	if (source != NULL)
 		ck_assert_ptr_nonnull(cJSON_AddStringToObject(obj, "source", source));
-	ck_assert_int_eq(format_print_json(out, obj), NS_OK);
+	ck_assert_int_eq(ns_format_print_json(out, obj), NS_OK);
 	cJSON_Delete(obj);
 	fclose(out);
 	return buf;
@@ -574,12 +574,12 @@ static char *tree_json(const char *label, const ns_verdict *v, const ns_routes *
 
 static char *written_json(const char *label, const ns_verdict *v, const ns_routes *r, const char *source)
 {
-	format_options o = {FORMAT_JSON, false, false};
+	ns_format_options o = {NS_FORMAT_JSON, false, false};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
 
-	ck_assert_int_eq(format_verdict_write(out, label, v, r, &o, source), NS_OK);
+	ck_assert_int_eq(ns_format_verdict_write(out, label, v, r, &o, source), NS_OK);
 	fclose(out);
 	return buf;
 }
@@ -589,7 +589,7 @@ static char *written_json(const char *label, const ns_verdict *v, const ns_route
  * not UTF-8, a source, and routes without a next check. */
 START_TEST(json_writer_prints_what_the_tree_prints)
 {
-	static const double fixed[][REGIME_COUNT] = {
+	static const double fixed[][NS_REGIME_COUNT] = {
 	    {0.72, 0.15, 0.05, 0, 0, 0.08},
 	    {0.25, 0.25, 0.25, 0.25, 0, 0},
 	    {1e-7, 0, 0, 0, 0, 0},
@@ -615,17 +615,17 @@ START_TEST(json_writer_prints_what_the_tree_prints)
 
 	memset(long_label, 'x', sizeof(long_label) - 1);
 	long_label[sizeof(long_label) - 1] = '\0';
-	bare.route[REGIME_MEMORY].next_check = NULL;
-	bare.route[REGIME_IDLE].module = NULL;
+	bare.route[NS_REGIME_MEMORY].next_check = NULL;
+	bare.route[NS_REGIME_IDLE].module = NULL;
 	for (int i = 0; i < 2000; i++) {
-		double share[REGIME_COUNT];
+		double share[NS_REGIME_COUNT];
 		const ns_routes *r = i % 3 == 0 ? &bare : &routes;
 		const char *label =
 		    i % 50 == 0 ? long_label : labels[i % (sizeof(labels) / sizeof(labels[0]))];
 		const char *source = sources[i % 3];
 		ns_verdict v;
 		char *want, *got;
-		for (int b = 0; b < REGIME_COUNT; b++) {
+		for (int b = 0; b < NS_REGIME_COUNT; b++) {
 			seed = seed * 1103515245u + 12345u;
 			share[b] =
 			    i < 7 ? fixed[i][b] : (double)(seed >> 8 & 0xffff) / (i % 2 ? 65536.0 : 1e6);
@@ -640,7 +640,7 @@ START_TEST(json_writer_prints_what_the_tree_prints)
 }
 END_TEST
 
-/* format_percent_text rounds as printf does, from 10% up without printf: compared on every half-way and
+/* ns_format_percent_text rounds as printf does, from 10% up without printf: compared on every half-way and
  * neighbouring value from 9.95% to 100% in steps of 0.005, and on random shares. */
 START_TEST(percent_text_matches_printf)
 {
@@ -648,7 +648,7 @@ START_TEST(percent_text_matches_printf)
 
 	for (int k = 0; k <= 20000; k++) {
 		double shares[3] = {0.0995 + k * 0.00005, 0, 0};
-		char want[64], got[FORMAT_PERCENT_MAX];
+		char want[64], got[NS_FORMAT_PERCENT_MAX];
 		seed = seed * 1103515245u + 12345u;
 		shares[1] = (double)seed / 4294967296.0;
 		shares[2] = nextafter(shares[0], 1.0);
@@ -658,7 +658,7 @@ START_TEST(percent_text_matches_printf)
 				snprintf(want, sizeof(want), "%.0f%%", pct);
 			else
 				snprintf(want, sizeof(want), "%.2g%%", pct);
-			format_percent_text(shares[j], got);
+			ns_format_percent_text(shares[j], got);
 			ck_assert_str_eq(got, want);
 		}
 	}

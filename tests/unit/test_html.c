@@ -16,7 +16,7 @@ static char *escaped(const char *s, size_t len, size_t max)
 	FILE *mem = open_memstream(&text, &size);
 
 	ck_assert_ptr_nonnull(mem);
-	n = html_escape(mem, s, len, max);
+	n = ns_html_escape(mem, s, len, max);
 	fclose(mem);
 	ck_assert_uint_eq(n, size); /* the count is what was written */
 	return text;
@@ -74,7 +74,7 @@ static const group_case group_cases[] = {
 START_TEST(many_steps_are_grouped_into_at_most_max_bars)
 {
 	const group_case *c = &group_cases[_i];
-	size_t per = 0, bars = html_step_groups(c->n, c->max, &per);
+	size_t per = 0, bars = ns_html_step_groups(c->n, c->max, &per);
 
 	ck_assert_uint_eq(per, c->per);
 	ck_assert_uint_eq(bars, c->bars);
@@ -82,14 +82,14 @@ START_TEST(many_steps_are_grouped_into_at_most_max_bars)
 }
 END_TEST
 
-static html_page *page_in_memory(FILE **mem, char **text, size_t *size)
+static ns_html_page *page_in_memory(FILE **mem, char **text, size_t *size)
 {
-	html_page_info info = {"test page", "0.0.0", "2026-01-01 00:00:00 UTC"};
-	html_page *p;
+	ns_html_page_info info = {"test page", "0.0.0", "2026-01-01 00:00:00 UTC"};
+	ns_html_page *p;
 
 	*mem = open_memstream(text, size);
 	ck_assert_ptr_nonnull(*mem);
-	p = html_page_begin(*mem, &info);
+	p = ns_html_page_begin(*mem, &info);
 	ck_assert_ptr_nonnull(p);
 	return p;
 }
@@ -99,36 +99,36 @@ START_TEST(a_stream_of_a_million_records_gives_a_page_under_the_bound)
 	char *text = NULL;
 	size_t size = 0;
 	FILE *mem;
-	html_page *p = page_in_memory(&mem, &text, &size);
+	ns_html_page *p = page_in_memory(&mem, &text, &size);
 	ns_routes routes;
 	ns_verdict v;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
 	memset(&v, 0, sizeof(v));
-	v.regime = REGIME_DATALOADER;
+	v.regime = NS_REGIME_DATALOADER;
 	v.share = 0.6;
-	v.split[REGIME_DATALOADER] = 0.6;
-	v.split[REGIME_COMPUTE] = 0.4;
-	html_router_begin(p, "stream");
+	v.split[NS_REGIME_DATALOADER] = 0.6;
+	v.split[NS_REGIME_COMPUTE] = 0.4;
+	ns_html_router_begin(p, "stream");
 	for (int i = 0; i < 1000000; i++)
-		html_router_card(p, "a label", &v, &routes);
-	html_router_error(p, 7, "bad record");
-	html_router_end(p, NULL);
-	ck_assert_int_eq(html_page_end(p, &err), NS_OK);
+		ns_html_router_card(p, "a label", &v, &routes);
+	ns_html_router_error(p, 7, "bad record");
+	ns_html_router_end(p, NULL);
+	ck_assert_int_eq(ns_html_page_end(p, &err), NS_OK);
 	fclose(mem);
-	ck_assert_uint_le(size, HTML_PAGE_MAX);
-	/* HTML_CARDS_MAX drawn, the rest counted by verdict */
+	ck_assert_uint_le(size, NS_HTML_PAGE_MAX);
+	/* NS_HTML_CARDS_MAX drawn, the rest counted by verdict */
 	ck_assert_ptr_nonnull(strstr(text, "<td>dataloader</td><td class=\"n\">999500</td>"));
 	ck_assert_ptr_nonnull(strstr(text, "1 bad record."));
 	ck_assert_ptr_nonnull(strstr(text, "</html>\n"));
 	free(text);
-	routes_free(&routes);
+	ns_routes_free(&routes);
 }
 END_TEST
 
-/* A trace of many steps: the page holds at most HTML_STEP_BARS_MAX bars whatever the number of steps. */
+/* A trace of many steps: the page holds at most NS_HTML_STEP_BARS_MAX bars whatever the number of steps. */
 START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 {
 	static const size_t counts[] = {3, 120, 121, 200000};
@@ -139,38 +139,38 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 		char *text = NULL, *at;
 		size_t size = 0, bars = 0;
 		FILE *mem;
-		html_page *p = page_in_memory(&mem, &text, &size);
-		split_device dev;
-		split_result res;
-		classify_options co;
+		ns_html_page *p = page_in_memory(&mem, &text, &size);
+		ns_split_device dev;
+		ns_split_result res;
+		ns_classify_options co;
 		ns_routes routes;
 		ns_error err;
-		html_source src = {"t.json", 123, NULL};
+		ns_html_source src = {"t.json", 123, NULL};
 
 		ns_error_clear(&err);
-		classify_options_default(&co);
-		ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+		ns_classify_options_default(&co);
+		ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
 		memset(&dev, 0, sizeof(dev));
 		memset(&res, 0, sizeof(res));
-		split_window *steps = calloc(counts[k], sizeof(*steps));
+		ns_split_window *steps = calloc(counts[k], sizeof(*steps));
 		ck_assert_ptr_nonnull(steps);
 		for (size_t i = 0; i < counts[k]; i++) {
 			steps[i].step = (int64_t)i;
 			steps[i].dur_ns = 1000000;
-			steps[i].bucket_ns[REGIME_COMPUTE] = 700000;
-			steps[i].bucket_ns[REGIME_IDLE] = 300000;
+			steps[i].bucket_ns[NS_REGIME_COMPUTE] = 700000;
+			steps[i].bucket_ns[NS_REGIME_IDLE] = 300000;
 			dev.overall.dur_ns += 1000000;
-			dev.overall.bucket_ns[REGIME_COMPUTE] += 700000;
-			dev.overall.bucket_ns[REGIME_IDLE] += 300000;
+			dev.overall.bucket_ns[NS_REGIME_COMPUTE] += 700000;
+			dev.overall.bucket_ns[NS_REGIME_IDLE] += 300000;
 		}
-		ck_assert_int_eq(split_device_set_steps(&res, &dev, steps, counts[k], &err), NS_OK);
+		ck_assert_int_eq(ns_split_device_set_steps(&res, &dev, steps, counts[k], &err), NS_OK);
 		free(steps);
 		res.device = &dev;
 		res.ndevices = 1;
 		res.has_steps = true;
-		html_trace_options o = {.classify = &co, .routes = &routes};
-		ck_assert_int_eq(html_trace(p, &src, &res, &o, &err), NS_OK);
-		ck_assert_int_eq(html_page_end(p, &err), NS_OK);
+		ns_html_trace_options o = {.classify = &co, .routes = &routes};
+		ck_assert_int_eq(ns_html_trace(p, &src, &res, &o, &err), NS_OK);
+		ck_assert_int_eq(ns_html_page_end(p, &err), NS_OK);
 		fclose(mem);
 		for (at = text; (at = strstr(at, "<g class=\"bar")) != NULL; at++)
 			bars++;
@@ -183,8 +183,8 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 			    strstr(text, "200000 steps drawn as 120 bars, each the mean of 1667"));
 		sizes[k] = size;
 		free(text);
-		split_result_free_store(&res);
-		routes_free(&routes);
+		ns_split_result_free_store(&res);
+		ns_routes_free(&routes);
 	}
 	/* 200000 steps cost about what 120 do (labels are longer numbers) */
 	ck_assert_uint_lt(sizes[3], sizes[1] + sizes[1] / 5);
@@ -193,27 +193,27 @@ END_TEST
 
 /* The worst a trace can do to the page: 300 devices (more than fit, even as verdict lines), each with 120
  * steps full of causes and passes and 30 kernels whose names are quotes (six bytes each once escaped). The
- * page still ends under HTML_PAGE_MAX, and says what it left out. */
+ * page still ends under NS_HTML_PAGE_MAX, and says what it left out. */
 START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_bound)
 {
 	enum { DEVICES = 300, STEPS = 120, KERNELS = 30 };
 	char *text = NULL, name[2000];
 	size_t size = 0;
 	FILE *mem;
-	html_page *p = page_in_memory(&mem, &text, &size);
-	split_device *dev = calloc(DEVICES, sizeof(*dev));
-	split_result res;
-	classify_options co;
+	ns_html_page *p = page_in_memory(&mem, &text, &size);
+	ns_split_device *dev = calloc(DEVICES, sizeof(*dev));
+	ns_split_result res;
+	ns_classify_options co;
 	ns_routes routes;
 	ns_error err;
-	html_source src = {"t.json", 1, NULL};
+	ns_html_source src = {"t.json", 1, NULL};
 
 	ck_assert_ptr_nonnull(dev);
 	ns_error_clear(&err);
-	classify_options_default(&co);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
 	memset(&res, 0, sizeof(res));
-	res.names = kernel_names_new();
+	res.names = ns_kernel_names_new();
 	ck_assert_ptr_nonnull(res.names);
 	res.device = dev;
 	res.ndevices = DEVICES;
@@ -221,57 +221,57 @@ START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_boun
 	res.passes = calloc(STEPS, sizeof(*res.passes)); /* the passes' strip and the steps table too */
 	ck_assert_ptr_nonnull(res.passes);
 	for (size_t i = 0; i < STEPS; i++)
-		res.passes[i] = (split_pass_time){{1000000, 2000000, 1500000}};
+		res.passes[i] = (ns_split_pass_time){{1000000, 2000000, 1500000}};
 	for (int k = 0; k < KERNELS; k++) {
 		uint32_t id;
 		memset(name, '"', sizeof(name));
 		snprintf(name, 8, "k%03d", k);
 		name[4] = '"';
-		ck_assert_int_eq(kernel_names_intern(res.names, name, sizeof(name), &id, &err), NS_OK);
+		ck_assert_int_eq(ns_kernel_names_intern(res.names, name, sizeof(name), &id, &err), NS_OK);
 	}
 	for (size_t d = 0; d < DEVICES; d++) {
 		dev[d].id = (int64_t)d;
 		dev[d].nsteps = STEPS;
-		split_window *steps = calloc(STEPS, sizeof(*steps));
+		ns_split_window *steps = calloc(STEPS, sizeof(*steps));
 		dev[d].kernel_time = calloc(KERNELS, sizeof(*dev[d].kernel_time));
 		ck_assert(steps != NULL && dev[d].kernel_time != NULL);
 		for (size_t i = 0; i < STEPS; i++) {
-			split_window *w = &steps[i];
+			ns_split_window *w = &steps[i];
 			w->step = 1000000000 + (int64_t)i;
 			w->dur_ns = 6000000;
-			for (int r = 0; r < REGIME_COUNT; r++)
+			for (int r = 0; r < NS_REGIME_COUNT; r++)
 				w->bucket_ns[r] = 1000000;
-			for (int c = 0; c < CAUSE_COUNT; c++)
+			for (int c = 0; c < NS_CAUSE_COUNT; c++)
 				w->cause_ns[c] = 1;
 			w->warmup = i % 2 == 0;
 		}
 		dev[d].overall = steps[1];
-		ck_assert_int_eq(split_device_set_steps(&res, &dev[d], steps, STEPS, &err), NS_OK);
+		ck_assert_int_eq(ns_split_device_set_steps(&res, &dev[d], steps, STEPS, &err), NS_OK);
 		free(steps);
 		for (int k = 0; k < KERNELS; k++)
 			dev[d].kernel_time[k] =
-			    (split_kernel_time){(uint32_t)k, (kernel_class)(k % 3), 1000, 1};
+			    (ns_split_kernel_time){(uint32_t)k, (ns_kernel_class)(k % 3), 1000, 1};
 		dev[d].nkernel_time = KERNELS;
 		for (int c = 0; c < 3; c++)
 			dev[d].class_ns[c] = 10000;
 	}
-	html_trace_options o = {.classify = &co, .routes = &routes};
-	ck_assert_int_eq(html_trace(p, &src, &res, &o, &err), NS_OK);
-	ck_assert_int_eq(html_page_end(p, &err), NS_OK);
+	ns_html_trace_options o = {.classify = &co, .routes = &routes};
+	ck_assert_int_eq(ns_html_trace(p, &src, &res, &o, &err), NS_OK);
+	ck_assert_int_eq(ns_html_page_end(p, &err), NS_OK);
 	fclose(mem);
-	ck_assert_uint_le(size, HTML_PAGE_MAX);
+	ck_assert_uint_le(size, NS_HTML_PAGE_MAX);
 	ck_assert_ptr_nonnull(strstr(text, "more devices left out (page size)"));
 	ck_assert_ptr_nonnull(strstr(text, "</html>\n"));
 	ck_assert_ptr_nonnull(strstr(text, "<figure class=\"passes\">"));
 	free(text);
 	free(res.passes);
-	split_result_free_store(&res);
+	ns_split_result_free_store(&res);
 	for (size_t d = 0; d < DEVICES; d++) {
 		free(dev[d].kernel_time);
 	}
 	free(dev);
-	kernel_names_free(res.names);
-	routes_free(&routes);
+	ns_kernel_names_free(res.names);
+	ns_routes_free(&routes);
 }
 END_TEST
 

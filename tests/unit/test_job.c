@@ -30,10 +30,10 @@ static const int64_t D = 20 * MS, E = 15 * MS;
 
 /* A rank whose step i computes compute_of_step[i] (NULL: s->compute_ns in every step) and starts kernels
  * kernels. */
-static job_rank *make_rank_steps(const rank_spec *s, const int64_t *compute_of_step, long kernels)
+static ns_job_rank *make_rank_steps(const rank_spec *s, const int64_t *compute_of_step, long kernels)
 {
-	job_rank *k = calloc(1, sizeof(*k));
-	job_device *d;
+	ns_job_rank *k = calloc(1, sizeof(*k));
+	ns_job_device *d;
 
 	ck_assert_ptr_nonnull(k);
 	k->has_rank = true;
@@ -48,28 +48,28 @@ static job_rank *make_rank_steps(const rank_spec *s, const int64_t *compute_of_s
 	d->coll = calloc((size_t)s->nsteps, sizeof(*d->coll));
 	d->nsteps = (size_t)s->nsteps;
 	for (int i = 0; i < s->nsteps; i++) {
-		split_window *w = &d->steps[i];
+		ns_split_window *w = &d->steps[i];
 		int64_t t = (int64_t)i * D + s->offset_ns;
 		int64_t compute = compute_of_step != NULL ? compute_of_step[i] : s->compute_ns;
 		int64_t jitter = i % 2 ? s->jitter_ns : -s->jitter_ns;
 		w->step = i;
 		w->start_ns = t;
 		w->dur_ns = D;
-		w->bucket_ns[REGIME_COMPUTE] = compute;
-		w->bucket_ns[REGIME_COMM] = E - compute + jitter;
-		w->bucket_ns[REGIME_IDLE] = D - E - jitter;
-		w->cause_ns[CAUSE_EXPOSED] = w->bucket_ns[REGIME_COMM];
-		w->cause_ns[CAUSE_HOST_GAP] = w->bucket_ns[REGIME_IDLE];
+		w->bucket_ns[NS_REGIME_COMPUTE] = compute;
+		w->bucket_ns[NS_REGIME_COMM] = E - compute + jitter;
+		w->bucket_ns[NS_REGIME_IDLE] = D - E - jitter;
+		w->cause_ns[NS_CAUSE_EXPOSED] = w->bucket_ns[NS_REGIME_COMM];
+		w->cause_ns[NS_CAUSE_HOST_GAP] = w->bucket_ns[NS_REGIME_IDLE];
 		w->kernels = kernels;
 		d->overall.kernels += kernels;
 		d->overall.dur_ns += D;
-		for (int b = 0; b < REGIME_COUNT; b++)
+		for (int b = 0; b < NS_REGIME_COUNT; b++)
 			d->overall.bucket_ns[b] += w->bucket_ns[b];
-		for (int c = 0; c < CAUSE_COUNT; c++)
+		for (int c = 0; c < NS_CAUSE_COUNT; c++)
 			d->overall.cause_ns[c] += w->cause_ns[c];
 		if (i < s->skip_first)
 			continue;
-		split_collective *c = &d->coll[d->ncoll++];
+		ns_split_collective *c = &d->coll[d->ncoll++];
 		c->start_ns = t + compute;
 		c->end_ns = t + E + jitter;
 		c->step = i;
@@ -78,7 +78,7 @@ static job_rank *make_rank_steps(const rank_spec *s, const int64_t *compute_of_s
 		c->out_nelems = 4096;
 		strcpy(c->name, i == 1 && s->name_of_second != NULL ? s->name_of_second : "allreduce");
 		strcpy(c->group, "0");
-		c->piece[0] = (split_piece){c->start_ns, c->end_ns, c->end_ns - c->start_ns};
+		c->piece[0] = (ns_split_piece){c->start_ns, c->end_ns, c->end_ns - c->start_ns};
 		c->npieces = 1;
 		c->exposed_ns = c->end_ns - c->start_ns;
 	}
@@ -87,25 +87,25 @@ static job_rank *make_rank_steps(const rank_spec *s, const int64_t *compute_of_s
 	return k;
 }
 
-static job_rank *make_rank(const rank_spec *s)
+static ns_job_rank *make_rank(const rank_spec *s)
 {
 	return make_rank_steps(s, NULL, 0);
 }
 
-static job_result *merge(const rank_spec *specs, size_t n)
+static ns_job_result *merge(const rank_spec *specs, size_t n)
 {
-	job_merge *m = job_merge_new();
-	job_result *res = NULL;
+	ns_job_merge *m = ns_job_merge_new();
+	ns_job_result *res = NULL;
 	ns_error err;
 
 	for (size_t i = 0; i < n; i++)
-		ck_assert_int_eq(job_merge_add(m, make_rank(&specs[i]), &err), NS_OK);
-	ck_assert_int_eq(job_merge_finish(m, &res, &err), NS_OK);
-	job_merge_free(m);
+		ck_assert_int_eq(ns_job_merge_add(m, make_rank(&specs[i]), &err), NS_OK);
+	ck_assert_int_eq(ns_job_merge_finish(m, &res, &err), NS_OK);
+	ns_job_merge_free(m);
 	return res;
 }
 
-static const job_rank_result *rank_of(const job_result *res, int64_t rank)
+static const ns_job_rank_result *rank_of(const ns_job_result *res, int64_t rank)
 {
 	for (size_t i = 0; i < res->nranks; i++)
 		if (res->rank[i].src->rank == rank)
@@ -121,13 +121,13 @@ START_TEST(offsets_are_the_shift_of_each_rank_clock)
 	rank_spec s[] = {{0, 0, 10 * MS, 0, 4, 0, false, NULL},
 	                 {1, 1000 * 1000, 10 * MS, 0, 4, 0, false, NULL},
 	                 {2, -250 * 1000 + 7, 10 * MS, 0, 4, 0, false, NULL}};
-	job_result *res = merge(s, 3);
+	ns_job_result *res = merge(s, 3);
 
 	ck_assert(res->split);
 	ck_assert_int_eq(rank_of(res, 1)->offset_ns, 1000 * 1000);
 	ck_assert_int_eq(rank_of(res, 2)->offset_ns, -250 * 1000 + 7);
 	ck_assert_int_eq(res->matched, 4);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -138,8 +138,8 @@ START_TEST(waiting_is_the_time_before_the_last_rank_starts)
 	rank_spec s[] = {{0, 0, 10 * MS, 0, 4, 0, false, NULL},
 	                 {1, 5 * MS, 13 * MS, 0, 4, 0, false, NULL},
 	                 {2, -3 * MS, 10 * MS, 0, 4, 0, false, NULL}};
-	job_result *res = merge(s, 3);
-	const job_rank_result *r0 = rank_of(res, 0), *r1 = rank_of(res, 1), *r2 = rank_of(res, 2);
+	ns_job_result *res = merge(s, 3);
+	const ns_job_rank_result *r0 = rank_of(res, 0), *r1 = rank_of(res, 1), *r2 = rank_of(res, 2);
 
 	ck_assert(res->split);
 	for (int i = 0; i < 4; i++) {
@@ -147,14 +147,14 @@ START_TEST(waiting_is_the_time_before_the_last_rank_starts)
 		ck_assert_int_eq(r2->step_wait_ns[i], 3 * MS);
 		ck_assert_int_eq(r1->step_wait_ns[i], 0);
 	}
-	ck_assert_int_eq(r0->overall.cause_ns[CAUSE_WAIT], 12 * MS);
-	ck_assert_int_eq(r0->overall.cause_ns[CAUSE_COMM_TRANSFER], 8 * MS);
-	ck_assert_int_eq(r0->overall.cause_ns[CAUSE_EXPOSED], 0);
-	ck_assert_int_eq(r1->overall.cause_ns[CAUSE_WAIT], 0);
-	ck_assert_int_eq(r1->overall.cause_ns[CAUSE_COMM_TRANSFER], 8 * MS);
+	ck_assert_int_eq(r0->overall.cause_ns[NS_CAUSE_WAIT], 12 * MS);
+	ck_assert_int_eq(r0->overall.cause_ns[NS_CAUSE_COMM_TRANSFER], 8 * MS);
+	ck_assert_int_eq(r0->overall.cause_ns[NS_CAUSE_EXPOSED], 0);
+	ck_assert_int_eq(r1->overall.cause_ns[NS_CAUSE_WAIT], 0);
+	ck_assert_int_eq(r1->overall.cause_ns[NS_CAUSE_COMM_TRANSFER], 8 * MS);
 	ck_assert_int_eq(r0->waited_for, 1);
 	ck_assert_int_eq(r1->waited_for, -1);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -180,16 +180,16 @@ START_TEST(a_straggler_is_well_above_the_other_ranks_median)
 	                 {1, 0, c->normal_compute, 0, 3, 0, false, NULL},
 	                 {2, 0, c->slow_compute, 0, 3, 0, false, NULL},
 	                 {3, 0, c->normal_compute, 0, 3, 0, false, NULL}};
-	job_result *res = merge(s, 4);
+	ns_job_result *res = merge(s, 4);
 
 	ck_assert_msg(res->nstrag == (c->straggler ? 1u : 0u), "%s: %zu stragglers", c->what, res->nstrag);
 	if (c->straggler) {
 		ck_assert_int_eq(res->strag[0].rank, 2);
-		ck_assert_int_eq(res->strag[0].bucket, REGIME_COMPUTE);
+		ck_assert_int_eq(res->strag[0].bucket, NS_REGIME_COMPUTE);
 		ck_assert_int_eq(res->strag[0].excess_ns, c->slow_compute - c->normal_compute);
 		ck_assert(rank_of(res, 2)->straggler);
 	}
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -197,12 +197,12 @@ END_TEST
 START_TEST(two_ranks_name_the_slower_one)
 {
 	rank_spec s[] = {{0, 0, 13 * MS, 0, 3, 0, false, NULL}, {1, 0, 10 * MS, 0, 3, 0, false, NULL}};
-	job_result *res = merge(s, 2);
+	ns_job_result *res = merge(s, 2);
 
 	ck_assert_int_eq(res->nstrag, 1);
 	ck_assert_int_eq(res->strag[0].rank, 0);
 	ck_assert_int_eq(rank_of(res, 1)->step_wait_ns[0], 3 * MS);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -210,14 +210,14 @@ END_TEST
 START_TEST(a_mismatched_collective_refuses_the_split)
 {
 	rank_spec s[] = {{0, 0, 10 * MS, 0, 4, 0, false, NULL}, {1, 0, 10 * MS, 0, 4, 0, false, "allgather"}};
-	job_result *res = merge(s, 2);
+	ns_job_result *res = merge(s, 2);
 
 	ck_assert(!res->split);
 	ck_assert_int_eq(res->mismatches, 1);
 	ck_assert_ptr_nonnull(strstr(res->why_not, "do not match"));
 	ck_assert_ptr_nonnull(strstr(res->mismatch, "allgather"));
 	ck_assert_ptr_null(rank_of(res, 0)->step_wait_ns);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -226,11 +226,11 @@ START_TEST(inconsistent_clocks_refuse_the_split)
 {
 	rank_spec s[] = {{0, 0, 10 * MS, 0, 6, 0, false, NULL},
 	                 {1, 2 * MS, 10 * MS, 1 * MS, 6, 0, false, NULL}};
-	job_result *res = merge(s, 2);
+	ns_job_result *res = merge(s, 2);
 
 	ck_assert(!res->split);
 	ck_assert_ptr_nonnull(strstr(res->why_not, "cannot be aligned"));
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -242,57 +242,57 @@ START_TEST(seq_numbers_match_captures_that_start_apart)
 {
 	rank_spec with[] = {{0, 0, 10 * MS, 0, 4, 0, true, NULL}, {1, 0, 13 * MS, 0, 4, 1, true, NULL}};
 	rank_spec without[] = {{0, 0, 10 * MS, 0, 4, 0, false, NULL}, {1, 0, 13 * MS, 0, 4, 1, false, NULL}};
-	job_result *res = merge(with, 2);
+	ns_job_result *res = merge(with, 2);
 
 	ck_assert(res->split);
 	ck_assert_int_eq(rank_of(res, 1)->offset_ns, 0);
 	ck_assert_int_eq(rank_of(res, 0)->step_wait_ns[0], 0);
 	ck_assert_int_eq(rank_of(res, 0)->step_wait_ns[1], 3 * MS);
 	ck_assert_int_eq(rank_of(res, 0)->step_wait_ns[3], 3 * MS);
-	job_result_free(res);
+	ns_job_result_free(res);
 	res = merge(without, 2);
 	ck_assert(!res->split);
 	ck_assert_ptr_nonnull(strstr(res->why_not, "runs in step 1 on rank 1 but in step 0 on rank 0"));
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
 START_TEST(one_rank_has_no_straggler_and_no_split)
 {
 	rank_spec s[] = {{0, 0, 10 * MS, 0, 3, 0, false, NULL}};
-	job_result *res = merge(s, 1);
+	ns_job_result *res = merge(s, 1);
 
 	ck_assert_int_eq(res->nstrag, 0);
 	ck_assert(!res->split);
 	ck_assert_ptr_nonnull(strstr(res->why_not, "one rank"));
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
 START_TEST(a_rank_given_twice_without_a_number_or_of_another_job_is_refused)
 {
 	rank_spec s = {3, 0, 10 * MS, 0, 2, 0, false, NULL};
-	job_merge *m = job_merge_new();
-	job_rank *none = make_rank(&s);
+	ns_job_merge *m = ns_job_merge_new();
+	ns_job_rank *none = make_rank(&s);
 	ns_error err;
 
-	ck_assert_int_eq(job_merge_add(m, make_rank(&s), &err), NS_OK);
-	ck_assert_int_eq(job_merge_add(m, make_rank(&s), &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_job_merge_add(m, make_rank(&s), &err), NS_OK);
+	ck_assert_int_eq(ns_job_merge_add(m, make_rank(&s), &err), NS_ERR_VALUE);
 	ck_assert_ptr_nonnull(strstr(err.msg, "rank 3 again"));
 	none->has_rank = false;
-	ck_assert_int_eq(job_merge_add(m, none, &err), NS_ERR_VALUE);
-	ck_assert_int_eq(job_merge_count(m), 1);
+	ck_assert_int_eq(ns_job_merge_add(m, none, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_job_merge_count(m), 1);
 	s.rank = 4;
 	none = make_rank(&s);
 	none->world_size = 8; /* the first has none: no conflict */
-	ck_assert_int_eq(job_merge_add(m, none, &err), NS_OK);
+	ck_assert_int_eq(ns_job_merge_add(m, none, &err), NS_OK);
 	s.rank = 5;
 	none = make_rank(&s);
 	none->world_size = 16;
-	ck_assert_int_eq(job_merge_add(m, none, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_job_merge_add(m, none, &err), NS_ERR_VALUE);
 	ck_assert_ptr_nonnull(strstr(err.msg, "two jobs are mixed"));
-	ck_assert_int_eq(job_merge_count(m), 2);
-	job_merge_free(m);
+	ck_assert_int_eq(ns_job_merge_count(m), 2);
+	ns_job_merge_free(m);
 }
 END_TEST
 
@@ -300,20 +300,20 @@ END_TEST
 START_TEST(a_summary_line_reads_back_to_the_same_summary)
 {
 	rank_spec s = {5, 123456789012345678LL, 10 * MS, 0, 3, 0, true, NULL};
-	job_rank *k = make_rank(&s), *back = NULL;
-	char *line = job_rank_to_ndjson(k), *again;
+	ns_job_rank *k = make_rank(&s), *back = NULL;
+	char *line = ns_job_rank_to_ndjson(k), *again;
 	ns_error err;
 
 	ck_assert_ptr_nonnull(line);
-	ck_assert_int_eq(job_rank_from_ndjson(line, strlen(line), &back, &err), NS_OK);
-	again = job_rank_to_ndjson(back);
+	ck_assert_int_eq(ns_job_rank_from_ndjson(line, strlen(line), &back, &err), NS_OK);
+	again = ns_job_rank_to_ndjson(back);
 	ck_assert_str_eq(line, again);
 	ck_assert_int_eq(back->dev[0].coll[2].start_ns, k->dev[0].coll[2].start_ns); /* past 2^53, exact */
 	ck_assert_int_eq(back->dev[0].coll[2].seq, 102);
 	free(line);
 	free(again);
-	job_rank_free(k);
-	job_rank_free(back);
+	ns_job_rank_free(k);
+	ns_job_rank_free(back);
 }
 END_TEST
 
@@ -323,8 +323,8 @@ END_TEST
 START_TEST(a_summary_with_its_keys_in_another_order_reads_the_same)
 {
 	rank_spec s = {5, 123456789012345678LL, 10 * MS, 0, 3, 0, true, NULL};
-	job_rank *k = make_rank(&s), *back = NULL;
-	char *line = job_rank_to_ndjson(k), *moved, *again;
+	ns_job_rank *k = make_rank(&s), *back = NULL;
+	char *line = ns_job_rank_to_ndjson(k), *moved, *again;
 	const char *t0 = strstr(line, ",\"t0\":"), *devices = strstr(line, "\"devices\":");
 	size_t n = strlen(line), head = (size_t)(strchr(line, ',') - line);
 	ns_error err;
@@ -337,15 +337,15 @@ START_TEST(a_summary_with_its_keys_in_another_order_reads_the_same)
 	         (int)(line + n - 1 - devices), devices, (int)(devices - t0 - 1), t0, (int)head - 1,
 	         line + 1);
 	ck_assert_uint_eq(strlen(moved), n);
-	ck_assert_int_eq(job_rank_from_ndjson(moved, strlen(moved), &back, &err), NS_OK);
-	again = job_rank_to_ndjson(back);
+	ck_assert_int_eq(ns_job_rank_from_ndjson(moved, strlen(moved), &back, &err), NS_OK);
+	again = ns_job_rank_to_ndjson(back);
 	ck_assert_str_eq(line, again);
 	ck_assert_int_eq(back->dev[0].coll[2].start_ns, k->dev[0].coll[2].start_ns);
 	free(line);
 	free(moved);
 	free(again);
-	job_rank_free(k);
-	job_rank_free(back);
+	ns_job_rank_free(k);
+	ns_job_rank_free(back);
 }
 END_TEST
 
@@ -358,17 +358,17 @@ START_TEST(names_in_a_summary_that_are_not_utf8_are_kept_with_replacement_charac
 	    "\"device\":0,"
 	    "\"name\":\"G\xfePU\",\"overall\":{\"step\":-1,\"start\":0,\"dur\":10,\"b\":[10,0,0,0,0,0],"
 	    "\"hidden\":0,\"kernels\":1},\"steps\":[],\"collectives\":[]}]}";
-	job_rank *k = NULL;
+	ns_job_rank *k = NULL;
 	char *again;
 	ns_error err;
 
-	ck_assert_int_eq(job_rank_from_ndjson(line, strlen(line), &k, &err), NS_OK);
-	again = job_rank_to_ndjson(k);
+	ck_assert_int_eq(ns_job_rank_from_ndjson(line, strlen(line), &k, &err), NS_OK);
+	again = ns_job_rank_to_ndjson(k);
 	ck_assert_ptr_nonnull(again);
 	ck_assert_msg(strstr(again, "\"file\":\"r\xef\xbf\xbd.json\"") != NULL, "%s", again);
 	ck_assert_msg(strstr(again, "\"name\":\"G\xef\xbf\xbdPU\"") != NULL, "%s", again);
 	free(again);
-	job_rank_free(k);
+	ns_job_rank_free(k);
 }
 END_TEST
 
@@ -408,10 +408,10 @@ static const bad_line bad_lines[] = {
 START_TEST(a_bad_summary_line_is_a_located_error)
 {
 	const bad_line *c = &bad_lines[_i];
-	job_rank *k = NULL;
+	ns_job_rank *k = NULL;
 	ns_error err;
 
-	ck_assert_int_eq(job_rank_from_ndjson(c->line, strlen(c->line), &k, &err), c->status);
+	ck_assert_int_eq(ns_job_rank_from_ndjson(c->line, strlen(c->line), &k, &err), c->status);
 	ck_assert_ptr_null(k);
 	ck_assert_msg(strstr(err.msg, c->msg) != NULL, "'%s' lacks '%s'", err.msg, c->msg);
 	if (c->status == NS_ERR_SYNTAX)
@@ -440,11 +440,11 @@ static void note_bad_line(void *ctx, const ns_error *err)
 START_TEST(a_stream_of_summaries_merges_the_good_lines_and_tells_the_bad_ones)
 {
 	rank_spec s0 = {0, 0, 10 * MS, 0, 3, 0, false, NULL}, s1 = {1, 0, 10 * MS, 0, 3, 0, false, NULL};
-	job_rank *k0 = make_rank(&s0), *k1 = make_rank(&s1);
-	char *l0 = job_rank_to_ndjson(k0), *l1 = job_rank_to_ndjson(k1), path[] = "/tmp/nextstep-job-XXXXXX";
+	ns_job_rank *k0 = make_rank(&s0), *k1 = make_rank(&s1);
+	char *l0 = ns_job_rank_to_ndjson(k0), *l1 = ns_job_rank_to_ndjson(k1), path[] = "/tmp/nextstep-job-XXXXXX";
 	int fd = mkstemp(path);
 	FILE *f = fdopen(fd, "w");
-	job_merge *m = job_merge_new();
+	ns_job_merge *m = ns_job_merge_new();
 	bad_seen bad = {{0}, 0};
 	ns_input in;
 	ns_error err;
@@ -453,17 +453,17 @@ START_TEST(a_stream_of_summaries_merges_the_good_lines_and_tells_the_bad_ones)
 	fprintf(f, "\n%s\n{\"nextstep_summary\": 1}\n%s\n \r\n%s", l0, l0, l1);
 	fclose(f);
 	ns_error_clear(&err);
-	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
-	ck_assert_int_eq(job_merge_read(m, &in, note_bad_line, &bad, &err), NS_OK);
-	ck_assert_uint_eq(job_merge_count(m), 2);
+	ck_assert_int_eq(ns_input_open(&in, path, &err), NS_OK);
+	ck_assert_int_eq(ns_job_merge_read(m, &in, note_bad_line, &bad, &err), NS_OK);
+	ck_assert_uint_eq(ns_job_merge_count(m), 2);
 	ck_assert_uint_eq(bad.n, 2);
 	ck_assert_int_eq(bad.lines[0], 3);
 	ck_assert_int_eq(bad.lines[1], 4);
-	input_close(&in);
+	ns_input_close(&in);
 	unlink(path);
-	job_merge_free(m);
-	job_rank_free(k0);
-	job_rank_free(k1);
+	ns_job_merge_free(m);
+	ns_job_rank_free(k0);
+	ns_job_rank_free(k1);
 	free(l0);
 	free(l1);
 }
@@ -481,7 +481,7 @@ typedef struct {
 	int64_t slow[10]; /* ms */
 	long kernels;
 	bool host;
-	job_straggler_kind kind;
+	ns_job_straggler_kind kind;
 	size_t slowest;
 	double kernels_ratio;
 } slow_rank_case;
@@ -492,7 +492,7 @@ static const slow_rank_case slow_rank_cases[] = {
      {14, 14, 14, 14, 14},
      100,
      false,
-     STRAGGLER_DEVICE,
+     NS_STRAGGLER_DEVICE,
      5,
      1.0},
     {"130 kernels against 100 (1.30x): more work",
@@ -500,7 +500,7 @@ static const slow_rank_case slow_rank_cases[] = {
      {14, 14, 14, 14, 14},
      130,
      false,
-     STRAGGLER_WORK,
+     NS_STRAGGLER_WORK,
      5,
      1.3},
     {"104 kernels against 100 (1.04x, within 5 %): still the device",
@@ -508,7 +508,7 @@ static const slow_rank_case slow_rank_cases[] = {
      {14, 14, 14, 14, 14},
      104,
      false,
-     STRAGGLER_DEVICE,
+     NS_STRAGGLER_DEVICE,
      5,
      1.04},
     {"slower in 3 of 5 steps (60 % < 90 %): its inputs",
@@ -516,7 +516,7 @@ static const slow_rank_case slow_rank_cases[] = {
      {14, 14, 14, 10, 10},
      100,
      false,
-     STRAGGLER_INPUTS,
+     NS_STRAGGLER_INPUTS,
      3,
      1.0},
     {"slower in 9 of 10 steps (90 %): the device",
@@ -524,7 +524,7 @@ static const slow_rank_case slow_rank_cases[] = {
      {14, 14, 14, 14, 14, 14, 14, 14, 14, 10},
      100,
      false,
-     STRAGGLER_DEVICE,
+     NS_STRAGGLER_DEVICE,
      9,
      1.0},
     {"slow in overhead, not on the device: the host bucket's route",
@@ -532,30 +532,30 @@ static const slow_rank_case slow_rank_cases[] = {
      {14, 14, 14, 14, 14},
      100,
      true,
-     STRAGGLER_HOST,
+     NS_STRAGGLER_HOST,
      5,
      1.0},
 };
 
 /* Moves 4 ms a step of rank k's compute to overhead (launch). */
-static void move_to_overhead(job_rank *k)
+static void move_to_overhead(ns_job_rank *k)
 {
-	job_device *d = &k->dev[0];
+	ns_job_device *d = &k->dev[0];
 
 	for (size_t i = 0; i < d->nsteps; i++) {
-		d->steps[i].bucket_ns[REGIME_COMPUTE] -= 4 * MS;
-		d->steps[i].bucket_ns[REGIME_OVERHEAD] += 4 * MS;
-		d->steps[i].cause_ns[CAUSE_LAUNCH] += 4 * MS;
-		d->overall.bucket_ns[REGIME_COMPUTE] -= 4 * MS;
-		d->overall.bucket_ns[REGIME_OVERHEAD] += 4 * MS;
-		d->overall.cause_ns[CAUSE_LAUNCH] += 4 * MS;
+		d->steps[i].bucket_ns[NS_REGIME_COMPUTE] -= 4 * MS;
+		d->steps[i].bucket_ns[NS_REGIME_OVERHEAD] += 4 * MS;
+		d->steps[i].cause_ns[NS_CAUSE_LAUNCH] += 4 * MS;
+		d->overall.bucket_ns[NS_REGIME_COMPUTE] -= 4 * MS;
+		d->overall.bucket_ns[NS_REGIME_OVERHEAD] += 4 * MS;
+		d->overall.cause_ns[NS_CAUSE_LAUNCH] += 4 * MS;
 	}
 }
 
-static job_result *slow_rank_job(const slow_rank_case *c)
+static ns_job_result *slow_rank_job(const slow_rank_case *c)
 {
-	job_merge *m = job_merge_new();
-	job_result *res = NULL;
+	ns_job_merge *m = ns_job_merge_new();
+	ns_job_result *res = NULL;
 	int64_t slow_ns[10];
 	ns_error err;
 
@@ -563,32 +563,32 @@ static job_result *slow_rank_job(const slow_rank_case *c)
 		slow_ns[i] = c->slow[i] * MS;
 	for (int64_t r = 0; r < 4; r++) {
 		rank_spec s = {r, 0, 10 * MS, 0, c->nsteps, 0, false, NULL};
-		job_rank *k =
+		ns_job_rank *k =
 		    r == 2 ? make_rank_steps(&s, slow_ns, c->kernels) : make_rank_steps(&s, NULL, 100);
 		if (r == 2 && c->host)
 			move_to_overhead(k);
-		ck_assert_int_eq(job_merge_add(m, k, &err), NS_OK);
+		ck_assert_int_eq(ns_job_merge_add(m, k, &err), NS_OK);
 	}
-	ck_assert_int_eq(job_merge_finish(m, &res, &err), NS_OK);
-	job_merge_free(m);
+	ck_assert_int_eq(ns_job_merge_finish(m, &res, &err), NS_OK);
+	ns_job_merge_free(m);
 	return res;
 }
 
 START_TEST(what_makes_a_straggler_slow_is_told_from_its_kernels_and_steps)
 {
 	const slow_rank_case *c = &slow_rank_cases[_i];
-	job_result *res = slow_rank_job(c);
+	ns_job_result *res = slow_rank_job(c);
 
 	ck_assert_msg(res->nstrag == 1, "%s: %zu stragglers", c->what, res->nstrag);
 	ck_assert_int_eq(res->strag[0].rank, 2);
 	ck_assert_int_eq(res->strag[0].excess_ns, 4 * MS);
 	ck_assert_msg(res->strag[0].kind == c->kind, "%s: kind %s", c->what,
-	              job_straggler_kind_name(res->strag[0].kind));
+	              ns_job_straggler_kind_name(res->strag[0].kind));
 	ck_assert_msg(
 	    res->strag[0].slowest_steps == c->slowest && res->strag[0].compared_steps == (size_t)c->nsteps,
 	    "%s: slowest in %zu of %zu", c->what, res->strag[0].slowest_steps, res->strag[0].compared_steps);
 	ck_assert_double_eq_tol(res->strag[0].kernels_ratio, c->kernels_ratio, 1e-9);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -597,7 +597,7 @@ END_TEST
 /* Four ranks, rank 2 computing 13 ms a step and the others 10 ms: rank 2 is the straggler (compute, 13/20 =
  * 65 % of its step against 10/20 = 50 % on the others, 3 ms more a step); each other rank's 5 ms of exposed
  * comm (25 % of 20 ms) is 3 ms (15 %) waiting for rank 2 and 2 ms (10 %) transfer. */
-static job_result *straggler_job(void)
+static ns_job_result *straggler_job(void)
 {
 	rank_spec s[] = {{0, 0, 10 * MS, 0, 3, 0, false, NULL},
 	                 {1, 0, 10 * MS, 0, 3, 0, false, NULL},
@@ -607,23 +607,23 @@ static job_result *straggler_job(void)
 }
 
 /* The report of res in kind, as text (caller frees). */
-static char *report_of(const job_result *res, format_kind kind)
+static char *report_of(const ns_job_result *res, ns_format_kind kind)
 {
-	classify_options co;
+	ns_classify_options co;
 	ns_routes routes;
-	format_options fo = {kind, false, false};
-	job_report_options o = {&co, &routes, &fo};
+	ns_format_options fo = {kind, false, false};
+	ns_job_report_options o = {&co, &routes, &fo};
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 	ns_error err;
 
 	ck_assert_ptr_nonnull(out);
-	classify_options_default(&co);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	ck_assert_int_eq(job_report_print(out, res, &o, &err), NS_OK);
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	ck_assert_int_eq(ns_job_report_print(out, res, &o, &err), NS_OK);
 	fclose(out);
-	routes_free(&routes);
+	ns_routes_free(&routes);
 	return text;
 }
 
@@ -634,25 +634,25 @@ START_TEST(a_control_character_in_a_quoted_collective_name_is_escaped_in_the_tex
 {
 	rank_spec s[] = {{0, 0, 10 * MS, 0, 4, 0, false, NULL},
 	                 {1, 0, 10 * MS, 0, 4, 0, false, "all\tgather"}};
-	job_result *res = merge(s, 2);
-	char *text = report_of(res, FORMAT_TEXT);
+	ns_job_result *res = merge(s, 2);
+	char *text = report_of(res, NS_FORMAT_TEXT);
 
 	ck_assert_msg(strstr(text, "not told apart: the collectives do not match across ranks: ") != NULL,
 	              "%s", text);
 	ck_assert_msg(strstr(text, " is all\\tgather of 4096 elements on rank 1 ") != NULL, "%s", text);
 	ck_assert_ptr_null(strchr(text, '\t'));
 	free(text);
-	text = report_of(res, FORMAT_JSON);
+	text = report_of(res, NS_FORMAT_JSON);
 	ck_assert_msg(strstr(text, " is all\\tgather of 4096 elements on rank 1 ") != NULL, "%s", text);
 	free(text);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
 START_TEST(the_text_report_names_the_straggler_and_lists_it_first)
 {
-	job_result *res = straggler_job();
-	char *text = report_of(res, FORMAT_TEXT), *row;
+	ns_job_result *res = straggler_job();
+	char *text = report_of(res, NS_FORMAT_TEXT), *row;
 	static const char *const rows[] = {"     2 ", "     0 ", "     1 ", "     3 "}; /* outliers first */
 
 	ck_assert_msg(
@@ -667,7 +667,7 @@ START_TEST(the_text_report_names_the_straggler_and_lists_it_first)
 	                             "\nrank 0 comm: 25% exposed = 15% waiting for rank 2 + 10% transfer -> "
 	                             "waiting for rank 2 (compute): "));
 	free(text);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -678,34 +678,34 @@ END_TEST
  * for rank 1, none for rank 2: no straggler (rank 1's 1 ms is under the 2 ms floor). */
 START_TEST(a_rank_nobody_waits_for_is_no_straggler)
 {
-	job_merge *m = job_merge_new();
-	job_result *res = NULL;
+	ns_job_merge *m = ns_job_merge_new();
+	ns_job_result *res = NULL;
 	ns_error err;
 
 	for (int64_t r = 0; r < 4; r++) {
 		rank_spec s = {r, 0, r == 1 ? 11 * MS : 10 * MS, 0, 5, 0, false, NULL};
-		job_rank *k = make_rank_steps(&s, NULL, 100);
-		job_device *d = &k->dev[0];
+		ns_job_rank *k = make_rank_steps(&s, NULL, 100);
+		ns_job_device *d = &k->dev[0];
 		for (size_t i = 0; r == 2 && i < d->nsteps; i++) {
-			d->steps[i].bucket_ns[REGIME_COMM] -= 4 * MS;
-			d->steps[i].cause_ns[CAUSE_EXPOSED] -= 4 * MS;
-			d->steps[i].bucket_ns[REGIME_OVERHEAD] += 4 * MS;
-			d->steps[i].cause_ns[CAUSE_LAUNCH] += 4 * MS;
-			d->overall.bucket_ns[REGIME_COMM] -= 4 * MS;
-			d->overall.cause_ns[CAUSE_EXPOSED] -= 4 * MS;
-			d->overall.bucket_ns[REGIME_OVERHEAD] += 4 * MS;
-			d->overall.cause_ns[CAUSE_LAUNCH] += 4 * MS;
+			d->steps[i].bucket_ns[NS_REGIME_COMM] -= 4 * MS;
+			d->steps[i].cause_ns[NS_CAUSE_EXPOSED] -= 4 * MS;
+			d->steps[i].bucket_ns[NS_REGIME_OVERHEAD] += 4 * MS;
+			d->steps[i].cause_ns[NS_CAUSE_LAUNCH] += 4 * MS;
+			d->overall.bucket_ns[NS_REGIME_COMM] -= 4 * MS;
+			d->overall.cause_ns[NS_CAUSE_EXPOSED] -= 4 * MS;
+			d->overall.bucket_ns[NS_REGIME_OVERHEAD] += 4 * MS;
+			d->overall.cause_ns[NS_CAUSE_LAUNCH] += 4 * MS;
 		}
-		ck_assert_int_eq(job_merge_add(m, k, &err), NS_OK);
+		ck_assert_int_eq(ns_job_merge_add(m, k, &err), NS_OK);
 	}
-	ck_assert_int_eq(job_merge_finish(m, &res, &err), NS_OK);
-	job_merge_free(m);
+	ck_assert_int_eq(ns_job_merge_finish(m, &res, &err), NS_OK);
+	ns_job_merge_free(m);
 	ck_assert(res->split);
 	ck_assert_int_eq(rank_of(res, 2)->waited_on_ns, 0);
 	ck_assert_int_eq(rank_of(res, 1)->waited_on_ns, 3 * 5 * MS);
 	ck_assert_msg(res->nstrag == 0, "%zu stragglers, the first rank %ld", res->nstrag,
 	              res->nstrag > 0 ? (long)res->strag[0].rank : -1L);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -714,8 +714,8 @@ END_TEST
  * job's headline carries the same fix: fusing kernels would not make the other ranks wait less. */
 START_TEST(a_straggler_on_a_slow_device_is_routed_to_the_device_not_to_its_kernels)
 {
-	job_result *res = slow_rank_job(&slow_rank_cases[0]);
-	char *text = report_of(res, FORMAT_TEXT);
+	ns_job_result *res = slow_rank_job(&slow_rank_cases[0]);
+	char *text = report_of(res, NS_FORMAT_TEXT);
 
 	ck_assert_msg(
 	    strstr(text, "straggler: rank 2 - compute 70% vs median 50% (+4.000 ms of non-comm time a "
@@ -729,12 +729,12 @@ START_TEST(a_straggler_on_a_slow_device_is_routed_to_the_device_not_to_its_kerne
 	              "%s", text);
 	ck_assert_ptr_null(strstr(text, "fused kernel"));
 	free(text);
-	text = report_of(res, FORMAT_JSON);
+	text = report_of(res, NS_FORMAT_JSON);
 	ck_assert_msg(strstr(text, "\"kind\":\t\"device\"") != NULL ||
 	                  strstr(text, "\"kind\":\"device\"") != NULL,
 	              "%s", text);
 	free(text);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -750,17 +750,17 @@ START_TEST(every_form_of_the_job_report_lists_the_ranks_in_one_order)
 	                 {2, 0, 7 * MS, 0, 3, 0, false, NULL},
 	                 {3, 0, 3 * MS, 0, 3, 0, false, NULL}};
 	static const int64_t want[] = {3, 0, 2, 1};
-	job_result *res = merge(s, 4);
-	const job_rank_result **order = ns_job_ranks_in_order(res);
-	char *text = report_of(res, FORMAT_TEXT), *page = NULL, *at;
+	ns_job_result *res = merge(s, 4);
+	const ns_job_rank_result **order = ns_job_ranks_in_order(res);
+	char *text = report_of(res, NS_FORMAT_TEXT), *page = NULL, *at;
 	size_t size = 0;
 	FILE *f = open_memstream(&page, &size);
-	html_page_info info = {"job", "test", "now"};
-	html_page *p;
-	classify_options co;
+	ns_html_page_info info = {"job", "test", "now"};
+	ns_html_page *p;
+	ns_classify_options co;
 	ns_routes routes;
-	format_options fo = {FORMAT_TEXT, false, false};
-	job_report_options o = {&co, &routes, &fo};
+	ns_format_options fo = {NS_FORMAT_TEXT, false, false};
+	ns_job_report_options o = {&co, &routes, &fo};
 	ns_job_report *m = malloc(sizeof(*m));
 	ns_error err;
 
@@ -777,16 +777,16 @@ START_TEST(every_form_of_the_job_report_lists_the_ranks_in_one_order)
 	}
 	free(text);
 	ns_error_clear(&err);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	ns_classify_options_default(&co);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_int_eq(ns_job_report_build(res, &o, m, &err), NS_OK);
 	ck_assert_ptr_nonnull(f);
-	p = html_page_begin(f, &info);
-	ck_assert_int_eq(html_job(p, res, m, &err), NS_OK);
+	p = ns_html_page_begin(f, &info);
+	ck_assert_int_eq(ns_html_job(p, res, m, &err), NS_OK);
 	ns_job_report_free(m);
 	free(m);
-	ck_assert_int_eq(html_page_end(p, &err), NS_OK);
+	ck_assert_int_eq(ns_html_page_end(p, &err), NS_OK);
 	fclose(f);
 	at = page;
 	for (size_t i = 0; i < 4; i++) {
@@ -795,26 +795,26 @@ START_TEST(every_form_of_the_job_report_lists_the_ranks_in_one_order)
 		ck_assert_msg((at = strstr(at, row)) != NULL, "page: rank %d out of order", (int)want[i]);
 	}
 	free(page);
-	routes_free(&routes);
-	job_result_free(res);
+	ns_routes_free(&routes);
+	ns_job_result_free(res);
 }
 END_TEST
 
 START_TEST(the_quiet_report_is_the_stragglers_bucket)
 {
-	job_result *res = straggler_job();
-	char *text = report_of(res, FORMAT_QUIET);
+	ns_job_result *res = straggler_job();
+	char *text = report_of(res, NS_FORMAT_QUIET);
 
 	ck_assert_str_eq(text, "compute\n");
 	free(text);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
 START_TEST(the_json_report_puts_the_straggler_first)
 {
-	job_result *res = straggler_job();
-	char *text = report_of(res, FORMAT_JSON);
+	ns_job_result *res = straggler_job();
+	char *text = report_of(res, NS_FORMAT_JSON);
 	cJSON *doc = cJSON_Parse(text);
 	const cJSON *job = cJSON_GetObjectItemCaseSensitive(doc, "job");
 	const cJSON *strag = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(job, "stragglers"), 0);
@@ -827,7 +827,7 @@ START_TEST(the_json_report_puts_the_straggler_first)
 	ck_assert_int_eq(cJSON_GetObjectItemCaseSensitive(first, "rank")->valuedouble, 2);
 	cJSON_Delete(doc);
 	free(text);
-	job_result_free(res);
+	ns_job_result_free(res);
 }
 END_TEST
 
@@ -837,9 +837,9 @@ END_TEST
 START_TEST(a_rank_without_device_activity_has_nothing_to_route)
 {
 	rank_spec s[] = {{0, 0, 10 * MS, 0, 3, 0, false, NULL}, {2, 0, 10 * MS, 0, 3, 0, false, NULL}};
-	job_merge *m = job_merge_new();
-	job_rank *idle = calloc(1, sizeof(*idle));
-	job_result *res = NULL;
+	ns_job_merge *m = ns_job_merge_new();
+	ns_job_rank *idle = calloc(1, sizeof(*idle));
+	ns_job_result *res = NULL;
 	char *text, *json;
 	cJSON *doc;
 	const cJSON *ranks;
@@ -851,16 +851,16 @@ START_TEST(a_rank_without_device_activity_has_nothing_to_route)
 	idle->quality = -1;
 	idle->file = strdup("rank-1");
 	for (size_t i = 0; i < 2; i++)
-		ck_assert_int_eq(job_merge_add(m, make_rank(&s[i]), &err), NS_OK);
-	ck_assert_int_eq(job_merge_add(m, idle, &err), NS_OK);
-	ck_assert_int_eq(job_merge_finish(m, &res, &err), NS_OK);
+		ck_assert_int_eq(ns_job_merge_add(m, make_rank(&s[i]), &err), NS_OK);
+	ck_assert_int_eq(ns_job_merge_add(m, idle, &err), NS_OK);
+	ck_assert_int_eq(ns_job_merge_finish(m, &res, &err), NS_OK);
 	ck_assert(!rank_of(res, 1)->routable);
 	ck_assert(rank_of(res, 0)->routable);
-	text = report_of(res, FORMAT_TEXT);
+	text = report_of(res, NS_FORMAT_TEXT);
 	ck_assert_msg(strstr(text, "|                    | no device activity: nothing to route\n") != NULL,
 	              "%s", text);
 	ck_assert_ptr_null(strstr(text, "compute-bound (0%)"));
-	json = report_of(res, FORMAT_JSON);
+	json = report_of(res, NS_FORMAT_JSON);
 	doc = cJSON_Parse(json);
 	ranks = cJSON_GetObjectItemCaseSensitive(doc, "ranks");
 	for (const cJSON *r = ranks != NULL ? ranks->child : NULL; r != NULL; r = r->next) {
@@ -870,30 +870,30 @@ START_TEST(a_rank_without_device_activity_has_nothing_to_route)
 	cJSON_Delete(doc);
 	free(json);
 	free(text);
-	job_merge_free(m);
-	job_result_free(res);
+	ns_job_merge_free(m);
+	ns_job_result_free(res);
 }
 END_TEST
 
 START_TEST(a_failed_write_is_an_io_error)
 {
-	job_result *res = straggler_job();
-	classify_options co;
+	ns_job_result *res = straggler_job();
+	ns_classify_options co;
 	ns_routes routes;
-	format_options fo = {FORMAT_TEXT, false, false};
-	job_report_options o = {&co, &routes, &fo};
+	ns_format_options fo = {NS_FORMAT_TEXT, false, false};
+	ns_job_report_options o = {&co, &routes, &fo};
 	FILE *full = fopen("/dev/full", "w");
 	ns_error err;
 
-	classify_options_default(&co);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
 	if (full != NULL) { /* else no /dev/full on this system */
 		ns_error_clear(&err);
-		ck_assert_int_eq(job_report_print(full, res, &o, &err), NS_ERR_IO);
+		ck_assert_int_eq(ns_job_report_print(full, res, &o, &err), NS_ERR_IO);
 		fclose(full);
 	}
-	routes_free(&routes);
-	job_result_free(res);
+	ns_routes_free(&routes);
+	ns_job_result_free(res);
 }
 END_TEST
 

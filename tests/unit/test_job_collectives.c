@@ -17,20 +17,20 @@ static ns_str text(const char *s)
 	return (ns_str){s, s != NULL ? strlen(s) : 0};
 }
 
-static trace_event event(char ph, trace_category cat, const char *name, int64_t tid, int64_t ts, int64_t dur)
+static ns_trace_event event(char ph, ns_trace_category cat, const char *name, int64_t tid, int64_t ts, int64_t dur)
 {
-	trace_event ev;
+	ns_trace_event ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.ph = ph;
 	ev.cat = cat;
 	ev.name = text(name);
-	ev.pid = cat == TCAT_KERNEL ? 0 : 1;
+	ev.pid = cat == NS_TCAT_KERNEL ? 0 : 1;
 	ev.tid = tid;
 	ev.has_ts = ev.has_dur = true;
 	ev.ts_ns = ts * US;
 	ev.dur_ns = dur * US;
-	ev.device = cat == TCAT_KERNEL ? 0 : -1;
+	ev.device = cat == NS_TCAT_KERNEL ? 0 : -1;
 	ev.stream = -1;
 	ev.correlation = ev.external_id = -1;
 	ev.coll_seq = ev.coll_in = ev.coll_out = -1;
@@ -38,25 +38,25 @@ static trace_event event(char ph, trace_category cat, const char *name, int64_t 
 	return ev;
 }
 
-static void feed(trace_split *s, trace_event ev)
+static void feed(ns_trace_split *s, ns_trace_event ev)
 {
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(trace_split_event(&ev, s, &err), NS_OK);
+	ck_assert_int_eq(ns_trace_split_event(&ev, s, &err), NS_OK);
 }
 
-static void make_split(split_result *res, kernel_rules **rules)
+static void make_split(ns_split_result *res, ns_kernel_rules **rules)
 {
 	ns_error err;
-	trace_split *s;
-	trace_event ev;
+	ns_trace_split *s;
+	ns_trace_event ev;
 
-	ck_assert_int_eq(kernel_rules_default(rules, &err), NS_OK);
-	s = trace_split_new(*rules);
-	feed(s, event('X', TCAT_CPU_OP, "ProfilerStep#4", 1, 0, 1000));
-	feed(s, event('X', TCAT_KERNEL, "ampere_sgemm_128x64_nn", 7, 100, 200));
-	ev = event('X', TCAT_KERNEL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 40, 200, 400);
+	ck_assert_int_eq(ns_kernel_rules_default(rules, &err), NS_OK);
+	s = ns_trace_split_new(*rules);
+	feed(s, event('X', NS_TCAT_CPU_OP, "ProfilerStep#4", 1, 0, 1000));
+	feed(s, event('X', NS_TCAT_KERNEL, "ampere_sgemm_128x64_nn", 7, 100, 200));
+	ev = event('X', NS_TCAT_KERNEL, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 40, 200, 400);
 	ev.correlation = 400;
 	ev.coll_name = text("allreduce");
 	ev.coll_pg = text("0");
@@ -64,31 +64,31 @@ static void make_split(split_result *res, kernel_rules **rules)
 	ev.coll_seq = 7;
 	ev.coll_in = ev.coll_out = 1024;
 	feed(s, ev);
-	ev = event('X', TCAT_CPU_OP, "record_param_comms", 1, 350, 5);
+	ev = event('X', NS_TCAT_CPU_OP, "record_param_comms", 1, 350, 5);
 	ev.external_id = 77;
 	ev.coll_name = text("allgather");
 	ev.coll_pg = text("1");
 	ev.coll_seq = 3;
 	ev.coll_in = 2048;
 	feed(s, ev);
-	ev = event('X', TCAT_RUNTIME, "cudaLaunchKernel", 1, 352, 2);
+	ev = event('X', NS_TCAT_RUNTIME, "cudaLaunchKernel", 1, 352, 2);
 	ev.correlation = 500;
 	ev.external_id = 77;
 	feed(s, ev);
-	ev = event('X', TCAT_KERNEL, "ncclDevKernel_AllGather_RING_LL", 40, 700, 100);
+	ev = event('X', NS_TCAT_KERNEL, "ncclDevKernel_AllGather_RING_LL", 40, 700, 100);
 	ev.correlation = 500;
 	ev.external_id = 77;
 	feed(s, ev);
-	feed(s, event('X', TCAT_KERNEL, "ampere_sgemm_128x64_nn", 7, 750, 30));
-	ck_assert_int_eq(trace_split_finish(s, NULL, res, &err), NS_OK);
-	trace_split_free(s);
+	feed(s, event('X', NS_TCAT_KERNEL, "ampere_sgemm_128x64_nn", 7, 750, 30));
+	ck_assert_int_eq(ns_trace_split_finish(s, NULL, res, &err), NS_OK);
+	ns_trace_split_free(s);
 }
 
 START_TEST(each_collective_keeps_its_metadata_and_exposed_pieces)
 {
-	kernel_rules *rules = NULL;
-	split_result res;
-	const split_collective *c;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
+	const ns_split_collective *c;
 
 	make_split(&res, &rules);
 	ck_assert_int_eq(res.ndevices, 1);
@@ -120,9 +120,9 @@ START_TEST(each_collective_keeps_its_metadata_and_exposed_pieces)
 	ck_assert_int_eq(c->piece[1].end_ns, 800 * US);
 	ck_assert_int_eq(c->exposed_ns, 70 * US);
 	/* the pieces are the step's exposed comm: 300 + 70 us */
-	ck_assert_int_eq(split_device_step(&res.device[0], 0).cause_ns[CAUSE_EXPOSED], 370 * US);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ck_assert_int_eq(ns_split_device_step(&res.device[0], 0).cause_ns[NS_CAUSE_EXPOSED], 370 * US);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 

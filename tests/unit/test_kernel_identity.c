@@ -81,11 +81,11 @@ static const identity_case identities[] = {
 START_TEST(identity_is_the_kernel_not_its_arguments)
 {
 	const identity_case *c = &identities[_i];
-	kernel_identity id;
+	ns_kernel_identity id;
 
-	kernel_identity_of(c->name, &id);
+	ns_kernel_identity_of(c->name, &id);
 	ck_assert_str_eq(id.qualified, c->qualified);
-	ck_assert_str_eq(kernel_identity_base(&id), c->base);
+	ck_assert_str_eq(ns_kernel_identity_base(&id), c->base);
 }
 END_TEST
 
@@ -109,7 +109,7 @@ static const display_case displays[] = {
 START_TEST(display_keeps_namespaces_and_drops_parameters)
 {
 	const display_case *c = &displays[_i];
-	size_t start, len = kernel_display_span(c->name, &start);
+	size_t start, len = ns_kernel_display_span(c->name, &start);
 
 	ck_assert_uint_eq(len, strlen(c->shown));
 	ck_assert_int_eq(memcmp(c->name + start, c->shown, len), 0);
@@ -120,12 +120,12 @@ START_TEST(report_shows_the_namespace_of_a_kernel_in_an_anonymous_namespace)
 {
 	char buf[128], small[16];
 
-	report_short_name(
+	ns_report_short_name(
 	    "void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(float const*, "
 	    "long const*, int, float*)",
 	    buf, sizeof(buf));
 	ck_assert_str_eq(buf, "at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>");
-	report_short_name("void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(int)",
+	ns_report_short_name("void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(int)",
 	                  small, sizeof(small));
 	ck_assert_str_eq(small, "at::native::...");
 }
@@ -133,13 +133,13 @@ END_TEST
 
 START_TEST(long_identities_are_cut_not_overrun)
 {
-	char name[3 * KERNEL_IDENTITY_MAX];
-	kernel_identity id;
+	char name[3 * NS_KERNEL_IDENTITY_MAX];
+	ns_kernel_identity id;
 
 	memset(name, 'g', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
-	kernel_identity_of(name, &id);
-	ck_assert_uint_eq(strlen(id.qualified), KERNEL_IDENTITY_MAX - 1);
+	ns_kernel_identity_of(name, &id);
+	ck_assert_uint_eq(strlen(id.qualified), NS_KERNEL_IDENTITY_MAX - 1);
 }
 END_TEST
 
@@ -154,32 +154,32 @@ static void long_name(char *buf, const char *prefix, size_t fill, const char *fi
 	strcpy(buf + n + fill, suffix);
 }
 
-/* Only the first KERNEL_IDENTITY_MAX bytes after the return type are read (the bound of kernel_rules.h), and the
+/* Only the first NS_KERNEL_IDENTITY_MAX bytes after the return type are read (the bound of kernel_rules.h), and the
  * function and the operation a launcher runs come first, so template arguments of any length cost nothing
  * past it and change nothing. */
 START_TEST(a_long_name_keeps_the_identity_its_head_gives)
 {
-	static char name[8 * KERNEL_IDENTITY_MAX];
-	kernel_identity id;
+	static char name[8 * NS_KERNEL_IDENTITY_MAX];
+	ns_kernel_identity id;
 
-	long_name(name, "void at::native::kernel_7<", 6 * KERNEL_IDENTITY_MAX, "float, c10::BFloat16, ",
+	long_name(name, "void at::native::kernel_7<", 6 * NS_KERNEL_IDENTITY_MAX, "float, c10::BFloat16, ",
 	          "int>");
-	kernel_identity_of(name, &id);
+	ns_kernel_identity_of(name, &id);
 	ck_assert_str_eq(id.qualified, "at::native::kernel_7");
-	ck_assert_str_eq(kernel_identity_base(&id), "kernel_7");
+	ck_assert_str_eq(ns_kernel_identity_base(&id), "kernel_7");
 
-	long_name(name, "void cutlass::Kernel<ns::GemmOp<", 6 * KERNEL_IDENTITY_MAX, "cutlass::half_t, ",
+	long_name(name, "void cutlass::Kernel<ns::GemmOp<", 6 * NS_KERNEL_IDENTITY_MAX, "cutlass::half_t, ",
 	          "int> >(ns::GemmOp::Params)");
-	kernel_identity_of(name, &id);
+	ns_kernel_identity_of(name, &id);
 	ck_assert_str_eq(id.qualified, "ns::GemmOp");
 
-	/* a "::" past the head is not seen: the name is cut to its first KERNEL_IDENTITY_MAX bytes, whose
+	/* a "::" past the head is not seen: the name is cut to its first NS_KERNEL_IDENTITY_MAX bytes, whose
 	 * last component at depth 0 starts after the head's last "::" */
-	long_name(name, "void ", 2 * KERNEL_IDENTITY_MAX, "ab::", "tail_kernel");
-	kernel_identity_of(name, &id);
-	ck_assert_uint_eq(strlen(id.qualified), KERNEL_IDENTITY_MAX - 1);
+	long_name(name, "void ", 2 * NS_KERNEL_IDENTITY_MAX, "ab::", "tail_kernel");
+	ns_kernel_identity_of(name, &id);
+	ck_assert_uint_eq(strlen(id.qualified), NS_KERNEL_IDENTITY_MAX - 1);
 	ck_assert_ptr_null(strstr(id.qualified, "tail_kernel"));
-	ck_assert_str_eq(kernel_identity_base(&id), "");
+	ck_assert_str_eq(ns_kernel_identity_base(&id), "");
 }
 END_TEST
 

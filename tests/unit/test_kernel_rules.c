@@ -7,50 +7,50 @@
 
 #include "nextstep/kernel_rules.h"
 
-static kernel_rules *parse_ok(const char *text)
+static ns_kernel_rules *parse_ok(const char *text)
 {
-	kernel_rules *r = NULL;
+	ns_kernel_rules *r = NULL;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_msg(kernel_rules_parse(text, strlen(text), &r, &err) == NS_OK, "%s: %s", text, err.msg);
+	ck_assert_msg(ns_kernel_rules_parse(text, strlen(text), &r, &err) == NS_OK, "%s: %s", text, err.msg);
 	return r;
 }
 
 START_TEST(rules_file_first_match_wins_and_default_is_memory)
 {
-	kernel_rules *r =
+	ns_kernel_rules *r =
 	    parse_ok("{\"rules\": [{\"match\": \"foo_gemm\", \"class\": \"memory\"},"
 	             " {\"match\": \"GEMM\", \"class\": \"compute\"},"
 	             " {\"match\": \"^all(reduce|gather)\", \"regex\": true, \"class\": \"comm\"}]}");
 
-	ck_assert_uint_eq(kernel_rules_count(r), 3);
-	ck_assert_int_eq(kernel_rules_classify(r, "my_foo_gemm_kernel"), KCLASS_MEMORY);
-	ck_assert_int_eq(kernel_rules_classify(r, "sgemm_128"), KCLASS_COMPUTE);
-	ck_assert_int_eq(kernel_rules_classify(r, "AllGather_ring"), KCLASS_COMM);
-	ck_assert_int_eq(kernel_rules_classify(r, "x_allgather"), KCLASS_MEMORY);
-	ck_assert_int_eq(kernel_rules_classify(r, "ncclDevKernel_AllReduce"), KCLASS_MEMORY);
-	kernel_rules_free(r);
+	ck_assert_uint_eq(ns_kernel_rules_count(r), 3);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "my_foo_gemm_kernel"), NS_KCLASS_MEMORY);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "sgemm_128"), NS_KCLASS_COMPUTE);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "AllGather_ring"), NS_KCLASS_COMM);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "x_allgather"), NS_KCLASS_MEMORY);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "ncclDevKernel_AllReduce"), NS_KCLASS_MEMORY);
+	ns_kernel_rules_free(r);
 }
 END_TEST
 
 START_TEST(rules_file_substring_is_not_a_regex)
 {
-	kernel_rules *r =
+	ns_kernel_rules *r =
 	    parse_ok("{\"rules\": [{\"match\": \"a.b\", \"regex\": false, \"class\": \"compute\"}]}");
 
-	ck_assert_int_eq(kernel_rules_classify(r, "xa.by"), KCLASS_COMPUTE);
-	ck_assert_int_eq(kernel_rules_classify(r, "xaxby"), KCLASS_MEMORY);
-	kernel_rules_free(r);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "xa.by"), NS_KCLASS_COMPUTE);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "xaxby"), NS_KCLASS_MEMORY);
+	ns_kernel_rules_free(r);
 }
 END_TEST
 
 START_TEST(empty_rules_file_makes_everything_memory)
 {
-	kernel_rules *r = parse_ok("{\"rules\": []}");
+	ns_kernel_rules *r = parse_ok("{\"rules\": []}");
 
-	ck_assert_int_eq(kernel_rules_classify(r, "ampere_sgemm_32x128_nt"), KCLASS_MEMORY);
-	kernel_rules_free(r);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "ampere_sgemm_32x128_nt"), NS_KCLASS_MEMORY);
+	ns_kernel_rules_free(r);
 }
 END_TEST
 
@@ -107,11 +107,11 @@ static const bad_rules_case bad_rules[] = {
 START_TEST(bad_rules_file_is_a_clear_error)
 {
 	const bad_rules_case *c = &bad_rules[_i];
-	kernel_rules *r = NULL;
+	ns_kernel_rules *r = NULL;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_parse(c->text, strlen(c->text), &r, &err), c->want);
+	ck_assert_int_eq(ns_kernel_rules_parse(c->text, strlen(c->text), &r, &err), c->want);
 	ck_assert_ptr_null(r);
 	ck_assert_msg(strstr(err.msg, c->msg_part) != NULL, "%s: message '%s' lacks '%s'", c->text, err.msg,
 	              c->msg_part);
@@ -128,19 +128,19 @@ typedef struct {
 	size_t len;        /* that many times */
 	const char *tail;  /* then this */
 	size_t gave_up;    /* 1 when rule 1 must give up, 0 when it must answer */
-	kernel_class want; /* with this class */
+	ns_kernel_class want; /* with this class */
 } costly_case;
 
 static const costly_case costly[] = {
-    {"([a-z]{0,100}){0,100}x", 'a', 31, "", 0, KCLASS_MEMORY},
-    {"([a-z]{0,100}){0,100}x", 'a', 31, "-x", 1, KCLASS_MEMORY},
-    {"([a-z]{0,100}){0,100}x", 'a', 1000, "-x", 1, KCLASS_MEMORY},
-    {"(a|aa)*c", 'a', 100000, "", 0, KCLASS_MEMORY},
-    {"(a|aa)*c", 'a', 1000, "bc", 1, KCLASS_MEMORY},
-    {"(x+x+)+y", 'x', 100000, "", 0, KCLASS_MEMORY},
-    {"(x+x+)+y", 'x', 1000, "-y", 1, KCLASS_MEMORY},
-    {"(a|aa)*c", 'a', 20, "c", 0, KCLASS_COMPUTE},
-    {"(x+x+)+y", 'x', 100000, "y", 0, KCLASS_MEMORY}, /* the 'y' lies past the first 1024 bytes */
+    {"([a-z]{0,100}){0,100}x", 'a', 31, "", 0, NS_KCLASS_MEMORY},
+    {"([a-z]{0,100}){0,100}x", 'a', 31, "-x", 1, NS_KCLASS_MEMORY},
+    {"([a-z]{0,100}){0,100}x", 'a', 1000, "-x", 1, NS_KCLASS_MEMORY},
+    {"(a|aa)*c", 'a', 100000, "", 0, NS_KCLASS_MEMORY},
+    {"(a|aa)*c", 'a', 1000, "bc", 1, NS_KCLASS_MEMORY},
+    {"(x+x+)+y", 'x', 100000, "", 0, NS_KCLASS_MEMORY},
+    {"(x+x+)+y", 'x', 1000, "-y", 1, NS_KCLASS_MEMORY},
+    {"(a|aa)*c", 'a', 20, "c", 0, NS_KCLASS_COMPUTE},
+    {"(x+x+)+y", 'x', 100000, "y", 0, NS_KCLASS_MEMORY}, /* the 'y' lies past the first 1024 bytes */
 };
 
 START_TEST(costly_regex_answers_or_gives_up_within_its_limits)
@@ -148,7 +148,7 @@ START_TEST(costly_regex_answers_or_gives_up_within_its_limits)
 	const costly_case *c = &costly[_i];
 	char text[256];
 	char *name = malloc(c->len + strlen(c->tail) + 1);
-	kernel_rules *r;
+	ns_kernel_rules *r;
 	size_t gave_up = 99;
 
 	ck_assert_ptr_nonnull(name);
@@ -157,32 +157,32 @@ START_TEST(costly_regex_answers_or_gives_up_within_its_limits)
 	r = parse_ok(text);
 	memset(name, c->fill, c->len);
 	strcpy(name + c->len, c->tail);
-	ck_assert_int_eq(kernel_rules_classify_ex(r, name, &gave_up), c->want);
+	ck_assert_int_eq(ns_kernel_rules_classify_ex(r, name, &gave_up), c->want);
 	ck_assert_uint_eq(gave_up, c->gave_up);
-	kernel_rules_free(r);
+	ns_kernel_rules_free(r);
 	free(name);
 }
 END_TEST
 
-/* Rules see the first KERNEL_CLASSIFY_MAX bytes of a name, after its parameter list is cut. */
+/* Rules see the first NS_KERNEL_CLASSIFY_MAX bytes of a name, after its parameter list is cut. */
 typedef struct {
 	size_t at;   /* "gemm" written at this byte of a long name of 'x' */
 	bool params; /* and the name ends in a parameter list holding "conv" */
-	kernel_class want;
+	ns_kernel_class want;
 } bound_case;
 
 static const bound_case bounds[] = {
-    {0, false, KCLASS_COMPUTE},
-    {KERNEL_CLASSIFY_MAX - 4, false, KCLASS_COMPUTE}, /* the last four bytes seen */
-    {KERNEL_CLASSIFY_MAX - 3, false, KCLASS_MEMORY},  /* cut through */
-    {5000, false, KCLASS_MEMORY},
-    {5000, true, KCLASS_MEMORY}, /* parameters never count */
+    {0, false, NS_KCLASS_COMPUTE},
+    {NS_KERNEL_CLASSIFY_MAX - 4, false, NS_KCLASS_COMPUTE}, /* the last four bytes seen */
+    {NS_KERNEL_CLASSIFY_MAX - 3, false, NS_KCLASS_MEMORY},  /* cut through */
+    {5000, false, NS_KCLASS_MEMORY},
+    {5000, true, NS_KCLASS_MEMORY}, /* parameters never count */
 };
 
 START_TEST(classification_sees_a_bounded_head_of_the_name)
 {
 	const bound_case *c = &bounds[_i];
-	kernel_rules *r = parse_ok("{\"rules\": [{\"match\": \"gemm\", \"class\": \"compute\"},"
+	ns_kernel_rules *r = parse_ok("{\"rules\": [{\"match\": \"gemm\", \"class\": \"compute\"},"
 	                           " {\"match\": \"conv\", \"class\": \"compute\"}]}");
 	char name[8192];
 
@@ -191,33 +191,33 @@ START_TEST(classification_sees_a_bounded_head_of_the_name)
 	memcpy(name + c->at, "GEMM", 4);
 	if (c->params)
 		memcpy(name + sizeof(name) - 7, "(conv)", 6);
-	ck_assert_int_eq(kernel_rules_classify(r, name), c->want);
-	kernel_rules_free(r);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, name), c->want);
+	ns_kernel_rules_free(r);
 }
 END_TEST
 
 START_TEST(regex_rules_keep_posix_meaning_of_dollar_and_case)
 {
-	kernel_rules *r =
+	ns_kernel_rules *r =
 	    parse_ok("{\"rules\": [{\"match\": \"^CONV$\", \"regex\": true, \"class\": \"compute\"},"
 	             " {\"match\": \"[^a-z]cijk_\", \"regex\": true, \"class\": \"compute\"}]}");
 
-	ck_assert_int_eq(kernel_rules_classify(r, "conv"), KCLASS_COMPUTE);
-	ck_assert_int_eq(kernel_rules_classify(r, "Conv(int)"), KCLASS_COMPUTE); /* parameters cut */
-	ck_assert_int_eq(kernel_rules_classify(r, "conv\n"), KCLASS_MEMORY);     /* '$' is the end only */
-	ck_assert_int_eq(kernel_rules_classify(r, "x_Cijk_Ailk"), KCLASS_COMPUTE);
-	ck_assert_int_eq(kernel_rules_classify(r, "xCijk_Ailk"), KCLASS_MEMORY);
-	kernel_rules_free(r);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "conv"), NS_KCLASS_COMPUTE);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "Conv(int)"), NS_KCLASS_COMPUTE); /* parameters cut */
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "conv\n"), NS_KCLASS_MEMORY);     /* '$' is the end only */
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "x_Cijk_Ailk"), NS_KCLASS_COMPUTE);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "xCijk_Ailk"), NS_KCLASS_MEMORY);
+	ns_kernel_rules_free(r);
 }
 END_TEST
 
 START_TEST(rules_file_that_is_missing_is_an_io_error)
 {
-	kernel_rules *r = NULL;
+	ns_kernel_rules *r = NULL;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_load("/nonexistent/rules.json", &r, &err), NS_ERR_IO);
+	ck_assert_int_eq(ns_kernel_rules_load("/nonexistent/rules.json", &r, &err), NS_ERR_IO);
 	ck_assert_ptr_null(r);
 }
 END_TEST

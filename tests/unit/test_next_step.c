@@ -17,18 +17,18 @@ static void setup(void)
 {
 	ns_error err;
 
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
 }
 
 static void teardown(void)
 {
-	routes_free(&routes);
+	ns_routes_free(&routes);
 }
 
 /* A window of dur_ns with the given bucket and cause times (the rest of each bucket is left uncaused). */
-static split_window window(int64_t dur)
+static ns_split_window window(int64_t dur)
 {
-	split_window w;
+	ns_split_window w;
 
 	memset(&w, 0, sizeof(w));
 	w.step = -1;
@@ -36,10 +36,10 @@ static split_window window(int64_t dur)
 	return w;
 }
 
-static void put_cause(split_window *w, ns_cause c, int64_t ns)
+static void put_cause(ns_split_window *w, ns_cause c, int64_t ns)
 {
 	w->cause_ns[c] += ns;
-	w->bucket_ns[cause_bucket(c)] += ns;
+	w->bucket_ns[ns_cause_bucket(c)] += ns;
 }
 
 static const ns_next_step *find(const ns_next_steps *s, ns_regime b, int c)
@@ -63,24 +63,24 @@ static int64_t known_sum(const ns_next_steps *s)
  * a step is its sum / 3, rounded down: 100, 99, 66, 33 ns, which add to 298 <= 1000. */
 START_TEST(bounds_are_each_cause_a_step_and_add_up_to_at_most_the_step)
 {
-	split_window w = window(3000);
+	ns_split_window w = window(3000);
 	ns_next_steps s;
 
-	w.bucket_ns[REGIME_DATALOADER] = 301;
-	w.bucket_ns[REGIME_COMPUTE] = 100;
-	put_cause(&w, CAUSE_LAUNCH, 299);
-	put_cause(&w, CAUSE_SYNC, 200);
-	put_cause(&w, CAUSE_HOST_GAP, 100);
+	w.bucket_ns[NS_REGIME_DATALOADER] = 301;
+	w.bucket_ns[NS_REGIME_COMPUTE] = 100;
+	put_cause(&w, NS_CAUSE_LAUNCH, 299);
+	put_cause(&w, NS_CAUSE_SYNC, 200);
+	put_cause(&w, NS_CAUSE_HOST_GAP, 100);
 	ns_next_steps_of_window(&w, 3, &routes, NULL, &s);
 	ck_assert_int_eq(s.step_ns, 1000);
-	ck_assert_int_eq(find(&s, REGIME_DATALOADER, -1)->gain_ns, 100);
-	ck_assert_int_eq(find(&s, REGIME_OVERHEAD, CAUSE_LAUNCH)->gain_ns, 99);
-	ck_assert_int_eq(find(&s, REGIME_OVERHEAD, CAUSE_SYNC)->gain_ns, 66);
-	ck_assert_int_eq(find(&s, REGIME_IDLE, CAUSE_HOST_GAP)->gain_ns, 33);
+	ck_assert_int_eq(find(&s, NS_REGIME_DATALOADER, -1)->gain_ns, 100);
+	ck_assert_int_eq(find(&s, NS_REGIME_OVERHEAD, NS_CAUSE_LAUNCH)->gain_ns, 99);
+	ck_assert_int_eq(find(&s, NS_REGIME_OVERHEAD, NS_CAUSE_SYNC)->gain_ns, 66);
+	ck_assert_int_eq(find(&s, NS_REGIME_IDLE, NS_CAUSE_HOST_GAP)->gain_ns, 33);
 	ck_assert_int_eq(known_sum(&s), 298);
-	ck_assert(!find(&s, REGIME_COMPUTE, -1)->known); /* no roofline placement */
+	ck_assert(!find(&s, NS_REGIME_COMPUTE, -1)->known); /* no roofline placement */
 	ck_assert_ptr_eq(ns_next_steps_top(&s), &s.item[0]);
-	ck_assert_int_eq(s.item[0].bucket, REGIME_DATALOADER);
+	ck_assert_int_eq(s.item[0].bucket, NS_REGIME_DATALOADER);
 	ck_assert_int_eq(s.item[0].rule, NS_GAIN_WAITING);
 	ck_assert_double_eq_tol(s.item[0].gain_share, 0.1, 1e-12);
 	/* 99 >= 100 / 2: the runner-up is shown; the unknown compute (33 ns a step) is not more than 100 */
@@ -92,17 +92,17 @@ END_TEST
 /* A window whose causes fill it: the bounds add up to the whole step, never more. */
 START_TEST(bounds_of_a_window_all_waiting_add_up_to_the_step)
 {
-	split_window w = window(1000);
+	ns_split_window w = window(1000);
 	ns_next_steps s;
 
-	w.bucket_ns[REGIME_DATALOADER] = 500;
-	put_cause(&w, CAUSE_LAUNCH, 250);
-	put_cause(&w, CAUSE_TRANSFER, 150);
-	put_cause(&w, CAUSE_EXPOSED, 100);
+	w.bucket_ns[NS_REGIME_DATALOADER] = 500;
+	put_cause(&w, NS_CAUSE_LAUNCH, 250);
+	put_cause(&w, NS_CAUSE_TRANSFER, 150);
+	put_cause(&w, NS_CAUSE_EXPOSED, 100);
 	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
 	ck_assert_int_eq(known_sum(&s), 1000);
-	ck_assert_int_eq(find(&s, REGIME_MEMORY, CAUSE_TRANSFER)->rule, NS_GAIN_EXPOSED);
-	ck_assert_int_eq(find(&s, REGIME_COMM, CAUSE_EXPOSED)->rule, NS_GAIN_EXPOSED);
+	ck_assert_int_eq(find(&s, NS_REGIME_MEMORY, NS_CAUSE_TRANSFER)->rule, NS_GAIN_EXPOSED);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMM, NS_CAUSE_EXPOSED)->rule, NS_GAIN_EXPOSED);
 	/* 250 is exactly half of 500: shown */
 	ck_assert_ptr_nonnull(ns_next_steps_runner_up(&s));
 }
@@ -111,27 +111,27 @@ END_TEST
 /* Equal times: the earlier bucket first (overhead before idle), whatever the order they are found in. */
 START_TEST(ties_go_to_the_earlier_bucket_then_cause)
 {
-	split_window w = window(1000);
+	ns_split_window w = window(1000);
 	ns_next_steps s;
 
-	put_cause(&w, CAUSE_HOST_GAP, 100);
-	put_cause(&w, CAUSE_SYNC, 100);
-	put_cause(&w, CAUSE_LAUNCH, 100);
+	put_cause(&w, NS_CAUSE_HOST_GAP, 100);
+	put_cause(&w, NS_CAUSE_SYNC, 100);
+	put_cause(&w, NS_CAUSE_LAUNCH, 100);
 	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
-	ck_assert_int_eq(s.item[0].cause, CAUSE_LAUNCH);
-	ck_assert_int_eq(s.item[1].cause, CAUSE_SYNC);
-	ck_assert_int_eq(s.item[2].cause, CAUSE_HOST_GAP);
+	ck_assert_int_eq(s.item[0].cause, NS_CAUSE_LAUNCH);
+	ck_assert_int_eq(s.item[1].cause, NS_CAUSE_SYNC);
+	ck_assert_int_eq(s.item[2].cause, NS_CAUSE_HOST_GAP);
 }
 END_TEST
 
 /* 40 ns of runner-up against 100: less than half, not shown. */
 START_TEST(runner_up_only_within_a_factor_of_two)
 {
-	split_window w = window(1000);
+	ns_split_window w = window(1000);
 	ns_next_steps s;
 
-	w.bucket_ns[REGIME_DATALOADER] = 100;
-	put_cause(&w, CAUSE_LAUNCH, 49);
+	w.bucket_ns[NS_REGIME_DATALOADER] = 100;
+	put_cause(&w, NS_CAUSE_LAUNCH, 49);
 	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
 	ck_assert_ptr_null(ns_next_steps_runner_up(&s));
 }
@@ -157,23 +157,23 @@ static ns_roof_time placed(int64_t kernel, int64_t placed_ns, int64_t roof)
  * unknown. */
 START_TEST(kernel_bounds_are_their_placed_time_above_the_roof)
 {
-	split_window w = window(1000);
-	ns_roof_time roof[KCLASS_COUNT] = {{0}};
+	ns_split_window w = window(1000);
+	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
 	ns_next_inputs in = {roof, 0};
 	ns_next_steps s;
 
-	w.bucket_ns[REGIME_COMPUTE] = 600;
-	put_cause(&w, CAUSE_KERNELS, 100);
-	roof[KCLASS_COMPUTE] = placed(700, 700, 420);
-	roof[KCLASS_MEMORY] = placed(400, 100, 50);
+	w.bucket_ns[NS_REGIME_COMPUTE] = 600;
+	put_cause(&w, NS_CAUSE_KERNELS, 100);
+	roof[NS_KCLASS_COMPUTE] = placed(700, 700, 420);
+	roof[NS_KCLASS_MEMORY] = placed(400, 100, 50);
 	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
-	ck_assert(find(&s, REGIME_COMPUTE, -1)->known);
-	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->gain_ns, 240);
-	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->unknown_ns, 0);
-	ck_assert_int_eq(find(&s, REGIME_MEMORY, CAUSE_KERNELS)->gain_ns, 12);
-	ck_assert_int_eq(find(&s, REGIME_MEMORY, CAUSE_KERNELS)->unknown_ns, 75);
-	ck_assert_double_eq_tol(find(&s, REGIME_MEMORY, CAUSE_KERNELS)->placed_share, 0.25, 1e-12);
-	ck_assert_int_eq(s.item[0].bucket, REGIME_COMPUTE);
+	ck_assert(find(&s, NS_REGIME_COMPUTE, -1)->known);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->gain_ns, 240);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->unknown_ns, 0);
+	ck_assert_int_eq(find(&s, NS_REGIME_MEMORY, NS_CAUSE_KERNELS)->gain_ns, 12);
+	ck_assert_int_eq(find(&s, NS_REGIME_MEMORY, NS_CAUSE_KERNELS)->unknown_ns, 75);
+	ck_assert_double_eq_tol(find(&s, NS_REGIME_MEMORY, NS_CAUSE_KERNELS)->placed_share, 0.25, 1e-12);
+	ck_assert_int_eq(s.item[0].bucket, NS_REGIME_COMPUTE);
 	/* 75 ns unknown is less than the 240 of the next step: no "bound unknown" line */
 	ck_assert_ptr_null(ns_next_steps_unbounded(&s));
 }
@@ -183,18 +183,18 @@ END_TEST
  * time than the split saw in the class (ops outside the steps) counts the class as all placed. */
 START_TEST(kernel_bounds_never_go_below_zero_nor_above_the_class)
 {
-	split_window w = window(1000);
-	ns_roof_time roof[KCLASS_COUNT] = {{0}};
+	ns_split_window w = window(1000);
+	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
 	ns_next_inputs in = {roof, 0};
 	ns_next_steps s;
 
-	w.bucket_ns[REGIME_COMPUTE] = 500;
-	roof[KCLASS_COMPUTE] = placed(400, 800, 900);
+	w.bucket_ns[NS_REGIME_COMPUTE] = 500;
+	roof[NS_KCLASS_COMPUTE] = placed(400, 800, 900);
 	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
-	ck_assert(find(&s, REGIME_COMPUTE, -1)->known);
-	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->gain_ns, 0);
-	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->unknown_ns, 0);
-	ck_assert_double_eq_tol(find(&s, REGIME_COMPUTE, -1)->placed_share, 1.0, 1e-12);
+	ck_assert(find(&s, NS_REGIME_COMPUTE, -1)->known);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->gain_ns, 0);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->unknown_ns, 0);
+	ck_assert_double_eq_tol(find(&s, NS_REGIME_COMPUTE, -1)->placed_share, 1.0, 1e-12);
 }
 END_TEST
 
@@ -203,40 +203,40 @@ END_TEST
  * bound 0, unknown 720 > the launch overhead's 100. */
 START_TEST(unplaced_kernel_time_is_said_unknown)
 {
-	split_window w = window(1000);
-	ns_roof_time roof[KCLASS_COUNT] = {{0}};
+	ns_split_window w = window(1000);
+	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
 	ns_next_inputs in = {roof, 0};
 	ns_next_steps s;
 
-	w.bucket_ns[REGIME_COMPUTE] = 800;
-	put_cause(&w, CAUSE_LAUNCH, 100);
-	roof[KCLASS_COMPUTE] = placed(1000, 100, 100);
+	w.bucket_ns[NS_REGIME_COMPUTE] = 800;
+	put_cause(&w, NS_CAUSE_LAUNCH, 100);
+	roof[NS_KCLASS_COMPUTE] = placed(1000, 100, 100);
 	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
-	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->gain_ns, 0);
-	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->unknown_ns, 720);
-	ck_assert_int_eq(ns_next_steps_top(&s)->cause, CAUSE_LAUNCH);
-	ck_assert_ptr_eq(ns_next_steps_unbounded(&s), find(&s, REGIME_COMPUTE, -1));
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->gain_ns, 0);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->unknown_ns, 720);
+	ck_assert_int_eq(ns_next_steps_top(&s)->cause, NS_CAUSE_LAUNCH);
+	ck_assert_ptr_eq(ns_next_steps_unbounded(&s), find(&s, NS_REGIME_COMPUTE, -1));
 }
 END_TEST
 
 /* A placement that was made but covers none of the class: unknown, and the state says it was run. */
 START_TEST(a_placement_without_the_class_leaves_it_unknown)
 {
-	split_window w = window(1000);
-	ns_roof_time roof[KCLASS_COUNT] = {{0}};
+	ns_split_window w = window(1000);
+	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
 	ns_next_inputs in = {roof, 0};
 	ns_next_steps s;
 
-	w.bucket_ns[REGIME_COMPUTE] = 300;
-	roof[KCLASS_COMPUTE].state = NS_ROOF_NONE;
-	roof[KCLASS_COMPUTE].why = "no op placed";
+	w.bucket_ns[NS_REGIME_COMPUTE] = 300;
+	roof[NS_KCLASS_COMPUTE].state = NS_ROOF_NONE;
+	roof[NS_KCLASS_COMPUTE].why = "no op placed";
 	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
-	ck_assert(!find(&s, REGIME_COMPUTE, -1)->known);
-	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->roof, NS_ROOF_NONE);
-	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->unknown_ns, 300);
-	ck_assert_ptr_nonnull(strstr(find(&s, REGIME_COMPUTE, -1)->basis, "no op placed"));
+	ck_assert(!find(&s, NS_REGIME_COMPUTE, -1)->known);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->roof, NS_ROOF_NONE);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->unknown_ns, 300);
+	ck_assert_ptr_nonnull(strstr(find(&s, NS_REGIME_COMPUTE, -1)->basis, "no op placed"));
 	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
-	ck_assert_int_eq(find(&s, REGIME_COMPUTE, -1)->roof, NS_ROOF_NOT_RUN);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->roof, NS_ROOF_NOT_RUN);
 }
 END_TEST
 
@@ -246,36 +246,36 @@ END_TEST
  * together the 550 of the two causes, no microsecond claimed twice. */
 START_TEST(the_optimizers_launches_go_to_the_optimizers_fix)
 {
-	split_window w = window(1000);
+	ns_split_window w = window(1000);
 	ns_next_inputs in = {NULL, 400};
 	ns_next_steps s;
 	const ns_next_step *opt, *launch;
 
-	put_cause(&w, CAUSE_LAUNCH, 500);
-	put_cause(&w, CAUSE_OPTIMIZER, 50);
+	put_cause(&w, NS_CAUSE_LAUNCH, 500);
+	put_cause(&w, NS_CAUSE_OPTIMIZER, 50);
 	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
-	opt = find(&s, REGIME_IDLE, CAUSE_OPTIMIZER);
-	launch = find(&s, REGIME_OVERHEAD, CAUSE_LAUNCH);
+	opt = find(&s, NS_REGIME_IDLE, NS_CAUSE_OPTIMIZER);
+	launch = find(&s, NS_REGIME_OVERHEAD, NS_CAUSE_LAUNCH);
 	ck_assert_int_eq(opt->gain_ns, 450);
 	ck_assert_int_eq(opt->launch_ns, 400);
 	ck_assert_int_eq(launch->gain_ns, 100);
 	ck_assert_ptr_eq(ns_next_steps_top(&s), opt);
 	ck_assert_int_eq(known_sum(&s), 550);
-	ck_assert_str_eq(opt->route.fix, routes.cause[CAUSE_OPTIMIZER].fix);
+	ck_assert_str_eq(opt->route.fix, routes.cause[NS_CAUSE_OPTIMIZER].fix);
 }
 END_TEST
 
 /* More optimizer launch time than the window has launch time (a caller's error): at most all of it. */
 START_TEST(the_optimizers_launches_are_at_most_the_launch_time)
 {
-	split_window w = window(1000);
+	ns_split_window w = window(1000);
 	ns_next_inputs in = {NULL, 900};
 	ns_next_steps s;
 
-	put_cause(&w, CAUSE_LAUNCH, 300);
+	put_cause(&w, NS_CAUSE_LAUNCH, 300);
 	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
-	ck_assert_int_eq(find(&s, REGIME_IDLE, CAUSE_OPTIMIZER)->gain_ns, 300);
-	ck_assert_ptr_null(find(&s, REGIME_OVERHEAD, CAUSE_LAUNCH));
+	ck_assert_int_eq(find(&s, NS_REGIME_IDLE, NS_CAUSE_OPTIMIZER)->gain_ns, 300);
+	ck_assert_ptr_null(find(&s, NS_REGIME_OVERHEAD, NS_CAUSE_LAUNCH));
 	ck_assert_int_eq(known_sum(&s), 300);
 }
 END_TEST
@@ -284,13 +284,13 @@ END_TEST
  * report says so instead of naming them. */
 START_TEST(kernels_without_a_placement_have_no_bound)
 {
-	split_window w = window(1000);
+	ns_split_window w = window(1000);
 	ns_next_steps s;
 
-	w.bucket_ns[REGIME_COMPUTE] = 900;
-	put_cause(&w, CAUSE_LAUNCH, 100);
+	w.bucket_ns[NS_REGIME_COMPUTE] = 900;
+	put_cause(&w, NS_CAUSE_LAUNCH, 100);
 	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
-	ck_assert_int_eq(s.item[0].cause, CAUSE_LAUNCH); /* known bounds first */
+	ck_assert_int_eq(s.item[0].cause, NS_CAUSE_LAUNCH); /* known bounds first */
 	ck_assert(!s.item[1].known);
 	ck_assert_int_eq(s.item[1].gain_ns, 0);
 	ck_assert_int_eq(s.item[1].held_ns, 900);
@@ -301,14 +301,14 @@ END_TEST
 /* A job's waiting: the straggler's fix claims it, never the waiting rank's own next step. */
 START_TEST(a_ranks_waiting_is_no_next_step)
 {
-	split_window w = window(1000);
+	ns_split_window w = window(1000);
 	ns_next_steps s;
 
-	put_cause(&w, CAUSE_WAIT, 300);
-	put_cause(&w, CAUSE_COMM_TRANSFER, 100);
+	put_cause(&w, NS_CAUSE_WAIT, 300);
+	put_cause(&w, NS_CAUSE_COMM_TRANSFER, 100);
 	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
-	ck_assert_ptr_null(find(&s, REGIME_COMM, CAUSE_WAIT));
-	ck_assert_int_eq(find(&s, REGIME_COMM, CAUSE_COMM_TRANSFER)->gain_ns, 100);
+	ck_assert_ptr_null(find(&s, NS_REGIME_COMM, NS_CAUSE_WAIT));
+	ck_assert_int_eq(find(&s, NS_REGIME_COMM, NS_CAUSE_COMM_TRANSFER)->gain_ns, 100);
 	ck_assert_int_eq(s.n, 1);
 }
 END_TEST
@@ -316,14 +316,14 @@ END_TEST
 /* A decode window's memory kernels take the decode finding's fix, as its headline does. */
 START_TEST(decode_memory_kernels_take_the_decode_fix)
 {
-	split_window w = window(1000);
+	ns_split_window w = window(1000);
 	ns_next_steps s;
 
-	put_cause(&w, CAUSE_KERNELS, 600);
-	w.phase = STEP_PHASE_DECODE;
+	put_cause(&w, NS_CAUSE_KERNELS, 600);
+	w.phase = NS_STEP_PHASE_DECODE;
 	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
-	ck_assert_str_eq(find(&s, REGIME_MEMORY, CAUSE_KERNELS)->route.fix,
-	                 routes.finding[FINDING_DECODE_MEMORY].fix);
+	ck_assert_str_eq(find(&s, NS_REGIME_MEMORY, NS_CAUSE_KERNELS)->route.fix,
+	                 routes.finding[NS_FINDING_DECODE_MEMORY].fix);
 }
 END_TEST
 
@@ -347,41 +347,41 @@ START_TEST(a_cause_under_other_work_wins_nothing)
 {
 	char path[] = "/tmp/nextstep-next-XXXXXX";
 	int fd = mkstemp(path);
-	kernel_rules *rules = NULL;
-	trace_split *split;
-	trace_meta meta;
-	split_result res;
-	classify_options co;
+	ns_kernel_rules *rules = NULL;
+	ns_trace_split *split;
+	ns_trace_meta meta;
+	ns_split_result res;
+	ns_classify_options co;
 	ns_device_report *m = malloc(sizeof(*m));
 	ns_input in;
 	ns_error err;
 
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
-	split = trace_split_new(rules);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
+	split = ns_trace_split_new(rules);
 	ck_assert_int_ge(fd, 0);
 	ck_assert(write(fd, overlap_trace, sizeof(overlap_trace) - 1) ==
 	          (ssize_t)(sizeof(overlap_trace) - 1));
 	close(fd);
 	memset(&meta, 0, sizeof(meta));
 	memset(&res, 0, sizeof(res));
-	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
-	ck_assert_int_eq(trace_read(&in, trace_split_event, split, &meta, &err), NS_OK);
-	ck_assert_int_eq(trace_split_finish(split, &meta, &res, &err), NS_OK);
-	input_close(&in);
+	ck_assert_int_eq(ns_input_open(&in, path, &err), NS_OK);
+	ck_assert_int_eq(ns_trace_read(&in, ns_trace_split_event, split, &meta, &err), NS_OK);
+	ck_assert_int_eq(ns_trace_split_finish(split, &meta, &res, &err), NS_OK);
+	ns_input_close(&in);
 	unlink(path);
-	classify_options_default(&co);
+	ns_classify_options_default(&co);
 	ns_device_report_build(&res, &res.device[0], &co, &routes, NULL, NULL, m);
 	ck_assert_int_eq(m->next.step_ns, 100000);
-	ck_assert_int_eq(find(&m->next, REGIME_DATALOADER, -1)->gain_ns, 20000);
-	ck_assert_int_eq(find(&m->next, REGIME_IDLE, CAUSE_HOST_GAP)->gain_ns, 40000);
-	ck_assert_int_eq(ns_next_steps_top(&m->next)->cause, CAUSE_HOST_GAP);
-	ck_assert_int_eq(ns_next_steps_runner_up(&m->next)->bucket, REGIME_DATALOADER);
-	ck_assert_int_eq(find(&m->next, REGIME_COMPUTE, -1)->held_ns, 40000);
+	ck_assert_int_eq(find(&m->next, NS_REGIME_DATALOADER, -1)->gain_ns, 20000);
+	ck_assert_int_eq(find(&m->next, NS_REGIME_IDLE, NS_CAUSE_HOST_GAP)->gain_ns, 40000);
+	ck_assert_int_eq(ns_next_steps_top(&m->next)->cause, NS_CAUSE_HOST_GAP);
+	ck_assert_int_eq(ns_next_steps_runner_up(&m->next)->bucket, NS_REGIME_DATALOADER);
+	ck_assert_int_eq(find(&m->next, NS_REGIME_COMPUTE, -1)->held_ns, 40000);
 	ck_assert_int_eq(known_sum(&m->next), 60000);
 	free(m);
-	split_result_free(&res);
-	trace_split_free(split);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_trace_split_free(split);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 

@@ -63,20 +63,20 @@ END_TEST
 
 static const struct {
 	const char *text, *name, *sizes;
-	trace_category cat;
+	ns_trace_category cat;
 	int64_t seq;
 } ranges[] = {
     {"aten::addmm, seq = 12, op_id = 40, sizes = [[2, 3], [3, 4], []], input_op_ids = [(39, 0)]",
-     "aten::addmm", "[[2, 3], [3, 4], []]", TCAT_CPU_OP, 12},
-    {"aten::empty, op_id = 7", "aten::empty", "", TCAT_CPU_OP, -1},
-    {"AddmmBackward0, seq = 12, op_id = 80", "AddmmBackward0", "", TCAT_CPU_OP, 12},
-    {"record_param_comms", "record_param_comms", "", TCAT_CPU_OP, -1},
-    {"TransformReplay::replayCasP", "TransformReplay::replayCasP", "", TCAT_CPU_OP, -1},
-    {"ProfilerStep#3", "ProfilerStep#3", "", TCAT_USER_ANNOTATION, -1},
-    {"## forward ##, op_id = 3", "## forward ##", "", TCAT_USER_ANNOTATION, -1},
-    {"MPI_Send", "MPI_Send", "", TCAT_USER_ANNOTATION, -1},
-    {"step 7", "step 7", "", TCAT_USER_ANNOTATION, -1},
-    {"", "", "", TCAT_USER_ANNOTATION, -1},
+     "aten::addmm", "[[2, 3], [3, 4], []]", NS_TCAT_CPU_OP, 12},
+    {"aten::empty, op_id = 7", "aten::empty", "", NS_TCAT_CPU_OP, -1},
+    {"AddmmBackward0, seq = 12, op_id = 80", "AddmmBackward0", "", NS_TCAT_CPU_OP, 12},
+    {"record_param_comms", "record_param_comms", "", NS_TCAT_CPU_OP, -1},
+    {"TransformReplay::replayCasP", "TransformReplay::replayCasP", "", NS_TCAT_CPU_OP, -1},
+    {"ProfilerStep#3", "ProfilerStep#3", "", NS_TCAT_USER_ANNOTATION, -1},
+    {"## forward ##, op_id = 3", "## forward ##", "", NS_TCAT_USER_ANNOTATION, -1},
+    {"MPI_Send", "MPI_Send", "", NS_TCAT_USER_ANNOTATION, -1},
+    {"step 7", "step 7", "", NS_TCAT_USER_ANNOTATION, -1},
+    {"", "", "", NS_TCAT_USER_ANNOTATION, -1},
 };
 
 START_TEST(nvtx_ranges_read_as_ops_or_annotations)
@@ -146,14 +146,14 @@ END_TEST
 typedef struct {
 	size_t n;
 	struct {
-		trace_category cat;
+		ns_trace_category cat;
 		char ph;
 		char name[128], cat_raw[32], sizes[64];
 		int64_t pid, tid, ts, dur, device, stream, corr, seq;
 	} ev[MAX_EVENTS];
 } collected;
 
-static ns_status collect(const trace_event *ev, void *ctx, ns_error *err)
+static ns_status collect(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
 	collected *c = ctx;
 	(void)err;
@@ -199,7 +199,7 @@ static const char schema[] =
 #define GTID "281475094151177"
 #define GPID "281475094151168"
 
-static ns_status read_sql(const char *rows, collected *c, trace_meta *meta, ns_error *err)
+static ns_status read_sql(const char *rows, collected *c, ns_trace_meta *meta, ns_error *err)
 {
 	sqlite3 *db = NULL;
 	ns_status st;
@@ -225,7 +225,7 @@ static char *with_schema(const char *rows)
 	return s;
 }
 
-static ns_status read_rows(const char *rows, collected *c, trace_meta *meta, ns_error *err)
+static ns_status read_rows(const char *rows, collected *c, ns_trace_meta *meta, ns_error *err)
 {
 	char *sql = with_schema(rows);
 	ns_status st = read_sql(sql, c, meta, err);
@@ -237,7 +237,7 @@ static ns_status read_rows(const char *rows, collected *c, trace_meta *meta, ns_
 START_TEST(a_kernel_and_its_launch)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 
 	ck_assert_int_eq(
@@ -252,7 +252,7 @@ START_TEST(a_kernel_and_its_launch)
 	ck_assert(m.nsys);
 	ck_assert_str_eq(m.nsys_schema, "3.16.1");
 	/* the launch: runtime call on pid 7 tid 9, the version suffix gone, correlation 5 in pid 7's space */
-	ck_assert_int_eq(c.ev[0].cat, TCAT_RUNTIME);
+	ck_assert_int_eq(c.ev[0].cat, NS_TCAT_RUNTIME);
 	ck_assert_str_eq(c.ev[0].cat_raw, "cuda_runtime");
 	ck_assert_str_eq(c.ev[0].name, "cudaLaunchKernel");
 	ck_assert_int_eq(c.ev[0].pid, 7);
@@ -261,7 +261,7 @@ START_TEST(a_kernel_and_its_launch)
 	ck_assert_int_eq(c.ev[0].dur, 50);
 	ck_assert_int_eq(c.ev[0].corr, (7LL << 32) | 5);
 	/* the kernel: device 1 stream 7, filed as Kineto files it (pid the device), the same correlation */
-	ck_assert_int_eq(c.ev[1].cat, TCAT_KERNEL);
+	ck_assert_int_eq(c.ev[1].cat, NS_TCAT_KERNEL);
 	ck_assert_str_eq(c.ev[1].name, "void gemm<float>(float*)");
 	ck_assert_int_eq(c.ev[1].device, 1);
 	ck_assert_int_eq(c.ev[1].stream, 7);
@@ -274,7 +274,7 @@ END_TEST
 START_TEST(a_kernel_without_demangled_name_takes_its_short_name)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 
 	ck_assert_int_eq(
@@ -293,7 +293,7 @@ END_TEST
 START_TEST(backtrace_copies_of_runtime_calls_are_skipped)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 
 	ck_assert_int_eq(read_rows("INSERT INTO StringIds VALUES (1, 'cudaMemcpy_v3020'), (2, 'cudaMemcpy'),"
@@ -313,14 +313,14 @@ END_TEST
 START_TEST(copies_take_their_kinds)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 
 	ck_assert_int_eq(read_rows("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (5, 9, 0, 7, 3, " GPID
 	                           ", 64, 2, 2, 0);",
 	                           &c, &m, &err),
 	                 NS_OK);
-	ck_assert_int_eq(c.ev[0].cat, TCAT_MEMCPY);
+	ck_assert_int_eq(c.ev[0].cat, NS_TCAT_MEMCPY);
 	ck_assert_str_eq(c.ev[0].name, "Memcpy DtoH (Device -> Pageable)");
 }
 END_TEST
@@ -328,7 +328,7 @@ END_TEST
 START_TEST(nvtx_ops_annotations_and_open_ranges)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 
 	ck_assert_int_eq(read_rows("INSERT INTO StringIds VALUES (4, 'ProfilerStep#3');"
@@ -341,9 +341,9 @@ START_TEST(nvtx_ops_annotations_and_open_ranges)
 	                           &c, &m, &err),
 	                 NS_OK);
 	ck_assert_int_eq((int)c.n, 3); /* the mark and the thread name are not spans */
-	ck_assert_int_eq(c.ev[0].cat, TCAT_USER_ANNOTATION);
+	ck_assert_int_eq(c.ev[0].cat, NS_TCAT_USER_ANNOTATION);
 	ck_assert_str_eq(c.ev[0].name, "ProfilerStep#3");
-	ck_assert_int_eq(c.ev[1].cat, TCAT_CPU_OP);
+	ck_assert_int_eq(c.ev[1].cat, NS_TCAT_CPU_OP);
 	ck_assert_str_eq(c.ev[1].name, "aten::mm");
 	ck_assert_int_eq(c.ev[1].seq, 4);
 	ck_assert_str_eq(c.ev[1].sizes, "[[2, 2], [2, 2]]");
@@ -357,7 +357,7 @@ END_TEST
 START_TEST(rank_and_world_size_from_the_capture_environment)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 
 	ck_assert_int_eq(read_rows("CREATE TABLE META_DATA_CAPTURE (name TEXT, value TEXT);"
@@ -377,7 +377,7 @@ END_TEST
 START_TEST(devices_are_named_per_cuda_device)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 
 	ck_assert_int_eq(
@@ -432,7 +432,7 @@ static const struct {
 START_TEST(hostile_databases_are_refused_or_read_safely)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 	ns_status st = read_rows(hostile[_i].rows, &c, &m, &err);
 
@@ -448,7 +448,7 @@ END_TEST
 START_TEST(a_database_that_is_no_export_is_named)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 
 	ck_assert_int_ne(read_sql("CREATE TABLE t (x INTEGER);", &c, &m, &err), NS_OK);
@@ -459,7 +459,7 @@ END_TEST
 START_TEST(names_with_backslashes_are_escaped)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 
 	ck_assert_int_eq(read_rows("INSERT INTO StringIds VALUES (1, 'k\\n' || char(10));"
@@ -475,7 +475,7 @@ END_TEST
  * (tests/data/trace_buckets.json converted, tests/data/nsys/README.md): 5 runtime calls, 4 kernels, a copy, a
  * memset, 3 ops, 3 annotations and the main thread's name = 18 events; the device named as deviceProperties
  * named it. */
-static ns_status count(const trace_event *ev, void *ctx, ns_error *err)
+static ns_status count(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
 	(void)ev;
 	(void)err;
@@ -488,7 +488,7 @@ static ns_status count(const trace_event *ev, void *ctx, ns_error *err)
 START_TEST(os_runtime_calls_are_frames_of_their_thread)
 {
 	collected c;
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 
 	ck_assert_int_eq(
@@ -501,8 +501,8 @@ START_TEST(os_runtime_calls_are_frames_of_their_thread)
 	              &c, &m, &err),
 	    NS_OK);
 	ck_assert_int_eq((int)c.n, 1); /* the call without a thread is no frame of any thread */
-	ck_assert_int_eq(c.ev[0].cat, TCAT_PYTHON);
-	ck_assert_str_eq(c.ev[0].cat_raw, TRACE_CAT_OS_RUNTIME);
+	ck_assert_int_eq(c.ev[0].cat, NS_TCAT_PYTHON);
+	ck_assert_str_eq(c.ev[0].cat_raw, NS_TRACE_CAT_OS_RUNTIME);
 	ck_assert_str_eq(c.ev[0].name, "pthread_cond_timedwait");
 	ck_assert_int_eq(c.ev[0].pid, 7);
 	ck_assert_int_eq(c.ev[0].tid, 9);
@@ -521,10 +521,10 @@ END_TEST
  * 10-70 and pthread_mutex_lock() 70-80: 60 and 10 ns of the gap's 90 are behind OS calls, 20 behind none. */
 START_TEST(host_gap_is_attributed_to_the_os_calls_inside_it)
 {
-	kernel_rules *rules = NULL;
-	trace_split *split;
-	split_result res;
-	trace_meta m;
+	ns_kernel_rules *rules = NULL;
+	ns_trace_split *split;
+	ns_split_result res;
+	ns_trace_meta m;
 	ns_error err = {0};
 	sqlite3 *db = NULL;
 	char *sql = with_schema(
@@ -536,38 +536,38 @@ START_TEST(host_gap_is_attributed_to_the_os_calls_inside_it)
 	    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (90, 100, 0, 7, 5, " GPID ", 1, 1);"
 	    "INSERT INTO OSRT_API VALUES (10, 70, 27, " GTID ", 2, 0, 0, 1), (70, 80, 27, " GTID
 	    ", 3, 0, 0, 1);");
-	const split_python_cause *p;
+	const ns_split_python_cause *p;
 
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
-	split = trace_split_new(rules);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
+	split = ns_trace_split_new(rules);
 	ck_assert_ptr_nonnull(split);
 	memset(&res, 0, sizeof(res));
 	memset(&m, 0, sizeof(m));
 	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
 	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
-	ck_assert_msg(nsys_read_db(db, "test", trace_split_event, split, &m, &err) == NS_OK, "%s", err.msg);
+	ck_assert_msg(nsys_read_db(db, "test", ns_trace_split_event, split, &m, &err) == NS_OK, "%s", err.msg);
 	sqlite3_close(db);
 	free(sql);
-	ck_assert_int_eq(trace_split_finish(split, &m, &res, &err), NS_OK);
+	ck_assert_int_eq(ns_trace_split_finish(split, &m, &res, &err), NS_OK);
 	ck_assert(res.nsys);
 	ck_assert_uint_eq(res.ndevices, 1);
-	ck_assert_int_eq(res.device[0].overall.cause_ns[CAUSE_HOST_GAP], 90);
-	p = &res.device[0].python[CAUSE_HOST_GAP];
+	ck_assert_int_eq(res.device[0].overall.cause_ns[NS_CAUSE_HOST_GAP], 90);
+	p = &res.device[0].python[NS_CAUSE_HOST_GAP];
 	ck_assert_int_eq(p->framed_ns, 70);
 	ck_assert_uint_eq(p->ntop, 2);
-	ck_assert_str_eq(kernel_names_get(res.python_names, p->top[0].name_id), "read");
+	ck_assert_str_eq(ns_kernel_names_get(res.python_names, p->top[0].name_id), "read");
 	ck_assert_int_eq(p->top[0].ns, 60);
-	ck_assert_str_eq(kernel_names_get(res.python_names, p->top[1].name_id), "pthread_mutex_lock");
+	ck_assert_str_eq(ns_kernel_names_get(res.python_names, p->top[1].name_id), "pthread_mutex_lock");
 	ck_assert_int_eq(p->top[1].ns, 10);
-	trace_split_free(split);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_trace_split_free(split);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
 START_TEST(the_committed_fixture_reads_from_its_file)
 {
-	trace_meta m;
+	ns_trace_meta m;
 	ns_error err;
 	long n = 0;
 

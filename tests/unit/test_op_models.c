@@ -318,7 +318,7 @@ START_TEST(a_forced_dtype_sizes_every_tensor)
 	ns_op_work w;
 
 	op.force_dtype = true;
-	op.dtype = DTYPE_FP32;
+	op.dtype = NS_DTYPE_FP32;
 	ns_op_model(&op, NULL, &w);
 	ck_assert_int_eq(w.gap, NS_OPG_NONE);
 	ck_assert(NEAR(w.bytes, 2 * 64 * 4.0));

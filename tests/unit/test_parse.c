@@ -48,21 +48,21 @@ START_TEST(object_keys_and_values)
 {
 	const object_case *c = &object_cases[_i];
 	cJSON *obj = cJSON_Parse(c->json);
-	profile_unknown_keys unknown;
+	ns_profile_unknown_keys unknown;
 	ns_profile p;
 	ns_error err;
 	ns_status st;
 
 	ck_assert_ptr_nonnull(obj);
 	ns_error_clear(&err);
-	st = parse_profile_json(obj, &p, false, &unknown, &err);
+	st = ns_parse_profile_json(obj, &p, false, &unknown, &err);
 	cJSON_Delete(obj);
 	ck_assert_msg(st == c->want, "%s: status %d (%s)", c->json, st, err.msg);
 	if (st == NS_OK) {
-		ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], c->compute, 1e-12);
+		ck_assert_double_eq_tol(p.share[NS_REGIME_COMPUTE], c->compute, 1e-12);
 		ck_assert_str_eq(p.label, c->label);
 		char keys[256] = "";
-		for (size_t k = 0; k < unknown.count && k < PROFILE_UNKNOWN_KEPT; k++)
+		for (size_t k = 0; k < unknown.count && k < NS_PROFILE_UNKNOWN_KEPT; k++)
 			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", k ? "," : "",
 			         unknown.name[k]);
 		ck_assert_msg(strcmp(keys, c->says) == 0, "%s: unknown keys '%s'", c->json, keys);
@@ -75,14 +75,14 @@ END_TEST
 START_TEST(strict_turns_unknown_keys_into_errors)
 {
 	cJSON *obj = cJSON_Parse("{\"compute\": 0.5, \"gpu\": 1}");
-	profile_unknown_keys unknown;
+	ns_profile_unknown_keys unknown;
 	ns_profile p;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(parse_profile_json(obj, &p, true, &unknown, &err), NS_ERR_KEY);
+	ck_assert_int_eq(ns_parse_profile_json(obj, &p, true, &unknown, &err), NS_ERR_KEY);
 	ck_assert_ptr_nonnull(strstr(err.msg, "\"gpu\""));
-	ck_assert_int_eq(err.param, PROFILE_PARAM_STRICT);
+	ck_assert_int_eq(err.param, NS_PROFILE_PARAM_STRICT);
 	cJSON_Delete(obj);
 }
 END_TEST
@@ -92,11 +92,11 @@ START_TEST(flag_given_twice_is_a_usage_error)
 	ns_profile p;
 	ns_error err;
 
-	profile_init(&p);
+	ns_profile_init(&p);
 	ns_error_clear(&err);
-	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_IDLE, "8%", &err), NS_OK);
-	ck_assert_double_eq_tol(p.share[REGIME_IDLE], 0.08, 1e-12);
-	ck_assert_int_eq(parse_flag_bucket(&p, REGIME_IDLE, "0.1", &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_parse_flag_bucket(&p, NS_REGIME_IDLE, "8%", &err), NS_OK);
+	ck_assert_double_eq_tol(p.share[NS_REGIME_IDLE], 0.08, 1e-12);
+	ck_assert_int_eq(ns_parse_flag_bucket(&p, NS_REGIME_IDLE, "0.1", &err), NS_ERR_VALUE);
 	ck_assert_str_eq(err.msg, "--idle given twice");
 }
 END_TEST
@@ -157,7 +157,7 @@ static ns_input *pipe_bytes(const char *text, size_t n)
 	ck_assert_int_eq(pipe(fds), 0);
 	ck_assert_int_eq(write(fds[1], text, n), (ssize_t)n);
 	close(fds[1]);
-	ck_assert_int_eq(input_open(&in, "-", &err), NS_OK);
+	ck_assert_int_eq(ns_input_open(&in, "-", &err), NS_OK);
 	in.fd = fds[0];
 	in.owns_fd = true;
 	return &in;
@@ -172,28 +172,28 @@ START_TEST(stream_records_in_order)
 {
 	const stream_case *c = &stream_cases[_i];
 	ns_input *in = pipe_bytes(c->text, c->len != 0 ? c->len : strlen(c->text));
-	profile_reader *r;
+	ns_profile_reader *r;
 	char got[512] = "";
-	profile_unknown_keys unknown;
+	ns_profile_unknown_keys unknown;
 	ns_profile p;
 	ns_error err;
-	profile_read_result res;
+	ns_profile_read_result res;
 
-	input_sniff(in); /* as the CLI does: it drops a byte order mark */
-	r = profile_reader_new(in, false);
-	while ((res = profile_reader_next(r, &p, &unknown, &err)) != PROFILE_READ_END) {
+	ns_input_sniff(in); /* as the CLI does: it drops a byte order mark */
+	r = ns_profile_reader_new(in, false);
+	while ((res = ns_profile_reader_next(r, &p, &unknown, &err)) != NS_PROFILE_READ_END) {
 		size_t used = strlen(got);
 		const char *sep = used > 0 ? " " : "";
-		if (res == PROFILE_READ_OK && profile_validate(&p, false, &err) == NS_OK)
-			snprintf(got + used, sizeof(got) - used, "%sok:%.2f", sep, p.share[REGIME_COMPUTE]);
+		if (res == NS_PROFILE_READ_OK && ns_profile_validate(&p, false, &err) == NS_OK)
+			snprintf(got + used, sizeof(got) - used, "%sok:%.2f", sep, p.share[NS_REGIME_COMPUTE]);
 		else if (err.line < 0 && err.index > 0)
 			snprintf(got + used, sizeof(got) - used, "%sbad:#%ld", sep, err.index);
 		else
 			snprintf(got + used, sizeof(got) - used, "%sbad:%ld", sep, err.line);
 	}
 	ck_assert_msg(strcmp(got, c->want) == 0, "%s: got '%s', want '%s'", c->name, got, c->want);
-	profile_reader_free(r);
-	input_close(in);
+	ns_profile_reader_free(r);
+	ns_input_close(in);
 }
 END_TEST
 
@@ -204,56 +204,56 @@ START_TEST(ndjson_record_is_returned_before_the_stream_ends)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	profile_unknown_keys unknown;
-	profile_reader *r;
+	ns_profile_unknown_keys unknown;
+	ns_profile_reader *r;
 	const char *first = "{\"compute\": 0.25}\n";
 	const char *second = "{\"compute\": 0.75}\n";
 
 	ck_assert_int_eq(pipe(fds), 0);
-	ck_assert_int_eq(input_open(&in, "-", &err), NS_OK);
+	ck_assert_int_eq(ns_input_open(&in, "-", &err), NS_OK);
 	in.fd = fds[0];
 	in.owns_fd = true;
 	ck_assert_int_eq(write(fds[1], first, strlen(first)), (ssize_t)strlen(first));
-	ck_assert_int_eq(input_sniff(&in), INPUT_PROFILE);
-	r = profile_reader_new(&in, false);
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_OK);
-	ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], 0.25, 1e-12);
+	ck_assert_int_eq(ns_input_sniff(&in), NS_INPUT_PROFILE);
+	r = ns_profile_reader_new(&in, false);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), NS_PROFILE_READ_OK);
+	ck_assert_double_eq_tol(p.share[NS_REGIME_COMPUTE], 0.25, 1e-12);
 	ck_assert_int_eq(write(fds[1], second, strlen(second)), (ssize_t)strlen(second));
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_OK);
-	ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], 0.75, 1e-12);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), NS_PROFILE_READ_OK);
+	ck_assert_double_eq_tol(p.share[NS_REGIME_COMPUTE], 0.75, 1e-12);
 	close(fds[1]);
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_END);
-	profile_reader_free(r);
-	input_close(&in);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), NS_PROFILE_READ_END);
+	ns_profile_reader_free(r);
+	ns_input_close(&in);
 }
 END_TEST
 
 START_TEST(overlong_line_is_one_error_and_the_stream_goes_on)
 {
-	size_t big = PROFILE_LINE_MAX + 100;
+	size_t big = NS_PROFILE_LINE_MAX + 100;
 	char *text = malloc(big + 64);
 	char path[] = "/tmp/nextstep-long-XXXXXX";
 	int fd = mkstemp(path);
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	profile_unknown_keys unknown;
-	profile_reader *r;
+	ns_profile_unknown_keys unknown;
+	ns_profile_reader *r;
 
 	memset(text, ' ', big);
 	text[0] = '{';
 	strcpy(text + big, "}\n{\"memory\": 0.5}\n");
 	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
-	r = profile_reader_new(&in, false);
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_BAD);
+	ck_assert_int_eq(ns_input_open(&in, path, &err), NS_OK);
+	r = ns_profile_reader_new(&in, false);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), NS_PROFILE_READ_BAD);
 	ck_assert_int_eq(err.line, 1);
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_OK);
-	ck_assert_double_eq_tol(p.share[REGIME_MEMORY], 0.5, 1e-12);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), NS_PROFILE_READ_OK);
+	ck_assert_double_eq_tol(p.share[NS_REGIME_MEMORY], 0.5, 1e-12);
 	ck_assert_int_eq(err.line, 2);
-	profile_reader_free(r);
-	input_close(&in);
+	ns_profile_reader_free(r);
+	ns_input_close(&in);
 	unlink(path);
 	free(text);
 }
@@ -270,7 +270,7 @@ static void file_input(ns_input *in, char path[32], const char *text, size_t n)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, text, n), (ssize_t)n);
 	close(fd);
-	ck_assert_int_eq(input_open(in, path, &err), NS_OK);
+	ck_assert_int_eq(ns_input_open(in, path, &err), NS_OK);
 }
 
 /* A one-line NDJSON record of exactly n bytes: {"compute": 0.5 then blanks then }. */
@@ -289,13 +289,13 @@ static char *record_of_length(size_t n, const char *after)
 static const struct {
 	size_t len;
 	const char *ending;
-	profile_read_result want;
+	ns_profile_read_result want;
 } line_limit_cases[] = {
-    {PROFILE_LINE_MAX, "\n", PROFILE_READ_OK},      /* "more than 1 MiB" is the limit */
-    {PROFILE_LINE_MAX, "\r\n", PROFILE_READ_OK},    /* the CR of a CR LF is not part of the line */
-    {PROFILE_LINE_MAX, "", PROFILE_READ_OK},        /* nor is a missing final newline */
-    {PROFILE_LINE_MAX + 1, "\n", PROFILE_READ_BAD}, /* one byte more is too long */
-    {PROFILE_LINE_MAX + 1, "", PROFILE_READ_BAD},
+    {NS_PROFILE_LINE_MAX, "\n", NS_PROFILE_READ_OK},      /* "more than 1 MiB" is the limit */
+    {NS_PROFILE_LINE_MAX, "\r\n", NS_PROFILE_READ_OK},    /* the CR of a CR LF is not part of the line */
+    {NS_PROFILE_LINE_MAX, "", NS_PROFILE_READ_OK},        /* nor is a missing final newline */
+    {NS_PROFILE_LINE_MAX + 1, "\n", NS_PROFILE_READ_BAD}, /* one byte more is too long */
+    {NS_PROFILE_LINE_MAX + 1, "", NS_PROFILE_READ_BAD},
 };
 
 START_TEST(line_of_exactly_one_mebibyte_is_accepted)
@@ -305,17 +305,17 @@ START_TEST(line_of_exactly_one_mebibyte_is_accepted)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	profile_unknown_keys unknown;
-	profile_reader *r;
+	ns_profile_unknown_keys unknown;
+	ns_profile_reader *r;
 
 	file_input(&in, path, text, strlen(text));
-	r = profile_reader_new(&in, false);
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), line_limit_cases[_i].want);
-	if (line_limit_cases[_i].want == PROFILE_READ_BAD)
+	r = ns_profile_reader_new(&in, false);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), line_limit_cases[_i].want);
+	if (line_limit_cases[_i].want == NS_PROFILE_READ_BAD)
 		ck_assert_int_eq(err.status, NS_ERR_LIMIT);
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_END);
-	profile_reader_free(r);
-	input_close(&in);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), NS_PROFILE_READ_END);
+	ns_profile_reader_free(r);
+	ns_input_close(&in);
 	unlink(path);
 	free(text);
 }
@@ -330,8 +330,8 @@ START_TEST(overlong_line_is_reported_before_it_ends)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	profile_unknown_keys unknown;
-	profile_reader *r;
+	ns_profile_unknown_keys unknown;
+	ns_profile_reader *r;
 
 	ck_assert_int_eq(pipe(data), 0);
 	ck_assert_int_eq(pipe(done), 0);
@@ -352,17 +352,17 @@ START_TEST(overlong_line_is_reported_before_it_ends)
 	}
 	close(data[1]);
 	close(done[0]);
-	ck_assert_int_eq(input_open(&in, "-", &err), NS_OK);
+	ck_assert_int_eq(ns_input_open(&in, "-", &err), NS_OK);
 	in.fd = data[0];
 	in.owns_fd = true;
-	r = profile_reader_new(&in, false);
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_BAD);
+	r = ns_profile_reader_new(&in, false);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), NS_PROFILE_READ_BAD);
 	ck_assert_int_eq(err.status, NS_ERR_LIMIT);
 	ck_assert_int_eq(err.line, 1);
 	close(done[1]);
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_END);
-	profile_reader_free(r);
-	input_close(&in);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), NS_PROFILE_READ_END);
+	ns_profile_reader_free(r);
+	ns_input_close(&in);
 	waitpid(child, NULL, 0);
 }
 END_TEST
@@ -377,24 +377,24 @@ START_TEST(one_line_array_over_one_mebibyte_is_read_whole)
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	profile_unknown_keys unknown;
-	profile_reader *r;
-	profile_read_result res;
+	ns_profile_unknown_keys unknown;
+	ns_profile_reader *r;
+	ns_profile_read_result res;
 	long ok = 0;
 
 	text[n++] = '[';
 	for (int i = 0; i < N; i++, n += ilen)
 		memcpy(text + n, item, ilen);
 	strcpy(text + n - 1, "]\n"); /* the last comma becomes the closing bracket */
-	ck_assert_uint_gt(strlen(text), PROFILE_LINE_MAX);
+	ck_assert_uint_gt(strlen(text), NS_PROFILE_LINE_MAX);
 	file_input(&in, path, text, strlen(text));
-	r = profile_reader_new(&in, false);
-	while ((res = profile_reader_next(r, &p, &unknown, &err)) == PROFILE_READ_OK)
+	r = ns_profile_reader_new(&in, false);
+	while ((res = ns_profile_reader_next(r, &p, &unknown, &err)) == NS_PROFILE_READ_OK)
 		ok++;
-	ck_assert_int_eq(res, PROFILE_READ_END);
+	ck_assert_int_eq(res, NS_PROFILE_READ_END);
 	ck_assert_int_eq(ok, N);
-	profile_reader_free(r);
-	input_close(&in);
+	ns_profile_reader_free(r);
+	ns_input_close(&in);
 	unlink(path);
 	free(text);
 }
@@ -402,32 +402,32 @@ END_TEST
 
 START_TEST(array_over_sixteen_mebibytes_is_one_limit_error)
 {
-	size_t n = PROFILE_ARRAY_MAX + 1;
+	size_t n = NS_PROFILE_ARRAY_MAX + 1;
 	char *text = malloc(n + 1), path[32];
 	ns_input in;
 	ns_error err;
 	ns_profile p;
-	profile_unknown_keys unknown;
-	profile_reader *r;
+	ns_profile_unknown_keys unknown;
+	ns_profile_reader *r;
 
 	memset(text, ' ', n);
 	text[0] = '[';
 	text[n - 1] = ']';
 	text[n] = '\0';
 	file_input(&in, path, text, n);
-	r = profile_reader_new(&in, false);
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_BAD);
+	r = ns_profile_reader_new(&in, false);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), NS_PROFILE_READ_BAD);
 	ck_assert_int_eq(err.status, NS_ERR_LIMIT);
 	ck_assert_ptr_nonnull(strstr(err.msg, "16 MiB"));
-	ck_assert_int_eq(profile_reader_next(r, &p, &unknown, &err), PROFILE_READ_END);
-	profile_reader_free(r);
-	input_close(&in);
+	ck_assert_int_eq(ns_profile_reader_next(r, &p, &unknown, &err), NS_PROFILE_READ_END);
+	ns_profile_reader_free(r);
+	ns_input_close(&in);
 	unlink(path);
 	free(text);
 }
 END_TEST
 
-/* A small JSON document (playbook, rules, devices) of up to JSON_FILE_MAX bytes is read; one byte more is a
+/* A small JSON document (playbook, rules, devices) of up to NS_JSON_FILE_MAX bytes is read; one byte more is a
  * limit error, not an out-of-memory one. Each file is {} with blanks between, of the given size. */
 static const struct {
 	size_t bytes;
@@ -436,10 +436,10 @@ static const struct {
     {2, NS_OK},
     {8191, NS_OK},
     {8192, NS_OK},
-    {JSON_FILE_MAX - 4096, NS_OK},
-    {JSON_FILE_MAX, NS_OK},
-    {JSON_FILE_MAX + 1, NS_ERR_LIMIT},
-    {JSON_FILE_MAX + 8192, NS_ERR_LIMIT},
+    {NS_JSON_FILE_MAX - 4096, NS_OK},
+    {NS_JSON_FILE_MAX, NS_OK},
+    {NS_JSON_FILE_MAX + 1, NS_ERR_LIMIT},
+    {NS_JSON_FILE_MAX + 8192, NS_ERR_LIMIT},
 };
 
 START_TEST(small_json_file_is_read_up_to_its_limit_exactly)
@@ -458,7 +458,7 @@ START_TEST(small_json_file_is_read_up_to_its_limit_exactly)
 	ck_assert_int_eq(write(fd, text, n), (ssize_t)n);
 	close(fd);
 	ns_error_clear(&err);
-	ck_assert_msg(json_parse_file(path, &doc, &err) == small_file_cases[_i].want, "%zu bytes: %s", n,
+	ck_assert_msg(ns_json_parse_file(path, &doc, &err) == small_file_cases[_i].want, "%zu bytes: %s", n,
 	              err.msg);
 	ck_assert_int_eq(doc != NULL, small_file_cases[_i].want == NS_OK);
 	cJSON_Delete(doc);
@@ -469,40 +469,40 @@ END_TEST
 
 typedef struct {
 	const char *text;
-	input_kind want;
+	ns_input_kind want;
 } sniff_case;
 
 static const sniff_case sniff_cases[] = {
-    {"{\"compute\": 0.5}", INPUT_PROFILE},
-    {"  \n {\n  \"schemaVersion\": 1, \"traceEvents\": []}", INPUT_TRACE},
-    {"{\"traceEvents\": []}", INPUT_TRACE},
-    {"{\"deviceProperties\": []}", INPUT_TRACE},
-    {"\x1f\x8b\x08", INPUT_GZIP},
-    {"[{\"compute\": 0.5}]", INPUT_PROFILE},
-    {"", INPUT_EMPTY},
-    {"{", INPUT_PROFILE},
-    {"{\"traceEv", INPUT_PROFILE},
-    {"\xef\xbb\xbf{\"traceEvents\": []}", INPUT_TRACE}, /* a byte order mark is not part of the JSON */
-    {"\xef\xbb\xbf", INPUT_EMPTY},
+    {"{\"compute\": 0.5}", NS_INPUT_PROFILE},
+    {"  \n {\n  \"schemaVersion\": 1, \"traceEvents\": []}", NS_INPUT_TRACE},
+    {"{\"traceEvents\": []}", NS_INPUT_TRACE},
+    {"{\"deviceProperties\": []}", NS_INPUT_TRACE},
+    {"\x1f\x8b\x08", NS_INPUT_GZIP},
+    {"[{\"compute\": 0.5}]", NS_INPUT_PROFILE},
+    {"", NS_INPUT_EMPTY},
+    {"{", NS_INPUT_PROFILE},
+    {"{\"traceEv", NS_INPUT_PROFILE},
+    {"\xef\xbb\xbf{\"traceEvents\": []}", NS_INPUT_TRACE}, /* a byte order mark is not part of the JSON */
+    {"\xef\xbb\xbf", NS_INPUT_EMPTY},
     /* the JSON Array Format: an array whose event has a "ph" key; profiles (even one named "name") have none
      */
-    {"[{\"ph\": \"X\", \"ts\": 1}]", INPUT_TRACE},
-    {"[\n{\"name\": \"aten::mm\", \"ph\" : \"X\"},\n", INPUT_TRACE},
-    {"[{\"name\": \"run 1\", \"compute\": 0.5}]", INPUT_PROFILE},
-    {"[{\"label\": \"a \\\"ph\\\": b\", \"compute\": 0.5}]", INPUT_PROFILE},
-    {"[]", INPUT_PROFILE},
+    {"[{\"ph\": \"X\", \"ts\": 1}]", NS_INPUT_TRACE},
+    {"[\n{\"name\": \"aten::mm\", \"ph\" : \"X\"},\n", NS_INPUT_TRACE},
+    {"[{\"name\": \"run 1\", \"compute\": 0.5}]", NS_INPUT_PROFILE},
+    {"[{\"label\": \"a \\\"ph\\\": b\", \"compute\": 0.5}]", NS_INPUT_PROFILE},
+    {"[]", NS_INPUT_PROFILE},
     /* not SQLite's 16-byte header (the whole one: sniff_names_an_sqlite_database) */
-    {"SQLite format 3", INPUT_PROFILE},
-    {"SQLite format 2\n", INPUT_PROFILE},
-    {"S", INPUT_PROFILE},
+    {"SQLite format 3", NS_INPUT_PROFILE},
+    {"SQLite format 2\n", NS_INPUT_PROFILE},
+    {"S", NS_INPUT_PROFILE},
 };
 
 START_TEST(sniff_tells_traces_from_profiles_by_content)
 {
 	ns_input *in = pipe_input(sniff_cases[_i].text);
 
-	ck_assert_int_eq(input_sniff(in), sniff_cases[_i].want);
-	input_close(in);
+	ck_assert_int_eq(ns_input_sniff(in), sniff_cases[_i].want);
+	ns_input_close(in);
 }
 END_TEST
 
@@ -512,8 +512,8 @@ START_TEST(sniff_names_an_sqlite_database)
 	static const char db[] = "SQLite format 3\0\x10\x00\x01\x01";
 	ns_input *in = pipe_bytes(db, sizeof(db) - 1);
 
-	ck_assert_int_eq(input_sniff(in), INPUT_SQLITE);
-	input_close(in);
+	ck_assert_int_eq(ns_input_sniff(in), NS_INPUT_SQLITE);
+	ns_input_close(in);
 }
 END_TEST
 
@@ -523,21 +523,21 @@ START_TEST(sniffed_bytes_are_still_read)
 	char buf[64];
 	ssize_t n;
 
-	ck_assert_int_eq(input_sniff(in), INPUT_TRACE);
-	n = input_read(in, buf, sizeof(buf));
+	ck_assert_int_eq(ns_input_sniff(in), NS_INPUT_TRACE);
+	n = ns_input_read(in, buf, sizeof(buf));
 	ck_assert_int_eq(n, 19);
 	ck_assert_int_eq(memcmp(buf, "{\"traceEvents\": []}", 19), 0);
-	ck_assert_int_eq(input_read(in, buf, sizeof(buf)), 0);
-	input_close(in);
+	ck_assert_int_eq(ns_input_read(in, buf, sizeof(buf)), 0);
+	ns_input_close(in);
 }
 END_TEST
 
-/* ---- the flat fast path (parse_flat.c) against cJSON and parse_profile_json ---- */
+/* ---- the flat fast path (parse_flat.c) against cJSON and ns_parse_profile_json ---- */
 
 typedef struct {
 	bool ok;
 	ns_profile p;
-	profile_unknown_keys unknown;
+	ns_profile_unknown_keys unknown;
 } general_result;
 
 static general_result read_generally(const char *s, size_t n, bool strict)
@@ -549,7 +549,7 @@ static general_result read_generally(const char *s, size_t n, bool strict)
 
 	ns_error_clear(&err);
 	g.ok = obj != NULL && strspn(end, " \t\r\n") == n - (size_t)(end - s) &&
-	       parse_profile_json(obj, &g.p, strict, &g.unknown, &err) == NS_OK;
+	       ns_parse_profile_json(obj, &g.p, strict, &g.unknown, &err) == NS_OK;
 	cJSON_Delete(obj);
 	return g;
 }
@@ -559,21 +559,21 @@ static bool flat_agrees(const char *line, bool strict)
 {
 	size_t n = strlen(line);
 	ns_profile p;
-	profile_unknown_keys unknown;
+	ns_profile_unknown_keys unknown;
 	general_result g;
 
 	if (!profile_parse_flat(line, n, strict, &p, &unknown))
 		return false;
 	g = read_generally(line, n, strict);
 	ck_assert_msg(g.ok, "fast path took what the general path refuses: %s", line);
-	for (int r = 0; r < REGIME_COUNT; r++) {
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
 		ck_assert_msg(p.present[r] == g.p.present[r], "%s: bucket %d present", line, r);
 		ck_assert_msg(memcmp(&p.share[r], &g.p.share[r], sizeof(double)) == 0,
 		              "%s: bucket %d: %.17g vs %.17g", line, r, p.share[r], g.p.share[r]);
 	}
 	ck_assert_str_eq(p.label, g.p.label);
 	ck_assert_uint_eq(unknown.count, g.unknown.count);
-	for (size_t i = 0; i < unknown.count && i < PROFILE_UNKNOWN_KEPT; i++)
+	for (size_t i = 0; i < unknown.count && i < NS_PROFILE_UNKNOWN_KEPT; i++)
 		ck_assert_str_eq(unknown.name[i], g.unknown.name[i]);
 	return true;
 }
@@ -633,7 +633,7 @@ START_TEST(flat_fast_path_reads_common_lines_as_cjson_does)
 		ck_assert_msg(flat_agrees(flat_taken[i], false), "fast path declined: %s", flat_taken[i]);
 	for (size_t i = 0; i < sizeof(flat_declined) / sizeof(flat_declined[0]); i++) {
 		ns_profile p;
-		profile_unknown_keys unknown;
+		ns_profile_unknown_keys unknown;
 		ck_assert_msg(
 		    !profile_parse_flat(flat_declined[i], strlen(flat_declined[i]), false, &p, &unknown),
 		    "fast path took: %s", flat_declined[i]);

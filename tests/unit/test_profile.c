@@ -31,7 +31,7 @@ START_TEST(parse_share_accepts_fractions_and_percentages_only)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_msg(profile_parse_share(c->text, &v, &err) == c->want, "'%s': %s", c->text, err.msg);
+	ck_assert_msg(ns_profile_parse_share(c->text, &v, &err) == c->want, "'%s': %s", c->text, err.msg);
 	if (c->want == NS_OK)
 		ck_assert_double_eq_tol(v, c->value, 1e-12);
 	else
@@ -45,7 +45,7 @@ START_TEST(bare_number_above_one_suggests_the_percent_form)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(profile_parse_share("72", &v, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_profile_parse_share("72", &v, &err), NS_ERR_VALUE);
 	ck_assert_ptr_nonnull(strstr(err.msg, "72%"));
 }
 END_TEST
@@ -68,7 +68,7 @@ START_TEST(share_messages_print_the_value_with_every_digit_it_needs)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(profile_parse_share(share_messages[_i].text, &v, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_profile_parse_share(share_messages[_i].text, &v, &err), NS_ERR_VALUE);
 	ck_assert_msg(strstr(err.msg, share_messages[_i].says) != NULL, "'%s': %s", share_messages[_i].text,
 	              err.msg);
 }
@@ -78,11 +78,11 @@ static ns_profile make(double compute, double memory, double idle)
 {
 	ns_profile p;
 
-	profile_init(&p);
-	p.share[REGIME_COMPUTE] = compute;
-	p.share[REGIME_MEMORY] = memory;
-	p.share[REGIME_IDLE] = idle;
-	p.present[REGIME_COMPUTE] = p.present[REGIME_MEMORY] = p.present[REGIME_IDLE] = true;
+	ns_profile_init(&p);
+	p.share[NS_REGIME_COMPUTE] = compute;
+	p.share[NS_REGIME_MEMORY] = memory;
+	p.share[NS_REGIME_IDLE] = idle;
+	p.present[NS_REGIME_COMPUTE] = p.present[NS_REGIME_MEMORY] = p.present[NS_REGIME_IDLE] = true;
 	return p;
 }
 
@@ -92,7 +92,7 @@ START_TEST(sum_above_one_plus_tolerance_is_an_error_naming_the_sum)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(profile_validate(&p, false, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_profile_validate(&p, false, &err), NS_ERR_VALUE);
 	ck_assert_ptr_nonnull(strstr(err.msg, "1.2"));
 	ck_assert_ptr_nonnull(strstr(err.msg, "same time"));
 }
@@ -103,8 +103,8 @@ START_TEST(sum_within_tolerance_is_accepted)
 	ns_profile p = make(0.6, 0.3, 0.105);
 	ns_error err;
 
-	ck_assert_int_eq(profile_validate(&p, false, &err), NS_OK);
-	ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], 0.6, 1e-15);
+	ck_assert_int_eq(ns_profile_validate(&p, false, &err), NS_OK);
+	ck_assert_double_eq_tol(p.share[NS_REGIME_COMPUTE], 0.6, 1e-15);
 }
 END_TEST
 
@@ -113,9 +113,9 @@ START_TEST(normalize_rescales_a_sum_above_one)
 	ns_profile p = make(0.8, 0.8, 0.4);
 	ns_error err;
 
-	ck_assert_int_eq(profile_validate(&p, true, &err), NS_OK);
-	ck_assert_double_eq_tol(profile_sum(&p), 1.0, 1e-12);
-	ck_assert_double_eq_tol(p.share[REGIME_IDLE], 0.2, 1e-12);
+	ck_assert_int_eq(ns_profile_validate(&p, true, &err), NS_OK);
+	ck_assert_double_eq_tol(ns_profile_sum(&p), 1.0, 1e-12);
+	ck_assert_double_eq_tol(p.share[NS_REGIME_IDLE], 0.2, 1e-12);
 }
 END_TEST
 
@@ -124,8 +124,8 @@ START_TEST(normalize_leaves_a_sum_below_one_alone)
 	ns_profile p = make(0.5, 0.2, 0.1);
 	ns_error err;
 
-	ck_assert_int_eq(profile_validate(&p, true, &err), NS_OK);
-	ck_assert_double_eq_tol(profile_sum(&p), 0.8, 1e-12);
+	ck_assert_int_eq(ns_profile_validate(&p, true, &err), NS_OK);
+	ck_assert_double_eq_tol(ns_profile_sum(&p), 0.8, 1e-12);
 }
 END_TEST
 
@@ -134,10 +134,10 @@ START_TEST(no_bucket_or_all_zero_is_an_error)
 	ns_profile p;
 	ns_error err;
 
-	profile_init(&p);
-	ck_assert_int_eq(profile_validate(&p, false, &err), NS_ERR_VALUE);
-	p.present[REGIME_IDLE] = true;
-	ck_assert_int_eq(profile_validate(&p, false, &err), NS_ERR_VALUE);
+	ns_profile_init(&p);
+	ck_assert_int_eq(ns_profile_validate(&p, false, &err), NS_ERR_VALUE);
+	p.present[NS_REGIME_IDLE] = true;
+	ck_assert_int_eq(ns_profile_validate(&p, false, &err), NS_ERR_VALUE);
 }
 END_TEST
 
@@ -148,9 +148,9 @@ START_TEST(long_label_is_truncated_not_overflowed)
 
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	profile_init(&p);
-	profile_set_label(&p, big);
-	ck_assert_uint_eq(strlen(p.label), PROFILE_LABEL_MAX - 1);
+	ns_profile_init(&p);
+	ns_profile_set_label(&p, big);
+	ck_assert_uint_eq(strlen(p.label), NS_PROFILE_LABEL_MAX - 1);
 }
 END_TEST
 
@@ -171,26 +171,26 @@ START_TEST(label_is_kept_as_well_formed_utf8)
 {
 	ns_profile p;
 
-	profile_init(&p);
-	profile_set_label(&p, label_cases[_i].in);
+	ns_profile_init(&p);
+	ns_profile_set_label(&p, label_cases[_i].in);
 	ck_assert_str_eq(p.label, label_cases[_i].want);
 }
 END_TEST
 
 START_TEST(long_label_is_cut_between_characters)
 {
-	char big[PROFILE_LABEL_MAX + 8];
+	char big[NS_PROFILE_LABEL_MAX + 8];
 	ns_profile p;
 
 	/* 254 ASCII bytes, then a 2-byte character that would end at byte 256: one byte too many. */
 	memset(big, 'x', 254);
 	memcpy(big + 254, "\xc3\xa9\xc3\xa9", 5);
-	profile_init(&p);
-	profile_set_label(&p, big);
+	ns_profile_init(&p);
+	ns_profile_set_label(&p, big);
 	ck_assert_uint_eq(strlen(p.label), 254);
 	/* 253 then the character fits exactly in the 255 bytes a label holds. */
 	memmove(big + 253, big + 254, 5);
-	profile_set_label(&p, big);
+	ns_profile_set_label(&p, big);
 	ck_assert_uint_eq(strlen(p.label), 255);
 	ck_assert_str_eq(p.label + 253, "\xc3\xa9");
 }

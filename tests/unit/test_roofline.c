@@ -20,31 +20,31 @@ static const struct {
 	bool above;
 } place_rows[] = {
     /* untimed: at, below and above the ridge */
-    {1000, 10, 0, 0.10, 100, 1000, REGIME_COMPUTE, 0, false},
-    {100, 10, 0, 0.10, 10, 100, REGIME_MEMORY, 0, false},
-    {10000, 10, 0, 0.10, 1000, 1000, REGIME_COMPUTE, 0, false},
-    {999, 10, 0, 0.10, 99.9, 999, REGIME_MEMORY, 0, false},
+    {1000, 10, 0, 0.10, 100, 1000, NS_REGIME_COMPUTE, 0, false},
+    {100, 10, 0, 0.10, 10, 100, NS_REGIME_MEMORY, 0, false},
+    {10000, 10, 0, 0.10, 1000, 1000, NS_REGIME_COMPUTE, 0, false},
+    {999, 10, 0, 0.10, 99.9, 999, NS_REGIME_MEMORY, 0, false},
     /* timed: half the memory roof; then 5% of it (overhead); exactly at the threshold is not overhead */
-    {100, 10, 2, 0.10, 10, 100, REGIME_MEMORY, 0.5, false},
-    {100, 10, 20, 0.10, 10, 100, REGIME_OVERHEAD, 0.05, false},
-    {100, 10, 10, 0.10, 10, 100, REGIME_MEMORY, 0.1, false},
-    {100, 10, 10, 0.20, 10, 100, REGIME_OVERHEAD, 0.1, false},
+    {100, 10, 2, 0.10, 10, 100, NS_REGIME_MEMORY, 0.5, false},
+    {100, 10, 20, 0.10, 10, 100, NS_REGIME_OVERHEAD, 0.05, false},
+    {100, 10, 10, 0.10, 10, 100, NS_REGIME_MEMORY, 0.1, false},
+    {100, 10, 10, 0.20, 10, 100, NS_REGIME_OVERHEAD, 0.1, false},
     /* compute side: 1% of the compute roof is overhead; 80% is compute */
-    {10000, 10, 1000, 0.10, 1000, 1000, REGIME_OVERHEAD, 0.01, false},
-    {10000, 10, 12.5, 0.10, 1000, 1000, REGIME_COMPUTE, 0.8, false},
+    {10000, 10, 1000, 0.10, 1000, 1000, NS_REGIME_OVERHEAD, 0.01, false},
+    {10000, 10, 12.5, 0.10, 1000, 1000, NS_REGIME_COMPUTE, 0.8, false},
     /* faster than the roof allows */
-    {100, 10, 0.5, 0.10, 10, 100, REGIME_MEMORY, 2.0, true},
+    {100, 10, 0.5, 0.10, 10, 100, NS_REGIME_MEMORY, 2.0, true},
 };
 
 START_TEST(roofline_place_matches_hand_computed_rows)
 {
-	roofline_input in = {place_rows[_i].flops,   place_rows[_i].bytes,    1000.0, 10.0,
+	ns_roofline_input in = {place_rows[_i].flops,   place_rows[_i].bytes,    1000.0, 10.0,
 	                     place_rows[_i].seconds, place_rows[_i].threshold};
-	roofline_result r;
+	ns_roofline_result r;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_place(&in, &r, &err), NS_OK);
 	ck_assert_msg(NEAR(r.ridge, 100.0), "ridge %g", r.ridge);
 	ck_assert_msg(NEAR(r.intensity, place_rows[_i].intensity), "intensity %g", r.intensity);
 	ck_assert_msg(NEAR(r.attainable, place_rows[_i].attainable), "attainable %g", r.attainable);
@@ -57,12 +57,12 @@ END_TEST
 
 START_TEST(roofline_place_reports_achieved_rates_and_both_fractions)
 {
-	roofline_input in = {100, 10, 1000.0, 10.0, 20.0, ROOFLINE_OVERHEAD_DEFAULT};
-	roofline_result r;
+	ns_roofline_input in = {100, 10, 1000.0, 10.0, 20.0, NS_ROOFLINE_OVERHEAD_DEFAULT};
+	ns_roofline_result r;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_place(&in, &r, &err), NS_OK);
 	ck_assert(NEAR(r.achieved_flops, 5.0));
 	ck_assert(NEAR(r.achieved_bytes_per_s, 0.5));
 	ck_assert(NEAR(r.fraction_compute, 0.005));
@@ -73,14 +73,14 @@ END_TEST
 START_TEST(roofline_place_rejects_zero_and_negative_counts)
 {
 	const double bad[][2] = {{0, 10}, {100, 0}, {-1, 10}, {100, -5}, {NAN, 10}, {100, INFINITY}};
-	roofline_result r;
+	ns_roofline_result r;
 	ns_error err;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		roofline_input in = {bad[i][0], bad[i][1], 1000.0, 10.0, 0, 0.1};
+		ns_roofline_input in = {bad[i][0], bad[i][1], 1000.0, 10.0, 0, 0.1};
 		ns_error_clear(&err);
-		ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_VALUE);
-		ck_assert_int_eq(err.param, ROOFLINE_PARAM_WORK); /* the caller's numbers, not the device's */
+		ck_assert_int_eq(ns_roofline_place(&in, &r, &err), NS_ERR_VALUE);
+		ck_assert_int_eq(err.param, NS_ROOFLINE_PARAM_WORK); /* the caller's numbers, not the device's */
 	}
 }
 END_TEST
@@ -99,18 +99,18 @@ static const struct {
 
 START_TEST(roofline_place_refuses_quotients_that_are_not_finite)
 {
-	roofline_input in = {out_of_range_rows[_i].flops,
+	ns_roofline_input in = {out_of_range_rows[_i].flops,
 	                     out_of_range_rows[_i].bytes,
 	                     1000.0,
 	                     10.0,
 	                     out_of_range_rows[_i].seconds,
 	                     0.1};
-	roofline_result r;
+	ns_roofline_result r;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_VALUE);
-	ck_assert_int_eq(err.param, ROOFLINE_PARAM_WORK);
+	ck_assert_int_eq(ns_roofline_place(&in, &r, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(err.param, NS_ROOFLINE_PARAM_WORK);
 	ck_assert_msg(strstr(err.msg, out_of_range_rows[_i].says) != NULL, "%s", err.msg);
 	ck_assert(r.intensity == 0 && r.attainable == 0 && !r.timed); /* nothing half-filled to print */
 }
@@ -118,29 +118,29 @@ END_TEST
 
 START_TEST(workloads_whose_counts_overflow_are_errors)
 {
-	roofline_work w;
-	roofline_decode d;
-	roofline_decode_spec spec = {1e308, 8, 0, 0, 0, 0, 0};
-	scaling_result s;
+	ns_roofline_work w;
+	ns_roofline_decode d;
+	ns_roofline_decode_spec spec = {1e308, 8, 0, 0, 0, 0, 0};
+	ns_scaling_result s;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_matmul(1e200, 1e200, 1e200, 1, DTYPE_BF16, &w, &err), NS_ERR_VALUE);
-	ck_assert_int_eq(roofline_elementwise(1e308, 2, 1, 10, DTYPE_FP32, &w, &err), NS_ERR_VALUE);
-	ck_assert_int_eq(roofline_decode_step(&spec, DTYPE_BF16, 295, &d, &err), NS_ERR_VALUE);
-	ck_assert_int_eq(roofline_scaling(1e-300, 1e300, 1.25, 1.75, &s, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_roofline_matmul(1e200, 1e200, 1e200, 1, NS_DTYPE_BF16, &w, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_roofline_elementwise(1e308, 2, 1, 10, NS_DTYPE_FP32, &w, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_roofline_decode_step(&spec, NS_DTYPE_BF16, 295, &d, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_roofline_scaling(1e-300, 1e300, 1.25, 1.75, &s, &err), NS_ERR_VALUE);
 	ck_assert_ptr_nonnull(strstr(err.msg, "the time ratio"));
 }
 END_TEST
 
 START_TEST(device_whose_ridge_overflows_is_a_value_error)
 {
-	roofline_input in = {1e12, 1e9, 1e300, 1e-10, 0, 0.1};
-	roofline_result r;
+	ns_roofline_input in = {1e12, 1e9, 1e300, 1e-10, 0, 0.1};
+	ns_roofline_result r;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_place(&in, &r, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_roofline_place(&in, &r, &err), NS_ERR_VALUE);
 	ck_assert_int_eq(err.param, 0); /* the device's numbers: not a setting of the caller's */
 	ck_assert_ptr_nonnull(strstr(err.msg, "ridge"));
 }
@@ -151,17 +151,17 @@ static const struct {
 	const char *name;
 	double bytes;
 } dtype_rows[] = {
-    {DTYPE_FP64, "fp64", 8}, {DTYPE_FP32, "fp32", 4}, {DTYPE_TF32, "tf32", 4}, {DTYPE_BF16, "bf16", 2},
-    {DTYPE_FP16, "fp16", 2}, {DTYPE_FP8, "fp8", 1},   {DTYPE_INT8, "int8", 1}, {DTYPE_FP4, "fp4", 0.5},
+    {NS_DTYPE_FP64, "fp64", 8}, {NS_DTYPE_FP32, "fp32", 4}, {NS_DTYPE_TF32, "tf32", 4}, {NS_DTYPE_BF16, "bf16", 2},
+    {NS_DTYPE_FP16, "fp16", 2}, {NS_DTYPE_FP8, "fp8", 1},   {NS_DTYPE_INT8, "int8", 1}, {NS_DTYPE_FP4, "fp4", 0.5},
 };
 
 START_TEST(dtype_sizes_and_names_round_trip)
 {
 	ns_dtype got;
 
-	ck_assert_str_eq(dtype_name(dtype_rows[_i].dt), dtype_rows[_i].name);
-	ck_assert_double_eq(dtype_bytes(dtype_rows[_i].dt), dtype_rows[_i].bytes);
-	ck_assert(dtype_from_name(dtype_rows[_i].name, &got));
+	ck_assert_str_eq(ns_dtype_name(dtype_rows[_i].dt), dtype_rows[_i].name);
+	ck_assert_double_eq(ns_dtype_bytes(dtype_rows[_i].dt), dtype_rows[_i].bytes);
+	ck_assert(ns_dtype_from_name(dtype_rows[_i].name, &got));
 	ck_assert_int_eq(got, dtype_rows[_i].dt);
 }
 END_TEST
@@ -171,17 +171,17 @@ START_TEST(dtype_from_name_takes_common_spellings_and_refuses_others)
 	const struct {
 		const char *name;
 		ns_dtype dt;
-	} rows[] = {{"BF16", DTYPE_BF16},    {"bfloat16", DTYPE_BF16}, {"half", DTYPE_FP16},
-	            {"float16", DTYPE_FP16}, {"float32", DTYPE_FP32},  {"double", DTYPE_FP64},
-	            {"e4m3", DTYPE_FP8},     {"NVFP4", DTYPE_FP4}};
+	} rows[] = {{"BF16", NS_DTYPE_BF16},    {"bfloat16", NS_DTYPE_BF16}, {"half", NS_DTYPE_FP16},
+	            {"float16", NS_DTYPE_FP16}, {"float32", NS_DTYPE_FP32},  {"double", NS_DTYPE_FP64},
+	            {"e4m3", NS_DTYPE_FP8},     {"NVFP4", NS_DTYPE_FP4}};
 	ns_dtype got;
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		ck_assert_msg(dtype_from_name(rows[i].name, &got), "%s", rows[i].name);
+		ck_assert_msg(ns_dtype_from_name(rows[i].name, &got), "%s", rows[i].name);
 		ck_assert_int_eq(got, rows[i].dt);
 	}
-	ck_assert(!dtype_from_name("fp12", &got));
-	ck_assert(!dtype_from_name("", &got));
+	ck_assert(!ns_dtype_from_name("fp12", &got));
+	ck_assert(!ns_dtype_from_name("", &got));
 }
 END_TEST
 
@@ -190,64 +190,64 @@ START_TEST(dtype_from_torch_type_reads_trace_input_types_only)
 	const struct {
 		const char *name;
 		ns_dtype dt;
-	} rows[] = {{"c10::BFloat16", DTYPE_BF16},     {"float", DTYPE_FP32},
-	            {"c10::Half", DTYPE_FP16},         {"double", DTYPE_FP64},
-	            {"c10::Float8_e4m3fn", DTYPE_FP8}, {"signed char", DTYPE_INT8}};
+	} rows[] = {{"c10::BFloat16", NS_DTYPE_BF16},     {"float", NS_DTYPE_FP32},
+	            {"c10::Half", NS_DTYPE_FP16},         {"double", NS_DTYPE_FP64},
+	            {"c10::Float8_e4m3fn", NS_DTYPE_FP8}, {"signed char", NS_DTYPE_INT8}};
 	ns_dtype got;
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		ck_assert_msg(dtype_from_torch_type(rows[i].name, &got), "%s", rows[i].name);
+		ck_assert_msg(ns_dtype_from_torch_type(rows[i].name, &got), "%s", rows[i].name);
 		ck_assert_int_eq(got, rows[i].dt);
 	}
-	ck_assert(!dtype_from_torch_type("long int", &got));
-	ck_assert(!dtype_from_torch_type("Scalar", &got));
-	ck_assert(!dtype_from_torch_type("", &got));
-	ck_assert(!dtype_from_torch_type("bf16", &got)); /* a user's spelling, not a trace's */
+	ck_assert(!ns_dtype_from_torch_type("long int", &got));
+	ck_assert(!ns_dtype_from_torch_type("Scalar", &got));
+	ck_assert(!ns_dtype_from_torch_type("", &got));
+	ck_assert(!ns_dtype_from_torch_type("bf16", &got)); /* a user's spelling, not a trace's */
 }
 END_TEST
 
 START_TEST(matmul_counts_two_mnk_flops_and_ideal_reuse_bytes)
 {
-	roofline_work w;
+	ns_roofline_work w;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_matmul(8192, 8192, 8192, 1, DTYPE_BF16, &w, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_matmul(8192, 8192, 8192, 1, NS_DTYPE_BF16, &w, &err), NS_OK);
 	ck_assert_double_eq(w.flops, 1099511627776.0);    /* 2 * 8192^3 */
 	ck_assert_double_eq(w.bytes, 402653184.0);        /* 3 * 8192^2 * 2 */
 	ck_assert(NEAR(w.flops / w.bytes, 8192.0 / 3.0)); /* 2730.67 FLOP/B */
-	ck_assert_int_eq(roofline_matmul(64, 128, 256, 4, DTYPE_FP32, &w, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_matmul(64, 128, 256, 4, NS_DTYPE_FP32, &w, &err), NS_OK);
 	ck_assert_double_eq(w.flops, 16777216.0); /* 2*4*64*128*256 */
 	ck_assert_double_eq(w.bytes, 917504.0);   /* 4*(64*256 + 256*128 + 64*128)*4 */
-	ck_assert_int_eq(roofline_matmul(0, 1, 1, 1, DTYPE_FP32, &w, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_roofline_matmul(0, 1, 1, 1, NS_DTYPE_FP32, &w, &err), NS_ERR_VALUE);
 }
 END_TEST
 
 START_TEST(elementwise_counts_reads_and_writes_per_element)
 {
-	roofline_work w;
+	ns_roofline_work w;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_elementwise(1e6, 2, 1, 1, DTYPE_FP32, &w, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_elementwise(1e6, 2, 1, 1, NS_DTYPE_FP32, &w, &err), NS_OK);
 	ck_assert_double_eq(w.flops, 1e6);
 	ck_assert_double_eq(w.bytes, 12e6);
-	ck_assert_int_eq(roofline_elementwise(1000, 1, 1, 3, DTYPE_BF16, &w, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_elementwise(1000, 1, 1, 3, NS_DTYPE_BF16, &w, &err), NS_OK);
 	ck_assert_double_eq(w.flops, 3000.0);
 	ck_assert_double_eq(w.bytes, 4000.0);
-	ck_assert_int_eq(roofline_elementwise(1000, 0, 1, 1, DTYPE_BF16, &w, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_roofline_elementwise(1000, 0, 1, 1, NS_DTYPE_BF16, &w, &err), NS_ERR_VALUE);
 }
 END_TEST
 
 START_TEST(decode_of_seven_b_in_bf16_reads_every_weight_once)
 {
-	roofline_decode_spec s = {.params = 7e9, .batch = 1};
-	roofline_decode d;
+	ns_roofline_decode_spec s = {.params = 7e9, .batch = 1};
+	ns_roofline_decode d;
 	ns_error err;
 	double ridge = 989.5e12 / 3.35e12; /* H100 SXM bf16: 295.37 FLOP/B */
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_BF16, ridge, &d, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_decode_step(&s, NS_DTYPE_BF16, ridge, &d, &err), NS_OK);
 	ck_assert_double_eq(d.weight_bytes, 14e9);
 	ck_assert_double_eq(d.work.flops, 14e9);
 	ck_assert_double_eq(d.work.bytes, 14e9);
@@ -259,13 +259,13 @@ END_TEST
 /* Toy numbers, ridge 100: P = 1000 bf16 -> W = 2000 B; one layer, one head, head_dim 1. */
 START_TEST(decode_crossing_batch_accounts_for_the_kv_cache)
 {
-	roofline_decode_spec s = {
+	ns_roofline_decode_spec s = {
 	    .params = 1000, .batch = 1, .context = 2, .layers = 1, .kv_heads = 1, .head_dim = 1};
-	roofline_decode d;
+	ns_roofline_decode d;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_BF16, 100.0, &d, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_decode_step(&s, NS_DTYPE_BF16, 100.0, &d, &err), NS_OK);
 	ck_assert_double_eq(d.kv_bytes, 8.0);        /* 2 * 1 * 1 * 1 * 2 * 2 */
 	ck_assert_double_eq(d.attention_flops, 8.0); /* 4 * 1 * 1 * 1 * 2 */
 	ck_assert_double_eq(d.work.flops, 2008.0);
@@ -273,67 +273,67 @@ START_TEST(decode_crossing_batch_accounts_for_the_kv_cache)
 	/* B >= 100 * 2000 / (2000 + 8 - 100 * 8) = 165.56 */
 	ck_assert_double_eq(d.crossing_batch, 166.0);
 	s.batch = 166;
-	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_BF16, 100.0, &d, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_decode_step(&s, NS_DTYPE_BF16, 100.0, &d, &err), NS_OK);
 	ck_assert(d.work.flops / d.work.bytes >= 100.0);
 	s.batch = 165;
-	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_BF16, 100.0, &d, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_decode_step(&s, NS_DTYPE_BF16, 100.0, &d, &err), NS_OK);
 	ck_assert(d.work.flops / d.work.bytes < 100.0);
 }
 END_TEST
 
 START_TEST(decode_with_a_long_context_never_crosses)
 {
-	roofline_decode_spec s = {
+	ns_roofline_decode_spec s = {
 	    .params = 1000, .batch = 1, .context = 10, .layers = 1, .kv_heads = 1, .head_dim = 1};
-	roofline_decode d;
+	ns_roofline_decode d;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_BF16, 100.0, &d, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_decode_step(&s, NS_DTYPE_BF16, 100.0, &d, &err), NS_OK);
 	ck_assert_double_eq(d.crossing_batch, 0.0); /* 2000 + 40 - 100 * 40 < 0 */
 }
 END_TEST
 
 START_TEST(decode_grouped_query_heads_scale_attention_flops_not_cache)
 {
-	roofline_decode_spec s = {
+	ns_roofline_decode_spec s = {
 	    .params = 1000, .batch = 2, .context = 4, .layers = 2, .kv_heads = 2, .head_dim = 8, .heads = 8};
-	roofline_decode d;
+	ns_roofline_decode d;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_FP16, 100.0, &d, &err), NS_OK);
+	ck_assert_int_eq(ns_roofline_decode_step(&s, NS_DTYPE_FP16, 100.0, &d, &err), NS_OK);
 	ck_assert_double_eq(d.kv_bytes, 2.0 * 2 * 2 * 8 * 4 * 2 * 2);    /* 1024 */
 	ck_assert_double_eq(d.attention_flops, 4.0 * 2 * 8 * 8 * 4 * 2); /* 4096 */
 	s.layers = 0;
-	ck_assert_int_eq(roofline_decode_step(&s, DTYPE_FP16, 100.0, &d, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_roofline_decode_step(&s, NS_DTYPE_FP16, 100.0, &d, &err), NS_ERR_VALUE);
 }
 END_TEST
 
 static const struct {
 	double t1, t2;
-	scaling_kind kind;
+	ns_scaling_kind kind;
 	double fixed;
 	bool faster;
 } scaling_rows[] = {
-    {10, 10.5, SCALING_OVERHEAD, 0.95, false},
-    {10, 12.4, SCALING_OVERHEAD, 0.76, false},
-    {10, 12.5, SCALING_PARTLY_OVERHEAD, 0.75, false},
-    {10, 15, SCALING_PARTLY_OVERHEAD, 0.5, false},
-    {10, 17.5, SCALING_WORK, 0.25, false},
-    {10, 19.6, SCALING_WORK, 0.04, false},
-    {10, 25, SCALING_WORK, 0.0, false},
-    {10, 9, SCALING_OVERHEAD, 1.0, true},
+    {10, 10.5, NS_SCALING_OVERHEAD, 0.95, false},
+    {10, 12.4, NS_SCALING_OVERHEAD, 0.76, false},
+    {10, 12.5, NS_SCALING_PARTLY_OVERHEAD, 0.75, false},
+    {10, 15, NS_SCALING_PARTLY_OVERHEAD, 0.5, false},
+    {10, 17.5, NS_SCALING_WORK, 0.25, false},
+    {10, 19.6, NS_SCALING_WORK, 0.04, false},
+    {10, 25, NS_SCALING_WORK, 0.0, false},
+    {10, 9, NS_SCALING_OVERHEAD, 1.0, true},
 };
 
 START_TEST(scaling_ratio_and_fixed_share_follow_the_doubling_model)
 {
-	scaling_result r;
+	ns_scaling_result r;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_scaling(scaling_rows[_i].t1, scaling_rows[_i].t2, SCALING_OVERHEAD_BELOW,
-	                                  SCALING_WORK_ABOVE, &r, &err),
+	ck_assert_int_eq(ns_roofline_scaling(scaling_rows[_i].t1, scaling_rows[_i].t2, NS_SCALING_OVERHEAD_BELOW,
+	                                  NS_SCALING_WORK_ABOVE, &r, &err),
 	                 NS_OK);
 	ck_assert(NEAR(r.ratio, scaling_rows[_i].t2 / scaling_rows[_i].t1));
 	ck_assert_int_eq(r.kind, scaling_rows[_i].kind);
@@ -344,14 +344,14 @@ END_TEST
 
 START_TEST(scaling_rejects_nonpositive_times_and_crossed_thresholds)
 {
-	scaling_result r;
+	ns_scaling_result r;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(roofline_scaling(0, 1, 1.25, 1.75, &r, &err), NS_ERR_VALUE);
-	ck_assert_int_eq(roofline_scaling(1, -1, 1.25, 1.75, &r, &err), NS_ERR_VALUE);
-	ck_assert_int_eq(roofline_scaling(1, 2, 1.8, 1.5, &r, &err), NS_ERR_VALUE);
-	ck_assert_str_eq(scaling_kind_word(SCALING_OVERHEAD), "overhead-bound");
+	ck_assert_int_eq(ns_roofline_scaling(0, 1, 1.25, 1.75, &r, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_roofline_scaling(1, -1, 1.25, 1.75, &r, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_roofline_scaling(1, 2, 1.8, 1.5, &r, &err), NS_ERR_VALUE);
+	ck_assert_str_eq(ns_scaling_kind_word(NS_SCALING_OVERHEAD), "overhead-bound");
 }
 END_TEST
 
@@ -362,7 +362,7 @@ static ns_device toy_device(void)
 
 	memset(&d, 0, sizeof(d));
 	d.name = "toy";
-	d.peak[DTYPE_BF16] = 1e12;
+	d.peak[NS_DTYPE_BF16] = 1e12;
 	d.mem_bw = 1e10;
 	return d;
 }
@@ -388,10 +388,10 @@ static const struct {
 START_TEST(place_op_counts_matmul_family_from_input_dims)
 {
 	ns_device dev = toy_device();
-	roofline_op op;
+	ns_roofline_op op;
 
-	roofline_place_op(op_rows[_i].op, op_rows[_i].dims, strlen(op_rows[_i].dims), op_rows[_i].flops, 1000,
-	                  DTYPE_BF16, &dev, ROOFLINE_OVERHEAD_DEFAULT, &op);
+	ns_roofline_place_op(op_rows[_i].op, op_rows[_i].dims, strlen(op_rows[_i].dims), op_rows[_i].flops, 1000,
+	                  NS_DTYPE_BF16, &dev, NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
 	ck_assert_msg(op.placed, "%s %s: %s", op_rows[_i].op, op_rows[_i].dims, op.why);
 	ck_assert_double_eq(op.m, op_rows[_i].m);
 	ck_assert_double_eq(op.n, op_rows[_i].n);
@@ -421,16 +421,16 @@ START_TEST(place_op_says_not_enough_information_instead_of_guessing)
 	    {"aten::mm", "[[64, \"a\"], [128, 256]]", 1000},
 	};
 	ns_device dev = toy_device();
-	roofline_op op;
+	ns_roofline_op op;
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		roofline_place_op(rows[i].op, rows[i].dims, strlen(rows[i].dims), -1, rows[i].ns, DTYPE_BF16,
-		                  &dev, ROOFLINE_OVERHEAD_DEFAULT, &op);
+		ns_roofline_place_op(rows[i].op, rows[i].dims, strlen(rows[i].dims), -1, rows[i].ns, NS_DTYPE_BF16,
+		                  &dev, NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
 		ck_assert_msg(!op.placed, "row %zu placed", i);
 		ck_assert_msg(strncmp(op.why, "not enough information: ", 24) == 0, "%s", op.why);
 	}
-	roofline_place_op("aten::mm", "[[64, 128], [128, 256]]", 23, -1, 1000, DTYPE_FP8, &dev,
-	                  ROOFLINE_OVERHEAD_DEFAULT, &op);
+	ns_roofline_place_op("aten::mm", "[[64, 128], [128, 256]]", 23, -1, 1000, NS_DTYPE_FP8, &dev,
+	                  NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
 	ck_assert(!op.placed); /* the toy device has no fp8 peak */
 }
 END_TEST
@@ -474,8 +474,8 @@ static void assert_coordinates_on_canvas(const char *svg)
 START_TEST(svg_clamps_every_coordinate_and_stays_small_on_any_input)
 {
 	ns_device dev = toy_device();
-	roofline_plot plot = {&dev,
-	                      DTYPE_BF16,
+	ns_roofline_plot plot = {&dev,
+	                      NS_DTYPE_BF16,
 	                      svg_rows[_i].label,
 	                      svg_rows[_i].intensity,
 	                      svg_rows[_i].attainable,
@@ -487,7 +487,7 @@ START_TEST(svg_clamps_every_coordinate_and_stays_small_on_any_input)
 	FILE *out = open_memstream(&buf, &len);
 
 	ck_assert_ptr_nonnull(out);
-	roofline_svg_write(out, &plot);
+	ns_roofline_svg_write(out, &plot);
 	fclose(out);
 	ck_assert_uint_lt(len, 16384); /* a normal plot is about 5 KB; nothing grows with the values */
 	ck_assert_ptr_null(strstr(buf, "nan"));
@@ -514,7 +514,7 @@ START_TEST(matmul_ops_are_matched_on_their_whole_name)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(roofline_is_matmul_op(cases[i].name, cases[i].len) == cases[i].want, "%s/%zu",
+		ck_assert_msg(ns_roofline_is_matmul_op(cases[i].name, cases[i].len) == cases[i].want, "%s/%zu",
 		              cases[i].name, cases[i].len);
 }
 END_TEST

@@ -14,26 +14,26 @@
 #define REGION (5 * SPLIT_STORE_CHUNK * 2 + 123)
 
 /* The values window i of region r holds: each field its own function of both. */
-static split_window made(size_t r, size_t i)
+static ns_split_window made(size_t r, size_t i)
 {
-	split_window w;
+	ns_split_window w;
 
 	memset(&w, 0, sizeof(w));
 	w.step = (int64_t)i;
 	w.start_ns = (int64_t)(i * 1000 + r);
 	w.dur_ns = 1000;
-	for (int c = 0; c < CAUSE_COUNT; c++)
+	for (int c = 0; c < NS_CAUSE_COUNT; c++)
 		w.cause_ns[c] = (int64_t)(i * 31 + r * 7 + (size_t)c);
-	w.bucket_ns[REGIME_COMPUTE] = (int64_t)(r * 1000003 + i);
+	w.bucket_ns[NS_REGIME_COMPUTE] = (int64_t)(r * 1000003 + i);
 	w.kernels = (long)(i % 97);
 	w.marker = (uint32_t)(i ^ r);
 	w.warmup = (i + r) % 5 == 0;
 	return w;
 }
 
-static void assert_window(const split_store *st, const split_window *got, size_t r, size_t i)
+static void assert_window(const ns_split_store *st, const ns_split_window *got, size_t r, size_t i)
 {
-	split_window want = made(r, i);
+	ns_split_window want = made(r, i);
 
 	ck_assert_msg(memcmp(got, &want, sizeof(want)) == 0, "region %zu window %zu differs", r, i);
 	ck_assert_int_eq(st->status, NS_OK);
@@ -53,7 +53,7 @@ static size_t files_in(const char *dir)
 }
 
 /* Fills three regions, the first through the template copy the split makes for each device. */
-static void fill(split_store *st, size_t first[3])
+static void fill(ns_split_store *st, size_t first[3])
 {
 	ns_error err = {0};
 
@@ -67,7 +67,7 @@ static void fill(split_store *st, size_t first[3])
 			*split_store_at(st, first[r] + i, true) = made(r, i);
 }
 
-static void read_back(split_store *st, const size_t first[3])
+static void read_back(ns_split_store *st, const size_t first[3])
 {
 	for (size_t r = 0; r < 3; r++)
 		for (size_t i = 0; i < REGION; i++)
@@ -82,7 +82,7 @@ static void read_back(split_store *st, const size_t first[3])
 START_TEST(a_spilling_store_gives_back_every_window_within_its_memory_bound)
 {
 	char dir[] = "/tmp/nextstep-store-test-XXXXXX";
-	split_store *st;
+	ns_split_store *st;
 	size_t first[3];
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -102,7 +102,7 @@ END_TEST
 
 START_TEST(without_a_directory_every_chunk_stays_in_memory)
 {
-	split_store *st = split_store_new(NULL);
+	ns_split_store *st = split_store_new(NULL);
 	size_t first[3];
 
 	ck_assert_ptr_nonnull(st);
@@ -116,7 +116,7 @@ END_TEST
 
 START_TEST(a_directory_that_cannot_hold_the_file_keeps_the_windows_in_memory)
 {
-	split_store *st = split_store_new("/nonexistent/nextstep");
+	ns_split_store *st = split_store_new("/nonexistent/nextstep");
 	size_t first[3];
 
 	ck_assert_ptr_nonnull(st);
@@ -146,7 +146,7 @@ static size_t window_at(int64_t t, size_t n)
 START_TEST(the_window_of_a_time_is_found_in_any_order)
 {
 	char dir[] = "/tmp/nextstep-store-test-XXXXXX";
-	split_store *st;
+	ns_split_store *st;
 	split_view v;
 	ns_error err = {0};
 	size_t n = 3 * SPLIT_STORE_CHUNK * SPLIT_STORE_RESIDENT / 2, hint = 0;
@@ -159,7 +159,7 @@ START_TEST(the_window_of_a_time_is_found_in_any_order)
 	v.n = n;
 	ck_assert_int_eq(split_store_add(st, n, &v.first, &err), NS_OK);
 	for (size_t i = 0; i < n; i++) {
-		split_window *w = split_view_at(&v, i);
+		ns_split_window *w = split_view_at(&v, i);
 		w->start_ns = (int64_t)(i / 3) * 3500 + (int64_t)(i % 3) * 1000;
 		w->dur_ns = 1000;
 	}

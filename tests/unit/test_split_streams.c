@@ -5,29 +5,29 @@
 
 #include "trace/split/split_private.h"
 
-static kernel_rules *rules;
+static ns_kernel_rules *rules;
 
 static void free_rules(void)
 {
-	kernel_rules_free(rules);
+	ns_kernel_rules_free(rules);
 	rules = NULL;
 }
 
-static trace_split *new_split(void)
+static ns_trace_split *new_split(void)
 {
 	ns_error err = {0};
-	trace_split *s;
+	ns_trace_split *s;
 
 	if (rules == NULL)
-		ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
-	s = trace_split_new(rules);
+		ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
+	s = ns_trace_split_new(rules);
 	ck_assert_ptr_nonnull(s);
 	return s;
 }
 
-static void feed_kernel(trace_split *s, int64_t device, int64_t stream, int64_t ts)
+static void feed_kernel(ns_trace_split *s, int64_t device, int64_t stream, int64_t ts)
 {
-	trace_event ev = {.cat = TCAT_KERNEL,
+	ns_trace_event ev = {.cat = NS_TCAT_KERNEL,
 	                  .ph = 'X',
 	                  .name = {"k", 1},
 	                  .pid = 0,
@@ -42,12 +42,12 @@ static void feed_kernel(trace_split *s, int64_t device, int64_t stream, int64_t 
 	                  .external_id = -1};
 	ns_error err = {0};
 
-	ck_assert_int_eq(trace_split_event(&ev, s, &err), NS_OK);
+	ck_assert_int_eq(ns_trace_split_event(&ev, s, &err), NS_OK);
 }
 
 START_TEST(pairs_are_numbered_in_order_of_first_appearance)
 {
-	trace_split *s = new_split();
+	ns_trace_split *s = new_split();
 	stream_key k;
 
 	ck_assert_uint_eq(split_stream_index(s, 0, 7), 0);
@@ -60,13 +60,13 @@ START_TEST(pairs_are_numbered_in_order_of_first_appearance)
 	ck_assert_uint_eq(k.dev, 1);
 	ck_assert(!split_stream_key(s, 4, &k));
 	ck_assert(!split_stream_key(s, SPLIT_STREAM_OTHER, &k));
-	trace_split_free(s);
+	ns_trace_split_free(s);
 }
 END_TEST
 
 START_TEST(pairs_past_the_table_share_the_other_index)
 {
-	trace_split *s = new_split();
+	ns_trace_split *s = new_split();
 	stream_key k;
 
 	for (int64_t i = 0; i < SPLIT_STREAM_OTHER; i++)
@@ -78,13 +78,13 @@ START_TEST(pairs_past_the_table_share_the_other_index)
 		ck_assert_uint_eq(split_stream_index(s, (uint16_t)(i % 3), i * 1000), (unsigned)i);
 	ck_assert(split_stream_key(s, 254, &k));
 	ck_assert_int_eq(k.stream, 254000);
-	trace_split_free(s);
+	ns_trace_split_free(s);
 }
 END_TEST
 
 START_TEST(gpu_records_carry_their_stream_without_growing)
 {
-	trace_split *s = new_split();
+	ns_trace_split *s = new_split();
 	stream_key k;
 
 	feed_kernel(s, 0, 7, 0);
@@ -99,7 +99,7 @@ START_TEST(gpu_records_carry_their_stream_without_growing)
 	ck_assert_int_eq(k.stream, 13);
 	ck_assert_uint_eq(k.dev, s->gpu[2].dev);
 	ck_assert_uint_eq(sizeof(gpu_rec), 40);
-	trace_split_free(s);
+	ns_trace_split_free(s);
 }
 END_TEST
 

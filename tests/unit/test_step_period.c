@@ -40,14 +40,14 @@ START_TEST(periods_of_hand_made_sequences)
 	const period_case *c = &cases[_i];
 	size_t n = strlen(c->seq);
 	uint32_t *seq = malloc(n * sizeof(*seq));
-	step_period p;
+	ns_step_period p;
 	bool nomem = true, found;
 
 	ck_assert_ptr_nonnull(seq);
 	for (size_t i = 0; i < n; i++)
 		seq[i] = (uint32_t)(c->seq[i] - 'A');
 	memset(&p, 0, sizeof(p));
-	found = step_period_find(seq, n, 26, &p, &nomem);
+	found = ns_step_period_find(seq, n, 26, &p, &nomem);
 	free(seq);
 	ck_assert_msg(!nomem, "%s: out of memory", c->name);
 	ck_assert_msg(found == c->found, "%s: found %d", c->name, found);
@@ -64,10 +64,10 @@ END_TEST
 START_TEST(too_short_a_sequence_has_no_period)
 {
 	static const uint32_t seq[] = {0, 1, 0, 1, 0};
-	step_period p;
+	ns_step_period p;
 	bool nomem;
 
-	ck_assert(!step_period_find(seq, 5, 2, &p, &nomem));
+	ck_assert(!ns_step_period_find(seq, 5, 2, &p, &nomem));
 	ck_assert(!nomem);
 }
 END_TEST
@@ -76,10 +76,10 @@ START_TEST(ids_outside_the_table_are_ignored)
 {
 	/* id 7 with nids 2: counted nowhere, never a candidate; A B repeat around it */
 	static const uint32_t seq[] = {0, 1, 7, 0, 1, 7, 0, 1, 7, 0, 1, 7};
-	step_period p;
+	ns_step_period p;
 	bool nomem;
 
-	ck_assert(step_period_find(seq, 12, 2, &p, &nomem));
+	ck_assert(ns_step_period_find(seq, 12, 2, &p, &nomem));
 	ck_assert_uint_eq(p.anchor, 0);
 	ck_assert_uint_eq(p.period, 3);
 	ck_assert_uint_eq(p.iterations, 4);

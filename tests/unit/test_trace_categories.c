@@ -10,38 +10,38 @@
 
 typedef struct {
 	const char *name;
-	trace_category want;
+	ns_trace_category want;
 	const char *device;
 } category_case;
 
 static const category_case cases[] = {
-    {"kernel", TCAT_KERNEL, NULL},
-    {"gpu_memcpy", TCAT_MEMCPY, NULL},
-    {"gpu_memset", TCAT_MEMSET, NULL},
-    {"cuda_runtime", TCAT_RUNTIME, "CUDA"},
-    {"cuda_driver", TCAT_RUNTIME, "CUDA"},
-    {"runtime", TCAT_RUNTIME, NULL},
-    {"driver", TCAT_RUNTIME, NULL},
-    {"xpu_runtime", TCAT_RUNTIME, "XPU"},
-    {"xpu_driver", TCAT_RUNTIME, "XPU"},
-    {"mtia_runtime", TCAT_RUNTIME, "MTIA"},
-    {"mtia_ccp_events", TCAT_KERNEL, "MTIA"},
-    {"privateuse1_runtime", TCAT_RUNTIME, "PrivateUse1"},
-    {"privateuse1_driver", TCAT_RUNTIME, "PrivateUse1"},
-    {"hpu_op", TCAT_RUNTIME, "HPU"},
-    {"cpu_op", TCAT_CPU_OP, NULL},
-    {"user_annotation", TCAT_USER_ANNOTATION, NULL},
-    {"gpu_user_annotation", TCAT_GPU_USER_ANNOTATION, NULL},
-    {"python_function", TCAT_PYTHON, NULL},
-    {"ac2g", TCAT_FLOW, NULL},
-    {"Kernel", TCAT_KERNEL, NULL},
-    {"Runtime", TCAT_RUNTIME, NULL},
+    {"kernel", NS_TCAT_KERNEL, NULL},
+    {"gpu_memcpy", NS_TCAT_MEMCPY, NULL},
+    {"gpu_memset", NS_TCAT_MEMSET, NULL},
+    {"cuda_runtime", NS_TCAT_RUNTIME, "CUDA"},
+    {"cuda_driver", NS_TCAT_RUNTIME, "CUDA"},
+    {"runtime", NS_TCAT_RUNTIME, NULL},
+    {"driver", NS_TCAT_RUNTIME, NULL},
+    {"xpu_runtime", NS_TCAT_RUNTIME, "XPU"},
+    {"xpu_driver", NS_TCAT_RUNTIME, "XPU"},
+    {"mtia_runtime", NS_TCAT_RUNTIME, "MTIA"},
+    {"mtia_ccp_events", NS_TCAT_KERNEL, "MTIA"},
+    {"privateuse1_runtime", NS_TCAT_RUNTIME, "PrivateUse1"},
+    {"privateuse1_driver", NS_TCAT_RUNTIME, "PrivateUse1"},
+    {"hpu_op", NS_TCAT_RUNTIME, "HPU"},
+    {"cpu_op", NS_TCAT_CPU_OP, NULL},
+    {"user_annotation", NS_TCAT_USER_ANNOTATION, NULL},
+    {"gpu_user_annotation", NS_TCAT_GPU_USER_ANNOTATION, NULL},
+    {"python_function", NS_TCAT_PYTHON, NULL},
+    {"ac2g", NS_TCAT_FLOW, NULL},
+    {"Kernel", NS_TCAT_KERNEL, NULL},
+    {"Runtime", NS_TCAT_RUNTIME, NULL},
 };
 
 START_TEST(kineto_categories_map_like_cuda)
 {
 	const category_case *c = &cases[_i];
-	const trace_category_row *row = trace_category_find(c->name, strlen(c->name));
+	const ns_trace_category_row *row = ns_trace_category_find(c->name, strlen(c->name));
 
 	ck_assert_ptr_nonnull(row);
 	ck_assert_int_eq(row->cat, c->want);
@@ -58,14 +58,14 @@ static const char *const unknown[] = {"mtia_insight", "mtia_counters", "cuda_syn
 
 START_TEST(other_categories_are_not_work)
 {
-	ck_assert_ptr_null(trace_category_find(unknown[_i], strlen(unknown[_i])));
+	ck_assert_ptr_null(ns_trace_category_find(unknown[_i], strlen(unknown[_i])));
 }
 END_TEST
 
 START_TEST(no_category_is_listed_twice)
 {
 	size_t n;
-	const trace_category_row *t = trace_category_table(&n);
+	const ns_trace_category_row *t = ns_trace_category_table(&n);
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = i + 1; j < n; j++)

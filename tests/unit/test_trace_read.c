@@ -24,7 +24,7 @@ static const char *const via_name[] = {"file", "tiny pipe"};
 /* What a callback saw, with string slices copied out (they are valid only during the callback). */
 typedef struct {
 	long n;
-	trace_event ev[MAX_KEPT];
+	ns_trace_event ev[MAX_KEPT];
 	char name[MAX_KEPT][TEXT_MAX], cat[MAX_KEPT][TEXT_MAX], dims[MAX_KEPT][TEXT_MAX],
 	    types[MAX_KEPT][TEXT_MAX], meta[MAX_KEPT][TEXT_MAX];
 	unsigned long long digest; /* over every event, for comparing two reads of one document */
@@ -44,7 +44,7 @@ static unsigned long long mix(unsigned long long h, unsigned long long v)
 	return (h ^ v) * 1099511628211ull;
 }
 
-static ns_status collect(const trace_event *ev, void *ctx, ns_error *err)
+static ns_status collect(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
 	collected *c = ctx;
 
@@ -102,7 +102,7 @@ static void *trickle_writer(void *arg)
 	return NULL;
 }
 
-static ns_status read_via(via how, const void *doc, size_t len, collected *c, trace_meta *meta, ns_error *err)
+static ns_status read_via(via how, const void *doc, size_t len, collected *c, ns_trace_meta *meta, ns_error *err)
 {
 	ns_input in;
 	ns_status st;
@@ -115,10 +115,10 @@ static ns_status read_via(via how, const void *doc, size_t len, collected *c, tr
 		ck_assert_int_ge(fd, 0);
 		ck_assert_int_eq(write(fd, doc, len), (ssize_t)len);
 		close(fd);
-		ck_assert_int_eq(input_open(&in, path, err), NS_OK);
+		ck_assert_int_eq(ns_input_open(&in, path, err), NS_OK);
 		unlink(path);
-		st = trace_read(&in, collect, c, meta, err);
-		input_close(&in);
+		st = ns_trace_read(&in, collect, c, meta, err);
+		ns_input_close(&in);
 		return st;
 	}
 	int fds[2];
@@ -132,14 +132,14 @@ static ns_status read_via(via how, const void *doc, size_t len, collected *c, tr
 	memset(&in, 0, sizeof(in));
 	in.fd = fds[0];
 	in.name = "pipe";
-	st = trace_read(&in, collect, c, meta, err);
+	st = ns_trace_read(&in, collect, c, meta, err);
 	atomic_store(&t.reader_done, 1);
 	pthread_join(writer, NULL);
 	close(fds[0]);
 	return st;
 }
 
-static ns_status read_doc(via how, const char *doc, collected *c, trace_meta *meta, ns_error *err)
+static ns_status read_doc(via how, const char *doc, collected *c, ns_trace_meta *meta, ns_error *err)
 {
 	return read_via(how, doc, strlen(doc), c, meta, err);
 }
@@ -195,7 +195,7 @@ START_TEST(ts_converts_decimal_microseconds_exactly_to_nanoseconds)
 	const time_case *tc = &time_cases[_i];
 	char doc[256];
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	snprintf(doc, sizeof(doc), "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":%s,\"dur\":%s}]}", tc->text,
@@ -216,28 +216,28 @@ END_TEST
 
 typedef struct {
 	const char *cat;
-	trace_category want;
+	ns_trace_category want;
 } category_case;
 
 static const category_case category_cases[] = {
-    {"cpu_op", TCAT_CPU_OP},
-    {"Operator", TCAT_CPU_OP},
-    {"user_annotation", TCAT_USER_ANNOTATION},
-    {"gpu_user_annotation", TCAT_GPU_USER_ANNOTATION},
-    {"cuda_runtime", TCAT_RUNTIME},
-    {"Runtime", TCAT_RUNTIME},
-    {"cuda_driver", TCAT_RUNTIME},
-    {"kernel", TCAT_KERNEL},
-    {"Kernel", TCAT_KERNEL},
-    {"gpu_memcpy", TCAT_MEMCPY},
-    {"Memcpy", TCAT_MEMCPY},
-    {"gpu_memset", TCAT_MEMSET},
-    {"Memset", TCAT_MEMSET},
-    {"ac2g", TCAT_FLOW},
-    {"python_function", TCAT_PYTHON},
-    {"Trace", TCAT_OTHER},
-    {"kernels", TCAT_OTHER},
-    {"", TCAT_OTHER},
+    {"cpu_op", NS_TCAT_CPU_OP},
+    {"Operator", NS_TCAT_CPU_OP},
+    {"user_annotation", NS_TCAT_USER_ANNOTATION},
+    {"gpu_user_annotation", NS_TCAT_GPU_USER_ANNOTATION},
+    {"cuda_runtime", NS_TCAT_RUNTIME},
+    {"Runtime", NS_TCAT_RUNTIME},
+    {"cuda_driver", NS_TCAT_RUNTIME},
+    {"kernel", NS_TCAT_KERNEL},
+    {"Kernel", NS_TCAT_KERNEL},
+    {"gpu_memcpy", NS_TCAT_MEMCPY},
+    {"Memcpy", NS_TCAT_MEMCPY},
+    {"gpu_memset", NS_TCAT_MEMSET},
+    {"Memset", NS_TCAT_MEMSET},
+    {"ac2g", NS_TCAT_FLOW},
+    {"python_function", NS_TCAT_PYTHON},
+    {"Trace", NS_TCAT_OTHER},
+    {"kernels", NS_TCAT_OTHER},
+    {"", NS_TCAT_OTHER},
 };
 
 START_TEST(category_maps_both_spellings_to_one_value)
@@ -245,7 +245,7 @@ START_TEST(category_maps_both_spellings_to_one_value)
 	const category_case *cc = &category_cases[_i];
 	char doc[256];
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	snprintf(doc, sizeof(doc), "{\"traceEvents\":[{\"cat\":\"%s\",\"ph\":\"X\",\"ts\":1,\"dur\":1}]}",
@@ -347,7 +347,7 @@ START_TEST(event_fields_are_read_as_written)
 {
 	const event_case *ec = &event_cases[_i];
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	for (int how = 0; how < VIA_COUNT; how++) {
@@ -359,7 +359,7 @@ START_TEST(event_fields_are_read_as_written)
 		ck_assert(!meta.compressed);
 		if (ec->at < 0)
 			continue;
-		const trace_event *ev = &c.ev[ec->at];
+		const ns_trace_event *ev = &c.ev[ec->at];
 		ck_assert_int_eq(ev->index, ec->at);
 		ck_assert_int_eq(ev->ph, ec->ph);
 		ck_assert_str_eq(c.name[ec->at], ec->name);
@@ -389,7 +389,7 @@ START_TEST(string_ids_are_stable_and_distinct)
 	    "{\"traceEvents\":[{\"tid\":\"stream 7\"},{\"tid\":\"stream 7\"},{\"tid\":\"stream 8\"},"
 	    "{\"tid\":\"\"}]}";
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	ck_assert_int_eq(read_doc(VIA_FILE, doc, &c, &meta, &err), NS_OK);
@@ -419,7 +419,7 @@ static const char *const meta_docs[] = {
 START_TEST(meta_is_filled_before_or_after_trace_events)
 {
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	for (int how = 0; how < VIA_COUNT; how++) {
@@ -440,7 +440,7 @@ END_TEST
 START_TEST(meta_without_distributed_info_has_no_rank)
 {
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	ck_assert_int_eq(read_doc(VIA_FILE, "{\"traceEvents\":[]}", &c, &meta, &err), NS_OK);
@@ -522,7 +522,7 @@ START_TEST(malformed_documents_fail_with_a_position)
 	size_t len = strcmp(bc->what, "a NUL byte between tokens") == 0 ? 20 : strlen(bc->doc);
 	long long offsets[VIA_COUNT];
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	for (int how = 0; how < VIA_COUNT; how++) {
@@ -564,7 +564,7 @@ START_TEST(the_array_form_is_read_with_or_without_its_closing_bracket)
 {
 	for (int how = 0; how < VIA_COUNT; how++) {
 		collected c;
-		trace_meta meta;
+		ns_trace_meta meta;
 		ns_error err;
 		ns_status st = read_doc(how, array_docs[_i].doc, &c, &meta, &err);
 		ck_assert_msg(st == NS_OK, "%s via %s: %s", array_docs[_i].what, via_name[how], err.msg);
@@ -582,7 +582,7 @@ START_TEST(the_array_form_gives_the_events_of_the_object_form)
 	                             "\"pid\":1,\"tid\":1,\"ts\":9,\"dur\":1,\"args\":{\"correlation\":3}}";
 	char object[512], array[512];
 	collected a, b;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	snprintf(object, sizeof(object), "{\"traceEvents\":[%s]}", events);
@@ -611,7 +611,7 @@ START_TEST(metadata_events_give_thread_names_and_sort_indexes)
 	    "{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":1,\"tid\":3,\"args\":{\"sort_index\":1.5}},"
 	    "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":3,\"args\":{\"name\":7}}]}";
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	for (int how = 0; how < VIA_COUNT; how++) {
@@ -652,7 +652,7 @@ START_TEST(a_cut_document_says_where_it_ended)
 {
 	const cut_case *cc = &cut_cases[_i];
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	for (int how = 0; how < VIA_COUNT; how++) {
@@ -670,7 +670,7 @@ END_TEST
 START_TEST(no_trace_events_is_reported_as_not_a_trace)
 {
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	ck_assert_int_eq(read_doc(VIA_FILE, "{\"schemaVersion\":1,\"x\":[]}", &c, &meta, &err),
@@ -683,7 +683,7 @@ START_TEST(negative_dur_points_at_the_value)
 {
 	const char *doc = "{\"traceEvents\":[{\"ts\":1,\"dur\":-2}]}";
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	ck_assert_int_eq(read_doc(VIA_FILE, doc, &c, &meta, &err), NS_ERR_VALUE);
@@ -696,7 +696,7 @@ START_TEST(callback_status_stops_the_read)
 {
 	const char *doc = "{\"traceEvents\":[{},{},{},{}]}";
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 	char path[] = "/tmp/test_trace_read.XXXXXX";
 	int fd = mkstemp(path);
@@ -705,12 +705,12 @@ START_TEST(callback_status_stops_the_read)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, doc, strlen(doc)), (ssize_t)strlen(doc));
 	close(fd);
-	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
+	ck_assert_int_eq(ns_input_open(&in, path, &err), NS_OK);
 	unlink(path);
 	memset(&c, 0, sizeof(c));
 	c.stop_after = 1;
-	ck_assert_int_eq(trace_read(&in, collect, &c, &meta, &err), NS_ERR_VALUE);
-	input_close(&in);
+	ck_assert_int_eq(ns_trace_read(&in, collect, &c, &meta, &err), NS_ERR_VALUE);
+	ns_input_close(&in);
 	ck_assert_int_eq(c.n, 2);
 	ck_assert_str_eq(err.msg, "stopped by the callback");
 	ck_assert_int_eq(err.index, 1);
@@ -736,9 +736,9 @@ static char *long_string_doc(size_t string_len, size_t *len)
 START_TEST(a_string_over_the_limit_is_refused)
 {
 	size_t len;
-	char *doc = long_string_doc(TRACE_MAX_STRING + 1, &len);
+	char *doc = long_string_doc(NS_TRACE_MAX_STRING + 1, &len);
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	ck_assert_int_eq(read_via(VIA_FILE, doc, len, &c, &meta, &err), NS_ERR_LIMIT);
@@ -752,7 +752,7 @@ START_TEST(a_long_string_under_the_limit_is_read)
 	size_t len;
 	char *doc = long_string_doc(3u << 20, &len);
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	ck_assert_int_eq(read_via(VIA_FILE, doc, len, &c, &meta, &err), NS_OK);
@@ -805,7 +805,7 @@ START_TEST(gzip_reads_like_the_plain_document)
 	unsigned char *gz =
 	    _i == 0 ? gzip_bytes(KERNEL_DOC, strlen(KERNEL_DOC), &n) : gzip_two_members(KERNEL_DOC, &n);
 	collected plain, packed;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	ck_assert_int_eq(read_doc(VIA_FILE, KERNEL_DOC, &plain, &meta, &err), NS_OK);
@@ -829,7 +829,7 @@ START_TEST(damaged_gzip_is_an_error)
 	unsigned char *gz = gzip_bytes(KERNEL_DOC, strlen(KERNEL_DOC), &n), *bad = malloc(n + 8);
 	size_t bad_len = n;
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	ck_assert_ptr_nonnull(bad);
@@ -876,7 +876,7 @@ START_TEST(an_error_in_gzip_from_an_open_pipe_returns_without_waiting_for_eof)
 	int fds[2];
 	ns_input in;
 	collected c;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 
 	memset(&zs, 0, sizeof(zs));
@@ -895,7 +895,7 @@ START_TEST(an_error_in_gzip_from_an_open_pipe_returns_without_waiting_for_eof)
 	in.name = "pipe";
 	memset(&c, 0, sizeof(c));
 	c.stop_after = -1;
-	ck_assert_int_eq(trace_read(&in, collect, &c, &meta, &err), NS_ERR_SYNTAX);
+	ck_assert_int_eq(ns_trace_read(&in, collect, &c, &meta, &err), NS_ERR_SYNTAX);
 	ck_assert_int_eq(err.offset, 0);
 	ck_assert(meta.compressed);
 	close(fds[0]);
@@ -910,18 +910,18 @@ static bool have_shared(void)
 	return access("../shared", F_OK) == 0;
 }
 
-static ns_status read_path(const char *path, collected *c, trace_meta *meta, ns_error *err)
+static ns_status read_path(const char *path, collected *c, ns_trace_meta *meta, ns_error *err)
 {
 	ns_input in;
 	ns_status st;
 
 	memset(c, 0, sizeof(*c));
 	c->stop_after = -1;
-	st = input_open(&in, path, err);
+	st = ns_input_open(&in, path, err);
 	if (st != NS_OK)
 		return st;
-	st = trace_read(&in, collect, c, meta, err);
-	input_close(&in);
+	st = ns_trace_read(&in, collect, c, meta, err);
+	ns_input_close(&in);
 	return st;
 }
 
@@ -929,12 +929,12 @@ typedef struct {
 	long kernels, bad_kernels;
 } kernel_tally;
 
-static ns_status tally_kernels(const trace_event *ev, void *ctx, ns_error *err)
+static ns_status tally_kernels(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
 	kernel_tally *t = ctx;
 
 	(void)err;
-	if (ev->cat == TCAT_KERNEL && ev->ph == 'X') {
+	if (ev->cat == NS_TCAT_KERNEL && ev->ph == 'X') {
 		t->kernels++;
 		if (!ev->has_dur || ev->dur_ns < 0 || !ev->has_ts)
 			t->bad_kernels++;
@@ -946,14 +946,14 @@ START_TEST(a_real_trace_reads_with_sane_kernels)
 {
 	const char *path = "../shared/traces/tbp/resnet50_num_workers_0.pt.trace.json.gz";
 	ns_input in;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 	kernel_tally t = {0};
 
-	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
-	ck_assert_msg(trace_read(&in, tally_kernels, &t, &meta, &err) == NS_OK, "byte %lld: %s", err.offset,
+	ck_assert_int_eq(ns_input_open(&in, path, &err), NS_OK);
+	ck_assert_msg(ns_trace_read(&in, tally_kernels, &t, &meta, &err) == NS_OK, "byte %lld: %s", err.offset,
 	              err.msg);
-	input_close(&in);
+	ns_input_close(&in);
 	ck_assert(meta.compressed);
 	ck_assert_int_gt(meta.events, 0);
 	ck_assert_int_gt(t.kernels, 0);
@@ -969,7 +969,7 @@ START_TEST(a_generated_trace_reads_alike_plain_gzipped_and_by_python)
 	char dir[] = "/tmp/test_trace_read_gen.XXXXXX"; /* unique: two builds may run their tests at once */
 	char cmd[1024], count_text[64] = "";
 	collected plain, packed;
-	trace_meta pm, gm;
+	ns_trace_meta pm, gm;
 	ns_error err;
 	FILE *f;
 
@@ -1001,7 +1001,7 @@ START_TEST(a_generated_trace_reads_alike_plain_gzipped_and_by_python)
 END_TEST
 
 /* Writes what the reader hands over in the line format of tests/data/trace/dump_events.py. */
-static ns_status print_event(const trace_event *e, void *ctx, ns_error *err)
+static ns_status print_event(const ns_trace_event *e, void *ctx, ns_error *err)
 {
 	(void)err;
 	fprintf((FILE *)ctx, "%ld|%c|%d|%.*s|%.*s|%lld|%lld|%d|%lld|%d|%lld|%lld|%lld|%lld|%lld\n", e->index,
@@ -1026,7 +1026,7 @@ START_TEST(real_traces_match_python_json_field_by_field)
 	char cmd[512], a[4096], b[4096];
 	FILE *out, *fa, *fb;
 	ns_input in;
-	trace_meta meta;
+	ns_trace_meta meta;
 	ns_error err;
 	long line = 0;
 
@@ -1035,9 +1035,9 @@ START_TEST(real_traces_match_python_json_field_by_field)
 	snprintf(theirs, sizeof(theirs), "%s/python.txt", dir);
 	out = fopen(mine, "w");
 	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(input_open(&in, path, &err), NS_OK);
-	ck_assert_msg(trace_read(&in, print_event, out, &meta, &err) == NS_OK, "%s", err.msg);
-	input_close(&in);
+	ck_assert_int_eq(ns_input_open(&in, path, &err), NS_OK);
+	ck_assert_msg(ns_trace_read(&in, print_event, out, &meta, &err) == NS_OK, "%s", err.msg);
+	ns_input_close(&in);
 	fclose(out);
 	snprintf(cmd, sizeof(cmd), "python3 tests/data/trace/dump_events.py %s > %s", path, theirs);
 	ck_assert_msg(system(cmd) == 0, "%s", cmd);

@@ -2,7 +2,7 @@
  * (report_step_json) is what every other part of the report is made of and what cJSON prints. Here both are
  * made for every step of every trace fixture in tests/data, and the bytes must be the same, so a member added
  * to the tree and not to the writer (or the reverse) fails here. The same holds of a bare window
- * (report_put_window, the job report's steps, against report_window_json). */
+ * (report_put_window, the job report's steps, against ns_report_window_json). */
 #define _POSIX_C_SOURCE 200809L /* open_memstream, mkstemp */
 #include <check.h>
 #include <glob.h>
@@ -20,10 +20,10 @@ typedef struct {
 	size_t steps, with_passes, with_markers;
 } coverage;
 
-static bool read_split(const char *path, kernel_rules *rules, split_result *res)
+static bool read_split(const char *path, ns_kernel_rules *rules, ns_split_result *res)
 {
-	trace_split *split = trace_split_new(rules);
-	trace_meta meta;
+	ns_trace_split *split = ns_trace_split_new(rules);
+	ns_trace_meta meta;
 	ns_input in;
 	ns_error err;
 	bool ok;
@@ -31,16 +31,16 @@ static bool read_split(const char *path, kernel_rules *rules, split_result *res)
 	ck_assert_ptr_nonnull(split);
 	ns_error_clear(&err);
 	memset(&meta, 0, sizeof(meta));
-	ck_assert_msg(input_open(&in, path, &err) == NS_OK, "%s: %s", path, err.msg);
-	ok = trace_read(&in, trace_split_event, split, &meta, &err) == NS_OK && meta.events > 0 &&
-	     trace_split_finish(split, &meta, res, &err) == NS_OK;
-	input_close(&in);
-	trace_split_free(split);
+	ck_assert_msg(ns_input_open(&in, path, &err) == NS_OK, "%s: %s", path, err.msg);
+	ok = ns_trace_read(&in, ns_trace_split_event, split, &meta, &err) == NS_OK && meta.events > 0 &&
+	     ns_trace_split_finish(split, &meta, res, &err) == NS_OK;
+	ns_input_close(&in);
+	ns_trace_split_free(split);
 	return ok; /* fixtures of bad traces have no steps to compare */
 }
 
 /* read_split() of the trace text in a temporary file. */
-static bool read_split_text(const char *trace, kernel_rules *rules, split_result *res)
+static bool read_split_text(const char *trace, ns_kernel_rules *rules, ns_split_result *res)
 {
 	char path[] = "/tmp/nextstep-test-XXXXXX";
 	int fd = mkstemp(path);
@@ -55,13 +55,13 @@ static bool read_split_text(const char *trace, kernel_rules *rules, split_result
 	return ok;
 }
 
-/* report_print() of res in the given kind, as a string (caller frees). */
-static char *report_text(const split_result *res, format_kind kind)
+/* ns_report_print() of res in the given kind, as a string (caller frees). */
+static char *report_text(const ns_split_result *res, ns_format_kind kind)
 {
-	classify_options classify;
+	ns_classify_options classify;
 	ns_routes routes;
-	format_options format = {.kind = kind, .verbose = true};
-	report_options o = {
+	ns_format_options format = {.kind = kind, .verbose = true};
+	ns_report_options o = {
 	    .classify = &classify, .routes = &routes, .format = &format, .source = "t", .top = 10};
 	char *text = NULL;
 	size_t size = 0;
@@ -70,16 +70,16 @@ static char *report_text(const split_result *res, format_kind kind)
 
 	ck_assert_ptr_nonnull(f);
 	ns_error_clear(&err);
-	classify_options_default(&classify);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	ck_assert_int_eq(report_print(f, res, &o, &err), NS_OK);
+	ns_classify_options_default(&classify);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	ck_assert_int_eq(ns_report_print(f, res, &o, &err), NS_OK);
 	fclose(f);
-	routes_free(&routes);
+	ns_routes_free(&routes);
 	return text;
 }
 
-static char *step_written(const split_result *res, const split_device *d, size_t i, const char *label,
-                          const report_options *o)
+static char *step_written(const ns_split_result *res, const ns_split_device *d, size_t i, const char *label,
+                          const ns_report_options *o)
 {
 	char *text = NULL;
 	size_t size = 0;
@@ -94,11 +94,11 @@ static char *step_written(const split_result *res, const split_device *d, size_t
 	return text;
 }
 
-/* report_put_window() (the job report's steps) against report_window_json(..., true, ...). */
-static void compare_window(const char *path, const split_window *win, const char *label,
-                           const report_options *o)
+/* report_put_window() (the job report's steps) against ns_report_window_json(..., true, ...). */
+static void compare_window(const char *path, const ns_split_window *win, const char *label,
+                           const ns_report_options *o)
 {
-	cJSON *tree = report_window_json(label, win, true, o);
+	cJSON *tree = ns_report_window_json(label, win, true, o);
 	char *want = tree != NULL ? cJSON_PrintUnformatted(tree) : NULL, *got = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&got, &size);
@@ -117,14 +117,14 @@ static void compare_window(const char *path, const split_window *win, const char
 	free(got);
 }
 
-static void compare_steps(const char *path, const split_result *res, const report_options *o, coverage *c)
+static void compare_steps(const char *path, const ns_split_result *res, const ns_report_options *o, coverage *c)
 {
 	for (size_t k = 0; k < res->ndevices; k++) {
-		const split_device *d = &res->device[k];
+		const ns_split_device *d = &res->device[k];
 		for (size_t i = 0; i < d->nsteps; i++) {
 			char label[64];
 			snprintf(label, sizeof(label), "device %zu step %" PRId64, k,
-			         split_device_step(d, i).step);
+			         ns_split_device_step(d, i).step);
 			cJSON *tree = report_step_json(res, d, i, label, o);
 			char *want = tree != NULL ? cJSON_PrintUnformatted(tree) : NULL;
 			char *got = step_written(res, d, i, label, o);
@@ -132,7 +132,7 @@ static void compare_steps(const char *path, const split_result *res, const repor
 			if (strcmp(want, got) != 0)
 				ck_abort_msg("%s device %zu step %zu:\n tree:   %s\n writer: %s", path, k, i,
 				             want, got);
-			split_window win = split_device_step(d, i);
+			ns_split_window win = ns_split_device_step(d, i);
 			compare_window(path, &win, label, o);
 			c->steps++;
 			c->with_passes += res->passes != NULL;
@@ -146,33 +146,33 @@ static void compare_steps(const char *path, const split_result *res, const repor
 
 START_TEST(step_objects_written_directly_are_the_bytes_of_their_trees)
 {
-	classify_options classify;
+	ns_classify_options classify;
 	ns_routes routes;
-	format_options format = {.kind = FORMAT_JSON};
-	report_options o = {
+	ns_format_options format = {.kind = NS_FORMAT_JSON};
+	ns_report_options o = {
 	    .classify = &classify, .routes = &routes, .format = &format, .source = "fixture", .top = 10};
-	kernel_rules *rules = NULL;
+	ns_kernel_rules *rules = NULL;
 	coverage c = {0, 0, 0};
 	glob_t g;
 	ns_error err;
 
 	ns_error_clear(&err);
-	classify_options_default(&classify);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	ns_classify_options_default(&classify);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
 	ck_assert_int_eq(glob("tests/data/trace*.json", 0, NULL, &g), 0);
 	for (size_t f = 0; f < g.gl_pathc; f++) {
-		split_result res;
+		ns_split_result res;
 		if (strstr(g.gl_pathv[f], ".expect.json") != NULL)
 			continue;
 		memset(&res, 0, sizeof(res));
 		if (read_split(g.gl_pathv[f], rules, &res))
 			compare_steps(g.gl_pathv[f], &res, &o, &c);
-		split_result_free(&res);
+		ns_split_result_free(&res);
 	}
 	globfree(&g);
-	kernel_rules_free(rules);
-	routes_free(&routes);
+	ns_kernel_rules_free(rules);
+	ns_routes_free(&routes);
 	/* the fixtures have steps, host passes and named markers: each part of the writer was compared */
 	ck_assert_uint_ge(c.steps, 20);
 	ck_assert_uint_gt(c.with_passes, 0);
@@ -184,17 +184,17 @@ END_TEST
  * byte that begins no character becomes U+FFFD (EF BF BD) and a control character its \u escape. */
 START_TEST(a_source_name_that_is_not_utf8_is_written_with_replacement_characters)
 {
-	classify_options classify;
+	ns_classify_options classify;
 	ns_routes routes;
-	format_options format = {.kind = FORMAT_JSON};
-	report_options o = {.classify = &classify,
+	ns_format_options format = {.kind = NS_FORMAT_JSON};
+	ns_report_options o = {.classify = &classify,
 	                    .routes = &routes,
 	                    .format = &format,
 	                    .source = "a\xff\x1b[31mb\xc3",
 	                    .top = 10};
 	const char *want = "{\"source\":\"a\xef\xbf\xbd\\u001b[31mb\xef\xbf\xbd\",";
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 	char *text = NULL;
 	size_t size = 0;
 	FILE *f = open_memstream(&text, &size);
@@ -202,18 +202,18 @@ START_TEST(a_source_name_that_is_not_utf8_is_written_with_replacement_characters
 
 	ck_assert_ptr_nonnull(f);
 	ns_error_clear(&err);
-	classify_options_default(&classify);
-	ck_assert_int_eq(routes_init_default(&routes, &err), NS_OK);
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	ns_classify_options_default(&classify);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
 	memset(&res, 0, sizeof(res));
 	ck_assert(read_split("tests/data/trace_buckets.json", rules, &res));
-	ck_assert_int_eq(report_print(f, &res, &o, &err), NS_OK);
+	ck_assert_int_eq(ns_report_print(f, &res, &o, &err), NS_OK);
 	fclose(f);
 	ck_assert_msg(strncmp(text, want, strlen(want)) == 0, "got: %.60s", text);
 	free(text);
-	split_result_free(&res);
-	kernel_rules_free(rules);
-	routes_free(&routes);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
+	ns_routes_free(&routes);
 }
 END_TEST
 
@@ -224,25 +224,25 @@ START_TEST(an_unknown_device_category_that_is_not_utf8_is_written_with_replaceme
 {
 	static const char trace[] = "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"ke\xd2nel\",\"name\":\"k\","
 	                            "\"ts\":0,\"dur\":5,\"pid\":0,\"tid\":0,\"args\":{\"device\":0}}]}";
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 	char *text;
 	cJSON *doc, *cat;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
 	memset(&res, 0, sizeof(res));
 	ck_assert(read_split_text(trace, rules, &res));
-	text = report_text(&res, FORMAT_JSON);
+	text = report_text(&res, NS_FORMAT_JSON);
 	doc = cJSON_Parse(text);
 	cat = cJSON_GetObjectItem(cJSON_GetObjectItem(doc, "unknown_device"), "category");
 	ck_assert_msg(cJSON_IsString(cat), "no unknown_device.category in %s", text);
 	ck_assert_str_eq(cat->valuestring, "ke\xef\xbf\xbdnel");
 	cJSON_Delete(doc);
 	free(text);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
@@ -260,21 +260,21 @@ START_TEST(an_optimizer_class_that_is_not_utf8_is_shown_with_replacement_charact
 	    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
 	    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"Optimizer.step#Adam\x91.step\",\"pid\":10,"
 	    "\"tid\":10,\"ts\":80,\"dur\":12}]}";
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 	char *text;
 	cJSON *doc, *opt;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
 	memset(&res, 0, sizeof(res));
 	ck_assert(read_split_text(trace, rules, &res));
 	ck_assert_str_eq(res.optimizer, "Adam\xef\xbf\xbd");
-	text = report_text(&res, FORMAT_TEXT);
+	text = report_text(&res, NS_FORMAT_TEXT);
 	ck_assert_msg(strstr(text, "-> Adam\xef\xbf\xbd is not one of torch.optim's") != NULL, "%s", text);
 	free(text);
-	text = report_text(&res, FORMAT_JSON);
+	text = report_text(&res, NS_FORMAT_JSON);
 	doc = cJSON_Parse(text);
 	opt = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "devices"), 0), "overall");
 	opt = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(opt, "phases"), "finding"),
@@ -283,8 +283,8 @@ START_TEST(an_optimizer_class_that_is_not_utf8_is_shown_with_replacement_charact
 	ck_assert_str_eq(opt->valuestring, "Adam\xef\xbf\xbd");
 	cJSON_Delete(doc);
 	free(text);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
@@ -303,26 +303,26 @@ START_TEST(passes_the_trace_does_not_mark_are_not_marked_not_zero)
 	    "\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}},"
 	    "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"Optimizer.step#Adam.step\",\"pid\":10,"
 	    "\"tid\":10,\"ts\":80,\"dur\":12}]}";
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 	char *text;
 	cJSON *doc, *phases, *list;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
 	memset(&res, 0, sizeof(res));
 	ck_assert(read_split_text(trace, rules, &res));
-	ck_assert(!res.pass_marked[PASS_FORWARD] && !res.pass_marked[PASS_BACKWARD]);
-	ck_assert(res.pass_marked[PASS_OPTIMIZER]);
-	text = report_text(&res, FORMAT_TEXT);
+	ck_assert(!res.pass_marked[NS_PASS_FORWARD] && !res.pass_marked[NS_PASS_BACKWARD]);
+	ck_assert(res.pass_marked[NS_PASS_OPTIMIZER]);
+	text = report_text(&res, NS_FORMAT_TEXT);
 	ck_assert_msg(strstr(text,
 	                     "phases (host timeline, share of the step): forward not marked, backward not "
 	                     "marked, optimizer 12.0%, other 88.0%\n") != NULL,
 	              "%s", text);
 	ck_assert_ptr_null(strstr(text, "forward 0.0%"));
 	free(text);
-	text = report_text(&res, FORMAT_JSON);
+	text = report_text(&res, NS_FORMAT_JSON);
 	doc = cJSON_Parse(text);
 	phases = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "devices"), 0), "overall");
 	phases = cJSON_GetObjectItem(phases, "phases");
@@ -335,8 +335,8 @@ START_TEST(passes_the_trace_does_not_mark_are_not_marked_not_zero)
 	ck_assert_str_eq(cJSON_GetArrayItem(list, 1)->valuestring, "backward");
 	cJSON_Delete(doc);
 	free(text);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
@@ -344,27 +344,27 @@ END_TEST
  * degraded problem printed "20%" read as a contradiction. 999 of 5003 ids absent is 19.97%: printed 19%. The
  * shares' digits are cut, not rounded, in every detail. */
 typedef struct {
-	quality_kind kind;
+	ns_quality_kind kind;
 	double share;
 	const char *want;
 } shown_case;
 
 static const shown_case shown_cases[] = {
-    {QP_MISSING_OPS, 999.0 / 5003.0, "(19% of the ids"},
-    {QP_MISSING_OPS, 0.2, "(20% of the ids"},
-    {QP_LAUNCH_WITHOUT_ACTIVITY, 0.19999, "~19.9% of GPU time"},
-    {QP_ACTIVITY_WITHOUT_LAUNCH, 0.0049999, ": 0.4% of GPU"},
-    {QP_PROFILER_OVERHEAD, 0.0999, "~9% of the host"},
+    {NS_QP_MISSING_OPS, 999.0 / 5003.0, "(19% of the ids"},
+    {NS_QP_MISSING_OPS, 0.2, "(20% of the ids"},
+    {NS_QP_LAUNCH_WITHOUT_ACTIVITY, 0.19999, "~19.9% of GPU time"},
+    {NS_QP_ACTIVITY_WITHOUT_LAUNCH, 0.0049999, ": 0.4% of GPU"},
+    {NS_QP_PROFILER_OVERHEAD, 0.0999, "~9% of the host"},
 };
 
 START_TEST(a_quality_share_is_printed_no_higher_than_it_is)
 {
 	const shown_case *c = &shown_cases[_i];
-	split_quality q;
+	ns_split_quality q;
 	char detail[512];
 
 	memset(&q, 0, sizeof(q));
-	q.problem[c->kind] = (quality_problem){999, 4004, 0, c->share, 999, QUALITY_DEGRADED};
+	q.problem[c->kind] = (ns_quality_problem){999, 4004, 0, c->share, 999, NS_QUALITY_DEGRADED};
 	ns_report_quality_detail(&q, c->kind, detail, sizeof(detail));
 	ck_assert_msg(strstr(detail, c->want) != NULL, "%s: %s", c->want, detail);
 }

@@ -1,7 +1,7 @@
 /* Unit tests for the trace roofline collector: kernels linked to the op that launched them, placements
  * checked against counts made by hand, and ops without enough information counted, not guessed.
  *
- * Hand counts for tests/data/trace_roofline.json (H100 SXM: bf16 989.5 TFLOP/s, fp32 67 TFLOP/s, 3.35 TB/s,
+ * Hand counts for tests/data/ns_trace_roofline.json (H100 SXM: bf16 989.5 TFLOP/s, fp32 67 TFLOP/s, 3.35 TB/s,
  * from data/devices.json):
  *   aten::addmm, Input Dims [[4096], [256, 1024], [1024, 4096], [], []], bf16, twice (under aten::linear,
  * whose own row must not appear), one 20 us GEMM kernel each: M=256 K=1024 N=4096; FLOPs per op
@@ -41,33 +41,33 @@ static const ns_device_table *shipped_devices(void)
 	ns_error err;
 
 	if (!loaded) {
-		devices_init(&table);
+		ns_devices_init(&table);
 		ns_error_clear(&err);
-		ck_assert_msg(devices_load_file(&table, "data/devices.json", &err) == NS_OK, "%s", err.msg);
+		ck_assert_msg(ns_devices_load_file(&table, "data/devices.json", &err) == NS_OK, "%s", err.msg);
 		loaded = true;
 	}
 	return &table;
 }
 
-static void read_path(const char *path, const troof_options *o, troof_report *r)
+static void read_path(const char *path, const ns_troof_options *o, ns_troof_report *r)
 {
-	troof_options with_table = *o;
-	trace_roofline *c = trace_roofline_new();
-	trace_meta meta;
+	ns_troof_options with_table = *o;
+	ns_trace_roofline *c = ns_trace_roofline_new();
+	ns_trace_meta meta;
 	ns_input in;
 	ns_error err;
 
 	ck_assert_ptr_nonnull(c);
 	ns_error_clear(&err);
-	ck_assert_msg(input_open(&in, path, &err) == NS_OK, "%s: %s", path, err.msg);
-	ck_assert_msg(trace_read(&in, trace_roofline_event, c, &meta, &err) == NS_OK, "%s", err.msg);
-	input_close(&in);
+	ck_assert_msg(ns_input_open(&in, path, &err) == NS_OK, "%s: %s", path, err.msg);
+	ck_assert_msg(ns_trace_read(&in, ns_trace_roofline_event, c, &meta, &err) == NS_OK, "%s", err.msg);
+	ns_input_close(&in);
 	with_table.devices = shipped_devices();
-	ck_assert_msg(trace_roofline_finish(c, &meta, &with_table, r, &err) == NS_OK, "%s", err.msg);
-	trace_roofline_free(c);
+	ck_assert_msg(ns_trace_roofline_finish(c, &meta, &with_table, r, &err) == NS_OK, "%s", err.msg);
+	ns_trace_roofline_free(c);
 }
 
-static void read_text(const char *doc, const troof_options *o, troof_report *r)
+static void read_text(const char *doc, const ns_troof_options *o, ns_troof_report *r)
 {
 	char path[] = "/tmp/test_trace_roofline.XXXXXX";
 	int fd = mkstemp(path);
@@ -85,7 +85,7 @@ static void assert_near(double got, double want, const char *what)
 	ck_assert_msg(fabs(got - want) <= 1e-9 * fabs(want), "%s: got %.12g want %.12g", what, got, want);
 }
 
-static const troof_row *find_row(const troof_report *r, const char *name)
+static const ns_troof_row *find_row(const ns_troof_report *r, const char *name)
 {
 	for (size_t i = 0; i < r->nrows; i++)
 		if (strcmp(r->rows[i].name, name) == 0)
@@ -108,18 +108,18 @@ typedef struct {
 
 static const fixture_row fixture_rows[] = {
     /* largest GPU time first */
-    {"aten::mm", DTYPE_FP32, 1, 400000, 2048, 2048, 2048, 17179869184.0, 3.0 * 2048 * 2048 * 4, H100_FP32,
-     REGIME_COMPUTE},
-    {"aten::addmm", DTYPE_BF16, 2, 40000, 256, 4096, 1024, 2 * (2.0 * 256 * 4096 * 1024),
-     2 * (4096.0 + 256 * 1024 + 1024 * 4096 + 256 * 4096) * 2, H100_BF16, REGIME_MEMORY},
+    {"aten::mm", NS_DTYPE_FP32, 1, 400000, 2048, 2048, 2048, 17179869184.0, 3.0 * 2048 * 2048 * 4, H100_FP32,
+     NS_REGIME_COMPUTE},
+    {"aten::addmm", NS_DTYPE_BF16, 2, 40000, 256, 4096, 1024, 2 * (2.0 * 256 * 4096 * 1024),
+     2 * (4096.0 + 256 * 1024 + 1024 * 4096 + 256 * 4096) * 2, H100_BF16, NS_REGIME_MEMORY},
 };
 
 START_TEST(fixture_placements_match_hand_counts)
 {
 	const fixture_row *want = &fixture_rows[_i];
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
-	const troof_row *row;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const ns_troof_row *row;
 	double intensity, achieved;
 
 	read_path(FIXTURE, &o, &r);
@@ -144,38 +144,38 @@ START_TEST(fixture_placements_match_hand_counts)
 	assert_near(row->roof.fraction_of_roof, achieved / fmin(want->peak, intensity * H100_BW),
 	            "share of roof");
 	ck_assert_int_eq(row->roof.regime, want->regime);
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
 START_TEST(fixture_counts_ops_it_cannot_place_by_reason)
 {
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 
 	read_path(FIXTURE, &o, &r);
 	ck_assert_int_eq(r.ops, 6);
 	ck_assert_int_eq(r.ops_ns, 498000);
-	ck_assert_int_eq(r.unplaced[TROOF_NO_SHAPES], 1);
-	ck_assert_int_eq(r.unplaced_ns[TROOF_NO_SHAPES], 50000);
-	ck_assert_int_eq(r.unplaced[TROOF_NO_DTYPE], 1);
-	ck_assert_int_eq(r.unplaced_ns[TROOF_NO_DTYPE], 3000);
-	ck_assert_int_eq(r.unplaced[TROOF_UNKNOWN_OP], 0);
+	ck_assert_int_eq(r.unplaced[NS_TROOF_NO_SHAPES], 1);
+	ck_assert_int_eq(r.unplaced_ns[NS_TROOF_NO_SHAPES], 50000);
+	ck_assert_int_eq(r.unplaced[NS_TROOF_NO_DTYPE], 1);
+	ck_assert_int_eq(r.unplaced_ns[NS_TROOF_NO_DTYPE], 3000);
+	ck_assert_int_eq(r.unplaced[NS_TROOF_UNKNOWN_OP], 0);
 	ck_assert_int_eq(
-	    r.unplaced[TROOF_NO_PEAK] + r.unplaced[TROOF_BAD_DIMS] + r.unplaced[TROOF_INCOMPLETE], 0);
+	    r.unplaced[NS_TROOF_NO_PEAK] + r.unplaced[NS_TROOF_BAD_DIMS] + r.unplaced[NS_TROOF_INCOMPLETE], 0);
 	ck_assert_int_eq(r.placed, 4);
 	ck_assert_int_eq(r.placed_ns, 445000);
 	assert_near(ns_troof_placed_share(&r), 445.0 / 498.0, "placed share");
 	ck_assert_ptr_null(find_row(&r, "aten::linear"));
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
 START_TEST(fixture_places_the_elementwise_add_by_its_bytes)
 {
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
-	const troof_row *add;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const ns_troof_row *add;
 
 	read_path(FIXTURE, &o, &r);
 	add = find_row(&r, "aten::add_");
@@ -185,7 +185,7 @@ START_TEST(fixture_places_the_elementwise_add_by_its_bytes)
 	ck_assert(add->flops == 0.0);
 	assert_near(add->roof_ns, 3.0 * 256 * 4096 * 2 / H100_BW * 1e9, "time at the roof");
 	assert_near(add->fraction, 3.0 * 256 * 4096 * 2 / H100_BW * 1e9 / 5000.0, "share of the roof");
-	ck_assert_int_eq(add->roof.regime, REGIME_MEMORY);
+	ck_assert_int_eq(add->roof.regime, NS_REGIME_MEMORY);
 	/* the families: gemm holds addmm and mm (440 us), elementwise the add (5 us) */
 	ck_assert_int_eq(r.nfamilies, 2);
 	ck_assert_int_eq(r.order[0], NS_OPF_GEMM);
@@ -194,7 +194,7 @@ START_TEST(fixture_places_the_elementwise_add_by_its_bytes)
 	ck_assert_int_eq(r.buckets[NS_TROOF_COMPUTE].gpu_ns, 440000);
 	ck_assert_int_eq(r.buckets[NS_TROOF_MEMORY].gpu_ns, 5000);
 	assert_near(r.buckets[NS_TROOF_MEMORY].headroom_ns, 5000.0 - add->roof_ns, "memory headroom");
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
@@ -206,9 +206,9 @@ END_TEST
  * (100 us) is a collective, not an op with GPU time. */
 START_TEST(convolutions_take_missing_sizes_from_their_node_and_caller)
 {
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
-	const troof_row *fwd, *dgrad, *attn;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const ns_troof_row *fwd, *dgrad, *attn;
 
 	read_path("tests/data/trace_roofline_ops.json", &o, &r);
 	ck_assert_int_eq(r.ops, 3);
@@ -229,27 +229,27 @@ START_TEST(convolutions_take_missing_sizes_from_their_node_and_caller)
 	assert_near(attn->flops, 4299161600.0, "attention FLOPs");
 	ck_assert_int_eq(r.families[NS_OPF_CONV].ops, 2);
 	ck_assert_int_eq(r.families[NS_OPF_ATTENTION].gpu_ns, 20000);
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
 START_TEST(dtype_option_replaces_every_input_type)
 {
-	troof_options o = {NULL, true, DTYPE_BF16, NULL};
-	troof_report r;
-	const troof_row *mm, *matmul;
+	ns_troof_options o = {NULL, true, NS_DTYPE_BF16, NULL};
+	ns_troof_report r;
+	const ns_troof_row *mm, *matmul;
 
 	read_path(FIXTURE, &o, &r);
 	ck_assert_int_eq(r.nrows, 4); /* the complex matmul now has a dtype */
-	ck_assert_int_eq(r.unplaced[TROOF_NO_DTYPE], 0);
+	ck_assert_int_eq(r.unplaced[NS_TROOF_NO_DTYPE], 0);
 	mm = find_row(&r, "aten::mm");
 	ck_assert_ptr_nonnull(mm);
-	ck_assert_int_eq(mm->dtype, DTYPE_BF16);
+	ck_assert_int_eq(mm->dtype, NS_DTYPE_BF16);
 	assert_near(mm->bytes, 3.0 * 2048 * 2048 * 2, "bf16 mm bytes");
 	matmul = find_row(&r, "aten::matmul");
 	ck_assert_ptr_nonnull(matmul);
 	assert_near(matmul->flops, 2.0 * 8 * 8 * 64, "matmul FLOPs");
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
@@ -276,16 +276,16 @@ END_TEST
  * us). */
 START_TEST(kernels_without_a_matching_external_id_link_through_their_launch_call)
 {
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 	int64_t mm = -1, addmm_256 = -1, addmm_128 = -1;
 
 	read_path("tests/data/trace_roofline_launch.json", &o, &r);
 	ck_assert_int_eq(r.linked_by_launch, 3);
-	ck_assert_int_eq(r.unlinked[TROOF_NO_LAUNCH], 1);
-	ck_assert_int_eq(r.unlinked_ns[TROOF_NO_LAUNCH], 10000);
-	ck_assert_int_eq(r.unlinked[TROOF_LAUNCH_OUTSIDE_OPS], 2);
-	ck_assert_int_eq(r.unlinked_ns[TROOF_LAUNCH_OUTSIDE_OPS], 7000);
+	ck_assert_int_eq(r.unlinked[NS_TROOF_NO_LAUNCH], 1);
+	ck_assert_int_eq(r.unlinked_ns[NS_TROOF_NO_LAUNCH], 10000);
+	ck_assert_int_eq(r.unlinked[NS_TROOF_LAUNCH_OUTSIDE_OPS], 2);
+	ck_assert_int_eq(r.unlinked_ns[NS_TROOF_LAUNCH_OUTSIDE_OPS], 7000);
 	ck_assert_int_eq(r.ops, 3);
 	ck_assert_int_eq(r.ops_ns, 160000);
 	ck_assert_uint_eq(r.nrows, 3);
@@ -300,21 +300,21 @@ START_TEST(kernels_without_a_matching_external_id_link_through_their_launch_call
 	ck_assert_int_eq(mm, 100000);
 	ck_assert_int_eq(addmm_256, 40000);
 	ck_assert_int_eq(addmm_128, 20000);
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
 START_TEST(the_report_says_how_many_kernels_it_linked_through_launches_and_which_it_could_not)
 {
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 	char *text = NULL;
 	size_t size = 0;
 	FILE *mem = open_memstream(&text, &size);
 
 	ck_assert_ptr_nonnull(mem);
 	read_path("tests/data/trace_roofline_launch.json", &o, &r);
-	troof_report_print(mem, &r, 5, NULL);
+	ns_troof_report_print(mem, &r, 5, NULL);
 	fclose(mem);
 	ck_assert_msg(
 	    strstr(text, "  3 kernels linked to the op around their launch call (no op had their External "
@@ -325,14 +325,14 @@ START_TEST(the_report_says_how_many_kernels_it_linked_through_launches_and_which
 	                     "correlation id, 2 launched outside every CPU op\n") != NULL,
 	              "%s", text);
 	free(text);
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
 START_TEST(kernels_count_once_for_the_op_that_launched_them)
 {
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 
 	read_text(H100_DOC(OP("aten::matmul", 1, BF16_64) "," OP("aten::mm", 2,
 	                                                         BF16_64) "," KERNEL(2, 3) "," KERNEL(2, 4)),
@@ -342,22 +342,22 @@ START_TEST(kernels_count_once_for_the_op_that_launched_them)
 	ck_assert_str_eq(r.rows[0].name, "aten::mm");
 	ck_assert_int_eq(r.rows[0].gpu_ns, 7000);
 	assert_near(r.rows[0].flops, 2.0 * 64 * 64 * 64, "FLOPs");
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
 START_TEST(a_trace_of_other_ops_only_counts_them_as_unknown)
 {
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 
 	read_text(H100_DOC(OP("aten::nll_loss_forward", 3, "") "," KERNEL(3, 5) "," OP("aten::bogus", 4, "")),
 	          &o, &r);
 	ck_assert_int_eq(r.ops, 1);
 	ck_assert_int_eq(r.nrows, 0);
-	ck_assert_int_eq(r.unplaced[TROOF_UNKNOWN_OP], 1);
-	ck_assert_int_eq(r.unplaced_ns[TROOF_UNKNOWN_OP], 5000);
-	troof_report_free(&r);
+	ck_assert_int_eq(r.unplaced[NS_TROOF_UNKNOWN_OP], 1);
+	ck_assert_int_eq(r.unplaced_ns[NS_TROOF_UNKNOWN_OP], 5000);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
@@ -368,13 +368,13 @@ START_TEST(the_older_external_id_spelling_links_too)
 	    "\"external id\":5" BF16_64
 	    "}},{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"gemm\",\"ts\":2,\"dur\":2,\"args\":{\"device\":0,"
 	    "\"external id\":5}}");
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 
 	read_text(doc, &o, &r);
 	ck_assert_int_eq(r.nrows, 1);
 	ck_assert_int_eq(r.rows[0].gpu_ns, 2000);
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
@@ -383,28 +383,28 @@ START_TEST(an_unknown_trace_device_places_nothing)
 	const char *doc =
 	    "{\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Radeon Graphics\"}],\"traceEvents\":[" OP(
 	        "aten::mm", 1, BF16_64) "," KERNEL(1, 2) "]}";
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 
 	read_text(doc, &o, &r);
 	ck_assert(!r.device_known);
-	ck_assert_str_eq(r.trace_device, "AMD Radeon Graphics");
+	ck_assert_str_eq(r.ns_trace_device, "AMD Radeon Graphics");
 	ck_assert_int_eq(r.nrows, 0);
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
 START_TEST(device_option_overrides_the_trace)
 {
-	troof_options o = {"a100", false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {"a100", false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 
 	read_text(H100_DOC(OP("aten::mm", 1, BF16_64) "," KERNEL(1, 2)), &o, &r);
 	ck_assert(r.device_known);
 	ck_assert(r.from_option);
 	ck_assert_str_eq(r.device, "A100 SXM 80GB");
 	ck_assert_int_eq(r.nrows, 1);
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
@@ -412,8 +412,8 @@ END_TEST
  * (9.22e18). The sum must stop at INT64_MAX, not wrap negative and make the op (and the device) vanish. */
 START_TEST(gpu_time_past_int64_saturates_instead_of_wrapping)
 {
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 
 	read_text(H100_DOC(OP("aten::mm", 1,
 	                      BF16_64) "," KERNEL(1, 9000000000000000) "," KERNEL(1, 9000000000000000)),
@@ -425,27 +425,27 @@ START_TEST(gpu_time_past_int64_saturates_instead_of_wrapping)
 	ck_assert_int_eq(r.rows[0].gpu_ns, INT64_MAX);
 	ck_assert_int_eq(r.ops_ns, INT64_MAX);
 	ck_assert(r.rows[0].roof.achieved_flops >= 0.0);
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
 /* Prints r's text section with hints into a string the caller frees. */
-static char *print_to_string(const troof_report *r, const char *const *hints)
+static char *print_to_string(const ns_troof_report *r, const char *const *hints)
 {
 	char *text = NULL;
 	size_t size = 0;
 	FILE *mem = open_memstream(&text, &size);
 
 	ck_assert_ptr_nonnull(mem);
-	troof_report_print(mem, r, 5, hints);
+	ns_troof_report_print(mem, r, 5, hints);
 	fclose(mem);
 	return text;
 }
 
 /* The library decides that a suggestion applies; the caller's words (here not flags) say how. */
-static const char *const test_hints[REPORT_HINT_COUNT] = {
-    [REPORT_HINT_DEVICE_GIVEN] = "[chosen]",
-    [REPORT_HINT_NAME_DEVICE] = "name one",
+static const char *const test_hints[NS_REPORT_HINT_COUNT] = {
+    [NS_REPORT_HINT_DEVICE_GIVEN] = "[chosen]",
+    [NS_REPORT_HINT_NAME_DEVICE] = "name one",
 };
 
 START_TEST(an_unknown_device_is_said_in_the_callers_words_or_plainly)
@@ -453,8 +453,8 @@ START_TEST(an_unknown_device_is_said_in_the_callers_words_or_plainly)
 	const char *doc =
 	    "{\"deviceProperties\":[{\"id\":0,\"name\":\"AMD Radeon Graphics\"}],\"traceEvents\":[" OP(
 	        "aten::mm", 1, BF16_64) "," KERNEL(1, 2) "]}";
-	troof_options o = {NULL, false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 	char *plain, *worded;
 
 	read_text(doc, &o, &r);
@@ -465,14 +465,14 @@ START_TEST(an_unknown_device_is_said_in_the_callers_words_or_plainly)
 	                 "roofline: device \"AMD Radeon Graphics\" is not in the device table: name one\n");
 	free(plain);
 	free(worded);
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 
 START_TEST(a_device_the_caller_chose_is_marked_in_the_callers_words_only)
 {
-	troof_options o = {"a100", false, DTYPE_FP32, NULL};
-	troof_report r;
+	ns_troof_options o = {"a100", false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
 	char *plain, *worded;
 
 	read_text(H100_DOC(OP("aten::mm", 1, BF16_64) "," KERNEL(1, 2)), &o, &r);
@@ -483,7 +483,7 @@ START_TEST(a_device_the_caller_chose_is_marked_in_the_callers_words_only)
 	ck_assert_msg(strstr(plain, "--") == NULL, "a flag in the library's own words: %s", plain);
 	free(plain);
 	free(worded);
-	troof_report_free(&r);
+	ns_troof_report_free(&r);
 }
 END_TEST
 

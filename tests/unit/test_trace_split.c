@@ -15,7 +15,7 @@
 
 typedef struct {
 	char ph;
-	trace_category cat;
+	ns_trace_category cat;
 	const char *name; /* NULL ends a list */
 	int64_t tid;
 	int64_t ts, dur; /* us */
@@ -25,48 +25,48 @@ typedef struct {
 /* Host events on the main thread, GPU events on device 0 unless said otherwise. */
 #define STEP(n, ts, dur)                                                                                     \
 	{                                                                                                    \
-		'X', TCAT_USER_ANNOTATION, "ProfilerStep#" #n, MAIN_TID, ts, dur, NONE, NONE, NONE           \
+		'X', NS_TCAT_USER_ANNOTATION, "ProfilerStep#" #n, MAIN_TID, ts, dur, NONE, NONE, NONE           \
 	}
 #define DL(ts, dur)                                                                                          \
 	{                                                                                                    \
-		'X', TCAT_USER_ANNOTATION, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",    \
+		'X', NS_TCAT_USER_ANNOTATION, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",    \
 		    MAIN_TID, ts, dur, NONE, NONE, NONE                                                      \
 	}
 #define CPU(name, ts, dur)                                                                                   \
 	{                                                                                                    \
-		'X', TCAT_CPU_OP, name, MAIN_TID, ts, dur, NONE, NONE, NONE                                  \
+		'X', NS_TCAT_CPU_OP, name, MAIN_TID, ts, dur, NONE, NONE, NONE                                  \
 	}
 #define CPU_EXT(name, ts, dur, ext)                                                                          \
 	{                                                                                                    \
-		'X', TCAT_CPU_OP, name, MAIN_TID, ts, dur, NONE, NONE, ext                                   \
+		'X', NS_TCAT_CPU_OP, name, MAIN_TID, ts, dur, NONE, NONE, ext                                   \
 	}
 #define RT(name, ts, dur, corr)                                                                              \
 	{                                                                                                    \
-		'X', TCAT_RUNTIME, name, MAIN_TID, ts, dur, NONE, corr, NONE                                 \
+		'X', NS_TCAT_RUNTIME, name, MAIN_TID, ts, dur, NONE, corr, NONE                                 \
 	}
 #define RT_EXT(name, ts, dur, corr, ext)                                                                     \
 	{                                                                                                    \
-		'X', TCAT_RUNTIME, name, MAIN_TID, ts, dur, NONE, corr, ext                                  \
+		'X', NS_TCAT_RUNTIME, name, MAIN_TID, ts, dur, NONE, corr, ext                                  \
 	}
 #define K(name, ts, dur)                                                                                     \
 	{                                                                                                    \
-		'X', TCAT_KERNEL, name, 7, ts, dur, 0, NONE, NONE                                            \
+		'X', NS_TCAT_KERNEL, name, 7, ts, dur, 0, NONE, NONE                                            \
 	}
 #define K_ON(dev, name, ts, dur)                                                                             \
 	{                                                                                                    \
-		'X', TCAT_KERNEL, name, 7, ts, dur, dev, NONE, NONE                                          \
+		'X', NS_TCAT_KERNEL, name, 7, ts, dur, dev, NONE, NONE                                          \
 	}
 #define K_CORR(name, ts, dur, corr, ext)                                                                     \
 	{                                                                                                    \
-		'X', TCAT_KERNEL, name, 7, ts, dur, 0, corr, ext                                             \
+		'X', NS_TCAT_KERNEL, name, 7, ts, dur, 0, corr, ext                                             \
 	}
 #define COPY(ts, dur)                                                                                        \
 	{                                                                                                    \
-		'X', TCAT_MEMCPY, "Memcpy HtoD (Pinned -> Device)", 7, ts, dur, 0, NONE, NONE                \
+		'X', NS_TCAT_MEMCPY, "Memcpy HtoD (Pinned -> Device)", 7, ts, dur, 0, NONE, NONE                \
 	}
 #define END                                                                                                  \
 	{                                                                                                    \
-		0, TCAT_OTHER, NULL, 0, 0, 0, NONE, NONE, NONE                                               \
+		0, NS_TCAT_OTHER, NULL, 0, 0, 0, NONE, NONE, NONE                                               \
 	}
 
 #define GEMM "volta_sgemm_64x64_nt"
@@ -77,10 +77,10 @@ typedef struct {
  * kernels (memory); exposed, host (comm). */
 typedef struct {
 	int64_t step, start, dur;
-	int64_t b[REGIME_COUNT]; /* compute, memory, comm, dataloader, overhead, idle */
+	int64_t b[NS_REGIME_COUNT]; /* compute, memory, comm, dataloader, overhead, idle */
 	int64_t overlapped, transfer;
 	long kernels; /* -1: not checked */
-	int64_t c[CAUSE_COUNT];
+	int64_t c[NS_CAUSE_COUNT];
 } want_window;
 
 typedef struct {
@@ -112,8 +112,8 @@ static const ev_spec ev_sync[] = {STEP(1, 0, 100),
                                   END};
 static const ev_spec ev_other_thread[] = {
     STEP(1, 0, 100),
-    OTHER(TCAT_CPU_OP, "aten::mm", 0, 50),
-    {'X', TCAT_CPU_OP, "aten::mm", FOREIGN_TID, 60, 30, NONE, NONE, NONE},
+    OTHER(NS_TCAT_CPU_OP, "aten::mm", 0, 50),
+    {'X', NS_TCAT_CPU_OP, "aten::mm", FOREIGN_TID, 60, 30, NONE, NONE, NONE},
     FAR_KERNEL,
     END};
 static const ev_spec ev_last_step[] = {STEP(1, 0, 100),
@@ -136,29 +136,29 @@ static const ev_spec ev_comm_links[] = {STEP(1, 0, 100),
                                         END};
 static const ev_spec ev_begin_end[] = {
     STEP(1, 0, 100),
-    {'E', TCAT_OTHER, "", MAIN_TID, 5, 0, NONE, NONE, NONE},
-    {'B', TCAT_CPU_OP, "aten::add", MAIN_TID, 10, 0, NONE, NONE, NONE},
-    {'B', TCAT_RUNTIME, "cudaStreamSynchronize", MAIN_TID, 12, 0, NONE, NONE, NONE},
-    {'E', TCAT_OTHER, "", MAIN_TID, 15, 0, NONE, NONE, NONE},
-    {'E', TCAT_OTHER, "", MAIN_TID, 30, 0, NONE, NONE, NONE},
-    {'B', TCAT_CPU_OP, "never_ends", MAIN_TID, 40, 0, NONE, NONE, NONE},
+    {'E', NS_TCAT_OTHER, "", MAIN_TID, 5, 0, NONE, NONE, NONE},
+    {'B', NS_TCAT_CPU_OP, "aten::add", MAIN_TID, 10, 0, NONE, NONE, NONE},
+    {'B', NS_TCAT_RUNTIME, "cudaStreamSynchronize", MAIN_TID, 12, 0, NONE, NONE, NONE},
+    {'E', NS_TCAT_OTHER, "", MAIN_TID, 15, 0, NONE, NONE, NONE},
+    {'E', NS_TCAT_OTHER, "", MAIN_TID, 30, 0, NONE, NONE, NONE},
+    {'B', NS_TCAT_CPU_OP, "never_ends", MAIN_TID, 40, 0, NONE, NONE, NONE},
     FAR_KERNEL,
     END};
 static const ev_spec ev_transfer[] = {STEP(1, 0, 100), COPY(0, 20), K(ADD, 10, 20), END};
 static const ev_spec ev_devices[] = {STEP(1, 0, 100), K_ON(0, GEMM, 0, 50), K_ON(1, GEMM, 0, 20), END};
 static const ev_spec ev_old_style[] = {
-    {'X', TCAT_CPU_OP, "ProfilerStep#5", MAIN_TID, 0, 100, NONE, NONE, NONE},
-    {'X', TCAT_CPU_OP, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", MAIN_TID, 0, 30, NONE,
+    {'X', NS_TCAT_CPU_OP, "ProfilerStep#5", MAIN_TID, 0, 100, NONE, NONE, NONE},
+    {'X', NS_TCAT_CPU_OP, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", MAIN_TID, 0, 30, NONE,
      NONE, NONE},
     K(GEMM, 50, 10),
     END};
 static const ev_spec ev_host_comm[] = {STEP(1, 0, 100), DL(0, 40), CPU("aten::add", 50, 10),
-                                       OTHER(TCAT_USER_ANNOTATION, "gloo:all_reduce", 55, 25), END};
+                                       OTHER(NS_TCAT_USER_ANNOTATION, "gloo:all_reduce", 55, 25), END};
 static const ev_spec ev_gpu_annotation[] = {
-    {'X', TCAT_GPU_USER_ANNOTATION, "ProfilerStep#1", 7, 0, 100, 0, NONE, NONE}, K(GEMM, 10, 10), END};
+    {'X', NS_TCAT_GPU_USER_ANNOTATION, "ProfilerStep#1", 7, 0, 100, 0, NONE, NONE}, K(GEMM, 10, 10), END};
 static const ev_spec ev_main_thread[] = {
-    {'X', TCAT_USER_ANNOTATION, "ProfilerStep#3", OTHER_TID, 0, 100, NONE, NONE, NONE},
-    {'X', TCAT_CPU_OP, "aten::add", OTHER_TID, 10, 20, NONE, NONE, NONE},
+    {'X', NS_TCAT_USER_ANNOTATION, "ProfilerStep#3", OTHER_TID, 0, 100, NONE, NONE, NONE},
+    {'X', NS_TCAT_CPU_OP, "aten::add", OTHER_TID, 10, 20, NONE, NONE, NONE},
     CPU("aten::mul", 50, 20),
     FAR_KERNEL,
     END};
@@ -168,18 +168,18 @@ static const ev_spec ev_blocking_op[] = {
     K_CORR(GEMM, 5, 40, 1, NONE),
     CPU("aten::item", 10, 60),
     RT("cudaMemcpyAsync", 10, 5, 2),
-    {'X', TCAT_MEMCPY, "Memcpy DtoH (Device -> Pageable)", 7, 45, 5, 0, 2, NONE},
+    {'X', NS_TCAT_MEMCPY, "Memcpy DtoH (Device -> Pageable)", 7, 45, 5, 0, 2, NONE},
     RT("cudaStreamSynchronize", 15, 53, NONE),
     END};
 static const ev_spec ev_blocking_call[] = {STEP(1, 0, 100),
                                            RT("hipMemcpyWithStream", 0, 30, 1),
-                                           {'X', TCAT_MEMCPY, "Memcpy DtoH", 7, 20, 5, 0, 1, NONE},
+                                           {'X', NS_TCAT_MEMCPY, "Memcpy DtoH", 7, 20, 5, 0, 1, NONE},
                                            END};
 static const ev_spec ev_init[] = {STEP(1, 0, 100),
                                   RT("cudaMalloc", 0, 60, NONE),
                                   RT("cudaLaunchKernel", 60, 2, 1),
                                   K_CORR(GEMM, 62, 10, 1, NONE),
-                                  OTHER(TCAT_RUNTIME, "cudaStreamCreateWithPriority", 80, 5),
+                                  OTHER(NS_TCAT_RUNTIME, "cudaStreamCreateWithPriority", 80, 5),
                                   END};
 
 static const split_case cases[] = {
@@ -339,9 +339,9 @@ static const split_case cases[] = {
      {{1, 0, 100, {10, 0, 0, 0, 67, 23}, 0, 0, 1, {2, 0, 0, 65, 23, 0, 0, 0, 0, 0}}}},
 };
 
-static trace_event make_event(const ev_spec *s, long index)
+static ns_trace_event make_event(const ev_spec *s, long index)
 {
-	trace_event ev;
+	ns_trace_event ev;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.index = index;
@@ -350,7 +350,7 @@ static trace_event make_event(const ev_spec *s, long index)
 	ev.ph = s->ph;
 	ev.name.ptr = s->name;
 	ev.name.len = strlen(s->name);
-	ev.pid = s->cat == TCAT_KERNEL || s->cat == TCAT_MEMCPY || s->cat == TCAT_MEMSET ? 0
+	ev.pid = s->cat == NS_TCAT_KERNEL || s->cat == NS_TCAT_MEMCPY || s->cat == NS_TCAT_MEMSET ? 0
 	         : s->tid == FOREIGN_TID                                                 ? FOREIGN_PID
 	                                                                                 : MAIN_PID;
 	ev.tid = s->tid;
@@ -365,37 +365,37 @@ static trace_event make_event(const ev_spec *s, long index)
 	return ev;
 }
 
-static void run_split(const ev_spec *evs, split_result *res, kernel_rules **rules)
+static void run_split(const ev_spec *evs, ns_split_result *res, ns_kernel_rules **rules)
 {
-	trace_split *s;
+	ns_trace_split *s;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_default(rules, &err), NS_OK);
-	s = trace_split_new(*rules);
+	ck_assert_int_eq(ns_kernel_rules_default(rules, &err), NS_OK);
+	s = ns_trace_split_new(*rules);
 	ck_assert_ptr_nonnull(s);
 	for (long i = 0; evs[i].name != NULL; i++) {
-		trace_event ev = make_event(&evs[i], i);
-		ck_assert_int_eq(trace_split_event(&ev, s, &err), NS_OK);
+		ns_trace_event ev = make_event(&evs[i], i);
+		ck_assert_int_eq(ns_trace_split_event(&ev, s, &err), NS_OK);
 	}
-	ck_assert_msg(trace_split_finish(s, NULL, res, &err) == NS_OK, "%s", err.msg);
-	trace_split_free(s);
+	ck_assert_msg(ns_trace_split_finish(s, NULL, res, &err) == NS_OK, "%s", err.msg);
+	ns_trace_split_free(s);
 }
 
 /* Every split bucket is exactly the sum of its causes. */
-static void check_causes_partition(const split_window *w)
+static void check_causes_partition(const ns_split_window *w)
 {
-	int64_t sum[REGIME_COUNT] = {0};
+	int64_t sum[NS_REGIME_COUNT] = {0};
 
-	for (int c = 0; c < CAUSE_COUNT; c++)
-		sum[cause_bucket((ns_cause)c)] += w->cause_ns[c];
-	ck_assert_int_eq(sum[REGIME_OVERHEAD], w->bucket_ns[REGIME_OVERHEAD]);
-	ck_assert_int_eq(sum[REGIME_IDLE], w->bucket_ns[REGIME_IDLE]);
-	ck_assert_int_eq(sum[REGIME_MEMORY], w->bucket_ns[REGIME_MEMORY]);
-	ck_assert_int_eq(sum[REGIME_COMM], w->bucket_ns[REGIME_COMM]);
+	for (int c = 0; c < NS_CAUSE_COUNT; c++)
+		sum[ns_cause_bucket((ns_cause)c)] += w->cause_ns[c];
+	ck_assert_int_eq(sum[NS_REGIME_OVERHEAD], w->bucket_ns[NS_REGIME_OVERHEAD]);
+	ck_assert_int_eq(sum[NS_REGIME_IDLE], w->bucket_ns[NS_REGIME_IDLE]);
+	ck_assert_int_eq(sum[NS_REGIME_MEMORY], w->bucket_ns[NS_REGIME_MEMORY]);
+	ck_assert_int_eq(sum[NS_REGIME_COMM], w->bucket_ns[NS_REGIME_COMM]);
 }
 
-static void check_window(const char *name, size_t i, const split_window *got, const want_window *want)
+static void check_window(const char *name, size_t i, const ns_split_window *got, const want_window *want)
 {
 	int64_t sum = 0;
 
@@ -403,24 +403,24 @@ static void check_window(const char *name, size_t i, const split_window *got, co
 	ck_assert_msg(got->start_ns == want->start * 1000, "%s[%zu]: start %lld", name, i,
 	              (long long)got->start_ns);
 	ck_assert_msg(got->dur_ns == want->dur * 1000, "%s[%zu]: dur %lld", name, i, (long long)got->dur_ns);
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		ck_assert_msg(got->bucket_ns[b] == want->b[b] * 1000, "%s[%zu]: %s %lld ns, want %lld us",
-		              name, i, regime_name((ns_regime)b), (long long)got->bucket_ns[b],
+		              name, i, ns_regime_name((ns_regime)b), (long long)got->bucket_ns[b],
 		              (long long)want->b[b]);
 		sum += got->bucket_ns[b];
 	}
 	ck_assert_int_eq(sum, got->dur_ns);
 	ck_assert_msg(got->comm_overlapped_ns == want->overlapped * 1000, "%s[%zu]: overlapped %lld", name, i,
 	              (long long)got->comm_overlapped_ns);
-	ck_assert_msg(got->cause_ns[CAUSE_TRANSFER] == want->transfer * 1000, "%s[%zu]: transfer %lld", name,
-	              i, (long long)got->cause_ns[CAUSE_TRANSFER]);
-	ck_assert_int_eq(got->cause_ns[CAUSE_KERNELS] + got->cause_ns[CAUSE_TRANSFER],
-	                 got->bucket_ns[REGIME_MEMORY]);
+	ck_assert_msg(got->cause_ns[NS_CAUSE_TRANSFER] == want->transfer * 1000, "%s[%zu]: transfer %lld", name,
+	              i, (long long)got->cause_ns[NS_CAUSE_TRANSFER]);
+	ck_assert_int_eq(got->cause_ns[NS_CAUSE_KERNELS] + got->cause_ns[NS_CAUSE_TRANSFER],
+	                 got->bucket_ns[NS_REGIME_MEMORY]);
 	if (want->kernels >= 0)
 		ck_assert_msg(got->kernels == want->kernels, "%s[%zu]: %ld kernels", name, i, got->kernels);
-	for (int c = 0; c < CAUSE_COUNT; c++)
+	for (int c = 0; c < NS_CAUSE_COUNT; c++)
 		ck_assert_msg(got->cause_ns[c] == want->c[c] * 1000,
-		              "%s[%zu]: cause %s %lld ns, want %lld us", name, i, cause_name((ns_cause)c),
+		              "%s[%zu]: cause %s %lld ns, want %lld us", name, i, ns_cause_name((ns_cause)c),
 		              (long long)got->cause_ns[c], (long long)want->c[c]);
 	check_causes_partition(got);
 }
@@ -428,9 +428,9 @@ static void check_window(const char *name, size_t i, const split_window *got, co
 START_TEST(split_table)
 {
 	const split_case *c = &cases[_i];
-	kernel_rules *rules = NULL;
-	split_result res;
-	const split_device *d;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
+	const ns_split_device *d;
 	int64_t total = 0;
 
 	run_split(c->ev, &res, &rules);
@@ -439,64 +439,64 @@ START_TEST(split_table)
 	ck_assert_msg(d->id == c->dev_id, "%s: device id %lld", c->name, (long long)d->id);
 	ck_assert_msg(d->nsteps == c->nsteps, "%s: %zu steps", c->name, d->nsteps);
 	for (size_t i = 0; i < d->nsteps; i++) {
-		split_window w = split_device_step(d, i);
+		ns_split_window w = ns_split_device_step(d, i);
 		check_window(c->name, i, &w, &c->w[i]);
 		total += w.dur_ns;
 	}
 	ck_assert_int_eq(d->overall.dur_ns + d->warmup.dur_ns, total);
 	ck_assert_int_eq(res.gpu_activity, c->dev_id >= 0);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
 START_TEST(step_markers_count_the_main_threads_steps)
 {
 	static const ev_spec ev[] = {STEP(1, 0, 10), STEP(2, 10, 10), STEP(3, 20, 10), K(GEMM, 0, 5), END};
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 
 	run_split(ev, &res, &rules);
 	ck_assert(res.has_steps);
 	ck_assert_uint_eq(res.step_markers, 3);
 	ck_assert_uint_eq(res.device[0].nsteps, 3);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
 START_TEST(top_kernels_sum_time_per_name_and_class_largest_first)
 {
 	static const ev_spec ev[] = {STEP(1, 0, 100), K(GEMM, 0, 10), K(ADD, 10, 30), K(GEMM, 50, 15), END};
-	kernel_rules *rules = NULL;
-	split_result res;
-	const split_device *d;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
+	const ns_split_device *d;
 
 	run_split(ev, &res, &rules);
 	d = &res.device[0];
 	ck_assert_uint_eq(d->nkernel_time, 2);
-	ck_assert_str_eq(kernel_names_get(res.names, d->kernel_time[0].name_id), ADD);
+	ck_assert_str_eq(ns_kernel_names_get(res.names, d->kernel_time[0].name_id), ADD);
 	ck_assert_int_eq(d->kernel_time[0].ns, 30000);
-	ck_assert_int_eq(d->kernel_time[1].cls, KCLASS_COMPUTE);
+	ck_assert_int_eq(d->kernel_time[1].cls, NS_KCLASS_COMPUTE);
 	ck_assert_int_eq(d->kernel_time[1].ns, 25000);
 	ck_assert_int_eq(d->kernel_time[1].count, 2);
-	ck_assert_int_eq(d->class_ns[KCLASS_COMPUTE], 25000);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ck_assert_int_eq(d->class_ns[NS_KCLASS_COMPUTE], 25000);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
 START_TEST(nothing_to_split_gives_no_devices)
 {
-	static const ev_spec ev[] = {{'X', TCAT_FLOW, "ac2g", 1, 0, 0, NONE, NONE, NONE}, END};
-	kernel_rules *rules = NULL;
-	split_result res;
+	static const ev_spec ev[] = {{'X', NS_TCAT_FLOW, "ac2g", 1, 0, 0, NONE, NONE, NONE}, END};
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 
 	run_split(ev, &res, &rules);
 	ck_assert_uint_eq(res.ndevices, 0);
 	ck_assert(!res.gpu_activity);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
@@ -514,14 +514,14 @@ START_TEST(kernels_launched_by_functional_collectives_and_vllm_all_reduce_are_co
 	                             RT("cudaLaunchKernel", 42, 2, 3),
 	                             K_CORR(GEMM, 50, 10, 3, NONE),
 	                             END};
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 
 	run_split(ev, &res, &rules);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[REGIME_COMM], 20000);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[REGIME_COMPUTE], 10000); /* aten::mm's kernel */
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMM], 20000);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMPUTE], 10000); /* aten::mm's kernel */
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
@@ -529,16 +529,16 @@ START_TEST(host_work_alone_gives_no_device_verdict)
 {
 	/* steps, a data loader and ops but no device work and no host collective: nothing to route */
 	static const ev_spec ev[] = {STEP(1, 0, 100), DL(0, 40), CPU("aten::add", 50, 10), END};
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 
 	run_split(ev, &res, &rules);
 	ck_assert_uint_eq(res.ndevices, 0);
 	ck_assert(!res.gpu_activity);
 	ck_assert(!res.host_comm);
 	ck_assert_uint_eq(res.step_markers, 1);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
@@ -553,44 +553,44 @@ static const ev_spec ev_warmup_init[] = {STEP(1, 0, 100),
 
 START_TEST(a_step_that_is_mostly_set_up_is_warm_up_and_left_out)
 {
-	kernel_rules *rules = NULL;
-	split_result res;
-	const split_device *d;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
+	const ns_split_device *d;
 
 	run_split(ev_warmup_init, &res, &rules);
 	d = &res.device[0];
-	ck_assert(split_device_step(d, 0).warmup);
-	ck_assert(!split_device_step(d, 1).warmup && !split_device_step(d, 2).warmup && !split_device_step(d, 3).warmup);
+	ck_assert(ns_split_device_step(d, 0).warmup);
+	ck_assert(!ns_split_device_step(d, 1).warmup && !ns_split_device_step(d, 2).warmup && !ns_split_device_step(d, 3).warmup);
 	ck_assert_uint_eq(d->nwarmup, 1);
 	ck_assert_int_eq(d->warmup.dur_ns, 100000);
 	ck_assert_int_eq(d->overall.dur_ns, 300000); /* steps 2-4 */
 	ck_assert_int_eq(d->overall.start_ns, 100000);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
 START_TEST(keep_warmup_counts_every_step)
 {
-	kernel_rules *rules = NULL;
-	trace_split *s;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_trace_split *s;
+	ns_split_result res;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
-	s = trace_split_new(rules);
-	trace_split_keep_warmup(s, true);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
+	s = ns_trace_split_new(rules);
+	ns_trace_split_keep_warmup(s, true);
 	for (long i = 0; ev_warmup_init[i].name != NULL; i++) {
-		trace_event e = make_event(&ev_warmup_init[i], i);
-		ck_assert_int_eq(trace_split_event(&e, s, &err), NS_OK);
+		ns_trace_event e = make_event(&ev_warmup_init[i], i);
+		ck_assert_int_eq(ns_trace_split_event(&e, s, &err), NS_OK);
 	}
-	ck_assert_int_eq(trace_split_finish(s, NULL, &res, &err), NS_OK);
+	ck_assert_int_eq(ns_trace_split_finish(s, NULL, &res, &err), NS_OK);
 	ck_assert_int_eq(res.device[0].overall.dur_ns, 400000);
 	ck_assert_int_eq(res.device[0].warmup.dur_ns, 0);
-	trace_split_free(s);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_trace_split_free(s);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
@@ -607,19 +607,19 @@ START_TEST(a_slow_step_with_set_up_calls_is_warm_up)
 	                             END};
 	static const ev_spec ev_plain[] = {STEP(1, 0, 100),   STEP(2, 100, 100), STEP(3, 200, 300),
 	                                   STEP(4, 500, 100), K(GEMM, 0, 600),   END};
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 
 	run_split(ev, &res, &rules);
-	ck_assert(split_device_step(&res.device[0], 0).warmup);
+	ck_assert(ns_split_device_step(&res.device[0], 0).warmup);
 	ck_assert_int_eq(res.device[0].overall.dur_ns, 300000);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 	run_split(ev_plain, &res, &rules);
 	ck_assert_uint_eq(res.device[0].nwarmup, 0);
 	ck_assert_int_eq(res.device[0].overall.dur_ns, 600000);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
@@ -627,57 +627,57 @@ START_TEST(a_step_less_trace_of_set_up_is_one_warm_up_window)
 {
 	/* window 0-100 over the kernels; cudaFree 10-80 with the GPU idle: init 70 of 100 */
 	static const ev_spec ev[] = {K(GEMM, 0, 10), RT("cudaFree", 10, 70, NONE), K(GEMM, 90, 10), END};
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 
 	run_split(ev, &res, &rules);
 	ck_assert_uint_eq(res.device[0].nsteps, 1);
-	ck_assert(split_device_step(&res.device[0], 0).warmup);
-	ck_assert_int_eq(res.device[0].overall.cause_ns[CAUSE_INIT], 70000);
+	ck_assert(ns_split_device_step(&res.device[0], 0).warmup);
+	ck_assert_int_eq(res.device[0].overall.cause_ns[NS_CAUSE_INIT], 70000);
 	ck_assert_int_eq(res.device[0].overall.dur_ns, 100000); /* all warm-up: nothing left out */
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
 START_TEST(steps_sharing_a_start_time_are_counted_not_merged_silently)
 {
 	static const ev_spec ev[] = {STEP(1, 0, 100), STEP(1, 0, 40), STEP(2, 100, 100), K(GEMM, 0, 10), END};
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 
 	run_split(ev, &res, &rules);
 	ck_assert_uint_eq(res.duplicate_steps, 1);
 	ck_assert_uint_eq(res.device[0].nsteps, 2);
-	ck_assert_int_eq(split_device_step(&res.device[0], 0).dur_ns, 100000); /* the longest is the window */
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ck_assert_int_eq(ns_split_device_step(&res.device[0], 0).dur_ns, 100000); /* the longest is the window */
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
 START_TEST(a_kernel_whose_end_overflows_int64_is_kept_and_saturated)
 {
-	kernel_rules *rules = NULL;
-	trace_split *s;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_trace_split *s;
+	ns_split_result res;
 	ns_error err;
 	ev_spec k = K(GEMM, 0, 0);
-	trace_event e = make_event(&k, 0);
+	ns_trace_event e = make_event(&k, 0);
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
-	s = trace_split_new(rules);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
+	s = ns_trace_split_new(rules);
 	e.ts_ns = INT64_MAX - 1000;
 	e.dur_ns = 5000; /* ends past INT64_MAX */
-	ck_assert_int_eq(trace_split_event(&e, s, &err), NS_OK);
-	ck_assert_int_eq(trace_split_finish(s, NULL, &res, &err), NS_OK);
+	ck_assert_int_eq(ns_trace_split_event(&e, s, &err), NS_OK);
+	ck_assert_int_eq(ns_trace_split_finish(s, NULL, &res, &err), NS_OK);
 	ck_assert_uint_eq(res.ndevices, 1);
 	ck_assert_int_eq(res.device[0].overall.dur_ns, 1000);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[REGIME_COMPUTE], 1000);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMPUTE], 1000);
 	ck_assert_int_eq(res.device[0].overall.kernels, 1);
-	trace_split_free(s);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_trace_split_free(s);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
@@ -685,69 +685,69 @@ START_TEST(a_trace_longer_than_int64_nanoseconds_is_a_limit_error)
 {
 	static const ev_spec ev[] = {STEP(1, -9000000000000000, 1), STEP(2, 9000000000000000, 1),
 	                             K(GEMM, 0, 10), END};
-	kernel_rules *rules = NULL;
-	trace_split *s;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_trace_split *s;
+	ns_split_result res;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
-	s = trace_split_new(rules);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
+	s = ns_trace_split_new(rules);
 	for (long i = 0; ev[i].name != NULL; i++) {
-		trace_event e = make_event(&ev[i], i);
-		ck_assert_int_eq(trace_split_event(&e, s, &err), NS_OK);
+		ns_trace_event e = make_event(&ev[i], i);
+		ck_assert_int_eq(ns_trace_split_event(&e, s, &err), NS_OK);
 	}
-	ck_assert_int_eq(trace_split_finish(s, NULL, &res, &err), NS_ERR_LIMIT);
+	ck_assert_int_eq(ns_trace_split_finish(s, NULL, &res, &err), NS_ERR_LIMIT);
 	ck_assert_ptr_nonnull(strstr(err.msg, "spans more than"));
-	trace_split_free(s);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_trace_split_free(s);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
 START_TEST(events_without_a_name_are_split_by_their_category)
 {
-	static const trace_category cats[] = {TCAT_KERNEL, TCAT_RUNTIME, TCAT_CPU_OP, TCAT_USER_ANNOTATION};
-	kernel_rules *rules = NULL;
-	trace_split *s;
-	split_result res;
+	static const ns_trace_category cats[] = {NS_TCAT_KERNEL, NS_TCAT_RUNTIME, NS_TCAT_CPU_OP, NS_TCAT_USER_ANNOTATION};
+	ns_kernel_rules *rules = NULL;
+	ns_trace_split *s;
+	ns_split_result res;
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(kernel_rules_default(&rules, &err), NS_OK);
-	s = trace_split_new(rules);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
+	s = ns_trace_split_new(rules);
 	for (size_t i = 0; i < sizeof(cats) / sizeof(cats[0]); i++) {
 		ev_spec spec = K(GEMM, 10 * (int64_t)i, 5);
-		trace_event ev = make_event(&spec, (long)i);
+		ns_trace_event ev = make_event(&spec, (long)i);
 		ev.cat = cats[i];
 		ev.name.ptr = NULL; /* "name" absent */
 		ev.name.len = 0;
-		ev.pid = cats[i] == TCAT_KERNEL ? 0 : MAIN_PID;
-		ck_assert_int_eq(trace_split_event(&ev, s, &err), NS_OK);
+		ev.pid = cats[i] == NS_TCAT_KERNEL ? 0 : MAIN_PID;
+		ck_assert_int_eq(ns_trace_split_event(&ev, s, &err), NS_OK);
 	}
-	ck_assert_int_eq(trace_split_finish(s, NULL, &res, &err), NS_OK);
+	ck_assert_int_eq(ns_trace_split_finish(s, NULL, &res, &err), NS_OK);
 	ck_assert_uint_eq(res.ndevices, 1);
-	ck_assert_str_eq(kernel_names_get(res.names, 0), "");
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[REGIME_MEMORY], 5000);
-	trace_split_free(s);
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ck_assert_str_eq(ns_kernel_names_get(res.names, 0), "");
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_MEMORY], 5000);
+	ns_trace_split_free(s);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 END_TEST
 
 START_TEST(window_profile_shares_are_bucket_over_duration)
 {
-	split_window w;
+	ns_split_window w;
 	ns_profile p;
 
 	memset(&w, 0, sizeof(w));
 	w.dur_ns = 200;
-	w.bucket_ns[REGIME_COMPUTE] = 150;
-	w.bucket_ns[REGIME_IDLE] = 50;
-	split_window_profile(&w, &p);
-	ck_assert_double_eq_tol(p.share[REGIME_COMPUTE], 0.75, 1e-12);
-	ck_assert_double_eq_tol(p.share[REGIME_IDLE], 0.25, 1e-12);
-	ck_assert(p.present[REGIME_COMM]);
+	w.bucket_ns[NS_REGIME_COMPUTE] = 150;
+	w.bucket_ns[NS_REGIME_IDLE] = 50;
+	ns_split_window_profile(&w, &p);
+	ck_assert_double_eq_tol(p.share[NS_REGIME_COMPUTE], 0.75, 1e-12);
+	ck_assert_double_eq_tol(p.share[NS_REGIME_IDLE], 0.25, 1e-12);
+	ck_assert(p.present[NS_REGIME_COMM]);
 }
 END_TEST
 
@@ -792,12 +792,12 @@ static void random_event(uint32_t *rng, ev_spec *e)
 	    RT("cudaLaunchKernel", 0, 0, NONE),
 	    RT("cudaStreamSynchronize", 0, 0, NONE),
 	    DL(0, 0),
-	    {'X', TCAT_CPU_OP, "aten::mm", OTHER_TID, 0, 0, NONE, NONE, NONE},
-	    {'X', TCAT_USER_ANNOTATION, "## forward ##", MAIN_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', NS_TCAT_CPU_OP, "aten::mm", OTHER_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', NS_TCAT_USER_ANNOTATION, "## forward ##", MAIN_TID, 0, 0, NONE, NONE, NONE},
 	    CPU("aten::item", 0, 0),
 	    RT("cudaMalloc", 0, 0, NONE),
-	    {'X', TCAT_USER_ANNOTATION, "gloo:all_reduce", OTHER_TID, 0, 0, NONE, NONE, NONE},
-	    {'X', TCAT_CPU_OP, "aten::mm", FOREIGN_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', NS_TCAT_USER_ANNOTATION, "gloo:all_reduce", OTHER_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', NS_TCAT_CPU_OP, "aten::mm", FOREIGN_TID, 0, 0, NONE, NONE, NONE},
 	};
 	*e = proto[next_random(rng) % R_KINDS];
 	e->ts = next_random(rng) % (HORIZON - 10);
@@ -825,11 +825,11 @@ static void fill_occupancy(const ev_spec *ev, size_t n, const ev_spec *proto, oc
  * sync, else set-up makes it init, else the step thread's work is launch and other threads' host_threads),
  * then idle (sync_wait inside a synchronize, else host_gap). A thread of another process counts for nothing.
  */
-static void reference_window(occupancy busy, int64_t a, int64_t b, int64_t bucket[REGIME_COUNT],
-                             int64_t cause[CAUSE_COUNT], int64_t *overlapped)
+static void reference_window(occupancy busy, int64_t a, int64_t b, int64_t bucket[NS_REGIME_COUNT],
+                             int64_t cause[NS_CAUSE_COUNT], int64_t *overlapped)
 {
-	memset(bucket, 0, REGIME_COUNT * sizeof(*bucket));
-	memset(cause, 0, CAUSE_COUNT * sizeof(*cause));
+	memset(bucket, 0, NS_REGIME_COUNT * sizeof(*bucket));
+	memset(cause, 0, NS_CAUSE_COUNT * sizeof(*cause));
 	*overlapped = 0;
 	for (int64_t t = a; t < b; t++) {
 		bool on[R_KINDS];
@@ -838,25 +838,25 @@ static void reference_window(occupancy busy, int64_t a, int64_t b, int64_t bucke
 		bool memory = on[R_MEMORY] || on[R_COPY];
 		bool main_host = on[R_CPU] || on[R_RUNTIME] || on[R_ITEM] || on[R_INIT];
 		bool host = main_host || on[R_OTHER_THREAD];
-		int r = on[R_COMPUTE] ? REGIME_COMPUTE
-		        : memory      ? REGIME_MEMORY
-		        : on[R_COMM]  ? REGIME_COMM
-		        : on[R_DL]    ? REGIME_DATALOADER
-		        : on[R_GLOO]  ? REGIME_COMM
-		        : host        ? REGIME_OVERHEAD
-		                      : REGIME_IDLE;
+		int r = on[R_COMPUTE] ? NS_REGIME_COMPUTE
+		        : memory      ? NS_REGIME_MEMORY
+		        : on[R_COMM]  ? NS_REGIME_COMM
+		        : on[R_DL]    ? NS_REGIME_DATALOADER
+		        : on[R_GLOO]  ? NS_REGIME_COMM
+		        : host        ? NS_REGIME_OVERHEAD
+		                      : NS_REGIME_IDLE;
 		int c = -1;
-		if (r == REGIME_MEMORY)
-			c = on[R_MEMORY] ? CAUSE_KERNELS : CAUSE_TRANSFER;
-		else if (r == REGIME_COMM)
-			c = on[R_COMM] ? CAUSE_EXPOSED : CAUSE_HOST_COMM;
-		else if (r == REGIME_OVERHEAD)
-			c = on[R_ITEM] || on[R_SYNC] ? CAUSE_SYNC
-			    : on[R_INIT]             ? CAUSE_INIT
-			    : main_host              ? CAUSE_LAUNCH
-			                             : CAUSE_HOST_THREADS;
-		else if (r == REGIME_IDLE)
-			c = on[R_SYNC] ? CAUSE_SYNC_WAIT : CAUSE_HOST_GAP;
+		if (r == NS_REGIME_MEMORY)
+			c = on[R_MEMORY] ? NS_CAUSE_KERNELS : NS_CAUSE_TRANSFER;
+		else if (r == NS_REGIME_COMM)
+			c = on[R_COMM] ? NS_CAUSE_EXPOSED : NS_CAUSE_HOST_COMM;
+		else if (r == NS_REGIME_OVERHEAD)
+			c = on[R_ITEM] || on[R_SYNC] ? NS_CAUSE_SYNC
+			    : on[R_INIT]             ? NS_CAUSE_INIT
+			    : main_host              ? NS_CAUSE_LAUNCH
+			                             : NS_CAUSE_HOST_THREADS;
+		else if (r == NS_REGIME_IDLE)
+			c = on[R_SYNC] ? NS_CAUSE_SYNC_WAIT : NS_CAUSE_HOST_GAP;
 		bucket[r]++;
 		if (c >= 0)
 			cause[c]++;
@@ -875,20 +875,20 @@ static void check_random_trace(int seed)
 	    RT("cudaLaunchKernel", 0, 0, NONE),
 	    RT("cudaStreamSynchronize", 0, 0, NONE),
 	    DL(0, 0),
-	    {'X', TCAT_CPU_OP, "aten::mm", OTHER_TID, 0, 0, NONE, NONE, NONE},
-	    {'X', TCAT_USER_ANNOTATION, "## forward ##", MAIN_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', NS_TCAT_CPU_OP, "aten::mm", OTHER_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', NS_TCAT_USER_ANNOTATION, "## forward ##", MAIN_TID, 0, 0, NONE, NONE, NONE},
 	    CPU("aten::item", 0, 0),
 	    RT("cudaMalloc", 0, 0, NONE),
-	    {'X', TCAT_USER_ANNOTATION, "gloo:all_reduce", OTHER_TID, 0, 0, NONE, NONE, NONE},
-	    {'X', TCAT_CPU_OP, "aten::mm", FOREIGN_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', NS_TCAT_USER_ANNOTATION, "gloo:all_reduce", OTHER_TID, 0, 0, NONE, NONE, NONE},
+	    {'X', NS_TCAT_CPU_OP, "aten::mm", FOREIGN_TID, 0, 0, NONE, NONE, NONE},
 	};
 	static const int64_t edge[] = {0, 60, 120, HORIZON};
 	uint32_t rng = 12345u + (uint32_t)seed * 7919u;
 	static occupancy busy;
 	ev_spec ev[RANDOM_EVENTS + 5];
 	size_t n = 0;
-	kernel_rules *rules = NULL;
-	split_result res;
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
 
 	ev[n++] = (ev_spec)STEP(1, 0, 50);
 	ev[n++] = (ev_spec)STEP(2, 60, 40);
@@ -909,24 +909,24 @@ static void check_random_trace(int seed)
 	ck_assert_uint_eq(res.ndevices, 1);
 	ck_assert_uint_eq(res.device[0].nsteps, 3);
 	for (size_t w = 0; w < 3; w++) {
-		const split_window got_copy = split_device_step(&res.device[0], w), *got = &got_copy;
-		int64_t want[REGIME_COUNT], cause[CAUSE_COUNT], overlapped;
+		const ns_split_window got_copy = ns_split_device_step(&res.device[0], w), *got = &got_copy;
+		int64_t want[NS_REGIME_COUNT], cause[NS_CAUSE_COUNT], overlapped;
 		reference_window(busy, edge[w], edge[w + 1], want, cause, &overlapped);
 		ck_assert_int_eq(got->dur_ns, (edge[w + 1] - edge[w]) * 1000);
-		for (int b = 0; b < REGIME_COUNT; b++)
+		for (int b = 0; b < NS_REGIME_COUNT; b++)
 			ck_assert_msg(got->bucket_ns[b] == want[b] * 1000,
 			              "trace %d window %zu: %s %lld ns, reference %lld us", seed, w,
-			              regime_name((ns_regime)b), (long long)got->bucket_ns[b],
+			              ns_regime_name((ns_regime)b), (long long)got->bucket_ns[b],
 			              (long long)want[b]);
-		for (int c = 0; c < CAUSE_COUNT; c++)
+		for (int c = 0; c < NS_CAUSE_COUNT; c++)
 			ck_assert_msg(got->cause_ns[c] == cause[c] * 1000,
 			              "trace %d window %zu: cause %s %lld ns, reference %lld us", seed, w,
-			              cause_name((ns_cause)c), (long long)got->cause_ns[c],
+			              ns_cause_name((ns_cause)c), (long long)got->cause_ns[c],
 			              (long long)cause[c]);
 		ck_assert_int_eq(got->comm_overlapped_ns, overlapped * 1000);
 	}
-	split_result_free(&res);
-	kernel_rules_free(rules);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
 }
 
 START_TEST(random_traces_match_a_slot_by_slot_reference)

@@ -101,7 +101,7 @@ START_TEST(gpt2_forward_flops_per_token_follow_kaplan)
 	 * prefill of S tokens is (S + 1) / 2 keys per token, so the two differ by 2 n_layer d_attn = 18,432
 	 * FLOPs per token. */
 	ns_transformer_arch a = gpt2_small();
-	ns_pass_spec s = {.batch = 1, .seq = 1024, .context = 0, .dtype = DTYPE_BF16, .kv_dtype = DTYPE_BF16};
+	ns_pass_spec s = {.batch = 1, .seq = 1024, .context = 0, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_BF16};
 	ns_transformer_pass p;
 	ns_error err;
 	double n = 2.0 * 768 * 12 * (2.0 * 768 + 3072), kaplan_attention = 2.0 * 12 * 1024 * 768;
@@ -136,7 +136,7 @@ START_TEST(toy_model_pass_matches_the_hand_count)
 	 * FLOP, (48+80+60)*2 = 376 B. Embeddings: 2*6*8*2 = 192 B. Weights read: (2 * (64+64+64+384) + 80) *
 	 * 2 = 2464 B. */
 	ns_transformer_arch a = toy();
-	ns_pass_spec s = {.batch = 2, .seq = 3, .context = 5, .dtype = DTYPE_BF16, .kv_dtype = DTYPE_FP8};
+	ns_pass_spec s = {.batch = 2, .seq = 3, .context = 5, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_FP8};
 	ns_transformer_pass p;
 	ns_error err;
 	static const double flops[NS_TERM_COUNT] = {4608, 2688, 9216, 960, 0};
@@ -167,7 +167,7 @@ START_TEST(decode_step_reads_the_weights_and_the_grouped_cache)
 	 * V) * 32 layers * 8 KV heads * 128 * 1001 tokens * 4 sequences * 2 B. With 32 KV heads (no GQA) the
 	 * cache reads are 4x, the attention FLOPs the same: 4 * 4096 * 4 * 1001 per layer. */
 	ns_transformer_arch a = llama3_8b(), mha = llama3_8b();
-	ns_pass_spec s = {.batch = 4, .seq = 1, .context = 1000, .dtype = DTYPE_BF16, .kv_dtype = DTYPE_BF16};
+	ns_pass_spec s = {.batch = 4, .seq = 1, .context = 1000, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_BF16};
 	ns_transformer_pass p, q;
 	ns_error err;
 
@@ -191,7 +191,7 @@ START_TEST(each_term_is_placed_on_its_own_roof)
 	 * compute-bound at FLOPs / 1000 s; the embedding lookup has no FLOPs and takes 192 / 1000 s on the
 	 * memory roof. At 100 B/s (ridge 10) every term is memory-bound: bytes / 100 s. */
 	ns_transformer_arch a = toy();
-	ns_pass_spec s = {.batch = 2, .seq = 3, .context = 5, .dtype = DTYPE_BF16, .kv_dtype = DTYPE_FP8};
+	ns_pass_spec s = {.batch = 2, .seq = 3, .context = 5, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_FP8};
 	ns_transformer_pass p;
 	ns_transformer_roof r;
 	ns_error err;
@@ -200,13 +200,13 @@ START_TEST(each_term_is_placed_on_its_own_roof)
 	ck_assert_int_eq(ns_transformer_check(&a, &err), NS_OK);
 	ck_assert_int_eq(ns_transformer_pass_count(&a, &s, &p, &err), NS_OK);
 	ns_transformer_place(&p, 1000, 1000, &r);
-	ck_assert(r.bound[NS_TERM_MLP] == REGIME_COMPUTE && r.bound[NS_TERM_EMBED] == REGIME_MEMORY);
+	ck_assert(r.bound[NS_TERM_MLP] == NS_REGIME_COMPUTE && r.bound[NS_TERM_EMBED] == NS_REGIME_MEMORY);
 	ck_assert(NEAR(r.seconds[NS_TERM_MLP], 9.216) && NEAR(r.seconds[NS_TERM_EMBED], 0.192));
 	ck_assert(NEAR(r.compute_seconds, 17.472) && NEAR(r.memory_seconds, 0.192));
-	ck_assert(NEAR(r.seconds_total, 17.664) && r.regime == REGIME_COMPUTE);
+	ck_assert(NEAR(r.seconds_total, 17.664) && r.regime == NS_REGIME_COMPUTE);
 	ck_assert(NEAR(r.intensity, 17472.0 / 6584.0) && NEAR(r.ridge, 1.0));
 	ns_transformer_place(&p, 1000, 100, &r);
-	ck_assert(r.regime == REGIME_MEMORY && r.compute_seconds == 0.0);
+	ck_assert(r.regime == NS_REGIME_MEMORY && r.compute_seconds == 0.0);
 	ck_assert(NEAR(r.seconds_total, 65.84));
 }
 END_TEST
@@ -243,7 +243,7 @@ END_TEST
 START_TEST(a_batch_of_zero_or_an_empty_pass_is_refused)
 {
 	ns_transformer_arch a = toy();
-	ns_pass_spec s = {.batch = 0, .seq = 3, .dtype = DTYPE_BF16, .kv_dtype = DTYPE_BF16};
+	ns_pass_spec s = {.batch = 0, .seq = 3, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_BF16};
 	ns_transformer_pass p;
 	ns_error err;
 

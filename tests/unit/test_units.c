@@ -8,41 +8,41 @@
 
 static const struct {
 	const char *text;
-	units_kind kind;
+	ns_units_kind kind;
 	double want;
 } good_numbers[] = {
-    {"2.1T", UNIT_FLOP, 2.1e12},
-    {"1.1e12", UNIT_FLOP, 1.1e12},
-    {"5GFLOP", UNIT_FLOP, 5e9},
-    {"1TFLOPs", UNIT_FLOP, 1e12},
-    {"3PFLOPS", UNIT_FLOP, 3e15},
-    {"64GiB", UNIT_BYTE, 68719476736.0},
-    {"64Gi", UNIT_BYTE, 68719476736.0},
-    {"64GB", UNIT_BYTE, 64e9},
-    {"64B", UNIT_BYTE, 64.0},
-    {"403M", UNIT_BYTE, 403e6},
-    {"1KiB", UNIT_BYTE, 1024.0},
-    {"1.5MiB", UNIT_BYTE, 1572864.0},
-    {"2TiB", UNIT_BYTE, 2199023255552.0},
-    {"7B", UNIT_COUNT, 7e9},
-    {"7b", UNIT_COUNT, 7e9},
-    {"70G", UNIT_COUNT, 70e9},
-    {"32k", UNIT_COUNT, 32000.0},
-    {"32K", UNIT_COUNT, 32000.0},
-    {"4Ki", UNIT_COUNT, 4096.0},
-    {"8192", UNIT_COUNT, 8192.0},
-    {".5", UNIT_COUNT, 0.5},
-    {"0", UNIT_BYTE, 0.0},
+    {"2.1T", NS_UNIT_FLOP, 2.1e12},
+    {"1.1e12", NS_UNIT_FLOP, 1.1e12},
+    {"5GFLOP", NS_UNIT_FLOP, 5e9},
+    {"1TFLOPs", NS_UNIT_FLOP, 1e12},
+    {"3PFLOPS", NS_UNIT_FLOP, 3e15},
+    {"64GiB", NS_UNIT_BYTE, 68719476736.0},
+    {"64Gi", NS_UNIT_BYTE, 68719476736.0},
+    {"64GB", NS_UNIT_BYTE, 64e9},
+    {"64B", NS_UNIT_BYTE, 64.0},
+    {"403M", NS_UNIT_BYTE, 403e6},
+    {"1KiB", NS_UNIT_BYTE, 1024.0},
+    {"1.5MiB", NS_UNIT_BYTE, 1572864.0},
+    {"2TiB", NS_UNIT_BYTE, 2199023255552.0},
+    {"7B", NS_UNIT_COUNT, 7e9},
+    {"7b", NS_UNIT_COUNT, 7e9},
+    {"70G", NS_UNIT_COUNT, 70e9},
+    {"32k", NS_UNIT_COUNT, 32000.0},
+    {"32K", NS_UNIT_COUNT, 32000.0},
+    {"4Ki", NS_UNIT_COUNT, 4096.0},
+    {"8192", NS_UNIT_COUNT, 8192.0},
+    {".5", NS_UNIT_COUNT, 0.5},
+    {"0", NS_UNIT_BYTE, 0.0},
 };
 
 static const struct {
 	const char *text;
-	units_kind kind;
+	ns_units_kind kind;
 } bad_numbers[] = {
-    {"", UNIT_COUNT},     {"-1", UNIT_BYTE},   {"+1", UNIT_BYTE},     {"abc", UNIT_COUNT},
-    {"nan", UNIT_FLOP},   {"inf", UNIT_FLOP},  {"1.2.3", UNIT_COUNT}, {"64GiBx", UNIT_BYTE},
-    {"0x10", UNIT_COUNT}, {" 5", UNIT_COUNT},  {"7B", UNIT_FLOP},     {"5gb", UNIT_BYTE},
-    {"5FLOP", UNIT_BYTE}, {"5 G", UNIT_COUNT}, {"1e999", UNIT_COUNT}, {"5Q", UNIT_COUNT},
+    {"", NS_UNIT_COUNT},     {"-1", NS_UNIT_BYTE},   {"+1", NS_UNIT_BYTE},     {"abc", NS_UNIT_COUNT},
+    {"nan", NS_UNIT_FLOP},   {"inf", NS_UNIT_FLOP},  {"1.2.3", NS_UNIT_COUNT}, {"64GiBx", NS_UNIT_BYTE},
+    {"0x10", NS_UNIT_COUNT}, {" 5", NS_UNIT_COUNT},  {"7B", NS_UNIT_FLOP},     {"5gb", NS_UNIT_BYTE},
+    {"5FLOP", NS_UNIT_BYTE}, {"5 G", NS_UNIT_COUNT}, {"1e999", NS_UNIT_COUNT}, {"5Q", NS_UNIT_COUNT},
 };
 
 START_TEST(units_parse_reads_prefixes_and_unit_words)
@@ -51,7 +51,7 @@ START_TEST(units_parse_reads_prefixes_and_unit_words)
 	double v = -1.0;
 
 	ns_error_clear(&err);
-	ck_assert_msg(units_parse(good_numbers[_i].text, good_numbers[_i].kind, "--x", &v, &err) == NS_OK,
+	ck_assert_msg(ns_units_parse(good_numbers[_i].text, good_numbers[_i].kind, "--x", &v, &err) == NS_OK,
 	              "'%s': %s", good_numbers[_i].text, err.msg);
 	ck_assert_msg(fabs(v - good_numbers[_i].want) <= 1e-9 * fabs(good_numbers[_i].want), "'%s' -> %.17g",
 	              good_numbers[_i].text, v);
@@ -64,7 +64,7 @@ START_TEST(units_parse_rejects_what_is_not_a_number)
 	double v = 0.0;
 
 	ns_error_clear(&err);
-	ck_assert_msg(units_parse(bad_numbers[_i].text, bad_numbers[_i].kind, "--bytes", &v, &err) ==
+	ck_assert_msg(ns_units_parse(bad_numbers[_i].text, bad_numbers[_i].kind, "--bytes", &v, &err) ==
 	                  NS_ERR_VALUE,
 	              "'%s' accepted as %g", bad_numbers[_i].text, v);
 	ck_assert_ptr_nonnull(strstr(err.msg, "--bytes"));
@@ -85,7 +85,7 @@ START_TEST(units_parse_time_converts_to_seconds)
 	double s = 0.0;
 
 	ns_error_clear(&err);
-	ck_assert_msg(units_parse_time(good_times[_i].text, "--time", &s, &err) == NS_OK, "%s", err.msg);
+	ck_assert_msg(ns_units_parse_time(good_times[_i].text, "--time", &s, &err) == NS_OK, "%s", err.msg);
 	ck_assert_msg(fabs(s - good_times[_i].seconds) <= 1e-12 * good_times[_i].seconds, "'%s' -> %g",
 	              good_times[_i].text, s);
 }
@@ -97,7 +97,7 @@ START_TEST(units_parse_time_requires_a_unit)
 	double s = 0.0;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(units_parse_time("1.3", "--time", &s, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_units_parse_time("1.3", "--time", &s, &err), NS_ERR_VALUE);
 	ck_assert_str_eq(err.msg, "--time: '1.3' needs a unit (s, ms, us or ns)");
 }
 END_TEST
@@ -110,7 +110,7 @@ START_TEST(units_parse_time_rejects_zero_negative_and_unknown_units)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ns_error_clear(&err);
-		ck_assert_msg(units_parse_time(bad[i], "--time", &s, &err) == NS_ERR_VALUE, "'%s' accepted",
+		ck_assert_msg(ns_units_parse_time(bad[i], "--time", &s, &err) == NS_ERR_VALUE, "'%s' accepted",
 		              bad[i]);
 	}
 }
@@ -122,13 +122,13 @@ START_TEST(units_parse_whole_wants_positive_integers)
 	double v = 0.0;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(units_parse_whole("8k", UNIT_COUNT, "--matmul", &v, &err), NS_OK);
+	ck_assert_int_eq(ns_units_parse_whole("8k", NS_UNIT_COUNT, "--matmul", &v, &err), NS_OK);
 	ck_assert_double_eq(v, 8000.0);
-	ck_assert_int_eq(units_parse_whole("8Ki", UNIT_COUNT, "--matmul", &v, &err), NS_OK);
+	ck_assert_int_eq(ns_units_parse_whole("8Ki", NS_UNIT_COUNT, "--matmul", &v, &err), NS_OK);
 	ck_assert_double_eq(v, 8192.0);
-	ck_assert_int_eq(units_parse_whole("1.5", UNIT_COUNT, "--matmul", &v, &err), NS_ERR_VALUE);
-	ck_assert_int_eq(units_parse_whole("0", UNIT_COUNT, "--matmul", &v, &err), NS_ERR_VALUE);
-	ck_assert_int_eq(units_parse_whole("1e20", UNIT_COUNT, "--matmul", &v, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_units_parse_whole("1.5", NS_UNIT_COUNT, "--matmul", &v, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_units_parse_whole("0", NS_UNIT_COUNT, "--matmul", &v, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(ns_units_parse_whole("1e20", NS_UNIT_COUNT, "--matmul", &v, &err), NS_ERR_VALUE);
 }
 END_TEST
 
@@ -153,7 +153,7 @@ START_TEST(units_format_si_keeps_three_significant_digits)
 {
 	char buf[64];
 
-	ck_assert_str_eq(units_format_si(si_rows[_i].value, si_rows[_i].unit, buf, sizeof(buf)),
+	ck_assert_str_eq(ns_units_format_si(si_rows[_i].value, si_rows[_i].unit, buf, sizeof(buf)),
 	                 si_rows[_i].want);
 }
 END_TEST
@@ -162,17 +162,17 @@ START_TEST(units_format_time_and_plain_pick_readable_forms)
 {
 	char buf[64];
 
-	ck_assert_str_eq(units_format_time(1.3e-3, buf, sizeof(buf)), "1.30 ms");
-	ck_assert_str_eq(units_format_time(850e-6, buf, sizeof(buf)), "850 us");
-	ck_assert_str_eq(units_format_time(2.0, buf, sizeof(buf)), "2.00 s");
-	ck_assert_str_eq(units_format_time(9.9996e-4, buf, sizeof(buf)), "1.00 ms");
-	ck_assert_str_eq(units_format_time(5e-9, buf, sizeof(buf)), "5.00 ns");
-	ck_assert_str_eq(units_format_plain(2730.6666, buf, sizeof(buf)), "2731");
-	ck_assert_str_eq(units_format_plain(295.37, buf, sizeof(buf)), "295");
-	ck_assert_str_eq(units_format_plain(12.345, buf, sizeof(buf)), "12.3");
-	ck_assert_str_eq(units_format_plain(1.0, buf, sizeof(buf)), "1.00");
-	ck_assert_str_eq(units_format_plain(1.0 / 12.0, buf, sizeof(buf)), "0.0833");
-	ck_assert_str_eq(units_format_plain(0.0, buf, sizeof(buf)), "0");
+	ck_assert_str_eq(ns_units_format_time(1.3e-3, buf, sizeof(buf)), "1.30 ms");
+	ck_assert_str_eq(ns_units_format_time(850e-6, buf, sizeof(buf)), "850 us");
+	ck_assert_str_eq(ns_units_format_time(2.0, buf, sizeof(buf)), "2.00 s");
+	ck_assert_str_eq(ns_units_format_time(9.9996e-4, buf, sizeof(buf)), "1.00 ms");
+	ck_assert_str_eq(ns_units_format_time(5e-9, buf, sizeof(buf)), "5.00 ns");
+	ck_assert_str_eq(ns_units_format_plain(2730.6666, buf, sizeof(buf)), "2731");
+	ck_assert_str_eq(ns_units_format_plain(295.37, buf, sizeof(buf)), "295");
+	ck_assert_str_eq(ns_units_format_plain(12.345, buf, sizeof(buf)), "12.3");
+	ck_assert_str_eq(ns_units_format_plain(1.0, buf, sizeof(buf)), "1.00");
+	ck_assert_str_eq(ns_units_format_plain(1.0 / 12.0, buf, sizeof(buf)), "0.0833");
+	ck_assert_str_eq(ns_units_format_plain(0.0, buf, sizeof(buf)), "0");
 }
 END_TEST
 

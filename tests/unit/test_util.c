@@ -462,7 +462,7 @@ START_TEST(magic_recognises_gzip_and_the_utf8_bom)
 }
 END_TEST
 
-/* The generator marks html_page_begin and roofline_svg_write put near the top, and nothing else. */
+/* The generator marks ns_html_page_begin and ns_roofline_svg_write put near the top, and nothing else. */
 START_TEST(own_output_is_a_page_or_plot_with_the_generator_mark_near_the_top)
 {
 	static const char page[] = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

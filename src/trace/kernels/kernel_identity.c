@@ -20,7 +20,7 @@ static bool is_launcher(const char *s, size_t n)
 }
 
 /* +1 for a byte that opens a group, -1 for one that closes it: one load per byte in the scans below, which
- * read up to KERNEL_IDENTITY_MAX bytes of every distinct name. */
+ * read up to NS_KERNEL_IDENTITY_MAX bytes of every distinct name. */
 static const signed char nesting[256] = {
     ['<'] = 1, ['('] = 1, ['['] = 1, ['{'] = 1, ['>'] = -1, [')'] = -1, [']'] = -1, ['}'] = -1};
 
@@ -70,7 +70,7 @@ static size_t trim_end(const char *s, size_t start, size_t end)
 	return end;
 }
 
-size_t kernel_display_span(const char *name, size_t *start)
+size_t ns_kernel_display_span(const char *name, size_t *start)
 {
 	size_t len = strlen(name), b = skip_return_type(name), e = parameters_start(name, len);
 
@@ -105,10 +105,10 @@ static void last_component(const char *s, size_t len, size_t *comp, size_t *targ
 	}
 }
 
-static void set_identity(kernel_identity *out, const char *q, size_t qlen, size_t base)
+static void set_identity(ns_kernel_identity *out, const char *q, size_t qlen, size_t base)
 {
-	if (qlen >= KERNEL_IDENTITY_MAX)
-		qlen = KERNEL_IDENTITY_MAX - 1;
+	if (qlen >= NS_KERNEL_IDENTITY_MAX)
+		qlen = NS_KERNEL_IDENTITY_MAX - 1;
 	memcpy(out->qualified, q, qlen);
 	out->qualified[qlen] = '\0';
 	out->base = base <= qlen ? base : qlen;
@@ -153,12 +153,12 @@ static bool first_type_argument(const char *s, size_t len, size_t *b, size_t *e)
 	return false;
 }
 
-static void demangled_identity(const char *s, size_t len, kernel_identity *out, int hops)
+static void demangled_identity(const char *s, size_t len, ns_kernel_identity *out, int hops)
 {
 	size_t comp, targs, b, e;
 
 	last_component(s, len, &comp, &targs);
-	if (hops < KERNEL_LAUNCHER_HOPS && targs < len && is_launcher(s + comp, targs - comp) &&
+	if (hops < NS_KERNEL_LAUNCHER_HOPS && targs < len && is_launcher(s + comp, targs - comp) &&
 	    first_type_argument(s + targs + 1, len - targs - 1, &b, &e)) {
 		demangled_identity(s + targs + 1 + b, e - b, out, hops + 1);
 		return;
@@ -170,7 +170,7 @@ static void demangled_identity(const char *s, size_t len, kernel_identity *out, 
 
 typedef struct {
 	const char *p, *end;
-	char buf[KERNEL_IDENTITY_MAX];
+	char buf[NS_KERNEL_IDENTITY_MAX];
 	size_t len, base;
 	char first[128]; /* the outermost component, which "S_" stands for */
 } mangled;
@@ -196,7 +196,7 @@ static bool source_name(mangled *m)
 
 	if (m->p >= m->end || !isdigit((unsigned char)*m->p))
 		return false;
-	while (m->p < m->end && isdigit((unsigned char)*m->p) && n < KERNEL_IDENTITY_MAX)
+	while (m->p < m->end && isdigit((unsigned char)*m->p) && n < NS_KERNEL_IDENTITY_MAX)
 		n = n * 10 + (size_t)(*m->p++ - '0');
 	if (n > (size_t)(m->end - m->p))
 		n = (size_t)(m->end - m->p);
@@ -238,14 +238,14 @@ static void mangled_name(mangled *m)
 	}
 }
 
-static void mangled_identity(const char *name, kernel_identity *out)
+static void mangled_identity(const char *name, ns_kernel_identity *out)
 {
-	const char *nul = memchr(name, '\0', KERNEL_IDENTITY_MAX); /* the head only, as for demangled names */
-	mangled m = {.p = name + 2, .end = nul != NULL ? nul : name + KERNEL_IDENTITY_MAX};
+	const char *nul = memchr(name, '\0', NS_KERNEL_IDENTITY_MAX); /* the head only, as for demangled names */
+	mangled m = {.p = name + 2, .end = nul != NULL ? nul : name + NS_KERNEL_IDENTITY_MAX};
 
 	m.p += m.p < m.end && *m.p == 'L';
 	mangled_name(&m);
-	for (int hops = 0; hops < KERNEL_LAUNCHER_HOPS && m.p < m.end && *m.p == 'I' &&
+	for (int hops = 0; hops < NS_KERNEL_LAUNCHER_HOPS && m.p < m.end && *m.p == 'I' &&
 	                   is_launcher(m.buf + m.base, m.len - m.base);
 	     hops++) {
 		m.p++;
@@ -260,7 +260,7 @@ static void mangled_identity(const char *name, kernel_identity *out)
 	set_identity(out, m.buf, m.len, m.base);
 }
 
-void kernel_identity_of(const char *name, kernel_identity *out)
+void ns_kernel_identity_of(const char *name, ns_kernel_identity *out)
 {
 	size_t start, len;
 
@@ -268,11 +268,11 @@ void kernel_identity_of(const char *name, kernel_identity *out)
 		mangled_identity(name, out);
 		return;
 	}
-	len = kernel_display_span(name, &start);
-	/* Only the head is read, as the rules read it (KERNEL_CLASSIFY_MAX): the function and the launched
+	len = ns_kernel_display_span(name, &start);
+	/* Only the head is read, as the rules read it (NS_KERNEL_CLASSIFY_MAX): the function and the launched
 	 * operation come first, and the cost per name stays bounded however long its template arguments run.
 	 */
-	if (len > KERNEL_IDENTITY_MAX)
-		len = KERNEL_IDENTITY_MAX;
+	if (len > NS_KERNEL_IDENTITY_MAX)
+		len = NS_KERNEL_IDENTITY_MAX;
 	demangled_identity(name + start, len, out, 0);
 }

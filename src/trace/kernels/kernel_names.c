@@ -13,10 +13,10 @@ typedef struct {
 	char *name; /* as written in the trace: the key */
 	char *text; /* with JSON escapes resolved: what is shown and classified (== name when it has none) */
 	size_t len;
-	unsigned char cls; /* kernel_class, or CLASS_UNKNOWN until first asked */
+	unsigned char cls; /* ns_kernel_class, or CLASS_UNKNOWN until first asked */
 } name_entry;
 
-struct kernel_names {
+struct ns_kernel_names {
 	name_entry *entry; /* by id */
 	size_t n, cap;
 	ns_hindex index;     /* hash of the name as written -> id */
@@ -26,9 +26,9 @@ struct kernel_names {
 	size_t bytes;        /* held by names and their display texts */
 };
 
-kernel_names *kernel_names_new(void)
+ns_kernel_names *ns_kernel_names_new(void)
 {
-	kernel_names *t = calloc(1, sizeof(*t));
+	ns_kernel_names *t = calloc(1, sizeof(*t));
 
 	if (t == NULL)
 		return NULL;
@@ -39,7 +39,7 @@ kernel_names *kernel_names_new(void)
 	return t;
 }
 
-void kernel_names_free(kernel_names *t)
+void ns_kernel_names_free(ns_kernel_names *t)
 {
 	if (t == NULL)
 		return;
@@ -53,12 +53,12 @@ void kernel_names_free(kernel_names *t)
 	free(t);
 }
 
-size_t kernel_names_count(const kernel_names *t)
+size_t ns_kernel_names_count(const ns_kernel_names *t)
 {
 	return t->n;
 }
 
-const char *kernel_names_get(const kernel_names *t, uint32_t id)
+const char *ns_kernel_names_get(const ns_kernel_names *t, uint32_t id)
 {
 	return id < t->n ? t->entry[id].text : NULL;
 }
@@ -103,14 +103,14 @@ static char *display_text(char *name, size_t len)
 	return clean;
 }
 
-static ns_status add_name(kernel_names *t, const char *name, size_t len, uint64_t h, uint32_t *id,
+static ns_status add_name(ns_kernel_names *t, const char *name, size_t len, uint64_t h, uint32_t *id,
                           ns_error *err)
 {
 	name_entry *e, *grown;
 
-	if (t->n >= KERNEL_NAMES_MAX)
+	if (t->n >= NS_KERNEL_NAMES_MAX)
 		return ns_error_set(err, NS_ERR_LIMIT, "more than %u distinct kernel names",
-		                    KERNEL_NAMES_MAX);
+		                    NS_KERNEL_NAMES_MAX);
 	if ((grown = ns_grow(t->entry, &t->cap, t->n + 1, sizeof(*grown))) == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	t->entry = grown;
@@ -133,7 +133,7 @@ static ns_status add_name(kernel_names *t, const char *name, size_t len, uint64_
 	return NS_OK;
 }
 
-ns_status kernel_names_intern(kernel_names *t, const char *name, size_t len, uint32_t *id, ns_error *err)
+ns_status ns_kernel_names_intern(ns_kernel_names *t, const char *name, size_t len, uint32_t *id, ns_error *err)
 {
 	uint64_t h;
 	size_t slot;
@@ -141,9 +141,9 @@ ns_status kernel_names_intern(kernel_names *t, const char *name, size_t len, uin
 
 	if (name == NULL) /* an event without a name */
 		name = "";
-	if (len > KERNEL_NAME_MAX)
+	if (len > NS_KERNEL_NAME_MAX)
 		return ns_error_set(err, NS_ERR_LIMIT, "kernel name of %zu bytes, longer than %u", len,
-		                    KERNEL_NAME_MAX);
+		                    NS_KERNEL_NAME_MAX);
 	h = ns_hash_bytes(name, len);
 	slot = ns_hindex_home(&t->index, h);
 	while (ns_hindex_probe(&t->index, h, &slot, &cand)) {
@@ -153,34 +153,34 @@ ns_status kernel_names_intern(kernel_names *t, const char *name, size_t len, uin
 			return NS_OK;
 		}
 	}
-	if (t->bytes + len > KERNEL_NAMES_BYTES_MAX)
+	if (t->bytes + len > NS_KERNEL_NAMES_BYTES_MAX)
 		return ns_error_set(err, NS_ERR_LIMIT, "distinct kernel names take more than %u MiB",
-		                    KERNEL_NAMES_BYTES_MAX >> 20);
+		                    NS_KERNEL_NAMES_BYTES_MAX >> 20);
 	return add_name(t, name, len, h, id, err);
 }
 
-kernel_class kernel_names_classify(kernel_names *t, uint32_t id, const kernel_rules *rules)
+ns_kernel_class ns_kernel_names_classify(ns_kernel_names *t, uint32_t id, const ns_kernel_rules *rules)
 {
 	name_entry *e = &t->entry[id];
 
-	if (e->cls == CLASS_UNKNOWN && t->gave_up >= KERNEL_NAMES_GIVE_UP_MAX) {
-		e->cls = (unsigned char)kernel_rules_classify_without_regex(rules, e->text);
+	if (e->cls == CLASS_UNKNOWN && t->gave_up >= NS_KERNEL_NAMES_GIVE_UP_MAX) {
+		e->cls = (unsigned char)ns_kernel_rules_classify_without_regex(rules, e->text);
 		t->no_regex++;
 	} else if (e->cls == CLASS_UNKNOWN) {
 		size_t rule = 0;
-		e->cls = (unsigned char)kernel_rules_classify_ex(rules, e->text, &rule);
+		e->cls = (unsigned char)ns_kernel_rules_classify_ex(rules, e->text, &rule);
 		if (rule != 0 && t->gave_up++ == 0)
 			t->gave_up_rule = rule;
 	}
-	return (kernel_class)e->cls;
+	return (ns_kernel_class)e->cls;
 }
 
-size_t kernel_names_without_regex(const kernel_names *t)
+size_t ns_kernel_names_without_regex(const ns_kernel_names *t)
 {
 	return t->no_regex;
 }
 
-size_t kernel_names_gave_up(const kernel_names *t, size_t *first_rule)
+size_t ns_kernel_names_gave_up(const ns_kernel_names *t, size_t *first_rule)
 {
 	if (first_rule != NULL)
 		*first_rule = t->gave_up_rule;

@@ -13,7 +13,7 @@
 #include "util/text.h"
 
 /* Cost bounds of one regex over one name. The match limit counts PCRE2's backtracking steps (a linear scan of
- * a KERNEL_CLASSIFY_MAX-byte name by an ordinary rule needs a few thousand); the depth and heap limits bound
+ * a NS_KERNEL_CLASSIFY_MAX-byte name by an ordinary rule needs a few thousand); the depth and heap limits bound
  * the memory of the interpreter, the JIT stack that of compiled code. */
 #define RULE_MATCH_LIMIT    100000u
 #define RULE_DEPTH_LIMIT    10000u
@@ -27,10 +27,10 @@ typedef struct {
 	size_t len;
 	bool regex;
 	pcre2_code *re;
-	kernel_class cls;
+	ns_kernel_class cls;
 } kernel_rule;
 
-struct kernel_rules {
+struct ns_kernel_rules {
 	kernel_rule *rule;
 	size_t n;
 	bool builtin; /* when no rule matches, ask the built-in identity table rather than say memory */
@@ -40,7 +40,7 @@ struct kernel_rules {
 	pcre2_jit_stack *jit_stack;
 };
 
-void kernel_rules_free(kernel_rules *r)
+void ns_kernel_rules_free(ns_kernel_rules *r)
 {
 	if (r == NULL)
 		return;
@@ -56,12 +56,12 @@ void kernel_rules_free(kernel_rules *r)
 	free(r);
 }
 
-size_t kernel_rules_count(const kernel_rules *r)
+size_t ns_kernel_rules_count(const ns_kernel_rules *r)
 {
 	return r->n;
 }
 
-void kernel_rules_then_builtin(kernel_rules *r)
+void ns_kernel_rules_then_builtin(ns_kernel_rules *r)
 {
 	r->builtin = true;
 }
@@ -79,7 +79,7 @@ static void plain_free(void *p, void *unused)
 }
 
 /* One general, compile and match context for all rules: the limits live there. */
-static bool contexts_init(kernel_rules *r)
+static bool contexts_init(ns_kernel_rules *r)
 {
 	r->gctx = pcre2_general_context_create(bounded_malloc, plain_free, NULL);
 	if (r->gctx == NULL)
@@ -88,7 +88,7 @@ static bool contexts_init(kernel_rules *r)
 	r->mctx = pcre2_match_context_create(r->gctx);
 	if (r->cctx == NULL || r->mctx == NULL)
 		return false;
-	pcre2_set_max_pattern_length(r->cctx, KERNEL_RULE_PATTERN_MAX);
+	pcre2_set_max_pattern_length(r->cctx, NS_KERNEL_RULE_PATTERN_MAX);
 	pcre2_set_match_limit(r->mctx, RULE_MATCH_LIMIT);
 	pcre2_set_depth_limit(r->mctx, RULE_DEPTH_LIMIT);
 	pcre2_set_heap_limit(r->mctx, RULE_HEAP_LIMIT_KIB);
@@ -185,7 +185,7 @@ static const char *irregular_construct(const char *pattern, size_t *at)
 	(PCRE2_CASELESS | PCRE2_DOLLAR_ENDONLY | PCRE2_NO_AUTO_CAPTURE | PCRE2_NEVER_UTF | PCRE2_NEVER_UCP | \
 	 PCRE2_NEVER_BACKSLASH_C)
 
-static ns_status compile_regex(kernel_rules *r, kernel_rule *k, ns_error *err)
+static ns_status compile_regex(ns_kernel_rules *r, kernel_rule *k, ns_error *err)
 {
 	size_t no = r->n + 1, at = 0;
 	const char *why = irregular_construct(k->text, &at);
@@ -216,7 +216,7 @@ static ns_status compile_regex(kernel_rules *r, kernel_rule *k, ns_error *err)
 	return NS_OK;
 }
 
-static ns_status add_rule(kernel_rules *r, const char *match, bool regex, kernel_class cls, ns_error *err)
+static ns_status add_rule(ns_kernel_rules *r, const char *match, bool regex, ns_kernel_class cls, ns_error *err)
 {
 	kernel_rule *k = &r->rule[r->n];
 	ns_status st;
@@ -244,30 +244,30 @@ static ns_status add_rule(kernel_rules *r, const char *match, bool regex, kernel
 	return NS_OK;
 }
 
-static kernel_rules *rules_alloc(size_t n)
+static ns_kernel_rules *rules_alloc(size_t n)
 {
-	kernel_rules *r = calloc(1, sizeof(*r));
+	ns_kernel_rules *r = calloc(1, sizeof(*r));
 
 	if (r == NULL)
 		return NULL;
 	r->rule = calloc(n > 0 ? n : 1, sizeof(*r->rule));
 	if (r->rule == NULL || !contexts_init(r)) {
-		kernel_rules_free(r);
+		ns_kernel_rules_free(r);
 		return NULL;
 	}
 	return r;
 }
 
-ns_status kernel_rules_from_specs(const kernel_rule_spec *spec, size_t n, kernel_rules **out, ns_error *err)
+ns_status ns_kernel_rules_from_specs(const ns_kernel_rule_spec *spec, size_t n, ns_kernel_rules **out, ns_error *err)
 {
-	kernel_rules *r = rules_alloc(n);
+	ns_kernel_rules *r = rules_alloc(n);
 
 	if (r == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		ns_status st = add_rule(r, spec[i].match, spec[i].regex, spec[i].cls, err);
 		if (st != NS_OK) {
-			kernel_rules_free(r);
+			ns_kernel_rules_free(r);
 			return st;
 		}
 	}
@@ -275,55 +275,55 @@ ns_status kernel_rules_from_specs(const kernel_rule_spec *spec, size_t n, kernel
 	return NS_OK;
 }
 
-static ns_status rule_from_json(kernel_rules *r, const cJSON *item, ns_error *err)
+static ns_status rule_from_json(ns_kernel_rules *r, const cJSON *item, ns_error *err)
 {
 	static const char *const keys[] = {"match", "regex", "class", NULL};
 	const cJSON *match = cJSON_GetObjectItemCaseSensitive(item, "match");
 	const cJSON *regex = cJSON_GetObjectItemCaseSensitive(item, "regex");
 	const cJSON *cls = cJSON_GetObjectItemCaseSensitive(item, "class");
 	size_t no = r->n + 1;
-	kernel_class k;
+	ns_kernel_class k;
 	char what[64];
 	ns_status st;
 
 	if (!cJSON_IsObject(item))
 		return ns_error_set(err, NS_ERR_VALUE, "rule %zu: not an object", no);
 	snprintf(what, sizeof(what), "rule %zu", no);
-	st = json_check_keys(item, keys, what, err);
+	st = ns_json_check_keys(item, keys, what, err);
 	if (st != NS_OK)
 		return st;
 	if (!cJSON_IsString(match) || match->valuestring[0] == '\0')
 		return ns_error_set(err, NS_ERR_VALUE, "rule %zu: \"match\" must be a non-empty string", no);
-	if (strlen(match->valuestring) > KERNEL_RULE_PATTERN_MAX)
+	if (strlen(match->valuestring) > NS_KERNEL_RULE_PATTERN_MAX)
 		return ns_error_set(err, NS_ERR_LIMIT, "rule %zu: \"match\" is longer than %d bytes", no,
-		                    KERNEL_RULE_PATTERN_MAX);
+		                    NS_KERNEL_RULE_PATTERN_MAX);
 	if (regex != NULL && !cJSON_IsBool(regex))
 		return ns_error_set(err, NS_ERR_VALUE, "rule %zu: \"regex\" must be true or false", no);
-	if (!cJSON_IsString(cls) || !kernel_class_from_name(cls->valuestring, &k))
+	if (!cJSON_IsString(cls) || !ns_kernel_class_from_name(cls->valuestring, &k))
 		return ns_error_set(err, NS_ERR_VALUE,
 		                    "rule %zu: \"class\" must be \"compute\", \"memory\" or \"comm\"", no);
 	return add_rule(r, match->valuestring, cJSON_IsTrue(regex), k, err);
 }
 
-static ns_status rules_from_json(const cJSON *doc, kernel_rules **out, ns_error *err)
+static ns_status rules_from_json(const cJSON *doc, ns_kernel_rules **out, ns_error *err)
 {
 	static const char *const keys[] = {"rules", NULL};
 	const cJSON *list, *item;
-	kernel_rules *r;
+	ns_kernel_rules *r;
 	int n;
 	ns_status st;
 
 	if (!cJSON_IsObject(doc))
 		return ns_error_set(err, NS_ERR_VALUE, "expected an object {\"rules\": [...]}");
-	st = json_check_keys(doc, keys, "kernel rules", err);
+	st = ns_json_check_keys(doc, keys, "kernel rules", err);
 	if (st != NS_OK)
 		return st;
 	list = cJSON_GetObjectItemCaseSensitive(doc, "rules");
 	if (!cJSON_IsArray(list))
 		return ns_error_set(err, NS_ERR_VALUE, "\"rules\" must be an array");
 	n = cJSON_GetArraySize(list);
-	if (n > KERNEL_RULES_MAX)
-		return ns_error_set(err, NS_ERR_LIMIT, "more than %d rules", KERNEL_RULES_MAX);
+	if (n > NS_KERNEL_RULES_MAX)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d rules", NS_KERNEL_RULES_MAX);
 	r = rules_alloc((size_t)n);
 	if (r == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
@@ -331,7 +331,7 @@ static ns_status rules_from_json(const cJSON *doc, kernel_rules **out, ns_error 
 	{
 		st = rule_from_json(r, item, err);
 		if (st != NS_OK) {
-			kernel_rules_free(r);
+			ns_kernel_rules_free(r);
 			return st;
 		}
 	}
@@ -345,7 +345,7 @@ static long line_of(const char *text, size_t len, const char *at)
 	return ns_line_of(text, len, at > text ? (size_t)(at - text) : 0);
 }
 
-ns_status kernel_rules_parse(const char *text, size_t len, kernel_rules **out, ns_error *err)
+ns_status ns_kernel_rules_parse(const char *text, size_t len, ns_kernel_rules **out, ns_error *err)
 {
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
@@ -367,10 +367,10 @@ ns_status kernel_rules_parse(const char *text, size_t len, kernel_rules **out, n
 	return st;
 }
 
-ns_status kernel_rules_load(const char *path, kernel_rules **out, ns_error *err)
+ns_status ns_kernel_rules_load(const char *path, ns_kernel_rules **out, ns_error *err)
 {
 	cJSON *doc;
-	ns_status st = json_parse_file(path, &doc, err);
+	ns_status st = ns_json_parse_file(path, &doc, err);
 
 	if (st != NS_OK)
 		return st;
@@ -398,7 +398,7 @@ static size_t parameters_start(const char *name, size_t len)
 
 /* Whether rule k matches the lowercased head[0..len); *gave_up when its regex hit a cost limit (the rule
  * then counts as not matching). */
-static bool rule_matches(const kernel_rules *r, const kernel_rule *k, const char *head, size_t len,
+static bool rule_matches(const ns_kernel_rules *r, const kernel_rule *k, const char *head, size_t len,
                          pcre2_match_data *md, bool *gave_up)
 {
 	int rc;
@@ -413,17 +413,17 @@ static bool rule_matches(const kernel_rules *r, const kernel_rule *k, const char
 	return false;
 }
 
-/* The first of r's rules to match name[0..len), KCLASS_COUNT when none does. */
-static kernel_class first_match(const kernel_rules *r, const char *name, size_t len, bool regex,
+/* The first of r's rules to match name[0..len), NS_KCLASS_COUNT when none does. */
+static ns_kernel_class first_match(const ns_kernel_rules *r, const char *name, size_t len, bool regex,
                                 size_t *gave_up_rule)
 {
-	char head[KERNEL_CLASSIFY_MAX];
+	char head[NS_KERNEL_CLASSIFY_MAX];
 	size_t n = parameters_start(name, len);
 	pcre2_match_data *md = pcre2_match_data_create(1, r->gctx);
-	kernel_class c = KCLASS_COUNT;
+	ns_kernel_class c = NS_KCLASS_COUNT;
 
-	if (n > KERNEL_CLASSIFY_MAX)
-		n = KERNEL_CLASSIFY_MAX;
+	if (n > NS_KERNEL_CLASSIFY_MAX)
+		n = NS_KERNEL_CLASSIFY_MAX;
 	/* Lowercased once here, so substring rules are plain byte searches. */
 	for (size_t i = 0; i < n; i++)
 		head[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
@@ -444,31 +444,31 @@ static kernel_class first_match(const kernel_rules *r, const char *name, size_t 
 	return c;
 }
 
-static kernel_class classify(const kernel_rules *r, const char *name, bool regex, size_t *gave_up_rule)
+static ns_kernel_class classify(const ns_kernel_rules *r, const char *name, bool regex, size_t *gave_up_rule)
 {
 	size_t unused = 0;
-	kernel_class c;
+	ns_kernel_class c;
 
 	if (gave_up_rule == NULL)
 		gave_up_rule = &unused;
 	*gave_up_rule = 0;
-	c = r->n > 0 ? first_match(r, name, strlen(name), regex, gave_up_rule) : KCLASS_COUNT;
-	if (c != KCLASS_COUNT)
+	c = r->n > 0 ? first_match(r, name, strlen(name), regex, gave_up_rule) : NS_KCLASS_COUNT;
+	if (c != NS_KCLASS_COUNT)
 		return c;
-	return r->builtin ? kernel_table_classify(name, NULL) : KCLASS_MEMORY;
+	return r->builtin ? ns_kernel_table_classify(name, NULL) : NS_KCLASS_MEMORY;
 }
 
-kernel_class kernel_rules_classify_ex(const kernel_rules *r, const char *name, size_t *gave_up_rule)
+ns_kernel_class ns_kernel_rules_classify_ex(const ns_kernel_rules *r, const char *name, size_t *gave_up_rule)
 {
 	return classify(r, name, true, gave_up_rule);
 }
 
-kernel_class kernel_rules_classify_without_regex(const kernel_rules *r, const char *name)
+ns_kernel_class ns_kernel_rules_classify_without_regex(const ns_kernel_rules *r, const char *name)
 {
 	return classify(r, name, false, NULL);
 }
 
-kernel_class kernel_rules_classify(const kernel_rules *r, const char *name)
+ns_kernel_class ns_kernel_rules_classify(const ns_kernel_rules *r, const char *name)
 {
-	return kernel_rules_classify_ex(r, name, NULL);
+	return ns_kernel_rules_classify_ex(r, name, NULL);
 }

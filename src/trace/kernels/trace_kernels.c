@@ -5,177 +5,177 @@
 #include "nextstep/kernel_identity.h"
 #include "nextstep/kernel_rules.h"
 
-static const char *const class_names[KCLASS_COUNT] = {
-    [KCLASS_COMPUTE] = "compute",
-    [KCLASS_MEMORY] = "memory",
-    [KCLASS_COMM] = "comm",
+static const char *const class_names[NS_KCLASS_COUNT] = {
+    [NS_KCLASS_COMPUTE] = "compute",
+    [NS_KCLASS_MEMORY] = "memory",
+    [NS_KCLASS_COMM] = "comm",
 };
 
-const char *kernel_class_name(kernel_class c)
+const char *ns_kernel_class_name(ns_kernel_class c)
 {
-	return (unsigned)c < KCLASS_COUNT ? class_names[c] : NULL;
+	return (unsigned)c < NS_KCLASS_COUNT ? class_names[c] : NULL;
 }
 
-bool kernel_class_from_name(const char *name, kernel_class *out)
+bool ns_kernel_class_from_name(const char *name, ns_kernel_class *out)
 {
-	for (int c = 0; c < KCLASS_COUNT; c++) {
+	for (int c = 0; c < NS_KCLASS_COUNT; c++) {
 		if (strcmp(name, class_names[c]) == 0) {
-			*out = (kernel_class)c;
+			*out = (ns_kernel_class)c;
 			return true;
 		}
 	}
 	return false;
 }
 
-#define P KMATCH_PREFIX
-#define C KMATCH_CONTAINS
-#define X KMATCH_EXACT
-#define N KON_NAME
-#define Q KON_QUALIFIED
+#define P NS_KMATCH_PREFIX
+#define C NS_KMATCH_CONTAINS
+#define X NS_KMATCH_EXACT
+#define N NS_KON_NAME
+#define Q NS_KON_QUALIFIED
 
 /* The built-in table, first match wins. Communication first (its kernels also move bytes), then the
  * memory-class exceptions (kernels whose own names hold a compute word), then GEMM, convolution and
  * attention. Every row names where the spelling comes from; docs/kernels.md has the links. */
-static const kernel_pattern table[] = {
+static const ns_kernel_pattern table[] = {
     /* ---- communication ---- */
-    {"nccl", P, N, KCLASS_COMM, "collective",
+    {"nccl", P, N, NS_KCLASS_COMM, "collective",
      "NVIDIA/nccl: ncclKernel_* (< 2.19), ncclDevKernel_* (src/device/generate.py); RCCL keeps these names"},
-    {"rccl", P, N, KCLASS_COMM, "collective", "ROCm/rccl (kept from the first table)"},
-    {"msccl", P, N, KCLASS_COMM, "collective", "microsoft/msccl: mscclKernel_*"},
-    {"get_dispatch_layout", X, N, KCLASS_MEMORY, "ep_helper",
+    {"rccl", P, N, NS_KCLASS_COMM, "collective", "ROCm/rccl (kept from the first table)"},
+    {"msccl", P, N, NS_KCLASS_COMM, "collective", "microsoft/msccl: mscclKernel_*"},
+    {"get_dispatch_layout", X, N, NS_KCLASS_MEMORY, "ep_helper",
      "deepseek-ai/DeepEP csrc/kernels/layout.cu: computes the routing layout locally, moves no tokens"},
-    {"deep_ep::", P, Q, KCLASS_COMM, "ep",
+    {"deep_ep::", P, Q, NS_KCLASS_COMM, "ep",
      "deepseek-ai/DeepEP csrc/kernels: deep_ep::intranode::/internode::/internode_ll:: dispatch, combine, "
      "notify"},
-    {"dpsk::ep::", P, Q, KCLASS_COMM, "ep",
+    {"dpsk::ep::", P, Q, NS_KCLASS_COMM, "ep",
      "deepseek-ai/profile-data prefill/decode traces (DeepEP's in-house name, DeepEP issue #348)"},
-    {"EpDispatch", P, N, KCLASS_COMM, "ep",
+    {"EpDispatch", P, N, NS_KCLASS_COMM, "ep",
      "ROCm/mori src/ops/dispatch_combine: EpDispatchIntraNodeKernel, ..."},
-    {"EpCombine", P, N, KCLASS_COMM, "ep",
+    {"EpCombine", P, N, NS_KCLASS_COMM, "ep",
      "ROCm/mori src/ops/dispatch_combine: EpCombineIntraNodeKernel, ..."},
-    {"dispatchKernel", X, N, KCLASS_COMM, "ep", "ppl-ai/pplx-kernels csrc/all_to_all/*_dispatch.cu"},
-    {"combineKernel", X, N, KCLASS_COMM, "ep", "ppl-ai/pplx-kernels csrc/all_to_all/*_combine.cu"},
-    {"nvshmem", P, Q, KCLASS_COMM, "nvshmem", "NVIDIA NVSHMEM on-stream collectives (nvshmemi_*_kernel)"},
-    {"nvshmem", C, N, KCLASS_COMM, "nvshmem", "kernels built on NVSHMEM that say so in their name"},
-    {"cross_device_reduce", P, N, KCLASS_COMM, "allreduce",
+    {"dispatchKernel", X, N, NS_KCLASS_COMM, "ep", "ppl-ai/pplx-kernels csrc/all_to_all/*_dispatch.cu"},
+    {"combineKernel", X, N, NS_KCLASS_COMM, "ep", "ppl-ai/pplx-kernels csrc/all_to_all/*_combine.cu"},
+    {"nvshmem", P, Q, NS_KCLASS_COMM, "nvshmem", "NVIDIA NVSHMEM on-stream collectives (nvshmemi_*_kernel)"},
+    {"nvshmem", C, N, NS_KCLASS_COMM, "nvshmem", "kernels built on NVSHMEM that say so in their name"},
+    {"cross_device_reduce", P, N, NS_KCLASS_COMM, "allreduce",
      "vLLM csrc/custom_all_reduce.cuh, SGLang sgl-kernel (sglang issue #6067): "
      "cross_device_reduce_1stage/2stage"},
-    {"allreduce", C, N, KCLASS_COMM, "allreduce",
+    {"allreduce", C, N, NS_KCLASS_COMM, "allreduce",
      "TensorRT-LLM customAllReduceKernels.cu (oneShotAllReduceKernel, twoShotAllReduceKernel); FlashInfer "
      "trtllm_allreduce_fusion::allreduce_fusion_kernel_oneshot_lamport, trtllm_mnnvl_allreduce::"
      "twoshotAllreduceKernel"},
-    {"all_reduce", C, N, KCLASS_COMM, "allreduce",
+    {"all_reduce", C, N, NS_KCLASS_COMM, "allreduce",
      "PyTorch torch/csrc/distributed/c10d/symm_mem/CUDASymmetricMemoryOps.cu: multimem_all_reduce_kernel, "
      "one_shot_all_reduce_kernel, two_shot_all_reduce_kernel"},
-    {"multimem_", P, N, KCLASS_COMM, "allreduce",
+    {"multimem_", P, N, NS_KCLASS_COMM, "allreduce",
      "PyTorch symmetric memory: multimem_all_gather_kernel, multimem_one_shot_reduce_kernel"},
-    {"lamport", C, N, KCLASS_COMM, "allreduce",
+    {"lamport", C, N, NS_KCLASS_COMM, "allreduce",
      "FlashInfer trtllm_mnnvl_allreduce::rmsNormLamport, TensorRT-LLM Lamport all-reduce buffers"},
-    {"all_gather", C, N, KCLASS_COMM, "collective", "collectives outside NCCL (symmetric memory, ctran)"},
-    {"allgather", C, N, KCLASS_COMM, "collective", "collectives outside NCCL"},
-    {"reduce_scatter", C, N, KCLASS_COMM, "collective", "collectives outside NCCL"},
-    {"reducescatter", C, N, KCLASS_COMM, "collective", "collectives outside NCCL"},
-    {"all_to_all", C, N, KCLASS_COMM, "collective", "collectives outside NCCL"},
-    {"alltoall", C, N, KCLASS_COMM, "collective", "meta-pytorch torchcomms ctran AllToAllvDynamic"},
+    {"all_gather", C, N, NS_KCLASS_COMM, "collective", "collectives outside NCCL (symmetric memory, ctran)"},
+    {"allgather", C, N, NS_KCLASS_COMM, "collective", "collectives outside NCCL"},
+    {"reduce_scatter", C, N, NS_KCLASS_COMM, "collective", "collectives outside NCCL"},
+    {"reducescatter", C, N, NS_KCLASS_COMM, "collective", "collectives outside NCCL"},
+    {"all_to_all", C, N, NS_KCLASS_COMM, "collective", "collectives outside NCCL"},
+    {"alltoall", C, N, NS_KCLASS_COMM, "collective", "meta-pytorch torchcomms ctran AllToAllvDynamic"},
     /* ---- memory-class kernels whose own names hold a compute word ---- */
-    {"triton_poi_", P, N, KCLASS_MEMORY, "inductor",
+    {"triton_poi_", P, N, NS_KCLASS_MEMORY, "inductor",
      "PyTorch Inductor pointwise kernels (torch/_inductor codegen: triton_poi_/red_/per_/tem_)"},
-    {"triton_red_", P, N, KCLASS_MEMORY, "inductor", "PyTorch Inductor reduction kernels"},
-    {"triton_per_", P, N, KCLASS_MEMORY, "inductor", "PyTorch Inductor persistent-reduction kernels"},
-    {"gemv", C, N, KCLASS_MEMORY, "gemm_helper",
+    {"triton_red_", P, N, NS_KCLASS_MEMORY, "inductor", "PyTorch Inductor reduction kernels"},
+    {"triton_per_", P, N, NS_KCLASS_MEMORY, "inductor", "PyTorch Inductor persistent-reduction kernels"},
+    {"gemv", C, N, NS_KCLASS_MEMORY, "gemm_helper",
      "cuBLAS gemvNSP_kernel, gemv2T_kernel: matrix-vector products"},
-    {"gemmk1", P, N, KCLASS_MEMORY, "gemm_helper", "cuBLAS gemmk1_kernel: a K=1 GEMM is an outer product"},
-    {"splitkreduce", C, N, KCLASS_MEMORY, "gemm_helper", "cuBLASLt cublasLt::splitKreduce_kernel"},
-    {"reducesplitk", C, N, KCLASS_MEMORY, "gemm_helper",
+    {"gemmk1", P, N, NS_KCLASS_MEMORY, "gemm_helper", "cuBLAS gemmk1_kernel: a K=1 GEMM is an outer product"},
+    {"splitkreduce", C, N, NS_KCLASS_MEMORY, "gemm_helper", "cuBLASLt cublasLt::splitKreduce_kernel"},
+    {"reducesplitk", C, N, NS_KCLASS_MEMORY, "gemm_helper",
      "CUTLASS reduction::kernel::ReduceSplitK (in cudnn)"},
-    {"offsetskernel", C, N, KCLASS_MEMORY, "gemm_helper",
+    {"offsetskernel", C, N, NS_KCLASS_MEMORY, "gemm_helper",
      "cuDNN cask_cudnn::computeOffsetsKernel, computeWgradSplitKOffsetsKernel"},
-    {"reduce_wgrad", C, N, KCLASS_MEMORY, "conv_helper", "cuDNN cudnn::cnn::reduce_wgrad_nchw_helper"},
-    {"convert", C, N, KCLASS_MEMORY, "conversion",
+    {"reduce_wgrad", C, N, NS_KCLASS_MEMORY, "conv_helper", "cuDNN cudnn::cnn::reduce_wgrad_nchw_helper"},
+    {"convert", C, N, NS_KCLASS_MEMORY, "conversion",
      "at::native convert_fp32_to_bf16_kernel, FlashAttention flash_bwd_convert_dq_kernel: conversions"},
-    {"attnfwdcombine", C, N, KCLASS_MEMORY, "attention_helper",
+    {"attnfwdcombine", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "Dao-AILab/flash-attention hopper/: flash::FlashAttnFwdCombine merges split-KV partial results"},
-    {"splitkv_combine", C, N, KCLASS_MEMORY, "attention_helper",
+    {"splitkv_combine", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "FlashAttention-2 flash_fwd_splitkv_combine_kernel"},
-    {"splitkv_mla_combine", C, N, KCLASS_MEMORY, "attention_helper",
+    {"splitkv_mla_combine", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "deepseek-ai/FlashMLA flash_fwd_splitkv_mla_combine_kernel"},
-    {"bwdpreprocess", C, N, KCLASS_MEMORY, "attention_helper",
+    {"bwdpreprocess", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "FlashAttention-3 flash::FlashAttnBwdPreprocess"},
-    {"bwdpostprocess", C, N, KCLASS_MEMORY, "attention_helper",
+    {"bwdpostprocess", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "FlashAttention-3 flash::FlashAttnBwdPostprocess"},
-    {"backwardpreprocess", C, N, KCLASS_MEMORY, "attention_helper",
+    {"backwardpreprocess", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "FlashAttention-4 (CuTe DSL) FlashAttentionBackwardPreprocess"},
-    {"backwardpostprocess", C, N, KCLASS_MEMORY, "attention_helper",
+    {"backwardpostprocess", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "FlashAttention-4 (CuTe DSL) FlashAttentionBackwardPostprocess"},
-    {"flash_bwd_dot_do_o", C, N, KCLASS_MEMORY, "attention_helper",
+    {"flash_bwd_dot_do_o", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "FlashAttention-2 flash_bwd_dot_do_o_kernel"},
-    {"prepare_varlen_num_blocks", C, N, KCLASS_MEMORY, "attention_helper",
+    {"prepare_varlen_num_blocks", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "FlashAttention-3 flash::prepare_varlen_num_blocks_kernel: scheduling metadata"},
-    {"attention_v2_reduce", C, N, KCLASS_MEMORY, "attention_helper",
+    {"attention_v2_reduce", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "vLLM csrc/attention: paged_attention_v2_reduce_kernel"},
-    {"mergestate", C, N, KCLASS_MEMORY, "attention_helper",
+    {"mergestate", C, N, NS_KCLASS_MEMORY, "attention_helper",
      "FlashInfer MergeStatesKernel (cascade attention)"},
     /* ---- GEMM ---- */
-    {"triton_tem_", P, N, KCLASS_COMPUTE, "gemm",
+    {"triton_tem_", P, N, NS_KCLASS_COMPUTE, "gemm",
      "PyTorch Inductor template kernels: mm, addmm, bmm, conv, flex attention"},
-    {"nvjet_", P, N, KCLASS_COMPUTE, "gemm",
+    {"nvjet_", P, N, NS_KCLASS_COMPUTE, "gemm",
      "cuBLAS 12.8+ on Hopper/Blackwell: nvjet_tst_*, nvjet_sm90_tss_*, nvjet_sm100_tst_*, nvjet_sm120_tst_* "
      "(NVIDIA forum: 'Switch from sm90_xmma_gemm... to nvjet_tst... kernels with CUDA-12.8')"},
-    {"cijk_", P, N, KCLASS_COMPUTE, "gemm", "ROCm Tensile and hipBLASLt GEMM solutions: Cijk_Ailk_Bljk_*"},
-    {"gemm", C, N, KCLASS_COMPUTE, "gemm",
+    {"cijk_", P, N, NS_KCLASS_COMPUTE, "gemm", "ROCm Tensile and hipBLASLt GEMM solutions: Cijk_Ailk_Bljk_*"},
+    {"gemm", C, N, NS_KCLASS_COMPUTE, "gemm",
      "cuBLAS ampere_sgemm_*, sm90_xmma_gemm_*_cublas (triton PR #3668, TensorRT-LLM issue #1541); CUTLASS "
      "cutlass_80_tensorop_*gemm*, cutlass3x_sm90_*gemm* (cutlass issue #947), gemm::kernel::GemmUniversal; "
      "DeepGEMM fp8_gemm_kernel, sm90_fp8_gemm_1d2d_impl; composable_kernel kernel_gemm_xdl*; MIOpen igemm_*"},
-    {"matmul", C, N, KCLASS_COMPUTE, "gemm",
+    {"matmul", C, N, NS_KCLASS_COMPUTE, "gemm",
      "Triton matmul kernels: triton_kernels _matmul_ogs_*/_p_matmul_ogs_* (MXFP4 MoE), vLLM "
      "_w8a8_block_fp8_matmul"},
-    {"fused_moe_kernel", P, N, KCLASS_COMPUTE, "gemm",
+    {"fused_moe_kernel", P, N, NS_KCLASS_COMPUTE, "gemm",
      "vLLM/SGLang Triton MoE grouped GEMM: fused_moe_kernel, fused_moe_kernel_gptq_awq"},
-    {"fc-", P, N, KCLASS_COMPUTE, "gemm", "MTIA fully-connected kernels: fc-*"},
-    {"bmm_", P, N, KCLASS_COMPUTE, "gemm",
+    {"fc-", P, N, NS_KCLASS_COMPUTE, "gemm", "MTIA fully-connected kernels: fc-*"},
+    {"bmm_", P, N, NS_KCLASS_COMPUTE, "gemm",
      "TensorRT-LLM gen batched GEMMs (FlashInfer trtllm-gen MoE): bmm_Bfloat16_E2m1E2m1_Fp32_*, bmm_E4m3_*"},
-    {"marlin", P, N, KCLASS_COMPUTE, "gemm", "vLLM csrc/quantization/gptq_marlin: marlin::Marlin<...>"},
-    {"xmma", C, N, KCLASS_COMPUTE, "gemm", "cuBLAS/cuDNN sm80_xmma_*, sm90_xmma_* tensor-core kernels"},
-    {"cutlass", P, N, KCLASS_COMPUTE, "gemm",
+    {"marlin", P, N, NS_KCLASS_COMPUTE, "gemm", "vLLM csrc/quantization/gptq_marlin: marlin::Marlin<...>"},
+    {"xmma", C, N, NS_KCLASS_COMPUTE, "gemm", "cuBLAS/cuDNN sm80_xmma_*, sm90_xmma_* tensor-core kernels"},
+    {"cutlass", P, N, NS_KCLASS_COMPUTE, "gemm",
      "CUTLASS library operations launched through cutlass::Kernel<Op>"},
-    {"hmma", C, N, KCLASS_COMPUTE, "gemm", "tensor-core kernel spellings (kept from the first table)"},
-    {"wmma", C, N, KCLASS_COMPUTE, "gemm", "tensor-core kernel spellings (kept from the first table)"},
-    {"imma", C, N, KCLASS_COMPUTE, "gemm", "tensor-core kernel spellings (kept from the first table)"},
-    {"gmma", C, N, KCLASS_COMPUTE, "gemm", "tensor-core kernel spellings (kept from the first table)"},
+    {"hmma", C, N, NS_KCLASS_COMPUTE, "gemm", "tensor-core kernel spellings (kept from the first table)"},
+    {"wmma", C, N, NS_KCLASS_COMPUTE, "gemm", "tensor-core kernel spellings (kept from the first table)"},
+    {"imma", C, N, NS_KCLASS_COMPUTE, "gemm", "tensor-core kernel spellings (kept from the first table)"},
+    {"gmma", C, N, NS_KCLASS_COMPUTE, "gemm", "tensor-core kernel spellings (kept from the first table)"},
     /* ---- convolution ---- */
-    {"conv", C, N, KCLASS_COMPUTE, "conv",
+    {"conv", C, N, NS_KCLASS_COMPUTE, "conv",
      "cuDNN implicit_convolve_sgemm, CUTLASS ImplicitGemmConvolution, MIOpen naive_conv_*, "
      "conv_depthwise2d_* (after 'convert' above)"},
-    {"winograd", C, N, KCLASS_COMPUTE, "conv", "cuDNN winograd kernels"},
-    {"wgrad", C, N, KCLASS_COMPUTE, "conv", "cuDNN wgrad_alg0_engine, sm80_xmma_wgrad_*"},
-    {"dgrad", C, N, KCLASS_COMPUTE, "conv", "cuDNN dgrad_engine, sm80_xmma_dgrad_*"},
-    {"fprop", C, N, KCLASS_COMPUTE, "conv", "cuDNN sm80_xmma_fprop_implicit_gemm_*"},
-    {"scudnn", C, N, KCLASS_COMPUTE, "conv", "cuDNN volta_scudnn_*, ampere_scudnn_*"},
-    {"884cudnn", C, N, KCLASS_COMPUTE, "conv", "cuDNN volta_h884cudnn_*"},
-    {"1688cudnn", C, N, KCLASS_COMPUTE, "conv", "cuDNN turing_h1688cudnn_*"},
-    {"16816cudnn", C, N, KCLASS_COMPUTE, "conv", "cuDNN ampere_h16816cudnn_*"},
-    {"fft2d_", P, N, KCLASS_COMPUTE, "conv", "cuDNN FFT convolution: fft2d_r2c_32x32, fft2d_c2r_*"},
-    {"fft3d_", P, N, KCLASS_COMPUTE, "conv", "cuDNN FFT convolution"},
+    {"winograd", C, N, NS_KCLASS_COMPUTE, "conv", "cuDNN winograd kernels"},
+    {"wgrad", C, N, NS_KCLASS_COMPUTE, "conv", "cuDNN wgrad_alg0_engine, sm80_xmma_wgrad_*"},
+    {"dgrad", C, N, NS_KCLASS_COMPUTE, "conv", "cuDNN dgrad_engine, sm80_xmma_dgrad_*"},
+    {"fprop", C, N, NS_KCLASS_COMPUTE, "conv", "cuDNN sm80_xmma_fprop_implicit_gemm_*"},
+    {"scudnn", C, N, NS_KCLASS_COMPUTE, "conv", "cuDNN volta_scudnn_*, ampere_scudnn_*"},
+    {"884cudnn", C, N, NS_KCLASS_COMPUTE, "conv", "cuDNN volta_h884cudnn_*"},
+    {"1688cudnn", C, N, NS_KCLASS_COMPUTE, "conv", "cuDNN turing_h1688cudnn_*"},
+    {"16816cudnn", C, N, NS_KCLASS_COMPUTE, "conv", "cuDNN ampere_h16816cudnn_*"},
+    {"fft2d_", P, N, NS_KCLASS_COMPUTE, "conv", "cuDNN FFT convolution: fft2d_r2c_32x32, fft2d_c2r_*"},
+    {"fft3d_", P, N, NS_KCLASS_COMPUTE, "conv", "cuDNN FFT convolution"},
     /* ---- attention ---- */
-    {"flash", C, N, KCLASS_COMPUTE, "attention",
+    {"flash", C, N, NS_KCLASS_COMPUTE, "attention",
      "FlashAttention-2 flash_fwd_kernel, flash_bwd_*; PyTorch pytorch_flash::flash_fwd_kernel; "
      "FlashAttention-3 "
      "flash::FlashAttnFwdSm90/FlashAttnBwdSm90; FlashAttention-4 FlashAttentionForwardSm90; FlashMLA "
      "flash_fwd_splitkv_mla_kernel"},
-    {"compute_attn", C, N, KCLASS_COMPUTE, "attention", "FlashAttention-3 beta flash::compute_attn_ws"},
-    {"fmha", C, N, KCLASS_COMPUTE, "attention",
+    {"compute_attn", C, N, NS_KCLASS_COMPUTE, "attention", "FlashAttention-3 beta flash::compute_attn_ws"},
+    {"fmha", C, N, NS_KCLASS_COMPUTE, "attention",
      "PyTorch/xformers fmha_cutlassF_*, fmha_cutlassB_*; TensorRT-LLM fmhaSm100fKernel_*, fmha_v2_*; "
      "composable_kernel ck_tile::FmhaFwdKernel"},
-    {"attention", C, N, KCLASS_COMPUTE, "attention",
+    {"attention", C, N, NS_KCLASS_COMPUTE, "attention",
      "vLLM paged_attention_v1_kernel/v2_kernel, kernel_unified_attention_2d; ROCm aiter "
      "paged_attention_ll4mi_*; FlashInfer BatchMLAPagedAttentionKernel"},
-    {"attn_fwd", C, N, KCLASS_COMPUTE, "attention", "Triton flash-attention kernels (_attn_fwd, attn_fwd)"},
-    {"attn_bwd", C, N, KCLASS_COMPUTE, "attention", "Triton flash-attention kernels (_attn_bwd)"},
-    {"sdpa", C, N, KCLASS_COMPUTE, "attention", "cuDNN cudnn_generated_fort_native_sdpa_sm90_flash_kernel"},
-    {"prefillwith", C, N, KCLASS_COMPUTE, "attention",
+    {"attn_fwd", C, N, NS_KCLASS_COMPUTE, "attention", "Triton flash-attention kernels (_attn_fwd, attn_fwd)"},
+    {"attn_bwd", C, N, NS_KCLASS_COMPUTE, "attention", "Triton flash-attention kernels (_attn_bwd)"},
+    {"sdpa", C, N, NS_KCLASS_COMPUTE, "attention", "cuDNN cudnn_generated_fort_native_sdpa_sm90_flash_kernel"},
+    {"prefillwith", C, N, NS_KCLASS_COMPUTE, "attention",
      "FlashInfer BatchPrefillWithPagedKVCacheKernel, BatchPrefillWithRaggedKVCacheKernel, "
      "SinglePrefillWithKVCacheKernel"},
-    {"decodewith", C, N, KCLASS_COMPUTE, "attention",
+    {"decodewith", C, N, NS_KCLASS_COMPUTE, "attention",
      "FlashInfer BatchDecodeWithPagedKVCacheKernel, SingleDecodeWithKVCacheKernel"},
 };
 
@@ -185,7 +185,7 @@ static const kernel_pattern table[] = {
 #undef N
 #undef Q
 
-const kernel_pattern *kernel_table(size_t *n)
+const ns_kernel_pattern *ns_kernel_table(size_t *n)
 {
 	*n = sizeof(table) / sizeof(table[0]);
 	return table;
@@ -218,26 +218,26 @@ static bool contains_icase(const char *s, const char *needle)
 	return false;
 }
 
-static bool row_matches(const kernel_pattern *row, const kernel_identity *id)
+static bool row_matches(const ns_kernel_pattern *row, const ns_kernel_identity *id)
 {
-	const char *text = row->on == KON_NAME ? kernel_identity_base(id) : id->qualified;
+	const char *text = row->on == NS_KON_NAME ? ns_kernel_identity_base(id) : id->qualified;
 
 	switch (row->how) {
-	case KMATCH_PREFIX:
+	case NS_KMATCH_PREFIX:
 		return starts_icase(text, row->pattern);
-	case KMATCH_EXACT:
+	case NS_KMATCH_EXACT:
 		return strlen(text) == strlen(row->pattern) && starts_icase(text, row->pattern);
-	case KMATCH_CONTAINS:
+	case NS_KMATCH_CONTAINS:
 		return contains_icase(text, row->pattern);
 	}
 	return false;
 }
 
-kernel_class kernel_table_classify(const char *name, const char **family)
+ns_kernel_class ns_kernel_table_classify(const char *name, const char **family)
 {
-	kernel_identity id;
+	ns_kernel_identity id;
 
-	kernel_identity_of(name, &id);
+	ns_kernel_identity_of(name, &id);
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		if (row_matches(&table[i], &id)) {
 			if (family != NULL)
@@ -247,7 +247,7 @@ kernel_class kernel_table_classify(const char *name, const char **family)
 	}
 	if (family != NULL)
 		*family = NULL;
-	return KCLASS_MEMORY;
+	return NS_KCLASS_MEMORY;
 }
 
 /* Host ops that launch communication, matched case-sensitively on the op name as written. */
@@ -275,7 +275,7 @@ static const comm_host_op comm_host_ops[] = {
     {"symm_mem::", true, "allreduce"},
 };
 
-const char *comm_host_op_family(const char *name, size_t len)
+const char *ns_comm_host_op_family(const char *name, size_t len)
 {
 	for (size_t i = 0; i < sizeof(comm_host_ops) / sizeof(comm_host_ops[0]); i++) {
 		size_t n = strlen(comm_host_ops[i].name);
@@ -286,11 +286,11 @@ const char *comm_host_op_family(const char *name, size_t len)
 	return NULL;
 }
 
-ns_status kernel_rules_default(kernel_rules **out, ns_error *err)
+ns_status ns_kernel_rules_default(ns_kernel_rules **out, ns_error *err)
 {
-	ns_status st = kernel_rules_from_specs(NULL, 0, out, err);
+	ns_status st = ns_kernel_rules_from_specs(NULL, 0, out, err);
 
 	if (st == NS_OK)
-		kernel_rules_then_builtin(*out);
+		ns_kernel_rules_then_builtin(*out);
 	return st;
 }

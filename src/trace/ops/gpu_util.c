@@ -6,7 +6,7 @@
 
 #include "nextstep/format.h"
 
-double ns_window_gpu_util(const split_window *w)
+double ns_window_gpu_util(const ns_split_window *w)
 {
 	if (w->kernel_ns < 0)
 		return -1.0;
@@ -15,7 +15,7 @@ double ns_window_gpu_util(const split_window *w)
 	return (double)w->kernel_ns / (double)w->dur_ns;
 }
 
-double ns_troof_roof_fraction(const troof_report *r, int64_t *placed_ns)
+double ns_troof_roof_fraction(const ns_troof_report *r, int64_t *placed_ns)
 {
 	double roof = 0.0;
 	int64_t ns = 0;
@@ -31,9 +31,9 @@ double ns_troof_roof_fraction(const troof_report *r, int64_t *placed_ns)
 	return ns > 0 ? roof / (double)ns : -1.0;
 }
 
-const split_device *ns_busiest_device(const split_result *res)
+const ns_split_device *ns_busiest_device(const ns_split_result *res)
 {
-	const split_device *best = NULL;
+	const ns_split_device *best = NULL;
 
 	for (size_t i = 0; res->gpu_activity && i < res->ndevices; i++)
 		if (best == NULL || res->device[i].overall.kernel_ns > best->overall.kernel_ns)
@@ -41,16 +41,16 @@ const split_device *ns_busiest_device(const split_result *res)
 	return best;
 }
 
-void ns_gpu_util_print(FILE *out, const split_result *res, const troof_report *r)
+void ns_gpu_util_print(FILE *out, const ns_split_result *res, const ns_troof_report *r)
 {
-	const split_device *d = ns_busiest_device(res);
+	const ns_split_device *d = ns_busiest_device(res);
 	int64_t placed = 0;
 	double util, roof = ns_troof_roof_fraction(r, &placed);
 
 	if (d == NULL || (util = ns_window_gpu_util(&d->overall)) < 0.0)
 		return;
 	fputs("GPU-Util ", out);
-	format_percent(out, util);
+	ns_format_percent(out, util);
 	if (d->id >= 0)
 		fprintf(out, " (device %lld)", (long long)d->id);
 	if (roof < 0.0) {
@@ -60,24 +60,24 @@ void ns_gpu_util_print(FILE *out, const split_result *res, const troof_report *r
 		return;
 	}
 	fputs(", kernels at ", out);
-	format_percent(out, roof);
+	ns_format_percent(out, roof);
 	fputs(" of their roof (time-weighted over the placed ops, ", out);
-	format_percent(out, r->ops_ns > 0 ? (double)placed / (double)r->ops_ns : 0.0);
+	ns_format_percent(out, r->ops_ns > 0 ? (double)placed / (double)r->ops_ns : 0.0);
 	fputs(" of the ops' GPU time)", out);
-	fputs(roof > ROOFLINE_ABOVE_ROOF_SLACK
+	fputs(roof > NS_ROOFLINE_ABOVE_ROOF_SLACK
 	          ? ": above the roof, so the device or the dtype is not the one that ran\n"
 	          : "\n",
 	      out);
 }
 
-bool ns_gpu_util_add_json(cJSON *section, const split_result *res, const troof_report *r)
+bool ns_gpu_util_add_json(cJSON *section, const ns_split_result *res, const ns_troof_report *r)
 {
-	const split_device *d = ns_busiest_device(res);
+	const ns_split_device *d = ns_busiest_device(res);
 	double util = d != NULL ? ns_window_gpu_util(&d->overall) : -1.0;
 	double roof = ns_troof_roof_fraction(r, NULL);
-	bool ok = (util >= 0.0 ? cJSON_AddNumberToObject(section, "gpu_util", format_tidy(util))
+	bool ok = (util >= 0.0 ? cJSON_AddNumberToObject(section, "gpu_util", ns_format_tidy(util))
 	                       : cJSON_AddNullToObject(section, "gpu_util")) != NULL;
 
-	return ok && (roof >= 0.0 ? cJSON_AddNumberToObject(section, "fraction_of_roof", format_tidy(roof))
+	return ok && (roof >= 0.0 ? cJSON_AddNumberToObject(section, "fraction_of_roof", ns_format_tidy(roof))
 	                          : cJSON_AddNullToObject(section, "fraction_of_roof")) != NULL;
 }

@@ -185,17 +185,17 @@ bool op_type_size(const char *type, size_t len, double *elt, bool *has_dtype, ns
 		double bytes;
 		int dtype; /* -1: no roof */
 	} sizes[] = {
-	    {"float", 4, DTYPE_FP32},
-	    {"double", 8, DTYPE_FP64},
-	    {"c10::Half", 2, DTYPE_FP16},
-	    {"c10::BFloat16", 2, DTYPE_BF16},
-	    {"c10::Float8_e4m3fn", 1, DTYPE_FP8},
-	    {"c10::Float8_e5m2", 1, DTYPE_FP8},
-	    {"c10::Float8_e4m3fnuz", 1, DTYPE_FP8},
-	    {"c10::Float8_e5m2fnuz", 1, DTYPE_FP8},
+	    {"float", 4, NS_DTYPE_FP32},
+	    {"double", 8, NS_DTYPE_FP64},
+	    {"c10::Half", 2, NS_DTYPE_FP16},
+	    {"c10::BFloat16", 2, NS_DTYPE_BF16},
+	    {"c10::Float8_e4m3fn", 1, NS_DTYPE_FP8},
+	    {"c10::Float8_e5m2", 1, NS_DTYPE_FP8},
+	    {"c10::Float8_e4m3fnuz", 1, NS_DTYPE_FP8},
+	    {"c10::Float8_e5m2fnuz", 1, NS_DTYPE_FP8},
 	    {"c10::Float8_e8m0fnu", 1, -1},
-	    {"c10::Float4_e2m1fn_x2", 1, DTYPE_FP4}, /* two values a byte */
-	    {"signed char", 1, DTYPE_INT8},
+	    {"c10::Float4_e2m1fn_x2", 1, NS_DTYPE_FP4}, /* two values a byte */
+	    {"signed char", 1, NS_DTYPE_INT8},
 	    {"unsigned char", 1, -1},
 	    {"bool", 1, -1},
 	    {"short int", 2, -1},
@@ -212,7 +212,7 @@ bool op_type_size(const char *type, size_t len, double *elt, bool *has_dtype, ns
 		if (strlen(sizes[i].name) == len && memcmp(sizes[i].name, type, len) == 0) {
 			*elt = sizes[i].bytes;
 			*has_dtype = sizes[i].dtype >= 0;
-			*dtype = sizes[i].dtype >= 0 ? (ns_dtype)sizes[i].dtype : DTYPE_FP32;
+			*dtype = sizes[i].dtype >= 0 ? (ns_dtype)sizes[i].dtype : NS_DTYPE_FP32;
 			return true;
 		}
 	}
@@ -228,7 +228,7 @@ static void apply_types(op_args *a, const ns_op_record *op)
 		bool tensor_type =
 		    x->type != NULL && op_type_size(x->type, x->type_len, &x->elt, &x->has_dtype, &x->dtype);
 		if (op->force_dtype && (tensor_type || x->rank > 0 || x->kind == OPA_LIST)) {
-			x->elt = dtype_bytes(op->dtype);
+			x->elt = ns_dtype_bytes(op->dtype);
 			x->has_dtype = true;
 			x->dtype = op->dtype;
 			tensor_type = true;

@@ -22,16 +22,16 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t size)
 	return true;
 }
 
-trace_roofline *trace_roofline_new(void)
+ns_trace_roofline *ns_trace_roofline_new(void)
 {
-	trace_roofline *c = calloc(1, sizeof(trace_roofline));
+	ns_trace_roofline *c = calloc(1, sizeof(ns_trace_roofline));
 
 	if (c == NULL)
 		return NULL;
 	/* id 0: the empty text */
 	if (!grow((void **)&c->pool.refs, &c->pool.cap_refs, 1, sizeof(text_ref)) ||
 	    !ns_hindex_init(&c->pool.index, 256)) {
-		trace_roofline_free(c);
+		ns_trace_roofline_free(c);
 		return NULL;
 	}
 	c->pool.refs[0] = (text_ref){0, 0};
@@ -39,7 +39,7 @@ trace_roofline *trace_roofline_new(void)
 	return c;
 }
 
-void trace_roofline_free(trace_roofline *c)
+void ns_trace_roofline_free(ns_trace_roofline *c)
 {
 	if (c == NULL)
 		return;
@@ -56,15 +56,15 @@ void trace_roofline_free(trace_roofline *c)
 }
 
 /* The id of a text, added once: names and shapes repeat every step, so each distinct one is kept once.
- * Empty or longer than TROOF_MAX_TEXT: 0 (absent). On OOM, 0 with c->oom set. */
-static uint32_t intern(trace_roofline *c, ns_str s)
+ * Empty or longer than NS_TROOF_MAX_TEXT: 0 (absent). On OOM, 0 with c->oom set. */
+static uint32_t intern(ns_trace_roofline *c, ns_str s)
 {
 	text_pool *p = &c->pool;
 	uint64_t h;
 	size_t slot;
 	uint32_t id;
 
-	if (s.len == 0 || s.len > TROOF_MAX_TEXT)
+	if (s.len == 0 || s.len > NS_TROOF_MAX_TEXT)
 		return 0;
 	h = ns_hash_bytes(s.ptr, s.len);
 	slot = ns_hindex_home(&p->index, h);
@@ -89,7 +89,7 @@ static ns_status nomem(ns_error *err)
 }
 
 /* Ops a model knows keep their texts; any other op only its External id and name. */
-static ns_status add_op(trace_roofline *c, const trace_event *ev, ns_error *err)
+static ns_status add_op(ns_trace_roofline *c, const ns_trace_event *ev, ns_error *err)
 {
 	op_rec *op;
 
@@ -117,7 +117,7 @@ static ns_status add_op(trace_roofline *c, const trace_event *ev, ns_error *err)
 }
 
 /* An autograd node that records the output size of a convolution or pooling (by Sequence number). */
-static ns_status add_node(trace_roofline *c, const trace_event *ev, ns_error *err)
+static ns_status add_node(ns_trace_roofline *c, const ns_trace_event *ev, ns_error *err)
 {
 	if (ev->seq_number < 0 || ev->input_dims.len == 0 || !ns_op_node_wanted(ev->name.ptr, ev->name.len))
 		return NS_OK;
@@ -127,7 +127,7 @@ static ns_status add_node(trace_roofline *c, const trace_event *ev, ns_error *er
 	return c->oom ? nomem(err) : NS_OK;
 }
 
-static ns_status add_span(trace_roofline *c, const trace_event *ev, ns_error *err)
+static ns_status add_span(ns_trace_roofline *c, const ns_trace_event *ev, ns_error *err)
 {
 	if (!ev->has_ts || !ev->has_dur)
 		return NS_OK;
@@ -138,7 +138,7 @@ static ns_status add_span(trace_roofline *c, const trace_event *ev, ns_error *er
 	return NS_OK;
 }
 
-static ns_status add_launch(trace_roofline *c, const trace_event *ev, ns_error *err)
+static ns_status add_launch(ns_trace_roofline *c, const ns_trace_event *ev, ns_error *err)
 {
 	if (!grow((void **)&c->launches, &c->cap_launches, c->nlaunches + 1, sizeof(launch_rec)))
 		return nomem(err);
@@ -156,23 +156,23 @@ static bool is_comm_kernel(ns_str name)
 	return false;
 }
 
-ns_status trace_roofline_event(const trace_event *ev, void *ctx, ns_error *err)
+ns_status ns_trace_roofline_event(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
-	trace_roofline *c = ctx;
+	ns_trace_roofline *c = ctx;
 	kernel_rec *k;
 
 	if (ev->ph != 'X')
 		return NS_OK;
-	if (ev->cat == TCAT_CPU_OP) {
+	if (ev->cat == NS_TCAT_CPU_OP) {
 		ns_status st = add_node(c, ev, err);
 		if (st != NS_OK || ev->external_id < 0)
 			return st;
 		st = add_op(c, ev, err);
 		return st != NS_OK ? st : add_span(c, ev, err);
 	}
-	if (ev->cat == TCAT_RUNTIME && ev->correlation >= 0 && ev->has_ts)
+	if (ev->cat == NS_TCAT_RUNTIME && ev->correlation >= 0 && ev->has_ts)
 		return add_launch(c, ev, err);
-	if (ev->cat != TCAT_KERNEL || !ev->has_dur || (ev->external_id < 0 && ev->correlation < 0))
+	if (ev->cat != NS_TCAT_KERNEL || !ev->has_dur || (ev->external_id < 0 && ev->correlation < 0))
 		return NS_OK;
 	if (!grow((void **)&c->kernels, &c->cap_kernels, c->nkernels + 1, sizeof(kernel_rec)))
 		return nomem(err);
@@ -185,12 +185,12 @@ ns_status trace_roofline_event(const trace_event *ev, void *ctx, ns_error *err)
 	return NS_OK;
 }
 
-ns_status trace_roofline_tee_event(const trace_event *ev, void *ctx, ns_error *err)
+ns_status ns_trace_roofline_tee_event(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
-	trace_roofline_tee *t = ctx;
+	ns_trace_roofline_tee *t = ctx;
 	ns_status st = t->first(ev, t->first_ctx, err);
 
-	return st != NS_OK ? st : trace_roofline_event(ev, t->roof, err);
+	return st != NS_OK ? st : ns_trace_roofline_event(ev, t->roof, err);
 }
 
 /* ---- finish: link kernels to ops, then place them (troof_place.c) ---- */
@@ -218,7 +218,7 @@ static int cmp_other(const void *a, const void *b)
 }
 
 /* The deviceProperties name of the GPU that ran the most kernel time. */
-static void busiest_device(const trace_roofline *c, const trace_meta *meta, char *buf, size_t size)
+static void busiest_device(const ns_trace_roofline *c, const ns_trace_meta *meta, char *buf, size_t size)
 {
 	int64_t best_ns = -1;
 
@@ -251,7 +251,7 @@ static bool has_ext(const other_op *ids, size_t n, int64_t ext)
 	return lo < n && ids[lo].ext == ext;
 }
 
-static bool op_has_ext(const trace_roofline *c, int64_t ext)
+static bool op_has_ext(const ns_trace_roofline *c, int64_t ext)
 {
 	size_t lo = 0, hi = c->nops;
 
@@ -272,7 +272,7 @@ static int cmp_launch_corr(const void *a, const void *b)
 	return ns_order_i64(((const launch_rec *)a)->corr, ((const launch_rec *)b)->corr);
 }
 
-static const launch_rec *find_launch(const trace_roofline *c, int64_t corr)
+static const launch_rec *find_launch(const ns_trace_roofline *c, int64_t corr)
 {
 	size_t lo = 0, hi = c->nlaunches;
 
@@ -324,7 +324,7 @@ static bool same_thread(const op_span *s, const pending_link *p)
 
 /* One sweep over each thread's ops in start order with the stack of ops still open: at a launch, the top of
  * the stack is the innermost op enclosing it. Kernels of launches outside every op keep ext -1. */
-static ns_status link_by_enclosing_op(trace_roofline *c, pending_link *p, size_t np, troof_report *r,
+static ns_status link_by_enclosing_op(ns_trace_roofline *c, pending_link *p, size_t np, ns_troof_report *r,
                                       ns_error *err)
 {
 	size_t *stack = calloc(c->nspans + 1, sizeof(size_t)); /* indices into c->spans */
@@ -353,15 +353,15 @@ static ns_status link_by_enclosing_op(trace_roofline *c, pending_link *p, size_t
 			k->ext = c->spans[stack[depth - 1]].ext;
 			r->linked_by_launch++;
 		} else {
-			r->unlinked[TROOF_LAUNCH_OUTSIDE_OPS]++;
-			r->unlinked_ns[TROOF_LAUNCH_OUTSIDE_OPS] += k->ns;
+			r->unlinked[NS_TROOF_LAUNCH_OUTSIDE_OPS]++;
+			r->unlinked_ns[NS_TROOF_LAUNCH_OUTSIDE_OPS] += k->ns;
 		}
 	}
 	free(stack);
 	return NS_OK;
 }
 
-static void unlinked(troof_report *r, kernel_rec *k, troof_unlinked why)
+static void unlinked(ns_troof_report *r, kernel_rec *k, ns_troof_unlinked why)
 {
 	k->ext = -1;
 	r->unlinked[why]++;
@@ -370,7 +370,7 @@ static void unlinked(troof_report *r, kernel_rec *k, troof_unlinked why)
 
 /* Kernels whose External id names no CPU op: the runtime call with their correlation id names the op by its
  * own External id, or else is enclosed in time by the op on its thread. Needs ops and other_ops sorted. */
-static ns_status link_through_launches(trace_roofline *c, troof_report *r, ns_error *err)
+static ns_status link_through_launches(ns_trace_roofline *c, ns_troof_report *r, ns_error *err)
 {
 	pending_link *p = calloc(c->nkernels + 1, sizeof(*p));
 	size_t np = 0;
@@ -385,7 +385,7 @@ static ns_status link_through_launches(trace_roofline *c, troof_report *r, ns_er
 		if (op_has_ext(c, k->ext))
 			continue;
 		if (k->corr < 0 || (l = find_launch(c, k->corr)) == NULL) {
-			unlinked(r, k, TROOF_NO_LAUNCH);
+			unlinked(r, k, NS_TROOF_NO_LAUNCH);
 		} else if (op_has_ext(c, l->ext)) {
 			k->ext = l->ext;
 			r->linked_by_launch++;
@@ -399,33 +399,33 @@ static ns_status link_through_launches(trace_roofline *c, troof_report *r, ns_er
 	return st;
 }
 
-static const ns_device *find_device(const ns_device_table *t, const troof_options *o, troof_report *r)
+static const ns_device *find_device(const ns_device_table *t, const ns_troof_options *o, ns_troof_report *r)
 {
 	const ns_device *dev;
 
 	r->from_option = o->device != NULL;
 	dev = o->device != NULL
-	          ? devices_find(t, o->device)
-	          : (r->trace_device[0] != '\0' ? devices_match_trace_name(t, r->trace_device) : NULL);
+	          ? ns_devices_find(t, o->device)
+	          : (r->ns_trace_device[0] != '\0' ? ns_devices_match_trace_name(t, r->ns_trace_device) : NULL);
 	if (dev != NULL) {
 		r->device_known = true;
 		snprintf(r->device, sizeof(r->device), "%s", dev->name);
-		r->has_tf32 = dev->peak[DTYPE_TF32] > 0.0;
+		r->has_tf32 = dev->peak[NS_DTYPE_TF32] > 0.0;
 		r->mem_bw = dev->mem_bw;
-		r->half_dtype = dev->peak[DTYPE_BF16] > 0.0 ? DTYPE_BF16 : DTYPE_FP16;
+		r->half_dtype = dev->peak[NS_DTYPE_BF16] > 0.0 ? NS_DTYPE_BF16 : NS_DTYPE_FP16;
 	}
 	return dev;
 }
 
-ns_status trace_roofline_finish(trace_roofline *c, const trace_meta *meta, const troof_options *o,
-                                troof_report *out, ns_error *err)
+ns_status ns_trace_roofline_finish(ns_trace_roofline *c, const ns_trace_meta *meta, const ns_troof_options *o,
+                                ns_troof_report *out, ns_error *err)
 {
 	const ns_device *dev;
 	ns_status st;
 
 	memset(out, 0, sizeof(*out));
 	out->kernels = (long)c->nkernels;
-	busiest_device(c, meta, out->trace_device, sizeof(out->trace_device));
+	busiest_device(c, meta, out->ns_trace_device, sizeof(out->ns_trace_device));
 	/* No table: every device is unknown, and the report says so. */
 	dev = o->devices != NULL ? find_device(o->devices, o, out) : NULL;
 	sort_array(c->ops, c->nops, sizeof(op_rec), cmp_op);

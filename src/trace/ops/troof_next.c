@@ -16,12 +16,12 @@ static void none(ns_roof_time *t, const char *why)
 	t->why = why;
 }
 
-static int gpu_devices(const split_result *res)
+static int gpu_devices(const ns_split_result *res)
 {
 	return res->gpu_activity ? (int)res->ndevices : 0;
 }
 
-static void families_of(const troof_report *r, const ns_troof_bucket *b, ns_roof_time *t)
+static void families_of(const ns_troof_report *r, const ns_troof_bucket *b, ns_roof_time *t)
 {
 	for (size_t i = 0; i < b->nfamilies && t->nfamilies < NS_ROOF_FAMILIES; i++) {
 		const ns_troof_family *f = &r->families[b->families[i]];
@@ -38,7 +38,7 @@ static int64_t round_ns(double ns)
 	return ns > 0.0 ? (int64_t)(ns + 0.5) : 0;
 }
 
-static void class_time(const troof_report *r, const ns_troof_bucket *b, int64_t kernel_ns, ns_roof_time *t)
+static void class_time(const ns_troof_report *r, const ns_troof_bucket *b, int64_t kernel_ns, ns_roof_time *t)
 {
 	if (b->gpu_ns <= 0) {
 		none(t, r->placed > 0 ? "no op of these kernels placed" : "no op placed");
@@ -57,8 +57,8 @@ static void class_time(const troof_report *r, const ns_troof_bucket *b, int64_t 
 	families_of(r, b, t);
 }
 
-void ns_troof_roof_times(const troof_report *r, const split_result *res, const split_device *d,
-                         ns_roof_time out[KCLASS_COUNT])
+void ns_troof_roof_times(const ns_troof_report *r, const ns_split_result *res, const ns_split_device *d,
+                         ns_roof_time out[NS_KCLASS_COUNT])
 {
 	const char *why = NULL;
 
@@ -68,16 +68,16 @@ void ns_troof_roof_times(const troof_report *r, const split_result *res, const s
 		why = "the placement sums the ops of every device, not of one";
 	else if (r->placed == 0)
 		why = r->ops == 0 ? "no op with GPU time" : "no op placed";
-	for (int k = 0; k < KCLASS_COUNT; k++)
+	for (int k = 0; k < NS_KCLASS_COUNT; k++)
 		none(&out[k], why != NULL ? why : "collectives are bound by the network, not a roof");
 	if (why != NULL)
 		return;
-	class_time(r, &r->buckets[NS_TROOF_COMPUTE], d->class_ns[KCLASS_COMPUTE], &out[KCLASS_COMPUTE]);
-	class_time(r, &r->buckets[NS_TROOF_MEMORY], d->class_ns[KCLASS_MEMORY] - d->transfer_ns,
-	           &out[KCLASS_MEMORY]);
+	class_time(r, &r->buckets[NS_TROOF_COMPUTE], d->class_ns[NS_KCLASS_COMPUTE], &out[NS_KCLASS_COMPUTE]);
+	class_time(r, &r->buckets[NS_TROOF_MEMORY], d->class_ns[NS_KCLASS_MEMORY] - d->transfer_ns,
+	           &out[NS_KCLASS_MEMORY]);
 }
 
-bool ns_troof_roof(void *ctx, const split_device *d, ns_roof_time *out)
+bool ns_troof_roof(void *ctx, const ns_split_device *d, ns_roof_time *out)
 {
 	const ns_troof_roof_ctx *c = ctx;
 

@@ -29,10 +29,10 @@ typedef struct {
 } timed_op;
 
 typedef struct {
-	trace_roofline *c;
+	ns_trace_roofline *c;
 	const ns_device *dev;
-	const troof_options *o;
-	troof_report *r;
+	const ns_troof_options *o;
+	ns_troof_report *r;
 	timed_op *by_time;  /* built on first need */
 	uint32_t *position; /* of each op in by_time */
 	bool by_time_failed;
@@ -42,17 +42,17 @@ typedef struct {
 	unsigned char *name_reason;
 } place_state;
 
-static const troof_reason reason_of_gap[NS_OPG_COUNT] = {
-    [NS_OPG_NONE] = TROOF_REASON_COUNT,   [NS_OPG_UNKNOWN_OP] = TROOF_UNKNOWN_OP,
-    [NS_OPG_NO_SHAPES] = TROOF_NO_SHAPES, [NS_OPG_BAD_SHAPES] = TROOF_BAD_DIMS,
-    [NS_OPG_NO_DTYPE] = TROOF_NO_DTYPE,   [NS_OPG_INCOMPLETE] = TROOF_INCOMPLETE,
+static const ns_troof_reason reason_of_gap[NS_OPG_COUNT] = {
+    [NS_OPG_NONE] = NS_TROOF_REASON_COUNT,   [NS_OPG_UNKNOWN_OP] = NS_TROOF_UNKNOWN_OP,
+    [NS_OPG_NO_SHAPES] = NS_TROOF_NO_SHAPES, [NS_OPG_BAD_SHAPES] = NS_TROOF_BAD_DIMS,
+    [NS_OPG_NO_DTYPE] = NS_TROOF_NO_DTYPE,   [NS_OPG_INCOMPLETE] = NS_TROOF_INCOMPLETE,
 };
 
 /* family: the op's, when a model knows it (the time then counts in its bucket's unplaced_ns). */
-static void unplaced(place_state *s, uint32_t name, ns_op_family family, troof_reason why, long ops,
+static void unplaced(place_state *s, uint32_t name, ns_op_family family, ns_troof_reason why, long ops,
                      int64_t ns)
 {
-	troof_report *r = s->r;
+	ns_troof_report *r = s->r;
 
 	if (family != NS_OPF_NONE) {
 		ns_troof_bucket *b =
@@ -77,7 +77,7 @@ static int cmp_node(const void *a, const void *b)
 }
 
 /* Sorted by seq, one record a seq; a seq whose nodes disagree (ids from two threads) keeps no dims. */
-static void prepare_nodes(trace_roofline *c)
+static void prepare_nodes(ns_trace_roofline *c)
 {
 	size_t n = 0;
 
@@ -94,7 +94,7 @@ static void prepare_nodes(trace_roofline *c)
 	c->nnodes = n;
 }
 
-static uint32_t grad_dims_of(const trace_roofline *c, int64_t seq)
+static uint32_t grad_dims_of(const ns_trace_roofline *c, int64_t seq)
 {
 	size_t lo = 0, hi = c->nnodes;
 
@@ -126,7 +126,7 @@ static int cmp_timed(const void *a, const void *b)
 
 static bool build_by_time(place_state *s)
 {
-	const trace_roofline *c = s->c;
+	const ns_trace_roofline *c = s->c;
 
 	if (s->by_time != NULL || s->by_time_failed)
 		return s->by_time != NULL;
@@ -149,7 +149,7 @@ static bool build_by_time(place_state *s)
 /* The innermost op of the same family on the same thread whose span holds this op's, or NULL. */
 static const op_rec *enclosing_op(place_state *s, uint32_t index, ns_op_family family)
 {
-	const trace_roofline *c = s->c;
+	const ns_trace_roofline *c = s->c;
 	const op_rec *op = &c->ops[index];
 	size_t pos, scanned = 0;
 
@@ -214,16 +214,16 @@ static bool same_key(const cand *x, const cand *y)
 }
 
 /* Whether the work can go on this device: the computing families need a roof for their dtype. */
-static troof_reason roof_for(const place_state *s, const ns_op_work *w)
+static ns_troof_reason roof_for(const place_state *s, const ns_op_work *w)
 {
 	if (!ns_op_family_computes(w->family))
-		return TROOF_REASON_COUNT;
+		return NS_TROOF_REASON_COUNT;
 	if (!w->has_dtype)
-		return TROOF_NO_DTYPE;
-	return s->dev->peak[w->dtype] > 0.0 ? TROOF_REASON_COUNT : TROOF_NO_PEAK;
+		return NS_TROOF_NO_DTYPE;
+	return s->dev->peak[w->dtype] > 0.0 ? NS_TROOF_REASON_COUNT : NS_TROOF_NO_PEAK;
 }
 
-static double roof_seconds(const ns_device *dev, const troof_row *row)
+static double roof_seconds(const ns_device *dev, const ns_troof_row *row)
 {
 	double t = row->bytes / dev->mem_bw;
 
@@ -276,40 +276,40 @@ static char *dup_string(const char *s)
 /* fp32 work on a device with a TF32 roof: cuDNN convolutions use TF32 unless the trace records
  * allow_tf32=False (PyTorch's default, torch.backends.cudnn.allow_tf32); a matmul or attention that ran
  * faster than the fp32 roof allows did too (torch.backends.cuda.matmul.allow_tf32). */
-static void choose_tf32(const place_state *s, troof_row *row, int allow_tf32)
+static void choose_tf32(const place_state *s, ns_troof_row *row, int allow_tf32)
 {
-	if (s->o->has_dtype || !row->has_dtype || row->dtype != DTYPE_FP32 ||
-	    !ns_op_family_computes(row->family) || s->dev->peak[DTYPE_TF32] <= 0.0)
+	if (s->o->has_dtype || !row->has_dtype || row->dtype != NS_DTYPE_FP32 ||
+	    !ns_op_family_computes(row->family) || s->dev->peak[NS_DTYPE_TF32] <= 0.0)
 		return;
 	if (row->family == NS_OPF_CONV && allow_tf32 != 0) {
-		row->dtype = DTYPE_TF32;
+		row->dtype = NS_DTYPE_TF32;
 		row->note = allow_tf32 == 1
 		                ? "fp32 convolution with allow_tf32 recorded: on the TF32 roof"
 		                : "fp32 convolution on the TF32 roof: PyTorch lets cuDNN use TF32 by "
 		                  "default (torch.backends.cudnn.allow_tf32)";
-	} else if (roof_seconds(s->dev, row) * 1e9 > (double)row->gpu_ns * ROOFLINE_ABOVE_ROOF_SLACK) {
-		row->dtype = DTYPE_TF32;
+	} else if (roof_seconds(s->dev, row) * 1e9 > (double)row->gpu_ns * NS_ROOFLINE_ABOVE_ROOF_SLACK) {
+		row->dtype = NS_DTYPE_TF32;
 		row->note = "faster than the fp32 roof allows: placed on the TF32 roof "
 		            "(torch.backends.cuda.matmul.allow_tf32)";
 	}
 }
 
 /* A placed row's share of the roof, achieved rates and regime. */
-static ns_status time_row(const place_state *s, troof_row *row, int allow_tf32, ns_error *err)
+static ns_status time_row(const place_state *s, ns_troof_row *row, int allow_tf32, ns_error *err)
 {
 	double seconds = (double)row->gpu_ns * 1e-9;
 
 	choose_tf32(s, row, allow_tf32);
 	row->roof_ns = roof_seconds(s->dev, row) * 1e9;
 	row->fraction = row->gpu_ns > 0 ? row->roof_ns / (double)row->gpu_ns : 0.0;
-	if (row->fewer_multiplies && row->fraction > ROOFLINE_ABOVE_ROOF_SLACK)
+	if (row->fewer_multiplies && row->fraction > NS_ROOFLINE_ABOVE_ROOF_SLACK)
 		row->note =
 		    "above the roof of the direct count: Winograd or FFT convolution algorithms do fewer "
 		    "multiplies (cuDNN picks them for kernels of 3x3 and up)";
 	if (ns_op_family_computes(row->family) && row->flops > 0.0) {
-		roofline_input in = {row->flops,     row->bytes, s->dev->peak[row->dtype],
-		                     s->dev->mem_bw, seconds,    ROOFLINE_OVERHEAD_DEFAULT};
-		return roofline_place(&in, &row->roof, err);
+		ns_roofline_input in = {row->flops,     row->bytes, s->dev->peak[row->dtype],
+		                     s->dev->mem_bw, seconds,    NS_ROOFLINE_OVERHEAD_DEFAULT};
+		return ns_roofline_place(&in, &row->roof, err);
 	}
 	/* Placed by bytes: the memory roof is the only one. */
 	memset(&row->roof, 0, sizeof(row->roof));
@@ -318,21 +318,21 @@ static ns_status time_row(const place_state *s, troof_row *row, int allow_tf32, 
 	row->roof.fraction_memory = row->roof.achieved_bytes_per_s / s->dev->mem_bw;
 	row->roof.fraction_of_roof = row->fraction;
 	row->roof.regime =
-	    row->roof.fraction_memory < ROOFLINE_OVERHEAD_DEFAULT ? REGIME_OVERHEAD : REGIME_MEMORY;
-	row->roof.above_roof = row->fraction > ROOFLINE_ABOVE_ROOF_SLACK;
+	    row->roof.fraction_memory < NS_ROOFLINE_OVERHEAD_DEFAULT ? NS_REGIME_OVERHEAD : NS_REGIME_MEMORY;
+	row->roof.above_roof = row->fraction > NS_ROOFLINE_ABOVE_ROOF_SLACK;
 	return NS_OK;
 }
 
 /* Models one run of identical ops (the cands [first, last)) into a row, or counts them unplaced. */
 static ns_status place_run(place_state *s, const cand *first, const cand *last, ns_error *err)
 {
-	trace_roofline *c = s->c;
-	troof_report *r = s->r;
+	ns_trace_roofline *c = s->c;
+	ns_troof_report *r = s->r;
 	const op_rec *op = &c->ops[first->op];
 	ns_op_record rec = record_of(s, op, first->grad);
 	ns_op_work w, one;
-	troof_row *row;
-	troof_reason why;
+	ns_troof_row *row;
+	ns_troof_reason why;
 	long n = 0;
 	int64_t ns = 0;
 	double flops = 0.0, bytes = 0.0;
@@ -364,7 +364,7 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 		bytes = w.bytes * (double)n;
 	}
 	why = w.gap != NS_OPG_NONE ? reason_of_gap[w.gap] : roof_for(s, &w);
-	if (why != TROOF_REASON_COUNT) {
+	if (why != NS_TROOF_REASON_COUNT) {
 		unplaced(s, first->name, w.family, why, n, ns);
 		return NS_OK;
 	}
@@ -393,7 +393,7 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 }
 
 /* The GPU time of an op's kernels; its collectives' time goes to *comm. */
-static int64_t kernel_ns(const trace_roofline *c, size_t *k, int64_t ext, int64_t *comm)
+static int64_t kernel_ns(const ns_trace_roofline *c, size_t *k, int64_t ext, int64_t *comm)
 {
 	int64_t ns = 0;
 
@@ -413,7 +413,7 @@ static int64_t kernel_ns(const trace_roofline *c, size_t *k, int64_t ext, int64_
  * become cands; the others are unknown. */
 static size_t collect(place_state *s, cand *out)
 {
-	const trace_roofline *c = s->c;
+	const ns_trace_roofline *c = s->c;
 	size_t i = 0, j = 0, k = 0, n = 0;
 	int64_t last = -1; /* ids are >= 0 */
 
@@ -431,7 +431,7 @@ static size_t collect(place_state *s, cand *out)
 		s->r->ops++;
 		s->r->ops_ns = ns_sat_add_i64(s->r->ops_ns, ns);
 		if (!kept) {
-			unplaced(s, other->name, NS_OPF_NONE, TROOF_UNKNOWN_OP, 1, ns);
+			unplaced(s, other->name, NS_OPF_NONE, NS_TROOF_UNKNOWN_OP, 1, ns);
 			continue;
 		}
 		out[n++] = (cand){op->name,
@@ -449,7 +449,7 @@ static size_t collect(place_state *s, cand *out)
 
 static int cmp_row_time(const void *a, const void *b)
 {
-	const troof_row *x = a, *y = b;
+	const ns_troof_row *x = a, *y = b;
 
 	if (x->gpu_ns != y->gpu_ns)
 		return x->gpu_ns > y->gpu_ns ? -1 : 1;
@@ -457,29 +457,29 @@ static int cmp_row_time(const void *a, const void *b)
 }
 
 /* What an fp32 (or fp64) row of a computing family would take at the device's faster roofs. */
-static void low_precision(const place_state *s, const troof_row *row, ns_troof_family *f)
+static void low_precision(const place_state *s, const ns_troof_row *row, ns_troof_family *f)
 {
 	const ns_device *d = s->dev;
 	ns_dtype half = s->r->half_dtype;
 
 	if (!ns_op_family_computes(row->family) ||
-	    (row->dtype != DTYPE_FP32 && row->dtype != DTYPE_TF32 && row->dtype != DTYPE_FP64))
+	    (row->dtype != NS_DTYPE_FP32 && row->dtype != NS_DTYPE_TF32 && row->dtype != NS_DTYPE_FP64))
 		return;
-	if (d->peak[DTYPE_TF32] <= 0.0 && d->peak[half] <= 0.0)
+	if (d->peak[NS_DTYPE_TF32] <= 0.0 && d->peak[half] <= 0.0)
 		return;
 	f->fp32_ns = ns_sat_add_i64(f->fp32_ns, row->gpu_ns);
 	f->fp32_roof_ns += row->roof_ns;
-	if (d->peak[DTYPE_TF32] > 0.0)
-		f->tf32_roof_ns += fmax(row->flops / d->peak[DTYPE_TF32], row->bytes / d->mem_bw) * 1e9;
+	if (d->peak[NS_DTYPE_TF32] > 0.0)
+		f->tf32_roof_ns += fmax(row->flops / d->peak[NS_DTYPE_TF32], row->bytes / d->mem_bw) * 1e9;
 	if (d->peak[half] > 0.0) /* 16-bit operands: half the bytes of fp32 */
 		f->half_roof_ns += fmax(row->flops / d->peak[half],
-		                        row->bytes * (2.0 / dtype_bytes(row->dtype)) / d->mem_bw) *
+		                        row->bytes * (2.0 / ns_dtype_bytes(row->dtype)) / d->mem_bw) *
 		                   1e9;
 }
 
 /* A row's time at the roof its bucket's fix can reach (trace_roofline.h, ns_troof_bucket.reach_ns) into
  * its bucket. */
-static void reach_of_row(const place_state *s, const troof_row *row)
+static void reach_of_row(const place_state *s, const ns_troof_row *row)
 {
 	const ns_device *d = s->dev;
 	ns_dtype half = s->r->half_dtype;
@@ -487,10 +487,10 @@ static void reach_of_row(const place_state *s, const troof_row *row)
 	ns_troof_bucket *b = &s->r->buckets[computes ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
 	double roof = row->roof_ns;
 
-	if (computes && (row->dtype == DTYPE_FP32 || row->dtype == DTYPE_TF32 || row->dtype == DTYPE_FP64) &&
+	if (computes && (row->dtype == NS_DTYPE_FP32 || row->dtype == NS_DTYPE_TF32 || row->dtype == NS_DTYPE_FP64) &&
 	    d->peak[half] > 0.0) {
 		double at_half = fmax(row->flops / d->peak[half],
-		                      row->bytes * (2.0 / dtype_bytes(row->dtype)) / d->mem_bw) *
+		                      row->bytes * (2.0 / ns_dtype_bytes(row->dtype)) / d->mem_bw) *
 		                 1e9;
 		b->fp32_ns = ns_sat_add_i64(b->fp32_ns, row->gpu_ns);
 		roof = fmin(roof, at_half);
@@ -500,12 +500,12 @@ static void reach_of_row(const place_state *s, const troof_row *row)
 
 static void sum_families(place_state *s)
 {
-	troof_report *r = s->r;
+	ns_troof_report *r = s->r;
 
 	for (int f = 0; f < NS_OPF_COUNT; f++)
 		r->families[f].family = (ns_op_family)f;
 	for (size_t i = 0; i < r->nrows; i++) {
-		const troof_row *row = &r->rows[i];
+		const ns_troof_row *row = &r->rows[i];
 		ns_troof_family *f = &r->families[row->family];
 		f->ops += row->count;
 		f->gpu_ns = ns_sat_add_i64(f->gpu_ns, row->gpu_ns);
@@ -540,7 +540,7 @@ static void sum_families(place_state *s)
 
 static ns_status top_unplaced(place_state *s, ns_error *err)
 {
-	troof_report *r = s->r;
+	ns_troof_report *r = s->r;
 	const size_t max = sizeof(r->unplaced_top) / sizeof(r->unplaced_top[0]);
 
 	for (size_t id = 1; id < s->c->pool.nrefs; id++) {
@@ -558,7 +558,7 @@ static ns_status top_unplaced(place_state *s, ns_error *err)
 		memmove(&r->unplaced_top[at + 1], &r->unplaced_top[at],
 		        (r->nunplaced_top - 1 - at) * sizeof(r->unplaced_top[0]));
 		r->unplaced_top[at].name = dup_clean(&s->c->pool, (uint32_t)id);
-		r->unplaced_top[at].reason = (troof_reason)s->name_reason[id];
+		r->unplaced_top[at].reason = (ns_troof_reason)s->name_reason[id];
 		r->unplaced_top[at].ops = s->name_ops[id];
 		r->unplaced_top[at].gpu_ns = s->name_ns[id];
 		if (r->unplaced_top[at].name == NULL)
@@ -567,7 +567,7 @@ static ns_status top_unplaced(place_state *s, ns_error *err)
 	return NS_OK;
 }
 
-ns_status troof_place(trace_roofline *c, const ns_device *dev, const troof_options *o, troof_report *r,
+ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof_options *o, ns_troof_report *r,
                       ns_error *err)
 {
 	place_state s = {c, dev, o, r, NULL, NULL, false, NULL, NULL, NULL};
@@ -579,7 +579,7 @@ ns_status troof_place(trace_roofline *c, const ns_device *dev, const troof_optio
 	s.name_ns = calloc(n, sizeof(int64_t));
 	s.name_ops = calloc(n, sizeof(long));
 	s.name_reason = calloc(n, 1);
-	r->rows = calloc(c->nops + 1, sizeof(troof_row));
+	r->rows = calloc(c->nops + 1, sizeof(ns_troof_row));
 	if (cands == NULL || s.name_ns == NULL || s.name_ops == NULL || s.name_reason == NULL ||
 	    r->rows == NULL) {
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
@@ -596,7 +596,7 @@ ns_status troof_place(trace_roofline *c, const ns_device *dev, const troof_optio
 	}
 	if (st == NS_OK) {
 		if (r->nrows > 1)
-			qsort(r->rows, r->nrows, sizeof(troof_row), cmp_row_time);
+			qsort(r->rows, r->nrows, sizeof(ns_troof_row), cmp_row_time);
 		sum_families(&s);
 		st = top_unplaced(&s, err);
 	}
@@ -610,7 +610,7 @@ done:
 	return st;
 }
 
-double ns_troof_placed_share(const troof_report *r)
+double ns_troof_placed_share(const ns_troof_report *r)
 {
 	return r->ops_ns > 0 ? (double)r->placed_ns / (double)r->ops_ns : 0.0;
 }

@@ -11,31 +11,31 @@
 #include "util/satmath.h"
 #include "util/text.h"
 
-static const char *const reason_text[TROOF_REASON_COUNT] = {
-    [TROOF_NO_SHAPES] = "no shapes (record_shapes=True)",
-    [TROOF_NO_DTYPE] = "unknown dtype",
-    [TROOF_UNKNOWN_OP] = "unknown op",
-    [TROOF_NO_PEAK] = "no peak for the dtype on this device",
-    [TROOF_BAD_DIMS] = "Input Dims do not fit the op",
-    [TROOF_INCOMPLETE] = "a size its count needs not recorded",
+static const char *const reason_text[NS_TROOF_REASON_COUNT] = {
+    [NS_TROOF_NO_SHAPES] = "no shapes (record_shapes=True)",
+    [NS_TROOF_NO_DTYPE] = "unknown dtype",
+    [NS_TROOF_UNKNOWN_OP] = "unknown op",
+    [NS_TROOF_NO_PEAK] = "no peak for the dtype on this device",
+    [NS_TROOF_BAD_DIMS] = "Input Dims do not fit the op",
+    [NS_TROOF_INCOMPLETE] = "a size its count needs not recorded",
 };
 
-static const char *const reason_key[TROOF_REASON_COUNT] = {
-    [TROOF_NO_SHAPES] = "no_shapes", [TROOF_NO_DTYPE] = "unknown_dtype", [TROOF_UNKNOWN_OP] = "unknown_op",
-    [TROOF_NO_PEAK] = "no_peak",     [TROOF_BAD_DIMS] = "bad_dims",      [TROOF_INCOMPLETE] = "incomplete",
+static const char *const reason_key[NS_TROOF_REASON_COUNT] = {
+    [NS_TROOF_NO_SHAPES] = "no_shapes", [NS_TROOF_NO_DTYPE] = "unknown_dtype", [NS_TROOF_UNKNOWN_OP] = "unknown_op",
+    [NS_TROOF_NO_PEAK] = "no_peak",     [NS_TROOF_BAD_DIMS] = "bad_dims",      [NS_TROOF_INCOMPLETE] = "incomplete",
 };
 
-static const char *const unlinked_text[TROOF_UNLINKED_COUNT] = {
-    [TROOF_NO_LAUNCH] = "no launch call with its correlation id",
-    [TROOF_LAUNCH_OUTSIDE_OPS] = "launched outside every CPU op",
+static const char *const unlinked_text[NS_TROOF_UNLINKED_COUNT] = {
+    [NS_TROOF_NO_LAUNCH] = "no launch call with its correlation id",
+    [NS_TROOF_LAUNCH_OUTSIDE_OPS] = "launched outside every CPU op",
 };
 
-static const char *const unlinked_key[TROOF_UNLINKED_COUNT] = {
-    [TROOF_NO_LAUNCH] = "no_launch",
-    [TROOF_LAUNCH_OUTSIDE_OPS] = "outside_ops",
+static const char *const unlinked_key[NS_TROOF_UNLINKED_COUNT] = {
+    [NS_TROOF_NO_LAUNCH] = "no_launch",
+    [NS_TROOF_LAUNCH_OUTSIDE_OPS] = "outside_ops",
 };
 
-void troof_report_free(troof_report *r)
+void ns_troof_report_free(ns_troof_report *r)
 {
 	for (size_t i = 0; i < r->nrows; i++) {
 		free(r->rows[i].name);
@@ -48,9 +48,9 @@ void troof_report_free(troof_report *r)
 	memset(r, 0, sizeof(*r));
 }
 
-const char *troof_reason_text(troof_reason r)
+const char *ns_troof_reason_text(ns_troof_reason r)
 {
-	return (unsigned)r < TROOF_REASON_COUNT ? reason_text[r] : "?";
+	return (unsigned)r < NS_TROOF_REASON_COUNT ? reason_text[r] : "?";
 }
 
 /* ---- text ---- */
@@ -60,9 +60,9 @@ static double ms(double ns)
 	return ns / 1e6;
 }
 
-static const char *row_type(const troof_row *row)
+static const char *row_type(const ns_troof_row *row)
 {
-	return row->has_dtype ? dtype_name(row->dtype) : row->type_name;
+	return row->has_dtype ? ns_dtype_name(row->dtype) : row->type_name;
 }
 
 /* What the ops achieved, on the roof that places them: FLOP/s for the computing families, bytes/s else. */
@@ -83,7 +83,7 @@ static double share(double part, double whole)
 	return whole > 0.0 ? part / whole : 0.0;
 }
 
-static void print_families(FILE *out, const troof_report *r)
+static void print_families(FILE *out, const ns_troof_report *r)
 {
 	if (r->nfamilies == 0)
 		return;
@@ -101,7 +101,7 @@ static void print_families(FILE *out, const troof_report *r)
 }
 
 /* fp32 matmuls, convolutions and attention on a device with TF32 or 16-bit roofs: what they would take. */
-static void print_low_precision(FILE *out, const troof_report *r)
+static void print_low_precision(FILE *out, const ns_troof_report *r)
 {
 	int64_t ns = 0;
 	double roof = 0.0, tf32 = 0.0, half = 0.0;
@@ -129,11 +129,11 @@ static void print_low_precision(FILE *out, const troof_report *r)
 		fprintf(out, ", %.3f ms at the tf32 roof", ms(tf32));
 	if (half > 0.0)
 		fprintf(out, ", %.3f ms at the %s roof (up to %.1fx faster)", ms(half),
-		        dtype_name(r->half_dtype), (double)ns / half);
+		        ns_dtype_name(r->half_dtype), (double)ns / half);
 	fputc('\n', out);
 }
 
-static int text_width(const troof_report *r, size_t top, bool shape, int min, int max)
+static int text_width(const ns_troof_report *r, size_t top, bool shape, int min, int max)
 {
 	int w = min;
 
@@ -145,7 +145,7 @@ static int text_width(const troof_report *r, size_t top, bool shape, int min, in
 	return w < max ? w : max;
 }
 
-static void print_rows(FILE *out, const troof_report *r, size_t top, const char *more)
+static void print_rows(FILE *out, const ns_troof_report *r, size_t top, const char *more)
 {
 	int wn = text_width(r, top, false, 4, 44), ws = text_width(r, top, true, 5, 40);
 	bool notes = false;
@@ -155,13 +155,13 @@ static void print_rows(FILE *out, const troof_report *r, size_t top, const char 
 	fprintf(out, "  %-*s %-*s %-10s %-5s %6s %9s %7s  %-15s %s\n", wn, "op", ws, "shape", "pass", "dtype",
 	        "count", "GPU ms", "of roof", "achieved", "regime");
 	for (size_t i = 0; i < r->nrows && i < top; i++) {
-		const troof_row *row = &r->rows[i];
+		const ns_troof_row *row = &r->rows[i];
 		char rate[32];
 		rate_text(ns_op_family_computes(row->family), row->flops, row->bytes, (double)row->gpu_ns,
 		          rate, sizeof(rate));
 		fprintf(out, "  %-*s %-*s %-10s %-5s %6ld %9.3f %6.0f%%  %-15s %s%s%s\n", wn, row->name, ws,
 		        row->shape, ns_op_pass_name(row->pass), row_type(row), row->count,
-		        ms((double)row->gpu_ns), 100.0 * row->fraction, rate, regime_name(row->roof.regime),
+		        ms((double)row->gpu_ns), 100.0 * row->fraction, rate, ns_regime_name(row->roof.regime),
 		        row->roof.above_roof ? " (above the roof!)" : "", row->note != NULL ? " *" : "");
 		notes = notes || row->note != NULL;
 	}
@@ -169,7 +169,7 @@ static void print_rows(FILE *out, const troof_report *r, size_t top, const char 
 		fprintf(out, "  ... %zu more%s%s\n", r->nrows - top, more != NULL ? " " : "",
 		        more != NULL ? more : "");
 	for (size_t i = 0; notes && i < r->nrows && i < top; i++) {
-		const troof_row *row = &r->rows[i];
+		const ns_troof_row *row = &r->rows[i];
 		bool seen = false;
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = r->rows[j].note == row->note;
@@ -178,13 +178,13 @@ static void print_rows(FILE *out, const troof_report *r, size_t top, const char 
 	}
 }
 
-static void print_unplaced(FILE *out, const troof_report *r)
+static void print_unplaced(FILE *out, const ns_troof_report *r)
 {
 	long n = 0;
 	int64_t ns = 0;
 	const char *sep = "";
 
-	for (int i = 0; i < TROOF_REASON_COUNT; i++) {
+	for (int i = 0; i < NS_TROOF_REASON_COUNT; i++) {
 		n += r->unplaced[i];
 		ns = ns_sat_add_i64(ns, r->unplaced_ns[i]);
 	}
@@ -192,7 +192,7 @@ static void print_unplaced(FILE *out, const troof_report *r)
 		return;
 	fprintf(out, "  %ld op%s (%.3f ms of GPU time) could not be placed: ", n, n == 1 ? "" : "s",
 	        ms((double)ns));
-	for (int i = 0; i < TROOF_REASON_COUNT; i++) {
+	for (int i = 0; i < NS_TROOF_REASON_COUNT; i++) {
 		if (r->unplaced[i] == 0)
 			continue;
 		fprintf(out, "%s%ld %s", sep, r->unplaced[i], reason_text[i]);
@@ -212,7 +212,7 @@ static void print_unplaced(FILE *out, const troof_report *r)
 }
 
 /* Kernels linked through their launch call, and those no op could be found for, with why. */
-static void print_links(FILE *out, const troof_report *r)
+static void print_links(FILE *out, const ns_troof_report *r)
 {
 	long n = 0;
 	int64_t ns = 0;
@@ -223,7 +223,7 @@ static void print_links(FILE *out, const troof_report *r)
 		    out, "  %ld kernel%s linked to the op around %s launch call (no op had %s External id)\n",
 		    r->linked_by_launch, r->linked_by_launch == 1 ? "" : "s",
 		    r->linked_by_launch == 1 ? "its" : "their", r->linked_by_launch == 1 ? "its" : "their");
-	for (int i = 0; i < TROOF_UNLINKED_COUNT; i++) {
+	for (int i = 0; i < NS_TROOF_UNLINKED_COUNT; i++) {
 		n += r->unlinked[i];
 		ns += r->unlinked_ns[i];
 	}
@@ -231,7 +231,7 @@ static void print_links(FILE *out, const troof_report *r)
 		return;
 	fprintf(out, "  %ld kernel%s (%.3f ms of GPU time) linked to no op: ", n, n == 1 ? "" : "s",
 	        ms((double)ns));
-	for (int i = 0; i < TROOF_UNLINKED_COUNT; i++) {
+	for (int i = 0; i < NS_TROOF_UNLINKED_COUNT; i++) {
 		if (r->unlinked[i] == 0)
 			continue;
 		fprintf(out, "%s%ld %s", sep, r->unlinked[i], unlinked_text[i]);
@@ -242,7 +242,7 @@ static void print_links(FILE *out, const troof_report *r)
 
 /* The bucket lines: which families hold the compute- and memory-bound time, how far from their roof, and
  * what that leaves a kernel fix to win. */
-static void print_buckets(FILE *out, const troof_report *r)
+static void print_buckets(FILE *out, const ns_troof_report *r)
 {
 	static const char *const what[NS_TROOF_BUCKET_COUNT] = {"compute-bound ops", "memory-bound ops"};
 	static const char *const lever[NS_TROOF_BUCKET_COUNT] = {
@@ -264,27 +264,27 @@ static void print_buckets(FILE *out, const troof_report *r)
 	}
 }
 
-static void print_device_line(FILE *out, const troof_report *r, const char *const *hints)
+static void print_device_line(FILE *out, const ns_troof_report *r, const char *const *hints)
 {
-	const char *given = report_hint_text(hints, REPORT_HINT_DEVICE_GIVEN);
+	const char *given = ns_report_hint_text(hints, NS_REPORT_HINT_DEVICE_GIVEN);
 
 	if (r->from_option)
 		fprintf(out, "roofline: %s%s%s", r->device, given != NULL ? " " : "",
 		        given != NULL ? given : "");
 	else
-		fprintf(out, "roofline: %s (trace: %s)", r->device, r->trace_device);
+		fprintf(out, "roofline: %s (trace: %s)", r->device, r->ns_trace_device);
 	fprintf(out, ", %ld op%s with GPU time (%.3f ms), %.1f%% of it placed (%ld op%s)\n", r->ops,
 	        r->ops == 1 ? "" : "s", ms((double)r->ops_ns), 100.0 * ns_troof_placed_share(r), r->placed,
 	        r->placed == 1 ? "" : "s");
 }
 
 /* "roofline: device ... is not in the device table", with how to name one when the caller says. */
-static void print_no_device(FILE *out, const troof_report *r, const char *const *hints)
+static void print_no_device(FILE *out, const ns_troof_report *r, const char *const *hints)
 {
-	const char *name_it = report_hint_text(hints, REPORT_HINT_NAME_DEVICE);
+	const char *name_it = ns_report_hint_text(hints, NS_REPORT_HINT_NAME_DEVICE);
 
-	if (r->trace_device[0] != '\0')
-		fprintf(out, "roofline: device \"%s\" is not in the device table", r->trace_device);
+	if (r->ns_trace_device[0] != '\0')
+		fprintf(out, "roofline: device \"%s\" is not in the device table", r->ns_trace_device);
 	else
 		fputs("roofline: the trace names no device", out);
 	if (name_it != NULL)
@@ -292,9 +292,9 @@ static void print_no_device(FILE *out, const troof_report *r, const char *const 
 	fputc('\n', out);
 }
 
-void troof_report_print(FILE *out, const troof_report *r, size_t top, const char *const *hints)
+void ns_troof_report_print(FILE *out, const ns_troof_report *r, size_t top, const char *const *hints)
 {
-	const char *tf32 = report_hint_text(hints, REPORT_HINT_TF32);
+	const char *tf32 = ns_report_hint_text(hints, NS_REPORT_HINT_TF32);
 	bool fp32 = false, above = false;
 
 	if (r->kernels == 0) {
@@ -308,9 +308,9 @@ void troof_report_print(FILE *out, const troof_report *r, size_t top, const char
 	print_device_line(out, r, hints);
 	print_families(out, r);
 	print_low_precision(out, r);
-	print_rows(out, r, top, report_hint_text(hints, REPORT_HINT_MORE_ROWS));
+	print_rows(out, r, top, ns_report_hint_text(hints, NS_REPORT_HINT_MORE_ROWS));
 	for (size_t i = 0; i < r->nrows && i < top; i++) {
-		fp32 = fp32 || (r->rows[i].has_dtype && r->rows[i].dtype == DTYPE_FP32 &&
+		fp32 = fp32 || (r->rows[i].has_dtype && r->rows[i].dtype == NS_DTYPE_FP32 &&
 		                ns_op_family_computes(r->rows[i].family));
 		above = above || (r->rows[i].roof.above_roof && r->rows[i].note == NULL);
 	}
@@ -336,7 +336,7 @@ static bool add_num(cJSON *o, const char *key, double v)
 	return cJSON_AddNumberToObject(o, key, isfinite(v) ? v : 0.0) != NULL;
 }
 
-static cJSON *row_json(const troof_row *row)
+static cJSON *row_json(const ns_troof_row *row)
 {
 	cJSON *o = cJSON_CreateObject();
 	bool ok = o != NULL, computes = ns_op_family_computes(row->family);
@@ -363,7 +363,7 @@ static cJSON *row_json(const troof_row *row)
 	}
 	ok = ok && add_num(o, "achieved_gbs", s > 0.0 ? row->bytes / s / 1e9 : 0.0);
 	ok = ok && add_num(o, "fraction_of_roof", row->fraction);
-	ok = ok && cJSON_AddStringToObject(o, "regime", regime_name(row->roof.regime));
+	ok = ok && cJSON_AddStringToObject(o, "regime", ns_regime_name(row->roof.regime));
 	ok = ok && cJSON_AddBoolToObject(o, "above_roof", row->roof.above_roof);
 	ok = ok && (row->note != NULL ? cJSON_AddStringToObject(o, "note", row->note)
 	                              : cJSON_AddNullToObject(o, "note")) != NULL;
@@ -374,7 +374,7 @@ static cJSON *row_json(const troof_row *row)
 	return o;
 }
 
-static cJSON *family_json(const troof_report *r, const ns_troof_family *f)
+static cJSON *family_json(const ns_troof_report *r, const ns_troof_family *f)
 {
 	cJSON *o = cJSON_CreateObject(), *low;
 	bool ok = o != NULL;
@@ -393,7 +393,7 @@ static cJSON *family_json(const troof_report *r, const ns_troof_family *f)
 		     add_num(low, "roof_us", f->fp32_roof_ns / 1e3) &&
 		     (f->tf32_roof_ns > 0.0 ? add_num(low, "tf32_roof_us", f->tf32_roof_ns / 1e3)
 		                            : cJSON_AddNullToObject(low, "tf32_roof_us") != NULL) &&
-		     cJSON_AddStringToObject(low, "half_dtype", dtype_name(r->half_dtype)) &&
+		     cJSON_AddStringToObject(low, "half_dtype", ns_dtype_name(r->half_dtype)) &&
 		     (f->half_roof_ns > 0.0 ? add_num(low, "half_roof_us", f->half_roof_ns / 1e3)
 		                            : cJSON_AddNullToObject(low, "half_roof_us") != NULL);
 	}
@@ -404,7 +404,7 @@ static cJSON *family_json(const troof_report *r, const ns_troof_family *f)
 	return o;
 }
 
-static bool add_families(cJSON *obj, const troof_report *r)
+static bool add_families(cJSON *obj, const ns_troof_report *r)
 {
 	cJSON *arr = cJSON_AddArrayToObject(obj, "families"), *b, *one, *names;
 	bool ok = arr != NULL;
@@ -436,14 +436,14 @@ static bool add_families(cJSON *obj, const troof_report *r)
 	return ok;
 }
 
-static bool add_links(cJSON *obj, const troof_report *r)
+static bool add_links(cJSON *obj, const ns_troof_report *r)
 {
 	cJSON *u;
 	bool ok = add_num(obj, "linked_by_launch", (double)r->linked_by_launch);
 
 	u = ok ? cJSON_AddObjectToObject(obj, "unlinked_kernels") : NULL;
 	ok = u != NULL;
-	for (int i = 0; ok && i < TROOF_UNLINKED_COUNT; i++) {
+	for (int i = 0; ok && i < NS_TROOF_UNLINKED_COUNT; i++) {
 		cJSON *one = cJSON_AddObjectToObject(u, unlinked_key[i]);
 		ok = one != NULL && add_num(one, "kernels", (double)r->unlinked[i]) &&
 		     add_num(one, "gpu_us", (double)r->unlinked_ns[i] / 1e3);
@@ -451,12 +451,12 @@ static bool add_links(cJSON *obj, const troof_report *r)
 	return ok;
 }
 
-static bool add_unplaced(cJSON *obj, const troof_report *r)
+static bool add_unplaced(cJSON *obj, const ns_troof_report *r)
 {
 	cJSON *u = cJSON_AddObjectToObject(obj, "unplaced"), *top;
 	bool ok = u != NULL;
 
-	for (int i = 0; ok && i < TROOF_REASON_COUNT; i++) {
+	for (int i = 0; ok && i < NS_TROOF_REASON_COUNT; i++) {
 		cJSON *one = cJSON_AddObjectToObject(u, reason_key[i]);
 		ok = one != NULL && add_num(one, "ops", (double)r->unplaced[i]) &&
 		     add_num(one, "gpu_us", (double)r->unplaced_ns[i] / 1e3);
@@ -478,14 +478,14 @@ static bool add_unplaced(cJSON *obj, const troof_report *r)
 	return ok;
 }
 
-cJSON *troof_report_json(const troof_report *r, size_t top)
+cJSON *ns_troof_report_json(const ns_troof_report *r, size_t top)
 {
 	cJSON *o = cJSON_CreateObject(), *rows;
 	bool ok = o != NULL;
 
 	ok = ok && (r->device_known ? cJSON_AddStringToObject(o, "device", r->device)
 	                            : cJSON_AddNullToObject(o, "device")) != NULL;
-	ok = ok && (r->trace_device[0] != '\0' ? cJSON_AddStringToObject(o, "trace_device", r->trace_device)
+	ok = ok && (r->ns_trace_device[0] != '\0' ? cJSON_AddStringToObject(o, "trace_device", r->ns_trace_device)
 	                                       : cJSON_AddNullToObject(o, "trace_device")) != NULL;
 	ok = ok && cJSON_AddBoolToObject(o, "device_from_option", r->from_option);
 	ok = ok && add_num(o, "kernels", (double)r->kernels);
@@ -513,28 +513,28 @@ cJSON *troof_report_json(const troof_report *r, size_t top)
 	return o;
 }
 
-ns_status troof_print_with_report(FILE *out, const split_result *res, const report_options *o,
-                                  const troof_report *r, ns_error *err)
+ns_status ns_troof_print_with_report(FILE *out, const ns_split_result *res, const ns_report_options *o,
+                                  const ns_troof_report *r, ns_error *err)
 {
 	cJSON *section;
 	ns_status st;
 
-	if (o->format->kind != FORMAT_JSON) {
-		st = report_print(out, res, o, err);
-		if (st == NS_OK && o->format->kind == FORMAT_TEXT) {
-			troof_report_print(out, r, o->top, o->hints);
+	if (o->format->kind != NS_FORMAT_JSON) {
+		st = ns_report_print(out, res, o, err);
+		if (st == NS_OK && o->format->kind == NS_FORMAT_TEXT) {
+			ns_troof_report_print(out, r, o->top, o->hints);
 			ns_gpu_util_print(out, res, r);
 			if (fflush(out) != 0 || ferror(out))
 				st = ns_error_set(err, NS_ERR_IO, "write error");
 		}
 		return st;
 	}
-	section = troof_report_json(r, o->top);
+	section = ns_troof_report_json(r, o->top);
 	if (section != NULL && !ns_gpu_util_add_json(section, res, r)) {
 		cJSON_Delete(section);
 		section = NULL;
 	}
 	if (section == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the JSON report");
-	return report_print_with(out, res, o, "roofline", section, err);
+	return ns_report_print_with(out, res, o, "roofline", section, err);
 }

@@ -56,7 +56,7 @@ typedef struct {
 	int64_t corr, ext, pid, tid, ts;
 } launch_rec;
 
-struct trace_roofline {
+struct ns_trace_roofline {
 	op_rec *ops;
 	size_t nops, cap_ops;
 	other_op *other_ops;
@@ -82,7 +82,7 @@ static inline const char *pool_text(const text_pool *p, uint32_t id, size_t *len
 
 /* Places the ops with GPU time (kernels already linked and sorted by External id; ops and other_ops sorted
  * by External id) on dev and fills the report's rows, families and buckets. */
-ns_status troof_place(trace_roofline *c, const ns_device *dev, const troof_options *o, troof_report *r,
+ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof_options *o, ns_troof_report *r,
                       ns_error *err);
 
 #endif

@@ -52,7 +52,7 @@ struct trace_source {
 static ns_status read_magic(trace_source *src, ns_error *err)
 {
 	while (src->magic_len < 2) {
-		ssize_t got = input_read(src->in, src->magic + src->magic_len, 2 - src->magic_len);
+		ssize_t got = ns_input_read(src->in, src->magic + src->magic_len, 2 - src->magic_len);
 		if (got < 0)
 			return ns_error_set(err, NS_ERR_IO, "read error: %s", strerror(src->in->read_errno));
 		if (got == 0)
@@ -89,7 +89,7 @@ static int feed_input(trace_source *src)
 	 * Inline, this is the caller's thread, whose cancel state is not ours to change. */
 	if (!src->inline_gz)
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
-	got = input_read(src->in, src->zin, ZIN_BYTES);
+	got = ns_input_read(src->in, src->zin, ZIN_BYTES);
 	if (!src->inline_gz)
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	if (got < 0) {
@@ -253,7 +253,7 @@ static long read_plain(trace_source *src, unsigned char *buf, size_t n, ns_error
 		src->magic_pos += take;
 		return (long)take;
 	}
-	got = input_read(src->in, buf, n);
+	got = ns_input_read(src->in, buf, n);
 	if (got < 0) {
 		ns_error_set(err, NS_ERR_IO, "read error: %s", strerror(src->in->read_errno));
 		return -1;

@@ -24,7 +24,7 @@
  * zero after each refill). */
 #define BUF_PAD 32
 /* The window never needs to hold more than one event (or one top-level value other than traceEvents). */
-#define UNIT_MAX ((size_t)2 * TRACE_MAX_STRING + CHUNK_BYTES)
+#define UNIT_MAX ((size_t)2 * NS_TRACE_MAX_STRING + CHUNK_BYTES)
 
 typedef enum { SCAN_OK, SCAN_MORE, SCAN_FAIL } scan_rc;
 
@@ -64,13 +64,13 @@ typedef struct {
 	bool seen_events;
 	bool bare_array; /* the JSON Array Format: the document is the events' array, its ']' optional */
 	long index;      /* event being parsed, or -1 */
-	trace_meta *meta;
-	trace_event_fn fn;
+	ns_trace_meta *meta;
+	ns_trace_event_fn fn;
 	void *ctx;
 	ns_error *err;
 	ns_status status;
 	key_index event_index, arg_index, cat_index; /* of event_keys, arg_keys and the category table */
-	const trace_category_row *cats;
+	const ns_trace_category_row *cats;
 	bool cats_partial; /* some category is not in cat_index */
 } reader;
 
@@ -281,7 +281,7 @@ static scan_rc check_escape(reader *r, const unsigned char *p)
 
 static scan_rc string_too_long(reader *r, const unsigned char *start)
 {
-	return fail(r, start - 1, NS_ERR_LIMIT, "string longer than %u bytes", TRACE_MAX_STRING);
+	return fail(r, start - 1, NS_ERR_LIMIT, "string longer than %u bytes", NS_TRACE_MAX_STRING);
 }
 
 /* The rest of a string after its first stop byte q: escapes, the window's end, bad bytes, the limit. */
@@ -297,15 +297,15 @@ static scan_rc scan_string_slow(reader *r, const unsigned char *start, const uns
 				p = find_string_stop(p + (p[1] == 'u' ? 6 : 2));
 				continue;
 			}
-			if (rc == SCAN_MORE && (size_t)(p - start) > TRACE_MAX_STRING)
+			if (rc == SCAN_MORE && (size_t)(p - start) > NS_TRACE_MAX_STRING)
 				return string_too_long(r, start);
 			return rc;
 		}
 		if (p >= r->end)
-			return (size_t)(p - start) > TRACE_MAX_STRING ? string_too_long(r, start) : SCAN_MORE;
+			return (size_t)(p - start) > NS_TRACE_MAX_STRING ? string_too_long(r, start) : SCAN_MORE;
 		return fail(r, p, NS_ERR_SYNTAX, "control character in string");
 	}
-	if ((size_t)(p - start) > TRACE_MAX_STRING)
+	if ((size_t)(p - start) > NS_TRACE_MAX_STRING)
 		return string_too_long(r, start);
 	*endp = p + 1;
 	return SCAN_OK;
@@ -317,7 +317,7 @@ static inline scan_rc scan_string(reader *r, const unsigned char *p, const unsig
 {
 	const unsigned char *q = find_string_stop(p);
 
-	if (*q == '"' && (size_t)(q - p) <= TRACE_MAX_STRING) {
+	if (*q == '"' && (size_t)(q - p) <= NS_TRACE_MAX_STRING) {
 		*endp = q + 1;
 		return SCAN_OK;
 	}
@@ -385,7 +385,7 @@ static scan_rc skip_value(reader *r, const unsigned char *p, int depth, const un
 
 static scan_rc too_deep(reader *r, const unsigned char *p)
 {
-	return fail(r, p, NS_ERR_LIMIT, "nesting deeper than %d", TRACE_MAX_DEPTH);
+	return fail(r, p, NS_ERR_LIMIT, "nesting deeper than %d", NS_TRACE_MAX_DEPTH);
 }
 
 /* Walks the members of the object at p ('{'), handing each value to fn (or skipping it when fn is NULL
@@ -395,7 +395,7 @@ static inline scan_rc scan_object(reader *r, const unsigned char *p, int depth, 
 {
 	scan_rc rc;
 
-	if (depth > TRACE_MAX_DEPTH)
+	if (depth > NS_TRACE_MAX_DEPTH)
 		return too_deep(r, p);
 	p = skip_ws(p + 1);
 	if (*p == '}') {
@@ -433,7 +433,7 @@ static scan_rc skip_array(reader *r, const unsigned char *p, int depth, const un
 {
 	scan_rc rc;
 
-	if (depth > TRACE_MAX_DEPTH)
+	if (depth > NS_TRACE_MAX_DEPTH)
 		return too_deep(r, p);
 	p = skip_ws(p + 1);
 	if (*p == ']') {
@@ -595,12 +595,12 @@ static void key_index_build(key_index *x, const name_entry *tab, size_t n)
 
 /* The categories' table is data of its own module: names too long for the index are left out here and
  * looked up in the table itself. */
-static bool cat_index_build(key_index *x, const trace_category_row **rows)
+static bool cat_index_build(key_index *x, const ns_trace_category_row **rows)
 {
 	size_t n;
 	bool all = true;
 
-	*rows = trace_category_table(&n);
+	*rows = ns_trace_category_table(&n);
 	key_index_init(x);
 	for (size_t i = n; i-- > 0;) {
 		size_t len = strlen((*rows)[i].name);
@@ -815,7 +815,7 @@ static scan_rc flops_value(reader *r, const unsigned char *p, double *out, const
 /* Collective metadata and the sequence number never fail a read: a value of the wrong type or range is
  * skipped (left absent). */
 static scan_rc coll_arg(reader *r, int id, const unsigned char *p, int depth, const unsigned char **endp,
-                        trace_event *ev)
+                        ns_trace_event *ev)
 {
 	scan_rc rc;
 
@@ -861,7 +861,7 @@ static bool plain_integer(const unsigned char *p, const unsigned char *end, int6
 /* A display order only: a value that is not a whole number of at most 18 digits is left absent, never an
  * error. */
 static scan_rc sort_index_arg(reader *r, const unsigned char *p, int depth, const unsigned char **endp,
-                              trace_event *ev)
+                              ns_trace_event *ev)
 {
 	scan_rc rc = skip_value(r, p, depth, endp);
 
@@ -873,7 +873,7 @@ static scan_rc sort_index_arg(reader *r, const unsigned char *p, int depth, cons
 /* Memory metadata never fails a read either: anything but a plain integer of at most 18 digits is left absent
  * (INT64_MIN). */
 static scan_rc mem_arg(reader *r, int id, const unsigned char *p, int depth, const unsigned char **endp,
-                       trace_event *ev)
+                       ns_trace_event *ev)
 {
 	scan_rc rc = skip_value(r, p, depth, endp);
 	int64_t v;
@@ -890,7 +890,7 @@ static scan_rc mem_arg(reader *r, int id, const unsigned char *p, int depth, con
 static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p, int depth,
                           const unsigned char **endp, void *obj)
 {
-	trace_event *ev = obj;
+	ns_trace_event *ev = obj;
 	unsigned i = find_indexed(&r->arg_index, key, klen);
 	const name_entry *k = &arg_keys[i - (i > 0)];
 	int64_t *slot;
@@ -951,19 +951,19 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
 	return skip_value(r, p, depth, endp);
 }
 
-static const trace_category_row *category_of(const reader *r, ns_str s)
+static const ns_trace_category_row *category_of(const reader *r, ns_str s)
 {
 	unsigned i = find_indexed(&r->cat_index, (const unsigned char *)s.ptr, s.len);
 
 	if (i > 0)
 		return &r->cats[i - 1];
-	return r->cats_partial ? trace_category_find(s.ptr, s.len) : NULL;
+	return r->cats_partial ? ns_trace_category_find(s.ptr, s.len) : NULL;
 }
 
 static scan_rc event_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
                             int depth, const unsigned char **endp, void *obj)
 {
-	trace_event *ev = obj;
+	ns_trace_event *ev = obj;
 	unsigned i = find_indexed(&r->event_index, key, klen);
 	const name_entry *k = &event_keys[i - (i > 0)];
 	ns_str s;
@@ -982,9 +982,9 @@ static scan_rc event_member(reader *r, const unsigned char *key, size_t klen, co
 		if (k->id == EK_PH) {
 			ev->ph = s.len > 0 ? s.ptr[0] : 0;
 		} else if (k->id == EK_CAT) {
-			const trace_category_row *c = category_of(r, s);
+			const ns_trace_category_row *c = category_of(r, s);
 			ev->cat_raw = s;
-			ev->cat = c != NULL ? c->cat : TCAT_OTHER;
+			ev->cat = c != NULL ? c->cat : NS_TCAT_OTHER;
 		} else {
 			ev->name = s;
 		}
@@ -1007,7 +1007,7 @@ static scan_rc event_member(reader *r, const unsigned char *key, size_t klen, co
 	}
 }
 
-static void event_init(trace_event *ev, long index, long long offset)
+static void event_init(ns_trace_event *ev, long index, long long offset)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->index = index;
@@ -1024,7 +1024,7 @@ static void event_init(trace_event *ev, long index, long long offset)
 /* Depth 1 is the top-level object, 2 traceEvents, 3 an event, 4 its args. */
 static scan_rc read_event(reader *r, const unsigned char *p, const unsigned char **endp)
 {
-	trace_event ev;
+	ns_trace_event ev;
 	ns_status st;
 	scan_rc rc;
 
@@ -1057,7 +1057,7 @@ static scan_rc read_event(reader *r, const unsigned char *p, const unsigned char
  * enough to fill out. */
 static void device_name_copy(char *out, size_t size, ns_str s)
 {
-	char plain[TRACE_DEVICE_NAME_MAX * 6 + 16];
+	char plain[NS_TRACE_DEVICE_NAME_MAX * 6 + 16];
 	size_t raw = s.len < sizeof(plain) - 1 ? s.len : sizeof(plain) - 1;
 	size_t n = ns_json_unescape(s.ptr, raw, plain);
 
@@ -1067,7 +1067,7 @@ static void device_name_copy(char *out, size_t size, ns_str s)
 static scan_rc device_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
                              int depth, const unsigned char **endp, void *obj)
 {
-	trace_device *dev = obj;
+	ns_trace_device *dev = obj;
 	const name_entry *k = find_name(device_keys, COUNT(device_keys), key, klen);
 
 	if (k != NULL && k->id == DK_ID && starts_number(*p))
@@ -1098,7 +1098,7 @@ static scan_rc device_member(reader *r, const unsigned char *key, size_t klen, c
 /* deviceProperties: an array of {"id", "name", ...}; anything else is skipped (but must be valid JSON). */
 static scan_rc read_devices(reader *r, const unsigned char *p, const unsigned char **endp)
 {
-	trace_meta *m = r->meta;
+	ns_trace_meta *m = r->meta;
 	scan_rc rc;
 
 	m->ndevices = 0;
@@ -1111,9 +1111,9 @@ static scan_rc read_devices(reader *r, const unsigned char *p, const unsigned ch
 	}
 	for (;;) {
 		if (*p == '{') {
-			trace_device dev = {.id = -1};
+			ns_trace_device dev = {.id = -1};
 			rc = scan_object(r, p, 3, device_member, &dev, &p);
-			if (rc == SCAN_OK && m->ndevices < TRACE_MAX_DEVICES)
+			if (rc == SCAN_OK && m->ndevices < NS_TRACE_MAX_DEVICES)
 				m->devices[m->ndevices++] = dev;
 		} else {
 			rc = skip_value(r, p, 2, &p);
@@ -1136,7 +1136,7 @@ static scan_rc read_devices(reader *r, const unsigned char *p, const unsigned ch
 static scan_rc distributed_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
                                   int depth, const unsigned char **endp, void *obj)
 {
-	trace_meta *m = obj;
+	ns_trace_meta *m = obj;
 	const name_entry *k = find_name(distributed_keys, COUNT(distributed_keys), key, klen);
 	int64_t v;
 	scan_rc rc;
@@ -1400,14 +1400,14 @@ static void run(reader *r)
 	}
 }
 
-ns_status trace_read(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err)
+ns_status ns_trace_read(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err)
 {
 	static const trace_read_knobs defaults = {0, 0, 0};
 
 	return trace_read_tuned(in, fn, ctx, meta, err, &defaults);
 }
 
-ns_status trace_read_tuned(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err,
+ns_status trace_read_tuned(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err,
                            const trace_read_knobs *knobs)
 {
 	reader r;

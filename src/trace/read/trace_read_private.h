@@ -13,7 +13,7 @@ typedef struct {
 	unsigned threads; /* 1: a gzip trace is inflated in the reading thread; 0 or more: in a second one */
 } trace_read_knobs;
 
-ns_status trace_read_tuned(ns_input *in, trace_event_fn fn, void *ctx, trace_meta *meta, ns_error *err,
+ns_status trace_read_tuned(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err,
                            const trace_read_knobs *knobs);
 
 #endif

@@ -5,12 +5,12 @@
 
 #include "nextstep/units.h"
 
-static bool steps_known(const split_memory *m)
+static bool steps_known(const ns_split_memory *m)
 {
 	return !m->samples_dropped && m->step_floor != INT64_MIN && m->step_peak != INT64_MIN;
 }
 
-double ns_memory_batch_scale(const split_memory *m)
+double ns_memory_batch_scale(const ns_split_memory *m)
 {
 	double floor_b, step;
 
@@ -25,10 +25,10 @@ double ns_memory_batch_scale(const split_memory *m)
 
 static const char *gb(double bytes, char *buf, size_t size)
 {
-	return units_format_si(bytes, "B", buf, size);
+	return ns_units_format_si(bytes, "B", buf, size);
 }
 
-bool ns_memory_batch_words(const split_memory *m, char *buf, size_t size)
+bool ns_memory_batch_words(const ns_split_memory *m, char *buf, size_t size)
 {
 	double scale = ns_memory_batch_scale(m), need;
 	char a[32], c[32];
@@ -42,7 +42,7 @@ bool ns_memory_batch_words(const split_memory *m, char *buf, size_t size)
 	return true;
 }
 
-static void print_headroom(FILE *out, const split_memory *m)
+static void print_headroom(FILE *out, const ns_split_memory *m)
 {
 	char a[32], b[32], words[128];
 
@@ -54,7 +54,7 @@ static void print_headroom(FILE *out, const split_memory *m)
 		fprintf(out, ": %s", words);
 }
 
-void ns_memory_print(FILE *out, const split_memory *m)
+void ns_memory_print(FILE *out, const ns_split_memory *m)
 {
 	char a[32], b[32];
 
@@ -88,7 +88,7 @@ static bool add_bytes(cJSON *o, const char *key, bool known, int64_t v)
 	return (known ? cJSON_AddNumberToObject(o, key, (double)v) : cJSON_AddNullToObject(o, key)) != NULL;
 }
 
-cJSON *ns_memory_json(const split_memory *m)
+cJSON *ns_memory_json(const ns_split_memory *m)
 {
 	cJSON *o;
 	double scale = ns_memory_batch_scale(m);

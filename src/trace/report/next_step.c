@@ -13,34 +13,34 @@ static const struct {
 	ns_cause cause;
 	ns_gain_rule rule;
 } cause_rules[] = {
-    {CAUSE_KERNELS, NS_GAIN_ROOFLINE}, /* memory-bound kernels: faster only up to the bandwidth roof */
-    {CAUSE_WAIT, NS_GAIN_NONE},        /* a rank's waiting is the straggler's to win (job_report.c) */
+    {NS_CAUSE_KERNELS, NS_GAIN_ROOFLINE}, /* memory-bound kernels: faster only up to the bandwidth roof */
+    {NS_CAUSE_WAIT, NS_GAIN_NONE},        /* a rank's waiting is the straggler's to win (job_report.c) */
 };
 
 /* Titles: the issue's words for each fix's target. A cause missing here is named by its key. */
-static const char *const cause_titles[CAUSE_COUNT] = {
-    [CAUSE_LAUNCH] = "launch overhead",
-    [CAUSE_HOST_THREADS] = "other host threads",
-    [CAUSE_SYNC] = "blocking syncs",
-    [CAUSE_INIT] = "start-up",
-    [CAUSE_HOST_GAP] = "unrecorded host time",
-    [CAUSE_SYNC_WAIT] = "synchronize waits",
-    [CAUSE_TRANSFER] = "transfers",
-    [CAUSE_KERNELS] = "memory-bound kernels",
-    [CAUSE_EXPOSED] = "exposed communication",
-    [CAUSE_HOST_COMM] = "host collectives",
-    [CAUSE_OPTIMIZER] = "optimizer step",
-    [CAUSE_WAIT] = "waiting for a straggler",
-    [CAUSE_COMM_TRANSFER] = "exposed comm transfer",
+static const char *const cause_titles[NS_CAUSE_COUNT] = {
+    [NS_CAUSE_LAUNCH] = "launch overhead",
+    [NS_CAUSE_HOST_THREADS] = "other host threads",
+    [NS_CAUSE_SYNC] = "blocking syncs",
+    [NS_CAUSE_INIT] = "start-up",
+    [NS_CAUSE_HOST_GAP] = "unrecorded host time",
+    [NS_CAUSE_SYNC_WAIT] = "synchronize waits",
+    [NS_CAUSE_TRANSFER] = "transfers",
+    [NS_CAUSE_KERNELS] = "memory-bound kernels",
+    [NS_CAUSE_EXPOSED] = "exposed communication",
+    [NS_CAUSE_HOST_COMM] = "host collectives",
+    [NS_CAUSE_OPTIMIZER] = "optimizer step",
+    [NS_CAUSE_WAIT] = "waiting for a straggler",
+    [NS_CAUSE_COMM_TRANSFER] = "exposed comm transfer",
 };
 
-static const char *const bucket_titles[REGIME_COUNT] = {
-    [REGIME_COMPUTE] = "compute-bound kernels",
-    [REGIME_MEMORY] = "memory",
-    [REGIME_COMM] = "communication",
-    [REGIME_DATALOADER] = "data loader",
-    [REGIME_OVERHEAD] = "host overhead",
-    [REGIME_IDLE] = "idle",
+static const char *const bucket_titles[NS_REGIME_COUNT] = {
+    [NS_REGIME_COMPUTE] = "compute-bound kernels",
+    [NS_REGIME_MEMORY] = "memory",
+    [NS_REGIME_COMM] = "communication",
+    [NS_REGIME_DATALOADER] = "data loader",
+    [NS_REGIME_OVERHEAD] = "host overhead",
+    [NS_REGIME_IDLE] = "idle",
 };
 
 static const char *const rule_names[] = {"waiting", "exposed", "roofline", "straggler", "none"};
@@ -51,10 +51,10 @@ static const char *const rule_names[] = {"waiting", "exposed", "roofline", "stra
 static ns_gain_rule bucket_rule(ns_regime b)
 {
 	switch (b) {
-	case REGIME_COMPUTE:
+	case NS_REGIME_COMPUTE:
 		return NS_GAIN_ROOFLINE;
-	case REGIME_MEMORY:
-	case REGIME_COMM:
+	case NS_REGIME_MEMORY:
+	case NS_REGIME_COMM:
 		return NS_GAIN_EXPOSED;
 	default:
 		return NS_GAIN_WAITING;
@@ -79,11 +79,11 @@ const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size)
 	if (s->rule == NS_GAIN_STRAGGLER)
 		snprintf(buf, size, "straggler rank %lld", (long long)s->rank);
 	else if (s->cause < 0)
-		snprintf(buf, size, "%s", (unsigned)s->bucket < REGIME_COUNT ? bucket_titles[s->bucket] : "");
-	else if (s->cause < CAUSE_COUNT && cause_titles[s->cause] != NULL)
+		snprintf(buf, size, "%s", (unsigned)s->bucket < NS_REGIME_COUNT ? bucket_titles[s->bucket] : "");
+	else if (s->cause < NS_CAUSE_COUNT && cause_titles[s->cause] != NULL)
 		snprintf(buf, size, "%s", cause_titles[s->cause]);
 	else
-		cause_key((ns_cause)s->cause, buf, (unsigned)size);
+		ns_cause_key((ns_cause)s->cause, buf, (unsigned)size);
 	return buf;
 }
 
@@ -149,22 +149,22 @@ const ns_next_step *ns_next_steps_unbounded(const ns_next_steps *s)
 
 /* The fix of a candidate: its cause's route, else its bucket's; a decode window's memory kernels read the
  * weights and the KV cache (report_cause_routes() does the same for the headline). */
-static ns_route candidate_route(const split_window *w, ns_regime b, int c, const ns_routes *r)
+static ns_route candidate_route(const ns_split_window *w, ns_regime b, int c, const ns_routes *r)
 {
-	if (c == CAUSE_KERNELS && w->phase == STEP_PHASE_DECODE &&
-	    r->finding[FINDING_DECODE_MEMORY].fix != NULL)
-		return r->finding[FINDING_DECODE_MEMORY];
+	if (c == NS_CAUSE_KERNELS && w->phase == NS_STEP_PHASE_DECODE &&
+	    r->finding[NS_FINDING_DECODE_MEMORY].fix != NULL)
+		return r->finding[NS_FINDING_DECODE_MEMORY];
 	if (c >= 0 && r->cause[c].fix != NULL)
 		return r->cause[c];
 	return r->route[b];
 }
 
-static bool class_of_candidate(ns_regime b, int c, kernel_class *k)
+static bool class_of_candidate(ns_regime b, int c, ns_kernel_class *k)
 {
-	if (b == REGIME_COMPUTE)
-		*k = KCLASS_COMPUTE;
-	else if (b == REGIME_MEMORY && c == CAUSE_KERNELS)
-		*k = KCLASS_MEMORY;
+	if (b == NS_REGIME_COMPUTE)
+		*k = NS_KCLASS_COMPUTE;
+	else if (b == NS_REGIME_MEMORY && c == NS_CAUSE_KERNELS)
+		*k = NS_KCLASS_MEMORY;
 	else
 		return false;
 	return true;
@@ -201,9 +201,9 @@ static void unknown_bound(ns_next_step *c, const ns_roof_time *t)
 /* Kernels: of the time the window holds in the class, the share in placed ops, and of that the share above
  * the roof the fix can reach (docs/next-step.md, "Roofline"). The rest, in ops not placed, has no bound: it
  * is unknown_ns, not counted in the bound. */
-static void roofline_bound(ns_next_step *c, const ns_roof_time *roof)
+static void ns_roofline_bound(ns_next_step *c, const ns_roof_time *roof)
 {
-	kernel_class k;
+	ns_kernel_class k;
 	const ns_roof_time *t = NULL;
 	double covered, above, placed;
 
@@ -233,11 +233,11 @@ static void roofline_bound(ns_next_step *c, const ns_roof_time *roof)
 }
 
 /* The optimizer's launches, at most the window's launch time. */
-static int64_t optimizer_launch(const split_window *w, const ns_next_inputs *in)
+static int64_t optimizer_launch(const ns_split_window *w, const ns_next_inputs *in)
 {
 	int64_t opt = in != NULL ? in->optimizer_launch_ns : 0;
 
-	return opt < 0 ? 0 : opt < w->cause_ns[CAUSE_LAUNCH] ? opt : w->cause_ns[CAUSE_LAUNCH];
+	return opt < 0 ? 0 : opt < w->cause_ns[NS_CAUSE_LAUNCH] ? opt : w->cause_ns[NS_CAUSE_LAUNCH];
 }
 
 static void waiting_basis(ns_next_step *s)
@@ -256,7 +256,7 @@ static void waiting_basis(ns_next_step *s)
 		         ms(s->held_ns));
 }
 
-static void add_candidate(ns_next_steps *out, const split_window *w, size_t steps, ns_regime b, int c,
+static void add_candidate(ns_next_steps *out, const ns_split_window *w, size_t steps, ns_regime b, int c,
                           int64_t held_ns, const ns_routes *routes, const ns_next_inputs *in)
 {
 	ns_next_step s;
@@ -267,7 +267,7 @@ static void add_candidate(ns_next_steps *out, const split_window *w, size_t step
 	s.rank = -1;
 	s.rule = ns_gain_rule_of(b, c);
 	s.held_ns = held_ns / (int64_t)steps;
-	if (c == CAUSE_OPTIMIZER)
+	if (c == NS_CAUSE_OPTIMIZER)
 		s.launch_ns = optimizer_launch(w, in) / (int64_t)steps;
 	if (s.rule == NS_GAIN_NONE || s.held_ns <= 0)
 		return;
@@ -282,7 +282,7 @@ static void add_candidate(ns_next_steps *out, const split_window *w, size_t step
 		         "time, so at most that",
 		         ms(s.held_ns));
 	else
-		roofline_bound(&s, in != NULL ? in->roof : NULL);
+		ns_roofline_bound(&s, in != NULL ? in->roof : NULL);
 	s.gain_share = out->step_ns > 0 ? (double)s.gain_ns / (double)out->step_ns : 0.0;
 	ns_next_steps_add(out, &s);
 }
@@ -290,28 +290,28 @@ static void add_candidate(ns_next_steps *out, const split_window *w, size_t step
 /* The time a cause's candidate holds: its own, except that the optimizer's launches inside its step go to
  * the optimizer's candidate (one fix removes them: a fused or foreach optimizer), not to launch overhead's
  * generic fix. Never more than the launch time the window has. */
-static int64_t held_of(const split_window *w, int c, const ns_next_inputs *in)
+static int64_t held_of(const ns_split_window *w, int c, const ns_next_inputs *in)
 {
 	int64_t opt = optimizer_launch(w, in);
 
-	if (c == CAUSE_LAUNCH)
+	if (c == NS_CAUSE_LAUNCH)
 		return w->cause_ns[c] - opt;
-	if (c == CAUSE_OPTIMIZER)
+	if (c == NS_CAUSE_OPTIMIZER)
 		return w->cause_ns[c] + opt;
 	return w->cause_ns[c];
 }
 
-void ns_next_steps_of_window(const split_window *w, size_t steps, const ns_routes *routes,
+void ns_next_steps_of_window(const ns_split_window *w, size_t steps, const ns_routes *routes,
                              const ns_next_inputs *in, ns_next_steps *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (steps == 0)
 		steps = 1;
 	out->step_ns = w->dur_ns / (int64_t)steps;
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		bool divided = false;
-		for (int c = 0; c < CAUSE_COUNT; c++) {
-			if (cause_bucket((ns_cause)c) != (ns_regime)b)
+		for (int c = 0; c < NS_CAUSE_COUNT; c++) {
+			if (ns_cause_bucket((ns_cause)c) != (ns_regime)b)
 				continue;
 			divided = true;
 			add_candidate(out, w, steps, (ns_regime)b, c, held_of(w, c, in), routes, in);

@@ -100,8 +100,8 @@ static cJSON *step_json(const ns_next_step *s)
 	char key[64];
 	bool ok = obj != NULL;
 
-	ok = ok && cJSON_AddStringToObject(obj, "bucket", regime_name(s->bucket));
-	ok = ok && add_string_or_null(obj, "cause", s->cause >= 0 ? cause_name((ns_cause)s->cause) : NULL);
+	ok = ok && cJSON_AddStringToObject(obj, "bucket", ns_regime_name(s->bucket));
+	ok = ok && add_string_or_null(obj, "cause", s->cause >= 0 ? ns_cause_name((ns_cause)s->cause) : NULL);
 	ok = ok && cJSON_AddStringToObject(obj, "title", ns_next_step_title(s, key, sizeof(key)));
 	ok = ok && add_string_or_null(obj, "fix", s->route.fix);
 	ok = ok && add_string_or_null(obj, "module", s->route.module);

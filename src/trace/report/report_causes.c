@@ -7,20 +7,20 @@
 #include "util/text.h"
 
 /* What each cause means, in a few words for the text report. */
-static const char *const cause_gloss[CAUSE_COUNT] = {
-    [CAUSE_LAUNCH] = "ops and launches on the step thread",
-    [CAUSE_HOST_THREADS] = "ops on the process's other threads",
-    [CAUSE_SYNC] = "host blocked on the device",
-    [CAUSE_INIT] = "allocation, context and stream set-up",
-    [CAUSE_HOST_GAP] = "nothing recorded on host or device",
-    [CAUSE_SYNC_WAIT] = "the host blocked, this device running nothing",
-    [CAUSE_OPTIMIZER] = "the optimizer's step on the host, no op recorded",
-    [CAUSE_TRANSFER] = "copies and sets",
-    [CAUSE_KERNELS] = "bandwidth-bound kernels",
-    [CAUSE_EXPOSED] = "collectives on the device, not hidden",
-    [CAUSE_HOST_COMM] = "collectives on the host: gloo",
-    [CAUSE_WAIT] = "waiting for the last rank to start the collective",
-    [CAUSE_COMM_TRANSFER] = "collectives running with every rank in them",
+static const char *const cause_gloss[NS_CAUSE_COUNT] = {
+    [NS_CAUSE_LAUNCH] = "ops and launches on the step thread",
+    [NS_CAUSE_HOST_THREADS] = "ops on the process's other threads",
+    [NS_CAUSE_SYNC] = "host blocked on the device",
+    [NS_CAUSE_INIT] = "allocation, context and stream set-up",
+    [NS_CAUSE_HOST_GAP] = "nothing recorded on host or device",
+    [NS_CAUSE_SYNC_WAIT] = "the host blocked, this device running nothing",
+    [NS_CAUSE_OPTIMIZER] = "the optimizer's step on the host, no op recorded",
+    [NS_CAUSE_TRANSFER] = "copies and sets",
+    [NS_CAUSE_KERNELS] = "bandwidth-bound kernels",
+    [NS_CAUSE_EXPOSED] = "collectives on the device, not hidden",
+    [NS_CAUSE_HOST_COMM] = "collectives on the host: gloo",
+    [NS_CAUSE_WAIT] = "waiting for the last rank to start the collective",
+    [NS_CAUSE_COMM_TRANSFER] = "collectives running with every rank in them",
 };
 
 static double pct(int64_t part, int64_t whole)
@@ -28,14 +28,14 @@ static double pct(int64_t part, int64_t whole)
 	return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-bool report_dominant_cause(const split_window *w, ns_regime b, ns_cause *c)
+bool report_dominant_cause(const ns_split_window *w, ns_regime b, ns_cause *c)
 {
 	int64_t total = w->bucket_ns[b];
 
 	if (total <= 0)
 		return false;
-	for (int k = 0; k < CAUSE_COUNT; k++) {
-		if (cause_bucket((ns_cause)k) == b &&
+	for (int k = 0; k < NS_CAUSE_COUNT; k++) {
+		if (ns_cause_bucket((ns_cause)k) == b &&
 		    (double)w->cause_ns[k] >= CAUSE_MAJORITY * (double)total) {
 			*c = (ns_cause)k;
 			return true;
@@ -44,69 +44,69 @@ bool report_dominant_cause(const split_window *w, ns_regime b, ns_cause *c)
 	return false;
 }
 
-void report_cause_routes(const split_window *w, const ns_routes *in, ns_routes *out)
+void report_cause_routes(const ns_split_window *w, const ns_routes *in, ns_routes *out)
 {
 	*out = *in;
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		ns_cause c;
 		if (report_dominant_cause(w, (ns_regime)b, &c) && in->cause[c].fix != NULL)
 			out->route[b] = in->cause[c];
 	}
 	/* decode's memory kernels are its weight and KV-cache reads (docs/trace.md, "Inference"); copies keep
 	 * their own route */
-	if (w->phase == STEP_PHASE_DECODE && w->cause_ns[CAUSE_KERNELS] >= w->cause_ns[CAUSE_TRANSFER] &&
-	    in->finding[FINDING_DECODE_MEMORY].fix != NULL)
-		out->route[REGIME_MEMORY] = in->finding[FINDING_DECODE_MEMORY];
+	if (w->phase == NS_STEP_PHASE_DECODE && w->cause_ns[NS_CAUSE_KERNELS] >= w->cause_ns[NS_CAUSE_TRANSFER] &&
+	    in->finding[NS_FINDING_DECODE_MEMORY].fix != NULL)
+		out->route[NS_REGIME_MEMORY] = in->finding[NS_FINDING_DECODE_MEMORY];
 }
 
 void report_host_only_routes(const ns_routes *in, ns_routes *out)
 {
 	*out = *in;
-	for (int c = 0; c < CAUSE_COUNT; c++)
-		if (in->host_only[cause_bucket((ns_cause)c)].fix != NULL)
+	for (int c = 0; c < NS_CAUSE_COUNT; c++)
+		if (in->host_only[ns_cause_bucket((ns_cause)c)].fix != NULL)
 			memset(&out->cause[c], 0,
 			       sizeof(out->cause[c])); /* the bucket's host-only route decides */
-	for (int b = 0; b < REGIME_COUNT; b++)
+	for (int b = 0; b < NS_REGIME_COUNT; b++)
 		if (in->host_only[b].fix != NULL)
 			out->route[b] = in->host_only[b];
 }
 
-const ns_route *report_startup_route(const split_result *res, const split_device *d, const ns_routes *r)
+const ns_route *report_startup_route(const ns_split_result *res, const ns_split_device *d, const ns_routes *r)
 {
-	int64_t init = d->overall.cause_ns[CAUSE_INIT];
+	int64_t init = d->overall.cause_ns[NS_CAUSE_INIT];
 
 	if (res->capture_ns > 0 && (double)res->capture_ns >= CAUSE_MAJORITY * (double)init &&
-	    r->finding[FINDING_GRAPH_CAPTURE].fix != NULL)
-		return &r->finding[FINDING_GRAPH_CAPTURE];
-	return r->cause[CAUSE_INIT].fix != NULL ? &r->cause[CAUSE_INIT] : &r->route[REGIME_OVERHEAD];
+	    r->finding[NS_FINDING_GRAPH_CAPTURE].fix != NULL)
+		return &r->finding[NS_FINDING_GRAPH_CAPTURE];
+	return r->cause[NS_CAUSE_INIT].fix != NULL ? &r->cause[NS_CAUSE_INIT] : &r->route[NS_REGIME_OVERHEAD];
 }
 
-void report_print_top_cause(FILE *out, const split_window *w, ns_regime verdict)
+void report_print_top_cause(FILE *out, const ns_split_window *w, ns_regime verdict)
 {
 	ns_cause c;
 
 	if (report_dominant_cause(w, verdict, &c))
-		fprintf(out, "  %s is mostly %s: %.0f%% of it (%s)\n", regime_name(verdict), cause_name(c),
+		fprintf(out, "  %s is mostly %s: %.0f%% of it (%s)\n", ns_regime_name(verdict), ns_cause_name(c),
 		        pct(w->cause_ns[c], w->bucket_ns[verdict]), cause_gloss[c]);
 }
 
-void report_print_causes(FILE *out, const split_window *w)
+void report_print_causes(FILE *out, const ns_split_window *w)
 {
 	bool any = false;
 
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		const char *sep = NULL;
 		if (w->bucket_ns[b] <= 0)
 			continue;
-		for (int k = 0; k < CAUSE_COUNT; k++) {
-			if ((int)cause_bucket((ns_cause)k) != b || w->cause_ns[k] <= 0)
+		for (int k = 0; k < NS_CAUSE_COUNT; k++) {
+			if ((int)ns_cause_bucket((ns_cause)k) != b || w->cause_ns[k] <= 0)
 				continue;
 			if (!any)
 				fputs("causes (share of the window):\n", out);
 			any = true;
 			if (sep == NULL)
-				fprintf(out, "  %-10s ", regime_name((ns_regime)b));
-			fprintf(out, "%s%s %.1f%%", sep != NULL ? sep : "", cause_name((ns_cause)k),
+				fprintf(out, "  %-10s ", ns_regime_name((ns_regime)b));
+			fprintf(out, "%s%s %.1f%%", sep != NULL ? sep : "", ns_cause_name((ns_cause)k),
 			        pct(w->cause_ns[k], w->dur_ns));
 			sep = ", ";
 		}
@@ -121,7 +121,7 @@ void report_print_also(FILE *out, const ns_device_report *m)
 
 	for (size_t i = 0; i < m->nalso; i++) {
 		const ns_finding *f = &m->also[i];
-		fprintf(out, "also: %s %.0f%% (high) -> %s (%s)\n", regime_name(f->regime), f->share * 100.0,
+		fprintf(out, "also: %s %.0f%% (high) -> %s (%s)\n", ns_regime_name(f->regime), f->share * 100.0,
 		        r->route[f->regime].fix, r->route[f->regime].module);
 	}
 }
@@ -147,15 +147,15 @@ bool report_batch_add_json(cJSON *overall, const ns_device_report *m)
 	       cJSON_AddStringToObject(b, "text", line) != NULL;
 }
 
-const char *report_hint_text(const char *const *hints, report_hint h)
+const char *ns_report_hint_text(const char *const *hints, ns_report_hint h)
 {
-	return hints != NULL && (int)h >= 0 && h < REPORT_HINT_COUNT ? hints[h] : NULL;
+	return hints != NULL && (int)h >= 0 && h < NS_REPORT_HINT_COUNT ? hints[h] : NULL;
 }
 
-void report_print_notes(FILE *out, const split_result *res, const split_device *d, const char *const *hints)
+void report_print_notes(FILE *out, const ns_split_result *res, const ns_split_device *d, const char *const *hints)
 {
 	const char *include =
-	    report_hint_text(hints, d->nwarmup == 1 ? REPORT_HINT_WARMUP_ONE : REPORT_HINT_WARMUP_SEVERAL);
+	    ns_report_hint_text(hints, d->nwarmup == 1 ? NS_REPORT_HINT_WARMUP_ONE : NS_REPORT_HINT_WARMUP_SEVERAL);
 
 	if (res->duplicate_steps > 0)
 		fprintf(
@@ -175,11 +175,11 @@ void report_print_notes(FILE *out, const split_result *res, const split_device *
 	if (d->nwarmup > 0)
 		fprintf(out, "  warm-up: %zu step%s (%.3f ms, %.0f%% set-up) left out of the verdict%s%s\n",
 		        d->nwarmup, d->nwarmup == 1 ? "" : "s", (double)d->warmup.dur_ns / 1e6,
-		        pct(d->warmup.cause_ns[CAUSE_INIT], d->warmup.dur_ns), include != NULL ? "; " : "",
+		        pct(d->warmup.cause_ns[NS_CAUSE_INIT], d->warmup.dur_ns), include != NULL ? "; " : "",
 		        include != NULL ? include : "");
 }
 
-void report_print_setup(FILE *out, const split_result *res)
+void report_print_setup(FILE *out, const ns_split_result *res)
 {
 	const char *sep = "";
 
@@ -200,7 +200,7 @@ void report_print_setup(FILE *out, const split_result *res)
 	fputc('\n', out);
 }
 
-cJSON *report_setup_json(const split_result *res)
+cJSON *report_setup_json(const ns_split_result *res)
 {
 	cJSON *obj = cJSON_CreateObject();
 
@@ -215,23 +215,23 @@ cJSON *report_setup_json(const split_result *res)
 	return obj;
 }
 
-bool report_add_causes_json(cJSON *obj, const split_window *w)
+bool report_add_causes_json(cJSON *obj, const ns_split_window *w)
 {
 	cJSON *arr = cJSON_AddArrayToObject(obj, "causes");
 
 	if (arr == NULL)
 		return false;
-	for (int k = 0; k < CAUSE_COUNT; k++) {
+	for (int k = 0; k < NS_CAUSE_COUNT; k++) {
 		cJSON *item;
-		if (cause_job_only((ns_cause)k) && w->cause_ns[k] == 0)
+		if (ns_cause_job_only((ns_cause)k) && w->cause_ns[k] == 0)
 			continue;
 		item = cJSON_CreateObject();
 		if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
 			cJSON_Delete(item);
 			return false;
 		}
-		if (!cJSON_AddStringToObject(item, "bucket", regime_name(cause_bucket((ns_cause)k))) ||
-		    !cJSON_AddStringToObject(item, "cause", cause_name((ns_cause)k)) ||
+		if (!cJSON_AddStringToObject(item, "bucket", ns_regime_name(ns_cause_bucket((ns_cause)k))) ||
+		    !cJSON_AddStringToObject(item, "cause", ns_cause_name((ns_cause)k)) ||
 		    !cJSON_AddNumberToObject(item, "us", (double)w->cause_ns[k] / 1e3) ||
 		    !cJSON_AddNumberToObject(
 		        item, "share", w->dur_ns > 0 ? (double)w->cause_ns[k] / (double)w->dur_ns : 0.0))
@@ -240,7 +240,7 @@ bool report_add_causes_json(cJSON *obj, const split_window *w)
 	return true;
 }
 
-void report_print_unknown_device(FILE *out, const split_result *res)
+void report_print_unknown_device(FILE *out, const ns_split_result *res)
 {
 	fputs("device events of a kind nextstep cannot analyse (category \"", out);
 	ns_fput_text(out, res->unknown_device_cat); /* from the trace: control characters escaped */
@@ -248,7 +248,7 @@ void report_print_unknown_device(FILE *out, const split_result *res)
 	        res->unknown_device_events == 1 ? "" : "s");
 }
 
-cJSON *report_unknown_device_json(const split_result *res)
+cJSON *report_unknown_device_json(const ns_split_result *res)
 {
 	cJSON *obj = cJSON_CreateObject();
 

@@ -42,14 +42,14 @@ static bool has_any(const char *name, const char *const *marks)
 }
 
 /* The time of d's kernels of class cls whose names carry a mark (and none of the excluded marks). */
-static int64_t marked_ns(const split_result *res, const split_device *d, kernel_class cls,
+static int64_t marked_ns(const ns_split_result *res, const ns_split_device *d, ns_kernel_class cls,
                          const char *const *marks, const char *const *excluded)
 {
 	int64_t t = 0;
 
 	for (size_t i = 0; i < d->nkernel_time; i++) {
-		const split_kernel_time *k = &d->kernel_time[i];
-		const char *name = k->cls == cls ? kernel_names_get(res->names, k->name_id) : NULL;
+		const ns_split_kernel_time *k = &d->kernel_time[i];
+		const char *name = k->cls == cls ? ns_kernel_names_get(res->names, k->name_id) : NULL;
 		if (name != NULL && has_any(name, marks) && (excluded == NULL || !has_any(name, excluded)))
 			t += k->ns;
 	}
@@ -72,62 +72,62 @@ static char *subst(const char *text, const char *key, const char *value, char *b
  * TFLOP/s)"; false when the table has no such peak above fp32. */
 static bool peak_words(const ns_device *dev, char *buf, size_t size)
 {
-	static const ns_dtype low[] = {DTYPE_BF16, DTYPE_FP16, DTYPE_TF32};
-	ns_dtype best = DTYPE_COUNT;
+	static const ns_dtype low[] = {NS_DTYPE_BF16, NS_DTYPE_FP16, NS_DTYPE_TF32};
+	ns_dtype best = NS_DTYPE_COUNT;
 
 	for (size_t i = 0; i < sizeof(low) / sizeof(low[0]); i++)
-		if (dev->peak[low[i]] > dev->peak[DTYPE_FP32] &&
-		    (best == DTYPE_COUNT || dev->peak[low[i]] > dev->peak[best]))
+		if (dev->peak[low[i]] > dev->peak[NS_DTYPE_FP32] &&
+		    (best == NS_DTYPE_COUNT || dev->peak[low[i]] > dev->peak[best]))
 			best = low[i];
-	if (best == DTYPE_COUNT || dev->peak[DTYPE_FP32] <= 0)
+	if (best == NS_DTYPE_COUNT || dev->peak[NS_DTYPE_FP32] <= 0)
 		return false;
 	snprintf(buf, size, "%.1fx its fp32 peak (%s %.4g vs fp32 %.4g TFLOP/s, %s)",
-	         dev->peak[best] / dev->peak[DTYPE_FP32], dtype_name(best), dev->peak[best] / 1e12,
-	         dev->peak[DTYPE_FP32] / 1e12, dev->name);
+	         dev->peak[best] / dev->peak[NS_DTYPE_FP32], ns_dtype_name(best), dev->peak[best] / 1e12,
+	         dev->peak[NS_DTYPE_FP32] / 1e12, dev->name);
 	return true;
 }
 
 /* The kernels' fixes: the memory-bound kernels' (out's kernels cause) when layout transforms hold their share
  * of the memory-class time, the compute bucket's when fp32 SIMT kernels hold most of the compute time on a
  * GPU of devices whose tensor cores beat fp32. */
-static void kernel_routes(const split_result *res, const split_device *d, const ns_device_table *devices,
+static void kernel_routes(const ns_split_result *res, const ns_split_device *d, const ns_device_table *devices,
                           const ns_routes *in, ns_routes *out, char fixes[][NS_REPORT_FIX_MAX])
 {
-	int64_t mem = d->class_ns[KCLASS_MEMORY], comp = d->class_ns[KCLASS_COMPUTE];
-	int64_t layout = mem > 0 ? marked_ns(res, d, KCLASS_MEMORY, layout_marks, NULL) : 0;
-	int64_t fp32 = comp > 0 ? marked_ns(res, d, KCLASS_COMPUTE, fp32_marks, tensor_marks) : 0;
+	int64_t mem = d->class_ns[NS_KCLASS_MEMORY], comp = d->class_ns[NS_KCLASS_COMPUTE];
+	int64_t layout = mem > 0 ? marked_ns(res, d, NS_KCLASS_MEMORY, layout_marks, NULL) : 0;
+	int64_t fp32 = comp > 0 ? marked_ns(res, d, NS_KCLASS_COMPUTE, fp32_marks, tensor_marks) : 0;
 	const ns_device *dev =
-	    devices != NULL && d->name[0] != '\0' ? devices_match_trace_name(devices, d->name) : NULL;
-	const ns_route *lt = &in->finding[FINDING_LAYOUT_TRANSFORM],
-	               *tc = &in->finding[FINDING_FP32_TENSOR_CORES];
+	    devices != NULL && d->name[0] != '\0' ? ns_devices_match_trace_name(devices, d->name) : NULL;
+	const ns_route *lt = &in->finding[NS_FINDING_LAYOUT_TRANSFORM],
+	               *tc = &in->finding[NS_FINDING_FP32_TENSOR_CORES];
 	char share[32], peak[160], tmp[NS_REPORT_FIX_MAX];
 
 	if (layout > 0 && (double)layout >= LAYOUT_SHARE * (double)mem && lt->fix != NULL) {
 		snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)layout / (double)mem);
-		out->cause[CAUSE_KERNELS] = *lt;
-		out->cause[CAUSE_KERNELS].fix =
+		out->cause[NS_CAUSE_KERNELS] = *lt;
+		out->cause[NS_CAUSE_KERNELS].fix =
 		    subst(lt->fix, "{share}", share, fixes[REPORT_FIX_MEMORY], NS_REPORT_FIX_MAX);
 	}
 	if (dev != NULL && fp32 > 0 && (double)fp32 >= FP32_SHARE * (double)comp && tc->fix != NULL &&
 	    peak_words(dev, peak, sizeof(peak))) {
 		snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)fp32 / (double)comp);
-		out->route[REGIME_COMPUTE] = *tc;
+		out->route[NS_REGIME_COMPUTE] = *tc;
 		subst(tc->fix, "{share}", share, tmp, sizeof(tmp));
-		out->route[REGIME_COMPUTE].fix =
+		out->route[NS_REGIME_COMPUTE].fix =
 		    subst(tmp, "{peak}", peak, fixes[REPORT_FIX_COMPUTE], NS_REPORT_FIX_MAX);
 	}
 }
 
-void report_evidence_routes(const split_result *res, const split_device *d, const ns_device_table *devices,
+void report_evidence_routes(const ns_split_result *res, const ns_split_device *d, const ns_device_table *devices,
                             const ns_routes *in, ns_routes *out, char fixes[][NS_REPORT_FIX_MAX])
 {
 	*out = *in;
 	/* set-up that mostly records CUDA graphs is a capture: its advice is to profile the replays */
-	if (report_startup_route(res, d, in) == &in->finding[FINDING_GRAPH_CAPTURE])
-		out->cause[CAUSE_INIT] = in->finding[FINDING_GRAPH_CAPTURE];
-	report_python_route(res, d, CAUSE_HOST_GAP, in, &out->cause[CAUSE_HOST_GAP],
+	if (report_startup_route(res, d, in) == &in->finding[NS_FINDING_GRAPH_CAPTURE])
+		out->cause[NS_CAUSE_INIT] = in->finding[NS_FINDING_GRAPH_CAPTURE];
+	report_python_route(res, d, NS_CAUSE_HOST_GAP, in, &out->cause[NS_CAUSE_HOST_GAP],
 	                    fixes[REPORT_FIX_HOST_GAP], NS_REPORT_FIX_MAX);
-	report_python_route(res, d, CAUSE_LAUNCH, in, &out->cause[CAUSE_LAUNCH], fixes[REPORT_FIX_LAUNCH],
+	report_python_route(res, d, NS_CAUSE_LAUNCH, in, &out->cause[NS_CAUSE_LAUNCH], fixes[REPORT_FIX_LAUNCH],
 	                    NS_REPORT_FIX_MAX);
 	kernel_routes(res, d, devices, in, out, fixes);
 }

@@ -10,28 +10,28 @@
 
 _Static_assert(REPORT_FIX_SLOTS == NS_REPORT_FIXES, "a device report holds one fix per evidence slot");
 
-bool ns_device_startup_only(const split_device *d)
+bool ns_device_startup_only(const ns_split_device *d)
 {
 	for (size_t i = 0; i < d->nsteps; i++)
-		if (!split_device_step(d, i).warmup)
+		if (!ns_split_device_step(d, i).warmup)
 			return false;
 	return d->nsteps > 0;
 }
 
-const ns_roof_time *ns_report_roof(const report_options *o, const split_device *d, ns_roof_time *buf)
+const ns_roof_time *ns_report_roof(const ns_report_options *o, const ns_split_device *d, ns_roof_time *buf)
 {
 	return o->roof != NULL && o->roof(o->roof_ctx, d, buf) ? buf : NULL;
 }
 
-static void route_window(const split_window *w, const classify_options *classify, ns_verdict *v)
+static void route_window(const ns_split_window *w, const ns_classify_options *classify, ns_verdict *v)
 {
 	ns_profile p;
 
-	split_window_profile(w, &p);
-	classify_profile(&p, classify, v);
+	ns_split_window_profile(w, &p);
+	ns_classify_profile(&p, classify, v);
 }
 
-static size_t counted_steps(const split_device *d)
+static size_t counted_steps(const ns_split_device *d)
 {
 	size_t n = d->nsteps - d->nwarmup;
 
@@ -42,13 +42,13 @@ static size_t counted_steps(const split_device *d)
  * the trace's optimizer class (the cause's own route only points at that finding). */
 static void next_step_routes(const ns_device_report *r, const ns_routes *base, ns_routes *out)
 {
-	const ns_route *f = &base->finding[FINDING_OPTIMIZER];
+	const ns_route *f = &base->finding[NS_FINDING_OPTIMIZER];
 
 	*out = *base;
 	if (f->fix != NULL) {
-		out->cause[CAUSE_OPTIMIZER].module = f->module;
-		out->cause[CAUSE_OPTIMIZER].fix = (char *)r->optimizer_fix;
-		out->cause[CAUSE_OPTIMIZER].next_check = f->next_check;
+		out->cause[NS_CAUSE_OPTIMIZER].module = f->module;
+		out->cause[NS_CAUSE_OPTIMIZER].fix = (char *)r->optimizer_fix;
+		out->cause[NS_CAUSE_OPTIMIZER].next_check = f->next_check;
 	}
 }
 
@@ -56,21 +56,21 @@ static void next_step_routes(const ns_device_report *r, const ns_routes *base, n
  * (decode's matrix multiplies are bound by their weight reads, prefill's by their FLOPs). */
 static void phase_roof(const ns_roof_time *roof, ns_roof_time *out)
 {
-	for (int k = 0; roof != NULL && k < KCLASS_COUNT; k++) {
+	for (int k = 0; roof != NULL && k < NS_KCLASS_COUNT; k++) {
 		memset(&out[k], 0, sizeof(out[k]));
 		out[k].state = NS_ROOF_NONE;
 		out[k].why = "the placement is of the whole trace, not of one phase";
 	}
 }
 
-static void build_phases(const split_device *d, const classify_options *classify, const ns_routes *base,
+static void build_phases(const ns_split_device *d, const ns_classify_options *classify, const ns_routes *base,
                          const ns_routes *next_routes, const ns_roof_time *roof, ns_device_report *out)
 {
-	ns_roof_time per_phase[KCLASS_COUNT];
+	ns_roof_time per_phase[NS_KCLASS_COUNT];
 	ns_next_inputs in = {roof != NULL ? per_phase : NULL, 0};
 
 	phase_roof(roof, per_phase);
-	for (int p = STEP_PHASE_PREFILL; p < STEP_PHASE_COUNT; p++) {
+	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++) {
 		ns_phase_report *ph = &out->phase[p];
 		ph->steps = d->phase_steps[p];
 		if (ph->steps == 0)
@@ -91,9 +91,9 @@ static bool same_fix(const ns_next_step *s, const ns_route *r)
 /* The optimizer's launches in a shown next step, a step (0 when neither shown step is the optimizer's). */
 static int64_t shown_optimizer_launches(const ns_next_step *top, const ns_next_step *second)
 {
-	if (top != NULL && top->cause == CAUSE_OPTIMIZER)
+	if (top != NULL && top->cause == NS_CAUSE_OPTIMIZER)
 		return top->launch_ns;
-	return second != NULL && second->cause == CAUSE_OPTIMIZER ? second->launch_ns : 0;
+	return second != NULL && second->cause == NS_CAUSE_OPTIMIZER ? second->launch_ns : 0;
 }
 
 /* The high findings to print under the headline, less those whose fix a next step line already gives, and
@@ -105,16 +105,16 @@ static void pick_also(ns_device_report *out)
 	                   *second = ns_next_steps_runner_up(&out->next);
 	int64_t opt = shown_optimizer_launches(top, second);
 
-	out->optimizer_also = out->optimizer_grade == GRADE_HIGH &&
-	                      !(top != NULL && top->cause == CAUSE_OPTIMIZER) &&
-	                      !(second != NULL && second->cause == CAUSE_OPTIMIZER);
+	out->optimizer_also = out->optimizer_grade == NS_GRADE_HIGH &&
+	                      !(top != NULL && top->cause == NS_CAUSE_OPTIMIZER) &&
+	                      !(second != NULL && second->cause == NS_CAUSE_OPTIMIZER);
 	for (size_t i = 0; i < out->verdict.nfindings; i++) {
 		const ns_finding *f = &out->verdict.findings[i];
 		const ns_route *r = &out->routes.route[f->regime];
 		bool optimizers =
-		    f->regime == REGIME_OVERHEAD && opt > 0 &&
-		    2 * opt >= out->routed.bucket_ns[REGIME_OVERHEAD] / (int64_t)out->counted_steps;
-		if (f->grade == GRADE_HIGH && !same_fix(top, r) && !same_fix(second, r) && !optimizers)
+		    f->regime == NS_REGIME_OVERHEAD && opt > 0 &&
+		    2 * opt >= out->routed.bucket_ns[NS_REGIME_OVERHEAD] / (int64_t)out->counted_steps;
+		if (f->grade == NS_GRADE_HIGH && !same_fix(top, r) && !same_fix(second, r) && !optimizers)
 			out->also[out->nalso++] = *f;
 	}
 }
@@ -155,7 +155,7 @@ static bool roof_note_of(const ns_roof_time *t, ns_regime bucket, ns_roof_note *
 	else if (n->above_share > ROOF_NOTE_NEAR)
 		n->lever = NS_LEVER_KERNEL;
 	else
-		n->lever = bucket == REGIME_COMPUTE ? NS_LEVER_LESS_WORK : NS_LEVER_FUSION;
+		n->lever = bucket == NS_REGIME_COMPUTE ? NS_LEVER_LESS_WORK : NS_LEVER_FUSION;
 	return true;
 }
 
@@ -171,16 +171,16 @@ void ns_roof_note_words(const ns_roof_note *n, char *buf, size_t size)
 	if (size == 0)
 		return;
 	buf[0] = '\0';
-	PUT("%s ops:", n->bucket == REGIME_COMPUTE ? "compute-bound" : "memory-bound");
+	PUT("%s ops:", n->bucket == NS_REGIME_COMPUTE ? "compute-bound" : "memory-bound");
 	for (size_t i = 0; i < n->nfamilies; i++)
 		PUT("%s %s %.0f%%", i > 0 ? "," : "", ns_op_family_name(n->family[i]),
 		    100.0 * n->fraction[i]);
 	PUT(" of %s (%.0f%% of their kernel time placed) -> ",
-	    n->bucket == REGIME_COMPUTE ? "their roof" : "the memory bandwidth", 100.0 * n->placed_share);
+	    n->bucket == NS_REGIME_COMPUTE ? "their roof" : "the memory bandwidth", 100.0 * n->placed_share);
 	switch (n->lever) {
 	case NS_LEVER_PRECISION:
 		PUT("lower precision: at the %s roof they would take %.0f%% of their time (autocast)",
-		    dtype_name(n->half), 100.0 * n->half_share);
+		    ns_dtype_name(n->half), 100.0 * n->half_share);
 		break;
 	case NS_LEVER_LESS_WORK:
 		PUT("at their roof: only less work (fewer FLOPs) shortens them");
@@ -189,7 +189,7 @@ void ns_roof_note_words(const ns_roof_note *n, char *buf, size_t size)
 		PUT("at the bandwidth: only fusion or a smaller dtype (fewer bytes) shortens them");
 		break;
 	case NS_LEVER_KERNEL:
-		if (n->bucket == REGIME_COMPUTE)
+		if (n->bucket == NS_REGIME_COMPUTE)
 			PUT("%.0f%% of their time is above their roof: a better kernel (tiles, algorithm, "
 			    "fused "
 			    "epilogue) wins that",
@@ -209,7 +209,7 @@ static cJSON *roof_note_json(const ns_roof_note *n)
 	cJSON *o = cJSON_CreateObject(), *fams = cJSON_CreateArray();
 	char words[320];
 	bool ok = o != NULL && fams != NULL &&
-	          cJSON_AddItemToObject(o, "bucket", cJSON_CreateString(regime_name(n->bucket)));
+	          cJSON_AddItemToObject(o, "bucket", cJSON_CreateString(ns_regime_name(n->bucket)));
 
 	if (o == NULL || !cJSON_AddItemToObject(o, "families", fams)) {
 		cJSON_Delete(fams);
@@ -225,7 +225,7 @@ static cJSON *roof_note_json(const ns_roof_note *n)
 	ns_roof_note_words(n, words, sizeof(words));
 	ok = ok && cJSON_AddNumberToObject(o, "placed_share", n->placed_share) != NULL;
 	ok = ok && cJSON_AddNumberToObject(o, "above_share", n->above_share) != NULL;
-	ok = ok && (n->half_share >= 0.0 ? cJSON_AddStringToObject(o, "half_dtype", dtype_name(n->half))
+	ok = ok && (n->half_share >= 0.0 ? cJSON_AddStringToObject(o, "half_dtype", ns_dtype_name(n->half))
 	                                 : cJSON_AddNullToObject(o, "half_dtype")) != NULL;
 	ok = ok && (n->half_share >= 0.0 ? cJSON_AddNumberToObject(o, "half_share", n->half_share)
 	                                 : cJSON_AddNullToObject(o, "half_share")) != NULL;
@@ -258,19 +258,19 @@ cJSON *ns_roof_notes_json(const ns_device_report *m)
  * matrices: a larger batch fills the device). */
 static bool raises_batch(const ns_device_report *m, const ns_next_step *s)
 {
-	if (s->cause == CAUSE_LAUNCH)
+	if (s->cause == NS_CAUSE_LAUNCH)
 		return true;
-	if (s->bucket == REGIME_MEMORY && s->cause == CAUSE_KERNELS)
-		return m->routed.phase == STEP_PHASE_DECODE;
-	if (s->bucket == REGIME_COMPUTE)
+	if (s->bucket == NS_REGIME_MEMORY && s->cause == NS_CAUSE_KERNELS)
+		return m->routed.phase == NS_STEP_PHASE_DECODE;
+	if (s->bucket == NS_REGIME_COMPUTE)
 		for (size_t i = 0; i < m->nroof_notes; i++)
-			if (m->roof_note[i].bucket == REGIME_COMPUTE)
+			if (m->roof_note[i].bucket == NS_REGIME_COMPUTE)
 				return m->roof_note[i].lever == NS_LEVER_KERNEL;
 	return false;
 }
 
 /* The memory's say on the fixes that raise the batch; the line under the next steps for the first shown. */
-static void batch_headroom(const split_device *d, ns_device_report *m)
+static void batch_headroom(const ns_split_device *d, ns_device_report *m)
 {
 	const ns_next_step *top = ns_next_steps_top(&m->next), *second = ns_next_steps_runner_up(&m->next);
 	double scale = ns_memory_batch_scale(&d->memory);
@@ -292,7 +292,7 @@ static void batch_headroom(const split_device *d, ns_device_report *m)
 static bool is_high_finding(const ns_verdict *v, ns_regime b)
 {
 	for (size_t i = 0; i < v->nfindings; i++)
-		if (v->findings[i].regime == b && v->findings[i].grade == GRADE_HIGH)
+		if (v->findings[i].regime == b && v->findings[i].grade == NS_GRADE_HIGH)
 			return true;
 	return false;
 }
@@ -302,8 +302,8 @@ static void build_roof_notes(const ns_roof_time *roof, ns_device_report *out)
 {
 	static const struct {
 		ns_regime bucket;
-		kernel_class k;
-	} kinds[] = {{REGIME_COMPUTE, KCLASS_COMPUTE}, {REGIME_MEMORY, KCLASS_MEMORY}};
+		ns_kernel_class k;
+	} kinds[] = {{NS_REGIME_COMPUTE, NS_KCLASS_COMPUTE}, {NS_REGIME_MEMORY, NS_KCLASS_MEMORY}};
 
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < 2; i++) {
@@ -317,11 +317,11 @@ static void build_roof_notes(const ns_roof_time *roof, ns_device_report *out)
 		}
 }
 
-void ns_device_report_build(const split_result *res, const split_device *d, const classify_options *classify,
+void ns_device_report_build(const ns_split_result *res, const ns_split_device *d, const ns_classify_options *classify,
                             const ns_routes *routes, const ns_roof_time *roof, const ns_device_table *devices,
                             ns_device_report *out)
 {
-	const split_quality *q = &res->quality;
+	const ns_split_quality *q = &res->quality;
 	ns_routes base, next_routes;
 
 	memset(out, 0, sizeof(*out));
@@ -330,21 +330,21 @@ void ns_device_report_build(const split_result *res, const split_device *d, cons
 		report_host_only_routes(routes, &base);
 	else
 		report_evidence_routes(res, d, devices, routes, &base, out->fixes);
-	report_device_label(res, d, out->label, sizeof(out->label));
+	ns_report_device_label(res, d, out->label, sizeof(out->label));
 	out->counted_steps = counted_steps(d);
 	out->routed = report_overall_routed(d);
 	route_window(&out->routed, classify, &out->verdict);
 	report_cause_routes(&out->routed, &base, &out->routes);
-	out->unfit = q->grade == QUALITY_UNFIT;
+	out->unfit = q->grade == NS_QUALITY_UNFIT;
 	out->startup = ns_device_startup_only(d);
 	out->startup_route = *report_startup_route(res, d, &base);
 	if (res->python_frames == 0 && !out->unfit &&
-	    q->problem[QP_PROFILER_OVERHEAD].grade == QUALITY_GOOD && !out->startup &&
-	    (out->verdict.regime == REGIME_OVERHEAD || out->verdict.regime == REGIME_IDLE))
+	    q->problem[NS_QP_PROFILER_OVERHEAD].grade == NS_QUALITY_GOOD && !out->startup &&
+	    (out->verdict.regime == NS_REGIME_OVERHEAD || out->verdict.regime == NS_REGIME_IDLE))
 		out->python_hint = report_host_cause_share(&d->overall);
 	if (res->passes != NULL)
 		out->optimizer_grade = report_optimizer_grade(d, &out->optimizer_share);
-	report_optimizer_fix(res, &base.finding[FINDING_OPTIMIZER], out->optimizer_fix,
+	report_optimizer_fix(res, &base.finding[NS_FINDING_OPTIMIZER], out->optimizer_fix,
 	                     sizeof(out->optimizer_fix));
 	next_step_routes(out, &base, &next_routes);
 	out->placed = roof != NULL;

@@ -74,7 +74,7 @@ static const optimizer_row *optimizer_row_of(const char *name)
 }
 
 /* The implementation advice for the trace's optimizer class (res->optimizer, "" when no marker names one). */
-static void optimizer_advice(const split_result *res, char *buf, size_t size)
+static void optimizer_advice(const ns_split_result *res, char *buf, size_t size)
 {
 	const char *name = res->optimizer;
 	const optimizer_row *r = optimizer_row_of(name);
@@ -116,31 +116,31 @@ static void optimizer_advice(const split_result *res, char *buf, size_t size)
 		snprintf(buf, size, "%s", r->advice);
 }
 
-static const char *const pass_names[PASS_COUNT] = {"forward", "backward", "optimizer"};
+static const char *const pass_names[NS_PASS_COUNT] = {"forward", "backward", "optimizer"};
 
 static double share(int64_t part, int64_t whole)
 {
 	return whole > 0 ? (double)part / (double)whole : 0.0;
 }
 
-static int64_t other_ns(const split_pass_time *t, int64_t dur)
+static int64_t other_ns(const ns_split_pass_time *t, int64_t dur)
 {
 	int64_t rest = dur;
 
-	for (int k = 0; k < PASS_COUNT; k++)
+	for (int k = 0; k < NS_PASS_COUNT; k++)
 		rest -= t->ns[k];
 	return rest > 0 ? rest : 0;
 }
 
-ns_grade report_optimizer_grade(const split_device *d, double *s)
+ns_grade report_optimizer_grade(const ns_split_device *d, double *s)
 {
-	*s = share(d->passes.ns[PASS_OPTIMIZER], d->overall.dur_ns);
-	return *s >= OPTIMIZER_HIGH ? GRADE_HIGH : *s >= OPTIMIZER_MODERATE ? GRADE_MODERATE : GRADE_NONE;
+	*s = share(d->passes.ns[NS_PASS_OPTIMIZER], d->overall.dur_ns);
+	return *s >= OPTIMIZER_HIGH ? NS_GRADE_HIGH : *s >= OPTIMIZER_MODERATE ? NS_GRADE_MODERATE : NS_GRADE_NONE;
 }
 
 /* The finding's fix: the route's, with the advice for the trace's optimizer in place of "{optimizer}" (a
  * playbook's fix without it is used as written). */
-void report_optimizer_fix(const split_result *res, const ns_route *f, char *buf, size_t size)
+void report_optimizer_fix(const ns_split_result *res, const ns_route *f, char *buf, size_t size)
 {
 	static const char slot[] = "{optimizer}";
 	const char *at = f->fix != NULL ? strstr(f->fix, slot) : NULL;
@@ -154,65 +154,65 @@ void report_optimizer_fix(const split_result *res, const ns_route *f, char *buf,
 	snprintf(buf, size, "%.*s%s%s", (int)(at - f->fix), f->fix, advice, at + sizeof(slot) - 1);
 }
 
-static void print_finding(FILE *out, const char *lead, const split_result *res, const split_device *d,
+static void print_finding(FILE *out, const char *lead, const ns_split_result *res, const ns_split_device *d,
                           const ns_device_report *m)
 {
-	const ns_route *f = &m->routes.finding[FINDING_OPTIMIZER];
+	const ns_route *f = &m->routes.finding[NS_FINDING_OPTIMIZER];
 
 	fprintf(out, "%s: optimizer step %.0f%% of the step (%s", lead, m->optimizer_share * 100.0,
-	        grade_name(m->optimizer_grade));
+	        ns_grade_name(m->optimizer_grade));
 	if (res->optimizer_classes > 1) /* the advice is for one of them: say which and why */
 		fprintf(out, "; of %zu optimizer classes, %s holds the most time", res->optimizer_classes,
 		        res->optimizer);
 	fputc(')', out);
-	if (d->overall.cause_ns[CAUSE_OPTIMIZER] > 0) /* the part of it that leaves the device waiting */
+	if (d->overall.cause_ns[NS_CAUSE_OPTIMIZER] > 0) /* the part of it that leaves the device waiting */
 		fprintf(out, ", the GPU idle for %.0f%% of the step inside it with no op recorded",
-		        100.0 * share(d->overall.cause_ns[CAUSE_OPTIMIZER], d->overall.dur_ns));
+		        100.0 * share(d->overall.cause_ns[NS_CAUSE_OPTIMIZER], d->overall.dur_ns));
 	if (d->optimizer_launch_ns > 0) /* and while it launches its kernels one by one */
 		fprintf(out, "%s %.0f%% of the step while it launches its kernels",
-		        d->overall.cause_ns[CAUSE_OPTIMIZER] > 0 ? ", and for" : ", the GPU idle for",
+		        d->overall.cause_ns[NS_CAUSE_OPTIMIZER] > 0 ? ", and for" : ", the GPU idle for",
 		        100.0 * share(d->optimizer_launch_ns, d->overall.dur_ns));
 	if (f->fix != NULL)
 		fprintf(out, " -> %s (%s)", m->optimizer_fix, f->module != NULL ? f->module : "");
 	fputc('\n', out);
 }
 
-void report_print_passes_also(FILE *out, const split_result *res, const split_device *d,
+void report_print_passes_also(FILE *out, const ns_split_result *res, const ns_split_device *d,
                               const ns_device_report *m)
 {
 	if (m->optimizer_also)
 		print_finding(out, "also", res, d, m);
 }
 
-void report_print_passes(FILE *out, const split_result *res, const split_device *d, const ns_device_report *m)
+void report_print_passes(FILE *out, const ns_split_result *res, const ns_split_device *d, const ns_device_report *m)
 {
-	const split_pass_time *t = &d->passes;
+	const ns_split_pass_time *t = &d->passes;
 	int64_t dur = d->overall.dur_ns;
 
 	if (res->passes == NULL)
 		return;
 	fputs("phases (host timeline, share of the step):", out);
-	for (int k = 0; k < PASS_COUNT; k++)
+	for (int k = 0; k < NS_PASS_COUNT; k++)
 		if (res->pass_marked[k])
 			fprintf(out, " %s %.1f%%,", pass_names[k], 100.0 * share(t->ns[k], dur));
 		else
 			fprintf(out, " %s not marked,", pass_names[k]);
 	fprintf(out, " other %.1f%%\n", 100.0 * share(other_ns(t, dur), dur));
-	if (m->optimizer_grade != GRADE_NONE)
+	if (m->optimizer_grade != NS_GRADE_NONE)
 		print_finding(out, "finding", res, d, m);
 }
 
-static cJSON *finding_json(const split_result *res, const ns_device_report *m)
+static cJSON *finding_json(const ns_split_result *res, const ns_device_report *m)
 {
-	const ns_route *f = &m->routes.finding[FINDING_OPTIMIZER];
+	const ns_route *f = &m->routes.finding[NS_FINDING_OPTIMIZER];
 	cJSON *obj;
 
-	if (m->optimizer_grade == GRADE_NONE)
+	if (m->optimizer_grade == NS_GRADE_NONE)
 		return cJSON_CreateNull();
 	obj = cJSON_CreateObject();
-	if (obj == NULL || !cJSON_AddStringToObject(obj, "finding", finding_name(FINDING_OPTIMIZER)) ||
+	if (obj == NULL || !cJSON_AddStringToObject(obj, "finding", ns_finding_name(NS_FINDING_OPTIMIZER)) ||
 	    !cJSON_AddNumberToObject(obj, "share", m->optimizer_share) ||
-	    !cJSON_AddStringToObject(obj, "grade", grade_name(m->optimizer_grade)) ||
+	    !cJSON_AddStringToObject(obj, "grade", ns_grade_name(m->optimizer_grade)) ||
 	    !(res->optimizer[0] != '\0' ? cJSON_AddStringToObject(obj, "optimizer", res->optimizer)
 	                                : cJSON_AddNullToObject(obj, "optimizer")) ||
 	    !cJSON_AddNumberToObject(obj, "optimizer_classes", (double)res->optimizer_classes) ||
@@ -229,7 +229,7 @@ static cJSON *finding_json(const split_result *res, const ns_device_report *m)
 	return obj;
 }
 
-bool report_passes_add_json(cJSON *window, const split_result *res, const split_pass_time *t, int64_t dur,
+bool report_passes_add_json(cJSON *window, const ns_split_result *res, const ns_split_pass_time *t, int64_t dur,
                             const ns_device_report *m)
 {
 	cJSON *obj;
@@ -239,7 +239,7 @@ bool report_passes_add_json(cJSON *window, const split_result *res, const split_
 	obj = cJSON_AddObjectToObject(window, "phases");
 	if (obj == NULL)
 		return false;
-	for (int k = 0; k < PASS_COUNT; k++) {
+	for (int k = 0; k < NS_PASS_COUNT; k++) {
 		char key[32];
 		snprintf(key, sizeof(key), "%s_us", pass_names[k]);
 		if (!cJSON_AddNumberToObject(obj, key, (double)t->ns[k] / 1e3))
@@ -249,7 +249,7 @@ bool report_passes_add_json(cJSON *window, const split_result *res, const split_
 		return false;
 	if (m != NULL) { /* once per device, not per step: which of the zeros above mean "not marked" */
 		cJSON *unmarked = cJSON_AddArrayToObject(obj, "not_marked");
-		for (int k = 0; unmarked != NULL && k < PASS_COUNT; k++)
+		for (int k = 0; unmarked != NULL && k < NS_PASS_COUNT; k++)
 			if (!res->pass_marked[k] &&
 			    !cJSON_AddItemToArray(unmarked, cJSON_CreateString(pass_names[k])))
 				return false;

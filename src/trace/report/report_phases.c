@@ -8,54 +8,54 @@
 #include "trace/report/report_private.h"
 #include "util/text.h"
 
-const char *ns_report_step_source_words(step_source s, const char *const *hints)
+const char *ns_report_step_source_words(ns_step_source s, const char *const *hints)
 {
-	const char *marker = report_hint_text(hints, REPORT_HINT_STEP_MARKER);
+	const char *marker = ns_report_hint_text(hints, NS_REPORT_HINT_STEP_MARKER);
 
 	switch (s) {
-	case STEP_SOURCE_GPU_PROFILER:
+	case NS_STEP_SOURCE_GPU_PROFILER:
 		return "ProfilerStep# on the GPU timeline";
-	case STEP_SOURCE_SERVER:
+	case NS_STEP_SOURCE_SERVER:
 		return "inference-server iteration markers";
-	case STEP_SOURCE_MARKER:
+	case NS_STEP_SOURCE_MARKER:
 		return marker != NULL ? marker : "step-marker annotations";
-	case STEP_SOURCE_PERIOD:
+	case NS_STEP_SOURCE_PERIOD:
 		return "a repeating kernel sequence";
 	default:
 		return NULL;
 	}
 }
 
-void report_print_step_source(FILE *out, const split_result *res, const char *const *hints)
+void report_print_step_source(FILE *out, const ns_split_result *res, const char *const *hints)
 {
-	const char *words = ns_report_step_source_words(res->step_source, hints);
+	const char *words = ns_report_step_source_words(res->ns_step_source, hints);
 
 	if (words != NULL)
 		fprintf(out, " (steps from %s)", words);
 }
 
-const char *ns_report_step_marker(const split_result *res, const split_window *w, char *buf, size_t size)
+const char *ns_report_step_marker(const ns_split_result *res, const ns_split_window *w, char *buf, size_t size)
 {
-	switch (res->step_source) {
-	case STEP_SOURCE_PROFILER:
-	case STEP_SOURCE_GPU_PROFILER:
+	switch (res->ns_step_source) {
+	case NS_STEP_SOURCE_PROFILER:
+	case NS_STEP_SOURCE_GPU_PROFILER:
 		snprintf(buf, size, "ProfilerStep#%" PRId64, w->step);
 		return buf;
-	case STEP_SOURCE_SERVER:
-	case STEP_SOURCE_MARKER:
-		return w->marker != UINT32_MAX ? kernel_names_get(res->marker_names, w->marker) : NULL;
-	case STEP_SOURCE_PERIOD:
-		return w->marker != UINT32_MAX ? kernel_names_get(res->names, w->marker) : NULL;
+	case NS_STEP_SOURCE_SERVER:
+	case NS_STEP_SOURCE_MARKER:
+		return w->marker != UINT32_MAX ? ns_kernel_names_get(res->marker_names, w->marker) : NULL;
+	case NS_STEP_SOURCE_PERIOD:
+		return w->marker != UINT32_MAX ? ns_kernel_names_get(res->names, w->marker) : NULL;
 	default:
 		return NULL;
 	}
 }
 
-bool report_add_step_json(cJSON *obj, const split_result *res, const split_window *w)
+bool report_add_step_json(cJSON *obj, const ns_split_result *res, const ns_split_window *w)
 {
 	char buf[48];
 	const char *marker = ns_report_step_marker(res, w, buf, sizeof(buf));
-	const char *phase = step_phase_name((step_phase)w->phase);
+	const char *phase = ns_step_phase_name((ns_step_phase)w->phase);
 
 	return (marker != NULL ? cJSON_AddStringToObject(obj, "marker", marker)
 	                       : cJSON_AddNullToObject(obj, "marker")) != NULL &&
@@ -63,66 +63,66 @@ bool report_add_step_json(cJSON *obj, const split_result *res, const split_windo
 	                      : cJSON_AddNullToObject(obj, "phase")) != NULL;
 }
 
-void report_print_step_phase(FILE *out, const split_window *w)
+void report_print_step_phase(FILE *out, const ns_split_window *w)
 {
-	const char *phase = step_phase_name((step_phase)w->phase);
+	const char *phase = ns_step_phase_name((ns_step_phase)w->phase);
 
 	if (phase != NULL)
 		fprintf(out, " [%s]", phase);
 }
 
-split_window report_overall_routed(const split_device *d)
+ns_split_window report_overall_routed(const ns_split_device *d)
 {
-	split_window w = d->overall;
+	ns_split_window w = d->overall;
 
-	if (d->phase_steps[STEP_PHASE_DECODE] > 0 &&
-	    2 * d->phase_sum[STEP_PHASE_DECODE].bucket_ns[REGIME_MEMORY] >= w.bucket_ns[REGIME_MEMORY])
-		w.phase = STEP_PHASE_DECODE;
+	if (d->phase_steps[NS_STEP_PHASE_DECODE] > 0 &&
+	    2 * d->phase_sum[NS_STEP_PHASE_DECODE].bucket_ns[NS_REGIME_MEMORY] >= w.bucket_ns[NS_REGIME_MEMORY])
+		w.phase = NS_STEP_PHASE_DECODE;
 	return w;
 }
 
 /* The lines follow their device's summary, so the label is the phase alone. */
-void report_print_phases(FILE *out, const ns_device_report *m, const report_options *o)
+void report_print_phases(FILE *out, const ns_device_report *m, const ns_report_options *o)
 {
-	for (int p = STEP_PHASE_PREFILL; p < STEP_PHASE_COUNT; p++) {
+	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++) {
 		const ns_phase_report *ph = &m->phase[p];
 		char phase_label[96];
 		if (ph->steps == 0)
 			continue;
 		snprintf(phase_label, sizeof(phase_label), "  %s (%zu step%s, %.3f ms each)",
-		         step_phase_name((step_phase)p), ph->steps, ph->steps == 1 ? "" : "s",
+		         ns_step_phase_name((ns_step_phase)p), ph->steps, ph->steps == 1 ? "" : "s",
 		         (double)ph->window.dur_ns / 1e6 / (double)ph->steps);
-		format_verdict_line(out, phase_label, &ph->verdict, &ph->routes, o->format);
+		ns_format_verdict_line(out, phase_label, &ph->verdict, &ph->routes, o->format);
 	}
 }
 
 static bool has_phases(const ns_device_report *m)
 {
-	for (int p = STEP_PHASE_PREFILL; p < STEP_PHASE_COUNT; p++)
+	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++)
 		if (m->phase[p].steps > 0)
 			return true;
 	return false;
 }
 
-cJSON *report_phases_json(const ns_device_report *m, const report_options *o)
+cJSON *report_phases_json(const ns_device_report *m, const ns_report_options *o)
 {
 	cJSON *obj;
-	char phase_label[TRACE_DEVICE_NAME_MAX + 96];
+	char phase_label[NS_TRACE_DEVICE_NAME_MAX + 96];
 
 	if (!has_phases(m))
 		return cJSON_CreateNull();
 	obj = cJSON_CreateObject();
-	for (int p = STEP_PHASE_PREFILL; obj != NULL && p < STEP_PHASE_COUNT; p++) {
+	for (int p = NS_STEP_PHASE_PREFILL; obj != NULL && p < NS_STEP_PHASE_COUNT; p++) {
 		const ns_phase_report *ph = &m->phase[p];
 		cJSON *w, *next = NULL;
 		if (ph->steps == 0)
 			continue;
-		snprintf(phase_label, sizeof(phase_label), "%s %s", m->label, step_phase_name((step_phase)p));
+		snprintf(phase_label, sizeof(phase_label), "%s %s", m->label, ns_step_phase_name((ns_step_phase)p));
 		w = report_window_json_routed(phase_label, &ph->window, false, o, &ph->routes);
 		if (w == NULL || !cJSON_AddNumberToObject(w, "steps", (double)ph->steps) ||
 		    (next = ns_next_steps_json(&ph->next)) == NULL ||
 		    !cJSON_AddItemToObject(w, "next_steps", next) ||
-		    !cJSON_AddItemToObject(obj, step_phase_name((step_phase)p), w)) {
+		    !cJSON_AddItemToObject(obj, ns_step_phase_name((ns_step_phase)p), w)) {
 			cJSON_Delete(w);
 			cJSON_Delete(obj);
 			return NULL;
@@ -131,7 +131,7 @@ cJSON *report_phases_json(const ns_device_report *m, const report_options *o)
 	return obj;
 }
 
-cJSON *report_outside_json(const split_device *d)
+cJSON *report_outside_json(const ns_split_device *d)
 {
 	cJSON *obj = cJSON_CreateObject();
 
@@ -143,7 +143,7 @@ cJSON *report_outside_json(const split_device *d)
 	return obj;
 }
 
-void report_print_ignored_markers(FILE *out, const split_result *res)
+void report_print_ignored_markers(FILE *out, const ns_split_result *res)
 {
 	if (res->ignored_step_markers > 0)
 		fprintf(out,
@@ -153,7 +153,7 @@ void report_print_ignored_markers(FILE *out, const split_result *res)
 		        res->ignored_step_pid);
 }
 
-void report_print_outside(FILE *out, const split_device *d, bool verbose)
+void report_print_outside(FILE *out, const ns_split_device *d, bool verbose)
 {
 	if (verbose && d->outside_gpu > 0)
 		fprintf(out,

@@ -13,15 +13,15 @@
 #define CAUSE_MAJORITY 0.5
 
 /* The cause holding at least CAUSE_MAJORITY of bucket b in w; false when none does or b is not split. */
-bool report_dominant_cause(const split_window *w, ns_regime b, ns_cause *c);
+bool report_dominant_cause(const ns_split_window *w, ns_regime b, ns_cause *c);
 /* in, with each bucket's route replaced by its dominant cause's (where that cause has a route). A shallow
  * copy: out borrows in's strings and must not be freed. */
 /* The routes of w: a bucket's dominant cause's route replaces the bucket's; a decode window's memory kernels
  * take the decode finding's route. */
-void report_cause_routes(const split_window *w, const ns_routes *in, ns_routes *out);
+void report_cause_routes(const ns_split_window *w, const ns_routes *in, ns_routes *out);
 /* The device's whole-run window for routing: its phase is decode when decode steps hold at least half of its
  * memory-bound time, so the headline's memory route is decode's. */
-split_window report_overall_routed(const split_device *d);
+ns_split_window report_overall_routed(const ns_split_device *d);
 /* The fixes the trace's evidence words itself, one slot each in ns_device_report.fixes. */
 typedef enum {
 	REPORT_FIX_HOST_GAP, /* the Python frames behind unrecorded host time */
@@ -37,24 +37,24 @@ typedef enum {
  * with tensor cores send compute to autocast/TF32 with the peak ratio. A fix worded here lives in fixes,
  * which must outlive out. report_cause_routes() of the result routes a window's headline; the next steps read
  * it as it is. */
-void report_evidence_routes(const split_result *res, const split_device *d, const ns_device_table *devices,
+void report_evidence_routes(const ns_split_result *res, const ns_split_device *d, const ns_device_table *devices,
                             const ns_routes *in, ns_routes *out, char fixes[][NS_REPORT_FIX_MAX]);
 /* The route the Python frames behind host cause c of d give (report_python.c), worded into buf (size bytes)
  * with the frames named; a compiled model's launch overhead is told mode="reduce-overhead". false, and out
  * untouched, when the frames do not speak for c. */
-bool report_python_route(const split_result *res, const split_device *d, ns_cause c, const ns_routes *in,
+bool report_python_route(const ns_split_result *res, const ns_split_device *d, ns_cause c, const ns_routes *in,
                          ns_route *out, char *buf, size_t size);
 /* in, with the host-only routes (routes.h) in place of the buckets' and their causes' routes: for a split
  * with no device. A shallow copy, as above. */
 void report_host_only_routes(const ns_routes *in, ns_routes *out);
 /* The route of a start-up window (every step warm-up): the graph-capture finding's when stream capture holds
  * at least half of the device's set-up time, else the init cause's (the overhead bucket's without one). */
-const ns_route *report_startup_route(const split_result *res, const split_device *d, const ns_routes *r);
+const ns_route *report_startup_route(const ns_split_result *res, const ns_split_device *d, const ns_routes *r);
 /* "  overhead is mostly sync: 72% of it (host blocked on the device)" for the verdict's bucket, when one
  * cause dominates it. */
-void report_print_top_cause(FILE *out, const split_window *w, ns_regime verdict);
+void report_print_top_cause(FILE *out, const ns_split_window *w, ns_regime verdict);
 /* -v: every split bucket with time, and its causes. */
-void report_print_causes(FILE *out, const split_window *w);
+void report_print_causes(FILE *out, const ns_split_window *w);
 /* One line per finding the device report lists under its headline: "also: memory 33% (high) -> fix (module)".
  */
 void report_print_also(FILE *out, const ns_device_report *m);
@@ -63,102 +63,102 @@ void report_print_batch(FILE *out, const ns_device_report *m);
 /* overall.batch_headroom: {"title", "batch_scale", "text"} (m->batch_item >= 0). False on OOM. */
 bool report_batch_add_json(cJSON *overall, const ns_device_report *m);
 /* Warm-up steps left out, duplicate step markers, GPU work outside the windows. */
-void report_print_notes(FILE *out, const split_result *res, const split_device *d, const char *const *hints);
+void report_print_notes(FILE *out, const ns_split_result *res, const ns_split_device *d, const char *const *hints);
 /* "  set-up: 1 CUDA/HIP graph capture (...) recording N launches, ...; N first-use loads ..." (when any). */
-void report_print_setup(FILE *out, const split_result *res);
+void report_print_setup(FILE *out, const ns_split_result *res);
 /* {"graph_captures", "capture_us", "captured_launches", "first_use_loads", "first_use_us"}; NULL on OOM. */
-cJSON *report_setup_json(const split_result *res);
+cJSON *report_setup_json(const ns_split_result *res);
 /* "causes": [{"bucket", "cause", "us", "share"}, ...] on a verdict object. */
-bool report_add_causes_json(cJSON *obj, const split_window *w);
+bool report_add_causes_json(cJSON *obj, const ns_split_window *w);
 
 /* The share of w held by the host causes whose Python frames the report lists (launch, host_threads, sync,
  * host_gap, idle optimizer). */
-double report_host_cause_share(const split_window *w);
+double report_host_cause_share(const ns_split_window *w);
 /* -v: the Python frames behind each host cause of d's overall window (nothing without frames). */
-void report_print_python(FILE *out, const split_result *res, const split_device *d);
+void report_print_python(FILE *out, const ns_split_result *res, const ns_split_device *d);
 /* Once per report: how to record Python frames, when host causes hold at least the high share on a device
  * where they would explain the verdict (most: the largest ns_device_report.python_hint); nsys: the capture is
  * an Nsight Systems export, whose user records Python another way. */
-void report_print_python_hint(FILE *out, double most, bool nsys, const report_options *o);
+void report_print_python_hint(FILE *out, double most, bool nsys, const ns_report_options *o);
 /* An Nsight Systems export: what it lacks (-v), and the JSON "export" member. */
-void report_print_export(FILE *out, const split_result *res);
-cJSON *report_export_json(const split_result *res);
+void report_print_export(FILE *out, const ns_split_result *res);
+cJSON *report_export_json(const ns_split_result *res);
 /* "python": [{"frame", "us"}, ...] on each host cause of window (d's overall), when the trace has frames
  * ("os_runtime" for an Nsight Systems export, whose frames are its OS runtime calls). */
-bool report_python_add_json(cJSON *window, const split_result *res, const split_device *d);
+bool report_python_add_json(cJSON *window, const ns_split_result *res, const ns_split_device *d);
 /* ---- quality (report_quality.c) ---- */
 /* "trace quality: degraded, low confidence in the verdict" and a line per problem that set the grade (every
  * problem found, with verbose); nothing for a good trace unless verbose. */
-void report_print_quality(FILE *out, const split_result *res, bool verbose);
+void report_print_quality(FILE *out, const ns_split_result *res, bool verbose);
 /* "  graphs: 97% of GPU time in 40 replays (1,049 kernels)" when the device ran graph replays. */
-void report_print_graphs(FILE *out, const split_device *d);
+void report_print_graphs(FILE *out, const ns_split_device *d);
 /* "graphs": {"launches", "kernels", "gpu_us"} on a verdict object. */
-bool report_add_graphs_json(cJSON *obj, const split_window *w);
+bool report_add_graphs_json(cJSON *obj, const ns_split_window *w);
 /* {"grade": G, "problems": [{"kind", "count", "grade", "share", "detail"}, ...]}; NULL on OOM. */
-cJSON *report_quality_json(const split_result *res);
+cJSON *report_quality_json(const ns_split_result *res);
 /* Routes a window with the report's classifier. */
-void report_route_window(const split_window *w, const report_options *o, ns_verdict *v);
+void report_route_window(const ns_split_window *w, const ns_report_options *o, ns_verdict *v);
 /* A verdict object plus the window's numbers (trace_report.c), routed by routes (the model's, for a window
- * the model routed); with_step adds "step" and "warmup". report_window_json() routes it by its causes. */
-cJSON *report_window_json_routed(const char *label, const split_window *w, bool with_step,
-                                 const report_options *o, const ns_routes *routes);
+ * the model routed); with_step adds "step" and "warmup". ns_report_window_json() routes it by its causes. */
+cJSON *report_window_json_routed(const char *label, const ns_split_window *w, bool with_step,
+                                 const ns_report_options *o, const ns_routes *routes);
 
 /* ---- steps: sources, markers, phases (report_phases.c) ---- */
 /* " (steps from inference-server iteration markers)" after the step count, for sources other than the host's
  * ProfilerStep#. */
-void report_print_step_source(FILE *out, const split_result *res, const char *const *hints);
+void report_print_step_source(FILE *out, const ns_split_result *res, const char *const *hints);
 /* " [decode]" after a step's number when its marker gave a phase. */
-void report_print_step_phase(FILE *out, const split_window *w);
+void report_print_step_phase(FILE *out, const ns_split_window *w);
 /* One verdict line per inference phase (prefill, decode, mixed) when the steps have phases. */
-void report_print_phases(FILE *out, const ns_device_report *m, const report_options *o);
+void report_print_phases(FILE *out, const ns_device_report *m, const ns_report_options *o);
 /* "note: N step markers of process P ignored: it launched no device work" (once per report). */
-void report_print_ignored_markers(FILE *out, const split_result *res);
+void report_print_ignored_markers(FILE *out, const ns_split_result *res);
 /* -v: the GPU events launched outside every step. */
-void report_print_outside(FILE *out, const split_device *d, bool verbose);
+void report_print_outside(FILE *out, const ns_split_device *d, bool verbose);
 /* "marker" and "phase" on a step's JSON object. */
-bool report_add_step_json(cJSON *obj, const split_result *res, const split_window *w);
+bool report_add_step_json(cJSON *obj, const ns_split_result *res, const ns_split_window *w);
 /* "step_phases": {"prefill": R, "decode": R, "mixed": R} (phases with steps only, each with its
  * "next_steps"), or JSON null. */
-cJSON *report_phases_json(const ns_device_report *m, const report_options *o);
+cJSON *report_phases_json(const ns_device_report *m, const ns_report_options *o);
 /* "outside_steps": {"gpu_events": N, "us": T}. */
-cJSON *report_outside_json(const split_device *d);
+cJSON *report_outside_json(const ns_split_device *d);
 
 /* The phases of the step: -v line (and the optimizer finding when graded), the default output's "also:"
  * line when the optimizer finding is high, and "phases" on a window's JSON object (m: the overall window's
  * device report, which adds the finding; NULL for a step). Nothing when the trace marks no pass. */
-void report_print_passes(FILE *out, const split_result *res, const split_device *d,
+void report_print_passes(FILE *out, const ns_split_result *res, const ns_split_device *d,
                          const ns_device_report *m);
-void report_print_passes_also(FILE *out, const split_result *res, const split_device *d,
+void report_print_passes_also(FILE *out, const ns_split_result *res, const ns_split_device *d,
                               const ns_device_report *m);
-/* The optimizer finding of a device's overall window: its grade (GRADE_NONE below the moderate share) and
+/* The optimizer finding of a device's overall window: its grade (NS_GRADE_NONE below the moderate share) and
  * the optimizer's share of the step in *share. */
-ns_grade report_optimizer_grade(const split_device *d, double *share);
+ns_grade report_optimizer_grade(const ns_split_device *d, double *share);
 /* The optimizer finding's fix: the advice for the trace's optimizer class and implementation, then the
  * finding route's fix (when set). */
-void report_optimizer_fix(const split_result *res, const ns_route *f, char *buf, size_t size);
-bool report_passes_add_json(cJSON *window, const split_result *res, const split_pass_time *t, int64_t dur,
+void report_optimizer_fix(const ns_split_result *res, const ns_route *f, char *buf, size_t size);
+bool report_passes_add_json(cJSON *window, const ns_split_result *res, const ns_split_pass_time *t, int64_t dur,
                             const ns_device_report *m);
 
 /* No device split, but device events of an unknown category: "device events of a kind nextstep cannot
  * analyse (category "C", N events): no verdict", and {"category", "events"} for JSON's "unknown_device". */
-void report_print_unknown_device(FILE *out, const split_result *res);
-cJSON *report_unknown_device_json(const split_result *res);
+void report_print_unknown_device(FILE *out, const ns_split_result *res);
+cJSON *report_unknown_device_json(const ns_split_result *res);
 
 /* Step i of device d as the JSON report's "steps" hold it (label: its verdict's), as a tree (NULL on OOM)
  * and written straight into w (false on OOM): the same bytes (trace_report.c). */
-cJSON *report_step_json(const split_result *res, const split_device *d, size_t i, const char *label,
-                        const report_options *o);
-bool report_put_step(json_out *w, const split_result *res, const split_device *d, size_t i, const char *label,
-                     const report_options *o);
-/* The JSON report of report_print() with flags: REPORT_JSON_NO_STEPS writes every device's "steps" as [] (the
+cJSON *report_step_json(const ns_split_result *res, const ns_split_device *d, size_t i, const char *label,
+                        const ns_report_options *o);
+bool report_put_step(json_out *w, const ns_split_result *res, const ns_split_device *d, size_t i, const char *label,
+                     const ns_report_options *o);
+/* The JSON report of ns_report_print() with flags: REPORT_JSON_NO_STEPS writes every device's "steps" as [] (the
  * diff reads a trace's steps from its split), REPORT_JSON_OBJECT ends the object without a newline (printed
  * inside another document: flush that document's writer first). */
 #define REPORT_JSON_NO_STEPS 1u
 #define REPORT_JSON_OBJECT   2u
-ns_status report_print_json_as(FILE *out, const split_result *res, const report_options *o, unsigned flags,
+ns_status report_print_json_as(FILE *out, const ns_split_result *res, const ns_report_options *o, unsigned flags,
                                ns_error *err);
-/* report_window_json(label, win, true, o) written straight into w, the same bytes (the job report's steps).
+/* ns_report_window_json(label, win, true, o) written straight into w, the same bytes (the job report's steps).
  */
-void report_put_window(json_out *w, const char *label, const split_window *win, const report_options *o);
+void report_put_window(json_out *w, const char *label, const ns_split_window *win, const ns_report_options *o);
 
 #endif

@@ -7,8 +7,8 @@
 #include "trace/report/report_private.h"
 #include "util/text.h"
 
-static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP,
-                                       CAUSE_OPTIMIZER};
+static const ns_cause host_causes[] = {NS_CAUSE_LAUNCH, NS_CAUSE_HOST_THREADS, NS_CAUSE_SYNC, NS_CAUSE_HOST_GAP,
+                                       NS_CAUSE_OPTIMIZER};
 #define NHOST (sizeof(host_causes) / sizeof(host_causes[0]))
 
 static double pct(int64_t part, int64_t whole)
@@ -24,16 +24,16 @@ static bool is_host_cause(ns_cause c)
 	return false;
 }
 
-void report_print_python(FILE *out, const split_result *res, const split_device *d)
+void report_print_python(FILE *out, const ns_split_result *res, const ns_split_device *d)
 {
-	const split_window *w = &d->overall;
+	const ns_split_window *w = &d->overall;
 	bool any = false;
 
 	if (res->python_frames == 0)
 		return;
 	for (size_t i = 0; i < NHOST; i++) {
 		ns_cause c = host_causes[i];
-		const split_python_cause *p = &d->python[c];
+		const ns_split_python_cause *p = &d->python[c];
 		char key[64];
 		if (w->cause_ns[c] <= 0)
 			continue;
@@ -45,7 +45,7 @@ void report_print_python(FILE *out, const split_result *res, const split_device 
 			            "idle):\n",
 			      out);
 		any = true;
-		cause_key(c, key, sizeof(key));
+		ns_cause_key(c, key, sizeof(key));
 		fprintf(out, "  %s %.3f ms, %.0f%% of it inside %s\n", key, (double)w->cause_ns[c] / 1e6,
 		        pct(p->framed_ns, w->cause_ns[c]),
 		        res->nsys ? "traced OS runtime calls" : "recorded Python");
@@ -53,16 +53,16 @@ void report_print_python(FILE *out, const split_result *res, const split_device 
 			fprintf(out, "    %5.1f%% %10.3f ms  ", pct(p->top[k].ns, w->cause_ns[c]),
 			        (double)p->top[k].ns / 1e6);
 			/* names come from the trace: control characters are escaped */
-			ns_fput_text(out, kernel_names_get(res->python_names, p->top[k].name_id));
+			ns_fput_text(out, ns_kernel_names_get(res->python_names, p->top[k].name_id));
 			fputc('\n', out);
 		}
 	}
 	if (res->python_dropped > 0)
 		fprintf(out, "  note: %zu python frames not kept (over the limit of %u)\n",
-		        res->python_dropped, (unsigned)SPLIT_PYTHON_MAX_FRAMES);
+		        res->python_dropped, (unsigned)NS_SPLIT_PYTHON_MAX_FRAMES);
 }
 
-double report_host_cause_share(const split_window *w)
+double report_host_cause_share(const ns_split_window *w)
 {
 	int64_t t = 0;
 
@@ -74,9 +74,9 @@ double report_host_cause_share(const split_window *w)
 /* Once per trace, when host time is a device's verdict and host causes hold a high share of it (the device
  * report decides where the hint applies: not start-up, not an unfit trace, not where the profiler's own cost
  * already degrades the verdict). */
-void report_print_python_hint(FILE *out, double most, bool nsys, const report_options *o)
+void report_print_python_hint(FILE *out, double most, bool nsys, const ns_report_options *o)
 {
-	const char *detail = report_hint_text(o->hints, REPORT_HINT_PYTHON_DETAIL);
+	const char *detail = ns_report_hint_text(o->hints, NS_REPORT_HINT_PYTHON_DETAIL);
 
 	if (most <= 0.0 || most < o->classify->high)
 		return;
@@ -97,7 +97,7 @@ void report_print_python_hint(FILE *out, double most, bool nsys, const report_op
 	    most * 100.0, detail != NULL ? " " : "", detail != NULL ? detail : "");
 }
 
-static cJSON *frames_json(const split_result *res, const split_python_cause *p)
+static cJSON *frames_json(const ns_split_result *res, const ns_split_python_cause *p)
 {
 	cJSON *arr = cJSON_CreateArray();
 
@@ -109,7 +109,7 @@ static cJSON *frames_json(const split_result *res, const split_python_cause *p)
 			return NULL;
 		}
 		if (!cJSON_AddStringToObject(item, "frame",
-		                             kernel_names_get(res->python_names, p->top[k].name_id)) ||
+		                             ns_kernel_names_get(res->python_names, p->top[k].name_id)) ||
 		    !cJSON_AddNumberToObject(item, "us", (double)p->top[k].ns / 1e3)) {
 			cJSON_Delete(arr);
 			return NULL;
@@ -118,7 +118,7 @@ static cJSON *frames_json(const split_result *res, const split_python_cause *p)
 	return arr;
 }
 
-bool report_python_add_json(cJSON *window, const split_result *res, const split_device *d)
+bool report_python_add_json(cJSON *window, const ns_split_result *res, const ns_split_device *d)
 {
 	cJSON *causes = cJSON_GetObjectItemCaseSensitive(window, "causes"), *item;
 	int k = 0;
@@ -128,7 +128,7 @@ bool report_python_add_json(cJSON *window, const split_result *res, const split_
 	cJSON_ArrayForEach(item, causes)
 	{
 		/* report_add_causes_json writes one entry per cause, in cause order */
-		if (k < CAUSE_COUNT && is_host_cause((ns_cause)k)) {
+		if (k < NS_CAUSE_COUNT && is_host_cause((ns_cause)k)) {
 			cJSON *arr = frames_json(res, &d->python[k]);
 			if (arr == NULL ||
 			    !cJSON_AddItemToObject(item, res->nsys ? "os_runtime" : "python", arr)) {
@@ -142,7 +142,7 @@ bool report_python_add_json(cJSON *window, const split_result *res, const split_
 }
 
 /* What an Nsight Systems export does not hold that a Kineto trace may: said, so nothing is guessed. */
-void report_print_export(FILE *out, const split_result *res)
+void report_print_export(FILE *out, const ns_split_result *res)
 {
 	fprintf(out, "export: Nsight Systems%s%s%s: no Python frames, collectives without names or sizes; ",
 	        res->nsys_schema[0] != '\0' ? " (schema " : "", res->nsys_schema,
@@ -156,7 +156,7 @@ void report_print_export(FILE *out, const split_result *res)
 		      out);
 }
 
-cJSON *report_export_json(const split_result *res)
+cJSON *report_export_json(const ns_split_result *res)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -229,14 +229,14 @@ static const char *frame_function(const char *name)
 
 /* "normalize 105 ms, rescale 33 ms, read_video 33 ms" into buf; whether preprocessing frames hold at least
  * half of the named frames' time. */
-static bool name_frames(const split_result *res, const split_python_cause *p, char *buf, size_t size)
+static bool name_frames(const ns_split_result *res, const ns_split_python_cause *p, char *buf, size_t size)
 {
 	int64_t all = 0, prep = 0;
 	size_t used = 0;
 
 	buf[0] = '\0';
 	for (size_t k = 0; k < p->ntop && k < PY_FIX_FRAMES; k++) {
-		const char *name = kernel_names_get(res->python_names, p->top[k].name_id);
+		const char *name = ns_kernel_names_get(res->python_names, p->top[k].name_id);
 		char clean[96];
 		int n;
 		ns_text_escape(frame_function(name), strlen(frame_function(name)), clean, sizeof(clean));
@@ -267,40 +267,40 @@ static void fill_route(const ns_route *route, const char *what, ns_route *out, c
 	out->fix = buf;
 }
 
-/* The python finding that fits host cause c of d's overall window, or FINDING_COUNT when the frames do not
+/* The python finding that fits host cause c of d's overall window, or NS_FINDING_COUNT when the frames do not
  * speak for it. what receives the frames (or the framed share). */
-static ns_finding_kind python_finding(const split_result *res, const split_device *d, ns_cause c, char *what,
+static ns_finding_kind python_finding(const ns_split_result *res, const ns_split_device *d, ns_cause c, char *what,
                                       size_t size)
 {
-	const split_python_cause *p = &d->python[c];
+	const ns_split_python_cause *p = &d->python[c];
 	int64_t t = d->overall.cause_ns[c];
 	bool prep;
 
 	if (res->python_frames == 0 || t <= 0)
-		return FINDING_COUNT;
+		return NS_FINDING_COUNT;
 	if ((double)p->framed_ns < PY_FRAMED_MAJORITY * (double)t) {
-		if (c != CAUSE_HOST_GAP)
-			return FINDING_COUNT; /* an op's own time: the cause's route stands */
+		if (c != NS_CAUSE_HOST_GAP)
+			return NS_FINDING_COUNT; /* an op's own time: the cause's route stands */
 		snprintf(what, size, "%.0f%%", pct(p->framed_ns, t));
-		return FINDING_PYTHON_NATIVE;
+		return NS_FINDING_PYTHON_NATIVE;
 	}
 	prep = name_frames(res, p, what, size);
 	if (prep)
-		return FINDING_PYTHON_PREPROCESS;
-	if (c != CAUSE_HOST_GAP)
-		return FINDING_COUNT; /* the step thread's ops: their own route says what to do */
-	return res->compiled ? FINDING_PYTHON_COMPILED : FINDING_PYTHON_BETWEEN_OPS;
+		return NS_FINDING_PYTHON_PREPROCESS;
+	if (c != NS_CAUSE_HOST_GAP)
+		return NS_FINDING_COUNT; /* the step thread's ops: their own route says what to do */
+	return res->compiled ? NS_FINDING_PYTHON_COMPILED : NS_FINDING_PYTHON_BETWEEN_OPS;
 }
 
-bool report_python_route(const split_result *res, const split_device *d, ns_cause c, const ns_routes *in,
+bool report_python_route(const ns_split_result *res, const ns_split_device *d, ns_cause c, const ns_routes *in,
                          ns_route *out, char *buf, size_t size)
 {
 	char what[256];
 	ns_finding_kind f = python_finding(res, d, c, what, sizeof(what));
 
-	if (f == FINDING_COUNT && c == CAUSE_LAUNCH && res->compiled)
-		f = FINDING_LAUNCH_COMPILED;
-	if (f == FINDING_COUNT || in->finding[f].fix == NULL)
+	if (f == NS_FINDING_COUNT && c == NS_CAUSE_LAUNCH && res->compiled)
+		f = NS_FINDING_LAUNCH_COMPILED;
+	if (f == NS_FINDING_COUNT || in->finding[f].fix == NULL)
 		return false;
 	fill_route(&in->finding[f], what, out, buf, size);
 	return true;

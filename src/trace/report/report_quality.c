@@ -45,7 +45,7 @@ static const char *grouped(long v, char buf[32])
 	return buf;
 }
 
-static void no_device_detail(const quality_problem *p, char *buf, size_t size)
+static void no_device_detail(const ns_quality_problem *p, char *buf, size_t size)
 {
 	if (p->of > 0)
 		snprintf(buf, size,
@@ -56,9 +56,9 @@ static void no_device_detail(const quality_problem *p, char *buf, size_t size)
 		snprintf(buf, size, "no GPU activity and no host communication: nothing to judge");
 }
 
-static void graph_missing_detail(const quality_problem *p, char *buf, size_t size)
+static void graph_missing_detail(const ns_quality_problem *p, char *buf, size_t size)
 {
-	if (p->ns == 0 && p->grade == QUALITY_UNFIT)
+	if (p->ns == 0 && p->grade == NS_QUALITY_UNFIT)
 		snprintf(buf, size,
 		         "none of %ld graph launches has a recorded kernel: the device looks idle while it "
 		         "ran them",
@@ -73,7 +73,7 @@ static void graph_missing_detail(const quality_problem *p, char *buf, size_t siz
 
 /* Of two steps neither is the typical one: the detail says how far apart they are and what the longer holds.
  * Outlying steps with too little time to move the verdict are only listed. */
-static void unequal_detail(const split_quality *q, const quality_problem *p, char *buf, size_t size)
+static void unequal_detail(const ns_split_quality *q, const ns_quality_problem *p, char *buf, size_t size)
 {
 	double ratio = q->step_min_ns > 0 ? (double)q->step_max_ns / (double)q->step_min_ns : 0.0;
 	char what[192];
@@ -90,7 +90,7 @@ static void unequal_detail(const split_quality *q, const quality_problem *p, cha
 		    "of the time (steps %.3f to %.3f ms)",
 		    p->count, p->of, p->count == 1 ? "s" : "", shown0(p->share), ms(q->step_min_ns),
 		    ms(q->step_max_ns));
-	if (p->grade == QUALITY_GOOD)
+	if (p->grade == NS_QUALITY_GOOD)
 		snprintf(buf, size, "%s: too little of the time to move the verdict", what);
 	else
 		snprintf(
@@ -102,12 +102,12 @@ static void unequal_detail(const split_quality *q, const quality_problem *p, cha
 		    what);
 }
 
-void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf, size_t size)
+void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char *buf, size_t size)
 {
-	const quality_problem *p = &q->problem[k];
+	const ns_quality_problem *p = &q->problem[k];
 
 	switch (k) {
-	case QP_TRUNCATED:
+	case NS_QP_TRUNCATED:
 		snprintf(
 		    buf, size,
 		    "the file ends at byte %lld after %ld events: the capture was cut off (a "
@@ -119,24 +119,24 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		          "run; record again and let the profiler finish writing"
 		        : " after the device's activity: only closing metadata is lost");
 		break;
-	case QP_NO_DEVICE_ACTIVITY:
+	case NS_QP_NO_DEVICE_ACTIVITY:
 		no_device_detail(p, buf, size);
 		break;
-	case QP_LAUNCH_WITHOUT_ACTIVITY:
+	case NS_QP_LAUNCH_WITHOUT_ACTIVITY:
 		snprintf(
 		    buf, size,
 		    "%ld of %ld launches have no GPU activity (dropped device events): ~%.1f%% of GPU time "
 		    "(%.3f ms), estimated at the mean time of the kernels recorded with their launch",
 		    p->count, p->of, shown1(p->share), ms(p->ns));
 		break;
-	case QP_ACTIVITY_WITHOUT_LAUNCH:
+	case NS_QP_ACTIVITY_WITHOUT_LAUNCH:
 		snprintf(buf, size,
 		         "%ld of %ld GPU records have no launch call (dropped host events): %.1f%% of GPU "
 		         "time; the host "
 		         "time of their launches is missing from overhead",
 		         p->count, p->of, shown1(p->share));
 		break;
-	case QP_MISSING_OPS:
+	case NS_QP_MISSING_OPS:
 		snprintf(
 		    buf, size,
 		    "%ld holes in the External ids of %ld recorded ops and annotations leave out ~%ld ids "
@@ -145,23 +145,23 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		    "gap; analyse the unfiltered trace",
 		    p->count, p->of, p->aux, shown0(p->share));
 		break;
-	case QP_GRAPH_REPLAYS_MISSING:
+	case NS_QP_GRAPH_REPLAYS_MISSING:
 		graph_missing_detail(p, buf, size);
 		break;
-	case QP_GRAPH_REPLAY_MISMATCH:
+	case NS_QP_GRAPH_REPLAY_MISMATCH:
 		snprintf(buf, size,
 		         "%ld of %ld graph replays run only part of their graph's usual kernel sequence "
 		         "(typically %ld kernels): replays recorded in part",
 		         p->count, p->of, p->aux);
 		break;
-	case QP_CONCENTRATED_STEPS:
+	case NS_QP_CONCENTRATED_STEPS:
 		snprintf(buf, size,
 		         "90%% of the GPU time is in %ld of %ld steps: the steps' windows do not describe "
 		         "what the GPU "
 		         "did in them",
 		         p->count, p->of);
 		break;
-	case QP_STREAM_OVERLAP:
+	case NS_QP_STREAM_OVERLAP:
 		snprintf(buf, size,
 		         "%ld GPU records overlap the one before them on their stream (%.3f ms, %.1f%% of "
 		         "GPU time): "
@@ -172,26 +172,26 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		               "their predecessor's tail are not counted: programmatic dependent launch)"
 		             : "");
 		break;
-	case QP_DUPLICATE_EVENTS:
+	case NS_QP_DUPLICATE_EVENTS:
 		snprintf(buf, size,
 		         "%ld of %ld GPU records appear twice: kernel counts and times per name are inflated",
 		         p->count, p->of);
 		break;
-	case QP_OUT_OF_ORDER:
+	case NS_QP_OUT_OF_ORDER:
 		snprintf(buf, size,
 		         "%ld events out of order: an E before its B or without one, or GPU work starting "
 		         "before its "
 		         "launch call",
 		         p->count);
 		break;
-	case QP_CUT_SHORT:
+	case NS_QP_CUT_SHORT:
 		snprintf(buf, size,
 		         "%ld events cut by the capture's end: spans without their end (%ld of them steps), "
 		         "launches "
 		         "after the last recorded GPU work, GPU work past the profiler's span",
 		         p->count, p->aux);
 		break;
-	case QP_PROFILER_OVERHEAD:
+	case NS_QP_PROFILER_OVERHEAD:
 		snprintf(buf, size,
 		         "~%.0f%% of the host (overhead) time may be the profiler's own: %ld python_function "
 		         "events "
@@ -199,17 +199,17 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		         "estimate",
 		         shown0(p->share), p->aux, p->count - p->aux);
 		break;
-	case QP_UNEQUAL_STEPS:
+	case NS_QP_UNEQUAL_STEPS:
 		unequal_detail(q, p, buf, size);
 		break;
-	case QP_SINGLE_STEP:
+	case NS_QP_SINGLE_STEP:
 		snprintf(
 		    buf, size,
 		    "the verdict rests on one step: its split is exact, but one step cannot show whether "
 		    "it is typical; capture 3 or more steady-state steps (torch.profiler.schedule(wait=1, "
 		    "warmup=1, active=3))");
 		break;
-	case QP_LITTLE_DEVICE_WORK:
+	case NS_QP_LITTLE_DEVICE_WORK:
 		snprintf(buf, size,
 		         "the busiest device ran %.3f ms of work in the profiled process's %.3f ms of host "
 		         "activity "
@@ -219,7 +219,7 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		         "(torch.profiler.schedule(wait=1, warmup=1, active=3))",
 		         ms(q->busy_ns), ms(q->host_span_ns), shown1(p->share * 10.0) / 10.0);
 		break;
-	case QP_ATYPICAL_WAIT:
+	case NS_QP_ATYPICAL_WAIT:
 		snprintf(
 		    buf, size,
 		    "%ld of %ld steps (%.0f%% of the time) are mostly the host blocked in a synchronize or "
@@ -228,7 +228,7 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		    "steps",
 		    p->count, p->of, shown0(p->share));
 		break;
-	case QP_QUEUED_BEFORE_CAPTURE:
+	case NS_QP_QUEUED_BEFORE_CAPTURE:
 		snprintf(
 		    buf, size,
 		    "%ld GPU records were launched before the profiler started (correlation ids below the "
@@ -237,46 +237,46 @@ void ns_report_quality_detail(const split_quality *q, quality_kind k, char *buf,
 		    "are counted where they ran, and the trace is not the worse for them",
 		    p->count, ms(q->queued_lag_ns > 0 ? q->queued_lag_ns : 0));
 		break;
-	case QP_COUNT:
+	case NS_QP_COUNT:
 		buf[0] = '\0';
 		break;
 	}
 }
 
-void report_print_quality(FILE *out, const split_result *res, bool verbose)
+void report_print_quality(FILE *out, const ns_split_result *res, bool verbose)
 {
-	const split_quality *q = &res->quality;
+	const ns_split_quality *q = &res->quality;
 	char detail[512];
 
-	if (q->grade == QUALITY_GOOD && !verbose)
+	if (q->grade == NS_QUALITY_GOOD && !verbose)
 		return;
 	/* a trace with nothing on any device already says so in place of the verdict */
-	if (res->ndevices == 0 && q->problem[QP_NO_DEVICE_ACTIVITY].count > 0 &&
-	    q->problem[QP_NO_DEVICE_ACTIVITY].of == 0)
+	if (res->ndevices == 0 && q->problem[NS_QP_NO_DEVICE_ACTIVITY].count > 0 &&
+	    q->problem[NS_QP_NO_DEVICE_ACTIVITY].of == 0)
 		return;
-	if (q->grade == QUALITY_GOOD) {
+	if (q->grade == NS_QUALITY_GOOD) {
 		bool any = false;
-		for (int k = 0; k < QP_COUNT; k++)
-			any = any || (q->problem[k].count > 0 && k != QP_PROFILER_OVERHEAD);
+		for (int k = 0; k < NS_QP_COUNT; k++)
+			any = any || (q->problem[k].count > 0 && k != NS_QP_PROFILER_OVERHEAD);
 		if (!any)
 			return;
 	}
-	fprintf(out, "trace quality: %s%s\n", quality_grade_name(q->grade),
-	        q->grade == QUALITY_UNFIT      ? ", no verdict"
-	        : q->grade == QUALITY_DEGRADED ? ", low confidence in the verdict"
+	fprintf(out, "trace quality: %s%s\n", ns_quality_grade_name(q->grade),
+	        q->grade == NS_QUALITY_UNFIT      ? ", no verdict"
+	        : q->grade == NS_QUALITY_DEGRADED ? ", low confidence in the verdict"
 	                                       : "");
-	for (int k = 0; k < QP_COUNT; k++) {
-		const quality_problem *p = &q->problem[k];
+	for (int k = 0; k < NS_QP_COUNT; k++) {
+		const ns_quality_problem *p = &q->problem[k];
 		/* the profiler's own cost matters only where it lands in the verdict's bucket */
-		if (p->count == 0 || (p->grade == QUALITY_GOOD && (!verbose || k == QP_PROFILER_OVERHEAD)))
+		if (p->count == 0 || (p->grade == NS_QUALITY_GOOD && (!verbose || k == NS_QP_PROFILER_OVERHEAD)))
 			continue;
-		ns_report_quality_detail(q, (quality_kind)k, detail, sizeof(detail));
-		fprintf(out, "  %s: %s\n", quality_kind_name((quality_kind)k), detail);
+		ns_report_quality_detail(q, (ns_quality_kind)k, detail, sizeof(detail));
+		fprintf(out, "  %s: %s\n", ns_quality_kind_name((ns_quality_kind)k), detail);
 	}
 }
 
 /* "graphs: 97% of GPU time in 40 replays (1,049 kernels)", over every window of the device. */
-void report_print_graphs(FILE *out, const split_device *d)
+void report_print_graphs(FILE *out, const ns_split_device *d)
 {
 	long launches = (long)d->overall.graph_launches + (long)d->warmup.graph_launches;
 	long kernels = (long)d->overall.graph_kernels + (long)d->warmup.graph_kernels;
@@ -285,14 +285,14 @@ void report_print_graphs(FILE *out, const split_device *d)
 
 	if (launches == 0)
 		return;
-	for (int c = 0; c < KCLASS_COUNT; c++)
+	for (int c = 0; c < NS_KCLASS_COUNT; c++)
 		total += d->class_ns[c];
 	fprintf(out, "  graphs: %.0f%% of GPU time in %s replay%s (%s kernels)\n",
 	        pct((double)ns, (double)total), grouped(launches, a), launches == 1 ? "" : "s",
 	        grouped(kernels, b));
 }
 
-bool report_add_graphs_json(cJSON *obj, const split_window *w)
+bool report_add_graphs_json(cJSON *obj, const ns_split_window *w)
 {
 	cJSON *g = cJSON_AddObjectToObject(obj, "graphs");
 
@@ -301,9 +301,9 @@ bool report_add_graphs_json(cJSON *obj, const split_window *w)
 	       cJSON_AddNumberToObject(g, "gpu_us", (double)w->graph_ns / 1e3);
 }
 
-static bool add_problem(cJSON *arr, const split_quality *q, quality_kind k)
+static bool add_problem(cJSON *arr, const ns_split_quality *q, ns_quality_kind k)
 {
-	const quality_problem *p = &q->problem[k];
+	const ns_quality_problem *p = &q->problem[k];
 	cJSON *item = cJSON_CreateObject();
 	char detail[512];
 
@@ -312,24 +312,24 @@ static bool add_problem(cJSON *arr, const split_quality *q, quality_kind k)
 		return false;
 	}
 	ns_report_quality_detail(q, k, detail, sizeof(detail));
-	return cJSON_AddStringToObject(item, "kind", quality_kind_name(k)) &&
+	return cJSON_AddStringToObject(item, "kind", ns_quality_kind_name(k)) &&
 	       cJSON_AddNumberToObject(item, "count", (double)p->count) &&
-	       cJSON_AddStringToObject(item, "grade", quality_grade_name(p->grade)) &&
+	       cJSON_AddStringToObject(item, "grade", ns_quality_grade_name(p->grade)) &&
 	       cJSON_AddNumberToObject(item, "share", p->share) &&
 	       cJSON_AddStringToObject(item, "detail", detail);
 }
 
-cJSON *report_quality_json(const split_result *res)
+cJSON *report_quality_json(const ns_split_result *res)
 {
-	const split_quality *q = &res->quality;
+	const ns_split_quality *q = &res->quality;
 	cJSON *obj = cJSON_CreateObject(), *arr;
-	bool ok = obj != NULL && cJSON_AddStringToObject(obj, "grade", quality_grade_name(q->grade));
+	bool ok = obj != NULL && cJSON_AddStringToObject(obj, "grade", ns_quality_grade_name(q->grade));
 
 	arr = ok ? cJSON_AddArrayToObject(obj, "problems") : NULL;
 	ok = arr != NULL;
-	for (int k = 0; ok && k < QP_COUNT; k++)
+	for (int k = 0; ok && k < NS_QP_COUNT; k++)
 		if (q->problem[k].count > 0)
-			ok = add_problem(arr, q, (quality_kind)k);
+			ok = add_problem(arr, q, (ns_quality_kind)k);
 	if (!ok) {
 		cJSON_Delete(obj);
 		return NULL;

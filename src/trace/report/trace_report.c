@@ -13,7 +13,7 @@
 #include "util/sort.h"
 #include "util/text.h"
 
-void report_device_label(const split_result *res, const split_device *d, char *buf, size_t size)
+void ns_report_device_label(const ns_split_result *res, const ns_split_device *d, char *buf, size_t size)
 {
 	if (d->id < 0 && res->has_rank)
 		snprintf(buf, size, "rank %" PRId64 " host", res->rank);
@@ -29,9 +29,9 @@ void report_device_label(const split_result *res, const split_device *d, char *b
 
 /* Namespaces, "(anonymous namespace)" included, and template arguments are kept; the return type and the
  * parameter list go (kernel_identity.h). */
-void report_short_name(const char *name, char *buf, size_t max)
+void ns_report_short_name(const char *name, char *buf, size_t max)
 {
-	size_t start, n = kernel_display_span(name, &start);
+	size_t start, n = ns_kernel_display_span(name, &start);
 
 	name += start;
 	if (n + 1 > max) {
@@ -54,34 +54,34 @@ static double ms(int64_t ns)
 	return (double)ns / 1e6;
 }
 
-void report_route_window(const split_window *w, const report_options *o, ns_verdict *v)
+void report_route_window(const ns_split_window *w, const ns_report_options *o, ns_verdict *v)
 {
 	ns_profile p;
 
-	split_window_profile(w, &p);
-	classify_profile(&p, o->classify, v);
+	ns_split_window_profile(w, &p);
+	ns_classify_profile(&p, o->classify, v);
 }
 
 /* "compute 52.1%, memory 20.3% (transfers 3.1%), comm 10.0% exposed + 5.2% hidden, ..." */
-static void print_split(FILE *out, const split_window *w)
+static void print_split(FILE *out, const ns_split_window *w)
 {
 	int64_t d = w->dur_ns;
 
-	fprintf(out, "compute %.1f%%, memory %.1f%%", pct(w->bucket_ns[REGIME_COMPUTE], d),
-	        pct(w->bucket_ns[REGIME_MEMORY], d));
-	if (w->cause_ns[CAUSE_TRANSFER] > 0)
-		fprintf(out, " (transfers %.1f%%)", pct(w->cause_ns[CAUSE_TRANSFER], d));
-	fprintf(out, ", comm %.1f%%", pct(w->bucket_ns[REGIME_COMM], d));
+	fprintf(out, "compute %.1f%%, memory %.1f%%", pct(w->bucket_ns[NS_REGIME_COMPUTE], d),
+	        pct(w->bucket_ns[NS_REGIME_MEMORY], d));
+	if (w->cause_ns[NS_CAUSE_TRANSFER] > 0)
+		fprintf(out, " (transfers %.1f%%)", pct(w->cause_ns[NS_CAUSE_TRANSFER], d));
+	fprintf(out, ", comm %.1f%%", pct(w->bucket_ns[NS_REGIME_COMM], d));
 	if (w->comm_overlapped_ns > 0)
 		fprintf(out, " exposed + %.1f%% hidden", pct(w->comm_overlapped_ns, d));
 	fprintf(out, ", dataloader %.1f%%, overhead %.1f%%, idle %.1f%%",
-	        pct(w->bucket_ns[REGIME_DATALOADER], d), pct(w->bucket_ns[REGIME_OVERHEAD], d),
-	        pct(w->bucket_ns[REGIME_IDLE], d));
+	        pct(w->bucket_ns[NS_REGIME_DATALOADER], d), pct(w->bucket_ns[NS_REGIME_OVERHEAD], d),
+	        pct(w->bucket_ns[NS_REGIME_IDLE], d));
 }
 
-static void print_summary(FILE *out, const split_result *res, const split_device *d, const char *const *hints)
+static void print_summary(FILE *out, const ns_split_result *res, const ns_split_device *d, const char *const *hints)
 {
-	const split_window *o = &d->overall;
+	const ns_split_window *o = &d->overall;
 	size_t counted = d->nsteps - d->nwarmup; /* the steps in overall */
 
 	if (res->has_steps) {
@@ -97,17 +97,17 @@ static void print_summary(FILE *out, const split_result *res, const split_device
 }
 
 /* How the steps vary: min / median / max time, and whether the verdict holds for every step. */
-static ns_status print_variation(FILE *out, const split_device *d, const report_options *o, ns_error *err)
+static ns_status print_variation(FILE *out, const ns_split_device *d, const ns_report_options *o, ns_error *err)
 {
 	int64_t *dur = malloc(d->nsteps * sizeof(*dur));
-	size_t count[REGIME_COUNT] = {0};
+	size_t count[NS_REGIME_COUNT] = {0};
 	size_t kinds = 0;
 	ns_verdict v;
 
 	if (dur == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the report");
 	for (size_t i = 0; i < d->nsteps; i++) {
-		split_window w = split_device_step(d, i);
+		ns_split_window w = ns_split_device_step(d, i);
 		dur[i] = w.dur_ns;
 		report_route_window(&w, o, &v);
 		kinds += count[v.regime]++ == 0;
@@ -119,21 +119,21 @@ static ns_status print_variation(FILE *out, const split_device *d, const report_
 	        ms(dur[d->nsteps - 1]));
 	free(dur);
 	if (kinds == 1) {
-		fprintf(out, "every step %s\n", regime_bound_word(v.regime));
+		fprintf(out, "every step %s\n", ns_regime_bound_word(v.regime));
 		return NS_OK;
 	}
 	fputs("verdicts vary:", out);
-	for (int r = 0, first = 1; r < REGIME_COUNT; r++) {
+	for (int r = 0, first = 1; r < NS_REGIME_COUNT; r++) {
 		if (count[r] == 0)
 			continue;
-		fprintf(out, "%s %zu %s", first ? "" : ",", count[r], regime_bound_word((ns_regime)r));
+		fprintf(out, "%s %zu %s", first ? "" : ",", count[r], ns_regime_bound_word((ns_regime)r));
 		first = 0;
 	}
 	fputc('\n', out);
 	return NS_OK;
 }
 
-static void print_step(FILE *out, const split_result *res, const split_window *w, const report_options *o)
+static void print_step(FILE *out, const ns_split_result *res, const ns_split_window *w, const ns_report_options *o)
 {
 	ns_verdict v;
 
@@ -144,7 +144,7 @@ static void print_step(FILE *out, const split_result *res, const split_window *w
 		fputs(": ", out);
 	} else
 		fputs("  window: ", out);
-	fprintf(out, "%.3f ms, %s (%.0f%%): ", ms(w->dur_ns), regime_bound_word(v.regime), v.share * 100.0);
+	fprintf(out, "%.3f ms, %s (%.0f%%): ", ms(w->dur_ns), ns_regime_bound_word(v.regime), v.share * 100.0);
 	print_split(out, w);
 	if (res->gpu_activity)
 		fprintf(out, "; %ld kernel%s", w->kernels, w->kernels == 1 ? "" : "s");
@@ -152,14 +152,14 @@ static void print_step(FILE *out, const split_result *res, const split_window *w
 }
 
 /* nvidia-smi's number for the window, and what it does not say (lesson 02.09). */
-static void print_gpu_util(FILE *out, const split_window *w)
+static void print_gpu_util(FILE *out, const ns_split_window *w)
 {
 	double util = ns_window_gpu_util(w);
 
 	if (util < 0.0)
 		return;
 	fputs("GPU-Util ", out);
-	format_percent(out, util);
+	ns_format_percent(out, util);
 	fputs(": the share of the step with a kernel running, what nvidia-smi samples; not how close the "
 	      "kernels "
 	      "come to their roofs (the roofline placement says)\n",
@@ -167,48 +167,48 @@ static void print_gpu_util(FILE *out, const split_window *w)
 }
 
 /* Device collectives only: host-side (gloo) comm is a cause line of its own. */
-static void print_comm(FILE *out, const split_window *w)
+static void print_comm(FILE *out, const ns_split_window *w)
 {
-	if (w->cause_ns[CAUSE_EXPOSED] == 0 && w->comm_overlapped_ns == 0)
+	if (w->cause_ns[NS_CAUSE_EXPOSED] == 0 && w->comm_overlapped_ns == 0)
 		return;
 	fprintf(out, "comm: %.1f%% exposed (%.3f ms), %.1f%% hidden under compute/memory (%.3f ms)\n",
-	        pct(w->cause_ns[CAUSE_EXPOSED], w->dur_ns), ms(w->cause_ns[CAUSE_EXPOSED]),
+	        pct(w->cause_ns[NS_CAUSE_EXPOSED], w->dur_ns), ms(w->cause_ns[NS_CAUSE_EXPOSED]),
 	        pct(w->comm_overlapped_ns, w->dur_ns), ms(w->comm_overlapped_ns));
 }
 
-static bool class_of_regime(ns_regime r, kernel_class *c)
+static bool class_of_regime(ns_regime r, ns_kernel_class *c)
 {
 	switch (r) {
-	case REGIME_COMPUTE:
-		*c = KCLASS_COMPUTE;
+	case NS_REGIME_COMPUTE:
+		*c = NS_KCLASS_COMPUTE;
 		return true;
-	case REGIME_MEMORY:
-		*c = KCLASS_MEMORY;
+	case NS_REGIME_MEMORY:
+		*c = NS_KCLASS_MEMORY;
 		return true;
-	case REGIME_COMM:
-		*c = KCLASS_COMM;
+	case NS_REGIME_COMM:
+		*c = NS_KCLASS_COMM;
 		return true;
 	default:
 		return false;
 	}
 }
 
-static void print_top_kernels(FILE *out, const split_result *res, const split_device *d, ns_regime r,
-                              const report_options *o)
+static void print_top_kernels(FILE *out, const ns_split_result *res, const ns_split_device *d, ns_regime r,
+                              const ns_report_options *o)
 {
-	kernel_class c;
+	ns_kernel_class c;
 	size_t shown = 0;
-	char name[REPORT_NAME_MAX + 1];
+	char name[NS_REPORT_NAME_MAX + 1];
 
 	if (!class_of_regime(r, &c) || d->class_ns[c] == 0 || o->top == 0)
 		return;
-	fprintf(out, "top %s kernels (of %.3f ms of %s-class kernel time):\n", kernel_class_name(c),
-	        ms(d->class_ns[c]), kernel_class_name(c));
+	fprintf(out, "top %s kernels (of %.3f ms of %s-class kernel time):\n", ns_kernel_class_name(c),
+	        ms(d->class_ns[c]), ns_kernel_class_name(c));
 	for (size_t i = 0; i < d->nkernel_time && shown < o->top; i++) {
-		const split_kernel_time *k = &d->kernel_time[i];
+		const ns_split_kernel_time *k = &d->kernel_time[i];
 		if (k->cls != c)
 			continue;
-		report_short_name(kernel_names_get(res->names, k->name_id), name, sizeof(name));
+		ns_report_short_name(ns_kernel_names_get(res->names, k->name_id), name, sizeof(name));
 		/* names come from the trace: control characters are escaped, never sent to the terminal */
 		fprintf(out, "  %5.1f%% %10.3f ms %7ldx  ", pct(k->ns, d->class_ns[c]), ms(k->ns), k->count);
 		ns_fput_text(out, name);
@@ -219,16 +219,16 @@ static void print_top_kernels(FILE *out, const split_result *res, const split_de
 
 static void print_startup(FILE *out, const ns_device_report *m)
 {
-	const split_window *w = &m->routed;
+	const ns_split_window *w = &m->routed;
 
 	fprintf(out, "%s: start-up, not steady state (set-up calls hold %.0f%% of it) -> %s (%s)\n", m->label,
-	        pct(w->cause_ns[CAUSE_INIT], w->dur_ns), m->startup_route.fix, m->startup_route.module);
+	        pct(w->cause_ns[NS_CAUSE_INIT], w->dur_ns), m->startup_route.fix, m->startup_route.module);
 }
 
-static ns_status print_device_text(FILE *out, const split_result *res, const split_device *d,
-                                   const ns_device_report *m, const report_options *o, ns_error *err)
+static ns_status print_device_text(FILE *out, const ns_split_result *res, const ns_split_device *d,
+                                   const ns_device_report *m, const ns_report_options *o, ns_error *err)
 {
-	const split_window *w = &m->routed;
+	const ns_split_window *w = &m->routed;
 	bool headline = !m->unfit && !m->startup;
 
 	if (m->unfit)
@@ -236,7 +236,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 	else if (m->startup)
 		print_startup(out, m);
 	else
-		format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
+		ns_format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
 	for (size_t i = 0; i < m->nroof_notes; i++) {
 		char words[320];
 		ns_roof_note_words(&m->roof_note[i], words, sizeof(words));
@@ -244,7 +244,7 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 	}
 	if (headline)
 		ns_next_steps_print(out, &m->next, res->has_steps,
-		                    report_hint_text(o->hints, REPORT_HINT_ROOFLINE));
+		                    ns_report_hint_text(o->hints, NS_REPORT_HINT_ROOFLINE));
 	if (headline && m->batch_item >= 0)
 		report_print_batch(out, m);
 	/* a start-up capture's findings are start-up's: its one advice is a steady-state capture */
@@ -262,13 +262,13 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 	if (d->nsteps > 1 && print_variation(out, d, o, err) != NS_OK)
 		return err->status;
 	for (size_t i = 0; o->steps && i < d->nsteps; i++) {
-		split_window step = split_device_step(d, i);
+		ns_split_window step = ns_split_device_step(d, i);
 		print_step(out, res, &step, o);
 	}
 	if (o->format->verbose) {
-		format_verdict_explain(out, &m->verdict, &m->routes, o->format);
+		ns_format_verdict_explain(out, &m->verdict, &m->routes, o->format);
 		ns_next_steps_print_all(out, &m->next, res->has_steps,
-		                        report_hint_text(o->hints, REPORT_HINT_ROOFLINE));
+		                        ns_report_hint_text(o->hints, NS_REPORT_HINT_ROOFLINE));
 		report_print_causes(out, w);
 		report_print_python(out, res, d);
 		report_print_passes(out, res, d, m);
@@ -281,11 +281,11 @@ static ns_status print_device_text(FILE *out, const split_result *res, const spl
 }
 
 /* The model of device d (malloc'd: caller frees), or NULL on OOM with err set. */
-static ns_device_report *device_model(const split_result *res, const split_device *d, const report_options *o,
+static ns_device_report *device_model(const ns_split_result *res, const ns_split_device *d, const ns_report_options *o,
                                       ns_error *err)
 {
 	ns_device_report *m = malloc(sizeof(*m));
-	ns_roof_time roof[KCLASS_COUNT];
+	ns_roof_time roof[NS_KCLASS_COUNT];
 
 	if (m == NULL) {
 		ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the report");
@@ -295,7 +295,7 @@ static ns_device_report *device_model(const split_result *res, const split_devic
 	return m;
 }
 
-static ns_status print_text(FILE *out, const split_result *res, const report_options *o, ns_error *err)
+static ns_status print_text(FILE *out, const ns_split_result *res, const ns_report_options *o, ns_error *err)
 {
 	double hint = 0.0;
 
@@ -323,12 +323,12 @@ static ns_status print_text(FILE *out, const split_result *res, const report_opt
 	return NS_OK;
 }
 
-static void print_quiet(FILE *out, const split_result *res, const report_options *o)
+static void print_quiet(FILE *out, const ns_split_result *res, const ns_report_options *o)
 {
 	for (size_t i = 0; i < res->ndevices; i++) {
 		ns_verdict v;
 		report_route_window(&res->device[i].overall, o, &v);
-		fprintf(out, "%s\n", res->quality.grade == QUALITY_UNFIT ? "unfit" : regime_name(v.regime));
+		fprintf(out, "%s\n", res->quality.grade == NS_QUALITY_UNFIT ? "unfit" : ns_regime_name(v.regime));
 	}
 }
 
@@ -337,27 +337,27 @@ static double us(int64_t ns)
 	return (double)ns / 1e3;
 }
 
-static bool add_buckets(cJSON *obj, const split_window *w)
+static bool add_buckets(cJSON *obj, const ns_split_window *w)
 {
 	cJSON *b = cJSON_AddObjectToObject(obj, "buckets_us");
 
 	if (b == NULL)
 		return false;
-	for (int r = 0; r < REGIME_COUNT; r++)
-		if (cJSON_AddNumberToObject(b, regime_name((ns_regime)r), us(w->bucket_ns[r])) == NULL)
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
+		if (cJSON_AddNumberToObject(b, ns_regime_name((ns_regime)r), us(w->bucket_ns[r])) == NULL)
 			return false;
 	return true;
 }
 
-cJSON *report_window_json_routed(const char *label, const split_window *w, bool with_step,
-                                 const report_options *o, const ns_routes *routes)
+cJSON *report_window_json_routed(const char *label, const ns_split_window *w, bool with_step,
+                                 const ns_report_options *o, const ns_routes *routes)
 {
 	ns_verdict v;
 	cJSON *obj;
 	bool ok;
 
 	report_route_window(w, o, &v);
-	obj = format_verdict_json(label, &v, routes);
+	obj = ns_format_verdict_json(label, &v, routes);
 	ok = obj != NULL;
 	if (ok && with_step)
 		ok = (w->step >= 0 ? cJSON_AddNumberToObject(obj, "step", (double)w->step)
@@ -365,8 +365,8 @@ cJSON *report_window_json_routed(const char *label, const split_window *w, bool 
 	ok = ok && cJSON_AddNumberToObject(obj, "start_us", us(w->start_ns));
 	ok = ok && cJSON_AddNumberToObject(obj, "dur_us", us(w->dur_ns));
 	ok = ok && add_buckets(obj, w);
-	ok = ok && cJSON_AddNumberToObject(obj, "memory_kernels_us", us(w->cause_ns[CAUSE_KERNELS]));
-	ok = ok && cJSON_AddNumberToObject(obj, "memory_transfer_us", us(w->cause_ns[CAUSE_TRANSFER]));
+	ok = ok && cJSON_AddNumberToObject(obj, "memory_kernels_us", us(w->cause_ns[NS_CAUSE_KERNELS]));
+	ok = ok && cJSON_AddNumberToObject(obj, "memory_transfer_us", us(w->cause_ns[NS_CAUSE_TRANSFER]));
 	ok = ok && cJSON_AddNumberToObject(obj, "comm_overlapped_us", us(w->comm_overlapped_ns));
 	ok = ok && cJSON_AddNumberToObject(obj, "kernels", (double)w->kernels);
 	ok = ok &&
@@ -383,7 +383,7 @@ cJSON *report_window_json_routed(const char *label, const split_window *w, bool 
 	return obj;
 }
 
-cJSON *report_window_json(const char *label, const split_window *w, bool with_step, const report_options *o)
+cJSON *ns_report_window_json(const char *label, const ns_split_window *w, bool with_step, const ns_report_options *o)
 {
 	ns_routes routes;
 
@@ -391,7 +391,7 @@ cJSON *report_window_json(const char *label, const split_window *w, bool with_st
 	return report_window_json_routed(label, w, with_step, o, &routes);
 }
 
-static bool add_kernel(cJSON *arr, const split_result *res, const split_kernel_time *k)
+static bool add_kernel(cJSON *arr, const ns_split_result *res, const ns_split_kernel_time *k)
 {
 	cJSON *item = cJSON_CreateObject();
 
@@ -399,13 +399,13 @@ static bool add_kernel(cJSON *arr, const split_result *res, const split_kernel_t
 		cJSON_Delete(item);
 		return false;
 	}
-	return cJSON_AddStringToObject(item, "name", kernel_names_get(res->names, k->name_id)) &&
-	       cJSON_AddStringToObject(item, "class", kernel_class_name(k->cls)) &&
+	return cJSON_AddStringToObject(item, "name", ns_kernel_names_get(res->names, k->name_id)) &&
+	       cJSON_AddStringToObject(item, "class", ns_kernel_class_name(k->cls)) &&
 	       cJSON_AddNumberToObject(item, "us", us(k->ns)) &&
 	       cJSON_AddNumberToObject(item, "count", (double)k->count);
 }
 
-static cJSON *top_kernels_json(const split_result *res, const split_device *d, size_t top)
+static cJSON *top_kernels_json(const ns_split_result *res, const ns_split_device *d, size_t top)
 {
 	cJSON *arr = cJSON_CreateArray();
 
@@ -446,11 +446,11 @@ static bool put_json(json_stream *js, const char *prefix, cJSON *item)
 
 /* The tree of step i of device d, as the report's "steps" hold it: the reference report_put_step() matches.
  */
-cJSON *report_step_json(const split_result *res, const split_device *d, size_t i, const char *label,
-                        const report_options *o)
+cJSON *report_step_json(const ns_split_result *res, const ns_split_device *d, size_t i, const char *label,
+                        const ns_report_options *o)
 {
-	const split_window w_copy = split_device_step(d, i), *w = &w_copy;
-	cJSON *obj = report_window_json(label, w, true, o);
+	const ns_split_window w_copy = ns_split_device_step(d, i), *w = &w_copy;
+	cJSON *obj = ns_report_window_json(label, w, true, o);
 
 	if (obj != NULL &&
 	    (!report_add_step_json(obj, res, w) ||
@@ -509,16 +509,16 @@ static void put_number(json_out *w, const char *key, size_t len, double x)
 	json_out_number(w, x);
 }
 
-/* format_verdict_json()'s members. */
+/* ns_format_verdict_json()'s members. */
 static void put_verdict(json_out *w, const char *label, const ns_verdict *v, const ns_routes *r)
 {
 	const ns_route *route = &r->route[v->regime];
 	size_t n = strlen(label);
-	char clean[(TRACE_DEVICE_NAME_MAX + 96) * NS_UTF8_REPLACEMENT_LEN + 1];
+	char clean[(NS_TRACE_DEVICE_NAME_MAX + 96) * NS_UTF8_REPLACEMENT_LEN + 1];
 
 	json_out_raw(w, "{\"regime\":");
-	put_word(w, regime_name(v->regime));
-	put_word_or_null(w, KEY("verdict"), regime_bound_word(v->regime));
+	put_word(w, ns_regime_name(v->regime));
+	put_word_or_null(w, KEY("verdict"), ns_regime_bound_word(v->regime));
 	if (v->share >= 0.0)
 		put_number(w, KEY("share"), v->share);
 	ns_utf8_clean(label, n, clean, sizeof(clean));
@@ -526,32 +526,32 @@ static void put_verdict(json_out *w, const char *label, const ns_verdict *v, con
 	put_string_or_null(w, KEY("module"), route->module);
 	put_string_or_null(w, KEY("fix"), route->fix);
 	put_string_or_null(w, KEY("next_check"), route->next_check);
-	put_word_or_null(w, KEY("runner_up"), regime_name(v->runner_up));
+	put_word_or_null(w, KEY("runner_up"), ns_regime_name(v->runner_up));
 	put_number(w, KEY("runner_up_share"), v->runner_up_share);
-	put_number(w, KEY("margin"), format_tidy(v->margin));
+	put_number(w, KEY("margin"), ns_format_tidy(v->margin));
 	put_word_or_null(w, KEY("decided_by"), v->by_priority ? "priority" : "share");
 	json_out_raw(w, ",\"findings\":[");
 	for (size_t i = 0; i < v->nfindings; i++) {
 		json_out_raw(w, i > 0 ? ",{\"regime\":" : "{\"regime\":");
-		put_word(w, regime_name(v->findings[i].regime));
+		put_word(w, ns_regime_name(v->findings[i].regime));
 		put_number(w, KEY("share"), v->findings[i].share);
-		put_word_or_null(w, KEY("grade"), grade_name(v->findings[i].grade));
+		put_word_or_null(w, KEY("grade"), ns_grade_name(v->findings[i].grade));
 		json_out_char(w, '}');
 	}
 	json_out_raw(w, "],\"split\":{");
-	for (int k = 0; k < REGIME_COUNT; k++) {
+	for (int k = 0; k < NS_REGIME_COUNT; k++) {
 		if (k > 0)
 			json_out_char(w, ',');
-		put_word(w, regime_name((ns_regime)k));
+		put_word(w, ns_regime_name((ns_regime)k));
 		json_out_char(w, ':');
 		json_out_number(w, v->split[k]);
 	}
 	json_out_char(w, '}');
-	put_number(w, KEY("unattributed"), format_tidy(v->unattributed));
+	put_number(w, KEY("unattributed"), ns_format_tidy(v->unattributed));
 }
 
-/* report_window_json()'s own members after the verdict's, for a step, up to "warmup". */
-static void put_window_numbers(json_out *w, const split_window *win)
+/* ns_report_window_json()'s own members after the verdict's, for a step, up to "warmup". */
+static void put_window_numbers(json_out *w, const ns_split_window *win)
 {
 	put_key(w, KEY("step"));
 	if (win->step >= 0)
@@ -561,16 +561,16 @@ static void put_window_numbers(json_out *w, const split_window *win)
 	put_number(w, KEY("start_us"), us(win->start_ns));
 	put_number(w, KEY("dur_us"), us(win->dur_ns));
 	json_out_raw(w, ",\"buckets_us\":{");
-	for (int r = 0; r < REGIME_COUNT; r++) {
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
 		if (r > 0)
 			json_out_char(w, ',');
-		put_word(w, regime_name((ns_regime)r));
+		put_word(w, ns_regime_name((ns_regime)r));
 		json_out_char(w, ':');
 		json_out_number(w, us(win->bucket_ns[r]));
 	}
 	json_out_char(w, '}');
-	put_number(w, KEY("memory_kernels_us"), us(win->cause_ns[CAUSE_KERNELS]));
-	put_number(w, KEY("memory_transfer_us"), us(win->cause_ns[CAUSE_TRANSFER]));
+	put_number(w, KEY("memory_kernels_us"), us(win->cause_ns[NS_CAUSE_KERNELS]));
+	put_number(w, KEY("memory_transfer_us"), us(win->cause_ns[NS_CAUSE_TRANSFER]));
 	put_number(w, KEY("comm_overlapped_us"), us(win->comm_overlapped_ns));
 	put_number(w, KEY("kernels"), (double)win->kernels);
 	if (ns_window_gpu_util(win) >= 0.0)
@@ -580,18 +580,18 @@ static void put_window_numbers(json_out *w, const split_window *win)
 }
 
 /* report_add_causes_json() and report_add_graphs_json(). */
-static void put_causes_and_graphs(json_out *w, const split_window *win)
+static void put_causes_and_graphs(json_out *w, const ns_split_window *win)
 {
 	bool first = true;
 
 	json_out_raw(w, ",\"causes\":[");
-	for (int k = 0; k < CAUSE_COUNT; k++) {
-		if (cause_job_only((ns_cause)k) && win->cause_ns[k] == 0)
+	for (int k = 0; k < NS_CAUSE_COUNT; k++) {
+		if (ns_cause_job_only((ns_cause)k) && win->cause_ns[k] == 0)
 			continue;
 		json_out_raw(w, first ? "{\"bucket\":" : ",{\"bucket\":");
 		first = false;
-		put_word(w, regime_name(cause_bucket((ns_cause)k)));
-		put_word_or_null(w, KEY("cause"), cause_name((ns_cause)k));
+		put_word(w, ns_regime_name(ns_cause_bucket((ns_cause)k)));
+		put_word_or_null(w, KEY("cause"), ns_cause_name((ns_cause)k));
 		put_number(w, KEY("us"), (double)win->cause_ns[k] / 1e3);
 		put_number(w, KEY("share"),
 		           win->dur_ns > 0 ? (double)win->cause_ns[k] / (double)win->dur_ns : 0.0);
@@ -606,13 +606,13 @@ static void put_causes_and_graphs(json_out *w, const split_window *win)
 
 /* The members report_add_step_json() and report_passes_add_json() add: without passes written directly
  * (the step's marker and phase), with them through a small tree of their own. */
-static bool put_step_extras(json_out *w, const split_result *res, const split_window *win,
-                            const split_pass_time *passes)
+static bool put_step_extras(json_out *w, const ns_split_result *res, const ns_split_window *win,
+                            const ns_split_pass_time *passes)
 {
 	if (passes == NULL) {
 		char buf[48];
 		put_string_or_null(w, KEY("marker"), ns_report_step_marker(res, win, buf, sizeof(buf)));
-		put_word_or_null(w, KEY("phase"), step_phase_name((step_phase)win->phase));
+		put_word_or_null(w, KEY("phase"), ns_step_phase_name((ns_step_phase)win->phase));
 		return true;
 	}
 	cJSON *tmp = cJSON_CreateObject();
@@ -629,8 +629,8 @@ static bool put_step_extras(json_out *w, const split_result *res, const split_wi
 	return ok;
 }
 
-/* report_window_json(label, win, true, o)'s members, without the closing brace. */
-static void put_step_window(json_out *w, const char *label, const split_window *win, const report_options *o)
+/* ns_report_window_json(label, win, true, o)'s members, without the closing brace. */
+static void put_step_window(json_out *w, const char *label, const ns_split_window *win, const ns_report_options *o)
 {
 	ns_verdict v;
 	ns_routes routes;
@@ -643,16 +643,16 @@ static void put_step_window(json_out *w, const char *label, const split_window *
 	json_out_raw(w, win->warmup ? ",\"warmup\":true" : ",\"warmup\":false");
 }
 
-void report_put_window(json_out *w, const char *label, const split_window *win, const report_options *o)
+void report_put_window(json_out *w, const char *label, const ns_split_window *win, const ns_report_options *o)
 {
 	put_step_window(w, label, win, o);
 	json_out_char(w, '}');
 }
 
-bool report_put_step(json_out *w, const split_result *res, const split_device *d, size_t i, const char *label,
-                     const report_options *o)
+bool report_put_step(json_out *w, const ns_split_result *res, const ns_split_device *d, size_t i, const char *label,
+                     const ns_report_options *o)
 {
-	const split_window win_copy = split_device_step(d, i), *win = &win_copy;
+	const ns_split_window win_copy = ns_split_device_step(d, i), *win = &win_copy;
 
 	put_step_window(w, label, win, o);
 	if (!put_step_extras(w, res, win, res->passes != NULL ? &res->passes[i] : NULL))
@@ -661,14 +661,14 @@ bool report_put_step(json_out *w, const split_result *res, const split_device *d
 	return true;
 }
 
-static bool put_steps(json_stream *js, const split_result *res, const char *label, const split_device *d,
-                      const report_options *o)
+static bool put_steps(json_stream *js, const ns_split_result *res, const char *label, const ns_split_device *d,
+                      const ns_report_options *o)
 {
-	char step_label[TRACE_DEVICE_NAME_MAX + 96];
+	char step_label[NS_TRACE_DEVICE_NAME_MAX + 96];
 
 	json_out_raw(&js->w, ",\"steps\":[");
 	for (size_t i = 0; i < d->nsteps; i++) {
-		const split_window w_copy = split_device_step(d, i), *w = &w_copy;
+		const ns_split_window w_copy = ns_split_device_step(d, i), *w = &w_copy;
 		if (w->step >= 0)
 			snprintf(step_label, sizeof(step_label), "%s step %" PRId64, label, w->step);
 		else
@@ -687,8 +687,8 @@ static bool put_steps(json_stream *js, const split_result *res, const char *labe
 }
 
 /* "startup": every window is warm-up; "warmup": the steps left out of overall (null when none). */
-static bool put_warmup(json_stream *js, const char *label, const split_device *d, const ns_device_report *m,
-                       const report_options *o)
+static bool put_warmup(json_stream *js, const char *label, const ns_split_device *d, const ns_device_report *m,
+                       const ns_report_options *o)
 {
 	cJSON *wu;
 
@@ -696,7 +696,7 @@ static bool put_warmup(json_stream *js, const char *label, const split_device *d
 		return false;
 	if (d->nwarmup == 0)
 		return put_json(js, ",\"warmup\":", cJSON_CreateNull());
-	wu = report_window_json(label, &d->warmup, false, o);
+	wu = ns_report_window_json(label, &d->warmup, false, o);
 	if (wu != NULL && !cJSON_AddNumberToObject(wu, "steps", (double)d->nwarmup)) {
 		cJSON_Delete(wu);
 		wu = NULL;
@@ -706,8 +706,8 @@ static bool put_warmup(json_stream *js, const char *label, const split_device *d
 
 /* The overall window, with the extras only it carries (the Python behind its host causes, the phases, the
  * next steps). */
-static cJSON *overall_json(const split_result *res, const split_device *d, const ns_device_report *m,
-                           const report_options *o)
+static cJSON *overall_json(const ns_split_result *res, const ns_split_device *d, const ns_device_report *m,
+                           const ns_report_options *o)
 {
 	cJSON *obj = report_window_json_routed(m->label, &m->routed, false, o, &m->routes), *next, *roofs;
 
@@ -731,8 +731,8 @@ static cJSON *overall_json(const split_result *res, const split_device *d, const
 	return obj;
 }
 
-static bool put_device(json_stream *js, const split_result *res, const split_device *d,
-                       const report_options *o)
+static bool put_device(json_stream *js, const ns_split_result *res, const ns_split_device *d,
+                       const ns_report_options *o)
 {
 	ns_error err;
 	ns_device_report *m = device_model(res, d, o, &err);
@@ -784,7 +784,7 @@ static cJSON *source_json(const char *source)
 	return item;
 }
 
-static ns_status print_json(FILE *out, const split_result *res, const report_options *o,
+static ns_status print_json(FILE *out, const ns_split_result *res, const ns_report_options *o,
                             const char *extra_key, cJSON *extra, unsigned flags, ns_error *err)
 {
 	json_stream js;
@@ -801,7 +801,7 @@ static ns_status print_json(FILE *out, const split_result *res, const report_opt
 	ok = ok && put_json(&js, ",\"duplicate_steps\":", cJSON_CreateNumber((double)res->duplicate_steps));
 	ok = ok && put_json(&js, ",\"host_threads\":", cJSON_CreateNumber((double)res->host_threads));
 	ok = ok && put_json(&js, ",\"host_comm\":", cJSON_CreateBool(res->host_comm));
-	ok = ok && put_json(&js, ",\"step_source\":", cJSON_CreateString(step_source_name(res->step_source)));
+	ok = ok && put_json(&js, ",\"step_source\":", cJSON_CreateString(ns_step_source_name(res->ns_step_source)));
 	ok = ok &&
 	     put_json(&js,
 	              ",\"ignored_step_markers\":", cJSON_CreateNumber((double)res->ignored_step_markers));
@@ -849,8 +849,8 @@ static ns_status finish_output(FILE *out, ns_status st, ns_error *err)
 }
 
 /* o, or for a host-only split a copy in *host with the host-only routes (no GPU advice) in *routes. */
-static const report_options *options_for(const split_result *res, const report_options *o,
-                                         report_options *host, ns_routes *routes)
+static const ns_report_options *options_for(const ns_split_result *res, const ns_report_options *o,
+                                         ns_report_options *host, ns_routes *routes)
 {
 	if (res->ndevices == 0 || res->gpu_activity)
 		return o;
@@ -860,36 +860,36 @@ static const report_options *options_for(const split_result *res, const report_o
 	return host;
 }
 
-ns_status report_print_json_as(FILE *out, const split_result *res, const report_options *o, unsigned flags,
+ns_status report_print_json_as(FILE *out, const ns_split_result *res, const ns_report_options *o, unsigned flags,
                                ns_error *err)
 {
-	report_options host_o;
+	ns_report_options host_o;
 	ns_routes host_routes;
 	ns_status st =
 	    print_json(out, res, options_for(res, o, &host_o, &host_routes), NULL, NULL, flags, err);
 
 	if (st == NS_OK)
-		st = split_result_steps_status(res, err);
+		st = ns_split_result_steps_status(res, err);
 	return finish_output(out, st, err);
 }
 
-ns_status report_print_with(FILE *out, const split_result *res, const report_options *o,
+ns_status ns_report_print_with(FILE *out, const ns_split_result *res, const ns_report_options *o,
                             const char *extra_key, cJSON *extra, ns_error *err)
 {
 	ns_status st = NS_OK;
-	report_options host_o;
+	ns_report_options host_o;
 	ns_routes host_routes;
 
 	o = options_for(res, o, &host_o, &host_routes);
 	switch (o->format->kind) {
-	case FORMAT_JSON:
+	case NS_FORMAT_JSON:
 		st = print_json(out, res, o, extra_key, extra, 0, err);
 		extra = NULL;
 		break;
-	case FORMAT_QUIET:
+	case NS_FORMAT_QUIET:
 		print_quiet(out, res, o);
 		break;
-	case FORMAT_TEXT:
+	case NS_FORMAT_TEXT:
 		st = print_text(out, res, o, err);
 		break;
 	}
@@ -897,11 +897,11 @@ ns_status report_print_with(FILE *out, const split_result *res, const report_opt
 	/* a step window that could not be read back was printed zeroed: the report is wrong, not just short
 	 */
 	if (st == NS_OK)
-		st = split_result_steps_status(res, err);
+		st = ns_split_result_steps_status(res, err);
 	return finish_output(out, st, err);
 }
 
-ns_status report_print(FILE *out, const split_result *res, const report_options *o, ns_error *err)
+ns_status ns_report_print(FILE *out, const ns_split_result *res, const ns_report_options *o, ns_error *err)
 {
-	return report_print_with(out, res, o, NULL, NULL, err);
+	return ns_report_print_with(out, res, o, NULL, NULL, err);
 }

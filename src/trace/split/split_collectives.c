@@ -16,12 +16,12 @@ static void copy_text(char *dst, size_t size, ns_str src)
 }
 
 /* Only events that can be collectives are kept: kernels (by correlation) and host ops (by External id). */
-ns_status split_coll_note(trace_split *s, const trace_event *ev, ns_error *err)
+ns_status split_coll_note(ns_trace_split *s, const ns_trace_event *ev, ns_error *err)
 {
-	bool kernel = ev->cat == TCAT_KERNEL;
+	bool kernel = ev->cat == NS_TCAT_KERNEL;
 	coll_meta *m;
 
-	if (kernel ? ev->correlation < 0 : (ev->cat != TCAT_CPU_OP || ev->external_id < 0))
+	if (kernel ? ev->correlation < 0 : (ev->cat != NS_TCAT_CPU_OP || ev->external_id < 0))
 		return NS_OK;
 	SPLIT_PUSH(s->cmeta, s->ncmeta, s->capcmeta, err);
 	m = &s->cmeta[s->ncmeta++];
@@ -46,12 +46,12 @@ static int cmp_meta(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-void split_coll_prepare(trace_split *s)
+void split_coll_prepare(ns_trace_split *s)
 {
 	split_sort(s->cmeta, s->ncmeta, sizeof(*s->cmeta), cmp_meta);
 }
 
-static const coll_meta *find_meta(const trace_split *s, bool by_corr, int64_t key)
+static const coll_meta *find_meta(const ns_trace_split *s, bool by_corr, int64_t key)
 {
 	coll_meta k;
 
@@ -63,7 +63,7 @@ static const coll_meta *find_meta(const trace_split *s, bool by_corr, int64_t ke
 }
 
 /* The kernel's own args first (they name the collective it runs), then its launching op's. */
-static void apply_meta(const trace_split *s, const gpu_rec *g, split_collective *c)
+static void apply_meta(const ns_trace_split *s, const gpu_rec *g, ns_split_collective *c)
 {
 	const coll_meta *m = find_meta(s, true, g->corr);
 
@@ -81,7 +81,7 @@ static void apply_meta(const trace_split *s, const gpu_rec *g, split_collective 
 }
 
 /* The step of the window that holds t, or -1. */
-static int64_t step_at(const split_device *d, int64_t t)
+static int64_t step_at(const ns_split_device *d, int64_t t)
 {
 	split_view v = split_device_view(d);
 	size_t hint = 0, w = split_window_of(&v, t, &hint);
@@ -90,16 +90,16 @@ static int64_t step_at(const split_device *d, int64_t t)
 }
 
 /* Adds [a, b) (exposed) to c's pieces; past the limit the last piece grows into a hull. */
-static void add_piece(split_collective *c, int64_t a, int64_t b)
+static void add_piece(ns_split_collective *c, int64_t a, int64_t b)
 {
-	split_piece *last;
+	ns_split_piece *last;
 
 	c->exposed_ns += b - a;
-	if (c->npieces < SPLIT_COLL_PIECES) {
-		c->piece[c->npieces++] = (split_piece){a, b, b - a};
+	if (c->npieces < NS_SPLIT_COLL_PIECES) {
+		c->piece[c->npieces++] = (ns_split_piece){a, b, b - a};
 		return;
 	}
-	last = &c->piece[SPLIT_COLL_PIECES - 1];
+	last = &c->piece[NS_SPLIT_COLL_PIECES - 1];
 	last->end_ns = b;
 	last->ns += b - a;
 }
@@ -107,7 +107,7 @@ static void add_piece(split_collective *c, int64_t a, int64_t b)
 /* The exposed list is sorted and disjoint: start at the first interval ending after the kernel starts. An
  * exposed instant inside two overlapping collectives belongs to the earlier one only (*claimed: the end of
  * what earlier collectives took), so a device's exposed comm is counted once. */
-static void add_exposed(const span_list *exposed, split_collective *c, int64_t *claimed)
+static void add_exposed(const span_list *exposed, ns_split_collective *c, int64_t *claimed)
 {
 	size_t lo = 0, hi = exposed->n;
 
@@ -129,8 +129,8 @@ static void add_exposed(const span_list *exposed, split_collective *c, int64_t *
 	}
 }
 
-ns_status split_coll_build(const trace_split *s, const gpu_rec *g, size_t n, const span_list *exposed,
-                           split_device *d, ns_error *err)
+ns_status split_coll_build(const ns_trace_split *s, const gpu_rec *g, size_t n, const span_list *exposed,
+                           ns_split_device *d, ns_error *err)
 {
 	size_t count = 0, k = 0;
 	int64_t claimed = INT64_MIN;
@@ -143,7 +143,7 @@ ns_status split_coll_build(const trace_split *s, const gpu_rec *g, size_t n, con
 	if (d->coll == NULL)
 		return split_oom(err);
 	for (size_t i = 0; i < n; i++) {
-		split_collective *c;
+		ns_split_collective *c;
 		if (g[i].kind != GK_COMM)
 			continue;
 		c = &d->coll[k++];

@@ -23,21 +23,21 @@ bool split_is_pageable_dtoh(ns_str name)
 	return contains(name, "DtoH") && contains(name, "Pageable");
 }
 
-ns_status split_copies_note_call(trace_split *s, int64_t corr, int64_t end, ns_error *err)
+ns_status split_copies_note_call(ns_trace_split *s, int64_t corr, int64_t end, ns_error *err)
 {
 	SPLIT_PUSH(s->copy_call, s->ncopy_call, s->capcopy_call, err);
 	s->copy_call[s->ncopy_call++] = (copy_call){corr, end};
 	return NS_OK;
 }
 
-ns_status split_copies_note_pageable(trace_split *s, int64_t corr, ns_error *err)
+ns_status split_copies_note_pageable(ns_trace_split *s, int64_t corr, ns_error *err)
 {
 	SPLIT_PUSH(s->pageable_corr, s->npageable_corr, s->cappageable_corr, err);
 	s->pageable_corr[s->npageable_corr++] = corr;
 	return NS_OK;
 }
 
-ns_status split_copies_block(trace_split *s, ns_error *err)
+ns_status split_copies_block(ns_trace_split *s, ns_error *err)
 {
 	if (s->npageable_corr == 0)
 		return NS_OK;

@@ -12,34 +12,34 @@
 /* One record per GPU event: millions of them in a large trace. */
 _Static_assert(sizeof(gpu_rec) == 40, "a GPU record is 40 bytes");
 
-trace_split *trace_split_new(const kernel_rules *rules)
+ns_trace_split *ns_trace_split_new(const ns_kernel_rules *rules)
 {
-	trace_split *s = calloc(1, sizeof(*s));
+	ns_trace_split *s = calloc(1, sizeof(*s));
 
 	if (s == NULL)
 		return NULL;
 	s->rules = rules;
 	s->quality.first_launch_ts = INT64_MAX;
 	s->quality.last_gpu_start = INT64_MIN;
-	s->names = kernel_names_new();
+	s->names = ns_kernel_names_new();
 	s->py = split_python_new();
-	s->marker_names = kernel_names_new();
+	s->marker_names = ns_kernel_names_new();
 	s->phases = split_phases_new();
 	if (s->names == NULL || s->py == NULL || s->marker_names == NULL || s->phases == NULL ||
 	    !ns_hindex_init(&s->thread_index, 64)) {
-		trace_split_free(s);
+		ns_trace_split_free(s);
 		return NULL;
 	}
 	return s;
 }
 
-void trace_split_free(trace_split *s)
+void ns_trace_split_free(ns_trace_split *s)
 {
 	if (s == NULL)
 		return;
 	if (!s->names_taken) {
-		kernel_names_free(s->names);
-		kernel_names_free(s->marker_names);
+		ns_kernel_names_free(s->names);
+		ns_kernel_names_free(s->marker_names);
 	}
 	split_python_free(s->py);
 	split_memory_free(s->mem);
@@ -91,12 +91,12 @@ static int64_t step_number(ns_str name)
 }
 
 /* A ProfilerStep# span (on the host, or on the GPU timeline) is a step of that source. */
-static bool profiler_step(ns_str name, step_source src, span_info *si)
+static bool profiler_step(ns_str name, ns_step_source src, span_info *si)
 {
 	if (!split_str_starts(name, STEP_PREFIX))
 		return false;
 	si->kind = SK_STEP;
-	si->step_source = (uint8_t)src;
+	si->ns_step_source = (uint8_t)src;
 	si->step = step_number(name);
 	return true;
 }
@@ -104,30 +104,30 @@ static bool profiler_step(ns_str name, step_source src, span_info *si)
 /* A frame the Nsight Systems reader made of an OS runtime call: nsys traced it, not the Python profiler. */
 static bool is_os_runtime(ns_str cat)
 {
-	return cat.len == sizeof(TRACE_CAT_OS_RUNTIME) - 1 &&
-	       memcmp(cat.ptr, TRACE_CAT_OS_RUNTIME, cat.len) == 0;
+	return cat.len == sizeof(NS_TRACE_CAT_OS_RUNTIME) - 1 &&
+	       memcmp(cat.ptr, NS_TRACE_CAT_OS_RUNTIME, cat.len) == 0;
 }
 
-static bool is_host_category(trace_category c)
+static bool is_host_category(ns_trace_category c)
 {
-	return c == TCAT_CPU_OP || c == TCAT_USER_ANNOTATION || c == TCAT_RUNTIME || c == TCAT_PYTHON ||
-	       c == TCAT_OTHER;
+	return c == NS_TCAT_CPU_OP || c == NS_TCAT_USER_ANNOTATION || c == NS_TCAT_RUNTIME || c == NS_TCAT_PYTHON ||
+	       c == NS_TCAT_OTHER;
 }
 
-static ns_status derive_gpu(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)
+static ns_status derive_gpu(ns_trace_split *s, const ns_trace_event *ev, span_info *si, ns_error *err)
 {
-	ns_status st = kernel_names_intern(s->names, ev->name.ptr, ev->name.len, &si->name_id, err);
+	ns_status st = ns_kernel_names_intern(s->names, ev->name.ptr, ev->name.len, &si->name_id, err);
 
 	if (st != NS_OK)
 		return st;
 	s->quality.device_done = false;
 	si->kind = SK_GPU;
-	si->gpu_kind = ev->cat == TCAT_KERNEL
-	                   ? (uint8_t)kernel_names_classify(s->names, si->name_id, s->rules)
+	si->gpu_kind = ev->cat == NS_TCAT_KERNEL
+	                   ? (uint8_t)ns_kernel_names_classify(s->names, si->name_id, s->rules)
 	                   : (uint8_t)GK_TRANSFER;
 	si->device = ev->device >= 0 ? ev->device : ev->pid;
 	si->stream = ev->stream;
-	if (ev->cat == TCAT_MEMCPY && ev->correlation >= 0 && split_is_pageable_dtoh(ev->name))
+	if (ev->cat == NS_TCAT_MEMCPY && ev->correlation >= 0 && split_is_pageable_dtoh(ev->name))
 		return split_copies_note_pageable(s, ev->correlation, err);
 	return NS_OK;
 }
@@ -173,7 +173,7 @@ static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint
 	}
 }
 
-static void derive_runtime(trace_split *s, const trace_event *ev, span_info *si)
+static void derive_runtime(ns_trace_split *s, const ns_trace_event *ev, span_info *si)
 {
 	runtime_cache_slot *slot = NULL;
 	uint8_t host, launch_kind, capture;
@@ -245,7 +245,7 @@ static void op_traits_of(ns_str name, uint8_t *traits, uint8_t *pass)
 	*pass = aten ? 0 : split_phase_of(name);
 }
 
-static void op_traits(trace_split *s, ns_str name, uint8_t *traits, uint8_t *pass)
+static void op_traits(ns_trace_split *s, ns_str name, uint8_t *traits, uint8_t *pass)
 {
 	op_cache_slot *slot;
 
@@ -268,13 +268,13 @@ static void op_traits(trace_split *s, ns_str name, uint8_t *traits, uint8_t *pas
 	slot->pass = *pass;
 }
 
-static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
+static void derive_cpu_op(ns_trace_split *s, const ns_trace_event *ev, span_info *si)
 {
 	uint8_t traits, pass;
 
 	op_traits(s, ev->name, &traits, &pass);
 	if (traits & OP_STEP) {
-		(void)profiler_step(ev->name, STEP_SOURCE_PROFILER, si);
+		(void)profiler_step(ev->name, NS_STEP_SOURCE_PROFILER, si);
 		return;
 	}
 	si->kind = SK_HOST;
@@ -298,21 +298,21 @@ static void derive_cpu_op(trace_split *s, const trace_event *ev, span_info *si)
 	si->pass = pass;
 	if (traits & OP_ATEN)
 		split_phases_note_op(s->phases, ev->pid, ev->name);
-	else if (si->pass == 1 + PASS_OPTIMIZER)
+	else if (si->pass == 1 + NS_PASS_OPTIMIZER)
 		split_phases_note_optimizer(s->phases, ev->pid, ev->name, ev->has_dur ? ev->dur_ns : 0);
 }
 
 /* A span of a category the table does not know, on a device (args.device): an accelerator whose trace format
  * nextstep cannot read. Counted, and its category kept, so the report can say what it found. */
-static void note_unknown_device(trace_split *s, const trace_event *ev)
+static void note_unknown_device(ns_trace_split *s, const ns_trace_event *ev)
 {
 	if (ev->device < 0 || (ev->ph != 'X' && ev->ph != 'B') || ev->cat_raw.len == 0)
 		return;
 	if (s->unknown_device_events++ == 0) /* shown in text and JSON: UTF-8, cut between characters */
-		ns_utf8_clean(ev->cat_raw.ptr, ev->cat_raw.len, s->unknown_device_cat, SPLIT_UNKNOWN_CAT_MAX);
+		ns_utf8_clean(ev->cat_raw.ptr, ev->cat_raw.len, s->unknown_device_cat, NS_SPLIT_UNKNOWN_CAT_MAX);
 }
 
-static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns_error *err)
+static ns_status derive(ns_trace_split *s, const ns_trace_event *ev, span_info *si, ns_error *err)
 {
 	ns_status st = NS_OK;
 
@@ -325,35 +325,35 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 		if (st != NS_OK)
 			return st;
 	}
-	if (ev->cat == TCAT_CPU_OP || ev->cat == TCAT_USER_ANNOTATION)
+	if (ev->cat == NS_TCAT_CPU_OP || ev->cat == NS_TCAT_USER_ANNOTATION)
 		split_quality_op_id(&s->quality, ev->external_id);
 	switch (ev->cat) {
-	case TCAT_KERNEL:
-	case TCAT_MEMCPY:
-	case TCAT_MEMSET:
+	case NS_TCAT_KERNEL:
+	case NS_TCAT_MEMCPY:
+	case NS_TCAT_MEMSET:
 		return derive_gpu(s, ev, si, err);
-	case TCAT_USER_ANNOTATION:
+	case NS_TCAT_USER_ANNOTATION:
 		if (split_steps_annotation(s, ev->name, si, &st, err))
 			return st;
-		if (profiler_step(ev->name, STEP_SOURCE_PROFILER, si))
+		if (profiler_step(ev->name, NS_STEP_SOURCE_PROFILER, si))
 			return NS_OK;
 		break;
-	case TCAT_CPU_OP:
+	case NS_TCAT_CPU_OP:
 		derive_cpu_op(s, ev, si);
 		return NS_OK;
-	case TCAT_GPU_USER_ANNOTATION:
-		(void)profiler_step(ev->name, STEP_SOURCE_GPU_PROFILER, si);
+	case NS_TCAT_GPU_USER_ANNOTATION:
+		(void)profiler_step(ev->name, NS_STEP_SOURCE_GPU_PROFILER, si);
 		return NS_OK;
-	case TCAT_RUNTIME:
+	case NS_TCAT_RUNTIME:
 		derive_runtime(s, ev, si);
 		return NS_OK;
-	case TCAT_PYTHON: /* a frame, never host work: the ops inside it are */
+	case NS_TCAT_PYTHON: /* a frame, never host work: the ops inside it are */
 		if (!is_os_runtime(ev->cat_raw))
 			s->quality.python_events++; /* with_stack: the profiler's own cost, judged later */
 		if (split_python_name(s->py, ev->name, &si->name_id))
 			si->kind = SK_PYTHON;
 		return NS_OK;
-	case TCAT_OTHER:
+	case NS_TCAT_OTHER:
 		split_quality_event(&s->quality, ev);
 		note_unknown_device(s, ev);
 		break;
@@ -368,18 +368,18 @@ static ns_status derive(trace_split *s, const trace_event *ev, span_info *si, ns
 	} else if (split_is_host_collective(ev->name)) {
 		si->kind = SK_HOST;
 		si->host = 1u << HK_COMM;
-	} else if (ev->cat == TCAT_USER_ANNOTATION) {
+	} else if (ev->cat == NS_TCAT_USER_ANNOTATION) {
 		if (split_is_compiled_marker(ev->name))
 			s->compiled = true;
 		si->pass = split_phase_of(ev->name);
-		if (si->pass == 1 + PASS_OPTIMIZER)
+		if (si->pass == 1 + NS_PASS_OPTIMIZER)
 			split_phases_note_optimizer(s->phases, ev->pid, ev->name,
 			                            ev->has_dur ? ev->dur_ns : 0);
 	}
 	return NS_OK;
 }
 
-static ns_status device_index(trace_split *s, int64_t id, uint16_t *idx, ns_error *err)
+static ns_status device_index(ns_trace_split *s, int64_t id, uint16_t *idx, ns_error *err)
 {
 	for (size_t i = 0; i < s->ndevices; i++) {
 		if (s->device_id[i] == id) {
@@ -387,8 +387,8 @@ static ns_status device_index(trace_split *s, int64_t id, uint16_t *idx, ns_erro
 			return NS_OK;
 		}
 	}
-	if (s->ndevices >= TRACE_MAX_DEVICES)
-		return ns_error_set(err, NS_ERR_LIMIT, "more than %d GPU devices", TRACE_MAX_DEVICES);
+	if (s->ndevices >= NS_TRACE_MAX_DEVICES)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d GPU devices", NS_TRACE_MAX_DEVICES);
 	s->device_id[s->ndevices] = id;
 	*idx = (uint16_t)s->ndevices++;
 	return NS_OK;
@@ -401,7 +401,7 @@ static size_t stream_home(uint16_t dev, int64_t stream)
 }
 
 /* GPU events come in runs on one stream, so the last answer is checked first. */
-uint8_t split_stream_index(trace_split *s, uint16_t dev, int64_t stream)
+uint8_t split_stream_index(ns_trace_split *s, uint16_t dev, int64_t stream)
 {
 	size_t slot;
 
@@ -426,7 +426,7 @@ uint8_t split_stream_index(trace_split *s, uint16_t dev, int64_t stream)
 	return (uint8_t)s->nstreams++;
 }
 
-bool split_stream_key(const trace_split *s, uint8_t idx, stream_key *key)
+bool split_stream_key(const ns_trace_split *s, uint8_t idx, stream_key *key)
 {
 	if (idx >= s->nstreams)
 		return false;
@@ -434,7 +434,7 @@ bool split_stream_key(const trace_split *s, uint8_t idx, stream_key *key)
 	return true;
 }
 
-static ns_status add_gpu(trace_split *s, const span_info *si, ns_error *err)
+static ns_status add_gpu(ns_trace_split *s, const span_info *si, ns_error *err)
 {
 	gpu_rec *g;
 	uint16_t dev = 0;
@@ -455,7 +455,7 @@ static ns_status add_gpu(trace_split *s, const span_info *si, ns_error *err)
 	return NS_OK;
 }
 
-static ns_status add_comm_op(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+static ns_status add_comm_op(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
 	if (si->ext >= 0) {
 		SPLIT_PUSH(s->comm_ext, s->ncomm_ext, s->capcomm_ext, err);
@@ -466,7 +466,7 @@ static ns_status add_comm_op(trace_split *s, const span_info *si, uint32_t threa
 	return NS_OK;
 }
 
-static ns_status add_launch(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+static ns_status add_launch(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
 	int64_t dur = si->end - si->start;
 
@@ -485,7 +485,7 @@ static ns_status add_launch(trace_split *s, const span_info *si, uint32_t thread
 
 /* A stream capture, from its begin call's start to its end call's end: set-up time (a window of it is
  * start-up, docs/trace.md), and the launches in it are recorded into a graph, not run. */
-static ns_status note_capture(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+static ns_status note_capture(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
 	host_thread *t = &s->thread[thread];
 
@@ -505,7 +505,7 @@ static ns_status note_capture(trace_split *s, const span_info *si, uint32_t thre
 	return split_span_add(&t->list[HK_INIT], t->capture_start, si->end, err);
 }
 
-static ns_status add_host(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+static ns_status add_host(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
 	host_thread *t = &s->thread[thread];
 	ns_status st = NS_OK;
@@ -524,7 +524,7 @@ static ns_status add_host(trace_split *s, const span_info *si, uint32_t thread, 
 }
 
 /* A complete span (an X event, or a B/E pair) of a host thread or a GPU. */
-static ns_status add_span(trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+static ns_status add_span(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
 	if (si->pass != 0) {
 		ns_status st = split_phases_add(s->phases, si->pass - 1, thread, si->start, si->end, err);
@@ -537,7 +537,7 @@ static ns_status add_span(trace_split *s, const span_info *si, uint32_t thread, 
 	case SK_STEP:
 		SPLIT_PUSH(s->steps, s->nsteps, s->capsteps, err);
 		s->steps[s->nsteps++] =
-		    (step_rec){si->start, si->end, si->step, thread, si->name_id, si->step_source, si->phase};
+		    (step_rec){si->start, si->end, si->step, thread, si->name_id, si->ns_step_source, si->phase};
 		return NS_OK;
 	case SK_HOST:
 		return add_host(s, si, thread, err);
@@ -549,7 +549,7 @@ static ns_status add_span(trace_split *s, const span_info *si, uint32_t thread, 
 	return NS_OK;
 }
 
-static ns_status begin_span(trace_split *s, const trace_event *ev, ns_error *err)
+static ns_status begin_span(ns_trace_split *s, const ns_trace_event *ev, ns_error *err)
 {
 	uint32_t thread = 0;
 	host_thread *t;
@@ -561,9 +561,9 @@ static ns_status begin_span(trace_split *s, const trace_event *ev, ns_error *err
 	if (st != NS_OK)
 		return st;
 	t = &s->thread[thread];
-	if (t->nopen >= SPLIT_MAX_OPEN_SPANS)
+	if (t->nopen >= NS_SPLIT_MAX_OPEN_SPANS)
 		return ns_error_set(err, NS_ERR_LIMIT, "more than %d nested B events on one thread",
-		                    SPLIT_MAX_OPEN_SPANS);
+		                    NS_SPLIT_MAX_OPEN_SPANS);
 	SPLIT_PUSH(t->open, t->nopen, t->capopen, err);
 	si.start = ev->ts_ns;
 	t->open[t->nopen++] = si;
@@ -571,7 +571,7 @@ static ns_status begin_span(trace_split *s, const trace_event *ev, ns_error *err
 }
 
 /* An E without a B is ignored, like viewers do. */
-static ns_status end_span(trace_split *s, const trace_event *ev, ns_error *err)
+static ns_status end_span(ns_trace_split *s, const ns_trace_event *ev, ns_error *err)
 {
 	uint32_t thread = 0;
 	host_thread *t;
@@ -593,7 +593,7 @@ static ns_status end_span(trace_split *s, const trace_event *ev, ns_error *err)
 }
 
 /* ts + dur past INT64_MAX ns is saturated there, so the event is kept (it runs to the end of time). */
-static ns_status complete_span(trace_split *s, const trace_event *ev, ns_error *err)
+static ns_status complete_span(ns_trace_split *s, const ns_trace_event *ev, ns_error *err)
 {
 	uint32_t thread = 0;
 	span_info si;
@@ -608,9 +608,9 @@ static ns_status complete_span(trace_split *s, const trace_event *ev, ns_error *
 	return add_span(s, &si, thread, err);
 }
 
-ns_status trace_split_event(const trace_event *ev, void *ctx, ns_error *err)
+ns_status ns_trace_split_event(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
-	trace_split *s = ctx;
+	ns_trace_split *s = ctx;
 
 	s->events++;
 	/* Kineto closes traceEvents with metadata (process and thread names) after all device activity: a cut
@@ -645,7 +645,7 @@ static int cmp_thread_span(const void *a, const void *b)
 
 /* Captures still open at the end of the trace run to its end; then the list is sorted for lookups. Once,
  * before the launches are judged. */
-ns_status split_captures_finish(trace_split *s, ns_error *err)
+ns_status split_captures_finish(ns_trace_split *s, ns_error *err)
 {
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		if (!s->thread[i].capturing)
@@ -657,7 +657,7 @@ ns_status split_captures_finish(trace_split *s, ns_error *err)
 	return NS_OK;
 }
 
-bool split_in_capture(const trace_split *s, uint32_t thread, int64_t ts)
+bool split_in_capture(const ns_trace_split *s, uint32_t thread, int64_t ts)
 {
 	size_t lo = 0, hi = s->ncapture;
 
@@ -674,7 +674,7 @@ bool split_in_capture(const trace_split *s, uint32_t thread, int64_t ts)
 }
 
 /* The median kernel launch call's duration, rounded up to a power of two (the histogram's resolution). */
-static int64_t median_launch_ns(const trace_split *s)
+static int64_t median_launch_ns(const ns_trace_split *s)
 {
 	long total = 0, seen = 0;
 
@@ -695,7 +695,7 @@ static int cmp_slow(const void *a, const void *b)
 }
 
 /* One pass over the GPU records: the first start of each kernel name, and each slow call's kernel. */
-static ns_status first_starts(trace_split *s, int64_t *first, int64_t *slow_start, uint32_t *slow_name)
+static ns_status first_starts(ns_trace_split *s, int64_t *first, int64_t *slow_start, uint32_t *slow_name)
 {
 	for (size_t i = 0; i < s->ngpu; i++) {
 		const gpu_rec *g = &s->gpu[i];
@@ -714,12 +714,12 @@ static ns_status first_starts(trace_split *s, int64_t *first, int64_t *slow_star
 	return NS_OK;
 }
 
-ns_status split_first_use(trace_split *s, split_result *res, ns_error *err)
+ns_status split_first_use(ns_trace_split *s, ns_split_result *res, ns_error *err)
 {
 	int64_t median = median_launch_ns(s), *first, *slow_start;
 	int64_t floor =
 	    median > INT64_MAX / SPLIT_FIRST_USE_FACTOR ? INT64_MAX : median * SPLIT_FIRST_USE_FACTOR;
-	size_t nnames = kernel_names_count(s->names);
+	size_t nnames = ns_kernel_names_count(s->names);
 	uint32_t *slow_name;
 	ns_status st = NS_OK;
 

@@ -18,7 +18,7 @@ static bool is_named(ns_str s, const char *name)
 	return s.len == n && memcmp(s.ptr, name, n) == 0;
 }
 
-static thread_label *find(const trace_split *s, int64_t pid, int64_t tid)
+static thread_label *find(const ns_trace_split *s, int64_t pid, int64_t tid)
 {
 	uint64_t hash = ns_hash_i64_pair(pid, tid);
 	size_t slot;
@@ -33,18 +33,18 @@ static thread_label *find(const trace_split *s, int64_t pid, int64_t tid)
 	return NULL;
 }
 
-const thread_label *split_label_find(const trace_split *s, int64_t pid, int64_t tid)
+const thread_label *split_label_find(const ns_trace_split *s, int64_t pid, int64_t tid)
 {
 	return find(s, pid, tid);
 }
 
-/* The label of (pid, tid), made when absent; NULL past SPLIT_MAX_THREADS labels (ignored, not an error). */
-static ns_status label_of(trace_split *s, int64_t pid, int64_t tid, thread_label **out, ns_error *err)
+/* The label of (pid, tid), made when absent; NULL past NS_SPLIT_MAX_THREADS labels (ignored, not an error). */
+static ns_status label_of(ns_trace_split *s, int64_t pid, int64_t tid, thread_label **out, ns_error *err)
 {
 	thread_label *l = find(s, pid, tid);
 
 	*out = l;
-	if (l != NULL || s->nlabels >= SPLIT_MAX_THREADS)
+	if (l != NULL || s->nlabels >= NS_SPLIT_MAX_THREADS)
 		return NS_OK;
 	if (s->label_index.nslots == 0 && !ns_hindex_init(&s->label_index, 64))
 		return split_oom(err);
@@ -74,7 +74,7 @@ static ns_status set_name(thread_label *l, ns_str raw, ns_error *err)
 	return NS_OK;
 }
 
-ns_status split_label_event(trace_split *s, const trace_event *ev, ns_error *err)
+ns_status split_label_event(ns_trace_split *s, const ns_trace_event *ev, ns_error *err)
 {
 	bool named = is_named(ev->name, "thread_name") && ev->meta_name.ptr != NULL;
 	bool sorted = is_named(ev->name, "thread_sort_index") && ev->has_sort_index;
@@ -93,7 +93,7 @@ ns_status split_label_event(trace_split *s, const trace_event *ev, ns_error *err
 	return set_name(l, ev->meta_name, err);
 }
 
-void split_labels_free(trace_split *s)
+void split_labels_free(ns_trace_split *s)
 {
 	free(s->label);
 	if (s->label_index.nslots > 0)

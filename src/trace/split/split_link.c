@@ -19,7 +19,7 @@ static int cmp_thread_span(const void *a, const void *b)
 }
 
 /* hint: the index after the previous hit; GPU events mostly come in launch order. */
-static launch_rec *find_launch(trace_split *s, int64_t corr, size_t *hint)
+static launch_rec *find_launch(ns_trace_split *s, int64_t corr, size_t *hint)
 {
 	launch_rec key = {.corr = corr};
 	launch_rec *l;
@@ -35,12 +35,12 @@ static launch_rec *find_launch(trace_split *s, int64_t corr, size_t *hint)
 	return l;
 }
 
-void split_launches_sort(trace_split *s)
+void split_launches_sort(ns_trace_split *s)
 {
 	split_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
 }
 
-const launch_rec *split_launch_of(const trace_split *s, int64_t corr)
+const launch_rec *split_launch_of(const ns_trace_split *s, int64_t corr)
 {
 	launch_rec key = {.corr = corr};
 
@@ -48,7 +48,7 @@ const launch_rec *split_launch_of(const trace_split *s, int64_t corr)
 }
 
 /* Asked twice for every GPU record: searched in line, without a comparison callback. */
-static bool is_comm_ext(const trace_split *s, int64_t ext)
+static bool is_comm_ext(const ns_trace_split *s, int64_t ext)
 {
 	size_t lo = 0, hi = s->ncomm_ext;
 
@@ -65,7 +65,7 @@ static bool is_comm_ext(const trace_split *s, int64_t ext)
 }
 
 /* Whether (thread, ts) lies inside a merged comm-op span. */
-static bool inside_comm_span(const trace_split *s, uint32_t thread, int64_t ts)
+static bool inside_comm_span(const ns_trace_split *s, uint32_t thread, int64_t ts)
 {
 	size_t lo = 0, hi = s->ncomm_span;
 
@@ -80,7 +80,7 @@ static bool inside_comm_span(const trace_split *s, uint32_t thread, int64_t ts)
 	return lo > 0 && s->comm_span[lo - 1].thread == thread && s->comm_span[lo - 1].end >= ts;
 }
 
-static void prepare_links(trace_split *s)
+static void prepare_links(ns_trace_split *s)
 {
 	size_t out = 0;
 
@@ -103,7 +103,7 @@ static void prepare_links(trace_split *s)
 /* Any GPU work launched by a collective's host op is communication, whatever its name: NCCL, MoE dispatch and
  * combine, custom all-reduce kernels and the copies a collective makes. Returns the launch time of g through
  * *launch_ts (or -1 when its launch is unknown). */
-static void link_kernel(trace_split *s, gpu_rec *g, int64_t *launch_ts, size_t *hint)
+static void link_kernel(ns_trace_split *s, gpu_rec *g, int64_t *launch_ts, size_t *hint)
 {
 	launch_rec *l = find_launch(s, g->corr, hint);
 
@@ -116,7 +116,7 @@ static void link_kernel(trace_split *s, gpu_rec *g, int64_t *launch_ts, size_t *
 		g->kind = GK_COMM;
 }
 
-void split_link_all(trace_split *s, step_hold *h)
+void split_link_all(ns_trace_split *s, step_hold *h)
 {
 	size_t hint = 0;
 

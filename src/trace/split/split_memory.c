@@ -28,12 +28,12 @@ typedef struct {
 } mem_device;
 
 struct split_memtrack {
-	mem_device dev[TRACE_MAX_DEVICES];
+	mem_device dev[NS_TRACE_MAX_DEVICES];
 	size_t ndev;
-	size_t samples; /* over every device, against SPLIT_MEMORY_SAMPLES_MAX */
+	size_t samples; /* over every device, against NS_SPLIT_MEMORY_SAMPLES_MAX */
 };
 
-bool split_memory_is_event(const trace_event *ev)
+bool split_memory_is_event(const ns_trace_event *ev)
 {
 	return ev->name.len == 8 && memcmp(ev->name.ptr, "[memory]", 8) == 0;
 }
@@ -43,15 +43,15 @@ static mem_device *device_of(split_memtrack *t, int64_t id)
 	for (size_t i = 0; i < t->ndev; i++)
 		if (t->dev[i].id == id)
 			return &t->dev[i];
-	if (t->ndev == TRACE_MAX_DEVICES)
+	if (t->ndev == NS_TRACE_MAX_DEVICES)
 		return NULL;
 	t->dev[t->ndev] = (mem_device){.id = id, .peak_reserved = -1};
 	return &t->dev[t->ndev++];
 }
 
-static bool keep_sample(split_memtrack *t, mem_device *d, const trace_event *ev, int64_t value)
+static bool keep_sample(split_memtrack *t, mem_device *d, const ns_trace_event *ev, int64_t value)
 {
-	if (d->dropped || t->samples >= SPLIT_MEMORY_SAMPLES_MAX) {
+	if (d->dropped || t->samples >= NS_SPLIT_MEMORY_SAMPLES_MAX) {
 		d->dropped = true;
 		return true;
 	}
@@ -68,7 +68,7 @@ static bool keep_sample(split_memtrack *t, mem_device *d, const trace_event *ev,
 	return true;
 }
 
-ns_status split_memory_note(split_memtrack **tp, const trace_event *ev, ns_error *err)
+ns_status split_memory_note(split_memtrack **tp, const ns_trace_event *ev, ns_error *err)
 {
 	bool totals = ev->mem_allocated != INT64_MIN;
 	mem_device *d;
@@ -105,23 +105,23 @@ static int cmp_sample(const void *a, const void *b)
 }
 
 /* The least and the most allocated at the samples inside the counted windows of d. */
-static void step_range(const mem_device *m, bool totals, const split_device *d, bool keep_warmup,
-                       split_memory *out)
+static void step_range(const mem_device *m, bool totals, const ns_split_device *d, bool keep_warmup,
+                       ns_split_memory *out)
 {
 	bool all_warmup = true;
 	int64_t running = 0;
 	size_t k = 0;
 
 	for (size_t i = 0; i < d->nsteps && all_warmup; i++)
-		all_warmup = split_device_step(d, i).warmup;
+		all_warmup = ns_split_device_step(d, i).warmup;
 	out->step_floor = INT64_MAX;
 	out->step_peak = INT64_MIN;
 	for (size_t i = 0; i < m->n; i++) {
 		int64_t value = totals ? m->v[i].value : (running = ns_sat_add_i64(running, m->v[i].value));
-		split_window w;
+		ns_split_window w;
 		memset(&w, 0, sizeof(w));
 		while (k < d->nsteps) {
-			w = split_device_step(d, k);
+			w = ns_split_device_step(d, k);
 			if (m->v[i].ts_ns < w.start_ns + w.dur_ns)
 				break;
 			k++;
@@ -139,11 +139,11 @@ static void step_range(const mem_device *m, bool totals, const split_device *d, 
 		out->step_floor = out->step_peak = INT64_MIN;
 }
 
-void split_memory_summarise(const split_memtrack *t, const trace_meta *meta, split_device *d,
+void split_memory_summarise(const split_memtrack *t, const ns_trace_meta *meta, ns_split_device *d,
                             bool keep_warmup)
 {
 	const mem_device *m = NULL;
-	split_memory *out = &d->memory;
+	ns_split_memory *out = &d->memory;
 
 	memset(out, 0, sizeof(*out));
 	out->peak_reserved = -1;

@@ -70,7 +70,7 @@ static const name_rule more_comm_ops[] = {
 bool split_is_comm_op(ns_str name)
 {
 	return name.len > 0 &&
-	       (comm_host_op_family(name.ptr, name.len) != NULL || matches(name, more_comm_ops));
+	       (ns_comm_host_op_family(name.ptr, name.len) != NULL || matches(name, more_comm_ops));
 }
 
 /* MPI's communication calls, as Nsight Systems' MPI trace names their NVTX ranges (the "MPI" domain; the MPI

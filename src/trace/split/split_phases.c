@@ -20,7 +20,7 @@
 #define OPTIMIZER_PROCESSES 16
 
 typedef struct {
-	char name[SPLIT_OPTIMIZER_NAME_MAX];
+	char name[NS_SPLIT_OPTIMIZER_NAME_MAX];
 	int64_t ns;
 } optimizer_class;
 
@@ -35,8 +35,8 @@ typedef struct {
 /* Per pass, each thread's marker spans (indexed like the split's thread table), merged as they arrive where
  * they overlap or touch: 16 bytes a span, nested markers none. */
 struct split_phases {
-	span_list *thread[PASS_COUNT];
-	size_t nthreads[PASS_COUNT], cap[PASS_COUNT];
+	span_list *thread[NS_PASS_COUNT];
+	size_t nthreads[NS_PASS_COUNT], cap[NS_PASS_COUNT];
 	optimizer_process proc[OPTIMIZER_PROCESSES];
 	size_t nproc;
 };
@@ -50,7 +50,7 @@ void split_phases_free(split_phases *p)
 {
 	if (p == NULL)
 		return;
-	for (int k = 0; k < PASS_COUNT; k++) {
+	for (int k = 0; k < NS_PASS_COUNT; k++) {
 		for (size_t t = 0; t < p->nthreads[k]; t++)
 			free(p->thread[k][t].v);
 		free(p->thread[k]);
@@ -69,14 +69,14 @@ typedef struct {
  * FullyShardedDataParallel.forward by the wrappers' record_function; the autograd engine runs each backward
  * node under autograd::engine::evaluate_function (on pt_autograd_N, or the calling thread). */
 static const phase_marker markers[] = {
-    {"## forward ##", 1 + PASS_FORWARD},
-    {"## backward ##", 1 + PASS_BACKWARD},
-    {"## optimizer ##", 1 + PASS_OPTIMIZER},
-    {"Optimizer.step#", 1 + PASS_OPTIMIZER},
-    {"Optimizer.zero_grad#", 1 + PASS_OPTIMIZER},
-    {"DistributedDataParallel.forward", 1 + PASS_FORWARD},
-    {"FullyShardedDataParallel.forward", 1 + PASS_FORWARD},
-    {"autograd::engine::evaluate_function", 1 + PASS_BACKWARD},
+    {"## forward ##", 1 + NS_PASS_FORWARD},
+    {"## backward ##", 1 + NS_PASS_BACKWARD},
+    {"## optimizer ##", 1 + NS_PASS_OPTIMIZER},
+    {"Optimizer.step#", 1 + NS_PASS_OPTIMIZER},
+    {"Optimizer.zero_grad#", 1 + NS_PASS_OPTIMIZER},
+    {"DistributedDataParallel.forward", 1 + NS_PASS_FORWARD},
+    {"FullyShardedDataParallel.forward", 1 + NS_PASS_FORWARD},
+    {"autograd::engine::evaluate_function", 1 + NS_PASS_BACKWARD},
 };
 
 uint8_t split_phase_of(ns_str name)
@@ -128,7 +128,7 @@ static optimizer_process *process_entry(split_phases *p, int64_t pid)
 void split_phases_note_optimizer(split_phases *p, int64_t pid, ns_str name, int64_t dur_ns)
 {
 	ns_str c = optimizer_class_of(name);
-	char clean[SPLIT_OPTIMIZER_NAME_MAX];
+	char clean[NS_SPLIT_OPTIMIZER_NAME_MAX];
 	optimizer_process *e;
 	size_t k;
 
@@ -168,7 +168,7 @@ void split_phases_note_op(split_phases *p, int64_t pid, ns_str name)
 /* Into res, from the step process's markers only (another process's optimizer is not the one holding the
  * step thread): the class with the most time (the first seen of equal ones), how many classes it recorded,
  * and whether it ran a fused optimizer op. */
-static void optimizer_result(split_phases *p, int64_t pid, split_result *res)
+static void optimizer_result(split_phases *p, int64_t pid, ns_split_result *res)
 {
 	const optimizer_process *e = NULL;
 	size_t best = 0;
@@ -205,7 +205,7 @@ ns_status split_phases_add(split_phases *p, int pass, uint32_t thread, int64_t s
 }
 
 /* The spans of one pass on the threads of process pid, as a sorted disjoint list. */
-static ns_status process_union(const split_phases *p, int pass, const trace_split *s, int64_t pid,
+static ns_status process_union(const split_phases *p, int pass, const ns_trace_split *s, int64_t pid,
                                span_list *out, ns_error *err)
 {
 	for (size_t t = 0; t < p->nthreads[pass] && t < s->nthreads;
@@ -222,12 +222,12 @@ static ns_status process_union(const split_phases *p, int pass, const trace_spli
 	return NS_OK;
 }
 
-ns_status split_phases_optimizer_spans(const split_phases *p, const trace_split *s, uint32_t main_thread,
+ns_status split_phases_optimizer_spans(const split_phases *p, const ns_trace_split *s, uint32_t main_thread,
                                        span_list *out, ns_error *err)
 {
 	if (main_thread >= s->nthreads)
 		return NS_OK;
-	return process_union(p, PASS_OPTIMIZER, s, s->thread[main_thread].pid, out, err);
+	return process_union(p, NS_PASS_OPTIMIZER, s, s->thread[main_thread].pid, out, err);
 }
 
 typedef struct {
@@ -250,10 +250,10 @@ static int64_t next_edge(const cursor *c, int64_t t)
 }
 
 /* Adds [a, b) of pass to the windows it overlaps; *first is the first window that can still overlap. */
-static void add_piece(split_pass_time *out, const split_view *w, size_t *first, int pass, int64_t a,
+static void add_piece(ns_split_pass_time *out, const split_view *w, size_t *first, int pass, int64_t a,
                       int64_t b)
 {
-	const split_window *x;
+	const ns_split_window *x;
 
 	while (*first < w->n && split_view_end(w, *first) <= a)
 		(*first)++;
@@ -266,14 +266,14 @@ static void add_piece(split_pass_time *out, const split_view *w, size_t *first, 
 }
 
 /* One pass in time order over the three lists, each piece going to the pass that takes precedence. */
-static void sweep_passes(const span_list l[PASS_COUNT], const split_view *w, split_pass_time *out)
+static void sweep_passes(const span_list l[NS_PASS_COUNT], const split_view *w, ns_split_pass_time *out)
 {
-	static const int order[PASS_COUNT] = {PASS_OPTIMIZER, PASS_FORWARD, PASS_BACKWARD};
-	cursor c[PASS_COUNT];
+	static const int order[NS_PASS_COUNT] = {NS_PASS_OPTIMIZER, NS_PASS_FORWARD, NS_PASS_BACKWARD};
+	cursor c[NS_PASS_COUNT];
 	int64_t t = INT64_MAX;
 	size_t first = 0;
 
-	for (int k = 0; k < PASS_COUNT; k++) {
+	for (int k = 0; k < NS_PASS_COUNT; k++) {
 		c[k] = (cursor){&l[k], 0};
 		if (l[k].n > 0 && l[k].v[0].start < t)
 			t = l[k].v[0].start;
@@ -281,7 +281,7 @@ static void sweep_passes(const span_list l[PASS_COUNT], const split_view *w, spl
 	while (t != INT64_MAX) {
 		int64_t next = INT64_MAX;
 		int pass = -1;
-		for (int j = 0; j < PASS_COUNT; j++) {
+		for (int j = 0; j < NS_PASS_COUNT; j++) {
 			int k = order[j];
 			bool on = active(&c[k], t);
 			int64_t e = next_edge(&c[k], t);
@@ -296,10 +296,10 @@ static void sweep_passes(const span_list l[PASS_COUNT], const split_view *w, spl
 	}
 }
 
-ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t main_thread,
-                               const split_view *w, split_result *res, ns_error *err)
+ns_status split_phases_windows(split_phases *p, const ns_trace_split *s, uint32_t main_thread,
+                               const split_view *w, ns_split_result *res, ns_error *err)
 {
-	span_list l[PASS_COUNT];
+	span_list l[NS_PASS_COUNT];
 	bool any = false;
 	ns_status st = NS_OK;
 
@@ -309,7 +309,7 @@ ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t m
 	if (w->n == 0)
 		return NS_OK;
 	memset(l, 0, sizeof(l));
-	for (int k = 0; k < PASS_COUNT && st == NS_OK; k++) {
+	for (int k = 0; k < NS_PASS_COUNT && st == NS_OK; k++) {
 		st = process_union(p, k, s, s->thread[main_thread].pid, &l[k], err);
 		res->pass_marked[k] = l[k].n > 0;
 		any = any || l[k].n > 0;
@@ -321,12 +321,12 @@ ns_status split_phases_windows(split_phases *p, const trace_split *s, uint32_t m
 		else
 			sweep_passes(l, w, res->passes);
 	}
-	for (int k = 0; k < PASS_COUNT; k++)
+	for (int k = 0; k < NS_PASS_COUNT; k++)
 		free(l[k].v);
 	return st;
 }
 
-void split_phases_overall(const split_result *res, split_device *d, bool keep_warmup)
+void split_phases_overall(const ns_split_result *res, ns_split_device *d, bool keep_warmup)
 {
 	bool all = true;
 
@@ -339,6 +339,6 @@ void split_phases_overall(const split_result *res, split_device *d, bool keep_wa
 	all = all || keep_warmup;
 	for (size_t i = 0; i < v.n; i++)
 		if (all || !split_view_get(&v, i)->warmup)
-			for (int k = 0; k < PASS_COUNT; k++)
+			for (int k = 0; k < NS_PASS_COUNT; k++)
 				d->passes.ns[k] += res->passes[i].ns[k];
 }

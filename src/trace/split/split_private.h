@@ -4,7 +4,7 @@
  *   split_link.c     GPU records linked to their launches (collectives, step of launch)
  *   split_sweep.c    one time-ordered pass that fills the buckets and causes of every window
  *   split_tally.c    kernel time per name and class, per-window counts, the overall sums
- *   trace_split.c    windows, devices and the result (trace_split_finish)
+ *   trace_split.c    windows, devices and the result (ns_trace_split_finish)
  *   split_names.c    the runtime-API and op-name tables the rules use (data)
  *   split_quality.c  the trace-quality verdict: what the capture lost or got wrong, from hooks in the others
  */
@@ -25,13 +25,13 @@
 #define SPLIT_STORE_RESIDENT 16   /* 6.75 MiB in memory when spilling */
 
 typedef struct {
-	split_window *mem; /* NULL: not in memory (on file, or never touched: zeroed) */
+	ns_split_window *mem; /* NULL: not in memory (on file, or never touched: zeroed) */
 	uint64_t touched;  /* the store's clock at the last touch (least recently touched goes first) */
 	bool dirty;        /* changed since written */
 	bool on_file;
 } store_chunk;
 
-struct split_store {
+struct ns_split_store {
 	store_chunk *chunk;
 	size_t nchunks, capchunks;
 	size_t resident; /* chunks with mem */
@@ -39,24 +39,24 @@ struct split_store {
 	char *dir;  /* spill directory, NULL: keep everything in memory */
 	int fd;     /* the temporary file, -1 until the first spill */
 	size_t hot; /* the chunk touched last (SIZE_MAX: none), for the fast path */
-	split_window *hot_mem;
+	ns_split_window *hot_mem;
 	bool hot_dirty;
 	ns_status status; /* the first failure (NS_OK: none) and its message */
 	char why[160];
-	split_window zero; /* handed out when a chunk cannot be had */
+	ns_split_window zero; /* handed out when a chunk cannot be had */
 };
 
-split_store *split_store_new(const char *dir);
-void split_store_free(split_store *st);
+ns_split_store *split_store_new(const char *dir);
+void split_store_free(ns_split_store *st);
 /* Adds n zeroed windows at a chunk boundary; their first index in *first. */
-ns_status split_store_add(split_store *st, size_t n, size_t *first, ns_error *err);
+ns_status split_store_add(ns_split_store *st, size_t n, size_t *first, ns_error *err);
 /* Window i, through the chunk cache (the slow path of split_store_at). */
-split_window *split_store_load(split_store *st, size_t i, bool write);
+ns_split_window *split_store_load(ns_split_store *st, size_t i, bool write);
 /* Copies n windows from index from to index to (both chunk-aligned, from a different chunk range). */
-void split_store_copy(split_store *st, size_t to, size_t from, size_t n);
+void split_store_copy(ns_split_store *st, size_t to, size_t from, size_t n);
 
 /* Window i; write marks its chunk changed. Never NULL: on failure, a scratch zero window (st->status set). */
-static inline split_window *split_store_at(split_store *st, size_t i, bool write)
+static inline ns_split_window *split_store_at(ns_split_store *st, size_t i, bool write)
 {
 	if (i / SPLIT_STORE_CHUNK == st->hot && (!write || st->hot_dirty))
 		return st->hot_mem + i % SPLIT_STORE_CHUNK;
@@ -65,19 +65,19 @@ static inline split_window *split_store_at(split_store *st, size_t i, bool write
 
 /* A run of windows in a store: a device's, or the template every device copies. */
 typedef struct {
-	split_store *st;
+	ns_split_store *st;
 	size_t first, n;
 } split_view;
 
-static inline split_view split_device_view(const split_device *d)
+static inline split_view split_device_view(const ns_split_device *d)
 {
 	return (split_view){d->store, d->first, d->nsteps};
 }
-static inline split_window *split_view_at(const split_view *v, size_t k)
+static inline ns_split_window *split_view_at(const split_view *v, size_t k)
 {
 	return split_store_at(v->st, v->first + k, true);
 }
-static inline const split_window *split_view_get(const split_view *v, size_t k)
+static inline const ns_split_window *split_view_get(const split_view *v, size_t k)
 {
 	return split_store_at(v->st, v->first + k, false);
 }
@@ -85,12 +85,12 @@ static inline const split_window *split_view_get(const split_view *v, size_t k)
 /* Where window k of v ends. */
 static inline int64_t split_view_end(const split_view *v, size_t k)
 {
-	const split_window *w = split_view_get(v, k);
+	const ns_split_window *w = split_view_get(v, k);
 	return w->start_ns + w->dur_ns;
 }
 
-/* What a GPU record is; the first three equal kernel_class so a kernel's class is its kind. */
-enum { GK_COMPUTE = KCLASS_COMPUTE, GK_MEMORY = KCLASS_MEMORY, GK_COMM = KCLASS_COMM, GK_TRANSFER, GK_COUNT };
+/* What a GPU record is; the first three equal ns_kernel_class so a kernel's class is its kind. */
+enum { GK_COMPUTE = NS_KCLASS_COMPUTE, GK_MEMORY = NS_KCLASS_MEMORY, GK_COMM = NS_KCLASS_COMM, GK_TRANSFER, GK_COUNT };
 
 /* Host span kinds kept per thread. One event can be several (cudaMemcpy is host work and a blocking copy). */
 enum {
@@ -150,8 +150,8 @@ typedef struct {
 	int64_t start, end, number;
 	uint32_t thread;
 	uint32_t name_id; /* markers: the name in marker_names; period: the anchor kernel's; else unused */
-	uint8_t source;   /* step_source */
-	uint8_t phase;    /* step_phase */
+	uint8_t source;   /* ns_step_source */
+	uint8_t phase;    /* ns_step_phase */
 } step_rec;
 
 typedef struct {
@@ -182,7 +182,7 @@ typedef struct {
 	uint8_t pass;        /* 1 + the pass (PASS_*) the span marks, 0 for none (split_phases.c) */
 	uint8_t gpu_kind;
 	uint32_t name_id;
-	uint8_t step_source, phase; /* SK_STEP */
+	uint8_t ns_step_source, phase; /* SK_STEP */
 	int64_t device, stream, corr, ext, step;
 	int64_t start, end;
 } span_info;
@@ -202,7 +202,7 @@ typedef struct {
 	int64_t pid, tid;
 	bool has_sort_index;
 	int64_t sort_index;
-	char name[SPLIT_THREAD_NAME_MAX]; /* UTF-8, cut between characters; "" when only sorted */
+	char name[NS_SPLIT_THREAD_NAME_MAX]; /* UTF-8, cut between characters; "" when only sorted */
 } thread_label;
 
 /* The runtime-call rules' answer for one name, remembered: a trace has a few dozen distinct runtime calls and
@@ -258,11 +258,11 @@ typedef struct {
 	int64_t key;
 	bool by_corr;
 	int64_t seq, in, out;
-	char name[SPLIT_COLL_TEXT], group[SPLIT_COLL_TEXT], dtype[SPLIT_COLL_TEXT / 2];
+	char name[NS_SPLIT_COLL_TEXT], group[NS_SPLIT_COLL_TEXT], dtype[NS_SPLIT_COLL_TEXT / 2];
 } coll_meta;
 
-struct trace_split {
-	const kernel_rules *rules;
+struct ns_trace_split {
+	const ns_kernel_rules *rules;
 	coll_meta *cmeta; /* split_collectives.c */
 	size_t ncmeta, capcmeta;
 	struct split_python *py;     /* python_function frames (split_python.c) */
@@ -273,12 +273,12 @@ struct trace_split {
 	size_t ncopy_call, capcopy_call;
 	int64_t *pageable_corr;
 	size_t npageable_corr, cappageable_corr;
-	char unknown_device_cat[SPLIT_UNKNOWN_CAT_MAX]; /* the first device event of an unknown category */
+	char unknown_device_cat[NS_SPLIT_UNKNOWN_CAT_MAX]; /* the first device event of an unknown category */
 	long unknown_device_events;                     /* events of unknown categories naming a device */
 	uint32_t main_thread; /* index of the thread that records the steps, once picked */
 	runtime_cache_slot runtime_cache[RUNTIME_CACHE_SLOTS];
 	op_cache_slot op_cache[OP_CACHE_SLOTS];
-	kernel_names *names;
+	ns_kernel_names *names;
 	gpu_rec *gpu;
 	size_t ngpu, capgpu;
 	launch_rec *launch;
@@ -304,27 +304,27 @@ struct trace_split {
 	ns_hindex label_index;  /* (pid, tid) -> index in label; nslots 0 until the first label */
 	ns_hindex thread_index; /* (pid, tid) -> index in thread */
 	uint32_t last_thread;   /* index + 1 of the last thread looked up */
-	int64_t device_id[TRACE_MAX_DEVICES];
+	int64_t device_id[NS_TRACE_MAX_DEVICES];
 	size_t ndevices;
 	stream_key stream_key[SPLIT_STREAM_OTHER]; /* index -> (device, stream) */
 	size_t nstreams;
 	uint8_t stream_slot[SPLIT_STREAM_SLOTS]; /* hash slot -> index + 1 (0: empty) */
 	uint8_t last_stream;                     /* index + 1 of the last stream looked up */
 	long events;
-	bool compiled;               /* a torch.compile marker was seen (split_result.compiled) */
+	bool compiled;               /* a torch.compile marker was seen (ns_split_result.compiled) */
 	split_quality_state quality; /* split_quality.c */
 	bool keep_warmup;
 	bool want_timeline;         /* split_timeline.c */
 	bool names_taken;           /* finish() handed names to the result */
-	const step_marker *marker;  /* --step-marker, borrowed; NULL: none */
+	const ns_step_marker *marker;  /* --step-marker, borrowed; NULL: none */
 	void *marker_md;            /* its pcre2_match_data, this splitter's own (a match writes it) */
-	kernel_names *marker_names; /* names of server and --step-marker markers (handed to the result) */
-	char *spill_dir;       /* where the window store may spill (trace_split_spill_dir); NULL: nowhere */
-	uint8_t step_source;   /* the source the steps were taken from (split_steps_choose) */
+	ns_kernel_names *marker_names; /* names of server and --step-marker markers (handed to the result) */
+	char *spill_dir;       /* where the window store may spill (ns_trace_split_spill_dir); NULL: nowhere */
+	uint8_t ns_step_source;   /* the source the steps were taken from (split_steps_choose) */
 	step_list phase_marks; /* server markers kept for their phase when another source won */
 	step_list gpu_marks;   /* GPU-side ProfilerStep# spans beside host ones: where each step ended */
-	long outside_gpu[TRACE_MAX_DEVICES];       /* GPU events launched outside every step, per device */
-	int64_t outside_gpu_ns[TRACE_MAX_DEVICES]; /* and their time */
+	long outside_gpu[NS_TRACE_MAX_DEVICES];       /* GPU events launched outside every step, per device */
+	int64_t outside_gpu_ns[NS_TRACE_MAX_DEVICES]; /* and their time */
 };
 
 /* ---- helpers (split_threads.c) ---- */
@@ -338,7 +338,7 @@ bool split_reserve_one(void **v, size_t n, size_t *cap, size_t elem);
 	} while (0)
 int64_t split_add_sat(int64_t a, int64_t b);
 int64_t split_sub_sat(int64_t b, int64_t a);
-/* a + b, UINT32_MAX when it does not fit (split_window's narrow counts). */
+/* a + b, UINT32_MAX when it does not fit (ns_split_window's narrow counts). */
 uint32_t split_add_u32_sat(uint32_t a, uint32_t b);
 
 typedef int (*split_cmp_fn)(const void *, const void *);
@@ -349,34 +349,34 @@ void *split_search(const void *key, const void *base, size_t n, size_t size, spl
 int split_cmp_i64(const void *a, const void *b);
 
 /* ---- threads and host spans (split_threads.c) ---- */
-ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err);
-/* A metadata event (ph "M"): thread_name and thread_sort_index are kept (at most SPLIT_MAX_THREADS threads;
+ns_status split_thread_find(ns_trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err);
+/* A metadata event (ph "M"): thread_name and thread_sort_index are kept (at most NS_SPLIT_MAX_THREADS threads;
  * more are ignored), anything else is skipped. */
-ns_status split_label_event(trace_split *s, const trace_event *ev, ns_error *err);
+ns_status split_label_event(ns_trace_split *s, const ns_trace_event *ev, ns_error *err);
 /* The label of a thread, or NULL. */
-const thread_label *split_label_find(const trace_split *s, int64_t pid, int64_t tid);
-void split_labels_free(trace_split *s);
+const thread_label *split_label_find(const ns_trace_split *s, int64_t pid, int64_t tid);
+void split_labels_free(ns_trace_split *s);
 /* Adds [a, b) to l, merged with the previous span when they touch: nested ops cost no memory. */
 ns_status split_span_add(span_list *l, int64_t a, int64_t b, ns_error *err);
 /* Sorts and merges in place; returns the covered length. */
 int64_t split_spans_union(span_list *l);
 /* The thread that records the most steps. */
-bool split_thread_with_most_steps(const trace_split *s, uint32_t *thread);
+bool split_thread_with_most_steps(const ns_trace_split *s, uint32_t *thread);
 /* The thread that records the most steps (host sources); without any, the one with the most host-op time. */
-bool split_pick_main_thread(trace_split *s, uint32_t *main_thread);
+bool split_pick_main_thread(ns_trace_split *s, uint32_t *main_thread);
 /* Keeps the main thread's steps, in time order; returns how many. *dups counts steps sharing a start time
  * with another (kept: they are reported, not merged silently). */
-size_t split_main_steps(trace_split *s, uint32_t main_thread, size_t *dups);
+size_t split_main_steps(ns_trace_split *s, uint32_t main_thread, size_t *dups);
 /* The process-wide host lists of the main thread's process (sorted, disjoint). */
-ns_status split_process_lists(trace_split *s, uint32_t main_thread, span_list out[SL_COUNT], size_t *nthreads,
+ns_status split_process_lists(ns_trace_split *s, uint32_t main_thread, span_list out[SL_COUNT], size_t *nthreads,
                               ns_error *err);
 void split_lists_free(span_list l[SL_COUNT]);
 
 /* ---- streams (split_ingest.c) ---- */
 /* The index of (dev, stream), added on first sight; SPLIT_STREAM_OTHER once the table is full. */
-uint8_t split_stream_index(trace_split *s, uint16_t dev, int64_t stream);
+uint8_t split_stream_index(ns_trace_split *s, uint16_t dev, int64_t stream);
 /* The (device index, stream) of index idx; false for SPLIT_STREAM_OTHER and indexes never handed out. */
-bool split_stream_key(const trace_split *s, uint8_t idx, stream_key *key);
+bool split_stream_key(const ns_trace_split *s, uint8_t idx, stream_key *key);
 
 /* ---- names (split_names.c) ---- */
 bool split_is_comm_op(ns_str name);
@@ -398,11 +398,11 @@ typedef struct step_hold step_hold; /* split_steps.c */
 /* "Memcpy DtoH (Device -> Pageable)": a copy that blocks the host that launched it. */
 bool split_is_pageable_dtoh(ns_str name);
 /* A memcpy call, after its launch record was added. */
-ns_status split_copies_note_call(trace_split *s, int64_t corr, int64_t end, ns_error *err);
-ns_status split_copies_note_pageable(trace_split *s, int64_t corr, ns_error *err);
+ns_status split_copies_note_call(ns_trace_split *s, int64_t corr, int64_t end, ns_error *err);
+ns_status split_copies_note_pageable(ns_trace_split *s, int64_t corr, ns_error *err);
 /* Adds the calls that launched pageable DtoH copies to their threads' blocking lists. Before the host lists
  * are built. */
-ns_status split_copies_block(trace_split *s, ns_error *err);
+ns_status split_copies_block(ns_trace_split *s, ns_error *err);
 
 /* ---- first-use loads (split_ingest.c) ---- */
 /* A kernel launch call of at least SPLIT_FIRST_USE_MIN_NS and SPLIT_FIRST_USE_FACTOR times the median launch
@@ -410,28 +410,28 @@ ns_status split_copies_block(trace_split *s, ns_error *err);
  * set-up): its time becomes set-up (init). Before the host lists are built. */
 #define SPLIT_FIRST_USE_MIN_NS 1000000
 #define SPLIT_FIRST_USE_FACTOR 50
-ns_status split_first_use(trace_split *s, split_result *res, ns_error *err);
+ns_status split_first_use(ns_trace_split *s, ns_split_result *res, ns_error *err);
 
 /* ---- stream captures (split_ingest.c) ---- */
 /* Whether a launch of thread `thread` at ts lies inside a stream capture (s->capture sorted by thread,
  * start). */
-bool split_in_capture(const trace_split *s, uint32_t thread, int64_t ts);
+bool split_in_capture(const ns_trace_split *s, uint32_t thread, int64_t ts);
 /* Closes the captures still open and sorts them (before split_quality_links_end). */
-ns_status split_captures_finish(trace_split *s, ns_error *err);
+ns_status split_captures_finish(ns_trace_split *s, ns_error *err);
 
 /* ---- links (split_link.c) ---- */
 /* Links every GPU record to its launch, and hands each, with its launch time, to split_steps_place(h) when h
  * is not NULL. */
-void split_link_all(trace_split *s, step_hold *h);
+void split_link_all(ns_trace_split *s, step_hold *h);
 /* Sorts the launches by correlation (split_link_all does; split_copies_block needs it earlier). */
-void split_launches_sort(trace_split *s);
+void split_launches_sort(ns_trace_split *s);
 /* The launch record of correlation corr, the launches sorted; NULL when none. */
-const launch_rec *split_launch_of(const trace_split *s, int64_t corr);
+const launch_rec *split_launch_of(const ns_trace_split *s, int64_t corr);
 
 /* ---- the sweep (split_sweep.c) ---- */
 /* Told [a, b) of window w is GPU-idle time of host cause c (launch, host_threads, sync, init, host_gap,
  * optimizer). */
-typedef void (*split_sweep_hook)(void *ctx, const split_window *w, int64_t a, int64_t b, ns_cause c);
+typedef void (*split_sweep_hook)(void *ctx, const ns_split_window *w, int64_t a, int64_t b, ns_cause c);
 typedef struct {
 	split_view v;
 	size_t first; /* the first window that can still overlap the sweep position */
@@ -450,20 +450,20 @@ typedef struct {
 void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], window_set *ws);
 
 /* ---- step sources and attribution (split_steps.c) ---- */
-void split_steps_free_marker(trace_split *s);
+void split_steps_free_marker(ns_trace_split *s);
 /* A user annotation that is a step marker (--step-marker, or a server's iteration marker): fills si as an
  * SK_STEP and returns true (*st says whether interning its name worked). */
-bool split_steps_annotation(trace_split *s, ns_str name, span_info *si, ns_status *st, ns_error *err);
+bool split_steps_annotation(ns_trace_split *s, ns_str name, span_info *si, ns_status *st, ns_error *err);
 /* Drops markers of processes that launched no device work, keeps the steps of the first source that has any
  * (the others kept aside where they still say something), and records the source in res. */
-ns_status split_steps_choose(trace_split *s, split_result *res, ns_error *err);
+ns_status split_steps_choose(ns_trace_split *s, ns_split_result *res, ns_error *err);
 /* The steps are device-time windows (GPU-side ProfilerStep#, period), not host spans. */
-bool split_steps_on_device(const trace_split *s);
+bool split_steps_on_device(const ns_trace_split *s);
 /* After the main thread's steps are sorted: numbers for marker steps, phases from nested server markers. */
-void split_steps_finish_markers(trace_split *s);
+void split_steps_finish_markers(ns_trace_split *s);
 /* No marker at all: steps from a repeating kernel sequence on the busiest device (gpu sorted by device,
  * start). Leaves s->nsteps 0 when there is no period. */
-ns_status split_steps_period(trace_split *s, split_result *res, ns_error *err);
+ns_status split_steps_period(ns_trace_split *s, ns_split_result *res, ns_error *err);
 struct step_hold {
 	const step_rec *steps;
 	size_t n;
@@ -472,40 +472,40 @@ struct step_hold {
 	bool active;        /* host steps: GPU work is placed by its launch */
 	size_t last;        /* the step of the previous record (a hint) */
 };
-ns_status split_steps_hold_begin(trace_split *s, step_hold *h, ns_error *err);
+ns_status split_steps_hold_begin(ns_trace_split *s, step_hold *h, ns_error *err);
 /* Called for every GPU record with its launch time (-1: unknown): the record belongs to the step it was
  * launched in, or, outside every step, is counted and set to GPU_DEV_OUTSIDE. */
-void split_steps_place(trace_split *s, step_hold *h, gpu_rec *g, int64_t launch_ts);
+void split_steps_place(ns_trace_split *s, step_hold *h, gpu_rec *g, int64_t launch_ts);
 /* Sets the windows' starts (see split_steps.c) and returns the end of the last one; frees h. */
-int64_t split_steps_hold_end(trace_split *s, step_hold *h);
+int64_t split_steps_hold_end(ns_trace_split *s, step_hold *h);
 /* Per-phase sums of the steps that count in overall. */
-void split_steps_sum_phases(split_device *d, bool keep_warmup);
+void split_steps_sum_phases(ns_split_device *d, bool keep_warmup);
 
 /* ---- tallies (split_tally.c) ---- */
 /* Index of the window of v (in time order, disjoint) that contains t, or v->n. *hint is the previous answer
  * (start at 0): lookups in time order touch each chunk once. */
 size_t split_window_of(const split_view *v, int64_t t, size_t *hint);
 /* o += w (durations, buckets, causes, counts). */
-void split_add_window(split_window *o, const split_window *w);
-ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
+void split_add_window(ns_split_window *o, const ns_split_window *w);
+ns_status split_tally_kernels(const ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d,
                               ns_error *err);
 /* keep_warmup: warm-up steps count in overall too. */
 /* opt_launch (one per window, or NULL) is summed over the same windows into d->optimizer_launch_ns. */
-void split_sum_overall(split_device *d, bool keep_warmup, const int64_t *opt_launch);
+void split_sum_overall(ns_split_device *d, bool keep_warmup, const int64_t *opt_launch);
 
 /* ---- the median step's timeline (split_timeline.c) ---- */
 /* d's timeline from its records g[0..n) and every thread's host spans; d's windows are final. */
-ns_status split_timeline_build(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
+ns_status split_timeline_build(const ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d,
                                ns_error *err);
 
 /* ---- collectives (split_collectives.c) ---- */
 /* Keeps the collective metadata of ev, when it has any. */
-ns_status split_coll_note(trace_split *s, const trace_event *ev, ns_error *err);
+ns_status split_coll_note(ns_trace_split *s, const ns_trace_event *ev, ns_error *err);
 /* Sorts the metadata for lookups (once, before the devices are split). */
-void split_coll_prepare(trace_split *s);
+void split_coll_prepare(ns_trace_split *s);
 /* The device's collective kernels among g[0..n) (sorted by start), with their exposed pieces. */
-ns_status split_coll_build(const trace_split *s, const gpu_rec *g, size_t n, const span_list *exposed,
-                           split_device *d, ns_error *err);
+ns_status split_coll_build(const ns_trace_split *s, const gpu_rec *g, size_t n, const span_list *exposed,
+                           ns_split_device *d, ns_error *err);
 
 /* ---- quality (split_quality.c): hooks called by the stages above ---- */
 /* Runtime-call name -> LK_*. */
@@ -517,15 +517,15 @@ bool split_is_launch_ex(ns_str name);
  * consecutive, so holes between them are ops the file lost (docs/trace.md, "missing_ops"). */
 void split_quality_op_id(split_quality_state *q, int64_t id);
 /* An event that is neither GPU work nor host work the split keeps: the capture's own span, ... */
-void split_quality_event(split_quality_state *q, const trace_event *ev);
+void split_quality_event(split_quality_state *q, const ns_trace_event *ev);
 /* Before linking: the first launch's time. Per GPU record, its launch (NULL when none). After: graphs. */
-void split_quality_links_begin(trace_split *s);
+void split_quality_links_begin(ns_trace_split *s);
 void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l);
-ns_status split_quality_links_end(trace_split *s, ns_error *err);
+ns_status split_quality_links_end(ns_trace_split *s, ns_error *err);
 /* One device's records g[0..n) sorted by start: same-stream overlaps, duplicates, graph time per window. */
-ns_status split_quality_device(trace_split *s, const gpu_rec *g, size_t n, split_device *d, ns_error *err);
+ns_status split_quality_device(ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d, ns_error *err);
 /* The grade and each problem, once the devices are split. NS_ERR_NOMEM only. */
-ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err);
+ns_status split_quality_finish(ns_trace_split *s, ns_split_result *res, ns_error *err);
 void split_quality_free(split_quality_state *q);
 
 #endif

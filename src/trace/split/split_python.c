@@ -20,12 +20,12 @@ typedef struct {
 } py_list;
 
 /* The host causes Python time is looked for behind, in the order of the accumulator's rows. */
-static const ns_cause host_causes[] = {CAUSE_LAUNCH, CAUSE_HOST_THREADS, CAUSE_SYNC, CAUSE_HOST_GAP,
-                                       CAUSE_OPTIMIZER};
+static const ns_cause host_causes[] = {NS_CAUSE_LAUNCH, NS_CAUSE_HOST_THREADS, NS_CAUSE_SYNC, NS_CAUSE_HOST_GAP,
+                                       NS_CAUSE_OPTIMIZER};
 #define NHOST ((int)(sizeof(host_causes) / sizeof(host_causes[0])))
 
 struct split_python {
-	kernel_names *names;
+	ns_kernel_names *names;
 	py_list *thread; /* indexed by the split's thread index; frames, then flattened segments */
 	size_t nthreads, thread_cap;
 	size_t kept, dropped;
@@ -43,7 +43,7 @@ split_python *split_python_new(void)
 {
 	split_python *p = calloc(1, sizeof(*p));
 
-	if (p != NULL && (p->names = kernel_names_new()) == NULL) {
+	if (p != NULL && (p->names = ns_kernel_names_new()) == NULL) {
 		free(p);
 		return NULL;
 	}
@@ -59,7 +59,7 @@ void split_python_free(split_python *p)
 	free(p->thread);
 	free(p->other);
 	free(p->acc);
-	kernel_names_free(p->names);
+	ns_kernel_names_free(p->names);
 	free(p);
 }
 
@@ -69,8 +69,8 @@ bool split_python_name(split_python *p, ns_str name, uint32_t *id)
 
 	if (name.len == 0 || name.ptr[0] == '<')
 		return false; /* a built-in: its time is its caller's */
-	if (p->kept >= SPLIT_PYTHON_MAX_FRAMES ||
-	    kernel_names_intern(p->names, name.ptr, name.len, id, &err) != NS_OK) {
+	if (p->kept >= NS_SPLIT_PYTHON_MAX_FRAMES ||
+	    ns_kernel_names_intern(p->names, name.ptr, name.len, id, &err) != NS_OK) {
 		p->dropped++;
 		return false;
 	}
@@ -91,7 +91,7 @@ ns_status split_python_add(split_python *p, uint32_t thread, int64_t start, int6
 		p->thread = grown;
 		p->nthreads = want;
 	}
-	if (p->kept >= SPLIT_PYTHON_MAX_FRAMES) { /* a B event interned before the cap was reached */
+	if (p->kept >= NS_SPLIT_PYTHON_MAX_FRAMES) { /* a B event interned before the cap was reached */
 		p->dropped++;
 		return NS_OK;
 	}
@@ -188,7 +188,7 @@ static ns_status intersect(const py_list *l, const span_list *ops, py_list *out,
 }
 
 /* Replaces thread i's frames by its segments (cut to its own ops unless it is the step thread). */
-static ns_status flatten_thread(split_python *p, trace_split *s, uint32_t i, ns_error *err)
+static ns_status flatten_thread(split_python *p, ns_trace_split *s, uint32_t i, ns_error *err)
 {
 	py_list *l = &p->thread[i], flat = {0}, cut = {0};
 	ns_status st;
@@ -207,13 +207,13 @@ static ns_status flatten_thread(split_python *p, trace_split *s, uint32_t i, ns_
 }
 
 /* Once per split: every thread of the step thread's process flattened; the others listed. */
-static ns_status prepare(split_python *p, trace_split *s, uint32_t main_thread, ns_error *err)
+static ns_status prepare(split_python *p, ns_trace_split *s, uint32_t main_thread, ns_error *err)
 {
 	int64_t pid = s->thread[main_thread].pid;
 
 	p->flat = true;
 	p->main_thread = main_thread;
-	p->nnames = kernel_names_count(p->names);
+	p->nnames = ns_kernel_names_count(p->names);
 	p->acc = calloc(p->nnames * NHOST + 1, sizeof(*p->acc));
 	p->other = calloc(p->nthreads + 1, sizeof(*p->other));
 	if (p->acc == NULL || p->other == NULL)
@@ -250,7 +250,7 @@ static void add_list(split_python *p, py_list *l, int row, int64_t a, int64_t b)
 }
 
 /* The sweep's hook: [a, b) of window w is GPU-idle time of host cause c. */
-static void on_host_time(void *ctx, const split_window *w, int64_t a, int64_t b, ns_cause c)
+static void on_host_time(void *ctx, const ns_split_window *w, int64_t a, int64_t b, ns_cause c)
 {
 	split_python *p = ctx;
 	int row;
@@ -261,7 +261,7 @@ static void on_host_time(void *ctx, const split_window *w, int64_t a, int64_t b,
 		;
 	if (row == NHOST)
 		return;
-	if (c != CAUSE_HOST_THREADS) {
+	if (c != NS_CAUSE_HOST_THREADS) {
 		if (p->main_thread < p->nthreads)
 			add_list(p, &p->thread[p->main_thread], row, a, b);
 		return;
@@ -270,8 +270,8 @@ static void on_host_time(void *ctx, const split_window *w, int64_t a, int64_t b,
 		add_list(p, &p->thread[p->other[k]], row, a, b);
 }
 
-/* The SPLIT_PYTHON_TOP largest frames of one row, largest first (ties: the first interned). */
-static void pick_top(const split_python *p, int row, split_python_cause *out)
+/* The NS_SPLIT_PYTHON_TOP largest frames of one row, largest first (ties: the first interned). */
+static void pick_top(const split_python *p, int row, ns_split_python_cause *out)
 {
 	const int64_t *acc = p->acc + (size_t)row * p->nnames;
 
@@ -281,9 +281,9 @@ static void pick_top(const split_python *p, int row, split_python_cause *out)
 		size_t k = out->ntop;
 		if (acc[i] <= 0)
 			continue;
-		if (k == SPLIT_PYTHON_TOP && acc[i] <= out->top[k - 1].ns)
+		if (k == NS_SPLIT_PYTHON_TOP && acc[i] <= out->top[k - 1].ns)
 			continue;
-		if (k == SPLIT_PYTHON_TOP)
+		if (k == NS_SPLIT_PYTHON_TOP)
 			k--;
 		else
 			out->ntop++;
@@ -291,11 +291,11 @@ static void pick_top(const split_python *p, int row, split_python_cause *out)
 			out->top[k] = out->top[k - 1];
 			k--;
 		}
-		out->top[k] = (split_python_frame){(uint32_t)i, acc[i]};
+		out->top[k] = (ns_split_python_frame){(uint32_t)i, acc[i]};
 	}
 }
 
-static bool every_window_counts(const split_device *d, bool keep_warmup)
+static bool every_window_counts(const ns_split_device *d, bool keep_warmup)
 {
 	split_view v = split_device_view(d);
 
@@ -305,8 +305,8 @@ static bool every_window_counts(const split_device *d, bool keep_warmup)
 	return true;
 }
 
-ns_status split_python_attribute(split_python *p, trace_split *s, uint32_t main_thread, const gpu_rec *g,
-                                 size_t n, const span_list host[SL_COUNT], split_device *d, bool keep_warmup,
+ns_status split_python_attribute(split_python *p, ns_trace_split *s, uint32_t main_thread, const gpu_rec *g,
+                                 size_t n, const span_list host[SL_COUNT], ns_split_device *d, bool keep_warmup,
                                  ns_error *err)
 {
 	window_set ws = {.v = split_device_view(d), .hook = on_host_time, .hook_ctx = p};
@@ -325,7 +325,7 @@ ns_status split_python_attribute(split_python *p, trace_split *s, uint32_t main_
 	return NS_OK;
 }
 
-void split_python_result(split_python *p, split_result *res)
+void split_python_result(split_python *p, ns_split_result *res)
 {
 	res->python_frames = p->kept;
 	res->python_dropped = p->dropped;

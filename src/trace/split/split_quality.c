@@ -36,35 +36,35 @@
 #define Q_STEP_FACTOR 10
 #define Q_STEP_SHARE  Q_UNFIT_SHARE
 
-const char *quality_grade_name(quality_grade g)
+const char *ns_quality_grade_name(ns_quality_grade g)
 {
 	static const char *const names[] = {"good", "degraded", "unfit"};
 	return (unsigned)g < 3 ? names[g] : NULL;
 }
 
-const char *quality_kind_name(quality_kind k)
+const char *ns_quality_kind_name(ns_quality_kind k)
 {
-	static const char *const names[QP_COUNT] = {
-	    [QP_TRUNCATED] = "truncated",
-	    [QP_NO_DEVICE_ACTIVITY] = "no_device_activity",
-	    [QP_LAUNCH_WITHOUT_ACTIVITY] = "launch_without_activity",
-	    [QP_ACTIVITY_WITHOUT_LAUNCH] = "activity_without_launch",
-	    [QP_MISSING_OPS] = "missing_ops",
-	    [QP_GRAPH_REPLAYS_MISSING] = "graph_replays_missing",
-	    [QP_GRAPH_REPLAY_MISMATCH] = "graph_replay_mismatch",
-	    [QP_CONCENTRATED_STEPS] = "concentrated_steps",
-	    [QP_STREAM_OVERLAP] = "stream_overlap",
-	    [QP_DUPLICATE_EVENTS] = "duplicate_events",
-	    [QP_OUT_OF_ORDER] = "out_of_order",
-	    [QP_CUT_SHORT] = "cut_short",
-	    [QP_PROFILER_OVERHEAD] = "profiler_overhead",
-	    [QP_UNEQUAL_STEPS] = "unequal_steps",
-	    [QP_SINGLE_STEP] = "single_step",
-	    [QP_LITTLE_DEVICE_WORK] = "little_device_work",
-	    [QP_ATYPICAL_WAIT] = "atypical_wait",
-	    [QP_QUEUED_BEFORE_CAPTURE] = "queued_before_capture",
+	static const char *const names[NS_QP_COUNT] = {
+	    [NS_QP_TRUNCATED] = "truncated",
+	    [NS_QP_NO_DEVICE_ACTIVITY] = "no_device_activity",
+	    [NS_QP_LAUNCH_WITHOUT_ACTIVITY] = "launch_without_activity",
+	    [NS_QP_ACTIVITY_WITHOUT_LAUNCH] = "activity_without_launch",
+	    [NS_QP_MISSING_OPS] = "missing_ops",
+	    [NS_QP_GRAPH_REPLAYS_MISSING] = "graph_replays_missing",
+	    [NS_QP_GRAPH_REPLAY_MISMATCH] = "graph_replay_mismatch",
+	    [NS_QP_CONCENTRATED_STEPS] = "concentrated_steps",
+	    [NS_QP_STREAM_OVERLAP] = "stream_overlap",
+	    [NS_QP_DUPLICATE_EVENTS] = "duplicate_events",
+	    [NS_QP_OUT_OF_ORDER] = "out_of_order",
+	    [NS_QP_CUT_SHORT] = "cut_short",
+	    [NS_QP_PROFILER_OVERHEAD] = "profiler_overhead",
+	    [NS_QP_UNEQUAL_STEPS] = "unequal_steps",
+	    [NS_QP_SINGLE_STEP] = "single_step",
+	    [NS_QP_LITTLE_DEVICE_WORK] = "little_device_work",
+	    [NS_QP_ATYPICAL_WAIT] = "atypical_wait",
+	    [NS_QP_QUEUED_BEFORE_CAPTURE] = "queued_before_capture",
 	};
-	return (unsigned)k < QP_COUNT ? names[k] : NULL;
+	return (unsigned)k < NS_QP_COUNT ? names[k] : NULL;
 }
 
 static bool contains(ns_str s, const char *lit)
@@ -96,7 +96,7 @@ bool split_is_launch_ex(ns_str name)
 }
 
 /* Kineto writes the capture as one span of its own, "PyTorch Profiler (0)" in category Trace. */
-void split_quality_event(split_quality_state *q, const trace_event *ev)
+void split_quality_event(split_quality_state *q, const ns_trace_event *ev)
 {
 	if (ev->ph == 'X' && ev->has_dur && split_str_starts(ev->name, "PyTorch Profiler") &&
 	    ev->cat_raw.len == 5 && memcmp(ev->cat_raw.ptr, "Trace", 5) == 0) {
@@ -180,7 +180,7 @@ void split_quality_op_id(split_quality_state *q, int64_t id)
 
 /* ---- links ---- */
 
-void split_quality_links_begin(trace_split *s)
+void split_quality_links_begin(ns_trace_split *s)
 {
 	split_quality_state *q = &s->quality;
 
@@ -369,7 +369,7 @@ static ns_status count_replays(split_quality_state *q, ns_error *err)
 /* Launches whose GPU work never appeared: inside the recorded GPU activity they are dropped events; after
  * the last recorded GPU work they are the capture's end cutting them off. */
 /* The Ex launches' correlation ids, in the launch table's order (by id), before the table is freed. */
-static ns_status keep_ex_launches(trace_split *s)
+static ns_status keep_ex_launches(ns_trace_split *s)
 {
 	split_quality_state *q = &s->quality;
 	size_t n = 0;
@@ -386,7 +386,7 @@ static ns_status keep_ex_launches(trace_split *s)
 	return NS_OK;
 }
 
-ns_status split_quality_links_end(trace_split *s, ns_error *err)
+ns_status split_quality_links_end(ns_trace_split *s, ns_error *err)
 {
 	split_quality_state *q = &s->quality;
 
@@ -429,7 +429,7 @@ static bool in_graph(const split_quality_state *q, int64_t corr)
  * its preamble overlaps the other's tail, and it ends after it (its griddepcontrol.wait holds it until the
  * first completes or triggers). Such an overlap is by design, not a skewed clock. The trace does not record
  * the attribute: an Ex launch whose kernel overlaps its predecessor's tail is taken for one. */
-static bool pdl_overlap(const trace_split *s, const gpu_rec *r, int64_t prev_end)
+static bool pdl_overlap(const ns_trace_split *s, const gpu_rec *r, int64_t prev_end)
 {
 	const split_quality_state *q = &s->quality;
 
@@ -440,7 +440,7 @@ static bool pdl_overlap(const trace_split *s, const gpu_rec *r, int64_t prev_end
 /* Work on one stream runs in order: a record starting before the previous one on its stream ended is a
  * clock or merge error (graph kernels excepted: CUPTI files a graph's parallel branches under the stream it
  * was launched on). The same record twice is a duplicate. */
-static void check_streams(trace_split *s, const gpu_rec *g, size_t n)
+static void check_streams(ns_trace_split *s, const gpu_rec *g, size_t n)
 {
 	split_quality_state *q = &s->quality;
 	const gpu_rec *last[SPLIT_STREAM_OTHER] = {0};
@@ -473,7 +473,7 @@ static void check_streams(trace_split *s, const gpu_rec *g, size_t n)
 
 /* Graph replays per window: a replay counts in the window where its first kernel on this device starts; its
  * kernels where each starts, with their time clipped to that window. */
-static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, size_t n, split_device *d,
+static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, size_t n, ns_split_device *d,
                                ns_error *err)
 {
 	bool *counted = calloc(q->ngraph, sizeof(*counted));
@@ -488,7 +488,7 @@ static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, s
 		size_t w = split_window_of(&v, g[i].start, &hint);
 		if (c == NULL || g[i].corr < 0 || w == v.n)
 			continue;
-		split_window *win = split_view_at(&v, w);
+		ns_split_window *win = split_view_at(&v, w);
 		int64_t hi = win->start_ns + win->dur_ns;
 		win->graph_kernels = split_add_u32_sat(win->graph_kernels, 1);
 		win->graph_ns =
@@ -510,7 +510,7 @@ static int cmp_i64_desc(const void *a, const void *b)
 /* The GPU work of steady state is spread over its steps; when a quarter of the steps or fewer hold 90% of it,
  * the steps' windows do not describe what the GPU did in them (work queued far ahead, a capture that caught
  * the device's work in a few steps). Warm-up steps are left out. */
-static ns_status concentration(split_quality_state *q, const split_device *d, ns_error *err)
+static ns_status concentration(split_quality_state *q, const ns_split_device *d, ns_error *err)
 {
 	int64_t *busy = malloc((d->nsteps + 1) * sizeof(*busy)), total = 0, acc = 0;
 	size_t n = 0, k = 0;
@@ -519,11 +519,11 @@ static ns_status concentration(split_quality_state *q, const split_device *d, ns
 		return split_oom(err);
 	split_view v = split_device_view(d);
 	for (size_t i = 0; i < v.n; i++) {
-		const split_window *w = split_view_get(&v, i);
+		const ns_split_window *w = split_view_get(&v, i);
 		if (w->warmup)
 			continue;
 		busy[n] =
-		    w->bucket_ns[REGIME_COMPUTE] + w->bucket_ns[REGIME_MEMORY] + w->cause_ns[CAUSE_EXPOSED];
+		    w->bucket_ns[NS_REGIME_COMPUTE] + w->bucket_ns[NS_REGIME_MEMORY] + w->cause_ns[NS_CAUSE_EXPOSED];
 		total += busy[n++];
 	}
 	if (n >= Q_CONC_MIN_STEPS && total > 0) {
@@ -542,7 +542,7 @@ static ns_status concentration(split_quality_state *q, const split_device *d, ns
 	return NS_OK;
 }
 
-ns_status split_quality_device(trace_split *s, const gpu_rec *g, size_t n, split_device *d, ns_error *err)
+ns_status split_quality_device(ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d, ns_error *err)
 {
 	split_quality_state *q = &s->quality;
 	ns_status st = NS_OK;
@@ -557,16 +557,16 @@ ns_status split_quality_device(trace_split *s, const gpu_rec *g, size_t n, split
 
 /* ---- the verdict ---- */
 
-static quality_grade by_share(double share)
+static ns_quality_grade by_share(double share)
 {
-	return share >= Q_UNFIT_SHARE      ? QUALITY_UNFIT
-	       : share >= Q_DEGRADED_SHARE ? QUALITY_DEGRADED
-	                                   : QUALITY_GOOD;
+	return share >= Q_UNFIT_SHARE      ? NS_QUALITY_UNFIT
+	       : share >= Q_DEGRADED_SHARE ? NS_QUALITY_DEGRADED
+	                                   : NS_QUALITY_GOOD;
 }
 
-static quality_grade by_count(long count, long of)
+static ns_quality_grade by_count(long count, long of)
 {
-	return of > 0 && (double)count >= Q_DEGRADED_COUNT * (double)of ? QUALITY_DEGRADED : QUALITY_GOOD;
+	return of > 0 && (double)count >= Q_DEGRADED_COUNT * (double)of ? NS_QUALITY_DEGRADED : NS_QUALITY_GOOD;
 }
 
 static int64_t mean(int64_t ns, long n)
@@ -588,31 +588,31 @@ static double share_of(int64_t part, int64_t whole)
 	return whole > 0 ? (double)part / (double)whole : 0.0;
 }
 
-static void set(quality_problem *p, long count, long of, int64_t ns, double share, quality_grade g)
+static void set(ns_quality_problem *p, long count, long of, int64_t ns, double share, ns_quality_grade g)
 {
 	p->count = count;
 	p->of = of;
 	p->ns = ns;
 	p->share = share;
-	p->grade = count > 0 ? g : QUALITY_GOOD;
+	p->grade = count > 0 ? g : NS_QUALITY_GOOD;
 }
 
 /* Kernel launches only: a copy or set of zero bytes leaves no GPU record (hta/alexnet has two such
  * cudaMemsetAsync calls), so a copy call without activity is no sign of loss. */
-static void judge_dropped(const split_quality_state *q, split_quality *out)
+static void judge_dropped(const split_quality_state *q, ns_split_quality *out)
 {
 	long launches = q->launches[LK_KERNEL];
 	long missing = q->missing[LK_KERNEL];
 	int64_t ns = implied_ns(q, q->missing);
 	double share = share_of(ns, split_add_sat(q->gpu_ns, ns));
-	quality_grade g = by_share(share);
+	ns_quality_grade g = by_share(share);
 
 	if (by_count(missing, launches) > g)
-		g = QUALITY_DEGRADED;
-	set(&out->problem[QP_LAUNCH_WITHOUT_ACTIVITY], missing, launches, ns, share, g);
+		g = NS_QUALITY_DEGRADED;
+	set(&out->problem[NS_QP_LAUNCH_WITHOUT_ACTIVITY], missing, launches, ns, share, g);
 	/* without any launch recorded every correlated record is unlinked: the runtime side was not captured
 	 */
-	set(&out->problem[QP_ACTIVITY_WITHOUT_LAUNCH], q->unlinked, q->unlinked + q->linked, q->unlinked_ns,
+	set(&out->problem[NS_QP_ACTIVITY_WITHOUT_LAUNCH], q->unlinked, q->unlinked + q->linked, q->unlinked_ns,
 	    share_of(q->unlinked_ns, q->gpu_ns), by_count(q->unlinked, q->unlinked + q->linked));
 }
 
@@ -642,7 +642,7 @@ static void count_bit(id_count *c, bool set)
 	c->recorded++;
 }
 
-static void judge_missing_ops(const split_quality_state *q, split_quality *out)
+static void judge_missing_ops(const split_quality_state *q, ns_split_quality *out)
 {
 	id_count c = {0, 0, 0, -1};
 	double share;
@@ -656,67 +656,67 @@ static void judge_missing_ops(const split_quality_state *q, split_quality *out)
 		for (int b = 0; b < 64; b++)
 			count_bit(&c, (x >> b) & 1u);
 	}
-	if (c.holes < Q_IDS_MIN_HOLES || by_count(c.holes, c.recorded) == QUALITY_GOOD)
+	if (c.holes < Q_IDS_MIN_HOLES || by_count(c.holes, c.recorded) == NS_QUALITY_GOOD)
 		return;
 	share = share_of(c.missing, c.recorded + c.missing);
-	set(&out->problem[QP_MISSING_OPS], c.holes, c.recorded, 0, share,
-	    by_share(share) == QUALITY_UNFIT ? QUALITY_UNFIT : QUALITY_DEGRADED);
-	out->problem[QP_MISSING_OPS].aux = c.missing;
+	set(&out->problem[NS_QP_MISSING_OPS], c.holes, c.recorded, 0, share,
+	    by_share(share) == NS_QUALITY_UNFIT ? NS_QUALITY_UNFIT : NS_QUALITY_DEGRADED);
+	out->problem[NS_QP_MISSING_OPS].aux = c.missing;
 }
 
-static void judge_graphs(const split_quality_state *q, split_quality *out)
+static void judge_graphs(const split_quality_state *q, ns_split_quality *out)
 {
 	long calls = q->launches[LK_GRAPH], missing = q->missing[LK_GRAPH];
 	int64_t per_replay = mean(q->graph_ns, (long)q->ngraph);
 	int64_t ns = ns_sat_mul_i64(missing, per_replay);
 	double share = share_of(ns, split_add_sat(q->gpu_ns, ns));
-	quality_grade g = by_share(share);
-	quality_problem *p = &out->problem[QP_GRAPH_REPLAYS_MISSING];
+	ns_quality_grade g = by_share(share);
+	ns_quality_problem *p = &out->problem[NS_QP_GRAPH_REPLAYS_MISSING];
 
 	/* no replay recorded at all: the time they took is unknown, and the device would look idle in it */
 	if (missing > 0 && q->ngraph == 0)
-		g = QUALITY_UNFIT;
+		g = NS_QUALITY_UNFIT;
 	else if (by_count(missing, calls) > g)
-		g = QUALITY_DEGRADED;
+		g = NS_QUALITY_DEGRADED;
 	set(p, missing, calls, ns, share, g);
-	set(&out->problem[QP_GRAPH_REPLAY_MISMATCH], q->graph_mismatch, (long)q->ngraph, 0, 0.0,
-	    QUALITY_DEGRADED);
-	out->problem[QP_GRAPH_REPLAY_MISMATCH].aux = q->graph_kernels_typical;
+	set(&out->problem[NS_QP_GRAPH_REPLAY_MISMATCH], q->graph_mismatch, (long)q->ngraph, 0, 0.0,
+	    NS_QUALITY_DEGRADED);
+	out->problem[NS_QP_GRAPH_REPLAY_MISMATCH].aux = q->graph_kernels_typical;
 	out->graph_launches = (long)q->ngraph;
 	out->graph_kernels = q->graph_kernels;
 	out->graph_ns = q->graph_ns;
 }
 
-static void judge_order(const split_quality_state *q, split_quality *out)
+static void judge_order(const split_quality_state *q, ns_split_quality *out)
 {
 	long ends = q->ends + q->orphan_ends;
 	long bad_ends = q->orphan_ends + q->backward_ends;
-	quality_grade g = by_count(bad_ends, ends);
+	ns_quality_grade g = by_count(bad_ends, ends);
 
 	if (by_count(q->before_launch, q->linked) > g)
-		g = QUALITY_DEGRADED;
-	set(&out->problem[QP_OUT_OF_ORDER], bad_ends + q->before_launch, ends + q->linked, 0, 0.0, g);
-	set(&out->problem[QP_DUPLICATE_EVENTS], q->duplicates, q->records, 0, 0.0,
+		g = NS_QUALITY_DEGRADED;
+	set(&out->problem[NS_QP_OUT_OF_ORDER], bad_ends + q->before_launch, ends + q->linked, 0, 0.0, g);
+	set(&out->problem[NS_QP_DUPLICATE_EVENTS], q->duplicates, q->records, 0, 0.0,
 	    by_count(q->duplicates, q->records));
-	set(&out->problem[QP_STREAM_OVERLAP], q->overlaps, q->records, q->overlap_ns,
+	set(&out->problem[NS_QP_STREAM_OVERLAP], q->overlaps, q->records, q->overlap_ns,
 	    share_of(q->overlap_ns, q->gpu_ns),
-	    by_share(share_of(q->overlap_ns, q->gpu_ns)) > QUALITY_GOOD || by_count(q->overlaps, q->records)
-	        ? QUALITY_DEGRADED
-	        : QUALITY_GOOD);
-	out->problem[QP_STREAM_OVERLAP].aux = q->pdl_overlaps;
+	    by_share(share_of(q->overlap_ns, q->gpu_ns)) > NS_QUALITY_GOOD || by_count(q->overlaps, q->records)
+	        ? NS_QUALITY_DEGRADED
+	        : NS_QUALITY_GOOD);
+	out->problem[NS_QP_STREAM_OVERLAP].aux = q->pdl_overlaps;
 }
 
 /* A step without its end loses its window; launches after the last recorded GPU work lost theirs to the end
  * of the capture, as did GPU work running past the profiler's own span. */
-static void judge_cut_short(trace_split *s, split_quality *out)
+static void judge_cut_short(ns_trace_split *s, ns_split_quality *out)
 {
 	split_quality_state *q = &s->quality;
 	long tail = q->missing_tail[LK_KERNEL] + q->missing_tail[LK_GRAPH];
 	int64_t ns = implied_ns(q, q->missing_tail);
 	double share = share_of(ns, split_add_sat(q->gpu_ns, ns));
-	quality_grade g = q->open_steps > 0                ? QUALITY_DEGRADED
-	                  : by_share(share) > QUALITY_GOOD ? QUALITY_DEGRADED
-	                                                   : QUALITY_GOOD;
+	ns_quality_grade g = q->open_steps > 0                ? NS_QUALITY_DEGRADED
+	                  : by_share(share) > NS_QUALITY_GOOD ? NS_QUALITY_DEGRADED
+	                                                   : NS_QUALITY_GOOD;
 
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const host_thread *t = &s->thread[i];
@@ -725,39 +725,39 @@ static void judge_cut_short(trace_split *s, split_quality *out)
 			q->open_steps += t->open[k].kind == SK_STEP;
 	}
 	if (q->open_steps > 0)
-		g = QUALITY_DEGRADED;
-	set(&out->problem[QP_CUT_SHORT], q->open_spans + tail + q->past_end, 0, ns, share, g);
-	out->problem[QP_CUT_SHORT].aux = q->open_steps;
+		g = NS_QUALITY_DEGRADED;
+	set(&out->problem[NS_QP_CUT_SHORT], q->open_spans + tail + q->past_end, 0, ns, share, g);
+	out->problem[NS_QP_CUT_SHORT].aux = q->open_steps;
 }
 
 /* with_stack and record_shapes make every recorded op cost more host time; on a dispatch-bound trace that
  * cost is in the very bucket the verdict names. Estimated at an assumed cost per recorded event. */
-static void judge_profiler(const split_quality_state *q, const split_result *res, split_quality *out)
+static void judge_profiler(const split_quality_state *q, const ns_split_result *res, ns_split_quality *out)
 {
 	int64_t est = split_add_sat(ns_sat_mul_i64(q->python_events, Q_PYTHON_EVENT_NS),
 	                            ns_sat_mul_i64(q->shaped_ops, Q_SHAPED_OP_NS));
-	quality_problem *p = &out->problem[QP_PROFILER_OVERHEAD];
-	const split_window *w;
+	ns_quality_problem *p = &out->problem[NS_QP_PROFILER_OVERHEAD];
+	const ns_split_window *w;
 	bool dispatch_bound = true;
 	int64_t host;
 
 	if (est == 0 || res->ndevices == 0)
 		return;
 	w = &res->device[0].overall;
-	host = w->bucket_ns[REGIME_OVERHEAD];
-	for (int b = 0; b < REGIME_COUNT; b++)
+	host = w->bucket_ns[NS_REGIME_OVERHEAD];
+	for (int b = 0; b < NS_REGIME_COUNT; b++)
 		dispatch_bound = dispatch_bound && w->bucket_ns[b] <= host;
 	/* a share of the host time: the estimate can exceed it (the assumed costs are generous), the share
 	 * cannot */
 	est = est < host ? est : host;
 	set(p, q->python_events + q->shaped_ops, q->cpu_ops, est, share_of(est, host),
-	    dispatch_bound && host > 0 && share_of(est, host) >= Q_OVERHEAD_SHARE ? QUALITY_DEGRADED
-	                                                                          : QUALITY_GOOD);
+	    dispatch_bound && host > 0 && share_of(est, host) >= Q_OVERHEAD_SHARE ? NS_QUALITY_DEGRADED
+	                                                                          : NS_QUALITY_GOOD);
 	p->aux = q->python_events;
 }
 
 /* Whether warm-up steps count in a device's overall window: when kept, or when they are all there is. */
-static bool warmup_counts(const split_device *d, bool keep_warmup)
+static bool warmup_counts(const ns_split_device *d, bool keep_warmup)
 {
 	split_view v = split_device_view(d);
 	for (size_t k = 0; k < v.n && !keep_warmup; k++)
@@ -775,7 +775,7 @@ typedef struct {
  * median: of two steps, the shorter is the reference, so one long step beside a short one is the outlier (of
  * two steps, neither can be called typical; what matters is that one holds nearly all the time). Sorts a
  * copy of the durations only when the longest and shortest steps are that far apart (rare). */
-static ns_status spread_of(const split_device *d, bool keep_warmup, step_spread *sp, ns_error *err)
+static ns_status spread_of(const ns_split_device *d, bool keep_warmup, step_spread *sp, ns_error *err)
 {
 	bool all = warmup_counts(d, keep_warmup);
 	int64_t *dur, median;
@@ -785,7 +785,7 @@ static ns_status spread_of(const split_device *d, bool keep_warmup, step_spread 
 
 	memset(sp, 0, sizeof(*sp));
 	for (size_t i = 0; i < v.n; i++) {
-		const split_window *w = split_view_get(&v, i);
+		const ns_split_window *w = split_view_get(&v, i);
 		int64_t t = w->dur_ns;
 		if (w->warmup && !all)
 			continue;
@@ -817,7 +817,7 @@ static ns_status spread_of(const split_device *d, bool keep_warmup, step_spread 
  * trace. When they are the exception — the one step the verdict rests on, or at most half of the steps — and
  * hold a fifth of the counted time (Q_STEP_SHARE's reason), the verdict leans on an atypical wait. Every step
  * waiting alike is a pattern, and the verdict says it. */
-static void judge_waits(const trace_split *s, const split_result *res, split_quality *out)
+static void judge_waits(const ns_trace_split *s, const ns_split_result *res, ns_split_quality *out)
 {
 	long worst_n = 0, worst_of = 0;
 	int64_t worst_ns = 0, worst_total = 0;
@@ -825,19 +825,19 @@ static void judge_waits(const trace_split *s, const split_result *res, split_qua
 	if (!res->has_steps)
 		return;
 	for (size_t i = 0; i < res->ndevices; i++) {
-		const split_device *d = &res->device[i];
+		const ns_split_device *d = &res->device[i];
 		bool all = warmup_counts(d, s->keep_warmup);
 		split_view v = split_device_view(d);
 		long n = 0, of = 0;
 		int64_t ns = 0, total = 0;
 		for (size_t k = 0; k < v.n; k++) {
-			const split_window *w = split_view_get(&v, k);
+			const ns_split_window *w = split_view_get(&v, k);
 			if (w->warmup && !all)
 				continue;
 			of++;
 			total = split_add_sat(total, w->dur_ns);
-			if (2 * w->cause_ns[CAUSE_SYNC_WAIT] >= w->dur_ns &&
-			    w->cause_ns[CAUSE_SYNC_WAIT] > 0) {
+			if (2 * w->cause_ns[NS_CAUSE_SYNC_WAIT] >= w->dur_ns &&
+			    w->cause_ns[NS_CAUSE_SYNC_WAIT] > 0) {
 				n++;
 				ns = split_add_sat(ns, w->dur_ns);
 			}
@@ -851,13 +851,13 @@ static void judge_waits(const trace_split *s, const split_result *res, split_qua
 		}
 	}
 	if (worst_n > 0)
-		set(&out->problem[QP_ATYPICAL_WAIT], worst_n, worst_of, worst_ns,
-		    share_of(worst_ns, worst_total), QUALITY_DEGRADED);
+		set(&out->problem[NS_QP_ATYPICAL_WAIT], worst_n, worst_of, worst_ns,
+		    share_of(worst_ns, worst_total), NS_QUALITY_DEGRADED);
 }
 
 /* Few or unequal steps: the worst device's spread (the largest share of time in outlying steps), and a note
  * when a device's verdict rests on one step. Traces without steps are one window and say so already. */
-static ns_status judge_steps(const trace_split *s, const split_result *res, split_quality *out, ns_error *err)
+static ns_status judge_steps(const ns_trace_split *s, const ns_split_result *res, ns_split_quality *out, ns_error *err)
 {
 	step_spread worst = {0}, sp;
 	bool single = false;
@@ -875,13 +875,13 @@ static ns_status judge_steps(const trace_split *s, const split_result *res, spli
 	}
 	if (worst.outliers > 0) {
 		double share = share_of(worst.outlier_ns, worst.total);
-		set(&out->problem[QP_UNEQUAL_STEPS], worst.outliers, worst.n, worst.outlier_ns, share,
-		    share >= Q_STEP_SHARE ? QUALITY_DEGRADED : QUALITY_GOOD);
+		set(&out->problem[NS_QP_UNEQUAL_STEPS], worst.outliers, worst.n, worst.outlier_ns, share,
+		    share >= Q_STEP_SHARE ? NS_QUALITY_DEGRADED : NS_QUALITY_GOOD);
 		out->step_min_ns = worst.min;
 		out->step_max_ns = worst.max;
 	}
 	if (single)
-		set(&out->problem[QP_SINGLE_STEP], 1, 1, 0, 0.0, QUALITY_GOOD);
+		set(&out->problem[NS_QP_SINGLE_STEP], 1, 1, 0, 0.0, NS_QUALITY_GOOD);
 	return NS_OK;
 }
 
@@ -893,22 +893,22 @@ static ns_status judge_steps(const trace_split *s, const split_result *res, spli
 #define Q_WORK_FLOOR_NS    1000000
 #define Q_WORK_FLOOR_SHARE 0.01
 
-static void judge_device_work(const split_quality_state *q, const split_result *res, split_quality *out)
+static void judge_device_work(const split_quality_state *q, const ns_split_result *res, ns_split_quality *out)
 {
 	int64_t busy = 0;
 
 	if (!res->gpu_activity || res->ndevices == 0 || q->host_span_ns <= 0)
 		return;
 	for (size_t i = 0; i < res->ndevices; i++) {
-		const split_device *d = &res->device[i];
+		const ns_split_device *d = &res->device[i];
 		int64_t b = 0;
-		for (int r = REGIME_COMPUTE; r <= REGIME_COMM; r++)
+		for (int r = NS_REGIME_COMPUTE; r <= NS_REGIME_COMM; r++)
 			b = split_add_sat(b, split_add_sat(d->overall.bucket_ns[r], d->warmup.bucket_ns[r]));
 		busy = b > busy ? b : busy;
 	}
 	if (busy >= Q_WORK_FLOOR_NS || (double)busy >= Q_WORK_FLOOR_SHARE * (double)q->host_span_ns)
 		return;
-	set(&out->problem[QP_LITTLE_DEVICE_WORK], 1, 1, busy, share_of(busy, q->host_span_ns), QUALITY_UNFIT);
+	set(&out->problem[NS_QP_LITTLE_DEVICE_WORK], 1, 1, busy, share_of(busy, q->host_span_ns), NS_QUALITY_UNFIT);
 	out->busy_ns = busy;
 	out->host_span_ns = q->host_span_ns;
 }
@@ -918,21 +918,21 @@ static void judge_device_work(const split_quality_state *q, const split_result *
  * before that metadata dropped the device's work from some point on while the host's ops stay, so the lost
  * work reads as host time and how much is lost the file cannot say: unfit. A cut in the closing metadata, or
  * after traceEvents, lost names and the profiler's own span, not activity: degraded. */
-static void judge_truncated(const split_quality_state *q, long events, split_quality *out)
+static void judge_truncated(const split_quality_state *q, long events, ns_split_quality *out)
 {
 	bool lost_activity = q->truncated_in_events && !q->device_done;
 
 	if (!q->truncated)
 		return;
-	set(&out->problem[QP_TRUNCATED], 1, events, 0, 0.0, lost_activity ? QUALITY_UNFIT : QUALITY_DEGRADED);
+	set(&out->problem[NS_QP_TRUNCATED], 1, events, 0, 0.0, lost_activity ? NS_QUALITY_UNFIT : NS_QUALITY_DEGRADED);
 	out->truncated_at = q->truncated_at;
 	out->truncated_lost_activity = lost_activity;
 }
 
-ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
+ns_status split_quality_finish(ns_trace_split *s, ns_split_result *res, ns_error *err)
 {
 	split_quality_state *q = &s->quality;
-	split_quality *out = &res->quality;
+	ns_split_quality *out = &res->quality;
 	long launches = q->launches[LK_KERNEL] + q->launches[LK_COPY] + q->launches[LK_GRAPH];
 	ns_status st;
 
@@ -940,13 +940,13 @@ ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
 	out->gpu_ns = q->gpu_ns;
 	judge_truncated(q, res->events, out);
 	if (s->ngpu == 0 && (launches > 0 || !res->host_comm))
-		set(&out->problem[QP_NO_DEVICE_ACTIVITY], 1, launches, 0, 0.0, QUALITY_UNFIT);
+		set(&out->problem[NS_QP_NO_DEVICE_ACTIVITY], 1, launches, 0, 0.0, NS_QUALITY_UNFIT);
 	judge_dropped(q, out);
 	judge_missing_ops(q, out);
 	judge_graphs(q, out);
 	if (q->conc_of > 0) {
-		set(&out->problem[QP_CONCENTRATED_STEPS], q->conc_steps, q->conc_of, q->conc_ns, 0.0,
-		    QUALITY_DEGRADED);
+		set(&out->problem[NS_QP_CONCENTRATED_STEPS], q->conc_steps, q->conc_of, q->conc_ns, 0.0,
+		    NS_QUALITY_DEGRADED);
 	}
 	judge_order(q, out);
 	judge_cut_short(s, out);
@@ -954,11 +954,11 @@ ns_status split_quality_finish(trace_split *s, split_result *res, ns_error *err)
 	judge_device_work(q, res, out);
 	judge_waits(s, res, out);
 	if (q->queued > 0) { /* a note: the work is real and counted where it ran */
-		set(&out->problem[QP_QUEUED_BEFORE_CAPTURE], q->queued, q->records, 0, 0.0, QUALITY_GOOD);
+		set(&out->problem[NS_QP_QUEUED_BEFORE_CAPTURE], q->queued, q->records, 0, 0.0, NS_QUALITY_GOOD);
 		out->queued_lag_ns = split_sub_sat(q->queued_end, q->first_launch_ts);
 	}
 	st = judge_steps(s, res, out, err);
-	for (int k = 0; k < QP_COUNT; k++)
+	for (int k = 0; k < NS_QP_COUNT; k++)
 		if (out->problem[k].grade > out->grade)
 			out->grade = out->problem[k].grade;
 	return st;

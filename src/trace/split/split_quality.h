@@ -27,7 +27,7 @@ typedef struct {
 	long graph_launch_calls; /* graph launch calls read (0: the graph checks cost nothing) */
 	long captured;           /* launches inside a stream capture: recorded into a graph, not run */
 	int64_t host_span_ns; /* the profiled process's host activity, first span's start to last one's end */
-	/* The file was cut (trace_meta.truncated); device_done: metadata events (ph M) followed the last
+	/* The file was cut (ns_trace_meta.truncated); device_done: metadata events (ph M) followed the last
 	 * device record or launch read, i.e. the cut fell in the closing section Kineto writes after the
 	 * activity. */
 	bool truncated, truncated_in_events, device_done;

@@ -26,33 +26,33 @@
 #define MARKER_HEAP_LIMIT_KIB 1024u
 #define MARKER_NAME_MAX       4096 /* longer annotation names are matched on their first 4 KiB */
 
-const char *step_source_name(step_source s)
+const char *ns_step_source_name(ns_step_source s)
 {
-	static const char *const names[STEP_SOURCE_COUNT] = {[STEP_SOURCE_NONE] = "none",
-	                                                     [STEP_SOURCE_PROFILER] = "profiler_step",
-	                                                     [STEP_SOURCE_GPU_PROFILER] = "gpu_profiler_step",
-	                                                     [STEP_SOURCE_SERVER] = "server",
-	                                                     [STEP_SOURCE_MARKER] = "marker",
-	                                                     [STEP_SOURCE_PERIOD] = "period"};
-	return (unsigned)s < STEP_SOURCE_COUNT ? names[s] : "none";
+	static const char *const names[NS_STEP_SOURCE_COUNT] = {[NS_STEP_SOURCE_NONE] = "none",
+	                                                     [NS_STEP_SOURCE_PROFILER] = "profiler_step",
+	                                                     [NS_STEP_SOURCE_GPU_PROFILER] = "gpu_profiler_step",
+	                                                     [NS_STEP_SOURCE_SERVER] = "server",
+	                                                     [NS_STEP_SOURCE_MARKER] = "marker",
+	                                                     [NS_STEP_SOURCE_PERIOD] = "period"};
+	return (unsigned)s < NS_STEP_SOURCE_COUNT ? names[s] : "none";
 }
 
-const char *step_phase_name(step_phase p)
+const char *ns_step_phase_name(ns_step_phase p)
 {
-	static const char *const names[STEP_PHASE_COUNT] = {
-	    [STEP_PHASE_PREFILL] = "prefill", [STEP_PHASE_DECODE] = "decode", [STEP_PHASE_MIXED] = "mixed"};
-	return (unsigned)p < STEP_PHASE_COUNT ? names[p] : NULL;
+	static const char *const names[NS_STEP_PHASE_COUNT] = {
+	    [NS_STEP_PHASE_PREFILL] = "prefill", [NS_STEP_PHASE_DECODE] = "decode", [NS_STEP_PHASE_MIXED] = "mixed"};
+	return (unsigned)p < NS_STEP_PHASE_COUNT ? names[p] : NULL;
 }
 
 /* ---- --step-marker ---- */
 
 /* Read-only once made: the match data, which a match writes, belongs to each splitter. */
-struct step_marker {
+struct ns_step_marker {
 	pcre2_code *re;
 	pcre2_match_context *mctx;
 };
 
-void step_marker_free(step_marker *m)
+void ns_step_marker_free(ns_step_marker *m)
 {
 	if (m == NULL)
 		return;
@@ -61,9 +61,9 @@ void step_marker_free(step_marker *m)
 	free(m);
 }
 
-step_marker *step_marker_new(const char *regex, ns_error *err)
+ns_step_marker *ns_step_marker_new(const char *regex, ns_error *err)
 {
-	step_marker *m = calloc(1, sizeof(*m));
+	ns_step_marker *m = calloc(1, sizeof(*m));
 	int code = 0;
 	PCRE2_SIZE at = 0;
 
@@ -77,7 +77,7 @@ step_marker *step_marker_new(const char *regex, ns_error *err)
 		PCRE2_UCHAR why[160];
 		pcre2_get_error_message(code, why, sizeof(why));
 		ns_error_set(err, NS_ERR_VALUE, "regex at offset %zu: %s", (size_t)at, (char *)why);
-		step_marker_free(m);
+		ns_step_marker_free(m);
 		return NULL;
 	}
 	(void)pcre2_jit_compile(m->re,
@@ -85,7 +85,7 @@ step_marker *step_marker_new(const char *regex, ns_error *err)
 	m->mctx = pcre2_match_context_create(NULL);
 	if (m->mctx == NULL) {
 		split_oom(err);
-		step_marker_free(m);
+		ns_step_marker_free(m);
 		return NULL;
 	}
 	pcre2_set_match_limit(m->mctx, MARKER_MATCH_LIMIT);
@@ -97,7 +97,7 @@ step_marker *step_marker_new(const char *regex, ns_error *err)
 /* A regex that reaches a limit counts as not matching that name. */
 /* 1 when the marker regex matches name, 0 when not, -1 when it reached its cost limit (whether the annotation
  * is a step cannot be told). */
-static int marker_matches(const trace_split *s, ns_str name)
+static int marker_matches(const ns_trace_split *s, ns_str name)
 {
 	size_t len = name.len < MARKER_NAME_MAX ? name.len : MARKER_NAME_MAX;
 	pcre2_match_data *md = s->marker_md;
@@ -106,7 +106,7 @@ static int marker_matches(const trace_split *s, ns_str name)
 	return rc >= 0 ? 1 : rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
-bool trace_split_step_marker(trace_split *s, const step_marker *m)
+bool ns_trace_split_step_marker(ns_trace_split *s, const ns_step_marker *m)
 {
 	split_steps_free_marker(s);
 	s->marker = m;
@@ -118,7 +118,7 @@ bool trace_split_step_marker(trace_split *s, const step_marker *m)
 	return s->marker_md != NULL;
 }
 
-void split_steps_free_marker(trace_split *s)
+void split_steps_free_marker(ns_trace_split *s)
 {
 	pcre2_match_data_free((pcre2_match_data *)s->marker_md);
 	s->marker_md = NULL;
@@ -147,11 +147,11 @@ static bool read_lit(ns_str n, size_t *i, const char *lit)
 	return true;
 }
 
-static step_phase phase_of(long prefill, long decode)
+static ns_step_phase phase_of(long prefill, long decode)
 {
 	if (prefill > 0 && decode > 0)
-		return STEP_PHASE_MIXED;
-	return prefill > 0 ? STEP_PHASE_PREFILL : decode > 0 ? STEP_PHASE_DECODE : STEP_PHASE_NONE;
+		return NS_STEP_PHASE_MIXED;
+	return prefill > 0 ? NS_STEP_PHASE_PREFILL : decode > 0 ? NS_STEP_PHASE_DECODE : NS_STEP_PHASE_NONE;
 }
 
 /* "(...)": the token counts after a request count, whatever their spelling ("(512)", "(888_788544)"). */
@@ -201,16 +201,16 @@ static bool sglang_marker(ns_str n, uint8_t *phase)
 {
 	static const struct {
 		const char *mode;
-		step_phase phase;
-	} modes[] = {{"EXTEND", STEP_PHASE_PREFILL}, {"PREFILL", STEP_PHASE_PREFILL},
-	             {"DECODE", STEP_PHASE_DECODE},  {"MIXED", STEP_PHASE_MIXED},
-	             {"extend", STEP_PHASE_PREFILL}, {"prefill", STEP_PHASE_PREFILL},
-	             {"decode", STEP_PHASE_DECODE},  {"mixed", STEP_PHASE_MIXED}};
+		ns_step_phase phase;
+	} modes[] = {{"EXTEND", NS_STEP_PHASE_PREFILL}, {"PREFILL", NS_STEP_PHASE_PREFILL},
+	             {"DECODE", NS_STEP_PHASE_DECODE},  {"MIXED", NS_STEP_PHASE_MIXED},
+	             {"extend", NS_STEP_PHASE_PREFILL}, {"prefill", NS_STEP_PHASE_PREFILL},
+	             {"decode", NS_STEP_PHASE_DECODE},  {"mixed", NS_STEP_PHASE_MIXED}};
 	size_t i = 0, end;
 
 	if (!read_lit(n, &i, "step[") || n.len < 7 || n.ptr[n.len - 1] != ']')
 		return false;
-	*phase = STEP_PHASE_NONE;
+	*phase = NS_STEP_PHASE_NONE;
 	for (end = i; end < n.len - 1 && n.ptr[end] != ' ' && n.ptr[end] != ']'; end++)
 		;
 	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++)
@@ -219,9 +219,9 @@ static bool sglang_marker(ns_str n, uint8_t *phase)
 	return true;
 }
 
-bool split_steps_annotation(trace_split *s, ns_str name, span_info *si, ns_status *st, ns_error *err)
+bool split_steps_annotation(ns_trace_split *s, ns_str name, span_info *si, ns_status *st, ns_error *err)
 {
-	uint8_t phase = STEP_PHASE_NONE;
+	uint8_t phase = NS_STEP_PHASE_NONE;
 	int marker = s->marker != NULL ? marker_matches(s, name) : 0;
 
 	if (marker < 0) {
@@ -235,10 +235,10 @@ bool split_steps_annotation(trace_split *s, ns_str name, span_info *si, ns_statu
 		return true;
 	}
 	if (marker > 0) {
-		si->step_source = STEP_SOURCE_MARKER;
+		si->ns_step_source = NS_STEP_SOURCE_MARKER;
 	} else if (name.len > 0 && ((name.ptr[0] == 'e' && vllm_marker(name, &phase)) ||
 	                            (name.ptr[0] == 's' && sglang_marker(name, &phase)))) {
-		si->step_source = STEP_SOURCE_SERVER;
+		si->ns_step_source = NS_STEP_SOURCE_SERVER;
 	} else {
 		return false;
 	}
@@ -246,7 +246,7 @@ bool split_steps_annotation(trace_split *s, ns_str name, span_info *si, ns_statu
 	si->phase = phase;
 	si->step = -1; /* numbered in time order once chosen */
 	/* interned now: a B event's name is gone by its E */
-	*st = kernel_names_intern(s->marker_names, name.ptr, name.len, &si->name_id, err);
+	*st = ns_kernel_names_intern(s->marker_names, name.ptr, name.len, &si->name_id, err);
 	return true;
 }
 
@@ -260,7 +260,7 @@ static int cmp_i64_key(const void *a, const void *b)
 /* The processes that launched device work (from the launch calls), sorted; NULL with *n 0 when none. Each
  * new one is found by hash and the list sorted once: sorted after every new process, 40,000 processes did
  * not finish in a minute. */
-static int64_t *launching_pids(const trace_split *s, size_t *n)
+static int64_t *launching_pids(const ns_trace_split *s, size_t *n)
 {
 	int64_t *pid = NULL;
 	size_t cap = 0;
@@ -296,7 +296,7 @@ static int64_t *launching_pids(const trace_split *s, size_t *n)
 /* Host markers of a process that launched no device work (a data-loader worker, a second process that only
  * annotates) cannot delimit the device's steps: they are dropped and counted. Only when the trace records
  * launches at all: without runtime events nothing says who launched what. */
-static void drop_idle_process_markers(trace_split *s, split_result *res)
+static void drop_idle_process_markers(ns_trace_split *s, ns_split_result *res)
 {
 	size_t npid, out = 0;
 	int64_t *pid;
@@ -309,7 +309,7 @@ static void drop_idle_process_markers(trace_split *s, split_result *res)
 	for (size_t i = 0; i < s->nsteps; i++) {
 		step_rec *r = &s->steps[i];
 		int64_t p = s->thread[r->thread].pid;
-		if (r->source != STEP_SOURCE_GPU_PROFILER &&
+		if (r->source != NS_STEP_SOURCE_GPU_PROFILER &&
 		    split_search(&p, pid, npid, sizeof(p), cmp_i64_key) == NULL) {
 			if (res->ignored_step_markers++ == 0)
 				res->ignored_step_pid = p;
@@ -322,7 +322,7 @@ static void drop_idle_process_markers(trace_split *s, split_result *res)
 }
 
 /* Moves the records of source src out of s->steps into a side list (kept for phases or GPU ends). */
-static ns_status keep_aside(trace_split *s, uint8_t src, step_list *side, ns_error *err)
+static ns_status keep_aside(ns_trace_split *s, uint8_t src, step_list *side, ns_error *err)
 {
 	for (size_t i = 0; i < s->nsteps; i++) {
 		if (s->steps[i].source != src)
@@ -333,38 +333,38 @@ static ns_status keep_aside(trace_split *s, uint8_t src, step_list *side, ns_err
 	return NS_OK;
 }
 
-ns_status split_steps_choose(trace_split *s, split_result *res, ns_error *err)
+ns_status split_steps_choose(ns_trace_split *s, ns_split_result *res, ns_error *err)
 {
-	static const uint8_t order[] = {STEP_SOURCE_MARKER, STEP_SOURCE_PROFILER, STEP_SOURCE_GPU_PROFILER,
-	                                STEP_SOURCE_SERVER};
-	size_t count[STEP_SOURCE_COUNT] = {0}, out = 0;
-	uint8_t src = STEP_SOURCE_NONE;
+	static const uint8_t order[] = {NS_STEP_SOURCE_MARKER, NS_STEP_SOURCE_PROFILER, NS_STEP_SOURCE_GPU_PROFILER,
+	                                NS_STEP_SOURCE_SERVER};
+	size_t count[NS_STEP_SOURCE_COUNT] = {0}, out = 0;
+	uint8_t src = NS_STEP_SOURCE_NONE;
 	ns_status st = NS_OK;
 
 	drop_idle_process_markers(s, res);
 	for (size_t i = 0; i < s->nsteps; i++)
 		count[s->steps[i].source]++;
-	for (size_t k = 0; k < sizeof(order) && src == STEP_SOURCE_NONE; k++)
+	for (size_t k = 0; k < sizeof(order) && src == NS_STEP_SOURCE_NONE; k++)
 		if (count[order[k]] > 0)
 			src = order[k];
 	/* Server markers inside ProfilerStep# spans still say each step's phase; GPU-side ProfilerStep# spans
 	 * say where each host step's work ended on the device. */
-	if (src != STEP_SOURCE_SERVER && count[STEP_SOURCE_SERVER] > 0)
-		st = keep_aside(s, STEP_SOURCE_SERVER, &s->phase_marks, err);
-	if (st == NS_OK && src == STEP_SOURCE_PROFILER && count[STEP_SOURCE_GPU_PROFILER] > 0)
-		st = keep_aside(s, STEP_SOURCE_GPU_PROFILER, &s->gpu_marks, err);
+	if (src != NS_STEP_SOURCE_SERVER && count[NS_STEP_SOURCE_SERVER] > 0)
+		st = keep_aside(s, NS_STEP_SOURCE_SERVER, &s->phase_marks, err);
+	if (st == NS_OK && src == NS_STEP_SOURCE_PROFILER && count[NS_STEP_SOURCE_GPU_PROFILER] > 0)
+		st = keep_aside(s, NS_STEP_SOURCE_GPU_PROFILER, &s->gpu_marks, err);
 	for (size_t i = 0; i < s->nsteps; i++)
 		if (s->steps[i].source == src)
 			s->steps[out++] = s->steps[i];
 	s->nsteps = out;
-	s->step_source = src;
-	res->step_source = (step_source)src;
+	s->ns_step_source = src;
+	res->ns_step_source = (ns_step_source)src;
 	return st;
 }
 
-bool split_steps_on_device(const trace_split *s)
+bool split_steps_on_device(const ns_trace_split *s)
 {
-	return s->step_source == STEP_SOURCE_GPU_PROFILER || s->step_source == STEP_SOURCE_PERIOD;
+	return s->ns_step_source == NS_STEP_SOURCE_GPU_PROFILER || s->ns_step_source == NS_STEP_SOURCE_PERIOD;
 }
 
 static int cmp_rec_start(const void *a, const void *b)
@@ -375,12 +375,12 @@ static int cmp_rec_start(const void *a, const void *b)
 
 /* Steps without a number of their own (markers) are numbered in time order; server markers nested in the
  * chosen steps give them their phase (the first one starting inside a step). */
-void split_steps_finish_markers(trace_split *s)
+void split_steps_finish_markers(ns_trace_split *s)
 {
 	step_list *pm = &s->phase_marks;
 	size_t k = 0;
 
-	if (s->step_source == STEP_SOURCE_SERVER || s->step_source == STEP_SOURCE_MARKER)
+	if (s->ns_step_source == NS_STEP_SOURCE_SERVER || s->ns_step_source == NS_STEP_SOURCE_MARKER)
 		for (size_t i = 0; i < s->nsteps; i++)
 			s->steps[i].number = (int64_t)i;
 	split_sort(pm->v, pm->n, sizeof(*pm->v), cmp_rec_start);
@@ -388,7 +388,7 @@ void split_steps_finish_markers(trace_split *s)
 		step_rec *r = &s->steps[i];
 		while (k < pm->n && pm->v[k].start < r->start)
 			k++;
-		if (k < pm->n && pm->v[k].start <= r->end && r->phase == STEP_PHASE_NONE)
+		if (k < pm->n && pm->v[k].start <= r->end && r->phase == NS_STEP_PHASE_NONE)
 			r->phase = pm->v[k].phase;
 	}
 }
@@ -434,7 +434,7 @@ static size_t most_common_stretch(const uint32_t *seq, const size_t *pos, size_t
 /* Whether id anchors a period: its stretches are mostly one sequence of at least two events, and the
  * iterations cover at least half of the sequence. */
 static bool try_anchor(const uint32_t *seq, size_t n, uint32_t id, size_t k, size_t *pos, stretch *st,
-                       step_period *out)
+                       ns_step_period *out)
 {
 	size_t m = 0, len = 0;
 
@@ -445,11 +445,11 @@ static bool try_anchor(const uint32_t *seq, size_t n, uint32_t id, size_t k, siz
 	m = most_common_stretch(seq, pos, k, st, &len);
 	if (m < 2 || 4 * m < 3 * (k - 1) || len < 2 || 2 * (pos[k - 1] - pos[0] + len) < n)
 		return false;
-	*out = (step_period){id, len, pos[0], k, m};
+	*out = (ns_step_period){id, len, pos[0], k, m};
 	return true;
 }
 
-/* Up to STEP_PERIOD_CANDIDATES ids seen at least STEP_PERIOD_MIN_ITERATIONS times, fewest first, then by
+/* Up to NS_STEP_PERIOD_CANDIDATES ids seen at least NS_STEP_PERIOD_MIN_ITERATIONS times, fewest first, then by
  * first appearance. */
 static size_t pick_candidates(const uint32_t *seq, size_t n, size_t nids, uint32_t *count, uint32_t *cand)
 {
@@ -458,15 +458,15 @@ static size_t pick_candidates(const uint32_t *seq, size_t n, size_t nids, uint32
 	for (size_t i = 0; i < n; i++) {
 		uint32_t id = seq[i], c;
 		size_t at;
-		if (id >= nids || (count[id] & 0x80000000u) || count[id] < STEP_PERIOD_MIN_ITERATIONS)
+		if (id >= nids || (count[id] & 0x80000000u) || count[id] < NS_STEP_PERIOD_MIN_ITERATIONS)
 			continue;
 		c = count[id];
 		count[id] |= 0x80000000u; /* considered */
 		for (at = nc; at > 0 && (count[cand[at - 1]] & 0x7fffffffu) > c; at--)
 			;
-		if (at >= STEP_PERIOD_CANDIDATES)
+		if (at >= NS_STEP_PERIOD_CANDIDATES)
 			continue;
-		if (nc < STEP_PERIOD_CANDIDATES)
+		if (nc < NS_STEP_PERIOD_CANDIDATES)
 			nc++;
 		memmove(cand + at + 1, cand + at, (nc - 1 - at) * sizeof(*cand));
 		cand[at] = id;
@@ -474,15 +474,15 @@ static size_t pick_candidates(const uint32_t *seq, size_t n, size_t nids, uint32
 	return nc;
 }
 
-bool step_period_find(const uint32_t *seq, size_t n, size_t nids, step_period *out, bool *nomem)
+bool ns_step_period_find(const uint32_t *seq, size_t n, size_t nids, ns_step_period *out, bool *nomem)
 {
-	uint32_t *count, cand[STEP_PERIOD_CANDIDATES];
+	uint32_t *count, cand[NS_STEP_PERIOD_CANDIDATES];
 	size_t nc, *pos = NULL;
 	stretch *st = NULL;
 	bool found = false;
 
 	*nomem = false;
-	if (n < 2 * STEP_PERIOD_MIN_ITERATIONS || nids == 0)
+	if (n < 2 * NS_STEP_PERIOD_MIN_ITERATIONS || nids == 0)
 		return false;
 	count = calloc(nids, sizeof(*count));
 	if (count == NULL) {
@@ -514,7 +514,7 @@ bool step_period_find(const uint32_t *seq, size_t n, size_t nids, step_period *o
 }
 
 /* The device with the most GPU records: g sorted by (device, start), its range returned. */
-static size_t busiest_device(const trace_split *s, size_t *first)
+static size_t busiest_device(const ns_trace_split *s, size_t *first)
 {
 	size_t best = 0;
 
@@ -535,7 +535,7 @@ static size_t busiest_device(const trace_split *s, size_t *first)
 /* The iterations must hold at least half of the device's busy span in time too: a short loop after seconds of
  * start-up (a benchmark's few iterations behind context creation and allocation) is not what the trace is,
  * and the whole-trace window says so (start-up) rather than a verdict on the loop alone. */
-static bool covers_half(const gpu_rec *g, size_t n, const step_period *p)
+static bool covers_half(const gpu_rec *g, size_t n, const ns_step_period *p)
 {
 	int64_t lo = g[0].start, hi = g[0].end, a = 0, b = 0;
 	size_t last = p->first;
@@ -551,7 +551,7 @@ static bool covers_half(const gpu_rec *g, size_t n, const step_period *p)
 	return (double)(b - a) >= 0.5 * (double)(hi - lo);
 }
 
-static ns_status period_steps(trace_split *s, const gpu_rec *g, size_t n, const step_period *p, ns_error *err)
+static ns_status period_steps(ns_trace_split *s, const gpu_rec *g, size_t n, const ns_step_period *p, ns_error *err)
 {
 	size_t last = 0;
 
@@ -561,7 +561,7 @@ static ns_status period_steps(trace_split *s, const gpu_rec *g, size_t n, const 
 		int64_t number = (int64_t)s->nsteps;
 		SPLIT_PUSH(s->steps, s->nsteps, s->capsteps, err);
 		s->steps[s->nsteps++] = (step_rec){g[i].start, g[i].end,           number,         0,
-		                                   p->anchor,  STEP_SOURCE_PERIOD, STEP_PHASE_NONE};
+		                                   p->anchor,  NS_STEP_SOURCE_PERIOD, NS_STEP_PHASE_NONE};
 		last = i;
 	}
 	/* The last iteration ends with the end of its period's events (what follows is not a whole
@@ -572,11 +572,11 @@ static ns_status period_steps(trace_split *s, const gpu_rec *g, size_t n, const 
 	return NS_OK;
 }
 
-ns_status split_steps_period(trace_split *s, split_result *res, ns_error *err)
+ns_status split_steps_period(ns_trace_split *s, ns_split_result *res, ns_error *err)
 {
 	size_t first, n = busiest_device(s, &first);
 	uint32_t *seq;
-	step_period p;
+	ns_step_period p;
 	bool nomem, found;
 	ns_status st = NS_OK;
 
@@ -587,7 +587,7 @@ ns_status split_steps_period(trace_split *s, split_result *res, ns_error *err)
 		return split_oom(err);
 	for (size_t i = 0; i < n; i++)
 		seq[i] = s->gpu[first + i].name_id;
-	found = step_period_find(seq, n, kernel_names_count(s->names), &p, &nomem);
+	found = ns_step_period_find(seq, n, ns_kernel_names_count(s->names), &p, &nomem);
 	free(seq);
 	if (nomem)
 		return split_oom(err);
@@ -596,8 +596,8 @@ ns_status split_steps_period(trace_split *s, split_result *res, ns_error *err)
 	if (found) {
 		s->nsteps = 0;
 		st = period_steps(s, s->gpu + first, n, &p, err);
-		s->step_source = STEP_SOURCE_PERIOD;
-		res->step_source = STEP_SOURCE_PERIOD;
+		s->ns_step_source = NS_STEP_SOURCE_PERIOD;
+		res->ns_step_source = NS_STEP_SOURCE_PERIOD;
 		res->has_steps = true;
 	}
 	return st;
@@ -613,7 +613,7 @@ static int cmp_rec_number(const void *a, const void *b)
 
 /* GPU-side ProfilerStep#N spans end where step N's work ended on the device. Used when the host steps are
  * numbered in increasing order (the profiler's own numbering), matched by number. */
-static void gpu_marks_ends(const trace_split *s, int64_t *end)
+static void gpu_marks_ends(const ns_trace_split *s, int64_t *end)
 {
 	const step_list *gm = &s->gpu_marks;
 
@@ -632,7 +632,7 @@ static void gpu_marks_ends(const trace_split *s, int64_t *end)
 	}
 }
 
-ns_status split_steps_hold_begin(trace_split *s, step_hold *h, ns_error *err)
+ns_status split_steps_hold_begin(ns_trace_split *s, step_hold *h, ns_error *err)
 {
 	memset(h, 0, sizeof(*h));
 	h->steps = s->steps;
@@ -677,7 +677,7 @@ static size_t host_step_of(step_hold *h, int64_t t)
 	return lo - 1;
 }
 
-void split_steps_place(trace_split *s, step_hold *h, gpu_rec *g, int64_t launch_ts)
+void split_steps_place(ns_trace_split *s, step_hold *h, gpu_rec *g, int64_t launch_ts)
 {
 	size_t k;
 
@@ -704,12 +704,12 @@ void split_steps_place(trace_split *s, step_hold *h, gpu_rec *g, int64_t launch_
  * sorts the records by (device, start); GPU_DEV_OUTSIDE is the largest device, so records that arrived in
  * order stay in order and that sort is only a check, where one record outside the steps would otherwise make
  * it sort millions. Without memory for the few outside records, the sort does the work. */
-static void outside_records_last(trace_split *s)
+static void outside_records_last(ns_trace_split *s)
 {
 	size_t nout = 0, j = 0, k = 0;
 	gpu_rec *out;
 
-	for (size_t d = 0; d < TRACE_MAX_DEVICES; d++)
+	for (size_t d = 0; d < NS_TRACE_MAX_DEVICES; d++)
 		nout += (size_t)s->outside_gpu[d];
 	if (nout == 0 || (out = malloc(nout * sizeof(*out))) == NULL)
 		return;
@@ -726,7 +726,7 @@ static void outside_records_last(trace_split *s)
 /* Window k+1 starts at host step k+1's start, or later while the device still runs step k's work, but no
  * later than the first GPU work of step k+1 (on another stream it may overlap step k's tail). Rewrites the
  * steps' starts; returns the end of the last window. */
-int64_t split_steps_hold_end(trace_split *s, step_hold *h)
+int64_t split_steps_hold_end(ns_trace_split *s, step_hold *h)
 {
 	int64_t at = s->steps[0].start, last = s->steps[s->nsteps - 1].end;
 
@@ -750,7 +750,7 @@ int64_t split_steps_hold_end(trace_split *s, step_hold *h)
 
 /* ---- phases ---- */
 
-void split_steps_sum_phases(split_device *d, bool keep_warmup)
+void split_steps_sum_phases(ns_split_device *d, bool keep_warmup)
 {
 	split_view v = split_device_view(d);
 	bool every = v.n > 0, all; /* as in split_sum_overall: the steps that count in overall */
@@ -761,8 +761,8 @@ void split_steps_sum_phases(split_device *d, bool keep_warmup)
 		every = split_view_get(&v, i)->warmup;
 	all = every || keep_warmup;
 	for (size_t i = 0; i < v.n; i++) {
-		const split_window *w = split_view_get(&v, i);
-		split_window *p = &d->phase_sum[w->phase < STEP_PHASE_COUNT ? w->phase : STEP_PHASE_NONE];
+		const ns_split_window *w = split_view_get(&v, i);
+		ns_split_window *p = &d->phase_sum[w->phase < NS_STEP_PHASE_COUNT ? w->phase : NS_STEP_PHASE_NONE];
 		if (w->warmup && !all)
 			continue;
 		if (d->phase_steps[w->phase]++ == 0) {

@@ -16,11 +16,11 @@
 #include "trace/split/split_private.h"
 #include "util/vec.h"
 
-#define CHUNK_BYTES (SPLIT_STORE_CHUNK * sizeof(split_window))
+#define CHUNK_BYTES (SPLIT_STORE_CHUNK * sizeof(ns_split_window))
 
-split_store *split_store_new(const char *dir)
+ns_split_store *split_store_new(const char *dir)
 {
-	split_store *st = calloc(1, sizeof(*st));
+	ns_split_store *st = calloc(1, sizeof(*st));
 
 	if (st == NULL)
 		return NULL;
@@ -33,7 +33,7 @@ split_store *split_store_new(const char *dir)
 	return st;
 }
 
-void split_store_free(split_store *st)
+void split_store_free(ns_split_store *st)
 {
 	if (st == NULL)
 		return;
@@ -46,7 +46,7 @@ void split_store_free(split_store *st)
 	free(st);
 }
 
-ns_status split_store_add(split_store *st, size_t n, size_t *first, ns_error *err)
+ns_status split_store_add(ns_split_store *st, size_t n, size_t *first, ns_error *err)
 {
 	size_t add = (n + SPLIT_STORE_CHUNK - 1) / SPLIT_STORE_CHUNK;
 
@@ -66,7 +66,7 @@ ns_status split_store_add(split_store *st, size_t n, size_t *first, ns_error *er
 	return NS_OK;
 }
 
-static void fail(split_store *st, ns_status status, const char *what)
+static void fail(ns_split_store *st, ns_status status, const char *what)
 {
 	if (st->status != NS_OK)
 		return;
@@ -76,7 +76,7 @@ static void fail(split_store *st, ns_status status, const char *what)
 
 /* The temporary file, made on the first spill and unlinked at once: nothing is left behind, whatever way the
  * process ends. False (and no more spilling) when it cannot be made. */
-static bool open_spill(split_store *st)
+static bool open_spill(ns_split_store *st)
 {
 	size_t len;
 	char *path;
@@ -96,7 +96,7 @@ static bool open_spill(split_store *st)
 
 /* Moves chunk c between buf and its place in the file (pwrite or pread), retrying short transfers and EINTR.
  */
-static bool transfer_chunk(split_store *st, size_t c, char *buf, bool to_file)
+static bool transfer_chunk(ns_split_store *st, size_t c, char *buf, bool to_file)
 {
 	off_t at = (off_t)(c * CHUNK_BYTES);
 	size_t done = 0;
@@ -113,12 +113,12 @@ static bool transfer_chunk(split_store *st, size_t c, char *buf, bool to_file)
 	return true;
 }
 
-static bool write_chunk(split_store *st, size_t c)
+static bool write_chunk(ns_split_store *st, size_t c)
 {
 	return open_spill(st) && transfer_chunk(st, c, (char *)st->chunk[c].mem, true);
 }
 
-static bool read_chunk(split_store *st, size_t c, split_window *mem)
+static bool read_chunk(ns_split_store *st, size_t c, ns_split_window *mem)
 {
 	return transfer_chunk(st, c, (char *)mem, false);
 }
@@ -126,10 +126,10 @@ static bool read_chunk(split_store *st, size_t c, split_window *mem)
 /* Makes room for one more chunk in memory: below the bound, nothing to do (NULL: allocate); at it, the least
  * recently touched chunk goes to the file and its buffer is returned for reuse. When it cannot be written
  * the store stops spilling (dir dropped) and keeps every chunk from then on. */
-static split_window *evict(split_store *st)
+static ns_split_window *evict(ns_split_store *st)
 {
 	size_t victim = SIZE_MAX;
-	split_window *mem;
+	ns_split_window *mem;
 
 	if (st->dir == NULL || st->resident < SPLIT_STORE_RESIDENT)
 		return NULL;
@@ -156,9 +156,9 @@ static split_window *evict(split_store *st)
 	return mem;
 }
 
-static split_window zero_window(void)
+static ns_split_window zero_window(void)
 {
-	split_window w;
+	ns_split_window w;
 
 	memset(&w, 0, sizeof(w));
 	w.step = -1;
@@ -167,17 +167,17 @@ static split_window zero_window(void)
 }
 
 /* A window for a caller that must be handed one when there is none to give; what it writes is lost. */
-static split_window *scratch(split_store *st)
+static ns_split_window *scratch(ns_split_store *st)
 {
 	st->zero = zero_window();
 	return &st->zero;
 }
 
 /* Brings chunk c into memory; false (st->status set) when it cannot be. */
-static bool bring_in(split_store *st, size_t c)
+static bool bring_in(ns_split_store *st, size_t c)
 {
 	store_chunk *k = &st->chunk[c];
-	split_window *mem = evict(st);
+	ns_split_window *mem = evict(st);
 
 	if (mem == NULL && (mem = malloc(CHUNK_BYTES)) == NULL) {
 		fail(st, NS_ERR_NOMEM, "out of memory");
@@ -197,7 +197,7 @@ static bool bring_in(split_store *st, size_t c)
 	return true;
 }
 
-split_window *split_store_load(split_store *st, size_t i, bool write)
+ns_split_window *split_store_load(ns_split_store *st, size_t i, bool write)
 {
 	size_t c = i / SPLIT_STORE_CHUNK;
 	store_chunk *k;
@@ -217,31 +217,31 @@ split_window *split_store_load(split_store *st, size_t i, bool write)
 	return k->mem + i % SPLIT_STORE_CHUNK;
 }
 
-void split_store_copy(split_store *st, size_t to, size_t from, size_t n)
+void split_store_copy(ns_split_store *st, size_t to, size_t from, size_t n)
 {
 	for (size_t o = 0; o < n; o += SPLIT_STORE_CHUNK) {
 		size_t m = n - o < SPLIT_STORE_CHUNK ? n - o : SPLIT_STORE_CHUNK;
-		const split_window *src = split_store_at(st, from + o, false);
-		split_window *dst = split_store_at(st, to + o, true); /* src, touched last, is not evicted */
+		const ns_split_window *src = split_store_at(st, from + o, false);
+		ns_split_window *dst = split_store_at(st, to + o, true); /* src, touched last, is not evicted */
 		memmove(dst, src, m * sizeof(*dst)); /* both the scratch window when neither can be had */
 	}
 }
 
-split_window split_device_step(const split_device *d, size_t i)
+ns_split_window ns_split_device_step(const ns_split_device *d, size_t i)
 {
 	if (i >= d->nsteps || d->store == NULL)
 		return zero_window();
 	return *split_store_at(d->store, d->first + i, false);
 }
 
-ns_status split_result_steps_status(const split_result *res, ns_error *err)
+ns_status ns_split_result_steps_status(const ns_split_result *res, ns_error *err)
 {
 	if (res->store == NULL || res->store->status == NS_OK)
 		return NS_OK;
 	return ns_error_set(err, res->store->status, "%s", res->store->why);
 }
 
-ns_status split_device_set_steps(split_result *res, split_device *d, const split_window *w, size_t n,
+ns_status ns_split_device_set_steps(ns_split_result *res, ns_split_device *d, const ns_split_window *w, size_t n,
                                  ns_error *err)
 {
 	ns_status st;
@@ -257,7 +257,7 @@ ns_status split_device_set_steps(split_result *res, split_device *d, const split
 	return NS_OK;
 }
 
-void split_result_free_store(split_result *res)
+void ns_split_result_free_store(ns_split_result *res)
 {
 	split_store_free(res->store);
 	res->store = NULL;

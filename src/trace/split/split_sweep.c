@@ -7,35 +7,35 @@
 /* Sweep counters: the GPU kinds, then the process's host lists. */
 enum { SW_HOST = GK_COUNT, SW_COUNT = GK_COUNT + SL_COUNT };
 
-/* The bucket and cause of one state; CAUSE_COUNT for buckets that are not split (compute, dataloader) and
+/* The bucket and cause of one state; NS_CAUSE_COUNT for buckets that are not split (compute, dataloader) and
  * for host_gap, which is what is left of a window once everything else is placed. */
 static void classify_state(const int64_t c[SW_COUNT], int *bucket, int *cause)
 {
 	const int64_t *h = c + SW_HOST;
 
-	*cause = CAUSE_COUNT;
+	*cause = NS_CAUSE_COUNT;
 	if (c[GK_COMPUTE] > 0) {
-		*bucket = REGIME_COMPUTE;
+		*bucket = NS_REGIME_COMPUTE;
 	} else if (c[GK_MEMORY] > 0 || c[GK_TRANSFER] > 0) {
-		*bucket = REGIME_MEMORY;
-		*cause = c[GK_MEMORY] > 0 ? CAUSE_KERNELS : CAUSE_TRANSFER;
+		*bucket = NS_REGIME_MEMORY;
+		*cause = c[GK_MEMORY] > 0 ? NS_CAUSE_KERNELS : NS_CAUSE_TRANSFER;
 	} else if (c[GK_COMM] > 0) {
-		*bucket = REGIME_COMM;
-		*cause = CAUSE_EXPOSED;
+		*bucket = NS_REGIME_COMM;
+		*cause = NS_CAUSE_EXPOSED;
 	} else if (h[SL_DL] > 0) {
-		*bucket = REGIME_DATALOADER;
+		*bucket = NS_REGIME_DATALOADER;
 	} else if (h[SL_COMM] > 0) {
-		*bucket = REGIME_COMM;
-		*cause = CAUSE_HOST_COMM;
+		*bucket = NS_REGIME_COMM;
+		*cause = NS_CAUSE_HOST_COMM;
 	} else if (h[SL_LAUNCH] > 0 || h[SL_OTHER] > 0) {
-		*bucket = REGIME_OVERHEAD;
-		*cause = h[SL_BLOCK] > 0 || h[SL_SYNC] > 0 ? CAUSE_SYNC
-		         : h[SL_INIT] > 0                  ? CAUSE_INIT
-		         : h[SL_LAUNCH] > 0                ? CAUSE_LAUNCH
-		                                           : CAUSE_HOST_THREADS;
+		*bucket = NS_REGIME_OVERHEAD;
+		*cause = h[SL_BLOCK] > 0 || h[SL_SYNC] > 0 ? NS_CAUSE_SYNC
+		         : h[SL_INIT] > 0                  ? NS_CAUSE_INIT
+		         : h[SL_LAUNCH] > 0                ? NS_CAUSE_LAUNCH
+		                                           : NS_CAUSE_HOST_THREADS;
 	} else {
-		*bucket = REGIME_IDLE;
-		*cause = h[SL_SYNC] > 0 ? CAUSE_SYNC_WAIT : h[SL_OPT] > 0 ? CAUSE_OPTIMIZER : CAUSE_COUNT;
+		*bucket = NS_REGIME_IDLE;
+		*cause = h[SL_SYNC] > 0 ? NS_CAUSE_SYNC_WAIT : h[SL_OPT] > 0 ? NS_CAUSE_OPTIMIZER : NS_CAUSE_COUNT;
 	}
 }
 
@@ -50,13 +50,13 @@ static void skip_ended(window_set *ws, int64_t a)
  * cause is host_gap here (counting mode derives it in close_windows). */
 static void observe(window_set *ws, int64_t a, int64_t b, int bucket, int cause)
 {
-	if (bucket == REGIME_IDLE && cause == CAUSE_COUNT)
-		cause = CAUSE_HOST_GAP;
-	else if (bucket != REGIME_OVERHEAD && cause != CAUSE_OPTIMIZER)
+	if (bucket == NS_REGIME_IDLE && cause == NS_CAUSE_COUNT)
+		cause = NS_CAUSE_HOST_GAP;
+	else if (bucket != NS_REGIME_OVERHEAD && cause != NS_CAUSE_OPTIMIZER)
 		return;
 	skip_ended(ws, a);
 	for (size_t k = ws->first; k < ws->v.n; k++) {
-		const split_window *w = split_view_get(&ws->v, k);
+		const ns_split_window *w = split_view_get(&ws->v, k);
 		if (w->start_ns >= b)
 			break;
 		int64_t lo = a > w->start_ns ? a : w->start_ns;
@@ -83,36 +83,36 @@ static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_C
 	int bucket, cause;
 
 	classify_state(c, &bucket, &cause);
-	if (cause == CAUSE_SYNC && b - a >= SYNC_OWN_NS) {
-		bucket = REGIME_IDLE;
-		cause = CAUSE_SYNC_WAIT;
+	if (cause == NS_CAUSE_SYNC && b - a >= SYNC_OWN_NS) {
+		bucket = NS_REGIME_IDLE;
+		cause = NS_CAUSE_SYNC_WAIT;
 	}
 	if (ws->hook != NULL) {
 		observe(ws, a, b, bucket, cause);
 		return;
 	}
-	if (bucket == REGIME_IDLE && cause == CAUSE_COUNT)
+	if (bucket == NS_REGIME_IDLE && cause == NS_CAUSE_COUNT)
 		return;
-	if (cause == CAUSE_EXPOSED && ws->exposed != NULL && split_span_add(ws->exposed, a, b, NULL) != NS_OK)
+	if (cause == NS_CAUSE_EXPOSED && ws->exposed != NULL && split_span_add(ws->exposed, a, b, NULL) != NS_OK)
 		ws->exposed_oom = true;
 	skip_ended(ws, a);
 	for (size_t k = ws->first; k < ws->v.n; k++) {
-		split_window *w = split_view_at(&ws->v, k);
+		ns_split_window *w = split_view_at(&ws->v, k);
 		if (w->start_ns >= b)
 			break;
 		int64_t lo = a > w->start_ns ? a : w->start_ns;
 		int64_t hi = b < w->start_ns + w->dur_ns ? b : w->start_ns + w->dur_ns;
 		if (hi <= lo)
 			continue;
-		if (bucket != REGIME_IDLE)
+		if (bucket != NS_REGIME_IDLE)
 			w->bucket_ns[bucket] += hi - lo;
-		if (cause != CAUSE_COUNT)
+		if (cause != NS_CAUSE_COUNT)
 			w->cause_ns[cause] += hi - lo;
 		if (overlapped)
 			w->comm_overlapped_ns += hi - lo;
 		if (kernel)
 			w->kernel_ns += hi - lo;
-		if (cause == CAUSE_LAUNCH && ws->opt_launch != NULL && c[SW_HOST + SL_OPT] > 0)
+		if (cause == NS_CAUSE_LAUNCH && ws->opt_launch != NULL && c[SW_HOST + SL_OPT] > 0)
 			ws->opt_launch[k] += hi - lo;
 	}
 }
@@ -143,13 +143,13 @@ static int64_t cursor_next(const span_cursor *c, int64_t t)
 static void close_windows(window_set *ws)
 {
 	for (size_t k = 0; k < ws->v.n; k++) {
-		split_window *w = split_view_at(&ws->v, k);
+		ns_split_window *w = split_view_at(&ws->v, k);
 		int64_t used = 0;
-		for (int b = 0; b < REGIME_COUNT; b++)
-			used += b == REGIME_IDLE ? 0 : w->bucket_ns[b];
-		w->bucket_ns[REGIME_IDLE] = w->dur_ns - used;
-		w->cause_ns[CAUSE_HOST_GAP] =
-		    w->bucket_ns[REGIME_IDLE] - w->cause_ns[CAUSE_SYNC_WAIT] - w->cause_ns[CAUSE_OPTIMIZER];
+		for (int b = 0; b < NS_REGIME_COUNT; b++)
+			used += b == NS_REGIME_IDLE ? 0 : w->bucket_ns[b];
+		w->bucket_ns[NS_REGIME_IDLE] = w->dur_ns - used;
+		w->cause_ns[NS_CAUSE_HOST_GAP] =
+		    w->bucket_ns[NS_REGIME_IDLE] - w->cause_ns[NS_CAUSE_SYNC_WAIT] - w->cause_ns[NS_CAUSE_OPTIMIZER];
 	}
 }
 

@@ -37,32 +37,32 @@ typedef struct {
 
 static int cmp_kernel_time(const void *a, const void *b)
 {
-	const split_kernel_time *x = a, *y = b;
+	const ns_split_kernel_time *x = a, *y = b;
 	if (x->ns != y->ns)
 		return (x->ns < y->ns) - (x->ns > y->ns);
 	return (x->name_id > y->name_id) - (x->name_id < y->name_id);
 }
 
-ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
+ns_status split_tally_kernels(const ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d,
                               ns_error *err)
 {
 	split_view v = split_device_view(d);
-	size_t nnames = kernel_names_count(s->names), used = 0, hint = 0;
-	const split_window *end = split_view_get(&v, v.n - 1);
+	size_t nnames = ns_kernel_names_count(s->names), used = 0, hint = 0;
+	const ns_split_window *end = split_view_get(&v, v.n - 1);
 	int64_t hi = end->start_ns + end->dur_ns, lo = split_view_get(&v, 0)->start_ns;
-	name_time *t = calloc(nnames * KCLASS_COUNT + 1, sizeof(*t));
+	name_time *t = calloc(nnames * NS_KCLASS_COUNT + 1, sizeof(*t));
 
 	if (t == NULL)
 		return split_oom(err);
 	for (size_t i = 0; i < n; i++) {
-		int cls = g[i].kind == GK_TRANSFER ? KCLASS_MEMORY : g[i].kind;
+		int cls = g[i].kind == GK_TRANSFER ? NS_KCLASS_MEMORY : g[i].kind;
 		int64_t a = g[i].start > lo ? g[i].start : lo, b = g[i].end < hi ? g[i].end : hi;
 		size_t w = split_window_of(&v, g[i].start, &hint);
 		if (g[i].kind != GK_TRANSFER && w < v.n)
 			split_view_at(&v, w)->kernels++;
 		if (b <= a && !(g[i].start >= lo && g[i].start < hi))
 			continue;
-		name_time *e = &t[(size_t)g[i].name_id * KCLASS_COUNT + (size_t)cls];
+		name_time *e = &t[(size_t)g[i].name_id * NS_KCLASS_COUNT + (size_t)cls];
 		used += e->count == 0;
 		e->count++;
 		e->ns = split_add_sat(e->ns, b > a ? b - a : 0);
@@ -75,23 +75,23 @@ ns_status split_tally_kernels(const trace_split *s, const gpu_rec *g, size_t n, 
 		free(t);
 		return split_oom(err);
 	}
-	for (size_t i = 0; i < nnames * KCLASS_COUNT; i++) {
+	for (size_t i = 0; i < nnames * NS_KCLASS_COUNT; i++) {
 		if (t[i].count > 0)
 			d->kernel_time[d->nkernel_time++] =
-			    (split_kernel_time){(uint32_t)(i / KCLASS_COUNT),
-			                        (kernel_class)(i % KCLASS_COUNT), t[i].ns, t[i].count};
+			    (ns_split_kernel_time){(uint32_t)(i / NS_KCLASS_COUNT),
+			                        (ns_kernel_class)(i % NS_KCLASS_COUNT), t[i].ns, t[i].count};
 	}
 	split_sort(d->kernel_time, d->nkernel_time, sizeof(*d->kernel_time), cmp_kernel_time);
 	free(t);
 	return NS_OK;
 }
 
-void split_add_window(split_window *o, const split_window *w)
+void split_add_window(ns_split_window *o, const ns_split_window *w)
 {
 	o->dur_ns += w->dur_ns;
-	for (int b = 0; b < REGIME_COUNT; b++)
+	for (int b = 0; b < NS_REGIME_COUNT; b++)
 		o->bucket_ns[b] += w->bucket_ns[b];
-	for (int c = 0; c < CAUSE_COUNT; c++)
+	for (int c = 0; c < NS_CAUSE_COUNT; c++)
 		o->cause_ns[c] += w->cause_ns[c];
 	o->comm_overlapped_ns += w->comm_overlapped_ns;
 	o->kernel_ns = o->kernel_ns < 0 || w->kernel_ns < 0 ? -1 : o->kernel_ns + w->kernel_ns;
@@ -103,9 +103,9 @@ void split_add_window(split_window *o, const split_window *w)
 
 /* The overall window sums the steps that count (warm-up steps are left out unless every step is), and the
  * warm-up steps have their own sum. */
-void split_sum_overall(split_device *d, bool keep_warmup, const int64_t *opt_launch)
+void split_sum_overall(ns_split_device *d, bool keep_warmup, const int64_t *opt_launch)
 {
-	split_window *o = &d->overall, *wu = &d->warmup;
+	ns_split_window *o = &d->overall, *wu = &d->warmup;
 	split_view v = split_device_view(d);
 	bool all = true; /* every step is warm-up: then they all count, there is nothing else */
 
@@ -119,7 +119,7 @@ void split_sum_overall(split_device *d, bool keep_warmup, const int64_t *opt_lau
 	o->step = wu->step = -1;
 	o->start_ns = v.n > 0 ? split_view_get(&v, 0)->start_ns : 0;
 	for (size_t i = 0; i < v.n; i++) {
-		const split_window *w = split_view_get(&v, i);
+		const ns_split_window *w = split_view_get(&v, i);
 		if (w->warmup && !all) {
 			if (wu->dur_ns == 0)
 				wu->start_ns = w->start_ns;

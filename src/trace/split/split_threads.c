@@ -56,7 +56,7 @@ void *split_search(const void *key, const void *base, size_t n, size_t size, spl
 
 /* ---- the thread table ---- */
 
-ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err)
+ns_status split_thread_find(ns_trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err)
 {
 	host_thread *t;
 	uint64_t hash;
@@ -80,8 +80,8 @@ ns_status split_thread_find(trace_split *s, int64_t pid, int64_t tid, uint32_t *
 			return NS_OK;
 		}
 	}
-	if (s->nthreads >= SPLIT_MAX_THREADS)
-		return ns_error_set(err, NS_ERR_LIMIT, "more than %d host threads", SPLIT_MAX_THREADS);
+	if (s->nthreads >= NS_SPLIT_MAX_THREADS)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than %d host threads", NS_SPLIT_MAX_THREADS);
 	SPLIT_PUSH(s->thread, s->nthreads, s->capthreads, err);
 	t = &s->thread[s->nthreads];
 	memset(t, 0, sizeof(*t));
@@ -172,7 +172,7 @@ static int sweep_list(int hk, bool main_thread)
 	return hk == HK_CPU && !main_thread ? SL_OTHER : map[hk];
 }
 
-ns_status split_process_lists(trace_split *s, uint32_t main_thread, span_list out[SL_COUNT], size_t *nthreads,
+ns_status split_process_lists(ns_trace_split *s, uint32_t main_thread, span_list out[SL_COUNT], size_t *nthreads,
                               ns_error *err)
 {
 	int64_t pid = s->thread[main_thread].pid;
@@ -199,7 +199,7 @@ ns_status split_process_lists(trace_split *s, uint32_t main_thread, span_list ou
 
 /* ---- the main thread and its steps ---- */
 
-bool split_thread_with_most_steps(const trace_split *s, uint32_t *main_thread)
+bool split_thread_with_most_steps(const ns_trace_split *s, uint32_t *main_thread)
 {
 	size_t *count = calloc(s->nthreads, sizeof(*count)), best = 0;
 
@@ -217,7 +217,7 @@ bool split_thread_with_most_steps(const trace_split *s, uint32_t *main_thread)
 	return best > 0;
 }
 
-static bool thread_with_most_host_time(trace_split *s, uint32_t *main_thread)
+static bool thread_with_most_host_time(ns_trace_split *s, uint32_t *main_thread)
 {
 	int64_t best = 0;
 
@@ -232,7 +232,7 @@ static bool thread_with_most_host_time(trace_split *s, uint32_t *main_thread)
 	return best > 0;
 }
 
-bool split_pick_main_thread(trace_split *s, uint32_t *main_thread)
+bool split_pick_main_thread(ns_trace_split *s, uint32_t *main_thread)
 {
 	/* steps on the GPU timeline are not a host thread's */
 	return (s->nsteps > 0 && !split_steps_on_device(s) && split_thread_with_most_steps(s, main_thread)) ||
@@ -249,7 +249,7 @@ static int cmp_step(const void *a, const void *b)
 
 /* Steps sharing a start time are one step recorded twice (a nested or repeated marker): the longest is kept
  * as the window and the others are counted, so the report can say so instead of merging them silently. */
-size_t split_main_steps(trace_split *s, uint32_t main_thread, size_t *dups)
+size_t split_main_steps(ns_trace_split *s, uint32_t main_thread, size_t *dups)
 {
 	size_t n = 0;
 

@@ -10,13 +10,13 @@
 
 #include "trace/split/split_private.h"
 
-#define PX        SPLIT_TIMELINE_PX
-#define CLASSES   SPLIT_TIMELINE_CLASSES
-#define GPU_ROWS  SPLIT_TIMELINE_GPU_ROWS
-#define HOST_ROWS SPLIT_TIMELINE_HOST_ROWS
+#define PX        NS_SPLIT_TIMELINE_PX
+#define CLASSES   NS_SPLIT_TIMELINE_CLASSES
+#define GPU_ROWS  NS_SPLIT_TIMELINE_GPU_ROWS
+#define HOST_ROWS NS_SPLIT_TIMELINE_HOST_ROWS
 #define NO_ROW    SIZE_MAX
 
-void trace_split_want_timeline(trace_split *s, bool want)
+void ns_trace_split_want_timeline(ns_trace_split *s, bool want)
 {
 	s->want_timeline = want;
 }
@@ -37,7 +37,7 @@ static int cmp_dur(const void *a, const void *b)
 
 /* The lower median by length of the steps that are not warm-up (of all of them when every one is), copied
  * to *m. False on OOM. */
-static bool median_window(const split_device *d, split_window *m)
+static bool median_window(const ns_split_device *d, ns_split_window *m)
 {
 	split_view v = split_device_view(d);
 	window_ref *w = malloc(v.n * sizeof(*w));
@@ -156,8 +156,8 @@ static int64_t clipped(const span_list *l, int64_t a, int64_t b)
 static const struct {
 	int list, cls;
 } host_lists[] = {
-    {HK_CPU, TIMELINE_HOST_CPU},   {HK_DL, TIMELINE_HOST_DATALOADER}, {HK_BLOCK, TIMELINE_HOST_SYNC},
-    {HK_SYNC, TIMELINE_HOST_SYNC}, {HK_COMM, TIMELINE_HOST_COMM},
+    {HK_CPU, NS_TIMELINE_HOST_CPU},   {HK_DL, NS_TIMELINE_HOST_DATALOADER}, {HK_BLOCK, NS_TIMELINE_HOST_SYNC},
+    {HK_SYNC, NS_TIMELINE_HOST_SYNC}, {HK_COMM, NS_TIMELINE_HOST_COMM},
 };
 #define NHOST_LISTS (sizeof(host_lists) / sizeof(host_lists[0]))
 
@@ -168,14 +168,14 @@ static int64_t thread_busy(const host_thread *t, int64_t a, int64_t b)
 	       clipped(&t->list[HK_SYNC], a, b) + clipped(&t->list[HK_COMM], a, b);
 }
 
-static void fill_gpu_rows(const trace_split *s, const gpu_rec *g, size_t n, const size_t slot[256],
-                          split_timeline *tl, row_acc *acc)
+static void fill_gpu_rows(const ns_trace_split *s, const gpu_rec *g, size_t n, const size_t slot[256],
+                          ns_split_timeline *tl, row_acc *acc)
 {
 	int64_t end = split_add_sat(tl->start_ns, tl->dur_ns);
 
 	for (size_t i = 0; i < 256; i++) {
 		stream_key key;
-		split_timeline_row *r;
+		ns_split_timeline_row *r;
 		if (slot[i] == NO_ROW)
 			continue;
 		r = &tl->row[slot[i]];
@@ -192,12 +192,12 @@ static void fill_gpu_rows(const trace_split *s, const gpu_rec *g, size_t n, cons
 	}
 }
 
-static void fill_host_rows(const trace_split *s, const size_t *slot, split_timeline *tl, row_acc *acc)
+static void fill_host_rows(const ns_trace_split *s, const size_t *slot, ns_split_timeline *tl, row_acc *acc)
 {
 	for (size_t t = 0; t < s->nthreads; t++) {
 		const host_thread *h = &s->thread[t];
 		const thread_label *label;
-		split_timeline_row *r;
+		ns_split_timeline_row *r;
 		if (slot[t] == NO_ROW)
 			continue;
 		r = &tl->row[slot[t]];
@@ -220,7 +220,7 @@ static void fill_host_rows(const trace_split *s, const size_t *slot, split_timel
 
 /* Whether thread t comes before thread u on the strip: those the trace sorts (thread_sort_index) first, in
  * its order, then the others; ties keep the busy order (their slots). */
-static bool drawn_before(const trace_split *s, const size_t *slot, size_t t, size_t u)
+static bool drawn_before(const ns_trace_split *s, const size_t *slot, size_t t, size_t u)
 {
 	const thread_label *a = split_label_find(s, s->thread[t].pid, s->thread[t].tid);
 	const thread_label *b = split_label_find(s, s->thread[u].pid, s->thread[u].tid);
@@ -235,7 +235,7 @@ static bool drawn_before(const trace_split *s, const size_t *slot, size_t t, siz
 
 /* The drawn host rows (slots first .. first + n - 1, the busiest threads) in the order the trace's own
  * viewer shows them. */
-static void order_by_sort_index(const trace_split *s, size_t *slot, size_t first, size_t n)
+static void order_by_sort_index(const ns_trace_split *s, size_t *slot, size_t first, size_t n)
 {
 	size_t pick[HOST_ROWS], np = 0;
 
@@ -253,21 +253,21 @@ static void order_by_sort_index(const trace_split *s, size_t *slot, size_t first
 }
 
 /* Time per pixel into shares of the pixel. */
-static void to_fractions(split_timeline *tl, const row_acc *acc)
+static void to_fractions(ns_split_timeline *tl, const row_acc *acc)
 {
 	for (size_t r = 0; r < tl->nrows; r++)
 		for (size_t p = 0; p < PX; p++) {
 			int64_t len = pixel_start(tl->dur_ns, p + 1) - pixel_start(tl->dur_ns, p);
 			for (int c = 0; c < CLASSES; c++) {
 				double f = len > 0 ? (double)acc[r].ns[p][c] / (double)len : 0.0;
-				tl->row[r].frac[p][c] = (uint16_t)(f >= 1.0 ? SPLIT_TIMELINE_FULL
-				                                            : f * SPLIT_TIMELINE_FULL + 0.5);
+				tl->row[r].frac[p][c] = (uint16_t)(f >= 1.0 ? NS_SPLIT_TIMELINE_FULL
+				                                            : f * NS_SPLIT_TIMELINE_FULL + 0.5);
 			}
 		}
 }
 
-static ns_status build(const trace_split *s, const gpu_rec *g, size_t n, const split_window *w,
-                       split_timeline *tl, ns_error *err)
+static ns_status build(const ns_trace_split *s, const gpu_rec *g, size_t n, const ns_split_window *w,
+                       ns_split_timeline *tl, ns_error *err)
 {
 	int64_t a = w->start_ns, b = split_add_sat(w->start_ns, w->dur_ns), sbusy[256] = {0};
 	size_t nt = s->nthreads > 0 ? s->nthreads : 1, sslot[256], ngpu;
@@ -307,11 +307,11 @@ static ns_status build(const trace_split *s, const gpu_rec *g, size_t n, const s
 	return ok ? NS_OK : split_oom(err);
 }
 
-ns_status split_timeline_build(const trace_split *s, const gpu_rec *g, size_t n, split_device *d,
+ns_status split_timeline_build(const ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d,
                                ns_error *err)
 {
-	split_window median;
-	const split_window *w = &median;
+	ns_split_window median;
+	const ns_split_window *w = &median;
 	ns_status st;
 
 	if (d->nsteps == 0 || d->timeline != NULL)

@@ -17,7 +17,7 @@
 /* The slow-step rule needs this many steps for a median that means something. */
 #define WARMUP_MIN_STEPS 3
 
-void trace_split_keep_warmup(trace_split *s, bool keep)
+void ns_trace_split_keep_warmup(ns_trace_split *s, bool keep)
 {
 	s->keep_warmup = keep;
 }
@@ -27,14 +27,14 @@ typedef struct {
 } window_range;
 
 /* A device keeps one window per step: its size is the split's memory per step (trace_split.h). */
-_Static_assert(sizeof(long) != 8 || sizeof(split_window) <= 224, "split_window grew past 224 bytes");
+_Static_assert(sizeof(long) != 8 || sizeof(ns_split_window) <= 224, "split_window grew past 224 bytes");
 
 /* Steps read back between two gives of the steps' memory in make_windows. */
 #define WINDOW_CHUNK 4096
 
 /* The steps' table shrunk to its first n records: realloc gives the tail's pages back (glibc unmaps them from
  * a table this large); where it cannot move, the table simply stays. */
-static void shrink_steps(trace_split *s, size_t n)
+static void shrink_steps(ns_trace_split *s, size_t n)
 {
 	step_rec *v = realloc(s->steps, n * sizeof(*v));
 
@@ -45,7 +45,7 @@ static void shrink_steps(trace_split *s, size_t n)
 	s->nsteps = n;
 }
 
-bool trace_split_spill_dir(trace_split *s, const char *dir)
+bool ns_trace_split_spill_dir(ns_trace_split *s, const char *dir)
 {
 	char *copy = dir != NULL ? strdup(dir) : NULL;
 
@@ -59,11 +59,11 @@ bool trace_split_spill_dir(trace_split *s, const char *dir)
 /* The windows replace the steps, which nothing reads afterwards: built from the last step down, the steps'
  * table is given back a chunk at a time as it is read, so the two are never whole together (a million steps:
  * 40 MB less at the split's peak). */
-static ns_status make_windows(trace_split *s, int64_t last_end, split_view *v, ns_error *err)
+static ns_status make_windows(ns_trace_split *s, int64_t last_end, split_view *v, ns_error *err)
 {
 	size_t n = s->nsteps;
-	bool named = s->step_source == STEP_SOURCE_SERVER || s->step_source == STEP_SOURCE_MARKER ||
-	             s->step_source == STEP_SOURCE_PERIOD;
+	bool named = s->ns_step_source == NS_STEP_SOURCE_SERVER || s->ns_step_source == NS_STEP_SOURCE_MARKER ||
+	             s->ns_step_source == NS_STEP_SOURCE_PERIOD;
 	int64_t next_start = last_end;
 	ns_status st = split_store_add(v->st, n, &v->first, err);
 
@@ -71,7 +71,7 @@ static ns_status make_windows(trace_split *s, int64_t last_end, split_view *v, n
 		return st;
 	v->n = n;
 	for (size_t i = n; i-- > 0;) {
-		split_window *w = split_view_at(v, i);
+		ns_split_window *w = split_view_at(v, i);
 		w->step = s->steps[i].number;
 		w->start_ns = s->steps[i].start;
 		w->dur_ns = next_start - s->steps[i].start;
@@ -89,7 +89,7 @@ static ns_status make_windows(trace_split *s, int64_t last_end, split_view *v, n
 
 static ns_status single_window(int64_t start, int64_t end, split_view *v, ns_error *err)
 {
-	split_window *w;
+	ns_split_window *w;
 	ns_status st = split_store_add(v->st, 1, &v->first, err);
 
 	if (st != NS_OK)
@@ -103,13 +103,13 @@ static ns_status single_window(int64_t start, int64_t end, split_view *v, ns_err
 	return NS_OK;
 }
 
-static void device_name(const trace_meta *meta, int64_t id, char name[TRACE_DEVICE_NAME_MAX])
+static void device_name(const ns_trace_meta *meta, int64_t id, char name[NS_TRACE_DEVICE_NAME_MAX])
 {
 	name[0] = '\0';
 	for (size_t i = 0; meta != NULL && i < meta->ndevices; i++) {
 		if (meta->devices[i].id == id) {
-			memcpy(name, meta->devices[i].name, TRACE_DEVICE_NAME_MAX);
-			name[TRACE_DEVICE_NAME_MAX - 1] = '\0';
+			memcpy(name, meta->devices[i].name, NS_TRACE_DEVICE_NAME_MAX);
+			name[NS_TRACE_DEVICE_NAME_MAX - 1] = '\0';
 		}
 	}
 }
@@ -139,7 +139,7 @@ static ns_status check_span(int64_t start, int64_t end, ns_error *err)
 	return NS_OK;
 }
 
-static void gpu_range(const trace_split *s, window_range *r)
+static void gpu_range(const ns_trace_split *s, window_range *r)
 {
 	r->start = s->gpu[0].start;
 	r->end = s->gpu[0].end;
@@ -160,7 +160,7 @@ static int cmp_gpu(const void *a, const void *b)
 /* Steps make the windows, each holding the GPU work launched in it (split_steps.c); without any marker, a
  * repeating kernel sequence may; without either, one window over the GPU work (or, host-only, the host's
  * spans). The windows go to v (v->st set by the caller; v->n stays 0 without any). */
-static ns_status build_windows(trace_split *s, const span_list host[SL_COUNT], split_result *res,
+static ns_status build_windows(ns_trace_split *s, const span_list host[SL_COUNT], ns_split_result *res,
                                split_view *v, ns_error *err)
 {
 	window_range r = {0, 0};
@@ -198,9 +198,9 @@ static int cmp_i64_dur(const void *a, const void *b)
 	return split_cmp_i64(a, b);
 }
 
-static int64_t device_work(const split_window *w)
+static int64_t device_work(const ns_split_window *w)
 {
-	return w->bucket_ns[REGIME_COMPUTE] + w->bucket_ns[REGIME_MEMORY] + w->bucket_ns[REGIME_COMM];
+	return w->bucket_ns[NS_REGIME_COMPUTE] + w->bucket_ns[NS_REGIME_MEMORY] + w->bucket_ns[NS_REGIME_COMM];
 }
 
 /* When the warm-up windows hold all of the device's work and the others none (a first iteration with its
@@ -211,7 +211,7 @@ static void warmup_holds_all_work(split_view *v)
 	bool warm_work = false;
 
 	for (size_t i = 0; i < v->n; i++) {
-		const split_window *w = split_view_get(v, i);
+		const ns_split_window *w = split_view_get(v, i);
 		if (!w->warmup && device_work(w) > 0)
 			return;
 		warm_work = warm_work || (w->warmup && device_work(w) > 0);
@@ -225,7 +225,7 @@ static void warmup_holds_all_work(split_view *v)
  * median step with set-up calls in it. A step-less window is judged by the first rule alone. The median
  * needs only the lengths (8 bytes a step, for the time of the sort). Both rules need set-up time, so without
  * any there is no second pass, and a window is written only when it is warm-up (windows start as not). */
-static ns_status mark_warmup(split_device *d, ns_error *err)
+static ns_status mark_warmup(ns_split_device *d, ns_error *err)
 {
 	split_view v = split_device_view(d);
 	int64_t median = 0, *dur = NULL;
@@ -234,8 +234,8 @@ static ns_status mark_warmup(split_device *d, ns_error *err)
 	if (v.n >= WARMUP_MIN_STEPS && (dur = malloc(v.n * sizeof(*dur))) == NULL)
 		return split_oom(err);
 	for (size_t i = 0; i < v.n; i++) {
-		const split_window *w = split_view_get(&v, i);
-		any_init = any_init || w->cause_ns[CAUSE_INIT] > 0;
+		const ns_split_window *w = split_view_get(&v, i);
+		any_init = any_init || w->cause_ns[NS_CAUSE_INIT] > 0;
 		if (dur != NULL)
 			dur[i] = w->dur_ns;
 	}
@@ -245,8 +245,8 @@ static ns_status mark_warmup(split_device *d, ns_error *err)
 	}
 	free(dur);
 	for (size_t i = 0; i < v.n && any_init; i++) {
-		const split_window *w = split_view_get(&v, i);
-		int64_t init = w->cause_ns[CAUSE_INIT];
+		const ns_split_window *w = split_view_get(&v, i);
+		int64_t init = w->cause_ns[NS_CAUSE_INIT];
 		bool mostly_init = (double)init >= WARMUP_INIT_SHARE * (double)w->dur_ns && init > 0;
 		bool slow = median > 0 && init > 0 && w->dur_ns / WARMUP_SLOW_FACTOR > median;
 		if (mostly_init || slow)
@@ -258,8 +258,8 @@ static ns_status mark_warmup(split_device *d, ns_error *err)
 }
 
 /* One device's split: its GPU records g[0..n) (sorted by start) plus the process's host lists. */
-static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const span_list host[SL_COUNT],
-                           split_device *d, ns_error *err)
+static ns_status split_one(ns_trace_split *s, const gpu_rec *g, size_t n, const span_list host[SL_COUNT],
+                           ns_split_device *d, ns_error *err)
 {
 	span_list exposed = {NULL, 0, 0};
 	window_set ws = {split_device_view(d), 0, &exposed, false, NULL, NULL, NULL};
@@ -289,8 +289,8 @@ static ns_status split_one(trace_split *s, const gpu_rec *g, size_t n, const spa
 
 /* Each device gets its own copy of the windows of tmpl, except the last, which takes tmpl's own: one copy
  * fewer of the largest per-step data (200 MB at a million steps). */
-static ns_status split_devices(trace_split *s, const trace_meta *meta, const span_list host[SL_COUNT],
-                               const split_view *tmpl, split_result *res, ns_error *err)
+static ns_status split_devices(ns_trace_split *s, const ns_trace_meta *meta, const span_list host[SL_COUNT],
+                               const split_view *tmpl, ns_split_result *res, ns_error *err)
 {
 	size_t ndev = s->ngpu > 0 ? s->ndevices : 1, first = 0;
 
@@ -299,7 +299,7 @@ static ns_status split_devices(trace_split *s, const trace_meta *meta, const spa
 		return split_oom(err);
 	split_sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
 	for (size_t d = 0; d < ndev; d++) {
-		split_device *dev = &res->device[d];
+		ns_split_device *dev = &res->device[d];
 		size_t last = first;
 		ns_status st;
 		while (last < s->ngpu && s->gpu[last].dev == d)
@@ -329,12 +329,12 @@ static ns_status split_devices(trace_split *s, const trace_meta *meta, const spa
 
 static int cmp_device(const void *a, const void *b)
 {
-	const split_device *x = a, *y = b;
+	const ns_split_device *x = a, *y = b;
 	return (x->id > y->id) - (x->id < y->id);
 }
 
 /* The thread that records the steps, its steps, and its process's host lists. */
-static ns_status host_side(trace_split *s, split_result *res, span_list host[SL_COUNT], ns_error *err)
+static ns_status host_side(ns_trace_split *s, ns_split_result *res, span_list host[SL_COUNT], ns_error *err)
 {
 	uint32_t main_index = 0, step_thread;
 	ns_status st;
@@ -344,7 +344,7 @@ static ns_status host_side(trace_split *s, split_result *res, span_list host[SL_
 		return st;
 	if (!split_pick_main_thread(s, &main_index)) {
 		s->nsteps = 0;
-		res->step_source = STEP_SOURCE_NONE;
+		res->ns_step_source = NS_STEP_SOURCE_NONE;
 		return NS_OK;
 	}
 	s->main_thread = main_index;
@@ -354,16 +354,16 @@ static ns_status host_side(trace_split *s, split_result *res, span_list host[SL_
 	res->step_markers = split_main_steps(s, step_thread, &res->duplicate_steps);
 	for (size_t i = 0; i < s->nsteps; i++)
 		res->unnumbered_steps +=
-		    s->steps[i].number < 0 && (s->steps[i].source == STEP_SOURCE_PROFILER ||
-		                               s->steps[i].source == STEP_SOURCE_GPU_PROFILER);
+		    s->steps[i].number < 0 && (s->steps[i].source == NS_STEP_SOURCE_PROFILER ||
+		                               s->steps[i].source == NS_STEP_SOURCE_GPU_PROFILER);
 	res->has_steps = res->step_markers > 0;
 	if (!res->has_steps)
-		res->step_source = STEP_SOURCE_NONE;
+		res->ns_step_source = NS_STEP_SOURCE_NONE;
 	split_steps_finish_markers(s);
 	return split_process_lists(s, main_index, host, &res->host_threads, err);
 }
 
-ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_result *res, ns_error *err)
+ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns_split_result *res, ns_error *err)
 {
 	span_list host[SL_COUNT] = {{NULL, 0, 0}};
 	split_view w = {NULL, 0, 0};
@@ -439,11 +439,11 @@ ns_status trace_split_finish(trace_split *s, const trace_meta *meta, split_resul
 	if (st == NS_OK)
 		st = split_quality_finish(s, res, err);
 	if (st == NS_OK)
-		st = split_result_steps_status(res, err);
+		st = ns_split_result_steps_status(res, err);
 	return st;
 }
 
-void split_result_free(split_result *res)
+void ns_split_result_free(ns_split_result *res)
 {
 	if (res == NULL)
 		return;
@@ -454,17 +454,17 @@ void split_result_free(split_result *res)
 	}
 	free(res->device);
 	split_store_free(res->store);
-	kernel_names_free(res->names);
-	kernel_names_free(res->python_names);
-	kernel_names_free(res->marker_names);
+	ns_kernel_names_free(res->names);
+	ns_kernel_names_free(res->python_names);
+	ns_kernel_names_free(res->marker_names);
 	free(res->passes);
 	memset(res, 0, sizeof(*res));
 }
 
-void split_window_profile(const split_window *w, ns_profile *p)
+void ns_split_window_profile(const ns_split_window *w, ns_profile *p)
 {
-	profile_init(p);
-	for (int b = 0; b < REGIME_COUNT; b++) {
+	ns_profile_init(p);
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
 		p->share[b] = w->dur_ns > 0 ? (double)w->bucket_ns[b] / (double)w->dur_ns : 0.0;
 		p->present[b] = true;
 	}
