@@ -63,7 +63,8 @@ int main(int argc, char **argv)
 	ns_classify_options_default(&options);
 	ns_classify_profile(&profile, &options, &verdict);
 	ns_format_verdict_line(stdout, "", &verdict, routes, &text);
-	printf("runner-up: %s (%.0f%%)\n", ns_regime_name(verdict.runner_up), verdict.runner_up_share * 100.0);
+	printf("runner-up: %s (%.0f%%)\n", ns_regime_name(verdict.runner_up),
+	       verdict.runner_up_share * 100.0);
 	ns_routes_delete(routes);
 	return 0;
 }

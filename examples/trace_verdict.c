@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 			printf("%s: no verdict (see nextstep trace)\n", ns_analysis_label(a, i));
 		else
 			ns_format_verdict_line(stdout, ns_analysis_label(a, i), ns_analysis_verdict(a, i),
-			                    ns_analysis_routes(a, i), &text);
+			                       ns_analysis_routes(a, i), &text);
 		if (fix != NULL)
 			printf("next step: %s (up to %.0f%% of the step)\n", fix, gain * 100.0);
 	}

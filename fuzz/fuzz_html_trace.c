@@ -43,7 +43,8 @@ static void write_page(const ns_split_result *res)
 	counted = ns_html_page_bytes(p);
 	if (ns_html_page_end(p, &err) != NS_OK || fclose(mem) != 0)
 		abort();
-	if (len > NS_HTML_PAGE_MAX || counted > len || len < 16 || memcmp(text + len - 8, "</html>\n", 8) != 0)
+	if (len > NS_HTML_PAGE_MAX || counted > len || len < 16 ||
+	    memcmp(text + len - 8, "</html>\n", 8) != 0)
 		abort();
 	if (!fuzz_utf8_valid(text, len) || fuzz_has_control(text, len, "\n\t"))
 		abort();
@@ -56,8 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ns_split_result res;
 
 	ns_error_clear(&err);
-	if (rules == NULL &&
-	    (ns_kernel_rules_default(&rules, &err) != NS_OK || ns_routes_init_default(&routes, &err) != NS_OK))
+	if (rules == NULL && (ns_kernel_rules_default(&rules, &err) != NS_OK ||
+	                      ns_routes_init_default(&routes, &err) != NS_OK))
 		abort();
 	if (fuzz_split_bytes(data, size, rules, true, &res, &err) == NS_OK)
 		write_page(&res);

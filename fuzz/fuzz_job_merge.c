@@ -1,8 +1,8 @@
-/* Feeds arbitrary bytes to the job merger the way `nextstep job` does (ns_job_merge_read() over an input): every
- * line that reads as a summary is added, each other one told (with a message safe to show), then the job is
- * finished. Whatever the summaries say, the result must hold: waiting and transfer partition each rank's
- * exposed comm, waiting is never negative, stragglers are ranks of the job; and the job report, in each form
- * `nextstep job` prints, must be safe to show (fuzz_text_safe.h).
+/* Feeds arbitrary bytes to the job merger the way `nextstep job` does (ns_job_merge_read() over an input):
+ * every line that reads as a summary is added, each other one told (with a message safe to show), then the
+ * job is finished. Whatever the summaries say, the result must hold: waiting and transfer partition each
+ * rank's exposed comm, waiting is never negative, stragglers are ranks of the job; and the job report, in
+ * each form `nextstep job` prints, must be safe to show (fuzz_text_safe.h).
  */
 #define _GNU_SOURCE
 #include <stdint.h>

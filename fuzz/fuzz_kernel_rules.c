@@ -1,6 +1,6 @@
-/* Feeds arbitrary bytes to the --kernel-rules loader the CLI runs (ns_kernel_rules_load on a file): a rules file
- * either loads into rules that classify any name, hostile ones included, within their cost limits and without
- * a fault, or is an error that leaves nothing allocated. */
+/* Feeds arbitrary bytes to the --kernel-rules loader the CLI runs (ns_kernel_rules_load on a file): a rules
+ * file either loads into rules that classify any name, hostile ones included, within their cost limits and
+ * without a fault, or is an error that leaves nothing allocated. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <stdint.h>

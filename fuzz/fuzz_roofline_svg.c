@@ -84,13 +84,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ns_error_clear(&err);
 	if (ns_roofline_place(&in, &r, &err) == NS_OK) {
 		ns_roofline_plot plot = {&dev,
-		                      NS_DTYPE_BF16,
-		                      label,
-		                      r.intensity,
-		                      r.attainable,
-		                      r.timed,
-		                      r.achieved_flops,
-		                      r.fraction_of_roof};
+		                         NS_DTYPE_BF16,
+		                         label,
+		                         r.intensity,
+		                         r.attainable,
+		                         r.timed,
+		                         r.achieved_flops,
+		                         r.fraction_of_roof};
 		if (!isfinite(r.intensity) || !isfinite(r.attainable) || !isfinite(r.fraction_of_roof))
 			abort();
 		write_svg(&plot);

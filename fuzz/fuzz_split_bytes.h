@@ -22,8 +22,8 @@
  * the split are taken from the last byte, so the fuzzer reaches both sides of each: bit 0 keeps the warm-up
  * steps in overall (--all-steps), bit 1 adds FUZZ_STEP_MARKER (--step-marker). Aborts only on the harness's
  * own faults. */
-static ns_status fuzz_split_bytes(const uint8_t *data, size_t size, const ns_kernel_rules *rules, bool timeline,
-                                  ns_split_result *res, ns_error *err)
+static ns_status fuzz_split_bytes(const uint8_t *data, size_t size, const ns_kernel_rules *rules,
+                                  bool timeline, ns_split_result *res, ns_error *err)
 {
 	static ns_step_marker *marker;
 	unsigned knobs = size > 0 ? data[size - 1] : 0;

@@ -27,7 +27,8 @@ static ns_status check_event(const ns_trace_event *ev, void *ctx, ns_error *err)
 	for (size_t i = 0; i < ev->input_dims.len; i++)
 		sink ^= (unsigned char)ev->input_dims.ptr[i];
 	(void)sink;
-	if ((ev->has_dur && ev->dur_ns < 0) || ev->index != *(long *)ctx || (unsigned)ev->cat >= NS_TCAT_COUNT)
+	if ((ev->has_dur && ev->dur_ns < 0) || ev->index != *(long *)ctx ||
+	    (unsigned)ev->cat >= NS_TCAT_COUNT)
 		abort();
 	(*(long *)ctx)++;
 	return NS_OK;

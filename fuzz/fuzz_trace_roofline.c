@@ -26,7 +26,8 @@ static void setup(void)
 	ns_error_clear(&err);
 	ns_devices_init(&table);
 	if (ns_kernel_rules_default(&rules, &err) != NS_OK ||
-	    ns_devices_load_file(&table, NS_FUZZ_DEVICES, &err) != NS_OK || (sink = fopen("/dev/null", "w")) == NULL)
+	    ns_devices_load_file(&table, NS_FUZZ_DEVICES, &err) != NS_OK ||
+	    (sink = fopen("/dev/null", "w")) == NULL)
 		abort();
 }
 

@@ -74,8 +74,8 @@ static void check_form(const ns_split_result *res, const ns_report_options *o)
 }
 
 /* The bytes json_out writes for one step, through the tree (tree) or straight (!tree); NULL on OOM. */
-static char *step_bytes(const ns_split_result *res, const ns_split_device *d, size_t i, const ns_report_options *o,
-                        bool tree, size_t *len)
+static char *step_bytes(const ns_split_result *res, const ns_split_device *d, size_t i,
+                        const ns_report_options *o, bool tree, size_t *len)
 {
 	char *text = NULL;
 	FILE *mem = open_memstream(&text, len);
@@ -121,16 +121,16 @@ static void check_steps_streamed(const ns_split_result *res, const ns_report_opt
 static void check_all_forms(const ns_split_result *res)
 {
 	static const char *const hints[NS_REPORT_HINT_COUNT] = {"hint 0", "hint 1", "hint 2", "hint 3",
-	                                                     "hint 4", "hint 5", "hint 6", "hint 7"};
+	                                                        "hint 4", "hint 5", "hint 6", "hint 7"};
 	ns_classify_options co;
 	ns_format_options fo = {NS_FORMAT_TEXT, true, false};
 	ns_report_options o = {.classify = &co,
-	                    .routes = &routes,
-	                    .format = &fo,
-	                    .source = "fuzz",
-	                    .steps = true,
-	                    .top = 5,
-	                    .hints = hints};
+	                       .routes = &routes,
+	                       .format = &fo,
+	                       .source = "fuzz",
+	                       .steps = true,
+	                       .top = 5,
+	                       .hints = hints};
 
 	ns_classify_options_default(&co);
 	check_form(res, &o);
@@ -147,8 +147,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ns_split_result res;
 
 	ns_error_clear(&err);
-	if (rules == NULL &&
-	    (ns_kernel_rules_default(&rules, &err) != NS_OK || ns_routes_init_default(&routes, &err) != NS_OK))
+	if (rules == NULL && (ns_kernel_rules_default(&rules, &err) != NS_OK ||
+	                      ns_routes_init_default(&routes, &err) != NS_OK))
 		abort();
 	if (fuzz_split_bytes(data, size, rules, false, &res, &err) == NS_OK) {
 		check_buckets(&res);

@@ -23,7 +23,8 @@ typedef enum {
 	NS_CAUSE_EXPOSED,      /* comm: collective kernels running alone */
 	NS_CAUSE_HOST_COMM,    /* comm: host-side collectives (gloo) with the device idle */
 	/* Added after the others, so that tables in this order (tests, scripts) keep their meaning. */
-	NS_CAUSE_OPTIMIZER, /* idle: inside the optimizer's step marker, no op recorded (its host-side work) */
+	NS_CAUSE_OPTIMIZER, /* idle: inside the optimizer's step marker, no op recorded (its host-side work)
+	                     */
 	/* A job (several ranks, src/job/) splits exposed into these two; a single trace never has them. */
 	NS_CAUSE_WAIT,          /* comm: inside a collective before the last rank started it */
 	NS_CAUSE_COMM_TRANSFER, /* comm: the rest of the exposed collective time */

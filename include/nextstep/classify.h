@@ -17,8 +17,8 @@ NS_BEGIN_DECLS
 
 typedef struct {
 	ns_regime priority[NS_REGIME_COUNT]; /* earlier wins a tie */
-	double tie;                       /* shares within this of the maximum count as tied */
-	double high;                      /* secondary finding grades */
+	double tie;                          /* shares within this of the maximum count as tied */
+	double high;                         /* secondary finding grades */
 	double moderate;
 } ns_classify_options;
 
@@ -39,7 +39,7 @@ typedef struct {
 	bool by_priority; /* the tie rule, not the numbers, decided */
 	ns_regime ranked[NS_REGIME_COUNT];    /* every regime, dominant first, by share then priority */
 	double split[NS_REGIME_COUNT];        /* the profile's shares */
-	double unattributed;               /* 1 - sum, never negative */
+	double unattributed;                  /* 1 - sum, never negative */
 	ns_finding findings[NS_REGIME_COUNT]; /* graded non-dominant buckets, in ranked order */
 	size_t nfindings;
 } ns_verdict;

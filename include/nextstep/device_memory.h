@@ -1,5 +1,5 @@
-/* What a trace's allocator events say about memory (ns_split_memory, docs/trace.md "Memory"): the peaks against
- * the device's memory, and how much larger a batch would fit. The memory held across steps (weights,
+/* What a trace's allocator events say about memory (ns_split_memory, docs/trace.md "Memory"): the peaks
+ * against the device's memory, and how much larger a batch would fit. The memory held across steps (weights,
  * gradients, optimizer state: the least allocated inside the steps) does not grow with the batch; what a step
  * allocates and frees on top of it (activations, temporaries) grows about linearly with it. */
 #ifndef NEXTSTEP_DEVICE_MEMORY_H

@@ -51,11 +51,11 @@ typedef struct {
 	char **aliases; /* other spellings, trace deviceProperties names among them */
 	size_t naliases;
 	double peak[NS_DTYPE_COUNT]; /* dense FLOP/s (OP/s for int8); 0 when the datasheet lists none */
-	double mem_bw;            /* bytes/s */
-	double mem_bytes;         /* memory size, bytes (as the datasheet states it, decimal GB) */
-	int sms;                  /* SMs (NVIDIA) or compute units (AMD); 0 when unknown */
-	char *source;             /* the datasheet the numbers come from */
-	char *notes;              /* may be NULL */
+	double mem_bw;               /* bytes/s */
+	double mem_bytes;            /* memory size, bytes (as the datasheet states it, decimal GB) */
+	int sms;                     /* SMs (NVIDIA) or compute units (AMD); 0 when unknown */
+	char *source;                /* the datasheet the numbers come from */
+	char *notes;                 /* may be NULL */
 } ns_device;
 
 /* Owns its devices; release with ns_devices_free(). */
@@ -71,9 +71,10 @@ NS_STATIC_API void ns_devices_free(ns_device_table *t);
 /* Adds the devices of a JSON file; a device whose name (or an alias) matches one already loaded replaces it.
  * On error the table is unchanged and err->line is set for syntax errors. */
 NS_STATIC_API ns_status ns_devices_load_file(ns_device_table *t, const char *path, ns_error *err);
-/* ns_devices_load_file() of DIR/devices.json; the path read is written to path (for messages), cut to size. */
+/* ns_devices_load_file() of DIR/devices.json; the path read is written to path (for messages), cut to size.
+ */
 NS_STATIC_API ns_status ns_devices_load_dir(ns_device_table *t, const char *dir, char *path, size_t size,
-                                         ns_error *err);
+                                            ns_error *err);
 /* Name or alias, ignoring case, spaces, '-' and '_'. NULL when unknown. */
 NS_STATIC_API const ns_device *ns_devices_find(const ns_device_table *t, const char *name);
 /* The device a trace's deviceProperties "name" stands for ("NVIDIA H100 80GB HBM3"): an exact alias match

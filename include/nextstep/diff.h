@@ -78,8 +78,9 @@ typedef struct {
 	char cause[NS_DIFF_CAUSE_MAX];
 	char title[NS_DIFF_TITLE_MAX];
 	double predicted_us;
-	double launch_us; /* the optimizer's: of its time, the launch time it claims from overhead.launch a step
-	                     ("launch_us"; 0 when none) */
+	double
+	    launch_us; /* the optimizer's: of its time, the launch time it claims from overhead.launch a step
+	                  ("launch_us"; 0 when none) */
 } ns_diff_prediction;
 
 /* One side of the comparison. Owns everything; free with ns_diff_side_free(). */
@@ -89,9 +90,9 @@ typedef struct {
 	size_t nsteps;   /* step windows (a trace without markers has one whole-trace window) */
 	double *step_us; /* nsteps window lengths, in time order */
 	double (*step_bucket_us)[NS_REGIME_COUNT]; /* nsteps rows of bucket time */
-	double dur_us;                          /* whole run: sum of the windows */
+	double dur_us;                             /* whole run: sum of the windows */
 	double bucket_us[NS_REGIME_COUNT];         /* whole run */
-	ns_profile shares;                      /* whole-run shares (a profile: as given) */
+	ns_profile shares;                         /* whole-run shares (a profile: as given) */
 	ns_diff_cause *causes;                     /* whole run; none when the input had none */
 	size_t ncauses;
 	ns_diff_kernel *kernels; /* largest first */
@@ -99,9 +100,10 @@ typedef struct {
 	bool kernels_partial; /* the list may leave out kernels (a saved report lists only its top N) */
 	bool step_markers;    /* the windows are ProfilerStep# steps (else one whole-trace window) */
 	char device[NS_DIFF_DEVICE_MAX]; /* the compared device's name, "" when unknown */
-	size_t ndevices;              /* devices in the input; the busiest one is compared */
-	size_t nranks;                /* distinct ranks named in the input; 0 when none is */
-	char dtype[NS_DIFF_DTYPE_MAX];   /* dtype of the compute kernels by time, from their names; "" unknown */
+	size_t ndevices;                 /* devices in the input; the busiest one is compared */
+	size_t nranks;                   /* distinct ranks named in the input; 0 when none is */
+	char
+	    dtype[NS_DIFF_DTYPE_MAX]; /* dtype of the compute kernels by time, from their names; "" unknown */
 	/* the report's next steps with a known bound, ranked; none from an older report or a profile */
 	ns_diff_prediction *predicted;
 	size_t npredicted;
@@ -116,10 +118,10 @@ typedef struct {
 	size_t trace_top;
 } ns_diff_side;
 
-/* What loading a side needs: a kernel table per side for traces (borrowed; a ns_kernel_rules serves one thread
- * at a time, so ns_diff_load_pair reads side i with rules[i]: load the table twice), the classifier and routes
- * for the report objects, and how many kernels the printed report object lists (its top_kernels, as
- * `nextstep trace --top`). */
+/* What loading a side needs: a kernel table per side for traces (borrowed; a ns_kernel_rules serves one
+ * thread at a time, so ns_diff_load_pair reads side i with rules[i]: load the table twice), the classifier
+ * and routes for the report objects, and how many kernels the printed report object lists (its top_kernels,
+ * as `nextstep trace --top`). */
 typedef struct {
 	const ns_kernel_rules *rules[2];
 	const ns_classify_options *classify;
@@ -141,15 +143,15 @@ NS_STATIC_API ns_status ns_diff_side_from_report(const cJSON *doc, ns_diff_side 
 /* A saved report or a profile JSON (one object, as the router reads it) from text. A syntax error sets
  * err->line. */
 NS_STATIC_API ns_status ns_diff_side_parse(const char *text, size_t len, const ns_diff_load_options *o,
-                                        ns_diff_side *s, ns_error *err);
+                                           ns_diff_side *s, ns_error *err);
 /* Any input: a trace (plain or gzip, read and split with o->rules[which]), a saved report, or a profile.
  * Trace errors set err->offset (byte in the decompressed document). */
-NS_STATIC_API ns_status ns_diff_side_load(ns_input *in, const ns_diff_load_options *o, int which, ns_diff_side *s,
-                                       ns_error *err);
+NS_STATIC_API ns_status ns_diff_side_load(ns_input *in, const ns_diff_load_options *o, int which,
+                                          ns_diff_side *s, ns_error *err);
 /* Loads both sides, the two at once on two threads. Each side has its own error; the status is NS_OK only
  * when both loaded. */
 NS_STATIC_API ns_status ns_diff_load_pair(ns_input *before, ns_input *after, const ns_diff_load_options *o,
-                                       ns_diff_side sides[2], ns_error errs[2]);
+                                          ns_diff_side sides[2], ns_error errs[2]);
 
 /* Step-time statistics of one side, in ms. */
 typedef struct {
@@ -171,7 +173,7 @@ typedef struct {
 } ns_diff_noise;
 
 NS_STATIC_API void ns_diff_noise_judge(const double *before_us, size_t nb, const double *after_us, size_t na,
-                                    ns_diff_noise *out);
+                                       ns_diff_noise *out);
 
 typedef enum {
 	NS_DIFF_NO_CHANGE, /* identical steps and buckets */
@@ -218,7 +220,8 @@ typedef struct {
 
 /* A next step BEFORE predicted, checked against AFTER (docs/next-step.md): its cause's time a step on each
  * side, and the step time the fix achieved: the fall of its cause, at most its bucket's and the step's
- * (never negative). Applied: its cause fell by NS_DIFF_SHRINK_MIN of its time or more, and it achieved some. */
+ * (never negative). Applied: its cause fell by NS_DIFF_SHRINK_MIN of its time or more, and it achieved some.
+ */
 typedef struct {
 	const ns_diff_prediction *p; /* borrowed from BEFORE */
 	double before_ms, after_ms;
@@ -227,14 +230,15 @@ typedef struct {
 	bool shown; /* every form says it: applied, or BEFORE's top prediction */
 } ns_diff_check;
 
-/* The comparison. Borrows names from the two sides, which must outlive it; free with ns_diff_result_free(). */
+/* The comparison. Borrows names from the two sides, which must outlive it; free with ns_diff_result_free().
+ */
 typedef struct {
 	ns_diff_change change;
 	ns_diff_step_stats before, after; /* ms; n = 0 when the time is unknown */
 	ns_diff_noise noise;
-	double speedup;                    /* mean before / mean after; 0 when unknown */
-	double bucket_ms[2][NS_REGIME_COUNT]; /* per step = whole-run bucket / steps */
-	ns_verdict verdict[2];             /* whole-run verdicts */
+	double speedup;                          /* mean before / mean after; 0 when unknown */
+	double bucket_ms[2][NS_REGIME_COUNT];    /* per step = whole-run bucket / steps */
+	ns_verdict verdict[2];                   /* whole-run verdicts */
 	ns_diff_target targets[NS_REGIME_COUNT]; /* BEFORE's regime first, then its high findings */
 	size_t ntargets;
 	ns_diff_kernel_delta *kernels; /* by |delta| descending, kernels known on both sides first */
@@ -252,7 +256,7 @@ typedef struct {
 } ns_diff_result;
 
 NS_STATIC_API ns_status ns_diff_compare(const ns_diff_side *before, const ns_diff_side *after,
-                                     const ns_classify_options *o, ns_diff_result *r, ns_error *err);
+                                        const ns_classify_options *o, ns_diff_result *r, ns_error *err);
 NS_STATIC_API void ns_diff_result_free(ns_diff_result *r);
 
 /* A shown check in words, as every form prints it after "prediction: ": "data loader: predicted up to 59.262
@@ -271,7 +275,7 @@ typedef struct {
 
 /* The text output: the headline, one line per suspect difference, and with verbose what moved. */
 NS_STATIC_API void ns_diff_print_text(FILE *out, const ns_diff_side *before, const ns_diff_side *after,
-                                   const ns_diff_result *r, const ns_diff_print_options *o);
+                                      const ns_diff_result *r, const ns_diff_print_options *o);
 /* CI gates. Slower: AFTER's median step is more than pct percent above BEFORE's and the change is
  * significant. Regime: the two whole-run verdicts name different regimes. */
 NS_STATIC_API bool ns_diff_gate_slower(const ns_diff_result *r, double pct);
@@ -280,7 +284,7 @@ NS_STATIC_API bool ns_diff_gate_regime(const ns_diff_result *r);
  * or "after") is printed from its split, not held. NS_ERR_NOMEM or NS_ERR_IO (the document is then cut
  * short, its line ended). */
 NS_STATIC_API ns_status ns_diff_print_json(FILE *out, const ns_diff_side *before, const ns_diff_side *after,
-                                        const ns_diff_result *r, size_t top, ns_error *err);
+                                           const ns_diff_result *r, size_t top, ns_error *err);
 /* The word for the change: "no change", "faster", "slower", "no significant change", "time unknown". */
 NS_STATIC_API const char *ns_diff_change_name(ns_diff_change c);
 NS_STATIC_API const char *ns_diff_fate_name(ns_diff_fate f);

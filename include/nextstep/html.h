@@ -1,10 +1,10 @@
 /* The HTML report: one self-contained page (inline CSS and SVG, a few lines of inline JavaScript for sorting
  * tables, no external URL) for a trace report, a diff, or the router's verdicts (one card per record).
  *
- * The page is written as it goes: ns_html_page_begin() writes the head, each section is written when its data is
- * ready, ns_html_page_end() closes it. Its size is bounded whatever the input (NS_HTML_PAGE_MAX): charts are
- * aggregated to a bounded number of marks, lists are cut to their top entries, and once the page is near the
- * bound further sections shrink to one line and then to a count. The module knows nothing of the command
+ * The page is written as it goes: ns_html_page_begin() writes the head, each section is written when its data
+ * is ready, ns_html_page_end() closes it. Its size is bounded whatever the input (NS_HTML_PAGE_MAX): charts
+ * are aggregated to a bounded number of marks, lists are cut to their top entries, and once the page is near
+ * the bound further sections shrink to one line and then to a count. The module knows nothing of the command
  * line: the caller hands in the input's name, size and digest and the time of the analysis. */
 #ifndef NEXTSTEP_HTML_H
 #define NEXTSTEP_HTML_H
@@ -43,7 +43,8 @@ NS_BEGIN_DECLS
 #define NS_HTML_TIMELINES_MAX 2
 /* Kernels listed per bucket. */
 #define NS_HTML_KERNELS_MAX 10
-/* Bytes of a name shown (kernel names can be 1 MiB); the whole name is cut to NS_HTML_TITLE_MAX in its tooltip.
+/* Bytes of a name shown (kernel names can be 1 MiB); the whole name is cut to NS_HTML_TITLE_MAX in its
+ * tooltip.
  */
 #define NS_HTML_NAME_MAX  120
 #define NS_HTML_TITLE_MAX 400
@@ -87,37 +88,40 @@ typedef struct {
 	const ns_classify_options *classify;
 	const ns_routes *routes;
 	const ns_troof_report *roofline; /* --roofline's placed ops, or NULL */
-	const ns_device *roof_device; /* the device they were placed on (NULL: no chart, the table only) */
+	const ns_device *roof_device;    /* the device they were placed on (NULL: no chart, the table only) */
 	/* Each device's kernel classes on the roofline, as ns_report_options.roof (NULL: none placed). */
 	bool (*roof)(void *ctx, const ns_split_device *d, ns_roof_time *out);
 	void *roof_ctx;
-	const ns_device_table *devices; /* peaks for the fp32 advice, as ns_report_options.devices; NULL: none */
+	const ns_device_table
+	    *devices; /* peaks for the fp32 advice, as ns_report_options.devices; NULL: none */
 } ns_html_trace_options;
 
 NS_STATIC_API ns_status ns_html_trace(ns_html_page *p, const ns_html_source *src, const ns_split_result *res,
-                                   const ns_html_trace_options *o, ns_error *err);
+                                      const ns_html_trace_options *o, ns_error *err);
 
 /* An input that could not be analysed: its name, size, digest and what was wrong (msg), in its place. */
 NS_STATIC_API void ns_html_input_error(ns_html_page *p, const ns_html_source *src, const char *msg);
 
 /* A diff: names[0..1] are BEFORE and AFTER as given. */
 NS_STATIC_API ns_status ns_html_diff(ns_html_page *p, const ns_html_source src[2], const ns_diff_side *before,
-                                  const ns_diff_side *after, const ns_diff_result *r, const ns_routes *routes,
-                                  ns_error *err);
+                                     const ns_diff_side *after, const ns_diff_result *r,
+                                     const ns_routes *routes, ns_error *err);
 
 /* A job (nextstep job): its report m (ns_job_report_build: the verdict, the straggler's bucket when
  * res->nstrag > 0, and the next steps, shown first), then the ranks as a heat map with the straggler marked
  * and comm split into waiting and transfer. */
-NS_STATIC_API ns_status ns_html_job(ns_html_page *p, const ns_job_result *res, const ns_job_report *m, ns_error *err);
+NS_STATIC_API ns_status ns_html_job(ns_html_page *p, const ns_job_result *res, const ns_job_report *m,
+                                    ns_error *err);
 /* The inputs of a page that merges many (a job): n named, `more` counted. */
 NS_STATIC_API void ns_html_inputs(ns_html_page *p, const ns_html_source *src, size_t n, size_t more);
 
 /* The router: a section per input, a card per record. */
 NS_STATIC_API void ns_html_router_begin(ns_html_page *p, const char *input_name);
-NS_STATIC_API void ns_html_router_card(ns_html_page *p, const char *label, const ns_verdict *v, const ns_routes *r);
+NS_STATIC_API void ns_html_router_card(ns_html_page *p, const char *label, const ns_verdict *v,
+                                       const ns_routes *r);
 NS_STATIC_API void ns_html_router_error(ns_html_page *p, long line, const char *msg);
 NS_STATIC_API void ns_html_router_end(ns_html_page *p,
-                                   const ns_html_source *src); /* src NULL: no input (bucket flags) */
+                                      const ns_html_source *src); /* src NULL: no input (bucket flags) */
 
 /* Writes s (len bytes, cut between characters to at most max bytes with "..." when longer) as HTML text or
  * attribute value: & < > " ' escaped, control characters and bytes that are not UTF-8 as U+FFFD. Returns

@@ -24,8 +24,8 @@ typedef enum {
 	NS_INPUT_GZIP,    /* gzip magic 1f 8b: a compressed trace */
 	NS_INPUT_TRACE,   /* a JSON object whose first key is a Chrome/Kineto trace key (traceEvents,
 	                  schemaVersion, ...), or an array of trace events (the first holds a "ph" key) */
-	NS_INPUT_PROFILE, /* anything else: profile JSON / NDJSON (the profile parser reports what is wrong with
-	                  it) */
+	NS_INPUT_PROFILE, /* anything else: profile JSON / NDJSON (the profile parser reports what is wrong
+	                  with it) */
 	NS_INPUT_SQLITE   /* an SQLite database ("SQLite format 3"): an Nsight Systems export, most likely */
 } ns_input_kind;
 
@@ -35,7 +35,7 @@ typedef enum {
 typedef struct {
 	int fd;
 	bool owns_fd;
-	const char *name;                /* as given; "-" for stdin */
+	const char *name;                   /* as given; "-" for stdin */
 	char display[NS_INPUT_DISPLAY_MAX]; /* the name safe to print (see ns_input_display_name) */
 	unsigned char head[NS_INPUT_HEAD_MAX];
 	size_t head_len; /* bytes read ahead */

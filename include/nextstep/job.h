@@ -71,22 +71,24 @@ typedef struct {
 
 /* The summary of one rank's split. file may be NULL. */
 NS_STATIC_API ns_status ns_job_rank_from_split(const ns_split_result *r, const char *file, ns_job_rank **out,
-                                            ns_error *err);
+                                               ns_error *err);
 NS_STATIC_API void ns_job_rank_free(ns_job_rank *rank);
 /* The one-line NDJSON form (no newline), malloc'd; NULL on OOM. */
 NS_STATIC_API char *ns_job_rank_to_ndjson(const ns_job_rank *rank);
 /* Reads one summary line back. Errors are located: err->offset is the byte offset in the line (or -1). */
-NS_STATIC_API ns_status ns_job_rank_from_ndjson(const char *line, size_t len, ns_job_rank **out, ns_error *err);
+NS_STATIC_API ns_status ns_job_rank_from_ndjson(const char *line, size_t len, ns_job_rank **out,
+                                                ns_error *err);
 
 /* What makes a straggler slow, told from its kernels (docs/job.md, "Why a rank is slow"). */
 typedef enum {
-	NS_STRAGGLER_HOST, /* its slow bucket is host-side (overhead, data loader, idle): that bucket's own route
-	                 */
-	NS_STRAGGLER_DEVICE, /* the same kernels a step, slower, in (nearly) every step: its GPU or host, not the
-	                     model */
+	NS_STRAGGLER_HOST,   /* its slow bucket is host-side (overhead, data loader, idle): that bucket's own
+	                      * route
+	                      */
+	NS_STRAGGLER_DEVICE, /* the same kernels a step, slower, in (nearly) every step: its GPU or host, not
+	                     the model */
 	NS_STRAGGLER_WORK,   /* more kernels a step than the others: it is given more work */
-	NS_STRAGGLER_INPUTS, /* the same kernels, slower, but only in some steps: inputs that vary from step to
-	                     step */
+	NS_STRAGGLER_INPUTS, /* the same kernels, slower, but only in some steps: inputs that vary from step
+	                     to step */
 	NS_STRAGGLER_KIND_COUNT
 } ns_job_straggler_kind;
 
@@ -118,14 +120,14 @@ typedef struct {
 /* One rank in the job. */
 typedef struct {
 	ns_job_rank *src; /* owned */
-	size_t device; /* index in src->dev of the device the job judges (the one with most collectives) */
-	ns_split_window overall; /* that device's whole-run window; comm's exposed cause split into wait/transfer
-	                       * when the job could split it */
+	size_t device;    /* index in src->dev of the device the job judges (the one with most collectives) */
+	ns_split_window overall; /* that device's whole-run window; comm's exposed cause split into
+	                          * wait/transfer when the job could split it */
 	int64_t median_step_ns;
-	int64_t noncomm_ns;              /* median over steps of the step time outside comm */
+	int64_t noncomm_ns;                 /* median over steps of the step time outside comm */
 	int64_t bucket_ns[NS_REGIME_COUNT]; /* median over steps of each bucket */
-	int64_t kernels;                 /* median over steps of the kernels started */
-	int64_t *step_wait_ns;           /* per step of the device (NULL when not split) */
+	int64_t kernels;                    /* median over steps of the kernels started */
+	int64_t *step_wait_ns;              /* per step of the device (NULL when not split) */
 	bool has_offset;
 	int64_t offset_ns;    /* this rank's clock minus the reference rank's */
 	int64_t waited_for;   /* the rank most of its waiting was for, -1 when none */
@@ -140,13 +142,13 @@ typedef struct {
 typedef struct {
 	ns_job_rank_result *rank; /* sorted by rank */
 	size_t nranks;
-	int64_t world_size;   /* the largest world_size the summaries name (0 when none does) */
-	bool split;           /* waiting and transfer were told apart */
-	char why_not[256];    /* when not split: why ("" otherwise) */
-	size_t groups;        /* process groups seen */
-	size_t matched;       /* collectives matched on at least two ranks */
-	size_t mismatches;    /* matched collectives whose name or size differ */
-	char mismatch[256];   /* the first mismatch, "" when none */
+	int64_t world_size;      /* the largest world_size the summaries name (0 when none does) */
+	bool split;              /* waiting and transfer were told apart */
+	char why_not[256];       /* when not split: why ("" otherwise) */
+	size_t groups;           /* process groups seen */
+	size_t matched;          /* collectives matched on at least two ranks */
+	size_t mismatches;       /* matched collectives whose name or size differ */
+	char mismatch[256];      /* the first mismatch, "" when none */
 	ns_job_straggler *strag; /* worst first */
 	size_t nstrag;
 	ns_profile median; /* per-bucket median of the ranks' whole-run shares */
@@ -182,11 +184,11 @@ NS_STATIC_API ns_status ns_job_merge_add(ns_job_merge *m, ns_job_rank *rank, ns_
 /* Told of each bad summary line (err->line is its number); reading goes on after it. */
 typedef void (*ns_job_line_error_fn)(void *ctx, const ns_error *err);
 /* Adds the summary lines of in to m as they arrive (memory: the summaries, not their text); blank lines are
- * allowed between them. A line that is no summary, or that ns_job_merge_add() refuses, goes to on_error. Returns
- * NS_OK at the end of in, or what stopped the reading: NS_ERR_IO (a read error), NS_ERR_LIMIT (a line longer
- * than NS_JOB_LINE_MAX, with err->line) or NS_ERR_NOMEM. */
-NS_STATIC_API ns_status ns_job_merge_read(ns_job_merge *m, ns_input *in, ns_job_line_error_fn on_error, void *ctx,
-                                       ns_error *err);
+ * allowed between them. A line that is no summary, or that ns_job_merge_add() refuses, goes to on_error.
+ * Returns NS_OK at the end of in, or what stopped the reading: NS_ERR_IO (a read error), NS_ERR_LIMIT (a line
+ * longer than NS_JOB_LINE_MAX, with err->line) or NS_ERR_NOMEM. */
+NS_STATIC_API ns_status ns_job_merge_read(ns_job_merge *m, ns_input *in, ns_job_line_error_fn on_error,
+                                          void *ctx, ns_error *err);
 NS_STATIC_API size_t ns_job_merge_count(const ns_job_merge *m);
 /* The job of every rank added; the merger is then empty. At least one rank is needed. */
 NS_STATIC_API ns_status ns_job_merge_finish(ns_job_merge *m, ns_job_result **out, ns_error *err);

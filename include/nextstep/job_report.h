@@ -29,22 +29,23 @@ typedef struct {
 
 /* The job's verdict and routes, as the report states them: the straggler's bucket when there is one, else
  * the median split's verdict. */
-NS_STATIC_API void ns_job_report_verdict(const ns_job_result *res, const ns_job_report_options *o, ns_verdict *v,
-                                      ns_routes *routes);
+NS_STATIC_API void ns_job_report_verdict(const ns_job_result *res, const ns_job_report_options *o,
+                                         ns_verdict *v, ns_routes *routes);
 /* The ranks in the order every form of the report lists them: stragglers first, then the ranks furthest
  * from the median rank's non-comm step time, then by rank number. NULL when out of memory; caller frees. */
 NS_STATIC_API const ns_job_rank_result **ns_job_ranks_in_order(const ns_job_result *res);
 /* The job's next steps: each straggler's fix (bounded by the waiting of every other rank), then the fixes of
  * the rank nearest the median, the job as it would run with its stragglers on time (docs/next-step.md). */
-NS_STATIC_API void ns_job_next_steps(const ns_job_result *res, const ns_job_report_options *o, ns_next_steps *out);
+NS_STATIC_API void ns_job_next_steps(const ns_job_result *res, const ns_job_report_options *o,
+                                     ns_next_steps *out);
 /* The job's report, decided once (issue 21): the text, JSON and HTML forms print it. Owns order; free with
  * ns_job_report_free(). About 12 kB: allocate it. */
 typedef struct {
-	char label[96];                /* "job (8 ranks)", "job (3 of 4 ranks)" */
-	ns_verdict verdict;            /* the straggler's bucket when there is one (ns_job_report_verdict) */
-	ns_routes routes;              /* shallow: the verdict's routes */
+	char label[96];     /* "job (8 ranks)", "job (3 of 4 ranks)" */
+	ns_verdict verdict; /* the straggler's bucket when there is one (ns_job_report_verdict) */
+	ns_routes routes;   /* shallow: the verdict's routes */
 	const ns_job_rank_result **order; /* the ranks as every form lists them (ns_job_ranks_in_order) */
-	ns_next_steps next;            /* the job's next steps (ns_job_next_steps) */
+	ns_next_steps next;               /* the job's next steps (ns_job_next_steps) */
 } ns_job_report;
 
 /* NS_ERR_NOMEM (out untouched but freeable) when memory ran out. */
@@ -54,8 +55,8 @@ NS_STATIC_API void ns_job_report_free(ns_job_report *r);
 
 /* Prints res in o->format->kind (text, quiet or JSON) to out and flushes it. NS_ERR_NOMEM when memory ran out
  * (nothing, or for text part of the report, is printed then), NS_ERR_IO when a write to out failed. */
-NS_STATIC_API ns_status ns_job_report_print(FILE *out, const ns_job_result *res, const ns_job_report_options *o,
-                                         ns_error *err);
+NS_STATIC_API ns_status ns_job_report_print(FILE *out, const ns_job_result *res,
+                                            const ns_job_report_options *o, ns_error *err);
 
 NS_END_DECLS
 

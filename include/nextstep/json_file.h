@@ -28,7 +28,7 @@ NS_STATIC_API ns_status ns_json_parse_file(const char *path, cJSON **out, ns_err
 NS_STATIC_API ns_status ns_json_check_unique_keys(const cJSON *root, ns_error *err);
 /* Names an object key unknown to the caller: fails when key is not in allowed (NULL-terminated). */
 NS_STATIC_API ns_status ns_json_check_keys(const cJSON *obj, const char *const *allowed, const char *what,
-                                        ns_error *err);
+                                           ns_error *err);
 
 NS_END_DECLS
 

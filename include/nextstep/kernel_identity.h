@@ -17,7 +17,7 @@
 
 NS_BEGIN_DECLS
 
-#define NS_KERNEL_IDENTITY_MAX                                                                                  \
+#define NS_KERNEL_IDENTITY_MAX                                                                               \
 	1024 /* bytes of a qualified identity kept; longer ones are cut (prefixes survive) */
 #define NS_KERNEL_LAUNCHER_HOPS 4 /* launchers unwrapped inside one another at most */
 

@@ -79,7 +79,8 @@ typedef struct {
 
 /* What a next step is computed from besides its window and routes. */
 typedef struct {
-	const ns_roof_time *roof; /* indexed by ns_kernel_class; NULL: no placement was made (NS_ROOF_NOT_RUN) */
+	const ns_roof_time
+	    *roof; /* indexed by ns_kernel_class; NULL: no placement was made (NS_ROOF_NOT_RUN) */
 	/* Of the window's launch time (overhead.launch), the part inside the optimizer's step (the main
 	 * thread in an Optimizer.step# span): the optimizer's own per-tensor launches, which a fused or
 	 * foreach optimizer removes. 0 when none, or not known. */

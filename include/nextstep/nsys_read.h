@@ -33,7 +33,8 @@ NS_STATIC_API bool ns_is_sqlite(const void *head, size_t n);
  * events. Tables are read one after another, each by one streaming query in the order it is stored (names
  * looked up by StringIds' primary key): memory stays at SQLite's page cache and one row, whatever the size.
  * Errors name the file's table and row ("CUPTI_ACTIVITY_KIND_KERNEL row 12: end before start"); an
- * unknown layout names the missing table or column; a string longer than NS_TRACE_MAX_STRING is NS_ERR_LIMIT. */
+ * unknown layout names the missing table or column; a string longer than NS_TRACE_MAX_STRING is NS_ERR_LIMIT.
+ */
 NS_STATIC_API ns_status ns_nsys_read(const char *path, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
                                      ns_error *err);
 

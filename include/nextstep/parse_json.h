@@ -32,15 +32,15 @@ typedef struct {
 	char name[NS_PROFILE_UNKNOWN_KEPT][NS_PROFILE_UNKNOWN_NAME_MAX];
 } ns_profile_unknown_keys;
 
-/* Fills p from obj. Unknown keys are an error when strict (err->param NS_PROFILE_PARAM_STRICT), else listed in
- * unknown. */
+/* Fills p from obj. Unknown keys are an error when strict (err->param NS_PROFILE_PARAM_STRICT), else listed
+ * in unknown. */
 NS_STATIC_API ns_status ns_parse_profile_json(const cJSON *obj, ns_profile *p, bool strict,
-                                           ns_profile_unknown_keys *unknown, ns_error *err);
+                                              ns_profile_unknown_keys *unknown, ns_error *err);
 
 typedef enum {
 	NS_PROFILE_READ_OK,  /* *p holds the next profile (unknown may list keys; err->line/index say where it
-	                   * was)
-	                   */
+	                      * was)
+	                      */
 	NS_PROFILE_READ_BAD, /* this record was bad: err says why and where; call again for the next one */
 	NS_PROFILE_READ_END  /* no more records */
 } ns_profile_read_result;
@@ -50,7 +50,7 @@ typedef struct ns_profile_reader ns_profile_reader;
 /* Reads records from in, which the caller keeps open until ns_profile_reader_free(). NULL on OOM. */
 NS_STATIC_API ns_profile_reader *ns_profile_reader_new(ns_input *in, bool strict);
 NS_STATIC_API ns_profile_read_result ns_profile_reader_next(ns_profile_reader *r, ns_profile *p,
-                                                      ns_profile_unknown_keys *unknown, ns_error *err);
+                                                            ns_profile_unknown_keys *unknown, ns_error *err);
 NS_STATIC_API void ns_profile_reader_free(ns_profile_reader *r);
 
 NS_END_DECLS

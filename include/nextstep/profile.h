@@ -24,7 +24,7 @@ typedef struct {
 /* ns_error.param of the profile errors a caller setting decides. */
 enum {
 	NS_PROFILE_PARAM_NORMALIZE = 1, /* shares sum above 1: normalizing would rescale them instead */
-	NS_PROFILE_PARAM_STRICT         /* an unknown key, an error only because strict reading was asked for */
+	NS_PROFILE_PARAM_STRICT /* an unknown key, an error only because strict reading was asked for */
 };
 
 NS_API void ns_profile_init(ns_profile *p);

@@ -35,7 +35,8 @@ typedef struct {
 	double intensity;  /* FLOP/B */
 	double ridge;      /* FLOP/B where the roofs meet */
 	double attainable; /* FLOP/s: min(peak, intensity * bandwidth) */
-	ns_regime regime;  /* NS_REGIME_COMPUTE (at or above the ridge), NS_REGIME_MEMORY, or NS_REGIME_OVERHEAD */
+	ns_regime
+	    regime; /* NS_REGIME_COMPUTE (at or above the ridge), NS_REGIME_MEMORY, or NS_REGIME_OVERHEAD */
 	bool timed;
 	double achieved_flops; /* FLOP/s, when timed */
 	double achieved_bytes_per_s;
@@ -49,7 +50,8 @@ typedef struct {
  * device's numbers (param 0). */
 enum { NS_ROOFLINE_PARAM_WORK = 1 };
 
-NS_STATIC_API ns_status ns_roofline_place(const ns_roofline_input *in, ns_roofline_result *out, ns_error *err);
+NS_STATIC_API ns_status ns_roofline_place(const ns_roofline_input *in, ns_roofline_result *out,
+                                          ns_error *err);
 /* The regime the roofs alone give (no time): compute at or above the ridge, memory below. */
 NS_STATIC_API ns_regime ns_roofline_bound(double intensity, double ridge);
 
@@ -62,12 +64,12 @@ typedef struct {
 /* Batched matmul C[b] = A[b] (MxK) * B[b] (KxN): FLOPs 2*b*M*N*K; ideal reuse: A and B read once, C written
  * once: b*(M*K + K*N + M*N) elements of the dtype. */
 NS_STATIC_API ns_status ns_roofline_matmul(double m, double n, double k, double batch, ns_dtype dt,
-                                        ns_roofline_work *w, ns_error *err);
+                                           ns_roofline_work *w, ns_error *err);
 /* N elements, each reading `inputs` and writing `outputs` values and doing flops_per_element FLOPs:
  * FLOPs N*f; bytes N*(inputs + outputs)*size. */
 NS_STATIC_API ns_status ns_roofline_elementwise(double n, double inputs, double outputs,
-                                             double flops_per_element, ns_dtype dt, ns_roofline_work *w,
-                                             ns_error *err);
+                                                double flops_per_element, ns_dtype dt, ns_roofline_work *w,
+                                                ns_error *err);
 
 /* One decode step of a transformer (one new token for each of `batch` sequences). */
 typedef struct {
@@ -88,7 +90,7 @@ typedef struct {
 } ns_roofline_decode;
 
 NS_STATIC_API ns_status ns_roofline_decode_step(const ns_roofline_decode_spec *s, ns_dtype dt, double ridge,
-                                             ns_roofline_decode *out, ns_error *err);
+                                                ns_roofline_decode *out, ns_error *err);
 
 /* The batch-doubling test: t1 for the work, t2 for twice the work. */
 #define NS_SCALING_OVERHEAD_BELOW 1.25 /* ratio below this: at least 75% of the step is fixed cost */
@@ -104,7 +106,7 @@ typedef struct {
 } ns_scaling_result;
 
 NS_STATIC_API ns_status ns_roofline_scaling(double t1, double t2, double overhead_below, double work_above,
-                                         ns_scaling_result *out, ns_error *err);
+                                            ns_scaling_result *out, ns_error *err);
 NS_STATIC_API const char *ns_scaling_kind_word(ns_scaling_kind k);
 
 /* Per-op placement for the trace module. op_name: "aten::mm", "aten::addmm", "aten::matmul", "aten::linear",
@@ -120,8 +122,8 @@ typedef struct {
 } ns_roofline_op;
 
 NS_STATIC_API void ns_roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops,
-                                     int64_t gpu_ns, ns_dtype dt, const ns_device *dev,
-                                     double overhead_threshold, ns_roofline_op *out);
+                                        int64_t gpu_ns, ns_dtype dt, const ns_device *dev,
+                                        double overhead_threshold, ns_roofline_op *out);
 /* Whether ns_roofline_place_op() counts the op of this name (len bytes, not terminated): the matmul ops (mm,
  * addmm, matmul, linear, bmm, baddbmm). The one list of them. */
 NS_STATIC_API bool ns_roofline_is_matmul_op(const char *name, size_t len);

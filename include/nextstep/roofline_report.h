@@ -39,12 +39,13 @@ typedef struct {
 
 /* The verdict line, the decode line for a decode step, and with o->verbose the explanation. */
 NS_STATIC_API void ns_roofline_report_text(FILE *out, const ns_roofline_placement *p, const ns_routes *routes,
-                                        const ns_format_options *o);
+                                           const ns_format_options *o);
 /* The verdict object with the numbers. Caller frees; NULL on OOM. */
 NS_STATIC_API cJSON *ns_roofline_report_json(const ns_roofline_placement *p, const ns_routes *routes);
 /* In o->kind: text, quiet (the regime name) or JSON. NS_ERR_NOMEM when the JSON could not be built. */
-NS_STATIC_API ns_status ns_roofline_report_print(FILE *out, const ns_roofline_placement *p, const ns_routes *routes,
-                                              const ns_format_options *o, ns_error *err);
+NS_STATIC_API ns_status ns_roofline_report_print(FILE *out, const ns_roofline_placement *p,
+                                                 const ns_routes *routes, const ns_format_options *o,
+                                                 ns_error *err);
 
 /* The batch-doubling test's result. */
 typedef struct {
@@ -57,13 +58,14 @@ typedef struct {
 	const char *roofline_words;
 } ns_scaling_report;
 
-NS_STATIC_API ns_status ns_scaling_report_print(FILE *out, const ns_scaling_report *s, const ns_routes *routes,
-                                             const ns_format_options *o, ns_error *err);
+NS_STATIC_API ns_status ns_scaling_report_print(FILE *out, const ns_scaling_report *s,
+                                                const ns_routes *routes, const ns_format_options *o,
+                                                ns_error *err);
 
 /* The device table (or one device when only is non-NULL): text with o->verbose adding aliases, ridges and
  * sources, or JSON {"devices": [...]}. */
 NS_STATIC_API ns_status ns_devices_report_print(FILE *out, const ns_device_table *t, const ns_device *only,
-                                             const ns_format_options *o, ns_error *err);
+                                                const ns_format_options *o, ns_error *err);
 
 NS_END_DECLS
 

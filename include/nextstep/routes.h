@@ -25,7 +25,8 @@ typedef enum {
 	NS_FINDING_OPTIMIZER,        /* the optimizer step takes a large share of the step */
 	NS_FINDING_STRAGGLER_DEVICE, /* a job's straggler runs the same kernels slower in every step */
 	NS_FINDING_STRAGGLER_WORK,   /* a job's straggler launches more kernels a step than the others */
-	NS_FINDING_STRAGGLER_INPUTS, /* a job's straggler is slower in some steps only, with the same kernels */
+	NS_FINDING_STRAGGLER_INPUTS, /* a job's straggler is slower in some steps only, with the same kernels
+	                              */
 	NS_FINDING_DECODE_MEMORY,    /* the memory-bound kernels of an inference server's decode steps */
 	/* A memory budget's largest term (docs/budget.md): the lever that makes room. */
 	NS_FINDING_BUDGET_WEIGHTS,
@@ -41,8 +42,8 @@ typedef enum {
 	NS_FINDING_LAUNCH_COMPILED,    /* dispatch-bound with the model already under torch.compile */
 	NS_FINDING_GRAPH_CAPTURE,      /* a start-up window that mostly records CUDA/HIP graphs */
 	NS_FINDING_LAYOUT_TRANSFORM,   /* NCHW<->NHWC transposes around convolutions: channels_last */
-	NS_FINDING_FP32_TENSOR_CORES,  /* fp32 GEMMs/convolutions on a GPU with tensor cores: autocast, TF32 */
-	NS_FINDING_WAIT_NO_STRAGGLER,  /* a job's ranks wait in collectives, but no rank is a straggler */
+	NS_FINDING_FP32_TENSOR_CORES, /* fp32 GEMMs/convolutions on a GPU with tensor cores: autocast, TF32 */
+	NS_FINDING_WAIT_NO_STRAGGLER, /* a job's ranks wait in collectives, but no rank is a straggler */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 
@@ -67,8 +68,8 @@ typedef enum {
 	NS_FOLLOW_UP_COUNT
 } ns_routes_follow_up;
 
-/* The built-in routes with each follow-up worded (as ns_routes_init_worded() below; follow_ups may be NULL), or
- * NULL with err set. Free with ns_routes_delete(). */
+/* The built-in routes with each follow-up worded (as ns_routes_init_worded() below; follow_ups may be NULL),
+ * or NULL with err set. Free with ns_routes_delete(). */
 NS_API ns_routes *ns_routes_new(const char *const *follow_ups, ns_error *err);
 NS_API void ns_routes_delete(ns_routes *r);
 /* Puts dir and a '/' in front of every route's doc ("DIR/fixes.md#data-loader"): the folder where the caller
@@ -95,8 +96,8 @@ struct ns_routes {
 
 /* The built-in routes, their follow-ups left out. */
 NS_STATIC_API ns_status ns_routes_init_default(ns_routes *r, ns_error *err);
-/* The built-in routes with each follow-up worded: follow_ups[FOLLOW_UP_...] (NS_FOLLOW_UP_COUNT entries) goes in
- * parentheses where the route's text refers to it; NULL, or a NULL entry, leaves it out. */
+/* The built-in routes with each follow-up worded: follow_ups[FOLLOW_UP_...] (NS_FOLLOW_UP_COUNT entries) goes
+ * in parentheses where the route's text refers to it; NULL, or a NULL entry, leaves it out. */
 NS_STATIC_API ns_status ns_routes_init_worded(ns_routes *r, const char *const *follow_ups, ns_error *err);
 NS_STATIC_API void ns_routes_free(ns_routes *r);
 #endif

@@ -3,10 +3,10 @@
  * The sequence is the device's GPU events in start order, each named by its interned name id. An iteration of
  * a training or decode loop launches the same kernels in the same order, so some kernel (the anchor) appears
  * once per iteration and the stretches between its consecutive occurrences are the same sequence. Candidate
- * anchors are the ids seen at least NS_STEP_PERIOD_MIN_ITERATIONS times, fewest occurrences first (a kernel that
- * runs once per iteration beats a per-layer kernel), at most NS_STEP_PERIOD_CANDIDATES of them; the first whose
- * stretches are mostly one sequence (at least 3 in 4, compared by a 64-bit hash and length) is the anchor.
- * Cost: O(n) per candidate, memory O(ids + occurrences). Limits in docs/trace.md. */
+ * anchors are the ids seen at least NS_STEP_PERIOD_MIN_ITERATIONS times, fewest occurrences first (a kernel
+ * that runs once per iteration beats a per-layer kernel), at most NS_STEP_PERIOD_CANDIDATES of them; the
+ * first whose stretches are mostly one sequence (at least 3 in 4, compared by a 64-bit hash and length) is
+ * the anchor. Cost: O(n) per candidate, memory O(ids + occurrences). Limits in docs/trace.md. */
 #ifndef NEXTSTEP_STEP_PERIOD_H
 #define NEXTSTEP_STEP_PERIOD_H
 
@@ -35,7 +35,7 @@ typedef struct {
 
 /* seq[0..n) holds ids below nids. False when no period is found (or memory ran out: *nomem). */
 NS_STATIC_API bool ns_step_period_find(const uint32_t *seq, size_t n, size_t nids, ns_step_period *out,
-                                    bool *nomem);
+                                       bool *nomem);
 
 NS_END_DECLS
 

@@ -27,7 +27,8 @@ typedef struct {
 /* The table and its length. */
 NS_STATIC_API const ns_trace_category_row *ns_trace_category_table(size_t *n);
 
-/* The row for category s[0..len) (not NUL-terminated), NULL when the category is not known (NS_TCAT_OTHER). */
+/* The row for category s[0..len) (not NUL-terminated), NULL when the category is not known (NS_TCAT_OTHER).
+ */
 NS_STATIC_API const ns_trace_category_row *ns_trace_category_find(const char *s, size_t len);
 
 NS_END_DECLS

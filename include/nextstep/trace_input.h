@@ -14,10 +14,11 @@
 
 NS_BEGIN_DECLS
 
-/* Sniffs in and reads it with the reader for its kind, calling fn per event as ns_trace_read() does. An SQLite
- * export is opened by its name (SQLite reads a file, not a stream: stdin is refused with a message). */
-NS_STATIC_API ns_status ns_trace_read_input(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
-                                            ns_error *err);
+/* Sniffs in and reads it with the reader for its kind, calling fn per event as ns_trace_read() does. An
+ * SQLite export is opened by its name (SQLite reads a file, not a stream: stdin is refused with a message).
+ */
+NS_STATIC_API ns_status ns_trace_read_input(ns_input *in, ns_trace_event_fn fn, void *ctx,
+                                            ns_trace_meta *meta, ns_error *err);
 
 NS_END_DECLS
 

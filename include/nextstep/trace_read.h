@@ -42,8 +42,9 @@ typedef enum {
 	NS_TCAT_MEMCPY,
 	NS_TCAT_MEMSET,
 	NS_TCAT_FLOW,   /* ac2g and other flow categories */
-	NS_TCAT_PYTHON, /* python_function; also an Nsight Systems OS runtime call (cat_raw NS_TRACE_CAT_OS_RUNTIME)
-	              */
+	NS_TCAT_PYTHON, /* python_function; also an Nsight Systems OS runtime call (cat_raw
+	                 * NS_TRACE_CAT_OS_RUNTIME)
+	                 */
 	NS_TCAT_COUNT
 } ns_trace_category;
 
@@ -115,8 +116,8 @@ typedef struct {
 	long long bytes; /* decompressed bytes read */
 	bool compressed;
 	/* The document ended early (plain JSON cut, or a gzip stream that stops): a capture cut off by a
-	 * killed job or a full disk. ns_trace_read() still fails, with err saying where; the events before the
-	 * cut were handed to the callback, so a caller may report what was read. truncated_at is the
+	 * killed job or a full disk. ns_trace_read() still fails, with err saying where; the events before
+	 * the cut were handed to the callback, so a caller may report what was read. truncated_at is the
 	 * decompressed byte where the input ended; in_events: the cut fell inside traceEvents (events after
 	 * it are lost), else after it (only top-level members that follow traceEvents are lost). */
 	bool truncated;
@@ -141,7 +142,7 @@ typedef ns_status (*ns_trace_event_fn)(const ns_trace_event *ev, void *ctx, ns_e
  * One event (or one top-level value other than traceEvents) must fit in 2 * NS_TRACE_MAX_STRING + 1 MiB; the
  * window grows to that only for such an event, otherwise memory stays at a few MiB whatever the file size. */
 NS_STATIC_API ns_status ns_trace_read(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
-                                   ns_error *err);
+                                      ns_error *err);
 
 NS_END_DECLS
 

@@ -35,14 +35,18 @@ typedef enum {
 	                             "(--device)" */
 	NS_REPORT_HINT_NAME_DEVICE,  /* the trace's device is unknown or missing: how to name one */
 	NS_REPORT_HINT_MORE_ROWS,    /* after "... N more" rows than were shown: how to show more */
-	NS_REPORT_HINT_TF32, /* fp32 ops placed on the fp32 roof on a device with TF32: how to use that roof */
+	NS_REPORT_HINT_TF32, /* fp32 ops placed on the fp32 roof on a device with TF32: how to use that roof
+	                      */
 	NS_REPORT_HINT_WARMUP_ONE,     /* one warm-up step was left out of the verdict: how to include it */
 	NS_REPORT_HINT_WARMUP_SEVERAL, /* several warm-up steps were: how to include them */
-	NS_REPORT_HINT_STEP_MARKER, /* the steps came from the caller's step-marker pattern: what it is called */
-	NS_REPORT_HINT_PYTHON_DETAIL, /* after the with_stack hint: where the Python behind the causes is shown
-	                            */
-	NS_REPORT_HINT_ROOFLINE /* kernels whose bound is unknown because no placement was made: how to make one
-	                      */
+	NS_REPORT_HINT_STEP_MARKER, /* the steps came from the caller's step-marker pattern: what it is called
+	                             */
+	NS_REPORT_HINT_PYTHON_DETAIL, /* after the with_stack hint: where the Python behind the causes is
+	                               * shown
+	                               */
+	NS_REPORT_HINT_ROOFLINE /* kernels whose bound is unknown because no placement was made: how to make
+	                         * one
+	                         */
 } ns_report_hint;
 #define NS_REPORT_HINT_COUNT 9
 
@@ -50,13 +54,13 @@ typedef struct {
 	const ns_classify_options *classify;
 	const ns_routes *routes;
 	const ns_format_options *format; /* kind, verbose, color */
-	const char *source;           /* the input's display name */
-	bool steps;                   /* one line per step (text) */
-	size_t top;                   /* kernels listed per device with -v (text) and in JSON */
+	const char *source;              /* the input's display name */
+	bool steps;                      /* one line per step (text) */
+	size_t top;                      /* kernels listed per device with -v (text) and in JSON */
 	const char *const *hints; /* NS_REPORT_HINT_COUNT suggestions in the caller's words, or NULL (text) */
 	/* The roofline placement of each device's kernel classes (issue 22): roof(ctx, device, out) fills
-	 * out[NS_KCLASS_COUNT] for device d's overall window and returns true, or returns false (no placement:
-	 * the kernels' bounds are unknown). NULL: no placement anywhere. */
+	 * out[NS_KCLASS_COUNT] for device d's overall window and returns true, or returns false (no
+	 * placement: the kernels' bounds are unknown). NULL: no placement anywhere. */
 	bool (*roof)(void *ctx, const ns_split_device *d, ns_roof_time *out);
 	void *roof_ctx;
 	const ns_device_table *devices; /* peaks for the fp32 advice (docs/trace.md); NULL: none given */
@@ -64,7 +68,7 @@ typedef struct {
 
 /* One inference phase of a device (prefill, decode, mixed), routed on its own. */
 typedef struct {
-	size_t steps;        /* 0: the device has no step of this phase */
+	size_t steps;           /* 0: the device has no step of this phase */
 	ns_split_window window; /* its steps summed, with its phase set (the routes depend on it) */
 	ns_verdict verdict;
 	ns_routes routes; /* shallow: borrows the report's routes */
@@ -109,9 +113,9 @@ NS_STATIC_API void ns_roof_note_words(const ns_roof_note *n, char *buf, size_t s
  * the routes and next steps point into it, so it is not copied. About 40 kB: allocate it. */
 typedef struct {
 	char label[NS_TRACE_DEVICE_NAME_MAX +
-	           64];       /* "device 0 (NVIDIA A100-SXM4-40GB)", "rank 3 dev 0", "host" */
-	size_t counted_steps; /* the steps in overall (1: a whole-trace window) */
-	ns_split_window routed;  /* overall, its phase decode when decode holds most of its memory time */
+	           64];         /* "device 0 (NVIDIA A100-SXM4-40GB)", "rank 3 dev 0", "host" */
+	size_t counted_steps;   /* the steps in overall (1: a whole-trace window) */
+	ns_split_window routed; /* overall, its phase decode when decode holds most of its memory time */
 	ns_verdict verdict;
 	ns_routes routes;         /* the headline's: host-only, dominant causes', decode's (shallow) */
 	bool unfit;               /* no verdict: the trace is unfit */
@@ -160,13 +164,14 @@ NS_STATIC_API const ns_roof_time *ns_report_roof(const ns_report_options *o, con
                                                  ns_roof_time *buf);
 
 /* A quality problem's one-line explanation (text and JSON "detail"). */
-NS_STATIC_API void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char *buf, size_t size);
+NS_STATIC_API void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char *buf,
+                                            size_t size);
 /* Where the steps came from, in words ("inference-server iteration markers"; a step marker's as hints word
  * it, "step-marker annotations" without); NULL for the host's ProfilerStep# and for no steps. */
 NS_STATIC_API const char *ns_report_step_source_words(ns_step_source s, const char *const *hints);
 /* The marker of a step as text: NULL when the step has none. buf holds a ProfilerStep# name. */
-NS_STATIC_API const char *ns_report_step_marker(const ns_split_result *res, const ns_split_window *w, char *buf,
-                                                size_t size);
+NS_STATIC_API const char *ns_report_step_marker(const ns_split_result *res, const ns_split_window *w,
+                                                char *buf, size_t size);
 
 /* hints[h], or NULL when there are no hints or none for h. */
 NS_STATIC_API const char *ns_report_hint_text(const char *const *hints, ns_report_hint h);
@@ -174,23 +179,24 @@ NS_STATIC_API const char *ns_report_hint_text(const char *const *hints, ns_repor
 /* "rank 0 dev 0", "device 0 (NVIDIA A100-SXM4-40GB)", "device 0"; the host-only split is "rank 3 host" or
  * "host". */
 NS_STATIC_API void ns_report_device_label(const ns_split_result *res, const ns_split_device *d, char *buf,
-                                       size_t size);
+                                          size_t size);
 /* A kernel name cut to at most max bytes for a one-line listing: no "void ", no parameter list. */
 NS_STATIC_API void ns_report_short_name(const char *name, char *buf, size_t max);
 /* One window's JSON object as the report writes it (a routed verdict plus the window's numbers; with_step
  * adds "step" and "warmup"). Caller owns it; NULL on OOM. The job report (issue 12) writes its ranks' devices
  * with it. */
 NS_STATIC_API cJSON *ns_report_window_json(const char *label, const ns_split_window *w, bool with_step,
-                                        const ns_report_options *o);
+                                           const ns_report_options *o);
 /* Prints the report in o->format->kind (text, quiet or JSON), streaming: memory does not grow with the number
  * of steps or devices. NS_ERR_NOMEM when memory ran out part-way (the output is then incomplete), NS_ERR_IO
  * when a write failed. */
 NS_STATIC_API ns_status ns_report_print(FILE *out, const ns_split_result *res, const ns_report_options *o,
-                                     ns_error *err);
+                                        ns_error *err);
 /* The same, with one more member extra_key: extra (consumed, may be NULL) at the end of the JSON document;
  * ignored in the other forms. */
-NS_STATIC_API ns_status ns_report_print_with(FILE *out, const ns_split_result *res, const ns_report_options *o,
-                                          const char *extra_key, cJSON *extra, ns_error *err);
+NS_STATIC_API ns_status ns_report_print_with(FILE *out, const ns_split_result *res,
+                                             const ns_report_options *o, const char *extra_key, cJSON *extra,
+                                             ns_error *err);
 
 NS_END_DECLS
 

@@ -7,12 +7,12 @@
  * or else to the innermost CPU op enclosing that call in time on the same thread. Kernels linked to no op are
  * counted with why.
  *
- * Feed every traceEvents element to ns_trace_roofline_event() (a ns_trace_event_fn; ns_trace_roofline_tee_event() runs
- * it after another callback, so the split and this share one pass), then ns_trace_roofline_finish(). While
- * reading it keeps 40 bytes per kernel, 48 per CPU op (its External id, thread and times), 16 more per op
- * without a model (its External id and name, interned), 40 per runtime call with a correlation id, and 80
- * per op with a model; the text of names, Input Dims, Input type and Concrete Inputs is interned, so each
- * distinct text is kept once. */
+ * Feed every traceEvents element to ns_trace_roofline_event() (a ns_trace_event_fn;
+ * ns_trace_roofline_tee_event() runs it after another callback, so the split and this share one pass), then
+ * ns_trace_roofline_finish(). While reading it keeps 40 bytes per kernel, 48 per CPU op (its External id,
+ * thread and times), 16 more per op without a model (its External id and name, interned), 40 per runtime call
+ * with a correlation id, and 80 per op with a model; the text of names, Input Dims, Input type and Concrete
+ * Inputs is interned, so each distinct text is kept once. */
 #ifndef NEXTSTEP_TRACE_ROOFLINE_H
 #define NEXTSTEP_TRACE_ROOFLINE_H
 
@@ -72,8 +72,9 @@ typedef enum {
 	NS_TROOF_UNKNOWN_OP, /* an op no model knows (op_models.h) */
 	NS_TROOF_NO_PEAK,    /* the device lists no peak for a gemm/conv/attention op's dtype */
 	NS_TROOF_BAD_DIMS,   /* Input Dims that do not describe the op */
-	NS_TROOF_INCOMPLETE, /* shapes recorded but not a size the work needs (stride, padding: Concrete Inputs)
-	                   */
+	NS_TROOF_INCOMPLETE, /* shapes recorded but not a size the work needs (stride, padding: Concrete
+	                      * Inputs)
+	                      */
 	NS_TROOF_REASON_COUNT
 } ns_troof_reason;
 
@@ -101,11 +102,11 @@ typedef struct {
 	                          counted */
 	long count;
 	int64_t gpu_ns;
-	double m, n, k, batch; /* gemm: of one op */
-	double flops, bytes;   /* sums (flops 0 for the families placed by bytes) */
-	double roof_ns;        /* the time at the roof */
-	double fraction;       /* roof_ns / gpu_ns: the share of the roof reached */
-	ns_roofline_result roof;  /* gemm/conv/attention: placed with the sums (intensity, achieved, regime) */
+	double m, n, k, batch;   /* gemm: of one op */
+	double flops, bytes;     /* sums (flops 0 for the families placed by bytes) */
+	double roof_ns;          /* the time at the roof */
+	double fraction;         /* roof_ns / gpu_ns: the share of the roof reached */
+	ns_roofline_result roof; /* gemm/conv/attention: placed with the sums (intensity, achieved, regime) */
 } ns_troof_row;
 
 /* One op family over the whole trace. */
@@ -146,13 +147,14 @@ typedef struct {
 /* The result. Owns everything; free with ns_troof_report_free(). */
 typedef struct {
 	bool device_known;
-	char device[NS_TRACE_DEVICE_NAME_MAX];       /* the table's name, when known */
-	char ns_trace_device[NS_TRACE_DEVICE_NAME_MAX]; /* deviceProperties name of the busiest GPU ("" if none) */
-	bool from_option;                         /* the device came from --device */
-	bool has_tf32;                            /* the device has a tf32 roof (fp32 ops may have used it) */
-	double mem_bw;                            /* the device's bytes/s */
-	ns_dtype half_dtype;                      /* the device's 16-bit roof: bf16, else fp16 */
-	ns_troof_row *rows;                          /* largest GPU time first */
+	char device[NS_TRACE_DEVICE_NAME_MAX];          /* the table's name, when known */
+	char ns_trace_device[NS_TRACE_DEVICE_NAME_MAX]; /* deviceProperties name of the busiest GPU ("" if
+	                                                   none) */
+	bool from_option;                               /* the device came from --device */
+	bool has_tf32;       /* the device has a tf32 roof (fp32 ops may have used it) */
+	double mem_bw;       /* the device's bytes/s */
+	ns_dtype half_dtype; /* the device's 16-bit roof: bf16, else fp16 */
+	ns_troof_row *rows;  /* largest GPU time first */
 	size_t nrows;
 	ns_troof_family families[NS_OPF_COUNT]; /* indexed by family; largest GPU time first in `order` */
 	ns_op_family order[NS_OPF_COUNT];
@@ -183,12 +185,12 @@ typedef struct {
 NS_STATIC_API double ns_troof_placed_share(const ns_troof_report *r);
 
 /* The next step's input from a placement (issue 21, docs/next-step.md "Roofline"): for device d of res,
- * out[NS_KCLASS_COMPUTE] from the compute bucket and out[NS_KCLASS_MEMORY] from the memory bucket, their kernel
- * time the split's (transfers left out of memory), their families and headroom; out[NS_KCLASS_COMM] is never
- * placed. The placement sums every device's kernels, so with several devices, an unknown device or no op
- * placed, a class is NS_ROOF_NONE with the reason. */
-NS_STATIC_API void ns_troof_roof_times(const ns_troof_report *r, const ns_split_result *res, const ns_split_device *d,
-                                       ns_roof_time out[NS_KCLASS_COUNT]);
+ * out[NS_KCLASS_COMPUTE] from the compute bucket and out[NS_KCLASS_MEMORY] from the memory bucket, their
+ * kernel time the split's (transfers left out of memory), their families and headroom; out[NS_KCLASS_COMM] is
+ * never placed. The placement sums every device's kernels, so with several devices, an unknown device or no
+ * op placed, a class is NS_ROOF_NONE with the reason. */
+NS_STATIC_API void ns_troof_roof_times(const ns_troof_report *r, const ns_split_result *res,
+                                       const ns_split_device *d, ns_roof_time out[NS_KCLASS_COUNT]);
 /* ns_report_options.roof for a placement: ctx is an ns_troof_roof_ctx. Always true. */
 typedef struct {
 	const ns_troof_report *report;
@@ -200,20 +202,23 @@ NS_STATIC_API bool ns_troof_roof(void *ctx, const ns_split_device *d, ns_roof_ti
  * unknown device is a report with device_known = false). meta may be NULL. The collector can only be freed
  * afterwards. */
 NS_STATIC_API ns_status ns_trace_roofline_finish(ns_trace_roofline *c, const ns_trace_meta *meta,
-                                              const ns_troof_options *o, ns_troof_report *out, ns_error *err);
+                                                 const ns_troof_options *o, ns_troof_report *out,
+                                                 ns_error *err);
 NS_STATIC_API void ns_troof_report_free(ns_troof_report *r);
 
 /* Words for a reason: "no shapes (record_shapes=True)", "unknown dtype", "unknown op", ... */
 NS_STATIC_API const char *ns_troof_reason_text(ns_troof_reason r);
 /* The text section (top rows, then the ops that could not be placed); hints as in ns_report_options. */
-NS_STATIC_API void ns_troof_report_print(FILE *out, const ns_troof_report *r, size_t top, const char *const *hints);
+NS_STATIC_API void ns_troof_report_print(FILE *out, const ns_troof_report *r, size_t top,
+                                         const char *const *hints);
 /* The "roofline" member for the trace JSON; caller frees with cJSON_Delete(). NULL on OOM. */
 NS_STATIC_API cJSON *ns_troof_report_json(const ns_troof_report *r, size_t top);
 
 /* The trace report with this section: text after the device reports, JSON as a "roofline" member of the
  * document; quiet output has no section. Errors as ns_report_print(). */
-NS_STATIC_API ns_status ns_troof_print_with_report(FILE *out, const ns_split_result *res, const ns_report_options *o,
-                                                const ns_troof_report *r, ns_error *err);
+NS_STATIC_API ns_status ns_troof_print_with_report(FILE *out, const ns_split_result *res,
+                                                   const ns_report_options *o, const ns_troof_report *r,
+                                                   ns_error *err);
 
 NS_END_DECLS
 

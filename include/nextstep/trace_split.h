@@ -39,9 +39,9 @@ typedef enum ns_step_source {
 	NS_STEP_SOURCE_NONE,         /* no steps: the whole trace is one window */
 	NS_STEP_SOURCE_PROFILER,     /* ProfilerStep# spans on the host */
 	NS_STEP_SOURCE_GPU_PROFILER, /* ProfilerStep# annotations on the GPU timeline (gpu_user_annotation) */
-	NS_STEP_SOURCE_SERVER,       /* inference-server iteration markers (vLLM execute_*, SGLang step[...]) */
-	NS_STEP_SOURCE_MARKER,       /* user annotations matching the caller's step marker (ns_step_marker_new) */
-	NS_STEP_SOURCE_PERIOD,       /* a repeating sequence of kernels (step_period.h) */
+	NS_STEP_SOURCE_SERVER, /* inference-server iteration markers (vLLM execute_*, SGLang step[...]) */
+	NS_STEP_SOURCE_MARKER, /* user annotations matching the caller's step marker (ns_step_marker_new) */
+	NS_STEP_SOURCE_PERIOD, /* a repeating sequence of kernels (step_period.h) */
 	NS_STEP_SOURCE_COUNT
 } ns_step_source;
 
@@ -67,23 +67,23 @@ NS_STATIC_API void ns_step_marker_free(ns_step_marker *m);
 
 /* One window: a step (or the whole trace) on one device. Times are exact integer nanoseconds. A device keeps
  * one window per step, so the fields are ordered and sized to keep it at 224 bytes (a million steps: 224 MB):
- * the memory bucket's two parts are its causes (cause_ns[NS_CAUSE_KERNELS], cause_ns[NS_CAUSE_TRANSFER]), and the
- * graph counts saturate at UINT32_MAX. */
+ * the memory bucket's two parts are its causes (cause_ns[NS_CAUSE_KERNELS], cause_ns[NS_CAUSE_TRANSFER]), and
+ * the graph counts saturate at UINT32_MAX. */
 typedef struct {
 	int64_t step;     /* ProfilerStep number; -1 for the whole-trace window and for "overall" */
 	int64_t start_ns; /* window start (overall: start of the first window) */
 	int64_t dur_ns;   /* window length (overall: sum of the windows) */
 	int64_t bucket_ns[NS_REGIME_COUNT]; /* sums to dur_ns */
-	int64_t comm_overlapped_ns;      /* comm kernels running under compute or memory: not in comm */
+	int64_t comm_overlapped_ns;         /* comm kernels running under compute or memory: not in comm */
 	int64_t kernel_ns; /* time with at least one kernel running (GPU-Util's numerator); -1 unknown (a
 	                    * summary written before it was kept) */
 	int64_t cause_ns[NS_CAUSE_COUNT]; /* each split bucket's causes sum to it (cause.h) */
-	long kernels;                  /* kernels starting in the window */
-	int64_t graph_ns;              /* kernel time of the graph replays below, clipped to the window */
-	uint32_t graph_launches;       /* CUDA/HIP graph replays whose first kernel starts in the window */
-	uint32_t graph_kernels;        /* kernels of graph replays starting in the window (in kernels too) */
+	long kernels;                     /* kernels starting in the window */
+	int64_t graph_ns;                 /* kernel time of the graph replays below, clipped to the window */
+	uint32_t graph_launches;          /* CUDA/HIP graph replays whose first kernel starts in the window */
+	uint32_t graph_kernels; /* kernels of graph replays starting in the window (in kernels too) */
 	uint32_t
-	    marker;    /* name id (ns_split_result.names) of the event that defined the step; UINT32_MAX: none */
+	    marker; /* name id (ns_split_result.names) of the event that defined the step; UINT32_MAX: none */
 	uint8_t phase; /* ns_step_phase of the step (NS_STEP_PHASE_NONE when its marker does not say) */
 	bool warmup;   /* mostly set-up, or > 2x the median step with set-up calls in it (docs/trace.md) */
 } ns_split_window;
@@ -126,10 +126,10 @@ typedef struct {
 	long count;
 } ns_split_kernel_time;
 
-/* A collective's exposed time (comm running alone on its device) as at most NS_SPLIT_COLL_PIECES pieces in time
- * order, so that the exposed time inside any [a, b) can be computed: a piece with ns == end - start is exact;
- * when a collective has more pieces, the last one is the hull of the rest with their total in ns (spread
- * evenly over it when intersected). */
+/* A collective's exposed time (comm running alone on its device) as at most NS_SPLIT_COLL_PIECES pieces in
+ * time order, so that the exposed time inside any [a, b) can be computed: a piece with ns == end - start is
+ * exact; when a collective has more pieces, the last one is the hull of the rest with their total in ns
+ * (spread evenly over it when intersected). */
 #define NS_SPLIT_COLL_PIECES 4
 #define NS_SPLIT_COLL_TEXT   32 /* names kept per collective, truncated */
 typedef struct {
@@ -139,12 +139,12 @@ typedef struct {
 /* One collective kernel on one device, in start order (issue 12: the timeline a job is matched on). */
 typedef struct {
 	int64_t start_ns, end_ns;
-	int64_t step;                    /* step number of the window it starts in; -1 outside every step */
-	int64_t seq;                     /* the profiler's "Seq" of the collective, -1 when absent */
-	int64_t in_nelems, out_nelems;   /* message sizes in elements, -1 when absent */
-	int64_t exposed_ns;              /* time running alone: sum of the pieces */
-	char name[NS_SPLIT_COLL_TEXT];      /* "Collective name" ("allreduce"), "" when absent */
-	char group[NS_SPLIT_COLL_TEXT];     /* "Process Group Name", "" when absent */
+	int64_t step;                   /* step number of the window it starts in; -1 outside every step */
+	int64_t seq;                    /* the profiler's "Seq" of the collective, -1 when absent */
+	int64_t in_nelems, out_nelems;  /* message sizes in elements, -1 when absent */
+	int64_t exposed_ns;             /* time running alone: sum of the pieces */
+	char name[NS_SPLIT_COLL_TEXT];  /* "Collective name" ("allreduce"), "" when absent */
+	char group[NS_SPLIT_COLL_TEXT]; /* "Process Group Name", "" when absent */
 	char dtype[NS_SPLIT_COLL_TEXT / 2]; /* "dtype", "" when absent */
 	ns_split_piece piece[NS_SPLIT_COLL_PIECES];
 	uint8_t npieces;
@@ -195,37 +195,39 @@ typedef struct {
 	                     * gradients, optimizer state); INT64_MIN when no event falls in a counted step */
 	int64_t step_peak;  /* the most allocated inside the counted steps; INT64_MIN as step_floor */
 	int64_t device_bytes; /* deviceProperties' totalGlobalMem; 0 unknown */
-	bool samples_dropped; /* more than NS_SPLIT_MEMORY_SAMPLES_MAX events: the steps' floor and peak unknown
+	bool samples_dropped; /* more than NS_SPLIT_MEMORY_SAMPLES_MAX events: the steps' floor and peak
+	                       * unknown
 	                       */
 } ns_split_memory;
 
 /* The windows of every device of a result (split_store.c). A million steps of windows is 224 MB per device,
  * so they are not one array: they are kept in chunks, and past a few megabytes of chunks, when the caller
- * named a directory (ns_trace_split_spill_dir), the chunks not in use wait in an unlinked temporary file there.
- * Read a device's windows with ns_split_device_step(). */
+ * named a directory (ns_trace_split_spill_dir), the chunks not in use wait in an unlinked temporary file
+ * there. Read a device's windows with ns_split_device_step(). */
 typedef struct ns_split_store ns_split_store;
 
 typedef struct {
-	int64_t id;                       /* args.device (else the GPU pid); -1 for the host-only split */
+	int64_t id;                          /* args.device (else the GPU pid); -1 for the host-only split */
 	char name[NS_TRACE_DEVICE_NAME_MAX]; /* from deviceProperties, "" when unknown */
 	ns_split_store *store; /* the result's; the device's windows are first .. first + nsteps - 1 */
 	size_t first;
-	size_t nsteps;                  /* windows, in time order (ns_split_device_step) */
+	size_t nsteps;                     /* windows, in time order (ns_split_device_step) */
 	ns_split_window overall;           /* sum over the windows, warm-up steps left out (unless all are) */
 	ns_split_window warmup;            /* sum over the warm-up steps left out of overall (dur 0: none) */
-	size_t nwarmup;                 /* steps in warmup */
+	size_t nwarmup;                    /* steps in warmup */
 	ns_split_kernel_time *kernel_time; /* per (name, class) with time > 0, largest first */
 	size_t nkernel_time;
 	int64_t class_ns[NS_KCLASS_COUNT]; /* summed kernel time per class inside the windows */
-	int64_t transfer_ns;            /* of class_ns[NS_KCLASS_MEMORY], the copies' and memsets' */
+	int64_t transfer_ns;               /* of class_ns[NS_KCLASS_MEMORY], the copies' and memsets' */
 	ns_split_collective *coll;         /* collective kernels in start order (split_collectives.c) */
 	size_t ncoll;
 
 	/* The Python behind each host cause of overall (host causes only; empty without frames). */
 	ns_split_python_cause python[NS_CAUSE_COUNT];
 	ns_split_timeline *timeline; /* the median step in pixels (split_timeline.c); NULL unless asked for */
-	ns_split_window phase_sum[NS_STEP_PHASE_COUNT]; /* per phase, the steps of overall summed (dur 0: none) */
-	size_t phase_steps[NS_STEP_PHASE_COUNT];     /* how many steps each phase_sum holds */
+	ns_split_window
+	    phase_sum[NS_STEP_PHASE_COUNT];      /* per phase, the steps of overall summed (dur 0: none) */
+	size_t phase_steps[NS_STEP_PHASE_COUNT]; /* how many steps each phase_sum holds */
 	long outside_gpu;       /* GPU events launched outside every step, left out of every window */
 	int64_t outside_gpu_ns; /* their summed duration */
 
@@ -242,34 +244,36 @@ typedef struct {
 typedef enum { NS_QUALITY_GOOD, NS_QUALITY_DEGRADED, NS_QUALITY_UNFIT } ns_quality_grade;
 
 typedef enum {
-	NS_QP_TRUNCATED,               /* the file ends early: a capture cut off (a killed job, a full disk) */
-	NS_QP_NO_DEVICE_ACTIVITY,      /* nothing ran on a device (or none of it was recorded) */
+	NS_QP_TRUNCATED,          /* the file ends early: a capture cut off (a killed job, a full disk) */
+	NS_QP_NO_DEVICE_ACTIVITY, /* nothing ran on a device (or none of it was recorded) */
 	NS_QP_LAUNCH_WITHOUT_ACTIVITY, /* launch calls whose GPU work is missing: dropped device events */
 	NS_QP_ACTIVITY_WITHOUT_LAUNCH, /* GPU work whose launch call is missing: dropped host events */
-	NS_QP_MISSING_OPS,           /* holes in the ops' ids: the trace was filtered or sampled after capture */
+	NS_QP_MISSING_OPS, /* holes in the ops' ids: the trace was filtered or sampled after capture */
 	NS_QP_GRAPH_REPLAYS_MISSING, /* graph launches with no recorded kernel */
-	NS_QP_GRAPH_REPLAY_MISMATCH, /* graph replays with another kernel count than the others of their size */
+	NS_QP_GRAPH_REPLAY_MISMATCH, /* graph replays with another kernel count than the others of their size
+	                              */
 	NS_QP_CONCENTRATED_STEPS,    /* the GPU work of the capture lies in a few of its steps */
-	NS_QP_STREAM_OVERLAP,        /* GPU records overlapping on one stream (impossible in-order execution) */
-	NS_QP_DUPLICATE_EVENTS,      /* the same GPU record twice */
-	NS_QP_OUT_OF_ORDER,          /* an E before its B or without one; GPU work starting before its launch */
-	NS_QP_CUT_SHORT,             /* a span or step without its end; GPU work past the capture's end */
-	NS_QP_PROFILER_OVERHEAD,  /* host time of a dispatch-bound trace inflated by with_stack/record_shapes */
-	NS_QP_UNEQUAL_STEPS,      /* steps an order of magnitude apart in length: not one loop's steady state */
-	NS_QP_SINGLE_STEP,        /* one step counts: nothing to say whether it is typical (a note) */
+	NS_QP_STREAM_OVERLAP,    /* GPU records overlapping on one stream (impossible in-order execution) */
+	NS_QP_DUPLICATE_EVENTS,  /* the same GPU record twice */
+	NS_QP_OUT_OF_ORDER,      /* an E before its B or without one; GPU work starting before its launch */
+	NS_QP_CUT_SHORT,         /* a span or step without its end; GPU work past the capture's end */
+	NS_QP_PROFILER_OVERHEAD, /* host time of a dispatch-bound trace inflated by with_stack/record_shapes
+	                          */
+	NS_QP_UNEQUAL_STEPS, /* steps an order of magnitude apart in length: not one loop's steady state */
+	NS_QP_SINGLE_STEP,   /* one step counts: nothing to say whether it is typical (a note) */
 	NS_QP_LITTLE_DEVICE_WORK, /* a sliver of device work in much host activity: no verdict on it */
 	NS_QP_ATYPICAL_WAIT,      /* steps that are mostly the host waiting on something outside the device */
-	NS_QP_QUEUED_BEFORE_CAPTURE, /* GPU work launched before the profiler started: the device ran behind (a
-	                             note) */
+	NS_QP_QUEUED_BEFORE_CAPTURE, /* GPU work launched before the profiler started: the device ran behind
+	                             (a note) */
 	NS_QP_COUNT
 } ns_quality_kind;
 
 typedef struct {
-	long count;          /* 0: not found */
-	long of;             /* the population count is out of (launches, records, steps, ...) */
-	int64_t ns;          /* the time it implies (estimated where said: docs/trace.md) */
-	double share;        /* ns as a share of the device time it is compared with */
-	long aux;            /* kind-specific: steps holding 90% of GPU time; kernels per replay; ... */
+	long count;             /* 0: not found */
+	long of;                /* the population count is out of (launches, records, steps, ...) */
+	int64_t ns;             /* the time it implies (estimated where said: docs/trace.md) */
+	double share;           /* ns as a share of the device time it is compared with */
+	long aux;               /* kind-specific: steps holding 90% of GPU time; kernels per replay; ... */
 	ns_quality_grade grade; /* what it does to the trace's grade */
 } ns_quality_problem;
 
@@ -306,8 +310,8 @@ typedef struct {
 	bool host_comm;          /* host-side collectives (gloo) were found */
 	bool has_rank;
 	int64_t rank;
-	int64_t world_size;  /* distributedInfo.world_size, 0 when absent */
-	long events;         /* trace events seen */
+	int64_t world_size;     /* distributedInfo.world_size, 0 when absent */
+	long events;            /* trace events seen */
 	ns_kernel_names *names; /* owned */
 	ns_split_store *store;  /* owned: every device's windows */
 
@@ -358,8 +362,9 @@ typedef struct {
 	char unknown_device_cat[NS_SPLIT_UNKNOWN_CAT_MAX];
 	long unknown_device_events;
 
-	/* Read from an Nsight Systems export (ns_trace_meta.nsys), and its schema version: such a capture has no
-	 * Python frames, and ops only where PyTorch's emit_nvtx wrote them (nsys_ops NVTX ranges read as ops). */
+	/* Read from an Nsight Systems export (ns_trace_meta.nsys), and its schema version: such a capture has
+	 * no Python frames, and ops only where PyTorch's emit_nvtx wrote them (nsys_ops NVTX ranges read as
+	 * ops). */
 	bool nsys;
 	char nsys_schema[32];
 	long nsys_ops;
@@ -383,19 +388,19 @@ NS_STATIC_API ns_status ns_trace_split_event(const ns_trace_event *ev, void *ctx
 NS_STATIC_API bool ns_trace_split_spill_dir(ns_trace_split *s, const char *dir);
 /* Builds the windows and sweeps them. meta may be NULL (no device names, no rank). The splitter can only be
  * freed afterwards. */
-NS_STATIC_API ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns_split_result *res,
-                                           ns_error *err);
+NS_STATIC_API ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta,
+                                              ns_split_result *res, ns_error *err);
 NS_STATIC_API void ns_trace_split_free(ns_trace_split *s);
 NS_STATIC_API void ns_split_result_free(ns_split_result *res);
 
 /* Window i (i < d->nsteps) of device d, a copy. A window that cannot be read back from the temporary file
- * (an I/O error, or no memory for its chunk) comes back zeroed with step -1, and ns_split_result_steps_status()
- * says what went wrong. */
+ * (an I/O error, or no memory for its chunk) comes back zeroed with step -1, and
+ * ns_split_result_steps_status() says what went wrong. */
 NS_STATIC_API ns_split_window ns_split_device_step(const ns_split_device *d, size_t i);
 /* For a result assembled by hand (tests): d's windows become copies of w[0..n), kept in res->store (made on
  * first use; ns_split_result_free_store() frees it, as ns_split_result_free() does). */
-NS_STATIC_API ns_status ns_split_device_set_steps(ns_split_result *res, ns_split_device *d, const ns_split_window *w,
-                                               size_t n, ns_error *err);
+NS_STATIC_API ns_status ns_split_device_set_steps(ns_split_result *res, ns_split_device *d,
+                                                  const ns_split_window *w, size_t n, ns_error *err);
 NS_STATIC_API void ns_split_result_free_store(ns_split_result *res);
 /* NS_OK, or the first error met keeping or reading back the windows since the split (NS_ERR_IO,
  * NS_ERR_NOMEM). A report checks it once it has read the windows. */

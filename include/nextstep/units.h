@@ -24,12 +24,13 @@ typedef enum {
  * (Ki Mi Gi Ti Pi Ei) prefix and the unit word allowed by kind. Rejects negatives, NaN, Inf, empty text and
  * trailing junk. what names the option in the message ("--bytes"). */
 NS_STATIC_API ns_status ns_units_parse(const char *text, ns_units_kind kind, const char *what, double *out,
-                                    ns_error *err);
+                                       ns_error *err);
 /* Parses a duration into seconds. A unit is required: s, ms, us (or µs), ns. */
-NS_STATIC_API ns_status ns_units_parse_time(const char *text, const char *what, double *seconds, ns_error *err);
+NS_STATIC_API ns_status ns_units_parse_time(const char *text, const char *what, double *seconds,
+                                            ns_error *err);
 /* Parses a positive whole number with an optional decimal/binary prefix (no fractions after scaling). */
-NS_STATIC_API ns_status ns_units_parse_whole(const char *text, ns_units_kind kind, const char *what, double *out,
-                                          ns_error *err);
+NS_STATIC_API ns_status ns_units_parse_whole(const char *text, ns_units_kind kind, const char *what,
+                                             double *out, ns_error *err);
 
 /* value in three significant digits with a decimal prefix and unit: "989 TFLOP/s", "3.35 TB/s", "403 MB".
  * Returns buf. */

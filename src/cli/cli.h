@@ -110,8 +110,8 @@ typedef struct {
 	size_t top;
 	bool top_given;
 	cli_progress progress;
-	int min_quality;     /* --min-quality: the lowest ns_quality_grade that exits 0 (default: unfit, any) */
-	unsigned jobs;       /* -j: files read at once; 0 = one per online processor */
+	int min_quality; /* --min-quality: the lowest ns_quality_grade that exits 0 (default: unfit, any) */
+	unsigned jobs;   /* -j: files read at once; 0 = one per online processor */
 	trace_output output; /* what several ranks of one job get: the job report unless an option says */
 	long long only_rank; /* --rank N */
 	/* trace --roofline and roofline */

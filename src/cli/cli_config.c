@@ -27,7 +27,7 @@ void cli_config_init(cli_config *c, cli_mode mode)
 	ns_classify_options_default(&c->classify);
 	c->format.kind = NS_FORMAT_TEXT;
 	ns_profile_init(&c->flags);
-	c->min_quality = NS_QUALITY_UNFIT;      /* every grade passes unless --min-quality says otherwise */
+	c->min_quality = NS_QUALITY_UNFIT;   /* every grade passes unless --min-quality says otherwise */
 	c->top = mode == MODE_DIFF ? 10 : 5; /* diff lists the kernels that moved: more of them are news */
 	c->work.batch = 1;
 	c->work.inputs = 1;
@@ -284,11 +284,13 @@ static int time_option(cli_config *c, int opt, const char *arg)
 	switch (opt) {
 	case OPT_TIME:
 		c->have_time = true;
-		return ns_units_parse_time(arg, "--time", &c->time, &err) == NS_OK ? -1 : value_error(c, &err);
+		return ns_units_parse_time(arg, "--time", &c->time, &err) == NS_OK ? -1
+		                                                                   : value_error(c, &err);
 	case OPT_TIME_2X:
 		c->have_time_2x = true;
-		return ns_units_parse_time(arg, "--time-2x", &c->time_2x, &err) == NS_OK ? -1
-		                                                                      : value_error(c, &err);
+		return ns_units_parse_time(arg, "--time-2x", &c->time_2x, &err) == NS_OK
+		           ? -1
+		           : value_error(c, &err);
 	case OPT_OVERHEAD_BELOW:
 		return scaling_ratio(c, "--overhead-below", arg, &c->overhead_below);
 	case OPT_WORK_ABOVE:

@@ -17,7 +17,8 @@ int cli_devices_run(cli_config *c)
 		return cli_usage_error(c->mode, "devices takes at most one NAME");
 	ns_devices_init(&table);
 	rc = cli_load_devices(c, &table);
-	if (rc == EXIT_ROUTED && c->noperands == 1 && (only = ns_devices_find(&table, c->operands[0])) == NULL)
+	if (rc == EXIT_ROUTED && c->noperands == 1 &&
+	    (only = ns_devices_find(&table, c->operands[0])) == NULL)
 		rc = cli_usage_error(c->mode, "unknown device '%.100s'", c->operands[0]);
 	ns_error_clear(&err);
 	if (rc == EXIT_ROUTED && ns_devices_report_print(stdout, &table, only, &c->format, &err) != NS_OK)

@@ -100,7 +100,8 @@ static int apply_gates(const cli_config *c, const ns_diff_result *r)
 		      stderr);
 	if (c->gate_regime && ns_diff_gate_regime(r)) {
 		fprintf(stderr, "nextstep: --fail-if-regime-changes: %s -> %s\n",
-		        ns_regime_bound_word(r->verdict[0].regime), ns_regime_bound_word(r->verdict[1].regime));
+		        ns_regime_bound_word(r->verdict[0].regime),
+		        ns_regime_bound_word(r->verdict[1].regime));
 		rc = EXIT_GATE;
 	}
 	return rc;
@@ -132,8 +133,8 @@ static int open_inputs(const cli_config *c, ns_input in[2])
 }
 
 /* --html: the comparison's page, with each side's name, size and SHA-256. */
-static int write_html(const cli_config *c, cli_html *html, const ns_html_source src[2], const ns_diff_side sides[2],
-                      const ns_diff_result *r)
+static int write_html(const cli_config *c, cli_html *html, const ns_html_source src[2],
+                      const ns_diff_side sides[2], const ns_diff_result *r)
 {
 	ns_error err;
 

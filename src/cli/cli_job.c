@@ -137,7 +137,7 @@ static bool is_summaries(ns_input *in)
 	        where,
 	        kind == NS_INPUT_TRACE    ? "a profiler trace"
 	        : kind == NS_INPUT_SQLITE ? "an SQLite database (an Nsight Systems export?)"
-	                               : "gzip-compressed (a profiler trace?)");
+	                                  : "gzip-compressed (a profiler trace?)");
 	return false;
 }
 

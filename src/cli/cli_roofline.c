@@ -92,7 +92,7 @@ static ns_status whole_option(cli_workload *w, int opt, const char *arg, ns_erro
 		if (opt == OPT_ELEMENTWISE)
 			choose_work(w, WORK_ELEMENTWISE);
 		return ns_units_parse_whole(arg, NS_UNIT_COUNT, wholes[i].flag,
-		                         (double *)((char *)w + wholes[i].offset), err);
+		                            (double *)((char *)w + wholes[i].offset), err);
 	}
 	return NS_ERR_INTERNAL;
 }
@@ -284,13 +284,13 @@ static ns_status compute_work(const cli_config *c, ns_roofline_placement *p, ns_
 		         w->elements, w->inputs, w->outputs, dt);
 		p->assumption = "every input read once and every output written once, nothing cached";
 		return ns_roofline_elementwise(w->elements, w->inputs, w->outputs, w->flops_per_element,
-		                            p->dtype, &p->work, err);
+		                               p->dtype, &p->work, err);
 	case WORK_DECODE:
 		p->is_decode = true;
 		p->decode_spec = w->decode;
 		p->decode_spec.batch = w->batch;
 		if (ns_roofline_decode_step(&p->decode_spec, p->dtype, ns_device_ridge(p->dev, p->dtype),
-		                         &p->decode, err) != NS_OK)
+		                            &p->decode, err) != NS_OK)
 			return err->status;
 		p->work = p->decode.work;
 		snprintf(p->description, sizeof(p->description), "decode step, %s params, batch %.0f %s",
@@ -322,13 +322,13 @@ static void warn_above_roof(const ns_roofline_placement *p)
 static int write_svg(const cli_config *c, const ns_roofline_placement *p, cli_output *svg)
 {
 	ns_roofline_plot plot = {p->dev,
-	                      p->dtype,
-	                      c->label != NULL ? c->label : p->description,
-	                      p->roof.intensity,
-	                      p->roof.attainable,
-	                      p->roof.timed,
-	                      p->roof.achieved_flops,
-	                      p->roof.fraction_of_roof};
+	                         p->dtype,
+	                         c->label != NULL ? c->label : p->description,
+	                         p->roof.intensity,
+	                         p->roof.attainable,
+	                         p->roof.timed,
+	                         p->roof.achieved_flops,
+	                         p->roof.fraction_of_roof};
 
 	ns_roofline_svg_write(svg != NULL ? cli_output_stream(svg) : stdout, &plot);
 	return EXIT_ROUTED;
@@ -398,11 +398,11 @@ static int place(const cli_config *c, const ns_device_table *table, cli_output *
 	if (compute_work(c, &p, &err) != NS_OK)
 		return cli_option_exit(c->mode, &err);
 	ns_roofline_input in = {p.work.flops,  p.work.bytes, p.dev->peak[p.dtype],
-	                     p.dev->mem_bw, p.seconds,    p.overhead_threshold};
+	                        p.dev->mem_bw, p.seconds,    p.overhead_threshold};
 	/* the work is the options', the device's numbers are the table's */
 	if (ns_roofline_place(&in, &p.roof, &err) != NS_OK)
 		return err.param == NS_ROOFLINE_PARAM_WORK ? cli_option_exit(c->mode, &err)
-		                                        : cli_status_exit(c->mode, &err);
+		                                           : cli_status_exit(c->mode, &err);
 	return report(c, &p, svg);
 }
 

@@ -90,7 +90,7 @@ static bool route_profile(const router_input *ri, ns_profile *p)
 	if (c->format.kind == NS_FORMAT_QUIET && ri->labelled)
 		printf("%s: %s\n", ri->where, ns_regime_name(v.regime));
 	else if (ns_format_verdict_write(stdout, p->label, &v, &c->routes, &c->format,
-	                              ri->labelled ? ri->where : NULL) == NS_ERR_NOMEM) {
+	                                 ri->labelled ? ri->where : NULL) == NS_ERR_NOMEM) {
 		fputs("nextstep: out of memory\n", stderr);
 		return false;
 	}

@@ -125,13 +125,13 @@ static bool stdin_once(const cli_file_list *files)
  * unsaid. */
 static int summary_conflicts(const cli_config *c)
 {
-	const char *other = c->html_path != NULL             ? "--html"
+	const char *other = c->html_path != NULL                ? "--html"
 	                    : c->format.kind == NS_FORMAT_JSON  ? "--format json"
 	                    : c->format.kind == NS_FORMAT_QUIET ? "-q"
-	                    : c->roofline                    ? "--roofline (or --device, --dtype)"
-	                    : c->steps || c->all_steps       ? "--steps"
-	                    : c->top_given                   ? "--top"
-	                                                     : NULL;
+	                    : c->roofline                       ? "--roofline (or --device, --dtype)"
+	                    : c->steps || c->all_steps          ? "--steps"
+	                    : c->top_given                      ? "--top"
+	                                                        : NULL;
 
 	if (other == NULL)
 		return -1;

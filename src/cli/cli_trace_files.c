@@ -28,7 +28,8 @@ typedef struct {
 	trace_done *done;
 	ns_job_rank *summary; /* the job's summary of a rank, when the output needs one */
 	bool has_rank;
-	bool ns_job_rank; /* a rank of a job: of a world larger than one (torchrun's lone run is rank 0 of 1) */
+	bool ns_job_rank; /* a rank of a job: of a world larger than one (torchrun's lone run is rank 0 of 1)
+	                   */
 	int64_t rank;
 } trace_task;
 

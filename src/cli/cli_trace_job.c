@@ -17,10 +17,10 @@
 #define MISSING_SHOWN 8
 
 typedef struct {
-	ns_job_rank *rank;  /* a rank's summary (owned until merged), NULL for a file that is no rank */
-	size_t off, len; /* the file's own report, for when there is no job: in the store */
-	bool kept;       /* the report is in the store whole */
-	bool is_rank;    /* rank is set, or was until the merger took it */
+	ns_job_rank *rank; /* a rank's summary (owned until merged), NULL for a file that is no rank */
+	size_t off, len;   /* the file's own report, for when there is no job: in the store */
+	bool kept;         /* the report is in the store whole */
+	bool is_rank;      /* rank is set, or was until the merger took it */
 } job_file;
 
 /* The files' own reports wait one after another in one store: one spool (one descriptor, however many ranks:

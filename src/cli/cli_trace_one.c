@@ -24,8 +24,8 @@ void trace_one_error(FILE *msgs, const char *where, const ns_error *err)
 /* Reads the whole trace into the split (and the roofline collector). A file cut after some events is split
  * as far as it goes (its quality says truncated); *cut then holds the reader's error. */
 static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input *in, ns_trace_split *split,
-                            ns_trace_roofline *roof, ns_split_result *res, ns_troof_report *roof_report, ns_error *err,
-                            bool *truncated, ns_error *cut)
+                            ns_trace_roofline *roof, ns_split_result *res, ns_troof_report *roof_report,
+                            ns_error *err, bool *truncated, ns_error *cut)
 {
 	ns_trace_roofline_tee tee = {ns_trace_split_event, split, roof};
 	cli_progress_line *progress = k->progress != NULL ? cli_progress_join(k->progress, in)
@@ -101,9 +101,9 @@ static ns_status write_html(cli_trace_session *s, const ns_html_source *src, con
 {
 	ns_troof_roof_ctx roof = {roof_report, res};
 	ns_html_trace_options ho = {.classify = &s->cfg->classify,
-	                         .routes = &s->cfg->routes,
-	                         .roofline = s->cfg->roofline ? roof_report : NULL,
-	                         .devices = &s->devices};
+	                            .routes = &s->cfg->routes,
+	                            .roofline = s->cfg->roofline ? roof_report : NULL,
+	                            .devices = &s->devices};
 
 	if (s->cfg->roofline && roof_report->device_known)
 		ho.roof_device = ns_devices_find(&s->devices, roof_report->device);
@@ -130,8 +130,8 @@ void trace_one_analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, 
 	memset(d, 0, sizeof(*d));
 	ns_error_clear(&d->err);
 	d->st = NS_ERR_NOMEM;
-	if (split != NULL &&
-	    (!ns_trace_split_step_marker(split, s->marker) || !ns_trace_split_spill_dir(split, cli_spool_dir()))) {
+	if (split != NULL && (!ns_trace_split_step_marker(split, s->marker) ||
+	                      !ns_trace_split_spill_dir(split, cli_spool_dir()))) {
 		ns_trace_split_free(split);
 		split = NULL;
 	}
@@ -170,13 +170,13 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 {
 	cli_config *c = s->cfg;
 	ns_report_options o = {.classify = &c->classify,
-	                    .routes = &c->routes,
-	                    .format = &c->format,
-	                    .source = where,
-	                    .steps = c->steps,
-	                    .top = c->top,
-	                    .hints = cli_report_hints,
-	                    .devices = &s->devices};
+	                       .routes = &c->routes,
+	                       .format = &c->format,
+	                       .source = where,
+	                       .steps = c->steps,
+	                       .top = c->top,
+	                       .hints = cli_report_hints,
+	                       .devices = &s->devices};
 	ns_troof_roof_ctx roof = {&d->roof_report, &d->res};
 	ns_status st = d->st;
 
@@ -214,8 +214,9 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
  * library counts them in the result's name table, the command line says so. */
 void trace_one_note_rules(FILE *msgs, const char *where, const trace_done *d)
 {
-	size_t rule = 0,
-	       names = d->st == NS_OK && d->res.names != NULL ? ns_kernel_names_gave_up(d->res.names, &rule) : 0;
+	size_t rule = 0, names = d->st == NS_OK && d->res.names != NULL
+	                             ? ns_kernel_names_gave_up(d->res.names, &rule)
+	                             : 0;
 
 	size_t skipped = names > 0 ? ns_kernel_names_without_regex(d->res.names) : 0;
 

@@ -28,8 +28,8 @@ ns_status datadir_find(char *dir, size_t size, ns_error *err);
  * when none does. */
 bool datadir_find_docs(char *dir, size_t size);
 
-/* ns_devices_init() + the table from datadir_find()'s folder. Errors are printed as "nextstep: FILE:LINE: what"
- * (or "nextstep: what" when no folder was found); returns an ns_exit status. */
+/* ns_devices_init() + the table from datadir_find()'s folder. Errors are printed as "nextstep: FILE:LINE:
+ * what" (or "nextstep: what" when no folder was found); returns an ns_exit status. */
 int datadir_load_devices(ns_device_table *t);
 /* The same, quietly: an empty table when the data directory or its table cannot be read (for advice that is
  * better with the table than without, never required). */

@@ -28,8 +28,8 @@ static ns_status read_small_file(const char *path, char **out, size_t *len, ns_e
 				                  NS_JSON_FILE_MAX);
 				break;
 			}
-			/* up to one byte past the limit, to tell a file of NS_JSON_FILE_MAX bytes from a larger
-			 * one */
+			/* up to one byte past the limit, to tell a file of NS_JSON_FILE_MAX bytes from a
+			 * larger one */
 			grown = ns_grow_capped(buf, &cap, cap == 0 ? 8192 : cap + 1, 1, NS_JSON_FILE_MAX + 2);
 			if (grown == NULL) {
 				st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");

@@ -117,7 +117,8 @@ ns_status ns_units_parse(const char *text, ns_units_kind kind, const char *what,
 	return NS_OK;
 }
 
-ns_status ns_units_parse_whole(const char *text, ns_units_kind kind, const char *what, double *out, ns_error *err)
+ns_status ns_units_parse_whole(const char *text, ns_units_kind kind, const char *what, double *out,
+                               ns_error *err)
 {
 	double v = 0.0; /* GCC -O2 cannot see that ns_units_parse sets it whenever it returns NS_OK */
 

@@ -98,7 +98,8 @@ static void add_target(ns_diff_result *r, const ns_diff_side *b, const ns_diff_s
 }
 
 /* BEFORE's regime, then each of its high findings: what the user was told to fix. */
-static void judge_targets(const ns_diff_side *b, const ns_diff_side *a, const ns_classify_options *o, ns_diff_result *r)
+static void judge_targets(const ns_diff_side *b, const ns_diff_side *a, const ns_classify_options *o,
+                          ns_diff_result *r)
 {
 	const ns_verdict *v = &r->verdict[0];
 
@@ -130,7 +131,8 @@ static const ns_diff_kernel **sorted_kernels(const ns_diff_side *s)
 	return v;
 }
 
-static void set_kernel_side(ns_diff_kernel_delta *d, const ns_diff_kernel *k, const ns_diff_side *s, bool after)
+static void set_kernel_side(ns_diff_kernel_delta *d, const ns_diff_kernel *k, const ns_diff_side *s,
+                            bool after)
 {
 	bool known = k != NULL || !s->kernels_partial;
 	double ms = k != NULL ? ms_per_step(s, k->us) : 0;
@@ -312,7 +314,8 @@ static void move_optimizer_launches(const ns_diff_side *b, const ns_diff_side *a
 /* Each prediction's cause on both sides; what it achieved is the fall of its cause, at most the fall of its
  * bucket (time that moved to a sibling cause, a copy now under a memory kernel, left nothing) and of the step
  * (the rest went into other time, not off the step). */
-static ns_status check_predictions(const ns_diff_side *b, const ns_diff_side *a, ns_diff_result *r, ns_error *err)
+static ns_status check_predictions(const ns_diff_side *b, const ns_diff_side *a, ns_diff_result *r,
+                                   ns_error *err)
 {
 	if (b->npredicted == 0 || !b->has_time || !a->has_time)
 		return NS_OK;
@@ -342,7 +345,7 @@ static ns_status check_predictions(const ns_diff_side *b, const ns_diff_side *a,
 }
 
 ns_status ns_diff_compare(const ns_diff_side *before, const ns_diff_side *after, const ns_classify_options *o,
-                       ns_diff_result *r, ns_error *err)
+                          ns_diff_result *r, ns_error *err)
 {
 	memset(r, 0, sizeof(*r));
 	for (int k = 0; k < NS_REGIME_COUNT; k++) {

@@ -29,16 +29,16 @@ static bool kernel_list_cut(const ns_split_result *res)
 /* The trace's report document, as `nextstep trace --format json` prints it but without its steps (printed to
  * memory and parsed back: a trace and the report saved from it then summarise the same); the steps are read
  * from the split itself (diff_side_from_trace_report). */
-static ns_status report_document(const ns_split_result *res, const char *source, const ns_diff_load_options *o,
-                                 cJSON **out, ns_error *err)
+static ns_status report_document(const ns_split_result *res, const char *source,
+                                 const ns_diff_load_options *o, cJSON **out, ns_error *err)
 {
 	ns_format_options f = {.kind = NS_FORMAT_JSON};
 	ns_report_options ro = {.classify = o->classify,
-	                     .routes = o->routes,
-	                     .format = &f,
-	                     .source = source,
-	                     .steps = false,
-	                     .top = NS_DIFF_MAX_KERNELS};
+	                        .routes = o->routes,
+	                        .format = &f,
+	                        .source = source,
+	                        .steps = false,
+	                        .top = NS_DIFF_MAX_KERNELS};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
@@ -84,7 +84,8 @@ static ns_status side_from_split(ns_split_result *res, const char *source, const
 	return NS_OK;
 }
 
-static ns_status load_trace(ns_input *in, const ns_diff_load_options *o, int which, ns_diff_side *s, ns_error *err)
+static ns_status load_trace(ns_input *in, const ns_diff_load_options *o, int which, ns_diff_side *s,
+                            ns_error *err)
 {
 	ns_trace_split *split = ns_trace_split_new(o->rules[which]);
 	ns_split_result *res = calloc(1, sizeof(*res));
@@ -157,7 +158,8 @@ static bool any_bucket(const ns_profile *p)
 }
 
 /* A profile (the router's input, or a verdict it printed): shares only. */
-static ns_status side_from_profile(const cJSON *obj, const ns_diff_load_options *o, ns_diff_side *s, ns_error *err)
+static ns_status side_from_profile(const cJSON *obj, const ns_diff_load_options *o, ns_diff_side *s,
+                                   ns_error *err)
 {
 	ns_profile_unknown_keys unknown;
 	ns_verdict v;
@@ -259,7 +261,7 @@ static size_t depth_of(const cJSON *item)
 }
 
 ns_status ns_diff_side_parse(const char *text, size_t len, const ns_diff_load_options *o, ns_diff_side *s,
-                          ns_error *err)
+                             ns_error *err)
 {
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
@@ -300,7 +302,8 @@ ns_status ns_diff_side_parse(const char *text, size_t len, const ns_diff_load_op
 	return st;
 }
 
-ns_status ns_diff_side_load(ns_input *in, const ns_diff_load_options *o, int which, ns_diff_side *s, ns_error *err)
+ns_status ns_diff_side_load(ns_input *in, const ns_diff_load_options *o, int which, ns_diff_side *s,
+                            ns_error *err)
 {
 	ns_input_kind kind = ns_input_sniff(in);
 	char *text = NULL;
@@ -336,8 +339,8 @@ static void *run_load_job(void *arg)
 	return NULL;
 }
 
-ns_status ns_diff_load_pair(ns_input *before, ns_input *after, const ns_diff_load_options *o, ns_diff_side sides[2],
-                         ns_error errs[2])
+ns_status ns_diff_load_pair(ns_input *before, ns_input *after, const ns_diff_load_options *o,
+                            ns_diff_side sides[2], ns_error errs[2])
 {
 	load_job jobs[2] = {{before, o, 0, &sides[0], &errs[0], NS_OK},
 	                    {after, o, 1, &sides[1], &errs[1], NS_OK}};

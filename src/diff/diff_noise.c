@@ -72,7 +72,8 @@ static double mean_of(const double *v, size_t n)
 	return n > 0 ? sum / (double)n : 0;
 }
 
-void ns_diff_noise_judge(const double *before_us, size_t nb, const double *after_us, size_t na, ns_diff_noise *out)
+void ns_diff_noise_judge(const double *before_us, size_t nb, const double *after_us, size_t na,
+                         ns_diff_noise *out)
 {
 	double ratios[NS_DIFF_BOOTSTRAP_RESAMPLES];
 	uint64_t state = NS_DIFF_BOOTSTRAP_SEED;

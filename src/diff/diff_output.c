@@ -182,8 +182,8 @@ static void print_buckets(FILE *out, const ns_diff_side *b, const ns_diff_side *
 	}
 	fprintf(out, "%-24s %10s %10s %10s\n", "ms per step", "before", "after", "delta");
 	for (int k = 0; k < NS_REGIME_COUNT; k++)
-		fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", ns_regime_name((ns_regime)k), r->bucket_ms[0][k],
-		        r->bucket_ms[1][k], r->bucket_ms[1][k] - r->bucket_ms[0][k]);
+		fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", ns_regime_name((ns_regime)k),
+		        r->bucket_ms[0][k], r->bucket_ms[1][k], r->bucket_ms[1][k] - r->bucket_ms[0][k]);
 	fprintf(out, "  %-22s %10.3f %10.3f %+10.3f\n", "step (mean)", r->before.mean, r->after.mean,
 	        r->after.mean - r->before.mean);
 	if (r->noise.known)
@@ -228,7 +228,8 @@ static void print_count(FILE *out, bool known, long count, bool after)
 	fprintf(out, after ? " %-6s" : "  %6s", buf);
 }
 
-/* ns_report_short_name cuts at the parameter list; "Memcpy HtoD (Pageable -> Device)" leaves a trailing space.
+/* ns_report_short_name cuts at the parameter list; "Memcpy HtoD (Pageable -> Device)" leaves a trailing
+ * space.
  */
 static void trim_right(char *s)
 {
@@ -307,8 +308,8 @@ static void print_checks(FILE *out, const ns_diff_result *r)
 	}
 }
 
-void ns_diff_print_text(FILE *out, const ns_diff_side *before, const ns_diff_side *after, const ns_diff_result *r,
-                     const ns_diff_print_options *o)
+void ns_diff_print_text(FILE *out, const ns_diff_side *before, const ns_diff_side *after,
+                        const ns_diff_result *r, const ns_diff_print_options *o)
 {
 	char line[1024];
 
@@ -556,10 +557,10 @@ static ns_status put_side(json_out *w, FILE *out, const ns_diff_side *s, ns_erro
 {
 	ns_format_options f = {.kind = NS_FORMAT_JSON};
 	ns_report_options ro = {.classify = s->trace_classify,
-	                     .routes = s->trace_routes,
-	                     .format = &f,
-	                     .source = s->trace_source,
-	                     .top = s->trace_top};
+	                        .routes = s->trace_routes,
+	                        .format = &f,
+	                        .source = s->trace_source,
+	                        .top = s->trace_top};
 
 	if (s->trace == NULL)
 		return json_out_item(w, s->report) ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
@@ -568,8 +569,8 @@ static ns_status put_side(json_out *w, FILE *out, const ns_diff_side *s, ns_erro
 	return report_print_json_as(out, s->trace, &ro, REPORT_JSON_OBJECT, err);
 }
 
-ns_status ns_diff_print_json(FILE *out, const ns_diff_side *before, const ns_diff_side *after, const ns_diff_result *r,
-                          size_t top, ns_error *err)
+ns_status ns_diff_print_json(FILE *out, const ns_diff_side *before, const ns_diff_side *after,
+                             const ns_diff_result *r, size_t top, ns_error *err)
 {
 	cJSON *rest = comparison_json(r, top);
 	ns_status st = rest != NULL ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");

@@ -139,7 +139,8 @@ static ns_status get_cause(const cJSON *c, const json_path *p, ns_diff_cause *ou
 		return path_error(err, NS_ERR_VALUE, p, "bucket", "unknown bucket \"%.40s\"",
 		                  bucket->valuestring);
 	if (cause->valuestring[0] == '\0' || strlen(cause->valuestring) >= NS_DIFF_CAUSE_MAX)
-		return path_error(err, NS_ERR_LIMIT, p, "cause", "must be 1 to %d bytes", NS_DIFF_CAUSE_MAX - 1);
+		return path_error(err, NS_ERR_LIMIT, p, "cause", "must be 1 to %d bytes",
+		                  NS_DIFF_CAUSE_MAX - 1);
 	memcpy(out->cause, cause->valuestring, strlen(cause->valuestring) + 1);
 	return get_us(c, "us", p, &out->us, err);
 }
@@ -296,7 +297,8 @@ static ns_status get_kernel(const cJSON *k, const json_path *p, ns_diff_kernel *
 		return err->status;
 	len = strlen(name->valuestring);
 	if (len == 0 || len >= NS_DIFF_NAME_MAX)
-		return path_error(err, NS_ERR_LIMIT, p, "name", "must be 1 to %d bytes", NS_DIFF_NAME_MAX - 1);
+		return path_error(err, NS_ERR_LIMIT, p, "name", "must be 1 to %d bytes",
+		                  NS_DIFF_NAME_MAX - 1);
 	if (!ns_kernel_class_from_name(cls->valuestring, &out->cls))
 		return path_error(err, NS_ERR_VALUE, p, "class", "must be compute, memory or comm");
 	if (!(count->valuedouble >= 0 && count->valuedouble <= 1e15) ||
@@ -377,8 +379,8 @@ static ns_status get_split_steps(const ns_split_device *d, const json_path *p, n
 
 /* The whole device: its overall window (buckets and causes), its steps (from the report, or from the split of
  * a trace when split is not NULL) and kernels. */
-static ns_status get_device(const cJSON *dev, const ns_split_device *split, const json_path *p, ns_diff_side *s,
-                            ns_error *err)
+static ns_status get_device(const cJSON *dev, const ns_split_device *split, const json_path *p,
+                            ns_diff_side *s, ns_error *err)
 {
 	const cJSON *overall = get_typed(dev, "overall", is_object, "an object", p, err);
 	json_path op;

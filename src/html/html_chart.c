@@ -154,8 +154,8 @@ static double strip_total(const hp_strip_bar *b, size_t nseries)
 	return t;
 }
 
-static void put_strip_bar(ns_html_page *p, const hp_strip_bar *b, const hp_series *s, size_t nseries, double x,
-                          double w, const char *unit)
+static void put_strip_bar(ns_html_page *p, const hp_strip_bar *b, const hp_series *s, size_t nseries,
+                          double x, double w, const char *unit)
 {
 	double total = strip_total(b, nseries), y = STRIP_B;
 

@@ -140,8 +140,9 @@ static void put_predictions(ns_html_page *p, const ns_diff_result *r)
 	hp_puts(p, "</ul>\n");
 }
 
-ns_status ns_html_diff(ns_html_page *p, const ns_html_source src[2], const ns_diff_side *before, const ns_diff_side *after,
-                    const ns_diff_result *r, const ns_routes *routes, ns_error *err)
+ns_status ns_html_diff(ns_html_page *p, const ns_html_source src[2], const ns_diff_side *before,
+                       const ns_diff_side *after, const ns_diff_result *r, const ns_routes *routes,
+                       ns_error *err)
 {
 	char headline[512];
 

@@ -1,7 +1,7 @@
 /* The job page: the job's verdict (the straggler when there is one), the ranks as a heat map (each bucket's
  * share of the rank's step, shaded against the largest in its column; the straggler's row marked), and each
- * rank's exposed comm split into waiting for the last rank and transfer. At most NS_HTML_JOB_RANKS_MAX rows, in
- * the text report's order (ns_job_ranks_in_order: outliers first). */
+ * rank's exposed comm split into waiting for the last rank and transfer. At most NS_HTML_JOB_RANKS_MAX rows,
+ * in the text report's order (ns_job_ranks_in_order: outliers first). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +40,8 @@ static void put_cell(ns_html_page *p, double v, double max, ns_regime b)
 	          v, c->r, c->g, c->b, a, v);
 }
 
-static void put_rank_row(ns_html_page *p, const ns_job_result *res, const ns_job_rank_result *r, const column_max *m)
+static void put_rank_row(ns_html_page *p, const ns_job_result *res, const ns_job_rank_result *r,
+                         const column_max *m)
 {
 	hp_printf(p,
 	          "<tr class=\"rank%s\" data-rank=\"%" PRId64 "\"><td>%" PRId64

@@ -345,8 +345,8 @@ void hp_banner_open(ns_html_page *p, const char *label, const ns_verdict *v, con
 		const ns_finding *f = &v->findings[i];
 		if (f->grade != NS_GRADE_HIGH)
 			continue;
-		hp_printf(p, "<p class=\"finding\" data-regime=\"%s\">Also high: %s ", ns_regime_name(f->regime),
-		          ns_regime_name(f->regime));
+		hp_printf(p, "<p class=\"finding\" data-regime=\"%s\">Also high: %s ",
+		          ns_regime_name(f->regime), ns_regime_name(f->regime));
 		put_share(p, f->share);
 		hp_puts(p, " &rarr; ");
 		hp_text(p, routes->route[f->regime].fix, HTML_FIX_MAX);

@@ -94,15 +94,15 @@ void hp_optimizer_also(ns_html_page *p, const ns_device_report *m);
 void hp_inference_phases(ns_html_page *p, const ns_device_report *m);
 /* The forward / backward / optimizer passes: a strip under the step chart (strip), their mean per step as a
  * table, and the optimizer finding at any grade. Nothing when the trace marks no pass. */
-void hp_passes(ns_html_page *p, const ns_split_result *res, const ns_split_device *d, const ns_device_report *m,
-               bool strip);
+void hp_passes(ns_html_page *p, const ns_split_result *res, const ns_split_device *d,
+               const ns_device_report *m, bool strip);
 /* The steps as a table (a row per bar of the step chart), folded. */
 void hp_steps_table(ns_html_page *p, const ns_split_result *res, const ns_split_device *d,
                     const ns_html_trace_options *o);
 /* The Python frames behind each host cause, when the trace has them; else, where the device report's hint
  * share is at least high, how to record them. */
-void hp_python(ns_html_page *p, const ns_split_result *res, const ns_split_device *d, const ns_device_report *m,
-               double high);
+void hp_python(ns_html_page *p, const ns_split_result *res, const ns_split_device *d,
+               const ns_device_report *m, double high);
 /* Worst cases: a row of the steps table (marker, 14 numbers), a Python frame row. */
 #define STEP_ROW_WORST (6 * NS_HTML_NAME_MAX + 16 * 64 + 200)
 #define PY_ROW_WORST   (6 * NS_HTML_NAME_MAX + 200)

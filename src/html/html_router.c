@@ -53,8 +53,8 @@ void ns_html_router_card(ns_html_page *p, const char *label, const ns_verdict *v
 		hp_text(p, label, 200);
 		hp_puts(p, "</div>");
 	}
-	hp_printf(p, "<div><span class=\"regime\">%s</span> (%.0f%%)</div>\n", ns_regime_bound_word(v->regime),
-	          v->share * 100.0);
+	hp_printf(p, "<div><span class=\"regime\">%s</span> (%.0f%%)</div>\n",
+	          ns_regime_bound_word(v->regime), v->share * 100.0);
 	put_share_bar(p, v);
 	hp_puts(p, "<div class=\"fix\">");
 	hp_text(p, route->fix, 300);

@@ -128,8 +128,9 @@ void hp_inference_phases(ns_html_page *p, const ns_device_report *m)
 		    "<tr data-phase=\"%s\" data-regime=\"%s\"><td>%s</td><td class=\"n\">%zu</td><td "
 		    "class=\"n\">%.3f</td><td><i class=\"swatch\" style=\"background:%s\"></i>%s</td><td "
 		    "class=\"n\">%.0f%%</td><td class=\"fix\">",
-		    ns_step_phase_name((ns_step_phase)k), ns_regime_name(v->regime), ns_step_phase_name((ns_step_phase)k),
-		    ph->steps, ms(ph->window.dur_ns) / (double)ph->steps, hp_bucket_colour(v->regime),
+		    ns_step_phase_name((ns_step_phase)k), ns_regime_name(v->regime),
+		    ns_step_phase_name((ns_step_phase)k), ph->steps,
+		    ms(ph->window.dur_ns) / (double)ph->steps, hp_bucket_colour(v->regime),
 		    ns_regime_bound_word(v->regime), v->share * 100.0);
 		hp_text(p, ph->routes.route[v->regime].fix, HTML_FIX_MAX);
 		hp_puts(p, "</td></tr>\n");
@@ -147,8 +148,8 @@ static int64_t other_ns(const ns_split_pass_time *t, int64_t dur)
 }
 
 /* The strip's bar i: the mean pass times (ms) of the steps it stands for, as the step chart groups them. */
-static void fill_strip_bar(hp_strip_bar *b, const ns_split_result *res, const ns_split_device *d, size_t first,
-                           size_t count)
+static void fill_strip_bar(hp_strip_bar *b, const ns_split_result *res, const ns_split_device *d,
+                           size_t first, size_t count)
 {
 	ns_split_pass_time sum;
 	int64_t dur = 0;
@@ -190,8 +191,8 @@ static void put_pass_strip(ns_html_page *p, const ns_split_result *res, const ns
 	    pass_series, NS_PASS_COUNT + 1, bars, nbars, "ms");
 }
 
-void hp_passes(ns_html_page *p, const ns_split_result *res, const ns_split_device *d, const ns_device_report *m,
-               bool strip)
+void hp_passes(ns_html_page *p, const ns_split_result *res, const ns_split_device *d,
+               const ns_device_report *m, bool strip)
 {
 	const ns_split_pass_time *t = &d->passes;
 	int64_t dur = d->overall.dur_ns;
@@ -279,7 +280,8 @@ static void put_step_row(ns_html_page *p, const ns_split_result *res, const ns_s
 	hp_puts(p, "</tr>\n");
 }
 
-void hp_steps_table(ns_html_page *p, const ns_split_result *res, const ns_split_device *d, const ns_html_trace_options *o)
+void hp_steps_table(ns_html_page *p, const ns_split_result *res, const ns_split_device *d,
+                    const ns_html_trace_options *o)
 {
 	size_t per, nbars = ns_html_step_groups(d->nsteps, NS_HTML_STEP_BARS_MAX, &per);
 
@@ -308,8 +310,8 @@ void hp_steps_table(ns_html_page *p, const ns_split_result *res, const ns_split_
 	hp_puts(p, "</details>\n");
 }
 
-static const ns_cause host_causes[] = {NS_CAUSE_LAUNCH, NS_CAUSE_HOST_THREADS, NS_CAUSE_SYNC, NS_CAUSE_HOST_GAP,
-                                       NS_CAUSE_OPTIMIZER};
+static const ns_cause host_causes[] = {NS_CAUSE_LAUNCH, NS_CAUSE_HOST_THREADS, NS_CAUSE_SYNC,
+                                       NS_CAUSE_HOST_GAP, NS_CAUSE_OPTIMIZER};
 
 /* Without frames, where the device report says the hint applies and the host causes hold a high share: how
  * to record them (the text report's hint). */
@@ -332,8 +334,8 @@ static void put_python_hint(ns_html_page *p, double share, double high, bool nsy
 		    share * 100.0);
 }
 
-void hp_python(ns_html_page *p, const ns_split_result *res, const ns_split_device *d, const ns_device_report *m,
-               double high)
+void hp_python(ns_html_page *p, const ns_split_result *res, const ns_split_device *d,
+               const ns_device_report *m, double high)
 {
 	const ns_split_window *w = &d->overall;
 	bool any = false;
@@ -366,7 +368,8 @@ void hp_python(ns_html_page *p, const ns_split_result *res, const ns_split_devic
 		          res->nsys ? "traced OS runtime calls" : "recorded Python");
 		for (size_t k = 0; k < py->ntop; k++) {
 			hp_puts(p, "<tr><td class=\"kname\">");
-			hp_text(p, ns_kernel_names_get(res->python_names, py->top[k].name_id), NS_HTML_NAME_MAX);
+			hp_text(p, ns_kernel_names_get(res->python_names, py->top[k].name_id),
+			        NS_HTML_NAME_MAX);
 			hp_printf(p,
 			          "</td><td class=\"n\" data-v=\"%.6f\">%.3f</td><td "
 			          "class=\"n\">%.1f%%</td></tr>\n",

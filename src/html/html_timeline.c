@@ -1,6 +1,6 @@
 /* The timeline strip of the median step: a row per GPU stream and per busy host thread, drawn from the
- * split's fixed-size pixel table (ns_split_timeline), so its size does not grow with the trace. Adjacent pixels
- * of the same class and shade are one rectangle. */
+ * split's fixed-size pixel table (ns_split_timeline), so its size does not grow with the trace. Adjacent
+ * pixels of the same class and shade are one rectangle. */
 #include <inttypes.h>
 #include <string.h>
 
@@ -17,15 +17,15 @@
 #define SHADES 4
 
 static const char *gpu_class_word[NS_SPLIT_TIMELINE_CLASSES] = {"compute", "memory", "comm", "memcpy/memset"};
-static const char *host_class_word[NS_SPLIT_TIMELINE_CLASSES] = {"CPU ops", "data loader", "blocked on device",
-                                                              "host collectives"};
+static const char *host_class_word[NS_SPLIT_TIMELINE_CLASSES] = {"CPU ops", "data loader",
+                                                                 "blocked on device", "host collectives"};
 
 static const char *class_colour(bool host, int c)
 {
-	static const ns_regime gpu[NS_SPLIT_TIMELINE_CLASSES] = {NS_REGIME_COMPUTE, NS_REGIME_MEMORY, NS_REGIME_COMM,
-	                                                      NS_REGIME_MEMORY};
+	static const ns_regime gpu[NS_SPLIT_TIMELINE_CLASSES] = {NS_REGIME_COMPUTE, NS_REGIME_MEMORY,
+	                                                         NS_REGIME_COMM, NS_REGIME_MEMORY};
 	static const ns_regime hostr[NS_SPLIT_TIMELINE_CLASSES] = {NS_REGIME_COUNT, NS_REGIME_DATALOADER,
-	                                                        NS_REGIME_OVERHEAD, NS_REGIME_COMM};
+	                                                           NS_REGIME_OVERHEAD, NS_REGIME_COMM};
 
 	if (host && c == NS_TIMELINE_HOST_CPU)
 		return ns_palette_host()->hex;
@@ -62,7 +62,8 @@ static void row_label(const ns_split_timeline_row *r, char *buf, size_t size)
 		snprintf(buf, size, "stream ?");
 }
 
-static void row_title(ns_html_page *p, const ns_split_timeline *tl, const ns_split_timeline_row *r, const char *label)
+static void row_title(ns_html_page *p, const ns_split_timeline *tl, const ns_split_timeline_row *r,
+                      const char *label)
 {
 	double per_px_ms = (double)tl->dur_ns / 1e6 / NS_SPLIT_TIMELINE_PX;
 

@@ -259,8 +259,9 @@ static void fill_bar(hp_bar *b, const ns_split_device *d, size_t first, size_t c
 	} else if (count == 1) {
 		snprintf(b->label, sizeof(b->label), "%" PRId64, ns_split_device_step(d, first).step);
 		const char *phase = ns_step_phase_name((ns_step_phase)ns_split_device_step(d, first).phase);
-		snprintf(b->tip, sizeof(b->tip), "step %" PRId64 "%s%s%s", ns_split_device_step(d, first).step,
-		         phase != NULL ? " [" : "", phase != NULL ? phase : "", phase != NULL ? "]" : "");
+		snprintf(b->tip, sizeof(b->tip), "step %" PRId64 "%s%s%s",
+		         ns_split_device_step(d, first).step, phase != NULL ? " [" : "",
+		         phase != NULL ? phase : "", phase != NULL ? "]" : "");
 	} else {
 		snprintf(b->label, sizeof(b->label), "%" PRId64, ns_split_device_step(d, first).step);
 		snprintf(b->tip, sizeof(b->tip), "steps %" PRId64 "-%" PRId64 " (mean of %zu)",
@@ -335,8 +336,8 @@ static void put_comm(ns_html_page *p, const ns_split_device *d)
 		    "hidden %.1f%% of collective time</title><rect width=\"%.1f\" height=\"14\" fill=\"%s\"/>"
 		    "<rect x=\"%.1f\" width=\"%.1f\" height=\"14\" fill=\"%s\" "
 		    "fill-opacity=\"0.35\"/></svg>\n",
-		    pct(exposed, total), pct(hidden, total), x, hp_bucket_colour(NS_REGIME_COMM), x, 200.0 - x,
-		    hp_bucket_colour(NS_REGIME_COMM));
+		    pct(exposed, total), pct(hidden, total), x, hp_bucket_colour(NS_REGIME_COMM), x,
+		    200.0 - x, hp_bucket_colour(NS_REGIME_COMM));
 	}
 }
 
@@ -480,13 +481,13 @@ static void put_roofline(ns_html_page *p, const ns_html_trace_options *o)
 		char label[200];
 		snprintf(label, sizeof(label), "%.120s %s", t->name, ns_dtype_name(t->dtype));
 		ns_roofline_plot plot = {o->roof_device,
-		                      t->dtype,
-		                      label,
-		                      t->roof.intensity,
-		                      t->roof.attainable,
-		                      t->roof.timed,
-		                      t->roof.achieved_flops,
-		                      t->roof.fraction_of_roof};
+		                         t->dtype,
+		                         label,
+		                         t->roof.intensity,
+		                         t->roof.attainable,
+		                         t->roof.timed,
+		                         t->roof.achieved_flops,
+		                         t->roof.fraction_of_roof};
 		/* drawn into memory first, so the page counts its bytes */
 		char *svg = NULL;
 		size_t len = 0;
@@ -548,7 +549,7 @@ static void put_quality(ns_html_page *p, const ns_split_result *res)
 }
 
 ns_status ns_html_trace(ns_html_page *p, const ns_html_source *src, const ns_split_result *res,
-                     const ns_html_trace_options *o, ns_error *err)
+                        const ns_html_trace_options *o, ns_error *err)
 {
 	bool full = hp_room_full(p);
 
@@ -580,7 +581,8 @@ ns_status ns_html_trace(ns_html_page *p, const ns_html_source *src, const ns_spl
 			          res->ndevices - i);
 			break;
 		}
-		if (put_device(p, res, &res->device[i], o, this_full, i < NS_HTML_TIMELINES_MAX, err) != NS_OK)
+		if (put_device(p, res, &res->device[i], o, this_full, i < NS_HTML_TIMELINES_MAX, err) !=
+		    NS_OK)
 			return err->status;
 	}
 	if (o->roofline != NULL && hp_room_full(p) &&

@@ -417,7 +417,8 @@ static bool sizes_must_agree(const char *name)
 	return false;
 }
 
-static void check_match(ns_job_result *res, op_info *op, const ns_split_collective *c, int64_t rank, size_t ordinal)
+static void check_match(ns_job_result *res, op_info *op, const ns_split_collective *c, int64_t rank,
+                        size_t ordinal)
 {
 	const ns_split_collective *f = op->first;
 	bool name_ok = f->name[0] == '\0' || c->name[0] == '\0' || strcmp(f->name, c->name) == 0;
@@ -580,7 +581,8 @@ static size_t first_step_ending_after(const ns_job_device *d, int64_t t)
 /* Adds the waiting of collective c (inside [c.start, until)) to the steps it crosses. Only the steps under
  * its exposed pieces can get any: the pieces of a device's collectives follow each other in time (each
  * exposed instant is one collective's), so over all collectives these are each step about once. */
-static int64_t add_wait(const ns_job_device *d, const ns_split_collective *c, int64_t until, int64_t *step_wait)
+static int64_t add_wait(const ns_job_device *d, const ns_split_collective *c, int64_t until,
+                        int64_t *step_wait)
 {
 	int64_t total = 0, from, to;
 
@@ -1081,8 +1083,8 @@ static void count_slowest_steps(const ns_job_result *res, const step_table *t, s
 /* What makes the straggler slow (docs/job.md): a host-side bucket is that bucket's; on the device, more
  * kernels a step is more work, the same kernels slower in (nearly) every step is the rank's GPU or host, and
  * slower in some steps only is its inputs. Without steps to compare, the same kernels count as the device. */
-static void classify_straggler(const ns_job_result *res, const step_table *t, size_t r, int64_t others_kernels,
-                               ns_job_straggler *s)
+static void classify_straggler(const ns_job_result *res, const step_table *t, size_t r,
+                               int64_t others_kernels, ns_job_straggler *s)
 {
 	const ns_job_rank_result *rr = &res->rank[r];
 
@@ -1111,7 +1113,7 @@ static bool arrives_last(const ns_job_result *res, const ns_job_rank_result *rr)
 		return true;
 	need = need < NS_JOB_LAST_SHARE_MIN   ? NS_JOB_LAST_SHARE_MIN
 	       : need > NS_JOB_LAST_SHARE_MAX ? NS_JOB_LAST_SHARE_MAX
-	                                   : need;
+	                                      : need;
 	return (double)rr->waited_on_ns >= need * (double)res->wait_ns;
 }
 
@@ -1271,7 +1273,8 @@ static bool waits_without_straggler(const ns_job_result *res)
 		return false;
 	for (size_t i = 0; i < res->nranks; i++) {
 		const ns_split_window *w = &res->rank[i].overall;
-		int64_t wait = w->cause_ns[NS_CAUSE_WAIT], exposed = wait + w->cause_ns[NS_CAUSE_COMM_TRANSFER];
+		int64_t wait = w->cause_ns[NS_CAUSE_WAIT],
+		        exposed = wait + w->cause_ns[NS_CAUSE_COMM_TRANSFER];
 		if (exposed > 0 && 2 * wait >= exposed && w->dur_ns > 0 &&
 		    (double)wait >= JOB_WAIT_SHOWN * (double)w->dur_ns)
 			return true;

@@ -574,7 +574,8 @@ static bool time_of(parser *j, const char *key, int64_t *out)
 /* A string of key into buf as UTF-8, cut between characters. */
 static bool text_of(parser *j, const char *key, char *buf, size_t size)
 {
-	char raw[NS_SPLIT_COLL_TEXT > NS_TRACE_DEVICE_NAME_MAX ? NS_SPLIT_COLL_TEXT + 8 : NS_TRACE_DEVICE_NAME_MAX + 8];
+	char raw[NS_SPLIT_COLL_TEXT > NS_TRACE_DEVICE_NAME_MAX ? NS_SPLIT_COLL_TEXT + 8
+	                                                       : NS_TRACE_DEVICE_NAME_MAX + 8];
 	text_sink t = {raw, 0, sizeof(raw), false, false};
 
 	raw[0] = '\0';
@@ -1371,7 +1372,8 @@ static bool blank_line(source *s)
 	}
 }
 
-ns_status ns_job_merge_read(ns_job_merge *m, ns_input *in, ns_job_line_error_fn on_error, void *ctx, ns_error *err)
+ns_status ns_job_merge_read(ns_job_merge *m, ns_input *in, ns_job_line_error_fn on_error, void *ctx,
+                            ns_error *err)
 {
 	parser j;
 	ns_error line_err;
@@ -1392,7 +1394,8 @@ ns_status ns_job_merge_read(ns_job_merge *m, ns_input *in, ns_job_line_error_fn 
 			j.failed = j.nomem = j.syntax = j.has_version = false;
 			j.t0 = 0;
 			ns_error_clear(&line_err);
-			if ((read_line(&j, &rank) != NS_OK || ns_job_merge_add(m, rank, &line_err) != NS_OK) &&
+			if ((read_line(&j, &rank) != NS_OK ||
+			     ns_job_merge_add(m, rank, &line_err) != NS_OK) &&
 			    j.src.stopped == NS_OK) {
 				line_err.line = lineno;
 				line_err.offset = -1;

@@ -49,7 +49,8 @@ static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
 /* The route that fixes a straggler: on the device, the finding for what makes it slow (kernel advice would
  * not help: the others wait for this rank whatever its kernels are); on the host, its bucket's, or that
  * bucket's dominant cause's. */
-static ns_route straggler_route(const ns_job_report_options *o, const ns_job_result *res, const ns_job_straggler *s)
+static ns_route straggler_route(const ns_job_report_options *o, const ns_job_result *res,
+                                const ns_job_straggler *s)
 {
 	ns_routes r;
 
@@ -121,12 +122,14 @@ static void median_cause_route(const ns_job_report_options *o, const ns_job_resu
 	for (int k = 0; k < NS_CAUSE_COUNT; k++)
 		if (2 * votes[k] > res->nranks && o->routes->cause[k].fix != NULL)
 			routes->route[b] = o->routes->cause[k];
-	if (b == NS_REGIME_COMM && 2 * votes[NS_CAUSE_WAIT] > res->nranks) /* job_verdict: no straggler here */
+	if (b == NS_REGIME_COMM &&
+	    2 * votes[NS_CAUSE_WAIT] > res->nranks) /* job_verdict: no straggler here */
 		wait_without_straggler(o, routes);
 }
 
 /* The job verdict: the straggler's bucket with its share, else the median split's verdict. */
-static void job_verdict(const ns_job_report_options *o, const ns_job_result *res, ns_verdict *v, ns_routes *routes)
+static void job_verdict(const ns_job_report_options *o, const ns_job_result *res, ns_verdict *v,
+                        ns_routes *routes)
 {
 	*routes = *o->routes;
 	if (res->nstrag == 0) {
@@ -152,7 +155,8 @@ static void job_verdict(const ns_job_report_options *o, const ns_job_result *res
 	routes->route[s->bucket] = straggler_route(o, res, s);
 }
 
-void ns_job_report_verdict(const ns_job_result *res, const ns_job_report_options *o, ns_verdict *v, ns_routes *routes)
+void ns_job_report_verdict(const ns_job_result *res, const ns_job_report_options *o, ns_verdict *v,
+                           ns_routes *routes)
 {
 	job_verdict(o, res, v, routes);
 }
@@ -479,18 +483,20 @@ static void print_quality(FILE *out, const ns_job_report_options *o, const ns_jo
 	        res->quality_rank);
 }
 
-static void print_text(FILE *out, const ns_job_report_options *o, const ns_job_result *res, const ns_job_report *m)
+static void print_text(FILE *out, const ns_job_report_options *o, const ns_job_result *res,
+                       const ns_job_report *m)
 {
 	print_quality(out, o, res);
 	if (res->quality == NS_QUALITY_UNFIT) {
 		fprintf(out, "%s: no verdict (a rank's trace is unfit, above)\n", m->label);
 	} else if (res->nstrag > 0) {
 		const ns_job_straggler *s = &res->strag[0];
-		fprintf(
-		    out, "%s: %sstraggler-bound: rank %" PRId64 ", %s %.0f%% vs median %.0f%%%s -> %s (%s)\n",
-		    m->label, ns_format_style(o->format, NS_FORMAT_STYLE_VERDICT), s->rank, ns_regime_name(s->bucket),
-		    s->share * 100.0, s->median_share * 100.0, ns_format_style(o->format, NS_FORMAT_STYLE_RESET),
-		    m->routes.route[s->bucket].fix, m->routes.route[s->bucket].module);
+		fprintf(out,
+		        "%s: %sstraggler-bound: rank %" PRId64 ", %s %.0f%% vs median %.0f%%%s -> %s (%s)\n",
+		        m->label, ns_format_style(o->format, NS_FORMAT_STYLE_VERDICT), s->rank,
+		        ns_regime_name(s->bucket), s->share * 100.0, s->median_share * 100.0,
+		        ns_format_style(o->format, NS_FORMAT_STYLE_RESET), m->routes.route[s->bucket].fix,
+		        m->routes.route[s->bucket].module);
 	} else {
 		ns_format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
 	}
@@ -584,8 +590,8 @@ static bool put_members(job_json *js, cJSON *obj)
 }
 
 /* A device's members up to its steps. */
-static cJSON *device_head(const ns_job_report_options *o, const ns_job_rank_result *r, size_t d, const char *label,
-                          ns_next_steps *next)
+static cJSON *device_head(const ns_job_report_options *o, const ns_job_rank_result *r, size_t d,
+                          const char *label, ns_next_steps *next)
 {
 	const ns_job_device *dev = &r->src->dev[d];
 	ns_report_options ro = {
@@ -601,8 +607,8 @@ static cJSON *device_head(const ns_job_report_options *o, const ns_job_rank_resu
 	     cJSON_AddItemToObject(obj, "name",
 	                           dev->name[0] != '\0' ? cJSON_CreateString(dev->name) : cJSON_CreateNull());
 	ok = ok && cJSON_AddNumberToObject(obj, "rank", (double)r->src->rank);
-	ok = ok &&
-	     cJSON_AddItemToObject(obj, "overall", (overall = ns_report_window_json(label, window, false, &ro)));
+	ok = ok && cJSON_AddItemToObject(obj, "overall",
+	                                 (overall = ns_report_window_json(label, window, false, &ro)));
 	if (ok) { /* the rank's own fixes: its waiting is the straggler's to win (the job's next steps) */
 		ns_next_steps_of_window(window, device_steps(dev), o->routes, NULL, next);
 		ok = cJSON_AddItemToObject(overall, "next_steps", ns_next_steps_json(next));
@@ -706,7 +712,8 @@ static bool put_rank(job_json *js, const ns_job_report_options *o, const ns_job_
 	return !js->w.failed;
 }
 
-static cJSON *straggler_json(const ns_job_report_options *o, const ns_job_result *res, const ns_job_straggler *s)
+static cJSON *straggler_json(const ns_job_report_options *o, const ns_job_result *res,
+                             const ns_job_straggler *s)
 {
 	cJSON *obj = cJSON_CreateObject();
 	bool ok = obj != NULL;
@@ -744,10 +751,10 @@ static bool add_job_fields(const ns_job_report_options *o, const ns_job_result *
 	     cJSON_AddNumberToObject(j, "world_size",
 	                             (double)(res->world_size > 0 ? res->world_size : (int64_t)res->nranks));
 	ok = ok && cJSON_AddNumberToObject(j, "ranks", (double)res->nranks);
-	ok = ok && cJSON_AddItemToObject(
-	               j, "quality",
-	               res->quality >= 0 ? cJSON_CreateString(ns_quality_grade_name((ns_quality_grade)res->quality))
-	                                 : cJSON_CreateNull());
+	ok = ok && cJSON_AddItemToObject(j, "quality",
+	                                 res->quality >= 0 ? cJSON_CreateString(ns_quality_grade_name(
+	                                                         (ns_quality_grade)res->quality))
+	                                                   : cJSON_CreateNull());
 	ok =
 	    ok && cJSON_AddItemToObject(j, "quality_rank",
 	                                res->quality_rank >= 0 ? cJSON_CreateNumber((double)res->quality_rank)
@@ -816,7 +823,8 @@ static ns_status print_json(FILE *out, const ns_job_report_options *o, const ns_
 	return ok ? NS_OK : NS_ERR_IO;
 }
 
-ns_status ns_job_report_print(FILE *out, const ns_job_result *res, const ns_job_report_options *o, ns_error *err)
+ns_status ns_job_report_print(FILE *out, const ns_job_result *res, const ns_job_report_options *o,
+                              ns_error *err)
 {
 	ns_job_report *m = malloc(sizeof(*m));
 	ns_next_steps *next = malloc(sizeof(*next)); /* a rank's, in JSON */

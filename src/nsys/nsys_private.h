@@ -100,7 +100,8 @@ void nsys_range_of(ns_str text, nsys_range *r);
 
 /* Copies len bytes of database text into buf as a ns_trace_event string: a backslash and control characters
  * JSON-escaped (the consumers resolve escapes), everything else as stored. *cap grows as needed up to
- * NS_TRACE_MAX_STRING bytes of output; NULL when that is exceeded or memory runs out (*too_long says which). */
+ * NS_TRACE_MAX_STRING bytes of output; NULL when that is exceeded or memory runs out (*too_long says which).
+ */
 char *nsys_escape(const unsigned char *s, size_t len, char **buf, size_t *cap, size_t *out_len,
                   bool *too_long);
 /* True when the len bytes at s need nsys_escape (a backslash or a control character). */

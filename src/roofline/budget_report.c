@@ -54,7 +54,8 @@ static const char *count_text(double v, char *buf, size_t size)
 
 /* ---- text ---- */
 
-static void print_line(FILE *out, const ns_budget_report *r, const ns_routes *routes, const ns_format_options *o)
+static void print_line(FILE *out, const ns_budget_report *r, const ns_routes *routes,
+                       const ns_format_options *o)
 {
 	const ns_budget *b = &r->budget;
 	const ns_route *route = route_of(r, routes);
@@ -94,8 +95,8 @@ static void describe_term(FILE *out, const ns_budget_report *r, ns_budget_term t
 	case NS_BUDGET_KV_CACHE:
 		fprintf(out, "%.0f tokens x %.0f sequence%s x %s a token (%s)", s->context, s->batch,
 		        s->batch == 1 ? "" : "s",
-		        bytes_text(2.0 * a->layers * a->kv_heads * a->head_dim * ns_dtype_bytes(s->kv_dtype), n,
-		                   sizeof(n)),
+		        bytes_text(2.0 * a->layers * a->kv_heads * a->head_dim * ns_dtype_bytes(s->kv_dtype),
+		                   n, sizeof(n)),
 		        ns_dtype_name(s->kv_dtype));
 		return;
 	case NS_BUDGET_ACTIVATIONS:
@@ -260,7 +261,8 @@ static void print_formulas(FILE *out, const ns_budget_report *r, const ns_routes
 		fprintf(out, "fix explained: %s\n", route->doc);
 }
 
-static void print_text(FILE *out, const ns_budget_report *r, const ns_routes *routes, const ns_format_options *o)
+static void print_text(FILE *out, const ns_budget_report *r, const ns_routes *routes,
+                       const ns_format_options *o)
 {
 	print_line(out, r, routes, o);
 	print_terms(out, r);
@@ -322,8 +324,8 @@ static cJSON *budget_json(const ns_budget_report *r)
 cJSON *ns_budget_report_json(const ns_budget_report *r, const ns_routes *routes)
 {
 	const ns_budget_spec *s = r->spec;
-	cJSON *obj =
-	    ns_format_route_json(r->label, NULL, ns_budget_fit_words(r->budget.fit), -1.0, route_of(r, routes));
+	cJSON *obj = ns_format_route_json(r->label, NULL, ns_budget_fit_words(r->budget.fit), -1.0,
+	                                  route_of(r, routes));
 	cJSON *budget = NULL;
 	bool ok = obj != NULL;
 

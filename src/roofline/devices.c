@@ -28,10 +28,11 @@ static const struct {
 	const char *alias;
 	ns_dtype dtype;
 } dtype_aliases[] = {
-    {"float64", NS_DTYPE_FP64}, {"double", NS_DTYPE_FP64}, {"f64", NS_DTYPE_FP64},      {"float32", NS_DTYPE_FP32},
-    {"float", NS_DTYPE_FP32},   {"f32", NS_DTYPE_FP32},    {"bfloat16", NS_DTYPE_BF16}, {"float16", NS_DTYPE_FP16},
-    {"half", NS_DTYPE_FP16},    {"f16", NS_DTYPE_FP16},    {"e4m3", NS_DTYPE_FP8},      {"e5m2", NS_DTYPE_FP8},
-    {"float8", NS_DTYPE_FP8},   {"nvfp4", NS_DTYPE_FP4},   {"mxfp4", NS_DTYPE_FP4},
+    {"float64", NS_DTYPE_FP64},  {"double", NS_DTYPE_FP64},  {"f64", NS_DTYPE_FP64},
+    {"float32", NS_DTYPE_FP32},  {"float", NS_DTYPE_FP32},   {"f32", NS_DTYPE_FP32},
+    {"bfloat16", NS_DTYPE_BF16}, {"float16", NS_DTYPE_FP16}, {"half", NS_DTYPE_FP16},
+    {"f16", NS_DTYPE_FP16},      {"e4m3", NS_DTYPE_FP8},     {"e5m2", NS_DTYPE_FP8},
+    {"float8", NS_DTYPE_FP8},    {"nvfp4", NS_DTYPE_FP4},    {"mxfp4", NS_DTYPE_FP4},
 };
 
 /* Vendor words a trace puts before the model name; dropped for the second, looser match. */
@@ -236,7 +237,8 @@ static ns_status read_aliases(const cJSON *v, const char *who, ns_device *d, ns_
 		return ns_error_set(err, NS_ERR_VALUE, "%s: aliases must be an array of strings", who);
 	n = cJSON_GetArraySize(v);
 	if (n > NS_DEVICE_ALIASES_MAX)
-		return ns_error_set(err, NS_ERR_LIMIT, "%s: more than %d aliases", who, NS_DEVICE_ALIASES_MAX);
+		return ns_error_set(err, NS_ERR_LIMIT, "%s: more than %d aliases", who,
+		                    NS_DEVICE_ALIASES_MAX);
 	if (n == 0)
 		return NS_OK;
 	if ((d->aliases = calloc((size_t)n, sizeof(*d->aliases))) == NULL)
@@ -266,7 +268,8 @@ static ns_status read_peaks(const cJSON *v, const char *who, ns_device *d, ns_er
 	{
 		ns_dtype dt;
 		char what[320];
-		if (!ns_dtype_from_name(item->string, &dt) || strcasecmp(item->string, ns_dtype_name(dt)) != 0)
+		if (!ns_dtype_from_name(item->string, &dt) ||
+		    strcasecmp(item->string, ns_dtype_name(dt)) != 0)
 			return ns_error_set(err, NS_ERR_KEY, "%s: peak_tflops: unknown dtype \"%s\"", who,
 			                    item->string);
 		if (d->peak[dt] > 0.0)

@@ -54,7 +54,8 @@ static ns_status place_timed(const ns_roofline_input *in, ns_roofline_result *ou
 	                   out->achieved_flops, "attainable FLOP/s", out->attainable, NS_ROOFLINE_PARAM_WORK,
 	                   err) != NS_OK ||
 	    check_quotient(out->fraction_compute, "the fraction of the compute peak", "achieved FLOP/s",
-	                   out->achieved_flops, "peak FLOP/s", in->peak, NS_ROOFLINE_PARAM_WORK, err) != NS_OK ||
+	                   out->achieved_flops, "peak FLOP/s", in->peak, NS_ROOFLINE_PARAM_WORK,
+	                   err) != NS_OK ||
 	    check_quotient(out->fraction_memory, "the fraction of the bandwidth", "achieved bytes/s",
 	                   out->achieved_bytes_per_s, "bandwidth", in->bandwidth, NS_ROOFLINE_PARAM_WORK,
 	                   err) != NS_OK)
@@ -85,7 +86,8 @@ ns_status ns_roofline_place(const ns_roofline_input *in, ns_roofline_result *out
 	    (st = check_quotient(out->ridge, "the device's ridge point", "peak FLOP/s", in->peak, "bandwidth",
 	                         in->bandwidth, 0, err)) != NS_OK ||
 	    (st = check_quotient(out->attainable, "the attainable FLOP/s", "intensity", out->intensity,
-	                         "1 / bandwidth", 1.0 / in->bandwidth, NS_ROOFLINE_PARAM_WORK, err)) != NS_OK) {
+	                         "1 / bandwidth", 1.0 / in->bandwidth, NS_ROOFLINE_PARAM_WORK, err)) !=
+	        NS_OK) {
 		memset(out, 0, sizeof(*out));
 		return st;
 	}
@@ -105,7 +107,7 @@ static ns_status check_dtype(ns_dtype dt, ns_error *err)
 }
 
 ns_status ns_roofline_matmul(double m, double n, double k, double batch, ns_dtype dt, ns_roofline_work *w,
-                          ns_error *err)
+                             ns_error *err)
 {
 	double size = ns_dtype_bytes(dt);
 
@@ -125,8 +127,8 @@ ns_status ns_roofline_matmul(double m, double n, double k, double batch, ns_dtyp
 	return NS_OK;
 }
 
-ns_status ns_roofline_elementwise(double n, double inputs, double outputs, double flops_per_element, ns_dtype dt,
-                               ns_roofline_work *w, ns_error *err)
+ns_status ns_roofline_elementwise(double n, double inputs, double outputs, double flops_per_element,
+                                  ns_dtype dt, ns_roofline_work *w, ns_error *err)
 {
 	double size = ns_dtype_bytes(dt);
 
@@ -159,8 +161,8 @@ static double crossing_batch(double params, double attn_per_seq, double weight_b
 	return fmax(1.0, ceil(ridge * weight_bytes / denom * (1.0 - 1e-12)));
 }
 
-ns_status ns_roofline_decode_step(const ns_roofline_decode_spec *s, ns_dtype dt, double ridge, ns_roofline_decode *out,
-                               ns_error *err)
+ns_status ns_roofline_decode_step(const ns_roofline_decode_spec *s, ns_dtype dt, double ridge,
+                                  ns_roofline_decode *out, ns_error *err)
 {
 	double size = ns_dtype_bytes(dt);
 	double heads = s->heads > 0.0 ? s->heads : s->kv_heads;
@@ -201,7 +203,7 @@ ns_status ns_roofline_decode_step(const ns_roofline_decode_spec *s, ns_dtype dt,
 }
 
 ns_status ns_roofline_scaling(double t1, double t2, double overhead_below, double work_above,
-                           ns_scaling_result *out, ns_error *err)
+                              ns_scaling_result *out, ns_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (!positive_finite(t1) || !positive_finite(t2))
@@ -209,8 +211,8 @@ ns_status ns_roofline_scaling(double t1, double t2, double overhead_below, doubl
 	if (!(overhead_below > 0.0) || !(work_above >= overhead_below))
 		return work_error(err, "the scaling thresholds must satisfy 0 < overhead <= work");
 	out->ratio = t2 / t1;
-	if (check_quotient(out->ratio, "the time ratio", "doubled time", t2, "time", t1, NS_ROOFLINE_PARAM_WORK,
-	                   err) != NS_OK)
+	if (check_quotient(out->ratio, "the time ratio", "doubled time", t2, "time", t1,
+	                   NS_ROOFLINE_PARAM_WORK, err) != NS_OK)
 		return err->status;
 	out->fixed_share = fmin(1.0, fmax(0.0, 2.0 - out->ratio));
 	out->faster = out->ratio < 1.0;
@@ -384,15 +386,16 @@ static const char *count_op(const char *op_name, const char *input_dims, size_t 
 	out->flops = flops >= 0.0 ? flops : 2.0 * out->batch * out->m * out->n * out->k;
 	/* An absent bias is written as [] in Input Dims; it reads nothing. */
 	double extra_elements = extra.n > 0 ? elements(&extra) : 0.0;
-	out->bytes =
-	    (elements(&a) + elements(&b) + extra_elements + out->batch * out->m * out->n) * ns_dtype_bytes(dt);
+	out->bytes = (elements(&a) + elements(&b) + extra_elements + out->batch * out->m * out->n) *
+	             ns_dtype_bytes(dt);
 	if (!(out->flops > 0.0) || !(out->bytes > 0.0))
 		return "an empty matmul";
 	return NULL;
 }
 
-void ns_roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops, int64_t gpu_ns,
-                       ns_dtype dt, const ns_device *dev, double overhead_threshold, ns_roofline_op *out)
+void ns_roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops,
+                          int64_t gpu_ns, ns_dtype dt, const ns_device *dev, double overhead_threshold,
+                          ns_roofline_op *out)
 {
 	const char *why = NULL;
 	ns_error err;

@@ -158,7 +158,7 @@ static void print_roofline_explain(FILE *out, const ns_roofline_placement *p, co
 }
 
 void ns_roofline_report_text(FILE *out, const ns_roofline_placement *p, const ns_routes *routes,
-                          const ns_format_options *o)
+                             const ns_format_options *o)
 {
 	print_roofline_line(out, p, routes, o);
 	if (p->is_decode)
@@ -199,8 +199,8 @@ static bool add_timed_json(cJSON *obj, const ns_roofline_placement *p)
 cJSON *ns_roofline_report_json(const ns_roofline_placement *p, const ns_routes *routes)
 {
 	ns_regime g = p->roof.regime;
-	cJSON *obj =
-	    ns_format_route_json(p->label, ns_regime_name(g), ns_regime_bound_word(g), -1.0, &routes->route[g]);
+	cJSON *obj = ns_format_route_json(p->label, ns_regime_name(g), ns_regime_bound_word(g), -1.0,
+	                                  &routes->route[g]);
 	bool ok = obj != NULL;
 
 	ok = ok && add_text(obj, "device", p->dev->name);
@@ -227,7 +227,7 @@ cJSON *ns_roofline_report_json(const ns_roofline_placement *p, const ns_routes *
 }
 
 ns_status ns_roofline_report_print(FILE *out, const ns_roofline_placement *p, const ns_routes *routes,
-                                const ns_format_options *o, ns_error *err)
+                                   const ns_format_options *o, ns_error *err)
 {
 	switch (o->kind) {
 	case NS_FORMAT_QUIET:
@@ -269,7 +269,8 @@ static void print_scaling_explain(FILE *out, const ns_scaling_report *s, const n
 	        ns_units_format_time(s->t1, b1, sizeof(b1)), ns_units_format_time(s->t2, b2, sizeof(b2)));
 	if (fixed > 0.0 && work > 0.0)
 		fprintf(out, "  fixed = 2*T1 - T2 = %s, work = T2 - T1 = %s\n",
-		        ns_units_format_time(fixed, b3, sizeof(b3)), ns_units_format_time(work, b4, sizeof(b4)));
+		        ns_units_format_time(fixed, b3, sizeof(b3)),
+		        ns_units_format_time(work, b4, sizeof(b4)));
 	fprintf(out, "thresholds: overhead-bound below %.2fx, work-bound from %.2fx\n", s->overhead_below,
 	        s->work_above);
 	if (s->res.kind != NS_SCALING_WORK && routes->route[NS_REGIME_OVERHEAD].next_check != NULL)
@@ -282,8 +283,8 @@ static cJSON *scaling_json(const ns_scaling_report *s, const ns_routes *routes)
 {
 	bool overhead = s->res.kind != NS_SCALING_WORK;
 	cJSON *obj = ns_format_route_json(s->label, overhead ? ns_regime_name(NS_REGIME_OVERHEAD) : NULL,
-	                               ns_scaling_kind_word(s->res.kind), -1.0,
-	                               overhead ? &routes->route[NS_REGIME_OVERHEAD] : NULL);
+	                                  ns_scaling_kind_word(s->res.kind), -1.0,
+	                                  overhead ? &routes->route[NS_REGIME_OVERHEAD] : NULL);
 	bool ok = obj != NULL;
 
 	ok = ok && add_number(obj, "time_s", s->t1);
@@ -300,11 +301,12 @@ static cJSON *scaling_json(const ns_scaling_report *s, const ns_routes *routes)
 }
 
 ns_status ns_scaling_report_print(FILE *out, const ns_scaling_report *s, const ns_routes *routes,
-                               const ns_format_options *o, ns_error *err)
+                                  const ns_format_options *o, ns_error *err)
 {
 	switch (o->kind) {
 	case NS_FORMAT_QUIET:
-		fprintf(out, "%s\n", s->res.kind == NS_SCALING_WORK ? "work" : ns_regime_name(NS_REGIME_OVERHEAD));
+		fprintf(out, "%s\n",
+		        s->res.kind == NS_SCALING_WORK ? "work" : ns_regime_name(NS_REGIME_OVERHEAD));
 		return NS_OK;
 	case NS_FORMAT_JSON:
 		return print_json(out, scaling_json(s, routes), err);
@@ -441,7 +443,7 @@ static cJSON *devices_json(const ns_device_table *t, const ns_device *only)
 }
 
 ns_status ns_devices_report_print(FILE *out, const ns_device_table *t, const ns_device *only,
-                               const ns_format_options *o, ns_error *err)
+                                  const ns_format_options *o, ns_error *err)
 {
 	if (o->kind == NS_FORMAT_JSON)
 		return print_json(out, devices_json(t, only), err);

@@ -380,7 +380,8 @@ static void write_svg(FILE *out, const ns_roofline_plot *p, bool standalone)
 
 	choose_axes(p, &a);
 	if (standalone)
-		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" NS_GENERATOR_SVG NS_VERSION_STRING " -->\n"
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" NS_GENERATOR_SVG NS_VERSION_STRING
+		      " -->\n"
 		      "<svg xmlns=\"http://www.w3.org/2000/svg\" ",
 		      out);
 	else

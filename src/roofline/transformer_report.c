@@ -50,11 +50,12 @@ static void print_line(FILE *out, const ns_transformer_report *r, const ns_route
 		ns_fput_text(out, r->label);
 		fputs(": ", out);
 	}
-	fprintf(out, "%s%s%s (", ns_format_style(o, NS_FORMAT_STYLE_VERDICT), ns_regime_bound_word(r->roof.regime),
-	        ns_format_style(o, NS_FORMAT_STYLE_RESET));
+	fprintf(out, "%s%s%s (", ns_format_style(o, NS_FORMAT_STYLE_VERDICT),
+	        ns_regime_bound_word(r->roof.regime), ns_format_style(o, NS_FORMAT_STYLE_RESET));
 	ns_format_percent(out, bound_share(&r->roof));
 	fprintf(out, " of the time at the roof in %s terms; AI %s FLOP/B, ridge %s FLOP/B) -> %s (%s)\n",
-	        ns_regime_bound_word(r->roof.regime), ns_units_format_plain(r->roof.intensity, ai, sizeof(ai)),
+	        ns_regime_bound_word(r->roof.regime),
+	        ns_units_format_plain(r->roof.intensity, ai, sizeof(ai)),
 	        ns_units_format_plain(r->roof.ridge, ridge, sizeof(ridge)), route->fix, route->module);
 }
 
@@ -202,9 +203,9 @@ static bool add_model(cJSON *obj, const ns_transformer_report *r)
 cJSON *ns_transformer_report_json(const ns_transformer_report *r, const ns_routes *routes)
 {
 	const ns_transformer_pass *c = &r->count;
-	cJSON *obj =
-	    ns_format_route_json(r->label, ns_regime_name(r->roof.regime), ns_regime_bound_word(r->roof.regime),
-	                      ns_format_tidy(bound_share(&r->roof)), ns_transformer_route(r, routes));
+	cJSON *obj = ns_format_route_json(
+	    r->label, ns_regime_name(r->roof.regime), ns_regime_bound_word(r->roof.regime),
+	    ns_format_tidy(bound_share(&r->roof)), ns_transformer_route(r, routes));
 	bool ok = obj != NULL;
 
 	ok = ok && cJSON_AddStringToObject(obj, "device", r->dev->name) != NULL;

@@ -100,7 +100,9 @@ static void grade_findings(ns_verdict *v, const ns_classify_options *o)
 	for (int i = 0; i < NS_REGIME_COUNT; i++) {
 		ns_regime r = v->ranked[i];
 		double s = v->split[r];
-		ns_grade g = s >= o->high ? NS_GRADE_HIGH : s >= o->moderate ? NS_GRADE_MODERATE : NS_GRADE_NONE;
+		ns_grade g = s >= o->high       ? NS_GRADE_HIGH
+		             : s >= o->moderate ? NS_GRADE_MODERATE
+		                                : NS_GRADE_NONE;
 		if (r == v->regime || g == NS_GRADE_NONE || s <= 0.0) /* an empty bucket is never a finding */
 			continue;
 		v->findings[v->nfindings++] = (ns_finding){.regime = r, .share = s, .grade = g};

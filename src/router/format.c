@@ -99,7 +99,7 @@ static void line_put_label(line_out *l, const char *label)
 }
 
 void ns_format_verdict_line(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                         const ns_format_options *o)
+                            const ns_format_options *o)
 {
 	const ns_route *route = &r->route[v->regime];
 	char pct[NS_FORMAT_PERCENT_MAX];
@@ -128,7 +128,8 @@ void ns_format_verdict_line(FILE *out, const char *label, const ns_verdict *v, c
 
 /* With colour, a bucket's bar has its colour from the shared palette (the HTML report's and the roofline's),
  * as a 24-bit foreground; c NULL (the unattributed rest) keeps the verdict style. */
-static void print_bar(FILE *out, const char *name, double share, const ns_colour *c, const ns_format_options *o)
+static void print_bar(FILE *out, const char *name, double share, const ns_colour *c,
+                      const ns_format_options *o)
 {
 	int width = (int)lround(share * BAR_WIDTH);
 
@@ -352,7 +353,7 @@ static ns_status write_verdict_json(FILE *out, const char *label, const ns_verdi
 }
 
 ns_status ns_format_verdict_write(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                               const ns_format_options *o, const char *source)
+                                  const ns_format_options *o, const char *source)
 {
 	switch (o->kind) {
 	case NS_FORMAT_QUIET:
@@ -371,7 +372,7 @@ ns_status ns_format_verdict_write(FILE *out, const char *label, const ns_verdict
 }
 
 ns_status ns_format_verdict(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
-                         const ns_format_options *o)
+                            const ns_format_options *o)
 {
 	ns_status st = ns_format_verdict_write(out, label, v, r, o, NULL);
 
@@ -433,7 +434,7 @@ static bool add_label(cJSON *obj, const char *label)
 }
 
 cJSON *ns_format_route_json(const char *label, const char *regime, const char *verdict, double share,
-                         const ns_route *route)
+                            const ns_route *route)
 {
 	cJSON *obj = cJSON_CreateObject();
 	bool ok = obj != NULL;
@@ -454,8 +455,8 @@ cJSON *ns_format_route_json(const char *label, const char *regime, const char *v
 
 cJSON *ns_format_verdict_json(const char *label, const ns_verdict *v, const ns_routes *r)
 {
-	cJSON *obj = ns_format_route_json(label, ns_regime_name(v->regime), ns_regime_bound_word(v->regime), v->share,
-	                               &r->route[v->regime]);
+	cJSON *obj = ns_format_route_json(label, ns_regime_name(v->regime), ns_regime_bound_word(v->regime),
+	                                  v->share, &r->route[v->regime]);
 	bool ok = obj != NULL;
 
 	ok = ok && cJSON_AddStringToObject(obj, "runner_up", ns_regime_name(v->runner_up));

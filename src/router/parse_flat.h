@@ -11,7 +11,8 @@
 /* Reads the record s[0..n) into p and unknown when it is a flat object the general path (cJSON, then
  * ns_parse_profile_json) would read without error, exactly as that path would. False for anything else, which
  * the caller hands to the general path: that one says what is wrong. */
-bool profile_parse_flat(const char *s, size_t n, bool strict, ns_profile *p, ns_profile_unknown_keys *unknown);
+bool profile_parse_flat(const char *s, size_t n, bool strict, ns_profile *p,
+                        ns_profile_unknown_keys *unknown);
 
 /* "compute" or "compute_pct" (n bytes, no NUL needed) -> NS_REGIME_COMPUTE. */
 bool profile_bucket_from_key(const char *key, size_t n, ns_regime *r);

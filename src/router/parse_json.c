@@ -75,8 +75,8 @@ static ns_status read_verdict(const cJSON *obj, const cJSON *split, ns_profile *
 	return item != NULL ? read_label(item, p, &label_seen, err) : NS_OK;
 }
 
-ns_status ns_parse_profile_json(const cJSON *obj, ns_profile *p, bool strict, ns_profile_unknown_keys *unknown,
-                             ns_error *err)
+ns_status ns_parse_profile_json(const cJSON *obj, ns_profile *p, bool strict,
+                                ns_profile_unknown_keys *unknown, ns_error *err)
 {
 	const cJSON *item, *split;
 	bool label_seen = false;
@@ -355,7 +355,7 @@ static ns_profile_read_result line_problem(ns_profile_reader *r, line_status ls,
 
 /* Parses one complete record that starts at line first_line. */
 static ns_profile_read_result parse_record(ns_profile_reader *r, const char *s, size_t n, long first_line,
-                                        ns_profile *p, ns_profile_unknown_keys *unknown, ns_error *err)
+                                           ns_profile *p, ns_profile_unknown_keys *unknown, ns_error *err)
 {
 	const char *end = NULL, *nul = memchr(s, '\0', n);
 	cJSON *obj;
@@ -385,8 +385,8 @@ static ns_profile_read_result parse_record(ns_profile_reader *r, const char *s, 
 	return st != NS_OK ? NS_PROFILE_READ_BAD : NS_PROFILE_READ_OK;
 }
 
-static ns_profile_read_result next_ndjson(ns_profile_reader *r, ns_profile *p, ns_profile_unknown_keys *unknown,
-                                       ns_error *err)
+static ns_profile_read_result next_ndjson(ns_profile_reader *r, ns_profile *p,
+                                          ns_profile_unknown_keys *unknown, ns_error *err)
 {
 	const char *s;
 	size_t n;
@@ -405,7 +405,7 @@ static ns_profile_read_result next_ndjson(ns_profile_reader *r, ns_profile *p, n
 /* Pretty-printed objects, one after another: gather lines until the braces balance. d carries the state of
  * a record already begun in r->rec. */
 static ns_profile_read_result gather_document(ns_profile_reader *r, depth_scan *d, ns_profile *p,
-                                           ns_profile_unknown_keys *unknown, ns_error *err)
+                                              ns_profile_unknown_keys *unknown, ns_error *err)
 {
 	const char *s;
 	size_t n, len;
@@ -443,8 +443,8 @@ static ns_profile_read_result gather_document(ns_profile_reader *r, depth_scan *
 	return parse_record(r, r->rec, len, r->rec_line, p, unknown, err);
 }
 
-static ns_profile_read_result next_document(ns_profile_reader *r, ns_profile *p, ns_profile_unknown_keys *unknown,
-                                         ns_error *err)
+static ns_profile_read_result next_document(ns_profile_reader *r, ns_profile *p,
+                                            ns_profile_unknown_keys *unknown, ns_error *err)
 {
 	depth_scan d = {0, false, false, false};
 
@@ -487,8 +487,8 @@ static ns_profile_read_result load_array(ns_profile_reader *r, ns_error *err)
 	return NS_PROFILE_READ_OK;
 }
 
-static ns_profile_read_result next_array_item(ns_profile_reader *r, ns_profile *p, ns_profile_unknown_keys *unknown,
-                                           ns_error *err)
+static ns_profile_read_result next_array_item(ns_profile_reader *r, ns_profile *p,
+                                              ns_profile_unknown_keys *unknown, ns_error *err)
 {
 	const cJSON *item = r->array_next;
 	ns_status st;
@@ -507,8 +507,8 @@ static ns_profile_read_result next_array_item(ns_profile_reader *r, ns_profile *
 
 /* The first non-blank byte decides: '[' an array; '{' on a line of its own object NDJSON, else the start of a
  * pretty-printed object; a NUL byte binary data, which ends the stream at once (nextstep /dev/zero). */
-static ns_profile_read_result read_first_record(ns_profile_reader *r, ns_profile *p, ns_profile_unknown_keys *unknown,
-                                             ns_error *err)
+static ns_profile_read_result read_first_record(ns_profile_reader *r, ns_profile *p,
+                                                ns_profile_unknown_keys *unknown, ns_error *err)
 {
 	const char *s;
 	size_t n;
@@ -545,8 +545,8 @@ static ns_profile_read_result read_first_record(ns_profile_reader *r, ns_profile
 	return parse_record(r, s, n, r->line, p, unknown, err);
 }
 
-ns_profile_read_result ns_profile_reader_next(ns_profile_reader *r, ns_profile *p, ns_profile_unknown_keys *unknown,
-                                        ns_error *err)
+ns_profile_read_result ns_profile_reader_next(ns_profile_reader *r, ns_profile *p,
+                                              ns_profile_unknown_keys *unknown, ns_error *err)
 {
 	unknown->count = 0;
 	ns_error_clear(err);

@@ -13,9 +13,10 @@ typedef struct {
 	const char *module;
 	const char *fix;
 	const char *next_check;
-	ns_routes_follow_up next_follow_up; /* what "{}" in next_check stands for; NS_FOLLOW_UP_NONE: no "{}" */
-	ns_routes_follow_up fix_follow_up;  /* the same for fix */
-	const char *doc;                 /* the section of docs/fixes.md that explains the fix */
+	ns_routes_follow_up
+	    next_follow_up; /* what "{}" in next_check stands for; NS_FOLLOW_UP_NONE: no "{}" */
+	ns_routes_follow_up fix_follow_up; /* the same for fix */
+	const char *doc;                   /* the section of docs/fixes.md that explains the fix */
 } route_text;
 
 /* The sections of docs/fixes.md (a heading's anchor), one per family of fixes. */
@@ -36,12 +37,12 @@ typedef struct {
 
 /* The built-in playbook. The module numbers are the course's; keep them in step with it. */
 static const route_text default_routes[NS_REGIME_COUNT] = {
-    [NS_REGIME_COMPUTE] = {.module = "Module 4/5",
-                        .fix = "write/use a fused kernel or lower precision",
-                        .next_check =
-                            "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak{}",
-                        .next_follow_up = NS_FOLLOW_UP_ROOFLINE_TIMED,
-                        .doc = DOC_COMPUTE},
+    [NS_REGIME_COMPUTE] =
+        {.module = "Module 4/5",
+         .fix = "write/use a fused kernel or lower precision",
+         .next_check = "re-profile and compare the top GEMM's achieved TFLOP/s with the device peak{}",
+         .next_follow_up = NS_FOLLOW_UP_ROOFLINE_TIMED,
+         .doc = DOC_COMPUTE},
     [NS_REGIME_MEMORY] =
         {.module = "Module 4/5",
          .fix = "fuse ops, cut activation memory, or shrink dtype",
@@ -49,10 +50,10 @@ static const route_text default_routes[NS_REGIME_COUNT] = {
                        "GB/s should approach peak bandwidth",
          .doc = DOC_MEMORY},
     [NS_REGIME_COMM] = {.module = "Module 6/8",
-                     .fix = "overlap all-reduce, bucket gradients, or check topology",
-                     .next_check = "the exposed-communication share after enabling overlap{}",
-                     .next_follow_up = NS_FOLLOW_UP_COMM_SPLIT,
-                     .doc = DOC_COMM},
+                        .fix = "overlap all-reduce, bucket gradients, or check topology",
+                        .next_check = "the exposed-communication share after enabling overlap{}",
+                        .next_follow_up = NS_FOLLOW_UP_COMM_SPLIT,
+                        .doc = DOC_COMM},
     [NS_REGIME_DATALOADER] =
         {.module = "Module 3",
          .fix = "the input pipeline is the bottleneck: more DataLoader workers, pinned memory, "
@@ -69,10 +70,10 @@ static const route_text default_routes[NS_REGIME_COUNT] = {
          .next_follow_up = NS_FOLLOW_UP_SCALING,
          .doc = DOC_LAUNCH},
     [NS_REGIME_IDLE] = {.module = "Module 3",
-                     .fix = "data-loader stall or host-device sync gap, check the trace timeline",
-                     .next_check =
-                         "the idle share on the trace timeline after removing the stall or the sync",
-                     .doc = DOC_IDLE},
+                        .fix = "data-loader stall or host-device sync gap, check the trace timeline",
+                        .next_check =
+                            "the idle share on the trace timeline after removing the stall or the sync",
+                        .doc = DOC_IDLE},
 };
 
 /* One route per cause (cause.h): the fix for the part of a bucket the trace could name. */
@@ -148,10 +149,10 @@ static const route_text default_cause_routes[NS_CAUSE_COUNT] = {
                        "GB/s should approach peak bandwidth",
          .doc = DOC_MEMORY},
     [NS_CAUSE_EXPOSED] = {.module = "Module 6/8",
-                       .fix = "overlap all-reduce, bucket gradients, or check topology",
-                       .next_check = "the exposed-communication share after enabling overlap{}",
-                       .next_follow_up = NS_FOLLOW_UP_COMM_SPLIT,
-                       .doc = DOC_COMM},
+                          .fix = "overlap all-reduce, bucket gradients, or check topology",
+                          .next_check = "the exposed-communication share after enabling overlap{}",
+                          .next_follow_up = NS_FOLLOW_UP_COMM_SPLIT,
+                          .doc = DOC_COMM},
     [NS_CAUSE_HOST_COMM] =
         {.module = "Module 6/8",
          .fix = "collectives run on the host (gloo): use the device backend (NCCL/RCCL) for tensors on "
@@ -166,12 +167,12 @@ static const route_text default_cause_routes[NS_CAUSE_COUNT] = {
          .next_follow_up = NS_FOLLOW_UP_JOB,
          .fix_follow_up = NS_FOLLOW_UP_STRAGGLER,
          .doc = DOC_STRAGGLER},
-    [NS_CAUSE_COMM_TRANSFER] = {.module = "Module 6/8",
-                             .fix =
-                                 "overlap all-reduce, bucket gradients, or check topology and message sizes",
-                             .next_check = "the transfer share after enabling overlap{}",
-                             .next_follow_up = NS_FOLLOW_UP_JOB,
-                             .doc = DOC_COMM},
+    [NS_CAUSE_COMM_TRANSFER] =
+        {.module = "Module 6/8",
+         .fix = "overlap all-reduce, bucket gradients, or check topology and message sizes",
+         .next_check = "the transfer share after enabling overlap{}",
+         .next_follow_up = NS_FOLLOW_UP_JOB,
+         .doc = DOC_COMM},
 };
 
 /* A host-only split (no device activity; its host time is in gloo collectives: a CPU job) is still split into

@@ -225,8 +225,8 @@ ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_opt
 {
 	/* No device table: the fp32 advice is given without the named device's peak ratio (the analysis keeps
 	 * no table after ns_trace_analyse returns). */
-	ns_report_options o = {&a->classify,       a->routes, format, a->source, false,
-	                    NS_REPORT_TOP_DEFAULT, NULL,      NULL,   NULL,      NULL};
+	ns_report_options o = {&a->classify,          a->routes, format, a->source, false,
+	                       NS_REPORT_TOP_DEFAULT, NULL,      NULL,   NULL,      NULL};
 
 	if (a->roofline)
 		return ns_troof_print_with_report(out, &a->res, &o, &a->roof, err);

@@ -6,7 +6,8 @@
 
 #include "nextstep/nsys_read.h"
 
-ns_status ns_trace_read_input(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err)
+ns_status ns_trace_read_input(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
+                              ns_error *err)
 {
 	switch (ns_input_sniff(in)) {
 	case NS_INPUT_SQLITE:

@@ -27,7 +27,8 @@ static int summarize(const ns_kernel_rules *rules, const char *path)
 	}
 	if (ns_trace_read_input(&in, ns_trace_split_event, s, &meta, &err) == NS_OK &&
 	    ns_trace_split_finish(s, &meta, &res, &err) == NS_OK &&
-	    ns_job_rank_from_split(&res, path, &k, &err) == NS_OK && (line = ns_job_rank_to_ndjson(k)) != NULL) {
+	    ns_job_rank_from_split(&res, path, &k, &err) == NS_OK &&
+	    (line = ns_job_rank_to_ndjson(k)) != NULL) {
 		printf("%s\n", line);
 		rc = 0;
 	} else {

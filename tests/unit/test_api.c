@@ -112,7 +112,8 @@ START_TEST(profile_sum_error_names_normalize_then_forgets_it)
 	ck_assert_int_eq(ns_parse_flag_bucket(&p, NS_REGIME_MEMORY, "0.5", &err), NS_OK);
 	ck_assert_int_eq(ns_profile_validate(&p, false, &err), NS_ERR_VALUE);
 	ck_assert_int_eq(err.param, NS_PROFILE_PARAM_NORMALIZE);
-	ck_assert_int_eq(ns_parse_flag_bucket(&p, NS_REGIME_COMPUTE, "0.1", &err), NS_ERR_VALUE); /* given twice */
+	ck_assert_int_eq(ns_parse_flag_bucket(&p, NS_REGIME_COMPUTE, "0.1", &err),
+	                 NS_ERR_VALUE); /* given twice */
 	ck_assert_int_eq(err.param, 0);
 }
 END_TEST

@@ -16,8 +16,20 @@ typedef struct {
 } classify_case;
 
 static const classify_case cases[] = {
-    {"picks_the_largest_share", {0.72, 0.15, 0.05, 0, 0, 0.08}, 0, NULL, NS_REGIME_COMPUTE, NS_REGIME_MEMORY, 0},
-    {"lesson_memory_profile", {0.20, 0.55, 0.10, 0, 0, 0.15}, 0, NULL, NS_REGIME_MEMORY, NS_REGIME_COMPUTE, 0},
+    {"picks_the_largest_share",
+     {0.72, 0.15, 0.05, 0, 0, 0.08},
+     0,
+     NULL,
+     NS_REGIME_COMPUTE,
+     NS_REGIME_MEMORY,
+     0},
+    {"lesson_memory_profile",
+     {0.20, 0.55, 0.10, 0, 0, 0.15},
+     0,
+     NULL,
+     NS_REGIME_MEMORY,
+     NS_REGIME_COMPUTE,
+     0},
     {"lesson_comm_profile", {0.30, 0.10, 0.50, 0, 0, 0.10}, 0, NULL, NS_REGIME_COMM, NS_REGIME_COMPUTE, 0},
     {"lesson_idle_profile", {0.35, 0.15, 0.10, 0, 0, 0.40}, 0, NULL, NS_REGIME_IDLE, NS_REGIME_COMPUTE, 0},
     {"prefers_dataloader_over_idle_on_tie",
@@ -27,7 +39,13 @@ static const classify_case cases[] = {
      NS_REGIME_DATALOADER,
      NS_REGIME_IDLE,
      1},
-    {"prefers_overhead_over_idle_on_tie", {0, 0, 0, 0, 0.5, 0.5}, 0, NULL, NS_REGIME_OVERHEAD, NS_REGIME_IDLE, 1},
+    {"prefers_overhead_over_idle_on_tie",
+     {0, 0, 0, 0, 0.5, 0.5},
+     0,
+     NULL,
+     NS_REGIME_OVERHEAD,
+     NS_REGIME_IDLE,
+     1},
     {"prefers_compute_over_memory_on_tie",
      {0.4, 0.4, 0.2, 0, 0, 0},
      0,
@@ -42,7 +60,13 @@ static const classify_case cases[] = {
      NS_REGIME_COMM,
      NS_REGIME_DATALOADER,
      1},
-    {"larger_idle_beats_dataloader", {0, 0, 0, 0.39, 0, 0.41}, 0, NULL, NS_REGIME_IDLE, NS_REGIME_DATALOADER, 0},
+    {"larger_idle_beats_dataloader",
+     {0, 0, 0, 0.39, 0, 0.41},
+     0,
+     NULL,
+     NS_REGIME_IDLE,
+     NS_REGIME_DATALOADER,
+     0},
     {"tie_tolerance_lets_priority_pick_a_smaller_share",
      {0.38, 0.40, 0.1, 0, 0, 0.12},
      0.05,
@@ -159,7 +183,8 @@ START_TEST(classify_grades_secondary_findings_high_and_moderate)
 	ck_assert_int_eq(v.findings[0].grade, NS_GRADE_HIGH);
 	ck_assert_int_eq(v.findings[1].regime, NS_REGIME_MEMORY);
 	ck_assert_int_eq(v.findings[1].grade, NS_GRADE_MODERATE);
-	ck_assert_int_eq(v.findings[2].regime, NS_REGIME_IDLE); /* exactly 5% is moderate; 4.9% is not listed */
+	ck_assert_int_eq(v.findings[2].regime,
+	                 NS_REGIME_IDLE); /* exactly 5% is moderate; 4.9% is not listed */
 	ck_assert_int_eq(v.findings[2].grade, NS_GRADE_MODERATE);
 }
 END_TEST

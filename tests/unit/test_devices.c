@@ -18,8 +18,8 @@ static void load_shipped(void)
 
 	ns_devices_init(&table);
 	ns_error_clear(&err);
-	ck_assert_msg(ns_devices_load_file(&table, "data/devices.json", &err) == NS_OK, "%s (line %ld)", err.msg,
-	              err.line);
+	ck_assert_msg(ns_devices_load_file(&table, "data/devices.json", &err) == NS_OK, "%s (line %ld)",
+	              err.msg, err.line);
 }
 
 static void unload(void)
@@ -348,8 +348,9 @@ START_TEST(load_dir_reads_devices_json_of_the_folder_and_names_the_path)
 	ck_assert_int_eq(ns_devices_load_dir(&t2, "/nonexistent", path, sizeof(path), &err), NS_ERR_IO);
 	ck_assert_str_eq(path, "/nonexistent/devices.json");
 	ck_assert_uint_eq(t2.n, 0);
-	ck_assert_int_eq(ns_devices_load_dir(&t2, "/a/folder/name/longer/than/the/buffer/given/for/the/path/x",
-	                                  path, sizeof(path), &err),
+	ck_assert_int_eq(ns_devices_load_dir(&t2,
+	                                     "/a/folder/name/longer/than/the/buffer/given/for/the/path/x",
+	                                     path, sizeof(path), &err),
 	                 NS_ERR_LIMIT);
 }
 END_TEST

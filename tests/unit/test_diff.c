@@ -115,8 +115,9 @@ static void make_side(ns_diff_side *s, size_t n, double step_us, const double sh
 
 typedef struct {
 	const char *name;
-	double before[NS_REGIME_COUNT], after[NS_REGIME_COUNT]; /* compute memory comm dataloader overhead idle */
-	double before_step, after_step;                   /* µs */
+	double before[NS_REGIME_COUNT],
+	    after[NS_REGIME_COUNT];     /* compute memory comm dataloader overhead idle */
+	double before_step, after_step; /* µs */
 	ns_diff_fate regime_fate;
 	ns_diff_change change;
 } fate_case;

@@ -329,7 +329,8 @@ START_TEST(every_built_in_route_names_a_section_of_the_fixes_page)
 		ck_assert_msg(fixes_page_has(all[i]->doc), "docs/fixes.md has no section %s", all[i]->doc);
 		named++;
 	}
-	ck_assert_uint_eq(named, NS_REGIME_COUNT + NS_CAUSE_COUNT + 4 + NS_FINDING_COUNT); /* 4 host-only routes */
+	ck_assert_uint_eq(named,
+	                  NS_REGIME_COUNT + NS_CAUSE_COUNT + 4 + NS_FINDING_COUNT); /* 4 host-only routes */
 	ns_error_clear(&err);
 	ck_assert_int_eq(ns_routes_set_doc_dir(&routes, "/opt/ns/share/doc/nextstep", &err), NS_OK);
 	ck_assert_str_eq(routes.cause[NS_CAUSE_SYNC].doc, "/opt/ns/share/doc/nextstep/fixes.md#host-sync");
@@ -455,8 +456,8 @@ END_TEST
 START_TEST(json_label_is_well_formed_utf8_whatever_the_caller_passed)
 {
 	cJSON *obj = ns_format_route_json("bad\xff"
-	                               "byte",
-	                               "compute", "compute-bound", 0.5, NULL);
+	                                  "byte",
+	                                  "compute", "compute-bound", 0.5, NULL);
 	const cJSON *label = cJSON_GetObjectItemCaseSensitive(obj, "label");
 
 	ck_assert_ptr_nonnull(obj);
@@ -526,7 +527,8 @@ START_TEST(follow_ups_are_worded_by_the_caller_or_left_out)
 	    "collectives wait for the last rank to arrive: fix what makes that rank slow (S), not "
 	    "the communication");
 	/* no words for the roofline follow-up in this table: left out */
-	ck_assert_str_eq(worded.route[NS_REGIME_COMPUTE].next_check, routes.route[NS_REGIME_COMPUTE].next_check);
+	ck_assert_str_eq(worded.route[NS_REGIME_COMPUTE].next_check,
+	                 routes.route[NS_REGIME_COMPUTE].next_check);
 	ns_routes_free(&worded);
 }
 END_TEST

@@ -441,7 +441,8 @@ START_TEST(a_stream_of_summaries_merges_the_good_lines_and_tells_the_bad_ones)
 {
 	rank_spec s0 = {0, 0, 10 * MS, 0, 3, 0, false, NULL}, s1 = {1, 0, 10 * MS, 0, 3, 0, false, NULL};
 	ns_job_rank *k0 = make_rank(&s0), *k1 = make_rank(&s1);
-	char *l0 = ns_job_rank_to_ndjson(k0), *l1 = ns_job_rank_to_ndjson(k1), path[] = "/tmp/nextstep-job-XXXXXX";
+	char *l0 = ns_job_rank_to_ndjson(k0), *l1 = ns_job_rank_to_ndjson(k1),
+	     path[] = "/tmp/nextstep-job-XXXXXX";
 	int fd = mkstemp(path);
 	FILE *f = fdopen(fd, "w");
 	ns_job_merge *m = ns_job_merge_new();

@@ -17,7 +17,8 @@ static ns_str text(const char *s)
 	return (ns_str){s, s != NULL ? strlen(s) : 0};
 }
 
-static ns_trace_event event(char ph, ns_trace_category cat, const char *name, int64_t tid, int64_t ts, int64_t dur)
+static ns_trace_event event(char ph, ns_trace_category cat, const char *name, int64_t tid, int64_t ts,
+                            int64_t dur)
 {
 	ns_trace_event ev;
 

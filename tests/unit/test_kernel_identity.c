@@ -125,8 +125,9 @@ START_TEST(report_shows_the_namespace_of_a_kernel_in_an_anonymous_namespace)
 	    "long const*, int, float*)",
 	    buf, sizeof(buf));
 	ck_assert_str_eq(buf, "at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>");
-	ns_report_short_name("void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(int)",
-	                  small, sizeof(small));
+	ns_report_short_name(
+	    "void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(int)", small,
+	    sizeof(small));
 	ck_assert_str_eq(small, "at::native::...");
 }
 END_TEST
@@ -154,9 +155,9 @@ static void long_name(char *buf, const char *prefix, size_t fill, const char *fi
 	strcpy(buf + n + fill, suffix);
 }
 
-/* Only the first NS_KERNEL_IDENTITY_MAX bytes after the return type are read (the bound of kernel_rules.h), and the
- * function and the operation a launcher runs come first, so template arguments of any length cost nothing
- * past it and change nothing. */
+/* Only the first NS_KERNEL_IDENTITY_MAX bytes after the return type are read (the bound of kernel_rules.h),
+ * and the function and the operation a launcher runs come first, so template arguments of any length cost
+ * nothing past it and change nothing. */
 START_TEST(a_long_name_keeps_the_identity_its_head_gives)
 {
 	static char name[8 * NS_KERNEL_IDENTITY_MAX];

@@ -119,7 +119,8 @@ START_TEST(distinct_names_past_the_total_bound_are_an_error)
 	ck_assert_ptr_nonnull(name);
 	memset(name, 'k', len);
 	ns_error_clear(&err);
-	/* each name costs its bytes and a NUL: fit names of NS_KERNEL_NAME_MAX bytes go in, the next does not */
+	/* each name costs its bytes and a NUL: fit names of NS_KERNEL_NAME_MAX bytes go in, the next does not
+	 */
 	for (size_t i = 0; i < fit; i++) {
 		memcpy(name, &i, sizeof(i));
 		ck_assert_int_eq(ns_kernel_names_intern(t, name, len, &id, &err), NS_OK);

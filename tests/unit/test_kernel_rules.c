@@ -124,10 +124,10 @@ END_TEST
  * the class falls to the next rule, here the default memory, and the rule is named. */
 typedef struct {
 	const char *pattern;
-	char fill;         /* the name is this byte repeated */
-	size_t len;        /* that many times */
-	const char *tail;  /* then this */
-	size_t gave_up;    /* 1 when rule 1 must give up, 0 when it must answer */
+	char fill;            /* the name is this byte repeated */
+	size_t len;           /* that many times */
+	const char *tail;     /* then this */
+	size_t gave_up;       /* 1 when rule 1 must give up, 0 when it must answer */
 	ns_kernel_class want; /* with this class */
 } costly_case;
 
@@ -183,7 +183,7 @@ START_TEST(classification_sees_a_bounded_head_of_the_name)
 {
 	const bound_case *c = &bounds[_i];
 	ns_kernel_rules *r = parse_ok("{\"rules\": [{\"match\": \"gemm\", \"class\": \"compute\"},"
-	                           " {\"match\": \"conv\", \"class\": \"compute\"}]}");
+	                              " {\"match\": \"conv\", \"class\": \"compute\"}]}");
 	char name[8192];
 
 	memset(name, 'x', sizeof(name) - 1);
@@ -204,7 +204,7 @@ START_TEST(regex_rules_keep_posix_meaning_of_dollar_and_case)
 
 	ck_assert_int_eq(ns_kernel_rules_classify(r, "conv"), NS_KCLASS_COMPUTE);
 	ck_assert_int_eq(ns_kernel_rules_classify(r, "Conv(int)"), NS_KCLASS_COMPUTE); /* parameters cut */
-	ck_assert_int_eq(ns_kernel_rules_classify(r, "conv\n"), NS_KCLASS_MEMORY);     /* '$' is the end only */
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "conv\n"), NS_KCLASS_MEMORY); /* '$' is the end only */
 	ck_assert_int_eq(ns_kernel_rules_classify(r, "x_Cijk_Ailk"), NS_KCLASS_COMPUTE);
 	ck_assert_int_eq(ns_kernel_rules_classify(r, "xCijk_Ailk"), NS_KCLASS_MEMORY);
 	ns_kernel_rules_free(r);

@@ -545,7 +545,8 @@ START_TEST(host_gap_is_attributed_to_the_os_calls_inside_it)
 	memset(&m, 0, sizeof(m));
 	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
 	ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
-	ck_assert_msg(nsys_read_db(db, "test", ns_trace_split_event, split, &m, &err) == NS_OK, "%s", err.msg);
+	ck_assert_msg(nsys_read_db(db, "test", ns_trace_split_event, split, &m, &err) == NS_OK, "%s",
+	              err.msg);
 	sqlite3_close(db);
 	free(sql);
 	ck_assert_int_eq(ns_trace_split_finish(split, &m, &res, &err), NS_OK);

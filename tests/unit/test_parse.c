@@ -185,7 +185,8 @@ START_TEST(stream_records_in_order)
 		size_t used = strlen(got);
 		const char *sep = used > 0 ? " " : "";
 		if (res == NS_PROFILE_READ_OK && ns_profile_validate(&p, false, &err) == NS_OK)
-			snprintf(got + used, sizeof(got) - used, "%sok:%.2f", sep, p.share[NS_REGIME_COMPUTE]);
+			snprintf(got + used, sizeof(got) - used, "%sok:%.2f", sep,
+			         p.share[NS_REGIME_COMPUTE]);
 		else if (err.line < 0 && err.index > 0)
 			snprintf(got + used, sizeof(got) - used, "%sbad:#%ld", sep, err.index);
 		else
@@ -427,8 +428,8 @@ START_TEST(array_over_sixteen_mebibytes_is_one_limit_error)
 }
 END_TEST
 
-/* A small JSON document (playbook, rules, devices) of up to NS_JSON_FILE_MAX bytes is read; one byte more is a
- * limit error, not an out-of-memory one. Each file is {} with blanks between, of the given size. */
+/* A small JSON document (playbook, rules, devices) of up to NS_JSON_FILE_MAX bytes is read; one byte more is
+ * a limit error, not an out-of-memory one. Each file is {} with blanks between, of the given size. */
 static const struct {
 	size_t bytes;
 	ns_status want;

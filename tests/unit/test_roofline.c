@@ -39,7 +39,7 @@ static const struct {
 START_TEST(roofline_place_matches_hand_computed_rows)
 {
 	ns_roofline_input in = {place_rows[_i].flops,   place_rows[_i].bytes,    1000.0, 10.0,
-	                     place_rows[_i].seconds, place_rows[_i].threshold};
+	                        place_rows[_i].seconds, place_rows[_i].threshold};
 	ns_roofline_result r;
 	ns_error err;
 
@@ -80,7 +80,8 @@ START_TEST(roofline_place_rejects_zero_and_negative_counts)
 		ns_roofline_input in = {bad[i][0], bad[i][1], 1000.0, 10.0, 0, 0.1};
 		ns_error_clear(&err);
 		ck_assert_int_eq(ns_roofline_place(&in, &r, &err), NS_ERR_VALUE);
-		ck_assert_int_eq(err.param, NS_ROOFLINE_PARAM_WORK); /* the caller's numbers, not the device's */
+		ck_assert_int_eq(err.param,
+		                 NS_ROOFLINE_PARAM_WORK); /* the caller's numbers, not the device's */
 	}
 }
 END_TEST
@@ -100,11 +101,11 @@ static const struct {
 START_TEST(roofline_place_refuses_quotients_that_are_not_finite)
 {
 	ns_roofline_input in = {out_of_range_rows[_i].flops,
-	                     out_of_range_rows[_i].bytes,
-	                     1000.0,
-	                     10.0,
-	                     out_of_range_rows[_i].seconds,
-	                     0.1};
+	                        out_of_range_rows[_i].bytes,
+	                        1000.0,
+	                        10.0,
+	                        out_of_range_rows[_i].seconds,
+	                        0.1};
 	ns_roofline_result r;
 	ns_error err;
 
@@ -151,8 +152,9 @@ static const struct {
 	const char *name;
 	double bytes;
 } dtype_rows[] = {
-    {NS_DTYPE_FP64, "fp64", 8}, {NS_DTYPE_FP32, "fp32", 4}, {NS_DTYPE_TF32, "tf32", 4}, {NS_DTYPE_BF16, "bf16", 2},
-    {NS_DTYPE_FP16, "fp16", 2}, {NS_DTYPE_FP8, "fp8", 1},   {NS_DTYPE_INT8, "int8", 1}, {NS_DTYPE_FP4, "fp4", 0.5},
+    {NS_DTYPE_FP64, "fp64", 8}, {NS_DTYPE_FP32, "fp32", 4}, {NS_DTYPE_TF32, "tf32", 4},
+    {NS_DTYPE_BF16, "bf16", 2}, {NS_DTYPE_FP16, "fp16", 2}, {NS_DTYPE_FP8, "fp8", 1},
+    {NS_DTYPE_INT8, "int8", 1}, {NS_DTYPE_FP4, "fp4", 0.5},
 };
 
 START_TEST(dtype_sizes_and_names_round_trip)
@@ -332,8 +334,8 @@ START_TEST(scaling_ratio_and_fixed_share_follow_the_doubling_model)
 	ns_error err;
 
 	ns_error_clear(&err);
-	ck_assert_int_eq(ns_roofline_scaling(scaling_rows[_i].t1, scaling_rows[_i].t2, NS_SCALING_OVERHEAD_BELOW,
-	                                  NS_SCALING_WORK_ABOVE, &r, &err),
+	ck_assert_int_eq(ns_roofline_scaling(scaling_rows[_i].t1, scaling_rows[_i].t2,
+	                                     NS_SCALING_OVERHEAD_BELOW, NS_SCALING_WORK_ABOVE, &r, &err),
 	                 NS_OK);
 	ck_assert(NEAR(r.ratio, scaling_rows[_i].t2 / scaling_rows[_i].t1));
 	ck_assert_int_eq(r.kind, scaling_rows[_i].kind);
@@ -390,8 +392,8 @@ START_TEST(place_op_counts_matmul_family_from_input_dims)
 	ns_device dev = toy_device();
 	ns_roofline_op op;
 
-	ns_roofline_place_op(op_rows[_i].op, op_rows[_i].dims, strlen(op_rows[_i].dims), op_rows[_i].flops, 1000,
-	                  NS_DTYPE_BF16, &dev, NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
+	ns_roofline_place_op(op_rows[_i].op, op_rows[_i].dims, strlen(op_rows[_i].dims), op_rows[_i].flops,
+	                     1000, NS_DTYPE_BF16, &dev, NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
 	ck_assert_msg(op.placed, "%s %s: %s", op_rows[_i].op, op_rows[_i].dims, op.why);
 	ck_assert_double_eq(op.m, op_rows[_i].m);
 	ck_assert_double_eq(op.n, op_rows[_i].n);
@@ -424,13 +426,13 @@ START_TEST(place_op_says_not_enough_information_instead_of_guessing)
 	ns_roofline_op op;
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		ns_roofline_place_op(rows[i].op, rows[i].dims, strlen(rows[i].dims), -1, rows[i].ns, NS_DTYPE_BF16,
-		                  &dev, NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
+		ns_roofline_place_op(rows[i].op, rows[i].dims, strlen(rows[i].dims), -1, rows[i].ns,
+		                     NS_DTYPE_BF16, &dev, NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
 		ck_assert_msg(!op.placed, "row %zu placed", i);
 		ck_assert_msg(strncmp(op.why, "not enough information: ", 24) == 0, "%s", op.why);
 	}
 	ns_roofline_place_op("aten::mm", "[[64, 128], [128, 256]]", 23, -1, 1000, NS_DTYPE_FP8, &dev,
-	                  NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
+	                     NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
 	ck_assert(!op.placed); /* the toy device has no fp8 peak */
 }
 END_TEST
@@ -475,13 +477,13 @@ START_TEST(svg_clamps_every_coordinate_and_stays_small_on_any_input)
 {
 	ns_device dev = toy_device();
 	ns_roofline_plot plot = {&dev,
-	                      NS_DTYPE_BF16,
-	                      svg_rows[_i].label,
-	                      svg_rows[_i].intensity,
-	                      svg_rows[_i].attainable,
-	                      svg_rows[_i].timed,
-	                      svg_rows[_i].achieved,
-	                      svg_rows[_i].fraction};
+	                         NS_DTYPE_BF16,
+	                         svg_rows[_i].label,
+	                         svg_rows[_i].intensity,
+	                         svg_rows[_i].attainable,
+	                         svg_rows[_i].timed,
+	                         svg_rows[_i].achieved,
+	                         svg_rows[_i].fraction};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
@@ -514,8 +516,8 @@ START_TEST(matmul_ops_are_matched_on_their_whole_name)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(ns_roofline_is_matmul_op(cases[i].name, cases[i].len) == cases[i].want, "%s/%zu",
-		              cases[i].name, cases[i].len);
+		ck_assert_msg(ns_roofline_is_matmul_op(cases[i].name, cases[i].len) == cases[i].want,
+		              "%s/%zu", cases[i].name, cases[i].len);
 }
 END_TEST
 

@@ -34,18 +34,18 @@ static void teardown(void)
 static void feed(ns_trace_category cat, char ph, const char *name, int64_t tid, int64_t ts, int64_t dur)
 {
 	ns_trace_event ev = {.cat = cat,
-	                  .ph = ph,
-	                  .name = {name, strlen(name)},
-	                  .pid = cat == NS_TCAT_KERNEL ? 0 : 10,
-	                  .tid = tid,
-	                  .has_ts = true,
-	                  .has_dur = ph == 'X',
-	                  .ts_ns = ts,
-	                  .dur_ns = dur,
-	                  .device = cat == NS_TCAT_KERNEL ? 0 : -1,
-	                  .stream = -1,
-	                  .correlation = -1,
-	                  .external_id = -1};
+	                     .ph = ph,
+	                     .name = {name, strlen(name)},
+	                     .pid = cat == NS_TCAT_KERNEL ? 0 : 10,
+	                     .tid = tid,
+	                     .has_ts = true,
+	                     .has_dur = ph == 'X',
+	                     .ts_ns = ts,
+	                     .dur_ns = dur,
+	                     .device = cat == NS_TCAT_KERNEL ? 0 : -1,
+	                     .stream = -1,
+	                     .correlation = -1,
+	                     .external_id = -1};
 	ns_error err = {0};
 
 	ck_assert_int_eq(ns_trace_split_event(&ev, split, &err), NS_OK);
@@ -171,18 +171,18 @@ START_TEST(a_pass_in_another_process_does_not_count)
 	feed(NS_TCAT_USER_ANNOTATION, 'X', "## forward ##", 10, 0, 40);
 	{
 		ns_trace_event ev = {.cat = NS_TCAT_USER_ANNOTATION,
-		                  .ph = 'X',
-		                  .name = {"Optimizer.step#SGD.step", 23},
-		                  .pid = 20,
-		                  .tid = 20,
-		                  .has_ts = true,
-		                  .has_dur = true,
-		                  .ts_ns = 50,
-		                  .dur_ns = 40,
-		                  .device = -1,
-		                  .stream = -1,
-		                  .correlation = -1,
-		                  .external_id = -1};
+		                     .ph = 'X',
+		                     .name = {"Optimizer.step#SGD.step", 23},
+		                     .pid = 20,
+		                     .tid = 20,
+		                     .has_ts = true,
+		                     .has_dur = true,
+		                     .ts_ns = 50,
+		                     .dur_ns = 40,
+		                     .device = -1,
+		                     .stream = -1,
+		                     .correlation = -1,
+		                     .external_id = -1};
 		ns_error err = {0};
 		ck_assert_int_eq(ns_trace_split_event(&ev, split, &err), NS_OK);
 	}

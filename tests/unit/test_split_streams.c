@@ -28,18 +28,18 @@ static ns_trace_split *new_split(void)
 static void feed_kernel(ns_trace_split *s, int64_t device, int64_t stream, int64_t ts)
 {
 	ns_trace_event ev = {.cat = NS_TCAT_KERNEL,
-	                  .ph = 'X',
-	                  .name = {"k", 1},
-	                  .pid = 0,
-	                  .tid = stream,
-	                  .has_ts = true,
-	                  .has_dur = true,
-	                  .ts_ns = ts,
-	                  .dur_ns = 10,
-	                  .device = device,
-	                  .stream = stream,
-	                  .correlation = -1,
-	                  .external_id = -1};
+	                     .ph = 'X',
+	                     .name = {"k", 1},
+	                     .pid = 0,
+	                     .tid = stream,
+	                     .has_ts = true,
+	                     .has_dur = true,
+	                     .ts_ns = ts,
+	                     .dur_ns = 10,
+	                     .device = device,
+	                     .stream = stream,
+	                     .correlation = -1,
+	                     .external_id = -1};
 	ns_error err = {0};
 
 	ck_assert_int_eq(ns_trace_split_event(&ev, s, &err), NS_OK);

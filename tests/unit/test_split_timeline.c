@@ -20,19 +20,19 @@ typedef struct {
 
 #define STEP(n, ts, dur)                                                                                     \
 	{                                                                                                    \
-		NS_TCAT_USER_ANNOTATION, "ProfilerStep#" #n, ts, dur, -1                                        \
+		NS_TCAT_USER_ANNOTATION, "ProfilerStep#" #n, ts, dur, -1                                     \
 	}
 #define CPU(ts, dur)                                                                                         \
 	{                                                                                                    \
-		NS_TCAT_CPU_OP, "aten::add", ts, dur, -1                                                        \
+		NS_TCAT_CPU_OP, "aten::add", ts, dur, -1                                                     \
 	}
 #define K(name, ts, dur, s)                                                                                  \
 	{                                                                                                    \
-		NS_TCAT_KERNEL, name, ts, dur, s                                                                \
+		NS_TCAT_KERNEL, name, ts, dur, s                                                             \
 	}
 #define END                                                                                                  \
 	{                                                                                                    \
-		NS_TCAT_OTHER, NULL, 0, 0, -1                                                                   \
+		NS_TCAT_OTHER, NULL, 0, 0, -1                                                                \
 	}
 
 static ns_kernel_rules *rules;
@@ -206,8 +206,8 @@ START_TEST(no_timeline_unless_asked_for)
 END_TEST
 
 /* One event into s: a metadata event (ph 'M', no time) when meta is not NULL, else a complete one. */
-static void feed(ns_trace_split *s, ns_trace_category cat, const char *name, int64_t tid, int64_t ts, int64_t dur,
-                 const char *meta, int64_t sort_index)
+static void feed(ns_trace_split *s, ns_trace_category cat, const char *name, int64_t tid, int64_t ts,
+                 int64_t dur, const char *meta, int64_t sort_index)
 {
 	ns_trace_event ev;
 	ns_error err;

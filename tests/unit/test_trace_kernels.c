@@ -211,7 +211,8 @@ static const modern_case modern_names[] = {
     {"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
      "kernel__5x_cublas",
      NS_KCLASS_COMPUTE, "gemm", "SGLang DeepSeek prefill trace (category list of a public analysis script)"},
-    {"nvjet_tst_64x8_64x16_4x1_v_bz_TNT", NS_KCLASS_COMPUTE, "gemm", "vLLM/SGLang decode traces (cuBLAS 12.8+)"},
+    {"nvjet_tst_64x8_64x16_4x1_v_bz_TNT", NS_KCLASS_COMPUTE, "gemm",
+     "vLLM/SGLang decode traces (cuBLAS 12.8+)"},
     {"nvjet_sm100_tst_64x16_64x16_2x4_2cta_h_bz_splitK_TNT", NS_KCLASS_COMPUTE, "gemm", "B200 decode trace"},
     {"nvjet_sm120_tst_mma_64x64x128_3_32x32x128_tmaAB_alignCD4_bz_TNNN", NS_KCLASS_COMPUTE, "gemm",
      "RTX 5090 (sm_120) trace"},
@@ -281,13 +282,15 @@ static const modern_case modern_names[] = {
      "Params)",
      NS_KCLASS_COMPUTE, "attention", "deepseek-ai/profile-data prefill.json (FlashAttention-3 beta)"},
     {"kernel_cutlass_kernel_flash_attncuteflash_fwd_sm90FlashAttentionForwardSm90_object_at__tensor0000o2",
-     NS_KCLASS_COMPUTE, "attention", "FlashAttention-4 (CuTe DSL) as emitted by flex attention's FLASH backend"},
+     NS_KCLASS_COMPUTE, "attention",
+     "FlashAttention-4 (CuTe DSL) as emitted by flex attention's FLASH backend"},
     {"kernel_cutlass_kernel_flash_attncuteflash_bwd_preprocessFlashAttentionBackwardPreprocess_object_at_",
      NS_KCLASS_MEMORY, "attention_helper", "FlashAttention-4 backward preprocess (dot(dO, O))"},
     {"fmha_cutlassF_bf16_aligned_64x64_rf_sm80(PyTorchMemEffAttention::AttentionKernel<cutlass::bfloat16_t, "
      "cutlass::arch::Sm80, true, 64, 64, 64, true, true>::Params)",
      NS_KCLASS_COMPUTE, "attention", "PyTorch memory-efficient attention (xformers kernels)"},
-    {"cudnn_generated_fort_native_sdpa_sm90_flash_kernel", NS_KCLASS_COMPUTE, "attention", "cuDNN SDPA backend"},
+    {"cudnn_generated_fort_native_sdpa_sm90_flash_kernel", NS_KCLASS_COMPUTE, "attention",
+     "cuDNN SDPA backend"},
     {"void flashinfer::BatchPrefillWithPagedKVCacheKernel<flashinfer::KernelTraits<int>, flashinfer::"
      "PagedParams<int> >(flashinfer::PagedParams<int>)",
      NS_KCLASS_COMPUTE, "attention", "FlashInfer prefill (flashinfer issue #323)"},
@@ -396,8 +399,8 @@ START_TEST(builtin_table_classifies_todays_kernel_names)
 	const char *family = "unset";
 	ns_kernel_class got = ns_kernel_table_classify(c->name, &family);
 
-	ck_assert_msg(got == c->want, "%s (%s): got %s, want %s", c->name, c->source, ns_kernel_class_name(got),
-	              ns_kernel_class_name(c->want));
+	ck_assert_msg(got == c->want, "%s (%s): got %s, want %s", c->name, c->source,
+	              ns_kernel_class_name(got), ns_kernel_class_name(c->want));
 	if (c->family == NULL)
 		ck_assert_msg(family == NULL, "%s: family %s, want none", c->name, family);
 	else
@@ -438,7 +441,8 @@ START_TEST(rules_file_extends_the_table_its_rules_first)
 	ck_assert_int_eq(ns_kernel_rules_classify(r, "ampere_sgemm_tiny_kernel"), NS_KCLASS_MEMORY);
 	ck_assert_int_eq(ns_kernel_rules_classify(r, "my_allreduce_kernel"), NS_KCLASS_COMPUTE);
 	ck_assert_int_eq(ns_kernel_rules_classify(r, "ampere_sgemm_32x128_nt"), NS_KCLASS_COMPUTE);
-	ck_assert_int_eq(ns_kernel_rules_classify(r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"), NS_KCLASS_COMM);
+	ck_assert_int_eq(ns_kernel_rules_classify(r, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+	                 NS_KCLASS_COMM);
 	ck_assert_int_eq(ns_kernel_rules_classify(r, "triton_poi_fused_add_0"), NS_KCLASS_MEMORY);
 	ns_kernel_rules_free(r);
 }
@@ -471,7 +475,8 @@ START_TEST(builtin_table_classifies_real_kernel_names)
 	ns_error_clear(&err);
 	ck_assert_int_eq(ns_kernel_rules_default(&r, &err), NS_OK);
 	ck_assert_msg(ns_kernel_rules_classify(r, c->name) == c->want, "%s: got %s, want %s", c->name,
-	              ns_kernel_class_name(ns_kernel_rules_classify(r, c->name)), ns_kernel_class_name(c->want));
+	              ns_kernel_class_name(ns_kernel_rules_classify(r, c->name)),
+	              ns_kernel_class_name(c->want));
 	ns_kernel_rules_free(r);
 }
 END_TEST

@@ -102,7 +102,8 @@ static void *trickle_writer(void *arg)
 	return NULL;
 }
 
-static ns_status read_via(via how, const void *doc, size_t len, collected *c, ns_trace_meta *meta, ns_error *err)
+static ns_status read_via(via how, const void *doc, size_t len, collected *c, ns_trace_meta *meta,
+                          ns_error *err)
 {
 	ns_input in;
 	ns_status st;
@@ -951,8 +952,8 @@ START_TEST(a_real_trace_reads_with_sane_kernels)
 	kernel_tally t = {0};
 
 	ck_assert_int_eq(ns_input_open(&in, path, &err), NS_OK);
-	ck_assert_msg(ns_trace_read(&in, tally_kernels, &t, &meta, &err) == NS_OK, "byte %lld: %s", err.offset,
-	              err.msg);
+	ck_assert_msg(ns_trace_read(&in, tally_kernels, &t, &meta, &err) == NS_OK, "byte %lld: %s",
+	              err.offset, err.msg);
 	ns_input_close(&in);
 	ck_assert(meta.compressed);
 	ck_assert_int_gt(meta.events, 0);

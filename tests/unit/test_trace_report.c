@@ -117,7 +117,8 @@ static void compare_window(const char *path, const ns_split_window *win, const c
 	free(got);
 }
 
-static void compare_steps(const char *path, const ns_split_result *res, const ns_report_options *o, coverage *c)
+static void compare_steps(const char *path, const ns_split_result *res, const ns_report_options *o,
+                          coverage *c)
 {
 	for (size_t k = 0; k < res->ndevices; k++) {
 		const ns_split_device *d = &res->device[k];
@@ -188,10 +189,10 @@ START_TEST(a_source_name_that_is_not_utf8_is_written_with_replacement_characters
 	ns_routes routes;
 	ns_format_options format = {.kind = NS_FORMAT_JSON};
 	ns_report_options o = {.classify = &classify,
-	                    .routes = &routes,
-	                    .format = &format,
-	                    .source = "a\xff\x1b[31mb\xc3",
-	                    .top = 10};
+	                       .routes = &routes,
+	                       .format = &format,
+	                       .source = "a\xff\x1b[31mb\xc3",
+	                       .top = 10};
 	const char *want = "{\"source\":\"a\xef\xbf\xbd\\u001b[31mb\xef\xbf\xbd\",";
 	ns_kernel_rules *rules = NULL;
 	ns_split_result res;

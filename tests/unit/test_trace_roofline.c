@@ -1,13 +1,13 @@
 /* Unit tests for the trace roofline collector: kernels linked to the op that launched them, placements
  * checked against counts made by hand, and ops without enough information counted, not guessed.
  *
- * Hand counts for tests/data/ns_trace_roofline.json (H100 SXM: bf16 989.5 TFLOP/s, fp32 67 TFLOP/s, 3.35 TB/s,
- * from data/devices.json):
- *   aten::addmm, Input Dims [[4096], [256, 1024], [1024, 4096], [], []], bf16, twice (under aten::linear,
- * whose own row must not appear), one 20 us GEMM kernel each: M=256 K=1024 N=4096; FLOPs per op
- * 2*256*4096*1024 = 2 147 483 648 bytes per op (bias 4096 + A 256*1024 + B 1024*4096 + C 256*4096) * 2 B = 5
- * 509 120 * 2 = 11 018 240 both: 4 294 967 296 FLOP, 22 036 480 B, 40 us; intensity 194.90 FLOP/B < ridge
- * 989.5/3.35 = 295.4: memory-bound; achieved 4.295e9 / 40e-6 = 107.37 TFLOP/s of an attainable 194.90
+ * Hand counts for tests/data/ns_trace_roofline.json (H100 SXM: bf16 989.5 TFLOP/s, fp32 67 TFLOP/s, 3.35
+ * TB/s, from data/devices.json): aten::addmm, Input Dims [[4096], [256, 1024], [1024, 4096], [], []], bf16,
+ * twice (under aten::linear, whose own row must not appear), one 20 us GEMM kernel each: M=256 K=1024 N=4096;
+ * FLOPs per op 2*256*4096*1024 = 2 147 483 648 bytes per op (bias 4096 + A 256*1024 + B 1024*4096 + C
+ * 256*4096) * 2 B = 5 509 120 * 2 = 11 018 240 both: 4 294 967 296 FLOP, 22 036 480 B, 40 us; intensity
+ * 194.90 FLOP/B < ridge 989.5/3.35 = 295.4: memory-bound; achieved 4.295e9 / 40e-6 = 107.37 TFLOP/s of an
+ * attainable 194.90
  * * 3.35e12 = 652.9 TFLOP/s: 16.4% of the roof. aten::mm, [[2048, 2048], [2048, 2048]], float, flops 17 179
  * 869 184 in the trace (= 2*2048^3), 400 us: bytes 3 * 2048^2 * 4 = 50 331 648; intensity 341.33 >= fp32
  * ridge 67/3.35 = 20: compute-bound; achieved 17.18e9 / 400e-6 = 42.95 TFLOP/s of 67: 64.1% of the roof. Not
@@ -43,7 +43,8 @@ static const ns_device_table *shipped_devices(void)
 	if (!loaded) {
 		ns_devices_init(&table);
 		ns_error_clear(&err);
-		ck_assert_msg(ns_devices_load_file(&table, "data/devices.json", &err) == NS_OK, "%s", err.msg);
+		ck_assert_msg(ns_devices_load_file(&table, "data/devices.json", &err) == NS_OK, "%s",
+		              err.msg);
 		loaded = true;
 	}
 	return &table;
@@ -161,8 +162,9 @@ START_TEST(fixture_counts_ops_it_cannot_place_by_reason)
 	ck_assert_int_eq(r.unplaced[NS_TROOF_NO_DTYPE], 1);
 	ck_assert_int_eq(r.unplaced_ns[NS_TROOF_NO_DTYPE], 3000);
 	ck_assert_int_eq(r.unplaced[NS_TROOF_UNKNOWN_OP], 0);
-	ck_assert_int_eq(
-	    r.unplaced[NS_TROOF_NO_PEAK] + r.unplaced[NS_TROOF_BAD_DIMS] + r.unplaced[NS_TROOF_INCOMPLETE], 0);
+	ck_assert_int_eq(r.unplaced[NS_TROOF_NO_PEAK] + r.unplaced[NS_TROOF_BAD_DIMS] +
+	                     r.unplaced[NS_TROOF_INCOMPLETE],
+	                 0);
 	ck_assert_int_eq(r.placed, 4);
 	ck_assert_int_eq(r.placed_ns, 445000);
 	assert_near(ns_troof_placed_share(&r), 445.0 / 498.0, "placed share");

@@ -25,48 +25,48 @@ typedef struct {
 /* Host events on the main thread, GPU events on device 0 unless said otherwise. */
 #define STEP(n, ts, dur)                                                                                     \
 	{                                                                                                    \
-		'X', NS_TCAT_USER_ANNOTATION, "ProfilerStep#" #n, MAIN_TID, ts, dur, NONE, NONE, NONE           \
+		'X', NS_TCAT_USER_ANNOTATION, "ProfilerStep#" #n, MAIN_TID, ts, dur, NONE, NONE, NONE        \
 	}
 #define DL(ts, dur)                                                                                          \
 	{                                                                                                    \
-		'X', NS_TCAT_USER_ANNOTATION, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__",    \
+		'X', NS_TCAT_USER_ANNOTATION, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", \
 		    MAIN_TID, ts, dur, NONE, NONE, NONE                                                      \
 	}
 #define CPU(name, ts, dur)                                                                                   \
 	{                                                                                                    \
-		'X', NS_TCAT_CPU_OP, name, MAIN_TID, ts, dur, NONE, NONE, NONE                                  \
+		'X', NS_TCAT_CPU_OP, name, MAIN_TID, ts, dur, NONE, NONE, NONE                               \
 	}
 #define CPU_EXT(name, ts, dur, ext)                                                                          \
 	{                                                                                                    \
-		'X', NS_TCAT_CPU_OP, name, MAIN_TID, ts, dur, NONE, NONE, ext                                   \
+		'X', NS_TCAT_CPU_OP, name, MAIN_TID, ts, dur, NONE, NONE, ext                                \
 	}
 #define RT(name, ts, dur, corr)                                                                              \
 	{                                                                                                    \
-		'X', NS_TCAT_RUNTIME, name, MAIN_TID, ts, dur, NONE, corr, NONE                                 \
+		'X', NS_TCAT_RUNTIME, name, MAIN_TID, ts, dur, NONE, corr, NONE                              \
 	}
 #define RT_EXT(name, ts, dur, corr, ext)                                                                     \
 	{                                                                                                    \
-		'X', NS_TCAT_RUNTIME, name, MAIN_TID, ts, dur, NONE, corr, ext                                  \
+		'X', NS_TCAT_RUNTIME, name, MAIN_TID, ts, dur, NONE, corr, ext                               \
 	}
 #define K(name, ts, dur)                                                                                     \
 	{                                                                                                    \
-		'X', NS_TCAT_KERNEL, name, 7, ts, dur, 0, NONE, NONE                                            \
+		'X', NS_TCAT_KERNEL, name, 7, ts, dur, 0, NONE, NONE                                         \
 	}
 #define K_ON(dev, name, ts, dur)                                                                             \
 	{                                                                                                    \
-		'X', NS_TCAT_KERNEL, name, 7, ts, dur, dev, NONE, NONE                                          \
+		'X', NS_TCAT_KERNEL, name, 7, ts, dur, dev, NONE, NONE                                       \
 	}
 #define K_CORR(name, ts, dur, corr, ext)                                                                     \
 	{                                                                                                    \
-		'X', NS_TCAT_KERNEL, name, 7, ts, dur, 0, corr, ext                                             \
+		'X', NS_TCAT_KERNEL, name, 7, ts, dur, 0, corr, ext                                          \
 	}
 #define COPY(ts, dur)                                                                                        \
 	{                                                                                                    \
-		'X', NS_TCAT_MEMCPY, "Memcpy HtoD (Pinned -> Device)", 7, ts, dur, 0, NONE, NONE                \
+		'X', NS_TCAT_MEMCPY, "Memcpy HtoD (Pinned -> Device)", 7, ts, dur, 0, NONE, NONE             \
 	}
 #define END                                                                                                  \
 	{                                                                                                    \
-		0, NS_TCAT_OTHER, NULL, 0, 0, 0, NONE, NONE, NONE                                               \
+		0, NS_TCAT_OTHER, NULL, 0, 0, 0, NONE, NONE, NONE                                            \
 	}
 
 #define GEMM "volta_sgemm_64x64_nt"
@@ -148,8 +148,8 @@ static const ev_spec ev_transfer[] = {STEP(1, 0, 100), COPY(0, 20), K(ADD, 10, 2
 static const ev_spec ev_devices[] = {STEP(1, 0, 100), K_ON(0, GEMM, 0, 50), K_ON(1, GEMM, 0, 20), END};
 static const ev_spec ev_old_style[] = {
     {'X', NS_TCAT_CPU_OP, "ProfilerStep#5", MAIN_TID, 0, 100, NONE, NONE, NONE},
-    {'X', NS_TCAT_CPU_OP, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", MAIN_TID, 0, 30, NONE,
-     NONE, NONE},
+    {'X', NS_TCAT_CPU_OP, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", MAIN_TID, 0, 30,
+     NONE, NONE, NONE},
     K(GEMM, 50, 10),
     END};
 static const ev_spec ev_host_comm[] = {STEP(1, 0, 100), DL(0, 40), CPU("aten::add", 50, 10),
@@ -351,8 +351,8 @@ static ns_trace_event make_event(const ev_spec *s, long index)
 	ev.name.ptr = s->name;
 	ev.name.len = strlen(s->name);
 	ev.pid = s->cat == NS_TCAT_KERNEL || s->cat == NS_TCAT_MEMCPY || s->cat == NS_TCAT_MEMSET ? 0
-	         : s->tid == FOREIGN_TID                                                 ? FOREIGN_PID
-	                                                                                 : MAIN_PID;
+	         : s->tid == FOREIGN_TID ? FOREIGN_PID
+	                                 : MAIN_PID;
 	ev.tid = s->tid;
 	ev.has_ts = true;
 	ev.has_dur = s->ph == 'X';
@@ -412,8 +412,8 @@ static void check_window(const char *name, size_t i, const ns_split_window *got,
 	ck_assert_int_eq(sum, got->dur_ns);
 	ck_assert_msg(got->comm_overlapped_ns == want->overlapped * 1000, "%s[%zu]: overlapped %lld", name, i,
 	              (long long)got->comm_overlapped_ns);
-	ck_assert_msg(got->cause_ns[NS_CAUSE_TRANSFER] == want->transfer * 1000, "%s[%zu]: transfer %lld", name,
-	              i, (long long)got->cause_ns[NS_CAUSE_TRANSFER]);
+	ck_assert_msg(got->cause_ns[NS_CAUSE_TRANSFER] == want->transfer * 1000, "%s[%zu]: transfer %lld",
+	              name, i, (long long)got->cause_ns[NS_CAUSE_TRANSFER]);
 	ck_assert_int_eq(got->cause_ns[NS_CAUSE_KERNELS] + got->cause_ns[NS_CAUSE_TRANSFER],
 	                 got->bucket_ns[NS_REGIME_MEMORY]);
 	if (want->kernels >= 0)
@@ -560,7 +560,8 @@ START_TEST(a_step_that_is_mostly_set_up_is_warm_up_and_left_out)
 	run_split(ev_warmup_init, &res, &rules);
 	d = &res.device[0];
 	ck_assert(ns_split_device_step(d, 0).warmup);
-	ck_assert(!ns_split_device_step(d, 1).warmup && !ns_split_device_step(d, 2).warmup && !ns_split_device_step(d, 3).warmup);
+	ck_assert(!ns_split_device_step(d, 1).warmup && !ns_split_device_step(d, 2).warmup &&
+	          !ns_split_device_step(d, 3).warmup);
 	ck_assert_uint_eq(d->nwarmup, 1);
 	ck_assert_int_eq(d->warmup.dur_ns, 100000);
 	ck_assert_int_eq(d->overall.dur_ns, 300000); /* steps 2-4 */
@@ -649,7 +650,8 @@ START_TEST(steps_sharing_a_start_time_are_counted_not_merged_silently)
 	run_split(ev, &res, &rules);
 	ck_assert_uint_eq(res.duplicate_steps, 1);
 	ck_assert_uint_eq(res.device[0].nsteps, 2);
-	ck_assert_int_eq(ns_split_device_step(&res.device[0], 0).dur_ns, 100000); /* the longest is the window */
+	ck_assert_int_eq(ns_split_device_step(&res.device[0], 0).dur_ns,
+	                 100000); /* the longest is the window */
 	ns_split_result_free(&res);
 	ns_kernel_rules_free(rules);
 }
@@ -707,7 +709,8 @@ END_TEST
 
 START_TEST(events_without_a_name_are_split_by_their_category)
 {
-	static const ns_trace_category cats[] = {NS_TCAT_KERNEL, NS_TCAT_RUNTIME, NS_TCAT_CPU_OP, NS_TCAT_USER_ANNOTATION};
+	static const ns_trace_category cats[] = {NS_TCAT_KERNEL, NS_TCAT_RUNTIME, NS_TCAT_CPU_OP,
+	                                         NS_TCAT_USER_ANNOTATION};
 	ns_kernel_rules *rules = NULL;
 	ns_trace_split *s;
 	ns_split_result res;

@@ -101,7 +101,8 @@ START_TEST(gpt2_forward_flops_per_token_follow_kaplan)
 	 * prefill of S tokens is (S + 1) / 2 keys per token, so the two differ by 2 n_layer d_attn = 18,432
 	 * FLOPs per token. */
 	ns_transformer_arch a = gpt2_small();
-	ns_pass_spec s = {.batch = 1, .seq = 1024, .context = 0, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_BF16};
+	ns_pass_spec s = {
+	    .batch = 1, .seq = 1024, .context = 0, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_BF16};
 	ns_transformer_pass p;
 	ns_error err;
 	double n = 2.0 * 768 * 12 * (2.0 * 768 + 3072), kaplan_attention = 2.0 * 12 * 1024 * 768;
@@ -136,7 +137,8 @@ START_TEST(toy_model_pass_matches_the_hand_count)
 	 * FLOP, (48+80+60)*2 = 376 B. Embeddings: 2*6*8*2 = 192 B. Weights read: (2 * (64+64+64+384) + 80) *
 	 * 2 = 2464 B. */
 	ns_transformer_arch a = toy();
-	ns_pass_spec s = {.batch = 2, .seq = 3, .context = 5, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_FP8};
+	ns_pass_spec s = {
+	    .batch = 2, .seq = 3, .context = 5, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_FP8};
 	ns_transformer_pass p;
 	ns_error err;
 	static const double flops[NS_TERM_COUNT] = {4608, 2688, 9216, 960, 0};
@@ -167,7 +169,8 @@ START_TEST(decode_step_reads_the_weights_and_the_grouped_cache)
 	 * V) * 32 layers * 8 KV heads * 128 * 1001 tokens * 4 sequences * 2 B. With 32 KV heads (no GQA) the
 	 * cache reads are 4x, the attention FLOPs the same: 4 * 4096 * 4 * 1001 per layer. */
 	ns_transformer_arch a = llama3_8b(), mha = llama3_8b();
-	ns_pass_spec s = {.batch = 4, .seq = 1, .context = 1000, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_BF16};
+	ns_pass_spec s = {
+	    .batch = 4, .seq = 1, .context = 1000, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_BF16};
 	ns_transformer_pass p, q;
 	ns_error err;
 
@@ -191,7 +194,8 @@ START_TEST(each_term_is_placed_on_its_own_roof)
 	 * compute-bound at FLOPs / 1000 s; the embedding lookup has no FLOPs and takes 192 / 1000 s on the
 	 * memory roof. At 100 B/s (ridge 10) every term is memory-bound: bytes / 100 s. */
 	ns_transformer_arch a = toy();
-	ns_pass_spec s = {.batch = 2, .seq = 3, .context = 5, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_FP8};
+	ns_pass_spec s = {
+	    .batch = 2, .seq = 3, .context = 5, .dtype = NS_DTYPE_BF16, .kv_dtype = NS_DTYPE_FP8};
 	ns_transformer_pass p;
 	ns_transformer_roof r;
 	ns_error err;

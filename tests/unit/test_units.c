@@ -110,8 +110,8 @@ START_TEST(units_parse_time_rejects_zero_negative_and_unknown_units)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ns_error_clear(&err);
-		ck_assert_msg(ns_units_parse_time(bad[i], "--time", &s, &err) == NS_ERR_VALUE, "'%s' accepted",
-		              bad[i]);
+		ck_assert_msg(ns_units_parse_time(bad[i], "--time", &s, &err) == NS_ERR_VALUE,
+		              "'%s' accepted", bad[i]);
 	}
 }
 END_TEST

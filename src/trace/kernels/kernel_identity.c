@@ -240,7 +240,8 @@ static void mangled_name(mangled *m)
 
 static void mangled_identity(const char *name, ns_kernel_identity *out)
 {
-	const char *nul = memchr(name, '\0', NS_KERNEL_IDENTITY_MAX); /* the head only, as for demangled names */
+	const char *nul =
+	    memchr(name, '\0', NS_KERNEL_IDENTITY_MAX); /* the head only, as for demangled names */
 	mangled m = {.p = name + 2, .end = nul != NULL ? nul : name + NS_KERNEL_IDENTITY_MAX};
 
 	m.p += m.p < m.end && *m.p == 'L';

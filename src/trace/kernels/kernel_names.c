@@ -133,7 +133,8 @@ static ns_status add_name(ns_kernel_names *t, const char *name, size_t len, uint
 	return NS_OK;
 }
 
-ns_status ns_kernel_names_intern(ns_kernel_names *t, const char *name, size_t len, uint32_t *id, ns_error *err)
+ns_status ns_kernel_names_intern(ns_kernel_names *t, const char *name, size_t len, uint32_t *id,
+                                 ns_error *err)
 {
 	uint64_t h;
 	size_t slot;

@@ -13,8 +13,8 @@
 #include "util/text.h"
 
 /* Cost bounds of one regex over one name. The match limit counts PCRE2's backtracking steps (a linear scan of
- * a NS_KERNEL_CLASSIFY_MAX-byte name by an ordinary rule needs a few thousand); the depth and heap limits bound
- * the memory of the interpreter, the JIT stack that of compiled code. */
+ * a NS_KERNEL_CLASSIFY_MAX-byte name by an ordinary rule needs a few thousand); the depth and heap limits
+ * bound the memory of the interpreter, the JIT stack that of compiled code. */
 #define RULE_MATCH_LIMIT    100000u
 #define RULE_DEPTH_LIMIT    10000u
 #define RULE_HEAP_LIMIT_KIB 1024u
@@ -216,7 +216,8 @@ static ns_status compile_regex(ns_kernel_rules *r, kernel_rule *k, ns_error *err
 	return NS_OK;
 }
 
-static ns_status add_rule(ns_kernel_rules *r, const char *match, bool regex, ns_kernel_class cls, ns_error *err)
+static ns_status add_rule(ns_kernel_rules *r, const char *match, bool regex, ns_kernel_class cls,
+                          ns_error *err)
 {
 	kernel_rule *k = &r->rule[r->n];
 	ns_status st;
@@ -258,7 +259,8 @@ static ns_kernel_rules *rules_alloc(size_t n)
 	return r;
 }
 
-ns_status ns_kernel_rules_from_specs(const ns_kernel_rule_spec *spec, size_t n, ns_kernel_rules **out, ns_error *err)
+ns_status ns_kernel_rules_from_specs(const ns_kernel_rule_spec *spec, size_t n, ns_kernel_rules **out,
+                                     ns_error *err)
 {
 	ns_kernel_rules *r = rules_alloc(n);
 
@@ -415,7 +417,7 @@ static bool rule_matches(const ns_kernel_rules *r, const kernel_rule *k, const c
 
 /* The first of r's rules to match name[0..len), NS_KCLASS_COUNT when none does. */
 static ns_kernel_class first_match(const ns_kernel_rules *r, const char *name, size_t len, bool regex,
-                                size_t *gave_up_rule)
+                                   size_t *gave_up_rule)
 {
 	char head[NS_KERNEL_CLASSIFY_MAX];
 	size_t n = parameters_start(name, len);

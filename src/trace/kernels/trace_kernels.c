@@ -169,9 +169,11 @@ static const ns_kernel_pattern table[] = {
     {"attention", C, N, NS_KCLASS_COMPUTE, "attention",
      "vLLM paged_attention_v1_kernel/v2_kernel, kernel_unified_attention_2d; ROCm aiter "
      "paged_attention_ll4mi_*; FlashInfer BatchMLAPagedAttentionKernel"},
-    {"attn_fwd", C, N, NS_KCLASS_COMPUTE, "attention", "Triton flash-attention kernels (_attn_fwd, attn_fwd)"},
+    {"attn_fwd", C, N, NS_KCLASS_COMPUTE, "attention",
+     "Triton flash-attention kernels (_attn_fwd, attn_fwd)"},
     {"attn_bwd", C, N, NS_KCLASS_COMPUTE, "attention", "Triton flash-attention kernels (_attn_bwd)"},
-    {"sdpa", C, N, NS_KCLASS_COMPUTE, "attention", "cuDNN cudnn_generated_fort_native_sdpa_sm90_flash_kernel"},
+    {"sdpa", C, N, NS_KCLASS_COMPUTE, "attention",
+     "cuDNN cudnn_generated_fort_native_sdpa_sm90_flash_kernel"},
     {"prefillwith", C, N, NS_KCLASS_COMPUTE, "attention",
      "FlashInfer BatchPrefillWithPagedKVCacheKernel, BatchPrefillWithRaggedKVCacheKernel, "
      "SinglePrefillWithKVCacheKernel"},

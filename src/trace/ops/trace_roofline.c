@@ -404,9 +404,10 @@ static const ns_device *find_device(const ns_device_table *t, const ns_troof_opt
 	const ns_device *dev;
 
 	r->from_option = o->device != NULL;
-	dev = o->device != NULL
-	          ? ns_devices_find(t, o->device)
-	          : (r->ns_trace_device[0] != '\0' ? ns_devices_match_trace_name(t, r->ns_trace_device) : NULL);
+	dev =
+	    o->device != NULL
+	        ? ns_devices_find(t, o->device)
+	        : (r->ns_trace_device[0] != '\0' ? ns_devices_match_trace_name(t, r->ns_trace_device) : NULL);
 	if (dev != NULL) {
 		r->device_known = true;
 		snprintf(r->device, sizeof(r->device), "%s", dev->name);
@@ -418,7 +419,7 @@ static const ns_device *find_device(const ns_device_table *t, const ns_troof_opt
 }
 
 ns_status ns_trace_roofline_finish(ns_trace_roofline *c, const ns_trace_meta *meta, const ns_troof_options *o,
-                                ns_troof_report *out, ns_error *err)
+                                   ns_troof_report *out, ns_error *err)
 {
 	const ns_device *dev;
 	ns_status st;

@@ -308,7 +308,7 @@ static ns_status time_row(const place_state *s, ns_troof_row *row, int allow_tf3
 		    "multiplies (cuDNN picks them for kernels of 3x3 and up)";
 	if (ns_op_family_computes(row->family) && row->flops > 0.0) {
 		ns_roofline_input in = {row->flops,     row->bytes, s->dev->peak[row->dtype],
-		                     s->dev->mem_bw, seconds,    NS_ROOFLINE_OVERHEAD_DEFAULT};
+		                        s->dev->mem_bw, seconds,    NS_ROOFLINE_OVERHEAD_DEFAULT};
 		return ns_roofline_place(&in, &row->roof, err);
 	}
 	/* Placed by bytes: the memory roof is the only one. */
@@ -487,7 +487,8 @@ static void reach_of_row(const place_state *s, const ns_troof_row *row)
 	ns_troof_bucket *b = &s->r->buckets[computes ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
 	double roof = row->roof_ns;
 
-	if (computes && (row->dtype == NS_DTYPE_FP32 || row->dtype == NS_DTYPE_TF32 || row->dtype == NS_DTYPE_FP64) &&
+	if (computes &&
+	    (row->dtype == NS_DTYPE_FP32 || row->dtype == NS_DTYPE_TF32 || row->dtype == NS_DTYPE_FP64) &&
 	    d->peak[half] > 0.0) {
 		double at_half = fmax(row->flops / d->peak[half],
 		                      row->bytes * (2.0 / ns_dtype_bytes(row->dtype)) / d->mem_bw) *
@@ -567,8 +568,8 @@ static ns_status top_unplaced(place_state *s, ns_error *err)
 	return NS_OK;
 }
 
-ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof_options *o, ns_troof_report *r,
-                      ns_error *err)
+ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof_options *o,
+                      ns_troof_report *r, ns_error *err)
 {
 	place_state s = {c, dev, o, r, NULL, NULL, false, NULL, NULL, NULL};
 	size_t n = c->pool.nrefs;

@@ -21,8 +21,9 @@ static const char *const reason_text[NS_TROOF_REASON_COUNT] = {
 };
 
 static const char *const reason_key[NS_TROOF_REASON_COUNT] = {
-    [NS_TROOF_NO_SHAPES] = "no_shapes", [NS_TROOF_NO_DTYPE] = "unknown_dtype", [NS_TROOF_UNKNOWN_OP] = "unknown_op",
-    [NS_TROOF_NO_PEAK] = "no_peak",     [NS_TROOF_BAD_DIMS] = "bad_dims",      [NS_TROOF_INCOMPLETE] = "incomplete",
+    [NS_TROOF_NO_SHAPES] = "no_shapes",   [NS_TROOF_NO_DTYPE] = "unknown_dtype",
+    [NS_TROOF_UNKNOWN_OP] = "unknown_op", [NS_TROOF_NO_PEAK] = "no_peak",
+    [NS_TROOF_BAD_DIMS] = "bad_dims",     [NS_TROOF_INCOMPLETE] = "incomplete",
 };
 
 static const char *const unlinked_text[NS_TROOF_UNLINKED_COUNT] = {
@@ -161,8 +162,9 @@ static void print_rows(FILE *out, const ns_troof_report *r, size_t top, const ch
 		          rate, sizeof(rate));
 		fprintf(out, "  %-*s %-*s %-10s %-5s %6ld %9.3f %6.0f%%  %-15s %s%s%s\n", wn, row->name, ws,
 		        row->shape, ns_op_pass_name(row->pass), row_type(row), row->count,
-		        ms((double)row->gpu_ns), 100.0 * row->fraction, rate, ns_regime_name(row->roof.regime),
-		        row->roof.above_roof ? " (above the roof!)" : "", row->note != NULL ? " *" : "");
+		        ms((double)row->gpu_ns), 100.0 * row->fraction, rate,
+		        ns_regime_name(row->roof.regime), row->roof.above_roof ? " (above the roof!)" : "",
+		        row->note != NULL ? " *" : "");
 		notes = notes || row->note != NULL;
 	}
 	if (r->nrows > top)
@@ -485,8 +487,9 @@ cJSON *ns_troof_report_json(const ns_troof_report *r, size_t top)
 
 	ok = ok && (r->device_known ? cJSON_AddStringToObject(o, "device", r->device)
 	                            : cJSON_AddNullToObject(o, "device")) != NULL;
-	ok = ok && (r->ns_trace_device[0] != '\0' ? cJSON_AddStringToObject(o, "trace_device", r->ns_trace_device)
-	                                       : cJSON_AddNullToObject(o, "trace_device")) != NULL;
+	ok = ok &&
+	     (r->ns_trace_device[0] != '\0' ? cJSON_AddStringToObject(o, "trace_device", r->ns_trace_device)
+	                                    : cJSON_AddNullToObject(o, "trace_device")) != NULL;
 	ok = ok && cJSON_AddBoolToObject(o, "device_from_option", r->from_option);
 	ok = ok && add_num(o, "kernels", (double)r->kernels);
 	ok = ok && add_num(o, "ops", (double)r->ops);
@@ -514,7 +517,7 @@ cJSON *ns_troof_report_json(const ns_troof_report *r, size_t top)
 }
 
 ns_status ns_troof_print_with_report(FILE *out, const ns_split_result *res, const ns_report_options *o,
-                                  const ns_troof_report *r, ns_error *err)
+                                     const ns_troof_report *r, ns_error *err)
 {
 	cJSON *section;
 	ns_status st;

@@ -82,7 +82,7 @@ static inline const char *pool_text(const text_pool *p, uint32_t id, size_t *len
 
 /* Places the ops with GPU time (kernels already linked and sorted by External id; ops and other_ops sorted
  * by External id) on dev and fills the report's rows, families and buckets. */
-ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof_options *o, ns_troof_report *r,
-                      ns_error *err);
+ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof_options *o,
+                      ns_troof_report *r, ns_error *err);
 
 #endif

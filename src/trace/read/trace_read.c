@@ -302,7 +302,8 @@ static scan_rc scan_string_slow(reader *r, const unsigned char *start, const uns
 			return rc;
 		}
 		if (p >= r->end)
-			return (size_t)(p - start) > NS_TRACE_MAX_STRING ? string_too_long(r, start) : SCAN_MORE;
+			return (size_t)(p - start) > NS_TRACE_MAX_STRING ? string_too_long(r, start)
+			                                                 : SCAN_MORE;
 		return fail(r, p, NS_ERR_SYNTAX, "control character in string");
 	}
 	if ((size_t)(p - start) > NS_TRACE_MAX_STRING)

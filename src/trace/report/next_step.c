@@ -79,7 +79,8 @@ const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size)
 	if (s->rule == NS_GAIN_STRAGGLER)
 		snprintf(buf, size, "straggler rank %lld", (long long)s->rank);
 	else if (s->cause < 0)
-		snprintf(buf, size, "%s", (unsigned)s->bucket < NS_REGIME_COUNT ? bucket_titles[s->bucket] : "");
+		snprintf(buf, size, "%s",
+		         (unsigned)s->bucket < NS_REGIME_COUNT ? bucket_titles[s->bucket] : "");
 	else if (s->cause < NS_CAUSE_COUNT && cause_titles[s->cause] != NULL)
 		snprintf(buf, size, "%s", cause_titles[s->cause]);
 	else

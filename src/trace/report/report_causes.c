@@ -54,7 +54,8 @@ void report_cause_routes(const ns_split_window *w, const ns_routes *in, ns_route
 	}
 	/* decode's memory kernels are its weight and KV-cache reads (docs/trace.md, "Inference"); copies keep
 	 * their own route */
-	if (w->phase == NS_STEP_PHASE_DECODE && w->cause_ns[NS_CAUSE_KERNELS] >= w->cause_ns[NS_CAUSE_TRANSFER] &&
+	if (w->phase == NS_STEP_PHASE_DECODE &&
+	    w->cause_ns[NS_CAUSE_KERNELS] >= w->cause_ns[NS_CAUSE_TRANSFER] &&
 	    in->finding[NS_FINDING_DECODE_MEMORY].fix != NULL)
 		out->route[NS_REGIME_MEMORY] = in->finding[NS_FINDING_DECODE_MEMORY];
 }
@@ -86,8 +87,8 @@ void report_print_top_cause(FILE *out, const ns_split_window *w, ns_regime verdi
 	ns_cause c;
 
 	if (report_dominant_cause(w, verdict, &c))
-		fprintf(out, "  %s is mostly %s: %.0f%% of it (%s)\n", ns_regime_name(verdict), ns_cause_name(c),
-		        pct(w->cause_ns[c], w->bucket_ns[verdict]), cause_gloss[c]);
+		fprintf(out, "  %s is mostly %s: %.0f%% of it (%s)\n", ns_regime_name(verdict),
+		        ns_cause_name(c), pct(w->cause_ns[c], w->bucket_ns[verdict]), cause_gloss[c]);
 }
 
 void report_print_causes(FILE *out, const ns_split_window *w)
@@ -121,8 +122,8 @@ void report_print_also(FILE *out, const ns_device_report *m)
 
 	for (size_t i = 0; i < m->nalso; i++) {
 		const ns_finding *f = &m->also[i];
-		fprintf(out, "also: %s %.0f%% (high) -> %s (%s)\n", ns_regime_name(f->regime), f->share * 100.0,
-		        r->route[f->regime].fix, r->route[f->regime].module);
+		fprintf(out, "also: %s %.0f%% (high) -> %s (%s)\n", ns_regime_name(f->regime),
+		        f->share * 100.0, r->route[f->regime].fix, r->route[f->regime].module);
 	}
 }
 
@@ -152,10 +153,11 @@ const char *ns_report_hint_text(const char *const *hints, ns_report_hint h)
 	return hints != NULL && (int)h >= 0 && h < NS_REPORT_HINT_COUNT ? hints[h] : NULL;
 }
 
-void report_print_notes(FILE *out, const ns_split_result *res, const ns_split_device *d, const char *const *hints)
+void report_print_notes(FILE *out, const ns_split_result *res, const ns_split_device *d,
+                        const char *const *hints)
 {
-	const char *include =
-	    ns_report_hint_text(hints, d->nwarmup == 1 ? NS_REPORT_HINT_WARMUP_ONE : NS_REPORT_HINT_WARMUP_SEVERAL);
+	const char *include = ns_report_hint_text(hints, d->nwarmup == 1 ? NS_REPORT_HINT_WARMUP_ONE
+	                                                                 : NS_REPORT_HINT_WARMUP_SEVERAL);
 
 	if (res->duplicate_steps > 0)
 		fprintf(

@@ -90,8 +90,9 @@ static bool peak_words(const ns_device *dev, char *buf, size_t size)
 /* The kernels' fixes: the memory-bound kernels' (out's kernels cause) when layout transforms hold their share
  * of the memory-class time, the compute bucket's when fp32 SIMT kernels hold most of the compute time on a
  * GPU of devices whose tensor cores beat fp32. */
-static void kernel_routes(const ns_split_result *res, const ns_split_device *d, const ns_device_table *devices,
-                          const ns_routes *in, ns_routes *out, char fixes[][NS_REPORT_FIX_MAX])
+static void kernel_routes(const ns_split_result *res, const ns_split_device *d,
+                          const ns_device_table *devices, const ns_routes *in, ns_routes *out,
+                          char fixes[][NS_REPORT_FIX_MAX])
 {
 	int64_t mem = d->class_ns[NS_KCLASS_MEMORY], comp = d->class_ns[NS_KCLASS_COMPUTE];
 	int64_t layout = mem > 0 ? marked_ns(res, d, NS_KCLASS_MEMORY, layout_marks, NULL) : 0;
@@ -118,8 +119,9 @@ static void kernel_routes(const ns_split_result *res, const ns_split_device *d, 
 	}
 }
 
-void report_evidence_routes(const ns_split_result *res, const ns_split_device *d, const ns_device_table *devices,
-                            const ns_routes *in, ns_routes *out, char fixes[][NS_REPORT_FIX_MAX])
+void report_evidence_routes(const ns_split_result *res, const ns_split_device *d,
+                            const ns_device_table *devices, const ns_routes *in, ns_routes *out,
+                            char fixes[][NS_REPORT_FIX_MAX])
 {
 	*out = *in;
 	/* set-up that mostly records CUDA graphs is a capture: its advice is to profile the replays */
@@ -127,7 +129,7 @@ void report_evidence_routes(const ns_split_result *res, const ns_split_device *d
 		out->cause[NS_CAUSE_INIT] = in->finding[NS_FINDING_GRAPH_CAPTURE];
 	report_python_route(res, d, NS_CAUSE_HOST_GAP, in, &out->cause[NS_CAUSE_HOST_GAP],
 	                    fixes[REPORT_FIX_HOST_GAP], NS_REPORT_FIX_MAX);
-	report_python_route(res, d, NS_CAUSE_LAUNCH, in, &out->cause[NS_CAUSE_LAUNCH], fixes[REPORT_FIX_LAUNCH],
-	                    NS_REPORT_FIX_MAX);
+	report_python_route(res, d, NS_CAUSE_LAUNCH, in, &out->cause[NS_CAUSE_LAUNCH],
+	                    fixes[REPORT_FIX_LAUNCH], NS_REPORT_FIX_MAX);
 	kernel_routes(res, d, devices, in, out, fixes);
 }

@@ -317,9 +317,9 @@ static void build_roof_notes(const ns_roof_time *roof, ns_device_report *out)
 		}
 }
 
-void ns_device_report_build(const ns_split_result *res, const ns_split_device *d, const ns_classify_options *classify,
-                            const ns_routes *routes, const ns_roof_time *roof, const ns_device_table *devices,
-                            ns_device_report *out)
+void ns_device_report_build(const ns_split_result *res, const ns_split_device *d,
+                            const ns_classify_options *classify, const ns_routes *routes,
+                            const ns_roof_time *roof, const ns_device_table *devices, ns_device_report *out)
 {
 	const ns_split_quality *q = &res->quality;
 	ns_routes base, next_routes;

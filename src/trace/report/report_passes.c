@@ -135,7 +135,9 @@ static int64_t other_ns(const ns_split_pass_time *t, int64_t dur)
 ns_grade report_optimizer_grade(const ns_split_device *d, double *s)
 {
 	*s = share(d->passes.ns[NS_PASS_OPTIMIZER], d->overall.dur_ns);
-	return *s >= OPTIMIZER_HIGH ? NS_GRADE_HIGH : *s >= OPTIMIZER_MODERATE ? NS_GRADE_MODERATE : NS_GRADE_NONE;
+	return *s >= OPTIMIZER_HIGH       ? NS_GRADE_HIGH
+	       : *s >= OPTIMIZER_MODERATE ? NS_GRADE_MODERATE
+	                                  : NS_GRADE_NONE;
 }
 
 /* The finding's fix: the route's, with the advice for the trace's optimizer in place of "{optimizer}" (a
@@ -184,7 +186,8 @@ void report_print_passes_also(FILE *out, const ns_split_result *res, const ns_sp
 		print_finding(out, "also", res, d, m);
 }
 
-void report_print_passes(FILE *out, const ns_split_result *res, const ns_split_device *d, const ns_device_report *m)
+void report_print_passes(FILE *out, const ns_split_result *res, const ns_split_device *d,
+                         const ns_device_report *m)
 {
 	const ns_split_pass_time *t = &d->passes;
 	int64_t dur = d->overall.dur_ns;
@@ -229,8 +232,8 @@ static cJSON *finding_json(const ns_split_result *res, const ns_device_report *m
 	return obj;
 }
 
-bool report_passes_add_json(cJSON *window, const ns_split_result *res, const ns_split_pass_time *t, int64_t dur,
-                            const ns_device_report *m)
+bool report_passes_add_json(cJSON *window, const ns_split_result *res, const ns_split_pass_time *t,
+                            int64_t dur, const ns_device_report *m)
 {
 	cJSON *obj;
 

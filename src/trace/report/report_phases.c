@@ -34,7 +34,8 @@ void report_print_step_source(FILE *out, const ns_split_result *res, const char 
 		fprintf(out, " (steps from %s)", words);
 }
 
-const char *ns_report_step_marker(const ns_split_result *res, const ns_split_window *w, char *buf, size_t size)
+const char *ns_report_step_marker(const ns_split_result *res, const ns_split_window *w, char *buf,
+                                  size_t size)
 {
 	switch (res->ns_step_source) {
 	case NS_STEP_SOURCE_PROFILER:
@@ -76,7 +77,8 @@ ns_split_window report_overall_routed(const ns_split_device *d)
 	ns_split_window w = d->overall;
 
 	if (d->phase_steps[NS_STEP_PHASE_DECODE] > 0 &&
-	    2 * d->phase_sum[NS_STEP_PHASE_DECODE].bucket_ns[NS_REGIME_MEMORY] >= w.bucket_ns[NS_REGIME_MEMORY])
+	    2 * d->phase_sum[NS_STEP_PHASE_DECODE].bucket_ns[NS_REGIME_MEMORY] >=
+	        w.bucket_ns[NS_REGIME_MEMORY])
 		w.phase = NS_STEP_PHASE_DECODE;
 	return w;
 }
@@ -117,7 +119,8 @@ cJSON *report_phases_json(const ns_device_report *m, const ns_report_options *o)
 		cJSON *w, *next = NULL;
 		if (ph->steps == 0)
 			continue;
-		snprintf(phase_label, sizeof(phase_label), "%s %s", m->label, ns_step_phase_name((ns_step_phase)p));
+		snprintf(phase_label, sizeof(phase_label), "%s %s", m->label,
+		         ns_step_phase_name((ns_step_phase)p));
 		w = report_window_json_routed(phase_label, &ph->window, false, o, &ph->routes);
 		if (w == NULL || !cJSON_AddNumberToObject(w, "steps", (double)ph->steps) ||
 		    (next = ns_next_steps_json(&ph->next)) == NULL ||

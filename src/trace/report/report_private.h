@@ -37,19 +37,21 @@ typedef enum {
  * with tensor cores send compute to autocast/TF32 with the peak ratio. A fix worded here lives in fixes,
  * which must outlive out. report_cause_routes() of the result routes a window's headline; the next steps read
  * it as it is. */
-void report_evidence_routes(const ns_split_result *res, const ns_split_device *d, const ns_device_table *devices,
-                            const ns_routes *in, ns_routes *out, char fixes[][NS_REPORT_FIX_MAX]);
+void report_evidence_routes(const ns_split_result *res, const ns_split_device *d,
+                            const ns_device_table *devices, const ns_routes *in, ns_routes *out,
+                            char fixes[][NS_REPORT_FIX_MAX]);
 /* The route the Python frames behind host cause c of d give (report_python.c), worded into buf (size bytes)
  * with the frames named; a compiled model's launch overhead is told mode="reduce-overhead". false, and out
  * untouched, when the frames do not speak for c. */
-bool report_python_route(const ns_split_result *res, const ns_split_device *d, ns_cause c, const ns_routes *in,
-                         ns_route *out, char *buf, size_t size);
+bool report_python_route(const ns_split_result *res, const ns_split_device *d, ns_cause c,
+                         const ns_routes *in, ns_route *out, char *buf, size_t size);
 /* in, with the host-only routes (routes.h) in place of the buckets' and their causes' routes: for a split
  * with no device. A shallow copy, as above. */
 void report_host_only_routes(const ns_routes *in, ns_routes *out);
 /* The route of a start-up window (every step warm-up): the graph-capture finding's when stream capture holds
  * at least half of the device's set-up time, else the init cause's (the overhead bucket's without one). */
-const ns_route *report_startup_route(const ns_split_result *res, const ns_split_device *d, const ns_routes *r);
+const ns_route *report_startup_route(const ns_split_result *res, const ns_split_device *d,
+                                     const ns_routes *r);
 /* "  overhead is mostly sync: 72% of it (host blocked on the device)" for the verdict's bucket, when one
  * cause dominates it. */
 void report_print_top_cause(FILE *out, const ns_split_window *w, ns_regime verdict);
@@ -63,7 +65,8 @@ void report_print_batch(FILE *out, const ns_device_report *m);
 /* overall.batch_headroom: {"title", "batch_scale", "text"} (m->batch_item >= 0). False on OOM. */
 bool report_batch_add_json(cJSON *overall, const ns_device_report *m);
 /* Warm-up steps left out, duplicate step markers, GPU work outside the windows. */
-void report_print_notes(FILE *out, const ns_split_result *res, const ns_split_device *d, const char *const *hints);
+void report_print_notes(FILE *out, const ns_split_result *res, const ns_split_device *d,
+                        const char *const *hints);
 /* "  set-up: 1 CUDA/HIP graph capture (...) recording N launches, ...; N first-use loads ..." (when any). */
 void report_print_setup(FILE *out, const ns_split_result *res);
 /* {"graph_captures", "capture_us", "captured_launches", "first_use_loads", "first_use_us"}; NULL on OOM. */
@@ -136,8 +139,8 @@ ns_grade report_optimizer_grade(const ns_split_device *d, double *share);
 /* The optimizer finding's fix: the advice for the trace's optimizer class and implementation, then the
  * finding route's fix (when set). */
 void report_optimizer_fix(const ns_split_result *res, const ns_route *f, char *buf, size_t size);
-bool report_passes_add_json(cJSON *window, const ns_split_result *res, const ns_split_pass_time *t, int64_t dur,
-                            const ns_device_report *m);
+bool report_passes_add_json(cJSON *window, const ns_split_result *res, const ns_split_pass_time *t,
+                            int64_t dur, const ns_device_report *m);
 
 /* No device split, but device events of an unknown category: "device events of a kind nextstep cannot
  * analyse (category "C", N events): no verdict", and {"category", "events"} for JSON's "unknown_device". */
@@ -148,17 +151,19 @@ cJSON *report_unknown_device_json(const ns_split_result *res);
  * and written straight into w (false on OOM): the same bytes (trace_report.c). */
 cJSON *report_step_json(const ns_split_result *res, const ns_split_device *d, size_t i, const char *label,
                         const ns_report_options *o);
-bool report_put_step(json_out *w, const ns_split_result *res, const ns_split_device *d, size_t i, const char *label,
-                     const ns_report_options *o);
-/* The JSON report of ns_report_print() with flags: REPORT_JSON_NO_STEPS writes every device's "steps" as [] (the
- * diff reads a trace's steps from its split), REPORT_JSON_OBJECT ends the object without a newline (printed
- * inside another document: flush that document's writer first). */
+bool report_put_step(json_out *w, const ns_split_result *res, const ns_split_device *d, size_t i,
+                     const char *label, const ns_report_options *o);
+/* The JSON report of ns_report_print() with flags: REPORT_JSON_NO_STEPS writes every device's "steps" as []
+ * (the diff reads a trace's steps from its split), REPORT_JSON_OBJECT ends the object without a newline
+ * (printed inside another document: flush that document's writer first). */
 #define REPORT_JSON_NO_STEPS 1u
 #define REPORT_JSON_OBJECT   2u
-ns_status report_print_json_as(FILE *out, const ns_split_result *res, const ns_report_options *o, unsigned flags,
-                               ns_error *err);
-/* ns_report_window_json(label, win, true, o) written straight into w, the same bytes (the job report's steps).
+ns_status report_print_json_as(FILE *out, const ns_split_result *res, const ns_report_options *o,
+                               unsigned flags, ns_error *err);
+/* ns_report_window_json(label, win, true, o) written straight into w, the same bytes (the job report's
+ * steps).
  */
-void report_put_window(json_out *w, const char *label, const ns_split_window *win, const ns_report_options *o);
+void report_put_window(json_out *w, const char *label, const ns_split_window *win,
+                       const ns_report_options *o);
 
 #endif

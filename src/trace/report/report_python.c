@@ -7,8 +7,8 @@
 #include "trace/report/report_private.h"
 #include "util/text.h"
 
-static const ns_cause host_causes[] = {NS_CAUSE_LAUNCH, NS_CAUSE_HOST_THREADS, NS_CAUSE_SYNC, NS_CAUSE_HOST_GAP,
-                                       NS_CAUSE_OPTIMIZER};
+static const ns_cause host_causes[] = {NS_CAUSE_LAUNCH, NS_CAUSE_HOST_THREADS, NS_CAUSE_SYNC,
+                                       NS_CAUSE_HOST_GAP, NS_CAUSE_OPTIMIZER};
 #define NHOST (sizeof(host_causes) / sizeof(host_causes[0]))
 
 static double pct(int64_t part, int64_t whole)
@@ -269,8 +269,8 @@ static void fill_route(const ns_route *route, const char *what, ns_route *out, c
 
 /* The python finding that fits host cause c of d's overall window, or NS_FINDING_COUNT when the frames do not
  * speak for it. what receives the frames (or the framed share). */
-static ns_finding_kind python_finding(const ns_split_result *res, const ns_split_device *d, ns_cause c, char *what,
-                                      size_t size)
+static ns_finding_kind python_finding(const ns_split_result *res, const ns_split_device *d, ns_cause c,
+                                      char *what, size_t size)
 {
 	const ns_split_python_cause *p = &d->python[c];
 	int64_t t = d->overall.cause_ns[c];
@@ -292,8 +292,8 @@ static ns_finding_kind python_finding(const ns_split_result *res, const ns_split
 	return res->compiled ? NS_FINDING_PYTHON_COMPILED : NS_FINDING_PYTHON_BETWEEN_OPS;
 }
 
-bool report_python_route(const ns_split_result *res, const ns_split_device *d, ns_cause c, const ns_routes *in,
-                         ns_route *out, char *buf, size_t size)
+bool report_python_route(const ns_split_result *res, const ns_split_device *d, ns_cause c,
+                         const ns_routes *in, ns_route *out, char *buf, size_t size)
 {
 	char what[256];
 	ns_finding_kind f = python_finding(res, d, c, what, sizeof(what));

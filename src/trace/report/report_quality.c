@@ -264,11 +264,12 @@ void report_print_quality(FILE *out, const ns_split_result *res, bool verbose)
 	fprintf(out, "trace quality: %s%s\n", ns_quality_grade_name(q->grade),
 	        q->grade == NS_QUALITY_UNFIT      ? ", no verdict"
 	        : q->grade == NS_QUALITY_DEGRADED ? ", low confidence in the verdict"
-	                                       : "");
+	                                          : "");
 	for (int k = 0; k < NS_QP_COUNT; k++) {
 		const ns_quality_problem *p = &q->problem[k];
 		/* the profiler's own cost matters only where it lands in the verdict's bucket */
-		if (p->count == 0 || (p->grade == NS_QUALITY_GOOD && (!verbose || k == NS_QP_PROFILER_OVERHEAD)))
+		if (p->count == 0 ||
+		    (p->grade == NS_QUALITY_GOOD && (!verbose || k == NS_QP_PROFILER_OVERHEAD)))
 			continue;
 		ns_report_quality_detail(q, (ns_quality_kind)k, detail, sizeof(detail));
 		fprintf(out, "  %s: %s\n", ns_quality_kind_name((ns_quality_kind)k), detail);

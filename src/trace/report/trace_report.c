@@ -79,7 +79,8 @@ static void print_split(FILE *out, const ns_split_window *w)
 	        pct(w->bucket_ns[NS_REGIME_IDLE], d));
 }
 
-static void print_summary(FILE *out, const ns_split_result *res, const ns_split_device *d, const char *const *hints)
+static void print_summary(FILE *out, const ns_split_result *res, const ns_split_device *d,
+                          const char *const *hints)
 {
 	const ns_split_window *o = &d->overall;
 	size_t counted = d->nsteps - d->nwarmup; /* the steps in overall */
@@ -97,7 +98,8 @@ static void print_summary(FILE *out, const ns_split_result *res, const ns_split_
 }
 
 /* How the steps vary: min / median / max time, and whether the verdict holds for every step. */
-static ns_status print_variation(FILE *out, const ns_split_device *d, const ns_report_options *o, ns_error *err)
+static ns_status print_variation(FILE *out, const ns_split_device *d, const ns_report_options *o,
+                                 ns_error *err)
 {
 	int64_t *dur = malloc(d->nsteps * sizeof(*dur));
 	size_t count[NS_REGIME_COUNT] = {0};
@@ -133,7 +135,8 @@ static ns_status print_variation(FILE *out, const ns_split_device *d, const ns_r
 	return NS_OK;
 }
 
-static void print_step(FILE *out, const ns_split_result *res, const ns_split_window *w, const ns_report_options *o)
+static void print_step(FILE *out, const ns_split_result *res, const ns_split_window *w,
+                       const ns_report_options *o)
 {
 	ns_verdict v;
 
@@ -144,7 +147,8 @@ static void print_step(FILE *out, const ns_split_result *res, const ns_split_win
 		fputs(": ", out);
 	} else
 		fputs("  window: ", out);
-	fprintf(out, "%.3f ms, %s (%.0f%%): ", ms(w->dur_ns), ns_regime_bound_word(v.regime), v.share * 100.0);
+	fprintf(out, "%.3f ms, %s (%.0f%%): ", ms(w->dur_ns), ns_regime_bound_word(v.regime),
+	        v.share * 100.0);
 	print_split(out, w);
 	if (res->gpu_activity)
 		fprintf(out, "; %ld kernel%s", w->kernels, w->kernels == 1 ? "" : "s");
@@ -281,8 +285,8 @@ static ns_status print_device_text(FILE *out, const ns_split_result *res, const 
 }
 
 /* The model of device d (malloc'd: caller frees), or NULL on OOM with err set. */
-static ns_device_report *device_model(const ns_split_result *res, const ns_split_device *d, const ns_report_options *o,
-                                      ns_error *err)
+static ns_device_report *device_model(const ns_split_result *res, const ns_split_device *d,
+                                      const ns_report_options *o, ns_error *err)
 {
 	ns_device_report *m = malloc(sizeof(*m));
 	ns_roof_time roof[NS_KCLASS_COUNT];
@@ -328,7 +332,8 @@ static void print_quiet(FILE *out, const ns_split_result *res, const ns_report_o
 	for (size_t i = 0; i < res->ndevices; i++) {
 		ns_verdict v;
 		report_route_window(&res->device[i].overall, o, &v);
-		fprintf(out, "%s\n", res->quality.grade == NS_QUALITY_UNFIT ? "unfit" : ns_regime_name(v.regime));
+		fprintf(out, "%s\n",
+		        res->quality.grade == NS_QUALITY_UNFIT ? "unfit" : ns_regime_name(v.regime));
 	}
 }
 
@@ -383,7 +388,8 @@ cJSON *report_window_json_routed(const char *label, const ns_split_window *w, bo
 	return obj;
 }
 
-cJSON *ns_report_window_json(const char *label, const ns_split_window *w, bool with_step, const ns_report_options *o)
+cJSON *ns_report_window_json(const char *label, const ns_split_window *w, bool with_step,
+                             const ns_report_options *o)
 {
 	ns_routes routes;
 
@@ -630,7 +636,8 @@ static bool put_step_extras(json_out *w, const ns_split_result *res, const ns_sp
 }
 
 /* ns_report_window_json(label, win, true, o)'s members, without the closing brace. */
-static void put_step_window(json_out *w, const char *label, const ns_split_window *win, const ns_report_options *o)
+static void put_step_window(json_out *w, const char *label, const ns_split_window *win,
+                            const ns_report_options *o)
 {
 	ns_verdict v;
 	ns_routes routes;
@@ -649,8 +656,8 @@ void report_put_window(json_out *w, const char *label, const ns_split_window *wi
 	json_out_char(w, '}');
 }
 
-bool report_put_step(json_out *w, const ns_split_result *res, const ns_split_device *d, size_t i, const char *label,
-                     const ns_report_options *o)
+bool report_put_step(json_out *w, const ns_split_result *res, const ns_split_device *d, size_t i,
+                     const char *label, const ns_report_options *o)
 {
 	const ns_split_window win_copy = ns_split_device_step(d, i), *win = &win_copy;
 
@@ -661,8 +668,8 @@ bool report_put_step(json_out *w, const ns_split_result *res, const ns_split_dev
 	return true;
 }
 
-static bool put_steps(json_stream *js, const ns_split_result *res, const char *label, const ns_split_device *d,
-                      const ns_report_options *o)
+static bool put_steps(json_stream *js, const ns_split_result *res, const char *label,
+                      const ns_split_device *d, const ns_report_options *o)
 {
 	char step_label[NS_TRACE_DEVICE_NAME_MAX + 96];
 
@@ -687,8 +694,8 @@ static bool put_steps(json_stream *js, const ns_split_result *res, const char *l
 }
 
 /* "startup": every window is warm-up; "warmup": the steps left out of overall (null when none). */
-static bool put_warmup(json_stream *js, const char *label, const ns_split_device *d, const ns_device_report *m,
-                       const ns_report_options *o)
+static bool put_warmup(json_stream *js, const char *label, const ns_split_device *d,
+                       const ns_device_report *m, const ns_report_options *o)
 {
 	cJSON *wu;
 
@@ -801,7 +808,8 @@ static ns_status print_json(FILE *out, const ns_split_result *res, const ns_repo
 	ok = ok && put_json(&js, ",\"duplicate_steps\":", cJSON_CreateNumber((double)res->duplicate_steps));
 	ok = ok && put_json(&js, ",\"host_threads\":", cJSON_CreateNumber((double)res->host_threads));
 	ok = ok && put_json(&js, ",\"host_comm\":", cJSON_CreateBool(res->host_comm));
-	ok = ok && put_json(&js, ",\"step_source\":", cJSON_CreateString(ns_step_source_name(res->ns_step_source)));
+	ok = ok &&
+	     put_json(&js, ",\"step_source\":", cJSON_CreateString(ns_step_source_name(res->ns_step_source)));
 	ok = ok &&
 	     put_json(&js,
 	              ",\"ignored_step_markers\":", cJSON_CreateNumber((double)res->ignored_step_markers));
@@ -850,7 +858,7 @@ static ns_status finish_output(FILE *out, ns_status st, ns_error *err)
 
 /* o, or for a host-only split a copy in *host with the host-only routes (no GPU advice) in *routes. */
 static const ns_report_options *options_for(const ns_split_result *res, const ns_report_options *o,
-                                         ns_report_options *host, ns_routes *routes)
+                                            ns_report_options *host, ns_routes *routes)
 {
 	if (res->ndevices == 0 || res->gpu_activity)
 		return o;
@@ -860,8 +868,8 @@ static const ns_report_options *options_for(const ns_split_result *res, const ns
 	return host;
 }
 
-ns_status report_print_json_as(FILE *out, const ns_split_result *res, const ns_report_options *o, unsigned flags,
-                               ns_error *err)
+ns_status report_print_json_as(FILE *out, const ns_split_result *res, const ns_report_options *o,
+                               unsigned flags, ns_error *err)
 {
 	ns_report_options host_o;
 	ns_routes host_routes;
@@ -874,7 +882,7 @@ ns_status report_print_json_as(FILE *out, const ns_split_result *res, const ns_r
 }
 
 ns_status ns_report_print_with(FILE *out, const ns_split_result *res, const ns_report_options *o,
-                            const char *extra_key, cJSON *extra, ns_error *err)
+                               const char *extra_key, cJSON *extra, ns_error *err)
 {
 	ns_status st = NS_OK;
 	ns_report_options host_o;

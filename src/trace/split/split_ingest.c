@@ -110,8 +110,8 @@ static bool is_os_runtime(ns_str cat)
 
 static bool is_host_category(ns_trace_category c)
 {
-	return c == NS_TCAT_CPU_OP || c == NS_TCAT_USER_ANNOTATION || c == NS_TCAT_RUNTIME || c == NS_TCAT_PYTHON ||
-	       c == NS_TCAT_OTHER;
+	return c == NS_TCAT_CPU_OP || c == NS_TCAT_USER_ANNOTATION || c == NS_TCAT_RUNTIME ||
+	       c == NS_TCAT_PYTHON || c == NS_TCAT_OTHER;
 }
 
 static ns_status derive_gpu(ns_trace_split *s, const ns_trace_event *ev, span_info *si, ns_error *err)
@@ -309,7 +309,8 @@ static void note_unknown_device(ns_trace_split *s, const ns_trace_event *ev)
 	if (ev->device < 0 || (ev->ph != 'X' && ev->ph != 'B') || ev->cat_raw.len == 0)
 		return;
 	if (s->unknown_device_events++ == 0) /* shown in text and JSON: UTF-8, cut between characters */
-		ns_utf8_clean(ev->cat_raw.ptr, ev->cat_raw.len, s->unknown_device_cat, NS_SPLIT_UNKNOWN_CAT_MAX);
+		ns_utf8_clean(ev->cat_raw.ptr, ev->cat_raw.len, s->unknown_device_cat,
+		              NS_SPLIT_UNKNOWN_CAT_MAX);
 }
 
 static ns_status derive(ns_trace_split *s, const ns_trace_event *ev, span_info *si, ns_error *err)
@@ -536,8 +537,8 @@ static ns_status add_span(ns_trace_split *s, const span_info *si, uint32_t threa
 		return add_gpu(s, si, err); /* GPU events have no host thread (and there may be none yet) */
 	case SK_STEP:
 		SPLIT_PUSH(s->steps, s->nsteps, s->capsteps, err);
-		s->steps[s->nsteps++] =
-		    (step_rec){si->start, si->end, si->step, thread, si->name_id, si->ns_step_source, si->phase};
+		s->steps[s->nsteps++] = (step_rec){
+		    si->start, si->end, si->step, thread, si->name_id, si->ns_step_source, si->phase};
 		return NS_OK;
 	case SK_HOST:
 		return add_host(s, si, thread, err);

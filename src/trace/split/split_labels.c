@@ -38,7 +38,8 @@ const thread_label *split_label_find(const ns_trace_split *s, int64_t pid, int64
 	return find(s, pid, tid);
 }
 
-/* The label of (pid, tid), made when absent; NULL past NS_SPLIT_MAX_THREADS labels (ignored, not an error). */
+/* The label of (pid, tid), made when absent; NULL past NS_SPLIT_MAX_THREADS labels (ignored, not an error).
+ */
 static ns_status label_of(ns_trace_split *s, int64_t pid, int64_t tid, thread_label **out, ns_error *err)
 {
 	thread_label *l = find(s, pid, tid);

@@ -26,8 +26,8 @@
 
 typedef struct {
 	ns_split_window *mem; /* NULL: not in memory (on file, or never touched: zeroed) */
-	uint64_t touched;  /* the store's clock at the last touch (least recently touched goes first) */
-	bool dirty;        /* changed since written */
+	uint64_t touched;     /* the store's clock at the last touch (least recently touched goes first) */
+	bool dirty;           /* changed since written */
 	bool on_file;
 } store_chunk;
 
@@ -90,7 +90,13 @@ static inline int64_t split_view_end(const split_view *v, size_t k)
 }
 
 /* What a GPU record is; the first three equal ns_kernel_class so a kernel's class is its kind. */
-enum { GK_COMPUTE = NS_KCLASS_COMPUTE, GK_MEMORY = NS_KCLASS_MEMORY, GK_COMM = NS_KCLASS_COMM, GK_TRANSFER, GK_COUNT };
+enum {
+	GK_COMPUTE = NS_KCLASS_COMPUTE,
+	GK_MEMORY = NS_KCLASS_MEMORY,
+	GK_COMM = NS_KCLASS_COMM,
+	GK_TRANSFER,
+	GK_COUNT
+};
 
 /* Host span kinds kept per thread. One event can be several (cudaMemcpy is host work and a blocking copy). */
 enum {
@@ -274,7 +280,7 @@ struct ns_trace_split {
 	int64_t *pageable_corr;
 	size_t npageable_corr, cappageable_corr;
 	char unknown_device_cat[NS_SPLIT_UNKNOWN_CAT_MAX]; /* the first device event of an unknown category */
-	long unknown_device_events;                     /* events of unknown categories naming a device */
+	long unknown_device_events;                        /* events of unknown categories naming a device */
 	uint32_t main_thread; /* index of the thread that records the steps, once picked */
 	runtime_cache_slot runtime_cache[RUNTIME_CACHE_SLOTS];
 	op_cache_slot op_cache[OP_CACHE_SLOTS];
@@ -314,15 +320,15 @@ struct ns_trace_split {
 	bool compiled;               /* a torch.compile marker was seen (ns_split_result.compiled) */
 	split_quality_state quality; /* split_quality.c */
 	bool keep_warmup;
-	bool want_timeline;         /* split_timeline.c */
-	bool names_taken;           /* finish() handed names to the result */
+	bool want_timeline;            /* split_timeline.c */
+	bool names_taken;              /* finish() handed names to the result */
 	const ns_step_marker *marker;  /* --step-marker, borrowed; NULL: none */
-	void *marker_md;            /* its pcre2_match_data, this splitter's own (a match writes it) */
+	void *marker_md;               /* its pcre2_match_data, this splitter's own (a match writes it) */
 	ns_kernel_names *marker_names; /* names of server and --step-marker markers (handed to the result) */
-	char *spill_dir;       /* where the window store may spill (ns_trace_split_spill_dir); NULL: nowhere */
-	uint8_t ns_step_source;   /* the source the steps were taken from (split_steps_choose) */
-	step_list phase_marks; /* server markers kept for their phase when another source won */
-	step_list gpu_marks;   /* GPU-side ProfilerStep# spans beside host ones: where each step ended */
+	char *spill_dir; /* where the window store may spill (ns_trace_split_spill_dir); NULL: nowhere */
+	uint8_t ns_step_source; /* the source the steps were taken from (split_steps_choose) */
+	step_list phase_marks;  /* server markers kept for their phase when another source won */
+	step_list gpu_marks;    /* GPU-side ProfilerStep# spans beside host ones: where each step ended */
 	long outside_gpu[NS_TRACE_MAX_DEVICES];       /* GPU events launched outside every step, per device */
 	int64_t outside_gpu_ns[NS_TRACE_MAX_DEVICES]; /* and their time */
 };
@@ -350,8 +356,8 @@ int split_cmp_i64(const void *a, const void *b);
 
 /* ---- threads and host spans (split_threads.c) ---- */
 ns_status split_thread_find(ns_trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err);
-/* A metadata event (ph "M"): thread_name and thread_sort_index are kept (at most NS_SPLIT_MAX_THREADS threads;
- * more are ignored), anything else is skipped. */
+/* A metadata event (ph "M"): thread_name and thread_sort_index are kept (at most NS_SPLIT_MAX_THREADS
+ * threads; more are ignored), anything else is skipped. */
 ns_status split_label_event(ns_trace_split *s, const ns_trace_event *ev, ns_error *err);
 /* The label of a thread, or NULL. */
 const thread_label *split_label_find(const ns_trace_split *s, int64_t pid, int64_t tid);
@@ -368,8 +374,8 @@ bool split_pick_main_thread(ns_trace_split *s, uint32_t *main_thread);
  * with another (kept: they are reported, not merged silently). */
 size_t split_main_steps(ns_trace_split *s, uint32_t main_thread, size_t *dups);
 /* The process-wide host lists of the main thread's process (sorted, disjoint). */
-ns_status split_process_lists(ns_trace_split *s, uint32_t main_thread, span_list out[SL_COUNT], size_t *nthreads,
-                              ns_error *err);
+ns_status split_process_lists(ns_trace_split *s, uint32_t main_thread, span_list out[SL_COUNT],
+                              size_t *nthreads, ns_error *err);
 void split_lists_free(span_list l[SL_COUNT]);
 
 /* ---- streams (split_ingest.c) ---- */
@@ -523,7 +529,8 @@ void split_quality_links_begin(ns_trace_split *s);
 void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l);
 ns_status split_quality_links_end(ns_trace_split *s, ns_error *err);
 /* One device's records g[0..n) sorted by start: same-stream overlaps, duplicates, graph time per window. */
-ns_status split_quality_device(ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d, ns_error *err);
+ns_status split_quality_device(ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d,
+                               ns_error *err);
 /* The grade and each problem, once the devices are split. NS_ERR_NOMEM only. */
 ns_status split_quality_finish(ns_trace_split *s, ns_split_result *res, ns_error *err);
 void split_quality_free(split_quality_state *q);

@@ -20,8 +20,8 @@ typedef struct {
 } py_list;
 
 /* The host causes Python time is looked for behind, in the order of the accumulator's rows. */
-static const ns_cause host_causes[] = {NS_CAUSE_LAUNCH, NS_CAUSE_HOST_THREADS, NS_CAUSE_SYNC, NS_CAUSE_HOST_GAP,
-                                       NS_CAUSE_OPTIMIZER};
+static const ns_cause host_causes[] = {NS_CAUSE_LAUNCH, NS_CAUSE_HOST_THREADS, NS_CAUSE_SYNC,
+                                       NS_CAUSE_HOST_GAP, NS_CAUSE_OPTIMIZER};
 #define NHOST ((int)(sizeof(host_causes) / sizeof(host_causes[0])))
 
 struct split_python {
@@ -306,8 +306,8 @@ static bool every_window_counts(const ns_split_device *d, bool keep_warmup)
 }
 
 ns_status split_python_attribute(split_python *p, ns_trace_split *s, uint32_t main_thread, const gpu_rec *g,
-                                 size_t n, const span_list host[SL_COUNT], ns_split_device *d, bool keep_warmup,
-                                 ns_error *err)
+                                 size_t n, const span_list host[SL_COUNT], ns_split_device *d,
+                                 bool keep_warmup, ns_error *err)
 {
 	window_set ws = {.v = split_device_view(d), .hook = on_host_time, .hook_ctx = p};
 	ns_status st;

@@ -28,8 +28,8 @@ bool split_python_any(const split_python *p);
 /* Fills d->python from one more sweep over the device's records g[0..n) (sorted by start) in observe mode,
  * after d's windows are swept and its warm-up marked: only the windows that count in d->overall count. */
 ns_status split_python_attribute(split_python *p, ns_trace_split *s, uint32_t main_thread, const gpu_rec *g,
-                                 size_t n, const span_list host[SL_COUNT], ns_split_device *d, bool keep_warmup,
-                                 ns_error *err);
+                                 size_t n, const span_list host[SL_COUNT], ns_split_device *d,
+                                 bool keep_warmup, ns_error *err);
 /* Hands the frame names and counts to the result (p keeps no names afterwards). */
 void split_python_result(split_python *p, ns_split_result *res);
 

@@ -522,8 +522,8 @@ static ns_status concentration(split_quality_state *q, const ns_split_device *d,
 		const ns_split_window *w = split_view_get(&v, i);
 		if (w->warmup)
 			continue;
-		busy[n] =
-		    w->bucket_ns[NS_REGIME_COMPUTE] + w->bucket_ns[NS_REGIME_MEMORY] + w->cause_ns[NS_CAUSE_EXPOSED];
+		busy[n] = w->bucket_ns[NS_REGIME_COMPUTE] + w->bucket_ns[NS_REGIME_MEMORY] +
+		          w->cause_ns[NS_CAUSE_EXPOSED];
 		total += busy[n++];
 	}
 	if (n >= Q_CONC_MIN_STEPS && total > 0) {
@@ -542,7 +542,8 @@ static ns_status concentration(split_quality_state *q, const ns_split_device *d,
 	return NS_OK;
 }
 
-ns_status split_quality_device(ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d, ns_error *err)
+ns_status split_quality_device(ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d,
+                               ns_error *err)
 {
 	split_quality_state *q = &s->quality;
 	ns_status st = NS_OK;
@@ -566,7 +567,8 @@ static ns_quality_grade by_share(double share)
 
 static ns_quality_grade by_count(long count, long of)
 {
-	return of > 0 && (double)count >= Q_DEGRADED_COUNT * (double)of ? NS_QUALITY_DEGRADED : NS_QUALITY_GOOD;
+	return of > 0 && (double)count >= Q_DEGRADED_COUNT * (double)of ? NS_QUALITY_DEGRADED
+	                                                                : NS_QUALITY_GOOD;
 }
 
 static int64_t mean(int64_t ns, long n)
@@ -612,8 +614,9 @@ static void judge_dropped(const split_quality_state *q, ns_split_quality *out)
 	set(&out->problem[NS_QP_LAUNCH_WITHOUT_ACTIVITY], missing, launches, ns, share, g);
 	/* without any launch recorded every correlated record is unlinked: the runtime side was not captured
 	 */
-	set(&out->problem[NS_QP_ACTIVITY_WITHOUT_LAUNCH], q->unlinked, q->unlinked + q->linked, q->unlinked_ns,
-	    share_of(q->unlinked_ns, q->gpu_ns), by_count(q->unlinked, q->unlinked + q->linked));
+	set(&out->problem[NS_QP_ACTIVITY_WITHOUT_LAUNCH], q->unlinked, q->unlinked + q->linked,
+	    q->unlinked_ns, share_of(q->unlinked_ns, q->gpu_ns),
+	    by_count(q->unlinked, q->unlinked + q->linked));
 }
 
 /* Holes in the ops' ids: a run of absent ids between two recorded ones, shorter than Q_IDS_JUMP (a longer
@@ -700,7 +703,8 @@ static void judge_order(const split_quality_state *q, ns_split_quality *out)
 	    by_count(q->duplicates, q->records));
 	set(&out->problem[NS_QP_STREAM_OVERLAP], q->overlaps, q->records, q->overlap_ns,
 	    share_of(q->overlap_ns, q->gpu_ns),
-	    by_share(share_of(q->overlap_ns, q->gpu_ns)) > NS_QUALITY_GOOD || by_count(q->overlaps, q->records)
+	    by_share(share_of(q->overlap_ns, q->gpu_ns)) > NS_QUALITY_GOOD ||
+	            by_count(q->overlaps, q->records)
 	        ? NS_QUALITY_DEGRADED
 	        : NS_QUALITY_GOOD);
 	out->problem[NS_QP_STREAM_OVERLAP].aux = q->pdl_overlaps;
@@ -714,9 +718,9 @@ static void judge_cut_short(ns_trace_split *s, ns_split_quality *out)
 	long tail = q->missing_tail[LK_KERNEL] + q->missing_tail[LK_GRAPH];
 	int64_t ns = implied_ns(q, q->missing_tail);
 	double share = share_of(ns, split_add_sat(q->gpu_ns, ns));
-	ns_quality_grade g = q->open_steps > 0                ? NS_QUALITY_DEGRADED
-	                  : by_share(share) > NS_QUALITY_GOOD ? NS_QUALITY_DEGRADED
-	                                                   : NS_QUALITY_GOOD;
+	ns_quality_grade g = q->open_steps > 0                   ? NS_QUALITY_DEGRADED
+	                     : by_share(share) > NS_QUALITY_GOOD ? NS_QUALITY_DEGRADED
+	                                                         : NS_QUALITY_GOOD;
 
 	for (size_t i = 0; i < s->nthreads; i++) {
 		const host_thread *t = &s->thread[i];
@@ -857,7 +861,8 @@ static void judge_waits(const ns_trace_split *s, const ns_split_result *res, ns_
 
 /* Few or unequal steps: the worst device's spread (the largest share of time in outlying steps), and a note
  * when a device's verdict rests on one step. Traces without steps are one window and say so already. */
-static ns_status judge_steps(const ns_trace_split *s, const ns_split_result *res, ns_split_quality *out, ns_error *err)
+static ns_status judge_steps(const ns_trace_split *s, const ns_split_result *res, ns_split_quality *out,
+                             ns_error *err)
 {
 	step_spread worst = {0}, sp;
 	bool single = false;
@@ -908,7 +913,8 @@ static void judge_device_work(const split_quality_state *q, const ns_split_resul
 	}
 	if (busy >= Q_WORK_FLOOR_NS || (double)busy >= Q_WORK_FLOOR_SHARE * (double)q->host_span_ns)
 		return;
-	set(&out->problem[NS_QP_LITTLE_DEVICE_WORK], 1, 1, busy, share_of(busy, q->host_span_ns), NS_QUALITY_UNFIT);
+	set(&out->problem[NS_QP_LITTLE_DEVICE_WORK], 1, 1, busy, share_of(busy, q->host_span_ns),
+	    NS_QUALITY_UNFIT);
 	out->busy_ns = busy;
 	out->host_span_ns = q->host_span_ns;
 }
@@ -924,7 +930,8 @@ static void judge_truncated(const split_quality_state *q, long events, ns_split_
 
 	if (!q->truncated)
 		return;
-	set(&out->problem[NS_QP_TRUNCATED], 1, events, 0, 0.0, lost_activity ? NS_QUALITY_UNFIT : NS_QUALITY_DEGRADED);
+	set(&out->problem[NS_QP_TRUNCATED], 1, events, 0, 0.0,
+	    lost_activity ? NS_QUALITY_UNFIT : NS_QUALITY_DEGRADED);
 	out->truncated_at = q->truncated_at;
 	out->truncated_lost_activity = lost_activity;
 }
@@ -954,7 +961,8 @@ ns_status split_quality_finish(ns_trace_split *s, ns_split_result *res, ns_error
 	judge_device_work(q, res, out);
 	judge_waits(s, res, out);
 	if (q->queued > 0) { /* a note: the work is real and counted where it ran */
-		set(&out->problem[NS_QP_QUEUED_BEFORE_CAPTURE], q->queued, q->records, 0, 0.0, NS_QUALITY_GOOD);
+		set(&out->problem[NS_QP_QUEUED_BEFORE_CAPTURE], q->queued, q->records, 0, 0.0,
+		    NS_QUALITY_GOOD);
 		out->queued_lag_ns = split_sub_sat(q->queued_end, q->first_launch_ts);
 	}
 	st = judge_steps(s, res, out, err);

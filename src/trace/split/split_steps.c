@@ -29,18 +29,20 @@
 const char *ns_step_source_name(ns_step_source s)
 {
 	static const char *const names[NS_STEP_SOURCE_COUNT] = {[NS_STEP_SOURCE_NONE] = "none",
-	                                                     [NS_STEP_SOURCE_PROFILER] = "profiler_step",
-	                                                     [NS_STEP_SOURCE_GPU_PROFILER] = "gpu_profiler_step",
-	                                                     [NS_STEP_SOURCE_SERVER] = "server",
-	                                                     [NS_STEP_SOURCE_MARKER] = "marker",
-	                                                     [NS_STEP_SOURCE_PERIOD] = "period"};
+	                                                        [NS_STEP_SOURCE_PROFILER] = "profiler_step",
+	                                                        [NS_STEP_SOURCE_GPU_PROFILER] =
+	                                                            "gpu_profiler_step",
+	                                                        [NS_STEP_SOURCE_SERVER] = "server",
+	                                                        [NS_STEP_SOURCE_MARKER] = "marker",
+	                                                        [NS_STEP_SOURCE_PERIOD] = "period"};
 	return (unsigned)s < NS_STEP_SOURCE_COUNT ? names[s] : "none";
 }
 
 const char *ns_step_phase_name(ns_step_phase p)
 {
-	static const char *const names[NS_STEP_PHASE_COUNT] = {
-	    [NS_STEP_PHASE_PREFILL] = "prefill", [NS_STEP_PHASE_DECODE] = "decode", [NS_STEP_PHASE_MIXED] = "mixed"};
+	static const char *const names[NS_STEP_PHASE_COUNT] = {[NS_STEP_PHASE_PREFILL] = "prefill",
+	                                                       [NS_STEP_PHASE_DECODE] = "decode",
+	                                                       [NS_STEP_PHASE_MIXED] = "mixed"};
 	return (unsigned)p < NS_STEP_PHASE_COUNT ? names[p] : NULL;
 }
 
@@ -335,8 +337,8 @@ static ns_status keep_aside(ns_trace_split *s, uint8_t src, step_list *side, ns_
 
 ns_status split_steps_choose(ns_trace_split *s, ns_split_result *res, ns_error *err)
 {
-	static const uint8_t order[] = {NS_STEP_SOURCE_MARKER, NS_STEP_SOURCE_PROFILER, NS_STEP_SOURCE_GPU_PROFILER,
-	                                NS_STEP_SOURCE_SERVER};
+	static const uint8_t order[] = {NS_STEP_SOURCE_MARKER, NS_STEP_SOURCE_PROFILER,
+	                                NS_STEP_SOURCE_GPU_PROFILER, NS_STEP_SOURCE_SERVER};
 	size_t count[NS_STEP_SOURCE_COUNT] = {0}, out = 0;
 	uint8_t src = NS_STEP_SOURCE_NONE;
 	ns_status st = NS_OK;
@@ -449,8 +451,8 @@ static bool try_anchor(const uint32_t *seq, size_t n, uint32_t id, size_t k, siz
 	return true;
 }
 
-/* Up to NS_STEP_PERIOD_CANDIDATES ids seen at least NS_STEP_PERIOD_MIN_ITERATIONS times, fewest first, then by
- * first appearance. */
+/* Up to NS_STEP_PERIOD_CANDIDATES ids seen at least NS_STEP_PERIOD_MIN_ITERATIONS times, fewest first, then
+ * by first appearance. */
 static size_t pick_candidates(const uint32_t *seq, size_t n, size_t nids, uint32_t *count, uint32_t *cand)
 {
 	size_t nc = 0;
@@ -551,7 +553,8 @@ static bool covers_half(const gpu_rec *g, size_t n, const ns_step_period *p)
 	return (double)(b - a) >= 0.5 * (double)(hi - lo);
 }
 
-static ns_status period_steps(ns_trace_split *s, const gpu_rec *g, size_t n, const ns_step_period *p, ns_error *err)
+static ns_status period_steps(ns_trace_split *s, const gpu_rec *g, size_t n, const ns_step_period *p,
+                              ns_error *err)
 {
 	size_t last = 0;
 
@@ -560,8 +563,8 @@ static ns_status period_steps(ns_trace_split *s, const gpu_rec *g, size_t n, con
 			continue;
 		int64_t number = (int64_t)s->nsteps;
 		SPLIT_PUSH(s->steps, s->nsteps, s->capsteps, err);
-		s->steps[s->nsteps++] = (step_rec){g[i].start, g[i].end,           number,         0,
-		                                   p->anchor,  NS_STEP_SOURCE_PERIOD, NS_STEP_PHASE_NONE};
+		s->steps[s->nsteps++] = (step_rec){
+		    g[i].start, g[i].end, number, 0, p->anchor, NS_STEP_SOURCE_PERIOD, NS_STEP_PHASE_NONE};
 		last = i;
 	}
 	/* The last iteration ends with the end of its period's events (what follows is not a whole
@@ -762,7 +765,8 @@ void split_steps_sum_phases(ns_split_device *d, bool keep_warmup)
 	all = every || keep_warmup;
 	for (size_t i = 0; i < v.n; i++) {
 		const ns_split_window *w = split_view_get(&v, i);
-		ns_split_window *p = &d->phase_sum[w->phase < NS_STEP_PHASE_COUNT ? w->phase : NS_STEP_PHASE_NONE];
+		ns_split_window *p =
+		    &d->phase_sum[w->phase < NS_STEP_PHASE_COUNT ? w->phase : NS_STEP_PHASE_NONE];
 		if (w->warmup && !all)
 			continue;
 		if (d->phase_steps[w->phase]++ == 0) {

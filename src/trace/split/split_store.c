@@ -222,8 +222,9 @@ void split_store_copy(ns_split_store *st, size_t to, size_t from, size_t n)
 	for (size_t o = 0; o < n; o += SPLIT_STORE_CHUNK) {
 		size_t m = n - o < SPLIT_STORE_CHUNK ? n - o : SPLIT_STORE_CHUNK;
 		const ns_split_window *src = split_store_at(st, from + o, false);
-		ns_split_window *dst = split_store_at(st, to + o, true); /* src, touched last, is not evicted */
-		memmove(dst, src, m * sizeof(*dst)); /* both the scratch window when neither can be had */
+		ns_split_window *dst =
+		    split_store_at(st, to + o, true); /* src, touched last, is not evicted */
+		memmove(dst, src, m * sizeof(*dst));  /* both the scratch window when neither can be had */
 	}
 }
 
@@ -241,8 +242,8 @@ ns_status ns_split_result_steps_status(const ns_split_result *res, ns_error *err
 	return ns_error_set(err, res->store->status, "%s", res->store->why);
 }
 
-ns_status ns_split_device_set_steps(ns_split_result *res, ns_split_device *d, const ns_split_window *w, size_t n,
-                                 ns_error *err)
+ns_status ns_split_device_set_steps(ns_split_result *res, ns_split_device *d, const ns_split_window *w,
+                                    size_t n, ns_error *err)
 {
 	ns_status st;
 

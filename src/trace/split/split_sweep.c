@@ -35,7 +35,9 @@ static void classify_state(const int64_t c[SW_COUNT], int *bucket, int *cause)
 		                                           : NS_CAUSE_HOST_THREADS;
 	} else {
 		*bucket = NS_REGIME_IDLE;
-		*cause = h[SL_SYNC] > 0 ? NS_CAUSE_SYNC_WAIT : h[SL_OPT] > 0 ? NS_CAUSE_OPTIMIZER : NS_CAUSE_COUNT;
+		*cause = h[SL_SYNC] > 0  ? NS_CAUSE_SYNC_WAIT
+		         : h[SL_OPT] > 0 ? NS_CAUSE_OPTIMIZER
+		                         : NS_CAUSE_COUNT;
 	}
 }
 
@@ -93,7 +95,8 @@ static void attribute(window_set *ws, int64_t a, int64_t b, const int64_t c[SW_C
 	}
 	if (bucket == NS_REGIME_IDLE && cause == NS_CAUSE_COUNT)
 		return;
-	if (cause == NS_CAUSE_EXPOSED && ws->exposed != NULL && split_span_add(ws->exposed, a, b, NULL) != NS_OK)
+	if (cause == NS_CAUSE_EXPOSED && ws->exposed != NULL &&
+	    split_span_add(ws->exposed, a, b, NULL) != NS_OK)
 		ws->exposed_oom = true;
 	skip_ended(ws, a);
 	for (size_t k = ws->first; k < ws->v.n; k++) {
@@ -148,8 +151,9 @@ static void close_windows(window_set *ws)
 		for (int b = 0; b < NS_REGIME_COUNT; b++)
 			used += b == NS_REGIME_IDLE ? 0 : w->bucket_ns[b];
 		w->bucket_ns[NS_REGIME_IDLE] = w->dur_ns - used;
-		w->cause_ns[NS_CAUSE_HOST_GAP] =
-		    w->bucket_ns[NS_REGIME_IDLE] - w->cause_ns[NS_CAUSE_SYNC_WAIT] - w->cause_ns[NS_CAUSE_OPTIMIZER];
+		w->cause_ns[NS_CAUSE_HOST_GAP] = w->bucket_ns[NS_REGIME_IDLE] -
+		                                 w->cause_ns[NS_CAUSE_SYNC_WAIT] -
+		                                 w->cause_ns[NS_CAUSE_OPTIMIZER];
 	}
 }
 

@@ -77,9 +77,9 @@ ns_status split_tally_kernels(const ns_trace_split *s, const gpu_rec *g, size_t 
 	}
 	for (size_t i = 0; i < nnames * NS_KCLASS_COUNT; i++) {
 		if (t[i].count > 0)
-			d->kernel_time[d->nkernel_time++] =
-			    (ns_split_kernel_time){(uint32_t)(i / NS_KCLASS_COUNT),
-			                        (ns_kernel_class)(i % NS_KCLASS_COUNT), t[i].ns, t[i].count};
+			d->kernel_time[d->nkernel_time++] = (ns_split_kernel_time){
+			    (uint32_t)(i / NS_KCLASS_COUNT), (ns_kernel_class)(i % NS_KCLASS_COUNT), t[i].ns,
+			    t[i].count};
 	}
 	split_sort(d->kernel_time, d->nkernel_time, sizeof(*d->kernel_time), cmp_kernel_time);
 	free(t);

@@ -172,8 +172,8 @@ static int sweep_list(int hk, bool main_thread)
 	return hk == HK_CPU && !main_thread ? SL_OTHER : map[hk];
 }
 
-ns_status split_process_lists(ns_trace_split *s, uint32_t main_thread, span_list out[SL_COUNT], size_t *nthreads,
-                              ns_error *err)
+ns_status split_process_lists(ns_trace_split *s, uint32_t main_thread, span_list out[SL_COUNT],
+                              size_t *nthreads, ns_error *err)
 {
 	int64_t pid = s->thread[main_thread].pid;
 

@@ -260,8 +260,9 @@ static void to_fractions(ns_split_timeline *tl, const row_acc *acc)
 			int64_t len = pixel_start(tl->dur_ns, p + 1) - pixel_start(tl->dur_ns, p);
 			for (int c = 0; c < CLASSES; c++) {
 				double f = len > 0 ? (double)acc[r].ns[p][c] / (double)len : 0.0;
-				tl->row[r].frac[p][c] = (uint16_t)(f >= 1.0 ? NS_SPLIT_TIMELINE_FULL
-				                                            : f * NS_SPLIT_TIMELINE_FULL + 0.5);
+				tl->row[r].frac[p][c] =
+				    (uint16_t)(f >= 1.0 ? NS_SPLIT_TIMELINE_FULL
+				                        : f * NS_SPLIT_TIMELINE_FULL + 0.5);
 			}
 		}
 }

@@ -62,8 +62,8 @@ bool ns_trace_split_spill_dir(ns_trace_split *s, const char *dir)
 static ns_status make_windows(ns_trace_split *s, int64_t last_end, split_view *v, ns_error *err)
 {
 	size_t n = s->nsteps;
-	bool named = s->ns_step_source == NS_STEP_SOURCE_SERVER || s->ns_step_source == NS_STEP_SOURCE_MARKER ||
-	             s->ns_step_source == NS_STEP_SOURCE_PERIOD;
+	bool named = s->ns_step_source == NS_STEP_SOURCE_SERVER ||
+	             s->ns_step_source == NS_STEP_SOURCE_MARKER || s->ns_step_source == NS_STEP_SOURCE_PERIOD;
 	int64_t next_start = last_end;
 	ns_status st = split_store_add(v->st, n, &v->first, err);
 
@@ -200,7 +200,8 @@ static int cmp_i64_dur(const void *a, const void *b)
 
 static int64_t device_work(const ns_split_window *w)
 {
-	return w->bucket_ns[NS_REGIME_COMPUTE] + w->bucket_ns[NS_REGIME_MEMORY] + w->bucket_ns[NS_REGIME_COMM];
+	return w->bucket_ns[NS_REGIME_COMPUTE] + w->bucket_ns[NS_REGIME_MEMORY] +
+	       w->bucket_ns[NS_REGIME_COMM];
 }
 
 /* When the warm-up windows hold all of the device's work and the others none (a first iteration with its
@@ -363,7 +364,8 @@ static ns_status host_side(ns_trace_split *s, ns_split_result *res, span_list ho
 	return split_process_lists(s, main_index, host, &res->host_threads, err);
 }
 
-ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns_split_result *res, ns_error *err)
+ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns_split_result *res,
+                                ns_error *err)
 {
 	span_list host[SL_COUNT] = {{NULL, 0, 0}};
 	split_view w = {NULL, 0, 0};
