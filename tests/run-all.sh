@@ -186,7 +186,8 @@ fuzz_one() {
 	local name corpus work
 	name=$(basename "$1")
 	corpus=fuzz/corpus/${name#fuzz_}
-	corpus=${corpus%_read}
+	# fuzz_trace_read's seeds are fuzz/corpus/trace; a harness whose folder has its full name uses that
+	[ -d "$corpus" ] || corpus=${corpus%_read}
 	work=$(mktemp -d)
 	if "$1" -max_total_time="${FUZZ_SECONDS:-5}" -rss_limit_mb=2048 -timeout=10 "$work" "$corpus" >"$2" 2>&1; then
 		echo ok >"$2.status"
