@@ -33,10 +33,14 @@ now() { date +%s.%N; }
 median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 
-# One run of command...: "wall cpu" in seconds.
+# One run of command...: "wall cpu" in seconds. Wall time comes from the clock, not from time's %e: its
+# 10 ms resolution reads a fast baseline such as wc -l as 0.00 s, and the ratio below would divide by it.
 run_once() {
-	/usr/bin/time -f '%e %U %S' -o "$scratch/time.txt" "$@" >/dev/null 2>&1 || true
-	awk '{ print $1, $2 + $3 }' "$scratch/time.txt"
+	local t0 t1
+	t0=$(now)
+	/usr/bin/time -f '%U %S' -o "$scratch/time.txt" "$@" >/dev/null 2>&1 || true
+	t1=$(now)
+	awk -v w="$(echo "$t1 - $t0" | bc -l)" '{ print w, $1 + $2 }' "$scratch/time.txt"
 }
 
 # measure NAME command...: appends "wall cpu" of one run to $scratch/NAME.
