@@ -27,6 +27,12 @@ static inline int64_t ns_sat_sub_i64(int64_t a, int64_t b)
 	return r;
 }
 
+/* a + b, UINT32_MAX when it does not fit (narrow counters such as ns_split_window's). */
+static inline uint32_t ns_sat_add_u32(uint32_t a, uint32_t b)
+{
+	return b > UINT32_MAX - a ? UINT32_MAX : a + b;
+}
+
 /* a * b, clamped to [INT64_MIN, INT64_MAX]. */
 static inline int64_t ns_sat_mul_i64(int64_t a, int64_t b)
 {

@@ -1,4 +1,5 @@
-/* The one growable array of libnextstep: a buffer of fixed-size elements that doubles when full.
+/* The one way libnextstep grows an array: a buffer of fixed-size elements that doubles when full, kept by its
+ * owner as (pointer, count, capacity): `p = ns_grow(p, &cap, n + 1, sizeof(*p))`, NULL checked, stored back.
  * Not installed: for the library and the command line (see CONTRIBUTING.md). */
 #ifndef NEXTSTEP_UTIL_VEC_H
 #define NEXTSTEP_UTIL_VEC_H
@@ -15,27 +16,5 @@ void *ns_grow(void *data, size_t *cap, size_t need, size_t elem);
  * than max elements. NULL, with data still valid and *cap unchanged, when need > max, when need * elem
  * overflows, or on OOM; the caller tells a limit from OOM by need > max. */
 void *ns_grow_capped(void *data, size_t *cap, size_t need, size_t elem, size_t max);
-
-/* A vector of elements of one size; owns data. Zero-initialise with NS_VEC_INIT(type). */
-typedef struct {
-	void *data;
-	size_t len, cap; /* in elements */
-	size_t elem;     /* bytes per element */
-} ns_vec;
-
-#define NS_VEC_INIT(type)                                                                                    \
-	{                                                                                                    \
-		NULL, 0, 0, sizeof(type)                                                                     \
-	}
-#define NS_VEC_AT(v, type, i) (((type *)(v)->data)[i])
-
-/* Capacity for at least n elements in all. False on overflow or OOM (the vector is unchanged). */
-bool ns_vec_reserve(ns_vec *v, size_t n);
-/* Appends one zeroed element and returns it, or NULL on overflow or OOM. */
-void *ns_vec_push(ns_vec *v);
-/* Appends n elements copied from items. False on overflow or OOM (the vector is unchanged). */
-bool ns_vec_append(ns_vec *v, const void *items, size_t n);
-/* Frees the elements; the vector is empty and reusable afterwards. */
-void ns_vec_free(ns_vec *v);
 
 #endif

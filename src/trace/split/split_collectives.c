@@ -23,7 +23,10 @@ ns_status split_coll_note(ns_trace_split *s, const ns_trace_event *ev, ns_error 
 
 	if (kernel ? ev->correlation < 0 : (ev->cat != NS_TCAT_CPU_OP || ev->external_id < 0))
 		return NS_OK;
-	SPLIT_PUSH(s->cmeta, s->ncmeta, s->capcmeta, err);
+	void *grown = ns_grow(s->cmeta, &s->capcmeta, s->ncmeta + 1, sizeof(*s->cmeta));
+	if (grown == NULL)
+		return split_oom(err);
+	s->cmeta = grown;
 	m = &s->cmeta[s->ncmeta++];
 	memset(m, 0, sizeof(*m));
 	m->by_corr = kernel;
@@ -48,7 +51,7 @@ static int cmp_meta(const void *a, const void *b)
 
 void split_coll_prepare(ns_trace_split *s)
 {
-	split_sort(s->cmeta, s->ncmeta, sizeof(*s->cmeta), cmp_meta);
+	ns_sort(s->cmeta, s->ncmeta, sizeof(*s->cmeta), cmp_meta);
 }
 
 static const coll_meta *find_meta(const ns_trace_split *s, bool by_corr, int64_t key)
@@ -59,7 +62,7 @@ static const coll_meta *find_meta(const ns_trace_split *s, bool by_corr, int64_t
 		return NULL;
 	k.by_corr = by_corr;
 	k.key = key;
-	return split_search(&k, s->cmeta, s->ncmeta, sizeof(k), cmp_meta);
+	return ns_bsearch(&k, s->cmeta, s->ncmeta, sizeof(k), cmp_meta);
 }
 
 /* The kernel's own args first (they name the collective it runs), then its launching op's. */

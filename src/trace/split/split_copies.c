@@ -25,14 +25,21 @@ bool split_is_pageable_dtoh(ns_str name)
 
 ns_status split_copies_note_call(ns_trace_split *s, int64_t corr, int64_t end, ns_error *err)
 {
-	SPLIT_PUSH(s->copy_call, s->ncopy_call, s->capcopy_call, err);
+	void *grown = ns_grow(s->copy_call, &s->capcopy_call, s->ncopy_call + 1, sizeof(*s->copy_call));
+	if (grown == NULL)
+		return split_oom(err);
+	s->copy_call = grown;
 	s->copy_call[s->ncopy_call++] = (copy_call){corr, end};
 	return NS_OK;
 }
 
 ns_status split_copies_note_pageable(ns_trace_split *s, int64_t corr, ns_error *err)
 {
-	SPLIT_PUSH(s->pageable_corr, s->npageable_corr, s->cappageable_corr, err);
+	void *grown =
+	    ns_grow(s->pageable_corr, &s->cappageable_corr, s->npageable_corr + 1, sizeof(*s->pageable_corr));
+	if (grown == NULL)
+		return split_oom(err);
+	s->pageable_corr = grown;
 	s->pageable_corr[s->npageable_corr++] = corr;
 	return NS_OK;
 }
@@ -41,14 +48,14 @@ ns_status split_copies_block(ns_trace_split *s, ns_error *err)
 {
 	if (s->npageable_corr == 0)
 		return NS_OK;
-	split_sort(s->pageable_corr, s->npageable_corr, sizeof(*s->pageable_corr), split_cmp_i64);
+	ns_sort(s->pageable_corr, s->npageable_corr, sizeof(*s->pageable_corr), ns_cmp_i64);
 	split_launches_sort(s);
 	for (size_t i = 0; i < s->ncopy_call && s->npageable_corr > 0; i++) {
 		const copy_call *c = &s->copy_call[i];
 		const launch_rec *l;
 		ns_status st;
-		if (split_search(&c->corr, s->pageable_corr, s->npageable_corr, sizeof(c->corr),
-		                 split_cmp_i64) == NULL ||
+		if (ns_bsearch(&c->corr, s->pageable_corr, s->npageable_corr, sizeof(c->corr), ns_cmp_i64) ==
+		        NULL ||
 		    (l = split_launch_of(s, c->corr)) == NULL)
 			continue;
 		st = split_span_add(&s->thread[l->thread].list[HK_BLOCK], l->ts, c->end, err);

@@ -443,7 +443,10 @@ static ns_status add_gpu(ns_trace_split *s, const span_info *si, ns_error *err)
 
 	if (st != NS_OK)
 		return st;
-	SPLIT_PUSH(s->gpu, s->ngpu, s->capgpu, err);
+	void *grown = ns_grow(s->gpu, &s->capgpu, s->ngpu + 1, sizeof(*s->gpu));
+	if (grown == NULL)
+		return split_oom(err);
+	s->gpu = grown;
 	g = &s->gpu[s->ngpu++];
 	g->start = si->start;
 	g->end = si->end;
@@ -459,11 +462,29 @@ static ns_status add_gpu(ns_trace_split *s, const span_info *si, ns_error *err)
 static ns_status add_comm_op(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
 	if (si->ext >= 0) {
-		SPLIT_PUSH(s->comm_ext, s->ncomm_ext, s->capcomm_ext, err);
+		void *grown = ns_grow(s->comm_ext, &s->capcomm_ext, s->ncomm_ext + 1, sizeof(*s->comm_ext));
+		if (grown == NULL)
+			return split_oom(err);
+		s->comm_ext = grown;
 		s->comm_ext[s->ncomm_ext++] = si->ext;
 	}
-	SPLIT_PUSH(s->comm_span, s->ncomm_span, s->capcomm_span, err);
+	void *grown = ns_grow(s->comm_span, &s->capcomm_span, s->ncomm_span + 1, sizeof(*s->comm_span));
+	if (grown == NULL)
+		return split_oom(err);
+	s->comm_span = grown;
 	s->comm_span[s->ncomm_span++] = (thread_span){si->start, si->end, thread};
+	return NS_OK;
+}
+
+static ns_status add_step(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	void *grown = ns_grow(s->steps, &s->capsteps, s->nsteps + 1, sizeof(*s->steps));
+
+	if (grown == NULL)
+		return split_oom(err);
+	s->steps = grown;
+	s->steps[s->nsteps++] =
+	    (step_rec){si->start, si->end, si->step, thread, si->name_id, si->ns_step_source, si->phase};
 	return NS_OK;
 }
 
@@ -471,7 +492,10 @@ static ns_status add_launch(ns_trace_split *s, const span_info *si, uint32_t thr
 {
 	int64_t dur = si->end - si->start;
 
-	SPLIT_PUSH(s->launch, s->nlaunch, s->caplaunch, err);
+	void *grown = ns_grow(s->launch, &s->caplaunch, s->nlaunch + 1, sizeof(*s->launch));
+	if (grown == NULL)
+		return split_oom(err);
+	s->launch = grown;
 	s->launch[s->nlaunch++] =
 	    (launch_rec){si->corr, si->start, si->ext, thread, si->launch_kind, false, si->launch_ex};
 	if (si->launch_kind != LK_KERNEL)
@@ -479,7 +503,10 @@ static ns_status add_launch(ns_trace_split *s, const span_info *si, uint32_t thr
 	s->launch_hist[dur > 0 ? 64 - __builtin_clzll((unsigned long long)dur) : 0]++;
 	if (dur < SPLIT_FIRST_USE_MIN_NS)
 		return NS_OK;
-	SPLIT_PUSH(s->slow, s->nslow, s->capslow, err);
+	grown = ns_grow(s->slow, &s->capslow, s->nslow + 1, sizeof(*s->slow));
+	if (grown == NULL)
+		return split_oom(err);
+	s->slow = grown;
 	s->slow[s->nslow++] = (slow_call){si->corr, si->start, si->end, thread};
 	return NS_OK;
 }
@@ -498,7 +525,10 @@ static ns_status note_capture(ns_trace_split *s, const span_info *si, uint32_t t
 	if (!t->capturing)
 		return NS_OK; /* an end without its begin (cut off by the capture's start) */
 	t->capturing = false;
-	SPLIT_PUSH(s->capture, s->ncapture, s->capcapture, err);
+	void *grown = ns_grow(s->capture, &s->capcapture, s->ncapture + 1, sizeof(*s->capture));
+	if (grown == NULL)
+		return split_oom(err);
+	s->capture = grown;
 	s->capture[s->ncapture++] = (thread_span){t->capture_start, si->end, thread};
 	/* the thread is busy recording the whole time (the Python between its launch calls too) */
 	if (split_span_add(&t->list[HK_CPU], t->capture_start, si->end, err) != NS_OK)
@@ -536,10 +566,7 @@ static ns_status add_span(ns_trace_split *s, const span_info *si, uint32_t threa
 	case SK_GPU:
 		return add_gpu(s, si, err); /* GPU events have no host thread (and there may be none yet) */
 	case SK_STEP:
-		SPLIT_PUSH(s->steps, s->nsteps, s->capsteps, err);
-		s->steps[s->nsteps++] = (step_rec){
-		    si->start, si->end, si->step, thread, si->name_id, si->ns_step_source, si->phase};
-		return NS_OK;
+		return add_step(s, si, thread, err);
 	case SK_HOST:
 		return add_host(s, si, thread, err);
 	case SK_PYTHON:
@@ -565,7 +592,10 @@ static ns_status begin_span(ns_trace_split *s, const ns_trace_event *ev, ns_erro
 	if (t->nopen >= NS_SPLIT_MAX_OPEN_SPANS)
 		return ns_error_set(err, NS_ERR_LIMIT, "more than %d nested B events on one thread",
 		                    NS_SPLIT_MAX_OPEN_SPANS);
-	SPLIT_PUSH(t->open, t->nopen, t->capopen, err);
+	void *grown = ns_grow(t->open, &t->capopen, t->nopen + 1, sizeof(*t->open));
+	if (grown == NULL)
+		return split_oom(err);
+	t->open = grown;
 	si.start = ev->ts_ns;
 	t->open[t->nopen++] = si;
 	return NS_OK;
@@ -603,7 +633,7 @@ static ns_status complete_span(ns_trace_split *s, const ns_trace_event *ev, ns_e
 	if (st != NS_OK || (si.kind == SK_NONE && si.pass == 0))
 		return st;
 	si.start = ev->ts_ns;
-	si.end = split_add_sat(ev->ts_ns, ev->has_dur && ev->dur_ns > 0 ? ev->dur_ns : 0);
+	si.end = ns_sat_add_i64(ev->ts_ns, ev->has_dur && ev->dur_ns > 0 ? ev->dur_ns : 0);
 	if (si.kind != SK_GPU && (st = split_thread_find(s, ev->pid, ev->tid, &thread, err)) != NS_OK)
 		return st;
 	return add_span(s, &si, thread, err);
@@ -651,10 +681,13 @@ ns_status split_captures_finish(ns_trace_split *s, ns_error *err)
 	for (uint32_t i = 0; i < s->nthreads; i++) {
 		if (!s->thread[i].capturing)
 			continue;
-		SPLIT_PUSH(s->capture, s->ncapture, s->capcapture, err);
+		void *grown = ns_grow(s->capture, &s->capcapture, s->ncapture + 1, sizeof(*s->capture));
+		if (grown == NULL)
+			return split_oom(err);
+		s->capture = grown;
 		s->capture[s->ncapture++] = (thread_span){s->thread[i].capture_start, INT64_MAX, i};
 	}
-	split_sort(s->capture, s->ncapture, sizeof(*s->capture), cmp_thread_span);
+	ns_sort(s->capture, s->ncapture, sizeof(*s->capture), cmp_thread_span);
 	return NS_OK;
 }
 
@@ -706,7 +739,7 @@ static ns_status first_starts(ns_trace_split *s, int64_t *first, int64_t *slow_s
 			continue;
 		if (g->start < first[g->name_id])
 			first[g->name_id] = g->start;
-		c = g->corr >= 0 ? split_search(&key, s->slow, s->nslow, sizeof(key), cmp_slow) : NULL;
+		c = g->corr >= 0 ? ns_bsearch(&key, s->slow, s->nslow, sizeof(key), cmp_slow) : NULL;
 		if (c != NULL && g->start < slow_start[c - s->slow]) {
 			slow_start[c - s->slow] = g->start;
 			slow_name[c - s->slow] = g->name_id;
@@ -726,7 +759,7 @@ ns_status split_first_use(ns_trace_split *s, ns_split_result *res, ns_error *err
 
 	if (s->nslow == 0 || s->ngpu == 0)
 		return NS_OK;
-	split_sort(s->slow, s->nslow, sizeof(*s->slow), cmp_slow);
+	ns_sort(s->slow, s->nslow, sizeof(*s->slow), cmp_slow);
 	first = malloc((nnames + 1) * sizeof(*first));
 	slow_start = malloc(s->nslow * sizeof(*slow_start));
 	slow_name = malloc(s->nslow * sizeof(*slow_name));
@@ -746,7 +779,7 @@ ns_status split_first_use(ns_trace_split *s, ns_split_result *res, ns_error *err
 			continue; /* a stall of an ordinary launch (a full queue, the host descheduled): not
 			             set-up */
 		res->first_use_loads++;
-		res->first_use_ns = split_add_sat(res->first_use_ns, c->end - c->start);
+		res->first_use_ns = ns_sat_add_i64(res->first_use_ns, c->end - c->start);
 		st = split_span_add(&s->thread[c->thread].list[HK_INIT], c->start, c->end, err);
 	}
 out:

@@ -49,7 +49,10 @@ static ns_status label_of(ns_trace_split *s, int64_t pid, int64_t tid, thread_la
 		return NS_OK;
 	if (s->label_index.nslots == 0 && !ns_hindex_init(&s->label_index, 64))
 		return split_oom(err);
-	SPLIT_PUSH(s->label, s->nlabels, s->caplabels, err);
+	void *grown = ns_grow(s->label, &s->caplabels, s->nlabels + 1, sizeof(*s->label));
+	if (grown == NULL)
+		return split_oom(err);
+	s->label = grown;
 	l = &s->label[s->nlabels];
 	memset(l, 0, sizeof(*l));
 	l->pid = pid;

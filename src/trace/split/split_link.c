@@ -29,7 +29,7 @@ static launch_rec *find_launch(ns_trace_split *s, int64_t corr, size_t *hint)
 	if (*hint < s->nlaunch && s->launch[*hint].corr == corr)
 		l = &s->launch[*hint];
 	else
-		l = split_search(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
+		l = ns_bsearch(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
 	if (l != NULL)
 		*hint = (size_t)(l - s->launch) + 1;
 	return l;
@@ -37,14 +37,14 @@ static launch_rec *find_launch(ns_trace_split *s, int64_t corr, size_t *hint)
 
 void split_launches_sort(ns_trace_split *s)
 {
-	split_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
+	ns_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
 }
 
 const launch_rec *split_launch_of(const ns_trace_split *s, int64_t corr)
 {
 	launch_rec key = {.corr = corr};
 
-	return split_search(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
+	return ns_bsearch(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
 }
 
 /* Asked twice for every GPU record: searched in line, without a comparison callback. */
@@ -84,9 +84,9 @@ static void prepare_links(ns_trace_split *s)
 {
 	size_t out = 0;
 
-	split_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
-	split_sort(s->comm_ext, s->ncomm_ext, sizeof(*s->comm_ext), split_cmp_i64);
-	split_sort(s->comm_span, s->ncomm_span, sizeof(*s->comm_span), cmp_thread_span);
+	ns_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
+	ns_sort(s->comm_ext, s->ncomm_ext, sizeof(*s->comm_ext), ns_cmp_i64);
+	ns_sort(s->comm_span, s->ncomm_span, sizeof(*s->comm_span), cmp_thread_span);
 	for (size_t i = 0; i < s->ncomm_span; i++) {
 		thread_span *c = &s->comm_span[i];
 		if (out > 0 && s->comm_span[out - 1].thread == c->thread &&

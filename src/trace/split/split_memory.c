@@ -55,14 +55,10 @@ static bool keep_sample(split_memtrack *t, mem_device *d, const ns_trace_event *
 		d->dropped = true;
 		return true;
 	}
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 1024;
-		mem_sample *v = realloc(d->v, cap * sizeof(*v));
-		if (v == NULL)
-			return false;
-		d->v = v;
-		d->cap = cap;
-	}
+	mem_sample *v = ns_grow(d->v, &d->cap, d->n + 1, sizeof(*v));
+	if (v == NULL)
+		return false;
+	d->v = v;
 	d->v[d->n++] = (mem_sample){ev->ts_ns, value};
 	t->samples++;
 	return true;
@@ -167,7 +163,7 @@ void split_memory_summarise(const split_memtrack *t, const ns_trace_meta *meta, 
 	 * deltas' running sum at equal times then follows the sort's order) */
 	for (size_t i = 1; i < m->n; i++)
 		if (m->v[i].ts_ns < m->v[i - 1].ts_ns) {
-			split_sort(m->v, m->n, sizeof(*m->v), cmp_sample);
+			ns_sort(m->v, m->n, sizeof(*m->v), cmp_sample);
 			break;
 		}
 	if (!out->totals) { /* the running sum, in time order */

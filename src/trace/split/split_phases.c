@@ -214,7 +214,10 @@ static ns_status process_union(const split_phases *p, int pass, const ns_trace_s
 		if (s->thread[t].pid != pid)
 			continue;
 		for (size_t i = 0; i < l->n; i++) {
-			SPLIT_PUSH(out->v, out->n, out->cap, err);
+			void *grown = ns_grow(out->v, &out->cap, out->n + 1, sizeof(*out->v));
+			if (grown == NULL)
+				return split_oom(err);
+			out->v = grown;
 			out->v[out->n++] = l->v[i];
 		}
 	}

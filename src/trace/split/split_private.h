@@ -14,6 +14,9 @@
 #include "nextstep/trace_split.h"
 #include "trace/split/split_quality.h"
 #include "util/hindex.h"
+#include "util/satmath.h"
+#include "util/sort.h"
+#include "util/vec.h"
 
 /* ---- the window store (split_store.c) ----
  * Windows live in chunks of SPLIT_STORE_CHUNK; a device's windows start at a chunk boundary. Without a spill
@@ -334,25 +337,8 @@ struct ns_trace_split {
 };
 
 /* ---- helpers (split_threads.c) ---- */
+/* NS_ERR_NOMEM, "out of memory". */
 ns_status split_oom(ns_error *err);
-/* Grows *v (elements of size elem) so that one more fits. */
-bool split_reserve_one(void **v, size_t n, size_t *cap, size_t elem);
-#define SPLIT_PUSH(arr, n, cap, err)                                                                         \
-	do {                                                                                                 \
-		if (!split_reserve_one((void **)&(arr), (n), &(cap), sizeof(*(arr))))                        \
-			return split_oom(err);                                                               \
-	} while (0)
-int64_t split_add_sat(int64_t a, int64_t b);
-int64_t split_sub_sat(int64_t b, int64_t a);
-/* a + b, UINT32_MAX when it does not fit (ns_split_window's narrow counts). */
-uint32_t split_add_u32_sat(uint32_t a, uint32_t b);
-
-typedef int (*split_cmp_fn)(const void *, const void *);
-/* In-place sort (introsort); a table already in order is only checked. */
-void split_sort(void *base, size_t n, size_t size, split_cmp_fn cmp);
-/* bsearch that never sees a NULL base. */
-void *split_search(const void *key, const void *base, size_t n, size_t size, split_cmp_fn cmp);
-int split_cmp_i64(const void *a, const void *b);
 
 /* ---- threads and host spans (split_threads.c) ---- */
 ns_status split_thread_find(ns_trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err);

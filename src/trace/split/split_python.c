@@ -96,7 +96,10 @@ ns_status split_python_add(split_python *p, uint32_t thread, int64_t start, int6
 		return NS_OK;
 	}
 	l = &p->thread[thread];
-	SPLIT_PUSH(l->v, l->n, l->cap, err);
+	void *grown = ns_grow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	if (grown == NULL)
+		return split_oom(err);
+	l->v = grown;
 	l->v[l->n++] = (py_frame){start, end > start ? end : start, id};
 	p->kept++;
 	return NS_OK;
@@ -126,7 +129,10 @@ static ns_status emit(py_list *out, int64_t a, int64_t b, uint32_t name, ns_erro
 		out->v[out->n - 1].end = b;
 		return NS_OK;
 	}
-	SPLIT_PUSH(out->v, out->n, out->cap, err);
+	void *grown = ns_grow(out->v, &out->cap, out->n + 1, sizeof(*out->v));
+	if (grown == NULL)
+		return split_oom(err);
+	out->v = grown;
 	out->v[out->n++] = (py_frame){a, b, name};
 	return NS_OK;
 }
@@ -154,10 +160,12 @@ static ns_status flatten(const py_list *in, py_list *out, ns_error *err)
 			f.end = f.end < stack[sp - 1].end ? f.end : stack[sp - 1].end;
 		}
 		cur = f.start;
-		if (!split_reserve_one((void **)&stack, sp, &cap, sizeof(*stack))) {
+		py_frame *grown = ns_grow(stack, &cap, sp + 1, sizeof(*stack));
+		if (grown == NULL) {
 			st = split_oom(err);
 			break;
 		}
+		stack = grown;
 		stack[sp++] = f;
 	}
 	while (sp > 0 && st == NS_OK) {
@@ -193,7 +201,7 @@ static ns_status flatten_thread(split_python *p, ns_trace_split *s, uint32_t i, 
 	py_list *l = &p->thread[i], flat = {0}, cut = {0};
 	ns_status st;
 
-	split_sort(l->v, l->n, sizeof(*l->v), cmp_frame);
+	ns_sort(l->v, l->n, sizeof(*l->v), cmp_frame);
 	st = flatten(l, &flat, err);
 	if (st == NS_OK && i != p->main_thread) {
 		(void)split_spans_union(&s->thread[i].list[HK_CPU]);

@@ -100,7 +100,7 @@ void split_quality_event(split_quality_state *q, const ns_trace_event *ev)
 {
 	if (ev->ph == 'X' && ev->has_dur && split_str_starts(ev->name, "PyTorch Profiler") &&
 	    ev->cat_raw.len == 5 && memcmp(ev->cat_raw.ptr, "Trace", 5) == 0) {
-		int64_t end = split_add_sat(ev->ts_ns, ev->dur_ns);
+		int64_t end = ns_sat_add_i64(ev->ts_ns, ev->dur_ns);
 		if (!q->has_capture || end > q->capture_end)
 			q->capture_end = end;
 		q->has_capture = true;
@@ -197,7 +197,7 @@ void split_quality_links_begin(ns_trace_split *s)
 		const gpu_rec *g = &s->gpu[i];
 		if (g->start > q->last_gpu_start)
 			q->last_gpu_start = g->start;
-		q->gpu_ns = split_add_sat(q->gpu_ns, split_sub_sat(g->end, g->start));
+		q->gpu_ns = ns_sat_add_i64(q->gpu_ns, ns_sat_sub_i64(g->end, g->start));
 		q->past_end += q->has_capture && g->end > q->capture_end;
 	}
 	q->records = (long)s->ngpu;
@@ -217,7 +217,7 @@ static void add_graph_kernel(split_quality_state *q, const gpu_rec *g)
 
 void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l)
 {
-	int64_t dur = split_sub_sat(g->end, g->start);
+	int64_t dur = ns_sat_sub_i64(g->end, g->start);
 
 	if (l == NULL) {
 		if (g->corr < 0)
@@ -231,7 +231,7 @@ void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l)
 		}
 		if (g->start >= q->first_launch_ts || q->first_launch_ts == INT64_MAX) {
 			q->unlinked++;
-			q->unlinked_ns = split_add_sat(q->unlinked_ns, dur);
+			q->unlinked_ns = ns_sat_add_i64(q->unlinked_ns, dur);
 		} else {
 			q->unlinked_edge++;
 		}
@@ -242,13 +242,13 @@ void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l)
 	q->before_launch += g->start < l->ts;
 	switch (l->kind) {
 	case LK_GRAPH:
-		q->graph_ns = split_add_sat(q->graph_ns, dur);
+		q->graph_ns = ns_sat_add_i64(q->graph_ns, dur);
 		add_graph_kernel(q, g);
 		break;
 	case LK_COPY:
 		break;
 	default:
-		q->kernel_ns = split_add_sat(q->kernel_ns, dur);
+		q->kernel_ns = ns_sat_add_i64(q->kernel_ns, dur);
 		q->kernel_n++;
 		break;
 	}
@@ -304,7 +304,7 @@ static long count_mismatches(const graph_kernel *gk, replay *r, size_t n, long *
 	long mismatched = 0;
 	size_t biggest = 0;
 
-	split_sort(r, n, sizeof(*r), cmp_replay);
+	ns_sort(r, n, sizeof(*r), cmp_replay);
 	for (size_t i = 0; i < n;) {
 		size_t j = i, best_run = 0, mode = i;
 		while (j < n && r[j].first == r[i].first) {
@@ -342,7 +342,7 @@ static ns_status count_replays(split_quality_state *q, ns_error *err)
 	replay *r;
 	size_t nr = 0;
 
-	split_sort(q->gk, q->ngk, sizeof(*q->gk), cmp_graph_kernel);
+	ns_sort(q->gk, q->ngk, sizeof(*q->gk), cmp_graph_kernel);
 	q->graph_corr = malloc((q->ngk + 1) * sizeof(*q->graph_corr));
 	r = malloc((q->ngk + 1) * sizeof(*r));
 	if (q->graph_corr == NULL || r == NULL) {
@@ -420,7 +420,7 @@ ns_status split_quality_links_end(ns_trace_split *s, ns_error *err)
 static bool in_graph(const split_quality_state *q, int64_t corr)
 {
 	return q->ngraph > 0 && corr >= 0 &&
-	       split_search(&corr, q->graph_corr, q->ngraph, sizeof(corr), split_cmp_i64) != NULL;
+	       ns_bsearch(&corr, q->graph_corr, q->ngraph, sizeof(corr), ns_cmp_i64) != NULL;
 }
 
 /* A programmatic dependent launch (CUDA programming guide, "Programmatic Dependent Launch and
@@ -434,7 +434,7 @@ static bool pdl_overlap(const ns_trace_split *s, const gpu_rec *r, int64_t prev_
 	const split_quality_state *q = &s->quality;
 
 	return r->kind != GK_TRANSFER && q->nex > 0 && r->end >= prev_end &&
-	       split_search(&r->corr, q->ex_corr, q->nex, sizeof(r->corr), split_cmp_i64) != NULL;
+	       ns_bsearch(&r->corr, q->ex_corr, q->nex, sizeof(r->corr), ns_cmp_i64) != NULL;
 }
 
 /* Work on one stream runs in order: a record starting before the previous one on its stream ended is a
@@ -463,7 +463,7 @@ static void check_streams(ns_trace_split *s, const gpu_rec *g, size_t n)
 		} else if (p != NULL && r->start < last_end[r->stream]) {
 			int64_t hi = r->end < last_end[r->stream] ? r->end : last_end[r->stream];
 			q->overlaps++;
-			q->overlap_ns = split_add_sat(q->overlap_ns, hi - r->start);
+			q->overlap_ns = ns_sat_add_i64(q->overlap_ns, hi - r->start);
 		}
 		if (p == NULL || r->end > last_end[r->stream])
 			last_end[r->stream] = r->end;
@@ -484,18 +484,18 @@ static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, s
 		return split_oom(err);
 	for (size_t i = 0; i < n; i++) {
 		const int64_t *c =
-		    split_search(&g[i].corr, q->graph_corr, q->ngraph, sizeof(g[i].corr), split_cmp_i64);
+		    ns_bsearch(&g[i].corr, q->graph_corr, q->ngraph, sizeof(g[i].corr), ns_cmp_i64);
 		size_t w = split_window_of(&v, g[i].start, &hint);
 		if (c == NULL || g[i].corr < 0 || w == v.n)
 			continue;
 		ns_split_window *win = split_view_at(&v, w);
 		int64_t hi = win->start_ns + win->dur_ns;
-		win->graph_kernels = split_add_u32_sat(win->graph_kernels, 1);
+		win->graph_kernels = ns_sat_add_u32(win->graph_kernels, 1);
 		win->graph_ns =
-		    split_add_sat(win->graph_ns, split_sub_sat(g[i].end < hi ? g[i].end : hi, g[i].start));
+		    ns_sat_add_i64(win->graph_ns, ns_sat_sub_i64(g[i].end < hi ? g[i].end : hi, g[i].start));
 		if (!counted[c - q->graph_corr]) {
 			counted[c - q->graph_corr] = true;
-			win->graph_launches = split_add_u32_sat(win->graph_launches, 1);
+			win->graph_launches = ns_sat_add_u32(win->graph_launches, 1);
 		}
 	}
 	free(counted);
@@ -504,7 +504,7 @@ static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, s
 
 static int cmp_i64_desc(const void *a, const void *b)
 {
-	return split_cmp_i64(b, a);
+	return ns_cmp_i64(b, a);
 }
 
 /* The GPU work of steady state is spread over its steps; when a quarter of the steps or fewer hold 90% of it,
@@ -527,7 +527,7 @@ static ns_status concentration(split_quality_state *q, const ns_split_device *d,
 		total += busy[n++];
 	}
 	if (n >= Q_CONC_MIN_STEPS && total > 0) {
-		split_sort(busy, n, sizeof(*busy), cmp_i64_desc);
+		ns_sort(busy, n, sizeof(*busy), cmp_i64_desc);
 		while (k < n && (double)acc < Q_CONC_SHARE * (double)total)
 			acc += busy[k++];
 		/* the worst device is kept: fewest steps for its share of them */
@@ -606,7 +606,7 @@ static void judge_dropped(const split_quality_state *q, ns_split_quality *out)
 	long launches = q->launches[LK_KERNEL];
 	long missing = q->missing[LK_KERNEL];
 	int64_t ns = implied_ns(q, q->missing);
-	double share = share_of(ns, split_add_sat(q->gpu_ns, ns));
+	double share = share_of(ns, ns_sat_add_i64(q->gpu_ns, ns));
 	ns_quality_grade g = by_share(share);
 
 	if (by_count(missing, launches) > g)
@@ -672,7 +672,7 @@ static void judge_graphs(const split_quality_state *q, ns_split_quality *out)
 	long calls = q->launches[LK_GRAPH], missing = q->missing[LK_GRAPH];
 	int64_t per_replay = mean(q->graph_ns, (long)q->ngraph);
 	int64_t ns = ns_sat_mul_i64(missing, per_replay);
-	double share = share_of(ns, split_add_sat(q->gpu_ns, ns));
+	double share = share_of(ns, ns_sat_add_i64(q->gpu_ns, ns));
 	ns_quality_grade g = by_share(share);
 	ns_quality_problem *p = &out->problem[NS_QP_GRAPH_REPLAYS_MISSING];
 
@@ -717,7 +717,7 @@ static void judge_cut_short(ns_trace_split *s, ns_split_quality *out)
 	split_quality_state *q = &s->quality;
 	long tail = q->missing_tail[LK_KERNEL] + q->missing_tail[LK_GRAPH];
 	int64_t ns = implied_ns(q, q->missing_tail);
-	double share = share_of(ns, split_add_sat(q->gpu_ns, ns));
+	double share = share_of(ns, ns_sat_add_i64(q->gpu_ns, ns));
 	ns_quality_grade g = q->open_steps > 0                   ? NS_QUALITY_DEGRADED
 	                     : by_share(share) > NS_QUALITY_GOOD ? NS_QUALITY_DEGRADED
 	                                                         : NS_QUALITY_GOOD;
@@ -738,8 +738,8 @@ static void judge_cut_short(ns_trace_split *s, ns_split_quality *out)
  * cost is in the very bucket the verdict names. Estimated at an assumed cost per recorded event. */
 static void judge_profiler(const split_quality_state *q, const ns_split_result *res, ns_split_quality *out)
 {
-	int64_t est = split_add_sat(ns_sat_mul_i64(q->python_events, Q_PYTHON_EVENT_NS),
-	                            ns_sat_mul_i64(q->shaped_ops, Q_SHAPED_OP_NS));
+	int64_t est = ns_sat_add_i64(ns_sat_mul_i64(q->python_events, Q_PYTHON_EVENT_NS),
+	                             ns_sat_mul_i64(q->shaped_ops, Q_SHAPED_OP_NS));
 	ns_quality_problem *p = &out->problem[NS_QP_PROFILER_OVERHEAD];
 	const ns_split_window *w;
 	bool dispatch_bound = true;
@@ -795,7 +795,7 @@ static ns_status spread_of(const ns_split_device *d, bool keep_warmup, step_spre
 			continue;
 		sp->min = sp->n == 0 || t < sp->min ? t : sp->min;
 		sp->max = sp->n == 0 || t > sp->max ? t : sp->max;
-		sp->total = split_add_sat(sp->total, t);
+		sp->total = ns_sat_add_i64(sp->total, t);
 		sp->n++;
 	}
 	if (sp->n < 2 || sp->max / Q_STEP_FACTOR < sp->min)
@@ -805,12 +805,12 @@ static ns_status spread_of(const ns_split_device *d, bool keep_warmup, step_spre
 	for (size_t i = 0; i < v.n; i++)
 		if (!split_view_get(&v, i)->warmup || all)
 			dur[n++] = split_view_get(&v, i)->dur_ns;
-	split_sort(dur, (size_t)n, sizeof(*dur), split_cmp_i64);
+	ns_sort(dur, (size_t)n, sizeof(*dur), ns_cmp_i64);
 	median = dur[(n - 1) / 2];
 	for (long i = 0; i < n; i++) {
 		if (dur[i] / Q_STEP_FACTOR >= median || dur[i] <= median / Q_STEP_FACTOR) {
 			sp->outliers++;
-			sp->outlier_ns = split_add_sat(sp->outlier_ns, dur[i]);
+			sp->outlier_ns = ns_sat_add_i64(sp->outlier_ns, dur[i]);
 		}
 	}
 	free(dur);
@@ -839,11 +839,11 @@ static void judge_waits(const ns_trace_split *s, const ns_split_result *res, ns_
 			if (w->warmup && !all)
 				continue;
 			of++;
-			total = split_add_sat(total, w->dur_ns);
+			total = ns_sat_add_i64(total, w->dur_ns);
 			if (2 * w->cause_ns[NS_CAUSE_SYNC_WAIT] >= w->dur_ns &&
 			    w->cause_ns[NS_CAUSE_SYNC_WAIT] > 0) {
 				n++;
-				ns = split_add_sat(ns, w->dur_ns);
+				ns = ns_sat_add_i64(ns, w->dur_ns);
 			}
 		}
 		if (n > 0 && (of == 1 || 2 * n <= of) && share_of(ns, total) >= Q_STEP_SHARE &&
@@ -908,7 +908,8 @@ static void judge_device_work(const split_quality_state *q, const ns_split_resul
 		const ns_split_device *d = &res->device[i];
 		int64_t b = 0;
 		for (int r = NS_REGIME_COMPUTE; r <= NS_REGIME_COMM; r++)
-			b = split_add_sat(b, split_add_sat(d->overall.bucket_ns[r], d->warmup.bucket_ns[r]));
+			b = ns_sat_add_i64(b,
+			                   ns_sat_add_i64(d->overall.bucket_ns[r], d->warmup.bucket_ns[r]));
 		busy = b > busy ? b : busy;
 	}
 	if (busy >= Q_WORK_FLOOR_NS || (double)busy >= Q_WORK_FLOOR_SHARE * (double)q->host_span_ns)
@@ -963,7 +964,7 @@ ns_status split_quality_finish(ns_trace_split *s, ns_split_result *res, ns_error
 	if (q->queued > 0) { /* a note: the work is real and counted where it ran */
 		set(&out->problem[NS_QP_QUEUED_BEFORE_CAPTURE], q->queued, q->records, 0, 0.0,
 		    NS_QUALITY_GOOD);
-		out->queued_lag_ns = split_sub_sat(q->queued_end, q->first_launch_ts);
+		out->queued_lag_ns = ns_sat_sub_i64(q->queued_end, q->first_launch_ts);
 	}
 	st = judge_steps(s, res, out, err);
 	for (int k = 0; k < NS_QP_COUNT; k++)

@@ -256,7 +256,7 @@ bool split_steps_annotation(ns_trace_split *s, ns_str name, span_info *si, ns_st
 
 static int cmp_i64_key(const void *a, const void *b)
 {
-	return split_cmp_i64(a, b);
+	return ns_cmp_i64(a, b);
 }
 
 /* The processes that launched device work (from the launch calls), sorted; NULL with *n 0 when none. Each
@@ -281,8 +281,10 @@ static int64_t *launching_pids(const ns_trace_split *s, size_t *n)
 			found = pid[id] == p;
 		if (found)
 			continue;
-		if (!split_reserve_one((void **)&pid, *n, &cap, sizeof(*pid)) ||
-		    !ns_hindex_add(&seen, h, (uint32_t)*n)) {
+		int64_t *grown = ns_grow(pid, &cap, *n + 1, sizeof(*pid));
+		if (grown != NULL)
+			pid = grown;
+		if (grown == NULL || !ns_hindex_add(&seen, h, (uint32_t)*n)) {
 			free(pid);
 			ns_hindex_free(&seen);
 			*n = 0;
@@ -291,7 +293,7 @@ static int64_t *launching_pids(const ns_trace_split *s, size_t *n)
 		pid[(*n)++] = p;
 	}
 	ns_hindex_free(&seen);
-	split_sort(pid, *n, sizeof(*pid), cmp_i64_key);
+	ns_sort(pid, *n, sizeof(*pid), cmp_i64_key);
 	return pid;
 }
 
@@ -312,7 +314,7 @@ static void drop_idle_process_markers(ns_trace_split *s, ns_split_result *res)
 		step_rec *r = &s->steps[i];
 		int64_t p = s->thread[r->thread].pid;
 		if (r->source != NS_STEP_SOURCE_GPU_PROFILER &&
-		    split_search(&p, pid, npid, sizeof(p), cmp_i64_key) == NULL) {
+		    ns_bsearch(&p, pid, npid, sizeof(p), cmp_i64_key) == NULL) {
 			if (res->ignored_step_markers++ == 0)
 				res->ignored_step_pid = p;
 			continue;
@@ -329,7 +331,10 @@ static ns_status keep_aside(ns_trace_split *s, uint8_t src, step_list *side, ns_
 	for (size_t i = 0; i < s->nsteps; i++) {
 		if (s->steps[i].source != src)
 			continue;
-		SPLIT_PUSH(side->v, side->n, side->cap, err);
+		void *grown = ns_grow(side->v, &side->cap, side->n + 1, sizeof(*side->v));
+		if (grown == NULL)
+			return split_oom(err);
+		side->v = grown;
 		side->v[side->n++] = s->steps[i];
 	}
 	return NS_OK;
@@ -385,7 +390,7 @@ void split_steps_finish_markers(ns_trace_split *s)
 	if (s->ns_step_source == NS_STEP_SOURCE_SERVER || s->ns_step_source == NS_STEP_SOURCE_MARKER)
 		for (size_t i = 0; i < s->nsteps; i++)
 			s->steps[i].number = (int64_t)i;
-	split_sort(pm->v, pm->n, sizeof(*pm->v), cmp_rec_start);
+	ns_sort(pm->v, pm->n, sizeof(*pm->v), cmp_rec_start);
 	for (size_t i = 0; i < s->nsteps; i++) {
 		step_rec *r = &s->steps[i];
 		while (k < pm->n && pm->v[k].start < r->start)
@@ -422,7 +427,7 @@ static size_t most_common_stretch(const uint32_t *seq, const size_t *pos, size_t
 			h = (h ^ seq[i]) * 1099511628211u;
 		st[j] = (stretch){h, pos[j + 1] - pos[j]};
 	}
-	split_sort(st, k - 1, sizeof(*st), cmp_stretch);
+	ns_sort(st, k - 1, sizeof(*st), cmp_stretch);
 	for (size_t j = 0; j + 1 < k; j++) {
 		run = j > 0 && cmp_stretch(&st[j], &st[j - 1]) == 0 ? run + 1 : 1;
 		if (run > best) {
@@ -562,7 +567,10 @@ static ns_status period_steps(ns_trace_split *s, const gpu_rec *g, size_t n, con
 		if (g[i].name_id != p->anchor)
 			continue;
 		int64_t number = (int64_t)s->nsteps;
-		SPLIT_PUSH(s->steps, s->nsteps, s->capsteps, err);
+		void *grown = ns_grow(s->steps, &s->capsteps, s->nsteps + 1, sizeof(*s->steps));
+		if (grown == NULL)
+			return split_oom(err);
+		s->steps = grown;
 		s->steps[s->nsteps++] = (step_rec){
 		    g[i].start, g[i].end, number, 0, p->anchor, NS_STEP_SOURCE_PERIOD, NS_STEP_PHASE_NONE};
 		last = i;
@@ -625,7 +633,7 @@ static void gpu_marks_ends(const ns_trace_split *s, int64_t *end)
 			return;
 	for (size_t i = 0; i < gm->n; i++) {
 		const step_rec *hit =
-		    split_search(&gm->v[i], s->steps, s->nsteps, sizeof(*s->steps), cmp_rec_number);
+		    ns_bsearch(&gm->v[i], s->steps, s->nsteps, sizeof(*s->steps), cmp_rec_number);
 		size_t k;
 		if (hit == NULL)
 			continue;
@@ -689,7 +697,7 @@ void split_steps_place(ns_trace_split *s, step_hold *h, gpu_rec *g, int64_t laun
 	k = host_step_of(h, launch_ts >= 0 ? launch_ts : g->start);
 	if (k == h->n) {
 		s->outside_gpu[g->dev]++;
-		s->outside_gpu_ns[g->dev] = split_add_sat(s->outside_gpu_ns[g->dev], g->end - g->start);
+		s->outside_gpu_ns[g->dev] = ns_sat_add_i64(s->outside_gpu_ns[g->dev], g->end - g->start);
 		g->dev = GPU_DEV_OUTSIDE;
 		return;
 	}

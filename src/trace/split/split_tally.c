@@ -65,10 +65,10 @@ ns_status split_tally_kernels(const ns_trace_split *s, const gpu_rec *g, size_t 
 		name_time *e = &t[(size_t)g[i].name_id * NS_KCLASS_COUNT + (size_t)cls];
 		used += e->count == 0;
 		e->count++;
-		e->ns = split_add_sat(e->ns, b > a ? b - a : 0);
-		d->class_ns[cls] = split_add_sat(d->class_ns[cls], b > a ? b - a : 0);
+		e->ns = ns_sat_add_i64(e->ns, b > a ? b - a : 0);
+		d->class_ns[cls] = ns_sat_add_i64(d->class_ns[cls], b > a ? b - a : 0);
 		if (g[i].kind == GK_TRANSFER)
-			d->transfer_ns = split_add_sat(d->transfer_ns, b > a ? b - a : 0);
+			d->transfer_ns = ns_sat_add_i64(d->transfer_ns, b > a ? b - a : 0);
 	}
 	d->kernel_time = calloc(used + 1, sizeof(*d->kernel_time));
 	if (d->kernel_time == NULL) {
@@ -81,7 +81,7 @@ ns_status split_tally_kernels(const ns_trace_split *s, const gpu_rec *g, size_t 
 			    (uint32_t)(i / NS_KCLASS_COUNT), (ns_kernel_class)(i % NS_KCLASS_COUNT), t[i].ns,
 			    t[i].count};
 	}
-	split_sort(d->kernel_time, d->nkernel_time, sizeof(*d->kernel_time), cmp_kernel_time);
+	ns_sort(d->kernel_time, d->nkernel_time, sizeof(*d->kernel_time), cmp_kernel_time);
 	free(t);
 	return NS_OK;
 }
@@ -96,8 +96,8 @@ void split_add_window(ns_split_window *o, const ns_split_window *w)
 	o->comm_overlapped_ns += w->comm_overlapped_ns;
 	o->kernel_ns = o->kernel_ns < 0 || w->kernel_ns < 0 ? -1 : o->kernel_ns + w->kernel_ns;
 	o->kernels += w->kernels;
-	o->graph_launches = split_add_u32_sat(o->graph_launches, w->graph_launches);
-	o->graph_kernels = split_add_u32_sat(o->graph_kernels, w->graph_kernels);
+	o->graph_launches = ns_sat_add_u32(o->graph_launches, w->graph_launches);
+	o->graph_kernels = ns_sat_add_u32(o->graph_kernels, w->graph_kernels);
 	o->graph_ns += w->graph_ns;
 }
 

@@ -13,47 +13,6 @@ ns_status split_oom(ns_error *err)
 	return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 }
 
-bool split_reserve_one(void **v, size_t n, size_t *cap, size_t elem)
-{
-	void *grown = n < SIZE_MAX ? ns_grow(*v, cap, n + 1, elem) : NULL;
-
-	if (grown == NULL)
-		return false;
-	*v = grown;
-	return true;
-}
-
-int64_t split_add_sat(int64_t a, int64_t b)
-{
-	return ns_sat_add_i64(a, b);
-}
-
-/* b - a for b >= a, saturating. */
-int64_t split_sub_sat(int64_t b, int64_t a)
-{
-	return ns_sat_sub_i64(b, a);
-}
-
-uint32_t split_add_u32_sat(uint32_t a, uint32_t b)
-{
-	return b > UINT32_MAX - a ? UINT32_MAX : a + b;
-}
-
-int split_cmp_i64(const void *a, const void *b)
-{
-	return ns_cmp_i64(a, b);
-}
-
-void split_sort(void *base, size_t n, size_t size, split_cmp_fn cmp)
-{
-	ns_sort(base, n, size, cmp);
-}
-
-void *split_search(const void *key, const void *base, size_t n, size_t size, split_cmp_fn cmp)
-{
-	return ns_bsearch(key, base, n, size, cmp);
-}
-
 /* ---- the thread table ---- */
 
 ns_status split_thread_find(ns_trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err)
@@ -82,7 +41,10 @@ ns_status split_thread_find(ns_trace_split *s, int64_t pid, int64_t tid, uint32_
 	}
 	if (s->nthreads >= NS_SPLIT_MAX_THREADS)
 		return ns_error_set(err, NS_ERR_LIMIT, "more than %d host threads", NS_SPLIT_MAX_THREADS);
-	SPLIT_PUSH(s->thread, s->nthreads, s->capthreads, err);
+	void *grown = ns_grow(s->thread, &s->capthreads, s->nthreads + 1, sizeof(*s->thread));
+	if (grown == NULL)
+		return split_oom(err);
+	s->thread = grown;
 	t = &s->thread[s->nthreads];
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
@@ -110,7 +72,10 @@ ns_status split_span_add(span_list *l, int64_t a, int64_t b, ns_error *err)
 			return NS_OK;
 		}
 	}
-	SPLIT_PUSH(l->v, l->n, l->cap, err);
+	void *grown = ns_grow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	if (grown == NULL)
+		return split_oom(err);
+	l->v = grown;
 	l->v[l->n].start = a;
 	l->v[l->n].end = b;
 	l->n++;
@@ -130,7 +95,7 @@ int64_t split_spans_union(span_list *l)
 
 	if (l->n == 0)
 		return 0;
-	split_sort(l->v, l->n, sizeof(*l->v), cmp_span);
+	ns_sort(l->v, l->n, sizeof(*l->v), cmp_span);
 	for (size_t i = 1; i < l->n; i++) {
 		if (l->v[i].start <= l->v[out].end) {
 			if (l->v[i].end > l->v[out].end)
@@ -141,7 +106,7 @@ int64_t split_spans_union(span_list *l)
 	}
 	l->n = out + 1;
 	for (size_t i = 0; i < l->n; i++)
-		total = split_add_sat(total, split_sub_sat(l->v[i].end, l->v[i].start));
+		total = ns_sat_add_i64(total, ns_sat_sub_i64(l->v[i].end, l->v[i].start));
 	return total;
 }
 
@@ -149,7 +114,10 @@ int64_t split_spans_union(span_list *l)
 static ns_status span_append(span_list *dst, const span_list *src, ns_error *err)
 {
 	for (size_t i = 0; i < src->n; i++) {
-		SPLIT_PUSH(dst->v, dst->n, dst->cap, err);
+		void *grown = ns_grow(dst->v, &dst->cap, dst->n + 1, sizeof(*dst->v));
+		if (grown == NULL)
+			return split_oom(err);
+		dst->v = grown;
 		dst->v[dst->n++] = src->v[i];
 	}
 	return NS_OK;
@@ -223,7 +191,7 @@ static bool thread_with_most_host_time(ns_trace_split *s, uint32_t *main_thread)
 
 	for (size_t i = 0; i < s->nthreads; i++) {
 		int64_t t = split_spans_union(&s->thread[i].list[HK_CPU]);
-		t = split_add_sat(t, split_spans_union(&s->thread[i].list[HK_COMM]));
+		t = ns_sat_add_i64(t, split_spans_union(&s->thread[i].list[HK_COMM]));
 		if (t > best) {
 			best = t;
 			*main_thread = (uint32_t)i;
@@ -257,7 +225,7 @@ size_t split_main_steps(ns_trace_split *s, uint32_t main_thread, size_t *dups)
 	for (size_t i = 0; i < s->nsteps; i++)
 		if (s->steps[i].thread == main_thread)
 			s->steps[n++] = s->steps[i];
-	split_sort(s->steps, n, sizeof(*s->steps), cmp_step);
+	ns_sort(s->steps, n, sizeof(*s->steps), cmp_step);
 	s->nsteps = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (s->nsteps == 0 || s->steps[i].start != s->steps[s->nsteps - 1].start)

@@ -84,7 +84,7 @@ static size_t pixel_of(int64_t dur, int64_t t)
 /* Adds [a, b), clipped to the window, to class c of the pixels it covers; returns the time added. */
 static int64_t add_span(row_acc *acc, int64_t a, int64_t b, int c)
 {
-	int64_t end = split_add_sat(acc->start, acc->dur);
+	int64_t end = ns_sat_add_i64(acc->start, acc->dur);
 	size_t p0, p1;
 
 	a = a < acc->start ? acc->start : a;
@@ -171,7 +171,7 @@ static int64_t thread_busy(const host_thread *t, int64_t a, int64_t b)
 static void fill_gpu_rows(const ns_trace_split *s, const gpu_rec *g, size_t n, const size_t slot[256],
                           ns_split_timeline *tl, row_acc *acc)
 {
-	int64_t end = split_add_sat(tl->start_ns, tl->dur_ns);
+	int64_t end = ns_sat_add_i64(tl->start_ns, tl->dur_ns);
 
 	for (size_t i = 0; i < 256; i++) {
 		stream_key key;
@@ -270,7 +270,7 @@ static void to_fractions(ns_split_timeline *tl, const row_acc *acc)
 static ns_status build(const ns_trace_split *s, const gpu_rec *g, size_t n, const ns_split_window *w,
                        ns_split_timeline *tl, ns_error *err)
 {
-	int64_t a = w->start_ns, b = split_add_sat(w->start_ns, w->dur_ns), sbusy[256] = {0};
+	int64_t a = w->start_ns, b = ns_sat_add_i64(w->start_ns, w->dur_ns), sbusy[256] = {0};
 	size_t nt = s->nthreads > 0 ? s->nthreads : 1, sslot[256], ngpu;
 	int64_t *tbusy = calloc(nt, sizeof(*tbusy));
 	size_t *tslot = calloc(nt, sizeof(*tslot));

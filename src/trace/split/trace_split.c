@@ -168,7 +168,7 @@ static ns_status build_windows(ns_trace_split *s, const span_list host[SL_COUNT]
 
 	v->first = v->n = 0;
 	if (s->nsteps == 0 && s->ngpu > 0) {
-		split_sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
+		ns_sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
 		if ((st = split_steps_period(s, res, err)) != NS_OK)
 			return st;
 	}
@@ -195,7 +195,7 @@ static ns_status build_windows(ns_trace_split *s, const span_list host[SL_COUNT]
 
 static int cmp_i64_dur(const void *a, const void *b)
 {
-	return split_cmp_i64(a, b);
+	return ns_cmp_i64(a, b);
 }
 
 static int64_t device_work(const ns_split_window *w)
@@ -241,7 +241,7 @@ static ns_status mark_warmup(ns_split_device *d, ns_error *err)
 			dur[i] = w->dur_ns;
 	}
 	if (dur != NULL && any_init) {
-		split_sort(dur, v.n, sizeof(*dur), cmp_i64_dur); /* in place: qsort copies n more */
+		ns_sort(dur, v.n, sizeof(*dur), cmp_i64_dur); /* in place: qsort copies n more */
 		median = dur[v.n / 2];
 	}
 	free(dur);
@@ -298,7 +298,7 @@ static ns_status split_devices(ns_trace_split *s, const ns_trace_meta *meta, con
 	res->device = calloc(ndev, sizeof(*res->device));
 	if (res->device == NULL)
 		return split_oom(err);
-	split_sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
+	ns_sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
 	for (size_t d = 0; d < ndev; d++) {
 		ns_split_device *dev = &res->device[d];
 		size_t last = first;
@@ -404,7 +404,7 @@ ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns
 	if (st == NS_OK) {
 		window_range hr = {0, 0};
 		if (host_range(host, &hr))
-			s->quality.host_span_ns = split_sub_sat(hr.end, hr.start);
+			s->quality.host_span_ns = ns_sat_sub_i64(hr.end, hr.start);
 	}
 	if (st == NS_OK)
 		st = build_windows(s, host, res, &w, err);
@@ -416,7 +416,7 @@ ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns
 	for (size_t i = 0; i < s->ncapture; i++)
 		if (s->capture[i].end != INT64_MAX)
 			res->capture_ns =
-			    split_add_sat(res->capture_ns, s->capture[i].end - s->capture[i].start);
+			    ns_sat_add_i64(res->capture_ns, s->capture[i].end - s->capture[i].start);
 	res->captured_launches = s->quality.captured;
 	if (st == NS_OK)
 		st = split_phases_windows(s->phases, s, s->main_thread, &w, res, err);
@@ -437,7 +437,7 @@ ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns
 	s->names_taken = true;
 	split_python_result(s->py, res);
 	if (st == NS_OK)
-		split_sort(res->device, res->ndevices, sizeof(*res->device), cmp_device);
+		ns_sort(res->device, res->ndevices, sizeof(*res->device), cmp_device);
 	if (st == NS_OK)
 		st = split_quality_finish(s, res, err);
 	if (st == NS_OK)
