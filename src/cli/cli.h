@@ -22,6 +22,15 @@ typedef enum {
 	EXIT_QUALITY = 4    /* trace: a trace's quality grade below --min-quality */
 } ns_exit;
 
+/* What storing one option's value did (cli_config_set() and the setters of each group of options). */
+typedef enum {
+	CFG_TAKEN,    /* stored: on to the next option */
+	CFG_NOT_MINE, /* not an option of this group: the next group is asked */
+	CFG_REFUSED,  /* a usage error, said on stderr: exit EXIT_USAGE */
+	CFG_FAILED,   /* another error, said on stderr: exit EXIT_BAD_INPUT */
+	CFG_DONE      /* --help or --version printed: exit EXIT_ROUTED */
+} cfg_result;
+
 /* The modes; each option row says with a bit mask (1u << mode) which ones it applies to. */
 typedef enum {
 	MODE_ROUTER,

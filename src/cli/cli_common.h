@@ -14,13 +14,13 @@
 
 /* Defaults for mode. */
 void cli_config_init(cli_config *c, cli_mode mode);
-/* Stores one option's value. Returns -1 to go on, or an exit status (usage error printed, or --help). */
-int cli_config_set(cli_config *c, int opt, const char *arg);
+/* Stores one option's value: CFG_TAKEN, or what ends the run (CFG_NOT_MINE never). */
+cfg_result cli_config_set(cli_config *c, int opt, const char *arg);
 /* --dtype, or the first of bf16, fp16, fp32, fp64 the device has a peak for (a note on stderr when not bf16);
  * -1 with *out set, or the usage error's exit status (cli_roofline.c). */
 int cli_choose_dtype(const cli_config *c, const ns_device *dev, ns_dtype *out);
-/* The roofline workload options (cli_roofline.c); -2 when opt is not one. */
-int cli_workload_option(cli_config *c, int opt, const char *arg);
+/* The roofline workload options (cli_roofline.c); CFG_NOT_MINE when opt is not one. */
+cfg_result cli_workload_option(cli_config *c, int opt, const char *arg);
 /* After the last option: colour, thresholds against each other, the routes and --playbook. -1 or an exit
  * status. */
 int cli_config_finish(cli_config *c);

@@ -44,37 +44,39 @@ void cli_config_free(cli_config *c)
 }
 
 /* A value error: the library's message, as a usage error of this mode. */
-static int value_error(const cli_config *c, const ns_error *err)
+static cfg_result value_error(const cli_config *c, const ns_error *err)
 {
-	return cli_usage_error(c->mode, "%s", err->msg);
+	return cli_option_refused(c->mode, "%s", err->msg);
 }
 
-static int share_option(cli_config *c, const char *flag, const char *arg, double *out)
+static cfg_result share_option(cli_config *c, int opt, const char *arg, double *out)
 {
+	char flag[CLI_FLAG_MAX];
 	ns_error err;
 
 	ns_error_clear(&err);
 	if (ns_profile_parse_share(arg, out, &err) != NS_OK)
-		return cli_usage_error(c->mode, "%s: %s", flag, err.msg);
-	return -1;
+		return cli_option_refused(c->mode, "%s: %s", cli_option_flag(opt, flag), err.msg);
+	return CFG_TAKEN;
 }
 
-static int parse_top(cli_config *c, const char *arg)
+static cfg_result parse_top(cli_config *c, const char *arg)
 {
+	char flag[CLI_FLAG_MAX];
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > TOP_MAX)
-		return cli_usage_error(c->mode, "--top must be a whole number from 0 to %d, not '%s'",
-		                       TOP_MAX, arg);
+		return cli_option_refused(c->mode, "%s must be a whole number from 0 to %d, not '%s'",
+		                          cli_option_flag(OPT_TOP, flag), TOP_MAX, arg);
 	c->top = (size_t)v;
 	c->top_given = true;
-	return -1;
+	return CFG_TAKEN;
 }
 
-static int parse_jobs(cli_config *c, const char *arg)
+static cfg_result parse_jobs(cli_config *c, const char *arg)
 {
 	char *end;
 	long v;
@@ -82,34 +84,35 @@ static int parse_jobs(cli_config *c, const char *arg)
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno != 0 || end == arg || *end != '\0' || v < 1 || v > CLI_WORKERS_MAX)
-		return cli_usage_error(c->mode, "-j must be a whole number from 1 to %d, not '%.40s'",
-		                       CLI_WORKERS_MAX, arg);
+		return cli_option_refused(c->mode, "-j must be a whole number from 1 to %d, not '%.40s'",
+		                          CLI_WORKERS_MAX, arg);
 	c->jobs = (unsigned)v;
-	return -1;
+	return CFG_TAKEN;
 }
 
 /* --per-rank, --rank N, --summary: one of them at most. */
-static int set_output(cli_config *c, trace_output out, const char *arg)
+static cfg_result set_output(cli_config *c, trace_output out, const char *arg)
 {
+	char flag[CLI_FLAG_MAX];
 	char *end;
 
 	if (c->output != TRACE_AUTO)
-		return cli_usage_error(c->mode, "give one of --per-rank, --rank and --summary");
+		return cli_option_refused(c->mode, "give one of --per-rank, --rank and --summary");
 	c->output = out;
 	if (out != TRACE_ONE_RANK)
-		return -1;
+		return CFG_TAKEN;
 	errno = 0;
 	c->only_rank = strtoll(arg, &end, 10);
 	/* strtoll skips leading blanks but stops at trailing ones: digits only, so ' 1' and '2 ' agree */
 	if (errno != 0 || arg[0] < '0' || arg[0] > '9' || *end != '\0' || c->only_rank < 0 ||
 	    c->only_rank >= NS_JOB_MAX_RANKS)
-		return cli_usage_error(c->mode, "--rank must be a rank number from 0 to %d, not '%.40s'",
-		                       NS_JOB_MAX_RANKS - 1, arg);
-	return -1;
+		return cli_option_refused(c->mode, "%s must be a rank number from 0 to %d, not '%.40s'",
+		                          cli_option_flag(OPT_RANK, flag), NS_JOB_MAX_RANKS - 1, arg);
+	return CFG_TAKEN;
 }
 
 /* The options of reading several files: -j and what the ranks of a job get. */
-static int files_option(cli_config *c, int opt, const char *arg)
+static cfg_result files_option(cli_config *c, int opt, const char *arg)
 {
 	switch (opt) {
 	case OPT_JOBS:
@@ -121,32 +124,35 @@ static int files_option(cli_config *c, int opt, const char *arg)
 	case OPT_SUMMARY:
 		return set_output(c, TRACE_SUMMARY, arg);
 	default:
-		return -2;
+		return CFG_NOT_MINE;
 	}
 }
 
-static int enum_option(cli_config *c, const char *flag, const char *arg, const char *const words[3], int *out)
+static cfg_result enum_option(cli_config *c, int opt, const char *arg, const char *const words[3], int *out)
 {
+	char flag[CLI_FLAG_MAX];
+
 	for (int i = 0; i < 3; i++)
 		if (strcmp(arg, words[i]) == 0) {
 			*out = i;
-			return -1;
+			return CFG_TAKEN;
 		}
-	return cli_usage_error(c->mode, "%s must be %s, %s or %s, not '%s'", flag, words[0], words[1],
-	                       words[2], arg);
+	return cli_option_refused(c->mode, "%s must be %s, %s or %s, not '%s'", cli_option_flag(opt, flag),
+	                          words[0], words[1], words[2], arg);
 }
 
-static int add_device_file(cli_config *c, const char *arg)
+static cfg_result add_device_file(cli_config *c, const char *arg)
 {
 	if (c->ndevice_files == DEVICE_FILES_MAX)
-		return cli_usage_error(c->mode, "at most %d --device-file options", DEVICE_FILES_MAX);
+		return cli_option_refused(c->mode, "at most %d --device-file options", DEVICE_FILES_MAX);
 	c->device_files[c->ndevice_files++] = arg;
-	return -1;
+	return CFG_TAKEN;
 }
 
-/* The options every verdict mode shares. Returns -1 to go on, an exit status, or -2 when opt is not one. */
-static int shared_option(cli_config *c, int opt, const char *arg)
+/* The options every verdict mode shares. */
+static cfg_result shared_option(cli_config *c, int opt, const char *arg)
 {
+	char flag[CLI_FLAG_MAX];
 	static const char *const colors[3] = {"auto", "always", "never"};
 	ns_error err;
 	int v = 0;
@@ -155,154 +161,161 @@ static int shared_option(cli_config *c, int opt, const char *arg)
 	switch (opt) {
 	case OPT_EXPLAIN:
 		c->format.verbose = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_QUIET:
 		c->format.kind = NS_FORMAT_QUIET;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_FORMAT:
 		if (strcmp(arg, "json") != 0 && strcmp(arg, "text") != 0)
-			return cli_usage_error(c->mode, "--format must be text or json, not '%s'", arg);
+			return cli_option_refused(c->mode, "%s must be text or json, not '%s'",
+			                          cli_option_flag(opt, flag), arg);
 		c->format.kind = arg[0] == 'j' ? NS_FORMAT_JSON : NS_FORMAT_TEXT;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_COLOR:
-		if (enum_option(c, "--color", arg, colors, &v) >= 0)
-			return EXIT_USAGE;
+		if (enum_option(c, opt, arg, colors, &v) != CFG_TAKEN)
+			return CFG_REFUSED;
 		c->color = (cli_color)v;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_NO_COLOR:
 		c->color = COLOR_NEVER;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_PRIORITY:
 		if (ns_classify_parse_priority(arg, c->classify.priority, &err) != NS_OK)
-			return cli_usage_error(c->mode, "--priority: %s", err.msg);
-		return -1;
+			return cli_option_refused(c->mode, "%s: %s", cli_option_flag(opt, flag), err.msg);
+		return CFG_TAKEN;
 	case OPT_TIE:
-		return share_option(c, "--tie", arg, &c->classify.tie);
+		return share_option(c, opt, arg, &c->classify.tie);
 	case OPT_HIGH:
 		c->high_given = true;
-		return share_option(c, "--high", arg, &c->classify.high);
+		return share_option(c, opt, arg, &c->classify.high);
 	case OPT_MODERATE:
 		c->moderate_given = true;
-		return share_option(c, "--moderate", arg, &c->classify.moderate);
+		return share_option(c, opt, arg, &c->classify.moderate);
 	case OPT_PLAYBOOK:
 		c->playbook = arg;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_LABEL:
 		c->label = arg;
-		return -1;
+		return CFG_TAKEN;
 	default:
-		return -2;
+		return CFG_NOT_MINE;
 	}
 }
 
-static int trace_option(cli_config *c, int opt, const char *arg)
+static cfg_result trace_option(cli_config *c, int opt, const char *arg)
 {
+	char flag[CLI_FLAG_MAX];
 	ns_dtype dt;
 
 	switch (opt) {
 	case OPT_KERNEL_RULES:
 	case OPT_KERNEL_RULES_ONLY:
 		if (c->rules_path != NULL)
-			return cli_usage_error(c->mode,
-			                       "one --kernel-rules or --kernel-rules-only file at most");
+			return cli_option_refused(c->mode,
+			                          "one --kernel-rules or --kernel-rules-only file at most");
 		c->rules_path = arg;
 		c->rules_only = opt == OPT_KERNEL_RULES_ONLY;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_STEPS:
 		c->steps = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_ALL_STEPS:
 		c->all_steps = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_MIN_QUALITY:
 		if (strcmp(arg, "good") == 0)
 			c->min_quality = NS_QUALITY_GOOD;
 		else if (strcmp(arg, "degraded") == 0)
 			c->min_quality = NS_QUALITY_DEGRADED;
 		else
-			return cli_usage_error(c->mode, "--min-quality: '%.100s' is not good or degraded",
-			                       arg);
-		return -1;
+			return cli_option_refused(c->mode, "%s: '%.100s' is not good or degraded",
+			                          cli_option_flag(opt, flag), arg);
+		return CFG_TAKEN;
 	case OPT_STEP_MARKER:
 		c->ns_step_marker = arg;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_TOP:
 		return parse_top(c, arg);
 	case OPT_ROOFLINE:
 		c->roofline = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_HTML:
 		c->html_path = arg;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_FORCE:
 		c->force = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_DEVICE:
 		c->roofline = c->mode != MODE_ROOFLINE;
 		c->device = arg;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_DTYPE:
 		c->roofline = c->mode != MODE_ROOFLINE;
 		c->dtype = arg;
 		if (!ns_dtype_from_name(arg, &dt))
-			return cli_usage_error(
+			return cli_option_refused(
 			    c->mode,
 			    "%sunknown dtype '%.100s' (fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4)",
 			    c->mode == MODE_ROOFLINE ? "" : "--dtype: ", arg);
-		return -1;
+		return CFG_TAKEN;
 	case OPT_DEVICE_FILE:
 		return add_device_file(c, arg);
 	case OPT_PROGRESS:
 		c->progress = PROGRESS_ALWAYS;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_NO_PROGRESS:
 		c->progress = PROGRESS_NEVER;
-		return -1;
+		return CFG_TAKEN;
 	default:
-		return -2;
+		return CFG_NOT_MINE;
 	}
 }
 
-static int scaling_ratio(cli_config *c, const char *flag, const char *arg, double *out)
+static cfg_result scaling_ratio(cli_config *c, int opt, const char *arg, double *out)
 {
+	char flag[CLI_FLAG_MAX];
 	ns_error err;
 
 	ns_error_clear(&err);
+	cli_option_flag(opt, flag);
 	if (ns_units_parse(arg, NS_UNIT_COUNT, flag, out, &err) != NS_OK)
 		return value_error(c, &err);
 	if (*out <= 1.0 || *out > 2.0)
-		return cli_usage_error(c->mode, "%s: '%s' must be a time ratio above 1 and at most 2", flag,
-		                       arg);
-	return -1;
+		return cli_option_refused(c->mode, "%s: '%s' must be a time ratio above 1 and at most 2",
+		                          flag, arg);
+	return CFG_TAKEN;
 }
 
-static int time_option(cli_config *c, int opt, const char *arg)
+static cfg_result time_option(cli_config *c, int opt, const char *arg)
 {
+	char flag[CLI_FLAG_MAX];
 	ns_error err;
 
 	ns_error_clear(&err);
 	switch (opt) {
 	case OPT_TIME:
 		c->have_time = true;
-		return ns_units_parse_time(arg, "--time", &c->time, &err) == NS_OK ? -1
-		                                                                   : value_error(c, &err);
+		return ns_units_parse_time(arg, cli_option_flag(opt, flag), &c->time, &err) == NS_OK
+		           ? CFG_TAKEN
+		           : value_error(c, &err);
 	case OPT_TIME_2X:
 		c->have_time_2x = true;
-		return ns_units_parse_time(arg, "--time-2x", &c->time_2x, &err) == NS_OK
-		           ? -1
+		return ns_units_parse_time(arg, cli_option_flag(opt, flag), &c->time_2x, &err) == NS_OK
+		           ? CFG_TAKEN
 		           : value_error(c, &err);
 	case OPT_OVERHEAD_BELOW:
-		return scaling_ratio(c, "--overhead-below", arg, &c->overhead_below);
+		return scaling_ratio(c, opt, arg, &c->overhead_below);
 	case OPT_WORK_ABOVE:
-		return scaling_ratio(c, "--work-above", arg, &c->work_above);
+		return scaling_ratio(c, opt, arg, &c->work_above);
 	default:
-		return -2;
+		return CFG_NOT_MINE;
 	}
 }
 
 /* A percentage, "5" or "5%". */
-static int diff_option(cli_config *c, int opt, const char *arg)
+static cfg_result diff_option(cli_config *c, int opt, const char *arg)
 {
+	char flag[CLI_FLAG_MAX];
 	char *end;
 
 	switch (opt) {
@@ -312,19 +325,19 @@ static int diff_option(cli_config *c, int opt, const char *arg)
 		c->slower_pct = strtod(arg, &end);
 		if (errno == 0 && end != arg && (*end == '\0' || strcmp(end, "%") == 0) &&
 		    c->slower_pct >= 0 && c->slower_pct <= 1000)
-			return -1;
-		return cli_usage_error(
-		    c->mode, "--fail-if-slower must be a percentage from 0 to 1000 (5 or 5%%), not '%.40s'",
-		    arg);
+			return CFG_TAKEN;
+		return cli_option_refused(c->mode,
+		                          "%s must be a percentage from 0 to 1000 (5 or 5%%), not '%.40s'",
+		                          cli_option_flag(opt, flag), arg);
 	case OPT_FAIL_IF_REGIME_CHANGES:
 		c->gate_regime = true;
-		return -1;
+		return CFG_TAKEN;
 	default:
-		return -2;
+		return CFG_NOT_MINE;
 	}
 }
 
-static int router_option(cli_config *c, int opt, const char *arg)
+static cfg_result router_option(cli_config *c, int opt, const char *arg)
 {
 	ns_error err;
 
@@ -333,46 +346,46 @@ static int router_option(cli_config *c, int opt, const char *arg)
 		c->any_flag = true;
 		if (ns_parse_flag_bucket(&c->flags, (ns_regime)(opt - OPT_BUCKET), arg, &err) != NS_OK)
 			return value_error(c, &err);
-		return -1;
+		return CFG_TAKEN;
 	}
 	switch (opt) {
 	case OPT_NORMALIZE:
 		c->normalize = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_STRICT:
 		c->strict = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_HELP:
 		cli_print_help(stdout, c->mode);
-		return EXIT_ROUTED;
+		return CFG_DONE;
 	case OPT_VERSION:
 		printf("nextstep %s\n", NS_VERSION_STRING);
-		return EXIT_ROUTED;
+		return CFG_DONE;
 	default:
-		return -2;
+		return CFG_NOT_MINE;
 	}
 }
 
-int cli_config_set(cli_config *c, int opt, const char *arg)
+cfg_result cli_config_set(cli_config *c, int opt, const char *arg)
 {
-	int rc = shared_option(c, opt, arg);
+	cfg_result rc = shared_option(c, opt, arg);
 
-	if (rc == -2)
+	if (rc == CFG_NOT_MINE)
 		rc = router_option(c, opt, arg);
-	if (rc == -2)
+	if (rc == CFG_NOT_MINE)
 		rc = trace_option(c, opt, arg);
-	if (rc == -2)
+	if (rc == CFG_NOT_MINE)
 		rc = files_option(c, opt, arg);
-	if (rc == -2)
+	if (rc == CFG_NOT_MINE)
 		rc = time_option(c, opt, arg);
-	if (rc == -2)
+	if (rc == CFG_NOT_MINE)
 		rc = cli_workload_option(c, opt, arg);
-	if (rc == -2)
+	if (rc == CFG_NOT_MINE)
 		rc = diff_option(c, opt, arg);
-	if (rc == -2)
+	if (rc == CFG_NOT_MINE)
 		rc = cli_model_option(c, opt, arg);
-	if (rc == -2)
-		rc = cli_usage_error(c->mode, "option %d not handled", opt);
+	if (rc == CFG_NOT_MINE)
+		rc = cli_option_refused(c->mode, "option %d not handled", opt);
 	return rc;
 }
 

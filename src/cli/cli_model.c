@@ -9,109 +9,116 @@
 #include "cli_options.h"
 #include "nextstep/units.h"
 
-static int whole(cli_config *c, const char *flag, const char *arg, double *out)
+static cfg_result whole(cli_config *c, int opt, const char *arg, double *out)
 {
+	char flag[CLI_FLAG_MAX];
 	ns_error err;
 
 	ns_error_clear(&err);
-	if (ns_units_parse_whole(arg, NS_UNIT_COUNT, flag, out, &err) != NS_OK)
-		return cli_usage_error(c->mode, "%s", err.msg);
-	return -1;
+	if (ns_units_parse_whole(arg, NS_UNIT_COUNT, cli_option_flag(opt, flag), out, &err) != NS_OK)
+		return cli_option_refused(c->mode, "%s", err.msg);
+	return CFG_TAKEN;
 }
 
-static int dtype_option(cli_config *c, const char *flag, const char *arg, const char **out)
+static cfg_result dtype_option(cli_config *c, int opt, const char *arg, const char **out)
 {
+	char flag[CLI_FLAG_MAX];
 	ns_dtype dt;
 
 	if (!ns_dtype_from_name(arg, &dt))
-		return cli_usage_error(
+		return cli_option_refused(
 		    c->mode, "%s: unknown dtype '%.100s' (fp64, fp32, tf32, bf16, fp16, fp8, int8, fp4)",
-		    flag, arg);
+		    cli_option_flag(opt, flag), arg);
 	*out = arg;
-	return -1;
+	return CFG_TAKEN;
 }
 
-static int arch_option(cli_config *c, int opt, const char *arg)
+static cfg_result arch_option(cli_config *c, int opt, const char *arg)
 {
+	char flag[CLI_FLAG_MAX];
 	cli_model *m = &c->model;
 
 	m->arch_given = true;
 	switch (opt) {
 	case OPT_HIDDEN:
-		return whole(c, "--hidden", arg, &m->hidden);
+		return whole(c, opt, arg, &m->hidden);
 	case OPT_VOCAB:
-		return whole(c, "--vocab", arg, &m->vocab);
+		return whole(c, opt, arg, &m->vocab);
 	case OPT_INTERMEDIATE:
-		return whole(c, "--intermediate", arg, &m->intermediate);
+		return whole(c, opt, arg, &m->intermediate);
 	case OPT_TIED_EMBEDDINGS:
 		m->tied = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_BIASES:
 		m->biases = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_POSITIONS:
-		return whole(c, "--positions", arg, &m->positions);
+		return whole(c, opt, arg, &m->positions);
 	default: /* OPT_MLP */
 		if (strcmp(arg, "gated") != 0 && strcmp(arg, "plain") != 0)
-			return cli_usage_error(c->mode, "--mlp must be gated or plain, not '%.40s'", arg);
+			return cli_option_refused(c->mode, "%s must be gated or plain, not '%.40s'",
+			                          cli_option_flag(opt, flag), arg);
 		m->mlp = arg[0] == 'g' ? NS_MLP_GATED : NS_MLP_PLAIN;
-		return -1;
+		return CFG_TAKEN;
 	}
 }
 
-static int train_option(cli_config *c, int opt, const char *arg)
+static cfg_result train_option(cli_config *c, int opt, const char *arg)
 {
+	char flag[CLI_FLAG_MAX];
 	cli_model *m = &c->model;
 
 	m->train_given = true;
 	switch (opt) {
 	case OPT_OPTIMIZER:
 		if (!ns_optimizer_from_name(arg, &m->optimizer))
-			return cli_usage_error(
-			    c->mode, "--optimizer must be adamw, sgd or adafactor, not '%.40s'", arg);
-		return -1;
+			return cli_option_refused(c->mode, "%s must be adamw, sgd or adafactor, not '%.40s'",
+			                          cli_option_flag(opt, flag), arg);
+		return CFG_TAKEN;
 	case OPT_GRAD_DTYPE:
-		return dtype_option(c, "--grad-dtype", arg, &m->grad_dtype);
+		return dtype_option(c, opt, arg, &m->grad_dtype);
 	case OPT_STATE_DTYPE:
-		return dtype_option(c, "--state-dtype", arg, &m->state_dtype);
+		return dtype_option(c, opt, arg, &m->state_dtype);
 	case OPT_NO_MASTER_WEIGHTS:
 		m->no_master_weights = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_CHECKPOINTING:
 		m->checkpointing = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_DROPOUT:
 		m->dropout = true;
-		return -1;
+		return CFG_TAKEN;
 	default: /* OPT_EAGER_ATTENTION: applies to inference too, but only training keeps the scores */
 		m->eager_attention = true;
-		return -1;
+		return CFG_TAKEN;
 	}
 }
 
-int cli_model_option(cli_config *c, int opt, const char *arg)
+cfg_result cli_model_option(cli_config *c, int opt, const char *arg)
 {
+	char flag[CLI_FLAG_MAX];
 	cli_model *m = &c->model;
 	ns_error err;
 
 	switch (opt) {
 	case OPT_TRANSFORMER:
 		m->transformer = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_SEQ:
-		return whole(c, "--seq", arg, &m->seq);
+		return whole(c, opt, arg, &m->seq);
 	case OPT_TRAIN:
 		m->train = true;
-		return -1;
+		return CFG_TAKEN;
 	case OPT_KV_DTYPE:
-		return dtype_option(c, "--kv-dtype", arg, &m->kv_dtype);
+		return dtype_option(c, opt, arg, &m->kv_dtype);
 	case OPT_DEVICE_MEMORY:
 		ns_error_clear(&err);
-		if (ns_units_parse(arg, NS_UNIT_BYTE, "--device-memory", &m->device_memory, &err) != NS_OK)
-			return cli_usage_error(c->mode, "%s", err.msg);
+		cli_option_flag(opt, flag);
+		if (ns_units_parse(arg, NS_UNIT_BYTE, flag, &m->device_memory, &err) != NS_OK)
+			return cli_option_refused(c->mode, "%s", err.msg);
 		if (!(m->device_memory > 0.0))
-			return cli_usage_error(c->mode, "--device-memory: '%s' must be more than zero", arg);
-		return -1;
+			return cli_option_refused(c->mode, "%s: '%s' must be more than zero", flag, arg);
+		return CFG_TAKEN;
 	case OPT_HIDDEN:
 	case OPT_VOCAB:
 	case OPT_INTERMEDIATE:
@@ -129,7 +136,7 @@ int cli_model_option(cli_config *c, int opt, const char *arg)
 	case OPT_DROPOUT:
 		return train_option(c, opt, arg);
 	default:
-		return -2;
+		return CFG_NOT_MINE;
 	}
 }
 

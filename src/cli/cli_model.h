@@ -7,8 +7,8 @@
 #include "cli.h"
 #include "nextstep/transformer.h"
 
-/* Stores one transformer option. -1 to go on, an exit status, or -2 when opt is not one. */
-int cli_model_option(cli_config *c, int opt, const char *arg);
+/* Stores one transformer option; CFG_NOT_MINE when opt is not one. */
+cfg_result cli_model_option(cli_config *c, int opt, const char *arg);
 /* Whether the options describe a whole architecture (--hidden or --vocab given). */
 bool cli_model_whole(const cli_config *c);
 /* The first option a whole architecture still lacks, or NULL. */

@@ -39,7 +39,31 @@ int cli_usage_error(cli_mode mode, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* "  --name ARG" padded to the help column, then the help with continuation lines indented under it. */
+int cli_option_exit_status(cfg_result r)
+{
+	switch (r) {
+	case CFG_TAKEN:
+		return -1;
+	case CFG_DONE:
+		return EXIT_ROUTED;
+	case CFG_FAILED:
+		return EXIT_BAD_INPUT;
+	default: /* CFG_REFUSED; CFG_NOT_MINE never leaves cli_config_set() */
+		return EXIT_USAGE;
+	}
+}
+
+const char *cli_option_flag(int opt, char buf[CLI_FLAG_MAX])
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < cli_option_count; i++)
+		if (cli_option_rows[i].id == opt) {
+			snprintf(buf, CLI_FLAG_MAX, "--%s", cli_option_rows[i].name);
+			break;
+		}
+	return buf;
+}
+
 static void print_row(FILE *out, const cli_option_row *r)
 {
 	char flag[64];
@@ -133,7 +157,8 @@ static size_t nearest_names(char *buf, size_t size, const char *word, const char
 			best = d;
 	}
 	for (size_t i = 0; i < n && best < 3 && len < size; i++) {
-		if (names[i] == NULL || ns_edit_distance(word, names[i]) != best || 3 * best > strlen(names[i]))
+		if (names[i] == NULL || ns_edit_distance(word, names[i]) != best ||
+		    3 * best > strlen(names[i]))
 			continue;
 		len += (size_t)snprintf(buf + len, size - len, "%s'%s%s'", shown++ == 0 ? "" : " or ", prefix,
 		                        names[i]);
@@ -298,7 +323,7 @@ static int getopt_loop(int argc, char **argv, cli_config *cfg, const struct opti
 		else if (!applies(opt, cfg->mode))
 			rc = not_for_mode(cfg->mode, table, longindex, opt);
 		else
-			rc = cli_config_set(cfg, opt, optarg);
+			rc = cli_option_exit_status(cli_config_set(cfg, opt, optarg));
 		if (rc < 0)
 			note_router_scope(cfg, opt);
 	}

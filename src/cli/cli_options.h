@@ -136,6 +136,14 @@ extern const size_t cli_subcommand_count;
 const cli_subcommand *cli_subcommand_of(cli_mode mode);
 /* The usage error: "nextstep: msg" and a pointer to "nextstep [MODE] --help". Returns EXIT_USAGE. */
 int cli_usage_error(cli_mode mode, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* cli_usage_error() for a setter: prints the same, is CFG_REFUSED. */
+#define cli_option_refused(mode, ...) ((void)cli_usage_error((mode), __VA_ARGS__), CFG_REFUSED)
+/* The exit status a setter's result ends the run with; -1 for CFG_TAKEN (go on). */
+int cli_option_exit_status(cfg_result r);
+/* "--NAME" of option id opt, from its row of the table, in buf (room for CLI_FLAG_MAX). */
+#define CLI_FLAG_MAX 48
+const char *cli_option_flag(int opt, char buf[CLI_FLAG_MAX]);
 /* The usage lines and the options of one mode, grouped, as --help prints them. */
 void cli_print_help(FILE *out, cli_mode mode);
 

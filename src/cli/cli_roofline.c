@@ -25,22 +25,23 @@ static void choose_work(cli_workload *w, work_kind k)
 	w->kind = k;
 }
 
-static ns_status parse_matmul(const char *arg, double mnk[3], ns_error *err)
+static ns_status parse_matmul(const char *arg, const char *flag, double mnk[3], ns_error *err)
 {
 	char buf[128], *save = NULL, *tok;
+	size_t len = strlen(arg);
 	int n = 0;
 
-	if (strlen(arg) >= sizeof(buf))
-		return ns_error_set(err, NS_ERR_USAGE, "--matmul: '%.40s...' is too long", arg);
-	strcpy(buf, arg);
+	if (len >= sizeof(buf))
+		return ns_error_set(err, NS_ERR_USAGE, "%s: '%.40s...' is too long", flag, arg);
+	memcpy(buf, arg, len + 1);
 	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		if (n == 3)
 			break;
-		if (ns_units_parse_whole(tok, NS_UNIT_COUNT, "--matmul", &mnk[n++], err) != NS_OK)
+		if (ns_units_parse_whole(tok, NS_UNIT_COUNT, flag, &mnk[n++], err) != NS_OK)
 			return err->status;
 	}
 	if (n != 3 || tok != NULL)
-		return ns_error_set(err, NS_ERR_USAGE, "--matmul wants M,N,K (three sizes), not '%s'", arg);
+		return ns_error_set(err, NS_ERR_USAGE, "%s wants M,N,K (three sizes), not '%s'", flag, arg);
 	return NS_OK;
 }
 
@@ -54,33 +55,31 @@ static ns_status parse_positive(const char *arg, ns_units_kind kind, const char 
 	return NS_OK;
 }
 
-static ns_status parse_threshold(const char *arg, double *out, ns_error *err)
+static ns_status parse_threshold(const char *arg, const char *flag, double *out, ns_error *err)
 {
 	if (ns_profile_parse_share(arg, out, err) != NS_OK || *out <= 0.0)
-		return ns_error_set(
-		    err, NS_ERR_USAGE,
-		    "--overhead-threshold wants a fraction in (0, 1] or a percentage, not '%s'", arg);
+		return ns_error_set(err, NS_ERR_USAGE,
+		                    "%s wants a fraction in (0, 1] or a percentage, not '%s'", flag, arg);
 	return NS_OK;
 }
 
 /* The whole-number options: which flag, which field, which flag group they belong to. */
-static ns_status whole_option(cli_workload *w, int opt, const char *arg, ns_error *err)
+static ns_status whole_option(cli_workload *w, int opt, const char *flag, const char *arg, ns_error *err)
 {
 	static const struct {
 		int opt;
-		const char *flag;
 		size_t offset;
 		int group; /* 1: elementwise, 2: decode, 3: batch */
 	} wholes[] = {
-	    {OPT_ELEMENTWISE, "--elementwise", offsetof(cli_workload, elements), 0},
-	    {OPT_INPUTS, "--inputs", offsetof(cli_workload, inputs), 1},
-	    {OPT_OUTPUTS, "--outputs", offsetof(cli_workload, outputs), 1},
-	    {OPT_BATCH, "--batch", offsetof(cli_workload, batch), 3},
-	    {OPT_CONTEXT, "--context", offsetof(cli_workload, decode.context), 2},
-	    {OPT_LAYERS, "--layers", offsetof(cli_workload, decode.layers), 2},
-	    {OPT_KV_HEADS, "--kv-heads", offsetof(cli_workload, decode.kv_heads), 2},
-	    {OPT_HEAD_DIM, "--head-dim", offsetof(cli_workload, decode.head_dim), 2},
-	    {OPT_HEADS, "--heads", offsetof(cli_workload, decode.heads), 2},
+	    {OPT_ELEMENTWISE, offsetof(cli_workload, elements), 0},
+	    {OPT_INPUTS, offsetof(cli_workload, inputs), 1},
+	    {OPT_OUTPUTS, offsetof(cli_workload, outputs), 1},
+	    {OPT_BATCH, offsetof(cli_workload, batch), 3},
+	    {OPT_CONTEXT, offsetof(cli_workload, decode.context), 2},
+	    {OPT_LAYERS, offsetof(cli_workload, decode.layers), 2},
+	    {OPT_KV_HEADS, offsetof(cli_workload, decode.kv_heads), 2},
+	    {OPT_HEAD_DIM, offsetof(cli_workload, decode.head_dim), 2},
+	    {OPT_HEADS, offsetof(cli_workload, decode.heads), 2},
 	};
 
 	for (size_t i = 0; i < sizeof(wholes) / sizeof(wholes[0]); i++) {
@@ -91,54 +90,57 @@ static ns_status whole_option(cli_workload *w, int opt, const char *arg, ns_erro
 		w->have_batch = w->have_batch || wholes[i].group == 3;
 		if (opt == OPT_ELEMENTWISE)
 			choose_work(w, WORK_ELEMENTWISE);
-		return ns_units_parse_whole(arg, NS_UNIT_COUNT, wholes[i].flag,
+		return ns_units_parse_whole(arg, NS_UNIT_COUNT, flag,
 		                            (double *)((char *)w + wholes[i].offset), err);
 	}
 	return NS_ERR_INTERNAL;
 }
 
-static ns_status workload_value(cli_workload *w, int opt, const char *arg, ns_error *err)
+static ns_status workload_value(cli_workload *w, int opt, const char *flag, const char *arg, ns_error *err)
 {
 	switch (opt) {
 	case OPT_FLOPS:
 		w->have_flops = true;
 		choose_work(w, WORK_COUNTS);
-		return parse_positive(arg, NS_UNIT_FLOP, "--flops", &w->flops, err);
+		return parse_positive(arg, NS_UNIT_FLOP, flag, &w->flops, err);
 	case OPT_BYTES:
 		w->have_bytes = true;
 		choose_work(w, WORK_COUNTS);
-		return parse_positive(arg, NS_UNIT_BYTE, "--bytes", &w->bytes, err);
+		return parse_positive(arg, NS_UNIT_BYTE, flag, &w->bytes, err);
 	case OPT_MATMUL:
 		choose_work(w, WORK_MATMUL);
-		return parse_matmul(arg, w->mnk, err);
+		return parse_matmul(arg, flag, w->mnk, err);
 	case OPT_FLOPS_PER_ELEMENT:
 		w->elementwise_opts = true;
-		return parse_positive(arg, NS_UNIT_FLOP, "--flops-per-element", &w->flops_per_element, err);
+		return parse_positive(arg, NS_UNIT_FLOP, flag, &w->flops_per_element, err);
 	case OPT_DECODE:
 		w->decode_given = true;
 		choose_work(w, WORK_DECODE);
 		return NS_OK;
 	case OPT_PARAMS:
 		w->decode_opts = true;
-		return parse_positive(arg, NS_UNIT_COUNT, "--params", &w->decode.params, err);
+		return parse_positive(arg, NS_UNIT_COUNT, flag, &w->decode.params, err);
 	case OPT_OVERHEAD_THRESHOLD:
-		return parse_threshold(arg, &w->overhead_threshold, err);
+		return parse_threshold(arg, flag, &w->overhead_threshold, err);
 	case OPT_SVG:
 		w->svg_path = arg;
 		return NS_OK;
 	default:
-		return whole_option(w, opt, arg, err);
+		return whole_option(w, opt, flag, arg, err);
 	}
 }
 
-int cli_workload_option(cli_config *c, int opt, const char *arg)
+cfg_result cli_workload_option(cli_config *c, int opt, const char *arg)
 {
 	ns_error err;
+	char flag[CLI_FLAG_MAX];
 
 	if (opt < OPT_FLOPS || opt > OPT_SVG || opt == OPT_TIME)
-		return -2;
+		return CFG_NOT_MINE;
 	ns_error_clear(&err);
-	return workload_value(&c->work, opt, arg, &err) == NS_OK ? -1 : cli_option_exit(c->mode, &err);
+	if (workload_value(&c->work, opt, cli_option_flag(opt, flag), arg, &err) == NS_OK)
+		return CFG_TAKEN;
+	return cli_option_exit(c->mode, &err) == EXIT_USAGE ? CFG_REFUSED : CFG_FAILED;
 }
 
 /* --transformer's combinations; --decode is a flag of it, not a workload of its own. */

@@ -13,7 +13,7 @@ ns_status ns_trace_read_input(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_
 	case NS_INPUT_SQLITE:
 		if (strcmp(in->name, "-") == 0)
 			return ns_error_set(
-			    err, NS_ERR_USAGE,
+			    err, NS_ERR_VALUE,
 			    "an SQLite export (Nsight Systems) cannot be read from standard input: "
 			    "give its file name");
 		return ns_nsys_read(in->name, fn, ctx, meta, err);
