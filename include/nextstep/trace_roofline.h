@@ -172,6 +172,8 @@ typedef struct {
 	struct {
 		char *name;
 		ns_troof_reason reason;
+		const char
+		    *why; /* static: the model's words for what is missing (NULL: the reason says it) */
 		long ops;
 		int64_t gpu_ns;
 	} unplaced_top[5];

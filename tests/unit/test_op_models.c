@@ -47,6 +47,36 @@ static const model_row rows[] = {
     {"_grouped_mm", "aten::_grouped_mm", "[[1024, 512], [8, 512, 256], [8], [], []]",
      "[\"c10::BFloat16\", \"c10::BFloat16\", \"int\", \"\", \"\"]", NULL, NULL, NS_OPF_GEMM, NS_OPP_FWD,
      NS_OPG_NONE, 268435456, 3670016},
+    /* the cases the roofline module's own matmul parser had, now counted here (issue 20): bf16, so 2 B */
+    /* addmm(bias [256], A [64, 128], B [128, 256]): 4 194 304; (256 + 8192 + 32 768 + 16 384) * 2 */
+    {"addmm", "aten::addmm", "[[256], [64, 128], [128, 256], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]", NULL, NULL,
+     NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_NONE, 4194304, 115200},
+    /* linear on [8, 64, 128] x W [256, 128]: batch 8 of 64x256x128 = 33 554 432 */
+    {"linear 3-D", "aten::linear", "[[8, 64, 128], [256, 128], [256]]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]", NULL, NULL, NS_OPF_GEMM, NS_OPP_FWD,
+     NS_OPG_NONE, 33554432, (8 * 64 * 128 + 256 * 128 + 256 + 512 * 256) * 2.0},
+    /* bmm, 4 of 64x256x128: 16 777 216; 4 * (8192 + 32 768 + 16 384) * 2 */
+    {"bmm", "aten::bmm", "[[4, 64, 128], [4, 128, 256]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", NULL,
+     NULL, NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_NONE, 16777216, 4 * 57344 * 2.0},
+    {"baddbmm", "aten::baddbmm", "[[4, 64, 256], [4, 64, 128], [4, 128, 256], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\"]", NULL, NULL,
+     NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_NONE, 16777216, (4 * 64 * 256 + 4 * 57344) * 2.0},
+    /* torch.matmul broadcasting [2, 3, 64, 128] over [128, 256]: batch 6 */
+    {"matmul broadcast", "aten::matmul", "[[2, 3, 64, 128], [128, 256]]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\"]", NULL, NULL, NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_NONE,
+     6 * 4194304.0, (6 * 64 * 128 + 128 * 256 + 6 * 64 * 256) * 2.0},
+    /* a 1-D left operand is a row: 1x256x128 */
+    {"matmul vector", "aten::matmul", "[[128], [128, 256]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", NULL,
+     NULL, NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_NONE, 65536, (128 + 128 * 256 + 256) * 2.0},
+    {"bmm with mismatched batches", "aten::bmm", "[[4, 64, 128], [3, 128, 256]]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\"]", NULL, NULL, NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_BAD_SHAPES, 0, 0},
+    {"mm with one operand", "aten::mm", "[[64, 128]]", "[\"c10::BFloat16\"]", NULL, NULL, NS_OPF_GEMM,
+     NS_OPP_FWD, NS_OPG_BAD_SHAPES, 0, 0},
+    {"linear with a 1-D weight", "aten::linear", "[[8, 128], [128]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]",
+     NULL, NULL, NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_BAD_SHAPES, 0, 0},
+    {"mm with a text dim", "aten::mm", "[[64, \"a\"], [128, 256]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]",
+     NULL, NULL, NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_BAD_SHAPES, 0, 0},
     {"mm with mismatched inner sizes", "aten::mm", "[[64, 128], [64, 256]]", "[\"float\", \"float\"]", NULL,
      NULL, NS_OPF_GEMM, NS_OPP_FWD, NS_OPG_BAD_SHAPES, 0, 0},
 
@@ -220,6 +250,69 @@ static const model_row rows[] = {
     {"cat without sizes", "aten::cat", "[[], []]", "[\"TensorList\", \"Scalar\"]", NULL, NULL, NS_OPF_COPY,
      NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
 
+    /* logit: 2048 fp32 read and written */
+    {"logit", "aten::logit", "[[2048, 1], []]", "[\"float\", \"Scalar\"]", NULL, NULL, NS_OPF_ELEMENTWISE,
+     NS_OPP_FWD, NS_OPG_NONE, 0, 2 * 2048 * 4.0},
+    /* index_select on a 1-D tensor needs no recorded dim: 6825 int64 indices read, as many picked and
+     * written: 6825 * 8 * 3 = 163 800 */
+    {"index_select 1-D", "aten::index_select", "[[2048], [], [6825]]", "[\"long\", \"Scalar\", \"long\"]",
+     NULL, NULL, NS_OPF_COPY, NS_OPP_FWD, NS_OPG_NONE, 0, 163800},
+
+    /* ---- fbgemm (DLRM-style jobs) ---- */
+    /* fp32 [1000, 30] to rowwise fp8: read 1000*30*4 = 120 000; each row written as ceil4(30) = 32 bytes
+     * and a float scale and bias (8): 1000 * 40 = 40 000 */
+    {"to rowwise fp8", "fbgemm::FloatToFP8RowwiseQuantized", "[[1000, 30], []]", "[\"float\", \"Scalar\"]",
+     NULL, NULL, NS_OPF_COPY, NS_OPP_FWD, NS_OPG_NONE, 0, 160000},
+    /* and back, output_dtype absent (FP32): read 1000*40 = 40 000, write 1000 * (40 - 8) * 4 = 128 000 */
+    {"from rowwise fp8", "fbgemm::FP8RowwiseQuantizedToFloat", "[[1000, 40], []]",
+     "[\"unsigned char\", \"Scalar\"]", NULL, NULL, NS_OPF_COPY, NS_OPP_FWD, NS_OPG_NONE, 0, 168000},
+    /* output_dtype 5 (SparseType BF16): 1000 * 32 * 2 = 64 000 written */
+    {"from rowwise fp8 to bf16", "fbgemm::FP8RowwiseQuantizedToFloat", "[[1000, 40], [], []]",
+     "[\"unsigned char\", \"Scalar\", \"Scalar\"]", "[\"\", \"True\", \"5\"]", NULL, NS_OPF_COPY, NS_OPP_FWD,
+     NS_OPG_NONE, 0, 104000},
+    {"from rowwise fp8, output_dtype unrecorded", "fbgemm::FP8RowwiseQuantizedToFloat",
+     "[[1000, 40], [], []]", "[\"unsigned char\", \"Scalar\", \"Scalar\"]", NULL, NULL, NS_OPF_COPY,
+     NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
+    /* hfp8: one byte an element: 1024*4 read + 1024 written, and the reverse */
+    {"to hfp8", "fbgemm::FloatToHFP8Quantized", "[[1024], [], [], []]",
+     "[\"float\", \"Scalar\", \"Scalar\", \"Scalar\"]", NULL, NULL, NS_OPF_COPY, NS_OPP_FWD, NS_OPG_NONE, 0,
+     5120},
+    {"from hfp8", "fbgemm::HFP8QuantizedToFloat", "[[1024], [], []]",
+     "[\"unsigned char\", \"Scalar\", \"Scalar\"]", NULL, NULL, NS_OPF_COPY, NS_OPP_FWD, NS_OPG_NONE, 0,
+     5120},
+    /* permute 3 features of batch 4 with 50 int32 indices: read 3*4 + 12*4 + 50*4 = 260; write the
+     * permuted lengths 12*4 = 48 and indices 50*4 = 200 */
+    {"permute sparse features", "fbgemm::permute_sparse_features", "[[3], [3, 4], [50], []]",
+     "[\"int\", \"int\", \"int\", \"\"]", NULL, NULL, NS_OPF_COPY, NS_OPP_FWD, NS_OPG_NONE, 0, 508},
+    /* with fp32 weights: 200 more read, 200 more written */
+    {"permute sparse features, weighted", "fbgemm::permute_sparse_features", "[[3], [3, 4], [50], [50]]",
+     "[\"int\", \"int\", \"int\", \"float\"]", NULL, NULL, NS_OPF_COPY, NS_OPP_FWD, NS_OPG_NONE, 0, 908},
+    /* 5 entries over 3 features (repeats): P x B = 20 lengths written, and the 70 indices
+     * permuted_lengths_sum says: read 5*4 + 12*4 + 50*4 = 268, write 80 + 280 */
+    {"permute 2D, features repeated", "fbgemm::permute_2D_sparse_data", "[[5], [3, 4], [50], [], []]",
+     "[\"int\", \"int\", \"int\", \"\", \"Scalar\"]", "[\"\", \"\", \"\", \"\", \"70\"]", NULL, NS_OPF_COPY,
+     NS_OPP_FWD, NS_OPG_NONE, 0, 628},
+    {"permute 2D, repeated, sum unrecorded", "fbgemm::permute_2D_sparse_data", "[[5], [3, 4], [50], [], []]",
+     "[\"int\", \"int\", \"int\", \"\", \"Scalar\"]", NULL, NULL, NS_OPF_COPY, NS_OPP_FWD, NS_OPG_INCOMPLETE,
+     0, 0},
+    /* pooled embeddings [2048, 16] fp32 read and written (131 072 each), four int64 offset lists (10 * 8) */
+    {"permute pooled embeddings", "fbgemm::permute_pooled_embs_auto_grad", "[[2048, 16], [3], [2], [3], [2]]",
+     "[\"float\", \"long\", \"long\", \"long\", \"long\"]", NULL, NULL, NS_OPF_COPY, NS_OPP_FWD, NS_OPG_NONE,
+     0, 262224},
+    /* complete cumsum: 100 int32 read, 101 written (counted as 100, like cumsum: the input's size) */
+    {"complete cumsum", "fbgemm::asynchronous_complete_cumsum", "[[100]]", "[\"int\"]", NULL, NULL,
+     NS_OPF_REDUCTION, NS_OPP_FWD, NS_OPG_NONE, 0, 800},
+    /* bounds check: reads rows_per_table, indices, offsets and the warning counter: (2 + 100 + 9 + 1) * 8 */
+    {"bounds check", "fbgemm::bounds_check_indices", "[[2], [100], [9], [], [1], [], [], []]",
+     "[\"long\", \"long\", \"long\", \"Scalar\", \"long\", \"\", \"\", \"Scalar\"]", NULL, NULL,
+     NS_OPF_EMBEDDING, NS_OPP_FWD, NS_OPG_NONE, 0, 896},
+    /* the table-batched lookups: known, never placed (their row widths are tensor values) */
+    {"TBE forward", "fbgemm::split_embedding_codegen_lookup_sgd_function", "[[0], [1000], [9], [10]]",
+     "[\"float\", \"c10::Half\", \"long\", \"int\"]", NULL, NULL, NS_OPF_EMBEDDING, NS_OPP_FWD,
+     NS_OPG_INCOMPLETE, 0, 0},
+    {"TBE backward", "torch::autograd::CppNode<SplitLookupFunction_rowwise_adagrad_Op>", "[[262144, 160]]",
+     "[\"float\"]", NULL, NULL, NS_OPF_EMBEDDING, NS_OPP_BWD, NS_OPG_INCOMPLETE, 0, 0},
+
     /* ---- what is not placed ---- */
     {"unknown op", "aten::nll_loss_forward", "[[32, 1000], [32]]", "[\"float\", \"long\"]", NULL, NULL,
      NS_OPF_NONE, NS_OPP_FWD, NS_OPG_UNKNOWN_OP, 0, 0},
@@ -355,6 +448,11 @@ START_TEST(family_lookup_knows_inplace_spellings_and_nothing_else)
 	ck_assert_int_eq(ns_op_family_of("aten::mm_", 9), NS_OPF_NONE); /* not element-wise */
 	ck_assert_int_eq(ns_op_family_of("aten::m", 7), NS_OPF_NONE);
 	ck_assert_int_eq(ns_op_family_of("", 0), NS_OPF_NONE);
+	/* fbgemm's lookups are named for the optimizer fused into them: known by prefix, not the prefix alone
+	 */
+	ck_assert_int_eq(ns_op_family_of("fbgemm::split_embedding_codegen_lookup_adam_function", 52),
+	                 NS_OPF_EMBEDDING);
+	ck_assert_int_eq(ns_op_family_of("fbgemm::split_embedding_codegen_lookup_", 39), NS_OPF_NONE);
 	ck_assert(ns_op_node_wanted("CudnnConvolutionBackward0", 25));
 	ck_assert(ns_op_node_wanted("MaxPool2DWithIndicesBackward0", 29));
 	ck_assert(!ns_op_node_wanted("AddmmBackward0", 14));

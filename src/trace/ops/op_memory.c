@@ -203,11 +203,68 @@ static const char *picked(const op_entry *e, const op_args *a, double *out)
 		*out = index->numel;
 		return NULL;
 	}
-	if (!op_arg_ints(a, 1, &dim, 1, &n) || dim < -self->rank || dim >= self->rank || self->rank == 0)
+	if (self->rank == 1) /* the only dimension, whatever was passed (0 or -1) */
+		dim = 0;
+	else if (!op_arg_ints(a, 1, &dim, 1, &n) || dim < -self->rank || dim >= self->rank || self->rank == 0)
 		return "the dimension is not recorded (Concrete Inputs)";
 	if (dim < 0)
 		dim += self->rank;
 	*out = self->d[dim] > 0 ? self->numel / self->d[dim] * index->numel : 0.0;
+	return NULL;
+}
+
+/* fbgemm's rowwise fp8: each row of cols elements becomes ceil4(cols) bytes and a float scale and bias
+ * (8 bytes), and back: the output's element size from output_dtype (SparseType: 0 FP32, 1 FP16, 5 BF16),
+ * FP32 when the op was called without it. */
+static const char *rowwise(const op_entry *e, const op_args *a, double *out)
+{
+	const op_arg *in = op_tensor(a, 0);
+	long long type;
+	double rows, cols, elt = 4.0;
+	int n;
+
+	if (in == NULL || in->rank < 1)
+		return "input is not a tensor";
+	cols = in->d[in->rank - 1];
+	rows = cols > 0.0 ? in->numel / cols : 0.0;
+	if (e->kind == MK_ROWWISE_QUANT) {
+		*out = rows * (ceil(cols / 4.0) * 4.0 + 8.0);
+		return NULL;
+	}
+	if (a->n > 2) {
+		if (!op_arg_ints(a, 2, &type, 1, &n))
+			return "output_dtype not recorded (Concrete Inputs)";
+		if (type != 0 && type != 1 && type != 5)
+			return "output_dtype is not FP32, FP16 or BF16";
+		elt = type == 0 ? 4.0 : 2.0;
+	}
+	if (cols < 8.0)
+		return "rows shorter than their scale and bias";
+	*out = rows * (ceil(cols / 4.0) * 4.0 - 8.0) * elt;
+	return NULL;
+}
+
+/* permute_2D_sparse_data / permute_sparse_features: lengths [T, B] and indices (and weights) permuted into
+ * new tensors. A permutation of P entries over T features writes P x B lengths; the indices it writes are
+ * the input's when P = T, else permuted_lengths_sum (argument 4) when recorded. */
+static const char *permuted(const op_args *a, double *out)
+{
+	const op_arg *perm = op_tensor(a, 0), *len = op_tensor(a, 1), *idx = op_tensor(a, 2);
+	const op_arg *wts = op_tensor(a, 3);
+	long long sum;
+	double nidx;
+	int n;
+
+	if (perm == NULL || len == NULL || idx == NULL || perm->rank != 1 || len->rank != 2 ||
+	    !(len->elt > 0.0) || !(idx->elt > 0.0))
+		return "permute, lengths [T, B] and indices not recorded as such";
+	if (perm->d[0] == len->d[0])
+		nidx = idx->numel;
+	else if (op_arg_ints(a, 4, &sum, 1, &n) && sum >= 0)
+		nidx = (double)sum;
+	else
+		return "features repeated or dropped, and permuted_lengths_sum not recorded";
+	*out = perm->d[0] * len->d[1] * len->elt + nidx * (idx->elt + (wts != NULL ? wts->elt : 0.0));
 	return NULL;
 }
 
@@ -219,6 +276,16 @@ void op_model_memory(const op_entry *e, const op_args *a, const ns_op_record *op
 	op_arg o;
 	(void)op;
 
+	if (e->kind == MK_TBE) {
+		/* Each lookup reads a row as wide as its table: D_offsets and the offsets are tensors, whose
+		 * values a trace never records, so the rows read (and, backward, the rows updated) are
+		 * unknown. */
+		op_work_fail(
+		    w, NS_OPG_INCOMPLETE,
+		    "table-batched embedding: the rows read depend on each table's width and lookups "
+		    "(D_offsets, offsets values), not recorded");
+		return;
+	}
 	if (first < 0) {
 		op_work_fail(w, NS_OPG_INCOMPLETE, "no tensor sizes in Input Dims");
 		return;
@@ -324,6 +391,25 @@ void op_model_memory(const op_entry *e, const op_args *a, const ns_op_record *op
 		w->bytes = read_bytes(a, 1ull << 1, elt) + in->numel * elt;
 		return;
 	}
+	case MK_CONVERT:
+		w->bytes = op_arg_bytes(a, first) + a->a[first].numel * (double)e->writes;
+		return;
+	case MK_ROWWISE_QUANT:
+	case MK_ROWWISE_DEQUANT:
+		if ((why = rowwise(e, a, &out)) != NULL) {
+			op_work_fail(w, NS_OPG_INCOMPLETE, why);
+			return;
+		}
+		w->bytes = op_arg_bytes(a, 0) + out;
+		return;
+	case MK_PERMUTE_SPARSE:
+		if ((why = permuted(a, &out)) != NULL) {
+			op_work_fail(w, NS_OPG_INCOMPLETE, why);
+			return;
+		}
+		w->bytes = read_bytes(a, 0, elt) + out;
+		shape_of(&a->a[1], w);
+		return;
 	default:
 		op_work_fail(w, NS_OPG_UNKNOWN_OP, "no memory model for this op");
 		return;

@@ -39,6 +39,12 @@ typedef enum {
 	MK_POOL,          /* input; output from stride/padding or the autograd node */
 	MK_ADAPTIVE_POOL, /* input, output_size */
 	MK_POOL_BWD,      /* grad_output, input, ... : reads its tensors, writes the input's size */
+	/* fbgemm (DLRM-style jobs) */
+	MK_CONVERT,         /* reads its first tensor, writes as many elements of `writes` bytes each */
+	MK_ROWWISE_QUANT,   /* [.., cols] -> uint8 [.., ceil4(cols) + 8]: a float scale and bias a row */
+	MK_ROWWISE_DEQUANT, /* uint8 [.., cols] -> [.., cols - 8] in output_dtype (argument 2) */
+	MK_PERMUTE_SPARSE,  /* permute, lengths [T, B], indices, weights?, permuted_lengths_sum? */
+	MK_TBE,             /* a table-batched embedding lookup: the rows it reads are not recorded */
 } op_model_kind;
 
 /* Argument positions of a convolution spelling (-1: not an argument of it). */

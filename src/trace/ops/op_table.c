@@ -215,6 +215,8 @@ static const op_entry entries[] = {
     {"aten::logical_and", NS_OPF_ELEMENTWISE, MK_EW_BOOL, NS_OPP_FWD, 0, NULL, NULL},
     {"aten::logical_not", NS_OPF_ELEMENTWISE, MK_EW_BOOL, NS_OPP_FWD, 0, NULL, NULL},
     {"aten::logical_or", NS_OPF_ELEMENTWISE, MK_EW_BOOL, NS_OPP_FWD, 0, NULL, NULL},
+    {"aten::logit", NS_OPF_ELEMENTWISE, MK_EW, NS_OPP_FWD, 0, NULL, NULL},
+    {"aten::logit_backward", NS_OPF_ELEMENTWISE, MK_EW, NS_OPP_FWD, 0, NULL, NULL},
     {"aten::logsumexp", NS_OPF_REDUCTION, MK_REDUCE, NS_OPP_FWD, 0, NULL, NULL},
     {"aten::lt", NS_OPF_ELEMENTWISE, MK_EW_BOOL, NS_OPP_FWD, 0, NULL, NULL},
     {"aten::masked_fill", NS_OPF_ELEMENTWISE, MK_EW, NS_OPP_FWD, 0, NULL, NULL},
@@ -313,12 +315,45 @@ static const op_entry entries[] = {
     {"aten::var_mean", NS_OPF_REDUCTION, MK_REDUCE, NS_OPP_FWD, 0, NULL, NULL},
     {"aten::where", NS_OPF_ELEMENTWISE, MK_EW, NS_OPP_FWD, 0, NULL, NULL},
     {"aten::zero_", NS_OPF_ELEMENTWISE, MK_FILL, NS_OPP_FWD, 0, NULL, NULL},
+    {"fbgemm::FP8RowwiseQuantizedToFloat", NS_OPF_COPY, MK_ROWWISE_DEQUANT, NS_OPP_FWD, 0, NULL, NULL},
+    {"fbgemm::FloatToFP8RowwiseQuantized", NS_OPF_COPY, MK_ROWWISE_QUANT, NS_OPP_FWD, 0, NULL, NULL},
+    {"fbgemm::FloatToHFP8Quantized", NS_OPF_COPY, MK_CONVERT, NS_OPP_FWD, 1, NULL, NULL},
+    {"fbgemm::HFP8QuantizedToFloat", NS_OPF_COPY, MK_CONVERT, NS_OPP_FWD, 4, NULL, NULL},
+    {"fbgemm::asynchronous_complete_cumsum", NS_OPF_REDUCTION, MK_LIKE_FIRST, NS_OPP_FWD, 0, NULL, NULL},
+    {"fbgemm::bounds_check_indices", NS_OPF_EMBEDDING, MK_REDUCE, NS_OPP_FWD, 0, NULL, NULL},
+    {"fbgemm::permute_2D_sparse_data", NS_OPF_COPY, MK_PERMUTE_SPARSE, NS_OPP_FWD, 0, NULL, NULL},
+    {"fbgemm::permute_pooled_embs_auto_grad", NS_OPF_COPY, MK_LIKE_FIRST, NS_OPP_FWD, 0, NULL, NULL},
+    {"fbgemm::permute_sparse_features", NS_OPF_COPY, MK_PERMUTE_SPARSE, NS_OPP_FWD, 0, NULL, NULL},
     {"flash_attn::_flash_attn_backward", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_BWD, 0, NULL, &A_FA2_BWD},
     {"flash_attn::_flash_attn_forward", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_FA2},
     {"flash_attn::_flash_attn_varlen_backward", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_BWD, 0, NULL,
      &A_FA2_VARLEN_BWD},
     {"flash_attn::_flash_attn_varlen_forward", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_FA2_VARLEN},
+    {"torch::autograd::CppNode<fbgemm_gpu::PermutePooledEmbsFunction<&fbgemm_gpu::permute_pooled_embs_gpu> >",
+     NS_OPF_COPY, MK_LIKE_FIRST, NS_OPP_BWD, 0, NULL, NULL},
 };
+
+/* fbgemm's table-batched embedding (TBE) lookups: one op name per optimizer fused into the backward
+ * ("fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function", its autograd node
+ * "torch::autograd::CppNode<SplitLookupFunction_rowwise_adagrad_Op>"), so they are known by prefix. */
+static const op_entry tbe_forward = {"", NS_OPF_EMBEDDING, MK_TBE, NS_OPP_FWD, 0, NULL, NULL};
+static const op_entry tbe_backward = {"", NS_OPF_EMBEDDING, MK_TBE, NS_OPP_BWD, 0, NULL, NULL};
+
+static bool has_prefix(const char *name, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len > n && memcmp(name, prefix, n) == 0;
+}
+
+static const op_entry *by_prefix(const char *name, size_t len)
+{
+	if (has_prefix(name, len, "fbgemm::split_embedding_codegen_lookup_"))
+		return &tbe_forward;
+	if (has_prefix(name, len, "torch::autograd::CppNode<SplitLookupFunction_"))
+		return &tbe_backward;
+	return NULL;
+}
 
 static int compare_name(const char *name, size_t len, const char *entry)
 {
@@ -360,7 +395,7 @@ const op_entry *op_entry_of(const char *name, size_t len)
 	if ((e = find(name, len)) != NULL)
 		return e;
 	if (len < 2 || name[len - 1] != '_' || (e = find(name, len - 1)) == NULL)
-		return NULL;
+		return by_prefix(name, len);
 	if (e->kind != MK_EW && e->kind != MK_EW_BOOL)
 		return NULL;
 	return e->family == NS_OPF_OPTIMIZER ? &inplace_optimizer

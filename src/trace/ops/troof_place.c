@@ -40,6 +40,7 @@ typedef struct {
 	int64_t *name_ns;
 	long *name_ops;
 	unsigned char *name_reason;
+	const char **name_why;
 } place_state;
 
 static const ns_troof_reason reason_of_gap[NS_OPG_COUNT] = {
@@ -49,8 +50,8 @@ static const ns_troof_reason reason_of_gap[NS_OPG_COUNT] = {
 };
 
 /* family: the op's, when a model knows it (the time then counts in its bucket's unplaced_ns). */
-static void unplaced(place_state *s, uint32_t name, ns_op_family family, ns_troof_reason why, long ops,
-                     int64_t ns)
+static void unplaced(place_state *s, uint32_t name, ns_op_family family, ns_troof_reason why,
+                     const char *words, long ops, int64_t ns)
 {
 	ns_troof_report *r = s->r;
 
@@ -64,6 +65,7 @@ static void unplaced(place_state *s, uint32_t name, ns_op_family family, ns_troo
 	s->name_ops[name] += ops;
 	s->name_ns[name] = ns_sat_add_i64(s->name_ns[name], ns);
 	s->name_reason[name] = (unsigned char)why;
+	s->name_why[name] = words;
 }
 
 /* ---- autograd nodes: output sizes by Sequence number ---- */
@@ -365,7 +367,9 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 	}
 	why = w.gap != NS_OPG_NONE ? reason_of_gap[w.gap] : roof_for(s, &w);
 	if (why != NS_TROOF_REASON_COUNT) {
-		unplaced(s, first->name, w.family, why, n, ns);
+		/* the model's words where they say more than the reason: which size is missing, and why */
+		unplaced(s, first->name, w.family, why,
+		         w.gap == NS_OPG_INCOMPLETE || w.gap == NS_OPG_BAD_SHAPES ? w.why : NULL, n, ns);
 		return NS_OK;
 	}
 	row = &r->rows[r->nrows++];
@@ -431,7 +435,7 @@ static size_t collect(place_state *s, cand *out)
 		s->r->ops++;
 		s->r->ops_ns = ns_sat_add_i64(s->r->ops_ns, ns);
 		if (!kept) {
-			unplaced(s, other->name, NS_OPF_NONE, NS_TROOF_UNKNOWN_OP, 1, ns);
+			unplaced(s, other->name, NS_OPF_NONE, NS_TROOF_UNKNOWN_OP, NULL, 1, ns);
 			continue;
 		}
 		out[n++] = (cand){op->name,
@@ -560,6 +564,7 @@ static ns_status top_unplaced(place_state *s, ns_error *err)
 		        (r->nunplaced_top - 1 - at) * sizeof(r->unplaced_top[0]));
 		r->unplaced_top[at].name = dup_clean(&s->c->pool, (uint32_t)id);
 		r->unplaced_top[at].reason = (ns_troof_reason)s->name_reason[id];
+		r->unplaced_top[at].why = s->name_why[id];
 		r->unplaced_top[at].ops = s->name_ops[id];
 		r->unplaced_top[at].gpu_ns = s->name_ns[id];
 		if (r->unplaced_top[at].name == NULL)
@@ -571,7 +576,7 @@ static ns_status top_unplaced(place_state *s, ns_error *err)
 ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof_options *o,
                       ns_troof_report *r, ns_error *err)
 {
-	place_state s = {c, dev, o, r, NULL, NULL, false, NULL, NULL, NULL};
+	place_state s = {c, dev, o, r, NULL, NULL, false, NULL, NULL, NULL, NULL};
 	size_t n = c->pool.nrefs;
 	cand *cands = calloc(c->nops + 1, sizeof(cand));
 	ns_status st = NS_OK;
@@ -580,9 +585,10 @@ ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof
 	s.name_ns = calloc(n, sizeof(int64_t));
 	s.name_ops = calloc(n, sizeof(long));
 	s.name_reason = calloc(n, 1);
+	s.name_why = calloc(n, sizeof(const char *));
 	r->rows = calloc(c->nops + 1, sizeof(ns_troof_row));
 	if (cands == NULL || s.name_ns == NULL || s.name_ops == NULL || s.name_reason == NULL ||
-	    r->rows == NULL) {
+	    s.name_why == NULL || r->rows == NULL) {
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		goto done;
 	}
@@ -608,6 +614,7 @@ done:
 	free(s.name_ns);
 	free(s.name_ops);
 	free(s.name_reason);
+	free(s.name_why);
 	return st;
 }
 

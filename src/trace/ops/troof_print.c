@@ -192,8 +192,9 @@ static void print_unplaced(FILE *out, const ns_troof_report *r)
 	}
 	if (n == 0)
 		return;
-	fprintf(out, "  %ld op%s (%.3f ms of GPU time) could not be placed: ", n, n == 1 ? "" : "s",
-	        ms((double)ns));
+	fprintf(out, "  %ld op%s (%.3f ms, %.1f%% of the ops' GPU time) could not be placed: ", n,
+	        n == 1 ? "" : "s", ms((double)ns),
+	        r->ops_ns > 0 ? 100.0 * (double)ns / (double)r->ops_ns : 0.0);
 	for (int i = 0; i < NS_TROOF_REASON_COUNT; i++) {
 		if (r->unplaced[i] == 0)
 			continue;
@@ -208,7 +209,9 @@ static void print_unplaced(FILE *out, const ns_troof_report *r)
 		char name[96];
 		ns_text_escape(r->unplaced_top[i].name, strlen(r->unplaced_top[i].name), name, sizeof(name));
 		fprintf(out, "%s %s %.3f ms (%s)", i > 0 ? "," : "", name[0] != '\0' ? name : "(unnamed)",
-		        ms((double)r->unplaced_top[i].gpu_ns), reason_text[r->unplaced_top[i].reason]);
+		        ms((double)r->unplaced_top[i].gpu_ns),
+		        r->unplaced_top[i].why != NULL ? r->unplaced_top[i].why
+		                                       : reason_text[r->unplaced_top[i].reason]);
 	}
 	fputc('\n', out);
 }
@@ -474,6 +477,9 @@ static bool add_unplaced(cJSON *obj, const ns_troof_report *r)
 		}
 		ok = cJSON_AddStringToObject(one, "name", r->unplaced_top[i].name) &&
 		     cJSON_AddStringToObject(one, "reason", reason_key[r->unplaced_top[i].reason]) &&
+		     (r->unplaced_top[i].why != NULL
+		          ? cJSON_AddStringToObject(one, "why", r->unplaced_top[i].why)
+		          : cJSON_AddNullToObject(one, "why")) != NULL &&
 		     add_num(one, "ops", (double)r->unplaced_top[i].ops) &&
 		     add_num(one, "gpu_us", (double)r->unplaced_top[i].gpu_ns / 1e3);
 	}
