@@ -109,25 +109,6 @@ NS_STATIC_API ns_status ns_roofline_scaling(double t1, double t2, double overhea
                                             ns_scaling_result *out, ns_error *err);
 NS_STATIC_API const char *ns_scaling_kind_word(ns_scaling_kind k);
 
-/* Per-op placement for the trace module. op_name: "aten::mm", "aten::addmm", "aten::matmul", "aten::linear",
- * "aten::bmm", "aten::baddbmm"; input_dims: the raw JSON text of args."Input Dims" (not NUL-terminated, len
- * bytes); flops: args.flops, or < 0 when absent; gpu_ns: the op's GPU time. Never guesses: a missing time,
- * another op, or dims that do not describe a matmul give placed = false and `why`. */
-typedef struct {
-	bool placed;
-	char why[128];
-	double m, n, k, batch;
-	double flops, bytes, seconds;
-	ns_roofline_result roof; /* intensity, achieved, fraction_of_roof, regime */
-} ns_roofline_op;
-
-NS_STATIC_API void ns_roofline_place_op(const char *op_name, const char *input_dims, size_t len, double flops,
-                                        int64_t gpu_ns, ns_dtype dt, const ns_device *dev,
-                                        double overhead_threshold, ns_roofline_op *out);
-/* Whether ns_roofline_place_op() counts the op of this name (len bytes, not terminated): the matmul ops (mm,
- * addmm, matmul, linear, bmm, baddbmm). The one list of them. */
-NS_STATIC_API bool ns_roofline_is_matmul_op(const char *name, size_t len);
-
 NS_END_DECLS
 
 #endif

@@ -369,74 +369,6 @@ static ns_device toy_device(void)
 	return d;
 }
 
-static const struct {
-	const char *op, *dims;
-	double flops;
-	double m, n, k, batch, want_flops, want_bytes;
-} op_rows[] = {
-    {"aten::mm", "[[64, 128], [128, 256]]", -1, 64, 256, 128, 1, 4194304, 114688},
-    {"aten::addmm", "[[256], [64, 128], [128, 256], [], []]", -1, 64, 256, 128, 1, 4194304, 115200},
-    {"aten::linear", "[[8, 64, 128], [256, 128], [256]]", -1, 64, 256, 128, 8, 33554432,
-     (8 * 64 * 128 + 256 * 128 + 256 + 512 * 256) * 2.0},
-    {"aten::bmm", "[[4, 64, 128], [4, 128, 256]]", -1, 64, 256, 128, 4, 16777216, 4 * 57344 * 2.0},
-    {"aten::baddbmm", "[[4, 64, 256], [4, 64, 128], [4, 128, 256], [], []]", -1, 64, 256, 128, 4, 16777216,
-     (4 * 64 * 256 + 4 * 57344) * 2.0},
-    {"aten::matmul", "[[2, 3, 64, 128], [128, 256]]", -1, 64, 256, 128, 6, 6 * 4194304.0,
-     (6 * 64 * 128 + 128 * 256 + 6 * 64 * 256) * 2.0},
-    {"aten::matmul", "[[128], [128, 256]]", -1, 1, 256, 128, 1, 65536, (128 + 128 * 256 + 256) * 2.0},
-    {"aten::mm", "[[64, 128], [128, 256]]", 5000000, 64, 256, 128, 1, 5000000, 114688},
-};
-
-START_TEST(place_op_counts_matmul_family_from_input_dims)
-{
-	ns_device dev = toy_device();
-	ns_roofline_op op;
-
-	ns_roofline_place_op(op_rows[_i].op, op_rows[_i].dims, strlen(op_rows[_i].dims), op_rows[_i].flops,
-	                     1000, NS_DTYPE_BF16, &dev, NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
-	ck_assert_msg(op.placed, "%s %s: %s", op_rows[_i].op, op_rows[_i].dims, op.why);
-	ck_assert_double_eq(op.m, op_rows[_i].m);
-	ck_assert_double_eq(op.n, op_rows[_i].n);
-	ck_assert_double_eq(op.k, op_rows[_i].k);
-	ck_assert_double_eq(op.batch, op_rows[_i].batch);
-	ck_assert_double_eq(op.flops, op_rows[_i].want_flops);
-	ck_assert_double_eq(op.bytes, op_rows[_i].want_bytes);
-	ck_assert(NEAR(op.roof.intensity, op.flops / op.bytes));
-	ck_assert(NEAR(op.roof.achieved_flops, op.flops / 1e-6));
-}
-END_TEST
-
-START_TEST(place_op_says_not_enough_information_instead_of_guessing)
-{
-	const struct {
-		const char *op, *dims;
-		long long ns;
-	} rows[] = {
-	    {"aten::add", "[[4], [4]]", 1000},
-	    {"aten::mm", "[[64, 128], [64, 256]]", 1000},
-	    {"aten::mm", "", 1000},
-	    {"aten::mm", "[[64, 128], [128, 256]]", 0},
-	    {"aten::mm", "not json", 1000},
-	    {"aten::bmm", "[[4, 64, 128], [3, 128, 256]]", 1000},
-	    {"aten::mm", "[[64, 128]]", 1000},
-	    {"aten::linear", "[[8, 128], [128]]", 1000},
-	    {"aten::mm", "[[64, \"a\"], [128, 256]]", 1000},
-	};
-	ns_device dev = toy_device();
-	ns_roofline_op op;
-
-	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		ns_roofline_place_op(rows[i].op, rows[i].dims, strlen(rows[i].dims), -1, rows[i].ns,
-		                     NS_DTYPE_BF16, &dev, NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
-		ck_assert_msg(!op.placed, "row %zu placed", i);
-		ck_assert_msg(strncmp(op.why, "not enough information: ", 24) == 0, "%s", op.why);
-	}
-	ns_roofline_place_op("aten::mm", "[[64, 128], [128, 256]]", 23, -1, 1000, NS_DTYPE_FP8, &dev,
-	                     NS_ROOFLINE_OVERHEAD_DEFAULT, &op);
-	ck_assert(!op.placed); /* the toy device has no fp8 peak */
-}
-END_TEST
-
 /* ---- the SVG writer on any input ---- */
 
 static const struct {
@@ -501,26 +433,6 @@ START_TEST(svg_clamps_every_coordinate_and_stays_small_on_any_input)
 }
 END_TEST
 
-/* The one list of ops the op roofline places, matched on the whole name of the given length (trace names are
- * not terminated). */
-START_TEST(matmul_ops_are_matched_on_their_whole_name)
-{
-	static const struct {
-		const char *name;
-		size_t len;
-		bool want;
-	} cases[] = {
-	    {"aten::mm", 8, true},       {"aten::addmm", 11, true},   {"aten::linear", 12, true},
-	    {"aten::baddbmm", 13, true}, {"aten::mmXYZ", 8, true},    {"aten::mm_out", 12, false},
-	    {"aten::m", 7, false},       {"aten::conv2d", 12, false}, {"", 0, false},
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(ns_roofline_is_matmul_op(cases[i].name, cases[i].len) == cases[i].want,
-		              "%s/%zu", cases[i].name, cases[i].len);
-}
-END_TEST
-
 static Suite *roofline_suite(void)
 {
 	Suite *s = suite_create("roofline");
@@ -532,7 +444,6 @@ static Suite *roofline_suite(void)
 	                    sizeof(place_rows) / sizeof(place_rows[0]));
 	tcase_add_test(math, roofline_place_reports_achieved_rates_and_both_fractions);
 	tcase_add_test(math, roofline_place_rejects_zero_and_negative_counts);
-	tcase_add_test(math, matmul_ops_are_matched_on_their_whole_name);
 	tcase_add_loop_test(math, roofline_place_refuses_quotients_that_are_not_finite, 0,
 	                    sizeof(out_of_range_rows) / sizeof(out_of_range_rows[0]));
 	tcase_add_test(math, workloads_whose_counts_overflow_are_errors);
@@ -552,9 +463,6 @@ static Suite *roofline_suite(void)
 	tcase_add_test(work, decode_crossing_batch_accounts_for_the_kv_cache);
 	tcase_add_test(work, decode_with_a_long_context_never_crosses);
 	tcase_add_test(work, decode_grouped_query_heads_scale_attention_flops_not_cache);
-	tcase_add_loop_test(ops, place_op_counts_matmul_family_from_input_dims, 0,
-	                    sizeof(op_rows) / sizeof(op_rows[0]));
-	tcase_add_test(ops, place_op_says_not_enough_information_instead_of_guessing);
 	suite_add_tcase(s, math);
 	suite_add_tcase(s, work);
 	suite_add_tcase(s, ops);
