@@ -185,9 +185,9 @@ static const model_row rows[] = {
      "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"1024\", \"1024\", \"0.\", \"False\", \"\", \"\", "
      "\"\"]",
      NULL, NS_OPF_ATTENTION, NS_OPP_BWD, NS_OPG_NONE, 21474836480.0, 2 * 12582912.0 + 8388608 + 131072},
-    /* varlen, 4 sequences over 4096 tokens (equal lengths assumed: 1024 each), 16 heads, d64, causal
-     * (bottom-right, here the same as top-left): 2 * (4*16) * 524 800 * 128 = 8 598 323 200; Q, K, V, O
-     * 8 388 608 each, the log-sum-exp 64*1024*4 (the cumulative lengths are not counted) */
+    /* varlen, 4 sequences over 4096 tokens (max_seqlen 1024 x 4 = 4096: every length is 1024), 16 heads, d64,
+     * causal (bottom-right, here the same as top-left): 2 * (4*16) * 524 800 * 128 = 8 598 323 200; Q, K, V,
+     * O 8 388 608 each, the log-sum-exp 64*1024*4 (the cumulative lengths are not counted) */
     {"flash varlen causal", "flash_attn::_flash_attn_varlen_forward",
      "[[4096, 16, 64], [4096, 16, 64], [4096, 16, 64], [5], [5], [], [], [], [], [], [], [], [], [], []]",
      "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"int\", \"int\", \"Scalar\", \"Scalar\", "
@@ -392,6 +392,40 @@ START_TEST(cudnn_backward_input_takes_the_input_size_from_its_caller)
 }
 END_TEST
 
+/* Variable lengths: exact when max_seqlen times the sequences is every token, else the fewest FLOPs the
+ * totals allow (equal lengths, 1024 here), said on the row. */
+START_TEST(varlen_lengths_are_known_only_when_the_longest_fills_every_sequence)
+{
+	static const char *const concrete[] = {
+	    "[\"\", \"\", \"\", \"\", \"\", \"1024\", \"1024\", \"0.\", \"0.125\", \"True\", \"-1\", \"-1\", "
+	    "\"0.\", \"\", "
+	    "\"False\"]",
+	    "[\"\", \"\", \"\", \"\", \"\", \"2048\", \"2048\", \"0.\", \"0.125\", \"True\", \"-1\", \"-1\", "
+	    "\"0.\", \"\", "
+	    "\"False\"]",
+	};
+
+	for (int i = 0; i < 2; i++) {
+		ns_op_record op = record("flash_attn::_flash_attn_varlen_forward",
+		                         "[[4096, 16, 64], [4096, 16, 64], [4096, 16, 64], [5], [5], [], [], "
+		                         "[], [], [], [], [], [], [], []]",
+		                         "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"int\", "
+		                         "\"int\", \"Scalar\", \"Scalar\", "
+		                         "\"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+		                         "\"Scalar\", \"\", \"Scalar\"]",
+		                         concrete[i], NULL);
+		ns_op_work w;
+		ns_op_model(&op, NULL, &w);
+		ck_assert_int_eq(w.gap, NS_OPG_NONE);
+		ck_assert(NEAR(w.flops, 8598323200.0)); /* 2 * 64 * 1024*1025/2 * 128, as in the table */
+		if (i == 0)
+			ck_assert_msg(w.why == NULL, "%s", w.why);
+		else
+			ck_assert(w.why != NULL && strstr(w.why, "equal lengths assumed") != NULL);
+	}
+}
+END_TEST
+
 START_TEST(the_trace_flops_replace_the_matmul_count)
 {
 	ns_op_record op = record("aten::mm", "[[64, 128], [128, 256]]", "[\"float\", \"float\"]", NULL, NULL);
@@ -484,6 +518,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(count, each_family_counts_its_work_as_derived_by_hand, 0,
 	                    (int)(sizeof(rows) / sizeof(rows[0])));
 	tcase_add_test(count, cudnn_backward_input_takes_the_input_size_from_its_caller);
+	tcase_add_test(count, varlen_lengths_are_known_only_when_the_longest_fills_every_sequence);
 	tcase_add_test(count, the_trace_flops_replace_the_matmul_count);
 	tcase_add_test(count, a_forced_dtype_sizes_every_tensor);
 	tcase_add_loop_test(count, causal_masks_keep_the_pairs_counted_row_by_row, 0,

@@ -459,7 +459,20 @@ double op_causal_pairs(double lq, double lk, bool bottom_right)
 typedef struct {
 	double bh, hq, hk, lq, lk, d, dv, seqs;
 	bool varlen;
+	bool lengths_known; /* varlen: every sequence's length follows from what was recorded */
 } attn_dims;
+
+/* Whether the tokens of a variable-length batch are `seqs` sequences of equal length: one sequence, or the
+ * recorded max_seqlen times the sequences is every token (no sequence can be shorter then). */
+static bool lengths_equal(const op_args *a, int max_pos, double tokens, double seqs)
+{
+	long long max;
+	int n;
+
+	if (seqs == 1.0)
+		return true;
+	return op_arg_ints(a, max_pos, &max, 1, &n) && max > 0 && (double)max * seqs == tokens;
+}
 
 static const char *attn_shapes(const attn_spec *sp, const op_args *a, attn_dims *x)
 {
@@ -480,6 +493,8 @@ static const char *attn_shapes(const attn_spec *sp, const op_args *a, attn_dims 
 		x->hq = q->d[1], x->hk = k->d[1];
 		x->lq = q->d[0] / x->seqs, x->lk = k->d[0] / x->seqs;
 		x->bh = x->seqs * x->hq;
+		x->lengths_known = lengths_equal(a, sp->max_q, q->d[0], x->seqs) &&
+		                   lengths_equal(a, sp->max_k, k->d[0], x->seqs);
 	} else if (sp->layout == ATTN_BLHD) { /* [batch, length, heads, dim] */
 		if (r != 4)
 			return "query is not [batch, length, heads, dim]";
@@ -536,7 +551,7 @@ void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 	w->bytes = sp->backward ? 2.0 * qkv + 2.0 * out + lse : qkv + out + lse;
 	if (!sp->backward && sp->layout == ATTN_BHLD) /* argument 3: the mask or bias when a tensor */
 		w->bytes += op_arg_bytes(a, 3);
-	if (x.varlen)
+	if (x.varlen && !x.lengths_known)
 		w->why = "variable lengths not recorded: equal lengths assumed (the fewest FLOPs those "
 		         "totals allow)";
 	else if (!known)

@@ -59,6 +59,7 @@ typedef struct {
 	attn_layout layout;
 	bool backward;
 	signed char q, k, v, causal, cum_q, cum_k, mask_type;
+	signed char max_q, max_k; /* the longest sequence's length (max_seqlen_q/k), an int argument */
 } attn_spec;
 
 typedef struct {

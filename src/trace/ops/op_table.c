@@ -21,20 +21,20 @@ static const conv_layout L_MIOPEN_BWD = {0, 1, 2, 4, 3, 5, -1, -1, 6, 9, -1};
 static const conv_layout L_BWD_INPUT = {0, 1, 2, 4, 3, 5, -1, -1, 6, -1, 9};  /* input is its size list */
 static const conv_layout L_BWD_WEIGHT = {2, 1, 0, 4, 3, 5, -1, -1, 6, -1, 9}; /* weight is its size list */
 
-/* layout, backward, q, k, v, causal, cum_seq_q, cum_seq_k, custom_mask_type */
-static const attn_spec A_SDPA = {ATTN_BHLD, false, 0, 1, 2, 5, -1, -1, -1};
-static const attn_spec A_SDPA_FLASH = {ATTN_BHLD, false, 0, 1, 2, 4, -1, -1, -1};
-static const attn_spec A_SDPA_EFFICIENT = {ATTN_BHLD, false, 0, 1, 2, 6, -1, -1, -1};
-static const attn_spec A_SDPA_FLASH_BWD = {ATTN_BHLD, true, 1, 2, 3, 11, -1, -1, -1};
-static const attn_spec A_SDPA_CUDNN_BWD = {ATTN_BHLD, true, 1, 2, 3, 14, -1, -1, -1};
-static const attn_spec A_FLASH = {ATTN_BLHD, false, 0, 1, 2, 8, 3, 4, -1};
-static const attn_spec A_FLASH_BWD = {ATTN_BLHD, true, 1, 2, 3, 11, 6, 7, -1};
-static const attn_spec A_EFFICIENT = {ATTN_BLHD, false, 0, 1, 2, -1, 4, 5, 9};
-static const attn_spec A_EFFICIENT_BWD = {ATTN_BLHD, true, 1, 2, 3, -1, 6, 7, 14};
-static const attn_spec A_FA2 = {ATTN_BLHD, false, 0, 1, 2, 5, -1, -1, -1};
-static const attn_spec A_FA2_BWD = {ATTN_BLHD, true, 1, 2, 3, 11, -1, -1, -1};
-static const attn_spec A_FA2_VARLEN = {ATTN_VARLEN, false, 0, 1, 2, 9, 3, 4, -1};
-static const attn_spec A_FA2_VARLEN_BWD = {ATTN_VARLEN, true, 1, 2, 3, 15, 9, 10, -1};
+/* layout, backward, q, k, v, causal, cum_seq_q, cum_seq_k, custom_mask_type, max_seqlen_q, max_seqlen_k */
+static const attn_spec A_SDPA = {ATTN_BHLD, false, 0, 1, 2, 5, -1, -1, -1, -1, -1};
+static const attn_spec A_SDPA_FLASH = {ATTN_BHLD, false, 0, 1, 2, 4, -1, -1, -1, -1, -1};
+static const attn_spec A_SDPA_EFFICIENT = {ATTN_BHLD, false, 0, 1, 2, 6, -1, -1, -1, -1, -1};
+static const attn_spec A_SDPA_FLASH_BWD = {ATTN_BHLD, true, 1, 2, 3, 11, -1, -1, -1, -1, -1};
+static const attn_spec A_SDPA_CUDNN_BWD = {ATTN_BHLD, true, 1, 2, 3, 14, -1, -1, -1, -1, -1};
+static const attn_spec A_FLASH = {ATTN_BLHD, false, 0, 1, 2, 8, 3, 4, -1, 5, 6};
+static const attn_spec A_FLASH_BWD = {ATTN_BLHD, true, 1, 2, 3, 11, 6, 7, -1, 8, 9};
+static const attn_spec A_EFFICIENT = {ATTN_BLHD, false, 0, 1, 2, -1, 4, 5, 9, 6, 7};
+static const attn_spec A_EFFICIENT_BWD = {ATTN_BLHD, true, 1, 2, 3, -1, 6, 7, 14, 8, 9};
+static const attn_spec A_FA2 = {ATTN_BLHD, false, 0, 1, 2, 5, -1, -1, -1, -1, -1};
+static const attn_spec A_FA2_BWD = {ATTN_BLHD, true, 1, 2, 3, 11, -1, -1, -1, -1, -1};
+static const attn_spec A_FA2_VARLEN = {ATTN_VARLEN, false, 0, 1, 2, 9, 3, 4, -1, 5, 6};
+static const attn_spec A_FA2_VARLEN_BWD = {ATTN_VARLEN, true, 1, 2, 3, 15, 9, 10, -1, 11, 12};
 
 /* In-place spellings (a trailing '_') of the element-wise ops are derived, not listed: see op_entry_of(). */
 static const op_entry entries[] = {
