@@ -197,6 +197,39 @@ static const model_row rows[] = {
      "\"\", \"False\"]",
      NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 8598323200.0, 4 * 4096 * 16 * 64 * 2.0 + 64 * 1024 * 4},
 
+    /* vLLM decode, one sequence of 4000 tokens (max_seq_len), 32 query heads over 8 KV heads, d128, bf16:
+     * 2 * 32 * 4000 * (128 + 128) = 65 536 000; query read and output written 2 * 32*128*2 = 16 384, keys
+     * and values 4000 * 8 * 128 * (2 + 2) = 16 384 000, the block table 256 * 4 = 1 024 */
+    {"paged attention v1", "_C::paged_attention_v1",
+     "[[1, 32, 128], [1, 32, 128], [1000, 8, 16, 16, 8], [1000, 8, 128, 16], [], [], [1, 256], [1], [], [], "
+     "[], "
+     "[], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\", "
+     "\"int\", \"int\", \"Scalar\", \"Scalar\", \"\", \"String\", \"float\", \"float\"]",
+     "[\"\", \"\", \"\", \"\", \"8\", \"0.088\", \"\", \"\", \"16\", \"4000\", \"\", \"auto\", \"\", \"\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 65536000, 16401408},
+    /* v2 with an fp8 cache (one byte an element), 512 tokens: 4 * 32 * 512 * 128 = 8 388 608;
+     * 16 384 + 512 * 8 * 128 * 2 + 32 * 4 */
+    {"paged attention v2 fp8 cache", "_C::paged_attention_v2",
+     "[[1, 32, 128], [1, 32, 8], [1, 32, 8], [1, 32, 8, 128], [1, 32, 128], [1000, 8, 8, 16, 16], "
+     "[1000, 8, 128, 16], [], [], [1, 32], [1], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"float\", \"float\", \"c10::BFloat16\", \"c10::BFloat16\", \"unsigned char\", "
+     "\"unsigned char\", \"Scalar\", \"Scalar\", \"int\", \"int\", \"Scalar\", \"Scalar\", \"\", \"String\", "
+     "\"float\", \"float\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"8\", \"0.088\", \"\", \"\", \"16\", \"512\", \"\", "
+     "\"fp8\", "
+     "\"\", \"\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 8388608, 1065088},
+    /* four sequences: their lengths are a tensor, the cache read is not known */
+    {"paged attention, a batch", "_C::paged_attention_v1",
+     "[[4, 32, 128], [4, 32, 128], [1000, 8, 16, 16, 8], [1000, 8, 128, 16], [], [], [4, 256], [4], [], [], "
+     "[], "
+     "[], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\", "
+     "\"int\", \"int\", \"Scalar\", \"Scalar\", \"\", \"String\", \"float\", \"float\"]",
+     "[\"\", \"\", \"\", \"\", \"8\", \"0.088\", \"\", \"\", \"16\", \"4000\", \"\", \"auto\", \"\", \"\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
+
     /* ---- memory-bound families ---- */
     /* 32*256*56*56 = 25 690 112 elements; two read, one written, fp32: 308 281 344 */
     {"add", "aten::add", "[[32, 256, 56, 56], [32, 256, 56, 56], []]", "[\"float\", \"float\", \"Scalar\"]",

@@ -514,6 +514,46 @@ static const char *attn_shapes(const attn_spec *sp, const op_args *a, attn_dims 
 	return NULL;
 }
 
+/* A decode step of paged attention: each of S sequences has one query row [S, H, d] that reads its context of
+ * L tokens from the caches (key [blocks, Hkv, d/x, block, x], value [blocks, Hkv, d, block]). The lengths are
+ * a tensor (seq_lens) a trace does not record; with one sequence its length is the recorded max_seq_len. */
+static void paged_attention(const attn_spec *sp, const op_args *a, ns_op_work *w)
+{
+	const op_arg *q = op_tensor(a, sp->q), *kc = op_tensor(a, sp->k), *vc = op_tensor(a, sp->v);
+	long long len;
+	int n;
+	double seqs, heads, d, kv_heads, ctx;
+
+	if (q == NULL || kc == NULL || vc == NULL || q->rank != 3 || vc->rank != 4 || vc->d[2] != q->d[2] ||
+	    !(kc->elt > 0.0) || !(vc->elt > 0.0)) {
+		op_work_fail(w, NS_OPG_BAD_SHAPES,
+		             "query [seqs, heads, d] and value cache [blocks, kv heads, d, "
+		             "block] not recorded as such");
+		return;
+	}
+	seqs = q->d[0], heads = q->d[1], d = q->d[2], kv_heads = vc->d[1];
+	if (seqs != 1.0) {
+		op_work_fail(
+		    w, NS_OPG_INCOMPLETE,
+		    "paged attention over several sequences: their context lengths (seq_lens, a tensor) "
+		    "are not recorded, so neither is the KV cache read");
+		return;
+	}
+	if (!op_arg_ints(a, sp->max_k, &len, 1, &n) || len < 1) {
+		op_work_fail(w, NS_OPG_INCOMPLETE, "max_seq_len not recorded (Concrete Inputs)");
+		return;
+	}
+	ctx = (double)len;
+	/* QK^T and PV for one query row a head: 2 * H * L * (d + d) */
+	w->flops = 4.0 * seqs * heads * ctx * d;
+	/* the query read and the output written, the context's keys and values read from the cache, and the
+	 * sequence's block table */
+	w->bytes = 2.0 * q->numel * q->elt + seqs * ctx * kv_heads * d * (kc->elt + vc->elt) +
+	           op_arg_bytes(a, sp->cum_q);
+	snprintf(w->shape, sizeof(w->shape), "decode seqs %.0f h%.0f/%.0f L%.0f d%.0f", seqs, heads, kv_heads,
+	         ctx, d);
+}
+
 void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 {
 	const attn_spec *sp = e->attn;
@@ -528,6 +568,10 @@ void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 	memset(&x, 0, sizeof(x));
 	if (!op_work_type(w, a, sp->q))
 		return;
+	if (sp->layout == ATTN_PAGED) {
+		paged_attention(sp, a, w);
+		return;
+	}
 	if ((why = attn_shapes(sp, a, &x)) != NULL) {
 		op_work_fail(w, NS_OPG_BAD_SHAPES, why);
 		return;

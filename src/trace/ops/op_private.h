@@ -54,7 +54,9 @@ typedef struct {
 } conv_layout;
 
 /* Argument positions of an attention spelling. */
-typedef enum { ATTN_BHLD, ATTN_BLHD, ATTN_VARLEN } attn_layout;
+/* ATTN_PAGED: vLLM's decode kernels, a query row a sequence against a paged KV cache (q: the query, k/v: the
+ * caches, cum_q: the block tables, max_k: max_seq_len). */
+typedef enum { ATTN_BHLD, ATTN_BLHD, ATTN_VARLEN, ATTN_PAGED } attn_layout;
 typedef struct {
 	attn_layout layout;
 	bool backward;

@@ -34,10 +34,16 @@ static const attn_spec A_EFFICIENT_BWD = {ATTN_BLHD, true, 1, 2, 3, -1, 6, 7, 14
 static const attn_spec A_FA2 = {ATTN_BLHD, false, 0, 1, 2, 5, -1, -1, -1, -1, -1};
 static const attn_spec A_FA2_BWD = {ATTN_BLHD, true, 1, 2, 3, 11, -1, -1, -1, -1, -1};
 static const attn_spec A_FA2_VARLEN = {ATTN_VARLEN, false, 0, 1, 2, 9, 3, 4, -1, 5, 6};
+/* vLLM's _C::paged_attention_v1(out, query, key_cache, value_cache, num_kv_heads, scale, block_tables,
+ * seq_lens, block_size, max_seq_len, ...) and _v2 (out, exp_sums, max_logits, tmp_out, query, ...) */
+static const attn_spec A_PAGED_V1 = {ATTN_PAGED, false, 1, 2, 3, -1, 6, -1, -1, -1, 9};
+static const attn_spec A_PAGED_V2 = {ATTN_PAGED, false, 4, 5, 6, -1, 9, -1, -1, -1, 12};
 static const attn_spec A_FA2_VARLEN_BWD = {ATTN_VARLEN, true, 1, 2, 3, 15, 9, 10, -1, 11, 12};
 
 /* In-place spellings (a trailing '_') of the element-wise ops are derived, not listed: see op_entry_of(). */
 static const op_entry entries[] = {
+    {"_C::paged_attention_v1", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_PAGED_V1},
+    {"_C::paged_attention_v2", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_PAGED_V2},
     {"aten::_adaptive_avg_pool2d", NS_OPF_POOLING, MK_ADAPTIVE_POOL, NS_OPP_FWD, 0, NULL, NULL},
     {"aten::_adaptive_avg_pool2d_backward", NS_OPF_POOLING, MK_POOL_BWD, NS_OPP_BWD, 0, NULL, NULL},
     {"aten::_adaptive_avg_pool3d", NS_OPF_POOLING, MK_ADAPTIVE_POOL, NS_OPP_FWD, 0, NULL, NULL},
