@@ -72,6 +72,10 @@ typedef struct {
 	bool force_dtype; /* --dtype: every tensor operand is taken to be of this type, whatever was recorded
 	                   */
 	ns_dtype dtype;
+	/* The element type of the TensorList arguments, which "Input type" records only as "TensorList":
+	 * known from the op's multi-tensor kernels (their functor's type), or has_list_dtype false. */
+	bool has_list_dtype;
+	ns_dtype list_dtype;
 } ns_op_record;
 
 /* What one op computed and moved. */

@@ -459,6 +459,45 @@ START_TEST(varlen_lengths_are_known_only_when_the_longest_fills_every_sequence)
 }
 END_TEST
 
+/* The fused Adam(W) step, bytes per parameter by the lists' type (PyTorch keeps the moments in the
+ * parameters' type): 40 parameters ([4, 8] and [8]), fp32. Without amsgrad: params, grads, exp_avg,
+ * exp_avg_sq read (4 * 40 * 4 = 640) with the two 0-d state steps (8), params and both moments written (3 *
+ * 40 * 4 = 480): 1128 B, 7 x 4 B a parameter. With amsgrad, max_exp_avg_sq is read and written too: 9 x 4 x
+ * 40 + 8 = 1448. */
+START_TEST(fused_adam_moves_seven_or_nine_elements_a_parameter)
+{
+	static const struct {
+		const char *dims;
+		double bytes;
+	} cases[] = {
+	    {"[[[4, 8], [8]], [[4, 8], [8]], [[4, 8], [8]], [[4, 8], [8]], [], [[], []], [], [], [], [], [], "
+	     "[], [], "
+	     "[], []]",
+	     1128},
+	    {"[[[4, 8], [8]], [[4, 8], [8]], [[4, 8], [8]], [[4, 8], [8]], [[4, 8], [8]], [[], []], [], [], "
+	     "[], [], [], "
+	     "[], [], [], []]",
+	     1448},
+	};
+	const char *types =
+	    "[\"TensorList\", \"TensorList\", \"TensorList\", \"TensorList\", \"TensorList\", "
+	    "\"TensorList\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+	    "\"Scalar\", \"\", \"\"]";
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ns_op_record op = record("aten::_fused_adamw_", cases[i].dims, types, NULL, NULL);
+		ns_op_work w;
+		ns_op_model(&op, NULL, &w);
+		ck_assert_int_eq(w.gap, NS_OPG_NO_DTYPE); /* a TensorList alone says no type */
+		op.has_list_dtype = true;
+		op.list_dtype = NS_DTYPE_FP32;
+		ns_op_model(&op, NULL, &w);
+		ck_assert_int_eq(w.gap, NS_OPG_NONE);
+		ck_assert_msg(NEAR(w.bytes, cases[i].bytes), "case %zu: %.17g", i, w.bytes);
+	}
+}
+END_TEST
+
 START_TEST(the_trace_flops_replace_the_matmul_count)
 {
 	ns_op_record op = record("aten::mm", "[[64, 128], [128, 256]]", "[\"float\", \"float\"]", NULL, NULL);
@@ -552,6 +591,7 @@ static Suite *suite(void)
 	                    (int)(sizeof(rows) / sizeof(rows[0])));
 	tcase_add_test(count, cudnn_backward_input_takes_the_input_size_from_its_caller);
 	tcase_add_test(count, varlen_lengths_are_known_only_when_the_longest_fills_every_sequence);
+	tcase_add_test(count, fused_adam_moves_seven_or_nine_elements_a_parameter);
 	tcase_add_test(count, the_trace_flops_replace_the_matmul_count);
 	tcase_add_test(count, a_forced_dtype_sizes_every_tensor);
 	tcase_add_loop_test(count, causal_masks_keep_the_pairs_counted_row_by_row, 0,

@@ -235,6 +235,38 @@ START_TEST(convolutions_take_missing_sizes_from_their_node_and_caller)
 }
 END_TEST
 
+/* tests/data/trace_roofline_optim.json, by hand: the profiler types a TensorList as "TensorList"; the element
+ * type comes from the op's multi-tensor kernel. _fused_adamw_ over params of 1024x1024 + 1024 = 1 049 600
+ * elements, its kernel FusedAdamMathFunctor<c10::BFloat16, ...>: params, grads, exp_avgs, exp_avg_sqs read
+ * (4 * 1 049 600 * 2 = 8 396 800) and the two 0-d state steps (2 * 2), params and both moments written
+ * (3 * 1 049 600 * 2 = 6 297 600): 14 694 404 B, 14 B a parameter; 40 us. _foreach_mul_ on one list, its
+ * kernel BinaryOpScalarFunctor<float, ...>: 1 049 600 * 4 read and written = 8 396 800 B; 10 us.
+ * _foreach_add_, whose kernel is not a multi-tensor one, keeps no type: unplaced. */
+START_TEST(tensor_lists_take_their_type_from_the_multi_tensor_kernel)
+{
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const ns_troof_row *adam, *mul;
+
+	read_path("tests/data/trace_roofline_optim.json", &o, &r);
+	ck_assert_int_eq(r.ops, 3);
+	ck_assert_int_eq(r.placed, 2);
+	ck_assert_int_eq(r.unplaced[NS_TROOF_NO_DTYPE], 1);
+	adam = find_row(&r, "aten::_fused_adamw_");
+	mul = find_row(&r, "aten::_foreach_mul_");
+	ck_assert_ptr_nonnull(adam);
+	ck_assert_ptr_nonnull(mul);
+	ck_assert_int_eq(adam->family, NS_OPF_OPTIMIZER);
+	ck_assert_int_eq(adam->dtype, NS_DTYPE_BF16);
+	assert_near(adam->bytes, 14694404.0, "adamw bytes");
+	assert_near(adam->roof_ns, 14694404.0 / H100_BW * 1e9, "adamw at the roof");
+	ck_assert_int_eq(mul->dtype, NS_DTYPE_FP32);
+	assert_near(mul->bytes, 8396800.0, "foreach_mul bytes");
+	ck_assert_int_eq(r.families[NS_OPF_OPTIMIZER].gpu_ns, 50000);
+	ns_troof_report_free(&r);
+}
+END_TEST
+
 START_TEST(dtype_option_replaces_every_input_type)
 {
 	ns_troof_options o = {NULL, true, NS_DTYPE_BF16, NULL};
@@ -499,6 +531,7 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(place, fixture_counts_ops_it_cannot_place_by_reason);
 	tcase_add_test(place, fixture_places_the_elementwise_add_by_its_bytes);
 	tcase_add_test(place, convolutions_take_missing_sizes_from_their_node_and_caller);
+	tcase_add_test(place, tensor_lists_take_their_type_from_the_multi_tensor_kernel);
 	tcase_add_test(place, dtype_option_replaces_every_input_type);
 	tcase_add_test(link, kernels_count_once_for_the_op_that_launched_them);
 	tcase_add_test(link, kernels_without_a_matching_external_id_link_through_their_launch_call);

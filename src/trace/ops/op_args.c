@@ -227,6 +227,12 @@ static void apply_types(op_args *a, const ns_op_record *op)
 		op_arg *x = &a->a[i];
 		bool tensor_type =
 		    x->type != NULL && op_type_size(x->type, x->type_len, &x->elt, &x->has_dtype, &x->dtype);
+		if (!tensor_type && !op->force_dtype && op->has_list_dtype && x->kind == OPA_LIST) {
+			x->elt = ns_dtype_bytes(op->list_dtype);
+			x->has_dtype = true;
+			x->dtype = op->list_dtype;
+			tensor_type = true;
+		}
 		if (op->force_dtype && (tensor_type || x->rank > 0 || x->kind == OPA_LIST)) {
 			x->elt = ns_dtype_bytes(op->dtype);
 			x->has_dtype = true;

@@ -156,6 +156,39 @@ static bool is_comm_kernel(ns_str name)
 	return false;
 }
 
+static bool has_at(ns_str s, size_t i, const char *word, size_t n)
+{
+	return i + n <= s.len && memcmp(s.ptr + i, word, n) == 0;
+}
+
+/* The element type of a multi-tensor kernel, the only place a trace records the type of a TensorList:
+ * PyTorch's _foreach_* and fused optimizers launch "multi_tensor_apply_kernel<...,
+ * BinaryOpListAlphaFunctor<float, 2, 2, 0>, ...>" or "FusedAdamMathFunctor<c10::BFloat16, 4, ...>": the first
+ * type of the first functor. -1 if none. */
+static signed char list_dtype_of(ns_str name)
+{
+	static const struct {
+		const char *type;
+		ns_dtype dtype;
+	} types[] = {{"float,", NS_DTYPE_FP32},
+	             {"double,", NS_DTYPE_FP64},
+	             {"c10::BFloat16,", NS_DTYPE_BF16},
+	             {"c10::Half,", NS_DTYPE_FP16}};
+	size_t i = 0;
+
+	while (i < name.len && !has_at(name, i, "multi_tensor_apply_kernel<", 26))
+		i++;
+	while (i < name.len && !has_at(name, i, "Functor<", 8))
+		i++;
+	if (i == name.len)
+		return -1;
+	i += 8;
+	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+		if (has_at(name, i, types[t].type, strlen(types[t].type)))
+			return (signed char)types[t].dtype;
+	return -1;
+}
+
 ns_status ns_trace_roofline_event(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
 	ns_trace_roofline *c = ctx;
@@ -182,6 +215,7 @@ ns_status ns_trace_roofline_event(const ns_trace_event *ev, void *ctx, ns_error 
 	k->ns = ev->dur_ns;
 	k->device = ev->device;
 	k->comm = is_comm_kernel(ev->name);
+	k->list_dtype = k->comm ? -1 : list_dtype_of(ev->name);
 	return NS_OK;
 }
 

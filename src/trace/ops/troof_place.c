@@ -20,6 +20,7 @@ typedef struct {
 	uint32_t name, dims, types, concrete, grad;
 	uint32_t op; /* index into c->ops */
 	int64_t ns;
+	signed char list_dtype; /* the type of its TensorLists, from its kernels; -1 unknown */
 } cand;
 
 /* A kept op by thread and time, to find the op enclosing another. */
@@ -175,7 +176,7 @@ static const op_rec *enclosing_op(place_state *s, uint32_t index, ns_op_family f
 
 /* ---- modelling ---- */
 
-static ns_op_record record_of(const place_state *s, const op_rec *op, uint32_t grad)
+static ns_op_record record_of(const place_state *s, const op_rec *op, uint32_t grad, int list_dtype)
 {
 	const text_pool *p = &s->c->pool;
 	ns_op_record r;
@@ -188,6 +189,8 @@ static ns_op_record record_of(const place_state *s, const op_rec *op, uint32_t g
 	if (grad != 0)
 		r.grad_dims = pool_text(p, grad, &r.grad_dims_len);
 	r.flops = op->flops;
+	r.has_list_dtype = list_dtype >= 0;
+	r.list_dtype = list_dtype >= 0 ? (ns_dtype)list_dtype : NS_DTYPE_FP32;
 	r.force_dtype = s->o->has_dtype;
 	r.dtype = s->o->dtype;
 	if (r.dims_len == 0)
@@ -206,13 +209,15 @@ static int cmp_cand(const void *a, const void *b)
 		d = ns_order_i64(x->types, y->types);
 	if (d == 0)
 		d = ns_order_i64(x->concrete, y->concrete);
-	return d != 0 ? d : ns_order_i64(x->grad, y->grad);
+	if (d == 0)
+		d = ns_order_i64(x->grad, y->grad);
+	return d != 0 ? d : ns_order_i64(x->list_dtype, y->list_dtype);
 }
 
 static bool same_key(const cand *x, const cand *y)
 {
 	return x->name == y->name && x->dims == y->dims && x->types == y->types &&
-	       x->concrete == y->concrete && x->grad == y->grad;
+	       x->concrete == y->concrete && x->grad == y->grad && x->list_dtype == y->list_dtype;
 }
 
 /* Whether the work can go on this device: the computing families need a roof for their dtype. */
@@ -331,7 +336,7 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 	ns_trace_roofline *c = s->c;
 	ns_troof_report *r = s->r;
 	const op_rec *op = &c->ops[first->op];
-	ns_op_record rec = record_of(s, op, first->grad);
+	ns_op_record rec = record_of(s, op, first->grad, first->list_dtype);
 	ns_op_work w, one;
 	ns_troof_row *row;
 	ns_troof_reason why;
@@ -350,7 +355,7 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 			ns_op_record orec;
 			if (outer == NULL)
 				break;
-			orec = record_of(s, outer, 0);
+			orec = record_of(s, outer, 0, -1);
 			ns_op_model(&rec, &orec, &one);
 			if (one.gap != NS_OPG_NONE)
 				break;
@@ -396,18 +401,28 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 	return time_row(s, row, w.allow_tf32, err);
 }
 
-/* The GPU time of an op's kernels; its collectives' time goes to *comm. */
-static int64_t kernel_ns(const ns_trace_roofline *c, size_t *k, int64_t ext, int64_t *comm)
+/* The GPU time of an op's kernels; its collectives' time goes to *comm. *list_dtype: the element type its
+ * multi-tensor kernels agree on, -1 when none says or they disagree. */
+static int64_t kernel_ns(const ns_trace_roofline *c, size_t *k, int64_t ext, int64_t *comm,
+                         signed char *list_dtype)
 {
 	int64_t ns = 0;
+	bool seen = false;
 
+	*list_dtype = -1;
 	while (*k < c->nkernels && c->kernels[*k].ext < ext)
 		(*k)++;
 	for (; *k < c->nkernels && c->kernels[*k].ext == ext; (*k)++) {
-		if (c->kernels[*k].comm)
-			*comm = ns_sat_add_i64(*comm, c->kernels[*k].ns);
-		else
-			ns = ns_sat_add_i64(ns, c->kernels[*k].ns);
+		const kernel_rec *kr = &c->kernels[*k];
+		if (kr->comm) {
+			*comm = ns_sat_add_i64(*comm, kr->ns);
+			continue;
+		}
+		ns = ns_sat_add_i64(ns, kr->ns);
+		if (kr->list_dtype >= 0 && !seen)
+			*list_dtype = kr->list_dtype, seen = true;
+		else if (kr->list_dtype >= 0 && kr->list_dtype != *list_dtype)
+			*list_dtype = -1;
 	}
 	return ns;
 }
@@ -426,11 +441,12 @@ static size_t collect(place_state *s, cand *out)
 		const op_rec *op = kept ? &c->ops[i++] : NULL;
 		const other_op *other = kept ? NULL : &c->other_ops[j++];
 		int64_t ext = kept ? op->ext : other->ext, ns;
+		signed char list_dtype;
 
 		if (ext == last)
 			continue;
 		last = ext;
-		if ((ns = kernel_ns(c, &k, ext, &s->r->comm_ns)) <= 0)
+		if ((ns = kernel_ns(c, &k, ext, &s->r->comm_ns, &list_dtype)) <= 0)
 			continue;
 		s->r->ops++;
 		s->r->ops_ns = ns_sat_add_i64(s->r->ops_ns, ns);
@@ -444,7 +460,8 @@ static size_t collect(place_state *s, cand *out)
 		                  op->concrete,
 		                  grad_dims_of(c, op->seq),
 		                  (uint32_t)(op - c->ops),
-		                  ns};
+		                  ns,
+		                  list_dtype};
 	}
 	return n;
 }

@@ -44,6 +44,8 @@ typedef struct {
 typedef struct {
 	int64_t ext, corr, ns, device; /* ext -1 when absent or linked to nothing */
 	bool comm;                     /* a collective (NCCL/RCCL): the network bounds it, not a roof */
+	signed char list_dtype; /* a multi-tensor kernel's element type (ns_dtype), the one record of the type
+	                           of an op's TensorLists; -1 for any other kernel */
 } kernel_rec;
 
 /* Where and when a CPU op ran, to find the op that encloses a launch call. */
