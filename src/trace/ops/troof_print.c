@@ -206,10 +206,13 @@ static void print_unplaced(FILE *out, const ns_troof_report *r)
 		return;
 	fputs("    most time:", out);
 	for (size_t i = 0; i < r->nunplaced_top; i++) {
-		char name[96];
-		ns_text_escape(r->unplaced_top[i].name, strlen(r->unplaced_top[i].name), name, sizeof(name));
-		fprintf(out, "%s %s %.3f ms (%s)", i > 0 ? "," : "", name[0] != '\0' ? name : "(unnamed)",
-		        ms((double)r->unplaced_top[i].gpu_ns),
+		/* escaped whole: a fixed buffer blanked names longer than it (fbgemm's autograd nodes) */
+		fputs(i > 0 ? ", " : " ", out);
+		if (r->unplaced_top[i].name[0] != '\0')
+			ns_fput_text(out, r->unplaced_top[i].name);
+		else
+			fputs("(unnamed)", out);
+		fprintf(out, " %.3f ms (%s)", ms((double)r->unplaced_top[i].gpu_ns),
 		        r->unplaced_top[i].why != NULL ? r->unplaced_top[i].why
 		                                       : reason_text[r->unplaced_top[i].reason]);
 	}
