@@ -7,14 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trace/read/trace_read_private.h"
 #include "util/magic.h"
 #include "util/text.h"
-
-/* Top-level keys that only a Chrome/Kineto trace starts with. */
-static const char *const trace_keys[] = {
-    "traceEvents",     "schemaVersion",       "deviceProperties", "distributedInfo",
-    "displayTimeUnit", "baseTimeNanoseconds", "traceName",        "otherData",
-};
 
 ns_status ns_input_open(ns_input *in, const char *path, ns_error *err)
 {
@@ -107,31 +102,18 @@ static ns_input_kind sniff_first_key(ns_input *in, size_t i)
 		if (end < in->head_len && in->head[end] == '"')
 			break;
 	}
-	for (size_t k = 0; k < sizeof(trace_keys) / sizeof(trace_keys[0]); k++) {
-		size_t len = strlen(trace_keys[k]);
-		if (end - start == len && memcmp(in->head + start, trace_keys[k], len) == 0)
-			return NS_INPUT_TRACE;
-	}
-	return NS_INPUT_PROFILE;
+	return trace_looks_like_object((const char *)in->head + start, end - start) ? NS_INPUT_TRACE
+	                                                                            : NS_INPUT_PROFILE;
 }
 
-/* A top-level array: of trace events when "ph" (the one key every event has, and no profile) is a key in the
- * read-ahead; the array is read whole by either parser, so reading ahead up to NS_INPUT_HEAD_MAX costs no
- * waiting that the parser would not do. */
+/* A top-level array: the trace reader says whether the read-ahead looks like trace events; the array is read
+ * whole by either parser, so reading ahead up to NS_INPUT_HEAD_MAX costs no waiting that the parser would not
+ * do. */
 static ns_input_kind sniff_array(ns_input *in)
 {
-	static const char key[] = "\"ph\"";
-
 	fill_head(in, NS_INPUT_HEAD_MAX);
-	for (size_t i = in->head_pos; i + sizeof(key) - 1 <= in->head_len; i++) {
-		size_t j;
-		if (memcmp(in->head + i, key, sizeof(key) - 1) != 0 || (i > 0 && in->head[i - 1] == '\\'))
-			continue;
-		j = skip_space(in, i + sizeof(key) - 1);
-		if (j < in->head_len && in->head[j] == ':')
-			return NS_INPUT_TRACE;
-	}
-	return NS_INPUT_PROFILE;
+	return trace_looks_like_array(in->head, in->head_pos, in->head_len) ? NS_INPUT_TRACE
+	                                                                    : NS_INPUT_PROFILE;
 }
 
 /* SQLite's file header (sqlite.org/fileformat.html): the 16 bytes "SQLite format 3" and a NUL. Read ahead

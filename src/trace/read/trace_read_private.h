@@ -1,4 +1,5 @@
-/* Private to the trace reader and its fuzz harness. */
+/* Private to the trace reader, its fuzz harness, the one-call workflow and the input sniffer (core/input.c).
+ */
 #ifndef NEXTSTEP_TRACE_READ_PRIVATE_H
 #define NEXTSTEP_TRACE_READ_PRIVATE_H
 
@@ -15,5 +16,12 @@ typedef struct {
 
 ns_status trace_read_tuned(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err,
                            const trace_read_knobs *knobs);
+
+/* Whether a top-level JSON object whose first key is key[0, len) (as written between its quotes) is a
+ * Chrome/Kineto trace: the keys only such a trace starts with (trace_kineto.c). */
+bool trace_looks_like_object(const char *key, size_t len);
+/* Whether a top-level array whose read-ahead is head[from, len) holds trace events: "ph", the one key every
+ * event has and no profile, is a key in it. */
+bool trace_looks_like_array(const unsigned char *head, size_t from, size_t len);
 
 #endif
