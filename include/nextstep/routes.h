@@ -44,6 +44,16 @@ typedef enum {
 	NS_FINDING_LAYOUT_TRANSFORM,   /* NCHW<->NHWC transposes around convolutions: channels_last */
 	NS_FINDING_FP32_TENSOR_CORES, /* fp32 GEMMs/convolutions on a GPU with tensor cores: autocast, TF32 */
 	NS_FINDING_WAIT_NO_STRAGGLER, /* a job's ranks wait in collectives, but no rank is a straggler */
+	/* An Nsight Systems export's host time, worded by what the export shows (docs/nsys.md): "{see}" is
+	 * where the report says how to see the untraced code, "{frames}" names the OS calls. */
+	NS_FINDING_HOST_OS_CALLS,        /* the step thread inside traced OS calls (I/O, waits, locks) */
+	NS_FINDING_HOST_UNTRACED,        /* host code between CUDA calls that nsys does not trace */
+	NS_FINDING_HOST_UNTRACED_PYTHON, /* ... in a Python program */
+	NS_FINDING_MPI_HOST,             /* MPI calls on the host with the device idle */
+	NS_FINDING_STARTUP_NSYS,         /* start-up in an nsys capture: its capture range */
+	NS_FINDING_SYNC_NATIVE,          /* host syncs of a program that is not Python */
+	NS_FINDING_LAUNCH_NATIVE,        /* launch overhead of a program that is not Python */
+	NS_FINDING_TRANSFER_NATIVE,      /* host-device copies of a program that is not Python */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

@@ -102,6 +102,30 @@ typedef struct {
 	int64_t total_mem; /* totalGlobalMem, bytes; 0 when absent */
 } ns_trace_device;
 
+/* What an Nsight Systems export says of the profiled program, so that the report words host time by what
+ * the export shows rather than as Python (docs/nsys.md, "Python or not"). */
+typedef enum {
+	NS_PROGRAM_UNKNOWN, /* nothing says: no process name, no PyTorch range */
+	NS_PROGRAM_PYTHON,  /* PyTorch's NVTX ranges or threads, or a python process */
+	NS_PROGRAM_NATIVE   /* a named process that is not Python and no PyTorch range: C, C++, Fortran */
+} ns_program_kind;
+
+typedef enum {
+	NS_PROGRAM_BY_NONE,
+	NS_PROGRAM_BY_NVTX,    /* emit_nvtx's op ranges (a sequence number, aten::) or ProfilerStep# */
+	NS_PROGRAM_BY_PROCESS, /* the GPU process's name (PROCESSES.name): python*, pypy*, pt_main_thread */
+	NS_PROGRAM_BY_THREAD   /* a thread PyTorch's Python module names (pt_main_thread) */
+} ns_program_evidence;
+
+typedef struct {
+	char process[64]; /* the name of the process whose GPU work the export holds; "" when not recorded */
+	ns_program_kind kind;
+	ns_program_evidence by;
+	bool osrt;        /* OS runtime calls traced (OSRT_API has rows: nsys profile -t osrt) */
+	bool cpu_samples; /* CPU samples recorded (COMPOSITE_EVENTS has rows), which nextstep does not read */
+	bool mpi;         /* MPI calls traced (NVTX ranges MPI_*: nsys profile -t mpi) */
+} ns_program_info;
+
 /* Top-level facts outside traceEvents (they may come before or after it in the file). */
 typedef struct {
 	bool has_rank;
@@ -113,7 +137,8 @@ typedef struct {
 	 * when it records none): what the report says the capture lacks depends on it. */
 	bool nsys;
 	char nsys_schema[32];
-	long long bytes; /* decompressed bytes read */
+	ns_program_info program; /* an export's: what it says of the profiled program */
+	long long bytes;         /* decompressed bytes read */
 	bool compressed;
 	/* The document ended early (plain JSON cut, or a gzip stream that stops): a capture cut off by a
 	 * killed job or a full disk. ns_trace_read() still fails, with err saying where; the events before

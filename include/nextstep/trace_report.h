@@ -163,6 +163,11 @@ NS_STATIC_API void ns_device_report_build(const ns_split_result *res, const ns_s
 NS_STATIC_API const ns_roof_time *ns_report_roof(const ns_report_options *o, const ns_split_device *d,
                                                  ns_roof_time *buf);
 
+/* For an Nsight Systems export whose host causes hold much of the time: what to record to see the code behind
+ * them, by what the export shows (a Python program: py-spy or nsys's Python sampling; otherwise its CPU
+ * samples, or how to take them, and OS runtime calls when not traced). The words follow "host-side causes
+ * hold N% of the time and "; text and HTML print the same. */
+NS_STATIC_API void ns_report_export_hint(const ns_split_result *res, char *buf, size_t size);
 /* A quality problem's one-line explanation (text and JSON "detail"). */
 NS_STATIC_API void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char *buf,
                                             size_t size);

@@ -290,6 +290,7 @@ typedef struct {
 	int64_t busy_ns;                  /* NS_QP_LITTLE_DEVICE_WORK: the busiest device's work */
 	int64_t host_span_ns;             /* ... the profiled process's host activity */
 	int64_t queued_lag_ns; /* NS_QP_QUEUED_BEFORE_CAPTURE: how far that work ran past the first launch */
+	bool nsys; /* an Nsight Systems capture: the advice on what to capture names nsys's options */
 } ns_split_quality;
 
 /* "good", "degraded", "unfit"; "launch_without_activity", ... (the JSON names). */
@@ -368,6 +369,7 @@ typedef struct {
 	bool nsys;
 	char nsys_schema[32];
 	long nsys_ops;
+	ns_program_info program; /* what the export says of the profiled program (ns_trace_meta.program) */
 } ns_split_result;
 
 typedef struct ns_trace_split ns_trace_split;

@@ -315,23 +315,25 @@ static const ns_cause host_causes[] = {NS_CAUSE_LAUNCH, NS_CAUSE_HOST_THREADS, N
 
 /* Without frames, where the device report says the hint applies and the host causes hold a high share: how
  * to record them (the text report's hint). */
-static void put_python_hint(ns_html_page *p, double share, double high, bool nsys)
+static void put_python_hint(ns_html_page *p, double share, double high, const ns_split_result *res)
 {
-	if (share > 0.0 && share >= high)
-		hp_printf(
-		    p,
-		    nsys
-		        ? "<p class=\"note python-hint\">Host-side causes hold %.0f%% of the time and an "
-		          "Nsight "
-		          "Systems export holds no Python frames nextstep reads: sample the step thread with "
-		          "py-spy, or capture the same steps with "
-		          "torch.profiler.profile(with_stack=True).</p>\n"
-		        : "<p class=\"note python-hint\">Host-side causes hold %.0f%% of the time and the "
-		          "trace "
-		          "has no Python frames: record with torch.profiler.profile(with_stack=True) to see "
-		          "the "
-		          "Python behind them.</p>\n",
-		    share * 100.0);
+	char words[NS_REPORT_FIX_MAX];
+
+	if (share <= 0.0 || share < high)
+		return;
+	if (res->nsys) { /* the text report's words (ns_report_export_hint) */
+		ns_report_export_hint(res, words, sizeof(words));
+		hp_printf(p, "<p class=\"note python-hint\">Host-side causes hold %.0f%% of the time and ",
+		          share * 100.0);
+		hp_text(p, words, sizeof(words));
+		hp_printf(p, ".</p>\n");
+		return;
+	}
+	hp_printf(p,
+	          "<p class=\"note python-hint\">Host-side causes hold %.0f%% of the time and the trace has "
+	          "no Python frames: record with torch.profiler.profile(with_stack=True) to see the Python "
+	          "behind them.</p>\n",
+	          share * 100.0);
 }
 
 void hp_python(ns_html_page *p, const ns_split_result *res, const ns_split_device *d,
@@ -341,7 +343,7 @@ void hp_python(ns_html_page *p, const ns_split_result *res, const ns_split_devic
 	bool any = false;
 
 	if (res->python_frames == 0) {
-		put_python_hint(p, m->python_hint, high, res->nsys);
+		put_python_hint(p, m->python_hint, high, res);
 		return;
 	}
 	for (size_t i = 0; i < sizeof(host_causes) / sizeof(host_causes[0]); i++) {

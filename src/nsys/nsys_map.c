@@ -253,3 +253,21 @@ bool nsys_env_rank(const char *entry, size_t len, bool *is_size, int *which, int
 	}
 	return false;
 }
+
+/* ---- the program ---- */
+
+bool nsys_is_python_name(const char *name, size_t len)
+{
+	static const char pt_main[] = "pt_main_thread";
+	const char *base = name;
+
+	for (size_t i = 0; i < len; i++)
+		if (name[i] == '/')
+			base = name + i + 1;
+	len -= (size_t)(base - name);
+	if (len == sizeof(pt_main) - 1 && memcmp(base, pt_main, len) == 0)
+		return true;
+	if (len >= 6 && memcmp(base, "python", 6) == 0)
+		return len == 6 || is_digit(base[6]) || base[6] == '.' || base[6] == 'w';
+	return len >= 4 && memcmp(base, "pypy", 4) == 0 && (len == 4 || is_digit(base[4]));
+}

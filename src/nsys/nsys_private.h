@@ -35,7 +35,9 @@ typedef enum {
 	NT_CAPTURE,     /* META_DATA_CAPTURE: the profiled process's command and environment */
 	NT_EVENT_TYPES, /* ENUM_NSYS_EVENT_TYPE: checked against the NVTX event types the reader relies on */
 	NT_THREAD_NAMES,
-	NT_OSRT, /* OSRT_API: the OS runtime calls nsys traces with -t osrt (reads, waits, locks) */
+	NT_OSRT,      /* OSRT_API: the OS runtime calls nsys traces with -t osrt (reads, waits, locks) */
+	NT_PROCESSES, /* PROCESSES: each process's name, for what the profiled program is */
+	NT_SAMPLES,   /* COMPOSITE_EVENTS: CPU samples, not read: only whether there are any */
 	NT_COUNT
 } nsys_table;
 
@@ -111,6 +113,11 @@ bool nsys_needs_escape(const unsigned char *s, size_t len);
  * PMI_*, SLURM_PROCID/SLURM_NTASKS): one "NAME=value" or NAME="value" entry at a time; false when entry is
  * none of them. *which gets the variable's priority (0 first) so the caller keeps the best. */
 bool nsys_env_rank(const char *entry, size_t len, bool *is_size, int *which, int64_t *value);
+
+/* Whether a process name is a Python interpreter's ("python3.11", "/usr/bin/python", "pypy3") or PyTorch's
+ * main thread's ("pt_main_thread": PyTorch names the thread that imports it, which names the process when it
+ * is the main thread). */
+bool nsys_is_python_name(const char *name, size_t len);
 
 /* ---- the reader (nsys_read.c) ---- */
 

@@ -43,7 +43,10 @@ typedef struct {
 	int64_t gpu_pid;
 	int env_rank_which, env_size_which; /* priority of the variable each came from; -1: none */
 	int64_t env_rank, env_size;
-	int64_t mpi_rank; /* from an NVTX thread name "MPI Rank N"; -1: none */
+	int64_t mpi_rank;  /* from an NVTX thread name "MPI Rank N"; -1: none */
+	int64_t host_pid;  /* the process of the first CUDA call; -1: none */
+	bool pytorch_nvtx; /* a range PyTorch writes: an emit_nvtx op, aten::..., ProfilerStep# */
+	bool pt_thread;    /* a thread named pt_main_thread */
 } reader;
 
 static ns_status row_error(reader *r, ns_status status, const char *what)
@@ -288,6 +291,8 @@ static ns_status runtime_row(reader *r, sqlite3_stmt *st)
 	ev.cat_raw = int_or(st, 2, CLASS_RUNTIME) == CLASS_DRIVER ? (ns_str){driver, sizeof(driver) - 1}
 	                                                          : (ns_str){runtime, sizeof(runtime) - 1};
 	host_thread(st, 3, &ev);
+	if (r->host_pid < 0)
+		r->host_pid = ev.pid;
 	ev.correlation = correlation_of(st, 4, ev.pid);
 	if ((s = text_of(r, st, 5, &ev.name)) != NS_OK)
 		return s;
@@ -309,6 +314,19 @@ static void note_mpi_rank(reader *r, ns_str name)
 		v = v * 10 + (name.ptr[i] - '0');
 	}
 	r->mpi_rank = v;
+}
+
+static bool starts_with(ns_str s, const char *lit, size_t n)
+{
+	return s.len >= n && memcmp(s.ptr, lit, n) == 0;
+}
+
+/* What a range says of the program: PyTorch wrote it (Python), or nsys's MPI trace did. */
+static void note_program_range(reader *r, const nsys_range *range)
+{
+	r->pytorch_nvtx = r->pytorch_nvtx || range->seq >= 0 || starts_with(range->name, "aten::", 6) ||
+	                  starts_with(range->name, "ProfilerStep#", 13);
+	r->meta->program.mpi = r->meta->program.mpi || starts_with(range->name, "MPI_", 4);
 }
 
 static ns_status nvtx_row(reader *r, sqlite3_stmt *st)
@@ -335,6 +353,7 @@ static ns_status nvtx_row(reader *r, sqlite3_stmt *st)
 	}
 	host_thread(st, 3, &ev);
 	nsys_range_of(text, &range);
+	note_program_range(r, &range);
 	ev.cat = range.cat;
 	ev.cat_raw = range.cat == NS_TCAT_CPU_OP ? (ns_str){"cpu_op", 6} : (ns_str){"user_annotation", 15};
 	ev.name = range.name;
@@ -356,6 +375,8 @@ static ns_status thread_name_row(reader *r, sqlite3_stmt *st)
 	host_thread(st, 0, &ev);
 	if ((s = text_of(r, st, 1, &ev.meta_name)) != NS_OK)
 		return s;
+	r->pt_thread =
+	    r->pt_thread || (ev.meta_name.len == 14 && memcmp(ev.meta_name.ptr, "pt_main_thread", 14) == 0);
 	return ev.pid < 0 || ev.meta_name.len == 0 ? NS_OK : emit(r, &ev);
 }
 
@@ -473,6 +494,66 @@ static void set_rank(reader *r)
 		m->world_size = 0; /* a rank past its world size is no job's: the job view would refuse it */
 }
 
+/* ---- the program ---- */
+
+/* The first row of a one-column query of the export (bound to pid when >= 0): its text into out (cap bytes,
+ * "" when none), or just whether there is a row. */
+static ns_status first_row(reader *r, nsys_table t, const char *sql, int64_t pid, char *out, size_t cap,
+                           bool *found)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	*found = false;
+	r->table = t;
+	r->row = 1;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return step_error(r, sqlite3_errcode(r->db));
+	if (pid >= 0)
+		sqlite3_bind_int64(st, 1, pid);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *v = sqlite3_column_text(st, 0);
+		*found = true;
+		if (out != NULL)
+			snprintf(out, cap, "%s", v != NULL ? (const char *)v : "");
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? NS_OK : step_error(r, rc);
+}
+
+/* What the export says of the program: Python when PyTorch's ranges or threads are there or the process is
+ * an interpreter; native when the process is named otherwise; else unknown (docs/nsys.md). */
+static ns_status read_program(reader *r)
+{
+	ns_program_info *p = &r->meta->program;
+	int64_t pid = r->have_gpu_pid ? r->gpu_pid : r->host_pid;
+	bool found = false;
+	ns_status st = NS_OK;
+
+	if (r->schema.has[NT_SAMPLES])
+		st = first_row(r, NT_SAMPLES, "SELECT 1 FROM COMPOSITE_EVENTS LIMIT 1", -1, NULL, 0,
+		               &p->cpu_samples);
+	if (st == NS_OK && r->schema.has[NT_PROCESSES] && pid >= 0)
+		st = first_row(r, NT_PROCESSES, "SELECT name FROM PROCESSES WHERE pid = ?1 LIMIT 1", pid,
+		               p->process, sizeof(p->process), &found);
+	if (st != NS_OK)
+		return st;
+	if (r->pytorch_nvtx) {
+		p->kind = NS_PROGRAM_PYTHON;
+		p->by = NS_PROGRAM_BY_NVTX;
+	} else if (p->process[0] != '\0') {
+		p->kind = nsys_is_python_name(p->process, strlen(p->process)) ? NS_PROGRAM_PYTHON
+		                                                              : NS_PROGRAM_NATIVE;
+		p->by = NS_PROGRAM_BY_PROCESS;
+	}
+	if (p->kind != NS_PROGRAM_PYTHON && r->pt_thread) {
+		p->kind = NS_PROGRAM_PYTHON;
+		p->by = NS_PROGRAM_BY_THREAD;
+	}
+	return NS_OK;
+}
+
 /* ---- the whole export ---- */
 
 static ns_status read_events(reader *r)
@@ -506,6 +587,7 @@ static ns_status read_events(reader *r)
 		    "SELECT o.start, o.end, o.globalTid, n.value FROM OSRT_API AS o LEFT JOIN StringIds "
 		    "AS n ON n.id = o.nameId",
 		    osrt_row);
+	r->meta->program.osrt = s->has[NT_OSRT] && r->row > 0;
 	pid = s->cols[NT_KERNEL] & NC_GLOBAL_PID ? "k.globalPid" : "NULL";
 	snprintf(sql, sizeof(sql),
 	         "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, %s, d.value, b.value "
@@ -562,6 +644,7 @@ ns_status nsys_read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, voi
 	r.err = err;
 	r.env_rank_which = r.env_size_which = -1;
 	r.mpi_rank = -1;
+	r.host_pid = -1;
 	err->offset = -1;
 	st = nsys_schema_read(db, &r.schema, err);
 	if (st == NS_OK)
@@ -572,6 +655,8 @@ ns_status nsys_read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, voi
 		st = read_events(&r);
 	if (st == NS_OK)
 		set_rank(&r);
+	if (st == NS_OK)
+		st = read_program(&r);
 	meta->nsys = true;
 	memcpy(meta->nsys_schema, r.schema.version, sizeof(meta->nsys_schema));
 	free(r.buf);

@@ -45,6 +45,8 @@ static const table_def tables[NT_COUNT] = {
     [NT_EVENT_TYPES] = {"ENUM_NSYS_EVENT_TYPE", {"id", "name"}, {{NULL, 0}}},
     [NT_THREAD_NAMES] = {"ThreadNames", {"nameId", "globalTid"}, {{NULL, 0}}},
     [NT_OSRT] = {"OSRT_API", {"start", "end", "globalTid", "nameId"}, {{NULL, 0}}},
+    [NT_PROCESSES] = {"PROCESSES", {"pid", "name"}, {{NULL, 0}}},
+    [NT_SAMPLES] = {"COMPOSITE_EVENTS", {"start"}, {{NULL, 0}}},
 };
 
 /* The NVTX event types the reader selects, by the names nsys gives them. */

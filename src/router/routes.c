@@ -349,6 +349,75 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
          .next_check = "the waiting share and the ranks' step-start spread over a longer capture{}",
          .next_follow_up = NS_FOLLOW_UP_JOB,
          .doc = DOC_STRAGGLER},
+    /* An Nsight Systems export's host time (report_export.c, docs/nsys.md): what the export shows, never
+     * Python advice to a program that is not Python. */
+    [NS_FINDING_HOST_OS_CALLS] =
+        {.module = "Module 3",
+         .fix = "the GPU waits while the step thread is inside OS calls ({frames}): blocking reads, waits "
+                "and locks on the step path: move the I/O to another thread and read ahead, hold locks "
+                "for less time, or queue the next GPU work before the call so the device is busy while "
+                "the host blocks",
+         .next_check = "the host_gap share after the change{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_IDLE},
+    [NS_FINDING_HOST_UNTRACED] =
+        {.module = "Module 3",
+         .fix = "the GPU waits on host code between CUDA calls that nsys does not trace ({see}): move that "
+                "work to the GPU, or overlap it with GPU work (launch the next kernels and asynchronous "
+                "copies from pinned memory before it, on streams)",
+         .next_check = "the host_gap share after the change{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_IDLE},
+    [NS_FINDING_HOST_UNTRACED_PYTHON] =
+        {.module = "Module 3",
+         .fix = "the GPU waits on host time between CUDA calls that the export holds no call for (Python "
+                "or native code; {see}): move it out of the step, or take the Python off the step path "
+                "with torch.compile or CUDA graphs",
+         .next_check = "the host_gap share after the change{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_IDLE},
+    [NS_FINDING_MPI_HOST] =
+        {.module = "Module 6/8",
+         .fix = "MPI calls hold the host while the GPU has no work: post them non-blocking "
+                "(MPI_Isend/MPI_Irecv, MPI_Iallreduce) and launch GPU work before waiting on them, pass "
+                "device buffers to a CUDA-aware MPI so no host copies stage the messages, or move the "
+                "exchange onto the GPU with NCCL",
+         .next_check = "the comm share after the change",
+         .doc = DOC_COMM},
+    [NS_FINDING_STARTUP_NSYS] =
+        {.module = "Module 3",
+         .fix = "this is start-up (context, module loads, allocation), not the job: profile steady state "
+                "(nsys profile --capture-range=cudaProfilerApi with cudaProfilerStart/Stop around the "
+                "steady iterations, or --delay past start-up); if it recurs every iteration, allocate once "
+                "and reuse the buffers",
+         .next_check = "a steady-state capture: the init share should vanish from the iterations",
+         .doc = DOC_STARTUP},
+    [NS_FINDING_SYNC_NATIVE] =
+        {.module = "Module 3",
+         .fix = "the host blocks on the device (cudaDeviceSynchronize, cudaStreamSynchronize, a cudaMemcpy "
+                "to or from pageable memory): synchronize at most once an iteration, copy with "
+                "cudaMemcpyAsync from pinned memory (cudaMallocHost), and wait on events only where the "
+                "result is needed",
+         .next_check = "the sync share after the change{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_SYNC},
+    [NS_FINDING_LAUNCH_NATIVE] =
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "the GPU runs the kernels faster than the host launches them: capture the launch sequence "
+                "once as a CUDA graph and replay it (cudaStreamBeginCapture, cudaGraphLaunch), fuse small "
+                "kernels, or give each kernel more work",
+         .next_check = "the batch-doubling test{}: after the fix, doubling the work should nearly double "
+                       "the step time",
+         .next_follow_up = NS_FOLLOW_UP_SCALING,
+         .doc = DOC_LAUNCH},
+    [NS_FINDING_TRANSFER_NATIVE] =
+        {.module = "Module 4/5",
+         .fix = "host-device copies: allocate the host buffers pinned (cudaMallocHost, cudaHostRegister) "
+                "so they copy at the link's speed, copy with cudaMemcpyAsync on a stream of their own to "
+                "overlap the copies with kernels, and keep data on the device between iterations",
+         .next_check = "the transfer share after the change; copies should overlap kernels on the "
+                       "timeline",
+         .doc = DOC_COPIES},
     /* Stream capture records kernels into a graph without running them: a window of it shows the host
      * recording, not the job, and "use CUDA graphs" would be advice to do what it is doing. */
     [NS_FINDING_GRAPH_CAPTURE] =
@@ -401,6 +470,14 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_GRAPH_CAPTURE] = "graph_capture",
     [NS_FINDING_LAYOUT_TRANSFORM] = "layout_transform",
     [NS_FINDING_FP32_TENSOR_CORES] = "fp32_tensor_cores",
+    [NS_FINDING_HOST_OS_CALLS] = "host_os_calls",
+    [NS_FINDING_HOST_UNTRACED] = "host_untraced",
+    [NS_FINDING_HOST_UNTRACED_PYTHON] = "host_untraced_python",
+    [NS_FINDING_MPI_HOST] = "mpi_host",
+    [NS_FINDING_STARTUP_NSYS] = "startup_nsys",
+    [NS_FINDING_SYNC_NATIVE] = "sync_native",
+    [NS_FINDING_LAUNCH_NATIVE] = "launch_native",
+    [NS_FINDING_TRANSFER_NATIVE] = "transfer_native",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

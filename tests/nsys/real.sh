@@ -69,11 +69,42 @@ expect "pipit: verdict" "$j" 'd["devices"][0]["overall"]["regime"]' idle
 
 # The text report says what an export lacks, and never asks for with_stack=True alone.
 "$bin" trace -v "$dir/nsysai-mock-torch.sqlite" >"$tmp/v.txt" 2>&1
-grep -q '^export: Nsight Systems (schema 3.24.14): no Python frames' "$tmp/v.txt"
+grep -q '^export: Nsight Systems (schema 3.24.14), program .*/python: Python (its process name); no Python frames' "$tmp/v.txt"
 t_check "nsysai -v: the export line" $? "$(head -3 "$tmp/v.txt")"
 # Its one 6 us kernel in 236 ms of host activity is a sliver (little_device_work, issue 25): no verdict, so no
 # hint about the host causes either; nothing asks for with_stack=True, which an export cannot give.
 grep -q '^  little_device_work: ' "$tmp/v.txt" && ! grep -q 'with_stack=True' "$tmp/v.txt"
 t_check "nsysai -v: a sliver of device work, no with_stack advice" $? "$(grep -e little_device -e with_stack "$tmp/v.txt")"
+
+# What each export says of its program, from its own tables. pipit: the GPU's process (globalPid >> 24 &
+# 0xFFFFFF of the kernels: 1230493) is "./saxpy-mpi-cuda" in PROCESSES, no NVTX range of PyTorch; 5451
+# COMPOSITE_EVENTS rows (CPU samples), OSRT_API empty, MPI_Send/MPI_Recv ranges. fuser: "./bin/test_matmul"
+# (a C++ test), no COMPOSITE_EVENTS or OSRT_API table. nsysai: ".../.venv-gpu/bin/python", no samples.
+j=$tmp/pipit-saxpy-mpi.json
+expect "pipit: the program" "$j" 'd["export"]["program"]["process"]' ./saxpy-mpi-cuda
+expect "pipit: not Python, by its process name" "$j" \
+	'(d["export"]["program"]["python"], d["export"]["program"]["evidence"])' "(False, 'process_name')"
+expect "pipit: CPU samples, no OS runtime calls, MPI" "$j" \
+	'(d["export"]["cpu_samples"], d["export"]["os_runtime"], d["export"]["mpi"])' "(True, False, True)"
+expect "fuser: not Python, by its process name" "$tmp/fuser-matmul-h200.json" \
+	'(d["export"]["program"]["process"], d["export"]["program"]["python"], d["export"]["cpu_samples"])' \
+	"('./bin/test_matmul', False, False)"
+expect "nsysai: Python, by its process name" "$tmp/nsysai-mock-torch.json" \
+	'(d["export"]["program"]["python"], d["export"]["program"]["evidence"])' "(True, 'process_name')"
+
+# A program that is not Python is never told to record Python (with_stack, py-spy), use a DataLoader or
+# torch.*: pipit's idle host time is untraced host code, which its CPU samples show; its host communication
+# is MPI's. The sliver advice of fuser names nsys's capture range, not torch.profiler's schedule.
+for f in pipit-saxpy-mpi fuser-matmul-h200; do
+	"$bin" trace -v "$dir/$f.sqlite" >"$tmp/$f.txt" 2>&1
+	! grep -n -e with_stack -e py-spy -e DataLoader -e 'torch\.' -e 'on Python' "$tmp/$f.txt"
+	t_check "$f: no Python advice" $? "$(grep -n -e with_stack -e py-spy -e DataLoader -e 'torch\.' -e 'on Python' "$tmp/$f.txt")"
+done
+grep -q '^rank 0 dev 0: idle (52%) -> the GPU waits on host code between CUDA calls that nsys does not trace (the export.s CPU samples' "$tmp/pipit-saxpy-mpi.txt"
+t_check "pipit: the headline is untraced host code, seen in the CPU samples" $? "$(grep -m1 -e '->' "$tmp/pipit-saxpy-mpi.txt")"
+grep -q 'host collectives, .* -> MPI calls hold the host' "$tmp/pipit-saxpy-mpi.txt"
+t_check "pipit: host communication is MPI's" $? "$(grep 'host collectives' "$tmp/pipit-saxpy-mpi.txt")"
+grep -q 'little_device_work: .*nsys profile --capture-range=cudaProfilerApi' "$tmp/fuser-matmul-h200.txt"
+t_check "fuser: the sliver names nsys's capture range" $? "$(grep little_device "$tmp/fuser-matmul-h200.txt")"
 
 t_finish "nsys real"

@@ -140,6 +140,35 @@ START_TEST(strings_are_escaped_for_the_event_stream)
 }
 END_TEST
 
+/* Interpreters and PyTorch's main thread are Python; a program named otherwise is not (pythonic names that
+ * are no interpreter included). */
+static const struct {
+	const char *name;
+	bool python;
+} program_names[] = {
+    {"python", true},
+    {"python3", true},
+    {"python3.11", true},
+    {"/usr/bin/python3", true},
+    {"/opt/venv/bin/python", true},
+    {"pypy3", true},
+    {"pt_main_thread", true},
+    {"./saxpy-mpi-cuda", false},
+    {"./bin/test_matmul", false},
+    {"pythonista", false},
+    {"/opt/python3/bin/app", false},
+    {"pt_main", false},
+    {"", false},
+};
+
+START_TEST(process_names_say_python_or_not)
+{
+	ck_assert_msg(nsys_is_python_name(program_names[_i].name, strlen(program_names[_i].name)) ==
+	                  program_names[_i].python,
+	              "%s", program_names[_i].name);
+}
+END_TEST
+
 /* ---- databases ---- */
 
 #define MAX_EVENTS 16
@@ -374,6 +403,59 @@ START_TEST(rank_and_world_size_from_the_capture_environment)
 }
 END_TEST
 
+/* PROCESSES and COMPOSITE_EVENTS with the columns of the real exports (schema 2.9.1 and 3.16.1 alike):
+ * process 7 runs the GPU work. */
+#define PROGRAM_TABLES                                                                                       \
+	"CREATE TABLE PROCESSES (globalPid INTEGER, pid INTEGER, name TEXT);"                                \
+	"CREATE TABLE COMPOSITE_EVENTS (id INTEGER PRIMARY KEY, start INTEGER, cpu INTEGER, threadState "    \
+	"INTEGER, globalTid INTEGER, cpuCycles INTEGER);"                                                    \
+	"INSERT INTO StringIds VALUES (1, 'k');"                                                             \
+	"INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (200, 260, 0, 7, 5, " GPID ", 1, 1);"
+
+START_TEST(the_program_is_told_by_what_the_export_shows)
+{
+	collected c;
+	ns_trace_meta m;
+	ns_error err;
+
+	/* a C program: its process name, CPU samples, MPI ranges; no OS runtime table */
+	ck_assert_int_eq(read_rows(PROGRAM_TABLES
+	                           "INSERT INTO PROCESSES VALUES (1, 1, 'init'), (" GPID ", 7, './stencil');"
+	                           "INSERT INTO COMPOSITE_EVENTS VALUES (1, 100, 0, 1, " GTID ", 0);"
+	                           "INSERT INTO NVTX_EVENTS VALUES (0, 50, 59, " GTID
+	                           ", 'MPI_Send', NULL, 1);",
+	                           &c, &m, &err),
+	                 NS_OK);
+	ck_assert_str_eq(m.program.process, "./stencil");
+	ck_assert_int_eq(m.program.kind, NS_PROGRAM_NATIVE);
+	ck_assert_int_eq(m.program.by, NS_PROGRAM_BY_PROCESS);
+	ck_assert(m.program.cpu_samples);
+	ck_assert(m.program.mpi);
+	ck_assert(!m.program.osrt);
+	/* PyTorch's ranges outweigh the process name (an embedded interpreter, a renamed binary) */
+	ck_assert_int_eq(read_rows(PROGRAM_TABLES "INSERT INTO PROCESSES VALUES (" GPID ", 7, 'trainer');"
+	                                          "INSERT INTO NVTX_EVENTS VALUES (0, 50, 59, " GTID
+	                                          ", 'aten::mm, seq = 3', NULL, 0);",
+	                           &c, &m, &err),
+	                 NS_OK);
+	ck_assert_int_eq(m.program.kind, NS_PROGRAM_PYTHON);
+	ck_assert_int_eq(m.program.by, NS_PROGRAM_BY_NVTX);
+	ck_assert(!m.program.cpu_samples && !m.program.mpi);
+	/* an interpreter's process name */
+	ck_assert_int_eq(
+	    read_rows(PROGRAM_TABLES "INSERT INTO PROCESSES VALUES (" GPID ", 7, 'python3');", &c, &m, &err),
+	    NS_OK);
+	ck_assert_int_eq(m.program.kind, NS_PROGRAM_PYTHON);
+	ck_assert_int_eq(m.program.by, NS_PROGRAM_BY_PROCESS);
+	/* nothing says: no process row for the GPU's process */
+	ck_assert_int_eq(
+	    read_rows(PROGRAM_TABLES "INSERT INTO PROCESSES VALUES (1, 1, 'init');", &c, &m, &err), NS_OK);
+	ck_assert_str_eq(m.program.process, "");
+	ck_assert_int_eq(m.program.kind, NS_PROGRAM_UNKNOWN);
+	ck_assert_int_eq(m.program.by, NS_PROGRAM_BY_NONE);
+}
+END_TEST
+
 START_TEST(devices_are_named_per_cuda_device)
 {
 	collected c;
@@ -595,6 +677,8 @@ static Suite *nsys_suite(void)
 	tcase_add_loop_test(map, nvtx_ranges_read_as_ops_or_annotations, 0,
 	                    (int)(sizeof(ranges) / sizeof(ranges[0])));
 	tcase_add_test(map, rank_variables_in_priority_order);
+	tcase_add_loop_test(map, process_names_say_python_or_not, 0,
+	                    (int)(sizeof(program_names) / sizeof(program_names[0])));
 	tcase_add_test(map, strings_are_escaped_for_the_event_stream);
 	tcase_add_test(db, a_kernel_and_its_launch);
 	tcase_add_test(db, a_kernel_without_demangled_name_takes_its_short_name);
@@ -603,6 +687,7 @@ static Suite *nsys_suite(void)
 	tcase_add_test(db, nvtx_ops_annotations_and_open_ranges);
 	tcase_add_test(db, rank_and_world_size_from_the_capture_environment);
 	tcase_add_test(db, devices_are_named_per_cuda_device);
+	tcase_add_test(db, the_program_is_told_by_what_the_export_shows);
 	tcase_add_loop_test(db, hostile_databases_are_refused_or_read_safely, 0,
 	                    (int)(sizeof(hostile) / sizeof(hostile[0])));
 	tcase_add_test(db, a_database_that_is_no_export_is_named);

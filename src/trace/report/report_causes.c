@@ -82,13 +82,27 @@ const ns_route *report_startup_route(const ns_split_result *res, const ns_split_
 	return r->cause[NS_CAUSE_INIT].fix != NULL ? &r->cause[NS_CAUSE_INIT] : &r->route[NS_REGIME_OVERHEAD];
 }
 
-void report_print_top_cause(FILE *out, const ns_split_window *w, ns_regime verdict)
+/* An Nsight Systems export records only the calls it traced: host time outside them is untraced, not
+ * "nothing", and its host collectives are MPI's, not gloo's (docs/nsys.md). */
+static const char *gloss_of(ns_cause c, const ns_split_result *res)
+{
+	if (res->nsys && c == NS_CAUSE_HOST_GAP)
+		return res->program.cpu_samples
+		           ? "no call traced on host or device; the export's CPU samples are not read"
+		           : "no call traced on host or device";
+	if (res->nsys && c == NS_CAUSE_HOST_COMM && res->program.mpi)
+		return "MPI calls on the host";
+	return cause_gloss[c];
+}
+
+void report_print_top_cause(FILE *out, const ns_split_result *res, const ns_split_window *w,
+                            ns_regime verdict)
 {
 	ns_cause c;
 
 	if (report_dominant_cause(w, verdict, &c))
 		fprintf(out, "  %s is mostly %s: %.0f%% of it (%s)\n", ns_regime_name(verdict),
-		        ns_cause_name(c), pct(w->cause_ns[c], w->bucket_ns[verdict]), cause_gloss[c]);
+		        ns_cause_name(c), pct(w->cause_ns[c], w->bucket_ns[verdict]), gloss_of(c, res));
 }
 
 void report_print_causes(FILE *out, const ns_split_window *w)

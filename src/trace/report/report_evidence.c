@@ -131,5 +131,7 @@ void report_evidence_routes(const ns_split_result *res, const ns_split_device *d
 	                    fixes[REPORT_FIX_HOST_GAP], NS_REPORT_FIX_MAX);
 	report_python_route(res, d, NS_CAUSE_LAUNCH, in, &out->cause[NS_CAUSE_LAUNCH],
 	                    fixes[REPORT_FIX_LAUNCH], NS_REPORT_FIX_MAX);
+	if (res->nsys)
+		report_export_routes(res, in, out, fixes);
 	kernel_routes(res, d, devices, in, out, fixes);
 }

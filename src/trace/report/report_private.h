@@ -54,7 +54,8 @@ const ns_route *report_startup_route(const ns_split_result *res, const ns_split_
                                      const ns_routes *r);
 /* "  overhead is mostly sync: 72% of it (host blocked on the device)" for the verdict's bucket, when one
  * cause dominates it. */
-void report_print_top_cause(FILE *out, const ns_split_window *w, ns_regime verdict);
+void report_print_top_cause(FILE *out, const ns_split_result *res, const ns_split_window *w,
+                            ns_regime verdict);
 /* -v: every split bucket with time, and its causes. */
 void report_print_causes(FILE *out, const ns_split_window *w);
 /* One line per finding the device report lists under its headline: "also: memory 33% (high) -> fix (module)".
@@ -82,10 +83,16 @@ void report_print_python(FILE *out, const ns_split_result *res, const ns_split_d
 /* Once per report: how to record Python frames, when host causes hold at least the high share on a device
  * where they would explain the verdict (most: the largest ns_device_report.python_hint); nsys: the capture is
  * an Nsight Systems export, whose user records Python another way. */
-void report_print_python_hint(FILE *out, double most, bool nsys, const ns_report_options *o);
-/* An Nsight Systems export: what it lacks (-v), and the JSON "export" member. */
+void report_print_python_hint(FILE *out, double most, const ns_split_result *res, const ns_report_options *o);
+/* An Nsight Systems export (report_export.c): what it lacks and what it says of the program (-v), and the
+ * JSON "export" member. */
 void report_print_export(FILE *out, const ns_split_result *res);
 cJSON *report_export_json(const ns_split_result *res);
+/* out's host routes for an export, worded by what it shows (docs/nsys.md): OS calls, untraced host code
+ * (how to see it), MPI on the host, start-up, and for a program that is not Python its syncs and launches
+ * without Python advice. Runs after report_python_route(), whose OS-call route it keeps. */
+void report_export_routes(const ns_split_result *res, const ns_routes *in, ns_routes *out,
+                          char fixes[][NS_REPORT_FIX_MAX]);
 /* "python": [{"frame", "us"}, ...] on each host cause of window (d's overall), when the trace has frames
  * ("os_runtime" for an Nsight Systems export, whose frames are its OS runtime calls). */
 bool report_python_add_json(cJSON *window, const ns_split_result *res, const ns_split_device *d);

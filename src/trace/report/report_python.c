@@ -74,20 +74,17 @@ double report_host_cause_share(const ns_split_window *w)
 /* Once per trace, when host time is a device's verdict and host causes hold a high share of it (the device
  * report decides where the hint applies: not start-up, not an unfit trace, not where the profiler's own cost
  * already degrades the verdict). */
-void report_print_python_hint(FILE *out, double most, bool nsys, const ns_report_options *o)
+void report_print_python_hint(FILE *out, double most, const ns_split_result *res, const ns_report_options *o)
 {
 	const char *detail = ns_report_hint_text(o->hints, NS_REPORT_HINT_PYTHON_DETAIL);
 
 	if (most <= 0.0 || most < o->classify->high)
 		return;
-	if (nsys) { /* nsys samples Python only on request, and nextstep does not read those samples */
-		fprintf(
-		    out,
-		    "hint: host-side causes hold %.0f%% of the time and an Nsight Systems export holds no "
-		    "Python "
-		    "frames nextstep reads: sample the step thread with py-spy (py-spy record --native), or "
-		    "capture the same steps with torch.profiler.profile(with_stack=True)%s%s\n",
-		    most * 100.0, detail != NULL ? " " : "", detail != NULL ? detail : "");
+	if (res->nsys) { /* what the export shows decides what to record (report_export.c) */
+		char words[NS_REPORT_FIX_MAX];
+		ns_report_export_hint(res, words, sizeof(words));
+		fprintf(out, "hint: host-side causes hold %.0f%% of the time and %s%s%s\n", most * 100.0,
+		        words, detail != NULL ? " " : "", detail != NULL ? detail : "");
 		return;
 	}
 	fprintf(
@@ -139,38 +136,6 @@ bool report_python_add_json(cJSON *window, const ns_split_result *res, const ns_
 		k++;
 	}
 	return true;
-}
-
-/* What an Nsight Systems export does not hold that a Kineto trace may: said, so nothing is guessed. */
-void report_print_export(FILE *out, const ns_split_result *res)
-{
-	fprintf(out, "export: Nsight Systems%s%s%s: no Python frames, collectives without names or sizes; ",
-	        res->nsys_schema[0] != '\0' ? " (schema " : "", res->nsys_schema,
-	        res->nsys_schema[0] != '\0' ? ")" : "");
-	if (res->nsys_ops > 0)
-		fprintf(out,
-		        "ops from %ld NVTX ranges named like code (aten::..., Class::method: docs/nsys.md)\n",
-		        res->nsys_ops);
-	else
-		fputs("no ops (PyTorch writes them as NVTX ranges under torch.autograd.profiler.emit_nvtx)\n",
-		      out);
-}
-
-cJSON *report_export_json(const ns_split_result *res)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	if (o == NULL)
-		return NULL;
-	cJSON_AddStringToObject(o, "format", "nsys");
-	if (res->nsys_schema[0] != '\0')
-		cJSON_AddStringToObject(o, "schema", res->nsys_schema);
-	else
-		cJSON_AddNullToObject(o, "schema");
-	cJSON_AddNumberToObject(o, "ops", (double)res->nsys_ops);
-	cJSON_AddBoolToObject(o, "python_frames", false);
-	cJSON_AddBoolToObject(o, "collective_metadata", false);
-	return o;
 }
 
 /* ---- the routes the Python frames and torch.compile decide (report_python_route) ---- */
@@ -279,12 +244,14 @@ static ns_finding_kind python_finding(const ns_split_result *res, const ns_split
 	if (res->python_frames == 0 || t <= 0)
 		return NS_FINDING_COUNT;
 	if ((double)p->framed_ns < PY_FRAMED_MAJORITY * (double)t) {
-		if (c != NS_CAUSE_HOST_GAP)
-			return NS_FINDING_COUNT; /* an op's own time: the cause's route stands */
+		if (c != NS_CAUSE_HOST_GAP || res->nsys) /* an export's untraced gap: report_export.c */
+			return NS_FINDING_COUNT;         /* an op's own time: the cause's route stands */
 		snprintf(what, size, "%.0f%%", pct(p->framed_ns, t));
 		return NS_FINDING_PYTHON_NATIVE;
 	}
 	prep = name_frames(res, p, what, size);
+	if (res->nsys) /* an export's frames are OS calls, whatever the program (report_export.c) */
+		return c == NS_CAUSE_HOST_GAP ? NS_FINDING_HOST_OS_CALLS : NS_FINDING_COUNT;
 	if (prep)
 		return NS_FINDING_PYTHON_PREPROCESS;
 	if (c != NS_CAUSE_HOST_GAP)

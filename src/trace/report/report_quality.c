@@ -73,6 +73,16 @@ static void graph_missing_detail(const ns_quality_problem *p, char *buf, size_t 
 
 /* Of two steps neither is the typical one: the detail says how far apart they are and what the longer holds.
  * Outlying steps with too little time to move the verdict are only listed. */
+/* How to capture steady state with the profiler that made the trace: torch.profiler's schedule, or for an
+ * Nsight Systems capture its capture range (the program brackets the steady iterations with
+ * cudaProfilerStart/Stop: torch.cuda.profiler.start/stop from Python) or a delay past start-up. */
+static const char *steady_capture(const ns_split_quality *q)
+{
+	return q->nsys ? "nsys profile --capture-range=cudaProfilerApi with cudaProfilerStart/Stop around "
+	                 "them, or --delay past start-up"
+	               : "torch.profiler.schedule(wait=1, warmup=1, active=3)";
+}
+
 static void unequal_detail(const ns_split_quality *q, const ns_quality_problem *p, char *buf, size_t size)
 {
 	double ratio = q->step_min_ns > 0 ? (double)q->step_max_ns / (double)q->step_min_ns : 0.0;
@@ -97,9 +107,8 @@ static void unequal_detail(const ns_split_quality *q, const ns_quality_problem *
 		    buf, size,
 		    "%s: a loop's steps repeat the same work, so steps this far apart are of another kind "
 		    "(the first, an evaluation or checkpoint step, one cut by the capture) and the verdict "
-		    "leans on them; capture several steady-state steps (torch.profiler.schedule(wait=1, "
-		    "warmup=1, active=3))",
-		    what);
+		    "leans on them; capture several steady-state steps (%s)",
+		    what, steady_capture(q));
 }
 
 void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char *buf, size_t size)
@@ -206,8 +215,8 @@ void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char
 		snprintf(
 		    buf, size,
 		    "the verdict rests on one step: its split is exact, but one step cannot show whether "
-		    "it is typical; capture 3 or more steady-state steps (torch.profiler.schedule(wait=1, "
-		    "warmup=1, active=3))");
+		    "it is typical; capture 3 or more steady-state steps (%s)",
+		    steady_capture(q));
 		break;
 	case NS_QP_LITTLE_DEVICE_WORK:
 		snprintf(buf, size,
@@ -215,9 +224,9 @@ void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char
 		         "activity "
 		         "(%.2f%%): below the floor of 1 ms and 1%% a verdict needs, the split describes a "
 		         "fragment "
-		         "(one kernel, a warm-up call), not the job; capture steady-state steps "
-		         "(torch.profiler.schedule(wait=1, warmup=1, active=3))",
-		         ms(q->busy_ns), ms(q->host_span_ns), shown1(p->share * 10.0) / 10.0);
+		         "(one kernel, a warm-up call), not the job; capture steady-state steps (%s)",
+		         ms(q->busy_ns), ms(q->host_span_ns), shown1(p->share * 10.0) / 10.0,
+		         steady_capture(q));
 		break;
 	case NS_QP_ATYPICAL_WAIT:
 		snprintf(

@@ -259,7 +259,7 @@ static ns_status print_device_text(FILE *out, const ns_split_result *res, const 
 	print_summary(out, res, d, o->hints);
 	ns_memory_print(out, &d->memory);
 	report_print_graphs(out, d);
-	report_print_top_cause(out, w, m->verdict.regime);
+	report_print_top_cause(out, res, w, m->verdict.regime);
 	report_print_notes(out, res, d, o->hints);
 	report_print_outside(out, d, o->format->verbose);
 	report_print_phases(out, m, o);
@@ -323,7 +323,7 @@ static ns_status print_text(FILE *out, const ns_split_result *res, const ns_repo
 		if (st != NS_OK)
 			return st;
 	}
-	report_print_python_hint(out, hint, res->nsys, o);
+	report_print_python_hint(out, hint, res, o);
 	return NS_OK;
 }
 

@@ -945,6 +945,7 @@ ns_status split_quality_finish(ns_trace_split *s, ns_split_result *res, ns_error
 	ns_status st;
 
 	memset(out, 0, sizeof(*out));
+	out->nsys = res->nsys;
 	out->gpu_ns = q->gpu_ns;
 	judge_truncated(q, res->events, out);
 	if (s->ngpu == 0 && (launches > 0 || !res->host_comm))

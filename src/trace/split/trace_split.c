@@ -389,6 +389,7 @@ ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns
 		memcpy(res->nsys_schema, meta->nsys_schema, sizeof(res->nsys_schema));
 		res->nsys_schema[sizeof(res->nsys_schema) - 1] = '\0';
 		res->nsys_ops = s->quality.cpu_ops;
+		res->program = meta->program;
 	}
 	if (meta != NULL && meta->has_rank) {
 		res->has_rank = true;
