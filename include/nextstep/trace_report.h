@@ -168,6 +168,9 @@ NS_STATIC_API const ns_roof_time *ns_report_roof(const ns_report_options *o, con
  * samples, or how to take them, and OS runtime calls when not traced). The words follow "host-side causes
  * hold N% of the time and "; text and HTML print the same. */
 NS_STATIC_API void ns_report_export_hint(const ns_split_result *res, char *buf, size_t size);
+/* Why --roofline places nothing of an Nsight Systems export, and what places its kernels instead (text:
+ * after "roofline: "; JSON: the roofline section's "not_placed"). */
+NS_STATIC_API void ns_report_export_roofline(const ns_split_result *res, char *buf, size_t size);
 /* A quality problem's one-line explanation (text and JSON "detail"). */
 NS_STATIC_API void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char *buf,
                                             size_t size);

@@ -530,10 +530,15 @@ ns_status ns_troof_print_with_report(FILE *out, const ns_split_result *res, cons
 {
 	cJSON *section;
 	ns_status st;
+	char why[NS_REPORT_FIX_MAX] = "";
 
+	if (res->nsys) /* nothing to place: said instead of an empty table (docs/nsys.md) */
+		ns_report_export_roofline(res, why, sizeof(why));
 	if (o->format->kind != NS_FORMAT_JSON) {
 		st = ns_report_print(out, res, o, err);
-		if (st == NS_OK && o->format->kind == NS_FORMAT_TEXT) {
+		if (st == NS_OK && o->format->kind == NS_FORMAT_TEXT && res->nsys) {
+			fprintf(out, "roofline: %s\n", why);
+		} else if (st == NS_OK && o->format->kind == NS_FORMAT_TEXT) {
 			ns_troof_report_print(out, r, o->top, o->hints);
 			ns_gpu_util_print(out, res, r);
 			if (fflush(out) != 0 || ferror(out))
@@ -542,6 +547,10 @@ ns_status ns_troof_print_with_report(FILE *out, const ns_split_result *res, cons
 		return st;
 	}
 	section = ns_troof_report_json(r, o->top);
+	if (section != NULL && res->nsys && !cJSON_AddStringToObject(section, "not_placed", why)) {
+		cJSON_Delete(section);
+		section = NULL;
+	}
 	if (section != NULL && !ns_gpu_util_add_json(section, res, r)) {
 		cJSON_Delete(section);
 		section = NULL;

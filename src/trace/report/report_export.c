@@ -174,3 +174,17 @@ void report_export_routes(const ns_split_result *res, const ns_routes *in, ns_ro
 	    in->finding[NS_FINDING_LAUNCH_NATIVE].fix != NULL)
 		out->cause[NS_CAUSE_LAUNCH] = in->finding[NS_FINDING_LAUNCH_NATIVE];
 }
+
+void ns_report_export_roofline(const ns_split_result *res, char *buf, size_t size)
+{
+	snprintf(
+	    buf, size,
+	    "an Nsight Systems export places no kernel on the roofline: nsys records each kernel's name, "
+	    "grid and block, not the FLOPs and bytes of the work behind it, and no id links a kernel to "
+	    "an op (emit_nvtx's ranges give input shapes without dtypes); measure the kernels with Nsight "
+	    "Compute (ncu --section SpeedOfLight_RooflineChart) or place one by hand (nextstep roofline "
+	    "--flops F --bytes B --time T)%s",
+	    is_python(res) ? ", or capture the same steps with torch.profiler (record_shapes=True) and "
+	                     "give nextstep that trace"
+	                   : "");
+}

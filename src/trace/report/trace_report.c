@@ -247,8 +247,9 @@ static ns_status print_device_text(FILE *out, const ns_split_result *res, const 
 		fprintf(out, "  %s\n", words);
 	}
 	if (headline)
-		ns_next_steps_print(out, &m->next, res->has_steps,
-		                    ns_report_hint_text(o->hints, NS_REPORT_HINT_ROOFLINE));
+		ns_next_steps_print(out, &m->next, res->has_steps, /* --roofline places no export's op */
+		                    res->nsys ? NULL
+		                              : ns_report_hint_text(o->hints, NS_REPORT_HINT_ROOFLINE));
 	if (headline && m->batch_item >= 0)
 		report_print_batch(out, m);
 	/* a start-up capture's findings are start-up's: its one advice is a steady-state capture */
@@ -272,7 +273,8 @@ static ns_status print_device_text(FILE *out, const ns_split_result *res, const 
 	if (o->format->verbose) {
 		ns_format_verdict_explain(out, &m->verdict, &m->routes, o->format);
 		ns_next_steps_print_all(out, &m->next, res->has_steps,
-		                        ns_report_hint_text(o->hints, NS_REPORT_HINT_ROOFLINE));
+		                        res->nsys ? NULL
+		                                  : ns_report_hint_text(o->hints, NS_REPORT_HINT_ROOFLINE));
 		report_print_causes(out, w);
 		report_print_python(out, res, d);
 		report_print_passes(out, res, d, m);
@@ -856,25 +858,35 @@ static ns_status finish_output(FILE *out, ns_status st, ns_error *err)
 	return st;
 }
 
-/* o, or for a host-only split a copy in *host with the host-only routes (no GPU advice) in *routes. */
+/* The options a whole report prints with: o, or a copy with other routes for every window (the steps' too):
+ * a host-only split's (no GPU advice), an Nsight Systems export's (worded by what it shows). */
+typedef struct {
+	ns_report_options o;
+	ns_routes routes;
+	char fixes[REPORT_FIX_SLOTS][NS_REPORT_FIX_MAX];
+} routed_options;
+
 static const ns_report_options *options_for(const ns_split_result *res, const ns_report_options *o,
-                                            ns_report_options *host, ns_routes *routes)
+                                            routed_options *r)
 {
-	if (res->ndevices == 0 || res->gpu_activity)
+	if (res->ndevices > 0 && !res->gpu_activity) {
+		report_host_only_routes(o->routes, &r->routes);
+	} else if (res->nsys) {
+		r->routes = *o->routes;
+		report_export_routes(res, o->routes, &r->routes, r->fixes);
+	} else {
 		return o;
-	report_host_only_routes(o->routes, routes);
-	*host = *o;
-	host->routes = routes;
-	return host;
+	}
+	r->o = *o;
+	r->o.routes = &r->routes;
+	return &r->o;
 }
 
 ns_status report_print_json_as(FILE *out, const ns_split_result *res, const ns_report_options *o,
                                unsigned flags, ns_error *err)
 {
-	ns_report_options host_o;
-	ns_routes host_routes;
-	ns_status st =
-	    print_json(out, res, options_for(res, o, &host_o, &host_routes), NULL, NULL, flags, err);
+	routed_options routed;
+	ns_status st = print_json(out, res, options_for(res, o, &routed), NULL, NULL, flags, err);
 
 	if (st == NS_OK)
 		st = ns_split_result_steps_status(res, err);
@@ -885,10 +897,9 @@ ns_status ns_report_print_with(FILE *out, const ns_split_result *res, const ns_r
                                const char *extra_key, cJSON *extra, ns_error *err)
 {
 	ns_status st = NS_OK;
-	ns_report_options host_o;
-	ns_routes host_routes;
+	routed_options routed;
 
-	o = options_for(res, o, &host_o, &host_routes);
+	o = options_for(res, o, &routed);
 	switch (o->format->kind) {
 	case NS_FORMAT_JSON:
 		st = print_json(out, res, o, extra_key, extra, 0, err);
