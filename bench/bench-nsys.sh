@@ -4,11 +4,15 @@
 # rewritten by tests/nsys/kineto2nsys.py, then doubled in place (every event table's rows copied once more,
 # shifted past the last event, correlation ids past the last one) until it reaches the size: the same
 # events per step as a real capture, as many steps as the size takes. Prints wall and CPU seconds (median of 3)
-# and peak RSS, and nextstep's time as a multiple of the baseline's. Files go under $TMPDIR (default /tmp).
-# Usage: bench/bench-nsys.sh NEXTSTEP_BINARY [SIZE_MB]      (default 1000)
+# and peak RSS, and nextstep's time as a multiple of the baseline's; with OLD_BINARY (an earlier build), its
+# figures too and new/old, in the same sitting. Files go under $TMPDIR (default /tmp).
+# CPU seconds (user + system) are the figure to compare on a shared machine: wall time counts the other
+# users' load.
+# Usage: bench/bench-nsys.sh NEXTSTEP_BINARY [SIZE_MB [OLD_BINARY]]      (default 1000)
 set -euo pipefail
-bin=${1:?usage: bench-nsys.sh NEXTSTEP_BINARY [SIZE_MB]}
+bin=${1:?usage: bench-nsys.sh NEXTSTEP_BINARY [SIZE_MB [OLD_BINARY]]}
 mb=${2:-1000}
+old=${3:-}
 src=$(cd "$(dirname "$0")/.." && pwd)
 tools=$src/../shared/tools
 work=${TMPDIR:-/tmp}/nextstep-bench-nsys
@@ -76,7 +80,16 @@ echo "machine: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); export $(($
 cat "$file" >/dev/null # both runs read a warm page cache
 read -r bw bc br < <(bench baseline sqlite3 "$file" "$counts")
 read -r nw nc nr < <(bench nextstep "$bin" trace --format json "$file")
-awk -v bw="$bw" -v bc="$bc" -v br="$br" -v nw="$nw" -v nc="$nc" -v nr="$nr" 'BEGIN {
+ow=0 oc=0 om=0
+if [ -n "$old" ]; then
+	read -r ow oc om < <(bench old "$old" trace --format json "$file")
+fi
+awk -v bw="$bw" -v bc="$bc" -v br="$br" -v nw="$nw" -v nc="$nc" -v nr="$nr" \
+	-v ow="$ow" -v oc="$oc" -v om="$om" 'BEGIN {
 	printf "sqlite3 count(*) of the 6 tables   wall %6.2f s  cpu %6.2f s  peak RSS %6.1f MB\n", bw, bc, br / 1024
 	printf "nextstep trace --format json        wall %6.2f s  cpu %6.2f s  peak RSS %6.1f MB\n", nw, nc, nr / 1024
-	printf "nextstep / baseline                 wall %6.2fx   cpu %6.2fx\n", nw / bw, nc / bc }'
+	if (oc > 0)
+		printf "old binary, the same                wall %6.2f s  cpu %6.2f s  peak RSS %6.1f MB\n", ow, oc, om / 1024
+	printf "nextstep / baseline                 wall %6.2fx   cpu %6.2fx\n", nw / bw, nc / bc
+	if (oc > 0)
+		printf "nextstep / old binary               wall %6.2fx   cpu %6.2fx   peak RSS %6.2fx\n", nw / ow, nc / oc, nr / om }'

@@ -119,12 +119,37 @@ bool nsys_env_rank(const char *entry, size_t len, bool *is_size, int *which, int
  * is the main thread). */
 bool nsys_is_python_name(const char *name, size_t len);
 
+/* ---- StringIds in memory (nsys_strings.c) ---- */
+
+/* The table's strings by id: ids ascending, string i at text + off[i] up to off[i + 1] (escaped as
+ * nsys_escape does, so a name is used as read). */
+typedef struct {
+	int64_t *ids;
+	uint32_t *off; /* n + 1 offsets */
+	char *text;
+	size_t n, text_len;
+	size_t cap_ids, cap_off, cap_text;
+	bool loaded;
+} nsys_strings;
+
+/* Reads db's StringIds into s. False (s empty, nothing to free) when the table is past the caps on what is
+ * held (64 MiB of text, 2 Mi strings), a value is not text, or memory runs out: the reader then joins it
+ * row by row, as before there was a cache. */
+bool nsys_strings_load(sqlite3 *db, nsys_strings *s);
+/* The string of id; false when there is none (a dangling id reads as no name, as a LEFT JOIN's NULL). */
+bool nsys_strings_get(const nsys_strings *s, int64_t id, ns_str *out);
+void nsys_strings_free(nsys_strings *s);
+
 /* ---- the reader (nsys_read.c) ---- */
 
 /* Reads an open database (the CLI's file, or the fuzz harness's in-memory one) into fn, as ns_nsys_read()
  * does for a path. where names the database in messages. */
 ns_status nsys_read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
                        ns_error *err);
+/* nsys_read_db() with StringIds joined row by row, as when the table is past what is held in memory: the
+ * same events (tests and the fuzz harness read both ways). */
+ns_status nsys_read_db_joining(sqlite3 *db, const char *where, ns_trace_event_fn fn, void *ctx,
+                               ns_trace_meta *meta, ns_error *err);
 /* The per-connection limits the reader sets on every database it reads (string length, page cache). */
 void nsys_limit_db(sqlite3 *db);
 

@@ -13,8 +13,11 @@
 #include "nsys_private.h"
 #include "util/magic.h"
 
-/* SQLite's page cache for one export, KiB. */
-#define NSYS_CACHE_KIB 16384
+/* SQLite's page cache for one export, KiB: while StringIds is joined row by row (its pages are read again
+ * and again), and once it is in memory (the tables are scanned once each: the cache holds the B-trees'
+ * inner pages). */
+#define NSYS_CACHE_KIB      16384
+#define NSYS_SCAN_CACHE_KIB "2048"
 /* Rows read from the small tables (devices, the capture's environment): more are not looked at. */
 #define NSYS_SMALL_ROWS 4096
 /* NVTX event types (ENUM_NSYS_EVENT_TYPE): ranges, and a thread's name. */
@@ -43,10 +46,11 @@ typedef struct {
 	int64_t gpu_pid;
 	int env_rank_which, env_size_which; /* priority of the variable each came from; -1: none */
 	int64_t env_rank, env_size;
-	int64_t mpi_rank;  /* from an NVTX thread name "MPI Rank N"; -1: none */
-	int64_t host_pid;  /* the process of the first CUDA call; -1: none */
-	bool pytorch_nvtx; /* a range PyTorch writes: an emit_nvtx op, aten::..., ProfilerStep# */
-	bool pt_thread;    /* a thread named pt_main_thread */
+	int64_t mpi_rank;     /* from an NVTX thread name "MPI Rank N"; -1: none */
+	int64_t host_pid;     /* the process of the first CUDA call; -1: none */
+	bool pytorch_nvtx;    /* a range PyTorch writes: an emit_nvtx op, aten::..., ProfilerStep# */
+	bool pt_thread;       /* a thread named pt_main_thread */
+	nsys_strings strings; /* StringIds, when held in memory (else each query joins it) */
 } reader;
 
 static ns_status row_error(reader *r, ns_status status, const char *what)
@@ -78,25 +82,54 @@ static void blank_event(ns_trace_event *ev, long index)
 	ev->coll_seq = ev->coll_in = ev->coll_out = -1;
 }
 
+/* Whether column col is an integer, and its value in *v. One call into the statement per column (each
+ * sqlite3_column_* call costs a lock and an error check; the value's own accessors do not): every row of
+ * every table passes here several times. */
+static bool int_at(sqlite3_stmt *st, int col, int64_t *v)
+{
+	sqlite3_value *val = sqlite3_column_value(st, col);
+
+	if (sqlite3_value_type(val) != SQLITE_INTEGER)
+		return false;
+	*v = sqlite3_value_int64(val);
+	return true;
+}
+
+/* A StringIds id in column col: an integer, or a text or real that SQLite's comparison with the integer
+ * key would take as one (numeric affinity), as a join finds it. */
+static bool id_at(sqlite3_stmt *st, int col, int64_t *v)
+{
+	sqlite3_value *val = sqlite3_column_value(st, col);
+
+	if (sqlite3_value_type(val) != SQLITE_INTEGER && sqlite3_value_numeric_type(val) != SQLITE_INTEGER)
+		return false;
+	*v = sqlite3_value_int64(val);
+	return true;
+}
+
 /* An integer column, or dflt when it is NULL or not an integer. */
 static int64_t int_or(sqlite3_stmt *st, int col, int64_t dflt)
 {
-	return sqlite3_column_type(st, col) == SQLITE_INTEGER ? sqlite3_column_int64(st, col) : dflt;
+	int64_t v;
+
+	return int_at(st, col, &v) ? v : dflt;
 }
 
 /* start and end (columns 0 and 1) of every event table: integers, end not before start. */
 static ns_status span_of(reader *r, sqlite3_stmt *st, ns_trace_event *ev)
 {
-	if (sqlite3_column_type(st, 0) != SQLITE_INTEGER)
+	int64_t start, end;
+
+	if (!int_at(st, 0, &start))
 		return row_error(r, NS_ERR_VALUE, "start is not an integer");
-	if (sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+	if (!int_at(st, 1, &end))
 		return row_error(r, NS_ERR_VALUE, "end is not an integer");
-	ev->ts_ns = sqlite3_column_int64(st, 0);
-	if (sqlite3_column_int64(st, 1) < ev->ts_ns)
+	if (end < start)
 		return row_error(r, NS_ERR_VALUE, "end before start");
-	if (sqlite3_column_int64(st, 1) - (uint64_t)ev->ts_ns > (uint64_t)INT64_MAX)
+	if ((uint64_t)end - (uint64_t)start > (uint64_t)INT64_MAX)
 		return row_error(r, NS_ERR_VALUE, "a span longer than 292 years");
-	ev->dur_ns = sqlite3_column_int64(st, 1) - ev->ts_ns;
+	ev->ts_ns = start;
+	ev->dur_ns = (int64_t)((uint64_t)end - (uint64_t)start);
 	ev->has_ts = ev->has_dur = true;
 	return NS_OK;
 }
@@ -121,6 +154,18 @@ static ns_status text_of(reader *r, sqlite3_stmt *st, int col, ns_str *out)
 		return too_long ? row_error(r, NS_ERR_LIMIT, "a name longer than 16 MiB once escaped")
 		                : ns_error_set(r->err, NS_ERR_NOMEM, "out of memory");
 	*out = (ns_str){r->buf, n};
+	return NS_OK;
+}
+
+/* A row's name: by its id column (id_col) from StringIds in memory, else the joined value (value_col). */
+static ns_status name_of(reader *r, sqlite3_stmt *st, int id_col, int value_col, ns_str *out)
+{
+	int64_t id;
+
+	if (!r->strings.loaded)
+		return text_of(r, st, value_col, out);
+	if (!id_at(st, id_col, &id) || !nsys_strings_get(&r->strings, id, out))
+		*out = (ns_str){"", 0};
 	return NS_OK;
 }
 
@@ -170,8 +215,7 @@ static ns_status emit(reader *r, const ns_trace_event *ev)
 static ns_status gpu_event(reader *r, sqlite3_stmt *st, ns_trace_category cat, const char *cat_raw,
                            ns_trace_event *ev)
 {
-	int64_t pid =
-	    sqlite3_column_type(st, 5) == SQLITE_INTEGER ? nsys_pid_of(sqlite3_column_int64(st, 5)) : -1;
+	int64_t gpid, pid = int_at(st, 5, &gpid) ? nsys_pid_of(gpid) : -1;
 	ns_status s;
 
 	blank_event(ev, r->meta->events);
@@ -219,13 +263,25 @@ static ns_status stream(reader *r, nsys_table t, const char *sql, row_fn fn)
 
 /* ---- the tables ---- */
 
+/* The demangled name (column 6, joined 8), else the short one (7, joined 9). */
+static ns_status kernel_name(reader *r, sqlite3_stmt *st, ns_str *out)
+{
+	int64_t id;
+
+	if (!r->strings.loaded)
+		return text_of(r, st, sqlite3_column_type(st, 8) != SQLITE_NULL ? 8 : 9, out);
+	if (id_at(st, 6, &id) && nsys_strings_get(&r->strings, id, out))
+		return NS_OK;
+	return name_of(r, st, 7, 9, out);
+}
+
 static ns_status kernel_row(reader *r, sqlite3_stmt *st)
 {
 	ns_trace_event ev;
 	ns_status s = gpu_event(r, st, NS_TCAT_KERNEL, "kernel", &ev);
 
 	if (s == NS_OK)
-		s = text_of(r, st, sqlite3_column_type(st, 6) != SQLITE_NULL ? 6 : 7, &ev.name);
+		s = kernel_name(r, st, &ev.name);
 	return s == NS_OK ? emit(r, &ev) : s;
 }
 
@@ -272,9 +328,11 @@ static ns_status sync_row(reader *r, sqlite3_stmt *st)
 /* Host events: the thread from globalTid (column 3). */
 static void host_thread(sqlite3_stmt *st, int col, ns_trace_event *ev)
 {
-	if (sqlite3_column_type(st, col) == SQLITE_INTEGER) {
-		ev->pid = nsys_pid_of(sqlite3_column_int64(st, col));
-		ev->tid = nsys_tid_of(sqlite3_column_int64(st, col));
+	int64_t gtid;
+
+	if (int_at(st, col, &gtid)) {
+		ev->pid = nsys_pid_of(gtid);
+		ev->tid = nsys_tid_of(gtid);
 	}
 }
 
@@ -294,7 +352,7 @@ static ns_status runtime_row(reader *r, sqlite3_stmt *st)
 	if (r->host_pid < 0)
 		r->host_pid = ev.pid;
 	ev.correlation = correlation_of(st, 4, ev.pid);
-	if ((s = text_of(r, st, 5, &ev.name)) != NS_OK)
+	if ((s = name_of(r, st, 5, 6, &ev.name)) != NS_OK)
 		return s;
 	ev.name.len = nsys_api_name_len(ev.name.ptr, ev.name.len);
 	return emit(r, &ev);
@@ -337,7 +395,14 @@ static ns_status nvtx_row(reader *r, sqlite3_stmt *st)
 	int64_t type = int_or(st, 2, -1);
 	ns_status s;
 
-	if ((s = text_of(r, st, 4, &text)) != NS_OK)
+	/* ranges and thread names; marks, domains and registered strings are not read (filtered here: an
+	 * IN (...) in the query costs every row a lookup in a temporary index) */
+	if (type != NVTX_THREAD_NAME && type != NVTX_PUSH_POP && type != NVTX_START_END)
+		return NS_OK;
+	/* the text inline, else registered in StringIds (textId) */
+	s = sqlite3_column_type(st, 4) != SQLITE_NULL ? text_of(r, st, 4, &text)
+	                                              : name_of(r, st, 5, 6, &text);
+	if (s != NS_OK)
 		return s;
 	if (type == NVTX_THREAD_NAME) {
 		note_mpi_rank(r, text);
@@ -373,7 +438,7 @@ static ns_status thread_name_row(reader *r, sqlite3_stmt *st)
 	ev.ph = 'M';
 	ev.name = (ns_str){meta, sizeof(meta) - 1};
 	host_thread(st, 0, &ev);
-	if ((s = text_of(r, st, 1, &ev.meta_name)) != NS_OK)
+	if ((s = name_of(r, st, 1, 2, &ev.meta_name)) != NS_OK)
 		return s;
 	r->pt_thread =
 	    r->pt_thread || (ev.meta_name.len == 14 && memcmp(ev.meta_name.ptr, "pt_main_thread", 14) == 0);
@@ -394,7 +459,7 @@ static ns_status osrt_row(reader *r, sqlite3_stmt *st)
 	ev.cat = NS_TCAT_PYTHON;
 	ev.cat_raw = (ns_str){NS_TRACE_CAT_OS_RUNTIME, sizeof(NS_TRACE_CAT_OS_RUNTIME) - 1};
 	host_thread(st, 2, &ev);
-	if ((s = text_of(r, st, 3, &ev.name)) != NS_OK)
+	if ((s = name_of(r, st, 3, 4, &ev.name)) != NS_OK)
 		return s;
 	return ev.pid < 0 || ev.name.len == 0 ? NS_OK : emit(r, &ev);
 }
@@ -563,37 +628,45 @@ static ns_status read_events(reader *r)
 	const char *pid = NULL;
 	ns_status st = NS_OK;
 
-	if (s->has[NT_RUNTIME])
-		st = stream(
-		    r, NT_RUNTIME,
-		    "SELECT r.start, r.end, r.eventClass, r.globalTid, r.correlationId, n.value "
-		    "FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r LEFT JOIN StringIds AS n ON n.id = r.nameId "
-		    "WHERE r.eventClass IS NOT 67",
-		    runtime_row);
-	if (st == NS_OK && s->has[NT_NVTX])
-		st = stream(r, NT_NVTX,
-		            "SELECT e.start, e.end, e.eventType, e.globalTid, coalesce(e.text, n.value) "
-		            "FROM NVTX_EVENTS AS e LEFT JOIN StringIds AS n ON n.id = e.textId "
-		            "WHERE e.eventType IN (39, 59, 60)",
-		            nvtx_row);
-	if (st == NS_OK && s->has[NT_THREAD_NAMES] && s->has[NT_STRINGS])
-		st = stream(r, NT_THREAD_NAMES,
-		            "SELECT t.globalTid, n.value FROM ThreadNames AS t LEFT JOIN StringIds AS n ON "
-		            "n.id = t.nameId",
-		            thread_name_row);
-	if (st == NS_OK && s->has[NT_OSRT])
-		st = stream(
-		    r, NT_OSRT,
-		    "SELECT o.start, o.end, o.globalTid, n.value FROM OSRT_API AS o LEFT JOIN StringIds "
-		    "AS n ON n.id = o.nameId",
-		    osrt_row);
-	r->meta->program.osrt = s->has[NT_OSRT] && r->row > 0;
+	/* with StringIds in memory the queries read ids only; else each joins StringIds for the names */
+	bool join = !r->strings.loaded;
+
+	if (s->has[NT_RUNTIME]) {
+		snprintf(sql, sizeof(sql),
+		         "SELECT r.start, r.end, r.eventClass, r.globalTid, r.correlationId, r.nameId%s "
+		         "FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r%s WHERE r.eventClass IS NOT 67",
+		         join ? ", n.value" : "", join ? " LEFT JOIN StringIds AS n ON n.id = r.nameId" : "");
+		st = stream(r, NT_RUNTIME, sql, runtime_row);
+	}
+	if (st == NS_OK && s->has[NT_NVTX]) {
+		snprintf(
+		    sql, sizeof(sql),
+		    "SELECT e.start, e.end, e.eventType, e.globalTid, e.text, e.textId%s FROM NVTX_EVENTS "
+		    "AS e%s",
+		    join ? ", n.value" : "", join ? " LEFT JOIN StringIds AS n ON n.id = e.textId" : "");
+		st = stream(r, NT_NVTX, sql, nvtx_row);
+	}
+	if (st == NS_OK && s->has[NT_THREAD_NAMES] && s->has[NT_STRINGS]) {
+		snprintf(sql, sizeof(sql), "SELECT t.globalTid, t.nameId%s FROM ThreadNames AS t%s",
+		         join ? ", n.value" : "", join ? " LEFT JOIN StringIds AS n ON n.id = t.nameId" : "");
+		st = stream(r, NT_THREAD_NAMES, sql, thread_name_row);
+	}
+	if (st == NS_OK && s->has[NT_OSRT]) {
+		snprintf(sql, sizeof(sql),
+		         "SELECT o.start, o.end, o.globalTid, o.nameId%s FROM OSRT_API AS o%s",
+		         join ? ", n.value" : "", join ? " LEFT JOIN StringIds AS n ON n.id = o.nameId" : "");
+		st = stream(r, NT_OSRT, sql, osrt_row);
+		r->meta->program.osrt = r->row > 0;
+	}
 	pid = s->cols[NT_KERNEL] & NC_GLOBAL_PID ? "k.globalPid" : "NULL";
 	snprintf(sql, sizeof(sql),
-	         "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, %s, d.value, b.value "
-	         "FROM CUPTI_ACTIVITY_KIND_KERNEL AS k LEFT JOIN StringIds AS d ON d.id = k.demangledName "
-	         "LEFT JOIN StringIds AS b ON b.id = k.shortName",
-	         pid);
+	         "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, %s, k.demangledName, "
+	         "k.shortName%s FROM CUPTI_ACTIVITY_KIND_KERNEL AS k%s",
+	         pid, join ? ", d.value, b.value" : "",
+	         join
+	             ? " LEFT JOIN StringIds AS d ON d.id = k.demangledName LEFT JOIN StringIds AS b ON b.id "
+	               "= k.shortName"
+	             : "");
 	if (st == NS_OK && s->has[NT_KERNEL])
 		st = stream(r, NT_KERNEL, sql, kernel_row);
 	snprintf(sql, sizeof(sql),
@@ -629,8 +702,8 @@ void nsys_limit_db(sqlite3 *db)
 	sqlite3_exec(db, pragma, NULL, NULL, NULL);
 }
 
-ns_status nsys_read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
-                       ns_error *err)
+static ns_status read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
+                         ns_error *err, bool hold_strings)
 {
 	reader r;
 	ns_status st;
@@ -647,6 +720,9 @@ ns_status nsys_read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, voi
 	r.host_pid = -1;
 	err->offset = -1;
 	st = nsys_schema_read(db, &r.schema, err);
+	/* StringIds in memory, else (past its caps) the queries join it and the page cache keeps its pages */
+	if (st == NS_OK && hold_strings && r.schema.has[NT_STRINGS] && nsys_strings_load(db, &r.strings))
+		sqlite3_exec(db, "PRAGMA cache_size = -" NSYS_SCAN_CACHE_KIB, NULL, NULL, NULL);
 	if (st == NS_OK)
 		st = read_devices(&r);
 	if (st == NS_OK)
@@ -660,7 +736,20 @@ ns_status nsys_read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, voi
 	meta->nsys = true;
 	memcpy(meta->nsys_schema, r.schema.version, sizeof(meta->nsys_schema));
 	free(r.buf);
+	nsys_strings_free(&r.strings);
 	return st;
+}
+
+ns_status nsys_read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
+                       ns_error *err)
+{
+	return read_db(db, where, fn, ctx, meta, err, true);
+}
+
+ns_status nsys_read_db_joining(sqlite3 *db, const char *where, ns_trace_event_fn fn, void *ctx,
+                               ns_trace_meta *meta, ns_error *err)
+{
+	return read_db(db, where, fn, ctx, meta, err, false);
 }
 
 /* path as an SQLite URI: '%', '?' and '#' percent-encoded, so any file name opens as itself. */

@@ -228,6 +228,9 @@ static const char schema[] =
 #define GTID "281475094151177"
 #define GPID "281475094151168"
 
+/* Read with StringIds joined row by row (the reader's path for a table past its caps) instead of held. */
+static bool joining;
+
 static ns_status read_sql(const char *rows, collected *c, ns_trace_meta *meta, ns_error *err)
 {
 	sqlite3 *db = NULL;
@@ -239,7 +242,7 @@ static ns_status read_sql(const char *rows, collected *c, ns_trace_meta *meta, n
 	ck_assert_int_eq(sqlite3_open(":memory:", &db), SQLITE_OK);
 	ck_assert_msg(sqlite3_exec(db, rows, NULL, NULL, NULL) == SQLITE_OK, "%s", sqlite3_errmsg(db));
 	nsys_limit_db(db);
-	st = nsys_read_db(db, "test", collect, c, meta, err);
+	st = (joining ? nsys_read_db_joining : nsys_read_db)(db, "test", collect, c, meta, err);
 	sqlite3_close(db);
 	return st;
 }
@@ -527,6 +530,70 @@ START_TEST(hostile_databases_are_refused_or_read_safely)
 }
 END_TEST
 
+/* StringIds held in memory (names looked up by id, escaped once) and joined row by row give the same events,
+ * status and message: on every hostile database, and on names that are sparse, dangling, NULL, escaped or
+ * registered NVTX text. */
+static const char *const same_both_ways[] = {
+    "INSERT INTO StringIds VALUES (1, 'void gemm<float>(float*)'), (2, 'gemm'), (1000000, "
+    "'cudaLaunchKernel_v7000'),"
+    " (7, 'a\\b'), (8, 'tab\there');"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (100, 150, 0, " GTID ", 5, 1000000), (160, 170, 0, " GTID
+    ", 6, 424242), (171, 172, 1, " GTID ", 7, NULL);"
+    "INSERT INTO NVTX_EVENTS VALUES (0, 400, 59, " GTID ", NULL, 7, 0), (10, 20, 59, " GTID
+    ", 'aten::mm', 1, 0), (30, 40, 60, " GTID ", NULL, 8, 0), (45, 46, 59, " GTID ", NULL, 555, 0),"
+    " (50, 60, 34, " GTID ", 'mark', NULL, 0);"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (200, 260, 1, 7, 5, " GPID
+    ", 1, 2), (300, 310, 1, 7, 6, " GPID ", 99, 2), (320, 330, 1, 7, 7, " GPID
+    ", NULL, 8), (340, 350, 1, 7, 8, " GPID ", 'x', 424242);",
+};
+
+START_TEST(stringids_held_or_joined_read_the_same)
+{
+	collected a, b;
+	ns_trace_meta ma, mb;
+	ns_error ea, eb;
+	size_t nhostile = sizeof(hostile) / sizeof(hostile[0]);
+	const char *rows = (size_t)_i < nhostile ? hostile[_i].rows : same_both_ways[(size_t)_i - nhostile];
+	ns_status sa, sb;
+
+	joining = false;
+	sa = read_rows(rows, &a, &ma, &ea);
+	joining = true;
+	sb = read_rows(rows, &b, &mb, &eb);
+	joining = false;
+	ck_assert_int_eq(sa, sb);
+	if (sa != NS_OK) {
+		ck_assert_str_eq(ea.msg, eb.msg);
+		return;
+	}
+	ck_assert_int_eq((int)a.n, (int)b.n);
+	for (size_t i = 0; i < a.n && i < MAX_EVENTS; i++) {
+		ck_assert_str_eq(a.ev[i].name, b.ev[i].name);
+		ck_assert_int_eq(a.ev[i].cat, b.ev[i].cat);
+		ck_assert_int_eq(a.ev[i].ts, b.ev[i].ts);
+		ck_assert_int_eq(a.ev[i].corr, b.ev[i].corr);
+	}
+	if ((size_t)_i == nhostile) { /* the names, as the rows give them (order: runtime, NVTX, kernels) */
+		static const char *const want[] = {
+		    "cudaLaunchKernel",         /* a sparse id */
+		    "",                         /* a dangling id */
+		    "",                         /* a NULL id */
+		    "a\\\\b",                   /* NVTX text registered by id, escaped once */
+		    "aten::mm",                 /* inline text */
+		    "tab\\u0009here",           /* registered, a control character escaped */
+		    "",                         /* a dangling textId (the mark, type 34, is not read) */
+		    "void gemm<float>(float*)", /* the demangled name */
+		    "gemm",                     /* the demangled id dangles: the short name */
+		    "tab\\u0009here",           /* no demangled id: the short name */
+		    "",                         /* a text where an id belongs, a dangling short id */
+		};
+		ck_assert_int_eq((int)a.n, (int)(sizeof(want) / sizeof(want[0])));
+		for (size_t i = 0; i < a.n; i++)
+			ck_assert_str_eq(a.ev[i].name, want[i]);
+	}
+}
+END_TEST
+
 START_TEST(a_database_that_is_no_export_is_named)
 {
 	collected c;
@@ -690,6 +757,9 @@ static Suite *nsys_suite(void)
 	tcase_add_test(db, the_program_is_told_by_what_the_export_shows);
 	tcase_add_loop_test(db, hostile_databases_are_refused_or_read_safely, 0,
 	                    (int)(sizeof(hostile) / sizeof(hostile[0])));
+	tcase_add_loop_test(
+	    db, stringids_held_or_joined_read_the_same, 0,
+	    (int)(sizeof(hostile) / sizeof(hostile[0]) + sizeof(same_both_ways) / sizeof(same_both_ways[0])));
 	tcase_add_test(db, a_database_that_is_no_export_is_named);
 	tcase_add_test(db, names_with_backslashes_are_escaped);
 	tcase_add_test(db, os_runtime_calls_are_frames_of_their_thread);
