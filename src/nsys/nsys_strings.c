@@ -86,12 +86,15 @@ bool nsys_strings_load(sqlite3 *db, nsys_strings *s)
 bool nsys_strings_get(const nsys_strings *s, int64_t id, ns_str *out)
 {
 	size_t lo = 0, hi = s->n;
+	uint64_t at;
 
 	if (s->n == 0)
 		return false;
-	/* dense ids (nsys numbers them from 0 or 1 without gaps) sit at their offset from the first */
-	if (id >= s->ids[0] && (uint64_t)(id - s->ids[0]) < s->n && s->ids[id - s->ids[0]] == id) {
-		lo = (size_t)(id - s->ids[0]);
+	/* dense ids (nsys numbers them from 0 or 1 without gaps) sit at their offset from the first
+	 * (unsigned: hostile ids span the whole int64 range) */
+	at = (uint64_t)id - (uint64_t)s->ids[0];
+	if (id >= s->ids[0] && at < s->n && s->ids[at] == id) {
+		lo = (size_t)at;
 	} else {
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;

@@ -545,6 +545,10 @@ static const char *const same_both_ways[] = {
     "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (200, 260, 1, 7, 5, " GPID
     ", 1, 2), (300, 310, 1, 7, 6, " GPID ", 99, 2), (320, 330, 1, 7, 7, " GPID
     ", NULL, 8), (340, 350, 1, 7, 8, " GPID ", 'x', 424242);",
+    /* ids at both ends of int64: the dense lookup's offset must not overflow */
+    "INSERT INTO StringIds VALUES (-9223372036854775808, 'lo'), (9223372036854775807, 'cudaFree_v3020');"
+    "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 2, 0, " GTID
+    ", 1, 9223372036854775807), (3, 4, 0, " GTID ", 2, -9223372036854775808), (5, 6, 0, " GTID ", 3, 0);",
 };
 
 START_TEST(stringids_held_or_joined_read_the_same)
