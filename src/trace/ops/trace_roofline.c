@@ -176,9 +176,10 @@ static signed char list_dtype_of(ns_str name)
 	             {"c10::Half,", NS_DTYPE_FP16}};
 	size_t i = 0;
 
-	while (i < name.len && !has_at(name, i, "multi_tensor_apply_kernel<", 26))
+	/* the first letter before memcmp: every kernel's name passes here */
+	while (i < name.len && !(name.ptr[i] == 'm' && has_at(name, i, "multi_tensor_apply_kernel<", 26)))
 		i++;
-	while (i < name.len && !has_at(name, i, "Functor<", 8))
+	while (i < name.len && !(name.ptr[i] == 'F' && has_at(name, i, "Functor<", 8)))
 		i++;
 	if (i == name.len)
 		return -1;
