@@ -16,6 +16,7 @@
 #include "nextstep/format.h"
 #include "nextstep/routes.h"
 #ifdef NEXTSTEP_STATIC_LINKING_ONLY
+#include "nextstep/devices.h"
 #include "nextstep/trace_report.h"
 #include "nextstep/trace_split.h"
 #endif
@@ -70,6 +71,10 @@ NS_API ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_for
                                    ns_error *err);
 
 #ifdef NEXTSTEP_STATIC_LINKING_ONLY
+/* Place the trace's ops on the roofline of its device, looked up in the caller's table (borrowed: it must
+ * outlive every analysis made with o), instead of one ns_trace_options_set_roofline() reads. NULL goes back
+ * to the table set_roofline read, if any. */
+NS_STATIC_API void ns_trace_options_set_devices(ns_trace_options *o, const ns_device_table *devices);
 /* The split behind the analysis (owned by it). */
 NS_STATIC_API const ns_split_result *ns_analysis_split(const ns_analysis *a);
 /* Device i's report as the printers read it (owned by the analysis), or NULL out of range. */

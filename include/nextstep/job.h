@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nextstep/analysis.h"
 #include "nextstep/api.h"
 #include "nextstep/error.h"
 #include "nextstep/input.h"
@@ -194,6 +195,23 @@ NS_STATIC_API size_t ns_job_merge_count(const ns_job_merge *m);
 NS_STATIC_API ns_status ns_job_merge_finish(ns_job_merge *m, ns_job_result **out, ns_error *err);
 NS_STATIC_API void ns_job_merge_free(ns_job_merge *m);
 NS_STATIC_API void ns_job_result_free(ns_job_result *res);
+
+/* ---- one call per workflow ----
+ * options are ns_trace_analyse()'s (nextstep/analysis.h; NULL: the defaults): the thread count and the
+ * warm-up steps; a trace is split as ns_trace_analyse() splits it (JSON, gzip or an Nsight Systems export,
+ * "-" for stdin; a trace cut short counts as far as it goes). */
+/* The rank summary of the trace at path; *out is the caller's (ns_job_rank_free()), NULL on error. */
+NS_STATIC_API ns_status ns_job_rank_from_trace(const char *path, const ns_trace_options *options,
+                                               ns_job_rank **out, ns_error *err);
+/* The job of the rank traces paths[0, n): each split and summarised, then merged, as `nextstep trace FILE...`
+ * does. The first trace that cannot be read or merged stops it, err's message led by its path. *out is the
+ * caller's (ns_job_result_free()), NULL on error. */
+NS_STATIC_API ns_status ns_job_analyse(const char *const *paths, size_t n, const ns_trace_options *options,
+                                       ns_job_result **out, ns_error *err);
+/* The job of the rank summary lines in the files paths[0, n) ("-": stdin), as `nextstep job` reads them;
+ * the first bad line stops it (err->line its number, the message led by its file). */
+NS_STATIC_API ns_status ns_job_read_summaries(const char *const *paths, size_t n, ns_job_result **out,
+                                              ns_error *err);
 
 NS_END_DECLS
 

@@ -9,15 +9,19 @@
 #include "nextstep/input.h"
 #include "nextstep/kernel_rules.h"
 #include "nextstep/next_step.h"
+#include "nextstep/trace_input.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_roofline.h"
 #include "trace/read/trace_read_private.h"
+#include "trace/trace_analyse_private.h"
 
 struct ns_trace_options {
 	unsigned threads;
 	bool all_steps;
 	bool roofline;
-	ns_device_table devices; /* with roofline */
+	ns_device_table devices; /* read by ns_trace_options_set_roofline() */
+	bool devices_read;
+	const ns_device_table *table; /* the one the roofline looks devices up in: devices, or the caller's */
 };
 
 struct ns_analysis {
@@ -68,8 +72,16 @@ ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices
 	}
 	ns_devices_free(&o->devices);
 	o->devices = t;
+	o->table = NULL;
+	o->devices_read = true;
 	o->roofline = true;
 	return NS_OK;
+}
+
+void ns_trace_options_set_devices(ns_trace_options *o, const ns_device_table *devices)
+{
+	o->table = devices;
+	o->roofline = devices != NULL || o->devices_read;
 }
 
 void ns_analysis_free(ns_analysis *a)
@@ -83,6 +95,15 @@ void ns_analysis_free(ns_analysis *a)
 	free(a);
 }
 
+/* The events of in, whatever its format (as ns_trace_read_input(), with the options' thread count). */
+static ns_status read_events(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
+                             ns_error *err, const trace_read_knobs *knobs)
+{
+	if (ns_input_sniff(in) == NS_INPUT_SQLITE)
+		return ns_trace_read_input(in, fn, ctx, meta, err);
+	return trace_read_tuned(in, fn, ctx, meta, err, knobs);
+}
+
 /* Reads in into the split and, with a roofline, the op collector: one pass, as the command line does. */
 static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options *o,
                             const ns_kernel_rules *rules, ns_error *err)
@@ -91,17 +112,18 @@ static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options
 	ns_trace_split *split = ns_trace_split_new(rules);
 	ns_trace_roofline *roof = o->roofline ? ns_trace_roofline_new() : NULL;
 	ns_trace_roofline_tee tee = {ns_trace_split_event, split, roof};
-	ns_troof_options ro = {NULL, false, NS_DTYPE_BF16, &o->devices};
+	ns_troof_options ro = {NULL, false, NS_DTYPE_BF16, o->table != NULL ? o->table : &o->devices};
 	ns_trace_meta meta;
 	ns_status st;
 
+	memset(&meta, 0, sizeof(meta)); /* the SQLite reader fills only what an export has */
 	if (split == NULL || (o->roofline && roof == NULL)) {
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		goto done;
 	}
 	ns_trace_split_keep_warmup(split, o->all_steps);
-	st = roof != NULL ? trace_read_tuned(in, ns_trace_roofline_tee_event, &tee, &meta, err, &knobs)
-	                  : trace_read_tuned(in, ns_trace_split_event, split, &meta, err, &knobs);
+	st = roof != NULL ? read_events(in, ns_trace_roofline_tee_event, &tee, &meta, err, &knobs)
+	                  : read_events(in, ns_trace_split_event, split, &meta, err, &knobs);
 	if (st != NS_OK && meta.truncated && meta.events > 0) { /* cut short: what was read is analysed */
 		ns_error_clear(err);
 		st = NS_OK;
@@ -169,6 +191,34 @@ fail:
 	ns_kernel_rules_free(rules);
 	ns_analysis_free(a);
 	return st;
+}
+
+ns_status trace_analyse_split(const char *path, const ns_trace_options *options, ns_split_result *res,
+                              ns_error *err)
+{
+	static const ns_trace_options defaults;
+	ns_trace_options o = options != NULL ? *options : defaults;
+	ns_analysis a;
+	ns_kernel_rules *rules = NULL;
+	ns_input in;
+	ns_status st;
+
+	memset(&a, 0, sizeof(a));
+	memset(res, 0, sizeof(*res));
+	o.roofline = false; /* the split alone: o's device table stays its owner's (o is a shallow copy) */
+	if ((st = ns_kernel_rules_default(&rules, err)) != NS_OK)
+		return st;
+	if ((st = ns_input_open(&in, path, err)) == NS_OK) {
+		st = read_split(&a, &in, &o, rules, err);
+		ns_input_close(&in);
+	}
+	ns_kernel_rules_free(rules);
+	if (st != NS_OK) {
+		ns_split_result_free(&a.res);
+		return st;
+	}
+	*res = a.res;
+	return NS_OK;
 }
 
 static const ns_device_report *report_of(const ns_analysis *a, size_t device)

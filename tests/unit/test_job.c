@@ -76,8 +76,9 @@ static ns_job_rank *make_rank_steps(const rank_spec *s, const int64_t *compute_o
 		c->seq = s->with_seq ? 100 + i : -1;
 		c->in_nelems = 4096;
 		c->out_nelems = 4096;
-		strcpy(c->name, i == 1 && s->name_of_second != NULL ? s->name_of_second : "allreduce");
-		strcpy(c->group, "0");
+		snprintf(c->name, sizeof(c->name), "%s",
+		         i == 1 && s->name_of_second != NULL ? s->name_of_second : "allreduce");
+		snprintf(c->group, sizeof(c->group), "0");
 		c->piece[0] = (ns_split_piece){c->start_ns, c->end_ns, c->end_ns - c->start_ns};
 		c->npieces = 1;
 		c->exposed_ns = c->end_ns - c->start_ns;
@@ -898,6 +899,100 @@ START_TEST(a_failed_write_is_an_io_error)
 }
 END_TEST
 
+/* ---- one call per workflow ---- */
+
+static const char *const job_dir[] = {"tests/data/job-dir/rank-0.json", "tests/data/job-dir/rank-1.json"};
+
+START_TEST(job_analyse_merges_the_rank_traces_of_a_job)
+{
+	ns_job_result *res = NULL;
+	ns_error err;
+
+	/* The fixture's distributedInfo: ranks 0 and 1 of a world of 2. */
+	ck_assert_int_eq(ns_job_analyse(job_dir, 2, NULL, &res, &err), NS_OK);
+	ck_assert_uint_eq(res->nranks, 2);
+	ck_assert_int_eq(res->world_size, 2);
+	ck_assert_int_eq(res->rank[0].src->rank, 0);
+	ck_assert_int_eq(res->rank[1].src->rank, 1);
+	ck_assert_str_eq(res->rank[1].src->file, job_dir[1]);
+	ns_job_result_free(res);
+}
+END_TEST
+
+START_TEST(job_summaries_of_the_traces_merge_to_the_same_job)
+{
+	char path[] = "/tmp/nextstep-job-XXXXXX";
+	const char *paths[1] = {path};
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	ns_job_result *direct = NULL, *fromlines = NULL;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(f);
+	for (size_t i = 0; i < 2; i++) {
+		ns_job_rank *k = NULL;
+		char *line;
+		ck_assert_int_eq(ns_job_rank_from_trace(job_dir[i], NULL, &k, &err), NS_OK);
+		line = ns_job_rank_to_ndjson(k);
+		ck_assert_ptr_nonnull(line);
+		fprintf(f, "%s\n", line);
+		free(line);
+		ns_job_rank_free(k);
+	}
+	fclose(f);
+	ck_assert_int_eq(ns_job_analyse(job_dir, 2, NULL, &direct, &err), NS_OK);
+	ck_assert_int_eq(ns_job_read_summaries(paths, 1, &fromlines, &err), NS_OK);
+	ck_assert_uint_eq(fromlines->nranks, direct->nranks);
+	ck_assert_int_eq(fromlines->wait_ns, direct->wait_ns);
+	ck_assert_int_eq(fromlines->split, direct->split);
+	ck_assert_uint_eq(fromlines->nstrag, direct->nstrag);
+	for (size_t i = 0; i < fromlines->nranks; i++)
+		ck_assert_int_eq(fromlines->rank[i].median_step_ns, direct->rank[i].median_step_ns);
+	ns_job_result_free(direct);
+	ns_job_result_free(fromlines);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(job_analyse_names_the_trace_it_could_not_read)
+{
+	const char *paths[] = {"tests/data/job-dir/rank-0.json", "tests/data/no-such-rank.json"};
+	ns_job_result *res = (ns_job_result *)1;
+	ns_error err;
+
+	ck_assert_int_eq(ns_job_analyse(paths, 2, NULL, &res, &err), NS_ERR_IO);
+	ck_assert_ptr_null(res);
+	ck_assert_msg(strncmp(err.msg, "tests/data/no-such-rank.json: cannot open", 41) == 0, "%s", err.msg);
+}
+END_TEST
+
+START_TEST(job_summaries_stop_at_the_first_bad_line_and_say_where)
+{
+	char path[] = "/tmp/nextstep-job-XXXXXX";
+	const char *paths[1] = {path};
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+	ns_job_rank *k = NULL;
+	ns_job_result *res = (ns_job_result *)1;
+	char *line;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ns_job_rank_from_trace(job_dir[0], NULL, &k, &err), NS_OK);
+	line = ns_job_rank_to_ndjson(k);
+	ck_assert_ptr_nonnull(line);
+	fprintf(f, "%s\nnot a summary\n", line);
+	fclose(f);
+	ck_assert_int_ne(ns_job_read_summaries(paths, 1, &res, &err), NS_OK);
+	ck_assert_ptr_null(res);
+	ck_assert_int_eq(err.line, 2);
+	ck_assert_msg(strncmp(err.msg, path, strlen(path)) == 0, "%s", err.msg);
+	free(line);
+	ns_job_rank_free(k);
+	unlink(path);
+}
+END_TEST
+
 static Suite *job_suite(void)
 {
 	Suite *s = suite_create("job");
@@ -934,6 +1029,12 @@ static Suite *job_suite(void)
 	tcase_add_test(t, the_json_report_puts_the_straggler_first);
 	tcase_add_test(t, a_rank_without_device_activity_has_nothing_to_route);
 	tcase_add_test(t, a_failed_write_is_an_io_error);
+	suite_add_tcase(s, t);
+	t = tcase_create("workflow");
+	tcase_add_test(t, job_analyse_merges_the_rank_traces_of_a_job);
+	tcase_add_test(t, job_summaries_of_the_traces_merge_to_the_same_job);
+	tcase_add_test(t, job_analyse_names_the_trace_it_could_not_read);
+	tcase_add_test(t, job_summaries_stop_at_the_first_bad_line_and_say_where);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -1,0 +1,15 @@
+/* What the one-call workflows of other modules (src/job) share of ns_trace_analyse(). Not installed. */
+#ifndef NEXTSTEP_TRACE_ANALYSE_PRIVATE_H
+#define NEXTSTEP_TRACE_ANALYSE_PRIVATE_H
+
+#include "nextstep/analysis.h"
+#include "nextstep/trace_split.h"
+
+/* The split of the trace at path ("-": stdin; JSON, gzip or an Nsight Systems export) as options say
+ * (threads, warm-up steps; NULL: the defaults), read as ns_trace_analyse() reads it: a trace cut short is
+ * split as far as it goes, one without events is NS_ERR_VALUE. *res is the caller's to free with
+ * ns_split_result_free() on success, untouched (zeroed) otherwise. */
+ns_status trace_analyse_split(const char *path, const ns_trace_options *options, ns_split_result *res,
+                              ns_error *err);
+
+#endif
