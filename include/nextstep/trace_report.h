@@ -73,10 +73,15 @@ typedef struct {
 	ns_verdict verdict;
 	ns_routes routes; /* shallow: borrows the report's routes */
 	ns_next_steps next;
+	/* decode: GEMMs of iterations of at most 64 tokens, counted as memory (ns_split_device.small_m_gemms)
+	 */
+	long small_m_gemms;
+	int64_t small_m_gemm_ns;
 } ns_phase_report;
 
 #define NS_REPORT_FIXES   4   /* fixes a device report words from the trace's evidence */
 #define NS_REPORT_FIX_MAX 640 /* bytes of one */
+#define NS_REPORT_WHY_MAX 384 /* bytes of ns_device_report.first_why */
 
 /* What the roofline says of a kernel bucket under a compute- or memory-bound verdict (issue 22 item 3): the
  * op families that hold it, how close each comes to its roof, and the lever that follows. */
@@ -143,6 +148,10 @@ typedef struct {
 	ns_finding also[NS_REGIME_COUNT];
 	size_t nalso;
 	ns_phase_report phase[NS_STEP_PHASE_COUNT];
+	/* When the next step fixes another bucket than the headline's (the headline says where the time goes,
+	 * the next step what wins the most): why that fix comes first, in words; "" when the next step is the
+	 * headline bucket's own fix, or there is none. */
+	char first_why[NS_REPORT_WHY_MAX];
 	/* The fixes worded from the trace's evidence (the Python frames behind host time, ...): the routes
 	 * above point here. */
 	char fixes[NS_REPORT_FIXES][NS_REPORT_FIX_MAX];
@@ -171,6 +180,9 @@ NS_STATIC_API void ns_report_export_hint(const ns_split_result *res, char *buf, 
 /* Why --roofline places nothing of an Nsight Systems export, and what places its kernels instead (text:
  * after "roofline: "; JSON: the roofline section's "not_placed"). */
 NS_STATIC_API void ns_report_export_roofline(const ns_split_result *res, char *buf, size_t size);
+/* The decode phase's GEMMs counted as memory (ph->small_m_gemms > 0), in words, as every form prints them.
+ * 192 bytes are enough. Returns buf. */
+NS_STATIC_API const char *ns_report_small_m_words(const ns_phase_report *ph, char *buf, size_t size);
 /* A quality problem's one-line explanation (text and JSON "detail"). */
 NS_STATIC_API void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char *buf,
                                             size_t size);

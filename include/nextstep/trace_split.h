@@ -230,6 +230,9 @@ typedef struct {
 	size_t phase_steps[NS_STEP_PHASE_COUNT]; /* how many steps each phase_sum holds */
 	long outside_gpu;       /* GPU events launched outside every step, left out of every window */
 	int64_t outside_gpu_ns; /* their summed duration */
+	long small_m_gemms; /* GEMMs of decode iterations of at most 64 tokens (rows), counted as memory: they
+	                       read their weights (docs/trace.md, "Inference") */
+	int64_t small_m_gemm_ns; /* their summed duration */
 
 	/* The passes summed over the windows in overall (all zero when the trace marks none). */
 	ns_split_pass_time passes;

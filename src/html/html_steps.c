@@ -136,6 +136,14 @@ void hp_inference_phases(ns_html_page *p, const ns_device_report *m)
 		hp_puts(p, "</td></tr>\n");
 	}
 	hp_puts(p, "</tbody></table>\n");
+	if (m->phase[NS_STEP_PHASE_DECODE].small_m_gemms > 0) { /* the text's line under the decode phase */
+		char words[192];
+		hp_printf(p, "<p class=\"note small-m\" data-kernels=\"%ld\">",
+		          m->phase[NS_STEP_PHASE_DECODE].small_m_gemms);
+		hp_text(p, ns_report_small_m_words(&m->phase[NS_STEP_PHASE_DECODE], words, sizeof(words)),
+		        sizeof(words));
+		hp_puts(p, "</p>\n");
+	}
 }
 
 static int64_t other_ns(const ns_split_pass_time *t, int64_t dur)

@@ -109,6 +109,11 @@ static void put_next_steps(ns_html_page *p, const ns_device_report *m, bool per_
 
 	if (!hp_next_steps_open(p, n, per_step))
 		return;
+	if (m->first_why[0] != '\0') { /* the text's "why first:" line */
+		hp_puts(p, "<p class=\"why-first\">why first: ");
+		hp_text(p, m->first_why, sizeof(m->first_why));
+		hp_puts(p, "</p>\n");
+	}
 	if (m->batch_item >= 0) { /* the text's "a larger batch" line */
 		char title[64];
 		hp_printf(p, "<p class=\"batch\" data-batch-scale=\"%.3f\">a larger batch (",

@@ -2,7 +2,8 @@
 """The three forms of one trace report agree (issue 21): the text, the JSON and the HTML of
 `nextstep trace FILE` give, for every device, the same verdict, the same fix, the same next steps shown
 under the verdict (title and bound, to the microsecond the text prints), the same verdict and fix for each
-inference phase, the same notes (warm-up steps left out, ignored step markers) and, with --roofline, the same
+inference phase, the same notes (warm-up steps left out, ignored step markers), the same "why first" line
+when the next step fixes another bucket than the headline's and, with --roofline, the same
 words on the kernel buckets' roofs.
 
 usage: three_forms.py TEXT JSON HTML        exit 0 when they agree, 1 with the differences on stdout
@@ -31,14 +32,19 @@ def text_form(path):
             word = m.group(2)
             verdict = "unfit" if word == "no verdict" else "startup" if word.startswith("start-up") else word
             devices.append({"verdict": verdict, "fix": m.group(3), "next": [], "warmup": 0, "phases": {},
-                            "roofs": [], "batch": None})
+                            "roofs": [], "batch": None, "why": None})
             continue
         if line.endswith("no verdict (the trace is unfit, above)"):
-            devices.append({"verdict": "unfit", "fix": None, "next": [], "warmup": 0, "phases": {}, "roofs": [], "batch": None})
+            devices.append({"verdict": "unfit", "fix": None, "next": [], "warmup": 0, "phases": {}, "roofs": [], "batch": None,
+                            "why": None})
             continue
         m = re.match(r"^  (a larger batch \(.*)$", line)
         if m and devices:
             devices[-1]["batch"] = m.group(1)
+            continue
+        m = re.match(r"^  why first: (.*)$", line)
+        if m and devices:
+            devices[-1]["why"] = m.group(1)
             continue
         m = re.match(r"^  ((?:compute|memory)-bound ops: .*)$", line)
         if m and devices:
@@ -73,7 +79,8 @@ def json_form(path):
                         "warmup": d["warmup"]["steps"] if d["warmup"] else 0,
                         "phases": {k: (v["verdict"], v["fix"]) for k, v in (d["step_phases"] or {}).items()},
                         "roofs": [r["text"] for r in o.get("kernel_roofs", [])],
-                        "batch": o["batch_headroom"]["text"] if "batch_headroom" in o else None})
+                        "batch": o["batch_headroom"]["text"] if "batch_headroom" in o else None,
+                        "why": o.get("next_step_why")})
     return devices, doc["ignored_step_markers"]
 
 
@@ -85,7 +92,7 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.devices, self.ignored, self.stack = [], 0, []
-        self.in_fix = self.in_title = self.in_phase_fix = self.in_roof = self.in_batch = False
+        self.in_fix = self.in_title = self.in_phase_fix = self.in_roof = self.in_batch = self.in_why = False
         self.phase = None
         self.text = ""
 
@@ -94,7 +101,7 @@ class Page(HTMLParser):
         cls = a.get("class", "") or ""
         if tag == "section" and "device" in cls.split():
             self.devices.append({"verdict": None, "fix": None, "next": [], "warmup": 0, "banner": False,
-                                 "phases": {}, "roofs": [], "batch": None})
+                                 "phases": {}, "roofs": [], "batch": None, "why": None})
         elif tag == "div" and "banner" in cls.split() and self.devices and not self.devices[-1]["banner"]:
             self.devices[-1]["banner"] = True
             r = a.get("data-regime")
@@ -115,6 +122,8 @@ class Page(HTMLParser):
             self.devices[-1]["warmup"] = int(a["data-steps"])
         elif tag == "p" and cls == "batch" and self.devices:
             self.in_batch, self.text = True, ""
+        elif tag == "p" and cls == "why-first" and self.devices:
+            self.in_why, self.text = True, ""
         elif tag == "p" and cls == "roof-note" and self.devices:
             self.in_roof, self.text = True, ""
         elif tag == "p" and "ignored-markers" in cls.split():
@@ -127,6 +136,9 @@ class Page(HTMLParser):
         if tag == "p" and self.in_batch:
             self.in_batch = False
             self.devices[-1]["batch"] = self.text
+        if tag == "p" and self.in_why:
+            self.in_why = False
+            self.devices[-1]["why"] = self.text[len("why first: "):]
         if tag == "p" and self.in_roof:
             self.in_roof = False
             self.devices[-1]["roofs"].append(self.text)
@@ -139,7 +151,7 @@ class Page(HTMLParser):
             self.devices[-1]["next"][-1][0] = self.text
 
     def handle_data(self, data):
-        if self.in_fix or self.in_title or self.in_phase_fix or self.in_roof or self.in_batch:
+        if self.in_fix or self.in_title or self.in_phase_fix or self.in_roof or self.in_batch or self.in_why:
             self.text += data
 
 
@@ -152,7 +164,7 @@ def html_form(path):
         verdict = words.get(d["verdict"]) or REGIME_WORDS[d["verdict"]]
         out.append({"verdict": verdict, "fix": None if verdict == "unfit" else d["fix"],
                     "next": [tuple(n) for n in d["next"]], "warmup": d["warmup"], "phases": d["phases"],
-                    "roofs": d["roofs"], "batch": d.get("batch")})
+                    "roofs": d["roofs"], "batch": d.get("batch"), "why": d.get("why")})
     return out, p.ignored
 
 
@@ -326,7 +338,7 @@ def main():
             bad.append("%s: %d devices, json %d" % (name, len(devices), len(ref_devices)))
             continue
         for i, (d, r) in enumerate(zip(devices, ref_devices)):
-            for key in ("verdict", "fix", "next", "warmup", "phases", "roofs", "batch"):
+            for key in ("verdict", "fix", "next", "warmup", "phases", "roofs", "batch", "why"):
                 if key == "next" and [t for t, _ in d[key]] == [t for t, _ in r[key]] and all(
                         abs(x - y) <= 0.0011 for (_, x), (_, y) in zip(d[key], r[key])):
                     continue  # the same steps, their bounds within the text's last printed digit

@@ -16,8 +16,10 @@ CYCLE = ("prefill", "decode", "decode", "mixed")
 
 
 def marker(family, phase, i):
+    # decode batches of 256 requests: above the 64 rows under which a decode step's GEMMs count as memory
+    # (docs/trace.md, "Small-M GEMMs"), so make-trace's large GEMMs stay compute, as in its truth
     ctx = {"prefill": 2, "decode": 0, "mixed": 1}[phase]
-    gen = {"prefill": 0, "decode": 8, "mixed": 7}[phase]
+    gen = {"prefill": 0, "decode": 256, "mixed": 7}[phase]
     if family == "vllm":
         return "execute_context_%d(%d)_generation_%d(%d)" % (ctx, 512 * ctx + i, gen, gen)
     if family == "vllm-today":

@@ -88,14 +88,40 @@ void report_print_phases(FILE *out, const ns_device_report *m, const ns_report_o
 {
 	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++) {
 		const ns_phase_report *ph = &m->phase[p];
-		char phase_label[96];
+		char phase_label[96], words[192];
 		if (ph->steps == 0)
 			continue;
 		snprintf(phase_label, sizeof(phase_label), "  %s (%zu step%s, %.3f ms each)",
 		         ns_step_phase_name((ns_step_phase)p), ph->steps, ph->steps == 1 ? "" : "s",
 		         (double)ph->window.dur_ns / 1e6 / (double)ph->steps);
 		ns_format_verdict_line(out, phase_label, &ph->verdict, &ph->routes, o->format);
+		if (ph->small_m_gemms > 0)
+			fprintf(out, "    %s\n", ns_report_small_m_words(ph, words, sizeof(words)));
 	}
+}
+
+const char *ns_report_small_m_words(const ns_phase_report *ph, char *buf, size_t size)
+{
+	snprintf(buf, size,
+	         "%ld GEMM%s of iterations of at most 64 tokens (%.3f ms) counted as memory: with that few "
+	         "rows a GEMM reads its weights, not computes",
+	         ph->small_m_gemms, ph->small_m_gemms == 1 ? "" : "s", (double)ph->small_m_gemm_ns / 1e6);
+	return buf;
+}
+
+/* "small_m_gemms": {"kernels": N, "us": T, "text": "..."} on the decode phase. */
+static bool add_small_m_json(cJSON *w, const ns_phase_report *ph)
+{
+	cJSON *o = cJSON_CreateObject();
+	char words[192];
+
+	if (o == NULL || !cJSON_AddItemToObject(w, "small_m_gemms", o)) {
+		cJSON_Delete(o);
+		return false;
+	}
+	return cJSON_AddNumberToObject(o, "kernels", (double)ph->small_m_gemms) != NULL &&
+	       cJSON_AddNumberToObject(o, "us", (double)ph->small_m_gemm_ns / 1e3) != NULL &&
+	       cJSON_AddStringToObject(o, "text", ns_report_small_m_words(ph, words, sizeof(words))) != NULL;
 }
 
 static bool has_phases(const ns_device_report *m)
@@ -122,6 +148,10 @@ cJSON *report_phases_json(const ns_device_report *m, const ns_report_options *o)
 		snprintf(phase_label, sizeof(phase_label), "%s %s", m->label,
 		         ns_step_phase_name((ns_step_phase)p));
 		w = report_window_json_routed(phase_label, &ph->window, false, o, &ph->routes);
+		if (w != NULL && ph->small_m_gemms > 0 && !add_small_m_json(w, ph)) {
+			cJSON_Delete(w);
+			w = NULL;
+		}
 		if (w == NULL || !cJSON_AddNumberToObject(w, "steps", (double)ph->steps) ||
 		    (next = ns_next_steps_json(&ph->next)) == NULL ||
 		    !cJSON_AddItemToObject(w, "next_steps", next) ||

@@ -250,6 +250,8 @@ static ns_status print_device_text(FILE *out, const ns_split_result *res, const 
 		ns_next_steps_print(out, &m->next, res->has_steps, /* --roofline places no export's op */
 		                    res->nsys ? NULL
 		                              : ns_report_hint_text(o->hints, NS_REPORT_HINT_ROOFLINE));
+	if (headline && m->first_why[0] != '\0')
+		fprintf(out, "  why first: %s\n", m->first_why);
 	if (headline && m->batch_item >= 0)
 		report_print_batch(out, m);
 	/* a start-up capture's findings are start-up's: its one advice is a steady-state capture */
@@ -724,6 +726,12 @@ static cJSON *overall_json(const ns_split_result *res, const ns_split_device *d,
 	                    !report_passes_add_json(obj, res, &d->passes, d->overall.dur_ns, m) ||
 	                    (next = ns_next_steps_json(&m->next)) == NULL ||
 	                    !cJSON_AddItemToObject(obj, "next_steps", next))) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	if (obj != NULL && !cJSON_AddItemToObject(obj, "next_step_why",
+	                                          m->first_why[0] != '\0' ? cJSON_CreateString(m->first_why)
+	                                                                  : cJSON_CreateNull())) {
 		cJSON_Delete(obj);
 		return NULL;
 	}

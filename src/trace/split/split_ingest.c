@@ -58,6 +58,7 @@ void ns_trace_split_free(ns_trace_split *s)
 	free(s->copy_call);
 	free(s->pageable_corr);
 	free(s->cmeta);
+	free(s->gemm_name);
 	for (size_t i = 0; i < s->nthreads; i++) {
 		for (int k = 0; k < HK_COUNT; k++)
 			free(s->thread[i].list[k].v);
@@ -483,8 +484,8 @@ static ns_status add_step(ns_trace_split *s, const span_info *si, uint32_t threa
 	if (grown == NULL)
 		return split_oom(err);
 	s->steps = grown;
-	s->steps[s->nsteps++] =
-	    (step_rec){si->start, si->end, si->step, thread, si->name_id, si->ns_step_source, si->phase};
+	s->steps[s->nsteps++] = (step_rec){si->start,          si->end,   si->step,  thread, si->name_id,
+	                                   si->ns_step_source, si->phase, si->tokens};
 	return NS_OK;
 }
 

@@ -161,6 +161,8 @@ typedef struct {
 	uint32_t name_id; /* markers: the name in marker_names; period: the anchor kernel's; else unused */
 	uint8_t source;   /* ns_step_source */
 	uint8_t phase;    /* ns_step_phase */
+	uint32_t tokens;  /* inference iterations: the tokens the iteration runs (the rows of its GEMMs); 0
+	                     when  the marker does not say */
 } step_rec;
 
 typedef struct {
@@ -192,6 +194,7 @@ typedef struct {
 	uint8_t gpu_kind;
 	uint32_t name_id;
 	uint8_t ns_step_source, phase; /* SK_STEP */
+	uint32_t tokens;               /* SK_STEP: step_rec.tokens */
 	int64_t device, stream, corr, ext, step;
 	int64_t start, end;
 } span_info;
@@ -334,6 +337,10 @@ struct ns_trace_split {
 	step_list gpu_marks;    /* GPU-side ProfilerStep# spans beside host ones: where each step ended */
 	long outside_gpu[NS_TRACE_MAX_DEVICES];       /* GPU events launched outside every step, per device */
 	int64_t outside_gpu_ns[NS_TRACE_MAX_DEVICES]; /* and their time */
+	long small_m_gemm[NS_TRACE_MAX_DEVICES]; /* decode GEMMs of few rows counted as memory, per device */
+	int64_t small_m_gemm_ns[NS_TRACE_MAX_DEVICES]; /* and their time */
+	uint8_t *gemm_name; /* per kernel name id: 0 not asked yet, 1 a GEMM by the built-in table, 2 not */
+	size_t ngemm_name, capgemm_name;
 };
 
 /* ---- helpers (split_threads.c) ---- */

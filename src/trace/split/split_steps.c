@@ -16,8 +16,11 @@
 #include <string.h>
 
 #include "nextstep/step_period.h"
+#include "nextstep/trace_kernels.h"
 #include "trace/split/split_private.h"
 #include "util/hindex.h"
+#include "util/satmath.h"
+#include "util/vec.h"
 
 /* The kernel rules' cost bounds (kernel_rules.c), for the same reason: a regex from the command line runs on
  * names from the trace. */
@@ -170,14 +173,16 @@ static bool skip_parens(ns_str n, size_t *i)
  * "execute_[<tokens>_]context_<reqs>(...)_generation_<reqs>(...)" (current: "execute_context_1(888_788544)
  * _generation_0(0)", "execute_8192_context_9(...)_generation_37(...)"), "execute_new_<n>_cached_<m>"
  * (earlier: new requests are prefills, cached ones mostly decodes), and a plain "execute_model". */
-static bool vllm_marker(ns_str n, uint8_t *phase)
+static bool vllm_marker(ns_str n, uint8_t *phase, uint32_t *tokens)
 {
 	size_t i = 0;
 	long ctx = 0, gen = 0, tok = 0;
+	bool has_tok;
 
 	if (!read_lit(n, &i, "execute_"))
 		return false;
-	if (read_count(n, &i, &tok) && !read_lit(n, &i, "_"))
+	has_tok = read_count(n, &i, &tok);
+	if (has_tok && !read_lit(n, &i, "_"))
 		return false; /* the batch's token count, then the requests */
 	if (read_lit(n, &i, "context_")) {
 		/* a spelling of the family this parser does not know is still an iteration: its phase
@@ -194,12 +199,15 @@ static bool vllm_marker(ns_str n, uint8_t *phase)
 		return false;
 	}
 	*phase = (uint8_t)phase_of(ctx, gen);
+	/* The rows of the iteration's GEMMs: the token count where the marker gives it; in a decode-only
+	 * iteration without it, one token per request (speculative decoding runs a few more). */
+	*tokens = has_tok ? (uint32_t)tok : ctx == 0 ? (uint32_t)gen : 0;
 	return true;
 }
 
 /* SGLang-style "step[<MODE> bs=<n>]": the forward mode names the phase (EXTEND and PREFILL are prefills,
  * MIXED a mixed batch, DECODE a decode; IDLE and the speculative modes say nothing). */
-static bool sglang_marker(ns_str n, uint8_t *phase)
+static bool sglang_marker(ns_str n, uint8_t *phase, uint32_t *tokens)
 {
 	static const struct {
 		const char *mode;
@@ -209,6 +217,7 @@ static bool sglang_marker(ns_str n, uint8_t *phase)
 	             {"extend", NS_STEP_PHASE_PREFILL}, {"prefill", NS_STEP_PHASE_PREFILL},
 	             {"decode", NS_STEP_PHASE_DECODE},  {"mixed", NS_STEP_PHASE_MIXED}};
 	size_t i = 0, end;
+	long bs = 0;
 
 	if (!read_lit(n, &i, "step[") || n.len < 7 || n.ptr[n.len - 1] != ']')
 		return false;
@@ -218,12 +227,18 @@ static bool sglang_marker(ns_str n, uint8_t *phase)
 	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++)
 		if (end - i == strlen(modes[k].mode) && memcmp(n.ptr + i, modes[k].mode, end - i) == 0)
 			*phase = (uint8_t)modes[k].phase;
+	/* " bs=<n>": the batch's requests, one token each in a decode */
+	for (i = end; i + 4 < n.len && !(n.ptr[i] == ' ' && memcmp(n.ptr + i + 1, "bs=", 3) == 0); i++)
+		;
+	i += 4;
+	*tokens = *phase == NS_STEP_PHASE_DECODE && read_count(n, &i, &bs) ? (uint32_t)bs : 0;
 	return true;
 }
 
 bool split_steps_annotation(ns_trace_split *s, ns_str name, span_info *si, ns_status *st, ns_error *err)
 {
 	uint8_t phase = NS_STEP_PHASE_NONE;
+	uint32_t tokens = 0;
 	int marker = s->marker != NULL ? marker_matches(s, name) : 0;
 
 	if (marker < 0) {
@@ -238,14 +253,15 @@ bool split_steps_annotation(ns_trace_split *s, ns_str name, span_info *si, ns_st
 	}
 	if (marker > 0) {
 		si->ns_step_source = NS_STEP_SOURCE_MARKER;
-	} else if (name.len > 0 && ((name.ptr[0] == 'e' && vllm_marker(name, &phase)) ||
-	                            (name.ptr[0] == 's' && sglang_marker(name, &phase)))) {
+	} else if (name.len > 0 && ((name.ptr[0] == 'e' && vllm_marker(name, &phase, &tokens)) ||
+	                            (name.ptr[0] == 's' && sglang_marker(name, &phase, &tokens)))) {
 		si->ns_step_source = NS_STEP_SOURCE_SERVER;
 	} else {
 		return false;
 	}
 	si->kind = SK_STEP;
 	si->phase = phase;
+	si->tokens = tokens;
 	si->step = -1; /* numbered in time order once chosen */
 	/* interned now: a B event's name is gone by its E */
 	*st = ns_kernel_names_intern(s->marker_names, name.ptr, name.len, &si->name_id, err);
@@ -395,8 +411,10 @@ void split_steps_finish_markers(ns_trace_split *s)
 		step_rec *r = &s->steps[i];
 		while (k < pm->n && pm->v[k].start < r->start)
 			k++;
-		if (k < pm->n && pm->v[k].start <= r->end && r->phase == NS_STEP_PHASE_NONE)
+		if (k < pm->n && pm->v[k].start <= r->end && r->phase == NS_STEP_PHASE_NONE) {
 			r->phase = pm->v[k].phase;
+			r->tokens = pm->v[k].tokens;
+		}
 	}
 }
 
@@ -572,7 +590,7 @@ static ns_status period_steps(ns_trace_split *s, const gpu_rec *g, size_t n, con
 			return split_oom(err);
 		s->steps = grown;
 		s->steps[s->nsteps++] = (step_rec){
-		    g[i].start, g[i].end, number, 0, p->anchor, NS_STEP_SOURCE_PERIOD, NS_STEP_PHASE_NONE};
+		    g[i].start, g[i].end, number, 0, p->anchor, NS_STEP_SOURCE_PERIOD, NS_STEP_PHASE_NONE, 0};
 		last = i;
 	}
 	/* The last iteration ends with the end of its period's events (what follows is not a whole
@@ -688,6 +706,44 @@ static size_t host_step_of(step_hold *h, int64_t t)
 	return lo - 1;
 }
 
+/* Whether a kernel name is a GEMM by the built-in table (family "gemm"), asked once per name. */
+static bool is_gemm_name(ns_trace_split *s, uint32_t id)
+{
+	if (id >= s->ngemm_name) {
+		size_t need = (size_t)id + 1;
+		uint8_t *v = ns_grow(s->gemm_name, &s->capgemm_name, need, 1);
+		if (v == NULL)
+			return false; /* out of memory: the kernel keeps its class */
+		memset(v + s->ngemm_name, 0, need - s->ngemm_name);
+		s->gemm_name = v;
+		s->ngemm_name = need;
+	}
+	if (s->gemm_name[id] == 0) {
+		const char *family = NULL, *name = ns_kernel_names_get(s->names, id);
+		if (name != NULL)
+			(void)ns_kernel_table_classify(name, &family);
+		s->gemm_name[id] = family != NULL && strcmp(family, "gemm") == 0 ? 1 : 2;
+	}
+	return s->gemm_name[id] == 1;
+}
+
+/* A decode iteration's GEMMs have as many rows (M) as the iteration has tokens. With M at most
+ * SMALL_M_ROWS a GEMM does about M FLOPs per byte of weight it reads (2MNK FLOPs over 2NK bytes in 16 bits),
+ * below the ridge point of every device in the table (V100 fp16: 139 FLOP/B; H100 bf16: 295; MI300X: 247):
+ * it is bound by reading its weights, so its time counts toward decode's memory route (batch more sequences,
+ * quantise the weights), not toward compute's (docs/trace.md, "Inference"). */
+#define SMALL_M_ROWS 64
+
+static void small_m_decode_gemm(ns_trace_split *s, const step_rec *step, gpu_rec *g)
+{
+	if (step->phase != NS_STEP_PHASE_DECODE || step->tokens == 0 || step->tokens > SMALL_M_ROWS ||
+	    g->kind != GK_COMPUTE || !is_gemm_name(s, g->name_id))
+		return;
+	g->kind = GK_MEMORY;
+	s->small_m_gemm[g->dev]++;
+	s->small_m_gemm_ns[g->dev] = ns_sat_add_i64(s->small_m_gemm_ns[g->dev], g->end - g->start);
+}
+
 void split_steps_place(ns_trace_split *s, step_hold *h, gpu_rec *g, int64_t launch_ts)
 {
 	size_t k;
@@ -701,6 +757,7 @@ void split_steps_place(ns_trace_split *s, step_hold *h, gpu_rec *g, int64_t laun
 		g->dev = GPU_DEV_OUTSIDE;
 		return;
 	}
+	small_m_decode_gemm(s, &h->steps[k], g);
 	/* Without a known launch, work belongs to the window it starts in; only the last window grows for it.
 	 */
 	if (launch_ts < 0 && k + 1 < h->n)
@@ -734,6 +791,22 @@ static void outside_records_last(ns_trace_split *s)
 	free(out);
 }
 
+/* Steps found on the device (a repeating kernel sequence, GPU-side ProfilerStep# spans) cover
+ * [first, last) without a gap; GPU work that starts before the first or from the last one's end on (the
+ * set-up before a detected loop, a prefill before the decode iterations, a tail) is in no window. It is
+ * counted as outside, as work launched outside host steps is, instead of vanishing from the report. */
+static void outside_device_steps(ns_trace_split *s, int64_t first, int64_t last)
+{
+	for (size_t i = 0; i < s->ngpu; i++) {
+		gpu_rec *g = &s->gpu[i];
+		if (g->dev == GPU_DEV_OUTSIDE || (g->start >= first && g->start < last))
+			continue;
+		s->outside_gpu[g->dev]++;
+		s->outside_gpu_ns[g->dev] = ns_sat_add_i64(s->outside_gpu_ns[g->dev], g->end - g->start);
+		g->dev = GPU_DEV_OUTSIDE;
+	}
+}
+
 /* Window k+1 starts at host step k+1's start, or later while the device still runs step k's work, but no
  * later than the first GPU work of step k+1 (on another stream it may overlap step k's tail). Rewrites the
  * steps' starts; returns the end of the last window. */
@@ -755,6 +828,8 @@ int64_t split_steps_hold_end(ns_trace_split *s, step_hold *h)
 	free(h->gpu_end);
 	free(h->gpu_first);
 	h->gpu_end = h->gpu_first = NULL;
+	if (!h->active)
+		outside_device_steps(s, s->steps[0].start, at);
 	outside_records_last(s);
 	return at;
 }

@@ -309,6 +309,8 @@ static ns_status split_devices(ns_trace_split *s, const ns_trace_meta *meta, con
 		dev->id = s->ngpu > 0 ? s->device_id[d] : -1;
 		dev->outside_gpu = s->ngpu > 0 ? s->outside_gpu[d] : 0;
 		dev->outside_gpu_ns = s->ngpu > 0 ? s->outside_gpu_ns[d] : 0;
+		dev->small_m_gemms = s->ngpu > 0 ? s->small_m_gemm[d] : 0;
+		dev->small_m_gemm_ns = s->ngpu > 0 ? s->small_m_gemm_ns[d] : 0;
 		device_name(meta, dev->id, dev->name);
 		dev->store = tmpl->st;
 		dev->first = tmpl->first;
