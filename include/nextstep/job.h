@@ -62,10 +62,12 @@ typedef struct {
 /* One rank's summary. Owns everything; free with ns_job_rank_free(). */
 typedef struct {
 	bool has_rank;
-	int64_t rank;       /* distributedInfo.rank */
-	int64_t world_size; /* 0 when unknown */
-	int quality;        /* the trace's ns_quality_grade; -1 when the summary does not say */
-	char *file;         /* the trace it was made from */
+	int64_t rank;          /* distributedInfo.rank */
+	int64_t world_size;    /* 0 when unknown */
+	int quality;           /* the trace's ns_quality_grade; -1 when the summary does not say */
+	int64_t host_stalls;   /* ns_split_result.host_stalls: rare multi-ms stalls of kernel launch calls */
+	int64_t host_stall_ns; /* and their time */
+	char *file;            /* the trace it was made from */
 	ns_job_device *dev;
 	size_t ndev;
 } ns_job_rank;
@@ -90,12 +92,20 @@ typedef enum {
 	NS_STRAGGLER_WORK,   /* more kernels a step than the others: it is given more work */
 	NS_STRAGGLER_INPUTS, /* the same kernels, slower, but only in some steps: inputs that vary from step
 	                     to step */
+	NS_STRAGGLER_JITTER, /* a host-side bucket whose extra time is rare multi-ms stalls of trivial host
+	                        calls the others do not have: CPU contention, GC, affinity, the node
+	                        (docs/job.md) */
 	NS_STRAGGLER_KIND_COUNT
 } ns_job_straggler_kind;
 
 /* "host", "device", "work", "inputs" (the JSON words). */
 NS_STATIC_API const char *ns_job_straggler_kind_name(ns_job_straggler_kind k);
 
+/* A host-side straggler is host jitter when its launch stalls (ns_split_result.host_stalls) hold at least
+ * this share of its excess time a step... */
+#define NS_JOB_JITTER_SHARE 0.5
+/* ...and the other ranks' median stall time a step is at most this share of its own. */
+#define NS_JOB_JITTER_OTHERS 0.25
 /* Kernels a step within this share of the others' median are the same work... */
 #define NS_JOB_SAME_WORK_SHARE 0.05
 /* ...and a rank slowest in at least this share of the steps compared is slow in every step. */
@@ -116,6 +126,7 @@ typedef struct {
 	size_t last_ops;       /* collectives it started last, of */
 	size_t shared_ops;     /* the collectives it shared with another rank (0: clocks not aligned) */
 	double waited_share;   /* the share of the job's waiting in collectives that was for it */
+	int64_t stall_ns; /* its kernel launch stalls a step (ns_job_rank.host_stall_ns over its steps) */
 } ns_job_straggler;
 
 /* One rank in the job. */

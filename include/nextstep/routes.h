@@ -54,6 +54,11 @@ typedef enum {
 	NS_FINDING_SYNC_NATIVE,          /* host syncs of a program that is not Python */
 	NS_FINDING_LAUNCH_NATIVE,        /* launch overhead of a program that is not Python */
 	NS_FINDING_TRANSFER_NATIVE,      /* host-device copies of a program that is not Python */
+	NS_FINDING_TP_COLLECTIVES,       /* an inference server's collectives: tensor-parallel activations, no
+	                                  * gradients
+	                                  */
+	NS_FINDING_STRAGGLER_JITTER, /* a job's straggler loses its host time to rare multi-ms stalls: jitter
+	                              */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

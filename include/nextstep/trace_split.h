@@ -339,6 +339,11 @@ typedef struct {
 	 * set-up. */
 	size_t first_use_loads;
 	int64_t first_use_ns;
+	/* Kernel launch calls of at least 1 ms and 50 times the median launch that are not first-use loads:
+	 * the host stalled inside a call that takes microseconds (descheduled, a GC pause, a full launch
+	 * queue). The job compares them across ranks (host jitter, docs/job.md). */
+	int64_t host_stalls;
+	int64_t host_stall_ns;
 	ns_split_quality quality; /* how far the split can be trusted */
 
 	/* where the steps came from ("enum": in C++ the field's name hides the type's) */

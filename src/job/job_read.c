@@ -1094,7 +1094,17 @@ static bool device_item(parser *j, size_t i, void *ctx)
 
 /* ---- the line ---- */
 
-enum { R_VERSION = 1, R_RANK = 2, R_WORLD = 4, R_QUALITY = 8, R_FILE = 16, R_T0 = 32, R_DEVICES = 64 };
+enum {
+	R_VERSION = 1,
+	R_RANK = 2,
+	R_WORLD = 4,
+	R_QUALITY = 8,
+	R_FILE = 16,
+	R_T0 = 32,
+	R_DEVICES = 64,
+	R_STALLS = 128,
+	R_STALL_NS = 256
+};
 
 typedef struct {
 	ns_job_rank *k;
@@ -1152,6 +1162,22 @@ static bool read_quality(parser *j, ns_job_rank *k)
 			return true;
 		}
 	return bad(j, "quality", "not good, degraded or unfit");
+}
+
+/* "host_stalls", "host_stall_ns": the trace's launch stalls (absent: none, or a summary of before them). */
+static bool read_stalls(parser *j, ns_job_rank *k, bool time)
+{
+	int64_t v = 0;
+
+	if (!int_of(j, time ? "host_stall_ns" : "host_stalls", &v) || j->failed)
+		return !j->syntax;
+	if (v < 0)
+		return bad(j, time ? "host_stall_ns" : "host_stalls", "negative");
+	if (time)
+		k->host_stall_ns = v;
+	else
+		k->host_stalls = v;
+	return true;
 }
 
 static bool read_file(parser *j, ns_job_rank *k)
@@ -1213,6 +1239,10 @@ static bool root_member(parser *j, const char *key, void *ctx)
 		return once(j, &x->seen, R_QUALITY, key) ? read_quality(j, x->k) : skip_value(j, 1);
 	if (strcmp(key, "file") == 0)
 		return once(j, &x->seen, R_FILE, key) ? read_file(j, x->k) : skip_value(j, 1);
+	if (strcmp(key, "host_stalls") == 0)
+		return once(j, &x->seen, R_STALLS, key) ? read_stalls(j, x->k, false) : skip_value(j, 1);
+	if (strcmp(key, "host_stall_ns") == 0)
+		return once(j, &x->seen, R_STALL_NS, key) ? read_stalls(j, x->k, true) : skip_value(j, 1);
 	if (strcmp(key, "t0") == 0)
 		return once(j, &x->seen, R_T0, key) ? read_t0(j) : skip_value(j, 1);
 	if (strcmp(key, "devices") == 0) {

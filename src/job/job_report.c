@@ -44,6 +44,7 @@ static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
     [NS_STRAGGLER_DEVICE] = NS_FINDING_STRAGGLER_DEVICE,
     [NS_STRAGGLER_WORK] = NS_FINDING_STRAGGLER_WORK,
     [NS_STRAGGLER_INPUTS] = NS_FINDING_STRAGGLER_INPUTS,
+    [NS_STRAGGLER_JITTER] = NS_FINDING_STRAGGLER_JITTER,
 };
 
 /* The route that fixes a straggler: on the device, the finding for what makes it slow (kernel advice would
@@ -412,6 +413,9 @@ static void print_stragglers(FILE *out, const ns_job_report_options *o, const ns
 		        (double)s->excess_ns / 1e6);
 		if (s->kernels_ratio > 0)
 			fprintf(out, "; %.2fx the median rank's kernels a step", s->kernels_ratio);
+		if (s->kind == NS_STRAGGLER_JITTER)
+			fprintf(out, "; %.3f ms a step in kernel launch calls stalled for milliseconds",
+			        (double)s->stall_ns / 1e6);
 		if (s->compared_steps > 0)
 			fprintf(out, "; the slowest rank in %zu of %zu steps", s->slowest_steps,
 			        s->compared_steps);
@@ -730,6 +734,8 @@ static cJSON *straggler_json(const ns_job_report_options *o, const ns_job_result
 	ok = ok && cJSON_AddNumberToObject(obj, "shared_collectives", (double)s->shared_ops);
 	ok = ok && cJSON_AddNumberToObject(obj, "waited_share", s->waited_share);
 	ok = ok && cJSON_AddNumberToObject(obj, "compared_steps", (double)s->compared_steps);
+	if (ok && s->stall_ns > 0)
+		ok = cJSON_AddItemToObject(obj, "stall_us", us_number(s->stall_ns));
 	ok = ok && cJSON_AddStringToObject(obj, "fix", straggler_route(o, res, s).fix);
 	ok = ok && cJSON_AddStringToObject(obj, "module", straggler_route(o, res, s).module);
 	if (!ok) {

@@ -63,6 +63,8 @@ ns_status ns_job_rank_from_split(const ns_split_result *r, const char *file, ns_
 	k->rank = r->has_rank ? r->rank : -1;
 	k->world_size = r->world_size;
 	k->quality = (int)r->quality.grade;
+	k->host_stalls = r->host_stalls;
+	k->host_stall_ns = r->host_stall_ns;
 	k->file = dup_text(file != NULL ? file : "");
 	if (r->ndevices > 0)
 		k->dev = calloc(r->ndevices, sizeof(*k->dev));
@@ -261,6 +263,9 @@ char *ns_job_rank_to_ndjson(const ns_job_rank *k)
 	put(&b, ",\"world_size\":%" PRId64, k->world_size);
 	if (k->quality >= 0)
 		put(&b, ",\"quality\":\"%s\"", ns_quality_grade_name((ns_quality_grade)k->quality));
+	if (k->host_stalls > 0) /* only when there are: summaries without stalls keep their bytes */
+		put(&b, ",\"host_stalls\":%" PRId64 ",\"host_stall_ns\":%" PRId64, k->host_stalls,
+		    k->host_stall_ns);
 	put(&b, ",\"file\":");
 	put_string(&b, k->file != NULL ? k->file : "");
 	put(&b, ",\"t0\":\"%" PRId64 "\",\"devices\":[", t0);

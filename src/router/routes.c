@@ -418,6 +418,33 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
          .next_check = "the transfer share after the change; copies should overlap kernels on the "
                        "timeline",
          .doc = DOC_COPIES},
+    /* An inference server has no backward pass and no gradients: its all-reduces are the tensor-parallel
+     * layers' activations (its all-to-alls the experts' tokens), one or two per layer on every token's path.
+     * No bucketing hides them and there is no compute to overlap them with but the next layer's. */
+    [NS_FINDING_TP_COLLECTIVES] =
+        {.module = "Module 6/8",
+         .fix = "these collectives are tensor-parallel activations between layers, not gradients (an "
+                "inference step has none to bucket): use the small-message all-reduce (vLLM/SGLang custom "
+                "all-reduce, NCCL NVLS or one-shot), keep the tensor-parallel group inside one NVLink "
+                "domain, fuse the all-reduce with the next norm, or lower the tensor-parallel degree (more "
+                "replicas, or pipeline/expert parallelism, instead)",
+         .next_check = "the exposed-communication share and the all-reduce time per layer after the change{}",
+         .next_follow_up = NS_FOLLOW_UP_COMM_SPLIT,
+         .doc = DOC_COMM},
+    /* Host jitter: the rank's calls cost what its peers' do, except for rare stalls of milliseconds in calls
+     * that take microseconds (a launch, an event record): the host was taken from the process. Faster
+     * dispatch (CUDA graphs) would not remove a descheduled thread. */
+    [NS_FINDING_STRAGGLER_JITTER] =
+        {.module = "Module 6/8",
+         .fix = "host jitter: this rank's host calls cost what the others' do except for rare stalls of "
+                "milliseconds in calls that take microseconds (kernel launches), while its GPU idles: the "
+                "CPU was taken from it, not slow dispatch: pin each rank to its own cores near its GPU "
+                "(numactl/taskset, isolcpus), freeze the garbage collector in the step (gc.freeze() after "
+                "start-up, gc.disable() around the loop), check that node for co-located processes, CPU "
+                "throttling and interrupts",
+         .next_check = "the rank's launch stalls and non-comm step time against the median after pinning{}",
+         .next_follow_up = NS_FOLLOW_UP_JOB,
+         .doc = DOC_STRAGGLER},
     /* Stream capture records kernels into a graph without running them: a window of it shows the host
      * recording, not the job, and "use CUDA graphs" would be advice to do what it is doing. */
     [NS_FINDING_GRAPH_CAPTURE] =
@@ -478,6 +505,8 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_SYNC_NATIVE] = "sync_native",
     [NS_FINDING_LAUNCH_NATIVE] = "launch_native",
     [NS_FINDING_TRANSFER_NATIVE] = "transfer_native",
+    [NS_FINDING_TP_COLLECTIVES] = "tp_collectives",
+    [NS_FINDING_STRAGGLER_JITTER] = "straggler_jitter",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

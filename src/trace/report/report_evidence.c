@@ -119,6 +119,22 @@ static void kernel_routes(const ns_split_result *res, const ns_split_device *d,
 	}
 }
 
+/* An inference server (its steps have a prefill/decode phase) runs no backward pass: its collectives move
+ * activations between tensor-parallel layers (and tokens between experts), so the training advice "bucket
+ * gradients" does not apply (docs/trace.md, "Inference"). */
+static void inference_comm_routes(const ns_split_device *d, const ns_routes *in, ns_routes *out)
+{
+	const ns_route *tp = &in->finding[NS_FINDING_TP_COLLECTIVES];
+	size_t inference = 0;
+
+	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++)
+		inference += d->phase_steps[p];
+	if (inference == 0 || tp->fix == NULL || d->overall.cause_ns[NS_CAUSE_EXPOSED] <= 0)
+		return;
+	out->cause[NS_CAUSE_EXPOSED] = *tp;
+	out->route[NS_REGIME_COMM] = *tp;
+}
+
 void report_evidence_routes(const ns_split_result *res, const ns_split_device *d,
                             const ns_device_table *devices, const ns_routes *in, ns_routes *out,
                             char fixes[][NS_REPORT_FIX_MAX])
@@ -134,4 +150,5 @@ void report_evidence_routes(const ns_split_result *res, const ns_split_device *d
 	if (res->nsys)
 		report_export_routes(res, in, out, fixes);
 	kernel_routes(res, d, devices, in, out, fixes);
+	inference_comm_routes(d, in, out);
 }

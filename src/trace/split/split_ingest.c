@@ -7,6 +7,7 @@
 #include "trace/split/split_phases.h"
 #include "trace/split/split_private.h"
 #include "trace/split/split_python.h"
+#include "util/satmath.h"
 #include "util/text.h"
 
 /* One record per GPU event: millions of them in a large trace. */
@@ -775,10 +776,14 @@ ns_status split_first_use(ns_trace_split *s, ns_split_result *res, ns_error *err
 	first_starts(s, first, slow_start, slow_name);
 	for (size_t i = 0; i < s->nslow && st == NS_OK; i++) {
 		const slow_call *c = &s->slow[i];
-		if (c->end - c->start < floor || slow_start[i] == INT64_MAX ||
-		    slow_start[i] != first[slow_name[i]])
-			continue; /* a stall of an ordinary launch (a full queue, the host descheduled): not
-			             set-up */
+		if (c->end - c->start < floor)
+			continue;
+		if (slow_start[i] == INT64_MAX || slow_start[i] != first[slow_name[i]]) {
+			/* a stall of an ordinary launch (a full queue, the host descheduled): not set-up */
+			res->host_stalls++;
+			res->host_stall_ns = ns_sat_add_i64(res->host_stall_ns, c->end - c->start);
+			continue;
+		}
 		res->first_use_loads++;
 		res->first_use_ns = ns_sat_add_i64(res->first_use_ns, c->end - c->start);
 		st = split_span_add(&s->thread[c->thread].list[HK_INIT], c->start, c->end, err);

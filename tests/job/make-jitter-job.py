@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Writes tests/data/job-jitter: a 3-rank job whose rank 2 is a straggler by host jitter (issue 25, item 10b).
+
+Every rank runs the same kernels in 3 steps of 10 ms: a fill (40 us), a GEMM (4 ms), a second fill, then an
+all-reduce. Every launch call takes 10 us, except that rank 2's launch of its second fill stalls for 3 ms each
+step with its GPU idle (the host descheduled: another process on its cores, a GC pause). Its all-reduce starts
+2.92 ms after the others', which wait for it. The kernel names, the record_param_comms op, the NCCL kernel's
+args ("Collective name", "Process Group Name", ...) and distributedInfo are spelled as PyTorch 2.x's Kineto
+writes them (make-trace's multi-rank traces, and the shared HTA traces, carry the same keys).
+
+usage: make-jitter-job.py OUT_DIR
+"""
+import json
+import os
+import sys
+
+FILL = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)"
+GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"
+NCCL = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"
+STEP_US, STALL_US, LAUNCH_US = 10000, 3000, 10
+
+
+def rank_trace(rank):
+    pid = 100 + rank
+    ev, corr, ext = [], [1000 * rank], [1]
+
+    def launch(ts, dur, name, kts, kdur, stream=7, args=None, op_ext=None):
+        corr[0] += 1
+        a = {"correlation": corr[0]}
+        if op_ext is not None:
+            a["External id"] = op_ext
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": pid, "tid": pid,
+                   "ts": ts, "dur": dur, "args": a})
+        ka = {"device": 0, "stream": stream, "correlation": corr[0]}
+        if op_ext is not None:
+            ka["External id"] = op_ext
+        ka.update(args or {})
+        ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": kts, "dur": kdur,
+                   "args": ka})
+
+    for k in range(3):
+        t = k * STEP_US
+        ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (k + 1), "pid": pid,
+                   "tid": pid, "ts": t, "dur": STEP_US})
+        launch(t + 50, LAUNCH_US, FILL, t + 60, 40)
+        launch(t + 100, LAUNCH_US, GEMM, t + 200, 4000)
+        stall = STALL_US if rank == 2 else LAUNCH_US
+        launch(t + 4250, stall, FILL, t + 4250 + stall + 10, 40)  # rank 2: 4250-7250, fill 7260-7300
+        ready = t + 4250 + stall + 50                                # 7300 (rank 2), 4310 (the others)
+        ext[0] += 1
+        ev.append({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": pid, "tid": pid,
+                   "ts": ready, "dur": 20, "args": {"External id": ext[0]}})
+        start = t + 7320 if rank == 2 else t + 4400                  # the others start, then wait for rank 2
+        launch(ready + 5, LAUNCH_US, NCCL, start, t + 8320 - start, stream=13, op_ext=ext[0],
+               args={"Collective name": "allreduce", "In msg nelems": 1048576, "Out msg nelems": 1048576,
+                     "Group size": 3, "dtype": "BFloat16", "Process Group Name": "0",
+                     "Process Group Description": "default_pg", "Process Group Ranks": "[0, 1, 2]"})
+    return {"schemaVersion": 1,
+            "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85024112640,
+                                  "computeMajor": 9, "computeMinor": 0}],
+            "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": 3},
+            "traceName": "hand-written fixture (tests/job/make-jitter-job.py): rank 2 stalls 3 ms in a "
+                         "kernel launch each step",
+            "traceEvents": ev}
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for r in range(3):
+        with open(os.path.join(out, "rank-%d.json" % r), "w") as f:
+            json.dump(rank_trace(r), f, indent=0)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
