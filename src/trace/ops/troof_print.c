@@ -66,6 +66,21 @@ static const char *row_type(const ns_troof_row *row)
 	return row->has_dtype ? ns_dtype_name(row->dtype) : row->type_name;
 }
 
+/* The same in the text table's five columns: torch's C type names of the types without a roof shortened. */
+static const char *row_type_short(const ns_troof_row *row)
+{
+	static const struct {
+		const char *torch, *word;
+	} words[] = {{"unsigned char", "uint8"}, {"short int", "int16"}, {"int", "int32"},
+	             {"long int", "int64"},      {"long", "int64"},      {"long long int", "int64"}};
+	const char *t = row_type(row);
+
+	for (size_t i = 0; !row->has_dtype && i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcmp(t, words[i].torch) == 0)
+			return words[i].word;
+	return t;
+}
+
 /* What the ops achieved, on the roof that places them: FLOP/s for the computing families, bytes/s else. */
 static void rate_text(bool computes, double flops, double bytes, double ns, char *buf, size_t size)
 {
@@ -146,6 +161,20 @@ static int text_width(const ns_troof_report *r, size_t top, bool shape, int min,
 	return w < max ? w : max;
 }
 
+/* An op name in a column of width w: longer ones (fbgemm's autograd nodes run to 96 bytes) cut between
+ * characters and marked with "...", so the columns after stay aligned; JSON keeps the whole name. */
+static void print_name(FILE *out, const char *name, int w)
+{
+	size_t len = strlen(name);
+
+	if (len <= (size_t)w) {
+		fprintf(out, "%-*s", w, name);
+		return;
+	}
+	len = ns_utf8_cut(name, len, (size_t)w - 3);
+	fprintf(out, "%.*s...%*s", (int)len, name, w - 3 - (int)len, "");
+}
+
 static void print_rows(FILE *out, const ns_troof_report *r, size_t top, const char *more)
 {
 	int wn = text_width(r, top, false, 4, 44), ws = text_width(r, top, true, 5, 40);
@@ -160,11 +189,12 @@ static void print_rows(FILE *out, const ns_troof_report *r, size_t top, const ch
 		char rate[32];
 		rate_text(ns_op_family_computes(row->family), row->flops, row->bytes, (double)row->gpu_ns,
 		          rate, sizeof(rate));
-		fprintf(out, "  %-*s %-*s %-10s %-5s %6ld %9.3f %6.0f%%  %-15s %s%s%s\n", wn, row->name, ws,
-		        row->shape, ns_op_pass_name(row->pass), row_type(row), row->count,
-		        ms((double)row->gpu_ns), 100.0 * row->fraction, rate,
-		        ns_regime_name(row->roof.regime), row->roof.above_roof ? " (above the roof!)" : "",
-		        row->note != NULL ? " *" : "");
+		fputs("  ", out);
+		print_name(out, row->name, wn);
+		fprintf(out, " %-*s %-10s %-5s %6ld %9.3f %6.0f%%  %-15s %s%s%s\n", ws, row->shape,
+		        ns_op_pass_name(row->pass), row_type_short(row), row->count, ms((double)row->gpu_ns),
+		        100.0 * row->fraction, rate, ns_regime_name(row->roof.regime),
+		        row->roof.above_roof ? " (above the roof!)" : "", row->note != NULL ? " *" : "");
 		notes = notes || row->note != NULL;
 	}
 	if (r->nrows > top)
