@@ -105,32 +105,37 @@ typedef struct {
 
 static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* One formatting of the arguments, tried again after growing: a copy of the list each time (clang's
+ * analyzer loses a va_start made inside the loop). */
 static void put(sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (b->nomem)
 		return;
+	va_start(ap, fmt);
 	for (;;) {
+		va_list aq;
 		int n;
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->n, b->cap - b->n, fmt, ap);
-		va_end(ap);
+		va_copy(aq, ap);
+		n = vsnprintf(b->p + b->n, b->cap - b->n, fmt, aq);
+		va_end(aq);
 		if (n < 0) {
 			b->nomem = true;
-			return;
+			break;
 		}
 		if ((size_t)n < b->cap - b->n) {
 			b->n += (size_t)n;
-			return;
+			break;
 		}
 		char *grown = ns_grow(b->p, &b->cap, b->n + (size_t)n + 1, 1);
 		if (grown == NULL) {
 			b->nomem = true;
-			return;
+			break;
 		}
 		b->p = grown;
 	}
+	va_end(ap);
 }
 
 /* A JSON string: quote, backslash and control bytes escaped, other bytes as they are. */
