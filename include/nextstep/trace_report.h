@@ -122,7 +122,11 @@ typedef struct {
 	size_t counted_steps;   /* the steps in overall (1: a whole-trace window) */
 	ns_split_window routed; /* overall, its phase decode when decode holds most of its memory time */
 	ns_verdict verdict;
-	ns_routes routes;         /* the headline's: host-only, dominant causes', decode's (shallow) */
+	ns_routes routes; /* the headline's: host-only, dominant causes', decode's (shallow) */
+	/* What every window of the device is routed from (its steps, warm-up and phases): the routes the
+	 * trace's evidence words (Python frames, fp32 compute, graph capture, host-only), before each
+	 * window's dominant causes pick among them. */
+	ns_routes window_routes;
 	bool unfit;               /* no verdict: the trace is unfit */
 	bool startup;             /* every window is warm-up: start-up, not steady state */
 	ns_route startup_route;   /* start-up's advice (init's route, else overhead's) */

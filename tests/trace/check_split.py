@@ -76,6 +76,12 @@ def sanity(doc):
                     bad.append("%s %s: causes of %s sum %.3f != %.3f" % (dev["device"], where, k, part, b[k]))
             if any(us < 0 for us in causes.values()):
                 bad.append("%s %s: negative cause %s" % (dev["device"], where, causes))
+        # a trace with Python frames (with_stack=True) is never told to record them, in no window (issue 25)
+        if python_map(dev["overall"]):
+            for where, w in windows(dev):
+                if "with_stack=True" in (w.get("fix") or ""):
+                    bad.append("%s %s: asks for with_stack=True though the trace has Python frames" %
+                               (dev["device"], where))
         steps = dev["steps"]
         counted = [dev["overall"]] + ([dev["warmup"]] if dev.get("warmup") else [])
         total = sum(s["dur_us"] for s in steps)

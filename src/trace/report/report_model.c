@@ -391,6 +391,7 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 	out->routed = report_overall_routed(d);
 	route_window(&out->routed, classify, &out->verdict);
 	report_cause_routes(&out->routed, &base, &out->routes);
+	out->window_routes = base;
 	out->unfit = q->grade == NS_QUALITY_UNFIT;
 	out->startup = ns_device_startup_only(d);
 	out->startup_route = *report_startup_route(res, d, &base);

@@ -753,6 +753,7 @@ static bool put_device(json_stream *js, const ns_split_result *res, const ns_spl
 {
 	ns_error err;
 	ns_device_report *m = device_model(res, d, o, &err);
+	ns_report_options wo;
 	const char *label;
 	bool ok;
 
@@ -760,6 +761,10 @@ static bool put_device(json_stream *js, const ns_split_result *res, const ns_spl
 		js->nomem = true;
 		return false;
 	}
+	/* the steps and warm-up are routed as the headline is: a step's host gap names the Python frames the
+	 * trace recorded instead of asking to record them */
+	wo = *o;
+	wo.routes = &m->window_routes;
 	label = m->label;
 	json_out_raw(&js->w, "{\"device\":");
 	ok = put_json(js, "", d->id >= 0 ? cJSON_CreateNumber((double)d->id) : cJSON_CreateNull());
@@ -772,8 +777,8 @@ static bool put_device(json_stream *js, const ns_split_result *res, const ns_spl
 	if (js->flags & REPORT_JSON_NO_STEPS)
 		json_out_raw(&js->w, ",\"steps\":[]");
 	else
-		ok = ok && put_steps(js, res, label, d, o);
-	ok = ok && put_warmup(js, label, d, m, o);
+		ok = ok && put_steps(js, res, label, d, &wo);
+	ok = ok && put_warmup(js, label, d, m, &wo);
 	ok = ok && put_json(js, ",\"top_kernels\":", top_kernels_json(res, d, o->top));
 	ok = ok && put_json(js, ",\"step_phases\":", report_phases_json(m, o));
 	ok = ok && put_json(js, ",\"outside_steps\":", report_outside_json(d));
