@@ -8,7 +8,8 @@
 #      defects are listed, with the reason, in .cppcheck-suppressions and .clang-tidy-suppressions). clang-tidy
 #      analyses every file when CI is set (CI=true); otherwise a file whose source, headers, flags and checks are
 #      unchanged since its last analysis is not analysed again, its findings are read from build/clang-tidy-cache
-#      (CLANG_TIDY_ALL=1 analyses all);
+#      (CLANG_TIDY_ALL=1 analyses all). It runs from the plain build's configuration on, beside 1, 2 and 4,
+#      niced, and is printed after them;
 #   4. the fuzz harnesses, a few seconds each on their seed corpus, one per processor at a time.
 # Tests that need ../shared exit 77 when it is absent and are counted as skipped, not passed. A fuzz harness
 # is never skipped: without clang it counts as failed. Set FUZZ_SECONDS to fuzz longer; SKIP_FUZZ=1 leaves
@@ -22,9 +23,16 @@ skipped=0
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# The tests start python3 a few hundred times: the interpreter itself, not a version manager's shim (pyenv's
-# costs 0.1 s of CPU a start).
-if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; then
+# The tests start python3 several hundred times and need only its standard library: the system's interpreter where
+# it has what they import (Debian's /usr/bin/python3, as on CI: 0.04 s of CPU a start with json and sqlite3), else
+# the interpreter itself, not a version manager's shim (pyenv's: 0.15 s a start; its interpreter with its
+# site-packages: 0.09 s).
+if /usr/bin/python3 -c 'import sqlite3, gzip, zlib, decimal, html.parser, xml.etree.ElementTree' 2>/dev/null; then
+	py=/usr/bin/python3
+else
+	py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
+fi
+if [ -n "$py" ] && [ -x "$py" ]; then
 	mkdir -p "$scratch/bin" && ln -s "$py" "$scratch/bin/python3" && PATH=$scratch/bin:$PATH
 fi
 
@@ -47,11 +55,13 @@ run_ctest() { # build-dir label
 	skipped=$((skipped + nskip))
 }
 
-build() { # build-dir [cmake args...]
+configure() { # build-dir [cmake args...]
 	local dir=$1
 	shift
-	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEXTSTEP_WERROR=ON -DBUILD_TESTING=ON "$@" >/dev/null &&
-		cmake --build "$dir" -j"$jobs"
+	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEXTSTEP_WERROR=ON -DBUILD_TESTING=ON "$@" >/dev/null
+}
+build() { # build-dir [cmake args...]
+	configure "$@" && cmake --build "$1" -j"$jobs"
 }
 
 stage_failed() { # message
@@ -63,8 +73,8 @@ stage_failed() { # message
 # suite's budget is 5 minutes on an idle 2-core machine, so CPU / 2 is about the least wall time a stage takes.
 children_cpu() { # sets cpu to the seconds of CPU of the children waited for so far (bash's times, read from a
 	# file: in a pipeline or $(...) it would run in a subshell, which has no children yet)
-	times >"$scratch/times"
-	cpu=$(sed -n 2p "$scratch/times" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
+	times >"$scratch/times.$BASHPID"
+	cpu=$(sed -n 2p "$scratch/times.$BASHPID" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
 		printf "%.1f", n }')
 }
 stage_start() {
@@ -76,8 +86,102 @@ stage_end() { # name
 	echo "run-all: time: $1: $((SECONDS - stage_wall)) s wall, $(echo "$cpu $stage_cpu" | awk '{ printf "%.0f", $1 - $2 }') s CPU"
 }
 
+# tidy_file FILE CACHE KEY: clang-tidy's findings for FILE, kept in CACHE/KEY when it ran to the end.
+tidy_file() {
+	local out
+	out=$(clang-tidy -p build --quiet "$1" 2>/dev/null)
+	local status=$?
+	printf '%s\n' "$out"
+	[ $status = 0 ] && [ -n "$2" ] && printf '%s\n' "$out" >"$2/$3"
+}
+export -f tidy_file
+
+# Static analysis: cppcheck and clang-tidy need only the plain build's compile_commands.json, so they run from
+# its configuration on, beside the other stages, niced: each of those leaves a processor idle at times (a link,
+# a test that waits, the end of a CTest run), and the analysis, 120 short jobs, fills it. Its output is printed,
+# and its results counted, when it has finished (after the fuzz stage). Run in a subshell: its counts go to
+# $scratch/static.counts.
+static_analysis() {
+	passed=0 failed=0
+	renice -n 10 -p "$BASHPID" >/dev/null 2>&1
+	stage_start
+	# src/ includes the headers' unstable tier: without its macro cppcheck would skip, silently, every file that
+	# includes one (their #error), and --force keeps every other configuration checked.
+	if ! command -v cppcheck >/dev/null; then
+		stage_failed "cppcheck not found (apt-get install cppcheck)"
+	elif out=$(cppcheck -q --std=c11 --enable=warning,performance,portability --inline-suppr \
+		--suppressions-list=.cppcheck-suppressions -DNEXTSTEP_STATIC_LINKING_ONLY --force -I include -I src -I src/trace \
+		-j"$jobs" src 2>&1) &&
+		[ -z "$out" ]; then
+		echo "cppcheck: src/ is clean"
+		passed=$((passed + 1))
+	else
+		echo "$out"
+		stage_failed "cppcheck found the above"
+	fi
+
+	if ! command -v clang-tidy >/dev/null; then
+		stage_failed "clang-tidy not found (apt-get install clang-tidy)"
+	elif [ ! -f build/compile_commands.json ]; then
+		stage_failed "clang-tidy: no build/compile_commands.json"
+	else
+		# A file's key: its own bytes and, for all files at once, every header, the flags, the checks and the
+		# clang-tidy version. Outside CI a file whose key has a result is not analysed again: its findings (none,
+		# or those the suppressions then judge) are read from the cache.
+		cache=build/clang-tidy-cache
+		mkdir -p "$cache"
+		common=$({ clang-tidy --version && cat .clang-tidy build/compile_commands.json &&
+			find src include -name '*.h' | sort | xargs cat; } | sha256sum | cut -c1-64)
+		: >"$scratch/tidy.todo"
+		: >"$scratch/tidy.found"
+		: >"$scratch/tidy.keys"
+		total=0
+		for f in $(find src -name '*.c' | sort); do
+			key=$( (echo "$common $f" && cat "$f") | sha256sum | cut -c1-64)
+			echo "$key" >>"$scratch/tidy.keys"
+			total=$((total + 1))
+			if [ -z "${CI:-}" ] && [ "${CLANG_TIDY_ALL:-0}" != 1 ] && [ -f "$cache/$key" ]; then
+				cat "$cache/$key" >>"$scratch/tidy.found"
+			else
+				printf '%s %s\n' "$f" "$key" >>"$scratch/tidy.todo"
+			fi
+		done
+		# entries no file has any more
+		for entry in "$cache"/*; do
+			[ -e "$entry" ] && ! grep -qx "$(basename "$entry")" "$scratch/tidy.keys" && rm -f "$entry"
+		done
+		todo=$(wc -l <"$scratch/tidy.todo")
+		if [ "$todo" = "$total" ]; then
+			echo "clang-tidy: analysing all $total files"
+		else
+			echo "clang-tidy: analysing $todo of $total files; the others' findings are those of their last analysis," \
+				"as they have not changed since (CI=true or CLANG_TIDY_ALL=1 analyses all)"
+		fi
+		# Each finding is "FILE:LINE:COL: warning: what [check]"; the suppressions list "check path reason".
+		xargs -P"$jobs" -L1 bash -c 'tidy_file "$1" "$0" "$2"' "$cache" <"$scratch/tidy.todo" >>"$scratch/tidy.found"
+		out=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$scratch/tidy.found" | sed "s|^$PWD/||" | sort -u |
+			awk 'NR == FNR { if ($0 !~ /^#/ && NF >= 2) skip[$1 " " $2] = 1; next }
+				{ check = $NF; gsub(/[][]/, "", check); file = $1; sub(/:.*/, "", file)
+				  if (!((check " " file) in skip)) print }' .clang-tidy-suppressions -)
+		if [ -z "$out" ]; then
+			echo "clang-tidy: src/ is clean"
+			passed=$((passed + 1))
+		else
+			echo "$out"
+			stage_failed "clang-tidy found the above"
+		fi
+	fi
+	stage_end "static analysis (beside the other stages, niced)"
+	echo "$passed $failed" >"$scratch/static.counts"
+}
+
 echo "== build (warnings are errors) and test =="
 stage_start
+static_pid=
+if configure build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; then
+	static_analysis >"$scratch/static.out" 2>&1 &
+	static_pid=$!
+fi
 if build build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; then run_ctest build plain; else stage_failed "build failed"; fi
 stage_end "build and test"
 
@@ -101,84 +205,6 @@ fi
 if [ "$asan_built" = 0 ]; then run_ctest build-asan sanitizers; else stage_failed "sanitizer build failed"; fi
 stage_end "sanitizers"
 
-echo "== static analysis: cppcheck, clang-tidy =="
-stage_start
-# src/ includes the headers' unstable tier: without its macro cppcheck would skip, silently, every file that
-# includes one (their #error), and --force keeps every other configuration checked.
-if ! command -v cppcheck >/dev/null; then
-	stage_failed "cppcheck not found (apt-get install cppcheck)"
-elif out=$(cppcheck -q --std=c11 --enable=warning,performance,portability --inline-suppr \
-	--suppressions-list=.cppcheck-suppressions -DNEXTSTEP_STATIC_LINKING_ONLY --force -I include -I src -I src/trace \
-	-j"$jobs" src 2>&1) &&
-	[ -z "$out" ]; then
-	echo "cppcheck: src/ is clean"
-	passed=$((passed + 1))
-else
-	echo "$out"
-	stage_failed "cppcheck found the above"
-fi
-
-# tidy_file FILE CACHE KEY: clang-tidy's findings for FILE, kept in CACHE/KEY when it ran to the end.
-tidy_file() {
-	local out
-	out=$(clang-tidy -p build --quiet "$1" 2>/dev/null)
-	local status=$?
-	printf '%s\n' "$out"
-	[ $status = 0 ] && [ -n "$2" ] && printf '%s\n' "$out" >"$2/$3"
-}
-export -f tidy_file
-if ! command -v clang-tidy >/dev/null; then
-	stage_failed "clang-tidy not found (apt-get install clang-tidy)"
-elif [ ! -f build/compile_commands.json ]; then
-	stage_failed "clang-tidy: no build/compile_commands.json"
-else
-	# A file's key: its own bytes and, for all files at once, every header, the flags, the checks and the
-	# clang-tidy version. Outside CI a file whose key has a result is not analysed again: its findings (none,
-	# or those the suppressions then judge) are read from the cache.
-	cache=build/clang-tidy-cache
-	mkdir -p "$cache"
-	common=$({ clang-tidy --version && cat .clang-tidy build/compile_commands.json &&
-		find src include -name '*.h' | sort | xargs cat; } | sha256sum | cut -c1-64)
-	: >"$scratch/tidy.todo"
-	: >"$scratch/tidy.found"
-	: >"$scratch/tidy.keys"
-	total=0
-	for f in $(find src -name '*.c' | sort); do
-		key=$( (echo "$common $f" && cat "$f") | sha256sum | cut -c1-64)
-		echo "$key" >>"$scratch/tidy.keys"
-		total=$((total + 1))
-		if [ -z "${CI:-}" ] && [ "${CLANG_TIDY_ALL:-0}" != 1 ] && [ -f "$cache/$key" ]; then
-			cat "$cache/$key" >>"$scratch/tidy.found"
-		else
-			printf '%s %s\n' "$f" "$key" >>"$scratch/tidy.todo"
-		fi
-	done
-	# entries no file has any more
-	for entry in "$cache"/*; do
-		[ -e "$entry" ] && ! grep -qx "$(basename "$entry")" "$scratch/tidy.keys" && rm -f "$entry"
-	done
-	todo=$(wc -l <"$scratch/tidy.todo")
-	if [ "$todo" = "$total" ]; then
-		echo "clang-tidy: analysing all $total files"
-	else
-		echo "clang-tidy: analysing $todo of $total files; the others' findings are those of their last analysis," \
-			"as they have not changed since (CI=true or CLANG_TIDY_ALL=1 analyses all)"
-	fi
-	# Each finding is "FILE:LINE:COL: warning: what [check]"; the suppressions list "check path reason".
-	xargs -P"$jobs" -L1 bash -c 'tidy_file "$1" "$0" "$2"' "$cache" <"$scratch/tidy.todo" >>"$scratch/tidy.found"
-	out=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$scratch/tidy.found" | sed "s|^$PWD/||" | sort -u |
-		awk 'NR == FNR { if ($0 !~ /^#/ && NF >= 2) skip[$1 " " $2] = 1; next }
-			{ check = $NF; gsub(/[][]/, "", check); file = $1; sub(/:.*/, "", file)
-			  if (!((check " " file) in skip)) print }' .clang-tidy-suppressions -)
-	if [ -z "$out" ]; then
-		echo "clang-tidy: src/ is clean"
-		passed=$((passed + 1))
-	else
-		echo "$out"
-		stage_failed "clang-tidy found the above"
-	fi
-fi
-stage_end "static analysis"
 
 # fuzz_one HARNESS LOG: runs a harness on a scratch copy of nothing plus its seed corpus; "ok" or "failed" in
 # LOG.status.
@@ -205,17 +231,19 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 		stage_failed "fuzz build failed (built with the sanitizers in build-asan)"
 	else
 		mkdir -p "$scratch/fuzz"
-		running=0
+		# $jobs at a time, waited for by process id (the static analysis runs in the background too); each runs
+		# for the same time, so the oldest ends first
+		fuzzing_pids=()
 		for harness in build-asan/fuzz/fuzz_*; do
 			[ -x "$harness" ] || continue
-			if [ "$running" -ge "$jobs" ]; then
-				wait -n
-				running=$((running - 1))
+			if [ "${#fuzzing_pids[@]}" -ge "$jobs" ]; then
+				wait "${fuzzing_pids[0]}"
+				fuzzing_pids=("${fuzzing_pids[@]:1}")
 			fi
 			fuzz_one "$harness" "$scratch/fuzz/$(basename "$harness")" &
-			running=$((running + 1))
+			fuzzing_pids+=($!)
 		done
-		wait
+		[ "${#fuzzing_pids[@]}" = 0 ] || wait "${fuzzing_pids[@]}"
 		for harness in build-asan/fuzz/fuzz_*; do
 			[ -x "$harness" ] || continue
 			name=$(basename "$harness")
@@ -231,6 +259,20 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 		done
 	fi
 	stage_end "fuzz"
+fi
+
+echo "== static analysis: cppcheck, clang-tidy (ran beside the stages above) =="
+if [ -z "$static_pid" ]; then
+	stage_failed "static analysis: the plain build could not be configured (no compile_commands.json)"
+else
+	wait "$static_pid"
+	cat "$scratch/static.out"
+	if read -r static_passed static_failed <"$scratch/static.counts"; then
+		passed=$((passed + static_passed))
+		failed=$((failed + static_failed))
+	else
+		stage_failed "static analysis did not finish"
+	fi
 fi
 
 [ -d ../shared ] || echo "run-all: ../shared not found: the tests over real and generated traces were skipped"
