@@ -73,8 +73,9 @@ stage_failed() { # message
 # suite's budget is 5 minutes on an idle 2-core machine, so CPU / 2 is about the least wall time a stage takes.
 children_cpu() { # sets cpu to the seconds of CPU of the children waited for so far (bash's times, read from a
 	# file: in a pipeline or $(...) it would run in a subshell, which has no children yet)
-	times >"$scratch/times.$BASHPID"
-	cpu=$(sed -n 2p "$scratch/times.$BASHPID" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
+	local file=$scratch/times.$BASHPID # this shell's: the static analysis runs in a subshell of its own
+	times >"$file"
+	cpu=$(sed -n 2p "$file" | awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); n += t[1] * 60 + t[2] }
 		printf "%.1f", n }')
 }
 stage_start() {
