@@ -90,27 +90,31 @@ stage_end() { # name
 # tidy_file FILE CACHE KEY: clang-tidy's findings for FILE, kept in CACHE/KEY when it ran to the end.
 tidy_file() {
 	local out
-	out=$(clang-tidy -p build --quiet "$1" 2>/dev/null)
+	out=$(nice -n "$(cat "$static_nice" 2>/dev/null || echo 0)" clang-tidy -p build --quiet "$1" 2>/dev/null)
 	local status=$?
 	printf '%s\n' "$out"
 	[ $status = 0 ] && [ -n "$2" ] && printf '%s\n' "$out" >"$2/$3"
 }
 export -f tidy_file
+# The niceness of each analysis job to come: 10 while other stages run, 0 once they are done (a file, read by
+# each job as it starts: a process cannot lower its own niceness again without privileges, and on a machine
+# busy with other work a niced analysis alone would wait for all of it).
+export static_nice=$scratch/static.nice
+echo 10 >"$static_nice"
 
 # Static analysis: cppcheck and clang-tidy need only the plain build's compile_commands.json, so they run from
-# its configuration on, beside the other stages, niced: each of those leaves a processor idle at times (a link,
-# a test that waits, the end of a CTest run), and the analysis, 120 short jobs, fills it. Its output is printed,
-# and its results counted, when it has finished (after the fuzz stage). Run in a subshell: its counts go to
-# $scratch/static.counts.
+# its configuration on, beside the other stages, niced ($static_nice): each of those leaves a processor idle at
+# times (a link, a test that waits, the end of a CTest run), and the analysis, 120 short jobs, fills it. Its
+# output is printed, and its results counted, when it has finished (after the fuzz stage). Run in a subshell:
+# its counts go to $scratch/static.counts.
 static_analysis() {
 	passed=0 failed=0
-	renice -n 10 -p "$BASHPID" >/dev/null 2>&1
 	stage_start
 	# src/ includes the headers' unstable tier: without its macro cppcheck would skip, silently, every file that
 	# includes one (their #error), and --force keeps every other configuration checked.
 	if ! command -v cppcheck >/dev/null; then
 		stage_failed "cppcheck not found (apt-get install cppcheck)"
-	elif out=$(cppcheck -q --std=c11 --enable=warning,performance,portability --inline-suppr \
+	elif out=$(nice -n "$(cat "$static_nice")" cppcheck -q --std=c11 --enable=warning,performance,portability --inline-suppr \
 		--suppressions-list=.cppcheck-suppressions -DNEXTSTEP_STATIC_LINKING_ONLY --force -I include -I src -I src/trace \
 		-j"$jobs" src 2>&1) &&
 		[ -z "$out" ]; then
@@ -265,6 +269,7 @@ if [ "${SKIP_FUZZ:-0}" != 1 ]; then
 fi
 
 echo "== static analysis: cppcheck, clang-tidy (ran beside the stages above) =="
+echo 0 >"$static_nice"
 if [ -z "$static_pid" ]; then
 	stage_failed "static analysis: the plain build could not be configured (no compile_commands.json)"
 else
