@@ -1,5 +1,6 @@
 /* Routing a profile with libnextstep from another program: the split of one step, given as BUCKET=SHARE
- * arguments, is checked, classified by max-with-priority and printed with its route, as `nextstep` would.
+ * arguments, is checked and classified by max-with-priority in one call (ns_route_profile()) and printed with
+ * its route, as `nextstep` would.
  *
  * Build against an installed libnextstep (installed with `cmake --install build --prefix DIR`: first
  * export PKG_CONFIG_PATH=DIR/lib/pkgconfig; pkg-config's flags put the library's folder in the program's run
@@ -35,7 +36,6 @@ static int add_share(ns_profile *p, const char *arg, ns_error *err)
 int main(int argc, char **argv)
 {
 	ns_profile profile;
-	ns_classify_options options;
 	ns_verdict verdict;
 	ns_routes *routes;
 	ns_error err;
@@ -55,13 +55,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "route_profile: %s\n", err.msg);
 			return 2;
 		}
-	if (ns_profile_validate(&profile, false, &err) != NS_OK ||
+	if (ns_route_profile(&profile, NULL, false, &verdict, &err) != NS_OK ||
 	    (routes = ns_routes_new(NULL, &err)) == NULL) {
 		fprintf(stderr, "route_profile: %s\n", err.msg);
 		return 1;
 	}
-	ns_classify_options_default(&options);
-	ns_classify_profile(&profile, &options, &verdict);
 	ns_format_verdict_line(stdout, "", &verdict, routes, &text);
 	printf("runner-up: %s (%.0f%%)\n", ns_regime_name(verdict.runner_up),
 	       verdict.runner_up_share * 100.0);

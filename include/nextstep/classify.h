@@ -48,6 +48,11 @@ NS_API void ns_classify_options_default(ns_classify_options *o);
 /* "compute,memory,..." must be a permutation of all regimes. */
 NS_API ns_status ns_classify_parse_priority(const char *list, ns_regime out[NS_REGIME_COUNT], ns_error *err);
 NS_API void ns_classify_profile(const ns_profile *p, const ns_classify_options *o, ns_verdict *v);
+/* The router's workflow in one call: checks p's shares (ns_profile_validate(); with normalize a sum above 1
+ * is rescaled to 1, in p) and classifies it into *v with options (NULL: the defaults). NS_ERR_VALUE with err
+ * set, and *v untouched, when the shares do not add up. */
+NS_API ns_status ns_route_profile(ns_profile *p, const ns_classify_options *options, bool normalize,
+                                  ns_verdict *v, ns_error *err);
 NS_API const char *ns_grade_name(ns_grade g);
 
 NS_END_DECLS

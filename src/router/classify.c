@@ -140,3 +140,19 @@ void ns_classify_profile(const ns_profile *p, const ns_classify_options *o, ns_v
 	v->margin = v->share - v->runner_up_share;
 	grade_findings(v, o);
 }
+
+ns_status ns_route_profile(ns_profile *p, const ns_classify_options *options, bool normalize, ns_verdict *v,
+                           ns_error *err)
+{
+	ns_classify_options defaults;
+	ns_status st = ns_profile_validate(p, normalize, err);
+
+	if (st != NS_OK)
+		return st;
+	if (options == NULL) {
+		ns_classify_options_default(&defaults);
+		options = &defaults;
+	}
+	ns_classify_profile(p, options, v);
+	return NS_OK;
+}

@@ -236,6 +236,65 @@ START_TEST(priority_list_must_be_a_permutation)
 }
 END_TEST
 
+/* ---- the router's workflow in one call ---- */
+
+static ns_profile shares(double compute, double memory, double comm, double idle)
+{
+	ns_profile p;
+
+	ns_profile_init(&p);
+	p.share[NS_REGIME_COMPUTE] = compute;
+	p.share[NS_REGIME_MEMORY] = memory;
+	p.share[NS_REGIME_COMM] = comm;
+	p.share[NS_REGIME_IDLE] = idle;
+	p.present[NS_REGIME_COMPUTE] = p.present[NS_REGIME_MEMORY] = true;
+	p.present[NS_REGIME_COMM] = p.present[NS_REGIME_IDLE] = true;
+	return p;
+}
+
+START_TEST(route_profile_checks_and_classifies_with_the_defaults)
+{
+	ns_profile p = shares(0.72, 0.15, 0.05, 0.08);
+	ns_verdict v;
+	ns_error err;
+
+	ck_assert_int_eq(ns_route_profile(&p, NULL, false, &v, &err), NS_OK);
+	ck_assert_int_eq(v.regime, NS_REGIME_COMPUTE); /* 0.72 is the largest share */
+	ck_assert_int_eq(v.runner_up, NS_REGIME_MEMORY);
+}
+END_TEST
+
+START_TEST(route_profile_refuses_shares_above_one_unless_asked_to_normalize)
+{
+	ns_profile p = shares(0.2, 0.9, 0.0, 0.1); /* sums to 1.2 */
+	ns_verdict v;
+	ns_error err;
+
+	v.regime = NS_REGIME_IDLE;
+	ck_assert_int_eq(ns_route_profile(&p, NULL, false, &v, &err), NS_ERR_VALUE);
+	ck_assert_int_eq(v.regime, NS_REGIME_IDLE); /* untouched */
+	ck_assert_int_eq(ns_route_profile(&p, NULL, true, &v, &err), NS_OK);
+	ck_assert_int_eq(v.regime, NS_REGIME_MEMORY);
+	ck_assert_double_eq_tol(p.share[NS_REGIME_MEMORY], 0.9 / 1.2, 1e-12);
+}
+END_TEST
+
+START_TEST(route_profile_follows_the_callers_priority_on_a_tie)
+{
+	ns_profile p = shares(0.4, 0.4, 0.1, 0.1);
+	ns_classify_options o;
+	ns_verdict v;
+	ns_error err;
+
+	ns_classify_options_default(&o);
+	ck_assert_int_eq(
+	    ns_classify_parse_priority("memory,compute,comm,dataloader,overhead,idle", o.priority, &err),
+	    NS_OK);
+	ck_assert_int_eq(ns_route_profile(&p, &o, false, &v, &err), NS_OK);
+	ck_assert_int_eq(v.regime, NS_REGIME_MEMORY);
+}
+END_TEST
+
 static Suite *classify_suite(void)
 {
 	Suite *s = suite_create("classify");
@@ -247,6 +306,11 @@ static Suite *classify_suite(void)
 	tcase_add_test(tc, classify_findings_follow_custom_thresholds);
 	tcase_add_loop_test(tc, priority_list_must_be_a_permutation, 0,
 	                    sizeof(priority_cases) / sizeof(priority_cases[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("route");
+	tcase_add_test(tc, route_profile_checks_and_classifies_with_the_defaults);
+	tcase_add_test(tc, route_profile_refuses_shares_above_one_unless_asked_to_normalize);
+	tcase_add_test(tc, route_profile_follows_the_callers_priority_on_a_tie);
 	suite_add_tcase(s, tc);
 	return s;
 }
