@@ -31,18 +31,22 @@
 
 NS_BEGIN_DECLS
 
-/* Named limits on a saved report (untrusted input). The document itself is bounded by NS_JSON_FILE_MAX. */
-#define NS_DIFF_MAX_DEVICES 64    /* devices[] */
-#define NS_DIFF_MAX_STEPS   65536 /* steps[] of one device */
-#define NS_DIFF_MAX_KERNELS 4096  /* top_kernels[] of one device; also what a trace side keeps */
-#define NS_DIFF_MAX_CAUSES  256   /* causes[] of one window */
-#define NS_DIFF_NAME_MAX    8192  /* bytes of one kernel name */
-#define NS_DIFF_CAUSE_MAX   48    /* bytes of one cause name, NUL included */
-#define NS_DIFF_DEVICE_MAX  128   /* bytes of a device name kept, NUL included (longer ones are cut) */
-#define NS_DIFF_US_MAX      1e15  /* any time in µs (about 31 years): larger is not a profile */
-#define NS_DIFF_DTYPE_MAX   8     /* "bf16", "fp8", ... NUL included */
-#define NS_DIFF_MAX_DEPTH   64    /* nesting of a saved report or profile (a report nests about 8 levels) */
-#define NS_DIFF_MIN_STEP_US 1e-3  /* a side's mean step below this (1 ns) has no step time to compare */
+/* Named limits on a saved report (untrusted input). The devices' steps are held as text and read one step at
+ * a time; the rest of the document is held as a tree, so it is bounded as every JSON file read whole is
+ * (NS_JSON_FILE_MAX). */
+#define NS_DIFF_FILE_MAX      (1u << 30) /* bytes of a saved report or profile */
+#define NS_DIFF_STEP_TEXT_MAX 65536      /* bytes of one step's JSON (a report writes about 2,000) */
+#define NS_DIFF_MAX_DEVICES   64         /* devices[] */
+#define NS_DIFF_MAX_STEPS     (1 << 20)  /* steps[] of one device */
+#define NS_DIFF_MAX_KERNELS   4096       /* top_kernels[] of one device; also what a trace side keeps */
+#define NS_DIFF_MAX_CAUSES    256        /* causes[] of one window */
+#define NS_DIFF_NAME_MAX      8192       /* bytes of one kernel name */
+#define NS_DIFF_CAUSE_MAX     48         /* bytes of one cause name, NUL included */
+#define NS_DIFF_DEVICE_MAX    128        /* bytes of a device name kept, NUL included (longer ones are cut) */
+#define NS_DIFF_US_MAX        1e15       /* any time in µs (about 31 years): larger is not a profile */
+#define NS_DIFF_DTYPE_MAX     8          /* "bf16", "fp8", ... NUL included */
+#define NS_DIFF_MAX_DEPTH     64   /* nesting of a saved report or profile (a report nests about 8 levels) */
+#define NS_DIFF_MIN_STEP_US   1e-3 /* a side's mean step below this (1 ns) has no step time to compare */
 /* The next steps a saved report predicted. */
 #define NS_DIFF_MAX_NEXT  64 /* next_steps[] of the overall window */
 #define NS_DIFF_TITLE_MAX 64 /* bytes of a next step's title kept, NUL included (longer ones are cut) */
@@ -83,6 +87,14 @@ typedef struct {
 	                  ("launch_us"; 0 when none) */
 } ns_diff_prediction;
 
+/* A device's "steps" array in a saved report's text (ns_diff_side.report_text): the report's tree holds an
+ * empty array in its place (placeholder), and its steps are parsed one at a time when they are read or
+ * printed. */
+typedef struct {
+	const cJSON *placeholder;
+	size_t off, len; /* the array's bytes in the text, brackets included */
+} ns_diff_steps_text;
+
 /* One side of the comparison. Owns everything; free with ns_diff_side_free(). */
 typedef struct {
 	ns_diff_origin origin;
@@ -116,6 +128,11 @@ typedef struct {
 	const ns_classify_options *trace_classify;
 	const ns_routes *trace_routes;
 	size_t trace_top;
+	/* a saved report's text, held for its devices' steps (NULL otherwise) */
+	char *report_text;
+	size_t report_len;
+	ns_diff_steps_text *steps_text; /* in document order */
+	size_t nsteps_text;
 } ns_diff_side;
 
 /* What loading a side needs: a kernel table per side for traces (borrowed; a ns_kernel_rules serves one
@@ -148,8 +165,8 @@ NS_STATIC_API ns_status ns_diff_side_parse(const char *text, size_t len, const n
  * Trace errors set err->offset (byte in the decompressed document). */
 NS_STATIC_API ns_status ns_diff_side_load(ns_input *in, const ns_diff_load_options *o, int which,
                                           ns_diff_side *s, ns_error *err);
-/* Loads both sides, the two at once on two threads. Each side has its own error; the status is NS_OK only
- * when both loaded. */
+/* Loads both sides: two traces at once on two threads, else one after the other. Each side has its own error;
+ * the status is NS_OK only when both loaded. */
 NS_STATIC_API ns_status ns_diff_load_pair(ns_input *before, ns_input *after, const ns_diff_load_options *o,
                                           ns_diff_side sides[2], ns_error errs[2]);
 

@@ -1,11 +1,12 @@
 /* Loading a side: a trace is read and split, then summarised through its report document without its steps
- * and the split's steps (so a saved report of the same trace summarises the same); a small JSON document is a
- * saved report or a profile. The two sides are loaded at once, one on a second thread: reading a large trace
- * is CPU-bound (inflate, scan). */
+ * and the split's steps (so a saved report of the same trace summarises the same); any other JSON document is
+ * a saved report (its steps held as text: diff_text.c) or a profile. Two traces are loaded at once, one on a
+ * second thread: reading a large trace is CPU-bound (inflate, scan). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "diff_private.h"
 #include "nextstep/json_file.h"
@@ -112,10 +113,22 @@ static ns_status load_trace(ns_input *in, const ns_diff_load_options *o, int whi
 	return side_from_split(res, ns_input_display_name(in), o, s, err);
 }
 
-/* The whole input, up to NS_JSON_FILE_MAX bytes. */
+/* The whole input, up to NS_DIFF_FILE_MAX bytes, in a buffer of its size. */
+/* A regular file's size (and a byte to tell that it ended), so that it is read into one buffer of its size:
+ * doubling would hold up to twice the text in address space. */
+static size_t first_capacity(const ns_input *in)
+{
+	struct stat st;
+
+	if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 65536 &&
+	    (unsigned long long)st.st_size < NS_DIFF_FILE_MAX)
+		return (size_t)st.st_size + 1;
+	return 65536;
+}
+
 static ns_status read_all(ns_input *in, char **out, size_t *len, ns_error *err)
 {
-	size_t cap = 65536, n = 0;
+	size_t cap = first_capacity(in), n = 0;
 	char *buf = malloc(cap);
 
 	if (buf == NULL)
@@ -123,14 +136,14 @@ static ns_status read_all(ns_input *in, char **out, size_t *len, ns_error *err)
 	for (;;) {
 		ssize_t got;
 		if (n == cap) {
-			char *grown = ns_grow_capped(buf, &cap, cap + 1, 1, NS_JSON_FILE_MAX);
+			char *grown = ns_grow_capped(buf, &cap, cap + 1, 1, NS_DIFF_FILE_MAX);
 			if (grown == NULL) {
 				free(buf);
-				return cap >= NS_JSON_FILE_MAX
+				return cap >= NS_DIFF_FILE_MAX
 				           ? ns_error_set(
 				                 err, NS_ERR_LIMIT,
 				                 "larger than %u bytes: not a saved report or profile",
-				                 NS_JSON_FILE_MAX)
+				                 NS_DIFF_FILE_MAX)
 				           : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 			}
 			buf = grown;
@@ -143,6 +156,10 @@ static ns_status read_all(ns_input *in, char **out, size_t *len, ns_error *err)
 			return ns_error_set(err, NS_ERR_IO, "read error: %s", strerror(in->read_errno));
 		}
 		n += (size_t)got;
+	}
+	if (n + 1 < cap) { /* the text is held as long as the side: no more than it */
+		char *fit = realloc(buf, n + 1);
+		buf = fit != NULL ? fit : buf;
 	}
 	*out = buf;
 	*len = n;
@@ -180,126 +197,56 @@ static ns_status side_from_profile(const cJSON *obj, const ns_diff_load_options 
 	return s->report != NULL ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 }
 
-static bool only_space(const char *p, const char *end)
+/* A side from text it owns (freed here, or held by a saved report's side for its steps). */
+static ns_status parse_owned(char *text, size_t len, const ns_diff_load_options *o, ns_diff_side *s,
+                             ns_error *err)
 {
-	for (; p < end; p++)
-		if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
-			return false;
-	return true;
-}
+	diff_steps_list steps = {NULL, 0, 0};
+	size_t in_steps = 0;
+	cJSON *doc = NULL;
+	ns_status st = diff_text_check(text, len, &steps, err);
 
-/* *str as UTF-8: left alone when it is, else replaced by a copy with U+FFFD for each byte that begins no
- * character. False on OOM. */
-static bool clean_utf8(char **str)
-{
-	size_t n = strlen(*str), i = 0, len, cap;
-	char *clean;
-
-	while (i < n && (len = ns_utf8_char(*str + i, n - i, NULL)) > 0)
-		i += len;
-	if (i == n)
-		return true;
-	cap = n * NS_UTF8_REPLACEMENT_LEN + 1;
-	if ((clean = cJSON_malloc(cap)) == NULL)
-		return false;
-	ns_utf8_clean(*str, n, clean, cap);
-	cJSON_free(*str);
-	*str = clean;
-	return true;
-}
-
-/* A saved report is printed again inside the diff's JSON ("before", "after") and its names in the text: its
- * keys and strings are made UTF-8 first, as every output is. False on OOM. */
-static bool clean_strings(cJSON *item)
-{
-	for (; item != NULL; item = item->next) {
-		if (item->string != NULL && !(item->type & cJSON_StringIsConst) && !clean_utf8(&item->string))
-			return false;
-		if (cJSON_IsString(item) && item->valuestring != NULL && !clean_utf8(&item->valuestring))
-			return false;
-		if (!clean_strings(item->child))
-			return false;
+	for (size_t i = 0; st == NS_OK && i < steps.n; i++)
+		in_steps += steps.items[i].len;
+	/* the rest is held as a tree, several times its text */
+	if (st == NS_OK && len - in_steps > NS_JSON_FILE_MAX)
+		st = steps.n > 0 ? ns_error_set(err, NS_ERR_LIMIT,
+		                                "%zu bytes outside the devices' steps, more than %u: not a "
+		                                "saved report",
+		                                len - in_steps, NS_JSON_FILE_MAX)
+		                 : ns_error_set(err, NS_ERR_LIMIT,
+		                                "larger than %u bytes: not a saved report or profile",
+		                                NS_JSON_FILE_MAX);
+	if (st == NS_OK)
+		st = diff_text_tree(text, len, steps.items, steps.n, &doc, err);
+	if (st != NS_OK || !cJSON_IsObject(doc) || !cJSON_HasObjectItem(doc, "devices")) {
+		free(text);
+		free(steps.items);
+		if (st == NS_OK)
+			st = side_from_profile(doc, o, s, err);
+		cJSON_Delete(doc);
+		return st;
 	}
-	return true;
-}
-
-/* The deepest nesting of text before pos: brackets outside strings. cJSON stops at CJSON_NESTING_LIMIT and
- * returns NULL, as for malformed text: this tells the two apart. */
-static size_t depth_before(const char *text, size_t pos)
-{
-	size_t depth = 0, deepest = 0;
-	bool in_string = false;
-
-	for (size_t i = 0; i < pos; i++) {
-		char c = text[i];
-		if (in_string) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_string = false;
-		} else if (c == '"') {
-			in_string = true;
-		} else if (c == '[' || c == '{') {
-			deepest = ++depth > deepest ? depth : deepest;
-		} else if ((c == ']' || c == '}') && depth > 0) {
-			depth--;
-		}
-	}
-	return deepest;
-}
-
-/* The nesting depth of item (1 for a scalar). */
-static size_t depth_of(const cJSON *item)
-{
-	size_t deepest = 0;
-
-	for (const cJSON *c = item->child; c != NULL; c = c->next) {
-		size_t d = depth_of(c);
-		deepest = d > deepest ? d : deepest;
-	}
-	return deepest + 1;
+	/* the side holds the text, the steps' places in it and the tree; ns_diff_side_free() frees them */
+	s->report_text = text;
+	s->report_len = len;
+	s->steps_text = steps.items;
+	s->nsteps_text = steps.n;
+	s->report = doc;
+	return diff_clean_strings(doc) ? ns_diff_side_from_report(doc, s, err)
+	                               : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 }
 
 ns_status ns_diff_side_parse(const char *text, size_t len, const ns_diff_load_options *o, ns_diff_side *s,
                              ns_error *err)
 {
-	const char *end = NULL;
-	cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-	ns_status st;
+	char *copy = malloc(len + 1);
 
-	if (doc == NULL || !only_space(end, text + len)) {
-		size_t pos = end != NULL && end >= text ? (size_t)(end - text) : 0;
-		cJSON_Delete(doc);
-		if (doc == NULL && depth_before(text, pos < len ? pos + 1 : len) > CJSON_NESTING_LIMIT)
-			ns_error_set(err, NS_ERR_LIMIT, "JSON nested more than %d levels deep",
-			             CJSON_NESTING_LIMIT);
-		else
-			ns_error_set(err, NS_ERR_SYNTAX,
-			             doc == NULL
-			                 ? "malformed JSON"
-			                 : "more than one JSON value: a side is one report or one profile");
-		return ns_error_at(err, ns_line_of(text, len, pos), -1, -1);
-	}
-	/* A side is printed again inside the diff's JSON, one level deeper: deeper than this, JSON readers
-	 * (cJSON's 1,000 levels among them) could not read the diff back. A report nests about 8 levels. */
-	if (depth_of(doc) > NS_DIFF_MAX_DEPTH) {
-		cJSON_Delete(doc);
-		return ns_error_set(err, NS_ERR_LIMIT,
-		                    "JSON nested more than %d levels deep: not a report or profile",
-		                    NS_DIFF_MAX_DEPTH);
-	}
-	if (cJSON_IsObject(doc) && cJSON_HasObjectItem(doc, "devices")) {
-		st = clean_strings(doc) ? ns_diff_side_from_report(doc, s, err)
-		                        : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-		if (st == NS_OK)
-			s->report = doc;
-		else
-			cJSON_Delete(doc);
-		return st;
-	}
-	st = side_from_profile(doc, o, s, err);
-	cJSON_Delete(doc);
-	return st;
+	if (copy == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	return parse_owned(copy, len, o, s, err);
 }
 
 ns_status ns_diff_side_load(ns_input *in, const ns_diff_load_options *o, int which, ns_diff_side *s,
@@ -315,11 +262,7 @@ ns_status ns_diff_side_load(ns_input *in, const ns_diff_load_options *o, int whi
 	if (kind == NS_INPUT_EMPTY)
 		return ns_error_set(err, NS_ERR_VALUE, "empty input");
 	st = read_all(in, &text, &len, err);
-	if (st != NS_OK)
-		return st;
-	st = ns_diff_side_parse(text, len, o, s, err);
-	free(text);
-	return st;
+	return st == NS_OK ? parse_owned(text, len, o, s, err) : st;
 }
 
 typedef struct {
@@ -351,9 +294,14 @@ ns_status ns_diff_load_pair(ns_input *before, ns_input *after, const ns_diff_loa
 		ns_diff_side_init(&sides[i]);
 		ns_error_clear(&errs[i]);
 	}
-	threaded = pthread_create(&thread, NULL, run_load_job, &jobs[0]) == 0;
+	/* A second thread only where it pays: reading a trace is CPU-bound, a saved report or profile is read
+	 * in a fraction of a second. A thread's malloc arena reserves 64 MB of address space; under a tight
+	 * `ulimit -v` none can be had, and each of the thread's allocations then is an mmap of its own (a
+	 * 12,000-step baseline took 40 s of system time). */
+	threaded = ns_input_is_trace(ns_input_sniff(before)) && ns_input_is_trace(ns_input_sniff(after)) &&
+	           pthread_create(&thread, NULL, run_load_job, &jobs[0]) == 0;
 	if (!threaded)
-		run_load_job(&jobs[0]); /* no thread to be had: one after the other */
+		run_load_job(&jobs[0]); /* one after the other */
 	run_load_job(&jobs[1]);
 	if (threaded)
 		pthread_join(thread, NULL);

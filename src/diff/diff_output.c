@@ -563,7 +563,7 @@ static ns_status put_side(json_out *w, FILE *out, const ns_diff_side *s, ns_erro
 	                        .top = s->trace_top};
 
 	if (s->trace == NULL)
-		return json_out_item(w, s->report) ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		return diff_put_report(w, s, err);
 	if (!json_out_flush(w))
 		return ns_error_set(err, NS_ERR_IO, "write error");
 	return report_print_json_as(out, s->trace, &ro, REPORT_JSON_OBJECT, err);

@@ -258,15 +258,37 @@ static ns_status get_step(const cJSON *w, const json_path *p, ns_diff_side *s, s
 	return get_buckets(w, p, s->step_us[i], s->step_bucket_us[i], err);
 }
 
+/* Steps held as text (a saved report's): parsed one at a time, each freed before the next. */
+static ns_status get_text_steps(const ns_diff_steps_text *st, const json_path *p, ns_diff_side *s,
+                                ns_error *err)
+{
+	diff_steps_cursor c;
+	cJSON *w;
+	json_path wp;
+	ns_status got;
+
+	diff_steps_begin(s->report_text, st, &c);
+	while ((got = diff_steps_next(&c, &w, err)) == NS_OK && w != NULL) {
+		path_index(&wp, p, "steps", s->nsteps);
+		got = get_step(w, &wp, s, s->nsteps, err);
+		cJSON_Delete(w);
+		if (got != NS_OK)
+			return got;
+		s->nsteps++;
+	}
+	return got;
+}
+
 static ns_status get_steps(const cJSON *dev, const json_path *p, ns_diff_side *s, ns_error *err)
 {
 	const cJSON *arr = get_typed(dev, "steps", is_array, "an array", p, err), *w;
+	const ns_diff_steps_text *text = arr != NULL ? diff_steps_of(s, arr) : NULL;
 	json_path wp;
 	size_t n, i = 0;
 
 	if (arr == NULL)
 		return err->status;
-	n = (size_t)cJSON_GetArraySize(arr);
+	n = text != NULL ? diff_steps_count(s->report_text, text) : (size_t)cJSON_GetArraySize(arr);
 	if (n > NS_DIFF_MAX_STEPS)
 		return path_error(err, NS_ERR_LIMIT, p, "steps", "more than %d steps", NS_DIFF_MAX_STEPS);
 	if (n == 0)
@@ -275,6 +297,8 @@ static ns_status get_steps(const cJSON *dev, const json_path *p, ns_diff_side *s
 	s->step_bucket_us = calloc(n, sizeof(*s->step_bucket_us));
 	if (s->step_us == NULL || s->step_bucket_us == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	if (text != NULL)
+		return get_text_steps(text, p, s, err);
 	cJSON_ArrayForEach(w, arr)
 	{
 		path_index(&wp, p, "steps", i);
@@ -522,5 +546,7 @@ void ns_diff_side_free(ns_diff_side *s)
 		ns_split_result_free(s->trace);
 	free(s->trace);
 	free(s->trace_source);
+	free(s->report_text);
+	free(s->steps_text);
 	memset(s, 0, sizeof(*s));
 }

@@ -275,6 +275,21 @@ static const load_case load_cases[] = {
     {"no_devices_is_nothing_to_compare", "{\"devices\":[]}", NS_ERR_VALUE, "devices: no device"},
     {"trailing_text_is_a_second_value", "{\"devices\":[]} {}", NS_ERR_SYNTAX, "more than one JSON value"},
     {"a_profile_needs_a_bucket", "{\"foo\":1}", NS_ERR_VALUE, "neither a saved report"},
+    /* The text is checked before cJSON reads it (so that a NULL from cJSON is memory): what cJSON refuses
+     * is refused as malformed, never called out of memory. */
+    {"a_lone_low_surrogate_is_malformed", "{\"devices\":[],\"x\":\"\\udc00\"}", NS_ERR_SYNTAX,
+     "malformed JSON"},
+    {"a_high_surrogate_without_its_pair_is_malformed", "{\"devices\":[],\"x\":\"\\ud800\\u0041\"}",
+     NS_ERR_SYNTAX, "malformed JSON"},
+    {"a_raw_control_character_in_a_string_is_malformed", "{\"devices\":[],\"x\":\"a\tb\"}", NS_ERR_SYNTAX,
+     "malformed JSON"},
+    {"a_number_without_digits_after_its_point_is_malformed", "{\"devices\":[],\"x\":1.}", NS_ERR_SYNTAX,
+     "malformed JSON"},
+    {"a_byte_order_mark_is_allowed",
+     "\xef\xbb\xbf{\"devices\":[{\"overall\":" WIN("10", "5") ",\"steps\":[" WIN("10", "5") "]}]}", NS_OK,
+     ""},
+    {"an_escaped_steps_key_is_read_from_the_tree",
+     "{\"devices\":[{\"overall\":" WIN("10", "5") ",\"st\\u0065ps\":[" WIN("10", "5") "]}]}", NS_OK, ""},
 };
 
 START_TEST(report_loader_locates_what_is_wrong)
@@ -418,7 +433,8 @@ END_TEST
 
 /* Nesting: a saved report is printed again inside the diff's JSON, one level deeper, so one nested 1,000 deep
  * (as cJSON reads) made a diff cJSON could not read back; deeper than that was "malformed JSON". Refused with
- * the limit: from 65 levels (the report object and 64 brackets in an unknown key), and past cJSON's 1,000. */
+ * the limit from 65 levels (the report object and 64 brackets in an unknown key), however deep: the text is
+ * checked before cJSON reads it, without recursing past the limit. */
 static const struct {
 	size_t depth;
 	const char *want;
@@ -426,7 +442,8 @@ static const struct {
     {63, NULL},
     {64, "JSON nested more than 64 levels deep: not a report or profile"},
     {999, "JSON nested more than 64 levels deep"},
-    {1000, "JSON nested more than 1000 levels deep"},
+    {1000, "JSON nested more than 64 levels deep"},
+    {1000000, "JSON nested more than 64 levels deep"},
 };
 
 START_TEST(a_side_nested_too_deep_is_refused_with_the_limit)
@@ -465,6 +482,88 @@ START_TEST(a_side_nested_too_deep_is_refused_with_the_limit)
 }
 END_TEST
 
+/* A saved report's steps stay text (issue 26: a 12,000-step baseline is 17 MB of report, five times that as a
+ * tree): the tree holds an empty array in their place, the steps are read one at a time, and printed again
+ * in the diff's JSON as they were (here: the device's "steps" of three windows, 10, 20 and 30 us). */
+START_TEST(a_saved_reports_steps_are_read_and_printed_from_its_text)
+{
+	static const char text[] = "{\"devices\":[{\"overall\":" WIN("60", "30") ",\"steps\":[" WIN(
+	    "10", "5") "," WIN("20", "10") ",\n " WIN("30", "15") "],\"name\":\"x\"}]}";
+	ns_classify_options co;
+	ns_routes routes;
+	ns_diff_load_options o;
+	ns_diff_side s;
+	ns_diff_result r;
+	ns_error err;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	cJSON *doc, *want, *steps;
+
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	ns_diff_side_init(&s);
+	ns_error_clear(&err);
+	ck_assert_int_eq(ns_diff_side_parse(text, strlen(text), &o, &s, &err), NS_OK);
+	ck_assert_uint_eq(s.nsteps, 3);
+	ck_assert(s.step_us[0] == 10 && s.step_us[1] == 20 && s.step_us[2] == 30);
+	ck_assert(s.step_bucket_us[2][NS_REGIME_COMPUTE] == 15);
+	ck_assert_uint_eq(s.nsteps_text, 1);
+	steps = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(s.report, "devices"), 0), "steps");
+	ck_assert_int_eq(cJSON_GetArraySize(steps), 0); /* the tree's placeholder */
+	ck_assert_int_eq(ns_diff_compare(&s, &s, &co, &r, &err), NS_OK);
+	f = open_memstream(&out, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(ns_diff_print_json(f, &s, &s, &r, 5, &err), NS_OK);
+	fclose(f);
+	doc = cJSON_Parse(out);
+	want = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert(cJSON_Compare(cJSON_GetObjectItem(doc, "before"), want, true));
+	ck_assert(cJSON_Compare(cJSON_GetObjectItem(doc, "after"), want, true));
+	cJSON_Delete(doc);
+	cJSON_Delete(want);
+	free(out);
+	ns_diff_result_free(&r);
+	ns_diff_side_free(&s);
+	ns_routes_free(&routes);
+}
+END_TEST
+
+/* One step's text is parsed whole: more than NS_DIFF_STEP_TEXT_MAX bytes of it is a limit, with its line (2:
+ * the step's first byte). */
+START_TEST(a_step_larger_than_the_limit_is_refused_with_its_line)
+{
+	const char head[] = "{\"devices\":[{\"overall\":" WIN("10", "5") ",\"steps\":[\n{\"pad\":\"",
+	           tail[] = "\",\"dur_us\":10,\"buckets_us\":{\"compute\":5,\"memory\":0,\"comm\":0,"
+	                    "\"dataloader\":0,\"overhead\":0,\"idle\":0}}]}]}";
+	size_t pad = NS_DIFF_STEP_TEXT_MAX;
+	char *text = malloc(sizeof(head) + pad + sizeof(tail));
+	ns_classify_options co;
+	ns_routes routes;
+	ns_diff_load_options o;
+	ns_diff_side s;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(text);
+	memcpy(text, head, sizeof(head));
+	memset(text + strlen(head), 'a', pad);
+	memcpy(text + strlen(head) + pad, tail, sizeof(tail));
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	ns_diff_side_init(&s);
+	ns_error_clear(&err);
+	ck_assert_int_eq(ns_diff_side_parse(text, strlen(text), &o, &s, &err), NS_ERR_LIMIT);
+	ck_assert_msg(strstr(err.msg, "a step of more than 65536 bytes") != NULL, "'%s'", err.msg);
+	ck_assert_int_eq(err.line, 2);
+	ns_diff_side_free(&s);
+	ns_routes_free(&routes);
+	free(text);
+}
+END_TEST
+
 static Suite *diff_suite(void)
 {
 	Suite *s = suite_create("diff");
@@ -486,6 +585,8 @@ static Suite *diff_suite(void)
 	tcase_add_loop_test(tc, report_loader_locates_what_is_wrong, 0,
 	                    sizeof(load_cases) / sizeof(load_cases[0]));
 	tcase_add_test(tc, a_saved_report_that_is_not_utf8_is_kept_with_replacement_characters);
+	tcase_add_test(tc, a_saved_reports_steps_are_read_and_printed_from_its_text);
+	tcase_add_test(tc, a_step_larger_than_the_limit_is_refused_with_its_line);
 	tcase_add_test(tc, a_control_character_in_a_saved_cause_name_is_escaped_in_the_text);
 	suite_add_tcase(s, tc);
 	return s;
