@@ -235,6 +235,11 @@ typedef struct {
 
 #define NS_DIFF_MAX_SUSPECTS 8
 
+/* Room for one line of a diff's words (a check, the exceeded bound), NUL included. */
+#define NS_DIFF_WORDS_MAX (NS_DIFF_TITLE_MAX * 4 + 256)
+/* Room for the headline, NUL included. */
+#define NS_DIFF_HEADLINE_MAX 1024
+
 /* A next step BEFORE predicted, checked against AFTER (docs/next-step.md): its cause's time a step on each
  * side, and the step time the fix achieved: the fall of its cause, at most its bucket's and the step's
  * (never negative). Applied: its cause fell by NS_DIFF_SHRINK_MIN of its time or more, and it achieved some.
@@ -244,7 +249,8 @@ typedef struct {
 	double before_ms, after_ms;
 	double achieved_ms;
 	bool applied;
-	bool shown; /* every form says it: applied, or BEFORE's top prediction */
+	bool shown;                    /* every form says it: applied, or BEFORE's top prediction */
+	char words[NS_DIFF_WORDS_MAX]; /* when shown: ns_diff_check_words(), as every form prints it */
 } ns_diff_check;
 
 /* The comparison. Borrows names from the two sides, which must outlive it; free with ns_diff_result_free().
@@ -270,11 +276,30 @@ typedef struct {
 	double applied_ms; /* the predictions of the applied fixes, summed */
 	bool over_bound; /* the step saved more than applied_ms: a bound was wrong, or something else changed
 	                  */
+	/* The words every form prints, decided here once (text, JSON and HTML only render them). */
+	char headline[NS_DIFF_HEADLINE_MAX]; /* ns_diff_headline() */
+	char exceeded[NS_DIFF_WORDS_MAX];    /* ns_diff_exceeded_words() when over_bound, else "" */
 } ns_diff_result;
 
+/* The comparison and its words (the diff's report model: every form renders it). */
 NS_STATIC_API ns_status ns_diff_compare(const ns_diff_side *before, const ns_diff_side *after,
                                         const ns_classify_options *o, ns_diff_result *r, ns_error *err);
 NS_STATIC_API void ns_diff_result_free(ns_diff_result *r);
+
+/* The whole workflow in one value: both sides loaded and compared. Free with ns_diff_free(). */
+typedef struct {
+	ns_diff_side side[2];
+	ns_error side_err[2];  /* each side's load error (status NS_OK when it loaded) */
+	ns_diff_result result; /* when ns_diff_analyse() returned NS_OK */
+	bool compared;
+} ns_diff;
+
+/* Loads BEFORE and AFTER (traces, saved reports or profiles: ns_diff_load_pair) and compares them with
+ * o->classify. NS_OK: d->result holds the comparison and its words. Else a side did not load (its error in
+ * d->side_err[i], both sides' said) or the comparison failed (err). d is always the caller's to free. */
+NS_STATIC_API ns_status ns_diff_analyse(ns_input *before, ns_input *after, const ns_diff_load_options *o,
+                                        ns_diff *d, ns_error *err);
+NS_STATIC_API void ns_diff_free(ns_diff *d);
 
 /* A shown check in words, as every form prints it after "prediction: ": "data loader: predicted up to 59.262
  * ms, achieved 36.502 ms (62% of the bound)", or "..., not applied (its time a step 3.000 -> 2.900 ms)"; the

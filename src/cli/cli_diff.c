@@ -1,5 +1,6 @@
 /* nextstep diff [options] BEFORE AFTER: the comparison of two runs, and the CI gates. The options are parsed
- * with every other mode's (cli_options.c); this file loads the two sides, prints, and applies the gates. */
+ * with every other mode's (cli_options.c); this file opens the two inputs, has the library load and compare
+ * them (ns_diff_analyse), prints what it decided, and applies the gates. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
@@ -146,53 +147,44 @@ static int write_html(const cli_config *c, cli_html *html, const ns_html_source 
 	return EXIT_ROUTED;
 }
 
-/* Loads both sides; with --html the digests are finished (their threads joined) whatever happened. src
- * points into dg. */
-static void load_sides(const cli_config *c, ns_input in[2], const ns_diff_load_options *lo, cli_html *html,
-                       ns_diff_side sides[2], ns_error errs[2], cli_html_digest dg[2], ns_html_source src[2])
+/* Loads both sides and compares them (ns_diff_analyse), prints, gates. With --html the digests are finished
+ * (their threads joined) whatever happened. Both sides' errors are reported before giving up. */
+static int compare_inputs(const cli_config *c, ns_input in[2], const ns_diff_load_options *lo, cli_html *html)
 {
+	ns_diff d;
+	ns_error err;
+	cli_html_digest dg[2];
+	ns_html_source src[2];
+	ns_status st;
+	int rc = -1;
+
 	for (int i = 0; html != NULL && i < 2; i++)
 		cli_html_digest_start(&dg[i], &in[i]);
-	ns_diff_load_pair(&in[0], &in[1], lo, sides, errs);
+	ns_error_clear(&err);
+	st = ns_diff_analyse(&in[0], &in[1], lo, &d, &err);
 	for (int i = 0; html != NULL && i < 2; i++) {
 		cli_html_digest_finish(&dg[i], &in[i], &src[i]);
 		src[i].name = c->operands[i];
 	}
-}
-
-/* Loads, compares, prints, gates. Both sides' errors are reported before giving up. */
-static int compare_inputs(const cli_config *c, ns_input in[2], const ns_diff_load_options *lo, cli_html *html)
-{
-	ns_diff_side sides[2];
-	ns_error errs[2], err;
-	ns_diff_result r;
-	cli_html_digest dg[2];
-	ns_html_source src[2];
-	int rc = -1;
-
-	load_sides(c, in, lo, html, sides, errs, dg, src);
 	for (int i = 0; i < 2; i++)
-		if (errs[i].status != NS_OK) {
-			report_side_error(c->operands[i], &errs[i]);
+		if (d.side_err[i].status != NS_OK) {
+			report_side_error(c->operands[i], &d.side_err[i]);
 			if (html != NULL)
-				ns_html_input_error(cli_html_page(html), &src[i], errs[i].msg);
+				ns_html_input_error(cli_html_page(html), &src[i], d.side_err[i].msg);
 			rc = EXIT_BAD_INPUT;
 		}
-	ns_error_clear(&err);
-	if (rc < 0 && ns_diff_compare(&sides[0], &sides[1], &c->classify, &r, &err) != NS_OK) {
+	if (rc < 0 && st != NS_OK) {
 		cli_report_error(NULL, &err);
 		rc = EXIT_BAD_INPUT;
 	}
 	if (rc < 0) {
-		rc = html != NULL ? write_html(c, html, src, sides, &r) : EXIT_ROUTED;
+		rc = html != NULL ? write_html(c, html, src, d.side, &d.result) : EXIT_ROUTED;
 		if (rc == EXIT_ROUTED && !cli_html_to_stdout(c))
-			rc = print_result(c, sides, &r);
+			rc = print_result(c, d.side, &d.result);
 		if (rc == EXIT_ROUTED)
-			rc = apply_gates(c, &r);
-		ns_diff_result_free(&r);
+			rc = apply_gates(c, &d.result);
 	}
-	ns_diff_side_free(&sides[0]);
-	ns_diff_side_free(&sides[1]);
+	ns_diff_free(&d);
 	return rc;
 }
 

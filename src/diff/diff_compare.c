@@ -121,13 +121,13 @@ static int cmp_kernel_ptr(const void *x, const void *y)
 
 static const ns_diff_kernel **sorted_kernels(const ns_diff_side *s)
 {
-	const ns_diff_kernel **v = malloc((s->nkernels + 1) * sizeof(*v));
+	const ns_diff_kernel **v = malloc((s->nkernels + 1) * sizeof(const ns_diff_kernel *));
 
 	if (v == NULL)
 		return NULL;
 	for (size_t i = 0; i < s->nkernels; i++)
 		v[i] = &s->kernels[i];
-	qsort(v, s->nkernels, sizeof(*v), cmp_kernel_ptr);
+	qsort(v, s->nkernels, sizeof(const ns_diff_kernel *), cmp_kernel_ptr);
 	return v;
 }
 
@@ -344,6 +344,17 @@ static ns_status check_predictions(const ns_diff_side *b, const ns_diff_side *a,
 	return NS_OK;
 }
 
+/* The words every form prints: decided once, here. */
+static void put_words(ns_diff_result *r)
+{
+	ns_diff_headline(r, r->headline, sizeof(r->headline));
+	for (size_t i = 0; i < r->nchecks; i++)
+		if (r->checks[i].shown)
+			ns_diff_check_words(&r->checks[i], r->checks[i].words, sizeof(r->checks[i].words));
+	if (r->over_bound)
+		ns_diff_exceeded_words(r, r->exceeded, sizeof(r->exceeded));
+}
+
 ns_status ns_diff_compare(const ns_diff_side *before, const ns_diff_side *after, const ns_classify_options *o,
                           ns_diff_result *r, ns_error *err)
 {
@@ -363,7 +374,31 @@ ns_status ns_diff_compare(const ns_diff_side *before, const ns_diff_side *after,
 		ns_diff_result_free(r);
 		return err->status;
 	}
+	put_words(r);
 	return NS_OK;
+}
+
+ns_status ns_diff_analyse(ns_input *before, ns_input *after, const ns_diff_load_options *o, ns_diff *d,
+                          ns_error *err)
+{
+	ns_status st;
+
+	memset(d, 0, sizeof(*d));
+	st = ns_diff_load_pair(before, after, o, d->side, d->side_err);
+	if (st != NS_OK)
+		return st;
+	st = ns_diff_compare(&d->side[0], &d->side[1], o->classify, &d->result, err);
+	d->compared = st == NS_OK;
+	return st;
+}
+
+void ns_diff_free(ns_diff *d)
+{
+	if (d->compared)
+		ns_diff_result_free(&d->result);
+	ns_diff_side_free(&d->side[0]);
+	ns_diff_side_free(&d->side[1]);
+	d->compared = false;
 }
 
 void ns_diff_result_free(ns_diff_result *r)

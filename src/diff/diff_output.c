@@ -294,27 +294,17 @@ void ns_diff_exceeded_words(const ns_diff_result *r, char *buf, size_t size)
  * top prediction even when it was not; then whether the step saved more than the applied fixes' bounds. */
 static void print_checks(FILE *out, const ns_diff_result *r)
 {
-	char line[NS_DIFF_TITLE_MAX * 4 + 256];
-
-	for (size_t i = 0; i < r->nchecks; i++) {
-		if (!r->checks[i].shown)
-			continue;
-		ns_diff_check_words(&r->checks[i], line, sizeof(line));
-		fprintf(out, "prediction: %s\n", line);
-	}
-	if (r->over_bound) {
-		ns_diff_exceeded_words(r, line, sizeof(line));
-		fprintf(out, "prediction: %s\n", line);
-	}
+	for (size_t i = 0; i < r->nchecks; i++)
+		if (r->checks[i].shown)
+			fprintf(out, "prediction: %s\n", r->checks[i].words);
+	if (r->over_bound)
+		fprintf(out, "prediction: %s\n", r->exceeded);
 }
 
 void ns_diff_print_text(FILE *out, const ns_diff_side *before, const ns_diff_side *after,
                         const ns_diff_result *r, const ns_diff_print_options *o)
 {
-	char line[1024];
-
-	ns_diff_headline(r, line, sizeof(line));
-	fprintf(out, "%s\n", line);
+	fprintf(out, "%s\n", r->headline);
 	print_suspects(out, r);
 	print_checks(out, r);
 	if (!o->verbose)
@@ -489,12 +479,10 @@ static bool add_target(cJSON *arr, const ns_diff_target *t, bool by_time)
 
 static bool add_verdict(cJSON *doc, const ns_diff_result *r)
 {
-	char line[1024];
 	cJSON *v = cJSON_AddObjectToObject(doc, "verdict"), *targets;
 	bool ok = v != NULL, by_time = r->before.n > 0 && r->after.n > 0;
 
-	ns_diff_headline(r, line, sizeof(line));
-	ok = ok && cJSON_AddStringToObject(v, "text", line);
+	ok = ok && cJSON_AddStringToObject(v, "text", r->headline);
 	ok = ok && cJSON_AddStringToObject(v, "change", ns_diff_change_name(r->change));
 	ok = ok && cJSON_AddStringToObject(v, "before", ns_regime_name(r->verdict[0].regime));
 	ok = ok && cJSON_AddStringToObject(v, "after", ns_regime_name(r->verdict[1].regime));

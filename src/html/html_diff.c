@@ -111,7 +111,6 @@ static void put_kernels(ns_html_page *p, const ns_diff_result *r)
 /* BEFORE's predictions checked, as the text's "prediction:" lines (the model's shown checks). */
 static void put_predictions(ns_html_page *p, const ns_diff_result *r)
 {
-	char line[NS_DIFF_TITLE_MAX * 4 + 256];
 	bool any = r->over_bound;
 
 	for (size_t i = 0; i < r->nchecks; i++)
@@ -123,18 +122,16 @@ static void put_predictions(ns_html_page *p, const ns_diff_result *r)
 		const ns_diff_check *c = &r->checks[i];
 		if (!c->shown)
 			continue;
-		ns_diff_check_words(c, line, sizeof(line));
 		hp_printf(p,
 		          "<li class=\"prediction\" data-applied=\"%d\" data-predicted-us=\"%.3f\" "
 		          "data-achieved-us=\"%.3f\">",
 		          c->applied ? 1 : 0, c->p->predicted_us, c->achieved_ms * 1e3);
-		hp_text(p, line, sizeof(line));
+		hp_text(p, c->words, sizeof(c->words));
 		hp_puts(p, "</li>\n");
 	}
 	if (r->over_bound) {
-		ns_diff_exceeded_words(r, line, sizeof(line));
 		hp_puts(p, "<li class=\"prediction exceeded\">");
-		hp_text(p, line, sizeof(line));
+		hp_text(p, r->exceeded, sizeof(r->exceeded));
 		hp_puts(p, "</li>\n");
 	}
 	hp_puts(p, "</ul>\n");
@@ -144,8 +141,6 @@ ns_status ns_html_diff(ns_html_page *p, const ns_html_source src[2], const ns_di
                        const ns_diff_side *after, const ns_diff_result *r, const ns_routes *routes,
                        ns_error *err)
 {
-	char headline[512];
-
 	(void)before;
 	(void)after;
 	(void)err;
@@ -154,12 +149,11 @@ ns_status ns_html_diff(ns_html_page *p, const ns_html_source src[2], const ns_di
 		p->dropped_sections++;
 		return NS_OK;
 	}
-	ns_diff_headline(r, headline, sizeof(headline));
 	hp_printf(p,
 	          "<article class=\"diff\" id=\"s%u\">\n<h2>The change</h2>\n<p class=\"headline\" "
 	          "data-change=\"%s\">",
 	          p->sections++, ns_diff_change_name(r->change));
-	hp_text(p, headline, sizeof(headline));
+	hp_text(p, r->headline, sizeof(r->headline));
 	hp_puts(p, "</p>\n");
 	if (r->before.n > 0 && r->after.n > 0)
 		hp_printf(

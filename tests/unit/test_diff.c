@@ -564,6 +564,84 @@ START_TEST(a_step_larger_than_the_limit_is_refused_with_its_line)
 }
 END_TEST
 
+static void open_pair(const char *before, const char *after, ns_input in[2])
+{
+	ns_error err;
+
+	ck_assert_int_eq(ns_input_open(&in[0], before, &err), NS_OK);
+	ck_assert_int_eq(ns_input_open(&in[1], after, &err), NS_OK);
+}
+
+/* One call per workflow (issue 20): ns_diff_analyse() is the stages by hand (ns_diff_load_pair, then
+ * ns_diff_compare), and the words every form prints are decided in its result. */
+START_TEST(diff_analyse_is_the_stages_in_one_call)
+{
+	ns_classify_options co;
+	ns_routes routes;
+	ns_diff_load_options o;
+	ns_input in[2];
+	ns_diff d;
+	ns_diff_side sides[2];
+	ns_error errs[2], err;
+	ns_diff_result r;
+
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	open_pair("tests/data/diff/before.json", "tests/data/diff/after.json", in);
+	ns_error_clear(&err);
+	ck_assert_msg(ns_diff_analyse(&in[0], &in[1], &o, &d, &err) == NS_OK, "%s", err.msg);
+	ns_input_close(&in[0]);
+	ns_input_close(&in[1]);
+	open_pair("tests/data/diff/before.json", "tests/data/diff/after.json", in);
+	ck_assert_int_eq(ns_diff_load_pair(&in[0], &in[1], &o, sides, errs), NS_OK);
+	ck_assert_int_eq(ns_diff_compare(&sides[0], &sides[1], &co, &r, &err), NS_OK);
+	ck_assert(d.compared && d.side_err[0].status == NS_OK && d.side_err[1].status == NS_OK);
+	ck_assert_int_eq(d.result.change, r.change);
+	ck_assert(d.result.speedup == r.speedup);
+	ck_assert_str_ne(d.result.headline, "");
+	ck_assert_str_eq(d.result.headline, r.headline);
+	ck_assert_uint_eq(d.result.nchecks, r.nchecks);
+	for (size_t i = 0; i < r.nchecks; i++)
+		ck_assert_str_eq(d.result.checks[i].words, r.checks[i].words);
+	ns_diff_result_free(&r);
+	ns_diff_side_free(&sides[0]);
+	ns_diff_side_free(&sides[1]);
+	ns_input_close(&in[0]);
+	ns_input_close(&in[1]);
+	ns_diff_free(&d);
+	ns_routes_free(&routes);
+}
+END_TEST
+
+/* A side that does not load: its error, located (malformed.json's ",," is on its line 3), in side_err; the
+ * other side's error is still its own (none); nothing was compared. */
+START_TEST(diff_analyse_keeps_each_sides_error)
+{
+	ns_classify_options co;
+	ns_routes routes;
+	ns_diff_load_options o;
+	ns_input in[2];
+	ns_diff d;
+	ns_error err;
+
+	ns_classify_options_default(&co);
+	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	open_pair("tests/data/diff/malformed.json", "tests/data/diff/before.json", in);
+	ns_error_clear(&err);
+	ck_assert_int_eq(ns_diff_analyse(&in[0], &in[1], &o, &d, &err), NS_ERR_SYNTAX);
+	ck_assert_int_eq(d.side_err[0].status, NS_ERR_SYNTAX);
+	ck_assert_int_eq(d.side_err[0].line, 3);
+	ck_assert_int_eq(d.side_err[1].status, NS_OK);
+	ck_assert(!d.compared);
+	ns_diff_free(&d);
+	ns_input_close(&in[0]);
+	ns_input_close(&in[1]);
+	ns_routes_free(&routes);
+}
+END_TEST
+
 static Suite *diff_suite(void)
 {
 	Suite *s = suite_create("diff");
@@ -586,6 +664,8 @@ static Suite *diff_suite(void)
 	                    sizeof(load_cases) / sizeof(load_cases[0]));
 	tcase_add_test(tc, a_saved_report_that_is_not_utf8_is_kept_with_replacement_characters);
 	tcase_add_test(tc, a_saved_reports_steps_are_read_and_printed_from_its_text);
+	tcase_add_test(tc, diff_analyse_is_the_stages_in_one_call);
+	tcase_add_test(tc, diff_analyse_keeps_each_sides_error);
 	tcase_add_test(tc, a_step_larger_than_the_limit_is_refused_with_its_line);
 	tcase_add_test(tc, a_control_character_in_a_saved_cause_name_is_escaped_in_the_text);
 	suite_add_tcase(s, tc);
