@@ -151,7 +151,8 @@ int cli_html_close(cli_html *h, int rc)
 		/* --html -: the page is stdout, whose write error is said once, with its reason */
 		cli_output_ok();
 	} else if (failed) {
-		fprintf(stderr, "nextstep: --html %s: write error%s\n", shown,
+		fprintf(stderr, "nextstep: --html %s: %s%s\n", shown,
+		        err.status == NS_ERR_IO ? err.msg : "write error",
 		        h->file != NULL ? " (no page written)" : "");
 		cli_output_close(h->file, false);
 	} else if (h->file != NULL && results == 0) {

@@ -1,5 +1,6 @@
 /* The page itself: head, style sheet, script, the counted writer and the pieces every section shares. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -85,11 +86,21 @@ static const char script[] =
     "})();\n"
     "</script>\n";
 
+/* The reason of the first failed write, taken right after it: by the page's end other calls (stdio's isatty
+ * on its first buffer, say) have set errno, and a full disk read "Inappropriate ioctl for device". */
+static void note_write_error(ns_html_page *p)
+{
+	if (p->write_errno == 0 && ferror(p->out))
+		p->write_errno = errno != 0 ? errno : EIO;
+}
+
 void hp_puts(ns_html_page *p, const char *s)
 {
 	size_t n = strlen(s);
 
+	errno = 0;
 	p->bytes += fwrite(s, 1, n, p->out);
+	note_write_error(p);
 }
 
 void hp_printf(ns_html_page *p, const char *fmt, ...)
@@ -97,9 +108,11 @@ void hp_printf(ns_html_page *p, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	errno = 0;
 	va_start(ap, fmt);
 	n = vfprintf(p->out, fmt, ap);
 	va_end(ap);
+	note_write_error(p);
 	if (n > 0)
 		p->bytes += (unsigned long long)n;
 }
@@ -153,8 +166,10 @@ size_t ns_html_escape(FILE *out, const char *s, size_t len, size_t max)
 
 void hp_text(ns_html_page *p, const char *s, size_t max)
 {
+	errno = 0;
 	if (s != NULL)
 		p->bytes += ns_html_escape(p->out, s, strlen(s), max);
+	note_write_error(p);
 }
 
 bool hp_room_full(const ns_html_page *p)
@@ -259,15 +274,21 @@ static void put_dropped(ns_html_page *p)
 ns_status ns_html_page_end(ns_html_page *p, ns_error *err)
 {
 	bool failed;
+	int e;
 
 	put_dropped(p);
 	hp_puts(p, "</main>\n");
 	hp_puts(p, script);
 	hp_puts(p, "</body>\n</html>\n");
-	failed = fflush(p->out) != 0 || ferror(p->out);
+	errno = 0;
+	if (fflush(p->out) != 0 && p->write_errno == 0)
+		p->write_errno = errno != 0 ? errno : EIO;
+	note_write_error(p);
+	failed = p->write_errno != 0;
+	e = p->write_errno;
 	free(p);
 	if (failed)
-		return ns_error_set(err, NS_ERR_IO, "write error");
+		return ns_error_set(err, NS_ERR_IO, "write error: %s", strerror(e));
 	return NS_OK;
 }
 

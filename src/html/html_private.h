@@ -16,8 +16,9 @@ struct ns_html_page {
 	size_t dropped_sections;
 	size_t dropped_cards[NS_REGIME_COUNT];
 	size_t dropped_errors;
-	size_t cards;   /* router cards drawn */
-	size_t results; /* reports and verdicts given to the page, drawn or counted (ns_html_page_results) */
+	size_t cards;    /* router cards drawn */
+	size_t results;  /* reports and verdicts given to the page, drawn or counted (ns_html_page_results) */
+	int write_errno; /* of the first write that failed (0: none): errno is stale by the page's end */
 };
 
 void hp_puts(ns_html_page *p, const char *s);

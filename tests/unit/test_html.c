@@ -275,6 +275,26 @@ START_TEST(a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_boun
 }
 END_TEST
 
+/* A page that cannot be written says why (issue 26's stale errno): the reason of the failed write itself,
+ * taken when it failed, not errno at the page's end ("Inappropriate ioctl for device" for a full disk). */
+START_TEST(a_page_on_a_full_disk_says_no_space_left)
+{
+	ns_html_page_info info = {"test page", "0.0.0", "2026-01-01 00:00:00 UTC"};
+	FILE *full = fopen("/dev/full", "w");
+	ns_html_page *p;
+	ns_error err;
+
+	if (full == NULL)
+		return; /* no /dev/full on this system */
+	p = ns_html_page_begin(full, &info);
+	ck_assert_ptr_nonnull(p);
+	ns_error_clear(&err);
+	ck_assert_int_eq(ns_html_page_end(p, &err), NS_ERR_IO);
+	ck_assert_str_eq(err.msg, "write error: No space left on device");
+	fclose(full);
+}
+END_TEST
+
 static Suite *html_suite(void)
 {
 	Suite *s = suite_create("html");
@@ -286,6 +306,7 @@ static Suite *html_suite(void)
 	tcase_add_loop_test(tc, many_steps_are_grouped_into_at_most_max_bars, 0,
 	                    sizeof(group_cases) / sizeof(group_cases[0]));
 	tcase_add_test(tc, a_stream_of_a_million_records_gives_a_page_under_the_bound);
+	tcase_add_test(tc, a_page_on_a_full_disk_says_no_space_left);
 	tcase_add_test(tc, a_trace_of_many_steps_draws_a_bounded_number_of_bars);
 	tcase_add_test(tc, a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_bound);
 	suite_add_tcase(s, tc);
