@@ -4,12 +4,13 @@
 #      roofline, docs, completion, install into a temporary prefix, reproducible build);
 #   2. the same tests under AddressSanitizer + UndefinedBehaviorSanitizer, built with clang (gcc without clang),
 #      and in the same build the libFuzzer harnesses over the same instrumented library;
-#   3. static analysis of src/: cppcheck and clang-tidy, which must print nothing (findings judged not to be
-#      defects are listed, with the reason, in .cppcheck-suppressions and .clang-tidy-suppressions). clang-tidy
-#      analyses every file when CI is set (CI=true); otherwise a file whose source, headers, flags and checks are
-#      unchanged since its last analysis is not analysed again, its findings are read from build/clang-tidy-cache
-#      (CLANG_TIDY_ALL=1 analyses all). It runs from the plain build's configuration on, beside 1, 2 and 4,
-#      niced, and is printed after them;
+#   3. static analysis of src/ (tests/static-analysis.sh): cppcheck and clang-tidy, which must print nothing
+#      (findings judged not to be defects are listed, with the reason, in .cppcheck-suppressions and
+#      .clang-tidy-suppressions). clang-tidy's static analyzer runs on the readers of untrusted input listed in
+#      .clang-tidy-analyzer and on the files changed against a base, its other checks on every file
+#      (`tests/static-analysis.sh --all` runs the analyzer on every file; CI runs it after this suite). Outside
+#      CI a file unchanged since its last analysis is not analysed again (CLANG_TIDY_ALL=1 analyses all). It
+#      runs from the plain build's configuration on, beside 1, 2 and 4, niced, and is printed after them;
 #   4. the fuzz harnesses, a few seconds each on their seed corpus, one per processor at a time.
 # Tests that need ../shared exit 77 when it is absent and are counted as skipped, not passed. A fuzz harness
 # is never skipped: without clang it counts as failed. Set FUZZ_SECONDS to fuzz longer; SKIP_FUZZ=1 leaves
@@ -87,106 +88,23 @@ stage_end() { # name
 	echo "run-all: time: $1: $((SECONDS - stage_wall)) s wall, $(echo "$cpu $stage_cpu" | awk '{ printf "%.0f", $1 - $2 }') s CPU"
 }
 
-# tidy_file FILE CACHE KEY: clang-tidy's findings for FILE, kept in CACHE/KEY when it ran to the end.
-tidy_file() {
-	local out
-	out=$(nice -n "$(cat "$static_nice" 2>/dev/null || echo 0)" clang-tidy -p build --quiet "$1" 2>/dev/null)
-	local status=$?
-	printf '%s\n' "$out"
-	[ $status = 0 ] && [ -n "$2" ] && printf '%s\n' "$out" >"$2/$3"
-}
-export -f tidy_file
-# The niceness of each analysis job to come: 10 while other stages run, 0 once they are done (a file, read by
-# each job as it starts: a process cannot lower its own niceness again without privileges, and on a machine
-# busy with other work a niced analysis alone would wait for all of it).
+# The niceness of each analysis job to come (tests/static-analysis.sh reads it): 10 while other stages run, 0 once
+# they are done (a file, read by each job as it starts: a process cannot lower its own niceness again without
+# privileges, and on a machine busy with other work a niced analysis alone would wait for all of it).
 export static_nice=$scratch/static.nice
 echo 10 >"$static_nice"
 
-# Static analysis: cppcheck and clang-tidy need only the plain build's compile_commands.json, so they run from
-# its configuration on, beside the other stages, niced ($static_nice): each of those leaves a processor idle at
-# times (a link, a test that waits, the end of a CTest run), and the analysis, 120 short jobs, fills it. Its
-# output is printed, and its results counted, when it has finished (after the fuzz stage). Run in a subshell:
-# its counts go to $scratch/static.counts.
-static_analysis() {
-	passed=0 failed=0
-	stage_start
-	# src/ includes the headers' unstable tier: without its macro cppcheck would skip, silently, every file that
-	# includes one (their #error), and --force keeps every other configuration checked.
-	if ! command -v cppcheck >/dev/null; then
-		stage_failed "cppcheck not found (apt-get install cppcheck)"
-	elif out=$(nice -n "$(cat "$static_nice")" cppcheck -q --std=c11 --enable=warning,performance,portability --inline-suppr \
-		--suppressions-list=.cppcheck-suppressions -DNEXTSTEP_STATIC_LINKING_ONLY --force -I include -I src -I src/trace \
-		-j"$jobs" src 2>&1) &&
-		[ -z "$out" ]; then
-		echo "cppcheck: src/ is clean"
-		passed=$((passed + 1))
-	else
-		echo "$out"
-		stage_failed "cppcheck found the above"
-	fi
-
-	if ! command -v clang-tidy >/dev/null; then
-		stage_failed "clang-tidy not found (apt-get install clang-tidy)"
-	elif [ ! -f build/compile_commands.json ]; then
-		stage_failed "clang-tidy: no build/compile_commands.json"
-	else
-		# A file's key: its own bytes and, for all files at once, every header, the flags, the checks and the
-		# clang-tidy version. Outside CI a file whose key has a result is not analysed again: its findings (none,
-		# or those the suppressions then judge) are read from the cache.
-		cache=build/clang-tidy-cache
-		mkdir -p "$cache"
-		common=$({ clang-tidy --version && cat .clang-tidy build/compile_commands.json &&
-			find src include -name '*.h' | sort | xargs cat; } | sha256sum | cut -c1-64)
-		: >"$scratch/tidy.todo"
-		: >"$scratch/tidy.found"
-		: >"$scratch/tidy.keys"
-		total=0
-		# largest first (the analyzer's time grows with a file's size: job_merge.c takes 15 s), so the analysis
-		# does not end on one long file with a processor idle
-		for f in $(find src -name '*.c' -printf '%s %p\n' | sort -k1,1nr -k2 | cut -d' ' -f2); do
-			key=$( (echo "$common $f" && cat "$f") | sha256sum | cut -c1-64)
-			echo "$key" >>"$scratch/tidy.keys"
-			total=$((total + 1))
-			if [ -z "${CI:-}" ] && [ "${CLANG_TIDY_ALL:-0}" != 1 ] && [ -f "$cache/$key" ]; then
-				cat "$cache/$key" >>"$scratch/tidy.found"
-			else
-				printf '%s %s\n' "$f" "$key" >>"$scratch/tidy.todo"
-			fi
-		done
-		# entries no file has any more
-		for entry in "$cache"/*; do
-			[ -e "$entry" ] && ! grep -qx "$(basename "$entry")" "$scratch/tidy.keys" && rm -f "$entry"
-		done
-		todo=$(wc -l <"$scratch/tidy.todo")
-		if [ "$todo" = "$total" ]; then
-			echo "clang-tidy: analysing all $total files"
-		else
-			echo "clang-tidy: analysing $todo of $total files; the others' findings are those of their last analysis," \
-				"as they have not changed since (CI=true or CLANG_TIDY_ALL=1 analyses all)"
-		fi
-		# Each finding is "FILE:LINE:COL: warning: what [check]"; the suppressions list "check path reason".
-		xargs -P"$jobs" -L1 bash -c 'tidy_file "$1" "$0" "$2"' "$cache" <"$scratch/tidy.todo" >>"$scratch/tidy.found"
-		out=$(grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$scratch/tidy.found" | sed "s|^$PWD/||" | sort -u |
-			awk 'NR == FNR { if ($0 !~ /^#/ && NF >= 2) skip[$1 " " $2] = 1; next }
-				{ check = $NF; gsub(/[][]/, "", check); file = $1; sub(/:.*/, "", file)
-				  if (!((check " " file) in skip)) print }' .clang-tidy-suppressions -)
-		if [ -z "$out" ]; then
-			echo "clang-tidy: src/ is clean"
-			passed=$((passed + 1))
-		else
-			echo "$out"
-			stage_failed "clang-tidy found the above"
-		fi
-	fi
-	stage_end "static analysis (beside the other stages, niced)"
-	echo "$passed $failed" >"$scratch/static.counts"
-}
+# Static analysis (tests/static-analysis.sh: cppcheck, and clang-tidy with its static analyzer on the readers of
+# untrusted input and the changed files) needs only the plain build's compile_commands.json, so it runs from its
+# configuration on, beside the other stages, niced ($static_nice): each of those leaves a processor idle at times
+# (a link, a test that waits, the end of a CTest run), and the analysis, 120 short jobs, fills it. Its output is
+# printed, and its results counted, when it has finished (after the fuzz stage).
 
 echo "== build (warnings are errors) and test =="
 stage_start
 static_pid=
 if configure build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; then
-	static_analysis >"$scratch/static.out" 2>&1 &
+	bash tests/static-analysis.sh >"$scratch/static.out" 2>&1 &
 	static_pid=$!
 fi
 if build build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; then run_ctest build plain; else stage_failed "build failed"; fi
@@ -274,8 +192,9 @@ if [ -z "$static_pid" ]; then
 	stage_failed "static analysis: the plain build could not be configured (no compile_commands.json)"
 else
 	wait "$static_pid"
-	cat "$scratch/static.out"
-	if read -r static_passed static_failed <"$scratch/static.counts"; then
+	grep -v '^static-analysis: [0-9]* passed, [0-9]* failed$' "$scratch/static.out"
+	if read -r static_passed static_failed < <(sed -nE 's/^static-analysis: ([0-9]+) passed, ([0-9]+) failed$/\1 \2/p' \
+		"$scratch/static.out"); then
 		passed=$((passed + static_passed))
 		failed=$((failed + static_failed))
 	else
