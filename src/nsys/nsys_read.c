@@ -631,20 +631,22 @@ static ns_status read_events(reader *r)
 	/* with StringIds in memory the queries read ids only; else each joins StringIds for the names */
 	bool join = !r->strings.loaded;
 
-	if (s->has[NT_RUNTIME]) {
-		snprintf(sql, sizeof(sql),
-		         "SELECT r.start, r.end, r.eventClass, r.globalTid, r.correlationId, r.nameId%s "
-		         "FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r%s WHERE r.eventClass IS NOT 67",
-		         join ? ", n.value" : "", join ? " LEFT JOIN StringIds AS n ON n.id = r.nameId" : "");
-		st = stream(r, NT_RUNTIME, sql, runtime_row);
-	}
-	if (st == NS_OK && s->has[NT_NVTX]) {
+	/* NVTX ranges before the runtime calls: the calls inside an op's range then merge into the range's
+	 * span as they arrive, and a thread's host list stays the size of its busy time, not of its calls */
+	if (s->has[NT_NVTX]) {
 		snprintf(
 		    sql, sizeof(sql),
 		    "SELECT e.start, e.end, e.eventType, e.globalTid, e.text, e.textId%s FROM NVTX_EVENTS "
 		    "AS e%s",
 		    join ? ", n.value" : "", join ? " LEFT JOIN StringIds AS n ON n.id = e.textId" : "");
 		st = stream(r, NT_NVTX, sql, nvtx_row);
+	}
+	if (st == NS_OK && s->has[NT_RUNTIME]) {
+		snprintf(sql, sizeof(sql),
+		         "SELECT r.start, r.end, r.eventClass, r.globalTid, r.correlationId, r.nameId%s "
+		         "FROM CUPTI_ACTIVITY_KIND_RUNTIME AS r%s WHERE r.eventClass IS NOT 67",
+		         join ? ", n.value" : "", join ? " LEFT JOIN StringIds AS n ON n.id = r.nameId" : "");
+		st = stream(r, NT_RUNTIME, sql, runtime_row);
 	}
 	if (st == NS_OK && s->has[NT_THREAD_NAMES] && s->has[NT_STRINGS]) {
 		snprintf(sql, sizeof(sql), "SELECT t.globalTid, t.nameId%s FROM ThreadNames AS t%s",

@@ -577,15 +577,15 @@ START_TEST(stringids_held_or_joined_read_the_same)
 		ck_assert_int_eq(a.ev[i].ts, b.ev[i].ts);
 		ck_assert_int_eq(a.ev[i].corr, b.ev[i].corr);
 	}
-	if ((size_t)_i == nhostile) { /* the names, as the rows give them (order: runtime, NVTX, kernels) */
+	if ((size_t)_i == nhostile) { /* the names, as the rows give them (order: NVTX, runtime, kernels) */
 		static const char *const want[] = {
-		    "cudaLaunchKernel",         /* a sparse id */
-		    "",                         /* a dangling id */
-		    "",                         /* a NULL id */
 		    "a\\\\b",                   /* NVTX text registered by id, escaped once */
 		    "aten::mm",                 /* inline text */
 		    "tab\\u0009here",           /* registered, a control character escaped */
 		    "",                         /* a dangling textId (the mark, type 34, is not read) */
+		    "cudaLaunchKernel",         /* a sparse id */
+		    "",                         /* a dangling id */
+		    "",                         /* a NULL id */
 		    "void gemm<float>(float*)", /* the demangled name */
 		    "gemm",                     /* the demangled id dangles: the short name */
 		    "tab\\u0009here",           /* no demangled id: the short name */

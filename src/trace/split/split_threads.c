@@ -58,6 +58,8 @@ ns_status split_thread_find(ns_trace_split *s, int64_t pid, int64_t tid, uint32_
 
 /* ---- span lists ---- */
 
+#define SPAN_MERGE_MIN 1024 /* spans (16 KiB) before a full list is merged rather than only grown */
+
 ns_status split_span_add(span_list *l, int64_t a, int64_t b, ns_error *err)
 {
 	if (b <= a)
@@ -72,10 +74,18 @@ ns_status split_span_add(span_list *l, int64_t a, int64_t b, ns_error *err)
 			return NS_OK;
 		}
 	}
-	void *grown = ns_grow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
-	if (grown == NULL)
-		return split_oom(err);
-	l->v = grown;
+	/* Full: spans that came out of order (a runtime call inside an op whose range came first) merge
+	 * before the list grows, so a thread's list holds its busy time, not a span per event. It grows only
+	 * when merging freed less than half, which keeps the merges O(n log n) in all. */
+	bool merged = l->n == l->cap && l->n >= SPAN_MERGE_MIN;
+	if (merged)
+		(void)split_spans_union(l);
+	if (l->n == l->cap || (merged && l->n > l->cap / 2)) {
+		void *grown = ns_grow(l->v, &l->cap, l->cap + 1, sizeof(*l->v));
+		if (grown == NULL)
+			return split_oom(err);
+		l->v = grown;
+	}
 	l->v[l->n].start = a;
 	l->v[l->n].end = b;
 	l->n++;
