@@ -26,8 +26,9 @@ NS_BEGIN_DECLS
 NS_STATIC_API double ns_window_gpu_util(const ns_split_window *w);
 
 /* The placed ops' fraction of their roof, weighted by their GPU time: sum(gpu_ns * fraction) / sum(gpu_ns)
- * over the rows, which is their time at the roof over their GPU time; -1 when none is placed. *placed_ns (may
- * be NULL) gets the time it covers. */
+ * over the rows, which is their time at the roof over their GPU time; rows counted as lower bounds are left
+ * out (their share is not known). -1 when none is placed. *placed_ns (may be NULL) gets the time it covers.
+ */
 NS_STATIC_API double ns_troof_roof_fraction(const ns_troof_report *r, int64_t *placed_ns);
 
 /* The device of res the roofline section describes: the one with the most kernel time in its overall window

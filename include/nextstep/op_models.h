@@ -93,7 +93,10 @@ typedef struct {
 	int allow_tf32; /* cuDNN convolutions: the recorded allow_tf32 (1, 0), or -1 when not recorded */
 	bool fewer_multiplies; /* a convolution Winograd or FFT algorithms can do with fewer multiplies than
 	                          counted: every kernel dimension larger than 1 */
-	char shape[144];       /* the sizes that matter, for a reader: "32x64x56x56 k3x3 s1 -> 64" */
+	/* The counts are the least the recorded sizes allow (a size they depend on is not recorded): the
+	 * time at the roof is then a lower bound and the headroom an upper bound; why says which size. */
+	bool lower_bound;
+	char shape[144]; /* the sizes that matter, for a reader: "32x64x56x56 k3x3 s1 -> 64" */
 } ns_op_work;
 
 /* The family of an op name (len bytes, not terminated), NS_OPF_NONE when no model knows it. Cheap: the trace

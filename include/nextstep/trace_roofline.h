@@ -98,6 +98,8 @@ typedef struct {
 	ns_dtype dtype;
 	char type_name[24]; /* the torch type as recorded */
 	const char *note; /* the assumption the placement rests on, when it made one (static text), or NULL */
+	bool lower_bound; /* the counts are the least the record allows: roof_ns and fraction are lower bounds
+	                   */
 	bool fewer_multiplies; /* a convolution Winograd/FFT algorithms may do with fewer multiplies than
 	                          counted */
 	long count;
@@ -117,6 +119,8 @@ typedef struct {
 	double flops, bytes;
 	double roof_ns;     /* the sum of its rows' time at the roof */
 	double headroom_ns; /* the sum over its rows of GPU time - time at the roof, each at least 0 */
+	int64_t bound_ns;   /* the GPU time of its rows counted as lower bounds (ns_troof_row.lower_bound) */
+	double bound_roof_ns; /* their time at the roof (a lower bound) */
 	/* fp32 (and fp64) ops of a computing family on a device with faster roofs: their GPU time, and the
 	 * time they would take at the TF32 roof (same bytes) and at the 16-bit roof (bf16, else fp16: half
 	 * the bytes); 0 when the device has no such roof. */
@@ -128,8 +132,10 @@ typedef struct {
  * device's arithmetic (compute), every other family moves bytes (memory). */
 typedef enum { NS_TROOF_COMPUTE, NS_TROOF_MEMORY, NS_TROOF_BUCKET_COUNT } ns_troof_bucket_kind;
 
+/* A bucket sums only the rows counted exactly: what a row counted as a lower bound could win is not known,
+ * so its time is in bound_ns, like time not placed, and out of the next step's bound. */
 typedef struct {
-	int64_t gpu_ns;     /* the placed ops of the bucket's families */
+	int64_t gpu_ns;     /* the placed ops of the bucket's families, counted exactly */
 	double roof_ns;     /* their time at the roof */
 	double headroom_ns; /* its families' headroom: the most a faster kernel can win on these ops */
 	/* The next step's bound (issue 21): each row's time at the roof the bucket's fix can reach, at most
@@ -140,6 +146,7 @@ typedef struct {
 	int64_t fp32_ns;
 	int64_t unplaced_ns; /* ops of the bucket's families that could not be placed (no shapes, no dtype,
 	                        ...) */
+	int64_t bound_ns;    /* ops of its families placed by lower bounds: not in the sums above */
 	ns_op_family families[NS_OPF_COUNT]; /* the bucket's families, most GPU time first */
 	size_t nfamilies;
 } ns_troof_bucket;
@@ -166,6 +173,8 @@ typedef struct {
 	int64_t ops_ns;  /* their GPU time */
 	long placed;     /* ops placed */
 	int64_t placed_ns;
+	int64_t bound_ns; /* of placed_ns, the ops counted as lower bounds (a size their work depends on was
+	                     not recorded: their fraction of the roof is a lower bound) */
 	long unplaced[NS_TROOF_REASON_COUNT];
 	int64_t unplaced_ns[NS_TROOF_REASON_COUNT];
 	/* The unplaced op names with the most GPU time (owned), each with its reason, for the report. */
@@ -182,6 +191,9 @@ typedef struct {
 	long unlinked[NS_TROOF_UNLINKED_COUNT];
 	int64_t unlinked_ns[NS_TROOF_UNLINKED_COUNT];
 } ns_troof_report;
+
+/* A family's share of its roof over its rows counted exactly (lower bounds left out), 0 when it has none. */
+NS_STATIC_API double ns_troof_family_exact_fraction(const ns_troof_family *f);
 
 /* The share of the ops' GPU time that was placed, 0..1 (0 without ops). */
 NS_STATIC_API double ns_troof_placed_share(const ns_troof_report *r);

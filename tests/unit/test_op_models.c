@@ -339,10 +339,11 @@ static const model_row rows[] = {
     {"bounds check", "fbgemm::bounds_check_indices", "[[2], [100], [9], [], [1], [], [], []]",
      "[\"long\", \"long\", \"long\", \"Scalar\", \"long\", \"\", \"\", \"Scalar\"]", NULL, NULL,
      NS_OPF_EMBEDDING, NS_OPP_FWD, NS_OPG_NONE, 0, 896},
-    /* the table-batched lookups: known, never placed (their row widths are tensor values) */
-    {"TBE forward", "fbgemm::split_embedding_codegen_lookup_sgd_function", "[[0], [1000], [9], [10]]",
-     "[\"float\", \"c10::Half\", \"long\", \"int\"]", NULL, NULL, NS_OPF_EMBEDDING, NS_OPP_FWD,
-     NS_OPG_INCOMPLETE, 0, 0},
+    /* the table-batched lookups: the forward is bounded (the TBE test below); the backward's node records
+     * only the output gradient, and a bag without lookups reads none of it: nothing bounds it */
+    {"TBE forward, too few arguments", "fbgemm::split_embedding_codegen_lookup_sgd_function",
+     "[[0], [1000], [9], [10]]", "[\"float\", \"c10::Half\", \"long\", \"int\"]", NULL, NULL,
+     NS_OPF_EMBEDDING, NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
     {"TBE backward", "torch::autograd::CppNode<SplitLookupFunction_rowwise_adagrad_Op>", "[[262144, 160]]",
      "[\"float\"]", NULL, NULL, NS_OPF_EMBEDDING, NS_OPP_BWD, NS_OPG_INCOMPLETE, 0, 0},
 
@@ -452,9 +453,10 @@ START_TEST(varlen_lengths_are_known_only_when_the_longest_fills_every_sequence)
 		ck_assert_int_eq(w.gap, NS_OPG_NONE);
 		ck_assert(NEAR(w.flops, 8598323200.0)); /* 2 * 64 * 1024*1025/2 * 128, as in the table */
 		if (i == 0)
-			ck_assert_msg(w.why == NULL, "%s", w.why);
+			ck_assert_msg(w.why == NULL && !w.lower_bound, "%s", w.why);
 		else
-			ck_assert(w.why != NULL && strstr(w.why, "equal lengths assumed") != NULL);
+			ck_assert(w.lower_bound && w.why != NULL &&
+			          strstr(w.why, "equal lengths assumed") != NULL);
 	}
 }
 END_TEST
@@ -495,6 +497,83 @@ START_TEST(fused_adam_moves_seven_or_nine_elements_a_parameter)
 		ck_assert_int_eq(w.gap, NS_OPG_NONE);
 		ck_assert_msg(NEAR(w.bytes, cases[i].bytes), "case %zu: %.17g", i, w.bytes);
 	}
+}
+END_TEST
+
+/* fbgemm's table-batched lookup (V1 schema: placeholder, dev/uvm/cache weights, placements, weights offsets,
+ * D_offsets, total_D, max_D, hash_size_cumsum, total_hash_size_bits, indices, offsets, pooling_mode,
+ * indice_weights, feature_requires_grad, cache locations, then the optimizer's). Two tables, batch 4 (9
+ * offsets: 8 bags), 100 int64 indices. Always read: placements 2*4 + weights offsets 2*8 + D_offsets 3*4 +
+ * indices 100*8 + offsets 9*8 = 908 bytes. The rest is a lower bound from the widths the record allows. */
+#define TBE_DIMS(dev, uvm, cache, iw, loc)                                                                   \
+	"[[0], [" dev "], [" uvm "], [" cache "], [2], [2], [3], [], [], [3], [], [100], [9], [], [" iw      \
+	"], [], [" loc "], [], [], [], []]"
+#define TBE_TYPES(w, cw, iwt)                                                                                \
+	"[\"float\", \"" w "\", \"" w "\", \"" cw "\", \"int\", \"long\", \"int\", \"Scalar\", \"Scalar\", " \
+	"\"long\", \"Scalar\", \"long\", \"long\", \"Scalar\", \"" iwt "\", \"\", \"int\", \"Scalar\", "     \
+	"\"Scalar\", \"Scalar\", \"Scalar\"]"
+#define TBE_CONCRETE(total, max, mode)                                                                       \
+	"[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"" total "\", \"" max                                   \
+	"\", \"\", \"\", \"\", \"\", \"" mode "\", \"\", \"\", \"\", \"\", \"\", \"\", \"\"]"
+static const struct {
+	const char *what, *name, *dims, *types, *concrete;
+	ns_op_gap gap;
+	double bytes;
+} tbe_rows[] = {
+    /* nothing but shapes: each lookup one fp16 element (200), the mode unknown so min(8 bags, 100) output
+     * rows of one byte (8): 908 + 208 */
+    {"widths unrecorded", "fbgemm::split_embedding_codegen_lookup_sgd_function",
+     TBE_DIMS("1000", "0", "0, 0", "", "0"), TBE_TYPES("c10::Half", "c10::Half", ""), NULL, NS_OPG_NONE,
+     1116},
+    /* total_D 64, max_D 32 over 2 tables: the narrower is at least 64 - 32 = 32 wide; SUM pooling: 100 *
+     * 32 * 2 = 6400 read, 8 bags * 32 = 256 written: 908 + 6656 */
+    {"widths from total_D and max_D", "fbgemm::split_embedding_codegen_lookup_sgd_function",
+     TBE_DIMS("1000", "0", "0, 0", "", "0"), TBE_TYPES("c10::Half", "c10::Half", ""),
+     TBE_CONCRETE("64", "32", "0"), NS_OPG_NONE, 7564},
+    /* total_D 64, max_D 48: the narrower table is at least 16 wide: 100 * 16 * 2 + 8 * 16 = 3328 */
+    {"mixed widths", "fbgemm::split_embedding_codegen_lookup_sgd_function",
+     TBE_DIMS("1000", "0", "0, 0", "", "0"), TBE_TYPES("c10::Half", "c10::Half", ""),
+     TBE_CONCRETE("64", "48", "0"), NS_OPG_NONE, 4236},
+    /* no pooling (mode 2): one width, max_D 16, and an output row a lookup: 100 * 16 * 2 + 100 * 16 */
+    {"no pooling", "fbgemm::split_embedding_codegen_lookup_sgd_function",
+     TBE_DIMS("1000", "0", "0, 0", "", "0"), TBE_TYPES("c10::Half", "c10::Half", ""),
+     TBE_CONCRETE("64", "16", "2"), NS_OPG_NONE, 5708},
+    /* weighted, rows in UVM (fp32) and an fp32 cache [10, 32], dev empty: per-lookup weights 100 * 4 and
+     * cache locations 100 * 4 read; rows at the narrower of the copies holding rows (4 B): 100 * 32 * 4 +
+     * 8 * 32 = 13056; 908 + 800 + 13056 */
+    {"weighted, UVM and cache", "fbgemm::split_embedding_codegen_lookup_rowwise_adagrad_function",
+     TBE_DIMS("0", "5000", "10, 32", "100", "100"), TBE_TYPES("float", "float", "float"),
+     TBE_CONCRETE("64", "32", "1"), NS_OPG_NONE, 14764},
+    /* the pt2 lookup passes its tensors otherwise: not read with these positions */
+    {"pt2", "fbgemm::split_embedding_codegen_lookup_sgd_function_pt2", TBE_DIMS("1000", "0", "0, 0", "", "0"),
+     TBE_TYPES("c10::Half", "c10::Half", ""), NULL, NS_OPG_INCOMPLETE, 0},
+    /* D_offsets must be T + 1 long: [2] with 2 placements is not this signature */
+    {"D_offsets of the wrong length", "fbgemm::split_embedding_codegen_lookup_sgd_function",
+     "[[0], [1000], [0], [0, 0], [2], [2], [2], [], [], [3], [], [100], [9], [], [], [], [0], [], [], [], "
+     "[]]",
+     TBE_TYPES("c10::Half", "c10::Half", ""), NULL, NS_OPG_INCOMPLETE, 0},
+    /* every copy of the weights empty: no row type to count */
+    {"no weights", "fbgemm::split_embedding_codegen_lookup_sgd_function", TBE_DIMS("0", "0", "0, 0", "", "0"),
+     TBE_TYPES("c10::Half", "c10::Half", ""), NULL, NS_OPG_INCOMPLETE, 0},
+};
+
+START_TEST(table_batched_lookups_are_bounded_from_below)
+{
+	ns_op_record op =
+	    record(tbe_rows[_i].name, tbe_rows[_i].dims, tbe_rows[_i].types, tbe_rows[_i].concrete, NULL);
+	ns_op_work w;
+
+	ns_op_model(&op, NULL, &w);
+	ck_assert_msg(w.gap == tbe_rows[_i].gap, "%s: gap %d (%s)", tbe_rows[_i].what, w.gap,
+	              w.why != NULL ? w.why : "");
+	ck_assert_int_eq(w.family, NS_OPF_EMBEDDING);
+	if (tbe_rows[_i].gap != NS_OPG_NONE)
+		return;
+	ck_assert_msg(NEAR(w.bytes, tbe_rows[_i].bytes), "%s: bytes %.17g want %.17g", tbe_rows[_i].what,
+	              w.bytes, tbe_rows[_i].bytes);
+	ck_assert_msg(w.lower_bound && w.why != NULL && strstr(w.why, "lower bound") != NULL, "%s",
+	              tbe_rows[_i].what);
+	ck_assert(w.flops == 0.0);
 }
 END_TEST
 
@@ -592,6 +671,8 @@ static Suite *suite(void)
 	tcase_add_test(count, cudnn_backward_input_takes_the_input_size_from_its_caller);
 	tcase_add_test(count, varlen_lengths_are_known_only_when_the_longest_fills_every_sequence);
 	tcase_add_test(count, fused_adam_moves_seven_or_nine_elements_a_parameter);
+	tcase_add_loop_test(count, table_batched_lookups_are_bounded_from_below, 0,
+	                    (int)(sizeof(tbe_rows) / sizeof(tbe_rows[0])));
 	tcase_add_test(count, the_trace_flops_replace_the_matmul_count);
 	tcase_add_test(count, a_forced_dtype_sizes_every_tensor);
 	tcase_add_loop_test(count, causal_masks_keep_the_pairs_counted_row_by_row, 0,

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "nextstep/gpu_util.h"
 #include "nextstep/input.h"
 #include "nextstep/trace_roofline.h"
 
@@ -521,6 +522,83 @@ START_TEST(a_device_the_caller_chose_is_marked_in_the_callers_words_only)
 }
 END_TEST
 
+/* A TBE lookup whose table widths are not recorded is placed by the least the record allows (1116 B: the
+ * hand count of test_op_models.c's "widths unrecorded" row) and marked so: its row, its family and the
+ * report carry its GPU time as a lower bound, the text says ">=", and the time-weighted share of the roof
+ * and the buckets (what the verdict and the next step read) leave it out (only the mm's 2 us count). */
+#define TBE_ARGS                                                                                             \
+	",\"Input "                                                                                          \
+	"Dims\":[[0],[1000],[0],[0,0],[2],[2],[3],[],[],[3],[],[100],[9],[],[],[],[0],[],[],[],[]],"         \
+	"\"Input type\":[\"float\",\"c10::Half\",\"c10::Half\",\"c10::Half\",\"int\",\"long\",\"int\","      \
+	"\"Scalar\",\"Scalar\",\"long\",\"Scalar\",\"long\",\"long\",\"Scalar\",\"\",\"\",\"int\","          \
+	"\"Scalar\","                                                                                        \
+	"\"Scalar\",\"Scalar\",\"Scalar\"]"
+START_TEST(a_lower_bound_is_carried_to_its_family_and_left_out_of_the_weighted_share)
+{
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const ns_troof_row *tbe;
+	int64_t covered = 0;
+	char *text;
+
+	read_text(H100_DOC(OP("fbgemm::split_embedding_codegen_lookup_sgd_function", 1,
+	                      TBE_ARGS) "," KERNEL(1, 1) "," OP("aten::mm", 2, BF16_64) "," KERNEL(2, 2)),
+	          &o, &r);
+	ck_assert_int_eq(r.placed, 2);
+	tbe = find_row(&r, "fbgemm::split_embedding_codegen_lookup_sgd_function");
+	ck_assert_ptr_nonnull(tbe);
+	ck_assert(tbe->lower_bound);
+	assert_near(tbe->bytes, 1116.0, "bytes");
+	assert_near(tbe->fraction, 1116.0 / H100_BW * 1e9 / 1000.0, "share of the roof");
+	ck_assert_int_eq(tbe->roof.regime, NS_REGIME_MEMORY); /* not "overhead": bytes may be uncounted */
+	ck_assert(!find_row(&r, "aten::mm")->lower_bound);
+	ck_assert_int_eq(r.families[NS_OPF_EMBEDDING].bound_ns, 1000);
+	ck_assert_int_eq(r.families[NS_OPF_GEMM].bound_ns, 0);
+	ck_assert_int_eq(r.bound_ns, 1000);
+	/* the buckets (the verdict's and the next step's input) sum the exact rows only */
+	ck_assert_int_eq(r.buckets[NS_TROOF_MEMORY].gpu_ns, 0);
+	ck_assert_int_eq(r.buckets[NS_TROOF_MEMORY].bound_ns, 1000);
+	ck_assert(r.buckets[NS_TROOF_MEMORY].headroom_ns == 0.0);
+	ck_assert_int_eq(r.buckets[NS_TROOF_COMPUTE].gpu_ns, 2000);
+	ck_assert_int_eq(r.placed_ns, 3000);
+	ck_assert(ns_troof_roof_fraction(&r, &covered) >= 0.0);
+	ck_assert_int_eq(covered, 2000);
+	text = print_to_string(&r, NULL);
+	ck_assert_msg(strstr(text, "100.0% of it placed (2 ops), 33.3% as lower bounds") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, ">=0%  ") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "(counts are lower bounds)") != NULL, "%s", text);
+	ck_assert_msg(strstr(text, "memory-bound ops: 0.001 ms, all counted as lower bounds") != NULL, "%s",
+	              text);
+	free(text);
+	ns_troof_report_free(&r);
+}
+END_TEST
+
+/* A shape longer than its column (40) is cut like a long op name, so the pass column stays where it is:
+ * "2 tables, 123456789012 ids in 987654321000 bags" (47 characters) keeps its first 37 and "...". */
+START_TEST(a_shape_longer_than_its_column_is_cut)
+{
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	char *text;
+
+	read_text(
+	    H100_DOC(OP("fbgemm::split_embedding_codegen_lookup_sgd_function", 1,
+	                ",\"Input Dims\":[[0],[1000],[0],[0,0],[2],[2],[3],[],[],[3],[],[123456789012],"
+	                "[987654321001],[],[],[],[0],[],[],[],[]],\"Input type\":[\"float\",\"c10::Half\","
+	                "\"c10::Half\",\"c10::Half\",\"int\",\"long\",\"int\",\"Scalar\",\"Scalar\",\"long\","
+	                "\"Scalar\",\"long\",\"long\",\"Scalar\",\"\",\"\",\"int\",\"Scalar\",\"Scalar\","
+	                "\"Scalar\",\"Scalar\"]") "," KERNEL(1, 1)),
+	    &o, &r);
+	ck_assert_int_eq(r.nrows, 1);
+	ck_assert_str_eq(r.rows[0].shape, "2 tables, 123456789012 ids in 987654321000 bags");
+	text = print_to_string(&r, NULL);
+	ck_assert_msg(strstr(text, " 2 tables, 123456789012 ids in 9876543... fwd ") != NULL, "%s", text);
+	free(text);
+	ns_troof_report_free(&r);
+}
+END_TEST
+
 static Suite *trace_roofline_suite(void)
 {
 	Suite *s = suite_create("trace_roofline");
@@ -533,6 +611,8 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(place, convolutions_take_missing_sizes_from_their_node_and_caller);
 	tcase_add_test(place, tensor_lists_take_their_type_from_the_multi_tensor_kernel);
 	tcase_add_test(place, dtype_option_replaces_every_input_type);
+	tcase_add_test(place, a_lower_bound_is_carried_to_its_family_and_left_out_of_the_weighted_share);
+	tcase_add_test(place, a_shape_longer_than_its_column_is_cut);
 	tcase_add_test(link, kernels_count_once_for_the_op_that_launched_them);
 	tcase_add_test(link, kernels_without_a_matching_external_id_link_through_their_launch_call);
 	tcase_add_test(link,

@@ -21,7 +21,8 @@ double ns_troof_roof_fraction(const ns_troof_report *r, int64_t *placed_ns)
 	int64_t ns = 0;
 
 	for (size_t i = 0; i < r->nrows; i++) {
-		if (r->rows[i].gpu_ns <= 0 || !(r->rows[i].roof_ns >= 0.0))
+		/* a lower bound's share would pull the weighted share down by bytes it could not count */
+		if (r->rows[i].gpu_ns <= 0 || !(r->rows[i].roof_ns >= 0.0) || r->rows[i].lower_bound)
 			continue;
 		roof += r->rows[i].roof_ns; /* gpu_ns x fraction, fraction = roof_ns / gpu_ns */
 		ns += r->rows[i].gpu_ns;
@@ -61,7 +62,9 @@ void ns_gpu_util_print(FILE *out, const ns_split_result *res, const ns_troof_rep
 	}
 	fputs(", kernels at ", out);
 	ns_format_percent(out, roof);
-	fputs(" of their roof (time-weighted over the placed ops, ", out);
+	fputs(r->bound_ns > 0 ? " of their roof (time-weighted over the ops placed by exact counts, "
+	                      : " of their roof (time-weighted over the placed ops, ",
+	      out);
 	ns_format_percent(out, r->ops_ns > 0 ? (double)placed / (double)r->ops_ns : 0.0);
 	fputs(" of the ops' GPU time)", out);
 	fputs(roof > NS_ROOFLINE_ABOVE_ROOF_SLACK

@@ -595,10 +595,11 @@ void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 	w->bytes = sp->backward ? 2.0 * qkv + 2.0 * out + lse : qkv + out + lse;
 	if (!sp->backward && sp->layout == ATTN_BHLD) /* argument 3: the mask or bias when a tensor */
 		w->bytes += op_arg_bytes(a, 3);
-	if (x.varlen && !x.lengths_known)
+	if (x.varlen && !x.lengths_known) {
+		w->lower_bound = true;
 		w->why = "variable lengths not recorded: equal lengths assumed (the fewest FLOPs those "
 		         "totals allow)";
-	else if (!known)
+	} else if (!known)
 		w->why = "causal flag not recorded: counted as full attention";
 	if (x.hk != x.hq)
 		snprintf(heads, sizeof(heads), "h%.0f/%.0f", x.hq, x.hk);

@@ -268,22 +268,122 @@ static const char *permuted(const op_args *a, double *out)
 	return NULL;
 }
 
+/* Argument positions of fbgemm's table-batched lookup, split_embedding_codegen_lookup_<optimizer>_function:
+ * the V1 schema, the same from 2021 to today for these (the optimizer's own arguments and output_dtype come
+ * after them, at positions that depend on the optimizer). */
+enum {
+	TBE_DEV_WEIGHTS = 1,
+	TBE_UVM_WEIGHTS = 2,
+	TBE_CACHE_WEIGHTS = 3,
+	TBE_PLACEMENTS = 4, /* [T] */
+	TBE_WEIGHTS_OFFSETS = 5,
+	TBE_D_OFFSETS = 6, /* [T + 1] */
+	TBE_TOTAL_D = 7,
+	TBE_MAX_D = 8,
+	TBE_INDICES = 11,
+	TBE_OFFSETS = 12, /* [bags + 1]: T x B + 1, or the sum of the tables' batches (variable batch) */
+	TBE_POOLING = 13, /* PoolingMode: 0 SUM, 1 MEAN, 2 NONE (one output row a lookup) */
+	TBE_INDICE_WEIGHTS = 14,
+	TBE_CACHE_LOCATIONS = 16,
+	TBE_ARGS = 17
+};
+
+/* The narrowest table width the record allows: total_D - (T - 1) max_D when both are recorded (every other
+ * table at most max_D wide), at least 1; a lookup without pooling has one width, max_D. */
+static double tbe_min_width(const op_args *a, double tables, bool nobag)
+{
+	long long total, max;
+	int n;
+
+	if (!op_arg_ints(a, TBE_MAX_D, &max, 1, &n) || max < 1)
+		return 1.0;
+	if (nobag)
+		return (double)max;
+	if (!op_arg_ints(a, TBE_TOTAL_D, &total, 1, &n) || total < 1)
+		return 1.0;
+	return fmax(1.0, (double)total - (tables - 1.0) * (double)max);
+}
+
+/* The weights' element size: the narrowest of the device, UVM and cache copies that hold rows (a lookup
+ * reads its row from one of them). -1 when none does. */
+static int tbe_weights(const op_args *a)
+{
+	int best = -1;
+
+	for (int i = TBE_DEV_WEIGHTS; i <= TBE_CACHE_WEIGHTS; i++) {
+		const op_arg *x = &a->a[i];
+		if (x->kind == OPA_TENSOR && x->numel > 0.0 && x->elt > 0.0 &&
+		    (best < 0 || x->elt < a->a[best].elt))
+			best = i;
+	}
+	return best;
+}
+
+/* A table-batched embedding lookup (forward). Its exact traffic depends on each table's width (D_offsets)
+ * and on which table each lookup hits (offsets): tensor values no trace records. What is recorded bounds it
+ * from below: the indices, offsets (and per-lookup weights, cache locations, table metadata) read; each of
+ * the L lookups reads a row at least as wide as the narrowest table; each of the bags (each lookup, without
+ * pooling) writes an output row as wide, at least one byte an element (output_dtype, which may be INT8,
+ * sits at a position that depends on the optimizer). */
+static const char *tbe_forward(const op_args *a, const ns_op_record *op, ns_op_work *w)
+{
+	const op_arg *place = op_tensor(a, TBE_PLACEMENTS), *doff = op_tensor(a, TBE_D_OFFSETS);
+	const op_arg *idx = op_tensor(a, TBE_INDICES), *off = op_tensor(a, TBE_OFFSETS);
+	double tables, bags, lookups, width, rows;
+	long long mode = -1;
+	int wt, n;
+
+	if (op->name_len > 4 && memcmp(op->name + op->name_len - 4, "_pt2", 4) == 0)
+		return "table-batched embedding: the pt2 lookup's arguments are not modelled";
+	if (a->n < TBE_ARGS || place == NULL || doff == NULL || idx == NULL || off == NULL ||
+	    place->rank != 1 || doff->rank != 1 || idx->rank != 1 || off->rank != 1 || place->d[0] < 1.0 ||
+	    doff->d[0] != place->d[0] + 1.0 || off->d[0] < 1.0 || !(idx->elt > 0.0) || !(off->elt > 0.0))
+		return "table-batched embedding: the arguments are not fbgemm's lookup signature";
+	if ((wt = tbe_weights(a)) < 0)
+		return "table-batched embedding: no weights of a known type recorded";
+	if (!op_work_type(w, a, wt))
+		return NULL;
+	tables = place->d[0];
+	bags = off->d[0] - 1.0;
+	lookups = idx->numel;
+	if (op_arg_ints(a, TBE_POOLING, &mode, 1, &n) && (mode < 0 || mode > 2))
+		mode = -1;
+	width = tbe_min_width(a, tables, mode == 2);
+	rows = mode == 2 ? lookups : mode >= 0 ? bags : fmin(bags, lookups);
+	w->bytes = op_arg_bytes(a, TBE_PLACEMENTS) + op_arg_bytes(a, TBE_WEIGHTS_OFFSETS) +
+	           op_arg_bytes(a, TBE_D_OFFSETS) + op_arg_bytes(a, TBE_INDICES) +
+	           op_arg_bytes(a, TBE_OFFSETS) + op_arg_bytes(a, TBE_INDICE_WEIGHTS) +
+	           op_arg_bytes(a, TBE_CACHE_LOCATIONS) + lookups * width * a->a[wt].elt + rows * width;
+	w->lower_bound = true;
+	w->why = width > 1.0
+	             ? "table-batched embedding: each lookup counted at the narrowest width total_D and "
+	               "max_D allow, the output at a byte an element: a lower bound"
+	             : "table-batched embedding: table widths not recorded (total_D, max_D): each lookup "
+	               "counted at one element, the output at a byte an element: a lower bound";
+	snprintf(w->shape, sizeof(w->shape), "%.0f tables, %.0f ids in %.0f bags", tables, lookups, bags);
+	return NULL;
+}
+
 void op_model_memory(const op_entry *e, const op_args *a, const ns_op_record *op, ns_op_work *w)
 {
 	int t = first_typed(a), first = first_operand(a);
 	double elt, out = 0.0, n;
 	const char *why = NULL;
 	op_arg o;
-	(void)op;
 
+	if (e->kind == MK_TBE && e->pass == NS_OPP_FWD) {
+		if ((why = tbe_forward(a, op, w)) != NULL)
+			op_work_fail(w, NS_OPG_INCOMPLETE, why);
+		return;
+	}
 	if (e->kind == MK_TBE) {
-		/* Each lookup reads a row as wide as its table: D_offsets and the offsets are tensors, whose
-		 * values a trace never records, so the rows read (and, backward, the rows updated) are
-		 * unknown. */
+		/* The autograd node records only the output gradient [B, total_D]: which rows the lookups
+		 * update, and how many lookups there were, is not recorded, and a bag without lookups reads
+		 * none of its gradient, so nothing bounds the traffic from below. */
 		op_work_fail(
 		    w, NS_OPG_INCOMPLETE,
-		    "table-batched embedding: the rows read depend on each table's width and lookups "
-		    "(D_offsets, offsets values), not recorded");
+		    "table-batched embedding backward: its node records only the output gradient, not "
+		    "the lookups whose rows it updates");
 		return;
 	}
 	if (first < 0) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nextstep/trace_roofline.h"
+#include "util/satmath.h"
 
 /* A family is named when it holds at least this share of its bucket's placed time. */
 #define NAMED_FAMILY_SHARE 0.05
@@ -25,10 +26,11 @@ static void families_of(const ns_troof_report *r, const ns_troof_bucket *b, ns_r
 {
 	for (size_t i = 0; i < b->nfamilies && t->nfamilies < NS_ROOF_FAMILIES; i++) {
 		const ns_troof_family *f = &r->families[b->families[i]];
-		if (f->gpu_ns <= 0 || (double)f->gpu_ns < NAMED_FAMILY_SHARE * (double)b->gpu_ns)
+		int64_t exact = f->gpu_ns - f->bound_ns;
+		if (exact <= 0 || (double)exact < NAMED_FAMILY_SHARE * (double)b->gpu_ns)
 			continue;
 		t->family[t->nfamilies] = f->family;
-		t->family_fraction[t->nfamilies] = f->roof_ns / (double)f->gpu_ns;
+		t->family_fraction[t->nfamilies] = ns_troof_family_exact_fraction(f);
 		t->nfamilies++;
 	}
 }
@@ -40,15 +42,17 @@ static int64_t round_ns(double ns)
 
 static void class_time(const ns_troof_report *r, const ns_troof_bucket *b, int64_t kernel_ns, ns_roof_time *t)
 {
+	/* the split's class time is clipped to the steps; the placement's ops of the bucket, placed or not,
+	 * are not: the larger is the class's time the placement had to cover */
+	int64_t covered = ns_sat_add_i64(ns_sat_add_i64(b->gpu_ns, b->unplaced_ns), b->bound_ns);
+
 	if (b->gpu_ns <= 0) {
 		none(t, r->placed > 0 ? "no op of these kernels placed" : "no op placed");
 		return;
 	}
 	memset(t, 0, sizeof(*t));
 	t->state = NS_ROOF_PLACED;
-	/* the split's class time is clipped to the steps; the placement's ops of the bucket, placed or not,
-	 * are not: the larger is the class's time the placement had to cover */
-	t->kernel_ns = kernel_ns > b->gpu_ns + b->unplaced_ns ? kernel_ns : b->gpu_ns + b->unplaced_ns;
+	t->kernel_ns = kernel_ns > covered ? kernel_ns : covered;
 	t->placed_ns = b->gpu_ns;
 	t->roof_ns = round_ns(b->reach_ns);
 	t->own_roof_ns = round_ns((double)b->gpu_ns - b->headroom_ns);

@@ -324,8 +324,10 @@ static ns_status time_row(const place_state *s, ns_troof_row *row, int allow_tf3
 	row->roof.achieved_bytes_per_s = seconds > 0.0 ? row->bytes / seconds : 0.0;
 	row->roof.fraction_memory = row->roof.achieved_bytes_per_s / s->dev->mem_bw;
 	row->roof.fraction_of_roof = row->fraction;
-	row->roof.regime =
-	    row->roof.fraction_memory < NS_ROOFLINE_OVERHEAD_DEFAULT ? NS_REGIME_OVERHEAD : NS_REGIME_MEMORY;
+	/* a lower bound on the bytes says nothing of launch overhead: a low share may be bytes not counted */
+	row->roof.regime = row->roof.fraction_memory < NS_ROOFLINE_OVERHEAD_DEFAULT && !row->lower_bound
+	                       ? NS_REGIME_OVERHEAD
+	                       : NS_REGIME_MEMORY;
 	row->roof.above_roof = row->fraction > NS_ROOFLINE_ABOVE_ROOF_SLACK;
 	return NS_OK;
 }
@@ -390,6 +392,7 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 	row->dtype = w.dtype;
 	memcpy(row->type_name, w.type_name, sizeof(row->type_name));
 	row->note = w.why;
+	row->lower_bound = w.lower_bound;
 	row->count = n;
 	row->gpu_ns = ns;
 	row->m = w.m, row->n = w.n, row->k = w.k, row->batch = w.batch;
@@ -398,6 +401,8 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 	row->bytes = bytes;
 	r->placed += n;
 	r->placed_ns = ns_sat_add_i64(r->placed_ns, ns);
+	if (w.lower_bound)
+		r->bound_ns = ns_sat_add_i64(r->bound_ns, ns);
 	return time_row(s, row, w.allow_tf32, err);
 }
 
@@ -535,8 +540,13 @@ static void sum_families(place_state *s)
 		f->bytes += row->bytes;
 		f->roof_ns += row->roof_ns;
 		f->headroom_ns += fmax(0.0, (double)row->gpu_ns - row->roof_ns);
+		if (row->lower_bound) {
+			f->bound_ns = ns_sat_add_i64(f->bound_ns, row->gpu_ns);
+			f->bound_roof_ns += row->roof_ns;
+		}
 		low_precision(s, row, f);
-		reach_of_row(s, row);
+		if (!row->lower_bound)
+			reach_of_row(s, row);
 	}
 	r->nfamilies = 0;
 	for (int f = 0; f < NS_OPF_COUNT; f++)
@@ -553,10 +563,19 @@ static void sum_families(place_state *s)
 		const ns_troof_family *f = &r->families[r->order[i]];
 		ns_troof_bucket *b =
 		    &r->buckets[ns_op_family_computes(f->family) ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
-		b->gpu_ns = ns_sat_add_i64(b->gpu_ns, f->gpu_ns);
-		b->roof_ns += f->roof_ns;
-		b->headroom_ns += f->headroom_ns;
-		b->families[b->nfamilies++] = f->family;
+		b->bound_ns = ns_sat_add_i64(b->bound_ns, f->bound_ns);
+		if (f->gpu_ns > f->bound_ns)
+			b->families[b->nfamilies++] = f->family;
+	}
+	for (size_t i = 0; i < r->nrows; i++) { /* the exact rows only: see ns_troof_bucket */
+		const ns_troof_row *row = &r->rows[i];
+		ns_troof_bucket *b =
+		    &r->buckets[ns_op_family_computes(row->family) ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
+		if (row->lower_bound)
+			continue;
+		b->gpu_ns = ns_sat_add_i64(b->gpu_ns, row->gpu_ns);
+		b->roof_ns += row->roof_ns;
+		b->headroom_ns += fmax(0.0, (double)row->gpu_ns - row->roof_ns);
 	}
 }
 
@@ -638,4 +657,11 @@ done:
 double ns_troof_placed_share(const ns_troof_report *r)
 {
 	return r->ops_ns > 0 ? (double)r->placed_ns / (double)r->ops_ns : 0.0;
+}
+
+double ns_troof_family_exact_fraction(const ns_troof_family *f)
+{
+	int64_t ns = f->gpu_ns - f->bound_ns;
+
+	return ns > 0 ? (f->roof_ns - f->bound_roof_ns) / (double)ns : 0.0;
 }

@@ -99,6 +99,21 @@ static double share(double part, double whole)
 	return whole > 0.0 ? part / whole : 0.0;
 }
 
+/* "42%", or ">=4%" when it is a lower bound. */
+static const char *percent_text(double fraction, bool lower_bound, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%.0f%%", lower_bound ? ">=" : "", 100.0 * fraction);
+	return buf;
+}
+
+/* A family or bucket with rows counted as lower bounds: its fraction is a lower bound, said once. */
+static const char *bound_words(int64_t bound_ns, int64_t gpu_ns)
+{
+	if (bound_ns <= 0)
+		return "";
+	return bound_ns >= gpu_ns ? " (counts are lower bounds)" : " (some counts are lower bounds)";
+}
+
 static void print_families(FILE *out, const ns_troof_report *r)
 {
 	if (r->nfamilies == 0)
@@ -107,12 +122,13 @@ static void print_families(FILE *out, const ns_troof_report *r)
 	        "achieved");
 	for (size_t i = 0; i < r->nfamilies; i++) {
 		const ns_troof_family *f = &r->families[r->order[i]];
-		char rate[32];
+		char rate[32], pct[16];
 		rate_text(ns_op_family_computes(f->family), f->flops, f->bytes, (double)f->gpu_ns, rate,
 		          sizeof(rate));
-		fprintf(out, "  %-12s %6ld %10.3f %11.3f %7.0f%%  %s\n", ns_op_family_name(f->family), f->ops,
-		        ms((double)f->gpu_ns), ms(f->roof_ns), 100.0 * share(f->roof_ns, (double)f->gpu_ns),
-		        rate);
+		fprintf(out, "  %-12s %6ld %10.3f %11.3f %8s  %s%s\n", ns_op_family_name(f->family), f->ops,
+		        ms((double)f->gpu_ns), ms(f->roof_ns),
+		        percent_text(share(f->roof_ns, (double)f->gpu_ns), f->bound_ns > 0, pct, sizeof(pct)),
+		        rate, bound_words(f->bound_ns, f->gpu_ns));
 	}
 }
 
@@ -186,15 +202,18 @@ static void print_rows(FILE *out, const ns_troof_report *r, size_t top, const ch
 	        "count", "GPU ms", "of roof", "achieved", "regime");
 	for (size_t i = 0; i < r->nrows && i < top; i++) {
 		const ns_troof_row *row = &r->rows[i];
-		char rate[32];
+		char rate[32], pct[16];
 		rate_text(ns_op_family_computes(row->family), row->flops, row->bytes, (double)row->gpu_ns,
 		          rate, sizeof(rate));
 		fputs("  ", out);
 		print_name(out, row->name, wn);
-		fprintf(out, " %-*s %-10s %-5s %6ld %9.3f %6.0f%%  %-15s %s%s%s\n", ws, row->shape,
-		        ns_op_pass_name(row->pass), row_type_short(row), row->count, ms((double)row->gpu_ns),
-		        100.0 * row->fraction, rate, ns_regime_name(row->roof.regime),
-		        row->roof.above_roof ? " (above the roof!)" : "", row->note != NULL ? " *" : "");
+		fputc(' ', out);
+		print_name(out, row->shape, ws);
+		fprintf(out, " %-10s %-5s %6ld %9.3f %7s  %-15s %s%s%s\n", ns_op_pass_name(row->pass),
+		        row_type_short(row), row->count, ms((double)row->gpu_ns),
+		        percent_text(row->fraction, row->lower_bound, pct, sizeof(pct)), rate,
+		        ns_regime_name(row->roof.regime), row->roof.above_roof ? " (above the roof!)" : "",
+		        row->note != NULL ? " *" : "");
 		notes = notes || row->note != NULL;
 	}
 	if (r->nrows > top)
@@ -289,16 +308,26 @@ static void print_buckets(FILE *out, const ns_troof_report *r)
 
 	for (int k = 0; k < NS_TROOF_BUCKET_COUNT; k++) {
 		const ns_troof_bucket *b = &r->buckets[k];
+		if (b->gpu_ns <= 0 && b->bound_ns > 0)
+			fprintf(
+			    out,
+			    "  %s: %.3f ms, all counted as lower bounds: what they could win is unknown\n",
+			    what[k], ms((double)b->bound_ns));
 		if (b->gpu_ns <= 0)
 			continue;
 		fprintf(out, "  %s: ", what[k]);
 		for (size_t i = 0; i < b->nfamilies && i < 3; i++) {
 			const ns_troof_family *f = &r->families[b->families[i]];
 			fprintf(out, "%s%s %.0f%%", i > 0 ? ", " : "", ns_op_family_name(f->family),
-			        100.0 * share(f->roof_ns, (double)f->gpu_ns));
+			        100.0 * ns_troof_family_exact_fraction(f));
 		}
-		fprintf(out, " of roof; %.3f ms, %.3f ms at the roof: %.3f ms of headroom; %s\n",
+		fprintf(out, " of roof; %.3f ms, %.3f ms at the roof: %.3f ms of headroom; %s",
 		        ms((double)b->gpu_ns), ms(b->roof_ns), ms(b->headroom_ns), lever[k]);
+		if (b->bound_ns > 0)
+			fprintf(out,
+			        " (%.3f ms counted as lower bounds left out: what they could win is unknown)",
+			        ms((double)b->bound_ns));
+		fputc('\n', out);
 	}
 }
 
@@ -311,9 +340,12 @@ static void print_device_line(FILE *out, const ns_troof_report *r, const char *c
 		        given != NULL ? given : "");
 	else
 		fprintf(out, "roofline: %s (trace: %s)", r->device, r->ns_trace_device);
-	fprintf(out, ", %ld op%s with GPU time (%.3f ms), %.1f%% of it placed (%ld op%s)\n", r->ops,
+	fprintf(out, ", %ld op%s with GPU time (%.3f ms), %.1f%% of it placed (%ld op%s)", r->ops,
 	        r->ops == 1 ? "" : "s", ms((double)r->ops_ns), 100.0 * ns_troof_placed_share(r), r->placed,
 	        r->placed == 1 ? "" : "s");
+	if (r->bound_ns > 0)
+		fprintf(out, ", %.1f%% as lower bounds", 100.0 * (double)r->bound_ns / (double)r->ops_ns);
+	fputc('\n', out);
 }
 
 /* "roofline: device ... is not in the device table", with how to name one when the caller says. */
@@ -347,10 +379,11 @@ void ns_troof_report_print(FILE *out, const ns_troof_report *r, size_t top, cons
 	print_families(out, r);
 	print_low_precision(out, r);
 	print_rows(out, r, top, ns_report_hint_text(hints, NS_REPORT_HINT_MORE_ROWS));
-	for (size_t i = 0; i < r->nrows && i < top; i++) {
+	/* the fp32 hint for any fp32 matmul, convolution or attention, not only one in the top rows */
+	for (size_t i = 0; i < r->nrows; i++) {
 		fp32 = fp32 || (r->rows[i].has_dtype && r->rows[i].dtype == NS_DTYPE_FP32 &&
 		                ns_op_family_computes(r->rows[i].family));
-		above = above || (r->rows[i].roof.above_roof && r->rows[i].note == NULL);
+		above = above || (i < top && r->rows[i].roof.above_roof && r->rows[i].note == NULL);
 	}
 	print_unplaced(out, r);
 	if (r->comm_ns > 0)
@@ -403,6 +436,7 @@ static cJSON *row_json(const ns_troof_row *row)
 	ok = ok && add_num(o, "fraction_of_roof", row->fraction);
 	ok = ok && cJSON_AddStringToObject(o, "regime", ns_regime_name(row->roof.regime));
 	ok = ok && cJSON_AddBoolToObject(o, "above_roof", row->roof.above_roof);
+	ok = ok && cJSON_AddBoolToObject(o, "lower_bound", row->lower_bound);
 	ok = ok && (row->note != NULL ? cJSON_AddStringToObject(o, "note", row->note)
 	                              : cJSON_AddNullToObject(o, "note")) != NULL;
 	if (!ok) {
@@ -425,6 +459,7 @@ static cJSON *family_json(const ns_troof_report *r, const ns_troof_family *f)
 	ok = ok && add_num(o, "roof_us", f->roof_ns / 1e3);
 	ok = ok && add_num(o, "headroom_us", f->headroom_ns / 1e3);
 	ok = ok && add_num(o, "fraction", share(f->roof_ns, (double)f->gpu_ns));
+	ok = ok && add_num(o, "lower_bound_gpu_us", (double)f->bound_ns / 1e3);
 	if (ok && f->fp32_ns > 0) {
 		low = cJSON_AddObjectToObject(o, "fp32");
 		ok = low != NULL && add_num(low, "gpu_us", (double)f->fp32_ns / 1e3) &&
@@ -461,7 +496,8 @@ static bool add_families(cJSON *obj, const ns_troof_report *r)
 		one = cJSON_AddObjectToObject(b, keys[k]);
 		ok = one != NULL && add_num(one, "gpu_us", (double)bk->gpu_ns / 1e3) &&
 		     add_num(one, "roof_us", bk->roof_ns / 1e3) &&
-		     add_num(one, "headroom_us", bk->headroom_ns / 1e3);
+		     add_num(one, "headroom_us", bk->headroom_ns / 1e3) &&
+		     add_num(one, "lower_bound_gpu_us", (double)bk->bound_ns / 1e3);
 		names = ok ? cJSON_AddArrayToObject(one, "families") : NULL;
 		ok = names != NULL;
 		for (size_t i = 0; ok && i < bk->nfamilies; i++) {
@@ -537,6 +573,7 @@ cJSON *ns_troof_report_json(const ns_troof_report *r, size_t top)
 	ok = ok && add_num(o, "placed_ops", (double)r->placed);
 	ok = ok && add_num(o, "placed_gpu_us", (double)r->placed_ns / 1e3);
 	ok = ok && add_num(o, "placed_share", ns_troof_placed_share(r));
+	ok = ok && add_num(o, "lower_bound_gpu_us", (double)r->bound_ns / 1e3);
 	ok = ok && add_num(o, "shapes", (double)r->nrows);
 	ok = ok && add_families(o, r);
 	rows = ok ? cJSON_AddArrayToObject(o, "top") : NULL;
