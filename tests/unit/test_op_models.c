@@ -220,7 +220,9 @@ static const model_row rows[] = {
      "\"fp8\", "
      "\"\", \"\"]",
      NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 8388608, 1065088},
-    /* four sequences: their lengths are a tensor, the cache read is not known */
+    /* four sequences: their lengths are a tensor; only the longest's 4000 tokens are known (a lower bound):
+     * 2 * 32 * 4000 * 256 = 65 536 000; the 4 queries and outputs 2 * 4*32*128*2 = 65 536, that one
+     * context's keys and values 16 384 000, the block tables 4 * 256 * 4 = 4 096 */
     {"paged attention, a batch", "_C::paged_attention_v1",
      "[[4, 32, 128], [4, 32, 128], [1000, 8, 16, 16, 8], [1000, 8, 128, 16], [], [], [4, 256], [4], [], [], "
      "[], "
@@ -228,7 +230,7 @@ static const model_row rows[] = {
      "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\", "
      "\"int\", \"int\", \"Scalar\", \"Scalar\", \"\", \"String\", \"float\", \"float\"]",
      "[\"\", \"\", \"\", \"\", \"8\", \"0.088\", \"\", \"\", \"16\", \"4000\", \"\", \"auto\", \"\", \"\"]",
-     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 65536000, 16453632},
 
     /* ---- memory-bound families ---- */
     /* 32*256*56*56 = 25 690 112 elements; two read, one written, fp32: 308 281 344 */
@@ -399,6 +401,9 @@ START_TEST(each_family_counts_its_work_as_derived_by_hand)
 	              want->flops);
 	ck_assert_msg(NEAR(w.bytes, want->bytes), "%s: bytes %.17g want %.17g", want->what, w.bytes,
 	              want->bytes);
+	/* of these rows, only the batch of paged attention is a lower bound */
+	ck_assert_msg(w.lower_bound == (strcmp(want->what, "paged attention, a batch") == 0),
+	              "%s: lower bound %d", want->what, w.lower_bound);
 }
 END_TEST
 

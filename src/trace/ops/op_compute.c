@@ -532,24 +532,25 @@ static void paged_attention(const attn_spec *sp, const op_args *a, ns_op_work *w
 		return;
 	}
 	seqs = q->d[0], heads = q->d[1], d = q->d[2], kv_heads = vc->d[1];
-	if (seqs != 1.0) {
-		op_work_fail(
-		    w, NS_OPG_INCOMPLETE,
-		    "paged attention over several sequences: their context lengths (seq_lens, a tensor) "
-		    "are not recorded, so neither is the KV cache read");
-		return;
-	}
 	if (!op_arg_ints(a, sp->max_k, &len, 1, &n) || len < 1) {
 		op_work_fail(w, NS_OPG_INCOMPLETE, "max_seq_len not recorded (Concrete Inputs)");
 		return;
 	}
+	/* The context tokens over the batch: one sequence's max_seq_len exactly; over several, their lengths
+	 * (seq_lens) are a tensor the trace does not keep, and only the longest one's is known: a lower bound
+	 * (the others may hold any number of tokens). */
 	ctx = (double)len;
-	/* QK^T and PV for one query row a head: 2 * H * L * (d + d) */
-	w->flops = 4.0 * seqs * heads * ctx * d;
-	/* the query read and the output written, the context's keys and values read from the cache, and the
-	 * sequence's block table */
-	w->bytes = 2.0 * q->numel * q->elt + seqs * ctx * kv_heads * d * (kc->elt + vc->elt) +
-	           op_arg_bytes(a, sp->cum_q);
+	if (seqs > 1.0) {
+		w->lower_bound = true;
+		w->why = "paged attention over several sequences: their lengths (seq_lens) are not recorded, "
+		         "only the longest's KV read is counted (max_seq_len): a lower bound";
+	}
+	/* QK^T and PV for one query row a head over the context: 2 * H * L * (d + d) */
+	w->flops = 4.0 * heads * ctx * d;
+	/* the queries read and the outputs written, the context's keys and values read from the cache, and
+	 * the block tables */
+	w->bytes =
+	    2.0 * q->numel * q->elt + ctx * kv_heads * d * (kc->elt + vc->elt) + op_arg_bytes(a, sp->cum_q);
 	snprintf(w->shape, sizeof(w->shape), "decode seqs %.0f h%.0f/%.0f L%.0f d%.0f", seqs, heads, kv_heads,
 	         ctx, d);
 }
