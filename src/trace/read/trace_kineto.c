@@ -373,34 +373,43 @@ static void event_init(ns_trace_event *ev, long index, long long offset)
 }
 
 /* Depth 1 is the top-level object, 2 traceEvents, 3 an event, 4 its args. */
-scan_rc kineto_read_event(reader *r, const unsigned char *p, const unsigned char **endp)
+scan_rc kineto_parse_event(reader *r, const unsigned char *p, ns_trace_event *ev, const unsigned char **endp)
 {
-	ns_trace_event ev;
-	ns_status st;
-	scan_rc rc;
-
+	event_init(ev, r->index, r->base + (p - r->buf));
 	if (*p != '{')
 		return scan_fail(r, p, NS_ERR_VALUE, "event is not an object");
-	event_init(&ev, r->index, r->base + (p - r->buf));
-	rc = scan_object(r, p, 3, event_member, &ev, endp);
-	if (rc != SCAN_OK)
-		return rc;
+	return scan_object(r, p, 3, event_member, ev, endp);
+}
+
+scan_rc kineto_deliver_event(reader *r, const ns_trace_event *ev)
+{
+	ns_status st;
+
 	/* A complete event is a span: without its length every split of it would be a guess (it used to make
 	 * a trace of them "compute-bound (0%)"). */
-	if (ev.ph == 'X' && !ev.has_dur) {
+	if (!kineto_event_whole(ev)) {
 		ns_error_set(r->err, NS_ERR_VALUE, "complete event (\"ph\": \"X\") without \"dur\"");
-		r->status = ns_error_at(r->err, -1, ev.offset, ev.index); /* p may have moved with a refill */
+		r->status =
+		    ns_error_at(r->err, -1, ev->offset, ev->index); /* p may have moved with a refill */
 		return SCAN_FAIL;
 	}
 	r->meta->events++;
-	if (r->fn != NULL && (st = r->fn(&ev, r->ctx, r->err)) != NS_OK) {
+	if (r->fn != NULL && (st = r->fn(ev, r->ctx, r->err)) != NS_OK) {
 		/* The consumer's complaint is about this event unless it said where. */
 		if (r->err->offset < 0 && r->err->index < 0)
-			ns_error_at(r->err, r->err->line, ev.offset, ev.index);
+			ns_error_at(r->err, r->err->line, ev->offset, ev->index);
 		r->status = st;
 		return SCAN_FAIL;
 	}
 	return SCAN_OK;
+}
+
+scan_rc kineto_read_event(reader *r, const unsigned char *p, const unsigned char **endp)
+{
+	ns_trace_event ev;
+	scan_rc rc = kineto_parse_event(r, p, &ev, endp);
+
+	return rc == SCAN_OK ? kineto_deliver_event(r, &ev) : rc;
 }
 
 /* The name as shown: JSON escapes resolved and bytes that are not UTF-8 replaced (U+FFFD), cut between
