@@ -1,7 +1,8 @@
 /* Feeds arbitrary bytes to ns_trace_read(): the first byte picks how many bytes each read may return (so
- * tokens straddle chunk boundaries) and the first window size (so it grows), the rest is the document, plain
- * or gzip. Every outcome must be a status, never a crash, a hang or an out-of-bounds access; events must
- * satisfy the reader's promises, and an error's message be safe to print (fuzz_text_safe.h). */
+ * tokens straddle chunk boundaries), the first window size (so it grows) and one thread or two (the parse
+ * worker taking chunks of the window), the rest is the document, plain or gzip. Every outcome must be a
+ * status, never a crash, a hang or an out-of-bounds access; events must satisfy the reader's promises, and an
+ * error's message be safe to print (fuzz_text_safe.h). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ns_error err;
 	ns_trace_meta meta;
 	long seen = 0;
-	trace_read_knobs knobs = {0, 0, 0};
+	trace_read_knobs knobs = {0, 0, 0, 0, NULL};
 	int fd;
 	ns_status st;
 
@@ -49,7 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Low bits: read size 0 (whole) or 1..64 bytes; high bits: a 64..512 byte first window. */
 	knobs.max_read = (size_t)(data[0] % 9) * (data[0] % 9);
 	knobs.window = 64u << (data[0] >> 6);
-	knobs.threads = (data[0] & 0x20) ? 1 : 0; /* gzip inflated inline, or on its thread */
+	/* One thread for all (gzip inflated inline), or the parse worker on chunks from 1 or 64 bytes ahead
+	 * (gzip inflated on its thread too): the chunked path as a file of gigabytes takes it. */
+	knobs.threads = (data[0] & 0x20) ? 1 : 3;
+	knobs.chunk_min = (data[0] & 0x10) ? 1 : 64;
 	fd = memfd_create("fuzz_trace_read", 0);
 	if (fd < 0 || write(fd, data + 1, size - 1) != (ssize_t)(size - 1) || lseek(fd, 0, SEEK_SET) != 0)
 		abort();

@@ -108,7 +108,7 @@ static ns_status read_events(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_t
 static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options *o,
                             const ns_kernel_rules *rules, ns_error *err)
 {
-	trace_read_knobs knobs = {0, 0, o->threads};
+	trace_read_knobs knobs = {0, 0, o->threads, 0, NULL};
 	ns_trace_split *split = ns_trace_split_new(rules);
 	ns_trace_roofline *roof = o->roofline ? ns_trace_roofline_new() : NULL;
 	ns_trace_roofline_tee tee = {ns_trace_split_event, split, roof};

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/read/trace_chunk.h"
 #include "trace/read/trace_kineto.h"
 #include "trace/read/trace_read_private.h"
 #include "trace/read/trace_scan.h"
@@ -13,6 +14,16 @@
  * the window while it is parsed (string slices handed to the callback point into it), so a step that runs
  * off the end of the window returns SCAN_MORE and is restarted from its first byte after a refill. */
 #define CHUNK_BYTES ((size_t)1 << 20)
+
+/* A plain trace is parsed on two threads once this much of the window is ahead of the parse: the worker takes
+ * the later part of it (trace_chunk.h). Below it a chunk is not worth the handover. */
+#define CHUNK_MIN_BYTES ((size_t)64 << 10)
+
+/* The reader's part of what is ahead, in 64ths: it also hands every event to the callback, so it starts with
+ * less than half, and moves the boundary by a 64th after each chunk, to the side that waited. */
+#define SHARE_START 28u
+#define SHARE_MIN   8u
+#define SHARE_MAX   56u
 
 /* The window never needs to hold more than one event (or one top-level value other than traceEvents). */
 #define UNIT_MAX ((size_t)2 * NS_TRACE_MAX_STRING + CHUNK_BYTES)
@@ -106,6 +117,12 @@ static scan_rc refill(reader *r)
 {
 	size_t keep = r->len - r->pos, want, got_total = 0;
 
+	if (r->guess != NULL) { /* never adopted: the parse failed or stopped before it */
+		chunker_drop(r->chunker);
+		r->guess = NULL;
+	}
+	r->chunk_tried = false;
+
 	if (r->pos > 0) {
 		memmove(r->buf, r->buf + r->pos, keep);
 		r->base += (long long)r->pos;
@@ -173,6 +190,66 @@ static void finish_at_eof(reader *r)
 		cut_off(r, "unexpected end of input");
 }
 
+/* Hands the later part of the window to the parse worker, when the parse is among the events and enough of
+ * the window is ahead of it. */
+static void start_chunk(reader *r, const unsigned char *p)
+{
+	const unsigned char *guess;
+	size_t ahead = (size_t)(r->end - p);
+
+	if (r->chunk_min == 0 || r->guess != NULL || r->chunk_tried || ahead < 2 * r->chunk_min ||
+	    (r->state != ST_EVENT && r->state != ST_AFTER_EVENT))
+		return;
+	if (r->chunker == NULL && (r->chunker = chunker_new(r)) == NULL) {
+		r->chunk_min = 0; /* no thread to be had: parse alone */
+		return;
+	}
+	guess = chunker_guess(r, p + ahead / 64 * r->chunk_share);
+	if (guess == NULL) {
+		r->chunk_tried = true;
+		return;
+	}
+	chunker_start(r->chunker, r, guess);
+	r->guess = guess;
+}
+
+/* The parse has reached or passed the chunk's start p. Reached with an event to read: the guess was an
+ * event's start, and the worker's events are handed on here as if this thread had parsed them (it goes on
+ * where the worker stopped). Passed, or reached inside a value: the guess was wrong, the chunk is dropped. */
+static scan_rc join_chunk(reader *r, const unsigned char *p)
+{
+	ns_trace_event *records = NULL;
+	const unsigned char *resume = p;
+	read_state state = r->state;
+	bool waited = false;
+	size_t n;
+
+	if (p != r->guess || r->state != ST_EVENT) {
+		chunker_drop(r->chunker);
+		r->guess = NULL;
+		r->chunk_tried = true;
+		return SCAN_OK;
+	}
+	n = chunker_wait(r->chunker, &records, &resume, &state, &waited);
+	r->guess = NULL;
+	if (waited && r->chunk_share < SHARE_MAX)
+		r->chunk_share++;
+	else if (!waited && r->chunk_share > SHARE_MIN)
+		r->chunk_share--;
+	for (size_t i = 0; i < n; i++) {
+		records[i].index = r->index = r->meta->events;
+		if (kineto_deliver_event(r, &records[i]) != SCAN_OK)
+			return SCAN_FAIL;
+	}
+	r->index = -1;
+	r->chunked += (long)n;
+	if (n == 0)
+		r->chunk_tried = true;
+	r->pos = (size_t)(resume - r->buf);
+	r->state = state;
+	return SCAN_OK;
+}
+
 static void run(reader *r)
 {
 	for (;;) {
@@ -183,6 +260,11 @@ static void run(reader *r)
 		scan_rc rc;
 
 		r->pos = (size_t)(p - r->buf);
+		if (r->guess != NULL && p >= r->guess) {
+			if (join_chunk(r, p) != SCAN_OK)
+				return;
+			continue;
+		}
 		if (p >= r->end) {
 			if (r->eof) {
 				finish_at_eof(r);
@@ -192,6 +274,7 @@ static void run(reader *r)
 				return;
 			continue;
 		}
+		start_chunk(r, p);
 		rc = step(r, p, &next);
 		if (rc == SCAN_OK) {
 			r->pos = (size_t)(next - r->buf);
@@ -215,7 +298,7 @@ static void run(reader *r)
 
 ns_status ns_trace_read(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err)
 {
-	static const trace_read_knobs defaults = {0, 0, 0};
+	static const trace_read_knobs defaults = {0, 0, 0, 0, NULL};
 
 	return trace_read_tuned(in, fn, ctx, meta, err, &defaults);
 }
@@ -236,11 +319,16 @@ ns_status trace_read_tuned(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_tra
 	r.index = -1;
 	r.max_read = knobs->max_read;
 	r.state = ST_START;
+	r.chunk_share = SHARE_START;
 	kineto_index_build(&r);
 	r.status = trace_source_open(&r.src, in, knobs->threads != 1, err);
 	if (r.status != NS_OK)
 		return r.status;
 	meta->compressed = trace_source_compressed(r.src);
+	if (knobs->threads >= 2)
+		r.chunk_min = knobs->chunk_min > 0                       ? knobs->chunk_min
+		              : !meta->compressed || knobs->threads >= 3 ? CHUNK_MIN_BYTES
+		                                                         : 0;
 	r.cap = knobs->window > 0 ? knobs->window : CHUNK_BYTES;
 	r.buf = malloc(r.cap + BUF_PAD);
 	if (r.buf == NULL) {
@@ -250,6 +338,9 @@ ns_status trace_read_tuned(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_tra
 	memset(r.buf, 0, BUF_PAD);
 	r.end = r.buf;
 	run(&r);
+	chunker_free(r.chunker);
+	if (knobs->chunked != NULL)
+		*knobs->chunked += r.chunked;
 	meta->bytes = r.base + (long long)r.len;
 	free(r.buf);
 	trace_source_close(r.src);

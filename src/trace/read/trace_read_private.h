@@ -11,7 +11,10 @@
 typedef struct {
 	size_t max_read;  /* cap on each read from the source */
 	size_t window;    /* initial window capacity */
-	unsigned threads; /* 1: a gzip trace is inflated in the reading thread; 0 or more: in a second one */
+	unsigned threads; /* 1: one thread for everything; 0: a gzip trace is inflated on a second thread; 2
+	                   * or more: also a plain one parsed on two (a gzip one too from 3) */
+	size_t chunk_min; /* 0, or the bytes ahead of the parse worth handing to the parse worker (tests) */
+	long *chunked;    /* NULL, or where to count the events the parse worker parsed (tests) */
 } trace_read_knobs;
 
 ns_status trace_read_tuned(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err,

@@ -68,6 +68,13 @@ typedef struct {
 	key_index event_index, arg_index, cat_index; /* of event_keys, arg_keys and the category table */
 	const ns_trace_category_row *cats;
 	bool cats_partial; /* some category is not in cat_index */
+	/* The parse worker (trace_chunk.h): started at the first chunk, NULL until then or without one */
+	struct trace_chunker *chunker;
+	const unsigned char *guess; /* where the chunk in flight starts, or NULL */
+	bool chunk_tried;           /* no more chunks in this window (a wrong guess, none found) */
+	size_t chunk_min;           /* bytes ahead worth a chunk; 0: the reader parses alone */
+	long chunked;               /* events the worker parsed and the reader adopted */
+	unsigned chunk_share;       /* of what is ahead, 64ths the reader parses itself before the chunk */
 } reader;
 
 typedef scan_rc (*member_fn)(reader *r, const unsigned char *key, size_t klen, const unsigned char *val,

@@ -1,0 +1,35 @@
+/* The parse worker: a second thread that parses the later part of the reader's window while the reading
+ * thread parses the earlier part, so that a plain JSON trace is read on two cores. Private to the reader.
+ *
+ * The worker starts at a guessed event boundary (after "}," outside strings as far as the bytes tell) and
+ * parses whole events into records, stopping at the first event it cannot take (cut by the window's end, an
+ * error, a wrong guess, its record limit). It reports nothing: the reading thread adopts its records only
+ * when its own parse arrives exactly at the guess with an event to read, hands them to the callback in order
+ * as if it had parsed them, and goes on from where the worker stopped, so an error is always found, worded
+ * and placed by the reading thread, and the output is the one-thread output. Records point into the window:
+ * they are adopted or dropped before the window moves. */
+#ifndef NEXTSTEP_TRACE_CHUNK_H
+#define NEXTSTEP_TRACE_CHUNK_H
+
+#include "trace/read/trace_scan.h"
+
+typedef struct trace_chunker trace_chunker;
+
+/* A worker for r (its key tables are copied; its window is read at each start), or NULL when no thread or
+ * memory can be had: the reader then parses alone. Free with chunker_free(). */
+trace_chunker *chunker_new(const reader *r);
+/* Stops the worker (dropping a chunk in flight) and frees it; NULL is fine. */
+void chunker_free(trace_chunker *c);
+
+/* The first guessed event start in [from, r->end) ('{' after '}' ',' and blanks), or NULL. */
+const unsigned char *chunker_guess(const reader *r, const unsigned char *from);
+/* Starts parsing r's window at guess; the window must not change until chunker_wait() or chunker_drop(). */
+void chunker_start(trace_chunker *c, const reader *r, const unsigned char *guess);
+/* Waits for the chunk: its records (indexes unset), where the reader goes on and in what state, and whether
+ * the worker was still parsing when asked (the reader then gives it less next time). */
+size_t chunker_wait(trace_chunker *c, ns_trace_event **records, const unsigned char **resume,
+                    read_state *state, bool *waited);
+/* Stops the chunk in flight and throws its records away. */
+void chunker_drop(trace_chunker *c);
+
+#endif
