@@ -29,8 +29,9 @@ typedef struct ns_trace_options ns_trace_options;
 /* NULL when out of memory. Free with ns_trace_options_free(). */
 NS_API ns_trace_options *ns_trace_options_new(void);
 NS_API void ns_trace_options_free(ns_trace_options *o);
-/* Threads one analysis may run on: 1 inflates a gzip trace in the calling thread, 0 (the default) or more
- * also on a second thread while the first parses (about twice as fast on a large .gz). */
+/* Threads one analysis may run on: 1 reads the trace in the calling thread alone; 0 (the default) or more
+ * also inflates a gzip trace on a second while the first parses (about twice as fast on a large .gz); 2 or
+ * more also parses a plain JSON trace on two (the result is the same byte for byte). */
 NS_API void ns_trace_options_set_threads(ns_trace_options *o, unsigned threads);
 /* Count the warm-up steps in the verdict (default: they are summed apart, as without --all-steps). */
 NS_API void ns_trace_options_set_all_steps(ns_trace_options *o, bool all);

@@ -19,6 +19,11 @@ NS_BEGIN_DECLS
  */
 NS_STATIC_API ns_status ns_trace_read_input(ns_input *in, ns_trace_event_fn fn, void *ctx,
                                             ns_trace_meta *meta, ns_error *err);
+/* ns_trace_read_input() on up to threads threads: 2 or more parse a plain JSON trace on two (the events
+ * reach fn in order on the calling thread, and everything is as on one); 0 or 1 parse it on one. A gzip trace
+ * is inflated on a thread of its own either way, as by ns_trace_read(). */
+NS_STATIC_API ns_status ns_trace_read_input_threads(ns_input *in, unsigned threads, ns_trace_event_fn fn,
+                                                    void *ctx, ns_trace_meta *meta, ns_error *err);
 
 NS_END_DECLS
 

@@ -39,6 +39,7 @@ typedef struct {
 	const cli_file_list *files;
 	ns_kernel_rules **rules; /* per worker; [0] is the session's */
 	unsigned workers;
+	unsigned read_threads; /* each file's share of -j: the files at once take it first */
 	trace_task *task;
 	cli_progress_set *progress;
 	trace_job *job;    /* TRACE_AUTO: the ranks seen so far */
@@ -181,7 +182,7 @@ static void run_task(void *ctx, size_t i, unsigned worker)
 	trace_task *t = &r->task[i];
 	const char *path = r->files->path[i];
 	FILE *msgs = open_memstream(&t->msgs, &t->msgs_len);
-	trace_sink k = {r->rules[worker], NULL, msgs, r->progress};
+	trace_sink k = {r->rules[worker], NULL, msgs, r->progress, r->read_threads};
 	ns_input in;
 	ns_error err;
 
@@ -215,7 +216,7 @@ static void emit_page(trace_run *r, trace_task *t)
 	t->msgs = NULL;
 	t->msgs_len = 0;
 	msgs = open_memstream(&t->msgs, &t->msgs_len);
-	k = (trace_sink){NULL, NULL, msgs, NULL};
+	k = (trace_sink){NULL, NULL, msgs, NULL, 0};
 	if (msgs == NULL) {
 		fprintf(stderr, "nextstep: %s: out of memory\n", d->src.name);
 		rc = EXIT_BAD_INPUT;
@@ -332,14 +333,20 @@ static void trace_run_free(trace_run *r)
 	cli_progress_set_end(r->progress);
 }
 
-/* -j, or one per processor; no more than there are files, and at least one. */
-static unsigned worker_count(const cli_config *c, size_t nfiles)
+/* -j, or one per processor. */
+static unsigned thread_budget(const cli_config *c)
 {
 	unsigned w = c->jobs > 0 ? c->jobs : cli_default_workers();
 
-	if (w > nfiles)
-		w = (unsigned)nfiles;
 	return w > 0 ? w : 1;
+}
+
+/* The budget, but no more than there are files, and at least one. */
+static unsigned worker_count(const cli_config *c, size_t nfiles)
+{
+	unsigned w = thread_budget(c);
+
+	return w > nfiles ? (nfiles > 0 ? (unsigned)nfiles : 1) : w;
 }
 
 int cli_trace_files(cli_trace_session *s, const cli_file_list *files)
@@ -348,6 +355,9 @@ int cli_trace_files(cli_trace_session *s, const cli_file_list *files)
 	trace_run r = {.s = s, .files = files, .workers = worker_count(c, files->n), .rc = EXIT_ROUTED};
 	int rc;
 
+	/* What the files read at once leave of -j goes to parsing each on more threads (a lone file on two).
+	 */
+	r.read_threads = thread_budget(c) / r.workers;
 	r.task = calloc(files->n > 0 ? files->n : 1, sizeof(*r.task));
 	if (r.task == NULL) {
 		fputs("nextstep: out of memory\n", stderr);

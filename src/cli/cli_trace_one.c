@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "cli_parallel.h"
 #include "cli_spool.h"
 #include "cli_trace_private.h"
 #include "nextstep/trace_input.h"
@@ -34,8 +35,9 @@ static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input 
 	ns_status st;
 
 	memset(&meta, 0, sizeof(meta));
-	st = roof != NULL ? ns_trace_read_input(in, ns_trace_roofline_tee_event, &tee, &meta, err)
-	                  : ns_trace_read_input(in, ns_trace_split_event, split, &meta, err);
+	st = roof != NULL
+	         ? ns_trace_read_input_threads(in, k->threads, ns_trace_roofline_tee_event, &tee, &meta, err)
+	         : ns_trace_read_input_threads(in, k->threads, ns_trace_split_event, split, &meta, err);
 	cli_progress_end(progress);
 	if (st != NS_OK && meta.truncated && meta.events > 0) {
 		*truncated = true;
@@ -246,7 +248,8 @@ int trace_one_report(cli_trace_session *s, const trace_sink *k, const char *wher
 
 int cli_trace_input(cli_trace_session *s, ns_input *in, bool labelled)
 {
-	trace_sink k = {s->rules, stdout, stderr, NULL};
+	trace_sink k = {s->rules, stdout, stderr, NULL,
+	                s->cfg->jobs > 0 ? s->cfg->jobs : cli_default_workers()};
 	trace_done d;
 	int rc;
 

@@ -33,6 +33,7 @@ typedef struct {
 	ns_kernel_rules *rules;
 	FILE *out, *msgs;
 	cli_progress_set *progress; /* several files: the shared line; NULL: a line of this file's own */
+	unsigned threads;           /* -j's threads for reading this trace (2 or more: a parse worker) */
 } trace_sink;
 
 /* One trace read and split, waiting to be reported: with --html the page takes the reports in input order,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "nextstep/nsys_read.h"
+#include "trace/read/trace_read_private.h"
 
 ns_status ns_trace_read_input(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta,
                               ns_error *err)
@@ -20,4 +21,14 @@ ns_status ns_trace_read_input(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_
 	default:
 		return ns_trace_read(in, fn, ctx, meta, err);
 	}
+}
+
+ns_status ns_trace_read_input_threads(ns_input *in, unsigned threads, ns_trace_event_fn fn, void *ctx,
+                                      ns_trace_meta *meta, ns_error *err)
+{
+	trace_read_knobs knobs = {0, 0, threads >= 2 ? threads : 0, 0, NULL};
+
+	if (ns_input_sniff(in) == NS_INPUT_SQLITE)
+		return ns_trace_read_input(in, fn, ctx, meta, err);
+	return trace_read_tuned(in, fn, ctx, meta, err, &knobs);
 }
