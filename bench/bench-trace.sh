@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # End-to-end speed of `nextstep trace`: read, split and route generated traces of ~100 MB and ~1 GB, and the
 # TensorBoard plugin's 35 MB ResNet-50 trace decompressed. Prints MB/s of JSON (median of 3 runs) and peak RSS
-# (/usr/bin/time -v) next to the file size. Traces go under $TMPDIR (default /tmp), never into the repository.
-# Usage: bench/bench-trace.sh NEXTSTEP_BINARY [SIZES_MB...]      (default sizes: 100 1000)
+# (/usr/bin/time -v) next to the file size, and, for each generated trace, the time of a string-aware byte scan
+# of the same file on one thread (bench/byte_scan.c, the floor for any JSON reader) and nextstep's wall and CPU
+# time as multiples of it, measured in the same run. With BASE=OTHER_BINARY in the environment, that binary is
+# timed the same way, each run next to the new one's. The load average is printed before and after: on a shared
+# machine the wall times are the others' load too. Traces go under $TMPDIR (default /tmp), never into the
+# repository.
+# Usage: [BASE=OLD_BINARY] bench/bench-trace.sh NEXTSTEP_BINARY [SIZES_MB...]      (default sizes: 100 1000)
 set -euo pipefail
 bin=${1:?usage: bench-trace.sh NEXTSTEP_BINARY [SIZES_MB...]}
 shift
@@ -17,14 +22,41 @@ mkdir -p "$work"
 bench_scratch
 
 median() { sort -n | sed -n 2p; }
+cc -O2 -o "$scratch/byte_scan" "$src/bench/byte_scan.c"
 
 # One run: wall seconds, CPU seconds (user + system) and peak RSS (KB) from GNU time's verbose report. On a
 # shared machine the CPU figure is the steadier one.
-run_once() { # file -> "wall cpu rss_kb"
-	/usr/bin/time -v "$bin" trace --format json "$1" 2>"$scratch/time.txt" >/dev/null
+run_once() { # file [binary] -> "wall cpu rss_kb"
+	/usr/bin/time -v "${2:-$bin}" trace --format json "$1" 2>"$scratch/time.txt" >/dev/null
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; w = s }
 	            /User time/ { u = $2 } /System time/ { k = $2 }
 	            /Maximum resident set size/ { r = $2 } END { print w, u + k, r }' "$scratch/time.txt"
+}
+
+scan_once() { # file -> "wall cpu"
+	/usr/bin/time -f '%e %U %S' "$scratch/byte_scan" "$1" 2>"$scratch/time.txt" >/dev/null
+	awk '{ print $1, $2 + $3 }' "$scratch/time.txt"
+}
+
+# label file: the byte scan, nextstep (and BASE), three runs each, interleaved; medians and their ratios.
+versus_scan() {
+	local runs scan scan_cpu b label wall cpu
+	runs=$(for _ in 1 2 3; do
+		echo "scan $(scan_once "$2")"
+		echo "new $(run_once "$2")"
+		if [ -n "${BASE:-}" ]; then echo "base $(run_once "$2" "$BASE")"; fi
+	done)
+	scan=$(echo "$runs" | awk '$1 == "scan" { print $2 }' | median)
+	scan_cpu=$(echo "$runs" | awk '$1 == "scan" { print $3 }' | median)
+	echo "$1: byte scan $scan s wall, $scan_cpu s cpu (medians of 3)"
+	for b in new ${BASE:+base}; do
+		label=$([ "$b" = new ] && echo "$bin" || echo "$BASE")
+		wall=$(echo "$runs" | awk -v b="$b" '$1 == b { print $2 }' | median)
+		cpu=$(echo "$runs" | awk -v b="$b" '$1 == b { print $3 }' | median)
+		awk -v l="$label" -v w="$wall" -v c="$cpu" -v s="$scan" -v sc="$scan_cpu" 'BEGIN {
+			printf "  %-40s wall %6.2f s = %5.2fx the scan, cpu %6.2f s = %5.2fx the scan'"'"'s\n", l, w, w / s, c,
+			       (sc > 0 ? c / sc : 0) }'
+	done
 }
 
 bench() { # label file [JSON bytes, when the file is compressed]
@@ -44,11 +76,12 @@ if [ ! -x "$tools/make-trace" ]; then
 	exit 1
 fi
 echo "machine: $(nproc) CPUs, $(awk '/model name/ { sub(/.*: /, ""); print; exit }' /proc/cpuinfo)," \
-	"$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)"
+	"$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for mb in "${sizes[@]}"; do
 	trace=$work/make-trace-${mb}mb.json
 	bench_make_trace "$trace" "$tools/make-trace" --target-mb "$mb"
 	bench "make-trace ${mb} MB" "$trace"
+	versus_scan "make-trace ${mb} MB" "$trace"
 done
 if [ -f "$traces/tbp/resnet50_num_workers_0.pt.trace.json.gz" ]; then
 	resnet=$work/resnet50_num_workers_0.pt.trace.json
@@ -56,3 +89,4 @@ if [ -f "$traces/tbp/resnet50_num_workers_0.pt.trace.json.gz" ]; then
 	bench "resnet50_num_workers_0" "$resnet"
 	bench "resnet50_num_workers_0 (gzip)" "$traces/tbp/resnet50_num_workers_0.pt.trace.json.gz" "$(bench_size "$resnet")"
 fi
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
