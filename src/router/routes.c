@@ -401,6 +401,16 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
          .next_check = "the sync share after the change{}",
          .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_SYNC},
+    [NS_FINDING_SYNC_WAIT_NATIVE] =
+        {.module = "Module 3",
+         .fix = "the host is blocked (cudaDeviceSynchronize, cudaStreamSynchronize, a blocking cudaMemcpy) "
+                "while this device runs nothing: it waits on something outside this device's queue (another "
+                "device or a peer rank, an event another stream or process records: cudaStreamWaitEvent, GPU "
+                "work the export did not record): find what it waits for at that time (the other ranks' "
+                "exports and the other streams) and overlap it, rather than removing the call",
+         .next_check = "the sync_wait share after the change{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_SYNC},
     [NS_FINDING_LAUNCH_NATIVE] =
         {.module = "Lesson 02.11, launch overhead",
          .fix = "the GPU runs the kernels faster than the host launches them: capture the launch sequence "
@@ -505,6 +515,7 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_SYNC_NATIVE] = "sync_native",
     [NS_FINDING_LAUNCH_NATIVE] = "launch_native",
     [NS_FINDING_TRANSFER_NATIVE] = "transfer_native",
+    [NS_FINDING_SYNC_WAIT_NATIVE] = "sync_wait_native",
     [NS_FINDING_TP_COLLECTIVES] = "tp_collectives",
     [NS_FINDING_STRAGGLER_JITTER] = "straggler_jitter",
 };

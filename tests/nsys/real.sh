@@ -92,14 +92,17 @@ expect "fuser: not Python, by its process name" "$tmp/fuser-matmul-h200.json" \
 expect "nsysai: Python, by its process name" "$tmp/nsysai-mock-torch.json" \
 	'(d["export"]["program"]["python"], d["export"]["program"]["evidence"])' "(True, 'process_name')"
 
-# A program that is not Python is never told to record Python (with_stack, py-spy), use a DataLoader or
-# torch.*: pipit's idle host time is untraced host code, which its CPU samples show; its host communication
-# is MPI's. The sliver advice of fuser names nsys's capture range, not torch.profiler's schedule.
+# A program that is not Python is never told to record Python (with_stack, py-spy), use a DataLoader,
+# torch.* or .item(), in the headline, the next steps or any step's route: pipit's idle host time is untraced
+# host code, which its CPU samples show; its host communication is MPI's; its synchronize waits are CUDA
+# calls. The sliver advice of fuser names nsys's capture range, not torch.profiler's schedule.
 for f in pipit-saxpy-mpi fuser-matmul-h200; do
-	"$bin" trace -v "$dir/$f.sqlite" >"$tmp/$f.txt" 2>&1
-	! grep -n -e with_stack -e py-spy -e DataLoader -e 'torch\.' -e 'on Python' "$tmp/$f.txt"
-	t_check "$f: no Python advice" $? "$(grep -n -e with_stack -e py-spy -e DataLoader -e 'torch\.' -e 'on Python' "$tmp/$f.txt")"
+	"$bin" trace -v --steps "$dir/$f.sqlite" >"$tmp/$f.txt" 2>&1
+	! grep -n -e with_stack -e py-spy -e DataLoader -e 'torch\.' -e 'on Python' -e '\.item()' "$tmp/$f.txt"
+	t_check "$f: no Python advice" $? "$(grep -n -e with_stack -e py-spy -e DataLoader -e 'torch\.' -e 'on Python' -e '\.item()' "$tmp/$f.txt")"
 done
+grep -q 'synchronize waits, .* -> the host is blocked (cudaDeviceSynchronize' "$tmp/pipit-saxpy-mpi.txt"
+t_check "pipit: synchronize waits worded as CUDA calls" $? "$(grep 'synchronize waits' "$tmp/pipit-saxpy-mpi.txt")"
 grep -q '^rank 0 dev 0: idle (52%) -> the GPU waits on host code between CUDA calls that nsys does not trace (the export.s CPU samples' "$tmp/pipit-saxpy-mpi.txt"
 t_check "pipit: the headline is untraced host code, seen in the CPU samples" $? "$(grep -m1 -e '->' "$tmp/pipit-saxpy-mpi.txt")"
 grep -q 'host collectives, .* -> MPI calls hold the host' "$tmp/pipit-saxpy-mpi.txt"

@@ -168,6 +168,8 @@ void report_export_routes(const ns_split_result *res, const ns_routes *in, ns_ro
 		out->cause[NS_CAUSE_INIT] = in->finding[NS_FINDING_STARTUP_NSYS];
 	if (native && in->finding[NS_FINDING_SYNC_NATIVE].fix != NULL)
 		out->cause[NS_CAUSE_SYNC] = in->finding[NS_FINDING_SYNC_NATIVE];
+	if (native && in->finding[NS_FINDING_SYNC_WAIT_NATIVE].fix != NULL)
+		out->cause[NS_CAUSE_SYNC_WAIT] = in->finding[NS_FINDING_SYNC_WAIT_NATIVE];
 	if (native && in->finding[NS_FINDING_TRANSFER_NATIVE].fix != NULL)
 		out->cause[NS_CAUSE_TRANSFER] = in->finding[NS_FINDING_TRANSFER_NATIVE];
 	if (native && out->cause[NS_CAUSE_LAUNCH].fix == in->cause[NS_CAUSE_LAUNCH].fix &&
