@@ -485,7 +485,8 @@ static const char *attn_shapes(const attn_spec *sp, const op_args *a, attn_dims 
 	r = q->rank;
 	if (r < 3 || k->rank != r || v->rank != r)
 		return "query, key and value are not tensors of one rank >= 3";
-	x->varlen = sp->layout == ATTN_VARLEN || (sp->layout == ATTN_BLHD && r == 3 && cum != NULL);
+	x->varlen = sp->layout == ATTN_VARLEN || sp->layout == ATTN_VARLEN_PAGED ||
+	            (sp->layout == ATTN_BLHD && r == 3 && cum != NULL);
 	if (x->varlen) { /* [tokens, heads, dim] with cumulative lengths [seqs + 1] */
 		if (r != 3 || cum == NULL || cum->rank != 1 || cum->d[0] < 2)
 			return "variable-length attention without its cumulative lengths";
@@ -555,6 +556,65 @@ static void paged_attention(const attn_spec *sp, const op_args *a, ns_op_work *w
 	         ctx, d);
 }
 
+/* vLLM V1's varlen_fwd over its paged cache: S sequences (cu_seqlens_q [S + 1]) of query tokens [T, H, d]
+ * against keys and values [blocks, page, Hkv, d] through the block table. The lengths are tensors; recorded
+ * are the longest query run and context (max_seqlen_q, max_seqlen_k) and the sliding window. T may hold
+ * padding (a batch padded to a captured size), so the queries are counted from the sequences: the longest
+ * run has max_seqlen_q tokens and every other sequence at least one; each sequence's queries see at least one
+ * key and the longest context's last query sees all of it (or its window): at least S - 1 + L pairs and that
+ * one context's keys and values. Exact with one sequence, no window and the causal flag recorded
+ * (bottom-right: its last query sees every key). */
+static void varlen_paged(const attn_spec *sp, const op_args *a, ns_op_work *w)
+{
+	const op_arg *q = op_tensor(a, sp->q), *k = op_tensor(a, sp->k), *v = op_tensor(a, sp->v);
+	const op_arg *cu = op_tensor(a, sp->cum_q);
+	long long max_k, max_q, longest, window = -1;
+	double seqs, queries, heads, kv_heads, d, dv, ctx, pairs;
+	bool causal = true, known, exact, windowed, have_q;
+	int n;
+
+	if (q == NULL || k == NULL || v == NULL || cu == NULL || q->rank != 3 || k->rank != 4 ||
+	    v->rank != 4 || cu->rank != 1 || cu->d[0] < 2.0 || q->d[0] < cu->d[0] - 1.0 ||
+	    k->d[3] != q->d[2] || k->d[2] != v->d[2] || k->d[2] < 1.0 || fmod(q->d[1], k->d[2]) != 0.0 ||
+	    !(k->elt > 0.0) || !(v->elt > 0.0)) {
+		op_work_fail(w, NS_OPG_BAD_SHAPES,
+		             "query [tokens, heads, d] (a token a sequence at least), paged key and value "
+		             "[blocks, page, kv heads, d] and cu_seqlens_q not recorded as such");
+		return;
+	}
+	if (!op_arg_ints(a, sp->max_k, &max_k, 1, &n) || max_k < 1) {
+		op_work_fail(w, NS_OPG_INCOMPLETE, "max_seqlen_k not recorded (Concrete Inputs)");
+		return;
+	}
+	windowed = op_arg_ints(a, 16, &window, 1, &n) && window >= 0 && window + 1 < max_k;
+	if (windowed)
+		max_k = window + 1; /* a query sees at most window_size_left + 1 keys */
+	have_q = op_arg_ints(a, sp->max_q, &longest, 1, &n) && longest >= 1 && (double)longest <= q->d[0];
+	max_q = have_q ? longest : 1;
+	known = op_arg_bool(a, sp->causal, &causal);
+	seqs = cu->d[0] - 1.0, heads = q->d[1], d = q->d[2];
+	kv_heads = k->d[2], dv = v->d[3], ctx = (double)max_k;
+	queries = (double)max_q + seqs - 1.0;
+	exact = seqs == 1.0 && !windowed && known && have_q && (double)max_q <= ctx;
+	if (exact)
+		pairs = causal ? op_causal_pairs((double)max_q, ctx, true) : (double)max_q * ctx;
+	else
+		pairs = seqs - 1.0 + ctx;
+	w->flops = 2.0 * heads * pairs * (d + dv);
+	/* the queries read and the outputs written, the context's keys and values, the block tables and the
+	 * per-sequence lengths */
+	w->bytes = queries * heads * (d + dv) * q->elt + ctx * kv_heads * (d * k->elt + dv * v->elt) +
+	           op_arg_bytes(a, 8) + op_arg_bytes(a, sp->cum_q) + op_arg_bytes(a, 6);
+	if (!exact) {
+		w->lower_bound = true;
+		w->why = "paged varlen attention: the sequences' lengths are not recorded, only the longest "
+		         "context's keys and values and a key and a query token for every other sequence are "
+		         "counted: a lower bound";
+	}
+	snprintf(w->shape, sizeof(w->shape), "seqs %.0f h%.0f/%.0f q%.0f L%.0f d%.0f paged", seqs, heads,
+	         kv_heads, q->d[0], ctx, d);
+}
+
 void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 {
 	const attn_spec *sp = e->attn;
@@ -571,6 +631,10 @@ void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 		return;
 	if (sp->layout == ATTN_PAGED) {
 		paged_attention(sp, a, w);
+		return;
+	}
+	if (sp->layout == ATTN_VARLEN_PAGED && op_tensor(a, 8) != NULL) {
+		varlen_paged(sp, a, w);
 		return;
 	}
 	if ((why = attn_shapes(sp, a, &x)) != NULL) {

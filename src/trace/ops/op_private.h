@@ -56,7 +56,9 @@ typedef struct {
 /* Argument positions of an attention spelling. */
 /* ATTN_PAGED: vLLM's decode kernels, a query row a sequence against a paged KV cache (q: the query, k/v: the
  * caches, cum_q: the block tables, max_k: max_seq_len). */
-typedef enum { ATTN_BHLD, ATTN_BLHD, ATTN_VARLEN, ATTN_PAGED } attn_layout;
+/* ATTN_VARLEN_PAGED: vLLM's FlashAttention varlen_fwd, whose key and value are the paged cache [blocks, page,
+ * Hkv, d] when its block table (argument 8) is a tensor, else packed as ATTN_VARLEN's. */
+typedef enum { ATTN_BHLD, ATTN_BLHD, ATTN_VARLEN, ATTN_PAGED, ATTN_VARLEN_PAGED } attn_layout;
 typedef struct {
 	attn_layout layout;
 	bool backward;

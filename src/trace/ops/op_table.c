@@ -39,11 +39,16 @@ static const attn_spec A_FA2_VARLEN = {ATTN_VARLEN, false, 0, 1, 2, 9, 3, 4, -1,
 static const attn_spec A_PAGED_V1 = {ATTN_PAGED, false, 1, 2, 3, -1, 6, -1, -1, -1, 9};
 static const attn_spec A_PAGED_V2 = {ATTN_PAGED, false, 4, 5, 6, -1, 9, -1, -1, -1, 12};
 static const attn_spec A_FA2_VARLEN_BWD = {ATTN_VARLEN, true, 1, 2, 3, 15, 9, 10, -1, 11, 12};
+/* vLLM V1's _vllm_fa2_C::varlen_fwd(q, k, v, out, cu_seqlens_q, cu_seqlens_k, seqused_k, leftpad_k,
+ * block_table, alibi_slopes, max_seqlen_q, max_seqlen_k, p_dropout, softmax_scale, zero_tensors, is_causal,
+ * window_size_left, window_size_right, softcap, return_softmax, num_splits) */
+static const attn_spec A_VLLM_FA2 = {ATTN_VARLEN_PAGED, false, 0, 1, 2, 15, 4, 5, -1, 10, 11};
 
 /* In-place spellings (a trailing '_') of the element-wise ops are derived, not listed: see op_entry_of(). */
 static const op_entry entries[] = {
     {"_C::paged_attention_v1", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_PAGED_V1},
     {"_C::paged_attention_v2", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_PAGED_V2},
+    {"_vllm_fa2_C::varlen_fwd", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_VLLM_FA2},
     {"aten::_adaptive_avg_pool2d", NS_OPF_POOLING, MK_ADAPTIVE_POOL, NS_OPP_FWD, 0, NULL, NULL},
     {"aten::_adaptive_avg_pool2d_backward", NS_OPF_POOLING, MK_POOL_BWD, NS_OPP_BWD, 0, NULL, NULL},
     {"aten::_adaptive_avg_pool3d", NS_OPF_POOLING, MK_ADAPTIVE_POOL, NS_OPP_FWD, 0, NULL, NULL},
