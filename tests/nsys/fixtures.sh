@@ -14,6 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 pass=0
+checked=()
 
 # name | why an export cannot hold what the fixture tests
 not_in_an_export=(
@@ -44,6 +45,11 @@ skip_reason() {
 	return 1
 }
 
+# The exports are written in one Python process, then read, then checked in one (check_split.py batch): a
+# Python start costs about what a small conversion or check does.
+: >"$tmp/pairs"
+: >"$tmp/checks"
+names=()
 for expect in tests/data/trace_*.expect.json; do
 	trace=${expect%.expect.json}.json
 	name=$(basename "$trace" .json)
@@ -51,8 +57,20 @@ for expect in tests/data/trace_*.expect.json; do
 		echo "not in an export: $name ($why)"
 		continue
 	fi
-	if ! python3 "$here/kineto2nsys.py" "$trace" "$tmp/$name.sqlite" 2>"$tmp/conv"; then
-		echo "FAIL $name: kineto2nsys: $(cat "$tmp/conv")"
+	names+=("$name")
+	printf '%s\t%s\n' "$trace" "$tmp/$name.sqlite" >>"$tmp/pairs"
+done
+python3 "$here/kineto2nsys.py" --batch <"$tmp/pairs" >"$tmp/conv" 2>"$tmp/conv.log"
+# the last line counts the conversions: one that stopped early fails every fixture it did not convert
+grep -qx "converted ${#names[@]}" "$tmp/conv" || echo "kineto2nsys --batch: $(tail -3 "$tmp/conv.log")"
+for name in "${names[@]}"; do
+	if grep -q "^$tmp/$name.sqlite	" "$tmp/conv"; then
+		echo "FAIL $name: kineto2nsys: $(grep "^$tmp/$name.sqlite	" "$tmp/conv" | cut -f 2-)"
+		fail=$((fail + 1))
+		continue
+	fi
+	if [ ! -s "$tmp/$name.sqlite" ]; then
+		echo "FAIL $name: kineto2nsys wrote no export"
 		fail=$((fail + 1))
 		continue
 	fi
@@ -61,11 +79,23 @@ for expect in tests/data/trace_*.expect.json; do
 		fail=$((fail + 1))
 		continue
 	fi
-	if $check sanity "$tmp/$name.json" && $check expect "$tmp/$name.json" "$expect"; then
-		pass=$((pass + 1))
-	else
+	printf '%s\tsanity\t%s\n' "$name" "$tmp/$name.json" >>"$tmp/checks"
+	printf '%s\texpect\t%s\t%s\n' "$name" "$tmp/$name.json" "tests/data/$name.expect.json" >>"$tmp/checks"
+	checked+=("$name")
+done
+python3 "$here/../trace/check_split.py" batch <"$tmp/checks" >"$tmp/bad"
+# the batch's last line counts the checks it ran: one that stopped early fails every fixture, not none
+if ! grep -qx "checked $(wc -l <"$tmp/checks")" "$tmp/bad"; then
+	echo "FAIL: check_split.py batch did not run every check"
+	fail=$((fail + 1))
+fi
+for name in "${checked[@]}"; do
+	if grep -q "^$name	" "$tmp/bad"; then
+		grep "^$name	" "$tmp/bad" | cut -f 2-
 		echo "FAIL $name (the export of the fixture)"
 		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
 	fi
 done
 

@@ -2,6 +2,9 @@
 """kineto2nsys: a PyTorch-profiler (Kineto) JSON trace rewritten as an Nsight Systems SQLite export.
 
 usage: kineto2nsys.py TRACE.json[.gz] OUT.sqlite [PAGE_SIZE]
+       kineto2nsys.py --batch < PAIRS     each line TRACE<TAB>OUT.sqlite, in one process (a Python start costs
+                                          about what a small conversion does); a conversion that fails prints
+                                          OUT<TAB>its error and the others go on; the last line is "converted N"
 
 PAGE_SIZE (default 4096, as nsys writes) is SQLite's page size: 512 makes the smallest file, for a fixture.
 
@@ -266,7 +269,24 @@ def report(src, written, dropped, mismatched):
               % (src, mismatched), file=sys.stderr)
 
 
+def batch(lines):
+    """Converts each TRACE<TAB>OUT line; returns the number that failed."""
+    failed = converted = 0
+    for line in lines:
+        src, dst = line.rstrip("\n").split("\t")
+        try:
+            convert(src, dst)
+            converted += 1
+        except Exception as e:  # pylint: disable=broad-except  # one bad fixture fails its own check only
+            print("%s\t%s: %r" % (dst, type(e).__name__, e))
+            failed += 1
+    print("converted %d" % converted)
+    return failed
+
+
 def main(argv):
+    if argv[1:] == ["--batch"]:
+        return 1 if batch(sys.stdin) else 0
     if len(argv) not in (3, 4):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
