@@ -51,6 +51,8 @@ typedef enum {
 /* The cat_raw of the frames the Nsight Systems reader makes of OS runtime calls (OSRT_API): frames like
  * python_function's, but recorded by nsys at no cost to the Python thread. */
 #define NS_TRACE_CAT_OS_RUNTIME "os_runtime"
+/* The category of a CPU sample's frame (its innermost function, for the time to its thread's next sample). */
+#define NS_TRACE_CAT_CPU_SAMPLE "cpu_sample"
 
 typedef struct {
 	long index;       /* position in traceEvents, 0-based */
@@ -121,9 +123,11 @@ typedef struct {
 	char process[64]; /* the name of the process whose GPU work the export holds; "" when not recorded */
 	ns_program_kind kind;
 	ns_program_evidence by;
-	bool osrt;        /* OS runtime calls traced (OSRT_API has rows: nsys profile -t osrt) */
-	bool cpu_samples; /* CPU samples recorded (COMPOSITE_EVENTS has rows), which nextstep does not read */
-	bool mpi;         /* MPI calls traced (NVTX ranges MPI_*: nsys profile -t mpi) */
+	bool osrt;         /* OS runtime calls traced (OSRT_API has rows: nsys profile -t osrt) */
+	bool cpu_samples;  /* CPU samples recorded (COMPOSITE_EVENTS has rows) */
+	bool samples_read; /* ... and read: their call chains exported (SAMPLING_CALLCHAINS), each sample's
+	                      innermost function a frame of its thread (NS_TRACE_CAT_CPU_SAMPLE) */
+	bool mpi;          /* MPI calls traced (NVTX ranges MPI_*: nsys profile -t mpi) */
 } ns_program_info;
 
 /* Top-level facts outside traceEvents (they may come before or after it in the file). */

@@ -35,9 +35,10 @@ typedef enum {
 	NT_CAPTURE,     /* META_DATA_CAPTURE: the profiled process's command and environment */
 	NT_EVENT_TYPES, /* ENUM_NSYS_EVENT_TYPE: checked against the NVTX event types the reader relies on */
 	NT_THREAD_NAMES,
-	NT_OSRT,      /* OSRT_API: the OS runtime calls nsys traces with -t osrt (reads, waits, locks) */
-	NT_PROCESSES, /* PROCESSES: each process's name, for what the profiled program is */
-	NT_SAMPLES,   /* COMPOSITE_EVENTS: CPU samples, not read: only whether there are any */
+	NT_OSRT,       /* OSRT_API: the OS runtime calls nsys traces with -t osrt (reads, waits, locks) */
+	NT_PROCESSES,  /* PROCESSES: each process's name, for what the profiled program is */
+	NT_SAMPLES,    /* COMPOSITE_EVENTS: CPU samples (time and thread) */
+	NT_CALLCHAINS, /* SAMPLING_CALLCHAINS: each sample's call stack; the innermost function is read */
 	NT_COUNT
 } nsys_table;
 
@@ -47,6 +48,12 @@ enum {
 	NC_SRC_KIND = 1u << 1,   /* MEMCPY.srcKind, dstKind */
 	NC_MEM_KIND = 1u << 2,   /* MEMSET.memKind */
 	NC_CU_DEVICE = 1u << 3,  /* TARGET_INFO_GPU.cuDevice */
+	NC_SAMPLE_ID = 1u << 4,  /* COMPOSITE_EVENTS.id, globalTid: samples are read with both */
+	NC_SAMPLE_TID = 1u << 5,
+	NC_SAMPLE_THREAD = NC_SAMPLE_ID | NC_SAMPLE_TID,
+	NC_CHAIN_SYMBOL = 1u << 6, /* SAMPLING_CALLCHAINS.symbol, stackDepth: the innermost function */
+	NC_CHAIN_DEPTH = 1u << 7,
+	NC_CHAIN_LEAF = NC_CHAIN_SYMBOL | NC_CHAIN_DEPTH,
 };
 
 typedef struct {

@@ -12,6 +12,8 @@
 
 #include "nsys_private.h"
 #include "util/magic.h"
+#include "util/satmath.h"
+#include "util/vec.h"
 
 /* SQLite's page cache for one export, KiB: while StringIds is joined row by row (its pages are read again
  * and again), and once it is in memory (the tables are scanned once each: the cache holds the B-trees'
@@ -46,11 +48,13 @@ typedef struct {
 	int64_t gpu_pid;
 	int env_rank_which, env_size_which; /* priority of the variable each came from; -1: none */
 	int64_t env_rank, env_size;
-	int64_t mpi_rank;     /* from an NVTX thread name "MPI Rank N"; -1: none */
-	int64_t host_pid;     /* the process of the first CUDA call; -1: none */
-	bool pytorch_nvtx;    /* a range PyTorch writes: an emit_nvtx op, aten::..., ProfilerStep# */
-	bool pt_thread;       /* a thread named pt_main_thread */
-	nsys_strings strings; /* StringIds, when held in memory (else each query joins it) */
+	int64_t mpi_rank;           /* from an NVTX thread name "MPI Rank N"; -1: none */
+	int64_t host_pid;           /* the process of the first CUDA call; -1: none */
+	bool pytorch_nvtx;          /* a range PyTorch writes: an emit_nvtx op, aten::..., ProfilerStep# */
+	bool pt_thread;             /* a thread named pt_main_thread */
+	nsys_strings strings;       /* StringIds, when held in memory (else each query joins it) */
+	struct sample_thread *sthr; /* CPU samples: each sampled thread's period and pending sample */
+	size_t nsthr;
 } reader;
 
 static ns_status row_error(reader *r, ns_status status, const char *what)
@@ -464,6 +468,145 @@ static ns_status osrt_row(reader *r, sqlite3_stmt *st)
 	return ev.pid < 0 || ev.name.len == 0 ? NS_OK : emit(r, &ev);
 }
 
+/* ---- CPU samples ---- */
+
+/* A sample stands for its thread's time up to the thread's next sample: the samples of a thread tile its
+ * sampled time. A gap over SAMPLE_GAP_FACTOR times the thread's mean gap (the thread was descheduled, or
+ * samples were lost) counts one mean gap, as does the thread's last sample. */
+#define SAMPLE_GAP_FACTOR  4
+#define SAMPLE_THREADS_MAX 4096
+
+typedef struct sample_thread {
+	int64_t gtid, period; /* period: the mean gap between the thread's samples; 0: one sample, not read */
+	int64_t ts;           /* the pending sample's time, when pending */
+	bool pending;
+	char *name; /* its innermost function, as an event string */
+	size_t len, cap;
+} sample_thread;
+
+static int cmp_sample_thread(const void *a, const void *b)
+{
+	const sample_thread *x = a, *y = b;
+	return (x->gtid > y->gtid) - (x->gtid < y->gtid);
+}
+
+static void samples_free(reader *r)
+{
+	for (size_t i = 0; i < r->nsthr; i++)
+		free(r->sthr[i].name);
+	free(r->sthr);
+	r->sthr = NULL;
+	r->nsthr = 0;
+}
+
+/* Each thread's mean gap between samples (one GROUP BY scan of COMPOSITE_EVENTS), sorted by globalTid. */
+static ns_status sample_periods(reader *r)
+{
+	static const char sql[] = "SELECT globalTid, count(*), min(start), max(start) FROM COMPOSITE_EVENTS "
+	                          "WHERE globalTid IS NOT NULL GROUP BY globalTid";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	r->table = NT_SAMPLES;
+	if (sqlite3_prepare_v2(r->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		r->err->offset = -1;
+		return ns_error_set(r->err, NS_ERR_VALUE, "%s: %s", nsys_table_name(NT_SAMPLES),
+		                    sqlite3_errmsg(r->db));
+	}
+	r->sthr = calloc(SAMPLE_THREADS_MAX, sizeof(*r->sthr));
+	if (r->sthr == NULL) {
+		sqlite3_finalize(st);
+		return ns_error_set(r->err, NS_ERR_NOMEM, "out of memory");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && r->nsthr < SAMPLE_THREADS_MAX) {
+		int64_t gtid, n, lo, hi;
+		if (!int_at(st, 0, &gtid) || !int_at(st, 1, &n) || !int_at(st, 2, &lo) || !int_at(st, 3, &hi))
+			continue;
+		sample_thread *t = &r->sthr[r->nsthr++];
+		t->gtid = gtid;
+		uint64_t mean = n > 1 && hi > lo ? ((uint64_t)hi - (uint64_t)lo) / (uint64_t)(n - 1) : 0;
+		t->period = mean <= (uint64_t)INT64_MAX ? (int64_t)mean : 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return step_error(r, rc);
+	qsort(r->sthr, r->nsthr, sizeof(*r->sthr), cmp_sample_thread);
+	return NS_OK;
+}
+
+/* The pending sample of t as a frame ending at end. */
+static ns_status sample_emit(reader *r, const sample_thread *t, int64_t end)
+{
+	ns_trace_event ev;
+
+	blank_event(&ev, r->meta->events);
+	ev.ph = 'X';
+	ev.has_ts = ev.has_dur = true;
+	ev.ts_ns = t->ts;
+	ev.dur_ns = end - t->ts;
+	ev.cat = NS_TCAT_PYTHON;
+	ev.cat_raw = (ns_str){NS_TRACE_CAT_CPU_SAMPLE, sizeof(NS_TRACE_CAT_CPU_SAMPLE) - 1};
+	ev.pid = nsys_pid_of(t->gtid);
+	ev.tid = nsys_tid_of(t->gtid);
+	ev.name = (ns_str){t->name, t->len};
+	return emit(r, &ev);
+}
+
+static ns_status sample_row(reader *r, sqlite3_stmt *st)
+{
+	sample_thread key = {0}, *t;
+	int64_t ts;
+	ns_str name;
+	ns_status s;
+
+	if (!int_at(st, 0, &ts) || !int_at(st, 1, &key.gtid) ||
+	    (t = bsearch(&key, r->sthr, r->nsthr, sizeof(key), cmp_sample_thread)) == NULL || t->period <= 0)
+		return NS_OK;
+	if (t->pending) {
+		int64_t gap = ns_sat_sub_i64(ts, t->ts);
+		bool next = gap > 0 && gap <= ns_sat_mul_i64(t->period, SAMPLE_GAP_FACTOR);
+		if ((s = sample_emit(r, t, next ? ts : ns_sat_add_i64(t->ts, t->period))) != NS_OK)
+			return s;
+		t->pending = false;
+	}
+	if ((s = name_of(r, st, 2, 3, &name)) != NS_OK)
+		return s;
+	if (name.len == 0)
+		return NS_OK;
+	void *grown = ns_grow(t->name, &t->cap, name.len, 1);
+	if (grown == NULL)
+		return ns_error_set(r->err, NS_ERR_NOMEM, "out of memory");
+	t->name = grown;
+	memcpy(t->name, name.ptr, name.len);
+	t->len = name.len;
+	t->ts = ts;
+	t->pending = true;
+	return NS_OK;
+}
+
+/* CPU samples, when the export has their call chains: each sample's innermost function (stack depth 0) is a
+ * frame of its thread, as an OS runtime call is (docs/nsys.md). */
+static ns_status read_samples(reader *r)
+{
+	char sql[320];
+	bool join = !r->strings.loaded;
+	ns_status st = sample_periods(r);
+
+	snprintf(
+	    sql, sizeof(sql),
+	    "SELECT c.start, c.globalTid, s.symbol%s FROM COMPOSITE_EVENTS AS c JOIN SAMPLING_CALLCHAINS "
+	    "AS s ON s.id = c.id AND s.stackDepth = 0%s",
+	    join ? ", n.value" : "", join ? " LEFT JOIN StringIds AS n ON n.id = s.symbol" : "");
+	if (st == NS_OK && r->nsthr > 0)
+		st = stream(r, NT_SAMPLES, sql, sample_row);
+	for (size_t i = 0; st == NS_OK && i < r->nsthr; i++)
+		if (r->sthr[i].pending)
+			st = sample_emit(r, &r->sthr[i], ns_sat_add_i64(r->sthr[i].ts, r->sthr[i].period));
+	r->meta->program.samples_read = st == NS_OK && r->row > 0;
+	samples_free(r);
+	return st;
+}
+
 /* ---- devices and ranks ---- */
 
 /* The GPUs by CUDA device number: TARGET_INFO_CUDA_DEVICE maps each process's CUDA device to a GPU (newer
@@ -660,6 +803,10 @@ static ns_status read_events(reader *r)
 		st = stream(r, NT_OSRT, sql, osrt_row);
 		r->meta->program.osrt = r->row > 0;
 	}
+	if (st == NS_OK && s->has[NT_SAMPLES] && s->has[NT_CALLCHAINS] &&
+	    (s->cols[NT_SAMPLES] & NC_SAMPLE_THREAD) == NC_SAMPLE_THREAD &&
+	    (s->cols[NT_CALLCHAINS] & NC_CHAIN_LEAF) == NC_CHAIN_LEAF)
+		st = read_samples(r);
 	pid = s->cols[NT_KERNEL] & NC_GLOBAL_PID ? "k.globalPid" : "NULL";
 	snprintf(sql, sizeof(sql),
 	         "SELECT k.start, k.end, k.deviceId, k.streamId, k.correlationId, %s, k.demangledName, "
@@ -738,6 +885,7 @@ static ns_status read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, v
 	meta->nsys = true;
 	memcpy(meta->nsys_schema, r.schema.version, sizeof(meta->nsys_schema));
 	free(r.buf);
+	samples_free(&r);
 	nsys_strings_free(&r.strings);
 	return st;
 }

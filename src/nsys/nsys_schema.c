@@ -46,7 +46,10 @@ static const table_def tables[NT_COUNT] = {
     [NT_THREAD_NAMES] = {"ThreadNames", {"nameId", "globalTid"}, {{NULL, 0}}},
     [NT_OSRT] = {"OSRT_API", {"start", "end", "globalTid", "nameId"}, {{NULL, 0}}},
     [NT_PROCESSES] = {"PROCESSES", {"pid", "name"}, {{NULL, 0}}},
-    [NT_SAMPLES] = {"COMPOSITE_EVENTS", {"start"}, {{NULL, 0}}},
+    [NT_SAMPLES] = {"COMPOSITE_EVENTS", {"start"}, {{"id", NC_SAMPLE_ID}, {"globalTid", NC_SAMPLE_TID}}},
+    [NT_CALLCHAINS] = {"SAMPLING_CALLCHAINS",
+                       {"id"},
+                       {{"symbol", NC_CHAIN_SYMBOL}, {"stackDepth", NC_CHAIN_DEPTH}}},
 };
 
 /* The NVTX event types the reader selects, by the names nsys gives them. */

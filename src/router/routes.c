@@ -368,6 +368,14 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
          .next_check = "the host_gap share after the change{}",
          .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_IDLE},
+    [NS_FINDING_HOST_SAMPLED] =
+        {.module = "Module 3",
+         .fix = "the GPU waits on host code between CUDA calls that nsys does not trace; its CPU samples "
+                "put it in {frames}: move that work to the GPU, or overlap it with GPU work (launch the "
+                "next kernels and asynchronous copies from pinned memory before it, on streams)",
+         .next_check = "the host_gap share after the change{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_IDLE},
     [NS_FINDING_HOST_UNTRACED_PYTHON] =
         {.module = "Module 3",
          .fix = "the GPU waits on host time between CUDA calls that the export holds no call for (Python "
@@ -516,6 +524,7 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_LAUNCH_NATIVE] = "launch_native",
     [NS_FINDING_TRANSFER_NATIVE] = "transfer_native",
     [NS_FINDING_SYNC_WAIT_NATIVE] = "sync_wait_native",
+    [NS_FINDING_HOST_SAMPLED] = "host_sampled",
     [NS_FINDING_TP_COLLECTIVES] = "tp_collectives",
     [NS_FINDING_STRAGGLER_JITTER] = "straggler_jitter",
 };

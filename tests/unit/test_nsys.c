@@ -669,6 +669,53 @@ START_TEST(os_runtime_calls_are_frames_of_their_thread)
 }
 END_TEST
 
+/* CPU samples (COMPOSITE_EVENTS with SAMPLING_CALLCHAINS) become frames of their thread named by the
+ * innermost function (stackDepth 0), each lasting to the thread's next sample. Ten samples 100 ns apart
+ * (1000-1900), one without a call chain at 1050 (skipped, but a sample of the thread), then one at 10000: the
+ * thread's mean gap is (10000 - 1000) / 11 = 818 ns, so the gap of 8100 after 1900 is over four mean gaps and
+ * that sample, like the last, counts one mean gap. A thread with one sample has no period: its sample is
+ * skipped. */
+START_TEST(cpu_samples_are_frames_of_their_thread_to_the_next_sample)
+{
+	collected c;
+	ns_trace_meta m;
+	ns_error err;
+	char sql[4096];
+	size_t n = 0;
+
+	n += (size_t)snprintf(
+	    sql + n, sizeof(sql) - n,
+	    "CREATE TABLE COMPOSITE_EVENTS (id INTEGER PRIMARY KEY, start INTEGER, cpu INTEGER,"
+	    " threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER);"
+	    "CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER, symbol INTEGER, module INTEGER,"
+	    " stackDepth INTEGER, PRIMARY KEY (id, stackDepth));"
+	    "INSERT INTO StringIds VALUES (4, 'main'), (5, 'saxpy_host'), (6, 'libc');");
+	for (int i = 0; i < 11; i++) {
+		int ts = i < 10 ? 1000 + 100 * i : 10000;
+		n += (size_t)snprintf(sql + n, sizeof(sql) - n,
+		                      "INSERT INTO COMPOSITE_EVENTS VALUES (%d, %d, 0, 1, " GTID ", 0);"
+		                      "INSERT INTO SAMPLING_CALLCHAINS VALUES (%d, %d, 6, 0), (%d, 4, 6, 1);",
+		                      i + 1, ts, i + 1, i % 2 == 0 ? 4 : 5, i + 1);
+	}
+	snprintf(sql + n, sizeof(sql) - n,
+	         "INSERT INTO COMPOSITE_EVENTS VALUES (20, 1050, 0, 1, " GTID ", 0);" /* no call chain */
+	         "INSERT INTO COMPOSITE_EVENTS VALUES (21, 1000, 0, 1, 281475094151178, 0);"
+	         "INSERT INTO SAMPLING_CALLCHAINS VALUES (21, 4, 6, 0);"); /* a lone sample of tid 10 */
+	ck_assert_int_eq(read_rows(sql, &c, &m, &err), NS_OK);
+	ck_assert(m.program.cpu_samples && m.program.samples_read);
+	ck_assert_int_eq((int)c.n, 11);
+	for (size_t i = 0; i < c.n; i++) {
+		ck_assert_int_eq(c.ev[i].cat, NS_TCAT_PYTHON);
+		ck_assert_str_eq(c.ev[i].cat_raw, NS_TRACE_CAT_CPU_SAMPLE);
+		ck_assert_int_eq(c.ev[i].pid, 7);
+		ck_assert_int_eq(c.ev[i].tid, 9);
+		ck_assert_int_eq(c.ev[i].ts, i < 10 ? 1000 + 100 * (int64_t)i : 10000);
+		ck_assert_int_eq(c.ev[i].dur, i < 9 ? 100 : 818);
+		ck_assert_str_eq(c.ev[i].name, i % 2 == 0 ? "main" : "saxpy_host");
+	}
+}
+END_TEST
+
 /* Through the split: a step 0-100 on the thread (a ProfilerStep# NVTX range) whose only device work is a
  * kernel at 90-100, so 0-90 is host_gap (no op or call on the thread). Inside it the thread is in read()
  * 10-70 and pthread_mutex_lock() 70-80: 60 and 10 ns of the gap's 90 are behind OS calls, 20 behind none. */
@@ -767,6 +814,7 @@ static Suite *nsys_suite(void)
 	tcase_add_test(db, a_database_that_is_no_export_is_named);
 	tcase_add_test(db, names_with_backslashes_are_escaped);
 	tcase_add_test(db, os_runtime_calls_are_frames_of_their_thread);
+	tcase_add_test(db, cpu_samples_are_frames_of_their_thread_to_the_next_sample);
 	tcase_add_test(db, host_gap_is_attributed_to_the_os_calls_inside_it);
 	tcase_add_test(db, the_committed_fixture_reads_from_its_file);
 	tcase_set_timeout(db, 30);

@@ -87,7 +87,9 @@ const ns_route *report_startup_route(const ns_split_result *res, const ns_split_
 static const char *gloss_of(ns_cause c, const ns_split_result *res)
 {
 	if (res->nsys && c == NS_CAUSE_HOST_GAP)
-		return res->program.cpu_samples
+		return res->program.samples_read
+		           ? "no call traced on host or device; -v names the sampled code"
+		       : res->program.cpu_samples
 		           ? "no call traced on host or device; the export's CPU samples are not read"
 		           : "no call traced on host or device";
 	if (res->nsys && c == NS_CAUSE_HOST_COMM && res->program.mpi)

@@ -67,7 +67,9 @@ void report_print_export(FILE *out, const ns_split_result *res)
 	else
 		fputs("no ops (no NVTX range named like code)", out);
 	fprintf(out, "; OS runtime calls %s; CPU samples %s\n", p->osrt ? "traced" : "not traced",
-	        p->cpu_samples ? "recorded, not read" : "not recorded");
+	        p->samples_read  ? "read"
+	        : p->cpu_samples ? "recorded, not read"
+	                         : "not recorded");
 }
 
 cJSON *report_export_json(const ns_split_result *res)
@@ -90,6 +92,7 @@ cJSON *report_export_json(const ns_split_result *res)
 	cJSON_AddBoolToObject(o, "collective_metadata", false);
 	cJSON_AddBoolToObject(o, "os_runtime", p->osrt);
 	cJSON_AddBoolToObject(o, "cpu_samples", p->cpu_samples);
+	cJSON_AddBoolToObject(o, "cpu_samples_read", p->samples_read);
 	cJSON_AddBoolToObject(o, "mpi", p->mpi);
 	if (p->process[0] != '\0')
 		cJSON_AddStringToObject(prog, "process", p->process);
@@ -125,14 +128,16 @@ void ns_report_export_hint(const ns_split_result *res, char *buf, size_t size)
 		    "capture the same steps with torch.profiler.profile(with_stack=True)");
 		return;
 	}
-	snprintf(buf, size, "the export holds no traced call for most of it: %s%s",
-	         res->program.cpu_samples ? "its CPU samples show the code (Nsight Systems' Bottom-Up view; "
-	                                    "nextstep does not read samples)"
-	                                  : "sample the CPU to see the code (nsys profile "
-	                                    "--sample=process-tree, or perf record -g)",
-	         res->program.osrt ? ""
-	                           : "; trace OS calls too (nsys profile -t cuda,nvtx,osrt) for blocking "
-	                             "I/O, waits and locks");
+	snprintf(
+	    buf, size, "the export holds no traced call for most of it: %s%s",
+	    res->program.samples_read  ? "its CPU samples name the code (-v, sampled code behind host time)"
+	    : res->program.cpu_samples ? "its CPU samples show the code (Nsight Systems' Bottom-Up view; "
+	                                 "nextstep does not read samples)"
+	                               : "sample the CPU to see the code (nsys profile "
+	                                 "--sample=process-tree, or perf record -g)",
+	    res->program.osrt ? ""
+	                      : "; trace OS calls too (nsys profile -t cuda,nvtx,osrt) for blocking "
+	                        "I/O, waits and locks");
 }
 
 /* text with its first "{key}" replaced by value, into buf. */

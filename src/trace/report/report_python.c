@@ -37,18 +37,25 @@ void report_print_python(FILE *out, const ns_split_result *res, const ns_split_d
 		char key[64];
 		if (w->cause_ns[c] <= 0)
 			continue;
-		if (!any) /* an Nsight Systems export's frames are its OS runtime calls (docs/nsys.md) */
-			fputs(res->nsys
-			          ? "OS runtime calls behind host time (self time of the innermost call, "
-			            "device idle):\n"
-			          : "python behind host time (self time of the innermost frame, device "
-			            "idle):\n",
-			      out);
+		if (!any) /* an Nsight Systems export's frames are its CPU samples and OS calls (docs/nsys.md)
+		           */
+			fputs(
+			    !res->nsys ? "python behind host time (self time of the innermost frame, device "
+			                 "idle):\n"
+			    : res->program.samples_read
+			        ? "sampled code behind host time (each CPU sample's innermost function, for "
+			          "the time to its thread's next sample; OS runtime calls where traced; "
+			          "device idle):\n"
+			        : "OS runtime calls behind host time (self time of the innermost call, "
+			          "device idle):\n",
+			    out);
 		any = true;
 		ns_cause_key(c, key, sizeof(key));
 		fprintf(out, "  %s %.3f ms, %.0f%% of it inside %s\n", key, (double)w->cause_ns[c] / 1e6,
 		        pct(p->framed_ns, w->cause_ns[c]),
-		        res->nsys ? "traced OS runtime calls" : "recorded Python");
+		        !res->nsys                  ? "recorded Python"
+		        : res->program.samples_read ? "sampled or traced code"
+		                                    : "traced OS runtime calls");
 		for (size_t k = 0; k < p->ntop; k++) {
 			fprintf(out, "    %5.1f%% %10.3f ms  ", pct(p->top[k].ns, w->cause_ns[c]),
 			        (double)p->top[k].ns / 1e6);
@@ -115,6 +122,13 @@ static cJSON *frames_json(const ns_split_result *res, const ns_split_python_caus
 	return arr;
 }
 
+/* The JSON key of a host cause's frames: an export's are its sampled code (OS calls too, where traced) or its
+ * OS calls. */
+static const char *frames_key(const ns_split_result *res)
+{
+	return !res->nsys ? "python" : res->program.samples_read ? "cpu_samples" : "os_runtime";
+}
+
 bool report_python_add_json(cJSON *window, const ns_split_result *res, const ns_split_device *d)
 {
 	cJSON *causes = cJSON_GetObjectItemCaseSensitive(window, "causes"), *item;
@@ -127,8 +141,7 @@ bool report_python_add_json(cJSON *window, const ns_split_result *res, const ns_
 		/* report_add_causes_json writes one entry per cause, in cause order */
 		if (k < NS_CAUSE_COUNT && is_host_cause((ns_cause)k)) {
 			cJSON *arr = frames_json(res, &d->python[k]);
-			if (arr == NULL ||
-			    !cJSON_AddItemToObject(item, res->nsys ? "os_runtime" : "python", arr)) {
+			if (arr == NULL || !cJSON_AddItemToObject(item, frames_key(res), arr)) {
 				cJSON_Delete(arr);
 				return false;
 			}
@@ -250,8 +263,10 @@ static ns_finding_kind python_finding(const ns_split_result *res, const ns_split
 		return NS_FINDING_PYTHON_NATIVE;
 	}
 	prep = name_frames(res, p, what, size);
-	if (res->nsys) /* an export's frames are OS calls, whatever the program (report_export.c) */
-		return c == NS_CAUSE_HOST_GAP ? NS_FINDING_HOST_OS_CALLS : NS_FINDING_COUNT;
+	if (res->nsys) /* an export's frames are sampled code or OS calls, whatever the program */
+		return c != NS_CAUSE_HOST_GAP      ? NS_FINDING_COUNT
+		       : res->program.samples_read ? NS_FINDING_HOST_SAMPLED
+		                                   : NS_FINDING_HOST_OS_CALLS;
 	if (prep)
 		return NS_FINDING_PYTHON_PREPROCESS;
 	if (c != NS_CAUSE_HOST_GAP)

@@ -103,11 +103,14 @@ static bool profiler_step(ns_str name, ns_step_source src, span_info *si)
 	return true;
 }
 
-/* A frame the Nsight Systems reader made of an OS runtime call: nsys traced it, not the Python profiler. */
-static bool is_os_runtime(ns_str cat)
+/* A frame the Nsight Systems reader made of an OS runtime call or a CPU sample: nsys recorded it, not the
+ * Python profiler. */
+static bool is_export_frame(ns_str cat)
 {
-	return cat.len == sizeof(NS_TRACE_CAT_OS_RUNTIME) - 1 &&
-	       memcmp(cat.ptr, NS_TRACE_CAT_OS_RUNTIME, cat.len) == 0;
+	return (cat.len == sizeof(NS_TRACE_CAT_OS_RUNTIME) - 1 &&
+	        memcmp(cat.ptr, NS_TRACE_CAT_OS_RUNTIME, cat.len) == 0) ||
+	       (cat.len == sizeof(NS_TRACE_CAT_CPU_SAMPLE) - 1 &&
+	        memcmp(cat.ptr, NS_TRACE_CAT_CPU_SAMPLE, cat.len) == 0);
 }
 
 static bool is_host_category(ns_trace_category c)
@@ -351,7 +354,7 @@ static ns_status derive(ns_trace_split *s, const ns_trace_event *ev, span_info *
 		derive_runtime(s, ev, si);
 		return NS_OK;
 	case NS_TCAT_PYTHON: /* a frame, never host work: the ops inside it are */
-		if (!is_os_runtime(ev->cat_raw))
+		if (!is_export_frame(ev->cat_raw))
 			s->quality.python_events++; /* with_stack: the profiler's own cost, judged later */
 		if (split_python_name(s->py, ev->name, &si->name_id))
 			si->kind = SK_PYTHON;

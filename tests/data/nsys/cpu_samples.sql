@@ -1,0 +1,75 @@
+-- tests/data/nsys/cpu_samples.sqlite: two steps of the thread of os_runtime.sql, without OS calls, with CPU
+-- samples (COMPOSITE_EVENTS, SAMPLING_CALLCHAINS: schema 3.16.1's columns the reader reads).
+-- Rebuild: sqlite3 tests/data/nsys/cpu_samples.sqlite < tests/data/nsys/cpu_samples.sql
+-- Times in ns; pid 7 tid 9 (globalTid (1 << 48) + (7 << 24) + 9). Each 1 ms step (ProfilerStep#N): launch
+-- 0-20 us, kernel 50-250 us, nothing else traced: host_gap 30 + 750 = 780 us a step (78%), launch 20 us (2%).
+-- Samples every 100 us from 0 to 1900 us: each stands for 100 us (to the next; the last one the mean gap,
+-- 1900 / 19 = 100 us). Innermost function, per step: at 0 step_loop, at 100 and 200 wait_kernel, 300-800
+-- parse_batch, 900 log_metrics. Behind host_gap over both steps (1.560 ms): parse_batch 2 x 600 = 1.200 ms
+-- (76.9%), log_metrics 2 x 100 = 0.200 ms (12.8%), wait_kernel 2 x 50 (250-300 us) = 0.100 ms (6.4%),
+-- step_loop 2 x 30 (20-50 us) = 0.060 ms (3.8%); behind launch (0.040 ms): step_loop, all of it.
+PRAGMA page_size = 512;
+CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER);
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER,
+  correlationId INTEGER, nameId INTEGER);
+CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, globalTid INTEGER, text TEXT,
+  textId INTEGER, domainId INTEGER);
+CREATE TABLE COMPOSITE_EVENTS (id INTEGER NOT NULL PRIMARY KEY, start INTEGER NOT NULL, cpu INTEGER,
+  threadState INTEGER, globalTid INTEGER, cpuCycles INTEGER NOT NULL);
+CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER NOT NULL, symbol INTEGER NOT NULL, module INTEGER NOT NULL,
+  kernelMode INTEGER, thumbCode INTEGER, unresolved INTEGER, specialEntry INTEGER, originalIP INTEGER,
+  unwindMethod INTEGER, stackDepth INTEGER NOT NULL, PRIMARY KEY (id, stackDepth));
+CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);
+INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.16.1');
+INSERT INTO StringIds VALUES (1, 'ampere_sgemm_128x64_nn'), (2, 'cudaLaunchKernel_v7000'), (3, 'step_loop'),
+  (4, 'wait_kernel'), (5, 'parse_batch'), (6, 'log_metrics'), (7, 'main'), (8, 'train');
+INSERT INTO NVTX_EVENTS VALUES (0, 1000000, 59, 281475094151177, 'ProfilerStep#1', NULL, 0),
+  (1000000, 2000000, 59, 281475094151177, 'ProfilerStep#2', NULL, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (0, 20000, 0, 281475094151177, 1, 2),
+  (1000000, 1020000, 0, 281475094151177, 2, 2);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (50000, 250000, 0, 7, 1, 281475094151168, 1, 1),
+  (1050000, 1250000, 0, 7, 2, 281475094151168, 1, 1);
+-- the samples: id k + 1 at k x 100 us; innermost (stackDepth 0) by the time within its step, then main
+-- (depth 1, train at 2 for the parse_batch ones: callers are not read)
+INSERT INTO COMPOSITE_EVENTS VALUES (1, 0, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (1, 3, 0, 0, 0, 0, 0, 0, 0, 0), (1, 7, 0, 0, 0, 0, 0, 0, 0, 1);
+INSERT INTO COMPOSITE_EVENTS VALUES (2, 100000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (2, 4, 0, 0, 0, 0, 0, 0, 0, 0), (2, 7, 0, 0, 0, 0, 0, 0, 0, 1);
+INSERT INTO COMPOSITE_EVENTS VALUES (3, 200000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (3, 4, 0, 0, 0, 0, 0, 0, 0, 0), (3, 7, 0, 0, 0, 0, 0, 0, 0, 1);
+INSERT INTO COMPOSITE_EVENTS VALUES (4, 300000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (4, 5, 0, 0, 0, 0, 0, 0, 0, 0), (4, 8, 0, 0, 0, 0, 0, 0, 0, 1), (4, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (5, 400000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (5, 5, 0, 0, 0, 0, 0, 0, 0, 0), (5, 8, 0, 0, 0, 0, 0, 0, 0, 1), (5, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (6, 500000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (6, 5, 0, 0, 0, 0, 0, 0, 0, 0), (6, 8, 0, 0, 0, 0, 0, 0, 0, 1), (6, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (7, 600000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (7, 5, 0, 0, 0, 0, 0, 0, 0, 0), (7, 8, 0, 0, 0, 0, 0, 0, 0, 1), (7, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (8, 700000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (8, 5, 0, 0, 0, 0, 0, 0, 0, 0), (8, 8, 0, 0, 0, 0, 0, 0, 0, 1), (8, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (9, 800000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (9, 5, 0, 0, 0, 0, 0, 0, 0, 0), (9, 8, 0, 0, 0, 0, 0, 0, 0, 1), (9, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (10, 900000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (10, 6, 0, 0, 0, 0, 0, 0, 0, 0), (10, 7, 0, 0, 0, 0, 0, 0, 0, 1);
+INSERT INTO COMPOSITE_EVENTS VALUES (11, 1000000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (11, 3, 0, 0, 0, 0, 0, 0, 0, 0), (11, 7, 0, 0, 0, 0, 0, 0, 0, 1);
+INSERT INTO COMPOSITE_EVENTS VALUES (12, 1100000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (12, 4, 0, 0, 0, 0, 0, 0, 0, 0), (12, 7, 0, 0, 0, 0, 0, 0, 0, 1);
+INSERT INTO COMPOSITE_EVENTS VALUES (13, 1200000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (13, 4, 0, 0, 0, 0, 0, 0, 0, 0), (13, 7, 0, 0, 0, 0, 0, 0, 0, 1);
+INSERT INTO COMPOSITE_EVENTS VALUES (14, 1300000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (14, 5, 0, 0, 0, 0, 0, 0, 0, 0), (14, 8, 0, 0, 0, 0, 0, 0, 0, 1), (14, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (15, 1400000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (15, 5, 0, 0, 0, 0, 0, 0, 0, 0), (15, 8, 0, 0, 0, 0, 0, 0, 0, 1), (15, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (16, 1500000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (16, 5, 0, 0, 0, 0, 0, 0, 0, 0), (16, 8, 0, 0, 0, 0, 0, 0, 0, 1), (16, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (17, 1600000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (17, 5, 0, 0, 0, 0, 0, 0, 0, 0), (17, 8, 0, 0, 0, 0, 0, 0, 0, 1), (17, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (18, 1700000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (18, 5, 0, 0, 0, 0, 0, 0, 0, 0), (18, 8, 0, 0, 0, 0, 0, 0, 0, 1), (18, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (19, 1800000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (19, 5, 0, 0, 0, 0, 0, 0, 0, 0), (19, 8, 0, 0, 0, 0, 0, 0, 0, 1), (19, 7, 0, 0, 0, 0, 0, 0, 0, 2);
+INSERT INTO COMPOSITE_EVENTS VALUES (20, 1900000, 0, 1, 281475094151177, 0);
+INSERT INTO SAMPLING_CALLCHAINS VALUES (20, 6, 0, 0, 0, 0, 0, 0, 0, 0), (20, 7, 0, 0, 0, 0, 0, 0, 0, 1);
