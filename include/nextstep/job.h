@@ -65,8 +65,10 @@ typedef struct {
 	int64_t rank;          /* distributedInfo.rank */
 	int64_t world_size;    /* 0 when unknown */
 	int quality;           /* the trace's ns_quality_grade; -1 when the summary does not say */
-	int64_t host_stalls;   /* ns_split_result.host_stalls: rare multi-ms stalls of kernel launch calls */
+	int64_t host_stalls;   /* ns_split_result.host_stalls: rare multi-ms stalls of trivial host calls */
 	int64_t host_stall_ns; /* and their time */
+	int64_t alloc_calls;   /* ns_split_result.alloc_calls: the device-memory allocator's runtime calls */
+	int64_t alloc_ns;      /* and their time */
 	char *file;            /* the trace it was made from */
 	ns_job_device *dev;
 	size_t ndev;
@@ -95,16 +97,19 @@ typedef enum {
 	NS_STRAGGLER_JITTER, /* a host-side bucket whose extra time is rare multi-ms stalls of trivial host
 	                        calls the others do not have: CPU contention, GC, affinity, the node
 	                        (docs/job.md) */
+	NS_STRAGGLER_ALLOC,  /* a host-side bucket whose extra time is the device-memory allocator's calls
+	                        (cudaMalloc/cudaFree) the others do not make: its caching allocator misses or
+	                        flushes its cache (docs/job.md) */
 	NS_STRAGGLER_KIND_COUNT
 } ns_job_straggler_kind;
 
-/* "host", "device", "work", "inputs" (the JSON words). */
+/* "host", "device", "work", "inputs", "host_jitter", "allocator" (the JSON words). */
 NS_STATIC_API const char *ns_job_straggler_kind_name(ns_job_straggler_kind k);
 
-/* A host-side straggler is host jitter when its launch stalls (ns_split_result.host_stalls) hold at least
- * this share of its excess time a step... */
+/* A host-side straggler is host jitter when its stalls (ns_split_result.host_stalls) hold at least this
+ * share of its excess time a step, and the allocator's when its allocator calls (alloc_ns) do... */
 #define NS_JOB_JITTER_SHARE 0.5
-/* ...and the other ranks' median stall time a step is at most this share of its own. */
+/* ...and the other ranks' median of that time a step is at most this share of its own. */
 #define NS_JOB_JITTER_OTHERS 0.25
 /* Kernels a step within this share of the others' median are the same work... */
 #define NS_JOB_SAME_WORK_SHARE 0.05
@@ -126,7 +131,8 @@ typedef struct {
 	size_t last_ops;       /* collectives it started last, of */
 	size_t shared_ops;     /* the collectives it shared with another rank (0: clocks not aligned) */
 	double waited_share;   /* the share of the job's waiting in collectives that was for it */
-	int64_t stall_ns; /* its kernel launch stalls a step (ns_job_rank.host_stall_ns over its steps) */
+	int64_t stall_ns;      /* its stalls a step (ns_job_rank.host_stall_ns over its steps) */
+	int64_t alloc_ns;      /* its allocator calls' time a step (ns_job_rank.alloc_ns over its steps) */
 } ns_job_straggler;
 
 /* One rank in the job. */

@@ -61,6 +61,8 @@ typedef enum {
 	                              */
 	NS_FINDING_SYNC_WAIT_NATIVE, /* the host blocked on other work, in a program that is not Python */
 	NS_FINDING_HOST_SAMPLED,     /* host code between CUDA calls, named by the export's CPU samples */
+	NS_FINDING_STRAGGLER_ALLOC,  /* a job's straggler loses its host time in the allocator's
+	                                cudaMalloc/Free */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

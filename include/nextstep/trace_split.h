@@ -339,11 +339,18 @@ typedef struct {
 	 * set-up. */
 	size_t first_use_loads;
 	int64_t first_use_ns;
-	/* Kernel launch calls of at least 1 ms and 50 times the median launch that are not first-use loads:
-	 * the host stalled inside a call that takes microseconds (descheduled, a GC pause, a full launch
-	 * queue). The job compares them across ranks (host jitter, docs/job.md). */
+	/* Calls that take microseconds (kernel launches that are not first-use loads, event records,
+	 * aten::empty and other metadata ops) held for at least 1 ms and 50 times the median launch by
+	 * something other than a nested allocator call: the host stalled (descheduled, a GC pause, a full
+	 * launch queue). Only the stalled part counts. The job compares them across ranks (host jitter,
+	 * docs/job.md). */
 	int64_t host_stalls;
 	int64_t host_stall_ns;
+	/* The device-memory allocator's runtime calls (cudaMalloc, cudaFree, cuMemCreate/Map, hipMalloc, ...)
+	 * and their time: the caching allocator missed its cache or released it. The job tells a rank slow in
+	 * them from host jitter (docs/job.md). */
+	int64_t alloc_calls;
+	int64_t alloc_ns;
 	ns_split_quality quality; /* how far the split can be trusted */
 
 	/* where the steps came from ("enum": in C++ the field's name hides the type's) */

@@ -970,8 +970,9 @@ static bool loo_build_all(loo_median *m, const ns_job_result *res)
 }
 
 static const char *const straggler_kind_names[NS_STRAGGLER_KIND_COUNT] = {
-    [NS_STRAGGLER_HOST] = "host",     [NS_STRAGGLER_DEVICE] = "device",      [NS_STRAGGLER_WORK] = "work",
-    [NS_STRAGGLER_INPUTS] = "inputs", [NS_STRAGGLER_JITTER] = "host_jitter",
+    [NS_STRAGGLER_HOST] = "host",          [NS_STRAGGLER_DEVICE] = "device",
+    [NS_STRAGGLER_WORK] = "work",          [NS_STRAGGLER_INPUTS] = "inputs",
+    [NS_STRAGGLER_JITTER] = "host_jitter", [NS_STRAGGLER_ALLOC] = "allocator",
 };
 
 const char *ns_job_straggler_kind_name(ns_job_straggler_kind k)
@@ -1078,22 +1079,20 @@ static void count_slowest_steps(const ns_job_result *res, const step_table *t, s
 	}
 }
 
-/* A rank's launch stalls a step: its stall time over its judged device's steps. */
-static int64_t stall_per_step(const ns_job_rank_result *rr)
+/* A rank's host stalls (alloc: its allocator calls' time) a step, over its judged device's steps. */
+static int64_t per_step(const ns_job_rank_result *rr, bool alloc)
 {
 	const ns_job_device *d = judged(rr);
 	size_t n = d != NULL && d->nsteps > 0 ? d->nsteps : 1;
 
-	return rr->src->host_stall_ns / (int64_t)n;
+	return (alloc ? rr->src->alloc_ns : rr->src->host_stall_ns) / (int64_t)n;
 }
 
-/* Host jitter (docs/job.md, "Why a rank is slow"): the straggler's host-side excess is mostly rare
- * multi-millisecond stalls of kernel launch calls, which take microseconds everywhere else, and the other
- * ranks have (nearly) none. Its dispatch is as fast as theirs; the host was taken from it (CPU contention,
- * the garbage collector, a co-located process, affinity), so CUDA graphs would not help. */
-static bool host_jitter(const ns_job_result *res, size_t r, const ns_job_straggler *s)
+/* Whether the straggler's host-side excess is mostly `mine` a step (its stalls, or its allocator calls) and
+ * the other ranks have (nearly) none of it. */
+static bool excess_is(const ns_job_result *res, size_t r, const ns_job_straggler *s, int64_t mine, bool alloc)
 {
-	int64_t mine = s->stall_ns, *others, median;
+	int64_t *others, median;
 	size_t n = 0;
 
 	if (mine <= 0 || (double)mine < NS_JOB_JITTER_SHARE * (double)s->excess_ns || res->nranks < 2)
@@ -1103,11 +1102,27 @@ static bool host_jitter(const ns_job_result *res, size_t r, const ns_job_straggl
 		return false;
 	for (size_t i = 0; i < res->nranks; i++)
 		if (i != r)
-			others[n++] = stall_per_step(&res->rank[i]);
+			others[n++] = per_step(&res->rank[i], alloc);
 	ns_sort(others, n, sizeof(*others), ns_cmp_i64);
 	median = others[n / 2];
 	free(others);
 	return (double)median <= NS_JOB_JITTER_OTHERS * (double)mine;
+}
+
+/* Host jitter (docs/job.md, "Why a rank is slow"): the excess is rare multi-millisecond stalls of calls that
+ * take microseconds everywhere else (a launch, an event record, an aten::empty that did not call the
+ * allocator). Its dispatch is as fast as the others'; the host was taken from it (CPU contention, the garbage
+ * collector, a co-located process, affinity), so CUDA graphs would not help. The allocator: the excess is
+ * cudaMalloc/cudaFree the others do not call, the caching allocator missing or flushing its cache on this
+ * rank (its memory is fuller, or its shapes vary); pinning cores would not help. Stalls are judged first:
+ * their time already leaves out the allocator calls nested in them. */
+static ns_job_straggler_kind host_kind(const ns_job_result *res, size_t r, const ns_job_straggler *s)
+{
+	if (excess_is(res, r, s, s->stall_ns, false))
+		return NS_STRAGGLER_JITTER;
+	if (excess_is(res, r, s, s->alloc_ns, true))
+		return NS_STRAGGLER_ALLOC;
+	return NS_STRAGGLER_HOST;
 }
 
 /* What makes the straggler slow (docs/job.md): a host-side bucket is that bucket's; on the device, more
@@ -1119,10 +1134,11 @@ static void classify_straggler(const ns_job_result *res, const step_table *t, si
 	const ns_job_rank_result *rr = &res->rank[r];
 
 	s->kernels_ratio = others_kernels > 0 ? (double)rr->kernels / (double)others_kernels : 0;
-	s->stall_ns = stall_per_step(rr);
+	s->stall_ns = per_step(rr, false);
+	s->alloc_ns = per_step(rr, true);
 	count_slowest_steps(res, t, r, s);
 	if (s->bucket != NS_REGIME_COMPUTE && s->bucket != NS_REGIME_MEMORY)
-		s->kind = host_jitter(res, r, s) ? NS_STRAGGLER_JITTER : NS_STRAGGLER_HOST;
+		s->kind = host_kind(res, r, s);
 	else if (others_kernels > 0 && s->kernels_ratio > 1.0 + NS_JOB_SAME_WORK_SHARE)
 		s->kind = NS_STRAGGLER_WORK;
 	else if (s->compared_steps > 0 &&

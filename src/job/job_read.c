@@ -1103,7 +1103,9 @@ enum {
 	R_T0 = 32,
 	R_DEVICES = 64,
 	R_STALLS = 128,
-	R_STALL_NS = 256
+	R_STALL_NS = 256,
+	R_ALLOCS = 512,
+	R_ALLOC_NS = 1024
 };
 
 typedef struct {
@@ -1164,19 +1166,17 @@ static bool read_quality(parser *j, ns_job_rank *k)
 	return bad(j, "quality", "not good, degraded or unfit");
 }
 
-/* "host_stalls", "host_stall_ns": the trace's launch stalls (absent: none, or a summary of before them). */
-static bool read_stalls(parser *j, ns_job_rank *k, bool time)
+/* "host_stalls", "host_stall_ns", "alloc_calls", "alloc_ns": the trace's host stalls and allocator calls
+ * (absent: none, or a summary of before them). */
+static bool read_count(parser *j, const char *key, int64_t *to)
 {
 	int64_t v = 0;
 
-	if (!int_of(j, time ? "host_stall_ns" : "host_stalls", &v) || j->failed)
+	if (!int_of(j, key, &v) || j->failed)
 		return !j->syntax;
 	if (v < 0)
-		return bad(j, time ? "host_stall_ns" : "host_stalls", "negative");
-	if (time)
-		k->host_stall_ns = v;
-	else
-		k->host_stalls = v;
+		return bad(j, key, "negative");
+	*to = v;
 	return true;
 }
 
@@ -1240,9 +1240,17 @@ static bool root_member(parser *j, const char *key, void *ctx)
 	if (strcmp(key, "file") == 0)
 		return once(j, &x->seen, R_FILE, key) ? read_file(j, x->k) : skip_value(j, 1);
 	if (strcmp(key, "host_stalls") == 0)
-		return once(j, &x->seen, R_STALLS, key) ? read_stalls(j, x->k, false) : skip_value(j, 1);
+		return once(j, &x->seen, R_STALLS, key) ? read_count(j, key, &x->k->host_stalls)
+		                                        : skip_value(j, 1);
 	if (strcmp(key, "host_stall_ns") == 0)
-		return once(j, &x->seen, R_STALL_NS, key) ? read_stalls(j, x->k, true) : skip_value(j, 1);
+		return once(j, &x->seen, R_STALL_NS, key) ? read_count(j, key, &x->k->host_stall_ns)
+		                                          : skip_value(j, 1);
+	if (strcmp(key, "alloc_calls") == 0)
+		return once(j, &x->seen, R_ALLOCS, key) ? read_count(j, key, &x->k->alloc_calls)
+		                                        : skip_value(j, 1);
+	if (strcmp(key, "alloc_ns") == 0)
+		return once(j, &x->seen, R_ALLOC_NS, key) ? read_count(j, key, &x->k->alloc_ns)
+		                                          : skip_value(j, 1);
 	if (strcmp(key, "t0") == 0)
 		return once(j, &x->seen, R_T0, key) ? read_t0(j) : skip_value(j, 1);
 	if (strcmp(key, "devices") == 0) {

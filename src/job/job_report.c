@@ -41,10 +41,9 @@ static void cause_routes(const ns_split_window *w, const ns_routes *in, ns_route
 }
 
 static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
-    [NS_STRAGGLER_DEVICE] = NS_FINDING_STRAGGLER_DEVICE,
-    [NS_STRAGGLER_WORK] = NS_FINDING_STRAGGLER_WORK,
-    [NS_STRAGGLER_INPUTS] = NS_FINDING_STRAGGLER_INPUTS,
-    [NS_STRAGGLER_JITTER] = NS_FINDING_STRAGGLER_JITTER,
+    [NS_STRAGGLER_DEVICE] = NS_FINDING_STRAGGLER_DEVICE, [NS_STRAGGLER_WORK] = NS_FINDING_STRAGGLER_WORK,
+    [NS_STRAGGLER_INPUTS] = NS_FINDING_STRAGGLER_INPUTS, [NS_STRAGGLER_JITTER] = NS_FINDING_STRAGGLER_JITTER,
+    [NS_STRAGGLER_ALLOC] = NS_FINDING_STRAGGLER_ALLOC,
 };
 
 /* The route that fixes a straggler: on the device, the finding for what makes it slow (kernel advice would
@@ -414,8 +413,10 @@ static void print_stragglers(FILE *out, const ns_job_report_options *o, const ns
 		if (s->kernels_ratio > 0)
 			fprintf(out, "; %.2fx the median rank's kernels a step", s->kernels_ratio);
 		if (s->kind == NS_STRAGGLER_JITTER)
-			fprintf(out, "; %.3f ms a step in kernel launch calls stalled for milliseconds",
+			fprintf(out, "; %.3f ms a step in trivial host calls stalled for milliseconds",
 			        (double)s->stall_ns / 1e6);
+		if (s->kind == NS_STRAGGLER_ALLOC)
+			fprintf(out, "; %.3f ms a step in cudaMalloc/cudaFree", (double)s->alloc_ns / 1e6);
 		if (s->compared_steps > 0)
 			fprintf(out, "; the slowest rank in %zu of %zu steps", s->slowest_steps,
 			        s->compared_steps);
@@ -736,6 +737,8 @@ static cJSON *straggler_json(const ns_job_report_options *o, const ns_job_result
 	ok = ok && cJSON_AddNumberToObject(obj, "compared_steps", (double)s->compared_steps);
 	if (ok && s->stall_ns > 0)
 		ok = cJSON_AddItemToObject(obj, "stall_us", us_number(s->stall_ns));
+	if (ok && s->alloc_ns > 0)
+		ok = cJSON_AddItemToObject(obj, "alloc_us", us_number(s->alloc_ns));
 	ok = ok && cJSON_AddStringToObject(obj, "fix", straggler_route(o, res, s).fix);
 	ok = ok && cJSON_AddStringToObject(obj, "module", straggler_route(o, res, s).module);
 	if (!ok) {

@@ -65,6 +65,8 @@ ns_status ns_job_rank_from_split(const ns_split_result *r, const char *file, ns_
 	k->quality = (int)r->quality.grade;
 	k->host_stalls = r->host_stalls;
 	k->host_stall_ns = r->host_stall_ns;
+	k->alloc_calls = r->alloc_calls;
+	k->alloc_ns = r->alloc_ns;
 	k->file = dup_text(file != NULL ? file : "");
 	if (r->ndevices > 0)
 		k->dev = calloc(r->ndevices, sizeof(*k->dev));
@@ -271,6 +273,8 @@ char *ns_job_rank_to_ndjson(const ns_job_rank *k)
 	if (k->host_stalls > 0) /* only when there are: summaries without stalls keep their bytes */
 		put(&b, ",\"host_stalls\":%" PRId64 ",\"host_stall_ns\":%" PRId64, k->host_stalls,
 		    k->host_stall_ns);
+	if (k->alloc_calls > 0)
+		put(&b, ",\"alloc_calls\":%" PRId64 ",\"alloc_ns\":%" PRId64, k->alloc_calls, k->alloc_ns);
 	put(&b, ",\"file\":");
 	put_string(&b, k->file != NULL ? k->file : "");
 	put(&b, ",\"t0\":\"%" PRId64 "\",\"devices\":[", t0);

@@ -455,12 +455,30 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
     [NS_FINDING_STRAGGLER_JITTER] =
         {.module = "Module 6/8",
          .fix = "host jitter: this rank's host calls cost what the others' do except for rare stalls of "
-                "milliseconds in calls that take microseconds (kernel launches), while its GPU idles: the "
-                "CPU was taken from it, not slow dispatch: pin each rank to its own cores near its GPU "
-                "(numactl/taskset, isolcpus), freeze the garbage collector in the step (gc.freeze() after "
-                "start-up, gc.disable() around the loop), check that node for co-located processes, CPU "
-                "throttling and interrupts",
-         .next_check = "the rank's launch stalls and non-comm step time against the median after pinning{}",
+                "milliseconds in calls that take microseconds (kernel launches, event records, aten::empty), "
+                "while its GPU idles: the CPU was taken from it, not slow dispatch: pin each rank to its own "
+                "cores near its GPU (numactl/taskset, isolcpus), freeze the garbage collector in the step "
+                "(gc.freeze() after start-up, gc.disable() around the loop), check that node for co-located "
+                "processes, CPU throttling and interrupts",
+         .next_check = "the rank's host stalls and non-comm step time against the median after pinning{}",
+         .next_follow_up = NS_FOLLOW_UP_JOB,
+         .doc = DOC_STRAGGLER},
+    /* The allocator: the rank calls cudaMalloc/cudaFree in its steps and its peers do not. PyTorch's caching
+     * allocator calls the runtime only when its cache has no block that fits, and frees the cache (cudaFree
+     * waits for the device) to retry a failed allocation: this rank's memory is fuller, or its shapes vary.
+     * Pinning cores would not help; fewer misses would. */
+    [NS_FINDING_STRAGGLER_ALLOC] =
+        {.module = "Lesson 02.07, where the memory went",
+         .fix =
+             "the allocator: this rank calls cudaMalloc/cudaFree in its steps and the others do not: "
+             "PyTorch's caching allocator misses its cache (shapes that vary by step) or frees it to retry "
+             "a failed allocation (memory near full; cudaFree waits for the GPU): read "
+             "torch.cuda.memory_stats() on that rank (num_alloc_retries, num_device_alloc), set "
+             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, lower its peak memory (smaller "
+             "micro-batch, activation checkpointing) or pad its shapes to a few sizes, and call no "
+             "torch.cuda.empty_cache() in the loop",
+         .next_check = "the rank's cudaMalloc/cudaFree time and non-comm step time against the median after "
+                       "the change{}",
          .next_follow_up = NS_FOLLOW_UP_JOB,
          .doc = DOC_STRAGGLER},
     /* Stream capture records kernels into a graph without running them: a window of it shows the host
@@ -527,6 +545,7 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_HOST_SAMPLED] = "host_sampled",
     [NS_FINDING_TP_COLLECTIVES] = "tp_collectives",
     [NS_FINDING_STRAGGLER_JITTER] = "straggler_jitter",
+    [NS_FINDING_STRAGGLER_ALLOC] = "straggler_allocator",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

@@ -1,49 +1,76 @@
 #!/usr/bin/env bash
-# Host jitter (issue 25 item 10b): tests/data/job-jitter (tests/job/make-jitter-job.py) is 3 ranks whose rank 2
-# stalls 3 ms in one kernel launch call a step, its GPU idle, while every other call takes 10 us. The expected
-# values are the generator's arithmetic: rank 2 is the straggler (the others start their all-reduce at 4.400 ms
-# into the step and wait until it starts at 7.320 ms: 2.920 ms a step), its slow bucket is overhead, and its
-# 3 stalls of 3 ms over 3 steps are 3 ms a step, more than half its 2.920 ms excess, with none on the others:
-# host jitter, whose fix is the node (cores, GC, co-located processes), not CUDA graphs. The same from the
-# rank summaries (the stalls travel in them). Also: the generator still writes the committed fixture.
+# Host jitter and the allocator (issue 25 item 10b). The fixtures are tests/job/make-jitter-job.py's: 3 ranks of
+# 3 steps of 10 ms whose rank 2 loses 3 ms a step on the host with its GPU idle. The others start their
+# all-reduce 4.400 ms into the step and wait until rank 2 starts it at 7.320 ms: rank 2 is the straggler, its
+# slow bucket overhead, its excess 2.920 ms a step, the next step's bound 2.920 ms. What differs is where the
+# 3 ms go, so the kind and its evidence (the generator's arithmetic):
+# - job-jitter: one kernel launch call of 3 ms a step (the others take 10 us): 3 stalls, 9 ms, 3.000 ms a step:
+#   host jitter (pin cores, freeze the GC, check the node), not CUDA graphs.
+# - job-jitter-trivial: step 1 an aten::empty of 3 ms, step 2 a cudaEventRecord of 3 ms, step 3 an
+#   aten::empty_strided of 3 ms holding a 40 us cudaMalloc: the stall is its other 2.960 ms. 8.960 ms over 3
+#   steps = 2.986667 ms a step: host jitter; 40 us of allocator time (13.333 us a step) is not.
+# - job-jitter-alloc: an aten::empty of 3 ms a step, 2.990 ms of it a nested cudaMalloc: no stall (10 us of the
+#   op is its own), 2.990 ms a step in the allocator that the others never call: kind allocator, its fix the
+#   caching allocator's (memory_stats, expandable segments), not the node's.
+# Each from the traces and from the rank summaries (the counts travel in them), and the generator still writes
+# the committed fixtures.
 # Run from the repository root: jitter.sh NEXTSTEP_BINARY SUMMARIZE_BINARY
 set -u
 bin=$1
 summarize=$2
-dir=tests/data/job-jitter
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/../lib.sh"
 fail=0
 
-python3 tests/job/make-jitter-job.py "$tmp/gen" || exit 1
-for r in 0 1 2; do
-	cmp -s "$tmp/gen/rank-$r.json" "$dir/rank-$r.json" || { echo "FAIL: $dir/rank-$r.json is not the generator's"; fail=1; }
-done
-check() { # REPORT: the straggler and its fix
-	python3 - "$1" <<'PY'
+check() { # REPORT KIND STALL_US ALLOC_US FIX_PREFIX: the straggler and its fix
+	python3 - "$@" <<'PY'
 import json, sys
-job = json.load(open(sys.argv[1]))["job"]
+path, kind, stall, alloc, fix = sys.argv[1:]
+job = json.load(open(path))["job"]
 s = job["stragglers"]
 assert [x["rank"] for x in s] == [2], "stragglers %r" % s
 s = s[0]
 assert s["bucket"] == "overhead", s["bucket"]
-assert s["kind"] == "host_jitter", s["kind"]
-assert abs(s["stall_us"] - 3000) < 0.5, s["stall_us"]
+assert s["kind"] == kind, s["kind"]
+assert abs(s.get("stall_us", 0) - float(stall)) < 0.01, s.get("stall_us")
+assert abs(s.get("alloc_us", 0) - float(alloc)) < 0.01, s.get("alloc_us")
 assert abs(s["excess_us"] - 2920) < 1, s["excess_us"]
-assert s["fix"].startswith("host jitter"), s["fix"]
+assert s["fix"].startswith(fix), s["fix"]
 top = job["next_steps"][0]
 assert top["title"] == "straggler rank 2" and abs(top["gain_us"] - 2920) < 1, top
 assert top["fix"] == s["fix"], top["fix"]
-print("ok: rank 2 host jitter, 3 ms of stalls a step, next step up to 2.920 ms")
+print("ok: %s: rank 2 %s, stalls %s us and allocator %s us a step, next step up to 2.920 ms"
+      % (path, kind, stall, alloc))
 PY
 }
-"$bin" trace --format json "$dir" >"$tmp/trace.json" || { echo "FAIL: trace exit $?"; fail=1; }
-check "$tmp/trace.json" || fail=1
-for r in 0 1 2; do "$summarize" "$dir/rank-$r.json"; done >"$tmp/s.ndjson" || fail=1
-grep -q '"host_stalls":3,"host_stall_ns":9000000' "$tmp/s.ndjson" || { echo "FAIL: rank 2's summary lacks its stalls"; fail=1; }
-"$bin" job --format json "$tmp/s.ndjson" >"$tmp/job.json" || { echo "FAIL: job exit $?"; fail=1; }
-check "$tmp/job.json" || fail=1
-"$bin" trace "$dir" >"$tmp/text" || fail=1
-grep -q '^straggler: rank 2 .*3.000 ms a step in kernel launch calls stalled for milliseconds' "$tmp/text" ||
-	{ echo "FAIL: the straggler line does not give the stalls"; cat "$tmp/text"; fail=1; }
+
+case_of() { # NAME VARIANT KIND STALL_US ALLOC_US FIX_PREFIX SUMMARY_GREP TEXT_GREP
+	local name=$1 variant=$2 dir=tests/data/$1
+	shift 2
+	python3 tests/job/make-jitter-job.py "$tmp/$name" $variant || return 1
+	for r in 0 1 2; do
+		cmp -s "$tmp/$name/rank-$r.json" "$dir/rank-$r.json" ||
+			{ echo "FAIL: $dir/rank-$r.json is not the generator's"; fail=1; }
+	done
+	"$bin" trace --format json "$dir" >"$tmp/$name.json" || { echo "FAIL: $name: trace exit $?"; fail=1; }
+	check "$tmp/$name.json" "$1" "$2" "$3" "$4" || fail=1
+	for r in 0 1 2; do "$summarize" "$dir/rank-$r.json"; done >"$tmp/$name.ndjson" || fail=1
+	grep -q "$5" "$tmp/$name.ndjson" || { echo "FAIL: $name: rank 2's summary lacks $5"; fail=1; }
+	"$bin" job --format json "$tmp/$name.ndjson" >"$tmp/$name.job.json" || { echo "FAIL: $name: job exit $?"; fail=1; }
+	check "$tmp/$name.job.json" "$1" "$2" "$3" "$4" || fail=1
+	"$bin" trace "$dir" >"$tmp/$name.text" || fail=1
+	grep -q "^straggler: rank 2 .*$6" "$tmp/$name.text" ||
+		{ echo "FAIL: $name: the straggler line does not say '$6'"; cat "$tmp/$name.text"; fail=1; }
+}
+
+case_of job-jitter "" host_jitter 3000 0 "host jitter" '"host_stalls":3,"host_stall_ns":9000000' \
+	'3.000 ms a step in trivial host calls stalled for milliseconds'
+case_of job-jitter-trivial trivial host_jitter 2986.666 13.333 "host jitter" \
+	'"host_stalls":3,"host_stall_ns":8960000,"alloc_calls":1,"alloc_ns":40000' \
+	'2.987 ms a step in trivial host calls stalled for milliseconds'
+case_of job-jitter-alloc alloc allocator 0 2990 "the allocator" '"alloc_calls":3,"alloc_ns":8970000' \
+	'2.990 ms a step in cudaMalloc/cudaFree'
+# rank 0 of the allocator job has neither: its summary keeps the bytes of one written before them
+grep -q '"host_stall\|"alloc_' <(head -n 1 "$tmp/job-jitter-alloc.ndjson") &&
+	{ echo "FAIL: rank 0's summary names stalls or allocator calls it does not have"; fail=1; }
 exit $fail

@@ -8,7 +8,19 @@ step with its GPU idle (the host descheduled: another process on its cores, a GC
 args ("Collective name", "Process Group Name", ...) and distributedInfo are spelled as PyTorch 2.x's Kineto
 writes them (make-trace's multi-rank traces, and the shared HTA traces, carry the same keys).
 
-usage: make-jitter-job.py OUT_DIR
+Variants (the second argument; the default writes tests/data/job-jitter):
+- trivial (tests/data/job-jitter-trivial): every rank runs an aten::empty (8 us) and a cudaEventRecord (5 us)
+  before the second fill's launch; rank 2's launches take 10 us, but one trivial call a step stalls for 3 ms:
+  step 1 its aten::empty, step 2 its cudaEventRecord, step 3 an aten::empty_strided that holds a 40 us cudaMalloc
+  (the allocator's share, 40 us, is not the stall: 2.96 ms is).
+- alloc (tests/data/job-jitter-alloc): rank 2's aten::empty takes 3 ms every step, 2.99 ms of it a nested
+  cudaMalloc: the caching allocator missing its cache, not jitter.
+The nesting is as real traces have it: HTA's AlexNet capture (../shared/traces/hta) records cudaMalloc
+(cuda_runtime, cbid 20, with a correlation and External id) inside aten::empty_strided and aten::empty, its
+1.2-8.8 ms all of the op's time; the TensorBoard plugin's ResNet-50 captures record cudaEventRecord (cbid 135)
+calls of 4 us and aten::empty ops of tens of us.
+
+usage: make-jitter-job.py OUT_DIR [trivial|alloc]
 """
 import json
 import os
@@ -20,7 +32,7 @@ NCCL = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, nc
 STEP_US, STALL_US, LAUNCH_US = 10000, 3000, 10
 
 
-def rank_trace(rank):
+def rank_trace(rank, variant):
     pid = 100 + rank
     ev, corr, ext = [], [1000 * rank], [1]
 
@@ -38,15 +50,46 @@ def rank_trace(rank):
         ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": stream, "ts": kts, "dur": kdur,
                    "args": ka})
 
+    def host(cat, name, ts, dur, args=None):
+        a = dict(args or {})
+        if cat == "cuda_runtime":
+            corr[0] += 1
+            a.update({"cbid": 20 if name == "cudaMalloc" else 135, "correlation": corr[0]})
+        ev.append({"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": pid, "ts": ts, "dur": dur,
+                   "args": a})
+
+    def trivial_calls(t, k, stalls):
+        """aten::empty at 4220 (8 us), cudaEventRecord at 4235 (5 us); on rank 2 one of them 3 ms longer."""
+        shift = STALL_US if stalls else 0
+        if stalls and variant == "alloc":
+            host("cpu_op", "aten::empty", t + 4220, STALL_US)
+            host("cuda_runtime", "cudaMalloc", t + 4225, STALL_US - 10)
+        elif stalls and k == 0:
+            host("cpu_op", "aten::empty", t + 4220, STALL_US)
+        elif stalls and k == 2:
+            host("cpu_op", "aten::empty_strided", t + 4220, STALL_US)
+            host("cuda_runtime", "cudaMalloc", t + 4225, 40)
+        else:
+            host("cpu_op", "aten::empty", t + 4220, 8)
+            shift = STALL_US if stalls and k == 1 else 0
+            host("cuda_runtime", "cudaEventRecord", t + 4235, shift or 5)
+            return
+        host("cuda_runtime", "cudaEventRecord", t + 4235 + shift, 5)
+
     for k in range(3):
         t = k * STEP_US
         ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (k + 1), "pid": pid,
                    "tid": pid, "ts": t, "dur": STEP_US})
         launch(t + 50, LAUNCH_US, FILL, t + 60, 40)
         launch(t + 100, LAUNCH_US, GEMM, t + 200, 4000)
-        stall = STALL_US if rank == 2 else LAUNCH_US
-        launch(t + 4250, stall, FILL, t + 4250 + stall + 10, 40)  # rank 2: 4250-7250, fill 7260-7300
-        ready = t + 4250 + stall + 50                                # 7300 (rank 2), 4310 (the others)
+        if variant is None:
+            stall = STALL_US if rank == 2 else LAUNCH_US
+            launch(t + 4250, stall, FILL, t + 4250 + stall + 10, 40)  # rank 2: 4250-7250, fill 7260-7300
+        else:
+            stall = STALL_US if rank == 2 else 0
+            trivial_calls(t, k, rank == 2)
+            launch(t + 4250 + stall, LAUNCH_US, FILL, t + 4250 + stall + 20, 40)
+        ready = t + 4250 + STALL_US + 50 if rank == 2 else t + 4310   # 7300 (rank 2), 4310 (the others)
         ext[0] += 1
         ev.append({"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": pid, "tid": pid,
                    "ts": ready, "dur": 20, "args": {"External id": ext[0]}})
@@ -60,16 +103,20 @@ def rank_trace(rank):
                                   "computeMajor": 9, "computeMinor": 0}],
             "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": 3},
             "traceName": "hand-written fixture (tests/job/make-jitter-job.py): rank 2 stalls 3 ms in a "
-                         "kernel launch each step",
+                         + {None: "kernel launch", "trivial": "trivial host call",
+                            "alloc": "cudaMalloc inside aten::empty"}[variant] + " each step",
             "traceEvents": ev}
 
 
 def main():
     out = sys.argv[1]
+    variant = sys.argv[2] if len(sys.argv) > 2 else None
+    if variant not in (None, "trivial", "alloc"):
+        sys.exit("usage: make-jitter-job.py OUT_DIR [trivial|alloc]")
     os.makedirs(out, exist_ok=True)
     for r in range(3):
         with open(os.path.join(out, "rank-%d.json" % r), "w") as f:
-            json.dump(rank_trace(r), f, indent=0)
+            json.dump(rank_trace(r, variant), f, indent=0)
             f.write("\n")
 
 

@@ -55,6 +55,7 @@ void ns_trace_split_free(ns_trace_split *s)
 	free(s->comm_span);
 	free(s->capture);
 	free(s->slow);
+	free(s->stall);
 	free(s->comm_ext);
 	free(s->copy_call);
 	free(s->pageable_corr);
@@ -156,12 +157,15 @@ static uint32_t name_hash(ns_str name)
 /* A runtime call: a *Synchronize is only a sync wait (not host work: the host is blocked, not busy); every
  * other call is host work, and may also be a blocking copy, a set-up call, or a launch to link. */
 static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint8_t *launch_kind,
-                             bool *launch_ex, uint8_t *capture)
+                             bool *launch_ex, uint8_t *capture, uint8_t *stall)
 {
 	*launch_name = false;
 	*launch_kind = LK_QUIET;
 	*launch_ex = false;
 	*capture = split_capture_edge(name);
+	*stall = split_is_alloc_call(name)     ? STALL_ALLOC
+	         : split_is_trivial_call(name) ? STALL_TRIVIAL
+	                                       : STALL_NONE;
 	if (split_is_sync_call(name)) {
 		*host = 1u << HK_SYNC;
 		return;
@@ -181,7 +185,7 @@ static void classify_runtime(ns_str name, uint8_t *host, bool *launch_name, uint
 static void derive_runtime(ns_trace_split *s, const ns_trace_event *ev, span_info *si)
 {
 	runtime_cache_slot *slot = NULL;
-	uint8_t host, launch_kind, capture;
+	uint8_t host, launch_kind, capture, stall;
 	bool launch_name, launch_ex;
 
 	if (ev->name.len > 0 && ev->name.len < RUNTIME_CACHE_NAME)
@@ -193,8 +197,9 @@ static void derive_runtime(ns_trace_split *s, const ns_trace_event *ev, span_inf
 		launch_kind = slot->launch_kind;
 		launch_ex = slot->launch_ex;
 		capture = slot->capture;
+		stall = slot->stall;
 	} else {
-		classify_runtime(ev->name, &host, &launch_name, &launch_kind, &launch_ex, &capture);
+		classify_runtime(ev->name, &host, &launch_name, &launch_kind, &launch_ex, &capture, &stall);
 		if (slot != NULL) {
 			memcpy(slot->name, ev->name.ptr, ev->name.len);
 			slot->len = (uint8_t)ev->name.len;
@@ -203,6 +208,7 @@ static void derive_runtime(ns_trace_split *s, const ns_trace_event *ev, span_inf
 			slot->launch_kind = launch_kind;
 			slot->launch_ex = launch_ex;
 			slot->capture = capture;
+			slot->stall = stall;
 		}
 	}
 	s->quality.device_done = false;
@@ -219,6 +225,7 @@ static void derive_runtime(ns_trace_split *s, const ns_trace_event *ev, span_inf
 	si->launch_kind = launch_kind;
 	si->launch_ex = launch_ex;
 	si->capture = capture;
+	si->stall = stall;
 	s->quality.graph_launch_calls += si->launches && launch_kind == LK_GRAPH;
 }
 
@@ -243,6 +250,8 @@ static void op_traits_of(ns_str name, uint8_t *traits, uint8_t *pass)
 	*traits = aten ? OP_ATEN : 0;
 	if (aten && split_is_blocking_op(name))
 		*traits |= OP_BLOCKING;
+	if (aten && split_is_trivial_op(name))
+		*traits |= OP_TRIVIAL;
 	if (!aten && split_is_comm_op(name))
 		*traits |= OP_COMM;
 	if (!aten && split_is_compiled_marker(name))
@@ -298,6 +307,7 @@ static void derive_cpu_op(ns_trace_split *s, const ns_trace_event *ev, span_info
 	if (traits & OP_BLOCKING)
 		si->host |= 1u << HK_BLOCK;
 	si->comm_op = (traits & OP_COMM) != 0;
+	si->stall = traits & OP_TRIVIAL ? STALL_TRIVIAL : STALL_NONE;
 	if (traits & OP_COMPILED)
 		s->compiled = true;
 	si->pass = pass;
@@ -516,6 +526,25 @@ static ns_status add_launch(ns_trace_split *s, const span_info *si, uint32_t thr
 	return NS_OK;
 }
 
+/* A call the host-stall rule reads (split_first_use()): the allocator's calls are also summed here. */
+static ns_status note_stall_call(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
+{
+	int64_t dur = si->end - si->start;
+
+	if (si->stall == STALL_ALLOC) {
+		s->alloc_calls++;
+		s->alloc_ns = ns_sat_add_i64(s->alloc_ns, dur);
+	}
+	if (dur < (si->stall == STALL_ALLOC ? SPLIT_ALLOC_NEST_MIN_NS : SPLIT_FIRST_USE_MIN_NS))
+		return NS_OK;
+	void *grown = ns_grow(s->stall, &s->capstall, s->nstall + 1, sizeof(*s->stall));
+	if (grown == NULL)
+		return split_oom(err);
+	s->stall = grown;
+	s->stall[s->nstall++] = (stall_call){si->start, si->end, thread, si->stall};
+	return NS_OK;
+}
+
 /* A stream capture, from its begin call's start to its end call's end: set-up time (a window of it is
  * start-up, docs/trace.md), and the launches in it are recorded into a graph, not run. */
 static ns_status note_capture(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
@@ -554,6 +583,8 @@ static ns_status add_host(ns_trace_split *s, const span_info *si, uint32_t threa
 		st = add_comm_op(s, si, thread, err);
 	if (st == NS_OK && si->launches)
 		st = add_launch(s, si, thread, err);
+	if (st == NS_OK && si->stall != STALL_NONE)
+		st = note_stall_call(s, si, thread, err);
 	if (st == NS_OK && si->launches && si->launch_kind == LK_COPY && !(si->host & (1u << HK_BLOCK)))
 		st = split_copies_note_call(s, si->corr, si->end, err);
 	return st;
@@ -733,6 +764,17 @@ static int cmp_slow(const void *a, const void *b)
 	return (x->corr > y->corr) - (x->corr < y->corr);
 }
 
+/* By thread, then start; of two that start together, the longer (the outer) first. */
+static int cmp_stall_call(const void *a, const void *b)
+{
+	const stall_call *x = a, *y = b;
+	if (x->thread != y->thread)
+		return (x->thread > y->thread) - (x->thread < y->thread);
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	return (x->end < y->end) - (x->end > y->end);
+}
+
 /* One pass over the GPU records: the first start of each kernel name, and each slow call's kernel. */
 static ns_status first_starts(ns_trace_split *s, int64_t *first, int64_t *slow_start, uint32_t *slow_name)
 {
@@ -753,12 +795,40 @@ static ns_status first_starts(ns_trace_split *s, int64_t *first, int64_t *slow_s
 	return NS_OK;
 }
 
-ns_status split_first_use(ns_trace_split *s, ns_split_result *res, ns_error *err)
+/* Stalls of trivial calls (split_is_trivial_call, split_is_trivial_op) of at least floor: each one's time
+ * less the allocator calls nested in it (a cudaMalloc inside aten::empty is the allocator, not a stall), and
+ * only the outermost of nested ones. */
+static void trivial_stalls(ns_trace_split *s, ns_split_result *res, int64_t floor)
 {
-	int64_t median = median_launch_ns(s), *first, *slow_start;
-	int64_t floor =
-	    median > INT64_MAX / SPLIT_FIRST_USE_FACTOR ? INT64_MAX : median * SPLIT_FIRST_USE_FACTOR;
+	int64_t covered_end = INT64_MIN;
+	uint32_t covered_thread = UINT32_MAX;
+
+	ns_sort(s->stall, s->nstall, sizeof(*s->stall), cmp_stall_call);
+	for (size_t i = 0; i < s->nstall; i++) {
+		const stall_call *c = &s->stall[i];
+		int64_t alloc = 0, held;
+		if (c->kind != STALL_TRIVIAL || c->end - c->start < floor ||
+		    (c->thread == covered_thread && c->start < covered_end))
+			continue;
+		for (size_t j = i + 1;
+		     j < s->nstall && s->stall[j].thread == c->thread && s->stall[j].start < c->end; j++)
+			if (s->stall[j].kind == STALL_ALLOC && s->stall[j].end <= c->end)
+				alloc = ns_sat_add_i64(alloc, s->stall[j].end - s->stall[j].start);
+		covered_thread = c->thread;
+		covered_end = c->end;
+		held = c->end - c->start - alloc;
+		if (held < floor)
+			continue;
+		res->host_stalls++;
+		res->host_stall_ns = ns_sat_add_i64(res->host_stall_ns, held);
+	}
+}
+
+/* Kernel launch calls of at least floor: first-use loads (the first launch of its kernel) or stalls. */
+static ns_status launch_stalls(ns_trace_split *s, ns_split_result *res, int64_t floor, ns_error *err)
+{
 	size_t nnames = ns_kernel_names_count(s->names);
+	int64_t *first, *slow_start;
 	uint32_t *slow_name;
 	ns_status st = NS_OK;
 
@@ -796,4 +866,18 @@ out:
 	free(slow_start);
 	free(slow_name);
 	return st;
+}
+
+ns_status split_first_use(ns_trace_split *s, ns_split_result *res, ns_error *err)
+{
+	int64_t median = median_launch_ns(s);
+	int64_t floor =
+	    median > INT64_MAX / SPLIT_FIRST_USE_FACTOR ? INT64_MAX : median * SPLIT_FIRST_USE_FACTOR;
+
+	res->alloc_calls = s->alloc_calls;
+	res->alloc_ns = s->alloc_ns;
+	if (floor < SPLIT_FIRST_USE_MIN_NS)
+		floor = SPLIT_FIRST_USE_MIN_NS;
+	trivial_stalls(s, res, floor);
+	return launch_stalls(s, res, floor, err);
 }

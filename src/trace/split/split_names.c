@@ -232,6 +232,85 @@ bool split_is_init_call(ns_str name)
 	return matches(name, init_calls) && !str_contains(name, "Async");
 }
 
+/* The device-memory allocator's calls: PyTorch's caching allocator calls cudaMalloc only when its cache has
+ * no block that fits (and cudaFree, which waits for the device, when it releases its cache to retry a failed
+ * cudaMalloc or on empty_cache()); expandable segments map memory with cuMemCreate/cuMemMap. Real traces
+ * show them nested in the op that allocated (aten::empty_strided, aten::empty: HTA's AlexNet capture has
+ * cudaMalloc calls of 1.2-8.8 ms inside them). In a step they are the allocator, not host jitter. */
+static const name_rule alloc_calls[] = {
+    PREFIX("cudaMalloc"), PREFIX("cudaFree"), PREFIX("cuMemAlloc"), PREFIX("cuMemFree"),
+    EXACT("cuMemCreate"), EXACT("cuMemMap"),  EXACT("cuMemUnmap"),  EXACT("cuMemRelease"),
+    PREFIX("hipMalloc"),  PREFIX("hipFree"),  {NULL, 0, false},
+};
+
+bool split_is_alloc_call(ns_str name)
+{
+	return matches(name, alloc_calls) && !str_contains(name, "Async") && !str_contains(name, "Host");
+}
+
+/* Runtime calls that take microseconds and never wait for the device: an event record, a stream waiting on an
+ * event (the device waits, not the host), the current device, the last error, capture state. A millisecond in
+ * one is the host taken from the process (docs/job.md, host jitter), like a stalled kernel launch. */
+static const name_rule trivial_calls[] = {
+    PREFIX("cudaEventRecord"),
+    EXACT("cudaStreamWaitEvent"),
+    EXACT("cudaGetDevice"),
+    EXACT("cudaSetDevice"),
+    EXACT("cudaGetLastError"),
+    EXACT("cudaPeekAtLastError"),
+    EXACT("cudaStreamIsCapturing"),
+    PREFIX("cudaStreamGetCaptureInfo"),
+    EXACT("cudaEventQuery"),
+    EXACT("cudaPointerGetAttributes"),
+    EXACT("cuEventRecord"),
+    EXACT("cuStreamWaitEvent"),
+    EXACT("cuCtxGetCurrent"),
+    EXACT("cuCtxSetCurrent"),
+    PREFIX("hipEventRecord"),
+    EXACT("hipStreamWaitEvent"),
+    EXACT("hipGetDevice"),
+    EXACT("hipSetDevice"),
+    EXACT("hipGetLastError"),
+    EXACT("hipPeekAtLastError"),
+    {NULL, 0, false},
+};
+
+bool split_is_trivial_call(ns_str name)
+{
+	return matches(name, trivial_calls);
+}
+
+/* ATen ops that only make a tensor's metadata or take a block from the allocator's cache: microseconds unless
+ * the allocator calls the runtime (a nested cudaMalloc) or the host stalls. */
+static const name_rule trivial_ops[] = {
+    EXACT("aten::empty"),
+    EXACT("aten::empty_strided"),
+    EXACT("aten::empty_like"),
+    EXACT("aten::view"),
+    EXACT("aten::as_strided"),
+    EXACT("aten::detach"),
+    EXACT("aten::detach_"),
+    EXACT("aten::t"),
+    EXACT("aten::transpose"),
+    EXACT("aten::permute"),
+    EXACT("aten::expand"),
+    EXACT("aten::reshape"),
+    EXACT("aten::_reshape_alias"),
+    EXACT("aten::unsqueeze"),
+    EXACT("aten::squeeze"),
+    EXACT("aten::slice"),
+    EXACT("aten::select"),
+    EXACT("aten::alias"),
+    EXACT("aten::resize_"),
+    EXACT("aten::record_stream"),
+    {NULL, 0, false},
+};
+
+bool split_is_trivial_op(ns_str name)
+{
+	return matches(name, trivial_ops);
+}
+
 /* Code compiled by torch.compile: Dynamo wraps each compiled frame in a "Torch-Compiled Region: N/M"
  * record_function (torch/_dynamo/eval_frame.py), and AOTAutograd runs the compiled forward and backward as
  * the autograd Function "CompiledFunction" ("CompiledFunctionBackward"). */

@@ -190,6 +190,7 @@ typedef struct {
 	bool launch_ex;      /* launched with cuLaunchKernelEx/cudaLaunchKernelExC: may be a programmatic
 	                        dependent launch */
 	uint8_t capture;     /* CAPTURE_BEGIN/END: a runtime call that opens or closes a stream capture */
+	uint8_t stall;       /* STALL_*: a call whose milliseconds mean a stall, or the allocator's */
 	uint8_t pass;        /* 1 + the pass (PASS_*) the span marks, 0 for none (split_phases.c) */
 	uint8_t gpu_kind;
 	uint32_t name_id;
@@ -229,6 +230,7 @@ typedef struct {
 	uint8_t launch_kind;
 	bool launch_ex;
 	uint8_t capture;
+	uint8_t stall; /* STALL_* */
 } runtime_cache_slot;
 
 /* The cpu_op rules' answer for one name (OP_* bits and the pass it marks), remembered the same way: a trace
@@ -243,6 +245,7 @@ enum {
 	OP_BLOCKING = 1u << 4, /* an aten op that waits for the device */
 	OP_COMM = 1u << 5,     /* launches communication */
 	OP_COMPILED = 1u << 6, /* a torch.compile region's marker: the model is compiled */
+	OP_TRIVIAL = 1u << 7,  /* an op that takes microseconds (split_is_trivial_op) */
 };
 typedef struct {
 	char name[OP_CACHE_NAME];
@@ -261,6 +264,15 @@ typedef struct {
 	int64_t corr, start, end;
 	uint32_t thread;
 } slow_call;
+
+/* Host calls the host-stall rule reads (split_first_use()): a trivial op or runtime call of a millisecond or
+ * more, and the allocator's calls that may lie inside one. */
+enum { STALL_NONE, STALL_TRIVIAL, STALL_ALLOC };
+typedef struct {
+	int64_t start, end;
+	uint32_t thread;
+	uint8_t kind; /* STALL_TRIVIAL or STALL_ALLOC */
+} stall_call;
 
 struct split_python;
 struct split_phases;
@@ -307,6 +319,10 @@ struct ns_trace_split {
 	long launch_hist[64];
 	slow_call *slow;
 	size_t nslow, capslow;
+	stall_call *stall; /* trivial calls of SPLIT_FIRST_USE_MIN_NS or more, allocator calls of
+	                      SPLIT_ALLOC_NEST_MIN_NS or more */
+	size_t nstall, capstall;
+	int64_t alloc_calls, alloc_ns; /* ns_split_result's, summed as the calls arrive */
 	int64_t *comm_ext;
 	size_t ncomm_ext, capcomm_ext;
 	host_thread *thread;
@@ -386,6 +402,9 @@ bool split_is_blocking_call(ns_str name);
 bool split_is_blocking_op(ns_str name);
 bool split_is_init_call(ns_str name);
 bool split_is_compiled_marker(ns_str name);
+bool split_is_alloc_call(ns_str name);
+bool split_is_trivial_call(ns_str name);
+bool split_is_trivial_op(ns_str name);
 /* CAPTURE_BEGIN or CAPTURE_END for the calls that open and close a stream capture, else 0. */
 enum { CAPTURE_BEGIN = 1, CAPTURE_END = 2 };
 uint8_t split_capture_edge(ns_str name);
@@ -409,6 +428,9 @@ ns_status split_copies_block(ns_trace_split *s, ns_error *err);
  * set-up): its time becomes set-up (init). Before the host lists are built. */
 #define SPLIT_FIRST_USE_MIN_NS 1000000
 #define SPLIT_FIRST_USE_FACTOR 50
+/* Allocator calls shorter than this are kept out of the stall list: they cannot explain a stall of a
+ * millisecond (their time still counts in ns_split_result.alloc_ns). */
+#define SPLIT_ALLOC_NEST_MIN_NS 20000
 ns_status split_first_use(ns_trace_split *s, ns_split_result *res, ns_error *err);
 
 /* ---- stream captures (split_ingest.c) ---- */
