@@ -63,6 +63,7 @@ typedef enum {
 	NS_FINDING_HOST_SAMPLED,     /* host code between CUDA calls, named by the export's CPU samples */
 	NS_FINDING_STRAGGLER_ALLOC,  /* a job's straggler loses its host time in the allocator's
 	                                cudaMalloc/Free */
+	NS_FINDING_TP_TRAINING, /* a training job's exposed collectives are tensor-parallel activations */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

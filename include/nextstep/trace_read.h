@@ -78,8 +78,11 @@ typedef struct {
 	int64_t seq_number; /* args."Sequence number": an op and its autograd node share it (-1: absent) */
 	/* Collective metadata the PyTorch profiler records on record_param_comms and on NCCL kernels (absent:
 	 * empty / -1; a number that is not a plain non-negative integer is left absent, never an error). */
-	ns_str coll_name;  /* args."Collective name" ("allreduce", ...) */
-	ns_str coll_pg;    /* args."Process Group Name" */
+	ns_str coll_name; /* args."Collective name" ("allreduce", ...) */
+	ns_str coll_pg;   /* args."Process Group Name" */
+	/* args."Process Group Description": "default_pg", DeviceMesh's "mesh_<dim name>" ("mesh_tp"),
+	 * Megatron's "TENSOR_MODEL_PARALLEL_GROUP", "DATA_PARALLEL_GROUP", ... (PyTorch >= 2.4) */
+	ns_str coll_pg_desc;
 	ns_str coll_dtype; /* args."dtype" */
 	int64_t coll_seq;  /* args."Seq" */
 	int64_t coll_in;   /* args."In msg nelems" */

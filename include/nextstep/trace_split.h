@@ -136,6 +136,17 @@ typedef struct {
 	int64_t start_ns, end_ns, ns;
 } ns_split_piece;
 
+/* What a collective moves (docs/trace.md, "Which collectives"), from its process group's description (PyTorch
+ * >= 2.4 records it: DeviceMesh's "mesh_tp", Megatron's "TENSOR_MODEL_PARALLEL_GROUP") or, without one, its
+ * place: an all-reduce launched inside the forward pass reduces activations, not gradients. */
+typedef enum {
+	NS_COLL_ROLE_UNKNOWN,
+	NS_COLL_ROLE_TP,    /* tensor-parallel activations (and their gradients in backward) */
+	NS_COLL_ROLE_DP,    /* data-parallel (DDP, FSDP, HSDP): gradients and parameter shards */
+	NS_COLL_ROLE_OTHER, /* pipeline, context, expert parallelism */
+	NS_COLL_ROLE_COUNT
+} ns_coll_role;
+
 /* One collective kernel on one device, in start order (issue 12: the timeline a job is matched on). */
 typedef struct {
 	int64_t start_ns, end_ns;
@@ -148,6 +159,9 @@ typedef struct {
 	char dtype[NS_SPLIT_COLL_TEXT / 2]; /* "dtype", "" when absent */
 	ns_split_piece piece[NS_SPLIT_COLL_PIECES];
 	uint8_t npieces;
+	uint8_t role;  /* ns_coll_role */
+	bool by_place; /* role TP from its place (an all-reduce launched in the forward pass), no description
+	                */
 } ns_split_collective;
 
 /* The median step of a device drawn at a fixed resolution (issue 14: the HTML report's timeline strip): for

@@ -481,6 +481,25 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
                        "the change{}",
          .next_follow_up = NS_FOLLOW_UP_JOB,
          .doc = DOC_STRAGGLER},
+    /* Tensor-parallel collectives in training: each TP layer all-reduces (or all-gathers and reduce-scatters,
+     * with sequence parallelism) its activations in forward and their gradients in backward, on the critical
+     * path of the next layer. DDP/FSDP bucketing and gradient overlap do not apply to them. Their volume
+     * per step grows with tokens x hidden size and the TP degree, their compute falls with the TP degree: the
+     * levers are the link (one NVLink domain), overlapping them with the GEMMs next to them, and the degree.
+     */
+    [NS_FINDING_TP_TRAINING] =
+        {.module = "Module 6/8",
+         .fix = "these collectives are tensor-parallel activations (their process group is the "
+                "tensor-parallel one, or they are all-reduces inside the forward pass), not gradient "
+                "all-reduces: bucketing or overlapping gradients does not touch them: keep the "
+                "tensor-parallel group inside one NVLink domain, overlap them with the GEMMs beside them "
+                "(sequence parallelism with Megatron's --tp-comm-overlap, or PyTorch's async tensor "
+                "parallelism under torch.compile), or lower the tensor-parallel degree (FSDP or pipeline "
+                "stages for the rest)",
+         .next_check = "the exposed-communication share and the tensor-parallel collectives' time per layer "
+                       "after the change{}",
+         .next_follow_up = NS_FOLLOW_UP_COMM_SPLIT,
+         .doc = DOC_COMM},
     /* Stream capture records kernels into a graph without running them: a window of it shows the host
      * recording, not the job, and "use CUDA graphs" would be advice to do what it is doing. */
     [NS_FINDING_GRAPH_CAPTURE] =
@@ -546,6 +565,7 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_TP_COLLECTIVES] = "tp_collectives",
     [NS_FINDING_STRAGGLER_JITTER] = "straggler_jitter",
     [NS_FINDING_STRAGGLER_ALLOC] = "straggler_allocator",
+    [NS_FINDING_TP_TRAINING] = "tp_training",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

@@ -27,6 +27,7 @@ enum {
 	AK_SEQ_NUMBER,
 	AK_COLL_NAME,
 	AK_COLL_PG,
+	AK_COLL_PG_DESC,
 	AK_COLL_DTYPE,
 	AK_COLL_SEQ,
 	AK_COLL_IN,
@@ -53,6 +54,7 @@ static const name_entry arg_keys[] = {
     /* collective metadata (the profiler's names, torch/csrc/profiler/util.h) */
     ENTRY("Collective name", AK_COLL_NAME),
     ENTRY("Process Group Name", AK_COLL_PG),
+    ENTRY("Process Group Description", AK_COLL_PG_DESC),
     ENTRY("dtype", AK_COLL_DTYPE),
     ENTRY("Seq", AK_COLL_SEQ),
     ENTRY("In msg nelems", AK_COLL_IN),
@@ -170,10 +172,11 @@ static scan_rc coll_arg(reader *r, int id, const unsigned char *p, int depth, co
 {
 	scan_rc rc;
 
-	if (id == AK_COLL_NAME || id == AK_COLL_PG || id == AK_COLL_DTYPE) {
-		ns_str *slot = id == AK_COLL_NAME ? &ev->coll_name
-		               : id == AK_COLL_PG ? &ev->coll_pg
-		                                  : &ev->coll_dtype;
+	if (id == AK_COLL_NAME || id == AK_COLL_PG || id == AK_COLL_PG_DESC || id == AK_COLL_DTYPE) {
+		ns_str *slot = id == AK_COLL_NAME      ? &ev->coll_name
+		               : id == AK_COLL_PG      ? &ev->coll_pg
+		               : id == AK_COLL_PG_DESC ? &ev->coll_pg_desc
+		                                       : &ev->coll_dtype;
 		if (*p == '"')
 			return string_value(r, p, slot, endp);
 		return scan_skip_value(r, p, depth, endp);
@@ -275,6 +278,7 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
 	case AK_SEQ_NUMBER:
 	case AK_COLL_NAME:
 	case AK_COLL_PG:
+	case AK_COLL_PG_DESC:
 	case AK_COLL_DTYPE:
 	case AK_COLL_SEQ:
 	case AK_COLL_IN:

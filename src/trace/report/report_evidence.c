@@ -122,14 +122,38 @@ static void kernel_routes(const ns_split_result *res, const ns_split_device *d,
 /* An inference server (its steps have a prefill/decode phase) runs no backward pass: its collectives move
  * activations between tensor-parallel layers (and tokens between experts), so the training advice "bucket
  * gradients" does not apply (docs/trace.md, "Inference"). */
-static void inference_comm_routes(const ns_split_device *d, const ns_routes *in, ns_routes *out)
+static bool inference_comm_routes(const ns_split_device *d, const ns_routes *in, ns_routes *out)
 {
 	const ns_route *tp = &in->finding[NS_FINDING_TP_COLLECTIVES];
 	size_t inference = 0;
 
 	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++)
 		inference += d->phase_steps[p];
-	if (inference == 0 || tp->fix == NULL || d->overall.cause_ns[NS_CAUSE_EXPOSED] <= 0)
+	if (inference == 0)
+		return false;
+	if (tp->fix != NULL && d->overall.cause_ns[NS_CAUSE_EXPOSED] > 0) {
+		out->cause[NS_CAUSE_EXPOSED] = *tp;
+		out->route[NS_REGIME_COMM] = *tp;
+	}
+	return true;
+}
+
+/* A training job's exposed collectives that are mostly tensor-parallel (their process group's description
+ * says so, or, without one, they are all-reduces launched in the forward pass) are activations on every
+ * layer's path: bucketing gradients or overlapping them with backward does not touch them (docs/trace.md,
+ * "Which collectives"). TP_SHARE of the exposed collective time: the cause-majority rule. */
+#define TP_SHARE 0.5
+static void training_comm_routes(const ns_split_device *d, const ns_routes *in, ns_routes *out)
+{
+	const ns_route *tp = &in->finding[NS_FINDING_TP_TRAINING];
+	int64_t all = 0, tensor = 0;
+
+	for (size_t i = 0; i < d->ncoll; i++) {
+		all += d->coll[i].exposed_ns;
+		tensor += d->coll[i].role == NS_COLL_ROLE_TP ? d->coll[i].exposed_ns : 0;
+	}
+	if (tensor <= 0 || (double)tensor < TP_SHARE * (double)all || tp->fix == NULL ||
+	    d->overall.cause_ns[NS_CAUSE_EXPOSED] <= 0)
 		return;
 	out->cause[NS_CAUSE_EXPOSED] = *tp;
 	out->route[NS_REGIME_COMM] = *tp;
@@ -150,5 +174,6 @@ void report_evidence_routes(const ns_split_result *res, const ns_split_device *d
 	if (res->nsys)
 		report_export_routes(res, in, out, fixes);
 	kernel_routes(res, d, devices, in, out, fixes);
-	inference_comm_routes(d, in, out);
+	if (!inference_comm_routes(d, in, out))
+		training_comm_routes(d, in, out);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/split/split_phases.h"
 #include "trace/split/split_private.h"
 
 static void copy_text(char *dst, size_t size, ns_str src)
@@ -37,6 +38,7 @@ ns_status split_coll_note(ns_trace_split *s, const ns_trace_event *ev, ns_error 
 	copy_text(m->name, sizeof(m->name), ev->coll_name);
 	copy_text(m->group, sizeof(m->group), ev->coll_pg);
 	copy_text(m->dtype, sizeof(m->dtype), ev->coll_dtype);
+	m->role = split_group_role(ev->coll_pg_desc);
 	return NS_OK;
 }
 
@@ -81,6 +83,57 @@ static void apply_meta(const ns_trace_split *s, const gpu_rec *g, ns_split_colle
 	memcpy(c->name, m->name, sizeof(c->name));
 	memcpy(c->group, m->group, sizeof(c->group));
 	memcpy(c->dtype, m->dtype, sizeof(c->dtype));
+	c->role = m->role;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* An all-reduce, by the profiler's collective name or the NCCL/RCCL kernel's
+ * (ncclDevKernel_AllReduce_Sum_bf16_RING_LL, ncclKernel_AllReduce_RING_LL_Sum_float). */
+static bool is_all_reduce(const ns_trace_split *s, const gpu_rec *g)
+{
+	const coll_meta *m = find_meta(s, true, g->corr);
+	const char *name;
+
+	if (m == NULL)
+		m = find_meta(s, false, g->ext);
+	if (m != NULL && m->name[0] != '\0')
+		return strcmp(m->name, "allreduce") == 0 || strcmp(m->name, "all_reduce") == 0;
+	name = ns_kernel_names_get(s->names, g->name_id);
+	return name != NULL && strstr(name, "AllReduce") != NULL;
+}
+
+ns_status split_coll_forward(ns_trace_split *s, ns_error *err)
+{
+	for (size_t i = 0; i < s->ngpu; i++) {
+		const gpu_rec *g = &s->gpu[i];
+		const launch_rec *l;
+		if (g->kind != GK_COMM || (l = split_launch_of(s, g->corr)) == NULL ||
+		    !split_phases_in(s->phases, NS_PASS_FORWARD, l->thread, l->ts) || !is_all_reduce(s, g))
+			continue;
+		void *grown = ns_grow(s->fwd_coll, &s->capfwd_coll, s->nfwd_coll + 1, sizeof(*s->fwd_coll));
+		if (grown == NULL)
+			return split_oom(err);
+		s->fwd_coll = grown;
+		s->fwd_coll[s->nfwd_coll++] = g->corr;
+	}
+	ns_sort(s->fwd_coll, s->nfwd_coll, sizeof(*s->fwd_coll), cmp_i64);
+	return NS_OK;
+}
+
+/* Without a description that names its group, an all-reduce launched in the forward pass is tensor-parallel:
+ * data parallelism reduces gradients in or after backward (docs/trace.md, "Which collectives"). */
+static void place_role(const ns_trace_split *s, const gpu_rec *g, ns_split_collective *c)
+{
+	if (c->role != NS_COLL_ROLE_UNKNOWN || g->corr < 0 ||
+	    ns_bsearch(&g->corr, s->fwd_coll, s->nfwd_coll, sizeof(*s->fwd_coll), cmp_i64) == NULL)
+		return;
+	c->role = NS_COLL_ROLE_TP;
+	c->by_place = true;
 }
 
 /* The step of the window that holds t, or -1. */
@@ -154,6 +207,7 @@ ns_status split_coll_build(const ns_trace_split *s, const gpu_rec *g, size_t n, 
 		c->end_ns = g[i].end;
 		c->step = step_at(d, g[i].start);
 		apply_meta(s, &g[i], c);
+		place_role(s, &g[i], c);
 		add_exposed(exposed, c, &claimed);
 	}
 	d->ncoll = count;

@@ -60,6 +60,7 @@ void ns_trace_split_free(ns_trace_split *s)
 	free(s->copy_call);
 	free(s->pageable_corr);
 	free(s->cmeta);
+	free(s->fwd_coll);
 	free(s->gemm_name);
 	for (size_t i = 0; i < s->nthreads; i++) {
 		for (int k = 0; k < HK_COUNT; k++)
@@ -336,7 +337,7 @@ static ns_status derive(ns_trace_split *s, const ns_trace_event *ev, span_info *
 	si->kind = SK_NONE;
 	si->corr = ev->correlation;
 	si->ext = ev->external_id;
-	if (ev->coll_name.len > 0 || ev->coll_pg.len > 0) {
+	if (ev->coll_name.len > 0 || ev->coll_pg.len > 0 || ev->coll_pg_desc.len > 0) {
 		st = split_coll_note(s, ev, err);
 		if (st != NS_OK)
 			return st;

@@ -4,6 +4,7 @@
  * Management"), the HIP runtime API reference, and PyTorch's c10/cuda and ATen sources for the ops that block
  * the host. */
 #include <string.h>
+#include <strings.h>
 
 #include "trace/split/split_private.h"
 
@@ -309,6 +310,55 @@ static const name_rule trivial_ops[] = {
 bool split_is_trivial_op(ns_str name)
 {
 	return matches(name, trivial_ops);
+}
+
+/* A process group's description, word by word ("mesh_tp", "TENSOR_MODEL_PARALLEL_GROUP", "mesh_dp_shard"):
+ * DeviceMesh names its groups "mesh_<dim name>" (torchtitan's dims: dp_replicate, dp_shard, cp, tp, pp, ep),
+ * Megatron-LM "<KIND>_PARALLEL_GROUP". A description with words of two kinds (Megatron's
+ * TENSOR_AND_DATA_PARALLEL_GROUP, a flattened "mesh_dp_tp") or none ("default_pg", "mesh_dim_0") says
+ * nothing. */
+static const struct {
+	const char *word;
+	uint8_t role;
+} group_words[] = {
+    {"tp", NS_COLL_ROLE_TP},         {"tensor", NS_COLL_ROLE_TP},      {"dp", NS_COLL_ROLE_DP},
+    {"data", NS_COLL_ROLE_DP},       {"replicate", NS_COLL_ROLE_DP},   {"shard", NS_COLL_ROLE_DP},
+    {"fsdp", NS_COLL_ROLE_DP},       {"hsdp", NS_COLL_ROLE_DP},        {"ddp", NS_COLL_ROLE_DP},
+    {"pp", NS_COLL_ROLE_OTHER},      {"pipeline", NS_COLL_ROLE_OTHER}, {"cp", NS_COLL_ROLE_OTHER},
+    {"context", NS_COLL_ROLE_OTHER}, {"ep", NS_COLL_ROLE_OTHER},       {"expert", NS_COLL_ROLE_OTHER},
+};
+
+static uint8_t word_role(const char *w, size_t n)
+{
+	for (size_t i = 0; i < sizeof(group_words) / sizeof(group_words[0]); i++)
+		if (strlen(group_words[i].word) == n && strncasecmp(w, group_words[i].word, n) == 0)
+			return group_words[i].role;
+	return NS_COLL_ROLE_UNKNOWN;
+}
+
+uint8_t split_group_role(ns_str desc)
+{
+	unsigned seen = 0; /* bit per role */
+	size_t i = 0;
+
+	while (i < desc.len) {
+		size_t j = i;
+		while (j < desc.len && ((desc.ptr[j] >= 'a' && desc.ptr[j] <= 'z') ||
+		                        (desc.ptr[j] >= 'A' && desc.ptr[j] <= 'Z') ||
+		                        (desc.ptr[j] >= '0' && desc.ptr[j] <= '9')))
+			j++;
+		if (j > i)
+			seen |= 1u << word_role(desc.ptr + i, j - i);
+		i = j + 1;
+	}
+	seen &= ~(1u << NS_COLL_ROLE_UNKNOWN);
+	/* an expert group with tensor in its name (EXPERT_TENSOR_PARALLEL_GROUP) is tensor parallelism */
+	if (seen == ((1u << NS_COLL_ROLE_TP) | (1u << NS_COLL_ROLE_OTHER)))
+		return NS_COLL_ROLE_TP;
+	for (uint8_t r = NS_COLL_ROLE_TP; r < NS_COLL_ROLE_COUNT; r++)
+		if (seen == 1u << r)
+			return r;
+	return NS_COLL_ROLE_UNKNOWN;
 }
 
 /* Code compiled by torch.compile: Dynamo wraps each compiled frame in a "Torch-Compiled Region: N/M"

@@ -37,6 +37,7 @@ typedef struct {
 struct split_phases {
 	span_list *thread[NS_PASS_COUNT];
 	size_t nthreads[NS_PASS_COUNT], cap[NS_PASS_COUNT];
+	bool sorted[NS_PASS_COUNT]; /* the lists sorted and merged (split_phases_in) */
 	optimizer_process proc[OPTIMIZER_PROCESSES];
 	size_t nproc;
 };
@@ -202,6 +203,30 @@ ns_status split_phases_add(split_phases *p, int pass, uint32_t thread, int64_t s
 		p->nthreads[pass] = n;
 	}
 	return split_span_add(&p->thread[pass][thread], start, end, err);
+}
+
+bool split_phases_in(split_phases *p, int pass, uint32_t thread, int64_t t)
+{
+	span_list *l;
+	size_t lo = 0, hi;
+
+	if (thread >= p->nthreads[pass])
+		return false;
+	if (!p->sorted[pass]) {
+		for (size_t i = 0; i < p->nthreads[pass]; i++)
+			(void)split_spans_union(&p->thread[pass][i]);
+		p->sorted[pass] = true;
+	}
+	l = &p->thread[pass][thread];
+	hi = l->n;
+	while (lo < hi) { /* the first span that ends after t */
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->v[mid].end <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->n && l->v[lo].start <= t;
 }
 
 /* The spans of one pass on the threads of process pid, as a sorted disjoint list. */

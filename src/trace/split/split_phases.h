@@ -30,6 +30,8 @@ ns_status split_phases_windows(split_phases *p, const ns_trace_split *s, uint32_
  * the sweep's SL_OPT list, the idle cause "optimizer" (docs/trace.md, "Attribution"). */
 ns_status split_phases_optimizer_spans(const split_phases *p, const ns_trace_split *s, uint32_t main_thread,
                                        span_list *out, ns_error *err);
+/* Whether thread `thread` is inside a span of pass at t. Sorts that pass's lists on first use. */
+bool split_phases_in(split_phases *p, int pass, uint32_t thread, int64_t t);
 /* d->passes: the sum over the windows that count in d->overall. */
 void split_phases_overall(const ns_split_result *res, ns_split_device *d, bool keep_warmup);
 

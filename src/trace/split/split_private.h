@@ -283,12 +283,15 @@ typedef struct {
 	bool by_corr;
 	int64_t seq, in, out;
 	char name[NS_SPLIT_COLL_TEXT], group[NS_SPLIT_COLL_TEXT], dtype[NS_SPLIT_COLL_TEXT / 2];
+	uint8_t role; /* ns_coll_role, from "Process Group Description" */
 } coll_meta;
 
 struct ns_trace_split {
 	const ns_kernel_rules *rules;
 	coll_meta *cmeta; /* split_collectives.c */
 	size_t ncmeta, capcmeta;
+	int64_t *fwd_coll; /* correlations of the all-reduces launched in a forward pass, sorted */
+	size_t nfwd_coll, capfwd_coll;
 	struct split_python *py;     /* python_function frames (split_python.c) */
 	struct split_phases *phases; /* forward/backward/optimizer markers (split_phases.c) */
 	struct split_memtrack *mem;  /* profile_memory's events (split_memory.c); NULL until the first */
@@ -405,6 +408,8 @@ bool split_is_compiled_marker(ns_str name);
 bool split_is_alloc_call(ns_str name);
 bool split_is_trivial_call(ns_str name);
 bool split_is_trivial_op(ns_str name);
+/* The ns_coll_role a process group's description names (NS_COLL_ROLE_UNKNOWN for none, or for both). */
+uint8_t split_group_role(ns_str desc);
 /* CAPTURE_BEGIN or CAPTURE_END for the calls that open and close a stream capture, else 0. */
 enum { CAPTURE_BEGIN = 1, CAPTURE_END = 2 };
 uint8_t split_capture_edge(ns_str name);
@@ -524,6 +529,9 @@ ns_status split_timeline_build(const ns_trace_split *s, const gpu_rec *g, size_t
 ns_status split_coll_note(ns_trace_split *s, const ns_trace_event *ev, ns_error *err);
 /* Sorts the metadata for lookups (once, before the devices are split). */
 void split_coll_prepare(ns_trace_split *s);
+/* Notes the all-reduces launched inside a forward pass (s->fwd_coll); after split_phases_windows, while the
+ * launches are still there. */
+ns_status split_coll_forward(ns_trace_split *s, ns_error *err);
 /* The device's collective kernels among g[0..n) (sorted by start), with their exposed pieces. */
 ns_status split_coll_build(const ns_trace_split *s, const gpu_rec *g, size_t n, const span_list *exposed,
                            ns_split_device *d, ns_error *err);

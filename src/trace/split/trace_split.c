@@ -423,6 +423,9 @@ ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns
 	res->captured_launches = s->quality.captured;
 	if (st == NS_OK)
 		st = split_phases_windows(s->phases, s, s->main_thread, &w, res, err);
+	split_coll_prepare(s);
+	if (st == NS_OK)
+		st = split_coll_forward(s, err);
 	/* after the windows: a marker is no host work, and must not stretch a host-only window */
 	if (st == NS_OK)
 		st = split_phases_optimizer_spans(s->phases, s, s->main_thread, &host[SL_OPT], err);
@@ -431,7 +434,6 @@ ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns
 	s->nlaunch = 0;
 	/* Host work alone is not routed: with no device there is no idle device to explain, unless the host's
 	 * time is in collectives (a host-side, gloo, job). */
-	split_coll_prepare(s);
 	if (st == NS_OK && w.n > 0 && (res->gpu_activity || res->host_comm))
 		st = split_devices(s, meta, host, &w, res, err);
 	split_lists_free(host);
