@@ -253,6 +253,16 @@ static int64_t summary_t0(const ns_job_rank *k)
 	return t0 == INT64_MAX ? 0 : t0;
 }
 
+/* The host stalls and allocator calls, only when there are: summaries without them keep their bytes. */
+static void put_host_counts(sbuf *b, const ns_job_rank *k)
+{
+	if (k->host_stalls > 0)
+		put(b, ",\"host_stalls\":%" PRId64 ",\"host_stall_ns\":%" PRId64, k->host_stalls,
+		    k->host_stall_ns);
+	if (k->alloc_calls > 0)
+		put(b, ",\"alloc_calls\":%" PRId64 ",\"alloc_ns\":%" PRId64, k->alloc_calls, k->alloc_ns);
+}
+
 char *ns_job_rank_to_ndjson(const ns_job_rank *k)
 {
 	sbuf b = {NULL, 0, 0, false};
@@ -270,11 +280,7 @@ char *ns_job_rank_to_ndjson(const ns_job_rank *k)
 	put(&b, ",\"world_size\":%" PRId64, k->world_size);
 	if (k->quality >= 0)
 		put(&b, ",\"quality\":\"%s\"", ns_quality_grade_name((ns_quality_grade)k->quality));
-	if (k->host_stalls > 0) /* only when there are: summaries without stalls keep their bytes */
-		put(&b, ",\"host_stalls\":%" PRId64 ",\"host_stall_ns\":%" PRId64, k->host_stalls,
-		    k->host_stall_ns);
-	if (k->alloc_calls > 0)
-		put(&b, ",\"alloc_calls\":%" PRId64 ",\"alloc_ns\":%" PRId64, k->alloc_calls, k->alloc_ns);
+	put_host_counts(&b, k);
 	put(&b, ",\"file\":");
 	put_string(&b, k->file != NULL ? k->file : "");
 	put(&b, ",\"t0\":\"%" PRId64 "\",\"devices\":[", t0);

@@ -73,7 +73,10 @@ for t in default dataloader dataloader_fixed; do
 done
 row "make-trace 4 ranks, straggler 2" "$tmp/job"
 # this round's hand-written fixtures (tests/data): the cases the shared traces do not have
-for t in trace_period trace_vllm_outside trace_decode_small_m trace_tp_decode; do
+for t in trace_period trace_vllm_outside trace_decode_small_m trace_tp_decode trace_tp_train_desc \
+	trace_tp_train_forward trace_dp_train_backward; do
 	row "tests/data/$t" "$root/tests/data/$t.json"
 done
-row "tests/data/job-jitter" "$root/tests/data/job-jitter"
+for t in job-jitter job-jitter-trivial job-jitter-alloc; do
+	row "tests/data/$t" "$root/tests/data/$t"
+done

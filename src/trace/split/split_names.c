@@ -355,9 +355,9 @@ uint8_t split_group_role(ns_str desc)
 	/* an expert group with tensor in its name (EXPERT_TENSOR_PARALLEL_GROUP) is tensor parallelism */
 	if (seen == ((1u << NS_COLL_ROLE_TP) | (1u << NS_COLL_ROLE_OTHER)))
 		return NS_COLL_ROLE_TP;
-	for (uint8_t r = NS_COLL_ROLE_TP; r < NS_COLL_ROLE_COUNT; r++)
+	for (int r = NS_COLL_ROLE_TP; r < NS_COLL_ROLE_COUNT; r++)
 		if (seen == 1u << r)
-			return r;
+			return (uint8_t)r;
 	return NS_COLL_ROLE_UNKNOWN;
 }
 
