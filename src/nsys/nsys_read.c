@@ -602,7 +602,7 @@ static ns_status read_samples(reader *r)
 	for (size_t i = 0; st == NS_OK && i < r->nsthr; i++)
 		if (r->sthr[i].pending)
 			st = sample_emit(r, &r->sthr[i], ns_sat_add_i64(r->sthr[i].ts, r->sthr[i].period));
-	r->meta->program.samples_read = st == NS_OK && r->row > 0;
+	r->meta->program.samples_read = st == NS_OK && r->nsthr > 0 && r->row > 0; /* row: this stream's */
 	samples_free(r);
 	return st;
 }

@@ -716,6 +716,32 @@ START_TEST(cpu_samples_are_frames_of_their_thread_to_the_next_sample)
 }
 END_TEST
 
+/* Samples no thread can own (globalTid NULL) are not read, and the export does not claim to have read samples
+ * because another table (here OSRT_API) had rows. */
+START_TEST(samples_without_a_thread_are_not_read)
+{
+	collected c;
+	ns_trace_meta m;
+	ns_error err;
+
+	ck_assert_int_eq(
+	    read_rows(
+	        "CREATE TABLE OSRT_API (start INTEGER, end INTEGER, globalTid INTEGER, nameId INTEGER);"
+	        "CREATE TABLE COMPOSITE_EVENTS (id INTEGER PRIMARY KEY, start INTEGER, globalTid INTEGER);"
+	        "CREATE TABLE SAMPLING_CALLCHAINS (id INTEGER, symbol INTEGER, stackDepth INTEGER);"
+	        "INSERT INTO StringIds VALUES (4, 'read');"
+	        "INSERT INTO OSRT_API VALUES (10, 70, " GTID ", 4);"
+	        "INSERT INTO COMPOSITE_EVENTS VALUES (1, 20, NULL), (2, 40, NULL);"
+	        "INSERT INTO SAMPLING_CALLCHAINS VALUES (1, 4, 0), (2, 4, 0);",
+	        &c, &m, &err),
+	    NS_OK);
+	ck_assert_int_eq((int)c.n, 1); /* the OS call */
+	ck_assert_str_eq(c.ev[0].cat_raw, NS_TRACE_CAT_OS_RUNTIME);
+	ck_assert(m.program.cpu_samples);
+	ck_assert(!m.program.samples_read);
+}
+END_TEST
+
 /* Through the split: a step 0-100 on the thread (a ProfilerStep# NVTX range) whose only device work is a
  * kernel at 90-100, so 0-90 is host_gap (no op or call on the thread). Inside it the thread is in read()
  * 10-70 and pthread_mutex_lock() 70-80: 60 and 10 ns of the gap's 90 are behind OS calls, 20 behind none. */
@@ -815,6 +841,7 @@ static Suite *nsys_suite(void)
 	tcase_add_test(db, names_with_backslashes_are_escaped);
 	tcase_add_test(db, os_runtime_calls_are_frames_of_their_thread);
 	tcase_add_test(db, cpu_samples_are_frames_of_their_thread_to_the_next_sample);
+	tcase_add_test(db, samples_without_a_thread_are_not_read);
 	tcase_add_test(db, host_gap_is_attributed_to_the_os_calls_inside_it);
 	tcase_add_test(db, the_committed_fixture_reads_from_its_file);
 	tcase_set_timeout(db, 30);
