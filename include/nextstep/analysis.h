@@ -17,7 +17,10 @@
 #include "nextstep/routes.h"
 #ifdef NEXTSTEP_STATIC_LINKING_ONLY
 #include "nextstep/devices.h"
+#include "nextstep/input.h"
+#include "nextstep/kernel_rules.h"
 #include "nextstep/trace_report.h"
+#include "nextstep/trace_roofline.h"
 #include "nextstep/trace_split.h"
 #endif
 
@@ -39,6 +42,19 @@ NS_API void ns_trace_options_set_all_steps(ns_trace_options *o, bool all);
  * table (the installed one is share/nextstep/devices.json), read now. NS_ERR_IO, NS_ERR_SYNTAX, ... with err
  * set when it cannot be read. */
 NS_API ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices_json, ns_error *err);
+/* Steps are the spans of the user annotations whose names match regex (PCRE2), as `--step-marker`, instead
+ * of the profiler's own step spans; NULL goes back to those. NS_ERR_VALUE with err set when regex does not
+ * compile. */
+NS_API ns_status ns_trace_options_set_step_marker(ns_trace_options *o, const char *regex, ns_error *err);
+/* Called from the analysing thread after every read that got bytes, with the count of bytes read from the
+ * file so far (compressed, as stored: compare with its size); the callee rate-limits what it shows. NULL:
+ * none. */
+typedef void (*ns_progress_fn)(void *ctx, unsigned long long bytes_read);
+NS_API void ns_trace_options_set_progress(ns_trace_options *o, ns_progress_fn fn, void *ctx);
+/* The thresholds and routes the verdicts and next steps are decided with (both borrowed: they must outlive
+ * every analysis made with o); NULL: the defaults, as `nextstep trace` without --config. */
+NS_API void ns_trace_options_set_classify(ns_trace_options *o, const ns_classify_options *classify);
+NS_API void ns_trace_options_set_routes(ns_trace_options *o, const ns_routes *routes);
 
 /* The analysis of one trace. */
 typedef struct ns_analysis ns_analysis;
@@ -49,6 +65,9 @@ typedef struct ns_analysis ns_analysis;
 NS_API ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns_analysis **out,
                                   ns_error *err);
 NS_API void ns_analysis_free(ns_analysis *a);
+/* NULL, or when the trace ended early (a file cut off, gzip or JSON unfinished) but held events: the error
+ * where reading stopped. The analysis is then of what was read, and its quality says truncated. */
+NS_API const ns_error *ns_analysis_cut(const ns_analysis *a);
 
 /* The devices reported (GPUs, or the host alone for a host-only job); 0 when the trace recorded no work to
  * route. */
@@ -76,10 +95,29 @@ NS_API ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_for
  * outlive every analysis made with o), instead of one ns_trace_options_set_roofline() reads. NULL goes back
  * to the table set_roofline read, if any. */
 NS_STATIC_API void ns_trace_options_set_devices(ns_trace_options *o, const ns_device_table *devices);
+/* Place the trace's ops on the roofline as roof says (--device, --dtype; its table borrowed, as with
+ * ns_trace_options_set_devices()). NULL: no roofline, unless set_roofline read a table. */
+NS_STATIC_API void ns_trace_options_set_roofline_as(ns_trace_options *o, const ns_troof_options *roof);
+/* The kernel rules to classify kernels with (borrowed; one thread at a time uses a rule set: give each
+ * thread's analyses their own); NULL: the built-in table, loaded for each analysis. */
+NS_STATIC_API void ns_trace_options_set_rules(ns_trace_options *o, const ns_kernel_rules *rules);
+/* A compiled step marker (borrowed; read-only, shared by threads), instead of one set_step_marker compiled;
+ * NULL goes back to that one. */
+NS_STATIC_API void ns_trace_options_set_marker(ns_trace_options *o, const ns_step_marker *marker);
+/* Steps beyond what memory holds wait in an unlinked file in dir (ns_trace_split_spill_dir); NULL: none. */
+NS_STATIC_API void ns_trace_options_set_spill_dir(ns_trace_options *o, const char *dir);
+/* Also keep the median step's timeline (the HTML page draws it). */
+NS_STATIC_API void ns_trace_options_set_timeline(ns_trace_options *o, bool want);
+/* As ns_trace_analyse(), from an input the caller opened (and closes), with whatever hooks it set on it
+ * (progress, tap); the options' progress hook, if any, replaces in's while reading. */
+NS_STATIC_API ns_status ns_trace_analyse_input(ns_input *in, const ns_trace_options *options,
+                                               ns_analysis **out, ns_error *err);
 /* The split behind the analysis (owned by it). */
 NS_STATIC_API const ns_split_result *ns_analysis_split(const ns_analysis *a);
 /* Device i's report as the printers read it (owned by the analysis), or NULL out of range. */
 NS_STATIC_API const ns_device_report *ns_analysis_device_report(const ns_analysis *a, size_t device);
+/* The ops placed on the roofline (owned by the analysis), or NULL when none was asked for. */
+NS_STATIC_API const ns_troof_report *ns_analysis_roofline(const ns_analysis *a);
 #endif
 
 NS_END_DECLS

@@ -59,8 +59,8 @@ static int make_summary(trace_run *r, trace_task *t, const trace_sink *k, const 
 	    (!t->ns_job_rank && mode == TRACE_AUTO))
 		return EXIT_ROUTED;
 	ns_error_clear(&err);
-	if (d->truncated) { /* a summary would carry what was read as the rank's whole run */
-		trace_one_error(k->msgs, where, &d->cut);
+	if (d->cut != NULL) { /* a summary would carry what was read as the rank's whole run */
+		trace_one_error(k->msgs, where, d->cut);
 		fprintf(k->msgs, "nextstep: %s: the file is cut off: no summary\n", where);
 		return EXIT_BAD_INPUT;
 	}
@@ -70,7 +70,7 @@ static int make_summary(trace_run *r, trace_task *t, const trace_sink *k, const 
 		        where);
 		return EXIT_BAD_INPUT;
 	}
-	if (ns_job_rank_from_split(&d->res, where, &t->summary, &err) != NS_OK) {
+	if (ns_job_rank_from_split(d->res, where, &t->summary, &err) != NS_OK) {
 		trace_one_error(k->msgs, where, &err);
 		return EXIT_BAD_INPUT;
 	}
@@ -147,9 +147,9 @@ static int run_file(trace_run *r, size_t i, trace_sink *k, ns_input *in)
 	}
 	trace_one_analyse(r->s, k, in, d);
 	/* a cut rank is reported on its own (its report says what was lost), never merged into a job */
-	t->has_rank = d->st == NS_OK && d->res.has_rank && !d->truncated;
-	t->ns_job_rank = t->has_rank && d->res.world_size != 1;
-	t->rank = d->res.rank;
+	t->has_rank = d->st == NS_OK && d->res->has_rank && d->cut == NULL;
+	t->ns_job_rank = t->has_rank && d->res->world_size != 1;
+	t->rank = d->st == NS_OK ? d->res->rank : 0;
 	if (r->s->html != NULL) {
 		t->done = d; /* reported by emit_page() */
 		return make_summary(r, t, k, where, d);
@@ -161,7 +161,7 @@ static int run_file(trace_run *r, size_t i, trace_sink *k, ns_input *in)
 		if (r->s->cfg->output == TRACE_SUMMARY) {
 			if (d->st != NS_OK) /* the summary is the output; a bad trace gets its error */
 				rc = trace_one_text(r->s, k, where, false, d);
-			else if ((int)d->res.quality.grade > r->s->cfg->min_quality)
+			else if ((int)d->res->quality.grade > r->s->cfg->min_quality)
 				rc = cli_worse_exit(rc,
 				                    EXIT_QUALITY); /* the line is written, with its grade */
 		} else {

@@ -9,8 +9,6 @@
 #include "cli_parallel.h"
 #include "cli_spool.h"
 #include "cli_trace_private.h"
-#include "nextstep/trace_input.h"
-#include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 
 /* "nextstep: FILE: byte N: msg", the position being the byte offset in the decompressed document. */
@@ -20,38 +18,6 @@ void trace_one_error(FILE *msgs, const char *where, const ns_error *err)
 		fprintf(msgs, "nextstep: %s: byte %lld: %s\n", where, err->offset, err->msg);
 	else
 		fprintf(msgs, "nextstep: %s: %s\n", where, err->msg);
-}
-
-/* Reads the whole trace into the split (and the roofline collector). A file cut after some events is split
- * as far as it goes (its quality says truncated); *cut then holds the reader's error. */
-static ns_status read_trace(cli_trace_session *s, const trace_sink *k, ns_input *in, ns_trace_split *split,
-                            ns_trace_roofline *roof, ns_split_result *res, ns_troof_report *roof_report,
-                            ns_error *err, bool *truncated, ns_error *cut)
-{
-	ns_trace_roofline_tee tee = {ns_trace_split_event, split, roof};
-	cli_progress_line *progress = k->progress != NULL ? cli_progress_join(k->progress, in)
-	                                                  : cli_progress_start(s->cfg->progress, in);
-	ns_trace_meta meta;
-	ns_status st;
-
-	memset(&meta, 0, sizeof(meta));
-	st = roof != NULL
-	         ? ns_trace_read_input_threads(in, k->threads, ns_trace_roofline_tee_event, &tee, &meta, err)
-	         : ns_trace_read_input_threads(in, k->threads, ns_trace_split_event, split, &meta, err);
-	cli_progress_end(progress);
-	if (st != NS_OK && meta.truncated && meta.events > 0) {
-		*truncated = true;
-		*cut = *err;
-		ns_error_clear(err);
-		st = NS_OK;
-	}
-	if (st == NS_OK && meta.events == 0)
-		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to split");
-	if (st == NS_OK)
-		st = ns_trace_split_finish(split, &meta, res, err);
-	if (st == NS_OK && roof != NULL)
-		st = ns_trace_roofline_finish(roof, &meta, &s->roof, roof_report, err);
-	return st;
 }
 
 static ns_status print_report(cli_trace_session *s, FILE *out, const ns_split_result *res,
@@ -118,38 +84,58 @@ static ns_status write_html(cli_trace_session *s, const ns_html_source *src, con
 
 void trace_done_free(trace_done *d)
 {
-	ns_split_result_free(&d->res);
-	ns_troof_report_free(&d->roof_report);
+	ns_analysis_free(d->a);
+	d->a = NULL;
 }
 
-/* Reads and splits one opened trace into d (d->st says whether it worked; d->err why not). */
+/* The library's options for one trace of the session, read with the worker's rules. NULL when out of
+ * memory. */
+static ns_trace_options *trace_options(const cli_trace_session *s, const trace_sink *k)
+{
+	const cli_config *c = s->cfg;
+	ns_trace_options *o = ns_trace_options_new();
+
+	if (o == NULL)
+		return NULL;
+	ns_trace_options_set_rules(o, k->rules);
+	/* -j's share: 2 or more parse on two; below, the reader's default (gzip inflated on a thread) */
+	ns_trace_options_set_threads(o, k->threads >= 2 ? k->threads : 0);
+	ns_trace_options_set_marker(o, s->marker);
+	ns_trace_options_set_spill_dir(o, cli_spool_dir());
+	ns_trace_options_set_all_steps(o, c->all_steps);
+	ns_trace_options_set_timeline(o, s->html != NULL); /* the page draws the median step */
+	ns_trace_options_set_classify(o, &c->classify);
+	ns_trace_options_set_routes(o, &c->routes);
+	if (c->roofline)
+		ns_trace_options_set_roofline_as(o, &s->roof);
+	return o;
+}
+
+/* Reads and splits one opened trace into d (d->st says whether it worked; d->err why not), with its
+ * progress line, and its digest for --html. */
 void trace_one_analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, trace_done *d)
 {
-	cli_config *c = s->cfg;
-	ns_trace_split *split = ns_trace_split_new(k->rules);
-	ns_trace_roofline *roof = c->roofline ? ns_trace_roofline_new() : NULL;
+	ns_trace_options *o = trace_options(s, k);
+	cli_progress_line *progress;
 
 	memset(d, 0, sizeof(*d));
 	ns_error_clear(&d->err);
-	d->st = NS_ERR_NOMEM;
-	if (split != NULL && (!ns_trace_split_step_marker(split, s->marker) ||
-	                      !ns_trace_split_spill_dir(split, cli_spool_dir()))) {
-		ns_trace_split_free(split);
-		split = NULL;
-	}
-	if (split != NULL)
-		ns_trace_split_keep_warmup(split, c->all_steps);
-	if (split != NULL && s->html != NULL)
-		ns_trace_split_want_timeline(split, true); /* the page draws the median step */
 	if (s->html != NULL)
 		cli_html_digest_start(&d->digest, in);
-	if (split != NULL && (!c->roofline || roof != NULL))
-		d->st = read_trace(s, k, in, split, roof, &d->res, &d->roof_report, &d->err, &d->truncated,
-		                   &d->cut);
-	else
-		ns_error_set(&d->err, NS_ERR_NOMEM, "out of memory");
-	ns_trace_split_free(split);
-	ns_trace_roofline_free(roof);
+	if (o == NULL) {
+		d->st = ns_error_set(&d->err, NS_ERR_NOMEM, "out of memory");
+	} else {
+		progress = k->progress != NULL ? cli_progress_join(k->progress, in)
+		                               : cli_progress_start(s->cfg->progress, in);
+		d->st = ns_trace_analyse_input(in, o, &d->a, &d->err);
+		cli_progress_end(progress);
+	}
+	ns_trace_options_free(o);
+	if (d->st == NS_OK) {
+		d->res = ns_analysis_split(d->a);
+		d->roof_report = ns_analysis_roofline(d->a);
+		d->cut = ns_analysis_cut(d->a);
+	}
 	if (s->html != NULL)
 		cli_html_digest_finish(&d->digest, in, &d->src);
 }
@@ -160,7 +146,7 @@ int trace_one_page(cli_trace_session *s, FILE *msgs, const char *where, trace_do
 {
 	if (s->html == NULL || d->st != NS_OK)
 		return EXIT_ROUTED;
-	if ((d->st = write_html(s, &d->src, &d->res, &d->roof_report, &d->err)) == NS_OK)
+	if ((d->st = write_html(s, &d->src, d->res, d->roof_report, &d->err)) == NS_OK)
 		return EXIT_ROUTED;
 	trace_one_error(msgs, where, &d->err);
 	d->st = NS_OK; /* said: trace_one_text() leaves the text out, as the page is incomplete */
@@ -179,7 +165,7 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 	                       .top = c->top,
 	                       .hints = cli_report_hints,
 	                       .devices = &s->devices};
-	ns_troof_roof_ctx roof = {&d->roof_report, &d->res};
+	ns_troof_roof_ctx roof = {d->roof_report, d->res};
 	ns_status st = d->st;
 
 	if (c->roofline) { /* the kernels' next-step bounds (issue 21) */
@@ -193,7 +179,7 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 		return EXIT_BAD_INPUT;
 	}
 	if (!cli_html_to_stdout(c)) /* with --html - the page is all stdout holds */
-		st = print_labelled(s, k->out, where, labelled, &d->res, &o, &d->roof_report, &d->err);
+		st = print_labelled(s, k->out, where, labelled, d->res, &o, d->roof_report, &d->err);
 	if (st == NS_ERR_IO && k->out == stdout) {
 		cli_output_ok(); /* says it once for every input, now while errno is this thread's */
 		return EXIT_BAD_INPUT;
@@ -202,25 +188,25 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 		trace_one_error(k->msgs, where, &d->err);
 		return EXIT_BAD_INPUT;
 	}
-	if (d->truncated) { /* reported as far as it was read (quality: truncated), and still a bad input */
-		trace_one_error(k->msgs, where, &d->cut);
+	if (d->cut != NULL) { /* reported as far as it was read (quality: truncated), and still a bad input */
+		trace_one_error(k->msgs, where, d->cut);
 		fprintf(k->msgs, "nextstep: %s: the file is cut off; the report above is of what was read\n",
 		        where);
 		return EXIT_BAD_INPUT;
 	}
 	/* a trace below --min-quality is still reported in full; only the exit status says so */
-	return (int)d->res.quality.grade > c->min_quality ? EXIT_QUALITY : EXIT_ROUTED;
+	return (int)d->res->quality.grade > c->min_quality ? EXIT_QUALITY : EXIT_ROUTED;
 }
 
 /* A --kernel-rules regex that reached its cost limit on some names (they fell to the rules after it): the
  * library counts them in the result's name table, the command line says so. */
 void trace_one_note_rules(FILE *msgs, const char *where, const trace_done *d)
 {
-	size_t rule = 0, names = d->st == NS_OK && d->res.names != NULL
-	                             ? ns_kernel_names_gave_up(d->res.names, &rule)
+	size_t rule = 0, names = d->st == NS_OK && d->res->names != NULL
+	                             ? ns_kernel_names_gave_up(d->res->names, &rule)
 	                             : 0;
 
-	size_t skipped = names > 0 ? ns_kernel_names_without_regex(d->res.names) : 0;
+	size_t skipped = names > 0 ? ns_kernel_names_without_regex(d->res->names) : 0;
 
 	if (names > 0)
 		fprintf(msgs,

@@ -11,6 +11,7 @@
 #include "cli_html.h"
 #include "cli_progress.h"
 #include "cli_trace.h"
+#include "nextstep/analysis.h"
 #include "nextstep/devices.h"
 #include "nextstep/kernel_rules.h"
 #include "nextstep/trace_roofline.h"
@@ -41,10 +42,11 @@ typedef struct {
 typedef struct {
 	ns_status st;
 	ns_error err;
-	bool truncated; /* the file was cut: res holds what was read (st NS_OK), cut says where */
-	ns_error cut;
-	ns_split_result res;
-	ns_troof_report roof_report;
+	ns_analysis *a; /* the library's analysis (st NS_OK), else NULL; the rest point into it */
+	const ns_split_result *res;
+	const ns_troof_report *roof_report; /* --roofline's */
+	/* the file was cut: res holds what was read (st NS_OK), cut says where; else NULL */
+	const ns_error *cut;
 	cli_html_digest digest;
 	ns_html_source src;
 } trace_done;

@@ -12,6 +12,7 @@
 #include "nextstep/trace_input.h"
 #include "nextstep/trace_read.h"
 #include "nextstep/trace_roofline.h"
+#include "nextstep/trace_split.h"
 #include "trace/read/trace_read_private.h"
 #include "trace/trace_analyse_private.h"
 
@@ -22,14 +23,28 @@ struct ns_trace_options {
 	ns_device_table devices; /* read by ns_trace_options_set_roofline() */
 	bool devices_read;
 	const ns_device_table *table; /* the one the roofline looks devices up in: devices, or the caller's */
+	ns_troof_options roof;        /* --device, --dtype (ns_trace_options_set_roofline_as()) */
+	ns_step_marker *own_marker;   /* compiled by ns_trace_options_set_step_marker() */
+	const ns_step_marker *marker; /* own_marker, or the caller's */
+	const ns_kernel_rules *rules; /* the caller's, or NULL: the built-in table, loaded per analysis */
+	const ns_classify_options *classify; /* the caller's, or NULL: the defaults */
+	const ns_routes *routes;             /* the caller's, or NULL: the built-in table, per analysis */
+	const char *spill_dir;
+	bool timeline;
+	ns_progress_fn progress;
+	void *progress_ctx;
+	const char *empty_msg; /* what a trace without events is said to be (trace_options_set_empty()) */
 };
 
 struct ns_analysis {
 	ns_classify_options classify;
-	ns_routes *routes;
+	ns_routes *own_routes;   /* the built-in table, when the options name none */
+	const ns_routes *routes; /* own_routes, or the options' */
 	ns_split_result res;
 	bool roofline;
 	ns_troof_report roof;
+	bool cut; /* the trace ended early: res is what was read, cut_err why */
+	ns_error cut_err;
 	ns_device_report *device; /* res.ndevices reports, decided once */
 	char source[NS_INPUT_DISPLAY_MAX];
 };
@@ -48,6 +63,7 @@ void ns_trace_options_free(ns_trace_options *o)
 	if (o == NULL)
 		return;
 	ns_devices_free(&o->devices);
+	ns_step_marker_free(o->own_marker);
 	free(o);
 }
 
@@ -78,10 +94,75 @@ ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices
 	return NS_OK;
 }
 
+ns_status ns_trace_options_set_step_marker(ns_trace_options *o, const char *regex, ns_error *err)
+{
+	ns_step_marker *m = NULL;
+
+	if (regex != NULL && (m = ns_step_marker_new(regex, err)) == NULL)
+		return err->status;
+	ns_step_marker_free(o->own_marker);
+	o->own_marker = m;
+	o->marker = m;
+	return NS_OK;
+}
+
+void ns_trace_options_set_progress(ns_trace_options *o, ns_progress_fn fn, void *ctx)
+{
+	o->progress = fn;
+	o->progress_ctx = ctx;
+}
+
+void ns_trace_options_set_classify(ns_trace_options *o, const ns_classify_options *classify)
+{
+	o->classify = classify;
+}
+
+void ns_trace_options_set_routes(ns_trace_options *o, const ns_routes *routes)
+{
+	o->routes = routes;
+}
+
 void ns_trace_options_set_devices(ns_trace_options *o, const ns_device_table *devices)
 {
 	o->table = devices;
 	o->roofline = devices != NULL || o->devices_read;
+}
+
+void ns_trace_options_set_roofline_as(ns_trace_options *o, const ns_troof_options *roof)
+{
+	if (roof == NULL) {
+		memset(&o->roof, 0, sizeof(o->roof));
+		ns_trace_options_set_devices(o, NULL);
+		return;
+	}
+	o->roof = *roof;
+	ns_trace_options_set_devices(o, roof->devices);
+	o->roofline = true; /* a NULL table places nothing: every device unknown, as the report says */
+}
+
+void ns_trace_options_set_rules(ns_trace_options *o, const ns_kernel_rules *rules)
+{
+	o->rules = rules;
+}
+
+void ns_trace_options_set_marker(ns_trace_options *o, const ns_step_marker *marker)
+{
+	o->marker = marker != NULL ? marker : o->own_marker;
+}
+
+void ns_trace_options_set_spill_dir(ns_trace_options *o, const char *dir)
+{
+	o->spill_dir = dir;
+}
+
+void ns_trace_options_set_timeline(ns_trace_options *o, bool want)
+{
+	o->timeline = want;
+}
+
+void trace_options_set_empty(ns_trace_options *o, const char *msg)
+{
+	o->empty_msg = msg;
 }
 
 void ns_analysis_free(ns_analysis *a)
@@ -91,7 +172,7 @@ void ns_analysis_free(ns_analysis *a)
 	free(a->device);
 	ns_split_result_free(&a->res);
 	ns_troof_report_free(&a->roof);
-	ns_routes_delete(a->routes);
+	ns_routes_delete(a->own_routes);
 	free(a);
 }
 
@@ -104,32 +185,73 @@ static ns_status read_events(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_t
 	return trace_read_tuned(in, fn, ctx, meta, err, knobs);
 }
 
-/* Reads in into the split and, with a roofline, the op collector: one pass, as the command line does. */
+/* A splitter as the options set it up; NULL when out of memory. */
+static ns_trace_split *split_new(const ns_trace_options *o, const ns_kernel_rules *rules)
+{
+	ns_trace_split *split = ns_trace_split_new(rules);
+
+	if (split == NULL)
+		return NULL;
+	if ((o->marker != NULL && !ns_trace_split_step_marker(split, o->marker)) ||
+	    (o->spill_dir != NULL && !ns_trace_split_spill_dir(split, o->spill_dir))) {
+		ns_trace_split_free(split);
+		return NULL;
+	}
+	ns_trace_split_keep_warmup(split, o->all_steps);
+	if (o->timeline)
+		ns_trace_split_want_timeline(split, true);
+	return split;
+}
+
+/* The events of in into the split and, with a roofline, the op collector: one pass, as the command line
+ * does; the options' progress hook on in while it reads. */
+static ns_status read_into(ns_input *in, const ns_trace_options *o, ns_trace_split *split,
+                           ns_trace_roofline *roof, ns_trace_meta *meta, ns_error *err)
+{
+	trace_read_knobs knobs = {0, 0, o->threads, 0, NULL};
+	ns_trace_roofline_tee tee = {ns_trace_split_event, split, roof};
+	ns_progress_fn was = in->progress;
+	void *was_ctx = in->progress_ctx;
+	ns_status st;
+
+	if (o->progress != NULL) {
+		in->progress = o->progress;
+		in->progress_ctx = o->progress_ctx;
+	}
+	st = roof != NULL ? read_events(in, ns_trace_roofline_tee_event, &tee, meta, err, &knobs)
+	                  : read_events(in, ns_trace_split_event, split, meta, err, &knobs);
+	in->progress = was;
+	in->progress_ctx = was_ctx;
+	return st;
+}
+
+/* Reads in into a->res and, with a roofline, a->roof. A trace cut after some events is split as far as it
+ * goes (its quality says truncated); a->cut_err then holds the reader's error. */
 static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options *o,
                             const ns_kernel_rules *rules, ns_error *err)
 {
-	trace_read_knobs knobs = {0, 0, o->threads, 0, NULL};
-	ns_trace_split *split = ns_trace_split_new(rules);
+	ns_trace_split *split = split_new(o, rules);
 	ns_trace_roofline *roof = o->roofline ? ns_trace_roofline_new() : NULL;
-	ns_trace_roofline_tee tee = {ns_trace_split_event, split, roof};
-	ns_troof_options ro = {NULL, false, NS_DTYPE_BF16, o->table != NULL ? o->table : &o->devices};
+	ns_troof_options ro = o->roof;
 	ns_trace_meta meta;
 	ns_status st;
 
+	ro.devices = o->table != NULL ? o->table : &o->devices;
 	memset(&meta, 0, sizeof(meta)); /* the SQLite reader fills only what an export has */
 	if (split == NULL || (o->roofline && roof == NULL)) {
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		goto done;
 	}
-	ns_trace_split_keep_warmup(split, o->all_steps);
-	st = roof != NULL ? read_events(in, ns_trace_roofline_tee_event, &tee, &meta, err, &knobs)
-	                  : read_events(in, ns_trace_split_event, split, &meta, err, &knobs);
+	st = read_into(in, o, split, roof, &meta, err);
 	if (st != NS_OK && meta.truncated && meta.events > 0) { /* cut short: what was read is analysed */
+		a->cut = true;
+		a->cut_err = *err;
 		ns_error_clear(err);
 		st = NS_OK;
 	}
 	if (st == NS_OK && meta.events == 0)
-		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to split");
+		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: %s",
+		                  o->empty_msg != NULL ? o->empty_msg : "nothing to split");
 	if (st == NS_OK)
 		st = ns_trace_split_finish(split, &meta, &a->res, err);
 	if (st == NS_OK && roof != NULL) {
@@ -156,40 +278,66 @@ static ns_status decide(ns_analysis *a, ns_error *err)
 	return ns_split_result_steps_status(&a->res, err);
 }
 
-ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns_analysis **out,
-                           ns_error *err)
+/* in read, split and (decide) decided into *out, as the options say. */
+static ns_status analyse(ns_input *in, const ns_trace_options *options, bool decided, ns_analysis **out,
+                         ns_error *err)
 {
 	static const ns_trace_options defaults;
 	const ns_trace_options *o = options != NULL ? options : &defaults;
 	ns_analysis *a = calloc(1, sizeof(*a));
-	ns_kernel_rules *rules = NULL;
+	ns_kernel_rules *own_rules = NULL;
+	ns_status st;
+
+	*out = NULL;
+	if (a == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	if (o->classify != NULL)
+		a->classify = *o->classify;
+	else
+		ns_classify_options_default(&a->classify);
+	a->routes = o->routes;
+	if (decided && a->routes == NULL) {
+		if ((a->own_routes = ns_routes_new(NULL, err)) == NULL) {
+			st = err->status;
+			goto done;
+		}
+		a->routes = a->own_routes;
+	}
+	if (o->rules == NULL && (st = ns_kernel_rules_default(&own_rules, err)) != NS_OK)
+		goto done;
+	snprintf(a->source, sizeof(a->source), "%s", ns_input_display_name(in));
+	st = read_split(a, in, o, o->rules != NULL ? o->rules : own_rules, err);
+	if (st == NS_OK && decided)
+		st = decide(a, err);
+done:
+	ns_kernel_rules_free(own_rules);
+	if (st != NS_OK) {
+		ns_analysis_free(a);
+		return st;
+	}
+	*out = a;
+	return NS_OK;
+}
+
+ns_status ns_trace_analyse_input(ns_input *in, const ns_trace_options *options, ns_analysis **out,
+                                 ns_error *err)
+{
+	ns_error_clear(err);
+	return analyse(in, options, true, out, err);
+}
+
+ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns_analysis **out,
+                           ns_error *err)
+{
 	ns_input in;
 	ns_status st;
 
 	*out = NULL;
 	ns_error_clear(err);
-	if (a == NULL)
-		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	ns_classify_options_default(&a->classify);
-	if ((a->routes = ns_routes_new(NULL, err)) == NULL || ns_kernel_rules_default(&rules, err) != NS_OK) {
-		st = err->status;
-		goto fail;
-	}
 	if ((st = ns_input_open(&in, path, err)) != NS_OK)
-		goto fail;
-	snprintf(a->source, sizeof(a->source), "%s", ns_input_display_name(&in));
-	st = read_split(a, &in, o, rules, err);
+		return st;
+	st = analyse(&in, options, true, out, err);
 	ns_input_close(&in);
-	if (st == NS_OK)
-		st = decide(a, err);
-	if (st != NS_OK)
-		goto fail;
-	ns_kernel_rules_free(rules);
-	*out = a;
-	return NS_OK;
-fail:
-	ns_kernel_rules_free(rules);
-	ns_analysis_free(a);
 	return st;
 }
 
@@ -198,27 +346,28 @@ ns_status trace_analyse_split(const char *path, const ns_trace_options *options,
 {
 	static const ns_trace_options defaults;
 	ns_trace_options o = options != NULL ? *options : defaults;
-	ns_analysis a;
-	ns_kernel_rules *rules = NULL;
+	ns_analysis *a = NULL;
 	ns_input in;
 	ns_status st;
 
-	memset(&a, 0, sizeof(a));
 	memset(res, 0, sizeof(*res));
 	o.roofline = false; /* the split alone: o's device table stays its owner's (o is a shallow copy) */
-	if ((st = ns_kernel_rules_default(&rules, err)) != NS_OK)
+	if ((st = ns_input_open(&in, path, err)) != NS_OK)
 		return st;
-	if ((st = ns_input_open(&in, path, err)) == NS_OK) {
-		st = read_split(&a, &in, &o, rules, err);
-		ns_input_close(&in);
-	}
-	ns_kernel_rules_free(rules);
-	if (st != NS_OK) {
-		ns_split_result_free(&a.res);
-		return st;
-	}
-	*res = a.res;
-	return NS_OK;
+	st = analyse(&in, &o, false, &a, err);
+	ns_input_close(&in);
+	if (st == NS_OK && a != NULL)
+		trace_analysis_take_split(a, res);
+	ns_analysis_free(a);
+	return st;
+}
+
+void trace_analysis_take_split(ns_analysis *a, ns_split_result *res)
+{
+	*res = a->res;
+	memset(&a->res, 0, sizeof(a->res));
+	free(a->device); /* the reports point into the split */
+	a->device = NULL;
 }
 
 static const ns_device_report *report_of(const ns_analysis *a, size_t device)
@@ -283,9 +432,19 @@ ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_opt
 	return ns_report_print(out, &a->res, &o, err);
 }
 
+const ns_error *ns_analysis_cut(const ns_analysis *a)
+{
+	return a->cut ? &a->cut_err : NULL;
+}
+
 const ns_split_result *ns_analysis_split(const ns_analysis *a)
 {
 	return &a->res;
+}
+
+const ns_troof_report *ns_analysis_roofline(const ns_analysis *a)
+{
+	return a->roofline ? &a->roof : NULL;
 }
 
 const ns_device_report *ns_analysis_device_report(const ns_analysis *a, size_t device)

@@ -1,4 +1,5 @@
-/* What the one-call workflows of other modules (src/job) share of ns_trace_analyse(). Not installed. */
+/* What the one-call workflows of other modules (src/job, src/diff) share of ns_trace_analyse(). Not
+ * installed. */
 #ifndef NEXTSTEP_TRACE_ANALYSE_PRIVATE_H
 #define NEXTSTEP_TRACE_ANALYSE_PRIVATE_H
 
@@ -11,5 +12,11 @@
  * ns_split_result_free() on success, untouched (zeroed) otherwise. */
 ns_status trace_analyse_split(const char *path, const ns_trace_options *options, ns_split_result *res,
                               ns_error *err);
+
+/* Moves a's split into *res (the caller's to free): a keeps no split, and no reports, after. */
+void trace_analysis_take_split(ns_analysis *a, ns_split_result *res);
+/* What a trace without events is said to be, after "traceEvents is empty: " (default "nothing to split");
+ * msg is borrowed. */
+void trace_options_set_empty(ns_trace_options *o, const char *msg);
 
 #endif

@@ -237,6 +237,90 @@ START_TEST(trace_analyse_without_a_thread_says_where_gzip_stops)
 }
 END_TEST
 
+/* The fixture's first n bytes in a temporary file at path. */
+static void write_head(char *path, size_t n)
+{
+	FILE *in = fopen(BUCKETS_TRACE, "rb");
+	char text[1 << 16];
+	size_t got;
+	int fd = mkstemp(path);
+	FILE *out;
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_int_ge(fd, 0);
+	got = fread(text, 1, sizeof(text), in);
+	fclose(in);
+	ck_assert(got >= n);
+	out = fdopen(fd, "wb");
+	ck_assert_ptr_nonnull(out);
+	ck_assert_uint_eq(fwrite(text, 1, n, out), n);
+	fclose(out);
+}
+
+static void count_bytes(void *ctx, unsigned long long bytes_read)
+{
+	unsigned long long *last = ctx;
+
+	ck_assert(bytes_read >= *last); /* a running count */
+	*last = bytes_read;
+}
+
+/* The hook sees the running count of bytes read, ending at the file's size (4403 bytes, plain JSON). */
+START_TEST(trace_analyse_reports_its_progress_in_bytes_read)
+{
+	ns_trace_options *o = ns_trace_options_new();
+	ns_analysis *a = NULL;
+	unsigned long long last = 0;
+	ns_error err;
+
+	ns_trace_options_set_progress(o, count_bytes, &last);
+	ck_assert_int_eq(ns_trace_analyse(BUCKETS_TRACE, o, &a, &err), NS_OK);
+	ck_assert_uint_eq(last, 4403);
+	ns_analysis_free(a);
+	ns_trace_options_free(o);
+}
+END_TEST
+
+/* A file cut inside its events (3000 of 4403 bytes: the first step's events whole) is analysed as far as it
+ * goes, and says where reading stopped; a whole file was not cut. */
+START_TEST(trace_analyse_of_a_cut_file_says_where_it_stopped)
+{
+	char path[] = "/tmp/ns-test-api-XXXXXX";
+	ns_analysis *a = NULL;
+	ns_error err;
+
+	write_head(path, 3000);
+	ck_assert_int_eq(ns_trace_analyse(path, NULL, &a, &err), NS_OK);
+	ck_assert_ptr_nonnull(ns_analysis_cut(a));
+	ck_assert(ns_analysis_cut(a)->status != NS_OK);
+	ck_assert(ns_analysis_cut(a)->msg[0] != '\0');
+	ck_assert_uint_eq(ns_analysis_devices(a), 1);
+	ns_analysis_free(a);
+	unlink(path);
+	ck_assert_int_eq(ns_trace_analyse(BUCKETS_TRACE, NULL, &a, &err), NS_OK);
+	ck_assert_ptr_null(ns_analysis_cut(a));
+	ns_analysis_free(a);
+}
+END_TEST
+
+/* A step marker that does not compile is a value error, found when it is set; NULL takes it back. */
+START_TEST(trace_options_refuse_a_step_marker_that_does_not_compile)
+{
+	ns_trace_options *o = ns_trace_options_new();
+	ns_analysis *a = NULL;
+	ns_error err;
+
+	ck_assert_int_eq(ns_trace_options_set_step_marker(o, "(unclosed", &err), NS_ERR_VALUE);
+	ck_assert(err.msg[0] != '\0');
+	ck_assert_int_eq(ns_trace_options_set_step_marker(o, "^ProfilerStep#", &err), NS_OK);
+	ck_assert_int_eq(ns_trace_options_set_step_marker(o, NULL, &err), NS_OK);
+	ck_assert_int_eq(ns_trace_analyse(BUCKETS_TRACE, o, &a, &err), NS_OK);
+	ck_assert_int_eq(ns_analysis_verdict(a, 0)->regime, NS_REGIME_COMPUTE);
+	ns_analysis_free(a);
+	ns_trace_options_free(o);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -251,6 +335,9 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, trace_analyse_of_a_missing_file_is_an_io_error);
 	tcase_add_test(tc, trace_analyse_reads_gzip_with_or_without_a_thread);
 	tcase_add_test(tc, trace_analyse_without_a_thread_says_where_gzip_stops);
+	tcase_add_test(tc, trace_analyse_reports_its_progress_in_bytes_read);
+	tcase_add_test(tc, trace_analyse_of_a_cut_file_says_where_it_stopped);
+	tcase_add_test(tc, trace_options_refuse_a_step_marker_that_does_not_compile);
 	suite_add_tcase(s, tc);
 	return s;
 }
