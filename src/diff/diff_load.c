@@ -1,7 +1,7 @@
-/* Loading a side: a trace is read and split, then summarised through its report document without its steps
- * and the split's steps (so a saved report of the same trace summarises the same); any other JSON document is
- * a saved report (its steps held as text: diff_text.c) or a profile. Two traces are loaded at once, one on a
- * second thread: reading a large trace is CPU-bound (inflate, scan). */
+/* Loading a side: a trace is analysed (ns_trace_analyse_input), then summarised through its report document
+ * without its steps and the split's steps (so a saved report of the same trace summarises the same); any
+ * other JSON document is a saved report (its steps held as text: diff_text.c) or a profile. Two traces are
+ * loaded at once, one on a second thread: reading a large trace is CPU-bound (inflate, scan). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdlib.h>
@@ -9,13 +9,13 @@
 #include <sys/stat.h>
 
 #include "diff_private.h"
+#include "nextstep/analysis.h"
 #include "nextstep/json_file.h"
 #include "nextstep/parse_json.h"
-#include "nextstep/trace_input.h"
-#include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 #include "nextstep/trace_split.h"
 #include "trace/report/report_private.h"
+#include "trace/trace_analyse_private.h"
 #include "util/text.h"
 #include "util/vec.h"
 
@@ -85,28 +85,42 @@ static ns_status side_from_split(ns_split_result *res, const char *source, const
 	return NS_OK;
 }
 
+/* A trace side, analysed as `nextstep trace` analyses it (with this side's kernel rules); a trace cut short
+ * is an error here, as its report would not be the run's. */
+static ns_status analyse_trace(ns_input *in, const ns_diff_load_options *o, int which, ns_split_result *res,
+                               ns_error *err)
+{
+	ns_trace_options *to = ns_trace_options_new();
+	ns_analysis *a = NULL;
+	ns_status st;
+
+	if (to == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	ns_trace_options_set_rules(to, o->rules[which]);
+	ns_trace_options_set_classify(to, o->classify);
+	ns_trace_options_set_routes(to, o->routes);
+	trace_options_set_empty(to, "nothing to compare");
+	st = ns_trace_analyse_input(in, to, &a, err);
+	ns_trace_options_free(to);
+	if (st == NS_OK && ns_analysis_cut(a) != NULL) {
+		*err = *ns_analysis_cut(a);
+		st = err->status;
+	}
+	if (st == NS_OK && a != NULL)
+		trace_analysis_take_split(a, res);
+	ns_analysis_free(a);
+	return st;
+}
+
 static ns_status load_trace(ns_input *in, const ns_diff_load_options *o, int which, ns_diff_side *s,
                             ns_error *err)
 {
-	ns_trace_split *split = ns_trace_split_new(o->rules[which]);
 	ns_split_result *res = calloc(1, sizeof(*res));
-	ns_trace_meta meta;
 	ns_status st;
 
-	if (split == NULL || res == NULL) {
-		ns_trace_split_free(split);
-		free(res);
+	if (res == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	}
-	memset(&meta, 0, sizeof(meta));
-	st = ns_trace_read_input(in, ns_trace_split_event, split, &meta, err);
-	if (st == NS_OK && meta.events == 0)
-		st = ns_error_set(err, NS_ERR_VALUE, "traceEvents is empty: nothing to compare");
-	if (st == NS_OK)
-		st = ns_trace_split_finish(split, &meta, res, err);
-	ns_trace_split_free(split);
-	if (st != NS_OK) {
-		ns_split_result_free(res);
+	if ((st = analyse_trace(in, o, which, res, err)) != NS_OK) {
 		free(res);
 		return st;
 	}
