@@ -1,7 +1,7 @@
-/* Arbitrary bytes through the trace path into the HTML page (--html): reader, split with the median step's
- * timeline, page. Whatever the input the page must be complete (it ends the document), count exactly the
- * bytes it wrote, stay under NS_HTML_PAGE_MAX, and be well-formed UTF-8 without control characters but the
- * newline and tab (the trace's names escaped). */
+/* Arbitrary bytes through the trace path into the HTML page (--html): the analysis, its split with the
+ * median step's timeline, page. Whatever the input the page must be complete (it ends the document), count
+ * exactly the bytes it wrote, stay under NS_HTML_PAGE_MAX, and be well-formed UTF-8 without control
+ * characters but the newline and tab (the trace's names escaped). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -11,7 +11,6 @@
 #include "fuzz_split_bytes.h"
 #include "fuzz_text_safe.h"
 #include "nextstep/html.h"
-#include "nextstep/trace_read.h"
 #include "nextstep/trace_split.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,16 +53,16 @@ static void write_page(const ns_split_result *res)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ns_error err;
-	ns_split_result res;
+	ns_analysis *a = NULL;
 
 	ns_error_clear(&err);
 	if (rules == NULL && (ns_kernel_rules_default(&rules, &err) != NS_OK ||
 	                      ns_routes_init_default(&routes, &err) != NS_OK))
 		abort();
-	if (fuzz_split_bytes(data, size, rules, true, &res, &err) == NS_OK)
-		write_page(&res);
+	if (fuzz_analyse_bytes(data, size, rules, true, NULL, &a, &err) == NS_OK)
+		write_page(ns_analysis_split(a));
 	else
 		fuzz_check_message(err.msg);
-	ns_split_result_free(&res);
+	ns_analysis_free(a);
 	return 0;
 }

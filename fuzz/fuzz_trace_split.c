@@ -1,7 +1,8 @@
-/* Feeds arbitrary bytes through the whole trace path: reader, split, and the report's three forms. A trace
- * that reads must split into buckets that are never negative and sum exactly to each step, and print
- * without a fault: text and quiet output safe to show (fuzz_text_safe.h), the JSON report one document,
- * and every step the streamed JSON writes byte for byte the tree report_step_json() builds. */
+/* Feeds arbitrary bytes through the whole trace path: the analysis (reader, split, each device's report
+ * decided) and the report's three forms. A trace that reads must split into buckets that are never negative
+ * and sum exactly to each step, and print without a fault: text and quiet output safe to show
+ * (fuzz_text_safe.h), the JSON report one document, and every step the streamed JSON writes byte for byte
+ * the tree report_step_json() builds. */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -10,7 +11,6 @@
 
 #include "fuzz_split_bytes.h"
 #include "fuzz_text_safe.h"
-#include "nextstep/trace_read.h"
 #include "nextstep/trace_report.h"
 #include "nextstep/trace_split.h"
 #include "trace/report/report_private.h"
@@ -144,18 +144,18 @@ static void check_all_forms(const ns_split_result *res)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	ns_error err;
-	ns_split_result res;
+	ns_analysis *a = NULL;
 
 	ns_error_clear(&err);
 	if (rules == NULL && (ns_kernel_rules_default(&rules, &err) != NS_OK ||
 	                      ns_routes_init_default(&routes, &err) != NS_OK))
 		abort();
-	if (fuzz_split_bytes(data, size, rules, false, &res, &err) == NS_OK) {
-		check_buckets(&res);
-		check_all_forms(&res);
+	if (fuzz_analyse_bytes(data, size, rules, false, NULL, &a, &err) == NS_OK) {
+		check_buckets(ns_analysis_split(a));
+		check_all_forms(ns_analysis_split(a));
 	} else {
 		fuzz_check_message(err.msg);
 	}
-	ns_split_result_free(&res);
+	ns_analysis_free(a);
 	return 0;
 }
