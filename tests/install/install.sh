@@ -3,7 +3,8 @@
 # installed works on its own: the binary (routing, and the roofline with the installed device table), the
 # data directory override and its error, a moved prefix, every man page, the bash completion (without the
 # bash-completion package), and the library from a moved prefix, through pkg-config and through CMake's
-# find_package(nextstep), with examples/route_profile.c and examples/trace_verdict.c.
+# find_package(nextstep), with examples/route_profile.c and examples/trace_verdict.c (and, linked statically
+# through CMake, examples/job_stragglers.c).
 # The build it installs is the fixture build_elsewhere's (build-elsewhere.sh: a copy of the sources built as
 # the build under test was, tests off), which this test removes once installed.
 # Usage: install.sh SOURCE_DIR BUILD_DIR     (CTest runs it; prints one line per check)
@@ -172,6 +173,10 @@ if cmake -S "$src/examples" -B "$tmp/cmake-examples" -DCMAKE_PREFIX_PATH="$prefi
 		"$(env -u LD_LIBRARY_PATH "$tmp/cmake-examples/route_profile" compute=0.72 memory=0.15 2>&1 | sed -n 1p)"
 	check "find_package(nextstep): trace_verdict runs" "$want_verdict" \
 		"$(env -u LD_LIBRARY_PATH "$tmp/cmake-examples/trace_verdict" "$trace" 2>&1 | sed -n 1p)"
+	# The job fixture's distributedInfo: ranks 0 and 1 of a world of 2.
+	check "find_package(nextstep): job_stragglers (nextstep::nextstep_static) runs" "2 ranks of a world of 2" \
+		"$(env -u LD_LIBRARY_PATH "$tmp/cmake-examples/job_stragglers" "$src/tests/data/job-dir/rank-0.json" \
+			"$src/tests/data/job-dir/rank-1.json" 2>&1 | sed -n 1p)"
 	lib=$(ldd "$tmp/cmake-examples/trace_verdict" | awk '/libnextstep\.so/ { print $3 }')
 	check "find_package(nextstep): the moved prefix's shared library" "yes" \
 		"$([ -n "$lib" ] && [ "$(readlink -f "$lib")" = "$(readlink -f "$prefix/lib/libnextstep.so.2")" ] && echo yes || echo no)"
