@@ -871,35 +871,10 @@ static ns_status finish_output(FILE *out, ns_status st, ns_error *err)
 	return st;
 }
 
-/* The options a whole report prints with: o, or a copy with other routes for every window (the steps' too):
- * a host-only split's (no GPU advice), an Nsight Systems export's (worded by what it shows). */
-typedef struct {
-	ns_report_options o;
-	ns_routes routes;
-	char fixes[REPORT_FIX_SLOTS][NS_REPORT_FIX_MAX];
-} routed_options;
-
-static const ns_report_options *options_for(const ns_split_result *res, const ns_report_options *o,
-                                            routed_options *r)
-{
-	if (res->ndevices > 0 && !res->gpu_activity) {
-		report_host_only_routes(o->routes, &r->routes);
-	} else if (res->nsys) {
-		r->routes = *o->routes;
-		report_export_routes(res, o->routes, &r->routes, r->fixes);
-	} else {
-		return o;
-	}
-	r->o = *o;
-	r->o.routes = &r->routes;
-	return &r->o;
-}
-
 ns_status report_print_json_as(FILE *out, const ns_split_result *res, const ns_report_options *o,
                                unsigned flags, ns_error *err)
 {
-	routed_options routed;
-	ns_status st = print_json(out, res, options_for(res, o, &routed), NULL, NULL, flags, err);
+	ns_status st = print_json(out, res, o, NULL, NULL, flags, err);
 
 	if (st == NS_OK)
 		st = ns_split_result_steps_status(res, err);
@@ -910,9 +885,8 @@ ns_status ns_report_print_with(FILE *out, const ns_split_result *res, const ns_r
                                const char *extra_key, cJSON *extra, ns_error *err)
 {
 	ns_status st = NS_OK;
-	routed_options routed;
 
-	o = options_for(res, o, &routed);
+	/* a host-only split's routes and an export's are each device's model's (ns_device_report_build) */
 	switch (o->format->kind) {
 	case NS_FORMAT_JSON:
 		st = print_json(out, res, o, extra_key, extra, 0, err);
