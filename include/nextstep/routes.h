@@ -64,6 +64,7 @@ typedef enum {
 	NS_FINDING_STRAGGLER_ALLOC,  /* a job's straggler loses its host time in the allocator's
 	                                cudaMalloc/Free */
 	NS_FINDING_TP_TRAINING, /* a training job's exposed collectives are tensor-parallel activations */
+	NS_FINDING_ALLOC_STEPS, /* set-up time that recurs in the steady steps and is the allocator's calls */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

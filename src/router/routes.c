@@ -500,6 +500,22 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
                        "after the change{}",
          .next_follow_up = NS_FOLLOW_UP_COMM_SPLIT,
          .doc = DOC_COMM},
+    /* Set-up time in the steady steps that is the allocator's: PyTorch's caching allocator calls cudaMalloc
+     * only when no cached block fits, and cudaFree (which waits for the device) when it frees its cache to
+     * retry. Recurring in the counted steps, it is not start-up, and a steady-state capture would show it
+     * again. */
+    [NS_FINDING_ALLOC_STEPS] =
+        {.module = "Lesson 02.07, where the memory went",
+         .fix =
+             "the caching allocator calls cudaMalloc/cudaFree inside the steady steps, not at start-up: it "
+             "misses its cache when shapes vary from step to step, or frees it to retry an allocation that "
+             "failed (memory near full; cudaFree waits for the GPU): read torch.cuda.memory_stats() "
+             "(num_alloc_retries, num_device_alloc), set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, "
+             "pad shapes to a few sizes or lower the peak, and call no torch.cuda.empty_cache() in the loop",
+         .next_check =
+             "the steps' set-up share after the change: cudaMalloc/cudaFree should leave the steady "
+             "steps",
+         .doc = DOC_BUDGET},
     /* Stream capture records kernels into a graph without running them: a window of it shows the host
      * recording, not the job, and "use CUDA graphs" would be advice to do what it is doing. */
     [NS_FINDING_GRAPH_CAPTURE] =
@@ -566,6 +582,7 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_STRAGGLER_JITTER] = "straggler_jitter",
     [NS_FINDING_STRAGGLER_ALLOC] = "straggler_allocator",
     [NS_FINDING_TP_TRAINING] = "tp_training",
+    [NS_FINDING_ALLOC_STEPS] = "allocator_steps",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

@@ -70,6 +70,21 @@ case_of job-jitter-trivial trivial host_jitter 2986.666 13.333 "host jitter" \
 	'2.987 ms a step in trivial host calls stalled for milliseconds'
 case_of job-jitter-alloc alloc allocator 0 2990 "the allocator" '"alloc_calls":3,"alloc_ns":8970000' \
 	'2.990 ms a step in cudaMalloc/cudaFree'
+# The allocator rank alone (issue 25, "Set-up that recurs"): its 2.990 ms of cudaMalloc a step, the GPU idle
+# for all of it (the GEMM ends at 4.200 ms, the next kernel starts at 7.270 ms), is set-up time in all 3 steady
+# steps: the caching allocator's route, not "this is start-up: profile steady state". Rank 0 has no set-up time.
+"$bin" trace --format json tests/data/job-jitter-alloc/rank-2.json >"$tmp/alloc-rank2.json" || fail=1
+"$bin" trace --format json tests/data/job-jitter-alloc/rank-0.json >"$tmp/alloc-rank0.json" || fail=1
+python3 - "$tmp/alloc-rank2.json" "$tmp/alloc-rank0.json" <<'PY' || fail=1
+import json, sys
+steps = json.load(open(sys.argv[1]))["devices"][0]["overall"]["next_steps"]
+init = [n for n in steps if n["title"] == "start-up"]
+assert len(init) == 1 and abs(init[0]["gain_us"] - 2990) < 0.5, init
+assert init[0]["fix"].startswith("the caching allocator calls cudaMalloc/cudaFree inside the steady steps"), init[0]["fix"]
+other = json.load(open(sys.argv[2]))["devices"][0]["overall"]["next_steps"]
+assert not [n for n in other if "caching allocator" in n["fix"]], other
+print("ok: the allocator rank alone: set-up in every step is the caching allocator's, up to 2.990 ms a step")
+PY
 # rank 0 of the allocator job has neither: its summary keeps the bytes of one written before them
 grep -q '"host_stall\|"alloc_' <(head -n 1 "$tmp/job-jitter-alloc.ndjson") &&
 	{ echo "FAIL: rank 0's summary names stalls or allocator calls it does not have"; fail=1; }

@@ -159,6 +159,33 @@ static void training_comm_routes(const ns_split_device *d, const ns_routes *in, 
 	out->route[NS_REGIME_COMM] = *tp;
 }
 
+/* Set-up time (the init cause) in at least half of the counted steps, and at least two of them, while the
+ * allocator's calls hold at least half of it, recurs: it is the caching allocator in the steady state, not
+ * start-up, and "profile steady state" would capture it again (docs/trace.md, "Set-up that recurs"). The
+ * allocator's time is the trace's (warm-up included): an upper bound on the steps' share. PyTorch programs
+ * only: a PyTorch profiler trace, or an export whose program is Python. */
+static void recurring_alloc_routes(const ns_split_result *res, const ns_split_device *d, const ns_routes *in,
+                                   ns_routes *out)
+{
+	const ns_route *f = &in->finding[NS_FINDING_ALLOC_STEPS];
+	int64_t init = d->overall.cause_ns[NS_CAUSE_INIT];
+	size_t counted = 0, with = 0;
+
+	/* the caching allocator is PyTorch's: an export of another program keeps its own set-up route */
+	if (f->fix == NULL || init <= 0 || (double)res->alloc_ns < CAUSE_MAJORITY * (double)init ||
+	    (res->nsys && res->program.kind != NS_PROGRAM_PYTHON))
+		return;
+	for (size_t i = 0; i < d->nsteps; i++) {
+		ns_split_window w = ns_split_device_step(d, i);
+		if (w.warmup)
+			continue;
+		counted++;
+		with += w.cause_ns[NS_CAUSE_INIT] > 0;
+	}
+	if (with >= 2 && 2 * with >= counted)
+		out->cause[NS_CAUSE_INIT] = *f;
+}
+
 void report_evidence_routes(const ns_split_result *res, const ns_split_device *d,
                             const ns_device_table *devices, const ns_routes *in, ns_routes *out,
                             char fixes[][NS_REPORT_FIX_MAX])
@@ -167,6 +194,8 @@ void report_evidence_routes(const ns_split_result *res, const ns_split_device *d
 	/* set-up that mostly records CUDA graphs is a capture: its advice is to profile the replays */
 	if (report_startup_route(res, d, in) == &in->finding[NS_FINDING_GRAPH_CAPTURE])
 		out->cause[NS_CAUSE_INIT] = in->finding[NS_FINDING_GRAPH_CAPTURE];
+	else
+		recurring_alloc_routes(res, d, in, out);
 	report_python_route(res, d, NS_CAUSE_HOST_GAP, in, &out->cause[NS_CAUSE_HOST_GAP],
 	                    fixes[REPORT_FIX_HOST_GAP], NS_REPORT_FIX_MAX);
 	report_python_route(res, d, NS_CAUSE_LAUNCH, in, &out->cause[NS_CAUSE_LAUNCH],
