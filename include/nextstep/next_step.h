@@ -85,6 +85,12 @@ typedef struct {
 	 * thread in an Optimizer.step# span): the optimizer's own per-tensor launches, which a fused or
 	 * foreach optimizer removes. 0 when none, or not known. */
 	int64_t optimizer_launch_ns;
+	/* When the compute route is autocast for fp32 GEMMs and convolutions on a GPU with tensor cores:
+	 * their share of the compute class's kernel time, and the 16-bit tensor-core peak over the fp32 peak
+	 * (both 0 otherwise). Without a placement they bound the compute candidate (docs/next-step.md,
+	 * "Precision"). */
+	double fp32_share;
+	double tensor_ratio;
 } ns_next_inputs;
 
 #define NS_BASIS_MAX 320

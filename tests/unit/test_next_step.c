@@ -159,7 +159,7 @@ START_TEST(kernel_bounds_are_their_placed_time_above_the_roof)
 {
 	ns_split_window w = window(1000);
 	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
-	ns_next_inputs in = {roof, 0};
+	ns_next_inputs in = {roof, 0, 0.0, 0.0};
 	ns_next_steps s;
 
 	w.bucket_ns[NS_REGIME_COMPUTE] = 600;
@@ -185,7 +185,7 @@ START_TEST(kernel_bounds_never_go_below_zero_nor_above_the_class)
 {
 	ns_split_window w = window(1000);
 	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
-	ns_next_inputs in = {roof, 0};
+	ns_next_inputs in = {roof, 0, 0.0, 0.0};
 	ns_next_steps s;
 
 	w.bucket_ns[NS_REGIME_COMPUTE] = 500;
@@ -205,7 +205,7 @@ START_TEST(unplaced_kernel_time_is_said_unknown)
 {
 	ns_split_window w = window(1000);
 	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
-	ns_next_inputs in = {roof, 0};
+	ns_next_inputs in = {roof, 0, 0.0, 0.0};
 	ns_next_steps s;
 
 	w.bucket_ns[NS_REGIME_COMPUTE] = 800;
@@ -224,7 +224,7 @@ START_TEST(a_placement_without_the_class_leaves_it_unknown)
 {
 	ns_split_window w = window(1000);
 	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
-	ns_next_inputs in = {roof, 0};
+	ns_next_inputs in = {roof, 0, 0.0, 0.0};
 	ns_next_steps s;
 
 	w.bucket_ns[NS_REGIME_COMPUTE] = 300;
@@ -247,7 +247,7 @@ END_TEST
 START_TEST(the_optimizers_launches_go_to_the_optimizers_fix)
 {
 	ns_split_window w = window(1000);
-	ns_next_inputs in = {NULL, 400};
+	ns_next_inputs in = {NULL, 400, 0.0, 0.0};
 	ns_next_steps s;
 	const ns_next_step *opt, *launch;
 
@@ -269,7 +269,7 @@ END_TEST
 START_TEST(the_optimizers_launches_are_at_most_the_launch_time)
 {
 	ns_split_window w = window(1000);
-	ns_next_inputs in = {NULL, 900};
+	ns_next_inputs in = {NULL, 900, 0.0, 0.0};
 	ns_next_steps s;
 
 	put_cause(&w, NS_CAUSE_LAUNCH, 300);
@@ -295,6 +295,47 @@ START_TEST(kernels_without_a_placement_have_no_bound)
 	ck_assert_int_eq(s.item[1].gain_ns, 0);
 	ck_assert_int_eq(s.item[1].held_ns, 900);
 	ck_assert_ptr_eq(ns_next_steps_unbounded(&s), &s.item[1]);
+}
+END_TEST
+
+/* fp32 GEMMs and convolutions on the CUDA cores, 3/4 of the compute time, on a GPU whose tensor cores peak 8x
+ * fp32, no placement. Compute holds 800 ns: 600 of them fp32, whose FLOPs take at most 600 / 8 = 75 ns at the
+ * tensor-core peak, so at least 525 ns are above that roof: the bound is 525 (more than the 150 ns of launch
+ * overhead, so it ranks first); the other 200 ns of compute stay unknown. */
+START_TEST(fp32_kernels_on_tensor_core_gpus_are_bounded_by_the_peak_ratio)
+{
+	ns_split_window w = window(1000);
+	ns_next_inputs in = {NULL, 0, 0.75, 8.0};
+	ns_next_steps s;
+
+	w.bucket_ns[NS_REGIME_COMPUTE] = 800;
+	put_cause(&w, NS_CAUSE_LAUNCH, 150);
+	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
+	ck_assert_int_eq(s.item[0].bucket, NS_REGIME_COMPUTE);
+	ck_assert(s.item[0].known);
+	ck_assert_int_eq(s.item[0].gain_ns, 525);
+	ck_assert_int_eq(s.item[0].unknown_ns, 200);
+	ck_assert_int_eq(s.item[0].roof, NS_ROOF_NOT_RUN);
+	ck_assert_ptr_nonnull(strstr(s.item[0].basis, "fp32 GEMMs and convolutions"));
+	/* 200 ns unknown is less than the 525 bound: no "bound unknown" line */
+	ck_assert_ptr_null(ns_next_steps_unbounded(&s));
+}
+END_TEST
+
+/* The peak ratio applies to compute only, and a placement, when there is one, gives the bound instead. */
+START_TEST(a_placement_overrides_the_peak_ratio_bound)
+{
+	ns_split_window w = window(1000);
+	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
+	ns_next_inputs in = {roof, 0, 1.0, 8.0};
+	ns_next_steps s;
+
+	w.bucket_ns[NS_REGIME_COMPUTE] = 600;
+	put_cause(&w, NS_CAUSE_KERNELS, 100);
+	roof[NS_KCLASS_COMPUTE] = placed(700, 700, 420);
+	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->gain_ns, 240); /* as in the placed case above */
+	ck_assert(!find(&s, NS_REGIME_MEMORY, NS_CAUSE_KERNELS)->known);
 }
 END_TEST
 
@@ -404,6 +445,8 @@ int main(void)
 	tcase_add_test(tc, the_optimizers_launches_go_to_the_optimizers_fix);
 	tcase_add_test(tc, the_optimizers_launches_are_at_most_the_launch_time);
 	tcase_add_test(tc, kernels_without_a_placement_have_no_bound);
+	tcase_add_test(tc, fp32_kernels_on_tensor_core_gpus_are_bounded_by_the_peak_ratio);
+	tcase_add_test(tc, a_placement_overrides_the_peak_ratio_bound);
 	tcase_add_test(tc, a_ranks_waiting_is_no_next_step);
 	tcase_add_test(tc, decode_memory_kernels_take_the_decode_fix);
 	tcase_add_test(tc, a_cause_under_other_work_wins_nothing);

@@ -199,11 +199,38 @@ static void unknown_bound(ns_next_step *c, const ns_roof_time *t)
 		    ms(c->held_ns), t->why != NULL ? t->why : "no placement");
 }
 
+/* Compute kernels with no placement whose route is autocast: fp32 GEMMs and convolutions on the CUDA cores
+ * execute at most the fp32 peak's FLOPs in their time t, so at the 16-bit tensor-core peak, ratio times the
+ * fp32 peak, the same FLOPs take at most t / ratio. The headroom a placement would find is at least
+ * t (1 - 1/ratio), whatever their shapes: that is the bound, a conservative one (docs/next-step.md,
+ * "Precision"). The compute time not in those kernels stays unknown. */
+static bool precision_bound(ns_next_step *c, const ns_next_inputs *in)
+{
+	double fp32, gain;
+
+	if (in == NULL || c->bucket != NS_REGIME_COMPUTE || in->tensor_ratio <= 1.0 || in->fp32_share <= 0.0)
+		return false;
+	fp32 = (double)c->held_ns * (in->fp32_share < 1.0 ? in->fp32_share : 1.0);
+	gain = fp32 * (1.0 - 1.0 / in->tensor_ratio);
+	c->known = true;
+	c->gain_ns = (int64_t)gain;
+	c->unknown_ns = c->held_ns - (int64_t)fp32;
+	snprintf(
+	    c->basis, sizeof(c->basis),
+	    "%.3f ms a step in these kernels, %.3f ms of it fp32 GEMMs and convolutions on the CUDA cores: "
+	    "at "
+	    "the 16-bit tensor-core peak (%.1fx fp32) their FLOPs take at most 1/%.1f of that, so at least "
+	    "%.3f ms is above that roof; placing their ops on the roofline gives the full bound",
+	    ms(c->held_ns), ms((int64_t)fp32), in->tensor_ratio, in->tensor_ratio, ms(c->gain_ns));
+	return true;
+}
+
 /* Kernels: of the time the window holds in the class, the share in placed ops, and of that the share above
  * the roof the fix can reach (docs/next-step.md, "Roofline"). The rest, in ops not placed, has no bound: it
  * is unknown_ns, not counted in the bound. */
-static void ns_roofline_bound(ns_next_step *c, const ns_roof_time *roof)
+static void ns_roofline_bound(ns_next_step *c, const ns_next_inputs *in)
 {
+	const ns_roof_time *roof = in != NULL ? in->roof : NULL;
 	ns_kernel_class k;
 	const ns_roof_time *t = NULL;
 	double covered, above, placed;
@@ -211,7 +238,10 @@ static void ns_roofline_bound(ns_next_step *c, const ns_roof_time *roof)
 	if (roof != NULL && class_of_candidate(c->bucket, c->cause, &k))
 		t = &roof[k];
 	if (t == NULL || t->state != NS_ROOF_PLACED || t->placed_ns <= 0) {
-		unknown_bound(c, t);
+		if (!precision_bound(c, in))
+			unknown_bound(c, t);
+		else
+			c->roof = t != NULL ? t->state : NS_ROOF_NOT_RUN;
 		return;
 	}
 	placed = (double)t->placed_ns;
@@ -283,7 +313,7 @@ static void add_candidate(ns_next_steps *out, const ns_split_window *w, size_t s
 		         "time, so at most that",
 		         ms(s.held_ns));
 	else
-		ns_roofline_bound(&s, in != NULL ? in->roof : NULL);
+		ns_roofline_bound(&s, in);
 	s.gain_share = out->step_ns > 0 ? (double)s.gain_ns / (double)out->step_ns : 0.0;
 	ns_next_steps_add(out, &s);
 }

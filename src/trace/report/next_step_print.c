@@ -39,7 +39,9 @@ static void print_unknown(FILE *out, const ns_next_steps *s, const ns_next_step 
 	fprintf(out, "  bound unknown: %s hold %.3f ms%s (%.1f%%)%s, more than %s",
 	        ns_next_step_title(u, key, sizeof(key)), ms(u->unknown_ns), per,
 	        s->step_ns > 0 ? 100.0 * (double)u->unknown_ns / (double)s->step_ns : 0.0,
-	        u->roof == NS_ROOF_PLACED ? " in ops not placed on the roofline" : "",
+	        u->roof == NS_ROOF_PLACED ? " in ops not placed on the roofline"
+	        : u->known                ? " in kernels other than its fp32 GEMMs and convolutions"
+	                                  : "",
 	        has_top ? "the next step's bound" : "any fix's bound");
 	if (u->roof == NS_ROOF_PLACED)
 		fputs(": how much of it a faster kernel wins is unknown", out);

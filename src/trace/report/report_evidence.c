@@ -68,31 +68,33 @@ static char *subst(const char *text, const char *key, const char *value, char *b
 	return buf;
 }
 
-/* The best low-precision tensor-core peak of dev against its fp32 peak: "8.0x (fp16 125 vs fp32 15.7
- * TFLOP/s)"; false when the table has no such peak above fp32. */
-static bool peak_words(const ns_device *dev, char *buf, size_t size)
+/* The best low-precision tensor-core peak of dev above its fp32 peak (NS_DTYPE_COUNT: none). */
+static ns_dtype best_low_peak(const ns_device *dev)
 {
 	static const ns_dtype low[] = {NS_DTYPE_BF16, NS_DTYPE_FP16, NS_DTYPE_TF32};
 	ns_dtype best = NS_DTYPE_COUNT;
 
-	for (size_t i = 0; i < sizeof(low) / sizeof(low[0]); i++)
+	for (size_t i = 0; dev->peak[NS_DTYPE_FP32] > 0 && i < sizeof(low) / sizeof(low[0]); i++)
 		if (dev->peak[low[i]] > dev->peak[NS_DTYPE_FP32] &&
 		    (best == NS_DTYPE_COUNT || dev->peak[low[i]] > dev->peak[best]))
 			best = low[i];
-	if (best == NS_DTYPE_COUNT || dev->peak[NS_DTYPE_FP32] <= 0)
-		return false;
+	return best;
+}
+
+/* That peak against fp32, in words: "8.0x its fp32 peak (fp16 125 vs fp32 15.7 TFLOP/s, V100 SXM2)". */
+static void peak_words(const ns_device *dev, ns_dtype best, char *buf, size_t size)
+{
 	snprintf(buf, size, "%.1fx its fp32 peak (%s %.4g vs fp32 %.4g TFLOP/s, %s)",
 	         dev->peak[best] / dev->peak[NS_DTYPE_FP32], ns_dtype_name(best), dev->peak[best] / 1e12,
 	         dev->peak[NS_DTYPE_FP32] / 1e12, dev->name);
-	return true;
 }
 
 /* The kernels' fixes: the memory-bound kernels' (out's kernels cause) when layout transforms hold their share
  * of the memory-class time, the compute bucket's when fp32 SIMT kernels hold most of the compute time on a
- * GPU of devices whose tensor cores beat fp32. */
+ * GPU of devices whose tensor cores beat fp32 (then prec says how much and by what peak ratio). */
 static void kernel_routes(const ns_split_result *res, const ns_split_device *d,
                           const ns_device_table *devices, const ns_routes *in, ns_routes *out,
-                          char fixes[][NS_REPORT_FIX_MAX])
+                          char fixes[][NS_REPORT_FIX_MAX], report_precision *prec)
 {
 	int64_t mem = d->class_ns[NS_KCLASS_MEMORY], comp = d->class_ns[NS_KCLASS_COMPUTE];
 	int64_t layout = mem > 0 ? marked_ns(res, d, NS_KCLASS_MEMORY, layout_marks, NULL) : 0;
@@ -101,6 +103,7 @@ static void kernel_routes(const ns_split_result *res, const ns_split_device *d,
 	    devices != NULL && d->name[0] != '\0' ? ns_devices_match_trace_name(devices, d->name) : NULL;
 	const ns_route *lt = &in->finding[NS_FINDING_LAYOUT_TRANSFORM],
 	               *tc = &in->finding[NS_FINDING_FP32_TENSOR_CORES];
+	ns_dtype best = dev != NULL ? best_low_peak(dev) : NS_DTYPE_COUNT;
 	char share[32], peak[160], tmp[NS_REPORT_FIX_MAX];
 
 	if (layout > 0 && (double)layout >= LAYOUT_SHARE * (double)mem && lt->fix != NULL) {
@@ -109,8 +112,11 @@ static void kernel_routes(const ns_split_result *res, const ns_split_device *d,
 		out->cause[NS_CAUSE_KERNELS].fix =
 		    subst(lt->fix, "{share}", share, fixes[REPORT_FIX_MEMORY], NS_REPORT_FIX_MAX);
 	}
-	if (dev != NULL && fp32 > 0 && (double)fp32 >= FP32_SHARE * (double)comp && tc->fix != NULL &&
-	    peak_words(dev, peak, sizeof(peak))) {
+	if (best != NS_DTYPE_COUNT && fp32 > 0 && (double)fp32 >= FP32_SHARE * (double)comp &&
+	    tc->fix != NULL) {
+		peak_words(dev, best, peak, sizeof(peak));
+		prec->fp32_share = (double)fp32 / (double)comp;
+		prec->tensor_ratio = dev->peak[best] / dev->peak[NS_DTYPE_FP32];
 		snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)fp32 / (double)comp);
 		out->route[NS_REGIME_COMPUTE] = *tc;
 		subst(tc->fix, "{share}", share, tmp, sizeof(tmp));
@@ -188,9 +194,10 @@ static void recurring_alloc_routes(const ns_split_result *res, const ns_split_de
 
 void report_evidence_routes(const ns_split_result *res, const ns_split_device *d,
                             const ns_device_table *devices, const ns_routes *in, ns_routes *out,
-                            char fixes[][NS_REPORT_FIX_MAX])
+                            char fixes[][NS_REPORT_FIX_MAX], report_precision *prec)
 {
 	*out = *in;
+	memset(prec, 0, sizeof(*prec));
 	/* set-up that mostly records CUDA graphs is a capture: its advice is to profile the replays */
 	if (report_startup_route(res, d, in) == &in->finding[NS_FINDING_GRAPH_CAPTURE])
 		out->cause[NS_CAUSE_INIT] = in->finding[NS_FINDING_GRAPH_CAPTURE];
@@ -202,7 +209,7 @@ void report_evidence_routes(const ns_split_result *res, const ns_split_device *d
 	                    fixes[REPORT_FIX_LAUNCH], NS_REPORT_FIX_MAX);
 	if (res->nsys)
 		report_export_routes(res, in, out, fixes);
-	kernel_routes(res, d, devices, in, out, fixes);
+	kernel_routes(res, d, devices, in, out, fixes, prec);
 	if (!inference_comm_routes(d, in, out))
 		training_comm_routes(d, in, out);
 }

@@ -67,7 +67,7 @@ static void build_phases(const ns_split_device *d, const ns_classify_options *cl
                          const ns_routes *next_routes, const ns_roof_time *roof, ns_device_report *out)
 {
 	ns_roof_time per_phase[NS_KCLASS_COUNT];
-	ns_next_inputs in = {roof != NULL ? per_phase : NULL, 0};
+	ns_next_inputs in = {roof != NULL ? per_phase : NULL, 0, 0.0, 0.0};
 
 	phase_roof(roof, per_phase);
 	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++) {
@@ -379,13 +379,14 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 {
 	const ns_split_quality *q = &res->quality;
 	ns_routes base, next_routes;
+	report_precision prec = {0.0, 0.0};
 
 	memset(out, 0, sizeof(*out));
 	base = *routes;
 	if (res->ndevices > 0 && !res->gpu_activity) /* a host-only split: no GPU advice */
 		report_host_only_routes(routes, &base);
 	else
-		report_evidence_routes(res, d, devices, routes, &base, out->fixes);
+		report_evidence_routes(res, d, devices, routes, &base, out->fixes, &prec);
 	ns_report_device_label(res, d, out->label, sizeof(out->label));
 	out->counted_steps = counted_steps(d);
 	out->routed = report_overall_routed(d);
@@ -406,7 +407,7 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 	next_step_routes(out, &base, &next_routes);
 	out->placed = roof != NULL;
 	if (!out->unfit && !out->startup) {
-		ns_next_inputs in = {roof, d->optimizer_launch_ns};
+		ns_next_inputs in = {roof, d->optimizer_launch_ns, prec.fp32_share, prec.tensor_ratio};
 		ns_next_steps_of_window(&out->routed, out->counted_steps, &next_routes, &in, &out->next);
 		pick_also(out);
 		if (roof != NULL)

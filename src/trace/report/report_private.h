@@ -30,16 +30,24 @@ typedef enum {
 	REPORT_FIX_COMPUTE,  /* the compute-bound kernels' specific fix */
 	REPORT_FIX_SLOTS
 } report_fix_slot;
+/* What the compute kernels' names say of their precision when the compute route is the fp32 one (both 0
+ * otherwise): the share of the compute class's kernel time in fp32 GEMMs and convolutions on the CUDA cores,
+ * and the device's best 16-bit tensor-core peak over its fp32 peak. The next step bounds autocast with it
+ * when no placement was made (ns_next_inputs). */
+typedef struct {
+	double fp32_share;
+	double tensor_ratio;
+} report_precision;
 /* in, with the routes the whole trace's evidence gives device d, cause by cause (report_evidence.c): set-up
  * that mostly records CUDA graphs is a capture; a host cause whose Python frames explain it is routed by what
  * those frames are, naming them, and a model already under torch.compile is not told to use it; layout
  * transforms send the memory-bound kernels to channels_last, and fp32 GEMMs on a GPU of devices (may be NULL)
- * with tensor cores send compute to autocast/TF32 with the peak ratio. A fix worded here lives in fixes,
- * which must outlive out. report_cause_routes() of the result routes a window's headline; the next steps read
- * it as it is. */
+ * with tensor cores send compute to autocast/TF32 with the peak ratio (said in prec). A fix worded here lives
+ * in fixes, which must outlive out. report_cause_routes() of the result routes a window's headline; the next
+ * steps read it as it is. */
 void report_evidence_routes(const ns_split_result *res, const ns_split_device *d,
                             const ns_device_table *devices, const ns_routes *in, ns_routes *out,
-                            char fixes[][NS_REPORT_FIX_MAX]);
+                            char fixes[][NS_REPORT_FIX_MAX], report_precision *prec);
 /* The route the Python frames behind host cause c of d give (report_python.c), worded into buf (size bytes)
  * with the frames named; a compiled model's launch overhead is told mode="reduce-overhead". false, and out
  * untouched, when the frames do not speak for c. */
