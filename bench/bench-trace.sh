@@ -5,8 +5,9 @@
 # of the same file on one thread (bench/byte_scan.c, the floor for any JSON reader) and nextstep's wall and CPU
 # time as multiples of it, measured in the same run. With BASE=OTHER_BINARY in the environment, that binary is
 # timed the same way, each run next to the new one's. The load average is printed before and after: on a shared
-# machine the wall times are the others' load too. Traces go under $TMPDIR (default /tmp), never into the
-# repository.
+# machine the wall times are the others' load too. The first generated trace is also gzipped (cached like the
+# traces) and `nextstep trace` on the .gz is timed against `zcat` alone on it, in the same rounds. Traces go
+# under $TMPDIR (default /tmp), never into the repository.
 # Usage: [BASE=OLD_BINARY] bench/bench-trace.sh NEXTSTEP_BINARY [SIZES_MB...]      (default sizes: 100 1000)
 set -euo pipefail
 bin=${1:?usage: bench-trace.sh NEXTSTEP_BINARY [SIZES_MB...]}
@@ -59,6 +60,27 @@ versus_scan() {
 	done
 }
 
+zcat_once() { # file.gz -> "wall cpu"
+	/usr/bin/time -f '%e %U %S' zcat "$1" 2>"$scratch/time.txt" >/dev/null
+	awk '{ print $1, $2 + $3 }' "$scratch/time.txt"
+}
+
+# label file.gz: zcat alone and nextstep on the gzip file, three runs each, interleaved; medians and the ratio.
+versus_zcat() {
+	local runs zw zc nw nc
+	runs=$(for _ in 1 2 3; do
+		echo "zcat $(zcat_once "$2")"
+		echo "new $(run_once "$2")"
+	done)
+	zw=$(echo "$runs" | awk '$1 == "zcat" { print $2 }' | median)
+	zc=$(echo "$runs" | awk '$1 == "zcat" { print $3 }' | median)
+	nw=$(echo "$runs" | awk '$1 == "new" { print $2 }' | median)
+	nc=$(echo "$runs" | awk '$1 == "new" { print $3 }' | median)
+	awk -v l="$1" -v zw="$zw" -v zc="$zc" -v nw="$nw" -v nc="$nc" 'BEGIN {
+		printf "%s: zcat alone %.2f s wall, %.2f s cpu; nextstep %.2f s wall = %5.2fx zcat'"'"'s, cpu %.2f s (medians of 3)\n",
+		       l, zw, zc, nw, (zw > 0 ? nw / zw : 0), nc }'
+}
+
 bench() { # label file [JSON bytes, when the file is compressed]
 	local bytes wall cpu rss runs
 	bytes=${3:-$(bench_size "$2")}
@@ -82,6 +104,11 @@ for mb in "${sizes[@]}"; do
 	bench_make_trace "$trace" "$tools/make-trace" --target-mb "$mb"
 	bench "make-trace ${mb} MB" "$trace"
 	versus_scan "make-trace ${mb} MB" "$trace"
+	if [ "$mb" = "${sizes[0]}" ]; then
+		bench_cache "$trace.gz" gzip -c "$trace"
+		bench "make-trace ${mb} MB (gzip)" "$trace.gz" "$(bench_size "$trace")"
+		versus_zcat "make-trace ${mb} MB (gzip)" "$trace.gz"
+	fi
 done
 if [ -f "$traces/tbp/resnet50_num_workers_0.pt.trace.json.gz" ]; then
 	resnet=$work/resnet50_num_workers_0.pt.trace.json
