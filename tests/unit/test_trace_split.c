@@ -525,6 +525,29 @@ START_TEST(kernels_launched_by_functional_collectives_and_vllm_all_reduce_are_co
 }
 END_TEST
 
+START_TEST(launches_with_external_ids_past_32_bits_link_to_their_collective)
+{
+	/* the launches lie outside record_param_comms (0-10): only their External ids tie them to it. The
+	 * first id past 32 bits is another op's, so its GEMM (20-30) stays compute; the second is the
+	 * collective's, so its GEMM (40-50) is comm */
+	static const ev_spec ev[] = {STEP(1, 0, 100),
+	                             CPU_EXT("record_param_comms", 0, 10, INT64_C(5000000000)),
+	                             RT_EXT("cudaLaunchKernel", 12, 2, 11, INT64_C(6000000000)),
+	                             K_CORR(GEMM, 20, 10, 11, NONE),
+	                             RT_EXT("cudaLaunchKernel", 15, 2, 12, INT64_C(5000000000)),
+	                             K_CORR(GEMM, 40, 10, 12, NONE),
+	                             END};
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
+
+	run_split(ev, &res, &rules);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMM], 10000);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMPUTE], 10000);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
+}
+END_TEST
+
 START_TEST(host_work_alone_gives_no_device_verdict)
 {
 	/* steps, a data loader and ops but no device work and no host collective: nothing to route */
@@ -950,6 +973,7 @@ static Suite *split_suite(void)
 	tcase_add_test(tc, nothing_to_split_gives_no_devices);
 	tcase_add_test(tc, host_work_alone_gives_no_device_verdict);
 	tcase_add_test(tc, kernels_launched_by_functional_collectives_and_vllm_all_reduce_are_comm);
+	tcase_add_test(tc, launches_with_external_ids_past_32_bits_link_to_their_collective);
 	tcase_add_test(tc, a_step_that_is_mostly_set_up_is_warm_up_and_left_out);
 	tcase_add_test(tc, keep_warmup_counts_every_step);
 	tcase_add_test(tc, a_slow_step_with_set_up_calls_is_warm_up);

@@ -12,6 +12,8 @@
 
 /* One record per GPU event: millions of them in a large trace. */
 _Static_assert(sizeof(gpu_rec) == 40, "a GPU record is 40 bytes");
+_Static_assert(sizeof(launch_rec) == 24, "a launch record is 24 bytes");
+_Static_assert(NS_SPLIT_MAX_THREADS <= UINT16_MAX + 1, "a thread index fits launch_rec.thread");
 
 ns_trace_split *ns_trace_split_new(const ns_kernel_rules *rules)
 {
@@ -57,6 +59,7 @@ void ns_trace_split_free(ns_trace_split *s)
 	free(s->slow);
 	free(s->stall);
 	free(s->comm_ext);
+	free(s->wide_ext);
 	free(s->copy_call);
 	free(s->pageable_corr);
 	free(s->cmeta);
@@ -504,16 +507,40 @@ static ns_status add_step(ns_trace_split *s, const span_info *si, uint32_t threa
 	return NS_OK;
 }
 
+/* si->ext as launch_rec.ext: -1 for none (any negative id is none), an id past 32 bits kept aside. */
+static ns_status launch_ext(ns_trace_split *s, int64_t ext, int32_t *out, ns_error *err)
+{
+	if (ext <= INT32_MAX) {
+		*out = ext < 0 ? -1 : (int32_t)ext;
+		return NS_OK;
+	}
+	if (s->nwide_ext >= (size_t)INT32_MAX + LAUNCH_EXT_WIDE)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than 2^31 launches with External ids past 2^31");
+	void *grown = ns_grow(s->wide_ext, &s->capwide_ext, s->nwide_ext + 1, sizeof(*s->wide_ext));
+	if (grown == NULL)
+		return split_oom(err);
+	s->wide_ext = grown;
+	*out = (int32_t)(LAUNCH_EXT_WIDE - (int64_t)s->nwide_ext);
+	s->wide_ext[s->nwide_ext++] = ext;
+	return NS_OK;
+}
+
 static ns_status add_launch(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
 	int64_t dur = si->end - si->start;
+	launch_rec *l;
+	int32_t ext = -1;
 
+	if (launch_ext(s, si->ext, &ext, err) != NS_OK)
+		return err->status;
 	void *grown = ns_grow(s->launch, &s->caplaunch, s->nlaunch + 1, sizeof(*s->launch));
 	if (grown == NULL)
 		return split_oom(err);
 	s->launch = grown;
-	s->launch[s->nlaunch++] =
-	    (launch_rec){si->corr, si->start, si->ext, thread, si->launch_kind, false, si->launch_ex};
+	l = &s->launch[s->nlaunch++];
+	*l = (launch_rec){.corr = si->corr, .ts = si->start, .ext = ext, .thread = (uint16_t)thread};
+	l->kind = si->launch_kind & 3u;
+	l->ex = si->launch_ex;
 	if (si->launch_kind != LK_KERNEL)
 		return NS_OK;
 	s->launch_hist[dur > 0 ? 64 - __builtin_clzll((unsigned long long)dur) : 0]++;

@@ -112,7 +112,7 @@ static void link_kernel(ns_trace_split *s, gpu_rec *g, int64_t *launch_ts, size_
 	if (g->kind == GK_COMM)
 		return;
 	if (is_comm_ext(s, g->ext) ||
-	    (l != NULL && (is_comm_ext(s, l->ext) || inside_comm_span(s, l->thread, l->ts))))
+	    (l != NULL && (is_comm_ext(s, split_launch_ext(s, l)) || inside_comm_span(s, l->thread, l->ts))))
 		g->kind = GK_COMM;
 }
 

@@ -137,13 +137,19 @@ typedef struct {
 /* What a launch call starts (split_quality.c judges missing GPU work by it). */
 enum { LK_KERNEL, LK_COPY, LK_GRAPH, LK_QUIET /* starts no GPU activity: cudaLaunchHostFunc */ };
 
+/* One launch call, 24 bytes: a trace has as many as it has GPU records, and both tables are held until the
+ * links are made (an Nsight Systems export of 1 GB holds 4.3 M of each). The External id is kept in 32 bits:
+ * -1 for none, an id past INT32_MAX as LAUNCH_EXT_WIDE - k, k its index in ns_trace_split.wide_ext (read it
+ * with split_launch_ext). The thread index fits 16 bits (NS_SPLIT_MAX_THREADS). */
+#define LAUNCH_EXT_WIDE (-2)
 typedef struct {
-	int64_t corr, ts, ext;
-	uint32_t thread;
-	uint8_t kind; /* LK_* */
-	bool seen;    /* some GPU record links to it */
-	bool ex;      /* cuLaunchKernelEx/cudaLaunchKernelExC: its kernel may start before the one before it
-	                 on its stream ends (programmatic dependent launch, sm_90+) */
+	int64_t corr, ts;
+	int32_t ext;
+	uint16_t thread;
+	unsigned kind : 2; /* LK_* */
+	unsigned seen : 1; /* some GPU record links to it */
+	unsigned ex : 1;   /* cuLaunchKernelEx/cudaLaunchKernelExC: may start before the kernel before it on
+	                      its stream ends (programmatic dependent launch, sm_90+) */
 } launch_rec;
 
 typedef struct {
@@ -328,6 +334,8 @@ struct ns_trace_split {
 	int64_t alloc_calls, alloc_ns; /* ns_split_result's, summed as the calls arrive */
 	int64_t *comm_ext;
 	size_t ncomm_ext, capcomm_ext;
+	int64_t *wide_ext; /* launch External ids past 32 bits (launch_rec.ext) */
+	size_t nwide_ext, capwide_ext;
 	host_thread *thread;
 	size_t nthreads, capthreads;
 	thread_label *label; /* thread names and display order from metadata events (split_labels.c) */
@@ -453,6 +461,11 @@ void split_link_all(ns_trace_split *s, step_hold *h);
 void split_launches_sort(ns_trace_split *s);
 /* The launch record of correlation corr, the launches sorted; NULL when none. */
 const launch_rec *split_launch_of(const ns_trace_split *s, int64_t corr);
+/* The External id of launch l (-1: none). */
+static inline int64_t split_launch_ext(const ns_trace_split *s, const launch_rec *l)
+{
+	return l->ext > LAUNCH_EXT_WIDE ? l->ext : s->wide_ext[LAUNCH_EXT_WIDE - l->ext];
+}
 
 /* ---- the sweep (split_sweep.c) ---- */
 /* Told [a, b) of window w is GPU-idle time of host cause c (launch, host_threads, sync, init, host_gap,
