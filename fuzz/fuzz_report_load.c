@@ -91,7 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	ready = true;
 	ns_classify_options_default(&co);
-	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5, NULL};
 	ns_diff_side_init(&s);
 	if (ns_diff_side_parse((const char *)data, size, &o, &s, &err) == NS_OK) {
 		check_side(&s);

@@ -21,6 +21,7 @@
 
 #include "nextstep/api.h"
 #include "nextstep/classify.h"
+#include "nextstep/devices.h"
 #include "nextstep/error.h"
 #include "nextstep/format.h"
 #include "nextstep/input.h"
@@ -82,6 +83,11 @@ typedef struct {
 	char cause[NS_DIFF_CAUSE_MAX];
 	char title[NS_DIFF_TITLE_MAX];
 	double predicted_us;
+	/* the most the fix can win a step at all: predicted_us, except for a bound that is a floor of the
+	 * headroom (compute kernels bounded by the tensor-core peak ratio without a placement,
+	 * docs/next-step.md "Precision"), whose fix can win up to the time its kernels hold ("held_us") */
+	double ceiling_us;
+	bool estimate; /* that floor: the report said "about" */
 	double
 	    launch_us; /* the optimizer's: of its time, the launch time it claims from overhead.launch a step
 	                  ("launch_us"; 0 when none) */
@@ -127,6 +133,7 @@ typedef struct {
 	char *trace_source;
 	const ns_classify_options *trace_classify;
 	const ns_routes *trace_routes;
+	const ns_device_table *trace_devices; /* ns_diff_load_options' devices, borrowed as above */
 	size_t trace_top;
 	/* a saved report's text, held for its devices' steps (NULL otherwise) */
 	char *report_text;
@@ -137,13 +144,15 @@ typedef struct {
 
 /* What loading a side needs: a kernel table per side for traces (borrowed; a ns_kernel_rules serves one
  * thread at a time, so ns_diff_load_pair reads side i with rules[i]: load the table twice), the classifier
- * and routes for the report objects, and how many kernels the printed report object lists (its top_kernels,
- * as `nextstep trace --top`). */
+ * and routes for the report objects, how many kernels the printed report object lists (its top_kernels,
+ * as `nextstep trace --top`), and the device table of the report's fp32 advice. */
 typedef struct {
 	const ns_kernel_rules *rules[2];
 	const ns_classify_options *classify;
 	const ns_routes *routes;
 	size_t report_top;
+	const ns_device_table *devices; /* peaks for the fp32 advice and its bound, as `trace` has them (NULL:
+	                                   none); borrowed, it must outlive the sides */
 } ns_diff_load_options;
 
 NS_STATIC_API void ns_diff_side_init(ns_diff_side *s);

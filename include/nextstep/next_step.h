@@ -100,9 +100,11 @@ typedef struct {
 	ns_regime bucket;
 	int cause; /* ns_cause, or -1 for compute and dataloader (not divided into causes) */
 	ns_gain_rule rule;
-	bool known;          /* false: no bound can be given (kernels without a roofline placement) */
-	int64_t gain_ns;     /* the bound (0 when unknown) */
-	int64_t held_ns;     /* the time the cause holds; the bound is never more */
+	bool known;      /* false: no bound can be given (kernels without a roofline placement) */
+	bool estimate;   /* the bound is a floor of the headroom, not a ceiling: said "about" (the tensor-core
+	                    peak ratio's, docs/next-step.md "Precision") */
+	int64_t gain_ns; /* the bound (0 when unknown) */
+	int64_t held_ns; /* the time the cause holds; the bound is never more */
 	double gain_share;   /* gain_ns / the step */
 	int64_t rank;        /* NS_GAIN_STRAGGLER: the straggler; else -1 */
 	ns_roof_state roof;  /* NS_GAIN_ROOFLINE: what the placement covers */

@@ -9,6 +9,7 @@
 #include "cli_common.h"
 #include "cli_html.h"
 #include "cli_options.h"
+#include "datadir.h"
 #include "nextstep/diff.h"
 #include "nextstep/kernel_rules.h"
 #include "nextstep/trace_report.h"
@@ -206,9 +207,13 @@ int cli_diff_run(cli_config *cfg)
 	if (rc < 0)
 		rc = open_inputs(cfg, in);
 	if (rc < 0) {
+		ns_device_table devices;
+		datadir_try_devices(
+		    &devices); /* the fp32 advice as `trace` gives it; none without the file */
 		ns_diff_load_options lo = {
-		    {rules[0], rules[1]}, &cfg->classify, &cfg->routes, NS_REPORT_TOP_DEFAULT};
+		    {rules[0], rules[1]}, &cfg->classify, &cfg->routes, NS_REPORT_TOP_DEFAULT, &devices};
 		rc = compare_inputs(cfg, in, &lo, html);
+		ns_devices_free(&devices);
 		ns_input_close(&in[0]);
 		ns_input_close(&in[1]);
 	}

@@ -39,7 +39,8 @@ static ns_status report_document(const ns_split_result *res, const char *source,
 	                        .format = &f,
 	                        .source = source,
 	                        .steps = false,
-	                        .top = NS_DIFF_MAX_KERNELS};
+	                        .top = NS_DIFF_MAX_KERNELS,
+	                        .devices = o->devices};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
@@ -81,6 +82,7 @@ static ns_status side_from_split(ns_split_result *res, const char *source, const
 	s->trace = res;
 	s->trace_classify = o->classify;
 	s->trace_routes = o->routes;
+	s->trace_devices = o->devices;
 	s->trace_top = o->report_top;
 	return NS_OK;
 }

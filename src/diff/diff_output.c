@@ -271,14 +271,16 @@ void ns_diff_check_words(const ns_diff_check *c, char *buf, size_t size)
 	char title[NS_DIFF_TITLE_MAX * 4];
 	double bound = c->p->predicted_us / 1e3;
 
+	const char *up_to = c->p->estimate ? "about" : "up to";
+
 	if (c->applied)
-		snprintf(buf, size, "%s: predicted up to %.3f ms, achieved %.3f ms (%.0f%% of the bound)",
-		         safe(c->p->title, title, sizeof(title)), bound, c->achieved_ms,
-		         bound > 0 ? 100.0 * c->achieved_ms / bound : 0.0);
+		snprintf(buf, size, "%s: predicted %s %.3f ms, achieved %.3f ms (%.0f%% of the %s)",
+		         safe(c->p->title, title, sizeof(title)), up_to, bound, c->achieved_ms,
+		         bound > 0 ? 100.0 * c->achieved_ms / bound : 0.0,
+		         c->p->estimate ? "estimate" : "bound");
 	else
-		snprintf(buf, size,
-		         "%s: predicted up to %.3f ms, not applied (its time a step %.3f -> %.3f ms)",
-		         safe(c->p->title, title, sizeof(title)), bound, c->before_ms, c->after_ms);
+		snprintf(buf, size, "%s: predicted %s %.3f ms, not applied (its time a step %.3f -> %.3f ms)",
+		         safe(c->p->title, title, sizeof(title)), up_to, bound, c->before_ms, c->after_ms);
 }
 
 void ns_diff_exceeded_words(const ns_diff_result *r, char *buf, size_t size)
@@ -548,7 +550,8 @@ static ns_status put_side(json_out *w, FILE *out, const ns_diff_side *s, ns_erro
 	                        .routes = s->trace_routes,
 	                        .format = &f,
 	                        .source = s->trace_source,
-	                        .top = s->trace_top};
+	                        .top = s->trace_top,
+	                        .devices = s->trace_devices};
 
 	if (s->trace == NULL)
 		return diff_put_report(w, s, err);

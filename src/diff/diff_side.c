@@ -177,6 +177,18 @@ static ns_status get_causes(const cJSON *win, const json_path *p, ns_diff_side *
 }
 
 /* One next step: its bucket, cause and title, and gain_us (null: an unknown bound, skipped). */
+/* A kernel candidate with a bound but no placement ("rule": "roofline", "roofline" not "placed"): its bound
+ * is the tensor-core peak ratio's, a floor of the headroom (docs/next-step.md, "Precision"), so what the fix
+ * can win at all is its kernels' time. */
+static bool bound_is_a_floor(const cJSON *c)
+{
+	const cJSON *rule = cJSON_GetObjectItemCaseSensitive(c, "rule"),
+	            *roof = cJSON_GetObjectItemCaseSensitive(c, "roofline");
+
+	return cJSON_IsString(rule) && strcmp(rule->valuestring, "roofline") == 0 && cJSON_IsString(roof) &&
+	       strcmp(roof->valuestring, "placed") != 0 && cJSON_HasObjectItem(c, "held_us");
+}
+
 static ns_status get_prediction(const cJSON *c, const json_path *p, ns_diff_side *s, ns_error *err)
 {
 	const cJSON *bucket = get_typed(c, "bucket", cJSON_IsString, "a bucket name", p, err);
@@ -204,6 +216,10 @@ static ns_status get_prediction(const cJSON *c, const json_path *p, ns_diff_side
 	const char *name = title != NULL && cJSON_IsString(title) ? title->valuestring : bucket->valuestring;
 	ns_utf8_clean(name, strlen(name), out->title, sizeof(out->title)); /* cut between characters */
 	if (get_us(c, "gain_us", p, &out->predicted_us, err) != NS_OK)
+		return err->status;
+	out->ceiling_us = out->predicted_us;
+	out->estimate = bound_is_a_floor(c);
+	if (out->estimate && get_us(c, "held_us", p, &out->ceiling_us, err) != NS_OK)
 		return err->status;
 	if (cJSON_GetObjectItemCaseSensitive(c, "launch_us") != NULL &&
 	    get_us(c, "launch_us", p, &out->launch_us, err) != NS_OK)

@@ -54,7 +54,7 @@ def text_form(path):
         if m and devices:
             devices[-1].setdefault("phases", {})[m.group(1)] = (m.group(2), m.group(3))
             continue
-        m = re.match(r"^(next step|then): (.*?), up to ([0-9.]+) ms", line)
+        m = re.match(r"^(next step|then): (.*?), (?:up to|about) ([0-9.]+) ms", line)
         if m and devices:
             devices[-1]["next"].append((m.group(2), round(float(m.group(3)), 3)))
         m = re.match(r"^  warm-up: (\d+) steps?", line)
@@ -178,7 +178,7 @@ def job_text(path):
             verdict = "straggler %s" % m.group(2) if m.group(2) else m.group(1)
             job = {"verdict": verdict, "fix": m.group(3), "next": []}
             continue
-        m = re.match(r"^(next step|then): (.*?), up to ([0-9.]+) ms", line)
+        m = re.match(r"^(next step|then): (.*?), (?:up to|about) ([0-9.]+) ms", line)
         if m and job is not None:
             job["next"].append((m.group(2), round(float(m.group(3)), 3)))
     return job
@@ -313,6 +313,7 @@ def main_diff(paths):
         bad.append("checks: html %r, json %r" % (page.checks, want))
     shown = [c for c in text["predictions"] if not c.startswith("the step saved")]
     if len(shown) != len(doc["checks"]) or any(not line.startswith("%s: predicted up to %.3f ms" % (t, p))
+                                              and not line.startswith("%s: predicted about %.3f ms" % (t, p))
                                               for line, (t, p, _) in zip(shown, doc["checks"])):
         bad.append("checks: text %r, json %r" % (shown, doc["checks"]))
     if page.exceeded != doc["exceeded"] or (len(shown) != len(text["predictions"])) != doc["exceeded"]:

@@ -304,7 +304,7 @@ START_TEST(report_loader_locates_what_is_wrong)
 
 	ns_classify_options_default(&co);
 	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5, NULL};
 	ns_diff_side_init(&s);
 	ns_error_clear(&err);
 	st = ns_diff_side_parse(c->text, strlen(c->text), &o, &s, &err);
@@ -335,7 +335,7 @@ START_TEST(a_saved_report_that_is_not_utf8_is_kept_with_replacement_characters)
 
 	ns_classify_options_default(&co);
 	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5, NULL};
 	ns_diff_side_init(&s);
 	ns_error_clear(&err);
 	ck_assert_int_eq(ns_diff_side_parse(text, strlen(text), &o, &s, &err), NS_OK);
@@ -369,7 +369,7 @@ START_TEST(a_control_character_in_a_saved_cause_name_is_escaped_in_the_text)
 	ck_assert_ptr_nonnull(f);
 	ns_classify_options_default(&co);
 	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5, NULL};
 	ns_diff_side_init(&s);
 	ns_error_clear(&err);
 	ck_assert_int_eq(ns_diff_side_parse(text, strlen(text), &o, &s, &err), NS_OK);
@@ -414,7 +414,7 @@ START_TEST(a_side_of_steps_under_a_nanosecond_has_no_step_time)
 	         tiny_steps[_i].dur, tiny_steps[_i].dur, tiny_steps[_i].dur);
 	ns_classify_options_default(&co);
 	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5, NULL};
 	ns_diff_side_init(&b);
 	ns_diff_side_init(&a);
 	ns_error_clear(&err);
@@ -466,7 +466,7 @@ START_TEST(a_side_nested_too_deep_is_refused_with_the_limit)
 	memcpy(text + strlen(head) + 2 * n, tail, sizeof(tail));
 	ns_classify_options_default(&co);
 	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5, NULL};
 	ns_diff_side_init(&s);
 	ns_error_clear(&err);
 	st = ns_diff_side_parse(text, strlen(text), &o, &s, &err);
@@ -502,7 +502,7 @@ START_TEST(a_saved_reports_steps_are_read_and_printed_from_its_text)
 
 	ns_classify_options_default(&co);
 	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5, NULL};
 	ns_diff_side_init(&s);
 	ns_error_clear(&err);
 	ck_assert_int_eq(ns_diff_side_parse(text, strlen(text), &o, &s, &err), NS_OK);
@@ -552,7 +552,7 @@ START_TEST(a_step_larger_than_the_limit_is_refused_with_its_line)
 	memcpy(text + strlen(head) + pad, tail, sizeof(tail));
 	ns_classify_options_default(&co);
 	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5, NULL};
 	ns_diff_side_init(&s);
 	ns_error_clear(&err);
 	ck_assert_int_eq(ns_diff_side_parse(text, strlen(text), &o, &s, &err), NS_ERR_LIMIT);
@@ -587,7 +587,7 @@ START_TEST(diff_analyse_is_the_stages_in_one_call)
 
 	ns_classify_options_default(&co);
 	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5, NULL};
 	open_pair("tests/data/diff/before.json", "tests/data/diff/after.json", in);
 	ns_error_clear(&err);
 	ck_assert_msg(ns_diff_analyse(&in[0], &in[1], &o, &d, &err) == NS_OK, "%s", err.msg);
@@ -627,7 +627,7 @@ START_TEST(diff_analyse_keeps_each_sides_error)
 
 	ns_classify_options_default(&co);
 	ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5};
+	o = (ns_diff_load_options){{NULL, NULL}, &co, &routes, 5, NULL};
 	open_pair("tests/data/diff/malformed.json", "tests/data/diff/before.json", in);
 	ns_error_clear(&err);
 	ck_assert_int_eq(ns_diff_analyse(&in[0], &in[1], &o, &d, &err), NS_ERR_SYNTAX);

@@ -213,6 +213,7 @@ static bool precision_bound(ns_next_step *c, const ns_next_inputs *in)
 	fp32 = (double)c->held_ns * (in->fp32_share < 1.0 ? in->fp32_share : 1.0);
 	gain = fp32 * (1.0 - 1.0 / in->tensor_ratio);
 	c->known = true;
+	c->estimate = true;
 	c->gain_ns = (int64_t)gain;
 	c->unknown_ns = c->held_ns - (int64_t)fp32;
 	snprintf(

@@ -351,8 +351,9 @@ static void first_why(ns_device_report *m)
 	at = (size_t)snprintf(
 	    m->first_why, sizeof(m->first_why),
 	    "the headline is where most of the step goes (%s, %.3f ms a step), the next step "
-	    "the fix that can win the most (up to %.3f ms a step)",
-	    ns_regime_bound_word(v), (double)held / 1e6, (double)top->gain_ns / 1e6);
+	    "the fix that can win the most (%s %.3f ms a step)",
+	    ns_regime_bound_word(v), (double)held / 1e6, top->estimate ? "about" : "up to",
+	    (double)top->gain_ns / 1e6);
 	if (at >= sizeof(m->first_why))
 		return;
 	if (unknown != NULL && ns_next_steps_unbounded(&m->next) == unknown)
@@ -366,8 +367,9 @@ static void first_why(ns_device_report *m)
 		                                          : "");
 	else if (known != NULL)
 		snprintf(m->first_why + at, sizeof(m->first_why) - at,
-		         "; the headline's fix (%s) can win at most %.3f ms",
-		         ns_next_step_title(known, title, sizeof(title)), (double)known->gain_ns / 1e6);
+		         "; the headline's fix (%s) can win %s %.3f ms",
+		         ns_next_step_title(known, title, sizeof(title)),
+		         known->estimate ? "about" : "at most", (double)known->gain_ns / 1e6);
 	else
 		snprintf(m->first_why + at, sizeof(m->first_why) - at,
 		         "; no fix of the headline's bucket has a bound");
