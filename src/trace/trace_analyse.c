@@ -1,4 +1,5 @@
 /* One trace analysed in one call (nextstep/analysis.h): the stages `nextstep trace` runs, in the library. */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "nextstep/analysis.h"
 
 #include <stdio.h>
@@ -47,6 +48,10 @@ struct ns_analysis {
 	ns_error cut_err;
 	ns_device_report *device; /* res.ndevices reports, decided once */
 	char source[NS_INPUT_DISPLAY_MAX];
+	/* With a roofline, the device table its reports quote peaks from: the caller's (it outlives the
+	 * analysis), or a copy of the one the options read (they may be freed first); NULL without. */
+	const ns_device_table *devices;
+	ns_device_table own_devices;
 };
 
 ns_trace_options *ns_trace_options_new(void)
@@ -172,6 +177,7 @@ void ns_analysis_free(ns_analysis *a)
 	free(a->device);
 	ns_split_result_free(&a->res);
 	ns_troof_report_free(&a->roof);
+	ns_devices_free(&a->own_devices);
 	ns_routes_delete(a->own_routes);
 	free(a);
 }
@@ -264,17 +270,74 @@ done:
 	return st;
 }
 
-/* Each device's report, decided once for the accessors (the printers decide it again as they stream). */
+static bool device_copy(const ns_device *from, ns_device *to)
+{
+	*to = *from;
+	to->name = to->vendor = to->source = to->notes = NULL;
+	to->aliases = NULL;
+	to->naliases = 0;
+	if ((to->name = strdup(from->name)) == NULL ||
+	    (from->vendor != NULL && (to->vendor = strdup(from->vendor)) == NULL) ||
+	    (from->source != NULL && (to->source = strdup(from->source)) == NULL) ||
+	    (from->notes != NULL && (to->notes = strdup(from->notes)) == NULL))
+		return false;
+	if (from->naliases > 0 && (to->aliases = calloc(from->naliases, sizeof(*to->aliases))) == NULL)
+		return false;
+	for (; to->naliases < from->naliases; to->naliases++)
+		if ((to->aliases[to->naliases] = strdup(from->aliases[to->naliases])) == NULL)
+			return false;
+	return true;
+}
+
+/* to (initialised, empty) as a copy of from; false when out of memory (to then holds what was copied). */
+static bool devices_copy(const ns_device_table *from, ns_device_table *to)
+{
+	if (from->n == 0)
+		return true;
+	if ((to->dev = calloc(from->n, sizeof(*to->dev))) == NULL)
+		return false;
+	to->cap = from->n;
+	for (; to->n < from->n; to->n++)
+		if (!device_copy(&from->dev[to->n], &to->dev[to->n])) {
+			to->n++; /* freed with the table */
+			return false;
+		}
+	return true;
+}
+
+/* The table a roofline analysis quotes peaks from, as the command line's report does. */
+static ns_status keep_devices(ns_analysis *a, const ns_trace_options *o, ns_error *err)
+{
+	if (!a->roofline)
+		return NS_OK;
+	if (o->table != NULL) {
+		a->devices = o->table;
+		return NS_OK;
+	}
+	if (!devices_copy(&o->devices, &a->own_devices))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	a->devices = &a->own_devices;
+	return NS_OK;
+}
+
+/* Each device's report, decided once for the accessors (the printers decide it again as they stream), with
+ * the roofline's bounds on the kernels' fixes when the ops were placed, as `trace --roofline` decides it. */
 static ns_status decide(ns_analysis *a, ns_error *err)
 {
+	ns_roof_time roof[NS_KCLASS_COUNT];
+
 	if (a->res.ndevices == 0)
 		return NS_OK;
 	a->device = calloc(a->res.ndevices, sizeof(*a->device));
 	if (a->device == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; i < a->res.ndevices; i++)
-		ns_device_report_build(&a->res, &a->res.device[i], &a->classify, a->routes, NULL, NULL,
-		                       &a->device[i]);
+	for (size_t i = 0; i < a->res.ndevices; i++) {
+		const ns_split_device *d = &a->res.device[i];
+		if (a->roofline)
+			ns_troof_roof_times(&a->roof, &a->res, d, roof);
+		ns_device_report_build(&a->res, d, &a->classify, a->routes, a->roofline ? roof : NULL,
+		                       a->devices, &a->device[i]);
+	}
 	return ns_split_result_steps_status(&a->res, err);
 }
 
@@ -307,7 +370,7 @@ static ns_status analyse(ns_input *in, const ns_trace_options *options, bool dec
 		goto done;
 	snprintf(a->source, sizeof(a->source), "%s", ns_input_display_name(in));
 	st = read_split(a, in, o, o->rules != NULL ? o->rules : own_rules, err);
-	if (st == NS_OK && decided)
+	if (st == NS_OK && decided && (st = keep_devices(a, o, err)) == NS_OK)
 		st = decide(a, err);
 done:
 	ns_kernel_rules_free(own_rules);
@@ -422,14 +485,21 @@ const char *ns_analysis_next_fix(const ns_analysis *a, size_t device, double *ga
 
 ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_options *format, ns_error *err)
 {
-	/* No device table: the fp32 advice is given without the named device's peak ratio (the analysis keeps
-	 * no table after ns_trace_analyse returns). */
-	ns_report_options o = {&a->classify,          a->routes, format, a->source, false,
-	                       NS_REPORT_TOP_DEFAULT, NULL,      NULL,   NULL,      NULL};
+	/* Without a roofline no device table: the fp32 advice is given without the named device's peak ratio.
+	 * With one, the kernels' next steps are bounded by the placement, as decide() did. */
+	ns_troof_roof_ctx roof = {&a->roof, &a->res};
+	ns_report_options o = {.classify = &a->classify,
+	                       .routes = a->routes,
+	                       .format = format,
+	                       .source = a->source,
+	                       .top = NS_REPORT_TOP_DEFAULT,
+	                       .devices = a->devices};
 
-	if (a->roofline)
-		return ns_troof_print_with_report(out, &a->res, &o, &a->roof, err);
-	return ns_report_print(out, &a->res, &o, err);
+	if (!a->roofline)
+		return ns_report_print(out, &a->res, &o, err);
+	o.roof = ns_troof_roof;
+	o.roof_ctx = &roof;
+	return ns_troof_print_with_report(out, &a->res, &o, &a->roof, err);
 }
 
 const ns_error *ns_analysis_cut(const ns_analysis *a)

@@ -13,7 +13,8 @@
 
 /* Hand-derived split of the fixture (tests/data/trace_buckets.expect.json): 30 of each 100 us step compute,
  * the largest bucket. */
-#define BUCKETS_TRACE "tests/data/trace_buckets.json"
+#define BUCKETS_TRACE  "tests/data/trace_buckets.json"
+#define ROOFLINE_TRACE "tests/data/trace_roofline.json"
 
 START_TEST(version_macros_agree_with_the_library)
 {
@@ -321,6 +322,66 @@ START_TEST(trace_options_refuse_a_step_marker_that_does_not_compile)
 }
 END_TEST
 
+/* The line of the CLI's golden output for `trace --roofline` on ROOFLINE_TRACE that starts with prefix, into
+ * buf (its newline cut). */
+static void golden_line(const char *prefix, char *buf, size_t size)
+{
+	FILE *in = fopen("tests/cli/cases/trace_roofline_text.out", "r");
+	bool found = false;
+
+	ck_assert_ptr_nonnull(in);
+	while (!found && fgets(buf, (int)size, in) != NULL)
+		found = strncmp(buf, prefix, strlen(prefix)) == 0;
+	fclose(in);
+	ck_assert(found);
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* With the roofline option the library decides the next step `trace --roofline` prints (issue 20): on the
+ * fixture of docs/next-step.md's worked example (H100 SXM) the compute kernels hold 182.5 us a step, 440 of
+ * their 493 us are in placed ops, and 94.6 % of those are above the bf16 roof: 182.5 x 0.892 x 0.946 =
+ * 154.0 us of the 200 us step, 77.0 %. Without the option that bound is unknown and the launch overhead's
+ * 10 us (5.0 %: the 20 us of overhead of the two steps) is the largest one. The fix named is the compute
+ * headline's, worded with the H100's peaks from the device table (as the command line words it). */
+START_TEST(trace_analyse_with_roofline_decides_the_next_step_the_cli_prints)
+{
+	ns_trace_options *o = ns_trace_options_new();
+	ns_format_options text = {NS_FORMAT_TEXT, false, false};
+	ns_analysis *plain = NULL, *roof = NULL;
+	char want[4096], *printed = NULL, *line;
+	size_t size = 0;
+	const char *fix;
+	double gain = -1.0;
+	ns_error err;
+	FILE *mem;
+
+	ck_assert_int_eq(ns_trace_analyse(ROOFLINE_TRACE, NULL, &plain, &err), NS_OK);
+	ck_assert_ptr_nonnull(ns_analysis_next_fix(plain, 0, &gain));
+	ck_assert_double_eq_tol(gain, 0.050, 5e-4);
+	ck_assert_int_eq(ns_trace_options_set_roofline(o, "data/devices.json", &err), NS_OK);
+	ck_assert_int_eq(ns_trace_analyse(ROOFLINE_TRACE, o, &roof, &err), NS_OK);
+	ns_trace_options_free(o); /* the analysis keeps what it needs of the options' device table */
+	fix = ns_analysis_next_fix(roof, 0, &gain);
+	ck_assert_ptr_nonnull(fix);
+	ck_assert_double_eq_tol(gain, 0.770, 5e-4);
+	ck_assert_ptr_nonnull(strstr(fix, "(bf16 989.5 vs fp32 67 TFLOP/s, H100 SXM)"));
+	golden_line("next step: ", want, sizeof(want));
+	ck_assert_ptr_nonnull(strstr(want, fix));
+	mem = open_memstream(&printed, &size);
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(ns_analysis_print(mem, roof, &text, &err), NS_OK);
+	fclose(mem);
+	line = strstr(printed, "\nnext step: ");
+	ck_assert_ptr_nonnull(line);
+	line++;
+	line[strcspn(line, "\n")] = '\0';
+	ck_assert_str_eq(line, want);
+	free(printed);
+	ns_analysis_free(plain);
+	ns_analysis_free(roof);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -338,6 +399,7 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, trace_analyse_reports_its_progress_in_bytes_read);
 	tcase_add_test(tc, trace_analyse_of_a_cut_file_says_where_it_stopped);
 	tcase_add_test(tc, trace_options_refuse_a_step_marker_that_does_not_compile);
+	tcase_add_test(tc, trace_analyse_with_roofline_decides_the_next_step_the_cli_prints);
 	suite_add_tcase(s, tc);
 	return s;
 }
