@@ -68,6 +68,8 @@ typedef struct {
 	 * recorded). */
 	const char *grad_dims;
 	size_t grad_dims_len;
+	const char *grad_types; /* that node's Input type: the output gradients' types, as the outputs' */
+	size_t grad_types_len;
 	double flops; /* args.flops when recorded (with_flops=True), else < 0; used for matrix multiplies */
 	bool force_dtype; /* --dtype: every tensor operand is taken to be of this type, whatever was recorded
 	                   */
@@ -103,8 +105,12 @@ typedef struct {
  * collector asks it for every CPU op. */
 NS_STATIC_API ns_op_family ns_op_family_of(const char *name, size_t len);
 /* Whether an autograd node of this name (a "...Backward" op) records the output gradient of an op whose model
- * needs its output size (convolution, pooling): worth keeping by Sequence number. */
+ * needs its output size (convolution, pooling, fbgemm's table-batched lookup): worth keeping by Sequence
+ * number. */
 NS_STATIC_API bool ns_op_node_wanted(const char *name, size_t len);
+/* Whether an op of this name is recorded without the Sequence number its node gets (fbgemm's table-batched
+ * lookup, a C++ autograd function): its node's number is the thread's last one recorded before it. */
+NS_STATIC_API bool ns_op_node_by_thread(const char *name, size_t len);
 /* Counts one op. Ops that need a size their own record lacks (cuDNN's convolution backward_input and
  * backward_weight, recorded with the sizes as lists) take it from outer, the enclosing op of the same family
  * (the convolution backward that called them), or NULL. Never guesses: out->gap says what is missing. */

@@ -637,6 +637,49 @@ START_TEST(table_batched_lookups_are_bounded_from_below)
 }
 END_TEST
 
+/* The lookup's autograd node (CppNode<SplitLookupFunction_*_Op>) records its output gradient, which has the
+ * output's shape and type: [B, total_D]. With it the output write is exact, and one table's width is
+ * total_D. One table, batch 4 (5 offsets: 4 bags), 100 int64 indices; always read: placements 1*4 + weights
+ * offsets 1*8 + D_offsets 2*4 + indices 100*8 + offsets 5*8 = 860 bytes. */
+#define TBE_ONE_TABLE                                                                                        \
+	"[[0], [1000], [0], [0, 0], [1], [1], [2], [], [], [2], [], [100], [5], [], [], [], [0], [], [], "   \
+	"[], []]"
+static const struct {
+	const char *what, *dims, *grad, *grad_types;
+	double bytes;
+	bool lower_bound;
+} tbe_node_rows[] = {
+    /* one table 16 wide: 100 lookups * 16 * 2 B = 3200 read, 4 * 16 fp32 = 256 written: 860 + 3456, exact */
+    {"one table, its width from the node", TBE_ONE_TABLE, "[[4, 16]]", "[\"float\"]", 4316, false},
+    /* the node's type not recorded: the output at a byte an element (64): 860 + 3200 + 64, a lower bound */
+    {"one table, the output's type unknown", TBE_ONE_TABLE, "[[4, 16]]", NULL, 4124, true},
+    /* two tables (batch 4, 8 bags): the output 4 * 96 fp32 = 1536 exact, each lookup at one fp16 element
+     * (the narrower table's width unknown): 908 + 200 + 1536, a lower bound */
+    {"two tables, widths unknown", TBE_DIMS("1000", "0", "0, 0", "", "0"), "[[4, 96]]", "[\"float\"]", 2644,
+     true},
+    /* a node that is not this lookup's output (3 x 2 tables is not 8 bags): ignored, as without a node
+     * (the "widths unrecorded" row above: 1116) */
+    {"a node of another shape", TBE_DIMS("1000", "0", "0, 0", "", "0"), "[[3, 96]]", "[\"float\"]", 1116,
+     true},
+};
+
+START_TEST(table_batched_lookup_output_comes_from_its_node)
+{
+	ns_op_record op =
+	    record("fbgemm::split_embedding_codegen_lookup_sgd_function", tbe_node_rows[_i].dims,
+	           TBE_TYPES("c10::Half", "c10::Half", ""), NULL, tbe_node_rows[_i].grad);
+	ns_op_work w;
+
+	op.grad_types = tbe_node_rows[_i].grad_types;
+	op.grad_types_len = op.grad_types != NULL ? strlen(op.grad_types) : 0;
+	ns_op_model(&op, NULL, &w);
+	ck_assert_msg(w.gap == NS_OPG_NONE, "%s: %s", tbe_node_rows[_i].what, w.why != NULL ? w.why : "");
+	ck_assert_msg(NEAR(w.bytes, tbe_node_rows[_i].bytes), "%s: bytes %.17g want %.17g",
+	              tbe_node_rows[_i].what, w.bytes, tbe_node_rows[_i].bytes);
+	ck_assert_msg(w.lower_bound == tbe_node_rows[_i].lower_bound, "%s", tbe_node_rows[_i].what);
+}
+END_TEST
+
 START_TEST(the_trace_flops_replace_the_matmul_count)
 {
 	ns_op_record op = record("aten::mm", "[[64, 128], [128, 256]]", "[\"float\", \"float\"]", NULL, NULL);
@@ -701,6 +744,9 @@ START_TEST(family_lookup_knows_inplace_spellings_and_nothing_else)
 	ck_assert(ns_op_node_wanted("CudnnConvolutionBackward0", 25));
 	ck_assert(ns_op_node_wanted("MaxPool2DWithIndicesBackward0", 29));
 	ck_assert(!ns_op_node_wanted("AddmmBackward0", 14));
+	ck_assert(ns_op_node_wanted("torch::autograd::CppNode<SplitLookupFunction_sgd_Op>", 52));
+	ck_assert(ns_op_node_by_thread("fbgemm::split_embedding_codegen_lookup_sgd_function", 51));
+	ck_assert(!ns_op_node_by_thread("aten::mm", 8));
 	ck_assert(!ns_op_node_wanted("aten::convolution_backward", 26));
 }
 END_TEST
@@ -733,6 +779,8 @@ static Suite *suite(void)
 	tcase_add_test(count, fused_adam_moves_seven_or_nine_elements_a_parameter);
 	tcase_add_loop_test(count, table_batched_lookups_are_bounded_from_below, 0,
 	                    (int)(sizeof(tbe_rows) / sizeof(tbe_rows[0])));
+	tcase_add_loop_test(count, table_batched_lookup_output_comes_from_its_node, 0,
+	                    (int)(sizeof(tbe_node_rows) / sizeof(tbe_node_rows[0])));
 	tcase_add_test(count, the_trace_flops_replace_the_matmul_count);
 	tcase_add_test(count, a_forced_dtype_sizes_every_tensor);
 	tcase_add_loop_test(count, causal_masks_keep_the_pairs_counted_row_by_row, 0,

@@ -574,6 +574,40 @@ START_TEST(a_lower_bound_is_carried_to_its_family_and_left_out_of_the_weighted_s
 }
 END_TEST
 
+/* fbgemm's lookup is recorded without a Sequence number; its autograd node has the one in effect on its
+ * thread when it ran, the last recorded before it there (7, on the zero_ just before; 6 is an older op's).
+ * Node 7's output gradient [4, 96] fp32 is the lookup's output (4 x 2 tables = its 8 bags): 4 * 96 * 4 =
+ * 1536 B written, beside the 908 B of indices, offsets and table metadata and 100 lookups at one fp16
+ * element (200): 2644 B. Linked to node 6 it would be 908 + 200 + 4 * 50 * 4 = 1908; unlinked 1116. */
+#define CPU_OP(name, tid, ts, ext, args)                                                                     \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts      \
+	",\"dur\":1,\"args\":{\"External id\":" #ext args "}}"
+#define SEQ(n) ",\"Sequence number\":" #n
+#define TBE_NODE(seq, width)                                                                                 \
+	",\"Input Dims\":[[4," #width "]],\"Input type\":[\"float\"],\"Sequence number\":" #seq
+#define ZERO_F32_8    ",\"Input Dims\":[[8]],\"Input type\":[\"float\"]"
+#define TBE_NODE_NAME "torch::autograd::CppNode<SplitLookupFunction_sgd_Op>"
+#define EV_ZERO6      CPU_OP("aten::zero_", 1, 1, 9, SEQ(6) ZERO_F32_8)
+#define EV_ZERO7      CPU_OP("aten::zero_", 1, 2, 10, SEQ(7) ZERO_F32_8)
+#define EV_TBE        CPU_OP("fbgemm::split_embedding_codegen_lookup_sgd_function", 1, 3, 11, TBE_ARGS)
+#define EV_NODE7      CPU_OP(TBE_NODE_NAME, 2, 20, 12, TBE_NODE(7, 96))
+#define EV_NODE6      CPU_OP(TBE_NODE_NAME, 2, 30, 13, TBE_NODE(6, 50))
+START_TEST(a_lookup_takes_its_output_from_the_node_of_its_threads_sequence_number)
+{
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const ns_troof_row *tbe;
+
+	read_text(H100_DOC(EV_ZERO6 "," EV_ZERO7 "," EV_TBE "," KERNEL(11, 1) "," EV_NODE7 "," EV_NODE6), &o,
+	          &r);
+	tbe = find_row(&r, "fbgemm::split_embedding_codegen_lookup_sgd_function");
+	ck_assert_ptr_nonnull(tbe);
+	assert_near(tbe->bytes, 2644.0, "bytes");
+	ck_assert(tbe->lower_bound); /* two tables, their widths unknown */
+	ns_troof_report_free(&r);
+}
+END_TEST
+
 /* A shape longer than its column (40) is cut like a long op name, so the pass column stays where it is:
  * "2 tables, 123456789012 ids in 987654321000 bags" (47 characters) keeps its first 37 and "...". */
 START_TEST(a_shape_longer_than_its_column_is_cut)
@@ -612,6 +646,7 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(place, tensor_lists_take_their_type_from_the_multi_tensor_kernel);
 	tcase_add_test(place, dtype_option_replaces_every_input_type);
 	tcase_add_test(place, a_lower_bound_is_carried_to_its_family_and_left_out_of_the_weighted_share);
+	tcase_add_test(place, a_lookup_takes_its_output_from_the_node_of_its_threads_sequence_number);
 	tcase_add_test(place, a_shape_longer_than_its_column_is_cut);
 	tcase_add_test(link, kernels_count_once_for_the_op_that_launched_them);
 	tcase_add_test(link, kernels_without_a_matching_external_id_link_through_their_launch_call);

@@ -264,11 +264,18 @@ ns_op_gap op_args_parse(const ns_op_record *op, op_args *out)
 
 bool op_args_first_shape(const char *text, size_t len, op_arg *arg)
 {
+	return op_args_first_typed(text, len, NULL, 0, arg);
+}
+
+bool op_args_first_typed(const char *dims, size_t dims_len, const char *types, size_t types_len, op_arg *arg)
+{
 	op_args a;
 	ns_op_record r = {0};
 
-	r.dims = text;
-	r.dims_len = len;
+	r.dims = dims;
+	r.dims_len = dims_len;
+	r.types = types;
+	r.types_len = types_len;
 	if (op_args_parse(&r, &a) != NS_OPG_NONE)
 		return false;
 	for (int i = 0; i < a.n; i++) {

@@ -40,6 +40,8 @@ typedef struct {
 ns_op_gap op_args_parse(const ns_op_record *op, op_args *out);
 /* The shape list of a text such as a node's Input Dims: the first tensor of it into *arg. False if none. */
 bool op_args_first_shape(const char *text, size_t len, op_arg *arg);
+/* The same with its type from types (a node's Input type; NULL: none, elt 0). */
+bool op_args_first_typed(const char *dims, size_t dims_len, const char *types, size_t types_len, op_arg *arg);
 
 /* The Concrete Inputs value of argument i as integers: "[1, 1]" or "3". False when absent or not integers;
  * at most max values (more is false). */

@@ -288,20 +288,40 @@ enum {
 	TBE_ARGS = 17
 };
 
-/* The narrowest table width the record allows: total_D - (T - 1) max_D when both are recorded (every other
- * table at most max_D wide), at least 1; a lookup without pooling has one width, max_D. */
-static double tbe_min_width(const op_args *a, double tables, bool nobag)
+/* The narrowest table width the record allows: total_D - (T - 1) max_D when both are known (every other
+ * table at most max_D wide), total_D itself for one table, at least 1; a lookup without pooling has one
+ * width, max_D. total: total_D from the autograd node (its output gradient's width), else 0. *exact: every
+ * table is that wide. */
+static double tbe_min_width(const op_args *a, double tables, bool nobag, double total, bool *exact)
 {
-	long long total, max;
+	long long rec_total, max;
 	int n;
 
+	*exact = false;
+	if (total <= 0.0 && op_arg_ints(a, TBE_TOTAL_D, &rec_total, 1, &n) && rec_total >= 1)
+		total = (double)rec_total;
+	if (!nobag && tables == 1.0 && total >= 1.0) {
+		*exact = true;
+		return total;
+	}
 	if (!op_arg_ints(a, TBE_MAX_D, &max, 1, &n) || max < 1)
 		return 1.0;
+	*exact = nobag || total == tables * (double)max;
 	if (nobag)
 		return (double)max;
-	if (!op_arg_ints(a, TBE_TOTAL_D, &total, 1, &n) || total < 1)
+	if (total < 1.0)
 		return 1.0;
-	return fmax(1.0, (double)total - (tables - 1.0) * (double)max);
+	return fmax(1.0, total - (tables - 1.0) * (double)max);
+}
+
+/* The lookup's pooled output [B, total_D] from its autograd node's output gradient (the same shape and type):
+ * B x T must be the bags and each table at least one wide. False when the node is absent or does not fit. */
+static bool tbe_node_output(const ns_op_record *op, double tables, double bags, op_arg *out)
+{
+	return op->grad_dims != NULL &&
+	       op_args_first_typed(op->grad_dims, op->grad_dims_len, op->grad_types, op->grad_types_len,
+	                           out) &&
+	       out->rank == 2 && out->d[0] * tables == bags && out->d[1] >= tables;
 }
 
 /* The weights' element size: the narrowest of the device, UVM and cache copies that hold rows (a lookup
@@ -329,9 +349,11 @@ static const char *tbe_forward(const op_args *a, const ns_op_record *op, ns_op_w
 {
 	const op_arg *place = op_tensor(a, TBE_PLACEMENTS), *doff = op_tensor(a, TBE_D_OFFSETS);
 	const op_arg *idx = op_tensor(a, TBE_INDICES), *off = op_tensor(a, TBE_OFFSETS);
-	double tables, bags, lookups, width, rows;
+	double tables, bags, lookups, width, rows, out_bytes;
 	long long mode = -1;
 	int wt, n;
+	bool exact, node;
+	op_arg g;
 
 	if (op->name_len > 4 && memcmp(op->name + op->name_len - 4, "_pt2", 4) == 0)
 		return "table-batched embedding: the pt2 lookup's arguments are not modelled";
@@ -348,18 +370,31 @@ static const char *tbe_forward(const op_args *a, const ns_op_record *op, ns_op_w
 	lookups = idx->numel;
 	if (op_arg_ints(a, TBE_POOLING, &mode, 1, &n) && (mode < 0 || mode > 2))
 		mode = -1;
-	width = tbe_min_width(a, tables, mode == 2);
+	/* a pooled lookup's node gives its output, [B, total_D] in the output's type, exactly */
+	node = mode != 2 && tbe_node_output(op, tables, bags, &g);
+	width = tbe_min_width(a, tables, mode == 2, node ? g.d[1] : 0.0, &exact);
 	rows = mode == 2 ? lookups : mode >= 0 ? bags : fmin(bags, lookups);
+	out_bytes = node ? g.numel * (g.elt > 0.0 ? g.elt : 1.0) : rows * width;
 	w->bytes = op_arg_bytes(a, TBE_PLACEMENTS) + op_arg_bytes(a, TBE_WEIGHTS_OFFSETS) +
 	           op_arg_bytes(a, TBE_D_OFFSETS) + op_arg_bytes(a, TBE_INDICES) +
 	           op_arg_bytes(a, TBE_OFFSETS) + op_arg_bytes(a, TBE_INDICE_WEIGHTS) +
-	           op_arg_bytes(a, TBE_CACHE_LOCATIONS) + lookups * width * a->a[wt].elt + rows * width;
-	w->lower_bound = true;
-	w->why = width > 1.0
-	             ? "table-batched embedding: each lookup counted at the narrowest width total_D and "
-	               "max_D allow, the output at a byte an element: a lower bound"
-	             : "table-batched embedding: table widths not recorded (total_D, max_D): each lookup "
-	               "counted at one element, the output at a byte an element: a lower bound";
+	           op_arg_bytes(a, TBE_CACHE_LOCATIONS) + lookups * width * a->a[wt].elt + out_bytes;
+	w->lower_bound = !(exact && node && g.elt > 0.0);
+	if (!w->lower_bound)
+		w->why = NULL;
+	else if (node)
+		w->why = width > 1.0
+		             ? "table-batched embedding: the output from its autograd node, each lookup "
+		               "counted at the narrowest table width total_D and max_D allow: a lower bound"
+		             : "table-batched embedding: the output from its autograd node, each lookup "
+		               "counted at one element (table widths not recorded): a lower bound";
+	else
+		w->why =
+		    width > 1.0
+		        ? "table-batched embedding: each lookup counted at the narrowest width total_D and "
+		          "max_D allow, the output at a byte an element: a lower bound"
+		        : "table-batched embedding: table widths not recorded (total_D, max_D): each lookup "
+		          "counted at one element, the output at a byte an element: a lower bound";
 	snprintf(w->shape, sizeof(w->shape), "%.0f tables, %.0f ids in %.0f bags", tables, lookups, bags);
 	return NULL;
 }

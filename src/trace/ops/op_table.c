@@ -366,6 +366,11 @@ static const op_entry *by_prefix(const char *name, size_t len)
 	return NULL;
 }
 
+bool ns_op_node_by_thread(const char *name, size_t len)
+{
+	return name != NULL && by_prefix(name, len) == &tbe_forward;
+}
+
 static int compare_name(const char *name, size_t len, const char *entry)
 {
 	size_t n = strlen(entry);
@@ -434,7 +439,9 @@ static bool contains(const char *s, size_t len, const char *word)
 bool ns_op_node_wanted(const char *name, size_t len)
 {
 	/* Autograd nodes are named for their function: CudnnConvolutionBackward0,
-	 * MaxPool2DWithIndicesBackward0. */
+	 * MaxPool2DWithIndicesBackward0; a TBE lookup's is a C++ function's node. */
+	if (name != NULL && by_prefix(name, len) == &tbe_backward)
+		return true;
 	if (name == NULL || len < 8 || contains(name, len, "::") || !contains(name, len, "Backward"))
 		return false;
 	return contains(name, len, "Conv") || contains(name, len, "Pool");

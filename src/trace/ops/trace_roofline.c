@@ -116,14 +116,17 @@ static ns_status add_op(ns_trace_roofline *c, const ns_trace_event *ev, ns_error
 	return c->oom ? nomem(err) : NS_OK;
 }
 
-/* An autograd node that records the output size of a convolution or pooling (by Sequence number). */
+/* An autograd node that records the output size of a convolution, pooling or table-batched lookup (by
+ * Sequence number). */
 static ns_status add_node(ns_trace_roofline *c, const ns_trace_event *ev, ns_error *err)
 {
 	if (ev->seq_number < 0 || ev->input_dims.len == 0 || !ns_op_node_wanted(ev->name.ptr, ev->name.len))
 		return NS_OK;
 	if (!grow((void **)&c->nodes, &c->cap_nodes, c->nnodes + 1, sizeof(node_rec)))
 		return nomem(err);
-	c->nodes[c->nnodes++] = (node_rec){ev->seq_number, intern(c, ev->input_dims)};
+	c->nodes[c->nnodes++] =
+	    (node_rec){ev->seq_number, intern(c, ev->input_dims), intern(c, ev->input_types),
+	               ns_op_family_of(ev->name.ptr, ev->name.len) == NS_OPF_EMBEDDING};
 	return c->oom ? nomem(err) : NS_OK;
 }
 

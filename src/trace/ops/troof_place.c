@@ -17,7 +17,7 @@
 
 /* One op with GPU time and a model, before grouping: its texts copied in, so sorting needs no context. */
 typedef struct {
-	uint32_t name, dims, types, concrete, grad;
+	uint32_t name, dims, types, concrete, grad, grad_types;
 	uint32_t op; /* index into c->ops */
 	int64_t ns;
 	signed char list_dtype; /* the type of its TensorLists, from its kernels; -1 unknown */
@@ -76,7 +76,9 @@ static int cmp_node(const void *a, const void *b)
 	const node_rec *x = a, *y = b;
 	int d = ns_order_i64(x->seq, y->seq);
 
-	return d != 0 ? d : ns_order_i64(x->dims, y->dims);
+	if (d == 0)
+		d = ns_order_i64(x->dims, y->dims);
+	return d != 0 ? d : ns_order_i64(x->types, y->types);
 }
 
 /* Sorted by seq, one record a seq; a seq whose nodes disagree (ids from two threads) keeps no dims. */
@@ -88,8 +90,9 @@ static void prepare_nodes(ns_trace_roofline *c)
 		qsort(c->nodes, c->nnodes, sizeof(node_rec), cmp_node);
 	for (size_t i = 0; i < c->nnodes; i++) {
 		if (n > 0 && c->nodes[n - 1].seq == c->nodes[i].seq) {
-			if (c->nodes[n - 1].dims != c->nodes[i].dims)
-				c->nodes[n - 1].dims = 0;
+			if (c->nodes[n - 1].dims != c->nodes[i].dims ||
+			    c->nodes[n - 1].types != c->nodes[i].types)
+				c->nodes[n - 1].dims = c->nodes[n - 1].types = 0;
 			continue;
 		}
 		c->nodes[n++] = c->nodes[i];
@@ -97,12 +100,13 @@ static void prepare_nodes(ns_trace_roofline *c)
 	c->nnodes = n;
 }
 
-static uint32_t grad_dims_of(const ns_trace_roofline *c, int64_t seq)
+/* The node with this Sequence number, or NULL. */
+static const node_rec *node_of(const ns_trace_roofline *c, int64_t seq)
 {
 	size_t lo = 0, hi = c->nnodes;
 
 	if (seq < 0)
-		return 0;
+		return NULL;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (c->nodes[mid].seq < seq)
@@ -110,7 +114,7 @@ static uint32_t grad_dims_of(const ns_trace_roofline *c, int64_t seq)
 		else
 			hi = mid;
 	}
-	return lo < c->nnodes && c->nodes[lo].seq == seq ? c->nodes[lo].dims : 0;
+	return lo < c->nnodes && c->nodes[lo].seq == seq ? &c->nodes[lo] : NULL;
 }
 
 /* ---- the op enclosing another (cuDNN's backward_input under its convolution backward) ---- */
@@ -174,10 +178,52 @@ static const op_rec *enclosing_op(place_state *s, uint32_t index, ns_op_family f
 	return NULL;
 }
 
+/* The Sequence number in effect when this op ran: PyTorch's counter is per thread and moves only when an
+ * autograd node is made, taking the number in effect; an op recorded without one (fbgemm's table-batched
+ * lookup, a C++ autograd function) made its node with the number of the last op of its thread recorded
+ * before it. -1 when none is found within OUTER_SCAN_MAX ops. */
+static int64_t thread_seq(place_state *s, uint32_t index)
+{
+	const ns_trace_roofline *c = s->c;
+	const op_rec *op = &c->ops[index];
+	size_t pos, scanned = 0;
+
+	if (!build_by_time(s))
+		return -1;
+	for (pos = s->position[index]; pos-- > 0 && scanned++ < OUTER_SCAN_MAX;) {
+		const timed_op *t = &s->by_time[pos];
+		if (t->pid != op->pid || t->tid != op->tid)
+			break;
+		if (c->ops[t->op].seq >= 0)
+			return c->ops[t->op].seq;
+	}
+	return -1;
+}
+
+/* The autograd node holding op's output gradients, or NULL. A lookup's node is its lookup's alone: the ops
+ * recorded before it with its number (a zero_, a to) made no node. */
+static const node_rec *node_for(place_state *s, const op_rec *op)
+{
+	const ns_trace_roofline *c = s->c;
+	const node_rec *node;
+	size_t len;
+	const char *name;
+	bool lookup;
+
+	if (c->nnodes == 0)
+		return NULL;
+	name = pool_text(&c->pool, op->name, &len);
+	lookup = ns_op_node_by_thread(name, len);
+	node = node_of(c, op->seq >= 0 || !lookup ? op->seq : thread_seq(s, (uint32_t)(op - c->ops)));
+	return node != NULL && node->lookup == lookup ? node : NULL;
+}
+
 /* ---- modelling ---- */
 
-static ns_op_record record_of(const place_state *s, const op_rec *op, uint32_t grad, int list_dtype)
+static ns_op_record record_of(const place_state *s, const op_rec *op, const cand *k)
 {
+	uint32_t grad = k->grad;
+	signed char list_dtype = k->list_dtype;
 	const text_pool *p = &s->c->pool;
 	ns_op_record r;
 
@@ -188,6 +234,8 @@ static ns_op_record record_of(const place_state *s, const op_rec *op, uint32_t g
 	r.concrete = pool_text(p, op->concrete, &r.concrete_len);
 	if (grad != 0)
 		r.grad_dims = pool_text(p, grad, &r.grad_dims_len);
+	if (grad != 0 && k->grad_types != 0)
+		r.grad_types = pool_text(p, k->grad_types, &r.grad_types_len);
 	r.flops = op->flops;
 	r.has_list_dtype = list_dtype >= 0;
 	r.list_dtype = list_dtype >= 0 ? (ns_dtype)list_dtype : NS_DTYPE_FP32;
@@ -211,13 +259,16 @@ static int cmp_cand(const void *a, const void *b)
 		d = ns_order_i64(x->concrete, y->concrete);
 	if (d == 0)
 		d = ns_order_i64(x->grad, y->grad);
+	if (d == 0)
+		d = ns_order_i64(x->grad_types, y->grad_types);
 	return d != 0 ? d : ns_order_i64(x->list_dtype, y->list_dtype);
 }
 
 static bool same_key(const cand *x, const cand *y)
 {
 	return x->name == y->name && x->dims == y->dims && x->types == y->types &&
-	       x->concrete == y->concrete && x->grad == y->grad && x->list_dtype == y->list_dtype;
+	       x->concrete == y->concrete && x->grad == y->grad && x->grad_types == y->grad_types &&
+	       x->list_dtype == y->list_dtype;
 }
 
 /* Whether the work can go on this device: the computing families need a roof for their dtype. */
@@ -338,7 +389,7 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 	ns_trace_roofline *c = s->c;
 	ns_troof_report *r = s->r;
 	const op_rec *op = &c->ops[first->op];
-	ns_op_record rec = record_of(s, op, first->grad, first->list_dtype);
+	ns_op_record rec = record_of(s, op, first);
 	ns_op_work w, one;
 	ns_troof_row *row;
 	ns_troof_reason why;
@@ -351,13 +402,14 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 		ns = ns_sat_add_i64(ns, x->ns);
 	if (w.gap == NS_OPG_INCOMPLETE && w.family == NS_OPF_CONV) {
 		/* cuDNN's backward_input/_weight: the sizes they lack are on the backward op above them */
+		const cand no_node = {.list_dtype = -1};
 		one = w;
 		for (const cand *x = first; x < last; x++) {
 			const op_rec *outer = enclosing_op(s, x->op, NS_OPF_CONV);
 			ns_op_record orec;
 			if (outer == NULL)
 				break;
-			orec = record_of(s, outer, 0, -1);
+			orec = record_of(s, outer, &no_node);
 			ns_op_model(&rec, &orec, &one);
 			if (one.gap != NS_OPG_NONE)
 				break;
@@ -447,6 +499,7 @@ static size_t collect(place_state *s, cand *out)
 		const other_op *other = kept ? NULL : &c->other_ops[j++];
 		int64_t ext = kept ? op->ext : other->ext, ns;
 		signed char list_dtype;
+		const node_rec *node;
 
 		if (ext == last)
 			continue;
@@ -459,11 +512,13 @@ static size_t collect(place_state *s, cand *out)
 			unplaced(s, other->name, NS_OPF_NONE, NS_TROOF_UNKNOWN_OP, NULL, 1, ns);
 			continue;
 		}
+		node = node_for(s, op);
 		out[n++] = (cand){op->name,
 		                  op->dims,
 		                  op->types,
 		                  op->concrete,
-		                  grad_dims_of(c, op->seq),
+		                  node != NULL ? node->dims : 0,
+		                  node != NULL ? node->types : 0,
 		                  (uint32_t)(op - c->ops),
 		                  ns,
 		                  list_dtype};

@@ -38,7 +38,8 @@ typedef struct {
 /* An autograd node whose Input Dims are the output gradients of the forward op with its Sequence number. */
 typedef struct {
 	int64_t seq;
-	uint32_t dims;
+	uint32_t dims, types; /* the gradients' shapes and types */
+	bool lookup;          /* a table-batched lookup's node: only that lookup reads it */
 } node_rec;
 
 typedef struct {
