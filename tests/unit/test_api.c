@@ -340,9 +340,10 @@ static void golden_line(const char *prefix, char *buf, size_t size)
 /* With the roofline option the library decides the next step `trace --roofline` prints (issue 20): on the
  * fixture of docs/next-step.md's worked example (H100 SXM) the compute kernels hold 182.5 us a step, 440 of
  * their 493 us are in placed ops, and 94.6 % of those are above the bf16 roof: 182.5 x 0.892 x 0.946 =
- * 154.0 us of the 200 us step, 77.0 %. Without the option that bound is unknown and the launch overhead's
- * 10 us (5.0 %: the 20 us of overhead of the two steps) is the largest one. The fix named is the compute
- * headline's, worded with the H100's peaks from the device table (as the command line words it). */
+ * 154.0 us of the 200 us step, 77.0 %. Without the option the analysis has no device table either, so
+ * nothing bounds the compute kernels and the launch overhead's 10 us (5.0 %: the 20 us of overhead of the two
+ * steps) is the largest bound. The fix named is the compute headline's, worded with the H100's peaks from the
+ * device table (as the command line words it). */
 START_TEST(trace_analyse_with_roofline_decides_the_next_step_the_cli_prints)
 {
 	ns_trace_options *o = ns_trace_options_new();
