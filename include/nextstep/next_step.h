@@ -115,6 +115,10 @@ typedef struct {
 	bool has_batch;      /* the fix raises the batch and the trace's memory says how much larger fits */
 	double batch_scale;  /* then: the largest multiple of the batch that fits (device_memory.h) */
 	ns_route route;      /* the fix; strings borrowed from the routes it was built with */
+	/* The key (ns_finding_name) of the finding whose route the trace's evidence gave the cause, when
+	 * that finding has a title of its own (allocator calls that recur in the steady steps are not
+	 * "start-up"); NULL: the cause's title. */
+	const char *finding;
 	char basis[NS_BASIS_MAX]; /* the bound's reason, in words and numbers */
 } ns_next_step;
 
@@ -135,8 +139,8 @@ typedef struct {
 NS_STATIC_API void ns_next_steps_of_window(const ns_split_window *w, size_t steps, const ns_routes *routes,
                                            const ns_next_inputs *in, ns_next_steps *out);
 /* A few words naming the fix's target: "data loader", "launch overhead", "blocking syncs", "straggler rank
- * 3", ...; a cause not in the title table is named by its key ("idle.host_gap"). Written into buf (64 bytes
- * are enough). */
+ * 3", "allocator calls in the steps" (a cause the evidence routed to a finding with a title), ...; a cause
+ * not in the title table is named by its key ("idle.host_gap"). Written into buf (64 bytes are enough). */
 NS_STATIC_API const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size);
 /* Adds c in rank order (ignored when full). */
 NS_STATIC_API void ns_next_steps_add(ns_next_steps *s, const ns_next_step *c);
@@ -160,9 +164,9 @@ NS_STATIC_API void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bo
                                            const char *place_hint);
 /* "not_run", "none", "placed" (JSON "roofline"). */
 NS_STATIC_API const char *ns_roof_state_name(ns_roof_state s);
-/* [{"bucket", "cause", "title", "fix", "module", "gain_us", "gain_share", "held_us", "rule", ["rank",]
- * ["roofline", "placed_share", "unknown_us",] ["launch_us",] ["batch_scale",] "basis"}, ...] in rank order
- * (gain_us and gain_share null when the bound is unknown; the roofline keys on kernel candidates, launch_us
+/* [{"bucket", "cause", "title", ["finding",] "fix", "module", "gain_us", "gain_share", "held_us", "rule",
+ * ["rank",] ["roofline", "placed_share", "unknown_us",] ["launch_us",] ["batch_scale",] "basis"}, ...] in
+ * rank order (finding where the step has one; gain_us and gain_share null when the bound is unknown; the roofline keys on kernel candidates, launch_us
  * on the optimizer's when it claims launch time, batch_scale where has_batch). NULL on OOM. */
 NS_STATIC_API cJSON *ns_next_steps_json(const ns_next_steps *s);
 

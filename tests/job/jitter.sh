@@ -78,8 +78,11 @@ case_of job-jitter-alloc alloc allocator 0 2990 "the allocator" '"alloc_calls":3
 python3 - "$tmp/alloc-rank2.json" "$tmp/alloc-rank0.json" <<'PY' || fail=1
 import json, sys
 steps = json.load(open(sys.argv[1]))["devices"][0]["overall"]["next_steps"]
-init = [n for n in steps if n["title"] == "start-up"]
+# titled for what it is: set-up in every steady step is not start-up (the cause stays overhead.init)
+assert not [n for n in steps if n["title"] == "start-up"], steps
+init = [n for n in steps if n["title"] == "allocator calls in the steps"]
 assert len(init) == 1 and abs(init[0]["gain_us"] - 2990) < 0.5, init
+assert init[0]["cause"] == "init" and init[0]["finding"] == "allocator_steps", init[0]
 assert init[0]["fix"].startswith("the caching allocator calls cudaMalloc/cudaFree inside the steady steps"), init[0]["fix"]
 other = json.load(open(sys.argv[2]))["devices"][0]["overall"]["next_steps"]
 assert not [n for n in other if "caching allocator" in n["fix"]], other

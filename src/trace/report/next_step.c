@@ -34,6 +34,15 @@ static const char *const cause_titles[NS_CAUSE_COUNT] = {
     [NS_CAUSE_COMM_TRANSFER] = "exposed comm transfer",
 };
 
+/* Findings the trace's evidence routes a cause to whose target the cause's title misnames: the allocator's
+ * calls in every steady step are set-up time, but not start-up. */
+static const struct {
+	ns_finding_kind finding;
+	const char *title;
+} finding_titles[] = {
+    {NS_FINDING_ALLOC_STEPS, "allocator calls in the steps"},
+};
+
 static const char *const bucket_titles[NS_REGIME_COUNT] = {
     [NS_REGIME_COMPUTE] = "compute-bound kernels",
     [NS_REGIME_MEMORY] = "memory",
@@ -76,6 +85,11 @@ const char *ns_gain_rule_name(ns_gain_rule r)
 
 const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size)
 {
+	for (size_t i = 0; s->finding != NULL && i < sizeof(finding_titles) / sizeof(finding_titles[0]); i++)
+		if (strcmp(s->finding, ns_finding_name(finding_titles[i].finding)) == 0) {
+			snprintf(buf, size, "%s", finding_titles[i].title);
+			return buf;
+		}
 	if (s->rule == NS_GAIN_STRAGGLER)
 		snprintf(buf, size, "straggler rank %lld", (long long)s->rank);
 	else if (s->cause < 0)
@@ -158,6 +172,16 @@ static ns_route candidate_route(const ns_split_window *w, ns_regime b, int c, co
 	if (c >= 0 && r->cause[c].fix != NULL)
 		return r->cause[c];
 	return r->route[b];
+}
+
+/* The key of the titled finding whose route the evidence gave the candidate (the routes copy a finding's
+ * route whole, so its fix is the finding's own string), or NULL. */
+static const char *titled_finding(const ns_route *route, const ns_routes *r)
+{
+	for (size_t i = 0; route->fix != NULL && i < sizeof(finding_titles) / sizeof(finding_titles[0]); i++)
+		if (route->fix == r->finding[finding_titles[i].finding].fix)
+			return ns_finding_name(finding_titles[i].finding);
+	return NULL;
 }
 
 static bool class_of_candidate(ns_regime b, int c, ns_kernel_class *k)
@@ -304,6 +328,7 @@ static void add_candidate(ns_next_steps *out, const ns_split_window *w, size_t s
 	if (s.rule == NS_GAIN_NONE || s.held_ns <= 0)
 		return;
 	s.route = candidate_route(w, b, c, routes);
+	s.finding = titled_finding(&s.route, routes);
 	s.known = true;
 	s.gain_ns = s.held_ns;
 	if (s.rule == NS_GAIN_WAITING)

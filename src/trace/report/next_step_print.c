@@ -106,6 +106,8 @@ static cJSON *step_json(const ns_next_step *s)
 	ok = ok && cJSON_AddStringToObject(obj, "bucket", ns_regime_name(s->bucket));
 	ok = ok && add_string_or_null(obj, "cause", s->cause >= 0 ? ns_cause_name((ns_cause)s->cause) : NULL);
 	ok = ok && cJSON_AddStringToObject(obj, "title", ns_next_step_title(s, key, sizeof(key)));
+	if (ok && s->finding != NULL)
+		ok = cJSON_AddStringToObject(obj, "finding", s->finding) != NULL;
 	ok = ok && add_string_or_null(obj, "fix", s->route.fix);
 	ok = ok && add_string_or_null(obj, "module", s->route.module);
 	ok = ok && (s->known ? cJSON_AddNumberToObject(obj, "gain_us", (double)s->gain_ns / 1e3)
