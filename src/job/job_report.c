@@ -40,6 +40,34 @@ static void cause_routes(const ns_split_window *w, const ns_routes *in, ns_route
 	}
 }
 
+/* The routes a rank's own trace report gives device dev (window: its whole run), as far as the rank's
+ * summary carries the evidence: set-up that recurs in the steady steps as the allocator's calls is the
+ * caching allocator's (report_alloc_recurs; docs/trace.md, "Set-up that recurs"), not start-up. The Python
+ * frames and kernel names the trace report also routes by are not in a summary (docs/job.md). */
+static void device_routes(const ns_job_report_options *o, const ns_job_rank *src, const ns_job_device *dev,
+                          const ns_split_window *window, ns_routes *out)
+{
+	const ns_route *f = &o->routes->finding[NS_FINDING_ALLOC_STEPS];
+	size_t counted = 0, with = 0;
+
+	*out = *o->routes;
+	for (size_t i = 0; f->fix != NULL && i < dev->nsteps; i++) {
+		counted += !dev->steps[i].warmup;
+		with += !dev->steps[i].warmup && dev->steps[i].cause_ns[NS_CAUSE_INIT] > 0;
+	}
+	if (f->fix != NULL && report_alloc_recurs(src->alloc_ns, window->cause_ns[NS_CAUSE_INIT], counted, with))
+		out->cause[NS_CAUSE_INIT] = *f;
+}
+
+/* The routes of a rank's judged device (device_routes); the stock ones for a rank without a device. */
+static void rank_own_routes(const ns_job_report_options *o, const ns_job_rank_result *r, ns_routes *out)
+{
+	if (r->device < r->src->ndev)
+		device_routes(o, r->src, &r->src->dev[r->device], &r->overall, out);
+	else
+		*out = *o->routes;
+}
+
 static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
     [NS_STRAGGLER_DEVICE] = NS_FINDING_STRAGGLER_DEVICE, [NS_STRAGGLER_WORK] = NS_FINDING_STRAGGLER_WORK,
     [NS_STRAGGLER_INPUTS] = NS_FINDING_STRAGGLER_INPUTS, [NS_STRAGGLER_JITTER] = NS_FINDING_STRAGGLER_JITTER,
@@ -52,13 +80,14 @@ static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
 static ns_route straggler_route(const ns_job_report_options *o, const ns_job_result *res,
                                 const ns_job_straggler *s)
 {
-	ns_routes r;
+	ns_routes own, r;
 
 	if (s->kind != NS_STRAGGLER_HOST)
 		return o->routes->finding[straggler_findings[s->kind]];
 	for (size_t i = 0; i < res->nranks; i++) {
 		if (res->rank[i].src->rank == s->rank) {
-			cause_routes(&res->rank[i].overall, o->routes, &r);
+			rank_own_routes(o, &res->rank[i], &own);
+			cause_routes(&res->rank[i].overall, &own, &r);
 			return r.route[s->bucket];
 		}
 	}
@@ -80,8 +109,10 @@ static void rank_routes(const ns_job_report_options *o, const ns_job_result *res
 {
 	const ns_split_window *w = &r->overall;
 	int64_t wait = w->cause_ns[NS_CAUSE_WAIT], exposed = wait + w->cause_ns[NS_CAUSE_COMM_TRANSFER];
+	ns_routes own;
 
-	cause_routes(w, o->routes, out);
+	rank_own_routes(o, r, &own);
+	cause_routes(w, &own, out);
 	if (res->nstrag == 0 && exposed > 0 && 2 * wait >= exposed)
 		wait_without_straggler(o, out);
 	if (res->nstrag == 0 || r->straggler || exposed == 0 || 2 * wait < exposed)
@@ -260,12 +291,14 @@ void ns_job_next_steps(const ns_job_result *res, const ns_job_report_options *o,
 {
 	const ns_job_rank_result *ref;
 	int64_t left;
+	ns_routes own;
 
 	memset(out, 0, sizeof(*out));
 	if (res->nranks == 0 || res->quality == NS_QUALITY_UNFIT) /* no verdict, no fix */
 		return;
 	ref = reference_rank(res);
-	ns_next_steps_of_window(&ref->overall, counted_steps(ref), o->routes, NULL, out);
+	rank_own_routes(o, ref, &own);
+	ns_next_steps_of_window(&ref->overall, counted_steps(ref), &own, NULL, out);
 	left = waiting_per_step(res, ref);
 	for (size_t i = 0; i < res->nstrag; i++)
 		add_straggler(out, o, res, &res->strag[i], &left);
@@ -595,15 +628,12 @@ static bool put_members(job_json *js, cJSON *obj)
 }
 
 /* A device's members up to its steps. */
-static cJSON *device_head(const ns_job_report_options *o, const ns_job_rank_result *r, size_t d,
-                          const char *label, ns_next_steps *next)
+static cJSON *device_head(const ns_report_options *ro, const ns_job_rank_result *r, size_t d,
+                          const ns_split_window *window, const char *label, ns_next_steps *next)
 {
 	const ns_job_device *dev = &r->src->dev[d];
-	ns_report_options ro = {
-	    .classify = o->classify, .routes = o->routes, .format = o->format, .source = r->src->file};
 	cJSON *obj = cJSON_CreateObject(), *overall = NULL;
-	bool ok = obj != NULL, judged = d == r->device;
-	const ns_split_window *window = judged ? &r->overall : &dev->overall;
+	bool ok = obj != NULL;
 
 	ok = ok &&
 	     cJSON_AddItemToObject(obj, "device",
@@ -613,9 +643,9 @@ static cJSON *device_head(const ns_job_report_options *o, const ns_job_rank_resu
 	                           dev->name[0] != '\0' ? cJSON_CreateString(dev->name) : cJSON_CreateNull());
 	ok = ok && cJSON_AddNumberToObject(obj, "rank", (double)r->src->rank);
 	ok = ok && cJSON_AddItemToObject(obj, "overall",
-	                                 (overall = ns_report_window_json(label, window, false, &ro)));
+	                                 (overall = ns_report_window_json(label, window, false, ro)));
 	if (ok) { /* the rank's own fixes: its waiting is the straggler's to win (the job's next steps) */
-		ns_next_steps_of_window(window, device_steps(dev), o->routes, NULL, next);
+		ns_next_steps_of_window(window, device_steps(dev), ro->routes, NULL, next);
 		ok = cJSON_AddItemToObject(overall, "next_steps", ns_next_steps_json(next));
 	}
 	if (!ok) {
@@ -629,13 +659,16 @@ static bool put_device(job_json *js, const ns_job_report_options *o, const ns_jo
                        ns_next_steps *next)
 {
 	const ns_job_device *dev = &r->src->dev[d];
+	const ns_split_window *window = d == r->device ? &r->overall : &dev->overall;
+	ns_routes own; /* the rank's own routes for this device: its lines and next steps say what its trace's do */
 	ns_report_options ro = {
-	    .classify = o->classify, .routes = o->routes, .format = o->format, .source = r->src->file};
+	    .classify = o->classify, .routes = &own, .format = o->format, .source = r->src->file};
 	char label[NS_TRACE_DEVICE_NAME_MAX + 64], step_label[NS_TRACE_DEVICE_NAME_MAX + 96];
 
+	device_routes(o, r->src, dev, window, &own);
 	snprintf(label, sizeof(label), "rank %" PRId64 " dev %" PRId64, r->src->rank, dev->id);
 	json_out_char(&js->w, '{');
-	if (!put_members(js, device_head(o, r, d, label, next)))
+	if (!put_members(js, device_head(&ro, r, d, window, label, next)))
 		return false;
 	json_out_raw(&js->w, ",\"steps\":[");
 	for (size_t i = 0; i < dev->nsteps && !js->w.failed; i++) {

@@ -88,6 +88,24 @@ other = json.load(open(sys.argv[2]))["devices"][0]["overall"]["next_steps"]
 assert not [n for n in other if "caching allocator" in n["fix"]], other
 print("ok: the allocator rank alone: set-up in every step is the caching allocator's, up to 2.990 ms a step")
 PY
+# The job's rank lines are the ranks' own (issue 25): rank 2's device in the job, from its trace and from its
+# summary (alloc_ns and the steps travel in it), routes its recurring set-up to the allocator as rank 2's own
+# report does, and its peers, which never call cudaMalloc, keep no allocator line.
+for f in "$tmp/job-jitter-alloc.json" "$tmp/job-jitter-alloc.job.json"; do
+	python3 - "$f" <<'PY' || fail=1
+import json, sys
+ranks = {r["rank"]: r for r in json.load(open(sys.argv[1]))["ranks"]}
+steps = ranks[2]["devices"][0]["overall"]["next_steps"]
+assert not [n for n in steps if n["title"] == "start-up" or n["fix"].startswith("this is start-up")], steps
+init = [n for n in steps if n.get("finding") == "allocator_steps"]
+assert len(init) == 1 and init[0]["title"] == "allocator calls in the steps", steps
+assert abs(init[0]["gain_us"] - 2990) < 0.5, init
+assert init[0]["fix"].startswith("the caching allocator calls cudaMalloc/cudaFree inside the steady steps")
+for k in (0, 1):
+    assert not [n for n in ranks[k]["devices"][0]["overall"]["next_steps"] if "caching allocator" in n["fix"]]
+print("ok: %s: rank 2's own next step in the job is the allocator's, up to 2.990 ms a step" % sys.argv[1])
+PY
+done
 # rank 0 of the allocator job has neither: its summary keeps the bytes of one written before them
 grep -q '"host_stall\|"alloc_' <(head -n 1 "$tmp/job-jitter-alloc.ndjson") &&
 	{ echo "FAIL: rank 0's summary names stalls or allocator calls it does not have"; fail=1; }

@@ -165,21 +165,23 @@ static void training_comm_routes(const ns_split_device *d, const ns_routes *in, 
 	out->route[NS_REGIME_COMM] = *tp;
 }
 
-/* Set-up time (the init cause) in at least half of the counted steps, and at least two of them, while the
- * allocator's calls hold at least half of it, recurs: it is the caching allocator in the steady state, not
- * start-up, and "profile steady state" would capture it again (docs/trace.md, "Set-up that recurs"). The
- * allocator's time is the trace's (warm-up included): an upper bound on the steps' share. PyTorch programs
- * only: a PyTorch profiler trace, or an export whose program is Python. */
+bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size_t with_init)
+{
+	return init_ns > 0 && (double)alloc_ns >= CAUSE_MAJORITY * (double)init_ns && with_init >= 2 &&
+	       2 * with_init >= counted;
+}
+
+/* Set-up time that recurs in the steady steps and is the allocator's (report_alloc_recurs) is the caching
+ * allocator's, not start-up (docs/trace.md, "Set-up that recurs"). PyTorch programs only: a PyTorch profiler
+ * trace, or an export whose program is Python. */
 static void recurring_alloc_routes(const ns_split_result *res, const ns_split_device *d, const ns_routes *in,
                                    ns_routes *out)
 {
 	const ns_route *f = &in->finding[NS_FINDING_ALLOC_STEPS];
-	int64_t init = d->overall.cause_ns[NS_CAUSE_INIT];
 	size_t counted = 0, with = 0;
 
 	/* the caching allocator is PyTorch's: an export of another program keeps its own set-up route */
-	if (f->fix == NULL || init <= 0 || (double)res->alloc_ns < CAUSE_MAJORITY * (double)init ||
-	    (res->nsys && res->program.kind != NS_PROGRAM_PYTHON))
+	if (f->fix == NULL || (res->nsys && res->program.kind != NS_PROGRAM_PYTHON))
 		return;
 	for (size_t i = 0; i < d->nsteps; i++) {
 		ns_split_window w = ns_split_device_step(d, i);
@@ -188,7 +190,7 @@ static void recurring_alloc_routes(const ns_split_result *res, const ns_split_de
 		counted++;
 		with += w.cause_ns[NS_CAUSE_INIT] > 0;
 	}
-	if (with >= 2 && 2 * with >= counted)
+	if (report_alloc_recurs(res->alloc_ns, d->overall.cause_ns[NS_CAUSE_INIT], counted, with))
 		out->cause[NS_CAUSE_INIT] = *f;
 }
 

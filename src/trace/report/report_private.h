@@ -48,6 +48,11 @@ typedef struct {
 void report_evidence_routes(const ns_split_result *res, const ns_split_device *d,
                             const ns_device_table *devices, const ns_routes *in, ns_routes *out,
                             char fixes[][NS_REPORT_FIX_MAX], report_precision *prec);
+/* Set-up time (init_ns, a device's whole run) recurs in the steady steps as the caching allocator's: the
+ * counted steps holding some (with_init of counted) are at least two and at least half of them, and the
+ * allocator's calls (alloc_ns, the trace's, warm-up included: an upper bound) hold at least CAUSE_MAJORITY of
+ * it. The trace report and a job's ranks route it to the allocator_steps finding. */
+bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size_t with_init);
 /* The route the Python frames behind host cause c of d give (report_python.c), worded into buf (size bytes)
  * with the frames named; a compiled model's launch overhead is told mode="reduce-overhead". false, and out
  * untouched, when the frames do not speak for c. */
