@@ -166,8 +166,9 @@ NS_STATIC_API void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bo
 NS_STATIC_API const char *ns_roof_state_name(ns_roof_state s);
 /* [{"bucket", "cause", "title", ["finding",] "fix", "module", "gain_us", "gain_share", "held_us", "rule",
  * ["rank",] ["roofline", "placed_share", "unknown_us",] ["launch_us",] ["batch_scale",] "basis"}, ...] in
- * rank order (finding where the step has one; gain_us and gain_share null when the bound is unknown; the roofline keys on kernel candidates, launch_us
- * on the optimizer's when it claims launch time, batch_scale where has_batch). NULL on OOM. */
+ * rank order (finding where the step has one; gain_us and gain_share null when the bound is unknown; the
+ * roofline keys on kernel candidates, launch_us on the optimizer's when it claims launch time, batch_scale
+ * where has_batch). NULL on OOM. */
 NS_STATIC_API cJSON *ns_next_steps_json(const ns_next_steps *s);
 
 NS_END_DECLS

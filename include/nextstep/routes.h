@@ -65,6 +65,7 @@ typedef enum {
 	                                cudaMalloc/Free */
 	NS_FINDING_TP_TRAINING, /* a training job's exposed collectives are tensor-parallel activations */
 	NS_FINDING_ALLOC_STEPS, /* set-up time that recurs in the steady steps and is the allocator's calls */
+	NS_FINDING_HOST_STALLS, /* launch overhead that is mostly rare multi-ms stalls of trivial calls */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

@@ -42,7 +42,8 @@ static void cause_routes(const ns_split_window *w, const ns_routes *in, ns_route
 
 /* The routes a rank's own trace report gives device dev (window: its whole run), as far as the rank's
  * summary carries the evidence: set-up that recurs in the steady steps as the allocator's calls is the
- * caching allocator's (report_alloc_recurs; docs/trace.md, "Set-up that recurs"), not start-up. The Python
+ * caching allocator's (report_alloc_recurs; docs/trace.md, "Set-up that recurs"), not start-up, and launch
+ * overhead that is mostly stalls of trivial calls is host jitter (report_stalls_dominate). The Python
  * frames and kernel names the trace report also routes by are not in a summary (docs/job.md). */
 static void device_routes(const ns_job_report_options *o, const ns_job_rank *src, const ns_job_device *dev,
                           const ns_split_window *window, ns_routes *out)
@@ -55,8 +56,13 @@ static void device_routes(const ns_job_report_options *o, const ns_job_rank *src
 		counted += !dev->steps[i].warmup;
 		with += !dev->steps[i].warmup && dev->steps[i].cause_ns[NS_CAUSE_INIT] > 0;
 	}
-	if (f->fix != NULL && report_alloc_recurs(src->alloc_ns, window->cause_ns[NS_CAUSE_INIT], counted, with))
+	if (f->fix != NULL &&
+	    report_alloc_recurs(src->alloc_ns, window->cause_ns[NS_CAUSE_INIT], counted, with))
 		out->cause[NS_CAUSE_INIT] = *f;
+	if (o->routes->finding[NS_FINDING_HOST_STALLS].fix != NULL &&
+	    report_stalls_dominate(src->host_stalls, src->host_stall_ns, window->cause_ns[NS_CAUSE_LAUNCH],
+	                           window->dur_ns, dev->nsteps))
+		out->cause[NS_CAUSE_LAUNCH] = o->routes->finding[NS_FINDING_HOST_STALLS];
 }
 
 /* The routes of a rank's judged device (device_routes); the stock ones for a rank without a device. */
@@ -660,7 +666,8 @@ static bool put_device(job_json *js, const ns_job_report_options *o, const ns_jo
 {
 	const ns_job_device *dev = &r->src->dev[d];
 	const ns_split_window *window = d == r->device ? &r->overall : &dev->overall;
-	ns_routes own; /* the rank's own routes for this device: its lines and next steps say what its trace's do */
+	ns_routes
+	    own; /* the rank's own routes for this device: its lines and next steps say what its trace's do */
 	ns_report_options ro = {
 	    .classify = o->classify, .routes = &own, .format = o->format, .source = r->src->file};
 	char label[NS_TRACE_DEVICE_NAME_MAX + 64], step_label[NS_TRACE_DEVICE_NAME_MAX + 96];

@@ -516,6 +516,22 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
              "the steps' set-up share after the change: cudaMalloc/cudaFree should leave the steady "
              "steps",
          .doc = DOC_BUDGET},
+    /* One trace's host jitter: the launch overhead is mostly calls that take microseconds stalled for
+     * milliseconds, a few a step, while the GPU idles. Dispatch is not slow (CUDA graphs would leave the
+     * stalls where they are): the step thread lost its CPU, or waited on a lock another thread held. */
+    [NS_FINDING_HOST_STALLS] =
+        {.module = "Module 3",
+         .fix =
+             "host stalls: calls that take microseconds (kernel launches, event records, aten::empty) "
+             "stalled for milliseconds a few times a step while the GPU idled, and hold most of the launch "
+             "overhead: the step thread lost its CPU (another process or thread on its cores, a garbage "
+             "collector pause, interrupts) or waited on the CUDA driver's lock held by another thread (a "
+             "pin-memory or logging thread), not slow dispatch: pin the process to its own cores near its "
+             "GPU (numactl/taskset), freeze the garbage collector in the step (gc.freeze() after start-up, "
+             "gc.disable() around the loop), and check the node for co-located processes and CPU throttling",
+         .next_check = "the launch overhead share after pinning; the stalls should be gone{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_LAUNCH},
     /* Stream capture records kernels into a graph without running them: a window of it shows the host
      * recording, not the job, and "use CUDA graphs" would be advice to do what it is doing. */
     [NS_FINDING_GRAPH_CAPTURE] =
@@ -583,6 +599,7 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_STRAGGLER_ALLOC] = "straggler_allocator",
     [NS_FINDING_TP_TRAINING] = "tp_training",
     [NS_FINDING_ALLOC_STEPS] = "allocator_steps",
+    [NS_FINDING_HOST_STALLS] = "host_stalls",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

@@ -88,6 +88,25 @@ other = json.load(open(sys.argv[2]))["devices"][0]["overall"]["next_steps"]
 assert not [n for n in other if "caching allocator" in n["fix"]], other
 print("ok: the allocator rank alone: set-up in every step is the caching allocator's, up to 2.990 ms a step")
 PY
+# One rank's host jitter (issue 25, docs/trace.md "Host stalls"): rank 2 of job-jitter alone has 3 stalls of
+# 3 ms (one launch a step, the GPU idle), 9 ms of the 9.120 ms of launch overhead its 3 steps hold: the launch
+# overhead is host stalls (pin cores, freeze the GC), not "CUDA graphs", up to 3.040 ms a step (the 3 ms stall
+# and 4 launches of 10 us a step, the generator's). Rank 0 has no
+# stall: its launch overhead keeps the dispatch route.
+"$bin" trace --format json tests/data/job-jitter/rank-2.json >"$tmp/jitter-rank2.json" || fail=1
+"$bin" trace --format json tests/data/job-jitter/rank-0.json >"$tmp/jitter-rank0.json" || fail=1
+python3 - "$tmp/jitter-rank2.json" "$tmp/jitter-rank0.json" <<'PY' || fail=1
+import json, sys
+steps = json.load(open(sys.argv[1]))["devices"][0]["overall"]["next_steps"]
+top = steps[0]
+assert top["cause"] == "launch" and top["title"] == "host stalls" and top["finding"] == "host_stalls", top
+assert abs(top["gain_us"] - 3040) < 0.5, top
+assert top["fix"].startswith("host stalls: calls that take microseconds") and "CUDA graphs" not in top["fix"], top
+other = json.load(open(sys.argv[2]))["devices"][0]["overall"]["next_steps"]
+launch = [n for n in other if n["cause"] == "launch"]
+assert launch and launch[0]["title"] == "launch overhead" and "finding" not in launch[0], launch
+print("ok: one rank's stalls: its launch overhead is host stalls, up to 3.040 ms a step")
+PY
 # The job's rank lines are the ranks' own (issue 25): rank 2's device in the job, from its trace and from its
 # summary (alloc_ns and the steps travel in it), routes its recurring set-up to the allocator as rank 2's own
 # report does, and its peers, which never call cudaMalloc, keep no allocator line.

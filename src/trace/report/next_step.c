@@ -41,6 +41,7 @@ static const struct {
 	const char *title;
 } finding_titles[] = {
     {NS_FINDING_ALLOC_STEPS, "allocator calls in the steps"},
+    {NS_FINDING_HOST_STALLS, "host stalls"},
 };
 
 static const char *const bucket_titles[NS_REGIME_COUNT] = {

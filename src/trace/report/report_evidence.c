@@ -171,6 +171,30 @@ bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size
 	       2 * with_init >= counted;
 }
 
+bool report_stalls_dominate(int64_t stalls, int64_t stall_ns, int64_t launch_ns, int64_t window_ns,
+                            size_t steps)
+{
+	/* rare: a full launch queue blocks nearly every launch once it fills, not a few a step; and they fit
+	 * in the window (the trace's stalls include those before it: HTA's AlexNet trace has one of 29.9 s,
+	 * CUDA's lazy initialisation inside its first aten::empty_strided, before a 12.9 s window) */
+	return launch_ns > 0 && stalls >= 2 &&
+	       stalls <= REPORT_STALLS_PER_STEP * (int64_t)(steps > 0 ? steps : 1) && stall_ns <= window_ns &&
+	       (double)stall_ns >= CAUSE_MAJORITY * (double)launch_ns;
+}
+
+/* Launch overhead that is mostly the trace's stalls of trivial calls (report_stalls_dominate) is host jitter,
+ * not dispatch: its route says where the CPU went. PyTorch programs only, as below. */
+static void stall_routes(const ns_split_result *res, const ns_split_device *d, const ns_routes *in,
+                         ns_routes *out)
+{
+	const ns_route *f = &in->finding[NS_FINDING_HOST_STALLS];
+
+	if (f->fix != NULL && !(res->nsys && res->program.kind != NS_PROGRAM_PYTHON) &&
+	    report_stalls_dominate(res->host_stalls, res->host_stall_ns, d->overall.cause_ns[NS_CAUSE_LAUNCH],
+	                           d->overall.dur_ns, d->nsteps))
+		out->cause[NS_CAUSE_LAUNCH] = *f;
+}
+
 /* Set-up time that recurs in the steady steps and is the allocator's (report_alloc_recurs) is the caching
  * allocator's, not start-up (docs/trace.md, "Set-up that recurs"). PyTorch programs only: a PyTorch profiler
  * trace, or an export whose program is Python. */
@@ -209,6 +233,7 @@ void report_evidence_routes(const ns_split_result *res, const ns_split_device *d
 	                    fixes[REPORT_FIX_HOST_GAP], NS_REPORT_FIX_MAX);
 	report_python_route(res, d, NS_CAUSE_LAUNCH, in, &out->cause[NS_CAUSE_LAUNCH],
 	                    fixes[REPORT_FIX_LAUNCH], NS_REPORT_FIX_MAX);
+	stall_routes(res, d, in, out); /* the stalls, not the Python between the ops */
 	if (res->nsys)
 		report_export_routes(res, in, out, fixes);
 	kernel_routes(res, d, devices, in, out, fixes, prec);
