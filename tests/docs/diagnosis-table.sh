@@ -80,3 +80,7 @@ done
 for t in job-jitter job-jitter-trivial job-jitter-alloc; do
 	row "tests/data/$t" "$root/tests/data/$t"
 done
+# a rank alone: one trace's host stalls and recurring allocator set-up (no peers to compare with)
+for t in job-jitter job-jitter-alloc; do
+	row "tests/data/$t/rank-2.json alone" "$root/tests/data/$t/rank-2.json"
+done
