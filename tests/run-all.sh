@@ -56,10 +56,17 @@ run_ctest() { # build-dir label
 	skipped=$((skipped + nskip))
 }
 
+# A build folder configured here for the first time uses Ninja when it is installed (CMake keeps a folder's
+# generator; CMAKE_GENERATOR chooses another): make's bookkeeping between the compilers cost 3 s more CPU per
+# build (the plain build, 2026-12-04: 40 s of CPU with make, 37 s with Ninja).
 configure() { # build-dir [cmake args...]
-	local dir=$1
+	local dir=$1 generator=()
 	shift
-	cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEXTSTEP_WERROR=ON -DBUILD_TESTING=ON "$@" >/dev/null
+	if [ ! -f "$dir/CMakeCache.txt" ] && [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null; then
+		generator=(-G Ninja)
+	fi
+	cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNEXTSTEP_WERROR=ON -DBUILD_TESTING=ON \
+		"$@" >/dev/null
 }
 build() { # build-dir [cmake args...]
 	configure "$@" && cmake --build "$1" -j"$jobs"
