@@ -90,9 +90,23 @@ stage_start() {
 	children_cpu
 	stage_wall=$SECONDS stage_cpu=$cpu
 }
+# The static analysis runs beside the stages, and its CPU joins the children's when it has ended and been waited
+# for, during whichever stage was running then: that stage's line leaves it out (it has a line of its own, "static
+# analysis: time: ..."). Waited for is when /proc has no entry for it any more (Linux; elsewhere, and in the
+# moment between its line and its end, the stage's line still counts it).
+static_cpu_left_out=
 stage_end() { # name
+	local stage static
 	children_cpu
-	echo "run-all: time: $1: $((SECONDS - stage_wall)) s wall, $(echo "$cpu $stage_cpu" | awk '{ printf "%.0f", $1 - $2 }') s CPU"
+	stage=$(echo "$cpu $stage_cpu" | awk '{ printf "%.0f", $1 - $2 }')
+	if [ -n "$static_pid" ] && [ -z "$static_cpu_left_out" ] && [ -d /proc/self ] && [ ! -e "/proc/$static_pid" ]; then
+		static=$(sed -nE 's/^static analysis: time: [0-9]+ s wall, ([0-9]+) s CPU$/\1/p' "$scratch/static.out")
+		if [ -n "$static" ]; then
+			stage=$((stage - static))
+			static_cpu_left_out=1
+		fi
+	fi
+	echo "run-all: time: $1: $((SECONDS - stage_wall)) s wall, $stage s CPU"
 }
 
 # The niceness of each analysis job to come (tests/static-analysis.sh reads it): 10 while other stages run, 0 once
