@@ -355,9 +355,9 @@ typedef struct {
 	int64_t first_use_ns;
 	/* Calls that take microseconds (kernel launches that are not first-use loads, event records,
 	 * aten::empty and other metadata ops) held for at least 1 ms and 50 times the median launch by
-	 * something other than a nested allocator call: the host stalled (descheduled, a GC pause, a full
-	 * launch queue). Only the stalled part counts. The job compares them across ranks (host jitter,
-	 * docs/job.md). */
+	 * something other than a nested allocator or set-up call: the host stalled (descheduled, a GC pause,
+	 * a full launch queue). Only the stalled part counts. The job compares them across ranks (host
+	 * jitter, docs/job.md). */
 	int64_t host_stalls;
 	int64_t host_stall_ns;
 	/* The device-memory allocator's runtime calls (cudaMalloc, cudaFree, cuMemCreate/Map, hipMalloc, ...)

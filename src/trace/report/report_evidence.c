@@ -175,8 +175,7 @@ bool report_stalls_dominate(int64_t stalls, int64_t stall_ns, int64_t launch_ns,
                             size_t steps)
 {
 	/* rare: a full launch queue blocks nearly every launch once it fills, not a few a step; and they fit
-	 * in the window (the trace's stalls include those before it: HTA's AlexNet trace has one of 29.9 s,
-	 * CUDA's lazy initialisation inside its first aten::empty_strided, before a 12.9 s window) */
+	 * in the window (the trace's stalls include those before it) */
 	return launch_ns > 0 && stalls >= 2 &&
 	       stalls <= REPORT_STALLS_PER_STEP * (int64_t)(steps > 0 ? steps : 1) && stall_ns <= window_ns &&
 	       (double)stall_ns >= CAUSE_MAJORITY * (double)launch_ns;

@@ -196,7 +196,7 @@ typedef struct {
 	bool launch_ex;      /* launched with cuLaunchKernelEx/cudaLaunchKernelExC: may be a programmatic
 	                        dependent launch */
 	uint8_t capture;     /* CAPTURE_BEGIN/END: a runtime call that opens or closes a stream capture */
-	uint8_t stall;       /* STALL_*: a call whose milliseconds mean a stall, or the allocator's */
+	uint8_t stall;       /* STALL_*: a call whose milliseconds mean a stall, the allocator's, or set-up */
 	uint8_t pass;        /* 1 + the pass (PASS_*) the span marks, 0 for none (split_phases.c) */
 	uint8_t gpu_kind;
 	uint32_t name_id;
@@ -273,11 +273,12 @@ typedef struct {
 
 /* Host calls the host-stall rule reads (split_first_use()): a trivial op or runtime call of a millisecond or
  * more, and the allocator's calls that may lie inside one. */
-enum { STALL_NONE, STALL_TRIVIAL, STALL_ALLOC };
+/* STALL_SETUP: a set-up call (split_is_init_call) nested in a trivial one is start-up, not a stall. */
+enum { STALL_NONE, STALL_TRIVIAL, STALL_ALLOC, STALL_SETUP };
 typedef struct {
 	int64_t start, end;
 	uint32_t thread;
-	uint8_t kind; /* STALL_TRIVIAL or STALL_ALLOC */
+	uint8_t kind; /* STALL_TRIVIAL, STALL_ALLOC or STALL_SETUP */
 } stall_call;
 
 struct split_python;
