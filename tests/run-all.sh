@@ -161,7 +161,7 @@ fuzz_one() {
 	# fuzz_trace_read's seeds are fuzz/corpus/trace; a harness whose folder has its full name uses that
 	[ -d "$corpus" ] || corpus=${corpus%_read}
 	work=$(mktemp -d)
-	if "$1" -max_total_time="${FUZZ_SECONDS:-5}" -rss_limit_mb=2048 -timeout=10 "$work" "$corpus" >"$2" 2>&1; then
+	if "$1" -max_total_time="${FUZZ_SECONDS:-3}" -rss_limit_mb=2048 -timeout=10 "$work" "$corpus" >"$2" 2>&1; then
 		echo ok >"$2.status"
 	else
 		echo failed >"$2.status"
@@ -169,7 +169,7 @@ fuzz_one() {
 	rm -rf "$work"
 }
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
-	echo "== fuzz harnesses (${FUZZ_SECONDS:-5} s each, $jobs at a time) =="
+	echo "== fuzz harnesses (${FUZZ_SECONDS:-3} s each, $jobs at a time) =="
 	stage_start
 	if ! command -v clang >/dev/null; then
 		stage_failed "clang not found: the fuzz harnesses could not run (install clang and libclang-rt-dev)"
