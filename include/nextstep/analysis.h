@@ -42,6 +42,13 @@ NS_API void ns_trace_options_set_all_steps(ns_trace_options *o, bool all);
  * table (the installed one is share/nextstep/devices.json), read now. NS_ERR_IO, NS_ERR_SYNTAX, ... with err
  * set when it cannot be read. */
 NS_API ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices_json, ns_error *err);
+/* Read a device table for the advice only, as `nextstep trace` always does, without placing ops on the
+ * roofline: with it, fp32 GEMMs and convolutions on a GPU with tensor cores are routed to autocast with the
+ * device's peak ratio, and that fix is bounded by it (docs/next-step.md, "Precision"), as the command line
+ * decides. Errors as ns_trace_options_set_roofline(); a roofline set before stays on and places with this
+ * table. */
+NS_API ns_status ns_trace_options_set_device_table(ns_trace_options *o, const char *devices_json,
+                                                   ns_error *err);
 /* Steps are the spans of the user annotations whose names match regex (PCRE2), as `--step-marker`, instead
  * of the profiler's own step spans; NULL goes back to those. NS_ERR_VALUE with err set when regex does not
  * compile. */

@@ -21,8 +21,10 @@ struct ns_trace_options {
 	unsigned threads;
 	bool all_steps;
 	bool roofline;
-	ns_device_table devices; /* read by ns_trace_options_set_roofline() */
+	ns_device_table devices; /* read by ns_trace_options_set_roofline() or _set_device_table() */
 	bool devices_read;
+	bool roofline_read; /* by set_roofline: the roofline stays on when set_devices(NULL) drops the
+	                       caller's */
 	const ns_device_table *table; /* the one the roofline looks devices up in: devices, or the caller's */
 	ns_troof_options roof;        /* --device, --dtype (ns_trace_options_set_roofline_as()) */
 	ns_step_marker *own_marker;   /* compiled by ns_trace_options_set_step_marker() */
@@ -82,7 +84,7 @@ void ns_trace_options_set_all_steps(ns_trace_options *o, bool all)
 	o->all_steps = all;
 }
 
-ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices_json, ns_error *err)
+static ns_status read_devices(ns_trace_options *o, const char *devices_json, ns_error *err)
 {
 	ns_device_table t;
 
@@ -95,8 +97,21 @@ ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices
 	o->devices = t;
 	o->table = NULL;
 	o->devices_read = true;
+	return NS_OK;
+}
+
+ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices_json, ns_error *err)
+{
+	if (read_devices(o, devices_json, err) != NS_OK)
+		return err->status;
+	o->roofline_read = true;
 	o->roofline = true;
 	return NS_OK;
+}
+
+ns_status ns_trace_options_set_device_table(ns_trace_options *o, const char *devices_json, ns_error *err)
+{
+	return read_devices(o, devices_json, err); /* a roofline already set now places with this table */
 }
 
 ns_status ns_trace_options_set_step_marker(ns_trace_options *o, const char *regex, ns_error *err)
@@ -130,7 +145,7 @@ void ns_trace_options_set_routes(ns_trace_options *o, const ns_routes *routes)
 void ns_trace_options_set_devices(ns_trace_options *o, const ns_device_table *devices)
 {
 	o->table = devices;
-	o->roofline = devices != NULL || o->devices_read;
+	o->roofline = devices != NULL || o->roofline_read;
 }
 
 void ns_trace_options_set_roofline_as(ns_trace_options *o, const ns_troof_options *roof)
@@ -305,12 +320,13 @@ static bool devices_copy(const ns_device_table *from, ns_device_table *to)
 	return true;
 }
 
-/* The table a roofline analysis quotes peaks from, as the command line's report does. */
+/* The table the reports quote peaks from, as the command line's report does: a roofline analysis's, or the
+ * one ns_trace_options_set_device_table() read. */
 static ns_status keep_devices(ns_analysis *a, const ns_trace_options *o, ns_error *err)
 {
-	if (!a->roofline)
+	if (!a->roofline && !o->devices_read)
 		return NS_OK;
-	if (o->table != NULL) {
+	if (a->roofline && o->table != NULL) {
 		a->devices = o->table;
 		return NS_OK;
 	}

@@ -162,6 +162,15 @@ if [ -n "$build_line" ] && (cd "$tmp/example" && eval "$build_line") 2>"$tmp/cc.
 	check "examples/trace_verdict.c (pkg-config): the verdict" "$want_verdict" "$(echo "$out" | sed -n 1p)"
 	check "examples/trace_verdict.c (pkg-config): the next step" "$want_next" \
 		"$(echo "$out" | sed -n 's/^next step: \(.*\) (up to [0-9]*% of the step)$/\1/p')"
+	# Given the installed device table, as `nextstep trace` reads it, the example decides what the CLI does:
+	# the A100's peak ratio in the verdict, and the fp32 kernels' autocast estimate as the next step.
+	out=$(cd "$tmp/example" && env -u LD_LIBRARY_PATH ./trace_verdict "$trace" "$prefix/share/nextstep/devices.json" 2>&1)
+	cli=$("$bin" trace "$trace" 2>&1)
+	check "examples/trace_verdict.c with the device table: the verdict" "$(echo "$cli" | sed -n 1p)" \
+		"$(echo "$out" | sed -n 1p)"
+	check "examples/trace_verdict.c with the device table: the next step" \
+		"$(echo "$cli" | sed -n 's/^next step: [^,]*, \(up to\|about\) [^>]*-> \(.*\) ([^()]*)$/\2/p' | head -n 1)" \
+		"$(echo "$out" | sed -n 's/^next step: \(.*\) (up to [0-9]*% of the step)$/\1/p')"
 else
 	cat "$tmp/cc.log"
 	check "examples/trace_verdict.c builds with its printed line: $build_line" "built" "failed"
