@@ -177,16 +177,21 @@ static ns_status get_causes(const cJSON *win, const json_path *p, ns_diff_side *
 }
 
 /* One next step: its bucket, cause and title, and gain_us (null: an unknown bound, skipped). */
-/* A kernel candidate with a bound but no placement ("rule": "roofline", "roofline" not "placed"): its bound
- * is the tensor-core peak ratio's, a floor of the headroom (docs/next-step.md, "Precision"), so what the fix
- * can win at all is its kernels' time. */
+/* A candidate whose bound is an estimate ("estimate": true: the tensor-core peak ratio's, a floor of the
+ * headroom, docs/next-step.md "Precision"): what the fix can win at all is its kernels' time, held_us.
+ * Reports saved before the key existed say it by a roofline rule with a bound but no placement. */
 static bool bound_is_a_floor(const cJSON *c)
 {
 	const cJSON *rule = cJSON_GetObjectItemCaseSensitive(c, "rule"),
-	            *roof = cJSON_GetObjectItemCaseSensitive(c, "roofline");
+	            *roof = cJSON_GetObjectItemCaseSensitive(c, "roofline"),
+	            *estimate = cJSON_GetObjectItemCaseSensitive(c, "estimate");
 
+	if (!cJSON_HasObjectItem(c, "held_us"))
+		return false;
+	if (estimate != NULL)
+		return cJSON_IsTrue(estimate);
 	return cJSON_IsString(rule) && strcmp(rule->valuestring, "roofline") == 0 && cJSON_IsString(roof) &&
-	       strcmp(roof->valuestring, "placed") != 0 && cJSON_HasObjectItem(c, "held_us");
+	       strcmp(roof->valuestring, "placed") != 0;
 }
 
 static ns_status get_prediction(const cJSON *c, const json_path *p, ns_diff_side *s, ns_error *err)

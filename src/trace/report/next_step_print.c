@@ -114,6 +114,8 @@ static cJSON *step_json(const ns_next_step *s)
 	                     : cJSON_AddNullToObject(obj, "gain_us")) != NULL;
 	ok = ok && (s->known ? cJSON_AddNumberToObject(obj, "gain_share", s->gain_share)
 	                     : cJSON_AddNullToObject(obj, "gain_share")) != NULL;
+	if (ok && s->estimate) /* gain_us is a floor of the headroom, printed "about" (docs/next-step.md) */
+		ok = cJSON_AddBoolToObject(obj, "estimate", true) != NULL;
 	ok = ok && cJSON_AddNumberToObject(obj, "held_us", (double)s->held_ns / 1e3);
 	ok = ok && cJSON_AddStringToObject(obj, "rule", ns_gain_rule_name(s->rule));
 	if (ok && s->rank >= 0)
