@@ -66,6 +66,9 @@ typedef struct {
 
 NS_STATIC_API void ns_devices_init(ns_device_table *t);
 NS_STATIC_API void ns_devices_free(ns_device_table *t);
+/* to (initialised, empty) as a deep copy of from; false when out of memory (to then holds what was copied:
+ * free it). */
+NS_STATIC_API bool ns_devices_copy(const ns_device_table *from, ns_device_table *to);
 /* The table's file name inside a data directory. */
 #define NS_DEVICES_FILE "devices.json"
 /* Adds the devices of a JSON file; a device whose name (or an alias) matches one already loaded replaces it.

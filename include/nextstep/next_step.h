@@ -142,6 +142,8 @@ NS_STATIC_API void ns_next_steps_of_window(const ns_split_window *w, size_t step
  * 3", "allocator calls in the steps" (a cause the evidence routed to a finding with a title), ...; a cause
  * not in the title table is named by its key ("idle.host_gap"). Written into buf (64 bytes are enough). */
 NS_STATIC_API const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size);
+/* How a known bound is said: "about" for an estimate (a floor of the headroom), else "up to". */
+NS_STATIC_API const char *ns_next_step_bound_word(const ns_next_step *s);
 /* Adds c in rank order (ignored when full). */
 NS_STATIC_API void ns_next_steps_add(ns_next_steps *s, const ns_next_step *c);
 /* The first candidate with a known bound, or NULL. */

@@ -47,8 +47,8 @@ static void put_next_step(ns_html_page *p, const ns_next_step *s, const char *pe
 	          shown ? " class=\"shown\"" : "");
 	hp_text(p, ns_next_step_title(s, key, sizeof(key)), 100);
 	if (s->known)
-		hp_printf(p, "</b>: %s %.3f ms%s (%.1f%%)", s->estimate ? "about" : "up to", ms(s->gain_ns),
-		          per, 100.0 * s->gain_share);
+		hp_printf(p, "</b>: %s %.3f ms%s (%.1f%%)", ns_next_step_bound_word(s), ms(s->gain_ns), per,
+		          100.0 * s->gain_share);
 	else
 		hp_printf(p, "</b>: bound unknown (%.3f ms%s in these kernels)", ms(s->held_ns), per);
 	if (s->route.fix != NULL) {

@@ -125,6 +125,40 @@ void ns_devices_free(ns_device_table *t)
 	ns_devices_init(t);
 }
 
+static bool device_copy(const ns_device *from, ns_device *to)
+{
+	*to = *from;
+	to->name = to->vendor = to->source = to->notes = NULL;
+	to->aliases = NULL;
+	to->naliases = 0;
+	if ((to->name = strdup(from->name)) == NULL ||
+	    (from->vendor != NULL && (to->vendor = strdup(from->vendor)) == NULL) ||
+	    (from->source != NULL && (to->source = strdup(from->source)) == NULL) ||
+	    (from->notes != NULL && (to->notes = strdup(from->notes)) == NULL))
+		return false;
+	if (from->naliases > 0 && (to->aliases = calloc(from->naliases, sizeof(*to->aliases))) == NULL)
+		return false;
+	for (; to->naliases < from->naliases; to->naliases++)
+		if ((to->aliases[to->naliases] = strdup(from->aliases[to->naliases])) == NULL)
+			return false;
+	return true;
+}
+
+bool ns_devices_copy(const ns_device_table *from, ns_device_table *to)
+{
+	if (from->n == 0)
+		return true;
+	if ((to->dev = calloc(from->n, sizeof(*to->dev))) == NULL)
+		return false;
+	to->cap = from->n;
+	for (; to->n < from->n; to->n++)
+		if (!device_copy(&from->dev[to->n], &to->dev[to->n])) {
+			to->n++; /* freed with the table */
+			return false;
+		}
+	return true;
+}
+
 /* Lower-case letters and digits only, so "H100-SXM", "h100 sxm" and "H100_SXM" are one key. */
 static void normalize(const char *in, char *out, size_t size)
 {

@@ -1,5 +1,4 @@
 /* One trace analysed in one call (nextstep/analysis.h): the stages `nextstep trace` runs, in the library. */
-#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "nextstep/analysis.h"
 
 #include <stdio.h>
@@ -285,41 +284,6 @@ done:
 	return st;
 }
 
-static bool device_copy(const ns_device *from, ns_device *to)
-{
-	*to = *from;
-	to->name = to->vendor = to->source = to->notes = NULL;
-	to->aliases = NULL;
-	to->naliases = 0;
-	if ((to->name = strdup(from->name)) == NULL ||
-	    (from->vendor != NULL && (to->vendor = strdup(from->vendor)) == NULL) ||
-	    (from->source != NULL && (to->source = strdup(from->source)) == NULL) ||
-	    (from->notes != NULL && (to->notes = strdup(from->notes)) == NULL))
-		return false;
-	if (from->naliases > 0 && (to->aliases = calloc(from->naliases, sizeof(*to->aliases))) == NULL)
-		return false;
-	for (; to->naliases < from->naliases; to->naliases++)
-		if ((to->aliases[to->naliases] = strdup(from->aliases[to->naliases])) == NULL)
-			return false;
-	return true;
-}
-
-/* to (initialised, empty) as a copy of from; false when out of memory (to then holds what was copied). */
-static bool devices_copy(const ns_device_table *from, ns_device_table *to)
-{
-	if (from->n == 0)
-		return true;
-	if ((to->dev = calloc(from->n, sizeof(*to->dev))) == NULL)
-		return false;
-	to->cap = from->n;
-	for (; to->n < from->n; to->n++)
-		if (!device_copy(&from->dev[to->n], &to->dev[to->n])) {
-			to->n++; /* freed with the table */
-			return false;
-		}
-	return true;
-}
-
 /* The table the reports quote peaks from, as the command line's report does: a roofline analysis's, or the
  * one ns_trace_options_set_device_table() read. */
 static ns_status keep_devices(ns_analysis *a, const ns_trace_options *o, ns_error *err)
@@ -330,7 +294,7 @@ static ns_status keep_devices(ns_analysis *a, const ns_trace_options *o, ns_erro
 		a->devices = o->table;
 		return NS_OK;
 	}
-	if (!devices_copy(&o->devices, &a->own_devices))
+	if (!ns_devices_copy(&o->devices, &a->own_devices))
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	a->devices = &a->own_devices;
 	return NS_OK;

@@ -103,6 +103,11 @@ const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size)
 	return buf;
 }
 
+const char *ns_next_step_bound_word(const ns_next_step *s)
+{
+	return s->estimate ? "about" : "up to";
+}
+
 static double ms(int64_t ns)
 {
 	return (double)ns / 1e6;
@@ -244,8 +249,8 @@ static bool precision_bound(ns_next_step *c, const ns_next_inputs *in)
 	snprintf(
 	    c->basis, sizeof(c->basis),
 	    "%.3f ms a step in these kernels, %.3f ms of it fp32 GEMMs and convolutions on the CUDA cores: "
-	    "at "
-	    "the 16-bit tensor-core peak (%.1fx fp32) their FLOPs take at most 1/%.1f of that, so at least "
+	    "at the 16-bit tensor-core peak (%.1fx fp32) their FLOPs take at most 1/%.1f of that, so at "
+	    "least "
 	    "%.3f ms is above that roof; placing their ops on the roofline gives the full bound",
 	    ms(c->held_ns), ms((int64_t)fp32), in->tensor_ratio, in->tensor_ratio, ms(c->gain_ns));
 	return true;

@@ -24,7 +24,7 @@ static void print_one(FILE *out, const char *lead, const ns_next_step *s, const 
 
 	fprintf(out, "%s%s", lead, ns_next_step_title(s, key, sizeof(key)));
 	if (s->known)
-		fprintf(out, ", %s %.3f ms%s (%.1f%%)", s->estimate ? "about" : "up to", ms(s->gain_ns), per,
+		fprintf(out, ", %s %.3f ms%s (%.1f%%)", ns_next_step_bound_word(s), ms(s->gain_ns), per,
 		        100.0 * s->gain_share);
 	else
 		fprintf(out, ", bound unknown (%.3f ms%s in these kernels)", ms(s->held_ns), per);

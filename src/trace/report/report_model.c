@@ -352,7 +352,7 @@ static void first_why(ns_device_report *m)
 	    m->first_why, sizeof(m->first_why),
 	    "the headline is where most of the step goes (%s, %.3f ms a step), the next step "
 	    "the fix that can win the most (%s %.3f ms a step)",
-	    ns_regime_bound_word(v), (double)held / 1e6, top->estimate ? "about" : "up to",
+	    ns_regime_bound_word(v), (double)held / 1e6, ns_next_step_bound_word(top),
 	    (double)top->gain_ns / 1e6);
 	if (at >= sizeof(m->first_why))
 		return;
