@@ -111,9 +111,9 @@ ns_status split_coll_forward(ns_trace_split *s, ns_error *err)
 {
 	for (size_t i = 0; i < s->ngpu; i++) {
 		const gpu_rec *g = &s->gpu[i];
-		const launch_rec *l;
-		if (g->kind != GK_COMM || (l = split_launch_of(s, g->corr)) == NULL ||
-		    !split_phases_in(s->phases, NS_PASS_FORWARD, l->thread, l->ts) || !is_all_reduce(s, g))
+		launch_call l;
+		if (g->kind != GK_COMM || !split_launch_of(s, g->corr, &l) ||
+		    !split_phases_in(s->phases, NS_PASS_FORWARD, l.thread, l.ts) || !is_all_reduce(s, g))
 			continue;
 		void *grown = ns_grow(s->fwd_coll, &s->capfwd_coll, s->nfwd_coll + 1, sizeof(*s->fwd_coll));
 		if (grown == NULL)

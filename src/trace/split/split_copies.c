@@ -52,13 +52,13 @@ ns_status split_copies_block(ns_trace_split *s, ns_error *err)
 	split_launches_sort(s);
 	for (size_t i = 0; i < s->ncopy_call && s->npageable_corr > 0; i++) {
 		const copy_call *c = &s->copy_call[i];
-		const launch_rec *l;
+		launch_call l;
 		ns_status st;
 		if (ns_bsearch(&c->corr, s->pageable_corr, s->npageable_corr, sizeof(c->corr), ns_cmp_i64) ==
 		        NULL ||
-		    (l = split_launch_of(s, c->corr)) == NULL)
+		    !split_launch_of(s, c->corr, &l))
 			continue;
-		st = split_span_add(&s->thread[l->thread].list[HK_BLOCK], l->ts, c->end, err);
+		st = split_span_add(&s->thread[l.thread].list[HK_BLOCK], l.ts, c->end, err);
 		if (st != NS_OK)
 			return st;
 	}

@@ -12,8 +12,8 @@
 
 /* One record per GPU event: millions of them in a large trace. */
 _Static_assert(sizeof(gpu_rec) == 40, "a GPU record is 40 bytes");
-_Static_assert(sizeof(launch_rec) == 24, "a launch record is 24 bytes");
-_Static_assert(NS_SPLIT_MAX_THREADS <= UINT16_MAX + 1, "a thread index fits launch_rec.thread");
+_Static_assert(sizeof(launch_rec) == 16, "a launch record is 16 bytes");
+_Static_assert(NS_SPLIT_MAX_THREADS <= UINT16_MAX + 1, "a thread index fits 16 bits of launch_rec.ts_thread");
 
 ns_trace_split *ns_trace_split_new(const ns_kernel_rules *rules)
 {
@@ -52,6 +52,7 @@ void ns_trace_split_free(ns_trace_split *s)
 	split_phases_free(s->phases);
 	free(s->gpu);
 	free(s->launch);
+	free(s->wide_launch);
 	free(s->steps);
 	free(s->spill_dir);
 	free(s->comm_span);
@@ -528,22 +529,62 @@ static ns_status launch_ext(ns_trace_split *s, int64_t ext, int32_t *out, ns_err
 	return NS_OK;
 }
 
+/* c as a launch_rec, when it fits one (the bases set by the first launch with an id). */
+static bool pack_launch(ns_trace_split *s, const launch_call *c, launch_rec *r)
+{
+	const int64_t half = (int64_t)1 << (LAUNCH_TS_BITS - 1);
+	int64_t dt;
+
+	if (c->corr < 0)
+		return false;
+	if (!s->launch_based) {
+		s->launch_based = true;
+		s->launch_t0 = c->ts;
+		s->launch_corr0 = c->corr & ~(int64_t)UINT32_MAX;
+	}
+	if (c->corr < s->launch_corr0 || c->corr - s->launch_corr0 > (int64_t)LAUNCH_CORR_MASK ||
+	    __builtin_sub_overflow(c->ts, s->launch_t0, &dt) || dt < -half || dt >= half)
+		return false;
+	r->ts_thread = (uint64_t)dt & (((uint64_t)1 << LAUNCH_TS_BITS) - 1);
+	r->ts_thread |= (uint64_t)c->thread << LAUNCH_TS_BITS;
+	r->corr_bits = (uint32_t)(c->corr - s->launch_corr0) | (uint32_t)c->kind << LAUNCH_KIND_SHIFT |
+	               (c->ex ? LAUNCH_EX : 0u);
+	r->ext = c->ext;
+	return true;
+}
+
+static ns_status keep_launch(ns_trace_split *s, const launch_call *c, ns_error *err)
+{
+	launch_rec r;
+	void *grown;
+
+	if (pack_launch(s, c, &r)) {
+		if ((grown = ns_grow(s->launch, &s->caplaunch, s->nlaunch + 1, sizeof(*s->launch))) == NULL)
+			return split_oom(err);
+		s->launch = grown;
+		s->launch[s->nlaunch++] = r;
+		return NS_OK;
+	}
+	grown = ns_grow(s->wide_launch, &s->capwide_launch, s->nwide_launch + 1, sizeof(*s->wide_launch));
+	if (grown == NULL)
+		return split_oom(err);
+	s->wide_launch = grown;
+	s->wide_launch[s->nwide_launch++] = *c;
+	return NS_OK;
+}
+
 static ns_status add_launch(ns_trace_split *s, const span_info *si, uint32_t thread, ns_error *err)
 {
 	int64_t dur = si->end - si->start;
-	launch_rec *l;
-	int32_t ext = -1;
+	launch_call c = {.corr = si->corr, .ts = si->start, .ext = -1, .thread = (uint16_t)thread};
+	void *grown;
 
-	if (launch_ext(s, si->ext, &ext, err) != NS_OK)
+	if (launch_ext(s, si->ext, &c.ext, err) != NS_OK)
 		return err->status;
-	void *grown = ns_grow(s->launch, &s->caplaunch, s->nlaunch + 1, sizeof(*s->launch));
-	if (grown == NULL)
-		return split_oom(err);
-	s->launch = grown;
-	l = &s->launch[s->nlaunch++];
-	*l = (launch_rec){.corr = si->corr, .ts = si->start, .ext = ext, .thread = (uint16_t)thread};
-	l->kind = si->launch_kind & 3u;
-	l->ex = si->launch_ex;
+	c.kind = si->launch_kind & 3u;
+	c.ex = si->launch_ex;
+	if (keep_launch(s, &c, err) != NS_OK)
+		return err->status;
 	if (si->launch_kind != LK_KERNEL)
 		return NS_OK;
 	s->launch_hist[dur > 0 ? 64 - __builtin_clzll((unsigned long long)dur) : 0]++;

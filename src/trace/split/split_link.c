@@ -6,7 +6,14 @@
 
 static int cmp_launch(const void *a, const void *b)
 {
-	const launch_rec *x = a, *y = b;
+	uint32_t x = ((const launch_rec *)a)->corr_bits & LAUNCH_CORR_MASK;
+	uint32_t y = ((const launch_rec *)b)->corr_bits & LAUNCH_CORR_MASK;
+	return (x > y) - (x < y);
+}
+
+static int cmp_launch_call(const void *a, const void *b)
+{
+	const launch_call *x = a, *y = b;
 	return (x->corr > y->corr) - (x->corr < y->corr);
 }
 
@@ -18,33 +25,71 @@ static int cmp_thread_span(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-/* hint: the index after the previous hit; GPU events mostly come in launch order. */
-static launch_rec *find_launch(ns_trace_split *s, int64_t corr, size_t *hint)
+/* corr's offset in launch_rec.corr_bits, or false when no launch_rec can hold it. */
+static bool packed_corr(const ns_trace_split *s, int64_t corr, uint32_t *bits)
 {
-	launch_rec key = {.corr = corr};
-	launch_rec *l;
+	if (!s->launch_based || corr < s->launch_corr0 || corr - s->launch_corr0 > (int64_t)LAUNCH_CORR_MASK)
+		return false;
+	*bits = (uint32_t)(corr - s->launch_corr0);
+	return true;
+}
+
+static bool find_packed(const ns_trace_split *s, uint32_t bits, size_t *i)
+{
+	launch_rec key = {.corr_bits = bits};
+	const launch_rec *l = ns_bsearch(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
+
+	if (l == NULL)
+		return false;
+	*i = (size_t)(l - s->launch);
+	return true;
+}
+
+bool split_launch_find(const ns_trace_split *s, int64_t corr, size_t *i)
+{
+	launch_call key = {.corr = corr};
+	const launch_call *w;
+	uint32_t bits;
+
+	if (packed_corr(s, corr, &bits) && find_packed(s, bits, i))
+		return true;
+	w = ns_bsearch(&key, s->wide_launch, s->nwide_launch, sizeof(key), cmp_launch_call);
+	if (w == NULL)
+		return false;
+	*i = s->nlaunch + (size_t)(w - s->wide_launch);
+	return true;
+}
+
+/* hint: the index after the previous hit; GPU events mostly come in launch order. */
+static bool find_launch(ns_trace_split *s, int64_t corr, size_t *i, size_t *hint)
+{
+	uint32_t bits;
 
 	if (corr < 0)
-		return NULL;
-	if (*hint < s->nlaunch && s->launch[*hint].corr == corr)
-		l = &s->launch[*hint];
-	else
-		l = ns_bsearch(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
-	if (l != NULL)
-		*hint = (size_t)(l - s->launch) + 1;
-	return l;
+		return false;
+	if (*hint < s->nlaunch && packed_corr(s, corr, &bits) &&
+	    (s->launch[*hint].corr_bits & LAUNCH_CORR_MASK) == bits)
+		*i = *hint;
+	else if (!split_launch_find(s, corr, i))
+		return false;
+	*hint = *i + 1;
+	return true;
 }
 
 void split_launches_sort(ns_trace_split *s)
 {
 	ns_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
+	ns_sort(s->wide_launch, s->nwide_launch, sizeof(*s->wide_launch), cmp_launch_call);
 }
 
-const launch_rec *split_launch_of(const ns_trace_split *s, int64_t corr)
+bool split_launch_of(const ns_trace_split *s, int64_t corr, launch_call *out)
 {
-	launch_rec key = {.corr = corr};
+	size_t i;
 
-	return ns_bsearch(&key, s->launch, s->nlaunch, sizeof(key), cmp_launch);
+	if (!split_launch_find(s, corr, &i))
+		return false;
+	*out = split_launch_get(s, i);
+	return true;
 }
 
 /* Asked twice for every GPU record: searched in line, without a comparison callback. */
@@ -84,7 +129,7 @@ static void prepare_links(ns_trace_split *s)
 {
 	size_t out = 0;
 
-	ns_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
+	split_launches_sort(s);
 	ns_sort(s->comm_ext, s->ncomm_ext, sizeof(*s->comm_ext), ns_cmp_i64);
 	ns_sort(s->comm_span, s->ncomm_span, sizeof(*s->comm_span), cmp_thread_span);
 	for (size_t i = 0; i < s->ncomm_span; i++) {
@@ -105,8 +150,15 @@ static void prepare_links(ns_trace_split *s)
  * *launch_ts (or -1 when its launch is unknown). */
 static void link_kernel(ns_trace_split *s, gpu_rec *g, int64_t *launch_ts, size_t *hint)
 {
-	launch_rec *l = find_launch(s, g->corr, hint);
+	launch_call call;
+	const launch_call *l = NULL;
+	size_t i;
 
+	if (find_launch(s, g->corr, &i, hint)) {
+		call = split_launch_get(s, i);
+		split_launch_set_seen(s, i);
+		l = &call;
+	}
 	split_quality_link(&s->quality, g, l);
 	*launch_ts = l != NULL ? l->ts : -1;
 	if (g->kind == GK_COMM)

@@ -137,20 +137,39 @@ typedef struct {
 /* What a launch call starts (split_quality.c judges missing GPU work by it). */
 enum { LK_KERNEL, LK_COPY, LK_GRAPH, LK_QUIET /* starts no GPU activity: cudaLaunchHostFunc */ };
 
-/* One launch call, 24 bytes: a trace has as many as it has GPU records, and both tables are held until the
- * links are made (an Nsight Systems export of 1 GB holds 4.3 M of each). The External id is kept in 32 bits:
- * -1 for none, an id past INT32_MAX as LAUNCH_EXT_WIDE - k, k its index in ns_trace_split.wide_ext (read it
- * with split_launch_ext). The thread index fits 16 bits (NS_SPLIT_MAX_THREADS). */
-#define LAUNCH_EXT_WIDE (-2)
+/* One launch call, 16 bytes: a trace has as many as it has GPU records, and both tables are held until the
+ * links are made (an Nsight Systems export of 1 GB holds 4.3 M of each). The time and the correlation id are
+ * kept relative to the split's first launch (launch_t0, launch_corr0): the time in 48 bits (39 hours either
+ * side), the correlation id in 28 bits above launch_corr0, which is that launch's id with its low 32 bits
+ * cleared (CUPTI counts ids up from 1 in each process; an Nsight Systems export puts the process above bit
+ * 32). A launch that does not fit (an id below, or 2^28 past, the base; negative; a time farther away) is
+ * kept whole in ns_trace_split.wide_launch as a launch_call: read every launch through split_launch_get. The
+ * External id is kept in 32 bits: -1 for none, an id past INT32_MAX as LAUNCH_EXT_WIDE - k, k its index in
+ * ns_trace_split.wide_ext (read it with split_launch_ext). The thread index fits 16 bits
+ * (NS_SPLIT_MAX_THREADS). */
+#define LAUNCH_EXT_WIDE   (-2)
+#define LAUNCH_TS_BITS    48
+#define LAUNCH_CORR_BITS  28
+#define LAUNCH_CORR_MASK  ((1u << LAUNCH_CORR_BITS) - 1)
+#define LAUNCH_KIND_SHIFT LAUNCH_CORR_BITS
+#define LAUNCH_SEEN       (1u << 30)
+#define LAUNCH_EX         (1u << 31)
+typedef struct {
+	uint64_t ts_thread; /* bits 0-47: ts - launch_t0 (two's complement); 48-63: the thread index */
+	uint32_t corr_bits; /* bits 0-27: corr - launch_corr0; 28-29: LK_*; 30: LAUNCH_SEEN; 31: LAUNCH_EX */
+	int32_t ext;
+} launch_rec;
+
+/* A launch call whole: how split_launch_get hands every launch out, and how a wide one is kept. */
 typedef struct {
 	int64_t corr, ts;
-	int32_t ext;
+	int32_t ext; /* launch_rec.ext's coding */
 	uint16_t thread;
 	unsigned kind : 2; /* LK_* */
 	unsigned seen : 1; /* some GPU record links to it */
 	unsigned ex : 1;   /* cuLaunchKernelEx/cudaLaunchKernelExC: may start before the kernel before it on
 	                      its stream ends (programmatic dependent launch, sm_90+) */
-} launch_rec;
+} launch_call;
 
 typedef struct {
 	int64_t start, end;
@@ -315,8 +334,12 @@ struct ns_trace_split {
 	ns_kernel_names *names;
 	gpu_rec *gpu;
 	size_t ngpu, capgpu;
-	launch_rec *launch;
+	launch_rec *launch; /* sorted by correlation once the links are made */
 	size_t nlaunch, caplaunch;
+	launch_call *wide_launch; /* launches that do not fit a launch_rec, also sorted then */
+	size_t nwide_launch, capwide_launch;
+	int64_t launch_t0, launch_corr0; /* launch_rec's bases, from the first launch with an id */
+	bool launch_based;
 	step_rec *steps;
 	size_t nsteps, capsteps;
 	thread_span *comm_span;
@@ -460,10 +483,40 @@ ns_status split_captures_finish(ns_trace_split *s, ns_error *err);
 void split_link_all(ns_trace_split *s, step_hold *h);
 /* Sorts the launches by correlation (split_link_all does; split_copies_block needs it earlier). */
 void split_launches_sort(ns_trace_split *s);
-/* The launch record of correlation corr, the launches sorted; NULL when none. */
-const launch_rec *split_launch_of(const ns_trace_split *s, int64_t corr);
+/* The launches sorted: the index of the launch of correlation corr (the first table's, then the wide one's,
+ * as split_launch_get counts them); false when none. */
+bool split_launch_find(const ns_trace_split *s, int64_t corr, size_t *i);
+/* The launch of correlation corr, the launches sorted; false when none. */
+bool split_launch_of(const ns_trace_split *s, int64_t corr, launch_call *out);
+static inline size_t split_launch_count(const ns_trace_split *s)
+{
+	return s->nlaunch + s->nwide_launch;
+}
+/* Launch i (i < split_launch_count): the packed ones first, then the wide ones. */
+static inline launch_call split_launch_get(const ns_trace_split *s, size_t i)
+{
+	if (i >= s->nlaunch)
+		return s->wide_launch[i - s->nlaunch];
+	const launch_rec *l = &s->launch[i];
+	uint64_t dt = l->ts_thread << (64 - LAUNCH_TS_BITS); /* the time's sign bit at bit 63 */
+	launch_call c = {.corr = s->launch_corr0 + (int64_t)(l->corr_bits & LAUNCH_CORR_MASK),
+	                 .ts = s->launch_t0 + ((int64_t)dt >> (64 - LAUNCH_TS_BITS)),
+	                 .ext = l->ext,
+	                 .thread = (uint16_t)(l->ts_thread >> LAUNCH_TS_BITS)};
+	c.kind = (l->corr_bits >> LAUNCH_KIND_SHIFT) & 3u;
+	c.seen = (l->corr_bits & LAUNCH_SEEN) != 0;
+	c.ex = (l->corr_bits & LAUNCH_EX) != 0;
+	return c;
+}
+static inline void split_launch_set_seen(ns_trace_split *s, size_t i)
+{
+	if (i < s->nlaunch)
+		s->launch[i].corr_bits |= LAUNCH_SEEN;
+	else
+		s->wide_launch[i - s->nlaunch].seen = 1;
+}
 /* The External id of launch l (-1: none). */
-static inline int64_t split_launch_ext(const ns_trace_split *s, const launch_rec *l)
+static inline int64_t split_launch_ext(const ns_trace_split *s, const launch_call *l)
 {
 	return l->ext > LAUNCH_EXT_WIDE ? l->ext : s->wide_ext[LAUNCH_EXT_WIDE - l->ext];
 }
@@ -563,7 +616,7 @@ void split_quality_op_id(split_quality_state *q, int64_t id);
 void split_quality_event(split_quality_state *q, const ns_trace_event *ev);
 /* Before linking: the first launch's time. Per GPU record, its launch (NULL when none). After: graphs. */
 void split_quality_links_begin(ns_trace_split *s);
-void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l);
+void split_quality_link(split_quality_state *q, const gpu_rec *g, const launch_call *l);
 ns_status split_quality_links_end(ns_trace_split *s, ns_error *err);
 /* One device's records g[0..n) sorted by start: same-stream overlaps, duplicates, graph time per window. */
 ns_status split_quality_device(ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d,

@@ -186,11 +186,12 @@ void split_quality_links_begin(ns_trace_split *s)
 
 	q->first_launch_corr = INT64_MAX;
 	q->queued_end = INT64_MIN;
-	for (size_t i = 0; i < s->nlaunch; i++) {
-		if (s->launch[i].ts < q->first_launch_ts)
-			q->first_launch_ts = s->launch[i].ts;
-		if (s->launch[i].corr < q->first_launch_corr)
-			q->first_launch_corr = s->launch[i].corr;
+	for (size_t i = 0; i < split_launch_count(s); i++) {
+		launch_call l = split_launch_get(s, i);
+		if (l.ts < q->first_launch_ts)
+			q->first_launch_ts = l.ts;
+		if (l.corr < q->first_launch_corr)
+			q->first_launch_corr = l.corr;
 	}
 	/* every record, also those the windows leave out (GPU work launched outside every step) */
 	for (size_t i = 0; i < s->ngpu; i++) {
@@ -215,7 +216,7 @@ static void add_graph_kernel(split_quality_state *q, const gpu_rec *g)
 	q->gk[q->ngk++] = (graph_kernel){g->start, g->corr, g->name_id};
 }
 
-void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l)
+void split_quality_link(split_quality_state *q, const gpu_rec *g, const launch_call *l)
 {
 	int64_t dur = ns_sat_sub_i64(g->end, g->start);
 
@@ -237,7 +238,6 @@ void split_quality_link(split_quality_state *q, const gpu_rec *g, launch_rec *l)
 		}
 		return;
 	}
-	l->seen = true;
 	q->linked++;
 	q->before_launch += g->start < l->ts;
 	switch (l->kind) {
@@ -368,21 +368,28 @@ static ns_status count_replays(split_quality_state *q, ns_error *err)
 
 /* Launches whose GPU work never appeared: inside the recorded GPU activity they are dropped events; after
  * the last recorded GPU work they are the capture's end cutting them off. */
-/* The Ex launches' correlation ids, in the launch table's order (by id), before the table is freed. */
+/* The Ex launches' correlation ids, sorted, before the launch tables are freed. */
 static ns_status keep_ex_launches(ns_trace_split *s)
 {
 	split_quality_state *q = &s->quality;
 	size_t n = 0;
 
-	for (size_t i = 0; i < s->nlaunch; i++)
-		n += s->launch[i].ex && s->launch[i].seen;
+	for (size_t i = 0; i < split_launch_count(s); i++) {
+		launch_call l = split_launch_get(s, i);
+		n += l.ex && l.seen;
+	}
 	if (n == 0)
 		return NS_OK;
 	if ((q->ex_corr = malloc(n * sizeof(*q->ex_corr))) == NULL)
 		return NS_ERR_NOMEM;
-	for (size_t i = 0; i < s->nlaunch; i++)
-		if (s->launch[i].ex && s->launch[i].seen)
-			q->ex_corr[q->nex++] = s->launch[i].corr;
+	for (size_t i = 0; i < split_launch_count(s); i++) {
+		launch_call l = split_launch_get(s, i);
+		if (l.ex && l.seen)
+			q->ex_corr[q->nex++] = l.corr;
+	}
+	/* each table is in id order; the wide one's ids may fall anywhere among the first's */
+	if (s->nwide_launch > 0)
+		ns_sort(q->ex_corr, q->nex, sizeof(*q->ex_corr), ns_cmp_i64);
 	return NS_OK;
 }
 
@@ -392,9 +399,10 @@ ns_status split_quality_links_end(ns_trace_split *s, ns_error *err)
 
 	if (q->oom)
 		return split_oom(err);
-	for (size_t i = 0; i < s->nlaunch && s->ngpu > 0;
+	for (size_t i = 0; i < split_launch_count(s) && s->ngpu > 0;
 	     i++) { /* no GPU record at all: no_device_activity */
-		const launch_rec *l = &s->launch[i];
+		launch_call c = split_launch_get(s, i);
+		const launch_call *l = &c;
 		if (l->kind == LK_QUIET)
 			continue;
 		/* recorded into a CUDA/HIP graph, not run: no GPU record by design, neither lost nor cut */

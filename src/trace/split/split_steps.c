@@ -287,8 +287,8 @@ static int64_t *launching_pids(const ns_trace_split *s, size_t *n)
 	*n = 0;
 	if (!ns_hindex_init(&seen, 16))
 		return NULL; /* out of memory: no marker is ignored, which is what happened before */
-	for (size_t i = 0; i < s->nlaunch; i++) {
-		int64_t p = s->thread[s->launch[i].thread].pid;
+	for (size_t i = 0; i < split_launch_count(s); i++) {
+		int64_t p = s->thread[split_launch_get(s, i).thread].pid;
 		uint64_t h = ns_hash_i64_pair(p, 0);
 		size_t slot = ns_hindex_home(&seen, h);
 		uint32_t id;
@@ -321,7 +321,7 @@ static void drop_idle_process_markers(ns_trace_split *s, ns_split_result *res)
 	size_t npid, out = 0;
 	int64_t *pid;
 
-	if (s->nlaunch == 0 || s->ngpu == 0)
+	if (split_launch_count(s) == 0 || s->ngpu == 0)
 		return;
 	pid = launching_pids(s, &npid);
 	if (pid == NULL)

@@ -430,8 +430,10 @@ ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns
 	if (st == NS_OK)
 		st = split_phases_optimizer_spans(s->phases, s, s->main_thread, &host[SL_OPT], err);
 	free(s->launch); /* the links are made; the biggest table goes before the sweep needs memory */
+	free(s->wide_launch);
 	s->launch = NULL;
-	s->nlaunch = 0;
+	s->wide_launch = NULL;
+	s->nlaunch = s->nwide_launch = 0;
 	/* Host work alone is not routed: with no device there is no idle device to explain, unless the host's
 	 * time is in collectives (a host-side, gloo, job). */
 	if (st == NS_OK && w.n > 0 && (res->gpu_activity || res->host_comm))
