@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ns_error err;
 	ns_trace_meta meta;
 	long seen = 0;
-	trace_read_knobs knobs = {0, 0, 0, 0, NULL};
+	trace_read_knobs knobs = {0, 0, 0, 0, NULL, NULL};
 	int fd;
 	ns_status st;
 

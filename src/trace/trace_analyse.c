@@ -228,7 +228,7 @@ static ns_trace_split *split_new(const ns_trace_options *o, const ns_kernel_rule
 static ns_status read_into(ns_input *in, const ns_trace_options *o, ns_trace_split *split,
                            ns_trace_roofline *roof, ns_trace_meta *meta, ns_error *err)
 {
-	trace_read_knobs knobs = {0, 0, o->threads, 0, NULL};
+	trace_read_knobs knobs = {0, 0, o->threads, 0, NULL, NULL};
 	ns_trace_roofline_tee tee = {ns_trace_split_event, split, roof};
 	ns_progress_fn was = in->progress;
 	void *was_ctx = in->progress_ctx;

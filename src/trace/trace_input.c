@@ -26,7 +26,7 @@ ns_status ns_trace_read_input(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_
 ns_status ns_trace_read_input_threads(ns_input *in, unsigned threads, ns_trace_event_fn fn, void *ctx,
                                       ns_trace_meta *meta, ns_error *err)
 {
-	trace_read_knobs knobs = {0, 0, threads >= 2 ? threads : 0, 0, NULL};
+	trace_read_knobs knobs = {0, 0, threads >= 2 ? threads : 0, 0, NULL, NULL};
 
 	if (ns_input_sniff(in) == NS_INPUT_SQLITE)
 		return ns_trace_read_input(in, fn, ctx, meta, err);

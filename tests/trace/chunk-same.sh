@@ -41,6 +41,11 @@ doc ',{"ph":"X","ts":1,"dur":2,}' trailing-comma
 doc ',{"ph":"X","name":"bad '$'\x01''byte","ts":1,"dur":2}' control-byte
 doc ',{"ph":"X","ts":1,"dur":2},]' comma-bracket
 doc ',{"ph":"X","ts":1e999,"dur":2}' ts-range
+# A gzip stream that stops, and one broken inside: the read error comes after every event before it, even
+# when the worker's window was read ahead of them.
+head -c 6000 "$tmp/plain.json.gz" >"$tmp/cut.json.gz"
+cp "$tmp/plain.json.gz" "$tmp/corrupt.json.gz"
+printf 'XXXXXXXXXXXXXXXX' | dd of="$tmp/corrupt.json.gz" bs=1 seek=5000 conv=notrunc 2>/dev/null
 printf '{"traceEvents":[%s,{"ph":"X","ts":1,"dur":1}' "$(events 1500)" >"$tmp/cut-after.json"
 events 1500 | head -c 150000 | sed 's/^/{"traceEvents":[/' >"$tmp/cut-inside.json"
 printf '[%s' "$(events 1500)" >"$tmp/array-unterminated.json"
@@ -62,7 +67,7 @@ else
 	echo "chunk-same: ../shared/tools/make-trace not found: the generated trace is left out"
 fi
 # Every worker event is one the reader would have parsed itself; the floor says the worker really ran.
-"$bin" --min-chunked 20000 "${inputs[@]}" || exit 1
+"$bin" --min-chunked 20000 --min-ahead 2000 "${inputs[@]}" || exit 1
 [ -n "$nextstep" ] || exit 0
 n=0 bad=0
 for f in "$tmp"/*.json "$tmp"/*.json.gz; do

@@ -3,8 +3,9 @@
  * same error (status, message, byte, event), the same meta and the same report, text and JSON, byte for
  * byte. The small shapes force chunks into windows of a few hundred bytes, so a fixture of 2 KB goes through
  * the chunked path as a trace of gigabytes does.
- * Usage: chunk_same [--min-chunked N] FILE...   exit 0 when all agree and the worker parsed at least N events
- * in all (so the test cannot pass by never using it), 1 otherwise. */
+ * Usage: chunk_same [--min-chunked N] [--min-ahead W] FILE...   exit 0 when all agree, the worker parsed at
+ * least N events in all and W windows were read while it parsed on (so the test cannot pass by never using
+ * either), 1 otherwise. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <inttypes.h>
 #include <stdio.h>
@@ -206,14 +207,14 @@ static const char *difference(const outcome *one, const outcome *two, size_t *at
 
 /* The shapes: {max_read, window, threads, chunk_min}. The first is the reader as the CLI runs it. */
 static const trace_read_knobs shapes[] = {
-    {0, 0, 2, 0, NULL},  {0, 0, 2, 1, NULL},    {0, 4096, 2, 256, NULL},
-    {7, 64, 2, 1, NULL}, {0, 256, 2, 16, NULL}, {64, 1024, 3, 8, NULL},
+    {0, 0, 2, 0, NULL, NULL},  {0, 0, 2, 1, NULL, NULL},    {0, 4096, 2, 256, NULL, NULL},
+    {7, 64, 2, 1, NULL, NULL}, {0, 256, 2, 16, NULL, NULL}, {64, 1024, 3, 8, NULL, NULL},
 };
 
 /* Reads of a few bytes cost a system call each: large files are read whole. */
 #define SMALL_READS_MAX_FILE (64L << 10)
 
-static int check_file(const char *path, const ns_kernel_rules *rules, long *chunked)
+static int check_file(const char *path, const ns_kernel_rules *rules, long *chunked, long *ahead)
 {
 	struct stat sb;
 	bool large = stat(path, &sb) == 0 && sb.st_size > SMALL_READS_MAX_FILE;
@@ -229,6 +230,7 @@ static int check_file(const char *path, const ns_kernel_rules *rules, long *chun
 		k1.threads = 1;
 		k1.chunk_min = 0;
 		k2.chunked = chunked;
+		k2.ahead = ahead;
 		read_once(path, rules, &k1, &one);
 		read_once(path, rules, &k2, &two);
 		if ((what = difference(&one, &two, &at)) != NULL) {
@@ -249,25 +251,33 @@ int main(int argc, char **argv)
 {
 	ns_kernel_rules *rules = NULL;
 	ns_error err;
-	long chunked = 0, min_chunked = 0;
+	long chunked = 0, min_chunked = 0, ahead = 0, min_ahead = 0;
 	int bad = 0, a = 1, files = 0;
 
-	if (argc > 2 && strcmp(argv[1], "--min-chunked") == 0) {
-		min_chunked = strtol(argv[2], NULL, 10);
-		a = 3;
+	for (; a + 1 < argc && strncmp(argv[a], "--min-", 6) == 0; a += 2) {
+		if (strcmp(argv[a], "--min-chunked") == 0)
+			min_chunked = strtol(argv[a + 1], NULL, 10);
+		else if (strcmp(argv[a], "--min-ahead") == 0)
+			min_ahead = strtol(argv[a + 1], NULL, 10);
+		else
+			break;
 	}
 	if (ns_kernel_rules_default(&rules, &err) != NS_OK) {
 		fprintf(stderr, "chunk_same: %s\n", err.msg);
 		return 1;
 	}
 	for (; a < argc; a++, files++)
-		bad |= check_file(argv[a], rules, &chunked);
+		bad |= check_file(argv[a], rules, &chunked, &ahead);
 	ns_kernel_rules_free(rules);
-	printf("chunk_same: %d files x %zu shapes, %ld events parsed by the worker, %s\n", files,
-	       sizeof(shapes) / sizeof(shapes[0]), chunked, bad ? "DIFFERENCES" : "all the same");
-	if (chunked < min_chunked) {
-		fprintf(stderr, "chunk_same: the worker parsed %ld events, fewer than %ld\n", chunked,
-		        min_chunked);
+	printf(
+	    "chunk_same: %d files x %zu shapes, %ld events parsed by the worker, %ld windows read while it "
+	    "parsed on, %s\n",
+	    files, sizeof(shapes) / sizeof(shapes[0]), chunked, ahead, bad ? "DIFFERENCES" : "all the same");
+	if (chunked < min_chunked || ahead < min_ahead) {
+		fprintf(stderr,
+		        "chunk_same: the worker parsed %ld events (at least %ld wanted) and %ld windows were "
+		        "read ahead (at least %ld wanted)\n",
+		        chunked, min_chunked, ahead, min_ahead);
 		bad = 1;
 	}
 	return bad;

@@ -7,10 +7,10 @@
 
 #include "trace/read/trace_kineto.h"
 
-/* Records a chunk may hold: 1.4 MiB of them (a record is 344 bytes), so a window of tiny events cannot make
- * them outgrow the window; a chunk that hits the limit simply ends there. Half a window of a typical trace
- * (about 400 bytes an event) is some 1,300 events. */
-#define CHUNK_RECORDS 4096
+/* Records a chunk may hold: two sets of 0.7 MiB (a record is 344 bytes), so a window of tiny events cannot
+ * make them outgrow the window; a chunk that hits the limit simply ends there. A chunk of a typical trace
+ * (some 360 KiB of a 512 KiB window, about 300 bytes an event) is some 1,200 events. */
+#define CHUNK_RECORDS 2048
 
 typedef enum { JOB_IDLE, JOB_POSTED, JOB_DONE } job_state;
 
@@ -26,7 +26,9 @@ struct trace_chunker {
 	ns_trace_meta meta;
 	const unsigned char *start, *resume;
 	read_state resume_state;
-	ns_trace_event *records;
+	bool at_end;
+	ns_trace_event *records; /* the set being filled: one of sets[] */
+	ns_trace_event *sets[2];
 	size_t n;
 };
 
@@ -39,17 +41,28 @@ static void parse_chunk(trace_chunker *c)
 	c->n = 0;
 	c->resume = p;
 	c->resume_state = ST_EVENT;
+	c->at_end = false;
 	while (c->n < CHUNK_RECORDS && !__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
 		ns_trace_event *ev = &c->records[c->n];
 		const unsigned char *e = p;
-		if (kineto_parse_event(w, p, ev, &e) != SCAN_OK || !kineto_event_whole(ev))
+		scan_rc rc;
+		if (p >= w->end) { /* blanks up to the window's end after a ',' */
+			c->at_end = true;
 			return;
+		}
+		rc = kineto_parse_event(w, p, ev, &e);
+		if (rc != SCAN_OK || !kineto_event_whole(ev)) {
+			c->at_end = rc == SCAN_MORE;
+			return;
+		}
 		c->n++;
 		c->resume = e;
 		c->resume_state = ST_AFTER_EVENT;
 		p = skip_ws(e);
-		if (*p != ',')
+		if (*p != ',') {
+			c->at_end = p >= w->end;
 			return;
+		}
 		p = skip_ws(p + 1);
 		c->resume = p;
 		c->resume_state = ST_EVENT;
@@ -100,15 +113,18 @@ trace_chunker *chunker_new(const reader *r)
 
 	if (c == NULL)
 		return NULL;
-	c->records = malloc(CHUNK_RECORDS * sizeof(*c->records));
+	c->sets[0] = malloc(CHUNK_RECORDS * sizeof(*c->records));
+	c->sets[1] = malloc(CHUNK_RECORDS * sizeof(*c->records));
+	c->records = c->sets[1];
 	c->w = *r;
 	c->w.err = &c->err;
 	c->w.meta = &c->meta;
 	c->w.fn = NULL;
 	c->w.src = NULL;
 	c->w.index = -1;
-	if (c->records == NULL || pthread_mutex_init(&c->mu, NULL) != 0) {
-		free(c->records);
+	if (c->sets[0] == NULL || c->sets[1] == NULL || pthread_mutex_init(&c->mu, NULL) != 0) {
+		free(c->sets[0]);
+		free(c->sets[1]);
 		free(c);
 		return NULL;
 	}
@@ -117,7 +133,8 @@ trace_chunker *chunker_new(const reader *r)
 		/* a condition variable that was initialised holds nothing to free on Linux; destroying an
 		 * uninitialised one is undefined, so neither is destroyed here */
 		pthread_mutex_destroy(&c->mu);
-		free(c->records);
+		free(c->sets[0]);
+		free(c->sets[1]);
 		free(c);
 		return NULL;
 	}
@@ -137,7 +154,8 @@ void chunker_free(trace_chunker *c)
 	pthread_cond_destroy(&c->posted);
 	pthread_cond_destroy(&c->done);
 	pthread_mutex_destroy(&c->mu);
-	free(c->records);
+	free(c->sets[0]);
+	free(c->sets[1]);
 	free(c);
 }
 
@@ -166,6 +184,7 @@ void chunker_start(trace_chunker *c, const reader *r, const unsigned char *guess
 	c->w.base = r->base;
 	c->w.eof = r->eof;
 	c->start = guess;
+	c->records = c->records == c->sets[0] ? c->sets[1] : c->sets[0];
 	__atomic_store_n(&c->stop, 0, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&c->mu);
 	c->job = JOB_POSTED;
@@ -188,15 +207,16 @@ static bool wait_done(trace_chunker *c, bool *waited)
 	return had;
 }
 
-size_t chunker_wait(trace_chunker *c, ns_trace_event **records, const unsigned char **resume,
-                    read_state *state, bool *waited)
+bool chunker_wait(trace_chunker *c, chunk_result *out)
 {
-	if (!wait_done(c, waited))
-		return 0;
-	*records = c->records;
-	*resume = c->resume;
-	*state = c->resume_state;
-	return c->n;
+	if (!wait_done(c, &out->waited))
+		return false;
+	out->records = c->records;
+	out->n = c->n;
+	out->resume = c->resume;
+	out->state = c->resume_state;
+	out->at_end = c->at_end;
+	return true;
 }
 
 void chunker_drop(trace_chunker *c)

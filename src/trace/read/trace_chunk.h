@@ -25,10 +25,21 @@ void chunker_free(trace_chunker *c);
 const unsigned char *chunker_guess(const reader *r, const unsigned char *from);
 /* Starts parsing r's window at guess; the window must not change until chunker_wait() or chunker_drop(). */
 void chunker_start(trace_chunker *c, const reader *r, const unsigned char *guess);
-/* Waits for the chunk: its records (indexes unset), where the reader goes on and in what state, and whether
- * the worker was still parsing when asked (the reader then gives it less next time). */
-size_t chunker_wait(trace_chunker *c, ns_trace_event **records, const unsigned char **resume,
-                    read_state *state, bool *waited);
+/* What a chunk gave: its records (indexes unset), where the reader goes on and in what state, whether the
+ * worker stopped because the window ended there (the event at resume runs past it, or nothing but blanks
+ * follows), and whether it was still parsing when asked (the reader then gives it less next time). */
+typedef struct {
+	ns_trace_event *records;
+	size_t n;
+	const unsigned char *resume;
+	read_state state;
+	bool at_end;
+	bool waited;
+} chunk_result;
+
+/* Waits for the chunk in flight; false when there was none. The records stay valid until the chunk after
+ * next is started: two sets alternate, so the worker can parse the next window while these are handed on. */
+bool chunker_wait(trace_chunker *c, chunk_result *out);
 /* Stops the chunk in flight and throws its records away. */
 void chunker_drop(trace_chunker *c);
 

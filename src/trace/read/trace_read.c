@@ -111,11 +111,57 @@ static void note_cut(reader *r)
 	    r->state == ST_FIRST_EVENT || r->state == ST_EVENT || r->state == ST_AFTER_EVENT;
 }
 
-/* Drops the committed bytes, grows the window when one unit fills half of it, and reads more: at least
- * as much again as is kept, so a long unit through a slow pipe is restarted only a few times. */
+/* Reads into the window after its data until want bytes more came or the input ended. A failed read leaves
+ * in err the source's message and where the input broke, and records nothing else (read_failed() does). */
+static scan_rc fill(reader *r, size_t want, ns_error *err)
+{
+	size_t got_total = 0;
+
+	while (got_total < want) {
+		size_t room = r->cap - r->len;
+		long got = trace_source_read(r->src, r->buf + r->len,
+		                             r->max_read > 0 && room > r->max_read ? r->max_read : room, err);
+		if (got < 0) {
+			/* a read error is where the reader was; the gunzip thread says where its stream broke
+			 */
+			ns_error_at(err, -1, err->offset >= 0 ? err->offset : r->base + (long long)r->len,
+			            r->index);
+			return SCAN_FAIL;
+		}
+		if (got == 0) {
+			r->eof = true;
+			break;
+		}
+		r->len += (size_t)got;
+		got_total += (size_t)got;
+	}
+	r->end = r->buf + r->len;
+	memset(r->buf + r->len, 0, BUF_PAD); /* the sentinel, and defined bytes for key_word's loads */
+	return SCAN_OK;
+}
+
+/* What refill() reads after keeping keep bytes: at least as much again, so a long unit through a slow pipe
+ * is restarted only a few times. */
+static size_t fill_want(const reader *r, size_t keep)
+{
+	size_t want = keep < r->cap - r->len ? keep : r->cap - r->len;
+
+	return want > 0 ? want : 1;
+}
+
+/* r->err holds a failed read: the status, and whether the input was cut. */
+static scan_rc read_failed(reader *r)
+{
+	r->status = r->err->status;
+	if (trace_source_truncated(r->src) && r->state != ST_START)
+		note_cut(r);
+	return SCAN_FAIL;
+}
+
+/* Drops the committed bytes, grows the window when one unit fills half of it, and reads more. */
 static scan_rc refill(reader *r)
 {
-	size_t keep = r->len - r->pos, want, got_total = 0;
+	size_t keep = r->len - r->pos;
 
 	if (r->guess != NULL) { /* never adopted: the parse failed or stopped before it */
 		chunker_drop(r->chunker);
@@ -138,34 +184,8 @@ static scan_rc refill(reader *r)
 		r->buf = bigger;
 		r->cap = alloc - BUF_PAD;
 	}
-	want = keep < r->cap - r->len ? keep : r->cap - r->len;
-	if (want == 0)
-		want = 1;
-	while (got_total < want) {
-		size_t room = r->cap - r->len;
-		long got =
-		    trace_source_read(r->src, r->buf + r->len,
-		                      r->max_read > 0 && room > r->max_read ? r->max_read : room, r->err);
-		if (got < 0) {
-			/* a read error is where the reader was; the gunzip thread says where its stream broke
-			 */
-			ns_error_at(r->err, -1,
-			            r->err->offset >= 0 ? r->err->offset : r->base + (long long)r->len,
-			            r->index);
-			r->status = r->err->status;
-			if (trace_source_truncated(r->src) && r->state != ST_START)
-				note_cut(r);
-			return SCAN_FAIL;
-		}
-		if (got == 0) {
-			r->eof = true;
-			break;
-		}
-		r->len += (size_t)got;
-		got_total += (size_t)got;
-	}
-	r->end = r->buf + r->len;
-	memset(r->buf + r->len, 0, BUF_PAD); /* the sentinel, and defined bytes for key_word's loads */
+	if (fill(r, fill_want(r, keep), r->err) != SCAN_OK)
+		return read_failed(r);
 	return SCAN_OK;
 }
 
@@ -213,16 +233,57 @@ static void start_chunk(reader *r, const unsigned char *p)
 	r->guess = guess;
 }
 
+/* The worker stopped where the window ends, so this thread would refill there next: the next window is read
+ * now instead, into the spare buffer, and its chunk started, so that the worker parses on while this thread
+ * hands on the records (they point into the old window, which stays as it is). The bytes kept and the reads
+ * are refill()'s when the parse gets there, so the windows, and any read error, are the one-thread ones; a
+ * failed read is only recorded in *pend, to be reported after the records. False (nothing done) when the
+ * tail is too long to keep cheaply, the window has grown past CHUNK_BYTES for a long event (a spare as large
+ * would double its memory), or no spare window can be had. */
+static bool refill_ahead(reader *r, const chunk_result *ch, ns_error *pend, bool *failed)
+{
+	const unsigned char *from = skip_ws(ch->resume); /* where the parse would stand */
+	size_t keep = (size_t)(r->end - from);
+	unsigned char *old = r->buf;
+
+	if (!ch->at_end || r->eof || keep > r->cap / 4 || r->cap > CHUNK_BYTES)
+		return false;
+	if (r->spare_cap != r->cap) {
+		unsigned char *b = realloc(r->spare, r->cap + BUF_PAD);
+		if (b == NULL)
+			return false;
+		r->spare = b;
+		r->spare_cap = r->cap;
+	}
+	memcpy(r->spare, from, keep);
+	r->base += (long long)(from - old);
+	r->buf = r->spare;
+	r->spare = old;
+	r->len = keep;
+	r->pos = 0;
+	r->chunk_tried = false;
+	r->ahead++;
+	r->state = ch->state;
+	/* the event that ran off the window is the one after the records */
+	r->index = ch->state == ST_EVENT && keep > 0 ? r->meta->events + (long)ch->n : -1;
+	ns_error_clear(pend); /* as r->err is, before its first read */
+	*failed = fill(r, fill_want(r, keep), pend) != SCAN_OK;
+	r->index = -1;
+	if (!*failed)
+		start_chunk(r, skip_ws(r->buf));
+	return true;
+}
+
 /* The parse has reached or passed the chunk's start p. Reached with an event to read: the guess was an
  * event's start, and the worker's events are handed on here as if this thread had parsed them (it goes on
  * where the worker stopped). Passed, or reached inside a value: the guess was wrong, the chunk is dropped. */
 static scan_rc join_chunk(reader *r, const unsigned char *p)
 {
-	ns_trace_event *records = NULL;
-	const unsigned char *resume = p;
-	read_state state = r->state;
-	bool waited = false;
-	size_t n;
+	chunk_result ch = {NULL, 0, p, r->state, false, false};
+	long long base = r->base;
+	size_t len = r->len;
+	ns_error pend = {0}; /* a read that failed ahead of the records */
+	bool ahead = false, failed = false;
 
 	if (p != r->guess || r->state != ST_EVENT) {
 		chunker_drop(r->chunker);
@@ -230,23 +291,34 @@ static scan_rc join_chunk(reader *r, const unsigned char *p)
 		r->chunk_tried = true;
 		return SCAN_OK;
 	}
-	n = chunker_wait(r->chunker, &records, &resume, &state, &waited);
+	(void)chunker_wait(r->chunker, &ch);
 	r->guess = NULL;
-	if (waited && r->chunk_share < SHARE_MAX)
+	if (ch.waited && r->chunk_share < SHARE_MAX)
 		r->chunk_share++;
-	else if (!waited && r->chunk_share > SHARE_MIN)
+	else if (!ch.waited && r->chunk_share > SHARE_MIN)
 		r->chunk_share--;
-	for (size_t i = 0; i < n; i++) {
-		records[i].index = r->index = r->meta->events;
-		if (kineto_deliver_event(r, &records[i]) != SCAN_OK)
+	if (ch.n > 0)
+		ahead = refill_ahead(r, &ch, &pend, &failed);
+	for (size_t i = 0; i < ch.n; i++) {
+		ch.records[i].index = r->index = r->meta->events;
+		if (kineto_deliver_event(r, &ch.records[i]) != SCAN_OK) {
+			r->base = base; /* the bytes read, as when the parse stopped here */
+			r->len = len;
 			return SCAN_FAIL;
+		}
 	}
 	r->index = -1;
-	r->chunked += (long)n;
-	if (n == 0)
+	r->chunked += (long)ch.n;
+	if (ch.n == 0)
 		r->chunk_tried = true;
-	r->pos = (size_t)(resume - r->buf);
-	r->state = state;
+	if (failed) {
+		*r->err = pend;
+		return read_failed(r);
+	}
+	if (!ahead) {
+		r->pos = (size_t)(ch.resume - r->buf);
+		r->state = ch.state;
+	}
 	return SCAN_OK;
 }
 
@@ -298,7 +370,7 @@ static void run(reader *r)
 
 ns_status ns_trace_read(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err)
 {
-	static const trace_read_knobs defaults = {0, 0, 0, 0, NULL};
+	static const trace_read_knobs defaults = {0, 0, 0, 0, NULL, NULL};
 
 	return trace_read_tuned(in, fn, ctx, meta, err, &defaults);
 }
@@ -329,7 +401,8 @@ ns_status trace_read_tuned(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_tra
 		r.chunk_min = knobs->chunk_min > 0                       ? knobs->chunk_min
 		              : !meta->compressed || knobs->threads >= 3 ? CHUNK_MIN_BYTES
 		                                                         : 0;
-	r.cap = knobs->window > 0 ? knobs->window : CHUNK_BYTES;
+	/* With the parse worker there are two windows (refill_ahead()), each half the size: as much memory */
+	r.cap = knobs->window > 0 ? knobs->window : r.chunk_min > 0 ? CHUNK_BYTES / 2 : CHUNK_BYTES;
 	r.buf = malloc(r.cap + BUF_PAD);
 	if (r.buf == NULL) {
 		trace_source_close(r.src);
@@ -341,8 +414,11 @@ ns_status trace_read_tuned(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_tra
 	chunker_free(r.chunker);
 	if (knobs->chunked != NULL)
 		*knobs->chunked += r.chunked;
+	if (knobs->ahead != NULL)
+		*knobs->ahead += r.ahead;
 	meta->bytes = r.base + (long long)r.len;
 	free(r.buf);
+	free(r.spare);
 	trace_source_close(r.src);
 	return r.status;
 }

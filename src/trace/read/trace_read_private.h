@@ -15,6 +15,7 @@ typedef struct {
 	                   * or more: also a plain one parsed on two (a gzip one too from 3) */
 	size_t chunk_min; /* 0, or the bytes ahead of the parse worth handing to the parse worker (tests) */
 	long *chunked;    /* NULL, or where to count the events the parse worker parsed (tests) */
+	long *ahead;      /* NULL, or where to count the windows read while the worker parsed on (tests) */
 } trace_read_knobs;
 
 ns_status trace_read_tuned(ns_input *in, ns_trace_event_fn fn, void *ctx, ns_trace_meta *meta, ns_error *err,

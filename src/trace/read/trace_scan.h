@@ -75,6 +75,11 @@ typedef struct {
 	size_t chunk_min;           /* bytes ahead worth a chunk; 0: the reader parses alone */
 	long chunked;               /* events the worker parsed and the reader adopted */
 	unsigned chunk_share;       /* of what is ahead, 64ths the reader parses itself before the chunk */
+	/* The other window: the next one is read into it while the worker's records still point into this
+	 * one (trace_read.c, refill_ahead), so the worker parses on while the reader hands them on */
+	unsigned char *spare;
+	size_t spare_cap;
+	long ahead; /* windows read while the worker parsed on (refill_ahead) */
 } reader;
 
 typedef scan_rc (*member_fn)(reader *r, const unsigned char *key, size_t klen, const unsigned char *val,
