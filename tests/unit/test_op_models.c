@@ -13,6 +13,7 @@
 
 /* Private to the library, tested here. */
 double op_causal_pairs(double lq, double lk, bool bottom_right);
+double op_window_pairs(double lq, double lk, double left, double right);
 const char *op_table_name(size_t i);
 
 #define NEAR(a, b) (fabs((a) - (b)) <= 1e-12 * fmax(1.0, fabs(b)))
@@ -286,6 +287,141 @@ static const model_row rows[] = {
      "[[4, 32, 128], [1000, 16, 8, 128], [1000, 16, 8, 128], [4, 32, 128], [5], [5], [4], [], [4, 256], [], "
      "[], [], [], [], [], [], [], [], [], [], []]",
      VLLM_TYPES, NULL, NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
+
+    /* FlashAttention-3, batch 2 x 1024 tokens, 32 query heads over 8 KV heads (GQA), d128, causal
+     * (bottom-right, here top-left too): pairs 1024*1025/2 = 524 800 a head, 2 * 64 * 524 800 * 256 =
+     * 17 196 646 400 (the papers' 4*b*h*N^2*d/2 = 17 179 869 184 rounds the diagonal away); Q 16 777 216,
+     * K and V 4 194 304 each (their 8 heads), O 16 777 216, the log-sum-exp 64*1024*4 = 262 144 */
+    {"fa3 causal gqa", "flash_attn_3::fwd",
+     "[[2, 1024, 32, 128], [2, 1024, 8, 128], [2, 1024, 8, 128], [], [], [], [], [], [], [], [], "
+     "[], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"True\", \"-1\", \"-1\", \"0\", "
+     "\"0.\", \"True\", \"\", \"1\", \"\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 17196646400.0, 42205184},
+    /* its Python custom op, causal with a 1023-token window (window_size_left 1023): row i sees
+     * min(i + 1, 1024) keys, 524 800 + 3072 * 1024 = 3 670 528 pairs a head, 2 * 16 * 3 670 528 * 128 =
+     * 15 034 482 688; Q, K, V, O 8 388 608 each + the log-sum-exp 16*4096*4 */
+    {"fa3 sliding window", "flash_attn_3::_flash_attn_forward",
+     "[[1, 4096, 16, 64], [1, 4096, 16, 64], [1, 4096, 16, 64], [], [], [], [], [], [], [], [], "
+     "[], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"True\", \"1023\", \"-1\", "
+     "\"0\", \"0.\", \"True\", \"\", \"1\", \"\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 15034482688.0, 4 * 8388608.0 + 262144},
+    /* e4m3 inputs, not causal: 2 * 8 * 512^2 * 256 = 1 073 741 824; Q, K, V one byte an element
+     * (3 * 524 288), the output in bf16 (8*512*128*2 = 1 048 576), the log-sum-exp 16 384 */
+    {"fa3 fp8", "flash_attn_3::fwd",
+     "[[1, 512, 8, 128], [1, 512, 8, 128], [1, 512, 8, 128], [], [], [], [], [], [], [], [], [], "
+     "[], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], []]",
+     "[\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"False\", \"-1\", \"-1\", "
+     "\"0\", \"0.\", \"True\", \"\", \"1\", \"\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 1073741824.0, 1572864.0 + 1048576 + 16384},
+    /* varlen (cu_seqlens_q/k), 4 sequences of 1024 (max_seqlen 1024 x 4 = every token): the flash
+     * varlen row's counts */
+    {"fa3 varlen causal", "flash_attn_3::fwd",
+     "[[4096, 16, 64], [4096, 16, 64], [4096, 16, 64], [], [], [], [], [5], [5], [], [], [], [], "
+     "[], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"\", \"\", \"int\", "
+     "\"int\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"1024\", "
+     "\"1024\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"True\", "
+     "\"-1\", \"-1\", \"0\", \"0.\", \"True\", \"\", \"1\", \"\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 8598323200.0, 4 * 4096 * 16 * 64 * 2.0 + 64 * 1024 * 4},
+    /* a KV cache with seqused_k (flash_attn_with_kvcache's cache_seqlens): the lengths used are a
+     * tensor, so no count */
+    {"fa3 kv cache lengths", "flash_attn_3::fwd",
+     "[[4, 1, 32, 128], [4, 4096, 8, 128], [4, 4096, 8, 128], [], [], [], [], [], [], [], [], "
+     "[4], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"int\", \"Scalar\", \"Scalar\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"True\", \"-1\", \"-1\", \"0\", "
+     "\"0.\", \"True\", \"\", \"1\", \"\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
+    /* attention_chunk > 0: chunked attention has no model */
+    {"fa3 chunked", "flash_attn_3::fwd",
+     "[[2, 1024, 32, 128], [2, 1024, 8, 128], [2, 1024, 8, 128], [], [], [], [], [], [], [], [], "
+     "[], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"True\", \"-1\", \"-1\", "
+     "\"8192\", \"0.\", \"True\", \"\", \"1\", \"\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_UNKNOWN_OP, 0, 0},
+    /* FlashAttention-3 backward, 2 x 1024, 16 heads, d64, causal: 2 * 32 * 524 800 * (3*64 + 2*64) =
+     * 10 747 904 000 = 2.5x the forward; Q, K, V read and written as gradients (2 * 12 582 912), O and dO
+     * read (2 * 4 194 304), the log-sum-exp 32*1024*4 */
+    {"fa3 bwd causal", "flash_attn_3::bwd",
+     "[[2, 1024, 16, 64], [2, 1024, 16, 64], [2, 1024, 16, 64], [2, 1024, 16, 64], [2, 1024, 16, "
+     "64], [2, 16, 1024], [2, 1024, 16, 64], [2, 1024, 16, 64], [2, 1024, 16, 64], [], [], [], "
+     "[], [], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", "
+     "\"c10::BFloat16\", \"float\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", "
+     "\"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"0.125\", \"True\", \"-1\", \"-1\", \"0.\", \"False\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_BWD, NS_OPG_NONE, 10747904000.0, 2 * 12582912.0 + 2 * 4194304 + 131072},
+    /* its Python custom op (dq, dk, dv after the lengths): the same counts */
+    {"fa3 python bwd causal", "flash_attn_3::_flash_attn_backward",
+     "[[2, 1024, 16, 64], [2, 1024, 16, 64], [2, 1024, 16, 64], [2, 1024, 16, 64], [2, 1024, 16, "
+     "64], [2, 16, 1024], [], [], [], [], [], [], [2, 1024, 16, 64], [2, 1024, 16, 64], [2, 1024, "
+     "16, 64], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", "
+     "\"c10::BFloat16\", \"float\", \"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", "
+     "\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"0.125\", \"True\", \"-1\", \"-1\", \"0.\", \"False\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_BWD, NS_OPG_NONE, 10747904000.0, 2 * 12582912.0 + 2 * 4194304 + 131072},
+    /* vLLM's FA3 build over its paged cache: the vLLM varlen decode batch above (4 sequences, longest
+     * context 4000, block tables [4, 256], seqused_k [4]): the same counts */
+    {"vllm fa3, decode batch (bound)", "_vllm_fa3_C::fwd",
+     "[[4, 32, 128], [1000, 16, 8, 128], [1000, 16, 8, 128], [], [], [], [4, 32, 128], [5], [], "
+     "[], [], [4], [], [], [4, 256], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], "
+     "[], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"\", "
+     "\"c10::BFloat16\", \"int\", \"\", \"\", \"\", \"int\", \"Scalar\", \"Scalar\", \"int\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"1\", \"4000\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"True\", \"-1\", \"-1\", "
+     "\"0.\", \"True\", \"\", \"\", \"0\", \"\", \"0\", \"\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 65585152, 16453668},
+    /* pages read by [batch, length, heads, d] queries: the cache lengths are not recorded */
+    {"vllm fa3, batch-major queries on pages", "_vllm_fa3_C::fwd",
+     "[[4, 1, 32, 128], [1000, 16, 8, 128], [1000, 16, 8, 128], [], [], [], [], [], [], [], [], "
+     "[4], [], [], [4, 256], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], "
+     "[], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"int\", \"Scalar\", \"Scalar\", \"int\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"1\", \"4000\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"True\", \"-1\", \"-1\", "
+     "\"0.\", \"True\", \"\", \"\", \"0\", \"\", \"0\", \"\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
 
     /* ---- memory-bound families ---- */
     /* 32*256*56*56 = 25 690 112 elements; two read, one written, fp32: 308 281 344 */
@@ -728,6 +864,30 @@ START_TEST(causal_masks_keep_the_pairs_counted_row_by_row)
 }
 END_TEST
 
+static const struct {
+	double lq, lk, left, right;
+	double pairs; /* counted row by row, bottom-right: query i sits at key i + lk - lq */
+} window_rows[] = {
+    {5, 5, 1, 0, 9},     /* a two-key causal window: 1+2+2+2+2 */
+    {4, 4, 1, 1, 10},    /* a key either side: 2+3+3+2 */
+    {4, 4, -1, 1, 13},   /* right-bounded only: keys 0..i+1: 2+3+4+4 */
+    {4, 6, -1, 0, 18},   /* causal, bottom-right: 3+4+5+6 */
+    {6, 4, -1, 0, 10},   /* 0+0+1+2+3+4 */
+    {2, 8, 2, 0, 6},     /* two queries at keys 6 and 7, three keys each: 4..6, 5..7 */
+    {3, 3, 0, 0, 3},     /* the diagonal alone */
+    {3, 3, -1, -1, 9},   /* no window */
+    {3, 3, 100, 100, 9}, /* a window wider than the matrix */
+};
+
+START_TEST(sliding_windows_keep_the_pairs_counted_row_by_row)
+{
+	double got = op_window_pairs(window_rows[_i].lq, window_rows[_i].lk, window_rows[_i].left,
+	                             window_rows[_i].right);
+
+	ck_assert_msg(NEAR(got, window_rows[_i].pairs), "row %d: %g", _i, got);
+}
+END_TEST
+
 START_TEST(family_lookup_knows_inplace_spellings_and_nothing_else)
 {
 	ck_assert_int_eq(ns_op_family_of("aten::relu_", 11), NS_OPF_ELEMENTWISE);
@@ -785,6 +945,8 @@ static Suite *suite(void)
 	tcase_add_test(count, a_forced_dtype_sizes_every_tensor);
 	tcase_add_loop_test(count, causal_masks_keep_the_pairs_counted_row_by_row, 0,
 	                    (int)(sizeof(causal_rows) / sizeof(causal_rows[0])));
+	tcase_add_loop_test(count, sliding_windows_keep_the_pairs_counted_row_by_row, 0,
+	                    (int)(sizeof(window_rows) / sizeof(window_rows[0])));
 	tcase_add_test(lookup, family_lookup_knows_inplace_spellings_and_nothing_else);
 	tcase_add_test(lookup, the_op_table_is_sorted_for_its_binary_search);
 	suite_add_tcase(s, count);

@@ -456,6 +456,33 @@ double op_causal_pairs(double lq, double lk, bool bottom_right)
 	return o >= 0 ? lq * (lq + 1) / 2 + o * lq : lk * (lk + 1) / 2;
 }
 
+/* The sum of clamp(a + i, 0, cap) over i = 0 .. n - 1, in closed form. */
+static double clamped_ramp_sum(double a, double n, double cap)
+{
+	double lo = fmax(a, 1.0), hi = fmin(a + n - 1.0, cap), above = a + n - 1.0 - fmax(a, cap + 1.0) + 1.0;
+	double sum = lo <= hi ? (lo + hi) * (hi - lo + 1.0) / 2.0 : 0.0;
+
+	return sum + (above > 0.0 ? above * cap : 0.0);
+}
+
+/* Query-key pairs (i, j) of an lq x lk score matrix with j - i <= c: row i keeps clamp(i + c + 1, 0, lk). */
+static double pairs_below_diagonal(double lq, double lk, double c)
+{
+	return clamped_ramp_sum(c + 1.0, lq, lk);
+}
+
+/* Query-key pairs a sliding window keeps, aligned bottom-right as FlashAttention aligns it: query i sits at
+ * key position p = i + lk - lq and sees keys p - left .. p + right (a negative side is unbounded; causal is
+ * right = 0). */
+double op_window_pairs(double lq, double lk, double left, double right);
+double op_window_pairs(double lq, double lk, double left, double right)
+{
+	double o = lk - lq;
+	double upto = right < 0.0 ? lq * lk : pairs_below_diagonal(lq, lk, o + right);
+
+	return left < 0.0 ? upto : upto - pairs_below_diagonal(lq, lk, o - left - 1.0);
+}
+
 typedef struct {
 	double bh, hq, hk, lq, lk, d, dv, seqs;
 	bool varlen;
@@ -586,7 +613,7 @@ static void varlen_paged(const attn_spec *sp, const op_args *a, ns_op_work *w)
 		op_work_fail(w, NS_OPG_INCOMPLETE, "max_seqlen_k not recorded (Concrete Inputs)");
 		return;
 	}
-	windowed = op_arg_ints(a, 16, &window, 1, &n) && window >= 0 && window + 1 < max_k;
+	windowed = op_arg_ints(a, sp->win_l, &window, 1, &n) && window >= 0 && window + 1 < max_k;
 	if (windowed)
 		max_k = window + 1; /* a query sees at most window_size_left + 1 keys */
 	have_q = op_arg_ints(a, sp->max_q, &longest, 1, &n) && longest >= 1 && (double)longest <= q->d[0];
@@ -604,7 +631,7 @@ static void varlen_paged(const attn_spec *sp, const op_args *a, ns_op_work *w)
 	/* the queries read and the outputs written, the context's keys and values, the block tables and the
 	 * per-sequence lengths */
 	w->bytes = queries * heads * (d + dv) * q->elt + ctx * kv_heads * (d * k->elt + dv * v->elt) +
-	           op_arg_bytes(a, 8) + op_arg_bytes(a, sp->cum_q) + op_arg_bytes(a, 6);
+	           op_arg_bytes(a, sp->table) + op_arg_bytes(a, sp->cum_q) + op_arg_bytes(a, sp->used_k);
 	if (!exact) {
 		w->lower_bound = true;
 		w->why = "paged varlen attention: the sequences' lengths are not recorded, only the longest "
@@ -615,16 +642,52 @@ static void varlen_paged(const attn_spec *sp, const op_args *a, ns_op_work *w)
 	         kv_heads, q->d[0], ctx, d);
 }
 
+/* What the model cannot count from the recorded sizes: NULL, or why (w failed). seqused_q/k make each
+ * sequence use fewer tokens than its tensor holds, by lengths the trace does not keep; attention_chunk
+ * splits the keys into chunks no count here follows. */
+static const char *attn_unmodelled(const attn_spec *sp, const op_args *a, ns_op_work *w)
+{
+	long long chunk;
+	int n;
+	const char *why = NULL;
+
+	if (op_tensor(a, sp->used_q) != NULL || op_tensor(a, sp->used_k) != NULL) {
+		why = "seqused_q/seqused_k: the lengths each sequence uses are a tensor the trace does not "
+		      "record";
+		op_work_fail(w, NS_OPG_INCOMPLETE, why);
+	} else if (op_arg_ints(a, sp->chunk, &chunk, 1, &n) && chunk > 0) {
+		why = "chunked attention (attention_chunk > 0) has no model";
+		op_work_fail(w, NS_OPG_UNKNOWN_OP, why);
+	}
+	return why;
+}
+
+/* A sliding window from window_size_left/right (FlashAttention's convention: -1 unbounded; causal makes the
+ * right side 0). False when the spelling has none, it is not recorded, or it bounds neither side. */
+static bool attn_window(const attn_spec *sp, const op_args *a, bool causal, long long *left, long long *right)
+{
+	int n;
+
+	if (sp->win_l < 0 || !op_arg_ints(a, sp->win_l, left, 1, &n) ||
+	    !op_arg_ints(a, sp->win_r, right, 1, &n))
+		return false;
+	if (*left < 0)
+		*left = -1;
+	if (causal || *right < -1)
+		*right = causal ? 0 : -1;
+	return *left >= 0 || *right >= 0;
+}
+
 void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 {
 	const attn_spec *sp = e->attn;
 	attn_dims x;
 	const char *why;
-	bool causal = false, known = false, bottom_right = sp->layout != ATTN_BHLD;
-	long long type;
+	bool causal = false, known = false, bottom_right = sp->layout != ATTN_BHLD, windowed;
+	long long type, left = -1, right = -1;
 	int n;
 	double pairs, fwd, qkv, out, lse;
-	char heads[48];
+	char heads[48], window[48];
 
 	memset(&x, 0, sizeof(x));
 	if (!op_work_type(w, a, sp->q))
@@ -633,10 +696,17 @@ void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 		paged_attention(sp, a, w);
 		return;
 	}
-	if (sp->layout == ATTN_VARLEN_PAGED && op_tensor(a, 8) != NULL) {
-		varlen_paged(sp, a, w);
+	if (op_tensor(a, sp->table) != NULL) {
+		if (op_tensor(a, sp->q) != NULL && op_tensor(a, sp->q)->rank == 4)
+			op_work_fail(w, NS_OPG_INCOMPLETE,
+			             "a paged KV cache read by [batch, length, heads, d] queries: the cache "
+			             "lengths (seqused_k) are a tensor the trace does not record");
+		else
+			varlen_paged(sp, a, w);
 		return;
 	}
+	if (attn_unmodelled(sp, a, w) != NULL)
+		return;
 	if ((why = attn_shapes(sp, a, &x)) != NULL) {
 		op_work_fail(w, NS_OPG_BAD_SHAPES, why);
 		return;
@@ -646,14 +716,20 @@ void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 	} else if (sp->causal >= 0) {
 		known = op_arg_bool(a, sp->causal, &causal);
 	}
-	pairs = causal ? op_causal_pairs(x.lq, x.lk, bottom_right) : x.lq * x.lk;
+	windowed = attn_window(sp, a, causal, &left, &right);
+	if (windowed)
+		pairs = op_window_pairs(x.lq, x.lk, (double)left, (double)right);
+	else
+		pairs = causal ? op_causal_pairs(x.lq, x.lk, bottom_right) : x.lq * x.lk;
 	/* QK^T and PV: 2 FLOPs per multiply-add over the kept pairs. The backward recomputes QK^T and forms
 	 * dV, dP, dQ and dK: 2 * pairs * (3 d + 2 dv), 2.5x the forward when d = dv (FlashAttention-2, sec.
 	 * 3). */
 	fwd = 2.0 * x.bh * pairs * (x.d + x.dv);
 	w->flops = sp->backward ? 2.0 * x.bh * pairs * (3.0 * x.d + 2.0 * x.dv) : fwd;
 	qkv = op_arg_bytes(a, sp->q) + op_arg_bytes(a, sp->k) + op_arg_bytes(a, sp->v);
-	out = x.bh * x.lq * x.dv * a->a[sp->q].elt;
+	/* FlashAttention-3 writes an fp8 (e4m3) attention's output in bf16 */
+	out = x.bh * x.lq * x.dv *
+	      (sp->fp8_out_16 && a->a[sp->q].dtype == NS_DTYPE_FP8 ? 2.0 : a->a[sp->q].elt);
 	lse = x.bh * x.lq * 4.0; /* the fp32 log-sum-exp per query row */
 	/* Forward: Q, K, V (and a mask) read, O and the log-sum-exp written. Backward: Q, K, V, O, dO and the
 	 * log-sum-exp read, dQ, dK, dV written. */
@@ -670,6 +746,10 @@ void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 		snprintf(heads, sizeof(heads), "h%.0f/%.0f", x.hq, x.hk);
 	else
 		snprintf(heads, sizeof(heads), "h%.0f", x.hq);
+	if (windowed && !(causal && left < 0))
+		snprintf(window, sizeof(window), " window %lld/%lld", left, right);
+	else
+		snprintf(window, sizeof(window), "%s", causal ? " causal" : "");
 	snprintf(w->shape, sizeof(w->shape), "%s%.0f %s L%.0fx%.0f d%.0f%s", x.varlen ? "seqs " : "b",
-	         x.varlen ? x.seqs : x.bh / x.hq, heads, x.lq, x.lk, x.d, causal ? " causal" : "");
+	         x.varlen ? x.seqs : x.bh / x.hq, heads, x.lq, x.lk, x.d, window);
 }

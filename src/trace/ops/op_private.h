@@ -57,13 +57,18 @@ typedef struct {
 /* ATTN_PAGED: vLLM's decode kernels, a query row a sequence against a paged KV cache (q: the query, k/v: the
  * caches, cum_q: the block tables, max_k: max_seq_len). */
 /* ATTN_VARLEN_PAGED: vLLM's FlashAttention varlen_fwd, whose key and value are the paged cache [blocks, page,
- * Hkv, d] when its block table (argument 8) is a tensor, else packed as ATTN_VARLEN's. */
+ * Hkv, d] when its block table (`table`) is a tensor, else packed as ATTN_VARLEN's. */
 typedef enum { ATTN_BHLD, ATTN_BLHD, ATTN_VARLEN, ATTN_PAGED, ATTN_VARLEN_PAGED } attn_layout;
 typedef struct {
 	attn_layout layout;
 	bool backward;
 	signed char q, k, v, causal, cum_q, cum_k, mask_type;
-	signed char max_q, max_k; /* the longest sequence's length (max_seqlen_q/k), an int argument */
+	signed char max_q, max_k;   /* the longest sequence's length (max_seqlen_q/k), an int argument */
+	signed char win_l, win_r;   /* window_size_left/right, ints (-1 in the op: no bound on that side) */
+	signed char table;          /* the page table: when a tensor, key and value are a paged cache */
+	signed char used_q, used_k; /* seqused_q/k: tensors of the lengths used, which a trace never keeps */
+	signed char chunk;          /* attention_chunk (FlashAttention-3), an int */
+	bool fp8_out_16;            /* an fp8 query writes a 16-bit output (FlashAttention-3's e4m3 path) */
 } attn_spec;
 
 typedef struct {
