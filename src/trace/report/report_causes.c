@@ -72,14 +72,17 @@ void report_host_only_routes(const ns_routes *in, ns_routes *out)
 			out->route[b] = in->host_only[b];
 }
 
-const ns_route *report_startup_route(const ns_split_result *res, const ns_split_device *d, const ns_routes *r)
+const ns_route *report_startup_route_of(int64_t capture_ns, int64_t init_ns, const ns_routes *r)
 {
-	int64_t init = d->overall.cause_ns[NS_CAUSE_INIT];
-
-	if (res->capture_ns > 0 && (double)res->capture_ns >= CAUSE_MAJORITY * (double)init &&
+	if (capture_ns > 0 && (double)capture_ns >= CAUSE_MAJORITY * (double)init_ns &&
 	    r->finding[NS_FINDING_GRAPH_CAPTURE].fix != NULL)
 		return &r->finding[NS_FINDING_GRAPH_CAPTURE];
 	return r->cause[NS_CAUSE_INIT].fix != NULL ? &r->cause[NS_CAUSE_INIT] : &r->route[NS_REGIME_OVERHEAD];
+}
+
+const ns_route *report_startup_route(const ns_split_result *res, const ns_split_device *d, const ns_routes *r)
+{
+	return report_startup_route_of(res->capture_ns, d->overall.cause_ns[NS_CAUSE_INIT], r);
 }
 
 /* An Nsight Systems export records only the calls it traced: host time outside them is untraced, not

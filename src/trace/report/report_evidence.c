@@ -92,27 +92,26 @@ static void peak_words(const ns_device *dev, ns_dtype best, char *buf, size_t si
 /* The kernels' fixes: the memory-bound kernels' (out's kernels cause) when layout transforms hold their share
  * of the memory-class time, the compute bucket's when fp32 SIMT kernels hold most of the compute time on a
  * GPU of devices whose tensor cores beat fp32 (then prec says how much and by what peak ratio). */
-static void kernel_routes(const ns_split_result *res, const ns_split_device *d,
-                          const ns_device_table *devices, const ns_routes *in, ns_routes *out,
-                          char fixes[][NS_REPORT_FIX_MAX], report_precision *prec)
+static void kernel_routes(const ns_route_evidence *ev, const char *name, const ns_device_table *devices,
+                          const ns_routes *in, ns_routes *out, char fixes[][NS_REPORT_FIX_MAX],
+                          report_precision *prec)
 {
-	int64_t mem = d->class_ns[NS_KCLASS_MEMORY], comp = d->class_ns[NS_KCLASS_COMPUTE];
-	int64_t layout = mem > 0 ? marked_ns(res, d, NS_KCLASS_MEMORY, layout_marks, NULL) : 0;
-	int64_t fp32 = comp > 0 ? marked_ns(res, d, NS_KCLASS_COMPUTE, fp32_marks, tensor_marks) : 0;
-	const ns_device *dev =
-	    devices != NULL && d->name[0] != '\0' ? ns_devices_match_trace_name(devices, d->name) : NULL;
+	int64_t mem = ev->memory_ns, comp = ev->compute_ns, layout = ev->layout_ns, fp32 = ev->fp32_ns;
+	const ns_device *dev = devices != NULL && name != NULL && name[0] != '\0'
+	                           ? ns_devices_match_trace_name(devices, name)
+	                           : NULL;
 	const ns_route *lt = &in->finding[NS_FINDING_LAYOUT_TRANSFORM],
 	               *tc = &in->finding[NS_FINDING_FP32_TENSOR_CORES];
 	ns_dtype best = dev != NULL ? best_low_peak(dev) : NS_DTYPE_COUNT;
 	char share[32], peak[160], tmp[NS_REPORT_FIX_MAX];
 
-	if (layout > 0 && (double)layout >= LAYOUT_SHARE * (double)mem && lt->fix != NULL) {
+	if (mem > 0 && layout > 0 && (double)layout >= LAYOUT_SHARE * (double)mem && lt->fix != NULL) {
 		snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)layout / (double)mem);
 		out->cause[NS_CAUSE_KERNELS] = *lt;
 		out->cause[NS_CAUSE_KERNELS].fix =
 		    subst(lt->fix, "{share}", share, fixes[REPORT_FIX_MEMORY], NS_REPORT_FIX_MAX);
 	}
-	if (best != NS_DTYPE_COUNT && fp32 > 0 && (double)fp32 >= FP32_SHARE * (double)comp &&
+	if (best != NS_DTYPE_COUNT && comp > 0 && fp32 > 0 && (double)fp32 >= FP32_SHARE * (double)comp &&
 	    tc->fix != NULL) {
 		peak_words(dev, best, peak, sizeof(peak));
 		prec->fp32_share = (double)fp32 / (double)comp;
@@ -128,16 +127,14 @@ static void kernel_routes(const ns_split_result *res, const ns_split_device *d,
 /* An inference server (its steps have a prefill/decode phase) runs no backward pass: its collectives move
  * activations between tensor-parallel layers (and tokens between experts), so the training advice "bucket
  * gradients" does not apply (docs/trace.md, "Inference"). */
-static bool inference_comm_routes(const ns_split_device *d, const ns_routes *in, ns_routes *out)
+static bool inference_comm_routes(const ns_route_evidence *ev, const ns_split_window *w, const ns_routes *in,
+                                  ns_routes *out)
 {
 	const ns_route *tp = &in->finding[NS_FINDING_TP_COLLECTIVES];
-	size_t inference = 0;
 
-	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++)
-		inference += d->phase_steps[p];
-	if (inference == 0)
+	if (!ev->inference)
 		return false;
-	if (tp->fix != NULL && d->overall.cause_ns[NS_CAUSE_EXPOSED] > 0) {
+	if (tp->fix != NULL && w->cause_ns[NS_CAUSE_EXPOSED] > 0) {
 		out->cause[NS_CAUSE_EXPOSED] = *tp;
 		out->route[NS_REGIME_COMM] = *tp;
 	}
@@ -149,17 +146,13 @@ static bool inference_comm_routes(const ns_split_device *d, const ns_routes *in,
  * layer's path: bucketing gradients or overlapping them with backward does not touch them (docs/trace.md,
  * "Which collectives"). TP_SHARE of the exposed collective time: the cause-majority rule. */
 #define TP_SHARE 0.5
-static void training_comm_routes(const ns_split_device *d, const ns_routes *in, ns_routes *out)
+static void training_comm_routes(const ns_route_evidence *ev, const ns_split_window *w, const ns_routes *in,
+                                 ns_routes *out)
 {
 	const ns_route *tp = &in->finding[NS_FINDING_TP_TRAINING];
-	int64_t all = 0, tensor = 0;
 
-	for (size_t i = 0; i < d->ncoll; i++) {
-		all += d->coll[i].exposed_ns;
-		tensor += d->coll[i].role == NS_COLL_ROLE_TP ? d->coll[i].exposed_ns : 0;
-	}
-	if (tensor <= 0 || (double)tensor < TP_SHARE * (double)all || tp->fix == NULL ||
-	    d->overall.cause_ns[NS_CAUSE_EXPOSED] <= 0)
+	if (ev->tp_exposed_ns <= 0 || (double)ev->tp_exposed_ns < TP_SHARE * (double)ev->coll_exposed_ns ||
+	    tp->fix == NULL || w->cause_ns[NS_CAUSE_EXPOSED] <= 0)
 		return;
 	out->cause[NS_CAUSE_EXPOSED] = *tp;
 	out->route[NS_REGIME_COMM] = *tp;
@@ -181,61 +174,118 @@ bool report_stalls_dominate(int64_t stalls, int64_t stall_ns, int64_t launch_ns,
 	       (double)stall_ns >= CAUSE_MAJORITY * (double)launch_ns;
 }
 
+/* The host's own routes are PyTorch's (the caching allocator, Python's host jitter): a PyTorch profiler
+ * trace, or an export whose program is Python. */
+static bool pytorch_program(const ns_route_evidence *ev)
+{
+	return !(ev->nsys && ev->program.kind != NS_PROGRAM_PYTHON);
+}
+
 /* Launch overhead that is mostly the trace's stalls of trivial calls (report_stalls_dominate) is host jitter,
- * not dispatch: its route says where the CPU went. PyTorch programs only, as below. */
-static void stall_routes(const ns_split_result *res, const ns_split_device *d, const ns_routes *in,
+ * not dispatch: its route says where the CPU went. */
+static void stall_routes(const ns_route_evidence *ev, const report_device_facts *f, const ns_routes *in,
                          ns_routes *out)
 {
-	const ns_route *f = &in->finding[NS_FINDING_HOST_STALLS];
+	const ns_route *r = &in->finding[NS_FINDING_HOST_STALLS];
 
-	if (f->fix != NULL && !(res->nsys && res->program.kind != NS_PROGRAM_PYTHON) &&
-	    report_stalls_dominate(res->host_stalls, res->host_stall_ns, d->overall.cause_ns[NS_CAUSE_LAUNCH],
-	                           d->overall.dur_ns, d->nsteps))
-		out->cause[NS_CAUSE_LAUNCH] = *f;
+	if (r->fix != NULL && pytorch_program(ev) &&
+	    report_stalls_dominate(ev->host_stalls, ev->host_stall_ns, f->overall->cause_ns[NS_CAUSE_LAUNCH],
+	                           f->overall->dur_ns, f->nsteps))
+		out->cause[NS_CAUSE_LAUNCH] = *r;
 }
 
 /* Set-up time that recurs in the steady steps and is the allocator's (report_alloc_recurs) is the caching
- * allocator's, not start-up (docs/trace.md, "Set-up that recurs"). PyTorch programs only: a PyTorch profiler
- * trace, or an export whose program is Python. */
-static void recurring_alloc_routes(const ns_split_result *res, const ns_split_device *d, const ns_routes *in,
-                                   ns_routes *out)
+ * allocator's, not start-up (docs/trace.md, "Set-up that recurs"). */
+static void recurring_alloc_routes(const ns_route_evidence *ev, const report_device_facts *f,
+                                   const ns_routes *in, ns_routes *out)
 {
-	const ns_route *f = &in->finding[NS_FINDING_ALLOC_STEPS];
-	size_t counted = 0, with = 0;
+	const ns_route *r = &in->finding[NS_FINDING_ALLOC_STEPS];
 
-	/* the caching allocator is PyTorch's: an export of another program keeps its own set-up route */
-	if (f->fix == NULL || (res->nsys && res->program.kind != NS_PROGRAM_PYTHON))
-		return;
-	for (size_t i = 0; i < d->nsteps; i++) {
-		ns_split_window w = ns_split_device_step(d, i);
-		if (w.warmup)
-			continue;
-		counted++;
-		with += w.cause_ns[NS_CAUSE_INIT] > 0;
+	if (r->fix != NULL && pytorch_program(ev) &&
+	    report_alloc_recurs(ev->alloc_ns, f->overall->cause_ns[NS_CAUSE_INIT], f->counted, f->with_init))
+		out->cause[NS_CAUSE_INIT] = *r;
+}
+
+void report_routes_of_evidence(const ns_route_evidence *ev, const report_device_facts *f,
+                               const ns_device_table *devices, const ns_routes *in, ns_routes *out,
+                               char fixes[][NS_REPORT_FIX_MAX], report_precision *prec)
+{
+	const ns_split_window *w = f->overall;
+
+	*out = *in;
+	memset(prec, 0, sizeof(*prec));
+	/* set-up that mostly records CUDA graphs is a capture: its advice is to profile the replays */
+	if (report_startup_route_of(ev->capture_ns, w->cause_ns[NS_CAUSE_INIT], in) ==
+	    &in->finding[NS_FINDING_GRAPH_CAPTURE])
+		out->cause[NS_CAUSE_INIT] = in->finding[NS_FINDING_GRAPH_CAPTURE];
+	else
+		recurring_alloc_routes(ev, f, in, out);
+	report_python_route(ev, w, NS_CAUSE_HOST_GAP, in, &out->cause[NS_CAUSE_HOST_GAP],
+	                    fixes[REPORT_FIX_HOST_GAP], NS_REPORT_FIX_MAX);
+	report_python_route(ev, w, NS_CAUSE_LAUNCH, in, &out->cause[NS_CAUSE_LAUNCH],
+	                    fixes[REPORT_FIX_LAUNCH], NS_REPORT_FIX_MAX);
+	stall_routes(ev, f, in, out); /* the stalls, not the Python between the ops */
+	if (ev->nsys)
+		report_export_routes(&ev->program, in, out, fixes);
+	kernel_routes(ev, f->name, devices, in, out, fixes, prec);
+	if (!inference_comm_routes(ev, w, in, out))
+		training_comm_routes(ev, w, in, out);
+}
+
+/* ---- the evidence of a split's device ---- */
+
+static void python_evidence(const ns_split_result *res, const ns_split_python_cause *p,
+                            ns_evidence_python *out)
+{
+	out->framed_ns = p->framed_ns;
+	for (size_t k = 0; k < p->ntop && out->nframes < NS_EVIDENCE_FRAMES; k++) {
+		out->frame[out->nframes].name = ns_kernel_names_get(res->python_names, p->top[k].name_id);
+		out->frame[out->nframes++].ns = p->top[k].ns;
 	}
-	if (report_alloc_recurs(res->alloc_ns, d->overall.cause_ns[NS_CAUSE_INIT], counted, with))
-		out->cause[NS_CAUSE_INIT] = *f;
+}
+
+void ns_route_evidence_of(const ns_split_result *res, const ns_split_device *d, ns_route_evidence *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->python_frames = res->python_frames > 0;
+	out->compiled = res->compiled;
+	out->nsys = res->nsys;
+	out->program = res->program;
+	out->capture_ns = res->capture_ns;
+	out->host_stalls = res->host_stalls;
+	out->host_stall_ns = res->host_stall_ns;
+	out->alloc_ns = res->alloc_ns;
+	if (out->python_frames) {
+		python_evidence(res, &d->python[NS_CAUSE_HOST_GAP], &out->python[NS_EVIDENCE_HOST_GAP]);
+		python_evidence(res, &d->python[NS_CAUSE_LAUNCH], &out->python[NS_EVIDENCE_LAUNCH]);
+	}
+	out->memory_ns = d->class_ns[NS_KCLASS_MEMORY];
+	out->compute_ns = d->class_ns[NS_KCLASS_COMPUTE];
+	out->layout_ns = out->memory_ns > 0 ? marked_ns(res, d, NS_KCLASS_MEMORY, layout_marks, NULL) : 0;
+	out->fp32_ns =
+	    out->compute_ns > 0 ? marked_ns(res, d, NS_KCLASS_COMPUTE, fp32_marks, tensor_marks) : 0;
+	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++)
+		out->inference = out->inference || d->phase_steps[p] > 0;
+	for (size_t i = 0; i < d->ncoll; i++) {
+		out->coll_exposed_ns += d->coll[i].exposed_ns;
+		out->tp_exposed_ns += d->coll[i].role == NS_COLL_ROLE_TP ? d->coll[i].exposed_ns : 0;
+	}
 }
 
 void report_evidence_routes(const ns_split_result *res, const ns_split_device *d,
                             const ns_device_table *devices, const ns_routes *in, ns_routes *out,
                             char fixes[][NS_REPORT_FIX_MAX], report_precision *prec)
 {
-	*out = *in;
-	memset(prec, 0, sizeof(*prec));
-	/* set-up that mostly records CUDA graphs is a capture: its advice is to profile the replays */
-	if (report_startup_route(res, d, in) == &in->finding[NS_FINDING_GRAPH_CAPTURE])
-		out->cause[NS_CAUSE_INIT] = in->finding[NS_FINDING_GRAPH_CAPTURE];
-	else
-		recurring_alloc_routes(res, d, in, out);
-	report_python_route(res, d, NS_CAUSE_HOST_GAP, in, &out->cause[NS_CAUSE_HOST_GAP],
-	                    fixes[REPORT_FIX_HOST_GAP], NS_REPORT_FIX_MAX);
-	report_python_route(res, d, NS_CAUSE_LAUNCH, in, &out->cause[NS_CAUSE_LAUNCH],
-	                    fixes[REPORT_FIX_LAUNCH], NS_REPORT_FIX_MAX);
-	stall_routes(res, d, in, out); /* the stalls, not the Python between the ops */
-	if (res->nsys)
-		report_export_routes(res, in, out, fixes);
-	kernel_routes(res, d, devices, in, out, fixes, prec);
-	if (!inference_comm_routes(d, in, out))
-		training_comm_routes(d, in, out);
+	ns_route_evidence ev;
+	report_device_facts f = {&d->overall, d->name, d->nsteps, 0, 0};
+
+	ns_route_evidence_of(res, d, &ev);
+	for (size_t i = 0; i < d->nsteps; i++) {
+		ns_split_window w = ns_split_device_step(d, i);
+		if (w.warmup)
+			continue;
+		f.counted++;
+		f.with_init += w.cause_ns[NS_CAUSE_INIT] > 0;
+	}
+	report_routes_of_evidence(&ev, &f, devices, in, out, fixes, prec);
 }

@@ -107,15 +107,17 @@ cJSON *report_export_json(const ns_split_result *res)
 }
 
 /* How to see host code the export holds no call for, inside a fix's parentheses. */
-static const char *see_words(const ns_split_result *res)
+static const char *see_words(const ns_program_info *p)
 {
-	if (res->program.cpu_samples)
-		return is_python(res) ? "the export's CPU samples show it in Nsight Systems' Bottom-Up view, "
-		                        "which nextstep does not read"
-		                      : "the export's CPU samples show which code it is, in Nsight Systems' "
-		                        "Bottom-Up view; nextstep does not read them";
-	return is_python(res) ? "sample it with py-spy record --native or nsys profile --python-sampling=true"
-	                      : "sample it: nsys profile --sample=process-tree, or perf record -g";
+	bool python = p->kind == NS_PROGRAM_PYTHON;
+
+	if (p->cpu_samples)
+		return python ? "the export's CPU samples show it in Nsight Systems' Bottom-Up view, "
+		                "which nextstep does not read"
+		              : "the export's CPU samples show which code it is, in Nsight Systems' "
+		                "Bottom-Up view; nextstep does not read them";
+	return python ? "sample it with py-spy record --native or nsys profile --python-sampling=true"
+	              : "sample it: nsys profile --sample=process-tree, or perf record -g";
 }
 
 void ns_report_export_hint(const ns_split_result *res, char *buf, size_t size)
@@ -151,22 +153,24 @@ static const char *subst(const char *text, const char *key, const char *value, c
 	return buf;
 }
 
-void report_export_routes(const ns_split_result *res, const ns_routes *in, ns_routes *out,
+void report_export_routes(const ns_program_info *program, const ns_routes *in, ns_routes *out,
                           char fixes[][NS_REPORT_FIX_MAX])
 {
 	const ns_route *untraced =
-	    &in->finding[is_python(res) ? NS_FINDING_HOST_UNTRACED_PYTHON : NS_FINDING_HOST_UNTRACED];
-	bool native = res->program.kind == NS_PROGRAM_NATIVE;
+	    &in->finding[program->kind == NS_PROGRAM_PYTHON ? NS_FINDING_HOST_UNTRACED_PYTHON
+	                                                    : NS_FINDING_HOST_UNTRACED];
+	bool native = program->kind == NS_PROGRAM_NATIVE;
 
 	/* the OS calls explain the gap when report_python_route() routed it; else it is untraced code */
 	if (out->cause[NS_CAUSE_HOST_GAP].fix == in->cause[NS_CAUSE_HOST_GAP].fix && untraced->fix != NULL) {
 		out->cause[NS_CAUSE_HOST_GAP] = *untraced;
-		out->cause[NS_CAUSE_HOST_GAP].fix = (char *)subst(
-		    untraced->fix, "{see}", see_words(res), fixes[REPORT_FIX_HOST_GAP], NS_REPORT_FIX_MAX);
+		out->cause[NS_CAUSE_HOST_GAP].fix =
+		    (char *)subst(untraced->fix, "{see}", see_words(program), fixes[REPORT_FIX_HOST_GAP],
+		                  NS_REPORT_FIX_MAX);
 	}
 	if (out->cause[NS_CAUSE_HOST_GAP].fix != in->cause[NS_CAUSE_HOST_GAP].fix)
 		out->route[NS_REGIME_IDLE] = out->cause[NS_CAUSE_HOST_GAP];
-	if (res->program.mpi && in->finding[NS_FINDING_MPI_HOST].fix != NULL)
+	if (program->mpi && in->finding[NS_FINDING_MPI_HOST].fix != NULL)
 		out->cause[NS_CAUSE_HOST_COMM] = in->finding[NS_FINDING_MPI_HOST];
 	if (out->cause[NS_CAUSE_INIT].fix == in->cause[NS_CAUSE_INIT].fix &&
 	    in->finding[NS_FINDING_STARTUP_NSYS].fix != NULL)

@@ -6,6 +6,7 @@
 
 #include <cJSON.h>
 
+#include "nextstep/route_evidence.h"
 #include "nextstep/trace_report.h"
 #include "util/json_out.h"
 
@@ -48,6 +49,18 @@ typedef struct {
 void report_evidence_routes(const ns_split_result *res, const ns_split_device *d,
                             const ns_device_table *devices, const ns_routes *in, ns_routes *out,
                             char fixes[][NS_REPORT_FIX_MAX], report_precision *prec);
+/* What a device's routes need of it besides the evidence: its whole-run window, its name (the device table's
+ * peaks), its steps and, of the counted ones, those holding set-up time. */
+typedef struct {
+	const ns_split_window *overall;
+	const char *name;
+	size_t nsteps, counted, with_init;
+} report_device_facts;
+/* The same routes decided from evidence alone (a trace's, or a rank summary's: the job routes its ranks so),
+ * the one place they are decided. */
+void report_routes_of_evidence(const ns_route_evidence *ev, const report_device_facts *f,
+                               const ns_device_table *devices, const ns_routes *in, ns_routes *out,
+                               char fixes[][NS_REPORT_FIX_MAX], report_precision *prec);
 /* Set-up time (init_ns, a device's whole run) recurs in the steady steps as the caching allocator's: the
  * counted steps holding some (with_init of counted) are at least two and at least half of them, and the
  * allocator's calls (alloc_ns, the trace's, warm-up included: an upper bound) hold at least CAUSE_MAJORITY of
@@ -60,10 +73,10 @@ bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size
 #define REPORT_STALLS_PER_STEP 4
 bool report_stalls_dominate(int64_t stalls, int64_t stall_ns, int64_t launch_ns, int64_t window_ns,
                             size_t steps);
-/* The route the Python frames behind host cause c of d give (report_python.c), worded into buf (size bytes)
- * with the frames named; a compiled model's launch overhead is told mode="reduce-overhead". false, and out
- * untouched, when the frames do not speak for c. */
-bool report_python_route(const ns_split_result *res, const ns_split_device *d, ns_cause c,
+/* The route the Python frames behind host cause c of w (a device's whole run) give (report_python.c), worded
+ * into buf (size bytes) with the frames named; a compiled model's launch overhead is told
+ * mode="reduce-overhead". false, and out untouched, when the frames do not speak for c. */
+bool report_python_route(const ns_route_evidence *ev, const ns_split_window *w, ns_cause c,
                          const ns_routes *in, ns_route *out, char *buf, size_t size);
 /* in, with the host-only routes (routes.h) in place of the buckets' and their causes' routes: for a split
  * with no device. A shallow copy, as above. */
@@ -72,6 +85,8 @@ void report_host_only_routes(const ns_routes *in, ns_routes *out);
  * at least half of the device's set-up time, else the init cause's (the overhead bucket's without one). */
 const ns_route *report_startup_route(const ns_split_result *res, const ns_split_device *d,
                                      const ns_routes *r);
+/* The same from the set-up time recording graphs (capture_ns) and the device's set-up time (init_ns). */
+const ns_route *report_startup_route_of(int64_t capture_ns, int64_t init_ns, const ns_routes *r);
 /* "  overhead is mostly sync: 72% of it (host blocked on the device)" for the verdict's bucket, when one
  * cause dominates it. */
 void report_print_top_cause(FILE *out, const ns_split_result *res, const ns_split_window *w,
@@ -111,7 +126,7 @@ cJSON *report_export_json(const ns_split_result *res);
 /* out's host routes for an export, worded by what it shows (docs/nsys.md): OS calls, untraced host code
  * (how to see it), MPI on the host, start-up, and for a program that is not Python its syncs and launches
  * without Python advice. Runs after report_python_route(), whose OS-call route it keeps. */
-void report_export_routes(const ns_split_result *res, const ns_routes *in, ns_routes *out,
+void report_export_routes(const ns_program_info *program, const ns_routes *in, ns_routes *out,
                           char fixes[][NS_REPORT_FIX_MAX]);
 /* "python": [{"frame", "us"}, ...] on each host cause of window (d's overall), when the trace has frames
  * ("os_runtime" for an Nsight Systems export, whose frames are its OS runtime calls). */

@@ -207,18 +207,18 @@ static const char *frame_function(const char *name)
 
 /* "normalize 105 ms, rescale 33 ms, read_video 33 ms" into buf; whether preprocessing frames hold at least
  * half of the named frames' time. */
-static bool name_frames(const ns_split_result *res, const ns_split_python_cause *p, char *buf, size_t size)
+static bool name_frames(const ns_evidence_python *p, char *buf, size_t size)
 {
 	int64_t all = 0, prep = 0;
 	size_t used = 0;
 
 	buf[0] = '\0';
-	for (size_t k = 0; k < p->ntop && k < PY_FIX_FRAMES; k++) {
-		const char *name = ns_kernel_names_get(res->python_names, p->top[k].name_id);
+	for (size_t k = 0; k < p->nframes && k < PY_FIX_FRAMES; k++) {
+		const char *name = p->frame[k].name;
 		char clean[96];
 		int n;
 		ns_text_escape(frame_function(name), strlen(frame_function(name)), clean, sizeof(clean));
-		double t = (double)p->top[k].ns / 1e6;
+		double t = (double)p->frame[k].ns / 1e6;
 		n = snprintf(buf + used, size - used, "%s%s %.*f ms", k > 0 ? ", " : "", clean,
 		             t >= 10.0  ? 0
 		             : t >= 1.0 ? 1
@@ -227,8 +227,8 @@ static bool name_frames(const ns_split_result *res, const ns_split_python_cause 
 		if (n < 0 || (size_t)n >= size - used)
 			break;
 		used += (size_t)n;
-		all += p->top[k].ns;
-		prep += is_preprocess_frame(name) ? p->top[k].ns : 0;
+		all += p->frame[k].ns;
+		prep += is_preprocess_frame(name) ? p->frame[k].ns : 0;
 	}
 	return all > 0 && 2 * prep >= all;
 }
@@ -245,42 +245,43 @@ static void fill_route(const ns_route *route, const char *what, ns_route *out, c
 	out->fix = buf;
 }
 
-/* The python finding that fits host cause c of d's overall window, or NS_FINDING_COUNT when the frames do not
- * speak for it. what receives the frames (or the framed share). */
-static ns_finding_kind python_finding(const ns_split_result *res, const ns_split_device *d, ns_cause c,
+/* The python finding that fits host cause c of window w (a device's whole run), or NS_FINDING_COUNT when
+ * the frames do not speak for it. what receives the frames (or the framed share). */
+static ns_finding_kind python_finding(const ns_route_evidence *ev, const ns_split_window *w, ns_cause c,
                                       char *what, size_t size)
 {
-	const ns_split_python_cause *p = &d->python[c];
-	int64_t t = d->overall.cause_ns[c];
+	const ns_evidence_python *p =
+	    &ev->python[c == NS_CAUSE_HOST_GAP ? NS_EVIDENCE_HOST_GAP : NS_EVIDENCE_LAUNCH];
+	int64_t t = w->cause_ns[c];
 	bool prep;
 
-	if (res->python_frames == 0 || t <= 0)
+	if (!ev->python_frames || t <= 0)
 		return NS_FINDING_COUNT;
 	if ((double)p->framed_ns < PY_FRAMED_MAJORITY * (double)t) {
-		if (c != NS_CAUSE_HOST_GAP || res->nsys) /* an export's untraced gap: report_export.c */
-			return NS_FINDING_COUNT;         /* an op's own time: the cause's route stands */
+		if (c != NS_CAUSE_HOST_GAP || ev->nsys) /* an export's untraced gap: report_export.c */
+			return NS_FINDING_COUNT;        /* an op's own time: the cause's route stands */
 		snprintf(what, size, "%.0f%%", pct(p->framed_ns, t));
 		return NS_FINDING_PYTHON_NATIVE;
 	}
-	prep = name_frames(res, p, what, size);
-	if (res->nsys) /* an export's frames are sampled code or OS calls, whatever the program */
-		return c != NS_CAUSE_HOST_GAP      ? NS_FINDING_COUNT
-		       : res->program.samples_read ? NS_FINDING_HOST_SAMPLED
-		                                   : NS_FINDING_HOST_OS_CALLS;
+	prep = name_frames(p, what, size);
+	if (ev->nsys) /* an export's frames are sampled code or OS calls, whatever the program */
+		return c != NS_CAUSE_HOST_GAP     ? NS_FINDING_COUNT
+		       : ev->program.samples_read ? NS_FINDING_HOST_SAMPLED
+		                                  : NS_FINDING_HOST_OS_CALLS;
 	if (prep)
 		return NS_FINDING_PYTHON_PREPROCESS;
 	if (c != NS_CAUSE_HOST_GAP)
 		return NS_FINDING_COUNT; /* the step thread's ops: their own route says what to do */
-	return res->compiled ? NS_FINDING_PYTHON_COMPILED : NS_FINDING_PYTHON_BETWEEN_OPS;
+	return ev->compiled ? NS_FINDING_PYTHON_COMPILED : NS_FINDING_PYTHON_BETWEEN_OPS;
 }
 
-bool report_python_route(const ns_split_result *res, const ns_split_device *d, ns_cause c,
+bool report_python_route(const ns_route_evidence *ev, const ns_split_window *w, ns_cause c,
                          const ns_routes *in, ns_route *out, char *buf, size_t size)
 {
 	char what[256];
-	ns_finding_kind f = python_finding(res, d, c, what, sizeof(what));
+	ns_finding_kind f = python_finding(ev, w, c, what, sizeof(what));
 
-	if (f == NS_FINDING_COUNT && c == NS_CAUSE_LAUNCH && res->compiled)
+	if (f == NS_FINDING_COUNT && c == NS_CAUSE_LAUNCH && ev->compiled)
 		f = NS_FINDING_LAUNCH_COMPILED;
 	if (f == NS_FINDING_COUNT || in->finding[f].fix == NULL)
 		return false;

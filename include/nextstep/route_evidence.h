@@ -1,0 +1,72 @@
+/* What a device's routes are decided from besides its windows: the trace's evidence for a more specific fix
+ * than a bucket's or a cause's (docs/next-step.md, "The candidates"; docs/trace.md, "Which fix"). The trace
+ * report gathers it from a split; a rank summary carries it (docs/job.md, "Rank summaries"), so that a job
+ * routes a rank's lines with the same rules as the rank's own report. Decided once, in the library:
+ * ns_route_evidence_of() gathers, the report's routing reads only this. */
+#ifndef NEXTSTEP_ROUTE_EVIDENCE_H
+#define NEXTSTEP_ROUTE_EVIDENCE_H
+
+#ifndef NEXTSTEP_STATIC_LINKING_ONLY
+#error "nextstep/route_evidence.h is libnextstep's unstable tier: define NEXTSTEP_STATIC_LINKING_ONLY"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nextstep/api.h"
+#include "nextstep/trace_read.h"
+#include "nextstep/trace_split.h"
+
+NS_BEGIN_DECLS
+
+/* Frames a host cause's evidence keeps: the fix names at most this many (the largest). */
+#define NS_EVIDENCE_FRAMES 3
+
+/* One frame behind a host cause: its name as the trace wrote it ("file.py(12): fn"), borrowed, and its self
+ * time. */
+typedef struct {
+	const char *name;
+	int64_t ns;
+} ns_evidence_frame;
+
+/* The frames behind one host cause of the device's overall window. */
+typedef struct {
+	int64_t framed_ns; /* the cause's time with some frame open */
+	size_t nframes;
+	ns_evidence_frame frame[NS_EVIDENCE_FRAMES]; /* largest first */
+} ns_evidence_python;
+
+/* The host causes whose frames route them (the others' frames are only shown). */
+typedef enum { NS_EVIDENCE_HOST_GAP, NS_EVIDENCE_LAUNCH, NS_EVIDENCE_HOSTS } ns_evidence_host;
+
+/* All zero: nothing is known beyond the windows (a rank summary written before the evidence was): the stock
+ * routes. */
+typedef struct {
+	/* The trace. */
+	bool python_frames; /* it recorded frames (ns_split_result.python_frames > 0) */
+	bool compiled;      /* ns_split_result.compiled */
+	bool nsys;          /* an Nsight Systems export: its program decides its host routes */
+	ns_program_info program;
+	int64_t capture_ns;  /* set-up time recording CUDA/HIP graphs (ns_split_result.capture_ns) */
+	int64_t host_stalls; /* ns_split_result.host_stalls and their time */
+	int64_t host_stall_ns;
+	int64_t alloc_ns; /* ns_split_result.alloc_ns */
+	/* The device. */
+	ns_evidence_python python[NS_EVIDENCE_HOSTS];
+	int64_t memory_ns; /* the memory class's kernel time (ns_split_device.class_ns) */
+	int64_t layout_ns; /* of it, layout transforms (nchwToNhwc, ...) */
+	int64_t compute_ns;
+	int64_t fp32_ns;         /* of the compute class's, fp32 GEMMs and convolutions on the CUDA cores */
+	bool inference;          /* some steps have an inference phase (prefill, decode, mixed) */
+	int64_t coll_exposed_ns; /* its collectives' exposed time */
+	int64_t tp_exposed_ns;   /* of it, tensor-parallel collectives' */
+} ns_route_evidence;
+
+/* The evidence of device d of res. Names are borrowed from res. */
+NS_STATIC_API void ns_route_evidence_of(const ns_split_result *res, const ns_split_device *d,
+                                        ns_route_evidence *out);
+
+NS_END_DECLS
+
+#endif
