@@ -42,10 +42,11 @@ static void check(const ns_job_result *res)
 static void check_form(const ns_job_result *res, ns_format_kind kind)
 {
 	static ns_routes routes;
+	static ns_device_table devices; /* the ranks' fp32 advice names its peaks, as the CLI's does */
 	static bool ready;
 	ns_classify_options co;
 	ns_format_options fo = {kind, true, false};
-	ns_job_report_options o = {&co, &routes, &fo};
+	ns_job_report_options o = {&co, &routes, &fo, &devices};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
@@ -53,7 +54,10 @@ static void check_form(const ns_job_result *res, ns_format_kind kind)
 	ns_status st;
 
 	ns_error_clear(&err);
-	if (mem == NULL || (!ready && ns_routes_init_default(&routes, &err) != NS_OK))
+	if (!ready)
+		ns_devices_init(&devices);
+	if (mem == NULL || (!ready && (ns_routes_init_default(&routes, &err) != NS_OK ||
+	                               ns_devices_load_file(&devices, NS_FUZZ_DEVICES, &err) != NS_OK)))
 		abort();
 	ready = true;
 	ns_classify_options_default(&co);

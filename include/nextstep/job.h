@@ -22,6 +22,7 @@
 #include "nextstep/error.h"
 #include "nextstep/input.h"
 #include "nextstep/profile.h"
+#include "nextstep/route_evidence.h"
 #include "nextstep/trace_split.h"
 
 NS_BEGIN_DECLS
@@ -48,7 +49,11 @@ NS_BEGIN_DECLS
 /* ...estimated from at least this many matched collectives. */
 #define NS_JOB_CLOCK_MIN_MATCHES 3
 
-/* One device of a rank: its split, without kernel names. */
+/* Bytes of a frame name a summary keeps, NUL included (longer names are cut between characters). */
+#define NS_JOB_FRAME_NAME_MAX 1024
+
+/* One device of a rank: its split, without kernel names, and the evidence its routes are decided from
+ * (all zero in a summary written before it was carried: the stock routes). */
 typedef struct {
 	int64_t id;
 	char name[NS_TRACE_DEVICE_NAME_MAX];
@@ -57,6 +62,9 @@ typedef struct {
 	size_t nsteps;
 	ns_split_collective *coll;
 	size_t ncoll;
+	ns_route_evidence evidence; /* its frames' names are frame_names' (the rank's host counts are the
+	                               rank's: host_stalls, alloc_ns) */
+	char *frame_names[NS_EVIDENCE_HOSTS][NS_EVIDENCE_FRAMES]; /* owned */
 } ns_job_device;
 
 /* One rank's summary. Owns everything; free with ns_job_rank_free(). */

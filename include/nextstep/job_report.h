@@ -13,6 +13,7 @@
 
 #include "nextstep/api.h"
 #include "nextstep/classify.h"
+#include "nextstep/devices.h"
 #include "nextstep/error.h"
 #include "nextstep/format.h"
 #include "nextstep/job.h"
@@ -25,27 +26,29 @@ typedef struct {
 	const ns_classify_options *classify;
 	const ns_routes *routes;
 	const ns_format_options *format; /* kind, verbose, color */
+	const ns_device_table
+	    *devices; /* peaks for the ranks' fp32 advice, as the trace report's; NULL: none */
 } ns_job_report_options;
-
-/* The job's verdict and routes, as the report states them: the straggler's bucket when there is one, else
- * the median split's verdict. */
-NS_STATIC_API void ns_job_report_verdict(const ns_job_result *res, const ns_job_report_options *o,
-                                         ns_verdict *v, ns_routes *routes);
 /* The ranks in the order every form of the report lists them: stragglers first, then the ranks furthest
  * from the median rank's non-comm step time, then by rank number. NULL when out of memory; caller frees. */
 NS_STATIC_API const ns_job_rank_result **ns_job_ranks_in_order(const ns_job_result *res);
-/* The job's next steps: each straggler's fix (bounded by the waiting of every other rank), then the fixes of
- * the rank nearest the median, the job as it would run with its stragglers on time (docs/next-step.md). */
-NS_STATIC_API void ns_job_next_steps(const ns_job_result *res, const ns_job_report_options *o,
-                                     ns_next_steps *out);
-/* The job's report, decided once (issue 21): the text, JSON and HTML forms print it. Owns order; free with
- * ns_job_report_free(). About 12 kB: allocate it. */
+/* A rank's own routes: those its trace report gives its judged device, from the evidence its summary carries
+ * (docs/job.md, rule 7); and the words a report's lines borrow from them (the reference rank's routes, the
+ * stragglers'). Opaque. */
+typedef struct ns_job_rank_routes ns_job_rank_routes;
+typedef struct ns_job_routes_store ns_job_routes_store;
+/* The job's report, decided once (issue 21): the text, JSON and HTML forms print it. Owns order and store;
+ * free with ns_job_report_free(). About 12 kB: allocate it. */
 typedef struct {
 	char label[96];     /* "job (8 ranks)", "job (3 of 4 ranks)" */
-	ns_verdict verdict; /* the straggler's bucket when there is one (ns_job_report_verdict) */
-	ns_routes routes;   /* shallow: the verdict's routes */
+	ns_verdict verdict; /* the straggler's bucket when there is one, else the median split's verdict */
+	ns_routes routes;   /* shallow: the verdict's routes (their fixes may be own's) */
 	const ns_job_rank_result **order; /* the ranks as every form lists them (ns_job_ranks_in_order) */
-	ns_next_steps next;               /* the job's next steps (ns_job_next_steps) */
+	/* The job's next steps: each straggler's fix (bounded by the waiting of every other rank), then the
+	 * fixes of the rank nearest the median, the job as it would run with its stragglers on time
+	 * (docs/next-step.md), routed as that rank's own report routes them. */
+	ns_next_steps next;
+	ns_job_routes_store *store; /* what verdict's and next's routes borrow */
 } ns_job_report;
 
 /* NS_ERR_NOMEM (out untouched but freeable) when memory ran out. */

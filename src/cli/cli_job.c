@@ -11,39 +11,49 @@
 #include "cli_common.h"
 #include "cli_html.h"
 #include "cli_options.h"
+#include "datadir.h"
 #include "nextstep/job_report.h"
 
 /* ---- the job report ---- */
 
-static ns_job_report_options report_options_of(const cli_config *cfg)
+/* The ranks' fp32 advice names the device table's peaks, as the trace report's does when the table is
+ * installed (devices: loaded here, freed by the caller). */
+static ns_job_report_options report_options_of(const cli_config *cfg, ns_device_table *devices)
 {
-	return (ns_job_report_options){&cfg->classify, &cfg->routes, &cfg->format};
+	datadir_try_devices(devices);
+	return (ns_job_report_options){&cfg->classify, &cfg->routes, &cfg->format, devices};
 }
 
 ns_status cli_job_html(const cli_config *cfg, ns_html_page *page, const ns_job_result *res, ns_error *err)
 {
-	ns_job_report_options o = report_options_of(cfg);
+	ns_device_table devices;
+	ns_job_report_options o = report_options_of(cfg, &devices);
 	ns_job_report *m = malloc(sizeof(*m));
 	ns_status st;
 
-	if (m == NULL)
+	if (m == NULL) {
+		ns_devices_free(&devices);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
+	}
 	st = ns_job_report_build(res, &o, m, err);
 	if (st == NS_OK)
 		st = ns_html_job(page, res, m, err);
 	ns_job_report_free(m);
 	free(m);
+	ns_devices_free(&devices);
 	return st;
 }
 
 int cli_job_report(const cli_config *cfg, const ns_job_result *res)
 {
-	ns_job_report_options o = report_options_of(cfg);
+	ns_device_table devices;
+	ns_job_report_options o = report_options_of(cfg, &devices);
 	ns_error err;
 	ns_status st;
 
 	ns_error_clear(&err);
 	st = ns_job_report_print(stdout, res, &o, &err);
+	ns_devices_free(&devices);
 	if (st != NS_OK && st != NS_ERR_IO) {
 		cli_report_error(NULL, &err);
 		return EXIT_BAD_INPUT;

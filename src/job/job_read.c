@@ -933,9 +933,293 @@ static bool read_collective(parser *j, ns_split_collective *c)
 	return true;
 }
 
+/* ---- a device's evidence (route_evidence.h) ---- */
+
+/* true or false of key into *out. */
+static bool bool_of(parser *j, const char *key, bool *out)
+{
+	value_kind k = next_kind(j);
+
+	if (k != V_TRUE && k != V_FALSE)
+		return skip_value(j, 2) && bad_in(j, NS_ERR_VALUE, "evidence", key, "not true or false");
+	*out = k == V_TRUE;
+	return read_literal(j, k == V_TRUE ? "true" : "false");
+}
+
+/* A non-negative integer of "evidence"."key". */
+static bool evidence_ns(parser *j, const char *key, int64_t *out)
+{
+	bool ok;
+	int64_t v = 0;
+
+	if (!read_int(j, &v, &ok))
+		return false;
+	if (!ok || v < 0)
+		return bad_in(j, NS_ERR_VALUE, "evidence", key, "not a non-negative integer (at most 2^53)");
+	*out = v;
+	return true;
+}
+
+typedef struct {
+	ns_job_device *d;
+	int host;      /* ns_evidence_host of the cause being read */
+	unsigned seen; /* keys met, of the object being read */
+	int64_t v[2];  /* a frame's [name, ns] being read: ns */
+	int nv;        /* items of it read */
+	char name[NS_JOB_FRAME_NAME_MAX];
+} evidence_ctx;
+
+static bool frame_value(parser *j, size_t i, void *ctx)
+{
+	evidence_ctx *x = ctx;
+
+	if (i == 0) {
+		char raw[NS_JOB_FRAME_NAME_MAX + 8];
+		text_sink t = {raw, 0, sizeof(raw), false, false};
+		raw[0] = '\0';
+		if (next_kind(j) != V_STRING)
+			return skip_value(j, 3) &&
+			       bad_in(j, NS_ERR_VALUE, "evidence", "frames", "a frame is not [name, ns]");
+		if (!read_string(j, &t))
+			return false;
+		ns_utf8_clean(raw, t.n, x->name, sizeof(x->name));
+		x->nv++;
+		return true;
+	}
+	if (i > 1)
+		return skip_value(j, 3) &&
+		       bad_in(j, NS_ERR_VALUE, "evidence", "frames", "a frame is not [name, ns]");
+	x->nv++;
+	return evidence_ns(j, "frames", &x->v[1]);
+}
+
+static bool frame_item(parser *j, size_t i, void *ctx)
+{
+	evidence_ctx *x = ctx;
+	ns_evidence_python *p = &x->d->evidence.python[x->host];
+	char **slot;
+
+	if (next_kind(j) != V_ARRAY)
+		return skip_value(j, 2) &&
+		       bad_in(j, NS_ERR_VALUE, "evidence", "frames", "a frame is not [name, ns]");
+	x->nv = 0;
+	x->v[1] = 0;
+	x->name[0] = '\0';
+	if (!read_array(j, frame_value, x, 3) || j->failed)
+		return !j->syntax;
+	if (x->nv != 2)
+		return bad_in(j, NS_ERR_VALUE, "evidence", "frames", "a frame is not [name, ns]");
+	if (i >= NS_EVIDENCE_FRAMES)
+		return bad_in(j, NS_ERR_LIMIT, "evidence", "frames", "more than 3 frames");
+	slot = &x->d->frame_names[x->host][i];
+	free(*slot);
+	if ((*slot = malloc(strlen(x->name) + 1)) == NULL)
+		return out_of_memory(j);
+	memcpy(*slot, x->name, strlen(x->name) + 1);
+	p->frame[i] = (ns_evidence_frame){*slot, x->v[1]};
+	p->nframes = i + 1;
+	return true;
+}
+
+static bool host_member(parser *j, const char *key, void *ctx)
+{
+	evidence_ctx *x = ctx;
+
+	if (strcmp(key, "framed") == 0)
+		return once(j, &x->seen, 1, key)
+		           ? evidence_ns(j, key, &x->d->evidence.python[x->host].framed_ns)
+		           : skip_value(j, 3);
+	if (strcmp(key, "frames") == 0) {
+		if (!once(j, &x->seen, 2, key))
+			return skip_value(j, 3);
+		if (next_kind(j) != V_ARRAY)
+			return skip_value(j, 3) && bad_in(j, NS_ERR_VALUE, "evidence", key, "not an array");
+		return read_array(j, frame_item, x, 3);
+	}
+	return skip_value(j, 3);
+}
+
+static bool python_member(parser *j, const char *key, void *ctx)
+{
+	evidence_ctx *x = ctx;
+	static const char *const hosts[NS_EVIDENCE_HOSTS] = {"idle.host_gap", "overhead.launch"};
+	unsigned seen = x->seen;
+
+	for (int h = 0; h < NS_EVIDENCE_HOSTS; h++) {
+		if (strcmp(key, hosts[h]) != 0)
+			continue;
+		if (!once(j, &seen, 1u << h, key))
+			return skip_value(j, 2);
+		if (next_kind(j) != V_OBJECT)
+			return skip_value(j, 2) && bad_in(j, NS_ERR_VALUE, "evidence", key, "not an object");
+		x->host = h;
+		x->seen = 0;
+		bool ok = read_object(j, host_member, x, 2);
+		x->seen = seen;
+		return ok;
+	}
+	return skip_value(j, 2);
+}
+
+/* {"memory", "layout", "compute", "fp32"} and {"exposed", "tp"}: times of a class and of its part. */
+typedef struct {
+	const char *const *keys;
+	int64_t *to[4];
+	unsigned seen;
+} times_ctx;
+
+static bool times_member(parser *j, const char *key, void *ctx)
+{
+	times_ctx *x = ctx;
+
+	for (int i = 0; x->keys[i] != NULL; i++)
+		if (strcmp(key, x->keys[i]) == 0)
+			return once(j, &x->seen, 1u << i, key) ? evidence_ns(j, key, x->to[i])
+			                                       : skip_value(j, 2);
+	return skip_value(j, 2);
+}
+
+static bool evidence_times(parser *j, const char *key, times_ctx *x)
+{
+	if (next_kind(j) != V_OBJECT)
+		return skip_value(j, 2) && bad_in(j, NS_ERR_VALUE, "evidence", key, "not an object");
+	return read_object(j, times_member, x, 2);
+}
+
+static bool program_kind(parser *j, ns_program_kind *out)
+{
+	static const char *const kinds[] = {
+	    [NS_PROGRAM_UNKNOWN] = "unknown", [NS_PROGRAM_PYTHON] = "python", [NS_PROGRAM_NATIVE] = "native"};
+	char word[16];
+	text_sink t = {word, 0, sizeof(word), false, false};
+
+	word[0] = '\0';
+	if (next_kind(j) != V_STRING)
+		return skip_value(j, 3) &&
+		       bad_in(j, NS_ERR_VALUE, "evidence", "program", "not python, native or unknown");
+	if (!read_string(j, &t))
+		return false;
+	for (int k = 0; k < (int)(sizeof(kinds) / sizeof(kinds[0])); k++)
+		if (strcmp(word, kinds[k]) == 0) {
+			*out = (ns_program_kind)k;
+			return true;
+		}
+	return bad_in(j, NS_ERR_VALUE, "evidence", "program", "not python, native or unknown");
+}
+
+static bool nsys_member(parser *j, const char *key, void *ctx)
+{
+	evidence_ctx *x = ctx;
+	ns_program_info *p = &x->d->evidence.program;
+
+	if (strcmp(key, "program") == 0)
+		return once(j, &x->seen, 1, key) ? program_kind(j, &p->kind) : skip_value(j, 3);
+	if (strcmp(key, "osrt") == 0)
+		return once(j, &x->seen, 2, key) ? bool_of(j, key, &p->osrt) : skip_value(j, 3);
+	if (strcmp(key, "cpu_samples") == 0)
+		return once(j, &x->seen, 4, key) ? bool_of(j, key, &p->cpu_samples) : skip_value(j, 3);
+	if (strcmp(key, "samples_read") == 0)
+		return once(j, &x->seen, 8, key) ? bool_of(j, key, &p->samples_read) : skip_value(j, 3);
+	if (strcmp(key, "mpi") == 0)
+		return once(j, &x->seen, 16, key) ? bool_of(j, key, &p->mpi) : skip_value(j, 3);
+	return skip_value(j, 3);
+}
+
+/* An object member of "evidence", read by member with a fresh set of keys met. */
+static bool evidence_object(parser *j, const char *key, member_fn member, evidence_ctx *x)
+{
+	unsigned seen = x->seen;
+	bool ok;
+
+	if (next_kind(j) != V_OBJECT)
+		return skip_value(j, 2) && bad_in(j, NS_ERR_VALUE, "evidence", key, "not an object");
+	x->seen = 0;
+	ok = read_object(j, member, x, 2);
+	x->seen = seen;
+	return ok;
+}
+
+enum {
+	E_FRAMES = 1,
+	E_COMPILED = 2,
+	E_NSYS = 4,
+	E_CAPTURE = 8,
+	E_PYTHON = 16,
+	E_KERNELS = 32,
+	E_INFERENCE = 64,
+	E_COLL = 128
+};
+
+static bool evidence_member(parser *j, const char *key, void *ctx)
+{
+	evidence_ctx *x = ctx;
+	ns_route_evidence *e = &x->d->evidence;
+	static const char *const kernel_keys[] = {"memory", "layout", "compute", "fp32", NULL};
+	static const char *const coll_keys[] = {"exposed", "tp", NULL};
+
+	if (strcmp(key, "frames") == 0)
+		return once(j, &x->seen, E_FRAMES, key) ? bool_of(j, key, &e->python_frames)
+		                                        : skip_value(j, 2);
+	if (strcmp(key, "compiled") == 0)
+		return once(j, &x->seen, E_COMPILED, key) ? bool_of(j, key, &e->compiled) : skip_value(j, 2);
+	if (strcmp(key, "inference") == 0)
+		return once(j, &x->seen, E_INFERENCE, key) ? bool_of(j, key, &e->inference)
+		                                           : skip_value(j, 2);
+	if (strcmp(key, "capture") == 0)
+		return once(j, &x->seen, E_CAPTURE, key) ? evidence_ns(j, key, &e->capture_ns)
+		                                         : skip_value(j, 2);
+	if (strcmp(key, "nsys") == 0) {
+		if (!once(j, &x->seen, E_NSYS, key))
+			return skip_value(j, 2);
+		e->nsys = true;
+		return evidence_object(j, key, nsys_member, x);
+	}
+	if (strcmp(key, "python") == 0)
+		return once(j, &x->seen, E_PYTHON, key) ? evidence_object(j, key, python_member, x)
+		                                        : skip_value(j, 2);
+	if (strcmp(key, "kernels") == 0) {
+		times_ctx t = {kernel_keys, {&e->memory_ns, &e->layout_ns, &e->compute_ns, &e->fp32_ns}, 0};
+		return once(j, &x->seen, E_KERNELS, key) ? evidence_times(j, key, &t) : skip_value(j, 2);
+	}
+	if (strcmp(key, "collectives") == 0) {
+		times_ctx t = {coll_keys, {&e->coll_exposed_ns, &e->tp_exposed_ns, NULL, NULL}, 0};
+		return once(j, &x->seen, E_COLL, key) ? evidence_times(j, key, &t) : skip_value(j, 2);
+	}
+	return skip_value(j, 2);
+}
+
+/* A part within its whole: the layout transforms within the memory kernels, fp32 within compute, the
+ * tensor-parallel collectives' exposed time within all of it. */
+static void check_evidence(parser *j, const ns_route_evidence *e)
+{
+	if (e->layout_ns > e->memory_ns)
+		bad_in(j, NS_ERR_VALUE, "evidence", "layout", "more than the memory kernels' time");
+	else if (e->fp32_ns > e->compute_ns)
+		bad_in(j, NS_ERR_VALUE, "evidence", "fp32", "more than the compute kernels' time");
+	else if (e->tp_exposed_ns > e->coll_exposed_ns)
+		bad_in(j, NS_ERR_VALUE, "evidence", "tp", "more than the collectives' exposed time");
+}
+
+static bool read_evidence(parser *j, ns_job_device *d)
+{
+	evidence_ctx *x;
+	bool ok;
+
+	if (next_kind(j) != V_OBJECT)
+		return skip_value(j, 1) && bad(j, "evidence", "not an object");
+	if ((x = calloc(1, sizeof(*x))) == NULL) /* a frame's name: too large for the stack of a deep parse */
+		return out_of_memory(j) && skip_value(j, 1);
+	x->d = d;
+	ok = read_object(j, evidence_member, x, 1);
+	free(x);
+	if (ok && !j->failed)
+		check_evidence(j, &d->evidence);
+	return ok;
+}
+
 /* ---- a device ---- */
 
-enum { D_DEVICE = 1, D_NAME = 2, D_OVERALL = 4, D_STEPS = 8, D_COLL = 16 };
+enum { D_DEVICE = 1, D_NAME = 2, D_OVERALL = 4, D_STEPS = 8, D_COLL = 16, D_EVIDENCE = 32 };
 
 typedef struct {
 	ns_job_device *d;
@@ -999,6 +1283,8 @@ static bool device_member(parser *j, const char *key, void *ctx)
 		d->coll = trim(d->coll, d->ncoll, sizeof(*d->coll));
 		return ok;
 	}
+	if (strcmp(key, "evidence") == 0) /* came after the first summaries: absent, the stock routes */
+		return once(j, &x->seen, D_EVIDENCE, key) ? read_evidence(j, d) : skip_value(j, 1);
 	return skip_value(j, 1);
 }
 

@@ -40,38 +40,67 @@ static void cause_routes(const ns_split_window *w, const ns_routes *in, ns_route
 	}
 }
 
-/* The routes a rank's own trace report gives device dev (window: its whole run), as far as the rank's
- * summary carries the evidence: set-up that recurs in the steady steps as the allocator's calls is the
- * caching allocator's (report_alloc_recurs; docs/trace.md, "Set-up that recurs"), not start-up, and launch
- * overhead that is mostly stalls of trivial calls is host jitter (report_stalls_dominate). The Python
- * frames and kernel names the trace report also routes by are not in a summary (docs/job.md). */
-static void device_routes(const ns_job_report_options *o, const ns_job_rank *src, const ns_job_device *dev,
-                          const ns_split_window *window, ns_routes *out)
-{
-	const ns_route *f = &o->routes->finding[NS_FINDING_ALLOC_STEPS];
-	size_t counted = 0, with = 0;
+/* The routes a rank's own trace report gives its judged device, decided once per report from the evidence its
+ * summary carries; the verdict's, the rank lines' and the next steps' routes borrow its fixes. */
+struct ns_job_rank_routes {
+	ns_routes routes;
+	char fixes[REPORT_FIX_SLOTS][NS_REPORT_FIX_MAX];
+	report_precision prec;
+};
 
-	*out = *o->routes;
-	for (size_t i = 0; f->fix != NULL && i < dev->nsteps; i++) {
-		counted += !dev->steps[i].warmup;
-		with += !dev->steps[i].warmup && dev->steps[i].cause_ns[NS_CAUSE_INIT] > 0;
+/* A straggler's route, with its fix worded where its own report words it. */
+typedef struct {
+	ns_route route;
+	char fix[NS_REPORT_FIX_MAX];
+} job_route_text;
+
+/* What a report's lines borrow their words from, decided once (ns_job_report_build): the reference rank's
+ * own routes (the job's median verdict and next steps) and each straggler's route. */
+struct ns_job_routes_store {
+	ns_job_rank_routes ref;
+	job_route_text strag[]; /* res->nstrag */
+};
+
+/* What the routing of a report reads: its options, the job, and the routes decided once. */
+typedef struct {
+	const ns_job_report_options *o;
+	const ns_job_result *res;
+	const ns_job_routes_store *store;
+} job_ctx;
+
+/* The routes a rank's own trace report gives device dev (window: its whole run; the judged device's has its
+ * exposed comm split), as far as the rank's summary carries the evidence (docs/job.md, rule 7): the library's
+ * routing of a trace's device, from the device's evidence and the rank's host stalls and allocator calls. A
+ * job's comm transfer is the exposed comm less the waiting: the route the evidence gives the exposed comm is
+ * its route too. */
+static void device_routes(const ns_job_report_options *o, const ns_job_rank *src, const ns_job_device *dev,
+                          const ns_split_window *window, ns_job_rank_routes *out)
+{
+	ns_route_evidence ev = dev->evidence;
+	report_device_facts f = {window, dev->name, dev->nsteps, 0, 0};
+
+	ev.host_stalls = src->host_stalls;
+	ev.host_stall_ns = src->host_stall_ns;
+	ev.alloc_ns = src->alloc_ns;
+	for (size_t i = 0; i < dev->nsteps; i++) {
+		f.counted += !dev->steps[i].warmup;
+		f.with_init += !dev->steps[i].warmup && dev->steps[i].cause_ns[NS_CAUSE_INIT] > 0;
 	}
-	if (f->fix != NULL &&
-	    report_alloc_recurs(src->alloc_ns, window->cause_ns[NS_CAUSE_INIT], counted, with))
-		out->cause[NS_CAUSE_INIT] = *f;
-	if (o->routes->finding[NS_FINDING_HOST_STALLS].fix != NULL &&
-	    report_stalls_dominate(src->host_stalls, src->host_stall_ns, window->cause_ns[NS_CAUSE_LAUNCH],
-	                           window->dur_ns, dev->nsteps))
-		out->cause[NS_CAUSE_LAUNCH] = o->routes->finding[NS_FINDING_HOST_STALLS];
+	report_routes_of_evidence(&ev, &f, o->devices, o->routes, &out->routes, out->fixes, &out->prec);
+	if (out->routes.cause[NS_CAUSE_EXPOSED].fix != o->routes->cause[NS_CAUSE_EXPOSED].fix)
+		out->routes.cause[NS_CAUSE_COMM_TRANSFER] = out->routes.cause[NS_CAUSE_EXPOSED];
 }
 
 /* The routes of a rank's judged device (device_routes); the stock ones for a rank without a device. */
-static void rank_own_routes(const ns_job_report_options *o, const ns_job_rank_result *r, ns_routes *out)
+static void rank_own_routes(const ns_job_report_options *o, const ns_job_rank_result *r,
+                            ns_job_rank_routes *out)
 {
-	if (r->device < r->src->ndev)
+	if (r->device < r->src->ndev) {
 		device_routes(o, r->src, &r->src->dev[r->device], &r->overall, out);
-	else
-		*out = *o->routes;
+		return;
+	}
+	out->routes = *o->routes;
+	memset(&out->prec, 0, sizeof(out->prec));
 }
 
 static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
@@ -80,24 +109,50 @@ static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
     [NS_STRAGGLER_ALLOC] = NS_FINDING_STRAGGLER_ALLOC,
 };
 
+static const ns_job_rank_result *reference_rank(const ns_job_result *res);
+
+/* The rank numbered rank (res->rank is sorted by rank), or NULL. */
+static const ns_job_rank_result *rank_numbered(const ns_job_result *res, int64_t rank)
+{
+	size_t lo = 0, hi = res->nranks;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (res->rank[mid].src->rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < res->nranks && res->rank[lo].src->rank == rank ? &res->rank[lo] : NULL;
+}
+
 /* The route that fixes a straggler: on the device, the finding for what makes it slow (kernel advice would
  * not help: the others wait for this rank whatever its kernels are); on the host, its bucket's, or that
- * bucket's dominant cause's. */
-static ns_route straggler_route(const ns_job_report_options *o, const ns_job_result *res,
-                                const ns_job_straggler *s)
+ * bucket's dominant cause's, as its own report routes them. Its fix is worded into out->fix. */
+static void decide_straggler_route(const ns_job_report_options *o, const ns_job_result *res,
+                                   const ns_job_straggler *s, job_route_text *out)
 {
-	ns_routes own, r;
+	const ns_job_rank_result *r = rank_numbered(res, s->rank);
+	ns_job_rank_routes *own;
+	ns_routes by_cause;
 
-	if (s->kind != NS_STRAGGLER_HOST)
-		return o->routes->finding[straggler_findings[s->kind]];
-	for (size_t i = 0; i < res->nranks; i++) {
-		if (res->rank[i].src->rank == s->rank) {
-			rank_own_routes(o, &res->rank[i], &own);
-			cause_routes(&res->rank[i].overall, &own, &r);
-			return r.route[s->bucket];
-		}
+	out->route = s->kind != NS_STRAGGLER_HOST ? o->routes->finding[straggler_findings[s->kind]]
+	                                          : o->routes->route[s->bucket];
+	if (s->kind != NS_STRAGGLER_HOST || r == NULL || (own = malloc(sizeof(*own))) == NULL)
+		return; /* out of memory: its bucket's route */
+	rank_own_routes(o, r, own);
+	cause_routes(&r->overall, &own->routes, &by_cause);
+	out->route = by_cause.route[s->bucket];
+	if (out->route.fix != NULL) {
+		snprintf(out->fix, sizeof(out->fix), "%s", out->route.fix);
+		out->route.fix = out->fix;
 	}
-	return o->routes->route[s->bucket];
+	free(own);
+}
+
+static ns_route straggler_route(const job_ctx *c, const ns_job_straggler *s)
+{
+	return c->store->strag[s - c->res->strag].route;
 }
 
 /* Waiting without a straggler: comm.wait's route would send the reader to a straggler nobody is (docs/job.md,
@@ -108,26 +163,27 @@ static void wait_without_straggler(const ns_job_report_options *o, ns_routes *ro
 		routes->route[NS_REGIME_COMM] = o->routes->finding[NS_FINDING_WAIT_NO_STRAGGLER];
 }
 
-/* A rank's routes: when waiting is most of its exposed comm and a straggler is known, comm routes to the
- * straggler's fix (the collectives are slow because that rank arrives late). fix_buf holds the text. */
-static void rank_routes(const ns_job_report_options *o, const ns_job_result *res, const ns_job_rank_result *r,
+/* A rank's routes: its own report's (own: room for them, whose fixes out borrows), and when waiting is most
+ * of its exposed comm and a straggler is known, comm routes to the straggler's fix (the collectives are slow
+ * because that rank arrives late). fix_buf holds the text. */
+static void rank_routes(const job_ctx *c, const ns_job_rank_result *r, ns_job_rank_routes *own,
                         ns_routes *out, char *fix_buf, size_t size)
 {
+	const ns_job_result *res = c->res;
 	const ns_split_window *w = &r->overall;
 	int64_t wait = w->cause_ns[NS_CAUSE_WAIT], exposed = wait + w->cause_ns[NS_CAUSE_COMM_TRANSFER];
-	ns_routes own;
 
-	rank_own_routes(o, r, &own);
-	cause_routes(w, &own, out);
+	rank_own_routes(c->o, r, own);
+	cause_routes(w, &own->routes, out);
 	if (res->nstrag == 0 && exposed > 0 && 2 * wait >= exposed)
-		wait_without_straggler(o, out);
+		wait_without_straggler(c->o, out);
 	if (res->nstrag == 0 || r->straggler || exposed == 0 || 2 * wait < exposed)
 		return;
 	const ns_job_straggler *s = &res->strag[0];
 	for (size_t i = 0; i < res->nstrag; i++)
 		if (res->strag[i].rank == r->waited_for)
 			s = &res->strag[i];
-	ns_route fix = straggler_route(o, res, s);
+	ns_route fix = straggler_route(c, s);
 	snprintf(fix_buf, size, "waiting for rank %" PRId64 " (%s): %s", s->rank, ns_regime_name(s->bucket),
 	         fix.fix != NULL ? fix.fix : "");
 	out->route[NS_REGIME_COMM] = fix;
@@ -142,13 +198,17 @@ static void verdict_of(const ns_job_report_options *o, const ns_split_window *w,
 	ns_classify_profile(&p, o->classify, v);
 }
 
-/* The median split has no causes of its own: its bucket takes the route of the cause that dominates that
- * bucket on most ranks (comm mostly waiting on most ranks routes to comm.wait's fix). */
-static void median_cause_route(const ns_job_report_options *o, const ns_job_result *res, ns_regime b,
-                               ns_routes *routes)
+/* The median split has no causes of its own: its bucket takes the route the reference rank's own report
+ * gives it (the rank the job's next steps are bounded on: its evidence, as autocast for fp32 GEMMs), or,
+ * where one cause dominates that bucket on most ranks, that cause's route on the reference rank (comm mostly
+ * waiting on most ranks routes to comm.wait's fix). */
+static void median_cause_route(const job_ctx *c, ns_regime b, ns_routes *routes)
 {
+	const ns_job_result *res = c->res;
+	const ns_routes *ref = &c->store->ref.routes;
 	size_t votes[NS_CAUSE_COUNT] = {0};
 
+	routes->route[b] = ref->route[b];
 	for (size_t i = 0; i < res->nranks; i++) {
 		const ns_split_window *w = &res->rank[i].overall;
 		for (int k = 0; k < NS_CAUSE_COUNT; k++)
@@ -157,21 +217,26 @@ static void median_cause_route(const ns_job_report_options *o, const ns_job_resu
 				votes[k]++;
 	}
 	for (int k = 0; k < NS_CAUSE_COUNT; k++)
-		if (2 * votes[k] > res->nranks && o->routes->cause[k].fix != NULL)
-			routes->route[b] = o->routes->cause[k];
+		if (2 * votes[k] > res->nranks && ref->cause[k].fix != NULL)
+			routes->route[b] = ref->cause[k];
 	if (b == NS_REGIME_COMM &&
 	    2 * votes[NS_CAUSE_WAIT] > res->nranks) /* job_verdict: no straggler here */
-		wait_without_straggler(o, routes);
+		wait_without_straggler(c->o, routes);
 }
 
 /* The job verdict: the straggler's bucket with its share, else the median split's verdict. */
-static void job_verdict(const ns_job_report_options *o, const ns_job_result *res, ns_verdict *v,
-                        ns_routes *routes)
+static void job_verdict(const job_ctx *c, ns_verdict *v, ns_routes *routes)
 {
-	*routes = *o->routes;
+	const ns_job_result *res = c->res;
+
+	*routes = *c->o->routes;
+	if (res->nranks == 0) {
+		ns_classify_profile(&res->median, c->o->classify, v);
+		return;
+	}
 	if (res->nstrag == 0) {
-		ns_classify_profile(&res->median, o->classify, v);
-		median_cause_route(o, res, v->regime, routes);
+		ns_classify_profile(&res->median, c->o->classify, v);
+		median_cause_route(c, v->regime, routes);
 		return;
 	}
 	/* The straggler's own split, its slow bucket as the regime: the job's step time is that rank's. */
@@ -180,7 +245,7 @@ static void job_verdict(const ns_job_report_options *o, const ns_job_result *res
 	for (size_t i = 0; i < res->nranks; i++)
 		if (res->rank[i].src->rank == s->rank)
 			r = &res->rank[i];
-	verdict_of(o, &r->overall, v);
+	verdict_of(c->o, &r->overall, v);
 	if (v->regime != s->bucket) {
 		v->runner_up = v->regime;
 		v->runner_up_share = v->share;
@@ -189,13 +254,7 @@ static void job_verdict(const ns_job_report_options *o, const ns_job_result *res
 		v->margin = v->share - v->runner_up_share;
 		v->by_priority = false;
 	}
-	routes->route[s->bucket] = straggler_route(o, res, s);
-}
-
-void ns_job_report_verdict(const ns_job_result *res, const ns_job_report_options *o, ns_verdict *v,
-                           ns_routes *routes)
-{
-	job_verdict(o, res, v, routes);
+	routes->route[s->bucket] = straggler_route(c, s);
 }
 
 /* ---- next steps ---- */
@@ -257,9 +316,9 @@ static const ns_job_rank_result *reference_rank(const ns_job_result *res)
 /* A straggler's fix: the job saves at most the time every other rank waits (a rank's step cannot shrink by
  * more than its waiting), and at most the straggler's excess over the median rank; the stragglers together
  * at most the reference rank's waiting (it waits for the last of them). */
-static void add_straggler(ns_next_steps *out, const ns_job_report_options *o, const ns_job_result *res,
-                          const ns_job_straggler *s, int64_t *left)
+static void add_straggler(ns_next_steps *out, const job_ctx *ctx, const ns_job_straggler *s, int64_t *left)
 {
+	const ns_job_result *res = ctx->res;
 	ns_next_step c;
 	int64_t least = -1;
 
@@ -283,7 +342,7 @@ static void add_straggler(ns_next_steps *out, const ns_job_report_options *o, co
 		return;
 	*left -= c.gain_ns;
 	c.gain_share = out->step_ns > 0 ? (double)c.gain_ns / (double)out->step_ns : 0.0;
-	c.route = straggler_route(o, res, s);
+	c.route = straggler_route(ctx, s);
 	snprintf(
 	    c.basis, sizeof(c.basis),
 	    "rank %lld runs %.3f ms a step longer than the median rank outside comm, and every other rank "
@@ -293,21 +352,32 @@ static void add_straggler(ns_next_steps *out, const ns_job_report_options *o, co
 	ns_next_steps_add(out, &c);
 }
 
-void ns_job_next_steps(const ns_job_result *res, const ns_job_report_options *o, ns_next_steps *out)
+/* The next steps of a rank's window, routed as its own report routes them, with the precision bound its
+ * evidence gives (docs/next-step.md, "Precision"). */
+static void window_next_steps(const ns_split_window *w, size_t steps, const ns_job_rank_routes *own,
+                              ns_next_steps *out)
 {
+	ns_next_inputs in = {NULL, 0, own->prec.fp32_share, own->prec.tensor_ratio};
+
+	ns_next_steps_of_window(w, steps, &own->routes, &in, out);
+}
+
+/* The job's next steps: each straggler's fix (bounded by the waiting of every other rank), then the fixes of
+ * the rank nearest the median, the job as it would run with its stragglers on time (docs/next-step.md). */
+static void job_next_steps(const job_ctx *c, ns_next_steps *out)
+{
+	const ns_job_result *res = c->res;
 	const ns_job_rank_result *ref;
 	int64_t left;
-	ns_routes own;
 
 	memset(out, 0, sizeof(*out));
 	if (res->nranks == 0 || res->quality == NS_QUALITY_UNFIT) /* no verdict, no fix */
 		return;
 	ref = reference_rank(res);
-	rank_own_routes(o, ref, &own);
-	ns_next_steps_of_window(&ref->overall, counted_steps(ref), &own, NULL, out);
+	window_next_steps(&ref->overall, counted_steps(ref), &c->store->ref, out);
 	left = waiting_per_step(res, ref);
 	for (size_t i = 0; i < res->nstrag; i++)
-		add_straggler(out, o, res, &res->strag[i], &left);
+		add_straggler(out, c, &res->strag[i], &left);
 }
 
 /* ---- order of the rank table ---- */
@@ -408,9 +478,10 @@ static void print_table(FILE *out, const ns_job_report_options *o, const ns_job_
 
 /* "rank 0 comm: 28% exposed = 19% waiting for rank 5 + 9% transfer", and where waiting is most of it, the fix
  * it routes to. */
-static void print_comm_lines(FILE *out, const ns_job_report_options *o, const ns_job_result *res,
-                             const ns_job_rank_result **order)
+static void print_comm_lines(FILE *out, const job_ctx *c, const ns_job_rank_result **order)
 {
+	const ns_job_result *res = c->res;
+
 	if (!res->split) {
 		/* why_not quotes collective names and groups from the summaries, and may be cut mid-character
 		 */
@@ -431,19 +502,22 @@ static void print_comm_lines(FILE *out, const ns_job_report_options *o, const ns
 		fprintf(out, " + %.0f%% transfer", pct(xfer, w->dur_ns));
 		if (2 * wait >= wait + xfer && res->quality != NS_QUALITY_UNFIT) { /* no verdict, no fix */
 			ns_routes routes;
+			ns_job_rank_routes own;
 			char fix[1024];
-			rank_routes(o, res, order[i], &routes, fix, sizeof(fix));
+			rank_routes(c, order[i], &own, &routes, fix, sizeof(fix));
 			fprintf(out, " -> %s", routes.route[NS_REGIME_COMM].fix);
 		}
 		fputc('\n', out);
 	}
 }
 
-static void print_stragglers(FILE *out, const ns_job_report_options *o, const ns_job_result *res)
+static void print_stragglers(FILE *out, const job_ctx *c)
 {
+	const ns_job_result *res = c->res;
+
 	for (size_t i = 0; i < res->nstrag; i++) {
 		const ns_job_straggler *s = &res->strag[i];
-		ns_route r = straggler_route(o, res, s);
+		ns_route r = straggler_route(c, s);
 		fprintf(out,
 		        "straggler: rank %" PRId64
 		        " - %s %.0f%% vs median %.0f%% (+%.3f ms of non-comm time a step",
@@ -530,6 +604,8 @@ static void print_quality(FILE *out, const ns_job_report_options *o, const ns_jo
 static void print_text(FILE *out, const ns_job_report_options *o, const ns_job_result *res,
                        const ns_job_report *m)
 {
+	job_ctx c = {o, res, m->store};
+
 	print_quality(out, o, res);
 	if (res->quality == NS_QUALITY_UNFIT) {
 		fprintf(out, "%s: no verdict (a rank's trace is unfit, above)\n", m->label);
@@ -549,9 +625,9 @@ static void print_text(FILE *out, const ns_job_report_options *o, const ns_job_r
 		ns_format_verdict_explain(out, &m->verdict, &m->routes, o->format);
 		ns_next_steps_print_all(out, &m->next, true, NULL);
 	}
-	print_stragglers(out, o, res);
+	print_stragglers(out, &c);
 	print_table(out, o, m->order, res->nranks);
-	print_comm_lines(out, o, res, m->order);
+	print_comm_lines(out, &c, m->order);
 	print_start_spread(out, res);
 	print_clocks(out, res);
 	if (res->nranks == 1)
@@ -570,10 +646,20 @@ ns_status ns_job_report_build(const ns_job_result *res, const ns_job_report_opti
 	else
 		snprintf(out->label, sizeof(out->label), "job (%zu rank%s)", res->nranks,
 		         res->nranks == 1 ? "" : "s");
-	job_verdict(o, res, &out->verdict, &out->routes);
-	ns_job_next_steps(res, o, &out->next);
+	out->store = malloc(sizeof(*out->store) + res->nstrag * sizeof(out->store->strag[0]));
 	out->order = ns_job_ranks_in_order(res);
-	return out->order != NULL ? NS_OK : ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	if (out->store == NULL || out->order == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	memset(&out->store->ref, 0, sizeof(out->store->ref));
+	out->store->ref.routes = *o->routes;
+	if (res->nranks > 0)
+		rank_own_routes(o, reference_rank(res), &out->store->ref);
+	for (size_t i = 0; i < res->nstrag; i++)
+		decide_straggler_route(o, res, &res->strag[i], &out->store->strag[i]);
+	job_ctx c = {o, res, out->store};
+	job_verdict(&c, &out->verdict, &out->routes);
+	job_next_steps(&c, &out->next);
+	return NS_OK;
 }
 
 void ns_job_report_free(ns_job_report *r)
@@ -581,7 +667,9 @@ void ns_job_report_free(ns_job_report *r)
 	if (r == NULL)
 		return;
 	free((void *)r->order);
+	free(r->store);
 	r->order = NULL;
+	r->store = NULL;
 }
 
 /* ---- JSON ---- */
@@ -634,8 +722,9 @@ static bool put_members(job_json *js, cJSON *obj)
 }
 
 /* A device's members up to its steps. */
-static cJSON *device_head(const ns_report_options *ro, const ns_job_rank_result *r, size_t d,
-                          const ns_split_window *window, const char *label, ns_next_steps *next)
+static cJSON *device_head(const ns_report_options *ro, const ns_job_rank_routes *own,
+                          const ns_job_rank_result *r, size_t d, const ns_split_window *window,
+                          const char *label, ns_next_steps *next)
 {
 	const ns_job_device *dev = &r->src->dev[d];
 	cJSON *obj = cJSON_CreateObject(), *overall = NULL;
@@ -651,7 +740,7 @@ static cJSON *device_head(const ns_report_options *ro, const ns_job_rank_result 
 	ok = ok && cJSON_AddItemToObject(obj, "overall",
 	                                 (overall = ns_report_window_json(label, window, false, ro)));
 	if (ok) { /* the rank's own fixes: its waiting is the straggler's to win (the job's next steps) */
-		ns_next_steps_of_window(window, device_steps(dev), ro->routes, NULL, next);
+		window_next_steps(window, device_steps(dev), own, next);
 		ok = cJSON_AddItemToObject(overall, "next_steps", ns_next_steps_json(next));
 	}
 	if (!ok) {
@@ -666,16 +755,16 @@ static bool put_device(job_json *js, const ns_job_report_options *o, const ns_jo
 {
 	const ns_job_device *dev = &r->src->dev[d];
 	const ns_split_window *window = d == r->device ? &r->overall : &dev->overall;
-	ns_routes
-	    own; /* the rank's own routes for this device: its lines and next steps say what its trace's do */
+	/* the rank's own routes for this device: its lines and next steps say what its trace's do */
+	ns_job_rank_routes own;
 	ns_report_options ro = {
-	    .classify = o->classify, .routes = &own, .format = o->format, .source = r->src->file};
+	    .classify = o->classify, .routes = &own.routes, .format = o->format, .source = r->src->file};
 	char label[NS_TRACE_DEVICE_NAME_MAX + 64], step_label[NS_TRACE_DEVICE_NAME_MAX + 96];
 
 	device_routes(o, r->src, dev, window, &own);
 	snprintf(label, sizeof(label), "rank %" PRId64 " dev %" PRId64, r->src->rank, dev->id);
 	json_out_char(&js->w, '{');
-	if (!put_members(js, device_head(&ro, r, d, window, label, next)))
+	if (!put_members(js, device_head(&ro, &own, r, d, window, label, next)))
 		return false;
 	json_out_raw(&js->w, ",\"steps\":[");
 	for (size_t i = 0; i < dev->nsteps && !js->w.failed; i++) {
@@ -692,16 +781,19 @@ static bool put_device(job_json *js, const ns_job_report_options *o, const ns_jo
 }
 
 /* A rank's members up to its per-step waits. */
-static cJSON *rank_head(const ns_job_report_options *o, const ns_job_result *res, const ns_job_rank_result *r)
+static cJSON *rank_head(const job_ctx *c, const ns_job_rank_result *r)
 {
+	const ns_job_report_options *o = c->o;
+	const ns_job_result *res = c->res;
 	cJSON *obj = cJSON_CreateObject();
 	ns_verdict v;
 	ns_routes routes;
+	ns_job_rank_routes own;
 	char fix[1024], label[64];
 	bool ok = obj != NULL;
 
 	snprintf(label, sizeof(label), "rank %" PRId64, r->src->rank);
-	rank_routes(o, res, r, &routes, fix, sizeof(fix));
+	rank_routes(c, r, &own, &routes, fix, sizeof(fix));
 	verdict_of(o, &r->overall, &v);
 	ok = ok && cJSON_AddNumberToObject(obj, "rank", (double)r->src->rank);
 	ok = ok && cJSON_AddStringToObject(obj, "file", r->src->file);
@@ -731,11 +823,12 @@ static cJSON *rank_head(const ns_job_report_options *o, const ns_job_result *res
 	return obj;
 }
 
-static bool put_rank(job_json *js, const ns_job_report_options *o, const ns_job_result *res,
-                     const ns_job_rank_result *r, ns_next_steps *next)
+static bool put_rank(job_json *js, const job_ctx *c, const ns_job_rank_result *r, ns_next_steps *next)
 {
+	const ns_job_result *res = c->res;
+
 	json_out_char(&js->w, '{');
-	if (!put_members(js, rank_head(o, res, r)))
+	if (!put_members(js, rank_head(c, r)))
 		return false;
 	if (res->split && r->step_wait_ns != NULL) {
 		json_out_raw(&js->w, ",\"steps_comm_wait_us\":[");
@@ -750,15 +843,14 @@ static bool put_rank(job_json *js, const ns_job_report_options *o, const ns_job_
 	for (size_t d = 0; d < r->src->ndev; d++) {
 		if (d > 0)
 			json_out_char(&js->w, ',');
-		if (!put_device(js, o, r, d, next))
+		if (!put_device(js, c->o, r, d, next))
 			return false;
 	}
 	json_out_raw(&js->w, "]}");
 	return !js->w.failed;
 }
 
-static cJSON *straggler_json(const ns_job_report_options *o, const ns_job_result *res,
-                             const ns_job_straggler *s)
+static cJSON *straggler_json(const job_ctx *c, const ns_job_straggler *s)
 {
 	cJSON *obj = cJSON_CreateObject();
 	bool ok = obj != NULL;
@@ -779,8 +871,8 @@ static cJSON *straggler_json(const ns_job_report_options *o, const ns_job_result
 		ok = cJSON_AddItemToObject(obj, "stall_us", us_number(s->stall_ns));
 	if (ok && s->alloc_ns > 0)
 		ok = cJSON_AddItemToObject(obj, "alloc_us", us_number(s->alloc_ns));
-	ok = ok && cJSON_AddStringToObject(obj, "fix", straggler_route(o, res, s).fix);
-	ok = ok && cJSON_AddStringToObject(obj, "module", straggler_route(o, res, s).module);
+	ok = ok && cJSON_AddStringToObject(obj, "fix", straggler_route(c, s).fix);
+	ok = ok && cJSON_AddStringToObject(obj, "module", straggler_route(c, s).module);
 	if (!ok) {
 		cJSON_Delete(obj);
 		return NULL;
@@ -788,8 +880,9 @@ static cJSON *straggler_json(const ns_job_report_options *o, const ns_job_result
 	return obj;
 }
 
-static bool add_job_fields(const ns_job_report_options *o, const ns_job_result *res, cJSON *j)
+static bool add_job_fields(const job_ctx *c, cJSON *j)
 {
+	const ns_job_result *res = c->res;
 	cJSON *st = cJSON_AddArrayToObject(j, "stragglers"), *off;
 	char why[sizeof(res->why_not) * NS_UTF8_REPLACEMENT_LEN + 1];
 	bool ok = st != NULL;
@@ -809,7 +902,7 @@ static bool add_job_fields(const ns_job_report_options *o, const ns_job_result *
 	                                res->quality_rank >= 0 ? cJSON_CreateNumber((double)res->quality_rank)
 	                                                       : cJSON_CreateNull());
 	for (size_t i = 0; ok && i < res->nstrag; i++)
-		ok = cJSON_AddItemToArray(st, straggler_json(o, res, &res->strag[i]));
+		ok = cJSON_AddItemToArray(st, straggler_json(c, &res->strag[i]));
 	ok = ok && (off = cJSON_AddObjectToObject(j, "clock_offset_us")) != NULL;
 	for (size_t i = 0; ok && res->split && i < res->nranks; i++) {
 		char key[32];
@@ -831,11 +924,11 @@ static bool add_job_fields(const ns_job_report_options *o, const ns_job_result *
 }
 
 /* The job's own object, from the model. */
-static cJSON *job_object(const ns_job_report_options *o, const ns_job_result *res, const ns_job_report *m)
+static cJSON *job_object(const job_ctx *c, const ns_job_report *m)
 {
 	cJSON *j = ns_format_verdict_json("job", &m->verdict, &m->routes);
 
-	if (j != NULL && add_job_fields(o, res, j) &&
+	if (j != NULL && add_job_fields(c, j) &&
 	    cJSON_AddItemToObject(j, "next_steps", ns_next_steps_json(&m->next)))
 		return j;
 	cJSON_Delete(j);
@@ -848,7 +941,8 @@ static ns_status print_json(FILE *out, const ns_job_report_options *o, const ns_
                             const ns_job_report *m, ns_next_steps *next)
 {
 	job_json js;
-	cJSON *j = job_object(o, res, m);
+	job_ctx c = {o, res, m->store};
+	cJSON *j = job_object(&c, m);
 	bool ok = j != NULL;
 
 	json_out_init(&js.w, out);
@@ -863,7 +957,7 @@ static ns_status print_json(FILE *out, const ns_job_report_options *o, const ns_
 	for (size_t i = 0; ok && i < res->nranks; i++) {
 		if (i > 0)
 			json_out_char(&js.w, ',');
-		ok = put_rank(&js, o, res, m->order[i], next);
+		ok = put_rank(&js, &c, m->order[i], next);
 	}
 	json_out_raw(&js.w, ok ? "]}\n" : "\n");
 	ok = json_out_flush(&js.w) && ok;

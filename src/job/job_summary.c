@@ -28,7 +28,26 @@ static ns_status oom(ns_error *err)
 	return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 }
 
-static ns_status copy_device(const ns_split_device *sd, ns_job_device *d, ns_error *err)
+/* The evidence of sd's routes, its frames' names copied (cut at NS_JOB_FRAME_NAME_MAX, as a summary read
+ * back keeps them). */
+static ns_status copy_evidence(const ns_split_result *r, const ns_split_device *sd, ns_job_device *d,
+                               ns_error *err)
+{
+	ns_route_evidence_of(r, sd, &d->evidence);
+	for (int h = 0; h < NS_EVIDENCE_HOSTS; h++)
+		for (size_t k = 0; k < d->evidence.python[h].nframes; k++) {
+			const char *name = d->evidence.python[h].frame[k].name;
+			d->evidence.python[h].frame[k].name = NULL;
+			if ((d->frame_names[h][k] = malloc(NS_JOB_FRAME_NAME_MAX)) == NULL)
+				return oom(err);
+			ns_utf8_clean(name, strlen(name), d->frame_names[h][k], NS_JOB_FRAME_NAME_MAX);
+			d->evidence.python[h].frame[k].name = d->frame_names[h][k];
+		}
+	return NS_OK;
+}
+
+static ns_status copy_device(const ns_split_result *r, const ns_split_device *sd, ns_job_device *d,
+                             ns_error *err)
 {
 	d->id = sd->id;
 	memcpy(d->name, sd->name, sizeof(d->name));
@@ -48,7 +67,7 @@ static ns_status copy_device(const ns_split_device *sd, ns_job_device *d, ns_err
 		memcpy(d->coll, sd->coll, sd->ncoll * sizeof(*d->coll));
 		d->ncoll = sd->ncoll;
 	}
-	return NS_OK;
+	return copy_evidence(r, sd, d, err);
 }
 
 ns_status ns_job_rank_from_split(const ns_split_result *r, const char *file, ns_job_rank **out, ns_error *err)
@@ -74,7 +93,7 @@ ns_status ns_job_rank_from_split(const ns_split_result *r, const char *file, ns_
 		st = oom(err);
 	for (size_t i = 0; st == NS_OK && k->dev != NULL && i < r->ndevices; i++) {
 		k->ndev++;
-		st = copy_device(&r->device[i], &k->dev[i], err);
+		st = copy_device(r, &r->device[i], &k->dev[i], err);
 	}
 	if (st != NS_OK) {
 		ns_job_rank_free(k);
@@ -91,6 +110,9 @@ void ns_job_rank_free(ns_job_rank *rank)
 	for (size_t i = 0; i < rank->ndev; i++) {
 		free(rank->dev[i].steps);
 		free(rank->dev[i].coll);
+		for (int h = 0; h < NS_EVIDENCE_HOSTS; h++)
+			for (int k = 0; k < NS_EVIDENCE_FRAMES; k++)
+				free(rank->dev[i].frame_names[h][k]);
 	}
 	free(rank->dev);
 	free(rank->file);
@@ -208,6 +230,72 @@ static void put_collective(sbuf *b, const ns_split_collective *c, int64_t t0)
 	put(b, "]}");
 }
 
+/* The keys of the evidence's host causes (cause.h keys). */
+static const char *const evidence_hosts[NS_EVIDENCE_HOSTS] = {"idle.host_gap", "overhead.launch"};
+
+static void put_python(sbuf *b, const ns_route_evidence *e)
+{
+	bool first = true;
+
+	put(b, ",\"python\":{");
+	for (int h = 0; h < NS_EVIDENCE_HOSTS; h++) {
+		const ns_evidence_python *p = &e->python[h];
+		if (p->framed_ns == 0 && p->nframes == 0)
+			continue;
+		put(b, "%s\"%s\":{\"framed\":%" PRId64 ",\"frames\":[", first ? "" : ",", evidence_hosts[h],
+		    p->framed_ns);
+		for (size_t k = 0; k < p->nframes; k++) {
+			put(b, "%s[", k > 0 ? "," : "");
+			put_string(b, p->frame[k].name);
+			put(b, ",%" PRId64 "]", p->frame[k].ns);
+		}
+		put(b, "]}");
+		first = false;
+	}
+	put(b, "}");
+}
+
+static const char *const program_kinds[] = {
+    [NS_PROGRAM_UNKNOWN] = "unknown", [NS_PROGRAM_PYTHON] = "python", [NS_PROGRAM_NATIVE] = "native"};
+
+static void put_program(sbuf *b, const ns_program_info *p)
+{
+	put(b, ",\"nsys\":{\"program\":\"%s\",\"osrt\":%s,\"cpu_samples\":%s,\"samples_read\":%s,\"mpi\":%s}",
+	    program_kinds[p->kind], p->osrt ? "true" : "false", p->cpu_samples ? "true" : "false",
+	    p->samples_read ? "true" : "false", p->mpi ? "true" : "false");
+}
+
+/* The evidence the rank's routes are decided from (docs/job.md, "Rank summaries"): only what can change a
+ * route, so that a summary whose trace has none keeps its bytes. The leading comma is written here. */
+static void put_evidence(sbuf *b, const ns_route_evidence *e)
+{
+	bool python = e->python_frames, kernels = e->layout_ns > 0 || e->fp32_ns > 0,
+	     coll = e->tp_exposed_ns > 0;
+
+	if (!python && !e->compiled && !e->nsys && e->capture_ns == 0 && !kernels && !e->inference && !coll)
+		return;
+	put(b, ",\"evidence\":{\"frames\":%s", python ? "true" : "false");
+	if (e->compiled)
+		put(b, ",\"compiled\":true");
+	if (e->nsys)
+		put_program(b, &e->program);
+	if (e->capture_ns > 0)
+		put(b, ",\"capture\":%" PRId64, e->capture_ns);
+	if (python)
+		put_python(b, e);
+	if (kernels)
+		put(b,
+		    ",\"kernels\":{\"memory\":%" PRId64 ",\"layout\":%" PRId64 ",\"compute\":%" PRId64
+		    ",\"fp32\":%" PRId64 "}",
+		    e->memory_ns, e->layout_ns, e->compute_ns, e->fp32_ns);
+	if (e->inference)
+		put(b, ",\"inference\":true");
+	if (coll)
+		put(b, ",\"collectives\":{\"exposed\":%" PRId64 ",\"tp\":%" PRId64 "}", e->coll_exposed_ns,
+		    e->tp_exposed_ns);
+	put(b, "}");
+}
+
 static void put_device(sbuf *b, const ns_job_device *d, int64_t t0)
 {
 	put(b, "{\"device\":%" PRId64 ",\"name\":", d->id);
@@ -224,7 +312,9 @@ static void put_device(sbuf *b, const ns_job_device *d, int64_t t0)
 		put(b, "%s", i > 0 ? "," : "");
 		put_collective(b, &d->coll[i], t0);
 	}
-	put(b, "]}");
+	put(b, "]");
+	put_evidence(b, &d->evidence);
+	put(b, "}");
 }
 
 static int64_t min_i64(int64_t a, int64_t b)

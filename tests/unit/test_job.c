@@ -379,6 +379,14 @@ typedef struct {
 	const char *msg; /* a part of the message */
 } bad_line;
 
+/* A summary of one good device whose evidence is E. */
+#define EVIDENCE(E)                                                                                          \
+	"{\"nextstep_summary\":1,\"rank\":0,\"t0\":\"0\",\"devices\":[{\"device\":0,\"overall\":{\"step\":-" \
+	"1,"                                                                                                 \
+	"\"start\":0,\"dur\":1,\"b\":[1,0,0,0,0,0],\"hidden\":0,\"kernels\":0},\"steps\":[],"                \
+	"\"collectives\":[],"                                                                                \
+	"\"evidence\":" E "}]}"
+
 static const bad_line bad_lines[] = {
     {"{\"rank\":0}", NS_ERR_VALUE, "not a nextstep summary"},
     {"{\"nextstep_summary\":2,\"rank\":0}", NS_ERR_VALUE, "version 2"},
@@ -404,7 +412,68 @@ static const bad_line bad_lines[] = {
      "\"dur\":1,\"b\":[1,0,0,0,0,0],\"hidden\":0,\"kernels\":0},\"steps\":[],\"collectives\":[]}],"
      "\"t0\":\"9223372036854775800\"}",
      NS_ERR_VALUE, "\"t0\": a time out of range from it"},
+    /* the evidence of a device's routes (docs/job.md, "Rank summaries"): wrong types, huge numbers, parts
+     * larger than their whole */
+    {EVIDENCE("[]"), NS_ERR_VALUE, "\"evidence\": not an object"},
+    {EVIDENCE("{\"frames\":1}"), NS_ERR_VALUE, "\"evidence\".\"frames\": not true or false"},
+    {EVIDENCE("{\"capture\":1e300}"), NS_ERR_VALUE, "\"evidence\".\"capture\": not a non-negative integer"},
+    {EVIDENCE("{\"capture\":-1}"), NS_ERR_VALUE, "\"evidence\".\"capture\": not a non-negative integer"},
+    {EVIDENCE("{\"kernels\":{\"compute\":18014398509481984}}"), NS_ERR_VALUE,
+     "\"evidence\".\"compute\": not a non-negative integer"},
+    {EVIDENCE("{\"kernels\":{\"memory\":1,\"layout\":2}}"), NS_ERR_VALUE,
+     "\"evidence\".\"layout\": more than the memory kernels' time"},
+    {EVIDENCE("{\"kernels\":{\"compute\":1,\"fp32\":2}}"), NS_ERR_VALUE,
+     "\"evidence\".\"fp32\": more than the compute kernels' time"},
+    {EVIDENCE("{\"collectives\":{\"exposed\":1,\"tp\":2}}"), NS_ERR_VALUE,
+     "\"evidence\".\"tp\": more than the collectives' exposed time"},
+    {EVIDENCE("{\"kernels\":[1]}"), NS_ERR_VALUE, "\"evidence\".\"kernels\": not an object"},
+    {EVIDENCE("{\"python\":{\"idle.host_gap\":{\"frames\":[[\"a\",1],[\"b\",1],[\"c\",1],[\"d\",1]]}}}"),
+     NS_ERR_LIMIT, "more than 3 frames"},
+    {EVIDENCE("{\"python\":{\"idle.host_gap\":{\"frames\":[[1,\"a\"]]}}}"), NS_ERR_VALUE,
+     "a frame is not [name, ns]"},
+    {EVIDENCE("{\"python\":{\"overhead.launch\":{\"frames\":[[\"a\",-5]]}}}"), NS_ERR_VALUE,
+     "\"evidence\".\"frames\": not a non-negative integer"},
+    {EVIDENCE("{\"python\":{\"idle.host_gap\":{},\"idle.host_gap\":{}}}"), NS_ERR_KEY,
+     "\"idle.host_gap\": repeated key"},
+    {EVIDENCE("{\"nsys\":{\"program\":\"fortran\"}}"), NS_ERR_VALUE, "not python, native or unknown"},
+    {EVIDENCE("{\"frames\":true,\"frames\":false}"), NS_ERR_KEY, "\"frames\": repeated key"},
 };
+
+/* Every key of a device's evidence reads back and is written again the same (the form is stable), a frame's
+ * name with its escapes. */
+START_TEST(a_summarys_evidence_reads_back_to_the_same_line)
+{
+	static const char ev[] =
+	    "{\"frames\":true,\"compiled\":true,\"nsys\":{\"program\":\"python\",\"osrt\":true,"
+	    "\"cpu_samples\":false,\"samples_read\":false,\"mpi\":true},\"capture\":7,\"python\":{"
+	    "\"idle.host_gap\":{\"framed\":40,\"frames\":[[\"train.py(30): "
+	    "train_step\",15],[\"a\\\"b\",12]]},"
+	    "\"overhead.launch\":{\"framed\":10,\"frames\":[[\"model.py(8): forward\",10]]}},\"kernels\":{"
+	    "\"memory\":70,\"layout\":50,\"compute\":60,\"fp32\":60},\"inference\":true,\"collectives\":{"
+	    "\"exposed\":9,\"tp\":5}}";
+	char line[sizeof(ev) + 512], *again, *third;
+	ns_job_rank *k = NULL, *back = NULL;
+	ns_error err;
+
+	snprintf(line, sizeof(line), EVIDENCE("%s"), ev);
+	ck_assert_int_eq(ns_job_rank_from_ndjson(line, strlen(line), &k, &err), NS_OK);
+	const ns_route_evidence *e = &k->dev[0].evidence;
+	ck_assert(e->python_frames && e->compiled && e->nsys && e->inference && e->program.mpi);
+	ck_assert_int_eq(e->program.kind, NS_PROGRAM_PYTHON);
+	ck_assert_int_eq(e->python[NS_EVIDENCE_HOST_GAP].nframes, 2);
+	ck_assert_str_eq(e->python[NS_EVIDENCE_HOST_GAP].frame[1].name, "a\"b");
+	ck_assert_int_eq(e->fp32_ns, 60);
+	again = ns_job_rank_to_ndjson(k);
+	ck_assert_ptr_nonnull(strstr(again, ev)); /* written in the same words, at the device's end */
+	ck_assert_int_eq(ns_job_rank_from_ndjson(again, strlen(again), &back, &err), NS_OK);
+	third = ns_job_rank_to_ndjson(back);
+	ck_assert_str_eq(third, again);
+	free(again);
+	free(third);
+	ns_job_rank_free(k);
+	ns_job_rank_free(back);
+}
+END_TEST
 
 START_TEST(a_bad_summary_line_is_a_located_error)
 {
@@ -614,7 +683,7 @@ static char *report_of(const ns_job_result *res, ns_format_kind kind)
 	ns_classify_options co;
 	ns_routes routes;
 	ns_format_options fo = {kind, false, false};
-	ns_job_report_options o = {&co, &routes, &fo};
+	ns_job_report_options o = {&co, &routes, &fo, NULL};
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
@@ -762,7 +831,7 @@ START_TEST(every_form_of_the_job_report_lists_the_ranks_in_one_order)
 	ns_classify_options co;
 	ns_routes routes;
 	ns_format_options fo = {NS_FORMAT_TEXT, false, false};
-	ns_job_report_options o = {&co, &routes, &fo};
+	ns_job_report_options o = {&co, &routes, &fo, NULL};
 	ns_job_report *m = malloc(sizeof(*m));
 	ns_error err;
 
@@ -883,7 +952,7 @@ START_TEST(a_failed_write_is_an_io_error)
 	ns_classify_options co;
 	ns_routes routes;
 	ns_format_options fo = {NS_FORMAT_TEXT, false, false};
-	ns_job_report_options o = {&co, &routes, &fo};
+	ns_job_report_options o = {&co, &routes, &fo, NULL};
 	FILE *full = fopen("/dev/full", "w");
 	ns_error err;
 
@@ -1014,6 +1083,7 @@ static Suite *job_suite(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("summary");
 	tcase_add_test(t, a_summary_line_reads_back_to_the_same_summary);
+	tcase_add_test(t, a_summarys_evidence_reads_back_to_the_same_line);
 	tcase_add_test(t, a_summary_with_its_keys_in_another_order_reads_the_same);
 	tcase_add_test(t, names_in_a_summary_that_are_not_utf8_are_kept_with_replacement_characters);
 	tcase_add_loop_test(t, a_bad_summary_line_is_a_located_error, 0,
