@@ -92,13 +92,13 @@ START_TEST(gpu_records_carry_their_stream_without_growing)
 	feed_kernel(s, 0, 13, 10);
 	feed_kernel(s, 0, 7, 20);
 	ck_assert_uint_eq(s->ngpu, 4);
-	ck_assert_uint_eq(s->gpu[0].stream, s->gpu[3].stream);
-	ck_assert_uint_ne(s->gpu[0].stream, s->gpu[1].stream);
-	ck_assert_uint_ne(s->gpu[0].stream, s->gpu[2].stream);
-	ck_assert(split_stream_key(s, s->gpu[2].stream, &k));
+	ck_assert_uint_eq(split_gpu_stream(&s->gpu[0]), split_gpu_stream(&s->gpu[3]));
+	ck_assert_uint_ne(split_gpu_stream(&s->gpu[0]), split_gpu_stream(&s->gpu[1]));
+	ck_assert_uint_ne(split_gpu_stream(&s->gpu[0]), split_gpu_stream(&s->gpu[2]));
+	ck_assert(split_stream_key(s, split_gpu_stream(&s->gpu[2]), &k));
 	ck_assert_int_eq(k.stream, 13);
-	ck_assert_uint_eq(k.dev, s->gpu[2].dev);
-	ck_assert_uint_eq(sizeof(gpu_rec), 40);
+	ck_assert_uint_eq(k.dev, split_gpu_dev(&s->gpu[2]));
+	ck_assert_uint_eq(sizeof(gpu_rec), 24);
 	ns_trace_split_free(s);
 }
 END_TEST

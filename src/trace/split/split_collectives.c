@@ -70,10 +70,10 @@ static const coll_meta *find_meta(const ns_trace_split *s, bool by_corr, int64_t
 /* The kernel's own args first (they name the collective it runs), then its launching op's. */
 static void apply_meta(const ns_trace_split *s, const gpu_rec *g, ns_split_collective *c)
 {
-	const coll_meta *m = find_meta(s, true, g->corr);
+	const coll_meta *m = find_meta(s, true, split_gpu_corr(s, g));
 
 	if (m == NULL)
-		m = find_meta(s, false, g->ext);
+		m = find_meta(s, false, split_gpu_ext(s, g));
 	c->seq = c->in_nelems = c->out_nelems = -1;
 	if (m == NULL)
 		return;
@@ -96,14 +96,14 @@ static int cmp_i64(const void *a, const void *b)
  * (ncclDevKernel_AllReduce_Sum_bf16_RING_LL, ncclKernel_AllReduce_RING_LL_Sum_float). */
 static bool is_all_reduce(const ns_trace_split *s, const gpu_rec *g)
 {
-	const coll_meta *m = find_meta(s, true, g->corr);
+	const coll_meta *m = find_meta(s, true, split_gpu_corr(s, g));
 	const char *name;
 
 	if (m == NULL)
-		m = find_meta(s, false, g->ext);
+		m = find_meta(s, false, split_gpu_ext(s, g));
 	if (m != NULL && m->name[0] != '\0')
 		return strcmp(m->name, "allreduce") == 0 || strcmp(m->name, "all_reduce") == 0;
-	name = ns_kernel_names_get(s->names, g->name_id);
+	name = ns_kernel_names_get(s->names, split_gpu_name(g));
 	return name != NULL && strstr(name, "AllReduce") != NULL;
 }
 
@@ -112,14 +112,14 @@ ns_status split_coll_forward(ns_trace_split *s, ns_error *err)
 	for (size_t i = 0; i < s->ngpu; i++) {
 		const gpu_rec *g = &s->gpu[i];
 		launch_call l;
-		if (g->kind != GK_COMM || !split_launch_of(s, g->corr, &l) ||
+		if (split_gpu_kind(g) != GK_COMM || !split_launch_of(s, split_gpu_corr(s, g), &l) ||
 		    !split_phases_in(s->phases, NS_PASS_FORWARD, l.thread, l.ts) || !is_all_reduce(s, g))
 			continue;
 		void *grown = ns_grow(s->fwd_coll, &s->capfwd_coll, s->nfwd_coll + 1, sizeof(*s->fwd_coll));
 		if (grown == NULL)
 			return split_oom(err);
 		s->fwd_coll = grown;
-		s->fwd_coll[s->nfwd_coll++] = g->corr;
+		s->fwd_coll[s->nfwd_coll++] = split_gpu_corr(s, g);
 	}
 	ns_sort(s->fwd_coll, s->nfwd_coll, sizeof(*s->fwd_coll), cmp_i64);
 	return NS_OK;
@@ -129,8 +129,10 @@ ns_status split_coll_forward(ns_trace_split *s, ns_error *err)
  * data parallelism reduces gradients in or after backward (docs/trace.md, "Which collectives"). */
 static void place_role(const ns_trace_split *s, const gpu_rec *g, ns_split_collective *c)
 {
-	if (c->role != NS_COLL_ROLE_UNKNOWN || g->corr < 0 ||
-	    ns_bsearch(&g->corr, s->fwd_coll, s->nfwd_coll, sizeof(*s->fwd_coll), cmp_i64) == NULL)
+	int64_t corr = split_gpu_corr(s, g);
+
+	if (c->role != NS_COLL_ROLE_UNKNOWN || corr < 0 ||
+	    ns_bsearch(&corr, s->fwd_coll, s->nfwd_coll, sizeof(*s->fwd_coll), cmp_i64) == NULL)
 		return;
 	c->role = NS_COLL_ROLE_TP;
 	c->by_place = true;
@@ -192,7 +194,7 @@ ns_status split_coll_build(const ns_trace_split *s, const gpu_rec *g, size_t n, 
 	int64_t claimed = INT64_MIN;
 
 	for (size_t i = 0; i < n; i++)
-		count += g[i].kind == GK_COMM;
+		count += split_gpu_kind(&g[i]) == GK_COMM;
 	if (count == 0)
 		return NS_OK;
 	d->coll = calloc(count, sizeof(*d->coll));
@@ -200,12 +202,12 @@ ns_status split_coll_build(const ns_trace_split *s, const gpu_rec *g, size_t n, 
 		return split_oom(err);
 	for (size_t i = 0; i < n; i++) {
 		ns_split_collective *c;
-		if (g[i].kind != GK_COMM)
+		if (split_gpu_kind(&g[i]) != GK_COMM)
 			continue;
 		c = &d->coll[k++];
-		c->start_ns = g[i].start;
-		c->end_ns = g[i].end;
-		c->step = step_at(d, g[i].start);
+		c->start_ns = split_gpu_start(s, &g[i]);
+		c->end_ns = split_gpu_end(s, &g[i]);
+		c->step = step_at(d, split_gpu_start(s, &g[i]));
 		apply_meta(s, &g[i], c);
 		place_role(s, &g[i], c);
 		add_exposed(exposed, c, &claimed);

@@ -11,7 +11,9 @@
 #include "util/text.h"
 
 /* One record per GPU event: millions of them in a large trace. */
-_Static_assert(sizeof(gpu_rec) == 40, "a GPU record is 40 bytes");
+_Static_assert(sizeof(gpu_rec) == 24, "a GPU record is 24 bytes");
+_Static_assert(GK_COUNT <= 4, "a GPU record's kind fits two bits");
+_Static_assert(NS_TRACE_MAX_DEVICES < GPU_DEV_OUTSIDE, "a device index fits gpu_rec.dev");
 _Static_assert(sizeof(launch_rec) == 16, "a launch record is 16 bytes");
 _Static_assert(NS_SPLIT_MAX_THREADS <= UINT16_MAX + 1, "a thread index fits 16 bits of launch_rec.ts_thread");
 
@@ -51,6 +53,7 @@ void ns_trace_split_free(ns_trace_split *s)
 	free(s->gpu_marks.v);
 	split_phases_free(s->phases);
 	free(s->gpu);
+	free(s->wide_gpu);
 	free(s->launch);
 	free(s->wide_launch);
 	free(s->steps);
@@ -458,27 +461,105 @@ bool split_stream_key(const ns_trace_split *s, uint8_t idx, stream_key *key)
 	return true;
 }
 
+/* An External id as launch_rec.ext and gpu_rec.ext: -1 for none (any negative id is none), an id past 32
+ * bits kept aside. */
+static ns_status launch_ext(ns_trace_split *s, int64_t ext, int32_t *out, ns_error *err)
+{
+	if (ext <= INT32_MAX) {
+		*out = ext < 0 ? -1 : (int32_t)ext;
+		return NS_OK;
+	}
+	if (s->nwide_ext >= (size_t)INT32_MAX + LAUNCH_EXT_WIDE)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than 2^31 launches with External ids past 2^31");
+	void *grown = ns_grow(s->wide_ext, &s->capwide_ext, s->nwide_ext + 1, sizeof(*s->wide_ext));
+	if (grown == NULL)
+		return split_oom(err);
+	s->wide_ext = grown;
+	*out = (int32_t)(LAUNCH_EXT_WIDE - (int64_t)s->nwide_ext);
+	s->wide_ext[s->nwide_ext++] = ext;
+	return NS_OK;
+}
+
+/* The biased start of a record (gpu_rec.start_bits), or false when it is out of reach: *bits is then 0 or
+ * GPU_START_MASK, on the start's side. The base is set by the first record. */
+static bool gpu_start_bits(ns_trace_split *s, int64_t start, uint64_t *bits)
+{
+	int64_t d;
+
+	if (!s->gpu_based) {
+		s->gpu_based = true;
+		s->gpu_t0 = start;
+	}
+	if (__builtin_sub_overflow(start, s->gpu_t0, &d)) {
+		*bits = start < s->gpu_t0 ? 0 : GPU_START_MASK;
+		return false;
+	}
+	if (d <= -GPU_START_BIAS || d >= GPU_START_BIAS - 1) { /* 0 and GPU_START_MASK stay for those */
+		*bits = d < 0 ? 0 : GPU_START_MASK;
+		return false;
+	}
+	*bits = (uint64_t)(d + GPU_START_BIAS);
+	return true;
+}
+
+/* g's start, duration and correlation id, in g when they fit, else whole in wide_gpu. */
+static ns_status gpu_times_ids(ns_trace_split *s, gpu_rec *g, const span_info *si, ns_error *err)
+{
+	uint64_t bits;
+	bool near = gpu_start_bits(s, si->start, &bits);
+	int64_t dur, corr = si->corr;
+
+	if (corr >= 0 && !s->gpu_corr_based) {
+		s->gpu_corr_based = true;
+		s->gpu_corr0 = corr & ~(int64_t)UINT32_MAX;
+	}
+	g->start_bits = bits;
+	if (near && !__builtin_sub_overflow(si->end, si->start, &dur) && dur >= 0 &&
+	    dur <= (int64_t)UINT32_MAX &&
+	    (corr == -1 || (corr >= s->gpu_corr0 && corr - s->gpu_corr0 < (int64_t)GPU_CORR_NONE))) {
+		g->dur = (uint32_t)dur;
+		g->corr = corr == -1 ? GPU_CORR_NONE : (uint32_t)(corr - s->gpu_corr0);
+		return NS_OK;
+	}
+	if (s->nwide_gpu > UINT32_MAX)
+		return ns_error_set(err, NS_ERR_LIMIT, "more than 2^32 GPU events past 4.29 s or 32-bit ids");
+	void *grown = ns_grow(s->wide_gpu, &s->capwide_gpu, s->nwide_gpu + 1, sizeof(*s->wide_gpu));
+	if (grown == NULL)
+		return split_oom(err);
+	s->wide_gpu = grown;
+	s->wide_gpu[s->nwide_gpu] = (gpu_wide){si->start, si->end, corr};
+	g->dur = (uint32_t)s->nwide_gpu++;
+	g->corr = GPU_CORR_NONE;
+	g->name_kind |= GPU_WIDE;
+	s->nfar_gpu += !near;
+	return NS_OK;
+}
+
 static ns_status add_gpu(ns_trace_split *s, const span_info *si, ns_error *err)
 {
 	gpu_rec *g;
+	int32_t ext = -1;
 	uint16_t dev = 0;
 	ns_status st = device_index(s, si->device, &dev, err);
 
+	if (st == NS_OK)
+		st = launch_ext(s, si->ext, &ext, err);
+	if (st == NS_OK && si->name_id > GPU_NAME_MASK)
+		st = ns_error_set(err, NS_ERR_LIMIT, "more than %u GPU event names", GPU_NAME_MASK + 1);
 	if (st != NS_OK)
 		return st;
 	void *grown = ns_grow(s->gpu, &s->capgpu, s->ngpu + 1, sizeof(*s->gpu));
 	if (grown == NULL)
 		return split_oom(err);
 	s->gpu = grown;
-	g = &s->gpu[s->ngpu++];
-	g->start = si->start;
-	g->end = si->end;
-	g->corr = si->corr;
-	g->ext = si->ext;
-	g->name_id = si->name_id;
-	g->dev = dev;
-	g->kind = si->gpu_kind;
-	g->stream = split_stream_index(s, dev, si->stream);
+	g = &s->gpu[s->ngpu];
+	g->name_kind = si->name_id | (uint32_t)(si->gpu_kind & 3u) << GPU_KIND_SHIFT;
+	g->ext = ext;
+	if ((st = gpu_times_ids(s, g, si, err)) != NS_OK)
+		return st;
+	s->ngpu++;
+	g->start_bits |= (uint64_t)dev << GPU_START_BITS | (uint64_t)split_stream_index(s, dev, si->stream)
+	                                                       << (GPU_START_BITS + 8);
 	return NS_OK;
 }
 
@@ -508,24 +589,6 @@ static ns_status add_step(ns_trace_split *s, const span_info *si, uint32_t threa
 	s->steps = grown;
 	s->steps[s->nsteps++] = (step_rec){si->start,          si->end,   si->step,  thread, si->name_id,
 	                                   si->ns_step_source, si->phase, si->tokens};
-	return NS_OK;
-}
-
-/* si->ext as launch_rec.ext: -1 for none (any negative id is none), an id past 32 bits kept aside. */
-static ns_status launch_ext(ns_trace_split *s, int64_t ext, int32_t *out, ns_error *err)
-{
-	if (ext <= INT32_MAX) {
-		*out = ext < 0 ? -1 : (int32_t)ext;
-		return NS_OK;
-	}
-	if (s->nwide_ext >= (size_t)INT32_MAX + LAUNCH_EXT_WIDE)
-		return ns_error_set(err, NS_ERR_LIMIT, "more than 2^31 launches with External ids past 2^31");
-	void *grown = ns_grow(s->wide_ext, &s->capwide_ext, s->nwide_ext + 1, sizeof(*s->wide_ext));
-	if (grown == NULL)
-		return split_oom(err);
-	s->wide_ext = grown;
-	*out = (int32_t)(LAUNCH_EXT_WIDE - (int64_t)s->nwide_ext);
-	s->wide_ext[s->nwide_ext++] = ext;
 	return NS_OK;
 }
 
@@ -852,16 +915,17 @@ static ns_status first_starts(ns_trace_split *s, int64_t *first, int64_t *slow_s
 {
 	for (size_t i = 0; i < s->ngpu; i++) {
 		const gpu_rec *g = &s->gpu[i];
-		slow_call key = {g->corr, 0, 0, 0};
+		slow_call key = {0, 0, 0, 0};
 		const slow_call *c;
-		if (g->kind == GK_TRANSFER)
+		if (split_gpu_kind(g) == GK_TRANSFER)
 			continue;
-		if (g->start < first[g->name_id])
-			first[g->name_id] = g->start;
-		c = g->corr >= 0 ? ns_bsearch(&key, s->slow, s->nslow, sizeof(key), cmp_slow) : NULL;
-		if (c != NULL && g->start < slow_start[c - s->slow]) {
-			slow_start[c - s->slow] = g->start;
-			slow_name[c - s->slow] = g->name_id;
+		if (split_gpu_start(s, g) < first[split_gpu_name(g)])
+			first[split_gpu_name(g)] = split_gpu_start(s, g);
+		key.corr = split_gpu_corr(s, g);
+		c = key.corr >= 0 ? ns_bsearch(&key, s->slow, s->nslow, sizeof(key), cmp_slow) : NULL;
+		if (c != NULL && split_gpu_start(s, g) < slow_start[c - s->slow]) {
+			slow_start[c - s->slow] = split_gpu_start(s, g);
+			slow_name[c - s->slow] = split_gpu_name(g);
 		}
 	}
 	return NS_OK;

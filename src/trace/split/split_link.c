@@ -154,18 +154,18 @@ static void link_kernel(ns_trace_split *s, gpu_rec *g, int64_t *launch_ts, size_
 	const launch_call *l = NULL;
 	size_t i;
 
-	if (find_launch(s, g->corr, &i, hint)) {
+	if (find_launch(s, split_gpu_corr(s, g), &i, hint)) {
 		call = split_launch_get(s, i);
 		split_launch_set_seen(s, i);
 		l = &call;
 	}
-	split_quality_link(&s->quality, g, l);
+	split_quality_link(s, g, l);
 	*launch_ts = l != NULL ? l->ts : -1;
-	if (g->kind == GK_COMM)
+	if (split_gpu_kind(g) == GK_COMM)
 		return;
-	if (is_comm_ext(s, g->ext) ||
+	if (is_comm_ext(s, split_gpu_ext(s, g)) ||
 	    (l != NULL && (is_comm_ext(s, split_launch_ext(s, l)) || inside_comm_span(s, l->thread, l->ts))))
-		g->kind = GK_COMM;
+		split_gpu_set_kind(g, GK_COMM);
 }
 
 void split_link_all(ns_trace_split *s, step_hold *h)

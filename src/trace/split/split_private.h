@@ -115,23 +115,74 @@ enum {
 /* The process-wide host lists the sweep reads: the step thread's host work apart from the other threads'. */
 enum { SL_LAUNCH, SL_OTHER, SL_DL, SL_BLOCK, SL_SYNC, SL_INIT, SL_COMM, SL_OPT, SL_COUNT };
 
+/* One record per GPU event, 24 bytes: a trace has millions (an Nsight Systems export of 1 GB, 4.3 M). The
+ * start is kept in 48 bits relative to the first record's (gpu_t0: 39 hours either side), biased by 2^47 so
+ * that the low 56 bits of start_bits, device above start, sort as (device, start) do. The end is kept as the
+ * duration in 32 bits (4.29 s), the correlation id in 32 bits above gpu_corr0 (the first record's id with its
+ * low 32 bits cleared), the External id as launch_rec's. A record whose start, duration or id does not fit
+ * is wide: dur is then the index of its whole start, end and id in ns_trace_split.wide_gpu, and its biased
+ * start is 0 or GPU_START_MASK when the start is out of reach (split_gpu_sort orders those). Read every
+ * field through the split_gpu_* accessors. */
+#define GPU_START_BITS 48
+#define GPU_START_MASK (((uint64_t)1 << GPU_START_BITS) - 1)
+#define GPU_START_BIAS ((int64_t)1 << (GPU_START_BITS - 1))
+#define GPU_SORT_MASK  (((uint64_t)1 << (GPU_START_BITS + 8)) - 1) /* device and start */
+#define GPU_NAME_BITS  29
+#define GPU_NAME_MASK  ((1u << GPU_NAME_BITS) - 1)
+#define GPU_KIND_SHIFT GPU_NAME_BITS
+#define GPU_WIDE       (1u << 31)
+#define GPU_CORR_NONE  UINT32_MAX /* the id -1: none */
 typedef struct {
-	int64_t start, end;
-	int64_t corr, ext;
-	uint32_t name_id;
-	uint16_t dev;
-	uint8_t kind;
-	uint8_t stream; /* index in the split's stream table (split_stream_key); SPLIT_STREAM_OTHER past its
-	                   end */
+	uint64_t start_bits; /* bits 0-47: start - gpu_t0 + 2^47; 48-55: device index; 56-63: stream index
+	                        (split_stream_key; SPLIT_STREAM_OTHER past the table's end) */
+	uint32_t dur;        /* end - start; the index in wide_gpu when wide */
+	uint32_t corr;       /* corr - gpu_corr0; GPU_CORR_NONE: -1 */
+	int32_t ext;         /* -1: none; LAUNCH_EXT_WIDE - k: wide_ext[k] */
+	uint32_t name_kind;  /* bits 0-28: name id; 29-30: GK_*; 31: GPU_WIDE */
 } gpu_rec;
 
+/* A wide GPU record's start, end and correlation id. */
+typedef struct {
+	int64_t start, end, corr;
+} gpu_wide;
+
+static inline uint8_t split_gpu_dev(const gpu_rec *g)
+{
+	return (uint8_t)(g->start_bits >> GPU_START_BITS);
+}
+static inline uint8_t split_gpu_stream(const gpu_rec *g)
+{
+	return (uint8_t)(g->start_bits >> (GPU_START_BITS + 8));
+}
+static inline uint8_t split_gpu_kind(const gpu_rec *g)
+{
+	return (uint8_t)((g->name_kind >> GPU_KIND_SHIFT) & 3u);
+}
+static inline uint32_t split_gpu_name(const gpu_rec *g)
+{
+	return g->name_kind & GPU_NAME_MASK;
+}
+static inline bool split_gpu_wide(const gpu_rec *g)
+{
+	return (g->name_kind & GPU_WIDE) != 0;
+}
+static inline void split_gpu_set_dev(gpu_rec *g, uint8_t dev)
+{
+	g->start_bits = (g->start_bits & ~((uint64_t)0xff << GPU_START_BITS)) | (uint64_t)dev
+	                                                                            << GPU_START_BITS;
+}
+static inline void split_gpu_set_kind(gpu_rec *g, uint8_t kind)
+{
+	g->name_kind = (g->name_kind & ~(3u << GPU_KIND_SHIFT)) | (uint32_t)(kind & 3u) << GPU_KIND_SHIFT;
+}
+
 /* GPU streams: each (device, stream) pair gets a one-byte index in order of first appearance, so a record
- * stays 40 bytes. Traces have a few dozen streams; past 255 pairs the rest share SPLIT_STREAM_OTHER. */
+ * stays 24 bytes. Traces have a few dozen streams; past 255 pairs the rest share SPLIT_STREAM_OTHER. */
 #define SPLIT_STREAM_OTHER 255
 #define SPLIT_STREAM_SLOTS 512 /* open-addressing slots for the lookup: at most half full */
 typedef struct {
 	int64_t stream; /* args.stream as written; -1 when the event has none */
-	uint16_t dev;   /* index in the split's device table, like gpu_rec.dev */
+	uint16_t dev;   /* index in the split's device table, like split_gpu_dev */
 } stream_key;
 
 /* What a launch call starts (split_quality.c judges missing GPU work by it). */
@@ -196,7 +247,7 @@ typedef struct {
 } step_list;
 
 /* A GPU record launched outside every step: sorted after every device, so no device's split sees it. */
-#define GPU_DEV_OUTSIDE UINT16_MAX
+#define GPU_DEV_OUTSIDE UINT8_MAX
 
 typedef struct {
 	int64_t start, end;
@@ -334,6 +385,12 @@ struct ns_trace_split {
 	ns_kernel_names *names;
 	gpu_rec *gpu;
 	size_t ngpu, capgpu;
+	gpu_wide *wide_gpu; /* whole start, end and id of the wide GPU records */
+	size_t nwide_gpu, capwide_gpu;
+	size_t nfar_gpu;   /* wide records whose start is out of gpu_rec's reach */
+	int64_t gpu_t0;    /* gpu_rec's start base, the first record's */
+	int64_t gpu_corr0; /* gpu_rec.corr's base, from the first record with an id */
+	bool gpu_based, gpu_corr_based;
 	launch_rec *launch; /* sorted by correlation once the links are made */
 	size_t nlaunch, caplaunch;
 	launch_call *wide_launch; /* launches that do not fit a launch_rec, also sorted then */
@@ -358,7 +415,7 @@ struct ns_trace_split {
 	int64_t alloc_calls, alloc_ns; /* ns_split_result's, summed as the calls arrive */
 	int64_t *comm_ext;
 	size_t ncomm_ext, capcomm_ext;
-	int64_t *wide_ext; /* launch External ids past 32 bits (launch_rec.ext) */
+	int64_t *wide_ext; /* launch and GPU External ids past 32 bits (launch_rec.ext, gpu_rec.ext) */
 	size_t nwide_ext, capwide_ext;
 	host_thread *thread;
 	size_t nthreads, capthreads;
@@ -393,6 +450,32 @@ struct ns_trace_split {
 	uint8_t *gemm_name; /* per kernel name id: 0 not asked yet, 1 a GEMM by the built-in table, 2 not */
 	size_t ngemm_name, capgemm_name;
 };
+
+/* A GPU record's start, end, correlation id (-1: none) and External id (-1: none). */
+static inline int64_t split_gpu_start(const ns_trace_split *s, const gpu_rec *g)
+{
+	if (split_gpu_wide(g))
+		return s->wide_gpu[g->dur].start;
+	return s->gpu_t0 + ((int64_t)(g->start_bits & GPU_START_MASK) - GPU_START_BIAS);
+}
+static inline int64_t split_gpu_end(const ns_trace_split *s, const gpu_rec *g)
+{
+	if (split_gpu_wide(g))
+		return s->wide_gpu[g->dur].end;
+	return s->gpu_t0 + ((int64_t)(g->start_bits & GPU_START_MASK) - GPU_START_BIAS) + (int64_t)g->dur;
+}
+static inline int64_t split_gpu_corr(const ns_trace_split *s, const gpu_rec *g)
+{
+	if (split_gpu_wide(g))
+		return s->wide_gpu[g->dur].corr;
+	return g->corr == GPU_CORR_NONE ? -1 : s->gpu_corr0 + (int64_t)g->corr;
+}
+static inline int64_t split_gpu_ext(const ns_trace_split *s, const gpu_rec *g)
+{
+	return g->ext > LAUNCH_EXT_WIDE ? g->ext : s->wide_ext[LAUNCH_EXT_WIDE - g->ext];
+}
+/* Sorts s->gpu by (device, start). */
+void split_gpu_sort(ns_trace_split *s);
 
 /* ---- helpers (split_threads.c) ---- */
 /* NS_ERR_NOMEM, "out of memory". */
@@ -540,7 +623,8 @@ typedef struct {
 	int64_t *opt_launch;
 } window_set;
 /* GPU records g[0..n) sorted by start, and the process's host lists. */
-void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], window_set *ws);
+void split_sweep(const ns_trace_split *s, const gpu_rec *g, size_t n, const span_list host[SL_COUNT],
+                 window_set *ws);
 
 /* ---- step sources and attribution (split_steps.c) ---- */
 void split_steps_free_marker(ns_trace_split *s);
@@ -616,7 +700,7 @@ void split_quality_op_id(split_quality_state *q, int64_t id);
 void split_quality_event(split_quality_state *q, const ns_trace_event *ev);
 /* Before linking: the first launch's time. Per GPU record, its launch (NULL when none). After: graphs. */
 void split_quality_links_begin(ns_trace_split *s);
-void split_quality_link(split_quality_state *q, const gpu_rec *g, const launch_call *l);
+void split_quality_link(ns_trace_split *s, const gpu_rec *g, const launch_call *l);
 ns_status split_quality_links_end(ns_trace_split *s, ns_error *err);
 /* One device's records g[0..n) sorted by start: same-stream overlaps, duplicates, graph time per window. */
 ns_status split_quality_device(ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d,

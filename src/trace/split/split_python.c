@@ -327,7 +327,7 @@ ns_status split_python_attribute(split_python *p, ns_trace_split *s, uint32_t ma
 	for (size_t i = 0; i < p->nthreads; i++)
 		p->thread[i].i = 0;
 	p->all_count = every_window_counts(d, keep_warmup);
-	split_sweep(g, n, host, &ws);
+	split_sweep(s, g, n, host, &ws);
 	for (int row = 0; row < NHOST; row++)
 		pick_top(p, row, &d->python[host_causes[row]]);
 	return NS_OK;

@@ -196,15 +196,16 @@ void split_quality_links_begin(ns_trace_split *s)
 	/* every record, also those the windows leave out (GPU work launched outside every step) */
 	for (size_t i = 0; i < s->ngpu; i++) {
 		const gpu_rec *g = &s->gpu[i];
-		if (g->start > q->last_gpu_start)
-			q->last_gpu_start = g->start;
-		q->gpu_ns = ns_sat_add_i64(q->gpu_ns, ns_sat_sub_i64(g->end, g->start));
-		q->past_end += q->has_capture && g->end > q->capture_end;
+		int64_t start = split_gpu_start(s, g), end = split_gpu_end(s, g);
+		if (start > q->last_gpu_start)
+			q->last_gpu_start = start;
+		q->gpu_ns = ns_sat_add_i64(q->gpu_ns, ns_sat_sub_i64(end, start));
+		q->past_end += q->has_capture && end > q->capture_end;
 	}
 	q->records = (long)s->ngpu;
 }
 
-static void add_graph_kernel(split_quality_state *q, const gpu_rec *g)
+static void add_graph_kernel(split_quality_state *q, const gpu_rec *g, int64_t start, int64_t corr)
 {
 	graph_kernel *v = ns_grow(q->gk, &q->capgk, q->ngk + 1, sizeof(*v));
 
@@ -213,24 +214,26 @@ static void add_graph_kernel(split_quality_state *q, const gpu_rec *g)
 		return;
 	}
 	q->gk = v;
-	q->gk[q->ngk++] = (graph_kernel){g->start, g->corr, g->name_id};
+	q->gk[q->ngk++] = (graph_kernel){start, corr, split_gpu_name(g)};
 }
 
-void split_quality_link(split_quality_state *q, const gpu_rec *g, const launch_call *l)
+void split_quality_link(ns_trace_split *s, const gpu_rec *g, const launch_call *l)
 {
-	int64_t dur = ns_sat_sub_i64(g->end, g->start);
+	split_quality_state *q = &s->quality;
+	int64_t start = split_gpu_start(s, g), end = split_gpu_end(s, g), corr = split_gpu_corr(s, g);
+	int64_t dur = ns_sat_sub_i64(end, start);
 
 	if (l == NULL) {
-		if (g->corr < 0)
+		if (corr < 0)
 			return;
 		/* ids are handed out in launch order: below the first recorded launch's, it was launched
 		 * before the profiler started, and ran late because the device was behind the host */
-		if (g->corr < q->first_launch_corr && q->first_launch_corr != INT64_MAX) {
+		if (corr < q->first_launch_corr && q->first_launch_corr != INT64_MAX) {
 			q->queued++;
-			q->queued_end = g->end > q->queued_end ? g->end : q->queued_end;
+			q->queued_end = end > q->queued_end ? end : q->queued_end;
 			return;
 		}
-		if (g->start >= q->first_launch_ts || q->first_launch_ts == INT64_MAX) {
+		if (start >= q->first_launch_ts || q->first_launch_ts == INT64_MAX) {
 			q->unlinked++;
 			q->unlinked_ns = ns_sat_add_i64(q->unlinked_ns, dur);
 		} else {
@@ -239,11 +242,11 @@ void split_quality_link(split_quality_state *q, const gpu_rec *g, const launch_c
 		return;
 	}
 	q->linked++;
-	q->before_launch += g->start < l->ts;
+	q->before_launch += start < l->ts;
 	switch (l->kind) {
 	case LK_GRAPH:
 		q->graph_ns = ns_sat_add_i64(q->graph_ns, dur);
-		add_graph_kernel(q, g);
+		add_graph_kernel(q, g, start, corr);
 		break;
 	case LK_COPY:
 		break;
@@ -440,9 +443,12 @@ static bool in_graph(const split_quality_state *q, int64_t corr)
 static bool pdl_overlap(const ns_trace_split *s, const gpu_rec *r, int64_t prev_end)
 {
 	const split_quality_state *q = &s->quality;
+	int64_t corr;
 
-	return r->kind != GK_TRANSFER && q->nex > 0 && r->end >= prev_end &&
-	       ns_bsearch(&r->corr, q->ex_corr, q->nex, sizeof(r->corr), ns_cmp_i64) != NULL;
+	if (split_gpu_kind(r) == GK_TRANSFER || q->nex == 0 || split_gpu_end(s, r) < prev_end)
+		return false;
+	corr = split_gpu_corr(s, r);
+	return ns_bsearch(&corr, q->ex_corr, q->nex, sizeof(corr), ns_cmp_i64) != NULL;
 }
 
 /* Work on one stream runs in order: a record starting before the previous one on its stream ended is a
@@ -456,34 +462,37 @@ static void check_streams(ns_trace_split *s, const gpu_rec *g, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		const gpu_rec *r = &g[i], *p;
+		int64_t start = split_gpu_start(s, r), end = split_gpu_end(s, r), corr = split_gpu_corr(s, r);
+		uint8_t sx = split_gpu_stream(r);
 		stream_key key;
-		if (r->stream == SPLIT_STREAM_OTHER || !split_stream_key(s, r->stream, &key) ||
-		    key.stream < 0 || in_graph(q, r->corr))
+		if (sx == SPLIT_STREAM_OTHER || !split_stream_key(s, sx, &key) || key.stream < 0 ||
+		    in_graph(q, corr))
 			continue;
-		p = last[r->stream];
-		if (p != NULL && r->start == p->start && r->end == p->end && r->name_id == p->name_id &&
-		    r->corr == p->corr) {
+		p = last[sx];
+		if (p != NULL && start == split_gpu_start(s, p) && end == split_gpu_end(s, p) &&
+		    split_gpu_name(r) == split_gpu_name(p) && corr == split_gpu_corr(s, p)) {
 			q->duplicates++;
 			continue;
 		}
-		if (p != NULL && r->start < last_end[r->stream] && pdl_overlap(s, r, last_end[r->stream])) {
+		if (p != NULL && start < last_end[sx] && pdl_overlap(s, r, last_end[sx])) {
 			q->pdl_overlaps++;
-		} else if (p != NULL && r->start < last_end[r->stream]) {
-			int64_t hi = r->end < last_end[r->stream] ? r->end : last_end[r->stream];
+		} else if (p != NULL && start < last_end[sx]) {
+			int64_t hi = end < last_end[sx] ? end : last_end[sx];
 			q->overlaps++;
-			q->overlap_ns = ns_sat_add_i64(q->overlap_ns, hi - r->start);
+			q->overlap_ns = ns_sat_add_i64(q->overlap_ns, hi - start);
 		}
-		if (p == NULL || r->end > last_end[r->stream])
-			last_end[r->stream] = r->end;
-		last[r->stream] = r;
+		if (p == NULL || end > last_end[sx])
+			last_end[sx] = end;
+		last[sx] = r;
 	}
 }
 
 /* Graph replays per window: a replay counts in the window where its first kernel on this device starts; its
  * kernels where each starts, with their time clipped to that window. */
-static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, size_t n, ns_split_device *d,
+static ns_status graph_windows(const ns_trace_split *s, const gpu_rec *g, size_t n, ns_split_device *d,
                                ns_error *err)
 {
+	const split_quality_state *q = &s->quality;
 	bool *counted = calloc(q->ngraph, sizeof(*counted));
 	split_view v = split_device_view(d);
 	size_t hint = 0;
@@ -491,16 +500,17 @@ static ns_status graph_windows(const split_quality_state *q, const gpu_rec *g, s
 	if (counted == NULL)
 		return split_oom(err);
 	for (size_t i = 0; i < n; i++) {
-		const int64_t *c =
-		    ns_bsearch(&g[i].corr, q->graph_corr, q->ngraph, sizeof(g[i].corr), ns_cmp_i64);
-		size_t w = split_window_of(&v, g[i].start, &hint);
-		if (c == NULL || g[i].corr < 0 || w == v.n)
+		int64_t corr = split_gpu_corr(s, &g[i]), end;
+		const int64_t *c = ns_bsearch(&corr, q->graph_corr, q->ngraph, sizeof(corr), ns_cmp_i64);
+		size_t w = split_window_of(&v, split_gpu_start(s, &g[i]), &hint);
+		if (c == NULL || corr < 0 || w == v.n)
 			continue;
+		end = split_gpu_end(s, &g[i]);
 		ns_split_window *win = split_view_at(&v, w);
 		int64_t hi = win->start_ns + win->dur_ns;
 		win->graph_kernels = ns_sat_add_u32(win->graph_kernels, 1);
-		win->graph_ns =
-		    ns_sat_add_i64(win->graph_ns, ns_sat_sub_i64(g[i].end < hi ? g[i].end : hi, g[i].start));
+		win->graph_ns = ns_sat_add_i64(
+		    win->graph_ns, ns_sat_sub_i64(end < hi ? end : hi, split_gpu_start(s, &g[i])));
 		if (!counted[c - q->graph_corr]) {
 			counted[c - q->graph_corr] = true;
 			win->graph_launches = ns_sat_add_u32(win->graph_launches, 1);
@@ -558,7 +568,7 @@ ns_status split_quality_device(ns_trace_split *s, const gpu_rec *g, size_t n, ns
 
 	check_streams(s, g, n);
 	if (q->ngraph > 0 && n > 0)
-		st = graph_windows(q, g, n, d, err);
+		st = graph_windows(s, g, n, d, err);
 	if (st == NS_OK)
 		st = concentration(q, d, err);
 	return st;

@@ -546,7 +546,7 @@ static size_t busiest_device(const ns_trace_split *s, size_t *first)
 	*first = 0;
 	for (size_t i = 0; i < s->ngpu;) {
 		size_t j = i;
-		while (j < s->ngpu && s->gpu[j].dev == s->gpu[i].dev)
+		while (j < s->ngpu && split_gpu_dev(&s->gpu[j]) == split_gpu_dev(&s->gpu[i]))
 			j++;
 		if (j - i > best) {
 			best = j - i;
@@ -560,19 +560,22 @@ static size_t busiest_device(const ns_trace_split *s, size_t *first)
 /* The iterations must hold at least half of the device's busy span in time too: a short loop after seconds of
  * start-up (a benchmark's few iterations behind context creation and allocation) is not what the trace is,
  * and the whole-trace window says so (start-up) rather than a verdict on the loop alone. */
-static bool covers_half(const gpu_rec *g, size_t n, const ns_step_period *p)
+static bool covers_half(const ns_trace_split *s, const gpu_rec *g, size_t n, const ns_step_period *p)
 {
-	int64_t lo = g[0].start, hi = g[0].end, a = 0, b = 0;
+	int64_t lo = split_gpu_start(s, &g[0]), hi = split_gpu_end(s, &g[0]), a = 0, b = 0;
 	size_t last = p->first;
 
 	for (size_t i = 0; i < n; i++) {
-		hi = g[i].end > hi ? g[i].end : hi;
-		if (g[i].name_id == p->anchor)
+		int64_t end = split_gpu_end(s, &g[i]);
+		hi = end > hi ? end : hi;
+		if (split_gpu_name(&g[i]) == p->anchor)
 			last = i;
 	}
-	a = g[p->first].start;
-	for (size_t i = last; i < n && i < last + p->period; i++)
-		b = g[i].end > b ? g[i].end : b;
+	a = split_gpu_start(s, &g[p->first]);
+	for (size_t i = last; i < n && i < last + p->period; i++) {
+		int64_t end = split_gpu_end(s, &g[i]);
+		b = end > b ? end : b;
+	}
 	return (double)(b - a) >= 0.5 * (double)(hi - lo);
 }
 
@@ -582,22 +585,29 @@ static ns_status period_steps(ns_trace_split *s, const gpu_rec *g, size_t n, con
 	size_t last = 0;
 
 	for (size_t i = p->first; i < n; i++) {
-		if (g[i].name_id != p->anchor)
+		if (split_gpu_name(&g[i]) != p->anchor)
 			continue;
 		int64_t number = (int64_t)s->nsteps;
 		void *grown = ns_grow(s->steps, &s->capsteps, s->nsteps + 1, sizeof(*s->steps));
 		if (grown == NULL)
 			return split_oom(err);
 		s->steps = grown;
-		s->steps[s->nsteps++] = (step_rec){
-		    g[i].start, g[i].end, number, 0, p->anchor, NS_STEP_SOURCE_PERIOD, NS_STEP_PHASE_NONE, 0};
+		step_rec r = {.start = split_gpu_start(s, &g[i]),
+		              .end = split_gpu_end(s, &g[i]),
+		              .number = number,
+		              .name_id = p->anchor,
+		              .source = NS_STEP_SOURCE_PERIOD,
+		              .phase = NS_STEP_PHASE_NONE};
+		s->steps[s->nsteps++] = r;
 		last = i;
 	}
 	/* The last iteration ends with the end of its period's events (what follows is not a whole
 	 * iteration). */
-	for (size_t i = last; i < n && i < last + p->period; i++)
-		if (g[i].end > s->steps[s->nsteps - 1].end)
-			s->steps[s->nsteps - 1].end = g[i].end;
+	for (size_t i = last; i < n && i < last + p->period; i++) {
+		int64_t end = split_gpu_end(s, &g[i]);
+		if (end > s->steps[s->nsteps - 1].end)
+			s->steps[s->nsteps - 1].end = end;
+	}
 	return NS_OK;
 }
 
@@ -615,12 +625,12 @@ ns_status split_steps_period(ns_trace_split *s, ns_split_result *res, ns_error *
 	if (seq == NULL)
 		return split_oom(err);
 	for (size_t i = 0; i < n; i++)
-		seq[i] = s->gpu[first + i].name_id;
+		seq[i] = split_gpu_name(&s->gpu[first + i]);
 	found = ns_step_period_find(seq, n, ns_kernel_names_count(s->names), &p, &nomem);
 	free(seq);
 	if (nomem)
 		return split_oom(err);
-	if (found && !covers_half(s->gpu + first, n, &p))
+	if (found && !covers_half(s, s->gpu + first, n, &p))
 		found = false;
 	if (found) {
 		s->nsteps = 0;
@@ -737,11 +747,13 @@ static bool is_gemm_name(ns_trace_split *s, uint32_t id)
 static void small_m_decode_gemm(ns_trace_split *s, const step_rec *step, gpu_rec *g)
 {
 	if (step->phase != NS_STEP_PHASE_DECODE || step->tokens == 0 || step->tokens > SMALL_M_ROWS ||
-	    g->kind != GK_COMPUTE || !is_gemm_name(s, g->name_id))
+	    split_gpu_kind(g) != GK_COMPUTE || !is_gemm_name(s, split_gpu_name(g)))
 		return;
-	g->kind = GK_MEMORY;
-	s->small_m_gemm[g->dev]++;
-	s->small_m_gemm_ns[g->dev] = ns_sat_add_i64(s->small_m_gemm_ns[g->dev], g->end - g->start);
+	uint8_t dev = split_gpu_dev(g);
+	split_gpu_set_kind(g, GK_MEMORY);
+	s->small_m_gemm[dev]++;
+	s->small_m_gemm_ns[dev] =
+	    ns_sat_add_i64(s->small_m_gemm_ns[dev], split_gpu_end(s, g) - split_gpu_start(s, g));
 }
 
 void split_steps_place(ns_trace_split *s, step_hold *h, gpu_rec *g, int64_t launch_ts)
@@ -750,11 +762,12 @@ void split_steps_place(ns_trace_split *s, step_hold *h, gpu_rec *g, int64_t laun
 
 	if (!h->active)
 		return;
-	k = host_step_of(h, launch_ts >= 0 ? launch_ts : g->start);
+	k = host_step_of(h, launch_ts >= 0 ? launch_ts : split_gpu_start(s, g));
 	if (k == h->n) {
-		s->outside_gpu[g->dev]++;
-		s->outside_gpu_ns[g->dev] = ns_sat_add_i64(s->outside_gpu_ns[g->dev], g->end - g->start);
-		g->dev = GPU_DEV_OUTSIDE;
+		s->outside_gpu[split_gpu_dev(g)]++;
+		s->outside_gpu_ns[split_gpu_dev(g)] = ns_sat_add_i64(
+		    s->outside_gpu_ns[split_gpu_dev(g)], split_gpu_end(s, g) - split_gpu_start(s, g));
+		split_gpu_set_dev(g, GPU_DEV_OUTSIDE);
 		return;
 	}
 	small_m_decode_gemm(s, &h->steps[k], g);
@@ -762,10 +775,10 @@ void split_steps_place(ns_trace_split *s, step_hold *h, gpu_rec *g, int64_t laun
 	 */
 	if (launch_ts < 0 && k + 1 < h->n)
 		return;
-	if (g->end > h->gpu_end[k])
-		h->gpu_end[k] = g->end;
-	if (launch_ts >= 0 && g->start < h->gpu_first[k])
-		h->gpu_first[k] = g->start;
+	if (split_gpu_end(s, g) > h->gpu_end[k])
+		h->gpu_end[k] = split_gpu_end(s, g);
+	if (launch_ts >= 0 && split_gpu_start(s, g) < h->gpu_first[k])
+		h->gpu_first[k] = split_gpu_start(s, g);
 }
 
 /* Moves the records set to GPU_DEV_OUTSIDE behind the others, each part keeping its order. The devices' pass
@@ -782,7 +795,7 @@ static void outside_records_last(ns_trace_split *s)
 	if (nout == 0 || (out = malloc(nout * sizeof(*out))) == NULL)
 		return;
 	for (size_t i = 0; i < s->ngpu; i++) {
-		if (s->gpu[i].dev == GPU_DEV_OUTSIDE && k < nout)
+		if (split_gpu_dev(&s->gpu[i]) == GPU_DEV_OUTSIDE && k < nout)
 			out[k++] = s->gpu[i];
 		else
 			s->gpu[j++] = s->gpu[i];
@@ -799,11 +812,13 @@ static void outside_device_steps(ns_trace_split *s, int64_t first, int64_t last)
 {
 	for (size_t i = 0; i < s->ngpu; i++) {
 		gpu_rec *g = &s->gpu[i];
-		if (g->dev == GPU_DEV_OUTSIDE || (g->start >= first && g->start < last))
+		if (split_gpu_dev(g) == GPU_DEV_OUTSIDE ||
+		    (split_gpu_start(s, g) >= first && split_gpu_start(s, g) < last))
 			continue;
-		s->outside_gpu[g->dev]++;
-		s->outside_gpu_ns[g->dev] = ns_sat_add_i64(s->outside_gpu_ns[g->dev], g->end - g->start);
-		g->dev = GPU_DEV_OUTSIDE;
+		s->outside_gpu[split_gpu_dev(g)]++;
+		s->outside_gpu_ns[split_gpu_dev(g)] = ns_sat_add_i64(
+		    s->outside_gpu_ns[split_gpu_dev(g)], split_gpu_end(s, g) - split_gpu_start(s, g));
+		split_gpu_set_dev(g, GPU_DEV_OUTSIDE);
 	}
 }
 

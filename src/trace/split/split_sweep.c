@@ -160,7 +160,8 @@ static void close_windows(window_set *ws)
 /* Without materialising boundary points: a GPU kind is busy at t exactly when the latest end among its
  * records started by t lies beyond t. Every boundary is visited once, so the pass is linear after the sort.
  */
-void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], window_set *ws)
+void split_sweep(const ns_trace_split *s, const gpu_rec *g, size_t n, const span_list host[SL_COUNT],
+                 window_set *ws)
 {
 	int64_t busy_until[GK_COUNT], c[SW_COUNT] = {0}, t = INT64_MAX;
 	span_cursor hc[SL_COUNT];
@@ -170,7 +171,7 @@ void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], win
 	for (int k = 0; k < GK_COUNT; k++)
 		busy_until[k] = INT64_MIN;
 	if (n > 0)
-		t = g[0].start;
+		t = split_gpu_start(s, &g[0]);
 	for (int k = 0; k < SL_COUNT; k++) {
 		hc[k] = (span_cursor){&host[k], 0};
 		if (host[k].n == 0)
@@ -183,10 +184,12 @@ void split_sweep(const gpu_rec *g, size_t n, const span_list host[SL_COUNT], win
 		t = split_view_get(&ws->v, 0)->start_ns; /* host_gap before the first record is seen too */
 	while (t != INT64_MAX) {
 		int64_t next;
-		for (; i < n && g[i].start <= t; i++)
-			if (g[i].end > busy_until[g[i].kind])
-				busy_until[g[i].kind] = g[i].end;
-		next = i < n ? g[i].start : INT64_MAX;
+		for (; i < n && split_gpu_start(s, &g[i]) <= t; i++) {
+			int64_t end = split_gpu_end(s, &g[i]);
+			if (end > busy_until[split_gpu_kind(&g[i])])
+				busy_until[split_gpu_kind(&g[i])] = end;
+		}
+		next = i < n ? split_gpu_start(s, &g[i]) : INT64_MAX;
 		for (int k = 0; k < GK_COUNT; k++) {
 			c[k] = busy_until[k] > t;
 			if (c[k] && busy_until[k] < next)

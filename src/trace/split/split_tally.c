@@ -55,19 +55,21 @@ ns_status split_tally_kernels(const ns_trace_split *s, const gpu_rec *g, size_t 
 	if (t == NULL)
 		return split_oom(err);
 	for (size_t i = 0; i < n; i++) {
-		int cls = g[i].kind == GK_TRANSFER ? NS_KCLASS_MEMORY : g[i].kind;
-		int64_t a = g[i].start > lo ? g[i].start : lo, b = g[i].end < hi ? g[i].end : hi;
-		size_t w = split_window_of(&v, g[i].start, &hint);
-		if (g[i].kind != GK_TRANSFER && w < v.n)
+		int kind = split_gpu_kind(&g[i]), cls = kind == GK_TRANSFER ? NS_KCLASS_MEMORY : kind;
+		int64_t start = split_gpu_start(s, &g[i]);
+		int64_t g_end = split_gpu_end(s, &g[i]);
+		int64_t a = start > lo ? start : lo, b = g_end < hi ? g_end : hi;
+		size_t w = split_window_of(&v, start, &hint);
+		if (kind != GK_TRANSFER && w < v.n)
 			split_view_at(&v, w)->kernels++;
-		if (b <= a && !(g[i].start >= lo && g[i].start < hi))
+		if (b <= a && !(start >= lo && start < hi))
 			continue;
-		name_time *e = &t[(size_t)g[i].name_id * NS_KCLASS_COUNT + (size_t)cls];
+		name_time *e = &t[(size_t)split_gpu_name(&g[i]) * NS_KCLASS_COUNT + (size_t)cls];
 		used += e->count == 0;
 		e->count++;
 		e->ns = ns_sat_add_i64(e->ns, b > a ? b - a : 0);
 		d->class_ns[cls] = ns_sat_add_i64(d->class_ns[cls], b > a ? b - a : 0);
-		if (g[i].kind == GK_TRANSFER)
+		if (split_gpu_kind(&g[i]) == GK_TRANSFER)
 			d->transfer_ns = ns_sat_add_i64(d->transfer_ns, b > a ? b - a : 0);
 	}
 	d->kernel_time = calloc(used + 1, sizeof(*d->kernel_time));

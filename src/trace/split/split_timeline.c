@@ -131,12 +131,15 @@ static size_t assign_rows(const int64_t *busy, size_t n, size_t limit, size_t fi
 }
 
 /* Records overlapping [a, b): sorted by start, so the scan ends at b. */
-static void gpu_busy(const gpu_rec *g, size_t n, int64_t a, int64_t b, int64_t busy[256])
+static void gpu_busy(const ns_trace_split *s, const gpu_rec *g, size_t n, int64_t a, int64_t b,
+                     int64_t busy[256])
 {
-	for (size_t i = 0; i < n && g[i].start < b; i++) {
-		int64_t from = g[i].start > a ? g[i].start : a, to = g[i].end < b ? g[i].end : b;
+	for (size_t i = 0; i < n && split_gpu_start(s, &g[i]) < b; i++) {
+		int64_t end = split_gpu_end(s, &g[i]);
+		int64_t from = split_gpu_start(s, &g[i]) > a ? split_gpu_start(s, &g[i]) : a,
+		        to = end < b ? end : b;
 		if (to > from)
-			busy[g[i].stream] += to - from;
+			busy[split_gpu_stream(&g[i])] += to - from;
 	}
 }
 
@@ -184,11 +187,12 @@ static void fill_gpu_rows(const ns_trace_split *s, const gpu_rec *g, size_t n, c
 		            ? key.stream
 		            : -1;
 	}
-	for (size_t i = 0; i < n && g[i].start < end; i++) {
-		size_t row = slot[g[i].stream];
+	for (size_t i = 0; i < n && split_gpu_start(s, &g[i]) < end; i++) {
+		size_t row = slot[split_gpu_stream(&g[i])];
 		if (row != NO_ROW)
 			tl->row[row].busy_ns +=
-			    add_span(&acc[row], g[i].start, g[i].end, g[i].kind % CLASSES);
+			    add_span(&acc[row], split_gpu_start(s, &g[i]), split_gpu_end(s, &g[i]),
+			             split_gpu_kind(&g[i]) % CLASSES);
 	}
 }
 
@@ -281,7 +285,7 @@ static ns_status build(const ns_trace_split *s, const gpu_rec *g, size_t n, cons
 		tl->step = w->step;
 		tl->start_ns = a;
 		tl->dur_ns = w->dur_ns;
-		gpu_busy(g, n, a, b, sbusy);
+		gpu_busy(s, g, n, a, b, sbusy);
 		ngpu = assign_rows(sbusy, 256, GPU_ROWS, 0, sslot);
 		for (size_t t = 0; t < s->nthreads; t++)
 			tbusy[t] = thread_busy(&s->thread[t], a, b);

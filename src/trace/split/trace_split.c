@@ -141,20 +141,65 @@ static ns_status check_span(int64_t start, int64_t end, ns_error *err)
 
 static void gpu_range(const ns_trace_split *s, window_range *r)
 {
-	r->start = s->gpu[0].start;
-	r->end = s->gpu[0].end;
+	r->start = split_gpu_start(s, &s->gpu[0]);
+	r->end = split_gpu_end(s, &s->gpu[0]);
 	for (size_t i = 1; i < s->ngpu; i++) {
-		r->start = s->gpu[i].start < r->start ? s->gpu[i].start : r->start;
-		r->end = s->gpu[i].end > r->end ? s->gpu[i].end : r->end;
+		int64_t end = split_gpu_end(s, &s->gpu[i]);
+		r->start =
+		    split_gpu_start(s, &s->gpu[i]) < r->start ? split_gpu_start(s, &s->gpu[i]) : r->start;
+		r->end = end > r->end ? end : r->end;
 	}
 }
 
+/* (device, start): the low 56 bits of start_bits, but for the starts out of a record's reach. */
 static int cmp_gpu(const void *a, const void *b)
 {
-	const gpu_rec *x = a, *y = b;
-	if (x->dev != y->dev)
-		return (x->dev > y->dev) - (x->dev < y->dev);
+	uint64_t x = ((const gpu_rec *)a)->start_bits & GPU_SORT_MASK;
+	uint64_t y = ((const gpu_rec *)b)->start_bits & GPU_SORT_MASK;
+	return (x > y) - (x < y);
+}
+
+typedef struct {
+	int64_t start;
+	gpu_rec g;
+} far_gpu;
+
+static int cmp_far_gpu(const void *a, const void *b)
+{
+	const far_gpu *x = a, *y = b;
 	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Records of one device whose starts are out of reach share one key (0 or GPU_START_MASK) and sort as a
+ * run: each run is ordered by its whole starts. Without memory for a run, it stays as the sort left it. */
+static void sort_far_runs(ns_trace_split *s)
+{
+	for (size_t i = 0; i < s->ngpu;) {
+		uint64_t key = s->gpu[i].start_bits & GPU_SORT_MASK, at = key & GPU_START_MASK;
+		size_t j = i + 1;
+		far_gpu *run;
+		while (j < s->ngpu && (s->gpu[j].start_bits & GPU_SORT_MASK) == key)
+			j++;
+		if ((at != 0 && at != GPU_START_MASK) || j - i < 2 ||
+		    (run = malloc((j - i) * sizeof(*run))) == NULL) {
+			i = j;
+			continue;
+		}
+		for (size_t k = i; k < j; k++)
+			run[k - i] = (far_gpu){split_gpu_start(s, &s->gpu[k]), s->gpu[k]};
+		ns_sort(run, j - i, sizeof(*run), cmp_far_gpu);
+		for (size_t k = i; k < j; k++)
+			s->gpu[k] = run[k - i].g;
+		free(run);
+		i = j;
+	}
+}
+
+void split_gpu_sort(ns_trace_split *s)
+{
+	ns_sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
+	if (s->nfar_gpu > 0)
+		sort_far_runs(s);
 }
 
 /* Steps make the windows, each holding the GPU work launched in it (split_steps.c); without any marker, a
@@ -168,7 +213,7 @@ static ns_status build_windows(ns_trace_split *s, const span_list host[SL_COUNT]
 
 	v->first = v->n = 0;
 	if (s->nsteps == 0 && s->ngpu > 0) {
-		ns_sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
+		split_gpu_sort(s);
 		if ((st = split_steps_period(s, res, err)) != NS_OK)
 			return st;
 	}
@@ -269,7 +314,7 @@ static ns_status split_one(ns_trace_split *s, const gpu_rec *g, size_t n, const 
 	/* 8 bytes a step while the device is split, only when the optimizer's step is marked */
 	if (host[SL_OPT].n > 0 && ws.v.n > 0 && (ws.opt_launch = calloc(ws.v.n, sizeof(int64_t))) == NULL)
 		return split_oom(err);
-	split_sweep(g, n, host, &ws);
+	split_sweep(s, g, n, host, &ws);
 	st = ws.exposed_oom ? split_oom(err) : split_coll_build(s, g, n, &exposed, d, err);
 	free(exposed.v);
 	if (st == NS_OK)
@@ -298,12 +343,12 @@ static ns_status split_devices(ns_trace_split *s, const ns_trace_meta *meta, con
 	res->device = calloc(ndev, sizeof(*res->device));
 	if (res->device == NULL)
 		return split_oom(err);
-	ns_sort(s->gpu, s->ngpu, sizeof(*s->gpu), cmp_gpu);
+	split_gpu_sort(s);
 	for (size_t d = 0; d < ndev; d++) {
 		ns_split_device *dev = &res->device[d];
 		size_t last = first;
 		ns_status st;
-		while (last < s->ngpu && s->gpu[last].dev == d)
+		while (last < s->ngpu && split_gpu_dev(&s->gpu[last]) == d)
 			last++;
 		res->ndevices++;
 		dev->id = s->ngpu > 0 ? s->device_id[d] : -1;
