@@ -78,6 +78,10 @@ typedef struct {
 	 * known from the op's multi-tensor kernels (their functor's type), or has_list_dtype false. */
 	bool has_list_dtype;
 	ns_dtype list_dtype;
+	/* The source list's type where the kernel converts (_foreach_copy_ across dtypes: CopyFunctor<dst,
+	 * src>): it sizes the second TensorList argument, the first keeping list_dtype. */
+	bool has_list_src_dtype;
+	ns_dtype list_src_dtype;
 } ns_op_record;
 
 /* What one op computed and moved. */

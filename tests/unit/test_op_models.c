@@ -696,6 +696,34 @@ START_TEST(fused_adam_moves_seven_or_nine_elements_a_parameter)
 }
 END_TEST
 
+/* _foreach_copy_(self, src) over [1024, 1024] + [4096] = 1 052 672 elements a list: a copy in one type
+ * reads and writes 2 B an element (4 210 688 B in bf16); from an fp32 source into bf16 (the kernel's
+ * CopyFunctor<c10::BFloat16, float>) it reads 4 and writes 2 (6 316 032 B). */
+START_TEST(a_list_copy_reads_its_second_list_in_the_source_type)
+{
+	ns_op_record op =
+	    record("aten::_foreach_copy_", "[[[1024, 1024], [4096]], [[1024, 1024], [4096]], []]",
+	           "[\"TensorList\", \"TensorList\", \"Scalar\"]", NULL, NULL);
+	ns_op_work w;
+
+	op.has_list_dtype = true;
+	op.list_dtype = NS_DTYPE_BF16;
+	ns_op_model(&op, NULL, &w);
+	ck_assert_int_eq(w.gap, NS_OPG_NONE);
+	ck_assert(NEAR(w.bytes, 4210688.0));
+	op.has_list_src_dtype = true;
+	op.list_src_dtype = NS_DTYPE_FP32;
+	ns_op_model(&op, NULL, &w);
+	ck_assert_int_eq(w.gap, NS_OPG_NONE);
+	ck_assert_int_eq(w.dtype, NS_DTYPE_BF16);
+	ck_assert(NEAR(w.bytes, 6316032.0));
+	op.force_dtype = true; /* --dtype sizes both lists */
+	op.dtype = NS_DTYPE_FP32;
+	ns_op_model(&op, NULL, &w);
+	ck_assert(NEAR(w.bytes, 8421376.0));
+}
+END_TEST
+
 /* fbgemm's table-batched lookup (V1 schema: placeholder, dev/uvm/cache weights, placements, weights offsets,
  * D_offsets, total_D, max_D, hash_size_cumsum, total_hash_size_bits, indices, offsets, pooling_mode,
  * indice_weights, feature_requires_grad, cache locations, then the optimizer's). Two tables, batch 4 (9
@@ -937,6 +965,7 @@ static Suite *suite(void)
 	tcase_add_test(count, cudnn_backward_input_takes_the_input_size_from_its_caller);
 	tcase_add_test(count, varlen_lengths_are_known_only_when_the_longest_fills_every_sequence);
 	tcase_add_test(count, fused_adam_moves_seven_or_nine_elements_a_parameter);
+	tcase_add_test(count, a_list_copy_reads_its_second_list_in_the_source_type);
 	tcase_add_loop_test(count, table_batched_lookups_are_bounded_from_below, 0,
 	                    (int)(sizeof(tbe_rows) / sizeof(tbe_rows[0])));
 	tcase_add_loop_test(count, table_batched_lookup_output_comes_from_its_node, 0,

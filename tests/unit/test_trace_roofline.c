@@ -268,6 +268,34 @@ START_TEST(tensor_lists_take_their_type_from_the_multi_tensor_kernel)
 }
 END_TEST
 
+/* tests/data/trace_roofline_foreach_copy.json, by hand: two _foreach_copy_ over lists of 1024x1024 + 1024 =
+ * 1 049 600 elements, 10 us each. The first launches CopyFunctor<c10::BFloat16, float, ...> (PyTorch's
+ * converting copy: destination type first, source second): the fp32 source read, 1 049 600 * 4, and the bf16
+ * destination written, 1 049 600 * 2: 6 297 600 B. The second launches UnaryOpFunctor<float, ...>, both
+ * lists fp32: 8 396 800 B. */
+START_TEST(a_converting_list_copy_reads_its_source_in_the_source_type)
+{
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const ns_troof_row *bf16 = NULL, *fp32 = NULL;
+
+	read_path("tests/data/trace_roofline_foreach_copy.json", &o, &r);
+	ck_assert_int_eq(r.ops, 2);
+	ck_assert_int_eq(r.placed, 2);
+	for (size_t i = 0; i < r.nrows; i++) {
+		if (r.rows[i].dtype == NS_DTYPE_BF16)
+			bf16 = &r.rows[i];
+		else if (r.rows[i].dtype == NS_DTYPE_FP32)
+			fp32 = &r.rows[i];
+	}
+	ck_assert_ptr_nonnull(bf16);
+	ck_assert_ptr_nonnull(fp32);
+	assert_near(bf16->bytes, 6297600.0, "bf16 <- fp32 copy bytes");
+	assert_near(fp32->bytes, 8396800.0, "fp32 copy bytes");
+	ns_troof_report_free(&r);
+}
+END_TEST
+
 START_TEST(dtype_option_replaces_every_input_type)
 {
 	ns_troof_options o = {NULL, true, NS_DTYPE_BF16, NULL};
@@ -644,6 +672,7 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(place, fixture_places_the_elementwise_add_by_its_bytes);
 	tcase_add_test(place, convolutions_take_missing_sizes_from_their_node_and_caller);
 	tcase_add_test(place, tensor_lists_take_their_type_from_the_multi_tensor_kernel);
+	tcase_add_test(place, a_converting_list_copy_reads_its_source_in_the_source_type);
 	tcase_add_test(place, dtype_option_replaces_every_input_type);
 	tcase_add_test(place, a_lower_bound_is_carried_to_its_family_and_left_out_of_the_weighted_share);
 	tcase_add_test(place, a_lookup_takes_its_output_from_the_node_of_its_threads_sequence_number);

@@ -223,14 +223,19 @@ bool op_type_size(const char *type, size_t len, double *elt, bool *has_dtype, ns
  * list of ints printed as a shape by older profilers) stays a tensor only when its type is unknown. */
 static void apply_types(op_args *a, const ns_op_record *op)
 {
+	int lists = 0;
+
 	for (int i = 0; i < a->n; i++) {
 		op_arg *x = &a->a[i];
 		bool tensor_type =
 		    x->type != NULL && op_type_size(x->type, x->type_len, &x->elt, &x->has_dtype, &x->dtype);
 		if (!tensor_type && !op->force_dtype && op->has_list_dtype && x->kind == OPA_LIST) {
-			x->elt = ns_dtype_bytes(op->list_dtype);
+			/* a converting copy's second list is its source */
+			ns_dtype t =
+			    lists++ == 1 && op->has_list_src_dtype ? op->list_src_dtype : op->list_dtype;
+			x->elt = ns_dtype_bytes(t);
 			x->has_dtype = true;
-			x->dtype = op->list_dtype;
+			x->dtype = t;
 			tensor_type = true;
 		}
 		if (op->force_dtype && (tensor_type || x->rank > 0 || x->kind == OPA_LIST)) {

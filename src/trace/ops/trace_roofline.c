@@ -167,18 +167,37 @@ static bool has_at(ns_str s, size_t i, const char *word, size_t n)
 /* The element type of a multi-tensor kernel, the only place a trace records the type of a TensorList:
  * PyTorch's _foreach_* and fused optimizers launch "multi_tensor_apply_kernel<...,
  * BinaryOpListAlphaFunctor<float, 2, 2, 0>, ...>" or "FusedAdamMathFunctor<c10::BFloat16, 4, ...>": the first
- * type of the first functor. -1 if none. */
-static signed char list_dtype_of(ns_str name)
-{
-	static const struct {
-		const char *type;
-		ns_dtype dtype;
-	} types[] = {{"float,", NS_DTYPE_FP32},
-	             {"double,", NS_DTYPE_FP64},
-	             {"c10::BFloat16,", NS_DTYPE_BF16},
-	             {"c10::Half,", NS_DTYPE_FP16}};
-	size_t i = 0;
+ * type of the first functor. -1 if none. _foreach_copy_ across dtypes launches "CopyFunctor<c10::BFloat16,
+ * float, 2, 1, 1>": the destination's type, then the source's, into *src (else -1). */
+static const struct {
+	const char *type;
+	ns_dtype dtype;
+} list_types[] = {{"float,", NS_DTYPE_FP32},
+                  {"double,", NS_DTYPE_FP64},
+                  {"c10::BFloat16,", NS_DTYPE_BF16},
+                  {"c10::Half,", NS_DTYPE_FP16},
+                  {"c10::Float8_e4m3fn,", NS_DTYPE_FP8},
+                  {"c10::Float8_e5m2,", NS_DTYPE_FP8}};
 
+/* The type at i and the index past it (its comma and a space), or -1. */
+static signed char list_type_at(ns_str name, size_t *i)
+{
+	for (size_t t = 0; t < sizeof(list_types) / sizeof(list_types[0]); t++) {
+		size_t n = strlen(list_types[t].type);
+		if (has_at(name, *i, list_types[t].type, n)) {
+			*i += n + 1;
+			return (signed char)list_types[t].dtype;
+		}
+	}
+	return -1;
+}
+
+static signed char list_dtype_of(ns_str name, signed char *src)
+{
+	size_t i = 0;
+	signed char dst;
+
+	*src = -1;
 	/* the first letter before memcmp: every kernel's name passes here */
 	while (i < name.len && !(name.ptr[i] == 'm' && has_at(name, i, "multi_tensor_apply_kernel<", 26)))
 		i++;
@@ -187,10 +206,10 @@ static signed char list_dtype_of(ns_str name)
 	if (i == name.len)
 		return -1;
 	i += 8;
-	for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++)
-		if (has_at(name, i, types[t].type, strlen(types[t].type)))
-			return (signed char)types[t].dtype;
-	return -1;
+	bool copy = i >= 12 && has_at(name, i - 12, "Copy", 4);
+	if ((dst = list_type_at(name, &i)) >= 0 && copy)
+		*src = list_type_at(name, &i);
+	return dst;
 }
 
 ns_status ns_trace_roofline_event(const ns_trace_event *ev, void *ctx, ns_error *err)
@@ -219,7 +238,7 @@ ns_status ns_trace_roofline_event(const ns_trace_event *ev, void *ctx, ns_error 
 	k->ns = ev->dur_ns;
 	k->device = ev->device;
 	k->comm = is_comm_kernel(ev->name);
-	k->list_dtype = k->comm ? -1 : list_dtype_of(ev->name);
+	k->list_dtype = k->comm ? -1 : list_dtype_of(ev->name, &k->list_src_dtype);
 	return NS_OK;
 }
 

@@ -20,7 +20,8 @@ typedef struct {
 	uint32_t name, dims, types, concrete, grad, grad_types;
 	uint32_t op; /* index into c->ops */
 	int64_t ns;
-	signed char list_dtype; /* the type of its TensorLists, from its kernels; -1 unknown */
+	signed char list_dtype;     /* the type of its TensorLists, from its kernels; -1 unknown */
+	signed char list_src_dtype; /* a converting copy's source list type; -1 none */
 } cand;
 
 /* A kept op by thread and time, to find the op enclosing another. */
@@ -239,6 +240,8 @@ static ns_op_record record_of(const place_state *s, const op_rec *op, const cand
 	r.flops = op->flops;
 	r.has_list_dtype = list_dtype >= 0;
 	r.list_dtype = list_dtype >= 0 ? (ns_dtype)list_dtype : NS_DTYPE_FP32;
+	r.has_list_src_dtype = list_dtype >= 0 && k->list_src_dtype >= 0;
+	r.list_src_dtype = r.has_list_src_dtype ? (ns_dtype)k->list_src_dtype : NS_DTYPE_FP32;
 	r.force_dtype = s->o->has_dtype;
 	r.dtype = s->o->dtype;
 	if (r.dims_len == 0)
@@ -261,14 +264,16 @@ static int cmp_cand(const void *a, const void *b)
 		d = ns_order_i64(x->grad, y->grad);
 	if (d == 0)
 		d = ns_order_i64(x->grad_types, y->grad_types);
-	return d != 0 ? d : ns_order_i64(x->list_dtype, y->list_dtype);
+	if (d == 0)
+		d = ns_order_i64(x->list_dtype, y->list_dtype);
+	return d != 0 ? d : ns_order_i64(x->list_src_dtype, y->list_src_dtype);
 }
 
 static bool same_key(const cand *x, const cand *y)
 {
 	return x->name == y->name && x->dims == y->dims && x->types == y->types &&
 	       x->concrete == y->concrete && x->grad == y->grad && x->grad_types == y->grad_types &&
-	       x->list_dtype == y->list_dtype;
+	       x->list_dtype == y->list_dtype && x->list_src_dtype == y->list_src_dtype;
 }
 
 /* Whether the work can go on this device: the computing families need a roof for their dtype. */
@@ -402,7 +407,7 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 		ns = ns_sat_add_i64(ns, x->ns);
 	if (w.gap == NS_OPG_INCOMPLETE && w.family == NS_OPF_CONV) {
 		/* cuDNN's backward_input/_weight: the sizes they lack are on the backward op above them */
-		const cand no_node = {.list_dtype = -1};
+		const cand no_node = {.list_dtype = -1, .list_src_dtype = -1};
 		one = w;
 		for (const cand *x = first; x < last; x++) {
 			const op_rec *outer = enclosing_op(s, x->op, NS_OPF_CONV);
@@ -459,14 +464,15 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 }
 
 /* The GPU time of an op's kernels; its collectives' time goes to *comm. *list_dtype: the element type its
- * multi-tensor kernels agree on, -1 when none says or they disagree. */
+ * multi-tensor kernels agree on, -1 when none says or they disagree; *src the same for a converting copy's
+ * source list. */
 static int64_t kernel_ns(const ns_trace_roofline *c, size_t *k, int64_t ext, int64_t *comm,
-                         signed char *list_dtype)
+                         signed char *list_dtype, signed char *src)
 {
 	int64_t ns = 0;
 	bool seen = false;
 
-	*list_dtype = -1;
+	*list_dtype = *src = -1;
 	while (*k < c->nkernels && c->kernels[*k].ext < ext)
 		(*k)++;
 	for (; *k < c->nkernels && c->kernels[*k].ext == ext; (*k)++) {
@@ -477,9 +483,9 @@ static int64_t kernel_ns(const ns_trace_roofline *c, size_t *k, int64_t ext, int
 		}
 		ns = ns_sat_add_i64(ns, kr->ns);
 		if (kr->list_dtype >= 0 && !seen)
-			*list_dtype = kr->list_dtype, seen = true;
-		else if (kr->list_dtype >= 0 && kr->list_dtype != *list_dtype)
-			*list_dtype = -1;
+			*list_dtype = kr->list_dtype, *src = kr->list_src_dtype, seen = true;
+		else if (kr->list_dtype >= 0 && (kr->list_dtype != *list_dtype || kr->list_src_dtype != *src))
+			*list_dtype = *src = -1;
 	}
 	return ns;
 }
@@ -498,13 +504,13 @@ static size_t collect(place_state *s, cand *out)
 		const op_rec *op = kept ? &c->ops[i++] : NULL;
 		const other_op *other = kept ? NULL : &c->other_ops[j++];
 		int64_t ext = kept ? op->ext : other->ext, ns;
-		signed char list_dtype;
+		signed char list_dtype, list_src;
 		const node_rec *node;
 
 		if (ext == last)
 			continue;
 		last = ext;
-		if ((ns = kernel_ns(c, &k, ext, &s->r->comm_ns, &list_dtype)) <= 0)
+		if ((ns = kernel_ns(c, &k, ext, &s->r->comm_ns, &list_dtype, &list_src)) <= 0)
 			continue;
 		s->r->ops++;
 		s->r->ops_ns = ns_sat_add_i64(s->r->ops_ns, ns);
@@ -521,7 +527,8 @@ static size_t collect(place_state *s, cand *out)
 		                  node != NULL ? node->types : 0,
 		                  (uint32_t)(op - c->ops),
 		                  ns,
-		                  list_dtype};
+		                  list_dtype,
+		                  list_src};
 	}
 	return n;
 }

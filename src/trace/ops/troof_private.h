@@ -47,6 +47,8 @@ typedef struct {
 	bool comm;                     /* a collective (NCCL/RCCL): the network bounds it, not a roof */
 	signed char list_dtype; /* a multi-tensor kernel's element type (ns_dtype), the one record of the type
 	                           of an op's TensorLists; -1 for any other kernel */
+	signed char
+	    list_src_dtype; /* a converting copy's source list type (CopyFunctor<dst, src>), else -1 */
 } kernel_rec;
 
 /* Where and when a CPU op ran, to find the op that encloses a launch call. */
