@@ -251,7 +251,7 @@ static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, cons
 	scan_rc rc;
 
 	if (i == 0)
-		return scan_skip_value(r, p, depth, endp);
+		return quick_skip_number(p, endp) ? SCAN_OK : scan_skip_value(r, p, depth, endp);
 	switch (k->id) {
 	case AK_DEVICE:
 		slot = &ev->device;

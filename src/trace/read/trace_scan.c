@@ -200,6 +200,8 @@ scan_rc scan_skip_value(reader *r, const unsigned char *p, int depth, const unsi
 	case 'n':
 		return scan_literal(r, p, "null", endp);
 	default:
+		if (quick_skip_number(p, endp))
+			return SCAN_OK;
 		if (*p == '-' || is_digit(*p))
 			return scan_number(r, p, endp);
 		return scan_more_or_fail(r, p, "expected a JSON value");

@@ -291,6 +291,29 @@ static const int64_t pow10_small[] = {1, 10, 100, 1000};
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 static const uint64_t pow10_run[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 
+/* Non-zero from the first byte of the word v that is not an ASCII digit: zero in each digit's byte (high
+ * nibble 3, and adding 6 leaves it 3); a carry out of another byte reaches only the bytes after it, so the
+ * first non-zero byte is the first non-digit. */
+static inline uint64_t non_digits(uint64_t v)
+{
+	return ((v & 0xF0F0F0F0F0F0F0F0u) | (((v + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) ^
+	       0x3333333333333333u;
+}
+
+/* Past the run of ASCII digits at s, eight bytes a load. s lies in the window: the run ends at the zero
+ * sentinel at the latest, and BUF_PAD zero bytes after it keep the loads inside the allocation. */
+static inline const unsigned char *skip_digits(const unsigned char *s)
+{
+	for (;;) {
+		uint64_t v, other;
+		memcpy(&v, s, sizeof(v));
+		other = non_digits(v);
+		if (other != 0)
+			return s + __builtin_ctzll(other) / 8;
+		s += 8;
+	}
+}
+
 /* The run of ASCII digits at s, up to eight, read with one load: *n is its length and the result its value.
  * s lies in the window, whose BUF_PAD zero bytes after the data keep the load inside the allocation. */
 static inline uint64_t digit_run(const unsigned char *s, int *n)
@@ -298,10 +321,7 @@ static inline uint64_t digit_run(const unsigned char *s, int *n)
 	uint64_t v, other;
 
 	memcpy(&v, s, sizeof(v));
-	/* Zero in each digit's byte (high nibble 3, and adding 6 leaves it 3); a carry out of another byte
-	 * reaches only the bytes after it, so the first non-zero byte is the first non-digit. */
-	other = ((v & 0xF0F0F0F0F0F0F0F0u) | (((v + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) >> 4)) ^
-	        0x3333333333333333u;
+	other = non_digits(v);
 	*n = other == 0 ? 8 : __builtin_ctzll(other) / 8;
 	if (*n == 0)
 		return 0;
@@ -329,6 +349,13 @@ static inline bool integer_digits(const unsigned char **sp, uint64_t *acc, int *
 	}
 }
 #else
+static inline const unsigned char *skip_digits(const unsigned char *s)
+{
+	while (is_digit(*s))
+		s++;
+	return s;
+}
+
 static inline bool integer_digits(const unsigned char **sp, uint64_t *acc, int *ndig, int max)
 {
 	const unsigned char *s = *sp;
@@ -339,6 +366,27 @@ static inline bool integer_digits(const unsigned char **sp, uint64_t *acc, int *
 	return !is_digit(*s);
 }
 #endif
+
+/* A number of the common shape, -?digits(.digits)? followed by a byte that cannot go on a number, skipped in
+ * one pass: *endp where scan_number() would put it. False for anything else (an exponent, an error, the
+ * window's end, a zero byte), which scan_number() decides. */
+static inline bool quick_skip_number(const unsigned char *p, const unsigned char **endp)
+{
+	const unsigned char *s = p + (*p == '-'), *e = *s == '0' ? s + 1 : skip_digits(s);
+
+	if (e == s)
+		return false;
+	if (*e == '.') {
+		const unsigned char *f = skip_digits(e + 1);
+		if (f == e + 1)
+			return false;
+		e = f;
+	}
+	if (*e == '\0' || is_digit(*e) || *e == '.' || *e == 'e' || *e == 'E' || *e == '-' || *e == '+')
+		return false;
+	*endp = e;
+	return true;
+}
 
 /* The common shape, -?digits(.d{1,scale})? followed by a plain byte, in one pass; the result has at most
  * 19 digits, so it cannot wrap in uint64. Returns false for anything else, which takes the general path. */
