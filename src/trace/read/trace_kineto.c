@@ -241,8 +241,8 @@ static scan_rc mem_arg(reader *r, int id, const unsigned char *p, int depth, con
 	return rc;
 }
 
-static scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p, int depth,
-                          const unsigned char **endp, void *obj)
+SCAN_HOT scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
+                            int depth, const unsigned char **endp, void *obj)
 {
 	ns_trace_event *ev = obj;
 	unsigned i = find_indexed(&r->arg_index, key, klen);
@@ -315,8 +315,8 @@ static const ns_trace_category_row *category_of(const reader *r, ns_str s)
 	return r->cats_partial ? ns_trace_category_find(s.ptr, s.len) : NULL;
 }
 
-static scan_rc event_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
-                            int depth, const unsigned char **endp, void *obj)
+SCAN_HOT scan_rc event_member(reader *r, const unsigned char *key, size_t klen, const unsigned char *p,
+                              int depth, const unsigned char **endp, void *obj)
 {
 	ns_trace_event *ev = obj;
 	unsigned i = find_indexed(&r->event_index, key, klen);
