@@ -150,4 +150,17 @@ done
 # rank 0 of the allocator job has neither: its summary keeps the bytes of one written before them
 grep -q '"host_stall\|"alloc_' <(head -n 1 "$tmp/job-jitter-alloc.ndjson") &&
 	{ echo "FAIL: rank 0's summary names stalls or allocator calls it does not have"; fail=1; }
+# A full launch queue is no host jitter (docs/trace.md, "Host stalls"; arithmetic in
+# tests/data/trace_launch_queue_full.expect.json): its 15 launches of 1.185-1.190 ms block under running GEMMs,
+# five a step, more than the four a step of rare stalls, so the launch overhead that is left (20 tiny ops a
+# step) keeps the dispatch route. The count travels in the summary all the same.
+"$summarize" tests/data/trace_launch_queue_full.json | grep -q '"host_stalls":15,"host_stall_ns":17835000' ||
+	{ echo "FAIL: the full launch queue's stalls are not 15 of 17.835 ms"; fail=1; }
+"$bin" trace --format json tests/data/trace_launch_queue_full.json >"$tmp/queue.json" || fail=1
+python3 - "$tmp/queue.json" <<'PY' || fail=1
+import json, sys
+top = json.load(open(sys.argv[1]))["devices"][0]["overall"]["next_steps"][0]
+assert top["title"] == "launch overhead" and "finding" not in top and abs(top["gain_us"] - 282) < 0.5, top
+print("ok: a full launch queue: 5 stalls a step, launch overhead keeps its route, up to 0.282 ms a step")
+PY
 exit $fail
