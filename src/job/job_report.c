@@ -77,7 +77,11 @@ static void device_routes(const ns_job_report_options *o, const ns_job_rank *src
                           const ns_split_window *window, ns_job_rank_routes *out)
 {
 	ns_route_evidence ev = dev->evidence;
-	report_device_facts f = {window, dev->name, dev->nsteps, 0, 0};
+	ns_split_window own = *window; /* as its trace has it: the job's split of the exposed comm undone */
+	report_device_facts f = {&own, dev->name, dev->nsteps, 0, 0};
+
+	own.cause_ns[NS_CAUSE_EXPOSED] += own.cause_ns[NS_CAUSE_WAIT] + own.cause_ns[NS_CAUSE_COMM_TRANSFER];
+	own.cause_ns[NS_CAUSE_WAIT] = own.cause_ns[NS_CAUSE_COMM_TRANSFER] = 0;
 
 	ev.host_stalls = src->host_stalls;
 	ev.host_stall_ns = src->host_stall_ns;
@@ -150,9 +154,10 @@ static void decide_straggler_route(const ns_job_report_options *o, const ns_job_
 	free(own);
 }
 
+/* Its route decided once (a report whose store could not be made has none: its bucket's). */
 static ns_route straggler_route(const job_ctx *c, const ns_job_straggler *s)
 {
-	return c->store->strag[s - c->res->strag].route;
+	return c->store != NULL ? c->store->strag[s - c->res->strag].route : c->o->routes->route[s->bucket];
 }
 
 /* Waiting without a straggler: comm.wait's route would send the reader to a straggler nobody is (docs/job.md,
@@ -205,7 +210,7 @@ static void verdict_of(const ns_job_report_options *o, const ns_split_window *w,
 static void median_cause_route(const job_ctx *c, ns_regime b, ns_routes *routes)
 {
 	const ns_job_result *res = c->res;
-	const ns_routes *ref = &c->store->ref.routes;
+	const ns_routes *ref = c->store != NULL ? &c->store->ref.routes : c->o->routes;
 	size_t votes[NS_CAUSE_COUNT] = {0};
 
 	routes->route[b] = ref->route[b];
@@ -371,7 +376,7 @@ static void job_next_steps(const job_ctx *c, ns_next_steps *out)
 	int64_t left;
 
 	memset(out, 0, sizeof(*out));
-	if (res->nranks == 0 || res->quality == NS_QUALITY_UNFIT) /* no verdict, no fix */
+	if (res->nranks == 0 || res->quality == NS_QUALITY_UNFIT || c->store == NULL) /* no verdict, no fix */
 		return;
 	ref = reference_rank(res);
 	window_next_steps(&ref->overall, counted_steps(ref), &c->store->ref, out);
