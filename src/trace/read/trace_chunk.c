@@ -30,6 +30,16 @@ struct trace_chunker {
 	ns_trace_event *records; /* the set being filled: one of sets[] */
 	ns_trace_event *sets[2];
 	size_t n;
+	/* a job that reads the next window first (chunker_start_ahead) */
+	bool read_first;
+	const unsigned char *tail;
+	size_t keep, want, chunk_min;
+	long read_index;
+	unsigned share;
+	bool window_ready; /* under mu */
+	bool read_ok;
+	const unsigned char *guess;
+	ns_error read_err;
 };
 
 /* Parses whole events from c->start until one cannot be taken; never reports why. */
@@ -69,6 +79,37 @@ static void parse_chunk(trace_chunker *c)
 	}
 }
 
+/* Reads the next window after the tail kept from the last, then starts a chunk in it where start_chunk()
+ * would, telling the reading thread as soon as the window is read. */
+static void read_window(trace_chunker *c)
+{
+	reader *w = &c->w;
+	const unsigned char *guess = NULL;
+
+	memcpy(w->buf, c->tail, c->keep);
+	w->index = c->read_index;
+	ns_error_clear(&c->read_err); /* as the reader's error is, before its first read */
+	c->read_ok = reader_fill(w, c->want, &c->read_err) == SCAN_OK;
+	w->index = -1;
+	if (c->read_ok) {
+		const unsigned char *p = skip_ws(w->buf);
+		size_t ahead = (size_t)(w->end - p);
+		if (ahead >= 2 * c->chunk_min)
+			guess = chunker_guess(w, p + ahead / 64 * c->share);
+	}
+	pthread_mutex_lock(&c->mu);
+	c->guess = guess;
+	c->window_ready = true;
+	pthread_cond_signal(&c->done);
+	pthread_mutex_unlock(&c->mu);
+	c->n = 0;
+	c->at_end = false;
+	if (guess != NULL) {
+		c->start = guess;
+		parse_chunk(c);
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	trace_chunker *c = arg;
@@ -80,7 +121,10 @@ static void *worker_main(void *arg)
 		if (c->quit)
 			break;
 		pthread_mutex_unlock(&c->mu);
-		parse_chunk(c);
+		if (c->read_first)
+			read_window(c);
+		else
+			parse_chunk(c);
 		pthread_mutex_lock(&c->mu);
 		c->job = JOB_DONE;
 		pthread_cond_signal(&c->done);
@@ -184,6 +228,7 @@ void chunker_start(trace_chunker *c, const reader *r, const unsigned char *guess
 	c->w.base = r->base;
 	c->w.eof = r->eof;
 	c->start = guess;
+	c->read_first = false;
 	c->records = c->records == c->sets[0] ? c->sets[1] : c->sets[0];
 	__atomic_store_n(&c->stop, 0, __ATOMIC_RELAXED);
 	pthread_mutex_lock(&c->mu);
@@ -225,4 +270,59 @@ void chunker_drop(trace_chunker *c)
 
 	__atomic_store_n(&c->stop, 1, __ATOMIC_RELAXED);
 	wait_done(c, &waited);
+}
+
+void chunker_start_ahead(trace_chunker *c, const reader *r, unsigned char *spare, const unsigned char *from,
+                         size_t want, long index)
+{
+	c->keep = (size_t)(r->end - from);
+	c->w.buf = spare;
+	c->w.cap = r->cap;
+	c->w.len = c->keep;
+	c->w.end = spare + c->keep;
+	c->w.base = r->base + (from - r->buf);
+	c->w.eof = false;
+	c->w.src = r->src;
+	c->tail = from;
+	c->want = want;
+	c->read_index = index;
+	c->share = r->chunk_share;
+	c->chunk_min = r->chunk_min;
+	c->read_first = true;
+	c->window_ready = false;
+	c->records = c->records == c->sets[0] ? c->sets[1] : c->sets[0];
+	__atomic_store_n(&c->stop, 0, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&c->mu);
+	c->job = JOB_POSTED;
+	pthread_cond_signal(&c->posted);
+	pthread_mutex_unlock(&c->mu);
+}
+
+bool chunker_window(trace_chunker *c, reader *r, ns_error *err)
+{
+	bool waited;
+
+	pthread_mutex_lock(&c->mu);
+	while (!c->window_ready)
+		pthread_cond_wait(&c->done, &c->mu);
+	pthread_mutex_unlock(&c->mu);
+	r->spare = r->buf;
+	r->buf = c->w.buf;
+	r->len = c->w.len;
+	r->end = c->w.end;
+	r->eof = c->w.eof;
+	r->base = c->w.base;
+	r->pos = 0;
+	r->guess = c->guess;
+	if (!c->read_ok) {
+		*err = c->read_err;
+		wait_done(c, &waited);
+		r->guess = NULL;
+		return false;
+	}
+	if (r->guess == NULL) { /* no chunk in this window: the worker is done */
+		wait_done(c, &waited);
+		r->chunk_tried = true;
+	}
+	return true;
 }

@@ -43,4 +43,18 @@ bool chunker_wait(trace_chunker *c, chunk_result *out);
 /* Stops the chunk in flight and throws its records away. */
 void chunker_drop(trace_chunker *c);
 
+/* The next window, read by the worker while the reading thread hands on the records of this one: it copies
+ * r's bytes [from, r->end) to spare (r->cap bytes and the pad), reads after them as reader_fill() does (want
+ * bytes at least; a failed read names event index), and starts a chunk there as start_chunk() would. r's
+ * window and source are the worker's until chunker_window(). */
+void chunker_start_ahead(trace_chunker *c, const reader *r, unsigned char *spare, const unsigned char *from,
+                         size_t want, long index);
+/* Waits until that window is read and makes it r's (the old one becomes r->spare), with r->guess the chunk
+ * started in it (NULL: none, and r->chunk_tried). False when the read failed: *err says why. */
+bool chunker_window(trace_chunker *c, reader *r, ns_error *err);
+
+/* Reads into r's window after its data until want bytes more came or the input ended; a failed read leaves
+ * in err the source's message and where the input broke, and records nothing else (trace_read.c). */
+scan_rc reader_fill(reader *r, size_t want, ns_error *err);
+
 #endif

@@ -111,9 +111,8 @@ static void note_cut(reader *r)
 	    r->state == ST_FIRST_EVENT || r->state == ST_EVENT || r->state == ST_AFTER_EVENT;
 }
 
-/* Reads into the window after its data until want bytes more came or the input ended. A failed read leaves
- * in err the source's message and where the input broke, and records nothing else (read_failed() does). */
-static scan_rc fill(reader *r, size_t want, ns_error *err)
+/* reader_fill() (trace_chunk.h): a failed read is recorded by read_failed(). */
+scan_rc reader_fill(reader *r, size_t want, ns_error *err)
 {
 	size_t got_total = 0;
 
@@ -140,11 +139,11 @@ static scan_rc fill(reader *r, size_t want, ns_error *err)
 	return SCAN_OK;
 }
 
-/* What refill() reads after keeping keep bytes: at least as much again, so a long unit through a slow pipe
- * is restarted only a few times. */
+/* What refill() reads after keeping keep bytes (as the window's start): at least as much again, so a long
+ * unit through a slow pipe is restarted only a few times. */
 static size_t fill_want(const reader *r, size_t keep)
 {
-	size_t want = keep < r->cap - r->len ? keep : r->cap - r->len;
+	size_t want = keep < r->cap - keep ? keep : r->cap - keep;
 
 	return want > 0 ? want : 1;
 }
@@ -184,7 +183,7 @@ static scan_rc refill(reader *r)
 		r->buf = bigger;
 		r->cap = alloc - BUF_PAD;
 	}
-	if (fill(r, fill_want(r, keep), r->err) != SCAN_OK)
+	if (reader_fill(r, fill_want(r, keep), r->err) != SCAN_OK)
 		return read_failed(r);
 	return SCAN_OK;
 }
@@ -233,18 +232,18 @@ static void start_chunk(reader *r, const unsigned char *p)
 	r->guess = guess;
 }
 
-/* The worker stopped where the window ends, so this thread would refill there next: the next window is read
- * now instead, into the spare buffer, and its chunk started, so that the worker parses on while this thread
- * hands on the records (they point into the old window, which stays as it is). The bytes kept and the reads
- * are refill()'s when the parse gets there, so the windows, and any read error, are the one-thread ones; a
- * failed read is only recorded in *pend, to be reported after the records. False (nothing done) when the
- * tail is too long to keep cheaply, the window has grown past CHUNK_BYTES for a long event (a spare as large
- * would double its memory), or no spare window can be had. */
-static bool refill_ahead(reader *r, const chunk_result *ch, ns_error *pend, bool *failed)
+/* The worker stopped where the window ends, so this thread would refill there next: the worker reads the
+ * next window now instead, into the spare buffer, and starts its chunk there, while this thread hands on the
+ * records (they point into the old window, which stays as it is). The bytes kept and the reads are
+ * refill()'s when the parse gets there, so the windows, and any read error, are the one-thread ones; a
+ * failed read is reported after the records. False (nothing done) when the tail is too long to keep cheaply,
+ * the window has grown past CHUNK_BYTES for a long event (a spare as large would double its memory), or no
+ * spare window can be had. */
+static bool refill_ahead(reader *r, const chunk_result *ch)
 {
 	const unsigned char *from = skip_ws(ch->resume); /* where the parse would stand */
 	size_t keep = (size_t)(r->end - from);
-	unsigned char *old = r->buf;
+	long index;
 
 	if (!ch->at_end || r->eof || keep > r->cap / 4 || r->cap > CHUNK_BYTES)
 		return false;
@@ -255,22 +254,10 @@ static bool refill_ahead(reader *r, const chunk_result *ch, ns_error *pend, bool
 		r->spare = b;
 		r->spare_cap = r->cap;
 	}
-	memcpy(r->spare, from, keep);
-	r->base += (long long)(from - old);
-	r->buf = r->spare;
-	r->spare = old;
-	r->len = keep;
-	r->pos = 0;
-	r->chunk_tried = false;
 	r->ahead++;
-	r->state = ch->state;
 	/* the event that ran off the window is the one after the records */
-	r->index = ch->state == ST_EVENT && keep > 0 ? r->meta->events + (long)ch->n : -1;
-	ns_error_clear(pend); /* as r->err is, before its first read */
-	*failed = fill(r, fill_want(r, keep), pend) != SCAN_OK;
-	r->index = -1;
-	if (!*failed)
-		start_chunk(r, skip_ws(r->buf));
+	index = ch->state == ST_EVENT && keep > 0 ? r->meta->events + (long)ch->n : -1;
+	chunker_start_ahead(r->chunker, r, r->spare, from, fill_want(r, keep), index);
 	return true;
 }
 
@@ -280,10 +267,8 @@ static bool refill_ahead(reader *r, const chunk_result *ch, ns_error *pend, bool
 static scan_rc join_chunk(reader *r, const unsigned char *p)
 {
 	chunk_result ch = {NULL, 0, p, r->state, false, false};
-	long long base = r->base;
-	size_t len = r->len;
 	ns_error pend = {0}; /* a read that failed ahead of the records */
-	bool ahead = false, failed = false;
+	bool ahead = false;
 
 	if (p != r->guess || r->state != ST_EVENT) {
 		chunker_drop(r->chunker);
@@ -298,26 +283,26 @@ static scan_rc join_chunk(reader *r, const unsigned char *p)
 	else if (!ch.waited && r->chunk_share > SHARE_MIN)
 		r->chunk_share--;
 	if (ch.n > 0)
-		ahead = refill_ahead(r, &ch, &pend, &failed);
+		ahead = refill_ahead(r, &ch);
 	for (size_t i = 0; i < ch.n; i++) {
 		ch.records[i].index = r->index = r->meta->events;
-		if (kineto_deliver_event(r, &ch.records[i]) != SCAN_OK) {
-			r->base = base; /* the bytes read, as when the parse stopped here */
-			r->len = len;
-			return SCAN_FAIL;
-		}
+		if (kineto_deliver_event(r, &ch.records[i]) != SCAN_OK)
+			return SCAN_FAIL; /* the next window is not r's: the bytes read are as at this event
+			                   */
 	}
 	r->index = -1;
 	r->chunked += (long)ch.n;
 	if (ch.n == 0)
 		r->chunk_tried = true;
-	if (failed) {
-		*r->err = pend;
-		return read_failed(r);
-	}
+	r->state = ch.state;
 	if (!ahead) {
 		r->pos = (size_t)(ch.resume - r->buf);
-		r->state = ch.state;
+		return SCAN_OK;
+	}
+	r->chunk_tried = false;
+	if (!chunker_window(r->chunker, r, &pend)) {
+		*r->err = pend;
+		return read_failed(r);
 	}
 	return SCAN_OK;
 }
