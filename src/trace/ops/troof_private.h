@@ -75,6 +75,8 @@ struct ns_trace_roofline {
 	launch_rec *launches;
 	size_t nlaunches, cap_launches;
 	text_pool pool;
+	unsigned char *name_family; /* by pool id: 1 + the family of an op name seen, 0 not yet looked up */
+	size_t cap_family;
 	bool oom; /* the pool could not grow */
 };
 
