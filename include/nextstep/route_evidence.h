@@ -61,6 +61,14 @@ typedef struct {
 	bool inference;          /* some steps have an inference phase (prefill, decode, mixed) */
 	int64_t coll_exposed_ns; /* its collectives' exposed time */
 	int64_t tp_exposed_ns;   /* of it, tensor-parallel collectives' */
+	/* The optimizer (its candidate's fix and the launch time it claims, docs/next-step.md); known: from a
+	 * split always, from a summary where it had an optimizer step (else the stock route, no launch time).
+	 */
+	bool optimizer_known;
+	char optimizer[NS_SPLIT_OPTIMIZER_NAME_MAX]; /* ns_split_result.optimizer: its class, "" when unnamed
+	                                              */
+	bool optimizer_fused;                        /* ns_split_result.optimizer_fused */
+	int64_t optimizer_launch_ns;                 /* ns_split_device.optimizer_launch_ns */
 } ns_route_evidence;
 
 /* The evidence of device d of res. Names are borrowed from res. */

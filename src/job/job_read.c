@@ -1125,6 +1125,32 @@ static bool nsys_member(parser *j, const char *key, void *ctx)
 	return skip_value(j, 3);
 }
 
+static bool optimizer_member(parser *j, const char *key, void *ctx)
+{
+	evidence_ctx *x = ctx;
+	ns_route_evidence *e = &x->d->evidence;
+
+	if (strcmp(key, "class") == 0) {
+		char raw[sizeof(e->optimizer) + 8];
+		text_sink t = {raw, 0, sizeof(raw), false, false};
+		if (!once(j, &x->seen, 1, key))
+			return skip_value(j, 3);
+		raw[0] = '\0';
+		if (next_kind(j) != V_STRING)
+			return skip_value(j, 3) && bad_in(j, NS_ERR_VALUE, "evidence", key, "not a string");
+		if (!read_string(j, &t))
+			return false;
+		ns_utf8_clean(raw, t.n, e->optimizer, sizeof(e->optimizer)); /* cut between characters */
+		return true;
+	}
+	if (strcmp(key, "fused") == 0)
+		return once(j, &x->seen, 2, key) ? bool_of(j, key, &e->optimizer_fused) : skip_value(j, 3);
+	if (strcmp(key, "launch") == 0)
+		return once(j, &x->seen, 4, key) ? evidence_ns(j, key, &e->optimizer_launch_ns)
+		                                 : skip_value(j, 3);
+	return skip_value(j, 3);
+}
+
 /* An object member of "evidence", read by member with a fresh set of keys met. */
 static bool evidence_object(parser *j, const char *key, member_fn member, evidence_ctx *x)
 {
@@ -1147,7 +1173,8 @@ enum {
 	E_PYTHON = 16,
 	E_KERNELS = 32,
 	E_INFERENCE = 64,
-	E_COLL = 128
+	E_COLL = 128,
+	E_OPTIMIZER = 256
 };
 
 static bool evidence_member(parser *j, const char *key, void *ctx)
@@ -1173,6 +1200,12 @@ static bool evidence_member(parser *j, const char *key, void *ctx)
 			return skip_value(j, 2);
 		e->nsys = true;
 		return evidence_object(j, key, nsys_member, x);
+	}
+	if (strcmp(key, "optimizer") == 0) {
+		if (!once(j, &x->seen, E_OPTIMIZER, key))
+			return skip_value(j, 2);
+		e->optimizer_known = true;
+		return evidence_object(j, key, optimizer_member, x);
 	}
 	if (strcmp(key, "python") == 0)
 		return once(j, &x->seen, E_PYTHON, key) ? evidence_object(j, key, python_member, x)

@@ -44,8 +44,12 @@ static void cause_routes(const ns_split_window *w, const ns_routes *in, ns_route
  * summary carries; the verdict's, the rank lines' and the next steps' routes borrow its fixes. */
 struct ns_job_rank_routes {
 	ns_routes routes;
+	ns_routes
+	    next; /* for its next steps: the optimizer's candidate worded for its class, as the trace's */
 	char fixes[REPORT_FIX_SLOTS][NS_REPORT_FIX_MAX];
+	char optimizer_fix[NS_REPORT_FIX_MAX];
 	report_precision prec;
+	int64_t optimizer_launch_ns;
 };
 
 /* A straggler's route, with its fix worded where its own report words it. */
@@ -67,6 +71,27 @@ typedef struct {
 	const ns_job_result *res;
 	const ns_job_routes_store *store;
 } job_ctx;
+
+/* The next steps' routes: the optimizer's candidate takes the optimizer finding's fix for the rank's class
+ * and the launch time inside its step, as the trace report's next steps do, where the summary says what the
+ * optimizer is (a summary of before it, none: the stock route, no launch time). */
+static void optimizer_routes(const ns_route_evidence *ev, const ns_routes *in, ns_job_rank_routes *out)
+{
+	const ns_route *f = &in->finding[NS_FINDING_OPTIMIZER];
+
+	out->next = out->routes;
+	out->optimizer_launch_ns = 0;
+	if (!ev->optimizer_known)
+		return;
+	out->optimizer_launch_ns = ev->optimizer_launch_ns;
+	if (f->fix == NULL)
+		return;
+	report_optimizer_fix_of(ev->optimizer, ev->optimizer_fused, f, out->optimizer_fix,
+	                        sizeof(out->optimizer_fix));
+	out->next.cause[NS_CAUSE_OPTIMIZER].module = f->module;
+	out->next.cause[NS_CAUSE_OPTIMIZER].fix = out->optimizer_fix;
+	out->next.cause[NS_CAUSE_OPTIMIZER].next_check = f->next_check;
+}
 
 /* The routes a rank's own trace report gives device dev (window: its whole run; the judged device's has its
  * exposed comm split), as far as the rank's summary carries the evidence (docs/job.md, rule 7): the library's
@@ -93,6 +118,7 @@ static void device_routes(const ns_job_report_options *o, const ns_job_rank *src
 	report_routes_of_evidence(&ev, &f, o->devices, o->routes, &out->routes, out->fixes, &out->prec);
 	if (out->routes.cause[NS_CAUSE_EXPOSED].fix != o->routes->cause[NS_CAUSE_EXPOSED].fix)
 		out->routes.cause[NS_CAUSE_COMM_TRANSFER] = out->routes.cause[NS_CAUSE_EXPOSED];
+	optimizer_routes(&ev, o->routes, out);
 }
 
 /* The routes of a rank's judged device (device_routes); the stock ones for a rank without a device. */
@@ -103,8 +129,9 @@ static void rank_own_routes(const ns_job_report_options *o, const ns_job_rank_re
 		device_routes(o, r->src, &r->src->dev[r->device], &r->overall, out);
 		return;
 	}
-	out->routes = *o->routes;
+	out->routes = out->next = *o->routes;
 	memset(&out->prec, 0, sizeof(out->prec));
+	out->optimizer_launch_ns = 0;
 }
 
 static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
@@ -362,9 +389,9 @@ static void add_straggler(ns_next_steps *out, const job_ctx *ctx, const ns_job_s
 static void window_next_steps(const ns_split_window *w, size_t steps, const ns_job_rank_routes *own,
                               ns_next_steps *out)
 {
-	ns_next_inputs in = {NULL, 0, own->prec.fp32_share, own->prec.tensor_ratio};
+	ns_next_inputs in = {NULL, own->optimizer_launch_ns, own->prec.fp32_share, own->prec.tensor_ratio};
 
-	ns_next_steps_of_window(w, steps, &own->routes, &in, out);
+	ns_next_steps_of_window(w, steps, &own->next, &in, out);
 }
 
 /* The job's next steps: each straggler's fix (bounded by the waiting of every other rank), then the fixes of
@@ -656,7 +683,7 @@ ns_status ns_job_report_build(const ns_job_result *res, const ns_job_report_opti
 	if (out->store == NULL || out->order == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	memset(&out->store->ref, 0, sizeof(out->store->ref));
-	out->store->ref.routes = *o->routes;
+	out->store->ref.routes = out->store->ref.next = *o->routes;
 	if (res->nranks > 0)
 		rank_own_routes(o, reference_rank(res), &out->store->ref);
 	for (size_t i = 0; i < res->nstrag; i++)

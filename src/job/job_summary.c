@@ -267,12 +267,16 @@ static void put_program(sbuf *b, const ns_program_info *p)
 
 /* The evidence the rank's routes are decided from (docs/job.md, "Rank summaries"): only what can change a
  * route, so that a summary whose trace has none keeps its bytes. The leading comma is written here. */
-static void put_evidence(sbuf *b, const ns_route_evidence *e)
+static void put_evidence(sbuf *b, const ns_job_device *d)
 {
+	const ns_route_evidence *e = &d->evidence;
 	bool python = e->python_frames, kernels = e->layout_ns > 0 || e->fp32_ns > 0,
-	     coll = e->tp_exposed_ns > 0;
+	     coll = e->tp_exposed_ns > 0,
+	     optimizer = e->optimizer_known &&
+	                 (d->overall.cause_ns[NS_CAUSE_OPTIMIZER] > 0 || e->optimizer_launch_ns > 0);
 
-	if (!python && !e->compiled && !e->nsys && e->capture_ns == 0 && !kernels && !e->inference && !coll)
+	if (!python && !e->compiled && !e->nsys && e->capture_ns == 0 && !kernels && !e->inference && !coll &&
+	    !optimizer)
 		return;
 	put(b, ",\"evidence\":{\"frames\":%s", python ? "true" : "false");
 	if (e->compiled)
@@ -293,6 +297,12 @@ static void put_evidence(sbuf *b, const ns_route_evidence *e)
 	if (coll)
 		put(b, ",\"collectives\":{\"exposed\":%" PRId64 ",\"tp\":%" PRId64 "}", e->coll_exposed_ns,
 		    e->tp_exposed_ns);
+	if (optimizer) {
+		put(b, ",\"optimizer\":{\"class\":");
+		put_string(b, e->optimizer);
+		put(b, ",\"fused\":%s,\"launch\":%" PRId64 "}", e->optimizer_fused ? "true" : "false",
+		    e->optimizer_launch_ns);
+	}
 	put(b, "}");
 }
 
@@ -313,7 +323,7 @@ static void put_device(sbuf *b, const ns_job_device *d, int64_t t0)
 		put_collective(b, &d->coll[i], t0);
 	}
 	put(b, "]");
-	put_evidence(b, &d->evidence);
+	put_evidence(b, d);
 	put(b, "}");
 }
 

@@ -19,6 +19,9 @@
 #     alone 420 us a step (42%); the ranks start them together, so the job's split makes all of it transfer
 #     (rank 0 comm: 42% exposed = 0% waiting + 42% transfer): the tensor-parallel route is the transfer's,
 #     titled "exposed comm transfer" where the rank's own says "exposed communication", up to 0.420 ms a step.
+#   optimizer (trace_optimizer_fused, worked in docs/next-step.md, "The optimizer's launches"): the fused AdamW
+#     step's 5 us of launches and 5 us of idle.optimizer are the optimizer's candidate, up to 0.010 ms a step,
+#     worded for a fused AdamW; launch overhead keeps the other 6 us (the job gave it all 11 us before).
 # A summary without the evidence (written before it was carried) still reads and routes as before: the stock
 # fixes.
 # Run from the repository root: evidence.sh NEXTSTEP_BINARY SUMMARIZE_BINARY
@@ -33,6 +36,7 @@ expect() { # NAME: the hand-worked expectations above, as python
 	autocast) echo 'fix_has = ["hold 100% of the compute time", "16.0x its fp32 peak", "torch.autocast"]; title = "compute-bound kernels"; gain = 56.25; estimate = True' ;;
 	python) echo 'fix_has = ["the GPU waits on Python between ops (train_step 0.015 ms, main 0.012 ms, log_loss 0.010 ms)"]; title = "unrecorded host time"; gain = 42.0; estimate = False' ;;
 	layout) echo 'fix_has = ["hold 71% of the memory-bound kernel time", "channels_last"]; title = None; gain = None; estimate = None' ;;
+	optimizer) echo 'fix_has = []; title = None; gain = None; estimate = None; extra = {"optimizer step": (10.0, 5.0, "AdamW already runs fused"), "launch overhead": (6.0, None, "the GPU runs the ops faster")}' ;;
 	tp) echo 'fix_has = ["these collectives are tensor-parallel activations"]; title = "exposed communication"; gain = 420.0; estimate = False' ;;
 	esac
 }
@@ -57,6 +61,10 @@ assert job_title(mine["title"]) == top["title"], (top["title"], mine["title"])
 for k in ("fix", "gain_us", "rule"):
     assert top[k] == mine[k], (k, top[k], mine[k])
 assert top.get("estimate") == mine.get("estimate"), (top.get("estimate"), mine.get("estimate"))
+for t, (g, launch, words) in globals().get("extra", {}).items():
+    n = [x for x in job["next_steps"] if x["title"] == t]
+    assert len(n) == 1 and abs(n[0]["gain_us"] - g) < 0.01 and n[0]["fix"].startswith(words), (t, n)
+    assert launch is None or abs(n[0]["launch_us"] - launch) < 0.01, (t, n)
 if title is not None:
     assert mine["title"] == title and abs(mine["gain_us"] - gain) < 0.01, mine
     assert bool(mine.get("estimate")) == estimate, mine
@@ -74,10 +82,11 @@ print("ok: %s: %s" % (name, job_path))
 PY
 }
 
-for name in autocast python layout tp; do
+for name in autocast python layout tp optimizer; do
 	dir=tests/data/job-evidence-$name
 	fixture=$(case $name in autocast) echo trace_fp32_gemm ;; python) echo trace_python_frames ;;
-		layout) echo trace_layout_transform ;; tp) echo trace_tp_train_desc ;; esac)
+		layout) echo trace_layout_transform ;; tp) echo trace_tp_train_desc ;;
+		optimizer) echo trace_optimizer_fused ;; esac)
 	python3 tests/job/make-evidence-job.py "tests/data/$fixture.json" "$tmp/$name"
 	for r in 0 1; do
 		cmp -s "$tmp/$name/rank-$r.json" "$dir/rank-$r.json"

@@ -437,6 +437,9 @@ static const bad_line bad_lines[] = {
      "\"idle.host_gap\": repeated key"},
     {EVIDENCE("{\"nsys\":{\"program\":\"fortran\"}}"), NS_ERR_VALUE, "not python, native or unknown"},
     {EVIDENCE("{\"frames\":true,\"frames\":false}"), NS_ERR_KEY, "\"frames\": repeated key"},
+    {EVIDENCE("{\"optimizer\":{\"class\":5}}"), NS_ERR_VALUE, "\"evidence\".\"class\": not a string"},
+    {EVIDENCE("{\"optimizer\":{\"launch\":-5}}"), NS_ERR_VALUE,
+     "\"evidence\".\"launch\": not a non-negative integer"},
 };
 
 /* Every key of a device's evidence reads back and is written again the same (the form is stable), a frame's
@@ -450,7 +453,7 @@ START_TEST(a_summarys_evidence_reads_back_to_the_same_line)
 	    "train_step\",15],[\"a\\\"b\",12]]},"
 	    "\"overhead.launch\":{\"framed\":10,\"frames\":[[\"model.py(8): forward\",10]]}},\"kernels\":{"
 	    "\"memory\":70,\"layout\":50,\"compute\":60,\"fp32\":60},\"inference\":true,\"collectives\":{"
-	    "\"exposed\":9,\"tp\":5}}";
+	    "\"exposed\":9,\"tp\":5},\"optimizer\":{\"class\":\"AdamW\",\"fused\":true,\"launch\":5}}";
 	char line[sizeof(ev) + 512], *again, *third;
 	ns_job_rank *k = NULL, *back = NULL;
 	ns_error err;
@@ -463,6 +466,8 @@ START_TEST(a_summarys_evidence_reads_back_to_the_same_line)
 	ck_assert_int_eq(e->python[NS_EVIDENCE_HOST_GAP].nframes, 2);
 	ck_assert_str_eq(e->python[NS_EVIDENCE_HOST_GAP].frame[1].name, "a\"b");
 	ck_assert_int_eq(e->fp32_ns, 60);
+	ck_assert(e->optimizer_known && e->optimizer_fused);
+	ck_assert_str_eq(e->optimizer, "AdamW");
 	again = ns_job_rank_to_ndjson(k);
 	ck_assert_ptr_nonnull(strstr(again, ev)); /* written in the same words, at the device's end */
 	ck_assert_int_eq(ns_job_rank_from_ndjson(again, strlen(again), &back, &err), NS_OK);

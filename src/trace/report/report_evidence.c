@@ -266,6 +266,10 @@ void ns_route_evidence_of(const ns_split_result *res, const ns_split_device *d, 
 	    out->compute_ns > 0 ? marked_ns(res, d, NS_KCLASS_COMPUTE, fp32_marks, tensor_marks) : 0;
 	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++)
 		out->inference = out->inference || d->phase_steps[p] > 0;
+	out->optimizer_known = true;
+	snprintf(out->optimizer, sizeof(out->optimizer), "%s", res->optimizer);
+	out->optimizer_fused = res->optimizer_fused;
+	out->optimizer_launch_ns = d->optimizer_launch_ns;
 	for (size_t i = 0; i < d->ncoll; i++) {
 		out->coll_exposed_ns += d->coll[i].exposed_ns;
 		out->tp_exposed_ns += d->coll[i].role == NS_COLL_ROLE_TP ? d->coll[i].exposed_ns : 0;

@@ -73,10 +73,10 @@ static const optimizer_row *optimizer_row_of(const char *name)
 	return NULL;
 }
 
-/* The implementation advice for the trace's optimizer class (res->optimizer, "" when no marker names one). */
-static void optimizer_advice(const ns_split_result *res, char *buf, size_t size)
+/* The implementation advice for the trace's optimizer class (name, "" when no marker names one; fused: a
+ * fused optimizer op ran). */
+static void optimizer_advice(const char *name, bool fused, char *buf, size_t size)
 {
-	const char *name = res->optimizer;
 	const optimizer_row *r = optimizer_row_of(name);
 
 	if (name[0] == '\0')
@@ -90,7 +90,7 @@ static void optimizer_advice(const ns_split_result *res, char *buf, size_t size)
 		    "%s is not one of torch.optim's: use its fused or multi-tensor (foreach) variant if it "
 		    "has one, or compile the step (torch.compile)",
 		    name);
-	else if (r->impl == OPT_FUSED && res->optimizer_fused)
+	else if (r->impl == OPT_FUSED && fused)
 		snprintf(buf, size,
 		         "%s already runs fused (aten::_fused_ ops recorded): what is left is reading and "
 		         "writing parameters, gradients and state",
@@ -144,6 +144,11 @@ ns_grade report_optimizer_grade(const ns_split_device *d, double *s)
  * playbook's fix without it is used as written). */
 void report_optimizer_fix(const ns_split_result *res, const ns_route *f, char *buf, size_t size)
 {
+	report_optimizer_fix_of(res->optimizer, res->optimizer_fused, f, buf, size);
+}
+
+void report_optimizer_fix_of(const char *optimizer, bool fused, const ns_route *f, char *buf, size_t size)
+{
 	static const char slot[] = "{optimizer}";
 	const char *at = f->fix != NULL ? strstr(f->fix, slot) : NULL;
 	char advice[512];
@@ -152,7 +157,7 @@ void report_optimizer_fix(const ns_split_result *res, const ns_route *f, char *b
 		snprintf(buf, size, "%s", f->fix != NULL ? f->fix : "");
 		return;
 	}
-	optimizer_advice(res, advice, sizeof(advice));
+	optimizer_advice(optimizer, fused, advice, sizeof(advice));
 	snprintf(buf, size, "%.*s%s%s", (int)(at - f->fix), f->fix, advice, at + sizeof(slot) - 1);
 }
 

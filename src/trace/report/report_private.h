@@ -181,6 +181,8 @@ ns_grade report_optimizer_grade(const ns_split_device *d, double *share);
 /* The optimizer finding's fix: the advice for the trace's optimizer class and implementation, then the
  * finding route's fix (when set). */
 void report_optimizer_fix(const ns_split_result *res, const ns_route *f, char *buf, size_t size);
+/* The same for an optimizer class (optimizer, "" when unnamed) and whether a fused op of it ran. */
+void report_optimizer_fix_of(const char *optimizer, bool fused, const ns_route *f, char *buf, size_t size);
 bool report_passes_add_json(cJSON *window, const ns_split_result *res, const ns_split_pass_time *t,
                             int64_t dur, const ns_device_report *m);
 
