@@ -206,6 +206,15 @@ static const model_row rows[] = {
      "\"\", \"False\"]",
      NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 8598323200.0, 4 * 4096 * 16 * 64 * 2.0 + 64 * 1024 * 4},
 
+    /* flash-attn 2, causal with a 1023-token window (window_size_left 1023, right 0): the FlashAttention-3
+     * window row's counts */
+    {"flash sliding window", "flash_attn::_flash_attn_forward",
+     "[[1, 4096, 16, 64], [1, 4096, 16, 64], [1, 4096, 16, 64], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"Scalar\", \"\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"0.\", \"0.125\", \"True\", \"1023\", \"0\", \"0.\", \"\", \"False\"]", NULL,
+     NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 15034482688.0, 4 * 8388608.0 + 262144},
+
     /* vLLM decode, one sequence of 4000 tokens (max_seq_len), 32 query heads over 8 KV heads, d128, bf16:
      * 2 * 32 * 4000 * (128 + 128) = 65 536 000; query read and output written 2 * 32*128*2 = 16 384, keys
      * and values 4000 * 8 * 128 * (2 + 2) = 16 384 000, the block table 256 * 4 = 1 024 */

@@ -42,12 +42,16 @@ static const attn_spec A_EFFICIENT = {ATTN_BLHD, false, 0,  1,  2,  -1, 4,  5,  
                                       6,         7,     -1, -1, -1, -1, -1, -1, false};
 static const attn_spec A_EFFICIENT_BWD = {ATTN_BLHD, true, 1,  2,  3,  -1, 6,  7,  14,
                                           8,         9,    -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_FA2 = {ATTN_BLHD, false, 0,  1,  2,  5,  -1, -1, -1,
-                                -1,        -1,    -1, -1, -1, -1, -1, -1, false};
+/* flash-attn 2's custom ops: _flash_attn_forward(q, k, v, dropout_p, softmax_scale, causal, window_size_left,
+ * window_size_right, ...), _flash_attn_varlen_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+ * max_seqlen_k, dropout_p, softmax_scale, causal, window_size_left, window_size_right, softcap, alibi_slopes,
+ * return_softmax, block_table, leftpad_k, seqused_k), the backwards with dq, dk, dv before dropout_p. */
+static const attn_spec A_FA2 = {ATTN_BLHD, false, 0, 1, 2,  5,  -1, -1, -1,
+                                -1,        -1,    6, 7, -1, -1, -1, -1, false};
 static const attn_spec A_FA2_BWD = {ATTN_BLHD, true, 1,  2,  3,  11, -1, -1, -1,
-                                    -1,        -1,   -1, -1, -1, -1, -1, -1, false};
+                                    -1,        -1,   12, 13, -1, -1, -1, -1, false};
 static const attn_spec A_FA2_VARLEN = {ATTN_VARLEN, false, 0,  1,  2,  9,  3,  4,  -1,
-                                       5,           6,     -1, -1, -1, -1, -1, -1, false};
+                                       5,           6,     10, 11, 15, -1, 17, -1, false};
 /* vLLM's _C::paged_attention_v1(out, query, key_cache, value_cache, num_kv_heads, scale, block_tables,
  * seq_lens, block_size, max_seq_len, ...) and _v2 (out, exp_sums, max_logits, tmp_out, query, ...) */
 static const attn_spec A_PAGED_V1 = {ATTN_PAGED, false, 1,  2,  3,  -1, 6,  -1, -1,
@@ -55,7 +59,7 @@ static const attn_spec A_PAGED_V1 = {ATTN_PAGED, false, 1,  2,  3,  -1, 6,  -1, 
 static const attn_spec A_PAGED_V2 = {ATTN_PAGED, false, 4,  5,  6,  -1, 9,  -1, -1,
                                      -1,         12,    -1, -1, -1, -1, -1, -1, false};
 static const attn_spec A_FA2_VARLEN_BWD = {ATTN_VARLEN, true, 1,  2,  3,  15, 9,  10, -1,
-                                           11,          12,   -1, -1, -1, -1, -1, -1, false};
+                                           11,          12,   16, 17, -1, -1, -1, -1, false};
 /* vLLM V1's _vllm_fa2_C::varlen_fwd(q, k, v, out, cu_seqlens_q, cu_seqlens_k, seqused_k, leftpad_k,
  * block_table, alibi_slopes, max_seqlen_q, max_seqlen_k, p_dropout, softmax_scale, zero_tensors, is_causal,
  * window_size_left, window_size_right, softcap, return_softmax, num_splits) */
