@@ -177,8 +177,11 @@ static ns_status add_launch(ns_trace_roofline *c, const ns_trace_event *ev, ns_e
  * kernel's name passes here: memmem finds "ccl" faster than a loop over each byte. */
 static bool is_comm_kernel(ns_str name)
 {
-	const char *p = name.ptr, *end = name.ptr + name.len, *hit;
+	const char *p = name.ptr, *end, *hit;
 
+	if (name.len < 4) /* also no pointer arithmetic on an absent name */
+		return false;
+	end = name.ptr + name.len;
 	while (p < end && (hit = memmem(p, (size_t)(end - p), "ccl", 3)) != NULL) {
 		if (hit > name.ptr && (hit[-1] == 'n' || hit[-1] == 'r'))
 			return true;
@@ -223,7 +226,7 @@ static signed char list_type_at(ns_str name, size_t *i)
 static signed char list_dtype_of(ns_str name, signed char *src)
 {
 	/* every kernel's name passes here: memmem rejects the others faster than a loop over each byte */
-	const char *m = memmem(name.ptr, name.len, "multi_tensor_apply_kernel<", 26);
+	const char *m = name.len > 26 ? memmem(name.ptr, name.len, "multi_tensor_apply_kernel<", 26) : NULL;
 	size_t i = m != NULL ? (size_t)(m - name.ptr) : name.len;
 	signed char dst;
 	bool copy;
