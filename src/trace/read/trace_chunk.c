@@ -219,6 +219,17 @@ const unsigned char *chunker_guess(const reader *r, const unsigned char *from)
 	return NULL;
 }
 
+/* Hands the worker the next set of records and wakes it (the chunk's fields are set). */
+static void post_job(trace_chunker *c)
+{
+	c->records = c->records == c->sets[0] ? c->sets[1] : c->sets[0];
+	__atomic_store_n(&c->stop, 0, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&c->mu);
+	c->job = JOB_POSTED;
+	pthread_cond_signal(&c->posted);
+	pthread_mutex_unlock(&c->mu);
+}
+
 void chunker_start(trace_chunker *c, const reader *r, const unsigned char *guess)
 {
 	c->w.buf = r->buf;
@@ -229,12 +240,7 @@ void chunker_start(trace_chunker *c, const reader *r, const unsigned char *guess
 	c->w.eof = r->eof;
 	c->start = guess;
 	c->read_first = false;
-	c->records = c->records == c->sets[0] ? c->sets[1] : c->sets[0];
-	__atomic_store_n(&c->stop, 0, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&c->mu);
-	c->job = JOB_POSTED;
-	pthread_cond_signal(&c->posted);
-	pthread_mutex_unlock(&c->mu);
+	post_job(c);
 }
 
 /* Waits until the worker is idle again; true when a chunk was in flight. *waited: it was still parsing. */
@@ -290,12 +296,7 @@ void chunker_start_ahead(trace_chunker *c, const reader *r, unsigned char *spare
 	c->chunk_min = r->chunk_min;
 	c->read_first = true;
 	c->window_ready = false;
-	c->records = c->records == c->sets[0] ? c->sets[1] : c->sets[0];
-	__atomic_store_n(&c->stop, 0, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&c->mu);
-	c->job = JOB_POSTED;
-	pthread_cond_signal(&c->posted);
-	pthread_mutex_unlock(&c->mu);
+	post_job(c);
 }
 
 bool chunker_window(trace_chunker *c, reader *r, ns_error *err)
