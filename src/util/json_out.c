@@ -388,13 +388,17 @@ static size_t format_exact(double d, char *buf)
  * double; and |d| * 10^6 < 10^15 is within 0.3 of that integer after the multiplication's rounding, so adding
  * 0.5 and truncating gives it. The check is IEEE division, correctly rounded: m / 10^6 == d says d is that
  * nearest double. Trailing zeros are dropped, as %g drops them. 0 when d is no such decimal. */
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+                                  "25262728293031323334353637383940414243444546474849"
+                                  "50515253545556575859606162636465666768697071727374"
+                                  "75767778798081828384858687888990919293949596979899";
+
 static size_t format_short_decimal(double d, char *buf)
 {
-	const uint64_t p = 1000000;
 	double a = fabs(d);
-	uint64_t m, fraction;
-	char places[6];
-	size_t n = 0, kept = sizeof(places);
+	uint64_t m;
+	uint32_t fraction;
+	size_t n = 0;
 
 	if (!(a >= 1e-4 && a < 1e9))
 		return 0;
@@ -403,16 +407,19 @@ static size_t format_short_decimal(double d, char *buf)
 		return 0;
 	if (d < 0)
 		buf[n++] = '-';
-	n += ns_put_u64(m / p, buf + n);
-	fraction = m % p;
-	for (size_t j = sizeof(places); j-- > 0; fraction /= 10)
-		places[j] = (char)('0' + fraction % 10);
-	while (kept > 0 && places[kept - 1] == '0')
-		kept--;
-	if (kept > 0) {
-		buf[n++] = '.';
-		memcpy(buf + n, places, kept);
-		n += kept;
+	if (m < 1000000) /* a share: no call for its "0" */
+		buf[n++] = '0';
+	else
+		n += ns_put_u64(m / 1000000, buf + n);
+	fraction = (uint32_t)(m % 1000000);
+	if (fraction != 0) { /* six places, two at a time, then %g's trailing zeros dropped */
+		buf[n] = '.';
+		memcpy(buf + n + 1, digit_pairs + 2 * (fraction / 10000), 2);
+		memcpy(buf + n + 3, digit_pairs + 2 * (fraction / 100 % 100), 2);
+		memcpy(buf + n + 5, digit_pairs + 2 * (fraction % 100), 2);
+		n += 7;
+		while (buf[n - 1] == '0')
+			n--;
 	}
 	buf[n] = '\0';
 	return n;
@@ -422,6 +429,10 @@ size_t json_format_number(double d, int i, char *buf)
 {
 	size_t n;
 
+	/* First, as most numbers of a report are short decimals: NaN, the infinities, zeros and integers from
+	 * 10^9 up fail its range test, and an integer below 10^9 prints its digits there as below. */
+	if ((n = format_short_decimal(d, buf)) > 0)
+		return n;
 	if (isnan(d) || isinf(d)) {
 		memcpy(buf, "null", 5);
 		return 4;
@@ -442,8 +453,6 @@ size_t json_format_number(double d, int i, char *buf)
 	}
 	if (fabs(d) < 1e15 && d == (double)(int64_t)d)
 		return put_integer((int64_t)d, buf);
-	if ((n = format_short_decimal(d, buf)) > 0)
-		return n;
 	if ((n = format_exact(d, buf)) > 0)
 		return n;
 	return format_as_cjson(d, buf);
@@ -461,11 +470,16 @@ static int valueint_of(double d)
 	return (int)d;
 }
 
+size_t json_format_double(double d, char *buf)
+{
+	return json_format_number(d, valueint_of(d), buf);
+}
+
 void json_out_number(json_out *w, double d)
 {
 	char buf[JSON_NUMBER_MAX];
 
-	json_out_bytes(w, buf, json_format_number(d, valueint_of(d), buf));
+	json_out_bytes(w, buf, json_format_double(d, buf));
 }
 
 static bool put_children(json_out *w, const cJSON *item, bool keys)

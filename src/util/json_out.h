@@ -66,5 +66,7 @@ static inline void json_out_char(json_out *w, char c)
  * else "%1.15g" when that reads back as d (within cJSON's tolerance of DBL_EPSILON relative), else "%1.17g";
  * the decimal point '.' whatever the locale. buf has room for JSON_NUMBER_MAX bytes; returns the length. */
 size_t json_format_number(double d, int i, char *buf);
+/* The same for a number cJSON_CreateNumber(d) made (valueint from d as cJSON sets it). */
+size_t json_format_double(double d, char *buf);
 
 #endif

@@ -199,6 +199,58 @@ START_TEST(short_decimals_and_their_neighbours_print_as_cjson_prints_them)
 }
 END_TEST
 
+/* cJSON's rule worked here with the C library alone (not through cJSON, not through json_out): "%1.15g" when
+ * strtod reads it back within DBL_EPSILON (relative) of d, else "%1.17g". */
+static void rule_text(double d, char *buf, size_t cap)
+{
+	double back, larger;
+
+	snprintf(buf, cap, "%1.15g", d);
+	back = strtod(buf, NULL);
+	larger = fabs(back) > fabs(d) ? fabs(back) : fabs(d);
+	if (!(fabs(back - d) <= larger * DBL_EPSILON))
+		snprintf(buf, cap, "%1.17g", d);
+}
+
+static void assert_number_follows_the_rule(double d)
+{
+	char want[64], got[JSON_NUMBER_MAX];
+	size_t len = json_format_double(d, got);
+
+	rule_text(d, want, sizeof(want));
+	if (strcmp(got, want) != 0)
+		ck_abort_msg("%.17g (bits %a): json_out wrote %s, the rule %s", d, d, got, want);
+	ck_assert_uint_eq(len, strlen(want));
+}
+
+/* The short-decimal path writes a share's places two at a time and drops the trailing zeros: every share of
+ * one to four places (0.0001 to 0.9999), every six-place share of a stretch with zeros at each place, a
+ * random sample of six places with integer parts up to 10^9, and the doubles next to each, against the rule
+ * worked out with snprintf and strtod. */
+START_TEST(short_decimals_follow_the_rule)
+{
+	uint64_t s = 0x6a09e667f3bcc909ULL;
+
+	for (int m = 0; m < 10000; m++) {
+		double d = m / 1e4;
+		assert_number_follows_the_rule(d);
+		if (m > 0) /* -0 is "-0" by the rule, and 0 from cJSON 1.7.16 on (test above) */
+			assert_number_follows_the_rule(-d);
+		assert_number_follows_the_rule(nextafter(d, 1.0));
+		assert_number_follows_the_rule(nextafter(d, 0.0));
+	}
+	for (int m = 0; m < 20000; m += 1 + m % 7)
+		assert_number_follows_the_rule((double)(m * 50) / 1e6);
+	for (int i = 0; i < 50000 / NUMBER_ROUNDS_DIVISOR; i++) {
+		uint64_t r = next_random(&s);
+		double d = (double)(r % 1000000000000000ULL) / 1e6;
+		assert_number_follows_the_rule(d);
+		assert_number_follows_the_rule((double)(r % 1000000ULL) / 1e6);
+		assert_number_follows_the_rule(nextafter(d, 0.0));
+	}
+}
+END_TEST
+
 static const struct {
 	const char *text;
 	const char *escaped; /* by hand from the rule */
@@ -301,6 +353,7 @@ static Suite *json_out_suite(void)
 	tcase_add_test(numbers, negative_zero_prints_as_cjson_prints_it);
 	tcase_add_test(numbers, many_numbers_of_every_shape_print_as_cjson_prints_them);
 	tcase_add_test(numbers, short_decimals_and_their_neighbours_print_as_cjson_prints_them);
+	tcase_add_test(numbers, short_decimals_follow_the_rule);
 	tcase_add_loop_test(text, strings_are_escaped_as_cjson_escapes_them, 0, NROWS(string_cases));
 	tcase_add_test(text, trees_print_as_cjson_prints_them);
 	tcase_add_test(text, an_item_cjson_cannot_print_is_refused);
