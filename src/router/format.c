@@ -1,6 +1,5 @@
 #include "nextstep/format.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -189,18 +188,229 @@ static ns_status flush_status(FILE *out)
 
 /* The verdict's JSON text straight into out, key for key and byte for byte what ns_format_verdict_json() and
  * ns_format_print_json() write, then "next_steps" (tests/unit/test_format.c and fuzz_profile compare the two,
- * adding the next steps to the tree themselves), without a cJSON
- * tree: building and printing the tree cost a stream of profiles more than everything else together. */
+ * adding the next steps to the tree themselves), without a cJSON tree: building and printing the tree cost a
+ * stream of profiles more than everything else together. A stream writes a million of these lines a second,
+ * so the parts of bounded length (words, numbers, keys) are written with a cursor into room reserved for
+ * them beforehand (json_out_reserve), not checked piece by piece; the strings of any length (label, module,
+ * fix, next check, source) go through json_out's checked calls. */
+
+/* A piece of the line that depends on a regime or a grade alone, and its length. It is copied PIECE_MAX
+ * bytes at a time (a few fixed-size moves, no call) and the cursor moves by its length, so the room reserved
+ * for a piece has PIECE_MAX bytes. The comparison with the cJSON tree (tests/unit/test_format.c) prints
+ * every entry. */
+#define PIECE_MAX 48
+typedef struct {
+	char text[PIECE_MAX];
+	size_t len;
+} piece;
+#define TEXT(s) s, sizeof(s) - 1
+
+static const piece quoted_name[NS_REGIME_COUNT] = {
+    [NS_REGIME_COMPUTE] = {TEXT("\"compute\"")},   [NS_REGIME_MEMORY] = {TEXT("\"memory\"")},
+    [NS_REGIME_COMM] = {TEXT("\"comm\"")},         [NS_REGIME_DATALOADER] = {TEXT("\"dataloader\"")},
+    [NS_REGIME_OVERHEAD] = {TEXT("\"overhead\"")}, [NS_REGIME_IDLE] = {TEXT("\"idle\"")},
+};
+static const piece quoted_bound_word[NS_REGIME_COUNT] = {
+    [NS_REGIME_COMPUTE] = {TEXT("\"compute-bound\"")},
+    [NS_REGIME_MEMORY] = {TEXT("\"memory-bound\"")},
+    [NS_REGIME_COMM] = {TEXT("\"comm-bound\"")},
+    [NS_REGIME_DATALOADER] = {TEXT("\"dataloader-bound\"")},
+    [NS_REGIME_OVERHEAD] = {TEXT("\"overhead-bound\"")},
+    [NS_REGIME_IDLE] = {TEXT("\"idle\"")},
+};
+/* List items and members start with their comma; close_list() turns the first one's into the bracket. */
+static const piece finding_head[NS_REGIME_COUNT] = {
+    [NS_REGIME_COMPUTE] = {TEXT(",{\"regime\":\"compute\",\"share\":")},
+    [NS_REGIME_MEMORY] = {TEXT(",{\"regime\":\"memory\",\"share\":")},
+    [NS_REGIME_COMM] = {TEXT(",{\"regime\":\"comm\",\"share\":")},
+    [NS_REGIME_DATALOADER] = {TEXT(",{\"regime\":\"dataloader\",\"share\":")},
+    [NS_REGIME_OVERHEAD] = {TEXT(",{\"regime\":\"overhead\",\"share\":")},
+    [NS_REGIME_IDLE] = {TEXT(",{\"regime\":\"idle\",\"share\":")},
+};
+static const piece finding_tail[] = {
+    [NS_GRADE_NONE] = {TEXT(",\"grade\":\"none\"}")},
+    [NS_GRADE_MODERATE] = {TEXT(",\"grade\":\"moderate\"}")},
+    [NS_GRADE_HIGH] = {TEXT(",\"grade\":\"high\"}")},
+};
+static const piece split_key[NS_REGIME_COUNT] = {
+    [NS_REGIME_COMPUTE] = {TEXT(",\"compute\":")},   [NS_REGIME_MEMORY] = {TEXT(",\"memory\":")},
+    [NS_REGIME_COMM] = {TEXT(",\"comm\":")},         [NS_REGIME_DATALOADER] = {TEXT(",\"dataloader\":")},
+    [NS_REGIME_OVERHEAD] = {TEXT(",\"overhead\":")}, [NS_REGIME_IDLE] = {TEXT(",\"idle\":")},
+};
+static const piece step_head[NS_REGIME_COUNT] = {
+    [NS_REGIME_COMPUTE] = {TEXT(",{\"bucket\":\"compute\",\"gain_share\":")},
+    [NS_REGIME_MEMORY] = {TEXT(",{\"bucket\":\"memory\",\"gain_share\":")},
+    [NS_REGIME_COMM] = {TEXT(",{\"bucket\":\"comm\",\"gain_share\":")},
+    [NS_REGIME_DATALOADER] = {TEXT(",{\"bucket\":\"dataloader\",\"gain_share\":")},
+    [NS_REGIME_OVERHEAD] = {TEXT(",{\"bucket\":\"overhead\",\"gain_share\":")},
+    [NS_REGIME_IDLE] = {TEXT(",{\"bucket\":\"idle\",\"gain_share\":")},
+};
+
+/* Room reserved for the line's head (from "{" to the share: 91 bytes at most, and a piece's copy to spare)
+ * and for its tail (from "runner_up" to the next steps: 13 + 12 + 19 + 31 + 10 + 31 + 24 + 12 + 6 * (32 + 31
+ * + 20) + 2 + 9 + 6 * (14 + 31) + 1 + 16 + 31 + 14 + 6 * (37 + 31 + 1) + 2 = 1,409 bytes at most, numbers at
+ * their longest, 31 bytes). */
+#define HEAD_ROOM 256
+#define TAIL_ROOM 2048
+
+static char *put_piece(char *o, const piece *p)
+{
+	memcpy(o, p->text, PIECE_MAX);
+	return o + p->len;
+}
+
+/* A literal, its length known where it is written. */
+#define put_literal(o, lit) (memcpy(o, lit, sizeof(lit) - 1), (o) + sizeof(lit) - 1)
+
+/* The split's shares as JSON numbers, formatted once: "split" and "next_steps" print them all, and the
+ * verdict's share, the runner-up's and the findings' are copies of them. */
+typedef struct {
+	char text[NS_REGIME_COUNT][JSON_NUMBER_MAX];
+	size_t len[NS_REGIME_COUNT];
+} share_texts;
+
+static void format_shares(const ns_verdict *v, share_texts *t)
+{
+	for (int r = 0; r < NS_REGIME_COUNT; r++)
+		t->len[r] = json_format_double(v->split[r], t->text[r]);
+}
+
+/* A number at the cursor (json_format_double writes at most JSON_NUMBER_MAX bytes, its NUL overwritten
+ * by what follows). */
+static char *put_number(char *o, double d)
+{
+	return o + json_format_double(d, o);
+}
+
+static char *put_split_share(char *o, const share_texts *t, int r)
+{
+	memcpy(o, t->text[r], JSON_NUMBER_MAX);
+	return o + t->len[r];
+}
+
+/* d, which is usually a copy of the split's share of regime r: then the text formatted for the split (equal
+ * bits print equal text), else d printed now. */
+static char *put_share(char *o, const ns_verdict *v, const share_texts *t, ns_regime r, double d)
+{
+	return memcmp(&v->split[r], &d, sizeof(d)) == 0 ? put_split_share(o, t, r) : put_number(o, d);
+}
+
+/* Items written from open on, each after a comma: the first one's comma becomes the opening bracket (which
+ * is written when there is no item); then the closing one. */
+static char *close_list(char *open, char *o, char opening, char closing)
+{
+	if (o == open)
+		*o++ = opening;
+	else
+		*open = opening;
+	*o++ = closing;
+	return o;
+}
+
+static char *put_findings(char *o, const ns_verdict *v, const share_texts *t)
+{
+	char *open;
+
+	o = put_literal(o, ",\"findings\":");
+	open = o;
+	for (size_t i = 0; i < v->nfindings && i < NS_REGIME_COUNT; i++) {
+		const ns_finding *f = &v->findings[i];
+		ns_grade g =
+		    f->grade == NS_GRADE_MODERATE || f->grade == NS_GRADE_HIGH ? f->grade : NS_GRADE_NONE;
+		o = put_piece(o, &finding_head[f->regime]);
+		o = put_share(o, v, t, f->regime, f->share);
+		o = put_piece(o, &finding_tail[g]);
+	}
+	return close_list(open, o, '[', ']');
+}
+
+static char *put_split(char *o, const share_texts *t)
+{
+	char *open;
+
+	o = put_literal(o, ",\"split\":");
+	open = o;
+	for (int r = 0; r < NS_REGIME_COUNT; r++) {
+		o = put_piece(o, &split_key[r]);
+		o = put_split_share(o, t, r);
+	}
+	return close_list(open, o, '{', '}');
+}
+
+/* The next steps of a profile split (issue 21, docs/next-step.md): a split of shares says nothing finer than
+ * its buckets, so each bucket's fix can win at most the bucket's share of the step (the trivial bound): the
+ * buckets with time, largest share first, ties in bucket order. The fixes are the routes' (the verdict's
+ * own fix is in "fix"); there are no times, causes or bases to give. */
+static char *put_next_steps(char *o, const ns_verdict *v, const share_texts *t)
+{
+	int order[NS_REGIME_COUNT] = {0}, n = 0;
+	char *open;
+
+	for (int b = 0; b < NS_REGIME_COUNT; b++) {
+		int at = n++;
+		for (; at > 0 && v->split[b] > v->split[order[at - 1]]; at--)
+			order[at] = order[at - 1];
+		order[at] = b;
+	}
+	o = put_literal(o, ",\"next_steps\":");
+	open = o;
+	for (int i = 0; i < n; i++) {
+		if (!(v->split[order[i]] > 0.0))
+			continue;
+		o = put_piece(o, &step_head[order[i]]);
+		o = put_split_share(o, t, order[i]);
+		*o++ = '}';
+	}
+	return close_list(open, o, '[', ']');
+}
+
+/* From "{" to the share. False when the output has failed. */
+static bool put_head(json_out *w, const ns_verdict *v, const share_texts *t)
+{
+	char *o = json_out_reserve(w, HEAD_ROOM);
+
+	if (o == NULL)
+		return false;
+	o = put_literal(o, "{\"regime\":");
+	o = put_piece(o, &quoted_name[v->regime]);
+	o = put_literal(o, ",\"verdict\":");
+	o = put_piece(o, &quoted_bound_word[v->regime]);
+	if (!(v->share < 0.0)) {
+		o = put_literal(o, ",\"share\":");
+		o = put_share(o, v, t, v->regime, v->share);
+	}
+	json_out_commit(w, o);
+	return true;
+}
+
+/* From "runner_up" to the next steps. False when the output has failed. */
+static bool put_tail(json_out *w, const ns_verdict *v, const share_texts *t)
+{
+	char *o = json_out_reserve(w, TAIL_ROOM);
+
+	if (o == NULL)
+		return false;
+	o = put_literal(o, ",\"runner_up\":");
+	o = put_piece(o, &quoted_name[v->runner_up]);
+	o = put_literal(o, ",\"runner_up_share\":");
+	o = put_share(o, v, t, v->runner_up, v->runner_up_share);
+	o = put_literal(o, ",\"margin\":");
+	o = put_number(o, ns_format_tidy(v->margin));
+	if (v->by_priority)
+		o = put_literal(o, ",\"decided_by\":\"priority\"");
+	else
+		o = put_literal(o, ",\"decided_by\":\"share\"");
+	o = put_findings(o, v, t);
+	o = put_split(o, t);
+	o = put_literal(o, ",\"unattributed\":");
+	o = put_number(o, ns_format_tidy(v->unattributed));
+	o = put_next_steps(o, v, t);
+	json_out_commit(w, o);
+	return true;
+}
+
 /* ,"key": with its length known where it is written (key is a literal). */
 #define put_key(w, key) json_out_raw(w, ",\"" key "\":")
-
-/* One of nextstep's own words (a regime's name, a verdict, a grade): plain ASCII, nothing to escape. */
-static void put_word(json_out *w, const char *word)
-{
-	json_out_char(w, '"');
-	json_out_raw(w, word);
-	json_out_char(w, '"');
-}
 
 static void put_string_or_null(json_out *w, const char *s)
 {
@@ -210,105 +420,32 @@ static void put_string_or_null(json_out *w, const char *s)
 		json_out_raw(w, "null");
 }
 
-#define put_number(w, key, d) (put_key(w, key), json_out_number(w, d))
-
-/* As add_label(): "" is null, and the text is made UTF-8. False when out of memory. */
+/* As add_label(): "" is null, and the text is made UTF-8 (ASCII, most labels, is as it is). False when out
+ * of memory. */
 static bool put_label(json_out *w, const char *label)
 {
-	size_t n = label != NULL ? strlen(label) : 0, cap = n * NS_UTF8_REPLACEMENT_LEN + 1;
+	size_t n = label != NULL ? strlen(label) : 0, cap = n * NS_UTF8_REPLACEMENT_LEN + 1, ascii = 0;
 	char small[3 * NS_PROFILE_LABEL_MAX + 1];
-	char *clean = cap <= sizeof(small) ? small : malloc(cap);
+	char *clean;
 
 	put_key(w, "label");
 	if (n == 0) {
 		json_out_raw(w, "null");
 		return true;
 	}
+	while (ascii < n && (unsigned char)label[ascii] < 0x80)
+		ascii++;
+	if (ascii == n) {
+		json_out_string_n(w, label, n);
+		return true;
+	}
+	clean = cap <= sizeof(small) ? small : malloc(cap);
 	if (clean == NULL)
 		return false;
-	ns_utf8_clean(label, n, clean, cap);
-	json_out_string(w, clean);
+	json_out_string_n(w, clean, ns_utf8_clean(label, n, clean, cap));
 	if (clean != small)
 		free(clean);
 	return true;
-}
-
-static void put_findings(json_out *w, const ns_verdict *v)
-{
-	put_key(w, "findings");
-	json_out_char(w, '[');
-	for (size_t i = 0; i < v->nfindings; i++) {
-		json_out_raw(w, i > 0 ? ",{\"regime\":" : "{\"regime\":");
-		put_word(w, ns_regime_name(v->findings[i].regime));
-		put_number(w, "share", v->findings[i].share);
-		put_key(w, "grade");
-		put_word(w, ns_grade_name(v->findings[i].grade));
-		json_out_char(w, '}');
-	}
-	json_out_char(w, ']');
-}
-
-/* The split's shares as JSON numbers, formatted once: "split" and "next_steps" both print them. */
-typedef struct {
-	char text[NS_REGIME_COUNT][JSON_NUMBER_MAX];
-	size_t len[NS_REGIME_COUNT];
-} share_texts;
-
-static void format_shares(const ns_verdict *v, share_texts *t)
-{
-	for (int r = 0; r < NS_REGIME_COUNT; r++) {
-		double d = v->split[r];
-		int valueint = isnan(d) ? 0 : (int)fmax(fmin(d, INT_MAX), INT_MIN); /* json_out_number()'s */
-		t->len[r] = json_format_number(d, valueint, t->text[r]);
-	}
-}
-
-static void put_split(json_out *w, const share_texts *t)
-{
-	put_key(w, "split");
-	json_out_char(w, '{');
-	for (int r = 0; r < NS_REGIME_COUNT; r++) {
-		if (r > 0)
-			json_out_char(w, ',');
-		put_word(w, ns_regime_name((ns_regime)r));
-		json_out_char(w, ':');
-		json_out_bytes(w, t->text[r], t->len[r]);
-	}
-	json_out_char(w, '}');
-}
-
-/* The next steps of a profile split (issue 21, docs/next-step.md): a split of shares says nothing finer than
- * its buckets, so each bucket's fix can win at most the bucket's share of the step (the trivial bound): the
- * buckets with time, largest share first, ties in bucket order. The fixes are the routes' (the verdict's
- * own fix is in "fix"); there are no times, causes or bases to give. */
-/* Each item's text up to its share, after a comma (skip it for the first), in bucket order: the stream
- * writes a million of these a second. tests/unit/test_format.c compares them with ns_regime_name()'s. */
-static const char *const step_head[NS_REGIME_COUNT] = {
-    ",{\"bucket\":\"compute\",\"gain_share\":",  ",{\"bucket\":\"memory\",\"gain_share\":",
-    ",{\"bucket\":\"comm\",\"gain_share\":",     ",{\"bucket\":\"dataloader\",\"gain_share\":",
-    ",{\"bucket\":\"overhead\",\"gain_share\":", ",{\"bucket\":\"idle\",\"gain_share\":"};
-
-static void put_next_steps(json_out *w, const ns_verdict *v, const share_texts *t)
-{
-	int order[NS_REGIME_COUNT] = {0}, n = 0;
-
-	for (int b = 0; b < NS_REGIME_COUNT; b++) {
-		int at = n++;
-		for (; at > 0 && v->split[b] > v->split[order[at - 1]]; at--)
-			order[at] = order[at - 1];
-		order[at] = b;
-	}
-	put_key(w, "next_steps");
-	json_out_char(w, '[');
-	for (int i = 0, shown = 0; i < n; i++) {
-		if (!(v->split[order[i]] > 0.0))
-			continue;
-		const char *head = step_head[order[i]] + (shown++ > 0 ? 0 : 1);
-		json_out_raw(w, head);
-		json_out_bytes(w, t->text[order[i]], t->len[order[i]]);
-		json_out_char(w, '}');
-	}
-	json_out_char(w, ']');
 }
 
 static ns_status write_verdict_json(FILE *out, const char *label, const ns_verdict *v, const ns_routes *r,
@@ -320,12 +457,8 @@ static ns_status write_verdict_json(FILE *out, const char *label, const ns_verdi
 
 	format_shares(v, &shares);
 	json_out_init(&w, out);
-	json_out_raw(&w, "{\"regime\":");
-	put_word(&w, ns_regime_name(v->regime));
-	put_key(&w, "verdict");
-	put_word(&w, ns_regime_bound_word(v->regime));
-	if (!(v->share < 0.0))
-		put_number(&w, "share", v->share);
+	if (!put_head(&w, v, &shares))
+		return NS_ERR_IO;
 	if (!put_label(&w, label))
 		return NS_ERR_NOMEM; /* nothing written to out yet */
 	put_key(&w, "module");
@@ -334,16 +467,8 @@ static ns_status write_verdict_json(FILE *out, const char *label, const ns_verdi
 	put_string_or_null(&w, route->fix);
 	put_key(&w, "next_check");
 	put_string_or_null(&w, route->next_check);
-	put_key(&w, "runner_up");
-	put_word(&w, ns_regime_name(v->runner_up));
-	put_number(&w, "runner_up_share", v->runner_up_share);
-	put_number(&w, "margin", ns_format_tidy(v->margin));
-	put_key(&w, "decided_by");
-	json_out_raw(&w, v->by_priority ? "\"priority\"" : "\"share\"");
-	put_findings(&w, v);
-	put_split(&w, &shares);
-	put_number(&w, "unattributed", ns_format_tidy(v->unattributed));
-	put_next_steps(&w, v, &shares);
+	if (!put_tail(&w, v, &shares))
+		return NS_ERR_IO;
 	if (source != NULL) {
 		put_key(&w, "source");
 		json_out_string(&w, source);

@@ -82,13 +82,13 @@ static size_t escape(unsigned char c, char *esc)
 }
 
 /* A string too long for the buffer: its runs that need no escape go out as they are. */
-static void put_long_string(json_out *w, const char *p)
+static void put_long_string(json_out *w, const char *p, size_t n)
 {
-	const char *run = p;
+	const char *run = p, *end = p + n;
 	char esc[6];
 
 	json_out_char(w, '"');
-	for (; *p != '\0'; p++) {
+	for (; p < end; p++) {
 		unsigned char c = (unsigned char)*p;
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
@@ -128,11 +128,16 @@ static size_t plain_run(const char *p, size_t n)
 void json_out_string(json_out *w, const char *s)
 {
 	const char *p = s != NULL ? s : "";
-	size_t n = strlen(p);
+
+	json_out_string_n(w, p, strlen(p));
+}
+
+void json_out_string_n(json_out *w, const char *p, size_t n)
+{
 	char *o;
 
 	if (n > (sizeof(w->buf) - 2) / 6) {
-		put_long_string(w, p);
+		put_long_string(w, p, n);
 		return;
 	}
 	if (sizeof(w->buf) - w->len < 6 * n + 2) /* room for the string if every byte were \u00XX */

@@ -46,6 +46,8 @@ static inline void json_out_raw(json_out *w, const char *text)
 /* A JSON string: quoted and escaped as cJSON escapes (", \, and the C0 controls; other bytes as they are);
  * NULL is written "" as cJSON writes it. */
 void json_out_string(json_out *w, const char *s);
+/* The same for n bytes at s (no NUL among them). */
+void json_out_string_n(json_out *w, const char *s, size_t n);
 /* A number as cJSON_CreateNumber(d) prints (valueint from d as cJSON sets it). */
 void json_out_number(json_out *w, double d);
 /* item and its children. False for what cJSON cannot print either (a raw item without text, an unknown
@@ -53,6 +55,20 @@ void json_out_number(json_out *w, double d);
 bool json_out_item(json_out *w, const cJSON *item);
 /* Hands what is buffered to out. False when a write to out failed (now or before). */
 bool json_out_flush(json_out *w);
+
+/* Room for n <= JSON_OUT_BUFFER bytes at the end of the buffer (flushed first when it has less): the caller
+ * writes at most n bytes from the pointer returned, unchecked, and hands where it stopped to
+ * json_out_commit(). NULL when the output has failed (nothing is to be written then). */
+static inline char *json_out_reserve(json_out *w, size_t n)
+{
+	if (n > sizeof(w->buf) - w->len)
+		json_out_flush(w);
+	return w->failed ? NULL : w->buf + w->len;
+}
+static inline void json_out_commit(json_out *w, const char *end)
+{
+	w->len = (size_t)(end - w->buf);
+}
 
 static inline void json_out_char(json_out *w, char c)
 {

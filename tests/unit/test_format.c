@@ -642,6 +642,62 @@ START_TEST(json_writer_prints_what_the_tree_prints)
 }
 END_TEST
 
+/* The writer prints the verdict it is given, not the one it expects: verdicts made by hand whose share, the
+ * runner-up's and the findings' are not the split's (then they are printed on their own, not copied from
+ * the split's texts), with every grade, six findings, the longest numbers (17 digits and a three-digit
+ * exponent) in every place and the largest and smallest doubles; each printed by the cJSON tree as well. */
+START_TEST(json_writer_prints_any_verdict_as_the_tree_prints_it)
+{
+	static const double odd[] = {0.0,
+	                             -0.0,
+	                             1e-300,
+	                             4.9406564584124654e-324,
+	                             -2.2250738585072014e-308,
+	                             1e300,
+	                             1.7976931348623157e308,
+	                             0.1 + 0.2,
+	                             1.0 / 3.0,
+	                             -1.0 / 7.0,
+	                             123456789.123456,
+	                             0.0001,
+	                             0.25,
+	                             1.0,
+	                             NAN,
+	                             INFINITY};
+	const size_t nodd = sizeof(odd) / sizeof(odd[0]);
+	unsigned seed = 2027;
+
+	for (int i = 0; i < 5000; i++) {
+		ns_verdict v;
+		char *want, *got;
+		seed = seed * 1103515245u + 12345u;
+		memset(&v, 0, sizeof(v));
+		for (int b = 0; b < NS_REGIME_COUNT; b++) /* finite: the next steps' order compares them */
+			v.split[b] = odd[(seed >> (b + 3)) % (nodd - 2)] * (b % 2 ? -1 : 1);
+		v.regime = (ns_regime)(seed % NS_REGIME_COUNT);
+		v.runner_up = (ns_regime)((seed >> 4) % NS_REGIME_COUNT);
+		/* the split's share, or another number of the same regime's */
+		v.share = i % 3 ? v.split[v.regime] : odd[(seed >> 9) % nodd];
+		v.runner_up_share = i % 4 ? v.split[v.runner_up] : odd[(seed >> 11) % nodd];
+		v.margin = odd[(seed >> 13) % nodd];
+		v.unattributed = odd[(seed >> 17) % nodd];
+		v.by_priority = (seed >> 20) & 1;
+		v.nfindings = (size_t)(i % (NS_REGIME_COUNT + 1));
+		for (size_t f = 0; f < v.nfindings; f++) {
+			v.findings[f].regime = (ns_regime)((seed >> (f + 2)) % NS_REGIME_COUNT);
+			v.findings[f].share =
+			    (i + (int)f) % 2 ? v.split[v.findings[f].regime] : odd[(f + (size_t)i) % nodd];
+			v.findings[f].grade = (ns_grade)(((size_t)i + f) % 3);
+		}
+		want = tree_json(i % 2 ? "step" : NULL, &v, &routes, i % 5 ? NULL : "src.ndjson");
+		got = written_json(i % 2 ? "step" : NULL, &v, &routes, i % 5 ? NULL : "src.ndjson");
+		ck_assert_str_eq(got, want);
+		free(want);
+		free(got);
+	}
+}
+END_TEST
+
 /* ns_format_percent_text rounds as printf does, from 10% up without printf: compared on every half-way and
  * neighbouring value from 9.95% to 100% in steps of 0.005, and on random shares. */
 START_TEST(percent_text_matches_printf)
@@ -694,6 +750,7 @@ static Suite *format_suite(void)
 	tcase_add_test(tc, host_only_routes_give_no_gpu_advice);
 	tcase_add_test(tc, json_label_is_well_formed_utf8_whatever_the_caller_passed);
 	tcase_add_test(tc, json_writer_prints_what_the_tree_prints);
+	tcase_add_test(tc, json_writer_prints_any_verdict_as_the_tree_prints_it);
 	tcase_add_test(tc, percent_text_matches_printf);
 	suite_add_tcase(s, tc);
 	return s;
