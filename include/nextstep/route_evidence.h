@@ -61,6 +61,11 @@ typedef struct {
 	bool inference;          /* some steps have an inference phase (prefill, decode, mixed) */
 	int64_t coll_exposed_ns; /* its collectives' exposed time */
 	int64_t tp_exposed_ns;   /* of it, tensor-parallel collectives' */
+	/* Of the trace's host stalls, the time this device ran nothing (ns_split_device.host_stall_idle_ns);
+	 * known: from a split with stalls, from a summary that carries it (one written before it was: the
+	 * stalls count whole, as they did). */
+	bool host_stall_idle_known;
+	int64_t host_stall_idle_ns;
 	/* The optimizer (its candidate's fix and the launch time it claims, docs/next-step.md); known: from a
 	 * split always, from a summary where it had an optimizer step (else the stock route, no launch time).
 	 */

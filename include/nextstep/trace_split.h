@@ -253,6 +253,11 @@ typedef struct {
 	/* Of overall's launch time (overhead.launch), the part while the main thread is in the optimizer's
 	 * step: its per-tensor launches (docs/next-step.md); 0 when the trace marks no optimizer step. */
 	int64_t optimizer_launch_ns;
+	/* Of the trace's host stalls (ns_split_result.host_stall_ns, the whole capture), the time this device
+	 * ran nothing (no kernel, copy, memset or collective on any of its streams): what the stalls cost it.
+	 * A launch blocked by a full queue runs under busy kernels and costs nothing (docs/trace.md, "Host
+	 * stalls"). */
+	int64_t host_stall_idle_ns;
 	ns_split_memory memory; /* the allocator's events (events 0: none) */
 } ns_split_device;
 

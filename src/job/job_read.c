@@ -1174,7 +1174,8 @@ enum {
 	E_KERNELS = 32,
 	E_INFERENCE = 64,
 	E_COLL = 128,
-	E_OPTIMIZER = 256
+	E_OPTIMIZER = 256,
+	E_STALL_IDLE = 512
 };
 
 static bool evidence_member(parser *j, const char *key, void *ctx)
@@ -1210,6 +1211,12 @@ static bool evidence_member(parser *j, const char *key, void *ctx)
 	if (strcmp(key, "python") == 0)
 		return once(j, &x->seen, E_PYTHON, key) ? evidence_object(j, key, python_member, x)
 		                                        : skip_value(j, 2);
+	if (strcmp(key, "host_stall_idle") == 0) {
+		if (!once(j, &x->seen, E_STALL_IDLE, key))
+			return skip_value(j, 2);
+		e->host_stall_idle_known = true;
+		return evidence_ns(j, key, &e->host_stall_idle_ns);
+	}
 	if (strcmp(key, "kernels") == 0) {
 		times_ctx t = {kernel_keys, {&e->memory_ns, &e->layout_ns, &e->compute_ns, &e->fp32_ns}, 0};
 		return once(j, &x->seen, E_KERNELS, key) ? evidence_times(j, key, &t) : skip_value(j, 2);
@@ -1614,6 +1621,10 @@ static void finish_root(parser *j, const root_ctx *x)
 		bad(j, "devices", "missing");
 	else if ((hi > 0 && j->t0 > INT64_MAX - hi) || (lo < 0 && j->t0 < INT64_MIN - lo))
 		bad(j, "t0", "a time out of range from it");
+	for (size_t i = 0; !j->failed && i < x->k->ndev; i++)
+		if (x->k->dev[i].evidence.host_stall_idle_ns > x->k->host_stall_ns)
+			bad_in(j, NS_ERR_VALUE, "evidence", "host_stall_idle",
+			       "more than the host stalls' time");
 	if (j->failed)
 		return;
 	if (x->k->file == NULL && (x->k->file = calloc(1, 1)) == NULL) {

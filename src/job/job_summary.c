@@ -271,12 +271,12 @@ static void put_evidence(sbuf *b, const ns_job_device *d)
 {
 	const ns_route_evidence *e = &d->evidence;
 	bool python = e->python_frames, kernels = e->layout_ns > 0 || e->fp32_ns > 0,
-	     coll = e->tp_exposed_ns > 0,
+	     coll = e->tp_exposed_ns > 0, stalls = e->host_stall_idle_known,
 	     optimizer = e->optimizer_known &&
 	                 (d->overall.cause_ns[NS_CAUSE_OPTIMIZER] > 0 || e->optimizer_launch_ns > 0);
 
 	if (!python && !e->compiled && !e->nsys && e->capture_ns == 0 && !kernels && !e->inference && !coll &&
-	    !optimizer)
+	    !optimizer && !stalls)
 		return;
 	put(b, ",\"evidence\":{\"frames\":%s", python ? "true" : "false");
 	if (e->compiled)
@@ -297,6 +297,8 @@ static void put_evidence(sbuf *b, const ns_job_device *d)
 	if (coll)
 		put(b, ",\"collectives\":{\"exposed\":%" PRId64 ",\"tp\":%" PRId64 "}", e->coll_exposed_ns,
 		    e->tp_exposed_ns);
+	if (stalls)
+		put(b, ",\"host_stall_idle\":%" PRId64, e->host_stall_idle_ns);
 	if (optimizer) {
 		put(b, ",\"optimizer\":{\"class\":");
 		put_string(b, e->optimizer);

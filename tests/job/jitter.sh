@@ -163,4 +163,44 @@ top = json.load(open(sys.argv[1]))["devices"][0]["overall"]["next_steps"][0]
 assert top["title"] == "launch overhead" and "finding" not in top and abs(top["gain_us"] - 282) < 0.5, top
 print("ok: a full launch queue: 5 stalls a step, launch overhead keeps its route, up to 0.282 ms a step")
 PY
+# A stall costs the step only while the GPU is idle (docs/trace.md, "Host stalls"): the summary's evidence
+# carries that part. Rank 2 of job-jitter stalls 4.250-7.250 ms into each step, inside the GPU's gap between
+# its GEMM (0.200-4.200) and its fill (7.260): all 9 ms idle (the generator's times). The queue that blocks
+# four launches a step (tests/data/trace_launch_queue_four.expect.json) stalls 12 times, within the four a
+# step, for 14.265 ms, 17x its launch overhead, every stall inside a running GEMM: 0 idle, so its launch
+# overhead keeps the dispatch route in the trace report and in a job of its summary. A summary written before
+# the idle part was (the key removed) reads as it did: the stalls count whole, the host-stall route.
+"$summarize" tests/data/job-jitter/rank-2.json | grep -q '"host_stall_idle":9000000' ||
+	{ echo "FAIL: rank 2 of job-jitter: its 9 ms of stalls are not all with the GPU idle"; fail=1; }
+python3 - tests/data/trace_launch_queue_four.json "$tmp/four.json" <<'PY' || fail=1
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc["distributedInfo"] = {"backend": "nccl", "rank": 0, "world_size": 1}
+json.dump(doc, open(sys.argv[2], "w"))
+PY
+"$summarize" "$tmp/four.json" >"$tmp/four.ndjson" || fail=1
+grep -q '"host_stalls":12,"host_stall_ns":14265000' "$tmp/four.ndjson" &&
+	grep -q '"evidence":{"frames":false,"host_stall_idle":0}' "$tmp/four.ndjson" ||
+	{ echo "FAIL: the four-a-step queue's summary: not 12 stalls of 14.265 ms, none idle"; fail=1; }
+sed 's/,"host_stall_idle":0//' "$tmp/four.ndjson" >"$tmp/four-before.ndjson"
+"$bin" trace --format json tests/data/trace_launch_queue_four.json >"$tmp/four.report.json" || fail=1
+"$bin" job --format json "$tmp/four.ndjson" >"$tmp/four.job.json" || fail=1
+"$bin" job --format json "$tmp/four-before.ndjson" >"$tmp/four-before.job.json" || fail=1
+python3 - "$tmp/four.report.json" "$tmp/four.job.json" "$tmp/four-before.job.json" <<'PY' || fail=1
+import json, sys
+def launch_step(steps):
+    return [n for n in steps if n.get("cause") == "launch"][0]
+top = json.load(open(sys.argv[1]))["devices"][0]["overall"]["next_steps"][0]
+assert top["title"] == "launch overhead" and "finding" not in top and abs(top["gain_us"] - 282) < 0.5, top
+job = launch_step(json.load(open(sys.argv[2]))["ranks"][0]["devices"][0]["overall"]["next_steps"])
+assert job["title"] == "launch overhead" and "finding" not in job, job
+before = launch_step(json.load(open(sys.argv[3]))["ranks"][0]["devices"][0]["overall"]["next_steps"])
+assert before["title"] == "host stalls" and before["finding"] == "host_stalls", before
+print("ok: a queue that blocks 4 launches a step under busy kernels: launch overhead keeps its route")
+PY
+# the idle part is a part of the stalls: more is an error located like any other
+sed 's/"host_stall_idle":0/"host_stall_idle":14265001/' "$tmp/four.ndjson" >"$tmp/four-bad.ndjson"
+"$bin" job "$tmp/four-bad.ndjson" >/dev/null 2>"$tmp/four-bad.err" && fail=1
+grep -q 'four-bad.ndjson:1: summary: "evidence"."host_stall_idle": more than the host stalls' "$tmp/four-bad.err" ||
+	{ echo "FAIL: an idle part above the stalls is not refused: $(cat "$tmp/four-bad.err")"; fail=1; }
 exit $fail

@@ -164,14 +164,15 @@ bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size
 	       2 * with_init >= counted;
 }
 
-bool report_stalls_dominate(int64_t stalls, int64_t stall_ns, int64_t launch_ns, int64_t window_ns,
-                            size_t steps)
+bool report_stalls_dominate(int64_t stalls, int64_t stall_ns, int64_t idle_ns, int64_t launch_ns,
+                            int64_t window_ns, size_t steps)
 {
-	/* rare: a full launch queue blocks nearly every launch once it fills, not a few a step; and they fit
-	 * in the window (the trace's stalls include those before it) */
+	/* rare, and they fit in the window (the trace's stalls include those before it); a stall costs the
+	 * step only while the device has nothing to run, so only that part is weighed against the launch
+	 * time: a launch blocked by a full queue runs under busy kernels and weighs nothing */
 	return launch_ns > 0 && stalls >= 2 &&
 	       stalls <= REPORT_STALLS_PER_STEP * (int64_t)(steps > 0 ? steps : 1) && stall_ns <= window_ns &&
-	       (double)stall_ns >= CAUSE_MAJORITY * (double)launch_ns;
+	       (double)idle_ns >= CAUSE_MAJORITY * (double)launch_ns;
 }
 
 /* The host's own routes are PyTorch's (the caching allocator, Python's host jitter): a PyTorch profiler
@@ -188,9 +189,12 @@ static void stall_routes(const ns_route_evidence *ev, const report_device_facts 
 {
 	const ns_route *r = &in->finding[NS_FINDING_HOST_STALLS];
 
+	/* a summary written before the idle part was: the stalls count whole, as they did */
+	int64_t idle = ev->host_stall_idle_known ? ev->host_stall_idle_ns : ev->host_stall_ns;
+
 	if (r->fix != NULL && pytorch_program(ev) &&
-	    report_stalls_dominate(ev->host_stalls, ev->host_stall_ns, f->overall->cause_ns[NS_CAUSE_LAUNCH],
-	                           f->overall->dur_ns, f->nsteps))
+	    report_stalls_dominate(ev->host_stalls, ev->host_stall_ns, idle,
+	                           f->overall->cause_ns[NS_CAUSE_LAUNCH], f->overall->dur_ns, f->nsteps))
 		out->cause[NS_CAUSE_LAUNCH] = *r;
 }
 
@@ -255,6 +259,8 @@ void ns_route_evidence_of(const ns_split_result *res, const ns_split_device *d, 
 	out->host_stalls = res->host_stalls;
 	out->host_stall_ns = res->host_stall_ns;
 	out->alloc_ns = res->alloc_ns;
+	out->host_stall_idle_known = res->host_stalls > 0;
+	out->host_stall_idle_ns = d->host_stall_idle_ns;
 	if (out->python_frames) {
 		python_evidence(res, &d->python[NS_CAUSE_HOST_GAP], &out->python[NS_EVIDENCE_HOST_GAP]);
 		python_evidence(res, &d->python[NS_CAUSE_LAUNCH], &out->python[NS_EVIDENCE_LAUNCH]);

@@ -62,6 +62,7 @@ void ns_trace_split_free(ns_trace_split *s)
 	free(s->capture);
 	free(s->slow);
 	free(s->stall);
+	free(s->stall_spans.v);
 	free(s->comm_ext);
 	free(s->wide_ext);
 	free(s->copy_call);
@@ -936,20 +937,52 @@ static ns_status first_starts(ns_trace_split *s, int64_t *first, int64_t *slow_s
  * CUDA's lazy initialisation inside the first one - HTA's AlexNet capture: 29.9 s of
  * cudaDeviceGetStreamPriorityRange in an aten::empty_strided - is start-up, neither a stall), and only the
  * outermost of nested ones. */
-static void trivial_stalls(ns_trace_split *s, ns_split_result *res, int64_t floor)
+/* The end of the nested calls of stall i (those that start inside it on its thread). */
+static size_t nested_end(const ns_trace_split *s, size_t i)
+{
+	const stall_call *c = &s->stall[i];
+	size_t j = i + 1;
+
+	while (j < s->nstall && s->stall[j].thread == c->thread && s->stall[j].start < c->end)
+		j++;
+	return j;
+}
+
+/* Stall i's held time as spans (its call less the allocator and set-up calls nested in it, [i+1, end)), for
+ * the part of it the device sat idle (split_stall_idle). */
+static ns_status held_spans(ns_trace_split *s, size_t i, size_t end, ns_error *err)
+{
+	const stall_call *c = &s->stall[i];
+	int64_t at = c->start;
+	ns_status st = NS_OK;
+
+	for (size_t j = i + 1; j < end && st == NS_OK; j++) {
+		const stall_call *n = &s->stall[j];
+		if (n->kind == STALL_TRIVIAL || n->end > c->end)
+			continue;
+		st = split_span_add(&s->stall_spans, at, n->start, err); /* empty when n starts by `at` */
+		if (n->end > at)
+			at = n->end;
+	}
+	return st == NS_OK ? split_span_add(&s->stall_spans, at, c->end, err) : st;
+}
+
+static ns_status trivial_stalls(ns_trace_split *s, ns_split_result *res, int64_t floor, ns_error *err)
 {
 	int64_t covered_end = INT64_MIN;
 	uint32_t covered_thread = UINT32_MAX;
+	ns_status st = NS_OK;
 
 	ns_sort(s->stall, s->nstall, sizeof(*s->stall), cmp_stall_call);
-	for (size_t i = 0; i < s->nstall; i++) {
+	for (size_t i = 0; i < s->nstall && st == NS_OK; i++) {
 		const stall_call *c = &s->stall[i];
 		int64_t alloc = 0, held;
+		size_t end;
 		if (c->kind != STALL_TRIVIAL || c->end - c->start < floor ||
 		    (c->thread == covered_thread && c->start < covered_end))
 			continue;
-		for (size_t j = i + 1;
-		     j < s->nstall && s->stall[j].thread == c->thread && s->stall[j].start < c->end; j++)
+		end = nested_end(s, i);
+		for (size_t j = i + 1; j < end; j++)
 			if (s->stall[j].kind != STALL_TRIVIAL && s->stall[j].end <= c->end)
 				alloc = ns_sat_add_i64(alloc, s->stall[j].end - s->stall[j].start);
 		covered_thread = c->thread;
@@ -959,33 +992,35 @@ static void trivial_stalls(ns_trace_split *s, ns_split_result *res, int64_t floo
 			continue;
 		res->host_stalls++;
 		res->host_stall_ns = ns_sat_add_i64(res->host_stall_ns, held);
+		st = held_spans(s, i, end, err);
 	}
+	return st;
 }
 
 /* Kernel launch calls of at least floor: first-use loads (the first launch of its kernel) or stalls. */
 static ns_status launch_stalls(ns_trace_split *s, ns_split_result *res, int64_t floor, ns_error *err)
 {
-	size_t nnames = ns_kernel_names_count(s->names);
+	size_t nnames = ns_kernel_names_count(s->names), nslow = s->nslow; /* the tables' size, kept */
 	int64_t *first, *slow_start;
 	uint32_t *slow_name;
 	ns_status st = NS_OK;
 
-	if (s->nslow == 0 || s->ngpu == 0)
+	if (nslow == 0 || s->ngpu == 0)
 		return NS_OK;
-	ns_sort(s->slow, s->nslow, sizeof(*s->slow), cmp_slow);
+	ns_sort(s->slow, nslow, sizeof(*s->slow), cmp_slow);
 	first = malloc((nnames + 1) * sizeof(*first));
-	slow_start = malloc(s->nslow * sizeof(*slow_start));
-	slow_name = malloc(s->nslow * sizeof(*slow_name));
+	slow_start = malloc(nslow * sizeof(*slow_start));
+	slow_name = malloc(nslow * sizeof(*slow_name));
 	if (first == NULL || slow_start == NULL || slow_name == NULL) {
 		st = split_oom(err);
 		goto out;
 	}
 	for (size_t i = 0; i <= nnames; i++)
 		first[i] = INT64_MAX;
-	for (size_t i = 0; i < s->nslow; i++)
+	for (size_t i = 0; i < nslow; i++)
 		slow_start[i] = INT64_MAX;
 	first_starts(s, first, slow_start, slow_name);
-	for (size_t i = 0; i < s->nslow && st == NS_OK; i++) {
+	for (size_t i = 0; i < nslow && st == NS_OK; i++) {
 		const slow_call *c = &s->slow[i];
 		if (c->end - c->start < floor)
 			continue;
@@ -993,6 +1028,7 @@ static ns_status launch_stalls(ns_trace_split *s, ns_split_result *res, int64_t 
 			/* a stall of an ordinary launch (a full queue, the host descheduled): not set-up */
 			res->host_stalls++;
 			res->host_stall_ns = ns_sat_add_i64(res->host_stall_ns, c->end - c->start);
+			st = split_span_add(&s->stall_spans, c->start, c->end, err);
 			continue;
 		}
 		res->first_use_loads++;
@@ -1011,11 +1047,52 @@ ns_status split_first_use(ns_trace_split *s, ns_split_result *res, ns_error *err
 	int64_t median = median_launch_ns(s);
 	int64_t floor =
 	    median > INT64_MAX / SPLIT_FIRST_USE_FACTOR ? INT64_MAX : median * SPLIT_FIRST_USE_FACTOR;
+	ns_status st;
 
 	res->alloc_calls = s->alloc_calls;
 	res->alloc_ns = s->alloc_ns;
 	if (floor < SPLIT_FIRST_USE_MIN_NS)
 		floor = SPLIT_FIRST_USE_MIN_NS;
-	trivial_stalls(s, res, floor);
-	return launch_stalls(s, res, floor, err);
+	if ((st = trivial_stalls(s, res, floor, err)) == NS_OK)
+		st = launch_stalls(s, res, floor, err);
+	(void)split_spans_union(&s->stall_spans);
+	return st;
+}
+
+/* The device's busy time (some record running) before t, for t that do not decrease: the records that start
+ * before t are merged into the busy interval [at, until), those before it summed in done. */
+typedef struct {
+	const ns_trace_split *s;
+	const gpu_rec *g;
+	size_t n, i;
+	int64_t done, at, until;
+} busy_cursor;
+
+static int64_t busy_before(busy_cursor *b, int64_t t)
+{
+	for (; b->i < b->n && split_gpu_start(b->s, &b->g[b->i]) < t; b->i++) {
+		int64_t start = split_gpu_start(b->s, &b->g[b->i]), end = split_gpu_end(b->s, &b->g[b->i]);
+		if (start > b->until) {
+			b->done = ns_sat_add_i64(b->done, ns_sat_sub_i64(b->until, b->at));
+			b->at = start;
+			b->until = end;
+		} else if (end > b->until) {
+			b->until = end;
+		}
+	}
+	return ns_sat_add_i64(b->done, t > b->at ? ns_sat_sub_i64(t < b->until ? t : b->until, b->at) : 0);
+}
+
+int64_t split_stall_idle(const ns_trace_split *s, const gpu_rec *g, size_t n)
+{
+	busy_cursor b = {s, g, n, 0, 0, INT64_MIN, INT64_MIN};
+	int64_t idle = 0;
+
+	for (size_t k = 0; k < s->stall_spans.n; k++) {
+		const span *sp = &s->stall_spans.v[k];
+		int64_t before = busy_before(&b, sp->start); /* first: t may not decrease */
+		int64_t busy = ns_sat_sub_i64(busy_before(&b, sp->end), before);
+		idle = ns_sat_add_i64(idle, ns_sat_sub_i64(ns_sat_sub_i64(sp->end, sp->start), busy));
+	}
+	return idle;
 }

@@ -412,6 +412,7 @@ struct ns_trace_split {
 	stall_call *stall; /* trivial calls of SPLIT_FIRST_USE_MIN_NS or more, allocator calls of
 	                      SPLIT_ALLOC_NEST_MIN_NS or more */
 	size_t nstall, capstall;
+	span_list stall_spans;         /* the host stalls' held time, sorted and merged (split_first_use()) */
 	int64_t alloc_calls, alloc_ns; /* ns_split_result's, summed as the calls arrive */
 	int64_t *comm_ext;
 	size_t ncomm_ext, capcomm_ext;
@@ -552,6 +553,10 @@ ns_status split_copies_block(ns_trace_split *s, ns_error *err);
  * millisecond (their time still counts in ns_split_result.alloc_ns). */
 #define SPLIT_ALLOC_NEST_MIN_NS 20000
 ns_status split_first_use(ns_trace_split *s, ns_split_result *res, ns_error *err);
+/* Of the host stalls' held time (s->stall_spans), the part during which none of the device's records
+ * g[0..n) (sorted by start: kernels, copies, memsets, collectives) ran: what the stalls cost that device
+ * (docs/trace.md, "Host stalls"). */
+int64_t split_stall_idle(const ns_trace_split *s, const gpu_rec *g, size_t n);
 
 /* ---- stream captures (split_ingest.c) ---- */
 /* Whether a launch of thread `thread` at ts lies inside a stream capture (s->capture sorted by thread,

@@ -366,6 +366,11 @@ static ns_status split_devices(ns_trace_split *s, const ns_trace_meta *meta, con
 		}
 		dev->nsteps = tmpl->n;
 		st = split_one(s, s->ngpu > 0 ? s->gpu + first : NULL, last - first, host, dev, err);
+		dev->host_stall_idle_ns =
+		    split_stall_idle(s, s->ngpu > 0 ? s->gpu + first : NULL, last - first);
+		if (dev->host_stall_idle_ns >
+		    res->host_stall_ns) /* nested calls that overlap: held is less */
+			dev->host_stall_idle_ns = res->host_stall_ns;
 		split_phases_overall(res, dev, s->keep_warmup);
 		split_memory_summarise(s->mem, meta, dev, s->keep_warmup);
 		if (st != NS_OK)
