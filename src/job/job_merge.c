@@ -605,7 +605,7 @@ static int64_t add_wait(const ns_job_device *d, const ns_split_collective *c, in
 	return total;
 }
 
-static size_t rank_index(const ns_job_result *res, int64_t rank)
+size_t job_rank_index(const ns_job_result *res, int64_t rank)
 {
 	size_t lo = 0, hi = res->nranks;
 
@@ -679,7 +679,7 @@ static ns_status rank_waiting(ns_job_result *res, const matching *mt, const op_i
 		until = ns_sat_add_i64(op->last_start, rr->offset_ns);
 		until = until < c->end_ns ? until : c->end_ns;
 		if (until > c->start_ns) { /* rr's waiting for the last rank: its, and the job's */
-			size_t k = rank_index(res, op->last_rank);
+			size_t k = job_rank_index(res, op->last_rank);
 			int64_t x = add_wait(d, c, until, rr->step_wait_ns);
 			tally_add(per, k, x);
 			res->rank[k].waited_on_ns = ns_sat_add_i64(res->rank[k].waited_on_ns, x);
@@ -1228,7 +1228,7 @@ static ns_status find_stragglers(ns_job_result *res, ns_error *err)
 	if (res->nstrag > 0)
 		st = step_table_build(&t, res);
 	for (size_t i = 0; i < res->nstrag && st == NS_OK; i++) {
-		size_t r = rank_index(res, res->strag[i].rank);
+		size_t r = job_rank_index(res, res->strag[i].rank);
 		classify_straggler(res, &t, r, loo_i64(&loo[LOO_KERNELS], r), &res->strag[i]);
 	}
 	if (res->nstrag > 0)

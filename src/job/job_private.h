@@ -2,6 +2,13 @@
 #ifndef NEXTSTEP_JOB_PRIVATE_H
 #define NEXTSTEP_JOB_PRIVATE_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "nextstep/job.h"
+
+/* Where rank number `rank` is in res->rank (sorted by rank): its index, or where it would go (res->nranks
+ * past the last). Binary search: a job's ranks are looked up per collective. */
+size_t job_rank_index(const ns_job_result *res, int64_t rank);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include <cJSON.h>
 
+#include "job_private.h"
 #include "nextstep/next_step.h"
 #include "nextstep/trace_report.h"
 #include "trace/report/report_private.h"
@@ -142,19 +143,12 @@ static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
 
 static const ns_job_rank_result *reference_rank(const ns_job_result *res);
 
-/* The rank numbered rank (res->rank is sorted by rank), or NULL. */
+/* The rank numbered rank, or NULL. */
 static const ns_job_rank_result *rank_numbered(const ns_job_result *res, int64_t rank)
 {
-	size_t lo = 0, hi = res->nranks;
+	size_t i = job_rank_index(res, rank);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (res->rank[mid].src->rank < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < res->nranks && res->rank[lo].src->rank == rank ? &res->rank[lo] : NULL;
+	return i < res->nranks && res->rank[i].src->rank == rank ? &res->rank[i] : NULL;
 }
 
 /* The route that fixes a straggler: on the device, the finding for what makes it slow (kernel advice would
