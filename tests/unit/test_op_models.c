@@ -431,6 +431,82 @@ static const model_row rows[] = {
      "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"True\", \"-1\", \"-1\", "
      "\"0.\", \"True\", \"\", \"\", \"0\", \"\", \"0\", \"\"]",
      NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_INCOMPLETE, 0, 0},
+    /* MLA-shaped FlashAttention-3 with q_v: 16 query heads [1, 512, 16, 64] over one KV head, K [.., 64],
+     * V [.., 512], q_v [1, 512, 16, 512], not causal. The scores are QK^T + q_v V^T, then PV: 2 * 16 *
+     * 512^2 * (64 + 2*512) = 9 126 805 504, the count of FlashAttention-3's own benchmark_mla_decode.py
+     * (seqlen_q * total_seqlen * nheads_q * (headdim + 2 * headdim_v) * 2). Bytes: Q 1 048 576, K 65 536,
+     * V 524 288, q_v 8 388 608, O 16*512*512*2 = 8 388 608 (its mem_io's four terms), the log-sum-exp
+     * 16*512*4 = 32 768 */
+    {"fa3 mla q_v", "flash_attn_3::fwd",
+     "[[1, 512, 16, 64], [1, 512, 1, 64], [1, 512, 1, 512], [], [], [1, 512, 16, 512], [], [], "
+     "[], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], "
+     "[], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"c10::BFloat16\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"False\", \"-1\", \"-1\", "
+     "\"0\", \"0.\", \"True\", \"\", \"1\", \"\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 9126805504.0, 18448384},
+    /* a q_v that is not [.., heads, dv] is refused, not counted */
+    {"fa3 q_v of the key's size", "flash_attn_3::fwd",
+     "[[1, 512, 16, 64], [1, 512, 1, 64], [1, 512, 1, 512], [], [], [1, 512, 16, 64], [], [], "
+     "[], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], "
+     "[], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"c10::BFloat16\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"False\", \"-1\", \"-1\", "
+     "\"0\", \"0.\", \"True\", \"\", \"1\", \"\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_BAD_SHAPES, 0, 0},
+    /* the fp8 row above with its q/k/v_descale recorded, [1, 8] fp32 each: 3 * 32 bytes more */
+    {"fa3 fp8 descaled", "flash_attn_3::fwd",
+     "[[1, 512, 8, 128], [1, 512, 8, 128], [1, 512, 8, 128], [], [], [], [], [], [], [], [], [], "
+     "[], [], [], [], [], [], [], [], [1, 8], [1, 8], [1, 8], [], [], [], [], [], [], [], [], "
+     "[], [], []]",
+     "[\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"float\", \"float\", \"float\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"False\", \"-1\", \"-1\", "
+     "\"0\", \"0.\", \"True\", \"\", \"1\", \"\", \"0\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 1073741824.0, 1572864.0 + 1048576 + 16384 + 96},
+    /* vLLM's newer FA3 registration (o_scale before softmax_scale: is_causal at 25, the window at 26/27):
+     * the one prefill of the vLLM varlen row above (512 new tokens over a 4096-token context, causal
+     * bottom-right), exact: the same FLOPs and bytes. Read at the older positions, is_causal would be the
+     * softmax scale and the op a lower bound. */
+    {"vllm fa3 o_scale registration, one prefill", "_vllm_fa3_C::fwd",
+     "[[512, 32, 128], [1000, 16, 8, 128], [1000, 16, 8, 128], [], [], [], [512, 32, 128], [2], "
+     "[], [], [], [1], [], [], [1, 256], [], [], [], [], [], [], [], [], [], [], [], [], [], [], "
+     "[], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"\", "
+     "\"c10::BFloat16\", \"int\", \"\", \"\", \"\", \"int\", \"Scalar\", \"Scalar\", \"int\", "
+     "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"Scalar\", \"\", \"Scalar\", \"Scalar\", \"Scalar\", \"\", "
+     "\"Scalar\", \"Scalar\", \"\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"512\", "
+     "\"4096\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"True\", "
+     "\"-1\", \"-1\", \"0.\", \"True\", \"\", \"0\", \"\", \"0\", \"\", \"1\", \"0\", \"\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 32216449024.0, 25166860},
+    /* the same with an fp8 output (its recorded type) and o_scale [1] fp32: O at one byte an element,
+     * 512*32*128 = 2 097 152 bytes fewer, and 4 for the scale */
+    {"vllm fa3 o_scale, fp8 output", "_vllm_fa3_C::fwd",
+     "[[512, 32, 128], [1000, 16, 8, 128], [1000, 16, 8, 128], [], [], [], [512, 32, 128], [2], "
+     "[], [], [], [1], [], [], [1, 256], [], [], [], [], [], [], [], [], [1], [], [], [], [], "
+     "[], [], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"\", \"\", \"\", "
+     "\"c10::Float8_e4m3fn\", \"int\", \"\", \"\", \"\", \"int\", \"Scalar\", \"Scalar\", "
+     "\"int\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"float\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"Scalar\", \"\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"\", \"Scalar\", \"Scalar\", \"\"]",
+     "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"512\", "
+     "\"4096\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.088\", \"True\", "
+     "\"-1\", \"-1\", \"0.\", \"True\", \"\", \"0\", \"\", \"0\", \"\", \"1\", \"0\", \"\"]",
+     NULL, NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 32216449024.0, 25166860 - 2097152 + 4},
 
     /* ---- memory-bound families ---- */
     /* 32*256*56*56 = 25 690 112 elements; two read, one written, fp32: 308 281 344 */

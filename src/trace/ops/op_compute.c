@@ -542,6 +542,63 @@ static const char *attn_shapes(const attn_spec *sp, const op_args *a, attn_dims 
 	return NULL;
 }
 
+/* The argument positions of this record: vLLM's newer FlashAttention-3 registration adds o_scale (a tensor)
+ * before softmax_scale, so is_causal and the window sit one later; is_causal, the one bool there, tells
+ * which registration recorded it. */
+static attn_spec attn_positions(const attn_spec *sp, const op_args *a)
+{
+	attn_spec s = *sp;
+	bool flag;
+
+	if (sp->o_scale_shift && !op_arg_bool(a, sp->causal, &flag) && op_arg_bool(a, sp->causal + 1, &flag))
+		s.causal++, s.win_l++, s.win_r++;
+	return s;
+}
+
+/* The bytes of an output element: the passed-in output's recorded type (an fp8 output with o_scale is one
+ * byte), else FlashAttention-3's rule (an e4m3 query writes bf16), else the query's type. */
+static double attn_out_elt(const attn_spec *sp, const op_args *a)
+{
+	const op_arg *o = op_tensor(a, sp->out), *q = &a->a[sp->q];
+
+	if (o != NULL && o->elt > 0.0)
+		return o->elt;
+	return sp->fp8_out_16 && q->dtype == NS_DTYPE_FP8 ? 2.0 : q->elt;
+}
+
+/* FlashAttention-3's small inputs: the fp8 descale tensors q/k/v_descale [B, Hkv] (fp32) and, where the
+ * registration has it, o_scale; 0 when none is recorded. */
+static double attn_scale_bytes(const attn_spec *sp, const attn_spec *at, const op_args *a)
+{
+	double b = 0.0;
+
+	if (sp->descale < 0)
+		return 0.0;
+	for (int i = 0; i < 3; i++)
+		b += op_arg_bytes(a, sp->descale + i);
+	if (at->causal != sp->causal) /* o_scale follows v_descale in the registration that has it */
+		b += op_arg_bytes(a, sp->descale + 3);
+	return b;
+}
+
+/* q_v (MLA): a second query [.., H, dv], same rows and type as the query, scored against V, so the scores
+ * take d + dv multiply-adds a pair. False (w failed) when it is recorded with another shape. */
+static bool attn_qv(const attn_spec *sp, const op_args *a, double dv, const op_arg **qv, ns_op_work *w)
+{
+	const op_arg *q = op_tensor(a, sp->q), *t = op_tensor(a, sp->qv);
+
+	*qv = NULL;
+	if (t == NULL || q == NULL)
+		return true;
+	if (t->rank != q->rank || t->d[t->rank - 1] != dv || t->numel / dv != q->numel / q->d[q->rank - 1]) {
+		op_work_fail(w, NS_OPG_BAD_SHAPES,
+		             "q_v is not the query's rows and heads with the value's size");
+		return false;
+	}
+	*qv = t;
+	return true;
+}
+
 /* A decode step of paged attention: each of S sequences has one query row [S, H, d] that reads its context of
  * L tokens from the caches (key [blocks, Hkv, d/x, block, x], value [blocks, Hkv, d, block]). The lengths are
  * a tensor (seq_lens) a trace does not record; with one sequence its length is the recorded max_seq_len. */
@@ -594,9 +651,10 @@ static void paged_attention(const attn_spec *sp, const op_args *a, ns_op_work *w
 static void varlen_paged(const attn_spec *sp, const op_args *a, ns_op_work *w)
 {
 	const op_arg *q = op_tensor(a, sp->q), *k = op_tensor(a, sp->k), *v = op_tensor(a, sp->v);
-	const op_arg *cu = op_tensor(a, sp->cum_q);
+	const op_arg *cu = op_tensor(a, sp->cum_q), *qv;
+	const attn_spec at = attn_positions(sp, a);
 	long long max_k, max_q, longest, window = -1;
-	double seqs, queries, heads, kv_heads, d, dv, ctx, pairs;
+	double seqs, queries, heads, kv_heads, d, dv, ctx, pairs, qv_dv;
 	bool causal = true, known, exact, windowed, have_q;
 	int n;
 
@@ -613,33 +671,37 @@ static void varlen_paged(const attn_spec *sp, const op_args *a, ns_op_work *w)
 		op_work_fail(w, NS_OPG_INCOMPLETE, "max_seqlen_k not recorded (Concrete Inputs)");
 		return;
 	}
-	windowed = op_arg_ints(a, sp->win_l, &window, 1, &n) && window >= 0 && window + 1 < max_k;
+	if (!attn_qv(sp, a, v->d[3], &qv, w))
+		return;
+	windowed = op_arg_ints(a, at.win_l, &window, 1, &n) && window >= 0 && window + 1 < max_k;
 	if (windowed)
 		max_k = window + 1; /* a query sees at most window_size_left + 1 keys */
 	have_q = op_arg_ints(a, sp->max_q, &longest, 1, &n) && longest >= 1 && (double)longest <= q->d[0];
 	max_q = have_q ? longest : 1;
-	known = op_arg_bool(a, sp->causal, &causal);
+	known = op_arg_bool(a, at.causal, &causal);
 	seqs = cu->d[0] - 1.0, heads = q->d[1], d = q->d[2];
-	kv_heads = k->d[2], dv = v->d[3], ctx = (double)max_k;
+	kv_heads = k->d[2], dv = v->d[3], ctx = (double)max_k, qv_dv = qv != NULL ? dv : 0.0;
 	queries = (double)max_q + seqs - 1.0;
 	exact = seqs == 1.0 && !windowed && known && have_q && (double)max_q <= ctx;
 	if (exact)
 		pairs = causal ? op_causal_pairs((double)max_q, ctx, true) : (double)max_q * ctx;
 	else
 		pairs = seqs - 1.0 + ctx;
-	w->flops = 2.0 * heads * pairs * (d + dv);
-	/* the queries read and the outputs written, the context's keys and values, the block tables and the
-	 * per-sequence lengths */
-	w->bytes = queries * heads * (d + dv) * q->elt + ctx * kv_heads * (d * k->elt + dv * v->elt) +
-	           op_arg_bytes(a, sp->table) + op_arg_bytes(a, sp->cum_q) + op_arg_bytes(a, sp->used_k);
+	/* QK^T (and q_v V^T) and PV over the pairs */
+	w->flops = 2.0 * heads * pairs * (d + qv_dv + dv);
+	/* the queries (and q_v) read and the outputs written, the context's keys and values, the block
+	 * tables, the per-sequence lengths and the fp8 scales */
+	w->bytes = queries * heads * ((d + qv_dv) * q->elt + dv * attn_out_elt(sp, a)) +
+	           ctx * kv_heads * (d * k->elt + dv * v->elt) + op_arg_bytes(a, sp->table) +
+	           op_arg_bytes(a, sp->cum_q) + op_arg_bytes(a, sp->used_k) + attn_scale_bytes(sp, &at, a);
 	if (!exact) {
 		w->lower_bound = true;
 		w->why = "paged varlen attention: the sequences' lengths are not recorded, only the longest "
 		         "context's keys and values and a key and a query token for every other sequence are "
 		         "counted: a lower bound";
 	}
-	snprintf(w->shape, sizeof(w->shape), "seqs %.0f h%.0f/%.0f q%.0f L%.0f d%.0f paged", seqs, heads,
-	         kv_heads, q->d[0], ctx, d);
+	snprintf(w->shape, sizeof(w->shape), "seqs %.0f h%.0f/%.0f q%.0f L%.0f d%.0f paged%s", seqs, heads,
+	         kv_heads, q->d[0], ctx, d, qv != NULL ? " qv" : "");
 }
 
 /* What the model cannot count from the recorded sizes: NULL, or why (w failed). seqused_q/k make each
@@ -680,7 +742,8 @@ static bool attn_window(const attn_spec *sp, const op_args *a, bool causal, long
 
 void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 {
-	const attn_spec *sp = e->attn;
+	const attn_spec *sp = e->attn, at = attn_positions(sp, a);
+	const op_arg *qv;
 	attn_dims x;
 	const char *why;
 	bool causal = false, known = false, bottom_right = sp->layout != ATTN_BHLD, windowed;
@@ -711,29 +774,31 @@ void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 		op_work_fail(w, NS_OPG_BAD_SHAPES, why);
 		return;
 	}
+	if (!attn_qv(sp, a, x.dv, &qv, w))
+		return;
 	if (sp->mask_type >= 0 && op_arg_ints(a, sp->mask_type, &type, 1, &n)) {
 		known = true, causal = type == 1 || type == 2, bottom_right = type == 2;
-	} else if (sp->causal >= 0) {
-		known = op_arg_bool(a, sp->causal, &causal);
+	} else if (at.causal >= 0) {
+		known = op_arg_bool(a, at.causal, &causal);
 	}
-	windowed = attn_window(sp, a, causal, &left, &right);
+	windowed = attn_window(&at, a, causal, &left, &right);
 	if (windowed)
 		pairs = op_window_pairs(x.lq, x.lk, (double)left, (double)right);
 	else
 		pairs = causal ? op_causal_pairs(x.lq, x.lk, bottom_right) : x.lq * x.lk;
-	/* QK^T and PV: 2 FLOPs per multiply-add over the kept pairs. The backward recomputes QK^T and forms
-	 * dV, dP, dQ and dK: 2 * pairs * (3 d + 2 dv), 2.5x the forward when d = dv (FlashAttention-2, sec.
-	 * 3). */
-	fwd = 2.0 * x.bh * pairs * (x.d + x.dv);
+	/* QK^T (with q_v, also q_v V^T) and PV: 2 FLOPs per multiply-add over the kept pairs. The backward
+	 * recomputes QK^T and forms dV, dP, dQ and dK: 2 * pairs * (3 d + 2 dv), 2.5x the forward when d = dv
+	 * (FlashAttention-2, sec. 3). */
+	fwd = 2.0 * x.bh * pairs * (x.d + x.dv + (qv != NULL ? x.dv : 0.0));
 	w->flops = sp->backward ? 2.0 * x.bh * pairs * (3.0 * x.d + 2.0 * x.dv) : fwd;
 	qkv = op_arg_bytes(a, sp->q) + op_arg_bytes(a, sp->k) + op_arg_bytes(a, sp->v);
-	/* FlashAttention-3 writes an fp8 (e4m3) attention's output in bf16 */
-	out = x.bh * x.lq * x.dv *
-	      (sp->fp8_out_16 && a->a[sp->q].dtype == NS_DTYPE_FP8 ? 2.0 : a->a[sp->q].elt);
+	out = x.bh * x.lq * x.dv * attn_out_elt(sp, a);
 	lse = x.bh * x.lq * 4.0; /* the fp32 log-sum-exp per query row */
 	/* Forward: Q, K, V (and a mask) read, O and the log-sum-exp written. Backward: Q, K, V, O, dO and the
 	 * log-sum-exp read, dQ, dK, dV written. */
 	w->bytes = sp->backward ? 2.0 * qkv + 2.0 * out + lse : qkv + out + lse;
+	/* the forward's q_v and fp8 scales, read once */
+	w->bytes += op_arg_bytes(a, sp->qv) + attn_scale_bytes(sp, &at, a);
 	if (!sp->backward && sp->layout == ATTN_BHLD) /* argument 3: the mask or bias when a tensor */
 		w->bytes += op_arg_bytes(a, 3);
 	if (x.varlen && !x.lengths_known) {
@@ -750,6 +815,6 @@ void op_model_attention(const op_entry *e, const op_args *a, ns_op_work *w)
 		snprintf(window, sizeof(window), " window %lld/%lld", left, right);
 	else
 		snprintf(window, sizeof(window), "%s", causal ? " causal" : "");
-	snprintf(w->shape, sizeof(w->shape), "%s%.0f %s L%.0fx%.0f d%.0f%s", x.varlen ? "seqs " : "b",
-	         x.varlen ? x.seqs : x.bh / x.hq, heads, x.lq, x.lk, x.d, window);
+	snprintf(w->shape, sizeof(w->shape), "%s%.0f %s L%.0fx%.0f d%.0f%s%s", x.varlen ? "seqs " : "b",
+	         x.varlen ? x.seqs : x.bh / x.hq, heads, x.lq, x.lk, x.d, window, qv != NULL ? " qv" : "");
 }

@@ -69,6 +69,10 @@ typedef struct {
 	signed char used_q, used_k; /* seqused_q/k: tensors of the lengths used, which a trace never keeps */
 	signed char chunk;          /* attention_chunk (FlashAttention-3), an int */
 	bool fp8_out_16;            /* an fp8 query writes a 16-bit output (FlashAttention-3's e4m3 path) */
+	signed char qv;      /* q_v, MLA's second query [.., H, dv] scored against V (FlashAttention-3) */
+	signed char out;     /* the output when passed in: its recorded type is the one written */
+	signed char descale; /* the first of q/k/v_descale, three fp8 scale tensors [B, Hkv] */
+	bool o_scale_shift;  /* a newer build adds o_scale before softmax_scale: the flags sit one later */
 } attn_spec;
 
 typedef struct {

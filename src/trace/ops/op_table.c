@@ -22,44 +22,44 @@ static const conv_layout L_BWD_INPUT = {0, 1, 2, 4, 3, 5, -1, -1, 6, -1, 9};  /*
 static const conv_layout L_BWD_WEIGHT = {2, 1, 0, 4, 3, 5, -1, -1, 6, -1, 9}; /* weight is its size list */
 
 /* layout, backward, q, k, v, causal, cum_seq_q, cum_seq_k, custom_mask_type, max_seqlen_q, max_seqlen_k,
- * window_size_left, window_size_right, page table, seqused_q, seqused_k, attention_chunk, fp8 writes 16-bit
- */
-static const attn_spec A_SDPA = {ATTN_BHLD, false, 0,  1,  2,  5,  -1, -1, -1,
-                                 -1,        -1,    -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_SDPA_FLASH = {ATTN_BHLD, false, 0,  1,  2,  4,  -1, -1, -1,
-                                       -1,        -1,    -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_SDPA_EFFICIENT = {ATTN_BHLD, false, 0,  1,  2,  6,  -1, -1, -1,
-                                           -1,        -1,    -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_SDPA_FLASH_BWD = {ATTN_BHLD, true, 1,  2,  3,  11, -1, -1, -1,
-                                           -1,        -1,   -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_SDPA_CUDNN_BWD = {ATTN_BHLD, true, 1,  2,  3,  14, -1, -1, -1,
-                                           -1,        -1,   -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_FLASH = {ATTN_BLHD, false, 0,  1,  2,  8,  3,  4,  -1,
-                                  5,         6,     -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_FLASH_BWD = {ATTN_BLHD, true, 1,  2,  3,  11, 6,  7,  -1,
-                                      8,         9,    -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_EFFICIENT = {ATTN_BLHD, false, 0,  1,  2,  -1, 4,  5,  9,
-                                      6,         7,     -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_EFFICIENT_BWD = {ATTN_BLHD, true, 1,  2,  3,  -1, 6,  7,  14,
-                                          8,         9,    -1, -1, -1, -1, -1, -1, false};
+ * window_size_left, window_size_right, page table, seqused_q, seqused_k, attention_chunk, fp8 writes 16-bit,
+ * q_v, out, q_descale (k_descale and v_descale follow it), o_scale may shift the flags */
+static const attn_spec A_SDPA = {ATTN_BHLD, false, 0,  1,  2,  5,  -1,    -1, -1, -1, -1,
+                                 -1,        -1,    -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_SDPA_FLASH = {ATTN_BHLD, false, 0,  1,  2,  4,  -1,    -1, -1, -1, -1,
+                                       -1,        -1,    -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_SDPA_EFFICIENT = {ATTN_BHLD, false, 0,  1,  2,  6,  -1,    -1, -1, -1, -1,
+                                           -1,        -1,    -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_SDPA_FLASH_BWD = {ATTN_BHLD, true, 1,  2,  3,  11, -1,    -1, -1, -1, -1,
+                                           -1,        -1,   -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_SDPA_CUDNN_BWD = {ATTN_BHLD, true, 1,  2,  3,  14, -1,    -1, -1, -1, -1,
+                                           -1,        -1,   -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_FLASH = {ATTN_BLHD, false, 0,  1,  2,  8,  3,     4,  -1, 5,  6,
+                                  -1,        -1,    -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_FLASH_BWD = {ATTN_BLHD, true, 1,  2,  3,  11, 6,     7,  -1, 8,  9,
+                                      -1,        -1,   -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_EFFICIENT = {ATTN_BLHD, false, 0,  1,  2,  -1, 4,     5,  9,  6,  7,
+                                      -1,        -1,    -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_EFFICIENT_BWD = {ATTN_BLHD, true, 1,  2,  3,  -1, 6,     7,  14, 8,  9,
+                                          -1,        -1,   -1, -1, -1, -1, false, -1, -1, -1, false};
 /* flash-attn 2's custom ops: _flash_attn_forward(q, k, v, dropout_p, softmax_scale, causal, window_size_left,
  * window_size_right, ...), _flash_attn_varlen_forward(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
  * max_seqlen_k, dropout_p, softmax_scale, causal, window_size_left, window_size_right, softcap, alibi_slopes,
  * return_softmax, block_table, leftpad_k, seqused_k), the backwards with dq, dk, dv before dropout_p. */
-static const attn_spec A_FA2 = {ATTN_BLHD, false, 0, 1, 2,  5,  -1, -1, -1,
-                                -1,        -1,    6, 7, -1, -1, -1, -1, false};
-static const attn_spec A_FA2_BWD = {ATTN_BLHD, true, 1,  2,  3,  11, -1, -1, -1,
-                                    -1,        -1,   12, 13, -1, -1, -1, -1, false};
-static const attn_spec A_FA2_VARLEN = {ATTN_VARLEN, false, 0,  1,  2,  9,  3,  4,  -1,
-                                       5,           6,     10, 11, 15, -1, 17, -1, false};
+static const attn_spec A_FA2 = {ATTN_BLHD, false, 0,  1,  2,  5,  -1,    -1, -1, -1, -1,
+                                6,         7,     -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_FA2_BWD = {ATTN_BLHD, true, 1,  2,  3,  11, -1,    -1, -1, -1, -1,
+                                    12,        13,   -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_FA2_VARLEN = {ATTN_VARLEN, false, 0,  1,  2,  9,  3,     4,  -1, 5,  6,
+                                       10,          11,    15, -1, 17, -1, false, -1, -1, -1, false};
 /* vLLM's _C::paged_attention_v1(out, query, key_cache, value_cache, num_kv_heads, scale, block_tables,
  * seq_lens, block_size, max_seq_len, ...) and _v2 (out, exp_sums, max_logits, tmp_out, query, ...) */
-static const attn_spec A_PAGED_V1 = {ATTN_PAGED, false, 1,  2,  3,  -1, 6,  -1, -1,
-                                     -1,         9,     -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_PAGED_V2 = {ATTN_PAGED, false, 4,  5,  6,  -1, 9,  -1, -1,
-                                     -1,         12,    -1, -1, -1, -1, -1, -1, false};
-static const attn_spec A_FA2_VARLEN_BWD = {ATTN_VARLEN, true, 1,  2,  3,  15, 9,  10, -1,
-                                           11,          12,   16, 17, -1, -1, -1, -1, false};
+static const attn_spec A_PAGED_V1 = {ATTN_PAGED, false, 1,  2,  3,  -1, 6,     -1, -1, -1, 9,
+                                     -1,         -1,    -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_PAGED_V2 = {ATTN_PAGED, false, 4,  5,  6,  -1, 9,     -1, -1, -1, 12,
+                                     -1,         -1,    -1, -1, -1, -1, false, -1, -1, -1, false};
+static const attn_spec A_FA2_VARLEN_BWD = {ATTN_VARLEN, true, 1,  2,  3,  15, 9,     10, -1, 11, 12,
+                                           16,          17,   -1, -1, -1, -1, false, -1, -1, -1, false};
 /* vLLM V1's _vllm_fa2_C::varlen_fwd(q, k, v, out, cu_seqlens_q, cu_seqlens_k, seqused_k, leftpad_k,
  * block_table, alibi_slopes, max_seqlen_q, max_seqlen_k, p_dropout, softmax_scale, zero_tensors, is_causal,
  * window_size_left, window_size_right, softcap, return_softmax, num_splits) */
@@ -69,22 +69,24 @@ static const attn_spec A_FA2_VARLEN_BWD = {ATTN_VARLEN, true, 1,  2,  3,  15, 9,
  * kv_batch_idx, leftpad_k, rotary_cos, rotary_sin, seqlens_rotary, q_descale, k_descale, v_descale,
  * softmax_scale, is_causal, window_size_left, window_size_right, attention_chunk, softcap, ...); the Python
  * custom op flash_attn_3::_flash_attn_forward that wraps it takes the same arguments. vLLM's build
- * (_vllm_fa3_C::fwd) has the same ones up to window_size_right, then softcap (no attention_chunk). */
-static const attn_spec A_FA3 = {ATTN_BLHD, false, 0,  1,  2,  24, 7,  8,  -1,
-                                12,        13,    25, 26, 14, 10, 11, 27, true};
-static const attn_spec A_VLLM_FA3 = {ATTN_BLHD, false, 0,  1,  2,  24, 7,  8,  -1,
-                                     12,        13,    25, 26, 14, 10, 11, -1, true};
+ * (_vllm_fa3_C::fwd) has the same ones up to window_size_right, then softcap (no attention_chunk); its newer
+ * registration (vllm-project/flash-attention, hopper/flash_api_torch_lib.cpp) puts o_scale, the fp8 output's
+ * scale, after v_descale, so softmax_scale, is_causal and the window sit one argument later. */
+static const attn_spec A_FA3 = {ATTN_BLHD, false, 0,  1,  2,  24, 7,    8, -1, 12, 13,
+                                25,        26,    14, 10, 11, 27, true, 5, 6,  20, false};
+static const attn_spec A_VLLM_FA3 = {ATTN_BLHD, false, 0,  1,  2,  24, 7,    8, -1, 12, 13,
+                                     25,        26,    14, 10, 11, -1, true, 5, 6,  20, true};
 /* flash_attn_3::bwd(dout, q, k, v, out, softmax_lse, dq, dk, dv, cu_seqlens_q, cu_seqlens_k, seqused_q,
  * seqused_k, max_seqlen_q, max_seqlen_k, softmax_scale, is_causal, window_size_left, window_size_right, ...);
  * its Python wrapper flash_attn_3::_flash_attn_backward moves dq, dk, dv after the lengths: (dout, q, k, v,
  * out, softmax_lse, cu_seqlens_q, cu_seqlens_k, seqused_q, seqused_k, max_seqlen_q, max_seqlen_k, dq, dk, dv,
  * softmax_scale, is_causal, window_size_left, window_size_right, ...). */
-static const attn_spec A_FA3_BWD = {ATTN_BLHD, true, 1,  2,  3,  16, 9,  10, -1,
-                                    13,        14,   17, 18, -1, 11, 12, -1, false};
-static const attn_spec A_FA3_BWD_PY = {ATTN_BLHD, true, 1,  2,  3,  16, 6, 7,  -1,
-                                       10,        11,   17, 18, -1, 8,  9, -1, false};
+static const attn_spec A_FA3_BWD = {ATTN_BLHD, true, 1,  2,  3,  16, 9,     10, -1, 13, 14,
+                                    17,        18,   -1, 11, 12, -1, false, -1, -1, -1, false};
+static const attn_spec A_FA3_BWD_PY = {ATTN_BLHD, true, 1,  2, 3, 16, 6,     7,  -1, 10, 11,
+                                       17,        18,   -1, 8, 9, -1, false, -1, -1, -1, false};
 static const attn_spec A_VLLM_FA2 = {
-    ATTN_VARLEN_PAGED, false, 0, 1, 2, 15, 4, 5, -1, 10, 11, 16, 17, 8, -1, 6, -1, false};
+    ATTN_VARLEN_PAGED, false, 0, 1, 2, 15, 4, 5, -1, 10, 11, 16, 17, 8, -1, 6, -1, false, -1, -1, -1, false};
 
 /* In-place spellings (a trailing '_') of the element-wise ops are derived, not listed: see op_entry_of(). */
 static const op_entry entries[] = {
