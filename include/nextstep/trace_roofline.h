@@ -102,6 +102,7 @@ typedef struct {
 	                   */
 	bool fewer_multiplies; /* a convolution Winograd/FFT algorithms may do with fewer multiplies than
 	                          counted */
+	bool simt; /* fp32 whose kernels' names say the CUDA cores (sgemm, ...): on the fp32 roof by them */
 	long count;
 	int64_t gpu_ns;
 	double m, n, k, batch;   /* gemm: of one op */

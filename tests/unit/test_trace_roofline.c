@@ -296,6 +296,49 @@ START_TEST(a_converting_list_copy_reads_its_source_in_the_source_type)
 }
 END_TEST
 
+/* tests/data/trace_roofline_tf32.json, by hand: three fp32 aten::mm 1024x1024x1024 on an A100 SXM 80GB
+ * (fp32 19.5, TF32 156 TFLOP/s, 2039 GB/s): 2 * 1024^3 = 2 147 483 648 FLOPs and 3 * 1024^2 * 4 =
+ * 12 582 912 B each. The first launches CUTLASS's cutlass_80_tensorop_s1688gemm (TF32 tensor cores) and took
+ * 200 us: on the TF32 roof though slower than the fp32 roof, max(2 147 483 648 / 156e12, 12 582 912 /
+ * 2039e9) = 13.766 us, 6.9%. The second launches ampere_sgemm_128x64_nn (SIMT) and took 120 us: on the fp32
+ * roof, 2 147 483 648 / 19.5e12 = 110.127 us, 91.8%. The third's kernel says neither and took 50 us, less
+ * than the fp32 roof allows: on the TF32 roof by its speed, as before. Same op, same shapes: three rows. */
+START_TEST(an_fp32_matmul_takes_its_roof_from_its_kernels_names)
+{
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const double flops = 2147483648.0, tf32_ns = flops / 156e12 * 1e9, fp32_ns = flops / 19.5e12 * 1e9;
+	const ns_troof_row *tensor = NULL, *simt = NULL, *fast = NULL;
+
+	read_path("tests/data/trace_roofline_tf32.json", &o, &r);
+	ck_assert_int_eq(r.placed, 3);
+	ck_assert_int_eq(r.nrows, 3);
+	for (size_t i = 0; i < r.nrows; i++) {
+		const ns_troof_row *row = &r.rows[i];
+		assert_near(row->flops, flops, "mm flops");
+		assert_near(row->bytes, 12582912.0, "mm bytes");
+		if (row->gpu_ns == 200000)
+			tensor = row;
+		else if (row->gpu_ns == 120000)
+			simt = row;
+		else if (row->gpu_ns == 50000)
+			fast = row;
+	}
+	ck_assert_ptr_nonnull(tensor);
+	ck_assert_ptr_nonnull(simt);
+	ck_assert_ptr_nonnull(fast);
+	ck_assert_int_eq(tensor->dtype, NS_DTYPE_TF32);
+	assert_near(tensor->roof_ns, tf32_ns, "TF32 kernel at the roof");
+	ck_assert_int_eq(simt->dtype, NS_DTYPE_FP32);
+	ck_assert(simt->simt && !tensor->simt && !fast->simt);
+	assert_near(simt->roof_ns, fp32_ns, "SIMT kernel at the roof");
+	assert_near(simt->fraction, fp32_ns / 120000.0, "SIMT kernel's share of its roof");
+	ck_assert_int_eq(fast->dtype, NS_DTYPE_TF32);
+	assert_near(fast->roof_ns, tf32_ns, "faster than fp32 at the roof");
+	ns_troof_report_free(&r);
+}
+END_TEST
+
 START_TEST(dtype_option_replaces_every_input_type)
 {
 	ns_troof_options o = {NULL, true, NS_DTYPE_BF16, NULL};
@@ -561,6 +604,38 @@ END_TEST
 	"\"Scalar\",\"Scalar\",\"long\",\"Scalar\",\"long\",\"long\",\"Scalar\",\"\",\"\",\"int\","          \
 	"\"Scalar\","                                                                                        \
 	"\"Scalar\",\"Scalar\",\"Scalar\"]"
+/* tests/data/trace_roofline.json on an A100 (--device): its fp32 mm 2048^3 launches a SIMT kernel
+ * (sm90_xmma_gemm_f32f32_f32f32) and took 0.400 ms, less than the 2 * 2048^3 / 19.5e12 = 0.881 ms the fp32
+ * roof allows: above its roof, it adds no headroom. The two bf16 addmm 256x4096x1024 took 0.040 ms and
+ * would take 2 * 2 * 256 * 4096 * 1024 / 312e12 = 0.0138 ms at the bf16 roof (their bytes, ~11 MB, take
+ * less): 0.026 ms of headroom, the compute bucket's whole, more than its time less its time at the roof
+ * (negative here), and the line says why. The memory bucket (one add_ below its roof) does not. */
+START_TEST(headroom_says_ops_above_their_roof_add_none)
+{
+	ns_troof_options o = {"a100", false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const ns_troof_bucket *b;
+	double sum = 0.0;
+	char *text;
+
+	read_path(FIXTURE, &o, &r);
+	for (size_t i = 0; i < r.nrows; i++)
+		if (ns_op_family_computes(r.rows[i].family) && !r.rows[i].lower_bound)
+			sum += fmax(0.0, (double)r.rows[i].gpu_ns - r.rows[i].roof_ns);
+	b = &r.buckets[NS_TROOF_COMPUTE];
+	assert_near(b->headroom_ns, sum, "compute headroom, each row's at least 0");
+	ck_assert_msg(fabs(b->headroom_ns - (40000.0 - 4.0 * 256 * 4096 * 1024 / 312e12 * 1e9)) < 1.0,
+	              "headroom %.1f ns", b->headroom_ns);
+	ck_assert(b->headroom_ns > (double)b->gpu_ns - b->roof_ns + 1e3);
+	text = print_to_string(&r, test_hints);
+	ck_assert_ptr_nonnull(strstr(text, "0.026 ms of headroom (ops above their roof add none); a faster"));
+	ck_assert_ptr_nonnull(strstr(text, "memory-bound ops:"));
+	ck_assert_ptr_null(strstr(strstr(text, "memory-bound ops:"), "add none"));
+	free(text);
+	ns_troof_report_free(&r);
+}
+END_TEST
+
 START_TEST(a_lower_bound_is_carried_to_its_family_and_left_out_of_the_weighted_share)
 {
 	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
@@ -673,8 +748,10 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(place, convolutions_take_missing_sizes_from_their_node_and_caller);
 	tcase_add_test(place, tensor_lists_take_their_type_from_the_multi_tensor_kernel);
 	tcase_add_test(place, a_converting_list_copy_reads_its_source_in_the_source_type);
+	tcase_add_test(place, an_fp32_matmul_takes_its_roof_from_its_kernels_names);
 	tcase_add_test(place, dtype_option_replaces_every_input_type);
 	tcase_add_test(place, a_lower_bound_is_carried_to_its_family_and_left_out_of_the_weighted_share);
+	tcase_add_test(place, headroom_says_ops_above_their_roof_add_none);
 	tcase_add_test(place, a_lookup_takes_its_output_from_the_node_of_its_threads_sequence_number);
 	tcase_add_test(place, a_shape_longer_than_its_column_is_cut);
 	tcase_add_test(link, kernels_count_once_for_the_op_that_launched_them);

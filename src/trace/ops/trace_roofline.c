@@ -53,6 +53,7 @@ void ns_trace_roofline_free(ns_trace_roofline *c)
 	free(c->pool.text);
 	free(c->pool.refs);
 	free(c->name_family);
+	free(c->kernel_facts);
 	ns_hindex_free(&c->pool.index);
 	free(c);
 }
@@ -243,10 +244,71 @@ static signed char list_dtype_of(ns_str name, signed char *src)
 	return dst;
 }
 
+/* The marks of troof_math, substrings of a kernel's name. A tensor-core mark wins: "tensorop_s1688gemm" also
+ * holds "gemm", and a TF32 xmma name holds "f32f32". */
+static const char *const tensor_math_marks[] = {"tf32", "tensorop_s"};
+static const char *const simt_math_marks[] = {"sgemm", "scudnn", "_engine<float", "gemm_f32f32_f32f32"};
+
+static bool has_mark(ns_str name, const char *const *marks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (memmem(name.ptr, name.len, marks[i], strlen(marks[i])) != NULL)
+			return true;
+	return false;
+}
+
+/* The names that carry a mark hold one of these too (CUTLASS's tensorop_s convolutions in cuDNN are named
+ * cutlass_cudnn*::...tf32), so most kernels (element-wise, reductions) are turned away with three searches
+ * instead of six, on the path every kernel of the trace takes. */
+static const char *const math_names[] = {"gemm", "cudnn", "tf32"};
+
+static signed char kernel_math(ns_str name)
+{
+	if (name.len < 4 || /* no mark is shorter; also no memmem on an absent name */
+	    !has_mark(name, math_names, sizeof(math_names) / sizeof(math_names[0])))
+		return TROOF_MATH_UNSAID;
+	if (has_mark(name, tensor_math_marks, sizeof(tensor_math_marks) / sizeof(tensor_math_marks[0])))
+		return TROOF_MATH_TENSOR;
+	if (has_mark(name, simt_math_marks, sizeof(simt_math_marks) / sizeof(simt_math_marks[0])))
+		return TROOF_MATH_SIMT;
+	return TROOF_MATH_UNSAID;
+}
+
+static kernel_facts facts_of(ns_str name)
+{
+	kernel_facts f = {true, is_comm_kernel(name), -1, -1, TROOF_MATH_UNSAID};
+
+	if (!f.comm) {
+		f.list_dtype = list_dtype_of(name, &f.list_src_dtype);
+		f.math = kernel_math(name);
+	}
+	return f;
+}
+
+/* What the kernel name says, read once a distinct name: a trace launches a few hundred kernels hundreds of
+ * thousands of times, and hashing a name costs less than the substring searches. */
+static kernel_facts kernel_facts_of(ns_trace_roofline *c, ns_str name)
+{
+	uint32_t id = intern(c, name);
+	size_t old = c->cap_facts;
+
+	if (id == 0)
+		return facts_of(name);
+	if (id >= old) {
+		if (!grow((void **)&c->kernel_facts, &c->cap_facts, (size_t)id + 1, sizeof(kernel_facts)))
+			return facts_of(name);
+		memset(c->kernel_facts + old, 0, (c->cap_facts - old) * sizeof(kernel_facts));
+	}
+	if (!c->kernel_facts[id].known)
+		c->kernel_facts[id] = facts_of(name);
+	return c->kernel_facts[id];
+}
+
 ns_status ns_trace_roofline_event(const ns_trace_event *ev, void *ctx, ns_error *err)
 {
 	ns_trace_roofline *c = ctx;
 	kernel_rec *k;
+	kernel_facts f;
 
 	if (ev->ph != 'X')
 		return NS_OK;
@@ -268,9 +330,12 @@ ns_status ns_trace_roofline_event(const ns_trace_event *ev, void *ctx, ns_error 
 	k->corr = ev->correlation;
 	k->ns = ev->dur_ns;
 	k->device = ev->device;
-	k->comm = is_comm_kernel(ev->name);
-	k->list_dtype = k->comm ? -1 : list_dtype_of(ev->name, &k->list_src_dtype);
-	return NS_OK;
+	f = kernel_facts_of(c, ev->name);
+	k->comm = f.comm;
+	k->list_dtype = f.list_dtype;
+	k->list_src_dtype = f.list_src_dtype;
+	k->math = f.math;
+	return c->oom ? nomem(err) : NS_OK;
 }
 
 ns_status ns_trace_roofline_tee_event(const ns_trace_event *ev, void *ctx, ns_error *err)

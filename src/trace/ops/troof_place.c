@@ -22,6 +22,7 @@ typedef struct {
 	int64_t ns;
 	signed char list_dtype;     /* the type of its TensorLists, from its kernels; -1 unknown */
 	signed char list_src_dtype; /* a converting copy's source list type; -1 none */
+	signed char math;           /* troof_math of its kernels: tensor cores if any says so */
 } cand;
 
 /* A kept op by thread and time, to find the op enclosing another. */
@@ -266,6 +267,8 @@ static int cmp_cand(const void *a, const void *b)
 		d = ns_order_i64(x->grad_types, y->grad_types);
 	if (d == 0)
 		d = ns_order_i64(x->list_dtype, y->list_dtype);
+	if (d == 0)
+		d = ns_order_i64(x->math, y->math);
 	return d != 0 ? d : ns_order_i64(x->list_src_dtype, y->list_src_dtype);
 }
 
@@ -273,7 +276,7 @@ static bool same_key(const cand *x, const cand *y)
 {
 	return x->name == y->name && x->dims == y->dims && x->types == y->types &&
 	       x->concrete == y->concrete && x->grad == y->grad && x->grad_types == y->grad_types &&
-	       x->list_dtype == y->list_dtype && x->list_src_dtype == y->list_src_dtype;
+	       x->list_dtype == y->list_dtype && x->list_src_dtype == y->list_src_dtype && x->math == y->math;
 }
 
 /* Whether the work can go on this device: the computing families need a roof for their dtype. */
@@ -336,15 +339,23 @@ static char *dup_string(const char *s)
 	return out;
 }
 
-/* fp32 work on a device with a TF32 roof: cuDNN convolutions use TF32 unless the trace records
- * allow_tf32=False (PyTorch's default, torch.backends.cudnn.allow_tf32); a matmul or attention that ran
- * faster than the fp32 roof allows did too (torch.backends.cuda.matmul.allow_tf32). */
-static void choose_tf32(const place_state *s, ns_troof_row *row, int allow_tf32)
+/* fp32 work on a device with a TF32 roof. The kernels' names decide where they say: a TF32 tensor-core
+ * kernel puts the op on the TF32 roof, a SIMT fp32 one keeps it on fp32 (cuBLAS picks SIMT kernels for some
+ * shapes even with TF32 allowed, and cuDNN some algorithms). Otherwise cuDNN convolutions use TF32 unless
+ * the trace records allow_tf32=False (PyTorch's default, torch.backends.cudnn.allow_tf32), and a matmul or
+ * attention that ran faster than the fp32 roof allows did too (torch.backends.cuda.matmul.allow_tf32). */
+static void choose_tf32(const place_state *s, ns_troof_row *row, int allow_tf32, signed char math)
 {
 	if (s->o->has_dtype || !row->has_dtype || row->dtype != NS_DTYPE_FP32 ||
 	    !ns_op_family_computes(row->family) || s->dev->peak[NS_DTYPE_TF32] <= 0.0)
 		return;
-	if (row->family == NS_OPF_CONV && allow_tf32 != 0) {
+	if (math == TROOF_MATH_TENSOR) {
+		row->dtype = NS_DTYPE_TF32;
+		row->note = "its kernels are TF32 tensor-core kernels (tf32/tensorop in their names): on the "
+		            "TF32 roof";
+	} else if (math == TROOF_MATH_SIMT) {
+		row->simt = true;
+	} else if (row->family == NS_OPF_CONV && allow_tf32 != 0) {
 		row->dtype = NS_DTYPE_TF32;
 		row->note = allow_tf32 == 1
 		                ? "fp32 convolution with allow_tf32 recorded: on the TF32 roof"
@@ -358,11 +369,12 @@ static void choose_tf32(const place_state *s, ns_troof_row *row, int allow_tf32)
 }
 
 /* A placed row's share of the roof, achieved rates and regime. */
-static ns_status time_row(const place_state *s, ns_troof_row *row, int allow_tf32, ns_error *err)
+static ns_status time_row(const place_state *s, ns_troof_row *row, int allow_tf32, signed char math,
+                          ns_error *err)
 {
 	double seconds = (double)row->gpu_ns * 1e-9;
 
-	choose_tf32(s, row, allow_tf32);
+	choose_tf32(s, row, allow_tf32, math);
 	row->roof_ns = roof_seconds(s->dev, row) * 1e9;
 	row->fraction = row->gpu_ns > 0 ? row->roof_ns / (double)row->gpu_ns : 0.0;
 	if (row->fewer_multiplies && row->fraction > NS_ROOFLINE_ABOVE_ROOF_SLACK)
@@ -460,19 +472,20 @@ static ns_status place_run(place_state *s, const cand *first, const cand *last, 
 	r->placed_ns = ns_sat_add_i64(r->placed_ns, ns);
 	if (w.lower_bound)
 		r->bound_ns = ns_sat_add_i64(r->bound_ns, ns);
-	return time_row(s, row, w.allow_tf32, err);
+	return time_row(s, row, w.allow_tf32, first->math, err);
 }
 
 /* The GPU time of an op's kernels; its collectives' time goes to *comm. *list_dtype: the element type its
  * multi-tensor kernels agree on, -1 when none says or they disagree; *src the same for a converting copy's
  * source list. */
 static int64_t kernel_ns(const ns_trace_roofline *c, size_t *k, int64_t ext, int64_t *comm,
-                         signed char *list_dtype, signed char *src)
+                         signed char *list_dtype, signed char *src, signed char *math)
 {
 	int64_t ns = 0;
 	bool seen = false;
 
 	*list_dtype = *src = -1;
+	*math = TROOF_MATH_UNSAID;
 	while (*k < c->nkernels && c->kernels[*k].ext < ext)
 		(*k)++;
 	for (; *k < c->nkernels && c->kernels[*k].ext == ext; (*k)++) {
@@ -482,6 +495,8 @@ static int64_t kernel_ns(const ns_trace_roofline *c, size_t *k, int64_t ext, int
 			continue;
 		}
 		ns = ns_sat_add_i64(ns, kr->ns);
+		if (kr->math > *math)
+			*math = kr->math;
 		if (kr->list_dtype >= 0 && !seen)
 			*list_dtype = kr->list_dtype, *src = kr->list_src_dtype, seen = true;
 		else if (kr->list_dtype >= 0 && (kr->list_dtype != *list_dtype || kr->list_src_dtype != *src))
@@ -504,13 +519,13 @@ static size_t collect(place_state *s, cand *out)
 		const op_rec *op = kept ? &c->ops[i++] : NULL;
 		const other_op *other = kept ? NULL : &c->other_ops[j++];
 		int64_t ext = kept ? op->ext : other->ext, ns;
-		signed char list_dtype, list_src;
+		signed char list_dtype, list_src, math;
 		const node_rec *node;
 
 		if (ext == last)
 			continue;
 		last = ext;
-		if ((ns = kernel_ns(c, &k, ext, &s->r->comm_ns, &list_dtype, &list_src)) <= 0)
+		if ((ns = kernel_ns(c, &k, ext, &s->r->comm_ns, &list_dtype, &list_src, &math)) <= 0)
 			continue;
 		s->r->ops++;
 		s->r->ops_ns = ns_sat_add_i64(s->r->ops_ns, ns);
@@ -528,7 +543,8 @@ static size_t collect(place_state *s, cand *out)
 		                  (uint32_t)(op - c->ops),
 		                  ns,
 		                  list_dtype,
-		                  list_src};
+		                  list_src,
+		                  math};
 	}
 	return n;
 }

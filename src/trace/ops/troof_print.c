@@ -321,8 +321,14 @@ static void print_buckets(FILE *out, const ns_troof_report *r)
 			fprintf(out, "%s%s %.0f%%", i > 0 ? ", " : "", ns_op_family_name(f->family),
 			        100.0 * ns_troof_family_exact_fraction(f));
 		}
-		fprintf(out, " of roof; %.3f ms, %.3f ms at the roof: %.3f ms of headroom; %s",
-		        ms((double)b->gpu_ns), ms(b->roof_ns), ms(b->headroom_ns), lever[k]);
+		/* each op's headroom is at least 0, so ops above their roof make the sum more than the time
+		 * less the time at the roof; say so where the figures show it (1 us) */
+		fprintf(out, " of roof; %.3f ms, %.3f ms at the roof: %.3f ms of headroom%s; %s",
+		        ms((double)b->gpu_ns), ms(b->roof_ns), ms(b->headroom_ns),
+		        b->headroom_ns - ((double)b->gpu_ns - b->roof_ns) >= 1e3
+		            ? " (ops above their roof add none)"
+		            : "",
+		        lever[k]);
 		if (b->bound_ns > 0)
 			fprintf(out,
 			        " (%.3f ms counted as lower bounds left out: what they could win is unknown)",
@@ -379,10 +385,11 @@ void ns_troof_report_print(FILE *out, const ns_troof_report *r, size_t top, cons
 	print_families(out, r);
 	print_low_precision(out, r);
 	print_rows(out, r, top, ns_report_hint_text(hints, NS_REPORT_HINT_MORE_ROWS));
-	/* the fp32 hint for any fp32 matmul, convolution or attention, not only one in the top rows */
+	/* the fp32 hint for any fp32 matmul, convolution or attention, not only one in the top rows, whose
+	 * kernels do not say they ran on the CUDA cores */
 	for (size_t i = 0; i < r->nrows; i++) {
 		fp32 = fp32 || (r->rows[i].has_dtype && r->rows[i].dtype == NS_DTYPE_FP32 &&
-		                ns_op_family_computes(r->rows[i].family));
+		                ns_op_family_computes(r->rows[i].family) && !r->rows[i].simt);
 		above = above || (i < top && r->rows[i].roof.above_roof && r->rows[i].note == NULL);
 	}
 	print_unplaced(out, r);

@@ -42,6 +42,12 @@ typedef struct {
 	bool lookup;          /* a table-batched lookup's node: only that lookup reads it */
 } node_rec;
 
+/* What a kernel's name says of an fp32 matmul's or convolution's math: TF32 on the tensor cores (cuBLAS and
+ * cuDNN xmma "..._tf32f32_...", CUTLASS "tensorop_s1688gemm", "...tf32gemm") or fp32 on the CUDA cores
+ * (SIMT: "ampere_sgemm_*", "implicit_convolve_sgemm", "*_scudnn_*", cuDNN's "dgrad_engine<float",
+ * "wgrad_alg0_engine<float", xmma "gemm_f32f32_f32f32"); most names say neither. */
+typedef enum { TROOF_MATH_UNSAID, TROOF_MATH_SIMT, TROOF_MATH_TENSOR } troof_math;
+
 typedef struct {
 	int64_t ext, corr, ns, device; /* ext -1 when absent or linked to nothing */
 	bool comm;                     /* a collective (NCCL/RCCL): the network bounds it, not a roof */
@@ -49,7 +55,15 @@ typedef struct {
 	                           of an op's TensorLists; -1 for any other kernel */
 	signed char
 	    list_src_dtype; /* a converting copy's source list type (CopyFunctor<dst, src>), else -1 */
+	signed char math;   /* troof_math: what its name says of the math an fp32 op's kernel does */
 } kernel_rec;
+
+/* What a kernel's name says (the kernel_rec fields taken from it), looked up once a distinct name. */
+typedef struct {
+	bool known; /* looked up */
+	bool comm;
+	signed char list_dtype, list_src_dtype, math;
+} kernel_facts;
 
 /* Where and when a CPU op ran, to find the op that encloses a launch call. */
 typedef struct {
@@ -77,6 +91,8 @@ struct ns_trace_roofline {
 	text_pool pool;
 	unsigned char *name_family; /* by pool id: 1 + the family of an op name seen, 0 not yet looked up */
 	size_t cap_family;
+	kernel_facts *kernel_facts; /* by pool id: what a kernel name says, once looked up */
+	size_t cap_facts;
 	bool oom; /* the pool could not grow */
 };
 
