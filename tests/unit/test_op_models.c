@@ -214,6 +214,13 @@ static const model_row rows[] = {
      "\"Scalar\", \"Scalar\", \"Scalar\", \"\", \"Scalar\"]",
      "[\"\", \"\", \"\", \"0.\", \"0.125\", \"True\", \"1023\", \"0\", \"0.\", \"\", \"False\"]", NULL,
      NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 15034482688.0, 4 * 8388608.0 + 262144},
+    /* the same op under the namespace an earlier flash-attn registration used: the same counts */
+    {"flash sliding window, flashattn::", "flashattn::_flash_attn_forward",
+     "[[1, 4096, 16, 64], [1, 4096, 16, 64], [1, 4096, 16, 64], [], [], [], [], [], [], [], []]",
+     "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"Scalar\", \"Scalar\", \"Scalar\", "
+     "\"Scalar\", \"Scalar\", \"Scalar\", \"\", \"Scalar\"]",
+     "[\"\", \"\", \"\", \"0.\", \"0.125\", \"True\", \"1023\", \"0\", \"0.\", \"\", \"False\"]", NULL,
+     NS_OPF_ATTENTION, NS_OPP_FWD, NS_OPG_NONE, 15034482688.0, 4 * 8388608.0 + 262144},
 
     /* vLLM decode, one sequence of 4000 tokens (max_seq_len), 32 query heads over 8 KV heads, d128, bf16:
      * 2 * 32 * 4000 * (128 + 128) = 65 536 000; query read and output written 2 * 32*128*2 = 16 384, keys

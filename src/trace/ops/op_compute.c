@@ -668,7 +668,11 @@ static void varlen_paged(const attn_spec *sp, const op_args *a, ns_op_work *w)
 		return;
 	}
 	if (!op_arg_ints(a, sp->max_k, &max_k, 1, &n) || max_k < 1) {
-		op_work_fail(w, NS_OPG_INCOMPLETE, "max_seqlen_k not recorded (Concrete Inputs)");
+		/* flash_attn_with_kvcache passes none: its cache lengths are only seqused_k's values */
+		op_work_fail(
+		    w, NS_OPG_INCOMPLETE,
+		    "max_seqlen_k not recorded (Concrete Inputs) or not passed (flash_attn_with_kvcache): "
+		    "the longest context is not known");
 		return;
 	}
 	if (!attn_qv(sp, a, v->d[3], &qv, w))

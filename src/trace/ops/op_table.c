@@ -389,6 +389,13 @@ static const op_entry entries[] = {
     {"flash_attn_3::_flash_attn_forward", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_FA3},
     {"flash_attn_3::bwd", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_BWD, 0, NULL, &A_FA3_BWD},
     {"flash_attn_3::fwd", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_FA3},
+    /* flash-attn 2's custom ops under the namespace an earlier registration used (flashattn::, in
+     * Dao-AILab/flash-attention's flash_attn_interface.py at 0053002), the same arguments */
+    {"flashattn::_flash_attn_backward", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_BWD, 0, NULL, &A_FA2_BWD},
+    {"flashattn::_flash_attn_forward", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_FA2},
+    {"flashattn::_flash_attn_varlen_backward", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_BWD, 0, NULL,
+     &A_FA2_VARLEN_BWD},
+    {"flashattn::_flash_attn_varlen_forward", NS_OPF_ATTENTION, MK_ATTN, NS_OPP_FWD, 0, NULL, &A_FA2_VARLEN},
     {"torch::autograd::CppNode<fbgemm_gpu::PermutePooledEmbsFunction<&fbgemm_gpu::permute_pooled_embs_gpu> >",
      NS_OPF_COPY, MK_LIKE_FIRST, NS_OPP_BWD, 0, NULL, NULL},
 };
