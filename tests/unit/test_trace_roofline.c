@@ -604,6 +604,36 @@ END_TEST
 	"\"Scalar\",\"Scalar\",\"long\",\"Scalar\",\"long\",\"long\",\"Scalar\",\"\",\"\",\"int\","          \
 	"\"Scalar\","                                                                                        \
 	"\"Scalar\",\"Scalar\",\"Scalar\"]"
+/* A launch-sized fp32 mm, [64, 64] x [64, 64] in 2 us on an H100 (fp32 67 TFLOP/s, bf16 989.5, 3.35 TB/s):
+ * 2 * 64^3 = 524 288 FLOPs and 3 * 64^2 * 4 = 49 152 B, so max(7.8 ns, 14.7 ns) = 14.7 ns at the fp32 roof,
+ * 0.7% of its 2 us, and max(0.5 ns, 7.3 ns) at the bf16 roof (half the bytes). Its time over the bf16
+ * roof's, 272x, is no speed-up a lower precision gives: the line says it is launch-bound instead. */
+START_TEST(a_launch_bound_fp32_op_gets_no_lower_precision_speedup)
+{
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const double roof_ns = 49152.0 / H100_BW * 1e9;
+	char *text;
+
+	read_text(
+	    H100_DOC(OP(
+	        "aten::mm", 1,
+	        ",\"Input Dims\":[[64,64],[64,64]],\"Input type\":[\"float\",\"float\"]") "," KERNEL(1, 2)),
+	    &o, &r);
+	ck_assert_int_eq(r.nrows, 1);
+	ck_assert_int_eq(r.rows[0].dtype, NS_DTYPE_FP32);
+	assert_near(r.rows[0].roof_ns, roof_ns, "mm at the fp32 roof");
+	text = print_to_string(&r, test_hints);
+	ck_assert_ptr_null(strstr(text, "faster)"));
+	ck_assert_msg(strstr(text,
+	                     "(they reach 0.7% of the roof they are on: launch-bound, a lower precision will "
+	                     "not shorten them)") != NULL,
+	              "%s", text);
+	free(text);
+	ns_troof_report_free(&r);
+}
+END_TEST
+
 /* tests/data/trace_roofline.json on an A100 (--device): its fp32 mm 2048^3 launches a SIMT kernel
  * (sm90_xmma_gemm_f32f32_f32f32) and took 0.400 ms, less than the 2 * 2048^3 / 19.5e12 = 0.881 ms the fp32
  * roof allows: above its roof, it adds no headroom. The two bf16 addmm 256x4096x1024 took 0.040 ms and
@@ -752,6 +782,7 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(place, dtype_option_replaces_every_input_type);
 	tcase_add_test(place, a_lower_bound_is_carried_to_its_family_and_left_out_of_the_weighted_share);
 	tcase_add_test(place, headroom_says_ops_above_their_roof_add_none);
+	tcase_add_test(place, a_launch_bound_fp32_op_gets_no_lower_precision_speedup);
 	tcase_add_test(place, a_lookup_takes_its_output_from_the_node_of_its_threads_sequence_number);
 	tcase_add_test(place, a_shape_longer_than_its_column_is_cut);
 	tcase_add_test(link, kernels_count_once_for_the_op_that_launched_them);

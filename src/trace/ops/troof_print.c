@@ -7,6 +7,7 @@
 #include "nextstep/format.h"
 #include "nextstep/gpu_util.h"
 #include "nextstep/regime.h"
+#include "nextstep/roofline.h"
 #include "trace/ops/troof_private.h"
 #include "util/satmath.h"
 #include "util/text.h"
@@ -160,8 +161,17 @@ static void print_low_precision(FILE *out, const ns_troof_report *r)
 	if (tf32 > 0.0)
 		fprintf(out, ", %.3f ms at the tf32 roof", ms(tf32));
 	if (half > 0.0)
-		fprintf(out, ", %.3f ms at the %s roof (up to %.1fx faster)", ms(half),
-		        ns_dtype_name(r->half_dtype), (double)ns / half);
+		fprintf(out, ", %.3f ms at the %s roof", ms(half), ns_dtype_name(r->half_dtype));
+	/* ops this far below the roof they are on are launch- or latency-bound: a lower precision moves the
+	 * roof, not them, so their time over the 16-bit roof's is no speed-up anyone will see */
+	if (half > 0.0 && roof < NS_ROOFLINE_OVERHEAD_DEFAULT * (double)ns)
+		fprintf(
+		    out,
+		    " (they reach %.1f%% of the roof they are on: launch-bound, a lower precision will not "
+		    "shorten them)",
+		    100.0 * roof / (double)ns);
+	else if (half > 0.0)
+		fprintf(out, " (up to %.1fx faster)", (double)ns / half);
 	fputc('\n', out);
 }
 
