@@ -290,9 +290,17 @@ static char *put_split_share(char *o, const share_texts *t, int r)
 
 /* d, which is usually a copy of the split's share of regime r: then the text formatted for the split (equal
  * bits print equal text), else d printed now. */
+static uint64_t bits_of(double d)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &d, sizeof(bits));
+	return bits;
+}
+
 static char *put_share(char *o, const ns_verdict *v, const share_texts *t, ns_regime r, double d)
 {
-	return memcmp(&v->split[r], &d, sizeof(d)) == 0 ? put_split_share(o, t, r) : put_number(o, d);
+	return bits_of(v->split[r]) == bits_of(d) ? put_split_share(o, t, r) : put_number(o, d);
 }
 
 /* Items written from open on, each after a comma: the first one's comma becomes the opening bracket (which
