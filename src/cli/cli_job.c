@@ -16,11 +16,20 @@
 
 /* ---- the job report ---- */
 
-/* The ranks' fp32 advice names the device table's peaks, as the trace report's does when the table is
- * installed (devices: loaded here, freed by the caller). */
+/* The ranks' fp32 advice names the device table's peaks, as the trace report's does: the installed table
+ * when there is one, with the --device-file overlays (which need it, as trace's do). devices: loaded here,
+ * freed by the caller, also on failure (said on stderr: EXIT_BAD_INPUT). */
+static int load_devices(const cli_config *cfg, ns_device_table *devices)
+{
+	if (cfg->ndevice_files == 0) {
+		datadir_try_devices(devices);
+		return EXIT_ROUTED;
+	}
+	return cli_load_devices(cfg, devices);
+}
+
 static ns_job_report_options report_options_of(const cli_config *cfg, ns_device_table *devices)
 {
-	datadir_try_devices(devices);
 	return (ns_job_report_options){&cfg->classify, &cfg->routes, &cfg->format, devices};
 }
 
@@ -28,10 +37,14 @@ ns_status cli_job_html(const cli_config *cfg, ns_html_page *page, const ns_job_r
 {
 	ns_device_table devices;
 	ns_job_report_options o = report_options_of(cfg, &devices);
-	ns_job_report *m = malloc(sizeof(*m));
+	ns_job_report *m;
 	ns_status st;
 
-	if (m == NULL) {
+	if (load_devices(cfg, &devices) != EXIT_ROUTED) {
+		ns_devices_free(&devices);
+		return ns_error_set(err, NS_ERR_VALUE, "the device table could not be read (above)");
+	}
+	if ((m = malloc(sizeof(*m))) == NULL) {
 		ns_devices_free(&devices);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
 	}
@@ -51,6 +64,10 @@ int cli_job_report(const cli_config *cfg, const ns_job_result *res)
 	ns_error err;
 	ns_status st;
 
+	if (load_devices(cfg, &devices) != EXIT_ROUTED) {
+		ns_devices_free(&devices);
+		return EXIT_BAD_INPUT;
+	}
 	ns_error_clear(&err);
 	st = ns_job_report_print(stdout, res, &o, &err);
 	ns_devices_free(&devices);
@@ -202,6 +219,15 @@ int cli_job_run(cli_config *cfg)
 
 	if (cfg->noperands == 0 && isatty(STDIN_FILENO))
 		return cli_usage_error(MODE_JOB, "job: give SUMMARY files (or - for stdin)");
+	if (cfg->ndevice_files > 0) { /* a bad device file said before any summary is read */
+		ns_device_table devices;
+		rc = load_devices(cfg, &devices);
+		ns_devices_free(&devices);
+		if (rc != EXIT_ROUTED) {
+			ns_job_merge_free(j.merge);
+			return rc;
+		}
+	}
 	if (j.merge == NULL) {
 		fputs("nextstep: out of memory\n", stderr);
 		return EXIT_BAD_INPUT;

@@ -51,7 +51,11 @@ const cli_option_row cli_option_rows[] = {
     {"Trace", "dtype", required_argument, OPT_DTYPE, M_TRACES, "T",
      "the dtype for every op instead of its Input type (implies --roofline)"},
     {"Trace", "device-file", required_argument, OPT_DEVICE_FILE, M_TRACES, "FILE",
-     "add or override devices for --roofline (JSON, like data/devices.json); repeatable"},
+     "add or override devices (JSON, like data/devices.json) for --roofline and the\n"
+     "peaks the fp32 advice names; repeatable"},
+    {"Trace", "device-file", required_argument, OPT_DEVICE_FILE, M_JOB, "FILE",
+     "add or override devices (JSON, like data/devices.json) for the ranks' fp32\n"
+     "advice, as 'nextstep trace' does; repeatable"},
     {"Trace", "min-quality", required_argument, OPT_MIN_QUALITY, M_TRACES | M_JOB, "G",
      "exit 4 when a trace's quality is below G: good or degraded"},
     {"Trace", "jobs", required_argument, OPT_JOBS, M_TRACE, "N",
