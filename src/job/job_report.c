@@ -16,8 +16,6 @@
 #include "util/sort.h"
 #include "util/text.h"
 
-/* A cause holding at least this share of its bucket names the bucket's fix (as in the trace report). */
-#define JOB_CAUSE_MAJORITY 0.5
 /* Width of the per-rank bar. */
 #define BAR_WIDTH 20
 
@@ -27,19 +25,6 @@ static double pct(int64_t part, int64_t whole)
 }
 
 /* ---- routing ---- */
-
-/* in, with each bucket's route replaced by its dominant cause's. */
-static void cause_routes(const ns_split_window *w, const ns_routes *in, ns_routes *out)
-{
-	*out = *in;
-	for (int k = 0; k < NS_CAUSE_COUNT; k++) {
-		ns_regime b = ns_cause_bucket((ns_cause)k);
-		if (w->bucket_ns[b] > 0 &&
-		    (double)w->cause_ns[k] >= JOB_CAUSE_MAJORITY * (double)w->bucket_ns[b] &&
-		    in->cause[k].fix != NULL)
-			out->route[b] = in->cause[k];
-	}
-}
 
 /* The routes a rank's own trace report gives its judged device, decided once per report from the evidence its
  * summary carries; the verdict's, the rank lines' and the next steps' routes borrow its fixes. */
@@ -166,7 +151,7 @@ static void decide_straggler_route(const ns_job_report_options *o, const ns_job_
 	if (s->kind != NS_STRAGGLER_HOST || r == NULL || (own = malloc(sizeof(*own))) == NULL)
 		return; /* out of memory: its bucket's route */
 	rank_own_routes(o, r, own);
-	cause_routes(&r->overall, &own->routes, &by_cause);
+	report_cause_routes(&r->overall, &own->routes, &by_cause);
 	out->route = by_cause.route[s->bucket];
 	if (out->route.fix != NULL) {
 		snprintf(out->fix, sizeof(out->fix), "%s", out->route.fix);
@@ -200,7 +185,7 @@ static void rank_routes(const job_ctx *c, const ns_job_rank_result *r, ns_job_ra
 	int64_t wait = w->cause_ns[NS_CAUSE_WAIT], exposed = wait + w->cause_ns[NS_CAUSE_COMM_TRANSFER];
 
 	rank_own_routes(c->o, r, own);
-	cause_routes(w, &own->routes, out);
+	report_cause_routes(w, &own->routes, out);
 	if (res->nstrag == 0 && exposed > 0 && 2 * wait >= exposed)
 		wait_without_straggler(c->o, out);
 	if (res->nstrag == 0 || r->straggler || exposed == 0 || 2 * wait < exposed)
@@ -236,17 +221,17 @@ static void median_cause_route(const job_ctx *c, ns_regime b, ns_routes *routes)
 
 	routes->route[b] = ref->route[b];
 	for (size_t i = 0; i < res->nranks; i++) {
-		const ns_split_window *w = &res->rank[i].overall;
-		for (int k = 0; k < NS_CAUSE_COUNT; k++)
-			if (ns_cause_bucket((ns_cause)k) == b && w->bucket_ns[b] > 0 &&
-			    (double)w->cause_ns[k] >= JOB_CAUSE_MAJORITY * (double)w->bucket_ns[b])
-				votes[k]++;
+		ns_cause k;
+		if (report_dominant_cause(&res->rank[i].overall, b, &k)) /* the cause its own report names */
+			votes[k]++;
 	}
 	for (int k = 0; k < NS_CAUSE_COUNT; k++)
-		if (2 * votes[k] > res->nranks && ref->cause[k].fix != NULL)
-			routes->route[b] = ref->cause[k];
-	if (b == NS_REGIME_COMM &&
-	    2 * votes[NS_CAUSE_WAIT] > res->nranks) /* job_verdict: no straggler here */
+		if (2 * votes[k] > res->nranks) {
+			if (ref->cause[k].fix != NULL)
+				routes->route[b] = ref->cause[k];
+			break;
+		}
+	if (b == NS_REGIME_COMM && res->nstrag == 0 && 2 * votes[NS_CAUSE_WAIT] > res->nranks)
 		wait_without_straggler(c->o, routes);
 }
 
@@ -260,9 +245,12 @@ static void job_verdict(const job_ctx *c, ns_verdict *v, ns_routes *routes)
 		ns_classify_profile(&res->median, c->o->classify, v);
 		return;
 	}
+	/* every bucket, the verdict's and the findings' (-v) alike, as the reference rank's report routes it
+	 */
+	for (int b = 0; b < NS_REGIME_COUNT; b++)
+		median_cause_route(c, (ns_regime)b, routes);
 	if (res->nstrag == 0) {
 		ns_classify_profile(&res->median, c->o->classify, v);
-		median_cause_route(c, v->regime, routes);
 		return;
 	}
 	/* The straggler's own split, its slow bucket as the regime: the job's step time is that rank's. */

@@ -103,6 +103,12 @@ for name in autocast python layout tp optimizer; do
 	"$bin" job "$tmp/$name.ndjson" >"$tmp/$name.sjob.txt"
 	check $name "$tmp/$name.own.json" "$tmp/$name.sjob.json" "$tmp/$name.sjob.txt" "$tmp/$name.own.txt"
 	t_check "$name: job SUMMARIES routes as trace --rank 0" $? "see above"
+	# -v: the findings' lines are the rank's own, byte for byte (the two ranks are the same trace, so the
+	# job's median split is the rank's); the optimizer pass's line is left out: a summary has no passes
+	"$bin" trace -v --rank 0 "$dir" | grep '^finding: ' | grep -v '^finding: optimizer step' >"$tmp/$name.own.f"
+	"$bin" job -v "$tmp/$name.ndjson" | grep '^finding: ' >"$tmp/$name.sjob.f"
+	cmp -s "$tmp/$name.own.f" "$tmp/$name.sjob.f"
+	t_check "$name: job -v's finding lines are trace -v --rank 0's" $? "$(diff "$tmp/$name.own.f" "$tmp/$name.sjob.f")"
 done
 
 # Without the evidence key (a summary of before it): the stock routes, as the job gave them then.
