@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "nsys_private.h"
+#include "nsys_sqlite.h"
 #include "util/magic.h"
 #include "util/satmath.h"
 #include "util/vec.h"
@@ -89,7 +90,7 @@ static void blank_event(ns_trace_event *ev, long index)
 /* Whether column col is an integer, and its value in *v. One call into the statement per column (each
  * sqlite3_column_* call costs a lock and an error check; the value's own accessors do not): every row of
  * every table passes here several times. */
-static bool int_at(sqlite3_stmt *st, int col, int64_t *v)
+static inline bool int_at(sqlite3_stmt *st, int col, int64_t *v)
 {
 	sqlite3_value *val = sqlite3_column_value(st, col);
 
@@ -101,7 +102,7 @@ static bool int_at(sqlite3_stmt *st, int col, int64_t *v)
 
 /* A StringIds id in column col: an integer, or a text or real that SQLite's comparison with the integer
  * key would take as one (numeric affinity), as a join finds it. */
-static bool id_at(sqlite3_stmt *st, int col, int64_t *v)
+static inline bool id_at(sqlite3_stmt *st, int col, int64_t *v)
 {
 	sqlite3_value *val = sqlite3_column_value(st, col);
 
@@ -845,6 +846,8 @@ void nsys_limit_db(sqlite3 *db)
 {
 	char pragma[64];
 
+	if (!nsys_sqlite_load(NULL))
+		return; /* a caller with a database has the library: this does not happen */
 	sqlite3_limit(db, SQLITE_LIMIT_LENGTH, (int)NS_TRACE_MAX_STRING);
 	sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, 1 << 16);
 	snprintf(pragma, sizeof(pragma), "PRAGMA cache_size = -%d", NSYS_CACHE_KIB);
@@ -868,6 +871,8 @@ static ns_status read_db(sqlite3 *db, const char *where, ns_trace_event_fn fn, v
 	r.mpi_rank = -1;
 	r.host_pid = -1;
 	err->offset = -1;
+	if (!nsys_sqlite_load(err))
+		return err->status;
 	st = nsys_schema_read(db, &r.schema, err);
 	/* StringIds in memory, else (past its caps) the queries join it and the page cache keeps its pages */
 	if (st == NS_OK && hold_strings && r.schema.has[NT_STRINGS] && nsys_strings_load(db, &r.strings))
@@ -926,6 +931,10 @@ ns_status ns_nsys_read(const char *path, ns_trace_event_fn fn, void *ctx, ns_tra
 	ns_status st;
 	int rc;
 
+	if (!nsys_sqlite_load(err)) {
+		free(uri);
+		return err->status;
+	}
 	if (uri == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, NULL);

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "nsys_private.h"
+#include "nsys_sqlite.h"
 
 typedef struct {
 	const char *name;

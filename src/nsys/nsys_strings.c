@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nsys_private.h"
+#include "nsys_sqlite.h"
 #include "util/vec.h"
 
 /* Caps on the table held: escaped text bytes, and rows (16 bytes each of index). */
