@@ -9,10 +9,16 @@
 
 #include "util/magic.h"
 
-/* Four 256 KiB slots keep the inflater a little ahead of the parser without holding much memory. */
+/* Four 128 KiB slots keep the inflater a little ahead of the parser. They and the compressed input are what
+ * gzip input adds to the peak RSS (1.1 MB with 256 KiB slots and 128 KiB of input, 0.6 MB now), and as a read
+ * hands out one slot at most, the reader touches its window only a slot past what it keeps (docs/
+ * performance.md, issue 27). A full ring wakes the inflater only once half of it is free again: a thread's
+ * sleep and wake costs tens of microseconds on a virtual machine, and a wake per slot made small slots cost
+ * 10 % more CPU. */
 #define RING_SLOTS 4
-#define SLOT_BYTES (256u << 10)
-#define ZIN_BYTES  (128u << 10)
+#define SLOT_BYTES (128u << 10)
+#define ZIN_BYTES  (64u << 10)
+#define RING_LOW   (RING_SLOTS / 2) /* full slots at which a waiting inflater is woken */
 
 typedef struct {
 	unsigned char *data;
@@ -163,8 +169,9 @@ static void *inflate_thread(void *arg)
 		bool more;
 
 		pthread_mutex_lock(&src->mu);
-		while (src->full == RING_SLOTS && !src->stop)
-			pthread_cond_wait(&src->slot_free, &src->mu);
+		if (src->full == RING_SLOTS)
+			while (src->full > RING_LOW && !src->stop)
+				pthread_cond_wait(&src->slot_free, &src->mu);
 		if (src->stop) {
 			pthread_mutex_unlock(&src->mu);
 			break;
@@ -261,7 +268,9 @@ static long read_plain(trace_source *src, unsigned char *buf, size_t n, ns_error
 	return (long)got;
 }
 
-/* Copies from as many full slots as fit, waiting only while nothing at all is ready. */
+/* Copies from the slot being handed out and no further, waiting only while none is ready: each read returns
+ * what read_gz_inline() would (slot by slot), so the bytes read before an error (meta.bytes) do not depend on
+ * how far ahead the thread was. */
 static long read_gz(trace_source *src, unsigned char *buf, size_t n, ns_error *err)
 {
 	size_t copied = 0;
@@ -269,22 +278,20 @@ static long read_gz(trace_source *src, unsigned char *buf, size_t n, ns_error *e
 	pthread_mutex_lock(&src->mu);
 	while (src->full == 0 && !src->producer_done)
 		pthread_cond_wait(&src->slot_full, &src->mu);
-	while (copied < n && src->full > 0) {
+	if (src->full > 0) {
 		ring_slot *slot = &src->ring[src->take_at];
-		size_t take = slot->len - src->take_off;
-		if (take > n - copied)
-			take = n - copied;
+		copied = slot->len - src->take_off < n ? slot->len - src->take_off : n;
 		/* The producer never touches a full slot, so the copy can run unlocked. */
 		pthread_mutex_unlock(&src->mu);
-		memcpy(buf + copied, slot->data + src->take_off, take);
+		memcpy(buf, slot->data + src->take_off, copied);
 		pthread_mutex_lock(&src->mu);
-		copied += take;
-		src->take_off += take;
+		src->take_off += copied;
 		if (src->take_off == slot->len) {
 			src->take_off = 0;
 			src->take_at = (src->take_at + 1) % RING_SLOTS;
 			src->full--;
-			pthread_cond_signal(&src->slot_free);
+			if (src->full <= RING_LOW)
+				pthread_cond_signal(&src->slot_free);
 		}
 	}
 	if (copied == 0 && src->status != NS_OK) {
