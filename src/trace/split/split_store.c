@@ -178,13 +178,22 @@ static bool bring_in(ns_split_store *st, size_t c)
 {
 	store_chunk *k = &st->chunk[c];
 	ns_split_window *mem = evict(st);
+	bool zeroed = false;
 
-	if (mem == NULL && (mem = malloc(CHUNK_BYTES)) == NULL) {
-		fail(st, NS_ERR_NOMEM, "out of memory");
-		return false;
+	/* A new chunk from calloc: its pages stay untouched (not resident) until windows are written there,
+	 * and each device takes a whole chunk (448 KiB) however few its steps: a trace of one step and eight
+	 * devices wrote 4 MB of zeros. */
+	if (mem == NULL) {
+		zeroed = !k->on_file;
+		mem = zeroed ? calloc(SPLIT_STORE_CHUNK, sizeof(*mem)) : malloc(CHUNK_BYTES);
+		if (mem == NULL) {
+			fail(st, NS_ERR_NOMEM, "out of memory");
+			return false;
+		}
 	}
 	if (!k->on_file) {
-		memset(mem, 0, CHUNK_BYTES);
+		if (!zeroed)
+			memset(mem, 0, CHUNK_BYTES);
 	} else if (!read_chunk(st, c, mem)) {
 		char why[120];
 		snprintf(why, sizeof(why), "cannot read step windows back from their temporary file: %s",
