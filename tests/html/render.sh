@@ -25,7 +25,16 @@ elif [ -z "$chromium" ]; then
 	exit 77
 fi
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+browser_pid=
+# shellcheck disable=SC2317 # called by the EXIT trap
+cleanup() {
+	if [ -n "$browser_pid" ]; then
+		exec {browser_in}>&- # its end of input: it closes the browser and exits
+		wait "$browser_pid"
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
 export SOURCE_DATE_EPOCH=1767225600 # 2026-01-01 00:00:00 UTC: reproducible pages
 # the fixes page the banner names, as the README's default install has it (not this build tree's path)
 export NEXTSTEP_DOCDIR=/usr/local/share/doc/nextstep
@@ -36,9 +45,22 @@ skipped=0
 ok() { pass=$((pass + 1)); }
 ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
-browser() { # chromium options... (its own profile, no sandbox: tests may run as root)
-	timeout 60 "$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-		--user-data-dir="$tmp/profile" --enable-logging=stderr --v=0 "$@"
+# One browser for every page (browse.py: Chromium driven over the DevTools protocol on a pipe, its own profile, no
+# sandbox: tests may run as root): a browser start per page cost about 1.5 s of CPU, and there are 18.
+if [ -z "$pages_only" ]; then
+	coproc BROWSER { python3 "$here/browse.py" "$chromium" "$tmp/profile" 2>"$tmp/browser.log"; }
+	# shellcheck disable=SC2153 # set by coproc
+	browser_pid=$BROWSER_PID
+	browser_in=${BROWSER[1]}
+	browser_out=${BROWSER[0]}
+fi
+browser() { # dom|pdf|png URL OUT LOG [WIDTH HEIGHT]: one request; its answer is "ok" or says what failed
+	local reply IFS=$'\t' # the request's fields, tab-separated ("$*"); not in a subshell, which has no coproc
+	echo "$*" >&"$browser_in" && read -r reply <&"$browser_out" ||
+		reply="error: the browser driver exited: $(grep -v dbus "$tmp/browser.log" | tail -3)"
+	[ "$reply" = ok ] && return 0
+	echo "$reply" >>"$4"
+	return 1
 }
 
 # The page: well-formed, self-contained, rendered without a console error and with its script run to the end.
@@ -47,7 +69,7 @@ render() { # name page
 	python3 "$here/check_page.py" wellformed "$page" || { ko "$name: page"; return 1; }
 	if [ -n "$pages_only" ]; then
 		cp "$page" "$tmp/$name.dom"
-	elif ! browser --dump-dom "file://$page" >"$tmp/$name.dom" 2>"$tmp/$name.log"; then
+	elif ! browser dom "file://$page" "$tmp/$name.dom" "$tmp/$name.log"; then
 		ko "$name: chromium failed: $(tail -3 "$tmp/$name.log")"
 		return 1
 	fi
@@ -64,7 +86,7 @@ render() { # name page
 	echo "$name: $size bytes"
 }
 
-# Printed (print media, A4 by Chromium's default): the print stylesheet's promises, read back from the PDF with
+# Printed (print media, US Letter, Chromium's default): the print stylesheet's promises, read back from the PDF with
 # poppler's pdftotext (Debian: poppler-utils; without it the print checks are skipped, and said so).
 if [ -n "$pages_only" ]; then
 	can_print=
@@ -77,9 +99,8 @@ else
 fi
 printed() { # name page min-pages max-pages verdict-word
 	[ -n "$can_print" ] || return 0
-	if ! browser --no-pdf-header-footer --print-to-pdf="$tmp/$1.pdf" "file://$2" >/dev/null 2>&1 ||
-		[ ! -s "$tmp/$1.pdf" ]; then
-		echo "  $1: chromium wrote no PDF"
+	if ! browser pdf "file://$2" "$tmp/$1.pdf" "$tmp/$1.pdf.log" || [ ! -s "$tmp/$1.pdf" ]; then
+		echo "  $1: chromium wrote no PDF: $(tail -1 "$tmp/$1.pdf.log")"
 		return 1
 	fi
 	python3 "$here/check_page.py" print "$tmp/$1.pdf" "$3" "$4" "$5" || return 1
@@ -231,8 +252,8 @@ else
 		printed generated "$tmp/generated.html" 2 5 compute-bound; then ok; else ko generated; fi
 	if [ -n "$pages_only" ]; then
 		: # the screenshot is the browser's
-	elif browser --window-size=1000,1400 --screenshot="$tmp/generated.png" "file://$tmp/generated.html" \
-		>/dev/null 2>&1 && [ -s "$tmp/generated.png" ]; then
+	elif browser png "file://$tmp/generated.html" "$tmp/generated.png" "$tmp/generated.png.log" 1000 1400 &&
+		[ -s "$tmp/generated.png" ]; then
 		if [ "${NS_UPDATE_SCREENSHOT:-}" = 1 ]; then
 			cp "$tmp/generated.png" "$root/docs/html-report.png"
 			echo "docs/html-report.png rewritten"
