@@ -9,8 +9,14 @@ words on the kernel buckets' roofs.
 usage: three_forms.py TEXT JSON HTML        exit 0 when they agree, 1 with the differences on stdout
        three_forms.py --job TEXT JSON HTML  the same for a job report: its verdict, fix and next steps
        three_forms.py --diff TEXT JSON HTML the same for a diff: headline and BEFORE's predictions checked
+       three_forms.py batch                 many checks in one process (a Python start each was a third of
+                                            tests/forms/three-forms.sh's CPU): lines NAME<tab>KIND<tab>TEXT<tab>
+                                            JSON<tab>HTML on stdin (KIND: trace, --job or --diff); for each, a line
+                                            NAME<tab>STATUS<tab>DIFFERENCES (newlines as " | "), then "checked N"
 """
+import contextlib
 import html
+import io
 import json
 import re
 import sys
@@ -324,12 +330,35 @@ def main_diff(paths):
     return 1 if bad else 0
 
 
+def main_batch():
+    checked = 0
+    for line in sys.stdin:
+        name, kind, *paths = line.rstrip("\n").split("\t")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            try:
+                status = {"trace": main_trace, "--job": main_job, "--diff": main_diff}[kind](paths)
+            except Exception as e:  # one check's crash is that check's failure, not the batch's
+                print("  %s: %s" % (type(e).__name__, e))
+                status = 1
+        print("%s\t%d\t%s" % (name, status, out.getvalue().strip().replace("\n", " | ")))
+        checked += 1
+    print("checked %d" % checked)
+    return 0
+
+
 def main():
+    if sys.argv[1] == "batch":
+        return main_batch()
     if sys.argv[1] == "--diff":
         return main_diff(sys.argv[2:5])
     if sys.argv[1] == "--job":
         return main_job(sys.argv[2:5])
-    forms = {"text": text_form(sys.argv[1]), "json": json_form(sys.argv[2]), "html": html_form(sys.argv[3])}
+    return main_trace(sys.argv[1:4])
+
+
+def main_trace(paths):
+    forms = {"text": text_form(paths[0]), "json": json_form(paths[1]), "html": html_form(paths[2])}
     bad = []
     ref_devices, ref_ignored = forms["json"]
     for name, (devices, ignored) in forms.items():
