@@ -3,7 +3,8 @@
 #  - colour: on a terminal unless NO_COLOR is set to something (NO_COLOR= empty keeps it), or --color=never;
 #  - the progress line of trace reading: shown once reading has taken a second, on a terminal unless CI is
 #    set, or anywhere with --progress; never with --no-progress or into a pipe or file. The trace arrives
-#    through a pipe in two parts 1.3 s apart, so reading takes longer than the one second.
+#    through a pipe in two parts, the second 1.3 s after nextstep has read the first (slow_feed.py), so reading
+#    takes longer than the one second however late nextstep starts.
 # Usage: terminal.sh NEXTSTEP_BINARY
 set -u
 # shellcheck source=tests/lib.sh
@@ -13,9 +14,9 @@ cd "$src" || exit 1
 trace=tests/data/trace_two_devices.json
 size=$(wc -c <"$trace")
 command -v script >/dev/null || t_skip "script(1) not installed"
-slow_trace() { head -c 100 "$trace"; sleep 1.3; tail -c +101 "$trace"; }
+slow_trace() { python3 "$src/tests/cli/slow_feed.py" "$trace"; }
 # Under script(1) only stderr (and stdout) are the terminal; the trace still comes through a pipe.
-printf 'head -c 100 %s; sleep 1.3; tail -c +101 %s\n' "$trace" "$trace" >"$tmp/slow.sh"
+printf 'python3 %q %q\n' "$src/tests/cli/slow_feed.py" "$trace" >"$tmp/slow.sh"
 on_tty() { script -qec "sh $tmp/slow.sh | $bin $*" /dev/null </dev/null >"$tmp/tty" 2>&1; }
 check() { t_check "$@"; }
 
