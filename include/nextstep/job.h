@@ -60,6 +60,8 @@ typedef struct {
 	ns_split_window overall;
 	ns_split_window *steps;
 	size_t nsteps;
+	int64_t *step_stall_ns; /* per step, the host stalls' time in it (ns_split_device's); NULL when the
+	                           rank has no stall, or its summary was written before they were */
 	ns_split_collective *coll;
 	size_t ncoll;
 	ns_route_evidence evidence; /* its frames' names are frame_names' (the rank's host counts are the
@@ -141,6 +143,8 @@ typedef struct {
 	double waited_share;   /* the share of the job's waiting in collectives that was for it */
 	int64_t stall_ns;      /* its stalls a step (ns_job_rank.host_stall_ns over its steps) */
 	int64_t alloc_ns;      /* its allocator calls' time a step (ns_job_rank.alloc_ns over its steps) */
+	size_t stall_steps;    /* host-side: its steps whose excess is mostly its stalls (docs/job.md), of */
+	size_t stall_compared; /* its steps set against the others' (0: judged on the whole run) */
 } ns_job_straggler;
 
 /* One rank in the job. */

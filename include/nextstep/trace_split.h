@@ -258,6 +258,9 @@ typedef struct {
 	 * A launch blocked by a full queue runs under busy kernels and costs nothing (docs/trace.md, "Host
 	 * stalls"). */
 	int64_t host_stall_idle_ns;
+	/* Per window (nsteps), the host stalls' time inside it: the job compares a straggler's stalls with
+	 * its excess step by step (docs/job.md, "Why a rank is slow"). NULL when the trace has no stall. */
+	int64_t *step_stall_ns;
 	ns_split_memory memory; /* the allocator's events (events 0: none) */
 } ns_split_device;
 

@@ -1109,6 +1109,100 @@ static bool excess_is(const ns_job_result *res, size_t r, const ns_job_straggler
 	return (double)median <= NS_JOB_JITTER_OTHERS * (double)mine;
 }
 
+/* The index of d's first step numbered `step` (d's numbers ascend), or SIZE_MAX when it has none. */
+static size_t find_step(const ns_job_device *d, int64_t step)
+{
+	size_t lo = 0, hi = d->nsteps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->steps[mid].step < step)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nsteps && d->steps[lo].step == step ? lo : SIZE_MAX;
+}
+
+/* A rank's host stalls in its judged device's step i: 0 for a rank without stalls, -1 when its summary
+ * has stalls but was written before their steps were. */
+static int64_t stall_in_step(const ns_job_rank_result *rr, const ns_job_device *d, size_t i)
+{
+	if (d->step_stall_ns != NULL)
+		return d->step_stall_ns[i];
+	return rr->src->host_stalls > 0 ? -1 : 0;
+}
+
+/* Rank r's step i against the other ranks' step of the same number: their median non-comm time and stall
+ * time. false when no other rank had that step (or one of them cannot say its stalls: *unknown). */
+static bool others_in_step(const ns_job_result *res, size_t r, const bool *ascend, int64_t step, int64_t *nc,
+                           int64_t *st, int64_t *noncomm, int64_t *stall, bool *unknown)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < res->nranks; k++) {
+		const ns_job_device *o = judged(&res->rank[k]);
+		size_t i;
+		if (k == r || !ascend[k] || (i = find_step(o, step)) == SIZE_MAX)
+			continue;
+		nc[n] = noncomm_of(&o->steps[i]);
+		if ((st[n] = stall_in_step(&res->rank[k], o, i)) < 0)
+			*unknown = true;
+		n++;
+	}
+	*noncomm = median_i64(nc, n);
+	*stall = median_i64(st, n);
+	return n > 0 && !*unknown;
+}
+
+/* Host jitter step by step (docs/job.md, "Why a rank is slow"): each counted step of the straggler is set
+ * against the other ranks' step of the same number, on each rank's own clock (skew does not matter). A step
+ * is the stalls' when they hold at least NS_JOB_JITTER_SHARE of its excess over the others' median and the
+ * others' median stall time in that step is at most NS_JOB_JITTER_OTHERS of its. The straggler is jitter
+ * when most compared steps are: a rank slow every step with one long stall is not; its stalls averaged over
+ * the run would have said it was. 1: jitter, 0: not, -1: no step compared or a rank's summary without its
+ * steps' stalls (the whole-run rule then). */
+static int stalls_by_step(const ns_job_result *res, size_t r, ns_job_straggler *s)
+{
+	const ns_job_rank_result *rr = &res->rank[r];
+	const ns_job_device *d = judged(rr);
+	int64_t *nc, *st;
+	bool all, unknown = false, *ascend;
+
+	if (d == NULL || d->nsteps == 0 || !numbers_ascend(d) || stall_in_step(rr, d, 0) < 0 ||
+	    res->nranks < 2)
+		return -1;
+	nc = malloc(2 * res->nranks * sizeof(*nc));
+	ascend = malloc(res->nranks * sizeof(*ascend));
+	if (nc == NULL || ascend == NULL) {
+		free(nc);
+		free(ascend);
+		return -1;
+	}
+	st = nc + res->nranks;
+	for (size_t k = 0; k < res->nranks; k++) /* once: a rank's steps are searched by number */
+		ascend[k] = judged(&res->rank[k]) != NULL && numbers_ascend(judged(&res->rank[k]));
+	all = all_warmup(d);
+	for (size_t i = 0; i < d->nsteps && !unknown; i++) {
+		int64_t mine = stall_in_step(rr, d, i), noncomm, stall, excess;
+		if (!step_counts(d, i, all) || d->steps[i].step < 0 ||
+		    !others_in_step(res, r, ascend, d->steps[i].step, nc, st, &noncomm, &stall, &unknown))
+			continue;
+		excess = noncomm_of(&d->steps[i]) - noncomm;
+		s->stall_compared++;
+		s->stall_steps += mine > 0 && excess > 0 &&
+		                  (double)mine >= NS_JOB_JITTER_SHARE * (double)excess &&
+		                  (double)stall <= NS_JOB_JITTER_OTHERS * (double)mine;
+	}
+	free(nc);
+	free(ascend);
+	if (unknown || s->stall_compared == 0) {
+		s->stall_steps = s->stall_compared = 0;
+		return -1;
+	}
+	return 2 * s->stall_steps > s->stall_compared;
+}
+
 /* Host jitter (docs/job.md, "Why a rank is slow"): the excess is rare multi-millisecond stalls of calls that
  * take microseconds everywhere else (a launch, an event record, an aten::empty that did not call the
  * allocator). Its dispatch is as fast as the others'; the host was taken from it (CPU contention, the garbage
@@ -1116,9 +1210,11 @@ static bool excess_is(const ns_job_result *res, size_t r, const ns_job_straggler
  * cudaMalloc/cudaFree the others do not call, the caching allocator missing or flushing its cache on this
  * rank (its memory is fuller, or its shapes vary); pinning cores would not help. Stalls are judged first:
  * their time already leaves out the allocator calls nested in them. */
-static ns_job_straggler_kind host_kind(const ns_job_result *res, size_t r, const ns_job_straggler *s)
+static ns_job_straggler_kind host_kind(const ns_job_result *res, size_t r, ns_job_straggler *s)
 {
-	if (excess_is(res, r, s, s->stall_ns, false))
+	int by_step = stalls_by_step(res, r, s);
+
+	if (by_step == 1 || (by_step < 0 && excess_is(res, r, s, s->stall_ns, false)))
 		return NS_STRAGGLER_JITTER;
 	if (excess_is(res, r, s, s->alloc_ns, true))
 		return NS_STRAGGLER_ALLOC;

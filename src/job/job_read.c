@@ -644,7 +644,8 @@ enum {
 	W_HIDDEN = 32,
 	W_KERNELS = 64,
 	W_WARMUP = 128,
-	W_BUSY = 256
+	W_BUSY = 256,
+	W_STALL = 512
 };
 
 typedef struct {
@@ -652,6 +653,7 @@ typedef struct {
 	unsigned seen;
 	int nb; /* buckets read */
 	int64_t bucket_sum;
+	int64_t *stall; /* a step's "stall" (NULL: the key is skipped, as in "overall") */
 } window_ctx;
 
 static bool bucket_item(parser *j, size_t i, void *ctx)
@@ -713,6 +715,8 @@ static bool window_member(parser *j, const char *key, void *ctx)
 		w->kernels = kernels > (int64_t)LONG_MAX ? LONG_MAX : (long)kernels;
 		return true;
 	}
+	if (strcmp(key, "stall") == 0 && x->stall != NULL) /* the host stalls' time in a step; came later */
+		return once(j, &x->seen, W_STALL, key) ? nonneg_of(j, key, x->stall) : skip_value(j, 1);
 	if (strcmp(key, "busy") == 0) /* the kernel time; came after the first summaries */
 		return once(j, &x->seen, W_BUSY, key) ? nonneg_of(j, key, &w->kernel_ns) : skip_value(j, 1);
 	if (strcmp(key, "b") == 0) {
@@ -761,6 +765,10 @@ static void check_window(parser *j, const window_ctx *x)
 		bad(j, "b", "buckets do not sum to dur");
 		return;
 	}
+	if (x->stall != NULL && *x->stall > w->dur_ns) {
+		bad(j, "stall", "more than the step's dur");
+		return;
+	}
 	for (int c = 0; c < NS_CAUSE_COUNT; c++)
 		if (w->cause_ns[c] > w->bucket_ns[ns_cause_bucket((ns_cause)c)]) {
 			char key[64];
@@ -770,9 +778,10 @@ static void check_window(parser *j, const window_ctx *x)
 		}
 }
 
-static bool read_window(parser *j, ns_split_window *w)
+/* stall: where a step's "stall" goes (-1 when it has none); NULL for a window that has no such key. */
+static bool read_window(parser *j, ns_split_window *w, int64_t *stall)
 {
-	window_ctx x = {w, 0, 0, 0};
+	window_ctx x = {w, 0, 0, 0, stall};
 
 	memset(w, 0, sizeof(*w));
 	w->step = -1;
@@ -1265,18 +1274,41 @@ typedef struct {
 	ns_job_device *d;
 	unsigned seen;
 	size_t cap;
+	size_t stall_cap; /* of d->step_stall_ns, made at the first step with "stall" */
 } device_ctx;
+
+/* Step i's stall time kept once a step of the device has one (0 for the steps without: a summary writes
+ * it on every step of a rank with stalls). Running out of memory fails the line (room_for). */
+static void keep_stall(parser *j, device_ctx *x, size_t i, int64_t stall)
+{
+	size_t had = x->d->step_stall_ns != NULL ? x->stall_cap : 0;
+	int64_t *grown;
+
+	if (stall < 0 && x->d->step_stall_ns == NULL)
+		return;
+	if ((grown = room_for(j, x->d->step_stall_ns, &x->stall_cap, i, sizeof(*grown))) == NULL)
+		return;
+	if (x->stall_cap > had)
+		memset(grown + had, 0, (x->stall_cap - had) * sizeof(*grown));
+	grown[i] = stall > 0 ? stall : 0;
+	x->d->step_stall_ns = grown;
+}
 
 static bool step_item(parser *j, size_t i, void *ctx)
 {
 	device_ctx *x = ctx;
 	ns_split_window *grown = room_for(j, x->d->steps, &x->cap, i, sizeof(*grown));
+	int64_t stall = -1;
 
 	if (grown == NULL)
 		return skip_value(j, 1);
 	x->d->steps = grown;
 	x->d->nsteps = i + 1;
-	return read_window(j, &grown[i]);
+	if (!read_window(j, &grown[i], &stall))
+		return false;
+	if (!j->failed)
+		keep_stall(j, x, i, stall);
+	return true;
 }
 
 static bool coll_item(parser *j, size_t i, void *ctx)
@@ -1312,10 +1344,13 @@ static bool device_member(parser *j, const char *key, void *ctx)
 		return once(j, &x->seen, D_NAME, key) ? text_of(j, key, d->name, sizeof(d->name))
 		                                      : skip_value(j, 1);
 	if (strcmp(key, "overall") == 0)
-		return once(j, &x->seen, D_OVERALL, key) ? read_window(j, &d->overall) : skip_value(j, 1);
+		return once(j, &x->seen, D_OVERALL, key) ? read_window(j, &d->overall, NULL)
+		                                         : skip_value(j, 1);
 	if (strcmp(key, "steps") == 0) {
 		bool ok = device_list(j, x, D_STEPS, key, step_item);
 		d->steps = trim(d->steps, d->nsteps, sizeof(*d->steps));
+		if (d->step_stall_ns != NULL)
+			d->step_stall_ns = trim(d->step_stall_ns, d->nsteps, sizeof(*d->step_stall_ns));
 		return ok;
 	}
 	if (strcmp(key, "collectives") == 0) {
@@ -1409,6 +1444,7 @@ static bool device_item(parser *j, size_t i, void *ctx)
 	x->k->ndev = i + 1;
 	dx.seen = 0;
 	dx.cap = 0;
+	dx.stall_cap = 0;
 	if (next_kind(j) != V_OBJECT)
 		return skip_value(j, 1) && bad(j, NULL, "a device is not an object");
 	if (!read_object(j, device_member, &dx, 1))

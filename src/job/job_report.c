@@ -542,6 +542,10 @@ static void print_stragglers(FILE *out, const job_ctx *c)
 		if (s->kind == NS_STRAGGLER_JITTER)
 			fprintf(out, "; %.3f ms a step in trivial host calls stalled for milliseconds",
 			        (double)s->stall_ns / 1e6);
+		if (s->stall_compared > 0 && (s->kind == NS_STRAGGLER_JITTER || s->stall_steps > 0))
+			fprintf(out, "%s most of its excess in %zu of %zu steps",
+			        s->kind == NS_STRAGGLER_JITTER ? "," : "; stalls hold", s->stall_steps,
+			        s->stall_compared);
 		if (s->kind == NS_STRAGGLER_ALLOC)
 			fprintf(out, "; %.3f ms a step in cudaMalloc/cudaFree", (double)s->alloc_ns / 1e6);
 		if (s->compared_steps > 0)
@@ -883,6 +887,10 @@ static cJSON *straggler_json(const job_ctx *c, const ns_job_straggler *s)
 	ok = ok && cJSON_AddNumberToObject(obj, "compared_steps", (double)s->compared_steps);
 	if (ok && s->stall_ns > 0)
 		ok = cJSON_AddItemToObject(obj, "stall_us", us_number(s->stall_ns));
+	if (ok && s->stall_compared > 0 && s->stall_ns > 0) {
+		ok = cJSON_AddNumberToObject(obj, "stall_steps", (double)s->stall_steps);
+		ok = ok && cJSON_AddNumberToObject(obj, "stall_compared_steps", (double)s->stall_compared);
+	}
 	if (ok && s->alloc_ns > 0)
 		ok = cJSON_AddItemToObject(obj, "alloc_us", us_number(s->alloc_ns));
 	ok = ok && cJSON_AddStringToObject(obj, "fix", straggler_route(c, s).fix);

@@ -59,6 +59,11 @@ static ns_status copy_device(const ns_split_result *r, const ns_split_device *sd
 		for (size_t i = 0; i < sd->nsteps; i++)
 			d->steps[i] = ns_split_device_step(sd, i);
 		d->nsteps = sd->nsteps;
+		if (sd->step_stall_ns != NULL) {
+			if ((d->step_stall_ns = malloc(sd->nsteps * sizeof(*d->step_stall_ns))) == NULL)
+				return oom(err);
+			memcpy(d->step_stall_ns, sd->step_stall_ns, sd->nsteps * sizeof(*d->step_stall_ns));
+		}
 	}
 	if (sd->ncoll > 0) {
 		d->coll = malloc(sd->ncoll * sizeof(*d->coll));
@@ -109,6 +114,7 @@ void ns_job_rank_free(ns_job_rank *rank)
 		return;
 	for (size_t i = 0; i < rank->ndev; i++) {
 		free(rank->dev[i].steps);
+		free(rank->dev[i].step_stall_ns);
 		free(rank->dev[i].coll);
 		for (int h = 0; h < NS_EVIDENCE_HOSTS; h++)
 			for (int k = 0; k < NS_EVIDENCE_FRAMES; k++)
@@ -178,7 +184,8 @@ static void put_string(sbuf *b, const char *s)
 	put(b, "\"");
 }
 
-static void put_window(sbuf *b, const ns_split_window *w, int64_t t0)
+/* stall: the host stalls' time in the window (a step of a rank with stalls), -1 to write none. */
+static void put_window(sbuf *b, const ns_split_window *w, int64_t t0, int64_t stall)
 {
 	bool first = true;
 
@@ -198,6 +205,8 @@ static void put_window(sbuf *b, const ns_split_window *w, int64_t t0)
 	put(b, "},\"hidden\":%" PRId64 ",\"kernels\":%ld", w->comm_overlapped_ns, w->kernels);
 	if (w->kernel_ns >= 0)
 		put(b, ",\"busy\":%" PRId64, w->kernel_ns);
+	if (stall >= 0)
+		put(b, ",\"stall\":%" PRId64, stall);
 	put(b, "%s}", w->warmup ? ",\"warmup\":true" : "");
 }
 
@@ -313,11 +322,11 @@ static void put_device(sbuf *b, const ns_job_device *d, int64_t t0)
 	put(b, "{\"device\":%" PRId64 ",\"name\":", d->id);
 	put_string(b, d->name);
 	put(b, ",\"overall\":");
-	put_window(b, &d->overall, t0);
+	put_window(b, &d->overall, t0, -1);
 	put(b, ",\"steps\":[");
 	for (size_t i = 0; i < d->nsteps; i++) {
 		put(b, "%s", i > 0 ? "," : "");
-		put_window(b, &d->steps[i], t0);
+		put_window(b, &d->steps[i], t0, d->step_stall_ns != NULL ? d->step_stall_ns[i] : -1);
 	}
 	put(b, "],\"collectives\":[");
 	for (size_t i = 0; i < d->ncoll; i++) {

@@ -203,4 +203,49 @@ sed 's/"host_stall_idle":0/"host_stall_idle":14265001/' "$tmp/four.ndjson" >"$tm
 "$bin" job "$tmp/four-bad.ndjson" >/dev/null 2>"$tmp/four-bad.err" && fail=1
 grep -q 'four-bad.ndjson:1: summary: "evidence"."host_stall_idle": more than the host stalls' "$tmp/four-bad.err" ||
 	{ echo "FAIL: an idle part above the stalls is not refused: $(cat "$tmp/four-bad.err")"; fail=1; }
+# A rank slow every step, with stalls in one step only, is no host jitter (straggler_stalls_are_judged_per_step):
+# job-jitter-oneoff (make-jitter-job.py oneoff). Each step is 10 ms; the others' all-reduce runs 4.400-8.320 ms
+# (3.920 ms exposed), rank 2's 7.320-8.320 ms (1.000 ms): non-comm 6.080 ms against 9.000 ms, an excess of
+# 2.920 ms in every step. Rank 2's stalls: step 2 only, a cudaEventRecord of 150-3650 us (3.500 ms) and a launch
+# of 4250-7250 us (3.000 ms), 6.500 ms; steps 1 and 3 none (4.260-7.240 ms records nothing: idle host time).
+# Over the run, 6.500 / 3 = 2.167 ms a step, above half the excess (1.460 ms): the whole-run rule said host
+# jitter. Step by step: step 2's 6.500 ms >= 1.460 and the others' 0 <= a quarter of it; steps 1 and 3 have 0:
+# 1 step of 3, no majority, so kind "host" and the idle bucket's own route (its time is unrecorded host time).
+# A summary without the steps' stalls (written before them) is judged on the whole run, as it was.
+python3 tests/job/make-jitter-job.py "$tmp/job-jitter-oneoff" oneoff || fail=1
+for r in 0 1 2; do
+	cmp -s "$tmp/job-jitter-oneoff/rank-$r.json" "tests/data/job-jitter-oneoff/rank-$r.json" ||
+		{ echo "FAIL: tests/data/job-jitter-oneoff/rank-$r.json is not the generator's"; fail=1; }
+done
+"$bin" trace --format json tests/data/job-jitter-oneoff >"$tmp/oneoff.json" || fail=1
+for r in 0 1 2; do "$summarize" "tests/data/job-jitter-oneoff/rank-$r.json"; done >"$tmp/oneoff.ndjson" || fail=1
+grep -q '"stall":0}.*"stall":6500000}.*"stall":0}' <(sed -n 3p "$tmp/oneoff.ndjson") ||
+	{ echo "FAIL: rank 2's summary does not carry 0, 6.5 ms and 0 of stalls in its steps"; fail=1; }
+"$bin" job --format json "$tmp/oneoff.ndjson" >"$tmp/oneoff.job.json" || fail=1
+sed 's/,"stall":[0-9]*//g' "$tmp/oneoff.ndjson" >"$tmp/oneoff-before.ndjson"
+"$bin" job --format json "$tmp/oneoff-before.ndjson" >"$tmp/oneoff-before.job.json" || fail=1
+python3 - "$tmp/oneoff.json" "$tmp/oneoff.job.json" "$tmp/oneoff-before.job.json" <<'PY' || fail=1
+import json, sys
+for path in sys.argv[1:3]:
+    s = json.load(open(path))["job"]["stragglers"]
+    assert [x["rank"] for x in s] == [2], s
+    s = s[0]
+    assert s["kind"] == "host" and s["bucket"] == "idle", s
+    assert abs(s["excess_us"] - 2920) < 1 and abs(s["stall_us"] - 2166.667) < 0.01, s
+    assert s["stall_steps"] == 1 and s["stall_compared_steps"] == 3, s
+    assert "host jitter" not in s["fix"] and s["fix"].startswith("the GPU waits on Python"), s["fix"]
+before = json.load(open(sys.argv[3]))["job"]["stragglers"][0]
+assert before["kind"] == "host_jitter" and "stall_steps" not in before, before
+print("ok: stalls in 1 step of 3 are not host jitter: kind host, idle route; without the steps' stalls, jitter")
+PY
+"$bin" trace tests/data/job-jitter-oneoff | grep -q '^straggler: rank 2 .*; stalls hold most of its excess in 1 of 3 steps;' ||
+	{ echo "FAIL: the straggler line does not say the stalls hold 1 of 3 steps"; fail=1; }
+# the jitter fixture's stalls hold every step: 3 of 3
+"$bin" trace tests/data/job-jitter | grep -q 'stalled for milliseconds, most of its excess in 3 of 3 steps;' ||
+	{ echo "FAIL: job-jitter's stalls do not hold 3 of 3 steps"; fail=1; }
+# a step's stall time above its duration is an error located like any other
+sed '3s/"stall":6500000/"stall":99000000/' "$tmp/oneoff.ndjson" >"$tmp/oneoff-bad.ndjson"
+"$bin" job "$tmp/oneoff-bad.ndjson" >/dev/null 2>"$tmp/oneoff-bad.err" && fail=1
+grep -q 'oneoff-bad.ndjson:3: summary: "stall": more than the step' "$tmp/oneoff-bad.err" ||
+	{ echo "FAIL: a step's stall above its dur is not refused: $(cat "$tmp/oneoff-bad.err")"; fail=1; }
 exit $fail

@@ -15,12 +15,17 @@ Variants (the second argument; the default writes tests/data/job-jitter):
   (the allocator's share, 40 us, is not the stall: 2.96 ms is).
 - alloc (tests/data/job-jitter-alloc): rank 2's aten::empty takes 3 ms every step, 2.99 ms of it a nested
   cudaMalloc: the caching allocator missing its cache, not jitter.
+- oneoff (tests/data/job-jitter-oneoff): rank 2 is as slow in every step, but its 3 ms are a stall in step 2
+  only (the launch of 4250-7250, and a cudaEventRecord of 3.5 ms at 150-3650 under the GEMM: 6.5 ms of stalls
+  in the step); in steps 1 and 3 its host records nothing from 4260 to 7240 (unrecorded host time, GPU idle)
+  before the launch at 7240. 6.5 ms of stalls over 3 steps is 2.167 ms a step, above half the 2.92 ms excess:
+  averaged over the run the stalls looked like host jitter; step by step they hold 1 step of 3.
 The nesting is as real traces have it: HTA's AlexNet capture (../shared/traces/hta) records cudaMalloc
 (cuda_runtime, cbid 20, with a correlation and External id) inside aten::empty_strided and aten::empty, its
 1.2-8.8 ms all of the op's time; the TensorBoard plugin's ResNet-50 captures record cudaEventRecord (cbid 135)
 calls of 4 us and aten::empty ops of tens of us.
 
-usage: make-jitter-job.py OUT_DIR [trivial|alloc]
+usage: make-jitter-job.py OUT_DIR [trivial|alloc|oneoff]
 """
 import json
 import os
@@ -82,7 +87,11 @@ def rank_trace(rank, variant):
                    "tid": pid, "ts": t, "dur": STEP_US})
         launch(t + 50, LAUNCH_US, FILL, t + 60, 40)
         launch(t + 100, LAUNCH_US, GEMM, t + 200, 4000)
-        if variant is None:
+        if variant == "oneoff" and rank == 2 and k != 1:
+            launch(t + 7240, LAUNCH_US, FILL, t + 7260, 40)  # nothing recorded from 4260 to 7240
+        elif variant in (None, "oneoff"):
+            if variant == "oneoff" and rank == 2:
+                host("cuda_runtime", "cudaEventRecord", t + 150, 3500)  # under the GEMM (200-4200)
             stall = STALL_US if rank == 2 else LAUNCH_US
             launch(t + 4250, stall, FILL, t + 4250 + stall + 10, 40)  # rank 2: 4250-7250, fill 7260-7300
         else:
@@ -104,15 +113,17 @@ def rank_trace(rank, variant):
             "distributedInfo": {"backend": "nccl", "rank": rank, "world_size": 3},
             "traceName": "hand-written fixture (tests/job/make-jitter-job.py): rank 2 stalls 3 ms in a "
                          + {None: "kernel launch", "trivial": "trivial host call",
-                            "alloc": "cudaMalloc inside aten::empty"}[variant] + " each step",
+                            "alloc": "cudaMalloc inside aten::empty",
+                            "oneoff": "kernel launch and an event record in step 2 only"}[variant]
+                         + {"oneoff": " (slow by 3 ms every step)"}.get(variant, " each step"),
             "traceEvents": ev}
 
 
 def main():
     out = sys.argv[1]
     variant = sys.argv[2] if len(sys.argv) > 2 else None
-    if variant not in (None, "trivial", "alloc"):
-        sys.exit("usage: make-jitter-job.py OUT_DIR [trivial|alloc]")
+    if variant not in (None, "trivial", "alloc", "oneoff"):
+        sys.exit("usage: make-jitter-job.py OUT_DIR [trivial|alloc|oneoff]")
     os.makedirs(out, exist_ok=True)
     for r in range(3):
         with open(os.path.join(out, "rank-%d.json" % r), "w") as f:

@@ -333,6 +333,29 @@ static ns_status split_one(ns_trace_split *s, const gpu_rec *g, size_t n, const 
 	return st;
 }
 
+/* Per window of dev, the time of the host stalls (s->stall_spans, sorted and merged) inside it. Windows
+ * follow each other in time, so one pass over both lists. */
+static ns_status step_stalls(const ns_trace_split *s, ns_split_device *dev, ns_error *err)
+{
+	const span_list *l = &s->stall_spans;
+	size_t k = 0;
+
+	if (l->n == 0 || dev->nsteps == 0)
+		return NS_OK;
+	if ((dev->step_stall_ns = calloc(dev->nsteps, sizeof(*dev->step_stall_ns))) == NULL)
+		return split_oom(err);
+	for (size_t i = 0; i < dev->nsteps; i++) {
+		ns_split_window w = ns_split_device_step(dev, i);
+		int64_t a = w.start_ns, b = ns_sat_add_i64(w.start_ns, w.dur_ns), held = 0;
+		while (k < l->n && l->v[k].end <= a)
+			k++;
+		for (size_t j = k; j < l->n && l->v[j].start < b; j++)
+			held += (l->v[j].end < b ? l->v[j].end : b) - (l->v[j].start > a ? l->v[j].start : a);
+		dev->step_stall_ns[i] = held;
+	}
+	return NS_OK;
+}
+
 /* Each device gets its own copy of the windows of tmpl, except the last, which takes tmpl's own: one copy
  * fewer of the largest per-step data (200 MB at a million steps). */
 static ns_status split_devices(ns_trace_split *s, const ns_trace_meta *meta, const span_list host[SL_COUNT],
@@ -371,6 +394,8 @@ static ns_status split_devices(ns_trace_split *s, const ns_trace_meta *meta, con
 		if (dev->host_stall_idle_ns >
 		    res->host_stall_ns) /* nested calls that overlap: held is less */
 			dev->host_stall_idle_ns = res->host_stall_ns;
+		if (st == NS_OK)
+			st = step_stalls(s, dev, err);
 		split_phases_overall(res, dev, s->keep_warmup);
 		split_memory_summarise(s->mem, meta, dev, s->keep_warmup);
 		if (st != NS_OK)
@@ -510,6 +535,7 @@ void ns_split_result_free(ns_split_result *res)
 		free(res->device[i].kernel_time);
 		free(res->device[i].coll);
 		free(res->device[i].timeline);
+		free(res->device[i].step_stall_ns);
 	}
 	free(res->device);
 	split_store_free(res->store);
