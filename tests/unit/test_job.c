@@ -785,6 +785,59 @@ START_TEST(a_rank_nobody_waits_for_is_no_straggler)
 }
 END_TEST
 
+/* A finding at exactly 20 % is graded high in a job as in the rank's own trace report: one grading
+ * (ns_classify_profile) and the shares it is given the same. trace_old_style's buckets, 20, 40, 0, 110, 8 and
+ * 22 us of a 200 us step: memory is 40/200 = 0.2, the high grade's threshold (NS_CLASSIFY_HIGH_DEFAULT). The
+ * six quotients sum to 1 + 2^-52 in doubles (0.1 + 0.2 + 0 + 0.55 + 0.04 + 0.11); the job's median split used
+ * to be scaled down by that sum, moving memory to 0.19999999999999998: moderate. Two equal ranks: the median
+ * of each bucket is the rank's share. */
+START_TEST(a_finding_at_exactly_20_percent_is_graded_high_in_the_job_as_in_the_trace)
+{
+	static const int64_t us[NS_REGIME_COUNT] = {20, 40, 0, 110, 8, 22};
+	ns_job_merge *m = ns_job_merge_new();
+	ns_job_result *res = NULL;
+	ns_classify_options co;
+	ns_verdict job, own;
+	ns_profile p;
+	ns_error err;
+	char *json;
+
+	ns_classify_options_default(&co);
+	for (int64_t r = 0; r < 2; r++) {
+		rank_spec spec = {r, 0, 10 * MS, 0, 1, 1, false, NULL}; /* one step, no collective */
+		ns_job_rank *k = make_rank_steps(&spec, NULL, 2);
+		ns_job_device *d = &k->dev[0];
+		memset(d->steps[0].bucket_ns, 0, sizeof(d->steps[0].bucket_ns));
+		memset(d->steps[0].cause_ns, 0, sizeof(d->steps[0].cause_ns));
+		for (int b = 0; b < NS_REGIME_COUNT; b++)
+			d->steps[0].bucket_ns[b] = us[b] * 1000;
+		d->steps[0].dur_ns = 200 * 1000;
+		d->overall = d->steps[0];
+		d->overall.step = -1;
+		ck_assert_int_eq(ns_job_merge_add(m, k, &err), NS_OK);
+	}
+	ck_assert_int_eq(ns_job_merge_finish(m, &res, &err), NS_OK);
+	ns_job_merge_free(m);
+	ck_assert(res->median.share[NS_REGIME_MEMORY] == 0.2);
+	ns_classify_profile(&res->median, &co, &job);
+	ns_split_window_profile(&res->rank[0].overall, &p);
+	ns_classify_profile(&p, &co, &own);
+	ck_assert_int_eq(job.regime, NS_REGIME_DATALOADER);
+	ck_assert_int_eq(job.nfindings, own.nfindings);
+	for (size_t i = 0; i < own.nfindings; i++) {
+		ck_assert_int_eq(job.findings[i].regime, own.findings[i].regime);
+		ck_assert_int_eq(job.findings[i].grade, own.findings[i].grade);
+	}
+	ck_assert_int_eq(job.findings[0].regime, NS_REGIME_MEMORY);
+	ck_assert_int_eq(job.findings[0].grade, NS_GRADE_HIGH);
+	json = report_of(res, NS_FORMAT_JSON);
+	ck_assert_msg(strstr(json, "{\"regime\":\"memory\",\"share\":0.2,\"grade\":\"high\"}") != NULL, "%s",
+	              json);
+	free(json);
+	ns_job_result_free(res);
+}
+END_TEST
+
 /* A straggler that runs the same kernels slower in every step is routed to its device, with the evidence on
  * its line (the first case of slow_rank_cases: 1.00x the kernels, the slowest rank in 5 of 5 steps), and the
  * job's headline carries the same fix: fusing kernels would not make the other ranks wait less. */
@@ -1084,6 +1137,7 @@ static Suite *job_suite(void)
 	tcase_add_test(t, seq_numbers_match_captures_that_start_apart);
 	tcase_add_test(t, one_rank_has_no_straggler_and_no_split);
 	tcase_add_test(t, a_rank_nobody_waits_for_is_no_straggler);
+	tcase_add_test(t, a_finding_at_exactly_20_percent_is_graded_high_in_the_job_as_in_the_trace);
 	tcase_add_test(t, a_rank_given_twice_without_a_number_or_of_another_job_is_refused);
 	suite_add_tcase(s, t);
 	t = tcase_create("summary");
