@@ -89,8 +89,10 @@ typedef struct {
 	double ceiling_us;
 	bool estimate; /* that floor: the report said "about" */
 	double
-	    launch_us; /* the optimizer's: of its time, the launch time it claims from overhead.launch a step
-	                  ("launch_us"; 0 when none) */
+	    launch_us;  /* the optimizer's: of its time, the launch time it claims from overhead.launch a step
+	                   ("launch_us"; 0 when none) */
+	uint32_t spans; /* the step capture's causes ("causes": one bit per ns_cause; 0 for the rest): its
+	                   time is theirs summed (docs/trace.md, "Capturing the step") */
 } ns_diff_prediction;
 
 /* A device's "steps" array in a saved report's text (ns_diff_side.report_text): the report's tree holds an

@@ -93,7 +93,7 @@ typedef struct {
 	double tensor_ratio;
 } ns_next_inputs;
 
-#define NS_BASIS_MAX 320
+#define NS_BASIS_MAX 512
 
 /* One candidate fix. Times are per step (the mean over the window's steps). */
 typedef struct {
@@ -112,9 +112,13 @@ typedef struct {
 	int64_t unknown_ns;  /* of held_ns, the time whose bound is unknown (ops not placed) */
 	int64_t launch_ns;   /* the optimizer's candidate: of held_ns, its launch time (overhead.launch)
 	                        that the launch overhead candidate leaves to it */
-	bool has_batch;      /* the fix raises the batch and the trace's memory says how much larger fits */
-	double batch_scale;  /* then: the largest multiple of the batch that fits (device_memory.h) */
-	ns_route route;      /* the fix; strings borrowed from the routes it was built with */
+	/* The step capture (docs/trace.md, "Capturing the step"): the causes, one bit per ns_cause, whose
+	 * time it claims whole, each also a candidate of its own below it (the partial fixes); 0 for every
+	 * other candidate. Its bucket is overhead, its cause -1. */
+	uint32_t spans;
+	bool has_batch;     /* the fix raises the batch and the trace's memory says how much larger fits */
+	double batch_scale; /* then: the largest multiple of the batch that fits (device_memory.h) */
+	ns_route route;     /* the fix; strings borrowed from the routes it was built with */
 	/* The key (ns_finding_name) of the finding whose route the trace's evidence gave the cause, when
 	 * that finding has a title of its own (allocator calls that recur in the steady steps are not
 	 * "start-up"); NULL: the cause's title. */

@@ -66,6 +66,8 @@ typedef enum {
 	NS_FINDING_TP_TRAINING, /* a training job's exposed collectives are tensor-parallel activations */
 	NS_FINDING_ALLOC_STEPS, /* set-up time that recurs in the steady steps and is the allocator's calls */
 	NS_FINDING_HOST_STALLS, /* launch overhead that is mostly rare multi-ms stalls of trivial calls */
+	NS_FINDING_STEP_CAPTURE,   /* a step dispatch-bound on several host causes: capture the whole step */
+	NS_FINDING_LAUNCH_GRAPHED, /* launch overhead of a step whose GPU time is already graph replays */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

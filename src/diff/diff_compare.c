@@ -3,6 +3,7 @@
  * suspect. Pure arithmetic: no input, no output. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -330,6 +331,53 @@ static void move_optimizer_launches(const ns_diff_side *b, const ns_diff_side *a
 	}
 }
 
+/* The step capture's time on each side: its causes summed (the optimizer's launches are in
+ * overhead.launch, all of which it claims); its fall is capped by the fall of the buckets they are in. */
+static void sum_spans(const ns_diff_side *b, const ns_diff_side *a, const ns_diff_result *r, ns_diff_check *c,
+                      double *bucket_fall)
+{
+	bool bucket[NS_REGIME_COUNT] = {false};
+
+	c->before_ms = c->after_ms = *bucket_fall = 0;
+	for (int k = 0; k < NS_CAUSE_COUNT; k++) {
+		if (!(c->p->spans & (1u << k)))
+			continue;
+		ns_regime bk = ns_cause_bucket((ns_cause)k);
+		c->before_ms += ms_per_step(b, cause_us(b, bk, ns_cause_name((ns_cause)k)));
+		c->after_ms += ms_per_step(a, cause_us(a, bk, ns_cause_name((ns_cause)k)));
+		bucket[bk] = true;
+	}
+	for (int k = 0; k < NS_REGIME_COUNT; k++)
+		if (bucket[k])
+			*bucket_fall += r->bucket_ms[0][k] - r->bucket_ms[1][k];
+}
+
+/* Whether check c's cause is one that an applied step capture claims. */
+static bool spanned_by_capture(const ns_diff_result *r, const ns_diff_check *c)
+{
+	ns_cause k;
+	char key[NS_DIFF_CAUSE_MAX + 16];
+
+	if (c->p->spans != 0 || c->p->cause[0] == '\0')
+		return false;
+	snprintf(key, sizeof(key), "%s.%s", ns_regime_name(c->p->bucket), c->p->cause);
+	if (!ns_cause_from_key(key, &k))
+		return false;
+	for (size_t i = 0; i < r->nchecks; i++)
+		if (r->checks[i].applied && (r->checks[i].p->spans & (1u << k)))
+			return true;
+	return false;
+}
+
+/* When the step capture was applied, its causes fell because of it: they are one fix, not several, so
+ * their own candidates (the partial fixes) do not count as applied, nor their bounds twice. */
+static void subsume_spanned(ns_diff_result *r)
+{
+	for (size_t i = 0; i < r->nchecks; i++)
+		if (spanned_by_capture(r, &r->checks[i]))
+			r->checks[i].applied = false;
+}
+
 /* Each prediction's cause on both sides; what it achieved is the fall of its cause, at most the fall of its
  * bucket (time that moved to a sibling cause, a copy now under a memory kernel, left nothing) and of the step
  * (the rest went into other time, not off the step). */
@@ -350,10 +398,17 @@ static ns_status check_predictions(const ns_diff_side *b, const ns_diff_side *a,
 		c->before_ms = ms_per_step(b, cause_us(b, c->p->bucket, c->p->cause));
 		c->after_ms = ms_per_step(a, cause_us(a, c->p->bucket, c->p->cause));
 		bucket_fall = r->bucket_ms[0][c->p->bucket] - r->bucket_ms[1][c->p->bucket];
-		move_optimizer_launches(b, a, r, c, &bucket_fall);
+		if (c->p->spans != 0)
+			sum_spans(b, a, r, c, &bucket_fall);
+		else
+			move_optimizer_launches(b, a, r, c, &bucket_fall);
 		fall = fmin(c->before_ms - c->after_ms, bucket_fall);
 		c->achieved_ms = fmax(0, fmin(fall, r->saved_ms));
 		c->applied = c->after_ms <= c->before_ms * (1 - NS_DIFF_SHRINK_MIN) && c->achieved_ms > 0;
+	}
+	subsume_spanned(r);
+	for (size_t i = 0; i < r->nchecks; i++) {
+		ns_diff_check *c = &r->checks[i];
 		c->shown = c->applied || i == 0;
 		if (c->applied)
 			r->applied_ms += c->p->ceiling_us / 1e3;

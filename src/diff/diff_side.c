@@ -194,6 +194,26 @@ static bool bound_is_a_floor(const cJSON *c)
 	       strcmp(roof->valuestring, "placed") != 0;
 }
 
+/* "causes": the step capture's cause keys ("overhead.launch", ...), into a bit per cause. */
+static ns_status get_spans(const cJSON *c, const json_path *p, ns_diff_prediction *out, ns_error *err)
+{
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(c, "causes"), *k;
+	ns_cause cause;
+
+	if (arr == NULL || cJSON_IsNull(arr))
+		return NS_OK;
+	if (!cJSON_IsArray(arr))
+		return path_error(err, NS_ERR_VALUE, p, "causes", "must be an array of cause keys");
+	cJSON_ArrayForEach(k, arr)
+	{
+		if (!cJSON_IsString(k) || !ns_cause_from_key(k->valuestring, &cause))
+			return path_error(err, NS_ERR_VALUE, p, "causes",
+			                  "must be an array of cause keys (\"overhead.launch\")");
+		out->spans |= 1u << cause;
+	}
+	return NS_OK;
+}
+
 static ns_status get_prediction(const cJSON *c, const json_path *p, ns_diff_side *s, ns_error *err)
 {
 	const cJSON *bucket = get_typed(c, "bucket", cJSON_IsString, "a bucket name", p, err);
@@ -228,6 +248,8 @@ static ns_status get_prediction(const cJSON *c, const json_path *p, ns_diff_side
 		return err->status;
 	if (cJSON_GetObjectItemCaseSensitive(c, "launch_us") != NULL &&
 	    get_us(c, "launch_us", p, &out->launch_us, err) != NS_OK)
+		return err->status;
+	if (get_spans(c, p, out, err) != NS_OK)
 		return err->status;
 	s->npredicted++;
 	return NS_OK;

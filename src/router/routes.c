@@ -519,6 +519,30 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
     /* One trace's host jitter: the launch overhead is mostly calls that take microseconds stalled for
      * milliseconds, a few a step, while the GPU idles. Dispatch is not slow (CUDA graphs would leave the
      * stalls where they are): the step thread lost its CPU, or waited on a lock another thread held. */
+    /* The step as one captured graph: what a senior engineer says first of a step whose every op is
+     * dispatched slower than the GPU runs it, on every host thread (docs/trace.md, "Capturing the step"). */
+    [NS_FINDING_STEP_CAPTURE] =
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "the whole step is dispatch-bound: short kernels, each launched slower than the GPU runs it, "
+                "on the step thread, the autograd thread and in the optimizer alike: capture the step once "
+                "and replay it, torch.compile(mode=\"reduce-overhead\") or torch.cuda.CUDAGraph around "
+                "forward, backward and the optimizer step (capturable=True), which needs static shapes and "
+                "no host sync in the step (.item(), printing a tensor, data-dependent Python); where it "
+                "cannot be captured, a fused optimizer and fewer, larger ops are the partial fixes below",
+         .next_check = "the host overhead and idle shares after the capture: one graph launch a step{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_LAUNCH},
+    /* Launch overhead left when graph replays already hold most of the GPU time: CUDA graphs are in use, the
+     * host time between the replays is what is left (docs/trace.md, "Capturing the step"). */
+    [NS_FINDING_LAUNCH_GRAPHED] =
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "the GPU already runs CUDA graph replays and waits on the host between them: put more of "
+                "the step in each graph (forward, backward and optimizer in one: fewer, larger replays), "
+                "move the host work left between replays out of the step, or give each replay more work "
+                "(larger batches)",
+         .next_check = "the launch overhead share after the change: fewer graph launches a step{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_LAUNCH},
     [NS_FINDING_HOST_STALLS] =
         {.module = "Module 3",
          .fix =
@@ -600,6 +624,8 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_TP_TRAINING] = "tp_training",
     [NS_FINDING_ALLOC_STEPS] = "allocator_steps",
     [NS_FINDING_HOST_STALLS] = "host_stalls",
+    [NS_FINDING_STEP_CAPTURE] = "step_capture",
+    [NS_FINDING_LAUNCH_GRAPHED] = "launch_graphed",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

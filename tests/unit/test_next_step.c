@@ -426,6 +426,136 @@ START_TEST(a_cause_under_other_work_wins_nothing)
 }
 END_TEST
 
+/* ---- the step capture (docs/trace.md, "Capturing the step") ---- */
+
+/* A 1,000 us step dispatch-bound on four host causes: launch 300, host_threads 200, idle.optimizer 100,
+ * host_gap 150 (750 = 75 % of the step), and 100 memory kernels of 2.5 us each (250): 7.5 us of host a
+ * kernel. */
+static ns_split_window dispatch_window(void)
+{
+	ns_split_window w = window(1000000);
+
+	put_cause(&w, NS_CAUSE_LAUNCH, 300000);
+	put_cause(&w, NS_CAUSE_HOST_THREADS, 200000);
+	put_cause(&w, NS_CAUSE_OPTIMIZER, 100000);
+	put_cause(&w, NS_CAUSE_HOST_GAP, 150000);
+	put_cause(&w, NS_CAUSE_KERNELS, 250000);
+	w.kernels = 100;
+	w.kernel_ns = 250000;
+	return w;
+}
+
+static const ns_next_step *capture_of(const ns_next_steps *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->item[i].spans != 0)
+			return &s->item[i];
+	return NULL;
+}
+
+START_TEST(a_dispatch_bound_step_is_captured_first)
+{
+	ns_split_window w = dispatch_window();
+	ns_next_steps s;
+	uint32_t want = 1u << NS_CAUSE_LAUNCH | 1u << NS_CAUSE_HOST_THREADS | 1u << NS_CAUSE_OPTIMIZER |
+	                1u << NS_CAUSE_HOST_GAP;
+
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_eq(ns_next_steps_top(&s), capture_of(&s));
+	ck_assert_int_eq(s.item[0].gain_ns, 750000); /* 300 + 200 + 100 + 150 */
+	ck_assert_uint_eq(s.item[0].spans, want);
+	ck_assert_int_eq(s.item[0].cause, -1);
+	ck_assert_str_eq(s.item[0].finding, "step_capture");
+	/* the partial fixes stay listed under it, each with its own cause's time */
+	ck_assert_int_eq(find(&s, NS_REGIME_OVERHEAD, NS_CAUSE_LAUNCH)->gain_ns, 300000);
+	ck_assert_int_eq(find(&s, NS_REGIME_IDLE, NS_CAUSE_OPTIMIZER)->gain_ns, 100000);
+	ck_assert_ptr_null(strstr(s.item[0].basis, "blocking syncs"));
+}
+END_TEST
+
+START_TEST(the_capture_is_offered_only_where_it_is_the_first_fix)
+{
+	ns_split_window w;
+	ns_next_steps s;
+
+	w = dispatch_window(); /* 2.5 us kernels at the limit of 10: 25 kernels of 10 us each still count */
+	w.kernels = 25;
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_nonnull(capture_of(&s));
+	w.kernels = 24; /* 250 / 24 = 10.4 us a kernel: not short */
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_null(capture_of(&s));
+
+	w = dispatch_window(); /* 8 kernels of 1 us: 750 / 8 = 94 us of host a kernel, under 100 */
+	w.kernels = 8;
+	w.kernel_ns = 8000;
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_nonnull(capture_of(&s));
+	w.kernels = 7; /* 107 us of host a kernel: a slow host op, not dispatch */
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_null(capture_of(&s));
+
+	w = window(1000000); /* one cause holds the step: its own candidate is the fix */
+	put_cause(&w, NS_CAUSE_LAUNCH, 700000);
+	put_cause(&w, NS_CAUSE_HOST_GAP, 49000); /* under 5 % of the step */
+	w.kernels = 100;
+	w.kernel_ns = 250000;
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_null(capture_of(&s));
+
+	w = dispatch_window(); /* the causes under half of the step */
+	w.cause_ns[NS_CAUSE_LAUNCH] = 49000;
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s); /* 49 + 200 + 100 + 150 = 499 */
+	ck_assert_ptr_null(capture_of(&s));
+
+	w = dispatch_window(); /* already captured: replays hold half of the kernel time */
+	w.graph_ns = 125000;
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_null(capture_of(&s));
+	w.graph_ns = 124999;
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_nonnull(capture_of(&s));
+}
+END_TEST
+
+START_TEST(syncs_in_the_step_are_said_or_stop_the_capture)
+{
+	ns_split_window w = dispatch_window();
+	ns_next_steps s;
+	const ns_next_step *c;
+
+	put_cause(&w, NS_CAUSE_SYNC, 60000);
+	put_cause(&w, NS_CAUSE_SYNC_WAIT, 40000); /* 100 us: 10 % of the step, the limit */
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	c = capture_of(&s);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->gain_ns, 750000); /* the syncs are not claimed */
+	ck_assert_ptr_nonnull(strstr(c->basis, "0.100 ms of blocking syncs must leave the step first"));
+	put_cause(&w, NS_CAUSE_SYNC, 1);
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_ptr_null(capture_of(&s));
+}
+END_TEST
+
+START_TEST(preprocessing_and_stalls_are_not_claimed)
+{
+	ns_split_window w = dispatch_window();
+	ns_routes r = routes;
+	ns_next_steps s;
+	const ns_next_step *c;
+
+	r.cause[NS_CAUSE_HOST_GAP] = routes.finding[NS_FINDING_PYTHON_PREPROCESS];
+	ns_next_steps_of_window(&w, 1, &r, NULL, &s);
+	c = capture_of(&s);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->gain_ns, 600000); /* 750 less the host gap's 150 */
+	ck_assert_uint_eq(c->spans & 1u << NS_CAUSE_HOST_GAP, 0);
+	r.cause[NS_CAUSE_LAUNCH] = routes.finding[NS_FINDING_HOST_STALLS];
+	ns_next_steps_of_window(&w, 1, &r, NULL, &s); /* 200 + 100 = 300: under half of the step */
+	ck_assert_ptr_null(capture_of(&s));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("next_step");
@@ -450,6 +580,10 @@ int main(void)
 	tcase_add_test(tc, a_ranks_waiting_is_no_next_step);
 	tcase_add_test(tc, decode_memory_kernels_take_the_decode_fix);
 	tcase_add_test(tc, a_cause_under_other_work_wins_nothing);
+	tcase_add_test(tc, a_dispatch_bound_step_is_captured_first);
+	tcase_add_test(tc, the_capture_is_offered_only_where_it_is_the_first_fix);
+	tcase_add_test(tc, syncs_in_the_step_are_said_or_stop_the_capture);
+	tcase_add_test(tc, preprocessing_and_stalls_are_not_claimed);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

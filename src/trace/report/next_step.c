@@ -42,6 +42,7 @@ static const struct {
 } finding_titles[] = {
     {NS_FINDING_ALLOC_STEPS, "allocator calls in the steps"},
     {NS_FINDING_HOST_STALLS, "host stalls"},
+    {NS_FINDING_STEP_CAPTURE, "step capture"},
 };
 
 static const char *const bucket_titles[NS_REGIME_COUNT] = {
@@ -364,6 +365,120 @@ static int64_t held_of(const ns_split_window *w, int c, const ns_next_inputs *in
 	return w->cause_ns[c];
 }
 
+/* Capturing the step (docs/trace.md, "Capturing the step"). The causes a replay of the captured step
+ * removes: the step thread's launches (the optimizer's among them), the other host threads' (the autograd
+ * engine launching backward), the optimizer's host code between its ops, and the Python between the ops
+ * (unrecorded host time), unless the evidence says that is preprocessing or native code, which a replay
+ * does not run. Not blocking syncs: a sync inside the step breaks the capture, it is removed first. */
+static const ns_cause capture_causes[] = {NS_CAUSE_LAUNCH, NS_CAUSE_HOST_THREADS, NS_CAUSE_OPTIMIZER,
+                                          NS_CAUSE_HOST_GAP};
+/* The rule's thresholds (docs/trace.md, "Capturing the step", derives them from the recorded traces:
+ * the dispatch-bound H200 step has 1,640 kernels of 1.2 us GPU time and 31 us of dispatch each, 95 % of the
+ * step; a step held by one slow host op has ms of host time a kernel). */
+#define CAPTURE_STEP_SHARE  0.5    /* the causes hold at least half of the step: the step is host-bound */
+#define CAPTURE_CAUSE_SHARE 0.05   /* a cause counts toward "several" when it holds 5 % of the step */
+#define CAPTURE_KERNEL_NS   10000  /* mean GPU time a kernel: shorter than an eager launch costs the host */
+#define CAPTURE_HOST_NS     100000 /* their time a kernel: more is a slow host op, not dispatch */
+#define CAPTURE_SYNC_SHARE  0.1    /* blocking syncs past 10 % of the step: those are the first fix */
+
+static bool capture_counts(const ns_routes *r, ns_cause c)
+{
+	const char *fix = r->cause[c].fix;
+
+	if (fix == NULL)
+		return true;
+	if (c == NS_CAUSE_HOST_GAP)
+		return fix != r->finding[NS_FINDING_PYTHON_PREPROCESS].fix &&
+		       fix != r->finding[NS_FINDING_PYTHON_NATIVE].fix;
+	if (c == NS_CAUSE_LAUNCH) /* stalls of trivial calls are the CPU lost, not dispatch */
+		return fix != r->finding[NS_FINDING_HOST_STALLS].fix;
+	return true;
+}
+
+/* Whether w's step is dispatch-bound on several host causes with short kernels and not yet captured; the
+ * causes' time and bits in *held and *spans. */
+static bool capture_fits(const ns_split_window *w, const ns_routes *r, int64_t *held, uint32_t *spans)
+{
+	int64_t sync = w->cause_ns[NS_CAUSE_SYNC] + w->cause_ns[NS_CAUSE_SYNC_WAIT];
+	int several = 0;
+
+	*held = 0;
+	*spans = 0;
+	if (w->dur_ns <= 0 || w->kernels <= 0 || w->kernel_ns < 0 || 2 * w->graph_ns >= w->kernel_ns)
+		return false; /* nothing to judge by, or already captured */
+	for (size_t i = 0; i < sizeof(capture_causes) / sizeof(capture_causes[0]); i++) {
+		int64_t t = w->cause_ns[capture_causes[i]];
+		if (t <= 0 || !capture_counts(r, capture_causes[i]))
+			continue;
+		*held += t;
+		*spans |= 1u << capture_causes[i];
+		several += (double)t >= CAPTURE_CAUSE_SHARE * (double)w->dur_ns;
+	}
+	return several >= 2 && (double)*held >= CAPTURE_STEP_SHARE * (double)w->dur_ns &&
+	       w->kernel_ns <= CAPTURE_KERNEL_NS * (int64_t)w->kernels &&
+	       *held <= CAPTURE_HOST_NS * (int64_t)w->kernels &&
+	       (double)sync <= CAPTURE_SYNC_SHARE * (double)w->dur_ns;
+}
+
+static int64_t held_of(const ns_split_window *w, int c, const ns_next_inputs *in);
+
+/* The basis names each cause with the time its own candidate holds (the optimizer's launches its). */
+static void capture_basis(ns_next_step *s, const ns_split_window *w, size_t steps, const ns_next_inputs *in)
+{
+	int64_t per = (int64_t)steps,
+	        sync = (w->cause_ns[NS_CAUSE_SYNC] + w->cause_ns[NS_CAUSE_SYNC_WAIT]) / per;
+	size_t at = (size_t)snprintf(s->basis, sizeof(s->basis),
+	                             "the device idles %.3f ms a step while the host dispatches %ld kernels "
+	                             "a step of %.1f us GPU time "
+	                             "each (",
+	                             ms(s->held_ns), w->kernels / (long)per,
+	                             (double)w->kernel_ns / (double)w->kernels / 1e3);
+	for (size_t i = 0; i < sizeof(capture_causes) / sizeof(capture_causes[0]) && at < sizeof(s->basis);
+	     i++)
+		if (s->spans & (1u << capture_causes[i]))
+			at += (size_t)snprintf(s->basis + at, sizeof(s->basis) - at, "%s%s %.3f",
+			                       s->basis[at - 1] == '(' ? "" : ", ",
+			                       cause_titles[capture_causes[i]],
+			                       ms(held_of(w, capture_causes[i], in) / per));
+	if (at < sizeof(s->basis))
+		at += (size_t)snprintf(
+		    s->basis + at, sizeof(s->basis) - at,
+		    " ms): replaying the captured step launches them all at once, so at most "
+		    "that");
+	if (sync > 0 && at < sizeof(s->basis))
+		snprintf(
+		    s->basis + at, sizeof(s->basis) - at,
+		    "; its %.3f ms of blocking syncs must leave the step first (a sync breaks a capture)",
+		    ms(sync));
+}
+
+/* The step capture: one candidate whose bound is the causes a replay removes together, ranked by it like
+ * every candidate; the causes stay listed as the partial fixes. */
+static void add_capture(ns_next_steps *out, const ns_split_window *w, size_t steps, const ns_routes *r,
+                        const ns_next_inputs *in)
+{
+	ns_next_step s;
+	int64_t held;
+	uint32_t spans;
+
+	if (r->finding[NS_FINDING_STEP_CAPTURE].fix == NULL || !capture_fits(w, r, &held, &spans))
+		return;
+	memset(&s, 0, sizeof(s));
+	s.bucket = NS_REGIME_OVERHEAD;
+	s.cause = -1;
+	s.rank = -1;
+	s.rule = NS_GAIN_WAITING;
+	s.spans = spans;
+	s.held_ns = held / (int64_t)steps;
+	s.route = r->finding[NS_FINDING_STEP_CAPTURE];
+	s.finding = ns_finding_name(NS_FINDING_STEP_CAPTURE);
+	s.known = true;
+	s.gain_ns = s.held_ns;
+	s.gain_share = out->step_ns > 0 ? (double)s.gain_ns / (double)out->step_ns : 0.0;
+	capture_basis(&s, w, steps, in);
+	ns_next_steps_add(out, &s);
+}
+
 void ns_next_steps_of_window(const ns_split_window *w, size_t steps, const ns_routes *routes,
                              const ns_next_inputs *in, ns_next_steps *out)
 {
@@ -382,4 +497,5 @@ void ns_next_steps_of_window(const ns_split_window *w, size_t steps, const ns_ro
 		if (!divided)
 			add_candidate(out, w, steps, (ns_regime)b, -1, w->bucket_ns[b], routes, in);
 	}
+	add_capture(out, w, steps, routes, in);
 }

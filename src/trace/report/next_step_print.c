@@ -97,6 +97,22 @@ static bool add_string_or_null(cJSON *obj, const char *key, const char *s)
 	return (s != NULL ? cJSON_AddStringToObject(obj, key, s) : cJSON_AddNullToObject(obj, key)) != NULL;
 }
 
+/* "causes": the keys of the causes a step capture claims ("overhead.launch", ...), which diff sums. */
+static bool add_spans(cJSON *obj, uint32_t spans)
+{
+	cJSON *arr = cJSON_AddArrayToObject(obj, "causes");
+	char key[64];
+
+	for (int c = 0; arr != NULL && c < NS_CAUSE_COUNT; c++) {
+		if (!(spans & (1u << c)))
+			continue;
+		ns_cause_key((ns_cause)c, key, sizeof(key));
+		if (!cJSON_AddItemToArray(arr, cJSON_CreateString(key)))
+			return false;
+	}
+	return arr != NULL;
+}
+
 static cJSON *step_json(const ns_next_step *s)
 {
 	cJSON *obj = cJSON_CreateObject();
@@ -127,6 +143,8 @@ static cJSON *step_json(const ns_next_step *s)
 		                : cJSON_AddNullToObject(obj, "placed_share")) != NULL;
 		ok = ok && cJSON_AddNumberToObject(obj, "unknown_us", (double)s->unknown_ns / 1e3) != NULL;
 	}
+	if (ok && s->spans != 0)
+		ok = add_spans(obj, s->spans);
 	if (ok && s->launch_ns > 0)
 		ok = cJSON_AddNumberToObject(obj, "launch_us", (double)s->launch_ns / 1e3) != NULL;
 	if (ok && s->has_batch)

@@ -198,6 +198,21 @@ static void stall_routes(const ns_route_evidence *ev, const report_device_facts 
 		out->cause[NS_CAUSE_LAUNCH] = *r;
 }
 
+/* Launch overhead of a window whose kernel time is mostly graph replays: the program already uses CUDA
+ * graphs, so their advice would be no advice; what is left is the host between the replays (docs/trace.md,
+ * "Capturing the step"). Frames that name preprocessing keep their route: they say more. */
+static void graphed_routes(const report_device_facts *f, const ns_routes *in, ns_routes *out)
+{
+	const ns_route *r = &in->finding[NS_FINDING_LAUNCH_GRAPHED];
+	const ns_split_window *w = f->overall;
+
+	if (r->fix == NULL || w->kernel_ns <= 0 || 2 * w->graph_ns < w->kernel_ns)
+		return;
+	if (out->cause[NS_CAUSE_LAUNCH].fix == in->cause[NS_CAUSE_LAUNCH].fix ||
+	    out->cause[NS_CAUSE_LAUNCH].fix == in->finding[NS_FINDING_LAUNCH_COMPILED].fix)
+		out->cause[NS_CAUSE_LAUNCH] = *r;
+}
+
 /* Set-up time that recurs in the steady steps and is the allocator's (report_alloc_recurs) is the caching
  * allocator's, not start-up (docs/trace.md, "Set-up that recurs"). */
 static void recurring_alloc_routes(const ns_route_evidence *ev, const report_device_facts *f,
@@ -228,6 +243,7 @@ void report_routes_of_evidence(const ns_route_evidence *ev, const report_device_
 	                    fixes[REPORT_FIX_HOST_GAP], NS_REPORT_FIX_MAX);
 	report_python_route(ev, w, NS_CAUSE_LAUNCH, in, &out->cause[NS_CAUSE_LAUNCH],
 	                    fixes[REPORT_FIX_LAUNCH], NS_REPORT_FIX_MAX);
+	graphed_routes(f, in, out);
 	stall_routes(ev, f, in, out); /* the stalls, not the Python between the ops */
 	if (ev->nsys)
 		report_export_routes(&ev->program, in, out, fixes);
