@@ -429,8 +429,7 @@ static void capture_basis(ns_next_step *s, const ns_split_window *w, size_t step
 	        sync = (w->cause_ns[NS_CAUSE_SYNC] + w->cause_ns[NS_CAUSE_SYNC_WAIT]) / per;
 	size_t at = (size_t)snprintf(s->basis, sizeof(s->basis),
 	                             "the device idles %.3f ms a step while the host dispatches %ld kernels "
-	                             "a step of %.1f us GPU time "
-	                             "each (",
+	                             "a step of %.1f us GPU time each (",
 	                             ms(s->held_ns), w->kernels / (long)per,
 	                             (double)w->kernel_ns / (double)w->kernels / 1e3);
 	for (size_t i = 0; i < sizeof(capture_causes) / sizeof(capture_causes[0]) && at < sizeof(s->basis);
@@ -443,8 +442,7 @@ static void capture_basis(ns_next_step *s, const ns_split_window *w, size_t step
 	if (at < sizeof(s->basis))
 		at += (size_t)snprintf(
 		    s->basis + at, sizeof(s->basis) - at,
-		    " ms): replaying the captured step launches them all at once, so at most "
-		    "that");
+		    " ms): replaying the captured step launches them all at once, so at most that");
 	if (sync > 0 && at < sizeof(s->basis))
 		snprintf(
 		    s->basis + at, sizeof(s->basis) - at,
