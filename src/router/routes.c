@@ -517,7 +517,7 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
              "steps",
          .doc = DOC_BUDGET},
     /* One trace's host jitter: the launch overhead is mostly calls that take microseconds stalled for
-     * milliseconds, a few a step, while the GPU idles. Dispatch is not slow (CUDA graphs would leave the
+     * milliseconds while the GPU idles. Dispatch is not slow (CUDA graphs would leave the
      * stalls where they are): the step thread lost its CPU, or waited on a lock another thread held. */
     /* The step as one captured graph: what a senior engineer says first of a step whose every op is
      * dispatched slower than the GPU runs it, on every host thread (docs/trace.md, "Capturing the step"). */
@@ -547,7 +547,7 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
         {.module = "Module 3",
          .fix =
              "host stalls: calls that take microseconds (kernel launches, event records, aten::empty) "
-             "stalled for milliseconds a few times a step while the GPU idled, and hold most of the launch "
+             "stalled for milliseconds while the GPU idled, and hold most of the launch "
              "overhead: the step thread lost its CPU (another process or thread on its cores, a garbage "
              "collector pause, interrupts) or waited on the CUDA driver's lock held by another thread (a "
              "pin-memory or logging thread), not slow dispatch: pin the process to its own cores near its "

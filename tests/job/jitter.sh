@@ -152,8 +152,8 @@ grep -q '"host_stall\|"alloc_' <(head -n 1 "$tmp/job-jitter-alloc.ndjson") &&
 	{ echo "FAIL: rank 0's summary names stalls or allocator calls it does not have"; fail=1; }
 # A full launch queue is no host jitter (docs/trace.md, "Host stalls"; arithmetic in
 # tests/data/trace_launch_queue_full.expect.json): its 15 launches of 1.185-1.190 ms block under running GEMMs,
-# five a step, more than the four a step of rare stalls, so the launch overhead that is left (20 tiny ops a
-# step) keeps the dispatch route. The count travels in the summary all the same.
+# five a step, none of their time with the GPU idle, so the launch overhead that is left (20 tiny ops a step)
+# keeps the dispatch route. The count travels in the summary all the same.
 "$summarize" tests/data/trace_launch_queue_full.json | grep -q '"host_stalls":15,"host_stall_ns":17835000' ||
 	{ echo "FAIL: the full launch queue's stalls are not 15 of 17.835 ms"; fail=1; }
 "$bin" trace --format json tests/data/trace_launch_queue_full.json >"$tmp/queue.json" || fail=1
@@ -166,8 +166,7 @@ PY
 # A stall costs the step only while the GPU is idle (docs/trace.md, "Host stalls"): the summary's evidence
 # carries that part. Rank 2 of job-jitter stalls 4.250-7.250 ms into each step, inside the GPU's gap between
 # its GEMM (0.200-4.200) and its fill (7.260): all 9 ms idle (the generator's times). The queue that blocks
-# four launches a step (tests/data/trace_launch_queue_four.expect.json) stalls 12 times, within the four a
-# step, for 14.265 ms, 17x its launch overhead, every stall inside a running GEMM: 0 idle, so its launch
+# four launches a step (tests/data/trace_launch_queue_four.expect.json) stalls 12 times, for 14.265 ms, 17x its launch overhead, every stall inside a running GEMM: 0 idle, so its launch
 # overhead keeps the dispatch route in the trace report and in a job of its summary. A summary written before
 # the idle part was (the key removed) reads as it did: the stalls count whole, the host-stall route.
 "$summarize" tests/data/job-jitter/rank-2.json | grep -q '"host_stall_idle":9000000' ||
@@ -248,4 +247,63 @@ sed '3s/"stall":6500000/"stall":99000000/' "$tmp/oneoff.ndjson" >"$tmp/oneoff-ba
 "$bin" job "$tmp/oneoff-bad.ndjson" >/dev/null 2>"$tmp/oneoff-bad.err" && fail=1
 grep -q 'oneoff-bad.ndjson:3: summary: "stall": more than the step' "$tmp/oneoff-bad.err" ||
 	{ echo "FAIL: a step's stall above its dur is not refused: $(cat "$tmp/oneoff-bad.err")"; fail=1; }
+# Stalls a step are not counted against host jitter (docs/trace.md, "Host stalls"): what tells a full launch
+# queue from a host that lost its CPU is whether the GPU idles during the stalls. Three steps of 13 ms; in each
+# (us from the step's start) a GEMM launched at 50-60 runs 100-2100, six cudaEventRecord calls of 1500 us run
+# back to back from 2200 (2200-11200) with nothing on the GPU, then 20 launches of 10 us at 11300 + 20i, each
+# a 5 us fill at 11315 + 20i. The median launch is 10 us (21 of them), so the floor is 1 ms (above 50 x 10 us):
+# the 18 event records are stalls, 6 a step, 27 ms, every one with the GPU idle (27 ms of idle part). A step's
+# launch overhead is the host inside these calls with the GPU idle: the records' 9000 us, the GEMM's launch
+# (50-60) 10 us and the fills' launches 20 x 10 us (each call ends before its kernel), 9210 us; 27 ms of
+# idle stalls >= half of 3 x 9210. The rule of at most four a step routed it to CUDA graphs (launch overhead,
+# up to 9.210 ms); it is host stalls, up to 9.210 ms a step.
+python3 - "$tmp/six.json" <<'PY' || fail=1
+import json, sys
+GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas"
+FILL = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)"
+ev, corr = [], [0]
+def rt(name, ts, dur):
+    corr[0] += 1
+    ev.append({"ph": "X", "cat": "cuda_runtime", "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": dur,
+               "args": {"correlation": corr[0], "cbid": 211 if name == "cudaLaunchKernel" else 135}})
+    return corr[0]
+def launch(ts, name, kts, kdur):
+    c = rt("cudaLaunchKernel", ts, 10)
+    ev.append({"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": kts, "dur": kdur,
+               "args": {"device": 0, "stream": 7, "correlation": c}})
+for k in range(3):
+    t = k * 13000
+    ev.append({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#%d" % (k + 1), "pid": 1, "tid": 1,
+               "ts": t, "dur": 13000})
+    launch(t + 50, GEMM, t + 100, 2000)
+    for i in range(6):
+        rt("cudaEventRecord", t + 2200 + 1500 * i, 1500)
+    for i in range(20):
+        launch(t + 11300 + 20 * i, FILL, t + 11315 + 20 * i, 5)
+json.dump({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+           "traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+"$bin" trace --format json "$tmp/six.json" >"$tmp/six.report.json" || fail=1
+"$summarize" "$tmp/six.json" | grep -q '"host_stalls":18,"host_stall_ns":27000000' ||
+	{ echo "FAIL: six stalls a step: not 18 of 27 ms"; fail=1; }
+python3 - "$tmp/six.report.json" <<'PY' || fail=1
+import json, sys
+steps = json.load(open(sys.argv[1]))["devices"][0]["overall"]["next_steps"]
+top = [n for n in steps if n.get("cause") == "launch"][0]
+assert top["title"] == "host stalls" and top["finding"] == "host_stalls", top
+assert abs(top["gain_us"] - 9210) < 0.5 and "CUDA graphs" not in top["fix"], top
+print("ok: six stalls a step with the GPU idle are host stalls, up to %.3f ms a step" % (top["gain_us"] / 1000))
+PY
+# A summary written before the idle part keeps the cap of four stalls a step with its stalls counted whole:
+# the full queue's 15 stalls over 3 steps are more, so its launch overhead keeps the dispatch route there too.
+"$summarize" tests/data/trace_launch_queue_full.json | sed 's/,"host_stall_idle":0//; s/"rank":null/"rank":0/' \
+	>"$tmp/full-before.ndjson" || fail=1
+"$bin" job --format json "$tmp/full-before.ndjson" >"$tmp/full-before.job.json" || fail=1
+python3 - "$tmp/full-before.job.json" <<'PY' || fail=1
+import json, sys
+steps = json.load(open(sys.argv[1]))["ranks"][0]["devices"][0]["overall"]["next_steps"]
+top = [n for n in steps if n.get("cause") == "launch"][0]
+assert top["title"] == "launch overhead" and "finding" not in top and abs(top["gain_us"] - 282) < 0.5, top
+print("ok: a summary without the idle part: 15 stalls over 3 steps are past the old cap, launch overhead")
+PY
 exit $fail

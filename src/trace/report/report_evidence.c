@@ -165,13 +165,14 @@ bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size
 }
 
 bool report_stalls_dominate(int64_t stalls, int64_t stall_ns, int64_t idle_ns, int64_t launch_ns,
-                            int64_t window_ns, size_t steps)
+                            int64_t window_ns)
 {
-	/* rare, and they fit in the window (the trace's stalls include those before it); a stall costs the
-	 * step only while the device has nothing to run, so only that part is weighed against the launch
-	 * time: a launch blocked by a full queue runs under busy kernels and weighs nothing */
-	return launch_ns > 0 && stalls >= 2 &&
-	       stalls <= REPORT_STALLS_PER_STEP * (int64_t)(steps > 0 ? steps : 1) && stall_ns <= window_ns &&
+	/* they fit in the window (the trace's stalls include those before it); a stall costs the step only
+	 * while the device has nothing to run, so only that part is weighed against the launch time: a launch
+	 * blocked by a full queue runs under busy kernels and weighs nothing, however many there are. No cap
+	 * on their number a step: a call that stalls with the device idle is the host's however often (docs/
+	 * trace.md, "Host stalls"), and one stalled at most launches raises the median, so is no stall. */
+	return launch_ns > 0 && stalls >= 2 && stall_ns <= window_ns &&
 	       (double)idle_ns >= CAUSE_MAJORITY * (double)launch_ns;
 }
 
@@ -182,6 +183,8 @@ static bool pytorch_program(const ns_route_evidence *ev)
 	return !(ev->nsys && ev->program.kind != NS_PROGRAM_PYTHON);
 }
 
+#define OLD_STALLS_PER_STEP 4
+
 /* Launch overhead that is mostly the trace's stalls of trivial calls (report_stalls_dominate) is host jitter,
  * not dispatch: its route says where the CPU went. */
 static void stall_routes(const ns_route_evidence *ev, const report_device_facts *f, const ns_routes *in,
@@ -189,12 +192,15 @@ static void stall_routes(const ns_route_evidence *ev, const report_device_facts 
 {
 	const ns_route *r = &in->finding[NS_FINDING_HOST_STALLS];
 
-	/* a summary written before the idle part was: the stalls count whole, as they did */
+	/* a summary written before the idle part was: the stalls count whole, as they did, and so does the
+	 * rule of at most four a step that stood for the idle part then (a full launch queue stalls more) */
 	int64_t idle = ev->host_stall_idle_known ? ev->host_stall_idle_ns : ev->host_stall_ns;
+	bool rare = ev->host_stall_idle_known ||
+	            ev->host_stalls <= OLD_STALLS_PER_STEP * (int64_t)(f->nsteps > 0 ? f->nsteps : 1);
 
-	if (r->fix != NULL && pytorch_program(ev) &&
+	if (r->fix != NULL && pytorch_program(ev) && rare &&
 	    report_stalls_dominate(ev->host_stalls, ev->host_stall_ns, idle,
-	                           f->overall->cause_ns[NS_CAUSE_LAUNCH], f->overall->dur_ns, f->nsteps))
+	                           f->overall->cause_ns[NS_CAUSE_LAUNCH], f->overall->dur_ns))
 		out->cause[NS_CAUSE_LAUNCH] = *r;
 }
 

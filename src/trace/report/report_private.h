@@ -67,13 +67,12 @@ void report_routes_of_evidence(const ns_route_evidence *ev, const report_device_
  * it. The trace report and a job's ranks route it to the allocator_steps finding. */
 bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size_t with_init);
 /* The launch overhead (launch_ns, a device's whole run) is host jitter: the trace's stalls of trivial calls
- * (stalls of them, stall_ns; ns_split_result.host_stalls) are at least two, at most REPORT_STALLS_PER_STEP a
- * step over its steps, no more than the window (window_ns), and the part of them during which the device
- * ran nothing (idle_ns; ns_split_device.host_stall_idle_ns) is at least CAUSE_MAJORITY of it (docs/trace.md,
- * "Host stalls"). The trace report and a job's ranks route it to the host_stalls finding. */
-#define REPORT_STALLS_PER_STEP 4
+ * (stalls of them, stall_ns; ns_split_result.host_stalls) are at least two, no more than the window
+ * (window_ns), and the part of them during which the device ran nothing (idle_ns;
+ * ns_split_device.host_stall_idle_ns) is at least CAUSE_MAJORITY of it (docs/trace.md, "Host stalls"). The
+ * trace report and a job's ranks route it to the host_stalls finding. */
 bool report_stalls_dominate(int64_t stalls, int64_t stall_ns, int64_t idle_ns, int64_t launch_ns,
-                            int64_t window_ns, size_t steps);
+                            int64_t window_ns);
 /* The route the Python frames behind host cause c of w (a device's whole run) give (report_python.c), worded
  * into buf (size bytes) with the frames named; a compiled model's launch overhead is told
  * mode="reduce-overhead". false, and out untouched, when the frames do not speak for c. */
