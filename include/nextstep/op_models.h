@@ -120,6 +120,14 @@ NS_STATIC_API bool ns_op_node_by_thread(const char *name, size_t len);
  * (the convolution backward that called them), or NULL. Never guesses: out->gap says what is missing. */
 NS_STATIC_API void ns_op_model(const ns_op_record *op, const ns_op_record *outer, ns_op_work *out);
 
+/* The most FLOPs per byte a matrix multiply of this operand dtype may do and still be memory-bound on every
+ * device of the table (below each one's ridge point for that dtype: docs/trace.md, "GEMMs whose shapes make
+ * them memory-bound"); 0 where no such bound is kept (fp64: some devices' fp64 ridge is below 1). */
+NS_STATIC_API double ns_op_gemm_memory_intensity(ns_dtype d);
+/* Whether op is a matrix multiply whose recorded shapes and types make it memory-bound on every device
+ * (its FLOPs over its bytes at most ns_op_gemm_memory_intensity() of its dtype); *intensity gets that ratio
+ * when it is. False for any other op and where the record does not say (no shapes, no type). */
+NS_STATIC_API bool ns_op_gemm_memory_bound(const ns_op_record *op, double *intensity);
 /* "gemm", "conv", "attention", "norm", ...; "?" out of range. */
 NS_STATIC_API const char *ns_op_family_name(ns_op_family f);
 /* Whether the family is placed by FLOPs and bytes (gemm, conv, attention) rather than by bytes alone. */

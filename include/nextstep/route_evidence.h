@@ -57,8 +57,13 @@ typedef struct {
 	int64_t memory_ns; /* the memory class's kernel time (ns_split_device.class_ns) */
 	int64_t layout_ns; /* of it, layout transforms (nchwToNhwc, ...) */
 	int64_t compute_ns;
-	int64_t fp32_ns;         /* of the compute class's, fp32 GEMMs and convolutions on the CUDA cores */
-	bool inference;          /* some steps have an inference phase (prefill, decode, mixed) */
+	int64_t fp32_ns; /* of the compute class's, fp32 GEMMs and convolutions on the CUDA cores */
+	bool inference;  /* some steps have an inference phase (prefill, decode, mixed) */
+	/* Of memory_ns, GEMMs whose recorded shapes make them memory-bound (ns_split_device's
+	 * shape_memory_gemm_ns), and whether the trace runs a backward pass (autograd's nodes or a backward
+	 * marker in the windows): without one, such GEMMs are an inference's weight reads. */
+	int64_t shape_gemm_ns;
+	bool backward;
 	int64_t coll_exposed_ns; /* its collectives' exposed time */
 	int64_t tp_exposed_ns;   /* of it, tensor-parallel collectives' */
 	/* Of the trace's host stalls, the time this device ran nothing (ns_split_device.host_stall_idle_ns);

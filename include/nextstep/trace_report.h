@@ -156,6 +156,12 @@ typedef struct {
 	 * the next step what wins the most): why that fix comes first, in words; "" when the next step is the
 	 * headline bucket's own fix, or there is none. */
 	char first_why[NS_REPORT_WHY_MAX];
+	/* GEMM kernels counted as memory because their ops' recorded shapes make them memory-bound on every
+	 * device (ns_split_device.shape_memory_gemms, docs/trace.md), their time and the most FLOPs per byte
+	 * of one; 0 kernels: none, no line. */
+	long shape_gemms;
+	int64_t shape_gemm_ns;
+	double shape_gemm_intensity;
 	/* The fixes worded from the trace's evidence (the Python frames behind host time, ...): the routes
 	 * above point here. */
 	char fixes[NS_REPORT_FIXES][NS_REPORT_FIX_MAX];
@@ -187,6 +193,9 @@ NS_STATIC_API void ns_report_export_roofline(const ns_split_result *res, char *b
 /* The decode phase's GEMMs counted as memory (ph->small_m_gemms > 0), in words, as every form prints them.
  * 192 bytes are enough. Returns buf. */
 NS_STATIC_API const char *ns_report_small_m_words(const ns_phase_report *ph, char *buf, size_t size);
+/* The GEMMs counted as memory by their recorded shapes (m->shape_gemms > 0), in words, as every form prints
+ * them. 256 bytes are enough. Returns buf. */
+NS_STATIC_API const char *ns_report_shape_gemm_words(const ns_device_report *m, char *buf, size_t size);
 /* A quality problem's one-line explanation (text and JSON "detail"). */
 NS_STATIC_API void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char *buf,
                                             size_t size);

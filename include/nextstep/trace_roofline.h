@@ -130,7 +130,9 @@ typedef struct {
 } ns_troof_family;
 
 /* The split's compute and memory buckets as the op families fill them: gemm, conv and attention run the
- * device's arithmetic (compute), every other family moves bytes (memory). */
+ * device's arithmetic (compute), every other family moves bytes (memory), and so do the GEMM rows whose
+ * shapes make them memory-bound on every device (ns_op_gemm_memory_bound), whose kernels the split counts as
+ * memory: a family can then be named in both buckets. */
 typedef enum { NS_TROOF_COMPUTE, NS_TROOF_MEMORY, NS_TROOF_BUCKET_COUNT } ns_troof_bucket_kind;
 
 /* A bucket sums only the rows counted exactly: what a row counted as a lower bound could win is not known,
@@ -150,6 +152,10 @@ typedef struct {
 	int64_t bound_ns;    /* ops of its families placed by lower bounds: not in the sums above */
 	ns_op_family families[NS_OPF_COUNT]; /* the bucket's families, most GPU time first */
 	size_t nfamilies;
+	/* By family, its exact rows in this bucket: their GPU time and time at the roof (a family in both
+	 * buckets has a share of the roof in each: ns_troof_bucket_fraction) */
+	int64_t family_gpu_ns[NS_OPF_COUNT];
+	double family_roof_ns[NS_OPF_COUNT];
 } ns_troof_bucket;
 
 /* The result. Owns everything; free with ns_troof_report_free(). */
@@ -195,6 +201,8 @@ typedef struct {
 
 /* A family's share of its roof over its rows counted exactly (lower bounds left out), 0 when it has none. */
 NS_STATIC_API double ns_troof_family_exact_fraction(const ns_troof_family *f);
+/* Family f's time at the roof over its GPU time among bucket b's exact rows; 0 when it has none there. */
+NS_STATIC_API double ns_troof_bucket_fraction(const ns_troof_bucket *b, ns_op_family f);
 
 /* The share of the ops' GPU time that was placed, 0..1 (0 without ops). */
 NS_STATIC_API double ns_troof_placed_share(const ns_troof_report *r);

@@ -247,6 +247,10 @@ typedef struct {
 	long small_m_gemms; /* GEMMs of decode iterations of at most 64 tokens (rows), counted as memory: they
 	                       read their weights (docs/trace.md, "Inference") */
 	int64_t small_m_gemm_ns; /* their summed duration */
+	long shape_memory_gemms; /* GEMM kernels of ops whose recorded shapes make them memory-bound on every
+	                            device (ns_op_gemm_memory_bound), counted as memory (docs/trace.md) */
+	int64_t shape_memory_gemm_ns;  /* their summed duration */
+	double shape_memory_intensity; /* the most FLOPs per byte of such an op in the trace */
 
 	/* The passes summed over the windows in overall (all zero when the trace marks none). */
 	ns_split_pass_time passes;

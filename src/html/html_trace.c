@@ -424,6 +424,12 @@ static ns_status put_device_model(ns_html_page *p, const ns_split_result *res, c
 	put_roof_notes(p, m);
 	put_next_steps(p, m, res->has_steps);
 	put_summary(p, res, d);
+	if (m->shape_gemms > 0) { /* the text's line under the summary */
+		char words[256];
+		hp_printf(p, "<p class=\"note shape-gemm\" data-kernels=\"%ld\">", m->shape_gemms);
+		hp_text(p, ns_report_shape_gemm_words(m, words, sizeof(words)), sizeof(words));
+		hp_puts(p, "</p>\n");
+	}
 	hp_inference_phases(p, m);
 	if (full) {
 		bool chart = false;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "nextstep/devices.h"
+#include "nextstep/op_models.h"
 
 static ns_device_table table;
 
@@ -149,6 +150,33 @@ START_TEST(ridge_is_peak_over_bandwidth)
 	ck_assert(fabs(ns_device_ridge(h100, NS_DTYPE_BF16) - 989.5 / 3.35) < 1e-9);
 	ck_assert_double_eq(ns_device_ridge(ns_devices_find(&table, "V100 SXM2"), NS_DTYPE_BF16),
 	                    0.0); /* no bf16 on Volta */
+}
+END_TEST
+
+/* The FLOPs per byte below which a GEMM counts as memory-bound whatever the device (op_table.c) must stay
+ * below the ridge point of every device of the shipped table for that dtype; an fp32 GEMM may also run as
+ * tf32 and is held to the fp32 ridge (the lower). A device without a peak for a dtype runs none of it. */
+START_TEST(gemm_memory_bound_is_below_every_ridge)
+{
+	size_t checked = 0;
+
+	for (size_t i = 0; i < table.n; i++)
+		for (int d = 0; d < NS_DTYPE_COUNT; d++) {
+			double bound = ns_op_gemm_memory_intensity((ns_dtype)d);
+			double ridge = ns_device_ridge(&table.dev[i], (ns_dtype)d);
+			if (bound <= 0.0 || ridge <= 0.0)
+				continue;
+			ck_assert_msg(bound < ridge, "%s %s: bound %g >= ridge %g", table.dev[i].name,
+			              ns_dtype_name((ns_dtype)d), bound, ridge);
+			checked++;
+		}
+	ck_assert_uint_gt(checked, 100);
+	/* the lowest ridges the bounds are set under: A100 SXM 80GB fp32 (19.5 / 2.039) and H20 bf16 */
+	ck_assert(ns_op_gemm_memory_intensity(NS_DTYPE_FP32) <
+	          ns_device_ridge(ns_devices_find(&table, "A100 SXM 80GB"), NS_DTYPE_FP32));
+	ck_assert(ns_op_gemm_memory_intensity(NS_DTYPE_BF16) <
+	          ns_device_ridge(ns_devices_find(&table, "H20"), NS_DTYPE_BF16));
+	ck_assert_double_eq(ns_op_gemm_memory_intensity(NS_DTYPE_FP64), 0.0);
 }
 END_TEST
 
@@ -369,6 +397,7 @@ static Suite *devices_suite(void)
 	tcase_add_loop_test(shipped, shipped_peaks_are_the_dense_datasheet_numbers, 0,
 	                    sizeof(peak_rows) / sizeof(peak_rows[0]));
 	tcase_add_test(shipped, ridge_is_peak_over_bandwidth);
+	tcase_add_test(shipped, gemm_memory_bound_is_below_every_ridge);
 	tcase_add_loop_test(shipped, devices_find_ignores_case_spaces_and_dashes, 0,
 	                    sizeof(name_rows) / sizeof(name_rows[0]));
 	tcase_add_loop_test(shipped, trace_device_names_match_exactly_or_not_at_all, 0,

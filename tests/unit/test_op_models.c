@@ -1047,6 +1047,44 @@ START_TEST(the_op_table_is_sorted_for_its_binary_search)
 }
 END_TEST
 
+/* A GEMM counts as memory-bound on every device when its FLOPs over its bytes are at most the bound of its
+ * dtype (fp32 8, 16-bit 32). The counts by hand: [1,4096]x[4096,4096] bf16: 2*4096^2 = 33554432 FLOPs over
+ * 2*(4096 + 4096^2 + 4096) = 33570816 bytes; [8,1024]x[1024,1024] fp32: 16777216 over 4*(8192 + 1048576 +
+ * 8192) = 4259840; [64,4096]x[4096,4096] bf16: 64*4096/4224 = 62.1 > 32; fp64 keeps no bound. */
+static const struct {
+	const char *name, *dims, *types;
+	bool memory;
+	double intensity;
+} gemm_bound_rows[] = {
+    {"aten::mm", "[[1, 4096], [4096, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", true,
+     33554432.0 / 33570816.0},
+    {"aten::mm", "[[8, 1024], [1024, 1024]]", "[\"float\", \"float\"]", true, 16777216.0 / 4259840.0},
+    {"aten::mm", "[[64, 4096], [4096, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", false, 0.0},
+    {"aten::mm", "[[1, 4096], [4096, 4096]]", "[\"double\", \"double\"]", false, 0.0},
+    {"aten::mm", "[[1, 4096], [4096, 4096]]", NULL, false, 0.0},
+    {"aten::add", "[[1, 4096], [1, 4096]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]", false, 0.0},
+};
+
+START_TEST(a_gemm_of_few_rows_is_memory_bound_by_its_shapes)
+{
+	ns_op_record op = {0};
+	double intensity = -1.0;
+	bool memory;
+
+	op.name = gemm_bound_rows[_i].name;
+	op.name_len = strlen(op.name);
+	op.dims = gemm_bound_rows[_i].dims;
+	op.dims_len = strlen(op.dims);
+	op.types = gemm_bound_rows[_i].types;
+	op.types_len = op.types != NULL ? strlen(op.types) : 0;
+	op.flops = -1.0;
+	memory = ns_op_gemm_memory_bound(&op, &intensity);
+	ck_assert_msg(memory == gemm_bound_rows[_i].memory, "row %d", _i);
+	if (memory)
+		ck_assert_msg(NEAR(intensity, gemm_bound_rows[_i].intensity), "row %d: %.17g", _i, intensity);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("op_models");
@@ -1064,6 +1102,8 @@ static Suite *suite(void)
 	                    (int)(sizeof(tbe_node_rows) / sizeof(tbe_node_rows[0])));
 	tcase_add_test(count, the_trace_flops_replace_the_matmul_count);
 	tcase_add_test(count, a_forced_dtype_sizes_every_tensor);
+	tcase_add_loop_test(count, a_gemm_of_few_rows_is_memory_bound_by_its_shapes, 0,
+	                    (int)(sizeof(gemm_bound_rows) / sizeof(gemm_bound_rows[0])));
 	tcase_add_loop_test(count, causal_masks_keep_the_pairs_counted_row_by_row, 0,
 	                    (int)(sizeof(causal_rows) / sizeof(causal_rows[0])));
 	tcase_add_loop_test(count, sliding_windows_keep_the_pairs_counted_row_by_row, 0,

@@ -577,6 +577,38 @@ void ns_op_model(const ns_op_record *op, const ns_op_record *outer, ns_op_work *
 		op_work_fail(out, NS_OPG_BAD_SHAPES, "the shapes describe no work");
 }
 
+/* Per operand dtype, below the lowest ridge point (peak FLOP/s over bandwidth) of data/devices.json for it,
+ * so that no device of the table could run such a GEMM compute-bound (tests/unit/test_op_models.c checks
+ * it against the table): fp32 8 (A100 SXM 80GB 9.6, B200 9.7); 16 bits and narrower 32 (H20 bf16 37, fp8
+ * 74; MI210 110; every other device above 100). A 16-bit M x K x N GEMM does MNK / (MK + KN + MN) FLOPs
+ * per byte, less than its smallest size: decode's one token a sequence, a weight gradient of few tokens. */
+static const double gemm_memory_intensity[NS_DTYPE_COUNT] = {
+    [NS_DTYPE_FP32] = 8.0, [NS_DTYPE_TF32] = 8.0,  [NS_DTYPE_BF16] = 32.0, [NS_DTYPE_FP16] = 32.0,
+    [NS_DTYPE_FP8] = 32.0, [NS_DTYPE_INT8] = 32.0, [NS_DTYPE_FP4] = 32.0,
+};
+
+double ns_op_gemm_memory_intensity(ns_dtype d)
+{
+	return (unsigned)d < NS_DTYPE_COUNT ? gemm_memory_intensity[d] : 0.0;
+}
+
+bool ns_op_gemm_memory_bound(const ns_op_record *op, double *intensity)
+{
+	ns_op_work w;
+	double limit;
+
+	if (ns_op_family_of(op->name, op->name_len) != NS_OPF_GEMM)
+		return false;
+	ns_op_model(op, NULL, &w);
+	if (w.gap != NS_OPG_NONE || !w.has_dtype || !(w.bytes > 0.0) || !(w.flops > 0.0))
+		return false;
+	limit = ns_op_gemm_memory_intensity(w.dtype);
+	if (!(w.flops <= limit * w.bytes))
+		return false;
+	*intensity = w.flops / w.bytes;
+	return true;
+}
+
 const char *ns_op_family_name(ns_op_family f)
 {
 	static const char *const names[NS_OPF_COUNT] = {

@@ -22,15 +22,15 @@ static int gpu_devices(const ns_split_result *res)
 	return res->gpu_activity ? (int)res->ndevices : 0;
 }
 
-static void families_of(const ns_troof_report *r, const ns_troof_bucket *b, ns_roof_time *t)
+static void families_of(const ns_troof_bucket *b, ns_roof_time *t)
 {
 	for (size_t i = 0; i < b->nfamilies && t->nfamilies < NS_ROOF_FAMILIES; i++) {
-		const ns_troof_family *f = &r->families[b->families[i]];
-		int64_t exact = f->gpu_ns - f->bound_ns;
+		ns_op_family f = b->families[i];
+		int64_t exact = b->family_gpu_ns[f];
 		if (exact <= 0 || (double)exact < NAMED_FAMILY_SHARE * (double)b->gpu_ns)
 			continue;
-		t->family[t->nfamilies] = f->family;
-		t->family_fraction[t->nfamilies] = ns_troof_family_exact_fraction(f);
+		t->family[t->nfamilies] = f;
+		t->family_fraction[t->nfamilies] = ns_troof_bucket_fraction(b, f);
 		t->nfamilies++;
 	}
 }
@@ -58,7 +58,7 @@ static void class_time(const ns_troof_report *r, const ns_troof_bucket *b, int64
 	t->own_roof_ns = round_ns((double)b->gpu_ns - b->headroom_ns);
 	t->fp32_ns = b->fp32_ns;
 	t->half = r->half_dtype;
-	families_of(r, b, t);
+	families_of(b, t);
 }
 
 void ns_troof_roof_times(const ns_troof_report *r, const ns_split_result *res, const ns_split_device *d,

@@ -581,13 +581,26 @@ static void low_precision(const place_state *s, const ns_troof_row *row, ns_troo
 		                   1e9;
 }
 
+/* The split's bucket of a row: a computing family's, except a GEMM whose shapes make it memory-bound on every
+ * device (ns_op_gemm_memory_bound's bound on its FLOPs per byte), whose kernels the split counts as memory:
+ * the buckets here sum what the split's do (docs/trace.md, "GEMMs whose shapes make them memory-bound"). */
+static ns_troof_bucket_kind row_bucket(const ns_troof_row *row)
+{
+	if (!ns_op_family_computes(row->family))
+		return NS_TROOF_MEMORY;
+	if (row->family == NS_OPF_GEMM && row->bytes > 0.0 && row->flops > 0.0 &&
+	    row->flops <= ns_op_gemm_memory_intensity(row->dtype) * row->bytes)
+		return NS_TROOF_MEMORY;
+	return NS_TROOF_COMPUTE;
+}
+
 /* A row's time at the roof its bucket's fix can reach (trace_roofline.h, ns_troof_bucket.reach_ns) into
  * its bucket. */
 static void reach_of_row(const place_state *s, const ns_troof_row *row)
 {
 	const ns_device *d = s->dev;
 	ns_dtype half = s->r->half_dtype;
-	bool computes = ns_op_family_computes(row->family);
+	bool computes = row_bucket(row) == NS_TROOF_COMPUTE;
 	ns_troof_bucket *b = &s->r->buckets[computes ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
 	double roof = row->roof_ns;
 
@@ -637,24 +650,29 @@ static void sum_families(place_state *s)
 			r->order[j] = r->order[j - 1];
 			r->order[j - 1] = t;
 		}
-	for (size_t i = 0; i < r->nfamilies; i++) {
-		const ns_troof_family *f = &r->families[r->order[i]];
-		ns_troof_bucket *b =
-		    &r->buckets[ns_op_family_computes(f->family) ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
-		b->bound_ns = ns_sat_add_i64(b->bound_ns, f->bound_ns);
-		if (f->gpu_ns > f->bound_ns)
-			b->families[b->nfamilies++] = f->family;
-	}
-	for (size_t i = 0; i < r->nrows; i++) { /* the exact rows only: see ns_troof_bucket */
+	/* a family is named in each bucket its exact rows are in (the GEMMs of a step can be both), in the
+	 * order of the families' time */
+	bool in_bucket[NS_TROOF_BUCKET_COUNT][NS_OPF_COUNT] = {{false}};
+	for (size_t i = 0; i < r->nrows; i++) {
 		const ns_troof_row *row = &r->rows[i];
-		ns_troof_bucket *b =
-		    &r->buckets[ns_op_family_computes(row->family) ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
-		if (row->lower_bound)
+		ns_troof_bucket_kind k = row_bucket(row);
+		ns_troof_bucket *b = &r->buckets[k];
+		if (row->lower_bound) {
+			b->bound_ns = ns_sat_add_i64(b->bound_ns, row->gpu_ns);
 			continue;
-		b->gpu_ns = ns_sat_add_i64(b->gpu_ns, row->gpu_ns);
+		}
+		in_bucket[k][row->family] = in_bucket[k][row->family] || row->gpu_ns > 0;
+		b->family_gpu_ns[row->family] = ns_sat_add_i64(b->family_gpu_ns[row->family], row->gpu_ns);
+		b->family_roof_ns[row->family] += row->roof_ns;
+		b->gpu_ns =
+		    ns_sat_add_i64(b->gpu_ns, row->gpu_ns); /* the exact rows only: see ns_troof_bucket */
 		b->roof_ns += row->roof_ns;
 		b->headroom_ns += fmax(0.0, (double)row->gpu_ns - row->roof_ns);
 	}
+	for (int k = 0; k < NS_TROOF_BUCKET_COUNT; k++)
+		for (size_t i = 0; i < r->nfamilies; i++)
+			if (in_bucket[k][r->order[i]])
+				r->buckets[k].families[r->buckets[k].nfamilies++] = r->order[i];
 }
 
 static ns_status top_unplaced(place_state *s, ns_error *err)
@@ -742,4 +760,11 @@ double ns_troof_family_exact_fraction(const ns_troof_family *f)
 	int64_t ns = f->gpu_ns - f->bound_ns;
 
 	return ns > 0 ? (f->roof_ns - f->bound_roof_ns) / (double)ns : 0.0;
+}
+
+double ns_troof_bucket_fraction(const ns_troof_bucket *b, ns_op_family f)
+{
+	if ((unsigned)f >= NS_OPF_COUNT || b->family_gpu_ns[f] <= 0)
+		return 0.0;
+	return b->family_roof_ns[f] / (double)b->family_gpu_ns[f];
 }

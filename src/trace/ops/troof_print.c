@@ -327,9 +327,9 @@ static void print_buckets(FILE *out, const ns_troof_report *r)
 			continue;
 		fprintf(out, "  %s: ", what[k]);
 		for (size_t i = 0; i < b->nfamilies && i < 3; i++) {
-			const ns_troof_family *f = &r->families[b->families[i]];
-			fprintf(out, "%s%s %.0f%%", i > 0 ? ", " : "", ns_op_family_name(f->family),
-			        100.0 * ns_troof_family_exact_fraction(f));
+			ns_op_family f = b->families[i];
+			fprintf(out, "%s%s %.0f%%", i > 0 ? ", " : "", ns_op_family_name(f),
+			        100.0 * ns_troof_bucket_fraction(b, f));
 		}
 		/* each op's headroom is at least 0, so ops above their roof make the sum more than the time
 		 * less the time at the roof; say so where the figures show it (1 us) */

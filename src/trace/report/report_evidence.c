@@ -158,6 +158,21 @@ static void training_comm_routes(const ns_route_evidence *ev, const ns_split_win
 	out->route[NS_REGIME_COMM] = *tp;
 }
 
+/* Memory-bound kernels that are mostly GEMMs whose shapes make them memory-bound (a row or two a sequence)
+ * in a trace without a backward pass are an inference's weight reads, as a decode step's are: the lever is
+ * more rows per read (batching) and fewer bytes per weight (quantisation), not fusion (docs/trace.md,
+ * "GEMMs whose shapes make them memory-bound"). A training step's keeps the memory route. */
+static void weight_read_routes(const ns_route_evidence *ev, const ns_routes *in, ns_routes *out)
+{
+	const ns_route *r = &in->finding[NS_FINDING_DECODE_MEMORY];
+
+	if (ev->backward || ev->shape_gemm_ns <= 0 || r->fix == NULL ||
+	    (double)ev->shape_gemm_ns < CAUSE_MAJORITY * (double)ev->memory_ns)
+		return;
+	out->cause[NS_CAUSE_KERNELS] = *r;
+	out->route[NS_REGIME_MEMORY] = *r;
+}
+
 bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size_t with_init)
 {
 	return init_ns > 0 && (double)alloc_ns >= CAUSE_MAJORITY * (double)init_ns && with_init >= 2 &&
@@ -254,6 +269,7 @@ void report_routes_of_evidence(const ns_route_evidence *ev, const report_device_
 	if (ev->nsys)
 		report_export_routes(&ev->program, in, out, fixes);
 	kernel_routes(ev, f->name, devices, in, out, fixes, prec);
+	weight_read_routes(ev, in, out);
 	if (!inference_comm_routes(ev, w, in, out))
 		training_comm_routes(ev, w, in, out);
 }
@@ -294,6 +310,8 @@ void ns_route_evidence_of(const ns_split_result *res, const ns_split_device *d, 
 	    out->compute_ns > 0 ? marked_ns(res, d, NS_KCLASS_COMPUTE, fp32_marks, tensor_marks) : 0;
 	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++)
 		out->inference = out->inference || d->phase_steps[p] > 0;
+	out->shape_gemm_ns = d->shape_memory_gemm_ns;
+	out->backward = d->passes.ns[NS_PASS_BACKWARD] > 0;
 	out->optimizer_known = true;
 	snprintf(out->optimizer, sizeof(out->optimizer), "%s", res->optimizer);
 	out->optimizer_fused = res->optimizer_fused;

@@ -390,6 +390,9 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 	else
 		report_evidence_routes(res, d, devices, routes, &base, out->fixes, &prec);
 	ns_report_device_label(res, d, out->label, sizeof(out->label));
+	out->shape_gemms = d->shape_memory_gemms;
+	out->shape_gemm_ns = d->shape_memory_gemm_ns;
+	out->shape_gemm_intensity = d->shape_memory_intensity;
 	out->counted_steps = counted_steps(d);
 	out->routed = report_overall_routed(d);
 	route_window(&out->routed, classify, &out->verdict);

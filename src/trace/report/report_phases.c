@@ -109,6 +109,46 @@ const char *ns_report_small_m_words(const ns_phase_report *ph, char *buf, size_t
 	return buf;
 }
 
+const char *ns_report_shape_gemm_words(const ns_device_report *m, char *buf, size_t size)
+{
+	snprintf(
+	    buf, size,
+	    "%ld GEMM%s (%.3f ms) counted as memory: their recorded shapes do at most %.1f FLOP per byte "
+	    "moved, too few for any GPU's compute roof (a few rows, a few tokens): they read their "
+	    "operands, not compute",
+	    m->shape_gemms, m->shape_gemms == 1 ? "" : "s", (double)m->shape_gemm_ns / 1e6,
+	    m->shape_gemm_intensity);
+	return buf;
+}
+
+void report_print_shape_gemms(FILE *out, const ns_device_report *m)
+{
+	char words[256];
+
+	if (m->shape_gemms > 0)
+		fprintf(out, "  %s\n", ns_report_shape_gemm_words(m, words, sizeof(words)));
+}
+
+/* "shape_memory_gemms": {"kernels": N, "us": T, "intensity": I, "text": "..."}, or null when none. */
+cJSON *report_shape_gemms_json(const ns_device_report *m)
+{
+	cJSON *o;
+	char words[256];
+
+	if (m->shape_gemms <= 0)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	if (o != NULL &&
+	    (!cJSON_AddNumberToObject(o, "kernels", (double)m->shape_gemms) ||
+	     !cJSON_AddNumberToObject(o, "us", (double)m->shape_gemm_ns / 1e3) ||
+	     !cJSON_AddNumberToObject(o, "intensity", m->shape_gemm_intensity) ||
+	     !cJSON_AddStringToObject(o, "text", ns_report_shape_gemm_words(m, words, sizeof(words))))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* "small_m_gemms": {"kernels": N, "us": T, "text": "..."} on the decode phase. */
 static bool add_small_m_json(cJSON *w, const ns_phase_report *ph)
 {

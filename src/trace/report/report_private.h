@@ -160,6 +160,8 @@ void report_print_phases(FILE *out, const ns_device_report *m, const ns_report_o
 void report_print_ignored_markers(FILE *out, const ns_split_result *res);
 /* -v: the GPU events launched outside every step. */
 void report_print_outside(FILE *out, const ns_split_device *d, bool verbose);
+/* The line of the GEMMs counted as memory by their shapes, when there are any. */
+void report_print_shape_gemms(FILE *out, const ns_device_report *m);
 /* "marker" and "phase" on a step's JSON object. */
 bool report_add_step_json(cJSON *obj, const ns_split_result *res, const ns_split_window *w);
 /* "step_phases": {"prefill": R, "decode": R, "mixed": R} (phases with steps only, each with its
@@ -167,6 +169,8 @@ bool report_add_step_json(cJSON *obj, const ns_split_result *res, const ns_split
 cJSON *report_phases_json(const ns_device_report *m, const ns_report_options *o);
 /* "outside_steps": {"gpu_events": N, "us": T}. */
 cJSON *report_outside_json(const ns_split_device *d);
+/* Device JSON "shape_memory_gemms" (null when none); NULL on OOM. */
+cJSON *report_shape_gemms_json(const ns_device_report *m);
 
 /* The phases of the step: -v line (and the optimizer finding when graded), the default output's "also:"
  * line when the optimizer finding is high, and "phases" on a window's JSON object (m: the overall window's

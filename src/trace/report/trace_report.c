@@ -263,6 +263,7 @@ static ns_status print_device_text(FILE *out, const ns_split_result *res, const 
 	ns_memory_print(out, &d->memory);
 	report_print_graphs(out, d);
 	report_print_top_cause(out, res, w, m->verdict.regime);
+	report_print_shape_gemms(out, m);
 	report_print_notes(out, res, d, o->hints);
 	report_print_outside(out, d, o->format->verbose);
 	report_print_phases(out, m, o);
@@ -782,6 +783,7 @@ static bool put_device(json_stream *js, const ns_split_result *res, const ns_spl
 	ok = ok && put_json(js, ",\"top_kernels\":", top_kernels_json(res, d, o->top));
 	ok = ok && put_json(js, ",\"step_phases\":", report_phases_json(m, o));
 	ok = ok && put_json(js, ",\"outside_steps\":", report_outside_json(d));
+	ok = ok && put_json(js, ",\"shape_memory_gemms\":", report_shape_gemms_json(m));
 	ok = ok && put_json(js, ",\"memory\":", ns_memory_json(&d->memory));
 	if (ok)
 		json_out_char(&js->w, '}');

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "nextstep/op_models.h"
 #include "trace/split/split_memory.h"
 #include "trace/split/split_phases.h"
 #include "trace/split/split_private.h"
@@ -64,6 +65,7 @@ void ns_trace_split_free(ns_trace_split *s)
 	free(s->stall);
 	free(s->stall_spans.v);
 	free(s->comm_ext);
+	free(s->memgemm_ext);
 	free(s->wide_ext);
 	free(s->copy_call);
 	free(s->pageable_corr);
@@ -242,7 +244,7 @@ static void derive_runtime(ns_trace_split *s, const ns_trace_event *ev, span_inf
 }
 
 /* What a cpu_op's name says, by the rules of derive() below. */
-static void op_traits_of(ns_str name, uint8_t *traits, uint8_t *pass)
+static void op_traits_of(ns_str name, uint16_t *traits, uint8_t *pass)
 {
 	bool aten = split_str_starts(name, "aten::"); /* most ops; no collective is named aten:: */
 
@@ -268,10 +270,12 @@ static void op_traits_of(ns_str name, uint8_t *traits, uint8_t *pass)
 		*traits |= OP_COMM;
 	if (!aten && split_is_compiled_marker(name))
 		*traits |= OP_COMPILED;
+	if (ns_op_family_of(name.ptr, name.len) == NS_OPF_GEMM)
+		*traits |= OP_GEMM;
 	*pass = aten ? 0 : split_phase_of(name);
 }
 
-static void op_traits(ns_trace_split *s, ns_str name, uint8_t *traits, uint8_t *pass)
+static void op_traits(ns_trace_split *s, ns_str name, uint16_t *traits, uint8_t *pass)
 {
 	op_cache_slot *slot;
 
@@ -294,9 +298,40 @@ static void op_traits(ns_trace_split *s, ns_str name, uint8_t *traits, uint8_t *
 	slot->pass = *pass;
 }
 
+/* A GEMM op whose recorded shapes make it memory-bound on every device: its External id is kept, and its
+ * kernels count as memory (split_link.c). Only GEMM ops with shapes are parsed; without memory for the id
+ * the op's kernels keep their class. */
+static void note_memory_gemm(ns_trace_split *s, const ns_trace_event *ev)
+{
+	ns_op_record op = {0};
+	double intensity;
+
+	if (ev->external_id < 0 || ev->input_dims.len == 0)
+		return;
+	op.name = ev->name.ptr;
+	op.name_len = ev->name.len;
+	op.dims = ev->input_dims.ptr;
+	op.dims_len = ev->input_dims.len;
+	op.types = ev->input_types.ptr;
+	op.types_len = ev->input_types.len;
+	op.concrete = ev->concrete_inputs.ptr;
+	op.concrete_len = ev->concrete_inputs.len;
+	op.flops = ev->flops;
+	if (!ns_op_gemm_memory_bound(&op, &intensity))
+		return;
+	int64_t *grown = ns_grow(s->memgemm_ext, &s->capmemgemm_ext, s->nmemgemm_ext + 1, sizeof(*grown));
+	if (grown == NULL)
+		return;
+	s->memgemm_ext = grown;
+	s->memgemm_ext[s->nmemgemm_ext++] = ev->external_id;
+	if (intensity > s->memgemm_intensity)
+		s->memgemm_intensity = intensity;
+}
+
 static void derive_cpu_op(ns_trace_split *s, const ns_trace_event *ev, span_info *si)
 {
-	uint8_t traits, pass;
+	uint16_t traits;
+	uint8_t pass;
 
 	op_traits(s, ev->name, &traits, &pass);
 	if (traits & OP_STEP) {
@@ -322,6 +357,8 @@ static void derive_cpu_op(ns_trace_split *s, const ns_trace_event *ev, span_info
 	si->stall = traits & OP_TRIVIAL ? STALL_TRIVIAL : STALL_NONE;
 	if (traits & OP_COMPILED)
 		s->compiled = true;
+	if (traits & OP_GEMM)
+		note_memory_gemm(s, ev);
 	si->pass = pass;
 	if (traits & OP_ATEN)
 		split_phases_note_op(s->phases, ev->pid, ev->name);

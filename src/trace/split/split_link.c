@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "trace/split/split_private.h"
+#include "util/satmath.h"
 
 static int cmp_launch(const void *a, const void *b)
 {
@@ -92,21 +93,46 @@ bool split_launch_of(const ns_trace_split *s, int64_t corr, launch_call *out)
 	return true;
 }
 
-/* Asked twice for every GPU record: searched in line, without a comparison callback. */
-static bool is_comm_ext(const ns_trace_split *s, int64_t ext)
+/* Whether ext is in the sorted ids v[0..n). Asked for every GPU record: searched in line, without a
+ * comparison callback. */
+static bool has_ext(const int64_t *v, size_t n, int64_t ext)
 {
-	size_t lo = 0, hi = s->ncomm_ext;
+	size_t lo = 0, hi = n;
 
 	if (ext < 0)
 		return false;
 	while (lo < hi) { /* first id >= ext */
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->comm_ext[mid] < ext)
+		if (v[mid] < ext)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < s->ncomm_ext && s->comm_ext[lo] == ext;
+	return lo < n && v[lo] == ext;
+}
+
+static bool is_comm_ext(const ns_trace_split *s, int64_t ext)
+{
+	return has_ext(s->comm_ext, s->ncomm_ext, ext);
+}
+
+/* A GEMM kernel of an op whose recorded shapes make it memory-bound (ns_op_gemm_memory_bound: too few FLOPs
+ * per byte for any device's ridge) is bound by reading its operands, however its kernel is named: it counts
+ * as a memory-bound kernel, as a small decode step's do (docs/trace.md, "GEMMs whose shapes make them
+ * memory-bound"). The op is the kernel's own External id's, else its launch call's. */
+static void shape_memory_gemm(ns_trace_split *s, gpu_rec *g, int64_t launch_ext)
+{
+	uint8_t dev = split_gpu_dev(g);
+
+	if (dev == GPU_DEV_OUTSIDE || split_gpu_kind(g) != GK_COMPUTE ||
+	    !(has_ext(s->memgemm_ext, s->nmemgemm_ext, split_gpu_ext(s, g)) ||
+	      has_ext(s->memgemm_ext, s->nmemgemm_ext, launch_ext)) ||
+	    !split_is_gemm_kernel(s, split_gpu_name(g)))
+		return;
+	split_gpu_set_kind(g, GK_MEMORY);
+	s->shape_gemm[dev]++;
+	s->shape_gemm_ns[dev] =
+	    ns_sat_add_i64(s->shape_gemm_ns[dev], split_gpu_end(s, g) - split_gpu_start(s, g));
 }
 
 /* Whether (thread, ts) lies inside a merged comm-op span. */
@@ -131,6 +157,7 @@ static void prepare_links(ns_trace_split *s)
 
 	split_launches_sort(s);
 	ns_sort(s->comm_ext, s->ncomm_ext, sizeof(*s->comm_ext), ns_cmp_i64);
+	ns_sort(s->memgemm_ext, s->nmemgemm_ext, sizeof(*s->memgemm_ext), ns_cmp_i64);
 	ns_sort(s->comm_span, s->ncomm_span, sizeof(*s->comm_span), cmp_thread_span);
 	for (size_t i = 0; i < s->ncomm_span; i++) {
 		thread_span *c = &s->comm_span[i];
@@ -148,7 +175,7 @@ static void prepare_links(ns_trace_split *s)
 /* Any GPU work launched by a collective's host op is communication, whatever its name: NCCL, MoE dispatch and
  * combine, custom all-reduce kernels and the copies a collective makes. Returns the launch time of g through
  * *launch_ts (or -1 when its launch is unknown). */
-static void link_kernel(ns_trace_split *s, gpu_rec *g, int64_t *launch_ts, size_t *hint)
+static void link_kernel(ns_trace_split *s, gpu_rec *g, int64_t *launch_ts, int64_t *launch_ext, size_t *hint)
 {
 	launch_call call;
 	const launch_call *l = NULL;
@@ -161,6 +188,7 @@ static void link_kernel(ns_trace_split *s, gpu_rec *g, int64_t *launch_ts, size_
 	}
 	split_quality_link(s, g, l);
 	*launch_ts = l != NULL ? l->ts : -1;
+	*launch_ext = l != NULL ? split_launch_ext(s, l) : -1;
 	if (split_gpu_kind(g) == GK_COMM)
 		return;
 	if (is_comm_ext(s, split_gpu_ext(s, g)) ||
@@ -176,9 +204,11 @@ void split_link_all(ns_trace_split *s, step_hold *h)
 	split_quality_links_begin(s);
 	for (size_t i = 0; i < s->ngpu; i++) {
 		gpu_rec *g = &s->gpu[i];
-		int64_t lts;
-		link_kernel(s, g, &lts, &hint);
+		int64_t lts, lext;
+		link_kernel(s, g, &lts, &lext, &hint);
 		if (h != NULL)
 			split_steps_place(s, h, g, lts);
+		if (s->nmemgemm_ext > 0)
+			shape_memory_gemm(s, g, lext);
 	}
 }

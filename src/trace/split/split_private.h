@@ -312,7 +312,7 @@ typedef struct {
 /* The cpu_op rules' answer for one name (OP_* bits and the pass it marks), remembered the same way: a trace
  * repeats a few hundred op names tens of thousands of times. */
 #define OP_CACHE_SLOTS 512
-#define OP_CACHE_NAME  61
+#define OP_CACHE_NAME  60
 enum {
 	OP_STEP = 1u << 0,       /* ProfilerStep#: not cached (each has its own number) */
 	OP_DATALOADER = 1u << 1, /* enumerate(DataLoader)# */
@@ -322,11 +322,13 @@ enum {
 	OP_COMM = 1u << 5,     /* launches communication */
 	OP_COMPILED = 1u << 6, /* a torch.compile region's marker: the model is compiled */
 	OP_TRIVIAL = 1u << 7,  /* an op that takes microseconds (split_is_trivial_op) */
+	OP_GEMM = 1u << 8, /* a matrix multiply the op models know (its shapes may make it memory-bound) */
 };
 typedef struct {
 	char name[OP_CACHE_NAME];
 	uint8_t len; /* 0: empty slot */
-	uint8_t traits, pass;
+	uint8_t pass;
+	uint16_t traits;
 } op_cache_slot;
 
 /* A memcpy runtime call that may turn out to be a blocking copy (split_copies.c): its start and thread are
@@ -416,6 +418,11 @@ struct ns_trace_split {
 	int64_t alloc_calls, alloc_ns; /* ns_split_result's, summed as the calls arrive */
 	int64_t *comm_ext;
 	size_t ncomm_ext, capcomm_ext;
+	/* External ids of the GEMM ops whose recorded shapes make them memory-bound
+	 * (ns_op_gemm_memory_bound), and the most FLOPs per byte of one of them */
+	int64_t *memgemm_ext;
+	size_t nmemgemm_ext, capmemgemm_ext;
+	double memgemm_intensity;
 	int64_t *wide_ext; /* launch and GPU External ids past 32 bits (launch_rec.ext, gpu_rec.ext) */
 	size_t nwide_ext, capwide_ext;
 	host_thread *thread;
@@ -448,9 +455,16 @@ struct ns_trace_split {
 	int64_t outside_gpu_ns[NS_TRACE_MAX_DEVICES]; /* and their time */
 	long small_m_gemm[NS_TRACE_MAX_DEVICES]; /* decode GEMMs of few rows counted as memory, per device */
 	int64_t small_m_gemm_ns[NS_TRACE_MAX_DEVICES]; /* and their time */
+	long shape_gemm[NS_TRACE_MAX_DEVICES];       /* GEMM kernels of memgemm_ext ops counted as memory, per
+	                                                device */
+	int64_t shape_gemm_ns[NS_TRACE_MAX_DEVICES]; /* and their time */
 	uint8_t *gemm_name; /* per kernel name id: 0 not asked yet, 1 a GEMM by the built-in table, 2 not */
 	size_t ngemm_name, capgemm_name;
 };
+
+/* Whether kernel name id is a GEMM by the built-in table (family "gemm"), asked once per name
+ * (split_steps.c). */
+bool split_is_gemm_kernel(ns_trace_split *s, uint32_t id);
 
 /* A GPU record's start, end, correlation id (-1: none) and External id (-1: none). */
 static inline int64_t split_gpu_start(const ns_trace_split *s, const gpu_rec *g)

@@ -716,8 +716,7 @@ static size_t host_step_of(step_hold *h, int64_t t)
 	return lo - 1;
 }
 
-/* Whether a kernel name is a GEMM by the built-in table (family "gemm"), asked once per name. */
-static bool is_gemm_name(ns_trace_split *s, uint32_t id)
+bool split_is_gemm_kernel(ns_trace_split *s, uint32_t id)
 {
 	if (id >= s->ngemm_name) {
 		size_t need = (size_t)id + 1;
@@ -747,7 +746,7 @@ static bool is_gemm_name(ns_trace_split *s, uint32_t id)
 static void small_m_decode_gemm(ns_trace_split *s, const step_rec *step, gpu_rec *g)
 {
 	if (step->phase != NS_STEP_PHASE_DECODE || step->tokens == 0 || step->tokens > SMALL_M_ROWS ||
-	    split_gpu_kind(g) != GK_COMPUTE || !is_gemm_name(s, split_gpu_name(g)))
+	    split_gpu_kind(g) != GK_COMPUTE || !split_is_gemm_kernel(s, split_gpu_name(g)))
 		return;
 	uint8_t dev = split_gpu_dev(g);
 	split_gpu_set_kind(g, GK_MEMORY);

@@ -379,6 +379,9 @@ static ns_status split_devices(ns_trace_split *s, const ns_trace_meta *meta, con
 		dev->outside_gpu_ns = s->ngpu > 0 ? s->outside_gpu_ns[d] : 0;
 		dev->small_m_gemms = s->ngpu > 0 ? s->small_m_gemm[d] : 0;
 		dev->small_m_gemm_ns = s->ngpu > 0 ? s->small_m_gemm_ns[d] : 0;
+		dev->shape_memory_gemms = s->ngpu > 0 ? s->shape_gemm[d] : 0;
+		dev->shape_memory_gemm_ns = s->ngpu > 0 ? s->shape_gemm_ns[d] : 0;
+		dev->shape_memory_intensity = dev->shape_memory_gemms > 0 ? s->memgemm_intensity : 0.0;
 		device_name(meta, dev->id, dev->name);
 		dev->store = tmpl->st;
 		dev->first = tmpl->first;
