@@ -79,8 +79,12 @@ static bool find_launch(ns_trace_split *s, int64_t corr, size_t *i, size_t *hint
 
 void split_launches_sort(ns_trace_split *s)
 {
-	ns_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
-	ns_sort(s->wide_launch, s->nwide_launch, sizeof(*s->wide_launch), cmp_launch_call);
+	/* a table kept in order needs not even ns_sort's check, a pass over it (keep_launch() notes order) */
+	if (s->launch_unsorted)
+		ns_sort(s->launch, s->nlaunch, sizeof(*s->launch), cmp_launch);
+	if (s->wide_launch_unsorted)
+		ns_sort(s->wide_launch, s->nwide_launch, sizeof(*s->wide_launch), cmp_launch_call);
+	s->launch_unsorted = s->wide_launch_unsorted = false;
 }
 
 bool split_launch_of(const ns_trace_split *s, int64_t corr, launch_call *out)

@@ -283,6 +283,7 @@ typedef struct {
 	size_t nopen, capopen;
 	bool capturing;        /* between a stream capture's begin and end call */
 	int64_t capture_start; /* ... the begin call's start */
+	bool launched;         /* a launch call names it (launch_call.thread): its process launched work */
 } host_thread;
 
 /* What the trace's metadata events say of a thread: its name (thread_name) and its place in the trace's own
@@ -399,6 +400,10 @@ struct ns_trace_split {
 	size_t nwide_launch, capwide_launch;
 	int64_t launch_t0, launch_corr0; /* launch_rec's bases, from the first launch with an id */
 	bool launch_based;
+	size_t nex_launch; /* launches with launch_call.ex set */
+	/* a launch came with a lower correlation id than the one before it in its table: the table needs its
+	 * sort (split_launches_sort); most traces record launches in id order */
+	bool launch_unsorted, wide_launch_unsorted;
 	step_rec *steps;
 	size_t nsteps, capsteps;
 	thread_span *comm_span;
@@ -594,18 +599,31 @@ static inline size_t split_launch_count(const ns_trace_split *s)
 {
 	return s->nlaunch + s->nwide_launch;
 }
+/* A packed launch's fields, read in place (a loop over every launch that needs a few of them). */
+static inline int64_t split_launch_rec_ts(const ns_trace_split *s, const launch_rec *l)
+{
+	uint64_t dt = l->ts_thread << (64 - LAUNCH_TS_BITS); /* the time's sign bit at bit 63 */
+	return s->launch_t0 + ((int64_t)dt >> (64 - LAUNCH_TS_BITS));
+}
+static inline uint16_t split_launch_rec_thread(const launch_rec *l)
+{
+	return (uint16_t)(l->ts_thread >> LAUNCH_TS_BITS);
+}
+static inline unsigned split_launch_rec_kind(const launch_rec *l)
+{
+	return (l->corr_bits >> LAUNCH_KIND_SHIFT) & 3u;
+}
 /* Launch i (i < split_launch_count): the packed ones first, then the wide ones. */
 static inline launch_call split_launch_get(const ns_trace_split *s, size_t i)
 {
 	if (i >= s->nlaunch)
 		return s->wide_launch[i - s->nlaunch];
 	const launch_rec *l = &s->launch[i];
-	uint64_t dt = l->ts_thread << (64 - LAUNCH_TS_BITS); /* the time's sign bit at bit 63 */
 	launch_call c = {.corr = s->launch_corr0 + (int64_t)(l->corr_bits & LAUNCH_CORR_MASK),
-	                 .ts = s->launch_t0 + ((int64_t)dt >> (64 - LAUNCH_TS_BITS)),
+	                 .ts = split_launch_rec_ts(s, l),
 	                 .ext = l->ext,
-	                 .thread = (uint16_t)(l->ts_thread >> LAUNCH_TS_BITS)};
-	c.kind = (l->corr_bits >> LAUNCH_KIND_SHIFT) & 3u;
+	                 .thread = split_launch_rec_thread(l)};
+	c.kind = split_launch_rec_kind(l);
 	c.seen = (l->corr_bits & LAUNCH_SEEN) != 0;
 	c.ex = (l->corr_bits & LAUNCH_EX) != 0;
 	return c;
@@ -717,7 +735,8 @@ bool split_is_launch_ex(ns_str name);
 void split_quality_op_id(split_quality_state *q, int64_t id);
 /* An event that is neither GPU work nor host work the split keeps: the capture's own span, ... */
 void split_quality_event(split_quality_state *q, const ns_trace_event *ev);
-/* Before linking: the first launch's time. Per GPU record, its launch (NULL when none). After: graphs. */
+/* Before linking: the counts' start. Per GPU record, in the order of s->gpu: its launch (NULL when none).
+ * After: graphs. */
 void split_quality_links_begin(ns_trace_split *s);
 void split_quality_link(ns_trace_split *s, const gpu_rec *g, const launch_call *l);
 ns_status split_quality_links_end(ns_trace_split *s, ns_error *err);

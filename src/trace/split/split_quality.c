@@ -182,27 +182,9 @@ void split_quality_op_id(split_quality_state *q, int64_t id)
 
 void split_quality_links_begin(ns_trace_split *s)
 {
-	split_quality_state *q = &s->quality;
-
-	q->first_launch_corr = INT64_MAX;
-	q->queued_end = INT64_MIN;
-	for (size_t i = 0; i < split_launch_count(s); i++) {
-		launch_call l = split_launch_get(s, i);
-		if (l.ts < q->first_launch_ts)
-			q->first_launch_ts = l.ts;
-		if (l.corr < q->first_launch_corr)
-			q->first_launch_corr = l.corr;
-	}
-	/* every record, also those the windows leave out (GPU work launched outside every step) */
-	for (size_t i = 0; i < s->ngpu; i++) {
-		const gpu_rec *g = &s->gpu[i];
-		int64_t start = split_gpu_start(s, g), end = split_gpu_end(s, g);
-		if (start > q->last_gpu_start)
-			q->last_gpu_start = start;
-		q->gpu_ns = ns_sat_add_i64(q->gpu_ns, ns_sat_sub_i64(end, start));
-		q->past_end += q->has_capture && end > q->capture_end;
-	}
-	q->records = (long)s->ngpu;
+	/* the first launch's time and id are noted as launches are kept (split_ingest.c) */
+	s->quality.queued_end = INT64_MIN;
+	s->quality.records = (long)s->ngpu;
 }
 
 static void add_graph_kernel(split_quality_state *q, const gpu_rec *g, int64_t start, int64_t corr)
@@ -223,6 +205,11 @@ void split_quality_link(ns_trace_split *s, const gpu_rec *g, const launch_call *
 	int64_t start = split_gpu_start(s, g), end = split_gpu_end(s, g), corr = split_gpu_corr(s, g);
 	int64_t dur = ns_sat_sub_i64(end, start);
 
+	/* every record, also those the windows leave out (GPU work launched outside every step) */
+	if (start > q->last_gpu_start)
+		q->last_gpu_start = start;
+	q->gpu_ns = ns_sat_add_i64(q->gpu_ns, dur);
+	q->past_end += q->has_capture && end > q->capture_end;
 	if (l == NULL) {
 		if (corr < 0)
 			return;
@@ -369,31 +356,58 @@ static ns_status count_replays(split_quality_state *q, ns_error *err)
 	return NS_OK;
 }
 
-/* Launches whose GPU work never appeared: inside the recorded GPU activity they are dropped events; after
- * the last recorded GPU work they are the capture's end cutting them off. */
-/* The Ex launches' correlation ids, sorted, before the launch tables are freed. */
-static ns_status keep_ex_launches(ns_trace_split *s)
+/* A launch of kind `kind` (not LK_QUIET) whose GPU work never appeared: inside the recorded GPU activity it
+ * is a dropped event; after the last recorded GPU work, the capture's end cut it off. */
+static void count_unseen(ns_trace_split *s, unsigned kind, uint16_t thread, int64_t ts)
 {
 	split_quality_state *q = &s->quality;
-	size_t n = 0;
 
-	for (size_t i = 0; i < split_launch_count(s); i++) {
-		launch_call l = split_launch_get(s, i);
-		n += l.ex && l.seen;
+	/* recorded into a CUDA/HIP graph, not run: no GPU record by design, neither lost nor cut */
+	if (s->ncapture > 0 && split_in_capture(s, thread, ts)) {
+		q->captured++;
+		return;
 	}
-	if (n == 0)
-		return NS_OK;
-	if ((q->ex_corr = malloc(n * sizeof(*q->ex_corr))) == NULL)
-		return NS_ERR_NOMEM;
-	for (size_t i = 0; i < split_launch_count(s); i++) {
-		launch_call l = split_launch_get(s, i);
-		if (l.ex && l.seen)
-			q->ex_corr[q->nex++] = l.corr;
+	q->launches[kind]++;
+	if (ts <= q->last_gpu_start)
+		q->missing[kind]++;
+	else
+		q->missing_tail[kind]++;
+}
+
+/* Counts the launches whose GPU work never appeared (count_unseen()), and keeps the Ex launches' correlation
+ * ids, sorted, before the launch tables are freed: one pass over the launches. The packed ones are read in
+ * place: split_launch_get()'s whole record, built on the stack and read back, cost a store-forwarding stall
+ * a launch (perf annotate; issue 27). */
+static void links_end_pass(ns_trace_split *s)
+{
+	split_quality_state *q = &s->quality;
+
+	for (size_t i = 0; i < s->nlaunch; i++) {
+		const launch_rec *r = &s->launch[i];
+		unsigned kind = split_launch_rec_kind(r);
+		if ((r->corr_bits & (LAUNCH_EX | LAUNCH_SEEN)) == (LAUNCH_EX | LAUNCH_SEEN))
+			q->ex_corr[q->nex++] = s->launch_corr0 + (int64_t)(r->corr_bits & LAUNCH_CORR_MASK);
+		if (kind == LK_QUIET)
+			continue;
+		if (r->corr_bits & LAUNCH_SEEN)
+			q->launches[kind]++;
+		else
+			count_unseen(s, kind, split_launch_rec_thread(r), split_launch_rec_ts(s, r));
+	}
+	for (size_t i = 0; i < s->nwide_launch; i++) {
+		const launch_call *l = &s->wide_launch[i];
+		if (l->ex && l->seen)
+			q->ex_corr[q->nex++] = l->corr;
+		if (l->kind == LK_QUIET)
+			continue;
+		if (l->seen)
+			q->launches[l->kind]++;
+		else
+			count_unseen(s, l->kind, l->thread, l->ts);
 	}
 	/* each table is in id order; the wide one's ids may fall anywhere among the first's */
 	if (s->nwide_launch > 0)
 		ns_sort(q->ex_corr, q->nex, sizeof(*q->ex_corr), ns_cmp_i64);
-	return NS_OK;
 }
 
 ns_status split_quality_links_end(ns_trace_split *s, ns_error *err)
@@ -402,27 +416,12 @@ ns_status split_quality_links_end(ns_trace_split *s, ns_error *err)
 
 	if (q->oom)
 		return split_oom(err);
-	for (size_t i = 0; i < split_launch_count(s) && s->ngpu > 0;
-	     i++) { /* no GPU record at all: no_device_activity */
-		launch_call c = split_launch_get(s, i);
-		const launch_call *l = &c;
-		if (l->kind == LK_QUIET)
-			continue;
-		/* recorded into a CUDA/HIP graph, not run: no GPU record by design, neither lost nor cut */
-		if (!l->seen && s->ncapture > 0 && split_in_capture(s, l->thread, l->ts)) {
-			q->captured++;
-			continue;
-		}
-		q->launches[l->kind]++;
-		if (l->seen)
-			continue;
-		if (l->ts <= q->last_gpu_start)
-			q->missing[l->kind]++;
-		else
-			q->missing_tail[l->kind]++;
+	if (s->ngpu > 0) { /* no GPU record at all: no_device_activity, and no launch seen */
+		/* room for every Ex launch; most traces have none */
+		if (s->nex_launch > 0 && (q->ex_corr = malloc(s->nex_launch * sizeof(*q->ex_corr))) == NULL)
+			return split_oom(err);
+		links_end_pass(s);
 	}
-	if (keep_ex_launches(s) != NS_OK)
-		return split_oom(err);
 	return q->ngk > 0 ? count_replays(q, err) : NS_OK;
 }
 

@@ -18,7 +18,6 @@
 #include "nextstep/step_period.h"
 #include "nextstep/trace_kernels.h"
 #include "trace/split/split_private.h"
-#include "util/hindex.h"
 #include "util/satmath.h"
 #include "util/vec.h"
 
@@ -275,41 +274,24 @@ static int cmp_i64_key(const void *a, const void *b)
 	return ns_cmp_i64(a, b);
 }
 
-/* The processes that launched device work (from the launch calls), sorted; NULL with *n 0 when none. Each
- * new one is found by hash and the list sorted once: sorted after every new process, 40,000 processes did
- * not finish in a minute. */
+/* The processes that launched device work (those of the threads a launch call names), sorted, each once;
+ * NULL with *n 0 when none. From the threads' flags (note_launch() in split_ingest.c), not a pass over the
+ * launches: a trace has millions of launches and a few threads. */
 static int64_t *launching_pids(const ns_trace_split *s, size_t *n)
 {
-	int64_t *pid = NULL;
-	size_t cap = 0;
-	ns_hindex seen;
+	int64_t *pid;
+	size_t k = 0;
 
 	*n = 0;
-	if (!ns_hindex_init(&seen, 16))
+	if (s->nthreads == 0 || (pid = malloc(s->nthreads * sizeof(*pid))) == NULL)
 		return NULL; /* out of memory: no marker is ignored, which is what happened before */
-	for (size_t i = 0; i < split_launch_count(s); i++) {
-		int64_t p = s->thread[split_launch_get(s, i).thread].pid;
-		uint64_t h = ns_hash_i64_pair(p, 0);
-		size_t slot = ns_hindex_home(&seen, h);
-		uint32_t id;
-		bool found = *n > 0 && pid[*n - 1] == p;
-		while (!found && pid != NULL && ns_hindex_probe(&seen, h, &slot, &id))
-			found = pid[id] == p;
-		if (found)
-			continue;
-		int64_t *grown = ns_grow(pid, &cap, *n + 1, sizeof(*pid));
-		if (grown != NULL)
-			pid = grown;
-		if (grown == NULL || !ns_hindex_add(&seen, h, (uint32_t)*n)) {
-			free(pid);
-			ns_hindex_free(&seen);
-			*n = 0;
-			return NULL;
-		}
-		pid[(*n)++] = p;
-	}
-	ns_hindex_free(&seen);
-	ns_sort(pid, *n, sizeof(*pid), cmp_i64_key);
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->thread[i].launched)
+			pid[k++] = s->thread[i].pid;
+	ns_sort(pid, k, sizeof(*pid), cmp_i64_key);
+	for (size_t i = 0; i < k; i++)
+		if (*n == 0 || pid[*n - 1] != pid[i])
+			pid[(*n)++] = pid[i];
 	return pid;
 }
 
