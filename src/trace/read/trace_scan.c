@@ -290,8 +290,9 @@ void scan_index_add(key_index *x, size_t i, const char *name, size_t len)
 
 	memcpy(padded, name, len);
 	memcpy(x->word[i], padded, sizeof(padded));
-	x->next[i] = x->first[len];
-	x->first[len] = (uint8_t)(i + 1);
+	x->len[i] = (uint8_t)len;
+	x->next[i] = x->slot[key_slot(x->word[i][0], len)];
+	x->slot[key_slot(x->word[i][0], len)] = (uint8_t)(i + 1);
 }
 
 void scan_index_build(key_index *x, const name_entry *tab, size_t n)

@@ -35,16 +35,20 @@ typedef enum {
 	ST_TRAILER,
 } read_state;
 
-/* The entries of a name table (event keys, args keys, categories) with each name length, chained as index + 1
- * (0 ends a chain), and each name's bytes as words, zero-padded: a lookup reads the key a word at a time and
- * compares it only with entries of its length, and most keys of an event's args ("grid", "queued",
- * "registers per thread", ...) have a length no entry has. */
-#define KEY_LEN_MAX 31
-#define KEY_WORDS   4 /* (KEY_LEN_MAX + 1) / 8 */
-#define KEYS_MAX    64
+/* The entries of a name table (event keys, args keys, categories), found by a hash of a name's length and
+ * first word, chained as index + 1 (0 ends a chain), with each name's bytes as words, zero-padded: a lookup
+ * reads the key a word at a time and compares it with the entries of its slot alone, mostly one or none.
+ * Most keys of an event's args ("grid", "queued", "registers per thread", ...) land in an empty slot. Chained
+ * by length alone, the walk along a length's entries ("cat", "pid", "tid", "dur") was the parse's most
+ * mispredicted branch (issue 27). */
+#define KEY_LEN_MAX    31
+#define KEY_WORDS      4 /* (KEY_LEN_MAX + 1) / 8 */
+#define KEYS_MAX       64
+#define KEY_SLOTS_BITS 8
 typedef struct {
-	uint8_t first[KEY_LEN_MAX + 1];
+	uint8_t slot[1u << KEY_SLOTS_BITS];
 	uint8_t next[KEYS_MAX];
+	uint8_t len[KEYS_MAX];
 	uint64_t word[KEYS_MAX][KEY_WORDS];
 } key_index;
 
@@ -127,7 +131,7 @@ bool scan_decimal(const unsigned char *s, const unsigned char *e, int scale, int
 /* The entry of tab[0, n) named s[0, len), or NULL. */
 const name_entry *scan_find_name(const name_entry *tab, size_t n, const unsigned char *s, size_t len);
 void scan_index_init(key_index *x);
-/* Adds entry i (name[0, len), len at most KEY_LEN_MAX) in front of its length's chain. */
+/* Adds entry i (name[0, len), len at most KEY_LEN_MAX) in front of its slot's chain. */
 void scan_index_add(key_index *x, size_t i, const char *name, size_t len);
 /* The index of tab[0, n) (at most KEYS_MAX entries). */
 void scan_index_build(key_index *x, const name_entry *tab, size_t n);
@@ -265,19 +269,25 @@ static inline uint64_t key_word(const unsigned char *s, size_t len, size_t i)
 	return w;
 }
 
+/* The slot of a name of length len whose first word is w0. */
+static inline unsigned key_slot(uint64_t w0, size_t len)
+{
+	return (unsigned)(((w0 ^ len) * 0x9E3779B97F4A7C15ull) >> (64 - KEY_SLOTS_BITS));
+}
+
 /* The entry (index + 1) whose name is s[0, len), or 0. s lies in the window (see key_word). */
 static inline unsigned find_indexed(const key_index *x, const unsigned char *s, size_t len)
 {
 	unsigned i;
 	uint64_t w0;
 
-	if (len > KEY_LEN_MAX || (i = x->first[len]) == 0)
+	if (len > KEY_LEN_MAX)
 		return 0;
 	w0 = key_word(s, len, 0);
-	for (; i != 0; i = x->next[i - 1]) {
+	for (i = x->slot[key_slot(w0, len)]; i != 0; i = x->next[i - 1]) {
 		const uint64_t *w = x->word[i - 1];
 		size_t k = 1;
-		if (w[0] != w0)
+		if (w[0] != w0 || x->len[i - 1] != len)
 			continue;
 		while (8 * k < len && w[k] == key_word(s, len, k))
 			k++;
