@@ -93,6 +93,9 @@ typedef struct {
 	                   ("launch_us"; 0 when none) */
 	uint32_t spans; /* the step capture's causes ("causes": one bit per ns_cause; 0 for the rest): its
 	                   time is theirs summed (docs/trace.md, "Capturing the step") */
+	/* the report gave no bound ("gain_us": null, e.g. kernels not placed on the roofline): predicted_us and
+	 * ceiling_us are 0, and what the fix achieved is still checked, but never against a bound */
+	bool unbounded;
 } ns_diff_prediction;
 
 /* A device's "steps" array in a saved report's text (ns_diff_side.report_text): the report's tree holds an
@@ -285,6 +288,7 @@ typedef struct {
 	size_t nchecks;
 	double saved_ms;   /* mean step BEFORE - mean step AFTER (0 when the time is unknown) */
 	double applied_ms; /* the predictions of the applied fixes, summed */
+	bool applied_unbounded; /* an applied fix had no bound: it may account for any saving past applied_ms */
 	bool over_bound; /* the step saved more than applied_ms: a bound was wrong, or something else changed
 	                  */
 	/* The words every form prints, decided here once (text, JSON and HTML only render them). */

@@ -412,9 +412,11 @@ static ns_status check_predictions(const ns_diff_side *b, const ns_diff_side *a,
 		c->shown = c->applied || i == 0;
 		if (c->applied)
 			r->applied_ms += c->p->ceiling_us / 1e3;
+		r->applied_unbounded = r->applied_unbounded || (c->applied && c->p->unbounded);
 	}
-	/* a hundredth of a microsecond of slack: the bounds are printed to the nanosecond */
-	r->over_bound = r->applied_ms > 0 && r->saved_ms > r->applied_ms + 1e-5;
+	/* a hundredth of a microsecond of slack: the bounds are printed to the nanosecond. A fix applied without
+	 * a bound can account for any saving, so no bound is shown wrong then. */
+	r->over_bound = r->applied_ms > 0 && !r->applied_unbounded && r->saved_ms > r->applied_ms + 1e-5;
 	return NS_OK;
 }
 

@@ -273,7 +273,13 @@ void ns_diff_check_words(const ns_diff_check *c, char *buf, size_t size)
 
 	const char *up_to = c->p->estimate ? "about" : "up to";
 
-	if (c->applied)
+	if (c->p->unbounded && c->applied)
+		snprintf(buf, size, "%s: bound unknown, achieved %.3f ms (its time a step %.3f -> %.3f ms)",
+		         safe(c->p->title, title, sizeof(title)), c->achieved_ms, c->before_ms, c->after_ms);
+	else if (c->p->unbounded)
+		snprintf(buf, size, "%s: bound unknown, not applied (its time a step %.3f -> %.3f ms)",
+		         safe(c->p->title, title, sizeof(title)), c->before_ms, c->after_ms);
+	else if (c->applied)
 		snprintf(buf, size, "%s: predicted %s %.3f ms, achieved %.3f ms (%.0f%% of the %s)",
 		         safe(c->p->title, title, sizeof(title)), up_to, bound, c->achieved_ms,
 		         bound > 0 ? 100.0 * c->achieved_ms / bound : 0.0,
@@ -498,7 +504,8 @@ static bool add_verdict(cJSON *doc, const ns_diff_result *r)
 }
 
 /* "next_steps_checked": [{"bucket", "cause", "title", "predicted_us", "achieved_us", "before_us", "after_us",
- * "applied"}] (µs a step), and "prediction_exceeded": the step saved more than the applied fixes' bounds. */
+ * "applied"}] (µs a step; predicted_us null: no bound), and "prediction_exceeded": the step saved more than
+ * the applied fixes' bounds. */
 static bool add_checks(cJSON *doc, const ns_diff_result *r)
 {
 	cJSON *arr = cJSON_AddArrayToObject(doc, "next_steps_checked");
@@ -516,7 +523,9 @@ static bool add_checks(cJSON *doc, const ns_diff_result *r)
 		     (c->p->cause[0] != '\0' ? cJSON_AddStringToObject(o, "cause", c->p->cause)
 		                             : cJSON_AddNullToObject(o, "cause")) &&
 		     cJSON_AddStringToObject(o, "title", c->p->title) &&
-		     cJSON_AddNumberToObject(o, "predicted_us", tidy(c->p->predicted_us / 1e3) * 1e3) &&
+		     (c->p->unbounded
+		          ? cJSON_AddNullToObject(o, "predicted_us")
+		          : cJSON_AddNumberToObject(o, "predicted_us", tidy(c->p->predicted_us / 1e3) * 1e3)) &&
 		     cJSON_AddNumberToObject(o, "achieved_us", tidy(c->achieved_ms) * 1e3) &&
 		     cJSON_AddNumberToObject(o, "before_us", tidy(c->before_ms) * 1e3) &&
 		     cJSON_AddNumberToObject(o, "after_us", tidy(c->after_ms) * 1e3) &&

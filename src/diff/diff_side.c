@@ -176,7 +176,8 @@ static ns_status get_causes(const cJSON *win, const json_path *p, ns_diff_side *
 	return NS_OK;
 }
 
-/* One next step: its bucket, cause and title, and gain_us (null: an unknown bound, skipped). */
+/* One next step: its bucket, cause and title, and gain_us (null: an unknown bound, kept as unbounded: what
+ * the fix achieved is still worth saying, and it explains a saving past the known bounds). */
 /* A candidate whose bound is an estimate ("estimate": true: the tensor-core peak ratio's, a floor of the
  * headroom, docs/next-step.md "Precision"): what the fix can win at all is its kernels' time, held_us.
  * Reports saved before the key existed say it by a roofline rule with a bound but no placement. */
@@ -224,8 +225,6 @@ static ns_status get_prediction(const cJSON *c, const json_path *p, ns_diff_side
 
 	if (bucket == NULL)
 		return err->status;
-	if (gain == NULL || cJSON_IsNull(gain))
-		return NS_OK;
 	memset(out, 0, sizeof(*out));
 	if (!ns_regime_from_name(bucket->valuestring, &out->bucket))
 		return path_error(err, NS_ERR_VALUE, p, "bucket", "unknown bucket \"%.40s\"",
@@ -240,6 +239,11 @@ static ns_status get_prediction(const cJSON *c, const json_path *p, ns_diff_side
 		return path_error(err, NS_ERR_VALUE, p, "title", "must be null or a string");
 	const char *name = title != NULL && cJSON_IsString(title) ? title->valuestring : bucket->valuestring;
 	ns_utf8_clean(name, strlen(name), out->title, sizeof(out->title)); /* cut between characters */
+	out->unbounded = gain == NULL || cJSON_IsNull(gain);
+	if (out->unbounded) {
+		s->npredicted++;
+		return NS_OK;
+	}
 	if (get_us(c, "gain_us", p, &out->predicted_us, err) != NS_OK)
 		return err->status;
 	out->ceiling_us = out->predicted_us;

@@ -122,10 +122,10 @@ static void put_predictions(ns_html_page *p, const ns_diff_result *r)
 		const ns_diff_check *c = &r->checks[i];
 		if (!c->shown)
 			continue;
-		hp_printf(p,
-		          "<li class=\"prediction\" data-applied=\"%d\" data-predicted-us=\"%.3f\" "
-		          "data-achieved-us=\"%.3f\">",
-		          c->applied ? 1 : 0, c->p->predicted_us, c->achieved_ms * 1e3);
+		hp_printf(p, "<li class=\"prediction\" data-applied=\"%d\" ", c->applied ? 1 : 0);
+		if (!c->p->unbounded) /* no bound: no data-predicted-us, as JSON's predicted_us is null */
+			hp_printf(p, "data-predicted-us=\"%.3f\" ", c->p->predicted_us);
+		hp_printf(p, "data-achieved-us=\"%.3f\">", c->achieved_ms * 1e3);
 		hp_text(p, c->words, sizeof(c->words));
 		hp_puts(p, "</li>\n");
 	}
