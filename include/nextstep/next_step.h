@@ -91,9 +91,19 @@ typedef struct {
 	 * "Precision"). */
 	double fp32_share;
 	double tensor_ratio;
+	/* A slow host op that the launch cause is routed to (docs/trace.md, "A slow host op"): of the
+	 * window's launch time, the time inside it (0: none), its name and finding key (borrowed), the
+	 * numbers its basis quotes (over the window), and the route the rest of the launch time keeps (NULL:
+	 * the launch cause's). */
+	int64_t host_op_ns;
+	const char *host_op;
+	const char *host_op_finding;
+	int64_t host_op_calls, host_op_host_ns, host_op_launches;
+	const ns_route *launch_rest;
 } ns_next_inputs;
 
-#define NS_BASIS_MAX 512
+#define NS_BASIS_MAX   512
+#define NS_NEXT_OP_MAX 128 /* bytes of a slow host op's name kept (ns_next_step.op) */
 
 /* One candidate fix. Times are per step (the mean over the window's steps). */
 typedef struct {
@@ -124,6 +134,7 @@ typedef struct {
 	 * "start-up"); NULL: the cause's title. */
 	const char *finding;
 	char basis[NS_BASIS_MAX]; /* the bound's reason, in words and numbers */
+	char op[NS_NEXT_OP_MAX];  /* a slow host op's candidate: the op ("": another candidate) */
 } ns_next_step;
 
 #define NS_NEXT_STEPS_MAX (NS_CAUSE_COUNT + NS_REGIME_COUNT + 8)

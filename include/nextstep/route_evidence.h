@@ -79,6 +79,10 @@ typedef struct {
 	                                              */
 	bool optimizer_fused;                        /* ns_split_result.optimizer_fused */
 	int64_t optimizer_launch_ns;                 /* ns_split_device.optimizer_launch_ns */
+	/* The slow host op behind most of the launch time (ns_split_device.host_op; docs/trace.md, "A slow
+	 * host op"): its name (borrowed; NULL: none, or a summary that does not carry it) and numbers. */
+	const char *host_op;
+	int64_t host_op_idle_ns, host_op_calls, host_op_host_ns, host_op_launches;
 } ns_route_evidence;
 
 /* The evidence of device d of res. Names are borrowed from res. */

@@ -68,6 +68,9 @@ typedef enum {
 	NS_FINDING_HOST_STALLS, /* launch overhead that is mostly rare multi-ms stalls of trivial calls */
 	NS_FINDING_STEP_CAPTURE,   /* a step dispatch-bound on several host causes: capture the whole step */
 	NS_FINDING_LAUNCH_GRAPHED, /* launch overhead of a step whose GPU time is already graph replays */
+	NS_FINDING_SLOW_HOST_OP,   /* launch overhead that is mostly one op's own host time, far above a
+	                              dispatch */
+	NS_FINDING_HOST_OP_CUDNN_ATTENTION, /* ... and that op is cuDNN attention: a plan built per shape */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

@@ -79,7 +79,7 @@ typedef struct {
 	int64_t small_m_gemm_ns;
 } ns_phase_report;
 
-#define NS_REPORT_FIXES   4   /* fixes a device report words from the trace's evidence */
+#define NS_REPORT_FIXES   5   /* fixes a device report words from the trace's evidence */
 #define NS_REPORT_FIX_MAX 640 /* bytes of one */
 #define NS_REPORT_WHY_MAX 384 /* bytes of ns_device_report.first_why */
 
@@ -112,6 +112,19 @@ NS_STATIC_API const char *ns_roof_lever_name(ns_roof_lever l);
  * their kernel time placed) -> lower precision: at the fp16 roof they would take 11% of their time
  * (autocast)". 320 bytes are enough. */
 NS_STATIC_API void ns_roof_note_words(const ns_roof_note *n, char *buf, size_t size);
+
+/* The slow host op the launch overhead mostly waits on (docs/trace.md, "A slow host op"), a step: every form
+ * prints it beside the launch cause. */
+typedef struct {
+	bool found;              /* the rule holds: the launch cause is routed to the op */
+	char op[NS_NEXT_OP_MAX]; /* its name, control characters escaped */
+	const char *finding;     /* the finding whose fix it takes ("slow_host_op", ...) */
+	int64_t idle_ns;         /* the launch time inside it, a step */
+	double launch_share;     /* of the launch time */
+	double calls;            /* its slow calls a step */
+	int64_t host_ns;         /* host time a call (less slow calls nested in it) */
+	double launches;         /* launch calls a call */
+} ns_report_host_op;
 
 /* One device's report, decided once (issue 21): text, JSON and HTML print it and decide nothing. It borrows
  * the split result's and the routes' strings (both must outlive it) and owns only the fixes it words itself;
@@ -165,8 +178,13 @@ typedef struct {
 	/* The fixes worded from the trace's evidence (the Python frames behind host time, ...): the routes
 	 * above point here. */
 	char fixes[NS_REPORT_FIXES][NS_REPORT_FIX_MAX];
+	ns_report_host_op host_op;
 } ns_device_report;
 
+/* The slow host op in words, as every form prints it after "launch is mostly one host op, ":
+ * "aten::_cudnn_attention_forward: 97% of it (16.3 calls a step of 46.038 ms host time each, 2.0 launch
+ * calls a call)". NS_NEXT_OP_MAX + 128 bytes are enough. */
+NS_STATIC_API void ns_report_host_op_words(const ns_report_host_op *h, char *buf, size_t size);
 /* [{"bucket", "families": [{"family", "fraction"}], "placed_share", "above_share", "half_dtype",
  * "half_share", "lever", "text"}] of m's roof notes. NULL on OOM. */
 NS_STATIC_API cJSON *ns_roof_notes_json(const ns_device_report *m);

@@ -106,6 +106,17 @@ typedef struct {
 	int64_t framed_ns; /* the cause's time with some frame open (the rest ran outside recorded Python) */
 } ns_split_python_cause;
 
+/* The op name of the step thread's slow calls (docs/trace.md, "A slow host op": calls of at least 200 us,
+ * each counted where it is the innermost such call) that holds the most of a device's launch time. */
+typedef struct {
+	uint32_t name_id; /* in ns_split_result.host_op_names */
+	int64_t idle_ns; /* of overall's launch time (GPU idle, the step thread in an op), the time inside it;
+	                    0: no slow call holds any */
+	int64_t calls;   /* its slow calls in the windows of overall */
+	int64_t host_ns; /* their host time, less the slow calls nested in them */
+	int64_t launches; /* the launch calls made inside that time (kernels, copies, graphs) */
+} ns_split_host_op;
+
 /* Longest optimizer class name kept, NUL included (longer names are cut; control characters escaped and
  * bytes that are not UTF-8 replaced, as ns_text_escape() does). */
 #define NS_SPLIT_OPTIMIZER_NAME_MAX 48
@@ -265,7 +276,8 @@ typedef struct {
 	/* Per window (nsteps), the host stalls' time inside it: the job compares a straggler's stalls with
 	 * its excess step by step (docs/job.md, "Why a rank is slow"). NULL when the trace has no stall. */
 	int64_t *step_stall_ns;
-	ns_split_memory memory; /* the allocator's events (events 0: none) */
+	ns_split_host_op host_op; /* the slow host op behind most of overall's launch time */
+	ns_split_memory memory;   /* the allocator's events (events 0: none) */
 } ns_split_device;
 
 /* Trace quality (docs/trace.md, "Trace quality"): what in the capture limits how far its split can be
@@ -351,6 +363,8 @@ typedef struct {
 	ns_kernel_names *python_names;
 	size_t python_frames;
 	size_t python_dropped;
+	/* The names of the devices' host_op (owned; NULL when no device has one). */
+	ns_kernel_names *host_op_names;
 	/* The trace ran code compiled by torch.compile: a "Torch-Compiled Region: N/M" annotation (Dynamo's
 	 * frame) or an AOTAutograd "CompiledFunction" op. Its launch and Python advice differs
 	 * (docs/trace.md). */

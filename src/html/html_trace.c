@@ -37,7 +37,7 @@ static void put_startup_banner(ns_html_page *p, const ns_device_report *m)
 
 static void put_next_step(ns_html_page *p, const ns_next_step *s, const char *per, bool shown)
 {
-	char key[64];
+	char key[160];
 
 	hp_printf(p,
 	          "<li data-bucket=\"%s\" data-cause=\"%s\" data-known=\"%d\" data-gain-us=\"%.3f\" "
@@ -45,7 +45,7 @@ static void put_next_step(ns_html_page *p, const ns_next_step *s, const char *pe
 	          ns_regime_name(s->bucket), s->cause >= 0 ? ns_cause_name((ns_cause)s->cause) : "",
 	          s->known ? 1 : 0, (double)s->gain_ns / 1e3, (double)s->held_ns / 1e3,
 	          shown ? " class=\"shown\"" : "");
-	hp_text(p, ns_next_step_title(s, key, sizeof(key)), 100);
+	hp_text(p, ns_next_step_title(s, key, sizeof(key)), sizeof(key));
 	if (s->known)
 		hp_printf(p, "</b>: %s %.3f ms%s (%.1f%%)", ns_next_step_bound_word(s), ms(s->gain_ns), per,
 		          100.0 * s->gain_share);
@@ -115,8 +115,16 @@ static void put_next_steps(ns_html_page *p, const ns_device_report *m, bool per_
 		hp_text(p, m->first_why, sizeof(m->first_why));
 		hp_puts(p, "</p>\n");
 	}
+	if (m->host_op.found) { /* the text's "launch is mostly one host op" line */
+		char words[NS_NEXT_OP_MAX + 128];
+		ns_report_host_op_words(&m->host_op, words, sizeof(words));
+		hp_printf(p, "<p class=\"host-op\" data-finding=\"%s\">launch is mostly one host op, ",
+		          m->host_op.finding);
+		hp_text(p, words, sizeof(words));
+		hp_puts(p, "</p>\n");
+	}
 	if (m->batch_item >= 0) { /* the text's "a larger batch" line */
-		char title[64];
+		char title[160];
 		hp_printf(p, "<p class=\"batch\" data-batch-scale=\"%.3f\">a larger batch (",
 		          n->item[m->batch_item].batch_scale);
 		hp_text(p, ns_next_step_title(&n->item[m->batch_item], title, sizeof(title)), sizeof(title));

@@ -371,7 +371,10 @@ static void add_straggler(ns_next_steps *out, const job_ctx *ctx, const ns_job_s
 static void window_next_steps(const ns_split_window *w, size_t steps, const ns_job_rank_routes *own,
                               ns_next_steps *out)
 {
-	ns_next_inputs in = {NULL, own->optimizer_launch_ns, own->prec.fp32_share, own->prec.tensor_ratio};
+	ns_next_inputs in = {.roof = NULL,
+	                     .optimizer_launch_ns = own->optimizer_launch_ns,
+	                     .fp32_share = own->prec.fp32_share,
+	                     .tensor_ratio = own->prec.tensor_ratio};
 
 	ns_next_steps_of_window(w, steps, &own->next, &in, out);
 }

@@ -34,6 +34,7 @@ typedef struct {
 #define DOC_DECODE    "fixes.md#decode-memory"
 #define DOC_CPU_JOB   "fixes.md#cpu-only-jobs"
 #define DOC_BUDGET    "fixes.md#memory-capacity"
+#define DOC_HOST_OP   "fixes.md#slow-host-op"
 
 /* The built-in playbook. The module numbers are the course's; keep them in step with it. */
 static const route_text default_routes[NS_REGIME_COUNT] = {
@@ -556,6 +557,33 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
          .next_check = "the launch overhead share after pinning; the stalls should be gone{}",
          .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_LAUNCH},
+    /* One op's own host time holds most of the launch overhead: the GPU waits on that op's CPU-side work
+     * (calls of milliseconds that launch a kernel or two), not on dispatching many small kernels, so CUDA
+     * graphs and larger batches are not the first fix (docs/trace.md, "A slow host op"). {op} is the op. */
+    [NS_FINDING_SLOW_HOST_OP] =
+        {.module = "Module 3",
+         .fix = "the GPU waits on one host op, {op}, whose calls spend their time on the CPU, not in "
+                "kernels: see what it does there (py-spy dump --native during the step shows its Python "
+                "and native stack): a plan or cache rebuilt for every new shape, a recompile, "
+                "CPU-side math or a copy through host memory; keep its shapes static (pad to a few sizes) "
+                "or move that work out of the step",
+         .next_check = "the op's host time per call after the change; the launch overhead should fall "
+                       "with it{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_HOST_OP},
+    /* cuDNN's scaled-dot-product attention builds an execution plan per input shape and caches it; a
+     * decoder whose KV length grows by one every token misses that cache at every new length. */
+    [NS_FINDING_HOST_OP_CUDNN_ATTENTION] =
+        {.module = "Module 3",
+         .fix = "the GPU waits on one host op, {op}: cuDNN attention builds an execution plan for every new "
+                "input shape, and a sequence length that changes from call to call (a KV cache growing by "
+                "a token each step) misses its plan cache every time: pick the flash or memory-efficient "
+                "SDPA backend (with torch.nn.attention.sdpa_kernel([SDPBackend.FLASH_ATTENTION, "
+                "SDPBackend.EFFICIENT_ATTENTION])), or pad the sequence length to a few fixed sizes",
+         .next_check = "the op's host time per call after the change; the launch overhead should fall "
+                       "with it{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_HOST_OP},
     /* Stream capture records kernels into a graph without running them: a window of it shows the host
      * recording, not the job, and "use CUDA graphs" would be advice to do what it is doing. */
     [NS_FINDING_GRAPH_CAPTURE] =
@@ -626,6 +654,8 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_HOST_STALLS] = "host_stalls",
     [NS_FINDING_STEP_CAPTURE] = "step_capture",
     [NS_FINDING_LAUNCH_GRAPHED] = "launch_graphed",
+    [NS_FINDING_SLOW_HOST_OP] = "slow_host_op",
+    [NS_FINDING_HOST_OP_CUDNN_ATTENTION] = "host_op_cudnn_attention",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

@@ -159,7 +159,7 @@ START_TEST(kernel_bounds_are_their_placed_time_above_the_roof)
 {
 	ns_split_window w = window(1000);
 	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
-	ns_next_inputs in = {roof, 0, 0.0, 0.0};
+	ns_next_inputs in = {.roof = roof, .optimizer_launch_ns = 0, .fp32_share = 0.0, .tensor_ratio = 0.0};
 	ns_next_steps s;
 
 	w.bucket_ns[NS_REGIME_COMPUTE] = 600;
@@ -185,7 +185,7 @@ START_TEST(kernel_bounds_never_go_below_zero_nor_above_the_class)
 {
 	ns_split_window w = window(1000);
 	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
-	ns_next_inputs in = {roof, 0, 0.0, 0.0};
+	ns_next_inputs in = {.roof = roof, .optimizer_launch_ns = 0, .fp32_share = 0.0, .tensor_ratio = 0.0};
 	ns_next_steps s;
 
 	w.bucket_ns[NS_REGIME_COMPUTE] = 500;
@@ -205,7 +205,7 @@ START_TEST(unplaced_kernel_time_is_said_unknown)
 {
 	ns_split_window w = window(1000);
 	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
-	ns_next_inputs in = {roof, 0, 0.0, 0.0};
+	ns_next_inputs in = {.roof = roof, .optimizer_launch_ns = 0, .fp32_share = 0.0, .tensor_ratio = 0.0};
 	ns_next_steps s;
 
 	w.bucket_ns[NS_REGIME_COMPUTE] = 800;
@@ -224,7 +224,7 @@ START_TEST(a_placement_without_the_class_leaves_it_unknown)
 {
 	ns_split_window w = window(1000);
 	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
-	ns_next_inputs in = {roof, 0, 0.0, 0.0};
+	ns_next_inputs in = {.roof = roof, .optimizer_launch_ns = 0, .fp32_share = 0.0, .tensor_ratio = 0.0};
 	ns_next_steps s;
 
 	w.bucket_ns[NS_REGIME_COMPUTE] = 300;
@@ -247,7 +247,8 @@ END_TEST
 START_TEST(the_optimizers_launches_go_to_the_optimizers_fix)
 {
 	ns_split_window w = window(1000);
-	ns_next_inputs in = {NULL, 400, 0.0, 0.0};
+	ns_next_inputs in = {
+	    .roof = NULL, .optimizer_launch_ns = 400, .fp32_share = 0.0, .tensor_ratio = 0.0};
 	ns_next_steps s;
 	const ns_next_step *opt, *launch;
 
@@ -269,7 +270,8 @@ END_TEST
 START_TEST(the_optimizers_launches_are_at_most_the_launch_time)
 {
 	ns_split_window w = window(1000);
-	ns_next_inputs in = {NULL, 900, 0.0, 0.0};
+	ns_next_inputs in = {
+	    .roof = NULL, .optimizer_launch_ns = 900, .fp32_share = 0.0, .tensor_ratio = 0.0};
 	ns_next_steps s;
 
 	put_cause(&w, NS_CAUSE_LAUNCH, 300);
@@ -305,7 +307,7 @@ END_TEST
 START_TEST(fp32_kernels_on_tensor_core_gpus_are_bounded_by_the_peak_ratio)
 {
 	ns_split_window w = window(1000);
-	ns_next_inputs in = {NULL, 0, 0.75, 8.0};
+	ns_next_inputs in = {.roof = NULL, .optimizer_launch_ns = 0, .fp32_share = 0.75, .tensor_ratio = 8.0};
 	ns_next_steps s;
 
 	w.bucket_ns[NS_REGIME_COMPUTE] = 800;
@@ -327,7 +329,7 @@ START_TEST(a_placement_overrides_the_peak_ratio_bound)
 {
 	ns_split_window w = window(1000);
 	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
-	ns_next_inputs in = {roof, 0, 1.0, 8.0};
+	ns_next_inputs in = {.roof = roof, .optimizer_launch_ns = 0, .fp32_share = 1.0, .tensor_ratio = 8.0};
 	ns_next_steps s;
 
 	w.bucket_ns[NS_REGIME_COMPUTE] = 600;

@@ -43,6 +43,8 @@ static const struct {
     {NS_FINDING_ALLOC_STEPS, "allocator calls in the steps"},
     {NS_FINDING_HOST_STALLS, "host stalls"},
     {NS_FINDING_STEP_CAPTURE, "step capture"},
+    {NS_FINDING_SLOW_HOST_OP, "slow host op"},
+    {NS_FINDING_HOST_OP_CUDNN_ATTENTION, "slow host op"},
 };
 
 static const char *const bucket_titles[NS_REGIME_COUNT] = {
@@ -89,7 +91,8 @@ const char *ns_next_step_title(const ns_next_step *s, char *buf, size_t size)
 {
 	for (size_t i = 0; s->finding != NULL && i < sizeof(finding_titles) / sizeof(finding_titles[0]); i++)
 		if (strcmp(s->finding, ns_finding_name(finding_titles[i].finding)) == 0) {
-			snprintf(buf, size, "%s", finding_titles[i].title);
+			snprintf(buf, size, "%s%s%s", finding_titles[i].title, s->op[0] != '\0' ? ": " : "",
+			         s->op);
 			return buf;
 		}
 	if (s->rule == NS_GAIN_STRAGGLER)
@@ -171,8 +174,12 @@ const ns_next_step *ns_next_steps_unbounded(const ns_next_steps *s)
 
 /* The fix of a candidate: its cause's route, else its bucket's; a decode window's memory kernels read the
  * weights and the KV cache (report_cause_routes() does the same for the headline). */
-static ns_route candidate_route(const ns_split_window *w, ns_regime b, int c, const ns_routes *r)
+static ns_route candidate_route(const ns_split_window *w, ns_regime b, int c, const ns_routes *r,
+                                const ns_next_inputs *in)
 {
+	if (c == NS_CAUSE_LAUNCH && in != NULL && in->host_op != NULL && in->launch_rest != NULL)
+		/* the launch time outside the slow host op keeps its route */
+		return in->launch_rest->fix != NULL ? *in->launch_rest : r->route[b];
 	if (c == NS_CAUSE_KERNELS && w->phase == NS_STEP_PHASE_DECODE &&
 	    r->finding[NS_FINDING_DECODE_MEMORY].fix != NULL)
 		return r->finding[NS_FINDING_DECODE_MEMORY];
@@ -334,7 +341,7 @@ static void add_candidate(ns_next_steps *out, const ns_split_window *w, size_t s
 		s.launch_ns = optimizer_launch(w, in) / (int64_t)steps;
 	if (s.rule == NS_GAIN_NONE || s.held_ns <= 0)
 		return;
-	s.route = candidate_route(w, b, c, routes);
+	s.route = candidate_route(w, b, c, routes, in);
 	s.finding = titled_finding(&s.route, routes);
 	s.known = true;
 	s.gain_ns = s.held_ns;
@@ -351,6 +358,47 @@ static void add_candidate(ns_next_steps *out, const ns_split_window *w, size_t s
 	ns_next_steps_add(out, &s);
 }
 
+/* A slow host op's launch time (docs/trace.md, "A slow host op"), at most what the optimizer's launches
+ * leave of the window's launch time (the two never share an instant in the split, but the caps keep the
+ * candidates within the cause whatever the inputs say). */
+static int64_t host_op_launch(const ns_split_window *w, const ns_next_inputs *in)
+{
+	int64_t op = in != NULL && in->host_op != NULL ? in->host_op_ns : 0,
+	        left = w->cause_ns[NS_CAUSE_LAUNCH] - optimizer_launch(w, in);
+
+	return op < 0 ? 0 : op < left ? op : left;
+}
+
+/* The slow host op's candidate: the launch time inside the op, with the op's route (the launch cause's,
+ * which the evidence gave it) and its numbers in the basis. */
+static void add_host_op(ns_next_steps *out, const ns_split_window *w, size_t steps, const ns_routes *routes,
+                        const ns_next_inputs *in)
+{
+	ns_next_step s;
+	int64_t calls = in->host_op_calls > 0 ? in->host_op_calls : 1;
+
+	memset(&s, 0, sizeof(s));
+	s.bucket = NS_REGIME_OVERHEAD;
+	s.cause = NS_CAUSE_LAUNCH;
+	s.rank = -1;
+	s.rule = NS_GAIN_WAITING;
+	s.held_ns = host_op_launch(w, in) / (int64_t)steps;
+	if (s.held_ns <= 0)
+		return;
+	s.route = routes->cause[NS_CAUSE_LAUNCH];
+	s.finding = in->host_op_finding;
+	snprintf(s.op, sizeof(s.op), "%s", in->host_op);
+	s.known = true;
+	s.gain_ns = s.held_ns;
+	snprintf(s.basis, sizeof(s.basis),
+	         "the device idles %.3f ms a step while the step thread is inside %s (%.1f calls a step of "
+	         "%.3f ms host time each, %.1f launch calls a call): a faster op wins at most that",
+	         ms(s.held_ns), s.op, (double)in->host_op_calls / (double)steps,
+	         ms(in->host_op_host_ns / calls), (double)in->host_op_launches / (double)calls);
+	s.gain_share = out->step_ns > 0 ? (double)s.gain_ns / (double)out->step_ns : 0.0;
+	ns_next_steps_add(out, &s);
+}
+
 /* The time a cause's candidate holds: its own, except that the optimizer's launches inside its step go to
  * the optimizer's candidate (one fix removes them: a fused or foreach optimizer), not to launch overhead's
  * generic fix. Never more than the launch time the window has. */
@@ -359,7 +407,7 @@ static int64_t held_of(const ns_split_window *w, int c, const ns_next_inputs *in
 	int64_t opt = optimizer_launch(w, in);
 
 	if (c == NS_CAUSE_LAUNCH)
-		return w->cause_ns[c] - opt;
+		return w->cause_ns[c] - opt - host_op_launch(w, in);
 	if (c == NS_CAUSE_OPTIMIZER)
 		return w->cause_ns[c] + opt;
 	return w->cause_ns[c];
@@ -491,6 +539,8 @@ void ns_next_steps_of_window(const ns_split_window *w, size_t steps, const ns_ro
 				continue;
 			divided = true;
 			add_candidate(out, w, steps, (ns_regime)b, c, held_of(w, c, in), routes, in);
+			if (c == NS_CAUSE_LAUNCH && in != NULL && in->host_op != NULL)
+				add_host_op(out, w, steps, routes, in);
 		}
 		if (!divided)
 			add_candidate(out, w, steps, (ns_regime)b, -1, w->bucket_ns[b], routes, in);

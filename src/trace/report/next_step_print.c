@@ -20,7 +20,7 @@ static void print_fix(FILE *out, const ns_next_step *s)
 
 static void print_one(FILE *out, const char *lead, const ns_next_step *s, const char *per)
 {
-	char key[64];
+	char key[160];
 
 	fprintf(out, "%s%s", lead, ns_next_step_title(s, key, sizeof(key)));
 	if (s->known)
@@ -35,7 +35,7 @@ static void print_one(FILE *out, const char *lead, const ns_next_step *s, const 
 static void print_unknown(FILE *out, const ns_next_steps *s, const ns_next_step *u, bool has_top,
                           const char *per, const char *place_hint)
 {
-	char key[64];
+	char key[160];
 
 	fprintf(out, "  bound unknown: %s hold %.3f ms%s (%.1f%%)%s, more than %s",
 	        ns_next_step_title(u, key, sizeof(key)), ms(u->unknown_ns), per,
@@ -116,7 +116,7 @@ static bool add_spans(cJSON *obj, uint32_t spans)
 static cJSON *step_json(const ns_next_step *s)
 {
 	cJSON *obj = cJSON_CreateObject();
-	char key[64];
+	char key[160];
 	bool ok = obj != NULL;
 
 	ok = ok && cJSON_AddStringToObject(obj, "bucket", ns_regime_name(s->bucket));
@@ -124,6 +124,8 @@ static cJSON *step_json(const ns_next_step *s)
 	ok = ok && cJSON_AddStringToObject(obj, "title", ns_next_step_title(s, key, sizeof(key)));
 	if (ok && s->finding != NULL)
 		ok = cJSON_AddStringToObject(obj, "finding", s->finding) != NULL;
+	if (ok && s->op[0] != '\0')
+		ok = cJSON_AddStringToObject(obj, "op", s->op) != NULL;
 	ok = ok && add_string_or_null(obj, "fix", s->route.fix);
 	ok = ok && add_string_or_null(obj, "module", s->route.module);
 	ok = ok && (s->known ? cJSON_AddNumberToObject(obj, "gain_us", (double)s->gain_ns / 1e3)

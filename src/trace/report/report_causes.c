@@ -110,6 +110,43 @@ void report_print_top_cause(FILE *out, const ns_split_result *res, const ns_spli
 		        ns_cause_name(c), pct(w->cause_ns[c], w->bucket_ns[verdict]), gloss_of(c, res));
 }
 
+void ns_report_host_op_words(const ns_report_host_op *h, char *buf, size_t size)
+{
+	snprintf(buf, size,
+	         "%s: %.0f%% of it (%.1f calls a step of %.3f ms host time each, %.1f launch calls a call)",
+	         h->op, 100.0 * h->launch_share, h->calls, (double)h->host_ns / 1e6, h->launches);
+}
+
+void report_print_host_op(FILE *out, const ns_device_report *m)
+{
+	char words[NS_NEXT_OP_MAX + 128];
+
+	if (!m->host_op.found)
+		return;
+	ns_report_host_op_words(&m->host_op, words, sizeof(words));
+	fprintf(out, "  launch is mostly one host op, %s\n", words);
+}
+
+bool report_host_op_add_json(cJSON *overall, const ns_device_report *m)
+{
+	const ns_report_host_op *h = &m->host_op;
+	cJSON *o;
+	char words[NS_NEXT_OP_MAX + 128];
+
+	if (!h->found)
+		return true;
+	ns_report_host_op_words(h, words, sizeof(words));
+	o = cJSON_AddObjectToObject(overall, "host_op");
+	return o != NULL && cJSON_AddStringToObject(o, "op", h->op) != NULL &&
+	       cJSON_AddStringToObject(o, "finding", h->finding) != NULL &&
+	       cJSON_AddNumberToObject(o, "us", (double)h->idle_ns / 1e3) != NULL &&
+	       cJSON_AddNumberToObject(o, "launch_share", h->launch_share) != NULL &&
+	       cJSON_AddNumberToObject(o, "calls", h->calls) != NULL &&
+	       cJSON_AddNumberToObject(o, "host_us_per_call", (double)h->host_ns / 1e3) != NULL &&
+	       cJSON_AddNumberToObject(o, "launches_per_call", h->launches) != NULL &&
+	       cJSON_AddStringToObject(o, "text", words) != NULL;
+}
+
 void report_print_causes(FILE *out, const ns_split_window *w)
 {
 	bool any = false;
@@ -148,7 +185,7 @@ void report_print_also(FILE *out, const ns_device_report *m)
 
 void report_print_batch(FILE *out, const ns_device_report *m)
 {
-	char title[64];
+	char title[160];
 
 	fprintf(out, "  a larger batch (%s's fix): %s\n", /* report_batch_add_json: the same words */
 	        ns_next_step_title(&m->next.item[m->batch_item], title, sizeof(title)), m->batch_words);
@@ -158,7 +195,7 @@ bool report_batch_add_json(cJSON *overall, const ns_device_report *m)
 {
 	const ns_next_step *s = &m->next.item[m->batch_item];
 	cJSON *b = cJSON_AddObjectToObject(overall, "batch_headroom");
-	char title[64], line[256];
+	char title[160], line[320];
 
 	snprintf(line, sizeof(line), "a larger batch (%s's fix): %s",
 	         ns_next_step_title(s, title, sizeof(title)), m->batch_words);

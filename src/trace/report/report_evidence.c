@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "trace/report/report_private.h"
+#include "util/text.h"
 
 /* Layout transforms hold at least this share of the memory-class kernel time: a tenth is where removing them
  * shows in the memory bucket at the report's precision on a memory-bound verdict, and where an expert reading
@@ -202,7 +203,7 @@ static bool pytorch_program(const ns_route_evidence *ev)
 
 /* Launch overhead that is mostly the trace's stalls of trivial calls (report_stalls_dominate) is host jitter,
  * not dispatch: its route says where the CPU went. */
-static void stall_routes(const ns_route_evidence *ev, const report_device_facts *f, const ns_routes *in,
+static bool stall_routes(const ns_route_evidence *ev, const report_device_facts *f, const ns_routes *in,
                          ns_routes *out)
 {
 	const ns_route *r = &in->finding[NS_FINDING_HOST_STALLS];
@@ -215,8 +216,11 @@ static void stall_routes(const ns_route_evidence *ev, const report_device_facts 
 
 	if (r->fix != NULL && pytorch_program(ev) && rare &&
 	    report_stalls_dominate(ev->host_stalls, ev->host_stall_ns, idle,
-	                           f->overall->cause_ns[NS_CAUSE_LAUNCH], f->overall->dur_ns))
+	                           f->overall->cause_ns[NS_CAUSE_LAUNCH], f->overall->dur_ns)) {
 		out->cause[NS_CAUSE_LAUNCH] = *r;
+		return true;
+	}
+	return false;
 }
 
 /* Launch overhead of a window whose kernel time is mostly graph replays: the program already uses CUDA
@@ -232,6 +236,68 @@ static void graphed_routes(const report_device_facts *f, const ns_routes *in, ns
 	if (out->cause[NS_CAUSE_LAUNCH].fix == in->cause[NS_CAUSE_LAUNCH].fix ||
 	    out->cause[NS_CAUSE_LAUNCH].fix == in->finding[NS_FINDING_LAUNCH_COMPILED].fix)
 		out->cause[NS_CAUSE_LAUNCH] = *r;
+}
+
+bool report_host_op_dominates(int64_t idle_ns, int64_t calls, int64_t host_ns, int64_t launches,
+                              int64_t launch_ns)
+{
+	/* per launch, not per call: an op that spends milliseconds launching hundreds of kernels (a
+	 * compiled graph, a fused optimizer over many tensors, an LSTM) is dispatch, which the launch route
+	 * fixes; one that spends them before a kernel or two is doing its own CPU work */
+	int64_t per_launch = host_ns / (launches > 0 ? launches : 1);
+
+	return launch_ns > 0 && calls > 0 && (double)idle_ns >= CAUSE_MAJORITY * (double)launch_ns &&
+	       per_launch >= REPORT_HOST_OP_PER_LAUNCH_NS;
+}
+
+/* The fix for a slow host op, by its name: a substring of the op's name and the finding whose route says
+ * why that op is slow and what replaces it; the last entry (no mark) is every other op's. Only ops whose
+ * host-side cost is documented by their library belong here (docs/trace.md, "A slow host op"). */
+static const struct {
+	const char *mark;
+	ns_finding_kind finding;
+} host_op_fixes[] = {
+    /* aten::_cudnn_attention_forward/_backward, aten::_scaled_dot_product_cudnn_attention: cuDNN's
+     * SDPA builds (and caches) an execution plan per input shape */
+    {"cudnn_attention", NS_FINDING_HOST_OP_CUDNN_ATTENTION},
+    {NULL, NS_FINDING_SLOW_HOST_OP},
+};
+
+static ns_finding_kind host_op_finding(const char *op)
+{
+	size_t i = 0;
+
+	while (host_op_fixes[i].mark != NULL && strstr(op, host_op_fixes[i].mark) == NULL)
+		i++;
+	return host_op_fixes[i].finding;
+}
+
+/* Launch overhead that is mostly one op's own host time (report_host_op_dominates) is that op's: its route
+ * names it, and the rest of the launch time keeps the route it had (prec->launch_rest). */
+static void host_op_routes(const ns_route_evidence *ev, const report_device_facts *f, const ns_routes *in,
+                           ns_routes *out, char *buf, report_precision *prec)
+{
+	ns_finding_kind k;
+	const ns_route *r;
+
+	if (ev->host_op == NULL || !pytorch_program(ev) ||
+	    !report_host_op_dominates(ev->host_op_idle_ns, ev->host_op_calls, ev->host_op_host_ns,
+	                              ev->host_op_launches, f->overall->cause_ns[NS_CAUSE_LAUNCH]))
+		return;
+	k = host_op_finding(ev->host_op);
+	r = &in->finding[k];
+	if (r->fix == NULL)
+		return;
+	prec->host_op = true;
+	ns_text_escape(ev->host_op, strlen(ev->host_op), prec->host_op_name, sizeof(prec->host_op_name));
+	prec->host_op_finding = k;
+	prec->host_op_idle_ns = ev->host_op_idle_ns;
+	prec->host_op_calls = ev->host_op_calls;
+	prec->host_op_host_ns = ev->host_op_host_ns;
+	prec->host_op_launches = ev->host_op_launches;
+	prec->launch_rest = out->cause[NS_CAUSE_LAUNCH];
+	out->cause[NS_CAUSE_LAUNCH] = *r;
+	out->cause[NS_CAUSE_LAUNCH].fix = subst(r->fix, "{op}", prec->host_op_name, buf, NS_REPORT_FIX_MAX);
 }
 
 /* Set-up time that recurs in the steady steps and is the allocator's (report_alloc_recurs) is the caching
@@ -265,7 +331,8 @@ void report_routes_of_evidence(const ns_route_evidence *ev, const report_device_
 	report_python_route(ev, w, NS_CAUSE_LAUNCH, in, &out->cause[NS_CAUSE_LAUNCH],
 	                    fixes[REPORT_FIX_LAUNCH], NS_REPORT_FIX_MAX);
 	graphed_routes(f, in, out);
-	stall_routes(ev, f, in, out); /* the stalls, not the Python between the ops */
+	if (!stall_routes(ev, f, in, out)) /* the stalls, not the Python between the ops */
+		host_op_routes(ev, f, in, out, fixes[REPORT_FIX_HOST_OP], prec);
 	if (ev->nsys)
 		report_export_routes(&ev->program, in, out, fixes);
 	kernel_routes(ev, f->name, devices, in, out, fixes, prec);
@@ -316,6 +383,13 @@ void ns_route_evidence_of(const ns_split_result *res, const ns_split_device *d, 
 	snprintf(out->optimizer, sizeof(out->optimizer), "%s", res->optimizer);
 	out->optimizer_fused = res->optimizer_fused;
 	out->optimizer_launch_ns = d->optimizer_launch_ns;
+	if (d->host_op.idle_ns > 0 && res->host_op_names != NULL) {
+		out->host_op = ns_kernel_names_get(res->host_op_names, d->host_op.name_id);
+		out->host_op_idle_ns = d->host_op.idle_ns;
+		out->host_op_calls = d->host_op.calls;
+		out->host_op_host_ns = d->host_op.host_ns;
+		out->host_op_launches = d->host_op.launches;
+	}
 	for (size_t i = 0; i < d->ncoll; i++) {
 		out->coll_exposed_ns += d->coll[i].exposed_ns;
 		out->tp_exposed_ns += d->coll[i].role == NS_COLL_ROLE_TP ? d->coll[i].exposed_ns : 0;

@@ -67,7 +67,7 @@ static void build_phases(const ns_split_device *d, const ns_classify_options *cl
                          const ns_routes *next_routes, const ns_roof_time *roof, ns_device_report *out)
 {
 	ns_roof_time per_phase[NS_KCLASS_COUNT];
-	ns_next_inputs in = {roof != NULL ? per_phase : NULL, 0, 0.0, 0.0};
+	ns_next_inputs in = {.roof = roof != NULL ? per_phase : NULL};
 
 	phase_roof(roof, per_phase);
 	for (int p = NS_STEP_PHASE_PREFILL; p < NS_STEP_PHASE_COUNT; p++) {
@@ -263,7 +263,7 @@ cJSON *ns_roof_notes_json(const ns_device_report *m)
 static bool raises_batch(const ns_device_report *m, const ns_next_step *s)
 {
 	if (s->cause == NS_CAUSE_LAUNCH)
-		return true;
+		return s->op[0] == '\0'; /* a slow host op's fix is the op's, not a larger batch */
 	if (s->bucket == NS_REGIME_MEMORY && s->cause == NS_CAUSE_KERNELS)
 		return m->routed.phase == NS_STEP_PHASE_DECODE;
 	if (s->bucket == NS_REGIME_COMPUTE)
@@ -329,7 +329,7 @@ static void first_why(ns_device_report *m)
 {
 	const ns_next_step *top = ns_next_steps_top(&m->next), *known = NULL, *unknown = NULL;
 	ns_regime v = m->verdict.regime;
-	char title[64];
+	char title[160];
 	int64_t steps = (int64_t)m->counted_steps, held;
 	size_t at;
 
@@ -375,13 +375,46 @@ static void first_why(ns_device_report *m)
 		         "; no fix of the headline's bucket has a bound");
 }
 
+/* A slow host op's candidate (docs/trace.md, "A slow host op"): the launch time inside it, claimed from the
+ * launch candidate, which keeps the launch route it had before the op's. */
+static void host_op_inputs(const report_precision *prec, ns_next_inputs *in)
+{
+	if (!prec->host_op)
+		return;
+	in->host_op_ns = prec->host_op_idle_ns;
+	in->host_op = prec->host_op_name;
+	in->host_op_finding = ns_finding_name(prec->host_op_finding);
+	in->host_op_calls = prec->host_op_calls;
+	in->host_op_host_ns = prec->host_op_host_ns;
+	in->host_op_launches = prec->host_op_launches;
+	in->launch_rest = &prec->launch_rest;
+}
+
+/* The op beside the launch cause, a step, as every form prints it. */
+static void host_op_summary(const report_precision *prec, ns_device_report *out)
+{
+	ns_report_host_op *h = &out->host_op;
+	int64_t steps = (int64_t)out->counted_steps, launch = out->routed.cause_ns[NS_CAUSE_LAUNCH];
+
+	if (!prec->host_op || steps <= 0 || prec->host_op_calls <= 0)
+		return;
+	h->found = true;
+	snprintf(h->op, sizeof(h->op), "%s", prec->host_op_name);
+	h->finding = ns_finding_name(prec->host_op_finding);
+	h->idle_ns = prec->host_op_idle_ns / steps;
+	h->launch_share = launch > 0 ? (double)prec->host_op_idle_ns / (double)launch : 0.0;
+	h->calls = (double)prec->host_op_calls / (double)steps;
+	h->host_ns = prec->host_op_host_ns / prec->host_op_calls;
+	h->launches = (double)prec->host_op_launches / (double)prec->host_op_calls;
+}
+
 void ns_device_report_build(const ns_split_result *res, const ns_split_device *d,
                             const ns_classify_options *classify, const ns_routes *routes,
                             const ns_roof_time *roof, const ns_device_table *devices, ns_device_report *out)
 {
 	const ns_split_quality *q = &res->quality;
 	ns_routes base, next_routes;
-	report_precision prec = {0.0, 0.0};
+	report_precision prec = {.fp32_share = 0.0};
 
 	memset(out, 0, sizeof(*out));
 	base = *routes;
@@ -401,6 +434,8 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 	out->unfit = q->grade == NS_QUALITY_UNFIT;
 	out->startup = ns_device_startup_only(d);
 	out->startup_route = *report_startup_route(res, d, &base);
+	if (!out->unfit && !out->startup) /* start-up's one advice is a steady-state capture */
+		host_op_summary(&prec, out);
 	if (res->python_frames == 0 && !out->unfit &&
 	    q->problem[NS_QP_PROFILER_OVERHEAD].grade == NS_QUALITY_GOOD && !out->startup &&
 	    (out->verdict.regime == NS_REGIME_OVERHEAD || out->verdict.regime == NS_REGIME_IDLE))
@@ -412,7 +447,11 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 	next_step_routes(out, &base, &next_routes);
 	out->placed = roof != NULL;
 	if (!out->unfit && !out->startup) {
-		ns_next_inputs in = {roof, d->optimizer_launch_ns, prec.fp32_share, prec.tensor_ratio};
+		ns_next_inputs in = {.roof = roof,
+		                     .optimizer_launch_ns = d->optimizer_launch_ns,
+		                     .fp32_share = prec.fp32_share,
+		                     .tensor_ratio = prec.tensor_ratio};
+		host_op_inputs(&prec, &in);
 		ns_next_steps_of_window(&out->routed, out->counted_steps, &next_routes, &in, &out->next);
 		pick_also(out);
 		if (roof != NULL)

@@ -29,6 +29,7 @@ typedef enum {
 	REPORT_FIX_LAUNCH,   /* the Python behind the step thread's ops, or a compiled model's dispatch */
 	REPORT_FIX_MEMORY,   /* the memory-bound kernels' specific fix */
 	REPORT_FIX_COMPUTE,  /* the compute-bound kernels' specific fix */
+	REPORT_FIX_HOST_OP,  /* a slow host op's fix, naming it */
 	REPORT_FIX_SLOTS
 } report_fix_slot;
 /* What the compute kernels' names say of their precision when the compute route is the fp32 one (both 0
@@ -38,6 +39,13 @@ typedef enum {
 typedef struct {
 	double fp32_share;
 	double tensor_ratio;
+	/* A slow host op routes the launch cause (report_host_op_dominates): its name (escaped), finding and
+	 * numbers, and the route the rest of the launch time keeps (the launch route before the op's). */
+	bool host_op;
+	char host_op_name[NS_NEXT_OP_MAX];
+	ns_finding_kind host_op_finding;
+	int64_t host_op_idle_ns, host_op_calls, host_op_host_ns, host_op_launches;
+	ns_route launch_rest;
 } report_precision;
 /* in, with the routes the whole trace's evidence gives device d, cause by cause (report_evidence.c): set-up
  * that mostly records CUDA graphs is a capture; a host cause whose Python frames explain it is routed by what
@@ -71,6 +79,13 @@ bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size
  * (window_ns), and the part of them during which the device ran nothing (idle_ns;
  * ns_split_device.host_stall_idle_ns) is at least CAUSE_MAJORITY of it (docs/trace.md, "Host stalls"). The
  * trace report and a job's ranks route it to the host_stalls finding. */
+/* The launch overhead (launch_ns, a device's whole run) waits on one slow host op: the op name that holds
+ * the most of it (idle_ns) holds at least CAUSE_MAJORITY of it, and its host time (host_ns) per launch call
+ * made in it (launches, at least one counted) is at least REPORT_HOST_OP_PER_LAUNCH_NS: far above a dispatch,
+ * so its time is the op's own CPU work, not the kernels it launches (docs/trace.md, "A slow host op"). */
+#define REPORT_HOST_OP_PER_LAUNCH_NS 200000
+bool report_host_op_dominates(int64_t idle_ns, int64_t calls, int64_t host_ns, int64_t launches,
+                              int64_t launch_ns);
 bool report_stalls_dominate(int64_t stalls, int64_t stall_ns, int64_t idle_ns, int64_t launch_ns,
                             int64_t window_ns);
 /* The route the Python frames behind host cause c of w (a device's whole run) give (report_python.c), worded
@@ -91,6 +106,11 @@ const ns_route *report_startup_route_of(int64_t capture_ns, int64_t init_ns, con
  * cause dominates it. */
 void report_print_top_cause(FILE *out, const ns_split_result *res, const ns_split_window *w,
                             ns_regime verdict);
+/* "  launch is mostly one host op, OP: 97% of it (...)" when the launch cause is routed to a slow host op. */
+void report_print_host_op(FILE *out, const ns_device_report *m);
+/* overall.host_op: {"op", "finding", "us", "launch_share", "calls", "host_us_per_call", "launches_per_call",
+ * "text"}, only when there is one. False on OOM. */
+bool report_host_op_add_json(cJSON *overall, const ns_device_report *m);
 /* -v: every split bucket with time, and its causes. */
 void report_print_causes(FILE *out, const ns_split_window *w);
 /* One line per finding the device report lists under its headline: "also: memory 33% (high) -> fix (module)".

@@ -264,6 +264,7 @@ static ns_status print_device_text(FILE *out, const ns_split_result *res, const 
 	report_print_graphs(out, d);
 	report_print_top_cause(out, res, w, m->verdict.regime);
 	report_print_shape_gemms(out, m);
+	report_print_host_op(out, m);
 	report_print_notes(out, res, d, o->hints);
 	report_print_outside(out, d, o->format->verbose);
 	report_print_phases(out, m, o);
@@ -733,6 +734,10 @@ static cJSON *overall_json(const ns_split_result *res, const ns_split_device *d,
 	if (obj != NULL && !cJSON_AddItemToObject(obj, "next_step_why",
 	                                          m->first_why[0] != '\0' ? cJSON_CreateString(m->first_why)
 	                                                                  : cJSON_CreateNull())) {
+		cJSON_Delete(obj);
+		return NULL;
+	}
+	if (obj != NULL && !report_host_op_add_json(obj, m)) {
 		cJSON_Delete(obj);
 		return NULL;
 	}

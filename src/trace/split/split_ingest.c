@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "nextstep/op_models.h"
+#include "trace/split/split_hostops.h"
 #include "trace/split/split_memory.h"
 #include "trace/split/split_phases.h"
 #include "trace/split/split_private.h"
@@ -49,6 +50,7 @@ void ns_trace_split_free(ns_trace_split *s)
 		ns_kernel_names_free(s->marker_names);
 	}
 	split_python_free(s->py);
+	split_hostops_free(s->hostops);
 	split_memory_free(s->mem);
 	split_steps_free_marker(s);
 	free(s->phase_marks.v);
@@ -329,6 +331,19 @@ static void note_memory_gemm(ns_trace_split *s, const ns_trace_event *ev)
 		s->memgemm_intensity = intensity;
 }
 
+/* An op that may be a slow host op (split_hostops.h): long enough (a B event's length is not known yet), and
+ * neither a marker of a pass or a compiled region (wrappers of the work, not work) nor an op that takes
+ * microseconds (a long one is a stall: docs/trace.md, "Host stalls"). Its name is interned only then. */
+static void note_host_op(ns_trace_split *s, const ns_trace_event *ev, uint8_t traits, span_info *si)
+{
+	if (si->pass != 0 || (traits & (OP_TRIVIAL | OP_COMPILED)) != 0 || ev->ph == 'E' ||
+	    (ev->ph == 'X' && (!ev->has_dur || ev->dur_ns < SPLIT_HOSTOP_MIN_NS)))
+		return;
+	if (s->hostops == NULL && (s->hostops = split_hostops_new()) == NULL)
+		return; /* out of memory: the op is not kept, the split goes on without it */
+	si->host_op = split_hostops_name(s->hostops, ev->name, &si->op_id);
+}
+
 static void derive_cpu_op(ns_trace_split *s, const ns_trace_event *ev, span_info *si)
 {
 	uint16_t traits;
@@ -361,6 +376,7 @@ static void derive_cpu_op(ns_trace_split *s, const ns_trace_event *ev, span_info
 	if (traits & OP_GEMM)
 		note_memory_gemm(s, ev);
 	si->pass = pass;
+	note_host_op(s, ev, traits, si);
 	if (traits & OP_ATEN)
 		split_phases_note_op(s->phases, ev->pid, ev->name);
 	else if (si->pass == 1 + NS_PASS_OPTIMIZER)
@@ -780,6 +796,8 @@ static ns_status add_host(ns_trace_split *s, const span_info *si, uint32_t threa
 		st = add_launch(s, si, thread, err);
 	if (st == NS_OK && si->stall != STALL_NONE)
 		st = note_stall_call(s, si, thread, err);
+	if (st == NS_OK && si->host_op)
+		st = split_hostops_add(s->hostops, thread, si->start, si->end, si->op_id, err);
 	if (st == NS_OK && si->launches && si->launch_kind == LK_COPY && !(si->host & (1u << HK_BLOCK)))
 		st = split_copies_note_call(s, si->corr, si->end, err);
 	return st;

@@ -270,6 +270,8 @@ typedef struct {
 	uint8_t pass;        /* 1 + the pass (PASS_*) the span marks, 0 for none (split_phases.c) */
 	uint8_t gpu_kind;
 	uint32_t name_id;
+	bool host_op; /* a cpu_op that may be a slow host op: op_id names it (split_hostops.h) */
+	uint32_t op_id;
 	uint8_t ns_step_source, phase; /* SK_STEP */
 	uint32_t tokens;               /* SK_STEP: step_rec.tokens */
 	int64_t device, stream, corr, ext, step;
@@ -372,9 +374,10 @@ struct ns_trace_split {
 	size_t ncmeta, capcmeta;
 	int64_t *fwd_coll; /* correlations of the all-reduces launched in a forward pass, sorted */
 	size_t nfwd_coll, capfwd_coll;
-	struct split_python *py;     /* python_function frames (split_python.c) */
-	struct split_phases *phases; /* forward/backward/optimizer markers (split_phases.c) */
-	struct split_memtrack *mem;  /* profile_memory's events (split_memory.c); NULL until the first */
+	struct split_python *py;       /* python_function frames (split_python.c) */
+	struct split_hostops *hostops; /* slow host ops (split_hostops.c); NULL until the first */
+	struct split_phases *phases;   /* forward/backward/optimizer markers (split_phases.c) */
+	struct split_memtrack *mem;    /* profile_memory's events (split_memory.c); NULL until the first */
 	copy_call
 	    *copy_call; /* memcpy calls, and the correlations of pageable DtoH copies (split_copies.c) */
 	size_t ncopy_call, capcopy_call;

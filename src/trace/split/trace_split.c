@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace/split/split_hostops.h"
 #include "trace/split/split_memory.h"
 #include "trace/split/split_phases.h"
 #include "trace/split/split_private.h"
@@ -329,6 +330,8 @@ static ns_status split_one(ns_trace_split *s, const gpu_rec *g, size_t n, const 
 	free(ws.opt_launch);
 	if (st == NS_OK && split_python_any(s->py))
 		st = split_python_attribute(s->py, s, s->main_thread, g, n, host, d, s->keep_warmup, err);
+	if (st == NS_OK && split_hostops_any(s->hostops))
+		st = split_hostops_attribute(s->hostops, s, g, n, host, d, s->keep_warmup, err);
 	split_steps_sum_phases(d, s->keep_warmup);
 	return st;
 }
@@ -507,6 +510,8 @@ ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns
 	/* after the windows: a marker is no host work, and must not stretch a host-only window */
 	if (st == NS_OK)
 		st = split_phases_optimizer_spans(s->phases, s, s->main_thread, &host[SL_OPT], err);
+	if (st == NS_OK && s->hostops != NULL)
+		st = split_hostops_prepare(s->hostops, s, s->main_thread, err);
 	free(s->launch); /* the links are made; the biggest table goes before the sweep needs memory */
 	free(s->wide_launch);
 	s->launch = NULL;
@@ -521,6 +526,7 @@ ns_status ns_trace_split_finish(ns_trace_split *s, const ns_trace_meta *meta, ns
 	res->marker_names = s->marker_names;
 	s->names_taken = true;
 	split_python_result(s->py, res);
+	split_hostops_result(s->hostops, res);
 	if (st == NS_OK)
 		ns_sort(res->device, res->ndevices, sizeof(*res->device), cmp_device);
 	if (st == NS_OK)
@@ -544,6 +550,7 @@ void ns_split_result_free(ns_split_result *res)
 	split_store_free(res->store);
 	ns_kernel_names_free(res->names);
 	ns_kernel_names_free(res->python_names);
+	ns_kernel_names_free(res->host_op_names);
 	ns_kernel_names_free(res->marker_names);
 	free(res->passes);
 	memset(res, 0, sizeof(*res));

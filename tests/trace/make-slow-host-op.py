@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Writes the slow-host-op fixtures (docs/trace.md, "A slow host op"), three 10 ms ProfilerSteps each:
+
+tests/data/trace_slow_host_op.json: each step runs aten::add (30 us, one launch), then
+  aten::scaled_dot_product_attention > aten::_scaled_dot_product_cudnn_attention > aten::_cudnn_attention_forward
+  (8000, 7980, 7960 us, nested 10 us apart) whose one launch comes 7930 us in, a 16 us kernel, then aten::mul
+  (30 us, one launch) and aten::mm (30 us, its 400 us GEMM 20 us in). The cuDNN op's host time is its own
+  work: the launch cause names it.
+tests/data/trace_host_op_dispatch.json: each step runs aten::lstm for 8000 us launching 200 kernels, one every
+  40 us, each 10 us long (then an aten::mm with a 400 us GEMM): as long a call, but 40 us of host time a launch,
+  which is dispatch: launch overhead.
+
+Run from the repository root: python3 tests/trace/make-slow-host-op.py"""
+import json
+
+STEP = 10000
+GEMM = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_execute_kernel__5x_cublas"
+PID = TID = 1
+
+
+def x(cat, name, ts, dur, **args):
+    e = {"ph": "X", "cat": cat, "name": name, "pid": PID, "tid": TID, "ts": ts, "dur": dur}
+    if args:
+        e["args"] = args
+    return e
+
+
+def launch(ev, corr, ts, kernel, kts, kdur):
+    ev.append(x("cuda_runtime", "cudaLaunchKernel", ts, 5, correlation=corr))
+    k = x("kernel", kernel, kts, kdur, device=0, stream=7, correlation=corr)
+    k["pid"], k["tid"] = 0, 7
+    ev.append(k)
+
+
+def small_op(ev, name, corr, at):
+    """A 30 us op whose launch starts 10 us in; its 10 us kernel starts 20 us in."""
+    ev.append(x("cpu_op", name, at, 30))
+    launch(ev, corr, at + 10, "void at::native::vectorized_elementwise_kernel<4>", at + 20, 10)
+
+
+def slow_trace():
+    ev = []
+    for k in range(3):
+        b = k * STEP
+        ev.append(x("user_annotation", "ProfilerStep#%d" % (k + 1), b, STEP))
+        small_op(ev, "aten::add", 100 * (k + 1) * 10 + 1, b + 100)
+        ev.append(x("cpu_op", "aten::scaled_dot_product_attention", b + 200, 8000))
+        ev.append(x("cpu_op", "aten::_scaled_dot_product_cudnn_attention", b + 210, 7980))
+        ev.append(x("cpu_op", "aten::_cudnn_attention_forward", b + 220, 7960))
+        launch(ev, 100 * (k + 1) * 10 + 2, b + 8150, "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_kernel",
+               b + 8170, 16)
+        small_op(ev, "aten::mul", 100 * (k + 1) * 10 + 3, b + 8300)
+        ev.append(x("cpu_op", "aten::mm", b + 8400, 30))
+        launch(ev, 100 * (k + 1) * 10 + 4, b + 8410, GEMM, b + 8420, 400)
+    return ev
+
+
+def dispatch_trace():
+    ev = []
+    for k in range(3):
+        b = k * STEP
+        ev.append(x("user_annotation", "ProfilerStep#%d" % (k + 1), b, STEP))
+        ev.append(x("cpu_op", "aten::lstm", b + 200, 8000))
+        for i in range(200):
+            at = b + 200 + 40 * i
+            launch(ev, 10000 * (k + 1) + i, at + 10, "void at::native::vectorized_elementwise_kernel<4>",
+                   at + 20, 10)
+        ev.append(x("cpu_op", "aten::mm", b + 8300, 30))
+        launch(ev, 10000 * (k + 1) + 999, b + 8310, GEMM, b + 8320, 400)
+    return ev
+
+
+def write(path, events):
+    doc = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
+           "traceEvents": events}
+    with open(path, "w") as f:
+        json.dump(doc, f, indent=0)
+        f.write("\n")
+
+
+write("tests/data/trace_slow_host_op.json", slow_trace())
+write("tests/data/trace_host_op_dispatch.json", dispatch_trace())
