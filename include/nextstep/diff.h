@@ -96,6 +96,9 @@ typedef struct {
 	/* the report gave no bound ("gain_us": null, e.g. kernels not placed on the roofline): predicted_us and
 	 * ceiling_us are 0, and what the fix achieved is still checked, but never against a bound */
 	bool unbounded;
+	/* a slow host op's ("op"; "" for any other candidate): of overhead.launch, the time inside that op a
+	 * step is its held_us (docs/trace.md, "A slow host op"); cut to the title's bytes */
+	char op[NS_DIFF_TITLE_MAX];
 } ns_diff_prediction;
 
 /* A device's "steps" array in a saved report's text (ns_diff_side.report_text): the report's tree holds an

@@ -378,6 +378,34 @@ static void subsume_spanned(ns_diff_result *r)
 			r->checks[i].applied = false;
 }
 
+/* A side's slow host op candidate (docs/trace.md, "A slow host op"), or NULL. */
+static const ns_diff_prediction *host_op_of(const ns_diff_side *s)
+{
+	for (size_t i = 0; i < s->npredicted; i++)
+		if (s->predicted[i].op[0] != '\0')
+			return &s->predicted[i];
+	return NULL;
+}
+
+/* A slow host op's launch time is its candidate's, not launch overhead's: the op's check reads the time
+ * inside it before (its held_us) and after (the same op's held_us there; without it, all of AFTER's launch
+ * time, the most the op can still hold, since AFTER names no op holding half of it), and launch overhead's
+ * check takes each side's op time away from its launch time. */
+static void move_host_op(const ns_diff_side *b, const ns_diff_side *a, ns_diff_check *c)
+{
+	const ns_diff_prediction *ob = host_op_of(b), *oa = host_op_of(a);
+	double mb = ob != NULL ? ob->ceiling_us / 1e3 : 0.0, ma = oa != NULL ? oa->ceiling_us / 1e3 : 0.0;
+
+	if (c->p->op[0] != '\0') {
+		c->before_ms = fmin(c->before_ms, mb);
+		if (oa != NULL && strcmp(oa->op, c->p->op) == 0)
+			c->after_ms = fmin(c->after_ms, ma);
+	} else if (c->p->bucket == NS_REGIME_OVERHEAD && strcmp(c->p->cause, "launch") == 0) {
+		c->before_ms = fmax(0, c->before_ms - mb);
+		c->after_ms = fmax(0, c->after_ms - ma);
+	}
+}
+
 /* Each prediction's cause on both sides; what it achieved is the fall of its cause, at most the fall of its
  * bucket (time that moved to a sibling cause, a copy now under a memory kernel, left nothing) and of the step
  * (the rest went into other time, not off the step). */
@@ -398,10 +426,12 @@ static ns_status check_predictions(const ns_diff_side *b, const ns_diff_side *a,
 		c->before_ms = ms_per_step(b, cause_us(b, c->p->bucket, c->p->cause));
 		c->after_ms = ms_per_step(a, cause_us(a, c->p->bucket, c->p->cause));
 		bucket_fall = r->bucket_ms[0][c->p->bucket] - r->bucket_ms[1][c->p->bucket];
-		if (c->p->spans != 0)
+		if (c->p->spans != 0) {
 			sum_spans(b, a, r, c, &bucket_fall);
-		else
+		} else {
 			move_optimizer_launches(b, a, r, c, &bucket_fall);
+			move_host_op(b, a, c);
+		}
 		fall = fmin(c->before_ms - c->after_ms, bucket_fall);
 		c->achieved_ms = fmax(0, fmin(fall, r->saved_ms));
 		c->applied = c->after_ms <= c->before_ms * (1 - NS_DIFF_SHRINK_MIN) && c->achieved_ms > 0;

@@ -10,6 +10,9 @@ tests/data/trace_host_op_dispatch.json: each step runs aten::lstm for 8000 us la
   40 us, each 10 us long (then an aten::mm with a 400 us GEMM): as long a call, but 40 us of host time a launch,
   which is dispatch: launch overhead.
 
+tests/data/diff/slow_host_op_fixed.json: the first after the fix, for `nextstep diff` (the CLI case
+  diff_slow_host_op_checked).
+
 Run from the repository root: python3 tests/trace/make-slow-host-op.py"""
 import json
 
@@ -70,6 +73,26 @@ def dispatch_trace():
     return ev
 
 
+def fixed_trace():
+    """The slow trace after the fix (another SDPA backend): the attention ops take 100, 80, 60 us, the steps
+    2100 us, the ops packed after them at the same offsets from each op's start."""
+    ev = []
+    step = 2100
+    for k in range(3):
+        b = k * step
+        ev.append(x("user_annotation", "ProfilerStep#%d" % (k + 1), b, step))
+        small_op(ev, "aten::add", 100 * (k + 1) * 10 + 1, b + 100)
+        ev.append(x("cpu_op", "aten::scaled_dot_product_attention", b + 200, 100))
+        ev.append(x("cpu_op", "aten::_scaled_dot_product_cudnn_attention", b + 210, 80))
+        ev.append(x("cpu_op", "aten::_cudnn_attention_forward", b + 220, 60))
+        launch(ev, 100 * (k + 1) * 10 + 2, b + 250, "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_kernel",
+               b + 270, 16)
+        small_op(ev, "aten::mul", 100 * (k + 1) * 10 + 3, b + 400)
+        ev.append(x("cpu_op", "aten::mm", b + 500, 30))
+        launch(ev, 100 * (k + 1) * 10 + 4, b + 510, GEMM, b + 520, 400)
+    return ev
+
+
 def write(path, events):
     doc = {"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": "NVIDIA H100 80GB HBM3"}],
            "traceEvents": events}
@@ -80,3 +103,4 @@ def write(path, events):
 
 write("tests/data/trace_slow_host_op.json", slow_trace())
 write("tests/data/trace_host_op_dispatch.json", dispatch_trace())
+write("tests/data/diff/slow_host_op_fixed.json", fixed_trace())
