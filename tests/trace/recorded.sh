@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# The labelled real traces in tests/data/real: recorded on a GPU by examples/record/record-all.sh, each from a
+# workload built to have one known bottleneck, with the expected verdict written into the MANIFEST before the
+# trace was read (examples/record/README.md). For every MANIFEST line that is not `unverified`:
+#   - nextstep trace exits 0 and prints the expected verdict (`not X`: any verdict but X);
+#   - it counts as many steps as the trace has host ProfilerStep# spans, read here with python3 straight from the
+#     trace, and as the MANIFEST's active_steps;
+#   - it names the MANIFEST's GPU.
+# Then the pairs a fix turns into one another (the same script with and without the fix): the data loader
+# fixed leaves no high dataloader finding and a smaller dataloader share; `nextstep diff` on each pair gives a
+# speed-up within 1% of the ratio of the two traces' mean ProfilerStep# durations (read here from the traces).
+# Usage: recorded.sh NEXTSTEP_BINARY   (exit 77 = skipped: python3 is missing)
+set -euo pipefail
+bin=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$root/tests/data/real
+# shellcheck source=tests/lib.sh
+. "$root/tests/lib.sh"
+command -v python3 >/dev/null || t_skip "python3 not found"
+[ -f "$dir/MANIFEST" ] || {
+	echo "FAIL: $dir/MANIFEST not found"
+	exit 1
+}
+
+# One JSON report per labelled trace, and the diffs of the fix pairs, for the checks in python3 below.
+while IFS=$'\t' read -r file _ expect _; do
+	case $file in '' | '#'* | file) continue ;; esac
+	case $expect in unverified*) continue ;; esac
+	status=0
+	"$bin" trace --format json "$dir/$file" >"$tmp/$file.json" 2>"$tmp/$file.err" || status=$?
+	t_check "$file: exit status" "$status" "status $status: $(head -c 300 "$tmp/$file.err")"
+	"$bin" trace "$dir/$file" >"$tmp/$file.txt"
+done < <(sed -n '/^file\t/,$p' "$dir/MANIFEST")
+
+pair() { # pair BEFORE_WORKLOAD AFTER_WORKLOAD: nextstep diff of the two traces, as JSON
+	local before after
+	before=$(awk -F'\t' -v w="$1" '$2 == w { print $1 }' "$dir/MANIFEST")
+	after=$(awk -F'\t' -v w="$2" '$2 == w { print $1 }' "$dir/MANIFEST")
+	"$bin" diff --format json "$dir/$before" "$dir/$after" >"$tmp/diff-$1-$2.json"
+}
+pair dataloader_bound dataloader_fixed
+pair overhead_bound overhead_fixed
+pair decode_cudnn_attention decode_batch1
+
+status=0
+python3 - "$dir" "$tmp" >"$tmp/py.out" 2>&1 <<'PY' || status=$?
+import gzip, json, os, sys
+dir, tmp = sys.argv[1:3]
+header, rows = {}, []
+for line in open(os.path.join(dir, "MANIFEST")):
+    line = line.rstrip("\n")
+    if not line or line.startswith("#"):
+        continue
+    f = line.split("\t")
+    if f[0] == "file":
+        continue
+    if len(f) == 2:
+        header[f[0]] = f[1]
+    else:
+        rows.append(dict(zip(("file", "workload", "expect", "command"), f)))
+active = int(header["active_steps"])
+fails = []
+def check(ok, what):
+    print(("ok: " if ok else "FAIL: ") + what)
+    if not ok:
+        fails.append(what)
+
+def profiler_steps(path):
+    events = json.load(gzip.open(path))["traceEvents"]
+    # The host's spans (user_annotation); recent releases also copy each onto the GPU's timeline.
+    return [e["dur"] for e in events if e.get("ph") == "X" and e.get("cat") == "user_annotation"
+            and str(e.get("name", "")).startswith("ProfilerStep#")]
+
+reports = {}
+for r in rows:
+    if r["expect"].startswith("unverified"):
+        continue
+    f = r["file"]
+    dev = json.load(open(os.path.join(tmp, f + ".json")))["devices"][0]
+    reports[r["workload"]] = dev
+    verdict = dev["overall"]["verdict"]
+    want = r["expect"]
+    if want.startswith("not "):
+        check(verdict != want[4:], f"{r['workload']}: verdict {verdict}, expected {want}")
+    else:
+        check(verdict == want, f"{r['workload']}: verdict {verdict}, expected {want}")
+    steps = [s for s in dev["steps"] if not s.get("warmup")]
+    spans = profiler_steps(os.path.join(dir, f))
+    check(len(steps) == len(spans) == active,
+          f"{r['workload']}: {len(steps)} steps reported, {len(spans)} ProfilerStep# spans, {active} recorded")
+    text = open(os.path.join(tmp, f + ".txt")).read()
+    check(header["gpu"] in text, f"{r['workload']}: names the GPU ({header['gpu']})")
+
+def high_dataloader(dev):
+    o = dev["overall"]
+    return o["regime"] == "dataloader" or any(
+        x["regime"] == "dataloader" and x["grade"] == "high" for x in o["findings"])
+slow, fixed = reports["dataloader_bound"], reports["dataloader_fixed"]
+check(high_dataloader(slow), "dataloader_bound: the data loader is the verdict or a high finding")
+check(not high_dataloader(fixed), "dataloader_fixed: no high dataloader finding")
+check(fixed["overall"]["split"]["dataloader"] < slow["overall"]["split"]["dataloader"],
+      "dataloader_fixed: a smaller dataloader share than dataloader_bound")
+
+by_workload = {r["workload"]: r["file"] for r in rows}
+for before, after in (("dataloader_bound", "dataloader_fixed"), ("overhead_bound", "overhead_fixed"),
+                      ("decode_cudnn_attention", "decode_batch1")):
+    d = json.load(open(os.path.join(tmp, f"diff-{before}-{after}.json")))
+    b = profiler_steps(os.path.join(dir, by_workload[before]))
+    a = profiler_steps(os.path.join(dir, by_workload[after]))
+    ratio = (sum(b) / len(b)) / (sum(a) / len(a))
+    speedup = d["step_ms"]["speedup"]
+    check(abs(speedup / ratio - 1) < 0.01 and d["step_ms"]["significant"],
+          f"diff {before} -> {after}: speed-up {speedup:.3f}x, ProfilerStep# ratio {ratio:.3f}x")
+sys.exit(1 if fails else 0)
+PY
+cat "$tmp/py.out"
+t_check "labelled traces and fix pairs" "$status" "see the FAIL lines above"
+t_finish trace_recorded
