@@ -70,7 +70,10 @@ record() {
 failed=0
 
 record compute_bound "compute-bound" compute_bound.py
+record compute_fp32 "compute-bound" compute_bound.py --dtype float32
 record memory_bound "memory-bound" memory_bound.py
+record memory_fixed "memory-bound" memory_bound.py --fixed
+record transfer_bound "memory-bound" transfer_bound.py
 record overhead_bound "overhead-bound" overhead_bound.py
 record overhead_fixed "not overhead-bound" overhead_bound.py --fixed
 record decode_batch1 "memory-bound" decode_bound.py
