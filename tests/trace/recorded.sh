@@ -42,6 +42,11 @@ pair dataloader_bound dataloader_fixed
 pair overhead_bound overhead_fixed
 pair decode_cudnn_attention decode_batch1
 pair memory_bound memory_fixed
+# The memory pair again from a report saved with --roofline: the memory kernels' bound is then placed.
+mem=$(awk -F'\t' '$2 == "memory_bound" { print $1 }' "$dir/MANIFEST")
+memfix=$(awk -F'\t' '$2 == "memory_fixed" { print $1 }' "$dir/MANIFEST")
+"$bin" trace --roofline --format json "$dir/$mem" >"$tmp/memory_bound-roofline.json"
+"$bin" diff --format json "$tmp/memory_bound-roofline.json" "$dir/$memfix" >"$tmp/diff-memory-roofline.json"
 pair compute_fp32 compute_bound
 
 status=0
@@ -122,6 +127,13 @@ d = diffs["memory_bound"]
 kernels = [c for c in d["next_steps_checked"] if c["bucket"] == "memory" and c["cause"] == "kernels"]
 check(len(kernels) == 1 and kernels[0]["applied"] and kernels[0]["predicted_us"] is None
       and not d["prediction_exceeded"], f"diff memory_bound -> memory_fixed: fusion credited, no bound wrong: {kernels}")
+# Placed on the roofline, the memory kernels' bound is what a better kernel wins at the same bytes, a floor:
+# fusion removed bytes and won more, which the diff does not call a wrong bound.
+d = json.load(open(os.path.join(tmp, "diff-memory-roofline.json")))
+kernels = [c for c in d["next_steps_checked"] if c["bucket"] == "memory" and c["cause"] == "kernels"]
+check(len(kernels) == 1 and kernels[0]["applied"] and kernels[0]["predicted_us"] is not None
+      and kernels[0]["achieved_us"] > kernels[0]["predicted_us"] and not d["prediction_exceeded"],
+      f"diff memory_bound (--roofline) -> memory_fixed: fusion past the roof's floor, no bound wrong: {kernels}")
 # The fp32 workload's first next step is lower precision, and moving to bf16 applied it within its estimate.
 top = reports["compute_fp32"]["overall"]["next_steps"][0]
 check(top["bucket"] == "compute" and "autocast" in top["fix"], f"compute_fp32: first next step is lower precision: {top['fix'][:80]}")

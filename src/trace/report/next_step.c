@@ -264,6 +264,23 @@ static bool precision_bound(ns_next_step *c, const ns_next_inputs *in)
 	return true;
 }
 
+/* Memory-bound kernels at their roof still move the bytes their ops read and write; the fix the route names
+ * first, fusion (and a smaller dtype), removes bytes, which the roof does not bound. The placement's headroom
+ * is then a floor, what a better kernel wins at the same bytes, and what the fix can win at all is the time
+ * the kernels hold: an estimate, as the precision bound is (docs/next-step.md, "Roofline"). */
+static void memory_roof_basis(ns_next_step *c, double covered, double above)
+{
+	c->estimate = true;
+	snprintf(
+	    c->basis, sizeof(c->basis),
+	    "%.3f ms a step in these kernels, %.0f%% of it in ops placed on the roofline, which would "
+	    "take %.0f%% of their time at their roof: a better kernel wins at least %.3f ms at the same "
+	    "bytes%s; fusion or a smaller dtype moves fewer bytes and can win more, up to the %.3f ms they "
+	    "hold",
+	    ms(c->held_ns), 100.0 * covered, 100.0 * (1.0 - above), ms(c->gain_ns),
+	    c->unknown_ns > 0 ? " (the rest, in ops not placed, is unknown)" : "", ms(c->held_ns));
+}
+
 /* Kernels: of the time the window holds in the class, the share in placed ops, and of that the share above
  * the roof the fix can reach (docs/next-step.md, "Roofline"). The rest, in ops not placed, has no bound: it
  * is unknown_ns, not counted in the bound. */
@@ -293,6 +310,10 @@ static void ns_roofline_bound(ns_next_step *c, const ns_next_inputs *in)
 	c->unknown_ns = c->held_ns - (int64_t)((double)c->held_ns * covered);
 	if (c->gain_ns > c->held_ns)
 		c->gain_ns = c->held_ns;
+	if (c->bucket == NS_REGIME_MEMORY) {
+		memory_roof_basis(c, covered, above);
+		return;
+	}
 	snprintf(c->basis, sizeof(c->basis),
 	         "%.3f ms a step in these kernels, %.0f%% of it in ops placed on the roofline, which would "
 	         "take %.0f%% of their time at %s: at most %.3f ms faster%s",
