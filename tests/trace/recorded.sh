@@ -140,6 +140,18 @@ check(top["bucket"] == "compute" and "autocast" in top["fix"], f"compute_fp32: f
 d = diffs["compute_fp32"]
 check(d["next_steps_checked"][0]["applied"] and not d["prediction_exceeded"],
       "diff compute_fp32 -> compute_bound: the precision fix applied, within its estimate")
+# Each fix pair's BEFORE names, as its first next step, the fix its AFTER applied, and the diff finds it
+# applied within its bound: the whole step captured in a CUDA graph; another attention backend for the op
+# that built a cuDNN plan per token.
+for before, finding, op in (("overhead_bound", "step_capture", None),
+                            ("decode_cudnn_attention", "host_op_cudnn_attention", "aten::_cudnn_attention_forward")):
+    top = reports[before]["overall"]["next_steps"][0]
+    check(top.get("finding") == finding and top.get("op") == op,
+          f"{before}: first next step {top['title']} ({top.get('finding')}), expected {finding}")
+    d = diffs[before]
+    first = d["next_steps_checked"][0]
+    check(first["title"] == top["title"] and first["applied"] and not d["prediction_exceeded"],
+          f"diff {before}: {first['title']} applied within its bound")
 sys.exit(1 if fails else 0)
 PY
 cat "$tmp/py.out"
