@@ -258,7 +258,7 @@ static ns_status get_prediction(const cJSON *c, const json_path *p, ns_diff_side
 	const cJSON *op = cJSON_GetObjectItemCaseSensitive(c, "op");
 	if (op != NULL && !cJSON_IsNull(op) && !cJSON_IsString(op))
 		return path_error(err, NS_ERR_VALUE, p, "op", "must be null or a string");
-	if (cJSON_IsString(op))
+	if (op != NULL && cJSON_IsString(op))
 		ns_utf8_clean(op->valuestring, strlen(op->valuestring), out->op, sizeof(out->op));
 	s->npredicted++;
 	return NS_OK;
