@@ -41,21 +41,29 @@ def small_op(ev, name, corr, at):
     launch(ev, corr, at + 10, "void at::native::vectorized_elementwise_kernel<4>", at + 20, 10)
 
 
-def slow_trace():
+def attention_trace(step, attention, launch_at, mul_at, mm_at):
+    """Three steps of `step` us: aten::add, the cuDNN attention ops (`attention`: the three nested durations,
+    10 us apart) whose one launch comes `launch_at` us into the step, then aten::mul and aten::mm at the
+    offsets given."""
     ev = []
     for k in range(3):
-        b = k * STEP
-        ev.append(x("user_annotation", "ProfilerStep#%d" % (k + 1), b, STEP))
+        b = k * step
+        ev.append(x("user_annotation", "ProfilerStep#%d" % (k + 1), b, step))
         small_op(ev, "aten::add", 100 * (k + 1) * 10 + 1, b + 100)
-        ev.append(x("cpu_op", "aten::scaled_dot_product_attention", b + 200, 8000))
-        ev.append(x("cpu_op", "aten::_scaled_dot_product_cudnn_attention", b + 210, 7980))
-        ev.append(x("cpu_op", "aten::_cudnn_attention_forward", b + 220, 7960))
-        launch(ev, 100 * (k + 1) * 10 + 2, b + 8150, "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_kernel",
-               b + 8170, 16)
-        small_op(ev, "aten::mul", 100 * (k + 1) * 10 + 3, b + 8300)
-        ev.append(x("cpu_op", "aten::mm", b + 8400, 30))
-        launch(ev, 100 * (k + 1) * 10 + 4, b + 8410, GEMM, b + 8420, 400)
+        for n, (name, dur) in enumerate(zip(("aten::scaled_dot_product_attention",
+                                             "aten::_scaled_dot_product_cudnn_attention",
+                                             "aten::_cudnn_attention_forward"), attention)):
+            ev.append(x("cpu_op", name, b + 200 + 10 * n, dur))
+        launch(ev, 100 * (k + 1) * 10 + 2, b + launch_at, "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_kernel",
+               b + launch_at + 20, 16)
+        small_op(ev, "aten::mul", 100 * (k + 1) * 10 + 3, b + mul_at)
+        ev.append(x("cpu_op", "aten::mm", b + mm_at, 30))
+        launch(ev, 100 * (k + 1) * 10 + 4, b + mm_at + 10, GEMM, b + mm_at + 20, 400)
     return ev
+
+
+def slow_trace():
+    return attention_trace(STEP, (8000, 7980, 7960), 8150, 8300, 8400)
 
 
 def dispatch_trace():
@@ -76,21 +84,7 @@ def dispatch_trace():
 def fixed_trace():
     """The slow trace after the fix (another SDPA backend): the attention ops take 100, 80, 60 us, the steps
     2100 us, the ops packed after them at the same offsets from each op's start."""
-    ev = []
-    step = 2100
-    for k in range(3):
-        b = k * step
-        ev.append(x("user_annotation", "ProfilerStep#%d" % (k + 1), b, step))
-        small_op(ev, "aten::add", 100 * (k + 1) * 10 + 1, b + 100)
-        ev.append(x("cpu_op", "aten::scaled_dot_product_attention", b + 200, 100))
-        ev.append(x("cpu_op", "aten::_scaled_dot_product_cudnn_attention", b + 210, 80))
-        ev.append(x("cpu_op", "aten::_cudnn_attention_forward", b + 220, 60))
-        launch(ev, 100 * (k + 1) * 10 + 2, b + 250, "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_kernel",
-               b + 270, 16)
-        small_op(ev, "aten::mul", 100 * (k + 1) * 10 + 3, b + 400)
-        ev.append(x("cpu_op", "aten::mm", b + 500, 30))
-        launch(ev, 100 * (k + 1) * 10 + 4, b + 510, GEMM, b + 520, 400)
-    return ev
+    return attention_trace(2100, (100, 80, 60), 250, 400, 500)
 
 
 def write(path, events):
