@@ -113,12 +113,14 @@ static ns_status flatten(split_hostops *h, ns_error *err)
 			st = emit(h, cur, c.start, stack[sp - 1].name, err);
 			c.end = c.end < stack[sp - 1].end ? c.end : stack[sp - 1].end;
 		}
-		cur = c.start;
-		hop_span *grown = st == NS_OK ? ns_grow(stack, &cap, sp + 1, sizeof(*stack)) : NULL;
-		if (st == NS_OK && grown == NULL)
-			st = split_oom(err);
 		if (st != NS_OK)
 			break;
+		cur = c.start;
+		hop_span *grown = ns_grow(stack, &cap, sp + 1, sizeof(*stack));
+		if (grown == NULL) {
+			st = split_oom(err);
+			break;
+		}
 		stack = grown;
 		stack[sp++] = c;
 	}
