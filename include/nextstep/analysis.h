@@ -42,11 +42,12 @@ NS_API void ns_trace_options_set_all_steps(ns_trace_options *o, bool all);
  * table (the installed one is share/nextstep/devices.json), read now. NS_ERR_IO, NS_ERR_SYNTAX, ... with err
  * set when it cannot be read. */
 NS_API ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices_json, ns_error *err);
-/* Read a device table for the advice only, as `nextstep trace` always does, without placing ops on the
- * roofline: with it, fp32 GEMMs and convolutions on a GPU with tensor cores are routed to autocast with the
- * device's peak ratio, and that fix is bounded by it (docs/next-step.md, "Precision"), as the command line
- * decides. Errors as ns_trace_options_set_roofline(); a roofline set before stays on and places with this
- * table. */
+/* Read a device table for the advice, as `nextstep trace` always does: with it, fp32 GEMMs and convolutions
+ * on a GPU with tensor cores are routed to autocast with the device's peak ratio, and that fix is bounded by
+ * it (docs/next-step.md, "Precision"); and when the trace records shapes the ops are placed on the roofline
+ * for the kernels' next-step bounds only, as `nextstep trace` places them unasked (docs/next-step.md, "Placed
+ * unasked"): the report then prints no roofline section. Errors as ns_trace_options_set_roofline(); a
+ * roofline set before stays on and places with this table. */
 NS_API ns_status ns_trace_options_set_device_table(ns_trace_options *o, const char *devices_json,
                                                    ns_error *err);
 /* Steps are the spans of the user annotations whose names match regex (PCRE2), as `--step-marker`, instead
@@ -106,6 +107,11 @@ NS_STATIC_API void ns_trace_options_set_devices(ns_trace_options *o, const ns_de
 /* Place the trace's ops on the roofline as roof says (--device, --dtype; its table borrowed, as with
  * ns_trace_options_set_devices()). NULL: no roofline, unless set_roofline read a table. */
 NS_STATIC_API void ns_trace_options_set_roofline_as(ns_trace_options *o, const ns_troof_options *roof);
+/* Place the trace's ops on the roofline of its device (looked up in devices, borrowed) only to bound the
+ * kernels' next steps, as `nextstep trace` does unasked: only when the trace records shapes (its first CPU
+ * ops have Input Dims) and holds no more than about 2 million kernels, ops and launches; the analysis's
+ * report then prints no roofline section. NULL: no roofline. */
+NS_STATIC_API void ns_trace_options_set_shape_bounds(ns_trace_options *o, const ns_device_table *devices);
 /* The kernel rules to classify kernels with (borrowed; one thread at a time uses a rule set: give each
  * thread's analyses their own); NULL: the built-in table, loaded for each analysis. */
 NS_STATIC_API void ns_trace_options_set_rules(ns_trace_options *o, const ns_kernel_rules *rules);
@@ -124,7 +130,8 @@ NS_STATIC_API ns_status ns_trace_analyse_input(ns_input *in, const ns_trace_opti
 NS_STATIC_API const ns_split_result *ns_analysis_split(const ns_analysis *a);
 /* Device i's report as the printers read it (owned by the analysis), or NULL out of range. */
 NS_STATIC_API const ns_device_report *ns_analysis_device_report(const ns_analysis *a, size_t device);
-/* The ops placed on the roofline (owned by the analysis), or NULL when none was asked for. */
+/* The ops placed on the roofline (owned by the analysis), or NULL when none was asked for (or, with
+ * ns_trace_options_set_shape_bounds(), when the trace records no shapes). */
 NS_STATIC_API const ns_troof_report *ns_analysis_roofline(const ns_analysis *a);
 #endif
 

@@ -20,6 +20,7 @@ struct ns_trace_options {
 	unsigned threads;
 	bool all_steps;
 	bool roofline;
+	bool shape_bounds;       /* the roofline only for the next steps' bounds (set_shape_bounds) */
 	ns_device_table devices; /* read by ns_trace_options_set_roofline() or _set_device_table() */
 	bool devices_read;
 	bool roofline_read; /* by set_roofline: the roofline stays on when set_devices(NULL) drops the
@@ -44,6 +45,7 @@ struct ns_analysis {
 	const ns_routes *routes; /* own_routes, or the options' */
 	ns_split_result res;
 	bool roofline;
+	bool roofline_unasked; /* placed only for the bounds: the report shows no roofline section */
 	ns_troof_report roof;
 	bool cut; /* the trace ended early: res is what was read, cut_err why */
 	ns_error cut_err;
@@ -105,12 +107,19 @@ ns_status ns_trace_options_set_roofline(ns_trace_options *o, const char *devices
 		return err->status;
 	o->roofline_read = true;
 	o->roofline = true;
+	o->shape_bounds = false;
 	return NS_OK;
 }
 
 ns_status ns_trace_options_set_device_table(ns_trace_options *o, const char *devices_json, ns_error *err)
 {
-	return read_devices(o, devices_json, err); /* a roofline already set now places with this table */
+	if (read_devices(o, devices_json, err) != NS_OK)
+		return err->status;
+	if (!o->roofline) { /* placed for the bounds when the trace has shapes, as `nextstep trace` does */
+		o->roofline = true;
+		o->shape_bounds = true;
+	}
+	return NS_OK; /* a roofline already set now places with this table */
 }
 
 ns_status ns_trace_options_set_step_marker(ns_trace_options *o, const char *regex, ns_error *err)
@@ -145,6 +154,7 @@ void ns_trace_options_set_devices(ns_trace_options *o, const ns_device_table *de
 {
 	o->table = devices;
 	o->roofline = devices != NULL || o->roofline_read;
+	o->shape_bounds = false;
 }
 
 void ns_trace_options_set_roofline_as(ns_trace_options *o, const ns_troof_options *roof)
@@ -157,6 +167,14 @@ void ns_trace_options_set_roofline_as(ns_trace_options *o, const ns_troof_option
 	o->roof = *roof;
 	ns_trace_options_set_devices(o, roof->devices);
 	o->roofline = true; /* a NULL table places nothing: every device unknown, as the report says */
+}
+
+void ns_trace_options_set_shape_bounds(ns_trace_options *o, const ns_device_table *devices)
+{
+	ns_troof_options roof = {.devices = devices};
+
+	ns_trace_options_set_roofline_as(o, devices != NULL ? &roof : NULL);
+	o->shape_bounds = devices != NULL;
 }
 
 void ns_trace_options_set_rules(ns_trace_options *o, const ns_kernel_rules *rules)
@@ -262,6 +280,8 @@ static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		goto done;
 	}
+	if (roof != NULL && o->shape_bounds)
+		ns_trace_roofline_only_with_shapes(roof);
 	st = read_into(in, o, split, roof, &meta, err);
 	if (st != NS_OK && meta.truncated && meta.events > 0) { /* cut short: what was read is analysed */
 		a->cut = true;
@@ -274,9 +294,16 @@ static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options
 		                  o->empty_msg != NULL ? o->empty_msg : "nothing to split");
 	if (st == NS_OK)
 		st = ns_trace_split_finish(split, &meta, &a->res, err);
-	if (st == NS_OK && roof != NULL) {
+	if (st == NS_OK && roof != NULL && !ns_trace_roofline_gave_up(roof)) {
 		st = ns_trace_roofline_finish(roof, &meta, &ro, &a->roof, err);
 		a->roofline = st == NS_OK;
+		a->roofline_unasked = o->shape_bounds;
+	}
+	if (a->roofline && a->roofline_unasked && a->roof.placed == 0) {
+		/* unasked, a placement of nothing (no shapes, a device not in the table) is no placement: the
+		 * bounds stay unknown, with --roofline's hint, as without it */
+		ns_troof_report_free(&a->roof);
+		a->roofline = false;
 	}
 done:
 	ns_trace_split_free(split);
@@ -405,6 +432,16 @@ ns_status trace_analyse_split(const char *path, const ns_trace_options *options,
 	return st;
 }
 
+bool trace_analysis_take_roofline(ns_analysis *a, ns_troof_report *roof)
+{
+	if (!a->roofline)
+		return false;
+	*roof = a->roof;
+	memset(&a->roof, 0, sizeof(a->roof));
+	a->roofline = false;
+	return true;
+}
+
 void trace_analysis_take_split(ns_analysis *a, ns_split_result *res)
 {
 	*res = a->res;
@@ -479,6 +516,8 @@ ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_opt
 		return ns_report_print(out, &a->res, &o, err);
 	o.roof = ns_troof_roof;
 	o.roof_ctx = &roof;
+	if (a->roofline_unasked)
+		return ns_report_print(out, &a->res, &o, err);
 	return ns_troof_print_with_report(out, &a->res, &o, &a->roof, err);
 }
 

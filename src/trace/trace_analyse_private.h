@@ -4,6 +4,7 @@
 #define NEXTSTEP_TRACE_ANALYSE_PRIVATE_H
 
 #include "nextstep/analysis.h"
+#include "nextstep/trace_roofline.h"
 #include "nextstep/trace_split.h"
 
 /* The split of the trace at path ("-": stdin; JSON, gzip or an Nsight Systems export) as options say
@@ -15,6 +16,9 @@ ns_status trace_analyse_split(const char *path, const ns_trace_options *options,
 
 /* Moves a's split into *res (the caller's to free): a keeps no split, and no reports, after. */
 void trace_analysis_take_split(ns_analysis *a, ns_split_result *res);
+/* Moves a's placement into *roof (the caller's to free with ns_troof_report_free()); false, *roof untouched,
+ * when a has none. */
+bool trace_analysis_take_roofline(ns_analysis *a, ns_troof_report *roof);
 /* What a trace without events is said to be, after "traceEvents is empty: " (default "nothing to split");
  * msg is borrowed. */
 void trace_options_set_empty(ns_trace_options *o, const char *msg);

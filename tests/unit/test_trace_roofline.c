@@ -768,10 +768,131 @@ START_TEST(a_shape_longer_than_its_column_is_cut)
 }
 END_TEST
 
+/* ---- collecting only from a trace with shapes (ns_trace_roofline_only_with_shapes) ---- */
+
+static ns_trace_event cpu_op(int64_t ext, const char *dims)
+{
+	ns_trace_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.ph = 'X';
+	ev.cat = NS_TCAT_CPU_OP;
+	ev.name = (ns_str){"aten::mm", 8};
+	ev.has_ts = ev.has_dur = true;
+	ev.ts_ns = ext * 1000;
+	ev.dur_ns = 500;
+	ev.device = ev.stream = ev.correlation = ev.seq_number = -1;
+	ev.external_id = ext;
+	ev.input_dims = dims != NULL ? (ns_str){dims, strlen(dims)} : (ns_str){NULL, 0};
+	return ev;
+}
+
+static ns_trace_event kernel(int64_t ext)
+{
+	ns_trace_event ev = cpu_op(ext, NULL);
+
+	ev.cat = NS_TCAT_KERNEL;
+	ev.name = (ns_str){"gemm", 4};
+	ev.device = 0;
+	return ev;
+}
+
+static void feed(ns_trace_roofline *c, const ns_trace_event *ev)
+{
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_msg(ns_trace_roofline_event(ev, c, &err) == NS_OK, "%s", err.msg);
+}
+
+/* Without record_shapes no op has Input Dims: the collector gives up at the 64th such CPU op, not before. */
+START_TEST(a_trace_without_shapes_is_given_up_at_its_64th_cpu_op)
+{
+	ns_trace_roofline *c = ns_trace_roofline_new();
+
+	ck_assert_ptr_nonnull(c);
+	ns_trace_roofline_only_with_shapes(c);
+	for (int64_t i = 1; i <= 63; i++) {
+		ns_trace_event op = cpu_op(i, NULL), k = kernel(i);
+		feed(c, &op);
+		feed(c, &k);
+	}
+	ck_assert(!ns_trace_roofline_gave_up(c));
+	ns_trace_event last = cpu_op(64, NULL);
+	feed(c, &last);
+	ck_assert(ns_trace_roofline_gave_up(c));
+	feed(c, &last); /* and stays given up, keeping nothing */
+	ck_assert(ns_trace_roofline_gave_up(c));
+	ns_trace_roofline_free(c);
+}
+END_TEST
+
+/* One op with Input Dims among the first says the trace records shapes: ops without them after it (those
+ * that had no inputs to record, or another recorder's) do not make the collector give up, and what it kept
+ * is placed. */
+START_TEST(an_op_with_shapes_keeps_the_collection)
+{
+	ns_trace_roofline *c = ns_trace_roofline_new();
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_trace_event shaped = cpu_op(1, "[[64, 64], [64, 64]]"), k = kernel(1);
+	ns_troof_report r;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(c);
+	ns_trace_roofline_only_with_shapes(c);
+	shaped.input_types = (ns_str){"[\"float\", \"float\"]", 18};
+	feed(c, &shaped);
+	feed(c, &k);
+	for (int64_t i = 2; i < 200; i++) {
+		ns_trace_event op = cpu_op(i, NULL);
+		feed(c, &op);
+	}
+	ck_assert(!ns_trace_roofline_gave_up(c));
+	o.devices = shipped_devices();
+	o.device = "H100 SXM";
+	ns_error_clear(&err);
+	ck_assert_msg(ns_trace_roofline_finish(c, NULL, &o, &r, &err) == NS_OK, "%s", err.msg);
+	ck_assert_int_eq(r.placed, 1);
+	ns_troof_report_free(&r);
+	ns_trace_roofline_free(c);
+}
+END_TEST
+
+/* Past 2^21 records (kernels here) the collector gives up, so a report's bounds unasked never cost the memory
+ * of a huge trace's placement; asked for (without only_with_shapes) it keeps collecting. */
+START_TEST(the_collection_unasked_is_given_up_past_its_records_budget)
+{
+	ns_trace_roofline *unasked = ns_trace_roofline_new(), *asked = ns_trace_roofline_new();
+	ns_trace_event shaped = cpu_op(1, "[[64, 64], [64, 64]]");
+	const int64_t budget = (int64_t)1 << 21;
+
+	ck_assert_ptr_nonnull(unasked);
+	ck_assert_ptr_nonnull(asked);
+	ns_trace_roofline_only_with_shapes(unasked);
+	feed(unasked, &shaped);
+	for (int64_t i = 1; i <= budget - 8; i++) { /* the op keeps a record or two of its own */
+		ns_trace_event k = kernel(i);
+		feed(unasked, &k);
+		feed(asked, &k);
+	}
+	ck_assert(!ns_trace_roofline_gave_up(unasked));
+	for (int64_t i = budget - 7; i <= budget + 8; i++) {
+		ns_trace_event k = kernel(i);
+		feed(unasked, &k);
+		feed(asked, &k);
+	}
+	ck_assert(ns_trace_roofline_gave_up(unasked));
+	ck_assert(!ns_trace_roofline_gave_up(asked));
+	ns_trace_roofline_free(unasked);
+	ns_trace_roofline_free(asked);
+}
+END_TEST
+
 static Suite *trace_roofline_suite(void)
 {
 	Suite *s = suite_create("trace_roofline");
-	TCase *place = tcase_create("place"), *link = tcase_create("link");
+	TCase *place = tcase_create("place"), *link = tcase_create("link"),
+	      *unasked = tcase_create("unasked");
 
 	tcase_add_loop_test(place, fixture_placements_match_hand_counts, 0,
 	                    (int)(sizeof(fixture_rows) / sizeof(fixture_rows[0])));
@@ -798,8 +919,13 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(link, gpu_time_past_int64_saturates_instead_of_wrapping);
 	tcase_add_test(link, an_unknown_device_is_said_in_the_callers_words_or_plainly);
 	tcase_add_test(link, a_device_the_caller_chose_is_marked_in_the_callers_words_only);
+	tcase_set_timeout(unasked, 60); /* two million records, sanitized builds too */
+	tcase_add_test(unasked, a_trace_without_shapes_is_given_up_at_its_64th_cpu_op);
+	tcase_add_test(unasked, an_op_with_shapes_keeps_the_collection);
+	tcase_add_test(unasked, the_collection_unasked_is_given_up_past_its_records_budget);
 	suite_add_tcase(s, place);
 	suite_add_tcase(s, link);
+	suite_add_tcase(s, unasked);
 	return s;
 }
 

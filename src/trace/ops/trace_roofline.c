@@ -40,10 +40,9 @@ ns_trace_roofline *ns_trace_roofline_new(void)
 	return c;
 }
 
-void ns_trace_roofline_free(ns_trace_roofline *c)
+/* The records and texts kept, freed: what ns_trace_roofline_free() frees but the collector itself. */
+static void drop_records(ns_trace_roofline *c)
 {
-	if (c == NULL)
-		return;
 	free(c->ops);
 	free(c->other_ops);
 	free(c->nodes);
@@ -55,7 +54,56 @@ void ns_trace_roofline_free(ns_trace_roofline *c)
 	free(c->name_family);
 	free(c->kernel_facts);
 	ns_hindex_free(&c->pool.index);
+}
+
+void ns_trace_roofline_free(ns_trace_roofline *c)
+{
+	if (c == NULL)
+		return;
+	drop_records(c);
 	free(c);
+}
+
+void ns_trace_roofline_only_with_shapes(ns_trace_roofline *c)
+{
+	c->need_shapes = true;
+}
+
+bool ns_trace_roofline_gave_up(const ns_trace_roofline *c)
+{
+	return c->shapes == TROOF_SHAPES_NONE;
+}
+
+/* Without record_shapes no CPU op has Input Dims; with it every one has them (an op without inputs: "[]").
+ * The first CPU ops tell, a few in case a recorder leaves some out. */
+#define TROOF_OPS_TO_TELL 64
+/* What the collector keeps past this many records (kernels, ops, spans, launches: 40-130 bytes each) is more
+ * memory than a report's bounds are worth unasked: --roofline places them. */
+#define TROOF_QUIET_RECORDS_MAX (2u << 20)
+
+static void give_up(ns_trace_roofline *c)
+{
+	drop_records(c);
+	memset(c, 0, sizeof(*c));
+	c->need_shapes = true;
+	c->shapes = TROOF_SHAPES_NONE;
+}
+
+/* With need_shapes: whether ev is still collected. A trace whose first CPU ops have no Input Dims, or one
+ * too large for the records' budget, is given up: what was kept is freed, and nothing more is. */
+static bool collecting(ns_trace_roofline *c, const ns_trace_event *ev)
+{
+	if (c->shapes == TROOF_SHAPES_NONE)
+		return false;
+	if (c->shapes == TROOF_SHAPES_UNSEEN && ev->ph == 'X' && ev->cat == NS_TCAT_CPU_OP) {
+		if (ev->input_dims.len > 0)
+			c->shapes = TROOF_SHAPES_SEEN;
+		else if (++c->ops_without_dims >= TROOF_OPS_TO_TELL)
+			give_up(c);
+	}
+	if (c->nkernels + c->nops + c->nspans + c->nlaunches + c->nother > TROOF_QUIET_RECORDS_MAX)
+		give_up(c);
+	return c->shapes != TROOF_SHAPES_NONE;
 }
 
 /* The id of a text, added once: names and shapes repeat every step, so each distinct one is kept once.
@@ -310,7 +358,7 @@ ns_status ns_trace_roofline_event(const ns_trace_event *ev, void *ctx, ns_error 
 	kernel_rec *k;
 	kernel_facts f;
 
-	if (ev->ph != 'X')
+	if (ev->ph != 'X' || (c->need_shapes && !collecting(c, ev)))
 		return NS_OK;
 	if (ev->cat == NS_TCAT_CPU_OP) {
 		ns_status st = add_node(c, ev, err);

@@ -75,6 +75,8 @@ typedef struct {
 	int64_t corr, ext, pid, tid, ts;
 } launch_rec;
 
+typedef enum { TROOF_SHAPES_UNSEEN, TROOF_SHAPES_SEEN, TROOF_SHAPES_NONE } troof_shapes;
+
 struct ns_trace_roofline {
 	op_rec *ops;
 	size_t nops, cap_ops;
@@ -94,6 +96,11 @@ struct ns_trace_roofline {
 	kernel_facts *kernel_facts; /* by pool id: what a kernel name says, once looked up */
 	size_t cap_facts;
 	bool oom; /* the pool could not grow */
+	/* ns_trace_roofline_only_with_shapes(): whether the trace records shapes is not known yet, known, or
+	 * not (the collector gave up and keeps nothing); the CPU ops seen so far without Input Dims. */
+	bool need_shapes;
+	troof_shapes shapes;
+	uint32_t ops_without_dims;
 };
 
 /* The text of a pool id (not terminated) and its length. */
