@@ -28,6 +28,7 @@
 #include "nextstep/regime.h"
 #include "nextstep/routes.h"
 #include "nextstep/trace_kernels.h"
+#include "nextstep/trace_roofline.h"
 #include "nextstep/trace_split.h"
 
 NS_BEGIN_DECLS
@@ -93,8 +94,8 @@ typedef struct {
 	                   ("launch_us"; 0 when none) */
 	uint32_t spans; /* the step capture's causes ("causes": one bit per ns_cause; 0 for the rest): its
 	                   time is theirs summed (docs/trace.md, "Capturing the step") */
-	/* the report gave no bound ("gain_us": null, e.g. kernels not placed on the roofline): predicted_us and
-	 * ceiling_us are 0, and what the fix achieved is still checked, but never against a bound */
+	/* the report gave no bound ("gain_us": null, e.g. kernels not placed on the roofline): predicted_us
+	 * and ceiling_us are 0, and what the fix achieved is still checked, but never against a bound */
 	bool unbounded;
 	/* a slow host op's ("op"; "" for any other candidate): of overhead.launch, the time inside that op a
 	 * step is its held_us (docs/trace.md, "A slow host op"); cut to the title's bytes */
@@ -138,6 +139,7 @@ typedef struct {
 	/* ...whose R is its report, printed from its split when the diff's JSON is (owned, with its name; the
 	 * classifier and routes are ns_diff_load_options', borrowed: they must outlive the side) */
 	ns_split_result *trace;
+	ns_troof_report *trace_roof; /* its ops placed for the next steps' bounds, or NULL (owned) */
 	char *trace_source;
 	const ns_classify_options *trace_classify;
 	const ns_routes *trace_routes;
@@ -289,9 +291,10 @@ typedef struct {
 	size_t nsuspects;
 	ns_diff_check *checks; /* one per BEFORE prediction, in its order */
 	size_t nchecks;
-	double saved_ms;   /* mean step BEFORE - mean step AFTER (0 when the time is unknown) */
-	double applied_ms; /* the predictions of the applied fixes, summed */
-	bool applied_unbounded; /* an applied fix had no bound: it may account for any saving past applied_ms */
+	double saved_ms;        /* mean step BEFORE - mean step AFTER (0 when the time is unknown) */
+	double applied_ms;      /* the predictions of the applied fixes, summed */
+	bool applied_unbounded; /* an applied fix had no bound: it may account for any saving past applied_ms
+	                         */
 	bool over_bound; /* the step saved more than applied_ms: a bound was wrong, or something else changed
 	                  */
 	/* The words every form prints, decided here once (text, JSON and HTML only render them). */

@@ -75,7 +75,7 @@ static ns_status write_html(cli_trace_session *s, const ns_html_source *src, con
 
 	if (s->cfg->roofline && roof_report->device_known)
 		ho.roof_device = ns_devices_find(&s->devices, roof_report->device);
-	if (s->cfg->roofline) { /* the kernels' next-step bounds (issue 21) */
+	if (roof_report != NULL) { /* the kernels' next-step bounds (issue 21) */
 		ho.roof = ns_troof_roof;
 		ho.roof_ctx = &roof;
 	}
@@ -108,6 +108,8 @@ static ns_trace_options *trace_options(const cli_trace_session *s, const trace_s
 	ns_trace_options_set_routes(o, &c->routes);
 	if (c->roofline)
 		ns_trace_options_set_roofline_as(o, &s->roof);
+	else if (s->devices.n > 0) /* placed for the next steps' bounds when the trace has shapes */
+		ns_trace_options_set_shape_bounds(o, &s->devices);
 	return o;
 }
 
@@ -168,7 +170,7 @@ int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where,
 	ns_troof_roof_ctx roof = {d->roof_report, d->res};
 	ns_status st = d->st;
 
-	if (c->roofline) { /* the kernels' next-step bounds (issue 21) */
+	if (d->roof_report != NULL) { /* the kernels' next-step bounds (issue 21) */
 		o.roof = ns_troof_roof;
 		o.roof_ctx = &roof;
 	}

@@ -30,7 +30,7 @@ static bool kernel_list_cut(const ns_split_result *res)
 /* The trace's report document, as `nextstep trace --format json` prints it but without its steps (printed to
  * memory and parsed back: a trace and the report saved from it then summarise the same); the steps are read
  * from the split itself (diff_side_from_trace_report). */
-static ns_status report_document(const ns_split_result *res, const char *source,
+static ns_status report_document(const ns_split_result *res, const ns_troof_report *roof, const char *source,
                                  const ns_diff_load_options *o, cJSON **out, ns_error *err)
 {
 	ns_format_options f = {.kind = NS_FORMAT_JSON};
@@ -41,6 +41,7 @@ static ns_status report_document(const ns_split_result *res, const char *source,
 	                        .steps = false,
 	                        .top = NS_DIFF_MAX_KERNELS,
 	                        .devices = o->devices};
+	ns_troof_roof_ctx rc = {roof, res};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
@@ -48,6 +49,10 @@ static ns_status report_document(const ns_split_result *res, const char *source,
 
 	if (mem == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	if (roof != NULL) { /* the kernels' next steps bounded as `nextstep trace` bounds them */
+		ro.roof = ns_troof_roof;
+		ro.roof_ctx = &rc;
+	}
 	st = report_print_json_as(mem, res, &ro, REPORT_JSON_NO_STEPS, err);
 	if (fclose(mem) != 0 && st == NS_OK)
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
@@ -59,11 +64,11 @@ static ns_status report_document(const ns_split_result *res, const char *source,
 
 /* A trace side: summarised from its report without steps and its split's steps; it keeps the split (owned
  * from here, freed with the side) to print its report in the diff's JSON. */
-static ns_status side_from_split(ns_split_result *res, const char *source, const ns_diff_load_options *o,
-                                 ns_diff_side *s, ns_error *err)
+static ns_status side_from_split(ns_split_result *res, ns_troof_report *roof, const char *source,
+                                 const ns_diff_load_options *o, ns_diff_side *s, ns_error *err)
 {
 	cJSON *doc = NULL;
-	ns_status st = report_document(res, source, o, &doc, err);
+	ns_status st = report_document(res, roof, source, o, &doc, err);
 
 	if (st == NS_OK)
 		st = diff_side_from_trace_report(doc, res, s, err);
@@ -75,9 +80,13 @@ static ns_status side_from_split(ns_split_result *res, const char *source, const
 	if (st != NS_OK) {
 		ns_split_result_free(res);
 		free(res);
+		if (roof != NULL)
+			ns_troof_report_free(roof);
+		free(roof);
 		return st;
 	}
 	s->origin = NS_DIFF_FROM_TRACE;
+	s->trace_roof = roof;
 	s->kernels_partial = kernel_list_cut(res);
 	s->trace = res;
 	s->trace_classify = o->classify;
@@ -90,7 +99,7 @@ static ns_status side_from_split(ns_split_result *res, const char *source, const
 /* A trace side, analysed as `nextstep trace` analyses it (with this side's kernel rules); a trace cut short
  * is an error here, as its report would not be the run's. */
 static ns_status analyse_trace(ns_input *in, const ns_diff_load_options *o, int which, ns_split_result *res,
-                               ns_error *err)
+                               ns_troof_report **roof, ns_error *err)
 {
 	ns_trace_options *to = ns_trace_options_new();
 	ns_analysis *a = NULL;
@@ -102,14 +111,26 @@ static ns_status analyse_trace(ns_input *in, const ns_diff_load_options *o, int 
 	ns_trace_options_set_classify(to, o->classify);
 	ns_trace_options_set_routes(to, o->routes);
 	trace_options_set_empty(to, "nothing to compare");
+	if (o->devices !=
+	    NULL) /* placed for the next steps' bounds when the trace has shapes, as `trace` does */
+		ns_trace_options_set_shape_bounds(to, o->devices);
 	st = ns_trace_analyse_input(in, to, &a, err);
 	ns_trace_options_free(to);
 	if (st == NS_OK && ns_analysis_cut(a) != NULL) {
 		*err = *ns_analysis_cut(a);
 		st = err->status;
 	}
-	if (st == NS_OK && a != NULL)
-		trace_analysis_take_split(a, res);
+	if (st == NS_OK && a != NULL) {
+		ns_troof_report placed;
+		if (trace_analysis_take_roofline(a, &placed) && (*roof = malloc(sizeof(**roof))) == NULL) {
+			ns_troof_report_free(&placed);
+			st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		} else if (*roof != NULL) {
+			**roof = placed;
+		}
+		if (st == NS_OK)
+			trace_analysis_take_split(a, res);
+	}
 	ns_analysis_free(a);
 	return st;
 }
@@ -118,15 +139,16 @@ static ns_status load_trace(ns_input *in, const ns_diff_load_options *o, int whi
                             ns_error *err)
 {
 	ns_split_result *res = calloc(1, sizeof(*res));
+	ns_troof_report *roof = NULL;
 	ns_status st;
 
 	if (res == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	if ((st = analyse_trace(in, o, which, res, err)) != NS_OK) {
+	if ((st = analyse_trace(in, o, which, res, &roof, err)) != NS_OK) {
 		free(res);
 		return st;
 	}
-	return side_from_split(res, ns_input_display_name(in), o, s, err);
+	return side_from_split(res, roof, ns_input_display_name(in), o, s, err);
 }
 
 /* The whole input, up to NS_DIFF_FILE_MAX bytes, in a buffer of its size. */

@@ -523,9 +523,9 @@ static bool add_checks(cJSON *doc, const ns_diff_result *r)
 		     (c->p->cause[0] != '\0' ? cJSON_AddStringToObject(o, "cause", c->p->cause)
 		                             : cJSON_AddNullToObject(o, "cause")) &&
 		     cJSON_AddStringToObject(o, "title", c->p->title) &&
-		     (c->p->unbounded
-		          ? cJSON_AddNullToObject(o, "predicted_us")
-		          : cJSON_AddNumberToObject(o, "predicted_us", tidy(c->p->predicted_us / 1e3) * 1e3)) &&
+		     (c->p->unbounded ? cJSON_AddNullToObject(o, "predicted_us")
+		                      : cJSON_AddNumberToObject(o, "predicted_us",
+		                                                tidy(c->p->predicted_us / 1e3) * 1e3)) &&
 		     cJSON_AddNumberToObject(o, "achieved_us", tidy(c->achieved_ms) * 1e3) &&
 		     cJSON_AddNumberToObject(o, "before_us", tidy(c->before_ms) * 1e3) &&
 		     cJSON_AddNumberToObject(o, "after_us", tidy(c->after_ms) * 1e3) &&
@@ -561,9 +561,14 @@ static ns_status put_side(json_out *w, FILE *out, const ns_diff_side *s, ns_erro
 	                        .source = s->trace_source,
 	                        .top = s->trace_top,
 	                        .devices = s->trace_devices};
+	ns_troof_roof_ctx rc = {s->trace_roof, s->trace};
 
 	if (s->trace == NULL)
 		return diff_put_report(w, s, err);
+	if (s->trace_roof != NULL) { /* the bounds the side's next steps were ranked by */
+		ro.roof = ns_troof_roof;
+		ro.roof_ctx = &rc;
+	}
 	if (!json_out_flush(w))
 		return ns_error_set(err, NS_ERR_IO, "write error");
 	return report_print_json_as(out, s->trace, &ro, REPORT_JSON_OBJECT, err);

@@ -597,6 +597,9 @@ void ns_diff_side_free(ns_diff_side *s)
 	if (s->trace != NULL)
 		ns_split_result_free(s->trace);
 	free(s->trace);
+	if (s->trace_roof != NULL)
+		ns_troof_report_free(s->trace_roof);
+	free(s->trace_roof);
 	free(s->trace_source);
 	free(s->report_text);
 	free(s->steps_text);
