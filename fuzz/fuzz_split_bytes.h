@@ -22,6 +22,9 @@
  * The CLI's options that change the split are taken from the last byte, so the fuzzer reaches both sides of
  * each: bit 0 keeps the warm-up steps in overall (--all-steps), bit 1 adds FUZZ_STEP_MARKER (--step-marker).
  * Aborts only on the harness's own faults. */
+/* With a roofline: placed unasked, as `nextstep trace` places a trace with shapes (set by the harness). */
+static bool fuzz_shape_bounds;
+
 static ns_status fuzz_analyse_bytes(const uint8_t *data, size_t size, const ns_kernel_rules *rules,
                                     bool timeline, const ns_troof_options *roof, ns_analysis **out,
                                     ns_error *err)
@@ -45,7 +48,9 @@ static ns_status fuzz_analyse_bytes(const uint8_t *data, size_t size, const ns_k
 	ns_trace_options_set_all_steps(o, (knobs & 1) != 0);
 	if ((knobs & 2) != 0)
 		ns_trace_options_set_marker(o, marker);
-	if (roof != NULL)
+	if (roof != NULL && fuzz_shape_bounds)
+		ns_trace_options_set_shape_bounds(o, roof->devices);
+	else if (roof != NULL)
 		ns_trace_options_set_roofline_as(o, roof);
 	st = ns_trace_analyse_input(&in, o, out, err);
 	ns_trace_options_free(o);

@@ -1,7 +1,9 @@
 /* Feeds arbitrary bytes through `nextstep trace --roofline`'s path, the analysis: the reader teed into the
  * split and the op roofline collector, kernels linked to ops, ops placed on the device table the CLI ships,
- * and the section printed as text and JSON. The first byte picks the options (--device, --dtype), the rest is
- * the trace (its last byte also --all-steps and --step-marker: fuzz_split_bytes.h). */
+ * and the section printed as text and JSON. The first byte picks the options (--device, --dtype; its top bit
+ * the placement `nextstep trace` makes unasked, without them: the collector that gives up on a trace without
+ * shapes, and the report printed with its bounds), the rest is the trace (its last byte also --all-steps and
+ * --step-marker: fuzz_split_bytes.h). */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
@@ -60,11 +62,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rules == NULL)
 		setup();
 	options_from(data[0], &o);
+	fuzz_shape_bounds = (data[0] & 0x80) != 0;
+	if (fuzz_shape_bounds)
+		o.device = NULL, o.has_dtype = false;
 	ns_error_clear(&err);
 	if (fuzz_analyse_bytes(data + 1, size - 1, rules, false, &o, &a, &err) == NS_OK) {
-		if (ns_analysis_roofline(a) == NULL)
+		const ns_troof_report *r = ns_analysis_roofline(a);
+		ns_format_options text = {NS_FORMAT_TEXT, true, false};
+		if (r == NULL && !fuzz_shape_bounds)
 			abort(); /* asked for, and the analysis worked */
-		check_report(ns_analysis_roofline(a));
+		if (r != NULL && fuzz_shape_bounds && r->placed == 0)
+			abort(); /* unasked, a placement of nothing is none */
+		if (r != NULL)
+			check_report(r);
+		if (fuzz_shape_bounds && ns_analysis_print(sink, a, &text, &err) != NS_OK &&
+		    err.status != NS_ERR_NOMEM)
+			abort();
 	}
 	ns_analysis_free(a);
 	return 0;
