@@ -110,7 +110,8 @@ typedef struct {
 NS_STATIC_API const char *ns_roof_lever_name(ns_roof_lever l);
 /* The note in words, as every form prints it: "compute-bound ops: conv 74%, gemm 36% of their roof (100% of
  * their kernel time placed) -> lower precision: at the fp16 roof they would take 11% of their time
- * (autocast)". 320 bytes are enough. */
+ * (autocast)". NS_ROOF_NOTE_WORDS bytes are enough (three families and the longest lever's words). */
+#define NS_ROOF_NOTE_WORDS 512
 NS_STATIC_API void ns_roof_note_words(const ns_roof_note *n, char *buf, size_t size);
 
 /* The slow host op the launch overhead mostly waits on (docs/trace.md, "A slow host op"), a step: every form

@@ -75,7 +75,7 @@ static void put_roof_notes(ns_html_page *p, const ns_device_report *m)
 {
 	for (size_t i = 0; i < m->nroof_notes; i++) {
 		const ns_roof_note *n = &m->roof_note[i];
-		char words[320];
+		char words[NS_ROOF_NOTE_WORDS];
 		ns_roof_note_words(n, words, sizeof(words));
 		hp_printf(p, "<p class=\"roof-note\" data-bucket=\"%s\" data-lever=\"%s\" data-families=\"",
 		          ns_regime_name(n->bucket), ns_roof_lever_name(n->lever));

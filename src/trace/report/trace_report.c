@@ -242,7 +242,7 @@ static ns_status print_device_text(FILE *out, const ns_split_result *res, const 
 	else
 		ns_format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
 	for (size_t i = 0; i < m->nroof_notes; i++) {
-		char words[320];
+		char words[NS_ROOF_NOTE_WORDS];
 		ns_roof_note_words(&m->roof_note[i], words, sizeof(words));
 		fprintf(out, "  %s\n", words);
 	}
