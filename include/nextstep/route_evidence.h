@@ -64,6 +64,7 @@ typedef struct {
 	 * marker in the windows): without one, such GEMMs are an inference's weight reads. */
 	int64_t shape_gemm_ns;
 	bool backward;
+	bool optimizer_pass;     /* the windows hold an optimizer step (its marker): the program trains */
 	int64_t coll_exposed_ns; /* its collectives' exposed time */
 	int64_t tp_exposed_ns;   /* of it, tensor-parallel collectives' */
 	/* Of the trace's host stalls, the time this device ran nothing (ns_split_device.host_stall_idle_ns);

@@ -71,6 +71,7 @@ typedef enum {
 	NS_FINDING_SLOW_HOST_OP,   /* launch overhead that is mostly one op's own host time, far above a
 	                              dispatch */
 	NS_FINDING_HOST_OP_CUDNN_ATTENTION, /* ... and that op is cuDNN attention: a plan built per shape */
+	NS_FINDING_STEP_CAPTURE_INFERENCE,  /* the step capture of a program that runs no training step */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

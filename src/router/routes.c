@@ -533,6 +533,21 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
          .next_check = "the host overhead and idle shares after the capture: one graph launch a step{}",
          .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
          .doc = DOC_LAUNCH},
+    /* The same for a program that runs no backward pass and no optimizer (inference, generation): what
+     * is captured is the forward, and what stands in the way is a cache whose shape grows every token. */
+    [NS_FINDING_STEP_CAPTURE_INFERENCE] =
+        {.module = "Lesson 02.11, launch overhead",
+         .fix = "the whole step is dispatch-bound: short kernels, each launched slower than the GPU runs it, "
+                "with the host's Python between them: capture the forward once and replay it, "
+                "torch.compile(mode=\"reduce-overhead\") or torch.cuda.CUDAGraph, which needs static shapes "
+                "(a static KV cache: generate(cache_implementation=\"static\") in Hugging Face "
+                "Transformers; a server such as vLLM or SGLang captures its decode steps per batch size) "
+                "and no host sync in the step (.item(), a stopping check on a GPU value); where it cannot "
+                "be captured, fewer, larger ops (fused kernels, more sequences a step) are the partial "
+                "fixes below",
+         .next_check = "the host overhead and idle shares after the capture: one graph launch a step{}",
+         .next_follow_up = NS_FOLLOW_UP_TRACE_VERBOSE,
+         .doc = DOC_LAUNCH},
     /* Launch overhead left when graph replays already hold most of the GPU time: CUDA graphs are in use, the
      * host time between the replays is what is left (docs/trace.md, "Capturing the step"). */
     [NS_FINDING_LAUNCH_GRAPHED] =
@@ -656,6 +671,7 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_LAUNCH_GRAPHED] = "launch_graphed",
     [NS_FINDING_SLOW_HOST_OP] = "slow_host_op",
     [NS_FINDING_HOST_OP_CUDNN_ATTENTION] = "host_op_cudnn_attention",
+    [NS_FINDING_STEP_CAPTURE_INFERENCE] = "step_capture_inference",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

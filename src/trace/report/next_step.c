@@ -45,6 +45,7 @@ static const struct {
     {NS_FINDING_STEP_CAPTURE, "step capture"},
     {NS_FINDING_SLOW_HOST_OP, "slow host op"},
     {NS_FINDING_HOST_OP_CUDNN_ATTENTION, "slow host op"},
+    {NS_FINDING_STEP_CAPTURE_INFERENCE, "step capture"},
 };
 
 static const char *const bucket_titles[NS_REGIME_COUNT] = {

@@ -174,6 +174,18 @@ static void weight_read_routes(const ns_route_evidence *ev, const ns_routes *in,
 	out->route[NS_REGIME_MEMORY] = *r;
 }
 
+/* A program that runs no training step (inference phases, or neither a backward pass, an optimizer step nor a
+ * named optimizer) captures its forward, not "forward, backward and the optimizer": the step capture's words
+ * are the inference ones. A summary that does not say (optimizer_known false) keeps the training words. */
+static void inference_capture_routes(const ns_route_evidence *ev, const ns_routes *in, ns_routes *out)
+{
+	const ns_route *r = &in->finding[NS_FINDING_STEP_CAPTURE_INFERENCE];
+	bool trains = ev->backward || ev->optimizer_pass || !ev->optimizer_known || ev->optimizer[0] != '\0';
+
+	if (r->fix != NULL && (ev->inference || !trains))
+		out->finding[NS_FINDING_STEP_CAPTURE] = *r;
+}
+
 bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size_t with_init)
 {
 	return init_ns > 0 && (double)alloc_ns >= CAUSE_MAJORITY * (double)init_ns && with_init >= 2 &&
@@ -337,6 +349,7 @@ void report_routes_of_evidence(const ns_route_evidence *ev, const report_device_
 		report_export_routes(&ev->program, in, out, fixes);
 	kernel_routes(ev, f->name, devices, in, out, fixes, prec);
 	weight_read_routes(ev, in, out);
+	inference_capture_routes(ev, in, out);
 	if (!inference_comm_routes(ev, w, in, out))
 		training_comm_routes(ev, w, in, out);
 }
@@ -379,6 +392,7 @@ void ns_route_evidence_of(const ns_split_result *res, const ns_split_device *d, 
 		out->inference = out->inference || d->phase_steps[p] > 0;
 	out->shape_gemm_ns = d->shape_memory_gemm_ns;
 	out->backward = d->passes.ns[NS_PASS_BACKWARD] > 0;
+	out->optimizer_pass = d->passes.ns[NS_PASS_OPTIMIZER] > 0;
 	out->optimizer_known = true;
 	snprintf(out->optimizer, sizeof(out->optimizer), "%s", res->optimizer);
 	out->optimizer_fused = res->optimizer_fused;
