@@ -78,6 +78,7 @@ record overhead_bound "overhead-bound" overhead_bound.py
 record overhead_fixed "not overhead-bound" overhead_bound.py --fixed
 record decode_batch1 "memory-bound" decode_bound.py
 record decode_cudnn_attention "overhead-bound" decode_bound.py --attention cudnn
+record decode_small "overhead-bound" decode_bound.py --small
 record dataloader_bound "dataloader-bound" dataloader_bound.py
 record dataloader_fixed "not dataloader-bound" dataloader_bound.py --fixed
 if [ "$comm" = 1 ]; then

@@ -156,6 +156,11 @@ for workload, bucket in (("compute_bound", "compute"), ("memory_bound", "memory"
 roofs = {r["bucket"]: r for r in reports["compute_bound"]["overall"]["kernel_roofs"]}
 check("compute" in roofs and roofs["compute"]["lever"] == "less_work" and 0.2 < roofs["compute"]["above_share"] < 0.3,
       f"compute_bound: GEMMs near the practical roof, lever less work: {roofs.get('compute')}")
+# The small model's eager decode is dispatch-bound: its next step is capturing the step, in an inference
+# program's words (capture the forward with a static KV cache), not the training ones.
+top = reports["decode_small"]["overall"]["next_steps"][0]
+check(top.get("finding") == "step_capture" and "capture the forward" in top["fix"] and "backward" not in top["fix"],
+      f"decode_small: first next step is the inference step capture: {top['title']}: {top['fix'][:80]}")
 # Each fix pair's BEFORE names, as its first next step, the fix its AFTER applied, and the diff finds it
 # applied within its bound: the whole step captured in a CUDA graph; another attention backend for the op
 # that built a cuDNN plan per token.
