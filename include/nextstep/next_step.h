@@ -63,6 +63,7 @@ typedef enum {
 typedef struct {
 	ns_roof_state state;
 	const char *why;   /* NS_ROOF_NONE: static words saying why nothing is placed */
+	bool no_shapes;    /* NS_ROOF_NONE because a profiler trace records no op shapes (record_shapes) */
 	int64_t kernel_ns; /* the class's kernel time */
 	int64_t placed_ns; /* of it, the time of ops placed on the roofline */
 	int64_t roof_ns;   /* the placed ops' time at the roof the class's fix can reach: their own dtype's,
@@ -115,13 +116,15 @@ typedef struct {
 	                    peak ratio's, docs/next-step.md "Precision") */
 	int64_t gain_ns; /* the bound (0 when unknown) */
 	int64_t held_ns; /* the time the cause holds; the bound is never more */
-	double gain_share;   /* gain_ns / the step */
-	int64_t rank;        /* NS_GAIN_STRAGGLER: the straggler; else -1 */
-	ns_roof_state roof;  /* NS_GAIN_ROOFLINE: what the placement covers */
-	double placed_share; /* NS_GAIN_ROOFLINE: the share of held_ns in placed ops (0 unless placed) */
-	int64_t unknown_ns;  /* of held_ns, the time whose bound is unknown (ops not placed) */
-	int64_t launch_ns;   /* the optimizer's candidate: of held_ns, its launch time (overhead.launch)
-	                        that the launch overhead candidate leaves to it */
+	double gain_share;    /* gain_ns / the step */
+	int64_t rank;         /* NS_GAIN_STRAGGLER: the straggler; else -1 */
+	ns_roof_state roof;   /* NS_GAIN_ROOFLINE: what the placement covers */
+	const char *roof_why; /* NS_ROOF_NONE: why nothing of the class was placed (static text), or NULL */
+	bool no_shapes;       /* NS_ROOF_NONE because the trace records no op shapes */
+	double placed_share;  /* NS_GAIN_ROOFLINE: the share of held_ns in placed ops (0 unless placed) */
+	int64_t unknown_ns;   /* of held_ns, the time whose bound is unknown (ops not placed) */
+	int64_t launch_ns;    /* the optimizer's candidate: of held_ns, its launch time (overhead.launch)
+	                         that the launch overhead candidate leaves to it */
 	/* The step capture (docs/trace.md, "Capturing the step"): the causes, one bit per ns_cause, whose
 	 * time it claims whole, each also a candidate of its own below it (the partial fixes); 0 for every
 	 * other candidate. Its bucket is overhead, its cause -1. */

@@ -54,6 +54,9 @@ NS_STATIC_API void ns_trace_roofline_free(ns_trace_roofline *c);
 NS_STATIC_API void ns_trace_roofline_only_with_shapes(ns_trace_roofline *c);
 /* Whether the collector gave up (above): then there is nothing to finish. */
 NS_STATIC_API bool ns_trace_roofline_gave_up(const ns_trace_roofline *c);
+/* With only_with_shapes: whether a CPU op had Input Dims (false: the trace records no shapes, nothing can
+ * be placed). */
+NS_STATIC_API bool ns_trace_roofline_saw_shapes(const ns_trace_roofline *c);
 
 /* Calls first(ev, first_ctx), then ns_trace_roofline_event(ev, roof). */
 typedef struct {
@@ -167,6 +170,10 @@ typedef struct {
 
 /* The result. Owns everything; free with ns_troof_report_free(). */
 typedef struct {
+	/* The collector found no op shapes to place (record_shapes was off): nothing is placed, and each
+	 * kernel class's bound says so (ns_troof_roof_times). Set by the analysis that placed unasked, not by
+	 * ns_trace_roofline_finish(). */
+	bool no_shapes;
 	bool device_known;
 	char device[NS_TRACE_DEVICE_NAME_MAX];          /* the table's name, when known */
 	char ns_trace_device[NS_TRACE_DEVICE_NAME_MAX]; /* deviceProperties name of the busiest GPU ("" if

@@ -269,14 +269,16 @@ static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options
                             const ns_kernel_rules *rules, ns_error *err)
 {
 	ns_trace_split *split = split_new(o, rules);
-	ns_trace_roofline *roof = o->roofline ? ns_trace_roofline_new() : NULL;
+	/* an Nsight Systems export records no op shapes: nothing to place unasked, nor to tell to record */
+	bool place = o->roofline && !(o->shape_bounds && ns_input_sniff(in) == NS_INPUT_SQLITE);
+	ns_trace_roofline *roof = place ? ns_trace_roofline_new() : NULL;
 	ns_troof_options ro = o->roof;
 	ns_trace_meta meta;
 	ns_status st;
 
 	ro.devices = o->table != NULL ? o->table : &o->devices;
 	memset(&meta, 0, sizeof(meta)); /* the SQLite reader fills only what an export has */
-	if (split == NULL || (o->roofline && roof == NULL)) {
+	if (split == NULL || (place && roof == NULL)) {
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		goto done;
 	}
@@ -294,14 +296,19 @@ static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options
 		                  o->empty_msg != NULL ? o->empty_msg : "nothing to split");
 	if (st == NS_OK)
 		st = ns_trace_split_finish(split, &meta, &a->res, err);
-	if (st == NS_OK && roof != NULL && !ns_trace_roofline_gave_up(roof)) {
+	if (st == NS_OK && o->shape_bounds && (roof == NULL || !ns_trace_roofline_saw_shapes(roof))) {
+		/* nothing to place, and the bounds say why: the one thing that would place them is shapes (an
+		 * export has none either, and reports as the Kineto trace it was recorded beside) */
+		a->roof.no_shapes = true;
+		a->roofline = a->roofline_unasked = true;
+	} else if (st == NS_OK && roof != NULL && !ns_trace_roofline_gave_up(roof)) {
 		st = ns_trace_roofline_finish(roof, &meta, &ro, &a->roof, err);
 		a->roofline = st == NS_OK;
 		a->roofline_unasked = o->shape_bounds;
 	}
-	if (a->roofline && a->roofline_unasked && a->roof.placed == 0) {
-		/* unasked, a placement of nothing (no shapes, a device not in the table) is no placement: the
-		 * bounds stay unknown, with --roofline's hint, as without it */
+	if (a->roofline && a->roofline_unasked && a->roof.placed == 0 && !a->roof.no_shapes) {
+		/* unasked, a placement of nothing with shapes (a device not in the table) is no placement:
+		 * the bounds stay unknown, with --roofline's hint (and --device), as without it */
 		ns_troof_report_free(&a->roof);
 		a->roofline = false;
 	}

@@ -445,6 +445,35 @@ START_TEST(trace_analyse_with_a_device_table_places_a_trace_with_shapes_unprinte
 }
 END_TEST
 
+/* tests/data/trace_buckets.json records no shapes (no Input Dims): with the device table, nothing can be
+ * placed, and the compute kernels' bound says why and what to do, not "--roofline" (which could not place
+ * them either); without the table the library made no placement and names none. */
+START_TEST(trace_analyse_of_a_trace_without_shapes_says_to_record_them)
+{
+	ns_trace_options *o = ns_trace_options_new();
+	ns_format_options text = {NS_FORMAT_TEXT, false, false};
+	ns_analysis *a = NULL;
+	char *printed = NULL;
+	size_t size = 0;
+	ns_error err;
+	FILE *mem;
+
+	ck_assert_int_eq(ns_trace_options_set_device_table(o, "data/devices.json", &err), NS_OK);
+	ck_assert_int_eq(ns_trace_analyse(BUCKETS_TRACE, o, &a, &err), NS_OK);
+	ns_trace_options_free(o);
+	mem = open_memstream(&printed, &size);
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(ns_analysis_print(mem, a, &text, &err), NS_OK);
+	fclose(mem);
+	ck_assert_ptr_nonnull(strstr(printed, "  bound unknown: compute-bound kernels hold 0.015 ms a step"));
+	ck_assert_ptr_nonnull(
+	    strstr(printed, "(the trace records no op shapes: record them with record_shapes=True)"));
+	ck_assert_ptr_null(strstr(printed, "--roofline"));
+	free(printed);
+	ns_analysis_free(a);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
 	Suite *s = suite_create("api");
@@ -465,6 +494,7 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, trace_analyse_with_roofline_decides_the_next_step_the_cli_prints);
 	tcase_add_test(tc, trace_analyse_with_a_device_table_decides_the_next_step_the_cli_prints);
 	tcase_add_test(tc, trace_analyse_with_a_device_table_places_a_trace_with_shapes_unprinted);
+	tcase_add_test(tc, trace_analyse_of_a_trace_without_shapes_says_to_record_them);
 	suite_add_tcase(s, tc);
 	return s;
 }

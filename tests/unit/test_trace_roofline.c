@@ -823,6 +823,7 @@ START_TEST(a_trace_without_shapes_is_given_up_at_its_64th_cpu_op)
 	ck_assert(ns_trace_roofline_gave_up(c));
 	feed(c, &last); /* and stays given up, keeping nothing */
 	ck_assert(ns_trace_roofline_gave_up(c));
+	ck_assert(!ns_trace_roofline_saw_shapes(c));
 	ns_trace_roofline_free(c);
 }
 END_TEST
@@ -848,6 +849,7 @@ START_TEST(an_op_with_shapes_keeps_the_collection)
 		feed(c, &op);
 	}
 	ck_assert(!ns_trace_roofline_gave_up(c));
+	ck_assert(ns_trace_roofline_saw_shapes(c));
 	o.devices = shipped_devices();
 	o.device = "H100 SXM";
 	ns_error_clear(&err);
@@ -882,6 +884,7 @@ START_TEST(the_collection_unasked_is_given_up_past_its_records_budget)
 		feed(asked, &k);
 	}
 	ck_assert(ns_trace_roofline_gave_up(unasked));
+	ck_assert(ns_trace_roofline_saw_shapes(unasked)); /* given up for its size, not for want of shapes */
 	ck_assert(!ns_trace_roofline_gave_up(asked));
 	ns_trace_roofline_free(unasked);
 	ns_trace_roofline_free(asked);

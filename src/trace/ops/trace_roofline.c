@@ -71,7 +71,12 @@ void ns_trace_roofline_only_with_shapes(ns_trace_roofline *c)
 
 bool ns_trace_roofline_gave_up(const ns_trace_roofline *c)
 {
-	return c->shapes == TROOF_SHAPES_NONE;
+	return c->gave_up;
+}
+
+bool ns_trace_roofline_saw_shapes(const ns_trace_roofline *c)
+{
+	return c->saw_shapes;
 }
 
 /* Without record_shapes no CPU op has Input Dims; with it every one has them (an op without inputs: "[]").
@@ -83,27 +88,30 @@ bool ns_trace_roofline_gave_up(const ns_trace_roofline *c)
 
 static void give_up(ns_trace_roofline *c)
 {
+	bool saw = c->saw_shapes;
+
 	drop_records(c);
 	memset(c, 0, sizeof(*c));
 	c->need_shapes = true;
-	c->shapes = TROOF_SHAPES_NONE;
+	c->saw_shapes = saw;
+	c->gave_up = true;
 }
 
 /* With need_shapes: whether ev is still collected. A trace whose first CPU ops have no Input Dims, or one
  * too large for the records' budget, is given up: what was kept is freed, and nothing more is. */
 static bool collecting(ns_trace_roofline *c, const ns_trace_event *ev)
 {
-	if (c->shapes == TROOF_SHAPES_NONE)
+	if (c->gave_up)
 		return false;
-	if (c->shapes == TROOF_SHAPES_UNSEEN && ev->ph == 'X' && ev->cat == NS_TCAT_CPU_OP) {
+	if (!c->saw_shapes && ev->ph == 'X' && ev->cat == NS_TCAT_CPU_OP) {
 		if (ev->input_dims.len > 0)
-			c->shapes = TROOF_SHAPES_SEEN;
+			c->saw_shapes = true;
 		else if (++c->ops_without_dims >= TROOF_OPS_TO_TELL)
 			give_up(c);
 	}
 	if (c->nkernels + c->nops + c->nspans + c->nlaunches + c->nother > TROOF_QUIET_RECORDS_MAX)
 		give_up(c);
-	return c->shapes != TROOF_SHAPES_NONE;
+	return !c->gave_up;
 }
 
 /* The id of a text, added once: names and shapes repeat every step, so each distinct one is kept once.

@@ -10,11 +10,12 @@
 /* A family is named when it holds at least this share of its bucket's placed time. */
 #define NAMED_FAMILY_SHARE 0.05
 
-static void none(ns_roof_time *t, const char *why)
+static void none(ns_roof_time *t, const char *why, bool no_shapes)
 {
 	memset(t, 0, sizeof(*t));
 	t->state = NS_ROOF_NONE;
 	t->why = why;
+	t->no_shapes = no_shapes;
 }
 
 static int gpu_devices(const ns_split_result *res)
@@ -47,7 +48,7 @@ static void class_time(const ns_troof_report *r, const ns_troof_bucket *b, int64
 	int64_t covered = ns_sat_add_i64(ns_sat_add_i64(b->gpu_ns, b->unplaced_ns), b->bound_ns);
 
 	if (b->gpu_ns <= 0) {
-		none(t, r->placed > 0 ? "no op of these kernels placed" : "no op placed");
+		none(t, r->placed > 0 ? "no op of these kernels placed" : "no op placed", false);
 		return;
 	}
 	memset(t, 0, sizeof(*t));
@@ -66,14 +67,17 @@ void ns_troof_roof_times(const ns_troof_report *r, const ns_split_result *res, c
 {
 	const char *why = NULL;
 
-	if (!r->device_known)
+	if (r->no_shapes)
+		why = "the trace records no op shapes";
+	else if (!r->device_known)
 		why = "the device has no roofs in the device table";
 	else if (gpu_devices(res) != 1)
 		why = "the placement sums the ops of every device, not of one";
 	else if (r->placed == 0)
 		why = r->ops == 0 ? "no op with GPU time" : "no op placed";
 	for (int k = 0; k < NS_KCLASS_COUNT; k++)
-		none(&out[k], why != NULL ? why : "collectives are bound by the network, not a roof");
+		none(&out[k], why != NULL ? why : "collectives are bound by the network, not a roof",
+		     r->no_shapes && !res->nsys); /* an export's shapes are no profiler option away */
 	if (why != NULL)
 		return;
 	class_time(r, &r->buckets[NS_TROOF_COMPUTE], d->class_ns[NS_KCLASS_COMPUTE], &out[NS_KCLASS_COMPUTE]);

@@ -75,8 +75,6 @@ typedef struct {
 	int64_t corr, ext, pid, tid, ts;
 } launch_rec;
 
-typedef enum { TROOF_SHAPES_UNSEEN, TROOF_SHAPES_SEEN, TROOF_SHAPES_NONE } troof_shapes;
-
 struct ns_trace_roofline {
 	op_rec *ops;
 	size_t nops, cap_ops;
@@ -96,10 +94,11 @@ struct ns_trace_roofline {
 	kernel_facts *kernel_facts; /* by pool id: what a kernel name says, once looked up */
 	size_t cap_facts;
 	bool oom; /* the pool could not grow */
-	/* ns_trace_roofline_only_with_shapes(): whether the trace records shapes is not known yet, known, or
-	 * not (the collector gave up and keeps nothing); the CPU ops seen so far without Input Dims. */
+	/* ns_trace_roofline_only_with_shapes(): whether a CPU op had Input Dims, the CPU ops seen before one
+	 * without them, and whether the collector gave up (it keeps nothing). */
 	bool need_shapes;
-	troof_shapes shapes;
+	bool saw_shapes;
+	bool gave_up;
 	uint32_t ops_without_dims;
 };
 

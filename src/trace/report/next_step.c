@@ -224,6 +224,8 @@ static void unknown_bound(ns_next_step *c, const ns_roof_time *t)
 	c->gain_ns = 0;
 	c->unknown_ns = c->held_ns;
 	c->roof = t != NULL ? t->state : NS_ROOF_NOT_RUN;
+	c->roof_why = t != NULL && t->state == NS_ROOF_NONE ? t->why : NULL;
+	c->no_shapes = t != NULL && t->state == NS_ROOF_NONE && t->no_shapes;
 	if (t == NULL || t->state == NS_ROOF_NOT_RUN)
 		snprintf(
 		    c->basis, sizeof(c->basis),
@@ -295,10 +297,13 @@ static void ns_roofline_bound(ns_next_step *c, const ns_next_inputs *in)
 	if (roof != NULL && class_of_candidate(c->bucket, c->cause, &k))
 		t = &roof[k];
 	if (t == NULL || t->state != NS_ROOF_PLACED || t->placed_ns <= 0) {
-		if (!precision_bound(c, in))
+		if (!precision_bound(c, in)) {
 			unknown_bound(c, t);
-		else
+		} else {
 			c->roof = t != NULL ? t->state : NS_ROOF_NOT_RUN;
+			c->roof_why = t != NULL && t->state == NS_ROOF_NONE ? t->why : NULL;
+			c->no_shapes = t != NULL && t->state == NS_ROOF_NONE && t->no_shapes;
+		}
 		return;
 	}
 	placed = (double)t->placed_ns;

@@ -31,7 +31,7 @@ static void print_one(FILE *out, const char *lead, const ns_next_step *s, const 
 	print_fix(out, s);
 }
 
-/* The "bound unknown:" line: what the report cannot bound, and why. */
+/* The "bound unknown:" line: what the report cannot bound, and why; place_hint names what places ops. */
 static void print_unknown(FILE *out, const ns_next_steps *s, const ns_next_step *u, bool has_top,
                           const char *per, const char *place_hint)
 {
@@ -47,9 +47,12 @@ static void print_unknown(FILE *out, const ns_next_steps *s, const ns_next_step 
 	if (u->roof == NS_ROOF_PLACED)
 		fputs(": how much of it a faster kernel wins is unknown", out);
 	else if (u->roof == NS_ROOF_NONE)
-		fputs("; none of their ops placed on the roofline: how much of it a faster kernel wins is "
-		      "unknown",
-		      out);
+		fprintf(out,
+		        "; none of their ops placed on the roofline%s%s%s%s: how much of it a faster kernel "
+		        "wins is unknown",
+		        u->roof_why != NULL ? " (" : "", u->roof_why != NULL ? u->roof_why : "",
+		        u->no_shapes ? ": record them with record_shapes=True" : "",
+		        u->roof_why != NULL ? ")" : "");
 	else
 		fprintf(out,
 		        "; how much of it a faster kernel wins is unknown until their ops are placed on the "
