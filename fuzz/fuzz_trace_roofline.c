@@ -63,8 +63,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 	options_from(data[0], &o);
 	fuzz_shape_bounds = (data[0] & 0x80) != 0;
-	if (fuzz_shape_bounds)
-		o.device = NULL, o.has_dtype = false;
+	if (fuzz_shape_bounds) { /* unasked: the trace's own device, its ops' own dtypes */
+		o.device = NULL;
+		o.has_dtype = false;
+	}
 	ns_error_clear(&err);
 	if (fuzz_analyse_bytes(data + 1, size - 1, rules, false, &o, &a, &err) == NS_OK) {
 		const ns_troof_report *r = ns_analysis_roofline(a);
