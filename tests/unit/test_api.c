@@ -412,65 +412,61 @@ START_TEST(trace_analyse_with_a_device_table_decides_the_next_step_the_cli_print
 }
 END_TEST
 
+/* The analysis of path with the shipped device table (as `nextstep trace` reads it), printed as text
+ * (the caller frees it). */
+static char *analysed_with_device_table(const char *path, double *gain)
+{
+	ns_trace_options *o = ns_trace_options_new();
+	ns_format_options text = {NS_FORMAT_TEXT, false, false};
+	ns_analysis *a = NULL;
+	char *printed = NULL;
+	size_t size = 0;
+	ns_error err;
+	FILE *mem;
+
+	ck_assert_int_eq(ns_trace_options_set_device_table(o, "data/devices.json", &err), NS_OK);
+	ck_assert_int_eq(ns_trace_analyse(path, o, &a, &err), NS_OK);
+	ns_trace_options_free(o);
+	ck_assert_ptr_nonnull(ns_analysis_next_fix(a, 0, gain));
+	mem = open_memstream(&printed, &size);
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(ns_analysis_print(mem, a, &text, &err), NS_OK);
+	fclose(mem);
+	ns_analysis_free(a);
+	return printed;
+}
+
 /* A trace that records shapes gets, from the device table alone, the bound the roofline option gives (the
  * placement of the test above: 154.0 us of the 200 us step, 77.0 %), as `nextstep trace` places its ops
  * unasked; but the report prints no roofline section ("roofline: H100 SXM ..." and its table of families),
  * which only the option asks for. */
 START_TEST(trace_analyse_with_a_device_table_places_a_trace_with_shapes_unprinted)
 {
-	ns_trace_options *o = ns_trace_options_new();
-	ns_format_options text = {NS_FORMAT_TEXT, false, false};
-	ns_analysis *a = NULL;
-	char *printed = NULL;
-	size_t size = 0;
 	double gain = -1.0;
-	ns_error err;
-	FILE *mem;
+	char *printed = analysed_with_device_table(ROOFLINE_TRACE, &gain);
 
-	ck_assert_int_eq(ns_trace_options_set_device_table(o, "data/devices.json", &err), NS_OK);
-	ck_assert_int_eq(ns_trace_analyse(ROOFLINE_TRACE, o, &a, &err), NS_OK);
-	ns_trace_options_free(o);
-	ck_assert_ptr_nonnull(ns_analysis_next_fix(a, 0, &gain));
 	ck_assert_double_eq_tol(gain, 0.770, 5e-4);
-	mem = open_memstream(&printed, &size);
-	ck_assert_ptr_nonnull(mem);
-	ck_assert_int_eq(ns_analysis_print(mem, a, &text, &err), NS_OK);
-	fclose(mem);
 	ck_assert_ptr_nonnull(
 	    strstr(printed, "\nnext step: compute-bound kernels, up to 0.154 ms a step (77.0%)"));
 	ck_assert_ptr_null(strstr(printed, "\nroofline: "));
 	ck_assert_ptr_null(strstr(printed, "  family "));
 	free(printed);
-	ns_analysis_free(a);
 }
 END_TEST
 
 /* tests/data/trace_buckets.json records no shapes (no Input Dims): with the device table, nothing can be
  * placed, and the compute kernels' bound says why and what to do, not "--roofline" (which could not place
- * them either); without the table the library made no placement and names none. */
+ * them either). */
 START_TEST(trace_analyse_of_a_trace_without_shapes_says_to_record_them)
 {
-	ns_trace_options *o = ns_trace_options_new();
-	ns_format_options text = {NS_FORMAT_TEXT, false, false};
-	ns_analysis *a = NULL;
-	char *printed = NULL;
-	size_t size = 0;
-	ns_error err;
-	FILE *mem;
+	double gain = -1.0;
+	char *printed = analysed_with_device_table(BUCKETS_TRACE, &gain);
 
-	ck_assert_int_eq(ns_trace_options_set_device_table(o, "data/devices.json", &err), NS_OK);
-	ck_assert_int_eq(ns_trace_analyse(BUCKETS_TRACE, o, &a, &err), NS_OK);
-	ns_trace_options_free(o);
-	mem = open_memstream(&printed, &size);
-	ck_assert_ptr_nonnull(mem);
-	ck_assert_int_eq(ns_analysis_print(mem, a, &text, &err), NS_OK);
-	fclose(mem);
 	ck_assert_ptr_nonnull(strstr(printed, "  bound unknown: compute-bound kernels hold 0.015 ms a step"));
 	ck_assert_ptr_nonnull(
 	    strstr(printed, "(the trace records no op shapes: record them with record_shapes=True)"));
 	ck_assert_ptr_null(strstr(printed, "--roofline"));
 	free(printed);
-	ns_analysis_free(a);
 }
 END_TEST
 
