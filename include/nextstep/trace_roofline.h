@@ -47,11 +47,14 @@ NS_STATIC_API ns_trace_roofline *ns_trace_roofline_new(void);
 /* The ns_trace_event_fn: ctx is the ns_trace_roofline. */
 NS_STATIC_API ns_status ns_trace_roofline_event(const ns_trace_event *ev, void *ctx, ns_error *err);
 NS_STATIC_API void ns_trace_roofline_free(ns_trace_roofline *c);
-/* Collect only from a trace that records shapes, and within a memory budget, as `nextstep trace` places ops
- * for the next steps' bounds unasked: the collector gives up (frees what it kept, and keeps nothing more)
- * when the trace's first CPU ops have no Input Dims (record_shapes was off) or its records pass about 2
- * million. */
-NS_STATIC_API void ns_trace_roofline_only_with_shapes(ns_trace_roofline *c);
+/* The records (kernels, ops, spans, launches: 40-130 bytes each) an unasked placement may keep: about 100
+ * MB, a trace of about 1 GB; past it the bounds are not worth the memory unasked, --roofline places them. */
+#define NS_TROOF_UNASKED_RECORDS (2u << 20)
+/* Collect only from a trace that records shapes, and within max_records (NS_TROOF_UNASKED_RECORDS as
+ * `nextstep trace` places ops for the next steps' bounds unasked): the collector gives up (frees what it
+ * kept, and keeps nothing more) when the trace's first CPU ops have no Input Dims (record_shapes was off) or
+ * its records pass max_records. */
+NS_STATIC_API void ns_trace_roofline_only_with_shapes(ns_trace_roofline *c, size_t max_records);
 /* Whether the collector gave up (above): then there is nothing to finish. */
 NS_STATIC_API bool ns_trace_roofline_gave_up(const ns_trace_roofline *c);
 /* With only_with_shapes: whether a CPU op had Input Dims (false: the trace records no shapes, nothing can

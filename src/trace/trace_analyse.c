@@ -283,7 +283,7 @@ static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options
 		goto done;
 	}
 	if (roof != NULL && o->shape_bounds)
-		ns_trace_roofline_only_with_shapes(roof);
+		ns_trace_roofline_only_with_shapes(roof, NS_TROOF_UNASKED_RECORDS);
 	st = read_into(in, o, split, roof, &meta, err);
 	if (st != NS_OK && meta.truncated && meta.events > 0) { /* cut short: what was read is analysed */
 		a->cut = true;

@@ -64,9 +64,10 @@ void ns_trace_roofline_free(ns_trace_roofline *c)
 	free(c);
 }
 
-void ns_trace_roofline_only_with_shapes(ns_trace_roofline *c)
+void ns_trace_roofline_only_with_shapes(ns_trace_roofline *c, size_t max_records)
 {
 	c->need_shapes = true;
+	c->max_records = max_records;
 }
 
 bool ns_trace_roofline_gave_up(const ns_trace_roofline *c)
@@ -82,9 +83,6 @@ bool ns_trace_roofline_saw_shapes(const ns_trace_roofline *c)
 /* Without record_shapes no CPU op has Input Dims; with it every one has them (an op without inputs: "[]").
  * The first CPU ops tell, a few in case a recorder leaves some out. */
 #define TROOF_OPS_TO_TELL 64
-/* What the collector keeps past this many records (kernels, ops, spans, launches: 40-130 bytes each) is more
- * memory than a report's bounds are worth unasked: --roofline places them. */
-#define TROOF_QUIET_RECORDS_MAX (2u << 20)
 
 static void give_up(ns_trace_roofline *c)
 {
@@ -109,7 +107,7 @@ static bool collecting(ns_trace_roofline *c, const ns_trace_event *ev)
 		else if (++c->ops_without_dims >= TROOF_OPS_TO_TELL)
 			give_up(c);
 	}
-	if (c->nkernels + c->nops + c->nspans + c->nlaunches + c->nother > TROOF_QUIET_RECORDS_MAX)
+	if (c->nkernels + c->nops + c->nspans + c->nlaunches + c->nother > c->max_records)
 		give_up(c);
 	return !c->gave_up;
 }

@@ -97,6 +97,7 @@ struct ns_trace_roofline {
 	/* ns_trace_roofline_only_with_shapes(): whether a CPU op had Input Dims, the CPU ops seen before one
 	 * without them, and whether the collector gave up (it keeps nothing). */
 	bool need_shapes;
+	size_t max_records;
 	bool saw_shapes;
 	bool gave_up;
 	uint32_t ops_without_dims;
