@@ -2,6 +2,7 @@
  * the GPU-idle launch time each op name holds (split_hostops.h). */
 #include "trace/split/split_hostops.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,10 @@ typedef struct {
 	uint32_t name;
 	uint32_t thread; /* calls: the host thread; segments: the launch calls made in it */
 } hop_span;
+_Static_assert(offsetof(hop_span, end) == offsetof(split_nest_span, end) &&
+                   offsetof(hop_span, name) == offsetof(split_nest_span, name) &&
+                   sizeof(hop_span) >= sizeof(split_nest_span),
+               "a call begins as split_nest_flatten() reads it");
 
 struct split_hostops {
 	ns_kernel_names *names;
@@ -88,48 +93,11 @@ static int cmp_call(const void *a, const void *b)
 	return (x->end < y->end) - (x->end > y->end);
 }
 
-static ns_status emit(split_hostops *h, int64_t a, int64_t b, uint32_t name, ns_error *err)
+static ns_status emit(void *ctx, int64_t a, int64_t b, uint32_t name, ns_error *err)
 {
+	split_hostops *h = ctx;
+
 	return b > a ? push(&h->seg, &h->nseg, &h->capseg, (hop_span){a, b, name, 0}, err) : NS_OK;
-}
-
-/* The calls (sorted) into disjoint segments, each with the innermost call open over it. A call that starts
- * inside another but ends after it is cut at its parent's end (the recorder nests ops; kept well-formed
- * here rather than trusted). */
-static ns_status flatten(split_hostops *h, ns_error *err)
-{
-	hop_span *stack = NULL;
-	size_t sp = 0, cap = 0;
-	int64_t cur = 0;
-	ns_status st = NS_OK;
-
-	for (size_t i = 0; i < h->ncall && st == NS_OK; i++) {
-		hop_span c = h->call[i];
-		while (sp > 0 && stack[sp - 1].end <= c.start && st == NS_OK) {
-			st = emit(h, cur, stack[sp - 1].end, stack[sp - 1].name, err);
-			cur = stack[--sp].end;
-		}
-		if (st == NS_OK && sp > 0) {
-			st = emit(h, cur, c.start, stack[sp - 1].name, err);
-			c.end = c.end < stack[sp - 1].end ? c.end : stack[sp - 1].end;
-		}
-		if (st != NS_OK)
-			break;
-		cur = c.start;
-		hop_span *grown = ns_grow(stack, &cap, sp + 1, sizeof(*stack));
-		if (grown == NULL) {
-			st = split_oom(err);
-			break;
-		}
-		stack = grown;
-		stack[sp++] = c;
-	}
-	while (sp > 0 && st == NS_OK) {
-		st = emit(h, cur, stack[sp - 1].end, stack[sp - 1].name, err);
-		cur = stack[--sp].end;
-	}
-	free(stack);
-	return st;
 }
 
 /* The segments less the host stalls' held time (s->stall_spans: calls that take microseconds held for
@@ -188,7 +156,8 @@ ns_status split_hostops_prepare(split_hostops *h, const ns_trace_split *s, uint3
 	if (kept == 0)
 		return NS_OK;
 	ns_sort(h->call, h->ncall, sizeof(*h->call), cmp_call);
-	if ((st = flatten(h, err)) != NS_OK || (st = cut_stalls(h, &s->stall_spans, err)) != NS_OK)
+	if ((st = split_nest_flatten(h->call, h->ncall, sizeof(*h->call), emit, h, err)) != NS_OK ||
+	    (st = cut_stalls(h, &s->stall_spans, err)) != NS_OK)
 		return st;
 	for (size_t i = 0; i < split_launch_count(s); i++) {
 		launch_call l = split_launch_get(s, i);

@@ -503,6 +503,18 @@ void split_gpu_sort(ns_trace_split *s);
 /* ---- helpers (split_threads.c) ---- */
 /* NS_ERR_NOMEM, "out of memory". */
 ns_status split_oom(ns_error *err);
+/* Nested spans (ops, Python frames) of one thread: each record begins with this. */
+typedef struct {
+	int64_t start, end;
+	uint32_t name;
+} split_nest_span;
+typedef ns_status (*split_nest_emit_fn)(void *ctx, int64_t start, int64_t end, uint32_t name, ns_error *err);
+/* The n records of `size` bytes at spans (each starting with a split_nest_span; sorted by start, the longer
+ * first among equal starts) into disjoint segments, each handed to emit with the innermost span open over it
+ * (empty ones too: emit drops them). A span that starts inside another but ends after it is cut at its
+ * parent's end (a nesting the recorders do not produce; kept well-formed here rather than trusted). */
+ns_status split_nest_flatten(const void *spans, size_t n, size_t size, split_nest_emit_fn emit, void *ctx,
+                             ns_error *err);
 
 /* ---- threads and host spans (split_threads.c) ---- */
 ns_status split_thread_find(ns_trace_split *s, int64_t pid, int64_t tid, uint32_t *idx, ns_error *err);

@@ -2,6 +2,7 @@
  * segments, and summed per host cause over the GPU-idle time the sweep reports (split_python.h). */
 #include "trace/split/split_python.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,10 @@ typedef struct {
 	int64_t start, end;
 	uint32_t name;
 } py_frame;
+_Static_assert(offsetof(py_frame, end) == offsetof(split_nest_span, end) &&
+                   offsetof(py_frame, name) == offsetof(split_nest_span, name) &&
+                   sizeof(py_frame) >= sizeof(split_nest_span),
+               "a frame begins as split_nest_flatten() reads it");
 
 typedef struct {
 	py_frame *v;
@@ -121,8 +126,10 @@ static int cmp_frame(const void *a, const void *b)
 	return (x->end < y->end) - (x->end > y->end);
 }
 
-static ns_status emit(py_list *out, int64_t a, int64_t b, uint32_t name, ns_error *err)
+static ns_status emit(void *ctx, int64_t a, int64_t b, uint32_t name, ns_error *err)
 {
+	py_list *out = ctx;
+
 	if (b <= a)
 		return NS_OK;
 	if (out->n > 0 && out->v[out->n - 1].end == a && out->v[out->n - 1].name == name) {
@@ -135,45 +142,6 @@ static ns_status emit(py_list *out, int64_t a, int64_t b, uint32_t name, ns_erro
 	out->v = grown;
 	out->v[out->n++] = (py_frame){a, b, name};
 	return NS_OK;
-}
-
-/* The frames of one thread into disjoint segments, each with the innermost frame open over it. A frame
- * that starts inside another but ends after it is cut at its parent's end (a nesting the recorder cannot
- * produce; kept well-formed here rather than trusted). */
-static ns_status flatten(const py_list *in, py_list *out, ns_error *err)
-{
-	py_frame *stack = NULL;
-	size_t sp = 0, cap = 0;
-	int64_t cur = 0;
-	ns_status st = NS_OK;
-
-	for (size_t i = 0; i < in->n && st == NS_OK; i++) {
-		py_frame f = in->v[i];
-		while (sp > 0 && stack[sp - 1].end <= f.start && st == NS_OK) {
-			st = emit(out, cur, stack[sp - 1].end, stack[sp - 1].name, err);
-			cur = stack[--sp].end;
-		}
-		if (st != NS_OK)
-			break;
-		if (sp > 0) {
-			st = emit(out, cur, f.start, stack[sp - 1].name, err);
-			f.end = f.end < stack[sp - 1].end ? f.end : stack[sp - 1].end;
-		}
-		cur = f.start;
-		py_frame *grown = ns_grow(stack, &cap, sp + 1, sizeof(*stack));
-		if (grown == NULL) {
-			st = split_oom(err);
-			break;
-		}
-		stack = grown;
-		stack[sp++] = f;
-	}
-	while (sp > 0 && st == NS_OK) {
-		st = emit(out, cur, stack[sp - 1].end, stack[sp - 1].name, err);
-		cur = stack[--sp].end;
-	}
-	free(stack);
-	return st;
 }
 
 /* Segments l cut to the time a thread runs host work (ops: sorted, disjoint spans). */
@@ -202,7 +170,7 @@ static ns_status flatten_thread(split_python *p, ns_trace_split *s, uint32_t i, 
 	ns_status st;
 
 	ns_sort(l->v, l->n, sizeof(*l->v), cmp_frame);
-	st = flatten(l, &flat, err);
+	st = split_nest_flatten(l->v, l->n, sizeof(*l->v), emit, &flat, err);
 	if (st == NS_OK && i != p->main_thread) {
 		(void)split_spans_union(&s->thread[i].list[HK_CPU]);
 		st = intersect(&flat, &s->thread[i].list[HK_CPU], &cut, err);

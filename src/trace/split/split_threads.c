@@ -8,6 +8,44 @@
 #include "util/sort.h"
 #include "util/vec.h"
 
+ns_status split_nest_flatten(const void *spans, size_t n, size_t size, split_nest_emit_fn emit, void *ctx,
+                             ns_error *err)
+{
+	split_nest_span *stack = NULL;
+	size_t sp = 0, cap = 0;
+	int64_t cur = 0;
+	ns_status st = NS_OK;
+
+	for (size_t i = 0; i < n && st == NS_OK; i++) {
+		split_nest_span c;
+		memcpy(&c, (const char *)spans + i * size, sizeof(c));
+		while (sp > 0 && stack[sp - 1].end <= c.start && st == NS_OK) {
+			st = emit(ctx, cur, stack[sp - 1].end, stack[sp - 1].name, err);
+			cur = stack[--sp].end;
+		}
+		if (st == NS_OK && sp > 0) {
+			st = emit(ctx, cur, c.start, stack[sp - 1].name, err);
+			c.end = c.end < stack[sp - 1].end ? c.end : stack[sp - 1].end;
+		}
+		if (st != NS_OK)
+			break;
+		cur = c.start;
+		split_nest_span *grown = ns_grow(stack, &cap, sp + 1, sizeof(*stack));
+		if (grown == NULL) {
+			st = split_oom(err);
+			break;
+		}
+		stack = grown;
+		stack[sp++] = c;
+	}
+	while (sp > 0 && st == NS_OK) {
+		st = emit(ctx, cur, stack[sp - 1].end, stack[sp - 1].name, err);
+		cur = stack[--sp].end;
+	}
+	free(stack);
+	return st;
+}
+
 ns_status split_oom(ns_error *err)
 {
 	return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
