@@ -263,6 +263,35 @@ static ns_status read_into(ns_input *in, const ns_trace_options *o, ns_trace_spl
 	return st;
 }
 
+/* a->roof from the collector (NULL: none was run, an export's unasked placement). Unasked (shape_bounds), a
+ * trace without shapes keeps a placement that says so, and a placement of nothing else is none. */
+static ns_status finish_placement(ns_analysis *a, const ns_trace_options *o, ns_trace_roofline *roof,
+                                  const ns_trace_meta *meta, const ns_troof_options *ro, ns_error *err)
+{
+	ns_status st;
+
+	if (o->shape_bounds && (roof == NULL || !ns_trace_roofline_saw_shapes(roof))) {
+		/* nothing to place, and the bounds say why: the one thing that would place them is shapes (an
+		 * export has none either, and reports as the Kineto trace it was recorded beside) */
+		a->roof.no_shapes = true;
+		a->roofline = a->roofline_unasked = true;
+		return NS_OK;
+	}
+	if (ns_trace_roofline_gave_up(roof)) /* past the records budget: no bounds, --roofline's hint */
+		return NS_OK;
+	if ((st = ns_trace_roofline_finish(roof, meta, ro, &a->roof, err)) != NS_OK)
+		return st;
+	a->roofline = true;
+	a->roofline_unasked = o->shape_bounds;
+	if (a->roofline_unasked && a->roof.placed == 0) {
+		/* unasked, a placement of nothing with shapes (a device not in the table) is no placement:
+		 * the bounds stay unknown, with --roofline's hint (and --device), as without it */
+		ns_troof_report_free(&a->roof);
+		a->roofline = false;
+	}
+	return NS_OK;
+}
+
 /* Reads in into a->res and, with a roofline, a->roof. A trace cut after some events is split as far as it
  * goes (its quality says truncated); a->cut_err then holds the reader's error. */
 static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options *o,
@@ -296,22 +325,8 @@ static ns_status read_split(ns_analysis *a, ns_input *in, const ns_trace_options
 		                  o->empty_msg != NULL ? o->empty_msg : "nothing to split");
 	if (st == NS_OK)
 		st = ns_trace_split_finish(split, &meta, &a->res, err);
-	if (st == NS_OK && o->shape_bounds && (roof == NULL || !ns_trace_roofline_saw_shapes(roof))) {
-		/* nothing to place, and the bounds say why: the one thing that would place them is shapes (an
-		 * export has none either, and reports as the Kineto trace it was recorded beside) */
-		a->roof.no_shapes = true;
-		a->roofline = a->roofline_unasked = true;
-	} else if (st == NS_OK && roof != NULL && !ns_trace_roofline_gave_up(roof)) {
-		st = ns_trace_roofline_finish(roof, &meta, &ro, &a->roof, err);
-		a->roofline = st == NS_OK;
-		a->roofline_unasked = o->shape_bounds;
-	}
-	if (a->roofline && a->roofline_unasked && a->roof.placed == 0 && !a->roof.no_shapes) {
-		/* unasked, a placement of nothing with shapes (a device not in the table) is no placement:
-		 * the bounds stay unknown, with --roofline's hint (and --device), as without it */
-		ns_troof_report_free(&a->roof);
-		a->roofline = false;
-	}
+	if (st == NS_OK && (roof != NULL || o->shape_bounds))
+		st = finish_placement(a, o, roof, &meta, &ro, err);
 done:
 	ns_trace_split_free(split);
 	ns_trace_roofline_free(roof);
