@@ -40,6 +40,9 @@ int cli_option_exit(cli_mode mode, const ns_error *err);
 /* The built-in device table and the --device-file overlays; a bad file is reported. EXIT_ROUTED or
  * EXIT_BAD_INPUT. */
 int cli_load_devices(const cli_config *c, ns_device_table *t);
+/* Gives stdout a block of 64 KiB (a pipe) or 256 KiB (a file) unless it is a terminal; before anything is
+ * written to it. */
+void cli_buffer_stdout(void);
 /* True while stdout takes what is written; false (after one message on stderr) once a write failed (a full
  * disk, a closed pipe): a stream stops there. */
 bool cli_output_ok(void);

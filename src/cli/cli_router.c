@@ -302,25 +302,12 @@ static int check_option_scope(cli_config *c)
 	return -1;
 }
 
-/* A stream of profiles writes hundreds of megabytes: in stdio's default block (st_blksize: 4 KiB for a pipe,
- * a file or /dev/null) that is a write(2) every four JSON results, which cost more CPU than routing them.
- * Results are flushed whenever the input may wait and before every message, so a larger block delays
- * nothing a reader waits for and changes no order. A terminal keeps its line buffering. Called before
- * anything is written to stdout (setvbuf must be). */
-static void buffer_results(void)
-{
-	static char block[256 * 1024];
-
-	if (!isatty(STDOUT_FILENO))
-		setvbuf(stdout, block, _IOFBF, sizeof(block));
-}
-
 int cli_router_run(cli_config *c)
 {
 	router_run run = {c, NULL, -1, NULL};
 	int rc;
 
-	buffer_results();
+	cli_buffer_stdout();
 	if (c->any_flag && c->noperands > 0)
 		return cli_usage_error(MODE_ROUTER, "give either bucket flags or a FILE, not both");
 	if (!c->any_flag && c->noperands == 0 && isatty(STDIN_FILENO)) {

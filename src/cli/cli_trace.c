@@ -149,6 +149,7 @@ int cli_trace_run(cli_config *c)
 	cli_html *html;
 	int rc, expanded;
 
+	cli_buffer_stdout();
 	if (c->noperands == 0 && isatty(STDIN_FILENO))
 		return cli_usage_error(MODE_TRACE, "trace: give a trace FILE or DIR (or - for stdin)");
 	if (c->output == TRACE_SUMMARY && (rc = summary_conflicts(c)) >= 0)
