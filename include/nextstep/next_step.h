@@ -73,7 +73,12 @@ typedef struct {
 	int64_t own_roof_ns; /* the placed ops' time at their own dtype's roof, each at most its own time */
 	int64_t fp32_ns;     /* of placed_ns, fp32 work a 16-bit roof applies to (0: none) */
 	ns_dtype half;       /* that 16-bit roof's dtype (bf16, else fp16) */
-	size_t nfamilies;    /* the op families holding the class, most time first */
+	/* roof_ns with the 16-bit GEMMs at the device's fp8 roof, and their time (fp8_ns 0: no fp8 roof above
+	 * theirs, or no such GEMM; fp8_roof_ns is then roof_ns). The compute fix reaches it when the ops are
+	 * near their own roof (ns_roof_near). */
+	int64_t fp8_roof_ns;
+	int64_t fp8_ns;
+	size_t nfamilies; /* the op families holding the class, most time first */
 	ns_op_family family[NS_ROOF_FAMILIES];
 	double family_fraction[NS_ROOF_FAMILIES]; /* each family's time at its roof over its time */
 } ns_roof_time;
@@ -184,6 +189,11 @@ NS_STATIC_API void ns_next_steps_print_all(FILE *out, const ns_next_steps *s, bo
                                            const char *place_hint);
 /* "not_run", "none", "placed" (JSON "roofline"). */
 NS_STATIC_API const char *ns_roof_state_name(ns_roof_state s);
+/* Of a placed class's time, the share above the roof its fix can reach (roof_ns), at least 0. */
+NS_STATIC_API double ns_roof_above_share(const ns_roof_time *t);
+/* Whether that share is small enough that a better kernel has little to win: at most 30 % for compute,
+ * 20 % for memory (the datasheet roofs are above what kernels reach; docs/next-step.md). */
+NS_STATIC_API bool ns_roof_near(const ns_roof_time *t, ns_regime bucket);
 /* [{"bucket", "cause", "title", ["finding",] "fix", "module", "gain_us", "gain_share", "held_us", "rule",
  * ["rank",] ["roofline", "placed_share", "unknown_us",] ["launch_us",] ["batch_scale",] "basis"}, ...] in
  * rank order (finding where the step has one; gain_us and gain_share null when the bound is unknown; the

@@ -90,7 +90,7 @@ typedef enum {
 	                       (fusion,    a smaller dtype) */
 	NS_LEVER_KERNEL,    /* well below the roof: a better kernel wins the distance */
 	NS_LEVER_PRECISION, /* compute: fp32 work that the device's 16-bit roof would run far faster */
-	NS_LEVER_LESS_WORK  /* compute at its roof: only fewer FLOPs help */
+	NS_LEVER_LESS_WORK  /* compute at its roof: only fewer FLOPs, or fp8 GEMMs, help */
 } ns_roof_lever;
 
 typedef struct {
@@ -103,6 +103,9 @@ typedef struct {
 	double half_share; /* compute: the placed time at the 16-bit roof over the placed time;
 	                      -1 when no 16-bit roof applies */
 	ns_dtype half;
+	/* compute near its roof (NS_LEVER_LESS_WORK): the placed time with the 16-bit GEMMs at the fp8 roof
+	 * over the placed time; -1 when no fp8 roof applies */
+	double fp8_share;
 	ns_roof_lever lever;
 } ns_roof_note;
 

@@ -160,6 +160,11 @@ typedef struct {
 	 * that fp32 work. */
 	double reach_ns;
 	int64_t fp32_ns;
+	/* The same with the 16-bit GEMMs at the device's fp8 roof (fp8 operands: half their bytes) when it
+	 * has one above theirs: what fp8 matmuls reach where a better kernel no longer can (next_step.h,
+	 * ns_roof_time.fp8_roof_ns); and the GPU time of those GEMMs (0: no fp8 roof or no such GEMM). */
+	double fp8_reach_ns;
+	int64_t fp8_ns;
 	int64_t unplaced_ns; /* ops of the bucket's families that could not be placed (no shapes, no dtype,
 	                        ...) */
 	int64_t bound_ns;    /* ops of its families placed by lower bounds: not in the sums above */

@@ -254,19 +254,30 @@ static void suspect_count(ns_diff_result *r, const char *what, size_t before, si
 	suspect(r, what, b, a);
 }
 
-/* fp32 GEMMs that became 16-bit (or narrower) ones while BEFORE's next steps named the compute kernels' fix:
- * on fp32 work that fix is lower precision (autocast), so the change of dtype is the fix being checked, not
- * a reason the runs differ. */
+/* A GEMM dtype's width in bytes, for the precision fixes below: 0 for one that is not a step of them. */
+static double precision_width(const char *dtype)
+{
+	static const struct {
+		const char *dtype;
+		double bytes;
+	} widths[] = {{"fp32", 4}, {"tf32", 4}, {"bf16", 2}, {"fp16", 2}, {"fp8", 1}, {"fp4", 0.5}};
+
+	for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++)
+		if (strcmp(dtype, widths[i].dtype) == 0)
+			return widths[i].bytes;
+	return 0.0;
+}
+
+/* GEMMs that became narrower ones (fp32 to 16-bit, or 16-bit to fp8) while BEFORE's next steps named the
+ * compute kernels' fix: that fix is lower precision (autocast for fp32 work; fp8 matmuls for 16-bit GEMMs
+ * near their roof), so the change of dtype is the fix being checked, not a reason the runs differ. */
 static bool precision_was_the_fix(const ns_diff_side *b, const ns_diff_side *a)
 {
-	static const char *const narrower[] = {"bf16", "fp16", "fp8"};
-	bool narrowed = false;
+	double from = precision_width(b->dtype), to = precision_width(a->dtype);
 
-	if (strcmp(b->dtype, "fp32") != 0 && strcmp(b->dtype, "tf32") != 0)
+	if (from == 0.0 || to == 0.0 || to >= from || from < 2.0)
 		return false;
-	for (size_t i = 0; i < sizeof(narrower) / sizeof(narrower[0]); i++)
-		narrowed = narrowed || strcmp(a->dtype, narrower[i]) == 0;
-	for (size_t i = 0; narrowed && i < b->npredicted; i++)
+	for (size_t i = 0; i < b->npredicted; i++)
 		if (b->predicted[i].bucket == NS_REGIME_COMPUTE)
 			return true;
 	return false;
@@ -444,8 +455,8 @@ static ns_status check_predictions(const ns_diff_side *b, const ns_diff_side *a,
 			r->applied_ms += c->p->ceiling_us / 1e3;
 		r->applied_unbounded = r->applied_unbounded || (c->applied && c->p->unbounded);
 	}
-	/* a hundredth of a microsecond of slack: the bounds are printed to the nanosecond. A fix applied without
-	 * a bound can account for any saving, so no bound is shown wrong then. */
+	/* a hundredth of a microsecond of slack: the bounds are printed to the nanosecond. A fix applied
+	 * without a bound can account for any saving, so no bound is shown wrong then. */
 	r->over_bound = r->applied_ms > 0 && !r->applied_unbounded && r->saved_ms > r->applied_ms + 1e-5;
 	return NS_OK;
 }

@@ -156,6 +156,19 @@ for workload, bucket in (("compute_bound", "compute"), ("memory_bound", "memory"
 roofs = {r["bucket"]: r for r in reports["compute_bound"]["overall"]["kernel_roofs"]}
 check("compute" in roofs and roofs["compute"]["lever"] == "less_work" and 0.2 < roofs["compute"]["above_share"] < 0.3,
       f"compute_bound: GEMMs near the practical roof, lever less work: {roofs.get('compute')}")
+# Near their bf16 roof, the GEMMs' lower precision is fp8: the H200's fp8 peak is twice its bf16 one (1979
+# against 989.5 TFLOP/s, data/devices.json), and GEMMs of 8192 x 32768 x 8192 stay FLOP-bound at fp8 (7,282
+# FLOPs a byte at one byte an element, past the ridge of 1979e12 / 4.8e12 = 412), so at the fp8 roof they
+# take half their bf16 roof time: fp8_share = (1 - above_share) / 2. The next step's bound is the compute
+# time above that: the compute share x the placed share x (1 - fp8_share).
+c = roofs.get("compute", {})
+fp8 = c.get("fp8_share")
+check(fp8 is not None and abs(fp8 - (1 - c["above_share"]) / 2) < 0.005,
+      f"compute_bound: at the fp8 roof the GEMMs take half their bf16 roof time: {fp8}")
+top = reports["compute_bound"]["overall"]["next_steps"][0]
+want = reports["compute_bound"]["overall"]["split"]["compute"] * c.get("placed_share", 0) * (1 - (fp8 or 0))
+check(top["bucket"] == "compute" and abs(top["gain_share"] - want) < 0.005 and "fp8 matmuls" in top["basis"],
+      f"compute_bound: the compute bound is at the fp8 roof: {top['gain_share']:.4f}, derived {want:.4f}")
 # The small model's eager decode is dispatch-bound: its next step is capturing the step, in an inference
 # program's words (capture the forward with a static KV cache), not the training ones.
 top = reports["decode_small"]["overall"]["next_steps"][0]

@@ -642,6 +642,51 @@ START_TEST(diff_analyse_keeps_each_sides_error)
 }
 END_TEST
 
+/* A change of GEMM dtype makes a comparison suspect, except the narrowing BEFORE's compute fix named: fp32 to
+ * a 16-bit type (autocast) or a 16-bit type to fp8 (fp8 matmuls for GEMMs near their roof). Each side a
+ * profile-like side (no step time) with one dtype and BEFORE's first next step in the given bucket. */
+typedef struct {
+	const char *before, *after;
+	ns_regime predicted;
+	bool suspect;
+} dtype_change_case;
+
+static const dtype_change_case dtype_changes[] = {
+    {"fp32", "bf16", NS_REGIME_COMPUTE, false}, {"bf16", "fp8", NS_REGIME_COMPUTE, false},
+    {"fp16", "fp8", NS_REGIME_COMPUTE, false},  {"bf16", "fp8", NS_REGIME_DATALOADER, true},
+    {"fp8", "bf16", NS_REGIME_COMPUTE, true},   {"bf16", "fp16", NS_REGIME_COMPUTE, true},
+    {"fp8", "fp4", NS_REGIME_COMPUTE, true},    {"fp32", "fp32", NS_REGIME_COMPUTE, false},
+};
+
+START_TEST(a_narrower_gemm_dtype_is_the_compute_fix_not_a_suspect)
+{
+	const dtype_change_case *c = &dtype_changes[_i];
+	ns_diff_prediction p;
+	ns_diff_side sides[2];
+	ns_classify_options co;
+	ns_diff_result r;
+	ns_error err;
+	bool suspect = false;
+
+	memset(sides, 0, sizeof(sides));
+	memset(&p, 0, sizeof(p));
+	p.bucket = c->predicted;
+	p.predicted_us = 1.0;
+	snprintf(sides[0].dtype, sizeof(sides[0].dtype), "%s", c->before);
+	snprintf(sides[1].dtype, sizeof(sides[1].dtype), "%s", c->after);
+	sides[0].predicted = &p;
+	sides[0].npredicted = 1;
+	ns_classify_options_default(&co);
+	ns_error_clear(&err);
+	ck_assert_int_eq(ns_diff_compare(&sides[0], &sides[1], &co, &r, &err), NS_OK);
+	for (size_t i = 0; i < r.nsuspects; i++)
+		suspect = suspect || strcmp(r.suspects[i].what, "GEMM dtype") == 0;
+	ck_assert_msg(suspect == c->suspect, "%s -> %s: suspect %d, want %d", c->before, c->after, suspect,
+	              c->suspect);
+	ns_diff_result_free(&r);
+}
+END_TEST
+
 static Suite *diff_suite(void)
 {
 	Suite *s = suite_create("diff");
@@ -660,6 +705,8 @@ static Suite *diff_suite(void)
 	tcase_add_test(tc, gates_trip_only_on_a_significant_slowdown_above_the_limit);
 	tcase_add_loop_test(tc, dtype_is_read_from_the_kernel_name, 0,
 	                    sizeof(dtype_cases) / sizeof(dtype_cases[0]));
+	tcase_add_loop_test(tc, a_narrower_gemm_dtype_is_the_compute_fix_not_a_suspect, 0,
+	                    sizeof(dtype_changes) / sizeof(dtype_changes[0]));
 	tcase_add_loop_test(tc, report_loader_locates_what_is_wrong, 0,
 	                    sizeof(load_cases) / sizeof(load_cases[0]));
 	tcase_add_test(tc, a_saved_report_that_is_not_utf8_is_kept_with_replacement_characters);

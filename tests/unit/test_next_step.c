@@ -341,6 +341,49 @@ START_TEST(a_placement_overrides_the_peak_ratio_bound)
 }
 END_TEST
 
+/* Compute near its roof (above it by at most 30 % of the placed time) whose ops are 16-bit GEMMs with a
+ * faster fp8 roof: a better kernel has little left to win, and the fix's lower precision is fp8, so the
+ * bound is at the fp8 reach. Compute holds 600 ns; its 700 ns of placed ops take 560 at their own roof (20 %
+ * above it) and 280 with the GEMMs at the fp8 roof: (700 - 280) / 700 = 60 % of 600 = 360. */
+START_TEST(compute_near_its_roof_is_bounded_at_the_fp8_roof)
+{
+	ns_split_window w = window(1000);
+	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
+	ns_next_inputs in = {.roof = roof, .optimizer_launch_ns = 0, .fp32_share = 0.0, .tensor_ratio = 0.0};
+	ns_next_steps s;
+	const ns_next_step *c;
+
+	w.bucket_ns[NS_REGIME_COMPUTE] = 600;
+	roof[NS_KCLASS_COMPUTE] = placed(700, 700, 560);
+	roof[NS_KCLASS_COMPUTE].fp8_ns = 700;
+	roof[NS_KCLASS_COMPUTE].fp8_roof_ns = 280;
+	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
+	c = find(&s, NS_REGIME_COMPUTE, -1);
+	ck_assert(c->known);
+	ck_assert_int_eq(c->gain_ns, 360);
+	ck_assert_msg(strstr(c->basis, "fp8 matmuls win at most") != NULL, "%s", c->basis);
+}
+END_TEST
+
+/* Far from their roof (40 % above it) the same GEMMs' lever is a better kernel: the bound stays at their own
+ * roof, (700 - 420) / 700 = 40 % of 600 = 240, whatever fp8 would give. */
+START_TEST(compute_far_from_its_roof_keeps_its_own_roof)
+{
+	ns_split_window w = window(1000);
+	ns_roof_time roof[NS_KCLASS_COUNT] = {{0}};
+	ns_next_inputs in = {.roof = roof, .optimizer_launch_ns = 0, .fp32_share = 0.0, .tensor_ratio = 0.0};
+	ns_next_steps s;
+
+	w.bucket_ns[NS_REGIME_COMPUTE] = 600;
+	roof[NS_KCLASS_COMPUTE] = placed(700, 700, 420);
+	roof[NS_KCLASS_COMPUTE].fp8_ns = 700;
+	roof[NS_KCLASS_COMPUTE].fp8_roof_ns = 210;
+	ns_next_steps_of_window(&w, 1, &routes, &in, &s);
+	ck_assert_int_eq(find(&s, NS_REGIME_COMPUTE, -1)->gain_ns, 240);
+	ck_assert_ptr_null(strstr(find(&s, NS_REGIME_COMPUTE, -1)->basis, "fp8"));
+}
+END_TEST
+
 /* A job's waiting: the straggler's fix claims it, never the waiting rank's own next step. */
 START_TEST(a_ranks_waiting_is_no_next_step)
 {
@@ -579,6 +622,8 @@ int main(void)
 	tcase_add_test(tc, kernels_without_a_placement_have_no_bound);
 	tcase_add_test(tc, fp32_kernels_on_tensor_core_gpus_are_bounded_by_the_peak_ratio);
 	tcase_add_test(tc, a_placement_overrides_the_peak_ratio_bound);
+	tcase_add_test(tc, compute_near_its_roof_is_bounded_at_the_fp8_roof);
+	tcase_add_test(tc, compute_far_from_its_roof_keeps_its_own_roof);
 	tcase_add_test(tc, a_ranks_waiting_is_no_next_step);
 	tcase_add_test(tc, decode_memory_kernels_take_the_decode_fix);
 	tcase_add_test(tc, a_cause_under_other_work_wins_nothing);

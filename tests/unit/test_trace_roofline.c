@@ -636,6 +636,39 @@ START_TEST(a_launch_bound_fp32_op_gets_no_lower_precision_speedup)
 }
 END_TEST
 
+/* A bf16 mm [4096, 4096] x [4096, 4096] in 180 us on an H100 (bf16 989.5 TFLOP/s, fp8 1979, 3.35 TB/s):
+ * 2 * 4096^3 = 137 438 953 472 FLOPs, 138.897 us at the bf16 roof (its 100 663 296 bytes take 30.05 us);
+ * at the fp8 roof 69.449 us (the bytes, halved, 15.02 us). The compute bucket's reach stays the bf16 roof,
+ * its fp8 reach is the fp8 roof, and its 180 us are GEMMs fp8 applies to. On an A100 (no fp8 roof; bf16 312
+ * TFLOP/s: 440.509 us, so the kernel takes 600 us there) the two reaches are the same and no time is
+ * counted. */
+#define BF16_4096                                                                                            \
+	",\"Input Dims\":[[4096,4096],[4096,4096]],\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\"]"
+START_TEST(a_16bit_gemm_reaches_the_fp8_roof_where_the_device_has_one)
+{
+	ns_troof_options o = {NULL, false, NS_DTYPE_FP32, NULL};
+	ns_troof_report r;
+	const ns_troof_bucket *b;
+	const double flops = 2.0 * 4096 * 4096 * 4096;
+
+	read_text(H100_DOC(OP("aten::mm", 1, BF16_4096) "," KERNEL(1, 180)), &o, &r);
+	b = &r.buckets[NS_TROOF_COMPUTE];
+	ck_assert_int_eq(b->gpu_ns, 180000);
+	assert_near(b->reach_ns, flops / H100_BF16 * 1e9, "reach at the bf16 roof");
+	assert_near(b->fp8_reach_ns, flops / 1979e12 * 1e9, "reach at the fp8 roof");
+	ck_assert_int_eq(b->fp8_ns, 180000);
+	ns_troof_report_free(&r);
+
+	o.device = "a100";
+	read_text(H100_DOC(OP("aten::mm", 1, BF16_4096) "," KERNEL(1, 600)), &o, &r);
+	b = &r.buckets[NS_TROOF_COMPUTE];
+	assert_near(b->reach_ns, flops / 312e12 * 1e9, "A100: reach at the bf16 roof");
+	assert_near(b->fp8_reach_ns, b->reach_ns, "A100: no fp8 roof");
+	ck_assert_int_eq(b->fp8_ns, 0);
+	ns_troof_report_free(&r);
+}
+END_TEST
+
 /* tests/data/trace_roofline.json on an A100 (--device): its fp32 mm 2048^3 launches a SIMT kernel
  * (sm90_xmma_gemm_f32f32_f32f32) and took 0.400 ms, less than the 2 * 2048^3 / 19.5e12 = 0.881 ms the fp32
  * roof allows: above its roof, it adds no headroom. The two bf16 addmm 256x4096x1024 took 0.040 ms and
@@ -911,6 +944,7 @@ static Suite *trace_roofline_suite(void)
 	tcase_add_test(place, a_lower_bound_is_carried_to_its_family_and_left_out_of_the_weighted_share);
 	tcase_add_test(place, headroom_says_ops_above_their_roof_add_none);
 	tcase_add_test(place, a_launch_bound_fp32_op_gets_no_lower_precision_speedup);
+	tcase_add_test(place, a_16bit_gemm_reaches_the_fp8_roof_where_the_device_has_one);
 	tcase_add_test(place, a_lookup_takes_its_output_from_the_node_of_its_threads_sequence_number);
 	tcase_add_test(place, a_shape_longer_than_its_column_is_cut);
 	tcase_add_test(link, kernels_count_once_for_the_op_that_launched_them);

@@ -59,6 +59,8 @@ static void class_time(const ns_troof_report *r, const ns_troof_bucket *b, int64
 	t->own_roof_ns = round_ns((double)b->gpu_ns - b->headroom_ns);
 	t->fp32_ns = b->fp32_ns;
 	t->half = r->half_dtype;
+	t->fp8_ns = b->fp8_ns;
+	t->fp8_roof_ns = b->fp8_ns > 0 ? round_ns(b->fp8_reach_ns) : t->roof_ns;
 	families_of(b, t);
 }
 

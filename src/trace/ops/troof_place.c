@@ -594,26 +594,46 @@ static ns_troof_bucket_kind row_bucket(const ns_troof_row *row)
 	return NS_TROOF_COMPUTE;
 }
 
+/* A row's time at a lower precision's roof: its FLOPs at that dtype's peak, or its bytes in that dtype's
+ * size (the operands converted), whichever takes longer. */
+static double at_dtype_roof(const ns_device *d, const ns_troof_row *row, ns_dtype to)
+{
+	return fmax(row->flops / d->peak[to],
+	            row->bytes * (ns_dtype_bytes(to) / ns_dtype_bytes(row->dtype)) / d->mem_bw) *
+	       1e9;
+}
+
+/* A 16-bit GEMM on a device with a faster fp8 roof: fp8 matmuls (Transformer Engine, torchao's float8) are
+ * the lower precision left to it. Convolutions and attention are left out: fp8 for them is not what
+ * PyTorch programs reach for. */
+static bool fp8_applies(const ns_device *d, const ns_troof_row *row)
+{
+	return row->family == NS_OPF_GEMM && (row->dtype == NS_DTYPE_BF16 || row->dtype == NS_DTYPE_FP16) &&
+	       d->peak[NS_DTYPE_FP8] > d->peak[row->dtype];
+}
+
 /* A row's time at the roof its bucket's fix can reach (trace_roofline.h, ns_troof_bucket.reach_ns) into
- * its bucket. */
+ * its bucket, and at the fp8 reach (fp8_reach_ns). */
 static void reach_of_row(const place_state *s, const ns_troof_row *row)
 {
 	const ns_device *d = s->dev;
 	ns_dtype half = s->r->half_dtype;
 	bool computes = row_bucket(row) == NS_TROOF_COMPUTE;
 	ns_troof_bucket *b = &s->r->buckets[computes ? NS_TROOF_COMPUTE : NS_TROOF_MEMORY];
-	double roof = row->roof_ns;
+	double roof = row->roof_ns, fp8 = row->roof_ns;
 
 	if (computes &&
 	    (row->dtype == NS_DTYPE_FP32 || row->dtype == NS_DTYPE_TF32 || row->dtype == NS_DTYPE_FP64) &&
 	    d->peak[half] > 0.0) {
-		double at_half = fmax(row->flops / d->peak[half],
-		                      row->bytes * (2.0 / ns_dtype_bytes(row->dtype)) / d->mem_bw) *
-		                 1e9;
 		b->fp32_ns = ns_sat_add_i64(b->fp32_ns, row->gpu_ns);
-		roof = fmin(roof, at_half);
+		roof = fmin(roof, at_dtype_roof(d, row, half));
+		fp8 = roof;
+	} else if (computes && fp8_applies(d, row)) {
+		b->fp8_ns = ns_sat_add_i64(b->fp8_ns, row->gpu_ns);
+		fp8 = fmin(roof, at_dtype_roof(d, row, NS_DTYPE_FP8));
 	}
 	b->reach_ns += fmin((double)row->gpu_ns, roof);
+	b->fp8_reach_ns += fmin((double)row->gpu_ns, fp8);
 }
 
 static void sum_families(place_state *s)

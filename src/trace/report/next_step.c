@@ -210,6 +210,34 @@ static bool class_of_candidate(ns_regime b, int c, ns_kernel_class *k)
 	return true;
 }
 
+/* A class at most this share above the roof it can reach is near it: a better kernel has little to win. The
+ * roofs are the datasheets' peaks, which kernels do not reach: a memory kernel streams at about 90 % of the
+ * HBM peak, and tensor-core GEMMs, convolutions and attention at about 70-80 % of the dense peak (cuBLAS's
+ * bf16 GEMMs of 8192 x 32768 x 8192 on the recorded H200, tests/data/real/compute_bound: 723-745 TFLOP/s of
+ * 989.5, 73-75 %), so compute is near its roof sooner. */
+#define ROOF_NEAR_MEMORY  0.2
+#define ROOF_NEAR_COMPUTE 0.3
+
+double ns_roof_above_share(const ns_roof_time *t)
+{
+	double placed = (double)t->placed_ns;
+
+	return t->roof_ns < t->placed_ns && placed > 0.0 ? (placed - (double)t->roof_ns) / placed : 0.0;
+}
+
+bool ns_roof_near(const ns_roof_time *t, ns_regime bucket)
+{
+	return ns_roof_above_share(t) <= (bucket == NS_REGIME_COMPUTE ? ROOF_NEAR_COMPUTE : ROOF_NEAR_MEMORY);
+}
+
+/* Compute ops near their roof whose 16-bit GEMMs an fp8 roof would run faster: the lower precision the
+ * compute fix names is what is left, so the bound is at the fp8 roof. */
+static bool fp8_reach(const ns_roof_time *t, ns_regime bucket)
+{
+	return bucket == NS_REGIME_COMPUTE && t->fp8_ns > 0 && t->fp8_roof_ns < t->roof_ns &&
+	       ns_roof_near(t, bucket);
+}
+
 static const char *const roof_state_names[] = {"not_run", "none", "placed"};
 
 const char *ns_roof_state_name(ns_roof_state s)
@@ -284,6 +312,30 @@ static void memory_roof_basis(ns_next_step *c, double covered, double above)
 	    c->unknown_ns > 0 ? " (the rest, in ops not placed, is unknown)" : "", ms(c->held_ns));
 }
 
+/* Compute ops near their roof with 16-bit GEMMs: of the placed time, the share above the fp8 reach
+ * (ns_roof_time.fp8_roof_ns) is the bound. */
+static void fp8_roof_bound(ns_next_step *c, const ns_roof_time *t, double covered, double above)
+{
+	double placed = (double)t->placed_ns, fp8_above = (placed - (double)t->fp8_roof_ns) / placed;
+
+	c->known = true;
+	c->roof = NS_ROOF_PLACED;
+	c->placed_share = covered;
+	c->gain_ns = (int64_t)((double)c->held_ns * covered * fp8_above);
+	c->unknown_ns = c->held_ns - (int64_t)((double)c->held_ns * covered);
+	if (c->gain_ns > c->held_ns)
+		c->gain_ns = c->held_ns;
+	snprintf(
+	    c->basis, sizeof(c->basis),
+	    "%.3f ms a step in these kernels, %.0f%% of it in ops placed on the roofline, %.0f%% of whose "
+	    "time is above their roof, about what the best kernels leave; %.0f%% of it is in 16-bit "
+	    "GEMMs, and with those at the fp8 roof the ops would take %.0f%% of their time: fp8 matmuls "
+	    "win at most %.3f ms%s",
+	    ms(c->held_ns), 100.0 * covered, 100.0 * above, 100.0 * (double)t->fp8_ns / placed,
+	    100.0 * (1.0 - fp8_above), ms(c->gain_ns),
+	    c->unknown_ns > 0 ? "; the rest, in ops not placed, is unknown" : "");
+}
+
 /* Kernels: of the time the window holds in the class, the share in placed ops, and of that the share above
  * the roof the fix can reach (docs/next-step.md, "Roofline"). The rest, in ops not placed, has no bound: it
  * is unknown_ns, not counted in the bound. */
@@ -308,7 +360,11 @@ static void ns_roofline_bound(ns_next_step *c, const ns_next_inputs *in)
 	}
 	placed = (double)t->placed_ns;
 	covered = placed / (double)(t->kernel_ns > t->placed_ns ? t->kernel_ns : t->placed_ns);
-	above = t->roof_ns < t->placed_ns ? (placed - (double)t->roof_ns) / placed : 0.0;
+	above = ns_roof_above_share(t);
+	if (fp8_reach(t, c->bucket)) {
+		fp8_roof_bound(c, t, covered, above);
+		return;
+	}
 	c->known = true;
 	c->roof = NS_ROOF_PLACED;
 	c->placed_share = covered;

@@ -130,14 +130,6 @@ const char *ns_roof_lever_name(ns_roof_lever l)
 	return (unsigned)l < sizeof(lever_names) / sizeof(lever_names[0]) ? lever_names[l] : NULL;
 }
 
-/* A bucket at least this far below the roof it can reach has a lever in better kernels; nearer, only less
- * work (compute) or fewer bytes (memory) help. The roofs are the datasheets' peaks, which kernels do not
- * reach: a memory kernel streams at about 90 % of the HBM peak, and tensor-core GEMMs, convolutions and
- * attention at about 70-80 % of the dense peak (cuBLAS's bf16 GEMMs of 8192 x 32768 x 8192 on the recorded
- * H200, tests/data/real/compute_bound: 723-745 TFLOP/s of 989.5, 73-75 %), so compute is near its roof
- * sooner. */
-#define ROOF_NOTE_NEAR_MEMORY  0.2
-#define ROOF_NOTE_NEAR_COMPUTE 0.3
 /* fp32 work whose time at the 16-bit roof is at most this share of its time: lower precision is the lever
  * (at 0.5 it would at least halve). */
 #define ROOF_NOTE_HALF 0.5
@@ -156,16 +148,18 @@ static bool roof_note_of(const ns_roof_time *t, ns_regime bucket, ns_roof_note *
 		n->fraction[i] = t->family_fraction[i];
 	}
 	n->placed_share = placed / (double)(t->kernel_ns > t->placed_ns ? t->kernel_ns : t->placed_ns);
-	n->above_share = t->roof_ns < t->placed_ns ? (placed - (double)t->roof_ns) / placed : 0.0;
+	n->above_share = ns_roof_above_share(t);
 	n->half = t->half;
 	n->half_share = t->fp32_ns > 0 && t->roof_ns < t->own_roof_ns ? (double)t->roof_ns / placed : -1.0;
+	n->fp8_share = -1.0;
 	if (n->half_share >= 0.0 && 2 * t->fp32_ns >= t->placed_ns && n->half_share <= ROOF_NOTE_HALF)
 		n->lever = NS_LEVER_PRECISION;
-	else if (n->above_share >
-	         (bucket == NS_REGIME_COMPUTE ? ROOF_NOTE_NEAR_COMPUTE : ROOF_NOTE_NEAR_MEMORY))
+	else if (!ns_roof_near(t, bucket))
 		n->lever = NS_LEVER_KERNEL;
 	else
 		n->lever = bucket == NS_REGIME_COMPUTE ? NS_LEVER_LESS_WORK : NS_LEVER_FUSION;
+	if (n->lever == NS_LEVER_LESS_WORK && t->fp8_ns > 0 && t->fp8_roof_ns < t->roof_ns)
+		n->fp8_share = (double)t->fp8_roof_ns / placed;
 	return true;
 }
 
@@ -194,9 +188,16 @@ void ns_roof_note_words(const ns_roof_note *n, char *buf, size_t size)
 		break;
 	case NS_LEVER_LESS_WORK:
 		PUT("%.0f%% of their time is above their roof, about what the best kernels leave (they reach "
-		    "70-80%% of the datasheet peak): only less work (fewer FLOPs) or a lower precision (fp8 "
-		    "where the GPU has it) shortens them",
+		    "70-80%% of the datasheet peak): ",
 		    100.0 * n->above_share);
+		if (n->fp8_share >= 0.0)
+			PUT("fp8 matmuls (Transformer Engine, torchao float8) or less work (fewer FLOPs) "
+			    "shorten them: with their 16-bit GEMMs at the fp8 roof they would take %.0f%% of "
+			    "their time",
+			    100.0 * n->fp8_share);
+		else
+			PUT("only less work (fewer FLOPs) or a lower precision (fp8 where the GPU has it) "
+			    "shortens them");
 		break;
 	case NS_LEVER_FUSION:
 		PUT("at the bandwidth: only fusion or a smaller dtype (fewer bytes) shortens them");
@@ -242,6 +243,8 @@ static cJSON *roof_note_json(const ns_roof_note *n)
 	                                 : cJSON_AddNullToObject(o, "half_dtype")) != NULL;
 	ok = ok && (n->half_share >= 0.0 ? cJSON_AddNumberToObject(o, "half_share", n->half_share)
 	                                 : cJSON_AddNullToObject(o, "half_share")) != NULL;
+	ok = ok && (n->fp8_share >= 0.0 ? cJSON_AddNumberToObject(o, "fp8_share", n->fp8_share)
+	                                : cJSON_AddNullToObject(o, "fp8_share")) != NULL;
 	ok = ok && cJSON_AddStringToObject(o, "lever", ns_roof_lever_name(n->lever)) != NULL;
 	ok = ok && cJSON_AddStringToObject(o, "text", words) != NULL;
 	if (!ok) {
