@@ -194,6 +194,9 @@ NS_STATIC_API double ns_roof_above_share(const ns_roof_time *t);
 /* Whether that share is small enough that a better kernel has little to win: at most 30 % for compute,
  * 20 % for memory (the datasheet roofs are above what kernels reach; docs/next-step.md). */
 NS_STATIC_API bool ns_roof_near(const ns_roof_time *t, ns_regime bucket);
+/* Whether the class's bound is at the fp8 reach: compute near its roof with 16-bit GEMMs a faster fp8 roof
+ * applies to (docs/next-step.md, "fp8 for 16-bit GEMMs near their roof"). */
+NS_STATIC_API bool ns_roof_fp8_reach(const ns_roof_time *t, ns_regime bucket);
 /* [{"bucket", "cause", "title", ["finding",] "fix", "module", "gain_us", "gain_share", "held_us", "rule",
  * ["rank",] ["roofline", "placed_share", "unknown_us",] ["launch_us",] ["batch_scale",] "basis"}, ...] in
  * rank order (finding where the step has one; gain_us and gain_share null when the bound is unknown; the

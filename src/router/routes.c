@@ -630,6 +630,20 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
          .next_check = "re-profile and compare the top GEMM's achieved TFLOP/s with the low-precision peak{}",
          .next_follow_up = NS_FOLLOW_UP_ROOFLINE_TIMED,
          .doc = DOC_COMPUTE},
+    /* 16-bit GEMMs that already run near their roof (the placement says so): no better kernel wins much,
+     * and the lower precision the compute fix names is fp8, on the GPUs whose fp8 peak is above theirs. */
+    [NS_FINDING_FP8_GEMMS] =
+        {.module = "Module 4/5",
+         .fix =
+             "16-bit GEMMs near their roof hold {share} of the placed compute time, on a GPU with a faster "
+             "fp8 roof: a better kernel has little left to win, so run the large matmuls in fp8 "
+             "(Transformer Engine's te.Linear under te.fp8_autocast, or torchao's "
+             "convert_to_float8_training), keep the first and last layers in bf16, and compare the loss "
+             "curve with a bf16 run",
+         .next_check = "re-profile: the top GEMMs should be fp8 kernels (e4m3 in their names) at a higher "
+                       "achieved TFLOP/s{}",
+         .next_follow_up = NS_FOLLOW_UP_ROOFLINE_TIMED,
+         .doc = DOC_COMPUTE},
 };
 
 static const char *const finding_names[NS_FINDING_COUNT] = {
@@ -672,6 +686,7 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_SLOW_HOST_OP] = "slow_host_op",
     [NS_FINDING_HOST_OP_CUDNN_ATTENTION] = "host_op_cudnn_attention",
     [NS_FINDING_STEP_CAPTURE_INFERENCE] = "step_capture_inference",
+    [NS_FINDING_FP8_GEMMS] = "fp8_gemms",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

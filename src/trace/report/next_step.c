@@ -232,7 +232,7 @@ bool ns_roof_near(const ns_roof_time *t, ns_regime bucket)
 
 /* Compute ops near their roof whose 16-bit GEMMs an fp8 roof would run faster: the lower precision the
  * compute fix names is what is left, so the bound is at the fp8 roof. */
-static bool fp8_reach(const ns_roof_time *t, ns_regime bucket)
+bool ns_roof_fp8_reach(const ns_roof_time *t, ns_regime bucket)
 {
 	return bucket == NS_REGIME_COMPUTE && t->fp8_ns > 0 && t->fp8_roof_ns < t->roof_ns &&
 	       ns_roof_near(t, bucket);
@@ -328,9 +328,9 @@ static void fp8_roof_bound(ns_next_step *c, const ns_roof_time *t, double covere
 	snprintf(
 	    c->basis, sizeof(c->basis),
 	    "%.3f ms a step in these kernels, %.0f%% of it in ops placed on the roofline, %.0f%% of whose "
-	    "time is above their roof, about what the best kernels leave; %.0f%% of it is in 16-bit "
-	    "GEMMs, and with those at the fp8 roof the ops would take %.0f%% of their time: fp8 matmuls "
-	    "win at most %.3f ms%s",
+	    "time is above their roof, about what the best kernels leave; with their 16-bit GEMMs (%.0f%% "
+	    "of the placed time) at the fp8 roof they would take %.0f%% of it: fp8 matmuls win at most "
+	    "%.3f ms%s",
 	    ms(c->held_ns), 100.0 * covered, 100.0 * above, 100.0 * (double)t->fp8_ns / placed,
 	    100.0 * (1.0 - fp8_above), ms(c->gain_ns),
 	    c->unknown_ns > 0 ? "; the rest, in ops not placed, is unknown" : "");
@@ -361,7 +361,7 @@ static void ns_roofline_bound(ns_next_step *c, const ns_next_inputs *in)
 	placed = (double)t->placed_ns;
 	covered = placed / (double)(t->kernel_ns > t->placed_ns ? t->kernel_ns : t->placed_ns);
 	above = ns_roof_above_share(t);
-	if (fp8_reach(t, c->bucket)) {
+	if (ns_roof_fp8_reach(t, c->bucket)) {
 		fp8_roof_bound(c, t, covered, above);
 		return;
 	}

@@ -57,8 +57,7 @@ static int64_t marked_ns(const ns_split_result *res, const ns_split_device *d, n
 	return t;
 }
 
-/* text with its first "{key}" (if any) replaced by value, into buf. */
-static char *subst(const char *text, const char *key, const char *value, char *buf, size_t size)
+char *report_subst(const char *text, const char *key, const char *value, char *buf, size_t size)
 {
 	const char *at = strstr(text, key);
 
@@ -110,7 +109,7 @@ static void kernel_routes(const ns_route_evidence *ev, const char *name, const n
 		snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)layout / (double)mem);
 		out->cause[NS_CAUSE_KERNELS] = *lt;
 		out->cause[NS_CAUSE_KERNELS].fix =
-		    subst(lt->fix, "{share}", share, fixes[REPORT_FIX_MEMORY], NS_REPORT_FIX_MAX);
+		    report_subst(lt->fix, "{share}", share, fixes[REPORT_FIX_MEMORY], NS_REPORT_FIX_MAX);
 	}
 	if (best != NS_DTYPE_COUNT && comp > 0 && fp32 > 0 && (double)fp32 >= FP32_SHARE * (double)comp &&
 	    tc->fix != NULL) {
@@ -119,9 +118,9 @@ static void kernel_routes(const ns_route_evidence *ev, const char *name, const n
 		prec->tensor_ratio = dev->peak[best] / dev->peak[NS_DTYPE_FP32];
 		snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)fp32 / (double)comp);
 		out->route[NS_REGIME_COMPUTE] = *tc;
-		subst(tc->fix, "{share}", share, tmp, sizeof(tmp));
+		report_subst(tc->fix, "{share}", share, tmp, sizeof(tmp));
 		out->route[NS_REGIME_COMPUTE].fix =
-		    subst(tmp, "{peak}", peak, fixes[REPORT_FIX_COMPUTE], NS_REPORT_FIX_MAX);
+		    report_subst(tmp, "{peak}", peak, fixes[REPORT_FIX_COMPUTE], NS_REPORT_FIX_MAX);
 	}
 }
 
@@ -309,7 +308,8 @@ static void host_op_routes(const ns_route_evidence *ev, const report_device_fact
 	prec->host_op_launches = ev->host_op_launches;
 	prec->launch_rest = out->cause[NS_CAUSE_LAUNCH];
 	out->cause[NS_CAUSE_LAUNCH] = *r;
-	out->cause[NS_CAUSE_LAUNCH].fix = subst(r->fix, "{op}", prec->host_op_name, buf, NS_REPORT_FIX_MAX);
+	out->cause[NS_CAUSE_LAUNCH].fix =
+	    report_subst(r->fix, "{op}", prec->host_op_name, buf, NS_REPORT_FIX_MAX);
 }
 
 /* Set-up time that recurs in the steady steps and is the allocator's (report_alloc_recurs) is the caching

@@ -420,6 +420,26 @@ static void host_op_summary(const report_precision *prec, ns_device_report *out)
 	h->launches = (double)prec->host_op_launches / (double)prec->host_op_calls;
 }
 
+/* fp8 matmuls are the compute route when the placement has compute near its roof and at least this share of
+ * its placed time in 16-bit GEMMs a faster fp8 roof applies to; fp32 work keeps autocast's route (it comes
+ * first). */
+#define FP8_ROUTE_SHARE 0.5
+
+static void fp8_route(const ns_roof_time *roof, const report_precision *prec, ns_routes *base, char *fix)
+{
+	const ns_roof_time *t = roof != NULL ? &roof[NS_KCLASS_COMPUTE] : NULL;
+	const ns_route *f = &base->finding[NS_FINDING_FP8_GEMMS];
+	char share[32];
+
+	if (t == NULL || t->state != NS_ROOF_PLACED || prec->fp32_share > 0.0 || f->fix == NULL ||
+	    !ns_roof_fp8_reach(t, NS_REGIME_COMPUTE) ||
+	    (double)t->fp8_ns < FP8_ROUTE_SHARE * (double)t->placed_ns)
+		return;
+	snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)t->fp8_ns / (double)t->placed_ns);
+	base->route[NS_REGIME_COMPUTE] = *f;
+	base->route[NS_REGIME_COMPUTE].fix = report_subst(f->fix, "{share}", share, fix, NS_REPORT_FIX_MAX);
+}
+
 void ns_device_report_build(const ns_split_result *res, const ns_split_device *d,
                             const ns_classify_options *classify, const ns_routes *routes,
                             const ns_roof_time *roof, const ns_device_table *devices, ns_device_report *out)
@@ -434,6 +454,8 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 		report_host_only_routes(routes, &base);
 	else
 		report_evidence_routes(res, d, devices, routes, &base, out->fixes, &prec);
+	if (res->ndevices == 0 || res->gpu_activity)
+		fp8_route(roof, &prec, &base, out->fixes[REPORT_FIX_COMPUTE]);
 	ns_report_device_label(res, d, out->label, sizeof(out->label));
 	out->shape_gemms = d->shape_memory_gemms;
 	out->shape_gemm_ns = d->shape_memory_gemm_ns;

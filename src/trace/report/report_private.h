@@ -23,6 +23,8 @@ void report_cause_routes(const ns_split_window *w, const ns_routes *in, ns_route
 /* The device's whole-run window for routing: its phase is decode when decode steps hold at least half of its
  * memory-bound time, so the headline's memory route is decode's. */
 ns_split_window report_overall_routed(const ns_split_device *d);
+/* text with its first "{key}" (if any) replaced by value, into buf; returns buf. */
+char *report_subst(const char *text, const char *key, const char *value, char *buf, size_t size);
 /* The fixes the trace's evidence words itself, one slot each in ns_device_report.fixes. */
 typedef enum {
 	REPORT_FIX_HOST_GAP, /* the Python frames behind unrecorded host time */
