@@ -73,6 +73,7 @@ typedef enum {
 	NS_FINDING_HOST_OP_CUDNN_ATTENTION, /* ... and that op is cuDNN attention: a plan built per shape */
 	NS_FINDING_STEP_CAPTURE_INFERENCE,  /* the step capture of a program that runs no training step */
 	NS_FINDING_FP8_GEMMS, /* 16-bit GEMMs near their roof on a GPU with a faster fp8 roof: fp8 matmuls */
+	NS_FINDING_FP8_GEMMS_INFERENCE, /* ... of a program that runs no training step: serve them in fp8 */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

@@ -644,6 +644,19 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
                        "achieved TFLOP/s{}",
          .next_follow_up = NS_FOLLOW_UP_ROOFLINE_TIMED,
          .doc = DOC_COMPUTE},
+    /* The same for a program that runs no training step: fp8 is a serving choice there (weights and
+     * activations quantised), checked against the model's outputs rather than a loss curve. */
+    [NS_FINDING_FP8_GEMMS_INFERENCE] =
+        {.module = "Module 4/5",
+         .fix =
+             "16-bit GEMMs near their roof hold {share} of the placed compute time, on a GPU with a faster "
+             "fp8 roof: a better kernel has little left to win, so serve the large matmuls in fp8 (the "
+             "server's fp8 quantization, such as vLLM's --quantization fp8, or torchao's float8 dynamic "
+             "quantization of the linear layers) and check the outputs' accuracy against bf16",
+         .next_check = "re-profile: the top GEMMs should be fp8 kernels (e4m3 in their names) at a higher "
+                       "achieved TFLOP/s{}",
+         .next_follow_up = NS_FOLLOW_UP_ROOFLINE_TIMED,
+         .doc = DOC_COMPUTE},
 };
 
 static const char *const finding_names[NS_FINDING_COUNT] = {
@@ -687,6 +700,7 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_HOST_OP_CUDNN_ATTENTION] = "host_op_cudnn_attention",
     [NS_FINDING_STEP_CAPTURE_INFERENCE] = "step_capture_inference",
     [NS_FINDING_FP8_GEMMS] = "fp8_gemms",
+    [NS_FINDING_FP8_GEMMS_INFERENCE] = "fp8_gemms_inference",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

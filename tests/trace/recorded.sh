@@ -169,6 +169,10 @@ top = reports["compute_bound"]["overall"]["next_steps"][0]
 want = reports["compute_bound"]["overall"]["split"]["compute"] * c.get("placed_share", 0) * (1 - (fp8 or 0))
 check(top["bucket"] == "compute" and abs(top["gain_share"] - want) < 0.005 and "fp8 matmuls" in top["basis"],
       f"compute_bound: the compute bound is at the fp8 roof: {top['gain_share']:.4f}, derived {want:.4f}")
+# ...and the line the team acts on names fp8 in a training program's words (compute_bound.py runs a backward
+# pass), not the stock "write/use a fused kernel".
+fix = reports["compute_bound"]["overall"]["fix"]
+check("te.fp8_autocast" in fix and top["fix"] == fix, f"compute_bound: the route is fp8 training: {fix[:90]}")
 # The small model's eager decode is dispatch-bound: its next step is capturing the step, in an inference
 # program's words (capture the forward with a static KV cache), not the training ones.
 top = reports["decode_small"]["overall"]["next_steps"][0]

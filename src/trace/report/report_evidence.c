@@ -174,15 +174,21 @@ static void weight_read_routes(const ns_route_evidence *ev, const ns_routes *in,
 }
 
 /* A program that runs no training step (inference phases, or neither a backward pass, an optimizer step nor a
- * named optimizer) captures its forward, not "forward, backward and the optimizer": the step capture's words
- * are the inference ones. A summary that does not say (optimizer_known false) keeps the training words. */
-static void inference_capture_routes(const ns_route_evidence *ev, const ns_routes *in, ns_routes *out)
+ * named optimizer) captures its forward, not "forward, backward and the optimizer", and serves its GEMMs in
+ * fp8 rather than training them so: the step capture's and the fp8 finding's words are the inference ones. A
+ * summary that does not say (optimizer_known false) keeps the training words. */
+static void inference_routes(const ns_route_evidence *ev, const ns_routes *in, ns_routes *out)
 {
-	const ns_route *r = &in->finding[NS_FINDING_STEP_CAPTURE_INFERENCE];
+	const ns_route *r = &in->finding[NS_FINDING_STEP_CAPTURE_INFERENCE],
+	               *fp8 = &in->finding[NS_FINDING_FP8_GEMMS_INFERENCE];
 	bool trains = ev->backward || ev->optimizer_pass || !ev->optimizer_known || ev->optimizer[0] != '\0';
 
-	if (r->fix != NULL && (ev->inference || !trains))
+	if (!ev->inference && trains)
+		return;
+	if (r->fix != NULL)
 		out->finding[NS_FINDING_STEP_CAPTURE] = *r;
+	if (fp8->fix != NULL)
+		out->finding[NS_FINDING_FP8_GEMMS] = *fp8;
 }
 
 bool report_alloc_recurs(int64_t alloc_ns, int64_t init_ns, size_t counted, size_t with_init)
@@ -349,7 +355,7 @@ void report_routes_of_evidence(const ns_route_evidence *ev, const report_device_
 		report_export_routes(&ev->program, in, out, fixes);
 	kernel_routes(ev, f->name, devices, in, out, fixes, prec);
 	weight_read_routes(ev, in, out);
-	inference_capture_routes(ev, in, out);
+	inference_routes(ev, in, out);
 	if (!inference_comm_routes(ev, w, in, out))
 		training_comm_routes(ev, w, in, out);
 }
