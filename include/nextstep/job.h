@@ -21,8 +21,10 @@
 #include "nextstep/api.h"
 #include "nextstep/error.h"
 #include "nextstep/input.h"
+#include "nextstep/next_step.h"
 #include "nextstep/profile.h"
 #include "nextstep/route_evidence.h"
+#include "nextstep/trace_roofline.h"
 #include "nextstep/trace_split.h"
 
 NS_BEGIN_DECLS
@@ -67,6 +69,11 @@ typedef struct {
 	ns_route_evidence evidence; /* its frames' names are frame_names' (the rank's host counts are the
 	                               rank's: host_stalls, alloc_ns) */
 	char *frame_names[NS_EVIDENCE_HOSTS][NS_EVIDENCE_FRAMES]; /* owned */
+	/* The kernel classes its trace placed ops of on the roofline (state NS_ROOF_PLACED, why NULL), for
+	 * the job's next-step bounds as the rank's own report has them; the others, and every class of a
+	 * summary that does not carry them, NS_ROOF_NOT_RUN (ns_job_rank_set_roof; docs/job.md, "Rank
+	 * summaries"). */
+	ns_roof_time roof[NS_KCLASS_COUNT];
 } ns_job_device;
 
 /* One rank's summary. Owns everything; free with ns_job_rank_free(). */
@@ -88,6 +95,10 @@ typedef struct {
 NS_STATIC_API ns_status ns_job_rank_from_split(const ns_split_result *r, const char *file, ns_job_rank **out,
                                                ns_error *err);
 NS_STATIC_API void ns_job_rank_free(ns_job_rank *rank);
+/* Keeps, on each device of rank (made by ns_job_rank_from_split from res), the kernel classes roof placed
+ * ops of (ns_troof_roof_times); roof NULL keeps none. */
+NS_STATIC_API void ns_job_rank_set_roof(ns_job_rank *rank, const ns_split_result *res,
+                                        const ns_troof_report *roof);
 /* The one-line NDJSON form (no newline), malloc'd; NULL on OOM. */
 NS_STATIC_API char *ns_job_rank_to_ndjson(const ns_job_rank *rank);
 /* Reads one summary line back. Errors are located: err->offset is the byte offset in the line (or -1). */

@@ -74,6 +74,7 @@ static int make_summary(trace_run *r, trace_task *t, const trace_sink *k, const 
 		trace_one_error(k->msgs, where, &err);
 		return EXIT_BAD_INPUT;
 	}
+	ns_job_rank_set_roof(t->summary, d->res, d->roof_report);
 	if (mode != TRACE_SUMMARY)
 		return EXIT_ROUTED;
 	line = ns_job_rank_to_ndjson(t->summary);

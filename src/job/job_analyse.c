@@ -20,13 +20,19 @@ ns_status ns_job_rank_from_trace(const char *path, const ns_trace_options *optio
                                  ns_error *err)
 {
 	ns_split_result res;
+	ns_troof_report roof;
+	bool placed;
 	ns_status st;
 
 	*out = NULL;
 	ns_error_clear(err);
-	if ((st = trace_analyse_split(path, options, &res, err)) != NS_OK)
+	if ((st = trace_analyse_split_placed(path, options, &res, &roof, &placed, err)) != NS_OK)
 		return st;
 	st = ns_job_rank_from_split(&res, path, out, err);
+	if (st == NS_OK && placed) /* the bounds of its kernels, as `nextstep trace` keeps them */
+		ns_job_rank_set_roof(*out, &res, &roof);
+	if (placed)
+		ns_troof_report_free(&roof);
 	ns_split_result_free(&res);
 	return st;
 }

@@ -1073,7 +1073,7 @@ static bool python_member(parser *j, const char *key, void *ctx)
 /* {"memory", "layout", "compute", "fp32"} and {"exposed", "tp"}: times of a class and of its part. */
 typedef struct {
 	const char *const *keys;
-	int64_t *to[4];
+	int64_t *to[8];
 	unsigned seen;
 } times_ctx;
 
@@ -1184,8 +1184,51 @@ enum {
 	E_INFERENCE = 64,
 	E_COLL = 128,
 	E_OPTIMIZER = 256,
-	E_STALL_IDLE = 512
+	E_STALL_IDLE = 512,
+	E_ROOF = 1024
 };
+
+/* A placed kernel class's times: its parts within its placed time, that within the class's, the fp8 reach
+ * within the class's own reach (as ns_troof_roof_times makes them). */
+static void check_roof(parser *j, const char *key, const ns_roof_time *t)
+{
+	if (t->placed_ns <= 0 || t->placed_ns > t->kernel_ns)
+		bad_in(j, NS_ERR_VALUE, "roof", key, "placed is not between 1 and the kernel time");
+	else if (t->roof_ns > t->placed_ns || t->own_roof_ns > t->placed_ns || t->fp32_ns > t->placed_ns ||
+	         t->fp8_ns > t->placed_ns || t->fp8_roof_ns > t->roof_ns)
+		bad_in(j, NS_ERR_VALUE, "roof", key, "a part is more than its whole");
+}
+
+/* {"compute": {...}, "memory": {...}}: each a kernel class placed on the roofline. */
+static bool roof_member(parser *j, const char *key, void *ctx)
+{
+	static const char *const classes[] = {"compute", "memory", "comm"};
+	static const char *const keys[] = {"kernel", "placed",   "roof", "own",
+	                                   "fp32",   "fp8_roof", "fp8",  NULL};
+	evidence_ctx *x = ctx;
+
+	for (int k = 0; k < NS_KCLASS_COUNT; k++) {
+		ns_roof_time *t = &x->d->roof[k];
+		if (strcmp(key, classes[k]) != 0)
+			continue;
+		if (t->state == NS_ROOF_PLACED)
+			return skip_value(j, 3) && bad_in(j, NS_ERR_VALUE, "roof", key, "given twice");
+		times_ctx m = {keys,
+		               {&t->kernel_ns, &t->placed_ns, &t->roof_ns, &t->own_roof_ns, &t->fp32_ns,
+		                &t->fp8_roof_ns, &t->fp8_ns, NULL},
+		               0};
+		if (next_kind(j) != V_OBJECT)
+			return skip_value(j, 3) && bad_in(j, NS_ERR_VALUE, "roof", key, "not an object");
+		t->state = NS_ROOF_PLACED;
+		if (!read_object(j, times_member, &m, 3))
+			return false;
+		if (m.seen != 0x7fu)
+			return bad_in(j, NS_ERR_VALUE, "roof", key, "not every time given");
+		check_roof(j, key, t);
+		return true;
+	}
+	return skip_value(j, 3);
+}
 
 static bool evidence_member(parser *j, const char *key, void *ctx)
 {
@@ -1230,6 +1273,9 @@ static bool evidence_member(parser *j, const char *key, void *ctx)
 		times_ctx t = {kernel_keys, {&e->memory_ns, &e->layout_ns, &e->compute_ns, &e->fp32_ns}, 0};
 		return once(j, &x->seen, E_KERNELS, key) ? evidence_times(j, key, &t) : skip_value(j, 2);
 	}
+	if (strcmp(key, "roof") == 0)
+		return once(j, &x->seen, E_ROOF, key) ? evidence_object(j, key, roof_member, x)
+		                                      : skip_value(j, 2);
 	if (strcmp(key, "collectives") == 0) {
 		times_ctx t = {coll_keys, {&e->coll_exposed_ns, &e->tp_exposed_ns, NULL, NULL}, 0};
 		return once(j, &x->seen, E_COLL, key) ? evidence_times(j, key, &t) : skip_value(j, 2);

@@ -36,6 +36,7 @@ struct ns_job_rank_routes {
 	char optimizer_fix[NS_REPORT_FIX_MAX];
 	report_precision prec;
 	int64_t optimizer_launch_ns;
+	const ns_roof_time *roof; /* the device's placed kernel classes (ns_job_device.roof), or NULL */
 };
 
 /* A straggler's route, with its fix worded where its own report words it. */
@@ -102,6 +103,11 @@ static void device_routes(const ns_job_report_options *o, const ns_job_rank *src
 		f.with_init += !dev->steps[i].warmup && dev->steps[i].cause_ns[NS_CAUSE_INIT] > 0;
 	}
 	report_routes_of_evidence(&ev, &f, o->devices, o->routes, &out->routes, out->fixes, &out->prec);
+	out->roof = NULL;
+	for (int k = 0; k < NS_KCLASS_COUNT; k++)
+		if (dev->roof[k].state == NS_ROOF_PLACED)
+			out->roof = dev->roof;
+	report_fp8_route(out->roof, &out->prec, &out->routes, out->fixes[REPORT_FIX_COMPUTE]);
 	if (out->routes.cause[NS_CAUSE_EXPOSED].fix != o->routes->cause[NS_CAUSE_EXPOSED].fix)
 		out->routes.cause[NS_CAUSE_COMM_TRANSFER] = out->routes.cause[NS_CAUSE_EXPOSED];
 	optimizer_routes(&ev, o->routes, out);
@@ -118,6 +124,7 @@ static void rank_own_routes(const ns_job_report_options *o, const ns_job_rank_re
 	out->routes = out->next = *o->routes;
 	memset(&out->prec, 0, sizeof(out->prec));
 	out->optimizer_launch_ns = 0;
+	out->roof = NULL;
 }
 
 static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
@@ -367,11 +374,12 @@ static void add_straggler(ns_next_steps *out, const job_ctx *ctx, const ns_job_s
 }
 
 /* The next steps of a rank's window, routed as its own report routes them, with the precision bound its
- * evidence gives (docs/next-step.md, "Precision"). */
+ * evidence gives (docs/next-step.md, "Precision") and the kernels' bounds of its placement, when its trace
+ * placed ops on the roofline. */
 static void window_next_steps(const ns_split_window *w, size_t steps, const ns_job_rank_routes *own,
                               ns_next_steps *out)
 {
-	ns_next_inputs in = {.roof = NULL,
+	ns_next_inputs in = {.roof = own->roof,
 	                     .optimizer_launch_ns = own->optimizer_launch_ns,
 	                     .fp32_share = own->prec.fp32_share,
 	                     .tensor_ratio = own->prec.tensor_ratio};

@@ -108,6 +108,17 @@ ns_status ns_job_rank_from_split(const ns_split_result *r, const char *file, ns_
 	return NS_OK;
 }
 
+void ns_job_rank_set_roof(ns_job_rank *rank, const ns_split_result *res, const ns_troof_report *roof)
+{
+	for (size_t i = 0; roof != NULL && i < rank->ndev && i < res->ndevices; i++) {
+		ns_roof_time t[NS_KCLASS_COUNT];
+		ns_troof_roof_times(roof, res, &res->device[i], t);
+		for (int k = 0; k < NS_KCLASS_COUNT; k++)
+			if (t[k].state == NS_ROOF_PLACED)
+				rank->dev[i].roof[k] = t[k];
+	}
+}
+
 void ns_job_rank_free(ns_job_rank *rank)
 {
 	if (rank == NULL)
@@ -276,16 +287,46 @@ static void put_program(sbuf *b, const ns_program_info *p)
 
 /* The evidence the rank's routes are decided from (docs/job.md, "Rank summaries"): only what can change a
  * route, so that a summary whose trace has none keeps its bytes. The leading comma is written here. */
+/* The kernel classes placed on the roofline (ns_job_device.roof), leading comma written here. */
+static void put_roof(sbuf *b, const ns_job_device *d)
+{
+	static const char *const names[NS_KCLASS_COUNT] = {"compute", "memory", "comm"};
+	bool first = true;
+
+	put(b, ",\"roof\":{");
+	for (int k = 0; k < NS_KCLASS_COUNT; k++) {
+		const ns_roof_time *t = &d->roof[k];
+		if (t->state != NS_ROOF_PLACED)
+			continue;
+		put(b,
+		    "%s\"%s\":{\"kernel\":%" PRId64 ",\"placed\":%" PRId64 ",\"roof\":%" PRId64
+		    ",\"own\":%" PRId64 ",\"fp32\":%" PRId64 ",\"fp8_roof\":%" PRId64 ",\"fp8\":%" PRId64 "}",
+		    first ? "" : ",", names[k], t->kernel_ns, t->placed_ns, t->roof_ns, t->own_roof_ns,
+		    t->fp32_ns, t->fp8_roof_ns, t->fp8_ns);
+		first = false;
+	}
+	put(b, "}");
+}
+
+static bool any_roof(const ns_job_device *d)
+{
+	for (int k = 0; k < NS_KCLASS_COUNT; k++)
+		if (d->roof[k].state == NS_ROOF_PLACED)
+			return true;
+	return false;
+}
+
 static void put_evidence(sbuf *b, const ns_job_device *d)
 {
 	const ns_route_evidence *e = &d->evidence;
+	bool roof = any_roof(d);
 	bool python = e->python_frames, kernels = e->layout_ns > 0 || e->fp32_ns > 0,
 	     coll = e->tp_exposed_ns > 0, stalls = e->host_stall_idle_known,
 	     optimizer = e->optimizer_known &&
 	                 (d->overall.cause_ns[NS_CAUSE_OPTIMIZER] > 0 || e->optimizer_launch_ns > 0);
 
 	if (!python && !e->compiled && !e->nsys && e->capture_ns == 0 && !kernels && !e->inference && !coll &&
-	    !optimizer && !stalls)
+	    !optimizer && !stalls && !roof)
 		return;
 	put(b, ",\"evidence\":{\"frames\":%s", python ? "true" : "false");
 	if (e->compiled)
@@ -314,6 +355,8 @@ static void put_evidence(sbuf *b, const ns_job_device *d)
 		put(b, ",\"fused\":%s,\"launch\":%" PRId64 "}", e->optimizer_fused ? "true" : "false",
 		    e->optimizer_launch_ns);
 	}
+	if (roof)
+		put_roof(b, d);
 	put(b, "}");
 }
 

@@ -433,8 +433,8 @@ ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns
 	return st;
 }
 
-ns_status trace_analyse_split(const char *path, const ns_trace_options *options, ns_split_result *res,
-                              ns_error *err)
+ns_status trace_analyse_split_placed(const char *path, const ns_trace_options *options, ns_split_result *res,
+                                     ns_troof_report *roof, bool *placed, ns_error *err)
 {
 	static const ns_trace_options defaults;
 	ns_trace_options o = options != NULL ? *options : defaults;
@@ -443,15 +443,27 @@ ns_status trace_analyse_split(const char *path, const ns_trace_options *options,
 	ns_status st;
 
 	memset(res, 0, sizeof(*res));
-	o.roofline = false; /* the split alone: o's device table stays its owner's (o is a shallow copy) */
+	if (placed != NULL)
+		*placed = false;
+	else /* the split alone (the analysis copies the device table it places with: o is a shallow copy) */
+		o.roofline = false;
 	if ((st = ns_input_open(&in, path, err)) != NS_OK)
 		return st;
 	st = analyse(&in, &o, false, &a, err);
 	ns_input_close(&in);
-	if (st == NS_OK && a != NULL)
+	if (st == NS_OK && a != NULL) {
 		trace_analysis_take_split(a, res);
+		if (placed != NULL)
+			*placed = trace_analysis_take_roofline(a, roof);
+	}
 	ns_analysis_free(a);
 	return st;
+}
+
+ns_status trace_analyse_split(const char *path, const ns_trace_options *options, ns_split_result *res,
+                              ns_error *err)
+{
+	return trace_analyse_split_placed(path, options, res, NULL, NULL, err);
 }
 
 bool trace_analysis_take_roofline(ns_analysis *a, ns_troof_report *roof)

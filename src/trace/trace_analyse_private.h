@@ -13,6 +13,11 @@
  * ns_split_result_free() on success, untouched (zeroed) otherwise. */
 ns_status trace_analyse_split(const char *path, const ns_trace_options *options, ns_split_result *res,
                               ns_error *err);
+/* The same, and the placement the options make (ns_trace_options_set_device_table: unasked, when the trace
+ * records shapes; or a roofline's) into *roof, *placed saying whether there is one (then the caller's to
+ * free with ns_troof_report_free()). */
+ns_status trace_analyse_split_placed(const char *path, const ns_trace_options *options, ns_split_result *res,
+                                     ns_troof_report *roof, bool *placed, ns_error *err);
 
 /* Moves a's split into *res (the caller's to free): a keeps no split, and no reports, after. */
 void trace_analysis_take_split(ns_analysis *a, ns_split_result *res);

@@ -48,6 +48,18 @@ memfix=$(awk -F'\t' '$2 == "memory_fixed" { print $1 }' "$dir/MANIFEST")
 "$bin" trace --roofline --format json "$dir/$mem" >"$tmp/memory_bound-roofline.json"
 "$bin" diff --format json "$tmp/memory_bound-roofline.json" "$dir/$memfix" >"$tmp/diff-memory-roofline.json"
 pair compute_fp32 compute_bound
+# The compute-bound trace as the two ranks of a job (distributedInfo added: the recording is one process):
+# its job report, from the traces and from their summary lines.
+python3 - "$dir/$(awk -F'\t' '$2 == "compute_bound" { print $1 }' "$dir/MANIFEST")" "$tmp" <<'PY'
+import gzip, json, sys
+doc = json.load(gzip.open(sys.argv[1]))
+for rank in (0, 1):
+    doc["distributedInfo"] = {"backend": "nccl", "rank": rank, "world_size": 2}
+    json.dump(doc, open(f"{sys.argv[2]}/rank{rank}.json", "w"))
+PY
+"$bin" trace --format json "$tmp/rank0.json" "$tmp/rank1.json" >"$tmp/job-traces.json"
+"$bin" trace --summary "$tmp/rank0.json" "$tmp/rank1.json" >"$tmp/job.ndjson"
+"$bin" job --format json "$tmp/job.ndjson" >"$tmp/job-summaries.json"
 
 status=0
 python3 - "$dir" "$tmp" >"$tmp/py.out" 2>&1 <<'PY' || status=$?
@@ -173,6 +185,16 @@ check(top["bucket"] == "compute" and abs(top["gain_share"] - want) < 0.005 and "
 # pass), not the stock "write/use a fused kernel".
 fix = reports["compute_bound"]["overall"]["fix"]
 check("te.fp8_autocast" in fix and top["fix"] == fix, f"compute_bound: the route is fp8 training: {fix[:90]}")
+# A job of ranks that record shapes bounds its kernels as each rank's own report does: the compute-bound
+# trace as two ranks names the fp8 fix with the single trace's bound, from the traces and from their summary
+# lines (which carry the placement) alike.
+jobs = [json.load(open(os.path.join(tmp, f))) for f in ("job-traces.json", "job-summaries.json")]
+single = reports["compute_bound"]["overall"]["next_steps"][0]
+for name, job in zip(("traces", "summaries"), jobs):
+    first = job["job"]["next_steps"][0] if "job" in job else job["next_steps"][0]
+    check(first["bucket"] == "compute" and first.get("roofline") == "placed"
+          and abs(first["gain_share"] - single["gain_share"]) < 0.001 and "te.fp8_autocast" in first["fix"],
+          f"compute_bound as a 2-rank job ({name}): first next step {first['title']} {first['gain_share']:.4f}")
 # The small model's eager decode is dispatch-bound: its next step is capturing the step, in an inference
 # program's words (capture the forward with a static KV cache), not the training ones.
 top = reports["decode_small"]["overall"]["next_steps"][0]

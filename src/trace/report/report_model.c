@@ -425,7 +425,7 @@ static void host_op_summary(const report_precision *prec, ns_device_report *out)
  * first). */
 #define FP8_ROUTE_SHARE 0.5
 
-static void fp8_route(const ns_roof_time *roof, const report_precision *prec, ns_routes *base, char *fix)
+void report_fp8_route(const ns_roof_time *roof, const report_precision *prec, ns_routes *base, char *fix)
 {
 	const ns_roof_time *t = roof != NULL ? &roof[NS_KCLASS_COMPUTE] : NULL;
 	const ns_route *f = &base->finding[NS_FINDING_FP8_GEMMS];
@@ -455,7 +455,7 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 	else
 		report_evidence_routes(res, d, devices, routes, &base, out->fixes, &prec);
 	if (res->ndevices == 0 || res->gpu_activity)
-		fp8_route(roof, &prec, &base, out->fixes[REPORT_FIX_COMPUTE]);
+		report_fp8_route(roof, &prec, &base, out->fixes[REPORT_FIX_COMPUTE]);
 	ns_report_device_label(res, d, out->label, sizeof(out->label));
 	out->shape_gemms = d->shape_memory_gemms;
 	out->shape_gemm_ns = d->shape_memory_gemm_ns;
