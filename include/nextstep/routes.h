@@ -74,6 +74,7 @@ typedef enum {
 	NS_FINDING_STEP_CAPTURE_INFERENCE,  /* the step capture of a program that runs no training step */
 	NS_FINDING_FP8_GEMMS, /* 16-bit GEMMs near their roof on a GPU with a faster fp8 roof: fp8 matmuls */
 	NS_FINDING_FP8_GEMMS_INFERENCE, /* ... of a program that runs no training step: serve them in fp8 */
+	NS_FINDING_COMPUTE_AT_ROOF, /* compute ops near their roof, no faster precision left: fewer FLOPs */
 	NS_FINDING_COUNT
 } ns_finding_kind;
 

@@ -107,7 +107,7 @@ static void device_routes(const ns_job_report_options *o, const ns_job_rank *src
 	for (int k = 0; k < NS_KCLASS_COUNT; k++)
 		if (dev->roof[k].state == NS_ROOF_PLACED)
 			out->roof = dev->roof;
-	report_fp8_route(out->roof, &out->prec, &out->routes, out->fixes[REPORT_FIX_COMPUTE]);
+	report_roof_route(out->roof, &out->prec, &out->routes, out->fixes[REPORT_FIX_COMPUTE]);
 	if (out->routes.cause[NS_CAUSE_EXPOSED].fix != o->routes->cause[NS_CAUSE_EXPOSED].fix)
 		out->routes.cause[NS_CAUSE_COMM_TRANSFER] = out->routes.cause[NS_CAUSE_EXPOSED];
 	optimizer_routes(&ev, o->routes, out);

@@ -657,6 +657,17 @@ static const route_text default_finding_routes[NS_FINDING_COUNT] = {
                        "achieved TFLOP/s{}",
          .next_follow_up = NS_FOLLOW_UP_ROOFLINE_TIMED,
          .doc = DOC_COMPUTE},
+    /* Compute ops that already run near their roof with no faster precision the placement can name (no fp8
+     * roof, or not GEMMs): writing or fusing kernels chases time the datasheet peak does not leave. */
+    [NS_FINDING_COMPUTE_AT_ROOF] =
+        {.module = "Module 4/5",
+         .fix = "the compute kernels already run near the GPU's peak ({share} of their time is above its "
+                "datasheet roof, about what the best kernels leave): a better or fused kernel wins little; "
+                "the step gets shorter with fewer FLOPs (activation recomputation off where memory allows, "
+                "no redundant work) or on a GPU with a faster roof",
+         .next_check = "re-profile: the step should shrink with the FLOPs removed{}",
+         .next_follow_up = NS_FOLLOW_UP_ROOFLINE_TIMED,
+         .doc = DOC_COMPUTE},
 };
 
 static const char *const finding_names[NS_FINDING_COUNT] = {
@@ -701,6 +712,7 @@ static const char *const finding_names[NS_FINDING_COUNT] = {
     [NS_FINDING_STEP_CAPTURE_INFERENCE] = "step_capture_inference",
     [NS_FINDING_FP8_GEMMS] = "fp8_gemms",
     [NS_FINDING_FP8_GEMMS_INFERENCE] = "fp8_gemms_inference",
+    [NS_FINDING_COMPUTE_AT_ROOF] = "compute_at_roof",
 };
 
 const char *ns_finding_name(ns_finding_kind f)

@@ -39,6 +39,7 @@ not_in_an_export=(
 	"trace_shape_gemm|op shapes (record_shapes' Input Dims): an export's ops carry their names only, so no GEMM is placed by its shapes"
 	"trace_fp8_gemms|op shapes (record_shapes' Input Dims): an export's ops carry their names only, so no GEMM is placed on the roofline and no fp8 bound is made"
 	"trace_fp8_gemms_train|as trace_fp8_gemms: no op shapes in an export"
+	"trace_compute_at_roof|as trace_fp8_gemms: no op shapes in an export, so nothing is placed near its roof"
 	"trace_sliver|its 1.33 ms of host work is one op named without a namespace (CompiledFunction), which an NVTX range without emit_nvtx's fields reads as an annotation: the export's host activity is its 5 us driver call"
 )
 

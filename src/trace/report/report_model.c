@@ -420,22 +420,32 @@ static void host_op_summary(const report_precision *prec, ns_device_report *out)
 	h->launches = (double)prec->host_op_launches / (double)prec->host_op_calls;
 }
 
-/* fp8 matmuls are the compute route when the placement has compute near its roof and at least this share of
- * its placed time in 16-bit GEMMs a faster fp8 roof applies to; fp32 work keeps autocast's route (it comes
- * first). */
-#define FP8_ROUTE_SHARE 0.5
+/* The placement's say on the compute route (fp32 work keeps autocast's, which comes first), when placed ops
+ * hold at least this share of the compute kernels' time and are near their roof: fp8 matmuls when at least
+ * this share of the placed time is 16-bit GEMMs a faster fp8 roof applies to, else no kernel or precision
+ * change wins much, and the route says so (compute_at_roof). */
+#define ROOF_ROUTE_SHARE 0.5
 
-void report_fp8_route(const ns_roof_time *roof, const report_precision *prec, ns_routes *base, char *fix)
+void report_roof_route(const ns_roof_time *roof, const report_precision *prec, ns_routes *base, char *fix)
 {
 	const ns_roof_time *t = roof != NULL ? &roof[NS_KCLASS_COMPUTE] : NULL;
-	const ns_route *f = &base->finding[NS_FINDING_FP8_GEMMS];
+	const ns_route *f;
 	char share[32];
 
-	if (t == NULL || t->state != NS_ROOF_PLACED || prec->fp32_share > 0.0 || f->fix == NULL ||
-	    !ns_roof_fp8_reach(t, NS_REGIME_COMPUTE) ||
-	    (double)t->fp8_ns < FP8_ROUTE_SHARE * (double)t->placed_ns)
+	if (t == NULL || t->state != NS_ROOF_PLACED || prec->fp32_share > 0.0 ||
+	    (double)t->placed_ns < ROOF_ROUTE_SHARE * (double)t->kernel_ns ||
+	    !ns_roof_near(t, NS_REGIME_COMPUTE))
 		return;
-	snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)t->fp8_ns / (double)t->placed_ns);
+	if (ns_roof_fp8_reach(t, NS_REGIME_COMPUTE) &&
+	    (double)t->fp8_ns >= ROOF_ROUTE_SHARE * (double)t->placed_ns) {
+		f = &base->finding[NS_FINDING_FP8_GEMMS];
+		snprintf(share, sizeof(share), "%.0f%%", 100.0 * (double)t->fp8_ns / (double)t->placed_ns);
+	} else {
+		f = &base->finding[NS_FINDING_COMPUTE_AT_ROOF];
+		snprintf(share, sizeof(share), "%.0f%%", 100.0 * ns_roof_above_share(t));
+	}
+	if (f->fix == NULL)
+		return;
 	base->route[NS_REGIME_COMPUTE] = *f;
 	base->route[NS_REGIME_COMPUTE].fix = report_subst(f->fix, "{share}", share, fix, NS_REPORT_FIX_MAX);
 }
@@ -455,7 +465,7 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 	else
 		report_evidence_routes(res, d, devices, routes, &base, out->fixes, &prec);
 	if (res->ndevices == 0 || res->gpu_activity)
-		report_fp8_route(roof, &prec, &base, out->fixes[REPORT_FIX_COMPUTE]);
+		report_roof_route(roof, &prec, &base, out->fixes[REPORT_FIX_COMPUTE]);
 	ns_report_device_label(res, d, out->label, sizeof(out->label));
 	out->shape_gemms = d->shape_memory_gemms;
 	out->shape_gemm_ns = d->shape_memory_gemm_ns;

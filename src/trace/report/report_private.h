@@ -59,11 +59,12 @@ typedef struct {
 void report_evidence_routes(const ns_split_result *res, const ns_split_device *d,
                             const ns_device_table *devices, const ns_routes *in, ns_routes *out,
                             char fixes[][NS_REPORT_FIX_MAX], report_precision *prec);
-/* base's compute route made the fp8_gemms finding's (its inference words where the evidence gave them) when
- * roof (a device's kernel classes, or NULL) has compute near its roof with at least half of its placed time
- * in 16-bit GEMMs a faster fp8 roof applies to, and prec has no fp32 route; the fix is worded into fix
- * (NS_REPORT_FIX_MAX bytes, which must outlive base). */
-void report_fp8_route(const ns_roof_time *roof, const report_precision *prec, ns_routes *base, char *fix);
+/* base's compute route as the placement says it (roof: a device's kernel classes, or NULL; no change when
+ * prec has the fp32 route): when placed ops hold at least half of the compute kernels' time and are near
+ * their roof, the fp8_gemms finding's (its inference words where the evidence gave them) if at least half of
+ * the placed time is 16-bit GEMMs a faster fp8 roof applies to, else compute_at_roof's. The fix is worded
+ * into fix (NS_REPORT_FIX_MAX bytes, which must outlive base). */
+void report_roof_route(const ns_roof_time *roof, const report_precision *prec, ns_routes *base, char *fix);
 /* What a device's routes need of it besides the evidence: its whole-run window, its name (the device table's
  * peaks), its steps and, of the counted ones, those holding set-up time. */
 typedef struct {
