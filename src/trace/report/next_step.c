@@ -312,19 +312,26 @@ static void memory_roof_basis(ns_next_step *c, double covered, double above)
 	    c->unknown_ns > 0 ? " (the rest, in ops not placed, is unknown)" : "", ms(c->held_ns));
 }
 
+/* A placed bound: of the time c holds, the share covered by placed ops, and of that the share above the reach
+ * (the rest, in ops not placed, is unknown_ns). */
+static void placed_bound(ns_next_step *c, double covered, double above)
+{
+	c->known = true;
+	c->roof = NS_ROOF_PLACED;
+	c->placed_share = covered;
+	c->gain_ns = (int64_t)((double)c->held_ns * covered * above);
+	c->unknown_ns = c->held_ns - (int64_t)((double)c->held_ns * covered);
+	if (c->gain_ns > c->held_ns)
+		c->gain_ns = c->held_ns;
+}
+
 /* Compute ops near their roof with 16-bit GEMMs: of the placed time, the share above the fp8 reach
  * (ns_roof_time.fp8_roof_ns) is the bound. */
 static void fp8_roof_bound(ns_next_step *c, const ns_roof_time *t, double covered, double above)
 {
 	double placed = (double)t->placed_ns, fp8_above = (placed - (double)t->fp8_roof_ns) / placed;
 
-	c->known = true;
-	c->roof = NS_ROOF_PLACED;
-	c->placed_share = covered;
-	c->gain_ns = (int64_t)((double)c->held_ns * covered * fp8_above);
-	c->unknown_ns = c->held_ns - (int64_t)((double)c->held_ns * covered);
-	if (c->gain_ns > c->held_ns)
-		c->gain_ns = c->held_ns;
+	placed_bound(c, covered, fp8_above);
 	snprintf(
 	    c->basis, sizeof(c->basis),
 	    "%.3f ms a step in these kernels, %.0f%% of it in ops placed on the roofline, %.0f%% of whose "
@@ -365,13 +372,7 @@ static void ns_roofline_bound(ns_next_step *c, const ns_next_inputs *in)
 		fp8_roof_bound(c, t, covered, above);
 		return;
 	}
-	c->known = true;
-	c->roof = NS_ROOF_PLACED;
-	c->placed_share = covered;
-	c->gain_ns = (int64_t)((double)c->held_ns * covered * above);
-	c->unknown_ns = c->held_ns - (int64_t)((double)c->held_ns * covered);
-	if (c->gain_ns > c->held_ns)
-		c->gain_ns = c->held_ns;
+	placed_bound(c, covered, above);
 	if (c->bucket == NS_REGIME_MEMORY) {
 		memory_roof_basis(c, covered, above);
 		return;
