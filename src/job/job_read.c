@@ -1070,7 +1070,8 @@ static bool python_member(parser *j, const char *key, void *ctx)
 	return skip_value(j, 2);
 }
 
-/* {"memory", "layout", "compute", "fp32"} and {"exposed", "tp"}: times of a class and of its part. */
+/* {"memory", "layout", "compute", "fp32"} and {"exposed", "tp"}: times of a class and of its part; a roof's
+ * seven times (roof_member). */
 typedef struct {
 	const char *const *keys;
 	int64_t *to[8];
@@ -1211,8 +1212,8 @@ static bool roof_member(parser *j, const char *key, void *ctx)
 		ns_roof_time *t = &x->d->roof[k];
 		if (strcmp(key, classes[k]) != 0)
 			continue;
-		if (t->state == NS_ROOF_PLACED)
-			return skip_value(j, 3) && bad_in(j, NS_ERR_VALUE, "roof", key, "given twice");
+		if (!once(j, &x->seen, 1u << k, key))
+			return skip_value(j, 3);
 		times_ctx m = {keys,
 		               {&t->kernel_ns, &t->placed_ns, &t->roof_ns, &t->own_roof_ns, &t->fp32_ns,
 		                &t->fp8_roof_ns, &t->fp8_ns, NULL},

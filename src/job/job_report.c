@@ -103,10 +103,7 @@ static void device_routes(const ns_job_report_options *o, const ns_job_rank *src
 		f.with_init += !dev->steps[i].warmup && dev->steps[i].cause_ns[NS_CAUSE_INIT] > 0;
 	}
 	report_routes_of_evidence(&ev, &f, o->devices, o->routes, &out->routes, out->fixes, &out->prec);
-	out->roof = NULL;
-	for (int k = 0; k < NS_KCLASS_COUNT; k++)
-		if (dev->roof[k].state == NS_ROOF_PLACED)
-			out->roof = dev->roof;
+	out->roof = job_device_placed(dev) ? dev->roof : NULL;
 	report_roof_route(out->roof, &out->prec, &out->routes, out->fixes[REPORT_FIX_COMPUTE]);
 	if (out->routes.cause[NS_CAUSE_EXPOSED].fix != o->routes->cause[NS_CAUSE_EXPOSED].fix)
 		out->routes.cause[NS_CAUSE_COMM_TRANSFER] = out->routes.cause[NS_CAUSE_EXPOSED];

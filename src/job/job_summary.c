@@ -308,7 +308,7 @@ static void put_roof(sbuf *b, const ns_job_device *d)
 	put(b, "}");
 }
 
-static bool any_roof(const ns_job_device *d)
+bool job_device_placed(const ns_job_device *d)
 {
 	for (int k = 0; k < NS_KCLASS_COUNT; k++)
 		if (d->roof[k].state == NS_ROOF_PLACED)
@@ -319,7 +319,7 @@ static bool any_roof(const ns_job_device *d)
 static void put_evidence(sbuf *b, const ns_job_device *d)
 {
 	const ns_route_evidence *e = &d->evidence;
-	bool roof = any_roof(d);
+	bool roof = job_device_placed(d);
 	bool python = e->python_frames, kernels = e->layout_ns > 0 || e->fp32_ns > 0,
 	     coll = e->tp_exposed_ns > 0, stalls = e->host_stall_idle_known,
 	     optimizer = e->optimizer_known &&

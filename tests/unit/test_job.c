@@ -449,6 +449,9 @@ static const bad_line bad_lines[] = {
               "\"fp8_roof\":0,\"fp8\":0}}}"),
      NS_ERR_VALUE, "\"roof\".\"memory\": placed is not between 1 and the kernel time"},
     {EVIDENCE("{\"roof\":{\"compute\":5}}"), NS_ERR_VALUE, "\"roof\".\"compute\": not an object"},
+    {EVIDENCE("{\"roof\":{\"memory\":{\"kernel\":7,\"placed\":7,\"roof\":7,\"own\":7,\"fp32\":0,"
+              "\"fp8_roof\":7,\"fp8\":0},\"memory\":{}}}"),
+     NS_ERR_KEY, "\"memory\": repeated key"},
 };
 
 /* Every key of a device's evidence reads back and is written again the same (the form is stable), a frame's

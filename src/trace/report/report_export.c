@@ -142,17 +142,6 @@ void ns_report_export_hint(const ns_split_result *res, char *buf, size_t size)
 	                        "I/O, waits and locks");
 }
 
-/* text with its first "{key}" replaced by value, into buf. */
-static const char *subst(const char *text, const char *key, const char *value, char *buf, size_t size)
-{
-	const char *at = strstr(text, key);
-
-	if (at == NULL)
-		return text;
-	snprintf(buf, size, "%.*s%s%s", (int)(at - text), text, value, at + strlen(key));
-	return buf;
-}
-
 void report_export_routes(const ns_program_info *program, const ns_routes *in, ns_routes *out,
                           char fixes[][NS_REPORT_FIX_MAX])
 {
@@ -165,8 +154,8 @@ void report_export_routes(const ns_program_info *program, const ns_routes *in, n
 	if (out->cause[NS_CAUSE_HOST_GAP].fix == in->cause[NS_CAUSE_HOST_GAP].fix && untraced->fix != NULL) {
 		out->cause[NS_CAUSE_HOST_GAP] = *untraced;
 		out->cause[NS_CAUSE_HOST_GAP].fix =
-		    (char *)subst(untraced->fix, "{see}", see_words(program), fixes[REPORT_FIX_HOST_GAP],
-		                  NS_REPORT_FIX_MAX);
+		    report_subst(untraced->fix, "{see}", see_words(program), fixes[REPORT_FIX_HOST_GAP],
+		                 NS_REPORT_FIX_MAX);
 	}
 	if (out->cause[NS_CAUSE_HOST_GAP].fix != in->cause[NS_CAUSE_HOST_GAP].fix)
 		out->route[NS_REGIME_IDLE] = out->cause[NS_CAUSE_HOST_GAP];

@@ -460,12 +460,12 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 
 	memset(out, 0, sizeof(*out));
 	base = *routes;
-	if (res->ndevices > 0 && !res->gpu_activity) /* a host-only split: no GPU advice */
+	if (res->ndevices > 0 && !res->gpu_activity) { /* a host-only split: no GPU advice */
 		report_host_only_routes(routes, &base);
-	else
+	} else {
 		report_evidence_routes(res, d, devices, routes, &base, out->fixes, &prec);
-	if (res->ndevices == 0 || res->gpu_activity)
 		report_roof_route(roof, &prec, &base, out->fixes[REPORT_FIX_COMPUTE]);
+	}
 	ns_report_device_label(res, d, out->label, sizeof(out->label));
 	out->shape_gemms = d->shape_memory_gemms;
 	out->shape_gemm_ns = d->shape_memory_gemm_ns;
