@@ -7,6 +7,7 @@
 #include "cli_html.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,25 +36,53 @@ bool cli_html_to_stdout(const cli_config *c)
 	return c->html_path != NULL && strcmp(c->html_path, "-") == 0;
 }
 
-/* SOURCE_DATE_EPOCH (decimal seconds since 1970) or now, as "2026-12-02 21:07:00 UTC". False when the
- * variable is set but not such a number. */
+/* Seconds since 1970 as "2026-12-02 21:07:00 UTC" (proleptic Gregorian, as gmtime_r counts), or "unknown"
+ * past the years a struct tm holds. Not gmtime_r or strftime: both load the local time zone (tzset reads
+ * /etc/localtime and keeps it for the process), which a UTC date does not use. The days are counted in eras
+ * of 400 years, which repeat exactly (146,097 days), and each year from March 1, so that its leap day is its
+ * last day. */
+static void utc_text(long long t, char *buf, size_t size)
+{
+	long long days = t / 86400, sec = t % 86400, z, era, year;
+	long long doe, yoe, doy, mp;
+	int month, day;
+
+	if (sec < 0) {
+		sec += 86400;
+		days--;
+	}
+	z = days + 719468; /* days from 0000-03-01 to 1970-01-01 */
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;                                      /* day of the era, 0-146096 */
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* year of the era, 0-399 */
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);               /* day of the year from March 1 */
+	mp = (5 * doy + 2) / 153;                                    /* month from March, 0-11 */
+	day = (int)(doy - (153 * mp + 2) / 5 + 1);
+	month = (int)(mp < 10 ? mp + 3 : mp - 9);
+	year = yoe + era * 400 + (month <= 2);
+	if (year - 1900 > INT_MAX || year - 1900 < INT_MIN) {
+		snprintf(buf, size, "unknown");
+		return;
+	}
+	snprintf(buf, size, "%04lld-%02d-%02d %02d:%02d:%02d UTC", year, month, day, (int)(sec / 3600),
+	         (int)(sec / 60 % 60), (int)(sec % 60));
+}
+
+/* SOURCE_DATE_EPOCH (decimal seconds since 1970) or now, as utc_text() writes it. False when the variable is
+ * set but not such a number. */
 static bool analysis_time(char *buf, size_t size)
 {
 	const char *env = getenv("SOURCE_DATE_EPOCH");
-	time_t t = time(NULL);
-	struct tm tm;
+	long long t = (long long)time(NULL);
 
 	if (env != NULL && env[0] != '\0') {
 		char *end;
-		long long v;
 		errno = 0;
-		v = strtoll(env, &end, 10);
-		if (errno != 0 || *end != '\0' || v < 0 || env[0] < '0' || env[0] > '9')
+		t = strtoll(env, &end, 10);
+		if (errno != 0 || *end != '\0' || t < 0 || env[0] < '0' || env[0] > '9')
 			return false;
-		t = (time_t)v;
 	}
-	if (gmtime_r(&t, &tm) == NULL || strftime(buf, size, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
-		snprintf(buf, size, "unknown");
+	utc_text(t, buf, size);
 	return true;
 }
 

@@ -50,5 +50,16 @@ if grep -q '<tr data-pass="forward" class="not-marked">.*not marked' "$tmp/threa
 	grep -q '<tr data-pass="backward"><td>' "$tmp/threads.html"; then ok; else ko "unmarked passes are not said to be"; fi
 if grep -q '<th class="n">forward ms</th>' "$tmp/threads.html"; then ko "a column of zeros for the unmarked forward pass"; else ok; fi
 
+# The head's time of analysis: SOURCE_DATE_EPOCH as a UTC date, checked against GNU date's (leap days, 2100
+# and 2400, five-digit years, the last second gmtime_r can hold: strftime printed it as year -2147481749); past
+# it the page says "unknown".
+for epoch in 0 951782400 951868799 951868800 4107456000 4107542400 13574476800 13574563200 1767225600 \
+	253402300799 253402300800 67768036191676799 67768036191676800; do
+	want=$(date -u -d "@$epoch" '+%Y-%m-%d %H:%M:%S UTC' 2>/dev/null) || want=unknown
+	got=$(SOURCE_DATE_EPOCH=$epoch "$bin" trace --html - tests/data/trace_buckets.json 2>/dev/null |
+		sed -n 's/.*<time id="analysed">\([^<]*\)<.*/\1/p')
+	if [ "$got" = "$want" ]; then ok; else ko "SOURCE_DATE_EPOCH=$epoch: the page says '$got', date -u '$want'"; fi
+done
+
 echo "page content: $pass passed, $fail failed"
 [ "$fail" = 0 ]
