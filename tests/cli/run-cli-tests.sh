@@ -19,16 +19,21 @@ trap 'rm -rf "$tmp"' EXIT
 
 pass=0
 fail=0
+# The environment of every case is set once, and bash itself reads each case's files: a basename, two cats and
+# an env per case were half of the CPU the 322 cases took (10.4 s against 5.2 s, plain build, 2026-12-04).
+unset NO_COLOR
+export LC_ALL=C NEXTSTEP_DOCDIR=/usr/local/share/doc/nextstep
 for args_file in "$cases"/$glob.args; do
 	[ -e "$args_file" ] || continue
-	name=$(basename "$args_file" .args)
 	base=${args_file%.args}
+	name=${base##*/}
 	input=/dev/null
 	[ -f "$base.in" ] && input=$base.in
 	want_code=0
-	[ -f "$base.code" ] && want_code=$(cat "$base.code")
-	eval "set -- $(cat "$args_file")"
-	env -u NO_COLOR LC_ALL=C NEXTSTEP_DOCDIR=/usr/local/share/doc/nextstep "$bin" "$@" <"$input" >"$tmp/out" 2>"$tmp/err"
+	[ -f "$base.code" ] && read -r want_code <"$base.code"
+	IFS= read -r args <"$args_file"
+	eval "set -- $args"
+	"$bin" "$@" <"$input" >"$tmp/out" 2>"$tmp/err"
 	code=$?
 	ok=1
 	for stream in out err; do
