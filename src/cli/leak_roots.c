@@ -1,4 +1,4 @@
-/* Sanitizer builds only (CMakeLists.txt adds this file to nextstep when ENABLE_SANITIZERS is on): which
+/* Sanitizer builds with clang only (CMakeLists.txt adds this file to nextstep then): which
  * memory LeakSanitizer treats as roots when it checks nextstep at exit.
  *
  * By default every global is a root, so the check scans the program's data and bss. The AddressSanitizer
