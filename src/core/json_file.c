@@ -116,9 +116,27 @@ static void path_push(char *buf, size_t size, size_t used, const cJSON *parent, 
 		snprintf(buf + used, size - used, "[%ld]", i);
 }
 
-static ns_status check_unique(const cJSON *node, char *path, size_t size, ns_error *err)
+/* Where check_unique() is: the member it went into from each object or array on the way down. The path is
+ * written only for an error: formatting it for every member cost more than the rest of the check. */
+typedef struct json_step {
+	const struct json_step *up;
+	const cJSON *parent, *member;
+	long index;
+} json_step;
+
+static void path_of(const json_step *at, char *buf, size_t size)
 {
-	size_t used = strlen(path), n = 0;
+	if (at == NULL) {
+		buf[0] = '\0';
+		return;
+	}
+	path_of(at->up, buf, size);
+	path_push(buf, size, strlen(buf), at->parent, at->member, at->index);
+}
+
+static ns_status check_unique(const cJSON *node, const json_step *at, ns_error *err)
+{
+	size_t n = 0;
 	const cJSON *dup = NULL;
 	long i = 0;
 	ns_status st = NS_OK;
@@ -132,23 +150,23 @@ static ns_status check_unique(const cJSON *node, char *path, size_t size, ns_err
 			dup = duplicate_pairwise(node);
 		else if ((st = duplicate_hashed(node, n, &dup, err)) != NS_OK)
 			return st;
-		if (dup != NULL)
+		if (dup != NULL) {
+			char path[256];
+			path_of(at, path, sizeof(path));
 			return ns_error_set(err, NS_ERR_KEY, "duplicate key \"%s\" in %s", dup->string,
-			                    used > 0 ? path : "the top-level object");
+			                    path[0] != '\0' ? path : "the top-level object");
+		}
 	}
 	for (const cJSON *m = node->child; m != NULL && st == NS_OK; m = m->next, i++) {
-		path_push(path, size, used, node, m, i);
-		st = check_unique(m, path, size, err);
-		path[used < size ? used : size - 1] = '\0';
+		const json_step step = {at, node, m, i};
+		st = check_unique(m, &step, err);
 	}
 	return st;
 }
 
 ns_status ns_json_check_unique_keys(const cJSON *root, ns_error *err)
 {
-	char path[256] = "";
-
-	return check_unique(root, path, sizeof(path), err);
+	return check_unique(root, NULL, err);
 }
 
 ns_status ns_json_parse_file(const char *path, cJSON **out, ns_error *err)
