@@ -1,19 +1,26 @@
 #!/usr/bin/env bash
-# Installs nextstep as a user or a packager would, then removes the build tree and checks that what was
+# Installs nextstep as a user or a packager would, then moves the build tree away and checks that what was
 # installed works on its own: the binary (routing, and the roofline with the installed device table), the
 # data directory override and its error, a moved prefix, every man page, the bash completion (without the
 # bash-completion package), and the library from a moved prefix, through pkg-config and through CMake's
 # find_package(nextstep), with examples/route_profile.c and examples/trace_verdict.c (and, linked statically
 # through CMake, examples/job_stragglers.c).
 # The build it installs is the fixture build_elsewhere's (build-elsewhere.sh: a copy of the sources built as
-# the build under test was, tests off), which this test removes once installed.
+# the build under test was, tests off), which this test moves aside once installed (to BUILD_DIR.aside: its path
+# is then gone, as if removed) and puts back at its end, so the next run's build is incremental.
 # Usage: install.sh SOURCE_DIR BUILD_DIR     (CTest runs it; prints one line per check)
 set -u
 usage="usage: install.sh SOURCE_DIR BUILD_DIR"
 src=$(cd "${1:?$usage}" && pwd)
 build=${2:?$usage}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+aside=
+# shellcheck disable=SC2317 # called by the EXIT trap
+finish() {
+	rm -rf "$tmp"
+	[ -z "$aside" ] || mv "$aside" "$build"
+}
+trap finish EXIT
 export LC_ALL=C NO_COLOR=1
 pass=0 fail=0
 
@@ -27,13 +34,18 @@ check() { # name expected-text actual-text
 	fi
 }
 
-echo "== install $build into $tmp/prefix, remove the build tree =="
+echo "== install $build into $tmp/prefix, move the build tree away =="
 if ! cmake --install "$build" --prefix "$tmp/prefix" >"$tmp/log" 2>&1; then
 	tail -n 30 "$tmp/log"
 	echo "install: install failed (the fixture build_elsewhere builds $build)"
 	exit 1
 fi
-rm -rf "$build"
+build=$(cd "$build" && pwd)
+if [ -e "$build.aside" ] || ! mv "$build" "$build.aside"; then
+	echo "install: cannot move $build away (to $build.aside)"
+	exit 1
+fi
+aside=$build.aside
 prefix=$tmp/prefix
 (cd "$prefix" && find . -type f -o -type l | sort | sed 's|^\./|  installed: |')
 bin=$prefix/bin/nextstep
