@@ -161,7 +161,10 @@ fuzz_one() {
 	# fuzz_trace_read's seeds are fuzz/corpus/trace; a harness whose folder has its full name uses that
 	[ -d "$corpus" ] || corpus=${corpus%_read}
 	work=$(mktemp -d)
-	if "$1" -max_total_time="${FUZZ_SECONDS:-3}" -rss_limit_mb=2048 -timeout=10 "$work" "$corpus" >"$2" 2>&1; then
+	# libFuzzer stops once more than -max_total_time whole seconds have passed, so N runs N + 1 s (measured:
+	# 3 ran 4.2 s, 1 ran 2.15 s); 0 would be no limit, so the least is 2 s
+	if "$1" -max_total_time="$((fuzz_seconds > 2 ? fuzz_seconds - 1 : 1))" -rss_limit_mb=2048 -timeout=10 \
+		"$work" "$corpus" >"$2" 2>&1; then
 		echo ok >"$2.status"
 	else
 		echo failed >"$2.status"
@@ -169,7 +172,8 @@ fuzz_one() {
 	rm -rf "$work"
 }
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
-	echo "== fuzz harnesses (${FUZZ_SECONDS:-3} s each, $jobs at a time) =="
+	fuzz_seconds=${FUZZ_SECONDS:-3}
+	echo "== fuzz harnesses ($fuzz_seconds s each, $jobs at a time) =="
 	stage_start
 	if ! command -v clang >/dev/null; then
 		stage_failed "clang not found: the fuzz harnesses could not run (install clang and libclang-rt-dev)"
