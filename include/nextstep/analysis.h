@@ -122,6 +122,12 @@ NS_STATIC_API void ns_trace_options_set_marker(ns_trace_options *o, const ns_ste
 NS_STATIC_API void ns_trace_options_set_spill_dir(ns_trace_options *o, const char *dir);
 /* Also keep the median step's timeline (the HTML page draws it). */
 NS_STATIC_API void ns_trace_options_set_timeline(ns_trace_options *o, bool want);
+/* false: read, split (and place), but decide no device report, for a caller that prints the split with its
+ * own report options (ns_report_print(), ns_html_trace()), which decide each report as they print it: decided
+ * here too, it would be decided twice. The accessors that read a report (label, verdict, routes, routed,
+ * next_fix, device_report) then answer as for a device out of range, and ns_analysis_print() fails with
+ * NS_ERR_VALUE. Default true. */
+NS_STATIC_API void ns_trace_options_set_reports(ns_trace_options *o, bool decide);
 /* As ns_trace_analyse(), from an input the caller opened (and closes), with whatever hooks it set on it
  * (progress, tap); the options' progress hook, if any, replaces in's while reading. */
 NS_STATIC_API ns_status ns_trace_analyse_input(ns_input *in, const ns_trace_options *options,

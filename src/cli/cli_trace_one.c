@@ -104,6 +104,8 @@ static ns_trace_options *trace_options(const cli_trace_session *s, const trace_s
 	ns_trace_options_set_spill_dir(o, cli_spool_dir());
 	ns_trace_options_set_all_steps(o, c->all_steps);
 	ns_trace_options_set_timeline(o, s->html != NULL); /* the page draws the median step */
+	/* the text, JSON and the page decide each device's report with the session's options as they print */
+	ns_trace_options_set_reports(o, false);
 	ns_trace_options_set_classify(o, &c->classify);
 	ns_trace_options_set_routes(o, &c->routes);
 	if (c->roofline)

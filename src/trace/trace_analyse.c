@@ -34,6 +34,7 @@ struct ns_trace_options {
 	const ns_routes *routes;             /* the caller's, or NULL: the built-in table, per analysis */
 	const char *spill_dir;
 	bool timeline;
+	bool no_reports; /* decide no device reports (ns_trace_options_set_reports()) */
 	ns_progress_fn progress;
 	void *progress_ctx;
 	const char *empty_msg; /* what a trace without events is said to be (trace_options_set_empty()) */
@@ -50,6 +51,7 @@ struct ns_analysis {
 	bool cut; /* the trace ended early: res is what was read, cut_err why */
 	ns_error cut_err;
 	ns_device_report *device; /* res.ndevices reports, decided once */
+	bool undecided;           /* the options asked for no reports: device is NULL */
 	char source[NS_INPUT_DISPLAY_MAX];
 	/* With a roofline, the device table its reports quote peaks from: the caller's (it outlives the
 	 * analysis), or a copy of the one the options read (they may be freed first); NULL without. */
@@ -195,6 +197,11 @@ void ns_trace_options_set_spill_dir(ns_trace_options *o, const char *dir)
 void ns_trace_options_set_timeline(ns_trace_options *o, bool want)
 {
 	o->timeline = want;
+}
+
+void ns_trace_options_set_reports(ns_trace_options *o, bool decide)
+{
+	o->no_reports = !decide;
 }
 
 void trace_options_set_empty(ns_trace_options *o, const char *msg)
@@ -399,6 +406,7 @@ static ns_status analyse(ns_input *in, const ns_trace_options *options, bool dec
 		goto done;
 	snprintf(a->source, sizeof(a->source), "%s", ns_input_display_name(in));
 	st = read_split(a, in, o, o->rules != NULL ? o->rules : own_rules, err);
+	a->undecided = !decided;
 	if (st == NS_OK && decided && (st = keep_devices(a, o, err)) == NS_OK)
 		st = decide(a, err);
 done:
@@ -415,7 +423,7 @@ ns_status ns_trace_analyse_input(ns_input *in, const ns_trace_options *options, 
                                  ns_error *err)
 {
 	ns_error_clear(err);
-	return analyse(in, options, true, out, err);
+	return analyse(in, options, options == NULL || !options->no_reports, out, err);
 }
 
 ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns_analysis **out,
@@ -428,7 +436,7 @@ ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns
 	ns_error_clear(err);
 	if ((st = ns_input_open(&in, path, err)) != NS_OK)
 		return st;
-	st = analyse(&in, options, true, out, err);
+	st = analyse(&in, options, options == NULL || !options->no_reports, out, err);
 	ns_input_close(&in);
 	return st;
 }
@@ -486,7 +494,7 @@ void trace_analysis_take_split(ns_analysis *a, ns_split_result *res)
 
 static const ns_device_report *report_of(const ns_analysis *a, size_t device)
 {
-	return a != NULL && device < a->res.ndevices ? &a->device[device] : NULL;
+	return a != NULL && !a->undecided && device < a->res.ndevices ? &a->device[device] : NULL;
 }
 
 size_t ns_analysis_devices(const ns_analysis *a)
@@ -539,12 +547,18 @@ ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_opt
 	/* Without a roofline no device table: the fp32 advice is given without the named device's peak ratio.
 	 * With one, the kernels' next steps are bounded by the placement, as decide() did. */
 	ns_troof_roof_ctx roof = {&a->roof, &a->res};
-	ns_report_options o = {.classify = &a->classify,
-	                       .routes = a->routes,
-	                       .format = format,
-	                       .source = a->source,
-	                       .top = NS_REPORT_TOP_DEFAULT,
-	                       .devices = a->devices};
+	ns_report_options o;
+
+	if (a->undecided)
+		return ns_error_set(
+		    err, NS_ERR_VALUE,
+		    "the analysis decided no reports to print (ns_trace_options_set_reports)");
+	o = (ns_report_options){.classify = &a->classify,
+	                        .routes = a->routes,
+	                        .format = format,
+	                        .source = a->source,
+	                        .top = NS_REPORT_TOP_DEFAULT,
+	                        .devices = a->devices};
 
 	if (!a->roofline)
 		return ns_report_print(out, &a->res, &o, err);
