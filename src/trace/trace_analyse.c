@@ -377,7 +377,7 @@ static ns_status decide(ns_analysis *a, ns_error *err)
 	return ns_split_result_steps_status(&a->res, err);
 }
 
-/* in read, split and (decide) decided into *out, as the options say. */
+/* in read, split and (decide, unless the options ask for no reports) decided into *out. */
 static ns_status analyse(ns_input *in, const ns_trace_options *options, bool decided, ns_analysis **out,
                          ns_error *err)
 {
@@ -390,12 +390,13 @@ static ns_status analyse(ns_input *in, const ns_trace_options *options, bool dec
 	*out = NULL;
 	if (a == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	a->undecided = !decided || o->no_reports;
 	if (o->classify != NULL)
 		a->classify = *o->classify;
 	else
 		ns_classify_options_default(&a->classify);
 	a->routes = o->routes;
-	if (decided && a->routes == NULL) {
+	if (!a->undecided && a->routes == NULL) {
 		if ((a->own_routes = ns_routes_new(NULL, err)) == NULL) {
 			st = err->status;
 			goto done;
@@ -406,8 +407,7 @@ static ns_status analyse(ns_input *in, const ns_trace_options *options, bool dec
 		goto done;
 	snprintf(a->source, sizeof(a->source), "%s", ns_input_display_name(in));
 	st = read_split(a, in, o, o->rules != NULL ? o->rules : own_rules, err);
-	a->undecided = !decided;
-	if (st == NS_OK && decided && (st = keep_devices(a, o, err)) == NS_OK)
+	if (st == NS_OK && !a->undecided && (st = keep_devices(a, o, err)) == NS_OK)
 		st = decide(a, err);
 done:
 	ns_kernel_rules_free(own_rules);
@@ -423,7 +423,7 @@ ns_status ns_trace_analyse_input(ns_input *in, const ns_trace_options *options, 
                                  ns_error *err)
 {
 	ns_error_clear(err);
-	return analyse(in, options, options == NULL || !options->no_reports, out, err);
+	return analyse(in, options, true, out, err);
 }
 
 ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns_analysis **out,
@@ -436,7 +436,7 @@ ns_status ns_trace_analyse(const char *path, const ns_trace_options *options, ns
 	ns_error_clear(err);
 	if ((st = ns_input_open(&in, path, err)) != NS_OK)
 		return st;
-	st = analyse(&in, options, options == NULL || !options->no_reports, out, err);
+	st = analyse(&in, options, true, out, err);
 	ns_input_close(&in);
 	return st;
 }
