@@ -401,6 +401,116 @@ START_TEST(string_ids_are_stable_and_distinct)
 }
 END_TEST
 
+/* The reader keeps each thread's last short ids (issue 27): a number that shares a prefix, a length or an
+ * ending with the one before it must still be read as written, including a number cut by the pipe's small
+ * reads. */
+typedef struct {
+	long n;
+	int64_t pid[32], tid[32], device[32], stream[32];
+} id_list;
+
+static ns_status keep_ids(const ns_trace_event *ev, void *ctx, ns_error *err)
+{
+	id_list *l = ctx;
+
+	(void)err;
+	if (l->n < 32) {
+		l->pid[l->n] = ev->pid;
+		l->tid[l->n] = ev->tid;
+		l->device[l->n] = ev->device;
+		l->stream[l->n] = ev->stream;
+	}
+	l->n++;
+	return NS_OK;
+}
+
+START_TEST(repeated_ids_are_read_as_written_each_time)
+{
+	static const struct {
+		const char *pid, *tid, *device, *stream;
+		int64_t want_pid, want_tid, want_device, want_stream;
+	} rows[] = {
+	    {"12", "7", "0", "7", 12, 7, 0, 7},
+	    {"123", "7 ", "0", "7", 123, 7, 0, 7},
+	    {"12", "70", "1", "17", 12, 70, 1, 17},
+	    {"1234567", "7", "0", "7", 1234567, 7, 0, 7},
+	    {"12345678", "7", "10", "7", 12345678, 7, 10, 7},
+	    {"1234567", "-7", "0", "77", 1234567, -7, 0, 77},
+	    {"1234568", "7", "0", "7", 1234568, 7, 0, 7},
+	    {"-5", "7", "0", "7", -5, 7, 0, 7},
+	    {"5", "1.5", "0", "7", 5, 2, 0, 7},
+	    {"-5", "1.5", "0.4", "7", -5, 2, 0, 7},
+	    {"1e3", "1.5", "0", "7", 1000, 2, 0, 7},
+	    {"1e3 ", "15", "0", "7", 1000, 15, 0, 7},
+	    {"1e4", "1", "0", "7", 10000, 1, 0, 7},
+	    {"2910249", "2910249", "0", "7", 2910249, 2910249, 0, 7},
+	    {"2910249", "2910250", "0", "7", 2910249, 2910250, 0, 7},
+	    {"0", "7", "0", "7", 0, 7, 0, 7},
+	};
+	enum { ROW_COUNT = sizeof(rows) / sizeof(rows[0]) };
+	char doc[4096];
+	size_t at = 0;
+
+	at += (size_t)snprintf(doc + at, sizeof(doc) - at, "{\"traceEvents\":[");
+	for (int i = 0; i < ROW_COUNT; i++)
+		at += (size_t)snprintf(doc + at, sizeof(doc) - at,
+		                       "%s{\"ph\":\"i\",\"pid\":%s,\"tid\":%s,\"ts\":1,"
+		                       "\"args\":{\"device\":%s,\"stream\":%s}}",
+		                       i > 0 ? "," : "", rows[i].pid, rows[i].tid, rows[i].device,
+		                       rows[i].stream);
+	at += (size_t)snprintf(doc + at, sizeof(doc) - at, "]}");
+	ck_assert_uint_lt(at, sizeof(doc));
+	for (int how = 0; how < VIA_COUNT; how++) {
+		char path[] = "/tmp/test_trace_read.XXXXXX";
+		int fd = -1;
+		int fds[2] = {-1, -1};
+		pthread_t writer;
+		trickle t = {.data = (const unsigned char *)doc, .len = at};
+		id_list l = {0};
+		ns_trace_meta meta;
+		ns_error err;
+		ns_input in;
+		ns_status st;
+
+		if (how == VIA_FILE) {
+			fd = mkstemp(path);
+			ck_assert_int_ge(fd, 0);
+			ck_assert_int_eq(write(fd, doc, at), (ssize_t)at);
+			close(fd);
+			ck_assert_int_eq(ns_input_open(&in, path, &err), NS_OK);
+			unlink(path);
+		} else {
+			ck_assert_int_eq(pipe(fds), 0);
+			t.fd = fds[1];
+			t.read_fd = fds[0];
+			atomic_init(&t.reader_done, 0);
+			ck_assert_int_eq(pthread_create(&writer, NULL, trickle_writer, &t), 0);
+			memset(&in, 0, sizeof(in));
+			in.fd = fds[0];
+			in.name = "pipe";
+		}
+		st = ns_trace_read(&in, keep_ids, &l, &meta, &err);
+		if (how == VIA_FILE) {
+			ns_input_close(&in);
+		} else {
+			atomic_store(&t.reader_done, 1);
+			pthread_join(writer, NULL);
+			close(fds[0]);
+		}
+		ck_assert_msg(st == NS_OK, "via %s: %s", via_name[how], err.msg);
+		ck_assert_int_eq(l.n, ROW_COUNT);
+		for (int i = 0; i < ROW_COUNT; i++) {
+			ck_assert_msg(l.pid[i] == rows[i].want_pid && l.tid[i] == rows[i].want_tid &&
+			                  l.device[i] == rows[i].want_device &&
+			                  l.stream[i] == rows[i].want_stream,
+			              "via %s, event %d: pid %lld tid %lld device %lld stream %lld",
+			              via_name[how], i, (long long)l.pid[i], (long long)l.tid[i],
+			              (long long)l.device[i], (long long)l.stream[i]);
+		}
+	}
+}
+END_TEST
+
 /* ---- top-level facts, before or after traceEvents ---- */
 
 static const char *const meta_docs[] = {
@@ -1076,6 +1186,7 @@ static Suite *reader_suite(void)
 	tcase_add_loop_test(parse, category_maps_both_spellings_to_one_value, 0, ROWS(category_cases));
 	tcase_add_loop_test(parse, event_fields_are_read_as_written, 0, ROWS(event_cases));
 	tcase_add_test(parse, string_ids_are_stable_and_distinct);
+	tcase_add_test(parse, repeated_ids_are_read_as_written_each_time);
 	tcase_add_loop_test(parse, meta_is_filled_before_or_after_trace_events, 0, ROWS(meta_docs));
 	tcase_add_test(parse, meta_without_distributed_info_has_no_rank);
 	tcase_add_loop_test(parse, malformed_documents_fail_with_a_position, 0, ROWS(bad_cases));

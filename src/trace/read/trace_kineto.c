@@ -117,8 +117,8 @@ static int64_t string_id(const unsigned char *s, size_t n)
 }
 
 /* pid/tid: a number as given, a string as its hash; any other value leaves the id absent (-1). */
-static scan_rc id_value(reader *r, const unsigned char *p, int depth, const char *what, int64_t *out,
-                        const unsigned char **endp)
+static scan_rc id_value(reader *r, const unsigned char *p, int depth, const char *what, number_memo *m,
+                        int64_t *out, const unsigned char **endp)
 {
 	if (*p == '"') {
 		ns_str s;
@@ -128,7 +128,7 @@ static scan_rc id_value(reader *r, const unsigned char *p, int depth, const char
 		return rc;
 	}
 	if (starts_number(*p))
-		return number_value(r, p, 0, what, out, endp);
+		return memo_number(r, m, p, what, out, endp);
 	return scan_skip_value(r, p, depth, endp);
 }
 
@@ -254,11 +254,12 @@ SCAN_HOT scan_rc arg_member(reader *r, const unsigned char *key, size_t klen, co
 		return quick_skip_number(p, endp) ? SCAN_OK : scan_skip_value(r, p, depth, endp);
 	switch (k->id) {
 	case AK_DEVICE:
-		slot = &ev->device;
-		break;
 	case AK_STREAM:
-		slot = &ev->stream;
-		break;
+		if (!starts_number(*p))
+			return scan_skip_value(r, p, depth, endp);
+		return k->id == AK_DEVICE
+		           ? memo_number(r, &r->memo[MEMO_DEVICE], p, k->name, &ev->device, endp)
+		           : memo_number(r, &r->memo[MEMO_STREAM], p, k->name, &ev->stream, endp);
 	case AK_CORRELATION:
 		slot = &ev->correlation;
 		break;
@@ -345,9 +346,9 @@ SCAN_HOT scan_rc event_member(reader *r, const unsigned char *key, size_t klen, 
 		}
 		return SCAN_OK;
 	case EK_PID:
-		return id_value(r, p, depth, "pid", &ev->pid, endp);
+		return id_value(r, p, depth, "pid", &r->memo[MEMO_PID], &ev->pid, endp);
 	case EK_TID:
-		return id_value(r, p, depth, "tid", &ev->tid, endp);
+		return id_value(r, p, depth, "tid", &r->memo[MEMO_TID], &ev->tid, endp);
 	case EK_TS:
 		return time_value(r, p, "ts", &ev->ts_ns, &ev->has_ts, endp);
 	case EK_DUR:

@@ -52,6 +52,18 @@ typedef struct {
 	uint64_t word[KEYS_MAX][KEY_WORDS];
 } key_index;
 
+/* The last short number a field held, as its bytes and the byte that ended it: profiler traces repeat pid,
+ * tid, device and stream on nearly every event, and one masked load that matches them replaces the digits'
+ * parse (issue 27). Zeroed, it matches nothing: a number never starts with a zero byte. */
+typedef struct {
+	uint64_t word[2]; /* the token's len bytes and the one after it, the rest zero */
+	int64_t value[2];
+	unsigned len[2]; /* 1 to 7 */
+	unsigned next;   /* the entry a miss replaces: CPU and GPU events alternate, each with its own ids */
+} number_memo;
+
+enum { MEMO_PID, MEMO_TID, MEMO_DEVICE, MEMO_STREAM, MEMO_COUNT };
+
 typedef struct {
 	unsigned char *buf;
 	size_t cap, len, pos;     /* window capacity, bytes held, committed parse position */
@@ -83,7 +95,8 @@ typedef struct {
 	 * one (trace_read.c, refill_ahead), so the worker parses on while the reader hands them on */
 	unsigned char *spare;
 	size_t spare_cap;
-	long ahead; /* windows read while the worker parsed on (refill_ahead) */
+	long ahead;                   /* windows read while the worker parsed on (refill_ahead) */
+	number_memo memo[MEMO_COUNT]; /* each thread's own: the worker's reader is a copy */
 } reader;
 
 /* For the object walk and the member callbacks of events and their args: inlined into each other, so that
@@ -449,6 +462,45 @@ static inline scan_rc number_value(reader *r, const unsigned char *p, int scale,
 		return scan_fail(r, p, NS_ERR_VALUE, "%s out of range", what);
 	*endp = e;
 	return SCAN_OK;
+}
+
+/* The bytes 0..len of a word: a token of len bytes and the byte after it. */
+static inline uint64_t memo_mask(unsigned len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return ~0ull << (8 * (7 - len));
+#else
+	return ~0ull >> (8 * (7 - len));
+#endif
+}
+
+/* number_value() with scale 0 through the field's memo. A hit's bytes are those of a number the parse took,
+ * and its last byte ended it there: not a digit, a sign, '.', an exponent or the zero sentinel, which is
+ * never kept (it may be the window's end, where the number goes on in the next read). So the same token gives
+ * the same value; past the window's end the zero bytes match nothing. */
+static inline scan_rc memo_number(reader *r, number_memo *m, const unsigned char *p, const char *what,
+                                  int64_t *out, const unsigned char **endp)
+{
+	uint64_t w;
+	scan_rc rc;
+
+	memcpy(&w, p, sizeof(w));
+	for (unsigned i = 0; i < 2; i++) {
+		if ((w & memo_mask(m->len[i])) == m->word[i]) {
+			*out = m->value[i];
+			*endp = p + m->len[i];
+			return SCAN_OK;
+		}
+	}
+	rc = number_value(r, p, 0, what, out, endp);
+	if (rc == SCAN_OK && *endp - p <= 7 && **endp != '\0') {
+		unsigned i = m->next;
+		m->len[i] = (unsigned)(*endp - p);
+		m->word[i] = w & memo_mask(m->len[i]);
+		m->value[i] = *out;
+		m->next = i ^ 1;
+	}
+	return rc;
 }
 
 static inline scan_rc string_value(reader *r, const unsigned char *p, ns_str *out, const unsigned char **endp)
