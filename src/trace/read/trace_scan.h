@@ -271,17 +271,26 @@ SCAN_HOT scan_rc scan_object(reader *r, const unsigned char *p, int depth, membe
  * the window's end) stays inside the allocation and reads defined bytes. */
 static inline uint64_t key_word(const unsigned char *s, size_t len, size_t i)
 {
+	/* A word's first n bytes: a load, not the shifts that build the mask (issue 27). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	static const uint64_t first_bytes[8] = {0,
+	                                        0xFF00000000000000u,
+	                                        0xFFFF000000000000u,
+	                                        0xFFFFFF0000000000u,
+	                                        0xFFFFFFFF00000000u,
+	                                        0xFFFFFFFFFF000000u,
+	                                        0xFFFFFFFFFFFF0000u,
+	                                        0xFFFFFFFFFFFFFF00u};
+#else
+	static const uint64_t first_bytes[8] = {
+	    0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFFu, 0xFFFFFFFFFFu, 0xFFFFFFFFFFFFu, 0xFFFFFFFFFFFFFFu};
+#endif
 	size_t rest = len - 8 * i;
 	uint64_t w;
 
 	memcpy(&w, s + 8 * i, sizeof(w));
-	if (rest < 8) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		w &= ~(~0ull >> (8 * rest));
-#else
-		w &= (1ull << (8 * rest)) - 1;
-#endif
-	}
+	if (rest < 8)
+		w &= first_bytes[rest];
 	return w;
 }
 
