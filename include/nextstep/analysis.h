@@ -34,7 +34,8 @@ NS_API ns_trace_options *ns_trace_options_new(void);
 NS_API void ns_trace_options_free(ns_trace_options *o);
 /* Threads one analysis may run on: 1 reads the trace in the calling thread alone; 0 (the default) or more
  * also inflates a gzip trace on a second while the first parses (about twice as fast on a large .gz); 2 or
- * more also parses a plain JSON trace on two (the result is the same byte for byte). */
+ * more also parses a plain JSON trace on two, and places the ops of a trace that records shapes on a second
+ * while the first finishes the split (the result is the same byte for byte). */
 NS_API void ns_trace_options_set_threads(ns_trace_options *o, unsigned threads);
 /* Count the warm-up steps in the verdict (default: they are summed apart, as without --all-steps). */
 NS_API void ns_trace_options_set_all_steps(ns_trace_options *o, bool all);

@@ -60,6 +60,8 @@ NS_STATIC_API bool ns_trace_roofline_gave_up(const ns_trace_roofline *c);
 /* With only_with_shapes: whether a CPU op had Input Dims (false: the trace records no shapes, nothing can
  * be placed). */
 NS_STATIC_API bool ns_trace_roofline_saw_shapes(const ns_trace_roofline *c);
+/* The records kept (ops, kernels, their spans and launches): what finishing costs grows with them. */
+NS_STATIC_API size_t ns_trace_roofline_records(const ns_trace_roofline *c);
 
 /* Calls first(ev, first_ctx), then ns_trace_roofline_event(ev, roof). */
 typedef struct {

@@ -5,7 +5,8 @@
 # corpus, hostile documents made here (guesses inside strings and nested objects, tiny events, errors and cuts
 # in later chunks, a long name, pretty-printed, gzip) and, with ../shared, a generated trace of 4 MB. Given
 # NEXTSTEP too, `nextstep trace` on each made input over 128 KB (where the CLI hands chunks to the worker) must
-# print the same bytes, text and JSON, with -j 1 (one thread) and -j 2 (two).
+# print the same bytes, text, JSON and --roofline, with -j 1 (one thread) and -j 2 (two: the parse worker, and
+# for ops with shapes their placement beside the split's end).
 # Run from the repository root: chunk-same.sh CHUNK_SAME [NEXTSTEP]
 set -u
 bin=$1 nextstep=${2:-}
@@ -58,6 +59,15 @@ printf '{"traceEvents":[%s,{"ph":"X","cat":"kernel","name":"%s","pid":0,"tid":7,
 printf '{"traceEvents":[\n  %s\n]}\n' "$(events 1500 | sed 's/},{/},\n  {/g')" >"$tmp/pretty.json"
 printf '{"traceEvents":[\r\n%s\r\n]}\r\n' "$(events 1500 | sed 's/},{/},\r\n\t {/g')" >"$tmp/crlf.json"
 sh tests/hostile/gen-steps.sh 3000 2 >"$tmp/steps.json"
+# Ops with shapes, their launches and kernels: enough records that -j 2 places them beside the split's end.
+awk 'BEGIN { printf "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":200000}"
+	for (i = 1; i <= 1500; i++) {
+		t = 100 + 100 * i; n = 64 * (1 + i % 8)
+		printf ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":50,\"args\":{\"External id\":%d,\"Input Dims\":[[%d,%d],[%d,%d]],\"Input type\":[\"float\",\"float\"]}}", t, i, n, n, n, n
+		printf ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":5,\"args\":{\"External id\":%d,\"correlation\":%d}}", t + 10, i, i
+		printf ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ampere_sgemm_64x64_nn\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":%d,\"args\":{\"External id\":%d,\"correlation\":%d,\"device\":0,\"stream\":7}}", t + 20, 5 + i % 50, i, i
+	}
+	printf "]}" }' >"$tmp/shapes.json"
 
 inputs=(tests/data/trace*.json fuzz/corpus/trace/* "$tmp"/*.json "$tmp"/*.json.gz)
 if [ -x ../shared/tools/make-trace ]; then
@@ -72,12 +82,14 @@ fi
 n=0 bad=0
 for f in "$tmp"/*.json "$tmp"/*.json.gz; do
 	[ "$(wc -c <"$f")" -gt 131072 ] || continue
-	for form in text json; do
-		one=$("$nextstep" trace -j 1 --format "$form" "$f" 2>&1; echo "exit $?")
-		two=$("$nextstep" trace -j 2 --format "$form" "$f" 2>&1; echo "exit $?")
+	for form in text json roofline; do
+		args=(--format "$form")
+		[ "$form" = roofline ] && args=(--roofline --device a100)
+		one=$("$nextstep" trace -j 1 "${args[@]}" "$f" 2>&1; echo "exit $?")
+		two=$("$nextstep" trace -j 2 "${args[@]}" "$f" 2>&1; echo "exit $?")
 		n=$((n + 1))
 		if [ "$one" != "$two" ]; then
-			echo "chunk-same: nextstep trace --format $form $(basename "$f"): -j 1 and -j 2 differ"
+			echo "chunk-same: nextstep trace ${args[*]} $(basename "$f"): -j 1 and -j 2 differ"
 			bad=$((bad + 1))
 		fi
 	done

@@ -80,6 +80,11 @@ bool ns_trace_roofline_saw_shapes(const ns_trace_roofline *c)
 	return c->saw_shapes;
 }
 
+size_t ns_trace_roofline_records(const ns_trace_roofline *c)
+{
+	return c->nops + c->nother + c->nnodes + c->nkernels + c->nspans + c->nlaunches;
+}
+
 /* Without record_shapes no CPU op has Input Dims; with it every one has them (an op without inputs: "[]").
  * The first CPU ops tell, a few in case a recorder leaves some out. */
 #define TROOF_OPS_TO_TELL 64
