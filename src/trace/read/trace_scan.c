@@ -168,7 +168,15 @@ static scan_rc skip_array(reader *r, const unsigned char *p, int depth, const un
 		return SCAN_OK;
 	}
 	for (;;) {
-		if ((rc = scan_skip_value(r, p, depth, &p)) != SCAN_OK)
+		/* Arrays of shapes, grids and types: their numbers and strings are skipped here, without a
+		 * call each (issue 27). */
+		if (*p == '"')
+			rc = scan_string(r, p + 1, &p);
+		else if (!quick_skip_number(p, &p))
+			rc = scan_skip_value(r, p, depth, &p);
+		else
+			rc = SCAN_OK;
+		if (rc != SCAN_OK)
 			return rc;
 		p = skip_ws(p);
 		if (*p == ',') {
