@@ -313,9 +313,11 @@ typedef struct {
 } runtime_cache_slot;
 
 /* The cpu_op rules' answer for one name (OP_* bits and the pass it marks), remembered the same way: a trace
- * repeats a few hundred op names tens of thousands of times. */
+ * repeats a few hundred op names tens of thousands of times. Autograd's names of attention and fused ops run
+ * past 60 bytes ("autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0" is 76), and
+ * one not kept runs the rules again on each call, 1,260 instructions (issue 27): slots of 128 bytes. */
 #define OP_CACHE_SLOTS 512
-#define OP_CACHE_NAME  60
+#define OP_CACHE_NAME  124
 enum {
 	OP_STEP = 1u << 0,       /* ProfilerStep#: not cached (each has its own number) */
 	OP_DATALOADER = 1u << 1, /* enumerate(DataLoader)# */
