@@ -102,14 +102,13 @@ static void *trickle_writer(void *arg)
 	return NULL;
 }
 
-static ns_status read_via(via how, const void *doc, size_t len, collected *c, ns_trace_meta *meta,
-                          ns_error *err)
+/* Reads doc into fn from a file or through the trickling pipe. */
+static ns_status read_with(via how, const void *doc, size_t len, ns_trace_event_fn fn, void *ctx,
+                           ns_trace_meta *meta, ns_error *err)
 {
 	ns_input in;
 	ns_status st;
 
-	memset(c, 0, sizeof(*c));
-	c->stop_after = -1;
 	if (how == VIA_FILE) {
 		char path[] = "/tmp/test_trace_read.XXXXXX";
 		int fd = mkstemp(path);
@@ -118,7 +117,7 @@ static ns_status read_via(via how, const void *doc, size_t len, collected *c, ns
 		close(fd);
 		ck_assert_int_eq(ns_input_open(&in, path, err), NS_OK);
 		unlink(path);
-		st = ns_trace_read(&in, collect, c, meta, err);
+		st = ns_trace_read(&in, fn, ctx, meta, err);
 		ns_input_close(&in);
 		return st;
 	}
@@ -133,11 +132,19 @@ static ns_status read_via(via how, const void *doc, size_t len, collected *c, ns
 	memset(&in, 0, sizeof(in));
 	in.fd = fds[0];
 	in.name = "pipe";
-	st = ns_trace_read(&in, collect, c, meta, err);
+	st = ns_trace_read(&in, fn, ctx, meta, err);
 	atomic_store(&t.reader_done, 1);
 	pthread_join(writer, NULL);
 	close(fds[0]);
 	return st;
+}
+
+static ns_status read_via(via how, const void *doc, size_t len, collected *c, ns_trace_meta *meta,
+                          ns_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->stop_after = -1;
+	return read_with(how, doc, len, collect, c, meta, err);
 }
 
 static ns_status read_doc(via how, const char *doc, collected *c, ns_trace_meta *meta, ns_error *err)
@@ -461,42 +468,11 @@ START_TEST(repeated_ids_are_read_as_written_each_time)
 	at += (size_t)snprintf(doc + at, sizeof(doc) - at, "]}");
 	ck_assert_uint_lt(at, sizeof(doc));
 	for (int how = 0; how < VIA_COUNT; how++) {
-		char path[] = "/tmp/test_trace_read.XXXXXX";
-		int fd = -1;
-		int fds[2] = {-1, -1};
-		pthread_t writer;
-		trickle t = {.data = (const unsigned char *)doc, .len = at};
 		id_list l = {0};
 		ns_trace_meta meta;
 		ns_error err;
-		ns_input in;
-		ns_status st;
+		ns_status st = read_with(how, doc, at, keep_ids, &l, &meta, &err);
 
-		if (how == VIA_FILE) {
-			fd = mkstemp(path);
-			ck_assert_int_ge(fd, 0);
-			ck_assert_int_eq(write(fd, doc, at), (ssize_t)at);
-			close(fd);
-			ck_assert_int_eq(ns_input_open(&in, path, &err), NS_OK);
-			unlink(path);
-		} else {
-			ck_assert_int_eq(pipe(fds), 0);
-			t.fd = fds[1];
-			t.read_fd = fds[0];
-			atomic_init(&t.reader_done, 0);
-			ck_assert_int_eq(pthread_create(&writer, NULL, trickle_writer, &t), 0);
-			memset(&in, 0, sizeof(in));
-			in.fd = fds[0];
-			in.name = "pipe";
-		}
-		st = ns_trace_read(&in, keep_ids, &l, &meta, &err);
-		if (how == VIA_FILE) {
-			ns_input_close(&in);
-		} else {
-			atomic_store(&t.reader_done, 1);
-			pthread_join(writer, NULL);
-			close(fds[0]);
-		}
 		ck_assert_msg(st == NS_OK, "via %s: %s", via_name[how], err.msg);
 		ck_assert_int_eq(l.n, ROW_COUNT);
 		for (int i = 0; i < ROW_COUNT; i++) {
