@@ -159,14 +159,22 @@ bool ns_devices_copy(const ns_device_table *from, ns_device_table *to)
 	return true;
 }
 
-/* Lower-case letters and digits only, so "H100-SXM", "h100 sxm" and "H100_SXM" are one key. */
+/* A name's byte as it counts in its key: letters lower-cased, digits as they are, anything else 0 (left
+ * out), so "H100-SXM", "h100 sxm" and "H100_SXM" are one key. */
+static char key_byte(char c)
+{
+	return isalnum((unsigned char)c) ? (char)tolower((unsigned char)c) : '\0';
+}
+
 static void normalize(const char *in, char *out, size_t size)
 {
 	size_t n = 0;
 
-	for (; *in != '\0' && n + 1 < size; in++)
-		if (isalnum((unsigned char)*in))
-			out[n++] = (char)tolower((unsigned char)*in);
+	for (; *in != '\0' && n + 1 < size; in++) {
+		char c = key_byte(*in);
+		if (c != '\0')
+			out[n++] = c;
+	}
 	out[n] = '\0';
 }
 
@@ -176,10 +184,10 @@ static void normalize(const char *in, char *out, size_t size)
 static bool same_as_key(const char *raw, const char *key)
 {
 	for (; *raw != '\0'; raw++) {
-		unsigned char c = (unsigned char)*raw;
-		if (!isalnum(c))
+		char c = key_byte(*raw);
+		if (c == '\0')
 			continue;
-		if ((char)tolower(c) != *key)
+		if (c != *key)
 			return false;
 		key++;
 	}
