@@ -266,31 +266,44 @@ SCAN_HOT scan_rc scan_object(reader *r, const unsigned char *p, int depth, membe
 	}
 }
 
+/* The first n bytes of a word (n at most 8) as a mask: a load, not the shifts that build it (issue 27). */
+static inline uint64_t first_bytes(size_t n)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	static const uint64_t mask[9] = {0,
+	                                 0xFF00000000000000u,
+	                                 0xFFFF000000000000u,
+	                                 0xFFFFFF0000000000u,
+	                                 0xFFFFFFFF00000000u,
+	                                 0xFFFFFFFFFF000000u,
+	                                 0xFFFFFFFFFFFF0000u,
+	                                 0xFFFFFFFFFFFFFF00u,
+	                                 0xFFFFFFFFFFFFFFFFu};
+#else
+	static const uint64_t mask[9] = {0,
+	                                 0xFF,
+	                                 0xFFFF,
+	                                 0xFFFFFF,
+	                                 0xFFFFFFFFu,
+	                                 0xFFFFFFFFFFu,
+	                                 0xFFFFFFFFFFFFu,
+	                                 0xFFFFFFFFFFFFFFu,
+	                                 0xFFFFFFFFFFFFFFFFu};
+#endif
+	return mask[n];
+}
+
 /* The bytes of s[i * 8, len) that fall in word i, as an integer whose other bytes are zero. The window
  * keeps BUF_PAD zero bytes after its data, so a word that runs past a key's end (even the last key before
  * the window's end) stays inside the allocation and reads defined bytes. */
 static inline uint64_t key_word(const unsigned char *s, size_t len, size_t i)
 {
-	/* A word's first n bytes: a load, not the shifts that build the mask (issue 27). */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	static const uint64_t first_bytes[8] = {0,
-	                                        0xFF00000000000000u,
-	                                        0xFFFF000000000000u,
-	                                        0xFFFFFF0000000000u,
-	                                        0xFFFFFFFF00000000u,
-	                                        0xFFFFFFFFFF000000u,
-	                                        0xFFFFFFFFFFFF0000u,
-	                                        0xFFFFFFFFFFFFFF00u};
-#else
-	static const uint64_t first_bytes[8] = {
-	    0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFFu, 0xFFFFFFFFFFu, 0xFFFFFFFFFFFFu, 0xFFFFFFFFFFFFFFu};
-#endif
 	size_t rest = len - 8 * i;
 	uint64_t w;
 
 	memcpy(&w, s + 8 * i, sizeof(w));
 	if (rest < 8)
-		w &= first_bytes[rest];
+		w &= first_bytes(rest);
 	return w;
 }
 
@@ -476,16 +489,6 @@ static inline scan_rc number_value(reader *r, const unsigned char *p, int scale,
 	return SCAN_OK;
 }
 
-/* The bytes 0..len of a word: a token of len bytes and the byte after it. */
-static inline uint64_t memo_mask(unsigned len)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return ~0ull << (8 * (7 - len));
-#else
-	return ~0ull >> (8 * (7 - len));
-#endif
-}
-
 /* number_value() with scale 0 through the field's memo. A hit's bytes are those of a number the parse took,
  * and its last byte ended it there: not a digit, a sign, '.', an exponent or the zero sentinel, which is
  * never kept (it may be the window's end, where the number goes on in the next read). So the same token gives
@@ -498,7 +501,7 @@ static inline scan_rc memo_number(reader *r, number_memo *m, const unsigned char
 
 	memcpy(&w, p, sizeof(w));
 	for (unsigned i = 0; i < 2; i++) {
-		if ((w & memo_mask(m->len[i])) == m->word[i]) {
+		if ((w & first_bytes(m->len[i] + 1)) == m->word[i]) {
 			*out = m->value[i];
 			*endp = p + m->len[i];
 			return SCAN_OK;
@@ -508,7 +511,7 @@ static inline scan_rc memo_number(reader *r, number_memo *m, const unsigned char
 	if (rc == SCAN_OK && *endp - p <= 7 && **endp != '\0') {
 		unsigned i = m->next;
 		m->len[i] = (unsigned)(*endp - p);
-		m->word[i] = w & memo_mask(m->len[i]);
+		m->word[i] = w & first_bytes(m->len[i] + 1);
 		m->value[i] = *out;
 		m->next = i ^ 1;
 	}
