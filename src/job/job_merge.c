@@ -900,7 +900,12 @@ static bool loo_build(loo_median *m, const ns_job_result *res, int what)
 		                                     : rr->bucket_ns[what],
 		                        shares ? share_of(rr, what - NS_REGIME_COUNT) : 0, r};
 	}
-	qsort(it, m->n, sizeof(*it), shares ? cmp_loo_double : cmp_loo_i64);
+	/* stable: equal values of two ranks keep the ranks' order in pos */
+	if (!ns_sort_stable(it, m->n, sizeof(*it), shares ? cmp_loo_double : cmp_loo_i64)) {
+		free(it);
+		loo_free(m);
+		return false;
+	}
 	for (size_t k = 0; k < m->n; k++) {
 		if (shares)
 			m->d[k] = it[k].d;
@@ -1332,7 +1337,9 @@ static ns_status find_stragglers(ns_job_result *res, ns_error *err)
 	loo_free_all(loo);
 	if (st != NS_OK)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	qsort(res->strag, res->nstrag, sizeof(*res->strag), cmp_straggler);
+	/* stable: stragglers of equal excess stay in rank order, whatever the C library's qsort does */
+	if (!ns_sort_stable(res->strag, res->nstrag, sizeof(*res->strag), cmp_straggler))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	return NS_OK;
 }
 

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,6 +133,80 @@ void ns_sort(void *base, size_t n, size_t size, ns_cmp_fn cmp)
 	for (size_t k = n; k > 1; k >>= 1)
 		depth += 2;
 	intro_sort(base, n, size, cmp, depth);
+}
+
+/* The stable sort orders pointers to the elements, then moves each element once: a table's records are 24 to
+ * 200 bytes, and merging them would copy each about log2(n) times, through a second table as large (whose
+ * fresh pages cost more than the sort where page faults are dear). */
+
+/* Insertion sort of the pointers p[0..n): one moves only past elements greater than its own. */
+static void insertion_sort_ptrs(const char **p, size_t n, ns_cmp_fn cmp)
+{
+	for (size_t i = 1; i < n; i++) {
+		const char *x = p[i];
+		size_t j = i;
+		for (; j > 0 && cmp(p[j - 1], x) > 0; j--)
+			p[j] = p[j - 1];
+		p[j] = x;
+	}
+}
+
+/* Merges the sorted runs p[0..na) and p[na..n): the left run goes to tmp and the merge writes back from the
+ * start, never past the right run's next pointer. On a tie the left run's element goes first. */
+static void merge_ptrs(const char **p, size_t na, size_t n, ns_cmp_fn cmp, const char **tmp)
+{
+	size_t l = 0, r = na, out = 0;
+
+	if (cmp(p[na - 1], p[na]) <= 0) /* already in order */
+		return;
+	memcpy(tmp, p, na * sizeof(*p));
+	while (l < na && r < n)
+		p[out++] = cmp(p[r], tmp[l]) < 0 ? p[r++] : tmp[l++];
+	while (l < na) /* what is left of the right run is in place already */
+		p[out++] = tmp[l++];
+}
+
+/* Moves the elements where the sorted pointers say, following each cycle of the permutation with one element
+ * set aside in spare; p[i] is set to i's own place once filled. */
+static void apply_order(char *b, const char **p, size_t n, size_t size, char *spare)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t j = i;
+		if (p[i] == b + i * size)
+			continue;
+		memcpy(spare, b + i * size, size);
+		while (p[j] != b + i * size) {
+			size_t from = (size_t)(p[j] - b) / size;
+			memcpy(b + j * size, p[j], size);
+			p[j] = b + j * size;
+			j = from;
+		}
+		memcpy(b + j * size, spare, size);
+		p[j] = b + j * size;
+	}
+}
+
+#define STABLE_RUN 16 /* runs of this many are sorted by insertion, then merged pairwise */
+
+bool ns_sort_stable(void *base, size_t n, size_t size, ns_cmp_fn cmp)
+{
+	char *b = base;
+	const char **p;
+
+	if (n < 2 || is_sorted(b, n, size, cmp))
+		return true;
+	if (n > (SIZE_MAX - size) / (2 * sizeof(*p)) || (p = malloc(2 * n * sizeof(*p) + size)) == NULL)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		p[i] = b + i * size;
+	for (size_t i = 0; i < n; i += STABLE_RUN)
+		insertion_sort_ptrs(p + i, n - i < STABLE_RUN ? n - i : STABLE_RUN, cmp);
+	for (size_t w = STABLE_RUN; w < n; w *= 2)
+		for (size_t i = 0; i + w < n; i += 2 * w)
+			merge_ptrs(p + i, w, n - i < 2 * w ? n - i : 2 * w, cmp, p + n);
+	apply_order(b, p, n, size, (char *)(p + 2 * n));
+	free(p);
+	return true;
 }
 
 void *ns_bsearch(const void *key, const void *base, size_t n, size_t size, ns_cmp_fn cmp)

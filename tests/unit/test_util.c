@@ -183,6 +183,46 @@ START_TEST(sort_orders_int64_tables_of_every_shape_like_qsort_does)
 }
 END_TEST
 
+/* A record wider than ns_sort's in-place limit, keyed by key alone: pos is where it stood before the sort. */
+typedef struct {
+	int64_t key;
+	size_t pos;
+	char pad[NS_SORT_ELEM_MAX];
+} wide_rec;
+
+static int cmp_wide_key(const void *a, const void *b)
+{
+	return ns_cmp_i64(&((const wide_rec *)a)->key, &((const wide_rec *)b)->key);
+}
+
+/* Every shape and length of sort_cases, keys folded onto few values (ORDER_RANDOM onto 7) so that most
+ * records tie: ordered by key, and records of one key in the order they had. */
+START_TEST(sort_stable_keeps_equal_records_in_their_order)
+{
+	size_t n = sort_cases[_i].n;
+	wide_rec *v = malloc((n + 1) * sizeof(*v));
+	uint64_t seed = 777;
+
+	ck_assert_ptr_nonnull(v);
+	for (size_t i = 0; i < n; i++) {
+		int64_t k = value_at(sort_cases[_i].how, i, n, &seed);
+		v[i].key = sort_cases[_i].how == ORDER_RANDOM ? (int64_t)((uint64_t)k % 7) : k / 4;
+		v[i].pos = i;
+		memset(v[i].pad, (int)(i & 0x7f), sizeof(v[i].pad));
+	}
+	ck_assert(ns_sort_stable(v, n, sizeof(*v), cmp_wide_key));
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(v[i].pad[0], (int)(v[i].pos & 0x7f)); /* moved whole */
+		if (i == 0)
+			continue;
+		ck_assert_int_le(v[i - 1].key, v[i].key);
+		if (v[i - 1].key == v[i].key)
+			ck_assert_uint_lt(v[i - 1].pos, v[i].pos);
+	}
+	free(v);
+}
+END_TEST
+
 START_TEST(sort_comparators_order_extremes_without_overflow)
 {
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
@@ -518,6 +558,7 @@ static Suite *util_suite(void)
 	tcase_add_test(mem, hash_bytes_depends_on_every_byte_and_the_length);
 	tcase_add_loop_test(ordering, sort_orders_int64_tables_of_every_shape_like_qsort_does, 0,
 	                    NROWS(sort_cases));
+	tcase_add_loop_test(ordering, sort_stable_keeps_equal_records_in_their_order, 0, NROWS(sort_cases));
 	tcase_add_test(ordering, sort_comparators_order_extremes_without_overflow);
 	tcase_add_loop_test(ordering, saturating_arithmetic_clamps_instead_of_overflowing, 0,
 	                    NROWS(sat_cases));

@@ -412,11 +412,11 @@ static int cmp_kernel(const void *a, const void *b)
 	return ns_order_i64(((const kernel_rec *)a)->ext, ((const kernel_rec *)b)->ext);
 }
 
-/* An empty array may have a NULL base, which qsort must not be given. */
-static void sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+/* Stable, so that records with equal keys stay in the order they came in (the first of an op's kernels, the
+ * outer of two ops with one External id) whatever the C library; false when out of memory. */
+static bool sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
-	if (n > 1)
-		qsort(base, n, size, cmp);
+	return ns_sort_stable(base, n, size, cmp);
 }
 
 static int cmp_op(const void *a, const void *b)
@@ -542,10 +542,11 @@ static ns_status link_by_enclosing_op(ns_trace_roofline *c, pending_link *p, siz
 	size_t *stack = calloc(c->nspans + 1, sizeof(size_t)); /* indices into c->spans */
 	size_t depth = 0, s = 0;
 
-	if (stack == NULL)
+	if (stack == NULL || !sort_array(c->spans, c->nspans, sizeof(op_span), cmp_span) ||
+	    !sort_array(p, np, sizeof(pending_link), cmp_pending)) {
+		free(stack);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	sort_array(c->spans, c->nspans, sizeof(op_span), cmp_span);
-	sort_array(p, np, sizeof(pending_link), cmp_pending);
+	}
 	for (size_t i = 0; i < np; i++) {
 		kernel_rec *k = &c->kernels[p[i].kernel];
 		if (i == 0 || p[i].pid != p[i - 1].pid || p[i].tid != p[i - 1].tid)
@@ -588,9 +589,10 @@ static ns_status link_through_launches(ns_trace_roofline *c, ns_troof_report *r,
 	size_t np = 0;
 	ns_status st;
 
-	if (p == NULL)
+	if (p == NULL || !sort_array(c->launches, c->nlaunches, sizeof(launch_rec), cmp_launch_corr)) {
+		free(p);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	sort_array(c->launches, c->nlaunches, sizeof(launch_rec), cmp_launch_corr);
+	}
 	for (size_t i = 0; i < c->nkernels; i++) {
 		kernel_rec *k = &c->kernels[i];
 		const launch_rec *l;
@@ -641,11 +643,13 @@ ns_status ns_trace_roofline_finish(ns_trace_roofline *c, const ns_trace_meta *me
 	busiest_device(c, meta, out->ns_trace_device, sizeof(out->ns_trace_device));
 	/* No table: every device is unknown, and the report says so. */
 	dev = o->devices != NULL ? find_device(o->devices, o, out) : NULL;
-	sort_array(c->ops, c->nops, sizeof(op_rec), cmp_op);
-	sort_array(c->other_ops, c->nother, sizeof(other_op), cmp_other);
+	if (!sort_array(c->ops, c->nops, sizeof(op_rec), cmp_op) ||
+	    !sort_array(c->other_ops, c->nother, sizeof(other_op), cmp_other))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if ((st = link_through_launches(c, out, err)) != NS_OK)
 		return st;
-	sort_array(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel);
+	if (!sort_array(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel))
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if (dev == NULL || c->nops + c->nother == 0)
 		return NS_OK;
 	return troof_place(c, dev, o, out, err);

@@ -83,13 +83,14 @@ static int cmp_node(const void *a, const void *b)
 	return d != 0 ? d : ns_order_i64(x->types, y->types);
 }
 
-/* Sorted by seq, one record a seq; a seq whose nodes disagree (ids from two threads) keeps no dims. */
-static void prepare_nodes(ns_trace_roofline *c)
+/* Sorted by seq, one record a seq; a seq whose nodes disagree (ids from two threads) keeps no dims. False
+ * when out of memory. */
+static bool prepare_nodes(ns_trace_roofline *c)
 {
 	size_t n = 0;
 
-	if (c->nnodes > 1)
-		qsort(c->nodes, c->nnodes, sizeof(node_rec), cmp_node);
+	if (!ns_sort_stable(c->nodes, c->nnodes, sizeof(node_rec), cmp_node))
+		return false;
 	for (size_t i = 0; i < c->nnodes; i++) {
 		if (n > 0 && c->nodes[n - 1].seq == c->nodes[i].seq) {
 			if (c->nodes[n - 1].dims != c->nodes[i].dims ||
@@ -100,6 +101,7 @@ static void prepare_nodes(ns_trace_roofline *c)
 		c->nodes[n++] = c->nodes[i];
 	}
 	c->nnodes = n;
+	return true;
 }
 
 /* The node with this Sequence number, or NULL. */
@@ -148,8 +150,10 @@ static bool build_by_time(place_state *s)
 	for (size_t i = 0; i < c->nops; i++)
 		s->by_time[i] =
 		    (timed_op){c->ops[i].pid, c->ops[i].tid, c->ops[i].start, c->ops[i].end, (uint32_t)i};
-	if (c->nops > 1)
-		qsort(s->by_time, c->nops, sizeof(timed_op), cmp_timed);
+	if (!ns_sort_stable(s->by_time, c->nops, sizeof(timed_op), cmp_timed)) {
+		s->by_time_failed = true;
+		return false;
+	}
 	for (size_t i = 0; i < c->nops; i++)
 		s->position[s->by_time[i].op] = (uint32_t)i;
 	return true;
@@ -744,18 +748,21 @@ ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		goto done;
 	}
-	prepare_nodes(c);
-	ncand = collect(&s, cands);
-	if (ncand > 1)
-		qsort(cands, ncand, sizeof(cand), cmp_cand);
+	ncand = prepare_nodes(c) ? collect(&s, cands) : SIZE_MAX;
+	/* stable sorts: a run of equal keys stays in the ops' order, and its first op names the row; rows of
+	 * equal time stay in the order of their keys */
+	if (ncand == SIZE_MAX || !ns_sort_stable(cands, ncand, sizeof(cand), cmp_cand)) {
+		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		goto done;
+	}
 	for (size_t i = 0, j; st == NS_OK && i < ncand; i = j) {
 		for (j = i + 1; j < ncand && same_key(&cands[i], &cands[j]); j++)
 			;
 		st = place_run(&s, &cands[i], &cands[j], err);
 	}
+	if (st == NS_OK && !ns_sort_stable(r->rows, r->nrows, sizeof(ns_troof_row), cmp_row_time))
+		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if (st == NS_OK) {
-		if (r->nrows > 1)
-			qsort(r->rows, r->nrows, sizeof(ns_troof_row), cmp_row_time);
 		sum_families(&s);
 		st = top_unplaced(&s, err);
 	}
