@@ -4,12 +4,16 @@
 # byte, event), the meta or the report (text and JSON). The inputs: every trace fixture, the reader's fuzz
 # corpus, hostile documents made here (guesses inside strings and nested objects, tiny events, errors and cuts
 # in later chunks, a long name, pretty-printed, gzip) and, with ../shared, a generated trace of 4 MB. Given
-# NEXTSTEP too, `nextstep trace` on each made input over 128 KB (where the CLI hands chunks to the worker) must
-# print the same bytes, text, JSON and --roofline, with -j 1 (one thread) and -j 2 (two: the parse worker, and
-# for ops with shapes their placement beside the split's end).
-# Run from the repository root: chunk-same.sh CHUNK_SAME [NEXTSTEP]
+# NEXTSTEP too, `nextstep trace` on each made input over 128 KB (where the CLI hands chunks to the worker;
+# decompressed, for gzip) must print the same bytes, text, JSON and --roofline, with -j 1 (one thread) and -j 2
+# (two: the parse worker, and for ops with shapes their placement beside the split's end). Given NO_THREADS as
+# well (no_threads.c built as a library, whose pthread_create always fails; a plain build only, as a
+# sanitizer's runtime must be loaded first), -j 2 with it preloaded must print what -j 1 prints too, and so
+# must `diff` and `--html`: a helper thread that cannot be started is done on the calling thread, never an
+# error.
+# Run from the repository root: chunk-same.sh CHUNK_SAME [NEXTSTEP [NO_THREADS]]
 set -u
-bin=$1 nextstep=${2:-}
+bin=$1 nextstep=${2:-} no_threads=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -81,7 +85,11 @@ fi
 [ -n "$nextstep" ] || exit 0
 n=0 bad=0
 for f in "$tmp"/*.json "$tmp"/*.json.gz; do
-	[ "$(wc -c <"$f")" -gt 131072 ] || continue
+	case $f in
+	*.gz) size=$(gzip -dc "$f" 2>/dev/null | wc -c) ;; # the size the reader sees
+	*) size=$(wc -c <"$f") ;;
+	esac
+	[ "$size" -gt 131072 ] || continue
 	for form in text json roofline; do
 		args=(--format "$form")
 		[ "$form" = roofline ] && args=(--roofline --device a100)
@@ -92,7 +100,39 @@ for f in "$tmp"/*.json "$tmp"/*.json.gz; do
 			echo "chunk-same: nextstep trace ${args[*]} $(basename "$f"): -j 1 and -j 2 differ"
 			bad=$((bad + 1))
 		fi
+		[ -n "$no_threads" ] || continue
+		two=$(PTHREAD_FAILS_MARK=$tmp/refused LD_PRELOAD=$no_threads "$nextstep" trace -j 2 "${args[@]}" "$f" 2>&1
+			echo "exit $?")
+		n=$((n + 1))
+		if [ "$one" != "$two" ]; then
+			echo "chunk-same: nextstep trace ${args[*]} $(basename "$f"): -j 2 without threads differs from -j 1"
+			bad=$((bad + 1))
+		fi
 	done
 done
-echo "chunk-same: nextstep trace, -j 1 against -j 2: $n runs, $bad differ"
+# diff loads its two sides on two threads, and --html hashes the page beside the analysis.
+if [ -n "$no_threads" ]; then
+	export SOURCE_DATE_EPOCH=1700000000
+	for how in plain none; do
+		preload=$([ "$how" = none ] && echo "$no_threads")
+		LD_PRELOAD=$preload "$nextstep" diff "$tmp/plain.json" "$tmp/steps.json" >"$tmp/diff.$how" 2>&1
+		echo "exit $?" >>"$tmp/diff.$how"
+		LD_PRELOAD=$preload "$nextstep" trace -j 2 --html "$tmp/page.$how.html" "$tmp/shapes.json" >/dev/null 2>&1
+		echo "exit $?" >>"$tmp/page.$how.html"
+	done
+	for out in diff page; do
+		n=$((n + 1))
+		a=$tmp/$out.plain b=$tmp/$out.none
+		[ "$out" = page ] && a=$tmp/page.plain.html b=$tmp/page.none.html
+		if ! cmp -s "$a" "$b"; then
+			echo "chunk-same: nextstep $out without threads differs"
+			bad=$((bad + 1))
+		fi
+	done
+	if [ ! -e "$tmp/refused" ]; then
+		echo "chunk-same: $no_threads was not preloaded (no thread was refused)"
+		bad=$((bad + 1))
+	fi
+fi
+echo "chunk-same: nextstep trace, -j 1 against -j 2${no_threads:+ and -j 2 without threads}: $n runs, $bad differ"
 [ "$n" -ge 10 ] && [ "$bad" -eq 0 ]

@@ -216,15 +216,9 @@ static ns_status start_inflater(trace_source *src, bool threaded, ns_error *err)
 	pthread_mutex_init(&src->mu, NULL);
 	pthread_cond_init(&src->slot_free, NULL);
 	pthread_cond_init(&src->slot_full, NULL);
-	if (!threaded) {
-		src->inline_gz = true;
-		return NS_OK;
-	}
-	if (pthread_create(&src->thread, NULL, inflate_thread, src) != 0) {
-		inflateEnd(&src->zs);
-		return ns_error_set(err, NS_ERR_INTERNAL, "cannot start the gzip thread");
-	}
-	src->thread_started = true;
+	/* No thread to be had (a process at its limit): inflated inline, as with one thread, not an error. */
+	src->thread_started = threaded && pthread_create(&src->thread, NULL, inflate_thread, src) == 0;
+	src->inline_gz = !src->thread_started;
 	return NS_OK;
 }
 
