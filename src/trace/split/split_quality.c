@@ -283,46 +283,68 @@ static bool strict_subsequence(const graph_kernel *a, long n, const graph_kernel
 	return true;
 }
 
-/* Replays carry no graph id, so replays of one graph are those with the same first kernel, and their usual
- * sequence is the most common one among them. A replay recorded in part runs a strict subsequence of it, and
- * less often than half as many times (a capture drops events at random, not the same ones again and again);
- * another sequence with the same first kernel, or one replayed as often, is another graph (the pieces of a
- * piecewise-compiled model, graphs captured per batch size), not a mismatch. Returns the usual kernel count
- * of the largest group through *typical. */
-static long count_mismatches(const graph_kernel *gk, replay *r, size_t n, long *typical)
-{
-	long mismatched = 0;
-	size_t biggest = 0;
+/* One sequence of kernels among the replays of a group: where its first replay's kernels are, how many, and
+ * how many replays ran it. */
+typedef struct {
+	size_t off;
+	long kernels;
+	size_t runs;
+} replay_seq;
 
+/* The most replayed first, then the longest, then the one launched first (correlation ids): an order of
+ * the sequences themselves, never of the kernels' name ids, which follow the order of the file. */
+static int cmp_replay_seq(const void *a, const void *b)
+{
+	const replay_seq *x = a, *y = b;
+	if (x->runs != y->runs)
+		return x->runs > y->runs ? -1 : 1;
+	if (x->kernels != y->kernels)
+		return x->kernels > y->kernels ? -1 : 1;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+#define REPLAY_USUAL_MAX 16 /* sequences of a group a replay is compared with: its most replayed */
+
+/* Replays carry no graph id, so replays of one graph are those with the same first kernel. A replay recorded
+ * in part runs a strict subsequence of a sequence of its group that was replayed more than twice as often (a
+ * capture drops events at random, not the same ones again and again); one replayed as often is a graph of its
+ * own (the pieces of a piecewise-compiled model, graphs captured per batch size, which may start with the
+ * same kernel), not a mismatch. Every such sequence is compared, up to the group's REPLAY_USUAL_MAX most
+ * replayed, so no tie between equally common sequences decides. *typical: the kernels of the usual sequence
+ * replays were recorded in part of (the first in cmp_replay_seq's order, over all groups); 0 without any.
+ * False when out of memory. */
+static bool count_mismatches(const graph_kernel *gk, replay *r, size_t n, long *mismatched, long *typical)
+{
+	replay_seq *seq = malloc((n + 1) * sizeof(*seq)), usual = {SIZE_MAX, 0, 0};
+
+	if (seq == NULL)
+		return false;
+	*mismatched = 0;
 	ns_sort(r, n, sizeof(*r), cmp_replay);
-	for (size_t i = 0; i < n;) {
-		size_t j = i, best_run = 0, mode = i;
-		while (j < n && r[j].first == r[i].first) {
+	for (size_t i = 0, j; i < n; i = j) {
+		size_t m = 0;
+		for (j = i; j < n && r[j].first == r[i].first;) {
 			size_t k = j;
 			while (k < n && r[k].first == r[j].first && r[k].hash == r[j].hash)
 				k++;
-			if (k - j > best_run) {
-				best_run = k - j;
-				mode = j;
-			}
+			seq[m++] = (replay_seq){r[j].off, r[j].kernels, k - j};
 			j = k;
 		}
-		for (size_t k = i, run = 0; k < j; k++) {
-			/* a sequence replayed as often as half the usual one is a graph of its own */
-			if (k == i || r[k].hash != r[k - 1].hash)
-				for (run = 1; k + run < j && r[k + run].hash == r[k].hash; run++)
-					;
-			mismatched += r[k].hash != r[mode].hash && 2 * run < best_run &&
-			              strict_subsequence(gk + r[k].off, r[k].kernels, gk + r[mode].off,
-			                                 r[mode].kernels);
-		}
-		if (j - i > biggest) {
-			biggest = j - i;
-			*typical = r[mode].kernels;
-		}
-		i = j;
+		ns_sort(seq, m, sizeof(*seq), cmp_replay_seq);
+		for (size_t a = 0; a < m; a++)
+			for (size_t b = 0; b < m && b < REPLAY_USUAL_MAX && seq[b].runs > 2 * seq[a].runs;
+			     b++)
+				if (strict_subsequence(gk + seq[a].off, seq[a].kernels, gk + seq[b].off,
+				                       seq[b].kernels)) {
+					*mismatched += (long)seq[a].runs;
+					if (usual.runs == 0 || cmp_replay_seq(&seq[b], &usual) < 0)
+						usual = seq[b];
+					break;
+				}
 	}
-	return mismatched;
+	*typical = usual.kernels;
+	free(seq);
+	return true;
 }
 
 /* The replays: one per graph launch with kernels, their correlation ids (for the per-window counts) and the
@@ -331,6 +353,7 @@ static ns_status count_replays(split_quality_state *q, ns_error *err)
 {
 	replay *r;
 	size_t nr = 0;
+	bool ok;
 
 	ns_sort(q->gk, q->ngk, sizeof(*q->gk), cmp_graph_kernel);
 	q->graph_corr = malloc((q->ngk + 1) * sizeof(*q->graph_corr));
@@ -348,12 +371,12 @@ static ns_status count_replays(split_quality_state *q, ns_error *err)
 		r[nr - 1].hash = (r[nr - 1].hash ^ q->gk[i].name_id) * 1099511628211u;
 	}
 	q->graph_kernels = (long)q->ngk;
-	q->graph_mismatch = count_mismatches(q->gk, r, nr, &q->graph_kernels_typical);
+	ok = count_mismatches(q->gk, r, nr, &q->graph_mismatch, &q->graph_kernels_typical);
 	free(r);
 	free(q->gk);
 	q->gk = NULL;
 	q->ngk = q->capgk = 0;
-	return NS_OK;
+	return ok ? NS_OK : split_oom(err);
 }
 
 /* A launch of kind `kind` (not LK_QUIET) whose GPU work never appeared: inside the recorded GPU activity it
