@@ -135,6 +135,17 @@ static int cmp_timed(const void *a, const void *b)
 	return d != 0 ? d : ns_order_i64(y->end, x->end); /* the enclosing op first */
 }
 
+/* The table by time could not be had (out of memory): none, never a part-built one, and no second try. */
+static bool drop_by_time(place_state *s)
+{
+	free(s->by_time);
+	free(s->position);
+	s->by_time = NULL;
+	s->position = NULL;
+	s->by_time_failed = true;
+	return false;
+}
+
 static bool build_by_time(place_state *s)
 {
 	const ns_trace_roofline *c = s->c;
@@ -143,17 +154,13 @@ static bool build_by_time(place_state *s)
 		return s->by_time != NULL;
 	s->by_time = calloc(c->nops + 1, sizeof(timed_op));
 	s->position = calloc(c->nops + 1, sizeof(uint32_t));
-	if (s->by_time == NULL || s->position == NULL) {
-		s->by_time_failed = true;
-		return false;
-	}
+	if (s->by_time == NULL || s->position == NULL)
+		return drop_by_time(s);
 	for (size_t i = 0; i < c->nops; i++)
 		s->by_time[i] =
 		    (timed_op){c->ops[i].pid, c->ops[i].tid, c->ops[i].start, c->ops[i].end, (uint32_t)i};
-	if (!ns_sort_stable(s->by_time, c->nops, sizeof(timed_op), cmp_timed)) {
-		s->by_time_failed = true;
-		return false;
-	}
+	if (!ns_sort_stable(s->by_time, c->nops, sizeof(timed_op), cmp_timed))
+		return drop_by_time(s);
 	for (size_t i = 0; i < c->nops; i++)
 		s->position[s->by_time[i].op] = (uint32_t)i;
 	return true;
