@@ -767,7 +767,10 @@ ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof
 			;
 		st = place_run(&s, &cands[i], &cands[j], err);
 	}
-	if (st == NS_OK && !ns_sort_stable(r->rows, r->nrows, sizeof(ns_troof_row), cmp_row_time))
+	/* without the table by time some ops went unplaced: a report that differs for want of memory is an
+	 * error, not a smaller placement */
+	if (st == NS_OK &&
+	    (s.by_time_failed || !ns_sort_stable(r->rows, r->nrows, sizeof(ns_troof_row), cmp_row_time)))
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if (st == NS_OK) {
 		sum_families(&s);
