@@ -412,13 +412,6 @@ static int cmp_kernel(const void *a, const void *b)
 	return ns_order_i64(((const kernel_rec *)a)->ext, ((const kernel_rec *)b)->ext);
 }
 
-/* Stable, so that records with equal keys stay in the order they came in (the first of an op's kernels, the
- * outer of two ops with one External id) whatever the C library; false when out of memory. */
-static bool sort_array(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
-{
-	return ns_sort_stable(base, n, size, cmp);
-}
-
 static int cmp_op(const void *a, const void *b)
 {
 	return ns_order_i64(((const op_rec *)a)->ext, ((const op_rec *)b)->ext);
@@ -542,8 +535,8 @@ static ns_status link_by_enclosing_op(ns_trace_roofline *c, pending_link *p, siz
 	size_t *stack = calloc(c->nspans + 1, sizeof(size_t)); /* indices into c->spans */
 	size_t depth = 0, s = 0;
 
-	if (stack == NULL || !sort_array(c->spans, c->nspans, sizeof(op_span), cmp_span) ||
-	    !sort_array(p, np, sizeof(pending_link), cmp_pending)) {
+	if (stack == NULL || !ns_sort_stable(c->spans, c->nspans, sizeof(op_span), cmp_span) ||
+	    !ns_sort_stable(p, np, sizeof(pending_link), cmp_pending)) {
 		free(stack);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	}
@@ -589,7 +582,7 @@ static ns_status link_through_launches(ns_trace_roofline *c, ns_troof_report *r,
 	size_t np = 0;
 	ns_status st;
 
-	if (p == NULL || !sort_array(c->launches, c->nlaunches, sizeof(launch_rec), cmp_launch_corr)) {
+	if (p == NULL || !ns_sort_stable(c->launches, c->nlaunches, sizeof(launch_rec), cmp_launch_corr)) {
 		free(p);
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	}
@@ -643,12 +636,14 @@ ns_status ns_trace_roofline_finish(ns_trace_roofline *c, const ns_trace_meta *me
 	busiest_device(c, meta, out->ns_trace_device, sizeof(out->ns_trace_device));
 	/* No table: every device is unknown, and the report says so. */
 	dev = o->devices != NULL ? find_device(o->devices, o, out) : NULL;
-	if (!sort_array(c->ops, c->nops, sizeof(op_rec), cmp_op) ||
-	    !sort_array(c->other_ops, c->nother, sizeof(other_op), cmp_other))
+	/* Every sort here is stable, so that records with equal keys stay in the order they came in (the
+	 * first of an op's kernels, the outer of two ops with one External id) whatever the C library. */
+	if (!ns_sort_stable(c->ops, c->nops, sizeof(op_rec), cmp_op) ||
+	    !ns_sort_stable(c->other_ops, c->nother, sizeof(other_op), cmp_other))
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if ((st = link_through_launches(c, out, err)) != NS_OK)
 		return st;
-	if (!sort_array(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel))
+	if (!ns_sort_stable(c->kernels, c->nkernels, sizeof(kernel_rec), cmp_kernel))
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if (dev == NULL || c->nops + c->nother == 0)
 		return NS_OK;
