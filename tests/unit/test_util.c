@@ -223,6 +223,18 @@ START_TEST(sort_stable_keeps_equal_records_in_their_order)
 }
 END_TEST
 
+/* A table whose scratch room (two pointers an element) would wrap past SIZE_MAX to a few bytes: false, and
+ * the table as it was, not a small buffer written past its end. Only its first two elements are read (they
+ * are out of order, so the in-order check stops there). */
+START_TEST(sort_stable_refuses_a_table_too_large_and_leaves_it)
+{
+	int64_t v[3] = {3, 1, 2};
+
+	ck_assert(!ns_sort_stable(v, SIZE_MAX / 16 + 1, sizeof(*v), ns_cmp_i64));
+	ck_assert(v[0] == 3 && v[1] == 1 && v[2] == 2);
+}
+END_TEST
+
 START_TEST(sort_comparators_order_extremes_without_overflow)
 {
 	int64_t lo = INT64_MIN, hi = INT64_MAX;
@@ -559,6 +571,7 @@ static Suite *util_suite(void)
 	tcase_add_loop_test(ordering, sort_orders_int64_tables_of_every_shape_like_qsort_does, 0,
 	                    NROWS(sort_cases));
 	tcase_add_loop_test(ordering, sort_stable_keeps_equal_records_in_their_order, 0, NROWS(sort_cases));
+	tcase_add_test(ordering, sort_stable_refuses_a_table_too_large_and_leaves_it);
 	tcase_add_test(ordering, sort_comparators_order_extremes_without_overflow);
 	tcase_add_loop_test(ordering, saturating_arithmetic_clamps_instead_of_overflowing, 0,
 	                    NROWS(sat_cases));
