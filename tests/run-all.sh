@@ -8,8 +8,8 @@
 #      (findings judged not to be defects are listed, with the reason, in .cppcheck-suppressions and
 #      .clang-tidy-suppressions). clang-tidy's static analyzer runs on the readers of untrusted input listed in
 #      .clang-tidy-analyzer and on the files changed against a base, its other checks on every file
-#      (`tests/static-analysis.sh --all` runs the analyzer on every file; CI runs it after this suite). Outside
-#      CI a file unchanged since its last analysis is not analysed again (CLANG_TIDY_ALL=1 analyses all). It
+#      (`tests/static-analysis.sh --all` runs the analyzer on every file; CI runs it after this suite). A file
+#      unchanged since its last analysis is not analysed again (CLANG_TIDY_ALL=1 analyses all). It
 #      runs from the plain build's configuration on, beside 1, 2 and 4, niced, and is printed after them;
 #   4. the fuzz harnesses, a few seconds each on their seed corpus, one per processor at a time.
 # Tests that need ../shared exit 77 when it is absent and are counted as skipped, not passed. A fuzz harness
