@@ -96,7 +96,8 @@ NS_API bool ns_analysis_routed(const ns_analysis *a, size_t device);
  * kernels' fixes are bounded by their ops' placement, as `nextstep trace --roofline` decides them. */
 NS_API const char *ns_analysis_next_fix(const ns_analysis *a, size_t device, double *gain_share);
 /* The report as `nextstep trace` prints it, in format->kind (text, quiet or JSON); routes worded without the
- * command line's options. NS_ERR_IO when a write failed, NS_ERR_NOMEM. */
+ * command line's options. It prints the reports the analysis decided (those the accessors read), without
+ * deciding them again. NS_ERR_IO when a write failed, NS_ERR_NOMEM. */
 NS_API ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_options *format,
                                    ns_error *err);
 

@@ -50,6 +50,8 @@ typedef enum {
 } ns_report_hint;
 #define NS_REPORT_HINT_COUNT 9
 
+typedef struct ns_device_report ns_device_report;
+
 typedef struct {
 	const ns_classify_options *classify;
 	const ns_routes *routes;
@@ -64,6 +66,10 @@ typedef struct {
 	bool (*roof)(void *ctx, const ns_split_device *d, ns_roof_time *out);
 	void *roof_ctx;
 	const ns_device_table *devices; /* peaks for the fp32 advice (docs/trace.md); NULL: none given */
+	/* Each device's report decided already with these options, one per device of the split in its order
+	 * (an analysis's: ns_analysis_print()); NULL: each is decided as it is printed. Text and JSON print
+	 * them as they are. */
+	const ns_device_report *reports;
 } ns_report_options;
 
 /* One inference phase of a device (prefill, decode, mixed), routed on its own. */
@@ -134,7 +140,7 @@ typedef struct {
  * the split result's and the routes' strings (both must outlive it) and owns only the fixes it words itself;
  * the routes and next steps point into it, so it is not copied. About 125 kB, three quarters of it the
  * phases' next steps: allocate it. */
-typedef struct {
+struct ns_device_report {
 	char label[NS_TRACE_DEVICE_NAME_MAX +
 	           64];         /* "device 0 (NVIDIA A100-SXM4-40GB)", "rank 3 dev 0", "host" */
 	size_t counted_steps;   /* the steps in overall (1: a whole-trace window) */
@@ -184,7 +190,7 @@ typedef struct {
 	 * above point here. */
 	char fixes[NS_REPORT_FIXES][NS_REPORT_FIX_MAX];
 	ns_report_host_op host_op;
-} ns_device_report;
+};
 
 /* The slow host op in words, as every form prints it after "launch is mostly one host op, ":
  * "aten::_cudnn_attention_forward: 97% of it (16.3 calls a step of 46.038 ms host time each, 2.0 launch

@@ -421,7 +421,7 @@ static ns_status keep_devices(ns_analysis *a, const ns_trace_options *o, ns_erro
 	return NS_OK;
 }
 
-/* Each device's report, decided once for the accessors (the printers decide it again as they stream), with
+/* Each device's report, decided once for the accessors and ns_analysis_print(), with
  * the roofline's bounds on the kernels' fixes when the ops were placed, as `trace --roofline` decides it. */
 static ns_status decide(ns_analysis *a, ns_error *err)
 {
@@ -609,8 +609,9 @@ const char *ns_analysis_next_fix(const ns_analysis *a, size_t device, double *ga
 
 ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_options *format, ns_error *err)
 {
-	/* Without a roofline no device table: the fp32 advice is given without the named device's peak ratio.
-	 * With one, the kernels' next steps are bounded by the placement, as decide() did. */
+	/* The reports decide() made are printed as they are, not decided again: the options below are the
+	 * ones it decided them with (without a roofline no device table, so the fp32 advice is given without
+	 * the named device's peak ratio; with one, the kernels' next steps are bounded by the placement). */
 	ns_troof_roof_ctx roof = {&a->roof, &a->res};
 	ns_report_options o;
 
@@ -623,7 +624,8 @@ ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_opt
 	                        .format = format,
 	                        .source = a->source,
 	                        .top = NS_REPORT_TOP_DEFAULT,
-	                        .devices = a->devices};
+	                        .devices = a->devices,
+	                        .reports = a->device};
 
 	if (!a->roofline)
 		return ns_report_print(out, &a->res, &o, err);

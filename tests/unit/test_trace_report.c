@@ -443,6 +443,40 @@ START_TEST(an_analysis_without_reports_leaves_the_deciding_to_the_printer)
 }
 END_TEST
 
+/* ns_analysis_print() prints the reports the analysis decided, in every form, and decides none again: a mark
+ * put on the decided report (its label) is what it prints. */
+START_TEST(an_analysis_prints_the_reports_it_decided)
+{
+	static const char path[] = "tests/data/trace_buckets.json";
+	static const char mark[] = "the report decided by the analysis";
+	static const ns_format_kind kinds[] = {NS_FORMAT_TEXT, NS_FORMAT_JSON};
+	ns_analysis *a = NULL;
+	ns_device_report *m;
+	ns_error err;
+
+	ck_assert_int_eq(ns_trace_analyse(path, NULL, &a, &err), NS_OK);
+	ck_assert_uint_eq(ns_analysis_devices(a), 1);
+	/* the test's own write into the analysis: the API hands the report out read-only */
+	m = (ns_device_report *)ns_analysis_device_report(a, 0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert(strstr(m->label, "device") != NULL || strstr(m->label, "dev ") != NULL);
+	snprintf(m->label, sizeof(m->label), "%s", mark);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		ns_format_options format = {.kind = kinds[k]};
+		char *text = NULL;
+		size_t size = 0;
+		FILE *mem = open_memstream(&text, &size);
+
+		ck_assert_ptr_nonnull(mem);
+		ck_assert_int_eq(ns_analysis_print(mem, a, &format, &err), NS_OK);
+		fclose(mem);
+		ck_assert_msg(strstr(text, mark) != NULL, "form %zu: %s", k, text);
+		free(text);
+	}
+	ns_analysis_free(a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace_report");
@@ -460,6 +494,7 @@ int main(void)
 	                    (int)(sizeof(shown_cases) / sizeof(shown_cases[0])));
 	suite_add_tcase(s, json);
 	tcase_add_test(model, an_analysis_without_reports_leaves_the_deciding_to_the_printer);
+	tcase_add_test(model, an_analysis_prints_the_reports_it_decided);
 	suite_add_tcase(s, model);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -290,18 +290,24 @@ static ns_status print_device_text(FILE *out, const ns_split_result *res, const 
 	return NS_OK;
 }
 
-/* The model of device d (malloc'd: caller frees), or NULL on OOM with err set. */
-static ns_device_report *device_model(const ns_split_result *res, const ns_split_device *d,
-                                      const ns_report_options *o, ns_error *err)
+/* The model of device d: the one the options carry when it was decided already, else decided here into
+ * *owned (malloc'd: the caller frees it; NULL when it was not). NULL on OOM with err set. */
+static const ns_device_report *device_model(const ns_split_result *res, const ns_split_device *d,
+                                            const ns_report_options *o, ns_device_report **owned,
+                                            ns_error *err)
 {
-	ns_device_report *m = malloc(sizeof(*m));
+	ns_device_report *m;
 	ns_roof_time roof[NS_KCLASS_COUNT];
 
-	if (m == NULL) {
+	*owned = NULL;
+	if (o->reports != NULL)
+		return &o->reports[d - res->device];
+	if ((m = malloc(sizeof(*m))) == NULL) {
 		ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the report");
 		return NULL;
 	}
 	ns_device_report_build(res, d, o->classify, o->routes, ns_report_roof(o, d, roof), o->devices, m);
+	*owned = m;
 	return m;
 }
 
@@ -320,12 +326,13 @@ static ns_status print_text(FILE *out, const ns_split_result *res, const ns_repo
 		fputs("no device activity; the host's time is in collectives, split on the host\n", out);
 	report_print_ignored_markers(out, res);
 	for (size_t i = 0; i < res->ndevices; i++) {
-		ns_device_report *m = device_model(res, &res->device[i], o, err);
+		ns_device_report *owned;
+		const ns_device_report *m = device_model(res, &res->device[i], o, &owned, err);
 		ns_status st =
 		    m != NULL ? print_device_text(out, res, &res->device[i], m, o, err) : err->status;
 		if (m != NULL && m->python_hint > hint)
 			hint = m->python_hint;
-		free(m);
+		free(owned);
 		if (st != NS_OK)
 			return st;
 	}
@@ -758,7 +765,8 @@ static bool put_device(json_stream *js, const ns_split_result *res, const ns_spl
                        const ns_report_options *o)
 {
 	ns_error err;
-	ns_device_report *m = device_model(res, d, o, &err);
+	ns_device_report *owned;
+	const ns_device_report *m = device_model(res, d, o, &owned, &err);
 	ns_report_options wo;
 	const char *label;
 	bool ok;
@@ -792,7 +800,7 @@ static bool put_device(json_stream *js, const ns_split_result *res, const ns_spl
 	ok = ok && put_json(js, ",\"memory\":", ns_memory_json(&d->memory));
 	if (ok)
 		json_out_char(&js->w, '}');
-	free(m);
+	free(owned);
 	return ok;
 }
 
