@@ -94,6 +94,9 @@ typedef struct {
 	void *roof_ctx;
 	const ns_device_table
 	    *devices; /* peaks for the fp32 advice, as ns_report_options.devices; NULL: none */
+	/* Each device's report decided already with these options, as ns_report_options.reports (a caller
+	 * that prints the text or JSON too decides once for both); NULL: each is decided as it is drawn. */
+	const ns_device_report *reports;
 } ns_html_trace_options;
 
 NS_STATIC_API ns_status ns_html_trace(ns_html_page *p, const ns_html_source *src, const ns_split_result *res,

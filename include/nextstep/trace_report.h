@@ -207,6 +207,12 @@ NS_STATIC_API void ns_device_report_build(const ns_split_result *res, const ns_s
                                           const ns_classify_options *classify, const ns_routes *routes,
                                           const ns_roof_time *roof, const ns_device_table *devices,
                                           ns_device_report *out);
+/* Each device's report, decided once with o's classify, routes, roof and devices, for the printers to print
+ * as they are (ns_report_options.reports, ns_html_trace_options.reports: a caller that prints a split in
+ * several forms decides once for all of them). *out gets res->ndevices reports (free() them; NULL when res
+ * has no device), about 128 kB each. NS_ERR_NOMEM. */
+NS_STATIC_API ns_status ns_report_decide(const ns_split_result *res, const ns_report_options *o,
+                                         ns_device_report **out, ns_error *err);
 /* The roofline placement o->roof gives for d into buf, or NULL when none. */
 NS_STATIC_API const ns_roof_time *ns_report_roof(const ns_report_options *o, const ns_split_device *d,
                                                  ns_roof_time *buf);

@@ -63,27 +63,52 @@ static ns_status print_labelled(cli_trace_session *s, FILE *out, const char *whe
 	return print_report(s, out, res, o, roof_report, err);
 }
 
-/* --html: the trace's section of the page. */
-static ns_status write_html(cli_trace_session *s, const ns_html_source *src, const ns_split_result *res,
-                            const ns_troof_report *roof_report, ns_error *err)
+/* --html: the trace's section of the page, from the reports trace_one_page() decided. */
+static ns_status write_html(cli_trace_session *s, const trace_done *d, ns_error *err)
 {
-	ns_troof_roof_ctx roof = {roof_report, res};
+	ns_troof_roof_ctx roof = {d->roof_report, d->res};
 	ns_html_trace_options ho = {.classify = &s->cfg->classify,
 	                            .routes = &s->cfg->routes,
-	                            .roofline = s->cfg->roofline ? roof_report : NULL,
-	                            .devices = &s->devices};
+	                            .roofline = s->cfg->roofline ? d->roof_report : NULL,
+	                            .devices = &s->devices,
+	                            .reports = d->reports};
 
-	if (s->cfg->roofline && roof_report->device_known)
-		ho.roof_device = ns_devices_find(&s->devices, roof_report->device);
-	if (roof_report != NULL) { /* the kernels' next-step bounds (issue 21) */
+	if (s->cfg->roofline && d->roof_report->device_known)
+		ho.roof_device = ns_devices_find(&s->devices, d->roof_report->device);
+	if (d->roof_report != NULL) { /* the kernels' next-step bounds (issue 21) */
 		ho.roof = ns_troof_roof;
 		ho.roof_ctx = &roof;
 	}
-	return ns_html_trace(cli_html_page(s->html), src, res, &ho, err);
+	return ns_html_trace(cli_html_page(s->html), &d->src, d->res, &ho, err);
+}
+
+/* The options the text (and the reports the page shares with it) are printed with; roof is o's roof_ctx. */
+static ns_report_options text_options(cli_trace_session *s, const char *where, const trace_done *d,
+                                      ns_troof_roof_ctx *roof)
+{
+	cli_config *c = s->cfg;
+	ns_report_options o = {.classify = &c->classify,
+	                       .routes = &c->routes,
+	                       .format = &c->format,
+	                       .source = where,
+	                       .steps = c->steps,
+	                       .top = c->top,
+	                       .hints = cli_report_hints,
+	                       .devices = &s->devices,
+	                       .reports = d->reports};
+
+	*roof = (ns_troof_roof_ctx){d->roof_report, d->res};
+	if (d->roof_report != NULL) { /* the kernels' next-step bounds (issue 21) */
+		o.roof = ns_troof_roof;
+		o.roof_ctx = roof;
+	}
+	return o;
 }
 
 void trace_done_free(trace_done *d)
 {
+	free(d->reports);
+	d->reports = NULL;
 	ns_analysis_free(d->a);
 	d->a = NULL;
 }
@@ -148,9 +173,15 @@ void trace_one_analyse(cli_trace_session *s, const trace_sink *k, ns_input *in, 
  * the trace was bad: trace_one_text() says so). */
 int trace_one_page(cli_trace_session *s, FILE *msgs, const char *where, trace_done *d)
 {
+	ns_troof_roof_ctx roof;
+	ns_report_options o;
+
 	if (s->html == NULL || d->st != NS_OK)
 		return EXIT_ROUTED;
-	if ((d->st = write_html(s, &d->src, d->res, d->roof_report, &d->err)) == NS_OK)
+	o = text_options(s, where, d, &roof);
+	/* each device's report decided once, for the page and the text (trace_one_text()) */
+	if ((d->st = ns_report_decide(d->res, &o, &d->reports, &d->err)) == NS_OK &&
+	    (d->st = write_html(s, d, &d->err)) == NS_OK)
 		return EXIT_ROUTED;
 	trace_one_error(msgs, where, &d->err);
 	d->st = NS_OK; /* said: trace_one_text() leaves the text out, as the page is incomplete */
@@ -161,21 +192,10 @@ int trace_one_page(cli_trace_session *s, FILE *msgs, const char *where, trace_do
 int trace_one_text(cli_trace_session *s, const trace_sink *k, const char *where, bool labelled, trace_done *d)
 {
 	cli_config *c = s->cfg;
-	ns_report_options o = {.classify = &c->classify,
-	                       .routes = &c->routes,
-	                       .format = &c->format,
-	                       .source = where,
-	                       .steps = c->steps,
-	                       .top = c->top,
-	                       .hints = cli_report_hints,
-	                       .devices = &s->devices};
-	ns_troof_roof_ctx roof = {d->roof_report, d->res};
+	ns_troof_roof_ctx roof;
+	ns_report_options o = text_options(s, where, d, &roof);
 	ns_status st = d->st;
 
-	if (d->roof_report != NULL) { /* the kernels' next-step bounds (issue 21) */
-		o.roof = ns_troof_roof;
-		o.roof_ctx = &roof;
-	}
 	if (st != NS_OK) {
 		trace_one_error(k->msgs, where, &d->err);
 		if (s->html != NULL) /* the input keeps its place on the page, with what was wrong */

@@ -49,6 +49,9 @@ typedef struct {
 	const ns_error *cut;
 	cli_html_digest digest;
 	ns_html_source src;
+	/* with --html: each device's report, decided once for the page and the text (trace_one_page());
+	 * else NULL, and the text decides each as it prints */
+	ns_device_report *reports;
 } trace_done;
 
 /* The kernel rules the options name (--kernel-rules[-only], else the built-in table). Returns -1, or an exit

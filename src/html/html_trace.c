@@ -470,11 +470,13 @@ static ns_status put_device_model(ns_html_page *p, const ns_split_result *res, c
 static ns_status put_device(ns_html_page *p, const ns_split_result *res, const ns_split_device *d,
                             const ns_html_trace_options *o, bool full, bool timeline, ns_error *err)
 {
-	ns_device_report *m = malloc(sizeof(*m));
+	ns_device_report *m;
 	ns_roof_time roof[NS_KCLASS_COUNT];
 	ns_status st;
 
-	if (m == NULL)
+	if (o->reports != NULL)
+		return put_device_model(p, res, d, &o->reports[d - res->device], o, full, timeline, err);
+	if ((m = malloc(sizeof(*m))) == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the HTML report");
 	ns_device_report_build(res, d, o->classify, o->routes,
 	                       o->roof != NULL && o->roof(o->roof_ctx, d, roof) ? roof : NULL, o->devices, m);

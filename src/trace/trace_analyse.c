@@ -423,22 +423,34 @@ static ns_status keep_devices(ns_analysis *a, const ns_trace_options *o, ns_erro
 
 /* Each device's report, decided once for the accessors and ns_analysis_print(), with
  * the roofline's bounds on the kernels' fixes when the ops were placed, as `trace --roofline` decides it. */
+/* The options the analysis's reports are decided and printed with (without a roofline no device table, so the
+ * fp32 advice is given without the named device's peak ratio; with one, the kernels' next steps are bounded
+ * by the placement); roof is their roof_ctx. */
+static ns_report_options report_options(const ns_analysis *a, ns_troof_roof_ctx *roof)
+{
+	ns_report_options o = {.classify = &a->classify,
+	                       .routes = a->routes,
+	                       .source = a->source,
+	                       .top = NS_REPORT_TOP_DEFAULT,
+	                       .devices = a->devices,
+	                       .reports = a->device};
+
+	*roof = (ns_troof_roof_ctx){&a->roof, &a->res};
+	if (a->roofline) {
+		o.roof = ns_troof_roof;
+		o.roof_ctx = roof;
+	}
+	return o;
+}
+
 static ns_status decide(ns_analysis *a, ns_error *err)
 {
-	ns_roof_time roof[NS_KCLASS_COUNT];
+	ns_troof_roof_ctx roof;
+	ns_report_options o = report_options(a, &roof);
+	ns_status st;
 
-	if (a->res.ndevices == 0)
-		return NS_OK;
-	a->device = calloc(a->res.ndevices, sizeof(*a->device));
-	if (a->device == NULL)
-		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; i < a->res.ndevices; i++) {
-		const ns_split_device *d = &a->res.device[i];
-		if (a->roofline)
-			ns_troof_roof_times(&a->roof, &a->res, d, roof);
-		ns_device_report_build(&a->res, d, &a->classify, a->routes, a->roofline ? roof : NULL,
-		                       a->devices, &a->device[i]);
-	}
+	if ((st = ns_report_decide(&a->res, &o, &a->device, err)) != NS_OK)
+		return st;
 	return ns_split_result_steps_status(&a->res, err);
 }
 
@@ -609,29 +621,17 @@ const char *ns_analysis_next_fix(const ns_analysis *a, size_t device, double *ga
 
 ns_status ns_analysis_print(FILE *out, const ns_analysis *a, const ns_format_options *format, ns_error *err)
 {
-	/* The reports decide() made are printed as they are, not decided again: the options below are the
-	 * ones it decided them with (without a roofline no device table, so the fp32 advice is given without
-	 * the named device's peak ratio; with one, the kernels' next steps are bounded by the placement). */
-	ns_troof_roof_ctx roof = {&a->roof, &a->res};
+	/* the reports decide() made, printed as they are with the options it decided them with */
+	ns_troof_roof_ctx roof;
 	ns_report_options o;
 
 	if (a->undecided)
 		return ns_error_set(
 		    err, NS_ERR_VALUE,
 		    "the analysis decided no reports to print (ns_trace_options_set_reports)");
-	o = (ns_report_options){.classify = &a->classify,
-	                        .routes = a->routes,
-	                        .format = format,
-	                        .source = a->source,
-	                        .top = NS_REPORT_TOP_DEFAULT,
-	                        .devices = a->devices,
-	                        .reports = a->device};
-
-	if (!a->roofline)
-		return ns_report_print(out, &a->res, &o, err);
-	o.roof = ns_troof_roof;
-	o.roof_ctx = &roof;
-	if (a->roofline_unasked)
+	o = report_options(a, &roof);
+	o.format = format;
+	if (!a->roofline || a->roofline_unasked)
 		return ns_report_print(out, &a->res, &o, err);
 	return ns_troof_print_with_report(out, &a->res, &o, &a->roof, err);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "nextstep/html.h"
+#include "nextstep/trace_report.h"
 
 static char *escaped(const char *s, size_t len, size_t max)
 {
@@ -191,6 +192,51 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 }
 END_TEST
 
+/* A report decided already (the command line decides once for the page and the text) is drawn as it is, not
+ * decided again: a mark put on its label is what the page shows; without it the page decides its own. */
+START_TEST(a_page_draws_the_reports_it_is_given)
+{
+	static const char mark[] = "the report decided by the caller";
+	for (int given = 0; given <= 1; given++) {
+		char *text = NULL;
+		size_t size = 0;
+		FILE *mem;
+		ns_html_page *p = page_in_memory(&mem, &text, &size);
+		ns_split_device dev;
+		ns_split_result res;
+		ns_classify_options co;
+		ns_routes routes;
+		ns_error err;
+		ns_html_source src = {"t.json", 123, NULL};
+		ns_device_report *m = calloc(1, sizeof(*m));
+
+		ck_assert_ptr_nonnull(m);
+		ns_error_clear(&err);
+		ns_classify_options_default(&co);
+		ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
+		memset(&dev, 0, sizeof(dev));
+		memset(&res, 0, sizeof(res));
+		dev.overall.dur_ns = 1000000;
+		dev.overall.bucket_ns[NS_REGIME_COMPUTE] = 700000;
+		dev.overall.bucket_ns[NS_REGIME_IDLE] = 300000;
+		res.device = &dev;
+		res.ndevices = 1;
+		ns_device_report_build(&res, &dev, &co, &routes, NULL, NULL, m);
+		ck_assert_ptr_null(strstr(m->label, mark));
+		snprintf(m->label, sizeof(m->label), "%s", mark);
+		ns_html_trace_options o = {.classify = &co, .routes = &routes, .reports = given ? m : NULL};
+		ck_assert_int_eq(ns_html_trace(p, &src, &res, &o, &err), NS_OK);
+		ck_assert_int_eq(ns_html_page_end(p, &err), NS_OK);
+		fclose(mem);
+		ck_assert_ptr_nonnull(strstr(text, "compute-bound"));
+		ck_assert_msg((strstr(text, mark) != NULL) == (given == 1), "given %d", given);
+		free(text);
+		free(m);
+		ns_routes_free(&routes);
+	}
+}
+END_TEST
+
 /* The worst a trace can do to the page: 300 devices (more than fit, even as verdict lines), each with 120
  * steps full of causes and passes and 30 kernels whose names are quotes (six bytes each once escaped). The
  * page still ends under NS_HTML_PAGE_MAX, and says what it left out. */
@@ -308,6 +354,7 @@ static Suite *html_suite(void)
 	tcase_add_test(tc, a_stream_of_a_million_records_gives_a_page_under_the_bound);
 	tcase_add_test(tc, a_page_on_a_full_disk_says_no_space_left);
 	tcase_add_test(tc, a_trace_of_many_steps_draws_a_bounded_number_of_bars);
+	tcase_add_test(tc, a_page_draws_the_reports_it_is_given);
 	tcase_add_test(tc, a_hostile_trace_of_many_devices_and_quoted_names_stays_under_the_bound);
 	suite_add_tcase(s, tc);
 	return s;

@@ -477,6 +477,66 @@ START_TEST(an_analysis_prints_the_reports_it_decided)
 }
 END_TEST
 
+/* What ns_report_print() writes with opts, in memory. */
+static char *printed(const ns_split_result *res, const ns_report_options *opts)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *mem = open_memstream(&text, &size);
+	ns_error err;
+
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(ns_report_print(mem, res, opts, &err), NS_OK);
+	fclose(mem);
+	return text;
+}
+
+/* Reports decided once (ns_report_decide) and handed to the printers print the same bytes as the printers
+ * deciding each as they go, in text (with -v's detail) and JSON, for a trace of two devices. */
+START_TEST(reports_decided_once_print_as_the_printer_decides_them)
+{
+	static const char path[] = "tests/data/trace_two_devices.json";
+	static const ns_format_kind kinds[] = {NS_FORMAT_TEXT, NS_FORMAT_JSON};
+	ns_trace_options *o = ns_trace_options_new();
+	ns_analysis *a = NULL;
+	ns_classify_options classify;
+	ns_routes *routes;
+	ns_device_report *reports = NULL;
+	ns_error err;
+
+	ck_assert_ptr_nonnull(o);
+	ns_trace_options_set_reports(o, false);
+	ck_assert_int_eq(ns_trace_analyse(path, o, &a, &err), NS_OK);
+	ck_assert_uint_eq(ns_analysis_devices(a), 2);
+	ns_classify_options_default(&classify);
+	routes = ns_routes_new(NULL, &err);
+	ck_assert_ptr_nonnull(routes);
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		ns_format_options format = {.kind = kinds[k], .verbose = true};
+		ns_report_options ro = {.classify = &classify,
+		                        .routes = routes,
+		                        .format = &format,
+		                        .source = path,
+		                        .top = NS_REPORT_TOP_DEFAULT};
+		char *want = printed(ns_analysis_split(a), &ro), *got;
+
+		ck_assert_int_eq(ns_report_decide(ns_analysis_split(a), &ro, &reports, &err), NS_OK);
+		ck_assert_ptr_nonnull(reports);
+		ro.reports = reports;
+		got = printed(ns_analysis_split(a), &ro);
+		ck_assert_str_eq(got, want);
+		ck_assert(strstr(want, "device 1 (") != NULL ||
+		          strstr(want, "\"device\":1") != NULL); /* both devices */
+		free(got);
+		free(want);
+		free(reports);
+	}
+	ns_routes_delete(routes);
+	ns_analysis_free(a);
+	ns_trace_options_free(o);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("trace_report");
@@ -495,6 +555,7 @@ int main(void)
 	suite_add_tcase(s, json);
 	tcase_add_test(model, an_analysis_without_reports_leaves_the_deciding_to_the_printer);
 	tcase_add_test(model, an_analysis_prints_the_reports_it_decided);
+	tcase_add_test(model, reports_decided_once_print_as_the_printer_decides_them);
 	suite_add_tcase(s, model);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -311,6 +311,25 @@ static const ns_device_report *device_model(const ns_split_result *res, const ns
 	return m;
 }
 
+ns_status ns_report_decide(const ns_split_result *res, const ns_report_options *o, ns_device_report **out,
+                           ns_error *err)
+{
+	ns_roof_time roof[NS_KCLASS_COUNT];
+
+	*out = NULL;
+	if (res->ndevices == 0)
+		return NS_OK;
+	if ((*out = calloc(res->ndevices, sizeof(**out))) == NULL)
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < res->ndevices; i++) {
+		const ns_split_device *d = &res->device[i];
+
+		ns_device_report_build(res, d, o->classify, o->routes, ns_report_roof(o, d, roof), o->devices,
+		                       &(*out)[i]);
+	}
+	return NS_OK;
+}
+
 static ns_status print_text(FILE *out, const ns_split_result *res, const ns_report_options *o, ns_error *err)
 {
 	double hint = 0.0;
