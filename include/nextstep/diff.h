@@ -140,6 +140,8 @@ typedef struct {
 	 * classifier and routes are ns_diff_load_options', borrowed: they must outlive the side) */
 	ns_split_result *trace;
 	ns_troof_report *trace_roof; /* its ops placed for the next steps' bounds, or NULL (owned) */
+	/* its devices' reports, decided once when it was loaded and printed as they are (owned) */
+	struct ns_device_report *trace_reports;
 	char *trace_source;
 	const ns_classify_options *trace_classify;
 	const ns_routes *trace_routes;

@@ -29,9 +29,11 @@ static bool kernel_list_cut(const ns_split_result *res)
 
 /* The trace's report document, as `nextstep trace --format json` prints it but without its steps (printed to
  * memory and parsed back: a trace and the report saved from it then summarise the same); the steps are read
- * from the split itself (diff_side_from_trace_report). */
+ * from the split itself (diff_side_from_trace_report). Each device's report is decided here, once, into
+ * *reports (free() them), for the diff's JSON to print again. */
 static ns_status report_document(const ns_split_result *res, const ns_troof_report *roof, const char *source,
-                                 const ns_diff_load_options *o, cJSON **out, ns_error *err)
+                                 const ns_diff_load_options *o, cJSON **out, ns_device_report **reports,
+                                 ns_error *err)
 {
 	ns_format_options f = {.kind = NS_FORMAT_JSON};
 	ns_report_options ro = {.classify = o->classify,
@@ -53,7 +55,10 @@ static ns_status report_document(const ns_split_result *res, const ns_troof_repo
 		ro.roof = ns_troof_roof;
 		ro.roof_ctx = &rc;
 	}
-	st = report_print_json_as(mem, res, &ro, REPORT_JSON_NO_STEPS, err);
+	if ((st = ns_report_decide(res, &ro, reports, err)) == NS_OK) {
+		ro.reports = *reports;
+		st = report_print_json_as(mem, res, &ro, REPORT_JSON_NO_STEPS, err);
+	}
 	if (fclose(mem) != 0 && st == NS_OK)
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if (st == NS_OK && (*out = cJSON_ParseWithLength(text, len)) == NULL)
@@ -68,7 +73,8 @@ static ns_status side_from_split(ns_split_result *res, ns_troof_report *roof, co
                                  const ns_diff_load_options *o, ns_diff_side *s, ns_error *err)
 {
 	cJSON *doc = NULL;
-	ns_status st = report_document(res, roof, source, o, &doc, err);
+	ns_device_report *reports = NULL;
+	ns_status st = report_document(res, roof, source, o, &doc, &reports, err);
 
 	if (st == NS_OK)
 		st = diff_side_from_trace_report(doc, res, s, err);
@@ -83,10 +89,12 @@ static ns_status side_from_split(ns_split_result *res, ns_troof_report *roof, co
 		if (roof != NULL)
 			ns_troof_report_free(roof);
 		free(roof);
+		free(reports);
 		return st;
 	}
 	s->origin = NS_DIFF_FROM_TRACE;
 	s->trace_roof = roof;
+	s->trace_reports = reports;
 	s->kernels_partial = kernel_list_cut(res);
 	s->trace = res;
 	s->trace_classify = o->classify;
@@ -110,6 +118,8 @@ static ns_status analyse_trace(ns_input *in, const ns_diff_load_options *o, int 
 	ns_trace_options_set_rules(to, o->rules[which]);
 	ns_trace_options_set_classify(to, o->classify);
 	ns_trace_options_set_routes(to, o->routes);
+	/* only the split and the placement are kept: the side decides its reports once (report_document) */
+	ns_trace_options_set_reports(to, false);
 	trace_options_set_empty(to, "nothing to compare");
 	if (o->devices !=
 	    NULL) /* placed for the next steps' bounds when the trace has shapes, as `trace` does */

@@ -560,7 +560,8 @@ static ns_status put_side(json_out *w, FILE *out, const ns_diff_side *s, ns_erro
 	                        .format = &f,
 	                        .source = s->trace_source,
 	                        .top = s->trace_top,
-	                        .devices = s->trace_devices};
+	                        .devices = s->trace_devices,
+	                        .reports = s->trace_reports};
 	ns_troof_roof_ctx rc = {s->trace_roof, s->trace};
 
 	if (s->trace == NULL)

@@ -600,6 +600,7 @@ void ns_diff_side_free(ns_diff_side *s)
 	if (s->trace_roof != NULL)
 		ns_troof_report_free(s->trace_roof);
 	free(s->trace_roof);
+	free(s->trace_reports);
 	free(s->trace_source);
 	free(s->report_text);
 	free(s->steps_text);
