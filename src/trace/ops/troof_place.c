@@ -751,14 +751,14 @@ ns_status troof_place(ns_trace_roofline *c, const ns_device *dev, const ns_troof
 	s.name_why = calloc(n, sizeof(const char *));
 	r->rows = calloc(c->nops + 1, sizeof(ns_troof_row));
 	if (cands == NULL || s.name_ns == NULL || s.name_ops == NULL || s.name_reason == NULL ||
-	    s.name_why == NULL || r->rows == NULL) {
+	    s.name_why == NULL || r->rows == NULL || !prepare_nodes(c)) {
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		goto done;
 	}
-	ncand = prepare_nodes(c) ? collect(&s, cands) : SIZE_MAX;
+	ncand = collect(&s, cands);
 	/* stable sorts: a run of equal keys stays in the ops' order, and its first op names the row; rows of
 	 * equal time stay in the order of their keys */
-	if (ncand == SIZE_MAX || !ns_sort_stable(cands, ncand, sizeof(cand), cmp_cand)) {
+	if (!ns_sort_stable(cands, ncand, sizeof(cand), cmp_cand)) {
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 		goto done;
 	}

@@ -290,43 +290,42 @@ static ns_status print_device_text(FILE *out, const ns_split_result *res, const 
 	return NS_OK;
 }
 
+/* Device d's report, decided with o's classify, routes, roof and devices. */
+static void decide_one(const ns_split_result *res, const ns_split_device *d, const ns_report_options *o,
+                       ns_device_report *m)
+{
+	ns_roof_time roof[NS_KCLASS_COUNT];
+
+	ns_device_report_build(res, d, o->classify, o->routes, ns_report_roof(o, d, roof), o->devices, m);
+}
+
 /* The model of device d: the one the options carry when it was decided already, else decided here into
  * *owned (malloc'd: the caller frees it; NULL when it was not). NULL on OOM with err set. */
 static const ns_device_report *device_model(const ns_split_result *res, const ns_split_device *d,
                                             const ns_report_options *o, ns_device_report **owned,
                                             ns_error *err)
 {
-	ns_device_report *m;
-	ns_roof_time roof[NS_KCLASS_COUNT];
-
 	*owned = NULL;
 	if (o->reports != NULL)
 		return &o->reports[d - res->device];
-	if ((m = malloc(sizeof(*m))) == NULL) {
+	if ((*owned = malloc(sizeof(**owned))) == NULL) {
 		ns_error_set(err, NS_ERR_NOMEM, "out of memory while writing the report");
 		return NULL;
 	}
-	ns_device_report_build(res, d, o->classify, o->routes, ns_report_roof(o, d, roof), o->devices, m);
-	*owned = m;
-	return m;
+	decide_one(res, d, o, *owned);
+	return *owned;
 }
 
 ns_status ns_report_decide(const ns_split_result *res, const ns_report_options *o, ns_device_report **out,
                            ns_error *err)
 {
-	ns_roof_time roof[NS_KCLASS_COUNT];
-
 	*out = NULL;
 	if (res->ndevices == 0)
 		return NS_OK;
 	if ((*out = calloc(res->ndevices, sizeof(**out))) == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; i < res->ndevices; i++) {
-		const ns_split_device *d = &res->device[i];
-
-		ns_device_report_build(res, d, o->classify, o->routes, ns_report_roof(o, d, roof), o->devices,
-		                       &(*out)[i]);
-	}
+	for (size_t i = 0; i < res->ndevices; i++)
+		decide_one(res, &res->device[i], o, &(*out)[i]);
 	return NS_OK;
 }
 
