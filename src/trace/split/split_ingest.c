@@ -429,12 +429,16 @@ static ns_status derive(ns_trace_split *s, const ns_trace_event *ev, span_info *
 	case NS_TCAT_RUNTIME:
 		derive_runtime(s, ev, si);
 		return NS_OK;
-	case NS_TCAT_PYTHON: /* a frame, never host work: the ops inside it are */
+	case NS_TCAT_PYTHON: { /* a frame, never host work: the ops inside it are */
+		bool kept;
 		if (!is_export_frame(ev->cat_raw))
 			s->quality.python_events++; /* with_stack: the profiler's own cost, judged later */
-		if (split_python_name(s->py, ev->name, &si->name_id))
+		if (split_python_name(s->py, ev->name, &si->name_id, &kept, err) != NS_OK)
+			return err->status;
+		if (kept)
 			si->kind = SK_PYTHON;
 		return NS_OK;
+	}
 	case NS_TCAT_OTHER:
 		split_quality_event(&s->quality, ev);
 		note_unknown_device(s, ev);

@@ -530,10 +530,12 @@ void split_labels_free(ns_trace_split *s);
 ns_status split_span_add(span_list *l, int64_t a, int64_t b, ns_error *err);
 /* Sorts and merges in place; returns the covered length. */
 int64_t split_spans_union(span_list *l);
-/* The thread that records the most steps. */
-bool split_thread_with_most_steps(const ns_trace_split *s, uint32_t *thread);
-/* The thread that records the most steps (host sources); without any, the one with the most host-op time. */
-bool split_pick_main_thread(ns_trace_split *s, uint32_t *main_thread);
+/* The thread that records the most steps into *thread; *found false when none records one. NS_ERR_NOMEM (the
+ * count needs a table): never taken for "no steps", which would report the trace without its steps. */
+ns_status split_thread_with_most_steps(const ns_trace_split *s, uint32_t *thread, bool *found, ns_error *err);
+/* The thread that records the most steps (host sources); without any, the one with the most host-op time;
+ * *found false when there is neither. NS_ERR_NOMEM. */
+ns_status split_pick_main_thread(ns_trace_split *s, uint32_t *main_thread, bool *found, ns_error *err);
 /* Keeps the main thread's steps, in time order; returns how many. *dups counts steps sharing a start time
  * with another (kept: they are reported, not merged silently). */
 size_t split_main_steps(ns_trace_split *s, uint32_t main_thread, size_t *dups);

@@ -68,18 +68,25 @@ void split_python_free(split_python *p)
 	free(p);
 }
 
-bool split_python_name(split_python *p, ns_str name, uint32_t *id)
+ns_status split_python_name(split_python *p, ns_str name, uint32_t *id, bool *kept, ns_error *err)
 {
-	ns_error err;
+	ns_error why;
 
+	*kept = false;
 	if (name.len == 0 || name.ptr[0] == '<')
-		return false; /* a built-in: its time is its caller's */
-	if (p->kept >= NS_SPLIT_PYTHON_MAX_FRAMES ||
-	    ns_kernel_names_intern(p->names, name.ptr, name.len, id, &err) != NS_OK) {
+		return NS_OK; /* a built-in: its time is its caller's */
+	if (p->kept >= NS_SPLIT_PYTHON_MAX_FRAMES) {
 		p->dropped++;
-		return false;
+		return NS_OK;
 	}
-	return true;
+	if (ns_kernel_names_intern(p->names, name.ptr, name.len, id, &why) != NS_OK) {
+		if (why.status == NS_ERR_NOMEM)
+			return split_oom(err);
+		p->dropped++; /* past the table's limits on names */
+		return NS_OK;
+	}
+	*kept = true;
+	return NS_OK;
 }
 
 ns_status split_python_add(split_python *p, uint32_t thread, int64_t start, int64_t end, uint32_t id,

@@ -17,9 +17,10 @@ typedef struct split_python split_python;
 /* NULL on OOM. */
 split_python *split_python_new(void);
 void split_python_free(split_python *p);
-/* The frame id of a python_function event's name; false when the frame is not kept (a built-in, or a name
- * the table cannot take: counted as dropped). */
-bool split_python_name(split_python *p, ns_str name, uint32_t *id);
+/* The frame id of a python_function event's name into *id; *kept false when the frame is not kept (a
+ * built-in, or a name the table cannot take: counted as dropped). NS_ERR_NOMEM when memory ran out: a frame
+ * lost for want of memory would change the report, not only its count of dropped frames. */
+ns_status split_python_name(split_python *p, ns_str name, uint32_t *id, bool *kept, ns_error *err);
 /* A complete frame [start, end) of host thread `thread`. */
 ns_status split_python_add(split_python *p, uint32_t thread, int64_t start, int64_t end, uint32_t id,
                            ns_error *err);

@@ -215,12 +215,14 @@ ns_status split_process_lists(ns_trace_split *s, uint32_t main_thread, span_list
 
 /* ---- the main thread and its steps ---- */
 
-bool split_thread_with_most_steps(const ns_trace_split *s, uint32_t *main_thread)
+ns_status split_thread_with_most_steps(const ns_trace_split *s, uint32_t *main_thread, bool *found,
+                                       ns_error *err)
 {
-	size_t *count = calloc(s->nthreads, sizeof(*count)), best = 0;
+	size_t *count = calloc(s->nthreads + 1, sizeof(*count)), best = 0;
 
+	*found = false;
 	if (count == NULL)
-		return false;
+		return split_oom(err);
 	for (size_t i = 0; i < s->nsteps; i++)
 		count[s->steps[i].thread]++;
 	for (size_t i = 0; i < s->nthreads; i++) {
@@ -230,7 +232,8 @@ bool split_thread_with_most_steps(const ns_trace_split *s, uint32_t *main_thread
 		}
 	}
 	free(count);
-	return best > 0;
+	*found = best > 0;
+	return NS_OK;
 }
 
 static bool thread_with_most_host_time(ns_trace_split *s, uint32_t *main_thread)
@@ -248,11 +251,18 @@ static bool thread_with_most_host_time(ns_trace_split *s, uint32_t *main_thread)
 	return best > 0;
 }
 
-bool split_pick_main_thread(ns_trace_split *s, uint32_t *main_thread)
+ns_status split_pick_main_thread(ns_trace_split *s, uint32_t *main_thread, bool *found, ns_error *err)
 {
+	*found = false;
 	/* steps on the GPU timeline are not a host thread's */
-	return (s->nsteps > 0 && !split_steps_on_device(s) && split_thread_with_most_steps(s, main_thread)) ||
-	       thread_with_most_host_time(s, main_thread);
+	if (s->nsteps > 0 && !split_steps_on_device(s)) {
+		ns_status st = split_thread_with_most_steps(s, main_thread, found, err);
+		if (st != NS_OK)
+			return st;
+	}
+	if (!*found)
+		*found = thread_with_most_host_time(s, main_thread);
+	return NS_OK;
 }
 
 static int cmp_step(const void *a, const void *b)

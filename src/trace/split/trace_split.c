@@ -421,20 +421,26 @@ static int cmp_device(const void *a, const void *b)
 static ns_status host_side(ns_trace_split *s, ns_split_result *res, span_list host[SL_COUNT], ns_error *err)
 {
 	uint32_t main_index = 0, step_thread;
+	bool found;
 	ns_status st;
 
 	memset(host, 0, SL_COUNT * sizeof(*host));
-	if ((st = split_steps_choose(s, res, err)) != NS_OK)
+	if ((st = split_steps_choose(s, res, err)) != NS_OK ||
+	    (st = split_pick_main_thread(s, &main_index, &found, err)) != NS_OK)
 		return st;
-	if (!split_pick_main_thread(s, &main_index)) {
+	if (!found) {
 		s->nsteps = 0;
 		res->ns_step_source = NS_STEP_SOURCE_NONE;
 		return NS_OK;
 	}
 	s->main_thread = main_index;
 	step_thread = main_index;
-	if (split_steps_on_device(s) && !split_thread_with_most_steps(s, &step_thread))
-		s->nsteps = 0; /* GPU-side steps: those of the stream that records the most */
+	if (split_steps_on_device(s)) { /* GPU-side steps: those of the stream that records the most */
+		if ((st = split_thread_with_most_steps(s, &step_thread, &found, err)) != NS_OK)
+			return st;
+		if (!found)
+			s->nsteps = 0;
+	}
 	res->step_markers = split_main_steps(s, step_thread, &res->duplicate_steps);
 	for (size_t i = 0; i < s->nsteps; i++)
 		res->unnumbered_steps +=
