@@ -548,6 +548,70 @@ START_TEST(launches_with_external_ids_past_32_bits_link_to_their_collective)
 }
 END_TEST
 
+START_TEST(kernels_out_of_launch_order_still_link_to_their_collectives)
+{
+	/* three collectives (ids 10, 30, 50, at 0-15) and seven launches after them, so only the External ids
+	 * tie a launch to one; the kernels (10 us each, in time order) carry ids 50, 20, 10, 40, 30, 60, 10,
+	 * so each search for a kernel's id starts after, before or at the last one's: the four of ids 10, 30
+	 * and 50 are comm, the three others compute */
+	static const ev_spec ev[] = {STEP(1, 0, 300),
+	                             CPU_EXT("record_param_comms", 0, 4, 10),
+	                             CPU_EXT("record_param_comms", 5, 4, 30),
+	                             CPU_EXT("record_param_comms", 10, 4, 50),
+	                             RT_EXT("cudaLaunchKernel", 20, 2, 1, 50),
+	                             RT_EXT("cudaLaunchKernel", 23, 2, 2, 20),
+	                             RT_EXT("cudaLaunchKernel", 26, 2, 3, 10),
+	                             RT_EXT("cudaLaunchKernel", 29, 2, 4, 40),
+	                             RT_EXT("cudaLaunchKernel", 32, 2, 5, 30),
+	                             RT_EXT("cudaLaunchKernel", 35, 2, 6, 60),
+	                             RT_EXT("cudaLaunchKernel", 38, 2, 7, 10),
+	                             K_CORR(GEMM, 100, 10, 1, NONE),
+	                             K_CORR(GEMM, 110, 10, 2, NONE),
+	                             K_CORR(GEMM, 120, 10, 3, NONE),
+	                             K_CORR(GEMM, 130, 10, 4, NONE),
+	                             K_CORR(GEMM, 140, 10, 5, NONE),
+	                             K_CORR(GEMM, 150, 10, 6, NONE),
+	                             K_CORR(GEMM, 160, 10, 7, NONE),
+	                             END};
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
+
+	run_split(ev, &res, &rules);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMM], 40000);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMPUTE], 30000);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
+}
+END_TEST
+
+START_TEST(kernels_out_of_launch_order_still_link_to_their_collective_spans)
+{
+	/* two collective ops (0-8 and 45-60) and four launches, at 50, 10, 52 and 5: each kernel's search for
+	 * its launch's time starts after or before the last one's; the kernels of the launches inside the
+	 * ops (the first, third and fourth) are comm, the second's compute */
+	static const ev_spec ev[] = {STEP(1, 0, 300),
+	                             CPU("_c10d_functional::all_reduce", 0, 8),
+	                             RT("cudaLaunchKernel", 5, 1, 4),
+	                             RT("cudaLaunchKernel", 10, 2, 2),
+	                             CPU("_c10d_functional::all_reduce", 45, 15),
+	                             RT("cudaLaunchKernel", 50, 1, 1),
+	                             RT("cudaLaunchKernel", 52, 1, 3),
+	                             K_CORR(GEMM, 200, 10, 1, NONE),
+	                             K_CORR(GEMM, 210, 10, 2, NONE),
+	                             K_CORR(GEMM, 220, 10, 3, NONE),
+	                             K_CORR(GEMM, 230, 10, 4, NONE),
+	                             END};
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
+
+	run_split(ev, &res, &rules);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMM], 30000);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMPUTE], 10000);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
+}
+END_TEST
+
 START_TEST(host_work_alone_gives_no_device_verdict)
 {
 	/* steps, a data loader and ops but no device work and no host collective: nothing to route */
@@ -974,6 +1038,8 @@ static Suite *split_suite(void)
 	tcase_add_test(tc, host_work_alone_gives_no_device_verdict);
 	tcase_add_test(tc, kernels_launched_by_functional_collectives_and_vllm_all_reduce_are_comm);
 	tcase_add_test(tc, launches_with_external_ids_past_32_bits_link_to_their_collective);
+	tcase_add_test(tc, kernels_out_of_launch_order_still_link_to_their_collectives);
+	tcase_add_test(tc, kernels_out_of_launch_order_still_link_to_their_collective_spans);
 	tcase_add_test(tc, a_step_that_is_mostly_set_up_is_warm_up_and_left_out);
 	tcase_add_test(tc, keep_warmup_counts_every_step);
 	tcase_add_test(tc, a_slow_step_with_set_up_calls_is_warm_up);
