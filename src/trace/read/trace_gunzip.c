@@ -216,9 +216,13 @@ static ns_status start_inflater(trace_source *src, bool threaded, ns_error *err)
 	pthread_mutex_init(&src->mu, NULL);
 	pthread_cond_init(&src->slot_free, NULL);
 	pthread_cond_init(&src->slot_full, NULL);
-	/* No thread to be had (a process at its limit): inflated inline, as with one thread, not an error. */
+	/* No thread to be had (a process at its limit): inflated inline, as with one thread, not an error. The
+	 * thread reads inline_gz (feed_input()), so it is set before the thread starts, and after only when
+	 * none did. */
+	src->inline_gz = false;
 	src->thread_started = threaded && pthread_create(&src->thread, NULL, inflate_thread, src) == 0;
-	src->inline_gz = !src->thread_started;
+	if (!src->thread_started)
+		src->inline_gz = true;
 	return NS_OK;
 }
 
