@@ -382,6 +382,19 @@ static void run_split(const ev_spec *evs, ns_split_result *res, ns_kernel_rules 
 	ns_trace_split_free(s);
 }
 
+/* Splits ev and checks device 0's comm and compute time over the whole trace (ns). */
+static void check_comm_compute(const ev_spec *ev, int64_t comm_ns, int64_t compute_ns)
+{
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
+
+	run_split(ev, &res, &rules);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMM], comm_ns);
+	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMPUTE], compute_ns);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
+}
+
 /* Every split bucket is exactly the sum of its causes. */
 static void check_causes_partition(const ns_split_window *w)
 {
@@ -514,14 +527,8 @@ START_TEST(kernels_launched_by_functional_collectives_and_vllm_all_reduce_are_co
 	                             RT("cudaLaunchKernel", 42, 2, 3),
 	                             K_CORR(GEMM, 50, 10, 3, NONE),
 	                             END};
-	ns_kernel_rules *rules = NULL;
-	ns_split_result res;
 
-	run_split(ev, &res, &rules);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMM], 20000);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMPUTE], 10000); /* aten::mm's kernel */
-	ns_split_result_free(&res);
-	ns_kernel_rules_free(rules);
+	check_comm_compute(ev, 20000, 10000); /* aten::mm's kernel */
 }
 END_TEST
 
@@ -537,14 +544,8 @@ START_TEST(launches_with_external_ids_past_32_bits_link_to_their_collective)
 	                             RT_EXT("cudaLaunchKernel", 15, 2, 12, INT64_C(5000000000)),
 	                             K_CORR(GEMM, 40, 10, 12, NONE),
 	                             END};
-	ns_kernel_rules *rules = NULL;
-	ns_split_result res;
 
-	run_split(ev, &res, &rules);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMM], 10000);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMPUTE], 10000);
-	ns_split_result_free(&res);
-	ns_kernel_rules_free(rules);
+	check_comm_compute(ev, 10000, 10000);
 }
 END_TEST
 
@@ -573,14 +574,8 @@ START_TEST(kernels_out_of_launch_order_still_link_to_their_collectives)
 	                             K_CORR(GEMM, 150, 10, 6, NONE),
 	                             K_CORR(GEMM, 160, 10, 7, NONE),
 	                             END};
-	ns_kernel_rules *rules = NULL;
-	ns_split_result res;
 
-	run_split(ev, &res, &rules);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMM], 40000);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMPUTE], 30000);
-	ns_split_result_free(&res);
-	ns_kernel_rules_free(rules);
+	check_comm_compute(ev, 40000, 30000);
 }
 END_TEST
 
@@ -601,14 +596,8 @@ START_TEST(kernels_out_of_launch_order_still_link_to_their_collective_spans)
 	                             K_CORR(GEMM, 220, 10, 3, NONE),
 	                             K_CORR(GEMM, 230, 10, 4, NONE),
 	                             END};
-	ns_kernel_rules *rules = NULL;
-	ns_split_result res;
 
-	run_split(ev, &res, &rules);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMM], 30000);
-	ck_assert_int_eq(res.device[0].overall.bucket_ns[NS_REGIME_COMPUTE], 10000);
-	ns_split_result_free(&res);
-	ns_kernel_rules_free(rules);
+	check_comm_compute(ev, 30000, 10000);
 }
 END_TEST
 
