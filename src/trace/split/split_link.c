@@ -130,10 +130,14 @@ static bool narrow(size_t n, size_t at, bool before_at, bool before_next, bool b
 static bool has_ext(const int64_t *v, size_t n, int64_t ext, size_t *at)
 {
 	size_t a = *at, lo, hi;
+	bool before_at, before_next, before_prev;
 
 	if (ext < 0 || n == 0)
 		return false;
-	if (!narrow(n, a, a < n && v[a] < ext, a + 1 < n && v[a + 1]<ext, a> 0 && v[a - 1] < ext, &lo, &hi)) {
+	before_at = a < n && v[a] < ext;
+	before_next = a + 1 < n && v[a + 1] < ext;
+	before_prev = a > 0 && v[a - 1] < ext;
+	if (!narrow(n, a, before_at, before_next, before_prev, &lo, &hi)) {
 		while (lo < hi) { /* first id >= ext */
 			size_t mid = lo + (hi - lo) / 2;
 			if (v[mid] < ext)
