@@ -261,6 +261,20 @@ static bool refill_ahead(reader *r, const chunk_result *ch)
 	return true;
 }
 
+/* As each of the worker's records is handed on, the name of the one NAME_AHEAD later is asked for: the split
+ * reads a name's first and last bytes before anything else of it (its caches' hash), and they lie in the
+ * window, last read on the worker's core, so each was a wait for a line from the other core (issue 27,
+ * docs/performance.md). */
+#define NAME_AHEAD 2
+
+static void prefetch_name(const ns_trace_event *ev)
+{
+	if (ev->name.len > 0) {
+		__builtin_prefetch(ev->name.ptr);
+		__builtin_prefetch(ev->name.ptr + ev->name.len - 1);
+	}
+}
+
 /* The parse has reached or passed the chunk's start p. Reached with an event to read: the guess was an
  * event's start, and the worker's events are handed on here as if this thread had parsed them (it goes on
  * where the worker stopped). Passed, or reached inside a value: the guess was wrong, the chunk is dropped. */
@@ -285,6 +299,8 @@ static scan_rc join_chunk(reader *r, const unsigned char *p)
 	if (ch.n > 0)
 		ahead = refill_ahead(r, &ch);
 	for (size_t i = 0; i < ch.n; i++) {
+		if (i + NAME_AHEAD < ch.n)
+			prefetch_name(&ch.records[i + NAME_AHEAD]);
 		ch.records[i].index = r->index = r->meta->events;
 		if (kineto_deliver_event(r, &ch.records[i]) != SCAN_OK)
 			return SCAN_FAIL; /* the next window is not r's: the bytes read are as at this event
