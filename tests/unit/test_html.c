@@ -95,6 +95,26 @@ static ns_html_page *page_in_memory(FILE **mem, char **text, size_t *size)
 	return p;
 }
 
+/* One device with no time yet, and the default classification and routes to print it with. */
+typedef struct {
+	ns_split_device dev;
+	ns_split_result res;
+	ns_classify_options co;
+	ns_routes routes;
+	ns_error err;
+} one_device;
+
+static void one_device_init(one_device *f)
+{
+	ns_error_clear(&f->err);
+	ns_classify_options_default(&f->co);
+	ck_assert_int_eq(ns_routes_init_default(&f->routes, &f->err), NS_OK);
+	memset(&f->dev, 0, sizeof(f->dev));
+	memset(&f->res, 0, sizeof(f->res));
+	f->res.device = &f->dev;
+	f->res.ndevices = 1;
+}
+
 START_TEST(a_stream_of_a_million_records_gives_a_page_under_the_bound)
 {
 	char *text = NULL;
@@ -141,18 +161,10 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 		size_t size = 0, bars = 0;
 		FILE *mem;
 		ns_html_page *p = page_in_memory(&mem, &text, &size);
-		ns_split_device dev;
-		ns_split_result res;
-		ns_classify_options co;
-		ns_routes routes;
-		ns_error err;
+		one_device f;
 		ns_html_source src = {"t.json", 123, NULL};
 
-		ns_error_clear(&err);
-		ns_classify_options_default(&co);
-		ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-		memset(&dev, 0, sizeof(dev));
-		memset(&res, 0, sizeof(res));
+		one_device_init(&f);
 		ns_split_window *steps = calloc(counts[k], sizeof(*steps));
 		ck_assert_ptr_nonnull(steps);
 		for (size_t i = 0; i < counts[k]; i++) {
@@ -160,18 +172,16 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 			steps[i].dur_ns = 1000000;
 			steps[i].bucket_ns[NS_REGIME_COMPUTE] = 700000;
 			steps[i].bucket_ns[NS_REGIME_IDLE] = 300000;
-			dev.overall.dur_ns += 1000000;
-			dev.overall.bucket_ns[NS_REGIME_COMPUTE] += 700000;
-			dev.overall.bucket_ns[NS_REGIME_IDLE] += 300000;
+			f.dev.overall.dur_ns += 1000000;
+			f.dev.overall.bucket_ns[NS_REGIME_COMPUTE] += 700000;
+			f.dev.overall.bucket_ns[NS_REGIME_IDLE] += 300000;
 		}
-		ck_assert_int_eq(ns_split_device_set_steps(&res, &dev, steps, counts[k], &err), NS_OK);
+		ck_assert_int_eq(ns_split_device_set_steps(&f.res, &f.dev, steps, counts[k], &f.err), NS_OK);
 		free(steps);
-		res.device = &dev;
-		res.ndevices = 1;
-		res.has_steps = true;
-		ns_html_trace_options o = {.classify = &co, .routes = &routes};
-		ck_assert_int_eq(ns_html_trace(p, &src, &res, &o, &err), NS_OK);
-		ck_assert_int_eq(ns_html_page_end(p, &err), NS_OK);
+		f.res.has_steps = true;
+		ns_html_trace_options o = {.classify = &f.co, .routes = &f.routes};
+		ck_assert_int_eq(ns_html_trace(p, &src, &f.res, &o, &f.err), NS_OK);
+		ck_assert_int_eq(ns_html_page_end(p, &f.err), NS_OK);
 		fclose(mem);
 		for (at = text; (at = strstr(at, "<g class=\"bar")) != NULL; at++)
 			bars++;
@@ -184,8 +194,8 @@ START_TEST(a_trace_of_many_steps_draws_a_bounded_number_of_bars)
 			    strstr(text, "200000 steps drawn as 120 bars, each the mean of 1667"));
 		sizes[k] = size;
 		free(text);
-		ns_split_result_free_store(&res);
-		ns_routes_free(&routes);
+		ns_split_result_free_store(&f.res);
+		ns_routes_free(&f.routes);
 	}
 	/* 200000 steps cost about what 120 do (labels are longer numbers) */
 	ck_assert_uint_lt(sizes[3], sizes[1] + sizes[1] / 5);
@@ -202,37 +212,28 @@ START_TEST(a_page_draws_the_reports_it_is_given)
 		size_t size = 0;
 		FILE *mem;
 		ns_html_page *p = page_in_memory(&mem, &text, &size);
-		ns_split_device dev;
-		ns_split_result res;
-		ns_classify_options co;
-		ns_routes routes;
-		ns_error err;
+		one_device f;
 		ns_html_source src = {"t.json", 123, NULL};
 		ns_device_report *m = calloc(1, sizeof(*m));
 
 		ck_assert_ptr_nonnull(m);
-		ns_error_clear(&err);
-		ns_classify_options_default(&co);
-		ck_assert_int_eq(ns_routes_init_default(&routes, &err), NS_OK);
-		memset(&dev, 0, sizeof(dev));
-		memset(&res, 0, sizeof(res));
-		dev.overall.dur_ns = 1000000;
-		dev.overall.bucket_ns[NS_REGIME_COMPUTE] = 700000;
-		dev.overall.bucket_ns[NS_REGIME_IDLE] = 300000;
-		res.device = &dev;
-		res.ndevices = 1;
-		ns_device_report_build(&res, &dev, &co, &routes, NULL, NULL, m);
+		one_device_init(&f);
+		f.dev.overall.dur_ns = 1000000;
+		f.dev.overall.bucket_ns[NS_REGIME_COMPUTE] = 700000;
+		f.dev.overall.bucket_ns[NS_REGIME_IDLE] = 300000;
+		ns_device_report_build(&f.res, &f.dev, &f.co, &f.routes, NULL, NULL, m);
 		ck_assert_ptr_null(strstr(m->label, mark));
 		snprintf(m->label, sizeof(m->label), "%s", mark);
-		ns_html_trace_options o = {.classify = &co, .routes = &routes, .reports = given ? m : NULL};
-		ck_assert_int_eq(ns_html_trace(p, &src, &res, &o, &err), NS_OK);
-		ck_assert_int_eq(ns_html_page_end(p, &err), NS_OK);
+		ns_html_trace_options o = {
+		    .classify = &f.co, .routes = &f.routes, .reports = given ? m : NULL};
+		ck_assert_int_eq(ns_html_trace(p, &src, &f.res, &o, &f.err), NS_OK);
+		ck_assert_int_eq(ns_html_page_end(p, &f.err), NS_OK);
 		fclose(mem);
 		ck_assert_ptr_nonnull(strstr(text, "compute-bound"));
 		ck_assert_msg((strstr(text, mark) != NULL) == (given == 1), "given %d", given);
 		free(text);
 		free(m);
-		ns_routes_free(&routes);
+		ns_routes_free(&f.routes);
 	}
 }
 END_TEST
