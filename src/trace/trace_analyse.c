@@ -421,8 +421,6 @@ static ns_status keep_devices(ns_analysis *a, const ns_trace_options *o, ns_erro
 	return NS_OK;
 }
 
-/* Each device's report, decided once for the accessors and ns_analysis_print(), with
- * the roofline's bounds on the kernels' fixes when the ops were placed, as `trace --roofline` decides it. */
 /* The options the analysis's reports are decided and printed with (without a roofline no device table, so the
  * fp32 advice is given without the named device's peak ratio; with one, the kernels' next steps are bounded
  * by the placement); roof is their roof_ctx. */
@@ -443,6 +441,8 @@ static ns_report_options report_options(const ns_analysis *a, ns_troof_roof_ctx 
 	return o;
 }
 
+/* Each device's report, decided once for the accessors and ns_analysis_print(), with the roofline's bounds on
+ * the kernels' fixes when the ops were placed, as `trace --roofline` decides it. */
 static ns_status decide(ns_analysis *a, ns_error *err)
 {
 	ns_troof_roof_ctx roof;
