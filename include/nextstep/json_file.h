@@ -21,7 +21,8 @@ NS_BEGIN_DECLS
 
 /* Reads and parses path. On success *out is owned by the caller (cJSON_Delete). A syntax error sets
  * err->line to the line of the offending byte. A key given twice in one object is an NS_ERR_KEY error
- * (ns_json_check_unique_keys), as in profiles: JSON leaves it undefined which value wins. */
+ * (ns_json_check_unique_keys), as in profiles: JSON leaves it undefined which value wins. Memory that runs
+ * out, also inside cJSON's parse (malloc's ENOMEM), is NS_ERR_NOMEM, never a syntax error. */
 NS_STATIC_API ns_status ns_json_parse_file(const char *path, cJSON **out, ns_error *err);
 /* Fails with NS_ERR_KEY, naming the key and where it is ("routes.compute", "devices[2]"), when an object
  * anywhere under root has two members with the same key. */

@@ -18,6 +18,8 @@ static ns_status read_small_file(const char *path, char **out, size_t *len, ns_e
 	size_t cap = 0, n = 0;
 	ns_status st = NS_OK;
 
+	if (fp == NULL && errno == ENOMEM) /* the stream's buffer: a caller may go on without the file, not so */
+		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if (fp == NULL)
 		return ns_error_set(err, NS_ERR_IO, "cannot open: %s", strerror(errno));
 	for (;;) {
@@ -178,8 +180,11 @@ ns_status ns_json_parse_file(const char *path, cJSON **out, ns_error *err)
 
 	if (st != NS_OK)
 		return st;
+	errno = 0;
 	*out = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1); /* the NUL is part of the buffer */
-	if (*out == NULL) {
+	if (*out == NULL && errno == ENOMEM) { /* cJSON says NULL for both; malloc sets errno */
+		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+	} else if (*out == NULL) {
 		size_t pos = end != NULL && end >= text ? (size_t)(end - text) : 0;
 		ns_error_set(err, NS_ERR_SYNTAX, "malformed JSON");
 		st = ns_error_at(err, ns_line_of(text, len, pos), -1, -1);
