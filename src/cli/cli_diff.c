@@ -207,12 +207,11 @@ int cli_diff_run(cli_config *cfg)
 	if (rc < 0)
 		rc = open_inputs(cfg, in);
 	if (rc < 0) {
-		ns_device_table devices;
-		datadir_try_devices(
-		    &devices); /* the fp32 advice as `trace` gives it; none without the file */
+		ns_device_table devices; /* the fp32 advice as `trace` gives it; none without the file */
 		ns_diff_load_options lo = {
 		    {rules[0], rules[1]}, &cfg->classify, &cfg->routes, NS_REPORT_TOP_DEFAULT, &devices};
-		rc = compare_inputs(cfg, in, &lo, html);
+		rc = datadir_try_devices(&devices) == EXIT_ROUTED ? compare_inputs(cfg, in, &lo, html)
+		                                                  : EXIT_BAD_INPUT;
 		ns_devices_free(&devices);
 		ns_input_close(&in[0]);
 		ns_input_close(&in[1]);

@@ -21,10 +21,8 @@
  * freed by the caller, also on failure (said on stderr: EXIT_BAD_INPUT). */
 static int load_devices(const cli_config *cfg, ns_device_table *devices)
 {
-	if (cfg->ndevice_files == 0) {
-		datadir_try_devices(devices);
-		return EXIT_ROUTED;
-	}
+	if (cfg->ndevice_files == 0)
+		return datadir_try_devices(devices);
 	return cli_load_devices(cfg, devices);
 }
 

@@ -77,8 +77,7 @@ static int load_roofline(cli_trace_session *s)
 
 	if (!c->roofline && c->ndevice_files == 0) {
 		/* the table still names the peaks of the fp32 advice, when it is installed */
-		datadir_try_devices(&s->devices);
-		return -1;
+		return datadir_try_devices(&s->devices) == EXIT_ROUTED ? -1 : EXIT_BAD_INPUT;
 	}
 	if (!c->roofline) /* and a device file's, as a job's report of the same ranks does */
 		return cli_load_devices(c, &s->devices) == EXIT_ROUTED ? -1 : EXIT_BAD_INPUT;

@@ -82,18 +82,27 @@ ns_status datadir_find(char *dir, size_t size, ns_error *err)
 	                    NS_DEVICES_FILE, tried[0], tried[1], DATADIR_ENV);
 }
 
-void datadir_try_devices(ns_device_table *t)
+int datadir_try_devices(ns_device_table *t)
 {
 	char dir[PATH_MAX_LEN], path[PATH_MAX_LEN + 32];
-	ns_error err;
+	ns_error err, warn;
 
 	ns_devices_init(t);
 	ns_error_clear(&err);
-	if (datadir_find(dir, sizeof(dir), &err) != NS_OK ||
-	    ns_devices_load_dir(t, dir, path, sizeof(path), &err) != NS_OK) {
-		ns_devices_free(t);
-		ns_devices_init(t);
+	if (datadir_find(dir, sizeof(dir), &err) != NS_OK)
+		return EXIT_ROUTED; /* not installed: the advice goes without the peaks */
+	if (ns_devices_load_dir(t, dir, path, sizeof(path), &err) == NS_OK)
+		return EXIT_ROUTED;
+	ns_devices_free(t);
+	ns_devices_init(t);
+	if (err.status == NS_ERR_NOMEM) { /* not a report that silently lacks the table */
+		cli_report_error(NULL, &err);
+		return EXIT_BAD_INPUT;
 	}
+	warn = err; /* a table that is there but cannot be read: said, and left out */
+	snprintf(warn.msg, sizeof(warn.msg), "warning: %.200s; going on without the device table", err.msg);
+	cli_report_error(path, &warn);
+	return EXIT_ROUTED;
 }
 
 int datadir_load_devices(ns_device_table *t)

@@ -31,8 +31,10 @@ bool datadir_find_docs(char *dir, size_t size);
 /* ns_devices_init() + the table from datadir_find()'s folder. Errors are printed as "nextstep: FILE:LINE:
  * what" (or "nextstep: what" when no folder was found); returns an ns_exit status. */
 int datadir_load_devices(ns_device_table *t);
-/* The same, quietly: an empty table when the data directory or its table cannot be read (for advice that is
- * better with the table than without, never required). */
-void datadir_try_devices(ns_device_table *t);
+/* The same for advice that is better with the table than without, never required: an empty table when no
+ * data directory is found; a table there that cannot be read is left out with a warning on stderr. Out of
+ * memory is said on stderr and gives EXIT_BAD_INPUT (t empty), so that no report silently lacks the table;
+ * else EXIT_ROUTED. */
+int datadir_try_devices(ns_device_table *t);
 
 #endif

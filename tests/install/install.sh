@@ -81,6 +81,10 @@ check "NEXTSTEP_DATADIR without devices.json is an error naming it" \
 	"nextstep: no devices.json in NEXTSTEP_DATADIR=$tmp/empty; exit 1" "$out; exit $?"
 check "NEXTSTEP_DATADIR points at another table" "0" \
 	"$(NEXTSTEP_DATADIR=$src/data "$bin" devices >/dev/null 2>&1; echo $?)"
+mkdir -p "$tmp/broken" && printf '{"devices": [\n' >"$tmp/broken/devices.json"
+check "trace with a table that is there but broken: a warning, and the report without it" \
+	"nextstep: $tmp/broken/devices.json:2: warning: malformed JSON; going on without the device table; exit 0" \
+	"$(NEXTSTEP_DATADIR=$tmp/broken "$bin" trace "$src/tests/data/trace_two_devices.json" 2>&1 >/dev/null); exit $?"
 
 mv "$prefix" "$tmp/moved"
 check "a moved prefix still finds its table" "$want" \

@@ -2,9 +2,9 @@
 # Memory that runs out is an error, never a different report: each allocation of `nextstep trace` on a few
 # fixtures is made to fail in turn (alloc_fail.so preloaded), and every run must either exit 1 with a
 # "nextstep: ..." message (out of memory, or what could not be done for want of it) or print exactly what the run without a failure prints, with its exit status; none
-# may crash. The device table is left out (a data folder without devices.json, as an install without it): the
-# table's own parse is cJSON's, whose out-of-memory reads as a broken table, which by design leaves the report
-# without placement. A plain build only: a sanitizer's runtime must be loaded first.
+# may crash. The first case reads the installed device table (a data folder with a one-device devices.json: an
+# allocation of its read or parse that fails is "out of memory", not a table left out), the others a data folder
+# without one, as an install without it. A plain build only: a sanitizer's runtime must be loaded first.
 # Usage: alloc-fail.sh NEXTSTEP ALLOC_FAIL_SO
 set -u
 bin=${1:?usage: alloc-fail.sh NEXTSTEP ALLOC_FAIL_SO}
@@ -12,22 +12,24 @@ so=${2:?usage: alloc-fail.sh NEXTSTEP ALLOC_FAIL_SO}
 cd "$(dirname "$0")/../.." || exit 1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir "$tmp/data"
-export NEXTSTEP_DATADIR=$tmp/data SOURCE_DATE_EPOCH=1700000000
+mkdir "$tmp/none" "$tmp/table"
+cp tests/job/a100-half-bf16-devices.json "$tmp/table/devices.json"
+export SOURCE_DATE_EPOCH=1700000000
 
-# name | trace arguments: two devices with steps (the thread that records them), a gzip input with Python
-# frames, the page and the text from one decision (about 1,200 runs, 20 s; JSON's writer adds 1,000 more
-# points, each a cJSON allocation, and is left out)
+# name | data folder | trace arguments: two devices with steps (the thread that records them) and the device
+# table, a gzip input with Python frames, the page and the text from one decision (about 1,250 runs, 20 s;
+# JSON's writer adds 1,000 more points, each a cJSON allocation, and is left out)
 cases=(
-	"two_devices|tests/data/trace_two_devices.json"
-	"gzip|$tmp/buckets.json.gz"
-	"html|--html $tmp/page.html tests/data/trace_two_devices.json"
+	"two_devices|table|tests/data/trace_two_devices.json"
+	"gzip|none|$tmp/buckets.json.gz"
+	"html|none|--html $tmp/page.html tests/data/trace_two_devices.json"
 )
 gzip -c tests/data/trace_buckets.json >"$tmp/buckets.json.gz"
 runs=0 bad=0
 for c in "${cases[@]}"; do
-	name=${c%%|*}
-	read -r -a args <<<"${c#*|}"
+	IFS='|' read -r name folder rest <<<"$c"
+	read -r -a args <<<"$rest"
+	export NEXTSTEP_DATADIR=$tmp/$folder
 	ALLOC_COUNT_FILE=$tmp/count LD_PRELOAD=$so "$bin" trace -j 1 "${args[@]}" >"$tmp/want" 2>&1
 	want_rc=$?
 	total=$(cat "$tmp/count" 2>/dev/null)
