@@ -1094,17 +1094,17 @@ static int64_t per_step(const ns_job_rank_result *rr, bool alloc)
 }
 
 /* Whether the straggler's host-side excess is mostly `mine` a step (its stalls, or its allocator calls) and
- * the other ranks have (nearly) none of it. */
-static bool excess_is(const ns_job_result *res, size_t r, const ns_job_straggler *s, int64_t mine, bool alloc)
+ * the other ranks have (nearly) none of it: 1 or 0, -1 without memory for the others' median. */
+static int excess_is(const ns_job_result *res, size_t r, const ns_job_straggler *s, int64_t mine, bool alloc)
 {
 	int64_t *others, median;
 	size_t n = 0;
 
 	if (mine <= 0 || (double)mine < NS_JOB_JITTER_SHARE * (double)s->excess_ns || res->nranks < 2)
-		return false;
+		return 0;
 	others = malloc((res->nranks - 1) * sizeof(*others));
 	if (others == NULL)
-		return false;
+		return -1;
 	for (size_t i = 0; i < res->nranks; i++)
 		if (i != r)
 			others[n++] = per_step(&res->rank[i], alloc);
@@ -1166,7 +1166,10 @@ static bool others_in_step(const ns_job_result *res, size_t r, const bool *ascen
  * others' median stall time in that step is at most NS_JOB_JITTER_OTHERS of its. The straggler is jitter
  * when most compared steps are: a rank slow every step with one long stall is not; its stalls averaged over
  * the run would have said it was. 1: jitter, 0: not, -1: no step compared or a rank's summary without its
- * steps' stalls (the whole-run rule then). */
+ * steps' stalls (the whole-run rule then), STALLS_OOM: no memory to compare them (an error, not the
+ * whole-run rule: that would word another straggler in silence). */
+#define STALLS_OOM (-2)
+
 static int stalls_by_step(const ns_job_result *res, size_t r, ns_job_straggler *s)
 {
 	const ns_job_rank_result *rr = &res->rank[r];
@@ -1182,7 +1185,7 @@ static int stalls_by_step(const ns_job_result *res, size_t r, ns_job_straggler *
 	if (nc == NULL || ascend == NULL) {
 		free(nc);
 		free(ascend);
-		return -1;
+		return STALLS_OOM;
 	}
 	st = nc + res->nranks;
 	for (size_t k = 0; k < res->nranks; k++) /* once: a rank's steps are searched by number */
@@ -1215,22 +1218,29 @@ static int stalls_by_step(const ns_job_result *res, size_t r, ns_job_straggler *
  * cudaMalloc/cudaFree the others do not call, the caching allocator missing or flushing its cache on this
  * rank (its memory is fuller, or its shapes vary); pinning cores would not help. Stalls are judged first:
  * their time already leaves out the allocator calls nested in them. */
-static ns_job_straggler_kind host_kind(const ns_job_result *res, size_t r, ns_job_straggler *s)
+static ns_status host_kind(const ns_job_result *res, size_t r, ns_job_straggler *s)
 {
-	int by_step = stalls_by_step(res, r, s);
+	int by_step = stalls_by_step(res, r, s), stalls = 0, allocs;
 
-	if (by_step == 1 || (by_step < 0 && excess_is(res, r, s, s->stall_ns, false)))
-		return NS_STRAGGLER_JITTER;
-	if (excess_is(res, r, s, s->alloc_ns, true))
-		return NS_STRAGGLER_ALLOC;
-	return NS_STRAGGLER_HOST;
+	if (by_step == STALLS_OOM)
+		return NS_ERR_NOMEM;
+	if (by_step < 0 && (stalls = excess_is(res, r, s, s->stall_ns, false)) < 0)
+		return NS_ERR_NOMEM;
+	if (by_step == 1 || stalls == 1) {
+		s->kind = NS_STRAGGLER_JITTER;
+		return NS_OK;
+	}
+	if ((allocs = excess_is(res, r, s, s->alloc_ns, true)) < 0)
+		return NS_ERR_NOMEM;
+	s->kind = allocs == 1 ? NS_STRAGGLER_ALLOC : NS_STRAGGLER_HOST;
+	return NS_OK;
 }
 
 /* What makes the straggler slow (docs/job.md): a host-side bucket is that bucket's; on the device, more
  * kernels a step is more work, the same kernels slower in (nearly) every step is the rank's GPU or host, and
  * slower in some steps only is its inputs. Without steps to compare, the same kernels count as the device. */
-static void classify_straggler(const ns_job_result *res, const step_table *t, size_t r,
-                               int64_t others_kernels, ns_job_straggler *s)
+static ns_status classify_straggler(const ns_job_result *res, const step_table *t, size_t r,
+                                    int64_t others_kernels, ns_job_straggler *s)
 {
 	const ns_job_rank_result *rr = &res->rank[r];
 
@@ -1239,14 +1249,15 @@ static void classify_straggler(const ns_job_result *res, const step_table *t, si
 	s->alloc_ns = per_step(rr, true);
 	count_slowest_steps(res, t, r, s);
 	if (s->bucket != NS_REGIME_COMPUTE && s->bucket != NS_REGIME_MEMORY)
-		s->kind = host_kind(res, r, s);
-	else if (others_kernels > 0 && s->kernels_ratio > 1.0 + NS_JOB_SAME_WORK_SHARE)
+		return host_kind(res, r, s);
+	if (others_kernels > 0 && s->kernels_ratio > 1.0 + NS_JOB_SAME_WORK_SHARE)
 		s->kind = NS_STRAGGLER_WORK;
 	else if (s->compared_steps > 0 &&
 	         (double)s->slowest_steps < NS_JOB_PERSISTENT_SHARE * (double)s->compared_steps)
 		s->kind = NS_STRAGGLER_INPUTS;
 	else
 		s->kind = NS_STRAGGLER_DEVICE;
+	return NS_OK;
 }
 
 /* With aligned clocks, a straggler is the rank the others wait for: a meaningful share (JOB_LAST_SHARE_*) of
@@ -1330,7 +1341,7 @@ static ns_status find_stragglers(ns_job_result *res, ns_error *err)
 		st = step_table_build(&t, res);
 	for (size_t i = 0; i < res->nstrag && st == NS_OK; i++) {
 		size_t r = job_rank_index(res, res->strag[i].rank);
-		classify_straggler(res, &t, r, loo_i64(&loo[LOO_KERNELS], r), &res->strag[i]);
+		st = classify_straggler(res, &t, r, loo_i64(&loo[LOO_KERNELS], r), &res->strag[i]);
 	}
 	if (res->nstrag > 0)
 		step_table_free(&t);

@@ -48,6 +48,7 @@ typedef struct {
 /* What a report's lines borrow their words from, decided once (ns_job_report_build): the reference rank's
  * own routes (the job's median verdict and next steps) and each straggler's route. */
 struct ns_job_routes_store {
+	const ns_job_rank_result *ref_rank; /* reference_rank(): the job's fixes are bounded on it */
 	ns_job_rank_routes ref;
 	job_route_text strag[]; /* res->nstrag */
 };
@@ -130,8 +131,6 @@ static const ns_finding_kind straggler_findings[NS_STRAGGLER_KIND_COUNT] = {
     [NS_STRAGGLER_ALLOC] = NS_FINDING_STRAGGLER_ALLOC,
 };
 
-static const ns_job_rank_result *reference_rank(const ns_job_result *res);
-
 /* The rank numbered rank, or NULL. */
 static const ns_job_rank_result *rank_numbered(const ns_job_result *res, int64_t rank)
 {
@@ -142,9 +141,10 @@ static const ns_job_rank_result *rank_numbered(const ns_job_result *res, int64_t
 
 /* The route that fixes a straggler: on the device, the finding for what makes it slow (kernel advice would
  * not help: the others wait for this rank whatever its kernels are); on the host, its bucket's, or that
- * bucket's dominant cause's, as its own report routes them. Its fix is worded into out->fix. */
-static void decide_straggler_route(const ns_job_report_options *o, const ns_job_result *res,
-                                   const ns_job_straggler *s, job_route_text *out)
+ * bucket's dominant cause's, as its own report routes them. Its fix is worded into out->fix. NS_ERR_NOMEM
+ * without memory for the rank's own routes. */
+static ns_status decide_straggler_route(const ns_job_report_options *o, const ns_job_result *res,
+                                        const ns_job_straggler *s, job_route_text *out)
 {
 	const ns_job_rank_result *r = rank_numbered(res, s->rank);
 	ns_job_rank_routes *own;
@@ -152,8 +152,10 @@ static void decide_straggler_route(const ns_job_report_options *o, const ns_job_
 
 	out->route = s->kind != NS_STRAGGLER_HOST ? o->routes->finding[straggler_findings[s->kind]]
 	                                          : o->routes->route[s->bucket];
-	if (s->kind != NS_STRAGGLER_HOST || r == NULL || (own = malloc(sizeof(*own))) == NULL)
-		return; /* out of memory: its bucket's route */
+	if (s->kind != NS_STRAGGLER_HOST || r == NULL)
+		return NS_OK;
+	if ((own = malloc(sizeof(*own))) == NULL) /* not its bucket's route instead, in silence */
+		return NS_ERR_NOMEM;
 	rank_own_routes(o, r, own);
 	report_cause_routes(&r->overall, &own->routes, &by_cause);
 	out->route = by_cause.route[s->bucket];
@@ -162,6 +164,7 @@ static void decide_straggler_route(const ns_job_report_options *o, const ns_job_
 		out->route.fix = out->fix;
 	}
 	free(own);
+	return NS_OK;
 }
 
 /* Its route decided once (a report whose store could not be made has none: its bucket's). */
@@ -304,15 +307,15 @@ static int64_t waiting_per_step(const ns_job_result *res, const ns_job_rank_resu
 
 /* The rank the job's other fixes are bounded on: of the ranks that are not stragglers, the one whose non-comm
  * step time is nearest the median of them (the lowest rank on a tie). The job as it would run once its
- * stragglers arrived like the median rank. */
+ * stragglers arrived like the median rank. NULL when memory runs out. */
 static const ns_job_rank_result *reference_rank(const ns_job_result *res)
 {
 	const ns_job_rank_result *best = NULL;
 	int64_t *nc = malloc((res->nranks + 1) * sizeof(*nc)), median;
 	size_t n = 0;
 
-	if (nc == NULL)
-		return &res->rank[0];
+	if (nc == NULL) /* out of memory; not rank 0 instead: another job's fixes, said as this one's */
+		return NULL;
 	for (size_t i = 0; i < res->nranks; i++)
 		if (!res->rank[i].straggler)
 			nc[n++] = res->rank[i].noncomm_ns;
@@ -395,7 +398,7 @@ static void job_next_steps(const job_ctx *c, ns_next_steps *out)
 	memset(out, 0, sizeof(*out));
 	if (res->nranks == 0 || res->quality == NS_QUALITY_UNFIT || c->store == NULL) /* no verdict, no fix */
 		return;
-	ref = reference_rank(res);
+	ref = c->store->ref_rank;
 	window_next_steps(&ref->overall, counted_steps(ref), &c->store->ref, out);
 	left = waiting_per_step(res, ref);
 	for (size_t i = 0; i < res->nstrag; i++)
@@ -677,11 +680,18 @@ ns_status ns_job_report_build(const ns_job_result *res, const ns_job_report_opti
 	if (out->store == NULL || out->order == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	memset(&out->store->ref, 0, sizeof(out->store->ref));
+	out->store->ref_rank = NULL;
 	out->store->ref.routes = out->store->ref.next = *o->routes;
-	if (res->nranks > 0)
-		rank_own_routes(o, reference_rank(res), &out->store->ref);
+	if (res->nranks > 0) {
+		const ns_job_rank_result *ref = reference_rank(res);
+		if (ref == NULL)
+			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
+		out->store->ref_rank = ref;
+		rank_own_routes(o, ref, &out->store->ref);
+	}
 	for (size_t i = 0; i < res->nstrag; i++)
-		decide_straggler_route(o, res, &res->strag[i], &out->store->strag[i]);
+		if (decide_straggler_route(o, res, &res->strag[i], &out->store->strag[i]) != NS_OK)
+			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	job_ctx c = {o, res, out->store};
 	job_verdict(&c, &out->verdict, &out->routes);
 	job_next_steps(&c, &out->next);
