@@ -13,6 +13,7 @@
 #include "cli_trace_job.h"
 #include "cli_trace_private.h"
 #include "nextstep/job.h"
+#include "util/memstream.h"
 
 /* One file's result, kept until its turn to be written: its report in a spool (NULL when it went straight
  * out), its messages in memory (a few lines); with --html the split itself (done), reported on the caller's
@@ -176,6 +177,14 @@ static int run_file(trace_run *r, size_t i, trace_sink *k, ns_input *in)
 	return rc;
 }
 
+/* The task's messages are lost (memory ran out as their stream closed): says so at once, and fails the task. */
+static void messages_lost(trace_task *t, const char *where)
+{
+	fprintf(stderr, "nextstep: %s: out of memory\n", where);
+	t->msgs_len = 0;
+	t->rc = cli_worse_exit(t->rc, EXIT_BAD_INPUT);
+}
+
 /* On a pool thread: opens, reads and reports file i. */
 static void run_task(void *ctx, size_t i, unsigned worker)
 {
@@ -198,8 +207,8 @@ static void run_task(void *ctx, size_t i, unsigned worker)
 	}
 	if (err.status != NS_OK)
 		cli_report_error_to(msgs != NULL ? msgs : stderr, path, &err);
-	if (msgs != NULL)
-		fclose(msgs);
+	if (msgs != NULL && !ns_memstream_close(msgs, &t->msgs))
+		messages_lost(t, path);
 }
 
 /* --html, on the caller's thread in input order: the page's section now, the text report as a worker would
@@ -228,8 +237,8 @@ static void emit_page(trace_run *r, trace_task *t)
 			         ? trace_one_text(r->s, &k, d->src.name, r->files->n > 1, d)
 			         : EXIT_BAD_INPUT;
 	}
-	if (msgs != NULL)
-		fclose(msgs);
+	if (msgs != NULL && !ns_memstream_close(msgs, &t->msgs))
+		messages_lost(t, d->src.name);
 	t->rc = cli_worse_exit(t->rc, rc);
 	trace_done_free(d);
 	free(d);
@@ -244,9 +253,14 @@ static void emit_text(trace_run *r, size_t i)
 	trace_output mode = r->s->cfg->output;
 
 	if (t->out_in_memory) { /* closed, its buffer holds the report */
-		fclose(t->out);
+		bool kept = ns_memstream_close(t->out, &t->mem);
 		t->out = NULL;
 		t->out_in_memory = false;
+		if (!kept) { /* the rank's own report is lost; its summary still goes to the job */
+			fprintf(stderr, "nextstep: %s: out of memory\n", r->files->path[i]);
+			t->mem_len = 0;
+			t->rc = EXIT_BAD_INPUT;
+		}
 	}
 	if (mode == TRACE_AUTO && (t->summary != NULL || trace_job_holding(r->job))) {
 		if (!trace_job_add(r->job, t->summary, t->out, t->mem, t->mem_len)) {

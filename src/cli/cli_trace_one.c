@@ -10,6 +10,7 @@
 #include "cli_spool.h"
 #include "cli_trace_private.h"
 #include "nextstep/trace_report.h"
+#include "util/memstream.h"
 
 /* "nextstep: FILE: byte N: msg", the position being the byte offset in the decompressed document. */
 void trace_one_error(FILE *msgs, const char *where, const ns_error *err)
@@ -41,7 +42,8 @@ static ns_status print_quiet_labelled(cli_trace_session *s, FILE *out, const cha
 	if (mem == NULL)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	st = print_report(s, mem, res, o, roof_report, err);
-	fclose(mem);
+	if (!ns_memstream_close(mem, &text) && st == NS_OK)
+		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if (st != NS_OK) {
 		free(text);
 		return st;

@@ -16,6 +16,7 @@
 #include "nextstep/trace_split.h"
 #include "trace/report/report_private.h"
 #include "trace/trace_analyse_private.h"
+#include "util/memstream.h"
 #include "util/text.h"
 #include "util/vec.h"
 
@@ -59,7 +60,7 @@ static ns_status report_document(const ns_split_result *res, const ns_troof_repo
 		ro.reports = *reports;
 		st = report_print_json_as(mem, res, &ro, REPORT_JSON_NO_STEPS, err);
 	}
-	if (fclose(mem) != 0 && st == NS_OK)
+	if (!ns_memstream_close(mem, &text) && st == NS_OK)
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	if (st == NS_OK && (*out = cJSON_ParseWithLength(text, len)) == NULL)
 		st = ns_error_set(err, NS_ERR_NOMEM, "out of memory reading the trace's report back");

@@ -1,6 +1,7 @@
 /* The trace page: per device the verdict banner, the split, the steps as stacked bars, exposed and hidden
  * communication and the top kernels of each bucket; then --roofline's placed ops. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "nextstep/gpu_util.h"
 #include "nextstep/roofline_svg.h"
 #include "nextstep/trace_report.h"
+#include "util/memstream.h"
 #include "util/sort.h"
 
 static double ms(int64_t ns)
@@ -514,11 +516,16 @@ static void put_roofline(ns_html_page *p, const ns_html_trace_options *o)
 		char *svg = NULL;
 		size_t len = 0;
 		FILE *mem = open_memstream(&svg, &len);
+		bool drawn = false;
 		if (mem != NULL) {
 			ns_roofline_svg_write_inline(mem, &plot);
-			if (fclose(mem) == 0 && svg != NULL)
-				hp_puts(p, svg);
+			drawn = ns_memstream_close(mem, &svg);
 		}
+		if (drawn)
+			hp_puts(p, svg);
+		else if (p->write_errno ==
+		         0) /* a page without its plot is a failed page, not a shorter one */
+			p->write_errno = ENOMEM;
 		free(svg);
 		hp_puts(p, "<p class=\"note\">The op with the most GPU time, placed with the sum of its "
 		           "calls. Every "
