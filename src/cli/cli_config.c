@@ -403,11 +403,17 @@ static int load_routes(cli_config *c)
 {
 	ns_error err;
 	char docs[4096];
+	int found;
 
 	ns_error_clear(&err);
-	if (ns_routes_init_worded(&c->routes, cli_follow_ups, &err) != NS_OK ||
-	    (datadir_find_docs(docs, sizeof(docs)) &&
-	     ns_routes_set_doc_dir(&c->routes, docs, &err) != NS_OK)) {
+	if (ns_routes_init_worded(&c->routes, cli_follow_ups, &err) == NS_OK &&
+	    (found = datadir_find_docs(docs, sizeof(docs))) != 0) {
+		if (found < 0)
+			ns_error_set(&err, NS_ERR_NOMEM, "out of memory");
+		else
+			(void)ns_routes_set_doc_dir(&c->routes, docs, &err);
+	}
+	if (err.status != NS_OK) {
 		cli_report_error(NULL, &err);
 		return EXIT_BAD_INPUT;
 	}

@@ -1,6 +1,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "datadir.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +125,7 @@ int datadir_load_devices(ns_device_table *t)
 	return EXIT_ROUTED;
 }
 
-bool datadir_find_docs(char *dir, size_t size)
+int datadir_find_docs(char *dir, size_t size)
 {
 	const char *env = getenv(DOCDIR_ENV);
 	const char *const below[] = {NS_DOCDIR_FROM_BINDIR, BUILD_TREE_DOCDIR};
@@ -133,7 +134,7 @@ bool datadir_find_docs(char *dir, size_t size)
 	if (env != NULL && env[0] != '\0')
 		return (size_t)snprintf(dir, size, "%s", env) < size;
 	if (!exe_dir(exe, sizeof(exe)))
-		return false;
+		return 0;
 	for (size_t i = 0; i < 2; i++) {
 		int n = snprintf(path, sizeof(path), "%s/%s/%s", exe, below[i], FIXES_FILE);
 		if (n <= 0 || (size_t)n >= sizeof(path) || access(path, R_OK) != 0)
@@ -143,12 +144,15 @@ bool datadir_find_docs(char *dir, size_t size)
 
 		/* the folder, resolved: a path a reader can open, without "bin/.." */
 		path[n - sizeof(FIXES_FILE)] = '\0';
-		if ((real = realpath(path, NULL)) == NULL)
+		errno = 0;
+		if ((real = realpath(path, NULL)) == NULL && errno == ENOMEM)
+			return -1; /* not the relative links of a report without the folder */
+		if (real == NULL)
 			continue;
 		fits = (size_t)snprintf(dir, size, "%s", real) < size;
 		free(real);
 		if (fits)
-			return true;
+			return 1;
 	}
-	return false;
+	return 0;
 }

@@ -24,9 +24,9 @@ ns_status datadir_find(char *dir, size_t size, ns_error *err);
 
 /* The folder of nextstep's documentation (fixes.md, which the routes point into): $NEXTSTEP_DOCDIR when it is
  * set and not empty, as given; else the first of EXE_DIR/../share/doc/nextstep (installed) and
- * EXE_DIR/share/doc/nextstep (the build tree) that holds fixes.md, as an absolute path without "..". False
- * when none does. */
-bool datadir_find_docs(char *dir, size_t size);
+ * EXE_DIR/share/doc/nextstep (the build tree) that holds fixes.md, as an absolute path without "..": 1, or 0
+ * when none does, or -1 when memory ran out resolving the path. */
+int datadir_find_docs(char *dir, size_t size);
 
 /* ns_devices_init() + the table from datadir_find()'s folder. Errors are printed as "nextstep: FILE:LINE:
  * what" (or "nextstep: what" when no folder was found); returns an ns_exit status. */
