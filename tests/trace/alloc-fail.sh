@@ -4,7 +4,9 @@
 # "nextstep: ..." message (out of memory, or what could not be done for want of it) or print exactly what the run without a failure prints, with its exit status; none
 # may crash. The first case reads the installed device table (a data folder with a one-device devices.json: an
 # allocation of its read or parse that fails is "out of memory", not a table left out), the others a data folder
-# without one, as an install without it. A plain build only: a sanitizer's runtime must be loaded first.
+# without one, as an install without it. The job cases (a folder of rank traces) try only their last
+# allocations, the job's merge and report: their ranks' reading is what the trace cases try. A plain build
+# only: a sanitizer's runtime must be loaded first.
 # Usage: alloc-fail.sh NEXTSTEP ALLOC_FAIL_SO
 set -u
 bin=${1:?usage: alloc-fail.sh NEXTSTEP ALLOC_FAIL_SO}
@@ -16,29 +18,40 @@ mkdir "$tmp/none" "$tmp/table"
 cp tests/job/a100-half-bf16-devices.json "$tmp/table/devices.json"
 export SOURCE_DATE_EPOCH=1700000000
 
-# name | data folder | trace arguments: two devices with steps (the thread that records them) and the device
-# table, a gzip input with Python frames, the page and the text from one decision (about 1,250 runs, 20 s;
-# JSON's writer adds 1,000 more points, each a cJSON allocation, and is left out)
+# name | data folder | allocations tried (all, or the last N) | trace arguments: two devices with steps (the
+# thread that records them) and the device table, a gzip input with Python frames, the page and the text from
+# one decision (ops placed on the table's device: the page draws the roofline, and states the input's size and
+# digest, each compared too); the job's reference rank, a straggler judged step by step (host jitter) with its
+# own routes, and one judged by its allocator calls (the job's part starts some 120 allocations before the
+# end). About 1,650 runs, 30 s; JSON's writer adds 1,000 more points, each a cJSON allocation, and is left out.
 cases=(
-	"two_devices|table|tests/data/trace_two_devices.json"
-	"gzip|none|$tmp/buckets.json.gz"
-	"html|none|--html $tmp/page.html tests/data/trace_two_devices.json"
+	"two_devices|table|all|tests/data/trace_two_devices.json"
+	"gzip|none|all|$tmp/buckets.json.gz"
+	"html|table|all|--roofline --html $tmp/page.html tests/data/trace_compute_at_roof.json"
+	"job|table|130|tests/data/job-dir"
+	"job_jitter|table|130|tests/data/job-jitter-oneoff"
+	"job_alloc|table|130|tests/data/job-jitter-alloc"
 )
 gzip -c tests/data/trace_buckets.json >"$tmp/buckets.json.gz"
 runs=0 bad=0
 for c in "${cases[@]}"; do
-	IFS='|' read -r name folder rest <<<"$c"
+	IFS='|' read -r name folder tried rest <<<"$c"
 	read -r -a args <<<"$rest"
 	export NEXTSTEP_DATADIR=$tmp/$folder
+	rm -f "$tmp/page.html" "$tmp/want.html"
 	ALLOC_COUNT_FILE=$tmp/count LD_PRELOAD=$so "$bin" trace -j 1 "${args[@]}" >"$tmp/want" 2>&1
 	want_rc=$?
+	[ ! -e "$tmp/page.html" ] || mv "$tmp/page.html" "$tmp/want.html"
 	total=$(cat "$tmp/count" 2>/dev/null)
 	if [ -z "$total" ] || [ "$total" -lt 10 ]; then
 		echo "FAIL $name: $so counted no allocations (not preloaded?)"
 		bad=$((bad + 1))
 		continue
 	fi
-	for ((i = 1; i <= total; i++)); do
+	first=1
+	[ "$tried" = all ] || first=$((total > tried ? total - tried + 1 : 1))
+	for ((i = first; i <= total; i++)); do
+		rm -f "$tmp/page.html"
 		ALLOC_FAIL_AT=$i LD_PRELOAD=$so "$bin" trace -j 1 "${args[@]}" >"$tmp/got" 2>&1
 		rc=$?
 		runs=$((runs + 1))
@@ -46,7 +59,8 @@ for c in "${cases[@]}"; do
 			echo "FAIL $name: allocation $i of $total failing: exit $rc (a crash)"
 		elif [ "$rc" = 1 ] && grep -q '^nextstep: ' "$tmp/got"; then
 			continue
-		elif [ "$rc" = "$want_rc" ] && cmp -s "$tmp/got" "$tmp/want"; then
+		elif [ "$rc" = "$want_rc" ] && cmp -s "$tmp/got" "$tmp/want" &&
+			{ [ ! -e "$tmp/want.html" ] || cmp -s "$tmp/page.html" "$tmp/want.html"; }; then
 			continue
 		else
 			echo "FAIL $name: allocation $i of $total failing: exit $rc, and not the report without a failure:"
