@@ -290,9 +290,10 @@ static size_t device_steps(const ns_job_device *d)
 	return n > 0 ? n : (d->nsteps > 0 ? d->nsteps : 1);
 }
 
+/* A rank whose summary lists no device counts one step of nothing (it waits for no one). */
 static size_t counted_steps(const ns_job_rank_result *r)
 {
-	return device_steps(&r->src->dev[r->device]);
+	return r->device < r->src->ndev ? device_steps(&r->src->dev[r->device]) : 1;
 }
 
 /* A rank's waiting for the others a step: its comm wait where the job split it, else all its exposed comm
@@ -305,7 +306,14 @@ static int64_t waiting_per_step(const ns_job_result *res, const ns_job_rank_resu
 	return t / (int64_t)counted_steps(r);
 }
 
-/* The rank the job's other fixes are bounded on: of the ranks that are not stragglers, the one whose non-comm
+/* A rank that may bound the job's fixes: one on time whose summary has a device (a rank without one has no
+ * step to bound anything by, and its zero time would pull the median down). */
+static bool is_reference_candidate(const ns_job_rank_result *r)
+{
+	return !r->straggler && r->device < r->src->ndev;
+}
+
+/* The rank the job's other fixes are bounded on: of the ranks on time with a device, the one whose non-comm
  * step time is nearest the median of them (the lowest rank on a tie). The job as it would run once its
  * stragglers arrived like the median rank. NULL when memory runs out. */
 static const ns_job_rank_result *reference_rank(const ns_job_result *res)
@@ -317,7 +325,7 @@ static const ns_job_rank_result *reference_rank(const ns_job_result *res)
 	if (nc == NULL) /* out of memory; not rank 0 instead: another job's fixes, said as this one's */
 		return NULL;
 	for (size_t i = 0; i < res->nranks; i++)
-		if (!res->rank[i].straggler)
+		if (is_reference_candidate(&res->rank[i]))
 			nc[n++] = res->rank[i].noncomm_ns;
 	ns_sort(nc, n, sizeof(*nc), ns_cmp_i64);
 	median = n > 0 ? nc[(n - 1) / 2] : 0;
@@ -325,7 +333,7 @@ static const ns_job_rank_result *reference_rank(const ns_job_result *res)
 	for (size_t i = 0; i < res->nranks; i++) {
 		const ns_job_rank_result *r = &res->rank[i];
 		int64_t d = r->noncomm_ns - median, bd = best != NULL ? best->noncomm_ns - median : 0;
-		if (r->straggler && n > 0)
+		if (!is_reference_candidate(r) && n > 0)
 			continue;
 		if (best == NULL || (d < 0 ? -d : d) < (bd < 0 ? -bd : bd) ||
 		    ((d < 0 ? -d : d) == (bd < 0 ? -bd : bd) && r->src->rank < best->src->rank))
