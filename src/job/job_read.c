@@ -1150,7 +1150,9 @@ static bool optimizer_member(parser *j, const char *key, void *ctx)
 			return skip_value(j, 3) && bad_in(j, NS_ERR_VALUE, "evidence", key, "not a string");
 		if (!read_string(j, &t))
 			return false;
-		ns_utf8_clean(raw, t.n, e->optimizer, sizeof(e->optimizer)); /* cut between characters */
+		/* shown in the fix's text: escaped as the trace's reader escapes it (a summary that trace
+		 * wrote has no control left, and its backslashes stay as they are) */
+		ns_text_escape(raw, t.n, e->optimizer, sizeof(e->optimizer));
 		return true;
 	}
 	if (strcmp(key, "fused") == 0)
