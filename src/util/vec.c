@@ -1,7 +1,10 @@
+#define _DEFAULT_SOURCE /* madvise() and MADV_POPULATE_WRITE */
 #include "util/vec.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void *ns_grow(void *data, size_t *cap, size_t need, size_t elem)
 {
@@ -25,4 +28,24 @@ void *ns_grow_capped(void *data, size_t *cap, size_t need, size_t elem, size_t m
 	if (grown != NULL)
 		*cap = want;
 	return grown;
+}
+
+void ns_prefault_ahead(void *data, size_t used, size_t cap, size_t *done)
+{
+#ifdef MADV_POPULATE_WRITE
+	/* glibc reads the page size from the auxiliary vector: no syscall */
+	const long page_size = sysconf(_SC_PAGESIZE);
+	const uintptr_t page = page_size > 0 ? (uintptr_t)page_size : 4096, step = 64 * 1024;
+	uintptr_t base = (uintptr_t)data, from = used > *done ? used : *done;
+	uintptr_t lo = (base + from + page - 1) & ~(page - 1);
+	uintptr_t hi = (base + (cap < used + step ? cap : used + step)) & ~(page - 1);
+
+	if (hi > lo) /* an error (a kernel before 5.14: EINVAL) leaves the pages to fault one by one */
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+	*done = hi > base + from ? hi - base : from;
+#else
+	(void)data;
+	(void)used;
+	*done = cap;
+#endif
 }

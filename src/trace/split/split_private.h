@@ -393,6 +393,7 @@ struct ns_trace_split {
 	ns_kernel_names *names;
 	gpu_rec *gpu;
 	size_t ngpu, capgpu;
+	size_t gpu_faulted; /* bytes of gpu[] whose pages are known present (ns_prefault_ahead) */
 	gpu_wide *wide_gpu; /* whole start, end and id of the wide GPU records */
 	size_t nwide_gpu, capwide_gpu;
 	size_t nfar_gpu;   /* wide records whose start is out of gpu_rec's reach */
@@ -401,6 +402,7 @@ struct ns_trace_split {
 	bool gpu_based, gpu_corr_based;
 	launch_rec *launch; /* sorted by correlation once the links are made */
 	size_t nlaunch, caplaunch;
+	size_t launch_faulted;
 	launch_call *wide_launch; /* launches that do not fit a launch_rec, also sorted then */
 	size_t nwide_launch, capwide_launch;
 	int64_t launch_t0, launch_corr0; /* launch_rec's bases, from the first launch with an id */
