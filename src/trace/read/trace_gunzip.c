@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "util/magic.h"
@@ -34,6 +35,8 @@ struct trace_source {
 	/* gzip only: everything below is shared with the inflating thread under mu. */
 	pthread_t thread;
 	bool thread_started;
+	/* the input is not a regular file: a read may wait for ever (a pipe, a terminal) */
+	bool read_may_wait;
 	pthread_mutex_t mu;
 	pthread_cond_t slot_free, slot_full;
 	ring_slot ring[RING_SLOTS];
@@ -203,6 +206,8 @@ static void *inflate_thread(void *arg)
 
 static ns_status start_inflater(trace_source *src, bool threaded, ns_error *err)
 {
+	struct stat st;
+
 	for (size_t i = 0; i < (threaded ? RING_SLOTS : 1); i++) {
 		src->ring[i].data = malloc(SLOT_BYTES);
 		if (src->ring[i].data == NULL)
@@ -216,10 +221,11 @@ static ns_status start_inflater(trace_source *src, bool threaded, ns_error *err)
 	pthread_mutex_init(&src->mu, NULL);
 	pthread_cond_init(&src->slot_free, NULL);
 	pthread_cond_init(&src->slot_full, NULL);
-	/* No thread to be had (a process at its limit): inflated inline, as with one thread, not an error. The
-	 * thread reads inline_gz (feed_input()), so it is set before the thread starts, and after only when
-	 * none did. */
+	/* No thread to be had (a process at its limit): inflated inline, as with one thread, not an error.
+	 * The thread reads inline_gz (feed_input()), so it is set before the thread starts, and after only
+	 * when none did. */
 	src->inline_gz = false;
+	src->read_may_wait = fstat(src->in->fd, &st) != 0 || !S_ISREG(st.st_mode);
 	src->thread_started = threaded && pthread_create(&src->thread, NULL, inflate_thread, src) == 0;
 	if (!src->thread_started)
 		src->inline_gz = true;
@@ -363,7 +369,12 @@ void trace_source_close(trace_source *src)
 		src->stop = true;
 		pthread_cond_broadcast(&src->slot_free);
 		pthread_mutex_unlock(&src->mu);
-		pthread_cancel(src->thread);
+		/* The thread sees stop after its slot; only a read that may wait for ever is cancelled. Not
+		 * the others: glibc's pthread_cancel() loads libgcc_s first, and abort()s when that runs out
+		 * of memory (tests/trace/alloc-fail.sh met it when the thread had not ended yet at the
+		 * close). */
+		if (src->read_may_wait)
+			pthread_cancel(src->thread);
 		pthread_join(src->thread, NULL);
 	}
 	if (src->thread_started || src->inline_gz) {
