@@ -30,7 +30,8 @@ void *ns_grow_capped(void *data, size_t *cap, size_t need, size_t elem, size_t m
 	return grown;
 }
 
-void ns_prefault_ahead(void *data, size_t used, size_t cap, size_t *done)
+/* Makes the 64 KiB of data past used bytes (within cap bytes) present, and past *done; nothing is written. */
+static void prefault_ahead(void *data, size_t used, size_t cap, size_t *done)
 {
 #ifdef MADV_POPULATE_WRITE
 	/* glibc reads the page size from the auxiliary vector: no syscall */
@@ -48,4 +49,18 @@ void ns_prefault_ahead(void *data, size_t used, size_t cap, size_t *done)
 	(void)used;
 	*done = cap;
 #endif
+}
+
+void *ns_grow_prefaulted(void *data, size_t *cap, size_t need, size_t elem, size_t *done)
+{
+	void *grown = ns_grow(data, cap, need, elem);
+	size_t used = (need - 1) * elem;
+
+	if (grown == NULL)
+		return NULL;
+	if (grown != data)
+		*done = used; /* a move keeps the pages written so far, not those made present past them */
+	if (need * elem > *done)
+		prefault_ahead(grown, used, *cap * elem, done);
+	return grown;
 }

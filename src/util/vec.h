@@ -17,11 +17,11 @@ void *ns_grow(void *data, size_t *cap, size_t need, size_t elem);
  * overflows, or on OOM; the caller tells a limit from OOM by need > max. */
 void *ns_grow_capped(void *data, size_t *cap, size_t need, size_t elem, size_t max);
 
-/* Before an array's writer reaches pages it has not written yet, has the kernel make the next 64 KiB of them
- * (within cap) present in one call: a first write to each page would fault on its own, and one call for 16
- * pages costs less (on the 2-vCPU VM of docs/performance.md, 6.0 us a page against 10.8). Nothing is written.
- * used and cap are in bytes; *done, the bytes known present, starts at 0 and is set back to used when the
- * array moves. Call it when the next element would pass *done. */
-void ns_prefault_ahead(void *data, size_t used, size_t cap, size_t *done);
+/* ns_grow for an array appended to one element at a time (need, at least 1, is the count after the append),
+ * whose pages are made present 64 KiB ahead of the writer, within its capacity: a first write to each page
+ * would fault on its own, and one madvise(MADV_POPULATE_WRITE) for 16 pages costs less (on the 2-vCPU VM of
+ * docs/performance.md, 6.0 us a page against 10.8). *done, kept beside the capacity, is the bytes known
+ * present; it starts at 0. */
+void *ns_grow_prefaulted(void *data, size_t *cap, size_t need, size_t elem, size_t *done);
 
 #endif

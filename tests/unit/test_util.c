@@ -63,6 +63,30 @@ START_TEST(grow_capped_doubles_up_to_the_limit_and_refuses_past_it)
 }
 END_TEST
 
+/* Appended one at a time, 100,000 elements keep their values across every move; the bytes it counts as
+ * present never pass the allocation nor lag behind what was written; a size that overflows is refused as by
+ * ns_grow. */
+START_TEST(grow_prefaulted_keeps_the_elements_and_counts_only_what_it_holds)
+{
+	size_t cap = 0, done = 0, had;
+	int64_t *data = NULL;
+
+	for (size_t i = 0; i < 100000; i++) {
+		data = ns_grow_prefaulted(data, &cap, i + 1, sizeof(*data), &done);
+		ck_assert_ptr_nonnull(data);
+		ck_assert_uint_le(done, cap * sizeof(*data));
+		ck_assert_uint_ge(done, i * sizeof(*data));
+		data[i] = (int64_t)i * 3;
+	}
+	for (size_t i = 0; i < 100000; i++)
+		ck_assert_int_eq(data[i], (int64_t)i * 3);
+	had = cap;
+	ck_assert_ptr_null(ns_grow_prefaulted(data, &cap, SIZE_MAX / 4, 8, &done));
+	ck_assert_uint_eq(cap, had);
+	free(data);
+}
+END_TEST
+
 /* ---- hash index ---- */
 
 typedef struct {
@@ -565,6 +589,7 @@ static Suite *util_suite(void)
 
 	tcase_add_test(mem, grow_refuses_a_size_that_overflows_and_keeps_the_buffer);
 	tcase_add_test(mem, grow_capped_doubles_up_to_the_limit_and_refuses_past_it);
+	tcase_add_test(mem, grow_prefaulted_keeps_the_elements_and_counts_only_what_it_holds);
 	tcase_add_test(mem, hindex_finds_every_entry_added_and_nothing_else);
 	tcase_add_test(mem, hindex_keeps_keys_apart_when_their_hashes_collide);
 	tcase_add_test(mem, hash_bytes_depends_on_every_byte_and_the_length);

@@ -607,15 +607,10 @@ static ns_status add_gpu(ns_trace_split *s, const span_info *si, ns_error *err)
 		st = ns_error_set(err, NS_ERR_LIMIT, "more than %u GPU event names", GPU_NAME_MASK + 1);
 	if (st != NS_OK)
 		return st;
-	void *grown = ns_grow(s->gpu, &s->capgpu, s->ngpu + 1, sizeof(*s->gpu));
+	void *grown = ns_grow_prefaulted(s->gpu, &s->capgpu, s->ngpu + 1, sizeof(*s->gpu), &s->gpu_faulted);
 	if (grown == NULL)
 		return split_oom(err);
-	if (grown != s->gpu)
-		s->gpu_faulted = s->ngpu * sizeof(*s->gpu);
 	s->gpu = grown;
-	if ((s->ngpu + 1) * sizeof(*s->gpu) > s->gpu_faulted)
-		ns_prefault_ahead(s->gpu, s->ngpu * sizeof(*s->gpu), s->capgpu * sizeof(*s->gpu),
-		                  &s->gpu_faulted);
 	g = &s->gpu[s->ngpu];
 	g->name_kind = si->name_id | (uint32_t)(si->gpu_kind & 3u) << GPU_KIND_SHIFT;
 	g->ext = ext;
@@ -700,14 +695,11 @@ static ns_status keep_launch(ns_trace_split *s, const launch_call *c, ns_error *
 	void *grown;
 
 	if (pack_launch(s, c, &r)) {
-		if ((grown = ns_grow(s->launch, &s->caplaunch, s->nlaunch + 1, sizeof(*s->launch))) == NULL)
+		grown = ns_grow_prefaulted(s->launch, &s->caplaunch, s->nlaunch + 1, sizeof(*s->launch),
+		                           &s->launch_faulted);
+		if (grown == NULL)
 			return split_oom(err);
-		if (grown != s->launch)
-			s->launch_faulted = s->nlaunch * sizeof(*s->launch);
 		s->launch = grown;
-		if ((s->nlaunch + 1) * sizeof(*s->launch) > s->launch_faulted)
-			ns_prefault_ahead(s->launch, s->nlaunch * sizeof(*s->launch),
-			                  s->caplaunch * sizeof(*s->launch), &s->launch_faulted);
 		if (s->nlaunch > 0 && (r.corr_bits & LAUNCH_CORR_MASK) <
 		                          (s->launch[s->nlaunch - 1].corr_bits & LAUNCH_CORR_MASK))
 			s->launch_unsorted = true;

@@ -393,7 +393,7 @@ struct ns_trace_split {
 	ns_kernel_names *names;
 	gpu_rec *gpu;
 	size_t ngpu, capgpu;
-	size_t gpu_faulted; /* bytes of gpu[] whose pages are known present (ns_prefault_ahead) */
+	size_t gpu_faulted; /* bytes of gpu[] whose pages are known present (ns_grow_prefaulted) */
 	gpu_wide *wide_gpu; /* whole start, end and id of the wide GPU records */
 	size_t nwide_gpu, capwide_gpu;
 	size_t nfar_gpu;   /* wide records whose start is out of gpu_rec's reach */
