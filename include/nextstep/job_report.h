@@ -42,7 +42,10 @@ typedef struct ns_job_routes_store ns_job_routes_store;
 typedef struct {
 	char label[96];     /* "job (8 ranks)", "job (3 of 4 ranks)" */
 	ns_verdict verdict; /* the straggler's bucket when there is one, else the median split's verdict */
-	ns_routes routes;   /* shallow: the verdict's routes (their fixes may be own's) */
+	/* No rank had device activity (its summary has no device with time): no verdict and no fix, as the
+	 * trace report of such a trace says `no device activity: nothing to route` */
+	bool nothing_to_route;
+	ns_routes routes;                 /* shallow: the verdict's routes (their fixes may be own's) */
 	const ns_job_rank_result **order; /* the ranks as every form lists them (ns_job_ranks_in_order) */
 	/* The job's next steps: each straggler's fix (bounded by the waiting of every other rank), then the
 	 * fixes of the rank nearest the median, the job as it would run with its stragglers on time

@@ -176,6 +176,9 @@ ns_status ns_html_job(ns_html_page *p, const ns_job_result *res, const ns_job_re
 		    " is unfit, and a job is judged from every rank's split (see that rank's own "
 		    "report).</p></div>\n",
 		    res->quality_rank);
+	else if (m->nothing_to_route)
+		hp_puts(p, "<div class=\"banner\" data-regime=\"none\"><p>No device activity in any rank's "
+		           "trace: nothing to route.</p></div>\n");
 	else if (res->nstrag > 0)
 		put_straggler_banner(p, res, &m->routes);
 	else

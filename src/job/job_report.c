@@ -395,6 +395,15 @@ static void window_next_steps(const ns_split_window *w, size_t steps, const ns_j
 	ns_next_steps_of_window(w, steps, &own->next, &in, out);
 }
 
+/* Whether some rank's judged device has time: a job none of whose ranks has has nothing to route. */
+static bool any_rank_routable(const ns_job_result *res)
+{
+	for (size_t i = 0; i < res->nranks; i++)
+		if (res->rank[i].routable)
+			return true;
+	return false;
+}
+
 /* The job's next steps: each straggler's fix (bounded by the waiting of every other rank), then the fixes of
  * the rank nearest the median, the job as it would run with its stragglers on time (docs/next-step.md). */
 static void job_next_steps(const job_ctx *c, ns_next_steps *out)
@@ -404,7 +413,8 @@ static void job_next_steps(const job_ctx *c, ns_next_steps *out)
 	int64_t left;
 
 	memset(out, 0, sizeof(*out));
-	if (res->nranks == 0 || res->quality == NS_QUALITY_UNFIT || c->store == NULL) /* no verdict, no fix */
+	if (res->nranks == 0 || res->quality == NS_QUALITY_UNFIT || c->store == NULL ||
+	    !any_rank_routable(res)) /* no verdict, no fix */
 		return;
 	ref = c->store->ref_rank;
 	window_next_steps(&ref->overall, counted_steps(ref), &c->store->ref, out);
@@ -646,6 +656,8 @@ static void print_text(FILE *out, const ns_job_report_options *o, const ns_job_r
 	print_quality(out, o, res);
 	if (res->quality == NS_QUALITY_UNFIT) {
 		fprintf(out, "%s: no verdict (a rank's trace is unfit, above)\n", m->label);
+	} else if (m->nothing_to_route) {
+		fprintf(out, "%s: no device activity: nothing to route\n", m->label);
 	} else if (res->nstrag > 0) {
 		const ns_job_straggler *s = &res->strag[0];
 		fprintf(out,
@@ -658,7 +670,7 @@ static void print_text(FILE *out, const ns_job_report_options *o, const ns_job_r
 		ns_format_verdict_line(out, m->label, &m->verdict, &m->routes, o->format);
 	}
 	ns_next_steps_print(out, &m->next, true, NULL);
-	if (o->format->verbose && res->quality != NS_QUALITY_UNFIT) {
+	if (o->format->verbose && res->quality != NS_QUALITY_UNFIT && !m->nothing_to_route) {
 		ns_format_verdict_explain(out, &m->verdict, &m->routes, o->format);
 		ns_next_steps_print_all(out, &m->next, true, NULL);
 	}
@@ -702,6 +714,7 @@ ns_status ns_job_report_build(const ns_job_result *res, const ns_job_report_opti
 			return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	job_ctx c = {o, res, out->store};
 	job_verdict(&c, &out->verdict, &out->routes);
+	out->nothing_to_route = res->nranks > 0 && !any_rank_routable(res);
 	job_next_steps(&c, &out->next);
 	return NS_OK;
 }
@@ -974,7 +987,9 @@ static bool add_job_fields(const job_ctx *c, cJSON *j)
 /* The job's own object, from the model. */
 static cJSON *job_object(const job_ctx *c, const ns_job_report *m)
 {
-	cJSON *j = ns_format_verdict_json("job", &m->verdict, &m->routes);
+	/* nothing to route: regime, verdict and the route's words null, as a rank's verdict is */
+	cJSON *j = m->nothing_to_route ? ns_format_route_json("job", NULL, NULL, -1.0, NULL)
+	                               : ns_format_verdict_json("job", &m->verdict, &m->routes);
 
 	if (j != NULL && add_job_fields(c, j) &&
 	    cJSON_AddItemToObject(j, "next_steps", ns_next_steps_json(&m->next)))
@@ -1035,8 +1050,10 @@ ns_status ns_job_report_print(FILE *out, const ns_job_result *res, const ns_job_
 	if (o->format->kind == NS_FORMAT_JSON) {
 		st = print_json(out, o, res, m, next);
 	} else if (o->format->kind == NS_FORMAT_QUIET) {
-		fprintf(out, "%s\n",
-		        res->quality == NS_QUALITY_UNFIT ? "unfit" : ns_regime_name(m->verdict.regime));
+		if (res->quality == NS_QUALITY_UNFIT || !m->nothing_to_route) /* no regime, no line */
+			fprintf(out, "%s\n",
+			        res->quality == NS_QUALITY_UNFIT ? "unfit"
+			                                         : ns_regime_name(m->verdict.regime));
 	} else {
 		print_text(out, o, res, m);
 	}
