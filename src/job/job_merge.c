@@ -1409,6 +1409,7 @@ static ns_status take_ranks(ns_job_merge *m, ns_job_result *res, ns_error *err)
 		return ns_error_set(err, NS_ERR_NOMEM, "out of memory");
 	res->quality = -1;
 	res->quality_rank = -1;
+	res->late_rank = -1; /* no step compared (start_spread() runs only when waiting is split) */
 	qsort(m->r, m->n, sizeof(ns_job_rank *), cmp_rank);
 	for (size_t i = 0; i < m->n; i++) {
 		ns_job_rank_result *r = &res->rank[i];
