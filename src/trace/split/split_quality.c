@@ -942,7 +942,7 @@ static void judge_device_work(const split_quality_state *q, const ns_split_resul
 {
 	int64_t busy = 0;
 
-	if (!res->gpu_activity || res->ndevices == 0 || q->host_span_ns <= 0)
+	if (!res->gpu_activity || res->ndevices == 0)
 		return;
 	for (size_t i = 0; i < res->ndevices; i++) {
 		const ns_split_device *d = &res->device[i];
@@ -952,7 +952,11 @@ static void judge_device_work(const split_quality_state *q, const ns_split_resul
 			                   ns_sat_add_i64(d->overall.bucket_ns[r], d->warmup.bucket_ns[r]));
 		busy = b > busy ? b : busy;
 	}
-	if (busy >= Q_WORK_FLOOR_NS || (double)busy >= Q_WORK_FLOOR_SHARE * (double)q->host_span_ns)
+	if (busy >= Q_WORK_FLOOR_NS)
+		return;
+	/* Without host activity there is nothing to set the work against: only none at all (GPU records of
+	 * zero length) leaves nothing to judge, where the window would give its class at 0% */
+	if (q->host_span_ns > 0 ? (double)busy >= Q_WORK_FLOOR_SHARE * (double)q->host_span_ns : busy > 0)
 		return;
 	set(&out->problem[NS_QP_LITTLE_DEVICE_WORK], 1, 1, busy, share_of(busy, q->host_span_ns),
 	    NS_QUALITY_UNFIT);
