@@ -151,11 +151,19 @@ struct ns_device_report {
 	 * trace's evidence words (Python frames, fp32 compute, graph capture, host-only), before each
 	 * window's dominant causes pick among them. */
 	ns_routes window_routes;
-	bool unfit;               /* no verdict: the trace is unfit */
-	bool startup;             /* every window is warm-up: start-up, not steady state */
-	ns_route startup_route;   /* start-up's advice (init's route, else overhead's) */
-	double python_hint;       /* the host causes' share where Python frames would explain the verdict
-	                             and the trace has none (0 where they would not) */
+	bool unfit;             /* no verdict: the trace is unfit */
+	bool startup;           /* every window is warm-up: start-up, not steady state */
+	ns_route startup_route; /* start-up's advice (init's route, else overhead's) */
+	double python_hint;     /* the host causes' share where Python frames would explain the verdict
+	                           and the trace has none (0 where they would not) */
+	/* Exposed communication's share (collective kernels alone, host collectives) when the trace is one
+	 * rank of a larger job read alone and that share is high: a collective's time on one rank holds the
+	 * wait for the last rank to join, which only every rank's trace tells from transfer (0: no hint).
+	 * The text prints it (a rank's own report is printed only when no job formed); the page leaves it
+	 * out, as it draws a rank's section before that is known. */
+	double rank_alone_comm;
+	bool rank_alone_host; /* host collectives (gloo) hold most of it: the job report compares the ranks'
+	                       * step times, but splits only the device's collectives into waiting */
 	ns_grade optimizer_grade; /* the optimizer finding (NS_GRADE_NONE: none, or no passes marked) */
 	double optimizer_share;
 	bool optimizer_also; /* the headline repeats the finding: high, and its fix in no next step line */

@@ -237,6 +237,28 @@ void report_print_notes(FILE *out, const ns_split_result *res, const ns_split_de
 		        include != NULL ? include : "");
 }
 
+double report_rank_alone_comm(const ns_split_window *w, double high)
+{
+	int64_t t = w->cause_ns[NS_CAUSE_EXPOSED] + w->cause_ns[NS_CAUSE_HOST_COMM];
+	double share = w->dur_ns > 0 ? (double)t / (double)w->dur_ns : 0.0;
+
+	return share >= high && share > 0.0 ? share : 0.0;
+}
+
+void report_print_rank_alone_hint(FILE *out, double share, bool host, const ns_split_result *res)
+{
+	if (share <= 0.0)
+		return;
+	fprintf(out,
+	        "hint: exposed communication holds %.0f%% of the time and this is rank %" PRId64
+	        " of %" PRId64 " alone: a collective's time on one rank holds its wait for the last rank to "
+	        "join, which one rank's trace cannot tell from transfer: give every rank's trace (nextstep "
+	        "trace DIR) to %s\n",
+	        share * 100.0, res->rank, res->world_size,
+	        host ? "compare the ranks' step times and name a straggler"
+	             : "split the two and name a straggler");
+}
+
 void report_print_setup(FILE *out, const ns_split_result *res)
 {
 	const char *sep = "";

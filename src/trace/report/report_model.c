@@ -484,6 +484,11 @@ void ns_device_report_build(const ns_split_result *res, const ns_split_device *d
 	    q->problem[NS_QP_PROFILER_OVERHEAD].grade == NS_QUALITY_GOOD && !out->startup &&
 	    (out->verdict.regime == NS_REGIME_OVERHEAD || out->verdict.regime == NS_REGIME_IDLE))
 		out->python_hint = report_host_cause_share(&d->overall);
+	if (res->has_rank && res->world_size > 1 && !out->unfit && !out->startup) {
+		out->rank_alone_comm = report_rank_alone_comm(&d->overall, classify->high);
+		out->rank_alone_host =
+		    d->overall.cause_ns[NS_CAUSE_HOST_COMM] > d->overall.cause_ns[NS_CAUSE_EXPOSED];
+	}
 	if (res->passes != NULL)
 		out->optimizer_grade = report_optimizer_grade(d, &out->optimizer_share);
 	report_optimizer_fix(res, &base.finding[NS_FINDING_OPTIMIZER], out->optimizer_fix,

@@ -141,6 +141,11 @@ bool report_add_causes_json(cJSON *obj, const ns_split_window *w);
 /* The share of w held by the host causes whose Python frames the report lists (launch, host_threads, sync,
  * host_gap, idle optimizer). */
 double report_host_cause_share(const ns_split_window *w);
+/* Exposed communication's share of w (kernels alone, host collectives) when it is at least high, else 0. */
+double report_rank_alone_comm(const ns_split_window *w, double high);
+/* Once per trace, the hint of the device with the most rank_alone_comm: its share (0: none) and
+ * rank_alone_host. */
+void report_print_rank_alone_hint(FILE *out, double share, bool host, const ns_split_result *res);
 /* -v: the Python frames behind each host cause of d's overall window (nothing without frames). */
 void report_print_python(FILE *out, const ns_split_result *res, const ns_split_device *d);
 /* Once per report: how to record Python frames, when host causes hold at least the high share on a device

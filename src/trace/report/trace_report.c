@@ -331,7 +331,8 @@ ns_status ns_report_decide(const ns_split_result *res, const ns_report_options *
 
 static ns_status print_text(FILE *out, const ns_split_result *res, const ns_report_options *o, ns_error *err)
 {
-	double hint = 0.0;
+	double hint = 0.0, rank_hint = 0.0;
+	bool rank_host = false;
 
 	report_print_quality(out, res, o->format->verbose);
 	if (res->nsys && o->format->verbose)
@@ -350,11 +351,16 @@ static ns_status print_text(FILE *out, const ns_split_result *res, const ns_repo
 		    m != NULL ? print_device_text(out, res, &res->device[i], m, o, err) : err->status;
 		if (m != NULL && m->python_hint > hint)
 			hint = m->python_hint;
+		if (m != NULL && m->rank_alone_comm > rank_hint) {
+			rank_hint = m->rank_alone_comm;
+			rank_host = m->rank_alone_host;
+		}
 		free(owned);
 		if (st != NS_OK)
 			return st;
 	}
 	report_print_python_hint(out, hint, res, o);
+	report_print_rank_alone_hint(out, rank_hint, rank_host, res);
 	return NS_OK;
 }
 
