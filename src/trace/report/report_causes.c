@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "trace/report/report_private.h"
+#include "util/satmath.h"
 #include "util/text.h"
 
 /* What each cause means, in a few words for the text report. */
@@ -239,7 +240,7 @@ void report_print_notes(FILE *out, const ns_split_result *res, const ns_split_de
 
 double report_rank_alone_comm(const ns_split_window *w, double high)
 {
-	int64_t t = w->cause_ns[NS_CAUSE_EXPOSED] + w->cause_ns[NS_CAUSE_HOST_COMM];
+	int64_t t = ns_sat_add_i64(w->cause_ns[NS_CAUSE_EXPOSED], w->cause_ns[NS_CAUSE_HOST_COMM]);
 	double share = w->dur_ns > 0 ? (double)t / (double)w->dur_ns : 0.0;
 
 	return share >= high && share > 0.0 ? share : 0.0;

@@ -220,12 +220,11 @@ void ns_report_quality_detail(const ns_split_quality *q, ns_quality_kind k, char
 		break;
 	case NS_QP_LITTLE_DEVICE_WORK:
 		if (q->host_span_ns <= 0) {
-			snprintf(
-			    buf, size,
-			    "the GPU records take no time (the busiest device ran %.3f ms of work) and the "
-			    "trace "
-			    "records no host activity: nothing to judge; capture steady-state steps (%s)",
-			    ms(q->busy_ns), steady_capture(q));
+			snprintf(buf, size,
+			         "the GPU records take no time (the busiest device ran %.3f ms of work) "
+			         "and the trace records no host activity: nothing to judge; "
+			         "capture steady-state steps (%s)",
+			         ms(q->busy_ns), steady_capture(q));
 			break;
 		}
 		snprintf(buf, size,
