@@ -406,7 +406,7 @@ static bool any_rank_routable(const ns_job_result *res)
 
 /* The job's next steps: each straggler's fix (bounded by the waiting of every other rank), then the fixes of
  * the rank nearest the median, the job as it would run with its stragglers on time (docs/next-step.md). */
-static void job_next_steps(const job_ctx *c, ns_next_steps *out)
+static void job_next_steps(const job_ctx *c, bool nothing_to_route, ns_next_steps *out)
 {
 	const ns_job_result *res = c->res;
 	const ns_job_rank_result *ref;
@@ -414,7 +414,7 @@ static void job_next_steps(const job_ctx *c, ns_next_steps *out)
 
 	memset(out, 0, sizeof(*out));
 	if (res->nranks == 0 || res->quality == NS_QUALITY_UNFIT || c->store == NULL ||
-	    !any_rank_routable(res)) /* no verdict, no fix */
+	    nothing_to_route) /* no verdict, no fix */
 		return;
 	ref = c->store->ref_rank;
 	window_next_steps(&ref->overall, counted_steps(ref), &c->store->ref, out);
@@ -715,7 +715,7 @@ ns_status ns_job_report_build(const ns_job_result *res, const ns_job_report_opti
 	job_ctx c = {o, res, out->store};
 	job_verdict(&c, &out->verdict, &out->routes);
 	out->nothing_to_route = res->nranks > 0 && !any_rank_routable(res);
-	job_next_steps(&c, &out->next);
+	job_next_steps(&c, out->nothing_to_route, &out->next);
 	return NS_OK;
 }
 
@@ -1050,10 +1050,10 @@ ns_status ns_job_report_print(FILE *out, const ns_job_result *res, const ns_job_
 	if (o->format->kind == NS_FORMAT_JSON) {
 		st = print_json(out, o, res, m, next);
 	} else if (o->format->kind == NS_FORMAT_QUIET) {
-		if (res->quality == NS_QUALITY_UNFIT || !m->nothing_to_route) /* no regime, no line */
-			fprintf(out, "%s\n",
-			        res->quality == NS_QUALITY_UNFIT ? "unfit"
-			                                         : ns_regime_name(m->verdict.regime));
+		if (res->quality == NS_QUALITY_UNFIT)
+			fputs("unfit\n", out);
+		else if (!m->nothing_to_route) /* no regime, no line */
+			fprintf(out, "%s\n", ns_regime_name(m->verdict.regime));
 	} else {
 		print_text(out, o, res, m);
 	}
