@@ -50,6 +50,15 @@ if grep -q '<tr data-pass="forward" class="not-marked">.*not marked' "$tmp/threa
 	grep -q '<tr data-pass="backward"><td>' "$tmp/threads.html"; then ok; else ko "unmarked passes are not said to be"; fi
 if grep -q '<th class="n">forward ms</th>' "$tmp/threads.html"; then ko "a column of zeros for the unmarked forward pass"; else ok; fi
 
+# A job none of whose ranks has device activity has nothing to route: its banner says so, as the text report's
+# verdict line does, with no verdict drawn from the zeros (it said compute-bound before).
+printf '%s\n' '{"nextstep_summary":1,"rank":0,"world_size":2,"file":"rank-0.json","t0":"0","quality":"good","devices":[]}' \
+	'{"nextstep_summary":1,"rank":1,"world_size":2,"file":"rank-1.json","t0":"0","quality":"good","devices":[]}' \
+	>"$tmp/nodev.ndjson"
+if "$bin" job -q --html "$tmp/nodev.html" "$tmp/nodev.ndjson" >/dev/null 2>&1 &&
+	grep -qF '<p>No device activity in any rank' "$tmp/nodev.html" &&
+	! grep -q 'data-regime="compute"' "$tmp/nodev.html"; then ok; else ko "job --html: no device activity on any rank is not said"; fi
+
 # The head's time of analysis: SOURCE_DATE_EPOCH as a UTC date, checked against GNU date's (leap days, 2100
 # and 2400, five-digit years, the last second gmtime_r can hold: strftime printed it as year -2147481749); past
 # it the page says "unknown".
