@@ -44,11 +44,13 @@ typedef enum {
 	NS_REPORT_HINT_PYTHON_DETAIL, /* after the with_stack hint: where the Python behind the causes is
 	                               * shown
 	                               */
-	NS_REPORT_HINT_ROOFLINE /* kernels whose bound is unknown because no placement was made: how to make
-	                         * one
-	                         */
+	NS_REPORT_HINT_ROOFLINE,  /* kernels whose bound is unknown because no placement was made: how to make
+	                           * one
+	                           */
+	NS_REPORT_HINT_EVERY_RANK /* one rank of a larger job, exposed comm high: how to give the whole job,
+	                           * so that a straggler's wait is told from transfer */
 } ns_report_hint;
-#define NS_REPORT_HINT_COUNT 9
+#define NS_REPORT_HINT_COUNT 10
 
 typedef struct ns_device_report ns_device_report;
 

@@ -46,16 +46,24 @@ void cli_name_option(ns_error *err)
 	ns_error_set_param(err, 0); /* named */
 }
 
+#define CLI_REPORT_HINTS                                                                                     \
+	[NS_REPORT_HINT_DEVICE_GIVEN] = "(--device)", [NS_REPORT_HINT_NAME_DEVICE] = "give --device NAME",   \
+	[NS_REPORT_HINT_MORE_ROWS] = "(--top)",                                                              \
+	[NS_REPORT_HINT_TF32] = "if they ran as TF32, use --dtype tf32",                                     \
+	[NS_REPORT_HINT_WARMUP_ONE] = "--all-steps includes it",                                             \
+	[NS_REPORT_HINT_WARMUP_SEVERAL] = "--all-steps includes them",                                       \
+	[NS_REPORT_HINT_STEP_MARKER] = "--step-marker annotations",                                          \
+	[NS_REPORT_HINT_PYTHON_DETAIL] = "(nextstep trace -v)", [NS_REPORT_HINT_ROOFLINE] = "--roofline"
+
 const char *const cli_report_hints[NS_REPORT_HINT_COUNT] = {
-    [NS_REPORT_HINT_DEVICE_GIVEN] = "(--device)",
-    [NS_REPORT_HINT_NAME_DEVICE] = "give --device NAME",
-    [NS_REPORT_HINT_MORE_ROWS] = "(--top)",
-    [NS_REPORT_HINT_TF32] = "if they ran as TF32, use --dtype tf32",
-    [NS_REPORT_HINT_WARMUP_ONE] = "--all-steps includes it",
-    [NS_REPORT_HINT_WARMUP_SEVERAL] = "--all-steps includes them",
-    [NS_REPORT_HINT_STEP_MARKER] = "--step-marker annotations",
-    [NS_REPORT_HINT_PYTHON_DETAIL] = "(nextstep trace -v)",
-    [NS_REPORT_HINT_ROOFLINE] = "--roofline",
+    CLI_REPORT_HINTS,
+    [NS_REPORT_HINT_EVERY_RANK] = "give every rank's trace (nextstep trace DIR)",
+};
+
+/* --rank N read the job to find rank N: the job's own report is the same command without it. */
+const char *const cli_report_hints_one_rank[NS_REPORT_HINT_COUNT] = {
+    CLI_REPORT_HINTS,
+    [NS_REPORT_HINT_EVERY_RANK] = "give every rank's trace without --rank (nextstep trace DIR)",
 };
 
 const char *const cli_follow_ups[NS_FOLLOW_UP_COUNT] = {

@@ -61,6 +61,8 @@ typedef int (*cli_input_fn)(void *ctx, ns_input *in, bool labelled);
 int cli_each_input(const cli_config *c, cli_input_fn fn, void *ctx);
 /* The report's suggestions worded with this CLI's flags (ns_report_options.hints). */
 extern const char *const cli_report_hints[NS_REPORT_HINT_COUNT];
+/* The same, for the report of the rank that --rank N picked out of a job. */
+extern const char *const cli_report_hints_one_rank[NS_REPORT_HINT_COUNT];
 /* The built-in routes' follow-ups in the command line's words (ns_routes_init_worded). */
 extern const char *const cli_follow_ups[NS_FOLLOW_UP_COUNT];
 /* Of two inputs' exit statuses, the one the run exits with: usage error, then bad input, then the quality

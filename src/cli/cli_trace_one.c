@@ -95,7 +95,8 @@ static ns_report_options text_options(cli_trace_session *s, const char *where, c
 	                       .source = where,
 	                       .steps = c->steps,
 	                       .top = c->top,
-	                       .hints = cli_report_hints,
+	                       .hints =
+	                           c->output == TRACE_ONE_RANK ? cli_report_hints_one_rank : cli_report_hints,
 	                       .devices = &s->devices,
 	                       .reports = d->reports};
 

@@ -246,18 +246,22 @@ double report_rank_alone_comm(const ns_split_window *w, double high)
 	return share >= high && share > 0.0 ? share : 0.0;
 }
 
-void report_print_rank_alone_hint(FILE *out, double share, bool host, const ns_split_result *res)
+/* every_rank: the caller's words for giving the whole job (NS_REPORT_HINT_EVERY_RANK), or NULL. */
+void report_print_rank_alone_hint(FILE *out, double share, bool host, const ns_split_result *res,
+                                  const char *every_rank)
 {
 	if (share <= 0.0)
 		return;
 	fprintf(out,
 	        "hint: exposed communication holds %.0f%% of the time and this is rank %" PRId64
 	        " of %" PRId64 " alone: a collective's time on one rank holds its wait for the last rank to "
-	        "join, which one rank's trace cannot tell from transfer: give every rank's trace (nextstep "
-	        "trace DIR) to %s\n",
-	        share * 100.0, res->rank, res->world_size,
-	        host ? "compare the ranks' step times and name a straggler"
-	             : "split the two and name a straggler");
+	        "join, which one rank's trace cannot tell from transfer",
+	        share * 100.0, res->rank, res->world_size);
+	if (every_rank != NULL)
+		fprintf(out, ": %s to %s", every_rank,
+		        host ? "compare the ranks' step times and name a straggler"
+		             : "split the two and name a straggler");
+	fputc('\n', out);
 }
 
 void report_print_setup(FILE *out, const ns_split_result *res)

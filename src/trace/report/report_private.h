@@ -145,7 +145,8 @@ double report_host_cause_share(const ns_split_window *w);
 double report_rank_alone_comm(const ns_split_window *w, double high);
 /* Once per trace, the hint of the device with the most rank_alone_comm: its share (0: none) and
  * rank_alone_host. */
-void report_print_rank_alone_hint(FILE *out, double share, bool host, const ns_split_result *res);
+void report_print_rank_alone_hint(FILE *out, double share, bool host, const ns_split_result *res,
+                                  const char *every_rank);
 /* -v: the Python frames behind each host cause of d's overall window (nothing without frames). */
 void report_print_python(FILE *out, const ns_split_result *res, const ns_split_device *d);
 /* Once per report: how to record Python frames, when host causes hold at least the high share on a device

@@ -360,7 +360,8 @@ static ns_status print_text(FILE *out, const ns_split_result *res, const ns_repo
 			return st;
 	}
 	report_print_python_hint(out, hint, res, o);
-	report_print_rank_alone_hint(out, rank_hint, rank_host, res);
+	report_print_rank_alone_hint(out, rank_hint, rank_host, res,
+	                             ns_report_hint_text(o->hints, NS_REPORT_HINT_EVERY_RANK));
 	return NS_OK;
 }
 
