@@ -59,10 +59,14 @@ ns_status split_tally_kernels(const ns_trace_split *s, const gpu_rec *g, size_t 
 		int64_t start = split_gpu_start(s, &g[i]);
 		int64_t g_end = split_gpu_end(s, &g[i]);
 		int64_t a = start > lo ? start : lo, b = g_end < hi ? g_end : hi;
-		size_t w = split_window_of(&v, start, &hint);
+		/* a record of no length where the last window ends is that window's: the windows are half-open,
+		 * and without steps the one window ends where the last record does (it counted "1 kernel" for
+		 * two) */
+		bool at_end = start == hi && g_end == start;
+		size_t w = at_end ? v.n - 1 : split_window_of(&v, start, &hint);
 		if (kind != GK_TRANSFER && w < v.n)
 			split_view_at(&v, w)->kernels++;
-		if (b <= a && !(start >= lo && start < hi))
+		if (b <= a && !(start >= lo && start < hi) && !at_end)
 			continue;
 		name_time *e = &t[(size_t)split_gpu_name(&g[i]) * NS_KCLASS_COUNT + (size_t)cls];
 		used += e->count == 0;
