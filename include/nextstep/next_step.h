@@ -169,7 +169,12 @@ NS_STATIC_API const char *ns_next_step_title(const ns_next_step *s, char *buf, s
 NS_STATIC_API const char *ns_next_step_bound_word(const ns_next_step *s);
 /* Adds c in rank order (ignored when full). */
 NS_STATIC_API void ns_next_steps_add(ns_next_steps *s, const ns_next_step *c);
-/* The first candidate with a known bound, or NULL. */
+/* The least share of the step a known bound wins to lead over time of unknown bound: the moderate grade's
+ * (NS_CLASSIFY_MODERATE_DEFAULT). */
+#define NS_NEXT_STEP_LEAD_SHARE 0.05
+/* The first candidate with a known bound, or NULL; also NULL when that bound is under
+ * NS_NEXT_STEP_LEAD_SHARE of the step while a candidate holds more time than it, at least that share, with
+ * its bound unknown: the report then says what it cannot bound rather than name a trifle first. */
 NS_STATIC_API const ns_next_step *ns_next_steps_top(const ns_next_steps *s);
 /* The runner-up shown under the top: the second known bound when it is at least half the first. */
 NS_STATIC_API const ns_next_step *ns_next_steps_runner_up(const ns_next_steps *s);

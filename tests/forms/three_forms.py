@@ -69,6 +69,24 @@ def text_form(path):
     return devices, ignored
 
 
+LEAD_SHARE = 0.05  # NS_NEXT_STEP_LEAD_SHARE (include/nextstep/next_step.h)
+
+
+def shown_next_steps(steps):
+    """The next steps the text and the page show, from the JSON's ranked list (docs/next-step.md): the first
+    known bound, and the second when it is at least half the first; none when the first is under 5 % of the
+    step while a candidate holds more time than it, at least 5 %, with its bound unknown."""
+    shown = [n for n in steps if n["gain_us"] is not None and n["gain_us"] > 0][:2]
+    if shown and shown[0]["gain_share"] < LEAD_SHARE:
+        step_us = shown[0]["gain_us"] / shown[0]["gain_share"]
+        unknown = max([n.get("unknown_us") or 0 for n in steps] + [0])
+        if unknown > shown[0]["gain_us"] and unknown >= LEAD_SHARE * step_us:
+            return []
+    if len(shown) == 2 and 2 * shown[1]["gain_us"] < shown[0]["gain_us"]:
+        shown = shown[:1]
+    return shown
+
+
 def json_form(path):
     doc = json.load(open(path, encoding="utf-8"))
     unfit = doc["quality"]["grade"] == "unfit"
@@ -77,9 +95,7 @@ def json_form(path):
         o = d["overall"]
         verdict = "unfit" if unfit else "startup" if d["startup"] else o["verdict"]
         fix = None if unfit else o["fix"]
-        shown = [n for n in o["next_steps"] if n["gain_us"] is not None and n["gain_us"] > 0][:2]
-        if len(shown) == 2 and 2 * shown[1]["gain_us"] < shown[0]["gain_us"]:
-            shown = shown[:1]
+        shown = shown_next_steps(o["next_steps"])
         devices.append({"verdict": verdict, "fix": fix,
                         "next": [(n["title"], round(n["gain_us"] / 1e3 + 1e-12, 3)) for n in shown],
                         "warmup": d["warmup"]["steps"] if d["warmup"] else 0,
@@ -193,9 +209,7 @@ def job_text(path):
 def job_json(path):
     j = json.load(open(path, encoding="utf-8"))["job"]
     verdict = ("straggler %d" % j["stragglers"][0]["rank"]) if j["stragglers"] else j["verdict"]
-    shown = [n for n in j["next_steps"] if n["gain_us"] is not None and n["gain_us"] > 0][:2]
-    if len(shown) == 2 and 2 * shown[1]["gain_us"] < shown[0]["gain_us"]:
-        shown = shown[:1]
+    shown = shown_next_steps(j["next_steps"])
     return {"verdict": verdict, "fix": j["fix"],
             "next": [(n["title"], round(n["gain_us"] / 1e3 + 1e-12, 3)) for n in shown]}
 

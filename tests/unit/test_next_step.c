@@ -300,6 +300,44 @@ START_TEST(kernels_without_a_placement_have_no_bound)
 }
 END_TEST
 
+/* Launch overhead of 49 ns a 1000 ns step (4.9 %, under the 5 % lead share) beside 900 ns of compute whose
+ * bound is unknown: the launch overhead stays first in the list, but is no next step; what the report says is
+ * the compute it cannot bound. */
+START_TEST(a_trifle_does_not_lead_time_of_unknown_bound)
+{
+	ns_split_window w = window(1000);
+	ns_next_steps s;
+
+	w.bucket_ns[NS_REGIME_COMPUTE] = 900;
+	put_cause(&w, NS_CAUSE_LAUNCH, 49);
+	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	ck_assert_int_eq(s.item[0].cause, NS_CAUSE_LAUNCH);
+	ck_assert_int_eq(s.item[0].gain_ns, 49);
+	ck_assert_ptr_null(ns_next_steps_top(&s));
+	ck_assert_ptr_eq(ns_next_steps_unbounded(&s), &s.item[1]);
+}
+END_TEST
+
+/* At 50 ns (5 %, the lead share) the launch overhead leads again; under it, it leads when the time of unknown
+ * bound is no more than its bound (40 ns against 45) or under 5 % of the step (48 ns against 30). */
+START_TEST(a_bound_at_the_lead_share_or_over_the_unknown_time_leads)
+{
+	static const struct {
+		int64_t launch, compute;
+	} cases[] = {{50, 900}, {45, 40}, {30, 48}};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ns_split_window w = window(1000);
+		ns_next_steps s;
+		w.bucket_ns[NS_REGIME_COMPUTE] = cases[i].compute;
+		put_cause(&w, NS_CAUSE_LAUNCH, cases[i].launch);
+		ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+		ck_assert_msg(ns_next_steps_top(&s) == &s.item[0], "case %zu: launch %lld, compute %lld", i,
+		              (long long)cases[i].launch, (long long)cases[i].compute);
+	}
+}
+END_TEST
+
 /* fp32 GEMMs and convolutions on the CUDA cores, 3/4 of the compute time, on a GPU whose tensor cores peak 8x
  * fp32, no placement. Compute holds 800 ns: 600 of them fp32, whose FLOPs take at most 600 / 8 = 75 ns at the
  * tensor-core peak, so at least 525 ns are above that roof: the bound is 525 (more than the 150 ns of launch
@@ -620,6 +658,8 @@ int main(void)
 	tcase_add_test(tc, the_optimizers_launches_go_to_the_optimizers_fix);
 	tcase_add_test(tc, the_optimizers_launches_are_at_most_the_launch_time);
 	tcase_add_test(tc, kernels_without_a_placement_have_no_bound);
+	tcase_add_test(tc, a_trifle_does_not_lead_time_of_unknown_bound);
+	tcase_add_test(tc, a_bound_at_the_lead_share_or_over_the_unknown_time_leads);
 	tcase_add_test(tc, fp32_kernels_on_tensor_core_gpus_are_bounded_by_the_peak_ratio);
 	tcase_add_test(tc, a_placement_overrides_the_peak_ratio_bound);
 	tcase_add_test(tc, compute_near_its_roof_is_bounded_at_the_fp8_roof);

@@ -146,9 +146,27 @@ void ns_next_steps_add(ns_next_steps *s, const ns_next_step *c)
 	s->n++;
 }
 
+/* The most time any candidate holds with its bound unknown. */
+static int64_t most_unknown(const ns_next_steps *s)
+{
+	int64_t most = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		most = s->item[i].unknown_ns > most ? s->item[i].unknown_ns : most;
+	return most;
+}
+
 const ns_next_step *ns_next_steps_top(const ns_next_steps *s)
 {
-	return s->n > 0 && s->item[0].known && s->item[0].gain_ns > 0 ? &s->item[0] : NULL;
+	const ns_next_step *top = s->n > 0 && s->item[0].known && s->item[0].gain_ns > 0 ? &s->item[0] : NULL;
+	int64_t unknown = most_unknown(s);
+
+	/* 1 % of the step named first while kernels of unknown bound hold the rest is not what to do first:
+	 * a bound under the moderate share does not lead over one that may be larger (docs/next-step.md) */
+	if (top != NULL && top->gain_share < NS_NEXT_STEP_LEAD_SHARE && unknown > top->gain_ns &&
+	    (double)unknown >= NS_NEXT_STEP_LEAD_SHARE * (double)s->step_ns)
+		return NULL;
+	return top;
 }
 
 const ns_next_step *ns_next_steps_runner_up(const ns_next_steps *s)
