@@ -300,17 +300,24 @@ START_TEST(kernels_without_a_placement_have_no_bound)
 }
 END_TEST
 
+/* A 1000 ns step of launch overhead and compute (of unknown bound: no placement). */
+static void launch_beside_compute(int64_t launch, int64_t compute, ns_next_steps *s)
+{
+	ns_split_window w = window(1000);
+
+	w.bucket_ns[NS_REGIME_COMPUTE] = compute;
+	put_cause(&w, NS_CAUSE_LAUNCH, launch);
+	ns_next_steps_of_window(&w, 1, &routes, NULL, s);
+}
+
 /* Launch overhead of 49 ns a 1000 ns step (4.9 %, under the 5 % lead share) beside 900 ns of compute whose
  * bound is unknown: the launch overhead stays first in the list, but is no next step; what the report says is
  * the compute it cannot bound. */
 START_TEST(a_trifle_does_not_lead_time_of_unknown_bound)
 {
-	ns_split_window w = window(1000);
 	ns_next_steps s;
 
-	w.bucket_ns[NS_REGIME_COMPUTE] = 900;
-	put_cause(&w, NS_CAUSE_LAUNCH, 49);
-	ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+	launch_beside_compute(49, 900, &s);
 	ck_assert_int_eq(s.item[0].cause, NS_CAUSE_LAUNCH);
 	ck_assert_int_eq(s.item[0].gain_ns, 49);
 	ck_assert_ptr_null(ns_next_steps_top(&s));
@@ -327,11 +334,8 @@ START_TEST(a_bound_at_the_lead_share_or_over_the_unknown_time_leads)
 	} cases[] = {{50, 900}, {45, 40}, {30, 48}};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		ns_split_window w = window(1000);
 		ns_next_steps s;
-		w.bucket_ns[NS_REGIME_COMPUTE] = cases[i].compute;
-		put_cause(&w, NS_CAUSE_LAUNCH, cases[i].launch);
-		ns_next_steps_of_window(&w, 1, &routes, NULL, &s);
+		launch_beside_compute(cases[i].launch, cases[i].compute, &s);
 		ck_assert_msg(ns_next_steps_top(&s) == &s.item[0], "case %zu: launch %lld, compute %lld", i,
 		              (long long)cases[i].launch, (long long)cases[i].compute);
 	}
