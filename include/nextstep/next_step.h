@@ -202,12 +202,14 @@ NS_STATIC_API bool ns_roof_near(const ns_roof_time *t, ns_regime bucket);
 /* Whether the class's bound is at the fp8 reach: compute near its roof with 16-bit GEMMs a faster fp8 roof
  * applies to (docs/next-step.md, "fp8 for 16-bit GEMMs near their roof"). */
 NS_STATIC_API bool ns_roof_fp8_reach(const ns_roof_time *t, ns_regime bucket);
-/* [{"bucket", "cause", "title", ["finding",] "fix", "module", "gain_us", "gain_share", "held_us", "rule",
- * ["rank",] ["roofline", "placed_share", "unknown_us",] ["launch_us",] ["batch_scale",] "basis"}, ...] in
- * rank order (finding where the step has one; gain_us and gain_share null when the bound is unknown; the
- * roofline keys on kernel candidates, launch_us on the optimizer's when it claims launch time, batch_scale
- * where has_batch). NULL on OOM. */
-NS_STATIC_API cJSON *ns_next_steps_json(const ns_next_steps *s);
+/* [{"bucket", "cause", "title", ["finding",] "fix", "module", "gain_us", "gain_share", ["estimate",]
+ * ["shown",] "held_us", "rule", ["rank",] ["roofline", "placed_share", "unknown_us",] ["launch_us",]
+ * ["batch_scale",] "basis"}, ...] in rank order (finding where the step has one; gain_us and gain_share null
+ * when the bound is unknown; the roofline keys on kernel candidates, launch_us on the optimizer's when it
+ * claims launch time, batch_scale where has_batch). With shown, "shown": true marks the top and the
+ * runner-up, the lines a report prints (a list the text does not print, as an inference phase's, is given
+ * without). NULL on OOM. */
+NS_STATIC_API cJSON *ns_next_steps_json(const ns_next_steps *s, bool shown);
 
 NS_END_DECLS
 

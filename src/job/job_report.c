@@ -798,7 +798,7 @@ static cJSON *device_head(const ns_report_options *ro, const ns_job_rank_routes 
 	                                 (overall = ns_report_window_json(label, window, false, ro)));
 	if (ok) { /* the rank's own fixes: its waiting is the straggler's to win (the job's next steps) */
 		window_next_steps(window, device_steps(dev), own, next);
-		ok = cJSON_AddItemToObject(overall, "next_steps", ns_next_steps_json(next));
+		ok = cJSON_AddItemToObject(overall, "next_steps", ns_next_steps_json(next, false));
 	}
 	if (!ok) {
 		cJSON_Delete(obj);
@@ -992,7 +992,7 @@ static cJSON *job_object(const job_ctx *c, const ns_job_report *m)
 	                               : ns_format_verdict_json("job", &m->verdict, &m->routes);
 
 	if (j != NULL && add_job_fields(c, j) &&
-	    cJSON_AddItemToObject(j, "next_steps", ns_next_steps_json(&m->next)))
+	    cJSON_AddItemToObject(j, "next_steps", ns_next_steps_json(&m->next, true)))
 		return j;
 	cJSON_Delete(j);
 	return NULL;

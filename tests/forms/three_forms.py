@@ -84,6 +84,10 @@ def shown_next_steps(steps):
             return []
     if len(shown) == 2 and 2 * shown[1]["gain_us"] < shown[0]["gain_us"]:
         shown = shown[:1]
+    flagged = [n for n in steps if n.get("shown")]
+    if flagged != shown:
+        raise SystemExit("next_steps: 'shown' marks %s, the rule gives %s" %
+                         ([n["title"] for n in flagged], [n["title"] for n in shown]))
     return shown
 
 

@@ -116,7 +116,8 @@ static bool add_spans(cJSON *obj, uint32_t spans)
 	return arr != NULL;
 }
 
-static cJSON *step_json(const ns_next_step *s)
+/* shown: the text prints it as "next step:" or "then:" (the page marks it so too). */
+static cJSON *step_json(const ns_next_step *s, bool shown)
 {
 	cJSON *obj = cJSON_CreateObject();
 	char key[160];
@@ -137,6 +138,8 @@ static cJSON *step_json(const ns_next_step *s)
 	                     : cJSON_AddNullToObject(obj, "gain_share")) != NULL;
 	if (ok && s->estimate) /* gain_us is a floor of the headroom, printed "about" (docs/next-step.md) */
 		ok = cJSON_AddBoolToObject(obj, "estimate", true) != NULL;
+	if (ok && shown)
+		ok = cJSON_AddBoolToObject(obj, "shown", true) != NULL;
 	ok = ok && cJSON_AddNumberToObject(obj, "held_us", (double)s->held_ns / 1e3);
 	ok = ok && cJSON_AddStringToObject(obj, "rule", ns_gain_rule_name(s->rule));
 	if (ok && s->rank >= 0)
@@ -162,12 +165,15 @@ static cJSON *step_json(const ns_next_step *s)
 	return obj;
 }
 
-cJSON *ns_next_steps_json(const ns_next_steps *s)
+cJSON *ns_next_steps_json(const ns_next_steps *s, bool shown)
 {
 	cJSON *arr = cJSON_CreateArray();
+	const ns_next_step *top = shown ? ns_next_steps_top(s) : NULL;
+	const ns_next_step *second = shown ? ns_next_steps_runner_up(s) : NULL;
 
 	for (size_t i = 0; arr != NULL && i < s->n; i++) {
-		cJSON *item = step_json(&s->item[i]);
+		cJSON *item =
+		    step_json(&s->item[i], top != NULL && (&s->item[i] == top || &s->item[i] == second));
 		if (item == NULL || !cJSON_AddItemToArray(arr, item)) {
 			cJSON_Delete(item);
 			cJSON_Delete(arr);

@@ -193,7 +193,7 @@ cJSON *report_phases_json(const ns_device_report *m, const ns_report_options *o)
 			w = NULL;
 		}
 		if (w == NULL || !cJSON_AddNumberToObject(w, "steps", (double)ph->steps) ||
-		    (next = ns_next_steps_json(&ph->next)) == NULL ||
+		    (next = ns_next_steps_json(&ph->next, false)) == NULL ||
 		    !cJSON_AddItemToObject(w, "next_steps", next) ||
 		    !cJSON_AddItemToObject(obj, ns_step_phase_name((ns_step_phase)p), w)) {
 			cJSON_Delete(w);

@@ -758,7 +758,7 @@ static cJSON *overall_json(const ns_split_result *res, const ns_split_device *d,
 
 	if (obj != NULL && (!report_python_add_json(obj, res, d) ||
 	                    !report_passes_add_json(obj, res, &d->passes, d->overall.dur_ns, m) ||
-	                    (next = ns_next_steps_json(&m->next)) == NULL ||
+	                    (next = ns_next_steps_json(&m->next, true)) == NULL ||
 	                    !cJSON_AddItemToObject(obj, "next_steps", next))) {
 		cJSON_Delete(obj);
 		return NULL;
