@@ -92,8 +92,10 @@ NS_API const ns_routes *ns_analysis_routes(const ns_analysis *a, size_t device);
  * holds only start-up steps, and the report gives no verdict. */
 NS_API bool ns_analysis_routed(const ns_analysis *a, size_t device);
 /* The next step: the fix with the most step time to win, and in *gain_share (may be NULL) the most it can
- * win as a share of the step. NULL when there is none with a known bound. With the roofline option the
- * kernels' fixes are bounded by their ops' placement, as `nextstep trace --roofline` decides them. */
+ * win as a share of the step. NULL when there is none with a known bound, or when the best known bound is a
+ * trifle beside time whose bound is unknown (docs/next-step.md, "A trifle does not lead"). With the roofline
+ * option the kernels' fixes are bounded by their ops' placement, as `nextstep trace --roofline` decides them.
+ */
 NS_API const char *ns_analysis_next_fix(const ns_analysis *a, size_t device, double *gain_share);
 /* The report as `nextstep trace` prints it, in format->kind (text, quiet or JSON); routes worded without the
  * command line's options. It prints the reports the analysis decided (those the accessors read), without
