@@ -146,25 +146,27 @@ void ns_next_steps_add(ns_next_steps *s, const ns_next_step *c)
 	s->n++;
 }
 
-/* The most time any candidate holds with its bound unknown. */
-static int64_t most_unknown(const ns_next_steps *s)
+/* The first candidate holding the most time with its bound unknown, or NULL when none holds any. */
+static const ns_next_step *most_unknown(const ns_next_steps *s)
 {
-	int64_t most = 0;
+	const ns_next_step *most = NULL;
 
 	for (size_t i = 0; i < s->n; i++)
-		most = s->item[i].unknown_ns > most ? s->item[i].unknown_ns : most;
+		if (s->item[i].unknown_ns > 0 && (most == NULL || s->item[i].unknown_ns > most->unknown_ns))
+			most = &s->item[i];
 	return most;
 }
 
 const ns_next_step *ns_next_steps_top(const ns_next_steps *s)
 {
 	const ns_next_step *top = s->n > 0 && s->item[0].known && s->item[0].gain_ns > 0 ? &s->item[0] : NULL;
-	int64_t unknown = most_unknown(s);
+	const ns_next_step *unknown = most_unknown(s);
 
 	/* 1 % of the step named first while kernels of unknown bound hold the rest is not what to do first:
 	 * a bound under the moderate share does not lead over one that may be larger (docs/next-step.md) */
-	if (top != NULL && top->gain_share < NS_NEXT_STEP_LEAD_SHARE && unknown > top->gain_ns &&
-	    (double)unknown >= NS_NEXT_STEP_LEAD_SHARE * (double)s->step_ns)
+	if (top != NULL && unknown != NULL && top->gain_share < NS_NEXT_STEP_LEAD_SHARE &&
+	    unknown->unknown_ns > top->gain_ns &&
+	    (double)unknown->unknown_ns >= NS_NEXT_STEP_LEAD_SHARE * (double)s->step_ns)
 		return NULL;
 	return top;
 }
@@ -180,15 +182,9 @@ const ns_next_step *ns_next_steps_runner_up(const ns_next_steps *s)
 
 const ns_next_step *ns_next_steps_unbounded(const ns_next_steps *s)
 {
-	const ns_next_step *top = ns_next_steps_top(s);
+	const ns_next_step *top = ns_next_steps_top(s), *most = most_unknown(s);
 
-	const ns_next_step *most = NULL;
-
-	for (size_t i = 0; i < s->n; i++)
-		if (s->item[i].unknown_ns > 0 && (top == NULL || s->item[i].unknown_ns > top->gain_ns) &&
-		    (most == NULL || s->item[i].unknown_ns > most->unknown_ns))
-			most = &s->item[i];
-	return most;
+	return most != NULL && (top == NULL || most->unknown_ns > top->gain_ns) ? most : NULL;
 }
 
 /* The fix of a candidate: its cause's route, else its bucket's; a decode window's memory kernels read the
