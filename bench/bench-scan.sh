@@ -12,10 +12,7 @@ mkdir -p "$work"
 . "$src/bench/lib.sh"
 bench_scratch
 
-# libnextstep.a with the unstable tier of its headers, and its own dependencies (as `pkg-config --static`)
-# shellcheck disable=SC2046 # a list of flags
-cc -std=c11 -O2 -DNEXTSTEP_STATIC_LINKING_ONLY -I"$src/include" "$src/bench/scan_bench.c" "$build/libnextstep.a" \
-	$(pkg-config --libs libcjson zlib libpcre2-8) -lpthread -lm -o "$scratch/scan_bench"
+bench_scan_bench "$src" "$build" "$scratch/scan_bench"
 trace=$work/trace-${mb}mb.json
 bench_make_trace "$trace" "$src/../shared/tools/make-trace" --target-mb "$mb" --steps 3
 bench_cache "$trace.gz" gzip -6 -c "$trace"

@@ -17,9 +17,7 @@ mkdir -p "$work"
 . "$src/bench/lib.sh"
 bench_scratch
 
-# shellcheck disable=SC2046 # a list of flags
-cc -std=c11 -O2 -DNEXTSTEP_STATIC_LINKING_ONLY -I"$src/include" "$src/bench/scan_bench.c" "$build/libnextstep.a" \
-	$(pkg-config --libs libcjson zlib libpcre2-8) -lpthread -lm -o "$scratch/scan_bench"
+bench_scan_bench "$src" "$build" "$scratch/scan_bench"
 cc -std=c11 -O2 -o "$scratch/probe" "$src/bench/structural_probe.c"
 cc -O2 -o "$scratch/byte_scan" "$src/bench/byte_scan.c"
 trace=$work/make-trace-${mb}mb.json # the file bench-trace.sh makes and caches

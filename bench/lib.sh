@@ -34,3 +34,12 @@ bench_make_trace() {
 	part=$(mktemp "$file.XXXXXX")
 	if "$@" --out "$part" >/dev/null 2>&1; then mv -f "$part" "$file"; else rm -f "$part"; return 1; fi
 }
+
+# bench_scan_bench SRC BUILD OUT: bench/scan_bench.c (ns_trace_read() with a counting callback) linked with
+# BUILD's libnextstep.a, the unstable tier of its headers, and the library's own dependencies (as
+# `pkg-config --static` lists them).
+bench_scan_bench() {
+	# shellcheck disable=SC2046 # a list of flags
+	cc -std=c11 -O2 -DNEXTSTEP_STATIC_LINKING_ONLY -I"$1/include" "$1/bench/scan_bench.c" "$2/libnextstep.a" \
+		$(pkg-config --libs libcjson zlib libpcre2-8) -lpthread -lm -o "$3"
+}
