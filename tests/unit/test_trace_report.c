@@ -290,6 +290,33 @@ START_TEST(an_optimizer_class_that_is_not_utf8_is_shown_with_replacement_charact
 }
 END_TEST
 
+/* A rank of a larger job read alone, its collectives exposed: the hint is the library's, but how to give the
+ * whole job is the caller's to word (NS_REPORT_HINT_EVERY_RANK); a caller that gives no hints gets the
+ * sentence without it, never the command line's words. */
+START_TEST(the_one_rank_hint_asks_for_the_job_only_in_the_callers_words)
+{
+	ns_kernel_rules *rules = NULL;
+	ns_split_result res;
+	char *text;
+	ns_error err;
+
+	ns_error_clear(&err);
+	ck_assert_int_eq(ns_kernel_rules_default(&rules, &err), NS_OK);
+	memset(&res, 0, sizeof(res));
+	ck_assert(read_split("tests/data/trace_one_rank_exposed_comm.json", rules, &res));
+	text = report_text(&res, NS_FORMAT_TEXT);
+	ck_assert_msg(strstr(text,
+	                     "this is rank 0 of 8 alone: a collective's time on one rank holds its wait "
+	                     "for the last rank to join, which one rank's trace cannot tell from "
+	                     "transfer\n") != NULL,
+	              "%s", text);
+	ck_assert_msg(strstr(text, "nextstep trace DIR") == NULL, "%s", text);
+	free(text);
+	ns_split_result_free(&res);
+	ns_kernel_rules_free(rules);
+}
+END_TEST
+
 /* A trace that marks only the optimizer's step (Optimizer.step#Adam.step, 80-92 us of a 100 us step): its
  * share is 12 %; forward and backward are not 0 %, they are unknown (in "other", 88 %), and the reports say
  * so: "not marked" in the text, a "not_marked" list beside the (still numeric) JSON members. */
@@ -550,6 +577,7 @@ int main(void)
 	               an_unknown_device_category_that_is_not_utf8_is_written_with_replacement_characters);
 	tcase_add_test(json, an_optimizer_class_that_is_not_utf8_is_shown_with_replacement_characters);
 	tcase_add_test(json, passes_the_trace_does_not_mark_are_not_marked_not_zero);
+	tcase_add_test(json, the_one_rank_hint_asks_for_the_job_only_in_the_callers_words);
 	tcase_add_loop_test(json, a_quality_share_is_printed_no_higher_than_it_is, 0,
 	                    (int)(sizeof(shown_cases) / sizeof(shown_cases[0])));
 	suite_add_tcase(s, json);
